@@ -1,0 +1,39 @@
+# The two quickstart commands, wrapping CMake:
+#   make run    install missing packages, build, start the daemon on the
+#               embedded default (./var/pascal.db + the bundled calibration)
+#   make test   install missing packages, build normally and with
+#               ASan+UBSan, run the whole suite under ctest in both builds
+# Everything else is plain CMake: see README.md.
+
+JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD  ?= build
+SANBUILD ?= build-sanitize
+CMAKE_FLAGS ?=
+
+.PHONY: run test deps build build-sanitize clean
+
+deps:
+	@sh deploy/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+build-sanitize: deps
+	@cmake -S . -B $(SANBUILD) -DCMAKE_BUILD_TYPE=Debug -DPASCAL_SANITIZE=ON \
+	       -DPASCAL_WITH_CUDA=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(SANBUILD) -j $(JOBS)
+
+run: build
+	@$(BUILD)/server/pascal bounds --N 8 --C 2 --phases 0,4
+
+test: build build-sanitize
+	@echo "== tests: normal build =="
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@echo "== tests: ASan+UBSan build =="
+	@cd $(SANBUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) $(SANBUILD)

@@ -1,0 +1,80 @@
+/*
+ * backend.h - the contract between pascal-agent's job loop and a measurement
+ * backend ("sim": the CPU sim device of core/simdev; "cuda": the CUDA kernels
+ * with CUPTI fill counters).
+ *
+ * The agent claims a job from pascald, turns it into a pascal_backend_job,
+ * calls run(), and uploads the pascal_backend_result. A backend never talks
+ * HTTP and never sees tokens. All calls return a pascal_status and fill the
+ * optional pascal_error with a message that names the cause (for CUDA:
+ * "profiling restricted to admin users", "metric dram__bytes_read.sum not
+ * available on GB10B", ...): a failed measurement is an error, never a zero.
+ */
+#ifndef PASCAL_AGENT_BACKEND_H
+#define PASCAL_AGENT_BACKEND_H
+
+#include <stdint.h>
+
+#include "pascal/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pascal_backend_workload {
+  PASCAL_BACKEND_SCAN = 0,
+  PASCAL_BACKEND_GEMM = 1
+} pascal_backend_workload;
+
+/* One measured run, as expanded from a calibration plan by pascald. */
+typedef struct pascal_backend_job {
+  pascal_backend_workload workload;
+  /* scan: key (o, path, d, m), size N (blocks), horizon W (scans per resident CTA) */
+  uint32_t o;
+  int path_tma;   /* 0: sync (__ldcg, d == 0), 1: TMA bulk copies into d buffers */
+  uint32_t d;
+  uint32_t m;
+  uint64_t N;
+  uint64_t W;
+  /* gemm: problem shape */
+  uint64_t Mg, Ng, Kg;
+  uint32_t repeat;      /* repeat index, also mixed into the sim seed */
+  uint32_t block_bytes; /* bytes per logical block (16384 by default) */
+} pascal_backend_job;
+
+typedef struct pascal_backend_result {
+  double fill_bytes; /* DRAM -> L2 fill bytes for the whole run (> 0) */
+  double kernel_ns;  /* kernel time, nanoseconds (> 0) */
+} pascal_backend_result;
+
+/* What the device is, for registering it with pascald. */
+typedef struct pascal_backend_device {
+  char name[64];
+  char arch[32];             /* "sm_90", "sim", ... */
+  uint32_t sm_count;
+  uint32_t capacity_blocks;  /* effective L2 capacity C in blocks */
+  uint32_t block_bytes;
+  uint64_t l2_bytes;         /* nominal L2 size */
+} pascal_backend_device;
+
+typedef struct pascal_backend pascal_backend; /* opaque, one per backend instance */
+
+typedef struct pascal_backend_ops {
+  const char *name; /* "sim" or "cuda" */
+  /* Open the backend. `profile` is a device-profile file (sim) or NULL. */
+  pascal_status (*open)(const char *profile, pascal_backend **out, pascal_error *err);
+  pascal_status (*describe)(pascal_backend *b, pascal_backend_device *out, pascal_error *err);
+  pascal_status (*run)(pascal_backend *b, const pascal_backend_job *job,
+                       pascal_backend_result *out, pascal_error *err);
+  void (*close)(pascal_backend *b);
+} pascal_backend_ops;
+
+/* The backends compiled into this agent. cuda is NULL when the build has no
+ * CUDA toolkit; the agent then says so and refuses --backend cuda. */
+extern const pascal_backend_ops pascal_backend_sim_ops;
+const pascal_backend_ops *pascal_backend_cuda_ops(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
