@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "pascal_store.h"
-#include "sha256.h"
+#include "sha256.h" /* pascal_codec's SHA-256 */
 
 static void hex(const uint8_t *in, size_t n, char *out) {
   static const char digits[] = "0123456789abcdef";
@@ -39,9 +39,7 @@ int pd_token_generate(char *out) {
 }
 
 void pd_token_hash(const char *token, char out[PD_HASH_HEX]) {
-  uint8_t d[32];
-  pd_sha256(token, strlen(token), d);
-  hex(d, sizeof d, out);
+  pascal_sha256_hex(token, strlen(token), out);
 }
 
 int pd_ct_equal(const char *a, const char *b, size_t n) {

@@ -1,0 +1,211 @@
+/*
+ * h_predict.c - POST /v1/predict (one scan or GEMM query, or a batch
+ * {"queries":[...]}) and GET /v1/predict?device=..&o=.. for curl.
+ *
+ * Answers come only from the in-memory registry of frozen models (paper
+ * Algorithm predict, through libpascal's pascal_model_predict_*): the
+ * calibration named by "calibration", else the device's newest frozen
+ * calibration of the query's workload. A batch answers item by item: a bad
+ * item gets its own error object and does not fail the others. The batch size
+ * is capped by cfg.batch_max (default 10,000 items; 413 above it).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctx.h"
+#include "handlers.h"
+#include "jsonin.h"
+#include "pascal_codec.h"
+#include "registry.h"
+#include "reply.h"
+
+static const char *const scan_keys[] = {"device", "calibration", "o", "path", "d",
+                                        "m",      "N",           "W", NULL};
+static const char *const gemm_keys[] = {"device", "calibration", "Mg", "Ng", "Kg", NULL};
+
+typedef struct pd_query {
+  char device[64];
+  int64_t calibration; /* 0: newest frozen of the device */
+  pascal_workload workload;
+  pascal_scan_key key;
+  uint32_t N;
+  double W;
+  pascal_gemm_shape shape;
+} pd_query;
+
+/* Validate one query object; `prefix` names it in errors ("queries[3]"). */
+static int query_parse(json_t *q, const char *prefix, pd_query *out, pd_reply *rep) {
+  memset(out, 0, sizeof *out);
+  if (!json_is_object(q)) {
+    pd_reply_error(rep, 400, "invalid_type", prefix, "each query must be a JSON object");
+    return -1;
+  }
+  int gemm = json_object_get(q, "Mg") || json_object_get(q, "Ng") || json_object_get(q, "Kg");
+  out->workload = gemm ? PASCAL_WORKLOAD_GEMM : PASCAL_WORKLOAD_SCAN;
+  if (pd_json_strict(q, gemm ? gemm_keys : scan_keys, prefix, rep) ||
+      pd_get_name(q, "device", 1, out->device, sizeof out->device, prefix, rep) ||
+      pd_get_i64(q, "calibration", 0, 1, INT64_MAX, &out->calibration, prefix, rep) < 0)
+    return -1;
+  uint64_t a, b, c;
+  if (gemm) {
+    if (pd_get_u64(q, "Mg", 1, 1, UINT32_MAX, &a, prefix, rep) ||
+        pd_get_u64(q, "Ng", 1, 1, UINT32_MAX, &b, prefix, rep) ||
+        pd_get_u64(q, "Kg", 1, 1, UINT32_MAX, &c, prefix, rep))
+      return -1;
+    out->shape.Mg = (uint32_t)a;
+    out->shape.Ng = (uint32_t)b;
+    out->shape.Kg = (uint32_t)c;
+    return 0;
+  }
+  char path[8];
+  uint64_t d = 0, N;
+  if (pd_get_u64(q, "o", 1, 1, PASCAL_PLAN_MAX_OCCUPANCY, &a, prefix, rep) ||
+      pd_get_str(q, "path", 1, path, sizeof path, prefix, rep) ||
+      pd_get_u64(q, "d", 0, 0, PASCAL_PLAN_MAX_DEPTH, &d, prefix, rep) < 0 ||
+      pd_get_u64(q, "m", 1, 0, PASCAL_PLAN_MAX_COMPUTE, &b, prefix, rep) ||
+      pd_get_u64(q, "N", 1, 1, UINT32_MAX, &N, prefix, rep) ||
+      pd_get_num(q, "W", 1, 1e-9, 1e15, &out->W, prefix, rep))
+    return -1;
+  pascal_error err;
+  if (pascal_path_parse(path, "path", &out->key.path, &err) != PASCAL_OK) {
+    char f[96];
+    snprintf(f, sizeof f, "%s%spath", prefix ? prefix : "", prefix ? "." : "");
+    pd_reply_error(rep, 400, "invalid_value", f, "path must be \"sync\" or \"tma\"");
+    return -1;
+  }
+  out->key.o = (uint32_t)a;
+  out->key.d = (uint32_t)d;
+  out->key.m = (uint32_t)b;
+  out->N = (uint32_t)N;
+  return 0;
+}
+
+/* Answer one parsed query from the registry (read lock held by the caller). */
+static json_t *query_answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_reply *rep) {
+  const char *wname = pascal_workload_name(q->workload);
+  const pd_reg_entry *e;
+  if (q->calibration) {
+    e = pd_registry_by_id(ctx->registry, q->calibration);
+    if (!e) {
+      pd_reply_error(rep, 404, "not_found", "calibration",
+                     "no frozen calibration %lld (collecting or unknown)",
+                     (long long)q->calibration);
+      return NULL;
+    }
+    if (strcmp(e->device->name, q->device) != 0 || e->workload != q->workload) {
+      pd_reply_error(rep, 422, "calibration_mismatch", "calibration",
+                     "calibration %lld is a %s calibration of device '%s'",
+                     (long long)q->calibration, pascal_workload_name(e->workload),
+                     e->device->name);
+      return NULL;
+    }
+  } else {
+    int any = 0;
+    e = pd_registry_newest(ctx->registry, q->device, q->workload, &any);
+    if (!e) {
+      pd_reply_error(rep, 404, "not_found", "device",
+                     any ? "device '%s' has no frozen %s calibration"
+                         : "device '%s' has no frozen calibration",
+                     q->device, wname);
+      return NULL;
+    }
+  }
+  pascal_error err;
+  pascal_error_clear(&err);
+  json_t *out = NULL;
+  pascal_status st;
+  if (q->workload == PASCAL_WORKLOAD_SCAN) {
+    pascal_scan_prediction p;
+    st = pascal_model_predict_scan(e->model, &q->key, q->N, q->W, &p, &err);
+    if (st == PASCAL_OK)
+      st = pascal_codec_scan_prediction_encode(&q->key, q->N, q->W, &p, &out, &err);
+  } else {
+    pascal_gemm_prediction p;
+    st = pascal_model_predict_gemm(e->model, &q->shape, &p, &err);
+    if (st == PASCAL_OK) st = pascal_codec_gemm_prediction_encode(&q->shape, &p, &out, &err);
+  }
+  if (st != PASCAL_OK) {
+    if (prefix && err.field[0]) { /* name the item: "queries[3].m" */
+      char f[PASCAL_ERROR_FIELD_MAX];
+      snprintf(f, sizeof f, "%s.%s", prefix, err.field);
+      snprintf(err.field, sizeof err.field, "%s", f);
+    }
+    pd_reply_pascal_error(rep, &err);
+    return NULL;
+  }
+  json_object_set_new(out, "device", json_string(e->device->name));
+  json_object_set_new(out, "calibration", json_integer((json_int_t)e->id));
+  return out;
+}
+
+static json_t *predict_item(pd_ctx *ctx, json_t *item, const char *prefix, pd_reply *rep) {
+  pd_query q;
+  if (query_parse(item, prefix, &q, rep)) return NULL;
+  pd_registry_rdlock(ctx->registry);
+  json_t *out = query_answer(ctx, &q, prefix, rep);
+  pd_registry_unlock(ctx->registry);
+  return out;
+}
+
+static void count(pd_ctx *ctx, uint64_t ok, uint64_t refused) {
+  if (ok) atomic_fetch_add_explicit(&ctx->stats.predictions, ok, memory_order_relaxed);
+  if (refused)
+    atomic_fetch_add_explicit(&ctx->stats.predictions_refused, refused, memory_order_relaxed);
+}
+
+static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
+  json_t *out = predict_item(ctx, body, NULL, rep);
+  count(ctx, out != NULL, out == NULL);
+  if (out) pd_reply_json(rep, 200, out);
+}
+
+static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
+  static const char *const allowed[] = {"queries", NULL};
+  if (pd_json_strict(body, allowed, NULL, rep)) return;
+  json_t *qs = json_object_get(body, "queries");
+  if (!json_is_array(qs)) {
+    pd_reply_error(rep, 400, "invalid_type", "queries", "queries must be an array");
+    return;
+  }
+  size_t n = json_array_size(qs);
+  if (n > ctx->cfg.batch_max) {
+    pd_reply_error(rep, 413, "batch_too_large", "queries",
+                   "a batch holds at most %zu queries (got %zu)", ctx->cfg.batch_max, n);
+    return;
+  }
+  json_t *results = json_array();
+  size_t ok = 0;
+  for (size_t i = 0; i < n; i++) {
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "queries[%zu]", i);
+    pd_reply item;
+    memset(&item, 0, sizeof item);
+    json_t *out = predict_item(ctx, json_array_get(qs, i), prefix, &item);
+    if (out) {
+      ok++;
+      json_array_append_new(results, out);
+    } else { /* the item's error body {"error":{...}} takes its place */
+      json_object_set_new(item.json, "status", json_integer(item.status));
+      json_array_append(results, item.json);
+    }
+    pd_reply_clear(&item);
+  }
+  count(ctx, ok, n - ok);
+  pd_reply_json(rep, 200, json_pack("{s:I,s:I,s:I,s:o}", "count", (json_int_t)n, "ok",
+                                    (json_int_t)ok, "errors", (json_int_t)(n - ok), "results",
+                                    results));
+}
+
+void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  if (json_object_get(req->json, "queries")) predict_batch(ctx, req->json, rep);
+  else predict_single(ctx, req->json, rep);
+}
+
+void pd_h_predict_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  static const char *const strings[] = {"device", "path", NULL};
+  json_t *q = NULL;
+  if (pd_query_object(req->conn, strings, &q, rep)) return;
+  predict_single(ctx, q, rep);
+  json_decref(q);
+}
