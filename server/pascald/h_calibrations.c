@@ -38,14 +38,6 @@ static int64_t path_id(pd_request *req, pd_reply *rep) {
   return id;
 }
 
-/* Prefix a codec/core field with the enclosing object ("plan.sizes[1]"). */
-static void reply_prefixed(pd_reply *rep, pascal_error *err, const char *prefix) {
-  char f[PASCAL_ERROR_FIELD_MAX];
-  snprintf(f, sizeof f, "%s%s%s", prefix, err->field[0] ? "." : "", err->field);
-  snprintf(err->field, sizeof err->field, "%s", f);
-  pd_reply_pascal_error(rep, err);
-}
-
 static pascal_status plan_runs(const pascal_plan *plan, pascal_store_run **out, size_t *n,
                                pascal_error *err) {
   pascal_plan_run *runs = NULL;
@@ -101,7 +93,7 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   pascal_error_clear(&err);
   if (pascal_codec_plan_decode(pj, &plan, &err) || plan_runs(&plan, &runs, &n, &err) ||
       pascal_codec_plan_encode(&plan, &canon, &err)) {
-    reply_prefixed(rep, &err, "plan");
+    pd_reply_pascal_error_in(rep, &err, "plan");
     goto done;
   }
   text = pascal_codec_dump(canon, 0);
@@ -156,10 +148,8 @@ void pd_h_calibration_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   if (id > 0) reply_calibration(ctx, rep, id, 200);
 }
 
-static void reply_outcome_error(pd_reply *rep, const pd_calib_outcome *o, pascal_error *err,
-                                const char *prefix) {
+static void reply_outcome_error(pd_reply *rep, const pd_calib_outcome *o, pascal_error *err) {
   if (o->store_status) pd_reply_store_error(rep, o->store_status, err);
-  else if (prefix) reply_prefixed(rep, err, prefix);
   else pd_reply_pascal_error(rep, err);
 }
 
@@ -177,7 +167,7 @@ void pd_h_calibration_freeze(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
       pd_reply_error(rep, 422, "unfittable", err.field, "%s", err.message);
       return;
     }
-    reply_outcome_error(rep, &o, &err, NULL);
+    reply_outcome_error(rep, &o, &err);
     return;
   }
   reply_calibration(ctx, rep, id, 200);
@@ -210,7 +200,7 @@ void pd_h_calibration_import(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   pascal_error err;
   pascal_error_clear(&err);
   if (pd_calib_import(ctx, req->json, &o, &err) != PASCAL_OK) {
-    reply_outcome_error(rep, &o, &err, NULL);
+    reply_outcome_error(rep, &o, &err);
     return;
   }
   reply_calibration(ctx, rep, o.id, o.created ? 201 : 200);

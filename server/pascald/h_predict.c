@@ -126,12 +126,7 @@ static json_t *query_answer(pd_ctx *ctx, const pd_query *q, const char *prefix, 
     if (st == PASCAL_OK) st = pascal_codec_gemm_prediction_encode(&q->shape, &p, &out, &err);
   }
   if (st != PASCAL_OK) {
-    if (prefix && err.field[0]) { /* name the item: "queries[3].m" */
-      char f[PASCAL_ERROR_FIELD_MAX];
-      snprintf(f, sizeof f, "%s.%s", prefix, err.field);
-      snprintf(err.field, sizeof err.field, "%s", f);
-    }
-    pd_reply_pascal_error(rep, &err);
+    pd_reply_pascal_error_in(rep, &err, prefix); /* names the item: "queries[3].m" */
     return NULL;
   }
   json_object_set_new(out, "device", json_string(e->device->name));

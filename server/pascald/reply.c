@@ -76,6 +76,17 @@ void pd_reply_pascal_error(pd_reply *rep, const pascal_error *err) {
                  err->field, "%s", err->message[0] ? err->message : pascal_status_name(err->status));
 }
 
+void pd_reply_pascal_error_in(pd_reply *rep, const pascal_error *err, const char *prefix) {
+  if (!prefix || !*prefix) {
+    pd_reply_pascal_error(rep, err);
+    return;
+  }
+  char f[PASCAL_ERROR_FIELD_MAX + 96];
+  snprintf(f, sizeof f, "%s%s%s", prefix, err->field[0] ? "." : "", err->field);
+  pd_reply_error(rep, pd_status_for_pascal(err->status), pd_code_for_pascal(err->status), f, "%s",
+                 err->message[0] ? err->message : pascal_status_name(err->status));
+}
+
 void pd_reply_text(pd_reply *rep, unsigned status, char *text, size_t len, const char *ctype) {
   pd_reply_clear(rep);
   rep->status = status;

@@ -20,6 +20,9 @@ void pd_reply_error(pd_reply *rep, unsigned status, const char *code, const char
 /* Map a libpascal error: not_found -> 404, refused -> 422, nomem -> 500,
  * everything else (invalid, range, format) -> 400. */
 void pd_reply_pascal_error(pd_reply *rep, const pascal_error *err);
+/* The same, naming the field inside `prefix` ("plan" + "sizes[1]" ->
+ * "plan.sizes[1]"); prefix may be NULL. */
+void pd_reply_pascal_error_in(pd_reply *rep, const pascal_error *err, const char *prefix);
 unsigned pd_status_for_pascal(pascal_status st);
 const char *pd_code_for_pascal(pascal_status st);
 
