@@ -30,7 +30,8 @@ static void bounds_run(pd_reply *rep, uint64_t n, uint64_t c, const uint64_t *ph
   json_t *out = NULL;
   pascal_error err;
   pascal_error_clear(&err);
-  reply_codec(rep, pascal_codec_bounds(&q, &out, &err), out, &err);
+  pascal_status st = pascal_codec_bounds(&q, &out, &err);
+  reply_codec(rep, st, out, &err);
 }
 
 static int common_fields(json_t *b, uint64_t *n, uint64_t *c, uint64_t *ways, uint64_t *sets,
@@ -143,7 +144,8 @@ void pd_h_coherence(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   json_t *out = NULL;
   pascal_error err;
   pascal_error_clear(&err);
-  reply_codec(rep, pascal_codec_coherence(sigma, c, m, e, &out, &err), out, &err);
+  pascal_status st = pascal_codec_coherence(sigma, c, m, e, &out, &err);
+  reply_codec(rep, st, out, &err);
 }
 
 void pd_h_feedback(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
@@ -161,5 +163,6 @@ void pd_h_feedback(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   json_t *out = NULL;
   pascal_error err;
   pascal_error_clear(&err);
-  reply_codec(rep, pascal_codec_feedback(alpha, beta, (uint32_t)d, lh, lm, &out, &err), out, &err);
+  pascal_status st = pascal_codec_feedback(alpha, beta, (uint32_t)d, lh, lm, &out, &err);
+  reply_codec(rep, st, out, &err);
 }
