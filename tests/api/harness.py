@@ -12,6 +12,7 @@ import os
 import re
 import select
 import signal
+import socket
 import sqlite3
 import subprocess
 import tempfile
@@ -195,11 +196,45 @@ class Daemon:
             conn.request(method, path, body=data, headers=hdrs)
             r = conn.getresponse()
             resp = Response(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
+        except (BrokenPipeError, ConnectionResetError):
+            # the daemon answered before reading the whole body (413): read that answer
+            resp = self.request_raw(method, path, data, hdrs)
         finally:
             conn.close()
         if validate:
             self.validator.check(method, path, resp.status, resp.ctype, resp.json)
         return resp
+
+    def request_raw(self, method, path, data, hdrs):
+        """One request on a bare socket that keeps reading after a failed send."""
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+        head = "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" % (method, path)
+        head += "".join("%s: %s\r\n" % kv for kv in hdrs.items())
+        head += "Content-Length: %d\r\n\r\n" % len(data or b"")
+        buf = b""
+        try:
+            try:
+                s.sendall(head.encode() + (data or b""))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            while True:
+                try:
+                    chunk = s.recv(65536)
+                except ConnectionResetError:
+                    break
+                if not chunk:
+                    break
+                buf += chunk
+        finally:
+            s.close()
+        header, _, body = buf.partition(b"\r\n\r\n")
+        lines = header.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {}
+        for l in lines[1:]:
+            k, _, v = l.partition(":")
+            headers[k.strip().lower()] = v.strip()
+        return Response(status, headers, body)
 
     # --- database inspection (read-only, independent of the daemon) --------
     def row_counts(self):

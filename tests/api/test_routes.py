@@ -169,7 +169,7 @@ class Routes(DaemonTest):
         self.assertGreaterEqual(s["requests"]["total"], 1)
         self.assertGreaterEqual(s["calibrations"]["frozen"], 1)
         self.assertIn("harness", [a["name"] for a in s["agents"]])
-        routes = {x["route"]: x for x in s["by_route"]}
+        routes = {x["route"]: x for x in s["requests"]["by_route"]}
         self.assertGreaterEqual(routes["GET /healthz"]["by_status"].get("200", 0), 1)
         b = s["requests"]["latency"]["buckets"]
         self.assertEqual(b[-1]["le"], "+Inf")
