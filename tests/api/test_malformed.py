@@ -56,7 +56,7 @@ def corpus():
         ("/v1/jobs/-1/heartbeat", json.dumps({"lease_token": "00" * 16}).encode()),
         ("/v1/jobs/1/fail", json.dumps({"lease_token": 7}).encode()),
         ("/v1/predict", b'{"queries":' + b"[" * 50 + b"]" * 50 + b"}"),
-        ("/v1/predict", json.dumps({"queries": [1, "x", None]}).encode()),
+        ("/v1/predict", json.dumps({"queries": "not a list"}).encode()),
         ("/v1/bounds", json.dumps({"N": 8, "C": 2, "phases": [0, 9]}).encode()),
         ("/v1/bounds", json.dumps({"N": -8, "C": 2, "phases": [0]}).encode()),
         ("/v1/bounds/feedback", json.dumps({"alpha": 1, "beta": 1, "d": 1, "lambda_hit": 1, "lambda_miss": 2}).encode()),
