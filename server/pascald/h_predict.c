@@ -7,7 +7,14 @@
  * calibration named by "calibration", else the device's newest frozen
  * calibration of the query's workload. A batch answers item by item: a bad
  * item gets its own error object and does not fail the others. The batch size
- * is capped by cfg.batch_max (default 10,000 items; 413 above it).
+ * is capped by cfg.batch_max (default 10,000 items; 413 above it) and by the
+ * body cap (1 MiB: about 100 bytes per query for a full batch).
+ *
+ * A single query is answered with the codec's full prediction document (with
+ * its explanation, identical to `pascal predict --json`). Batch items are
+ * compact by default ({workload, K, rho, fill_bytes, M, rule, device,
+ * calibration}: what an autotuner ranks by); "explain": true in the batch
+ * gives every item the full document.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -81,8 +88,17 @@ static int query_parse(json_t *q, const char *prefix, pd_query *out, pd_reply *r
   return 0;
 }
 
+/* The compact batch item (see the file comment). */
+static json_t *compact(pascal_workload w, double K, double rho, double fill, uint32_t M,
+                       pascal_rule rule) {
+  return json_pack("{s:s,s:o,s:o,s:o,s:I,s:s}", "workload", pascal_workload_name(w), "K",
+                   pd_json_real(K), "rho", pd_json_real(rho), "fill_bytes", pd_json_real(fill),
+                   "M", (json_int_t)M, "rule", pascal_rule_name(rule));
+}
+
 /* Answer one parsed query from the registry (read lock held by the caller). */
-static json_t *query_answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_reply *rep) {
+static json_t *query_answer(pd_ctx *ctx, const pd_query *q, int explain, const char *prefix,
+                            pd_reply *rep) {
   const char *wname = pascal_workload_name(q->workload);
   const pd_reg_entry *e;
   if (q->calibration) {
@@ -118,12 +134,17 @@ static json_t *query_answer(pd_ctx *ctx, const pd_query *q, const char *prefix, 
   if (q->workload == PASCAL_WORKLOAD_SCAN) {
     pascal_scan_prediction p;
     st = pascal_model_predict_scan(e->model, &q->key, q->N, q->W, &p, &err);
-    if (st == PASCAL_OK)
+    if (st == PASCAL_OK && explain)
       st = pascal_codec_scan_prediction_encode(&q->key, q->N, q->W, &p, &out, &err);
+    else if (st == PASCAL_OK)
+      out = compact(q->workload, p.K, p.rho, p.fill_bytes, p.M, p.why.rule);
   } else {
     pascal_gemm_prediction p;
     st = pascal_model_predict_gemm(e->model, &q->shape, &p, &err);
-    if (st == PASCAL_OK) st = pascal_codec_gemm_prediction_encode(&q->shape, &p, &out, &err);
+    if (st == PASCAL_OK && explain)
+      st = pascal_codec_gemm_prediction_encode(&q->shape, &p, &out, &err);
+    else if (st == PASCAL_OK)
+      out = compact(q->workload, p.K, p.rho, p.fill_bytes, p.M, p.why.rule);
   }
   if (st != PASCAL_OK) {
     pd_reply_pascal_error_in(rep, &err, prefix); /* names the item: "queries[3].m" */
@@ -134,11 +155,12 @@ static json_t *query_answer(pd_ctx *ctx, const pd_query *q, const char *prefix, 
   return out;
 }
 
-static json_t *predict_item(pd_ctx *ctx, json_t *item, const char *prefix, pd_reply *rep) {
+static json_t *predict_item(pd_ctx *ctx, json_t *item, int explain, const char *prefix,
+                            pd_reply *rep) {
   pd_query q;
   if (query_parse(item, prefix, &q, rep)) return NULL;
   pd_registry_rdlock(ctx->registry);
-  json_t *out = query_answer(ctx, &q, prefix, rep);
+  json_t *out = query_answer(ctx, &q, explain, prefix, rep);
   pd_registry_unlock(ctx->registry);
   return out;
 }
@@ -150,14 +172,20 @@ static void count(pd_ctx *ctx, uint64_t ok, uint64_t refused) {
 }
 
 static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
-  json_t *out = predict_item(ctx, body, NULL, rep);
+  json_t *out = predict_item(ctx, body, 1, NULL, rep);
   count(ctx, out != NULL, out == NULL);
   if (out) pd_reply_json(rep, 200, out);
 }
 
 static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
-  static const char *const allowed[] = {"queries", NULL};
+  static const char *const allowed[] = {"queries", "explain", NULL};
   if (pd_json_strict(body, allowed, NULL, rep)) return;
+  json_t *ex = json_object_get(body, "explain");
+  if (ex && !json_is_boolean(ex)) {
+    pd_reply_error(rep, 400, "invalid_type", "explain", "explain must be true or false");
+    return;
+  }
+  int explain = ex && json_is_true(ex);
   json_t *qs = json_object_get(body, "queries");
   if (!json_is_array(qs)) {
     pd_reply_error(rep, 400, "invalid_type", "queries", "queries must be an array");
@@ -176,7 +204,7 @@ static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
     snprintf(prefix, sizeof prefix, "queries[%zu]", i);
     pd_reply item;
     memset(&item, 0, sizeof item);
-    json_t *out = predict_item(ctx, json_array_get(qs, i), prefix, &item);
+    json_t *out = predict_item(ctx, json_array_get(qs, i), explain, prefix, &item);
     if (out) {
       ok++;
       json_array_append_new(results, out);

@@ -57,7 +57,7 @@ class CliAgreement(unittest.TestCase):
         full = dict(q, device=self.device)
         g = self.d.request("GET", "/v1/predict?" + urllib.parse.urlencode(full))
         p = self.d.request("POST", "/v1/predict", full)
-        b = self.d.request("POST", "/v1/predict", {"queries": [full]})
+        b = self.d.request("POST", "/v1/predict", {"queries": [full], "explain": True})
         self.assertEqual(g.status, p.status)
         return g, p, b.json["results"][0]
 

@@ -111,12 +111,17 @@ class Routes(DaemonTest):
         self.assertEqual(r.json["count"], 5)
         self.assertEqual(r.json["ok"], 2)
         res = r.json["results"]
-        self.assertEqual(res[0], p)
+        compact = {k: p[k] for k in ("workload", "K", "rho", "fill_bytes", "M", "rule", "device", "calibration")}
+        self.assertEqual(res[0], compact)
         self.assertEqual(res[2]["status"], 422)
         self.assertEqual(res[2]["error"]["code"], "refused")
         self.assertEqual(res[3]["status"], 404)
         self.assertEqual(res[4]["status"], 400)
         self.assertEqual(res[4]["error"]["field"], "queries[4].W")
+        r = self.req("POST", "/v1/predict", dict(batch, explain=True))
+        self.assertEqual(r.json["results"][0], p)
+        self.assertEqual(r.json["results"][1]["rule"], res[1]["rule"])
+        self.assertStatus(self.req("POST", "/v1/predict", dict(batch, explain="yes")), 400)
 
     def test_predict_errors(self):
         base = {"device": DEVICE["name"], "o": 1, "path": "tma", "d": 2, "m": 4, "N": 1024, "W": 16}
