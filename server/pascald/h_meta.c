@@ -5,7 +5,6 @@
  */
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "pascal_store.h"
 #include "registry.h"
 #include "reply.h"
+#include "sbuf.h"
 
 void pd_h_healthz(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   (void)req;
@@ -127,31 +127,6 @@ void pd_h_stats(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
 
 /* --- Prometheus text ------------------------------------------------------ */
 
-typedef struct sbuf {
-  char *p;
-  size_t len, cap;
-  int failed;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  if (b->failed) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) { b->failed = 1; return; }
-    if (b->p && b->len + (size_t)n < b->cap) { b->len += (size_t)n; return; }
-    size_t cap = b->cap ? b->cap * 2 : 8192;
-    while (cap < b->len + (size_t)n + 1) cap *= 2;
-    char *q = realloc(b->p, cap);
-    if (!q) { b->failed = 1; return; }
-    b->p = q;
-    b->cap = cap;
-  }
-}
-
 /* Label values escape backslash, double quote and newline. */
 static void label_escape(const char *in, char *out, size_t n) {
   size_t j = 0;
@@ -163,21 +138,21 @@ static void label_escape(const char *in, char *out, size_t n) {
   out[j] = '\0';
 }
 
-static void metric_head(sbuf *b, const char *name, const char *type, const char *help) {
-  sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+static void metric_head(pd_sbuf *b, const char *name, const char *type, const char *help) {
+  pd_sbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   (void)req;
   pd_stats *s = &ctx->stats;
-  sbuf b = {0};
+  pd_sbuf b = {0};
   metric_head(&b, "pascal_http_requests_total", "counter", "HTTP requests by route and status.");
   for (size_t r = 0; r < s->nroutes; r++)
     for (size_t k = 0; k < PD_STATS_STATUSES; k++) {
       uint64_t c = ld(&s->routes[r].by_status[k]);
       unsigned code = k + 1 < PD_STATS_STATUSES ? pd_stats_status_codes[k] : 0;
-      if (c && code) sb_printf(&b, "pascal_http_requests_total{route=\"%s\",status=\"%u\"} %" PRIu64 "\n", s->route_names[r], code, c);
-      else if (c) sb_printf(&b, "pascal_http_requests_total{route=\"%s\",status=\"other\"} %" PRIu64 "\n", s->route_names[r], c);
+      if (c && code) pd_sbuf_printf(&b, "pascal_http_requests_total{route=\"%s\",status=\"%u\"} %" PRIu64 "\n", s->route_names[r], code, c);
+      else if (c) pd_sbuf_printf(&b, "pascal_http_requests_total{route=\"%s\",status=\"other\"} %" PRIu64 "\n", s->route_names[r], c);
     }
   metric_head(&b, "pascal_http_request_duration_seconds", "histogram",
               "Time from request start to completion, by route.");
@@ -189,41 +164,41 @@ void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     for (size_t k = 0; k < PD_STATS_BUCKETS; k++) {
       cum += ld(&s->routes[r].latency[k]);
       if (isinf(pd_stats_bucket_le[k]))
-        sb_printf(&b, "pascal_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %" PRIu64 "\n", s->route_names[r], cum);
+        pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %" PRIu64 "\n", s->route_names[r], cum);
       else
-        sb_printf(&b, "pascal_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %" PRIu64 "\n", s->route_names[r], pd_stats_bucket_le[k], cum);
+        pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %" PRIu64 "\n", s->route_names[r], pd_stats_bucket_le[k], cum);
     }
-    sb_printf(&b, "pascal_http_request_duration_seconds_sum{route=\"%s\"} %.9f\n", s->route_names[r], (double)ld(&s->routes[r].latency_sum_ns) * 1e-9);
-    sb_printf(&b, "pascal_http_request_duration_seconds_count{route=\"%s\"} %" PRIu64 "\n", s->route_names[r], cum);
+    pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_sum{route=\"%s\"} %.9f\n", s->route_names[r], (double)ld(&s->routes[r].latency_sum_ns) * 1e-9);
+    pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_count{route=\"%s\"} %" PRIu64 "\n", s->route_names[r], cum);
   }
   metric_head(&b, "pascal_predictions_total", "counter", "Prediction items answered.");
-  sb_printf(&b, "pascal_predictions_total %" PRIu64 "\n", ld(&s->predictions));
+  pd_sbuf_printf(&b, "pascal_predictions_total %" PRIu64 "\n", ld(&s->predictions));
   metric_head(&b, "pascal_predictions_refused_total", "counter",
               "Prediction items refused or rejected.");
-  sb_printf(&b, "pascal_predictions_refused_total %" PRIu64 "\n", ld(&s->predictions_refused));
+  pd_sbuf_printf(&b, "pascal_predictions_refused_total %" PRIu64 "\n", ld(&s->predictions_refused));
   metric_head(&b, "pascal_http_requests_in_flight", "gauge", "Requests being processed.");
-  sb_printf(&b, "pascal_http_requests_in_flight %" PRIu64 "\n", ld(&s->inflight));
+  pd_sbuf_printf(&b, "pascal_http_requests_in_flight %" PRIu64 "\n", ld(&s->inflight));
   metric_head(&b, "pascal_uptime_seconds", "gauge", "Seconds since the daemon started.");
-  sb_printf(&b, "pascal_uptime_seconds %.3f\n", pd_stats_uptime(s));
+  pd_sbuf_printf(&b, "pascal_uptime_seconds %.3f\n", pd_stats_uptime(s));
   metric_head(&b, "pascal_calibrations_loaded", "gauge", "Frozen calibrations held in memory.");
-  sb_printf(&b, "pascal_calibrations_loaded %zu\n", pd_registry_count(ctx->registry));
+  pd_sbuf_printf(&b, "pascal_calibrations_loaded %zu\n", pd_registry_count(ctx->registry));
   store_view v;
   store_view_load(ctx, &v);
   if (v.ok) {
     metric_head(&b, "pascal_calibrations", "gauge", "Calibrations by state.");
     for (int k = 0; k < PASCAL_STORE_CAL_STATES; k++)
-      sb_printf(&b, "pascal_calibrations{state=\"%s\"} %" PRId64 "\n",
+      pd_sbuf_printf(&b, "pascal_calibrations{state=\"%s\"} %" PRId64 "\n",
                 pascal_store_cal_state_name((pascal_store_cal_state)k), v.counts.calibrations[k]);
     metric_head(&b, "pascal_jobs", "gauge", "Calibration jobs by state.");
     for (int k = 0; k < PASCAL_STORE_JOB_STATES; k++)
-      sb_printf(&b, "pascal_jobs{state=\"%s\"} %" PRId64 "\n",
+      pd_sbuf_printf(&b, "pascal_jobs{state=\"%s\"} %" PRId64 "\n",
                 pascal_store_job_state_name((pascal_store_job_state)k), v.counts.jobs[k]);
     metric_head(&b, "pascal_agent_last_seen_timestamp_seconds", "gauge",
                 "Unix time an agent last claimed or heartbeat.");
     for (size_t i = 0; i < v.nagents; i++) {
       char esc[160];
       label_escape(v.agents[i].name, esc, sizeof esc);
-      sb_printf(&b, "pascal_agent_last_seen_timestamp_seconds{agent=\"%s\"} %" PRId64 "\n", esc,
+      pd_sbuf_printf(&b, "pascal_agent_last_seen_timestamp_seconds{agent=\"%s\"} %" PRId64 "\n", esc,
                 v.agents[i].last_seen);
     }
   }

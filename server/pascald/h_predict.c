@@ -18,6 +18,7 @@
  */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctx.h"
@@ -26,6 +27,7 @@
 #include "pascal_codec.h"
 #include "registry.h"
 #include "reply.h"
+#include "sbuf.h"
 
 static const char *const scan_keys[] = {"device", "calibration", "o", "path", "d",
                                         "m",      "N",           "W", NULL};
@@ -88,18 +90,17 @@ static int query_parse(json_t *q, const char *prefix, pd_query *out, pd_reply *r
   return 0;
 }
 
-/* The compact batch item (see the file comment). */
-static json_t *compact(pascal_workload w, double K, double rho, double fill, uint32_t M,
-                       pascal_rule rule) {
-  return json_pack("{s:s,s:o,s:o,s:o,s:I,s:s}", "workload", pascal_workload_name(w), "K",
-                   pd_json_real(K), "rho", pd_json_real(rho), "fill_bytes", pd_json_real(fill),
-                   "M", (json_int_t)M, "rule", pascal_rule_name(rule));
-}
+/* A computed prediction, ready to be written either way. */
+typedef struct pd_answer {
+  int64_t calibration;
+  const char *device; /* owned by the (never freed) model */
+  pascal_scan_prediction scan;
+  pascal_gemm_prediction gemm;
+} pd_answer;
 
-/* Answer one parsed query from the registry (read lock held by the caller). */
-static json_t *query_answer(pd_ctx *ctx, const pd_query *q, int explain, const char *prefix,
-                            pd_reply *rep) {
-  const char *wname = pascal_workload_name(q->workload);
+/* Look up the calibration and predict (read lock held by the caller). */
+static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer *a,
+                  pd_reply *rep) {
   const pd_reg_entry *e;
   if (q->calibration) {
     e = pd_registry_by_id(ctx->registry, q->calibration);
@@ -107,14 +108,14 @@ static json_t *query_answer(pd_ctx *ctx, const pd_query *q, int explain, const c
       pd_reply_error(rep, 404, "not_found", "calibration",
                      "no frozen calibration %lld (collecting or unknown)",
                      (long long)q->calibration);
-      return NULL;
+      return -1;
     }
     if (strcmp(e->device->name, q->device) != 0 || e->workload != q->workload) {
       pd_reply_error(rep, 422, "calibration_mismatch", "calibration",
                      "calibration %lld is a %s calibration of device '%s'",
                      (long long)q->calibration, pascal_workload_name(e->workload),
                      e->device->name);
-      return NULL;
+      return -1;
     }
   } else {
     int any = 0;
@@ -123,46 +124,56 @@ static json_t *query_answer(pd_ctx *ctx, const pd_query *q, int explain, const c
       pd_reply_error(rep, 404, "not_found", "device",
                      any ? "device '%s' has no frozen %s calibration"
                          : "device '%s' has no frozen calibration",
-                     q->device, wname);
-      return NULL;
+                     q->device, pascal_workload_name(q->workload));
+      return -1;
     }
   }
+  a->calibration = e->id;
+  a->device = e->device->name;
   pascal_error err;
   pascal_error_clear(&err);
-  json_t *out = NULL;
-  pascal_status st;
-  if (q->workload == PASCAL_WORKLOAD_SCAN) {
-    pascal_scan_prediction p;
-    st = pascal_model_predict_scan(e->model, &q->key, q->N, q->W, &p, &err);
-    if (st == PASCAL_OK && explain)
-      st = pascal_codec_scan_prediction_encode(&q->key, q->N, q->W, &p, &out, &err);
-    else if (st == PASCAL_OK)
-      out = compact(q->workload, p.K, p.rho, p.fill_bytes, p.M, p.why.rule);
-  } else {
-    pascal_gemm_prediction p;
-    st = pascal_model_predict_gemm(e->model, &q->shape, &p, &err);
-    if (st == PASCAL_OK && explain)
-      st = pascal_codec_gemm_prediction_encode(&q->shape, &p, &out, &err);
-    else if (st == PASCAL_OK)
-      out = compact(q->workload, p.K, p.rho, p.fill_bytes, p.M, p.why.rule);
-  }
+  pascal_status st = q->workload == PASCAL_WORKLOAD_SCAN
+                         ? pascal_model_predict_scan(e->model, &q->key, q->N, q->W, &a->scan, &err)
+                         : pascal_model_predict_gemm(e->model, &q->shape, &a->gemm, &err);
   if (st != PASCAL_OK) {
     pd_reply_pascal_error_in(rep, &err, prefix); /* names the item: "queries[3].m" */
+    return -1;
+  }
+  return 0;
+}
+
+/* The full document: the codec's prediction (as `pascal predict --json`)
+ * plus the device and calibration that answered. */
+static json_t *answer_document(const pd_query *q, const pd_answer *a, pd_reply *rep) {
+  json_t *out = NULL;
+  pascal_error err;
+  pascal_error_clear(&err);
+  pascal_status st =
+      q->workload == PASCAL_WORKLOAD_SCAN
+          ? pascal_codec_scan_prediction_encode(&q->key, q->N, q->W, &a->scan, &out, &err)
+          : pascal_codec_gemm_prediction_encode(&q->shape, &a->gemm, &out, &err);
+  if (st != PASCAL_OK) {
+    pd_reply_pascal_error(rep, &err);
     return NULL;
   }
-  json_object_set_new(out, "device", json_string(e->device->name));
-  json_object_set_new(out, "calibration", json_integer((json_int_t)e->id));
+  json_object_set_new(out, "device", json_string(a->device));
+  json_object_set_new(out, "calibration", json_integer((json_int_t)a->calibration));
   return out;
 }
 
-static json_t *predict_item(pd_ctx *ctx, json_t *item, int explain, const char *prefix,
-                            pd_reply *rep) {
-  pd_query q;
-  if (query_parse(item, prefix, &q, rep)) return NULL;
-  pd_registry_rdlock(ctx->registry);
-  json_t *out = query_answer(ctx, &q, explain, prefix, rep);
-  pd_registry_unlock(ctx->registry);
-  return out;
+/* The compact batch item, written straight into the reply text. */
+static void answer_compact(pd_sbuf *b, const pd_query *q, const pd_answer *a) {
+  int scan = q->workload == PASCAL_WORKLOAD_SCAN;
+  pd_sbuf_printf(b, "{\"workload\":\"%s\",\"K\":", pascal_workload_name(q->workload));
+  pd_sbuf_real(b, scan ? a->scan.K : a->gemm.K);
+  pd_sbuf_put(b, ",\"rho\":", 7);
+  pd_sbuf_real(b, scan ? a->scan.rho : a->gemm.rho);
+  pd_sbuf_put(b, ",\"fill_bytes\":", 14);
+  pd_sbuf_real(b, scan ? a->scan.fill_bytes : a->gemm.fill_bytes);
+  pd_sbuf_printf(b, ",\"M\":%u,\"rule\":\"%s\",\"device\":\"%s\",\"calibration\":%lld}",
+                 scan ? a->scan.M : a->gemm.M,
+                 pascal_rule_name(scan ? a->scan.why.rule : a->gemm.why.rule), a->device,
+                 (long long)a->calibration);
 }
 
 static void count(pd_ctx *ctx, uint64_t ok, uint64_t refused) {
@@ -171,12 +182,37 @@ static void count(pd_ctx *ctx, uint64_t ok, uint64_t refused) {
     atomic_fetch_add_explicit(&ctx->stats.predictions_refused, refused, memory_order_relaxed);
 }
 
+/* Parse and answer one query; 0 with *a filled, or -1 with rep filled. */
+static int predict_one(pd_ctx *ctx, json_t *item, const char *prefix, pd_query *q, pd_answer *a,
+                       pd_reply *rep) {
+  if (query_parse(item, prefix, q, rep)) return -1;
+  pd_registry_rdlock(ctx->registry);
+  int rc = answer(ctx, q, prefix, a, rep);
+  pd_registry_unlock(ctx->registry);
+  return rc;
+}
+
 static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
-  json_t *out = predict_item(ctx, body, 1, NULL, rep);
+  pd_query q;
+  pd_answer a;
+  json_t *out = predict_one(ctx, body, NULL, &q, &a, rep) ? NULL : answer_document(&q, &a, rep);
   count(ctx, out != NULL, out == NULL);
   if (out) pd_reply_json(rep, 200, out);
 }
 
+/* Append a JSON value as compact text. */
+static void put_json(pd_sbuf *b, const json_t *v) {
+  char *t = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  if (!t) {
+    b->failed = 1;
+    return;
+  }
+  pd_sbuf_put(b, t, strlen(t));
+  free(t);
+}
+
+/* The batch answer is written as text directly: for 10,000 items a Jansson
+ * tree would cost more than the predictions themselves. */
 static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   static const char *const allowed[] = {"queries", "explain", NULL};
   if (pd_json_strict(body, allowed, NULL, rep)) return;
@@ -197,27 +233,38 @@ static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
                    "a batch holds at most %zu queries (got %zu)", ctx->cfg.batch_max, n);
     return;
   }
-  json_t *results = json_array();
+  pd_sbuf b = {0};
+  pd_sbuf_put(&b, "{\"results\":[", 12);
   size_t ok = 0;
   for (size_t i = 0; i < n; i++) {
     char prefix[32];
     snprintf(prefix, sizeof prefix, "queries[%zu]", i);
     pd_reply item;
     memset(&item, 0, sizeof item);
-    json_t *out = predict_item(ctx, json_array_get(qs, i), explain, prefix, &item);
-    if (out) {
+    pd_query q;
+    pd_answer a;
+    json_t *doc = NULL;
+    if (i) pd_sbuf_put(&b, ",", 1);
+    if (predict_one(ctx, json_array_get(qs, i), prefix, &q, &a, &item) == 0 &&
+        (!explain || (doc = answer_document(&q, &a, &item)))) {
       ok++;
-      json_array_append_new(results, out);
+      if (doc) put_json(&b, doc);
+      else answer_compact(&b, &q, &a);
     } else { /* the item's error body {"error":{...}} takes its place */
       json_object_set_new(item.json, "status", json_integer(item.status));
-      json_array_append(results, item.json);
+      put_json(&b, item.json);
     }
+    json_decref(doc);
     pd_reply_clear(&item);
   }
+  pd_sbuf_printf(&b, "],\"count\":%zu,\"ok\":%zu,\"errors\":%zu}\n", n, ok, n - ok);
   count(ctx, ok, n - ok);
-  pd_reply_json(rep, 200, json_pack("{s:I,s:I,s:I,s:o}", "count", (json_int_t)n, "ok",
-                                    (json_int_t)ok, "errors", (json_int_t)(n - ok), "results",
-                                    results));
+  if (b.failed) {
+    pd_sbuf_free(&b);
+    pd_reply_error(rep, 500, "internal", NULL, "out of memory writing the batch answer");
+    return;
+  }
+  pd_reply_text(rep, 200, b.p, b.len, "application/json");
 }
 
 void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
