@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <microhttpd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,15 +80,32 @@ int pd_json_strict(json_t *obj, const char *const *allowed, const char *prefix, 
   return 0;
 }
 
-/* Presence check shared by all getters: 0 present, 1 absent-optional, -1 error. */
-static int lookup(json_t *obj, const char *key, int required, json_t **v, char *f, size_t fn,
-                  const char *prefix, pd_reply *rep) {
-  field_name(f, fn, prefix, key);
+/* Presence check shared by all getters: 0 present, 1 absent-optional, -1
+ * error. The field name f is built only when needed (errors), keeping the
+ * hot path (batch items) free of formatting. */
+static int lookup(json_t *obj, const char *key, int required, json_t **v, pd_reply *rep,
+                  const char *prefix) {
   *v = json_object_get(obj, key);
   if (*v && !json_is_null(*v)) return 0;
   if (!required) return 1;
+  char f[160];
+  field_name(f, sizeof f, prefix, key);
   pd_reply_error(rep, 400, "missing_field", f, "field '%s' is required", f);
   return -1;
+}
+
+/* 400 naming prefix.key: "field 'queries[3].N' must be an integer". */
+static void field_fail(pd_reply *rep, const char *code, const char *prefix, const char *key,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void field_fail(pd_reply *rep, const char *code, const char *prefix, const char *key,
+                       const char *fmt, ...) {
+  char f[160], what[160];
+  field_name(f, sizeof f, prefix, key);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  pd_reply_error(rep, 400, code, f, "field '%s' %s", f, what);
 }
 
 int pd_get_u64(json_t *obj, const char *key, int required, uint64_t lo, uint64_t hi,
@@ -103,8 +121,7 @@ int pd_get_u64(json_t *obj, const char *key, int required, uint64_t lo, uint64_t
 int pd_get_i64(json_t *obj, const char *key, int required, int64_t lo, int64_t hi,
                int64_t *out, const char *prefix, pd_reply *rep) {
   json_t *v;
-  char f[160];
-  int rc = lookup(obj, key, required, &v, f, sizeof f, prefix, rep);
+  int rc = lookup(obj, key, required, &v, rep, prefix);
   if (rc) return rc;
   json_int_t x;
   if (json_is_integer(v)) {
@@ -113,12 +130,12 @@ int pd_get_i64(json_t *obj, const char *key, int required, int64_t lo, int64_t h
              fabs(json_real_value(v)) < 9.0e15) {
     x = (json_int_t)json_real_value(v); /* 4096.0 is accepted as 4096 */
   } else {
-    pd_reply_error(rep, 400, "invalid_type", f, "field '%s' must be an integer", f);
+    field_fail(rep, "invalid_type", prefix, key, "must be an integer");
     return -1;
   }
   if (x < lo || x > hi) {
-    pd_reply_error(rep, 400, "out_of_range", f, "field '%s' must be in [%lld, %lld]", f,
-                   (long long)lo, (long long)hi);
+    field_fail(rep, "out_of_range", prefix, key, "must be in [%lld, %lld]", (long long)lo,
+               (long long)hi);
     return -1;
   }
   *out = x;
@@ -128,16 +145,15 @@ int pd_get_i64(json_t *obj, const char *key, int required, int64_t lo, int64_t h
 int pd_get_num(json_t *obj, const char *key, int required, double lo, double hi, double *out,
                const char *prefix, pd_reply *rep) {
   json_t *v;
-  char f[160];
-  int rc = lookup(obj, key, required, &v, f, sizeof f, prefix, rep);
+  int rc = lookup(obj, key, required, &v, rep, prefix);
   if (rc) return rc;
   if (!json_is_number(v)) {
-    pd_reply_error(rep, 400, "invalid_type", f, "field '%s' must be a number", f);
+    field_fail(rep, "invalid_type", prefix, key, "must be a number");
     return -1;
   }
   double x = json_number_value(v);
   if (!isfinite(x) || x < lo || x > hi) {
-    pd_reply_error(rep, 400, "out_of_range", f, "field '%s' must be in [%g, %g]", f, lo, hi);
+    field_fail(rep, "out_of_range", prefix, key, "must be in [%g, %g]", lo, hi);
     return -1;
   }
   *out = x;
@@ -147,17 +163,15 @@ int pd_get_num(json_t *obj, const char *key, int required, double lo, double hi,
 int pd_get_str(json_t *obj, const char *key, int required, char *out, size_t maxlen,
                const char *prefix, pd_reply *rep) {
   json_t *v;
-  char f[160];
-  int rc = lookup(obj, key, required, &v, f, sizeof f, prefix, rep);
+  int rc = lookup(obj, key, required, &v, rep, prefix);
   if (rc) return rc;
   if (!json_is_string(v)) {
-    pd_reply_error(rep, 400, "invalid_type", f, "field '%s' must be a string", f);
+    field_fail(rep, "invalid_type", prefix, key, "must be a string");
     return -1;
   }
   size_t n = json_string_length(v);
   if (n == 0 || n >= maxlen || strlen(json_string_value(v)) != n) {
-    pd_reply_error(rep, 400, "out_of_range", f, "field '%s' must be 1..%zu characters", f,
-                   maxlen - 1);
+    field_fail(rep, "out_of_range", prefix, key, "must be 1..%zu characters", maxlen - 1);
     return -1;
   }
   memcpy(out, json_string_value(v), n + 1);
@@ -179,10 +193,7 @@ int pd_get_name(json_t *obj, const char *key, int required, char *out, size_t ma
                 const char *prefix, pd_reply *rep) {
   int rc = pd_get_str(obj, key, required, out, maxlen, prefix, rep);
   if (rc == 0 && !pd_name_valid(out)) {
-    char f[160];
-    field_name(f, sizeof f, prefix, key);
-    pd_reply_error(rep, 400, "invalid_name", f,
-                   "field '%s' must be 1-63 characters of A-Z a-z 0-9 . _ -", f);
+    field_fail(rep, "invalid_name", prefix, key, "must be 1-63 characters of A-Z a-z 0-9 . _ -");
     return -1;
   }
   return rc;

@@ -25,17 +25,21 @@ static int reserve(pd_sbuf *b, size_t more) {
 }
 
 void pd_sbuf_printf(pd_sbuf *b, const char *fmt, ...) {
+  if (reserve(b, 256)) return; /* one pass when the text fits (the usual case) */
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
   va_end(ap);
-  if (n < 0 || reserve(b, (size_t)n)) {
+  if (n < 0) {
     b->failed = 1;
     return;
   }
-  va_start(ap, fmt);
-  vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-  va_end(ap);
+  if ((size_t)n >= b->cap - b->len) {
+    if (reserve(b, (size_t)n)) return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+  }
   b->len += (size_t)n;
 }
 
