@@ -123,6 +123,26 @@ class Routes(DaemonTest):
         self.assertEqual(r.json["results"][1]["rule"], res[1]["rule"])
         self.assertStatus(self.req("POST", "/v1/predict", dict(batch, explain="yes")), 400)
 
+    def test_large_batch_in_order(self):
+        """A batch big enough to be answered in slices on several threads gives,
+        item for item and in order, what small single-slice batches give."""
+        qs = [{"device": DEVICE["name"], "o": 1, "path": ("tma", "sync")[i % 2], "d": 2 * (1 - i % 2),
+               "m": i % 11, "N": 512 + (i % 700), "W": 1 + i % 20} for i in range(2500)]
+        qs[1234] = dict(qs[1234], o=9)  # one refused item in the middle
+        big = self.req("POST", "/v1/predict", {"queries": qs})
+        self.assertStatus(big, 200)
+        parts = []
+        for lo in range(0, 2500, 1000):
+            r = self.req("POST", "/v1/predict", {"queries": qs[lo:lo + 1000]})
+            parts += r.json["results"]
+        for i, (a, b) in enumerate(zip(big.json["results"], parts)):
+            if "error" in a:  # the field names the item's index in its own batch
+                self.assertTrue(a["error"]["field"].startswith("queries[%d]." % i), a)
+                self.assertEqual(a["status"], b["status"])
+            else:
+                self.assertEqual(a, b)
+        self.assertEqual((big.json["count"], big.json["ok"], big.json["errors"]), (2500, 2499, 1))
+
     def test_predict_errors(self):
         base = {"device": DEVICE["name"], "o": 1, "path": "tma", "d": 2, "m": 4, "N": 1024, "W": 16}
         self.assertStatus(self.req("POST", "/v1/predict", dict(base, o=3)), 422, "refused")
