@@ -54,7 +54,9 @@ typedef enum pascal_hit_model {
 } pascal_hit_model;
 
 /* Set-associative geometry: ways A >= 1, sets S >= 1, capacity A * S lines
- * (A * S must not overflow). Fully associative capacity C is {C, 1}. */
+ * (A * S must not overflow; A <= PASCAL_SDCM_WAYS_MAX when S > 1, which
+ * bounds the binomial sum). Fully associative capacity C is {C, 1}. */
+#define PASCAL_SDCM_WAYS_MAX (UINT64_C(1) << 24)
 typedef struct pascal_cache_geometry {
   uint64_t ways;
   uint64_t sets;
@@ -125,7 +127,7 @@ pascal_status pascal_baseline_scan_k(const pascal_scan_run *run,
 /* A GEMM run with 128x128x64 tiles: tile counts n_r, n_c, n_k >= 1, M >= 1
  * resident CTAs, capacity C >= 1 in 16 KiB tiles, optional ways x sets as for
  * scans. 2 n_r n_c n_k must not exceed PASCAL_GEMM_REQUESTS_MAX. */
-#define PASCAL_GEMM_REQUESTS_MAX (UINT64_C(1) << 26)
+#define PASCAL_GEMM_REQUESTS_MAX (UINT64_C(1) << 24)
 typedef struct pascal_gemm_run {
   uint64_t n_r;
   uint64_t n_c;
