@@ -99,6 +99,31 @@ static void test_che(void)
   CHECK(isinf(t) && h == 1.0);
 }
 
+static void test_static_phases(void)
+{
+  /* N=8, phases (0,4): exact distances (6, 7) */
+  uint64_t phases[] = {0, 4};
+  pascal_baseline_k k;
+  CHECK(pascal_baseline_static_k(8, 7, phases, 2, 0, 0, &k, NULL) == PASCAL_OK);
+  CHECK(k.aligned == 1.0);
+  CHECK_NEAR(k.che, 2.0 * (1.0 - 7.0 / 8.0), 1e-15);
+  CHECK_NEAR(k.sdcm, 1.0, 0); /* SDCM-FA = exact LRU: only distance 7 misses */
+  CHECK_NEAR(k.ppt_corrected, 1.0, 0);
+  CHECK_NEAR(k.ppt_published, 0.0, 0);
+  CHECK(pascal_baseline_static_k(8, 4, phases, 2, 2, 2, &k, NULL) == PASCAL_OK);
+  /* P(Bin(6,1/2) < 2) = 7/64, P(Bin(7,1/2) < 2) = 8/128 */
+  CHECK_NEAR(k.sdcm, 2.0 - 7.0 / 64.0 - 8.0 / 128.0, 1e-15);
+  pascal_error err;
+  CHECK(pascal_baseline_static_k(8, 8, phases, 2, 0, 0, &k, &err) == PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "C") == 0);
+  CHECK(pascal_baseline_static_k(4, 2, phases, 2, 0, 0, &k, &err) == PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "phases[1]") == 0);
+  CHECK(pascal_baseline_static_k(8, 2, phases, 0, 0, 0, &k, &err) == PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "M") == 0);
+  CHECK(pascal_baseline_static_k(0, 2, phases, 2, 0, 0, &k, &err) == PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "N") == 0);
+}
+
 static void test_scan_runs(void)
 {
   pascal_scan_run run = {100, 4, 8, 25, 0, 0};
@@ -205,6 +230,7 @@ int main(void)
   test_sdcm();
   test_ppt();
   test_che();
+  test_static_phases();
   test_scan_runs();
   test_gemm_runs();
   test_errors();

@@ -11,19 +11,14 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_static_rng.h"
 #include "pascal/feedback.h"
 
 #define COUNT 20000
 
 static uint64_t rng_state = 31337;
 
-static double rng_unit(void)
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (double)(rng_state >> 11) / 9007199254740992.0;
-}
+static double rng_unit(void) { return test_rng_unit(&rng_state); }
 
 static double issue[COUNT], latency[COUNT];
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_static_rng.h"
 #include "pascal/simulate.h"
 
 #define U 5          /* universe of the brute-force traces */
@@ -16,13 +17,7 @@
 
 static uint64_t rng_state = 4242;
 
-static uint64_t rng_next(void)
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
-}
+static uint64_t rng_next(void) { return test_rng_next(&rng_state); }
 
 static uint64_t naive_lru(const uint64_t *trace, size_t len, size_t c, uint8_t *hits)
 {

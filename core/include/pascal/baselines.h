@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "pascal/error.h"
+#include "pascal/simulate.h" /* PASCAL_RD_COLD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,6 +101,18 @@ typedef struct pascal_baseline_k {
   double ppt_published;
   double ppt_corrected;
 } pascal_baseline_k;
+
+/* Baselines for fixed phases (`pascal bounds`), misses per round in steady
+ * state: aligned 1; Che M (1 - C/N) (uniform scan rates, hit rate C/N);
+ * SDCM and both PPT-GPU forms on the exact symbolic reuse distances of
+ * pascal_reuse_distance_compute, with geometry ways x sets, or fully
+ * associative {C, 1} when both are 0 (then SDCM is exact LRU: SDCM-FA).
+ * Same domain as pascal/static.h (1 <= C < N). O(M^2); allocates O(M). */
+pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c,
+                                       const uint64_t *phases, size_t m,
+                                       uint64_t ways, uint64_t sets,
+                                       pascal_baseline_k *out,
+                                       pascal_error *err);
 
 /* A scan run: W >= 1 passes of N >= 1 blocks by M >= 1 workers, capacity
  * C >= 1 blocks (C >= N allowed), optional geometry ways x sets (both 0:
