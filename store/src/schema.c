@@ -16,17 +16,20 @@
 
 #include <stdio.h>
 
-/* Column definitions and CHECK of a run, shared by jobs and measurements. */
+/* Column definitions of a run, shared by jobs and measurements. */
 #define RUN_COLUMN_DEFS                                                        \
   "  o INTEGER NOT NULL, path TEXT, d INTEGER NOT NULL, m INTEGER NOT NULL,\n" \
   "  N INTEGER NOT NULL, W INTEGER NOT NULL,\n"                                \
   "  Mg INTEGER NOT NULL, Ng INTEGER NOT NULL, Kg INTEGER NOT NULL,\n"         \
-  "  repeat INTEGER NOT NULL CHECK (repeat >= 0),\n"                           \
+  "  repeat INTEGER NOT NULL CHECK (repeat >= 0),\n"
+
+/* The CHECK of a run (a table constraint: after every column). */
+#define RUN_CHECK                                                              \
   "  CHECK ((path IN ('sync', 'tma') AND o >= 1 AND m >= 0 AND N >= 1\n"       \
   "          AND W >= 1 AND Mg = 0 AND Ng = 0 AND Kg = 0\n"                    \
   "          AND (path = 'tma') = (d >= 1) AND d >= 0)\n"                      \
   "      OR (path IS NULL AND o = 0 AND d = 0 AND m = 0 AND N = 0 AND W = 0\n" \
-  "          AND Mg >= 1 AND Ng >= 1 AND Kg >= 1)),\n"
+  "          AND Mg >= 1 AND Ng >= 1 AND Kg >= 1))"
 
 /* A trigger that aborts `event` on `table` when the calibration `cal_expr`
  * (OLD.x or NEW.x) is frozen. */
@@ -73,6 +76,7 @@ static const char *const migrations[] = {
   "  max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),\n"
   "  last_error TEXT,\n"
   "  finished INTEGER,\n"
+  RUN_CHECK ",\n"
   "  CHECK (attempts >= 0 AND attempts <= max_attempts),\n"
   "  CHECK (state <> 'leased' OR (lease_token IS NOT NULL\n"
   "         AND lease_owner IS NOT NULL AND lease_expires IS NOT NULL))\n"
@@ -86,7 +90,8 @@ static const char *const migrations[] = {
   "  job INTEGER UNIQUE REFERENCES jobs (id),\n"
   RUN_COLUMN_DEFS
   "  fill_bytes REAL NOT NULL CHECK (fill_bytes >= 0),\n"
-  "  kernel_ns REAL CHECK (kernel_ns IS NULL OR kernel_ns > 0)\n"
+  "  kernel_ns REAL CHECK (kernel_ns IS NULL OR kernel_ns > 0),\n"
+  RUN_CHECK "\n"
   ") STRICT;\n"
   "CREATE INDEX measurements_by_calibration ON measurements (calibration, job);\n"
   "CREATE TABLE agents (\n"
