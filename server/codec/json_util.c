@@ -143,6 +143,11 @@ json_t *codec_real(double v)
   return isfinite(v) ? json_real(v) : NULL;
 }
 
+json_t *codec_real_or_null(double v)
+{
+  return isnan(v) ? json_null() : codec_real(v);
+}
+
 json_t *codec_uint(uint64_t v)
 {
   return v > (uint64_t)LLONG_MAX ? NULL : json_integer((json_int_t)v);

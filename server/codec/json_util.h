@@ -44,6 +44,8 @@ pascal_status codec_uint_value(const json_t *v, const char *field, uint64_t lo,
  * `key` when it is NULL, so a NaN never reaches the output. */
 json_t *codec_real(double v);
 json_t *codec_uint(uint64_t v);
+/* NaN (the core's "not applicable") becomes null; +-Inf is refused (NULL). */
+json_t *codec_real_or_null(double v);
 pascal_status codec_set(json_t *obj, const char *key, json_t *value, pascal_error *err);
 pascal_status codec_append(json_t *arr, json_t *value, const char *field,
                            pascal_error *err);
