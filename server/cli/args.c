@@ -80,7 +80,7 @@ static pascal_status parse_list(const char *text, const char *opt, uint64_t lo,
     char *comma = strchr(item, ',');
     if (comma)
       *comma = '\0';
-    char name[PASCAL_ERROR_FIELD_MAX];
+    char name[PASCAL_ERROR_FIELD_MAX + 24];
     snprintf(name, sizeof name, "%s[%zu]", opt, i);
     if ((st = parse_u64(item, name, lo, hi, &v[i], err)))
       goto fail;
