@@ -33,6 +33,36 @@ static void balanced_mape(void)
   CHECK_INT(pascal_balanced_mape(key, pred, obs, 0, 3, &out, &err), PASCAL_EINVAL);
 }
 
+static void add(pascal_calibration *cal, uint32_t m, uint32_t N, uint32_t W, double K);
+
+static void baselines_when_everything_fits(void)
+{
+  /* C = 1281 (not a multiple of 8: fully associative) >= N = 1024: the
+   * leader's reuse distance N - 1 < C hits in SDCM and PPT-GPU, and Che's hit
+   * rate is 1, so each baseline fills only the cold first pass: K = 1/W.
+   * Key m = 0 has K = 2 at W = 1 and 4: |1/2 - 1| = 0.5, |1/8 - 1| = 0.875,
+   * mean 68.75 %; aligned K = 1: 50 %. */
+  pascal_calibration cal;
+  pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
+  snprintf(cal.device.name, sizeof cal.device.name, "fits");
+  cal.device.sm_count = 48;
+  cal.device.capacity_blocks = 1281;
+  cal.device.block_bytes = 16384;
+  const uint32_t ms[] = {0, 4, 8};
+  const double ks[] = {2, 3, 5};
+  for (int i = 0; i < 3; i++)
+    for (uint32_t W = 1; W <= 4; W *= 4)
+      add(&cal, ms[i], 1024, W, ks[i]);
+  pascal_loko_report rep;
+  CHECK_INT(pascal_loko_run(&cal, &rep, NULL), PASCAL_OK);
+  CHECK_NEAR(rep.keys[0].mape[PASCAL_METHOD_SDCM], 68.75, 1e-9);
+  CHECK_NEAR(rep.keys[0].mape[PASCAL_METHOD_PPTGPU], 68.75, 1e-9);
+  CHECK_NEAR(rep.keys[0].mape[PASCAL_METHOD_CHE], 68.75, 1e-9);
+  CHECK_NEAR(rep.keys[0].mape[PASCAL_METHOD_ALIGNED], 50, 1e-9);
+  pascal_loko_report_free(&rep);
+  pascal_calibration_free(&cal);
+}
+
 static void add(pascal_calibration *cal, uint32_t m, uint32_t N, uint32_t W, double K)
 {
   pascal_scan_run r = {.key = {1, PASCAL_PATH_TMA, 1, m}, .N = N, .W = W};
@@ -101,6 +131,7 @@ int main(void)
 {
   balanced_mape();
   loko_hand_worked();
+  baselines_when_everything_fits();
   method_names();
   return check_summary();
 }
