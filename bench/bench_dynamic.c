@@ -32,56 +32,55 @@ static int synth(pascal_workload w, pascal_calibration *cal)
   return 0;
 }
 
-/* Median nanoseconds per scan prediction over batches of BATCH queries that
- * cycle through unmeasured computes, sizes and horizons. */
-static double bench_scan_predict(const pascal_model *md, int samples, unsigned *rules)
+/* One query q of a mix; returns K (or -1 when refused) and counts its rule
+ * in rules[0..3] (rules[4]: refused) when rules is not NULL. */
+typedef double (*query_fn)(const pascal_model *md, unsigned q, unsigned *rules);
+
+/* Scan queries cycling through families (one with an uncalibrated depth),
+ * computes 0..17, sizes between and outside the calibrated ones, horizons. */
+static double scan_query(const pascal_model *md, unsigned q, unsigned *rules)
 {
   static const uint32_t o_path_d[][3] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 1}, {1, 1, 2},
                                          {1, 1, 3}, {1, 1, 4}, {2, 1, 2}, {2, 1, 4}};
   static const uint32_t sizes[] = {2048, 2560, 4096, 6000};
   static const double horizons[] = {1, 8, 32, 80};
-  double *t = malloc((size_t)samples * sizeof *t);
-  volatile double sink = 0;
-  unsigned q = 0;
-  for (int s = 0; s < samples; s++) {
-    double t0 = bench_now_ns();
-    for (int i = 0; i < BATCH; i++, q++) {
-      const uint32_t *f = o_path_d[q % 8];
-      pascal_scan_key key = {f[0], (pascal_path)f[1], f[2], (q / 8) % 18};
-      pascal_scan_prediction p;
-      if (pascal_model_predict_scan(md, &key, sizes[(q / 3) % 4], horizons[(q / 5) % 4], &p,
-                                    NULL) == PASCAL_OK) {
-        sink += p.K;
-        if (s == 0)
-          rules[p.why.rule]++;
-      } else if (s == 0) {
-        rules[4]++;
-      }
-    }
-    t[s] = (bench_now_ns() - t0) / BATCH;
-  }
-  double med = bench_median(t, (size_t)samples);
-  free(t);
-  (void)sink;
-  return med;
+  const uint32_t *f = o_path_d[q % 8];
+  pascal_scan_key key = {f[0], (pascal_path)f[1], f[2], (q / 8) % 18};
+  pascal_scan_prediction p;
+  pascal_status st = pascal_model_predict_scan(md, &key, sizes[(q / 3) % 4],
+                                               horizons[(q / 5) % 4], &p, NULL);
+  if (rules)
+    rules[st ? 4 : p.why.rule]++;
+  return st ? -1 : p.K;
 }
 
-static double bench_gemm_predict(const pascal_model *md, int samples)
+/* The paper's held-out GEMM shapes (60). */
+static double gemm_query(const pascal_model *md, unsigned q, unsigned *rules)
 {
   static const uint32_t mg[] = {640, 896, 1280, 2560, 5120};
   static const uint32_t ng[] = {640, 896, 1280, 2560};
   static const uint32_t kg[] = {1280, 2560, 5120};
+  pascal_gemm_shape shape = {mg[q % 5], ng[(q / 5) % 4], kg[(q / 20) % 3]};
+  pascal_gemm_prediction p;
+  pascal_status st = pascal_model_predict_gemm(md, &shape, &p, NULL);
+  if (rules)
+    rules[st ? 4 : p.why.rule]++;
+  return st ? -1 : p.K;
+}
+
+/* Median nanoseconds per query over `samples` batches of BATCH queries; the
+ * first batch's rules are counted. */
+static double bench_predict(const pascal_model *md, query_fn fn, int samples, unsigned *rules)
+{
   double *t = malloc((size_t)samples * sizeof *t);
   volatile double sink = 0;
   unsigned q = 0;
+  if (!t)
+    return -1;
   for (int s = 0; s < samples; s++) {
     double t0 = bench_now_ns();
-    for (int i = 0; i < BATCH; i++, q++) {
-      pascal_gemm_shape shape = {mg[q % 5], ng[(q / 5) % 4], kg[(q / 20) % 3]};
-      pascal_gemm_prediction p;
-      if (pascal_model_predict_gemm(md, &shape, &p, NULL) == PASCAL_OK)
-        sink += p.K;
-    }
+    for (int i = 0; i < BATCH; i++, q++)
+      sink += fn(md, q, s == 0 ? rules : NULL);
     t[s] = (bench_now_ns() - t0) / BATCH;
   }
   double med = bench_median(t, (size_t)samples);
@@ -131,14 +130,14 @@ int main(int argc, char **argv)
   pascal_calibration scan, gemm;
   pascal_model *scan_model = NULL, *gemm_model = NULL;
   pascal_loko_report rep;
-  unsigned rules[5] = {0};
+  unsigned rules[5] = {0}, gemm_rules[5] = {0};
   if (synth(PASCAL_WORKLOAD_SCAN, &scan) || synth(PASCAL_WORKLOAD_GEMM, &gemm) ||
       pascal_model_fit(&scan, &scan_model, NULL) || pascal_model_fit(&gemm, &gemm_model, NULL)) {
     fprintf(stderr, "bench_dynamic: setup failed\n");
     return 1;
   }
-  double scan_ns = bench_scan_predict(scan_model, 100 * scale, rules);
-  double gemm_ns = bench_gemm_predict(gemm_model, 50 * scale);
+  double scan_ns = bench_predict(scan_model, scan_query, 100 * scale, rules);
+  double gemm_ns = bench_predict(gemm_model, gemm_query, 50 * scale, gemm_rules);
   double fit_ns = bench_fit(&scan, 30 * scale);
   double gemm_fit_ns = bench_fit(&gemm, 30 * scale);
   double loko_ns = bench_loko(&scan, 3 * scale, &rep);
@@ -148,6 +147,8 @@ int main(int argc, char **argv)
   printf("    query mix: exact %u, graph %u, clamp %u, depth-fallback %u, refused %u\n",
          rules[0], rules[1], rules[2], rules[3], rules[4]);
   printf("  gemm predict (120-shape model):            %8.3f us  (budget 5 us)\n", gemm_ns / 1e3);
+  printf("    query mix: exact %u, graph %u, clamp %u, refused %u\n", gemm_rules[0],
+         gemm_rules[1], gemm_rules[2], gemm_rules[4]);
   printf("  fit 756-run scan calibration:              %8.3f ms  (budget 50 ms)\n", fit_ns / 1e6);
   printf("  fit 120-run gemm calibration:              %8.3f ms\n", gemm_fit_ns / 1e6);
   printf("  LOKO over %zu keys (756 runs):              %8.3f ms  (budget 2000 ms)\n",
