@@ -83,7 +83,7 @@ pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c,
   return PASCAL_OK;
 }
 
-pascal_status pascal_baseline_scan_k(const pascal_scan_run *run,
+pascal_status pascal_baseline_scan_k(const pascal_baseline_scan *run,
                                      pascal_baseline_k *steady,
                                      pascal_baseline_k *whole_run,
                                      pascal_error *err)
@@ -131,7 +131,7 @@ pascal_status pascal_baseline_scan_k(const pascal_scan_run *run,
   return PASCAL_OK;
 }
 
-static pascal_status check_gemm(const pascal_gemm_run *run, uint64_t *requests,
+static pascal_status check_gemm(const pascal_baseline_gemm *run, uint64_t *requests,
                                 pascal_error *err)
 {
   if (!run)
@@ -155,7 +155,7 @@ static pascal_status check_gemm(const pascal_gemm_run *run, uint64_t *requests,
 /* The uniform-advance GEMM trace: waves of M CTAs in raster order, lockstep
  * over k, A(i, k) then B(k, j) per CTA. A tiles are 0 .. n_r n_k - 1, B tiles
  * follow. */
-static void gemm_trace(const pascal_gemm_run *run, uint64_t *trace)
+static void gemm_trace(const pascal_baseline_gemm *run, uint64_t *trace)
 {
   uint64_t ctas = run->n_r * run->n_c, b_base = run->n_r * run->n_k, t = 0;
   for (uint64_t start = 0; start < ctas; start += run->m) {
@@ -171,7 +171,7 @@ static void gemm_trace(const pascal_gemm_run *run, uint64_t *trace)
 }
 
 /* Che on the GEMM's request rates (A tiles n_c each, B tiles n_r each). */
-static pascal_status gemm_che_hit(const pascal_gemm_run *run, uint64_t tiles,
+static pascal_status gemm_che_hit(const pascal_baseline_gemm *run, uint64_t tiles,
                                   double *hit, pascal_error *err)
 {
   double *rates = malloc(tiles * sizeof *rates);
@@ -187,7 +187,7 @@ static pascal_status gemm_che_hit(const pascal_gemm_run *run, uint64_t tiles,
   return st;
 }
 
-pascal_status pascal_baseline_gemm_k(const pascal_gemm_run *run,
+pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run,
                                      pascal_baseline_k *out, double *k0,
                                      pascal_error *err)
 {

@@ -38,7 +38,7 @@ static void from_baseline(const pascal_baseline_k *k, loko_baseline_k *out)
 pascal_status loko_baselines_scan(uint64_t N, uint64_t W, uint64_t M, uint64_t C,
                                   loko_baseline_k *out, pascal_error *err)
 {
-  pascal_scan_run run = {.n = N, .w = W, .m = (size_t)M, .c = C};
+  pascal_baseline_scan run = {.n = N, .w = W, .m = (size_t)M, .c = C};
   pascal_baseline_k whole;
   set_geometry(C, &run.ways, &run.sets);
   *out = (loko_baseline_k){.aligned = 1, .sdcm = NAN, .pptgpu = NAN, .che = NAN};
@@ -55,7 +55,7 @@ pascal_status loko_baselines_gemm(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint
   *out = (loko_baseline_k){.aligned = k0, .sdcm = NAN, .pptgpu = NAN, .che = NAN};
   if (!(tile_bytes > 0) || c_bytes / tile_bytes < 1)
     return PASCAL_OK;
-  pascal_gemm_run run = {.n_r = n_r, .n_c = n_c, .n_k = n_k, .m = (size_t)M,
+  pascal_baseline_gemm run = {.n_r = n_r, .n_c = n_c, .n_k = n_k, .m = (size_t)M,
                          .c = (uint64_t)(c_bytes / tile_bytes)};
   pascal_baseline_k k;
   set_geometry(run.c, &run.ways, &run.sets);

@@ -126,7 +126,7 @@ static void test_static_phases(void)
 
 static void test_scan_runs(void)
 {
-  pascal_scan_run run = {100, 4, 8, 25, 0, 0};
+  pascal_baseline_scan run = {100, 4, 8, 25, 0, 0};
   pascal_baseline_k st, whole;
   CHECK(pascal_baseline_scan_k(&run, &st, &whole, NULL) == PASCAL_OK);
   CHECK(st.aligned == 1.0 && whole.aligned == 1.0);
@@ -142,7 +142,7 @@ static void test_scan_runs(void)
   CHECK(pascal_baseline_scan_k(&run, &st, &whole, NULL) == PASCAL_OK);
   CHECK_NEAR(st.sdcm, 1.0 - 0.21523670392871702, 1e-12);
   CHECK_NEAR(whole.sdcm, (1.0 + 3.0 * st.sdcm) / 4.0, 1e-12);
-  pascal_scan_run fits = {100, 5, 8, 100, 0, 0};
+  pascal_baseline_scan fits = {100, 5, 8, 100, 0, 0};
   CHECK(pascal_baseline_scan_k(&fits, &st, &whole, NULL) == PASCAL_OK);
   CHECK(st.sdcm == 0.0 && st.che == 0.0);
   CHECK_NEAR(whole.sdcm, 0.2, 1e-15); /* only the cold pass: 1/W */
@@ -153,7 +153,7 @@ static void test_gemm_runs(void)
 {
   /* 2x2 tiles, n_k = 1: trace A0 B0 A0 B1 A1 B0 A1 B1 with distances
    * cold cold 1 cold cold 3 1 2 */
-  pascal_gemm_run run = {2, 2, 1, 4, 2, 0, 0};
+  pascal_baseline_gemm run = {2, 2, 1, 4, 2, 0, 0};
   pascal_baseline_k k;
   double k0;
   CHECK(pascal_baseline_gemm_k(&run, &k, &k0, NULL) == PASCAL_OK);
@@ -208,19 +208,19 @@ static void test_errors(void)
   CHECK(pascal_che_scan(0, 1, &p, &err) == PASCAL_EINVAL);
   CHECK(strcmp(err.field, "N") == 0);
   pascal_baseline_k k;
-  pascal_scan_run bad[] = {{0, 1, 1, 1, 0, 0}, {8, 0, 1, 1, 0, 0}, {8, 1, 0, 1, 0, 0},
+  pascal_baseline_scan bad[] = {{0, 1, 1, 1, 0, 0}, {8, 0, 1, 1, 0, 0}, {8, 1, 0, 1, 0, 0},
                            {8, 1, 1, 0, 0, 0}, {8, 1, 1, 4, 4, 0}};
   const char *fields[] = {"N", "W", "M", "C", "sets"};
   for (int i = 0; i < 5; i++) {
     CHECK(pascal_baseline_scan_k(&bad[i], &k, NULL, &err) == PASCAL_EINVAL);
     CHECK(strcmp(err.field, fields[i]) == 0);
   }
-  pascal_gemm_run gemm = {2, 2, 0, 4, 2, 0, 0};
+  pascal_baseline_gemm gemm = {2, 2, 0, 4, 2, 0, 0};
   CHECK(pascal_baseline_gemm_k(&gemm, &k, NULL, &err) == PASCAL_EINVAL);
   CHECK(strcmp(err.field, "n_k") == 0);
-  pascal_gemm_run big = {1u << 12, 1u << 12, 1u << 12, 4, 2, 0, 0};
+  pascal_baseline_gemm big = {1u << 12, 1u << 12, 1u << 12, 4, 2, 0, 0};
   CHECK(pascal_baseline_gemm_k(&big, &k, NULL, &err) == PASCAL_ERANGE);
-  pascal_gemm_run no_m = {2, 2, 2, 0, 2, 0, 0};
+  pascal_baseline_gemm no_m = {2, 2, 2, 0, 2, 0, 0};
   CHECK(pascal_baseline_gemm_k(&no_m, &k, NULL, &err) == PASCAL_EINVAL);
   CHECK(strcmp(err.field, "M") == 0);
 }
