@@ -32,25 +32,29 @@ cudaError_t pascal_kern_open_plan_make(int device, const pascal_kern_open_config
     return cudaErrorInvalidValue;
   const void *fn = pascal_kern_open_function(cfg->tma);
   int optin = 0;
+  cudaFuncAttributes attr;
   cudaError_t e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e == cudaSuccess) e = cudaFuncGetAttributes(&attr, fn);
+  if (e != cudaSuccess) return e;
+  /* Static plus dynamic shared memory may not exceed the opt-in maximum. */
+  const int max_dyn = optin - (int)attr.sharedSizeBytes;
+  e = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
+                           (int)cudaSharedmemCarveoutMaxShared);
   if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
-                             (int)cudaSharedmemCarveoutMaxShared);
-  if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+    e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, max_dyn);
   if (e != cudaSuccess) return e;
 
   out->priming = cfg->tma ? pascal_kern_tma_priming(cfg->d) : 0u;
   out->smem_bytes = 0;
   out->occupancy = 0;
   const size_t need = cfg->tma ? tma_need(cfg->d, cfg->block_bytes) : 0u;
-  if (need > (size_t)optin) return cudaErrorInvalidConfiguration;
+  if (max_dyn <= 0 || need > (size_t)max_dyn) return cudaErrorInvalidConfiguration;
 
   /* Occupancy is non-increasing in the shared-memory size: find the smallest
-   * size in [need, optin] whose occupancy is at most o. */
+   * size in [need, max_dyn] whose occupancy is at most o. */
   int occ = 0;
   if ((e = occupancy_at(fn, need, &occ)) != cudaSuccess) return e;
-  size_t lo = need, hi = (size_t)optin;
+  size_t lo = need, hi = (size_t)max_dyn;
   if (occ > (int)cfg->o) {
     int occ_hi = 0;
     if ((e = occupancy_at(fn, hi, &occ_hi)) != cudaSuccess) return e;

@@ -88,12 +88,16 @@ void test_occupancy(const pascal_cuda_info &in) {
   for (int tma = 0; tma <= 1; ++tma)
     for (uint32_t o = 1; o <= 4; ++o) {
       pascal_kern_open_config cfg{o, tma, tma ? 2u : 0u, 0, kB};
+      const uint64_t need = tma ? 2 * kB + 128 : 0;
+      if (o * (need + 2048) > in.smem_per_sm) continue; /* o buffers sets cannot fit */
       pascal_kern_open_plan plan;
       CHECK(pascal_kern_open_plan_make(0, &cfg, &plan) == cudaSuccess);
       CHECK_INT(plan.occupancy, o);
-      /* Independent of the occupancy API: o + 1 CTAs (with the 1 KiB the
-       * hardware reserves per CTA) must not fit in one SM's shared memory. */
-      CHECK((o + 1) * (plan.smem_bytes + 1024) > in.smem_per_sm);
+      /* Independent of the occupancy API: o CTAs fit in one SM's shared
+       * memory and o + 1 do not, even allowing each CTA 2 KiB beyond its
+       * dynamic size (1 KiB reserved, static scratch, allocation granularity). */
+      CHECK(o * plan.smem_bytes <= in.smem_per_sm);
+      CHECK((o + 1) * (plan.smem_bytes + 2048) > in.smem_per_sm);
     }
   pascal_kern_open_config too_many{64, 0, 0, 0, kB};
   pascal_kern_open_plan plan;
