@@ -17,9 +17,8 @@ pascal_status pascal_cuda_fail(pascal_error *err, const char *what, cudaError_t 
   case cudaErrorInvalidDeviceFunction:
     return pascal_error_set(err, PASCAL_ENOTFOUND, "device",
                             "%s: no kernel image for this GPU's architecture in this build "
-                            "(built for sm_90, sm_100, sm_110, sm_120, sm_121; set "
-                            "PASCAL_CUDA_ARCHITECTURES)",
-                            what);
+                            "(built for sm_%s; rebuild with PASCAL_CUDA_ARCHITECTURES)",
+                            what, PASCAL_CUDA_ARCHS);
   case cudaErrorNoDevice:
   case cudaErrorInsufficientDriver:
     return pascal_error_set(err, PASCAL_ENOTFOUND, "device", "%s: no usable CUDA device (%s)",

@@ -25,8 +25,12 @@ void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes) {
   fprintf(out, "smem per SM   %llu bytes\n", (unsigned long long)in.smem_per_sm);
   fprintf(out, "TMA priming   n_p = %u at d = 4 (this binary: n_p = %s)\n",
           pascal_kern_tma_priming(4), pascal_kern_tma_priming(4) == 3 ? "d-1" : "d");
-  fprintf(out, "fill metric   %s (x %g bytes)\n", rig.metric().name.c_str(),
-          rig.metric().bytes_per_unit);
+  size_t passes = 0;
+  pascal_error err;
+  if (pascal_cupti_pass_count(in.chip, nullptr, {rig.metric().name}, &passes, &err) != PASCAL_OK)
+    passes = 0;
+  fprintf(out, "fill metric   %s (x %g bytes, %zu replay pass(es))\n", rig.metric().name.c_str(),
+          rig.metric().bytes_per_unit, passes);
   const pascal_cuda_cold_read &c = rig.cold_read();
   fprintf(out, "cold read     %.0f bytes:", c.bytes);
   for (size_t i = 0; i < c.metrics.size(); ++i)
