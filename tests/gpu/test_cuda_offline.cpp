@@ -5,6 +5,7 @@
  * proposal of C, job validation, the host references the kernels are checked
  * against, and clear errors from the backend when no device is present.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <string>
@@ -29,7 +30,10 @@ static std::vector<std::string> names(const std::vector<pascal_fill_metric> &v) 
   return out;
 }
 
-/* CUPTI 13.0's tables, as listed by the Profiler Host API for each chip. */
+/* CUPTI 13.0's tables, as listed by the Profiler Host API for each chip.
+ * Not under AddressSanitizer: CUPTI's host API dlopens libnvperf_host.so with
+ * RTLD_DEEPBIND, which the ASan runtime refuses (google/sanitizers#611). */
+#ifndef __SANITIZE_ADDRESS__
 static void test_fill_choice(void) {
   pascal_fill_choice c;
   pascal_error err;
@@ -70,6 +74,7 @@ static void test_fill_choice(void) {
             PASCAL_ENOTFOUND);
   CHECK(strstr(err.message, "dram__bytes_read.sum") != nullptr);
 }
+#endif
 
 static void test_fill_pick(void) {
   /* 1e9 bytes read once: 0.95e9 is in range and closer (in log) than 1.25e9. */
@@ -184,7 +189,11 @@ static void test_no_device_errors(void) {
 }
 
 int main(void) {
+#ifdef __SANITIZE_ADDRESS__
+  printf("note: CUPTI host-table checks skipped under AddressSanitizer\n");
+#else
   test_fill_choice();
+#endif
   test_fill_pick();
   test_capacity_propose();
   test_job_check();
