@@ -24,16 +24,16 @@ extern "C" {
 
 #include <cuda_runtime.h>
 
+/* CUPTI 13.0's tables, as listed by the Profiler Host API for each chip.
+ * Not under AddressSanitizer: CUPTI's host API dlopens libnvperf_host.so with
+ * RTLD_DEEPBIND, which the ASan runtime refuses (google/sanitizers#611). */
+#ifndef __SANITIZE_ADDRESS__
 static std::vector<std::string> names(const std::vector<pascal_fill_metric> &v) {
   std::vector<std::string> out;
   for (const pascal_fill_metric &m : v) out.push_back(m.name);
   return out;
 }
 
-/* CUPTI 13.0's tables, as listed by the Profiler Host API for each chip.
- * Not under AddressSanitizer: CUPTI's host API dlopens libnvperf_host.so with
- * RTLD_DEEPBIND, which the ASan runtime refuses (google/sanitizers#611). */
-#ifndef __SANITIZE_ADDRESS__
 static void test_fill_choice(void) {
   pascal_fill_choice c;
   pascal_error err;
