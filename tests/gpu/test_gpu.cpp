@@ -24,6 +24,7 @@ extern "C" {
 #include "check.h"
 }
 #include "cuda_rig.h"
+#include "pascal/static.h"
 #include "reference.h"
 
 #include <cuda_runtime.h>
@@ -37,7 +38,7 @@ const uint32_t kB = 16384;
 /* Gap law (paper Eq. waterfill / ttl), written out independently of libpascal:
  * the cyclic gaps of the distinct phases, the waterline theta with
  * sum_i min(g_i, theta) = C, T* = floor(theta). Steady state: K = #{g_i > T*}.
- * Over a finite run of h rounds from a cold cache, a phase whose leader gap
+ * (libpascal's pascal_static_analyze must agree on K.) Over a finite run of h rounds from a cold cache, a phase whose leader gap
  * is within T* misses only on the min(g_i, h) blocks nobody touched before,
  * the others miss every round, so the run's K is
  * sum_i (g_i > T* ? h : min(g_i, h)) / h. */
@@ -70,6 +71,10 @@ gap_law gap_law_eval(std::vector<uint64_t> phases, uint64_t n, uint64_t c, uint6
     misses += g > t ? (double)h : (double)std::min(g, h);
   }
   out.k_run = misses / (double)h;
+  /* The independent steady-state count agrees with libpascal's gap law. */
+  pascal_static_result lib;
+  CHECK(pascal_static_analyze(n, c, phases.data(), phases.size(), &lib, nullptr) == PASCAL_OK);
+  CHECK_INT(lib.k_ttl, out.k);
   return out;
 }
 
