@@ -293,9 +293,10 @@ pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metr
     if (pass >= 64)
       return pascal_error_set(err, PASCAL_ERANGE, "cupti", "more than 64 replay passes needed");
     if ((st = prepare(ctx, err)) != PASCAL_OK) return st;
-    if (cudaDeviceSynchronize() != cudaSuccess)
+    const cudaError_t fe = cudaDeviceSynchronize();
+    if (fe != cudaSuccess)
       return pascal_error_set(err, PASCAL_EINVAL, "device", "L2 flush failed: %s",
-                              cudaGetErrorString(cudaGetLastError()));
+                              cudaGetErrorString(fe));
     auto stp = CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
     stp.pRangeProfilerObject = rp;
     if ((r = cuptiRangeProfilerStart(&stp)) != CUPTI_SUCCESS)
