@@ -12,8 +12,6 @@
 #include "cuda_rig.h"
 #include "job_check.h"
 
-#define PASCAL_CUDA_API extern "C" __attribute__((visibility("default")))
-
 struct pascal_backend {
   pascal_cuda_rig *rig;
   uint32_t capacity_blocks; /* 0 until the capacity scan ran */

@@ -94,6 +94,10 @@ private:
   friend struct pascal_rig_launch;
 };
 
+/* The two entry points the shared library exports (C ABI); everything else
+ * stays hidden. */
+#define PASCAL_CUDA_API extern "C" __attribute__((visibility("default")))
+
 /* Map a CUDA runtime error of `what` to a status and message (no kernel
  * image for this architecture, no device, out of memory, ...). */
 pascal_status pascal_cuda_fail(pascal_error *err, const char *what, cudaError_t e);

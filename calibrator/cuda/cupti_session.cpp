@@ -152,6 +152,14 @@ pascal_status current_context(CUcontext *out, pascal_error *err) {
 
 } // namespace
 
+struct pascal_cupti_session::config {
+  std::vector<std::string> metrics;
+  host_config host;
+  std::vector<uint8_t> image;
+};
+
+pascal_cupti_session::pascal_cupti_session() = default;
+
 pascal_status pascal_cupti_metric_known(const std::string &chip, const uint8_t *availability,
                                         const char *metric, bool *out, pascal_error *err) {
   host_config h;
@@ -232,6 +240,7 @@ fail:
 }
 
 pascal_cupti_session::~pascal_cupti_session() {
+  config_.reset(); /* host objects go before the profiler is deinitialized */
   if (profiler_ != nullptr) {
     auto dp = CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
     dp.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object *>(profiler_);
@@ -248,10 +257,16 @@ pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metr
                                             void *ctx, std::vector<double> *values,
                                             pascal_error *err) {
   auto *rp = static_cast<CUpti_RangeProfiler_Object *>(profiler_);
-  host_config h;
-  std::vector<uint8_t> config, counters;
-  pascal_status st = build_config(&h, chip_, avail_.data(), metrics, &config, err);
-  if (st != PASCAL_OK) return st;
+  pascal_status st = PASCAL_OK;
+  if (!config_ || config_->metrics != metrics) {
+    std::unique_ptr<config> c(new config());
+    c->metrics = metrics;
+    if ((st = build_config(&c->host, chip_, avail_.data(), metrics, &c->image, err)) != PASCAL_OK)
+      return st;
+    config_ = std::move(c);
+  }
+  const std::vector<uint8_t> &image = config_->image;
+  std::vector<uint8_t> counters;
   std::vector<const char *> names = c_names(metrics);
   CUptiResult r;
 
@@ -273,8 +288,8 @@ pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metr
 
   auto cp = CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
   cp.pRangeProfilerObject = rp;
-  cp.configSize = config.size();
-  cp.pConfig = config.data();
+  cp.configSize = image.size();
+  cp.pConfig = image.data();
   cp.counterDataImageSize = counters.size();
   cp.pCounterDataImage = counters.data();
   cp.range = CUPTI_UserRange;
@@ -333,7 +348,7 @@ pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metr
 
   values->assign(metrics.size(), 0.0);
   auto ev = CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-  ev.pHostObject = h.object();
+  ev.pHostObject = config_->host.object();
   ev.pCounterDataImage = counters.data();
   ev.counterDataImageSize = counters.size();
   ev.rangeIndex = 0;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,8 +53,13 @@ public:
                         pascal_cupti_step launch, void *ctx, std::vector<double> *values,
                         pascal_error *err);
 
+  /* The config of the last metric list measured, reused while the list is
+   * unchanged (every job of a calibration reads the same counter). */
+  struct config;
+
 private:
-  pascal_cupti_session() = default;
+  pascal_cupti_session();
+  std::unique_ptr<config> config_;
   std::string chip_;
   std::vector<uint8_t> avail_;
   void *profiler_ = nullptr; /* CUpti_RangeProfiler_Object* */

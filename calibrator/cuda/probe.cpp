@@ -11,8 +11,6 @@
 #include "capacity.h"
 #include "cuda_rig.h"
 
-#define PASCAL_CUDA_API extern "C" __attribute__((visibility("default")))
-
 namespace {
 
 void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes) {
