@@ -104,7 +104,8 @@ void test_gemm_full(void) {
   CHECK(cudaMemcpy(got.data(), c, got.size() * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
   long bad = 0;
   for (uint32_t r = 0; r < mg; ++r)
-    for (uint32_t q = 0; q < ng; ++q) bad += (double)got[(size_t)r * ng + q] != pascal_ref_gemm_element(kg, r, q);
+    for (uint32_t q = 0; q < ng; ++q)
+      bad += (double)got[(size_t)r * ng + q] != pascal_ref_gemm_element(kg, r, q);
   CHECK_INT(bad, 0);
   cudaFree(a);
   cudaFree(b);
@@ -115,8 +116,7 @@ void test_occupancy(const pascal_cuda_info &in) {
   for (int tma = 0; tma <= 1; ++tma)
     for (uint32_t o = 1; o <= 4; ++o) {
       pascal_kern_open_config cfg{o, tma, tma ? 2u : 0u, 0, kB};
-      const uint64_t need = tma ? 2 * kB + 128 : 0;
-      if (o * (need + 2048) > in.smem_per_sm) continue; /* o buffers sets cannot fit */
+      if (!fits(cfg, in)) continue;
       pascal_kern_open_plan plan;
       CHECK(pascal_kern_open_plan_make(0, &cfg, &plan) == cudaSuccess);
       CHECK_INT(plan.occupancy, o);
