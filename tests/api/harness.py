@@ -250,7 +250,25 @@ class Daemon:
 SPEC_VALIDATOR = SpecValidator()
 
 
-class DaemonTest(unittest.TestCase):
+class ApiAsserts:
+    def req(self, *a, **k):
+        return self.d.request(*a, **k)
+
+    def assertStatus(self, resp, status, code=None):
+        self.assertEqual(resp.status, status, resp.raw[:500])
+        if code is not None:
+            self.assertEqual(resp.error_code(), code, resp.raw[:500])
+
+
+class Client(ApiAsserts, unittest.TestCase):
+    """The helpers below, for a daemon a test started itself."""
+
+    def __init__(self, daemon, admin, agent):
+        super().__init__()
+        self.d, self.admin, self.agent = daemon, admin, agent
+
+
+class DaemonTest(ApiAsserts, unittest.TestCase):
     """A test case with one daemon per class and admin/agent tokens."""
 
     daemon_args = ()
@@ -270,15 +288,6 @@ class DaemonTest(unittest.TestCase):
         cls.tmp.cleanup()
         if rc != 0:
             raise AssertionError("pascald exited with %r on SIGTERM" % rc)
-
-    def req(self, *a, **k):
-        return self.d.request(*a, **k)
-
-    def assertStatus(self, resp, status, code=None):
-        self.assertEqual(resp.status, status, resp.raw[:500])
-        if code is not None:
-            self.assertEqual(resp.error_code(), code, resp.raw[:500])
-
 
 # --- a small calibration made through the jobs API ------------------------------
 
