@@ -38,7 +38,6 @@ struct simdev_slot {
 };
 
 typedef struct scan_run {
-  pascal_simdev *dev;
   simdev_mem *mem;
   simdev_heap *heap;
   simdev_slot *slots;
@@ -234,7 +233,6 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   const pascal_simdev_profile *p = &dev->profile;
   scan_run r;
   memset(&r, 0, sizeof r);
-  r.dev = dev;
   r.M = p->sm_count * scan->o;
   r.N = (uint32_t)scan->N;
   r.tma = scan->path_tma;
