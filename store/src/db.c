@@ -158,12 +158,12 @@ pascal_store_status store_fail(pascal_error *err, pascal_store_status status,
 {
   if (!err)
     return status;
-  err->status = core_status(status);
-  snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+  char message[PASCAL_ERROR_MESSAGE_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  vsnprintf(message, sizeof message, fmt, ap);
   va_end(ap);
+  pascal_error_set(err, core_status(status), field, "%s", message);
   return status;
 }
 

@@ -44,11 +44,9 @@ static int secret_equal(const char *stored, const char *given)
 static pascal_store_status load_job(pascal_store *s, int64_t id, job_row *out,
                                     pascal_error *err)
 {
-  sqlite3_stmt *st = store_stmt_get(s, ST_JOB_GET);
+  sqlite3_stmt *st = NULL;
   int row = 0;
-  if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK)
-    return store_sql_error(s->db, sqlite3_errcode(s->db), "job", err);
-  pascal_store_status status = store_step_row(s, st, &row, "job", err);
+  pascal_store_status status = store_row_by_id(s, ST_JOB_GET, id, &st, &row, "job", err);
   if (status == PASCAL_STORE_OK && !row)
     status = store_fail(err, PASCAL_STORE_NOT_FOUND, "job", "no job %lld",
                         (long long)id);
@@ -260,11 +258,10 @@ static pascal_store_status compare_done(pascal_store *s, int64_t job,
                                         double fill_bytes, double kernel_ns,
                                         pascal_error *err)
 {
-  sqlite3_stmt *st = store_stmt_get(s, ST_MEAS_OF_JOB);
+  sqlite3_stmt *st = NULL;
   int row = 0;
-  if (sqlite3_bind_int64(st, 1, job) != SQLITE_OK)
-    return store_sql_error(s->db, sqlite3_errcode(s->db), "result", err);
-  pascal_store_status status = store_step_row(s, st, &row, "result", err);
+  pascal_store_status status =
+      store_row_by_id(s, ST_MEAS_OF_JOB, job, &st, &row, "result", err);
   if (status == PASCAL_STORE_OK) {
     /* kernel_ns NULL reads as 0.0, which is how "not measured" is given. */
     int same = row && sqlite3_column_double(st, 0) == fill_bytes &&
