@@ -41,6 +41,18 @@ static int secret_equal(const char *stored, const char *given)
   return diff == 0;
 }
 
+/* Copy src into dst[size], truncating at a UTF-8 character boundary so that
+ * a valid UTF-8 message stays valid (pascald serializes it as JSON). */
+static void copy_message(char *dst, size_t size, const char *src)
+{
+  size_t len = strnlen(src, size - 1);
+  if (src[len] != '\0')
+    while (len > 0 && ((unsigned char)src[len] & 0xc0) == 0x80)
+      len--; /* src[len] is a continuation byte: cut before its lead byte */
+  memcpy(dst, src, len);
+  dst[len] = '\0';
+}
+
 static pascal_store_status load_job(pascal_store *s, int64_t id, job_row *out,
                                     pascal_error *err)
 {
@@ -332,7 +344,7 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
   if (status)
     return status;
   char text[PASCAL_STORE_MESSAGE_MAX];
-  snprintf(text, sizeof text, "%s", message && *message ? message : "failed");
+  copy_message(text, sizeof text, message && *message ? message : "failed");
   job_row row;
   int got = 0;
   int next = PASCAL_STORE_QUEUED;
