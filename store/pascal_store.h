@@ -267,6 +267,7 @@ pascal_store_status pascal_store_calibration_import(
 typedef struct pascal_store_job {
   int64_t id;
   int64_t calibration;
+  char device[PASCAL_STORE_NAME_MAX];       /* of the calibration */
   pascal_store_workload workload;
   pascal_store_job_state state;
   pascal_store_run run;

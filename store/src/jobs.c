@@ -21,7 +21,7 @@
 
 /* Column positions of JOB_COLUMNS (db.c). */
 enum { J_ID, J_CAL, J_WORKLOAD, J_STATE, J_BLOCK_BYTES, J_OWNER, J_EXPIRES,
-       J_ATTEMPTS, J_MAX_ATTEMPTS, J_LAST_ERROR, J_TOKEN, J_RUN };
+       J_ATTEMPTS, J_MAX_ATTEMPTS, J_LAST_ERROR, J_TOKEN, J_DEVICE, J_RUN };
 
 /* A job as read inside a transaction, with its current lease token. */
 typedef struct job_row {
@@ -78,6 +78,7 @@ static pascal_store_status load_job(pascal_store *s, int64_t id, job_row *out,
     j->max_attempts = (uint32_t)sqlite3_column_int64(st, J_MAX_ATTEMPTS);
     store_column_copy(st, J_LAST_ERROR, j->last_error, sizeof j->last_error);
     store_column_copy(st, J_TOKEN, out->token, sizeof out->token);
+    store_column_copy(st, J_DEVICE, j->device, sizeof j->device);
     store_read_run(st, J_RUN, &j->run);
   }
   sqlite3_reset(st);

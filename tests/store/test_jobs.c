@@ -25,6 +25,7 @@ static void test_claim_order_and_fields(void)
                                    LEASE, &j1, &claimed, NULL), PASCAL_STORE_OK);
   CHECK_INT(claimed, 1);
   CHECK_INT(j1.calibration, cal);
+  CHECK(strcmp(j1.device, "gb10") == 0);
   CHECK_INT(j1.state, PASCAL_STORE_LEASED);
   CHECK_INT(j1.workload, PASCAL_STORE_SCAN);
   CHECK_INT(j1.block_bytes, 16384);
