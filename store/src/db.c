@@ -29,7 +29,7 @@
 
 /* The job row read by jobs.c: job columns, then its calibration's workload
  * and its device's block size, its lease token and device name, then the
- * run.
+ * run. */
 #define JOB_COLUMNS                                                           \
   "j.id, j.calibration, c.workload, j.state, dv.block_bytes,"                 \
   " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"              \
