@@ -34,10 +34,11 @@ void pascal_store_calibration_array_free(pascal_store_calibration *a,
   free(a);
 }
 
-static pascal_store_status read_calibration(sqlite3_stmt *st,
-                                            pascal_store_calibration *c,
+/* A store_row_reader: one row of CAL_COLUMNS into a pascal_store_calibration. */
+static pascal_store_status read_calibration(sqlite3_stmt *st, void *elem,
                                             pascal_error *err)
 {
+  pascal_store_calibration *c = elem;
   memset(c, 0, sizeof *c);
   c->id = sqlite3_column_int64(st, C_ID);
   store_column_copy(st, C_DEVICE, c->device, sizeof c->device);
@@ -64,24 +65,9 @@ static pascal_store_status read_calibration(sqlite3_stmt *st,
   return PASCAL_STORE_OK;
 }
 
-static pascal_store_status calibration_reader(sqlite3_stmt *st, void *elem,
-                                              pascal_error *err)
-{
-  return read_calibration(st, elem, err);
-}
-
 static void calibrations_release(void *array, size_t n)
 {
   pascal_store_calibration_array_free(array, n);
-}
-
-/* Read every row of a calibration query (bound by the caller, lock held). */
-static pascal_store_status read_calibrations(pascal_store *s, sqlite3_stmt *st,
-                                             pascal_store_calibration **out,
-                                             size_t *count, pascal_error *err)
-{
-  return store_collect(s, st, sizeof **out, calibration_reader, calibrations_release,
-                       (void **)out, count, err);
 }
 
 pascal_store_status pascal_store_calibration_list(pascal_store *s,
@@ -101,7 +87,8 @@ pascal_store_status pascal_store_calibration_list(pascal_store *s,
   if (device && sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC) != SQLITE_OK)
     status = store_sql_error(s->db, sqlite3_errcode(s->db), "calibrations", err);
   if (status == PASCAL_STORE_OK)
-    status = read_calibrations(s, st, out, count, err);
+    status = store_collect(s, st, sizeof **out, read_calibration, calibrations_release,
+                           (void **)out, count, err);
   store_unlock(s);
   return status;
 }
@@ -110,7 +97,7 @@ pascal_store_status pascal_store_frozen_list(pascal_store *s,
                                              pascal_store_calibration **out,
                                              size_t *count, pascal_error *err)
 {
-  return store_list(s, ST_CAL_FROZEN_LIST, sizeof **out, calibration_reader,
+  return store_list(s, ST_CAL_FROZEN_LIST, sizeof **out, read_calibration,
                     calibrations_release, (void **)out, count, err);
 }
 
