@@ -190,7 +190,7 @@ pascal_status cli_args_parse(int argc, char **argv, cli_arg *args, size_t n_args
     if (args[i].required && !args[i].seen) {
       char opt[PASCAL_ERROR_FIELD_MAX];
       snprintf(opt, sizeof opt, "--%s", args[i].name);
-      return pascal_error_set(err, PASCAL_EINVAL, opt, "missing required option %s", opt);
+      return pascal_error_set(err, PASCAL_EINVAL, opt, "missing required option");
     }
   }
   if (n_pos < min_positional)

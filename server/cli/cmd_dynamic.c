@@ -111,8 +111,7 @@ static pascal_status predict_run(const pascal_model *model, const predict_query 
   for (size_t i = 0; i < n_need; i++)
     if (!cli_args_seen(args, n_args, need[i]) && !(strcmp(need[i], "d") == 0 && q->path &&
                                                    strcmp(q->path, "sync") == 0))
-      return pascal_error_set(err, PASCAL_EINVAL, need[i], "missing required option --%s",
-                              need[i]);
+      return pascal_error_set(err, PASCAL_EINVAL, need[i], "missing required option");
   if (gemm) {
     pascal_gemm_shape shape = {q->Mg, q->Ng, q->Kg};
     pascal_gemm_prediction p;
