@@ -149,6 +149,11 @@ pascal_status pascal_calibration_append_gemm(pascal_calibration *cal,
                                              const pascal_gemm_run *run,
                                              pascal_error *err);
 
+/* Check every run as the append functions do (duplicates excepted), for
+ * callers that filled the run arrays by other means; errors name the run. */
+pascal_status pascal_calibration_check_runs(const pascal_calibration *cal,
+                                            pascal_error *err);
+
 /* Number of runs of the calibration's workload. */
 size_t pascal_calibration_run_count(const pascal_calibration *cal);
 

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define PASCAL_SIM_WARMUP_PERIODS 4
-#define PASCAL_SIM_UNIVERSE_MAX (UINT64_C(1) << 32)
+#define PASCAL_SIM_UNIVERSE_MAX (UINT64_C(1) << 26)
 #define PASCAL_SIM_REQUESTS_MAX (UINT64_C(1) << 40)
 
 typedef struct pascal_sim_result {

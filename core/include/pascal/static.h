@@ -77,7 +77,7 @@ typedef struct pascal_static_result {
 /* Cyclic gaps of the distinct phases, in ascending phase order starting at the
  * smallest phase: gaps[i] = y_{i+2} - y_{i+1} (0-based i), the last one wraps.
  * `gaps` must hold at least m entries; *d_out receives D (1 <= D <= m).
- * O(M log M), no allocation (the sort runs inside `gaps`). */
+ * O(M log M); allocates O(M) sort scratch only when M > 64. */
 pascal_status pascal_gaps_from_phases(uint64_t n, const uint64_t *phases,
                                       size_t m, uint64_t *gaps, size_t *d_out,
                                       pascal_error *err);
