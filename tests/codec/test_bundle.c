@@ -222,90 +222,73 @@ static void expect_bad(json_t *doc, pascal_status status, const char *field)
   json_decref(doc);
 }
 
+/* One edit of a valid bundle: in object `obj` ("" = the root, "device",
+ * "provenance", or NULL for measurements[run]) set `key` to the JSON text
+ * `value`, or delete it when value is NULL. */
+typedef struct bundle_edit {
+  const char *obj;
+  int run;
+  const char *key;
+  const char *value;
+  pascal_status status;
+  const char *field;
+} bundle_edit;
+
+static void apply_edit(json_t *doc, const bundle_edit *e)
+{
+  json_t *target = !e->obj ? run(doc, (size_t)e->run)
+                   : *e->obj ? json_object_get(doc, e->obj)
+                             : doc;
+  if (!e->value) {
+    json_object_del(target, e->key);
+    return;
+  }
+  json_t *v = json_loads(e->value, JSON_DECODE_ANY, NULL);
+  CHECK(v != NULL);
+  json_object_set_new(target, e->key, v);
+}
+
+static const bundle_edit scan_edits[] = {
+  {"", 0, "format", "\"pascal-calibration/2\"", PASCAL_EFORMAT, "format"},
+  {"", 0, "device", NULL, PASCAL_EFORMAT, "device"},
+  {"device", 0, "sm_count", "\"48\"", PASCAL_EFORMAT, "device.sm_count"},
+  {"device", 0, "sm_count", "0", PASCAL_EINVAL, "device.sm_count"},
+  {"device", 0, "block_bytes", "8589934592", PASCAL_EINVAL, "device.block_bytes"},
+  {"device", 0, "name", "\"\"", PASCAL_EINVAL, "device.name"},
+  {"device", 0, "arch", NULL, PASCAL_EFORMAT, "device.arch"},
+  {"", 0, "workload", "\"conv\"", PASCAL_EINVAL, "workload"},
+  {"", 0, "class_rule", NULL, PASCAL_EFORMAT, "class_rule"},
+  {"", 0, "class_rule", "\"mod8\"", PASCAL_EINVAL, "class_rule"},
+  {"", 0, "provenance", NULL, PASCAL_EFORMAT, "provenance"},
+  {"provenance", 0, "source", "\"gpu\"", PASCAL_EINVAL, "provenance.source"},
+  {"", 0, "gemm", "{}", PASCAL_EFORMAT, "gemm"},
+  {"", 0, "measurements", NULL, PASCAL_EFORMAT, "measurements"},
+  {"", 0, "measurements", "{}", PASCAL_EFORMAT, "measurements"},
+  {NULL, 12, "fill_bytes", NULL, PASCAL_EFORMAT, "measurements[12].fill_bytes"},
+  {NULL, 12, "fill_bytes", "-5.0", PASCAL_EINVAL, "measurements[12].fill_bytes"},
+  {NULL, 12, "fill_bytes", "0", PASCAL_EINVAL, "measurements[12].fill_bytes"},
+  {NULL, 12, "fill_bytes", "\"1e9\"", PASCAL_EFORMAT, "measurements[12].fill_bytes"},
+  {NULL, 3, "N", "0", PASCAL_EINVAL, "measurements[3].N"},
+  {NULL, 3, "W", "8589934592", PASCAL_EINVAL, "measurements[3].W"},
+  {NULL, 3, "W", "4.0", PASCAL_EFORMAT, "measurements[3].W"},
+  {NULL, 3, "path", "\"dma\"", PASCAL_EINVAL, "measurements[3].path"},
+  {NULL, 3, "o", "0", PASCAL_EINVAL, "measurements[3].o"},
+  {NULL, 13, "d", "2", PASCAL_EINVAL, "measurements[13].d"}, /* 12..14: sync family */
+  {NULL, 5, "kernel_ns", "-1.0", PASCAL_EINVAL, "measurements[5].kernel_ns"},
+  {NULL, 5, "repeat", "-1", PASCAL_EINVAL, "measurements[5].repeat"},
+};
+
 static void test_malformed_scan(void)
 {
   json_t *d;
-  d = base_doc();
-  json_object_set_new(d, "format", json_string("pascal-calibration/2"));
-  expect_bad(d, PASCAL_EFORMAT, "format");
-  d = base_doc();
-  json_object_del(d, "device");
-  expect_bad(d, PASCAL_EFORMAT, "device");
-  d = base_doc();
-  json_object_set_new(json_object_get(d, "device"), "sm_count", json_string("48"));
-  expect_bad(d, PASCAL_EFORMAT, "device.sm_count");
-  d = base_doc();
-  json_object_set_new(json_object_get(d, "device"), "sm_count", json_integer(0));
-  expect_bad(d, PASCAL_EINVAL, "device.sm_count");
-  d = base_doc();
-  json_object_set_new(json_object_get(d, "device"), "block_bytes", json_integer(1LL << 33));
-  expect_bad(d, PASCAL_EINVAL, "device.block_bytes");
-  d = base_doc();
-  json_object_set_new(json_object_get(d, "device"), "name", json_string(""));
-  expect_bad(d, PASCAL_EINVAL, "device.name");
-  d = base_doc();
-  json_object_del(json_object_get(d, "device"), "arch");
-  expect_bad(d, PASCAL_EFORMAT, "device.arch");
-  d = base_doc();
-  json_object_set_new(d, "workload", json_string("conv"));
-  expect_bad(d, PASCAL_EINVAL, "workload");
-  d = base_doc();
-  json_object_del(d, "class_rule");
-  expect_bad(d, PASCAL_EFORMAT, "class_rule");
-  d = base_doc();
-  json_object_set_new(d, "class_rule", json_string("mod8"));
-  expect_bad(d, PASCAL_EINVAL, "class_rule");
-  d = base_doc();
-  json_object_del(d, "provenance");
-  expect_bad(d, PASCAL_EFORMAT, "provenance");
-  d = base_doc();
-  json_object_set_new(json_object_get(d, "provenance"), "source", json_string("gpu"));
-  expect_bad(d, PASCAL_EINVAL, "provenance.source");
-  d = base_doc();
-  json_object_set_new(d, "gemm", json_object());
-  expect_bad(d, PASCAL_EFORMAT, "gemm");
-  d = base_doc();
-  json_object_del(d, "measurements");
-  expect_bad(d, PASCAL_EFORMAT, "measurements");
+  for (size_t i = 0; i < sizeof scan_edits / sizeof *scan_edits; i++) {
+    d = base_doc();
+    apply_edit(d, &scan_edits[i]);
+    expect_bad(d, scan_edits[i].status, scan_edits[i].field);
+  }
   d = base_doc();
   json_array_set_new(json_object_get(d, "measurements"), 12, json_integer(5));
   expect_bad(d, PASCAL_EFORMAT, "measurements[12]");
-  d = base_doc();
-  json_object_del(run(d, 12), "fill_bytes");
-  expect_bad(d, PASCAL_EFORMAT, "measurements[12].fill_bytes");
-  d = base_doc();
-  json_object_set_new(run(d, 12), "fill_bytes", json_real(-5.0));
-  expect_bad(d, PASCAL_EINVAL, "measurements[12].fill_bytes");
-  d = base_doc();
-  json_object_set_new(run(d, 12), "fill_bytes", json_integer(0));
-  expect_bad(d, PASCAL_EINVAL, "measurements[12].fill_bytes");
-  d = base_doc();
-  json_object_set_new(run(d, 12), "fill_bytes", json_string("1e9"));
-  expect_bad(d, PASCAL_EFORMAT, "measurements[12].fill_bytes");
-  d = base_doc();
-  json_object_set_new(run(d, 3), "N", json_integer(0));
-  expect_bad(d, PASCAL_EINVAL, "measurements[3].N");
-  d = base_doc();
-  json_object_set_new(run(d, 3), "W", json_integer(1LL << 33));
-  expect_bad(d, PASCAL_EINVAL, "measurements[3].W");
-  d = base_doc();
-  json_object_set_new(run(d, 3), "W", json_real(4.0));
-  expect_bad(d, PASCAL_EFORMAT, "measurements[3].W");
-  d = base_doc();
-  json_object_set_new(run(d, 3), "path", json_string("dma"));
-  expect_bad(d, PASCAL_EINVAL, "measurements[3].path");
-  d = base_doc();
-  json_object_set_new(run(d, 3), "o", json_integer(0));
-  expect_bad(d, PASCAL_EINVAL, "measurements[3].o");
-  d = base_doc(); /* runs 12..14 are the sync family */
-  json_object_set_new(run(d, 13), "d", json_integer(2));
-  expect_bad(d, PASCAL_EINVAL, "measurements[13].d");
-  d = base_doc();
-  json_object_set_new(run(d, 5), "kernel_ns", json_real(-1.0));
-  expect_bad(d, PASCAL_EINVAL, "measurements[5].kernel_ns");
-  d = base_doc();
-  json_object_set_new(run(d, 5), "repeat", json_integer(-1));
-  expect_bad(d, PASCAL_EINVAL, "measurements[5].repeat");
   d = base_doc(); /* duplicate run: the same configuration and repeat */
   json_array_set(json_object_get(d, "measurements"), 7, run(d, 6));
   expect_bad(d, PASCAL_EINVAL, "measurements[7]");
