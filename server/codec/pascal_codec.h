@@ -25,6 +25,7 @@
 #include "pascal/evaluate.h"
 #include "pascal/plan.h"
 #include "pascal/predict.h"
+#include "pascal_codec_static.h" /* bounds, simulate, coherence, feedback */
 
 #ifdef __cplusplus
 extern "C" {
