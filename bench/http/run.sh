@@ -10,8 +10,8 @@
 set -eu
 BUILD=${1:-build}
 DUR=${DURATION:-5}
-PASCALD=$BUILD/server/pascald
-PASCAL=$BUILD/server/pascal
+PASCALD=$BUILD/bin/pascald
+PASCAL=$BUILD/bin/pascal
 BARE=$BUILD/bench/bare_mhd
 for b in "$PASCALD" "$PASCAL" "$BARE"; do
   [ -x "$b" ] || { echo "missing $b (build first: cmake --build $BUILD)" >&2; exit 2; }

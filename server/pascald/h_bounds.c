@@ -13,7 +13,7 @@
 #include "ctx.h"
 #include "handlers.h"
 #include "jsonin.h"
-#include "pascal_codec_static.h"
+#include "pascal_codec.h"
 #include "reply.h"
 
 /* Phases cap: bounded by the body size already; this bounds GET and batch. */

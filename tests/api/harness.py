@@ -22,8 +22,8 @@ import unittest
 import jsonschema
 import yaml
 
-PASCALD = os.environ.get("PASCALD", "build/server/pascald")
-PASCAL_CLI = os.environ.get("PASCAL_CLI", "build/server/pascal")
+PASCALD = os.environ.get("PASCALD", "build/bin/pascald")
+PASCAL_CLI = os.environ.get("PASCAL_CLI", "build/bin/pascal")
 SOURCE = os.environ.get("PASCAL_SOURCE", os.path.join(os.path.dirname(__file__), "..", ".."))
 SPEC_PATH = os.path.join(SOURCE, "api-spec", "openapi.yaml")
 
