@@ -1,15 +1,22 @@
 #!/bin/sh
 # bench/http/run.sh - HTTP figures for the README (issue 4, "Performance"):
-#   1. single GET /v1/predict under wrk, 4 connections: p50, p99, requests/s;
+#   1. single GET /v1/predict under wrk, 4 connections: p50, p99, requests/s,
+#      for the compact answer (explain=false: what an autotuner ranks by) and
+#      for the full document with its explanation (the default);
 #   2. the same load on bench/http/bare_mhd (libmicrohttpd returning a fixed
-#      small JSON, same daemon flags) in the same run: the stack's ceiling;
+#      small JSON, same daemon flags) in the same run: the stack's ceiling.
+#      The three loads are interleaved over ROUNDS rounds (default 5) and each
+#      figure is the median over the rounds, so that a noisy shared machine
+#      affects all three alike;
 #   3. one POST /v1/predict batch of 10,000 queries: median wall time (curl);
 #   4. pascald's RSS with 10 frozen calibrations loaded (756 runs each).
-# usage: bench/http/run.sh [BUILD_DIR]   (DURATION=seconds per wrk run, default 5)
+# usage: bench/http/run.sh [BUILD_DIR]   (DURATION=seconds per wrk run, default 3;
+#        ROUNDS=interleaved rounds, default 5)
 # Prints medians; asserts nothing. Needs wrk, curl, python3.
 set -eu
 BUILD=${1:-build}
-DUR=${DURATION:-5}
+DUR=${DURATION:-3}
+ROUNDS=${ROUNDS:-5}
 PASCALD=$BUILD/bin/pascald
 PASCAL=$BUILD/bin/pascal
 BARE=$BUILD/bench/bare_mhd
@@ -63,8 +70,19 @@ measure() {
     END { printf "%.1f %.1f %.0f\n", p50, p99, rps }'
 }
 wrk -t2 -c4 -d1s "$PD_URL/v1/predict?$Q" >/dev/null   # warm-up
-set -- $(measure "$PD_URL/v1/predict?$Q"); pd_p50=$1 pd_p99=$2 pd_rps=$3
-set -- $(measure "$BARE_URL/"); bare_p50=$1 bare_p99=$2 bare_rps=$3
+: >"$tmp/bare.txt"; : >"$tmp/compact.txt"; : >"$tmp/full.txt"
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+  measure "$BARE_URL/" >>"$tmp/bare.txt"
+  measure "$PD_URL/v1/predict?$Q&explain=false" >>"$tmp/compact.txt"
+  measure "$PD_URL/v1/predict?$Q" >>"$tmp/full.txt"
+  r=$((r + 1))
+done
+# median of column $2 of file $1
+med() { sort -n -k "$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
+bare_p50=$(med "$tmp/bare.txt" 1) bare_p99=$(med "$tmp/bare.txt" 2) bare_rps=$(med "$tmp/bare.txt" 3)
+cp_p50=$(med "$tmp/compact.txt" 1) cp_p99=$(med "$tmp/compact.txt" 2) cp_rps=$(med "$tmp/compact.txt" 3)
+pd_p50=$(med "$tmp/full.txt" 1) pd_p99=$(med "$tmp/full.txt" 2) pd_rps=$(med "$tmp/full.txt" 3)
 
 # 10,000-query batch (varied keys, sizes and horizons), median of 11 posts
 python3 - "$tmp/batch.json" <<'PY'
@@ -84,10 +102,12 @@ done | sort -n | sed -n 6p | awk '{printf "%.1f", $1 * 1000}')
 batch_ok=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["ok"], "/", d["count"])' "$tmp/batch.out")
 rss_after=$(rss_kib "$PD_PID")
 
-echo "pascald HTTP benchmark (wrk -t2 -c4 -d${DUR}s, $(nproc) cores)"
-printf '  single GET /v1/predict : p50 %8.1f us  p99 %8.1f us  %8.0f req/s\n' "$pd_p50" "$pd_p99" "$pd_rps"
-printf '  bare libmicrohttpd     : p50 %8.1f us  p99 %8.1f us  %8.0f req/s\n' "$bare_p50" "$bare_p99" "$bare_rps"
-awk -v a="$pd_rps" -v b="$bare_rps" 'BEGIN { printf "  throughput ratio       : %.2f of the bare handler\n", a / b }'
-printf '  batch of 10,000 queries: median %.1f ms (answered %s)\n' "$batch_ms" "$batch_ok"
-printf '  RSS                    : %d KiB with %s calibrations loaded, %d KiB after the load\n' \
+echo "pascald HTTP benchmark (wrk -t2 -c4, ${ROUNDS} interleaved rounds of ${DUR}s, medians; $(nproc) cores)"
+printf '  bare libmicrohttpd           : p50 %8.1f us  p99 %8.1f us  %8.0f req/s\n' "$bare_p50" "$bare_p99" "$bare_rps"
+printf '  GET /v1/predict explain=false: p50 %8.1f us  p99 %8.1f us  %8.0f req/s  (%.2f of bare)\n' \
+       "$cp_p50" "$cp_p99" "$cp_rps" "$(awk -v a="$cp_rps" -v b="$bare_rps" 'BEGIN { print a / b }')"
+printf '  GET /v1/predict (explained)  : p50 %8.1f us  p99 %8.1f us  %8.0f req/s  (%.2f of bare)\n' \
+       "$pd_p50" "$pd_p99" "$pd_rps" "$(awk -v a="$pd_rps" -v b="$bare_rps" 'BEGIN { print a / b }')"
+printf '  batch of 10,000 queries      : median %.1f ms (answered %s)\n' "$batch_ms" "$batch_ok"
+printf '  RSS                          : %d KiB with %s calibrations loaded, %d KiB after the load\n' \
        "$rss_loaded" "$loaded" "$rss_after"

@@ -34,7 +34,7 @@ void pd_config_defaults(pd_config *cfg) {
   cfg->threads = 0;
   cfg->connection_limit = 512;
   cfg->connection_timeout_s = 30;
-  cfg->connection_memory = 64 * 1024;
+  cfg->connection_memory = 32 * 1024;
   cfg->body_max = 1024 * 1024;
   cfg->batch_max = 10000;
   cfg->json_depth_max = 32;

@@ -11,10 +11,11 @@
  * body cap (1 MiB: about 100 bytes per query for a full batch).
  *
  * A single query is answered with the codec's full prediction document (with
- * its explanation, identical to `pascal predict --json`). Batch items are
- * compact by default ({workload, K, rho, fill_bytes, M, rule, device,
- * calibration}: what an autotuner ranks by); "explain": true in the batch
- * gives every item the full document.
+ * its explanation, identical to `pascal predict --json`), or, with
+ * "explain": false (GET: explain=false), with the compact answer {workload,
+ * K, rho, fill_bytes, M, rule, device, calibration}: what an autotuner ranks
+ * by, written without a Jansson tree. Batch items are compact by default;
+ * "explain": true in the batch gives every item the full document.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -162,19 +163,52 @@ static json_t *answer_document(const pd_query *q, const pd_answer *a, pd_reply *
   return out;
 }
 
-/* The compact batch item, written straight into the reply text. */
+/* Append an unsigned decimal without printf (hot path of large batches). */
+static void put_u64(pd_sbuf *b, uint64_t v) {
+  char d[24];
+  size_t n = sizeof d;
+  do {
+    d[--n] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  pd_sbuf_put(b, d + n, sizeof d - n);
+}
+
+static void put_str(pd_sbuf *b, const char *s) { pd_sbuf_put(b, s, strlen(s)); }
+
+/* "queries[i]", the name of batch item i in errors, without printf. */
+static void item_prefix(char out[32], size_t i) {
+  char d[24];
+  size_t n = sizeof d;
+  do {
+    d[--n] = (char)('0' + i % 10);
+    i /= 10;
+  } while (i);
+  memcpy(out, "queries[", 8);
+  memcpy(out + 8, d + n, sizeof d - n);
+  out[8 + sizeof d - n] = ']';
+  out[9 + sizeof d - n] = '\0';
+}
+
+/* The compact batch item, written straight into the reply text. Device
+ * names are [A-Za-z0-9._-] (validated), so they need no JSON escaping. */
 static void answer_compact(pd_sbuf *b, const pd_query *q, const pd_answer *a) {
   int scan = q->workload == PASCAL_WORKLOAD_SCAN;
-  pd_sbuf_printf(b, "{\"workload\":\"%s\",\"K\":", pascal_workload_name(q->workload));
+  put_str(b, scan ? "{\"workload\":\"scan\",\"K\":" : "{\"workload\":\"gemm\",\"K\":");
   pd_sbuf_real(b, scan ? a->scan.K : a->gemm.K);
-  pd_sbuf_put(b, ",\"rho\":", 7);
+  put_str(b, ",\"rho\":");
   pd_sbuf_real(b, scan ? a->scan.rho : a->gemm.rho);
-  pd_sbuf_put(b, ",\"fill_bytes\":", 14);
+  put_str(b, ",\"fill_bytes\":");
   pd_sbuf_real(b, scan ? a->scan.fill_bytes : a->gemm.fill_bytes);
-  pd_sbuf_printf(b, ",\"M\":%u,\"rule\":\"%s\",\"device\":\"%s\",\"calibration\":%lld}",
-                 scan ? a->scan.M : a->gemm.M,
-                 pascal_rule_name(scan ? a->scan.why.rule : a->gemm.why.rule), a->device,
-                 (long long)a->calibration);
+  put_str(b, ",\"M\":");
+  put_u64(b, scan ? a->scan.M : a->gemm.M);
+  put_str(b, ",\"rule\":\"");
+  put_str(b, pascal_rule_name(scan ? a->scan.why.rule : a->gemm.why.rule));
+  put_str(b, "\",\"device\":\"");
+  put_str(b, a->device);
+  put_str(b, "\",\"calibration\":");
+  put_u64(b, (uint64_t)a->calibration);
+  put_str(b, "}");
 }
 
 static void count(pd_ctx *ctx, uint64_t ok, uint64_t refused) {
@@ -193,12 +227,46 @@ static int predict_one(pd_ctx *ctx, json_t *item, const char *prefix, pd_query *
   return rc;
 }
 
+/* Read and remove the single query's "explain" (default true): a boolean,
+ * or from a URL "true"/"false"/"1"/"0". */
+static int take_explain(json_t *body, int *explain, pd_reply *rep) {
+  json_t *v = json_object_get(body, "explain");
+  const char *t = json_is_string(v) ? json_string_value(v) : NULL;
+  if (!v) *explain = 1;
+  else if (json_is_boolean(v)) *explain = json_is_true(v);
+  else if (json_is_integer(v) && (json_integer_value(v) == 0 || json_integer_value(v) == 1))
+    *explain = (int)json_integer_value(v);
+  else if (t && (!strcmp(t, "true") || !strcmp(t, "false"))) *explain = !strcmp(t, "true");
+  else {
+    pd_reply_error(rep, 400, "invalid_type", "explain", "explain must be true or false");
+    return -1;
+  }
+  json_object_del(body, "explain");
+  return 0;
+}
+
 static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   pd_query q;
   pd_answer a;
-  json_t *out = predict_one(ctx, body, NULL, &q, &a, rep) ? NULL : answer_document(&q, &a, rep);
-  count(ctx, out != NULL, out == NULL);
-  if (out) pd_reply_json(rep, 200, out);
+  int explain;
+  if (take_explain(body, &explain, rep)) return;
+  int ok = predict_one(ctx, body, NULL, &q, &a, rep) == 0;
+  json_t *doc = ok && explain ? answer_document(&q, &a, rep) : NULL;
+  ok = ok && (!explain || doc);
+  count(ctx, ok, !ok);
+  if (doc) {
+    pd_reply_json(rep, 200, doc);
+  } else if (ok) {
+    pd_sbuf b = {0};
+    answer_compact(&b, &q, &a);
+    pd_sbuf_put(&b, "\n", 1);
+    if (b.failed) {
+      pd_sbuf_free(&b);
+      pd_reply_error(rep, 500, "internal", NULL, "out of memory");
+    } else {
+      pd_reply_text(rep, 200, b.p, b.len, "application/json");
+    }
+  }
 }
 
 /* Append a JSON value as compact text. */
@@ -227,7 +295,7 @@ static void *slice_run(void *arg) {
   batch_slice *sl = arg;
   for (size_t i = sl->lo; i < sl->hi; i++) {
     char prefix[32];
-    snprintf(prefix, sizeof prefix, "queries[%zu]", i);
+    item_prefix(prefix, i);
     pd_reply item;
     memset(&item, 0, sizeof item);
     pd_query q;
@@ -322,7 +390,7 @@ void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
 }
 
 void pd_h_predict_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
-  static const char *const strings[] = {"device", "path", NULL};
+  static const char *const strings[] = {"device", "path", "explain", NULL};
   json_t *q = NULL;
   if (pd_query_object(req->conn, strings, &q, rep)) return;
   predict_single(ctx, q, rep);

@@ -6,7 +6,8 @@
  *                413 at the end (memory stays bounded by the cap)
  *   final call   route (404/405), auth (401/403), content type (415), JSON
  *                limits (400), then the handler; the reply is sent from here
- *                only (send_reply), and counted when MHD reports completion.
+ *                only (send_reply), and counted (and the request's memory
+ *                released) when MHD reports completion.
  * MHD runs epoll with an internal thread pool sized to the cores, with an
  * explicit connection timeout, connection limit and per-connection memory cap.
  */
@@ -34,6 +35,8 @@ typedef struct pd_conn {
   char *body;
   size_t len, cap;
   int too_large;
+  json_t *json; /* parsed body; released when MHD reports completion, so that
+                   freeing a large tree never delays the answer */
 } pd_conn;
 
 static int is_json_type(const char *ct) {
@@ -159,9 +162,8 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
     }
     if (pd_json_parse(req.body, req.body_len, ctx->cfg.json_depth_max, &root, rep)) return;
   }
-  req.json = root;
+  req.json = c->json = root;
   route->handler(ctx, &req, rep);
-  json_decref(root);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -234,6 +236,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   if (!c) return;
   pd_stats_record(&ctx->stats, c->route, c->status, pd_now_ns() - c->t0);
   atomic_fetch_sub_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
+  json_decref(c->json);
   free(c->body);
   free(c);
   *con_cls = NULL;

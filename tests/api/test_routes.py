@@ -99,6 +99,13 @@ class Routes(DaemonTest):
         g = self.req("GET", "/v1/predict?device=testdev&o=1&path=tma&d=2&m=4&N=1024&W=16")
         self.assertStatus(g, 200)
         self.assertEqual(g.json, p)
+        compact = {k: p[k] for k in ("workload", "K", "rho", "fill_bytes", "M", "rule", "device", "calibration")}
+        c = self.req("GET", "/v1/predict?device=testdev&o=1&path=tma&d=2&m=4&N=1024&W=16&explain=false")
+        self.assertStatus(c, 200)
+        self.assertEqual(c.json, compact)
+        self.assertEqual(self.req("POST", "/v1/predict", dict(q, explain=False)).json, compact)
+        self.assertEqual(self.req("POST", "/v1/predict", dict(q, explain=True)).json, p)
+        self.assertStatus(self.req("GET", "/v1/predict?device=testdev&o=1&path=tma&d=2&m=4&N=1024&W=16&explain=maybe"), 400)
         # held-out compute m=3 (class 2 bracketed by 2 and 6) -> graph rule
         r = self.req("POST", "/v1/predict", dict(q, m=3, calibration=self.cid))
         self.assertStatus(r, 200)
@@ -111,8 +118,9 @@ class Routes(DaemonTest):
         self.assertEqual(r.json["count"], 5)
         self.assertEqual(r.json["ok"], 2)
         res = r.json["results"]
-        compact = {k: p[k] for k in ("workload", "K", "rho", "fill_bytes", "M", "rule", "device", "calibration")}
         self.assertEqual(res[0], compact)
+        r2 = self.req("POST", "/v1/predict", {"queries": [dict(q, explain=False)]})
+        self.assertEqual(r2.json["results"][0]["error"]["code"], "unknown_field")
         self.assertEqual(res[2]["status"], 422)
         self.assertEqual(res[2]["error"]["code"], "refused")
         self.assertEqual(res[3]["status"], 404)
