@@ -46,8 +46,7 @@ static int is_json_type(const char *ct) {
   return next == '\0' || next == ';' || next == ' ' || next == '\t';
 }
 
-static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_conn *c,
-                                  pd_reply *rep) {
+static enum MHD_Result send_reply(struct MHD_Connection *conn, pd_conn *c, pd_reply *rep) {
   char *buf = NULL;
   size_t len = 0;
   if (rep->json) {
@@ -84,14 +83,13 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
   MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
                           rep->content_type ? rep->content_type : "application/json");
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-  if (rep->allow) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
+  if (rep->allow[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
   if (rep->www_authenticate)
     MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"pascald\"");
   c->status = rep->status;
   enum MHD_Result ok = MHD_queue_response(conn, rep->status, r);
   MHD_destroy_response(r);
   pd_reply_clear(rep);
-  (void)ctx;
   return ok;
 }
 
@@ -130,16 +128,14 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
   req.token_id = -1;
   req.body = c->body ? c->body : "";
   req.body_len = c->len;
-  char allow[64];
-  int idx = pd_route_match(method, url, &req, allow, sizeof allow);
+  int idx = pd_route_match(method, url, &req, rep->allow, sizeof rep->allow);
   if (idx == PD_ROUTE_NOT_FOUND) {
     pd_reply_error(rep, 404, "not_found", NULL, "no route %s %s", method, url);
     return;
   }
   if (idx == PD_ROUTE_BAD_METHOD) {
     pd_reply_error(rep, 405, "method_not_allowed", NULL, "%s is not allowed here (allowed: %s)",
-                   method, allow);
-    rep->allow = allow[0] ? strdup(allow) : NULL;
+                   method, rep->allow);
     return;
   }
   size_t n;
@@ -187,9 +183,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
       pd_reply rep;
       memset(&rep, 0, sizeof rep);
       dispatch(ctx, conn, url, method, c, &rep);
-      enum MHD_Result ok = send_reply(ctx, conn, c, &rep);
-      free((void *)rep.allow);
-      return ok;
+      return send_reply(conn, c, &rep);
     }
     return MHD_YES;
   }
@@ -221,10 +215,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   pd_reply rep;
   memset(&rep, 0, sizeof rep);
   dispatch(ctx, conn, url, method, c, &rep);
-  const char *allow = rep.allow;
-  enum MHD_Result ok = send_reply(ctx, conn, c, &rep);
-  free((void *)allow);
-  return ok;
+  return send_reply(conn, c, &rep);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,

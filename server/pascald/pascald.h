@@ -74,7 +74,7 @@ typedef struct pd_reply {
   char *text;             /* owned; used when json is NULL (metrics) */
   size_t text_len;
   const char *content_type;
-  const char *allow;      /* Allow header for 405 */
+  char allow[32];         /* Allow header for 405 ("GET, POST"), or "" */
   int www_authenticate;   /* 1: add WWW-Authenticate: Bearer */
 } pd_reply;
 

@@ -79,6 +79,7 @@ int pd_route_match(const char *method, const char *path, pd_request *req, char *
     if (!pattern_match(t[i].pattern, path, params)) continue;
     if (!strcmp(t[i].method, method)) {
       memcpy(req->params, params, sizeof params);
+      allow[0] = '\0';
       return (int)i;
     }
     if (!strstr(allow, t[i].method)) {
