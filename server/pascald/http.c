@@ -25,6 +25,7 @@
 
 #include "auth.h"
 #include "jsonin.h"
+#include "jsonpar.h"
 #include "reply.h"
 #include "routes.h"
 
@@ -156,7 +157,9 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
                      "Content-Type must be application/json (got %s)", ct ? ct : "none");
       return;
     }
-    if (pd_json_parse(req.body, req.body_len, ctx->cfg.json_depth_max, &root, rep)) return;
+    if (pd_json_parse_large(req.body, req.body_len, ctx->cfg.json_depth_max, ctx->cfg.threads,
+                            &root, rep))
+      return;
   }
   req.json = c->json = root;
   route->handler(ctx, &req, rep);

@@ -15,7 +15,7 @@
 
 /* Deepest nesting of arrays/objects, ignoring brackets inside strings. The
  * scan stops as soon as the limit is passed, so hostile input costs O(limit). */
-static int depth_exceeds(const char *buf, size_t len, int depth_max) {
+int pd_json_too_deep(const char *buf, size_t len, int depth_max) {
   int depth = 0, in_str = 0, esc = 0;
   for (size_t i = 0; i < len; i++) {
     char c = buf[i];
@@ -39,7 +39,7 @@ int pd_json_parse(const char *buf, size_t len, int depth_max, json_t **out, pd_r
     pd_reply_error(rep, 400, "bad_json", NULL, "request body is empty; a JSON object is required");
     return -1;
   }
-  if (depth_exceeds(buf, len, depth_max)) {
+  if (pd_json_too_deep(buf, len, depth_max)) {
     pd_reply_error(rep, 400, "bad_json", NULL, "JSON nested deeper than %d levels", depth_max);
     return -1;
   }

@@ -13,6 +13,10 @@
 
 #include "pascald.h"
 
+/* 1 if arrays/objects nest deeper than depth_max (strings ignored); the scan
+ * stops as soon as the limit is passed. */
+int pd_json_too_deep(const char *buf, size_t len, int depth_max);
+
 /* Parse `buf`; on failure fill rep (400 bad_json) and return -1. */
 int pd_json_parse(const char *buf, size_t len, int depth_max, json_t **out, pd_reply *rep);
 

@@ -10,6 +10,32 @@ from harness import DEVICE, SMALL_PLAN, DaemonTest, make_frozen_calibration
 GOOD_DEVICE = json.dumps(dict(DEVICE, name="fuzz-dev")).encode()
 
 
+def big_batch(n=3500):
+    q = {"device": DEVICE["name"], "o": 1, "path": "tma", "d": 2, "m": 1, "N": 1024, "W": 4}
+    return [json.dumps(dict(q, m=i % 9)) for i in range(n)]
+
+
+def big_corpus():
+    """Bodies over 256 KiB, which are parsed in slices: every defect must still
+    be found wherever it sits, with the serial parser's message."""
+    items = big_batch()
+    dup = list(items)
+    dup[2700] = dup[2700][:-1] + ', "m": 2}'
+    utf = list(items)
+    utf[3499] = utf[3499].replace('"tma"', '"t\xffa"')
+    return [
+        ("trailing comma", ('{"queries":[' + ",".join(items) + ",]}").encode()),
+        ("leading comma", ('{"queries":[,' + ",".join(items) + "]}").encode()),
+        ("double comma", ('{"queries":[' + ",".join(items[:2000]) + ",," + ",".join(items[2000:]) + "]}").encode()),
+        ("duplicate key in a late item", ('{"queries":[' + ",".join(dup) + "]}").encode()),
+        ("bad UTF-8 in the last item", ('{"queries":[' + ",".join(utf) + "]}").encode("latin-1")),
+        ("unclosed", ('{"queries":[' + ",".join(items)).encode()),
+        ("duplicate queries key", ('{"queries":[' + ",".join(items) + '],"queries":[]}').encode()),
+        ("trailing garbage", ('{"queries":[' + ",".join(items) + "]} x").encode()),
+        ("explain not a boolean", ('{"explain":[],"queries":[' + ",".join(items) + "]}").encode()),
+    ]
+
+
 def corpus():
     dev = dict(DEVICE, name="fuzz-dev")
     plan = dict(SMALL_PLAN)
@@ -81,6 +107,20 @@ class Malformed(DaemonTest):
         self.assertEqual(self.d.row_counts(), before)
         # and the daemon is still healthy
         self.assertEqual(self.req("GET", "/healthz").status, 200)
+
+    def test_big_bodies(self):
+        make_frozen_calibration(self)
+        before = self.d.row_counts()
+        for name, raw in big_corpus():
+            with self.subTest(case=name):
+                r = self.req("POST", "/v1/predict", raw=raw)
+                self.assertEqual(r.status, 400, r.raw[:300])
+        for name, raw in big_corpus()[:6]:
+            with self.subTest(case=name):
+                self.assertEqual(self.req("POST", "/v1/predict", raw=raw).error_code(), "bad_json")
+        ok = self.req("POST", "/v1/predict", raw=('{"queries":[' + ",".join(big_batch()) + "]}").encode())
+        self.assertEqual((ok.status, ok.json["ok"]), (200, 3500))
+        self.assertEqual(self.d.row_counts(), before)
 
     def test_query_strings(self):
         for q in ["/v1/predict?device=testdev&o=1e999&path=tma&d=2&m=1&N=1&W=1",

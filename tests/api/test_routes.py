@@ -132,15 +132,20 @@ class Routes(DaemonTest):
         self.assertStatus(self.req("POST", "/v1/predict", dict(batch, explain="yes")), 400)
 
     def test_large_batch_in_order(self):
-        """A batch big enough to be answered in slices on several threads gives,
-        item for item and in order, what small single-slice batches give."""
+        """A batch big enough to be parsed (> 256 KiB) and answered in slices on
+        several threads gives, item for item and in order, what small batches
+        give; strings holding brackets and commas do not confuse the split."""
         qs = [{"device": DEVICE["name"], "o": 1, "path": ("tma", "sync")[i % 2], "d": 2 * (1 - i % 2),
-               "m": i % 11, "N": 512 + (i % 700), "W": 1 + i % 20} for i in range(2500)]
+               "m": i % 11, "N": 512 + (i % 700), "W": 1 + i % 20} for i in range(3500)]
         qs[1234] = dict(qs[1234], o=9)  # one refused item in the middle
-        big = self.req("POST", "/v1/predict", {"queries": qs})
+        for i in (1750, 1751, 2600):    # unknown fields with JSON-like strings
+            qs[i] = dict(qs[i], note='],[{"x":1},"\\"]')
+        body = json.dumps({"queries": qs}).encode()
+        self.assertGreater(len(body), 256 * 1024)
+        big = self.req("POST", "/v1/predict", raw=body)
         self.assertStatus(big, 200)
         parts = []
-        for lo in range(0, 2500, 1000):
+        for lo in range(0, 3500, 1000):
             r = self.req("POST", "/v1/predict", {"queries": qs[lo:lo + 1000]})
             parts += r.json["results"]
         for i, (a, b) in enumerate(zip(big.json["results"], parts)):
@@ -149,7 +154,8 @@ class Routes(DaemonTest):
                 self.assertEqual(a["status"], b["status"])
             else:
                 self.assertEqual(a, b)
-        self.assertEqual((big.json["count"], big.json["ok"], big.json["errors"]), (2500, 2499, 1))
+        self.assertEqual((big.json["count"], big.json["ok"], big.json["errors"]), (3500, 3496, 4))
+        self.assertEqual(big.json["results"][1751]["error"]["code"], "unknown_field")
 
     def test_predict_errors(self):
         base = {"device": DEVICE["name"], "o": 1, "path": "tma", "d": 2, "m": 4, "N": 1024, "W": 16}
