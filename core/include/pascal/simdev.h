@@ -1,0 +1,186 @@
+/*
+ * pascal/simdev.h - the CPU "sim" device: a deterministic, seeded
+ * discrete-event model of a GPU running the paper's scan kernels, so that the
+ * whole calibration loop runs (and is tested) without a GPU.
+ *
+ * What is modelled (paper §3.5-3.6, §5.3, Algorithm 2 "dynamic-kernel" and
+ * Algorithm "static-kernel"; docs/sim-device.md has the full account):
+ *   - M = sm_count * o workers (CTA slots). A scan launches W * M CTAs in
+ *     waves: each CTA scans blocks 0..N-1 once; a slot starts its next CTA
+ *     when its current one finishes.
+ *   - Each CTA runs Algorithm 2: sync path = load block j, wait, consume,
+ *     compute; TMA path = d buffers, priming count n_p (d-1 or d, a profile
+ *     parameter), then per block: wait, consume, compute m, intra-CTA sync,
+ *     issue block j + n_p.
+ *   - One shared fully associative LRU cache of C blocks. A line is allocated
+ *     when its miss is looked up; a request for a resident line whose fill is
+ *     still outstanding waits for that fill and counts as a merge (MSHR-like),
+ *     not as a fill.
+ *   - A FIFO DRAM server with finite bandwidth (service time per block) and a
+ *     base latency; per-SM L2->SM links with finite bandwidth (the read
+ *     reference) whose speed differs slightly between SMs; per-block consume
+ *     cost; compute cost per unit m with an execution-class tail
+ *     (chi(m) = min(m mod 4, 2), paper App. C); start-time and service jitter.
+ *   - Static kernel: M workers with given phases, synchronous loads, a grid
+ *     barrier each round, H rounds. Its fills equal fully associative LRU on
+ *     the round-by-round trace (worker order within a round).
+ *
+ * Nothing here encodes K: fills come out of the cache and timing dynamics.
+ * All randomness comes from a per-run PRNG seeded from the profile seed, the
+ * run's key and the caller's seed; no global state. Pure C11 + libm (the
+ * profile loader uses stdio only to read the file).
+ */
+#ifndef PASCAL_SIMDEV_H
+#define PASCAL_SIMDEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pascal/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PASCAL_SIMDEV_NAME_MAX 64
+#define PASCAL_SIMDEV_ARCH_MAX 32
+/* Merge rule of paper §5.3: workers whose positions are connected through
+ * cyclic gaps of at most this many blocks form one phase cluster. */
+#define PASCAL_SIMDEV_CLUSTER_GAP 32u
+
+/* Device profile: every parameter of the model. Values are plain data; the
+ * text format is `key = value` lines with `#` comments, one key per field
+ * below (same names), see deploy/profiles/gb10-like.profile. */
+typedef struct pascal_simdev_profile {
+  char name[PASCAL_SIMDEV_NAME_MAX];  /* "gb10-like" */
+  char arch[PASCAL_SIMDEV_ARCH_MAX];  /* reported to pascald, "sim" */
+  uint32_t sm_count;                  /* SMs; M = sm_count * o        */
+  uint32_t capacity_blocks;           /* C, effective L2 capacity       */
+  uint32_t block_bytes;               /* bytes per logical block        */
+  uint64_t l2_bytes;                  /* nominal L2 size (reported)     */
+  uint64_t seed;                      /* base seed of every run         */
+  uint32_t priming_extra;             /* n_p = d - 1 + priming_extra; text
+                                         form `priming = d-1` (0) or `d` (1) */
+  double hop_ns;            /* SM -> L2 request latency incl. tag lookup    */
+  double sm_read_gbps;      /* per-SM L2 -> SM link bandwidth, GB/s         */
+  double sm_read_spread;    /* relative spread of per-SM link speed, [0,0.5) */
+  double dram_gbps;         /* DRAM fill bandwidth, GB/s (FIFO server)      */
+  double dram_latency_ns;   /* DRAM base latency after service              */
+  double consume_ns;        /* per-block consume cost                       */
+  double compute_ns;        /* cost per unit of m in full groups of four    */
+  double tail_ns[3];        /* loop-tail cost per execution class chi(m):
+                               keys tail0_ns, tail1_ns, tail2_ns            */
+  double sync_issue_ns;     /* sync path: cooperative load issue per block  */
+  double tma_issue_ns;      /* TMA path: bulk-copy issue per block          */
+  double cta_sync_ns;       /* intra-CTA synchronisation per block          */
+  double grid_barrier_ns;   /* static kernel: grid barrier per round        */
+  double launch_ns;         /* CTA launch overhead when a slot frees        */
+  double start_jitter_ns;   /* CTA start delay, uniform in [0, this)        */
+  double service_jitter;    /* relative service jitter, uniform in +-this, [0,1) */
+} pascal_simdev_profile;
+
+/* Fill `out` with the built-in default profile (identical to the shipped
+ * deploy/profiles/gb10-like.profile). */
+void pascal_simdev_profile_default(pascal_simdev_profile *out);
+
+/* Check every field's domain; err names the bad key. */
+pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p,
+                                             pascal_error *err);
+
+/* Parse profile text (`len` bytes, need not be NUL-terminated). Keys not
+ * given keep their default values. Unknown keys, duplicate keys, malformed
+ * lines and bad values are PASCAL_EFORMAT errors whose field is the key (or
+ * "line N") and whose message names the line. The result is validated. */
+pascal_status pascal_simdev_profile_parse(const char *text, size_t len,
+                                          pascal_simdev_profile *out,
+                                          pascal_error *err);
+
+/* Read and parse a profile file (PASCAL_ENOTFOUND if it cannot be opened). */
+pascal_status pascal_simdev_profile_load(const char *path,
+                                         pascal_simdev_profile *out,
+                                         pascal_error *err);
+
+/* Opaque device: a validated profile plus buffers reused across runs.
+ * Owned by the caller; one run at a time per device (not thread-safe; use
+ * one device per thread). */
+typedef struct pascal_simdev pascal_simdev;
+
+pascal_status pascal_simdev_new(const pascal_simdev_profile *profile,
+                                pascal_simdev **out, pascal_error *err);
+void pascal_simdev_free(pascal_simdev *dev); /* NULL is fine */
+/* The device's profile (owned by dev, valid until pascal_simdev_free). */
+const pascal_simdev_profile *pascal_simdev_profile_of(const pascal_simdev *dev);
+
+/* One open-scan run (Algorithm 2), the sim's answer to a calibration job. */
+typedef struct pascal_simdev_scan {
+  uint32_t o;       /* resident CTAs per SM, >= 1                        */
+  int path_tma;     /* 0: sync loads (d must be 0), 1: TMA (d >= 1)      */
+  uint32_t d;       /* prefetch depth (buffers)                          */
+  uint32_t m;       /* compute work per block                            */
+  uint64_t N;       /* blocks per scan, >= 1                             */
+  uint64_t W;       /* waves: W * M CTAs in all, >= 1                    */
+  uint64_t seed;    /* mixed into the profile seed (the job's repeat)    */
+} pascal_simdev_scan;
+
+/* Whole-run counts. Invariant: requests == hits + merges + fills. */
+typedef struct pascal_simdev_stats {
+  uint64_t requests;   /* block requests issued (W*M*N for a scan)        */
+  uint64_t hits;       /* line resident and filled                        */
+  uint64_t merges;     /* line resident, fill outstanding: waited for it  */
+  uint64_t fills;      /* misses: DRAM -> L2 fills                        */
+  double fill_bytes;   /* fills * block_bytes                             */
+  double kernel_ns;    /* simulated kernel time                           */
+  double K;            /* fills / (W*N) (scan) or fills / H (static)      */
+  uint32_t M;          /* workers                                          */
+} pascal_simdev_stats;
+
+/* One phase snapshot of the running scan (paper §5.3). */
+typedef struct pascal_simdev_snapshot {
+  double t_ns;            /* simulated time of the snapshot              */
+  uint32_t active;        /* CTAs running at that time                   */
+  uint32_t clusters;      /* phase clusters, merge rule CLUSTER_GAP      */
+  uint64_t spread_blocks; /* max - min cumulative blocks consumed over
+                             active slots (the progress spread sigma)    */
+} pascal_simdev_snapshot;
+
+/* Optional snapshot request, caller-owned: the run records a snapshot every
+ * interval_ns (from t = interval_ns on) into items[0..capacity) and sets
+ * count (at most capacity; later snapshots are dropped). */
+typedef struct pascal_simdev_snapshots {
+  pascal_simdev_snapshot *items;
+  size_t capacity;
+  double interval_ns;
+  size_t count; /* out */
+} pascal_simdev_snapshots;
+
+/* Run one open scan. `snaps` may be NULL. Deterministic: the same device
+ * profile and scan (including seed) give the same stats bit for bit. */
+pascal_status pascal_simdev_run_scan(pascal_simdev *dev,
+                                     const pascal_simdev_scan *scan,
+                                     pascal_simdev_stats *out,
+                                     pascal_simdev_snapshots *snaps,
+                                     pascal_error *err);
+
+/* One static phase-controlled run (paper Algorithm "static-kernel"). */
+typedef struct pascal_simdev_static {
+  uint64_t N;              /* blocks in the ring, >= 2                     */
+  uint32_t M;              /* workers, >= 1                                */
+  const uint64_t *phases;  /* M phases, each < N (borrowed)               */
+  uint64_t H;              /* rounds, >= 1                                 */
+  uint32_t C;              /* capacity in blocks, 1 <= C; 0: the profile's */
+  uint64_t seed;           /* mixed into the profile seed                  */
+} pascal_simdev_static;
+
+/* Run the static kernel: round k, worker w (in index order) requests block
+ * (k + phases[w]) mod N; a grid barrier ends each round. fills equal the
+ * misses of fully associative LRU (empty at start) on that trace; the timing
+ * (kernel_ns) uses the same DRAM/link model as the scan. */
+pascal_status pascal_simdev_run_static(pascal_simdev *dev,
+                                       const pascal_simdev_static *run,
+                                       pascal_simdev_stats *out,
+                                       pascal_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
