@@ -12,8 +12,8 @@ double agent_backoff_delay(unsigned attempt, double base_s, double cap_s, double
     raw = cap_s;
   if (!(u >= 0.0))
     u = 0.0;
-  if (u >= 1.0)
-    u = 0x1.fffffffffffffp-1; /* largest double below 1 */
+  if (u > 1.0)
+    u = 1.0;
   return raw * (1.0 + u) / 2.0;
 }
 

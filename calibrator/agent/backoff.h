@@ -10,8 +10,8 @@
 
 /* Delay before retry number `attempt` (0 = first retry), in seconds:
  *   raw = min(cap, base * 2^attempt),  delay = raw * (1 + u) / 2,
- * with u in [0, 1) the jitter draw (values outside are clamped). So the delay
- * lies in [raw/2, raw): never above the cap, never zero, and agents that lost
+ * with u in [0, 1] the jitter draw (values outside are clamped). So the delay
+ * lies in [raw/2, raw]: never above the cap, never zero, and agents that lost
  * the server at the same moment spread their retries over half the window. */
 double agent_backoff_delay(unsigned attempt, double base_s, double cap_s, double u);
 
