@@ -1,0 +1,55 @@
+/*
+ * simdev.c - the sim device handle: owns a validated profile, the per-SM
+ * link speeds derived from the profile seed (a fixed property of the
+ * simulated chip, the sustained service imbalance of paper Theorem
+ * feedback, §3.6) and the buffers every run reuses.
+ */
+#include <stdlib.h>
+
+#include "simdev_internal.h"
+
+pascal_status pascal_simdev_new(const pascal_simdev_profile *profile, pascal_simdev **out,
+                                pascal_error *err) {
+  if (!out) return pascal_error_set(err, PASCAL_EINVAL, "out", "out is NULL");
+  pascal_status st = pascal_simdev_profile_validate(profile, err);
+  if (st != PASCAL_OK) return st;
+  pascal_simdev *dev = calloc(1, sizeof *dev);
+  if (!dev) return pascal_error_set(err, PASCAL_ENOMEM, "device", "cannot allocate the device");
+  dev->profile = *profile;
+  uint32_t sms = profile->sm_count;
+  dev->mem.link_free = calloc(sms, sizeof(double));
+  dev->mem.link_block_ns = calloc(sms, sizeof(double));
+  if (!dev->mem.link_free || !dev->mem.link_block_ns) {
+    st = pascal_error_set(err, PASCAL_ENOMEM, "sm_count", "cannot allocate %u SM links", sms);
+    goto fail;
+  }
+  /* Per-SM link time: nominal block_bytes / sm_read_gbps (bytes per GB/s is
+   * ns), scaled by a speed factor uniform in [1 - spread, 1 + spread) drawn
+   * from the profile seed only, so every run on this device sees the same
+   * chip. */
+  simdev_rng rng = {simdev_seed_mix(profile->seed, 0x5350454544ULL /* "SPEED" */)};
+  double nominal = (double)profile->block_bytes / profile->sm_read_gbps;
+  for (uint32_t s = 0; s < sms; s++)
+    dev->mem.link_block_ns[s] = simdev_rng_jitter(&rng, nominal, profile->sm_read_spread);
+  *out = dev;
+  return PASCAL_OK;
+fail:
+  pascal_simdev_free(dev);
+  return st;
+}
+
+void pascal_simdev_free(pascal_simdev *dev) {
+  if (!dev) return;
+  simdev_lru_free(&dev->mem.lru);
+  free(dev->mem.link_free);
+  free(dev->mem.link_block_ns);
+  simdev_heap_free(&dev->heap);
+  free(dev->slots);
+  free(dev->ring_arrival);
+  free(dev->scratch);
+  free(dev);
+}
+
+const pascal_simdev_profile *pascal_simdev_profile_of(const pascal_simdev *dev) {
+  return dev ? &dev->profile : NULL;
+}

@@ -1,0 +1,140 @@
+/*
+ * simdev_internal.h - private pieces of the sim device (core/src/simdev*.c):
+ * the per-run PRNG, the event heap, the LRU cache with fill timestamps
+ * (request merging), the memory path (DRAM server + per-SM links) and the
+ * device struct that owns their buffers. Not installed; see pascal/simdev.h.
+ */
+#ifndef PASCAL_SIMDEV_INTERNAL_H
+#define PASCAL_SIMDEV_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pascal/simdev.h"
+
+/* ---- PRNG: splitmix64, one state per run (no global state) ---- */
+
+typedef struct simdev_rng {
+  uint64_t s;
+} simdev_rng;
+
+static inline uint64_t simdev_rng_next(simdev_rng *r) {
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static inline double simdev_rng_unit(simdev_rng *r) {
+  return (double)(simdev_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* A service time `base` scaled by a uniform factor in [1 - j, 1 + j). */
+static inline double simdev_rng_jitter(simdev_rng *r, double base, double j) {
+  return base * (1.0 + j * (2.0 * simdev_rng_unit(r) - 1.0));
+}
+
+/* Mix a value into a seed (one splitmix64 step of the xor). */
+uint64_t simdev_seed_mix(uint64_t seed, uint64_t value);
+
+/* ---- event heap: binary min-heap on (t, seq); seq makes ties FIFO and the
+ * whole run deterministic ---- */
+
+typedef struct simdev_event {
+  double t;
+  uint64_t seq;
+  uint32_t id; /* meaning chosen by the engine that pushed it */
+} simdev_event;
+
+typedef struct simdev_heap {
+  simdev_event *items;
+  size_t len, cap;
+  uint64_t next_seq;
+} simdev_heap;
+
+/* Make room for `cap` events (keeps the contents' memory, empties it). */
+pascal_status simdev_heap_reserve(simdev_heap *h, size_t cap);
+void simdev_heap_free(simdev_heap *h);
+/* Push; the caller reserved enough room (asserted by the engines' bounds). */
+void simdev_heap_push(simdev_heap *h, double t, uint32_t id);
+/* Pop the earliest event into *out; returns 0 when empty. */
+int simdev_heap_pop(simdev_heap *h, simdev_event *out);
+
+/* ---- LRU cache over blocks 0..N-1 with per-line fill-ready time ----
+ * Invariant: lines in the list are exactly the resident lines, MRU first,
+ * count <= capacity. A line is allocated when its miss is looked up; its
+ * fill_ready is the time the DRAM fill lands. A request for a resident line
+ * that arrives before fill_ready is a merge and waits for the fill. */
+
+typedef struct simdev_line {
+  uint32_t prev, next; /* list links; prev == SIMDEV_NONE: not resident */
+  double fill_ready;
+} simdev_line;
+
+#define SIMDEV_NONE UINT32_MAX
+
+typedef struct simdev_lru {
+  simdev_line *lines; /* N + 1 entries, index N is the list sentinel */
+  size_t lines_cap;
+  uint32_t n, capacity, count;
+} simdev_lru;
+
+pascal_status simdev_lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity);
+void simdev_lru_free(simdev_lru *c);
+
+typedef enum simdev_outcome { SIMDEV_HIT = 0, SIMDEV_MERGE, SIMDEV_FILL } simdev_outcome;
+
+/* ---- memory path: one DRAM FIFO server, per-SM L2->SM link FIFOs ---- */
+
+typedef struct simdev_mem {
+  simdev_lru lru;
+  double hop_ns;           /* SM -> L2 request latency                 */
+  double dram_block_ns;    /* DRAM service time per block              */
+  double dram_latency_ns;  /* added after service                      */
+  double jitter;           /* relative service jitter                  */
+  double dram_free;        /* DRAM server busy until                   */
+  double *link_free;       /* per SM: link busy until (sm_count)       */
+  double *link_block_ns;   /* per SM: transfer time per block, fixed by
+                              the profile and its seed (sm_count)      */
+  uint64_t requests, hits, merges, fills;
+  simdev_rng *rng;
+} simdev_mem;
+
+/* Look block `b` up at issue time `t` (its L2 arrival is t + hop_ns; issue
+ * times must be non-decreasing across calls, so lookups and the DRAM FIFO
+ * see requests in arrival order). Returns the outcome and writes the time
+ * the data is ready at L2. Counts the request. */
+simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready);
+
+/* Transfer one block over SM `sm`'s link, data ready at `ready` (calls must
+ * come in non-decreasing `ready` order per link). Returns arrival at the SM. */
+double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready);
+
+/* ---- the device ---- */
+
+typedef struct simdev_slot simdev_slot; /* scan engine's per-slot state */
+
+struct pascal_simdev {
+  pascal_simdev_profile profile;
+  simdev_mem mem;
+  simdev_heap heap;
+  /* scan engine buffers, grown on demand */
+  simdev_slot *slots;
+  size_t slots_cap;
+  double *ring_arrival;
+  size_t ring_cap;
+  uint64_t *scratch; /* snapshot positions */
+  size_t scratch_cap;
+};
+
+/* Prepare dev->mem for a run: empty cache of `capacity` lines over N
+ * blocks, idle servers, zero counts, the run's rng. */
+pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
+                                 simdev_rng *rng, pascal_error *err);
+
+/* Grow *buf (elements of `elem` bytes) to hold `need`; *cap tracks it. */
+pascal_status simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
+                          const char *what, pascal_error *err);
+
+#endif

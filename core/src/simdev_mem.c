@@ -1,0 +1,129 @@
+/*
+ * simdev_mem.c - the sim device's memory path: the shared fully associative
+ * LRU cache of C blocks (O(1): a direct array over block ids 0..N-1 with an
+ * intrusive doubly linked list), request merging for lines whose fill is
+ * still outstanding (MSHR-like), the FIFO DRAM server with finite bandwidth
+ * and base latency, and the per-SM L2->SM link servers.
+ *
+ * The cache is exact LRU on the sequence of lookups, lines allocated at miss
+ * time, so with lookups in the static kernel's trace order its misses are
+ * the LRU misses of paper §3.3 (Theorem lru).
+ */
+#include <stdlib.h>
+
+#include "simdev_internal.h"
+
+uint64_t simdev_seed_mix(uint64_t seed, uint64_t value) {
+  simdev_rng r = {seed ^ (value * 0xd1342543de82ef95ULL + 0x2545f4914f6cdd1dULL)};
+  return simdev_rng_next(&r);
+}
+
+pascal_status simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
+                          const char *what, pascal_error *err) {
+  if (need <= *cap) return PASCAL_OK;
+  if (need > SIZE_MAX / elem)
+    return pascal_error_set(err, PASCAL_ERANGE, what, "%s: %zu entries overflow", what, need);
+  void *p = realloc(*buf, need * elem);
+  if (!p)
+    return pascal_error_set(err, PASCAL_ENOMEM, what, "%s: cannot allocate %zu entries", what,
+                            need);
+  *buf = p;
+  *cap = need;
+  return PASCAL_OK;
+}
+
+pascal_status simdev_lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity) {
+  size_t need = (size_t)n + 1;
+  if (need > c->lines_cap) {
+    simdev_line *p = realloc(c->lines, need * sizeof *p);
+    if (!p) return PASCAL_ENOMEM;
+    c->lines = p;
+    c->lines_cap = need;
+  }
+  for (uint32_t b = 0; b < n; b++) {
+    c->lines[b].prev = c->lines[b].next = SIMDEV_NONE;
+    c->lines[b].fill_ready = 0.0;
+  }
+  c->lines[n].prev = c->lines[n].next = n; /* empty circular list */
+  c->n = n;
+  c->capacity = capacity;
+  c->count = 0;
+  return PASCAL_OK;
+}
+
+void simdev_lru_free(simdev_lru *c) {
+  free(c->lines);
+  c->lines = NULL;
+  c->lines_cap = 0;
+}
+
+static void lru_unlink(simdev_line *l, uint32_t b) {
+  l[l[b].prev].next = l[b].next;
+  l[l[b].next].prev = l[b].prev;
+}
+
+static void lru_push_front(simdev_line *l, uint32_t sentinel, uint32_t b) {
+  uint32_t first = l[sentinel].next;
+  l[b].prev = sentinel;
+  l[b].next = first;
+  l[first].prev = b;
+  l[sentinel].next = b;
+}
+
+simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready) {
+  simdev_lru *c = &mm->lru;
+  simdev_line *l = c->lines;
+  double at_l2 = t + mm->hop_ns;
+  mm->requests++;
+  if (l[b].prev != SIMDEV_NONE) { /* resident: touch */
+    lru_unlink(l, b);
+    lru_push_front(l, c->n, b);
+    if (l[b].fill_ready > at_l2) { /* fill outstanding: wait for it */
+      mm->merges++;
+      *ready = l[b].fill_ready;
+      return SIMDEV_MERGE;
+    }
+    mm->hits++;
+    *ready = at_l2;
+    return SIMDEV_HIT;
+  }
+  if (c->count == c->capacity) { /* evict the LRU line (even if in flight) */
+    uint32_t victim = l[c->n].prev;
+    lru_unlink(l, victim);
+    l[victim].prev = l[victim].next = SIMDEV_NONE;
+  } else {
+    c->count++;
+  }
+  lru_push_front(l, c->n, b);
+  /* FIFO DRAM: at_l2 is non-decreasing across lookups */
+  double start = at_l2 > mm->dram_free ? at_l2 : mm->dram_free;
+  mm->dram_free = start + simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
+  l[b].fill_ready = mm->dram_free + mm->dram_latency_ns;
+  mm->fills++;
+  *ready = l[b].fill_ready;
+  return SIMDEV_FILL;
+}
+
+double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready) {
+  double start = ready > mm->link_free[sm] ? ready : mm->link_free[sm];
+  mm->link_free[sm] = start + simdev_rng_jitter(mm->rng, mm->link_block_ns[sm], mm->jitter);
+  return mm->link_free[sm];
+}
+
+pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
+                                 simdev_rng *rng, pascal_error *err) {
+  const pascal_simdev_profile *p = &dev->profile;
+  simdev_mem *mm = &dev->mem;
+  if (simdev_lru_reset(&mm->lru, n, capacity) != PASCAL_OK)
+    return pascal_error_set(err, PASCAL_ENOMEM, "N", "cannot allocate the cache index for %u blocks",
+                            n);
+  for (uint32_t s = 0; s < p->sm_count; s++) mm->link_free[s] = 0.0;
+  mm->hop_ns = p->hop_ns;
+  mm->dram_block_ns = (double)p->block_bytes / p->dram_gbps;
+  mm->dram_latency_ns = p->dram_latency_ns;
+  mm->jitter = p->service_jitter;
+  mm->dram_free = 0.0;
+  mm->requests = mm->hits = mm->merges = mm->fills = 0;
+  mm->rng = rng;
+  return PASCAL_OK;
+}

@@ -1,0 +1,289 @@
+/*
+ * simdev_scan.c - the open-scan engine of the sim device: W * M CTAs run the
+ * paper's Algorithm 2 ("open scan with a binary-defined priming count") in
+ * waves over the shared memory path of simdev_mem.c, with optional phase
+ * snapshots (cluster count under the 32-block merge rule of §5.3).
+ *
+ * Per CTA (slot s on SM s mod sm_count), n_p = d - 1 + priming_extra on the
+ * TMA path and 0 on the sync path:
+ *   start:   TMA issues blocks 0 .. min(n_p, N) - 1
+ *   block j: issue j if not yet issued (sync path, or n_p == 0); wait for its
+ *            data; consume + compute(m) + intra-CTA sync (jittered); issue
+ *            block j + n_p if n_p > 0 and j + n_p < N.
+ * This is the recurrence of paper Eq. (slot_timing); no rule here looks at
+ * K, depth or m beyond the costs above: divergence or coherence comes from
+ * who misses, who merges and who waits (Theorems coherence and feedback).
+ *
+ * Events: one per slot for its next worker step (START or END of a block)
+ * and one per outstanding request (data ready at L2 -> SM link transfer).
+ * Request ids index a per-slot ring of n_p + 1 entries: the outstanding
+ * blocks of a CTA are j .. j + n_p, distinct modulo n_p + 1.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simdev_internal.h"
+
+struct simdev_slot {
+  uint32_t sm;          /* link this slot's CTA uses                  */
+  uint32_t j;           /* next block to consume in the current CTA   */
+  uint32_t issued;      /* blocks issued by the current CTA           */
+  uint8_t active;       /* a CTA runs (else the next event is START)  */
+  uint8_t waiting;      /* blocked on block j's data since wait_from  */
+  double wait_from;
+  uint64_t progress;    /* blocks consumed by this slot over all CTAs */
+};
+
+typedef struct scan_run {
+  pascal_simdev *dev;
+  simdev_mem *mem;
+  simdev_heap *heap;
+  simdev_slot *slots;
+  double *ring_arrival; /* < 0: data not arrived (or not known yet) */
+  simdev_rng rng;
+  uint32_t M, R, np, N;
+  int tma;
+  double issue_ns, work_ns, jitter, launch_ns, start_jitter_ns;
+  uint64_t ctas_total, ctas_launched;
+  double end_ns;
+} scan_run;
+
+/* compute(m): full groups of four at compute_ns per unit plus the loop tail
+ * of execution class chi(m) = min(m mod 4, 2) (paper App. C: remainders two
+ * and three run the same tail). */
+static double compute_cost(const pascal_simdev_profile *p, uint32_t m) {
+  uint32_t r = m % 4u;
+  uint32_t cls = r < 2u ? r : 2u;
+  return p->compute_ns * (double)(m - r) + p->tail_ns[cls];
+}
+
+static pascal_status scan_check(const pascal_simdev *dev, const pascal_simdev_scan *s,
+                                pascal_error *err) {
+  const pascal_simdev_profile *p = &dev->profile;
+  if (s->o < 1 || s->o > 64) return pascal_error_set(err, PASCAL_EINVAL, "o", "o must be in [1, 64]");
+  if (s->path_tma != 0 && s->path_tma != 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "path", "path must be sync (0) or tma (1)");
+  if (!s->path_tma && s->d != 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "d", "the sync path has d = 0, got %u", s->d);
+  if (s->path_tma && (s->d < 1 || s->d > 64))
+    return pascal_error_set(err, PASCAL_EINVAL, "d", "the TMA path needs d in [1, 64], got %u",
+                            s->d);
+  if (s->m > 1000000u)
+    return pascal_error_set(err, PASCAL_EINVAL, "m", "m must be at most 1000000");
+  if (s->N < 1 || s->N >= (1ull << 31))
+    return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be in [1, 2^31)");
+  if (s->W < 1) return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be at least 1");
+  uint64_t M = (uint64_t)p->sm_count * s->o;
+  if (M > (1u << 18))
+    return pascal_error_set(err, PASCAL_EINVAL, "o", "M = sm_count * o = %llu exceeds 2^18",
+                            (unsigned long long)M);
+  if (s->W > (UINT64_MAX / 4) / (M * s->N))
+    return pascal_error_set(err, PASCAL_ERANGE, "W", "W * M * N overflows");
+  return PASCAL_OK;
+}
+
+static double draw_start(scan_run *r, double now) {
+  return now + r->launch_ns + r->start_jitter_ns * simdev_rng_unit(&r->rng);
+}
+
+/* Issue the current CTA's next block at the event time `now`. */
+static void issue(scan_run *r, uint32_t s, double now) {
+  simdev_slot *sl = &r->slots[s];
+  uint32_t b = sl->issued++;
+  uint32_t idx = b % r->R;
+  double ready;
+  simdev_mem_lookup(r->mem, b, now, &ready);
+  r->ring_arrival[(size_t)s * r->R + idx] = -1.0;
+  simdev_heap_push(r->heap, ready, r->M + s * r->R + idx);
+}
+
+/* Slot s holds block j's data from `start`: schedule the end of its work. */
+static void begin_work(scan_run *r, uint32_t s, double start) {
+  double work = simdev_rng_jitter(&r->rng, r->work_ns, r->jitter);
+  simdev_heap_push(r->heap, start + work, s);
+}
+
+/* Top of Algorithm 2's loop for block j at worker time t (>= now). */
+static void loop_top(scan_run *r, uint32_t s, double now, double t) {
+  simdev_slot *sl = &r->slots[s];
+  if (sl->issued == sl->j) { /* sync path, or TMA with n_p == 0 */
+    issue(r, s, now);
+    t += r->issue_ns;
+  }
+  double arr = r->ring_arrival[(size_t)s * r->R + sl->j % r->R];
+  if (arr >= 0.0) {
+    begin_work(r, s, arr > t ? arr : t);
+  } else {
+    sl->waiting = 1;
+    sl->wait_from = t;
+  }
+}
+
+static void on_start(scan_run *r, uint32_t s, double now) {
+  simdev_slot *sl = &r->slots[s];
+  sl->active = 1;
+  sl->j = sl->issued = 0;
+  double t = now;
+  if (r->tma) {
+    uint32_t prime = r->np < r->N ? r->np : r->N;
+    for (uint32_t b = 0; b < prime; b++) {
+      issue(r, s, now);
+      t += r->issue_ns;
+    }
+  }
+  loop_top(r, s, now, t);
+}
+
+static void on_block_done(scan_run *r, uint32_t s, double now) {
+  simdev_slot *sl = &r->slots[s];
+  double t = now;
+  if (r->np > 0 && sl->j + r->np < r->N) {
+    issue(r, s, now); /* block j + n_p: the CTA has issued exactly j + n_p */
+    t += r->issue_ns;
+  }
+  sl->j++;
+  sl->progress++;
+  if (sl->j < r->N) {
+    loop_top(r, s, now, t);
+    return;
+  }
+  sl->active = 0; /* CTA done; the slot takes the next one, if any */
+  if (t > r->end_ns) r->end_ns = t;
+  if (r->ctas_launched < r->ctas_total) {
+    r->ctas_launched++;
+    simdev_heap_push(r->heap, draw_start(r, t), s);
+  }
+}
+
+static void on_ready(scan_run *r, uint32_t req, double now) {
+  uint32_t s = req / r->R, idx = req % r->R;
+  simdev_slot *sl = &r->slots[s];
+  double arr = simdev_mem_transfer(r->mem, sl->sm, now);
+  if (sl->waiting && sl->j % r->R == idx) {
+    sl->waiting = 0;
+    begin_work(r, s, arr > sl->wait_from ? arr : sl->wait_from);
+  } else {
+    r->ring_arrival[(size_t)s * r->R + idx] = arr;
+  }
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Phase snapshot at time t: positions j of running CTAs on the ring of N
+ * blocks; clusters are maximal runs joined by cyclic gaps <= CLUSTER_GAP. */
+static void snapshot(scan_run *r, double t, uint64_t *pos, pascal_simdev_snapshot *out) {
+  uint32_t n = 0;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (uint32_t s = 0; s < r->M; s++) {
+    const simdev_slot *sl = &r->slots[s];
+    if (!sl->active) continue;
+    pos[n++] = sl->j;
+    if (sl->progress < lo) lo = sl->progress;
+    if (sl->progress > hi) hi = sl->progress;
+  }
+  out->t_ns = t;
+  out->active = n;
+  out->clusters = 0;
+  out->spread_blocks = n ? hi - lo : 0;
+  if (n == 0) return;
+  qsort(pos, n, sizeof *pos, cmp_u64);
+  uint32_t big = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t gap = i + 1 < n ? pos[i + 1] - pos[i] : pos[0] + r->N - pos[n - 1];
+    if (gap > PASCAL_SIMDEV_CLUSTER_GAP) big++;
+  }
+  out->clusters = big ? big : 1;
+}
+
+static pascal_status scan_buffers(pascal_simdev *dev, uint32_t M, uint32_t R, pascal_error *err) {
+  pascal_status st = simdev_grow((void **)&dev->slots, &dev->slots_cap, M, sizeof(simdev_slot),
+                                 "slots", err);
+  if (st != PASCAL_OK) return st;
+  st = simdev_grow((void **)&dev->ring_arrival, &dev->ring_cap, (size_t)M * R, sizeof(double),
+                   "ring", err);
+  if (st != PASCAL_OK) return st;
+  st = simdev_grow((void **)&dev->scratch, &dev->scratch_cap, M, sizeof(uint64_t), "slots", err);
+  if (st != PASCAL_OK) return st;
+  if (simdev_heap_reserve(&dev->heap, (size_t)M * (R + 1)) != PASCAL_OK)
+    return pascal_error_set(err, PASCAL_ENOMEM, "slots", "cannot allocate the event queue");
+  return PASCAL_OK;
+}
+
+pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_scan *scan,
+                                     pascal_simdev_stats *out, pascal_simdev_snapshots *snaps,
+                                     pascal_error *err) {
+  if (!dev || !scan || !out)
+    return pascal_error_set(err, PASCAL_EINVAL, "scan", "device, scan and out must be given");
+  pascal_status st = scan_check(dev, scan, err);
+  if (st != PASCAL_OK) return st;
+  if (snaps && (!(snaps->interval_ns > 0.0) || !isfinite(snaps->interval_ns) ||
+                (snaps->capacity > 0 && !snaps->items)))
+    return pascal_error_set(err, PASCAL_EINVAL, "snapshots",
+                            "snapshots need interval_ns > 0 and items for their capacity");
+  const pascal_simdev_profile *p = &dev->profile;
+  scan_run r;
+  memset(&r, 0, sizeof r);
+  r.dev = dev;
+  r.M = p->sm_count * scan->o;
+  r.N = (uint32_t)scan->N;
+  r.tma = scan->path_tma;
+  r.np = r.tma ? scan->d - 1 + p->priming_extra : 0;
+  r.R = r.np + 1;
+  uint64_t key = simdev_seed_mix(simdev_seed_mix(simdev_seed_mix(scan->o, (uint64_t)r.tma),
+                                                 ((uint64_t)scan->d << 32) | scan->m),
+                                 simdev_seed_mix(scan->N, scan->W));
+  r.rng.s = simdev_seed_mix(simdev_seed_mix(p->seed, key), scan->seed);
+  st = scan_buffers(dev, r.M, r.R, err);
+  if (st != PASCAL_OK) return st;
+  uint32_t capacity = p->capacity_blocks;
+  st = simdev_mem_prepare(dev, r.N, capacity, &r.rng, err);
+  if (st != PASCAL_OK) return st;
+  r.mem = &dev->mem;
+  r.heap = &dev->heap;
+  r.slots = dev->slots;
+  r.ring_arrival = dev->ring_arrival;
+  r.issue_ns = r.tma ? p->tma_issue_ns : p->sync_issue_ns;
+  r.work_ns = p->consume_ns + compute_cost(p, scan->m) + p->cta_sync_ns;
+  r.jitter = p->service_jitter;
+  r.launch_ns = p->launch_ns;
+  r.start_jitter_ns = p->start_jitter_ns;
+  r.ctas_total = scan->W * r.M;
+  r.ctas_launched = r.M;
+  for (uint32_t s = 0; s < r.M; s++) {
+    simdev_slot *sl = &r.slots[s];
+    memset(sl, 0, sizeof *sl);
+    sl->sm = s % p->sm_count;
+    simdev_heap_push(r.heap, draw_start(&r, 0.0), s);
+  }
+  if (snaps) snaps->count = 0;
+  double next_snap = snaps ? snaps->interval_ns : INFINITY;
+  simdev_event e;
+  while (simdev_heap_pop(r.heap, &e)) {
+    while (e.t > next_snap) {
+      if (snaps->count < snaps->capacity) {
+        snapshot(&r, next_snap, dev->scratch, &snaps->items[snaps->count++]);
+        next_snap += snaps->interval_ns;
+      } else {
+        next_snap = INFINITY;
+      }
+    }
+    if (e.id >= r.M) on_ready(&r, e.id - r.M, e.t);
+    else if (r.slots[e.id].active) on_block_done(&r, e.id, e.t);
+    else on_start(&r, e.id, e.t);
+  }
+  const simdev_mem *mm = r.mem;
+  memset(out, 0, sizeof *out);
+  out->requests = mm->requests;
+  out->hits = mm->hits;
+  out->merges = mm->merges;
+  out->fills = mm->fills;
+  out->fill_bytes = (double)mm->fills * (double)p->block_bytes;
+  out->kernel_ns = r.end_ns;
+  out->K = (double)mm->fills / ((double)scan->W * (double)scan->N);
+  out->M = r.M;
+  return PASCAL_OK;
+}
