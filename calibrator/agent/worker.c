@@ -242,6 +242,8 @@ static int handle_job(worker *w, const agent_job *job)
   char desc[160], why[400], event[512];
   agent_job_describe(job, desc, sizeof desc);
   w->lease_lost = 0;
+  if (!w->ctx->ui.tty) /* plain log: one line per claim, one per outcome */
+    agent_ui_log(&w->ctx->ui, "%s claimed (lease %g s)", desc, job->lease_seconds);
   pascal_backend_result res;
   run_outcome out = execute(w, job, &res, why, sizeof why);
   if (out == RUN_ABANDONED) {
