@@ -1,7 +1,8 @@
 /*
- * simdev_heap.c - the sim device's event queue: a binary min-heap keyed on
+ * simdev_heap.c - the sim device's event queue: a 4-ary min-heap keyed on
  * (time, insertion sequence), so simultaneous events run in the order they
- * were scheduled and every run is deterministic. O(log n) push/pop, no
+ * were scheduled and every run is deterministic. O(log n) push/pop with half
+ * the depth of a binary heap (pop dominates the engine's time), no
  * allocation after simdev_heap_reserve.
  */
 #include <stdlib.h>
@@ -26,8 +27,10 @@ void simdev_heap_free(simdev_heap *h) {
   h->len = h->cap = 0;
 }
 
+/* Bitwise rather than short-circuit operators: the compiler can select
+ * the earliest child without branches, which child wins being random. */
 static int event_before(const simdev_event *a, const simdev_event *b) {
-  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+  return (a->t < b->t) | ((a->t == b->t) & (a->seq < b->seq));
 }
 
 void simdev_heap_push(simdev_heap *h, double t, uint32_t id) {
@@ -35,7 +38,7 @@ void simdev_heap_push(simdev_heap *h, double t, uint32_t id) {
   size_t i = h->len++;
   /* sift up: parents stay no later than their children */
   while (i > 0) {
-    size_t p = (i - 1) / 2;
+    size_t p = (i - 1) / 4;
     if (!event_before(&e, &h->items[p])) break;
     h->items[i] = h->items[p];
     i = p;
@@ -49,9 +52,10 @@ int simdev_heap_pop(simdev_heap *h, simdev_event *out) {
   simdev_event last = h->items[--h->len];
   size_t n = h->len, i = 0;
   for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && event_before(&h->items[c + 1], &h->items[c])) c++;
+    size_t first = 4 * i + 1;
+    if (first >= n) break;
+    size_t end = first + 4 < n ? first + 4 : n, c = first;
+    for (size_t k = first + 1; k < end; k++) c = event_before(&h->items[k], &h->items[c]) ? k : c;
     if (!event_before(&h->items[c], &last)) break;
     h->items[i] = h->items[c];
     i = c;

@@ -38,19 +38,20 @@ static inline double simdev_rng_jitter(simdev_rng *r, double base, double j) {
 /* Mix a value into a seed (one splitmix64 step of the xor). */
 uint64_t simdev_seed_mix(uint64_t seed, uint64_t value);
 
-/* ---- event heap: binary min-heap on (t, seq); seq makes ties FIFO and the
+/* ---- event heap: 4-ary min-heap on (t, seq); seq makes ties FIFO and the
  * whole run deterministic ---- */
 
 typedef struct simdev_event {
   double t;
-  uint64_t seq;
-  uint32_t id; /* meaning chosen by the engine that pushed it */
+  uint32_t seq; /* wraps after 2^32 pushes: order stays total, so runs stay
+                   deterministic; FIFO among exact ties is what it serves */
+  uint32_t id;  /* meaning chosen by the engine that pushed it */
 } simdev_event;
 
 typedef struct simdev_heap {
   simdev_event *items;
   size_t len, cap;
-  uint64_t next_seq;
+  uint32_t next_seq;
 } simdev_heap;
 
 /* Make room for `cap` events (keeps the contents' memory, empties it). */

@@ -1,0 +1,90 @@
+/*
+ * bench_simdev.c - speed of the sim device (core/simdev): simulated requests
+ * per second over a mix of scan keys of the calibration plan at N = 4096,
+ * W = 4 (median of repetitions), and the wall time of one N = 4096, W = 64,
+ * M = 48 run (sync path and TMA d = 4, the divergent case). Budgets (issue
+ * 5): >= 5 M requests/s, one such run < 10 s.
+ *
+ * usage: bench_simdev [repetitions]   (default 3)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pascal/simdev.h"
+#include "timing.h"
+
+typedef struct bench_key {
+  uint32_t o;
+  int tma;
+  uint32_t d, m;
+} bench_key;
+
+static const bench_key MIX[] = {{1, 0, 0, 0}, {1, 1, 2, 0}, {1, 1, 3, 0}, {1, 1, 4, 0},
+                                {1, 1, 4, 8}, {2, 0, 0, 5}, {2, 1, 3, 0}, {2, 1, 4, 6}};
+#define NMIX (sizeof MIX / sizeof MIX[0])
+#define MAX_REPS 50
+
+/* Run one scan; returns wall seconds, or -1 on error. */
+static double timed_run(pascal_simdev *dev, const bench_key *k, uint64_t N, uint64_t W,
+                        uint64_t seed, pascal_simdev_stats *st) {
+  pascal_simdev_scan s = {k->o, k->tma, k->d, k->m, N, W, seed};
+  pascal_error err;
+  double t0 = bench_now_ns();
+  if (pascal_simdev_run_scan(dev, &s, st, NULL, &err) != PASCAL_OK) {
+    fprintf(stderr, "run_scan: %s\n", err.message);
+    return -1.0;
+  }
+  return (bench_now_ns() - t0) * 1e-9;
+}
+
+int main(int argc, char **argv) {
+  int reps = argc > 1 ? atoi(argv[1]) : 3;
+  if (reps < 1 || reps > MAX_REPS) {
+    fprintf(stderr, "usage: bench_simdev [repetitions 1..%d]\n", MAX_REPS);
+    return 2;
+  }
+  pascal_simdev_profile p;
+  pascal_simdev_profile_default(&p);
+  pascal_simdev *dev = NULL;
+  pascal_error err;
+  if (pascal_simdev_new(&p, &dev, &err) != PASCAL_OK) {
+    fprintf(stderr, "simdev: %s\n", err.message);
+    return 1;
+  }
+  int rc = 0;
+  double rate[MAX_REPS];
+  for (int r = 0; r < reps; r++) {
+    double secs = 0.0, requests = 0.0;
+    for (size_t i = 0; i < NMIX; i++) {
+      pascal_simdev_stats st;
+      double t = timed_run(dev, &MIX[i], 4096, 4, (uint64_t)r, &st);
+      if (t < 0) {
+        rc = 1;
+        goto done;
+      }
+      secs += t;
+      requests += (double)st.requests;
+    }
+    rate[r] = requests / secs;
+  }
+  printf("simdev mix (%zu keys, N=4096, W=4, %d reps): median %.2f M requests/s\n", NMIX, reps,
+         bench_median(rate, (size_t)reps) * 1e-6);
+  static const bench_key big[] = {{1, 0, 0, 0}, {1, 1, 4, 0}};
+  for (size_t i = 0; i < 2; i++) {
+    double wall[MAX_REPS];
+    pascal_simdev_stats st;
+    for (int r = 0; r < reps; r++) {
+      wall[r] = timed_run(dev, &big[i], 4096, 64, (uint64_t)r, &st);
+      if (wall[r] < 0) {
+        rc = 1;
+        goto done;
+      }
+    }
+    double med = bench_median(wall, (size_t)reps);
+    printf("simdev N=4096 W=64 M=48 %s d=%u: median %.2f s (%.2f M requests/s, K=%.2f)\n",
+           big[i].tma ? "tma" : "sync", big[i].d, med, (double)st.requests / med * 1e-6, st.K);
+  }
+done:
+  pascal_simdev_free(dev);
+  return rc;
+}

@@ -1,0 +1,181 @@
+/*
+ * pascal/calibration.h - the calibration data model of the dynamic predictor
+ * (paper section 4.1-4.2, Eq. dynamic_target; DESIGN.md section 4).
+ *
+ * A calibration is plain data: the device constants, the workload (scan or
+ * GEMM), the execution-class rule of the measured binary, the GEMM tiling, and
+ * the measured runs. Runs enter only through the append functions, which
+ * validate each run and name it in the error ("measurements[12].fill_bytes"),
+ * so every calibration that exists in memory holds only positive, finite
+ * measurements of well-formed configurations.
+ *
+ * Units: C = capacity_blocks (blocks of block_bytes bytes); a scan run of W
+ * scans of N blocks that filled V bytes has K = V / (b W N); M = sm_count * o.
+ * A GEMM run has K = M V / Q with M = gemm.resident_ctas (see predict.h).
+ *
+ * Ownership: pascal_calibration_init() leaves the struct owning no memory;
+ * the append functions grow arrays owned by the struct; pascal_calibration_free()
+ * releases them. Fields other than the run arrays may be assigned directly.
+ */
+#ifndef PASCAL_CALIBRATION_H
+#define PASCAL_CALIBRATION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pascal/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pascal_workload {
+  PASCAL_WORKLOAD_SCAN = 0, /* shared cyclic scan (Algorithm dynamic-kernel) */
+  PASCAL_WORKLOAD_GEMM = 1  /* tiled GEMM with shared operands (section 4.5)  */
+} pascal_workload;
+
+typedef enum pascal_path {
+  PASCAL_PATH_SYNC = 0, /* synchronous loads; the depth d is always 0 */
+  PASCAL_PATH_TMA = 1   /* TMA bulk copies into d buffers              */
+} pascal_path;
+
+/* The execution-class rule of the measured binary (section 4.3, App. C
+ * obstruction). It is a property of the calibration, never hard-wired. */
+typedef enum pascal_class_rule {
+  PASCAL_CLASS_MOD4_MIN2 = 0 /* "mod4-min2": chi(m) = min(m mod 4, 2) */
+} pascal_class_rule;
+
+#define PASCAL_DEVICE_NAME_MAX 64
+#define PASCAL_DEVICE_ARCH_MAX 32
+
+typedef struct pascal_device {
+  char name[PASCAL_DEVICE_NAME_MAX]; /* NUL-terminated, non-empty            */
+  char arch[PASCAL_DEVICE_ARCH_MAX]; /* NUL-terminated ("sm_121", "sim", ..) */
+  uint32_t sm_count;                 /* streaming multiprocessors, >= 1      */
+  uint32_t capacity_blocks;          /* effective L2 capacity C, >= 1        */
+  uint32_t block_bytes;              /* bytes per logical block b, >= 1      */
+} pascal_device;
+
+/* GEMM tiling (App. C "GEMM instantiation"); defaults 128 x 128 x 64, FP16. */
+typedef struct pascal_gemm_params {
+  uint32_t tile_m;        /* output rows per CTA tile                        */
+  uint32_t tile_n;        /* output columns per CTA tile                     */
+  uint32_t tile_k;        /* reduction step per tile                         */
+  uint32_t elem_bytes;    /* bytes per input element                         */
+  uint32_t resident_ctas; /* M: CTAs resident at once; must be set (>= 1)    */
+} pascal_gemm_params;
+
+/* A scan configuration key z = (o, path, d, m); its family is (o, path, d). */
+typedef struct pascal_scan_key {
+  uint32_t o;       /* resident CTAs per SM, >= 1          */
+  pascal_path path; /* sync or tma                          */
+  uint32_t d;       /* prefetch depth; 0 for sync          */
+  uint32_t m;       /* compute work per block               */
+} pascal_scan_key;
+
+typedef struct pascal_gemm_shape {
+  uint32_t Mg, Ng, Kg; /* problem shape; multiples of tile_m, tile_n, tile_k */
+} pascal_gemm_shape;
+
+/* Optional fields: has_repeat / has_kernel_ns say whether they were given.
+ * Two runs of one configuration are duplicates when their repeat indices are
+ * equal (an absent repeat counts as repeat 0). */
+typedef struct pascal_scan_run {
+  pascal_scan_key key;
+  uint32_t N;        /* scan length in blocks, >= 1           */
+  uint32_t W;        /* scans per resident worker, >= 1       */
+  double fill_bytes; /* measured DRAM->L2 fill bytes V, > 0   */
+  bool has_repeat;
+  uint32_t repeat;
+  bool has_kernel_ns;
+  double kernel_ns; /* finite, >= 0 when present */
+} pascal_scan_run;
+
+typedef struct pascal_gemm_run {
+  pascal_gemm_shape shape;
+  double fill_bytes; /* measured fill bytes V, > 0 */
+  bool has_repeat;
+  uint32_t repeat;
+  bool has_kernel_ns;
+  double kernel_ns;
+} pascal_gemm_run;
+
+typedef struct pascal_calibration {
+  pascal_device device;
+  pascal_workload workload;
+  pascal_class_rule class_rule;
+  pascal_gemm_params gemm; /* used when workload == PASCAL_WORKLOAD_GEMM */
+  /* Runs in append order; read freely, grow only with the append functions.
+   * Exactly one of the two arrays is used, according to workload. */
+  pascal_scan_run *scan_runs;
+  size_t n_scan_runs;
+  pascal_gemm_run *gemm_runs;
+  size_t n_gemm_runs;
+  size_t capacity; /* allocated slots of the array in use (internal) */
+} pascal_calibration;
+
+/* Empty calibration of `workload` with class rule mod4-min2, GEMM tiling
+ * 128x128x64 with 2-byte elements and resident_ctas 0 (unset), and a zeroed
+ * device that the caller fills in. Owns no memory yet. */
+void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload);
+
+/* Release the run arrays and reset to an empty calibration of the same
+ * workload. Safe on an initialised or already-freed calibration. */
+void pascal_calibration_free(pascal_calibration *cal);
+
+/* Deep copy of `src` into `dst` (dst is overwritten, not freed first). */
+pascal_status pascal_calibration_copy(pascal_calibration *dst,
+                                      const pascal_calibration *src,
+                                      pascal_error *err);
+
+/* Check the device constants (field "device.sm_count", ...) and, for GEMM,
+ * the tiling ("gemm.tile_m", ..., "gemm.resident_ctas"). */
+pascal_status pascal_calibration_check(const pascal_calibration *cal,
+                                       pascal_error *err);
+
+/* Validate `run` and append a copy. Errors name the run by the index it would
+ * get, e.g. field "measurements[12].fill_bytes": wrong workload, o == 0,
+ * unknown path, sync with d != 0, N or W == 0, fill_bytes not finite or
+ * <= 0, kernel_ns not finite or < 0, a GEMM dimension that is 0 or not a
+ * multiple of its tile ("measurements[3].Kg": "Kg (1000) is not a multiple of
+ * tile_k (64)"), or a duplicate of an earlier run (PASCAL_EINVAL), or
+ * PASCAL_ENOMEM. GEMM runs are checked against cal->gemm, so set the tiling
+ * before appending. On failure the calibration is unchanged. */
+pascal_status pascal_calibration_append_scan(pascal_calibration *cal,
+                                             const pascal_scan_run *run,
+                                             pascal_error *err);
+pascal_status pascal_calibration_append_gemm(pascal_calibration *cal,
+                                             const pascal_gemm_run *run,
+                                             pascal_error *err);
+
+/* Check every run as the append functions do (duplicates excepted), for
+ * callers that filled the run arrays by other means; errors name the run. */
+pascal_status pascal_calibration_check_runs(const pascal_calibration *cal,
+                                            pascal_error *err);
+
+/* Number of runs of the calibration's workload. */
+size_t pascal_calibration_run_count(const pascal_calibration *cal);
+
+/* Execution class of compute m under the calibration's class rule
+ * (mod4-min2: 0, 1 or 2). */
+unsigned pascal_calibration_class(const pascal_calibration *cal, uint32_t m);
+unsigned pascal_class_rule_apply(pascal_class_rule rule, uint32_t m);
+
+/* Stable names and their parsers, for codecs and CLIs: "scan"/"gemm",
+ * "sync"/"tma", "mod4-min2". Parsers return PASCAL_EINVAL with `field` set to
+ * the given field name for unknown names. */
+const char *pascal_workload_name(pascal_workload workload);
+const char *pascal_path_name(pascal_path path);
+const char *pascal_class_rule_name(pascal_class_rule rule);
+pascal_status pascal_workload_parse(const char *name, const char *field,
+                                    pascal_workload *out, pascal_error *err);
+pascal_status pascal_path_parse(const char *name, const char *field,
+                                pascal_path *out, pascal_error *err);
+pascal_status pascal_class_rule_parse(const char *name, const char *field,
+                                      pascal_class_rule *out, pascal_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

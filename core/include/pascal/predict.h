@@ -1,0 +1,212 @@
+/*
+ * pascal/predict.h - the fitted dynamic model and its predictions (paper
+ * section 4, Algorithm predict, Eq. graph, App. C "GEMM instantiation";
+ * DESIGN.md section 4).
+ *
+ * pascal_model_fit() freezes a calibration into a model: one cumulative
+ * traffic curve per (reference size N_j, key z) for a scan, or per reference
+ * grid (n_r, n_c) over n_k for GEMM, with PCHIP slopes precomputed. The model
+ * copies what it needs; the calibration may be freed afterwards.
+ *
+ * Scan prediction for key z = (o, path, d, m), size N, horizon W: at each of
+ * the (at most two) reference sizes adjacent to N in eta = C/N, the encoded
+ * value a_hat_j comes from the first rule that applies:
+ *   1 exact   m is a reference of the family: its own a;
+ *   2         pooled p = PCHIP of a over the family's distinct m, clamped;
+ *   3 graph   same-class references bracket m: a_hat = (1-w) p + w a_lin,
+ *             w = g(1/hL+1/hR) / (c0 + g(1/hL+1/hR)), g = 4, c0 from the
+ *             adjacent references of any class (Eq. graph);
+ *   4 clamp   the class is present but does not bracket m: nearest
+ *             same-class reference's a;
+ *   5 depth-fallback  the class is absent from the family (or the depth is
+ *             not calibrated): the nearest depths d' of the same (o, path)
+ *             where 1, 3 or 4 apply, linear in d, clamped;
+ *   6 refuse  PASCAL_EREFUSED, message says the class is unidentifiable
+ *             (App. C Proposition obstruction). An unknown (o, path) is
+ *             refused too, never extrapolated.
+ * Then a_hat is linear in eta between the two sizes (clamped outside) and
+ * decoded: K = min(M, 1 + [exp a_hat - eps]_+), M = sm_count * o.
+ *
+ * GEMM prediction for (Mg, Ng, Kg): each reference grid's curve at n_k gives
+ * a = log([kappa - 1]_+ + eps), kappa = V / B_0; transfer along log n_c
+ * within each reference n_r row, then along log n_r, each step exact at a
+ * reference, (p + 4 a_lin)/5 inside a bracket, clamped at the ends; decode
+ * K = min(M, K_0 (1 + [exp a - eps]_+)), M = gemm.resident_ctas.
+ *
+ * Thread safety: predictions read a const model, allocate nothing and keep
+ * no state; any number of threads may predict from one model concurrently.
+ */
+#ifndef PASCAL_PREDICT_H
+#define PASCAL_PREDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pascal/calibration.h"
+#include "pascal/curve.h"
+#include "pascal/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Anchored-interpolation weight gamma of Eq. graph. */
+#define PASCAL_GRAPH_GAMMA 4.0
+
+typedef struct pascal_model pascal_model; /* opaque, immutable once fitted */
+
+/* Fit every curve of `cal` (which must pass pascal_calibration_check and hold
+ * at least one run). *out is a new model the caller frees with
+ * pascal_model_free(). Errors name the run or field at fault. */
+pascal_status pascal_model_fit(const pascal_calibration *cal,
+                               pascal_model **out, pascal_error *err);
+void pascal_model_free(pascal_model *model);
+
+typedef enum pascal_rule {
+  PASCAL_RULE_EXACT = 0,         /* the target is a reference            */
+  PASCAL_RULE_GRAPH = 1,         /* anchored interpolation in a bracket   */
+  PASCAL_RULE_CLAMP = 2,         /* nearest reference (no bracket)        */
+  PASCAL_RULE_DEPTH_FALLBACK = 3 /* borrowed from neighbouring depths     */
+} pascal_rule;
+
+/* "exact", "graph", "clamp", "depth-fallback". */
+const char *pascal_rule_name(pascal_rule rule);
+
+/* How one family (o, path, d) at one reference size produced its value by
+ * rule 1, 3 or 4. Unused numbers are NaN, unused m are 0. */
+typedef struct pascal_family_step {
+  uint32_t d;          /* depth of the family                                */
+  pascal_rule rule;    /* EXACT, GRAPH or CLAMP                              */
+  double a;            /* the family's a_hat                                 */
+  double p;            /* pooled PCHIP estimate at m (GRAPH)                 */
+  double a_lin;        /* same-class linear interpolation (GRAPH)            */
+  double omega;        /* weight of a_lin (GRAPH)                            */
+  double c0;           /* 1/(m - m_minus) + 1/(m_plus - m) (GRAPH)           */
+  uint32_t m_left;     /* same-class reference left of m (GRAPH), the clamp
+                          reference (CLAMP), m itself (EXACT)                */
+  uint32_t m_right;    /* same-class reference right of m (GRAPH), else as
+                          m_left                                             */
+  double a_left, a_right; /* their encoded values                          */
+  uint32_t m_minus, m_plus; /* adjacent references of any class (GRAPH)     */
+} pascal_family_step;
+
+/* One reference size N_j of a scan prediction. */
+typedef struct pascal_size_step {
+  uint32_t N;        /* reference size N_j                               */
+  double eta;        /* C / N_j                                          */
+  double weight;     /* weight of a_hat_j in the eta interpolation        */
+  pascal_rule rule;  /* rule of this size (DEPTH_FALLBACK if borrowed)    */
+  double a;          /* a_hat_j                                           */
+  size_t n_depths;   /* families used: 1, or 2 when interpolating in d    */
+  pascal_family_step depth[2];
+  double depth_weight[2]; /* weights of depth[0], depth[1] (sum 1)       */
+} pascal_size_step;
+
+typedef struct pascal_scan_explanation {
+  pascal_rule rule;   /* least direct rule over the sizes used:
+                         EXACT < GRAPH < CLAMP < DEPTH_FALLBACK              */
+  uint32_t o;         /* family (o, path, d) of the query                   */
+  pascal_path path;
+  uint32_t d;
+  unsigned class_id;  /* chi(m) under the calibration's class rule         */
+  double eta;         /* C / N of the query                                */
+  size_t n_sizes;     /* 1 (exact size or clamped) or 2                    */
+  pascal_size_step size[2];
+  double a;           /* final a_hat after the eta interpolation            */
+} pascal_scan_explanation;
+
+typedef struct pascal_scan_prediction {
+  double K;          /* predicted fill-equivalent count, in [1, M]         */
+  double rho;        /* K / M                                              */
+  double fill_bytes; /* K * b * W * N                                      */
+  uint32_t M;        /* sm_count * o                                       */
+  pascal_scan_explanation why;
+} pascal_scan_prediction;
+
+/* Predict key at size N >= 1 and horizon W > 0 (finite). PASCAL_EINVAL for a
+ * malformed query (field "o", "path", "d", "m", "N", "W"; sync needs d = 0),
+ * PASCAL_EINVAL if the model is a GEMM model (field "workload"),
+ * PASCAL_EREFUSED for an unknown (o, path) or an unidentifiable class, with a
+ * message saying which. `out` is written only on success. */
+pascal_status pascal_model_predict_scan(const pascal_model *model,
+                                        const pascal_scan_key *key, uint32_t N,
+                                        double W, pascal_scan_prediction *out,
+                                        pascal_error *err);
+
+/* One interpolation step of a GEMM transfer (along n_c or n_r). */
+typedef struct pascal_gemm_step {
+  pascal_rule rule;     /* EXACT, GRAPH ((p + 4 a_lin)/5) or CLAMP            */
+  uint32_t left, right; /* reference tile counts bracketing the target (GRAPH),
+                           the reference used (EXACT, CLAMP: left == right)   */
+  double a_left, a_right;
+  double p;             /* pooled PCHIP over log tile count (GRAPH, else NaN) */
+  double a_lin;         /* linear in log tile count (GRAPH, else NaN)         */
+  double a;             /* result of the step                                 */
+} pascal_gemm_step;
+
+typedef struct pascal_gemm_explanation {
+  pascal_rule rule;          /* least direct rule over all steps            */
+  size_t n_rows;             /* reference n_r rows used: 1 or 2             */
+  uint32_t row_n_r[2];       /* those rows                                  */
+  pascal_gemm_step col[2];   /* transfer along log n_c within each row      */
+  pascal_gemm_step row;      /* then along log n_r                          */
+  double a;                  /* final encoded value                          */
+} pascal_gemm_explanation;
+
+typedef struct pascal_gemm_prediction {
+  uint32_t n_r, n_c, n_k; /* Mg/tile_m, Ng/tile_n, Kg/tile_k                 */
+  double B0;         /* n_k (n_r tile_m + n_c tile_n) tile_k elem_bytes bytes  */
+  double Q;          /* n_r n_c n_k (tile_m + tile_n) tile_k elem_bytes bytes  */
+  double K0;         /* M B0 / Q = M (n_r + n_c) / (2 n_r n_c) for square tiles */
+  double kappa;      /* K / K0 = V / B0                                       */
+  double K;          /* predicted count, in [K0, M]                           */
+  double rho;        /* K / M = V / Q                                         */
+  double fill_bytes; /* predicted V = kappa B0                                */
+  uint32_t M;        /* resident CTAs                                         */
+  pascal_gemm_explanation why;
+} pascal_gemm_prediction;
+
+/* Tile counts and static references of a shape (no model needed):
+ * n_r, n_c, n_k, B0, Q and K0 of `out` are written, the rest zeroed.
+ * PASCAL_EINVAL naming "Mg", "Ng" or "Kg" when a dimension is 0 or not a
+ * multiple of its tile, or "gemm.*" for bad tiling. */
+pascal_status pascal_gemm_geometry(const pascal_gemm_params *gemm,
+                                   const pascal_gemm_shape *shape,
+                                   pascal_gemm_prediction *out,
+                                   pascal_error *err);
+
+/* Predict a GEMM shape. PASCAL_EINVAL for a bad shape (as above) or a scan
+ * model (field "workload"). `out` is written only on success. */
+pascal_status pascal_model_predict_gemm(const pascal_model *model,
+                                        const pascal_gemm_shape *shape,
+                                        pascal_gemm_prediction *out,
+                                        pascal_error *err);
+
+/* ---- read-only view of the frozen model, for serialisation ---------------- */
+
+const pascal_device *pascal_model_device(const pascal_model *model);
+pascal_workload pascal_model_workload(const pascal_model *model);
+pascal_class_rule pascal_model_class_rule(const pascal_model *model);
+const pascal_gemm_params *pascal_model_gemm(const pascal_model *model);
+
+/* One fitted curve. Scan: key and N are set, the knots are x = log W.
+ * GEMM: n_r and n_c (the grid) are set, the knots are x = log n_k and the
+ * curve is of log(n_k kappa). `curve` points into the model. */
+typedef struct pascal_curve_view {
+  pascal_scan_key key; /* scan */
+  uint32_t N;          /* scan */
+  uint32_t n_r, n_c;   /* gemm */
+  const pascal_curve *curve;
+} pascal_curve_view;
+
+/* Curves in a deterministic order (scan: by N, o, path, d, m; GEMM: by n_r,
+ * n_c). pascal_model_curve() returns PASCAL_ENOTFOUND (field "index") past the
+ * end. */
+size_t pascal_model_curve_count(const pascal_model *model);
+pascal_status pascal_model_curve(const pascal_model *model, size_t index,
+                                 pascal_curve_view *out, pascal_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

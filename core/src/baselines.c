@@ -1,0 +1,191 @@
+/*
+ * baselines.c - the hit rules of the comparison models (paper §2.1, §5.4):
+ * SDCM's exact binomial hit probability for a reuse distance, PPT-GPU's
+ * normal approximation (as published and corrected), and Che's
+ * characteristic-time approximation for general rates and for a scan.
+ * What each assumes is documented in pascal/baselines.h.
+ */
+#include "pascal/baselines.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "pascal/simulate.h"
+
+#define CHE_TOLERANCE 1e-12
+
+static pascal_status check_geometry(const pascal_cache_geometry *g,
+                                    pascal_error *err)
+{
+  if (!g)
+    return pascal_error_set(err, PASCAL_EINVAL, "geometry", "geometry is NULL");
+  if (g->ways < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "ways", "ways must be at least 1");
+  if (g->sets < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "sets", "sets must be at least 1");
+  if (g->ways > UINT64_MAX / g->sets)
+    return pascal_error_set(err, PASCAL_ERANGE, "sets", "ways x sets overflows");
+  if (g->sets > 1 && g->ways > PASCAL_SDCM_WAYS_MAX)
+    return pascal_error_set(err, PASCAL_ERANGE, "ways",
+                            "ways must be at most %" PRIu64 " with several sets",
+                            PASCAL_SDCM_WAYS_MAX);
+  return PASCAL_OK;
+}
+
+static double normal_cdf(double x) { return 0.5 * erfc(-x / sqrt(2.0)); }
+
+/* P(X < A), X ~ Binomial(r, 1/S), S > 1, r >= A: terms summed from logs
+ * (lt_i = log binom(r, i) p^i (1-p)^(r-i)) so no term overflows. */
+static double binomial_below(uint64_t r, uint64_t a, uint64_t s)
+{
+  double p = 1.0 / (double)s, rr = (double)r;
+  double log_ratio = log(p) - log1p(-p);
+  double lt = rr * log1p(-p), sum = 0.0;
+  for (uint64_t i = 0; i < a; i++) {
+    sum += exp(lt);
+    lt += log(rr - (double)i) - log((double)i + 1.0) + log_ratio;
+  }
+  return sum < 1.0 ? sum : 1.0;
+}
+
+/* Hit probability for checked inputs. */
+static double hit_probability(pascal_hit_model model, uint64_t rd,
+                              const pascal_cache_geometry *g)
+{
+  if (rd == PASCAL_RD_COLD)
+    return 0.0;
+  if (rd == 0)
+    return 1.0;
+  uint64_t a = g->ways, s = g->sets;
+  if (model == PASCAL_HIT_SDCM) {
+    if (rd < a)
+      return 1.0; /* fewer than A lines can conflict */
+    return s == 1 ? 0.0 : binomial_below(rd, a, s);
+  }
+  if (s == 1) /* sigma = 0: the limits of the two normal forms */
+    return model == PASCAL_HIT_PPT_PUBLISHED ? 1.0 : (rd < a ? 1.0 : 0.0);
+  double mu = (double)rd / (double)s;
+  double sigma = sqrt(mu * (1.0 - 1.0 / (double)s));
+  if (model == PASCAL_HIT_PPT_PUBLISHED)
+    return normal_cdf(fabs((double)a - 1.0 - mu) / sigma);
+  return normal_cdf(((double)a - 0.5 - mu) / sigma);
+}
+
+static pascal_status check_model(pascal_hit_model model, pascal_error *err)
+{
+  if (model != PASCAL_HIT_SDCM && model != PASCAL_HIT_PPT_PUBLISHED &&
+      model != PASCAL_HIT_PPT_CORRECTED)
+    return pascal_error_set(err, PASCAL_EINVAL, "model", "unknown hit model %d",
+                            (int)model);
+  return PASCAL_OK;
+}
+
+pascal_status pascal_hit_probability(pascal_hit_model model, uint64_t rd,
+                                     const pascal_cache_geometry *geometry,
+                                     double *p_hit, pascal_error *err)
+{
+  pascal_status st = check_model(model, err);
+  if (st == PASCAL_OK)
+    st = check_geometry(geometry, err);
+  if (st == PASCAL_OK && !p_hit)
+    st = pascal_error_set(err, PASCAL_EINVAL, "p_hit", "output pointer is NULL");
+  if (st == PASCAL_OK)
+    *p_hit = hit_probability(model, rd, geometry);
+  return st;
+}
+
+pascal_status pascal_expected_misses(pascal_hit_model model, const uint64_t *rd,
+                                     size_t count,
+                                     const pascal_cache_geometry *geometry,
+                                     double *misses, pascal_error *err)
+{
+  pascal_status st = check_model(model, err);
+  if (st == PASCAL_OK)
+    st = check_geometry(geometry, err);
+  if (st == PASCAL_OK && count > 0 && !rd)
+    st = pascal_error_set(err, PASCAL_EINVAL, "rd", "rd is NULL");
+  if (st == PASCAL_OK && !misses)
+    st = pascal_error_set(err, PASCAL_EINVAL, "misses", "output pointer is NULL");
+  if (st != PASCAL_OK)
+    return st;
+  double sum = 0.0;
+  for (size_t i = 0; i < count; i++)
+    sum += 1.0 - hit_probability(model, rd[i], geometry);
+  *misses = sum;
+  return PASCAL_OK;
+}
+
+/* sum_i (1 - exp(-q_i t)) for rates normalised by `total`. */
+static double che_occupancy(const double *rates, size_t n, double total, double t)
+{
+  double sum = 0.0;
+  for (size_t i = 0; i < n; i++)
+    sum += -expm1(-rates[i] / total * t);
+  return sum;
+}
+
+pascal_status pascal_che_characteristic_time(const double *rates, size_t n,
+                                             double c, double *t_c,
+                                             double *hit_rate,
+                                             pascal_error *err)
+{
+  if (n == 0 || !rates)
+    return pascal_error_set(err, PASCAL_EINVAL, "rates", "at least one rate is needed");
+  if (!isfinite(c) || !(c > 0.0))
+    return pascal_error_set(err, PASCAL_EINVAL, "C", "C must be finite and positive");
+  if (!t_c || !hit_rate)
+    return pascal_error_set(err, PASCAL_EINVAL, t_c ? "hit_rate" : "t_c",
+                            "output pointer is NULL");
+  double total = 0.0;
+  size_t positive = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(rates[i]) || rates[i] < 0.0) {
+      char field[40];
+      snprintf(field, sizeof field, "rates[%zu]", i);
+      return pascal_error_set(err, PASCAL_EINVAL, field,
+                              "rates must be finite and >= 0");
+    }
+    total += rates[i];
+    positive += rates[i] > 0.0;
+  }
+  if (positive == 0 || !isfinite(total))
+    return pascal_error_set(err, PASCAL_EINVAL, "rates",
+                            "rates must have a finite positive sum");
+  if (c >= (double)positive) { /* every requested item fits */
+    *t_c = INFINITY;
+    *hit_rate = 1.0;
+    return PASCAL_OK;
+  }
+  /* occupancy rises from 0 to `positive` > c: bracket, then bisect */
+  double lo = 0.0, hi = 1.0;
+  while (che_occupancy(rates, n, total, hi) < c)
+    hi *= 2.0;
+  while (hi - lo > CHE_TOLERANCE * hi) {
+    double mid = 0.5 * (lo + hi);
+    if (che_occupancy(rates, n, total, mid) < c)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  double t = 0.5 * (lo + hi), hits = 0.0;
+  for (size_t i = 0; i < n; i++)
+    hits += rates[i] / total * -expm1(-rates[i] / total * t);
+  *t_c = t;
+  *hit_rate = hits;
+  return PASCAL_OK;
+}
+
+pascal_status pascal_che_scan(uint64_t n, uint64_t c, double *hit_rate,
+                              pascal_error *err)
+{
+  if (n < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be at least 1");
+  if (c < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "C", "C must be at least 1");
+  if (!hit_rate)
+    return pascal_error_set(err, PASCAL_EINVAL, "hit_rate", "output pointer is NULL");
+  /* uniform rates 1/N: N (1 - exp(-T/N)) = C gives h = 1 - exp(-T/N) = C/N */
+  *hit_rate = c >= n ? 1.0 : (double)c / (double)n;
+  return PASCAL_OK;
+}

@@ -1,0 +1,188 @@
+/*
+ * baselines_runs.c - each baseline's predicted fill-equivalent K for the runs
+ * the dynamic evaluator scores (paper §5.4 "Dynamic prediction:
+ * comparisons"): a scan of N blocks by M workers and a 128x128x64 GEMM, both
+ * under the uniform-advance (aligned) reuse profile that TileSight-style
+ * models assume. GEMM units follow appendix C (b = 32768, H = n_r n_c n_k/M).
+ *
+ * In every model the first reference to a block is a cold miss; every other
+ * request misses with the model's probability (SDCM/PPT from its reuse
+ * distance, Che from the IRM hit rate).
+ */
+#include "pascal/baselines.h"
+
+#include <stdlib.h>
+
+#include "pascal/simulate.h"
+
+/* Geometry of a run: both 0 -> fully associative {C, 1}, else both >= 1. */
+static pascal_status run_geometry(uint64_t c, uint64_t ways, uint64_t sets,
+                                  pascal_cache_geometry *g, pascal_error *err)
+{
+  if (c < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "C", "C must be at least 1");
+  if (ways == 0 && sets == 0) {
+    g->ways = c;
+    g->sets = 1;
+    return PASCAL_OK;
+  }
+  if (ways == 0 || sets == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, ways == 0 ? "ways" : "sets",
+                            "give both ways and sets, or neither");
+  g->ways = ways; /* the hit-probability calls validate the geometry */
+  g->sets = sets;
+  return PASCAL_OK;
+}
+
+/* SDCM, PPT-GPU as published, PPT-GPU corrected: the order of leader_miss[]
+ * and fills[] below. */
+static const pascal_hit_model reuse_models[3] = {
+    PASCAL_HIT_SDCM, PASCAL_HIT_PPT_PUBLISHED, PASCAL_HIT_PPT_CORRECTED};
+
+pascal_status pascal_baseline_scan_k(const pascal_scan_run *run,
+                                     pascal_baseline_k *steady,
+                                     pascal_baseline_k *whole_run,
+                                     pascal_error *err)
+{
+  if (!run)
+    return pascal_error_set(err, PASCAL_EINVAL, "run", "run is NULL");
+  if (run->n < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be at least 1");
+  if (run->w < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be at least 1");
+  if (run->m < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "M", "M must be at least 1");
+  pascal_cache_geometry g;
+  pascal_status st = run_geometry(run->c, run->ways, run->sets, &g, err);
+  if (st != PASCAL_OK)
+    return st;
+  double h_che;
+  st = pascal_che_scan(run->n, run->c, &h_che, err);
+  if (st != PASCAL_OK)
+    return st;
+  double m = (double)run->m, w = (double)run->w;
+  /* per round: one request at distance N - 1, M - 1 at distance 0 (hit) */
+  double leader_miss[3];
+  for (int i = 0; i < 3; i++) {
+    double p;
+    st = pascal_hit_probability(reuse_models[i], run->n - 1, &g, &p, err);
+    if (st != PASCAL_OK)
+      return st;
+    leader_miss[i] = 1.0 - p;
+  }
+  if (steady) {
+    steady->aligned = 1.0;
+    steady->che = m * (1.0 - h_che);
+    steady->sdcm = leader_miss[0];
+    steady->ppt_published = leader_miss[1];
+    steady->ppt_corrected = leader_miss[2];
+  }
+  if (whole_run) { /* fills / (W N): a cold first pass, then W - 1 passes */
+    whole_run->aligned = 1.0;
+    whole_run->che = 1.0 / w + (m - 1.0 / w) * (1.0 - h_che);
+    whole_run->sdcm = (1.0 + (w - 1.0) * leader_miss[0]) / w;
+    whole_run->ppt_published = (1.0 + (w - 1.0) * leader_miss[1]) / w;
+    whole_run->ppt_corrected = (1.0 + (w - 1.0) * leader_miss[2]) / w;
+  }
+  return PASCAL_OK;
+}
+
+static pascal_status check_gemm(const pascal_gemm_run *run, uint64_t *requests,
+                                pascal_error *err)
+{
+  if (!run)
+    return pascal_error_set(err, PASCAL_EINVAL, "run", "run is NULL");
+  if (run->n_r < 1 || run->n_c < 1 || run->n_k < 1)
+    return pascal_error_set(err, PASCAL_EINVAL,
+                            run->n_r < 1 ? "n_r" : run->n_c < 1 ? "n_c" : "n_k",
+                            "tile counts must be at least 1");
+  if (run->m < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "M", "M must be at least 1");
+  uint64_t limit = PASCAL_GEMM_REQUESTS_MAX / 2;
+  if (run->n_r > limit || run->n_c > limit / run->n_r ||
+      run->n_k > limit / (run->n_r * run->n_c))
+    return pascal_error_set(err, PASCAL_ERANGE, "n_k",
+                            "2 n_r n_c n_k exceeds %llu requests",
+                            (unsigned long long)PASCAL_GEMM_REQUESTS_MAX);
+  *requests = 2 * run->n_r * run->n_c * run->n_k;
+  return PASCAL_OK;
+}
+
+/* The uniform-advance GEMM trace: waves of M CTAs in raster order, lockstep
+ * over k, A(i, k) then B(k, j) per CTA. A tiles are 0 .. n_r n_k - 1, B tiles
+ * follow. */
+static void gemm_trace(const pascal_gemm_run *run, uint64_t *trace)
+{
+  uint64_t ctas = run->n_r * run->n_c, b_base = run->n_r * run->n_k, t = 0;
+  for (uint64_t start = 0; start < ctas; start += run->m) {
+    uint64_t end = ctas - start > run->m ? start + run->m : ctas;
+    for (uint64_t k = 0; k < run->n_k; k++) {
+      for (uint64_t id = start; id < end; id++) {
+        uint64_t i = id / run->n_c, j = id % run->n_c;
+        trace[t++] = i * run->n_k + k;
+        trace[t++] = b_base + k * run->n_c + j;
+      }
+    }
+  }
+}
+
+/* Che on the GEMM's request rates (A tiles n_c each, B tiles n_r each). */
+static pascal_status gemm_che_hit(const pascal_gemm_run *run, uint64_t tiles,
+                                  double *hit, pascal_error *err)
+{
+  double *rates = malloc(tiles * sizeof *rates);
+  if (!rates)
+    return pascal_error_set(err, PASCAL_ENOMEM, "n_k", "cannot allocate rates");
+  uint64_t a_tiles = run->n_r * run->n_k;
+  for (uint64_t i = 0; i < tiles; i++)
+    rates[i] = (double)(i < a_tiles ? run->n_c : run->n_r);
+  double t_c;
+  pascal_status st = pascal_che_characteristic_time(rates, tiles, (double)run->c,
+                                                    &t_c, hit, err);
+  free(rates);
+  return st;
+}
+
+pascal_status pascal_baseline_gemm_k(const pascal_gemm_run *run,
+                                     pascal_baseline_k *out, double *k0,
+                                     pascal_error *err)
+{
+  uint64_t requests = 0;
+  pascal_status st = check_gemm(run, &requests, err);
+  pascal_cache_geometry g;
+  if (st == PASCAL_OK)
+    st = run_geometry(run->c, run->ways, run->sets, &g, err);
+  if (st == PASCAL_OK && !out)
+    st = pascal_error_set(err, PASCAL_EINVAL, "out", "output pointer is NULL");
+  if (st != PASCAL_OK)
+    return st;
+  uint64_t tiles = (run->n_r + run->n_c) * run->n_k;
+  uint64_t *trace = malloc(requests * sizeof *trace);
+  uint64_t *rd = malloc(requests * sizeof *rd);
+  if (!trace || !rd) {
+    st = pascal_error_set(err, PASCAL_ENOMEM, "n_k", "cannot allocate the trace");
+    goto done;
+  }
+  gemm_trace(run, trace);
+  st = pascal_trace_reuse_distance_compute(trace, requests, tiles, rd, err);
+  double fills[3], h_che;
+  for (int i = 0; i < 3 && st == PASCAL_OK; i++)
+    st = pascal_expected_misses(reuse_models[i], rd, requests, &g, &fills[i], err);
+  if (st == PASCAL_OK)
+    st = gemm_che_hit(run, tiles, &h_che, err);
+  if (st != PASCAL_OK)
+    goto done;
+  /* K = fills * 16384 / (32768 H), H = n_r n_c n_k / M */
+  double scale = (double)run->m / (double)requests;
+  out->aligned = (double)tiles * scale;
+  out->che = ((double)tiles + (double)(requests - tiles) * (1.0 - h_che)) * scale;
+  out->sdcm = fills[0] * scale;
+  out->ppt_published = fills[1] * scale;
+  out->ppt_corrected = fills[2] * scale;
+  if (k0)
+    *k0 = out->aligned;
+done:
+  free(trace);
+  free(rd);
+  return st;
+}

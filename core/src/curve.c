@@ -1,0 +1,218 @@
+/*
+ * curve.c - isotonic regression, PCHIP and the cumulative traffic curve of
+ * paper section 4.2 / App. C Eq. trafficcurve, and the excess coordinate of
+ * Eq. excess_coordinate / dynamic_decode.
+ *
+ * PCHIP follows SciPy's PchipInterpolator (_find_derivatives, _edge_case)
+ * so that fitted values match SciPy:
+ *   interior knot k with secants m_l (left), m_r (right), spacings h_l, h_r:
+ *     d_k = 0 if m_l, m_r differ in sign or either is 0, else
+ *     1/d_k = (w1/m_l + w2/m_r)/(w1 + w2), w1 = 2 h_r + h_l, w2 = h_r + 2 h_l;
+ *   end knot with first spacings h0, h1 and secants m0, m1 (from that end):
+ *     d = ((2 h0 + h1) m0 - h0 m1)/(h0 + h1);
+ *     d = 0 if sign(d) != sign(m0); else d = 3 m0 if sign(m0) != sign(m1)
+ *     and |d| > 3|m0|;
+ *   two knots: both slopes are the secant (a straight line); one: 0.
+ */
+#include "pascal/curve.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "curve_internal.h"
+
+void pascal_isotonic_fit(const double *y, size_t n, double *out)
+{
+  /* Invariant after step i: out[0..i] is nondecreasing and piecewise
+   * constant, each maximal run of equal values being the mean of y over a
+   * union of pooled blocks (merging adjacent blocks with equal means is
+   * harmless: the mean of the union is the same value). */
+  for (size_t i = 0; i < n; i++) {
+    out[i] = y[i];
+    size_t start = i;
+    while (start > 0 && out[start - 1] > out[start]) {
+      size_t prev = start - 1;
+      double v = out[prev];
+      while (prev > 0 && out[prev - 1] == v)
+        prev--;
+      double sum = 0;
+      for (size_t k = prev; k <= i; k++)
+        sum += y[k];
+      double mean = sum / (double)(i - prev + 1);
+      for (size_t k = prev; k <= i; k++)
+        out[k] = mean;
+      start = prev;
+    }
+  }
+}
+
+static int sign_of(double v)
+{
+  return (v > 0) - (v < 0);
+}
+
+static double slope_interior(double hl, double hr, double ml, double mr)
+{
+  if (sign_of(ml) != sign_of(mr) || ml == 0 || mr == 0)
+    return 0;
+  double w1 = 2 * hr + hl, w2 = hr + 2 * hl;
+  return (w1 + w2) / (w1 / ml + w2 / mr);
+}
+
+static double slope_edge(double h0, double h1, double m0, double m1)
+{
+  double d = ((2 * h0 + h1) * m0 - h0 * m1) / (h0 + h1);
+  if (sign_of(d) != sign_of(m0))
+    return 0;
+  if (sign_of(m0) != sign_of(m1) && fabs(d) > 3 * fabs(m0))
+    return 3 * m0;
+  return d;
+}
+
+/* Slope at knot k of an n-knot PCHIP; reads y[j - off] for the knots j it
+ * needs (k-1..k+1 inside, three from the end at an end). */
+static double knot_slope(const double *x, const double *y, size_t off, size_t n, size_t k)
+{
+  if (n < 2)
+    return 0;
+  if (n == 2)
+    return (y[1 - off] - y[0 - off]) / (x[1] - x[0]);
+  if (k == 0) {
+    double h0 = x[1] - x[0], h1 = x[2] - x[1];
+    return slope_edge(h0, h1, (y[1 - off] - y[0 - off]) / h0, (y[2 - off] - y[1 - off]) / h1);
+  }
+  if (k == n - 1) {
+    double h0 = x[k] - x[k - 1], h1 = x[k - 1] - x[k - 2];
+    return slope_edge(h0, h1, (y[k - off] - y[k - 1 - off]) / h0,
+                      (y[k - 1 - off] - y[k - 2 - off]) / h1);
+  }
+  double hl = x[k] - x[k - 1], hr = x[k + 1] - x[k];
+  return slope_interior(hl, hr, (y[k - off] - y[k - 1 - off]) / hl,
+                        (y[k + 1 - off] - y[k - off]) / hr);
+}
+
+void pascal_pchip_slopes(const double *x, const double *y, size_t n, double *d)
+{
+  for (size_t k = 0; k < n; k++)
+    d[k] = knot_slope(x, y, 0, n, k);
+}
+
+/* Cubic Hermite on [x0, x1] with values y0, y1 and slopes d0, d1. */
+static double hermite(double x0, double x1, double y0, double y1, double d0, double d1,
+                      double t)
+{
+  double h = x1 - x0;
+  double s = (t - x0) / h;
+  double u = 1 - s;
+  return y0 * (1 + 2 * s) * u * u + d0 * h * s * u * u + y1 * s * s * (3 - 2 * s) -
+         d1 * h * s * s * u;
+}
+
+size_t pascal_pchip_interval(const double *x, size_t n, double t)
+{
+  size_t lo = 0, hi = n - 1; /* invariant: x[lo] <= t, and lo < hi */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x[mid] <= t)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static double clamp(double t, double lo, double hi)
+{
+  return t < lo ? lo : t > hi ? hi : t;
+}
+
+double pascal_pchip_eval(const double *x, const double *y, const double *d, size_t n,
+                         double t)
+{
+  if (n == 1)
+    return y[0];
+  t = clamp(t, x[0], x[n - 1]);
+  size_t i = pascal_pchip_interval(x, n, t);
+  return hermite(x[i], x[i + 1], y[i], y[i + 1], d[i], d[i + 1], t);
+}
+
+void pascal_pchip_window(size_t n, size_t i, size_t *lo, size_t *hi)
+{
+  *lo = i > 0 ? i - 1 : 0;
+  *hi = i + 2 < n ? i + 2 : n - 1;
+}
+
+double pascal_pchip_eval_window(const double *x, size_t n, size_t i, const double *yw,
+                                size_t lo, double t)
+{
+  double d0 = knot_slope(x, yw, lo, n, i);
+  double d1 = knot_slope(x, yw, lo, n, i + 1);
+  return hermite(x[i], x[i + 1], yw[i - lo], yw[i + 1 - lo], d0, d1, t);
+}
+
+pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs,
+                               pascal_curve *out, const char *field, pascal_error *err)
+{
+  pascal_curve c = {0};
+  double sum[PASCAL_CURVE_MAX_KNOTS];
+  size_t count[PASCAL_CURVE_MAX_KNOTS];
+  if (n_obs == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, field, "no measurement to fit a curve to");
+  for (size_t i = 0; i < n_obs; i++) {
+    if (!isfinite(W[i]) || W[i] <= 0 || !isfinite(K[i]) || K[i] <= 0)
+      return pascal_error_set(err, PASCAL_EINVAL, field,
+                              "horizon and traffic must be positive and finite (W=%g, K=%g)",
+                              W[i], K[i]);
+    double lw = log(W[i]);
+    size_t j = 0;
+    while (j < c.n && c.x[j] < lw)
+      j++;
+    if (j == c.n || c.x[j] != lw) {
+      if (c.n == PASCAL_CURVE_MAX_KNOTS)
+        return pascal_error_set(err, PASCAL_ERANGE, field,
+                                "more than %d distinct horizons", PASCAL_CURVE_MAX_KNOTS);
+      for (size_t k = c.n; k > j; k--) {
+        c.x[k] = c.x[k - 1];
+        sum[k] = sum[k - 1];
+        count[k] = count[k - 1];
+      }
+      c.x[j] = lw;
+      sum[j] = 0;
+      count[j] = 0;
+      c.n++;
+    }
+    sum[j] += log(K[i]);
+    count[j]++;
+  }
+  /* Y_j = log W_j + log of the geometric mean of K at W_j. */
+  for (size_t j = 0; j < c.n; j++)
+    c.y[j] = c.x[j] + sum[j] / (double)count[j];
+  pascal_isotonic_fit(c.y, c.n, c.y);
+  pascal_pchip_slopes(c.x, c.y, c.n, c.d);
+  *out = c;
+  return PASCAL_OK;
+}
+
+double pascal_curve_log_k_at(const pascal_curve *curve, double lw)
+{
+  lw = clamp(lw, curve->x[0], curve->x[curve->n - 1]);
+  return pascal_pchip_eval(curve->x, curve->y, curve->d, curve->n, lw) - lw;
+}
+
+double pascal_curve_log_k(const pascal_curve *curve, double W)
+{
+  return pascal_curve_log_k_at(curve, log(W));
+}
+
+double pascal_excess_encode(double log_k)
+{
+  double e = expm1(log_k);
+  return log((e > 0 ? e : 0) + PASCAL_EXCESS_EPS);
+}
+
+double pascal_excess_decode(double a, double k0, double M)
+{
+  double e = exp(a) - PASCAL_EXCESS_EPS;
+  double k = k0 * (1 + (e > 0 ? e : 0));
+  return k < M ? k : M;
+}

@@ -1,0 +1,325 @@
+/*
+ * model.c - freezing a calibration into a pascal_model (paper section 4.2,
+ * App. C Eq. trafficcurve; GEMM: App. C "GEMM instantiation"): one
+ * cumulative traffic curve per (size N_j, key z) over log W, or per grid
+ * (n_r, n_c) over log n_k, grouped for the transfer of predict_scan.c and
+ * predict_gemm.c; plus the read-only accessors used to serialise the model.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_internal.h"
+
+/* One included run with the coordinates it is grouped and sorted by.
+ * Scan: (a, b, c, e, f) = (N, o, path, d, m), h = W.
+ * GEMM: (a, b) = (n_r, n_c), h = n_k; c, e, f unused (0). */
+typedef struct fit_item {
+  uint32_t a, b, c, e, f;
+  double h;
+  double k;     /* K (scan) or kappa (GEMM) of the run */
+  size_t index; /* run index, for error messages */
+} fit_item;
+
+static int cmp_u32(uint32_t x, uint32_t y)
+{
+  return (x > y) - (x < y);
+}
+
+static int cmp_item(const void *pa, const void *pb)
+{
+  const fit_item *a = pa, *b = pb;
+  int c;
+  if ((c = cmp_u32(a->a, b->a)) || (c = cmp_u32(a->b, b->b)) || (c = cmp_u32(a->c, b->c)) ||
+      (c = cmp_u32(a->e, b->e)) || (c = cmp_u32(a->f, b->f)))
+    return c;
+  if (a->h != b->h)
+    return a->h < b->h ? -1 : 1;
+  return (a->index > b->index) - (a->index < b->index);
+}
+
+/* Items i and j share the first `depth` coordinates. */
+static bool same_prefix(const fit_item *i, const fit_item *j, int depth)
+{
+  const uint32_t a[5] = {i->a, i->b, i->c, i->e, i->f};
+  const uint32_t b[5] = {j->a, j->b, j->c, j->e, j->f};
+  for (int k = 0; k < depth; k++)
+    if (a[k] != b[k])
+      return false;
+  return true;
+}
+
+static bool excluded_scan(const model_exclusion *ex, const pascal_scan_run *r)
+{
+  return ex && ex->active && ex->key.o == r->key.o && ex->key.path == r->key.path &&
+         ex->key.d == r->key.d && ex->key.m == r->key.m;
+}
+
+static bool excluded_gemm(const model_exclusion *ex, const pascal_gemm_run *r)
+{
+  return ex && ex->active && ex->Mg == r->shape.Mg && ex->Ng == r->shape.Ng;
+}
+
+/* Collect the included runs as sorted fit items. */
+static pascal_status collect_items(const pascal_calibration *cal, const model_exclusion *ex,
+                                   fit_item **out, size_t *n_out, pascal_error *err)
+{
+  size_t n_all = pascal_calibration_run_count(cal), n = 0;
+  fit_item *items = malloc((n_all ? n_all : 1) * sizeof *items);
+  if (!items)
+    return pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory fitting a model");
+  double b = cal->device.block_bytes;
+  for (size_t i = 0; i < n_all; i++) {
+    fit_item it = {0};
+    it.index = i;
+    if (cal->workload == PASCAL_WORKLOAD_SCAN) {
+      const pascal_scan_run *r = &cal->scan_runs[i];
+      if (excluded_scan(ex, r))
+        continue;
+      it.a = r->N;
+      it.b = r->key.o;
+      it.c = (uint32_t)r->key.path;
+      it.e = r->key.d;
+      it.f = r->key.m;
+      it.h = r->W;
+      it.k = r->fill_bytes / (b * (double)r->W * (double)r->N);
+    } else {
+      const pascal_gemm_run *r = &cal->gemm_runs[i];
+      pascal_gemm_prediction g;
+      if (excluded_gemm(ex, r))
+        continue;
+      pascal_status st = pascal_gemm_geometry(&cal->gemm, &r->shape, &g, err);
+      if (st) {
+        free(items);
+        return st;
+      }
+      it.a = g.n_r;
+      it.b = g.n_c;
+      it.h = g.n_k;
+      it.k = r->fill_bytes / g.B0;
+    }
+    items[n++] = it;
+  }
+  if (n == 0) {
+    free(items);
+    return pascal_error_set(err, PASCAL_EINVAL, "measurements", "no measurement to fit a model to");
+  }
+  qsort(items, n, sizeof *items, cmp_item);
+  *out = items;
+  *n_out = n;
+  return PASCAL_OK;
+}
+
+/* Fit the curve of the group items[lo, hi) (one key at one size, or one
+ * grid), using the caller's scratch arrays of at least hi - lo entries. */
+static pascal_status fit_group(const fit_item *items, size_t lo, size_t hi, double *hs,
+                               double *ks, pascal_curve *out, pascal_error *err)
+{
+  char field[PASCAL_ERROR_FIELD_MAX];
+  for (size_t i = lo; i < hi; i++) {
+    hs[i - lo] = items[i].h;
+    ks[i - lo] = items[i].k;
+  }
+  snprintf(field, sizeof field, "measurements[%zu]", items[lo].index);
+  return pascal_curve_fit(hs, ks, hi - lo, out, field, err);
+}
+
+static pascal_status alloc_array(void **p, size_t n, size_t size, pascal_error *err)
+{
+  *p = calloc(n ? n : 1, size);
+  if (!*p)
+    return pascal_error_set(err, PASCAL_ENOMEM, "model", "out of memory fitting a model");
+  return PASCAL_OK;
+}
+
+static size_t count_groups(const fit_item *items, size_t n, int depth)
+{
+  size_t g = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || !same_prefix(&items[i - 1], &items[i], depth))
+      g++;
+  return g;
+}
+
+static pascal_status build_scan(pascal_model *m, const fit_item *items, size_t n, double *hs,
+                                double *ks, pascal_error *err)
+{
+  pascal_status st;
+  m->n_sizes = count_groups(items, n, 1);
+  m->n_families = count_groups(items, n, 4);
+  m->n_refs = count_groups(items, n, 5);
+  if ((st = alloc_array((void **)&m->sizes, m->n_sizes, sizeof *m->sizes, err)) ||
+      (st = alloc_array((void **)&m->families, m->n_families, sizeof *m->families, err)) ||
+      (st = alloc_array((void **)&m->refs, m->n_refs, sizeof *m->refs, err)) ||
+      (st = alloc_array((void **)&m->ref_m, m->n_refs, sizeof *m->ref_m, err)))
+    return st;
+  size_t s = 0, f = 0, r = 0;
+  for (size_t lo = 0, hi; lo < n; lo = hi) {
+    for (hi = lo + 1; hi < n && same_prefix(&items[lo], &items[hi], 5); hi++)
+      ;
+    const fit_item *it = &items[lo];
+    if (lo == 0 || !same_prefix(&items[lo - 1], it, 1)) {
+      m->sizes[s] = (model_size){.N = it->a,
+                                 .eta = (double)m->device.capacity_blocks / it->a,
+                                 .first_family = f};
+      s++;
+    }
+    if (lo == 0 || !same_prefix(&items[lo - 1], it, 4)) {
+      m->families[f] = (model_family){.o = it->b, .path = (pascal_path)it->c, .d = it->e,
+                                      .size = s - 1, .first_ref = r};
+      m->sizes[s - 1].n_families++;
+      f++;
+    }
+    model_family *fam = &m->families[f - 1];
+    model_ref *ref = &m->refs[r];
+    ref->m = it->f;
+    ref->cls = pascal_class_rule_apply(m->class_rule, it->f);
+    ref->family = f - 1;
+    m->ref_m[r] = it->f;
+    fam->class_mask |= 1u << ref->cls;
+    fam->n_refs++;
+    if ((st = fit_group(items, lo, hi, hs, ks, &ref->curve, err)))
+      return st;
+    r++;
+  }
+  return PASCAL_OK;
+}
+
+static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n, double *hs,
+                                double *ks, pascal_error *err)
+{
+  pascal_status st;
+  m->n_rows = count_groups(items, n, 1);
+  m->n_grids = count_groups(items, n, 2);
+  if ((st = alloc_array((void **)&m->rows, m->n_rows, sizeof *m->rows, err)) ||
+      (st = alloc_array((void **)&m->row_lnr, m->n_rows, sizeof *m->row_lnr, err)) ||
+      (st = alloc_array((void **)&m->grids, m->n_grids, sizeof *m->grids, err)) ||
+      (st = alloc_array((void **)&m->grid_lnc, m->n_grids, sizeof *m->grid_lnc, err)))
+    return st;
+  size_t row = 0, g = 0;
+  for (size_t lo = 0, hi; lo < n; lo = hi) {
+    for (hi = lo + 1; hi < n && same_prefix(&items[lo], &items[hi], 2); hi++)
+      ;
+    const fit_item *it = &items[lo];
+    if (lo == 0 || !same_prefix(&items[lo - 1], it, 1)) {
+      m->rows[row] = (model_row){.n_r = it->a, .first_grid = g};
+      m->row_lnr[row] = log((double)it->a);
+      row++;
+    }
+    m->rows[row - 1].n_grids++;
+    m->grids[g].n_r = it->a;
+    m->grids[g].n_c = it->b;
+    m->grid_lnc[g] = log((double)it->b);
+    if ((st = fit_group(items, lo, hi, hs, ks, &m->grids[g].curve, err)))
+      return st;
+    g++;
+  }
+  return PASCAL_OK;
+}
+
+pascal_status pascal_model_fit_excluding(const pascal_calibration *cal,
+                                         const model_exclusion *ex, pascal_model **out,
+                                         pascal_error *err)
+{
+  pascal_status st;
+  fit_item *items = NULL;
+  double *scratch = NULL;
+  size_t n = 0;
+  pascal_model *m = NULL;
+  if ((st = pascal_calibration_check(cal, err)) || (st = pascal_calibration_check_runs(cal, err)))
+    return st;
+  if ((st = collect_items(cal, ex, &items, &n, err)))
+    return st;
+  if ((st = alloc_array((void **)&m, 1, sizeof *m, err)) ||
+      (st = alloc_array((void **)&scratch, 2 * n, sizeof *scratch, err)))
+    goto fail;
+  m->workload = cal->workload;
+  m->device = cal->device;
+  m->class_rule = cal->class_rule;
+  m->gemm = cal->gemm;
+  if (cal->workload == PASCAL_WORKLOAD_SCAN)
+    st = build_scan(m, items, n, scratch, scratch + n, err);
+  else
+    st = build_gemm(m, items, n, scratch, scratch + n, err);
+  if (st)
+    goto fail;
+  free(items);
+  free(scratch);
+  *out = m;
+  return PASCAL_OK;
+fail:
+  free(items);
+  free(scratch);
+  pascal_model_free(m);
+  return st;
+}
+
+pascal_status pascal_model_fit(const pascal_calibration *cal, pascal_model **out,
+                               pascal_error *err)
+{
+  return pascal_model_fit_excluding(cal, NULL, out, err);
+}
+
+void pascal_model_free(pascal_model *model)
+{
+  if (!model)
+    return;
+  free(model->sizes);
+  free(model->families);
+  free(model->refs);
+  free(model->ref_m);
+  free(model->rows);
+  free(model->row_lnr);
+  free(model->grids);
+  free(model->grid_lnc);
+  free(model);
+}
+
+const pascal_device *pascal_model_device(const pascal_model *model)
+{
+  return &model->device;
+}
+
+pascal_workload pascal_model_workload(const pascal_model *model)
+{
+  return model->workload;
+}
+
+pascal_class_rule pascal_model_class_rule(const pascal_model *model)
+{
+  return model->class_rule;
+}
+
+const pascal_gemm_params *pascal_model_gemm(const pascal_model *model)
+{
+  return &model->gemm;
+}
+
+size_t pascal_model_curve_count(const pascal_model *model)
+{
+  return model->workload == PASCAL_WORKLOAD_SCAN ? model->n_refs : model->n_grids;
+}
+
+pascal_status pascal_model_curve(const pascal_model *model, size_t index,
+                                 pascal_curve_view *out, pascal_error *err)
+{
+  pascal_curve_view v = {0};
+  if (index >= pascal_model_curve_count(model))
+    return pascal_error_set(err, PASCAL_ENOTFOUND, "index", "curve %zu does not exist (%zu curves)",
+                            index, pascal_model_curve_count(model));
+  if (model->workload == PASCAL_WORKLOAD_SCAN) {
+    const model_ref *r = &model->refs[index];
+    const model_family *f = &model->families[r->family];
+    v.key = (pascal_scan_key){.o = f->o, .path = f->path, .d = f->d, .m = r->m};
+    v.N = model->sizes[f->size].N;
+    v.curve = &r->curve;
+  } else {
+    const model_grid *g = &model->grids[index];
+    v.n_r = g->n_r;
+    v.n_c = g->n_c;
+    v.curve = &g->curve;
+  }
+  *out = v;
+  return PASCAL_OK;
+}

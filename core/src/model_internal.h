@@ -1,0 +1,89 @@
+/*
+ * model_internal.h - layout of the fitted dynamic model (pascal_model of
+ * pascal/predict.h), shared by the fit (model.c), the scan and GEMM
+ * predictions (predict_scan.c, predict_gemm.c) and the LOKO folds
+ * (evaluate.c).
+ *
+ * Scan: sizes sorted by N; each size owns a contiguous run of families
+ * sorted by (o, path, d); each family a contiguous run of references sorted
+ * by m, with ref_m[] (m as double, the x of the pooled PCHIP) parallel to
+ * refs[]. GEMM: rows sorted by n_r, each a contiguous run of grids sorted
+ * by n_c, with grid_lnc[] = log n_c parallel to grids[] and row_lnr[] =
+ * log n_r parallel to rows[].
+ */
+#ifndef PASCAL_MODEL_INTERNAL_H
+#define PASCAL_MODEL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pascal/predict.h"
+
+typedef struct model_ref {
+  uint32_t m;
+  unsigned cls;
+  size_t family; /* index into families[] */
+  pascal_curve curve;
+} model_ref;
+
+typedef struct model_family {
+  uint32_t o;
+  pascal_path path;
+  uint32_t d;
+  unsigned class_mask; /* bit c set when class c has a reference */
+  size_t size;         /* index into sizes[] */
+  size_t first_ref, n_refs;
+} model_family;
+
+typedef struct model_size {
+  uint32_t N;
+  double eta; /* C / N */
+  size_t first_family, n_families;
+} model_size;
+
+typedef struct model_grid {
+  uint32_t n_r, n_c;
+  pascal_curve curve; /* of log(n_k kappa) over log n_k */
+} model_grid;
+
+typedef struct model_row {
+  uint32_t n_r;
+  size_t first_grid, n_grids;
+} model_row;
+
+struct pascal_model {
+  pascal_workload workload;
+  pascal_device device;
+  pascal_class_rule class_rule;
+  pascal_gemm_params gemm;
+  /* scan */
+  model_size *sizes;
+  size_t n_sizes;
+  model_family *families;
+  size_t n_families;
+  model_ref *refs;
+  double *ref_m;
+  size_t n_refs;
+  /* gemm */
+  model_row *rows;
+  double *row_lnr;
+  size_t n_rows;
+  model_grid *grids;
+  double *grid_lnc;
+  size_t n_grids;
+};
+
+/* Runs to leave out of a fit: a scan key, or a GEMM grid (Mg, Ng). */
+typedef struct model_exclusion {
+  bool active;
+  pascal_scan_key key;
+  uint32_t Mg, Ng;
+} model_exclusion;
+
+/* pascal_model_fit() leaving out the runs matched by `ex` (NULL: none). */
+pascal_status pascal_model_fit_excluding(const pascal_calibration *cal,
+                                         const model_exclusion *ex,
+                                         pascal_model **out, pascal_error *err);
+
+#endif

@@ -1,0 +1,356 @@
+/*
+ * plan.c - calibration plans (pascal/plan.h): validation, grid expansion and
+ * the deterministic run order of DESIGN.md section 5 (sizes, keys, horizons,
+ * repeats; GEMM: shapes, repeats). Pure C, no allocation except where the
+ * caller asks for an expanded array.
+ */
+#include "pascal/plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const uint64_t pascal_plan_default_horizons[4] = {1, 4, 16, 64};
+
+const char *pascal_plan_path_name(pascal_plan_path path)
+{
+  switch (path) {
+  case PASCAL_PLAN_SYNC: return "sync";
+  case PASCAL_PLAN_TMA: return "tma";
+  }
+  return NULL;
+}
+
+pascal_status pascal_plan_path_parse(const char *text, pascal_plan_path *out,
+                                     pascal_error *err)
+{
+  if (text && strcmp(text, "sync") == 0) {
+    *out = PASCAL_PLAN_SYNC;
+    return PASCAL_OK;
+  }
+  if (text && strcmp(text, "tma") == 0) {
+    *out = PASCAL_PLAN_TMA;
+    return PASCAL_OK;
+  }
+  return pascal_error_set(err, PASCAL_EINVAL, "path",
+                          "path must be \"sync\" or \"tma\"");
+}
+
+void pascal_plan_init(pascal_plan *plan)
+{
+  memset(plan, 0, sizeof *plan);
+  plan->workload = PASCAL_PLAN_SCAN;
+  plan->repeats = 1;
+}
+
+void pascal_plan_free(pascal_plan *plan)
+{
+  if (!plan)
+    return;
+  free(plan->sizes);
+  free(plan->horizons);
+  free(plan->keys);
+  free(plan->shapes);
+  pascal_plan_init(plan);
+}
+
+static int key_equal(const pascal_plan_key *a, const pascal_plan_key *b)
+{
+  return a->o == b->o && a->path == b->path && a->d == b->d && a->m == b->m;
+}
+
+static int shape_equal(const pascal_plan_shape *a, const pascal_plan_shape *b)
+{
+  return a->Mg == b->Mg && a->Ng == b->Ng && a->Kg == b->Kg;
+}
+
+pascal_status pascal_plan_key_validate(const pascal_plan_key *key,
+                                       const char *field, pascal_error *err)
+{
+  char name[PASCAL_ERROR_FIELD_MAX];
+  if (key->o < 1 || key->o > PASCAL_PLAN_MAX_OCCUPANCY) {
+    snprintf(name, sizeof name, "%s.o", field);
+    return pascal_error_set(err, PASCAL_EINVAL, name,
+                            "o (resident CTAs per SM) must be 1..%u, got %u",
+                            PASCAL_PLAN_MAX_OCCUPANCY, key->o);
+  }
+  if (!pascal_plan_path_name(key->path)) {
+    snprintf(name, sizeof name, "%s.path", field);
+    return pascal_error_set(err, PASCAL_EINVAL, name,
+                            "path must be \"sync\" or \"tma\"");
+  }
+  if (key->path == PASCAL_PLAN_SYNC && key->d != 0) {
+    snprintf(name, sizeof name, "%s.d", field);
+    return pascal_error_set(err, PASCAL_EINVAL, name,
+                            "the sync path has no prefetch pipeline: d must be 0, got %u",
+                            key->d);
+  }
+  if (key->path == PASCAL_PLAN_TMA &&
+      (key->d < 1 || key->d > PASCAL_PLAN_MAX_DEPTH)) {
+    snprintf(name, sizeof name, "%s.d", field);
+    return pascal_error_set(err, PASCAL_EINVAL, name,
+                            "the tma path needs a depth d of 1..%u, got %u",
+                            PASCAL_PLAN_MAX_DEPTH, key->d);
+  }
+  if (key->m > PASCAL_PLAN_MAX_COMPUTE) {
+    snprintf(name, sizeof name, "%s.m", field);
+    return pascal_error_set(err, PASCAL_EINVAL, name,
+                            "m (compute per block) must be at most %u, got %u",
+                            PASCAL_PLAN_MAX_COMPUTE, key->m);
+  }
+  return PASCAL_OK;
+}
+
+/* Every entry of a grid list must be in range on its own, so that the error
+ * names the list entry rather than a key the user never wrote. */
+static pascal_status grid_check_list(const uint32_t *v, size_t n, const char *list,
+                                     uint32_t lo, uint32_t hi, pascal_error *err)
+{
+  char name[PASCAL_ERROR_FIELD_MAX];
+  if (n == 0 || !v) {
+    snprintf(name, sizeof name, "grid.%s", list);
+    return pascal_error_set(err, PASCAL_EINVAL, name, "grid.%s must not be empty", list);
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (v[i] < lo || v[i] > hi) {
+      snprintf(name, sizeof name, "grid.%s[%zu]", list, i);
+      return pascal_error_set(err, PASCAL_EINVAL, name,
+                              "grid.%s values must be %u..%u, got %u", list, lo, hi, v[i]);
+    }
+  }
+  return PASCAL_OK;
+}
+
+static int grid_has_tma(const pascal_plan_grid *g)
+{
+  for (size_t i = 0; i < g->n_path; i++)
+    if (g->path[i] == PASCAL_PLAN_TMA)
+      return 1;
+  return 0;
+}
+
+pascal_status pascal_plan_grid_expand(const pascal_plan_grid *grid,
+                                      pascal_plan_key **keys, size_t *n_keys,
+                                      pascal_error *err)
+{
+  pascal_status st;
+  if (grid->n_path == 0 || !grid->path)
+    return pascal_error_set(err, PASCAL_EINVAL, "grid.path", "grid.path must not be empty");
+  for (size_t i = 0; i < grid->n_path; i++) {
+    if (!pascal_plan_path_name(grid->path[i])) {
+      char name[PASCAL_ERROR_FIELD_MAX];
+      snprintf(name, sizeof name, "grid.path[%zu]", i);
+      return pascal_error_set(err, PASCAL_EINVAL, name, "path must be \"sync\" or \"tma\"");
+    }
+  }
+  int tma = grid_has_tma(grid);
+  if ((st = grid_check_list(grid->o, grid->n_o, "o", 1, PASCAL_PLAN_MAX_OCCUPANCY, err)) ||
+      (st = grid_check_list(grid->m, grid->n_m, "m", 0, PASCAL_PLAN_MAX_COMPUTE, err)))
+    return st;
+  /* d only matters for tma rows; a sync-only grid may omit it. */
+  if (tma && (st = grid_check_list(grid->d, grid->n_d, "d", 1, PASCAL_PLAN_MAX_DEPTH, err)))
+    return st;
+  size_t n_d = grid->n_d ? grid->n_d : 1;
+
+  /* Raw product size, bounded list by list so it cannot overflow. */
+  size_t raw = 1;
+  size_t dims[4] = {grid->n_o, grid->n_path, n_d, grid->n_m};
+  for (int i = 0; i < 4; i++) {
+    if (dims[i] > PASCAL_PLAN_MAX_LIST || raw * dims[i] > PASCAL_PLAN_MAX_LIST)
+      return pascal_error_set(err, PASCAL_EINVAL, "grid",
+                              "the grid's cross product exceeds %u keys",
+                              PASCAL_PLAN_MAX_LIST);
+    raw *= dims[i];
+  }
+  pascal_plan_key *out = malloc(raw * sizeof *out);
+  if (!out)
+    return pascal_error_set(err, PASCAL_ENOMEM, "grid", "out of memory expanding the grid");
+  size_t n = 0;
+  for (size_t io = 0; io < grid->n_o; io++)
+    for (size_t ip = 0; ip < grid->n_path; ip++)
+      for (size_t id = 0; id < n_d; id++)
+        for (size_t im = 0; im < grid->n_m; im++) {
+          pascal_plan_key k = {grid->o[io], grid->path[ip], 0, grid->m[im]};
+          /* Invariant: sync rows have d = 0, whatever grid.d says. */
+          if (k.path == PASCAL_PLAN_TMA)
+            k.d = grid->d[id];
+          int seen = 0;
+          /* O(n^2) over at most MAX_LIST keys: fine, and keeps first-seen order. */
+          for (size_t j = 0; j < n && !seen; j++)
+            seen = key_equal(&out[j], &k);
+          if (!seen)
+            out[n++] = k;
+        }
+  *keys = out;
+  *n_keys = n;
+  return PASCAL_OK;
+}
+
+/* A list of distinct extents, each 1..MAX_EXTENT. */
+static pascal_status check_extents(const uint64_t *v, size_t n, const char *list,
+                                   pascal_error *err)
+{
+  char name[PASCAL_ERROR_FIELD_MAX];
+  if (n == 0 || !v)
+    return pascal_error_set(err, PASCAL_EINVAL, list, "%s must not be empty", list);
+  if (n > PASCAL_PLAN_MAX_LIST)
+    return pascal_error_set(err, PASCAL_EINVAL, list, "%s has more than %u entries",
+                            list, PASCAL_PLAN_MAX_LIST);
+  for (size_t i = 0; i < n; i++) {
+    snprintf(name, sizeof name, "%s[%zu]", list, i);
+    if (v[i] < 1 || v[i] > PASCAL_PLAN_MAX_EXTENT)
+      return pascal_error_set(err, PASCAL_EINVAL, name, "%s must be 1..2^40, got %llu",
+                              name, (unsigned long long)v[i]);
+    for (size_t j = 0; j < i; j++)
+      if (v[j] == v[i])
+        return pascal_error_set(err, PASCAL_EINVAL, name,
+                                "%s repeats %s[%zu] (%llu)", name, list, j,
+                                (unsigned long long)v[i]);
+  }
+  return PASCAL_OK;
+}
+
+static pascal_status check_keys(const pascal_plan *plan, pascal_error *err)
+{
+  char name[PASCAL_ERROR_FIELD_MAX];
+  if (plan->n_keys == 0 || !plan->keys)
+    return pascal_error_set(err, PASCAL_EINVAL, "keys", "a scan plan needs keys or a grid");
+  if (plan->n_keys > PASCAL_PLAN_MAX_LIST)
+    return pascal_error_set(err, PASCAL_EINVAL, "keys", "keys has more than %u entries",
+                            PASCAL_PLAN_MAX_LIST);
+  for (size_t i = 0; i < plan->n_keys; i++) {
+    snprintf(name, sizeof name, "keys[%zu]", i);
+    pascal_status st = pascal_plan_key_validate(&plan->keys[i], name, err);
+    if (st)
+      return st;
+    for (size_t j = 0; j < i; j++)
+      if (key_equal(&plan->keys[j], &plan->keys[i]))
+        return pascal_error_set(err, PASCAL_EINVAL, name, "%s repeats keys[%zu]", name, j);
+  }
+  return PASCAL_OK;
+}
+
+static pascal_status check_shapes(const pascal_plan *plan, pascal_error *err)
+{
+  char name[PASCAL_ERROR_FIELD_MAX];
+  if (plan->n_shapes == 0 || !plan->shapes)
+    return pascal_error_set(err, PASCAL_EINVAL, "shapes", "a gemm plan needs shapes");
+  if (plan->n_shapes > PASCAL_PLAN_MAX_LIST)
+    return pascal_error_set(err, PASCAL_EINVAL, "shapes", "shapes has more than %u entries",
+                            PASCAL_PLAN_MAX_LIST);
+  for (size_t i = 0; i < plan->n_shapes; i++) {
+    const pascal_plan_shape *s = &plan->shapes[i];
+    const uint64_t ext[3] = {s->Mg, s->Ng, s->Kg};
+    static const char *const dim[3] = {"Mg", "Ng", "Kg"};
+    for (int k = 0; k < 3; k++) {
+      if (ext[k] < 1 || ext[k] > PASCAL_PLAN_MAX_EXTENT) {
+        snprintf(name, sizeof name, "shapes[%zu].%s", i, dim[k]);
+        return pascal_error_set(err, PASCAL_EINVAL, name, "%s must be 1..2^40, got %llu",
+                                name, (unsigned long long)ext[k]);
+      }
+    }
+    for (size_t j = 0; j < i; j++)
+      if (shape_equal(&plan->shapes[j], s)) {
+        snprintf(name, sizeof name, "shapes[%zu]", i);
+        return pascal_error_set(err, PASCAL_EINVAL, name, "%s repeats shapes[%zu]", name, j);
+      }
+  }
+  return PASCAL_OK;
+}
+
+/* Product of the list lengths, refused above MAX_RUNS. Each factor is at most
+ * MAX_LIST (or MAX_REPEATS), so the running product never overflows size_t
+ * before the comparison. */
+static pascal_status check_run_total(const pascal_plan *plan, pascal_error *err)
+{
+  size_t total = pascal_plan_run_count(plan);
+  if (total > PASCAL_PLAN_MAX_RUNS)
+    return pascal_error_set(err, PASCAL_EINVAL, "plan",
+                            "the plan expands to %zu runs, more than %u", total,
+                            PASCAL_PLAN_MAX_RUNS);
+  return PASCAL_OK;
+}
+
+pascal_status pascal_plan_validate(const pascal_plan *plan, pascal_error *err)
+{
+  pascal_status st;
+  if (plan->repeats < 1 || plan->repeats > PASCAL_PLAN_MAX_REPEATS)
+    return pascal_error_set(err, PASCAL_EINVAL, "repeats", "repeats must be 1..%u, got %u",
+                            PASCAL_PLAN_MAX_REPEATS, plan->repeats);
+  switch (plan->workload) {
+  case PASCAL_PLAN_SCAN:
+    if (plan->n_shapes)
+      return pascal_error_set(err, PASCAL_EINVAL, "shapes", "a scan plan has no shapes");
+    if ((st = check_extents(plan->sizes, plan->n_sizes, "sizes", err)) ||
+        (st = check_extents(plan->horizons, plan->n_horizons, "horizons", err)) ||
+        (st = check_keys(plan, err)))
+      return st;
+    break;
+  case PASCAL_PLAN_GEMM:
+    if (plan->n_sizes || plan->n_keys || plan->n_horizons)
+      return pascal_error_set(err, PASCAL_EINVAL,
+                              plan->n_sizes ? "sizes" : plan->n_keys ? "keys" : "horizons",
+                              "a gemm plan has shapes, not sizes, keys or horizons");
+    if ((st = check_shapes(plan, err)))
+      return st;
+    break;
+  default:
+    return pascal_error_set(err, PASCAL_EINVAL, "workload",
+                            "workload must be \"scan\" or \"gemm\"");
+  }
+  return check_run_total(plan, err);
+}
+
+size_t pascal_plan_run_count(const pascal_plan *plan)
+{
+  if (plan->workload == PASCAL_PLAN_GEMM)
+    return plan->n_shapes * (size_t)plan->repeats;
+  return plan->n_sizes * plan->n_keys * plan->n_horizons * (size_t)plan->repeats;
+}
+
+pascal_status pascal_plan_run_get(const pascal_plan *plan, size_t index,
+                                  pascal_plan_run *out, pascal_error *err)
+{
+  size_t total = pascal_plan_run_count(plan);
+  if (index >= total)
+    return pascal_error_set(err, PASCAL_ENOTFOUND, "index",
+                            "run %zu does not exist (the plan has %zu runs)", index, total);
+  pascal_plan_run r;
+  memset(&r, 0, sizeof r);
+  r.workload = plan->workload;
+  /* Innermost first: repeat, then horizon, key, size (scan) or shape (gemm). */
+  r.repeat = (uint32_t)(index % plan->repeats);
+  index /= plan->repeats;
+  if (plan->workload == PASCAL_PLAN_GEMM) {
+    r.shape = plan->shapes[index];
+  } else {
+    r.W = plan->horizons[index % plan->n_horizons];
+    index /= plan->n_horizons;
+    r.key = plan->keys[index % plan->n_keys];
+    r.N = plan->sizes[index / plan->n_keys];
+  }
+  *out = r;
+  return PASCAL_OK;
+}
+
+pascal_status pascal_plan_expand(const pascal_plan *plan, pascal_plan_run **runs,
+                                 size_t *n_runs, pascal_error *err)
+{
+  pascal_status st = pascal_plan_validate(plan, err);
+  if (st)
+    return st;
+  size_t n = pascal_plan_run_count(plan);
+  pascal_plan_run *out = malloc(n * sizeof *out);
+  if (!out)
+    return pascal_error_set(err, PASCAL_ENOMEM, "plan", "out of memory expanding %zu runs", n);
+  for (size_t i = 0; i < n; i++) {
+    st = pascal_plan_run_get(plan, i, &out[i], err);
+    if (st) {
+      free(out);
+      return st;
+    }
+  }
+  *runs = out;
+  *n_runs = n;
+  return PASCAL_OK;
+}

@@ -1,0 +1,167 @@
+/*
+ * predict_gemm.c - GEMM geometry and prediction (paper section 4.5, App. C
+ * "GEMM instantiation"): tile counts, the cold-input reference B_0, the
+ * logical demand Q, K_0 = M B_0 / Q, the encoded kappa = V / B_0 read from
+ * each reference grid's curve over n_k, transferred along log n_c within
+ * each reference row and then along log n_r; in a single execution class
+ * Eq. graph with gamma = 4 is (p + 4 a_lin) / 5 inside a bracket, ends are
+ * clamped. Decoded with Eq. dynamic_decode scaled by K_0.
+ *
+ * With A tiles of tile_m x tile_k and B tiles of tile_k x tile_n elements:
+ *   B_0 = n_k (n_r tile_m + n_c tile_n) tile_k elem_bytes,
+ *   Q   = n_r n_c n_k (tile_m + tile_n) tile_k elem_bytes,
+ * which for 128 x 128 x 64 FP16 are 16384 (n_r + n_c) n_k and
+ * 32768 n_r n_c n_k, and K_0 = M (n_r + n_c) / (2 n_r n_c).
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "curve_internal.h"
+#include "model_internal.h"
+
+static pascal_status check_dim(uint32_t v, uint32_t tile, const char *name,
+                               const char *tile_name, pascal_error *err)
+{
+  if (v == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, name, "%s must be at least 1", name);
+  if (v % tile != 0)
+    return pascal_error_set(err, PASCAL_EINVAL, name, "%s (%u) is not a multiple of %s (%u)",
+                            name, v, tile_name, tile);
+  return PASCAL_OK;
+}
+
+pascal_status pascal_gemm_geometry(const pascal_gemm_params *g, const pascal_gemm_shape *shape,
+                                   pascal_gemm_prediction *out, pascal_error *err)
+{
+  pascal_status st;
+  if (g->tile_m == 0 || g->tile_n == 0 || g->tile_k == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "gemm.tile_m", "GEMM tile sizes must be at least 1");
+  if (g->elem_bytes == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "gemm.elem_bytes", "elem_bytes must be at least 1");
+  if (g->resident_ctas == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "gemm.resident_ctas",
+                            "resident_ctas (M) must be at least 1");
+  if ((st = check_dim(shape->Mg, g->tile_m, "Mg", "tile_m", err)) ||
+      (st = check_dim(shape->Ng, g->tile_n, "Ng", "tile_n", err)) ||
+      (st = check_dim(shape->Kg, g->tile_k, "Kg", "tile_k", err)))
+    return st;
+  pascal_gemm_prediction p = {0};
+  p.n_r = shape->Mg / g->tile_m;
+  p.n_c = shape->Ng / g->tile_n;
+  p.n_k = shape->Kg / g->tile_k;
+  double step_bytes = (double)g->tile_k * g->elem_bytes;
+  p.B0 = (double)p.n_k * ((double)p.n_r * g->tile_m + (double)p.n_c * g->tile_n) * step_bytes;
+  p.Q = (double)p.n_r * p.n_c * p.n_k * ((double)g->tile_m + g->tile_n) * step_bytes;
+  p.M = g->resident_ctas;
+  p.K0 = p.M * p.B0 / p.Q;
+  *out = p;
+  return PASCAL_OK;
+}
+
+typedef double (*axis_value_fn)(const void *ctx, size_t k);
+
+/* One transfer step along an axis with knots x[0..n) (log tile counts,
+ * increasing) at t: exact at a knot, (p + gamma a_lin)/(1 + gamma) inside a
+ * bracket, clamped outside. left and right receive the knot indices used. */
+static void axis_transfer(const double *x, size_t n, double t, axis_value_fn val,
+                          const void *ctx, pascal_gemm_step *s, size_t *left, size_t *right)
+{
+  *s = (pascal_gemm_step){.p = NAN, .a_lin = NAN};
+  size_t k = SIZE_MAX;
+  if (n == 1 || t <= x[0])
+    k = 0;
+  else if (t >= x[n - 1])
+    k = n - 1;
+  if (k != SIZE_MAX) {
+    s->rule = x[k] == t ? PASCAL_RULE_EXACT : PASCAL_RULE_CLAMP;
+    s->a = s->a_left = s->a_right = val(ctx, k);
+    *left = *right = k;
+    return;
+  }
+  size_t i = pascal_pchip_interval(x, n, t);
+  if (x[i] == t) {
+    s->rule = PASCAL_RULE_EXACT;
+    s->a = s->a_left = s->a_right = val(ctx, i);
+    *left = *right = i;
+    return;
+  }
+  size_t lo, hi;
+  double yw[4];
+  pascal_pchip_window(n, i, &lo, &hi);
+  for (size_t j = lo; j <= hi; j++)
+    yw[j - lo] = val(ctx, j);
+  s->rule = PASCAL_RULE_GRAPH;
+  s->p = pascal_pchip_eval_window(x, n, i, yw, lo, t);
+  s->a_left = yw[i - lo];
+  s->a_right = yw[i + 1 - lo];
+  double hl = t - x[i], hr = x[i + 1] - t;
+  s->a_lin = (hr * s->a_left + hl * s->a_right) / (hl + hr);
+  s->a = (s->p + PASCAL_GRAPH_GAMMA * s->a_lin) / (1 + PASCAL_GRAPH_GAMMA);
+  *left = i;
+  *right = i + 1;
+}
+
+typedef struct gemm_ctx {
+  const pascal_model *md;
+  const model_row *row; /* the row of a column transfer */
+  double lnk, lnc;
+} gemm_ctx;
+
+/* Encoded value of grid k of ctx->row at n_k. */
+static double grid_value(const void *p, size_t k)
+{
+  const gemm_ctx *c = p;
+  const model_grid *g = &c->md->grids[c->row->first_grid + k];
+  return pascal_excess_encode(pascal_curve_log_k_at(&g->curve, c->lnk));
+}
+
+static void column_step(const gemm_ctx *base, size_t row, pascal_gemm_step *s)
+{
+  gemm_ctx c = *base;
+  size_t l, r;
+  c.row = &c.md->rows[row];
+  axis_transfer(c.md->grid_lnc + c.row->first_grid, c.row->n_grids, c.lnc, grid_value, &c, s,
+                &l, &r);
+  s->left = c.md->grids[c.row->first_grid + l].n_c;
+  s->right = c.md->grids[c.row->first_grid + r].n_c;
+}
+
+/* Value of row k: its column transfer at n_c. */
+static double row_value(const void *p, size_t k)
+{
+  pascal_gemm_step s;
+  column_step(p, k, &s);
+  return s.a;
+}
+
+pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gemm_shape *shape,
+                                        pascal_gemm_prediction *out, pascal_error *err)
+{
+  pascal_status st;
+  pascal_gemm_prediction p;
+  if (md->workload != PASCAL_WORKLOAD_GEMM)
+    return pascal_error_set(err, PASCAL_EINVAL, "workload", "this calibration is for a scan, not GEMM");
+  if ((st = pascal_gemm_geometry(&md->gemm, shape, &p, err)))
+    return st;
+  gemm_ctx c = {.md = md, .lnk = log((double)p.n_k), .lnc = log((double)p.n_c)};
+  pascal_gemm_explanation *why = &p.why;
+  size_t l, r;
+  axis_transfer(md->row_lnr, md->n_rows, log((double)p.n_r), row_value, &c, &why->row, &l, &r);
+  why->row.left = md->rows[l].n_r;
+  why->row.right = md->rows[r].n_r;
+  why->n_rows = l == r ? 1 : 2;
+  why->rule = why->row.rule;
+  for (size_t k = 0; k < why->n_rows; k++) {
+    why->row_n_r[k] = md->rows[k == 0 ? l : r].n_r;
+    column_step(&c, k == 0 ? l : r, &why->col[k]);
+    if (why->col[k].rule > why->rule)
+      why->rule = why->col[k].rule;
+  }
+  why->a = why->row.a;
+  p.K = pascal_excess_decode(why->a, p.K0, p.M);
+  p.kappa = p.K / p.K0;
+  p.rho = p.K / p.M;
+  p.fill_bytes = p.kappa * p.B0;
+  *out = p;
+  return PASCAL_OK;
+}

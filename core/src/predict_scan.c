@@ -1,0 +1,273 @@
+/*
+ * predict_scan.c - scan prediction from a fitted model: paper Algorithm
+ * predict, the six ordered transfer rules of DESIGN.md section 4 with the
+ * anchored interpolation of Eq. graph (gamma = 4), linear interpolation in
+ * eta = C/N between adjacent reference sizes (App. C, after Proposition
+ * graph), and the decode of Eq. dynamic_decode.
+ *
+ * Hot path: no allocation, no mutable state; only the curves of the few
+ * references a rule reads are evaluated (the pooled PCHIP needs at most four
+ * knots around the query, see curve_internal.h).
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "curve_internal.h"
+#include "model_internal.h"
+
+static double ref_a(const model_ref *r, double lw)
+{
+  return pascal_excess_encode(pascal_curve_log_k_at(&r->curve, lw));
+}
+
+static void family_step_reset(pascal_family_step *s, uint32_t d)
+{
+  *s = (pascal_family_step){.d = d, .a = NAN, .p = NAN, .a_lin = NAN, .omega = NAN,
+                            .c0 = NAN, .a_left = NAN, .a_right = NAN};
+}
+
+/* First index in refs[0, n) whose m is >= m. */
+static size_t lower_bound_m(const model_ref *refs, size_t n, uint32_t m)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (refs[mid].m < m)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Rules 1, 3 and 4 inside one family whose references include class cls. */
+static void family_transfer(const pascal_model *md, const model_family *f, uint32_t m,
+                            unsigned cls, double lw, pascal_family_step *s)
+{
+  const model_ref *refs = md->refs + f->first_ref;
+  const double *xm = md->ref_m + f->first_ref;
+  size_t n = f->n_refs;
+  size_t pos = lower_bound_m(refs, n, m);
+  family_step_reset(s, f->d);
+  if (pos < n && refs[pos].m == m) { /* rule 1 */
+    s->rule = PASCAL_RULE_EXACT;
+    s->m_left = s->m_right = m;
+    s->a = s->a_left = s->a_right = ref_a(&refs[pos], lw);
+    return;
+  }
+  size_t left = pos, right = pos; /* same-class neighbours; n = none */
+  bool has_left = false, has_right = false;
+  for (size_t k = pos; k > 0; k--)
+    if (refs[k - 1].cls == cls) {
+      left = k - 1;
+      has_left = true;
+      break;
+    }
+  for (size_t k = pos; k < n; k++)
+    if (refs[k].cls == cls) {
+      right = k;
+      has_right = true;
+      break;
+    }
+  if (!(has_left && has_right)) { /* rule 4: the class is present on one side */
+    size_t k = has_left ? left : right;
+    s->rule = PASCAL_RULE_CLAMP;
+    s->m_left = s->m_right = refs[k].m;
+    s->a = s->a_left = s->a_right = ref_a(&refs[k], lw);
+    return;
+  }
+  /* rule 3: refs[pos - 1].m < m < refs[pos].m, and the pooled PCHIP (rule 2)
+   * over all n >= 2 references needs only the window around that interval. */
+  size_t i = pos - 1, lo, hi;
+  double yw[4];
+  pascal_pchip_window(n, i, &lo, &hi);
+  for (size_t k = lo; k <= hi; k++)
+    yw[k - lo] = ref_a(&refs[k], lw);
+  double t = m;
+  s->p = pascal_pchip_eval_window(xm, n, i, yw, lo, t);
+  s->a_left = left >= lo ? yw[left - lo] : ref_a(&refs[left], lw);
+  s->a_right = right <= hi ? yw[right - lo] : ref_a(&refs[right], lw);
+  s->m_left = refs[left].m;
+  s->m_right = refs[right].m;
+  s->m_minus = refs[i].m;
+  s->m_plus = refs[i + 1].m;
+  double hl = t - xm[left], hr = xm[right] - t;
+  s->a_lin = (hr * s->a_left + hl * s->a_right) / (hl + hr);
+  s->c0 = 1 / (t - xm[i]) + 1 / (xm[i + 1] - t);
+  double g = PASCAL_GRAPH_GAMMA * (1 / hl + 1 / hr);
+  s->omega = g / (s->c0 + g);
+  s->a = (1 - s->omega) * s->p + s->omega * s->a_lin;
+  s->rule = PASCAL_RULE_GRAPH;
+}
+
+/* Families of one size with the query's (o, path): [*b, *e). */
+static void family_range(const pascal_model *md, const model_size *sz, uint32_t o,
+                         pascal_path path, size_t *b, size_t *e)
+{
+  size_t k = sz->first_family, end = sz->first_family + sz->n_families;
+  while (k < end && (md->families[k].o < o ||
+                     (md->families[k].o == o && md->families[k].path < path)))
+    k++;
+  *b = k;
+  while (k < end && md->families[k].o == o && md->families[k].path == path)
+    k++;
+  *e = k;
+}
+
+/* Rules 1-6 at one reference size. */
+static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
+                                   const pascal_scan_key *key, unsigned cls, double lw,
+                                   pascal_size_step *s, pascal_error *err)
+{
+  size_t b, e;
+  unsigned bit = 1u << cls;
+  family_range(md, sz, key->o, key->path, &b, &e);
+  s->N = sz->N;
+  s->eta = sz->eta;
+  if (b == e)
+    return pascal_error_set(err, PASCAL_EREFUSED, "N",
+                            "family (o=%u, path=%s) has no reference at calibrated size N=%u; "
+                            "it is not extrapolated from other sizes",
+                            key->o, pascal_path_name(key->path), sz->N);
+  size_t lower = e, upper = e; /* nearest depths below / above with the class */
+  for (size_t k = b; k < e; k++) {
+    const model_family *f = &md->families[k];
+    if (!(f->class_mask & bit))
+      continue;
+    if (f->d == key->d) {
+      s->n_depths = 1;
+      s->depth_weight[0] = 1;
+      family_transfer(md, f, key->m, cls, lw, &s->depth[0]);
+      s->rule = s->depth[0].rule;
+      s->a = s->depth[0].a;
+      return PASCAL_OK;
+    }
+    if (f->d < key->d)
+      lower = k;
+    else if (upper == e)
+      upper = k;
+  }
+  if (lower == e && upper == e) /* rule 6 */
+    return pascal_error_set(err, PASCAL_EREFUSED, "m",
+                            "execution class %u of m=%u has no reference at any depth of family "
+                            "(o=%u, path=%s) at N=%u: the class is unidentifiable (App. C, "
+                            "unsampled-class obstruction)",
+                            cls, key->m, key->o, pascal_path_name(key->path), sz->N);
+  /* rule 5: linear in d between the nearest depths, clamped at the ends. */
+  s->rule = PASCAL_RULE_DEPTH_FALLBACK;
+  if (lower != e && upper != e) {
+    const model_family *fl = &md->families[lower], *fu = &md->families[upper];
+    s->n_depths = 2;
+    s->depth_weight[1] = (double)(key->d - fl->d) / (double)(fu->d - fl->d);
+    s->depth_weight[0] = 1 - s->depth_weight[1];
+    family_transfer(md, fl, key->m, cls, lw, &s->depth[0]);
+    family_transfer(md, fu, key->m, cls, lw, &s->depth[1]);
+    s->a = s->depth_weight[0] * s->depth[0].a + s->depth_weight[1] * s->depth[1].a;
+  } else {
+    s->n_depths = 1;
+    s->depth_weight[0] = 1;
+    family_transfer(md, &md->families[lower != e ? lower : upper], key->m, cls, lw,
+                    &s->depth[0]);
+    s->a = s->depth[0].a;
+  }
+  return PASCAL_OK;
+}
+
+static pascal_status check_query(const pascal_model *md, const pascal_scan_key *key,
+                                 uint32_t N, double W, pascal_error *err)
+{
+  if (md->workload != PASCAL_WORKLOAD_SCAN)
+    return pascal_error_set(err, PASCAL_EINVAL, "workload", "this calibration is for GEMM, not a scan");
+  if (key->o == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "o", "o (resident CTAs per SM) must be at least 1");
+  if (key->path != PASCAL_PATH_SYNC && key->path != PASCAL_PATH_TMA)
+    return pascal_error_set(err, PASCAL_EINVAL, "path", "path must be sync or tma");
+  if (key->path == PASCAL_PATH_SYNC && key->d != 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "d", "a sync scan has prefetch depth d = 0");
+  if (N == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "N", "N (scan length in blocks) must be at least 1");
+  if (!isfinite(W) || W <= 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be a positive finite number");
+  if ((uint64_t)md->device.sm_count * key->o > UINT32_MAX)
+    return pascal_error_set(err, PASCAL_EINVAL, "o", "o is too large for this device");
+  return PASCAL_OK;
+}
+
+/* Is (o, path) calibrated at any size? */
+static bool family_known(const pascal_model *md, const pascal_scan_key *key)
+{
+  for (size_t k = 0; k < md->n_families; k++)
+    if (md->families[k].o == key->o && md->families[k].path == key->path)
+      return true;
+  return false;
+}
+
+pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_scan_key *key,
+                                        uint32_t N, double W, pascal_scan_prediction *out,
+                                        pascal_error *err)
+{
+  pascal_status st;
+  if ((st = check_query(md, key, N, W, err)))
+    return st;
+  if (!family_known(md, key))
+    return pascal_error_set(err, PASCAL_EREFUSED, "path",
+                            "no calibrated family with o=%u, path=%s: unmeasured occupancy/path "
+                            "families are refused, never extrapolated",
+                            key->o, pascal_path_name(key->path));
+  pascal_scan_prediction p = {0};
+  pascal_scan_explanation *why = &p.why;
+  why->o = key->o;
+  why->path = key->path;
+  why->d = key->d;
+  why->class_id = pascal_class_rule_apply(md->class_rule, key->m);
+  why->eta = (double)md->device.capacity_blocks / N;
+  /* The sizes adjacent to N (sorted by N, so by decreasing eta), clamped. */
+  size_t j = 0;
+  while (j < md->n_sizes && md->sizes[j].N < N)
+    j++;
+  size_t first, count = 1;
+  if (j == md->n_sizes)
+    first = md->n_sizes - 1;
+  else if (j == 0 || md->sizes[j].N == N)
+    first = j;
+  else {
+    first = j - 1;
+    count = 2;
+  }
+  double lw = log(W);
+  why->n_sizes = count;
+  why->rule = PASCAL_RULE_EXACT;
+  for (size_t k = 0; k < count; k++) {
+    pascal_size_step *s = &why->size[k];
+    if ((st = size_transfer(md, &md->sizes[first + k], key, why->class_id, lw, s, err)))
+      return st;
+    if (s->rule > why->rule)
+      why->rule = s->rule;
+  }
+  if (count == 2) {
+    const pascal_size_step *s0 = &why->size[0], *s1 = &why->size[1];
+    why->size[1].weight = (why->eta - s0->eta) / (s1->eta - s0->eta);
+    why->size[0].weight = 1 - why->size[1].weight;
+    why->a = why->size[0].weight * s0->a + why->size[1].weight * s1->a;
+  } else {
+    why->size[0].weight = 1;
+    why->a = why->size[0].a;
+  }
+  p.M = md->device.sm_count * key->o;
+  p.K = pascal_excess_decode(why->a, 1, p.M);
+  p.rho = p.K / p.M;
+  p.fill_bytes = p.K * (double)md->device.block_bytes * W * (double)N;
+  *out = p;
+  return PASCAL_OK;
+}
+
+const char *pascal_rule_name(pascal_rule rule)
+{
+  switch (rule) {
+  case PASCAL_RULE_EXACT: return "exact";
+  case PASCAL_RULE_GRAPH: return "graph";
+  case PASCAL_RULE_CLAMP: return "clamp";
+  case PASCAL_RULE_DEPTH_FALLBACK: return "depth-fallback";
+  }
+  return "unknown";
+}

@@ -1,0 +1,48 @@
+# gb10-like.profile - default device profile of the PASCAL sim device
+# (core/simdev, docs/sim-device.md). Plain `key = value` lines, `#` comments.
+# Every key is optional (missing keys keep these same built-in defaults);
+# unknown keys and bad values are errors naming the key and the line.
+#
+# Shaped like the paper's NVIDIA GB10: 48 SMs, 20 MiB effective L2 =
+# C = 1280 blocks of 16 KiB, ~2 TB/s aggregate L2 -> SM read rate, LPDDR5X
+# DRAM at 273 GB/s. With these values the sim reproduces the shape of the
+# paper's depth sweep (N = 4096, M = 48, no compute): about 874 / 438 / 422 ns
+# per normalized round at d = 2 / 3 / 4 (paper: 841 / 465 / 424).
+
+name = gb10-like
+arch = sim
+
+# geometry
+sm_count = 48
+capacity_blocks = 1280        # C, effective L2 capacity in blocks
+block_bytes = 16384
+l2_bytes = 25165824           # nominal 24 MiB, reported only
+
+# randomness: every run mixes this seed with its key and the job's repeat
+seed = 1
+
+# TMA priming count n_p: `d-1` (GB10 binary) or `d` (Thor binary)
+priming = d-1
+
+# memory path
+hop_ns = 200                  # SM -> L2 request latency incl. tag lookup
+sm_read_gbps = 40             # per-SM L2 -> SM link: 409.6 ns per block, 1.97 TB/s over 48 SMs
+sm_read_spread = 0.03         # per-SM link speed factor uniform in [0.97, 1.03) (fixed by seed)
+dram_gbps = 273               # DRAM fill bandwidth: 60 ns service per block (FIFO)
+dram_latency_ns = 205         # DRAM latency after service
+
+# per-block SM work (Algorithm 2): consume + compute(m) + intra-CTA sync
+consume_ns = 30
+compute_ns = 60               # per unit of m in full groups of four
+tail0_ns = 0                  # loop tail, execution class chi(m) = 0 (m mod 4 == 0)
+tail1_ns = 40                 # class 1 (m mod 4 == 1): early exit
+tail2_ns = 130                # class 2 (m mod 4 in {2, 3}): same tail, third op predicated
+sync_issue_ns = 20            # sync path: cooperative load issue
+tma_issue_ns = 10             # TMA path: bulk-copy issue
+cta_sync_ns = 15              # intra-CTA synchronisation per block
+
+# kernel-level costs
+grid_barrier_ns = 1500        # static kernel: grid barrier per round
+launch_ns = 2000              # CTA launch when a slot frees
+start_jitter_ns = 200         # CTA start delay, uniform in [0, 200) ns
+service_jitter = 0.10         # link, DRAM and SM work times uniform in +-10 %

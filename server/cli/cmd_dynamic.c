@@ -1,0 +1,428 @@
+/*
+ * cmd_dynamic.c - `pascal fit|predict|loko|synth`: the dynamic predictor of
+ * paper section 4 over calibration bundles (docs/bundle-format.md). Bundles
+ * are read and written only through the codec; the model is libpascal's.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "output.h"
+#include "pascal/synth.h"
+#include "pascal_codec.h"
+
+#define N_ARGS(a) (sizeof(a) / sizeof *(a))
+
+/* Read a bundle and fit its model; a frozen bundle's stored model must match
+ * the refit. On failure the error is reported and the exit status returned. */
+static int load_model(const char *cmd, const char *path, pascal_codec_bundle *bundle,
+                      pascal_model **model)
+{
+  pascal_error err = {0};
+  json_t *doc = NULL;
+  pascal_status st = pascal_codec_load_file(path, &doc, &err);
+  if (!st)
+    st = pascal_codec_bundle_decode(doc, bundle, &err);
+  json_decref(doc);
+  if (!st)
+    st = pascal_model_fit(&bundle->cal, model, &err);
+  if (!st && (st = pascal_codec_bundle_check_model(bundle, *model, &err))) {
+    pascal_model_free(*model);
+    *model = NULL;
+  }
+  return st ? cli_input_error(cmd, path, &err) : CLI_EXIT_OK;
+}
+
+/* Write `doc` (consumed) to `path`, or pretty JSON to stdout when NULL. */
+static int emit(const char *cmd, json_t *doc, const char *path)
+{
+  if (!path)
+    return cli_print(doc, 1);
+  pascal_error err = {0};
+  pascal_status st = pascal_codec_write_file(doc, path, &err);
+  json_decref(doc);
+  return st ? cli_input_error(cmd, path, &err) : CLI_EXIT_OK;
+}
+
+int cli_cmd_fit(int argc, char **argv)
+{
+  const char *out = NULL, *path = NULL;
+  cli_arg args[] = {{"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0}};
+  size_t n_pos;
+  int rc = cli_parse("fit", argc, argv, args, N_ARGS(args), &path, 1, 1, &n_pos);
+  if (rc)
+    return rc;
+  pascal_codec_bundle bundle;
+  pascal_model *model = NULL;
+  pascal_loko_report report;
+  pascal_error err = {0};
+  json_t *doc = NULL;
+  int have_report = 0;
+  pascal_codec_bundle_init(&bundle);
+  memset(&report, 0, sizeof report);
+  if ((rc = load_model("fit", path, &bundle, &model)))
+    goto done;
+  /* LOKO needs two keys; a smaller calibration is frozen with report null. */
+  pascal_status st = PASCAL_OK;
+  if (pascal_calibration_run_count(&bundle.cal) > 0) {
+    st = pascal_loko_run(&bundle.cal, &report, &err);
+    have_report = st == PASCAL_OK;
+    if (st == PASCAL_EINVAL)
+      st = PASCAL_OK;
+  }
+  if (!st)
+    st = pascal_codec_bundle_encode(&bundle.cal, bundle.provenance, model,
+                                    have_report ? &report : NULL, &doc, &err);
+  rc = st ? cli_input_error("fit", path, &err) : emit("fit", doc, out);
+done:
+  if (have_report)
+    pascal_loko_report_free(&report);
+  pascal_model_free(model);
+  pascal_codec_bundle_free(&bundle);
+  return rc;
+}
+
+/* The query options of `pascal predict`: a scan key, size and horizon, or a
+ * GEMM shape; never a mix. */
+typedef struct predict_query {
+  uint32_t o, d, m, N;
+  const char *path;
+  double W;
+  uint32_t Mg, Ng, Kg;
+} predict_query;
+
+static pascal_status predict_run(const pascal_model *model, const predict_query *q,
+                                 const cli_arg *args, size_t n_args, json_t **doc,
+                                 pascal_error *err)
+{
+  static const char *const scan_opts[] = {"o", "path", "d", "m", "N", "W"};
+  static const char *const gemm_opts[] = {"Mg", "Ng", "Kg"};
+  int gemm = pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM;
+  const char *const *need = gemm ? gemm_opts : scan_opts, *const *other = gemm ? scan_opts : gemm_opts;
+  size_t n_need = gemm ? 3 : 6, n_other = gemm ? 6 : 3;
+  for (size_t i = 0; i < n_other; i++)
+    if (cli_args_seen(args, n_args, other[i]))
+      return pascal_error_set(err, PASCAL_EINVAL, other[i],
+                              "the bundle is a %s calibration: give %s", gemm ? "gemm" : "scan",
+                              gemm ? "--Mg --Ng --Kg" : "--o --path --d --m --N --W");
+  for (size_t i = 0; i < n_need; i++)
+    if (!cli_args_seen(args, n_args, need[i]) && !(strcmp(need[i], "d") == 0 && q->path &&
+                                                   strcmp(q->path, "sync") == 0))
+      return pascal_error_set(err, PASCAL_EINVAL, need[i], "missing required option --%s",
+                              need[i]);
+  if (gemm) {
+    pascal_gemm_shape shape = {q->Mg, q->Ng, q->Kg};
+    pascal_gemm_prediction p;
+    pascal_status st = pascal_model_predict_gemm(model, &shape, &p, err);
+    return st ? st : pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
+  }
+  pascal_scan_key key = {q->o, PASCAL_PATH_SYNC, q->d, q->m};
+  pascal_scan_prediction p;
+  pascal_status st = pascal_path_parse(q->path, "path", &key.path, err);
+  if (!st)
+    st = pascal_model_predict_scan(model, &key, q->N, q->W, &p, err);
+  return st ? st : pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
+}
+
+int cli_cmd_predict(int argc, char **argv)
+{
+  predict_query q = {0};
+  const char *bundle_path = NULL;
+  int json = 0;
+  cli_arg args[] = {
+    {"bundle", 0, CLI_ARG_STRING, 1, &bundle_path, 0, 0, 0},
+    {"o", 0, CLI_ARG_U32, 0, &q.o, 0, UINT32_MAX, 0},
+    {"path", 0, CLI_ARG_STRING, 0, &q.path, 0, 0, 0},
+    {"d", 0, CLI_ARG_U32, 0, &q.d, 0, UINT32_MAX, 0},
+    {"m", 0, CLI_ARG_U32, 0, &q.m, 0, UINT32_MAX, 0},
+    {"N", 0, CLI_ARG_U32, 0, &q.N, 0, UINT32_MAX, 0},
+    {"W", 0, CLI_ARG_DOUBLE, 0, &q.W, 0, 0, 0},
+    {"Mg", 0, CLI_ARG_U32, 0, &q.Mg, 0, UINT32_MAX, 0},
+    {"Ng", 0, CLI_ARG_U32, 0, &q.Ng, 0, UINT32_MAX, 0},
+    {"Kg", 0, CLI_ARG_U32, 0, &q.Kg, 0, UINT32_MAX, 0},
+    {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
+  };
+  int rc = cli_parse("predict", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
+  if (rc)
+    return rc;
+  pascal_codec_bundle bundle;
+  pascal_model *model = NULL;
+  pascal_codec_bundle_init(&bundle);
+  if (!(rc = load_model("predict", bundle_path, &bundle, &model))) {
+    pascal_error err = {0};
+    json_t *doc = NULL;
+    pascal_status st = predict_run(model, &q, args, N_ARGS(args), &doc, &err);
+    if (st == PASCAL_EREFUSED)
+      rc = cli_input_error("predict", "refused", &err);
+    else
+      rc = cli_finish("predict", args, N_ARGS(args), st, doc, json, &err);
+  }
+  pascal_model_free(model);
+  pascal_codec_bundle_free(&bundle);
+  return rc;
+}
+
+/* Readable LOKO table from the report document. */
+static void print_loko(const json_t *r)
+{
+  static const char *const methods[] = {"pascal", "aligned", "sdcm", "ppt_gpu", "che"};
+  const json_t *bm = json_object_get(r, "balanced_mape");
+  printf("leave-one-key-out: %lld keys (%lld scored), %lld runs (%lld scored, %lld refused)\n",
+         (long long)json_integer_value(json_object_get(r, "n_keys")),
+         (long long)json_integer_value(json_object_get(r, "n_keys_scored")),
+         (long long)json_integer_value(json_object_get(r, "n_runs")),
+         (long long)json_integer_value(json_object_get(r, "n_scored")),
+         (long long)json_integer_value(json_object_get(r, "n_refused")));
+  printf("balanced MAPE (%%):");
+  for (size_t i = 0; i < 5; i++) {
+    const json_t *v = json_object_get(bm, methods[i]);
+    if (json_is_number(v))
+      printf("  %s %.2f", methods[i], json_number_value(v));
+    else
+      printf("  %s -", methods[i]);
+  }
+  printf("\n\n%-22s %5s", "key", "runs");
+  for (size_t i = 0; i < 5; i++)
+    printf(" %9s", methods[i]);
+  printf("\n");
+  size_t i;
+  const json_t *k;
+  json_array_foreach(json_object_get(r, "keys"), i, k) {
+    char key[64];
+    if (json_object_get(k, "Mg"))
+      snprintf(key, sizeof key, "Mg=%lld Ng=%lld",
+               (long long)json_integer_value(json_object_get(k, "Mg")),
+               (long long)json_integer_value(json_object_get(k, "Ng")));
+    else
+      snprintf(key, sizeof key, "o=%lld %s d=%lld m=%lld",
+               (long long)json_integer_value(json_object_get(k, "o")),
+               json_string_value(json_object_get(k, "path")),
+               (long long)json_integer_value(json_object_get(k, "d")),
+               (long long)json_integer_value(json_object_get(k, "m")));
+    printf("%-22s %5lld", key, (long long)json_integer_value(json_object_get(k, "n_runs")));
+    const json_t *mape = json_object_get(k, "mape");
+    for (size_t j = 0; j < 5; j++) {
+      const json_t *v = json_object_get(mape, methods[j]);
+      if (json_is_number(v))
+        printf(" %9.2f", json_number_value(v));
+      else
+        printf(" %9s", "-");
+    }
+    const json_t *refusal = json_object_get(k, "refusal");
+    printf("%s%s\n", json_is_string(refusal) ? "  refused: " : "",
+           json_is_string(refusal) ? json_string_value(refusal) : "");
+  }
+}
+
+int cli_cmd_loko(int argc, char **argv)
+{
+  const char *path = NULL;
+  int json = 0;
+  cli_arg args[] = {{"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0}};
+  size_t n_pos;
+  int rc = cli_parse("loko", argc, argv, args, N_ARGS(args), &path, 1, 1, &n_pos);
+  if (rc)
+    return rc;
+  pascal_codec_bundle bundle;
+  pascal_loko_report report;
+  pascal_error err = {0};
+  json_t *doc = NULL, *file = NULL;
+  pascal_codec_bundle_init(&bundle);
+  pascal_status st = pascal_codec_load_file(path, &file, &err);
+  if (!st)
+    st = pascal_codec_bundle_decode(file, &bundle, &err);
+  json_decref(file);
+  if (st) {
+    rc = cli_input_error("loko", path, &err);
+  } else if ((st = pascal_loko_run(&bundle.cal, &report, &err))) {
+    rc = cli_input_error("loko", path, &err);
+  } else {
+    st = pascal_codec_loko_encode(&report, &doc, &err);
+    pascal_loko_report_free(&report);
+    if (st) {
+      rc = cli_input_error("loko", path, &err);
+    } else if (json) {
+      rc = cli_print(doc, 1);
+    } else {
+      print_loko(doc);
+      json_decref(doc);
+    }
+  }
+  pascal_codec_bundle_free(&bundle);
+  return rc;
+}
+
+/* "scan" or "gemm", then ",name=value" law parameters (pascal_synth_law_set). */
+static pascal_status parse_law(const char *spec, pascal_synth_law *law, pascal_error *err)
+{
+  size_t len = strcspn(spec, ",");
+  pascal_workload wl;
+  char head[16];
+  if (len >= sizeof head)
+    return pascal_error_set(err, PASCAL_EINVAL, "law", "--law must start with scan or gemm");
+  memcpy(head, spec, len);
+  head[len] = '\0';
+  if (pascal_workload_parse(head, "law", &wl, err))
+    return pascal_error_set(err, PASCAL_EINVAL, "law", "--law must start with scan or gemm");
+  pascal_synth_law_default(wl, law);
+  for (const char *p = spec + len; *p == ',';) {
+    const char *item = p + 1;
+    size_t n = strcspn(item, ","), name_len = strcspn(item, "=");
+    char name[32], value[64];
+    if (name_len >= n || name_len >= sizeof name || n - name_len - 1 >= sizeof value)
+      return pascal_error_set(err, PASCAL_EINVAL, "law",
+                              "--law parameters are name=value, got '%.*s'", (int)n, item);
+    memcpy(name, item, name_len);
+    name[name_len] = '\0';
+    memcpy(value, item + name_len + 1, n - name_len - 1);
+    value[n - name_len - 1] = '\0';
+    /* Reuse the CLI's strict number parser through a one-entry table. */
+    double v = 0;
+    char *argv1[] = {(char *)"--value", value};
+    cli_arg vt[] = {{"value", 0, CLI_ARG_DOUBLE, 1, &v, 0, 0, 0}};
+    size_t none;
+    if (cli_args_parse(2, argv1, vt, 1, NULL, 0, 0, &none, err))
+      return pascal_error_set(err, PASCAL_EINVAL, "law", "--law %s: '%s' is not a number", name,
+                              value);
+    if (pascal_synth_law_set(law, name, v, err))
+      return pascal_error_set(err, PASCAL_EINVAL, "law", "--law %s: %s", name, err->message);
+    p = item + n;
+  }
+  return PASCAL_OK;
+}
+
+/* The synthetic plan from a pascal-plan/1 file. The arrays are allocated
+ * into *keys, *sizes, *horizons, *shapes (caller frees). */
+typedef struct synth_plan_storage {
+  pascal_scan_key *keys;
+  uint32_t *sizes, *horizons;
+  pascal_gemm_shape *shapes;
+} synth_plan_storage;
+
+static pascal_status plan_to_synth(const pascal_plan *plan, pascal_synth_plan *sp,
+                                   synth_plan_storage *mem, pascal_error *err)
+{
+  memset(sp, 0, sizeof *sp);
+  sp->repeats = plan->repeats;
+  mem->keys = calloc(plan->n_keys + 1, sizeof *mem->keys);
+  mem->sizes = calloc(plan->n_sizes + 1, sizeof *mem->sizes);
+  mem->horizons = calloc(plan->n_horizons + 1, sizeof *mem->horizons);
+  mem->shapes = calloc(plan->n_shapes + 1, sizeof *mem->shapes);
+  if (!mem->keys || !mem->sizes || !mem->horizons || !mem->shapes)
+    return pascal_error_set(err, PASCAL_ENOMEM, "plan", "out of memory");
+  for (size_t i = 0; i < plan->n_keys; i++) {
+    const pascal_plan_key *k = &plan->keys[i];
+    mem->keys[i] = (pascal_scan_key){k->o, k->path == PASCAL_PLAN_TMA ? PASCAL_PATH_TMA
+                                                                      : PASCAL_PATH_SYNC,
+                                     k->d, k->m};
+  }
+  /* Extents above 2^32 do not fit a calibration run: refuse, naming them. */
+  for (size_t i = 0; i < plan->n_sizes + plan->n_horizons; i++) {
+    int is_size = i < plan->n_sizes;
+    size_t j = is_size ? i : i - plan->n_sizes;
+    uint64_t v = is_size ? plan->sizes[j] : plan->horizons[j];
+    if (v > UINT32_MAX)
+      return pascal_error_set(err, PASCAL_EINVAL, is_size ? "sizes" : "horizons",
+                              "%s[%zu] is too large for a calibration", is_size ? "sizes" : "horizons", j);
+    (is_size ? mem->sizes : mem->horizons)[j] = (uint32_t)v;
+  }
+  for (size_t i = 0; i < plan->n_shapes; i++) {
+    const pascal_plan_shape *s = &plan->shapes[i];
+    if (s->Mg > UINT32_MAX || s->Ng > UINT32_MAX || s->Kg > UINT32_MAX)
+      return pascal_error_set(err, PASCAL_EINVAL, "shapes", "shapes[%zu] is too large", i);
+    mem->shapes[i] = (pascal_gemm_shape){(uint32_t)s->Mg, (uint32_t)s->Ng, (uint32_t)s->Kg};
+  }
+  sp->keys = mem->keys;
+  sp->n_keys = plan->n_keys;
+  sp->sizes = mem->sizes;
+  sp->n_sizes = plan->n_sizes;
+  sp->horizons = mem->horizons;
+  sp->n_horizons = plan->n_horizons;
+  sp->shapes = mem->shapes;
+  sp->n_shapes = plan->n_shapes;
+  return PASCAL_OK;
+}
+
+/* provenance {"source":"synthetic","generator":"pascal synth","law":{...}} */
+static json_t *synth_provenance(const pascal_synth_law *law)
+{
+  const struct {
+    const char *name;
+    double v;
+  } p[] = {{"amp", law->amp},           {"class0", law->class_gain[0]},
+           {"class1", law->class_gain[1]}, {"class2", law->class_gain[2]},
+           {"depth_gain", law->depth_gain}, {"occ_exp", law->occ_exp},
+           {"m_scale", law->m_scale},   {"size_exp", law->size_exp},
+           {"w_half", law->w_half},     {"sync_gain", law->sync_gain},
+           {"gemm_amp", law->gemm_amp}, {"nk_half", law->nk_half},
+           {"grid_half", law->grid_half}, {"noise", law->noise}};
+  json_t *prov = json_object(), *l = json_object();
+  json_object_set_new(prov, "source", json_string("synthetic"));
+  json_object_set_new(prov, "generator", json_string("pascal synth"));
+  json_object_set_new(prov, "law", l);
+  json_object_set_new(l, "workload", json_string(pascal_workload_name(law->workload)));
+  for (size_t i = 0; i < sizeof p / sizeof *p; i++)
+    json_object_set_new(l, p[i].name, json_real(p[i].v));
+  json_object_set_new(l, "seed", json_integer((json_int_t)law->seed));
+  return prov;
+}
+
+int cli_cmd_synth(int argc, char **argv)
+{
+  const char *law_spec = NULL, *plan_path = NULL, *out = NULL;
+  cli_arg args[] = {
+    {"law", 0, CLI_ARG_STRING, 1, &law_spec, 0, 0, 0},
+    {"plan", 0, CLI_ARG_STRING, 0, &plan_path, 0, 0, 0},
+    {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0},
+  };
+  int rc = cli_parse("synth", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
+  if (rc)
+    return rc;
+  pascal_synth_law law;
+  pascal_synth_plan sp;
+  synth_plan_storage mem = {0};
+  pascal_plan plan;
+  pascal_calibration cal;
+  pascal_error err = {0};
+  json_t *doc = NULL, *prov = NULL;
+  pascal_plan_init(&plan);
+  pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
+  if (parse_law(law_spec, &law, &err)) {
+    rc = cli_arg_error("synth", args, N_ARGS(args), &err);
+    goto done;
+  }
+  pascal_synth_plan_default(law.workload, &sp);
+  if (plan_path) {
+    pascal_status st = pascal_codec_load_file(plan_path, &doc, &err);
+    if (!st)
+      st = pascal_codec_plan_decode(doc, &plan, &err);
+    json_decref(doc);
+    doc = NULL;
+    if (!st && (plan.workload == PASCAL_PLAN_GEMM) != (law.workload == PASCAL_WORKLOAD_GEMM))
+      st = pascal_error_set(&err, PASCAL_EINVAL, "workload",
+                            "the plan's workload differs from the law's");
+    if (!st)
+      st = plan_to_synth(&plan, &sp, &mem, &err);
+    if (st) {
+      rc = cli_input_error("synth", plan_path, &err);
+      goto done;
+    }
+  }
+  pascal_status st = pascal_synth_calibration(&law, &sp, &cal, &err);
+  prov = synth_provenance(&law);
+  if (!st)
+    st = pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, &err);
+  rc = st ? cli_input_error("synth", "law", &err) : emit("synth", doc, out);
+done:
+  json_decref(prov);
+  free(mem.keys);
+  free(mem.sizes);
+  free(mem.horizons);
+  free(mem.shapes);
+  pascal_plan_free(&plan);
+  pascal_calibration_free(&cal);
+  return rc;
+}

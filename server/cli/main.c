@@ -1,0 +1,65 @@
+/*
+ * main.c - `pascal`, the offline command-line tool over libpascal: static
+ * bounds and simulators (paper section 3) and the dynamic predictor over
+ * calibration bundles (section 4). Usage in docs/cli.md; exit statuses in
+ * output.h (0 ok, 1 input/model failure, 2 bad argument, 3 refused).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "output.h"
+
+typedef struct command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *usage;
+} command;
+
+static const command commands[] = {
+  {"bounds", cli_cmd_bounds, "--N N --C C --phases P,P,.. [--ways A --sets S] [--json]"},
+  {"simulate", cli_cmd_simulate,
+   "--policy ttl|lru|belady|belady-bypass --N N --C C --phases P,.. [--rounds H] [--json]"},
+  {"coherence", cli_cmd_coherence, "--sigma S --C C --M M --E E [--json]"},
+  {"feedback", cli_cmd_feedback,
+   "--alpha A --beta B --d D --lambda-hit L --lambda-miss L [--json]"},
+  {"fit", cli_cmd_fit, "BUNDLE [-o FROZEN]"},
+  {"predict", cli_cmd_predict,
+   "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K) "
+   "[--json]"},
+  {"loko", cli_cmd_loko, "BUNDLE [--json]"},
+  {"synth", cli_cmd_synth, "--law scan|gemm[,name=value...] [--plan PLAN] [-o BUNDLE]"},
+};
+
+static void usage(FILE *out)
+{
+  fprintf(out, "usage: pascal COMMAND [options]   (docs/cli.md)\n");
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    fprintf(out, "  pascal %s %s\n", commands[i].name, commands[i].usage);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+      strcmp(argv[1], "help") == 0) {
+    usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+    if (strcmp(argv[1], commands[i].name) != 0)
+      continue;
+    for (int a = 2; a < argc; a++)
+      if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
+        printf("usage: pascal %s %s\n", commands[i].name, commands[i].usage);
+        return CLI_EXIT_OK;
+      }
+    return commands[i].run(argc - 2, argv + 2);
+  }
+  fprintf(stderr, "pascal: unknown command '%.60s'\n", argv[1]);
+  usage(stderr);
+  return CLI_EXIT_USAGE;
+}

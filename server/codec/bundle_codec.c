@@ -1,0 +1,480 @@
+/*
+ * bundle_codec.c - calibration bundles `pascal-calibration/1`
+ * (docs/bundle-format.md; issue 3 item 7): strict decoding into a
+ * pascal_calibration, encoding of plain and frozen bundles (fitted curves of
+ * paper Eq. trafficcurve, LOKO report of Eq. dynamic_selection) and the
+ * content hash: SHA-256 over the canonical serialisation of format, device,
+ * workload, class_rule, gemm and measurements.
+ */
+#include <string.h>
+
+#include "json_util.h"
+#include "pascal_codec.h"
+#include "sha256.h"
+
+#define HASH_PREFIX "sha256:"
+
+static const char *const provenance_sources[] = {"cuda", "sim", "synthetic"};
+
+void pascal_codec_bundle_init(pascal_codec_bundle *b)
+{
+  memset(b, 0, sizeof *b);
+  pascal_calibration_init(&b->cal, PASCAL_WORKLOAD_SCAN);
+}
+
+void pascal_codec_bundle_free(pascal_codec_bundle *b)
+{
+  if (!b)
+    return;
+  pascal_calibration_free(&b->cal);
+  json_decref(b->provenance);
+  json_decref(b->model);
+  json_decref(b->report);
+  pascal_codec_bundle_init(b);
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+static pascal_status get_u32(const json_t *obj, const char *prefix, const char *key,
+                             int required, uint32_t *out, int *present, pascal_error *err)
+{
+  uint64_t v = 0;
+  pascal_status st = codec_get_uint(obj, prefix, key, required, 0, UINT32_MAX, &v, present, err);
+  if (!st && (!present || *present))
+    *out = (uint32_t)v;
+  return st;
+}
+
+static pascal_status copy_name(const json_t *obj, const char *key, char *dst, size_t size,
+                               pascal_error *err)
+{
+  const char *s;
+  char field[PASCAL_ERROR_FIELD_MAX];
+  codec_path(field, sizeof field, "device", key);
+  pascal_status st = codec_get_string(obj, "device", key, 1, &s, err);
+  if (st)
+    return st;
+  size_t len = strlen(s);
+  if (len == 0 || len >= size)
+    return pascal_error_set(err, PASCAL_EINVAL, field, "%s must have 1..%zu characters", field,
+                            size - 1);
+  memcpy(dst, s, len + 1);
+  return PASCAL_OK;
+}
+
+static pascal_status decode_device(const json_t *doc, pascal_device *dev, pascal_error *err)
+{
+  json_t *obj;
+  pascal_status st;
+  if ((st = codec_get_object(doc, "", "device", 1, &obj, err)) ||
+      (st = copy_name(obj, "name", dev->name, sizeof dev->name, err)) ||
+      (st = copy_name(obj, "arch", dev->arch, sizeof dev->arch, err)) ||
+      (st = get_u32(obj, "device", "sm_count", 1, &dev->sm_count, NULL, err)) ||
+      (st = get_u32(obj, "device", "capacity_blocks", 1, &dev->capacity_blocks, NULL, err)) ||
+      (st = get_u32(obj, "device", "block_bytes", 1, &dev->block_bytes, NULL, err)))
+    return st;
+  return PASCAL_OK;
+}
+
+static pascal_status decode_gemm(const json_t *doc, pascal_gemm_params *g, pascal_error *err)
+{
+  json_t *obj;
+  pascal_status st;
+  if ((st = codec_get_object(doc, "", "gemm", 1, &obj, err)) ||
+      (st = get_u32(obj, "gemm", "tile_m", 1, &g->tile_m, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "tile_n", 1, &g->tile_n, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "tile_k", 1, &g->tile_k, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "elem_bytes", 1, &g->elem_bytes, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "resident_ctas", 1, &g->resident_ctas, NULL, err)))
+    return st;
+  return PASCAL_OK;
+}
+
+static pascal_status decode_provenance(const json_t *doc, json_t **out, pascal_error *err)
+{
+  json_t *obj;
+  const char *source;
+  pascal_status st;
+  if ((st = codec_get_object(doc, "", "provenance", 1, &obj, err)) ||
+      (st = codec_get_string(obj, "provenance", "source", 1, &source, err)))
+    return st;
+  for (size_t i = 0; i < sizeof provenance_sources / sizeof *provenance_sources; i++)
+    if (strcmp(source, provenance_sources[i]) == 0) {
+      *out = json_incref(obj);
+      return PASCAL_OK;
+    }
+  return pascal_error_set(err, PASCAL_EINVAL, "provenance.source",
+                          "provenance.source must be \"cuda\", \"sim\" or \"synthetic\", "
+                          "got \"%.40s\"", source);
+}
+
+/* The optional "repeat" and "kernel_ns" of a run. */
+static pascal_status decode_optionals(const json_t *obj, const char *field, bool *has_repeat,
+                                      uint32_t *repeat, bool *has_kernel_ns,
+                                      double *kernel_ns, pascal_error *err)
+{
+  int present;
+  pascal_status st = get_u32(obj, field, "repeat", 0, repeat, &present, err);
+  if (st)
+    return st;
+  *has_repeat = present;
+  if ((st = codec_get_number(obj, field, "kernel_ns", 0, 0, kernel_ns, &present, err)))
+    return st;
+  *has_kernel_ns = present;
+  return PASCAL_OK;
+}
+
+static pascal_status decode_scan_run(const json_t *obj, const char *field,
+                                     pascal_calibration *cal, pascal_error *err)
+{
+  pascal_scan_run r;
+  const char *path;
+  char pf[PASCAL_ERROR_FIELD_MAX];
+  pascal_status st;
+  memset(&r, 0, sizeof r);
+  codec_path(pf, sizeof pf, field, "path");
+  if ((st = get_u32(obj, field, "o", 1, &r.key.o, NULL, err)) ||
+      (st = codec_get_string(obj, field, "path", 1, &path, err)) ||
+      (st = pascal_path_parse(path, pf, &r.key.path, err)) ||
+      (st = get_u32(obj, field, "d", 1, &r.key.d, NULL, err)) ||
+      (st = get_u32(obj, field, "m", 1, &r.key.m, NULL, err)) ||
+      (st = get_u32(obj, field, "N", 1, &r.N, NULL, err)) ||
+      (st = get_u32(obj, field, "W", 1, &r.W, NULL, err)) ||
+      (st = codec_get_number(obj, field, "fill_bytes", 1, 0, &r.fill_bytes, NULL, err)) ||
+      (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns,
+                             &r.kernel_ns, err)))
+    return st;
+  return pascal_calibration_append_scan(cal, &r, err);
+}
+
+static pascal_status decode_gemm_run(const json_t *obj, const char *field,
+                                     pascal_calibration *cal, pascal_error *err)
+{
+  pascal_gemm_run r;
+  pascal_status st;
+  memset(&r, 0, sizeof r);
+  if ((st = get_u32(obj, field, "Mg", 1, &r.shape.Mg, NULL, err)) ||
+      (st = get_u32(obj, field, "Ng", 1, &r.shape.Ng, NULL, err)) ||
+      (st = get_u32(obj, field, "Kg", 1, &r.shape.Kg, NULL, err)) ||
+      (st = codec_get_number(obj, field, "fill_bytes", 1, 0, &r.fill_bytes, NULL, err)) ||
+      (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns,
+                             &r.kernel_ns, err)))
+    return st;
+  return pascal_calibration_append_gemm(cal, &r, err);
+}
+
+static pascal_status decode_measurements(const json_t *doc, pascal_calibration *cal,
+                                         pascal_error *err)
+{
+  json_t *arr;
+  pascal_status st = codec_get_array(doc, "", "measurements", 1, &arr, err);
+  if (st)
+    return st;
+  for (size_t i = 0; i < json_array_size(arr); i++) {
+    char field[PASCAL_ERROR_FIELD_MAX];
+    codec_path_index(field, sizeof field, "measurements", i);
+    json_t *run = json_array_get(arr, i);
+    if (!json_is_object(run))
+      return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an object", field);
+    st = cal->workload == PASCAL_WORKLOAD_GEMM ? decode_gemm_run(run, field, cal, err)
+                                               : decode_scan_run(run, field, cal, err);
+    if (st)
+      return st;
+  }
+  return PASCAL_OK;
+}
+
+/* "model", "report" and "content_hash" of a frozen bundle. The hash must be
+ * the one of the decoded content; the model is kept as JSON for
+ * pascal_codec_bundle_check_model(). */
+static pascal_status decode_frozen(const json_t *doc, pascal_codec_bundle *b, pascal_error *err)
+{
+  const char *hash;
+  json_t *model, *report = json_object_get(doc, "report");
+  pascal_status st = codec_get_string(doc, "", "content_hash", 0, &hash, err);
+  if (st)
+    return st;
+  if (!hash) {
+    if (json_object_get(doc, "model") || report)
+      return pascal_error_set(err, PASCAL_EFORMAT, "content_hash",
+                              "a bundle with a model or report is frozen and needs content_hash");
+    return PASCAL_OK;
+  }
+  if ((st = codec_get_object(doc, "", "model", 1, &model, err)))
+    return st;
+  if (report && !json_is_object(report) && !json_is_null(report))
+    return pascal_error_set(err, PASCAL_EFORMAT, "report", "report must be an object or null");
+  char want[PASCAL_CODEC_HASH_LEN + 1];
+  if ((st = pascal_codec_bundle_hash(&b->cal, want, err)))
+    return st;
+  if (strcmp(hash, want) != 0)
+    return pascal_error_set(err, PASCAL_EFORMAT, "content_hash",
+                            "content_hash does not match the bundle's content (expected %s): "
+                            "the bundle was changed after it was frozen", want);
+  memcpy(b->content_hash, want, sizeof want);
+  b->frozen = 1;
+  b->model = json_incref(model);
+  b->report = report && json_is_object(report) ? json_incref(report) : NULL;
+  return PASCAL_OK;
+}
+
+pascal_status pascal_codec_bundle_decode(const json_t *doc, pascal_codec_bundle *out,
+                                         pascal_error *err)
+{
+  pascal_codec_bundle b;
+  const char *format, *workload, *rule;
+  pascal_workload wl;
+  pascal_status st;
+  pascal_codec_bundle_init(&b);
+  if (!json_is_object(doc)) {
+    st = pascal_error_set(err, PASCAL_EFORMAT, "bundle", "a bundle must be a JSON object");
+    goto fail;
+  }
+  if ((st = codec_get_string(doc, "", "format", 1, &format, err)))
+    goto fail;
+  if (strcmp(format, PASCAL_BUNDLE_FORMAT) != 0) {
+    st = pascal_error_set(err, PASCAL_EFORMAT, "format",
+                          "unknown format \"%.60s\" (this build reads " PASCAL_BUNDLE_FORMAT ")",
+                          format);
+    goto fail;
+  }
+  if ((st = codec_get_string(doc, "", "workload", 1, &workload, err)) ||
+      (st = pascal_workload_parse(workload, "workload", &wl, err)))
+    goto fail;
+  pascal_calibration_init(&b.cal, wl);
+  if ((st = decode_device(doc, &b.cal.device, err)) ||
+      (st = codec_get_string(doc, "", "class_rule", 1, &rule, err)) ||
+      (st = pascal_class_rule_parse(rule, "class_rule", &b.cal.class_rule, err)))
+    goto fail;
+  if (wl == PASCAL_WORKLOAD_GEMM) {
+    if ((st = decode_gemm(doc, &b.cal.gemm, err)))
+      goto fail;
+  } else if (json_object_get(doc, "gemm")) {
+    st = pascal_error_set(err, PASCAL_EFORMAT, "gemm", "a scan bundle has no gemm object");
+    goto fail;
+  }
+  if ((st = pascal_calibration_check(&b.cal, err)) ||
+      (st = decode_provenance(doc, &b.provenance, err)) ||
+      (st = decode_measurements(doc, &b.cal, err)) || (st = decode_frozen(doc, &b, err)))
+    goto fail;
+  *out = b;
+  return PASCAL_OK;
+fail:
+  pascal_codec_bundle_free(&b);
+  return st;
+}
+
+/* ---- encoding ------------------------------------------------------------ */
+
+static pascal_status encode_optionals(json_t *obj, bool has_repeat, uint32_t repeat,
+                                      bool has_kernel_ns, double kernel_ns, pascal_error *err)
+{
+  pascal_status st = PASCAL_OK;
+  if (has_repeat)
+    st = codec_set(obj, "repeat", codec_uint(repeat), err);
+  if (!st && has_kernel_ns)
+    st = codec_set(obj, "kernel_ns", codec_real(kernel_ns), err);
+  return st;
+}
+
+static pascal_status encode_run(const pascal_calibration *cal, size_t i, json_t *obj,
+                                pascal_error *err)
+{
+  pascal_status st;
+  if (cal->workload == PASCAL_WORKLOAD_GEMM) {
+    const pascal_gemm_run *r = &cal->gemm_runs[i];
+    if ((st = codec_set(obj, "Mg", codec_uint(r->shape.Mg), err)) ||
+        (st = codec_set(obj, "Ng", codec_uint(r->shape.Ng), err)) ||
+        (st = codec_set(obj, "Kg", codec_uint(r->shape.Kg), err)) ||
+        (st = codec_set(obj, "fill_bytes", codec_real(r->fill_bytes), err)))
+      return st;
+    return encode_optionals(obj, r->has_repeat, r->repeat, r->has_kernel_ns, r->kernel_ns, err);
+  }
+  const pascal_scan_run *r = &cal->scan_runs[i];
+  if ((st = codec_set(obj, "o", codec_uint(r->key.o), err)) ||
+      (st = codec_set(obj, "path", json_string(pascal_path_name(r->key.path)), err)) ||
+      (st = codec_set(obj, "d", codec_uint(r->key.d), err)) ||
+      (st = codec_set(obj, "m", codec_uint(r->key.m), err)) ||
+      (st = codec_set(obj, "N", codec_uint(r->N), err)) ||
+      (st = codec_set(obj, "W", codec_uint(r->W), err)) ||
+      (st = codec_set(obj, "fill_bytes", codec_real(r->fill_bytes), err)))
+    return st;
+  return encode_optionals(obj, r->has_repeat, r->repeat, r->has_kernel_ns, r->kernel_ns, err);
+}
+
+static pascal_status encode_device(json_t *doc, const pascal_device *dev, pascal_error *err)
+{
+  json_t *obj = json_object();
+  pascal_status st;
+  if ((st = codec_set(doc, "device", obj, err)) ||
+      (st = codec_set(obj, "name", json_string(dev->name), err)) ||
+      (st = codec_set(obj, "arch", json_string(dev->arch), err)) ||
+      (st = codec_set(obj, "sm_count", codec_uint(dev->sm_count), err)) ||
+      (st = codec_set(obj, "capacity_blocks", codec_uint(dev->capacity_blocks), err)) ||
+      (st = codec_set(obj, "block_bytes", codec_uint(dev->block_bytes), err)))
+    return st;
+  return PASCAL_OK;
+}
+
+static pascal_status encode_gemm(json_t *doc, const pascal_gemm_params *g, pascal_error *err)
+{
+  json_t *obj = json_object();
+  pascal_status st;
+  if ((st = codec_set(doc, "gemm", obj, err)) ||
+      (st = codec_set(obj, "tile_m", codec_uint(g->tile_m), err)) ||
+      (st = codec_set(obj, "tile_n", codec_uint(g->tile_n), err)) ||
+      (st = codec_set(obj, "tile_k", codec_uint(g->tile_k), err)) ||
+      (st = codec_set(obj, "elem_bytes", codec_uint(g->elem_bytes), err)) ||
+      (st = codec_set(obj, "resident_ctas", codec_uint(g->resident_ctas), err)))
+    return st;
+  return PASCAL_OK;
+}
+
+/* The hashed content: format, device, workload, class_rule, gemm (GEMM only)
+ * and measurements, in this key order. `provenance` (borrowed, may be NULL)
+ * is inserted before measurements when given. */
+static pascal_status encode_content(const pascal_calibration *cal, const json_t *provenance,
+                                    json_t **out, pascal_error *err)
+{
+  json_t *doc = json_object();
+  pascal_status st;
+  if ((st = codec_set(doc, "format", json_string(PASCAL_BUNDLE_FORMAT), err)) ||
+      (st = encode_device(doc, &cal->device, err)) ||
+      (st = codec_set(doc, "workload", json_string(pascal_workload_name(cal->workload)), err)) ||
+      (st = codec_set(doc, "class_rule", json_string(pascal_class_rule_name(cal->class_rule)),
+                      err)))
+    goto fail;
+  if (cal->workload == PASCAL_WORKLOAD_GEMM && (st = encode_gemm(doc, &cal->gemm, err)))
+    goto fail;
+  if (provenance && (st = codec_set(doc, "provenance", json_deep_copy(provenance), err)))
+    goto fail;
+  json_t *arr = json_array();
+  if ((st = codec_set(doc, "measurements", arr, err)))
+    goto fail;
+  size_t n = pascal_calibration_run_count(cal);
+  for (size_t i = 0; i < n; i++) {
+    char field[PASCAL_ERROR_FIELD_MAX];
+    codec_path_index(field, sizeof field, "measurements", i);
+    json_t *run = json_object();
+    if ((st = codec_append(arr, run, field, err)) || (st = encode_run(cal, i, run, err)))
+      goto fail;
+  }
+  *out = doc;
+  return PASCAL_OK;
+fail:
+  json_decref(doc);
+  return st;
+}
+
+pascal_status pascal_codec_bundle_hash(const pascal_calibration *cal,
+                                       char hash[PASCAL_CODEC_HASH_LEN + 1], pascal_error *err)
+{
+  json_t *content;
+  pascal_status st = encode_content(cal, NULL, &content, err);
+  if (st)
+    return st;
+  char *text = json_dumps(content, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+  json_decref(content);
+  if (!text)
+    return pascal_error_set(err, PASCAL_ENOMEM, "content_hash", "cannot serialise the bundle");
+  memcpy(hash, HASH_PREFIX, sizeof HASH_PREFIX - 1);
+  pascal_sha256_hex(text, strlen(text), hash + sizeof HASH_PREFIX - 1);
+  free(text);
+  return PASCAL_OK;
+}
+
+static pascal_status encode_knots(json_t *obj, const char *key, const double *v, size_t n,
+                                  pascal_error *err)
+{
+  json_t *arr = json_array();
+  pascal_status st = codec_set(obj, key, arr, err);
+  for (size_t i = 0; !st && i < n; i++)
+    st = codec_append(arr, codec_real(v[i]), key, err);
+  return st;
+}
+
+pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out,
+                                        pascal_error *err)
+{
+  json_t *doc = json_object(), *curves = json_array();
+  int gemm = pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM;
+  pascal_status st = codec_set(doc, "curves", curves, err);
+  size_t n = pascal_model_curve_count(model);
+  for (size_t i = 0; !st && i < n; i++) {
+    pascal_curve_view v;
+    json_t *c = json_object();
+    if ((st = codec_append(curves, c, "model.curves", err)) ||
+        (st = pascal_model_curve(model, i, &v, err)))
+      break;
+    if (gemm) {
+      if (!(st = codec_set(c, "n_r", codec_uint(v.n_r), err)))
+        st = codec_set(c, "n_c", codec_uint(v.n_c), err);
+    } else if (!(st = codec_set(c, "o", codec_uint(v.key.o), err)) &&
+             !(st = codec_set(c, "path", json_string(pascal_path_name(v.key.path)), err)) &&
+             !(st = codec_set(c, "d", codec_uint(v.key.d), err)) &&
+             !(st = codec_set(c, "m", codec_uint(v.key.m), err)))
+      st = codec_set(c, "N", codec_uint(v.N), err);
+    if (!st && !(st = encode_knots(c, "x", v.curve->x, v.curve->n, err)) &&
+        !(st = encode_knots(c, "y", v.curve->y, v.curve->n, err)))
+      st = encode_knots(c, "slope", v.curve->d, v.curve->n, err);
+  }
+  if (st) {
+    json_decref(doc);
+    return st;
+  }
+  *out = doc;
+  return PASCAL_OK;
+}
+
+pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal,
+                                         const json_t *provenance, const pascal_model *model,
+                                         const pascal_loko_report *report, json_t **out,
+                                         pascal_error *err)
+{
+  json_t *doc = NULL, *part = NULL;
+  char hash[PASCAL_CODEC_HASH_LEN + 1];
+  pascal_status st;
+  if (!json_is_object(provenance))
+    return pascal_error_set(err, PASCAL_EINVAL, "provenance", "provenance must be an object");
+  if ((st = encode_content(cal, provenance, &doc, err)))
+    return st;
+  if (model) {
+    if ((st = pascal_codec_model_encode(model, &part, err)) ||
+        (st = codec_set(doc, "model", part, err)))
+      goto fail;
+    part = NULL;
+    if (report) {
+      if ((st = pascal_codec_loko_encode(report, &part, err)) ||
+          (st = codec_set(doc, "report", part, err)))
+        goto fail;
+    } else if ((st = codec_set(doc, "report", json_null(), err))) {
+      goto fail;
+    }
+    if ((st = pascal_codec_bundle_hash(cal, hash, err)) ||
+        (st = codec_set(doc, "content_hash", json_string(hash), err)))
+      goto fail;
+  }
+  *out = doc;
+  return PASCAL_OK;
+fail:
+  json_decref(doc);
+  return st;
+}
+
+pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
+                                              const pascal_model *model, pascal_error *err)
+{
+  if (!bundle->frozen)
+    return PASCAL_OK;
+  json_t *fitted;
+  pascal_status st = pascal_codec_model_encode(model, &fitted, err);
+  if (st)
+    return st;
+  int same = json_equal(fitted, bundle->model);
+  json_decref(fitted);
+  if (!same)
+    return pascal_error_set(err, PASCAL_EFORMAT, "model",
+                            "the stored model differs from the curves fitted to the "
+                            "measurements (edited, or written by an incompatible fit)");
+  return PASCAL_OK;
+}

@@ -1,0 +1,175 @@
+/*
+ * json_util.c - strict, path-naming JSON field access and NaN-proof number
+ * constructors for pascal_codec (json_util.h).
+ */
+#include "json_util.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+
+void codec_path(char *buf, size_t size, const char *prefix, const char *key)
+{
+  if (prefix && *prefix)
+    snprintf(buf, size, "%s.%s", prefix, key);
+  else
+    snprintf(buf, size, "%s", key);
+}
+
+void codec_path_index(char *buf, size_t size, const char *prefix, size_t index)
+{
+  snprintf(buf, size, "%s[%zu]", prefix, index);
+}
+
+static const char *type_name(const json_t *v)
+{
+  switch (json_typeof(v)) {
+  case JSON_OBJECT: return "an object";
+  case JSON_ARRAY: return "an array";
+  case JSON_STRING: return "a string";
+  case JSON_INTEGER: return "an integer";
+  case JSON_REAL: return "a real number";
+  case JSON_TRUE:
+  case JSON_FALSE: return "a boolean";
+  case JSON_NULL: return "null";
+  }
+  return "something else";
+}
+
+/* Fetch `key`; EFORMAT if required and absent or if present with a type for
+ * which `type_ok` fails. */
+static pascal_status get_typed(const json_t *obj, const char *prefix, const char *key,
+                               int required, int (*type_ok)(const json_t *),
+                               const char *want, json_t **out, pascal_error *err)
+{
+  char field[PASCAL_ERROR_FIELD_MAX];
+  codec_path(field, sizeof field, prefix, key);
+  json_t *v = json_object_get(obj, key);
+  *out = v;
+  if (!v) {
+    if (required)
+      return pascal_error_set(err, PASCAL_EFORMAT, field, "missing field %s", field);
+    return PASCAL_OK;
+  }
+  if (!type_ok(v))
+    return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be %s, not %s", field,
+                            want, type_name(v));
+  return PASCAL_OK;
+}
+
+static int is_object(const json_t *v) { return json_is_object(v); }
+static int is_array(const json_t *v) { return json_is_array(v); }
+static int is_string(const json_t *v) { return json_is_string(v); }
+static int is_integer(const json_t *v) { return json_is_integer(v); }
+static int is_number(const json_t *v) { return json_is_number(v); }
+
+pascal_status codec_get_object(const json_t *obj, const char *prefix, const char *key,
+                               int required, json_t **out, pascal_error *err)
+{
+  return get_typed(obj, prefix, key, required, is_object, "an object", out, err);
+}
+
+pascal_status codec_get_array(const json_t *obj, const char *prefix, const char *key,
+                              int required, json_t **out, pascal_error *err)
+{
+  return get_typed(obj, prefix, key, required, is_array, "an array", out, err);
+}
+
+pascal_status codec_get_string(const json_t *obj, const char *prefix, const char *key,
+                               int required, const char **out, pascal_error *err)
+{
+  json_t *v;
+  pascal_status st = get_typed(obj, prefix, key, required, is_string, "a string", &v, err);
+  if (st)
+    return st;
+  *out = v ? json_string_value(v) : NULL;
+  return PASCAL_OK;
+}
+
+pascal_status codec_uint_value(const json_t *v, const char *field, uint64_t lo,
+                               uint64_t hi, uint64_t *out, pascal_error *err)
+{
+  if (!json_is_integer(v))
+    return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an integer, not %s",
+                            field, type_name(v));
+  json_int_t x = json_integer_value(v);
+  if (x < 0 || (uint64_t)x < lo || (uint64_t)x > hi)
+    return pascal_error_set(err, PASCAL_EINVAL, field,
+                            "%s must be %llu..%llu, got %lld", field, (unsigned long long)lo,
+                            (unsigned long long)hi, (long long)x);
+  *out = (uint64_t)x;
+  return PASCAL_OK;
+}
+
+pascal_status codec_get_uint(const json_t *obj, const char *prefix, const char *key,
+                             int required, uint64_t lo, uint64_t hi, uint64_t *out,
+                             int *present, pascal_error *err)
+{
+  json_t *v;
+  pascal_status st = get_typed(obj, prefix, key, required, is_integer, "an integer", &v, err);
+  if (present)
+    *present = v != NULL;
+  if (st || !v)
+    return st;
+  char field[PASCAL_ERROR_FIELD_MAX];
+  codec_path(field, sizeof field, prefix, key);
+  return codec_uint_value(v, field, lo, hi, out, err);
+}
+
+pascal_status codec_get_number(const json_t *obj, const char *prefix, const char *key,
+                               int required, int positive, double *out, int *present,
+                               pascal_error *err)
+{
+  json_t *v;
+  pascal_status st = get_typed(obj, prefix, key, required, is_number, "a number", &v, err);
+  if (present)
+    *present = v != NULL;
+  if (st || !v)
+    return st;
+  double x = json_number_value(v);
+  char field[PASCAL_ERROR_FIELD_MAX];
+  codec_path(field, sizeof field, prefix, key);
+  if (!isfinite(x))
+    return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be finite", field);
+  if (positive && !(x > 0))
+    return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be positive, got %.17g",
+                            field, x);
+  *out = x;
+  return PASCAL_OK;
+}
+
+json_t *codec_real(double v)
+{
+  return isfinite(v) ? json_real(v) : NULL;
+}
+
+json_t *codec_real_or_null(double v)
+{
+  return isnan(v) ? json_null() : codec_real(v);
+}
+
+json_t *codec_uint(uint64_t v)
+{
+  return v > (uint64_t)LLONG_MAX ? NULL : json_integer((json_int_t)v);
+}
+
+pascal_status codec_set(json_t *obj, const char *key, json_t *value, pascal_error *err)
+{
+  if (!value)
+    return pascal_error_set(err, PASCAL_ERANGE, key,
+                            "%s is not finite or not representable in JSON", key);
+  if (json_object_set_new(obj, key, value))
+    return pascal_error_set(err, PASCAL_ENOMEM, key, "out of memory writing %s", key);
+  return PASCAL_OK;
+}
+
+pascal_status codec_append(json_t *arr, json_t *value, const char *field,
+                           pascal_error *err)
+{
+  if (!value)
+    return pascal_error_set(err, PASCAL_ERANGE, field,
+                            "%s is not finite or not representable in JSON", field);
+  if (json_array_append_new(arr, value))
+    return pascal_error_set(err, PASCAL_ENOMEM, field, "out of memory writing %s", field);
+  return PASCAL_OK;
+}

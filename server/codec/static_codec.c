@@ -1,0 +1,351 @@
+/*
+ * static_codec.c - the static answers of paper section 3 as JSON: gap law
+ * (Eq. waterfill, Theorem 1), LRU certificate and exact LRU (Theorem 2),
+ * policy bound (Theorem 3, Eq. policy), Che and SDCM/PPT-GPU baselines,
+ * reference simulators, coherence (Theorem 4) and feedback (Theorem 5).
+ * Computation is libpascal's; this file validates what the core does not
+ * (geometry, simulation size) and encodes.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_util.h"
+#include "pascal/baselines.h"
+#include "pascal/coherence.h"
+#include "pascal/feedback.h"
+#include "pascal/simulate.h"
+#include "pascal/static.h"
+#include "pascal_codec_static.h"
+
+/* Most requests a simulation may run (warm-up included), so that one query
+ * stays within seconds. */
+#define SIM_REQUESTS_MAX (UINT64_C(1) << 30)
+
+static pascal_status set_u64_array(json_t *obj, const char *key, const uint64_t *v, size_t n,
+                                   pascal_error *err)
+{
+  json_t *arr = json_array();
+  pascal_status st = codec_set(obj, key, arr, err);
+  for (size_t i = 0; !st && i < n; i++)
+    st = codec_append(arr, codec_uint(v[i]), key, err);
+  return st;
+}
+
+/* "num/den" for a reduced rational. */
+static json_t *rational_text(uint64_t num, uint64_t den)
+{
+  char buf[64];
+  snprintf(buf, sizeof buf, "%" PRIu64 "/%" PRIu64, num, den);
+  return json_string(buf);
+}
+
+static pascal_status encode_theta(json_t *obj, const pascal_static_result *r, pascal_error *err)
+{
+  json_t *t = json_object();
+  pascal_status st;
+  if ((st = codec_set(obj, "theta", t, err)) ||
+      (st = codec_set(t, "num", codec_uint(r->theta.num), err)) ||
+      (st = codec_set(t, "den", codec_uint(r->theta.den), err)) ||
+      (st = codec_set(t, "exact", rational_text(r->theta.num, r->theta.den), err)) ||
+      (st = codec_set(t, "decimal", codec_real(r->theta_value), err)))
+    return st;
+  return PASCAL_OK;
+}
+
+static pascal_status encode_policy_bound(json_t *obj, const pascal_codec_bounds_query *q,
+                                         pascal_error *err)
+{
+  pascal_policy_bound b;
+  pascal_status st = pascal_policy_bound_compute(q->n, q->c, q->phases, q->m, &b, err);
+  if (st)
+    return st;
+  json_t *p = json_object(), *exact;
+  uint64_t whole_num;
+  /* exact = (whole * den + num) / den, or "whole+num/den" if that overflows */
+  if (!__builtin_mul_overflow(b.whole, b.frac.den, &whole_num) &&
+      !__builtin_add_overflow(whole_num, b.frac.num, &whole_num)) {
+    exact = rational_text(whole_num, b.frac.den);
+  } else {
+    char buf[96];
+    snprintf(buf, sizeof buf, "%" PRIu64 "+%" PRIu64 "/%" PRIu64, b.whole, b.frac.num,
+             b.frac.den);
+    exact = json_string(buf);
+  }
+  if ((st = codec_set(obj, "policy_lower_bound", p, err)) ||
+      (st = codec_set(p, "value", codec_real(b.bound), err)) ||
+      (st = codec_set(p, "exact", exact, err)) ||
+      (st = codec_set(p, "whole", codec_uint(b.whole), err)) ||
+      (st = codec_set(p, "frac_num", codec_uint(b.frac.num), err)) ||
+      (st = codec_set(p, "frac_den", codec_uint(b.frac.den), err)) ||
+      (st = codec_set(p, "phi", codec_real(b.phi), err)))
+    return st;
+  return PASCAL_OK;
+}
+
+/* Exact LRU, SDCM and PPT-GPU all rest on the exact reuse distances; all
+ * null above PASCAL_CODEC_EXACT_RD_MAX_M workers. */
+static pascal_status encode_reuse_models(json_t *obj, json_t *lru,
+                                         const pascal_codec_bounds_query *q,
+                                         pascal_error *err)
+{
+  json_t *sdcm = json_object(), *ppt = json_object();
+  pascal_cache_geometry geo = {q->ways ? q->ways : q->c, q->sets ? q->sets : 1};
+  pascal_status st;
+  if ((st = codec_set(obj, "sdcm", sdcm, err)) || (st = codec_set(obj, "ppt_gpu", ppt, err)) ||
+      (st = codec_set(sdcm, "ways", codec_uint(geo.ways), err)) ||
+      (st = codec_set(sdcm, "sets", codec_uint(geo.sets), err)))
+    return st;
+  if (q->m > PASCAL_CODEC_EXACT_RD_MAX_M) {
+    if ((st = codec_set(lru, "exact", json_null(), err)) ||
+        (st = codec_set(sdcm, "K", json_null(), err)) ||
+        (st = codec_set(ppt, "published", json_null(), err)) ||
+        (st = codec_set(ppt, "corrected", json_null(), err)))
+      return st;
+    return PASCAL_OK;
+  }
+  uint64_t *rd = malloc(q->m * sizeof *rd);
+  if (!rd)
+    return pascal_error_set(err, PASCAL_ENOMEM, "phases", "out of memory");
+  double sdcm_k, pub, cor;
+  size_t exact;
+  if (!(st = pascal_lru_misses_exact(q->n, q->c, q->phases, q->m, &exact, err)) &&
+      !(st = pascal_reuse_distance_compute(q->n, q->phases, q->m, rd, err)) &&
+      !(st = pascal_expected_misses(PASCAL_HIT_SDCM, rd, q->m, &geo, &sdcm_k, err)) &&
+      !(st = pascal_expected_misses(PASCAL_HIT_PPT_PUBLISHED, rd, q->m, &geo, &pub, err)) &&
+      !(st = pascal_expected_misses(PASCAL_HIT_PPT_CORRECTED, rd, q->m, &geo, &cor, err)) &&
+      !(st = codec_set(lru, "exact", codec_uint(exact), err)) &&
+      !(st = codec_set(sdcm, "K", codec_real(sdcm_k), err)) &&
+      !(st = codec_set(ppt, "published", codec_real(pub), err)))
+    st = codec_set(ppt, "corrected", codec_real(cor), err);
+  free(rd);
+  return st;
+}
+
+static pascal_status encode_lru(json_t *obj, const pascal_static_result *r, json_t **lru,
+                                pascal_error *err)
+{
+  json_t *l = json_object();
+  pascal_status st;
+  *lru = l;
+  if ((st = codec_set(obj, "lru", l, err)) ||
+      (st = codec_set(l, "lower", codec_uint(r->lru.lower), err)) ||
+      (st = codec_set(l, "upper", codec_uint(r->lru.upper), err)) ||
+      (st = codec_set(l, "certified", json_boolean(r->lru.certified), err)))
+    return st;
+  return PASCAL_OK;
+}
+
+static pascal_status encode_che(json_t *obj, const pascal_codec_bounds_query *q,
+                                pascal_error *err)
+{
+  double hit;
+  pascal_status st = pascal_che_scan(q->n, q->c, &hit, err);
+  json_t *che = json_object();
+  if (st || (st = codec_set(obj, "che", che, err)) ||
+      (st = codec_set(che, "hit_rate", codec_real(hit), err)) ||
+      (st = codec_set(che, "K", codec_real((double)q->m * (1.0 - hit)), err)))
+    return st;
+  return PASCAL_OK;
+}
+
+static pascal_status check_geometry(const pascal_codec_bounds_query *q, pascal_error *err)
+{
+  if (!q->ways && !q->sets)
+    return PASCAL_OK;
+  if (!q->ways || !q->sets)
+    return pascal_error_set(err, PASCAL_EINVAL, q->ways ? "sets" : "ways",
+                            "give both ways and sets (each >= 1), or neither");
+  uint64_t lines;
+  if (__builtin_mul_overflow(q->ways, q->sets, &lines) || lines != q->c)
+    return pascal_error_set(err, PASCAL_EINVAL, "ways",
+                            "ways x sets must equal the capacity C = %" PRIu64, q->c);
+  return PASCAL_OK;
+}
+
+pascal_status pascal_codec_bounds(const pascal_codec_bounds_query *q, json_t **out,
+                                  pascal_error *err)
+{
+  pascal_static_result r;
+  pascal_status st;
+  if (q->m == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "phases", "at least one phase is needed");
+  if ((st = check_geometry(q, err)) ||
+      (st = pascal_static_analyze(q->n, q->c, q->phases, q->m, &r, err)))
+    return st;
+  uint64_t *gaps = malloc(q->m * sizeof *gaps);
+  if (!gaps)
+    return pascal_error_set(err, PASCAL_ENOMEM, "phases", "out of memory");
+  size_t d;
+  json_t *obj = json_object(), *lru = NULL;
+  if ((st = pascal_gaps_from_phases(q->n, q->phases, q->m, gaps, &d, err)) ||
+      (st = codec_set(obj, "N", codec_uint(q->n), err)) ||
+      (st = codec_set(obj, "C", codec_uint(q->c), err)) ||
+      (st = codec_set(obj, "M", codec_uint(q->m), err)) ||
+      (st = set_u64_array(obj, "gaps", gaps, d, err)) ||
+      (st = codec_set(obj, "D", codec_uint(r.d), err)) || (st = encode_theta(obj, &r, err)) ||
+      (st = codec_set(obj, "T_star", codec_uint(r.t_star), err)) ||
+      (st = codec_set(obj, "K_ttl", codec_uint(r.k_ttl), err)) ||
+      (st = codec_set(obj, "rho_ttl", codec_real(r.rho_ttl), err)) ||
+      (st = encode_lru(obj, &r, &lru, err)) || (st = encode_policy_bound(obj, q, err)) ||
+      (st = encode_che(obj, q, err)) || (st = encode_reuse_models(obj, lru, q, err)))
+    goto fail;
+  free(gaps);
+  *out = obj;
+  return PASCAL_OK;
+fail:
+  free(gaps);
+  json_decref(obj);
+  return st;
+}
+
+static const char *const policy_names[] = {"ttl", "lru", "belady", "belady-bypass"};
+
+pascal_status pascal_codec_policy_parse(const char *name, pascal_codec_policy *out,
+                                        pascal_error *err)
+{
+  for (size_t i = 0; i < sizeof policy_names / sizeof *policy_names; i++)
+    if (name && strcmp(name, policy_names[i]) == 0) {
+      *out = (pascal_codec_policy)i;
+      return PASCAL_OK;
+    }
+  return pascal_error_set(err, PASCAL_EINVAL, "policy",
+                          "policy must be ttl, lru, belady or belady-bypass");
+}
+
+/* Rounds to simulate and how much work that is, refused above
+ * SIM_REQUESTS_MAX. TTL's window search repeats the simulation about
+ * log2(N) times; that factor is included. */
+static pascal_status sim_plan(const pascal_codec_simulate_query *q, uint64_t *periods,
+                              uint64_t *rounds, pascal_error *err)
+{
+  int belady = q->policy >= PASCAL_CODEC_POLICY_BELADY;
+  uint64_t h = q->rounds;
+  if (!h && __builtin_mul_overflow(q->n, belady ? 16 : 1, &h))
+    return pascal_error_set(err, PASCAL_EINVAL, "N", "N is too large to simulate");
+  uint64_t p = h / q->n + (h % q->n != 0), total;
+  uint64_t run = belady ? h : (p + PASCAL_SIM_WARMUP_PERIODS) * q->n;
+  unsigned repeats = 1;
+  if (q->policy == PASCAL_CODEC_POLICY_TTL)
+    for (uint64_t x = q->n; x; x >>= 1)
+      repeats++;
+  if (__builtin_mul_overflow(run, (uint64_t)q->m, &total) ||
+      __builtin_mul_overflow(total, (uint64_t)repeats, &total) || total > SIM_REQUESTS_MAX)
+    return pascal_error_set(err, PASCAL_EINVAL, q->rounds ? "rounds" : "N",
+                            "the simulation would exceed %" PRIu64 " requests",
+                            SIM_REQUESTS_MAX);
+  *periods = p;
+  *rounds = h;
+  return PASCAL_OK;
+}
+
+static pascal_status run_simulation(const pascal_codec_simulate_query *q, uint64_t periods,
+                                    uint64_t rounds, pascal_sim_ttl_result *out,
+                                    pascal_error *err)
+{
+  memset(out, 0, sizeof *out);
+  switch (q->policy) {
+  case PASCAL_CODEC_POLICY_TTL:
+    return pascal_sim_ttl_phases(q->n, q->c, q->phases, q->m, periods, out, err);
+  case PASCAL_CODEC_POLICY_LRU:
+    return pascal_sim_lru_phases(q->n, q->c, q->phases, q->m, periods, &out->sim, err);
+  case PASCAL_CODEC_POLICY_BELADY:
+  case PASCAL_CODEC_POLICY_BELADY_BYPASS:
+    break;
+  }
+  pascal_belady_variant v = q->policy == PASCAL_CODEC_POLICY_BELADY ? PASCAL_BELADY_FORCED
+                                                                    : PASCAL_BELADY_BYPASS;
+  return pascal_sim_belady_phases(q->n, q->c, q->phases, q->m, v, rounds, &out->sim, err);
+}
+
+pascal_status pascal_codec_simulate(const pascal_codec_simulate_query *q, json_t **out,
+                                    pascal_error *err)
+{
+  pascal_sim_ttl_result r;
+  uint64_t periods = 0, rounds = 0;
+  pascal_status st;
+  if (q->m == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "phases", "at least one phase is needed");
+  if ((unsigned)q->policy > PASCAL_CODEC_POLICY_BELADY_BYPASS)
+    return pascal_error_set(err, PASCAL_EINVAL, "policy", "unknown policy");
+  if (q->n < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be at least 1");
+  if ((st = sim_plan(q, &periods, &rounds, err)) ||
+      (st = run_simulation(q, periods, rounds, &r, err)))
+    return st;
+  json_t *obj = json_object();
+  if ((st = codec_set(obj, "policy", json_string(policy_names[q->policy]), err)) ||
+      (st = codec_set(obj, "N", codec_uint(q->n), err)) ||
+      (st = codec_set(obj, "C", codec_uint(q->c), err)) ||
+      (st = codec_set(obj, "M", codec_uint(q->m), err)) ||
+      (st = codec_set(obj, "rounds", codec_uint(r.sim.rounds), err)) ||
+      (st = codec_set(obj, "requests", codec_uint(r.sim.requests), err)) ||
+      (st = codec_set(obj, "misses", codec_uint(r.sim.misses), err)) ||
+      (st = codec_set(obj, "misses_per_round", codec_real(r.sim.misses_per_round), err)))
+    goto fail;
+  if (q->policy == PASCAL_CODEC_POLICY_TTL &&
+      ((st = codec_set(obj, "window", codec_uint(r.window), err)) ||
+       (st = codec_set(obj, "occupancy", codec_uint(r.occupancy), err))))
+    goto fail;
+  if (q->policy >= PASCAL_CODEC_POLICY_BELADY &&
+      (st = codec_set(obj, "horizon_correction",
+                      codec_real((double)q->n / (double)r.sim.rounds), err)))
+    goto fail;
+  *out = obj;
+  return PASCAL_OK;
+fail:
+  json_decref(obj);
+  return st;
+}
+
+pascal_status pascal_codec_coherence(uint64_t sigma, uint64_t c, uint64_t m, uint64_t e,
+                                     json_t **out, pascal_error *err)
+{
+  pascal_coherence_result r;
+  pascal_status st;
+  if (m > SIZE_MAX)
+    return pascal_error_set(err, PASCAL_EINVAL, "M", "M is too large");
+  if ((st = pascal_coherence_check(sigma, c, (size_t)m, e, &r, err)))
+    return st;
+  json_t *obj = json_object();
+  if ((st = codec_set(obj, "sigma", codec_uint(r.sigma), err)) ||
+      (st = codec_set(obj, "C", codec_uint(c), err)) ||
+      (st = codec_set(obj, "M", codec_uint(m), err)) ||
+      (st = codec_set(obj, "E", codec_uint(e), err)) ||
+      (st = codec_set(obj, "min_capacity", codec_uint(r.min_capacity), err)) ||
+      (st = codec_set(obj, "preserves", json_boolean(r.preserves), err)) ||
+      (st = codec_set(obj, "miss_bound", codec_uint(r.miss_bound), err)) ||
+      (st = codec_set(obj, "rate_bound", codec_real(r.rate_bound), err))) {
+    json_decref(obj);
+    return st;
+  }
+  *out = obj;
+  return PASCAL_OK;
+}
+
+pascal_status pascal_codec_feedback(double alpha, double beta, uint32_t d,
+                                    double lambda_hit, double lambda_miss, json_t **out,
+                                    pascal_error *err)
+{
+  pascal_feedback_params p = {alpha, beta, d};
+  pascal_feedback_summary s;
+  pascal_status st = pascal_feedback_summarize(&p, lambda_hit, lambda_miss, &s, err);
+  if (st)
+    return st;
+  json_t *obj = json_object();
+  if ((st = codec_set(obj, "alpha", codec_real(alpha), err)) ||
+      (st = codec_set(obj, "beta", codec_real(beta), err)) ||
+      (st = codec_set(obj, "d", codec_uint(d), err)) ||
+      (st = codec_set(obj, "lambda_hit", codec_real(lambda_hit), err)) ||
+      (st = codec_set(obj, "lambda_miss", codec_real(lambda_miss), err)) ||
+      (st = codec_set(obj, "cadence_hit", codec_real(s.cadence_hit), err)) ||
+      (st = codec_set(obj, "cadence_miss", codec_real(s.cadence_miss), err)) ||
+      (st = codec_set(obj, "overlap", codec_real(s.overlap), err)) ||
+      (st = codec_set(obj, "gain", codec_real(s.gain), err))) {
+    json_decref(obj);
+    return st;
+  }
+  *out = obj;
+  return PASCAL_OK;
+}

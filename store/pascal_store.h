@@ -1,0 +1,424 @@
+/*
+ * pascal_store.h - pascald's persistent state in SQLite: devices, calibrations
+ * (plan, frozen model, LOKO report), measurements, calibration jobs with
+ * leases, agents and API tokens (DESIGN.md sections 5 and 8; issue 4 item 1).
+ *
+ * Conventions
+ * - Every operation is one SQLite transaction: it happens completely or not
+ *   at all (no half-written rows), and once it returned PASCAL_STORE_OK it
+ *   survives kill -9 and power loss (WAL + synchronous=FULL; docs/store.md).
+ * - Functions return a pascal_store_status and write results through
+ *   out-parameters, which are untouched on failure. The optional
+ *   `pascal_error *err` names the offending field ("device.sm_count",
+ *   "runs[12].d", "lease_token") and carries a one-line message; its `status`
+ *   is the closest pascal_status (see pascal_store_status below).
+ * - Time is passed in by the caller as `now` (unix seconds), never read from
+ *   the clock, so lease expiry is testable without sleeping.
+ * - A pascal_store handle is one SQLite connection with its prepared
+ *   statements. Every call locks the handle's own mutex, so one handle may be
+ *   shared by the threads of a daemon; several handles (even in several
+ *   processes) on one file are also safe (WAL, busy timeout 5 s).
+ * - Strings in returned structs are fixed arrays (NUL-terminated); JSON texts
+ *   are heap strings owned by the struct and released by the matching *_clear
+ *   or *_array_free function.
+ * - Names: device names match [A-Za-z0-9._-]{1,63}; agent and token names
+ *   are 1..63 printable ASCII bytes (0x21..0x7e, no spaces).
+ * - A frozen calibration and its measurements cannot be changed or deleted:
+ *   triggers in the schema abort any UPDATE or DELETE on them, whatever the
+ *   client (this library, the sqlite3 shell, ...).
+ */
+#ifndef PASCAL_STORE_H
+#define PASCAL_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pascal/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Result of every store call. pascal_status has no "conflict" or "stale", so
+ * the store has its own status; pascal_error.status gets the closest core
+ * status (in parentheses). HTTP mapping suggested for pascald in brackets. */
+typedef enum pascal_store_status {
+  PASCAL_STORE_OK = 0,
+  PASCAL_STORE_INVALID,   /* bad argument: empty name, d = 0 on TMA, ...
+                             (PASCAL_EINVAL) [400]                          */
+  PASCAL_STORE_NOT_FOUND, /* no such device, calibration, job, token
+                             (PASCAL_ENOTFOUND) [404]                       */
+  PASCAL_STORE_CONFLICT,  /* the request contradicts stored state: device
+                             re-created with other constants, a different
+                             result for a done job, freeze with jobs left,
+                             any write to a frozen calibration
+                             (PASCAL_EREFUSED) [409 conflict]               */
+  PASCAL_STORE_STALE,     /* the lease token is not (any more) the job's
+                             current lease (PASCAL_EREFUSED) [409 stale_lease] */
+  PASCAL_STORE_NOMEM,     /* allocation failed (PASCAL_ENOMEM) [500]        */
+  PASCAL_STORE_IO         /* SQLite failed: disk full, I/O error, corrupt
+                             file, busy beyond the timeout (PASCAL_ERANGE)
+                             [500/503]                                      */
+} pascal_store_status;
+
+/* Stable lower-case name: "ok", "invalid", "not_found", "conflict", "stale",
+ * "nomem", "io". Never NULL. */
+const char *pascal_store_status_name(pascal_store_status status);
+
+#define PASCAL_STORE_NAME_MAX 64   /* device, agent and token names: 1..63 bytes */
+#define PASCAL_STORE_ARCH_MAX 32   /* device arch: 1..31 bytes */
+#define PASCAL_STORE_HASH_MAX 65   /* SHA-256 as 64 lower-case hex digits + NUL */
+#define PASCAL_STORE_LEASE_MAX 129 /* lease token: 32..128 hex digits + NUL */
+#define PASCAL_STORE_MESSAGE_MAX 256
+#define PASCAL_STORE_DEFAULT_MAX_ATTEMPTS 3
+
+typedef struct pascal_store pascal_store; /* opaque: one connection */
+
+/* ---------------------------------------------------------------- open */
+
+/* Open (creating if absent) the database at `path`, creating its parent
+ * directory (one level, mode 0700) if missing, and migrate the schema to the
+ * newest version: each migration runs in its own transaction and bumps
+ * PRAGMA user_version, so a crash mid-migration leaves the previous version.
+ * Refuses (PASCAL_STORE_IO) a file whose user_version is newer than this
+ * library knows. On success *out owns the handle; release it with
+ * pascal_store_close(). */
+pascal_store_status pascal_store_open(const char *path, pascal_store **out,
+                                      pascal_error *err);
+
+/* Close the connection (finalizes statements, checkpoints the WAL). NULL ok. */
+void pascal_store_close(pascal_store *s);
+
+/* The schema version of the open database (PRAGMA user_version). */
+pascal_store_status pascal_store_schema_version(pascal_store *s, int *version,
+                                                pascal_error *err);
+
+/* ------------------------------------------------------------- devices */
+
+typedef struct pascal_store_device {
+  char name[PASCAL_STORE_NAME_MAX]; /* [A-Za-z0-9._-]{1,63} */
+  char arch[PASCAL_STORE_ARCH_MAX]; /* "sm_90", "sim", ...: printable ASCII */
+  uint32_t sm_count;                /* >= 1 */
+  uint32_t capacity_blocks;         /* effective L2 capacity C, >= 1 */
+  uint32_t block_bytes;             /* >= 1 */
+  int64_t created;                  /* unix seconds (ignored on input) */
+} pascal_store_device;
+
+/* Register a device. Idempotent: if a device of that name exists with the
+ * same arch/sm_count/capacity_blocks/block_bytes, *created = 0 and OK; with
+ * different constants, PASCAL_STORE_CONFLICT naming the first differing field.
+ * A new device gets *created = 1. `created` may be NULL. */
+pascal_store_status pascal_store_device_create(pascal_store *s,
+                                               const pascal_store_device *dev,
+                                               int64_t now, int *created,
+                                               pascal_error *err);
+
+pascal_store_status pascal_store_device_get(pascal_store *s, const char *name,
+                                            pascal_store_device *out,
+                                            pascal_error *err);
+
+/* All devices ordered by name. *out is a malloc'd array of *count entries
+ * (NULL when 0), released with free(). */
+pascal_store_status pascal_store_device_list(pascal_store *s,
+                                             pascal_store_device **out,
+                                             size_t *count, pascal_error *err);
+
+/* ---------------------------------------------------------------- runs */
+
+typedef enum pascal_store_workload {
+  PASCAL_STORE_SCAN = 0,
+  PASCAL_STORE_GEMM = 1
+} pascal_store_workload;
+
+/* One run of a plan (a job) or of a measurement. Scan uses o/path_tma/d/m/N/W,
+ * GEMM uses Mg/Ng/Kg; the other fields must be 0. Every integer fits in int64.
+ * Scan: o >= 1, path_tma 0 (sync, d must be 0) or 1 (TMA, d >= 1), m >= 0,
+ * N >= 1, W >= 1. GEMM: Mg, Ng, Kg >= 1. */
+typedef struct pascal_store_run {
+  uint32_t o;
+  int path_tma;
+  uint32_t d;
+  uint32_t m;
+  uint64_t N;
+  uint64_t W;
+  uint64_t Mg, Ng, Kg;
+  uint32_t repeat;
+} pascal_store_run;
+
+/* One measured run. kernel_ns == 0 means "not measured" (stored as NULL). */
+typedef struct pascal_store_measurement {
+  pascal_store_run run;
+  double fill_bytes; /* finite, >= 0 */
+  double kernel_ns;  /* finite, >= 0 */
+  int64_t job;       /* job id that produced it; 0 for imported ones */
+} pascal_store_measurement;
+
+/* -------------------------------------------------------- calibrations */
+
+typedef enum pascal_store_cal_state {
+  PASCAL_STORE_COLLECTING = 0,
+  PASCAL_STORE_FROZEN = 1,
+  PASCAL_STORE_FAILED = 2 /* a job exhausted its attempts */
+} pascal_store_cal_state;
+#define PASCAL_STORE_CAL_STATES 3
+
+typedef enum pascal_store_job_state {
+  PASCAL_STORE_QUEUED = 0,
+  PASCAL_STORE_LEASED = 1,
+  PASCAL_STORE_DONE = 2,
+  PASCAL_STORE_JOB_FAILED = 3
+} pascal_store_job_state;
+#define PASCAL_STORE_JOB_STATES 4
+
+/* Stable names: "collecting" "frozen" "failed"; "queued" "leased" "done"
+ * "failed"; "scan" "gemm". Never NULL. */
+const char *pascal_store_cal_state_name(pascal_store_cal_state state);
+const char *pascal_store_job_state_name(pascal_store_job_state state);
+const char *pascal_store_workload_name(pascal_store_workload workload);
+
+typedef struct pascal_store_calibration {
+  int64_t id;
+  char device[PASCAL_STORE_NAME_MAX];
+  pascal_store_workload workload;
+  pascal_store_cal_state state;
+  int64_t created;
+  int64_t frozen_at;                      /* 0 unless frozen */
+  char content_hash[PASCAL_STORE_HASH_MAX]; /* "" unless frozen */
+  int64_t jobs[PASCAL_STORE_JOB_STATES];  /* job counts by pascal_store_job_state;
+                                             progress = jobs[DONE] / sum */
+  int64_t jobs_total;
+  int64_t measurements;                   /* number of measurement rows */
+  /* Owned heap strings; NULL where the call says so or when absent. */
+  char *plan_json;   /* the plan as created (NULL for an import without one) */
+  char *bundle_json; /* the frozen pascal-calibration/1 bundle (frozen only) */
+  char *report_json; /* the LOKO report (frozen only) */
+} pascal_store_calibration;
+
+/* Free the JSON strings of *c and zero it. NULL ok. */
+void pascal_store_calibration_clear(pascal_store_calibration *c);
+/* Clear every element and free the array. NULL ok. */
+void pascal_store_calibration_array_free(pascal_store_calibration *a,
+                                         size_t count);
+
+/* Create a collecting calibration for an existing device from an already
+ * expanded plan: the calibration row and one queued job per run, in order
+ * (job ids increase with the run index), in one transaction. `plan_json` is
+ * stored verbatim (not parsed here). max_attempts 0 means
+ * PASCAL_STORE_DEFAULT_MAX_ATTEMPTS. nruns >= 1. */
+pascal_store_status pascal_store_calibration_create(
+    pascal_store *s, const char *device, pascal_store_workload workload,
+    const char *plan_json, const pascal_store_run *runs, size_t nruns,
+    uint32_t max_attempts, int64_t now, int64_t *id, pascal_error *err);
+
+/* One calibration with its progress and all three JSON texts. */
+pascal_store_status pascal_store_calibration_get(pascal_store *s, int64_t id,
+                                                 pascal_store_calibration *out,
+                                                 pascal_error *err);
+
+/* Calibrations ordered by id, of one device (NULL: all). The JSON fields are
+ * NULL (use _get for them). Unknown device: OK with an empty list. Release
+ * with pascal_store_calibration_array_free(). */
+pascal_store_status pascal_store_calibration_list(pascal_store *s,
+                                                  const char *device,
+                                                  pascal_store_calibration **out,
+                                                  size_t *count,
+                                                  pascal_error *err);
+
+/* Every frozen calibration ordered by id, with bundle_json and report_json
+ * filled (plan_json NULL): what pascald loads into memory at startup. */
+pascal_store_status pascal_store_frozen_list(pascal_store *s,
+                                             pascal_store_calibration **out,
+                                             size_t *count, pascal_error *err);
+
+/* Measurements of a calibration ordered by job (run order), then insertion.
+ * *out is malloc'd (NULL when 0), released with free(). */
+pascal_store_status pascal_store_measurement_list(
+    pascal_store *s, int64_t calibration, pascal_store_measurement **out,
+    size_t *count, pascal_error *err);
+
+/* Freeze a collecting calibration whose jobs are all done: store the bundle,
+ * the LOKO report and the bundle's content hash (64 hex digits), set
+ * frozen_at = now and state frozen. NOT_FOUND for an unknown id; CONFLICT if
+ * it is not collecting or a job is not done. Afterwards the triggers make it
+ * and its measurements read-only. */
+pascal_store_status pascal_store_calibration_freeze(
+    pascal_store *s, int64_t id, const char *bundle_json,
+    const char *report_json, const char *content_hash, int64_t now,
+    pascal_error *err);
+
+/* Import a frozen bundle in one transaction: register `device` as
+ * pascal_store_device_create() does (CONFLICT on different constants), insert
+ * the calibration, its n measurements (job = 0), and freeze it. plan_json may
+ * be NULL. If a frozen calibration with the same device and content hash
+ * already exists, nothing is written, *id is that calibration and *created = 0
+ * (idempotent re-import); otherwise *created = 1. `created` may be NULL. Any
+ * failure (a bad measurement at index i: field "measurements[i].N") leaves the
+ * database exactly as before, device included. */
+pascal_store_status pascal_store_calibration_import(
+    pascal_store *s, const pascal_store_device *device,
+    pascal_store_workload workload, const char *plan_json,
+    const pascal_store_measurement *ms, size_t n, const char *bundle_json,
+    const char *report_json, const char *content_hash, int64_t now,
+    int64_t *id, int *created, pascal_error *err);
+
+/* -------------------------------------------------------------- jobs */
+
+typedef struct pascal_store_job {
+  int64_t id;
+  int64_t calibration;
+  pascal_store_workload workload;
+  pascal_store_job_state state;
+  pascal_store_run run;
+  uint32_t block_bytes;                     /* of the calibration's device */
+  char lease_owner[PASCAL_STORE_NAME_MAX];  /* agent name, "" if never leased */
+  int64_t lease_expires;                    /* unix seconds, 0 if never leased */
+  uint32_t attempts;                        /* leases handed out so far */
+  uint32_t max_attempts;
+  char last_error[PASCAL_STORE_MESSAGE_MAX];
+} pascal_store_job;
+
+/* Claim the oldest claimable job for `device` for agent `agent`.
+ * In one transaction: first every expired lease (any device, lease_expires
+ * <= now) is requeued, or failed if it used its last attempt; then the
+ * oldest queued job of the device's collecting calibrations gets
+ * state leased, lease token `lease_token` (caller-generated random hex,
+ * 32..128 digits, i.e. >= 128 bits), owner `agent`, lease_expires =
+ * now + lease_seconds (>= 1) and attempts + 1; the agent's last-seen time is
+ * set to now. *claimed = 1 and *out is the job; or *claimed = 0 (out
+ * untouched) when nothing is queued. NOT_FOUND if the device is unknown. */
+pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
+                                           const char *agent,
+                                           const char *lease_token, int64_t now,
+                                           int64_t lease_seconds,
+                                           pascal_store_job *out, int *claimed,
+                                           pascal_error *err);
+
+/* Extend a lease to now + lease_seconds. STALE unless the job is leased with
+ * this token and its lease has not expired (lease_expires > now). Updates the
+ * owner's last-seen time. NOT_FOUND for an unknown job. */
+pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
+                                               const char *lease_token,
+                                               int64_t now,
+                                               int64_t lease_seconds,
+                                               int64_t *lease_expires,
+                                               pascal_error *err);
+
+/* Upload the result of a leased job: if the job is leased with this token and
+ * the lease has not expired, insert the measurement (the job's run +
+ * fill_bytes, kernel_ns) and mark the job done, in one transaction.
+ * If the job is already done under this same token: identical values (bit
+ * for bit) -> OK without writing (idempotent retry), different values ->
+ * CONFLICT. Any other token or an expired lease -> STALE. fill_bytes and
+ * kernel_ns finite and >= 0 (kernel_ns 0: not measured). */
+pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
+                                            const char *lease_token,
+                                            double fill_bytes, double kernel_ns,
+                                            int64_t now, pascal_error *err);
+
+/* Report a failed attempt (message stored as last_error, truncated to 255
+ * bytes; may be NULL). STALE unless leased with this token and not expired.
+ * The job is requeued, or, when attempts == max_attempts, marked failed and
+ * its calibration marked failed too. *state (may be NULL) gets the new job
+ * state (QUEUED or JOB_FAILED). */
+pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
+                                          const char *lease_token,
+                                          const char *message, int64_t now,
+                                          pascal_store_job_state *state,
+                                          pascal_error *err);
+
+/* Requeue every lease with lease_expires <= now (failing those on their last
+ * attempt, with their calibration, as pascal_store_job_fail does).
+ * *requeued (may be NULL) counts the jobs requeued or failed. */
+pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s,
+                                                      int64_t now,
+                                                      int64_t *requeued,
+                                                      pascal_error *err);
+
+pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id,
+                                         pascal_store_job *out,
+                                         pascal_error *err);
+
+/* Progress over the device's collecting calibrations: done and total jobs
+ * (0/0 if none). NOT_FOUND if the device is unknown. */
+pascal_store_status pascal_store_device_progress(pascal_store *s,
+                                                 const char *device,
+                                                 int64_t *done, int64_t *total,
+                                                 pascal_error *err);
+
+/* ------------------------------------------------------------ tokens */
+
+typedef enum pascal_store_role {
+  PASCAL_STORE_ROLE_ADMIN = 0,
+  PASCAL_STORE_ROLE_AGENT = 1
+} pascal_store_role;
+
+/* "admin", "agent". Never NULL. */
+const char *pascal_store_role_name(pascal_store_role role);
+
+typedef struct pascal_store_token {
+  int64_t id;
+  char name[PASCAL_STORE_NAME_MAX];
+  pascal_store_role role;
+  char hash[PASCAL_STORE_HASH_MAX]; /* SHA-256 of the token, lower-case hex */
+  int64_t created;
+  int64_t revoked; /* unix seconds, 0 while active */
+} pascal_store_token;
+
+/* Store a new token by its hash only (the plain token is never given to the
+ * store). `hash` is 64 lower-case hex digits; CONFLICT if that hash exists.
+ * Names need not be unique. */
+pascal_store_status pascal_store_token_create(pascal_store *s, const char *name,
+                                              pascal_store_role role,
+                                              const char *hash, int64_t now,
+                                              int64_t *id, pascal_error *err);
+
+/* Look up an ACTIVE token by its hash (an indexed equality lookup; revoked
+ * tokens are NOT_FOUND). The lookup key is a hash of a >= 128-bit secret, so
+ * timing of the index search reveals nothing useful; the server should still
+ * compare the returned hash with its own in constant time before trusting
+ * it (docs/store.md). */
+pascal_store_status pascal_store_token_find(pascal_store *s, const char *hash,
+                                            pascal_store_token *out,
+                                            pascal_error *err);
+
+/* All tokens (revoked included) ordered by id; free() the array. */
+pascal_store_status pascal_store_token_list(pascal_store *s,
+                                            pascal_store_token **out,
+                                            size_t *count, pascal_error *err);
+
+/* Revoke by id (revoked = now). Revoking a revoked token is OK and keeps the
+ * first time. NOT_FOUND for an unknown id. */
+pascal_store_status pascal_store_token_revoke(pascal_store *s, int64_t id,
+                                              int64_t now, pascal_error *err);
+
+/* ------------------------------------------------------ agents, stats */
+
+typedef struct pascal_store_agent {
+  char name[PASCAL_STORE_NAME_MAX];
+  int64_t last_seen; /* unix seconds */
+} pascal_store_agent;
+
+/* Record that agent `name` was seen at `now` (claim and heartbeat do this
+ * themselves). */
+pascal_store_status pascal_store_agent_seen(pascal_store *s, const char *name,
+                                            int64_t now, pascal_error *err);
+
+/* All agents ordered by name; free() the array. */
+pascal_store_status pascal_store_agent_list(pascal_store *s,
+                                            pascal_store_agent **out,
+                                            size_t *count, pascal_error *err);
+
+typedef struct pascal_store_counts {
+  int64_t calibrations[PASCAL_STORE_CAL_STATES]; /* by pascal_store_cal_state */
+  int64_t jobs[PASCAL_STORE_JOB_STATES];         /* by pascal_store_job_state */
+} pascal_store_counts;
+
+/* Counts for /v1/stats and /metrics. */
+pascal_store_status pascal_store_counts_get(pascal_store *s,
+                                            pascal_store_counts *out,
+                                            pascal_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,362 @@
+/*
+ * db.c - the connection: open (pragmas, migrations, prepared statements),
+ * close, transactions, and the mapping of SQLite errors onto store statuses.
+ *
+ * Durability (DESIGN.md §8, docs/store.md): journal_mode=WAL with
+ * synchronous=FULL makes every COMMIT fsync the WAL before it returns, so an
+ * operation that returned OK survives kill -9 and power loss.
+ */
+#include "store_internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define STORE_BUSY_TIMEOUT_MS 5000
+
+/* The columns every calibration query returns, read by calibrations.c. */
+#define CAL_COLUMNS                                                           \
+  "c.id, c.device, c.workload, c.state, c.created, c.frozen_at,"              \
+  " c.content_hash,"                                                          \
+  " (SELECT count(*) FROM jobs WHERE calibration = c.id AND state = 'queued'),"\
+  " (SELECT count(*) FROM jobs WHERE calibration = c.id AND state = 'leased'),"\
+  " (SELECT count(*) FROM jobs WHERE calibration = c.id AND state = 'done'),"  \
+  " (SELECT count(*) FROM jobs WHERE calibration = c.id AND state = 'failed'),"\
+  " (SELECT count(*) FROM measurements WHERE calibration = c.id),"
+
+/* The job row read by jobs.c: job columns, then its calibration's workload
+ * and its device's block size, then the run. */
+#define JOB_COLUMNS                                                           \
+  "j.id, j.calibration, c.workload, j.state, dv.block_bytes,"                 \
+  " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"              \
+  " j.last_error, j.lease_token,"                                             \
+  " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat"              \
+  " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                  \
+  " JOIN devices dv ON dv.name = c.device"
+
+static const char *const stmt_sql[ST_COUNT] = {
+  [ST_BEGIN] = "BEGIN IMMEDIATE",
+  [ST_COMMIT] = "COMMIT",
+  [ST_ROLLBACK] = "ROLLBACK",
+  [ST_DEVICE_INSERT] =
+      "INSERT INTO devices (name, arch, sm_count, capacity_blocks, block_bytes,"
+      " created) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+  [ST_DEVICE_GET] = "SELECT name, arch, sm_count, capacity_blocks, block_bytes,"
+                    " created FROM devices WHERE name = ?1",
+  [ST_DEVICE_LIST] = "SELECT name, arch, sm_count, capacity_blocks, block_bytes,"
+                     " created FROM devices ORDER BY name",
+  [ST_DEVICE_PROGRESS] =
+      "SELECT coalesce(sum(j.state = 'done'), 0), count(j.id) FROM jobs j"
+      " JOIN calibrations c ON c.id = j.calibration"
+      " WHERE c.device = ?1 AND c.state = 'collecting'",
+  [ST_CAL_INSERT] = "INSERT INTO calibrations (device, workload, state, plan,"
+                    " created) VALUES (?1, ?2, 'collecting', ?3, ?4)",
+  [ST_CAL_GET] = "SELECT " CAL_COLUMNS " c.plan, c.bundle, c.report"
+                 " FROM calibrations c WHERE c.id = ?1",
+  [ST_CAL_LIST] = "SELECT " CAL_COLUMNS " NULL, NULL, NULL"
+                  " FROM calibrations c ORDER BY c.id",
+  [ST_CAL_LIST_DEVICE] = "SELECT " CAL_COLUMNS " NULL, NULL, NULL"
+                         " FROM calibrations c WHERE c.device = ?1 ORDER BY c.id",
+  [ST_CAL_FROZEN_LIST] = "SELECT " CAL_COLUMNS " NULL, c.bundle, c.report"
+                         " FROM calibrations c WHERE c.state = 'frozen'"
+                         " ORDER BY c.id",
+  [ST_CAL_FIND_HASH] = "SELECT id FROM calibrations WHERE device = ?1"
+                       " AND content_hash = ?2 AND state = 'frozen'"
+                       " ORDER BY id LIMIT 1",
+  [ST_CAL_FREEZE] = "UPDATE calibrations SET state = 'frozen', bundle = ?2,"
+                    " report = ?3, content_hash = ?4, frozen_at = ?5"
+                    " WHERE id = ?1 AND state = 'collecting'",
+  [ST_CAL_FAIL_WITH_FAILED_JOBS] =
+      "UPDATE calibrations SET state = 'failed' WHERE state = 'collecting'"
+      " AND EXISTS (SELECT 1 FROM jobs WHERE calibration = calibrations.id"
+      " AND state = 'failed')",
+  [ST_CAL_JOBS_NOT_DONE] = "SELECT count(*) FROM jobs WHERE calibration = ?1"
+                           " AND state <> 'done'",
+  [ST_JOB_INSERT] = "INSERT INTO jobs (calibration, " STORE_RUN_COLUMNS
+                    ", state, max_attempts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+                    " ?8, ?9, ?10, ?11, 'queued', ?12)",
+  [ST_JOB_GET] = "SELECT " JOB_COLUMNS " WHERE j.id = ?1",
+  [ST_JOB_NEXT_QUEUED] = "SELECT j.id FROM jobs j JOIN calibrations c"
+                         " ON c.id = j.calibration WHERE j.state = 'queued'"
+                         " AND c.device = ?1 AND c.state = 'collecting'"
+                         " ORDER BY j.id LIMIT 1",
+  [ST_JOB_LEASE] = "UPDATE jobs SET state = 'leased', lease_token = ?2,"
+                   " lease_owner = ?3, lease_expires = ?4,"
+                   " attempts = attempts + 1 WHERE id = ?1 AND state = 'queued'",
+  [ST_JOB_EXTEND] = "UPDATE jobs SET lease_expires = ?2 WHERE id = ?1",
+  [ST_JOB_DONE] = "UPDATE jobs SET state = 'done', finished = ?2 WHERE id = ?1",
+  [ST_JOB_RETRY] =
+      "UPDATE jobs SET state = CASE WHEN attempts >= max_attempts"
+      " THEN 'failed' ELSE 'queued' END, lease_token = NULL,"
+      " last_error = ?2, finished = CASE WHEN attempts >= max_attempts"
+      " THEN ?3 END WHERE id = ?1 RETURNING state",
+  [ST_JOBS_EXPIRE] =
+      "UPDATE jobs SET state = CASE WHEN attempts >= max_attempts"
+      " THEN 'failed' ELSE 'queued' END, lease_token = NULL,"
+      " last_error = 'lease expired', finished = CASE WHEN"
+      " attempts >= max_attempts THEN ?1 END"
+      " WHERE state = 'leased' AND lease_expires <= ?1",
+  [ST_MEAS_INSERT] = "INSERT INTO measurements (calibration, job, "
+                     STORE_RUN_COLUMNS ", fill_bytes, kernel_ns) VALUES (?1,"
+                     " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+  [ST_MEAS_OF_JOB] = "SELECT fill_bytes, kernel_ns FROM measurements"
+                     " WHERE job = ?1",
+  [ST_MEAS_LIST] = "SELECT " STORE_RUN_COLUMNS ", fill_bytes, kernel_ns, job"
+                   " FROM measurements WHERE calibration = ?1"
+                   " ORDER BY job, id",
+  [ST_TOKEN_INSERT] = "INSERT INTO tokens (name, role, hash, created)"
+                      " VALUES (?1, ?2, ?3, ?4)",
+  [ST_TOKEN_FIND] = "SELECT id, name, role, hash, created, revoked FROM tokens"
+                    " WHERE hash = ?1 AND revoked IS NULL",
+  [ST_TOKEN_LIST] = "SELECT id, name, role, hash, created, revoked FROM tokens"
+                    " ORDER BY id",
+  [ST_TOKEN_REVOKE] = "UPDATE tokens SET revoked = coalesce(revoked, ?2)"
+                      " WHERE id = ?1",
+  [ST_TOKEN_EXISTS] = "SELECT 1 FROM tokens WHERE hash = ?1",
+  [ST_AGENT_SEEN] = "INSERT INTO agents (name, last_seen) VALUES (?1, ?2)"
+                    " ON CONFLICT (name) DO UPDATE SET"
+                    " last_seen = max(last_seen, excluded.last_seen)",
+  [ST_AGENT_LIST] = "SELECT name, last_seen FROM agents ORDER BY name",
+  [ST_COUNT_CALS] = "SELECT state, count(*) FROM calibrations GROUP BY state",
+  [ST_COUNT_JOBS] = "SELECT state, count(*) FROM jobs GROUP BY state",
+  [ST_USER_VERSION] = "PRAGMA user_version",
+};
+
+const char *pascal_store_status_name(pascal_store_status status)
+{
+  switch (status) {
+  case PASCAL_STORE_OK: return "ok";
+  case PASCAL_STORE_INVALID: return "invalid";
+  case PASCAL_STORE_NOT_FOUND: return "not_found";
+  case PASCAL_STORE_CONFLICT: return "conflict";
+  case PASCAL_STORE_STALE: return "stale";
+  case PASCAL_STORE_NOMEM: return "nomem";
+  case PASCAL_STORE_IO: return "io";
+  }
+  return "unknown";
+}
+
+static pascal_status core_status(pascal_store_status status)
+{
+  switch (status) {
+  case PASCAL_STORE_OK: return PASCAL_OK;
+  case PASCAL_STORE_INVALID: return PASCAL_EINVAL;
+  case PASCAL_STORE_NOT_FOUND: return PASCAL_ENOTFOUND;
+  case PASCAL_STORE_CONFLICT:
+  case PASCAL_STORE_STALE: return PASCAL_EREFUSED;
+  case PASCAL_STORE_NOMEM: return PASCAL_ENOMEM;
+  case PASCAL_STORE_IO: return PASCAL_ERANGE;
+  }
+  return PASCAL_ERANGE;
+}
+
+pascal_store_status store_fail(pascal_error *err, pascal_store_status status,
+                               const char *field, const char *fmt, ...)
+{
+  if (!err)
+    return status;
+  err->status = core_status(status);
+  snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+pascal_store_status store_sql_error(sqlite3 *db, int rc, const char *what,
+                                    pascal_error *err)
+{
+  int primary = rc & 0xff;
+  pascal_store_status status = PASCAL_STORE_IO;
+  if (primary == SQLITE_CONSTRAINT)
+    status = PASCAL_STORE_CONFLICT;
+  else if (primary == SQLITE_NOMEM)
+    status = PASCAL_STORE_NOMEM;
+  return store_fail(err, status, "", "%s: %s", what,
+                    db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}
+
+sqlite3_stmt *store_stmt_get(pascal_store *s, store_stmt which)
+{
+  sqlite3_stmt *st = s->stmt[which];
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  return st;
+}
+
+pascal_store_status store_step_row(pascal_store *s, sqlite3_stmt *st, int *row,
+                                   const char *what, pascal_error *err)
+{
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+    *row = rc == SQLITE_ROW;
+    return PASCAL_STORE_OK;
+  }
+  pascal_store_status status = store_sql_error(s->db, rc, what, err);
+  sqlite3_reset(st);
+  return status;
+}
+
+pascal_store_status store_step_done(pascal_store *s, sqlite3_stmt *st,
+                                    const char *what, pascal_error *err)
+{
+  int row = 0;
+  pascal_store_status status;
+  do
+    status = store_step_row(s, st, &row, what, err);
+  while (status == PASCAL_STORE_OK && row);
+  sqlite3_reset(st);
+  return status;
+}
+
+void store_lock(pascal_store *s) { pthread_mutex_lock(&s->lock); }
+void store_unlock(pascal_store *s) { pthread_mutex_unlock(&s->lock); }
+
+pascal_store_status store_begin(pascal_store *s, pascal_error *err)
+{
+  store_lock(s);
+  pascal_store_status status =
+      store_step_done(s, store_stmt_get(s, ST_BEGIN), "begin", err);
+  if (status)
+    store_unlock(s);
+  return status;
+}
+
+pascal_store_status store_end(pascal_store *s, pascal_store_status status,
+                              pascal_error *err)
+{
+  if (status == PASCAL_STORE_OK) {
+    status = store_step_done(s, store_stmt_get(s, ST_COMMIT), "commit", err);
+    if (status)
+      status = PASCAL_STORE_IO; /* a commit never fails for a client's reason */
+  }
+  if (status && !sqlite3_get_autocommit(s->db))
+    store_step_done(s, store_stmt_get(s, ST_ROLLBACK), "rollback", NULL);
+  store_unlock(s);
+  return status;
+}
+
+/* Create the parent directory of `path` if it is missing (one level). */
+static pascal_store_status make_parent(const char *path, pascal_error *err)
+{
+  const char *slash = strrchr(path, '/');
+  if (!slash || slash == path)
+    return PASCAL_STORE_OK;
+  size_t len = (size_t)(slash - path);
+  char *dir = malloc(len + 1);
+  if (!dir)
+    return store_fail(err, PASCAL_STORE_NOMEM, "db", "out of memory");
+  memcpy(dir, path, len);
+  dir[len] = '\0';
+  pascal_store_status status = PASCAL_STORE_OK;
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+    status = store_fail(err, PASCAL_STORE_IO, "db", "cannot create %s: %s", dir,
+                        strerror(errno));
+  free(dir);
+  return status;
+}
+
+/* Run a pragma and check that its single result is `want` (when not NULL). */
+static pascal_store_status pragma(sqlite3 *db, const char *sql,
+                                  const char *want, pascal_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+  if (rc != SQLITE_OK)
+    return store_sql_error(db, rc, sql, err);
+  rc = sqlite3_step(st);
+  pascal_store_status status = PASCAL_STORE_OK;
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    status = store_sql_error(db, rc, sql, err);
+  else if (want && (rc != SQLITE_ROW || !sqlite3_column_text(st, 0) ||
+                    strcmp((const char *)sqlite3_column_text(st, 0), want) != 0))
+    status = store_fail(err, PASCAL_STORE_IO, "db", "%s did not give %s", sql, want);
+  sqlite3_finalize(st);
+  return status;
+}
+
+static pascal_store_status configure(sqlite3 *db, pascal_error *err)
+{
+  int rc = sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
+  if (rc != SQLITE_OK)
+    return store_sql_error(db, rc, "busy_timeout", err);
+  sqlite3_extended_result_codes(db, 1);
+  pascal_store_status status = pragma(db, "PRAGMA journal_mode = WAL", "wal", err);
+  if (!status)
+    status = pragma(db, "PRAGMA synchronous = FULL", NULL, err);
+  if (!status)
+    status = pragma(db, "PRAGMA foreign_keys = ON", NULL, err);
+  return status;
+}
+
+void pascal_store_close(pascal_store *s)
+{
+  if (!s)
+    return;
+  for (int i = 0; i < ST_COUNT; i++)
+    sqlite3_finalize(s->stmt[i]);
+  sqlite3_close(s->db);
+  pthread_mutex_destroy(&s->lock);
+  free(s);
+}
+
+pascal_store_status pascal_store_open(const char *path, pascal_store **out,
+                                      pascal_error *err)
+{
+  if (!path || !*path)
+    return store_fail(err, PASCAL_STORE_INVALID, "db", "database path is empty");
+  if (!out)
+    return store_fail(err, PASCAL_STORE_INVALID, "out", "out is NULL");
+  pascal_store_status status = make_parent(path, err);
+  if (status)
+    return status;
+  pascal_store *s = calloc(1, sizeof *s);
+  if (!s)
+    return store_fail(err, PASCAL_STORE_NOMEM, "db", "out of memory");
+  if (pthread_mutex_init(&s->lock, NULL) != 0) {
+    free(s);
+    return store_fail(err, PASCAL_STORE_NOMEM, "db", "cannot create a mutex");
+  }
+  int rc = sqlite3_open_v2(path, &s->db,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+  if (rc != SQLITE_OK) {
+    status = store_sql_error(s->db, rc, path, err);
+    goto fail;
+  }
+  status = configure(s->db, err);
+  if (!status)
+    status = store_migrate(s->db, err);
+  if (status)
+    goto fail;
+  for (int i = 0; i < ST_COUNT; i++) {
+    rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+                            &s->stmt[i], NULL);
+    if (rc != SQLITE_OK) {
+      status = store_sql_error(s->db, rc, "prepare", err);
+      goto fail;
+    }
+  }
+  *out = s;
+  return PASCAL_STORE_OK;
+fail:
+  pascal_store_close(s);
+  return status;
+}
+
+pascal_store_status pascal_store_schema_version(pascal_store *s, int *version,
+                                                pascal_error *err)
+{
+  store_lock(s);
+  sqlite3_stmt *st = store_stmt_get(s, ST_USER_VERSION);
+  int row = 0;
+  pascal_store_status status = store_step_row(s, st, &row, "user_version", err);
+  if (status == PASCAL_STORE_OK && row)
+    *version = sqlite3_column_int(st, 0);
+  sqlite3_reset(st);
+  store_unlock(s);
+  return status;
+}

@@ -1,0 +1,187 @@
+/*
+ * devices.c - the devices table: idempotent registration (identical constants
+ * accepted again, different ones refused), lookup, listing, and the job
+ * progress of a device's collecting calibrations.
+ */
+#include "store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void read_device(sqlite3_stmt *st, pascal_store_device *d)
+{
+  memset(d, 0, sizeof *d);
+  store_column_copy(st, 0, d->name, sizeof d->name);
+  store_column_copy(st, 1, d->arch, sizeof d->arch);
+  d->sm_count = (uint32_t)sqlite3_column_int64(st, 2);
+  d->capacity_blocks = (uint32_t)sqlite3_column_int64(st, 3);
+  d->block_bytes = (uint32_t)sqlite3_column_int64(st, 4);
+  d->created = sqlite3_column_int64(st, 5);
+}
+
+/* Look a device up inside the caller's lock: *found = 0 if absent. */
+static pascal_store_status find_device(pascal_store *s, const char *name,
+                                       pascal_store_device *out, int *found,
+                                       pascal_error *err)
+{
+  sqlite3_stmt *st = store_stmt_get(s, ST_DEVICE_GET);
+  if (sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) != SQLITE_OK)
+    return store_sql_error(s->db, sqlite3_errcode(s->db), "device", err);
+  pascal_store_status status = store_step_row(s, st, found, "device", err);
+  if (status == PASCAL_STORE_OK && *found)
+    read_device(st, out);
+  sqlite3_reset(st);
+  return status;
+}
+
+/* The first constant in which a and b differ, or NULL. */
+static const char *differing_field(const pascal_store_device *a,
+                                   const pascal_store_device *b)
+{
+  if (strcmp(a->arch, b->arch) != 0)
+    return "arch";
+  if (a->sm_count != b->sm_count)
+    return "sm_count";
+  if (a->capacity_blocks != b->capacity_blocks)
+    return "capacity_blocks";
+  if (a->block_bytes != b->block_bytes)
+    return "block_bytes";
+  return NULL;
+}
+
+pascal_store_status store_device_require(pascal_store *s, const char *device,
+                                         pascal_error *err)
+{
+  pascal_store_device dev;
+  int found = 0;
+  pascal_store_status status = find_device(s, device, &dev, &found, err);
+  if (status == PASCAL_STORE_OK && !found)
+    status = store_fail(err, PASCAL_STORE_NOT_FOUND, "device", "no device %s", device);
+  return status;
+}
+
+pascal_store_status store_device_ensure(pascal_store *s,
+                                        const pascal_store_device *dev,
+                                        int64_t now, int *created,
+                                        pascal_error *err)
+{
+  pascal_store_device old;
+  int found = 0;
+  pascal_store_status status = find_device(s, dev->name, &old, &found, err);
+  if (status)
+    return status;
+  if (found) {
+    const char *field = differing_field(&old, dev);
+    if (field)
+      return store_fail(err, PASCAL_STORE_CONFLICT, field,
+                        "device %s exists with a different %s", dev->name, field);
+    *created = 0;
+    return PASCAL_STORE_OK;
+  }
+  sqlite3_stmt *st = store_stmt_get(s, ST_DEVICE_INSERT);
+  if (sqlite3_bind_text(st, 1, dev->name, -1, SQLITE_STATIC) ||
+      sqlite3_bind_text(st, 2, dev->arch, -1, SQLITE_STATIC) ||
+      sqlite3_bind_int64(st, 3, dev->sm_count) ||
+      sqlite3_bind_int64(st, 4, dev->capacity_blocks) ||
+      sqlite3_bind_int64(st, 5, dev->block_bytes) ||
+      sqlite3_bind_int64(st, 6, now))
+    return store_sql_error(s->db, sqlite3_errcode(s->db), "device", err);
+  status = store_step_done(s, st, "device insert", err);
+  if (status == PASCAL_STORE_OK)
+    *created = 1;
+  return status;
+}
+
+pascal_store_status pascal_store_device_create(pascal_store *s,
+                                               const pascal_store_device *dev,
+                                               int64_t now, int *created,
+                                               pascal_error *err)
+{
+  pascal_store_status status = store_check_device(dev, err);
+  if (!status)
+    status = store_check_time(now, err);
+  if (status)
+    return status;
+  status = store_begin(s, err);
+  if (status)
+    return status;
+  int made = 0;
+  status = store_end(s, store_device_ensure(s, dev, now, &made, err), err);
+  if (status == PASCAL_STORE_OK && created)
+    *created = made;
+  return status;
+}
+
+pascal_store_status pascal_store_device_get(pascal_store *s, const char *name,
+                                            pascal_store_device *out,
+                                            pascal_error *err)
+{
+  pascal_store_status status = store_check_device_name(name, "device", err);
+  if (status)
+    return status;
+  pascal_store_device dev;
+  int found = 0;
+  store_lock(s);
+  status = find_device(s, name, &dev, &found, err);
+  store_unlock(s);
+  if (status)
+    return status;
+  if (!found)
+    return store_fail(err, PASCAL_STORE_NOT_FOUND, "device", "no device %s", name);
+  *out = dev;
+  return PASCAL_STORE_OK;
+}
+
+pascal_store_status pascal_store_device_list(pascal_store *s,
+                                             pascal_store_device **out,
+                                             size_t *count, pascal_error *err)
+{
+  pascal_store_device *list = NULL;
+  size_t n = 0, cap = 0;
+  int row = 0;
+  store_lock(s);
+  sqlite3_stmt *st = store_stmt_get(s, ST_DEVICE_LIST);
+  pascal_store_status status;
+  while ((status = store_step_row(s, st, &row, "devices", err)) == PASCAL_STORE_OK && row) {
+    status = store_grow((void **)&list, &cap, n + 1, sizeof *list, err);
+    if (status)
+      break;
+    read_device(st, &list[n++]);
+  }
+  sqlite3_reset(st);
+  store_unlock(s);
+  if (status) {
+    free(list);
+    return status;
+  }
+  *out = list;
+  *count = n;
+  return PASCAL_STORE_OK;
+}
+
+pascal_store_status pascal_store_device_progress(pascal_store *s,
+                                                 const char *device,
+                                                 int64_t *done, int64_t *total,
+                                                 pascal_error *err)
+{
+  pascal_store_status status = store_check_device_name(device, "device", err);
+  if (status)
+    return status;
+  int row = 0;
+  store_lock(s);
+  status = store_device_require(s, device, err);
+  if (status == PASCAL_STORE_OK) {
+    sqlite3_stmt *st = store_stmt_get(s, ST_DEVICE_PROGRESS);
+    if (sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC) != SQLITE_OK)
+      status = store_sql_error(s->db, sqlite3_errcode(s->db), "progress", err);
+    else
+      status = store_step_row(s, st, &row, "progress", err);
+    if (status == PASCAL_STORE_OK && row) {
+      *done = sqlite3_column_int64(st, 0);
+      *total = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_reset(st);
+  }
+  store_unlock(s);
+  return status;
+}

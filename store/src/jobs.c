@@ -1,0 +1,377 @@
+/*
+ * jobs.c - calibration jobs and their leases (DESIGN.md §5 step 2): claim the
+ * oldest queued job of a device, heartbeat, upload a result (idempotent for
+ * an identical retry), report a failure, and return expired leases to the
+ * queue. A job's attempts are bounded: the attempt that reaches max_attempts
+ * and fails (or whose lease expires) fails the job and its calibration.
+ *
+ * Lease invariant: a job is 'leased' with exactly one live lease_token; the
+ * token is cleared whenever the job goes back to the queue, so a token that
+ * was once valid can never match again after its lease ended, and a 'done'
+ * job keeps the token of the lease that completed it (for idempotent retries
+ * by that same agent only).
+ */
+#include "store_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Upper bound on a lease, which keeps now + lease_seconds far inside int64. */
+#define STORE_LEASE_MAX ((int64_t)1 << 30)
+
+/* Column positions of JOB_COLUMNS (db.c). */
+enum { J_ID, J_CAL, J_WORKLOAD, J_STATE, J_BLOCK_BYTES, J_OWNER, J_EXPIRES,
+       J_ATTEMPTS, J_MAX_ATTEMPTS, J_LAST_ERROR, J_TOKEN, J_RUN };
+
+/* A job as read inside a transaction, with its current lease token. */
+typedef struct job_row {
+  pascal_store_job job;
+  char token[PASCAL_STORE_LEASE_MAX];
+} job_row;
+
+/* Equality of two NUL-terminated secrets whose time depends only on the
+ * length of `given` (not on where the first difference is). */
+static int secret_equal(const char *stored, const char *given)
+{
+  size_t n = strlen(given);
+  unsigned char diff = (unsigned char)(strlen(stored) != n);
+  size_t m = strnlen(stored, n);
+  for (size_t i = 0; i < n; i++)
+    diff |= (unsigned char)((i < m ? stored[i] : 0) ^ given[i]);
+  return diff == 0;
+}
+
+static pascal_store_status load_job(pascal_store *s, int64_t id, job_row *out,
+                                    pascal_error *err)
+{
+  sqlite3_stmt *st = store_stmt_get(s, ST_JOB_GET);
+  int row = 0;
+  if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK)
+    return store_sql_error(s->db, sqlite3_errcode(s->db), "job", err);
+  pascal_store_status status = store_step_row(s, st, &row, "job", err);
+  if (status == PASCAL_STORE_OK && !row)
+    status = store_fail(err, PASCAL_STORE_NOT_FOUND, "job", "no job %lld",
+                        (long long)id);
+  if (status == PASCAL_STORE_OK) {
+    pascal_store_job *j = &out->job;
+    memset(out, 0, sizeof *out);
+    j->id = sqlite3_column_int64(st, J_ID);
+    j->calibration = sqlite3_column_int64(st, J_CAL);
+    j->workload = (pascal_store_workload)store_workload_parse(
+        (const char *)sqlite3_column_text(st, J_WORKLOAD));
+    j->state = (pascal_store_job_state)store_job_state_parse(
+        (const char *)sqlite3_column_text(st, J_STATE));
+    j->block_bytes = (uint32_t)sqlite3_column_int64(st, J_BLOCK_BYTES);
+    store_column_copy(st, J_OWNER, j->lease_owner, sizeof j->lease_owner);
+    j->lease_expires = sqlite3_column_int64(st, J_EXPIRES);
+    j->attempts = (uint32_t)sqlite3_column_int64(st, J_ATTEMPTS);
+    j->max_attempts = (uint32_t)sqlite3_column_int64(st, J_MAX_ATTEMPTS);
+    store_column_copy(st, J_LAST_ERROR, j->last_error, sizeof j->last_error);
+    store_column_copy(st, J_TOKEN, out->token, sizeof out->token);
+    store_read_run(st, J_RUN, &j->run);
+  }
+  sqlite3_reset(st);
+  return status;
+}
+
+static pascal_store_status agent_seen(pascal_store *s, const char *name,
+                                      int64_t now, pascal_error *err)
+{
+  sqlite3_stmt *st = store_stmt_get(s, ST_AGENT_SEEN);
+  if (sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) ||
+      sqlite3_bind_int64(st, 2, now))
+    return store_sql_error(s->db, sqlite3_errcode(s->db), "agent", err);
+  return store_step_done(s, st, "agent", err);
+}
+
+pascal_store_status pascal_store_agent_seen(pascal_store *s, const char *name,
+                                            int64_t now, pascal_error *err)
+{
+  pascal_store_status status = store_check_label(name, "agent", err);
+  if (!status)
+    status = store_check_time(now, err);
+  if (!status)
+    status = store_begin(s, err);
+  if (status)
+    return status;
+  return store_end(s, agent_seen(s, name, now, err), err);
+}
+
+/* A job that has failed for good fails its collecting calibration. */
+static pascal_store_status fail_calibrations(pascal_store *s, pascal_error *err)
+{
+  return store_step_done(s, store_stmt_get(s, ST_CAL_FAIL_WITH_FAILED_JOBS),
+                         "calibration fail", err);
+}
+
+/* Requeue (or fail) every lease expired at `now`, inside a transaction. */
+static pascal_store_status expire_leases(pascal_store *s, int64_t now,
+                                         int64_t *count, pascal_error *err)
+{
+  sqlite3_stmt *st = store_stmt_get(s, ST_JOBS_EXPIRE);
+  if (sqlite3_bind_int64(st, 1, now) != SQLITE_OK)
+    return store_sql_error(s->db, sqlite3_errcode(s->db), "expire", err);
+  pascal_store_status status = store_step_done(s, st, "expire", err);
+  if (status)
+    return status;
+  *count = sqlite3_changes64(s->db);
+  return *count ? fail_calibrations(s, err) : PASCAL_STORE_OK;
+}
+
+pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s,
+                                                      int64_t now,
+                                                      int64_t *requeued,
+                                                      pascal_error *err)
+{
+  pascal_store_status status = store_check_time(now, err);
+  if (!status)
+    status = store_begin(s, err);
+  if (status)
+    return status;
+  int64_t count = 0;
+  status = store_end(s, expire_leases(s, now, &count, err), err);
+  if (status == PASCAL_STORE_OK && requeued)
+    *requeued = count;
+  return status;
+}
+
+static pascal_store_status check_lease_args(const char *lease_token, int64_t now,
+                                            int64_t lease_seconds,
+                                            pascal_error *err)
+{
+  pascal_store_status status =
+      store_check_hex(lease_token, 32, PASCAL_STORE_LEASE_MAX - 1, "lease_token", err);
+  if (!status)
+    status = store_check_time(now, err);
+  if (!status && (lease_seconds < 1 || lease_seconds > STORE_LEASE_MAX))
+    status = store_fail(err, PASCAL_STORE_INVALID, "lease_seconds",
+                        "lease_seconds must be in [1, 2^30]");
+  return status;
+}
+
+/* Find the oldest queued job of the device and lease it; *id = 0 if none. */
+static pascal_store_status lease_next(pascal_store *s, const char *device,
+                                      const char *agent, const char *token,
+                                      int64_t expires, int64_t *id,
+                                      pascal_error *err)
+{
+  sqlite3_stmt *st = store_stmt_get(s, ST_JOB_NEXT_QUEUED);
+  int row = 0;
+  if (sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC) != SQLITE_OK)
+    return store_sql_error(s->db, sqlite3_errcode(s->db), "claim", err);
+  pascal_store_status status = store_step_row(s, st, &row, "claim", err);
+  *id = status == PASCAL_STORE_OK && row ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_reset(st);
+  if (status || *id == 0)
+    return status;
+  st = store_stmt_get(s, ST_JOB_LEASE);
+  if (sqlite3_bind_int64(st, 1, *id) ||
+      sqlite3_bind_text(st, 2, token, -1, SQLITE_STATIC) ||
+      sqlite3_bind_text(st, 3, agent, -1, SQLITE_STATIC) ||
+      sqlite3_bind_int64(st, 4, expires))
+    return store_sql_error(s->db, sqlite3_errcode(s->db), "claim", err);
+  return store_step_done(s, st, "claim", err);
+}
+
+pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
+                                           const char *agent,
+                                           const char *lease_token, int64_t now,
+                                           int64_t lease_seconds,
+                                           pascal_store_job *out, int *claimed,
+                                           pascal_error *err)
+{
+  pascal_store_status status = store_check_device_name(device, "device", err);
+  if (!status)
+    status = store_check_label(agent, "agent", err);
+  if (!status)
+    status = check_lease_args(lease_token, now, lease_seconds, err);
+  if (!status)
+    status = store_begin(s, err);
+  if (status)
+    return status;
+  int64_t expired = 0, id = 0;
+  job_row row;
+  status = store_device_require(s, device, err);
+  if (!status)
+    status = expire_leases(s, now, &expired, err);
+  if (!status)
+    status = lease_next(s, device, agent, lease_token, now + lease_seconds, &id, err);
+  if (!status)
+    status = agent_seen(s, agent, now, err);
+  if (!status && id)
+    status = load_job(s, id, &row, err);
+  status = store_end(s, status, err);
+  if (status == PASCAL_STORE_OK) {
+    if (id)
+      *out = row.job;
+    *claimed = id != 0;
+  }
+  return status;
+}
+
+/* STALE unless `row` is leased under `token` and the lease is live at now. */
+static pascal_store_status require_live_lease(const job_row *row,
+                                              const char *token, int64_t now,
+                                              pascal_error *err)
+{
+  if (row->job.state != PASCAL_STORE_LEASED || !secret_equal(row->token, token))
+    return store_fail(err, PASCAL_STORE_STALE, "lease_token",
+                      "job %lld is not leased under this token",
+                      (long long)row->job.id);
+  if (row->job.lease_expires <= now)
+    return store_fail(err, PASCAL_STORE_STALE, "lease_token",
+                      "the lease on job %lld expired", (long long)row->job.id);
+  return PASCAL_STORE_OK;
+}
+
+pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
+                                               const char *lease_token,
+                                               int64_t now,
+                                               int64_t lease_seconds,
+                                               int64_t *lease_expires,
+                                               pascal_error *err)
+{
+  pascal_store_status status = check_lease_args(lease_token, now, lease_seconds, err);
+  if (!status)
+    status = store_begin(s, err);
+  if (status)
+    return status;
+  job_row row;
+  status = load_job(s, job, &row, err);
+  if (!status)
+    status = require_live_lease(&row, lease_token, now, err);
+  if (!status) {
+    sqlite3_stmt *st = store_stmt_get(s, ST_JOB_EXTEND);
+    if (sqlite3_bind_int64(st, 1, job) || sqlite3_bind_int64(st, 2, now + lease_seconds))
+      status = store_sql_error(s->db, sqlite3_errcode(s->db), "heartbeat", err);
+    else
+      status = store_step_done(s, st, "heartbeat", err);
+  }
+  if (!status)
+    status = agent_seen(s, row.job.lease_owner, now, err);
+  status = store_end(s, status, err);
+  if (status == PASCAL_STORE_OK && lease_expires)
+    *lease_expires = now + lease_seconds;
+  return status;
+}
+
+/* A repeat upload for a job done under this token: identical or conflict. */
+static pascal_store_status compare_done(pascal_store *s, int64_t job,
+                                        double fill_bytes, double kernel_ns,
+                                        pascal_error *err)
+{
+  sqlite3_stmt *st = store_stmt_get(s, ST_MEAS_OF_JOB);
+  int row = 0;
+  if (sqlite3_bind_int64(st, 1, job) != SQLITE_OK)
+    return store_sql_error(s->db, sqlite3_errcode(s->db), "result", err);
+  pascal_store_status status = store_step_row(s, st, &row, "result", err);
+  if (status == PASCAL_STORE_OK) {
+    /* kernel_ns NULL reads as 0.0, which is how "not measured" is given. */
+    int same = row && sqlite3_column_double(st, 0) == fill_bytes &&
+               sqlite3_column_double(st, 1) == kernel_ns;
+    if (!same)
+      status = store_fail(err, PASCAL_STORE_CONFLICT, "fill_bytes",
+                          "job %lld is done with a different result", (long long)job);
+  }
+  sqlite3_reset(st);
+  return status;
+}
+
+/* Store the result of a live lease and mark the job done. */
+static pascal_store_status complete(pascal_store *s, const job_row *row,
+                                    double fill_bytes, double kernel_ns,
+                                    int64_t now, pascal_error *err)
+{
+  pascal_store_measurement m = {.run = row->job.run, .fill_bytes = fill_bytes,
+                                .kernel_ns = kernel_ns, .job = row->job.id};
+  pascal_store_status status = store_measurement_insert(
+      s, row->job.calibration, row->job.workload, &m, row->job.id, err);
+  if (status)
+    return status;
+  sqlite3_stmt *st = store_stmt_get(s, ST_JOB_DONE);
+  if (sqlite3_bind_int64(st, 1, row->job.id) || sqlite3_bind_int64(st, 2, now))
+    return store_sql_error(s->db, sqlite3_errcode(s->db), "result", err);
+  status = store_step_done(s, st, "result", err);
+  if (!status)
+    status = agent_seen(s, row->job.lease_owner, now, err);
+  return status;
+}
+
+pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
+                                            const char *lease_token,
+                                            double fill_bytes, double kernel_ns,
+                                            int64_t now, pascal_error *err)
+{
+  pascal_store_status status = check_lease_args(lease_token, now, 1, err);
+  if (!status)
+    status = store_check_result(fill_bytes, kernel_ns, "result", err);
+  if (!status)
+    status = store_begin(s, err);
+  if (status)
+    return status;
+  job_row row;
+  status = load_job(s, job, &row, err);
+  if (status)
+    return store_end(s, status, err);
+  if (row.job.state == PASCAL_STORE_DONE && secret_equal(row.token, lease_token))
+    status = compare_done(s, job, fill_bytes, kernel_ns, err);
+  else {
+    status = require_live_lease(&row, lease_token, now, err);
+    if (!status)
+      status = complete(s, &row, fill_bytes, kernel_ns, now, err);
+  }
+  return store_end(s, status, err);
+}
+
+pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
+                                          const char *lease_token,
+                                          const char *message, int64_t now,
+                                          pascal_store_job_state *state,
+                                          pascal_error *err)
+{
+  pascal_store_status status = check_lease_args(lease_token, now, 1, err);
+  if (!status)
+    status = store_begin(s, err);
+  if (status)
+    return status;
+  char text[PASCAL_STORE_MESSAGE_MAX];
+  snprintf(text, sizeof text, "%s", message && *message ? message : "failed");
+  job_row row;
+  int got = 0;
+  int next = PASCAL_STORE_QUEUED;
+  status = load_job(s, job, &row, err);
+  if (!status)
+    status = require_live_lease(&row, lease_token, now, err);
+  if (!status) {
+    sqlite3_stmt *st = store_stmt_get(s, ST_JOB_RETRY);
+    if (sqlite3_bind_int64(st, 1, job) ||
+        sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT) ||
+        sqlite3_bind_int64(st, 3, now))
+      status = store_sql_error(s->db, sqlite3_errcode(s->db), "fail", err);
+    else
+      status = store_step_row(s, st, &got, "fail", err);
+    if (!status && got)
+      next = store_job_state_parse((const char *)sqlite3_column_text(st, 0));
+    if (!status)
+      status = store_step_done(s, st, "fail", err);
+  }
+  if (!status && next == PASCAL_STORE_JOB_FAILED)
+    status = fail_calibrations(s, err);
+  status = store_end(s, status, err);
+  if (status == PASCAL_STORE_OK && state)
+    *state = (pascal_store_job_state)next;
+  return status;
+}
+
+pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id,
+                                         pascal_store_job *out,
+                                         pascal_error *err)
+{
+  job_row row;
+  store_lock(s);
+  pascal_store_status status = load_job(s, id, &row, err);
+  store_unlock(s);
+  if (status == PASCAL_STORE_OK)
+    *out = row.job;
+  return status;
+}

@@ -1,0 +1,133 @@
+/*
+ * rows.c - moving values between SQLite rows and the store's structs: the run
+ * columns shared by jobs and measurements, the text <-> enum mapping of the
+ * state and workload columns, string columns and growing result arrays.
+ */
+#include "store_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cal_states[PASCAL_STORE_CAL_STATES] = {
+  "collecting", "frozen", "failed"};
+static const char *const job_states[PASCAL_STORE_JOB_STATES] = {
+  "queued", "leased", "done", "failed"};
+static const char *const workloads[2] = {"scan", "gemm"};
+static const char *const roles[2] = {"admin", "agent"};
+
+static int parse(const char *text, const char *const *names, int count)
+{
+  for (int i = 0; text && i < count; i++)
+    if (strcmp(text, names[i]) == 0)
+      return i;
+  return -1;
+}
+
+int store_cal_state_parse(const char *text)
+{
+  return parse(text, cal_states, PASCAL_STORE_CAL_STATES);
+}
+
+int store_job_state_parse(const char *text)
+{
+  return parse(text, job_states, PASCAL_STORE_JOB_STATES);
+}
+
+int store_workload_parse(const char *text) { return parse(text, workloads, 2); }
+
+int store_role_parse(const char *text) { return parse(text, roles, 2); }
+
+const char *pascal_store_cal_state_name(pascal_store_cal_state state)
+{
+  return (unsigned)state < PASCAL_STORE_CAL_STATES ? cal_states[state] : "unknown";
+}
+
+const char *pascal_store_job_state_name(pascal_store_job_state state)
+{
+  return (unsigned)state < PASCAL_STORE_JOB_STATES ? job_states[state] : "unknown";
+}
+
+const char *pascal_store_workload_name(pascal_store_workload workload)
+{
+  return (unsigned)workload < 2 ? workloads[workload] : "unknown";
+}
+
+const char *pascal_store_role_name(pascal_store_role role)
+{
+  return (unsigned)role < 2 ? roles[role] : "unknown";
+}
+
+int store_bind_run(sqlite3_stmt *st, int first, const pascal_store_run *r,
+                   pascal_store_workload w)
+{
+  /* Values were range-checked by store_check_run(): every one fits int64. */
+  const int64_t ints[STORE_RUN_NCOLS] = {
+    r->o, 0, r->d, r->m, (int64_t)r->N, (int64_t)r->W,
+    (int64_t)r->Mg, (int64_t)r->Ng, (int64_t)r->Kg, r->repeat};
+  int rc = SQLITE_OK;
+  for (int i = 0; i < STORE_RUN_NCOLS && rc == SQLITE_OK; i++) {
+    if (i == 1)
+      rc = w == PASCAL_STORE_SCAN
+               ? sqlite3_bind_text(st, first + i, r->path_tma ? "tma" : "sync",
+                                   -1, SQLITE_STATIC)
+               : sqlite3_bind_null(st, first + i);
+    else
+      rc = sqlite3_bind_int64(st, first + i, ints[i]);
+  }
+  return rc;
+}
+
+void store_read_run(sqlite3_stmt *st, int first, pascal_store_run *r)
+{
+  memset(r, 0, sizeof *r);
+  const unsigned char *path = sqlite3_column_text(st, first + 1);
+  r->o = (uint32_t)sqlite3_column_int64(st, first);
+  r->path_tma = path && strcmp((const char *)path, "tma") == 0;
+  r->d = (uint32_t)sqlite3_column_int64(st, first + 2);
+  r->m = (uint32_t)sqlite3_column_int64(st, first + 3);
+  r->N = (uint64_t)sqlite3_column_int64(st, first + 4);
+  r->W = (uint64_t)sqlite3_column_int64(st, first + 5);
+  r->Mg = (uint64_t)sqlite3_column_int64(st, first + 6);
+  r->Ng = (uint64_t)sqlite3_column_int64(st, first + 7);
+  r->Kg = (uint64_t)sqlite3_column_int64(st, first + 8);
+  r->repeat = (uint32_t)sqlite3_column_int64(st, first + 9);
+}
+
+void store_column_copy(sqlite3_stmt *st, int col, char *dst, size_t size)
+{
+  const unsigned char *text = sqlite3_column_text(st, col);
+  snprintf(dst, size, "%s", text ? (const char *)text : "");
+}
+
+char *store_column_dup(sqlite3_stmt *st, int col, int *ok)
+{
+  const unsigned char *text = sqlite3_column_text(st, col);
+  if (!text)
+    return NULL;
+  size_t len = (size_t)sqlite3_column_bytes(st, col);
+  char *copy = malloc(len + 1);
+  if (!copy) {
+    *ok = 0;
+    return NULL;
+  }
+  memcpy(copy, text, len);
+  copy[len] = '\0';
+  return copy;
+}
+
+pascal_store_status store_grow(void **array, size_t *cap, size_t need,
+                               size_t elem, pascal_error *err)
+{
+  if (need <= *cap)
+    return PASCAL_STORE_OK;
+  size_t next = *cap ? *cap * 2 : 16;
+  while (next < need)
+    next *= 2;
+  void *grown = realloc(*array, next * elem);
+  if (!grown)
+    return store_fail(err, PASCAL_STORE_NOMEM, "", "out of memory");
+  *array = grown;
+  *cap = next;
+  return PASCAL_STORE_OK;
+}

@@ -1,0 +1,188 @@
+/*
+ * schema.c - the store's schema as a list of versioned migrations
+ * (PRAGMA user_version = number of migrations applied). Each migration runs
+ * in its own BEGIN IMMEDIATE transaction together with its user_version bump,
+ * so a crash mid-migration leaves the previous version intact, and two
+ * processes opening the same new file migrate it once (the second re-reads
+ * the version under the write lock). The schema is described in docs/store.md.
+ *
+ * Invariants kept here, in the schema rather than in code (DESIGN.md §8):
+ * - a frozen calibration, its jobs and its measurements are read-only
+ *   (triggers RAISE(ABORT) on UPDATE/DELETE, and on INSERT of measurements);
+ * - a frozen row carries its bundle, report, hash and freeze time (CHECK);
+ * - a run is either a well-formed scan run or a well-formed GEMM run (CHECK).
+ */
+#include "store_internal.h"
+
+#include <stdio.h>
+
+/* Column definitions of a run, shared by jobs and measurements. */
+#define RUN_COLUMN_DEFS                                                        \
+  "  o INTEGER NOT NULL, path TEXT, d INTEGER NOT NULL, m INTEGER NOT NULL,\n" \
+  "  N INTEGER NOT NULL, W INTEGER NOT NULL,\n"                                \
+  "  Mg INTEGER NOT NULL, Ng INTEGER NOT NULL, Kg INTEGER NOT NULL,\n"         \
+  "  repeat INTEGER NOT NULL CHECK (repeat >= 0),\n"
+
+/* The CHECK of a run (a table constraint: after every column). */
+#define RUN_CHECK                                                              \
+  "  CHECK ((path IN ('sync', 'tma') AND o >= 1 AND m >= 0 AND N >= 1\n"       \
+  "          AND W >= 1 AND Mg = 0 AND Ng = 0 AND Kg = 0\n"                    \
+  "          AND (path = 'tma') = (d >= 1) AND d >= 0)\n"                      \
+  "      OR (path IS NULL AND o = 0 AND d = 0 AND m = 0 AND N = 0 AND W = 0\n" \
+  "          AND Mg >= 1 AND Ng >= 1 AND Kg >= 1))"
+
+/* A trigger that aborts `event` on `table` when the calibration `cal_expr`
+ * (OLD.x or NEW.x) is frozen. */
+#define FROZEN_GUARD(name, event, table, cal_expr)                          \
+  "CREATE TRIGGER " name " BEFORE " event " ON " table "\n"                 \
+  "WHEN (SELECT state FROM calibrations WHERE id = " cal_expr ") = 'frozen'\n" \
+  "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"
+
+static const char *const migrations[] = {
+  /* 1: the initial schema */
+  "CREATE TABLE devices (\n"
+  "  name TEXT PRIMARY KEY NOT NULL,\n"
+  "  arch TEXT NOT NULL,\n"
+  "  sm_count INTEGER NOT NULL CHECK (sm_count >= 1),\n"
+  "  capacity_blocks INTEGER NOT NULL CHECK (capacity_blocks >= 1),\n"
+  "  block_bytes INTEGER NOT NULL CHECK (block_bytes >= 1),\n"
+  "  created INTEGER NOT NULL\n"
+  ") STRICT;\n"
+  "CREATE TABLE calibrations (\n"
+  "  id INTEGER PRIMARY KEY,\n"
+  "  device TEXT NOT NULL REFERENCES devices (name),\n"
+  "  workload TEXT NOT NULL CHECK (workload IN ('scan', 'gemm')),\n"
+  "  state TEXT NOT NULL CHECK (state IN ('collecting', 'frozen', 'failed')),\n"
+  "  plan TEXT,\n"
+  "  bundle TEXT,\n"
+  "  report TEXT,\n"
+  "  content_hash TEXT,\n"
+  "  created INTEGER NOT NULL,\n"
+  "  frozen_at INTEGER,\n"
+  "  CHECK (state <> 'frozen' OR (bundle IS NOT NULL AND report IS NOT NULL\n"
+  "         AND content_hash IS NOT NULL AND frozen_at IS NOT NULL))\n"
+  ") STRICT;\n"
+  "CREATE INDEX calibrations_by_device ON calibrations (device, state);\n"
+  "CREATE INDEX calibrations_by_hash ON calibrations (device, content_hash);\n"
+  "CREATE TABLE jobs (\n"
+  "  id INTEGER PRIMARY KEY,\n"
+  "  calibration INTEGER NOT NULL REFERENCES calibrations (id),\n"
+  RUN_COLUMN_DEFS
+  "  state TEXT NOT NULL CHECK (state IN ('queued', 'leased', 'done', 'failed')),\n"
+  "  lease_owner TEXT,\n"
+  "  lease_token TEXT,\n"
+  "  lease_expires INTEGER,\n"
+  "  attempts INTEGER NOT NULL DEFAULT 0,\n"
+  "  max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),\n"
+  "  last_error TEXT,\n"
+  "  finished INTEGER,\n"
+  RUN_CHECK ",\n"
+  "  CHECK (attempts >= 0 AND attempts <= max_attempts),\n"
+  "  CHECK (state <> 'leased' OR (lease_token IS NOT NULL\n"
+  "         AND lease_owner IS NOT NULL AND lease_expires IS NOT NULL))\n"
+  ") STRICT;\n"
+  "CREATE INDEX jobs_by_calibration ON jobs (calibration, state);\n"
+  "CREATE INDEX jobs_queued ON jobs (id) WHERE state = 'queued';\n"
+  "CREATE INDEX jobs_leased ON jobs (lease_expires) WHERE state = 'leased';\n"
+  "CREATE TABLE measurements (\n"
+  "  id INTEGER PRIMARY KEY,\n"
+  "  calibration INTEGER NOT NULL REFERENCES calibrations (id),\n"
+  "  job INTEGER UNIQUE REFERENCES jobs (id),\n"
+  RUN_COLUMN_DEFS
+  "  fill_bytes REAL NOT NULL CHECK (fill_bytes >= 0),\n"
+  "  kernel_ns REAL CHECK (kernel_ns IS NULL OR kernel_ns > 0),\n"
+  RUN_CHECK "\n"
+  ") STRICT;\n"
+  "CREATE INDEX measurements_by_calibration ON measurements (calibration, job);\n"
+  "CREATE TABLE agents (\n"
+  "  name TEXT PRIMARY KEY NOT NULL,\n"
+  "  last_seen INTEGER NOT NULL\n"
+  ") STRICT;\n"
+  "CREATE TABLE tokens (\n"
+  "  id INTEGER PRIMARY KEY,\n"
+  "  name TEXT NOT NULL,\n"
+  "  role TEXT NOT NULL CHECK (role IN ('admin', 'agent')),\n"
+  "  hash TEXT NOT NULL UNIQUE CHECK (length(hash) = 64),\n"
+  "  created INTEGER NOT NULL,\n"
+  "  revoked INTEGER\n"
+  ") STRICT;\n"
+  "CREATE TRIGGER calibrations_frozen_update BEFORE UPDATE ON calibrations\n"
+  "WHEN OLD.state = 'frozen'\n"
+  "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"
+  "CREATE TRIGGER calibrations_frozen_delete BEFORE DELETE ON calibrations\n"
+  "WHEN OLD.state = 'frozen'\n"
+  "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"
+  FROZEN_GUARD("measurements_frozen_insert", "INSERT", "measurements", "NEW.calibration")
+  FROZEN_GUARD("measurements_frozen_update", "UPDATE", "measurements", "OLD.calibration")
+  FROZEN_GUARD("measurements_frozen_update_into", "UPDATE", "measurements", "NEW.calibration")
+  FROZEN_GUARD("measurements_frozen_delete", "DELETE", "measurements", "OLD.calibration")
+  FROZEN_GUARD("jobs_frozen_insert", "INSERT", "jobs", "NEW.calibration")
+  FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
+  FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration")
+  FROZEN_GUARD("jobs_frozen_delete", "DELETE", "jobs", "OLD.calibration"),
+};
+
+int store_schema_latest(void)
+{
+  return (int)(sizeof migrations / sizeof migrations[0]);
+}
+
+static pascal_store_status exec(sqlite3 *db, const char *sql, pascal_error *err)
+{
+  int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+  return rc == SQLITE_OK ? PASCAL_STORE_OK : store_sql_error(db, rc, "migration", err);
+}
+
+static pascal_store_status read_version(sqlite3 *db, int *version, pascal_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+  if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    *version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return PASCAL_STORE_OK;
+  }
+  pascal_store_status status = store_sql_error(db, rc, "reading user_version", err);
+  sqlite3_finalize(st);
+  return status;
+}
+
+/* Apply migration number `target` (1-based) unless another connection did. */
+static pascal_store_status apply(sqlite3 *db, int target, pascal_error *err)
+{
+  pascal_store_status status = exec(db, "BEGIN IMMEDIATE", err);
+  if (status)
+    return status;
+  int version = 0;
+  status = read_version(db, &version, err);
+  if (status == PASCAL_STORE_OK && version < target) {
+    status = exec(db, migrations[target - 1], err);
+    if (status == PASCAL_STORE_OK) {
+      char bump[48];
+      snprintf(bump, sizeof bump, "PRAGMA user_version = %d", target);
+      status = exec(db, bump, err);
+    }
+  }
+  if (status == PASCAL_STORE_OK)
+    return exec(db, "COMMIT", err);
+  sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  return status;
+}
+
+pascal_store_status store_migrate(sqlite3 *db, pascal_error *err)
+{
+  int version = 0;
+  pascal_store_status status = read_version(db, &version, err);
+  if (status)
+    return status;
+  if (version > store_schema_latest())
+    return store_fail(err, PASCAL_STORE_IO, "user_version",
+                      "database schema version %d is newer than this pascald "
+                      "knows (%d)", version, store_schema_latest());
+  for (int target = version + 1; target <= store_schema_latest(); target++) {
+    status = apply(db, target, err);
+    if (status)
+      return status;
+  }
+  return PASCAL_STORE_OK;
+}

@@ -1,0 +1,215 @@
+/*
+ * test_plan_json.c - pascal-plan/1 through the codec: decoding of key and
+ * grid plans (defaults, counts), canonical re-encoding and round trip, every
+ * malformed-plan rule naming its field, and the strict parser (duplicate
+ * keys, nesting depth, invalid numbers).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "pascal_codec.h"
+
+static pascal_status decode_text(const char *text, pascal_plan *plan, pascal_error *err)
+{
+  json_t *doc = NULL;
+  pascal_status st = pascal_codec_parse(text, strlen(text), &doc, err);
+  if (!st)
+    st = pascal_codec_plan_decode(doc, plan, err);
+  json_decref(doc);
+  return st;
+}
+
+static void test_keys_plan(void)
+{
+  const char *text =
+      "{\"format\":\"pascal-plan/1\",\"workload\":\"scan\",\"sizes\":[4096,2048],"
+      "\"horizons\":[1,4],\"repeats\":2,\"note\":\"extra keys are fine\","
+      "\"keys\":[{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8},{\"o\":2,\"path\":\"sync\",\"m\":3}]}";
+  pascal_plan p, q;
+  pascal_plan_init(&p);
+  pascal_plan_init(&q);
+  CHECK_INT(decode_text(text, &p, NULL), PASCAL_OK);
+  CHECK_INT(p.n_keys, 2);
+  CHECK_INT(p.keys[1].d, 0);
+  CHECK_INT(p.keys[1].path, PASCAL_PLAN_SYNC);
+  CHECK_INT(pascal_plan_run_count(&p), 2 * 2 * 2 * 2);
+  CHECK_INT(p.sizes[0], 4096); /* plan order is kept */
+
+  json_t *doc = NULL;
+  CHECK_INT(pascal_codec_plan_encode(&p, &doc, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_plan_decode(doc, &q, NULL), PASCAL_OK);
+  CHECK(q.n_keys == p.n_keys && memcmp(q.keys, p.keys, p.n_keys * sizeof *p.keys) == 0);
+  CHECK(q.n_sizes == 2 && q.sizes[1] == 2048 && q.n_horizons == 2 && q.repeats == 2);
+  /* canonical form: explicit keys, d written for sync */
+  CHECK(json_integer_value(json_object_get(json_array_get(json_object_get(doc, "keys"), 1),
+                                           "d")) == 0);
+  json_decref(doc);
+
+  pascal_plan_run run;
+  CHECK_INT(pascal_plan_run_get(&p, 0, &run, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_plan_run_encode(&run, &doc, NULL), PASCAL_OK);
+  char *s = pascal_codec_dump(doc, 0);
+  CHECK(strcmp(s, "{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":4096,\"W\":1,\"repeat\":0}") == 0);
+  free(s);
+  json_decref(doc);
+  pascal_plan_free(&p);
+  pascal_plan_free(&q);
+}
+
+static void test_grid_plan(void)
+{
+  const char *text =
+      "{\"format\":\"pascal-plan/1\",\"workload\":\"scan\",\"sizes\":[2048,3072],"
+      "\"grid\":{\"o\":[1,2],\"path\":[\"sync\",\"tma\"],\"d\":[2,3,4],\"m\":[0,1,2,0]}}";
+  pascal_plan p;
+  pascal_plan_init(&p);
+  CHECK_INT(decode_text(text, &p, NULL), PASCAL_OK);
+  /* 2 o x (1 sync + 3 tma depths) x 3 distinct m = 24 keys; default
+   * horizons 1,4,16,64; 2 sizes: 24 x 2 x 4 = 192 runs */
+  CHECK_INT(p.n_keys, 24);
+  CHECK_INT(p.n_horizons, 4);
+  CHECK(p.horizons[0] == 1 && p.horizons[3] == 64);
+  CHECK_INT(p.repeats, 1);
+  CHECK_INT(pascal_plan_run_count(&p), 192);
+  size_t sync_rows = 0;
+  for (size_t i = 0; i < p.n_keys; i++)
+    if (p.keys[i].path == PASCAL_PLAN_SYNC) {
+      sync_rows++;
+      CHECK_INT(p.keys[i].d, 0);
+    }
+  CHECK_INT(sync_rows, 6);
+  pascal_plan_free(&p);
+
+  const char *gemm = "{\"format\":\"pascal-plan/1\",\"workload\":\"gemm\",\"repeats\":3,"
+                     "\"shapes\":[{\"Mg\":1280,\"Ng\":896,\"Kg\":2560}]}";
+  CHECK_INT(decode_text(gemm, &p, NULL), PASCAL_OK);
+  CHECK_INT(pascal_plan_run_count(&p), 3);
+  json_t *doc = NULL;
+  CHECK_INT(pascal_codec_plan_encode(&p, &doc, NULL), PASCAL_OK);
+  CHECK(json_object_get(doc, "sizes") == NULL && json_object_get(doc, "shapes") != NULL);
+  json_decref(doc);
+  pascal_plan_free(&p);
+}
+
+static void expect_error(const char *text, pascal_status status, const char *field)
+{
+  pascal_plan p;
+  pascal_error err;
+  pascal_plan_init(&p);
+  pascal_error_clear(&err);
+  pascal_status st = decode_text(text, &p, &err);
+  CHECK_INT(st, status);
+  if (strcmp(err.field, field) != 0)
+    fprintf(stderr, "  %s\n  -> field '%s' (%s), wanted '%s'\n", text, err.field, err.message,
+            field);
+  CHECK(strcmp(err.field, field) == 0);
+  CHECK(err.message[0] != '\0' && strchr(err.message, '\n') == NULL);
+  CHECK(p.keys == NULL && p.sizes == NULL); /* nothing leaks out on failure */
+}
+
+#define SCAN "\"format\":\"pascal-plan/1\",\"workload\":\"scan\","
+#define KEY "{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8}"
+
+static void test_errors(void)
+{
+  expect_error("[1,2]", PASCAL_EFORMAT, "plan");
+  expect_error("{\"format\":\"pascal-plan/2\",\"workload\":\"scan\"}", PASCAL_EFORMAT, "format");
+  expect_error("{\"workload\":\"scan\"}", PASCAL_EFORMAT, "format");
+  expect_error("{\"format\":\"pascal-plan/1\"}", PASCAL_EFORMAT, "workload");
+  expect_error("{\"format\":\"pascal-plan/1\",\"workload\":\"conv\"}", PASCAL_EINVAL, "workload");
+  expect_error("{" SCAN "\"keys\":[" KEY "]}", PASCAL_EFORMAT, "sizes");
+  expect_error("{" SCAN "\"sizes\":[1,\"2\"],\"keys\":[" KEY "]}", PASCAL_EFORMAT, "sizes[1]");
+  expect_error("{" SCAN "\"sizes\":[-4],\"keys\":[" KEY "]}", PASCAL_EINVAL, "sizes[0]");
+  expect_error("{" SCAN "\"sizes\":[4.5],\"keys\":[" KEY "]}", PASCAL_EFORMAT, "sizes[0]");
+  expect_error("{" SCAN "\"sizes\":[8,8],\"keys\":[" KEY "]}", PASCAL_EINVAL, "sizes[1]");
+  expect_error("{" SCAN "\"sizes\":[],\"keys\":[" KEY "]}", PASCAL_EINVAL, "sizes");
+  expect_error("{" SCAN "\"sizes\":[8],\"horizons\":[0],\"keys\":[" KEY "]}", PASCAL_EINVAL,
+               "horizons[0]");
+  expect_error("{" SCAN "\"sizes\":[8]}", PASCAL_EFORMAT, "keys");
+  expect_error("{" SCAN "\"sizes\":[8],\"keys\":{}}", PASCAL_EFORMAT, "keys");
+  expect_error("{" SCAN "\"sizes\":[8],\"keys\":[" KEY "],\"grid\":{}}", PASCAL_EFORMAT, "grid");
+  expect_error("{" SCAN "\"sizes\":[8],\"keys\":[" KEY "," KEY "]}", PASCAL_EINVAL, "keys[1]");
+  expect_error("{" SCAN "\"sizes\":[8],\"keys\":[{\"o\":1,\"path\":\"dma\",\"d\":4,\"m\":8}]}",
+               PASCAL_EINVAL, "keys[0].path");
+  expect_error("{" SCAN "\"sizes\":[8],\"keys\":[{\"o\":1,\"path\":\"tma\",\"m\":8}]}",
+               PASCAL_EFORMAT, "keys[0].d");
+  expect_error("{" SCAN "\"sizes\":[8],\"keys\":[{\"o\":1,\"path\":\"sync\",\"d\":3,\"m\":8}]}",
+               PASCAL_EINVAL, "keys[0].d");
+  expect_error("{" SCAN "\"sizes\":[8],\"keys\":[{\"o\":0,\"path\":\"sync\",\"m\":8}]}",
+               PASCAL_EINVAL, "keys[0].o");
+  expect_error("{" SCAN "\"sizes\":[8],\"keys\":[{\"o\":1,\"path\":\"sync\"}]}", PASCAL_EFORMAT,
+               "keys[0].m");
+  expect_error("{" SCAN "\"sizes\":[8],\"keys\":[7]}", PASCAL_EFORMAT, "keys[0]");
+  expect_error("{" SCAN "\"sizes\":[8],\"repeats\":0,\"keys\":[" KEY "]}", PASCAL_EINVAL,
+               "repeats");
+  expect_error("{" SCAN "\"sizes\":[8],\"repeats\":1.0,\"keys\":[" KEY "]}", PASCAL_EFORMAT,
+               "repeats");
+  expect_error("{" SCAN "\"sizes\":[8],\"grid\":{\"o\":[1],\"path\":[\"tma\"],\"m\":[1]}}",
+               PASCAL_EINVAL, "grid.d");
+  expect_error("{" SCAN "\"sizes\":[8],\"grid\":{\"o\":[1],\"path\":[\"x\"],\"m\":[1]}}",
+               PASCAL_EINVAL, "grid.path[0]");
+  expect_error("{" SCAN "\"sizes\":[8],\"grid\":{\"path\":[\"sync\"],\"m\":[1]}}",
+               PASCAL_EFORMAT, "grid.o");
+  expect_error("{" SCAN "\"sizes\":[8],\"shapes\":[],\"keys\":[" KEY "]}", PASCAL_EFORMAT,
+               "shapes");
+  expect_error("{\"format\":\"pascal-plan/1\",\"workload\":\"gemm\",\"sizes\":[8],"
+               "\"shapes\":[{\"Mg\":128,\"Ng\":128,\"Kg\":64}]}",
+               PASCAL_EFORMAT, "sizes");
+  expect_error("{\"format\":\"pascal-plan/1\",\"workload\":\"gemm\","
+               "\"shapes\":[{\"Mg\":128,\"Ng\":128}]}",
+               PASCAL_EFORMAT, "shapes[0].Kg");
+  expect_error("{\"format\":\"pascal-plan/1\",\"workload\":\"gemm\","
+               "\"shapes\":[{\"Mg\":128,\"Ng\":128,\"Kg\":64},{\"Mg\":128,\"Ng\":128,\"Kg\":64}]}",
+               PASCAL_EINVAL, "shapes[1]");
+  /* the parser itself */
+  expect_error("{" SCAN "\"sizes\":[8],\"sizes\":[9],\"keys\":[" KEY "]}", PASCAL_EFORMAT,
+               "document");
+  expect_error("{" SCAN "\"sizes\":[NaN],\"keys\":[" KEY "]}", PASCAL_EFORMAT, "document");
+  expect_error("{" SCAN "\"sizes\":[1e999],\"keys\":[" KEY "]}", PASCAL_EFORMAT, "document");
+  expect_error("{" SCAN, PASCAL_EFORMAT, "document");
+}
+
+static void test_depth(void)
+{
+  char deep[200];
+  json_t *doc = NULL;
+  pascal_error err;
+  /* PASCAL_CODEC_MAX_DEPTH levels parse, one more is refused */
+  for (unsigned extra = 0; extra < 2; extra++) {
+    size_t n = PASCAL_CODEC_MAX_DEPTH + extra, k = 0;
+    for (size_t i = 0; i < n; i++)
+      deep[k++] = '[';
+    for (size_t i = 0; i < n; i++)
+      deep[k++] = ']';
+    pascal_status st = pascal_codec_parse(deep, k, &doc, &err);
+    CHECK_INT(st, extra ? PASCAL_EFORMAT : PASCAL_OK);
+    if (!st)
+      json_decref(doc);
+    else
+      CHECK(strcmp(err.field, "document") == 0);
+  }
+  /* brackets inside strings do not count */
+  const char *s = "{\"a\":\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\\"[[\"}";
+  CHECK_INT(pascal_codec_parse(s, strlen(s), &doc, NULL), PASCAL_OK);
+  json_decref(doc);
+}
+
+static void test_file_errors(void)
+{
+  json_t *doc = NULL;
+  pascal_error err;
+  CHECK_INT(pascal_codec_load_file("/nonexistent/plan.json", &doc, &err), PASCAL_ENOTFOUND);
+  CHECK(strcmp(err.field, "file") == 0);
+}
+
+int main(void)
+{
+  test_keys_plan();
+  test_grid_plan();
+  test_errors();
+  test_depth();
+  test_file_errors();
+  return check_summary();
+}

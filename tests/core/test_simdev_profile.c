@@ -1,0 +1,165 @@
+/*
+ * test_simdev_profile.c - the sim device profile: the shipped
+ * deploy/profiles/gb10-like.profile equals the built-in default, keys
+ * override defaults, and every error path of the strict parser (unknown and
+ * duplicate keys, malformed lines, bad numbers, out-of-domain values, bad
+ * names, long lines, NUL bytes, missing file) names the key or line.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "pascal/simdev.h"
+
+static int profiles_equal(const pascal_simdev_profile *a, const pascal_simdev_profile *b) {
+  return strcmp(a->name, b->name) == 0 && strcmp(a->arch, b->arch) == 0 &&
+         a->sm_count == b->sm_count && a->capacity_blocks == b->capacity_blocks &&
+         a->block_bytes == b->block_bytes && a->l2_bytes == b->l2_bytes && a->seed == b->seed &&
+         a->priming_extra == b->priming_extra && a->hop_ns == b->hop_ns &&
+         a->sm_read_gbps == b->sm_read_gbps && a->sm_read_spread == b->sm_read_spread &&
+         a->dram_gbps == b->dram_gbps && a->dram_latency_ns == b->dram_latency_ns &&
+         a->consume_ns == b->consume_ns && a->compute_ns == b->compute_ns &&
+         a->tail_ns[0] == b->tail_ns[0] && a->tail_ns[1] == b->tail_ns[1] &&
+         a->tail_ns[2] == b->tail_ns[2] && a->sync_issue_ns == b->sync_issue_ns &&
+         a->tma_issue_ns == b->tma_issue_ns && a->cta_sync_ns == b->cta_sync_ns &&
+         a->grid_barrier_ns == b->grid_barrier_ns && a->launch_ns == b->launch_ns &&
+         a->start_jitter_ns == b->start_jitter_ns && a->service_jitter == b->service_jitter;
+}
+
+static void test_shipped_profile(void) {
+  /* this file is <repo>/tests/core/test_simdev_profile.c */
+  char path[4096];
+  const char *me = __FILE__, *cut = strstr(me, "tests/core/");
+  CHECK(cut != NULL);
+  if (!cut) return;
+  snprintf(path, sizeof path, "%.*sdeploy/profiles/gb10-like.profile", (int)(cut - me), me);
+  pascal_simdev_profile got, want;
+  pascal_error err;
+  pascal_status st = pascal_simdev_profile_load(path, &got, &err);
+  if (st != PASCAL_OK) fprintf(stderr, "%s: %s\n", path, err.message);
+  CHECK_INT(st, PASCAL_OK);
+  pascal_simdev_profile_default(&want);
+  CHECK(profiles_equal(&got, &want));
+  /* every key is written out in the shipped file (docs list them all) */
+  FILE *f = fopen(path, "rb");
+  CHECK(f != NULL);
+  if (!f) return;
+  char text[8192];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  static const char *keys[] = {"name", "arch", "sm_count", "capacity_blocks", "block_bytes",
+                               "l2_bytes", "seed", "priming", "hop_ns", "sm_read_gbps",
+                               "sm_read_spread", "dram_gbps", "dram_latency_ns", "consume_ns",
+                               "compute_ns", "tail0_ns", "tail1_ns", "tail2_ns", "sync_issue_ns",
+                               "tma_issue_ns", "cta_sync_ns", "grid_barrier_ns", "launch_ns",
+                               "start_jitter_ns", "service_jitter"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    char needle[64];
+    snprintf(needle, sizeof needle, "\n%s = ", keys[i]);
+    if (!strstr(text, needle)) fprintf(stderr, "missing key %s\n", keys[i]);
+    CHECK(strstr(text, needle) != NULL);
+  }
+}
+
+static void test_overrides(void) {
+  const char *text = "# comment only\n\n  sm_count = 20 # Thor\r\ncapacity_blocks=2048\n"
+                     "priming = d\nname = thor-like\nservice_jitter = 0\nseed = 18446744073709551615\n"
+                     "hop_ns = 1.5e2";
+  pascal_simdev_profile p;
+  pascal_error err;
+  CHECK_INT(pascal_simdev_profile_parse(text, strlen(text), &p, &err), PASCAL_OK);
+  CHECK_INT(p.sm_count, 20);
+  CHECK_INT(p.capacity_blocks, 2048);
+  CHECK_INT(p.priming_extra, 1);
+  CHECK(strcmp(p.name, "thor-like") == 0);
+  CHECK_NEAR(p.service_jitter, 0.0, 0.0);
+  CHECK(p.seed == UINT64_MAX);
+  CHECK_NEAR(p.hop_ns, 150.0, 0.0);
+  /* untouched keys keep the default */
+  pascal_simdev_profile d;
+  pascal_simdev_profile_default(&d);
+  CHECK_NEAR(p.dram_gbps, d.dram_gbps, 0.0);
+  /* empty text: the default; length bounds the text (no NUL needed) */
+  CHECK_INT(pascal_simdev_profile_parse("", 0, &p, &err), PASCAL_OK);
+  CHECK(profiles_equal(&p, &d));
+  CHECK_INT(pascal_simdev_profile_parse("sm_count = 7junk", 12, &p, &err), PASCAL_OK);
+  CHECK_INT(p.sm_count, 7);
+}
+
+/* Parsing `text` fails with `status`, naming `field`, the message holding
+ * `in_message`; the output is left untouched. */
+static void expect_error(const char *text, pascal_status status, const char *field,
+                         const char *in_message) {
+  pascal_simdev_profile p;
+  pascal_simdev_profile_default(&p);
+  p.sm_count = 12345;
+  pascal_error err;
+  pascal_status st = pascal_simdev_profile_parse(text, strlen(text), &p, &err);
+  CHECK_INT(st, status);
+  CHECK_INT(p.sm_count, 12345);
+  if (strcmp(err.field, field) != 0 || !strstr(err.message, in_message)) {
+    fprintf(stderr, "text %s: field '%s' message '%s'\n", text, err.field, err.message);
+    CHECK(!"error names the field and line");
+  }
+}
+
+static void test_errors(void) {
+  expect_error("sm_count = 48\nwarp_size = 32\n", PASCAL_EFORMAT, "warp_size",
+               "line 2: unknown key 'warp_size'");
+  expect_error("seed = 1\n\nseed = 2\n", PASCAL_EFORMAT, "seed", "line 3: duplicate key");
+  expect_error("# c\nsm_count 48\n", PASCAL_EFORMAT, "line 2", "line 2: expected");
+  expect_error(" = 4\n", PASCAL_EFORMAT, "line 1", "missing key");
+  expect_error("sm_count =\n", PASCAL_EFORMAT, "sm_count", "line 1");
+  expect_error("sm_count = 4x\n", PASCAL_EFORMAT, "sm_count", "got '4x'");
+  expect_error("sm_count = -4\n", PASCAL_EFORMAT, "sm_count", "line 1");
+  expect_error("sm_count = 0\n", PASCAL_EFORMAT, "sm_count", "[1, 4096]");
+  expect_error("sm_count = 99999999999\n", PASCAL_EFORMAT, "sm_count", "line 1");
+  expect_error("sm_count = 4.5\n", PASCAL_EFORMAT, "sm_count", "line 1");
+  expect_error("seed = 18446744073709551616\n", PASCAL_EFORMAT, "seed", "line 1");
+  expect_error("hop_ns = -1\n", PASCAL_EFORMAT, "hop_ns", ">= 0");
+  expect_error("hop_ns = nan\n", PASCAL_EFORMAT, "hop_ns", "line 1");
+  expect_error("hop_ns = inf\n", PASCAL_EFORMAT, "hop_ns", "line 1");
+  expect_error("hop_ns = 1e999\n", PASCAL_EFORMAT, "hop_ns", "line 1");
+  expect_error("hop_ns = 3 4\n", PASCAL_EFORMAT, "hop_ns", "line 1");
+  expect_error("dram_gbps = 0\n", PASCAL_EFORMAT, "dram_gbps", "line 1");
+  expect_error("service_jitter = 1\n", PASCAL_EFORMAT, "service_jitter", "[0, 1)");
+  expect_error("sm_read_spread = 0.5\n", PASCAL_EFORMAT, "sm_read_spread", "line 1");
+  expect_error("priming = d+1\n", PASCAL_EFORMAT, "priming", "d-1 or d");
+  expect_error("name = two words\n", PASCAL_EFORMAT, "name", "line 1");
+  expect_error("arch = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", PASCAL_EFORMAT, "arch", "line 1");
+  char longline[700];
+  memset(longline, ' ', sizeof longline);
+  memcpy(longline, "# x", 3);
+  longline[sizeof longline - 1] = '\0';
+  expect_error(longline, PASCAL_EFORMAT, "line 1", "longer than");
+  /* NUL inside the given length */
+  pascal_simdev_profile p;
+  pascal_error err;
+  CHECK_INT(pascal_simdev_profile_parse("seed = 1\nx\0y\n", 12, &p, &err), PASCAL_EFORMAT);
+  CHECK(strcmp(err.field, "line 2") == 0);
+  CHECK_INT(pascal_simdev_profile_parse(NULL, 3, &p, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_simdev_profile_parse("", 0, NULL, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_simdev_profile_load("/nonexistent/dir/x.profile", &p, &err), PASCAL_ENOTFOUND);
+  CHECK(strcmp(err.field, "profile") == 0);
+  CHECK(strstr(err.message, "/nonexistent/dir/x.profile") != NULL);
+  /* validation of a struct built in code */
+  pascal_simdev_profile v;
+  pascal_simdev_profile_default(&v);
+  CHECK_INT(pascal_simdev_profile_validate(&v, &err), PASCAL_OK);
+  v.capacity_blocks = 0;
+  CHECK_INT(pascal_simdev_profile_validate(&v, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "capacity_blocks") == 0);
+  pascal_simdev_profile_default(&v);
+  v.name[0] = '\0';
+  CHECK_INT(pascal_simdev_profile_validate(&v, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "name") == 0);
+  CHECK_INT(pascal_simdev_profile_validate(NULL, &err), PASCAL_EINVAL);
+}
+
+int main(void) {
+  test_shipped_profile();
+  test_overrides();
+  test_errors();
+  return check_summary();
+}

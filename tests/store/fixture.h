@@ -1,0 +1,39 @@
+/*
+ * fixture.h - shared setup for the store tests: a fresh database in its own
+ * temporary directory, a device, small scan plans, and raw SQL access to the
+ * same file (to check what the schema itself enforces).
+ */
+#ifndef PASCAL_STORE_FIXTURE_H
+#define PASCAL_STORE_FIXTURE_H
+
+#include <sqlite3.h>
+
+#include "pascal_store.h"
+
+typedef struct fixture {
+  char dir[256];  /* temporary directory, removed by fixture_done */
+  char path[300]; /* dir/pascal.db */
+  pascal_store *s;
+} fixture;
+
+/* Create the directory and open the store (aborts the test on failure). */
+void fixture_open(fixture *f);
+/* Close the store, delete the database files and the directory. */
+void fixture_done(fixture *f);
+
+/* The test device "gb10" (sm 48, C 1280, 16 KiB blocks). */
+pascal_store_device fixture_device(void);
+/* Scan run i of a small plan: o = 1 + i % 2, sync/tma alternating, N = 64 * (i + 1). */
+pascal_store_run fixture_scan_run(unsigned i);
+/* Register gb10 and create a scan calibration of n runs; returns its id. */
+int64_t fixture_calibration(fixture *f, unsigned n, uint32_t max_attempts);
+/* A lease token made of `c` repeated 32 times ("aaaa..."), in buf[33]. */
+const char *fixture_token(char *buf, char c);
+
+/* Execute SQL on a second, raw connection to the same file; returns the
+ * sqlite3 result code (SQLITE_OK or the error). */
+int fixture_sql(const fixture *f, const char *sql);
+/* The single integer result of a query on a raw connection (-1 on error). */
+long long fixture_sql_int(const fixture *f, const char *sql);
+
+#endif
