@@ -36,6 +36,7 @@ static const opt_spec OPTIONS[] = {
   {"backoff-base", OPT_SECONDS, AT(backoff_base_s), 0, 0},
   {"backoff-cap", OPT_SECONDS, AT(backoff_cap_s), 0, 0},
   {"poll", OPT_SECONDS, AT(poll_s), 0, 0},
+  {"probe", OPT_FLAG, AT(probe), 0, 0},
 };
 
 static const char USAGE[] =
@@ -49,7 +50,8 @@ static const char USAGE[] =
   "                      an admin token also registers the device\n"
   "  --device NAME       device name at the server ([A-Za-z0-9._-], <= 63 chars)\n"
   "  --backend sim|cuda  measurement backend\n"
-  "  --profile FILE      backend profile (sim: device profile file)\n"
+  "  --profile FILE      backend profile (sim: device profile file;\n"
+  "                      cuda: device index, default 0)\n"
   "  --name AGENT        agent name shown by the server (default HOST-PID)\n"
   "  --concurrency N     jobs run at once, 1..64 (default 1)\n"
   "  --until-idle        exit 0 once no job is left for the device\n"
@@ -57,6 +59,8 @@ static const char USAGE[] =
   "  --backoff-base S    first retry delay in seconds (default 0.5)\n"
   "  --backoff-cap S     largest retry delay in seconds (default 30)\n"
   "  --poll S            wait between claims when idle, seconds (default 2)\n"
+  "  --probe             with --backend cuda: print the GPU's constants and its\n"
+  "                      capacity scan, then exit (needs no server or token)\n"
   "  --help              this text\n"
   "\n"
   "Exit codes: 0 ok, 1 internal failure, 2 usage, 3 token refused (401/403),\n"
@@ -196,12 +200,18 @@ agent_args_result agent_args_parse(int argc, char *const argv[], agent_args *out
       return AGENT_ARGS_ERROR;
   }
   static const struct { size_t offset; const char *name; } required[] = {
-    {AT(server), "--server"}, {AT(device), "--device"}, {AT(backend), "--backend"}};
-  for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+    {AT(backend), "--backend"}, {AT(server), "--server"}, {AT(device), "--device"}};
+  /* --probe talks to the GPU only: just the backend is required. */
+  size_t n_required = a.probe ? 1 : sizeof required / sizeof required[0];
+  for (size_t i = 0; i < n_required; i++) {
     if (*(const char *const *)(const void *)((const char *)&a + required[i].offset) == NULL) {
       fail(msg, msglen, "%s is required (see --help)%s", required[i].name, "");
       return AGENT_ARGS_ERROR;
     }
+  }
+  if (a.probe && strcmp(a.backend, "cuda") != 0) {
+    snprintf(msg, msglen, "--probe needs --backend cuda (the sim's constants are in its profile)");
+    return AGENT_ARGS_ERROR;
   }
   if (a.backoff_cap_s < a.backoff_base_s) {
     snprintf(msg, msglen, "--backoff-cap (%g s) must not be below --backoff-base (%g s)",

@@ -21,6 +21,7 @@ typedef struct agent_args {
   double backoff_base_s;  /* first retry delay (before jitter), > 0 */
   double backoff_cap_s;   /* largest retry delay, >= backoff_base_s */
   double poll_s;          /* wait between claims when no job is queued, > 0 */
+  int probe;              /* --probe: describe the cuda device and exit (no server) */
 } agent_args;
 
 typedef enum agent_args_result {

@@ -18,10 +18,16 @@
 #include "device.h"
 #include "exitcode.h"
 #include "worker.h"
+#ifdef PASCAL_AGENT_HAVE_CUDA
+#include "cuda_probe.h"
+#endif
 
 /* SIGTERM/SIGINT received so far (the one piece of global state: a signal
  * handler has nowhere else to write). */
 static volatile sig_atomic_t signals_received;
+
+#define NO_CUDA "this pascal-agent was built without CUDA (no toolkit at build time); " \
+                "use --backend sim or rebuild with -DPASCAL_WITH_CUDA=ON"
 
 static void on_signal(int sig)
 {
@@ -49,6 +55,27 @@ static const pascal_backend_ops *pick_backend(const char *name)
   if (strcmp(name, "sim") == 0)
     return &pascal_backend_sim_ops;
   return pascal_backend_cuda_ops();
+}
+
+/* --probe: the cuda backend's device report and capacity scan (docs/gpu.md). */
+static int probe_cuda(void)
+{
+#ifdef PASCAL_AGENT_HAVE_CUDA
+  pascal_backend_device dev;
+  pascal_error err;
+  pascal_error_clear(&err);
+  if (pascal_cuda_probe(stdout, 0, 0, &dev, &err) != PASCAL_OK) {
+    fprintf(stderr, "pascal-agent: --probe: %s%s%s\n", err.message, err.field[0] ? " - field " : "",
+            err.field);
+    return AGENT_EXIT_BACKEND;
+  }
+  printf("register as: {\"arch\":\"%s\",\"sm_count\":%u,\"capacity_blocks\":%u,\"block_bytes\":%u}\n",
+         dev.arch, dev.sm_count, dev.capacity_blocks, dev.block_bytes);
+  return AGENT_EXIT_OK;
+#else
+  fprintf(stderr, "pascal-agent: --probe: %s\n", NO_CUDA);
+  return AGENT_EXIT_BACKEND;
+#endif
 }
 
 /* Open the backend once to learn what the device is. */
@@ -136,6 +163,8 @@ int main(int argc, char **argv)
   case AGENT_ARGS_OK:
     break;
   }
+  if (args.probe)
+    return probe_cuda();
   agent_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
   ctx.args = &args;
@@ -146,9 +175,7 @@ int main(int argc, char **argv)
   }
   ctx.ops = pick_backend(args.backend);
   if (!ctx.ops) {
-    fprintf(stderr, "pascal-agent: --backend cuda: this pascal-agent was built without CUDA "
-                    "(no toolkit at build time); use --backend sim or rebuild with "
-                    "-DPASCAL_WITH_CUDA=ON\n");
+    fprintf(stderr, "pascal-agent: --backend cuda: %s\n", NO_CUDA);
     return AGENT_EXIT_BACKEND;
   }
   char default_name[80];

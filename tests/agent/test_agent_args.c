@@ -47,6 +47,11 @@ static void test_defaults_and_forms(void)
   CHECK_NEAR(a.backoff_cap_s, 2.0, 0);
   CHECK_NEAR(a.poll_s, 0.2, 0);
 
+  /* --probe needs only the (cuda) backend: no server, device or token */
+  CHECK_INT(PARSE(&a, msg, "--probe", "--backend", "cuda"), AGENT_ARGS_OK);
+  CHECK_INT(a.probe, 1);
+  CHECK(a.server == NULL && a.device == NULL);
+
   CHECK_INT(PARSE(&a, msg, "--help"), AGENT_ARGS_HELP);
   CHECK(strstr(agent_args_usage(), "--until-idle") != NULL);
 }
@@ -79,6 +84,8 @@ static void test_rejections(void)
     {ARGC("--profile"), ARGV("--profile"), "--profile"},
     {ARGC("--frobnicate"), ARGV("--frobnicate"), "--frobnicate"},
     {ARGC("stray"), ARGV("stray"), "stray"},
+    {ARGC("--probe", "--backend", "sim"), ARGV("--probe", "--backend", "sim"), "--probe needs --backend cuda"},
+    {ARGC("--probe"), ARGV("--probe"), "--backend"},
     {ARGC("--token", "secret"), ARGV("--token", "secret"), "--token-file"},
     {ARGC("--token=secret"), ARGV("--token=secret"), "PASCAL_TOKEN"},
   };
