@@ -17,12 +17,13 @@ void agent_client_free(agent_client *c)
 }
 
 void agent_client_call(agent_client *c, const char *what, const char *method, const char *path,
-                       json_t *body, agent_reply *out)
+                       json_t *body, int give_up_level, agent_reply *out)
 {
   const agent_args *a = c->ctx->args;
   for (unsigned attempt = 0;; attempt++) {
     agent_http_call(&c->http, method, path, body, out);
-    if (!agent_reply_retryable(out) || attempt >= a->retries || agent_stop_level(c->ctx) >= 2)
+    if (!agent_reply_retryable(out) || attempt >= a->retries ||
+        agent_stop_level(c->ctx) >= give_up_level)
       return;
     double delay = agent_backoff_delay(attempt, a->backoff_base_s, a->backoff_cap_s,
                                        agent_rng_uniform(&c->rng));
@@ -30,7 +31,7 @@ void agent_client_call(agent_client *c, const char *what, const char *method, co
                  out->status ? "server error " : "server unreachable: ", out->reason,
                  attempt + 1, a->retries, delay);
     agent_reply_free(out);
-    agent_sleep(c->ctx, delay, 2);
+    agent_sleep(c->ctx, delay, give_up_level);
   }
 }
 
@@ -38,6 +39,11 @@ int agent_client_fatal(agent_client *c, const char *what, const agent_reply *r, 
 {
   agent_ui *ui = &c->ctx->ui;
   const char *server = c->ctx->args->server;
+  if (agent_reply_retryable(r) && agent_stop_level(c->ctx) > 0) {
+    /* retries were cut short because the agent is stopping: not a failure */
+    agent_ui_log(ui, "%s: server unreachable (%s); stopping as asked", what, r->reason);
+    return AGENT_EXIT_OK;
+  }
   if (agent_reply_retryable(r)) {
     agent_ui_log(ui, "%s: server %s unreachable after %u retries (%s%s)", what, server,
                  c->ctx->args->retries, r->status ? "last answer: " : "", r->reason);

@@ -42,7 +42,7 @@ static int check_registered(agent_client *c, json_t *want)
   char path[128];
   snprintf(path, sizeof path, "/v1/devices/%s", name);
   agent_reply r;
-  agent_client_call(c, "device lookup", "GET", path, NULL, &r);
+  agent_client_call(c, "device lookup", "GET", path, NULL, 1, &r);
   int rc = AGENT_EXIT_OK;
   char why[256];
   if (r.status != 200) {
@@ -66,7 +66,7 @@ int agent_device_ensure(agent_client *c, const pascal_backend_device *dev)
     return AGENT_EXIT_FAILURE;
   }
   agent_reply r;
-  agent_client_call(c, "device registration", "POST", "/v1/devices", body, &r);
+  agent_client_call(c, "device registration", "POST", "/v1/devices", body, 1, &r);
   int rc = AGENT_EXIT_OK;
   if (r.status == 201 || r.status == 200) {
     agent_ui_log(&c->ctx->ui, "device '%s' %s (arch %s, %u SMs, C = %u blocks of %u bytes)",

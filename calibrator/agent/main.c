@@ -41,6 +41,7 @@ static int install_signals(void)
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART; /* libcurl's reads and writes just carry on */
   sigemptyset(&sa.sa_mask);
   struct sigaction ign;
   memset(&ign, 0, sizeof ign);

@@ -204,7 +204,7 @@ static int post_outcome(worker *w, const agent_job *job, const char *verb, json_
     return -1;
   }
   agent_reply r;
-  agent_client_call(&w->client, what, "POST", path, body, &r);
+  agent_client_call(&w->client, what, "POST", path, body, 2, &r);
   json_decref(body);
   int rc = 0;
   long done, total;
@@ -283,7 +283,7 @@ static int claim(worker *w, agent_job *job, int *idle_logged)
     return -1;
   }
   agent_reply r;
-  agent_client_call(&w->client, "claim", "POST", "/v1/jobs/claim", body, &r);
+  agent_client_call(&w->client, "claim", "POST", "/v1/jobs/claim", body, 1, &r);
   json_decref(body);
   int rc = -1;
   long done, total;
