@@ -214,8 +214,8 @@ static int post_outcome(worker *w, const agent_job *job, const char *verb, json_
     else
       agent_ui_log(&w->ctx->ui, "%s", event);
   } else if (r.status == 409) {
-    agent_ui_log(&w->ctx->ui, "%s refused (%s): the lease was lost and the server requeued the job",
-                 what, r.reason);
+    agent_ui_log(&w->ctx->ui, "%s refused (%s): the job is no longer this agent's (lease lost, "
+                 "requeued or done elsewhere)", what, r.reason);
     rc = 1;
   } else {
     agent_fatal(w->ctx, agent_client_fatal(&w->client, what, &r, 0));
