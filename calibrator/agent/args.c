@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +70,14 @@ static const char USAGE[] =
 
 const char *agent_args_usage(void) { return USAGE; }
 
-static int fail(char *msg, size_t msglen, const char *fmt, const char *a, const char *b)
+/* Write the one-line reason into msg; returns -1 for `return fail(...)`. */
+static int fail(char *msg, size_t msglen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *msg, size_t msglen, const char *fmt, ...)
 {
-  snprintf(msg, msglen, fmt, a, b);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, msglen, fmt, ap);
+  va_end(ap);
   return -1;
 }
 
@@ -109,7 +115,7 @@ static int store_value(const opt_spec *o, const char *v, agent_args *out, char *
   }
   case OPT_TEXT:
     if (*v == '\0')
-      return fail(msg, msglen, "--%s: empty value%s", o->name, "");
+      return fail(msg, msglen, "--%s: empty value", o->name);
     break;
   case OPT_NAME:
     if (!name_ok(v))
@@ -124,8 +130,7 @@ static int store_value(const opt_spec *o, const char *v, agent_args *out, char *
     errno = 0;
     unsigned long x = strtoul(v, &end, 10);
     if (errno != 0 || end == v || *end != '\0' || v[0] == '-' || v[0] == '+' || x < o->min || x > o->max) {
-      snprintf(msg, msglen, "--%s: '%s' is not a whole number in %lu..%lu", o->name, v, o->min, o->max);
-      return -1;
+      return fail(msg, msglen, "--%s: '%s' is not a whole number in %lu..%lu", o->name, v, o->min, o->max);
     }
     *(unsigned *)(void *)slot = (unsigned)x;
     return 0;
@@ -165,7 +170,7 @@ agent_args_result agent_args_parse(int argc, char *const argv[], agent_args *out
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
       return AGENT_ARGS_HELP;
     if (strncmp(arg, "--", 2) != 0) {
-      fail(msg, msglen, "unexpected argument '%s'%s", arg, "");
+      fail(msg, msglen, "unexpected argument '%s'", arg);
       return AGENT_ARGS_ERROR;
     }
     const char *name = arg + 2;
@@ -184,7 +189,7 @@ agent_args_result agent_args_parse(int argc, char *const argv[], agent_args *out
     const char *value;
     if (o->kind == OPT_FLAG) {
       if (eq) {
-        fail(msg, msglen, "--%s takes no value%s", o->name, "");
+        fail(msg, msglen, "--%s takes no value", o->name);
         return AGENT_ARGS_ERROR;
       }
       value = "";
@@ -193,7 +198,7 @@ agent_args_result agent_args_parse(int argc, char *const argv[], agent_args *out
     } else if (i + 1 < argc) {
       value = argv[++i];
     } else {
-      fail(msg, msglen, "--%s needs a value%s", o->name, "");
+      fail(msg, msglen, "--%s needs a value", o->name);
       return AGENT_ARGS_ERROR;
     }
     if (store_value(o, value, &a, msg, msglen) != 0)
@@ -205,7 +210,7 @@ agent_args_result agent_args_parse(int argc, char *const argv[], agent_args *out
   size_t n_required = a.probe ? 1 : sizeof required / sizeof required[0];
   for (size_t i = 0; i < n_required; i++) {
     if (*(const char *const *)(const void *)((const char *)&a + required[i].offset) == NULL) {
-      fail(msg, msglen, "%s is required (see --help)%s", required[i].name, "");
+      fail(msg, msglen, "%s is required (see --help)", required[i].name);
       return AGENT_ARGS_ERROR;
     }
   }
