@@ -1,9 +1,11 @@
 /*
- * baselines_runs.c - each baseline's predicted fill-equivalent K for the runs
- * the dynamic evaluator scores (paper §5.4 "Dynamic prediction:
- * comparisons"): a scan of N blocks by M workers and a 128x128x64 GEMM, both
- * under the uniform-advance (aligned) reuse profile that TileSight-style
- * models assume. GEMM units follow appendix C (b = 32768, H = n_r n_c n_k/M).
+ * baselines_runs.c - each baseline's predicted K for one configuration:
+ * fixed phases (`pascal bounds`, paper §5.2: SDCM-FA on the exact symbolic
+ * reuse profile, Che at hit rate C/N), and the runs the dynamic evaluator
+ * scores (paper §5.4): a scan of N blocks by M workers and a 128x128x64 GEMM,
+ * both under the uniform-advance (aligned) reuse profile that
+ * TileSight-style models assume. GEMM units follow appendix C (b = 32768,
+ * H = n_r n_c n_k / M).
  *
  * In every model the first reference to a block is a cold miss; every other
  * request misses with the model's probability (SDCM/PPT from its reuse
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 
 #include "pascal/simulate.h"
+#include "pascal/static.h"
 
 /* Geometry of a run: both 0 -> fully associative {C, 1}, else both >= 1. */
 static pascal_status run_geometry(uint64_t c, uint64_t ways, uint64_t sets,
@@ -39,7 +42,48 @@ static pascal_status run_geometry(uint64_t c, uint64_t ways, uint64_t sets,
 static const pascal_hit_model reuse_models[3] = {
     PASCAL_HIT_SDCM, PASCAL_HIT_PPT_PUBLISHED, PASCAL_HIT_PPT_CORRECTED};
 
-pascal_status pascal_baseline_scan_k(const pascal_scan_run *run,
+pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c,
+                                       const uint64_t *phases, size_t m,
+                                       uint64_t ways, uint64_t sets,
+                                       pascal_baseline_k *out,
+                                       pascal_error *err)
+{
+  if (n < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be at least 1");
+  pascal_cache_geometry g;
+  pascal_status st = run_geometry(c, ways, sets, &g, err);
+  if (st != PASCAL_OK)
+    return st;
+  if (c >= n)
+    return pascal_error_set(err, PASCAL_EINVAL, "C", "C must be below N (%llu)",
+                            (unsigned long long)n);
+  if (!out)
+    return pascal_error_set(err, PASCAL_EINVAL, "out", "output pointer is NULL");
+  if (m == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "M",
+                            "at least one worker phase is needed");
+  uint64_t *rd = malloc(m * sizeof *rd);
+  if (!rd)
+    return pascal_error_set(err, PASCAL_ENOMEM, "M",
+                            "cannot allocate %zu reuse distances", m);
+  double misses[3], h_che = 0.0;
+  st = pascal_reuse_distance_compute(n, phases, m, rd, err);
+  for (int i = 0; i < 3 && st == PASCAL_OK; i++)
+    st = pascal_expected_misses(reuse_models[i], rd, m, &g, &misses[i], err);
+  if (st == PASCAL_OK)
+    st = pascal_che_scan(n, c, &h_che, err);
+  free(rd);
+  if (st != PASCAL_OK)
+    return st;
+  out->aligned = 1.0;
+  out->che = (double)m * (1.0 - h_che);
+  out->sdcm = misses[0];
+  out->ppt_published = misses[1];
+  out->ppt_corrected = misses[2];
+  return PASCAL_OK;
+}
+
+pascal_status pascal_baseline_scan_k(const pascal_baseline_scan *run,
                                      pascal_baseline_k *steady,
                                      pascal_baseline_k *whole_run,
                                      pascal_error *err)
@@ -87,7 +131,7 @@ pascal_status pascal_baseline_scan_k(const pascal_scan_run *run,
   return PASCAL_OK;
 }
 
-static pascal_status check_gemm(const pascal_gemm_run *run, uint64_t *requests,
+static pascal_status check_gemm(const pascal_baseline_gemm *run, uint64_t *requests,
                                 pascal_error *err)
 {
   if (!run)
@@ -111,7 +155,7 @@ static pascal_status check_gemm(const pascal_gemm_run *run, uint64_t *requests,
 /* The uniform-advance GEMM trace: waves of M CTAs in raster order, lockstep
  * over k, A(i, k) then B(k, j) per CTA. A tiles are 0 .. n_r n_k - 1, B tiles
  * follow. */
-static void gemm_trace(const pascal_gemm_run *run, uint64_t *trace)
+static void gemm_trace(const pascal_baseline_gemm *run, uint64_t *trace)
 {
   uint64_t ctas = run->n_r * run->n_c, b_base = run->n_r * run->n_k, t = 0;
   for (uint64_t start = 0; start < ctas; start += run->m) {
@@ -127,7 +171,7 @@ static void gemm_trace(const pascal_gemm_run *run, uint64_t *trace)
 }
 
 /* Che on the GEMM's request rates (A tiles n_c each, B tiles n_r each). */
-static pascal_status gemm_che_hit(const pascal_gemm_run *run, uint64_t tiles,
+static pascal_status gemm_che_hit(const pascal_baseline_gemm *run, uint64_t tiles,
                                   double *hit, pascal_error *err)
 {
   double *rates = malloc(tiles * sizeof *rates);
@@ -143,7 +187,7 @@ static pascal_status gemm_che_hit(const pascal_gemm_run *run, uint64_t tiles,
   return st;
 }
 
-pascal_status pascal_baseline_gemm_k(const pascal_gemm_run *run,
+pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run,
                                      pascal_baseline_k *out, double *k0,
                                      pascal_error *err)
 {

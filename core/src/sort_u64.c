@@ -1,5 +1,6 @@
 /*
- * sort_u64.c - insertion sort for small inputs, 11-bit LSD radix sort for
+ * sort_u64.c - insertion sorts for small inputs (binary search + memmove for
+ * bare keys, stable element moves for pairs), 11-bit LSD radix sort for
  * large ones (see sort_u64.h). The radix passes only cover the significant
  * bits of the largest key; a pass whose digit is constant is skipped.
  */
@@ -10,22 +11,21 @@
 #define RADIX_BITS 11
 #define RADIX_SIZE (1u << RADIX_BITS)
 
-static void insertion_sort(uint64_t *keys, size_t *vals, size_t n)
+/* Stable insertion sort of (key, value) pairs. */
+static void insertion_sort_pairs(uint64_t *keys, size_t *vals, size_t n)
 {
   for (size_t i = 1; i < n; i++) {
     uint64_t k = keys[i];
-    size_t v = vals ? vals[i] : 0;
+    size_t v = vals[i];
     size_t j = i;
     /* invariant: keys[0..j) sorted, keys[j..i] are all > k once shifted */
     while (j > 0 && keys[j - 1] > k) {
       keys[j] = keys[j - 1];
-      if (vals)
-        vals[j] = vals[j - 1];
+      vals[j] = vals[j - 1];
       j--;
     }
     keys[j] = k;
-    if (vals)
-      vals[j] = v;
+    vals[j] = v;
   }
 }
 
@@ -89,10 +89,28 @@ static void radix_sort(uint64_t *keys, size_t *vals, size_t n,
   }
 }
 
+/* Keys only: binary search for the slot, one memmove per key. */
+static void binary_insertion_sort(uint64_t *keys, size_t n)
+{
+  for (size_t i = 1; i < n; i++) {
+    uint64_t k = keys[i];
+    size_t lo = 0, hi = i; /* first position whose key is > k */
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (keys[mid] <= k)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    memmove(keys + lo + 1, keys + lo, (i - lo) * sizeof *keys);
+    keys[lo] = k;
+  }
+}
+
 void pascal_sort_u64(uint64_t *keys, size_t n, uint64_t *scratch)
 {
   if (n <= PASCAL_SORT_SMALL)
-    insertion_sort(keys, NULL, n);
+    binary_insertion_sort(keys, n);
   else
     radix_sort(keys, NULL, n, scratch, NULL);
 }
@@ -101,7 +119,7 @@ void pascal_sort_u64_pairs(uint64_t *keys, size_t *vals, size_t n,
                            uint64_t *scratch, size_t *val_scratch)
 {
   if (n <= PASCAL_SORT_SMALL)
-    insertion_sort(keys, vals, n);
+    insertion_sort_pairs(keys, vals, n);
   else
     radix_sort(keys, vals, n, scratch, val_scratch);
 }

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "pascal/calibration.h"
+#include "pascal/predict.h"
 
 static pascal_calibration scan_cal(void)
 {
@@ -92,11 +93,21 @@ static void scan_appends(void)
   CHECK(copy.scan_runs[2].repeat == 1);
   pascal_calibration_free(&copy);
 
-  /* Runs edited in place are caught by check_runs. */
+  /* Runs edited in place are caught by check_runs and by the fit. */
   cal.scan_runs[1].fill_bytes = -5;
   expect_field(pascal_calibration_check_runs(&cal, &err), &err, "measurements[1].fill_bytes");
+  pascal_model *model = NULL;
+  expect_field(pascal_model_fit(&cal, &model, &err), &err, "measurements[1].fill_bytes");
+  CHECK(model == NULL);
+  cal.scan_runs[1].fill_bytes = 5;
+  cal.scan_runs[2].W = 0;
+  expect_field(pascal_model_fit(&cal, &model, &err), &err, "measurements[2].W");
+  cal.scan_runs[2].W = 3;
+  CHECK_INT(pascal_model_fit(&cal, &model, &err), PASCAL_OK);
+  pascal_model_free(model);
   pascal_calibration_free(&cal);
   CHECK_INT(cal.n_scan_runs, 0);
+  expect_field(pascal_model_fit(&cal, &model, &err), &err, "measurements"); /* empty */
   pascal_calibration_free(&cal); /* twice is safe */
 }
 

@@ -8,17 +8,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_static_rng.h"
 #include "pascal/static.h"
 
 static uint64_t rng_state = 12345;
 
-static uint64_t rng_next(void)
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
-}
+static uint64_t rng_next(void) { return test_rng_next(&rng_state); }
 
 static void test_gaps(void)
 {

@@ -255,6 +255,34 @@ static void decode_clips(const pascal_model *md)
   CHECK(p.K == 1);
 }
 
+static void curve_views(const pascal_model *md)
+{
+  /* 4 + 7 + 3 + 5 keys at N = 2048 and 3 at N = 4096, ordered by (N, o,
+   * path, d, m); each curve has the single knot log 16 with Y = log(16 K). */
+  pascal_curve_view v;
+  pascal_error err;
+  CHECK_INT(pascal_model_curve_count(md), 22);
+  CHECK_INT(pascal_model_curve(md, 0, &v, &err), PASCAL_OK);
+  CHECK_INT(v.N, 2048);
+  CHECK_INT(v.key.o, 1);
+  CHECK_INT(v.key.path, PASCAL_PATH_TMA);
+  CHECK_INT(v.key.d, 1);
+  CHECK_INT(v.key.m, 0);
+  CHECK_INT(v.curve->n, 1);
+  CHECK_NEAR(v.curve->x[0], log(16), 1e-15);
+  CHECK_NEAR(v.curve->y[0], log(16 * 3.0), 1e-14);
+  CHECK_INT(pascal_model_curve(md, 18, &v, &err), PASCAL_OK);
+  CHECK_INT(v.key.o, 2); /* (2, sync) sorts after (1, tma) */
+  CHECK_INT(pascal_model_curve(md, 21, &v, &err), PASCAL_OK);
+  CHECK_INT(v.N, 4096);
+  CHECK_INT(v.key.m, 8);
+  CHECK_NEAR(v.curve->y[0], log(16 * 1.2), 1e-14);
+  CHECK_INT(pascal_model_curve(md, 22, &v, &err), PASCAL_ENOTFOUND);
+  CHECK(strcmp(err.field, "index") == 0);
+  CHECK_INT(pascal_model_workload(md), PASCAL_WORKLOAD_SCAN);
+  CHECK_INT(pascal_model_device(md)->capacity_blocks, 1280);
+}
+
 static void query_validation(const pascal_model *md)
 {
   pascal_scan_prediction p;
@@ -341,6 +369,7 @@ int main(void)
   sizes_eta(md);
   decode_clips(md);
   query_validation(md);
+  curve_views(md);
   pascal_model_free(md);
   convex_hull_randomised();
   return check_summary();

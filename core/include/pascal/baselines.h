@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "pascal/error.h"
+#include "pascal/simulate.h" /* PASCAL_RD_COLD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,17 +102,29 @@ typedef struct pascal_baseline_k {
   double ppt_corrected;
 } pascal_baseline_k;
 
+/* Baselines for fixed phases (`pascal bounds`), misses per round in steady
+ * state: aligned 1; Che M (1 - C/N) (uniform scan rates, hit rate C/N);
+ * SDCM and both PPT-GPU forms on the exact symbolic reuse distances of
+ * pascal_reuse_distance_compute, with geometry ways x sets, or fully
+ * associative {C, 1} when both are 0 (then SDCM is exact LRU: SDCM-FA).
+ * Same domain as pascal/static.h (1 <= C < N). O(M^2); allocates O(M). */
+pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c,
+                                       const uint64_t *phases, size_t m,
+                                       uint64_t ways, uint64_t sets,
+                                       pascal_baseline_k *out,
+                                       pascal_error *err);
+
 /* A scan run: W >= 1 passes of N >= 1 blocks by M >= 1 workers, capacity
  * C >= 1 blocks (C >= N allowed), optional geometry ways x sets (both 0:
  * fully associative {C, 1}; else both >= 1 and SDCM/PPT use them). */
-typedef struct pascal_scan_run {
+typedef struct pascal_baseline_scan {
   uint64_t n;
   uint64_t w;
   size_t m;
   uint64_t c;
   uint64_t ways;
   uint64_t sets;
-} pascal_scan_run;
+} pascal_baseline_scan;
 
 /* Baselines for a scan under the uniform-advance (aligned) reuse profile:
  * per round, worker 0's request has reuse distance N - 1 and the other M - 1
@@ -119,7 +132,7 @@ typedef struct pascal_scan_run {
  * `steady` (optional): misses per round in steady state;
  * `whole_run` (optional): fills over the W passes / (W N), the fill-equivalent
  * K a measured run reports (first pass included). */
-pascal_status pascal_baseline_scan_k(const pascal_scan_run *run,
+pascal_status pascal_baseline_scan_k(const pascal_baseline_scan *run,
                                      pascal_baseline_k *steady,
                                      pascal_baseline_k *whole_run,
                                      pascal_error *err);
@@ -128,7 +141,7 @@ pascal_status pascal_baseline_scan_k(const pascal_scan_run *run,
  * resident CTAs, capacity C >= 1 in 16 KiB tiles, optional ways x sets as for
  * scans. 2 n_r n_c n_k must not exceed PASCAL_GEMM_REQUESTS_MAX. */
 #define PASCAL_GEMM_REQUESTS_MAX (UINT64_C(1) << 24)
-typedef struct pascal_gemm_run {
+typedef struct pascal_baseline_gemm {
   uint64_t n_r;
   uint64_t n_c;
   uint64_t n_k;
@@ -136,7 +149,7 @@ typedef struct pascal_gemm_run {
   uint64_t c;
   uint64_t ways;
   uint64_t sets;
-} pascal_gemm_run;
+} pascal_baseline_gemm;
 
 /* Baselines for a GEMM under uniform advance: CTAs (i, j) are launched in
  * row-major raster order (id = i n_c + j) in waves of M; the CTAs of a wave
@@ -146,7 +159,7 @@ typedef struct pascal_gemm_run {
  * K is in the paper's GEMM units (App. C): K = fills * 16384 / (32768 H) with
  * H = n_r n_c n_k / M, so that `aligned` = K_0 = M (n_r + n_c) / (2 n_r n_c).
  * *k0 (optional) receives K_0. Allocates O(n_r n_c n_k). */
-pascal_status pascal_baseline_gemm_k(const pascal_gemm_run *run,
+pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run,
                                      pascal_baseline_k *out, double *k0,
                                      pascal_error *err);
 

@@ -8,7 +8,11 @@
  * remaining runs and predicts each held-out run; every measured run (each
  * repeat) is scored against its own observed K. The same held-out runs are
  * scored with the baselines: aligned K = 1 (K_0 for GEMM, the uniform-advance
- * assumption of TileSight-style models), SDCM, PPT-GPU and Che.
+ * assumption of TileSight-style models), SDCM, PPT-GPU and Che, all from
+ * pascal/baselines.h under the uniform-advance reuse profile, whole-run K
+ * (cold first pass included); SDCM and PPT-GPU use the paper's hit rule of
+ * 8 ways (C/8 sets; fully associative when C is not a multiple of 8). GEMM
+ * baselines need square tiles (tile_m == tile_n), else they are NaN.
  *
  * A run the fold's model refuses (its class has no other reference, say) is
  * counted as refused and scored by no method, so all methods are compared on
@@ -30,8 +34,9 @@ extern "C" {
 typedef enum pascal_method {
   PASCAL_METHOD_PASCAL = 0,  /* this model, out of fold                 */
   PASCAL_METHOD_ALIGNED = 1, /* K = 1 (scan) / K = K_0 (GEMM)           */
-  PASCAL_METHOD_SDCM = 2,    /* exact set-dueling/binomial SDCM          */
-  PASCAL_METHOD_PPTGPU = 3,  /* PPT-GPU's normal approximation to SDCM   */
+  PASCAL_METHOD_SDCM = 2,    /* stack-distance model, exact binomial     */
+  PASCAL_METHOD_PPTGPU = 3,  /* PPT-GPU's normal approximation of SDCM,
+                                as published                            */
   PASCAL_METHOD_CHE = 4,     /* Che's characteristic-time approximation  */
   PASCAL_METHOD_COUNT = 5
 } pascal_method;

@@ -25,7 +25,9 @@
  *             (App. C Proposition obstruction). An unknown (o, path) is
  *             refused too, never extrapolated.
  * Then a_hat is linear in eta between the two sizes (clamped outside) and
- * decoded: K = min(M, 1 + [exp a_hat - eps]_+), M = sm_count * o.
+ * decoded: K = min(M, 1 + [exp a_hat - eps]_+), M = sm_count * o. When a
+ * size the query needs refuses (its (o, path) has no reference there, or the
+ * class is unidentifiable there), the whole prediction is refused.
  *
  * GEMM prediction for (Mg, Ng, Kg): each reference grid's curve at n_k gives
  * a = log([kappa - 1]_+ + eps), kappa = V / B_0; transfer along log n_c

@@ -1,0 +1,164 @@
+/*
+ * bench_dynamic.c - speed of the dynamic predictor (issue 3 performance
+ * budgets): one scan prediction from a fitted 756-run calibration (63 keys x
+ * 3 sizes x 4 horizons, budget 2 us), one GEMM prediction from the 120-shape
+ * calibration (5 us), fitting the 756-run calibration (50 ms), and a full
+ * leave-one-key-out evaluation over its 63 keys (2 s). Prints medians.
+ *
+ * Usage: bench_dynamic [repetitions-scale]   (default 1; larger = longer)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pascal/evaluate.h"
+#include "pascal/predict.h"
+#include "pascal/synth.h"
+#include "timing.h"
+
+#define BATCH 1000
+#define MAX_SAMPLES 2000
+
+static int synth(pascal_workload w, pascal_calibration *cal)
+{
+  pascal_synth_law law;
+  pascal_synth_plan plan;
+  pascal_error err;
+  pascal_synth_law_default(w, &law);
+  pascal_synth_plan_default(w, &plan);
+  if (pascal_synth_calibration(&law, &plan, cal, &err)) {
+    fprintf(stderr, "synth: %s: %s\n", err.field, err.message);
+    return -1;
+  }
+  return 0;
+}
+
+/* One query q of a mix; returns K (or -1 when refused) and counts its rule
+ * in rules[0..3] (rules[4]: refused) when rules is not NULL. */
+typedef double (*query_fn)(const pascal_model *md, unsigned q, unsigned *rules);
+
+/* Scan queries cycling through families (one with an uncalibrated depth),
+ * computes 0..17, sizes between and outside the calibrated ones, horizons. */
+static double scan_query(const pascal_model *md, unsigned q, unsigned *rules)
+{
+  static const uint32_t o_path_d[][3] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 1}, {1, 1, 2},
+                                         {1, 1, 3}, {1, 1, 4}, {2, 1, 2}, {2, 1, 4}};
+  static const uint32_t sizes[] = {2048, 2560, 4096, 6000};
+  static const double horizons[] = {1, 8, 32, 80};
+  const uint32_t *f = o_path_d[q % 8];
+  pascal_scan_key key = {f[0], (pascal_path)f[1], f[2], (q / 8) % 18};
+  pascal_scan_prediction p;
+  pascal_status st = pascal_model_predict_scan(md, &key, sizes[(q / 3) % 4],
+                                               horizons[(q / 5) % 4], &p, NULL);
+  if (rules)
+    rules[st ? 4 : p.why.rule]++;
+  return st ? -1 : p.K;
+}
+
+/* The paper's held-out GEMM shapes (60). */
+static double gemm_query(const pascal_model *md, unsigned q, unsigned *rules)
+{
+  static const uint32_t mg[] = {640, 896, 1280, 2560, 5120};
+  static const uint32_t ng[] = {640, 896, 1280, 2560};
+  static const uint32_t kg[] = {1280, 2560, 5120};
+  pascal_gemm_shape shape = {mg[q % 5], ng[(q / 5) % 4], kg[(q / 20) % 3]};
+  pascal_gemm_prediction p;
+  pascal_status st = pascal_model_predict_gemm(md, &shape, &p, NULL);
+  if (rules)
+    rules[st ? 4 : p.why.rule]++;
+  return st ? -1 : p.K;
+}
+
+/* Median nanoseconds per query over `samples` batches of BATCH queries; the
+ * first batch's rules are counted. */
+static double bench_predict(const pascal_model *md, query_fn fn, int samples, unsigned *rules)
+{
+  double *t = malloc((size_t)samples * sizeof *t);
+  volatile double sink = 0;
+  unsigned q = 0;
+  if (!t)
+    return -1;
+  for (int s = 0; s < samples; s++) {
+    double t0 = bench_now_ns();
+    for (int i = 0; i < BATCH; i++, q++)
+      sink += fn(md, q, s == 0 ? rules : NULL);
+    t[s] = (bench_now_ns() - t0) / BATCH;
+  }
+  double med = bench_median(t, (size_t)samples);
+  free(t);
+  (void)sink;
+  return med;
+}
+
+static double bench_fit(const pascal_calibration *cal, int samples)
+{
+  double t[MAX_SAMPLES];
+  for (int s = 0; s < samples; s++) {
+    pascal_model *md = NULL;
+    double t0 = bench_now_ns();
+    pascal_status st = pascal_model_fit(cal, &md, NULL);
+    t[s] = bench_now_ns() - t0;
+    pascal_model_free(md);
+    if (st)
+      return -1;
+  }
+  return bench_median(t, (size_t)samples);
+}
+
+static double bench_loko(const pascal_calibration *cal, int samples, pascal_loko_report *last)
+{
+  double t[MAX_SAMPLES];
+  for (int s = 0; s < samples; s++) {
+    pascal_loko_report rep;
+    double t0 = bench_now_ns();
+    pascal_status st = pascal_loko_run(cal, &rep, NULL);
+    t[s] = bench_now_ns() - t0;
+    if (st)
+      return -1;
+    if (s == samples - 1)
+      *last = rep;
+    else
+      pascal_loko_report_free(&rep);
+  }
+  return bench_median(t, (size_t)samples);
+}
+
+int main(int argc, char **argv)
+{
+  int scale = argc > 1 ? atoi(argv[1]) : 1;
+  if (scale < 1 || scale > 20)
+    scale = 1;
+  pascal_calibration scan, gemm;
+  pascal_model *scan_model = NULL, *gemm_model = NULL;
+  pascal_loko_report rep;
+  unsigned rules[5] = {0}, gemm_rules[5] = {0};
+  if (synth(PASCAL_WORKLOAD_SCAN, &scan) || synth(PASCAL_WORKLOAD_GEMM, &gemm) ||
+      pascal_model_fit(&scan, &scan_model, NULL) || pascal_model_fit(&gemm, &gemm_model, NULL)) {
+    fprintf(stderr, "bench_dynamic: setup failed\n");
+    return 1;
+  }
+  double scan_ns = bench_predict(scan_model, scan_query, 100 * scale, rules);
+  double gemm_ns = bench_predict(gemm_model, gemm_query, 50 * scale, gemm_rules);
+  double fit_ns = bench_fit(&scan, 30 * scale);
+  double gemm_fit_ns = bench_fit(&gemm, 30 * scale);
+  double loko_ns = bench_loko(&scan, 3 * scale, &rep);
+  printf("dynamic predictor (synthetic calibrations, medians)\n");
+  printf("  scan predict (756-run model, %zu curves):  %8.3f us  (budget 2 us)\n",
+         pascal_model_curve_count(scan_model), scan_ns / 1e3);
+  printf("    query mix: exact %u, graph %u, clamp %u, depth-fallback %u, refused %u\n",
+         rules[0], rules[1], rules[2], rules[3], rules[4]);
+  printf("  gemm predict (120-shape model):            %8.3f us  (budget 5 us)\n", gemm_ns / 1e3);
+  printf("    query mix: exact %u, graph %u, clamp %u, refused %u\n", gemm_rules[0],
+         gemm_rules[1], gemm_rules[2], gemm_rules[4]);
+  printf("  fit 756-run scan calibration:              %8.3f ms  (budget 50 ms)\n", fit_ns / 1e6);
+  printf("  fit 120-run gemm calibration:              %8.3f ms\n", gemm_fit_ns / 1e6);
+  printf("  LOKO over %zu keys (756 runs):              %8.3f ms  (budget 2000 ms)\n",
+         rep.n_keys, loko_ns / 1e6);
+  printf("    balanced MAPE: pascal %.2f %%, aligned %.2f %%\n",
+         rep.balanced_mape[PASCAL_METHOD_PASCAL], rep.balanced_mape[PASCAL_METHOD_ALIGNED]);
+  pascal_loko_report_free(&rep);
+  pascal_model_free(scan_model);
+  pascal_model_free(gemm_model);
+  pascal_calibration_free(&scan);
+  pascal_calibration_free(&gemm);
+  return 0;
+}
