@@ -8,8 +8,8 @@ with --export writes the frozen bundle with its provenance completed
 (source sim, profile, seed, plan) for deploy/calibrations/.
 
 Not a ctest test (it takes minutes): a benchmark, run by hand.
-    tests/e2e/bench_paper_calibration.py --pascald build/server/pascald \\
-        --agent build/calibrator/pascal-agent --source . [--export FILE]
+    tests/e2e/bench_paper_calibration.py --pascald build/bin/pascald \\
+        --agent build/bin/pascal-agent --source . [--export FILE]
 """
 import argparse
 import json
