@@ -2,7 +2,7 @@
 """test_agent_protocol.py - pascal-agent against a scripted stand-in for
 pascald (stdlib http.server speaking the jobs API of the brief), to drive the
 agent into cases a healthy daemon rarely shows: 5xx answers retried with
-backoff, a 4xx never retried (exit 7), heartbeats carrying the lease while a
+backoff, a 4xx never retried (exit 7), a non-JSON answer (exit 7), heartbeats carrying the lease while a
 job runs longer than a third of its lease, a heartbeat refused with 409 (the
 result is discarded, not uploaded), a backend failure reported through /fail,
 an unreadable job reported and fatal, and --concurrency 2.
@@ -40,7 +40,7 @@ def scan_job(jid, lease_seconds=60.0, N=96, W=4, o=1, path="sync", d=0, m=0):
 
 class Fake:
     """The scripted daemon. `jobs`: what successive claims hand out;
-    `claim_errors`: statuses answered to the first claims instead;
+    `claim_errors`: statuses (or raw 200 bodies) answered to the first claims instead;
     `heartbeat_status`: the answer to every heartbeat; `total`: the progress
     total (default: every job; less when a job is not expected to finish,
     as a real daemon would have requeued it to someone else)."""
@@ -73,7 +73,7 @@ class Fake:
                     status, reply = fake.route(self.command, self.path, body)
                 with fake.lock:
                     fake.events.append((time.monotonic(), self.command, self.path, body, status))
-                data = json.dumps(reply).encode()
+                data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -94,6 +94,8 @@ class Fake:
             if method == "POST" and path == "/v1/jobs/claim":
                 if self.claim_errors:
                     st = self.claim_errors.pop(0)
+                    if isinstance(st, bytes):  # a raw, non-JSON 200 answer
+                        return 200, st
                     return st, {"error": {"code": "scripted", "message": "scripted %d" % st, "field": None}}
                 job = self.jobs.pop(0) if self.jobs else None
                 return 200, {"job": job, "progress": self.progress()}
@@ -156,6 +158,13 @@ def main():
         check(code == 7, "exit 7 on an unexpected 4xx: %s\n%s" % (code, out))
         check(len(fake.calls("/claim")) == 1, "the 400 claim was not repeated")
         check("scripted 400" in out, "the server's message is shown:\n" + out)
+        fake.close()
+
+        scenario("an answer that is not the jobs API ends the agent (exit 7)")
+        fake = Fake([scan_job(1)], claim_errors=[b"<html>proxy login</html>"])
+        code, out = run_agent(args, fake, tmp, "garbage")
+        check(code == 7, "exit 7 on a non-JSON claim answer: %s\n%s" % (code, out))
+        check("progress" in out, "the log says what was missing:\n" + out)
         fake.close()
 
         scenario("heartbeats carry the lease while a job runs")
