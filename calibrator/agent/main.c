@@ -179,12 +179,13 @@ int main(int argc, char **argv)
     fprintf(stderr, "pascal-agent: --backend cuda: %s\n", NO_CUDA);
     return AGENT_EXIT_BACKEND;
   }
-  char default_name[80];
+  char default_name[64]; /* names are at most 63 characters (args.c, pascald) */
   if (!args.name) {
     char host[64] = "agent";
     gethostname(host, sizeof host - 1);
     host[sizeof host - 1] = '\0';
-    snprintf(default_name, sizeof default_name, "%s-%ld", host, (long)getpid());
+    host[strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")] = '\0';
+    snprintf(default_name, sizeof default_name, "%.40s-%ld", host[0] ? host : "agent", (long)getpid());
   }
   ctx.name = args.name ? args.name : default_name;
   if (install_signals() != 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
