@@ -14,7 +14,7 @@ FAMILIES = [(1, "sync", 0), (1, "tma", 4), (2, "tma", 3)]
 # Two references per execution class, so that leaving one key out (LOKO)
 # still leaves its class identifiable.
 MS = [0, 1, 2, 4, 5, 6]
-SIZES = [96, 160]
+SIZES = [128, 256]
 
 
 def main():
@@ -63,7 +63,7 @@ def main():
         # Held-out keys: compute values the plan never measured, a size
         # between the reference sizes and a horizon between the references.
         for (o, path, d, m) in [(1, "tma", 4, 3), (1, "tma", 4, 7), (2, "tma", 3, 3), (1, "sync", 0, 9)]:
-            q = {"device": "tiny", "o": o, "path": path, "d": d, "m": m, "N": 128, "W": 32}
+            q = {"device": "tiny", "o": o, "path": path, "d": d, "m": m, "N": 192, "W": 32}
             st, p = w.api("POST", "/v1/predict", q)
             ok = check(st == 200, "predict %r: %s %s" % (q, st, p))
             if not ok:
@@ -75,7 +75,7 @@ def main():
             st, g = w.api("GET", "/v1/predict?" + urllib.parse.urlencode(q))
             check(st == 200 and g.get("K") == K, "GET predict agrees with POST: %s %r" % (st, g))
         st, p = w.api("POST", "/v1/predict", {"device": "tiny", "o": 3, "path": "tma", "d": 2, "m": 0,
-                                              "N": 128, "W": 4})
+                                              "N": 192, "W": 4})
         check(st == 422, "an uncalibrated family is refused with 422, not extrapolated: %s" % st)
     finish()
 
