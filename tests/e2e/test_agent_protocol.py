@@ -12,6 +12,7 @@ Usage: test_agent_protocol.py --agent PATH --source DIR
 import argparse
 import json
 import os
+import pty
 import re
 import subprocess
 import sys
@@ -118,19 +119,41 @@ class Fake:
         self.server.server_close()
 
 
-def run_agent(args, fake, tmp, name, *extra):
+def agent_cmd(args, fake, tmp, name, *extra):
     tf = os.path.join(tmp, "token")
     with open(tf, "w") as f:
         f.write("tok3n\n")
-    cmd = [args.agent, "--server", fake.url, "--token-file", tf, "--device", "tiny",
+    return [args.agent, "--server", fake.url, "--token-file", tf, "--device", "tiny",
            "--backend", "sim", "--profile", os.path.join(args.source, "tests/e2e/tiny.profile"),
            "--name", name, "--until-idle", "--poll", "0.05", "--backoff-base", "0.05",
            "--backoff-cap", "0.2"] + list(extra)
+
+
+def run_agent(args, fake, tmp, name, *extra):
+    cmd = agent_cmd(args, fake, tmp, name, *extra)
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired as e:
         return "timeout", "%s%s" % (e.stdout, e.stderr)
     return r.returncode, r.stdout + r.stderr
+
+
+def run_agent_on_tty(args, fake, tmp, name):
+    """Run the agent with stdout on a pseudo-terminal; (exit code, tty bytes)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen(agent_cmd(args, fake, tmp, name), stdout=slave, stderr=subprocess.DEVNULL)
+    os.close(slave)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the agent closed the terminal
+            break
+        if not chunk:
+            break
+        data += chunk
+    os.close(master)
+    return p.wait(timeout=60), data
 
 
 def scenario(title):
@@ -217,6 +240,16 @@ def main():
         check(code == 7, "exit 7: %s\n%s" % (code, out))
         fails = fake.calls("/v1/jobs/10/fail")
         check(len(fails) == 1 and "job.run.N" in fails[0][3]["message"], "/fail names the field: %r" % fails)
+        fake.close()
+
+        scenario("on a terminal: one progress line redrawn in place")
+        fake = Fake([scan_job(i) for i in range(40, 43)])
+        code, tty = run_agent_on_tty(args, fake, tmp, "tty")
+        check(code == 0, "exit 0 on a terminal: %s" % code)
+        check(b"\r\x1b[K" in tty and b"3/3  100.0%" in tty and b"ETA" in tty,
+              "progress redrawn with \\r and erase-line: %r" % tty[-300:])
+        check(b"done: fill_bytes" not in tty and b"\n" not in tty.rstrip(b"\r\n"),
+              "no per-job lines on the terminal, one line only: %r" % tty[-300:])
         fake.close()
 
         scenario("--concurrency 2 runs every job once")
