@@ -383,16 +383,6 @@ pascal_status pascal_codec_bundle_hash(const pascal_calibration *cal,
   return PASCAL_OK;
 }
 
-static pascal_status encode_knots(json_t *obj, const char *key, const double *v, size_t n,
-                                  pascal_error *err)
-{
-  json_t *arr = json_array();
-  pascal_status st = codec_set(obj, key, arr, err);
-  for (size_t i = 0; !st && i < n; i++)
-    st = codec_append(arr, codec_real(v[i]), key, err);
-  return st;
-}
-
 pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out,
                                         pascal_error *err)
 {
@@ -414,9 +404,9 @@ pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out,
              !(st = codec_set(c, "d", codec_uint(v.key.d), err)) &&
              !(st = codec_set(c, "m", codec_uint(v.key.m), err)))
       st = codec_set(c, "N", codec_uint(v.N), err);
-    if (!st && !(st = encode_knots(c, "x", v.curve->x, v.curve->n, err)) &&
-        !(st = encode_knots(c, "y", v.curve->y, v.curve->n, err)))
-      st = encode_knots(c, "slope", v.curve->d, v.curve->n, err);
+    if (!st && !(st = codec_set_real_array(c, "x", v.curve->x, v.curve->n, err)) &&
+        !(st = codec_set_real_array(c, "y", v.curve->y, v.curve->n, err)))
+      st = codec_set_real_array(c, "slope", v.curve->d, v.curve->n, err);
   }
   if (st) {
     json_decref(doc);

@@ -173,3 +173,23 @@ pascal_status codec_append(json_t *arr, json_t *value, const char *field,
     return pascal_error_set(err, PASCAL_ENOMEM, field, "out of memory writing %s", field);
   return PASCAL_OK;
 }
+
+pascal_status codec_set_uint_array(json_t *obj, const char *key, const uint64_t *v, size_t n,
+                                   pascal_error *err)
+{
+  json_t *arr = json_array();
+  pascal_status st = codec_set(obj, key, arr, err);
+  for (size_t i = 0; !st && i < n; i++)
+    st = codec_append(arr, codec_uint(v[i]), key, err);
+  return st;
+}
+
+pascal_status codec_set_real_array(json_t *obj, const char *key, const double *v, size_t n,
+                                   pascal_error *err)
+{
+  json_t *arr = json_array();
+  pascal_status st = codec_set(obj, key, arr, err);
+  for (size_t i = 0; !st && i < n; i++)
+    st = codec_append(arr, codec_real(v[i]), key, err);
+  return st;
+}

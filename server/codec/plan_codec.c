@@ -287,16 +287,6 @@ static pascal_status encode_shape_fields(json_t *obj, const pascal_plan_shape *s
   return PASCAL_OK;
 }
 
-static pascal_status encode_uint_list(json_t *doc, const char *key, const uint64_t *v,
-                                      size_t n, pascal_error *err)
-{
-  json_t *arr = json_array();
-  pascal_status st = codec_set(doc, key, arr, err);
-  for (size_t i = 0; !st && i < n; i++)
-    st = codec_append(arr, codec_uint(v[i]), key, err);
-  return st;
-}
-
 pascal_status pascal_codec_plan_encode(const pascal_plan *plan, json_t **out, pascal_error *err)
 {
   pascal_status st = pascal_plan_validate(plan, err);
@@ -319,8 +309,8 @@ pascal_status pascal_codec_plan_encode(const pascal_plan *plan, json_t **out, pa
                    : encode_shape_fields(item, &plan->shapes[i], err)))
       goto fail;
   }
-  if (scan && ((st = encode_uint_list(doc, "sizes", plan->sizes, plan->n_sizes, err)) ||
-               (st = encode_uint_list(doc, "horizons", plan->horizons, plan->n_horizons, err))))
+  if (scan && ((st = codec_set_uint_array(doc, "sizes", plan->sizes, plan->n_sizes, err)) ||
+               (st = codec_set_uint_array(doc, "horizons", plan->horizons, plan->n_horizons, err))))
     goto fail;
   *out = doc;
   return PASCAL_OK;
