@@ -174,3 +174,40 @@ pascal_store_status store_row_by_id(pascal_store *s, store_stmt which,
     return store_sql_error(s->db, sqlite3_errcode(s->db), what, err);
   return store_step_row(s, *st, row, what, err);
 }
+
+pascal_store_status store_read_by_id(pascal_store *s, store_stmt which, int64_t id,
+                                     store_row_reader read, void *out,
+                                     const char *what, pascal_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int row = 0;
+  pascal_store_status status = store_row_by_id(s, which, id, &st, &row, what, err);
+  if (status == PASCAL_STORE_OK && !row)
+    status = store_fail(err, PASCAL_STORE_NOT_FOUND, what, "no %s %lld", what,
+                        (long long)id);
+  if (status == PASCAL_STORE_OK)
+    status = read(st, out, err);
+  sqlite3_reset(st);
+  return status;
+}
+
+pascal_store_status store_get_by_id(pascal_store *s, store_stmt which, int64_t id,
+                                    store_row_reader read, void *out,
+                                    const char *what, pascal_error *err)
+{
+  store_lock(s);
+  pascal_store_status status = store_read_by_id(s, which, id, read, out, what, err);
+  store_unlock(s);
+  return status;
+}
+
+pascal_store_status store_begin_by_id(pascal_store *s, store_stmt which, int64_t id,
+                                      store_row_reader read, void *out,
+                                      const char *what, pascal_error *err)
+{
+  pascal_store_status status = store_begin(s, err);
+  if (status)
+    return status;
+  status = store_read_by_id(s, which, id, read, out, what, err);
+  return status ? store_end(s, status, err) : PASCAL_STORE_OK;
+}

@@ -80,7 +80,7 @@ pascal_store_status pascal_store_token_find(pascal_store *s, const char *hash,
     status = store_step_row(s, st, &row, "token", err);
   if (!status && row) {
     memset(&t, 0, sizeof t);
-    token_reader(st, &t, err);
+    status = token_reader(st, &t, err);
   }
   sqlite3_reset(st);
   store_unlock(s);
