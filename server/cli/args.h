@@ -24,7 +24,7 @@ typedef enum cli_arg_kind {
 } cli_arg_kind;
 
 /* A parsed list; owned by the caller after parsing, released with
- * cli_u64_list_free(). */
+ * cli_args_release() on the table that filled it. */
 typedef struct cli_u64_list {
   uint64_t *v;
   size_t n;
