@@ -40,6 +40,9 @@ typedef struct cli_arg {
   int seen;           /* set by the parser                                 */
 } cli_arg;
 
+/* Entries of an option table (an array, not a pointer). */
+#define N_ARGS(a) (sizeof(a) / sizeof *(a))
+
 /* Parse argv[0..argc-1] (the arguments after the subcommand name) against
  * the table args[0..n_args-1]. "--name value" and "--name=value" both work.
  * Arguments not starting with "--" are positional: up to max_positional are
