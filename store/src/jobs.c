@@ -158,11 +158,10 @@ static pascal_store_status lease_next(pascal_store *s, const char *device,
                                       int64_t expires, int64_t *id,
                                       pascal_error *err)
 {
-  sqlite3_stmt *st = store_stmt_get(s, ST_JOB_NEXT_QUEUED);
+  sqlite3_stmt *st = NULL;
   int row = 0;
-  if (sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC) != SQLITE_OK)
-    return store_sql_error(s->db, sqlite3_errcode(s->db), "claim", err);
-  pascal_store_status status = store_step_row(s, st, &row, "claim", err);
+  pascal_store_status status =
+      store_row_by_text(s, ST_JOB_NEXT_QUEUED, device, &st, &row, "claim", err);
   *id = status == PASCAL_STORE_OK && row ? sqlite3_column_int64(st, 0) : 0;
   sqlite3_reset(st);
   if (status || *id == 0)

@@ -184,6 +184,10 @@ pascal_store_status store_list(pascal_store *s, store_stmt which, size_t elem,
 pascal_store_status store_row_by_id(pascal_store *s, store_stmt which,
                                     int64_t id, sqlite3_stmt **st, int *row,
                                     const char *what, pascal_error *err);
+/* The same with ?1 bound to the text `text` (borrowed until the reset). */
+pascal_store_status store_row_by_text(pascal_store *s, store_stmt which,
+                                      const char *text, sqlite3_stmt **st, int *row,
+                                      const char *what, pascal_error *err);
 
 /* The row of `which` with ?1 bound to id, read into `out` by `read` (lock
  * held); NOT_FOUND "no WHAT ID" naming the field `what` when there is none.
