@@ -174,6 +174,17 @@ pascal_status codec_append(json_t *arr, json_t *value, const char *field,
   return PASCAL_OK;
 }
 
+pascal_status codec_set_scan_key(json_t *obj, const pascal_scan_key *k, pascal_error *err)
+{
+  pascal_status st;
+  if ((st = codec_set(obj, "o", codec_uint(k->o), err)) ||
+      (st = codec_set(obj, "path", json_string(pascal_path_name(k->path)), err)) ||
+      (st = codec_set(obj, "d", codec_uint(k->d), err)) ||
+      (st = codec_set(obj, "m", codec_uint(k->m), err)))
+    return st;
+  return PASCAL_OK;
+}
+
 /* Element i of a C array as JSON (NULL: not representable). */
 typedef json_t *(*codec_element)(const void *v, size_t i);
 

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "pascal/calibration.h"
 #include "pascal/error.h"
 
 /* A field path: "prefix.key" or "key" when prefix is empty. */
@@ -55,5 +56,7 @@ pascal_status codec_set_uint_array(json_t *obj, const char *key, const uint64_t 
                                    pascal_error *err);
 pascal_status codec_set_real_array(json_t *obj, const char *key, const double *v, size_t n,
                                    pascal_error *err);
+/* The scan key's members "o", "path", "d", "m" (in this order) into obj. */
+pascal_status codec_set_scan_key(json_t *obj, const pascal_scan_key *k, pascal_error *err);
 
 #endif
