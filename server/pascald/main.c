@@ -210,11 +210,11 @@ done:
 }
 
 int main(int argc, char **argv) {
-  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-                    !strcmp(argv[1], "help"))) {
-    usage(stdout);
-    return 0;
-  }
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || (i == 1 && !strcmp(argv[i], "help"))) {
+      usage(stdout);
+      return 0;
+    }
   if (argc >= 2 && !strcmp(argv[1], "--version")) {
     printf("pascald %s\n", PASCALD_VERSION);
     return 0;

@@ -1,6 +1,7 @@
 """test_routes.py - every route's happy path through real HTTP, each response
 checked against api-spec/openapi.yaml; auth (none / wrong role / right role /
 revoked); every error status the API promises (400 404 405 409 413 415 422)."""
+import http.client
 import json
 import subprocess
 import unittest
@@ -269,6 +270,14 @@ class Routes(DaemonTest):
         self.assertStatus(r, 415, "unsupported_media_type")
         r = self.req("POST", "/v1/predict", raw=b"x" * (2 << 20))
         self.assertStatus(r, 413, "body_too_large")
+        # chunked upload (no Content-Length): drained past the cap, then 413
+        conn = http.client.HTTPConnection("127.0.0.1", self.d.port, timeout=30)
+        conn.request("POST", "/v1/predict", body=iter([b"[" * 65536] * 32), encode_chunked=True,
+                     headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+        resp = conn.getresponse()
+        self.assertEqual(resp.status, 413)
+        self.assertEqual(json.loads(resp.read())["error"]["code"], "body_too_large")
+        conn.close()
         self.assertStatus(self.req("GET", "/v1/calibrations/abc"), 404)
         self.assertStatus(self.req("GET", "/v1/calibrations/424242"), 404)
         self.assertStatus(self.req("GET", "/v1/calibrations/424242/export"), 404)
