@@ -1,0 +1,317 @@
+#!/usr/bin/python3
+"""SciPy oracle for the curve fit of paper section 4.2 / App. C Eq. trafficcurve.
+
+DESIGN.md section 4 says the PCHIP of the curve fit uses SciPy
+PchipInterpolator's interior and end-point derivative rules so that values
+match SciPy, the isotonic projection is least squares with equal weights,
+evaluation is clamped to the knot range, and L(W) = S(log W) - log W with K
+held at the end horizons. This test feeds seeded random cases to
+curve_driver (libpascal) and compares every number with an independent
+computation:
+
+  * PCHIP slopes and values: scipy.interpolate.PchipInterpolator, queried at
+    the clamped points (the spec forbids extrapolation);
+  * isotonic regression: the min-max formula
+        v_i = max_{j<=i} min_{k>=i} mean(y_j..y_k),
+    O(n^3) and sharing no code or idea with PAVA;
+  * whole curve: geometric means per horizon, Y = log W + log K~, isotonic
+    (formula above), PchipInterpolator over log W, L = S(log w) - log w,
+    redone here from the raw (W, K) runs;
+  * the fit's rejection of non-positive / non-finite runs and of too many
+    horizons (status and field named).
+
+Usage: test_scipy_oracle.py PATH/TO/curve_driver
+Exit 0 on agreement, 1 on a mismatch, 77 (ctest SKIP) without SciPy.
+"""
+import math
+import random
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    from scipy.interpolate import PchipInterpolator
+except ImportError as exc:  # CI installs python3-scipy; say why we skip.
+    print(f"SKIP: SciPy is not importable ({exc}); install python3-scipy")
+    sys.exit(77)
+
+SEED = 20260521
+REL_TOL = 1e-12
+MAX_KNOTS = 16  # PASCAL_CURVE_MAX_KNOTS
+
+
+# ---------------------------------------------------------------- generators
+
+def knots_x(rng, n):
+    """Strictly increasing, non-uniform: gaps spread over three decades."""
+    x = [rng.uniform(-5, 5)]
+    style = rng.random()
+    for _ in range(n - 1):
+        if style < 0.2:
+            gap = 1.0  # uniform spacing
+        else:
+            gap = 10 ** rng.uniform(-1.5, 1.5)
+        x.append(x[-1] + gap)
+    return x
+
+
+def knots_y(rng, n):
+    """Random, monotone, flat runs, zigzags (secant sign changes), ties."""
+    style = rng.randrange(6)
+    if style == 0:
+        return [rng.uniform(-10, 10) for _ in range(n)]
+    if style == 1:  # nondecreasing with flat stretches
+        y, v = [], rng.uniform(-3, 3)
+        for _ in range(n):
+            v += rng.choice([0.0, 0.0, rng.uniform(0, 2)])
+            y.append(v)
+        return y
+    if style == 2:  # nonincreasing
+        y, v = [], rng.uniform(-3, 3)
+        for _ in range(n):
+            v -= rng.choice([0.0, rng.uniform(0, 2)])
+            y.append(v)
+        return y
+    if style == 3:  # zigzag: every secant changes sign
+        return [(-1) ** i * rng.uniform(0.1, 5) for i in range(n)]
+    if style == 4:  # few distinct values: zero secants next to nonzero ones
+        return [float(rng.randrange(-2, 3)) for _ in range(n)]
+    # large magnitude, small relative variation
+    base = rng.uniform(100, 1000)
+    return [base + rng.uniform(-1, 1) for _ in range(n)]
+
+
+def queries(rng, x):
+    """Knots, interior points, points just and far outside the range."""
+    lo, hi = x[0], x[-1]
+    span = hi - lo
+    t = list(x)
+    t += [rng.uniform(lo, hi) for _ in range(6)]
+    t += [lo - rng.uniform(0, 2 * span), hi + rng.uniform(0, 2 * span)]
+    t += [math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)]
+    return t
+
+
+# ------------------------------------------------------- independent oracles
+
+def isotonic_minmax(y):
+    n = len(y)
+    mean = [[0.0] * n for _ in range(n)]
+    for j in range(n):
+        s = 0.0
+        for k in range(j, n):
+            s += y[k]
+            mean[j][k] = s / (k - j + 1)
+    return [max(min(mean[j][k] for k in range(i, n)) for j in range(i + 1))
+            for i in range(n)]
+
+
+def scipy_slopes(x, y):
+    find = getattr(PchipInterpolator, "_find_derivatives", None)
+    xa, ya = np.asarray(x, float), np.asarray(y, float)
+    if find is not None:
+        return [float(v) for v in find(xa, ya)]
+    return [float(v) for v in PchipInterpolator(xa, ya).derivative()(xa)]
+
+
+def scipy_values(x, y, t):
+    if len(x) == 1:
+        return [y[0]] * len(t)
+    p = PchipInterpolator(np.asarray(x, float), np.asarray(y, float))
+    tc = np.clip(np.asarray(t, float), x[0], x[-1])
+    return [float(v) for v in p(tc)]
+
+
+def curve_log_k(W, K, w_query):
+    """L(w) of the fit, from the raw runs, with SciPy's PCHIP."""
+    logs = {}
+    for w, k in zip(W, K):
+        logs.setdefault(w, []).append(math.log(k))
+    horizons = sorted(logs)
+    x = [math.log(w) for w in horizons]
+    y = [math.log(w) + sum(logs[w]) / len(logs[w]) for w in horizons]
+    y = isotonic_minmax(y)
+    out = []
+    for w in w_query:
+        lw = min(max(math.log(w), x[0]), x[-1])
+        out.append(scipy_values(x, y, [lw])[0] - lw)
+    return out
+
+
+# ------------------------------------------------------------- comparison
+
+class Checker:
+    def __init__(self):
+        self.failures = 0
+        self.compared = 0
+        self.worst = 0.0
+
+    def close(self, what, got, want, scale):
+        """|got - want| <= REL_TOL * max(|want|, scale): relative, with the
+        data's magnitude as the floor where the value itself is near 0."""
+        self.compared += 1
+        if math.isnan(want) or math.isnan(got):
+            ok = math.isnan(want) and math.isnan(got)
+            err = 0.0 if ok else math.inf
+        else:
+            err = abs(got - want) / max(abs(want), scale, 1e-300)
+            ok = err <= REL_TOL
+        self.worst = max(self.worst, err)
+        if not ok:
+            self.failures += 1
+            if self.failures <= 20:
+                print(f"MISMATCH {what}: libpascal {got!r} scipy/oracle {want!r} "
+                      f"(rel err {err:.3g})")
+
+    def equal(self, what, got, want):
+        self.compared += 1
+        if got != want:
+            self.failures += 1
+            if self.failures <= 20:
+                print(f"MISMATCH {what}: libpascal {got!r} expected {want!r}")
+
+
+def fmt(values):
+    return " ".join(repr(float(v)) for v in values)
+
+
+def build_cases(rng):
+    cases = []  # (driver line, expected-output callback)
+
+    def pchip_case(x, y, t):
+        line = f"pchip {len(x)} {fmt(x)} {fmt(y)} {len(t)} {fmt(t)}"
+
+        def check(chk, out, label):
+            slopes, values = out
+            want_d = scipy_slopes(x, y) if len(x) >= 2 else [0.0]
+            scale_d = max(abs(v) for v in want_d)
+            scale_y = max(abs(v) for v in y)
+            for i, (g, w) in enumerate(zip(slopes, want_d)):
+                chk.close(f"{label} slope[{i}]", g, w, scale_d)
+            for ti, g, w in zip(t, values, scipy_values(x, y, t)):
+                chk.close(f"{label} S({ti!r})", g, w, scale_y)
+            chk.equal(f"{label} #slopes", len(slopes), len(x))
+            chk.equal(f"{label} #values", len(values), len(t))
+
+        cases.append((line, 2, check))
+
+    for n in [2] * 300 + [3] * 500 + [4] * 300 + list(range(5, 17)) * 100:
+        x = knots_x(rng, n)
+        pchip_case(x, knots_y(rng, n), queries(rng, x))
+    for _ in range(20):
+        x = knots_x(rng, 1)
+        pchip_case(x, knots_y(rng, 1), [x[0] - 1, x[0], x[0] + 1])
+
+    def iso_case(y):
+        line = f"iso {len(y)} {fmt(y)}"
+
+        def check(chk, out, label):
+            got = out[0]
+            want = isotonic_minmax(y)
+            scale = max(abs(v) for v in y)
+            chk.equal(f"{label} length", len(got), len(y))
+            for i, (g, w) in enumerate(zip(got, want)):
+                chk.close(f"{label} v[{i}]", g, w, scale)
+            chk.equal(f"{label} nondecreasing",
+                      all(a <= b for a, b in zip(got, got[1:])), True)
+
+        cases.append((line, 1, check))
+
+    for _ in range(1500):
+        n = rng.randint(1, 24)
+        iso_case(knots_y(rng, n))
+
+    def curve_case(W, K, w_query, expect_error=None):
+        line = f"curve {len(W)} {fmt(W)} {fmt(K)} {len(w_query)} {fmt(w_query)}"
+
+        def check(chk, out, label):
+            got = out[0]
+            if expect_error is not None:
+                chk.equal(f"{label} error", got, expect_error)
+                return
+            if isinstance(got, str):
+                chk.equal(f"{label} unexpected error", got, "curve values")
+                return
+            want = curve_log_k(W, K, w_query)
+            # L = S(log w) - log w: the cancellation is relative to |Y|
+            scale = max(abs(math.log(w)) + abs(math.log(k)) for w, k in zip(W, K))
+            for wq, g, w in zip(w_query, got, want):
+                chk.close(f"{label} L({wq!r})", g, w, scale)
+
+        cases.append((line, 1, check))
+
+    for _ in range(800):
+        n_h = rng.randint(1, MAX_KNOTS)
+        if rng.random() < 0.5:  # the calibrations' powers of two
+            horizons = sorted(rng.sample([2.0 ** e for e in range(0, 20)], n_h))
+        else:
+            horizons = sorted({rng.uniform(1, 5000) for _ in range(n_h)})
+        k_inf = rng.uniform(1, 64)
+        W, K = [], []
+        for w in horizons:
+            # geometric-mean data: a saturating law times lognormal noise,
+            # repeats at a horizon, sometimes a dip that isotonic must pool
+            k = k_inf * (1 + rng.uniform(0, 3) / w) * math.exp(rng.gauss(0, 0.2))
+            if rng.random() < 0.1:
+                k *= rng.uniform(0.01, 0.5)
+            for _ in range(rng.randint(1, 3)):
+                W.append(w)
+                K.append(k * math.exp(rng.gauss(0, 0.05)))
+        order = list(range(len(W)))
+        rng.shuffle(order)
+        W = [W[i] for i in order]
+        K = [K[i] for i in order]
+        wq = list(horizons) + [rng.uniform(horizons[0], horizons[-1]) for _ in range(5)]
+        wq += [horizons[0] / rng.uniform(1, 100), horizons[-1] * rng.uniform(1, 100)]
+        curve_case(W, K, wq)
+
+    # Rejections: status and the field name given by the caller ("runs").
+    for bad in (0.0, -1.0, math.nan, math.inf):
+        curve_case([1.0, 2.0], [1.0, bad], [1.0], "error invalid runs")
+        curve_case([bad, 2.0], [1.0, 1.5], [1.0], "error invalid runs")
+    too_many = [float(w) for w in range(1, MAX_KNOTS + 2)]
+    curve_case(too_many, [1.0] * len(too_many), [1.0], "error range runs")
+    return cases
+
+
+def parse(lines):
+    out = []
+    for line in lines:
+        tag, *rest = line.split()
+        if tag == "error":
+            out.append(line)
+        else:
+            out.append([float(v) for v in rest])
+    return out
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: test_scipy_oracle.py PATH/TO/curve_driver")
+        return 2
+    rng = random.Random(SEED)
+    cases = build_cases(rng)
+    stdin = "\n".join(line for line, _, _ in cases) + "\n"
+    proc = subprocess.run([sys.argv[1]], input=stdin, capture_output=True, text=True,
+                          check=False)
+    if proc.returncode != 0:
+        print(f"curve_driver failed ({proc.returncode}): {proc.stderr.strip()}")
+        return 1
+    lines = proc.stdout.splitlines()
+    expected = sum(n for _, n, _ in cases)
+    if len(lines) != expected:
+        print(f"curve_driver printed {len(lines)} lines, expected {expected}")
+        return 1
+    chk = Checker()
+    pos = 0
+    for index, (_, n_lines, check) in enumerate(cases):
+        out = parse(lines[pos:pos + n_lines])
+        pos += n_lines
+        check(chk, out, f"case {index}")
+    print(f"{len(cases)} cases, {chk.compared} comparisons, {chk.failures} mismatches, "
+          f"worst relative error {chk.worst:.3g} (tolerance {REL_TOL:g})")
+    return 1 if chk.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
