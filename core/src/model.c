@@ -36,6 +36,11 @@ static int cmp_item(const void *pa, const void *pb)
     return c;
   if (a->h != b->h)
     return a->h < b->h ? -1 : 1;
+  /* Repeats at one horizon are ordered by value, not by run index, so that
+   * the geometric mean (a floating-point sum of logs) and with it every
+   * curve and prediction are bit-identical whatever order the runs came in. */
+  if (a->k != b->k)
+    return a->k < b->k ? -1 : 1;
   return (a->index > b->index) - (a->index < b->index);
 }
 
