@@ -104,6 +104,13 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
       it.h = g.n_k;
       it.k = r->fill_bytes / g.B0;
     }
+    if (!(it.k > 0)) { /* V > 0 was checked at append, but V / (b W N) can underflow */
+      char field[PASCAL_ERROR_FIELD_MAX];
+      snprintf(field, sizeof field, "measurements[%zu].fill_bytes", i);
+      free(items);
+      return pascal_error_set(err, PASCAL_ERANGE, field,
+                              "fill_bytes is too small for its run: K underflows to 0");
+    }
     items[n++] = it;
   }
   if (n == 0) {
