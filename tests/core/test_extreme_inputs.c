@@ -20,7 +20,7 @@
 #include "pascal/coherence.h"
 #include "pascal/predict.h"
 #include "pascal/static.h"
-#include "pascal/synth.h"
+#include "test_synth_model.h"
 
 #define N62 PASCAL_STATIC_N_MAX
 #define P61 (UINT64_C(1) << 61)
@@ -134,20 +134,6 @@ static void baselines_at_the_limit(void)
   CHECK(strcmp(err.field, "rates") == 0);
 }
 
-static pascal_model *synthetic_model(pascal_workload workload)
-{
-  pascal_synth_law law;
-  pascal_synth_plan plan;
-  pascal_calibration cal;
-  pascal_model *md = NULL;
-  pascal_synth_law_default(workload, &law);
-  pascal_synth_plan_default(workload, &plan);
-  CHECK_INT(pascal_synth_calibration(&law, &plan, &cal, NULL), PASCAL_OK);
-  CHECK_INT(pascal_model_fit(&cal, &md, NULL), PASCAL_OK);
-  pascal_calibration_free(&cal);
-  return md;
-}
-
 static void scan_queries_at_the_limit(const pascal_model *md)
 {
   pascal_scan_prediction p;
@@ -225,11 +211,11 @@ int main(void)
   static_at_n_max();
   coherence_at_the_limit();
   baselines_at_the_limit();
-  pascal_model *md = synthetic_model(PASCAL_WORKLOAD_SCAN);
+  pascal_model *md = test_synth_model(PASCAL_WORKLOAD_SCAN);
   if (md)
     scan_queries_at_the_limit(md);
   pascal_model_free(md);
-  md = synthetic_model(PASCAL_WORKLOAD_GEMM);
+  md = test_synth_model(PASCAL_WORKLOAD_GEMM);
   if (md)
     gemm_queries_at_the_limit(md);
   pascal_model_free(md);

@@ -19,21 +19,10 @@
 
 #include "check.h"
 #include "pascal/predict.h"
-#include "pascal/synth.h"
 #include "test_static_rng.h"
+#include "test_synth_model.h"
 
 #define REPEATS 3
-
-static void make_calibration(pascal_workload workload, pascal_calibration *cal)
-{
-  pascal_synth_law law;
-  pascal_synth_plan plan;
-  pascal_synth_law_default(workload, &law);
-  pascal_synth_plan_default(workload, &plan);
-  law.noise = 0.05;
-  plan.repeats = REPEATS;
-  CHECK_INT(pascal_synth_calibration(&law, &plan, cal, NULL), PASCAL_OK);
-}
 
 /* The same calibration with its runs appended in a seeded random order. */
 static void shuffled_copy(const pascal_calibration *src, uint64_t seed, pascal_calibration *dst)
@@ -245,8 +234,8 @@ static void gemm_order_invariance(const pascal_calibration *cal)
 int main(void)
 {
   pascal_calibration scan, gemm;
-  make_calibration(PASCAL_WORKLOAD_SCAN, &scan);
-  make_calibration(PASCAL_WORKLOAD_GEMM, &gemm);
+  test_synth_calibration(PASCAL_WORKLOAD_SCAN, REPEATS, &scan);
+  test_synth_calibration(PASCAL_WORKLOAD_GEMM, REPEATS, &gemm);
   pascal_model *md = fit(&scan);
   if (md)
     scan_exact_rule_is_the_curve(&scan, md);
