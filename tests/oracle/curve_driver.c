@@ -32,8 +32,7 @@ typedef struct reader {
 static double read_double(reader *r)
 {
   char *end;
-  errno = 0;
-  double v = strtod(r->cursor, &end);
+  double v = strtod(r->cursor, &end); /* "nan", "inf" and overflow are cases too */
   if (end == r->cursor)
     r->ok = 0;
   r->cursor = end;
@@ -72,14 +71,21 @@ typedef struct driver_buffers {
   double q[DRIVER_MAX_POINTS], out[DRIVER_MAX_POINTS];
 } driver_buffers;
 
+/* "N a_1..a_N b_1..b_N Q q_1..q_Q" into buf->a, buf->b, buf->q; 0 if malformed. */
+static int read_pairs_and_queries(reader *r, driver_buffers *buf, size_t *n, size_t *nq)
+{
+  *n = read_count(r);
+  read_doubles(r, buf->a, *n);
+  read_doubles(r, buf->b, *n);
+  *nq = read_count(r);
+  read_doubles(r, buf->q, *nq);
+  return r->ok;
+}
+
 static int run_pchip(reader *r, driver_buffers *buf)
 {
-  size_t n = read_count(r);
-  read_doubles(r, buf->a, n);
-  read_doubles(r, buf->b, n);
-  size_t nq = read_count(r);
-  read_doubles(r, buf->q, nq);
-  if (!r->ok)
+  size_t n, nq;
+  if (!read_pairs_and_queries(r, buf, &n, &nq))
     return 0;
   pascal_pchip_slopes(buf->a, buf->b, n, buf->c);
   for (size_t i = 0; i < nq; i++)
@@ -102,12 +108,8 @@ static int run_iso(reader *r, driver_buffers *buf)
 
 static int run_curve(reader *r, driver_buffers *buf)
 {
-  size_t n = read_count(r);
-  read_doubles(r, buf->a, n);
-  read_doubles(r, buf->b, n);
-  size_t nq = read_count(r);
-  read_doubles(r, buf->q, nq);
-  if (!r->ok)
+  size_t n, nq;
+  if (!read_pairs_and_queries(r, buf, &n, &nq))
     return 0;
   pascal_curve curve;
   pascal_error err;
