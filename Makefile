@@ -25,7 +25,7 @@ build-sanitize: deps
 	@cmake --build $(SANBUILD) -j $(JOBS)
 
 run: build
-	@$(BUILD)/server/pascal bounds --N 8 --C 2 --phases 0,4
+	@$(BUILD)/bin/pascal bounds --N 8 --C 2 --phases 0,4
 
 test: build build-sanitize
 	@echo "== tests: normal build =="

@@ -1,7 +1,8 @@
 #!/bin/sh
 # install.sh - build PASCAL and install it with `cmake --install`, plus what
-# CMake does not install: the systemd units, the sysusers.d entry for the
-# "pascal" user, and /etc/pascal/pascald.conf (created from
+# CMake does not install: the bundled calibrations, the config and proxy
+# examples, the systemd units, the sysusers.d entry for the "pascal" user,
+# and /etc/pascal/pascald.conf (created from
 # deploy/pascald.conf.example only if it does not exist yet; never overwritten).
 #
 #   deploy/install.sh [--prefix DIR] [--sysconfdir DIR] [--build-dir DIR]
@@ -56,6 +57,12 @@ if [ ! -e "$destdir$sysconfdir/pascald.conf" ]; then
 else
   echo "install.sh: kept existing $sysconfdir/pascald.conf"
 fi
+# Bundled calibrations, imported by pascald into an empty database (its
+# compiled-in default: <prefix>/share/pascal/calibrations).
+install -d -m 0755 "$destdir$prefix/share/pascal/calibrations"
+for bundle in "$here"/deploy/calibrations/*.json; do
+  [ -f "$bundle" ] && install -m 0644 "$bundle" "$destdir$prefix/share/pascal/calibrations/"
+done
 install -d -m 0755 "$destdir$prefix/share/pascal/examples"
 install -m 0644 "$here/deploy/pascald.conf.example" "$here/deploy/nginx-tls.conf.example" \
   "$destdir$prefix/share/pascal/examples/"

@@ -230,7 +230,8 @@ pascal_store_status pascal_store_frozen_list(pascal_store *s,
                                              pascal_store_calibration **out,
                                              size_t *count, pascal_error *err);
 
-/* Measurements of a calibration ordered by job (run order), then insertion.
+/* Measurements of a calibration ordered by job (run order; imported ones,
+ * job 0, first), then insertion. NOT_FOUND for an unknown calibration.
  * *out is malloc'd (NULL when 0), released with free(). */
 pascal_store_status pascal_store_measurement_list(
     pascal_store *s, int64_t calibration, pascal_store_measurement **out,
@@ -266,6 +267,7 @@ pascal_store_status pascal_store_calibration_import(
 typedef struct pascal_store_job {
   int64_t id;
   int64_t calibration;
+  char device[PASCAL_STORE_NAME_MAX];       /* of the calibration */
   pascal_store_workload workload;
   pascal_store_job_state state;
   pascal_store_run run;
@@ -315,8 +317,8 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
                                             double fill_bytes, double kernel_ns,
                                             int64_t now, pascal_error *err);
 
-/* Report a failed attempt (message stored as last_error, truncated to 255
- * bytes; may be NULL). STALE unless leased with this token and not expired.
+/* Report a failed attempt (message stored as last_error, truncated to at
+ * most 255 bytes at a UTF-8 character boundary; NULL or "": "failed"). STALE unless leased with this token and not expired.
  * The job is requeued, or, when attempts == max_attempts, marked failed and
  * its calibration marked failed too. *state (may be NULL) gets the new job
  * state (QUEUED or JOB_FAILED). */

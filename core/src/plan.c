@@ -199,7 +199,7 @@ static pascal_status check_extents(const uint64_t *v, size_t n, const char *list
   for (size_t i = 0; i < n; i++) {
     snprintf(name, sizeof name, "%s[%zu]", list, i);
     if (v[i] < 1 || v[i] > PASCAL_PLAN_MAX_EXTENT)
-      return pascal_error_set(err, PASCAL_EINVAL, name, "%s must be 1..2^40, got %llu",
+      return pascal_error_set(err, PASCAL_EINVAL, name, "%s must be 1..4294967295, got %llu",
                               name, (unsigned long long)v[i]);
     for (size_t j = 0; j < i; j++)
       if (v[j] == v[i])
@@ -245,7 +245,7 @@ static pascal_status check_shapes(const pascal_plan *plan, pascal_error *err)
     for (int k = 0; k < 3; k++) {
       if (ext[k] < 1 || ext[k] > PASCAL_PLAN_MAX_EXTENT) {
         snprintf(name, sizeof name, "shapes[%zu].%s", i, dim[k]);
-        return pascal_error_set(err, PASCAL_EINVAL, name, "%s must be 1..2^40, got %llu",
+        return pascal_error_set(err, PASCAL_EINVAL, name, "%s must be 1..4294967295, got %llu",
                                 name, (unsigned long long)ext[k]);
       }
     }

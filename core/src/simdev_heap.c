@@ -2,10 +2,15 @@
  * simdev_heap.c - the sim device's event queue: a 4-ary min-heap keyed on
  * (time, insertion sequence), so simultaneous events run in the order they
  * were scheduled and every run is deterministic. O(log n) push/pop with half
- * the depth of a binary heap (pop dominates the engine's time), no
- * allocation after simdev_heap_reserve.
+ * the depth of a binary heap, no allocation after simdev_heap_reserve.
+ *
+ * Pop dominates the engine's time, so it is written to avoid unpredictable
+ * branches: event times are never negative, and the bit patterns of
+ * non-negative IEEE doubles order like the values, so times are compared as
+ * unsigned integers and the earliest child is selected with masks.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "simdev_internal.h"
 
@@ -27,10 +32,17 @@ void simdev_heap_free(simdev_heap *h) {
   h->len = h->cap = 0;
 }
 
-/* Bitwise rather than short-circuit operators: the compiler can select
- * the earliest child without branches, which child wins being random. */
+/* Ordering key of an event time t >= 0 (see above). */
+static inline uint64_t tkey(const simdev_event *e) {
+  uint64_t k;
+  memcpy(&k, &e->t, sizeof k);
+  return k;
+}
+
+/* Bitwise rather than short-circuit operators: no branch inside. */
 static int event_before(const simdev_event *a, const simdev_event *b) {
-  return (a->t < b->t) | ((a->t == b->t) & (a->seq < b->seq));
+  uint64_t x = tkey(a), y = tkey(b);
+  return (x < y) | ((x == y) & (a->seq < b->seq));
 }
 
 void simdev_heap_push(simdev_heap *h, double t, uint32_t id) {
@@ -46,20 +58,42 @@ void simdev_heap_push(simdev_heap *h, double t, uint32_t id) {
   h->items[i] = e;
 }
 
+/* Pop with Floyd's bottom-up sift: move the hole from the root down along
+ * the earliest children to a leaf (no comparison with the displaced last
+ * element on the way, which is the unpredictable branch), then sift that
+ * element up from the leaf, where it nearly always stays. */
 int simdev_heap_pop(simdev_heap *h, simdev_event *out) {
   if (h->len == 0) return 0;
-  *out = h->items[0];
-  simdev_event last = h->items[--h->len];
-  size_t n = h->len, i = 0;
+  simdev_event *it = h->items;
+  *out = it[0];
+  size_t n = --h->len;
+  if (n == 0) return 1;
+  simdev_event last = it[n];
+  size_t i = 0;
   for (;;) {
     size_t first = 4 * i + 1;
     if (first >= n) break;
     size_t end = first + 4 < n ? first + 4 : n, c = first;
-    for (size_t k = first + 1; k < end; k++) c = event_before(&h->items[k], &h->items[c]) ? k : c;
-    if (!event_before(&h->items[c], &last)) break;
-    h->items[i] = h->items[c];
+    uint64_t ct = tkey(&it[first]);
+    uint32_t cs = it[first].seq;
+    for (size_t k = first + 1; k < end; k++) {
+      uint64_t kt = tkey(&it[k]);
+      uint32_t ks = it[k].seq;
+      /* m: all ones when child k is earlier than the best so far */
+      uint64_t m = (uint64_t)0 - (uint64_t)((kt < ct) | ((kt == ct) & (ks < cs)));
+      c ^= (c ^ k) & m;
+      ct ^= (ct ^ kt) & m;
+      cs ^= (cs ^ ks) & (uint32_t)m;
+    }
+    it[i] = it[c];
     i = c;
   }
-  if (n > 0) h->items[i] = last;
+  while (i > 0) {
+    size_t p = (i - 1) / 4;
+    if (!event_before(&last, &it[p])) break;
+    it[i] = it[p];
+    i = p;
+  }
+  it[i] = last;
   return 1;
 }

@@ -42,7 +42,7 @@ uint64_t simdev_seed_mix(uint64_t seed, uint64_t value);
  * whole run deterministic ---- */
 
 typedef struct simdev_event {
-  double t;
+  double t;     /* >= 0 always (the heap compares its bits)  */
   uint32_t seq; /* wraps after 2^32 pushes: order stays total, so runs stay
                    deterministic; FIFO among exact ties is what it serves */
   uint32_t id;  /* meaning chosen by the engine that pushed it */

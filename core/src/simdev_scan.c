@@ -2,7 +2,8 @@
  * simdev_scan.c - the open-scan engine of the sim device: W * M CTAs run the
  * paper's Algorithm 2 ("open scan with a binary-defined priming count") in
  * waves over the shared memory path of simdev_mem.c, with optional phase
- * snapshots (cluster count under the 32-block merge rule of §5.3).
+ * snapshots (cluster count under the 32-block merge rule of §5.3 and the
+ * gap-law K of the positions, as in the paper's marker diagnostic, §3.6).
  *
  * Per CTA (slot s on SM s mod sm_count), n_p = d - 1 + priming_extra on the
  * TMA path and 0 on the sync path:
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/static.h"
 #include "simdev_internal.h"
 
 struct simdev_slot {
@@ -36,13 +38,12 @@ struct simdev_slot {
 };
 
 typedef struct scan_run {
-  pascal_simdev *dev;
   simdev_mem *mem;
   simdev_heap *heap;
   simdev_slot *slots;
   double *ring_arrival; /* < 0: data not arrived (or not known yet) */
   simdev_rng rng;
-  uint32_t M, R, np, N;
+  uint32_t M, R, np, N, capacity;
   int tma;
   double issue_ns, work_ns, jitter, launch_ns, start_jitter_ns;
   uint64_t ctas_total, ctas_launched;
@@ -189,6 +190,7 @@ static void snapshot(scan_run *r, double t, uint64_t *pos, pascal_simdev_snapsho
   out->active = n;
   out->clusters = 0;
   out->spread_blocks = n ? hi - lo : 0;
+  out->gap_law_K = 0.0;
   if (n == 0) return;
   qsort(pos, n, sizeof *pos, cmp_u64);
   uint32_t big = 0;
@@ -197,6 +199,10 @@ static void snapshot(scan_run *r, double t, uint64_t *pos, pascal_simdev_snapsho
     if (gap > PASCAL_SIMDEV_CLUSTER_GAP) big++;
   }
   out->clusters = big ? big : 1;
+  pascal_static_result gl;
+  if (r->N > r->capacity &&
+      pascal_static_analyze(r->N, r->capacity, pos, n, &gl, NULL) == PASCAL_OK)
+    out->gap_law_K = (double)gl.k_ttl;
 }
 
 static pascal_status scan_buffers(pascal_simdev *dev, uint32_t M, uint32_t R, pascal_error *err) {
@@ -227,7 +233,6 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   const pascal_simdev_profile *p = &dev->profile;
   scan_run r;
   memset(&r, 0, sizeof r);
-  r.dev = dev;
   r.M = p->sm_count * scan->o;
   r.N = (uint32_t)scan->N;
   r.tma = scan->path_tma;
@@ -239,8 +244,8 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   r.rng.s = simdev_seed_mix(simdev_seed_mix(p->seed, key), scan->seed);
   st = scan_buffers(dev, r.M, r.R, err);
   if (st != PASCAL_OK) return st;
-  uint32_t capacity = p->capacity_blocks;
-  st = simdev_mem_prepare(dev, r.N, capacity, &r.rng, err);
+  r.capacity = p->capacity_blocks;
+  st = simdev_mem_prepare(dev, r.N, r.capacity, &r.rng, err);
   if (st != PASCAL_OK) return st;
   r.mem = &dev->mem;
   r.heap = &dev->heap;

@@ -39,14 +39,14 @@ static pascal_status parse_double(const char *text, const char *opt, double *out
                                   pascal_error *err)
 {
   /* Decimal notation only: strtod would also take "nan", "inf" and hex. */
-  int digits = 0;
+  int digits = 0, other = 0;
   for (const char *p = text; *p; p++) {
     if (*p >= '0' && *p <= '9')
       digits = 1;
     else if (!strchr("+-.eE", *p))
-      digits = -1000;
+      other = 1;
   }
-  if (digits <= 0)
+  if (!digits || other)
     return pascal_error_set(err, PASCAL_EINVAL, opt, "%s: '%.40s' is not a number", opt, text);
   char *end = NULL;
   errno = 0;
@@ -190,7 +190,7 @@ pascal_status cli_args_parse(int argc, char **argv, cli_arg *args, size_t n_args
     if (args[i].required && !args[i].seen) {
       char opt[PASCAL_ERROR_FIELD_MAX];
       snprintf(opt, sizeof opt, "--%s", args[i].name);
-      return pascal_error_set(err, PASCAL_EINVAL, opt, "missing required option %s", opt);
+      return pascal_error_set(err, PASCAL_EINVAL, opt, "missing required option");
     }
   }
   if (n_pos < min_positional)

@@ -111,8 +111,7 @@ static pascal_status predict_run(const pascal_model *model, const predict_query 
   for (size_t i = 0; i < n_need; i++)
     if (!cli_args_seen(args, n_args, need[i]) && !(strcmp(need[i], "d") == 0 && q->path &&
                                                    strcmp(q->path, "sync") == 0))
-      return pascal_error_set(err, PASCAL_EINVAL, need[i], "missing required option --%s",
-                              need[i]);
+      return pascal_error_set(err, PASCAL_EINVAL, need[i], "missing required option");
   if (gemm) {
     pascal_gemm_shape shape = {q->Mg, q->Ng, q->Kg};
     pascal_gemm_prediction p;
@@ -294,8 +293,8 @@ static pascal_status parse_law(const char *spec, pascal_synth_law *law, pascal_e
   return PASCAL_OK;
 }
 
-/* The synthetic plan from a pascal-plan/1 file. The arrays are allocated
- * into *keys, *sizes, *horizons, *shapes (caller frees). */
+/* The synthetic plan from a decoded pascal-plan/1 plan. The arrays are
+ * allocated into `mem` (the caller frees them). */
 typedef struct synth_plan_storage {
   pascal_scan_key *keys;
   uint32_t *sizes, *horizons;
@@ -319,20 +318,13 @@ static pascal_status plan_to_synth(const pascal_plan *plan, pascal_synth_plan *s
                                                                       : PASCAL_PATH_SYNC,
                                      k->d, k->m};
   }
-  /* Extents above 2^32 do not fit a calibration run: refuse, naming them. */
-  for (size_t i = 0; i < plan->n_sizes + plan->n_horizons; i++) {
-    int is_size = i < plan->n_sizes;
-    size_t j = is_size ? i : i - plan->n_sizes;
-    uint64_t v = is_size ? plan->sizes[j] : plan->horizons[j];
-    if (v > UINT32_MAX)
-      return pascal_error_set(err, PASCAL_EINVAL, is_size ? "sizes" : "horizons",
-                              "%s[%zu] is too large for a calibration", is_size ? "sizes" : "horizons", j);
-    (is_size ? mem->sizes : mem->horizons)[j] = (uint32_t)v;
-  }
+  /* Plan extents are at most PASCAL_PLAN_MAX_EXTENT = 2^32 - 1 (validated). */
+  for (size_t i = 0; i < plan->n_sizes; i++)
+    mem->sizes[i] = (uint32_t)plan->sizes[i];
+  for (size_t i = 0; i < plan->n_horizons; i++)
+    mem->horizons[i] = (uint32_t)plan->horizons[i];
   for (size_t i = 0; i < plan->n_shapes; i++) {
     const pascal_plan_shape *s = &plan->shapes[i];
-    if (s->Mg > UINT32_MAX || s->Ng > UINT32_MAX || s->Kg > UINT32_MAX)
-      return pascal_error_set(err, PASCAL_EINVAL, "shapes", "shapes[%zu] is too large", i);
     mem->shapes[i] = (pascal_gemm_shape){(uint32_t)s->Mg, (uint32_t)s->Ng, (uint32_t)s->Kg};
   }
   sp->keys = mem->keys;

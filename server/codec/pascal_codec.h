@@ -25,6 +25,7 @@
 #include "pascal/evaluate.h"
 #include "pascal/plan.h"
 #include "pascal/predict.h"
+#include "pascal_codec_static.h" /* bounds, simulate, coherence, feedback */
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +68,11 @@ pascal_status pascal_codec_plan_encode(const pascal_plan *plan, json_t **out,
  * {"o","path","d","m","N","W","repeat"}, gemm {"Mg","Ng","Kg","repeat"}. */
 pascal_status pascal_codec_plan_run_encode(const pascal_plan_run *run, json_t **out,
                                            pascal_error *err);
+/* The inverse, for the agent reading a claimed job's "run" object: the
+ * workload comes from the job; "repeat" is optional (0). Errors name
+ * "run.o", "run.path", "run.Kg", ... */
+pascal_status pascal_codec_plan_run_decode(const json_t *obj, pascal_plan_workload workload,
+                                           pascal_plan_run *out, pascal_error *err);
 
 /* ---- calibration bundles: pascal-calibration/1 ------------------------ */
 

@@ -2,8 +2,8 @@
  * pascal_codec_static.h - static questions (paper section 3) answered as JSON:
  * the codec computes them with libpascal and encodes the result, so that
  * pascald's /v1/bounds and `pascal bounds` give the same document
- * (keys in docs/cli.md). Kept apart from pascal_codec.h so that a file can use
- * the static answers without the dynamic model's headers.
+ * (keys in docs/cli.md). Included by pascal_codec.h; a file that needs only
+ * the static answers may include this header alone.
  *
  * Every function validates its query (errors name "N", "C", "phases[3]",
  * "ways", "sets", "rounds", "sigma", "M", "E", "alpha", "beta", "d",

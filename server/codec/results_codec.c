@@ -59,13 +59,13 @@ static pascal_status encode_family_step(json_t *arr, const pascal_family_step *f
 
 static pascal_status encode_size_step(json_t *arr, const pascal_size_step *s, pascal_error *err)
 {
-  json_t *o, *depths = json_array();
+  json_t *o, *depths;
   pascal_status st;
   if ((st = child(arr, NULL, &o, err)) || (st = codec_set(o, "N", codec_uint(s->N), err)) ||
       (st = codec_set(o, "eta", codec_real(s->eta), err)) ||
       (st = codec_set(o, "weight", codec_real(s->weight), err)) ||
       (st = set_rule(o, s->rule, err)) || (st = codec_set(o, "a", codec_real(s->a), err)) ||
-      (st = codec_set(o, "depths", depths, err)))
+      (st = codec_set(o, "depths", depths = json_array(), err)))
     return st;
   for (size_t i = 0; i < s->n_depths && i < 2; i++)
     if ((st = encode_family_step(depths, &s->depth[i], s->depth_weight[i], err)))
@@ -76,7 +76,7 @@ static pascal_status encode_size_step(json_t *arr, const pascal_size_step *s, pa
 static pascal_status encode_scan_explanation(json_t *pred, const pascal_scan_explanation *x,
                                              pascal_error *err)
 {
-  json_t *o, *fam, *sizes = json_array();
+  json_t *o, *fam, *sizes;
   pascal_status st;
   if ((st = child(pred, "explanation", &o, err)) || (st = set_rule(o, x->rule, err)) ||
       (st = child(o, "family", &fam, err)) || (st = codec_set(fam, "o", codec_uint(x->o), err)) ||
@@ -84,7 +84,7 @@ static pascal_status encode_scan_explanation(json_t *pred, const pascal_scan_exp
       (st = codec_set(fam, "d", codec_uint(x->d), err)) ||
       (st = codec_set(o, "class", codec_uint(x->class_id), err)) ||
       (st = codec_set(o, "eta", codec_real(x->eta), err)) ||
-      (st = codec_set(o, "a", codec_real(x->a), err)) || (st = codec_set(o, "sizes", sizes, err)))
+      (st = codec_set(o, "a", codec_real(x->a), err)) || (st = codec_set(o, "sizes", sizes = json_array(), err)))
     return st;
   for (size_t i = 0; i < x->n_sizes && i < 2; i++)
     if ((st = encode_size_step(sizes, &x->size[i], err)))
@@ -147,12 +147,12 @@ static pascal_status encode_gemm_step(json_t *parent, const char *key,
 static pascal_status encode_gemm_explanation(json_t *pred, const pascal_gemm_explanation *x,
                                              pascal_error *err)
 {
-  json_t *o, *rows = json_array(), *cols = json_array();
+  json_t *o, *rows, *cols;
   pascal_status st;
   size_t n = x->n_rows < 2 ? x->n_rows : 2;
   if ((st = child(pred, "explanation", &o, err)) || (st = set_rule(o, x->rule, err)) ||
-      (st = codec_set(o, "a", codec_real(x->a), err)) || (st = codec_set(o, "rows", rows, err)) ||
-      (st = codec_set(o, "columns", cols, err)))
+      (st = codec_set(o, "a", codec_real(x->a), err)) || (st = codec_set(o, "rows", rows = json_array(), err)) ||
+      (st = codec_set(o, "columns", cols = json_array(), err)))
     return st;
   for (size_t i = 0; i < n; i++)
     if ((st = codec_append(rows, codec_uint(x->row_n_r[i]), "explanation.rows", err)) ||
@@ -226,7 +226,7 @@ static pascal_status encode_key_report(json_t *arr, pascal_workload wl,
 pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out,
                                        pascal_error *err)
 {
-  json_t *o = json_object(), *keys = json_array();
+  json_t *o = json_object(), *keys;
   pascal_status st;
   if ((st = codec_set(o, "workload", json_string(pascal_workload_name(r->workload)), err)) ||
       (st = codec_set(o, "n_keys", codec_uint(r->n_keys), err)) ||
@@ -235,7 +235,7 @@ pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out
       (st = codec_set(o, "n_refused", codec_uint(r->n_refused), err)) ||
       (st = codec_set(o, "n_keys_scored", codec_uint(r->n_keys_scored), err)) ||
       (st = encode_methods(o, "balanced_mape", r->balanced_mape, err)) ||
-      (st = codec_set(o, "keys", keys, err)))
+      (st = codec_set(o, "keys", keys = json_array(), err)))
     goto fail;
   for (size_t i = 0; i < r->n_keys; i++)
     if ((st = encode_key_report(keys, r->workload, &r->keys[i], err)))

@@ -61,21 +61,19 @@ static pascal_status encode_policy_bound(json_t *obj, const pascal_codec_bounds_
   pascal_status st = pascal_policy_bound_compute(q->n, q->c, q->phases, q->m, &b, err);
   if (st)
     return st;
-  json_t *p = json_object(), *exact;
+  json_t *p;
   uint64_t whole_num;
+  char exact[96];
   /* exact = (whole * den + num) / den, or "whole+num/den" if that overflows */
   if (!__builtin_mul_overflow(b.whole, b.frac.den, &whole_num) &&
-      !__builtin_add_overflow(whole_num, b.frac.num, &whole_num)) {
-    exact = rational_text(whole_num, b.frac.den);
-  } else {
-    char buf[96];
-    snprintf(buf, sizeof buf, "%" PRIu64 "+%" PRIu64 "/%" PRIu64, b.whole, b.frac.num,
+      !__builtin_add_overflow(whole_num, b.frac.num, &whole_num))
+    snprintf(exact, sizeof exact, "%" PRIu64 "/%" PRIu64, whole_num, b.frac.den);
+  else
+    snprintf(exact, sizeof exact, "%" PRIu64 "+%" PRIu64 "/%" PRIu64, b.whole, b.frac.num,
              b.frac.den);
-    exact = json_string(buf);
-  }
-  if ((st = codec_set(obj, "policy_lower_bound", p, err)) ||
+  if ((st = codec_set(obj, "policy_lower_bound", p = json_object(), err)) ||
       (st = codec_set(p, "value", codec_real(b.bound), err)) ||
-      (st = codec_set(p, "exact", exact, err)) ||
+      (st = codec_set(p, "exact", json_string(exact), err)) ||
       (st = codec_set(p, "whole", codec_uint(b.whole), err)) ||
       (st = codec_set(p, "frac_num", codec_uint(b.frac.num), err)) ||
       (st = codec_set(p, "frac_den", codec_uint(b.frac.den), err)) ||
@@ -90,10 +88,11 @@ static pascal_status encode_reuse_models(json_t *obj, json_t *lru,
                                          const pascal_codec_bounds_query *q,
                                          pascal_error *err)
 {
-  json_t *sdcm = json_object(), *ppt = json_object();
+  json_t *sdcm, *ppt;
   pascal_cache_geometry geo = {q->ways ? q->ways : q->c, q->sets ? q->sets : 1};
   pascal_status st;
-  if ((st = codec_set(obj, "sdcm", sdcm, err)) || (st = codec_set(obj, "ppt_gpu", ppt, err)) ||
+  if ((st = codec_set(obj, "sdcm", sdcm = json_object(), err)) ||
+      (st = codec_set(obj, "ppt_gpu", ppt = json_object(), err)) ||
       (st = codec_set(sdcm, "ways", codec_uint(geo.ways), err)) ||
       (st = codec_set(sdcm, "sets", codec_uint(geo.sets), err)))
     return st;
@@ -142,8 +141,8 @@ static pascal_status encode_che(json_t *obj, const pascal_codec_bounds_query *q,
 {
   double hit;
   pascal_status st = pascal_che_scan(q->n, q->c, &hit, err);
-  json_t *che = json_object();
-  if (st || (st = codec_set(obj, "che", che, err)) ||
+  json_t *che;
+  if (st || (st = codec_set(obj, "che", che = json_object(), err)) ||
       (st = codec_set(che, "hit_rate", codec_real(hit), err)) ||
       (st = codec_set(che, "K", codec_real((double)q->m * (1.0 - hit)), err)))
     return st;

@@ -34,10 +34,11 @@ void pascal_store_calibration_array_free(pascal_store_calibration *a,
   free(a);
 }
 
-static pascal_store_status read_calibration(sqlite3_stmt *st,
-                                            pascal_store_calibration *c,
+/* A store_row_reader: one row of CAL_COLUMNS into a pascal_store_calibration. */
+static pascal_store_status read_calibration(sqlite3_stmt *st, void *elem,
                                             pascal_error *err)
 {
+  pascal_store_calibration *c = elem;
   memset(c, 0, sizeof *c);
   c->id = sqlite3_column_int64(st, C_ID);
   store_column_copy(st, C_DEVICE, c->device, sizeof c->device);
@@ -64,32 +65,9 @@ static pascal_store_status read_calibration(sqlite3_stmt *st,
   return PASCAL_STORE_OK;
 }
 
-/* Read every row of a calibration query (bound by the caller, lock held). */
-static pascal_store_status read_calibrations(pascal_store *s, sqlite3_stmt *st,
-                                             pascal_store_calibration **out,
-                                             size_t *count, pascal_error *err)
+static void calibrations_release(void *array, size_t n)
 {
-  pascal_store_calibration *list = NULL;
-  size_t n = 0, cap = 0;
-  int row = 0;
-  pascal_store_status status;
-  while ((status = store_step_row(s, st, &row, "calibrations", err)) == PASCAL_STORE_OK &&
-         row) {
-    status = store_grow((void **)&list, &cap, n + 1, sizeof *list, err);
-    if (status == PASCAL_STORE_OK)
-      status = read_calibration(st, &list[n], err);
-    if (status)
-      break;
-    n++;
-  }
-  sqlite3_reset(st);
-  if (status) {
-    pascal_store_calibration_array_free(list, n);
-    return status;
-  }
-  *out = list;
-  *count = n;
-  return PASCAL_STORE_OK;
+  pascal_store_calibration_array_free(array, n);
 }
 
 pascal_store_status pascal_store_calibration_list(pascal_store *s,
@@ -109,7 +87,8 @@ pascal_store_status pascal_store_calibration_list(pascal_store *s,
   if (device && sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC) != SQLITE_OK)
     status = store_sql_error(s->db, sqlite3_errcode(s->db), "calibrations", err);
   if (status == PASCAL_STORE_OK)
-    status = read_calibrations(s, st, out, count, err);
+    status = store_collect(s, st, sizeof **out, read_calibration, calibrations_release,
+                           (void **)out, count, err);
   store_unlock(s);
   return status;
 }
@@ -118,11 +97,8 @@ pascal_store_status pascal_store_frozen_list(pascal_store *s,
                                              pascal_store_calibration **out,
                                              size_t *count, pascal_error *err)
 {
-  store_lock(s);
-  pascal_store_status status =
-      read_calibrations(s, store_stmt_get(s, ST_CAL_FROZEN_LIST), out, count, err);
-  store_unlock(s);
-  return status;
+  return store_list(s, ST_CAL_FROZEN_LIST, sizeof **out, read_calibration,
+                    calibrations_release, (void **)out, count, err);
 }
 
 /* Read calibration `id` inside the caller's lock; NOT_FOUND if absent. */
@@ -130,11 +106,10 @@ static pascal_store_status get_calibration(pascal_store *s, int64_t id,
                                            pascal_store_calibration *out,
                                            pascal_error *err)
 {
-  sqlite3_stmt *st = store_stmt_get(s, ST_CAL_GET);
+  sqlite3_stmt *st = NULL;
   int row = 0;
-  if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK)
-    return store_sql_error(s->db, sqlite3_errcode(s->db), "calibration", err);
-  pascal_store_status status = store_step_row(s, st, &row, "calibration", err);
+  pascal_store_status status =
+      store_row_by_id(s, ST_CAL_GET, id, &st, &row, "calibration", err);
   if (status == PASCAL_STORE_OK && !row)
     status = store_fail(err, PASCAL_STORE_NOT_FOUND, "calibration",
                         "no calibration %lld", (long long)id);
@@ -265,11 +240,10 @@ static pascal_store_status mark_frozen(pascal_store *s, int64_t id,
 static pascal_store_status jobs_not_done(pascal_store *s, int64_t id,
                                          int64_t *left, pascal_error *err)
 {
-  sqlite3_stmt *st = store_stmt_get(s, ST_CAL_JOBS_NOT_DONE);
+  sqlite3_stmt *st = NULL;
   int row = 0;
-  if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK)
-    return store_sql_error(s->db, sqlite3_errcode(s->db), "freeze", err);
-  pascal_store_status status = store_step_row(s, st, &row, "freeze", err);
+  pascal_store_status status =
+      store_row_by_id(s, ST_CAL_JOBS_NOT_DONE, id, &st, &row, "freeze", err);
   if (status == PASCAL_STORE_OK)
     *left = row ? sqlite3_column_int64(st, 0) : 0;
   sqlite3_reset(st);
@@ -406,13 +380,21 @@ pascal_store_status pascal_store_calibration_import(
   return status;
 }
 
+static pascal_store_status measurement_reader(sqlite3_stmt *st, void *elem,
+                                              pascal_error *err)
+{
+  pascal_store_measurement *m = elem;
+  store_read_run(st, 0, &m->run);
+  m->fill_bytes = sqlite3_column_double(st, STORE_RUN_NCOLS);
+  m->kernel_ns = sqlite3_column_double(st, STORE_RUN_NCOLS + 1);
+  m->job = sqlite3_column_int64(st, STORE_RUN_NCOLS + 2);
+  return PASCAL_STORE_OK;
+}
+
 pascal_store_status pascal_store_measurement_list(
     pascal_store *s, int64_t calibration, pascal_store_measurement **out,
     size_t *count, pascal_error *err)
 {
-  pascal_store_measurement *list = NULL;
-  size_t n = 0, cap = 0;
-  int row = 0;
   pascal_store_calibration c;
   memset(&c, 0, sizeof c);
   store_lock(s);
@@ -421,25 +403,9 @@ pascal_store_status pascal_store_measurement_list(
   sqlite3_stmt *st = store_stmt_get(s, ST_MEAS_LIST);
   if (!status && sqlite3_bind_int64(st, 1, calibration) != SQLITE_OK)
     status = store_sql_error(s->db, sqlite3_errcode(s->db), "measurements", err);
-  while (!status &&
-         (status = store_step_row(s, st, &row, "measurements", err)) == PASCAL_STORE_OK &&
-         row) {
-    status = store_grow((void **)&list, &cap, n + 1, sizeof *list, err);
-    if (status)
-      break;
-    pascal_store_measurement *m = &list[n++];
-    store_read_run(st, 0, &m->run);
-    m->fill_bytes = sqlite3_column_double(st, STORE_RUN_NCOLS);
-    m->kernel_ns = sqlite3_column_double(st, STORE_RUN_NCOLS + 1);
-    m->job = sqlite3_column_int64(st, STORE_RUN_NCOLS + 2);
-  }
-  sqlite3_reset(st);
+  if (!status)
+    status = store_collect(s, st, sizeof **out, measurement_reader, NULL, (void **)out,
+                           count, err);
   store_unlock(s);
-  if (status) {
-    free(list);
-    return status;
-  }
-  *out = list;
-  *count = n;
-  return PASCAL_STORE_OK;
+  return status;
 }

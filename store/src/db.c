@@ -28,11 +28,12 @@
   " (SELECT count(*) FROM measurements WHERE calibration = c.id),"
 
 /* The job row read by jobs.c: job columns, then its calibration's workload
- * and its device's block size, then the run. */
+ * and its device's block size, its lease token and device name, then the
+ * run. */
 #define JOB_COLUMNS                                                           \
   "j.id, j.calibration, c.workload, j.state, dv.block_bytes,"                 \
   " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"              \
-  " j.last_error, j.lease_token,"                                             \
+  " j.last_error, j.lease_token, c.device,"                                   \
   " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat"              \
   " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                  \
   " JOIN devices dv ON dv.name = c.device"
@@ -158,12 +159,12 @@ pascal_store_status store_fail(pascal_error *err, pascal_store_status status,
 {
   if (!err)
     return status;
-  err->status = core_status(status);
-  snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+  char message[PASCAL_ERROR_MESSAGE_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  vsnprintf(message, sizeof message, fmt, ap);
   va_end(ap);
+  pascal_error_set(err, core_status(status), field, "%s", message);
   return status;
 }
 

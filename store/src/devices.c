@@ -5,7 +5,6 @@
  */
 #include "store_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static void read_device(sqlite3_stmt *st, pascal_store_device *d)
@@ -132,31 +131,18 @@ pascal_store_status pascal_store_device_get(pascal_store *s, const char *name,
   return PASCAL_STORE_OK;
 }
 
+static pascal_store_status device_reader(sqlite3_stmt *st, void *elem,
+                                         pascal_error *err)
+{
+  read_device(st, elem);
+  return PASCAL_STORE_OK;
+}
+
 pascal_store_status pascal_store_device_list(pascal_store *s,
                                              pascal_store_device **out,
                                              size_t *count, pascal_error *err)
 {
-  pascal_store_device *list = NULL;
-  size_t n = 0, cap = 0;
-  int row = 0;
-  store_lock(s);
-  sqlite3_stmt *st = store_stmt_get(s, ST_DEVICE_LIST);
-  pascal_store_status status;
-  while ((status = store_step_row(s, st, &row, "devices", err)) == PASCAL_STORE_OK && row) {
-    status = store_grow((void **)&list, &cap, n + 1, sizeof *list, err);
-    if (status)
-      break;
-    read_device(st, &list[n++]);
-  }
-  sqlite3_reset(st);
-  store_unlock(s);
-  if (status) {
-    free(list);
-    return status;
-  }
-  *out = list;
-  *count = n;
-  return PASCAL_STORE_OK;
+  return store_list(s, ST_DEVICE_LIST, sizeof **out, device_reader, NULL, (void **)out, count, err);
 }
 
 pascal_store_status pascal_store_device_progress(pascal_store *s,

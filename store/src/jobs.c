@@ -21,7 +21,7 @@
 
 /* Column positions of JOB_COLUMNS (db.c). */
 enum { J_ID, J_CAL, J_WORKLOAD, J_STATE, J_BLOCK_BYTES, J_OWNER, J_EXPIRES,
-       J_ATTEMPTS, J_MAX_ATTEMPTS, J_LAST_ERROR, J_TOKEN, J_RUN };
+       J_ATTEMPTS, J_MAX_ATTEMPTS, J_LAST_ERROR, J_TOKEN, J_DEVICE, J_RUN };
 
 /* A job as read inside a transaction, with its current lease token. */
 typedef struct job_row {
@@ -41,14 +41,24 @@ static int secret_equal(const char *stored, const char *given)
   return diff == 0;
 }
 
+/* Copy src into dst[size], truncating at a UTF-8 character boundary so that
+ * a valid UTF-8 message stays valid (pascald serializes it as JSON). */
+static void copy_message(char *dst, size_t size, const char *src)
+{
+  size_t len = strnlen(src, size - 1);
+  if (src[len] != '\0')
+    while (len > 0 && ((unsigned char)src[len] & 0xc0) == 0x80)
+      len--; /* src[len] is a continuation byte: cut before its lead byte */
+  memcpy(dst, src, len);
+  dst[len] = '\0';
+}
+
 static pascal_store_status load_job(pascal_store *s, int64_t id, job_row *out,
                                     pascal_error *err)
 {
-  sqlite3_stmt *st = store_stmt_get(s, ST_JOB_GET);
+  sqlite3_stmt *st = NULL;
   int row = 0;
-  if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK)
-    return store_sql_error(s->db, sqlite3_errcode(s->db), "job", err);
-  pascal_store_status status = store_step_row(s, st, &row, "job", err);
+  pascal_store_status status = store_row_by_id(s, ST_JOB_GET, id, &st, &row, "job", err);
   if (status == PASCAL_STORE_OK && !row)
     status = store_fail(err, PASCAL_STORE_NOT_FOUND, "job", "no job %lld",
                         (long long)id);
@@ -68,6 +78,7 @@ static pascal_store_status load_job(pascal_store *s, int64_t id, job_row *out,
     j->max_attempts = (uint32_t)sqlite3_column_int64(st, J_MAX_ATTEMPTS);
     store_column_copy(st, J_LAST_ERROR, j->last_error, sizeof j->last_error);
     store_column_copy(st, J_TOKEN, out->token, sizeof out->token);
+    store_column_copy(st, J_DEVICE, j->device, sizeof j->device);
     store_read_run(st, J_RUN, &j->run);
   }
   sqlite3_reset(st);
@@ -260,11 +271,10 @@ static pascal_store_status compare_done(pascal_store *s, int64_t job,
                                         double fill_bytes, double kernel_ns,
                                         pascal_error *err)
 {
-  sqlite3_stmt *st = store_stmt_get(s, ST_MEAS_OF_JOB);
+  sqlite3_stmt *st = NULL;
   int row = 0;
-  if (sqlite3_bind_int64(st, 1, job) != SQLITE_OK)
-    return store_sql_error(s->db, sqlite3_errcode(s->db), "result", err);
-  pascal_store_status status = store_step_row(s, st, &row, "result", err);
+  pascal_store_status status =
+      store_row_by_id(s, ST_MEAS_OF_JOB, job, &st, &row, "result", err);
   if (status == PASCAL_STORE_OK) {
     /* kernel_ns NULL reads as 0.0, which is how "not measured" is given. */
     int same = row && sqlite3_column_double(st, 0) == fill_bytes &&
@@ -335,7 +345,7 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
   if (status)
     return status;
   char text[PASCAL_STORE_MESSAGE_MAX];
-  snprintf(text, sizeof text, "%s", message && *message ? message : "failed");
+  copy_message(text, sizeof text, message && *message ? message : "failed");
   job_row row;
   int got = 0;
   int next = PASCAL_STORE_QUEUED;

@@ -116,18 +116,61 @@ char *store_column_dup(sqlite3_stmt *st, int col, int *ok)
   return copy;
 }
 
-pascal_store_status store_grow(void **array, size_t *cap, size_t need,
-                               size_t elem, pascal_error *err)
+pascal_store_status store_collect(pascal_store *s, sqlite3_stmt *st, size_t elem,
+                                  store_row_reader read, store_array_free release,
+                                  void **out, size_t *count, pascal_error *err)
 {
-  if (need <= *cap)
-    return PASCAL_STORE_OK;
-  size_t next = *cap ? *cap * 2 : 16;
-  while (next < need)
-    next *= 2;
-  void *grown = realloc(*array, next * elem);
-  if (!grown)
-    return store_fail(err, PASCAL_STORE_NOMEM, "", "out of memory");
-  *array = grown;
-  *cap = next;
+  char *list = NULL;
+  size_t n = 0, cap = 0;
+  int row = 0;
+  pascal_store_status status;
+  while ((status = store_step_row(s, st, &row, "list", err)) == PASCAL_STORE_OK && row) {
+    if (n == cap) {
+      size_t next = cap ? cap * 2 : 16;
+      char *grown = realloc(list, next * elem);
+      if (!grown) {
+        status = store_fail(err, PASCAL_STORE_NOMEM, "", "out of memory");
+        break;
+      }
+      list = grown;
+      cap = next;
+    }
+    memset(list + n * elem, 0, elem);
+    status = read(st, list + n * elem, err);
+    if (status)
+      break;
+    n++;
+  }
+  sqlite3_reset(st);
+  if (status) {
+    if (release)
+      release(list, n);
+    else
+      free(list);
+    return status;
+  }
+  *out = list;
+  *count = n;
   return PASCAL_STORE_OK;
+}
+
+pascal_store_status store_list(pascal_store *s, store_stmt which, size_t elem,
+                               store_row_reader read, store_array_free release,
+                               void **out, size_t *count, pascal_error *err)
+{
+  store_lock(s);
+  pascal_store_status status =
+      store_collect(s, store_stmt_get(s, which), elem, read, release, out, count, err);
+  store_unlock(s);
+  return status;
+}
+
+pascal_store_status store_row_by_id(pascal_store *s, store_stmt which,
+                                    int64_t id, sqlite3_stmt **st, int *row,
+                                    const char *what, pascal_error *err)
+{
+  *st = store_stmt_get(s, which);
+  if (sqlite3_bind_int64(*st, 1, id) != SQLITE_OK)
+    return store_sql_error(s->db, sqlite3_errcode(s->db), what, err);
+  return store_step_row(s, *st, row, what, err);
 }

@@ -82,7 +82,6 @@ static const char *const migrations[] = {
   "         AND lease_owner IS NOT NULL AND lease_expires IS NOT NULL))\n"
   ") STRICT;\n"
   "CREATE INDEX jobs_by_calibration ON jobs (calibration, state);\n"
-  "CREATE INDEX jobs_queued ON jobs (id) WHERE state = 'queued';\n"
   "CREATE INDEX jobs_leased ON jobs (lease_expires) WHERE state = 'leased';\n"
   "CREATE TABLE measurements (\n"
   "  id INTEGER PRIMARY KEY,\n"

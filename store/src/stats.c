@@ -4,7 +4,6 @@
  */
 #include "store_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* Fill counts[parse(state)] from a "SELECT state, count(*) ... GROUP BY". */
@@ -43,32 +42,18 @@ pascal_store_status pascal_store_counts_get(pascal_store *s,
   return status;
 }
 
+static pascal_store_status agent_reader(sqlite3_stmt *st, void *elem,
+                                        pascal_error *err)
+{
+  pascal_store_agent *a = elem;
+  store_column_copy(st, 0, a->name, sizeof a->name);
+  a->last_seen = sqlite3_column_int64(st, 1);
+  return PASCAL_STORE_OK;
+}
+
 pascal_store_status pascal_store_agent_list(pascal_store *s,
                                             pascal_store_agent **out,
                                             size_t *count, pascal_error *err)
 {
-  pascal_store_agent *list = NULL;
-  size_t n = 0, cap = 0;
-  int row = 0;
-  store_lock(s);
-  sqlite3_stmt *st = store_stmt_get(s, ST_AGENT_LIST);
-  pascal_store_status status;
-  while ((status = store_step_row(s, st, &row, "agents", err)) == PASCAL_STORE_OK && row) {
-    status = store_grow((void **)&list, &cap, n + 1, sizeof *list, err);
-    if (status)
-      break;
-    memset(&list[n], 0, sizeof list[n]);
-    store_column_copy(st, 0, list[n].name, sizeof list[n].name);
-    list[n].last_seen = sqlite3_column_int64(st, 1);
-    n++;
-  }
-  sqlite3_reset(st);
-  store_unlock(s);
-  if (status) {
-    free(list);
-    return status;
-  }
-  *out = list;
-  *count = n;
-  return PASCAL_STORE_OK;
+  return store_list(s, ST_AGENT_LIST, sizeof **out, agent_reader, NULL, (void **)out, count, err);
 }

@@ -160,8 +160,29 @@ void store_column_copy(sqlite3_stmt *st, int col, char *dst, size_t size);
 /* A malloc'd copy of a TEXT column, or NULL for NULL. *ok = 0 on ENOMEM. */
 char *store_column_dup(sqlite3_stmt *st, int col, int *ok);
 
-/* Grow *array (of `elem` bytes each) to hold at least need elements. */
-pascal_store_status store_grow(void **array, size_t *cap, size_t need,
-                               size_t elem, pascal_error *err);
+/* Reads the current row of `st` into `elem`; may fail (ENOMEM). */
+typedef pascal_store_status (*store_row_reader)(sqlite3_stmt *st, void *elem,
+                                                pascal_error *err);
+/* Frees an array of n elements (and what they own); NULL: plain free(). */
+typedef void (*store_array_free)(void *array, size_t n);
+
+/* Step the bound statement `st` (lock held) to its end, reading one element
+ * of `elem` bytes per row into a malloc'd array. On success *out (NULL when
+ * empty) and *count are set; on failure the partial array is released with
+ * `release` and the out-parameters are untouched. Resets `st`. */
+pascal_store_status store_collect(pascal_store *s, sqlite3_stmt *st, size_t elem,
+                                  store_row_reader read, store_array_free release,
+                                  void **out, size_t *count, pascal_error *err);
+
+/* store_collect() of the unbound statement `which` under the handle's lock. */
+pascal_store_status store_list(pascal_store *s, store_stmt which, size_t elem,
+                               store_row_reader read, store_array_free release,
+                               void **out, size_t *count, pascal_error *err);
+
+/* The statement `which` with ?1 bound to id, stepped once: *row = 1 with the
+ * row ready (the caller reads it, then resets the statement), 0 if none. */
+pascal_store_status store_row_by_id(pascal_store *s, store_stmt which,
+                                    int64_t id, sqlite3_stmt **st, int *row,
+                                    const char *what, pascal_error *err);
 
 #endif

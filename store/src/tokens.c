@@ -6,18 +6,19 @@
  */
 #include "store_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-static void read_token(sqlite3_stmt *st, pascal_store_token *t)
+static pascal_store_status token_reader(sqlite3_stmt *st, void *elem,
+                                        pascal_error *err)
 {
-  memset(t, 0, sizeof *t);
+  pascal_store_token *t = elem;
   t->id = sqlite3_column_int64(st, 0);
   store_column_copy(st, 1, t->name, sizeof t->name);
   t->role = (pascal_store_role)store_role_parse((const char *)sqlite3_column_text(st, 2));
   store_column_copy(st, 3, t->hash, sizeof t->hash);
   t->created = sqlite3_column_int64(st, 4);
   t->revoked = sqlite3_column_int64(st, 5);
+  return PASCAL_STORE_OK;
 }
 
 pascal_store_status pascal_store_token_create(pascal_store *s, const char *name,
@@ -77,8 +78,10 @@ pascal_store_status pascal_store_token_find(pascal_store *s, const char *hash,
     status = store_sql_error(s->db, sqlite3_errcode(s->db), "token", err);
   else
     status = store_step_row(s, st, &row, "token", err);
-  if (!status && row)
-    read_token(st, &t);
+  if (!status && row) {
+    memset(&t, 0, sizeof t);
+    token_reader(st, &t, err);
+  }
   sqlite3_reset(st);
   store_unlock(s);
   if (!status && !row)
@@ -92,27 +95,7 @@ pascal_store_status pascal_store_token_list(pascal_store *s,
                                             pascal_store_token **out,
                                             size_t *count, pascal_error *err)
 {
-  pascal_store_token *list = NULL;
-  size_t n = 0, cap = 0;
-  int row = 0;
-  store_lock(s);
-  sqlite3_stmt *st = store_stmt_get(s, ST_TOKEN_LIST);
-  pascal_store_status status;
-  while ((status = store_step_row(s, st, &row, "tokens", err)) == PASCAL_STORE_OK && row) {
-    status = store_grow((void **)&list, &cap, n + 1, sizeof *list, err);
-    if (status)
-      break;
-    read_token(st, &list[n++]);
-  }
-  sqlite3_reset(st);
-  store_unlock(s);
-  if (status) {
-    free(list);
-    return status;
-  }
-  *out = list;
-  *count = n;
-  return PASCAL_STORE_OK;
+  return store_list(s, ST_TOKEN_LIST, sizeof **out, token_reader, NULL, (void **)out, count, err);
 }
 
 pascal_store_status pascal_store_token_revoke(pascal_store *s, int64_t id,

@@ -222,6 +222,9 @@ static void test_validation(void)
   p.sizes[0] = 0;
   expect_invalid(&p, "sizes[0]");
   small_plan(&p);
+  p.sizes[0] = UINT64_C(4294967296); /* a calibration run holds N < 2^32 */
+  expect_invalid(&p, "sizes[0]");
+  small_plan(&p);
   p.horizons[1] = 1;
   expect_invalid(&p, "horizons[1]");
   small_plan(&p);

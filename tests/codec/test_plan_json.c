@@ -53,9 +53,51 @@ static void test_keys_plan(void)
   char *s = pascal_codec_dump(doc, 0);
   CHECK(strcmp(s, "{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":4096,\"W\":1,\"repeat\":0}") == 0);
   free(s);
+  /* and back: every run of the plan survives encode -> decode */
+  for (size_t i = 0; i < pascal_plan_run_count(&p); i++) {
+    pascal_plan_run back;
+    json_decref(doc);
+    CHECK_INT(pascal_plan_run_get(&p, i, &run, NULL), PASCAL_OK);
+    CHECK_INT(pascal_codec_plan_run_encode(&run, &doc, NULL), PASCAL_OK);
+    CHECK_INT(pascal_codec_plan_run_decode(doc, PASCAL_PLAN_SCAN, &back, NULL), PASCAL_OK);
+    CHECK(memcmp(&back, &run, sizeof run) == 0);
+  }
   json_decref(doc);
   pascal_plan_free(&p);
   pascal_plan_free(&q);
+}
+
+static void expect_run_error(const char *text, pascal_plan_workload wl, const char *field)
+{
+  json_t *doc = json_loads(text, 0, NULL);
+  pascal_plan_run r;
+  pascal_error err;
+  pascal_error_clear(&err);
+  CHECK(pascal_codec_plan_run_decode(doc, wl, &r, &err) != PASCAL_OK);
+  if (strcmp(err.field, field) != 0)
+    fprintf(stderr, "  %s -> '%s', wanted '%s'\n", text, err.field, field);
+  CHECK(strcmp(err.field, field) == 0);
+  json_decref(doc);
+}
+
+static void test_run_decode(void)
+{
+  const char *gemm = "{\"Mg\":1280,\"Ng\":896,\"Kg\":2560}";
+  json_t *doc = json_loads(gemm, 0, NULL);
+  pascal_plan_run r;
+  CHECK_INT(pascal_codec_plan_run_decode(doc, PASCAL_PLAN_GEMM, &r, NULL), PASCAL_OK);
+  CHECK(r.shape.Mg == 1280 && r.shape.Ng == 896 && r.shape.Kg == 2560 && r.repeat == 0);
+  json_decref(doc);
+  expect_run_error("{\"Mg\":1280,\"Ng\":896}", PASCAL_PLAN_GEMM, "run.Kg");
+  expect_run_error("{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":4096}", PASCAL_PLAN_SCAN,
+                   "run.W");
+  expect_run_error("{\"o\":1,\"path\":\"sync\",\"d\":4,\"m\":8,\"N\":4096,\"W\":1}",
+                   PASCAL_PLAN_SCAN, "run.d");
+  expect_run_error("{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":0,\"W\":1}",
+                   PASCAL_PLAN_SCAN, "run.N");
+  expect_run_error("{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":8,\"W\":1,\"repeat\":-1}",
+                   PASCAL_PLAN_SCAN, "run.repeat");
+  expect_run_error("[]", PASCAL_PLAN_SCAN, "run");
 }
 
 static void test_grid_plan(void)
@@ -209,6 +251,7 @@ int main(void)
   test_keys_plan();
   test_grid_plan();
   test_errors();
+  test_run_decode();
   test_depth();
   test_file_errors();
   return check_summary();

@@ -203,6 +203,7 @@ static void test_snapshots(void) {
   CHECK_INT(items[3].active, 8);
   CHECK_INT(items[3].clusters, 1);
   CHECK(items[3].spread_blocks <= 1);
+  CHECK_NEAR(items[3].gap_law_K, 1.0, 0.0); /* one phase group: K_TTL = 1 */
   /* snapshots do not change the run */
   pascal_simdev_stats st2;
   CHECK_INT(pascal_simdev_run_scan(dev, &s, &st2, NULL, &err), PASCAL_OK);

@@ -4,14 +4,19 @@
  * LRU on the round-by-round trace of paper Eq. (trace) (exhaustively for
  * N = 2..6, M = 1..3, all phase vectors, 1 <= C < N, and on seeded larger
  * cases), and the gap law (Theorem ttl) with the one-round LRU certificate
- * (Theorem lru) in steady state. Also the barrier timing of a hand-worked
- * case and input validation.
+ * (Theorem lru) in steady state. Then the same agreement with the core's
+ * own static theory (pascal/static.h gap law and LRU certificate,
+ * pascal/simulate.h LRU simulators). Also the barrier timing of a
+ * hand-worked case and input validation.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "pascal/simdev.h"
+#include "pascal/simulate.h"
+#include "pascal/static.h"
 
 #define MAX_N 64
 #define MAX_M 12
@@ -159,6 +164,60 @@ static void test_gap_law_examples(pascal_simdev *dev) {
   }
 }
 
+/* Agreement with the core: from cold, simdev's fills equal
+ * pascal_sim_lru_trace on the same trace; in steady state (the window
+ * pascal_sim_lru_phases counts: rounds 4N .. 5N) they equal its misses, lie
+ * in pascal_static_analyze's LRU certificate and equal its gap-law K_TTL
+ * when the certificate collapses. */
+static void test_core_agreement(pascal_simdev *dev) {
+  uint64_t s = 987654321;
+  uint32_t collapsed = 0, checked = 0;
+  for (int t = 0; t < 200; t++) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    uint64_t N = 4 + (s >> 33) % 60;
+    uint32_t M = 1 + (uint32_t)((s >> 21) % MAX_M);
+    uint64_t C = 1 + (s >> 45) % (N - 1);
+    uint64_t ph[MAX_M];
+    for (uint32_t w = 0; w < M; w++) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      ph[w] = (t % 3 ? (s >> 33) % N : ((s >> 33) % 4) * (N / 4)) % N;
+    }
+    pascal_simdev_stats st;
+    pascal_error err;
+    /* cold start, H = 2N + 3 rounds */
+    uint64_t H = 2 * N + 3, len = H * M;
+    uint64_t *trace = malloc(len * sizeof *trace);
+    CHECK(trace != NULL);
+    if (!trace) return;
+    for (uint64_t k = 0; k < H; k++)
+      for (uint32_t w = 0; w < M; w++) trace[k * M + w] = (k + ph[w]) % N;
+    pascal_sim_result lru;
+    CHECK_INT(pascal_sim_lru_trace(trace, len, N, C, NULL, &lru, &err), PASCAL_OK);
+    free(trace);
+    CHECK_INT(sim_fills(dev, N, M, ph, H, (uint32_t)C, &st), lru.misses);
+    /* steady state */
+    uint64_t f1 = sim_fills(dev, N, M, ph, 4 * N, (uint32_t)C, &st);
+    uint64_t f2 = sim_fills(dev, N, M, ph, 5 * N, (uint32_t)C, &st);
+    pascal_sim_result ss;
+    CHECK_INT(pascal_sim_lru_phases(N, C, ph, M, 1, &ss, &err), PASCAL_OK);
+    CHECK_INT(ss.rounds, N);
+    CHECK_INT(f2 - f1, ss.misses);
+    pascal_static_result gl;
+    CHECK_INT(pascal_static_analyze(N, C, ph, M, &gl, &err), PASCAL_OK);
+    double per_round = (double)(f2 - f1) / (double)N;
+    CHECK(per_round >= (double)gl.lru.lower - 1e-12);
+    CHECK(per_round <= (double)gl.lru.upper + 1e-12);
+    if (gl.lru.certified && gl.lru.lower == gl.lru.upper) {
+      CHECK_NEAR(per_round, (double)gl.k_ttl, 1e-12);
+      collapsed++;
+    }
+    checked++;
+    if (check_failures()) return;
+  }
+  CHECK_INT(checked, 200);
+  CHECK(collapsed > 40);
+}
+
 static void test_timing_and_validation(void) {
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
@@ -212,6 +271,7 @@ int main(void) {
     test_exhaustive(dev);
     test_seeded_and_gap_law(dev);
     test_gap_law_examples(dev);
+    test_core_agreement(dev);
   }
   pascal_simdev_free(dev);
   test_timing_and_validation();

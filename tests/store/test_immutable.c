@@ -66,6 +66,10 @@ static void test_frozen_rows_refused(void)
   snprintf(sql, sizeof sql, "UPDATE measurements SET calibration = %lld WHERE calibration = %lld",
            (long long)id, (long long)open_cal);
   CHECK_INT(fixture_sql(&f, sql), SQLITE_CONSTRAINT);
+  /* ... and out of it. */
+  snprintf(sql, sizeof sql, "UPDATE measurements SET calibration = %lld WHERE calibration = %lld",
+           (long long)open_cal, (long long)id);
+  CHECK_INT(fixture_sql(&f, sql), SQLITE_CONSTRAINT);
   /* Everything is as frozen. */
   pascal_store_calibration c;
   CHECK_INT(pascal_store_calibration_get(f.s, id, &c, NULL), PASCAL_STORE_OK);

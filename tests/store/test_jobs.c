@@ -25,6 +25,7 @@ static void test_claim_order_and_fields(void)
                                    LEASE, &j1, &claimed, NULL), PASCAL_STORE_OK);
   CHECK_INT(claimed, 1);
   CHECK_INT(j1.calibration, cal);
+  CHECK(strcmp(j1.device, "gb10") == 0);
   CHECK_INT(j1.state, PASCAL_STORE_LEASED);
   CHECK_INT(j1.workload, PASCAL_STORE_SCAN);
   CHECK_INT(j1.block_bytes, 16384);
@@ -296,6 +297,31 @@ static void test_expiry_on_last_attempt(void)
   fixture_done(&f);
 }
 
+/* A long failure message is cut at a UTF-8 boundary: 150 two-byte
+ * characters (300 bytes) keep 127 of them (254 bytes), never half of one. */
+static void test_failure_message_truncation(void)
+{
+  fixture f;
+  fixture_open(&f);
+  fixture_calibration(&f, 1, 0);
+  char ta[33], msg[301];
+  for (int i = 0; i < 150; i++) {
+    msg[2 * i] = (char)0xc3;
+    msg[2 * i + 1] = (char)0xa9; /* U+00E9 */
+  }
+  msg[300] = '\0';
+  pascal_store_job j;
+  int claimed = 0;
+  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(ta, 'a'), 1000, LEASE, &j,
+                                   &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, msg, 1001, NULL, NULL), PASCAL_STORE_OK);
+  pascal_store_job got;
+  CHECK_INT(pascal_store_job_get(f.s, j.id, &got, NULL), PASCAL_STORE_OK);
+  CHECK_INT(strlen(got.last_error), 254);
+  CHECK(strncmp(got.last_error, msg, 254) == 0);
+  fixture_done(&f);
+}
+
 int main(void)
 {
   test_claim_order_and_fields();
@@ -304,5 +330,6 @@ int main(void)
   test_result_idempotent_and_conflict();
   test_bounded_attempts();
   test_expiry_on_last_attempt();
+  test_failure_message_truncation();
   return check_summary();
 }

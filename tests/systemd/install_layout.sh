@@ -30,6 +30,11 @@ grep -q '^LoadCredential=token:/etc/pascal-test/agent-%i.token$' "$agent" \
 grep -q '/usr/local/\|/etc/pascal/' "$unit" "$agent" && fail "unrewritten paths left in the units"
 [ -f "$root/opt/pascal/lib/sysusers.d/pascal.conf" ] || fail "sysusers entry missing"
 [ -f "$root/opt/pascal/share/pascal/examples/nginx-tls.conf.example" ] || fail "nginx example missing"
+for bundle in "$src"/deploy/calibrations/*.json; do
+  [ -f "$bundle" ] || continue
+  cmp -s "$bundle" "$root/opt/pascal/share/pascal/calibrations/$(basename "$bundle")" \
+    || fail "bundle $(basename "$bundle") not installed"
+done
 
 # The admin's edits survive a re-install.
 echo "lease_seconds = 120" >> "$root/etc/pascal-test/pascald.conf"

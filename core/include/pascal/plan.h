@@ -41,7 +41,8 @@ extern "C" {
 #define PASCAL_PLAN_MAX_OCCUPANCY 64u     /* o: resident CTAs per SM         */
 #define PASCAL_PLAN_MAX_DEPTH 64u         /* d: TMA pipeline depth           */
 #define PASCAL_PLAN_MAX_COMPUTE 1000000u  /* m: compute operations per block */
-#define PASCAL_PLAN_MAX_EXTENT (UINT64_C(1) << 40) /* N, W, Mg, Ng, Kg       */
+#define PASCAL_PLAN_MAX_EXTENT UINT64_C(4294967295) /* N, W, Mg, Ng, Kg: what a
+                                                       calibration run holds */
 
 typedef enum pascal_plan_workload {
   PASCAL_PLAN_SCAN = 0,

@@ -141,6 +141,9 @@ typedef struct pascal_simdev_snapshot {
   uint32_t clusters;      /* phase clusters, merge rule CLUSTER_GAP      */
   uint64_t spread_blocks; /* max - min cumulative blocks consumed over
                              active slots (the progress spread sigma)    */
+  double gap_law_K;       /* gap-law K_TTL of the running CTAs' positions
+                             (Theorem ttl, pascal/static.h); 0 when no CTA
+                             runs or N <= C                               */
 } pascal_simdev_snapshot;
 
 /* Optional snapshot request, caller-owned: the run records a snapshot every

@@ -1,0 +1,101 @@
+/*
+ * backend.cpp - the agent's "cuda" backend (calibrator/backend.h): device
+ * discovery, jobs run on the kernels of kernels/ with CUPTI fill counters
+ * (cuda_rig.h), and the effective capacity from the capacity scan
+ * (capacity.h). `profile` names the device index ("0" when NULL).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capacity.h"
+#include "cuda_rig.h"
+#include "job_check.h"
+
+struct pascal_backend {
+  pascal_cuda_rig *rig;
+  uint32_t capacity_blocks; /* 0 until the capacity scan ran */
+};
+
+namespace {
+
+const uint32_t kBlockBytes = 16384;
+
+pascal_status parse_device(const char *profile, int *out, pascal_error *err) {
+  if (profile == nullptr) {
+    *out = 0;
+    return PASCAL_OK;
+  }
+  char *end = nullptr;
+  const long v = strtol(profile, &end, 10);
+  if (*profile == '\0' || end == nullptr || *end != '\0' || v < 0 || v > 1024)
+    return pascal_error_set(err, PASCAL_EINVAL, "profile",
+                            "the cuda backend's profile is a device index (0, 1, ...), got '%s'",
+                            profile);
+  *out = (int)v;
+  return PASCAL_OK;
+}
+
+pascal_status cuda_open(const char *profile, pascal_backend **out, pascal_error *err) {
+  int device = 0;
+  pascal_status st = parse_device(profile, &device, err);
+  if (st != PASCAL_OK) return st;
+  pascal_cuda_rig *rig = nullptr;
+  if ((st = pascal_cuda_rig::open(device, &rig, err)) != PASCAL_OK) return st;
+  *out = new pascal_backend{rig, 0};
+  return PASCAL_OK;
+}
+
+pascal_status cuda_describe(pascal_backend *b, pascal_backend_device *out, pascal_error *err) {
+  const pascal_cuda_info &in = b->rig->info();
+  if (b->capacity_blocks == 0) {
+    std::vector<pascal_capacity_row> rows;
+    pascal_status st = pascal_capacity_scan(b->rig, kBlockBytes, 1, &rows, err);
+    if (st != PASCAL_OK) return st;
+    const uint64_t c = pascal_capacity_propose(rows);
+    if (c == 0)
+      return pascal_error_set(err, PASCAL_ERANGE, "capacity_blocks",
+                              "capacity scan: even %llu blocks exceed the fill tolerance",
+                              (unsigned long long)rows[0].n_blocks);
+    b->capacity_blocks = (uint32_t)c;
+  }
+  pascal_backend_device d;
+  memset(&d, 0, sizeof d);
+  snprintf(d.name, sizeof d.name, "%s", in.name.c_str());
+  snprintf(d.arch, sizeof d.arch, "sm_%d%d", in.cc_major, in.cc_minor);
+  d.sm_count = in.sm_count;
+  d.capacity_blocks = b->capacity_blocks;
+  d.block_bytes = kBlockBytes;
+  d.l2_bytes = in.l2_bytes;
+  *out = d;
+  return PASCAL_OK;
+}
+
+pascal_status cuda_run(pascal_backend *b, const pascal_backend_job *job,
+                       pascal_backend_result *out, pascal_error *err) {
+  pascal_status st = pascal_cuda_job_check(job, b->rig->info().global_bytes, err);
+  if (st != PASCAL_OK) return st;
+  pascal_cuda_sample s;
+  if (job->workload == PASCAL_BACKEND_SCAN) {
+    const pascal_kern_open_config cfg{job->o, job->path_tma, job->d, job->m, job->block_bytes};
+    st = b->rig->run_open_scan(cfg, job->N, job->W, &s, err);
+  } else {
+    st = b->rig->run_gemm((uint32_t)job->Mg, (uint32_t)job->Ng, (uint32_t)job->Kg, &s, err);
+  }
+  if (st != PASCAL_OK) return st;
+  out->fill_bytes = s.fill_bytes;
+  out->kernel_ns = s.kernel_ns;
+  return PASCAL_OK;
+}
+
+void cuda_close(pascal_backend *b) {
+  if (b == nullptr) return;
+  delete b->rig;
+  delete b;
+}
+
+const pascal_backend_ops kCudaOps = {"cuda", cuda_open, cuda_describe, cuda_run, cuda_close};
+
+} // namespace
+
+PASCAL_CUDA_API const pascal_backend_ops *pascal_backend_cuda_ops(void) { return &kCudaOps; }

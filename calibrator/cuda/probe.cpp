@@ -1,0 +1,85 @@
+/*
+ * probe.cpp - pascal_cuda_probe() (cuda_probe.h): device constants, the fill
+ * counter chosen and its cold-read validation, the TMA priming count of this
+ * binary, and the capacity scan with the proposed effective capacity C
+ * (paper Section 5.1, Figure `capacity`).
+ */
+#include "cuda_probe.h"
+
+#include <string.h>
+
+#include "capacity.h"
+#include "cuda_rig.h"
+
+namespace {
+
+void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes) {
+  const pascal_cuda_info &in = rig.info();
+  fprintf(out, "device        %s (sm_%d%d, CUPTI chip %s)\n", in.name.c_str(), in.cc_major,
+          in.cc_minor, in.chip.c_str());
+  fprintf(out, "SMs           %u\n", in.sm_count);
+  fprintf(out, "L2            %llu bytes (%llu blocks of %u)\n", (unsigned long long)in.l2_bytes,
+          (unsigned long long)(in.l2_bytes / block_bytes), block_bytes);
+  fprintf(out, "smem per SM   %llu bytes\n", (unsigned long long)in.smem_per_sm);
+  fprintf(out, "TMA priming   n_p = %u at d = 4 (this binary: n_p = %s)\n",
+          pascal_kern_tma_priming(4), pascal_kern_tma_priming(4) == 3 ? "d-1" : "d");
+  size_t passes = 0;
+  pascal_error err;
+  if (pascal_cupti_pass_count(in.chip, nullptr, {rig.metric().name}, &passes, &err) != PASCAL_OK)
+    passes = 0;
+  fprintf(out, "fill metric   %s (x %g bytes, %zu replay pass(es))\n", rig.metric().name.c_str(),
+          rig.metric().bytes_per_unit, passes);
+  const pascal_cuda_cold_read &c = rig.cold_read();
+  fprintf(out, "cold read     %.0f bytes:", c.bytes);
+  for (size_t i = 0; i < c.metrics.size(); ++i)
+    fprintf(out, " %s=%.4f", c.metrics[i].name.c_str(), c.values[i] / c.bytes);
+  fprintf(out, " (x bytes read)\n");
+}
+
+} // namespace
+
+PASCAL_CUDA_API pascal_status pascal_cuda_probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
+                                                pascal_backend_device *device, pascal_error *err) {
+  if (out == nullptr || device == nullptr)
+    return pascal_error_set(err, PASCAL_EINVAL, out == nullptr ? "out" : "device",
+                            "output stream and device record are required");
+  if (block_bytes == 0) block_bytes = 16384;
+  if (repeats == 0) repeats = 2;
+  if (block_bytes % 16u != 0 || block_bytes > (1u << 20))
+    return pascal_error_set(err, PASCAL_EINVAL, "block_bytes",
+                            "block_bytes must be a multiple of 16 up to 1048576, got %u",
+                            block_bytes);
+  pascal_cuda_rig *rig = nullptr;
+  pascal_status st = pascal_cuda_rig::open(0, &rig, err);
+  if (st != PASCAL_OK) return st;
+  std::vector<pascal_capacity_row> rows;
+  uint64_t c = 0;
+  print_device(out, *rig, block_bytes);
+  fprintf(out, "capacity scan (sync, o=1, W=%u, %u repeat(s), median):\n", PASCAL_CAPACITY_WAVES,
+          repeats);
+  fprintf(out, "%12s %14s %10s %12s\n", "blocks", "bytes", "fill/bytes", "kernel_us");
+  if ((st = pascal_capacity_scan(rig, block_bytes, repeats, &rows, err)) != PASCAL_OK) goto done;
+  for (const pascal_capacity_row &r : rows)
+    fprintf(out, "%12llu %14llu %10.4f %12.1f\n", (unsigned long long)r.n_blocks,
+            (unsigned long long)(r.n_blocks * block_bytes), r.ratio, r.kernel_ns / 1e3);
+  c = pascal_capacity_propose(rows);
+  if (c == 0) {
+    st = pascal_error_set(err, PASCAL_ERANGE, "capacity_blocks",
+                          "capacity scan: even the smallest size exceeds the fill tolerance");
+    goto done;
+  }
+  fprintf(out, "proposed C    %llu blocks (%llu bytes; fill within %.0f %% of the scanned bytes)\n",
+          (unsigned long long)c, (unsigned long long)(c * block_bytes),
+          100.0 * PASCAL_CAPACITY_TOLERANCE);
+  memset(device, 0, sizeof *device);
+  snprintf(device->name, sizeof device->name, "%s", rig->info().name.c_str());
+  snprintf(device->arch, sizeof device->arch, "sm_%d%d", rig->info().cc_major,
+           rig->info().cc_minor);
+  device->sm_count = rig->info().sm_count;
+  device->capacity_blocks = (uint32_t)c;
+  device->block_bytes = block_bytes;
+  device->l2_bytes = rig->info().l2_bytes;
+done:
+  delete rig;
+  return st;
+}

@@ -1,0 +1,124 @@
+/*
+ * pascal_kernels.h - host launch API of the PASCAL benchmark kernels (CUDA C++,
+ * built only when the toolkit is present).
+ *
+ *   static scan   paper Algorithm `static-kernel` (Section 5.2): M CTAs, CTA w
+ *                 reads block (k + s_w) mod N in round k with __ldcg, a grid-wide
+ *                 barrier ends every round (cooperative launch);
+ *   open scan     paper Algorithm `dynamic-kernel` (Section 5.3): W x M CTAs,
+ *                 each scans blocks 0..N-1 once; sync path (__ldcg) or TMA path
+ *                 (bulk copies into d shared-memory buffers, mbarrier
+ *                 completion, priming count fixed per binary); m WMMA
+ *                 iterations per block; occupancy o forced and verified;
+ *   GEMM          FP16 inputs, FP32 output, 128x128x64 tiles, direct CTA raster
+ *                 (paper Section 4.5 and Appendix `GEMM instantiation`);
+ *   utilities     data pattern, L2 flush by streaming a buffer larger than L2.
+ *
+ * Every kernel writes a result the host can check (kernels/reference.h): scans
+ * a per-CTA checksum of the words read plus the count of compute iterations,
+ * GEMM its output matrix. All functions only enqueue work on `stream` and
+ * return the launch status; none allocates.
+ */
+#ifndef PASCAL_KERNELS_H
+#define PASCAL_KERNELS_H
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+/* Threads per CTA of the open scan and the GEMM. */
+#define PASCAL_KERN_OPEN_THREADS 256u
+#define PASCAL_KERN_GEMM_THREADS 256u
+/* Largest TMA pipeline depth (shared-memory buffers) a job may ask for. */
+#define PASCAL_KERN_MAX_DEPTH 16u
+
+/* TMA priming count n_p of this binary as a function of the depth d
+ * (Algorithm `dynamic-kernel`: d - 1 on the paper's GB10 binary, d on its Thor
+ * binary). Fixed at build time by PASCAL_TMA_PRIME_EXTRA (0 or 1, CMake option
+ * PASCAL_TMA_PRIMING=d-1|d); recorded by the probe. */
+uint32_t pascal_kern_tma_priming(uint32_t d);
+
+/* ---- utilities -------------------------------------------------------- */
+
+/* data[i] = pascal_ref_word(i) for i < words (kernels/reference.h). */
+cudaError_t pascal_kern_fill_pattern(uint32_t *data, uint64_t words, cudaStream_t stream);
+
+/* Stream `bytes` (a multiple of 16) of `buf` through L2 with __ldcg so that
+ * earlier contents are evicted; the sum goes to *sink to keep the loads. */
+cudaError_t pascal_kern_l2_flush(const uint4 *buf, uint64_t bytes, uint32_t *sink,
+                                 cudaStream_t stream);
+
+/* ---- static phase-controlled scan -------------------------------------- */
+
+typedef struct pascal_kern_static_args {
+  const uint4 *data;       /* n_blocks * block_bytes bytes */
+  uint64_t n_blocks;       /* N */
+  uint32_t block_bytes;    /* b, multiple of 16 */
+  const uint32_t *phases;  /* device array, M phases in [0, N) */
+  uint32_t ctas;           /* M, all co-resident (cooperative launch) */
+  uint64_t rounds;         /* H */
+  uint32_t *checksum;      /* device array, M entries (out) */
+} pascal_kern_static_args;
+
+/* Threads per CTA of the static scan for block size b: one 16-byte lane per
+ * thread up to 1024 threads (Algorithm `static-kernel`). */
+uint32_t pascal_kern_static_threads(uint32_t block_bytes);
+
+/* Largest M the device can co-schedule for the static scan (0 on error). */
+cudaError_t pascal_kern_static_max_ctas(int device, uint32_t block_bytes, uint32_t *out);
+
+cudaError_t pascal_kern_static_scan(const pascal_kern_static_args *args, cudaStream_t stream);
+
+/* ---- open scan ---------------------------------------------------------- */
+
+typedef struct pascal_kern_open_config {
+  uint32_t o;           /* resident CTAs per SM, >= 1 */
+  int tma;              /* 0: sync path (d must be 0), 1: TMA path (1 <= d <= MAX_DEPTH) */
+  uint32_t d;           /* prefetch depth (shared-memory buffers) */
+  uint32_t m;           /* WMMA iterations per block */
+  uint32_t block_bytes; /* b, multiple of 16 */
+} pascal_kern_open_config;
+
+typedef struct pascal_kern_open_plan {
+  size_t smem_bytes;    /* dynamic shared memory per CTA that forces o */
+  int occupancy;        /* verified CTAs per SM (== o on success) */
+  uint32_t priming;     /* n_p used by the TMA path */
+} pascal_kern_open_plan;
+
+/* Size the dynamic shared memory so that exactly cfg->o CTAs fit on one SM
+ * (carveout at maximum shared memory), and verify it with
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor. Returns
+ * cudaErrorInvalidConfiguration when o cannot be reached (out->occupancy then
+ * holds the nearest occupancy found, 0 if not even one CTA fits), and
+ * cudaErrorInvalidValue for a malformed cfg. */
+cudaError_t pascal_kern_open_plan_make(int device, const pascal_kern_open_config *cfg,
+                                       pascal_kern_open_plan *out);
+
+/* Launch `ctas` (= W x M) CTAs, each scanning blocks 0..n_blocks-1 once.
+ * checksum[c] receives the sum (mod 2^32) of all words CTA c read;
+ * iterations[c] the number of WMMA iterations CTA c completed, counted
+ * through the tensor-core results: (threads / 32) x m x N mod 2^32 when
+ * every warp ran all its iterations. */
+cudaError_t pascal_kern_open_scan(const pascal_kern_open_config *cfg,
+                                  const pascal_kern_open_plan *plan, const uint4 *data,
+                                  uint64_t n_blocks, uint32_t ctas, uint32_t *checksum,
+                                  uint32_t *iterations, cudaStream_t stream);
+
+/* ---- GEMM ---------------------------------------------------------------- */
+
+#define PASCAL_KERN_GEMM_TILE_M 128u
+#define PASCAL_KERN_GEMM_TILE_N 128u
+#define PASCAL_KERN_GEMM_TILE_K 64u
+
+/* C[Mg x Ng] (row-major, FP32) = A[Mg x Kg] (row-major, FP16) x B, where B is
+ * Kg x Ng stored column-major (that is, B^T row-major, Ng x Kg). Mg and Ng
+ * must be multiples of 128, Kg of 64 (cudaErrorInvalidValue otherwise).
+ * CTA (x, y) of the grid (Ng/128, Mg/128) computes output tile (y, x). */
+cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_t Mg,
+                             uint32_t Ng, uint32_t Kg, cudaStream_t stream);
+
+/* Fill n halves with pascal_ref_gemm_value(seed, i). */
+cudaError_t pascal_kern_fill_gemm_input(__half *x, uint64_t n, uint32_t seed,
+                                        cudaStream_t stream);
+
+#endif

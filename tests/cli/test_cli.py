@@ -1,0 +1,481 @@
+#!/usr/bin/python3
+"""Black-box tests of the `pascal` CLI (docs/cli.md).
+
+Usage: test_cli.py PATH/TO/pascal
+
+Expected values are computed here, independently of libpascal: the gap law
+and the policy bound with exact fractions, steady-state LRU by brute-force
+simulation of the phase trace, coherence and feedback formulas by hand.
+Every bad-argument path must exit 2 with one line naming the argument.
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+from fractions import Fraction
+
+PASCAL = None
+
+
+def run(*args, expect=0):
+    p = subprocess.run([PASCAL, *map(str, args)], capture_output=True, text=True, timeout=120)
+    if p.returncode != expect:
+        raise AssertionError(f"pascal {' '.join(map(str, args))}: exit {p.returncode}, "
+                             f"wanted {expect}\nstdout: {p.stdout[:2000]}\nstderr: {p.stderr}")
+    return p
+
+
+def run_json(*args):
+    return json.loads(run(*args, "--json").stdout)
+
+
+# ---- independent static theory (paper section 3) -------------------------
+
+def gaps_of(n, phases):
+    ys = sorted(set(phases))
+    return [(ys[(i + 1) % len(ys)] - ys[i]) % n or n for i in range(len(ys))]
+
+
+def gap_law(n, c, phases):
+    g = sorted(gaps_of(n, phases))
+    d = len(g)
+    prefix = 0
+    for j in range(d):  # theta = (C - sum_{i<=j} g_(i)) / (D - j), g_(j) <= theta < g_(j+1)
+        theta = Fraction(c - prefix, d - j)
+        lo = g[j - 1] if j else 0
+        if lo <= theta < g[j]:
+            break
+        prefix += g[j]
+    t_star = theta.numerator // theta.denominator
+    k = sum(1 for x in g if x > t_star)
+    return theta, t_star, k
+
+
+def policy_bound(n, c, phases):
+    m = len(phases)
+    taus = []
+    for w in range(m):
+        best = None
+        for v in range(m):
+            lag = (phases[v] - phases[w]) % n
+            if lag == 0 and v >= w:
+                lag = n
+            t = lag + Fraction(w - v, m)
+            best = t if best is None else min(best, t)
+        taus.append(best)
+    assert sum(taus) == n
+    phi, room = Fraction(0), Fraction(c)
+    for t in sorted(taus):
+        take = min(Fraction(1), room / t)
+        phi += take
+        room -= take * t
+        if room <= 0:
+            break
+    return m - phi, phi
+
+
+def lru_steady(n, c, phases):
+    """Misses per round of fully associative LRU, simulated from cold."""
+    from collections import OrderedDict
+    cache, misses = OrderedDict(), 0
+    warm, count = 4 * n, 2 * n
+    for k in range(warm + count):
+        for s in phases:
+            b = (k + s) % n
+            if b in cache:
+                cache.move_to_end(b)
+            else:
+                if k >= warm:
+                    misses += 1
+                cache[b] = True
+                if len(cache) > c:
+                    cache.popitem(last=False)
+    return Fraction(misses, count)
+
+
+class Static(unittest.TestCase):
+    def test_paper_example(self):
+        r = run_json("bounds", "--N", 8, "--C", 2, "--phases", "0,4")
+        self.assertEqual(r["gaps"], [4, 4])
+        self.assertEqual(r["D"], 2)
+        # U(t) = 2 min(4, t) = 2 -> theta = 1; T* = 1; K = #{g > 1} = 2
+        self.assertEqual((r["theta"]["num"], r["theta"]["den"]), (1, 1))
+        self.assertEqual(r["theta"]["exact"], "1/1")
+        self.assertEqual(r["T_star"], 1)
+        self.assertEqual(r["K_ttl"], 2)
+        self.assertEqual(r["rho_ttl"], 1.0)
+        # tau = (4 - 1/2, 4 + 1/2); Phi(2) = 2 / 3.5 = 4/7; bound 2 - 4/7 = 10/7
+        pb = r["policy_lower_bound"]
+        self.assertEqual(pb["exact"], "10/7")
+        self.assertEqual(pb["value"], 10 / 7)
+        self.assertAlmostEqual(pb["phi"], 4 / 7, places=15)
+        self.assertEqual((pb["whole"], pb["frac_num"], pb["frac_den"]), (1, 3, 7))
+        self.assertEqual(r["lru"], {"lower": 2, "upper": 2, "certified": True, "exact": 2})
+        self.assertEqual(r["che"], {"hit_rate": 0.25, "K": 1.5})  # hit C/N, K = M (1 - C/N)
+        self.assertEqual(r["sdcm"]["K"], 2.0)  # SDCM-FA is exact LRU
+        self.assertEqual((r["sdcm"]["ways"], r["sdcm"]["sets"]), (2, 1))
+
+    def test_human_output(self):
+        out = run("bounds", "--N", 8, "--C", 2, "--phases", "0,4").stdout
+        self.assertIn("K_ttl: 2\n", out)
+        self.assertIn("exact: 10/7", out)
+        self.assertNotIn("{", out)
+
+    def test_gap_law_random(self):
+        rng = random.Random(7)
+        for _ in range(40):
+            n = rng.randint(2, 40)
+            c = rng.randint(1, n - 1)
+            phases = [rng.randrange(n) for _ in range(rng.randint(1, 6))]
+            r = run_json("bounds", "--N", n, "--C", c, "--phases", ",".join(map(str, phases)))
+            theta, t_star, k = gap_law(n, c, phases)
+            self.assertEqual(Fraction(r["theta"]["num"], r["theta"]["den"]), theta)
+            self.assertEqual(r["T_star"], t_star)
+            self.assertEqual(r["K_ttl"], k)
+            self.assertEqual(r["gaps"], gaps_of(n, sorted(phases)))
+            bound, phi = policy_bound(n, c, phases)
+            pb = r["policy_lower_bound"]
+            self.assertEqual(Fraction(pb["exact"]), bound)
+            self.assertEqual(pb["whole"] + Fraction(pb["frac_num"], pb["frac_den"]), bound)
+            exact = lru_steady(n, c, phases)
+            self.assertEqual(Fraction(r["lru"]["exact"]), exact)
+            if r["lru"]["certified"]:
+                self.assertTrue(r["lru"]["lower"] <= exact <= r["lru"]["upper"])
+            sim = run_json("simulate", "--policy", "lru", "--N", n, "--C", c,
+                           "--phases", ",".join(map(str, phases)))
+            self.assertEqual(Fraction(sim["misses"], sim["rounds"]), exact)
+            ttl = run_json("simulate", "--policy", "ttl", "--N", n, "--C", c,
+                           "--phases", ",".join(map(str, phases)))
+            self.assertEqual(ttl["misses_per_round"], k)  # Theorem 1
+            for policy in ("belady", "belady-bypass"):
+                b = run_json("simulate", "--policy", policy, "--N", n, "--C", c,
+                             "--phases", ",".join(map(str, phases)), "--rounds", 20 * n)
+                self.assertEqual(b["rounds"], 20 * n)
+                self.assertEqual(b["horizon_correction"], n / (20 * n))
+                self.assertGreaterEqual(Fraction(b["misses"], b["rounds"]),
+                                        bound - Fraction(n, 20 * n))
+
+    def test_sdcm_geometry(self):
+        r = run_json("bounds", "--N", 64, "--C", 8, "--phases", "0,20,40", "--ways", 2, "--sets", 4)
+        self.assertEqual((r["sdcm"]["ways"], r["sdcm"]["sets"]), (2, 4))
+        self.assertTrue(0 <= r["sdcm"]["K"] <= 3)
+
+    def test_coherence(self):
+        r = run_json("coherence", "--sigma", 3, "--C", 5, "--M", 2, "--E", 100)
+        self.assertEqual(r["min_capacity"], 5)  # 2 sigma - 1
+        self.assertTrue(r["preserves"])
+        self.assertEqual(r["miss_bound"], (100 + 3) // 2)  # floor((E + (M-1) sigma) / M)
+        self.assertAlmostEqual(r["rate_bound"], 1 + 3 / 100, places=15)
+        r = run_json("coherence", "--sigma", 3, "--C", 4, "--M", 2, "--E", 100)
+        self.assertFalse(r["preserves"])
+
+    def test_feedback(self):
+        # P_3(1) = max(3, 3/2) = 3; P_3(10) = max(3, 12/2) = 6; Theta = 2*3 - 2 = 4;
+        # G = ((10-4) - [1-4]+) / 2 = 3
+        r = run_json("feedback", "--alpha", 1, "--beta", 2, "--d", 3,
+                     "--lambda-hit", 1, "--lambda-miss", 10)
+        self.assertEqual((r["cadence_hit"], r["cadence_miss"], r["overlap"], r["gain"]),
+                         (3.0, 6.0, 4.0, 3.0))
+        r = run_json("feedback", "--alpha", 1, "--beta", 2, "--d", 4,
+                     "--lambda-hit", 1, "--lambda-miss", 5)
+        self.assertEqual(r["gain"], 0.0)  # lambda_miss <= Theta = 7
+
+
+BAD = [
+    # (arguments, option the message must name)
+    (["bounds", "--N", 8, "--C", 8, "--phases", "0,4"], "--C"),
+    (["bounds", "--N", 8, "--C", 9, "--phases", "0,4"], "--C"),
+    (["bounds", "--N", 8, "--C", 0, "--phases", "0,4"], "--C"),
+    (["bounds", "--N", 0, "--C", 2, "--phases", "0"], "--N"),
+    (["bounds", "--N", 8, "--C", 2, "--phases", "0,8"], "--phases[1]"),
+    (["bounds", "--N", 8, "--C", 2, "--phases", "0,,4"], "--phases[1]"),
+    (["bounds", "--N", 8, "--C", 2, "--phases", "-1"], "--phases[0]"),
+    (["bounds", "--N", "8x", "--C", 2, "--phases", "0"], "--N"),
+    (["bounds", "--N", "1e3", "--C", 2, "--phases", "0"], "--N"),
+    (["bounds", "--N", "99999999999999999999", "--C", 2, "--phases", "0"], "--N"),
+    (["bounds", "--N", "4611686018427387905", "--C", 2, "--phases", "0"], "--N"),
+    (["bounds", "--N", 8, "--C", 2], "--phases"),
+    (["bounds", "--N", 8, "--C", 2, "--phases"], "--phases"),
+    (["bounds", "--N", 8, "--C", 2, "--phases", "0", "--frobnicate", "1"], "--frobnicate"),
+    (["bounds", "--N", 8, "--N", 9, "--C", 2, "--phases", "0"], "--N"),
+    (["bounds", "--N", 8, "--C", 2, "--phases", "0", "--ways", 2], "--sets"),
+    (["bounds", "--N", 8, "--C", 2, "--phases", "0", "--ways", 3, "--sets", 1], "--ways"),
+    (["bounds", "--N", 8, "--C", 2, "--phases", "0", "--ways", 0, "--sets", 2], "--ways"),
+    (["bounds", "--N", 8, "--C", 2, "--phases", "0", "--json=yes"], "--json"),
+    (["bounds", "--N", 8, "--C", 2, "--phases", "0", "stray"], "stray"),
+    (["simulate", "--policy", "fifo", "--N", 8, "--C", 2, "--phases", "0"], "--policy"),
+    (["simulate", "--N", 8, "--C", 2, "--phases", "0"], "--policy"),
+    (["simulate", "--policy", "lru", "--N", 8, "--C", 8, "--phases", "0"], "--C"),
+    (["simulate", "--policy", "belady", "--N", 8, "--C", 2, "--phases", "0", "--rounds", 0],
+     "--rounds"),
+    (["simulate", "--policy", "lru", "--N", 100000000, "--C", 2, "--phases", "0,1,2"], "--N"),
+    (["coherence", "--sigma", 0, "--C", 5, "--M", 2, "--E", 10], "--sigma"),
+    (["coherence", "--sigma", 3, "--C", 5, "--M", 0, "--E", 10], "--M"),
+    (["coherence", "--sigma", 3, "--C", 0, "--M", 2, "--E", 10], "--C"),
+    (["coherence", "--sigma", 3, "--C", 5, "--M", 2, "--E", 0], "--E"),
+    (["coherence", "--sigma", 3, "--C", 5, "--M", 2], "--E"),
+    (["feedback", "--alpha", 1, "--beta", 0, "--d", 3, "--lambda-hit", 1, "--lambda-miss", 2],
+     "--beta"),
+    (["feedback", "--alpha", "-1", "--beta", 1, "--d", 3, "--lambda-hit", 1, "--lambda-miss", 2],
+     "--alpha"),
+    (["feedback", "--alpha", "nan", "--beta", 1, "--d", 3, "--lambda-hit", 1, "--lambda-miss", 2],
+     "--alpha"),
+    (["feedback", "--alpha", "inf", "--beta", 1, "--d", 3, "--lambda-hit", 1, "--lambda-miss", 2],
+     "--alpha"),
+    (["feedback", "--alpha", "1e400", "--beta", 1, "--d", 3, "--lambda-hit", 1, "--lambda-miss", 2],
+     "--alpha"),
+    (["feedback", "--alpha", "0x10", "--beta", 1, "--d", 3, "--lambda-hit", 1, "--lambda-miss", 2],
+     "--alpha"),
+    (["feedback", "--alpha", 1, "--beta", 1, "--d", 1, "--lambda-hit", 1, "--lambda-miss", 2],
+     "--d"),
+    (["feedback", "--alpha", 1, "--beta", 1, "--d", 3, "--lambda-hit", 5, "--lambda-miss", 2],
+     "--lambda-miss"),
+    (["feedback", "--alpha", 1, "--beta", 1, "--d", 3, "--lambda-hit", "-1", "--lambda-miss", 2],
+     "--lambda-hit"),
+    (["feedback", "--alpha", 1, "--beta", 1, "--d", "4294967296", "--lambda-hit", 1,
+      "--lambda-miss", 2], "--d"),
+    (["fit"], "argument"),
+    (["fit", "a.json", "b.json"], "b.json"),
+    (["fit", "a.json", "-o"], "--out"),
+    (["loko"], "argument"),
+    (["predict", "--o", 1], "--bundle"),
+    (["synth"], "--law"),
+    (["synth", "--law", "conv"], "--law"),
+    (["synth", "--law", "scan,amp"], "--law"),
+    (["synth", "--law", "scan,amp=x"], "--law"),
+    (["synth", "--law", "scan,amp=-1"], "--law"),
+    (["synth", "--law", "scan,bogus=1"], "--law"),
+    (["nonsense"], "nonsense"),
+    ([], "usage"),
+]
+
+
+class BadArguments(unittest.TestCase):
+    def test_each_exits_2_naming_the_argument(self):
+        for args, name in BAD:
+            with self.subTest(args=args):
+                p = run(*args, expect=2)
+                lines = p.stderr.strip().splitlines()
+                if args:
+                    self.assertEqual(len(lines), 1 if args[0] != "nonsense" else len(lines))
+                self.assertIn(name, lines[0])
+                self.assertEqual(p.stdout, "")
+
+    def test_help(self):
+        self.assertIn("pascal bounds", run("--help").stdout)
+        self.assertIn("--phases", run("bounds", "--help").stdout)
+
+
+# ---- dynamic: synth -> fit -> predict / loko ------------------------------
+
+def canonical(v):
+    """Jansson's JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return "null"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        s = "%.17g" % v
+        if "." not in s and "e" not in s:
+            s += ".0"
+        if "e" in s:
+            mant, exp = s.split("e")
+            sign = "-" if exp.startswith("-") else ""
+            s = mant + "e" + sign + exp.lstrip("+-").lstrip("0")
+        return s
+    if isinstance(v, str):
+        out = ['"']
+        for ch in v:
+            o = ord(ch)
+            if ch == '"':
+                out.append('\\"')
+            elif ch == "\\":
+                out.append("\\\\")
+            elif ch in "\b\f\n\r\t":
+                out.append({"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}[ch])
+            elif o < 0x20:
+                out.append("\\u%04x" % o)
+            else:
+                out.append(ch)
+        out.append('"')
+        return "".join(out)
+    if isinstance(v, list):
+        return "[" + ",".join(canonical(x) for x in v) + "]"
+    return "{" + ",".join(canonical(k) + ":" + canonical(v[k]) for k in sorted(v)) + "}"
+
+
+def content_hash(bundle):
+    import hashlib
+    keys = ["format", "device", "workload", "class_rule", "measurements"]
+    if bundle["workload"] == "gemm":
+        keys.append("gemm")
+    content = {k: bundle[k] for k in keys}
+    runs = []
+    for r in bundle["measurements"]:
+        fixed = ["o", "path", "d", "m", "N", "W"] if bundle["workload"] == "scan" else ["Mg", "Ng", "Kg"]
+        c = {k: r[k] for k in fixed}
+        c["fill_bytes"] = float(r["fill_bytes"])
+        if "repeat" in r:
+            c["repeat"] = r["repeat"]
+        if "kernel_ns" in r:
+            c["kernel_ns"] = float(r["kernel_ns"])
+        runs.append(c)
+    content["measurements"] = runs
+    return "sha256:" + hashlib.sha256(canonical(content).encode()).hexdigest()
+
+
+class Dynamic(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = cls.tmp.name
+        cls.scan = os.path.join(cls.dir, "scan.json")
+        cls.frozen = os.path.join(cls.dir, "scan-frozen.json")
+        run("synth", "--law", "scan,noise=0", "-o", cls.scan)
+        run("fit", cls.scan, "-o", cls.frozen)
+        cls.gemm = os.path.join(cls.dir, "gemm-frozen.json")
+        g = os.path.join(cls.dir, "gemm.json")
+        run("synth", "--law", "gemm,seed=3", "--out", g)
+        run("fit", g, "-o", cls.gemm)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def load(self, path):
+        with open(path) as f:
+            return json.load(f)
+
+    def test_synth_bundle(self):
+        b = self.load(self.scan)
+        self.assertEqual(b["format"], "pascal-calibration/1")
+        self.assertEqual(b["provenance"]["source"], "synthetic")
+        self.assertEqual(len(b["measurements"]), 756)  # 63 keys x 3 sizes x 4 horizons
+        self.assertNotIn("content_hash", b)
+
+    def test_frozen_bundle(self):
+        f = self.load(self.frozen)
+        self.assertEqual(f["content_hash"], content_hash(f))  # independent recomputation
+        self.assertEqual(len(f["model"]["curves"]), 63 * 3)
+        self.assertIsInstance(f["report"]["balanced_mape"]["pascal"], float)
+        # read -> fit -> write -> read is lossless: refitting the frozen file gives it back
+        again = os.path.join(self.dir, "again.json")
+        run("fit", self.frozen, "-o", again)
+        with open(self.frozen, "rb") as a, open(again, "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        with open(again, "rb") as b:
+            self.assertEqual(run("fit", self.frozen).stdout.encode(), b.read())
+
+    def test_predict_scan(self):
+        p = run_json("predict", "--bundle", self.frozen, "--o", 1, "--path", "tma", "--d", 4,
+                     "--m", 8, "--N", 4096, "--W", 32)
+        for k in ("K", "rho", "fill_bytes", "M", "rule", "explanation"):
+            self.assertIn(k, p)
+        self.assertEqual(p["M"], 48)  # 48 SMs x o = 1
+        self.assertTrue(1 <= p["K"] <= p["M"])
+        self.assertAlmostEqual(p["rho"], p["K"] / p["M"], places=15)
+        self.assertAlmostEqual(p["fill_bytes"] / (p["K"] * 16384 * 32 * 4096), 1, places=12)
+        self.assertEqual(len(p["explanation"]["sizes"]), 2)  # 4096 lies between 3072 and 5120
+        human = run("predict", "--bundle", self.frozen, "--o", 1, "--path", "tma", "--d", 4,
+                    "--m", 8, "--N", 4096, "--W", 32).stdout
+        self.assertIn("rule: ", human)
+
+    def test_predict_reproduces_references(self):
+        # noise = 0 and a law increasing in W: at a reference key, size and horizon the
+        # prediction is the measured K itself
+        b = self.load(self.scan)
+        for r in b["measurements"][::97]:
+            p = run_json("predict", "--bundle", self.frozen, "--o", r["o"], "--path", r["path"],
+                         "--d", r["d"], "--m", r["m"], "--N", r["N"], "--W", r["W"])
+            k = r["fill_bytes"] / (16384 * r["W"] * r["N"])
+            self.assertEqual(p["rule"], "exact")
+            self.assertAlmostEqual(p["K"] / k, 1, places=9)
+
+    def test_predict_gemm(self):
+        p = run_json("predict", "--bundle", self.gemm, "--Mg", 1280, "--Ng", 896, "--Kg", 2560)
+        self.assertEqual((p["n_r"], p["n_c"], p["n_k"]), (10, 7, 40))
+        self.assertEqual(p["B0"], 16384 * (10 + 7) * 40)
+        self.assertEqual(p["Q"], 32768 * 10 * 7 * 40)
+        self.assertTrue(p["K0"] - 1e-9 <= p["K"] <= p["M"])
+        self.assertAlmostEqual(p["rho"], p["fill_bytes"] / p["Q"], places=12)
+
+    def test_predict_errors(self):
+        p = run("predict", "--bundle", self.frozen, "--o", 3, "--path", "tma", "--d", 4,
+                "--m", 8, "--N", 4096, "--W", 32, expect=3)
+        self.assertIn("refused", p.stderr)
+        p = run("predict", "--bundle", self.gemm, "--o", 1, "--path", "tma", "--d", 4, "--m", 8,
+                "--N", 4096, "--W", 32, expect=2)
+        self.assertIn("--o", p.stderr)
+        p = run("predict", "--bundle", self.frozen, "--o", 1, "--path", "tma", "--d", 4,
+                "--m", 8, "--N", 4096, expect=2)
+        self.assertIn("--W", p.stderr)
+        p = run("predict", "--bundle", self.frozen, "--o", 1, "--path", "dma", "--d", 4,
+                "--m", 8, "--N", 4096, "--W", 3, expect=2)
+        self.assertIn("--path", p.stderr)
+        p = run("predict", "--bundle", self.frozen, "--o", 1, "--path", "tma", "--d", 4,
+                "--m", 8, "--N", 4096, "--W", 0, expect=2)
+        self.assertIn("--W", p.stderr)
+        p = run("predict", "--bundle", os.path.join(self.dir, "missing.json"), "--o", 1,
+                expect=1)
+        self.assertIn("missing.json", p.stderr)
+
+    def test_unsampled_class_is_refused(self):
+        plan = os.path.join(self.dir, "no-class1.json")
+        with open(plan, "w") as f:  # m in {0, 2, 4, 6, 8}: classes 0 and 2 only
+            json.dump({"format": "pascal-plan/1", "workload": "scan", "sizes": [2048, 4096],
+                       "grid": {"o": [1], "path": ["tma"], "d": [2], "m": [0, 2, 4, 6, 8]}}, f)
+        b = os.path.join(self.dir, "no-class1-bundle.json")
+        run("synth", "--law", "scan", "--plan", plan, "-o", b)
+        self.assertEqual(len(self.load(b)["measurements"]), 5 * 2 * 4)
+        run("predict", "--bundle", b, "--o", 1, "--path", "tma", "--d", 2, "--m", 4, "--N", 3000,
+            "--W", 8)
+        p = run("predict", "--bundle", b, "--o", 1, "--path", "tma", "--d", 2, "--m", 5,
+                "--N", 3000, "--W", 8, expect=3)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1)
+
+    def test_loko(self):
+        r = run_json("loko", self.scan)
+        self.assertEqual(r["n_keys"], 63)
+        self.assertEqual(len(r["keys"]), 63)
+        self.assertLess(r["balanced_mape"]["pascal"], r["balanced_mape"]["aligned"])
+        for k in r["keys"]:
+            self.assertEqual(set(k["mape"]), {"pascal", "aligned", "sdcm", "ppt_gpu", "che"})
+        human = run("loko", self.scan).stdout
+        self.assertIn("balanced MAPE", human)
+        self.assertIn("o=1 tma d=4 m=8", human)
+
+    def test_malformed_bundle_files(self):
+        b = self.load(self.scan)
+        cases = []
+        x = json.loads(json.dumps(b)); x["measurements"][12]["fill_bytes"] = -1.0
+        cases.append((x, "measurements[12].fill_bytes"))
+        x = json.loads(json.dumps(b)); x["format"] = "pascal-calibration/9"
+        cases.append((x, "format"))
+        x = json.loads(json.dumps(b)); del x["device"]["sm_count"]
+        cases.append((x, "device.sm_count"))
+        x = json.loads(json.dumps(b)); x["measurements"][5] = x["measurements"][4]
+        cases.append((x, "measurements[5]"))
+        f = self.load(self.frozen); f["measurements"][0]["fill_bytes"] *= 2
+        cases.append((f, "content_hash"))
+        for i, (doc, field) in enumerate(cases):
+            path = os.path.join(self.dir, f"bad{i}.json")
+            with open(path, "w") as out:
+                json.dump(doc, out)
+            for cmd in (["fit", path], ["loko", path]):
+                p = run(*cmd, expect=1)
+                self.assertIn(field, p.stderr)
+                self.assertEqual(len(p.stderr.strip().splitlines()), 1)
+        path = os.path.join(self.dir, "dup.json")
+        with open(path, "w") as out:
+            out.write('{"format": "pascal-calibration/1", "format": "pascal-calibration/1"}')
+        self.assertIn("duplicate", run("fit", path, expect=1).stderr)
+
+
+if __name__ == "__main__":
+    PASCAL = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=1)

@@ -1,0 +1,461 @@
+/*
+ * test_bundle.c - calibration bundles through pascal_codec: lossless round
+ * trips (plain: encode -> text -> decode gives bit-identical runs; frozen:
+ * read -> fit -> write -> read -> fit -> write gives the identical
+ * document), the content hash (what it covers and what it does not), and
+ * every malformed-bundle rule with the field it must name.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "pascal_codec.h"
+
+/* Awkward doubles: each must come back bit for bit. */
+static const double awkward[] = {0.1, 1e9 / 3.0, 5e-324, 1.7976931348623157e308,
+                                 123456789.123456789, 2.5e-7, 1048576.0};
+
+/* Scan calibration: family (1, tma, 2) with m in {0, 1, 2, 4}, sync m = 0,
+ * sizes {2048, 4096}, horizons {1, 4, 16}; K grows with W and m. */
+static void make_scan(pascal_calibration *cal)
+{
+  pascal_calibration_init(cal, PASCAL_WORKLOAD_SCAN);
+  snprintf(cal->device.name, sizeof cal->device.name, "test-gpu");
+  snprintf(cal->device.arch, sizeof cal->device.arch, "sm_90");
+  cal->device.sm_count = 48;
+  cal->device.capacity_blocks = 1280;
+  cal->device.block_bytes = 16384;
+  const uint32_t ms[] = {0, 1, 2, 4}, sizes[] = {2048, 4096}, ws[] = {1, 4, 16};
+  size_t k = 0;
+  for (size_t s = 0; s < 2; s++)
+    for (size_t i = 0; i < 5; i++)
+      for (size_t w = 0; w < 3; w++) {
+        pascal_scan_run r;
+        memset(&r, 0, sizeof r);
+        r.key = i < 4 ? (pascal_scan_key){1, PASCAL_PATH_TMA, 2, ms[i]}
+                      : (pascal_scan_key){1, PASCAL_PATH_SYNC, 0, 0};
+        r.N = sizes[s];
+        r.W = ws[w];
+        double K = 1.0 + 0.3 * (double)(i + 1) * (double)ws[w] / (ws[w] + 4.0);
+        r.fill_bytes = K * 16384.0 * r.W * r.N + awkward[k % 7];
+        if (k % 3 == 0) {
+          r.has_kernel_ns = true;
+          r.kernel_ns = awkward[(k + 1) % 7] * 1e-3;
+        }
+        if (k % 4 == 0) {
+          r.has_repeat = true;
+          r.repeat = 0;
+        }
+        k++;
+        CHECK_INT(pascal_calibration_append_scan(cal, &r, NULL), PASCAL_OK);
+      }
+}
+
+static json_t *provenance(void)
+{
+  json_t *p = json_object();
+  json_object_set_new(p, "source", json_string("sim"));
+  json_object_set_new(p, "profile", json_string("gb10-like"));
+  return p;
+}
+
+/* Encode, print, parse, decode: the way a bundle travels through a file. */
+static pascal_status through_text(const json_t *doc, pascal_codec_bundle *b, pascal_error *err)
+{
+  char *text = pascal_codec_dump(doc, 1);
+  json_t *back = NULL;
+  pascal_status st = pascal_codec_parse(text, strlen(text), &back, err);
+  free(text);
+  if (!st)
+    st = pascal_codec_bundle_decode(back, b, err);
+  json_decref(back);
+  return st;
+}
+
+static int same_scan_runs(const pascal_calibration *a, const pascal_calibration *b)
+{
+  if (a->n_scan_runs != b->n_scan_runs)
+    return 0;
+  for (size_t i = 0; i < a->n_scan_runs; i++) {
+    const pascal_scan_run *x = &a->scan_runs[i], *y = &b->scan_runs[i];
+    if (memcmp(&x->key, &y->key, sizeof x->key) || x->N != y->N || x->W != y->W ||
+        memcmp(&x->fill_bytes, &y->fill_bytes, sizeof(double)) ||
+        x->has_repeat != y->has_repeat || x->has_kernel_ns != y->has_kernel_ns ||
+        (x->has_repeat && x->repeat != y->repeat) ||
+        (x->has_kernel_ns && memcmp(&x->kernel_ns, &y->kernel_ns, sizeof(double))))
+      return 0;
+  }
+  return 1;
+}
+
+static void test_plain_round_trip(void)
+{
+  pascal_calibration cal;
+  pascal_codec_bundle b;
+  json_t *prov = provenance(), *doc = NULL;
+  make_scan(&cal);
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
+  CHECK(json_object_get(doc, "content_hash") == NULL && json_object_get(doc, "model") == NULL);
+  CHECK_INT(through_text(doc, &b, NULL), PASCAL_OK);
+  CHECK(!b.frozen);
+  CHECK(same_scan_runs(&cal, &b.cal));
+  CHECK(strcmp(b.cal.device.name, "test-gpu") == 0 && b.cal.device.capacity_blocks == 1280);
+  CHECK(json_equal(b.provenance, prov));
+  pascal_codec_bundle_free(&b);
+  json_decref(doc);
+  json_decref(prov);
+  pascal_calibration_free(&cal);
+}
+
+static void test_frozen_round_trip(void)
+{
+  pascal_calibration cal;
+  pascal_codec_bundle b1, b2;
+  pascal_model *m0 = NULL, *m1 = NULL;
+  pascal_loko_report rep;
+  json_t *prov = provenance(), *doc1 = NULL, *doc2 = NULL;
+  make_scan(&cal);
+  pascal_codec_bundle_init(&b1);
+  pascal_codec_bundle_init(&b2);
+  CHECK_INT(pascal_model_fit(&cal, &m0, NULL), PASCAL_OK);
+  CHECK_INT(pascal_loko_run(&cal, &rep, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, m0, &rep, &doc1, NULL), PASCAL_OK);
+  pascal_loko_report_free(&rep);
+  CHECK(json_is_object(json_object_get(doc1, "report")));
+  CHECK_INT(json_array_size(json_object_get(json_object_get(doc1, "model"), "curves")),
+            pascal_model_curve_count(m0));
+
+  /* read -> fit -> write -> read: identical model, hash and measurements */
+  CHECK_INT(through_text(doc1, &b1, NULL), PASCAL_OK);
+  CHECK(b1.frozen);
+  CHECK(same_scan_runs(&cal, &b1.cal));
+  CHECK_INT(pascal_model_fit(&b1.cal, &m1, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_check_model(&b1, m1, NULL), PASCAL_OK);
+  CHECK_INT(pascal_loko_run(&b1.cal, &rep, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_encode(&b1.cal, b1.provenance, m1, &rep, &doc2, NULL),
+            PASCAL_OK);
+  pascal_loko_report_free(&rep);
+  CHECK(json_equal(doc1, doc2));
+  char *t1 = pascal_codec_dump(doc1, 1), *t2 = pascal_codec_dump(doc2, 1);
+  CHECK(strcmp(t1, t2) == 0);
+  free(t1);
+  free(t2);
+  CHECK_INT(through_text(doc2, &b2, NULL), PASCAL_OK);
+  CHECK(strcmp(b1.content_hash, b2.content_hash) == 0);
+  CHECK(strncmp(b1.content_hash, "sha256:", 7) == 0 && strlen(b1.content_hash) == 71);
+
+  /* a tampered model (hash still right) is caught by check_model */
+  json_t *doc3 = json_deep_copy(doc1);
+  json_t *c0 = json_array_get(json_object_get(json_object_get(doc3, "model"), "curves"), 0);
+  json_array_set_new(json_object_get(c0, "y"), 0, json_real(42.0));
+  pascal_codec_bundle b3;
+  pascal_error err;
+  pascal_codec_bundle_init(&b3);
+  CHECK_INT(through_text(doc3, &b3, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_check_model(&b3, m1, &err), PASCAL_EFORMAT);
+  CHECK(strcmp(err.field, "model") == 0);
+  pascal_codec_bundle_free(&b3);
+  json_decref(doc3);
+
+  pascal_model_free(m0);
+  pascal_model_free(m1);
+  pascal_codec_bundle_free(&b1);
+  pascal_codec_bundle_free(&b2);
+  json_decref(doc1);
+  json_decref(doc2);
+  json_decref(prov);
+  pascal_calibration_free(&cal);
+}
+
+static void test_hash_scope(void)
+{
+  pascal_calibration cal;
+  char h1[PASCAL_CODEC_HASH_LEN + 1], h2[PASCAL_CODEC_HASH_LEN + 1];
+  make_scan(&cal);
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h1, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h2, NULL), PASCAL_OK);
+  CHECK(strcmp(h1, h2) == 0); /* deterministic */
+  cal.scan_runs[3].fill_bytes = nextafter(cal.scan_runs[3].fill_bytes, 0.0); /* one ulp */
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h2, NULL), PASCAL_OK);
+  CHECK(strcmp(h1, h2) != 0);
+  cal.scan_runs[3].fill_bytes = nextafter(cal.scan_runs[3].fill_bytes, INFINITY);
+  snprintf(cal.device.arch, sizeof cal.device.arch, "sm_100");
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h2, NULL), PASCAL_OK);
+  CHECK(strcmp(h1, h2) != 0);
+  pascal_calibration_free(&cal);
+}
+
+/* ---- malformed bundles ---------------------------------------------------- */
+
+static json_t *base_doc(void)
+{
+  pascal_calibration cal;
+  json_t *prov = provenance(), *doc = NULL;
+  make_scan(&cal);
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
+  json_decref(prov);
+  pascal_calibration_free(&cal);
+  return doc;
+}
+
+static json_t *run(json_t *doc, size_t i)
+{
+  return json_array_get(json_object_get(doc, "measurements"), i);
+}
+
+static void expect_bad(json_t *doc, pascal_status status, const char *field)
+{
+  pascal_codec_bundle b;
+  pascal_error err;
+  pascal_codec_bundle_init(&b);
+  pascal_error_clear(&err);
+  pascal_status st = through_text(doc, &b, &err);
+  CHECK_INT(st, status);
+  if (strcmp(err.field, field) != 0)
+    fprintf(stderr, "  field '%s' (%s), wanted '%s'\n", err.field, err.message, field);
+  CHECK(strcmp(err.field, field) == 0);
+  CHECK(err.message[0] && !strchr(err.message, '\n'));
+  pascal_codec_bundle_free(&b);
+  json_decref(doc);
+}
+
+/* One edit of a valid bundle: in object `obj` ("" = the root, "device",
+ * "provenance", or NULL for measurements[run]) set `key` to the JSON text
+ * `value`, or delete it when value is NULL. */
+typedef struct bundle_edit {
+  const char *obj;
+  int run;
+  const char *key;
+  const char *value;
+  pascal_status status;
+  const char *field;
+} bundle_edit;
+
+static void apply_edit(json_t *doc, const bundle_edit *e)
+{
+  json_t *target = !e->obj ? run(doc, (size_t)e->run)
+                   : *e->obj ? json_object_get(doc, e->obj)
+                             : doc;
+  if (!e->value) {
+    json_object_del(target, e->key);
+    return;
+  }
+  json_t *v = json_loads(e->value, JSON_DECODE_ANY, NULL);
+  CHECK(v != NULL);
+  json_object_set_new(target, e->key, v);
+}
+
+static const bundle_edit scan_edits[] = {
+  {"", 0, "format", "\"pascal-calibration/2\"", PASCAL_EFORMAT, "format"},
+  {"", 0, "device", NULL, PASCAL_EFORMAT, "device"},
+  {"device", 0, "sm_count", "\"48\"", PASCAL_EFORMAT, "device.sm_count"},
+  {"device", 0, "sm_count", "0", PASCAL_EINVAL, "device.sm_count"},
+  {"device", 0, "block_bytes", "8589934592", PASCAL_EINVAL, "device.block_bytes"},
+  {"device", 0, "name", "\"\"", PASCAL_EINVAL, "device.name"},
+  {"device", 0, "arch", NULL, PASCAL_EFORMAT, "device.arch"},
+  {"", 0, "workload", "\"conv\"", PASCAL_EINVAL, "workload"},
+  {"", 0, "class_rule", NULL, PASCAL_EFORMAT, "class_rule"},
+  {"", 0, "class_rule", "\"mod8\"", PASCAL_EINVAL, "class_rule"},
+  {"", 0, "provenance", NULL, PASCAL_EFORMAT, "provenance"},
+  {"provenance", 0, "source", "\"gpu\"", PASCAL_EINVAL, "provenance.source"},
+  {"", 0, "gemm", "{}", PASCAL_EFORMAT, "gemm"},
+  {"", 0, "measurements", NULL, PASCAL_EFORMAT, "measurements"},
+  {"", 0, "measurements", "{}", PASCAL_EFORMAT, "measurements"},
+  {NULL, 12, "fill_bytes", NULL, PASCAL_EFORMAT, "measurements[12].fill_bytes"},
+  {NULL, 12, "fill_bytes", "-5.0", PASCAL_EINVAL, "measurements[12].fill_bytes"},
+  {NULL, 12, "fill_bytes", "0", PASCAL_EINVAL, "measurements[12].fill_bytes"},
+  {NULL, 12, "fill_bytes", "\"1e9\"", PASCAL_EFORMAT, "measurements[12].fill_bytes"},
+  {NULL, 3, "N", "0", PASCAL_EINVAL, "measurements[3].N"},
+  {NULL, 3, "W", "8589934592", PASCAL_EINVAL, "measurements[3].W"},
+  {NULL, 3, "W", "4.0", PASCAL_EFORMAT, "measurements[3].W"},
+  {NULL, 3, "path", "\"dma\"", PASCAL_EINVAL, "measurements[3].path"},
+  {NULL, 3, "o", "0", PASCAL_EINVAL, "measurements[3].o"},
+  {NULL, 13, "d", "2", PASCAL_EINVAL, "measurements[13].d"}, /* 12..14: sync family */
+  {NULL, 5, "kernel_ns", "-1.0", PASCAL_EINVAL, "measurements[5].kernel_ns"},
+  {NULL, 5, "repeat", "-1", PASCAL_EINVAL, "measurements[5].repeat"},
+};
+
+static void test_malformed_scan(void)
+{
+  json_t *d;
+  for (size_t i = 0; i < sizeof scan_edits / sizeof *scan_edits; i++) {
+    d = base_doc();
+    apply_edit(d, &scan_edits[i]);
+    expect_bad(d, scan_edits[i].status, scan_edits[i].field);
+  }
+  d = base_doc();
+  json_array_set_new(json_object_get(d, "measurements"), 12, json_integer(5));
+  expect_bad(d, PASCAL_EFORMAT, "measurements[12]");
+  d = base_doc(); /* duplicate run: the same configuration and repeat */
+  json_array_set(json_object_get(d, "measurements"), 7, run(d, 6));
+  expect_bad(d, PASCAL_EINVAL, "measurements[7]");
+
+  /* extra keys are allowed, and a second repeat is not a duplicate */
+  d = base_doc();
+  json_object_set_new(d, "comment", json_string("measured on a quiet machine"));
+  json_object_set_new(run(d, 2), "sm_clock_mhz", json_integer(1755));
+  json_t *again = json_deep_copy(run(d, 0));
+  json_object_set_new(again, "repeat", json_integer(1));
+  json_array_append_new(json_object_get(d, "measurements"), again);
+  pascal_codec_bundle b;
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(d, &b, NULL), PASCAL_OK);
+  CHECK_INT(b.cal.n_scan_runs, 31);
+  pascal_codec_bundle_free(&b);
+  json_decref(d);
+
+  /* duplicate JSON keys never reach the decoder */
+  const char *dup = "{\"format\":\"pascal-calibration/1\",\"format\":\"pascal-calibration/1\"}";
+  json_t *x = NULL;
+  pascal_error err;
+  CHECK_INT(pascal_codec_parse(dup, strlen(dup), &x, &err), PASCAL_EFORMAT);
+  CHECK(strcmp(err.field, "document") == 0);
+}
+
+static void test_malformed_frozen(void)
+{
+  pascal_calibration cal;
+  pascal_model *m = NULL;
+  json_t *prov = provenance(), *frozen = NULL;
+  make_scan(&cal);
+  CHECK_INT(pascal_model_fit(&cal, &m, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, m, NULL, &frozen, NULL), PASCAL_OK);
+  CHECK(json_is_null(json_object_get(frozen, "report")));
+  json_t *d;
+  d = json_deep_copy(frozen); /* a measurement edited after freezing */
+  json_object_set_new(run(d, 4), "fill_bytes", json_real(1e9));
+  expect_bad(d, PASCAL_EFORMAT, "content_hash");
+  d = json_deep_copy(frozen);
+  json_object_set_new(d, "content_hash", json_string("sha256:00"));
+  expect_bad(d, PASCAL_EFORMAT, "content_hash");
+  d = json_deep_copy(frozen);
+  json_object_set_new(d, "content_hash", json_integer(7));
+  expect_bad(d, PASCAL_EFORMAT, "content_hash");
+  d = json_deep_copy(frozen);
+  json_object_del(d, "content_hash");
+  expect_bad(d, PASCAL_EFORMAT, "content_hash");
+  d = json_deep_copy(frozen);
+  json_object_del(d, "model");
+  expect_bad(d, PASCAL_EFORMAT, "model");
+  d = json_deep_copy(frozen);
+  json_object_set_new(d, "report", json_integer(3));
+  expect_bad(d, PASCAL_EFORMAT, "report");
+  /* provenance is not hashed: changing it keeps the bundle valid */
+  d = json_deep_copy(frozen);
+  json_object_set_new(json_object_get(d, "provenance"), "note", json_string("re-exported"));
+  pascal_codec_bundle b;
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(d, &b, NULL), PASCAL_OK);
+  CHECK(b.frozen);
+  CHECK_INT(pascal_codec_bundle_check_model(&b, m, NULL), PASCAL_OK);
+  pascal_codec_bundle_free(&b);
+  json_decref(d);
+  json_decref(frozen);
+  json_decref(prov);
+  pascal_model_free(m);
+  pascal_calibration_free(&cal);
+}
+
+static void test_gemm_bundle(void)
+{
+  pascal_calibration cal;
+  pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
+  snprintf(cal.device.name, sizeof cal.device.name, "gemm-gpu");
+  snprintf(cal.device.arch, sizeof cal.device.arch, "sm_90");
+  cal.device.sm_count = 48;
+  cal.device.capacity_blocks = 1280;
+  cal.device.block_bytes = 16384;
+  cal.gemm.resident_ctas = 48;
+  const uint32_t grid[] = {256, 512, 1024};
+  for (size_t i = 0; i < 3; i++)
+    for (size_t j = 0; j < 3; j++)
+      for (uint32_t kg = 1024; kg <= 4096; kg *= 2) {
+        pascal_gemm_run r;
+        memset(&r, 0, sizeof r);
+        r.shape = (pascal_gemm_shape){grid[i], grid[j], kg};
+        r.fill_bytes = 16384.0 * (grid[i] / 128 + grid[j] / 128) * (kg / 64) * (1.1 + 0.01 * i);
+        CHECK_INT(pascal_calibration_append_gemm(&cal, &r, NULL), PASCAL_OK);
+      }
+  json_t *prov = json_object(), *doc = NULL;
+  json_object_set_new(prov, "source", json_string("cuda"));
+  pascal_model *m = NULL;
+  CHECK_INT(pascal_model_fit(&cal, &m, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, m, NULL, &doc, NULL), PASCAL_OK);
+  pascal_codec_bundle b;
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(doc, &b, NULL), PASCAL_OK);
+  CHECK(b.frozen && b.cal.workload == PASCAL_WORKLOAD_GEMM && b.cal.n_gemm_runs == 27);
+  CHECK(b.cal.gemm.tile_m == 128 && b.cal.gemm.tile_k == 64 && b.cal.gemm.resident_ctas == 48);
+  CHECK_INT(pascal_codec_bundle_check_model(&b, m, NULL), PASCAL_OK);
+  for (size_t i = 0; i < 27; i++)
+    CHECK(memcmp(&b.cal.gemm_runs[i].fill_bytes, &cal.gemm_runs[i].fill_bytes, 8) == 0);
+  pascal_codec_bundle_free(&b);
+
+  json_t *d = json_deep_copy(doc);
+  json_object_del(d, "gemm");
+  expect_bad(d, PASCAL_EFORMAT, "gemm");
+  d = json_deep_copy(doc);
+  json_object_del(json_object_get(d, "gemm"), "tile_k");
+  expect_bad(d, PASCAL_EFORMAT, "gemm.tile_k");
+  d = json_deep_copy(doc);
+  json_object_set_new(json_object_get(d, "gemm"), "resident_ctas", json_integer(0));
+  expect_bad(d, PASCAL_EINVAL, "gemm.resident_ctas");
+  d = json_deep_copy(doc);
+  json_object_set_new(run(d, 2), "Kg", json_integer(1000));
+  expect_bad(d, PASCAL_EINVAL, "measurements[2].Kg");
+  d = json_deep_copy(doc);
+  json_object_del(run(d, 2), "Mg");
+  expect_bad(d, PASCAL_EFORMAT, "measurements[2].Mg");
+  json_decref(doc);
+  json_decref(prov);
+  pascal_model_free(m);
+  pascal_calibration_free(&cal);
+}
+
+/* Predictions never carry NaN/Inf; the core's NaN "not used" becomes null. */
+static void test_no_nan(void)
+{
+  pascal_scan_prediction p;
+  memset(&p, 0, sizeof p);
+  pascal_scan_key key = {1, PASCAL_PATH_TMA, 2, 3};
+  p.K = 2.0;
+  p.rho = 2.0 / 48;
+  p.fill_bytes = 1e9;
+  p.M = 48;
+  p.why.n_sizes = 1;
+  p.why.size[0].n_depths = 1;
+  p.why.size[0].depth[0].p = NAN;
+  p.why.size[0].depth[0].a_lin = NAN;
+  json_t *doc = NULL;
+  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, NULL), PASCAL_OK);
+  char *text = pascal_codec_dump(doc, 0);
+  CHECK(strstr(text, "NaN") == NULL && strstr(text, "nan") == NULL);
+  CHECK(strstr(text, "\"p\":null") != NULL);
+  free(text);
+  json_decref(doc);
+  pascal_error err;
+  p.K = INFINITY;
+  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "K") == 0);
+  p.K = NAN;
+  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, &err), PASCAL_ERANGE);
+  p.K = 2.0;
+  p.why.a = INFINITY;
+  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "a") == 0);
+}
+
+int main(void)
+{
+  test_plain_round_trip();
+  test_frozen_round_trip();
+  test_hash_scope();
+  test_malformed_scan();
+  test_malformed_frozen();
+  test_gemm_bundle();
+  test_no_nan();
+  return check_summary();
+}

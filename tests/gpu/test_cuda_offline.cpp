@@ -1,0 +1,203 @@
+/*
+ * test_cuda_offline.cpp - the parts of the cuda backend that need no GPU,
+ * run in CI: the fill-metric choice per chip from CUPTI's host metric tables
+ * (works without a driver), the cold-read metric pick, the capacity-scan
+ * proposal of C, job validation, the host references the kernels are checked
+ * against, and clear errors from the backend when no device is present.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "check.h"
+}
+#include "backend.h"
+#include "capacity.h"
+#include "cuda_probe.h"
+#include "cupti_session.h"
+#include "fill_metric.h"
+#include "job_check.h"
+#include "reference.h"
+
+#include <cuda_runtime.h>
+
+/* CUPTI 13.0's tables, as listed by the Profiler Host API for each chip.
+ * Not under AddressSanitizer: CUPTI's host API dlopens libnvperf_host.so with
+ * RTLD_DEEPBIND, which the ASan runtime refuses (google/sanitizers#611). */
+#ifndef __SANITIZE_ADDRESS__
+static std::vector<std::string> names(const std::vector<pascal_fill_metric> &v) {
+  std::vector<std::string> out;
+  for (const pascal_fill_metric &m : v) out.push_back(m.name);
+  return out;
+}
+
+static void test_fill_choice(void) {
+  pascal_fill_choice c;
+  pascal_error err;
+  /* H100/H200: DRAM read bytes, cross-checked with L2 fills from device memory. */
+  CHECK_INT(pascal_fill_choice_resolve("GH100", nullptr, &c, &err), PASCAL_OK);
+  CHECK(!c.empirical);
+  CHECK(names(c.candidates) == std::vector<std::string>{"dram__bytes_read.sum"});
+  CHECK(names(c.checks) == std::vector<std::string>{"lts__d_sectors_fill_device.sum"});
+  CHECK(c.candidates[0].bytes_per_unit == 1.0 && c.checks[0].bytes_per_unit == 32.0);
+  /* GB10 (GB20B): no dram__ metric; both L2 fill apertures are candidates. */
+  CHECK_INT(pascal_fill_choice_resolve("GB20B", nullptr, &c, &err), PASCAL_OK);
+  CHECK(c.empirical);
+  CHECK((names(c.candidates) == std::vector<std::string>{"lts__d_sectors_fill_device.sum",
+                                                          "lts__d_sectors_fill_sysmem.sum"}));
+  CHECK(c.checks.empty());
+  /* Thor (GB10B): only the sysmem fill counter exists. */
+  CHECK_INT(pascal_fill_choice_resolve("GB10B", nullptr, &c, &err), PASCAL_OK);
+  CHECK(c.empirical);
+  CHECK(names(c.candidates) == std::vector<std::string>{"lts__d_sectors_fill_sysmem.sum"});
+  /* B200 (GB100) has DRAM bytes like GH100. */
+  CHECK_INT(pascal_fill_choice_resolve("GB100", nullptr, &c, &err), PASCAL_OK);
+  CHECK(!c.empirical && c.candidates[0].name == "dram__bytes_read.sum");
+  /* A chip CUPTI does not know is an error that names it. */
+  CHECK_INT(pascal_fill_choice_resolve("XY999", nullptr, &c, &err), PASCAL_ENOTFOUND);
+  CHECK(strstr(err.message, "XY999") != nullptr);
+
+  bool known = true;
+  CHECK_INT(pascal_cupti_metric_known("GB10B", nullptr, "dram__bytes_read.sum", &known, &err),
+            PASCAL_OK);
+  CHECK(!known);
+  size_t passes = 0;
+  CHECK_INT(pascal_cupti_pass_count("GH100", nullptr,
+                                    {"dram__bytes_read.sum", "lts__d_sectors_fill_device.sum"},
+                                    &passes, &err),
+            PASCAL_OK);
+  CHECK_INT(passes, 1);
+  CHECK_INT(pascal_cupti_pass_count("GB10B", nullptr, {"dram__bytes_read.sum"}, &passes, &err),
+            PASCAL_ENOTFOUND);
+  CHECK(strstr(err.message, "dram__bytes_read.sum") != nullptr);
+}
+#endif
+
+static void test_fill_pick(void) {
+  /* 1e9 bytes read once: 0.95e9 is in range and closer (in log) than 1.25e9. */
+  CHECK_INT(pascal_fill_pick({1.25e9, 0.95e9}, 1e9), 1);
+  CHECK_INT(pascal_fill_pick({0.0, 1.1e9}, 1e9), 1);
+  CHECK_INT(pascal_fill_pick({0.5e9, 2e9}, 1e9), -1);
+  CHECK_INT(pascal_fill_pick({}, 1e9), -1);
+  CHECK_INT(pascal_fill_pick({0.8e9}, 1e9), 0);
+}
+
+static void test_capacity_propose(void) {
+  std::vector<pascal_capacity_row> rows = {
+      {100, 1.00, 1}, {200, 1.02, 1}, {300, 1.09, 1}, {400, 1.6, 1}, {500, 1.05, 1}};
+  /* Stops at the first size past 10 %: a later dip does not count. */
+  CHECK_INT(pascal_capacity_propose(rows), 300);
+  rows[0].ratio = 1.2;
+  CHECK_INT(pascal_capacity_propose(rows), 0);
+  CHECK_INT(pascal_capacity_propose({}), 0);
+}
+
+static pascal_backend_job scan_job(void) {
+  pascal_backend_job j;
+  memset(&j, 0, sizeof j);
+  j.workload = PASCAL_BACKEND_SCAN;
+  j.o = 1;
+  j.path_tma = 1;
+  j.d = 4;
+  j.m = 8;
+  j.N = 4096;
+  j.W = 16;
+  j.block_bytes = 16384;
+  return j;
+}
+
+static void expect_field(pascal_backend_job j, const char *field) {
+  pascal_error err;
+  pascal_error_clear(&err);
+  CHECK(pascal_cuda_job_check(&j, 80ull << 30, &err) != PASCAL_OK);
+  CHECK(strcmp(err.field, field) == 0);
+}
+
+static void test_job_check(void) {
+  pascal_error err;
+  pascal_backend_job j = scan_job();
+  CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
+  j.o = 0; expect_field(j, "o");
+  j = scan_job(); j.path_tma = 0; expect_field(j, "d"); /* sync with d = 4 */
+  j.d = 0; CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
+  j = scan_job(); j.d = 0; expect_field(j, "d");
+  j = scan_job(); j.d = 17; expect_field(j, "d");
+  j = scan_job(); j.N = 0; expect_field(j, "N");
+  j = scan_job(); j.N = 1ull << 40; expect_field(j, "N");
+  j = scan_job(); j.W = 0; expect_field(j, "W");
+  j = scan_job(); j.block_bytes = 1000; expect_field(j, "block_bytes");
+  j = scan_job(); j.m = 1u << 20; expect_field(j, "m");
+  j = scan_job(); j.path_tma = 2; expect_field(j, "path");
+  j = scan_job();
+  j.workload = PASCAL_BACKEND_GEMM;
+  j.Mg = 640; j.Ng = 896; j.Kg = 1280;
+  CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
+  j.Mg = 100; expect_field(j, "Mg");
+  j.Mg = 640; j.Ng = 0; expect_field(j, "Ng");
+  j.Ng = 896; j.Kg = 96; expect_field(j, "Kg");
+  CHECK(pascal_cuda_job_check(nullptr, 1, &err) == PASCAL_EINVAL);
+}
+
+static void test_references(void) {
+  /* Block sums against a direct sum of words; static checksum against a
+   * round-by-round loop, including more than one lap. */
+  const uint64_t n = 5;
+  const uint32_t b = 64; /* 16 words per block */
+  std::vector<uint32_t> sums = pascal_ref_block_sums(n, b);
+  uint32_t all = 0;
+  for (uint64_t i = 0; i < n * 16; ++i) all += pascal_ref_word(i);
+  CHECK_INT(pascal_ref_open_checksum(sums), all);
+  uint32_t s2 = 0;
+  for (uint64_t i = 2 * 16; i < 3 * 16; ++i) s2 += pascal_ref_word(i);
+  CHECK_INT(sums[2], s2);
+  for (uint64_t phase = 0; phase < n; ++phase)
+    for (uint64_t rounds : {0ull, 3ull, 5ull, 12ull}) {
+      uint32_t want = 0;
+      for (uint64_t k = 0; k < rounds; ++k) want += sums[(k + phase) % n];
+      CHECK_INT(pascal_ref_static_checksum(sums, phase, rounds), want);
+    }
+  /* GEMM inputs are quarter steps in [-1/2, 1/2]; C is their dot product. */
+  for (uint64_t i = 0; i < 1000; ++i) {
+    const float v = pascal_ref_gemm_value(1, i);
+    CHECK(v >= -0.5f && v <= 0.5f && v * 4.0f == (float)(int)(v * 4.0f));
+  }
+  double dot = 0;
+  for (uint32_t k = 0; k < 64; ++k)
+    dot += (double)pascal_ref_gemm_value(1, 3 * 64 + k) * pascal_ref_gemm_value(2, 5 * 64 + k);
+  CHECK_NEAR(pascal_ref_gemm_element(64, 3, 5), dot, 0.0);
+}
+
+/* Without a device, open and probe fail with a message, never a crash. */
+static void test_no_device_errors(void) {
+  const pascal_backend_ops *ops = pascal_backend_cuda_ops();
+  CHECK(ops != nullptr && strcmp(ops->name, "cuda") == 0);
+  pascal_error err;
+  pascal_backend *b = nullptr;
+  CHECK_INT(ops->open("zero", &b, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "profile") == 0);
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) return; /* GPU host: see test_gpu */
+  pascal_error_clear(&err);
+  CHECK_INT(ops->open(nullptr, &b, &err), PASCAL_ENOTFOUND);
+  CHECK(strstr(err.message, "no CUDA device") != nullptr);
+  pascal_backend_device dev;
+  CHECK_INT(pascal_cuda_probe(stdout, 0, 0, &dev, &err), PASCAL_ENOTFOUND);
+  CHECK_INT(pascal_cuda_probe(stdout, 1000, 0, &dev, &err), PASCAL_EINVAL);
+}
+
+int main(void) {
+#ifdef __SANITIZE_ADDRESS__
+  printf("note: CUPTI host-table checks skipped under AddressSanitizer\n");
+#else
+  test_fill_choice();
+#endif
+  test_fill_pick();
+  test_capacity_propose();
+  test_job_check();
+  test_references();
+  test_no_device_errors();
+  return check_summary();
+}
