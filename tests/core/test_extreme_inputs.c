@@ -5,6 +5,8 @@
  *  - the static theory at N = PASCAL_STATIC_N_MAX = 2^62 (gap law, exact
  *    reuse distances, policy bound), with values worked by hand below;
  *  - Theorem 4's check where (M - 1) sigma + E is just representable;
+ *  - feedback times at their documented maximum (no result overflows) and
+ *    just above it (refused, naming the field);
  *  - the baselines with reuse distances near 2^64 and Che with rates that
  *    span more than the double range (regression: NaN hit rate);
  *  - predictions for extreme but valid queries (W near 0 and near DBL_MAX,
@@ -18,6 +20,7 @@
 #include "check.h"
 #include "pascal/baselines.h"
 #include "pascal/coherence.h"
+#include "pascal/feedback.h"
 #include "pascal/predict.h"
 #include "pascal/static.h"
 #include "test_synth_model.h"
@@ -95,6 +98,26 @@ static void coherence_at_the_limit(void)
   /* sigma = E = 2^63: (M - 1) sigma + E = 2^64 does not fit. */
   CHECK_INT(pascal_coherence_check(e, e, 2, e, &res, &err), PASCAL_ERANGE);
   CHECK(strcmp(err.field, "sigma") == 0);
+}
+
+static void feedback_at_the_limit(void)
+{
+  const double t = PASCAL_FEEDBACK_TIME_MAX;
+  pascal_feedback_params p = {t, t, 1u << 20};
+  pascal_feedback_summary s;
+  pascal_error err;
+  double phi;
+  CHECK_INT(pascal_feedback_summarize(&p, t, t, &s, &err), PASCAL_OK);
+  CHECK(isfinite(s.cadence_hit) && isfinite(s.cadence_miss) && isfinite(s.overlap));
+  CHECK(s.gain == 0); /* lambda_miss = t <= Theta = (d - 1) 2t - t */
+  CHECK_INT(pascal_feedback_divergence(&p, t, &p, 0, &phi, &err), PASCAL_OK);
+  CHECK(isfinite(phi));
+  p.beta = 2 * t;
+  CHECK_INT(pascal_feedback_summarize(&p, 0, 1, &s, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "beta") == 0);
+  p.beta = 1;
+  CHECK_INT(pascal_feedback_summarize(&p, 0, DBL_MAX, &s, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "lambda_miss") == 0);
 }
 
 static void baselines_at_the_limit(void)
@@ -210,6 +233,7 @@ int main(void)
 {
   static_at_n_max();
   coherence_at_the_limit();
+  feedback_at_the_limit();
   baselines_at_the_limit();
   pascal_model *md = test_synth_model(PASCAL_WORKLOAD_SCAN);
   if (md)
