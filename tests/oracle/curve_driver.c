@@ -11,15 +11,23 @@
  *       -> "iso v_1..v_N"
  *   curve N W_1..W_N K_1..K_N Q w_1..w_Q
  *       -> "curve L(w_1)..L(w_Q)", or "error STATUS FIELD" when the fit fails
+ *   transfer N m_1..m_N K_1..K_N Q q_1..q_Q
+ *       -> "transfer" then, per query m = q_j, four numbers: rule (0 exact,
+ *          1 graph, 2 clamp, -1 refused), the pooled PCHIP p (nan unless
+ *          graph), a_hat and the predicted K, for the one-family calibration
+ *          (o=1, tma, d=2) whose reference m_i measured K_i at N = 2048,
+ *          W = 16 on a 48-SM device with C = 1280 blocks of 16 KiB
  * Every number is printed with 17 significant digits (round-trips exactly).
  * A malformed line ends the program with status 2 and a message on stderr.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pascal/curve.h"
+#include "pascal/predict.h"
 
 /* Largest N or Q of one case; the Python side stays far below it. */
 #define DRIVER_MAX_POINTS 4096
@@ -125,6 +133,66 @@ static int run_curve(reader *r, driver_buffers *buf)
   return 1;
 }
 
+#define TRANSFER_N 2048
+#define TRANSFER_W 16
+
+static pascal_model *transfer_model(const double *m, const double *K, size_t n)
+{
+  pascal_calibration cal;
+  pascal_model *md = NULL;
+  pascal_error err;
+  pascal_status st = PASCAL_OK;
+  pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
+  snprintf(cal.device.name, sizeof cal.device.name, "oracle");
+  cal.device.sm_count = 48;
+  cal.device.capacity_blocks = 1280;
+  cal.device.block_bytes = 16384;
+  for (size_t i = 0; i < n && st == PASCAL_OK; i++) {
+    pascal_scan_run run = {.key = {1, PASCAL_PATH_TMA, 2, (uint32_t)m[i]},
+                           .N = TRANSFER_N,
+                           .W = TRANSFER_W};
+    run.fill_bytes = K[i] * cal.device.block_bytes * (double)TRANSFER_W * TRANSFER_N;
+    st = pascal_calibration_append_scan(&cal, &run, &err);
+  }
+  if (st == PASCAL_OK)
+    st = pascal_model_fit(&cal, &md, &err);
+  if (st != PASCAL_OK)
+    fprintf(stderr, "curve_driver: transfer calibration: %s: %s\n", err.field, err.message);
+  pascal_calibration_free(&cal);
+  return md;
+}
+
+static int run_transfer(reader *r, driver_buffers *buf)
+{
+  size_t n, nq;
+  if (!read_pairs_and_queries(r, buf, &n, &nq))
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!(buf->a[i] >= 0 && buf->a[i] <= UINT32_MAX))
+      return 0;
+  pascal_model *md = transfer_model(buf->a, buf->b, n);
+  if (!md)
+    return 0;
+  fputs("transfer", stdout);
+  for (size_t j = 0; j < nq && r->ok; j++) {
+    if (!(buf->q[j] >= 0 && buf->q[j] <= UINT32_MAX)) {
+      r->ok = 0;
+      break;
+    }
+    pascal_scan_key key = {1, PASCAL_PATH_TMA, 2, (uint32_t)buf->q[j]};
+    pascal_scan_prediction p;
+    if (pascal_model_predict_scan(md, &key, TRANSFER_N, TRANSFER_W, &p, NULL) != PASCAL_OK) {
+      printf(" -1 nan nan nan");
+      continue;
+    }
+    const pascal_family_step *s = &p.why.size[0].depth[0];
+    printf(" %d %.17g %.17g %.17g", (int)s->rule, s->p, s->a, p.K);
+  }
+  putchar('\n');
+  pascal_model_free(md);
+  return r->ok;
+}
+
 int main(void)
 {
   driver_buffers *buf = malloc(sizeof *buf);
@@ -145,15 +213,16 @@ int main(void)
       goto done;
     }
     reader r = {line, 1};
-    char op[8];
+    char op[16];
     int used = 0;
-    if (sscanf(line, "%7s%n", op, &used) != 1)
+    if (sscanf(line, "%15s%n", op, &used) != 1)
       continue; /* blank line */
     r.cursor += used;
     int ok = strcmp(op, "pchip") == 0   ? run_pchip(&r, buf)
              : strcmp(op, "iso") == 0   ? run_iso(&r, buf)
-             : strcmp(op, "curve") == 0 ? run_curve(&r, buf)
-                                        : 0;
+             : strcmp(op, "curve") == 0    ? run_curve(&r, buf)
+             : strcmp(op, "transfer") == 0 ? run_transfer(&r, buf)
+                                           : 0;
     if (!ok) {
       fprintf(stderr, "curve_driver: line %ld: malformed case '%s'\n", line_no, op);
       status = 2;

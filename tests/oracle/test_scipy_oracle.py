@@ -18,7 +18,11 @@ computation:
     (formula above), PchipInterpolator over log W, L = S(log w) - log w,
     redone here from the raw (W, K) runs;
   * the fit's rejection of non-positive / non-finite runs and of too many
-    horizons (status and field named).
+    horizons (status and field named);
+  * the transfer inside one family (DESIGN.md section 4 rules 1-4 and 6,
+    Eq. graph with gamma = 4, Eq. dynamic_decode): which rule fires, the
+    pooled PCHIP p over the family's m (SciPy), a_hat and K, recomputed
+    here from the references' K.
 
 Usage: test_scipy_oracle.py PATH/TO/curve_driver
 Exit 0 on agreement, 1 on a mismatch, 77 (ctest SKIP) without SciPy.
@@ -136,6 +140,52 @@ def curve_log_k(W, K, w_query):
         lw = min(max(math.log(w), x[0]), x[-1])
         out.append(scipy_values(x, y, [lw])[0] - lw)
     return out
+
+
+EPS = 0.01       # PASCAL_EXCESS_EPS
+GAMMA = 4.0      # PASCAL_GRAPH_GAMMA
+TRANSFER_M = 48  # M = 48 SMs x o = 1 in curve_driver's transfer calibration
+RULE = {"exact": 0, "graph": 1, "clamp": 2, "refused": -1}
+
+
+def excess(k):
+    return math.log(max(k - 1.0, 0.0) + EPS)
+
+
+def decode(a):
+    return min(TRANSFER_M, 1.0 + max(math.exp(a) - EPS, 0.0))
+
+
+def chi(m):
+    return min(m % 4, 2)  # class rule mod4-min2
+
+
+def transfer(refs_m, refs_k, q):
+    """(rule, p, a_hat, K) of the one-family transfer at compute q."""
+    pairs = sorted(zip(refs_m, refs_k))
+    ms = [m for m, _ in pairs]
+    a = {m: excess(k) for m, k in pairs}
+    if q in a:
+        return "exact", math.nan, a[q], decode(a[q])
+    same = [m for m in ms if chi(m) == chi(q)]
+    if not same:
+        return "refused", math.nan, math.nan, math.nan
+    left = [m for m in same if m < q]
+    right = [m for m in same if m > q]
+    if not left or not right:
+        m = left[-1] if left else right[0]
+        return "clamp", math.nan, a[m], decode(a[m])
+    m_l, m_r = left[-1], right[0]
+    m_minus = max(m for m in ms if m < q)
+    m_plus = min(m for m in ms if m > q)
+    p = float(PchipInterpolator(np.asarray(ms, float), np.asarray([a[m] for m in ms]))(q))
+    h_l, h_r = q - m_l, m_r - q
+    a_lin = (h_r * a[m_l] + h_l * a[m_r]) / (h_l + h_r)
+    c0 = 1 / (q - m_minus) + 1 / (m_plus - q)
+    g = GAMMA * (1 / h_l + 1 / h_r)
+    omega = g / (c0 + g)
+    a_hat = (1 - omega) * p + omega * a_lin
+    return "graph", p, a_hat, decode(a_hat)
 
 
 # ------------------------------------------------------------- comparison
@@ -264,6 +314,37 @@ def build_cases(rng):
         wq = list(horizons) + [rng.uniform(horizons[0], horizons[-1]) for _ in range(5)]
         wq += [horizons[0] / rng.uniform(1, 100), horizons[-1] * rng.uniform(1, 100)]
         curve_case(W, K, wq)
+
+    def transfer_case(refs_m, refs_k, qs):
+        line = (f"transfer {len(refs_m)} {fmt(refs_m)} {fmt(refs_k)} "
+                f"{len(qs)} {fmt(qs)}")
+
+        def check(chk, out, label):
+            got = out[0]
+            chk.equal(f"{label} #numbers", len(got), 4 * len(qs))
+            for j, q in enumerate(qs):
+                rule, p, a_hat, k = transfer(refs_m, refs_k, q)
+                g = got[4 * j:4 * j + 4]
+                if len(g) < 4:
+                    return
+                chk.equal(f"{label} m={q} rule", int(g[0]), RULE[rule])
+                if rule == "refused" or int(g[0]) != RULE[rule]:
+                    continue
+                if rule == "graph":
+                    chk.close(f"{label} m={q} p", g[1], p, 1.0)
+                chk.close(f"{label} m={q} a_hat", g[2], a_hat, 1.0)
+                chk.close(f"{label} m={q} K", g[3], k, 1.0)
+
+        cases.append((line, 1, check))
+
+    for _ in range(300):
+        n = rng.randint(1, 14)
+        refs_m = sorted(rng.sample(range(0, 40), n))
+        # K <= 1 (excess clipped to eps), near 1, moderate, and above M = 48
+        refs_k = [rng.choice([rng.uniform(0.3, 1.0), 1 + 10 ** rng.uniform(-6, 0),
+                              rng.uniform(1, 20), rng.uniform(40, 80)])
+                  for _ in range(n)]
+        transfer_case(refs_m, refs_k, list(range(0, 44)))
 
     # Rejections: status and the field name given by the caller ("runs").
     for bad in (0.0, -1.0, math.nan, math.inf):
