@@ -22,7 +22,11 @@ computation:
   * the transfer inside one family (DESIGN.md section 4 rules 1-4 and 6,
     Eq. graph with gamma = 4, Eq. dynamic_decode): which rule fires, the
     pooled PCHIP p over the family's m (SciPy), a_hat and K, recomputed
-    here from the references' K.
+    here from the references' K;
+  * the GEMM transfer (paper section 4.5, App. C): along log n_c within each
+    reference row, then along log n_r, exact at a reference, (p + 4 a_lin)/5
+    inside a bracket (p from SciPy), clamped outside; K = min(M, K_0 (1 +
+    [exp a - eps]_+)), K_0 = M (n_r + n_c) / (2 n_r n_c).
 
 Usage: test_scipy_oracle.py PATH/TO/curve_driver
 Exit 0 on agreement, 1 on a mismatch, 77 (ctest SKIP) without SciPy.
@@ -188,6 +192,44 @@ def transfer(refs_m, refs_k, q):
     return "graph", p, a_hat, decode(a_hat)
 
 
+def axis_step(xs, values, t):
+    """One GEMM transfer step over knots xs (log tile counts): (rule, a,
+    indices of the knots used)."""
+    n = len(xs)
+    if n == 1 or t <= xs[0] or t >= xs[-1]:
+        k = 0 if (n == 1 or t <= xs[0]) else n - 1
+        return ("exact" if xs[k] == t else "clamp"), values(k), [k]
+    if t in xs:
+        k = xs.index(t)
+        return "exact", values(k), [k]
+    i = max(j for j in range(n) if xs[j] < t)
+    ys = [values(j) for j in range(n)]
+    p = float(PchipInterpolator(np.asarray(xs), np.asarray(ys))(t))
+    h_l, h_r = t - xs[i], xs[i + 1] - t
+    a_lin = (h_r * ys[i] + h_l * ys[i + 1]) / (h_l + h_r)
+    return "graph", (p + GAMMA * a_lin) / (1 + GAMMA), [i, i + 1]
+
+
+def gemm_transfer(grids, qr, qc):
+    """(rule, rows used, a, K, K0) for grids {(n_r, n_c): kappa}."""
+    rows = sorted({r for r, _ in grids})
+    cols = {r: sorted(c for rr, c in grids if rr == r) for r in rows}
+    order = ["exact", "graph", "clamp"]
+
+    def column(k):
+        r = rows[k]
+        return axis_step([math.log(c) for c in cols[r]],
+                         lambda j: excess(grids[(r, cols[r][j])]), math.log(qc))
+
+    rule, a, used = axis_step([math.log(r) for r in rows], lambda k: column(k)[1],
+                              math.log(qr))
+    for k in used:
+        rule = max(rule, column(k)[0], key=order.index)
+    k0 = TRANSFER_M * (qr + qc) / (2 * qr * qc)
+    k = min(TRANSFER_M, k0 * (1 + max(math.exp(a) - EPS, 0.0)))
+    return rule, len(used), a, k, k0
+
+
 # ------------------------------------------------------------- comparison
 
 class Checker:
@@ -345,6 +387,41 @@ def build_cases(rng):
                               rng.uniform(1, 20), rng.uniform(40, 80)])
                   for _ in range(n)]
         transfer_case(refs_m, refs_k, list(range(0, 44)))
+
+    def gemm_case(grids, targets):
+        rs, cs = zip(*grids)
+        qrs, qcs = zip(*targets)
+        kap = [grids[g] for g in grids]
+        line = (f"gemm {len(grids)} {fmt(rs)} {fmt(cs)} {fmt(kap)} "
+                f"{len(targets)} {fmt(qrs)} {fmt(qcs)}")
+
+        def check(chk, out, label):
+            got = out[0]
+            chk.equal(f"{label} #numbers", len(got), 5 * len(targets))
+            for j, (qr, qc) in enumerate(targets):
+                g = got[5 * j:5 * j + 5]
+                if len(g) < 5:
+                    return
+                rule, n_rows, a, k, k0 = gemm_transfer(grids, qr, qc)
+                where = f"{label} grid ({qr}, {qc})"
+                chk.equal(f"{where} rule", int(g[0]), RULE[rule])
+                chk.equal(f"{where} rows", int(g[1]), n_rows)
+                chk.close(f"{where} a", g[2], a, 1.0)
+                chk.close(f"{where} K", g[3], k, 1.0)
+                chk.close(f"{where} K0", g[4], k0, 1.0)
+
+        cases.append((line, 1, check))
+
+    tile_counts = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64]
+    for _ in range(150):
+        # ragged rows: each reference n_r has its own set of n_c
+        grids = {}
+        for r in rng.sample(tile_counts, rng.randint(1, 5)):
+            for c in rng.sample(tile_counts, rng.randint(1, 5)):
+                grids[(r, c)] = rng.choice([rng.uniform(0.5, 1.0), rng.uniform(1.0, 3.0),
+                                            rng.uniform(3.0, 60.0)])
+        targets = [(qr, qc) for qr in (1, 2, 5, 8, 20, 48, 100) for qc in (1, 3, 8, 10, 40, 80)]
+        gemm_case(grids, targets)
 
     # Rejections: status and the field name given by the caller ("runs").
     for bad in (0.0, -1.0, math.nan, math.inf):
