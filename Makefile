@@ -24,8 +24,10 @@ build-sanitize: deps
 	       -DPASCAL_WITH_CUDA=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(SANBUILD) -j $(JOBS)
 
+# Foreground daemon on 127.0.0.1:8080 with ./var/pascal.db; on an empty
+# database it imports deploy/calibrations/*.json first. Ctrl-C stops it.
 run: build
-	@$(BUILD)/bin/pascal bounds --N 8 --C 2 --phases 0,4
+	@exec $(BUILD)/bin/pascald --listen 127.0.0.1:8080 --db var/pascal.db
 
 test: build build-sanitize
 	@echo "== tests: normal build =="

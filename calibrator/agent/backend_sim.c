@@ -1,0 +1,99 @@
+/*
+ * backend_sim.c - the "sim" measurement backend (calibrator/backend.h) over
+ * the CPU sim device of core/simdev (pascal/simdev.h; DESIGN.md section 6).
+ * A scan job becomes one pascal_simdev_run_scan with the job's repeat as the
+ * run seed, so a repeat is a different but reproducible measurement. The sim
+ * models scans only: a GEMM job is refused with a clear error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../backend.h"
+#include "pascal/simdev.h"
+
+struct pascal_backend {
+  pascal_simdev *dev; /* owned */
+};
+
+static pascal_status sim_open(const char *profile, pascal_backend **out, pascal_error *err)
+{
+  pascal_simdev_profile p;
+  pascal_status st;
+  if (profile) {
+    st = pascal_simdev_profile_load(profile, &p, err);
+  } else {
+    pascal_simdev_profile_default(&p);
+    st = pascal_simdev_profile_validate(&p, err);
+  }
+  if (st != PASCAL_OK)
+    return st;
+  pascal_backend *b = calloc(1, sizeof *b);
+  if (!b)
+    return pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory opening the sim device");
+  st = pascal_simdev_new(&p, &b->dev, err);
+  if (st != PASCAL_OK) {
+    free(b);
+    return st;
+  }
+  *out = b;
+  return PASCAL_OK;
+}
+
+static pascal_status sim_describe(pascal_backend *b, pascal_backend_device *out, pascal_error *err)
+{
+  const pascal_simdev_profile *p = pascal_simdev_profile_of(b->dev);
+  pascal_backend_device d;
+  memset(&d, 0, sizeof d);
+  snprintf(d.name, sizeof d.name, "%s", p->name);
+  snprintf(d.arch, sizeof d.arch, "%s", p->arch);
+  d.sm_count = p->sm_count;
+  d.capacity_blocks = p->capacity_blocks;
+  d.block_bytes = p->block_bytes;
+  d.l2_bytes = p->l2_bytes;
+  (void)err;
+  *out = d;
+  return PASCAL_OK;
+}
+
+static pascal_status sim_run(pascal_backend *b, const pascal_backend_job *job,
+                             pascal_backend_result *out, pascal_error *err)
+{
+  const pascal_simdev_profile *p = pascal_simdev_profile_of(b->dev);
+  if (job->workload != PASCAL_BACKEND_SCAN)
+    return pascal_error_set(err, PASCAL_EREFUSED, "workload",
+                            "the sim device models scans only; run GEMM plans on the cuda backend");
+  if (job->block_bytes != p->block_bytes)
+    return pascal_error_set(err, PASCAL_EINVAL, "block_bytes",
+                            "job block_bytes %u differs from the sim profile's %u",
+                            job->block_bytes, p->block_bytes);
+  pascal_simdev_scan scan = {.o = job->o, .path_tma = job->path_tma, .d = job->d, .m = job->m,
+                             .N = job->N, .W = job->W, .seed = job->repeat};
+  pascal_simdev_stats st;
+  pascal_status s = pascal_simdev_run_scan(b->dev, &scan, &st, NULL, err);
+  if (s != PASCAL_OK)
+    return s;
+  if (!(st.fill_bytes > 0.0) || !(st.kernel_ns > 0.0))
+    return pascal_error_set(err, PASCAL_ERANGE, "fill_bytes",
+                            "sim run produced fill_bytes %g, kernel_ns %g", st.fill_bytes,
+                            st.kernel_ns);
+  out->fill_bytes = st.fill_bytes;
+  out->kernel_ns = st.kernel_ns;
+  return PASCAL_OK;
+}
+
+static void sim_close(pascal_backend *b)
+{
+  if (!b)
+    return;
+  pascal_simdev_free(b->dev);
+  free(b);
+}
+
+const pascal_backend_ops pascal_backend_sim_ops = {
+  .name = "sim",
+  .open = sim_open,
+  .describe = sim_describe,
+  .run = sim_run,
+  .close = sim_close,
+};

@@ -1,0 +1,83 @@
+/* device.c - register or check the device at pascald (device.h). */
+#include "device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exitcode.h"
+
+json_t *agent_device_body(const pascal_backend_device *dev, const char *name)
+{
+  return json_pack("{s:s, s:s, s:I, s:I, s:I}", "name", name, "arch", dev->arch, "sm_count",
+                   (json_int_t)dev->sm_count, "capacity_blocks", (json_int_t)dev->capacity_blocks,
+                   "block_bytes", (json_int_t)dev->block_bytes);
+}
+
+int agent_device_compare(json_t *server, const json_t *want, char *msg, size_t msglen)
+{
+  json_t *inner = json_object_get(server, "device");
+  json_t *have = json_is_object(inner) ? inner : server;
+  static const char *const fields[] = {"arch", "sm_count", "capacity_blocks", "block_bytes"};
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    json_t *a = json_object_get(have, fields[i]);
+    json_t *b = json_object_get(want, fields[i]);
+    if (!a || !json_equal(a, b)) {
+      char *sa = a ? json_dumps(a, JSON_ENCODE_ANY) : NULL;
+      char *sb = json_dumps(b, JSON_ENCODE_ANY);
+      snprintf(msg, msglen, "%s: server has %s, backend has %s", fields[i], sa ? sa : "nothing",
+               sb ? sb : "?");
+      free(sa);
+      free(sb);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Agent token: the device must exist with the backend's constants. */
+static int check_registered(agent_client *c, json_t *want)
+{
+  const char *name = c->ctx->args->device;
+  char path[128];
+  snprintf(path, sizeof path, "/v1/devices/%s", name);
+  agent_reply r;
+  agent_client_call(c, "device lookup", "GET", path, NULL, 1, &r);
+  int rc = AGENT_EXIT_OK;
+  char why[256];
+  if (r.status != 200) {
+    rc = agent_client_fatal(c, "device lookup", &r, 1);
+  } else if (agent_device_compare(r.body, want, why, sizeof why) != 0) {
+    agent_ui_log(&c->ctx->ui, "device '%s' is registered with other constants than this backend "
+                 "measures (%s); use another --device name", name, why);
+    rc = AGENT_EXIT_DEVICE;
+  } else {
+    agent_ui_log(&c->ctx->ui, "device '%s' is registered at %s", name, c->ctx->args->server);
+  }
+  agent_reply_free(&r);
+  return rc;
+}
+
+int agent_device_ensure(agent_client *c, const pascal_backend_device *dev)
+{
+  json_t *body = agent_device_body(dev, c->ctx->args->device);
+  if (!body) {
+    agent_ui_log(&c->ctx->ui, "out of memory");
+    return AGENT_EXIT_FAILURE;
+  }
+  agent_reply r;
+  agent_client_call(c, "device registration", "POST", "/v1/devices", body, 1, &r);
+  int rc = AGENT_EXIT_OK;
+  if (r.status == 201 || r.status == 200) {
+    agent_ui_log(&c->ctx->ui, "device '%s' %s (arch %s, %u SMs, C = %u blocks of %u bytes)",
+                 c->ctx->args->device, r.status == 201 ? "registered" : "already registered",
+                 dev->arch, dev->sm_count, dev->capacity_blocks, dev->block_bytes);
+  } else if (r.status == 403) {
+    rc = check_registered(c, body); /* agent token: may not register, may use */
+  } else {
+    rc = agent_client_fatal(c, "device registration", &r, 1);
+  }
+  agent_reply_free(&r);
+  json_decref(body);
+  return rc;
+}

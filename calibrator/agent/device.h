@@ -1,0 +1,24 @@
+/*
+ * device.h - makes sure pascald knows the agent's device before any claim:
+ * with an admin token the device is registered (POST /v1/devices: 201 new,
+ * 200 identical); with an agent token (403 on POST) it is looked up
+ * (GET /v1/devices/NAME) and its constants compared with the backend's.
+ */
+#ifndef PASCAL_AGENT_DEVICE_H
+#define PASCAL_AGENT_DEVICE_H
+
+#include "client.h"
+
+/* AGENT_EXIT_OK, or the exit code (device unknown/conflicting, auth,
+ * unreachable, protocol) after logging why. */
+int agent_device_ensure(agent_client *c, const pascal_backend_device *dev);
+
+/* The registration body for `dev` under the name `name` (new reference). */
+json_t *agent_device_body(const pascal_backend_device *dev, const char *name);
+
+/* 0 when the server's device object has the same constants as `want`
+ * (arch, sm_count, capacity_blocks, block_bytes); -1 with the first
+ * differing field in `msg` otherwise. Accepts {"device":{...}} or {...}. */
+int agent_device_compare(json_t *server, const json_t *want, char *msg, size_t msglen);
+
+#endif

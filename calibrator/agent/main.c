@@ -1,0 +1,211 @@
+/*
+ * main.c - pascal-agent: takes calibration jobs for one device from pascald,
+ * runs them on a measurement backend (sim or cuda) and uploads the fills
+ * (DESIGN.md section 5; jobs API in the brief). Wires the pieces: arguments,
+ * token, backend, device registration, signals, workers. Exit codes:
+ * exitcode.h and docs/agent.md.
+ */
+#include <curl/curl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "client.h"
+#include "device.h"
+#include "exitcode.h"
+#include "worker.h"
+#ifdef PASCAL_AGENT_HAVE_CUDA
+#include "cuda_probe.h"
+#endif
+
+/* SIGTERM/SIGINT received so far (the one piece of global state: a signal
+ * handler has nowhere else to write). */
+static volatile sig_atomic_t signals_received;
+
+#define NO_CUDA "this pascal-agent was built without CUDA (no toolkit at build time); " \
+                "use --backend sim or rebuild with -DPASCAL_WITH_CUDA=ON"
+
+static void on_signal(int sig)
+{
+  (void)sig;
+  if (signals_received < 2)
+    signals_received++;
+}
+
+static int install_signals(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART; /* libcurl's reads and writes just carry on */
+  sigemptyset(&sa.sa_mask);
+  struct sigaction ign;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  return (sigaction(SIGTERM, &sa, NULL) == 0 && sigaction(SIGINT, &sa, NULL) == 0 &&
+          sigaction(SIGPIPE, &ign, NULL) == 0) ? 0 : -1;
+}
+
+static const pascal_backend_ops *pick_backend(const char *name)
+{
+  if (strcmp(name, "sim") == 0)
+    return &pascal_backend_sim_ops;
+  return pascal_backend_cuda_ops();
+}
+
+/* --probe: the cuda backend's device report and capacity scan (docs/gpu.md). */
+static int probe_cuda(void)
+{
+#ifdef PASCAL_AGENT_HAVE_CUDA
+  pascal_backend_device dev;
+  pascal_error err;
+  pascal_error_clear(&err);
+  if (pascal_cuda_probe(stdout, 0, 0, &dev, &err) != PASCAL_OK) {
+    fprintf(stderr, "pascal-agent: --probe: %s%s%s\n", err.message, err.field[0] ? " - field " : "",
+            err.field);
+    return AGENT_EXIT_BACKEND;
+  }
+  printf("register as: {\"arch\":\"%s\",\"sm_count\":%u,\"capacity_blocks\":%u,\"block_bytes\":%u}\n",
+         dev.arch, dev.sm_count, dev.capacity_blocks, dev.block_bytes);
+  return AGENT_EXIT_OK;
+#else
+  fprintf(stderr, "pascal-agent: --probe: %s\n", NO_CUDA);
+  return AGENT_EXIT_BACKEND;
+#endif
+}
+
+/* Open the backend once to learn what the device is. */
+static int describe_device(agent_ctx *ctx, pascal_backend_device *dev)
+{
+  pascal_backend *b = NULL;
+  pascal_error err;
+  pascal_error_clear(&err);
+  pascal_status st = ctx->ops->open(ctx->args->profile, &b, &err);
+  if (st == PASCAL_OK) {
+    st = ctx->ops->describe(b, dev, &err);
+    ctx->ops->close(b);
+  }
+  if (st != PASCAL_OK) {
+    agent_ui_log(&ctx->ui, "backend %s: %s%s%s", ctx->ops->name, err.message,
+                 err.field[0] ? " - field " : "", err.field);
+    return AGENT_EXIT_BACKEND;
+  }
+  return AGENT_EXIT_OK;
+}
+
+static void *worker_thread(void *arg)
+{
+  agent_ctx *ctx = ((void **)arg)[0];
+  unsigned index = (unsigned)(size_t)((void **)arg)[1];
+  agent_worker_run(ctx, index);
+  return NULL;
+}
+
+/* Run --concurrency workers and wait for them. */
+static void run_workers(agent_ctx *ctx)
+{
+  unsigned n = ctx->args->concurrency;
+  pthread_t tids[64];
+  void *argv[64][2];
+  unsigned started = 0;
+  for (; started < n; started++) {
+    argv[started][0] = ctx;
+    argv[started][1] = (void *)(size_t)started;
+    if (pthread_create(&tids[started], NULL, worker_thread, argv[started]) != 0) {
+      agent_ui_log(&ctx->ui, "cannot start worker %u", started);
+      agent_fatal(ctx, AGENT_EXIT_FAILURE);
+      break;
+    }
+  }
+  for (unsigned i = 0; i < started; i++)
+    pthread_join(tids[i], NULL);
+}
+
+/* Everything after the arguments and token are known. */
+static int run_agent(agent_ctx *ctx)
+{
+  pascal_backend_device dev;
+  int rc = describe_device(ctx, &dev);
+  if (rc != AGENT_EXIT_OK)
+    return rc;
+  agent_client c;
+  if (agent_client_init(&c, ctx, (uint64_t)getpid()) != 0) {
+    agent_ui_log(&ctx->ui, "cannot set up an HTTP client");
+    return AGENT_EXIT_FAILURE;
+  }
+  rc = agent_device_ensure(&c, &dev);
+  agent_client_free(&c);
+  if (rc != AGENT_EXIT_OK)
+    return rc;
+  agent_ui_log(&ctx->ui, "taking jobs for device '%s' from %s (backend %s, %u at a time)",
+               ctx->args->device, ctx->args->server, ctx->ops->name, ctx->args->concurrency);
+  run_workers(ctx);
+  if (ctx->exit_code == AGENT_EXIT_OK && signals_received > 0)
+    agent_ui_log(&ctx->ui, "stopped by signal");
+  return ctx->exit_code;
+}
+
+int main(int argc, char **argv)
+{
+  agent_args args;
+  char msg[512];
+  switch (agent_args_parse(argc, argv, &args, msg, sizeof msg)) {
+  case AGENT_ARGS_HELP:
+    fputs(agent_args_usage(), stdout);
+    return AGENT_EXIT_OK;
+  case AGENT_ARGS_ERROR:
+    fprintf(stderr, "pascal-agent: %s\n", msg);
+    return AGENT_EXIT_USAGE;
+  case AGENT_ARGS_OK:
+    break;
+  }
+  if (args.probe)
+    return probe_cuda();
+  agent_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.args = &args;
+  ctx.signals = &signals_received;
+  if (agent_token_load(args.token_file, getenv("PASCAL_TOKEN"), ctx.token, msg, sizeof msg) != 0) {
+    fprintf(stderr, "pascal-agent: %s\n", msg);
+    return AGENT_EXIT_USAGE;
+  }
+  ctx.ops = pick_backend(args.backend);
+  if (!ctx.ops) {
+    fprintf(stderr, "pascal-agent: --backend cuda: %s\n", NO_CUDA);
+    return AGENT_EXIT_BACKEND;
+  }
+  char default_name[64]; /* names are at most 63 characters (args.c, pascald) */
+  if (!args.name) {
+    char host[64] = "agent";
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    host[strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")] = '\0';
+    snprintf(default_name, sizeof default_name, "%.40s-%ld", host[0] ? host : "agent", (long)getpid());
+  }
+  ctx.name = args.name ? args.name : default_name;
+  if (install_signals() != 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    fprintf(stderr, "pascal-agent: cannot set up signals or libcurl\n");
+    return AGENT_EXIT_FAILURE;
+  }
+  if (pthread_mutex_init(&ctx.mu, NULL) != 0 ||
+      agent_ui_init(&ctx.ui, ctx.name, isatty(STDOUT_FILENO)) != 0) {
+    fprintf(stderr, "pascal-agent: cannot set up locks\n");
+    return AGENT_EXIT_FAILURE;
+  }
+  int rc = run_agent(&ctx);
+  agent_ui_free(&ctx.ui);
+  if (ctx.abandoned) {
+    /* A runner thread is still inside the backend with its job released:
+     * leave at once rather than wait for a measurement nobody will upload. */
+    fflush(NULL);
+    _exit(rc);
+  }
+  curl_global_cleanup();
+  pthread_mutex_destroy(&ctx.mu);
+  return rc;
+}

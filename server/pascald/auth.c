@@ -1,0 +1,78 @@
+/*
+ * auth.c - bearer-token generation, hashing and checking. Tokens are
+ * "pasc_" + 64 hex digits of getrandom() output (256 bits); only their
+ * SHA-256 is stored. The store looks a token up by hash; the hash it returns
+ * is compared again in constant time before the role is trusted.
+ */
+#include "auth.h"
+
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "pascal_store.h"
+#include "sha256.h" /* pascal_codec's SHA-256 */
+
+static void hex(const uint8_t *in, size_t n, char *out) {
+  static const char digits[] = "0123456789abcdef";
+  for (size_t i = 0; i < n; i++) {
+    out[2 * i] = digits[in[i] >> 4];
+    out[2 * i + 1] = digits[in[i] & 15];
+  }
+  out[2 * n] = '\0';
+}
+
+int pd_token_generate(char *out) {
+  uint8_t raw[PD_TOKEN_RANDOM_BYTES];
+  size_t got = 0;
+  while (got < sizeof raw) {
+    ssize_t r = getrandom(raw + got, sizeof raw - got, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    got += (size_t)r;
+  }
+  memcpy(out, PD_TOKEN_PREFIX, 5);
+  hex(raw, sizeof raw, out + 5);
+  return 0;
+}
+
+void pd_token_hash(const char *token, char out[PD_HASH_HEX]) {
+  pascal_sha256_hex(token, strlen(token), out);
+}
+
+int pd_ct_equal(const char *a, const char *b, size_t n) {
+  volatile unsigned char acc = 0;
+  for (size_t i = 0; i < n; i++) acc |= (unsigned char)(a[i] ^ b[i]);
+  return acc == 0;
+}
+
+static int token_well_formed(const char *t, size_t n) {
+  if (n != PD_TOKEN_LEN || strncmp(t, PD_TOKEN_PREFIX, 5) != 0) return 0;
+  for (size_t i = 5; i < n; i++)
+    if (!((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f'))) return 0;
+  return 1;
+}
+
+pd_auth_result pd_auth_check(pd_ctx *ctx, pd_request *req, const char *header) {
+  if (!header) return PD_AUTH_ABSENT;
+  if (strncasecmp(header, "Bearer ", 7) != 0) return PD_AUTH_INVALID;
+  const char *tok = header + 7;
+  while (*tok == ' ') tok++;
+  size_t n = strlen(tok);
+  while (n > 0 && tok[n - 1] == ' ') n--;
+  if (!token_well_formed(tok, n)) return PD_AUTH_INVALID;
+  char token[PD_TOKEN_LEN + 1];
+  memcpy(token, tok, n);
+  token[n] = '\0';
+  char hash[PD_HASH_HEX];
+  pd_token_hash(token, hash);
+  pascal_store_token t;
+  if (pascal_store_token_find(ctx->store, hash, &t, NULL) != PASCAL_STORE_OK) return PD_AUTH_INVALID;
+  if (strlen(t.hash) != 64 || !pd_ct_equal(t.hash, hash, 64) || t.revoked != 0)
+    return PD_AUTH_INVALID;
+  req->role = t.role == PASCAL_STORE_ROLE_ADMIN ? PD_ROLE_ADMIN : PD_ROLE_AGENT;
+  req->token_id = t.id;
+  return PD_AUTH_OK;
+}

@@ -1,0 +1,36 @@
+/*
+ * auth.h - bearer tokens: generation (>= 128 random bits from getrandom),
+ * hashing for storage (SHA-256, hex), and checking a request's
+ * Authorization header against the store with a constant-time comparison.
+ */
+#ifndef PASCALD_AUTH_H
+#define PASCALD_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctx.h"
+
+#define PD_TOKEN_PREFIX "pasc_"
+#define PD_TOKEN_RANDOM_BYTES 32                    /* 256 bits */
+#define PD_TOKEN_LEN (5 + 2 * PD_TOKEN_RANDOM_BYTES) /* prefix + hex */
+#define PD_HASH_HEX 65                              /* 64 hex + NUL */
+
+/* Fill `out` (PD_TOKEN_LEN + 1 bytes) with a fresh token. 0 or -1. */
+int pd_token_generate(char *out);
+/* Hex SHA-256 of the token: what the store keeps. */
+void pd_token_hash(const char *token, char out[PD_HASH_HEX]);
+/* Constant-time equality of two equal-length strings. */
+int pd_ct_equal(const char *a, const char *b, size_t n);
+
+typedef enum pd_auth_result {
+  PD_AUTH_ABSENT = 0, /* no Authorization header */
+  PD_AUTH_INVALID,    /* malformed, unknown or revoked token */
+  PD_AUTH_OK
+} pd_auth_result;
+
+/* Check the request's Authorization header; on PD_AUTH_OK sets role and
+ * token id in req. */
+pd_auth_result pd_auth_check(pd_ctx *ctx, pd_request *req, const char *header);
+
+#endif

@@ -1,0 +1,332 @@
+/*
+ * calib.c - the calibration life cycle in the daemon (DESIGN.md section 5):
+ *   freeze  measurements (store) -> pascal_calibration -> fitted model
+ *           (paper section 4, Algorithm 1) + LOKO report (section 4.4) ->
+ *           frozen pascal-calibration/1 bundle -> store (one transaction,
+ *           immutable afterwards) -> registry (predictions);
+ *   import  bundle -> strict decode -> fit (and, for a frozen bundle, check
+ *           the stored model bit for bit) -> store (frozen on import) ->
+ *           registry;
+ *   startup frozen calibrations -> registry; first run: import the shipped
+ *           bundles so that predictions work at once.
+ * The model is always refitted from the measurements, never trusted from the
+ * document, so what is served is exactly what libpascal computes.
+ */
+#include "calib.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pascal/evaluate.h"
+#include "pascal/predict.h"
+#include "pascal_codec.h"
+#include "pascal_store.h"
+#include "registry.h"
+
+/* The store keeps the 64 hex digits of the codec's "sha256:<hex>". */
+static const char *hash_hex(const char *codec_hash) {
+  return strncmp(codec_hash, "sha256:", 7) == 0 ? codec_hash + 7 : codec_hash;
+}
+
+static pascal_status store_fail(int st, pascal_error *err, pd_calib_outcome *o) {
+  o->store_status = st;
+  return err && err->status != PASCAL_OK ? err->status : PASCAL_EINVAL;
+}
+
+/* LOKO report as JSON, or JSON null when the calibration has fewer than two
+ * keys (nothing can be held out). */
+static pascal_status loko_json(const pascal_calibration *cal, pascal_loko_report *rep,
+                               int *have, json_t **out, pascal_error *err) {
+  *have = 0;
+  pascal_error lerr;
+  pascal_error_clear(&lerr);
+  if (pascal_loko_run(cal, rep, &lerr) != PASCAL_OK) {
+    *out = json_null();
+    return PASCAL_OK;
+  }
+  *have = 1;
+  return pascal_codec_loko_encode(rep, out, err);
+}
+
+static void store_run_from_scan(const pascal_scan_run *r, pascal_store_measurement *m) {
+  memset(m, 0, sizeof *m);
+  m->run.o = r->key.o;
+  m->run.path_tma = r->key.path == PASCAL_PATH_TMA;
+  m->run.d = r->key.d;
+  m->run.m = r->key.m;
+  m->run.N = r->N;
+  m->run.W = r->W;
+  m->run.repeat = r->has_repeat ? r->repeat : 0;
+  m->fill_bytes = r->fill_bytes;
+  m->kernel_ns = r->has_kernel_ns ? r->kernel_ns : 0;
+}
+
+static void store_run_from_gemm(const pascal_gemm_run *r, pascal_store_measurement *m) {
+  memset(m, 0, sizeof *m);
+  m->run.Mg = r->shape.Mg;
+  m->run.Ng = r->shape.Ng;
+  m->run.Kg = r->shape.Kg;
+  m->run.repeat = r->has_repeat ? r->repeat : 0;
+  m->fill_bytes = r->fill_bytes;
+  m->kernel_ns = r->has_kernel_ns ? r->kernel_ns : 0;
+}
+
+pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *o,
+                              pascal_error *err) {
+  memset(o, 0, sizeof *o);
+  pascal_codec_bundle b;
+  pascal_codec_bundle_init(&b);
+  pascal_model *model = NULL;
+  pascal_loko_report loko;
+  int have_loko = 0;
+  json_t *report = NULL, *frozen = NULL;
+  char *bundle_text = NULL, *report_text = NULL, hash[PASCAL_CODEC_HASH_LEN + 1];
+  pascal_store_measurement *ms = NULL;
+  pascal_status st;
+  if ((st = pascal_codec_bundle_decode(doc, &b, err)) ||
+      (st = pascal_model_fit(&b.cal, &model, err)))
+    goto done;
+  if (b.frozen) { /* keep its report and text; the stored model must match ours */
+    if ((st = pascal_codec_bundle_check_model(&b, model, err))) goto done;
+    report = b.report ? json_incref(b.report) : json_null();
+    frozen = json_incref((json_t *)doc);
+    snprintf(hash, sizeof hash, "%s", b.content_hash);
+  } else {
+    if ((st = loko_json(&b.cal, &loko, &have_loko, &report, err)) ||
+        (st = pascal_codec_bundle_encode(&b.cal, b.provenance, model, have_loko ? &loko : NULL,
+                                         &frozen, err)) ||
+        (st = pascal_codec_bundle_hash(&b.cal, hash, err)))
+      goto done;
+  }
+  bundle_text = pascal_codec_dump(frozen, 0);
+  report_text = pascal_codec_dump(report, 0);
+  size_t n = pascal_calibration_run_count(&b.cal);
+  ms = calloc(n ? n : 1, sizeof *ms);
+  if (!bundle_text || !report_text || !ms) {
+    st = pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory importing the bundle");
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (b.cal.workload == PASCAL_WORKLOAD_SCAN) store_run_from_scan(&b.cal.scan_runs[i], &ms[i]);
+    else store_run_from_gemm(&b.cal.gemm_runs[i], &ms[i]);
+  }
+  pascal_store_device dev;
+  memset(&dev, 0, sizeof dev);
+  snprintf(dev.name, sizeof dev.name, "%s", b.cal.device.name);
+  snprintf(dev.arch, sizeof dev.arch, "%s", b.cal.device.arch);
+  dev.sm_count = b.cal.device.sm_count;
+  dev.capacity_blocks = b.cal.device.capacity_blocks;
+  dev.block_bytes = b.cal.device.block_bytes;
+  int sst = pascal_store_calibration_import(
+      ctx->store, &dev,
+      b.cal.workload == PASCAL_WORKLOAD_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN, NULL, ms,
+      n, bundle_text, report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created,
+      err);
+  if (sst != PASCAL_STORE_OK) {
+    st = store_fail(sst, err, o);
+    goto done;
+  }
+  if (pd_registry_add(ctx->registry, o->id, model) == 0) model = NULL; /* now owned */
+done:
+  free(ms);
+  free(bundle_text);
+  free(report_text);
+  json_decref(report);
+  json_decref(frozen);
+  if (have_loko) pascal_loko_report_free(&loko);
+  pascal_model_free(model);
+  pascal_codec_bundle_free(&b);
+  return st;
+}
+
+/* Rebuild the core calibration of a collecting calibration from the store. */
+static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_calibration *c,
+                                            pascal_calibration *cal, pd_calib_outcome *o,
+                                            pascal_error *err) {
+  pascal_store_device dev;
+  pascal_store_measurement *ms = NULL;
+  size_t n = 0;
+  int sst = pascal_store_device_get(ctx->store, c->device, &dev, err);
+  if (sst == PASCAL_STORE_OK)
+    sst = pascal_store_measurement_list(ctx->store, c->id, &ms, &n, err);
+  if (sst != PASCAL_STORE_OK) return store_fail(sst, err, o);
+  pascal_calibration_init(cal, c->workload == PASCAL_STORE_GEMM ? PASCAL_WORKLOAD_GEMM
+                                                                : PASCAL_WORKLOAD_SCAN);
+  snprintf(cal->device.name, sizeof cal->device.name, "%s", dev.name);
+  snprintf(cal->device.arch, sizeof cal->device.arch, "%s", dev.arch);
+  cal->device.sm_count = dev.sm_count;
+  cal->device.capacity_blocks = dev.capacity_blocks;
+  cal->device.block_bytes = dev.block_bytes;
+  /* One 128x128 output tile CTA resident per SM: M = sm_count for GEMM. */
+  cal->gemm.resident_ctas = dev.sm_count;
+  pascal_status st = PASCAL_OK;
+  for (size_t i = 0; i < n && st == PASCAL_OK; i++) {
+    const pascal_store_run *r = &ms[i].run;
+    if (c->workload == PASCAL_STORE_GEMM) {
+      pascal_gemm_run g = {{(uint32_t)r->Mg, (uint32_t)r->Ng, (uint32_t)r->Kg},
+                           ms[i].fill_bytes, true, r->repeat, ms[i].kernel_ns > 0,
+                           ms[i].kernel_ns};
+      if (r->Mg > UINT32_MAX || r->Ng > UINT32_MAX || r->Kg > UINT32_MAX)
+        st = pascal_error_set(err, PASCAL_ERANGE, "measurements", "GEMM shape beyond 2^32");
+      else
+        st = pascal_calibration_append_gemm(cal, &g, err);
+    } else {
+      pascal_scan_run s = {{r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m},
+                           (uint32_t)r->N, (uint32_t)r->W, ms[i].fill_bytes, true, r->repeat,
+                           ms[i].kernel_ns > 0, ms[i].kernel_ns};
+      if (r->N > UINT32_MAX || r->W > UINT32_MAX)
+        st = pascal_error_set(err, PASCAL_ERANGE, "measurements", "N or W beyond 2^32");
+      else
+        st = pascal_calibration_append_scan(cal, &s, err);
+    }
+  }
+  free(ms);
+  return st;
+}
+
+pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pascal_error *err) {
+  memset(o, 0, sizeof *o);
+  o->id = id;
+  pascal_store_calibration c;
+  memset(&c, 0, sizeof c);
+  pascal_calibration cal;
+  pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
+  pascal_model *model = NULL;
+  pascal_loko_report loko;
+  int have_loko = 0;
+  json_t *report = NULL, *frozen = NULL, *prov = NULL;
+  char *bundle_text = NULL, *report_text = NULL, hash[PASCAL_CODEC_HASH_LEN + 1];
+  pascal_status st;
+  int sst = pascal_store_calibration_get(ctx->store, id, &c, err);
+  if (sst != PASCAL_STORE_OK) {
+    st = store_fail(sst, err, o);
+    goto done;
+  }
+  if (c.state != PASCAL_STORE_COLLECTING || c.jobs[PASCAL_STORE_DONE] != c.jobs_total) {
+    o->store_status = PASCAL_STORE_CONFLICT;
+    st = c.state != PASCAL_STORE_COLLECTING
+             ? pascal_error_set(err, PASCAL_EREFUSED, "state", "calibration %lld is %s, not collecting",
+                                (long long)id, pascal_store_cal_state_name(c.state))
+             : pascal_error_set(err, PASCAL_EREFUSED, "jobs",
+                                "calibration %lld has %lld of %lld jobs not done",
+                                (long long)id, (long long)(c.jobs_total - c.jobs[PASCAL_STORE_DONE]),
+                                (long long)c.jobs_total);
+    goto done;
+  }
+  if ((st = calibration_from_store(ctx, &c, &cal, o, err)) ||
+      (st = pascal_model_fit(&cal, &model, err)) ||
+      (st = loko_json(&cal, &loko, &have_loko, &report, err)))
+    goto done;
+  prov = json_pack("{s:s,s:s,s:I,s:s}", "source", strcmp(cal.device.arch, "sim") ? "cuda" : "sim",
+                   "producer", "pascald", "calibration", (json_int_t)id, "device", cal.device.name);
+  if ((st = pascal_codec_bundle_encode(&cal, prov, model, have_loko ? &loko : NULL, &frozen, err)) ||
+      (st = pascal_codec_bundle_hash(&cal, hash, err)))
+    goto done;
+  bundle_text = pascal_codec_dump(frozen, 0);
+  report_text = pascal_codec_dump(report, 0);
+  if (!bundle_text || !report_text) {
+    st = pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory freezing");
+    goto done;
+  }
+  sst = pascal_store_calibration_freeze(ctx->store, id, bundle_text, report_text, hash_hex(hash),
+                                        (int64_t)time(NULL), err);
+  if (sst != PASCAL_STORE_OK) {
+    st = store_fail(sst, err, o);
+    goto done;
+  }
+  if (pd_registry_add(ctx->registry, id, model) == 0) model = NULL;
+  o->created = 1;
+done:
+  free(bundle_text);
+  free(report_text);
+  json_decref(report);
+  json_decref(frozen);
+  json_decref(prov);
+  if (have_loko) pascal_loko_report_free(&loko);
+  pascal_model_free(model);
+  pascal_calibration_free(&cal);
+  pascal_store_calibration_clear(&c);
+  return st;
+}
+
+/* Fit a stored frozen bundle and add it to the registry. */
+static pascal_status load_frozen(pd_ctx *ctx, const pascal_store_calibration *c,
+                                 pascal_error *err) {
+  json_t *doc = NULL;
+  pascal_codec_bundle b;
+  pascal_codec_bundle_init(&b);
+  pascal_model *model = NULL;
+  pascal_status st;
+  if (!c->bundle_json)
+    return pascal_error_set(err, PASCAL_EFORMAT, "bundle", "frozen calibration without bundle");
+  if ((st = pascal_codec_parse(c->bundle_json, strlen(c->bundle_json), &doc, err)) ||
+      (st = pascal_codec_bundle_decode(doc, &b, err)) ||
+      (st = pascal_model_fit(&b.cal, &model, err)))
+    goto done;
+  if (pd_registry_add(ctx->registry, c->id, model) == 0) model = NULL;
+done:
+  pascal_model_free(model);
+  pascal_codec_bundle_free(&b);
+  json_decref(doc);
+  return st;
+}
+
+static int json_name(const struct dirent *e) {
+  size_t n = strlen(e->d_name);
+  return n > 5 && e->d_name[0] != '.' && strcmp(e->d_name + n - 5, ".json") == 0;
+}
+
+/* First run: import the shipped bundles. Problems are reported, not fatal. */
+static void import_dir(pd_ctx *ctx, const char *dir) {
+  struct dirent **names = NULL;
+  int n = scandir(dir, &names, json_name, alphasort);
+  if (n < 0) {
+    fprintf(stderr, "pascald: no bundles imported (cannot read %s)\n", dir);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+    json_t *doc = NULL;
+    pascal_error err;
+    pascal_error_clear(&err);
+    pd_calib_outcome o;
+    if (pascal_codec_load_file(path, &doc, &err) != PASCAL_OK ||
+        pd_calib_import(ctx, doc, &o, &err) != PASCAL_OK)
+      fprintf(stderr, "pascald: bundle %s not imported: %s%s%s\n", path, err.message,
+              err.field[0] ? " at " : "", err.field);
+    else
+      fprintf(stderr, "pascald: imported %s as calibration %lld\n", path, (long long)o.id);
+    json_decref(doc);
+    free(names[i]);
+  }
+  free(names);
+}
+
+int pd_calib_startup(pd_ctx *ctx, char *msg, size_t msglen) {
+  pascal_error err;
+  pascal_error_clear(&err);
+  pascal_store_calibration *list = NULL;
+  size_t n = 0;
+  if (pascal_store_calibration_list(ctx->store, NULL, &list, &n, &err) != PASCAL_STORE_OK) {
+    snprintf(msg, msglen, "cannot list calibrations: %s", err.message);
+    return -1;
+  }
+  pascal_store_calibration_array_free(list, n);
+  if (n == 0 && ctx->cfg.bundles_dir[0]) import_dir(ctx, ctx->cfg.bundles_dir);
+  if (pascal_store_frozen_list(ctx->store, &list, &n, &err) != PASCAL_STORE_OK) {
+    snprintf(msg, msglen, "cannot list frozen calibrations: %s", err.message);
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    pascal_error_clear(&err);
+    if (load_frozen(ctx, &list[i], &err) != PASCAL_OK)
+      fprintf(stderr, "pascald: frozen calibration %lld not loaded: %s\n",
+              (long long)list[i].id, err.message);
+  }
+  pascal_store_calibration_array_free(list, n);
+  return 0;
+}

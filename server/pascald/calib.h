@@ -1,0 +1,36 @@
+/*
+ * calib.h - the calibration life cycle inside the daemon: startup loading of
+ * frozen calibrations into the registry (and the first-run import of the
+ * shipped bundles), freezing (fit + LOKO report + bundle + store + registry)
+ * and importing a pascal-calibration/1 bundle.
+ */
+#ifndef PASCALD_CALIB_H
+#define PASCALD_CALIB_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "ctx.h"
+#include "pascal/error.h"
+
+/* What a freeze or import did. store_status != 0 (a pascal_store_status)
+ * when the store refused, so that the reply can say 404/409/503 precisely;
+ * otherwise the pascal_error describes a bad bundle or measurement. */
+typedef struct pd_calib_outcome {
+  int64_t id;
+  int created;      /* import: 0 when the same bundle was already there */
+  int store_status;
+} pd_calib_outcome;
+
+/* Freeze collecting calibration `id`: every job must be done. */
+pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pascal_error *err);
+
+/* Import a pascal-calibration/1 document (frozen on import). */
+pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *o,
+                              pascal_error *err);
+
+/* Load every frozen calibration into memory; on a database with no
+ * calibration at all, import the *.json files of cfg.bundles_dir first. */
+int pd_calib_startup(pd_ctx *ctx, char *msg, size_t msglen);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * config.h - pascald configuration: defaults < config file < environment
+ * (PASCAL_<KEY>) < command-line flags (--key value / --key=value).
+ *
+ * Keys (file: `key = value`, '#' comments; flags use '-' for '_'):
+ *   listen HOST:PORT, db PATH, bundles DIR, lease_seconds, max_attempts,
+ *   threads, connection_limit, connection_timeout, body_max, batch_max,
+ *   auth_reads (true/false).
+ */
+#ifndef PASCALD_CONFIG_H
+#define PASCALD_CONFIG_H
+
+#include "pascald.h"
+
+void pd_config_defaults(pd_config *cfg);
+
+/* Apply one option; returns 0 or -1 with a message in msg. */
+int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg, size_t msglen);
+
+/* Full resolution for `pascald [serve]`: argv flags (after the subcommand),
+ * --config FILE, env. Returns 0, or -1 with a message. */
+int pd_config_load(pd_config *cfg, int argc, char **argv, char *msg, size_t msglen);
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * h_bounds.c - static questions (paper section 3): POST/GET /v1/bounds (gap
+ * law, LRU certificate and exact LRU, policy lower bound, baselines; Theorems
+ * 1-3), POST /v1/bounds/coherence (Theorem 4) and POST /v1/bounds/feedback
+ * (Theorem 5). The codec computes and encodes, so the answers are the same
+ * documents `pascal bounds` prints; this file only validates HTTP input.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx.h"
+#include "handlers.h"
+#include "jsonin.h"
+#include "pascal_codec.h"
+#include "reply.h"
+
+/* Phases cap: bounded by the body size already; this bounds GET and batch. */
+#define PD_PHASES_MAX 1000000u
+
+static void reply_codec(pd_reply *rep, pascal_status st, json_t *out, const pascal_error *err) {
+  if (st == PASCAL_OK) pd_reply_json(rep, 200, out);
+  else pd_reply_pascal_error(rep, err);
+}
+
+static void bounds_run(pd_reply *rep, uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                       uint64_t ways, uint64_t sets) {
+  pascal_codec_bounds_query q = {n, c, phases, m, ways, sets};
+  json_t *out = NULL;
+  pascal_error err;
+  pascal_error_clear(&err);
+  pascal_status st = pascal_codec_bounds(&q, &out, &err);
+  reply_codec(rep, st, out, &err);
+}
+
+static int common_fields(json_t *b, uint64_t *n, uint64_t *c, uint64_t *ways, uint64_t *sets,
+                         pd_reply *rep) {
+  return pd_get_u64(b, "N", 1, 1, UINT64_C(1) << 62, n, NULL, rep) ||
+         pd_get_u64(b, "C", 1, 1, UINT64_C(1) << 62, c, NULL, rep) ||
+         pd_get_u64(b, "ways", 0, 0, UINT64_C(1) << 62, ways, NULL, rep) < 0 ||
+         pd_get_u64(b, "sets", 0, 0, UINT64_C(1) << 62, sets, NULL, rep) < 0;
+}
+
+void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  static const char *const allowed[] = {"N", "C", "phases", "ways", "sets", NULL};
+  json_t *b = req->json;
+  uint64_t n, c, ways = 0, sets = 0;
+  if (pd_json_strict(b, allowed, NULL, rep) || common_fields(b, &n, &c, &ways, &sets, rep)) return;
+  json_t *ph = json_object_get(b, "phases");
+  if (!json_is_array(ph) || json_array_size(ph) == 0 || json_array_size(ph) > PD_PHASES_MAX) {
+    pd_reply_error(rep, 400, ph ? "invalid_type" : "missing_field", "phases",
+                   "phases must be an array of 1..%u integers in [0, N)", PD_PHASES_MAX);
+    return;
+  }
+  size_t m = json_array_size(ph);
+  uint64_t *phases = malloc(m * sizeof *phases);
+  if (!phases) {
+    pd_reply_error(rep, 500, "internal", NULL, "out of memory");
+    return;
+  }
+  for (size_t i = 0; i < m; i++) {
+    json_t *v = json_array_get(ph, i);
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+      char f[32];
+      snprintf(f, sizeof f, "phases[%zu]", i);
+      pd_reply_error(rep, 400, "invalid_type", f, "%s must be a non-negative integer", f);
+      free(phases);
+      return;
+    }
+    phases[i] = (uint64_t)json_integer_value(v);
+  }
+  bounds_run(rep, n, c, phases, m, ways, sets);
+  free(phases);
+}
+
+/* phases=0,4,9 (comma-separated decimal integers). */
+static int parse_phase_list(const char *s, uint64_t **out, size_t *m, pd_reply *rep) {
+  size_t cap = 1;
+  for (const char *p = s; *p; p++) cap += *p == ',';
+  if (cap > PD_PHASES_MAX) {
+    pd_reply_error(rep, 400, "out_of_range", "phases", "at most %u phases", PD_PHASES_MAX);
+    return -1;
+  }
+  uint64_t *v = malloc(cap * sizeof *v);
+  if (!v) {
+    pd_reply_error(rep, 500, "internal", NULL, "out of memory");
+    return -1;
+  }
+  size_t n = 0;
+  const char *p = s;
+  for (;;) {
+    char *end = NULL;
+    errno = 0;
+    if (*p < '0' || *p > '9') break;
+    unsigned long long x = strtoull(p, &end, 10);
+    if (errno) break;
+    v[n++] = x;
+    p = end;
+    if (*p == '\0') {
+      *out = v;
+      *m = n;
+      return 0;
+    }
+    if (*p != ',') break;
+    p++;
+  }
+  free(v);
+  pd_reply_error(rep, 400, "invalid_value", "phases",
+                 "phases must be comma-separated non-negative integers, e.g. 0,4");
+  return -1;
+}
+
+void pd_h_bounds_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  static const char *const strings[] = {"phases", NULL};
+  static const char *const allowed[] = {"N", "C", "phases", "ways", "sets", NULL};
+  json_t *q = NULL;
+  uint64_t n, c, ways = 0, sets = 0, *phases = NULL;
+  size_t m = 0;
+  if (pd_query_object(req->conn, strings, &q, rep)) return;
+  json_t *ph = json_object_get(q, "phases");
+  int bad = pd_json_strict(q, allowed, NULL, rep) || common_fields(q, &n, &c, &ways, &sets, rep);
+  if (!bad && !ph) {
+    pd_reply_error(rep, 400, "missing_field", "phases", "field 'phases' is required");
+    bad = 1;
+  }
+  if (!bad) bad = parse_phase_list(json_string_value(ph), &phases, &m, rep);
+  json_decref(q);
+  if (bad) return;
+  bounds_run(rep, n, c, phases, m, ways, sets);
+  free(phases);
+}
+
+void pd_h_coherence(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  static const char *const allowed[] = {"sigma", "C", "M", "E", NULL};
+  json_t *b = req->json;
+  uint64_t sigma, c, m, e;
+  if (pd_json_strict(b, allowed, NULL, rep) ||
+      pd_get_u64(b, "sigma", 1, 1, UINT64_C(1) << 62, &sigma, NULL, rep) ||
+      pd_get_u64(b, "C", 1, 1, UINT64_C(1) << 62, &c, NULL, rep) ||
+      pd_get_u64(b, "M", 1, 2, UINT64_C(1) << 32, &m, NULL, rep) ||
+      pd_get_u64(b, "E", 1, 1, UINT64_C(1) << 62, &e, NULL, rep))
+    return;
+  json_t *out = NULL;
+  pascal_error err;
+  pascal_error_clear(&err);
+  pascal_status st = pascal_codec_coherence(sigma, c, m, e, &out, &err);
+  reply_codec(rep, st, out, &err);
+}
+
+void pd_h_feedback(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  static const char *const allowed[] = {"alpha", "beta", "d", "lambda_hit", "lambda_miss", NULL};
+  json_t *b = req->json;
+  double alpha, beta, lh, lm;
+  uint64_t d;
+  if (pd_json_strict(b, allowed, NULL, rep) ||
+      pd_get_num(b, "alpha", 1, 0, 1e300, &alpha, NULL, rep) ||
+      pd_get_num(b, "beta", 1, 0, 1e300, &beta, NULL, rep) ||
+      pd_get_u64(b, "d", 1, 2, 1u << 20, &d, NULL, rep) ||
+      pd_get_num(b, "lambda_hit", 1, 0, 1e300, &lh, NULL, rep) ||
+      pd_get_num(b, "lambda_miss", 1, 0, 1e300, &lm, NULL, rep))
+    return;
+  json_t *out = NULL;
+  pascal_error err;
+  pascal_error_clear(&err);
+  pascal_status st = pascal_codec_feedback(alpha, beta, (uint32_t)d, lh, lm, &out, &err);
+  reply_codec(rep, st, out, &err);
+}

@@ -1,0 +1,207 @@
+/*
+ * h_calibrations.c - calibrations over HTTP: create from a pascal-plan/1
+ * (expanded into one job per run, plan.h order), list, get with progress and
+ * report, freeze, export as a pascal-calibration/1 bundle, import a bundle.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "calib.h"
+#include "ctx.h"
+#include "handlers.h"
+#include "jsonin.h"
+#include "pascal/plan.h"
+#include "pascal_codec.h"
+#include "reply.h"
+#include "views.h"
+
+/* Jobs one calibration may create (a plan may expand to far more runs than
+ * its body size suggests, through a grid). */
+#define PD_PLAN_RUNS_MAX 100000u
+
+static void reply_calibration(pd_ctx *ctx, pd_reply *rep, int64_t id, unsigned status) {
+  pascal_store_calibration c;
+  memset(&c, 0, sizeof c);
+  pascal_error err;
+  pascal_error_clear(&err);
+  int st = pascal_store_calibration_get(ctx->store, id, &c, &err);
+  if (st != PASCAL_STORE_OK) pd_reply_store_error(rep, st, &err);
+  else pd_reply_json(rep, status, pd_view_calibration(&c, 1));
+  pascal_store_calibration_clear(&c);
+}
+
+static int64_t path_id(pd_request *req, pd_reply *rep) {
+  int64_t id = pd_parse_id(req->params[0]);
+  if (id < 0) pd_reply_error(rep, 404, "not_found", "id", "no calibration '%.64s'", req->params[0]);
+  return id;
+}
+
+static pascal_status plan_runs(const pascal_plan *plan, pascal_store_run **out, size_t *n,
+                               pascal_error *err) {
+  pascal_plan_run *runs = NULL;
+  pascal_status st = pascal_plan_expand(plan, &runs, n, err);
+  if (st) return st;
+  if (*n > PD_PLAN_RUNS_MAX) {
+    free(runs);
+    return pascal_error_set(err, PASCAL_EINVAL, "", "plan expands to %zu runs (at most %u)", *n,
+                            PD_PLAN_RUNS_MAX);
+  }
+  pascal_store_run *sr = calloc(*n ? *n : 1, sizeof *sr);
+  if (!sr) {
+    free(runs);
+    return pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory expanding the plan");
+  }
+  for (size_t i = 0; i < *n; i++) {
+    const pascal_plan_run *r = &runs[i];
+    sr[i].o = r->key.o;
+    sr[i].path_tma = r->key.path == PASCAL_PLAN_TMA;
+    sr[i].d = r->key.d;
+    sr[i].m = r->key.m;
+    sr[i].N = r->N;
+    sr[i].W = r->W;
+    sr[i].Mg = r->shape.Mg;
+    sr[i].Ng = r->shape.Ng;
+    sr[i].Kg = r->shape.Kg;
+    sr[i].repeat = r->repeat;
+  }
+  free(runs);
+  *out = sr;
+  return PASCAL_OK;
+}
+
+void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  static const char *const allowed[] = {"device", "plan", NULL};
+  char device[64];
+  if (pd_json_strict(req->json, allowed, NULL, rep) ||
+      pd_get_name(req->json, "device", 1, device, sizeof device, NULL, rep))
+    return;
+  json_t *pj = json_object_get(req->json, "plan");
+  if (!json_is_object(pj)) {
+    pd_reply_error(rep, 400, pj ? "invalid_type" : "missing_field", "plan",
+                   "plan must be a pascal-plan/1 object");
+    return;
+  }
+  pascal_plan plan;
+  pascal_plan_init(&plan);
+  pascal_store_run *runs = NULL;
+  size_t n = 0;
+  json_t *canon = NULL;
+  char *text = NULL;
+  pascal_error err;
+  pascal_error_clear(&err);
+  if (pascal_codec_plan_decode(pj, &plan, &err) || plan_runs(&plan, &runs, &n, &err) ||
+      pascal_codec_plan_encode(&plan, &canon, &err)) {
+    pd_reply_pascal_error_in(rep, &err, "plan");
+    goto done;
+  }
+  text = pascal_codec_dump(canon, 0);
+  if (!text) {
+    pd_reply_error(rep, 500, "internal", NULL, "out of memory");
+    goto done;
+  }
+  int64_t id = 0;
+  int st = pascal_store_calibration_create(
+      ctx->store, device, plan.workload == PASCAL_PLAN_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN,
+      text, runs, n, ctx->cfg.max_attempts, (int64_t)time(NULL), &id, &err);
+  if (st != PASCAL_STORE_OK) {
+    if (st == PASCAL_STORE_NOT_FOUND && !err.field[0]) snprintf(err.field, sizeof err.field, "device");
+    pd_reply_store_error(rep, st, &err);
+    goto done;
+  }
+  reply_calibration(ctx, rep, id, 201);
+done:
+  free(text);
+  json_decref(canon);
+  free(runs);
+  pascal_plan_free(&plan);
+}
+
+void pd_h_calibrations_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  static const char *const strings[] = {"device", NULL};
+  static const char *const allowed[] = {"device", NULL};
+  json_t *q = NULL;
+  char device[64] = "";
+  if (pd_query_object(req->conn, strings, &q, rep)) return;
+  int bad = pd_json_strict(q, allowed, NULL, rep) ||
+            pd_get_name(q, "device", 0, device, sizeof device, NULL, rep) < 0;
+  json_decref(q);
+  if (bad) return;
+  pascal_store_calibration *list = NULL;
+  size_t n = 0;
+  pascal_error err;
+  pascal_error_clear(&err);
+  int st = pascal_store_calibration_list(ctx->store, device[0] ? device : NULL, &list, &n, &err);
+  if (st != PASCAL_STORE_OK) {
+    pd_reply_store_error(rep, st, &err);
+    return;
+  }
+  json_t *arr = json_array();
+  for (size_t i = 0; i < n; i++) json_array_append_new(arr, pd_view_calibration(&list[i], 0));
+  pascal_store_calibration_array_free(list, n);
+  pd_reply_json(rep, 200, json_pack("{s:o}", "calibrations", arr));
+}
+
+void pd_h_calibration_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  int64_t id = path_id(req, rep);
+  if (id > 0) reply_calibration(ctx, rep, id, 200);
+}
+
+static void reply_outcome_error(pd_reply *rep, const pd_calib_outcome *o, pascal_error *err) {
+  if (o->store_status) pd_reply_store_error(rep, o->store_status, err);
+  else pd_reply_pascal_error(rep, err);
+}
+
+void pd_h_calibration_freeze(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  int64_t id = path_id(req, rep);
+  if (id < 0) return;
+  static const char *const allowed[] = {NULL};
+  if (req->json && pd_json_strict(req->json, allowed, NULL, rep)) return;
+  pd_calib_outcome o;
+  pascal_error err;
+  pascal_error_clear(&err);
+  if (pd_calib_freeze(ctx, id, &o, &err) != PASCAL_OK) {
+    /* the measurements could not be fitted: the input is valid, the model refuses */
+    if (!o.store_status && err.status != PASCAL_ENOMEM) {
+      pd_reply_error(rep, 422, "unfittable", err.field, "%s", err.message);
+      return;
+    }
+    reply_outcome_error(rep, &o, &err);
+    return;
+  }
+  reply_calibration(ctx, rep, id, 200);
+}
+
+void pd_h_calibration_export(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  int64_t id = path_id(req, rep);
+  if (id < 0) return;
+  pascal_store_calibration c;
+  memset(&c, 0, sizeof c);
+  pascal_error err;
+  pascal_error_clear(&err);
+  int st = pascal_store_calibration_get(ctx->store, id, &c, &err);
+  if (st != PASCAL_STORE_OK) {
+    pd_reply_store_error(rep, st, &err);
+  } else if (c.state != PASCAL_STORE_FROZEN || !c.bundle_json) {
+    pd_reply_error(rep, 409, "not_frozen", "id",
+                   "calibration %lld is %s; only frozen calibrations export", (long long)id,
+                   pascal_store_cal_state_name(c.state));
+  } else {
+    json_t *doc = json_loads(c.bundle_json, 0, NULL);
+    if (doc) pd_reply_json(rep, 200, doc);
+    else pd_reply_error(rep, 500, "internal", NULL, "stored bundle of %lld is unreadable", (long long)id);
+  }
+  pascal_store_calibration_clear(&c);
+}
+
+void pd_h_calibration_import(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  pd_calib_outcome o;
+  pascal_error err;
+  pascal_error_clear(&err);
+  if (pd_calib_import(ctx, req->json, &o, &err) != PASCAL_OK) {
+    reply_outcome_error(rep, &o, &err);
+    return;
+  }
+  reply_calibration(ctx, rep, o.id, o.created ? 201 : 200);
+}

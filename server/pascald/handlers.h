@@ -1,0 +1,40 @@
+/*
+ * handlers.h - every route handler. Each fills the pd_reply it is given
+ * (through reply.h helpers) and never touches MHD responses.
+ */
+#ifndef PASCALD_HANDLERS_H
+#define PASCALD_HANDLERS_H
+
+#include "pascald.h"
+
+/* h_meta.c */
+void pd_h_healthz(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_version(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_stats(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+/* h_predict.c */
+void pd_h_predict_get(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+/* h_bounds.c */
+void pd_h_bounds_get(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_coherence(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_feedback(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+/* h_devices.c */
+void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_device_get(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+/* h_calibrations.c */
+void pd_h_calibrations_list(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_calibration_get(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_calibration_freeze(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_calibration_export(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_calibration_import(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+/* h_jobs.c */
+void pd_h_jobs_claim(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_job_heartbeat(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_job_result(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_job_fail(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+
+#endif

@@ -1,0 +1,285 @@
+/*
+ * http.c - libmicrohttpd glue. One access handler for every request:
+ *   1st call     allocate per-request state; refuse a declared Content-Length
+ *                above the cap at once (413, the body is never read)
+ *   data calls   accumulate the body; past the cap, keep discarding and answer
+ *                413 at the end (memory stays bounded by the cap)
+ *   final call   route (404/405), auth (401/403), content type (415), JSON
+ *                limits (400), then the handler; the reply is sent from here
+ *                only (send_reply), and counted (and the request's memory
+ *                released) when MHD reports completion.
+ * MHD runs epoll with an internal thread pool sized to the cores, with an
+ * explicit connection timeout, connection limit and per-connection memory cap.
+ */
+#include "http.h"
+
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "jsonin.h"
+#include "jsonpar.h"
+#include "reply.h"
+#include "routes.h"
+
+typedef struct pd_conn {
+  uint64_t t0;
+  size_t route;   /* stats slot: route index, or the "unmatched" slot */
+  unsigned status;
+  char *body;
+  size_t len, cap;
+  int too_large;
+  json_t *json; /* parsed body; released when MHD reports completion, so that
+                   freeing a large tree never delays the answer */
+} pd_conn;
+
+static int is_json_type(const char *ct) {
+  static const char want[] = "application/json";
+  if (!ct || strncasecmp(ct, want, sizeof want - 1) != 0) return 0;
+  char next = ct[sizeof want - 1];
+  return next == '\0' || next == ';' || next == ' ' || next == '\t';
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *conn, pd_conn *c, pd_reply *rep) {
+  char *buf = NULL;
+  size_t len = 0;
+  if (rep->json) {
+    buf = json_dumps(rep->json, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    if (buf) {
+      len = strlen(buf);
+      char *grown = realloc(buf, len + 2);
+      if (grown) {
+        buf = grown;
+        buf[len++] = '\n';
+        buf[len] = '\0';
+      }
+    }
+  } else if (rep->text) {
+    buf = rep->text;
+    len = rep->text_len;
+    rep->text = NULL;
+  }
+  if (!buf) {
+    static const char oom[] =
+        "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\",\"field\":null}}\n";
+    rep->status = 500;
+    rep->content_type = "application/json";
+    len = sizeof oom - 1;
+    buf = malloc(len);
+    if (!buf) return MHD_NO;
+    memcpy(buf, oom, len);
+  }
+  struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+  if (!r) {
+    free(buf);
+    return MHD_NO;
+  }
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                          rep->content_type ? rep->content_type : "application/json");
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+  if (rep->allow[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
+  if (rep->www_authenticate)
+    MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"pascald\"");
+  c->status = rep->status;
+  enum MHD_Result ok = MHD_queue_response(conn, rep->status, r);
+  MHD_destroy_response(r);
+  pd_reply_clear(rep);
+  return ok;
+}
+
+/* 401/403 by the route's access level. Returns 0 when the request may go on. */
+static int check_access(pd_ctx *ctx, const pd_route *route, pd_request *req, pd_reply *rep) {
+  const char *hdr = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                                MHD_HTTP_HEADER_AUTHORIZATION);
+  pd_access need = route->access;
+  if (need == PD_ACCESS_OPEN) return 0;
+  if (need == PD_ACCESS_READ && !ctx->cfg.auth_reads && !hdr) return 0;
+  pd_auth_result a = pd_auth_check(ctx, req, hdr);
+  if (a != PD_AUTH_OK) {
+    pd_reply_error(rep, 401, "unauthorized", NULL,
+                   a == PD_AUTH_ABSENT ? "this route needs Authorization: Bearer <token>"
+                                       : "the bearer token is invalid or revoked");
+    rep->www_authenticate = 1;
+    return -1;
+  }
+  int ok = need == PD_ACCESS_READ || (need == PD_ACCESS_AGENT && req->role >= PD_ROLE_AGENT) ||
+           (need == PD_ACCESS_ADMIN && req->role == PD_ROLE_ADMIN);
+  if (!ok) {
+    pd_reply_error(rep, 403, "forbidden", NULL, "this route needs the %s role",
+                   need == PD_ACCESS_ADMIN ? "admin" : "agent");
+    return -1;
+  }
+  return 0;
+}
+
+static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
+                     const char *method, pd_conn *c, pd_reply *rep) {
+  pd_request req;
+  memset(&req, 0, sizeof req);
+  req.conn = conn;
+  req.method = method;
+  req.path = url;
+  req.token_id = -1;
+  req.body = c->body ? c->body : "";
+  req.body_len = c->len;
+  int idx = pd_route_match(method, url, &req, rep->allow, sizeof rep->allow);
+  if (idx == PD_ROUTE_NOT_FOUND) {
+    pd_reply_error(rep, 404, "not_found", NULL, "no route %s %s", method, url);
+    return;
+  }
+  if (idx == PD_ROUTE_BAD_METHOD) {
+    pd_reply_error(rep, 405, "method_not_allowed", NULL, "%s is not allowed here (allowed: %s)",
+                   method, rep->allow);
+    return;
+  }
+  size_t n;
+  const pd_route *route = &pd_routes(&n)[idx];
+  c->route = (size_t)idx;
+  if (c->too_large) {
+    pd_reply_error(rep, 413, "body_too_large", NULL, "request body exceeds %zu bytes",
+                   ctx->cfg.body_max);
+    return;
+  }
+  if (check_access(ctx, route, &req, rep)) return;
+  json_t *root = NULL;
+  if (route->body != PD_BODY_NONE && (c->len > 0 || route->body == PD_BODY_JSON)) {
+    const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (c->len > 0 && !is_json_type(ct)) {
+      pd_reply_error(rep, 415, "unsupported_media_type", NULL,
+                     "Content-Type must be application/json (got %s)", ct ? ct : "none");
+      return;
+    }
+    if (pd_json_parse_large(req.body, req.body_len, ctx->cfg.json_depth_max, ctx->cfg.threads,
+                            &root, rep))
+      return;
+  }
+  req.json = c->json = root;
+  route->handler(ctx, &req, rep);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls) {
+  pd_ctx *ctx = cls;
+  pd_conn *c = *con_cls;
+  (void)version;
+  if (!c) {
+    c = calloc(1, sizeof *c);
+    if (!c) return MHD_NO;
+    c->t0 = pd_now_ns();
+    c->route = ctx->stats.nroutes - 1;
+    *con_cls = c;
+    atomic_fetch_add_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
+    const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (cl && strtoull(cl, NULL, 10) > ctx->cfg.body_max) {
+      c->too_large = 1; /* answer now: the body is never read */
+      pd_reply rep;
+      memset(&rep, 0, sizeof rep);
+      dispatch(ctx, conn, url, method, c, &rep);
+      return send_reply(conn, c, &rep);
+    }
+    return MHD_YES;
+  }
+  if (*upload_data_size > 0) {
+    size_t n = *upload_data_size;
+    *upload_data_size = 0;
+    if (c->too_large || c->status) return MHD_YES;
+    if (c->len + n > ctx->cfg.body_max) {
+      c->too_large = 1; /* keep draining, answer 413 at the end */
+      free(c->body);
+      c->body = NULL;
+      c->len = c->cap = 0;
+      return MHD_YES;
+    }
+    if (c->len + n + 1 > c->cap) {
+      size_t cap = c->cap ? c->cap : 1024;
+      while (cap < c->len + n + 1) cap *= 2;
+      char *b = realloc(c->body, cap);
+      if (!b) return MHD_NO;
+      c->body = b;
+      c->cap = cap;
+    }
+    memcpy(c->body + c->len, upload_data, n);
+    c->len += n;
+    c->body[c->len] = '\0';
+    return MHD_YES;
+  }
+  if (c->status) return MHD_YES; /* already answered (early 413) */
+  pd_reply rep;
+  memset(&rep, 0, sizeof rep);
+  dispatch(ctx, conn, url, method, c, &rep);
+  return send_reply(conn, c, &rep);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe) {
+  pd_ctx *ctx = cls;
+  pd_conn *c = *con_cls;
+  (void)conn;
+  (void)toe;
+  if (!c) return;
+  pd_stats_record(&ctx->stats, c->route, c->status, pd_now_ns() - c->t0);
+  atomic_fetch_sub_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
+  json_decref(c->json);
+  free(c->body);
+  free(c);
+  *con_cls = NULL;
+}
+
+int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen) {
+  char port[16];
+  snprintf(port, sizeof port, "%u", ctx->cfg.listen_port);
+  struct addrinfo hints, *ai = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  int gai = getaddrinfo(ctx->cfg.listen_host, port, &hints, &ai);
+  if (gai != 0 || !ai) {
+    snprintf(msg, msglen, "cannot resolve listen address %s: %s", ctx->cfg.listen_host,
+             gai_strerror(gai));
+    return -1;
+  }
+  unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+  if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
+  ctx->mhd = MHD_start_daemon(
+      flags, 0, NULL, NULL, on_request, ctx, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+      MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ctx->cfg.threads,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)ctx->cfg.connection_timeout_s,
+      MHD_OPTION_CONNECTION_LIMIT, (unsigned int)ctx->cfg.connection_limit,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, ctx->cfg.connection_memory,
+      MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1, MHD_OPTION_NOTIFY_COMPLETED,
+      on_completed, ctx, MHD_OPTION_END);
+  freeaddrinfo(ai);
+  if (!ctx->mhd) {
+    snprintf(msg, msglen, "cannot listen on %s:%u (address in use or not allowed)",
+             ctx->cfg.listen_host, ctx->cfg.listen_port);
+    return -1;
+  }
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(ctx->mhd, MHD_DAEMON_INFO_BIND_PORT);
+  ctx->bound_port = info && info->port ? info->port : ctx->cfg.listen_port;
+  return 0;
+}
+
+void pd_http_stop(pd_ctx *ctx) {
+  if (!ctx->mhd) return;
+  MHD_socket s = MHD_quiesce_daemon(ctx->mhd); /* no new connections */
+  /* let in-flight requests finish: at most ~10 s */
+  for (int i = 0; i < 1000 && atomic_load(&ctx->stats.inflight) > 0; i++) {
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  MHD_stop_daemon(ctx->mhd);
+  if (s != MHD_INVALID_SOCKET) close(s);
+  ctx->mhd = NULL;
+}

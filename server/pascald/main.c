@@ -1,0 +1,225 @@
+/*
+ * main.c - pascald entry point: `pascald [serve] [flags]` runs the daemon,
+ * `pascald token create|list|revoke` manages API tokens in the database.
+ *
+ * Serve: resolve the configuration, open the store, load every frozen
+ * calibration into memory (importing the *.json bundles of deploy/calibrations first when the
+ * database has no calibration at all), start HTTP, print the bound address as
+ * the first stdout line, then wait for SIGTERM/SIGINT and shut down
+ * gracefully (no new connections, in-flight requests finish, store closed).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "auth.h"
+#include "calib.h"
+#include "config.h"
+#include "ctx.h"
+#include "http.h"
+#include "pascal_store.h"
+#include "registry.h"
+#include "reply.h"
+#include "routes.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: pascald [serve] [--listen HOST:PORT] [--db PATH] [--config FILE]\n"
+          "               [--bundles DIR] [--lease-seconds N] [--max-attempts N]\n"
+          "               [--threads N] [--connection-limit N] [--connection-timeout S]\n"
+          "               [--body-max BYTES] [--batch-max N] [--auth-reads]\n"
+          "       pascald token create --db PATH --role admin|agent --name NAME\n"
+          "       pascald token list --db PATH\n"
+          "       pascald token revoke --db PATH --id ID\n"
+          "       pascald --version | --help\n"
+          "Environment: PASCAL_LISTEN, PASCAL_DB, PASCAL_BUNDLES, PASCAL_LEASE_SECONDS, ...\n"
+          "(PASCAL_<OPTION>), PASCAL_CONFIG; flags override env, env overrides the file.\n");
+}
+
+static int open_store(const char *path, pascal_store **out) {
+  pascal_error err;
+  pascal_error_clear(&err);
+  if (pascal_store_open(path, out, &err) != PASCAL_STORE_OK) {
+    fprintf(stderr, "pascald: cannot open database %s: %s\n", path, err.message);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- token subcommands --------------------------------------------------- */
+
+static int token_main(int argc, char **argv) {
+  if (argc < 1) {
+    usage(stderr);
+    return 2;
+  }
+  const char *sub = argv[0], *role = NULL, *name = NULL, *id = NULL;
+  char *rest[64];
+  int nrest = 0;
+  for (int i = 1; i < argc; i++) {
+    const char **dst = !strcmp(argv[i], "--role") ? &role
+                       : !strcmp(argv[i], "--name") ? &name
+                       : !strcmp(argv[i], "--id")   ? &id
+                                                    : NULL;
+    if (dst) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "pascald token: %s needs a value\n", argv[i]);
+        return 2;
+      }
+      *dst = argv[++i];
+    } else if (nrest < 64) {
+      rest[nrest++] = argv[i];
+    }
+  }
+  pd_config cfg;
+  char msg[512];
+  if (pd_config_load(&cfg, nrest, rest, msg, sizeof msg)) {
+    fprintf(stderr, "pascald token: %s\n", msg);
+    return 2;
+  }
+  pascal_store *st = NULL;
+  int rc = 1;
+  pascal_error err;
+  pascal_error_clear(&err);
+  int64_t now = (int64_t)time(NULL);
+  if (!strcmp(sub, "create")) {
+    if (!role || (strcmp(role, "admin") && strcmp(role, "agent"))) {
+      fprintf(stderr, "pascald token create: --role must be admin or agent\n");
+      return 2;
+    }
+    if (!name || !*name || strlen(name) >= PASCAL_STORE_NAME_MAX) {
+      fprintf(stderr, "pascald token create: --name NAME is required (1-63 characters)\n");
+      return 2;
+    }
+    char token[PD_TOKEN_LEN + 1], hash[PD_HASH_HEX];
+    if (pd_token_generate(token)) {
+      fprintf(stderr, "pascald token create: no randomness available\n");
+      return 1;
+    }
+    pd_token_hash(token, hash);
+    int64_t tid;
+    if (open_store(cfg.db_path, &st)) return 1;
+    if (pascal_store_token_create(st, name, !strcmp(role, "admin") ? PASCAL_STORE_ROLE_ADMIN : PASCAL_STORE_ROLE_AGENT, hash, now, &tid, &err) != PASCAL_STORE_OK) {
+      fprintf(stderr, "pascald token create: %s (%s)\n", err.message, err.field);
+    } else {
+      printf("created %s token id %lld name %s (shown once; store it now)\n%s\n", role,
+             (long long)tid, name, token);
+      rc = 0;
+    }
+  } else if (!strcmp(sub, "list")) {
+    pascal_store_token *t = NULL;
+    size_t n = 0;
+    if (open_store(cfg.db_path, &st)) return 1;
+    if (pascal_store_token_list(st, &t, &n, &err) != PASCAL_STORE_OK) {
+      fprintf(stderr, "pascald token list: %s\n", err.message);
+    } else {
+      printf("%-6s %-6s %-24s %-21s %s\n", "id", "role", "name", "created", "revoked");
+      for (size_t i = 0; i < n; i++) {
+        char c[40], r[40] = "-";
+        pd_rfc3339(t[i].created, c, sizeof c);
+        if (t[i].revoked) pd_rfc3339(t[i].revoked, r, sizeof r);
+        printf("%-6lld %-6s %-24s %-21s %s\n", (long long)t[i].id,
+               pascal_store_role_name(t[i].role), t[i].name, c, r);
+      }
+      rc = 0;
+    }
+    free(t);
+  } else if (!strcmp(sub, "revoke")) {
+    char *end = NULL;
+    long long v = id ? strtoll(id, &end, 10) : 0;
+    if (!id || *end || v <= 0) {
+      fprintf(stderr, "pascald token revoke: --id ID (a positive integer) is required\n");
+      return 2;
+    }
+    if (open_store(cfg.db_path, &st)) return 1;
+    if (pascal_store_token_revoke(st, v, now, &err) != PASCAL_STORE_OK) {
+      fprintf(stderr, "pascald token revoke: %s\n", err.message);
+    } else {
+      printf("revoked token %lld\n", v);
+      rc = 0;
+    }
+  } else {
+    fprintf(stderr, "pascald token: unknown subcommand '%s' (create, list, revoke)\n", sub);
+    return 2;
+  }
+  pascal_store_close(st);
+  return rc;
+}
+
+/* ---- serve ----------------------------------------------------------------- */
+
+static int serve_main(int argc, char **argv) {
+  pd_ctx *ctx = calloc(1, sizeof *ctx); /* large (stats); on the heap */
+  if (!ctx) return 1;
+  char msg[1024];
+  int rc = 1;
+  if (pd_config_load(&ctx->cfg, argc, argv, msg, sizeof msg)) {
+    fprintf(stderr, "pascald: %s\n", msg);
+    usage(stderr);
+    free(ctx);
+    return 2;
+  }
+  size_t nroutes;
+  const pd_route *routes = pd_routes(&nroutes);
+  const char *names[PD_STATS_ROUTES_MAX];
+  for (size_t i = 0; i < nroutes && i < PD_STATS_ROUTES_MAX; i++) names[i] = routes[i].name;
+  if (pd_stats_init(&ctx->stats, names, nroutes)) {
+    fprintf(stderr, "pascald: too many routes for the stats table\n");
+    free(ctx);
+    return 1;
+  }
+  /* Block the shutdown signals before any thread exists: MHD's threads
+   * inherit the mask and the main thread takes them with sigwait(). */
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+  signal(SIGPIPE, SIG_IGN);
+
+  if (open_store(ctx->cfg.db_path, &ctx->store)) goto done;
+  if (pd_registry_new(&ctx->registry)) goto done;
+  if (pd_calib_startup(ctx, msg, sizeof msg)) {
+    fprintf(stderr, "pascald: %s\n", msg);
+    goto done;
+  }
+  if (pd_http_start(ctx, msg, sizeof msg)) {
+    fprintf(stderr, "pascald: %s\n", msg);
+    goto done;
+  }
+  int v6 = strchr(ctx->cfg.listen_host, ':') != NULL;
+  printf("pascald listening on http://%s%s%s:%u\n", v6 ? "[" : "", ctx->cfg.listen_host,
+         v6 ? "]" : "", ctx->bound_port);
+  fflush(stdout);
+  fprintf(stderr, "pascald: database %s, %zu frozen calibration(s) loaded, %u threads\n",
+          ctx->cfg.db_path, pd_registry_count(ctx->registry), ctx->cfg.threads);
+  int sig = 0;
+  while (sigwait(&sigs, &sig) != 0) {
+  }
+  fprintf(stderr, "pascald: signal %d, shutting down\n", sig);
+  pd_http_stop(ctx);
+  rc = 0;
+done:
+  pd_registry_free(ctx->registry);
+  pascal_store_close(ctx->store);
+  free(ctx);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+                    !strcmp(argv[1], "help"))) {
+    usage(stdout);
+    return 0;
+  }
+  if (argc >= 2 && !strcmp(argv[1], "--version")) {
+    printf("pascald %s\n", PASCALD_VERSION);
+    return 0;
+  }
+  if (argc >= 2 && !strcmp(argv[1], "token")) return token_main(argc - 2, argv + 2);
+  if (argc >= 2 && !strcmp(argv[1], "serve")) return serve_main(argc - 2, argv + 2);
+  return serve_main(argc - 1, argv + 1);
+}

@@ -1,0 +1,86 @@
+/*
+ * registry.c - the in-memory set of frozen models (see registry.h). The entry
+ * array only grows; a lookup is a short linear scan (tens of calibrations).
+ */
+#include "registry.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pd_registry {
+  pthread_rwlock_t lock;
+  pd_reg_entry *entries;
+  size_t n, cap;
+};
+
+int pd_registry_new(pd_registry **out) {
+  pd_registry *r = calloc(1, sizeof *r);
+  if (!r) return -1;
+  if (pthread_rwlock_init(&r->lock, NULL) != 0) {
+    free(r);
+    return -1;
+  }
+  *out = r;
+  return 0;
+}
+
+void pd_registry_free(pd_registry *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->n; i++) pascal_model_free(r->entries[i].model);
+  free(r->entries);
+  pthread_rwlock_destroy(&r->lock);
+  free(r);
+}
+
+int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model) {
+  int rc = 0;
+  pthread_rwlock_wrlock(&r->lock);
+  for (size_t i = 0; i < r->n && rc == 0; i++)
+    if (r->entries[i].id == id) rc = 1;
+  if (rc == 0 && r->n == r->cap) {
+    size_t cap = r->cap ? 2 * r->cap : 16;
+    pd_reg_entry *e = realloc(r->entries, cap * sizeof *e);
+    if (!e) rc = -1;
+    else { r->entries = e; r->cap = cap; }
+  }
+  if (rc == 0) {
+    pd_reg_entry *e = &r->entries[r->n++];
+    e->id = id;
+    e->model = model;
+    e->workload = pascal_model_workload(model);
+    e->device = pascal_model_device(model);
+  }
+  pthread_rwlock_unlock(&r->lock);
+  return rc;
+}
+
+void pd_registry_rdlock(pd_registry *r) { pthread_rwlock_rdlock(&r->lock); }
+void pd_registry_unlock(pd_registry *r) { pthread_rwlock_unlock(&r->lock); }
+
+const pd_reg_entry *pd_registry_by_id(const pd_registry *r, int64_t id) {
+  for (size_t i = 0; i < r->n; i++)
+    if (r->entries[i].id == id) return &r->entries[i];
+  return NULL;
+}
+
+const pd_reg_entry *pd_registry_newest(const pd_registry *r, const char *device,
+                                       pascal_workload workload, int *any_device) {
+  const pd_reg_entry *best = NULL;
+  int any = 0;
+  for (size_t i = 0; i < r->n; i++) {
+    const pd_reg_entry *e = &r->entries[i];
+    if (strcmp(e->device->name, device) != 0) continue;
+    any = 1;
+    if (e->workload == workload && (!best || e->id > best->id)) best = e;
+  }
+  if (any_device) *any_device = any;
+  return best;
+}
+
+size_t pd_registry_count(pd_registry *r) {
+  pthread_rwlock_rdlock(&r->lock);
+  size_t n = r->n;
+  pthread_rwlock_unlock(&r->lock);
+  return n;
+}

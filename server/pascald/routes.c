@@ -1,0 +1,91 @@
+/*
+ * routes.c - the routing table and the segment matcher. Literal segments win
+ * over "{x}" segments because the table lists literal routes first.
+ */
+#include "routes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers.h"
+
+#define R(m, p, a, b, h) {m, p, a, b, h, m " " p}
+static const pd_route route_table[] = {
+    R("GET", "/healthz", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_healthz),
+    R("GET", "/metrics", PD_ACCESS_READ, PD_BODY_NONE, pd_h_metrics),
+    R("GET", "/v1/version", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_version),
+    R("GET", "/v1/stats", PD_ACCESS_READ, PD_BODY_NONE, pd_h_stats),
+    R("GET", "/v1/predict", PD_ACCESS_READ, PD_BODY_NONE, pd_h_predict_get),
+    R("POST", "/v1/predict", PD_ACCESS_READ, PD_BODY_JSON, pd_h_predict_post),
+    R("GET", "/v1/bounds", PD_ACCESS_READ, PD_BODY_NONE, pd_h_bounds_get),
+    R("POST", "/v1/bounds", PD_ACCESS_READ, PD_BODY_JSON, pd_h_bounds_post),
+    R("POST", "/v1/bounds/coherence", PD_ACCESS_READ, PD_BODY_JSON, pd_h_coherence),
+    R("POST", "/v1/bounds/feedback", PD_ACCESS_READ, PD_BODY_JSON, pd_h_feedback),
+    R("GET", "/v1/devices", PD_ACCESS_READ, PD_BODY_NONE, pd_h_devices_list),
+    R("POST", "/v1/devices", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_devices_post),
+    R("GET", "/v1/devices/{name}", PD_ACCESS_READ, PD_BODY_NONE, pd_h_device_get),
+    R("GET", "/v1/calibrations", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibrations_list),
+    R("POST", "/v1/calibrations", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_calibrations_post),
+    R("POST", "/v1/calibrations/import", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_calibration_import),
+    R("GET", "/v1/calibrations/{id}", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibration_get),
+    R("POST", "/v1/calibrations/{id}/freeze", PD_ACCESS_ADMIN, PD_BODY_OPTIONAL,
+      pd_h_calibration_freeze),
+    R("GET", "/v1/calibrations/{id}/export", PD_ACCESS_READ, PD_BODY_NONE,
+      pd_h_calibration_export),
+    R("POST", "/v1/jobs/claim", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_jobs_claim),
+    R("POST", "/v1/jobs/{id}/heartbeat", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_heartbeat),
+    R("POST", "/v1/jobs/{id}/result", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_result),
+    R("POST", "/v1/jobs/{id}/fail", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_fail),
+};
+#undef R
+
+const pd_route *pd_routes(size_t *n) {
+  *n = sizeof route_table / sizeof route_table[0];
+  return route_table;
+}
+
+/* Match one pattern against a path; path parameters go to params[]. */
+static int pattern_match(const char *pattern, const char *path,
+                         char params[PD_PATH_PARAMS][PD_PARAM_MAX]) {
+  size_t np = 0;
+  const char *p = pattern, *s = path;
+  while (*p && *s) {
+    if (*p != '/' || *s != '/') return 0;
+    p++;
+    s++;
+    const char *pe = strchr(p, '/'), *se = strchr(s, '/');
+    size_t pl = pe ? (size_t)(pe - p) : strlen(p), sl = se ? (size_t)(se - s) : strlen(s);
+    if (pl >= 2 && p[0] == '{') {
+      if (sl == 0 || sl >= PD_PARAM_MAX || np >= PD_PATH_PARAMS) return 0;
+      memcpy(params[np], s, sl);
+      params[np++][sl] = '\0';
+    } else if (pl != sl || memcmp(p, s, pl) != 0) {
+      return 0;
+    }
+    p += pl;
+    s += sl;
+  }
+  return *p == '\0' && *s == '\0';
+}
+
+int pd_route_match(const char *method, const char *path, pd_request *req, char *allow,
+                   size_t allowlen) {
+  size_t n;
+  const pd_route *t = pd_routes(&n);
+  char params[PD_PATH_PARAMS][PD_PARAM_MAX];
+  size_t used = 0;
+  allow[0] = '\0';
+  for (size_t i = 0; i < n; i++) {
+    if (!pattern_match(t[i].pattern, path, params)) continue;
+    if (!strcmp(t[i].method, method)) {
+      memcpy(req->params, params, sizeof params);
+      allow[0] = '\0';
+      return (int)i;
+    }
+    if (!strstr(allow, t[i].method)) {
+      int w = snprintf(allow + used, allowlen - used, "%s%s", used ? ", " : "", t[i].method);
+      if (w > 0 && (size_t)w < allowlen - used) used += (size_t)w;
+    }
+  }
+  return used ? PD_ROUTE_BAD_METHOD : PD_ROUTE_NOT_FOUND;
+}

@@ -1,0 +1,70 @@
+/*
+ * sbuf.c - growable text buffer (see sbuf.h).
+ */
+#include "sbuf.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int reserve(pd_sbuf *b, size_t more) {
+  if (b->failed) return -1;
+  if (b->len + more + 1 <= b->cap) return 0;
+  size_t cap = b->cap ? b->cap : 4096;
+  while (cap < b->len + more + 1) cap *= 2;
+  char *q = realloc(b->p, cap);
+  if (!q) {
+    b->failed = 1;
+    return -1;
+  }
+  b->p = q;
+  b->cap = cap;
+  return 0;
+}
+
+void pd_sbuf_printf(pd_sbuf *b, const char *fmt, ...) {
+  if (reserve(b, 256)) return; /* one pass when the text fits (the usual case) */
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    b->failed = 1;
+    return;
+  }
+  if ((size_t)n >= b->cap - b->len) {
+    if (reserve(b, (size_t)n)) return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+  }
+  b->len += (size_t)n;
+}
+
+void pd_sbuf_put(pd_sbuf *b, const char *s, size_t n) {
+  if (reserve(b, n)) return;
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = '\0';
+}
+
+void pd_sbuf_real(pd_sbuf *b, double x) {
+  if (!isfinite(x)) {
+    pd_sbuf_put(b, "null", 4);
+    return;
+  }
+  char num[40];
+  int n = snprintf(num, sizeof num, "%.17g", x);
+  if (n > 0 && !strpbrk(num, ".eE")) { /* keep it a real, as Jansson does */
+    num[n++] = '.';
+    num[n++] = '0';
+  }
+  pd_sbuf_put(b, num, (size_t)(n > 0 ? n : 0));
+}
+
+void pd_sbuf_free(pd_sbuf *b) {
+  free(b->p);
+  memset(b, 0, sizeof *b);
+}

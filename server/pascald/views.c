@@ -1,0 +1,73 @@
+/*
+ * views.c - JSON views of store records (see views.h).
+ */
+#include "views.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "reply.h"
+
+json_t *pd_view_device(const pascal_store_device *d) {
+  return json_pack("{s:s,s:s,s:I,s:I,s:I,s:o}", "name", d->name, "arch", d->arch, "sm_count",
+                   (json_int_t)d->sm_count, "capacity_blocks", (json_int_t)d->capacity_blocks,
+                   "block_bytes", (json_int_t)d->block_bytes, "created_at",
+                   pd_json_time(d->created));
+}
+
+json_t *pd_view_progress(int64_t done, int64_t total) {
+  return json_pack("{s:I,s:I}", "done", (json_int_t)done, "total", (json_int_t)total);
+}
+
+static json_t *embedded(const char *text) {
+  if (!text) return json_null();
+  json_t *v = json_loads(text, 0, NULL);
+  return v ? v : json_null();
+}
+
+json_t *pd_view_calibration(const pascal_store_calibration *c, int full) {
+  json_t *jobs = json_object();
+  for (int k = 0; k < PASCAL_STORE_JOB_STATES; k++)
+    json_object_set_new(jobs, pascal_store_job_state_name((pascal_store_job_state)k),
+                        json_integer(c->jobs[k]));
+  json_t *v = json_pack(
+      "{s:I,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:I}", "id", (json_int_t)c->id, "device", c->device,
+      "workload", pascal_store_workload_name(c->workload), "state",
+      pascal_store_cal_state_name(c->state), "created_at", pd_json_time(c->created), "frozen_at",
+      c->frozen_at ? pd_json_time(c->frozen_at) : json_null(), "content_hash",
+      c->content_hash[0] ? json_string(c->content_hash) : json_null(), "progress",
+      pd_view_progress(c->jobs[PASCAL_STORE_DONE], c->jobs_total), "jobs", jobs,
+      "measurements", (json_int_t)c->measurements);
+  if (v && full) {
+    json_object_set_new(v, "plan", embedded(c->plan_json));
+    json_object_set_new(v, "report", embedded(c->report_json));
+  }
+  return v;
+}
+
+json_t *pd_view_job(const pascal_store_job *j, const char *lease_token, unsigned lease_seconds) {
+  const pascal_store_run *r = &j->run;
+  json_t *run = j->workload == PASCAL_STORE_GEMM
+                    ? json_pack("{s:I,s:I,s:I,s:I}", "Mg", (json_int_t)r->Mg, "Ng",
+                                (json_int_t)r->Ng, "Kg", (json_int_t)r->Kg, "repeat",
+                                (json_int_t)r->repeat)
+                    : json_pack("{s:I,s:s,s:I,s:I,s:I,s:I,s:I}", "o", (json_int_t)r->o, "path",
+                                r->path_tma ? "tma" : "sync", "d", (json_int_t)r->d, "m",
+                                (json_int_t)r->m, "N", (json_int_t)r->N, "W", (json_int_t)r->W,
+                                "repeat", (json_int_t)r->repeat);
+  return json_pack("{s:I,s:I,s:s,s:o,s:I,s:I,s:s,s:I,s:o}", "id", (json_int_t)j->id,
+                   "calibration", (json_int_t)j->calibration, "lease_token", lease_token,
+                   "lease_expires_at", pd_json_time(j->lease_expires), "lease_seconds",
+                   (json_int_t)lease_seconds, "attempt", (json_int_t)j->attempts, "workload",
+                   pascal_store_workload_name(j->workload), "block_bytes",
+                   (json_int_t)j->block_bytes, "run", run);
+}
+
+int64_t pd_parse_id(const char *s) {
+  if (!s || !*s || *s < '1' || *s > '9') return -1;
+  errno = 0;
+  char *end = NULL;
+  long long v = strtoll(s, &end, 10);
+  if (errno || *end || v <= 0) return -1;
+  return v;
+}

@@ -1,0 +1,24 @@
+/*
+ * views.h - JSON shapes of store records in the HTTP API (devices,
+ * calibrations, jobs, progress). Core structs (bundles, plans, predictions)
+ * are encoded by server/codec instead; these are the daemon's own resources.
+ */
+#ifndef PASCALD_VIEWS_H
+#define PASCALD_VIEWS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "pascal_store.h"
+
+json_t *pd_view_device(const pascal_store_device *d);
+json_t *pd_view_progress(int64_t done, int64_t total);
+/* Summary (list) or full (get: adds plan, report, measurements) view.
+ * Embedded JSON texts that fail to parse are shown as null. */
+json_t *pd_view_calibration(const pascal_store_calibration *c, int full);
+/* The job as the claim contract shows it (lease fields from arguments). */
+json_t *pd_view_job(const pascal_store_job *j, const char *lease_token, unsigned lease_seconds);
+/* Parse a positive decimal id from a path segment; -1 if not one. */
+int64_t pd_parse_id(const char *s);
+
+#endif

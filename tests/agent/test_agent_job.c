@@ -1,0 +1,218 @@
+/* test_agent_job.c - the agent's side of the jobs API JSON
+ * (calibrator/agent/job.c), the token loader (token.c) and the device
+ * comparison (device.c): the brief's example answers parse to the expected
+ * backend jobs; every malformed field is refused by name. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "device.h"
+#include "job.h"
+#include "token.h"
+
+static json_t *load(const char *text)
+{
+  json_error_t e;
+  json_t *j = json_loads(text, JSON_DECODE_ANY, &e);
+  CHECK(j != NULL);
+  return j;
+}
+
+static const char SCAN_CLAIM[] =
+  "{\"job\":{\"id\":7,\"calibration\":3,\"lease_token\":\"ab12\",\"lease_expires_at\":"
+  "\"2026-11-21T10:00:00Z\",\"lease_seconds\":60,\"attempt\":1,\"workload\":\"scan\","
+  "\"block_bytes\":16384,\"run\":{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":4096,"
+  "\"W\":16,\"repeat\":0}},\"progress\":{\"done\":12,\"total\":756}}";
+
+static void test_scan_claim(void)
+{
+  json_t *ans = load(SCAN_CLAIM);
+  agent_job j;
+  char msg[256] = "";
+  CHECK_INT(agent_job_parse(json_object_get(ans, "job"), &j, msg, sizeof msg), 0);
+  CHECK_INT(j.id, 7);
+  CHECK(strcmp(j.lease_token, "ab12") == 0);
+  CHECK_NEAR(j.lease_seconds, 60, 0);
+  CHECK_INT(j.run.workload, PASCAL_BACKEND_SCAN);
+  CHECK_INT(j.run.o, 1);
+  CHECK_INT(j.run.path_tma, 1);
+  CHECK_INT(j.run.d, 4);
+  CHECK_INT(j.run.m, 8);
+  CHECK_INT(j.run.N, 4096);
+  CHECK_INT(j.run.W, 16);
+  CHECK_INT(j.run.repeat, 0);
+  CHECK_INT(j.run.block_bytes, 16384);
+  char d[160];
+  agent_job_describe(&j, d, sizeof d);
+  CHECK(strcmp(d, "job 7 scan o=1 tma d=4 m=8 N=4096 W=16 repeat 0") == 0);
+  long done = -1, total = -1;
+  CHECK_INT(agent_progress_parse(ans, &done, &total), 0);
+  CHECK_INT(done, 12);
+  CHECK_INT(total, 756);
+
+  pascal_backend_result res = {.fill_bytes = 1.2e9, .kernel_ns = 3.4e6};
+  json_t *body = agent_body_result(&j, &res);
+  CHECK(strcmp(json_string_value(json_object_get(body, "lease_token")), "ab12") == 0);
+  CHECK_NEAR(json_real_value(json_object_get(body, "fill_bytes")), 1.2e9, 0);
+  CHECK_NEAR(json_real_value(json_object_get(body, "kernel_ns")), 3.4e6, 0);
+  CHECK_INT(json_object_size(body), 3);
+  json_decref(body);
+  body = agent_body_fail(&j, "agent stopping");
+  CHECK(strcmp(json_string_value(json_object_get(body, "message")), "agent stopping") == 0);
+  json_decref(body);
+  body = agent_body_fail(&j, "bad \xff utf-8");
+  CHECK(body == NULL); /* the caller substitutes a printable reason */
+  json_decref(ans);
+}
+
+static void test_gemm_and_idle(void)
+{
+  json_t *ans = load("{\"job\":{\"id\":9,\"lease_token\":\"x\",\"lease_seconds\":2.5,"
+                     "\"workload\":\"gemm\",\"block_bytes\":16384,\"run\":{\"Mg\":1024,"
+                     "\"Ng\":512,\"Kg\":2048,\"repeat\":1}},\"progress\":{\"done\":0,\"total\":120}}");
+  agent_job j;
+  char msg[256];
+  CHECK_INT(agent_job_parse(json_object_get(ans, "job"), &j, msg, sizeof msg), 0);
+  CHECK_INT(j.run.workload, PASCAL_BACKEND_GEMM);
+  CHECK_INT(j.run.Mg, 1024);
+  CHECK_INT(j.run.Ng, 512);
+  CHECK_INT(j.run.Kg, 2048);
+  CHECK_INT(j.run.repeat, 1);
+  CHECK_NEAR(j.lease_seconds, 2.5, 0);
+  json_decref(ans);
+
+  long done, total;
+  ans = load("{\"job\":null,\"progress\":{\"done\":5,\"total\":5}}");
+  CHECK(json_is_null(json_object_get(ans, "job")));
+  CHECK_INT(agent_progress_parse(ans, &done, &total), 0);
+  CHECK_INT(done, 5);
+  json_decref(ans);
+  const char *bad_progress[] = {"{}", "{\"progress\":{\"done\":6,\"total\":5}}",
+                                "{\"progress\":{\"done\":-1,\"total\":5}}",
+                                "{\"progress\":{\"done\":1.0,\"total\":5}}"};
+  for (size_t i = 0; i < 4; i++) {
+    ans = load(bad_progress[i]);
+    CHECK_INT(agent_progress_parse(ans, &done, &total), -1);
+    json_decref(ans);
+  }
+}
+
+/* Replace one member of the example job (json text) and expect a refusal
+ * whose message names `field`. */
+static void expect_refused(const char *key, const char *where, const char *value, const char *field,
+                           long long want_id)
+{
+  json_t *ans = load(SCAN_CLAIM);
+  json_t *job = json_object_get(ans, "job");
+  json_t *target = strcmp(where, "run") == 0 ? json_object_get(job, "run") : job;
+  if (value)
+    json_object_set_new(target, key, load(value));
+  else
+    json_object_del(target, key);
+  agent_job j;
+  char msg[256] = "";
+  CHECK_INT(agent_job_parse(job, &j, msg, sizeof msg), -1);
+  CHECK(strstr(msg, field) != NULL);
+  if (!strstr(msg, field))
+    fprintf(stderr, "  message was: %s (want %s)\n", msg, field);
+  CHECK_INT(j.id, want_id);
+  json_decref(ans);
+}
+
+static void test_refusals(void)
+{
+  expect_refused("id", "job", NULL, "job.id", 0);
+  expect_refused("id", "job", "0", "job.id", 0);
+  expect_refused("id", "job", "\"7\"", "job.id", 0);
+  expect_refused("lease_token", "job", "\"\"", "job.lease_token", 0);
+  expect_refused("lease_seconds", "job", "0", "job.lease_seconds", 7);
+  expect_refused("block_bytes", "job", "-5", "job.block_bytes", 7);
+  expect_refused("workload", "job", "\"fft\"", "job.workload", 7);
+  expect_refused("run", "job", "[]", "job.run", 7);
+  expect_refused("path", "run", "\"dma\"", "job.run.path", 7);
+  expect_refused("d", "run", "0", "job.run.d", 7);   /* tma needs d >= 1 */
+  expect_refused("o", "run", "0", "job.run.o", 7);
+  expect_refused("N", "run", "1e3", "job.run.N", 7); /* reals are not counts */
+  expect_refused("W", "run", NULL, "job.run.W", 7);
+  expect_refused("m", "run", "-1", "job.run.m", 7);
+  expect_refused("repeat", "run", "null", "job.run.repeat", 7);
+  /* sync with a depth is inconsistent */
+  json_t *ans = load(SCAN_CLAIM);
+  json_object_set_new(json_object_get(json_object_get(ans, "job"), "run"), "path", json_string("sync"));
+  agent_job j;
+  char msg[256];
+  CHECK_INT(agent_job_parse(json_object_get(ans, "job"), &j, msg, sizeof msg), -1);
+  CHECK(strstr(msg, "job.run.d") != NULL);
+  json_decref(ans);
+}
+
+static void test_tokens(void)
+{
+  char tok[AGENT_TOKEN_MAX], msg[256];
+  char path[] = "/tmp/pascal-agent-token-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs("  0123abcd\n", f);
+  fclose(f);
+  CHECK_INT(agent_token_load(path, "ignored", tok, msg, sizeof msg), 0);
+  CHECK(strcmp(tok, "0123abcd") == 0);
+  CHECK_INT(agent_token_load(NULL, "fromenv\n", tok, msg, sizeof msg), 0);
+  CHECK(strcmp(tok, "fromenv") == 0);
+  CHECK_INT(agent_token_load(NULL, NULL, tok, msg, sizeof msg), -1);
+  CHECK(strstr(msg, "PASCAL_TOKEN") != NULL);
+  CHECK_INT(agent_token_load(NULL, " \n", tok, msg, sizeof msg), -1);
+  CHECK(strstr(msg, "empty") != NULL);
+  CHECK_INT(agent_token_load(NULL, "two words", tok, msg, sizeof msg), -1);
+  CHECK_INT(agent_token_load("/nonexistent/tok", NULL, tok, msg, sizeof msg), -1);
+  CHECK(strstr(msg, "/nonexistent/tok") != NULL);
+  char big[400];
+  memset(big, 'a', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  CHECK_INT(agent_token_load(NULL, big, tok, msg, sizeof msg), -1);
+  CHECK(strstr(msg, "longer") != NULL);
+  f = fopen(path, "w");
+  fputs(big, f);
+  fclose(f);
+  CHECK_INT(agent_token_load(path, NULL, tok, msg, sizeof msg), -1);
+  CHECK(strstr(msg, "longer") != NULL);
+  big[AGENT_TOKEN_MAX - 1] = '\0'; /* the longest token that fits */
+  CHECK_INT(agent_token_load(NULL, big, tok, msg, sizeof msg), 0);
+  CHECK_INT(strlen(tok), AGENT_TOKEN_MAX - 1);
+  unlink(path);
+}
+
+static void test_device_compare(void)
+{
+  pascal_backend_device dev = {.name = "sim-gb10", .arch = "sim", .sm_count = 48,
+                               .capacity_blocks = 1280, .block_bytes = 16384};
+  json_t *want = agent_device_body(&dev, "gb10");
+  CHECK(strcmp(json_string_value(json_object_get(want, "name")), "gb10") == 0);
+  char msg[256];
+  json_t *same = load("{\"device\":{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
+                      "\"capacity_blocks\":1280,\"block_bytes\":16384,\"created_at\":\"x\"}}");
+  CHECK_INT(agent_device_compare(same, want, msg, sizeof msg), 0);
+  json_t *flat = load("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
+                      "\"capacity_blocks\":1280,\"block_bytes\":16384}");
+  CHECK_INT(agent_device_compare(flat, want, msg, sizeof msg), 0);
+  json_t *other = load("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
+                       "\"capacity_blocks\":2048,\"block_bytes\":16384}");
+  CHECK_INT(agent_device_compare(other, want, msg, sizeof msg), -1);
+  CHECK(strstr(msg, "capacity_blocks") != NULL && strstr(msg, "2048") != NULL);
+  json_decref(same);
+  json_decref(flat);
+  json_decref(other);
+  json_decref(want);
+}
+
+int main(void)
+{
+  test_scan_claim();
+  test_gemm_and_idle();
+  test_refusals();
+  test_tokens();
+  test_device_compare();
+  return check_summary();
+}

@@ -1,0 +1,95 @@
+/* test_agent_sim.c - the sim backend adapter (calibrator/agent/backend_sim.c)
+ * against core/simdev: it describes the profile it was opened with, passes
+ * every job field through (same stats as calling simdev directly), is
+ * deterministic, keeps fills within their physical bounds, and refuses what
+ * the sim cannot measure (GEMM, another block size, a missing profile). */
+#include <string.h>
+
+#include "../../calibrator/backend.h"
+#include "check.h"
+#include "pascal/simdev.h"
+
+#ifndef TINY_PROFILE
+#error "TINY_PROFILE must name tests/e2e/tiny.profile"
+#endif
+
+static void test_describe(void)
+{
+  pascal_backend *b = NULL;
+  pascal_error err;
+  CHECK_INT(pascal_backend_sim_ops.open(NULL, &b, &err), PASCAL_OK);
+  pascal_backend_device d;
+  CHECK_INT(pascal_backend_sim_ops.describe(b, &d, &err), PASCAL_OK);
+  /* The default profile: GB10-like, 48 SMs, C = 1280 blocks of 16 KiB. */
+  CHECK(strcmp(d.arch, "sim") == 0);
+  CHECK_INT(d.sm_count, 48);
+  CHECK_INT(d.capacity_blocks, 1280);
+  CHECK_INT(d.block_bytes, 16384);
+  pascal_backend_sim_ops.close(b);
+
+  CHECK_INT(pascal_backend_sim_ops.open(TINY_PROFILE, &b, &err), PASCAL_OK);
+  CHECK_INT(pascal_backend_sim_ops.describe(b, &d, &err), PASCAL_OK);
+  CHECK(strcmp(d.name, "e2e-tiny") == 0);
+  CHECK_INT(d.sm_count, 4);
+  CHECK_INT(d.capacity_blocks, 64);
+  CHECK_INT(d.l2_bytes, 1048576);
+  pascal_backend_sim_ops.close(b);
+
+  CHECK(pascal_backend_sim_ops.open("/nonexistent/x.profile", &b, &err) != PASCAL_OK);
+  CHECK(strcmp(pascal_backend_sim_ops.name, "sim") == 0);
+}
+
+static void test_runs(void)
+{
+  pascal_backend *b = NULL;
+  pascal_error err;
+  CHECK_INT(pascal_backend_sim_ops.open(TINY_PROFILE, &b, &err), PASCAL_OK);
+  pascal_simdev_profile prof;
+  CHECK_INT(pascal_simdev_profile_load(TINY_PROFILE, &prof, &err), PASCAL_OK);
+  pascal_simdev *dev = NULL;
+  CHECK_INT(pascal_simdev_new(&prof, &dev, &err), PASCAL_OK);
+
+  const struct { uint32_t o; int tma; uint32_t d, m; uint64_t N, W; uint32_t rep; } jobs[] = {
+    {1, 0, 0, 0, 96, 4, 0}, {2, 1, 4, 1, 128, 16, 0}, {1, 1, 2, 6, 192, 64, 3}, {2, 1, 3, 2, 160, 1, 1}};
+  for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+    pascal_backend_job j = {.workload = PASCAL_BACKEND_SCAN, .o = jobs[i].o, .path_tma = jobs[i].tma,
+                            .d = jobs[i].d, .m = jobs[i].m, .N = jobs[i].N, .W = jobs[i].W,
+                            .repeat = jobs[i].rep, .block_bytes = 16384};
+    pascal_backend_result r1, r2;
+    CHECK_INT(pascal_backend_sim_ops.run(b, &j, &r1, &err), PASCAL_OK);
+    CHECK_INT(pascal_backend_sim_ops.run(b, &j, &r2, &err), PASCAL_OK);
+    CHECK(r1.fill_bytes == r2.fill_bytes && r1.kernel_ns == r2.kernel_ns); /* deterministic */
+    pascal_simdev_scan s = {.o = j.o, .path_tma = j.path_tma, .d = j.d, .m = j.m, .N = j.N,
+                            .W = j.W, .seed = j.repeat};
+    pascal_simdev_stats st;
+    CHECK_INT(pascal_simdev_run_scan(dev, &s, &st, NULL, &err), PASCAL_OK);
+    CHECK(st.fill_bytes == r1.fill_bytes && st.kernel_ns == r1.kernel_ns);
+    /* Every one of the N blocks is fetched at least once (cold cache), and
+     * a fill needs a request: N b <= fill_bytes <= W M N b. */
+    double b_bytes = 16384.0, M = 4.0 * j.o;
+    CHECK(r1.fill_bytes >= (double)j.N * b_bytes);
+    CHECK(r1.fill_bytes <= (double)j.W * M * (double)j.N * b_bytes);
+    CHECK(r1.kernel_ns > 0.0);
+  }
+  pascal_backend_job gemm = {.workload = PASCAL_BACKEND_GEMM, .Mg = 256, .Ng = 256, .Kg = 1024,
+                             .block_bytes = 16384};
+  pascal_backend_result r;
+  pascal_error_clear(&err);
+  CHECK_INT(pascal_backend_sim_ops.run(b, &gemm, &r, &err), PASCAL_EREFUSED);
+  CHECK(strcmp(err.field, "workload") == 0);
+  pascal_backend_job wrong = {.workload = PASCAL_BACKEND_SCAN, .o = 1, .N = 96, .W = 1, .block_bytes = 8192};
+  CHECK_INT(pascal_backend_sim_ops.run(b, &wrong, &r, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "block_bytes") == 0);
+  pascal_backend_job bad = {.workload = PASCAL_BACKEND_SCAN, .o = 1, .path_tma = 0, .d = 3, .N = 96,
+                            .W = 1, .block_bytes = 16384};
+  CHECK(pascal_backend_sim_ops.run(b, &bad, &r, &err) != PASCAL_OK); /* sync with a depth */
+  pascal_simdev_free(dev);
+  pascal_backend_sim_ops.close(b);
+}
+
+int main(void)
+{
+  test_describe();
+  test_runs();
+  return check_summary();
+}

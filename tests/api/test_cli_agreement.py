@@ -1,0 +1,104 @@
+"""test_cli_agreement.py - the daemon and the offline CLI give the same
+predictions from the same bundle. Bundles come from `pascal synth` (scan and
+GEMM laws); the daemon imports them at startup from --bundles (the first-run
+import of an empty database); each query is answered by GET /v1/predict,
+POST /v1/predict (single and batch) and `pascal predict --json`, and the
+documents must be identical (numbers bit for bit: both print 17 digits)."""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+import urllib.parse
+
+from harness import PASCAL_CLI, Daemon
+
+SCAN_QUERIES = [
+    dict(o=1, path="tma", d=2, m=3, N=2048, W=16),      # exact reference
+    dict(o=1, path="tma", d=2, m=6, N=4096, W=16),      # graph, between sizes
+    dict(o=1, path="tma", d=4, m=20, N=8192, W=2.5),    # clamp, beyond the sizes
+    dict(o=1, path="tma", d=3, m=5, N=3000, W=100),     # depth fallback, W past the end
+    dict(o=2, path="sync", d=0, m=9, N=5120, W=1),
+    dict(o=2, path="tma", d=4, m=11, N=2500, W=64),
+]
+GEMM_QUERIES = [dict(Mg=1024, Ng=512, Kg=2048), dict(Mg=768, Ng=384, Kg=1536), dict(Mg=8192, Ng=4096, Kg=8192)]
+REFUSED = dict(o=3, path="tma", d=2, m=1, N=2048, W=4)   # unknown family
+
+
+@unittest.skipUnless(os.access(PASCAL_CLI, os.X_OK), "pascal CLI not built")
+class CliAgreement(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-cli-")
+        bundles = os.path.join(cls.tmp.name, "bundles")
+        os.mkdir(bundles)
+        cls.scan = os.path.join(bundles, "scan.json")
+        cls.gemm = os.path.join(bundles, "gemm.json")
+        subprocess.run([PASCAL_CLI, "synth", "--law", "scan", "-o", cls.scan], check=True)
+        subprocess.run([PASCAL_CLI, "synth", "--law", "gemm", "-o", cls.gemm], check=True)
+        with open(cls.scan, encoding="utf-8") as f:
+            cls.device = json.load(f)["device"]["name"]
+        cls.d = Daemon(cls.tmp.name, bundles=bundles).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.d.stop()
+        cls.tmp.cleanup()
+        assert rc == 0, rc
+
+    def cli(self, bundle, q):
+        args = [PASCAL_CLI, "predict", "--bundle", bundle, "--json"]
+        for k, v in q.items():
+            args += ["--" + k, str(v)]
+        p = subprocess.run(args, capture_output=True, text=True)
+        return p.returncode, (json.loads(p.stdout) if p.returncode == 0 else p.stderr)
+
+    def daemon_all(self, q):
+        full = dict(q, device=self.device)
+        g = self.d.request("GET", "/v1/predict?" + urllib.parse.urlencode(full))
+        p = self.d.request("POST", "/v1/predict", full)
+        b = self.d.request("POST", "/v1/predict", {"queries": [full], "explain": True})
+        self.assertEqual(g.status, p.status)
+        return g, p, b.json["results"][0]
+
+    def strip(self, doc):
+        doc = dict(doc)
+        self.assertEqual(doc.pop("device"), self.device)
+        self.assertIsInstance(doc.pop("calibration"), int)
+        return doc
+
+    def test_startup_import(self):
+        cals = self.d.request("GET", "/v1/calibrations").json["calibrations"]
+        self.assertEqual(sorted(c["workload"] for c in cals), ["gemm", "scan"])
+        self.assertTrue(all(c["state"] == "frozen" for c in cals))
+
+    def check(self, bundle, queries):
+        for q in queries:
+            with self.subTest(q=q):
+                rc, want = self.cli(bundle, q)
+                self.assertEqual(rc, 0, want)
+                g, p, b = self.daemon_all(q)
+                self.assertEqual(g.status, 200, g.raw)
+                self.assertEqual(self.strip(g.json), want)
+                self.assertEqual(self.strip(p.json), want)
+                self.assertEqual(self.strip(b), want)
+
+    def test_scan(self):
+        self.check(self.scan, SCAN_QUERIES)
+        rules = {self.cli(self.scan, q)[1]["rule"] for q in SCAN_QUERIES}
+        self.assertTrue({"exact", "graph", "clamp", "depth-fallback"} <= rules, rules)
+
+    def test_gemm(self):
+        self.check(self.gemm, GEMM_QUERIES)
+
+    def test_refusal_agrees(self):
+        rc, _ = self.cli(self.scan, REFUSED)
+        self.assertNotEqual(rc, 0)
+        g, p, b = self.daemon_all(REFUSED)
+        self.assertEqual(g.status, 422)
+        self.assertEqual(g.json["error"]["code"], "refused")
+        self.assertEqual(b["status"], 422)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""test_exitcodes.py - pascal-agent's documented exit codes and messages
+(docs/agent.md) against a real pascald: 3 for a bad or revoked-looking token,
+4 for a device the server does not know (agent token) or knows with other
+constants, 5 for an unreachable server after the retries, 2 for usage errors
+(including a token on the command line), 6 for --backend cuda in a build
+without CUDA."""
+import socket
+
+from e2e import Agent, World, check, finish, parse_args
+
+
+def run(w, name, args, token=None, env_token=None):
+    a = Agent(w, name, args, token=token, env_token=env_token)
+    code = a.wait(timeout=60)
+    return code, a.text()
+
+
+def expect(w, name, args, code, needle, token=None, env_token=None):
+    got, text = run(w, name, args, token, env_token)
+    check(got == code, "%s: exit %s, want %s\n%s" % (name, got, code, text))
+    check(needle in text, "%s: message mentions %r:\n%s" % (name, needle, text))
+
+
+def free_port():
+    """A port nothing listens on (bound, then released)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def main():
+    args = parse_args()
+    with World(args) as w:
+        w.register_tiny("tiny")
+        base = ["--server", w.url, "--backend", "sim", "--profile", w.profile, "--until-idle",
+                "--backoff-base", "0.05", "--backoff-cap", "0.2"]
+        expect(w, "badtoken", base + ["--device", "tiny"], 3, "refused the token",
+               token="0" * 64)
+        expect(w, "badtoken-env", base + ["--device", "tiny"], 3, "refused the token",
+               env_token="not-a-real-token")
+        expect(w, "unknown-device", base + ["--device", "nosuch"], 4, "not registered",
+               token=w.agent_token)
+        # The default (gb10-like) profile differs from the registered tiny device.
+        other = [a for a in base if a not in ("--profile", w.profile)]
+        expect(w, "conflict-agent", other + ["--device", "tiny"], 4, "other constants",
+               token=w.agent_token)
+        expect(w, "conflict-admin", other + ["--device", "tiny"], 4, "other constants",
+               token=w.admin)
+        dead = ["--server", "http://127.0.0.1:%d" % free_port(), "--backend", "sim",
+                "--device", "tiny", "--retries", "2", "--backoff-base", "0.05",
+                "--backoff-cap", "0.1"]
+        expect(w, "unreachable", dead, 5, "unreachable after 2 retries", token=w.agent_token)
+        expect(w, "usage", ["--server", w.url, "--device", "tiny"], 2, "--backend is required",
+               token=w.agent_token)
+        expect(w, "argv-token", base + ["--device", "tiny", "--token", "secret"], 2, "--token-file")
+        expect(w, "no-token", base + ["--device", "tiny"], 2, "no token")
+        expect(w, "missing-token-file", base + ["--device", "tiny", "--token-file", "/nonexistent/t"],
+               2, "/nonexistent/t")
+        got, text = run(w, "cuda", ["--server", w.url, "--device", "tiny", "--backend", "cuda",
+                                    "--until-idle"], token=w.agent_token)
+        # Without a CUDA toolkit the agent refuses cuda (6, "built without
+        # CUDA"); with one but no GPU the backend cannot open (6, its reason);
+        # with a GPU its constants differ from the tiny sim device's (4).
+        check(got in (6, 4), "cuda backend: exit %s\n%s" % (got, text))
+        check("cuda" in text.lower(), "the cuda outcome names the backend: " + text)
+        expect(w, "ok", base + ["--device", "tiny"], 0, "no job left", token=w.agent_token)
+    finish()
+
+
+if __name__ == "__main__":
+    main()
