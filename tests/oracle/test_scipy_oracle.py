@@ -31,6 +31,7 @@ computation:
 Usage: test_scipy_oracle.py PATH/TO/curve_driver
 Exit 0 on agreement, 1 on a mismatch, 77 (ctest SKIP) without SciPy.
 """
+import functools
 import math
 import random
 import subprocess
@@ -122,12 +123,18 @@ def scipy_slopes(x, y):
     return [float(v) for v in PchipInterpolator(xa, ya).derivative()(xa)]
 
 
+@functools.lru_cache(maxsize=4096)
+def pchip(x, y):
+    """SciPy's interpolant through the knots (tuples, so that the many
+    queries of one case build it once)."""
+    return PchipInterpolator(np.asarray(x, float), np.asarray(y, float))
+
+
 def scipy_values(x, y, t):
     if len(x) == 1:
         return [y[0]] * len(t)
-    p = PchipInterpolator(np.asarray(x, float), np.asarray(y, float))
     tc = np.clip(np.asarray(t, float), x[0], x[-1])
-    return [float(v) for v in p(tc)]
+    return [float(v) for v in pchip(tuple(x), tuple(y))(tc)]
 
 
 def curve_log_k(W, K, w_query):
@@ -139,11 +146,8 @@ def curve_log_k(W, K, w_query):
     x = [math.log(w) for w in horizons]
     y = [math.log(w) + sum(logs[w]) / len(logs[w]) for w in horizons]
     y = isotonic_minmax(y)
-    out = []
-    for w in w_query:
-        lw = min(max(math.log(w), x[0]), x[-1])
-        out.append(scipy_values(x, y, [lw])[0] - lw)
-    return out
+    lws = [min(max(math.log(w), x[0]), x[-1]) for w in w_query]
+    return [s - lw for s, lw in zip(scipy_values(x, y, lws), lws)]
 
 
 EPS = 0.01       # PASCAL_EXCESS_EPS
@@ -182,7 +186,7 @@ def transfer(refs_m, refs_k, q):
     m_l, m_r = left[-1], right[0]
     m_minus = max(m for m in ms if m < q)
     m_plus = min(m for m in ms if m > q)
-    p = float(PchipInterpolator(np.asarray(ms, float), np.asarray([a[m] for m in ms]))(q))
+    p = float(pchip(tuple(ms), tuple(a[m] for m in ms))(q))
     h_l, h_r = q - m_l, m_r - q
     a_lin = (h_r * a[m_l] + h_l * a[m_r]) / (h_l + h_r)
     c0 = 1 / (q - m_minus) + 1 / (m_plus - q)
@@ -204,7 +208,7 @@ def axis_step(xs, values, t):
         return "exact", values(k), [k]
     i = max(j for j in range(n) if xs[j] < t)
     ys = [values(j) for j in range(n)]
-    p = float(PchipInterpolator(np.asarray(xs), np.asarray(ys))(t))
+    p = float(pchip(tuple(xs), tuple(ys))(t))
     h_l, h_r = t - xs[i], xs[i + 1] - t
     a_lin = (h_r * ys[i] + h_l * ys[i + 1]) / (h_l + h_r)
     return "graph", (p + GAMMA * a_lin) / (1 + GAMMA), [i, i + 1]
@@ -216,6 +220,7 @@ def gemm_transfer(grids, qr, qc):
     cols = {r: sorted(c for rr, c in grids if rr == r) for r in rows}
     order = ["exact", "graph", "clamp"]
 
+    @functools.lru_cache(maxsize=None)
     def column(k):
         r = rows[k]
         return axis_step([math.log(c) for c in cols[r]],
