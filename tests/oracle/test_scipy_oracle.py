@@ -19,10 +19,11 @@ computation:
     redone here from the raw (W, K) runs;
   * the fit's rejection of non-positive / non-finite runs and of too many
     horizons (status and field named);
-  * the transfer inside one family (DESIGN.md section 4 rules 1-4 and 6,
-    Eq. graph with gamma = 4, Eq. dynamic_decode): which rule fires, the
-    pooled PCHIP p over the family's m (SciPy), a_hat and K, recomputed
-    here from the references' K;
+  * the scan transfer (DESIGN.md section 4 rules 1-6, Eq. graph with
+    gamma = 4, linear in d between depths, linear in eta = C/N between the
+    adjacent sizes, Eq. dynamic_decode): which rule fires, how many sizes
+    are used, a_hat and K, recomputed here from the references' K with the
+    pooled PCHIP from SciPy;
   * the GEMM transfer (paper section 4.5, App. C): along log n_c within each
     reference row, then along log n_r, exact at a reference, (p + 4 a_lin)/5
     inside a bracket (p from SciPy), clamped outside; K = min(M, K_0 (1 +
@@ -152,8 +153,10 @@ def curve_log_k(W, K, w_query):
 
 EPS = 0.01       # PASCAL_EXCESS_EPS
 GAMMA = 4.0      # PASCAL_GRAPH_GAMMA
-TRANSFER_M = 48  # M = 48 SMs x o = 1 in curve_driver's transfer calibration
-RULE = {"exact": 0, "graph": 1, "clamp": 2, "refused": -1}
+M_WORKERS = 48   # M = 48 SMs x o = 1, and 48 resident CTAs, in curve_driver
+C_BLOCKS = 1280  # capacity of curve_driver's device
+RULE = {"exact": 0, "graph": 1, "clamp": 2, "depth": 3, "refused": -1}
+RULE_ORDER = ["exact", "graph", "clamp", "depth"]  # least direct last
 
 
 def excess(k):
@@ -161,28 +164,22 @@ def excess(k):
 
 
 def decode(a):
-    return min(TRANSFER_M, 1.0 + max(math.exp(a) - EPS, 0.0))
+    return min(M_WORKERS, 1.0 + max(math.exp(a) - EPS, 0.0))
 
 
 def chi(m):
     return min(m % 4, 2)  # class rule mod4-min2
 
 
-def transfer(refs_m, refs_k, q):
-    """(rule, p, a_hat, K) of the one-family transfer at compute q."""
-    pairs = sorted(zip(refs_m, refs_k))
-    ms = [m for m, _ in pairs]
-    a = {m: excess(k) for m, k in pairs}
+def family_transfer(a, q):
+    """Rules 1, 3, 4 in one family {m: a} that holds q's class: (rule, a_hat)."""
     if q in a:
-        return "exact", math.nan, a[q], decode(a[q])
-    same = [m for m in ms if chi(m) == chi(q)]
-    if not same:
-        return "refused", math.nan, math.nan, math.nan
-    left = [m for m in same if m < q]
-    right = [m for m in same if m > q]
+        return "exact", a[q]
+    ms = sorted(a)
+    left = [m for m in ms if m < q and chi(m) == chi(q)]
+    right = [m for m in ms if m > q and chi(m) == chi(q)]
     if not left or not right:
-        m = left[-1] if left else right[0]
-        return "clamp", math.nan, a[m], decode(a[m])
+        return "clamp", a[left[-1] if left else right[0]]
     m_l, m_r = left[-1], right[0]
     m_minus = max(m for m in ms if m < q)
     m_plus = min(m for m in ms if m > q)
@@ -192,8 +189,53 @@ def transfer(refs_m, refs_k, q):
     c0 = 1 / (q - m_minus) + 1 / (m_plus - q)
     g = GAMMA * (1 / h_l + 1 / h_r)
     omega = g / (c0 + g)
-    a_hat = (1 - omega) * p + omega * a_lin
-    return "graph", p, a_hat, decode(a_hat)
+    return "graph", (1 - omega) * p + omega * a_lin
+
+
+def size_transfer(families, d, m):
+    """Rules 1-6 at one size, families {d: {m: a}}: (rule, a_hat) or None."""
+    with_class = sorted(dd for dd in families if any(chi(mm) == chi(m) for mm in families[dd]))
+    if d in with_class:
+        return family_transfer(families[d], m)
+    if not with_class:
+        return None  # rule 6: the class is unidentifiable
+    lower = [dd for dd in with_class if dd < d]
+    upper = [dd for dd in with_class if dd > d]
+    if lower and upper:
+        d_l, d_u = lower[-1], upper[0]
+        w = (d - d_l) / (d_u - d_l)
+        a = ((1 - w) * family_transfer(families[d_l], m)[1]
+             + w * family_transfer(families[d_u], m)[1])
+    else:
+        a = family_transfer(families[lower[-1] if lower else upper[0]], m)[1]
+    return "depth", a
+
+
+def scan_transfer(runs, d, m, n):
+    """(rule, sizes used, a_hat, K) for key (1, tma, d, m) at size n, from
+    runs [(d, m, N, K)] all of family path tma, o = 1."""
+    sizes = sorted({run[2] for run in runs})
+    j = next((i for i, size in enumerate(sizes) if size >= n), len(sizes))
+    used = ([len(sizes) - 1] if j == len(sizes) else
+            [j] if j == 0 or sizes[j] == n else [j - 1, j])
+    steps = []
+    for i in used:
+        families = {}
+        for dd, mm, nn, k in runs:
+            if nn == sizes[i]:
+                families.setdefault(dd, {})[mm] = excess(k)
+        step = size_transfer(families, d, m)
+        if step is None:
+            return "refused", 0, math.nan, math.nan
+        steps.append(step)
+    rule = max((r for r, _ in steps), key=RULE_ORDER.index)
+    if len(steps) == 1:
+        a = steps[0][1]
+    else:
+        eta0, eta1 = C_BLOCKS / sizes[used[0]], C_BLOCKS / sizes[used[1]]
+        w = (C_BLOCKS / n - eta0) / (eta1 - eta0)
+        a = (1 - w) * steps[0][1] + w * steps[1][1]
+    return rule, len(steps), a, decode(a)
 
 
 def axis_step(xs, values, t):
@@ -218,7 +260,6 @@ def gemm_transfer(grids, qr, qc):
     """(rule, rows used, a, K, K0) for grids {(n_r, n_c): kappa}."""
     rows = sorted({r for r, _ in grids})
     cols = {r: sorted(c for rr, c in grids if rr == r) for r in rows}
-    order = ["exact", "graph", "clamp"]
 
     @functools.lru_cache(maxsize=None)
     def column(k):
@@ -229,9 +270,9 @@ def gemm_transfer(grids, qr, qc):
     rule, a, used = axis_step([math.log(r) for r in rows], lambda k: column(k)[1],
                               math.log(qr))
     for k in used:
-        rule = max(rule, column(k)[0], key=order.index)
-    k0 = TRANSFER_M * (qr + qc) / (2 * qr * qc)
-    k = min(TRANSFER_M, k0 * (1 + max(math.exp(a) - EPS, 0.0)))
+        rule = max(rule, column(k)[0], key=RULE_ORDER.index)
+    k0 = M_WORKERS * (qr + qc) / (2 * qr * qc)
+    k = min(M_WORKERS, k0 * (1 + max(math.exp(a) - EPS, 0.0)))
     return rule, len(used), a, k, k0
 
 
@@ -362,36 +403,50 @@ def build_cases(rng):
         wq += [horizons[0] / rng.uniform(1, 100), horizons[-1] * rng.uniform(1, 100)]
         curve_case(W, K, wq)
 
-    def transfer_case(refs_m, refs_k, qs):
-        line = (f"transfer {len(refs_m)} {fmt(refs_m)} {fmt(refs_k)} "
-                f"{len(qs)} {fmt(qs)}")
+    def scan_case(runs, targets):
+        cols = [fmt(run[i] for run in runs) for i in range(4)]
+        qcols = [fmt(t[i] for t in targets) for i in range(3)]
+        line = f"scan {len(runs)} {' '.join(cols)} {len(targets)} {' '.join(qcols)}"
 
         def check(chk, out, label):
             got = out[0]
-            chk.equal(f"{label} #numbers", len(got), 4 * len(qs))
-            for j, q in enumerate(qs):
-                rule, p, a_hat, k = transfer(refs_m, refs_k, q)
+            chk.equal(f"{label} #numbers", len(got), 4 * len(targets))
+            for j, (d, m, n) in enumerate(targets):
                 g = got[4 * j:4 * j + 4]
                 if len(g) < 4:
                     return
-                chk.equal(f"{label} m={q} rule", int(g[0]), RULE[rule])
+                rule, n_sizes, a, k = scan_transfer(runs, d, m, n)
+                where = f"{label} (d={d}, m={m}, N={n})"
+                chk.equal(f"{where} rule", int(g[0]), RULE[rule])
                 if rule == "refused" or int(g[0]) != RULE[rule]:
                     continue
-                if rule == "graph":
-                    chk.close(f"{label} m={q} p", g[1], p, 1.0)
-                chk.close(f"{label} m={q} a_hat", g[2], a_hat, 1.0)
-                chk.close(f"{label} m={q} K", g[3], k, 1.0)
+                chk.equal(f"{where} sizes", int(g[1]), n_sizes)
+                chk.close(f"{where} a_hat", g[2], a, 1.0)
+                chk.close(f"{where} K", g[3], k, 1.0)
 
         cases.append((line, 1, check))
 
-    for _ in range(300):
-        n = rng.randint(1, 14)
-        refs_m = sorted(rng.sample(range(0, 40), n))
+    def random_k():
         # K <= 1 (excess clipped to eps), near 1, moderate, and above M = 48
-        refs_k = [rng.choice([rng.uniform(0.3, 1.0), 1 + 10 ** rng.uniform(-6, 0),
-                              rng.uniform(1, 20), rng.uniform(40, 80)])
-                  for _ in range(n)]
-        transfer_case(refs_m, refs_k, list(range(0, 44)))
+        return rng.choice([rng.uniform(0.3, 1.0), 1 + 10 ** rng.uniform(-6, 0),
+                           rng.uniform(1, 20), rng.uniform(40, 80)])
+
+    # One family at one size: the rules inside a family at every m.
+    for _ in range(300):
+        refs_m = sorted(rng.sample(range(0, 40), rng.randint(1, 14)))
+        scan_case([(2, m, 2048, random_k()) for m in refs_m],
+                  [(2, m, 2048) for m in range(0, 44)])
+    # Several depths and sizes: depth fallback, refusal and eta interpolation.
+    for _ in range(200):
+        runs = []
+        for n in rng.sample([1024, 2048, 3072, 5120], rng.randint(1, 3)):
+            for d in rng.sample([1, 2, 4, 8], rng.randint(1, 3)):
+                for m in rng.sample(range(0, 21), rng.randint(1, 8)):
+                    runs.append((d, m, n, random_k()))
+        targets = [(rng.choice([1, 2, 3, 4, 6, 8, 12]), rng.randint(0, 22),
+                    rng.choice([512, 1024, 1500, 2048, 2500, 3072, 4096, 5120, 8000]))
+                   for _ in range(60)]
+        scan_case(runs, targets)
 
     def gemm_case(grids, targets):
         rs, cs = zip(*grids)
