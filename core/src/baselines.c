@@ -116,12 +116,18 @@ pascal_status pascal_expected_misses(pascal_hit_model model, const uint64_t *rd,
   return PASCAL_OK;
 }
 
-/* sum_i (1 - exp(-q_i t)) for rates normalised by `total`. */
+/* sum_i (1 - exp(-q_i t)) for rates normalised by `total`. Items whose
+ * normalised rate is 0 (a zero rate, or one that underflows next to a huge
+ * one) hold no space; skipping them keeps 0 * inf out of the sum when t has
+ * grown to infinity. */
 static double che_occupancy(const double *rates, size_t n, double total, double t)
 {
   double sum = 0.0;
-  for (size_t i = 0; i < n; i++)
-    sum += -expm1(-rates[i] / total * t);
+  for (size_t i = 0; i < n; i++) {
+    double q = rates[i] / total;
+    if (q > 0.0)
+      sum += -expm1(-q * t);
+  }
   return sum;
 }
 
@@ -157,9 +163,12 @@ pascal_status pascal_che_characteristic_time(const double *rates, size_t n,
     *hit_rate = 1.0;
     return PASCAL_OK;
   }
-  /* occupancy rises from 0 to `positive` > c: bracket, then bisect */
+  /* occupancy rises from 0 to `positive` > c: bracket, then bisect. With
+   * rates spanning more than the double range T_C is not representable: hi
+   * stops at infinity, the bisection ends at once and the hit rate is that of
+   * t = infinity (every item with a representable rate hits). */
   double lo = 0.0, hi = 1.0;
-  while (che_occupancy(rates, n, total, hi) < c)
+  while (che_occupancy(rates, n, total, hi) < c && isfinite(hi))
     hi *= 2.0;
   while (hi - lo > CHE_TOLERANCE * hi) {
     double mid = 0.5 * (lo + hi);
@@ -169,8 +178,11 @@ pascal_status pascal_che_characteristic_time(const double *rates, size_t n,
       hi = mid;
   }
   double t = 0.5 * (lo + hi), hits = 0.0;
-  for (size_t i = 0; i < n; i++)
-    hits += rates[i] / total * -expm1(-rates[i] / total * t);
+  for (size_t i = 0; i < n; i++) {
+    double q = rates[i] / total;
+    if (q > 0.0)
+      hits += q * -expm1(-q * t);
+  }
   *t_c = t;
   *hit_rate = hits;
   return PASCAL_OK;

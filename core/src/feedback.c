@@ -16,6 +16,11 @@ static pascal_status check_value(double v, double min, int strict,
 {
   if (!isfinite(v))
     return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be finite", field);
+  /* with every time at most 1e300, sums of three of them times d - 1 <= 2^20
+   * stay far below DBL_MAX, so no cadence, overlap or gain overflows */
+  if (v > PASCAL_FEEDBACK_TIME_MAX)
+    return pascal_error_set(err, PASCAL_ERANGE, field, "%s must be at most %g", field,
+                            PASCAL_FEEDBACK_TIME_MAX);
   if (strict ? !(v > min) : !(v >= min))
     return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be %s %g", field,
                             strict ? ">" : ">=", min);
@@ -152,10 +157,11 @@ pascal_status pascal_feedback_iterate(const pascal_feedback_params *p,
     }
   }
   for (size_t k = 0; k + r < count; k++) {
-    if (!isfinite(latency[k]) || latency[k] < 0.0) {
+    if (!isfinite(latency[k]) || latency[k] < 0.0 || latency[k] > PASCAL_FEEDBACK_TIME_MAX) {
       snprintf(field, sizeof field, "latency[%zu]", k);
       return pascal_error_set(err, PASCAL_EINVAL, field,
-                              "latencies must be finite and >= 0");
+                              "latencies must be finite, >= 0 and at most %g",
+                              PASCAL_FEEDBACK_TIME_MAX);
     }
   }
   for (size_t j = 0; j < r; j++)

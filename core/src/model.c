@@ -36,6 +36,11 @@ static int cmp_item(const void *pa, const void *pb)
     return c;
   if (a->h != b->h)
     return a->h < b->h ? -1 : 1;
+  /* Repeats at one horizon are ordered by value, not by run index, so that
+   * the geometric mean (a floating-point sum of logs) and with it every
+   * curve and prediction are bit-identical whatever order the runs came in. */
+  if (a->k != b->k)
+    return a->k < b->k ? -1 : 1;
   return (a->index > b->index) - (a->index < b->index);
 }
 
@@ -98,6 +103,13 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
       it.b = g.n_c;
       it.h = g.n_k;
       it.k = r->fill_bytes / g.B0;
+    }
+    if (!(it.k > 0)) { /* V > 0 was checked at append, but V / (b W N) can underflow */
+      char field[PASCAL_ERROR_FIELD_MAX];
+      snprintf(field, sizeof field, "measurements[%zu].fill_bytes", i);
+      free(items);
+      return pascal_error_set(err, PASCAL_ERANGE, field,
+                              "fill_bytes is too small for its run: K underflows to 0");
     }
     items[n++] = it;
   }

@@ -257,6 +257,9 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
   p.K = pascal_excess_decode(why->a, 1, p.M);
   p.rho = p.K / p.M;
   p.fill_bytes = p.K * (double)md->device.block_bytes * W * (double)N;
+  if (!isfinite(p.fill_bytes)) /* W finite but near DBL_MAX */
+    return pascal_error_set(err, PASCAL_ERANGE, "W",
+                            "W = %g gives fill bytes beyond the range of a double", W);
   *out = p;
   return PASCAL_OK;
 }

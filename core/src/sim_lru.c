@@ -123,11 +123,8 @@ pascal_status pascal_sim_lru_phases(uint64_t n, uint64_t c,
                                     uint64_t periods, pascal_sim_result *out,
                                     pascal_error *err)
 {
-  uint64_t rounds;
   pascal_sim_source src;
-  pascal_status st = pascal_sim_steady_rounds(n, periods, &rounds, err);
-  if (st == PASCAL_OK)
-    st = pascal_sim_source_phases(&src, n, c, phases, m, rounds, err);
+  pascal_status st = pascal_sim_source_steady(&src, n, c, phases, m, periods, err);
   if (st != PASCAL_OK)
     return st;
   if (!out)

@@ -70,14 +70,20 @@ pascal_status pascal_sim_source_trace(pascal_sim_source *s,
   return PASCAL_OK;
 }
 
-pascal_status pascal_sim_steady_rounds(uint64_t n, uint64_t periods,
-                                       uint64_t *rounds_out, pascal_error *err)
+pascal_status pascal_sim_source_steady(pascal_sim_source *s, uint64_t n,
+                                       uint64_t c, const uint64_t *phases,
+                                       size_t m, uint64_t periods,
+                                       pascal_error *err)
 {
+  uint64_t rounds;
   if (periods < 1)
     return pascal_error_set(err, PASCAL_EINVAL, "periods",
                             "periods must be at least 1");
   if (periods > PASCAL_SIM_REQUESTS_MAX)
     return pascal_error_set(err, PASCAL_ERANGE, "periods", "periods is too large");
-  return pascal_check_mul(periods + PASCAL_SIM_WARMUP_PERIODS, n,
-                          PASCAL_SIM_REQUESTS_MAX, "periods", rounds_out, err);
+  pascal_status st = pascal_check_mul(periods + PASCAL_SIM_WARMUP_PERIODS, n,
+                                      PASCAL_SIM_REQUESTS_MAX, "periods", &rounds, err);
+  if (st != PASCAL_OK)
+    return st;
+  return pascal_sim_source_phases(s, n, c, phases, m, rounds, err);
 }

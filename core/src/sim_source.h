@@ -56,9 +56,13 @@ pascal_status pascal_sim_source_trace(pascal_sim_source *s,
                                       uint64_t universe, size_t slot_len,
                                       uint64_t c, pascal_error *err);
 
-/* Warm-up plus `periods` counted periods of N rounds, validated:
- * *rounds_out = (PASCAL_SIM_WARMUP_PERIODS + periods) N. */
-pascal_status pascal_sim_steady_rounds(uint64_t n, uint64_t periods,
-                                       uint64_t *rounds_out, pascal_error *err);
+/* The phase-trace source of the steady-state simulators (DESIGN.md §3):
+ * PASCAL_SIM_WARMUP_PERIODS warm-up periods plus `periods` >= 1 counted
+ * periods of N rounds, i.e. (PASCAL_SIM_WARMUP_PERIODS + periods) N slots,
+ * validated as pascal_sim_source_phases does ("periods" when too long). */
+pascal_status pascal_sim_source_steady(pascal_sim_source *s, uint64_t n,
+                                       uint64_t c, const uint64_t *phases,
+                                       size_t m, uint64_t periods,
+                                       pascal_error *err);
 
 #endif

@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "pascal/predict.h"
-#include "pascal/synth.h"
+#include "test_synth_model.h"
 
 #define THREADS 4
 #define QUERIES 2000
@@ -46,26 +46,12 @@ static void *worker(void *arg)
   return NULL;
 }
 
-static pascal_model *fit(pascal_workload w)
-{
-  pascal_synth_law law;
-  pascal_synth_plan plan;
-  pascal_calibration cal;
-  pascal_model *md = NULL;
-  pascal_synth_law_default(w, &law);
-  pascal_synth_plan_default(w, &plan);
-  CHECK_INT(pascal_synth_calibration(&law, &plan, &cal, NULL), PASCAL_OK);
-  CHECK_INT(pascal_model_fit(&cal, &md, NULL), PASCAL_OK);
-  pascal_calibration_free(&cal);
-  return md;
-}
-
 int main(void)
 {
   static job jobs[THREADS], ref;
   pthread_t tid[THREADS];
-  ref.scan = fit(PASCAL_WORKLOAD_SCAN);
-  ref.gemm = fit(PASCAL_WORKLOAD_GEMM);
+  ref.scan = test_synth_model(PASCAL_WORKLOAD_SCAN);
+  ref.gemm = test_synth_model(PASCAL_WORKLOAD_GEMM);
   if (!ref.scan || !ref.gemm)
     return check_summary();
   worker(&ref);

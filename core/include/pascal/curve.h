@@ -60,7 +60,9 @@ typedef struct pascal_curve {
 } pascal_curve;
 
 /* Fit a curve from n_obs observations (W_i > 0, K_i > 0 and finite), in any
- * order, with repeats at a horizon allowed. `field` names the input in errors.
+ * order, with repeats at a horizon allowed. The logs of repeats are summed in
+ * input order, so reordering repeats can change the last bits (the model fit
+ * passes them sorted by value). `field` names the input in errors.
  * PASCAL_EINVAL for a non-positive or non-finite value or n_obs == 0,
  * PASCAL_ERANGE for more than PASCAL_CURVE_MAX_KNOTS distinct horizons. */
 pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs,

@@ -15,7 +15,9 @@
  * For two workers phi = P_2(lambda_hit,2) - P_1(lambda_miss,1); when phi > 0
  * the timing gap grows at least like n phi - O(1) (catchup_limit).
  *
- * All inputs must be finite; errors follow pascal/error.h and name the field
+ * All inputs must be finite, and alpha, beta and the latencies at most
+ * PASCAL_FEEDBACK_TIME_MAX (PASCAL_ERANGE otherwise, so that no result
+ * overflows); errors follow pascal/error.h and name the field
  * ("alpha", "beta", "d", "lambda", "lambda_hit", "lambda_miss", "latency[3]",
  * "initial[0]", "count").
  */
@@ -30,6 +32,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Largest alpha, beta or latency accepted (any time unit). */
+#define PASCAL_FEEDBACK_TIME_MAX 1e300
 
 /* One worker's loop: alpha >= 0, beta > 0, depth d >= 2 (d <= 2^20). */
 typedef struct pascal_feedback_params {

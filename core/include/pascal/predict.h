@@ -127,6 +127,7 @@ typedef struct pascal_scan_prediction {
 
 /* Predict key at size N >= 1 and horizon W > 0 (finite). PASCAL_EINVAL for a
  * malformed query (field "o", "path", "d", "m", "N", "W"; sync needs d = 0),
+ * PASCAL_ERANGE (field "W") when the fill bytes K b W N overflow a double,
  * PASCAL_EINVAL if the model is a GEMM model (field "workload"),
  * PASCAL_EREFUSED for an unknown (o, path) or an unidentifiable class, with a
  * message saying which. `out` is written only on success. */
