@@ -7,7 +7,7 @@
 
 int agent_stop_level(agent_ctx *ctx)
 {
-  int signals = *ctx->signals;
+  int signals = atomic_load(ctx->signals);
   if (signals >= 2)
     return 2;
   pthread_mutex_lock(&ctx->mu);

@@ -8,7 +8,7 @@
 #define PASCAL_AGENT_AGENT_H
 
 #include <pthread.h>
-#include <signal.h>
+#include <stdatomic.h>
 
 #include "../backend.h"
 #include "args.h"
@@ -21,7 +21,8 @@ typedef struct agent_ctx {
   char token[AGENT_TOKEN_MAX];
   const char *name;                     /* agent name sent with claims */
   agent_ui ui;
-  const volatile sig_atomic_t *signals; /* SIGTERM/SIGINT received so far */
+  const atomic_int *signals;            /* SIGTERM/SIGINT received so far (0..2;
+                                           written by main.c's signal handler) */
   pthread_mutex_t mu;                   /* guards the three fields below */
   int exit_code;                        /* first fatal outcome, AGENT_EXIT_OK if none */
   int halted;                           /* a worker failed fatally: the others stop */

@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,14 @@
 #include "cuda_probe.h"
 #endif
 
-/* SIGTERM/SIGINT received so far (the one piece of global state: a signal
- * handler has nowhere else to write). */
-static volatile sig_atomic_t signals_received;
+/* SIGTERM/SIGINT received so far, 0..2 (the one piece of global state: a
+ * signal handler has nowhere else to write). An atomic, not a volatile
+ * sig_atomic_t: the handler runs on whichever thread the kernel picks and the
+ * workers read the count on theirs, and sig_atomic_t only covers a handler and
+ * the thread it interrupted. A lock-free atomic is async-signal-safe (C11
+ * 7.14.1.1); the assertion keeps it so. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal counter must be lock-free");
+static atomic_int signals_received;
 
 #define NO_CUDA "this pascal-agent was built without CUDA (no toolkit at build time); " \
                 "use --backend sim or rebuild with -DPASCAL_WITH_CUDA=ON"
@@ -32,8 +38,11 @@ static volatile sig_atomic_t signals_received;
 static void on_signal(int sig)
 {
   (void)sig;
-  if (signals_received < 2)
-    signals_received++;
+  /* Count up to 2; a compare-exchange, as two signals may be handled on two
+   * threads at once. */
+  int n = atomic_load(&signals_received);
+  while (n < 2 && !atomic_compare_exchange_weak(&signals_received, &n, n + 1)) {
+  }
 }
 
 static int install_signals(void)
@@ -145,7 +154,7 @@ static int run_agent(agent_ctx *ctx)
   agent_ui_log(&ctx->ui, "taking jobs for device '%s' from %s (backend %s, %u at a time)",
                ctx->args->device, ctx->args->server, ctx->ops->name, ctx->args->concurrency);
   run_workers(ctx);
-  if (ctx->exit_code == AGENT_EXIT_OK && signals_received > 0)
+  if (ctx->exit_code == AGENT_EXIT_OK && atomic_load(&signals_received) > 0)
     agent_ui_log(&ctx->ui, "stopped by signal");
   return ctx->exit_code;
 }
