@@ -2,14 +2,17 @@
  * ctx.h - the daemon context: the only mutable state of pascald, created in
  * main.c and passed to every handler.
  *
- * Locking: the store has one SQLite connection guarded by store_lock (writes
- * are serialized by SQLite anyway); the prediction registry has its own
- * read-mostly lock (registry.h); stats are atomics.
+ * Threads and locking (docs/threads.md): cfg and the stats route names are
+ * written before MHD starts and only read afterwards; the store
+ * serializes its callers on the mutex inside pascal_store (one SQLite
+ * connection, locked for the whole of every store call); the prediction
+ * registry has its own read-mostly lock (registry.h); stats and `stopping`
+ * are atomics; mhd and bound_port belong to the main thread.
  */
 #ifndef PASCALD_CTX_H
 #define PASCALD_CTX_H
 
-#include <pthread.h>
+#include <stdatomic.h>
 
 #include "pascald.h"
 #include "stats.h"
@@ -22,9 +25,10 @@ struct pd_ctx {
   pd_stats stats;
   struct MHD_Daemon *mhd;
   unsigned bound_port;
-  struct pascal_store *store;
-  pthread_mutex_t store_lock;
-  pd_registry *registry;
+  struct pascal_store *store;  /* thread-safe: locks itself (store/pascal_store.h) */
+  pd_registry *registry;       /* thread-safe: rwlock inside (registry.h) */
+  atomic_int stopping;         /* 1 once SIGTERM/SIGINT came: answers close their
+                                  connections (http.c); set by the main thread */
 };
 
 #endif

@@ -47,7 +47,8 @@ static int is_json_type(const char *ct) {
   return next == '\0' || next == ';' || next == ' ' || next == '\t';
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *conn, pd_conn *c, pd_reply *rep) {
+static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_conn *c,
+                                  pd_reply *rep) {
   char *buf = NULL;
   size_t len = 0;
   if (rep->json) {
@@ -87,6 +88,10 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, pd_conn *c, pd_re
   if (rep->allow[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
   if (rep->www_authenticate)
     MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"pascald\"");
+  /* Shutting down: no keep-alive, so that the connection closes once this
+   * answer is sent and its client cannot start another request. */
+  if (atomic_load_explicit(&ctx->stopping, memory_order_relaxed))
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
   c->status = rep->status;
   enum MHD_Result ok = MHD_queue_response(conn, rep->status, r);
   MHD_destroy_response(r);
@@ -186,7 +191,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
       pd_reply rep;
       memset(&rep, 0, sizeof rep);
       dispatch(ctx, conn, url, method, c, &rep);
-      return send_reply(conn, c, &rep);
+      return send_reply(ctx, conn, c, &rep);
     }
     return MHD_YES;
   }
@@ -218,7 +223,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   pd_reply rep;
   memset(&rep, 0, sizeof rep);
   dispatch(ctx, conn, url, method, c, &rep);
-  return send_reply(conn, c, &rep);
+  return send_reply(ctx, conn, c, &rep);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -273,6 +278,10 @@ int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen) {
 
 void pd_http_stop(pd_ctx *ctx) {
   if (!ctx->mhd) return;
+  /* From here every answer closes its connection (send_reply): without it a
+   * keep-alive client under load always has a request in flight and the
+   * wait below would run to its 10 s limit, then cut requests mid-way. */
+  atomic_store_explicit(&ctx->stopping, 1, memory_order_relaxed);
   MHD_socket s = MHD_quiesce_daemon(ctx->mhd); /* no new connections */
   /* let in-flight requests finish: at most ~10 s */
   for (int i = 0; i < 1000 && atomic_load(&ctx->stats.inflight) > 0; i++) {
