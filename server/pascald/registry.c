@@ -2,6 +2,7 @@
  * registry.c - the in-memory set of frozen models (see registry.h). The entry
  * array only grows; a lookup is a short linear scan (tens of calibrations).
  */
+#define _GNU_SOURCE /* pthread_rwlockattr_setkind_np (glibc) */
 #include "registry.h"
 
 #include <pthread.h>
@@ -16,8 +17,19 @@ struct pd_registry {
 
 int pd_registry_new(pd_registry **out) {
   pd_registry *r = calloc(1, sizeof *r);
-  if (!r) return -1;
-  if (pthread_rwlock_init(&r->lock, NULL) != 0) {
+  pthread_rwlockattr_t attr;
+  if (!r || pthread_rwlockattr_init(&attr) != 0) {
+    free(r);
+    return -1;
+  }
+  /* glibc's default rwlock prefers readers: with prediction threads always
+   * overlapping (every batch item takes the read lock), a freeze or import
+   * could wait for the write lock without bound. Prefer the writer; this is
+   * safe because no thread ever takes the read lock twice. */
+  int ok = pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP) == 0 &&
+           pthread_rwlock_init(&r->lock, &attr) == 0;
+  pthread_rwlockattr_destroy(&attr);
+  if (!ok) {
     free(r);
     return -1;
   }

@@ -5,7 +5,8 @@
  * changed: a frozen calibration is immutable, so its fitted model is too.
  * Readers hold a pthread read lock only while they look up and predict (the
  * models themselves are const and thread-safe, predict.h); writers take the
- * write lock only to append a ready entry. No SQLite on this path.
+ * write lock only to append a ready entry. No SQLite on this path. The lock
+ * prefers a waiting writer and is not recursive: never take it twice.
  */
 #ifndef PASCALD_REGISTRY_H
 #define PASCALD_REGISTRY_H
