@@ -186,16 +186,28 @@ pascal_status pascal_plan_grid_expand(const pascal_plan_grid *grid,
   return PASCAL_OK;
 }
 
+/* The length rule of every plan list: present, not empty (the message is
+ * `empty`, or "LIST must not be empty" when NULL), at most MAX_LIST entries. */
+static pascal_status check_length(const void *v, size_t n, const char *list, const char *empty,
+                                  pascal_error *err)
+{
+  if (n == 0 || !v)
+    return empty ? pascal_error_set(err, PASCAL_EINVAL, list, "%s", empty)
+                 : pascal_error_set(err, PASCAL_EINVAL, list, "%s must not be empty", list);
+  if (n > PASCAL_PLAN_MAX_LIST)
+    return pascal_error_set(err, PASCAL_EINVAL, list, "%s has more than %u entries",
+                            list, PASCAL_PLAN_MAX_LIST);
+  return PASCAL_OK;
+}
+
 /* A list of distinct extents, each 1..MAX_EXTENT. */
 static pascal_status check_extents(const uint64_t *v, size_t n, const char *list,
                                    pascal_error *err)
 {
   char name[PASCAL_ERROR_FIELD_MAX];
-  if (n == 0 || !v)
-    return pascal_error_set(err, PASCAL_EINVAL, list, "%s must not be empty", list);
-  if (n > PASCAL_PLAN_MAX_LIST)
-    return pascal_error_set(err, PASCAL_EINVAL, list, "%s has more than %u entries",
-                            list, PASCAL_PLAN_MAX_LIST);
+  pascal_status st = check_length(v, n, list, NULL, err);
+  if (st)
+    return st;
   for (size_t i = 0; i < n; i++) {
     snprintf(name, sizeof name, "%s[%zu]", list, i);
     if (v[i] < 1 || v[i] > PASCAL_PLAN_MAX_EXTENT)
@@ -213,14 +225,13 @@ static pascal_status check_extents(const uint64_t *v, size_t n, const char *list
 static pascal_status check_keys(const pascal_plan *plan, pascal_error *err)
 {
   char name[PASCAL_ERROR_FIELD_MAX];
-  if (plan->n_keys == 0 || !plan->keys)
-    return pascal_error_set(err, PASCAL_EINVAL, "keys", "a scan plan needs keys or a grid");
-  if (plan->n_keys > PASCAL_PLAN_MAX_LIST)
-    return pascal_error_set(err, PASCAL_EINVAL, "keys", "keys has more than %u entries",
-                            PASCAL_PLAN_MAX_LIST);
+  pascal_status st =
+      check_length(plan->keys, plan->n_keys, "keys", "a scan plan needs keys or a grid", err);
+  if (st)
+    return st;
   for (size_t i = 0; i < plan->n_keys; i++) {
     snprintf(name, sizeof name, "keys[%zu]", i);
-    pascal_status st = pascal_plan_key_validate(&plan->keys[i], name, err);
+    st = pascal_plan_key_validate(&plan->keys[i], name, err);
     if (st)
       return st;
     for (size_t j = 0; j < i; j++)
@@ -233,11 +244,10 @@ static pascal_status check_keys(const pascal_plan *plan, pascal_error *err)
 static pascal_status check_shapes(const pascal_plan *plan, pascal_error *err)
 {
   char name[PASCAL_ERROR_FIELD_MAX];
-  if (plan->n_shapes == 0 || !plan->shapes)
-    return pascal_error_set(err, PASCAL_EINVAL, "shapes", "a gemm plan needs shapes");
-  if (plan->n_shapes > PASCAL_PLAN_MAX_LIST)
-    return pascal_error_set(err, PASCAL_EINVAL, "shapes", "shapes has more than %u entries",
-                            PASCAL_PLAN_MAX_LIST);
+  pascal_status st =
+      check_length(plan->shapes, plan->n_shapes, "shapes", "a gemm plan needs shapes", err);
+  if (st)
+    return st;
   for (size_t i = 0; i < plan->n_shapes; i++) {
     const pascal_plan_shape *s = &plan->shapes[i];
     const uint64_t ext[3] = {s->Mg, s->Ng, s->Kg};

@@ -112,6 +112,11 @@ simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *r
  * come in non-decreasing `ready` order per link). Returns arrival at the SM. */
 double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready);
 
+/* The run's stats from the memory path's counts: fill_bytes = fills *
+ * block_bytes, K = fills / k_per (W*N for a scan, H for a static run). */
+void simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns,
+                      double k_per, uint32_t M, pascal_simdev_stats *out);
+
 /* ---- the device ---- */
 
 typedef struct simdev_slot simdev_slot; /* scan engine's per-slot state */

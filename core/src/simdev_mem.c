@@ -10,6 +10,7 @@
  * the LRU misses of paper §3.3 (Theorem lru).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "simdev_internal.h"
 
@@ -126,4 +127,17 @@ pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capaci
   mm->requests = mm->hits = mm->merges = mm->fills = 0;
   mm->rng = rng;
   return PASCAL_OK;
+}
+
+void simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns,
+                      double k_per, uint32_t M, pascal_simdev_stats *out) {
+  memset(out, 0, sizeof *out);
+  out->requests = mm->requests;
+  out->hits = mm->hits;
+  out->merges = mm->merges;
+  out->fills = mm->fills;
+  out->fill_bytes = (double)mm->fills * (double)block_bytes;
+  out->kernel_ns = kernel_ns;
+  out->K = (double)mm->fills / k_per;
+  out->M = M;
 }

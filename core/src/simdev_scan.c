@@ -280,15 +280,7 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
     else if (r.slots[e.id].active) on_block_done(&r, e.id, e.t);
     else on_start(&r, e.id, e.t);
   }
-  const simdev_mem *mm = r.mem;
-  memset(out, 0, sizeof *out);
-  out->requests = mm->requests;
-  out->hits = mm->hits;
-  out->merges = mm->merges;
-  out->fills = mm->fills;
-  out->fill_bytes = (double)mm->fills * (double)p->block_bytes;
-  out->kernel_ns = r.end_ns;
-  out->K = (double)mm->fills / ((double)scan->W * (double)scan->N);
-  out->M = r.M;
+  simdev_mem_stats(r.mem, p->block_bytes, r.end_ns, (double)scan->W * (double)scan->N, r.M,
+                   out);
   return PASCAL_OK;
 }

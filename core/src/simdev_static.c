@@ -9,7 +9,6 @@
  * the LRU interval collapses). Timing uses the same DRAM and link servers as
  * the open scan.
  */
-#include <string.h>
 
 #include "simdev_internal.h"
 
@@ -65,14 +64,6 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_s
     }
     release = round_end + p->grid_barrier_ns;
   }
-  memset(out, 0, sizeof *out);
-  out->requests = mm->requests;
-  out->hits = mm->hits;
-  out->merges = mm->merges;
-  out->fills = mm->fills;
-  out->fill_bytes = (double)mm->fills * (double)p->block_bytes;
-  out->kernel_ns = release;
-  out->K = (double)mm->fills / (double)run->H;
-  out->M = run->M;
+  simdev_mem_stats(mm, p->block_bytes, release, (double)run->H, run->M, out);
   return PASCAL_OK;
 }

@@ -24,7 +24,7 @@ typedef enum cli_arg_kind {
 } cli_arg_kind;
 
 /* A parsed list; owned by the caller after parsing, released with
- * cli_u64_list_free(). */
+ * cli_args_release() on the table that filled it. */
 typedef struct cli_u64_list {
   uint64_t *v;
   size_t n;
@@ -39,6 +39,9 @@ typedef struct cli_arg {
   uint64_t lo, hi;    /* inclusive integer range (U64, U32, U64_LIST)      */
   int seen;           /* set by the parser                                 */
 } cli_arg;
+
+/* Entries of an option table (an array, not a pointer). */
+#define N_ARGS(a) (sizeof(a) / sizeof *(a))
 
 /* Parse argv[0..argc-1] (the arguments after the subcommand name) against
  * the table args[0..n_args-1]. "--name value" and "--name=value" both work.

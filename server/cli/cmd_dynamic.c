@@ -14,7 +14,17 @@
 #include "pascal/synth.h"
 #include "pascal_codec.h"
 
-#define N_ARGS(a) (sizeof(a) / sizeof *(a))
+/* Read and decode the bundle file at `path`. */
+static pascal_status read_bundle(const char *path, pascal_codec_bundle *bundle,
+                                 pascal_error *err)
+{
+  json_t *doc = NULL;
+  pascal_status st = pascal_codec_load_file(path, &doc, err);
+  if (!st)
+    st = pascal_codec_bundle_decode(doc, bundle, err);
+  json_decref(doc);
+  return st;
+}
 
 /* Read a bundle and fit its model; a frozen bundle's stored model must match
  * the refit. On failure the error is reported and the exit status returned. */
@@ -22,11 +32,7 @@ static int load_model(const char *cmd, const char *path, pascal_codec_bundle *bu
                       pascal_model **model)
 {
   pascal_error err = {0};
-  json_t *doc = NULL;
-  pascal_status st = pascal_codec_load_file(path, &doc, &err);
-  if (!st)
-    st = pascal_codec_bundle_decode(doc, bundle, &err);
-  json_decref(doc);
+  pascal_status st = read_bundle(path, bundle, &err);
   if (!st)
     st = pascal_model_fit(&bundle->cal, model, &err);
   if (!st && (st = pascal_codec_bundle_check_model(bundle, *model, &err))) {
@@ -228,12 +234,9 @@ int cli_cmd_loko(int argc, char **argv)
   pascal_codec_bundle bundle;
   pascal_loko_report report;
   pascal_error err = {0};
-  json_t *doc = NULL, *file = NULL;
+  json_t *doc = NULL;
   pascal_codec_bundle_init(&bundle);
-  pascal_status st = pascal_codec_load_file(path, &file, &err);
-  if (!st)
-    st = pascal_codec_bundle_decode(file, &bundle, &err);
-  json_decref(file);
+  pascal_status st = read_bundle(path, &bundle, &err);
   if (st) {
     rc = cli_input_error("loko", path, &err);
   } else if ((st = pascal_loko_run(&bundle.cal, &report, &err))) {

@@ -11,8 +11,6 @@
 #include "output.h"
 #include "pascal_codec_static.h"
 
-#define N_ARGS(a) (sizeof(a) / sizeof *(a))
-
 int cli_cmd_bounds(int argc, char **argv)
 {
   pascal_codec_bounds_query q = {0};

@@ -291,10 +291,7 @@ static pascal_status encode_run(const pascal_calibration *cal, size_t i, json_t 
     return encode_optionals(obj, r->has_repeat, r->repeat, r->has_kernel_ns, r->kernel_ns, err);
   }
   const pascal_scan_run *r = &cal->scan_runs[i];
-  if ((st = codec_set(obj, "o", codec_uint(r->key.o), err)) ||
-      (st = codec_set(obj, "path", json_string(pascal_path_name(r->key.path)), err)) ||
-      (st = codec_set(obj, "d", codec_uint(r->key.d), err)) ||
-      (st = codec_set(obj, "m", codec_uint(r->key.m), err)) ||
+  if ((st = codec_set_scan_key(obj, &r->key, err)) ||
       (st = codec_set(obj, "N", codec_uint(r->N), err)) ||
       (st = codec_set(obj, "W", codec_uint(r->W), err)) ||
       (st = codec_set(obj, "fill_bytes", codec_real(r->fill_bytes), err)))
@@ -383,16 +380,6 @@ pascal_status pascal_codec_bundle_hash(const pascal_calibration *cal,
   return PASCAL_OK;
 }
 
-static pascal_status encode_knots(json_t *obj, const char *key, const double *v, size_t n,
-                                  pascal_error *err)
-{
-  json_t *arr = json_array();
-  pascal_status st = codec_set(obj, key, arr, err);
-  for (size_t i = 0; !st && i < n; i++)
-    st = codec_append(arr, codec_real(v[i]), key, err);
-  return st;
-}
-
 pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out,
                                         pascal_error *err)
 {
@@ -409,14 +396,12 @@ pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out,
     if (gemm) {
       if (!(st = codec_set(c, "n_r", codec_uint(v.n_r), err)))
         st = codec_set(c, "n_c", codec_uint(v.n_c), err);
-    } else if (!(st = codec_set(c, "o", codec_uint(v.key.o), err)) &&
-             !(st = codec_set(c, "path", json_string(pascal_path_name(v.key.path)), err)) &&
-             !(st = codec_set(c, "d", codec_uint(v.key.d), err)) &&
-             !(st = codec_set(c, "m", codec_uint(v.key.m), err)))
+    } else if (!(st = codec_set_scan_key(c, &v.key, err))) {
       st = codec_set(c, "N", codec_uint(v.N), err);
-    if (!st && !(st = encode_knots(c, "x", v.curve->x, v.curve->n, err)) &&
-        !(st = encode_knots(c, "y", v.curve->y, v.curve->n, err)))
-      st = encode_knots(c, "slope", v.curve->d, v.curve->n, err);
+    }
+    if (!st && !(st = codec_set_real_array(c, "x", v.curve->x, v.curve->n, err)) &&
+        !(st = codec_set_real_array(c, "y", v.curve->y, v.curve->n, err)))
+      st = codec_set_real_array(c, "slope", v.curve->d, v.curve->n, err);
   }
   if (st) {
     json_decref(doc);

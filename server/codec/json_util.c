@@ -173,3 +173,49 @@ pascal_status codec_append(json_t *arr, json_t *value, const char *field,
     return pascal_error_set(err, PASCAL_ENOMEM, field, "out of memory writing %s", field);
   return PASCAL_OK;
 }
+
+pascal_status codec_set_scan_key(json_t *obj, const pascal_scan_key *k, pascal_error *err)
+{
+  pascal_status st;
+  if ((st = codec_set(obj, "o", codec_uint(k->o), err)) ||
+      (st = codec_set(obj, "path", json_string(pascal_path_name(k->path)), err)) ||
+      (st = codec_set(obj, "d", codec_uint(k->d), err)) ||
+      (st = codec_set(obj, "m", codec_uint(k->m), err)))
+    return st;
+  return PASCAL_OK;
+}
+
+/* Element i of a C array as JSON (NULL: not representable). */
+typedef json_t *(*codec_element)(const void *v, size_t i);
+
+static json_t *uint_element(const void *v, size_t i)
+{
+  return codec_uint(((const uint64_t *)v)[i]);
+}
+
+static json_t *real_element(const void *v, size_t i)
+{
+  return codec_real(((const double *)v)[i]);
+}
+
+static pascal_status set_array(json_t *obj, const char *key, const void *v, size_t n,
+                               codec_element element, pascal_error *err)
+{
+  json_t *arr = json_array();
+  pascal_status st = codec_set(obj, key, arr, err);
+  for (size_t i = 0; !st && i < n; i++)
+    st = codec_append(arr, element(v, i), key, err);
+  return st;
+}
+
+pascal_status codec_set_uint_array(json_t *obj, const char *key, const uint64_t *v, size_t n,
+                                   pascal_error *err)
+{
+  return set_array(obj, key, v, n, uint_element, err);
+}
+
+pascal_status codec_set_real_array(json_t *obj, const char *key, const double *v, size_t n,
+                                   pascal_error *err)
+{
+  return set_array(obj, key, v, n, real_element, err);
+}

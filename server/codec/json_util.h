@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "pascal/calibration.h"
 #include "pascal/error.h"
 
 /* A field path: "prefix.key" or "key" when prefix is empty. */
@@ -49,5 +50,13 @@ json_t *codec_real_or_null(double v);
 pascal_status codec_set(json_t *obj, const char *key, json_t *value, pascal_error *err);
 pascal_status codec_append(json_t *arr, json_t *value, const char *field,
                            pascal_error *err);
+/* obj[key] = the array v[0..n-1] (codec_uint / codec_real elements); an
+ * element that is not representable fails naming `key`. */
+pascal_status codec_set_uint_array(json_t *obj, const char *key, const uint64_t *v, size_t n,
+                                   pascal_error *err);
+pascal_status codec_set_real_array(json_t *obj, const char *key, const double *v, size_t n,
+                                   pascal_error *err);
+/* The scan key's members "o", "path", "d", "m" (in this order) into obj. */
+pascal_status codec_set_scan_key(json_t *obj, const pascal_scan_key *k, pascal_error *err);
 
 #endif

@@ -9,6 +9,21 @@
 #include "json_util.h"
 #include "pascal_codec.h"
 
+/* A zeroed array for the n entries of the JSON list `field`, refused above
+ * PASCAL_PLAN_MAX_LIST entries (an empty list gets a 1-entry array; the plan
+ * validation names it). */
+static pascal_status list_alloc(size_t n, size_t elem, const char *field, void **out,
+                                pascal_error *err)
+{
+  if (n > PASCAL_PLAN_MAX_LIST)
+    return pascal_error_set(err, PASCAL_EINVAL, field, "%s has more than %u entries", field,
+                            PASCAL_PLAN_MAX_LIST);
+  *out = calloc(n ? n : 1, elem);
+  if (!*out)
+    return pascal_error_set(err, PASCAL_ENOMEM, field, "out of memory reading %s", field);
+  return PASCAL_OK;
+}
+
 /* Read array `key` of integers in [lo, hi] into a malloc'd array. Absent and
  * not required: *out = NULL, *n = 0. An empty array is returned as such (the
  * plan validation names it). */
@@ -25,12 +40,10 @@ static pascal_status read_uint_list(const json_t *obj, const char *prefix, const
   char field[PASCAL_ERROR_FIELD_MAX], item[PASCAL_ERROR_FIELD_MAX];
   codec_path(field, sizeof field, prefix, key);
   size_t len = json_array_size(arr);
-  if (len > PASCAL_PLAN_MAX_LIST)
-    return pascal_error_set(err, PASCAL_EINVAL, field, "%s has more than %u entries", field,
-                            PASCAL_PLAN_MAX_LIST);
-  uint64_t *v = malloc((len ? len : 1) * sizeof *v);
-  if (!v)
-    return pascal_error_set(err, PASCAL_ENOMEM, field, "out of memory reading %s", field);
+  void *mem;
+  if ((st = list_alloc(len, sizeof(uint64_t), field, &mem, err)))
+    return st;
+  uint64_t *v = mem;
   for (size_t i = 0; i < len; i++) {
     codec_path_index(item, sizeof item, field, i);
     if ((st = codec_uint_value(json_array_get(arr, i), item, lo, hi, &v[i], err))) {
@@ -85,18 +98,16 @@ static pascal_status decode_key(const json_t *obj, const char *field, pascal_pla
 static pascal_status decode_keys(const json_t *arr, pascal_plan *plan, pascal_error *err)
 {
   size_t n = json_array_size(arr);
-  if (n > PASCAL_PLAN_MAX_LIST)
-    return pascal_error_set(err, PASCAL_EINVAL, "keys", "keys has more than %u entries",
-                            PASCAL_PLAN_MAX_LIST);
-  plan->keys = calloc(n ? n : 1, sizeof *plan->keys);
-  if (!plan->keys)
-    return pascal_error_set(err, PASCAL_ENOMEM, "keys", "out of memory reading keys");
+  void *mem;
+  pascal_status st = list_alloc(n, sizeof *plan->keys, "keys", &mem, err);
+  if (st)
+    return st;
+  plan->keys = mem;
   plan->n_keys = n;
   for (size_t i = 0; i < n; i++) {
     char field[PASCAL_ERROR_FIELD_MAX];
     codec_path_index(field, sizeof field, "keys", i);
-    pascal_status st = decode_key(json_array_get(arr, i), field, &plan->keys[i], err);
-    if (st)
+    if ((st = decode_key(json_array_get(arr, i), field, &plan->keys[i], err)))
       return st;
   }
   return PASCAL_OK;
@@ -164,12 +175,10 @@ static pascal_status decode_shapes(const json_t *doc, pascal_plan *plan, pascal_
   if (st)
     return st;
   size_t n = json_array_size(arr);
-  if (n > PASCAL_PLAN_MAX_LIST)
-    return pascal_error_set(err, PASCAL_EINVAL, "shapes", "shapes has more than %u entries",
-                            PASCAL_PLAN_MAX_LIST);
-  plan->shapes = calloc(n ? n : 1, sizeof *plan->shapes);
-  if (!plan->shapes)
-    return pascal_error_set(err, PASCAL_ENOMEM, "shapes", "out of memory reading shapes");
+  void *mem;
+  if ((st = list_alloc(n, sizeof *plan->shapes, "shapes", &mem, err)))
+    return st;
+  plan->shapes = mem;
   plan->n_shapes = n;
   for (size_t i = 0; i < n; i++) {
     char field[PASCAL_ERROR_FIELD_MAX];
@@ -287,16 +296,6 @@ static pascal_status encode_shape_fields(json_t *obj, const pascal_plan_shape *s
   return PASCAL_OK;
 }
 
-static pascal_status encode_uint_list(json_t *doc, const char *key, const uint64_t *v,
-                                      size_t n, pascal_error *err)
-{
-  json_t *arr = json_array();
-  pascal_status st = codec_set(doc, key, arr, err);
-  for (size_t i = 0; !st && i < n; i++)
-    st = codec_append(arr, codec_uint(v[i]), key, err);
-  return st;
-}
-
 pascal_status pascal_codec_plan_encode(const pascal_plan *plan, json_t **out, pascal_error *err)
 {
   pascal_status st = pascal_plan_validate(plan, err);
@@ -319,8 +318,8 @@ pascal_status pascal_codec_plan_encode(const pascal_plan *plan, json_t **out, pa
                    : encode_shape_fields(item, &plan->shapes[i], err)))
       goto fail;
   }
-  if (scan && ((st = encode_uint_list(doc, "sizes", plan->sizes, plan->n_sizes, err)) ||
-               (st = encode_uint_list(doc, "horizons", plan->horizons, plan->n_horizons, err))))
+  if (scan && ((st = codec_set_uint_array(doc, "sizes", plan->sizes, plan->n_sizes, err)) ||
+               (st = codec_set_uint_array(doc, "horizons", plan->horizons, plan->n_horizons, err))))
     goto fail;
   *out = doc;
   return PASCAL_OK;

@@ -11,17 +11,6 @@
 #include "json_util.h"
 #include "pascal_codec.h"
 
-static pascal_status set_key(json_t *obj, const pascal_scan_key *k, pascal_error *err)
-{
-  pascal_status st;
-  if ((st = codec_set(obj, "o", codec_uint(k->o), err)) ||
-      (st = codec_set(obj, "path", json_string(pascal_path_name(k->path)), err)) ||
-      (st = codec_set(obj, "d", codec_uint(k->d), err)) ||
-      (st = codec_set(obj, "m", codec_uint(k->m), err)))
-    return st;
-  return PASCAL_OK;
-}
-
 static pascal_status set_rule(json_t *obj, pascal_rule rule, pascal_error *err)
 {
   return codec_set(obj, "rule", json_string(pascal_rule_name(rule)), err);
@@ -116,7 +105,7 @@ pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, ui
   pascal_status st;
   if ((st = encode_common(o, "scan", pred->K, pred->rho, pred->fill_bytes, pred->M,
                           pred->why.rule, err)) ||
-      (st = child(o, "query", &q, err)) || (st = set_key(q, key, err)) ||
+      (st = child(o, "query", &q, err)) || (st = codec_set_scan_key(q, key, err)) ||
       (st = codec_set(q, "N", codec_uint(N), err)) ||
       (st = codec_set(q, "W", codec_real(W), err)) ||
       (st = encode_scan_explanation(o, &pred->why, err))) {
@@ -212,7 +201,7 @@ static pascal_status encode_key_report(json_t *arr, pascal_workload wl,
   if (st)
     return st;
   if (wl != PASCAL_WORKLOAD_GEMM)
-    st = set_key(o, &k->key, err);
+    st = codec_set_scan_key(o, &k->key, err);
   else if (!(st = codec_set(o, "Mg", codec_uint(k->Mg), err)))
     st = codec_set(o, "Ng", codec_uint(k->Ng), err);
   if (st || (st = codec_set(o, "n_runs", codec_uint(k->n_runs), err)) ||

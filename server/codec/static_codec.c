@@ -23,16 +23,6 @@
  * stays within seconds. */
 #define SIM_REQUESTS_MAX (UINT64_C(1) << 30)
 
-static pascal_status set_u64_array(json_t *obj, const char *key, const uint64_t *v, size_t n,
-                                   pascal_error *err)
-{
-  json_t *arr = json_array();
-  pascal_status st = codec_set(obj, key, arr, err);
-  for (size_t i = 0; !st && i < n; i++)
-    st = codec_append(arr, codec_uint(v[i]), key, err);
-  return st;
-}
-
 /* "num/den" for a reduced rational. */
 static json_t *rational_text(uint64_t num, uint64_t den)
 {
@@ -182,7 +172,7 @@ pascal_status pascal_codec_bounds(const pascal_codec_bounds_query *q, json_t **o
       (st = codec_set(obj, "N", codec_uint(q->n), err)) ||
       (st = codec_set(obj, "C", codec_uint(q->c), err)) ||
       (st = codec_set(obj, "M", codec_uint(q->m), err)) ||
-      (st = set_u64_array(obj, "gaps", gaps, d, err)) ||
+      (st = codec_set_uint_array(obj, "gaps", gaps, d, err)) ||
       (st = codec_set(obj, "D", codec_uint(r.d), err)) || (st = encode_theta(obj, &r, err)) ||
       (st = codec_set(obj, "T_star", codec_uint(r.t_star), err)) ||
       (st = codec_set(obj, "K_ttl", codec_uint(r.k_ttl), err)) ||

@@ -106,17 +106,7 @@ static pascal_store_status get_calibration(pascal_store *s, int64_t id,
                                            pascal_store_calibration *out,
                                            pascal_error *err)
 {
-  sqlite3_stmt *st = NULL;
-  int row = 0;
-  pascal_store_status status =
-      store_row_by_id(s, ST_CAL_GET, id, &st, &row, "calibration", err);
-  if (status == PASCAL_STORE_OK && !row)
-    status = store_fail(err, PASCAL_STORE_NOT_FOUND, "calibration",
-                        "no calibration %lld", (long long)id);
-  if (status == PASCAL_STORE_OK)
-    status = read_calibration(st, out, err);
-  sqlite3_reset(st);
-  return status;
+  return store_read_by_id(s, ST_CAL_GET, id, read_calibration, out, "calibration", err);
 }
 
 pascal_store_status pascal_store_calibration_get(pascal_store *s, int64_t id,
@@ -124,9 +114,8 @@ pascal_store_status pascal_store_calibration_get(pascal_store *s, int64_t id,
                                                  pascal_error *err)
 {
   pascal_store_calibration c;
-  store_lock(s);
-  pascal_store_status status = get_calibration(s, id, &c, err);
-  store_unlock(s);
+  pascal_store_status status =
+      store_get_by_id(s, ST_CAL_GET, id, read_calibration, &c, "calibration", err);
   if (status == PASCAL_STORE_OK)
     *out = c;
   return status;
@@ -259,15 +248,12 @@ pascal_store_status pascal_store_calibration_freeze(
       check_frozen_texts(bundle_json, report_json, content_hash, err);
   if (!status)
     status = store_check_time(now, err);
+  pascal_store_calibration c;
   if (!status)
-    status = store_begin(s, err);
+    status = store_begin_by_id(s, ST_CAL_GET, id, read_calibration, &c, "calibration", err);
   if (status)
     return status;
-  pascal_store_calibration c;
   int64_t left = 0;
-  status = get_calibration(s, id, &c, err);
-  if (status)
-    return store_end(s, status, err);
   if (c.state != PASCAL_STORE_COLLECTING)
     status = store_fail(err, PASCAL_STORE_CONFLICT, "state",
                         "calibration %lld is %s, not collecting", (long long)id,

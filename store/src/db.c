@@ -235,8 +235,8 @@ pascal_store_status store_end(pascal_store *s, pascal_store_status status,
     if (status)
       status = PASCAL_STORE_IO; /* a commit never fails for a client's reason */
   }
-  if (status && !sqlite3_get_autocommit(s->db))
-    store_step_done(s, store_stmt_get(s, ST_ROLLBACK), "rollback", NULL);
+  if (status && !sqlite3_get_autocommit(s->db)) /* the first failure is what is reported */
+    (void)store_step_done(s, store_stmt_get(s, ST_ROLLBACK), "rollback", NULL);
   store_unlock(s);
   return status;
 }

@@ -23,10 +23,9 @@ static pascal_store_status find_device(pascal_store *s, const char *name,
                                        pascal_store_device *out, int *found,
                                        pascal_error *err)
 {
-  sqlite3_stmt *st = store_stmt_get(s, ST_DEVICE_GET);
-  if (sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) != SQLITE_OK)
-    return store_sql_error(s->db, sqlite3_errcode(s->db), "device", err);
-  pascal_store_status status = store_step_row(s, st, found, "device", err);
+  sqlite3_stmt *st = NULL;
+  pascal_store_status status =
+      store_row_by_text(s, ST_DEVICE_GET, name, &st, found, "device", err);
   if (status == PASCAL_STORE_OK && *found)
     read_device(st, out);
   sqlite3_reset(st);
@@ -157,11 +156,8 @@ pascal_store_status pascal_store_device_progress(pascal_store *s,
   store_lock(s);
   status = store_device_require(s, device, err);
   if (status == PASCAL_STORE_OK) {
-    sqlite3_stmt *st = store_stmt_get(s, ST_DEVICE_PROGRESS);
-    if (sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC) != SQLITE_OK)
-      status = store_sql_error(s->db, sqlite3_errcode(s->db), "progress", err);
-    else
-      status = store_step_row(s, st, &row, "progress", err);
+    sqlite3_stmt *st = NULL;
+    status = store_row_by_text(s, ST_DEVICE_PROGRESS, device, &st, &row, "progress", err);
     if (status == PASCAL_STORE_OK && row) {
       *done = sqlite3_column_int64(st, 0);
       *total = sqlite3_column_int64(st, 1);

@@ -53,36 +53,28 @@ static void copy_message(char *dst, size_t size, const char *src)
   dst[len] = '\0';
 }
 
-static pascal_store_status load_job(pascal_store *s, int64_t id, job_row *out,
-                                    pascal_error *err)
+/* A store_row_reader: one row of JOB_COLUMNS into a job_row. */
+static pascal_store_status read_job(sqlite3_stmt *st, void *elem, pascal_error *err)
 {
-  sqlite3_stmt *st = NULL;
-  int row = 0;
-  pascal_store_status status = store_row_by_id(s, ST_JOB_GET, id, &st, &row, "job", err);
-  if (status == PASCAL_STORE_OK && !row)
-    status = store_fail(err, PASCAL_STORE_NOT_FOUND, "job", "no job %lld",
-                        (long long)id);
-  if (status == PASCAL_STORE_OK) {
-    pascal_store_job *j = &out->job;
-    memset(out, 0, sizeof *out);
-    j->id = sqlite3_column_int64(st, J_ID);
-    j->calibration = sqlite3_column_int64(st, J_CAL);
-    j->workload = (pascal_store_workload)store_workload_parse(
-        (const char *)sqlite3_column_text(st, J_WORKLOAD));
-    j->state = (pascal_store_job_state)store_job_state_parse(
-        (const char *)sqlite3_column_text(st, J_STATE));
-    j->block_bytes = (uint32_t)sqlite3_column_int64(st, J_BLOCK_BYTES);
-    store_column_copy(st, J_OWNER, j->lease_owner, sizeof j->lease_owner);
-    j->lease_expires = sqlite3_column_int64(st, J_EXPIRES);
-    j->attempts = (uint32_t)sqlite3_column_int64(st, J_ATTEMPTS);
-    j->max_attempts = (uint32_t)sqlite3_column_int64(st, J_MAX_ATTEMPTS);
-    store_column_copy(st, J_LAST_ERROR, j->last_error, sizeof j->last_error);
-    store_column_copy(st, J_TOKEN, out->token, sizeof out->token);
-    store_column_copy(st, J_DEVICE, j->device, sizeof j->device);
-    store_read_run(st, J_RUN, &j->run);
-  }
-  sqlite3_reset(st);
-  return status;
+  job_row *out = elem;
+  pascal_store_job *j = &out->job;
+  memset(out, 0, sizeof *out);
+  j->id = sqlite3_column_int64(st, J_ID);
+  j->calibration = sqlite3_column_int64(st, J_CAL);
+  j->workload = (pascal_store_workload)store_workload_parse(
+      (const char *)sqlite3_column_text(st, J_WORKLOAD));
+  j->state = (pascal_store_job_state)store_job_state_parse(
+      (const char *)sqlite3_column_text(st, J_STATE));
+  j->block_bytes = (uint32_t)sqlite3_column_int64(st, J_BLOCK_BYTES);
+  store_column_copy(st, J_OWNER, j->lease_owner, sizeof j->lease_owner);
+  j->lease_expires = sqlite3_column_int64(st, J_EXPIRES);
+  j->attempts = (uint32_t)sqlite3_column_int64(st, J_ATTEMPTS);
+  j->max_attempts = (uint32_t)sqlite3_column_int64(st, J_MAX_ATTEMPTS);
+  store_column_copy(st, J_LAST_ERROR, j->last_error, sizeof j->last_error);
+  store_column_copy(st, J_TOKEN, out->token, sizeof out->token);
+  store_column_copy(st, J_DEVICE, j->device, sizeof j->device);
+  store_read_run(st, J_RUN, &j->run);
+  return PASCAL_STORE_OK;
 }
 
 static pascal_store_status agent_seen(pascal_store *s, const char *name,
@@ -166,11 +158,10 @@ static pascal_store_status lease_next(pascal_store *s, const char *device,
                                       int64_t expires, int64_t *id,
                                       pascal_error *err)
 {
-  sqlite3_stmt *st = store_stmt_get(s, ST_JOB_NEXT_QUEUED);
+  sqlite3_stmt *st = NULL;
   int row = 0;
-  if (sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC) != SQLITE_OK)
-    return store_sql_error(s->db, sqlite3_errcode(s->db), "claim", err);
-  pascal_store_status status = store_step_row(s, st, &row, "claim", err);
+  pascal_store_status status =
+      store_row_by_text(s, ST_JOB_NEXT_QUEUED, device, &st, &row, "claim", err);
   *id = status == PASCAL_STORE_OK && row ? sqlite3_column_int64(st, 0) : 0;
   sqlite3_reset(st);
   if (status || *id == 0)
@@ -210,7 +201,7 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
   if (!status)
     status = agent_seen(s, agent, now, err);
   if (!status && id)
-    status = load_job(s, id, &row, err);
+    status = store_read_by_id(s, ST_JOB_GET, id, read_job, &row, "job", err);
   status = store_end(s, status, err);
   if (status == PASCAL_STORE_OK) {
     if (id)
@@ -242,15 +233,13 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
                                                int64_t *lease_expires,
                                                pascal_error *err)
 {
+  job_row row;
   pascal_store_status status = check_lease_args(lease_token, now, lease_seconds, err);
   if (!status)
-    status = store_begin(s, err);
+    status = store_begin_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
   if (status)
     return status;
-  job_row row;
-  status = load_job(s, job, &row, err);
-  if (!status)
-    status = require_live_lease(&row, lease_token, now, err);
+  status = require_live_lease(&row, lease_token, now, err);
   if (!status) {
     sqlite3_stmt *st = store_stmt_get(s, ST_JOB_EXTEND);
     if (sqlite3_bind_int64(st, 1, job) || sqlite3_bind_int64(st, 2, now + lease_seconds))
@@ -315,14 +304,11 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
   pascal_store_status status = check_lease_args(lease_token, now, 1, err);
   if (!status)
     status = store_check_result(fill_bytes, kernel_ns, "result", err);
+  job_row row;
   if (!status)
-    status = store_begin(s, err);
+    status = store_begin_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
   if (status)
     return status;
-  job_row row;
-  status = load_job(s, job, &row, err);
-  if (status)
-    return store_end(s, status, err);
   if (row.job.state == PASCAL_STORE_DONE && secret_equal(row.token, lease_token))
     status = compare_done(s, job, fill_bytes, kernel_ns, err);
   else {
@@ -339,19 +325,17 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
                                           pascal_store_job_state *state,
                                           pascal_error *err)
 {
+  job_row row;
   pascal_store_status status = check_lease_args(lease_token, now, 1, err);
   if (!status)
-    status = store_begin(s, err);
+    status = store_begin_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
   if (status)
     return status;
   char text[PASCAL_STORE_MESSAGE_MAX];
   copy_message(text, sizeof text, message && *message ? message : "failed");
-  job_row row;
   int got = 0;
   int next = PASCAL_STORE_QUEUED;
-  status = load_job(s, job, &row, err);
-  if (!status)
-    status = require_live_lease(&row, lease_token, now, err);
+  status = require_live_lease(&row, lease_token, now, err);
   if (!status) {
     sqlite3_stmt *st = store_stmt_get(s, ST_JOB_RETRY);
     if (sqlite3_bind_int64(st, 1, job) ||
@@ -378,9 +362,7 @@ pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id,
                                          pascal_error *err)
 {
   job_row row;
-  store_lock(s);
-  pascal_store_status status = load_job(s, id, &row, err);
-  store_unlock(s);
+  pascal_store_status status = store_get_by_id(s, ST_JOB_GET, id, read_job, &row, "job", err);
   if (status == PASCAL_STORE_OK)
     *out = row.job;
   return status;

@@ -165,12 +165,65 @@ pascal_store_status store_list(pascal_store *s, store_stmt which, size_t elem,
   return status;
 }
 
+/* Step `st` once after binding ?1 (bind_rc: the bind's result code). */
+static pascal_store_status step_bound(pascal_store *s, sqlite3_stmt *st, int bind_rc,
+                                      int *row, const char *what, pascal_error *err)
+{
+  if (bind_rc != SQLITE_OK)
+    return store_sql_error(s->db, sqlite3_errcode(s->db), what, err);
+  return store_step_row(s, st, row, what, err);
+}
+
 pascal_store_status store_row_by_id(pascal_store *s, store_stmt which,
                                     int64_t id, sqlite3_stmt **st, int *row,
                                     const char *what, pascal_error *err)
 {
   *st = store_stmt_get(s, which);
-  if (sqlite3_bind_int64(*st, 1, id) != SQLITE_OK)
-    return store_sql_error(s->db, sqlite3_errcode(s->db), what, err);
-  return store_step_row(s, *st, row, what, err);
+  return step_bound(s, *st, sqlite3_bind_int64(*st, 1, id), row, what, err);
+}
+
+pascal_store_status store_row_by_text(pascal_store *s, store_stmt which,
+                                      const char *text, sqlite3_stmt **st, int *row,
+                                      const char *what, pascal_error *err)
+{
+  *st = store_stmt_get(s, which);
+  return step_bound(s, *st, sqlite3_bind_text(*st, 1, text, -1, SQLITE_STATIC), row, what,
+                    err);
+}
+
+pascal_store_status store_read_by_id(pascal_store *s, store_stmt which, int64_t id,
+                                     store_row_reader read, void *out,
+                                     const char *what, pascal_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int row = 0;
+  pascal_store_status status = store_row_by_id(s, which, id, &st, &row, what, err);
+  if (status == PASCAL_STORE_OK && !row)
+    status = store_fail(err, PASCAL_STORE_NOT_FOUND, what, "no %s %lld", what,
+                        (long long)id);
+  if (status == PASCAL_STORE_OK)
+    status = read(st, out, err);
+  sqlite3_reset(st);
+  return status;
+}
+
+pascal_store_status store_get_by_id(pascal_store *s, store_stmt which, int64_t id,
+                                    store_row_reader read, void *out,
+                                    const char *what, pascal_error *err)
+{
+  store_lock(s);
+  pascal_store_status status = store_read_by_id(s, which, id, read, out, what, err);
+  store_unlock(s);
+  return status;
+}
+
+pascal_store_status store_begin_by_id(pascal_store *s, store_stmt which, int64_t id,
+                                      store_row_reader read, void *out,
+                                      const char *what, pascal_error *err)
+{
+  pascal_store_status status = store_begin(s, err);
+  if (status)
+    return status;
+  status = store_read_by_id(s, which, id, read, out, what, err);
+  return status ? store_end(s, status, err) : PASCAL_STORE_OK;
 }

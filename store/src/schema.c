@@ -164,7 +164,7 @@ static pascal_store_status apply(sqlite3 *db, int target, pascal_error *err)
   }
   if (status == PASCAL_STORE_OK)
     return exec(db, "COMMIT", err);
-  sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  (void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL); /* status says what failed */
   return status;
 }
 

@@ -184,5 +184,26 @@ pascal_store_status store_list(pascal_store *s, store_stmt which, size_t elem,
 pascal_store_status store_row_by_id(pascal_store *s, store_stmt which,
                                     int64_t id, sqlite3_stmt **st, int *row,
                                     const char *what, pascal_error *err);
+/* The same with ?1 bound to the text `text` (borrowed until the reset). */
+pascal_store_status store_row_by_text(pascal_store *s, store_stmt which,
+                                      const char *text, sqlite3_stmt **st, int *row,
+                                      const char *what, pascal_error *err);
+
+/* The row of `which` with ?1 bound to id, read into `out` by `read` (lock
+ * held); NOT_FOUND "no WHAT ID" naming the field `what` when there is none.
+ * Resets the statement. */
+pascal_store_status store_read_by_id(pascal_store *s, store_stmt which, int64_t id,
+                                     store_row_reader read, void *out,
+                                     const char *what, pascal_error *err);
+/* store_read_by_id() under the handle's lock (a read-only public call). */
+pascal_store_status store_get_by_id(pascal_store *s, store_stmt which, int64_t id,
+                                    store_row_reader read, void *out,
+                                    const char *what, pascal_error *err);
+/* store_begin(), then store_read_by_id() inside the new transaction. On OK
+ * the transaction stays open for the caller (who ends it with store_end());
+ * on failure it is rolled back and the handle unlocked. */
+pascal_store_status store_begin_by_id(pascal_store *s, store_stmt which, int64_t id,
+                                      store_row_reader read, void *out,
+                                      const char *what, pascal_error *err);
 
 #endif

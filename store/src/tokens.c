@@ -38,11 +38,8 @@ pascal_store_status pascal_store_token_create(pascal_store *s, const char *name,
   if (status)
     return status;
   int exists = 0;
-  sqlite3_stmt *st = store_stmt_get(s, ST_TOKEN_EXISTS);
-  if (sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC) != SQLITE_OK)
-    status = store_sql_error(s->db, sqlite3_errcode(s->db), "token", err);
-  else
-    status = store_step_row(s, st, &exists, "token", err);
+  sqlite3_stmt *st = NULL;
+  status = store_row_by_text(s, ST_TOKEN_EXISTS, hash, &st, &exists, "token", err);
   sqlite3_reset(st);
   if (!status && exists)
     status = store_fail(err, PASCAL_STORE_CONFLICT, "hash", "a token with this hash exists");
@@ -73,14 +70,11 @@ pascal_store_status pascal_store_token_find(pascal_store *s, const char *hash,
   int row = 0;
   pascal_store_token t;
   store_lock(s);
-  sqlite3_stmt *st = store_stmt_get(s, ST_TOKEN_FIND);
-  if (sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC) != SQLITE_OK)
-    status = store_sql_error(s->db, sqlite3_errcode(s->db), "token", err);
-  else
-    status = store_step_row(s, st, &row, "token", err);
+  sqlite3_stmt *st = NULL;
+  status = store_row_by_text(s, ST_TOKEN_FIND, hash, &st, &row, "token", err);
   if (!status && row) {
     memset(&t, 0, sizeof t);
-    token_reader(st, &t, err);
+    status = token_reader(st, &t, err);
   }
   sqlite3_reset(st);
   store_unlock(s);

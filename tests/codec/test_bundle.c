@@ -56,8 +56,8 @@ static void make_scan(pascal_calibration *cal)
 static json_t *provenance(void)
 {
   json_t *p = json_object();
-  json_object_set_new(p, "source", json_string("sim"));
-  json_object_set_new(p, "profile", json_string("gb10-like"));
+  CHECK_INT(json_object_set_new(p, "source", json_string("sim")), 0);
+  CHECK_INT(json_object_set_new(p, "profile", json_string("gb10-like")), 0);
   return p;
 }
 
@@ -240,12 +240,12 @@ static void apply_edit(json_t *doc, const bundle_edit *e)
                    : *e->obj ? json_object_get(doc, e->obj)
                              : doc;
   if (!e->value) {
-    json_object_del(target, e->key);
+    CHECK_INT(json_object_del(target, e->key), 0);
     return;
   }
   json_t *v = json_loads(e->value, JSON_DECODE_ANY, NULL);
   CHECK(v != NULL);
-  json_object_set_new(target, e->key, v);
+  CHECK_INT(json_object_set_new(target, e->key, v), 0);
 }
 
 static const bundle_edit scan_edits[] = {
@@ -295,11 +295,11 @@ static void test_malformed_scan(void)
 
   /* extra keys are allowed, and a second repeat is not a duplicate */
   d = base_doc();
-  json_object_set_new(d, "comment", json_string("measured on a quiet machine"));
-  json_object_set_new(run(d, 2), "sm_clock_mhz", json_integer(1755));
+  CHECK_INT(json_object_set_new(d, "comment", json_string("measured on a quiet machine")), 0);
+  CHECK_INT(json_object_set_new(run(d, 2), "sm_clock_mhz", json_integer(1755)), 0);
   json_t *again = json_deep_copy(run(d, 0));
-  json_object_set_new(again, "repeat", json_integer(1));
-  json_array_append_new(json_object_get(d, "measurements"), again);
+  CHECK_INT(json_object_set_new(again, "repeat", json_integer(1)), 0);
+  CHECK_INT(json_array_append_new(json_object_get(d, "measurements"), again), 0);
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
   CHECK_INT(through_text(d, &b, NULL), PASCAL_OK);
@@ -326,26 +326,28 @@ static void test_malformed_frozen(void)
   CHECK(json_is_null(json_object_get(frozen, "report")));
   json_t *d;
   d = json_deep_copy(frozen); /* a measurement edited after freezing */
-  json_object_set_new(run(d, 4), "fill_bytes", json_real(1e9));
+  CHECK_INT(json_object_set_new(run(d, 4), "fill_bytes", json_real(1e9)), 0);
   expect_bad(d, PASCAL_EFORMAT, "content_hash");
   d = json_deep_copy(frozen);
-  json_object_set_new(d, "content_hash", json_string("sha256:00"));
+  CHECK_INT(json_object_set_new(d, "content_hash", json_string("sha256:00")), 0);
   expect_bad(d, PASCAL_EFORMAT, "content_hash");
   d = json_deep_copy(frozen);
-  json_object_set_new(d, "content_hash", json_integer(7));
+  CHECK_INT(json_object_set_new(d, "content_hash", json_integer(7)), 0);
   expect_bad(d, PASCAL_EFORMAT, "content_hash");
   d = json_deep_copy(frozen);
-  json_object_del(d, "content_hash");
+  CHECK_INT(json_object_del(d, "content_hash"), 0);
   expect_bad(d, PASCAL_EFORMAT, "content_hash");
   d = json_deep_copy(frozen);
-  json_object_del(d, "model");
+  CHECK_INT(json_object_del(d, "model"), 0);
   expect_bad(d, PASCAL_EFORMAT, "model");
   d = json_deep_copy(frozen);
-  json_object_set_new(d, "report", json_integer(3));
+  CHECK_INT(json_object_set_new(d, "report", json_integer(3)), 0);
   expect_bad(d, PASCAL_EFORMAT, "report");
   /* provenance is not hashed: changing it keeps the bundle valid */
   d = json_deep_copy(frozen);
-  json_object_set_new(json_object_get(d, "provenance"), "note", json_string("re-exported"));
+  CHECK_INT(json_object_set_new(json_object_get(d, "provenance"), "note",
+                                json_string("re-exported")),
+            0);
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
   CHECK_INT(through_text(d, &b, NULL), PASCAL_OK);
@@ -380,7 +382,7 @@ static void test_gemm_bundle(void)
         CHECK_INT(pascal_calibration_append_gemm(&cal, &r, NULL), PASCAL_OK);
       }
   json_t *prov = json_object(), *doc = NULL;
-  json_object_set_new(prov, "source", json_string("cuda"));
+  CHECK_INT(json_object_set_new(prov, "source", json_string("cuda")), 0);
   pascal_model *m = NULL;
   CHECK_INT(pascal_model_fit(&cal, &m, NULL), PASCAL_OK);
   CHECK_INT(pascal_codec_bundle_encode(&cal, prov, m, NULL, &doc, NULL), PASCAL_OK);
@@ -395,19 +397,20 @@ static void test_gemm_bundle(void)
   pascal_codec_bundle_free(&b);
 
   json_t *d = json_deep_copy(doc);
-  json_object_del(d, "gemm");
+  CHECK_INT(json_object_del(d, "gemm"), 0);
   expect_bad(d, PASCAL_EFORMAT, "gemm");
   d = json_deep_copy(doc);
-  json_object_del(json_object_get(d, "gemm"), "tile_k");
+  CHECK_INT(json_object_del(json_object_get(d, "gemm"), "tile_k"), 0);
   expect_bad(d, PASCAL_EFORMAT, "gemm.tile_k");
   d = json_deep_copy(doc);
-  json_object_set_new(json_object_get(d, "gemm"), "resident_ctas", json_integer(0));
+  CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "resident_ctas", json_integer(0)),
+            0);
   expect_bad(d, PASCAL_EINVAL, "gemm.resident_ctas");
   d = json_deep_copy(doc);
-  json_object_set_new(run(d, 2), "Kg", json_integer(1000));
+  CHECK_INT(json_object_set_new(run(d, 2), "Kg", json_integer(1000)), 0);
   expect_bad(d, PASCAL_EINVAL, "measurements[2].Kg");
   d = json_deep_copy(doc);
-  json_object_del(run(d, 2), "Mg");
+  CHECK_INT(json_object_del(run(d, 2), "Mg"), 0);
   expect_bad(d, PASCAL_EFORMAT, "measurements[2].Mg");
   json_decref(doc);
   json_decref(prov);

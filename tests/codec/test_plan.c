@@ -237,8 +237,28 @@ static void test_validation(void)
   p.n_keys = 0;
   expect_invalid(&p, "keys");
   small_plan(&p);
+  p.n_horizons = 0;
+  expect_invalid(&p, "horizons");
+  small_plan(&p);
   p.workload = PASCAL_PLAN_GEMM;
   expect_invalid(&p, "sizes");
+
+  /* list lengths: MAX_LIST distinct sizes are fine, one more is refused
+   * (before its entries are looked at); likewise keys */
+  small_plan(&p);
+  free(p.sizes);
+  p.sizes = malloc((PASCAL_PLAN_MAX_LIST + 1) * sizeof *p.sizes);
+  for (uint64_t i = 0; i <= PASCAL_PLAN_MAX_LIST; i++)
+    p.sizes[i] = i + 1;
+  p.n_sizes = PASCAL_PLAN_MAX_LIST;
+  CHECK_INT(pascal_plan_validate(&p, NULL), PASCAL_OK);
+  p.n_sizes = PASCAL_PLAN_MAX_LIST + 1;
+  expect_invalid(&p, "sizes");
+  small_plan(&p);
+  free(p.keys);
+  p.keys = calloc(PASCAL_PLAN_MAX_LIST + 1, sizeof *p.keys);
+  p.n_keys = PASCAL_PLAN_MAX_LIST + 1;
+  expect_invalid(&p, "keys");
 
   /* too many runs: 1000 sizes x 1000 horizons x 2 keys x 2 repeats */
   small_plan(&p);

@@ -213,6 +213,44 @@ static void test_errors(void)
   expect_error("{" SCAN, PASCAL_EFORMAT, "document");
 }
 
+/* head + "[" + n copies of item, comma-separated + "]" + tail (malloc'd). */
+static char *with_list(const char *head, const char *item, size_t n, const char *tail)
+{
+  size_t len = strlen(head) + n * (strlen(item) + 1) + strlen(tail) + 3;
+  char *text = malloc(len), *at = text;
+  if (!text)
+    return NULL;
+  at += sprintf(at, "%s[", head);
+  for (size_t i = 0; i < n; i++)
+    at += sprintf(at, "%s%s", i ? "," : "", item);
+  sprintf(at, "]%s", tail);
+  return text;
+}
+
+/* Lists are refused past PASCAL_PLAN_MAX_LIST entries, naming the list. */
+static void test_list_lengths(void)
+{
+  const size_t over = PASCAL_PLAN_MAX_LIST + 1;
+  char *sizes = with_list("{" SCAN "\"sizes\":", "8", over, ",\"keys\":[" KEY "]}");
+  char *keys = with_list("{" SCAN "\"sizes\":[8],\"keys\":", KEY, over, "}");
+  char *shapes = with_list("{\"format\":\"pascal-plan/1\",\"workload\":\"gemm\",\"shapes\":",
+                           "{\"Mg\":128,\"Ng\":128,\"Kg\":64}", over, "}");
+  CHECK(sizes && keys && shapes);
+  if (sizes && keys && shapes) {
+    expect_error(sizes, PASCAL_EINVAL, "sizes");
+    expect_error(keys, PASCAL_EINVAL, "keys");
+    expect_error(shapes, PASCAL_EINVAL, "shapes");
+  }
+  free(sizes);
+  free(keys);
+  free(shapes);
+  /* at the limit the length is fine: the next rule (distinct sizes) speaks */
+  char *full = with_list("{" SCAN "\"sizes\":", "8", PASCAL_PLAN_MAX_LIST, ",\"keys\":[" KEY "]}");
+  if (full)
+    expect_error(full, PASCAL_EINVAL, "sizes[1]");
+  free(full);
+}
+
 static void test_depth(void)
 {
   char deep[200];
@@ -251,6 +289,7 @@ int main(void)
   test_keys_plan();
   test_grid_plan();
   test_errors();
+  test_list_lengths();
   test_run_decode();
   test_depth();
   test_file_errors();

@@ -235,27 +235,21 @@ static void test_validation(void) {
   pascal_simdev *dev = device(&p);
   if (!dev) return;
   pascal_simdev_scan ok = {1, 1, 2, 0, 10, 1, 0};
-  pascal_simdev_scan s = ok;
-  s.o = 0;
-  expect_scan_error(dev, s, PASCAL_EINVAL, "o");
-  s = ok;
-  s.path_tma = 2;
-  expect_scan_error(dev, s, PASCAL_EINVAL, "path");
-  s = ok;
-  s.path_tma = 0;
-  expect_scan_error(dev, s, PASCAL_EINVAL, "d");
-  s = ok;
-  s.d = 0;
-  expect_scan_error(dev, s, PASCAL_EINVAL, "d");
-  s = ok;
-  s.N = 0;
-  expect_scan_error(dev, s, PASCAL_EINVAL, "N");
-  s = ok;
-  s.W = 0;
-  expect_scan_error(dev, s, PASCAL_EINVAL, "W");
-  s = ok;
-  s.W = UINT64_MAX / 2;
-  expect_scan_error(dev, s, PASCAL_ERANGE, "W");
+/* `ok` with one member changed must fail with `want`, naming `field`. */
+#define EXPECT_BAD_SCAN(member, value, want, field) \
+  do {                                              \
+    pascal_simdev_scan bad_ = ok;                   \
+    bad_.member = (value);                          \
+    expect_scan_error(dev, bad_, want, field);      \
+  } while (0)
+  EXPECT_BAD_SCAN(o, 0, PASCAL_EINVAL, "o");
+  EXPECT_BAD_SCAN(path_tma, 2, PASCAL_EINVAL, "path");
+  EXPECT_BAD_SCAN(path_tma, 0, PASCAL_EINVAL, "d"); /* sync with d = 2 */
+  EXPECT_BAD_SCAN(d, 0, PASCAL_EINVAL, "d");         /* TMA with d = 0 */
+  EXPECT_BAD_SCAN(N, 0, PASCAL_EINVAL, "N");
+  EXPECT_BAD_SCAN(W, 0, PASCAL_EINVAL, "W");
+  EXPECT_BAD_SCAN(W, UINT64_MAX / 2, PASCAL_ERANGE, "W");
+#undef EXPECT_BAD_SCAN
   pascal_simdev_stats st;
   CHECK_INT(pascal_simdev_run_scan(dev, NULL, &st, NULL, NULL), PASCAL_EINVAL);
   CHECK_INT(pascal_simdev_run_scan(NULL, &ok, &st, NULL, NULL), PASCAL_EINVAL);

@@ -90,6 +90,15 @@ const char *fixture_token(char *buf, char c)
   return buf;
 }
 
+pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], char c,
+                                  int64_t now, pascal_store_job *j)
+{
+  int claimed = 0;
+  pascal_store_status status = pascal_store_job_claim(f->s, "gb10", agent, fixture_token(tok, c),
+                                                      now, FIXTURE_LEASE, j, &claimed, NULL);
+  return status == PASCAL_STORE_OK && !claimed ? PASCAL_STORE_NOT_FOUND : status;
+}
+
 int fixture_sql(const fixture *f, const char *sql)
 {
   sqlite3 *db = NULL;

@@ -29,6 +29,13 @@ pascal_store_run fixture_scan_run(unsigned i);
 int64_t fixture_calibration(fixture *f, unsigned n, uint32_t max_attempts);
 /* A lease token made of `c` repeated 32 times ("aaaa..."), in buf[33]. */
 const char *fixture_token(char *buf, char c);
+/* Lease length (seconds) of fixture_claim(). */
+#define FIXTURE_LEASE 60
+/* `agent` claims the next job of gb10 at `now` for a FIXTURE_LEASE lease under the
+ * token fixture_token(tok, c); the store's status, or NOT_FOUND when it
+ * answered OK with nothing queued (so *j is set whenever this returns OK). */
+pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], char c,
+                                  int64_t now, pascal_store_job *j);
 
 /* Execute SQL on a second, raw connection to the same file; returns the
  * sqlite3 result code (SQLITE_OK or the error). */

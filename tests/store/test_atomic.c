@@ -105,9 +105,7 @@ static void test_result_failure_keeps_lease(void)
   fixture_calibration(&f, 1, 0);
   char tok[33];
   pascal_store_job j;
-  int claimed = 0;
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(tok, 'a'), 10, 60, &j,
-                                   &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(&f, "a", tok, 'a', 10, &j), PASCAL_STORE_OK);
   CHECK_INT(fixture_sql(&f, "CREATE TRIGGER inject AFTER UPDATE OF state ON jobs"
                             " WHEN NEW.state = 'done' BEGIN SELECT RAISE(ABORT, 'x'); END"),
             SQLITE_OK);

@@ -58,9 +58,7 @@ static void test_frozen_rows_refused(void)
   int64_t open_cal = fixture_calibration(&f, 1, 0);
   char tok[33];
   pascal_store_job j;
-  int claimed = 0;
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(tok, 'd'), 20, 60, &j,
-                                   &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(&f, "a", tok, 'd', 20, &j), PASCAL_STORE_OK);
   CHECK_INT(pascal_store_job_result(f.s, j.id, tok, 9.0, 1.0, 21, NULL), PASCAL_STORE_OK);
   char sql[256];
   snprintf(sql, sizeof sql, "UPDATE measurements SET calibration = %lld WHERE calibration = %lld",
@@ -97,9 +95,7 @@ static void test_frozen_jobs_refused(void)
   int64_t cal = fixture_calibration(&f, 1, 0);
   char tok[33];
   pascal_store_job j;
-  int claimed = 0;
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(tok, 'e'), 20, 60, &j,
-                                   &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(&f, "a", tok, 'e', 20, &j), PASCAL_STORE_OK);
   CHECK_INT(pascal_store_job_result(f.s, j.id, tok, 9.0, 1.0, 21, NULL), PASCAL_STORE_OK);
   CHECK_INT(pascal_store_calibration_freeze(f.s, cal, "{}", "{}", HASH, 22, NULL),
             PASCAL_STORE_OK);

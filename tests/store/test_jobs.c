@@ -11,7 +11,7 @@
 #include "check.h"
 #include "fixture.h"
 
-#define LEASE 60
+#define LEASE FIXTURE_LEASE
 
 static void test_claim_order_and_fields(void)
 {
@@ -35,8 +35,7 @@ static void test_claim_order_and_fields(void)
   CHECK(strcmp(j1.lease_owner, "agent-1") == 0);
   pascal_store_run r0 = fixture_scan_run(0);
   CHECK(memcmp(&j1.run, &r0, sizeof r0) == 0);
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-2", fixture_token(tb, 'b'), 1001,
-                                   LEASE, &j2, &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(&f, "agent-2", tb, 'b', 1001, &j2), PASCAL_STORE_OK);
   CHECK_INT(j2.id, j1.id + 1); /* oldest queued first */
   pascal_store_run r1 = fixture_scan_run(1);
   CHECK(memcmp(&j2.run, &r1, sizeof r1) == 0);
@@ -93,8 +92,7 @@ static void test_heartbeat_and_expiry(void)
   pascal_store_job j, k;
   int claimed = 0;
   int64_t expires = 0;
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-1", fixture_token(ta, 'a'), 1000,
-                                   LEASE, &j, &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(&f, "agent-1", ta, 'a', 1000, &j), PASCAL_STORE_OK);
   /* Heartbeat inside the lease extends it from now. */
   CHECK_INT(pascal_store_job_heartbeat(f.s, j.id, ta, 1050, LEASE, &expires, NULL),
             PASCAL_STORE_OK);
@@ -110,8 +108,7 @@ static void test_heartbeat_and_expiry(void)
             PASCAL_STORE_NOT_FOUND);
 
   /* Before expiry the other agent gets the second job, not this one. */
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-2", fixture_token(tb, 'b'), 1109,
-                                   LEASE, &k, &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(&f, "agent-2", tb, 'b', 1109, &k), PASCAL_STORE_OK);
   CHECK_INT(k.id, j.id + 1);
   /* At the expiry second the lease is gone: heartbeat and result are stale. */
   CHECK_INT(pascal_store_job_heartbeat(f.s, j.id, ta, 1110, LEASE, &expires, NULL),
@@ -169,8 +166,7 @@ static void test_result_idempotent_and_conflict(void)
   char ta[33], tb[33];
   pascal_store_job j;
   int claimed = 0;
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-1", fixture_token(ta, 'a'), 1000,
-                                   LEASE, &j, &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(&f, "agent-1", ta, 'a', 1000, &j), PASCAL_STORE_OK);
   CHECK_INT(pascal_store_job_result(f.s, j.id, ta, 1.25e9, 3.5e6, 1010, NULL), PASCAL_STORE_OK);
   pascal_store_job got;
   CHECK_INT(pascal_store_job_get(f.s, j.id, &got, NULL), PASCAL_STORE_OK);
@@ -236,8 +232,7 @@ static void test_bounded_attempts(void)
   pascal_store_job j;
   pascal_store_job_state state = PASCAL_STORE_LEASED;
   int claimed = 0;
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(ta, 'a'), 1000, LEASE, &j,
-                                   &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(&f, "a", ta, 'a', 1000, &j), PASCAL_STORE_OK);
   CHECK_INT(pascal_store_job_fail(f.s, j.id, fixture_token(tb, 'b'), "x", 1001, &state, NULL),
             PASCAL_STORE_STALE);
   CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, "cupti: metric not available", 1001, &state,
@@ -278,9 +273,7 @@ static void test_expiry_on_last_attempt(void)
   fixture_calibration(&f, 1, 1);
   char ta[33];
   pascal_store_job j;
-  int claimed = 0;
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(ta, 'a'), 1000, LEASE, &j,
-                                   &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(&f, "a", ta, 'a', 1000, &j), PASCAL_STORE_OK);
   int64_t requeued = 0;
   CHECK_INT(pascal_store_jobs_requeue_expired(f.s, 1059, &requeued, NULL), PASCAL_STORE_OK);
   CHECK_INT(requeued, 0);
@@ -311,9 +304,7 @@ static void test_failure_message_truncation(void)
   }
   msg[300] = '\0';
   pascal_store_job j;
-  int claimed = 0;
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(ta, 'a'), 1000, LEASE, &j,
-                                   &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(&f, "a", ta, 'a', 1000, &j), PASCAL_STORE_OK);
   CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, msg, 1001, NULL, NULL), PASCAL_STORE_OK);
   pascal_store_job got;
   CHECK_INT(pascal_store_job_get(f.s, j.id, &got, NULL), PASCAL_STORE_OK);

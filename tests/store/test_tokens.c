@@ -89,9 +89,7 @@ static void test_agents_and_counts(fixture *f)
   fixture_calibration(f, 2, 0);
   char tok[33];
   pascal_store_job j;
-  int claimed = 0;
-  CHECK_INT(pascal_store_job_claim(f->s, "gb10", "host-a", fixture_token(tok, 'a'), 70, 60, &j,
-                                   &claimed, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(f, "host-a", tok, 'a', 70, &j), PASCAL_STORE_OK);
   CHECK_INT(pascal_store_counts_get(f->s, &counts, NULL), PASCAL_STORE_OK);
   CHECK_INT(counts.calibrations[PASCAL_STORE_COLLECTING], 2);
   CHECK_INT(counts.jobs[PASCAL_STORE_QUEUED], 4);
