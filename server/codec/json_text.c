@@ -1,0 +1,304 @@
+/*
+ * json_text.c - the streaming JSON text writer (json_text.h): a growable
+ * buffer, comma bookkeeping, string escaping with UTF-8 validation, and
+ * numbers written without printf (reals through json_real.c).
+ */
+#include "json_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pascal_jtext_init(pascal_jtext *w, size_t reserve)
+{
+  memset(w, 0, sizeof *w);
+  if (reserve) {
+    w->text = malloc(reserve);
+    if (w->text) {
+      w->cap = reserve;
+      w->text[0] = '\0';
+    } else {
+      w->status = PASCAL_ENOMEM;
+    }
+  }
+}
+
+void pascal_jtext_free(pascal_jtext *w)
+{
+  free(w->text);
+  memset(w, 0, sizeof *w);
+}
+
+pascal_status pascal_jtext_status(const pascal_jtext *w, pascal_error *err)
+{
+  if (w->status == PASCAL_OK)
+    return PASCAL_OK;
+  if (w->status == PASCAL_ENOMEM)
+    return pascal_error_set(err, PASCAL_ENOMEM, w->field, "out of memory writing JSON");
+  if (w->status == PASCAL_EFORMAT)
+    return pascal_error_set(err, PASCAL_EFORMAT, w->field, "'%s' is not valid UTF-8", w->field);
+  return pascal_error_set(err, w->status, w->field, "'%s' is not a finite number", w->field);
+}
+
+char *pascal_jtext_take(pascal_jtext *w, size_t *len)
+{
+  char *t = w->status == PASCAL_OK && w->len ? w->text : NULL;
+  if (t) {
+    *len = w->len;
+    w->text = NULL;
+  }
+  pascal_jtext_free(w);
+  return t;
+}
+
+static void fail(pascal_jtext *w, pascal_status st, const char *key)
+{
+  if (w->status != PASCAL_OK)
+    return;
+  w->status = st;
+  snprintf(w->field, sizeof w->field, "%s", key ? key : "");
+}
+
+/* Room for `more` bytes plus the NUL; 0 on success. Doubling keeps appends
+ * amortised O(1). */
+static int reserve(pascal_jtext *w, size_t more)
+{
+  if (w->status != PASCAL_OK)
+    return -1;
+  if (w->len + more < w->cap)
+    return 0;
+  size_t cap = w->cap ? w->cap : 256;
+  while (cap <= w->len + more)
+    cap *= 2;
+  char *t = realloc(w->text, cap);
+  if (!t) {
+    fail(w, PASCAL_ENOMEM, NULL);
+    return -1;
+  }
+  w->text = t;
+  w->cap = cap;
+  return 0;
+}
+
+/* Caller reserved the room. */
+static void put(pascal_jtext *w, const char *s, size_t n)
+{
+  memcpy(w->text + w->len, s, n);
+  w->len += n;
+  w->text[w->len] = '\0';
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), 0 when invalid
+ * (overlong forms, surrogates and code points above U+10FFFF included). */
+static size_t utf8_len(const unsigned char *s)
+{
+  unsigned c = s[0];
+  size_t n;
+  unsigned cp;
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+    cp = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    cp = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  for (size_t i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (s[i] & 0x3f);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+      (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
+  return n;
+}
+
+/* "s" with '"', '\\' and control characters escaped; `key` names the
+ * member in an error. */
+static void put_quoted(pascal_jtext *w, const char *s, const char *key)
+{
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *p = (const unsigned char *)s;
+  size_t n = strlen(s);
+  if (reserve(w, 2 * n + 2)) /* most strings need no escape: one pass */
+    return;
+  w->text[w->len++] = '"';
+  for (size_t i = 0; i < n;) {
+    unsigned c = p[i];
+    char esc = c == '"' ? '"' : c == '\\' ? '\\' : c == '\n' ? 'n' : c == '\r' ? 'r'
+             : c == '\t' ? 't' : c == '\b' ? 'b' : c == '\f' ? 'f' : 0;
+    size_t u = 1;
+    if (esc || c < 0x20) {
+      if (reserve(w, 6 + (n - i) * 2 + 1))
+        return;
+      w->text[w->len++] = '\\';
+      if (esc) {
+        w->text[w->len++] = esc;
+      } else {
+        memcpy(w->text + w->len, "u00", 3);
+        w->len += 3;
+        w->text[w->len++] = hex[c >> 4];
+        w->text[w->len++] = hex[c & 15];
+      }
+    } else if (c < 0x80) {
+      w->text[w->len++] = (char)c;
+    } else if ((u = utf8_len(p + i)) != 0) {
+      memcpy(w->text + w->len, p + i, u);
+      w->len += u;
+    } else {
+      fail(w, PASCAL_EFORMAT, key);
+      return;
+    }
+    i += u;
+  }
+  w->text[w->len++] = '"';
+  w->text[w->len] = '\0';
+}
+
+/* The ',' and "key": before a value; 0 when the value may follow. */
+static int begin_value(pascal_jtext *w, const char *key, size_t value_len)
+{
+  if (reserve(w, 1 + value_len))
+    return -1;
+  if (w->comma)
+    w->text[w->len++] = ',';
+  if (key) {
+    put_quoted(w, key, key);
+    if (reserve(w, 1 + value_len))
+      return -1;
+    w->text[w->len++] = ':';
+  }
+  w->comma = 1;
+  return 0;
+}
+
+static void put_value(pascal_jtext *w, const char *key, const char *text, size_t n)
+{
+  if (begin_value(w, key, n) == 0)
+    put(w, text, n);
+}
+
+void pascal_jtext_object_begin(pascal_jtext *w, const char *key)
+{
+  put_value(w, key, "{", 1);
+  w->comma = 0;
+}
+
+void pascal_jtext_object_end(pascal_jtext *w)
+{
+  if (reserve(w, 1) == 0)
+    put(w, "}", 1);
+  w->comma = 1;
+}
+
+void pascal_jtext_array_begin(pascal_jtext *w, const char *key)
+{
+  put_value(w, key, "[", 1);
+  w->comma = 0;
+}
+
+void pascal_jtext_array_end(pascal_jtext *w)
+{
+  if (reserve(w, 1) == 0)
+    put(w, "]", 1);
+  w->comma = 1;
+}
+
+void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s)
+{
+  if (begin_value(w, key, 0) == 0)
+    put_quoted(w, s, key);
+}
+
+void pascal_jtext_uint(pascal_jtext *w, const char *key, uint64_t v)
+{
+  char d[24];
+  size_t n = sizeof d;
+  do {
+    d[--n] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  put_value(w, key, d + n, sizeof d - n);
+}
+
+void pascal_jtext_int(pascal_jtext *w, const char *key, int64_t v)
+{
+  if (v >= 0) {
+    pascal_jtext_uint(w, key, (uint64_t)v);
+    return;
+  }
+  char d[24];
+  size_t n = sizeof d;
+  uint64_t m = (uint64_t)0 - (uint64_t)v; /* |INT64_MIN| fits */
+  do {
+    d[--n] = (char)('0' + m % 10);
+    m /= 10;
+  } while (m);
+  d[--n] = '-';
+  put_value(w, key, d + n, sizeof d - n);
+}
+
+void pascal_jtext_bool(pascal_jtext *w, const char *key, int v)
+{
+  put_value(w, key, v ? "true" : "false", v ? 4 : 5);
+}
+
+void pascal_jtext_null(pascal_jtext *w, const char *key)
+{
+  put_value(w, key, "null", 4);
+}
+
+void pascal_jtext_real(pascal_jtext *w, const char *key, double v)
+{
+  char num[PASCAL_JSON_REAL_MAX];
+  size_t n = pascal_json_real_format(v, num);
+  if (n == 0)
+    fail(w, PASCAL_ERANGE, key);
+  else
+    put_value(w, key, num, n);
+}
+
+void pascal_jtext_real_or_null(pascal_jtext *w, const char *key, double v)
+{
+  if (isnan(v))
+    pascal_jtext_null(w, key);
+  else
+    pascal_jtext_real(w, key, v);
+}
+
+void pascal_jtext_raw(pascal_jtext *w, const char *key, const char *json, size_t len)
+{
+  put_value(w, key, json, len);
+}
+
+void pascal_jtext_newline(pascal_jtext *w)
+{
+  if (reserve(w, 1) == 0)
+    put(w, "\n", 1);
+}
+
+pascal_jtext_mark pascal_jtext_mark_get(const pascal_jtext *w)
+{
+  pascal_jtext_mark m = {w->len, w->comma};
+  return m;
+}
+
+void pascal_jtext_rewind(pascal_jtext *w, pascal_jtext_mark mark)
+{
+  if (w->status == PASCAL_ENOMEM || mark.len > w->len)
+    return;
+  w->status = PASCAL_OK;
+  w->field[0] = '\0';
+  w->len = mark.len;
+  w->comma = mark.comma;
+  if (w->text)
+    w->text[w->len] = '\0';
+}
