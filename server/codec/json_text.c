@@ -279,6 +279,41 @@ void pascal_jtext_raw(pascal_jtext *w, const char *key, const char *json, size_t
   put_value(w, key, json, len);
 }
 
+void pascal_jtext_json(pascal_jtext *w, const char *key, const json_t *v)
+{
+  const char *k;
+  json_t *m;
+  size_t i;
+  switch (json_typeof(v)) {
+  case JSON_OBJECT:
+    pascal_jtext_object_begin(w, key);
+    json_object_foreach((json_t *)v, k, m) pascal_jtext_json(w, k, m);
+    pascal_jtext_object_end(w);
+    break;
+  case JSON_ARRAY:
+    pascal_jtext_array_begin(w, key);
+    json_array_foreach(v, i, m) pascal_jtext_json(w, NULL, m);
+    pascal_jtext_array_end(w);
+    break;
+  case JSON_STRING:
+    pascal_jtext_string(w, key, json_string_value(v));
+    break;
+  case JSON_INTEGER:
+    pascal_jtext_int(w, key, (int64_t)json_integer_value(v));
+    break;
+  case JSON_REAL:
+    pascal_jtext_real(w, key, json_real_value(v));
+    break;
+  case JSON_TRUE:
+  case JSON_FALSE:
+    pascal_jtext_bool(w, key, json_is_true(v));
+    break;
+  default:
+    pascal_jtext_null(w, key);
+    break;
+  }
+}
+
 void pascal_jtext_newline(pascal_jtext *w)
 {
   if (reserve(w, 1) == 0)

@@ -16,6 +16,7 @@
 #ifndef PASCAL_CODEC_JSON_TEXT_H
 #define PASCAL_CODEC_JSON_TEXT_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,6 +68,9 @@ void pascal_jtext_real_or_null(pascal_jtext *w, const char *key, double v);
 /* `len` bytes of JSON text written as one value (trusted, not checked): a
  * value serialised elsewhere, or a run of comma-separated array elements. */
 void pascal_jtext_raw(pascal_jtext *w, const char *key, const char *json, size_t len);
+/* A Jansson value (any kind, nested), members in the tree's order; reals
+ * as pascal_jtext_real. For small trees built elsewhere (error bodies). */
+void pascal_jtext_json(pascal_jtext *w, const char *key, const json_t *v);
 /* A newline after a complete document (replies end with one). */
 void pascal_jtext_newline(pascal_jtext *w);
 
