@@ -1,6 +1,6 @@
 /*
  * json_real.c - doubles as short JSON reals (pascal_json_real_format,
- * json_text.h), about ten times faster than printf's "%.17g" and never
+ * json_text.h), about four times faster than printf's "%.17g" and never
  * longer. Algorithm: Grisu2 of F. Loitsch, "Printing floating-point numbers
  * quickly and accurately with integers", PLDI 2010, section 5.
  *
@@ -135,16 +135,14 @@ static int digit_gen(diy w, diy wp, uint64_t delta, char *digits, int *dexp)
   uint64_t one = UINT64_C(1) << shift, wp_w = wp.f - w.f;
   uint32_t p1 = (uint32_t)(wp.f >> shift); /* integral part */
   uint64_t p2 = wp.f & (one - 1);          /* fraction */
-  int kappa = 10, n = 0;
-  while (kappa > 0 && pow10_u32[kappa - 1] > p1)
-    kappa--;
+  char p1_digits[10]; /* p1's decimal digits, lowest first: constant divisors only */
+  int kappa = 0, n = 0;
+  for (uint32_t t = p1; t; t /= 10)
+    p1_digits[kappa++] = (char)(t % 10);
   while (kappa > 0) {
-    uint32_t div = pow10_u32[kappa - 1];
-    uint32_t d = p1 / div;
-    p1 %= div;
-    if (d || n)
-      digits[n++] = (char)('0' + d);
-    kappa--;
+    uint32_t d = (uint32_t)p1_digits[--kappa];
+    p1 -= d * pow10_u32[kappa]; /* p1 is now the part below digit kappa */
+    digits[n++] = (char)('0' + d); /* the first one is p1's leading digit, not 0 */
     uint64_t rest = ((uint64_t)p1 << shift) + p2;
     if (rest <= delta) {
       *dexp = kappa;

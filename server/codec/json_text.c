@@ -121,6 +121,16 @@ static size_t utf8_len(const unsigned char *s)
   return n;
 }
 
+/* Bytes that need no escape and no UTF-8 check: printable ASCII but '"'
+ * and '\\'. Runs of them (keys, names, most strings) are copied at once. */
+static size_t plain_run(const unsigned char *p, size_t n)
+{
+  size_t i = 0;
+  while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
+    i++;
+  return i;
+}
+
 /* "s" with '"', '\\' and control characters escaped; `key` names the
  * member in an error. */
 static void put_quoted(pascal_jtext *w, const char *s, const char *key)
@@ -128,16 +138,29 @@ static void put_quoted(pascal_jtext *w, const char *s, const char *key)
   static const char hex[] = "0123456789abcdef";
   const unsigned char *p = (const unsigned char *)s;
   size_t n = strlen(s);
-  if (reserve(w, 2 * n + 2)) /* most strings need no escape: one pass */
+  if (reserve(w, n + 2)) /* enough unless something needs an escape */
     return;
   w->text[w->len++] = '"';
   for (size_t i = 0; i < n;) {
+    size_t run = plain_run(p + i, n - i);
+    memcpy(w->text + w->len, p + i, run);
+    w->len += run;
+    i += run;
+    if (i == n)
+      break;
     unsigned c = p[i];
-    char esc = c == '"' ? '"' : c == '\\' ? '\\' : c == '\n' ? 'n' : c == '\r' ? 'r'
-             : c == '\t' ? 't' : c == '\b' ? 'b' : c == '\f' ? 'f' : 0;
-    size_t u = 1;
-    if (esc || c < 0x20) {
-      if (reserve(w, 6 + (n - i) * 2 + 1))
+    size_t u = c < 0x80 ? 1 : utf8_len(p + i);
+    if (u == 0) {
+      fail(w, PASCAL_EFORMAT, key);
+      return;
+    }
+    if (c >= 0x80) { /* a valid multi-byte sequence, copied as is */
+      memcpy(w->text + w->len, p + i, u);
+      w->len += u;
+    } else { /* '"', '\\' or a control character: up to 6 bytes for 1 */
+      char esc = c == '"' ? '"' : c == '\\' ? '\\' : c == '\n' ? 'n' : c == '\r' ? 'r'
+               : c == '\t' ? 't' : c == '\b' ? 'b' : c == '\f' ? 'f' : 0;
+      if (reserve(w, 6 + (n - i) + 1))
         return;
       w->text[w->len++] = '\\';
       if (esc) {
@@ -148,14 +171,6 @@ static void put_quoted(pascal_jtext *w, const char *s, const char *key)
         w->text[w->len++] = hex[c >> 4];
         w->text[w->len++] = hex[c & 15];
       }
-    } else if (c < 0x80) {
-      w->text[w->len++] = (char)c;
-    } else if ((u = utf8_len(p + i)) != 0) {
-      memcpy(w->text + w->len, p + i, u);
-      w->len += u;
-    } else {
-      fail(w, PASCAL_EFORMAT, key);
-      return;
     }
     i += u;
   }

@@ -180,14 +180,12 @@ static void count(pd_ctx *ctx, uint64_t ok, uint64_t refused) {
     atomic_fetch_add_explicit(&ctx->stats.predictions_refused, refused, memory_order_relaxed);
 }
 
-/* Parse and answer one query; 0 with *a filled, or -1 with rep filled. */
+/* Parse and answer one query; 0 with *a filled, or -1 with rep filled.
+ * The caller holds the registry's read lock (a batch slice holds it once
+ * for all its items: the entries and models it reads are never freed). */
 static int predict_one(pd_ctx *ctx, json_t *item, const char *prefix, pd_query *q, pd_answer *a,
                        pd_reply *rep) {
-  if (query_parse(item, prefix, q, rep)) return -1;
-  pd_registry_rdlock(ctx->registry);
-  int rc = answer(ctx, q, prefix, a, rep);
-  pd_registry_unlock(ctx->registry);
-  return rc;
+  return query_parse(item, prefix, q, rep) ? -1 : answer(ctx, q, prefix, a, rep);
 }
 
 /* Read and remove the single query's "explain" (default true): a boolean,
@@ -215,7 +213,10 @@ static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   pd_answer a;
   int explain;
   if (take_explain(body, &explain, rep)) return;
-  if (predict_one(ctx, body, NULL, &q, &a, rep)) {
+  pd_registry_rdlock(ctx->registry);
+  int failed = predict_one(ctx, body, NULL, &q, &a, rep);
+  pd_registry_unlock(ctx->registry);
+  if (failed) {
     count(ctx, 0, 1);
     return;
   }
@@ -251,6 +252,7 @@ typedef struct batch_slice {
 
 static void *slice_run(void *arg) {
   batch_slice *sl = arg;
+  pd_registry_rdlock(sl->ctx->registry);
   for (size_t i = sl->lo; i < sl->hi; i++) {
     char prefix[32];
     item_prefix(prefix, i);
@@ -274,6 +276,7 @@ static void *slice_run(void *arg) {
     pascal_jtext_json(sl->out, NULL, item.json);
     pd_reply_clear(&item);
   }
+  pd_registry_unlock(sl->ctx->registry);
   return NULL;
 }
 
