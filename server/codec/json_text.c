@@ -201,31 +201,23 @@ static void put_value(pascal_jtext *w, const char *key, const char *text, size_t
     put(w, text, n);
 }
 
-void pascal_jtext_object_begin(pascal_jtext *w, const char *key)
+static void container_open(pascal_jtext *w, const char *key, const char *bracket)
 {
-  put_value(w, key, "{", 1);
+  put_value(w, key, bracket, 1);
   w->comma = 0;
 }
 
-void pascal_jtext_object_end(pascal_jtext *w)
+static void container_close(pascal_jtext *w, const char *bracket)
 {
   if (reserve(w, 1) == 0)
-    put(w, "}", 1);
+    put(w, bracket, 1);
   w->comma = 1;
 }
 
-void pascal_jtext_array_begin(pascal_jtext *w, const char *key)
-{
-  put_value(w, key, "[", 1);
-  w->comma = 0;
-}
-
-void pascal_jtext_array_end(pascal_jtext *w)
-{
-  if (reserve(w, 1) == 0)
-    put(w, "]", 1);
-  w->comma = 1;
-}
+void pascal_jtext_object_begin(pascal_jtext *w, const char *key) { container_open(w, key, "{"); }
+void pascal_jtext_object_end(pascal_jtext *w) { container_close(w, "}"); }
+void pascal_jtext_array_begin(pascal_jtext *w, const char *key) { container_open(w, key, "["); }
+void pascal_jtext_array_end(pascal_jtext *w) { container_close(w, "]"); }
 
 void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s)
 {
@@ -233,32 +225,28 @@ void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s)
     put_quoted(w, s, key);
 }
 
-void pascal_jtext_uint(pascal_jtext *w, const char *key, uint64_t v)
+/* -m when `negative`, else m, in decimal without printf. */
+static void put_decimal(pascal_jtext *w, const char *key, uint64_t m, int negative)
 {
   char d[24];
   size_t n = sizeof d;
-  do {
-    d[--n] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  put_value(w, key, d + n, sizeof d - n);
-}
-
-void pascal_jtext_int(pascal_jtext *w, const char *key, int64_t v)
-{
-  if (v >= 0) {
-    pascal_jtext_uint(w, key, (uint64_t)v);
-    return;
-  }
-  char d[24];
-  size_t n = sizeof d;
-  uint64_t m = (uint64_t)0 - (uint64_t)v; /* |INT64_MIN| fits */
   do {
     d[--n] = (char)('0' + m % 10);
     m /= 10;
   } while (m);
-  d[--n] = '-';
+  if (negative)
+    d[--n] = '-';
   put_value(w, key, d + n, sizeof d - n);
+}
+
+void pascal_jtext_uint(pascal_jtext *w, const char *key, uint64_t v)
+{
+  put_decimal(w, key, v, 0);
+}
+
+void pascal_jtext_int(pascal_jtext *w, const char *key, int64_t v)
+{
+  put_decimal(w, key, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0); /* |INT64_MIN| fits */
 }
 
 void pascal_jtext_bool(pascal_jtext *w, const char *key, int v)
