@@ -13,11 +13,14 @@ from e2e import World, check, finish, parse_args, scan_plan, wait_for
 
 PLAN = scan_plan([(1, "sync", 0)], [0, 1, 2], [96], horizons=[1])
 LONG = scan_plan([(2, "tma", 3)], [0], [65536], horizons=[64])
+# Whole-second leases last L-1..L s; a 1 s lease could lapse before agent-a's
+# first heartbeat on a loaded machine. 3 s keeps the test short and safe.
+LEASE = 3
 
 
 def main():
     args = parse_args()
-    with World(args, lease_seconds=1) as w:
+    with World(args, lease_seconds=LEASE) as w:
         w.register_tiny("tiny")
         cal, total = w.create_calibration("tiny", PLAN)
         tok = w.agent_token
@@ -50,7 +53,7 @@ def main():
 
         # Second signal: release now. The long job cannot finish in the time.
         cal2, _ = w.create_calibration("tiny", LONG)
-        time.sleep(1.2)  # let raw-1's abandoned leases expire so the agent gets LONG's job or PLAN's
+        time.sleep(LEASE + 0.2)  # let raw-1's abandoned leases expire so the agent gets LONG's job or PLAN's
         a = w.agent("agent-a", "tiny", "--poll", "0.1")
         m = wait_for(lambda: re.search(r"job (\d+) scan o=2 .* claimed", a.text()),
                      "agent-a to claim the long job")
