@@ -1,7 +1,7 @@
 /*
  * worker.c - the job loop (worker.h): claim -> run with heartbeats -> upload
  * or report the failure. The backend runs in a runner thread so that this
- * thread stays free to heartbeat the lease (every lease_seconds / 3) and to
+ * thread stays free to heartbeat the lease (every lease_seconds / 4) and to
  * notice a second stop signal, on which the job is released (reported as
  * failed with "agent stopping", so the server requeues it).
  */
@@ -148,7 +148,9 @@ static run_outcome execute(worker *w, const agent_job *job, pascal_backend_resul
     snprintf(why, whylen, "agent could not start a runner thread");
     return RUN_FAILED;
   }
-  const double interval = fmax(job->lease_seconds / 3.0, 0.05);
+  /* A lease counted in whole seconds may last only lease_seconds - 1: a
+   * quarter of the nominal length leaves room for a late or lost beat. */
+  const double interval = fmax(job->lease_seconds / 4.0, 0.05);
   double next_beat = agent_now_s() + interval;
   pthread_mutex_lock(&r->mu);
   while (!r->finished) {

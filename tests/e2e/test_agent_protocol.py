@@ -3,7 +3,7 @@
 pascald (stdlib http.server speaking the jobs API of the brief), to drive the
 agent into cases a healthy daemon rarely shows: 5xx answers retried with
 backoff, a 4xx never retried (exit 7), a non-JSON answer (exit 7), heartbeats carrying the lease while a
-job runs longer than a third of its lease, a heartbeat refused with 409 (the
+job runs longer than a quarter of its lease, a heartbeat refused with 409 (the
 result is discarded, not uploaded), a backend failure reported through /fail,
 an unreadable job reported and fatal, and --concurrency 2.
 
@@ -200,7 +200,7 @@ def main():
         check(len(result) == 1, "one result upload")
         if result:  # the first claim handed out job 5
             print("heartbeats during the %.2f s job: %d" % (result[0][0] - fake.calls("/claim")[0][0], len(beats)))
-        check(len(beats) >= 1, "at least one heartbeat during a run longer than lease/3 (%d)" % len(beats))
+        check(len(beats) >= 1, "at least one heartbeat during a run longer than lease/4 (%d)" % len(beats))
         check(all(b[3] == {"lease_token": "lease0005"} for b in beats), "heartbeats carry the lease token")
         if result:
             check(all(b[0] < result[0][0] for b in beats), "heartbeats come before the result")

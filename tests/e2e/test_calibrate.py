@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """test_calibrate.py - the whole loop through real processes: a small scan
-plan on the tiny sim device is completed by two pascal-agents at once, every
+plan on the tiny sim device is completed by two pascal-agents at once (both
+polling before the calibration exists, stopped by SIGTERM after), every
 job is accounted for exactly once in the database, the calibration freezes
 with a finite LOKO MAPE, and held-out keys are predicted over HTTP (POST and
 GET agree). Also: an agent with an admin token registers its device itself,
 and a third agent started afterwards with --until-idle exits 0 at once."""
 import math
+import signal
 import urllib.parse
 
-from e2e import World, check, finish, parse_args, scan_plan
+from e2e import World, check, finish, parse_args, scan_plan, wait_for
 
 FAMILIES = [(1, "sync", 0), (1, "tma", 4), (2, "tma", 3)]
 # Two references per execution class, so that leaving one key out (LOKO)
@@ -28,22 +30,29 @@ def main():
         st, dev = w.api("GET", "/v1/devices/tiny")
         check(st == 200, "device exists after the admin agent ran: %s" % st)
 
+        # Both agents are up and polling before there is any work, so that
+        # both get jobs however slowly the machine starts processes.
+        a = w.agent("agent-a", "tiny")
+        b = w.agent("agent-b", "tiny")
+        for ag in (a, b):
+            wait_for(lambda: "no job queued" in ag.text(), ag.name + " to poll for work")
         plan = scan_plan(FAMILIES, MS, SIZES)
         cal, total = w.create_calibration("tiny", plan)
         check(total == len(FAMILIES) * len(MS) * len(SIZES) * 4, "plan expands to %d runs" % total)
 
-        a = w.agent("agent-a", "tiny", "--until-idle")
-        b = w.agent("agent-b", "tiny", "--until-idle")
+        def complete():
+            st, c = w.api("GET", "/v1/calibrations/%d" % cal)
+            return st == 200 and c["progress"] == {"done": total, "total": total}
+        wait_for(complete, "the calibration to complete")
+        for ag in (a, b):  # SIGTERM: a clean stop, exit 0
+            ag.proc.send_signal(signal.SIGTERM)
         ra, rb = a.wait(), b.wait()
-        check(ra == 0 and rb == 0, "both agents exit 0 (%s, %s)" % (ra, rb))
+        check(ra == 0 and rb == 0, "both agents stop cleanly on SIGTERM (%s, %s)" % (ra, rb))
         na, nb = a.count(r" done: fill_bytes"), b.count(r" done: fill_bytes")
         check(na + nb == total, "jobs done by the agents %d + %d == %d" % (na, nb, total))
         check(na > 0 and nb > 0, "both agents took jobs (%d, %d)" % (na, nb))
         check(("%d/%d" % (total, total)) in a.text() + b.text(), "the agents show final progress")
         w.check_jobs_accounted(cal, total)
-        st, c = w.api("GET", "/v1/calibrations/%d" % cal)
-        check(st == 200 and c["progress"] == {"done": total, "total": total},
-              "calibration progress complete: %s" % (c,))
 
         late = w.agent("late", "tiny", "--until-idle")
         check(late.wait() == 0, "an agent with nothing left exits 0")
