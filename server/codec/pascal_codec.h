@@ -12,7 +12,9 @@
  *  - Encoders return a new json_t the caller owns (json_decref). They never
  *    emit NaN or Inf (PASCAL_ERANGE naming the field instead), and
  *    pascal_codec_dump() prints doubles with 17 significant digits, so every
- *    number read back is bit-identical.
+ *    number read back is bit-identical. Predictions are also written as
+ *    text by the streaming writer of json_text.h (shortest round-trip
+ *    reals): the daemon's hot path.
  */
 #ifndef PASCAL_CODEC_H
 #define PASCAL_CODEC_H
@@ -25,6 +27,7 @@
 #include "pascal/evaluate.h"
 #include "pascal/plan.h"
 #include "pascal/predict.h"
+#include "json_text.h"           /* streaming text writer, pascal_json_real_format */
 #include "pascal_codec_static.h" /* bounds, simulate, coherence, feedback */
 
 #ifdef __cplusplus
@@ -129,15 +132,32 @@ pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
 
 /* ---- dynamic results ---------------------------------------------------- */
 
-/* Scan prediction: {"workload":"scan","query":{o,path,d,m,N,W},"K","rho",
- * "fill_bytes","M","rule","explanation":{...}} (docs/cli.md). */
+/* How much of a prediction to write: the compact form {workload, K, rho,
+ * fill_bytes, M, rule} is a prefix of the explained one. */
+typedef enum pascal_codec_detail {
+  PASCAL_CODEC_COMPACT,
+  PASCAL_CODEC_EXPLAINED
+} pascal_codec_detail;
+
+/* Scan prediction: {"workload":"scan","K","rho","fill_bytes","M","rule",
+ * "query":{o,path,d,m,N,W},"explanation":{...}} (docs/cli.md). The _write
+ * form streams the members into the object the caller has open in `w`
+ * (pascald adds "device" and "calibration" before closing it); check
+ * pascal_jtext_status() afterwards (PASCAL_ERANGE naming a non-finite
+ * value). The _encode form returns the same document as a tree. */
+void pascal_codec_scan_prediction_write(pascal_jtext *w, const pascal_scan_key *key, uint32_t N,
+                                        double W, const pascal_scan_prediction *pred,
+                                        pascal_codec_detail detail);
 pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, uint32_t N,
                                                   double W,
                                                   const pascal_scan_prediction *pred,
                                                   json_t **out, pascal_error *err);
-/* GEMM prediction: {"workload":"gemm","query":{Mg,Ng,Kg},"K","rho",
- * "fill_bytes","M","rule","n_r","n_c","n_k","B0","Q","K0","kappa",
- * "explanation":{...}}. */
+/* GEMM prediction: {"workload":"gemm","K","rho","fill_bytes","M","rule",
+ * "query":{Mg,Ng,Kg},"n_r","n_c","n_k","B0","Q","K0","kappa",
+ * "explanation":{...}}; _write and _encode as for scan. */
+void pascal_codec_gemm_prediction_write(pascal_jtext *w, const pascal_gemm_shape *shape,
+                                        const pascal_gemm_prediction *pred,
+                                        pascal_codec_detail detail);
 pascal_status pascal_codec_gemm_prediction_encode(const pascal_gemm_shape *shape,
                                                   const pascal_gemm_prediction *pred,
                                                   json_t **out, pascal_error *err);

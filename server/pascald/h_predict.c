@@ -14,8 +14,10 @@
  * its explanation, identical to `pascal predict --json`), or, with
  * "explain": false (GET: explain=false), with the compact answer {workload,
  * K, rho, fill_bytes, M, rule, device, calibration}: what an autotuner ranks
- * by, written without a Jansson tree. Batch items are compact by default;
- * "explain": true in the batch gives every item the full document.
+ * by. Batch items are compact by default; "explain": true in the batch gives
+ * every item the full document. Every answer is streamed as text by the
+ * codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
+ * tree and no allocation per item.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,7 +31,6 @@
 #include "pascal_codec.h"
 #include "registry.h"
 #include "reply.h"
-#include "sbuf.h"
 
 static const char *const scan_keys[] = {"device", "calibration", "o", "path", "d",
                                         "m",      "N",           "W", NULL};
@@ -45,18 +46,14 @@ typedef struct pd_query {
   pascal_gemm_shape shape;
 } pd_query;
 
-/* Validate one query object; `prefix` names it in errors ("queries[3]"). */
-static int query_parse(json_t *q, const char *prefix, pd_query *out, pd_reply *rep) {
-  memset(out, 0, sizeof *out);
-  if (!json_is_object(q)) {
-    pd_reply_error(rep, 400, "invalid_type", prefix, "each query must be a JSON object");
-    return -1;
-  }
-  int gemm = json_object_get(q, "Mg") || json_object_get(q, "Ng") || json_object_get(q, "Kg");
-  out->workload = gemm ? PASCAL_WORKLOAD_GEMM : PASCAL_WORKLOAD_SCAN;
-  if (pd_json_strict(q, gemm ? gemm_keys : scan_keys, prefix, rep) ||
-      pd_get_name(q, "device", 1, out->device, sizeof out->device, prefix, rep) ||
-      pd_get_i64(q, "calibration", 0, 1, INT64_MAX, &out->calibration, prefix, rep) < 0)
+/* Read the fields of a query object: 0, or -1 with rep filled. *read
+ * counts the fields present (every required one, and the optional ones
+ * given), so that the caller can tell whether any other key is there. */
+static int query_fields(json_t *q, int gemm, const char *prefix, pd_query *out, size_t *read,
+                        pd_reply *rep) {
+  int cal;
+  if (pd_get_name(q, "device", 1, out->device, sizeof out->device, prefix, rep) ||
+      (cal = pd_get_i64(q, "calibration", 0, 1, INT64_MAX, &out->calibration, prefix, rep)) < 0)
     return -1;
   uint64_t a, b, c;
   if (gemm) {
@@ -67,13 +64,15 @@ static int query_parse(json_t *q, const char *prefix, pd_query *out, pd_reply *r
     out->shape.Mg = (uint32_t)a;
     out->shape.Ng = (uint32_t)b;
     out->shape.Kg = (uint32_t)c;
+    *read = 4 + (cal == 0);
     return 0;
   }
   char path[8];
   uint64_t d = 0, N;
+  int has_d;
   if (pd_get_u64(q, "o", 1, 1, PASCAL_PLAN_MAX_OCCUPANCY, &a, prefix, rep) ||
       pd_get_str(q, "path", 1, path, sizeof path, prefix, rep) ||
-      pd_get_u64(q, "d", 0, 0, PASCAL_PLAN_MAX_DEPTH, &d, prefix, rep) < 0 ||
+      (has_d = pd_get_u64(q, "d", 0, 0, PASCAL_PLAN_MAX_DEPTH, &d, prefix, rep)) < 0 ||
       pd_get_u64(q, "m", 1, 0, PASCAL_PLAN_MAX_COMPUTE, &b, prefix, rep) ||
       pd_get_u64(q, "N", 1, 1, UINT32_MAX, &N, prefix, rep) ||
       pd_get_num(q, "W", 1, 1e-9, 1e15, &out->W, prefix, rep))
@@ -89,7 +88,29 @@ static int query_parse(json_t *q, const char *prefix, pd_query *out, pd_reply *r
   out->key.d = (uint32_t)d;
   out->key.m = (uint32_t)b;
   out->N = (uint32_t)N;
+  *read = 6 + (cal == 0) + (has_d == 0);
   return 0;
+}
+
+/* Validate one query object; `prefix` names it in errors ("queries[3]").
+ * An unknown key is refused before anything else is reported, as if the
+ * keys were checked first; they are only compared with the allowed list
+ * when a field fails or the object holds more keys than were read (that
+ * comparison was a quarter of a batch item's time). */
+static int query_parse(json_t *q, const char *prefix, pd_query *out, pd_reply *rep) {
+  memset(out, 0, sizeof *out);
+  if (!json_is_object(q)) {
+    pd_reply_error(rep, 400, "invalid_type", prefix, "each query must be a JSON object");
+    return -1;
+  }
+  int gemm = json_object_get(q, "Mg") || json_object_get(q, "Ng") || json_object_get(q, "Kg");
+  out->workload = gemm ? PASCAL_WORKLOAD_GEMM : PASCAL_WORKLOAD_SCAN;
+  size_t read = 0;
+  int rc = query_fields(q, gemm, prefix, out, &read, rep);
+  if ((rc || read != json_object_size(q)) &&
+      pd_json_strict(q, gemm ? gemm_keys : scan_keys, prefix, rep))
+    return -1;
+  return rc;
 }
 
 /* A computed prediction, ready to be written either way. */
@@ -144,37 +165,20 @@ static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer 
   return 0;
 }
 
-/* The full document: the codec's prediction (as `pascal predict --json`)
- * plus the device and calibration that answered. */
-static json_t *answer_document(const pd_query *q, const pd_answer *a, pd_reply *rep) {
-  json_t *out = NULL;
-  pascal_error err;
-  pascal_error_clear(&err);
-  pascal_status st =
-      q->workload == PASCAL_WORKLOAD_SCAN
-          ? pascal_codec_scan_prediction_encode(&q->key, q->N, q->W, &a->scan, &out, &err)
-          : pascal_codec_gemm_prediction_encode(&q->shape, &a->gemm, &out, &err);
-  if (st != PASCAL_OK) {
-    pd_reply_pascal_error(rep, &err);
-    return NULL;
-  }
-  json_object_set_new(out, "device", json_string(a->device));
-  json_object_set_new(out, "calibration", json_integer((json_int_t)a->calibration));
-  return out;
+/* One answer as a JSON object: the codec's prediction members, then the
+ * device and calibration that answered. On a value the codec refuses (a
+ * non-finite number) the writer's status says so; the caller rewinds. */
+static void write_answer(pascal_jtext *w, const pd_query *q, const pd_answer *a,
+                         pascal_codec_detail detail) {
+  pascal_jtext_object_begin(w, NULL);
+  if (q->workload == PASCAL_WORKLOAD_SCAN)
+    pascal_codec_scan_prediction_write(w, &q->key, q->N, q->W, &a->scan, detail);
+  else
+    pascal_codec_gemm_prediction_write(w, &q->shape, &a->gemm, detail);
+  pascal_jtext_string(w, "device", a->device);
+  pascal_jtext_int(w, "calibration", a->calibration);
+  pascal_jtext_object_end(w);
 }
-
-/* Append an unsigned decimal without printf (hot path of large batches). */
-static void put_u64(pd_sbuf *b, uint64_t v) {
-  char d[24];
-  size_t n = sizeof d;
-  do {
-    d[--n] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  pd_sbuf_put(b, d + n, sizeof d - n);
-}
-
-static void put_str(pd_sbuf *b, const char *s) { pd_sbuf_put(b, s, strlen(s)); }
 
 /* "queries[i]", the name of batch item i in errors, without printf. */
 static void item_prefix(char out[32], size_t i) {
@@ -190,41 +194,18 @@ static void item_prefix(char out[32], size_t i) {
   out[9 + sizeof d - n] = '\0';
 }
 
-/* The compact batch item, written straight into the reply text. Device
- * names are [A-Za-z0-9._-] (validated), so they need no JSON escaping. */
-static void answer_compact(pd_sbuf *b, const pd_query *q, const pd_answer *a) {
-  int scan = q->workload == PASCAL_WORKLOAD_SCAN;
-  put_str(b, scan ? "{\"workload\":\"scan\",\"K\":" : "{\"workload\":\"gemm\",\"K\":");
-  pd_sbuf_real(b, scan ? a->scan.K : a->gemm.K);
-  put_str(b, ",\"rho\":");
-  pd_sbuf_real(b, scan ? a->scan.rho : a->gemm.rho);
-  put_str(b, ",\"fill_bytes\":");
-  pd_sbuf_real(b, scan ? a->scan.fill_bytes : a->gemm.fill_bytes);
-  put_str(b, ",\"M\":");
-  put_u64(b, scan ? a->scan.M : a->gemm.M);
-  put_str(b, ",\"rule\":\"");
-  put_str(b, pascal_rule_name(scan ? a->scan.why.rule : a->gemm.why.rule));
-  put_str(b, "\",\"device\":\"");
-  put_str(b, a->device);
-  put_str(b, "\",\"calibration\":");
-  put_u64(b, (uint64_t)a->calibration);
-  put_str(b, "}");
-}
-
 static void count(pd_ctx *ctx, uint64_t ok, uint64_t refused) {
   if (ok) atomic_fetch_add_explicit(&ctx->stats.predictions, ok, memory_order_relaxed);
   if (refused)
     atomic_fetch_add_explicit(&ctx->stats.predictions_refused, refused, memory_order_relaxed);
 }
 
-/* Parse and answer one query; 0 with *a filled, or -1 with rep filled. */
+/* Parse and answer one query; 0 with *a filled, or -1 with rep filled.
+ * The caller holds the registry's read lock (a batch slice holds it once
+ * for all its items: the entries and models it reads are never freed). */
 static int predict_one(pd_ctx *ctx, json_t *item, const char *prefix, pd_query *q, pd_answer *a,
                        pd_reply *rep) {
-  if (query_parse(item, prefix, q, rep)) return -1;
-  pd_registry_rdlock(ctx->registry);
-  int rc = answer(ctx, q, prefix, a, rep);
-  pd_registry_unlock(ctx->registry);
-  return rc;
+  return query_parse(item, prefix, q, rep) ? -1 : answer(ctx, q, prefix, a, rep);
 }
 
 /* Read and remove the single query's "explain" (default true): a boolean,
@@ -245,54 +226,53 @@ static int take_explain(json_t *body, int *explain, pd_reply *rep) {
   return 0;
 }
 
+#define PD_ANSWER_RESERVE 2048 /* bytes: an explained answer fits without regrowth */
+
 static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   pd_query q;
   pd_answer a;
   int explain;
   if (take_explain(body, &explain, rep)) return;
-  int ok = predict_one(ctx, body, NULL, &q, &a, rep) == 0;
-  json_t *doc = ok && explain ? answer_document(&q, &a, rep) : NULL;
-  ok = ok && (!explain || doc);
-  count(ctx, ok, !ok);
-  if (doc) {
-    pd_reply_json(rep, 200, doc);
-  } else if (ok) {
-    pd_sbuf b = {0};
-    answer_compact(&b, &q, &a);
-    pd_sbuf_put(&b, "\n", 1);
-    if (b.failed) {
-      pd_sbuf_free(&b);
-      pd_reply_error(rep, 500, "internal", NULL, "out of memory");
-    } else {
-      pd_reply_text(rep, 200, b.p, b.len, "application/json");
-    }
-  }
-}
-
-/* Append a JSON value as compact text. */
-static void put_json(pd_sbuf *b, const json_t *v) {
-  char *t = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  if (!t) {
-    b->failed = 1;
+  pd_registry_rdlock(ctx->registry);
+  int failed = predict_one(ctx, body, NULL, &q, &a, rep);
+  pd_registry_unlock(ctx->registry);
+  if (failed) {
+    count(ctx, 0, 1);
     return;
   }
-  pd_sbuf_put(b, t, strlen(t));
-  free(t);
+  pascal_jtext w;
+  pascal_error err;
+  pascal_jtext_init(&w, PD_ANSWER_RESERVE);
+  write_answer(&w, &q, &a, explain ? PASCAL_CODEC_EXPLAINED : PASCAL_CODEC_COMPACT);
+  pascal_jtext_newline(&w);
+  int ok = pascal_jtext_status(&w, &err) == PASCAL_OK;
+  count(ctx, ok, !ok);
+  if (!ok) {
+    pascal_jtext_free(&w);
+    pd_reply_pascal_error(rep, &err);
+    return;
+  }
+  size_t len = 0;
+  char *text = pascal_jtext_take(&w, &len);
+  pd_reply_text(rep, 200, text, len, "application/json");
 }
 
-/* One slice [lo, hi) of a batch, answered into its own text buffer. Slices
- * only read the parsed body, the registry (read lock) and the models, so
- * they can run on several threads at once. */
+/* One slice [lo, hi) of a batch, answered as comma-separated items into
+ * `out` (slice 0 writes into the reply itself). Slices only read the parsed
+ * body, the registry (read lock) and the models, so they can run on several
+ * threads at once. */
 typedef struct batch_slice {
   pd_ctx *ctx;
   json_t *qs;
-  int explain;
+  pascal_codec_detail detail;
   size_t lo, hi, ok;
-  pd_sbuf out;
+  pascal_jtext *out;
+  pascal_jtext own; /* the text of slices 1.. */
 } batch_slice;
 
 static void *slice_run(void *arg) {
   batch_slice *sl = arg;
+  pd_registry_rdlock(sl->ctx->registry);
   for (size_t i = sl->lo; i < sl->hi; i++) {
     char prefix[32];
     item_prefix(prefix, i);
@@ -300,20 +280,23 @@ static void *slice_run(void *arg) {
     memset(&item, 0, sizeof item);
     pd_query q;
     pd_answer a;
-    json_t *doc = NULL;
-    if (i > sl->lo) pd_sbuf_put(&sl->out, ",", 1);
-    if (predict_one(sl->ctx, json_array_get(sl->qs, i), prefix, &q, &a, &item) == 0 &&
-        (!sl->explain || (doc = answer_document(&q, &a, &item)))) {
-      sl->ok++;
-      if (doc) put_json(&sl->out, doc);
-      else answer_compact(&sl->out, &q, &a);
-    } else { /* the item's error body {"error":{...}} takes its place */
-      json_object_set_new(item.json, "status", json_integer(item.status));
-      put_json(&sl->out, item.json);
+    pascal_jtext_mark mark = pascal_jtext_mark_get(sl->out);
+    if (predict_one(sl->ctx, json_array_get(sl->qs, i), prefix, &q, &a, &item) == 0) {
+      write_answer(sl->out, &q, &a, sl->detail);
+      pascal_error err;
+      if (pascal_jtext_status(sl->out, &err) == PASCAL_OK) {
+        sl->ok++;
+        continue;
+      }
+      pascal_jtext_rewind(sl->out, mark); /* a value the codec refuses */
+      pd_reply_pascal_error_in(&item, &err, prefix);
     }
-    json_decref(doc);
+    /* the item's error body {"error":{...},"status":N} takes its place */
+    json_object_set_new(item.json, "status", json_integer(item.status));
+    pascal_jtext_json(sl->out, NULL, item.json);
     pd_reply_clear(&item);
   }
+  pd_registry_unlock(sl->ctx->registry);
   return NULL;
 }
 
@@ -346,6 +329,12 @@ static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   if (k > ctx->cfg.threads) k = ctx->cfg.threads;
   if (k > PD_BATCH_SLICES_MAX) k = PD_BATCH_SLICES_MAX;
   if (k < 1) k = 1;
+  /* the reply: {"results":[ slice 0, slice 1, ... ],"count","ok","errors"};
+   * about 160 bytes per compact item */
+  pascal_jtext w;
+  pascal_jtext_init(&w, 64 + 160 * n);
+  pascal_jtext_object_begin(&w, NULL);
+  pascal_jtext_array_begin(&w, "results");
   batch_slice sl[PD_BATCH_SLICES_MAX];
   pthread_t tid[PD_BATCH_SLICES_MAX];
   int started[PD_BATCH_SLICES_MAX] = {0};
@@ -353,9 +342,11 @@ static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   for (size_t j = 0; j < k; j++) {
     sl[j].ctx = ctx;
     sl[j].qs = qs;
-    sl[j].explain = ex && json_is_true(ex);
+    sl[j].detail = ex && json_is_true(ex) ? PASCAL_CODEC_EXPLAINED : PASCAL_CODEC_COMPACT;
     sl[j].lo = n * j / k;
     sl[j].hi = n * (j + 1) / k;
+    if (j > 0) pascal_jtext_init(&sl[j].own, 160 * (sl[j].hi - sl[j].lo));
+    sl[j].out = j > 0 ? &sl[j].own : &w;
   }
   for (size_t j = 1; j < k; j++) started[j] = pthread_create(&tid[j], NULL, slice_run, &sl[j]) == 0;
   slice_run(&sl[0]);
@@ -363,25 +354,29 @@ static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
     if (started[j]) pthread_join(tid[j], NULL);
     else slice_run(&sl[j]); /* no thread: answer it here */
   }
-  pd_sbuf b = {0};
-  size_t ok = 0;
-  int failed = 0;
-  pd_sbuf_put(&b, "{\"results\":[", 12);
-  for (size_t j = 0; j < k; j++) {
-    if (j > 0) pd_sbuf_put(&b, ",", 1); /* k > 1 only when every slice has items */
-    if (sl[j].out.len) pd_sbuf_put(&b, sl[j].out.p, sl[j].out.len);
-    failed |= sl[j].out.failed;
+  size_t ok = sl[0].ok;
+  pascal_status st = PASCAL_OK;
+  for (size_t j = 1; j < k; j++) { /* k > 1 only when every slice has items */
+    if (st == PASCAL_OK) st = pascal_jtext_status(&sl[j].own, NULL);
+    pascal_jtext_raw(&w, NULL, sl[j].own.text, sl[j].own.len);
     ok += sl[j].ok;
-    pd_sbuf_free(&sl[j].out);
+    pascal_jtext_free(&sl[j].own);
   }
-  pd_sbuf_printf(&b, "],\"count\":%zu,\"ok\":%zu,\"errors\":%zu}\n", n, ok, n - ok);
+  pascal_jtext_array_end(&w);
+  pascal_jtext_uint(&w, "count", n);
+  pascal_jtext_uint(&w, "ok", ok);
+  pascal_jtext_uint(&w, "errors", n - ok);
+  pascal_jtext_object_end(&w);
+  pascal_jtext_newline(&w);
   count(ctx, ok, n - ok);
-  if (b.failed || failed) {
-    pd_sbuf_free(&b);
+  size_t len = 0;
+  char *text = st == PASCAL_OK ? pascal_jtext_take(&w, &len) : NULL;
+  pascal_jtext_free(&w);
+  if (!text) {
     pd_reply_error(rep, 500, "internal", NULL, "out of memory writing the batch answer");
     return;
   }
-  pd_reply_text(rep, 200, b.p, b.len, "application/json");
+  pd_reply_text(rep, 200, text, len, "application/json");
 }
 
 void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {

@@ -3,7 +3,6 @@
  */
 #include "sbuf.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,20 +47,6 @@ void pd_sbuf_put(pd_sbuf *b, const char *s, size_t n) {
   memcpy(b->p + b->len, s, n);
   b->len += n;
   b->p[b->len] = '\0';
-}
-
-void pd_sbuf_real(pd_sbuf *b, double x) {
-  if (!isfinite(x)) {
-    pd_sbuf_put(b, "null", 4);
-    return;
-  }
-  char num[40];
-  int n = snprintf(num, sizeof num, "%.17g", x);
-  if (n > 0 && !strpbrk(num, ".eE")) { /* keep it a real, as Jansson does */
-    num[n++] = '.';
-    num[n++] = '0';
-  }
-  pd_sbuf_put(b, num, (size_t)(n > 0 ? n : 0));
 }
 
 void pd_sbuf_free(pd_sbuf *b) {

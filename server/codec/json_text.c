@@ -1,0 +1,342 @@
+/*
+ * json_text.c - the streaming JSON text writer (json_text.h): a growable
+ * buffer, comma bookkeeping, string escaping with UTF-8 validation, and
+ * numbers written without printf (reals through json_real.c).
+ */
+#include "json_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pascal_jtext_init(pascal_jtext *w, size_t reserve)
+{
+  memset(w, 0, sizeof *w);
+  if (reserve) {
+    w->text = malloc(reserve);
+    if (w->text) {
+      w->cap = reserve;
+      w->text[0] = '\0';
+    } else {
+      w->status = PASCAL_ENOMEM;
+    }
+  }
+}
+
+void pascal_jtext_free(pascal_jtext *w)
+{
+  free(w->text);
+  memset(w, 0, sizeof *w);
+}
+
+pascal_status pascal_jtext_status(const pascal_jtext *w, pascal_error *err)
+{
+  if (w->status == PASCAL_OK)
+    return PASCAL_OK;
+  if (w->status == PASCAL_ENOMEM)
+    return pascal_error_set(err, PASCAL_ENOMEM, w->field, "out of memory writing JSON");
+  if (w->status == PASCAL_EFORMAT)
+    return pascal_error_set(err, PASCAL_EFORMAT, w->field, "'%s' is not valid UTF-8", w->field);
+  return pascal_error_set(err, w->status, w->field, "'%s' is not a finite number", w->field);
+}
+
+char *pascal_jtext_take(pascal_jtext *w, size_t *len)
+{
+  char *t = w->status == PASCAL_OK && w->len ? w->text : NULL;
+  if (t) {
+    *len = w->len;
+    w->text = NULL;
+  }
+  pascal_jtext_free(w);
+  return t;
+}
+
+static void fail(pascal_jtext *w, pascal_status st, const char *key)
+{
+  if (w->status != PASCAL_OK)
+    return;
+  w->status = st;
+  snprintf(w->field, sizeof w->field, "%s", key ? key : "");
+}
+
+/* Room for `more` bytes plus the NUL; 0 on success. Doubling keeps appends
+ * amortised O(1). */
+static int reserve(pascal_jtext *w, size_t more)
+{
+  if (w->status != PASCAL_OK)
+    return -1;
+  if (w->len + more < w->cap)
+    return 0;
+  size_t cap = w->cap ? w->cap : 256;
+  while (cap <= w->len + more)
+    cap *= 2;
+  char *t = realloc(w->text, cap);
+  if (!t) {
+    fail(w, PASCAL_ENOMEM, NULL);
+    return -1;
+  }
+  w->text = t;
+  w->cap = cap;
+  return 0;
+}
+
+/* Caller reserved the room. */
+static void put(pascal_jtext *w, const char *s, size_t n)
+{
+  memcpy(w->text + w->len, s, n);
+  w->len += n;
+  w->text[w->len] = '\0';
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), 0 when invalid
+ * (overlong forms, surrogates and code points above U+10FFFF included). */
+static size_t utf8_len(const unsigned char *s)
+{
+  unsigned c = s[0];
+  size_t n;
+  unsigned cp;
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+    cp = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    cp = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  for (size_t i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (s[i] & 0x3f);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+      (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
+  return n;
+}
+
+/* Bytes that need no escape and no UTF-8 check: printable ASCII but '"'
+ * and '\\'. Runs of them (keys, names, most strings) are copied at once. */
+static size_t plain_run(const unsigned char *p, size_t n)
+{
+  size_t i = 0;
+  while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
+    i++;
+  return i;
+}
+
+/* "s" with '"', '\\' and control characters escaped; `key` names the
+ * member in an error. */
+static void put_quoted(pascal_jtext *w, const char *s, const char *key)
+{
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *p = (const unsigned char *)s;
+  size_t n = strlen(s);
+  if (reserve(w, n + 2)) /* enough unless something needs an escape */
+    return;
+  w->text[w->len++] = '"';
+  for (size_t i = 0; i < n;) {
+    size_t run = plain_run(p + i, n - i);
+    memcpy(w->text + w->len, p + i, run);
+    w->len += run;
+    i += run;
+    if (i == n)
+      break;
+    unsigned c = p[i];
+    size_t u = c < 0x80 ? 1 : utf8_len(p + i);
+    if (u == 0) {
+      fail(w, PASCAL_EFORMAT, key);
+      return;
+    }
+    if (c >= 0x80) { /* a valid multi-byte sequence, copied as is */
+      memcpy(w->text + w->len, p + i, u);
+      w->len += u;
+    } else { /* '"', '\\' or a control character: up to 6 bytes for 1 */
+      char esc = c == '"' ? '"' : c == '\\' ? '\\' : c == '\n' ? 'n' : c == '\r' ? 'r'
+               : c == '\t' ? 't' : c == '\b' ? 'b' : c == '\f' ? 'f' : 0;
+      if (reserve(w, 6 + (n - i) + 1))
+        return;
+      w->text[w->len++] = '\\';
+      if (esc) {
+        w->text[w->len++] = esc;
+      } else {
+        memcpy(w->text + w->len, "u00", 3);
+        w->len += 3;
+        w->text[w->len++] = hex[c >> 4];
+        w->text[w->len++] = hex[c & 15];
+      }
+    }
+    i += u;
+  }
+  w->text[w->len++] = '"';
+  w->text[w->len] = '\0';
+}
+
+/* The ',' and "key": before a value; 0 when the value may follow. */
+static int begin_value(pascal_jtext *w, const char *key, size_t value_len)
+{
+  if (reserve(w, 1 + value_len))
+    return -1;
+  if (w->comma)
+    w->text[w->len++] = ',';
+  if (key) {
+    put_quoted(w, key, key);
+    if (reserve(w, 1 + value_len))
+      return -1;
+    w->text[w->len++] = ':';
+  }
+  w->comma = 1;
+  return 0;
+}
+
+static void put_value(pascal_jtext *w, const char *key, const char *text, size_t n)
+{
+  if (begin_value(w, key, n) == 0)
+    put(w, text, n);
+}
+
+static void container_open(pascal_jtext *w, const char *key, const char *bracket)
+{
+  put_value(w, key, bracket, 1);
+  w->comma = 0;
+}
+
+static void container_close(pascal_jtext *w, const char *bracket)
+{
+  if (reserve(w, 1) == 0)
+    put(w, bracket, 1);
+  w->comma = 1;
+}
+
+void pascal_jtext_object_begin(pascal_jtext *w, const char *key) { container_open(w, key, "{"); }
+void pascal_jtext_object_end(pascal_jtext *w) { container_close(w, "}"); }
+void pascal_jtext_array_begin(pascal_jtext *w, const char *key) { container_open(w, key, "["); }
+void pascal_jtext_array_end(pascal_jtext *w) { container_close(w, "]"); }
+
+void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s)
+{
+  if (begin_value(w, key, 0) == 0)
+    put_quoted(w, s, key);
+}
+
+/* -m when `negative`, else m, in decimal without printf. */
+static void put_decimal(pascal_jtext *w, const char *key, uint64_t m, int negative)
+{
+  char d[24];
+  size_t n = sizeof d;
+  do {
+    d[--n] = (char)('0' + m % 10);
+    m /= 10;
+  } while (m);
+  if (negative)
+    d[--n] = '-';
+  put_value(w, key, d + n, sizeof d - n);
+}
+
+void pascal_jtext_uint(pascal_jtext *w, const char *key, uint64_t v)
+{
+  put_decimal(w, key, v, 0);
+}
+
+void pascal_jtext_int(pascal_jtext *w, const char *key, int64_t v)
+{
+  put_decimal(w, key, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0); /* |INT64_MIN| fits */
+}
+
+void pascal_jtext_bool(pascal_jtext *w, const char *key, int v)
+{
+  put_value(w, key, v ? "true" : "false", v ? 4 : 5);
+}
+
+void pascal_jtext_null(pascal_jtext *w, const char *key)
+{
+  put_value(w, key, "null", 4);
+}
+
+void pascal_jtext_real(pascal_jtext *w, const char *key, double v)
+{
+  char num[PASCAL_JSON_REAL_MAX];
+  size_t n = pascal_json_real_format(v, num);
+  if (n == 0)
+    fail(w, PASCAL_ERANGE, key);
+  else
+    put_value(w, key, num, n);
+}
+
+void pascal_jtext_real_or_null(pascal_jtext *w, const char *key, double v)
+{
+  if (isnan(v))
+    pascal_jtext_null(w, key);
+  else
+    pascal_jtext_real(w, key, v);
+}
+
+void pascal_jtext_raw(pascal_jtext *w, const char *key, const char *json, size_t len)
+{
+  put_value(w, key, json, len);
+}
+
+void pascal_jtext_json(pascal_jtext *w, const char *key, const json_t *v)
+{
+  const char *k;
+  json_t *m;
+  size_t i;
+  switch (json_typeof(v)) {
+  case JSON_OBJECT:
+    pascal_jtext_object_begin(w, key);
+    json_object_foreach((json_t *)v, k, m) pascal_jtext_json(w, k, m);
+    pascal_jtext_object_end(w);
+    break;
+  case JSON_ARRAY:
+    pascal_jtext_array_begin(w, key);
+    json_array_foreach(v, i, m) pascal_jtext_json(w, NULL, m);
+    pascal_jtext_array_end(w);
+    break;
+  case JSON_STRING:
+    pascal_jtext_string(w, key, json_string_value(v));
+    break;
+  case JSON_INTEGER:
+    pascal_jtext_int(w, key, (int64_t)json_integer_value(v));
+    break;
+  case JSON_REAL:
+    pascal_jtext_real(w, key, json_real_value(v));
+    break;
+  case JSON_TRUE:
+  case JSON_FALSE:
+    pascal_jtext_bool(w, key, json_is_true(v));
+    break;
+  default:
+    pascal_jtext_null(w, key);
+    break;
+  }
+}
+
+void pascal_jtext_newline(pascal_jtext *w)
+{
+  if (reserve(w, 1) == 0)
+    put(w, "\n", 1);
+}
+
+pascal_jtext_mark pascal_jtext_mark_get(const pascal_jtext *w)
+{
+  pascal_jtext_mark m = {w->len, w->comma};
+  return m;
+}
+
+void pascal_jtext_rewind(pascal_jtext *w, pascal_jtext_mark mark)
+{
+  if (w->status == PASCAL_ENOMEM || mark.len > w->len)
+    return;
+  w->status = PASCAL_OK;
+  w->field[0] = '\0';
+  w->len = mark.len;
+  w->comma = mark.comma;
+  if (w->text)
+    w->text[w->len] = '\0';
+}

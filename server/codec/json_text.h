@@ -1,0 +1,100 @@
+/*
+ * json_text.h - a streaming JSON text writer, the codec's fast path for
+ * documents written at high rates (predictions answered by pascald, batches
+ * of 10,000 of them): compact text, members in the order written, no tree
+ * and no allocation per value. It keeps the rules of the Jansson path
+ * (pascal_codec.h): never NaN or Inf (a non-finite real is PASCAL_ERANGE
+ * naming its key, or null through pascal_jtext_real_or_null), strings
+ * checked as UTF-8 and escaped, reals always written as reals ("48.0",
+ * "1e-05") in a short form that reads back to the same double
+ * (pascal_json_real_format).
+ *
+ * Errors are sticky: the first failing write records its status and key and
+ * every later write is ignored, so an encoder writes straight through and
+ * asks pascal_jtext_status() once at the end.
+ */
+#ifndef PASCAL_CODEC_JSON_TEXT_H
+#define PASCAL_CODEC_JSON_TEXT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pascal/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Invariant: text[0..len) is the document so far, NUL-terminated once
+ * anything was written; `comma` is 1 when the innermost open container (or
+ * the top level) already holds a value, so the next value needs a ','. */
+typedef struct pascal_jtext {
+  char *text; /* malloc'd, owned */
+  size_t len, cap;
+  int comma;
+  pascal_status status; /* first failure, PASCAL_OK while none */
+  char field[PASCAL_ERROR_FIELD_MAX]; /* its key ("" for array elements) */
+} pascal_jtext;
+
+/* Longest text pascal_json_real_format writes, NUL included. */
+#define PASCAL_JSON_REAL_MAX 32
+
+/* Empty writer; `reserve` bytes are allocated up front (0: on first write). */
+void pascal_jtext_init(pascal_jtext *w, size_t reserve);
+void pascal_jtext_free(pascal_jtext *w);
+/* PASCAL_OK, or the first failure (copied into err with its field). */
+pascal_status pascal_jtext_status(const pascal_jtext *w, pascal_error *err);
+/* Hand the text over (malloc'd, NUL-terminated, the caller frees) and leave
+ * the writer empty. NULL when the writer failed or holds nothing. */
+char *pascal_jtext_take(pascal_jtext *w, size_t *len);
+
+/* `key` names the member inside an object; NULL for an array element or a
+ * top-level value. Keys are written escaped like strings. */
+void pascal_jtext_object_begin(pascal_jtext *w, const char *key);
+void pascal_jtext_object_end(pascal_jtext *w);
+void pascal_jtext_array_begin(pascal_jtext *w, const char *key);
+void pascal_jtext_array_end(pascal_jtext *w);
+/* Invalid UTF-8 in `s` is PASCAL_EFORMAT naming the key. */
+void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s);
+void pascal_jtext_uint(pascal_jtext *w, const char *key, uint64_t v);
+void pascal_jtext_int(pascal_jtext *w, const char *key, int64_t v);
+void pascal_jtext_bool(pascal_jtext *w, const char *key, int v);
+void pascal_jtext_null(pascal_jtext *w, const char *key);
+/* A finite real; NaN or Inf is PASCAL_ERANGE naming the key. */
+void pascal_jtext_real(pascal_jtext *w, const char *key, double v);
+/* NaN (the core's "not applicable") is written as null; Inf is refused. */
+void pascal_jtext_real_or_null(pascal_jtext *w, const char *key, double v);
+/* `len` bytes of JSON text written as one value (trusted, not checked): a
+ * value serialised elsewhere, or a run of comma-separated array elements. */
+void pascal_jtext_raw(pascal_jtext *w, const char *key, const char *json, size_t len);
+/* A Jansson value (any kind, nested), members in the tree's order; reals
+ * as pascal_jtext_real. For small trees built elsewhere (error bodies). */
+void pascal_jtext_json(pascal_jtext *w, const char *key, const json_t *v);
+/* A newline after a complete document (replies end with one). */
+void pascal_jtext_newline(pascal_jtext *w);
+
+/* A position to come back to: pascal_jtext_rewind drops what was written
+ * since the mark and clears a value error (PASCAL_ERANGE/EFORMAT) made
+ * since; an allocation failure stays. For a batch item that fails half-way. */
+typedef struct pascal_jtext_mark {
+  size_t len;
+  int comma;
+} pascal_jtext_mark;
+pascal_jtext_mark pascal_jtext_mark_get(const pascal_jtext *w);
+void pascal_jtext_rewind(pascal_jtext *w, pascal_jtext_mark mark);
+
+/* A finite double as a JSON real that reads back (strtod) as the same
+ * double: the shortest such digit string in all but rare cases (about 1 in
+ * 1,000 random doubles, where a shorter one lies within 1e-19 of the edge
+ * of the rounding interval), never more than 17 significant digits
+ * (Grisu2, json_real.c). Notation as printf's %g: plain for decimal
+ * exponents -5 < X < 17, else d.ddde+XX; a ".0" is added to integral plain
+ * numbers. Returns the length (NUL written after it); 0 (and "") when `v`
+ * is NaN or Inf. */
+size_t pascal_json_real_format(double v, char out[PASCAL_JSON_REAL_MAX]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

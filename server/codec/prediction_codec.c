@@ -1,0 +1,192 @@
+/*
+ * prediction_codec.c - the JSON form of scan and GEMM predictions with their
+ * explanations (paper Algorithm predict, Eq. graph, App. C "GEMM
+ * instantiation"); keys are documented in docs/cli.md. This is the one
+ * writer of prediction documents: pascald streams it as text (single
+ * answers, batches), the CLI gets the same text parsed into a tree
+ * (pascal_codec_*_prediction_encode). The core's NaN ("not used by this
+ * rule") is written as null.
+ */
+#include <stdlib.h>
+
+#include "pascal_codec.h"
+
+static void put_rule(pascal_jtext *w, pascal_rule rule)
+{
+  pascal_jtext_string(w, "rule", pascal_rule_name(rule));
+}
+
+static void put_family_step(pascal_jtext *w, const pascal_family_step *f, double weight)
+{
+  pascal_jtext_object_begin(w, NULL);
+  pascal_jtext_uint(w, "d", f->d);
+  pascal_jtext_real(w, "weight", weight);
+  put_rule(w, f->rule);
+  pascal_jtext_real(w, "a", f->a);
+  pascal_jtext_real_or_null(w, "p", f->p);
+  pascal_jtext_real_or_null(w, "a_lin", f->a_lin);
+  pascal_jtext_real_or_null(w, "omega", f->omega);
+  pascal_jtext_real_or_null(w, "c0", f->c0);
+  pascal_jtext_uint(w, "m_left", f->m_left);
+  pascal_jtext_uint(w, "m_right", f->m_right);
+  pascal_jtext_real_or_null(w, "a_left", f->a_left);
+  pascal_jtext_real_or_null(w, "a_right", f->a_right);
+  pascal_jtext_uint(w, "m_minus", f->m_minus);
+  pascal_jtext_uint(w, "m_plus", f->m_plus);
+  pascal_jtext_object_end(w);
+}
+
+static void put_size_step(pascal_jtext *w, const pascal_size_step *s)
+{
+  pascal_jtext_object_begin(w, NULL);
+  pascal_jtext_uint(w, "N", s->N);
+  pascal_jtext_real(w, "eta", s->eta);
+  pascal_jtext_real(w, "weight", s->weight);
+  put_rule(w, s->rule);
+  pascal_jtext_real(w, "a", s->a);
+  pascal_jtext_array_begin(w, "depths");
+  for (size_t i = 0; i < s->n_depths && i < 2; i++)
+    put_family_step(w, &s->depth[i], s->depth_weight[i]);
+  pascal_jtext_array_end(w);
+  pascal_jtext_object_end(w);
+}
+
+static void put_scan_explanation(pascal_jtext *w, const pascal_scan_explanation *x)
+{
+  pascal_jtext_object_begin(w, "explanation");
+  put_rule(w, x->rule);
+  pascal_jtext_object_begin(w, "family");
+  pascal_jtext_uint(w, "o", x->o);
+  pascal_jtext_string(w, "path", pascal_path_name(x->path));
+  pascal_jtext_uint(w, "d", x->d);
+  pascal_jtext_object_end(w);
+  pascal_jtext_uint(w, "class", x->class_id);
+  pascal_jtext_real(w, "eta", x->eta);
+  pascal_jtext_real(w, "a", x->a);
+  pascal_jtext_array_begin(w, "sizes");
+  for (size_t i = 0; i < x->n_sizes && i < 2; i++)
+    put_size_step(w, &x->size[i]);
+  pascal_jtext_array_end(w);
+  pascal_jtext_object_end(w);
+}
+
+/* workload, K, rho, fill_bytes, M and rule: the keys every prediction has,
+ * first, so that the compact form is a prefix of the explained one. */
+static void put_common(pascal_jtext *w, const char *workload, double K, double rho,
+                       double fill_bytes, uint32_t M, pascal_rule rule)
+{
+  pascal_jtext_string(w, "workload", workload);
+  pascal_jtext_real(w, "K", K);
+  pascal_jtext_real(w, "rho", rho);
+  pascal_jtext_real(w, "fill_bytes", fill_bytes);
+  pascal_jtext_uint(w, "M", M);
+  put_rule(w, rule);
+}
+
+void pascal_codec_scan_prediction_write(pascal_jtext *w, const pascal_scan_key *key, uint32_t N,
+                                        double W, const pascal_scan_prediction *pred,
+                                        pascal_codec_detail detail)
+{
+  put_common(w, "scan", pred->K, pred->rho, pred->fill_bytes, pred->M, pred->why.rule);
+  if (detail == PASCAL_CODEC_COMPACT)
+    return;
+  pascal_jtext_object_begin(w, "query");
+  pascal_jtext_uint(w, "o", key->o);
+  pascal_jtext_string(w, "path", pascal_path_name(key->path));
+  pascal_jtext_uint(w, "d", key->d);
+  pascal_jtext_uint(w, "m", key->m);
+  pascal_jtext_uint(w, "N", N);
+  pascal_jtext_real(w, "W", W);
+  pascal_jtext_object_end(w);
+  put_scan_explanation(w, &pred->why);
+}
+
+static void put_gemm_step(pascal_jtext *w, const char *key, const pascal_gemm_step *s)
+{
+  pascal_jtext_object_begin(w, key);
+  put_rule(w, s->rule);
+  pascal_jtext_uint(w, "left", s->left);
+  pascal_jtext_uint(w, "right", s->right);
+  pascal_jtext_real_or_null(w, "a_left", s->a_left);
+  pascal_jtext_real_or_null(w, "a_right", s->a_right);
+  pascal_jtext_real_or_null(w, "p", s->p);
+  pascal_jtext_real_or_null(w, "a_lin", s->a_lin);
+  pascal_jtext_real(w, "a", s->a);
+  pascal_jtext_object_end(w);
+}
+
+static void put_gemm_explanation(pascal_jtext *w, const pascal_gemm_explanation *x)
+{
+  size_t n = x->n_rows < 2 ? x->n_rows : 2;
+  pascal_jtext_object_begin(w, "explanation");
+  put_rule(w, x->rule);
+  pascal_jtext_real(w, "a", x->a);
+  pascal_jtext_array_begin(w, "rows");
+  for (size_t i = 0; i < n; i++)
+    pascal_jtext_uint(w, NULL, x->row_n_r[i]);
+  pascal_jtext_array_end(w);
+  pascal_jtext_array_begin(w, "columns");
+  for (size_t i = 0; i < n; i++)
+    put_gemm_step(w, NULL, &x->col[i]);
+  pascal_jtext_array_end(w);
+  put_gemm_step(w, "row", &x->row);
+  pascal_jtext_object_end(w);
+}
+
+void pascal_codec_gemm_prediction_write(pascal_jtext *w, const pascal_gemm_shape *shape,
+                                        const pascal_gemm_prediction *p,
+                                        pascal_codec_detail detail)
+{
+  put_common(w, "gemm", p->K, p->rho, p->fill_bytes, p->M, p->why.rule);
+  if (detail == PASCAL_CODEC_COMPACT)
+    return;
+  pascal_jtext_object_begin(w, "query");
+  pascal_jtext_uint(w, "Mg", shape->Mg);
+  pascal_jtext_uint(w, "Ng", shape->Ng);
+  pascal_jtext_uint(w, "Kg", shape->Kg);
+  pascal_jtext_object_end(w);
+  pascal_jtext_uint(w, "n_r", p->n_r);
+  pascal_jtext_uint(w, "n_c", p->n_c);
+  pascal_jtext_uint(w, "n_k", p->n_k);
+  pascal_jtext_real(w, "B0", p->B0);
+  pascal_jtext_real(w, "Q", p->Q);
+  pascal_jtext_real(w, "K0", p->K0);
+  pascal_jtext_real(w, "kappa", p->kappa);
+  put_gemm_explanation(w, &p->why);
+}
+
+/* The tree form: the same text, parsed (the writer's reals read back as the
+ * same doubles, so the tree holds exactly the predicted values). */
+static pascal_status text_to_tree(pascal_jtext *w, json_t **out, pascal_error *err)
+{
+  pascal_status st = pascal_jtext_status(w, err);
+  if (st == PASCAL_OK)
+    st = pascal_codec_parse(w->text, w->len, out, err);
+  pascal_jtext_free(w);
+  return st;
+}
+
+pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, uint32_t N,
+                                                  double W,
+                                                  const pascal_scan_prediction *pred,
+                                                  json_t **out, pascal_error *err)
+{
+  pascal_jtext w;
+  pascal_jtext_init(&w, 2048);
+  pascal_jtext_object_begin(&w, NULL);
+  pascal_codec_scan_prediction_write(&w, key, N, W, pred, PASCAL_CODEC_EXPLAINED);
+  pascal_jtext_object_end(&w);
+  return text_to_tree(&w, out, err);
+}
+
+pascal_status pascal_codec_gemm_prediction_encode(const pascal_gemm_shape *shape,
+                                                  const pascal_gemm_prediction *pred,
+                                                  json_t **out, pascal_error *err)
+{
+  pascal_jtext w;
+  pascal_jtext_init(&w, 2048);
+  pascal_jtext_object_begin(&w, NULL);
+  pascal_codec_gemm_prediction_write(&w, shape, pred, PASCAL_CODEC_EXPLAINED);
+  pascal_jtext_object_end(&w);
+  return text_to_tree(&w, out, err);
+}

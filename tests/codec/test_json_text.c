@@ -1,0 +1,425 @@
+/*
+ * test_json_text.c - the codec's streaming JSON writer (json_text.h) and its
+ * double formatting (json_real.c, Grisu2). Independent oracles: strtod
+ * reads every formatted double back bit for bit (a million random bit
+ * patterns, decimal-looking values, boundaries); printf's shortest
+ * round-tripping %.<p>g is the shortest length, matched in over 99 % of
+ * cases; Jansson parses the writer's
+ * documents and strings back to what was written; hand-written texts fix
+ * the exact layout, escapes and the notation rules.
+ */
+#include <float.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "pascal_codec.h"
+
+static uint64_t rng_next(uint64_t *s) /* xorshift64* */
+{
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * UINT64_C(2685821657736338717);
+}
+
+static double from_bits(uint64_t b)
+{
+  double d;
+  memcpy(&d, &b, sizeof d);
+  return d;
+}
+
+static int same_bits(double a, double b)
+{
+  return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* JSON number grammar, and a real (has '.' or an exponent). */
+static int is_json_real(const char *s)
+{
+  const char *p = s;
+  int real = 0;
+  if (*p == '-')
+    p++;
+  if (*p == '0')
+    p++;
+  else if (*p >= '1' && *p <= '9')
+    while (*p >= '0' && *p <= '9')
+      p++;
+  else
+    return 0;
+  if (*p == '.') {
+    real = 1;
+    if (!(*++p >= '0' && *p <= '9'))
+      return 0;
+    while (*p >= '0' && *p <= '9')
+      p++;
+  }
+  if (*p == 'e' || *p == 'E') {
+    real = 1;
+    p++;
+    if (*p == '+' || *p == '-')
+      p++;
+    if (!(*p >= '0' && *p <= '9'))
+      return 0;
+    while (*p >= '0' && *p <= '9')
+      p++;
+  }
+  return real && *p == '\0';
+}
+
+/* Significant digits of a formatted number (mantissa without leading and
+ * trailing zeros). */
+static int significant_digits(const char *s)
+{
+  char d[40];
+  int n = 0;
+  for (const char *p = s; *p && *p != 'e' && *p != 'E'; p++)
+    if (*p >= '0' && *p <= '9')
+      d[n++] = *p;
+  int lo = 0;
+  while (lo < n && d[lo] == '0')
+    lo++;
+  while (n > lo && d[n - 1] == '0')
+    n--;
+  return n > lo ? n - lo : 1;
+}
+
+/* Fewest printf %.<p>g digits that read back as v. */
+static int printf_shortest(double v)
+{
+  char buf[40];
+  for (int p = 1; p < 17; p++) {
+    snprintf(buf, sizeof buf, "%.*g", p, v);
+    if (same_bits(strtod(buf, NULL), v))
+      return p;
+  }
+  return 17;
+}
+
+static int failures_logged;
+
+/* One value: round trip, grammar, length; returns its significant digits. */
+static int check_real(double v)
+{
+  char out[PASCAL_JSON_REAL_MAX];
+  size_t n = pascal_json_real_format(v, out);
+  int ok = n > 0 && n < PASCAL_JSON_REAL_MAX && strlen(out) == n && is_json_real(out) &&
+           same_bits(strtod(out, NULL), v) && significant_digits(out) <= 17;
+  if (!ok && failures_logged++ < 10)
+    fprintf(stderr, "real %.17g (%a) formatted as \"%s\"\n", v, v, out);
+  CHECK(ok);
+  return significant_digits(out);
+}
+
+static void test_real_exact_forms(void)
+{
+  static const struct {
+    double v;
+    const char *text;
+  } cases[] = {
+      {0.0, "0.0"},
+      {1.0, "1.0"},
+      {48.0, "48.0"},
+      {-2.5, "-2.5"},
+      {0.1, "0.1"},
+      {0.3, "0.3"},
+      {1.0 / 3, "0.3333333333333333"},
+      {2.0 / 3, "0.6666666666666666"},
+      {123.456, "123.456"},
+      {1e-4, "0.0001"},
+      {1.5e-5, "1.5e-05"},
+      {1e-5, "1e-05"},
+      {1e16, "10000000000000000.0"},
+      {1e17, "1e+17"},
+      {1.2e9, "1200000000.0"},
+      {1e100, "1e+100"},
+      {5e-324, "5e-324"},
+      {2.2250738585072014e-308, "2.2250738585072014e-308"},
+      {DBL_MAX, "1.7976931348623157e+308"},
+      {-DBL_MAX, "-1.7976931348623157e+308"},
+      {9007199254740993.0, "9007199254740992.0"}, /* 2^53 + 1 is not a double */
+      {0.55000000000000004, "0.55"},
+  };
+  char out[PASCAL_JSON_REAL_MAX];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    pascal_json_real_format(cases[i].v, out);
+    if (strcmp(out, cases[i].text) != 0)
+      fprintf(stderr, "%.17g: got \"%s\", want \"%s\"\n", cases[i].v, out, cases[i].text);
+    CHECK(strcmp(out, cases[i].text) == 0);
+  }
+  CHECK_INT((int)pascal_json_real_format(-0.0, out), 4);
+  CHECK(strcmp(out, "-0.0") == 0 && signbit(strtod(out, NULL)));
+  CHECK_INT((int)pascal_json_real_format(NAN, out), 0);
+  CHECK_INT((int)pascal_json_real_format(INFINITY, out), 0);
+  CHECK_INT((int)pascal_json_real_format(-INFINITY, out), 0);
+  CHECK(out[0] == '\0');
+}
+
+/* Random bit patterns cover every exponent (subnormals included); each
+ * must read back exactly. A sample is compared with printf's shortest. */
+static void test_real_random_bits(void)
+{
+  uint64_t s = UINT64_C(0x9e3779b97f4a7c15);
+  long tested = 0, sampled = 0, longer = 0;
+  for (long i = 0; i < 1000000; i++) {
+    double v = from_bits(rng_next(&s));
+    if (!isfinite(v))
+      continue;
+    int digits = check_real(v);
+    tested++;
+    if (i % 50 == 0) {
+      int best = printf_shortest(v);
+      sampled++; /* Grisu2: shortest, or rarely longer (at most 17 digits) */
+      longer += digits > best;
+    }
+  }
+  CHECK(tested > 990000);
+  CHECK(longer * 100 < sampled); /* not shortest in under 1 % of cases */
+  printf("random bits: %ld doubles round-trip; %ld of %ld sampled not shortest\n", tested,
+         longer, sampled);
+}
+
+/* Values that look decimal (what models produce and users type), powers
+ * of two and ten, neighbours of boundaries. */
+static void test_real_structured(void)
+{
+  uint64_t s = 12345;
+  char buf[64];
+  for (int i = 0; i < 200000; i++) {
+    int digits = 1 + (int)(rng_next(&s) % 17), exp10 = (int)(rng_next(&s) % 640) - 330;
+    unsigned long long m = rng_next(&s) % 100000000000000000ull;
+    snprintf(buf, sizeof buf, "%.*llue%d", digits, m, exp10);
+    double v = strtod(buf, NULL);
+    if (isfinite(v))
+      check_real(v);
+    check_real((double)(rng_next(&s) >> (rng_next(&s) % 64))); /* integers */
+  }
+  for (int e = -1074; e <= 1023; e++) {
+    double p = ldexp(1.0, e);
+    check_real(p);
+    check_real(nextafter(p, 0));
+    check_real(nextafter(p, INFINITY));
+  }
+  for (int e = -323; e <= 308; e++) {
+    double p = strtod((snprintf(buf, sizeof buf, "1e%d", e), buf), NULL);
+    check_real(p);
+    check_real(nextafter(p, 0));
+    check_real(nextafter(p, INFINITY));
+  }
+  check_real(DBL_MIN);
+  check_real(DBL_TRUE_MIN);
+  check_real(nextafter(DBL_MAX, 0));
+}
+
+/* Every container and value kind, with commas in the right places. */
+static void test_writer_layout(void)
+{
+  pascal_jtext w;
+  pascal_jtext_init(&w, 0);
+  pascal_jtext_object_begin(&w, NULL);
+  pascal_jtext_array_begin(&w, "a");
+  pascal_jtext_uint(&w, NULL, 1);
+  pascal_jtext_int(&w, NULL, -2);
+  pascal_jtext_object_begin(&w, NULL);
+  pascal_jtext_null(&w, "b");
+  pascal_jtext_object_end(&w);
+  pascal_jtext_array_begin(&w, NULL);
+  pascal_jtext_array_end(&w);
+  pascal_jtext_array_end(&w);
+  pascal_jtext_object_begin(&w, "c");
+  pascal_jtext_object_end(&w);
+  pascal_jtext_bool(&w, "t", 1);
+  pascal_jtext_bool(&w, "f", 0);
+  pascal_jtext_real(&w, "r", 0.25);
+  pascal_jtext_real_or_null(&w, "n", NAN);
+  pascal_jtext_uint(&w, "u", UINT64_MAX);
+  pascal_jtext_int(&w, "i", INT64_MIN);
+  pascal_jtext_raw(&w, "raw", "[1,2]", 5);
+  pascal_jtext_string(&w, "s", "x");
+  pascal_jtext_object_end(&w);
+  pascal_jtext_newline(&w);
+  CHECK_INT(pascal_jtext_status(&w, NULL), PASCAL_OK);
+  const char *want = "{\"a\":[1,-2,{\"b\":null},[]],\"c\":{},\"t\":true,\"f\":false,"
+                     "\"r\":0.25,\"n\":null,\"u\":18446744073709551615,"
+                     "\"i\":-9223372036854775808,\"raw\":[1,2],\"s\":\"x\"}\n";
+  size_t len = 0;
+  char *text = pascal_jtext_take(&w, &len);
+  CHECK(text && strcmp(text, want) == 0 && len == strlen(want));
+  CHECK(w.text == NULL && w.len == 0); /* handed over */
+  json_error_t jerr;
+  json_t *doc = text ? json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &jerr) : NULL;
+  CHECK(doc && json_array_size(json_object_get(doc, "a")) == 4);
+  json_decref(doc);
+  free(text);
+
+  /* growth across many reallocations: a 20,000-element array */
+  pascal_jtext_init(&w, 16);
+  pascal_jtext_array_begin(&w, NULL);
+  for (int i = 0; i < 20000; i++)
+    pascal_jtext_real(&w, NULL, i + 0.5);
+  pascal_jtext_array_end(&w);
+  doc = json_loadb(w.text, w.len, 0, &jerr);
+  CHECK(doc && json_array_size(doc) == 20000 &&
+        json_real_value(json_array_get(doc, 19999)) == 19999.5);
+  json_decref(doc);
+  pascal_jtext_free(&w);
+}
+
+/* Escapes as JSON requires; UTF-8 passed through; Jansson reads back the
+ * original bytes; invalid UTF-8 refused naming the key. */
+static void test_writer_strings(void)
+{
+  const char *s = "q\"b\\s/\x01\x1f\n\r\t\b\f\x7f caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80";
+  pascal_jtext w;
+  pascal_jtext_init(&w, 0);
+  pascal_jtext_object_begin(&w, NULL);
+  pascal_jtext_string(&w, "k\n", s);
+  pascal_jtext_object_end(&w);
+  const char *want = "{\"k\\n\":\"q\\\"b\\\\s/\\u0001\\u001f\\n\\r\\t\\b\\f\x7f caf\xc3\xa9 "
+                     "\xe2\x82\xac \xf0\x9f\x98\x80\"}";
+  CHECK(w.text && strcmp(w.text, want) == 0);
+  json_t *doc = json_loadb(w.text, w.len, 0, NULL);
+  CHECK(doc && strcmp(json_string_value(json_object_get(doc, "k\n")), s) == 0);
+  json_decref(doc);
+  pascal_jtext_free(&w);
+
+  /* random strings of random code points (controls and astral included) */
+  uint64_t st = 99;
+  for (int t = 0; t < 2000; t++) {
+    char str[256];
+    size_t n = 0;
+    while (n < 200) {
+      uint32_t cp = (uint32_t)(rng_next(&st) % 5 == 0 ? rng_next(&st) % 0x20
+                                                      : rng_next(&st) % 0x110000);
+      if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff))
+        continue;
+      if (cp < 0x80) {
+        str[n++] = (char)cp;
+      } else if (cp < 0x800) {
+        str[n++] = (char)(0xc0 | cp >> 6);
+        str[n++] = (char)(0x80 | (cp & 0x3f));
+      } else if (cp < 0x10000) {
+        str[n++] = (char)(0xe0 | cp >> 12);
+        str[n++] = (char)(0x80 | (cp >> 6 & 0x3f));
+        str[n++] = (char)(0x80 | (cp & 0x3f));
+      } else {
+        str[n++] = (char)(0xf0 | cp >> 18);
+        str[n++] = (char)(0x80 | (cp >> 12 & 0x3f));
+        str[n++] = (char)(0x80 | (cp >> 6 & 0x3f));
+        str[n++] = (char)(0x80 | (cp & 0x3f));
+      }
+    }
+    str[n] = '\0';
+    pascal_jtext_init(&w, 0);
+    pascal_jtext_string(&w, NULL, str);
+    json_t *v = json_loadb(w.text, w.len, JSON_DECODE_ANY, NULL);
+    CHECK(v && strcmp(json_string_value(v), str) == 0);
+    json_decref(v);
+    pascal_jtext_free(&w);
+  }
+
+  static const char *const bad[] = {"\xc3\x28",         "\xc0\xaf",         "\xe0\x80\xaf",
+                                    "\xed\xa0\x80",     "\xf4\x90\x80\x80", "\xe2\x82",
+                                    "ok\xff",           "\x80",             "\xf8\x88\x80\x80\x80"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    pascal_error err;
+    pascal_jtext_init(&w, 0);
+    pascal_jtext_object_begin(&w, NULL);
+    pascal_jtext_string(&w, "name", bad[i]);
+    CHECK_INT(pascal_jtext_status(&w, &err), PASCAL_EFORMAT);
+    CHECK(strcmp(err.field, "name") == 0);
+    pascal_jtext_free(&w);
+  }
+}
+
+/* Non-finite values fail naming their key, later writes are ignored, and a
+ * rewind to a mark drops the half-written value and the error. */
+static void test_writer_errors(void)
+{
+  pascal_jtext w;
+  pascal_error err;
+  pascal_jtext_init(&w, 0);
+  pascal_jtext_array_begin(&w, NULL);
+  pascal_jtext_uint(&w, NULL, 7);
+  pascal_jtext_mark m = pascal_jtext_mark_get(&w);
+  pascal_jtext_object_begin(&w, NULL);
+  pascal_jtext_real(&w, "K", INFINITY);
+  pascal_jtext_real(&w, "rho", NAN);
+  pascal_jtext_uint(&w, "M", 3);
+  CHECK_INT(pascal_jtext_status(&w, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "K") == 0);
+  pascal_jtext failed;
+  size_t len = 0;
+  pascal_jtext_init(&failed, 0);
+  pascal_jtext_real(&failed, NULL, NAN);
+  CHECK(pascal_jtext_take(&failed, &len) == NULL && len == 0);
+  pascal_jtext_rewind(&w, m);
+  CHECK_INT(pascal_jtext_status(&w, NULL), PASCAL_OK);
+  pascal_jtext_uint(&w, NULL, 8);
+  pascal_jtext_real_or_null(&w, NULL, -INFINITY);
+  CHECK_INT(pascal_jtext_status(&w, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "") == 0);
+  pascal_jtext_rewind(&w, pascal_jtext_mark_get(&w));
+  pascal_jtext_array_end(&w);
+  CHECK(w.text && strcmp(w.text, "[7,8]") == 0);
+  pascal_jtext_free(&w);
+}
+
+/* The compact prediction is the explained one's prefix, the tree form holds
+ * the same values, and non-finite values fail naming the key. */
+static void test_prediction_forms(void)
+{
+  pascal_gemm_prediction p;
+  memset(&p, 0, sizeof p);
+  pascal_gemm_shape shape = {1024, 512, 2048};
+  p.K = 1.0 / 3;
+  p.rho = 0.1;
+  p.fill_bytes = 123456789.125;
+  p.M = 48;
+  p.B0 = 1e-7;
+  p.why.n_rows = 2;
+  p.why.row_n_r[0] = 4;
+  p.why.row_n_r[1] = 8;
+  p.why.col[0].p = NAN;
+  p.why.row.a_lin = NAN;
+  pascal_jtext c, e;
+  pascal_jtext_init(&c, 0);
+  pascal_jtext_init(&e, 0);
+  pascal_codec_gemm_prediction_write(&c, &shape, &p, PASCAL_CODEC_COMPACT);
+  pascal_codec_gemm_prediction_write(&e, &shape, &p, PASCAL_CODEC_EXPLAINED);
+  CHECK(c.text && e.text && e.len > c.len && strncmp(c.text, e.text, c.len) == 0);
+  CHECK(c.text && strcmp(c.text, "\"workload\":\"gemm\",\"K\":0.3333333333333333,\"rho\":0.1,"
+                                 "\"fill_bytes\":123456789.125,\"M\":48,\"rule\":\"exact\"") == 0);
+  json_t *doc = NULL;
+  CHECK_INT(pascal_codec_gemm_prediction_encode(&shape, &p, &doc, NULL), PASCAL_OK);
+  CHECK(json_real_value(json_object_get(doc, "K")) == 1.0 / 3);
+  CHECK(json_real_value(json_object_get(doc, "B0")) == 1e-7);
+  json_t *rows = json_object_get(json_object_get(doc, "explanation"), "rows");
+  CHECK(json_array_size(rows) == 2 && json_integer_value(json_array_get(rows, 1)) == 8);
+  CHECK(json_is_null(json_object_get(json_object_get(json_object_get(doc, "explanation"), "row"),
+                                     "a_lin")));
+  json_decref(doc);
+  pascal_jtext_free(&c);
+  pascal_jtext_free(&e);
+  pascal_error err;
+  p.kappa = INFINITY;
+  CHECK_INT(pascal_codec_gemm_prediction_encode(&shape, &p, &doc, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "kappa") == 0);
+}
+
+int main(void)
+{
+  test_real_exact_forms();
+  test_real_random_bits();
+  test_real_structured();
+  test_writer_layout();
+  test_writer_strings();
+  test_writer_errors();
+  test_prediction_forms();
+  return check_summary();
+}
