@@ -16,16 +16,12 @@
 /* Deepest nesting of arrays/objects, ignoring brackets inside strings. The
  * scan stops as soon as the limit is passed, so hostile input costs O(limit). */
 int pd_json_too_deep(const char *buf, size_t len, int depth_max) {
-  int depth = 0, in_str = 0, esc = 0;
+  pd_json_scan sc = {0, 0};
+  int depth = 0;
   for (size_t i = 0; i < len; i++) {
     char c = buf[i];
-    if (in_str) {
-      if (esc) esc = 0;
-      else if (c == '\\') esc = 1;
-      else if (c == '"') in_str = 0;
-    } else if (c == '"') {
-      in_str = 1;
-    } else if (c == '{' || c == '[') {
+    if (pd_json_scan_string(&sc, c)) continue;
+    if (c == '{' || c == '[') {
       if (++depth > depth_max) return 1;
     } else if (c == '}' || c == ']') {
       depth--;
