@@ -13,7 +13,7 @@
 
 json_t *pd_view_device(const pascal_store_device *d);
 json_t *pd_view_progress(int64_t done, int64_t total);
-/* Summary (list) or full (get: adds plan, report, measurements) view.
+/* Summary (list) or full (get: adds the plan and the LOKO report) view.
  * Embedded JSON texts that fail to parse are shown as null. */
 json_t *pd_view_calibration(const pascal_store_calibration *c, int full);
 /* The job as the claim contract shows it (lease fields from arguments). */
