@@ -238,7 +238,14 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char 
     qb->failed = 1;
     return MHD_NO;
   }
-  json_object_set_new(qb->obj, key, v);
+  /* Jansson refuses a key that is not UTF-8 (and consumes v): refuse the
+   * request rather than drop the parameter unseen. */
+  if (json_object_set_new(qb->obj, key, v) != 0) {
+    pd_reply_error(qb->rep, 400, "invalid_value", NULL,
+                   "a query parameter name is not valid UTF-8");
+    qb->failed = 1;
+    return MHD_NO;
+  }
   return MHD_YES;
 }
 
