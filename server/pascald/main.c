@@ -20,6 +20,7 @@
 #include "config.h"
 #include "ctx.h"
 #include "http.h"
+#include "jsonin.h"
 #include "pascal_store.h"
 #include "registry.h"
 #include "reply.h"
@@ -90,8 +91,9 @@ static int token_main(int argc, char **argv) {
       fprintf(stderr, "pascald token create: --role must be admin or agent\n");
       return 2;
     }
-    if (!name || !*name || strlen(name) >= PASCAL_STORE_NAME_MAX) {
-      fprintf(stderr, "pascald token create: --name NAME is required (1-63 characters)\n");
+    if (!name || !pd_name_valid(name)) { /* the name rule of devices and agents */
+      fprintf(stderr, "pascald token create: --name NAME is required "
+                      "(1-63 characters of A-Z a-z 0-9 . _ -)\n");
       return 2;
     }
     char token[PD_TOKEN_LEN + 1], hash[PD_HASH_HEX];

@@ -86,6 +86,11 @@ class Config(unittest.TestCase):
         p = subprocess.run([PASCALD, "token", "create", "--role", "root", "--name", "x"], cwd=self.dir,
                            capture_output=True, text=True, timeout=20)
         self.assertEqual(p.returncode, 2)
+        # token names follow the rule of device and agent names
+        p = subprocess.run([PASCALD, "token", "create", "--role", "agent", "--name", "two words"],
+                           cwd=self.dir, capture_output=True, text=True, timeout=20)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--name", p.stderr)
         p = subprocess.run([PASCALD, "token", "revoke", "--id", "999"], cwd=self.dir, capture_output=True,
                            text=True, timeout=20)
         self.assertEqual(p.returncode, 1)
