@@ -17,12 +17,12 @@
  * by. Batch items are compact by default; "explain": true in the batch gives
  * every item the full document. Every answer is streamed as text by the
  * codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
- * tree and no allocation per item.
+ * tree and no allocation per answered item (only a refused item builds its
+ * small error object through reply.h).
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ctx.h"

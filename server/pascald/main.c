@@ -8,7 +8,6 @@
  * the first stdout line, then wait for SIGTERM/SIGINT and shut down
  * gracefully (no new connections, in-flight requests finish, store closed).
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
