@@ -74,7 +74,9 @@ pd_auth_result pd_auth_check(pd_ctx *ctx, pd_request *req, const char *header) {
   char hash[PD_HASH_HEX];
   pd_token_hash(token, hash);
   pascal_store_token t;
-  if (pascal_store_token_find(ctx->store, hash, &t, NULL) != PASCAL_STORE_OK) return PD_AUTH_INVALID;
+  pascal_store_status st = pascal_store_token_find(ctx->store, hash, &t, NULL);
+  if (st == PASCAL_STORE_NOT_FOUND) return PD_AUTH_INVALID;
+  if (st != PASCAL_STORE_OK) return PD_AUTH_UNAVAILABLE;
   if (strlen(t.hash) != 64 || !pd_ct_equal(t.hash, hash, 64) || t.revoked != 0)
     return PD_AUTH_INVALID;
   req->role = t.role == PASCAL_STORE_ROLE_ADMIN ? PD_ROLE_ADMIN : PD_ROLE_AGENT;

@@ -31,6 +31,8 @@ int pd_ct_equal(const char *a, const char *b, size_t n);
 typedef enum pd_auth_result {
   PD_AUTH_ABSENT = 0, /* no Authorization header */
   PD_AUTH_INVALID,    /* malformed, unknown or revoked token */
+  PD_AUTH_UNAVAILABLE, /* the store could not be read: say 503, not 401, so
+                          that clients retry instead of giving up on the token */
   PD_AUTH_OK
 } pd_auth_result;
 
