@@ -12,6 +12,7 @@
 #include "handlers.h"
 #include "jsonin.h"
 #include "reply.h"
+#include "routes.h"
 #include "views.h"
 
 #define LEASE_BYTES 16 /* 128 bits -> 32 hex digits */
