@@ -72,6 +72,9 @@ static int token_main(int argc, char **argv) {
       *dst = argv[++i];
     } else if (nrest < 64) {
       rest[nrest++] = argv[i];
+    } else {
+      fprintf(stderr, "pascald token: too many arguments\n");
+      return 2;
     }
   }
   pd_config cfg;
