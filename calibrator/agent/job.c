@@ -152,6 +152,18 @@ json_t *agent_body_result(const agent_job *job, const pascal_backend_result *res
 
 json_t *agent_body_fail(const agent_job *job, const char *message)
 {
+  /* pascald refuses a longer message with 400, which would make a plain
+   * backend failure fatal for the agent: cut it, at a UTF-8 boundary. */
+  char cut[AGENT_FAIL_MESSAGE_MAX + 1];
+  size_t n = strlen(message);
+  if (n > AGENT_FAIL_MESSAGE_MAX) {
+    n = AGENT_FAIL_MESSAGE_MAX;
+    while (n > 0 && ((unsigned char)message[n] & 0xC0) == 0x80) /* inside a sequence */
+      n--;
+    memcpy(cut, message, n);
+    cut[n] = '\0';
+    message = cut;
+  }
   return json_pack("{s:s, s:s}", "lease_token", job->lease_token, "message", message);
 }
 

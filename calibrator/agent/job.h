@@ -31,7 +31,12 @@ void agent_job_describe(const agent_job *job, char *buf, size_t buflen);
 /* Read {"progress":{"done":D,"total":T}} from an answer; -1 when absent or bad. */
 int agent_progress_parse(json_t *answer, long *done, long *total);
 
-/* Request bodies (new references; NULL when out of memory). */
+/* Longest /fail message pascald accepts, in bytes (PASCAL_STORE_MESSAGE_MAX - 1);
+ * agent_body_fail cuts a longer one. */
+#define AGENT_FAIL_MESSAGE_MAX 255
+
+/* Request bodies (new references; NULL when out of memory, or for a fail
+ * message that is not valid UTF-8). */
 json_t *agent_body_result(const agent_job *job, const pascal_backend_result *res);
 json_t *agent_body_fail(const agent_job *job, const char *message);
 json_t *agent_body_lease(const agent_job *job);

@@ -24,18 +24,23 @@ static void hex(const uint8_t *in, size_t n, char *out) {
   out[2 * n] = '\0';
 }
 
-int pd_token_generate(char *out) {
-  uint8_t raw[PD_TOKEN_RANDOM_BYTES];
+int pd_random_hex(size_t nbytes, char *out) {
+  uint8_t raw[64];
+  if (nbytes > sizeof raw) return -1;
   size_t got = 0;
-  while (got < sizeof raw) {
-    ssize_t r = getrandom(raw + got, sizeof raw - got, 0);
+  while (got < nbytes) {
+    ssize_t r = getrandom(raw + got, nbytes - got, 0);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return -1;
     got += (size_t)r;
   }
-  memcpy(out, PD_TOKEN_PREFIX, 5);
-  hex(raw, sizeof raw, out + 5);
+  hex(raw, nbytes, out);
   return 0;
+}
+
+int pd_token_generate(char *out) {
+  memcpy(out, PD_TOKEN_PREFIX, 5);
+  return pd_random_hex(PD_TOKEN_RANDOM_BYTES, out + 5);
 }
 
 void pd_token_hash(const char *token, char out[PD_HASH_HEX]) {
@@ -69,7 +74,9 @@ pd_auth_result pd_auth_check(pd_ctx *ctx, pd_request *req, const char *header) {
   char hash[PD_HASH_HEX];
   pd_token_hash(token, hash);
   pascal_store_token t;
-  if (pascal_store_token_find(ctx->store, hash, &t, NULL) != PASCAL_STORE_OK) return PD_AUTH_INVALID;
+  pascal_store_status st = pascal_store_token_find(ctx->store, hash, &t, NULL);
+  if (st == PASCAL_STORE_NOT_FOUND) return PD_AUTH_INVALID;
+  if (st != PASCAL_STORE_OK) return PD_AUTH_UNAVAILABLE;
   if (strlen(t.hash) != 64 || !pd_ct_equal(t.hash, hash, 64) || t.revoked != 0)
     return PD_AUTH_INVALID;
   req->role = t.role == PASCAL_STORE_ROLE_ADMIN ? PD_ROLE_ADMIN : PD_ROLE_AGENT;

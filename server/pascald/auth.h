@@ -1,7 +1,8 @@
 /*
- * auth.h - bearer tokens: generation (>= 128 random bits from getrandom),
- * hashing for storage (SHA-256, hex), and checking a request's
- * Authorization header against the store with a constant-time comparison.
+ * auth.h - bearer tokens: generation (>= 128 random bits from getrandom; the
+ * same random hex makes the jobs' lease tokens), hashing for storage
+ * (SHA-256, hex), and checking a request's Authorization header against the
+ * store with a constant-time comparison.
  */
 #ifndef PASCALD_AUTH_H
 #define PASCALD_AUTH_H
@@ -16,6 +17,10 @@
 #define PD_TOKEN_LEN (5 + 2 * PD_TOKEN_RANDOM_BYTES) /* prefix + hex */
 #define PD_HASH_HEX 65                              /* 64 hex + NUL */
 
+/* Write 2 * nbytes lowercase hex digits of getrandom() output and a NUL to
+ * `out` (nbytes <= 64; bearer tokens, lease tokens). 0, or -1 when the kernel
+ * gives no randomness. */
+int pd_random_hex(size_t nbytes, char *out);
 /* Fill `out` (PD_TOKEN_LEN + 1 bytes) with a fresh token. 0 or -1. */
 int pd_token_generate(char *out);
 /* Hex SHA-256 of the token: what the store keeps. */
@@ -26,6 +31,8 @@ int pd_ct_equal(const char *a, const char *b, size_t n);
 typedef enum pd_auth_result {
   PD_AUTH_ABSENT = 0, /* no Authorization header */
   PD_AUTH_INVALID,    /* malformed, unknown or revoked token */
+  PD_AUTH_UNAVAILABLE, /* the store could not be read: say 503, not 401, so
+                          that clients retry instead of giving up on the token */
   PD_AUTH_OK
 } pd_auth_result;
 

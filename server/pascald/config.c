@@ -122,6 +122,15 @@ static int load_file(pd_config *cfg, const char *path, char *msg, size_t msglen)
   int lineno = 0, rc = 0;
   while (rc == 0 && fgets(line, sizeof line, f)) {
     lineno++;
+    /* A longer line would be read in pieces, its tail taken as a line of its
+     * own (even the tail of a comment): refuse it instead. */
+    int next = strchr(line, '\n') ? EOF : getc(f);
+    if (next != EOF) {
+      snprintf(msg, msglen, "%s:%d: line longer than %zu characters", path, lineno,
+               sizeof line - 2);
+      rc = -1;
+      break;
+    }
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     char *s = trim(line);

@@ -15,6 +15,7 @@
 #include "pascal/plan.h"
 #include "pascal_codec.h"
 #include "reply.h"
+#include "routes.h"
 #include "views.h"
 
 /* Jobs one calibration may create (a plan may expand to far more runs than
@@ -145,7 +146,8 @@ void pd_h_calibrations_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
 
 void pd_h_calibration_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   int64_t id = path_id(req, rep);
-  if (id > 0) reply_calibration(ctx, rep, id, 200);
+  if (id < 0) return;
+  reply_calibration(ctx, rep, id, 200);
 }
 
 static void reply_outcome_error(pd_reply *rep, const pd_calib_outcome *o, pascal_error *err) {

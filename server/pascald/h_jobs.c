@@ -4,25 +4,18 @@
  * bits; the store enforces expiry, staleness (409 stale_lease), idempotent
  * identical re-uploads and bounded attempts, each in one transaction.
  */
-#include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
+#include "auth.h"
 #include "ctx.h"
 #include "handlers.h"
 #include "jsonin.h"
 #include "reply.h"
+#include "routes.h"
 #include "views.h"
 
 #define LEASE_BYTES 16 /* 128 bits -> 32 hex digits */
-
-static int lease_generate(char out[2 * LEASE_BYTES + 1]) {
-  unsigned char raw[LEASE_BYTES];
-  if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) return -1;
-  for (size_t i = 0; i < sizeof raw; i++) snprintf(out + 2 * i, 3, "%02x", raw[i]);
-  return 0;
-}
 
 /* Progress over the collecting calibrations of the job's device. */
 static json_t *job_progress(pd_ctx *ctx, const char *device) {
@@ -51,7 +44,7 @@ void pd_h_jobs_claim(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
       pd_get_name(req->json, "agent", 1, agent, sizeof agent, NULL, rep))
     return;
   char lease[2 * LEASE_BYTES + 1];
-  if (lease_generate(lease)) {
+  if (pd_random_hex(LEASE_BYTES, lease)) {
     pd_reply_error(rep, 503, "unavailable", NULL, "no randomness for a lease token");
     return;
   }

@@ -204,7 +204,7 @@ void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   }
   free(v.agents);
   if (b.failed || !b.p) {
-    free(b.p);
+    pd_sbuf_free(&b);
     pd_reply_error(rep, 500, "internal", NULL, "out of memory rendering metrics");
     return;
   }

@@ -17,12 +17,12 @@
  * by. Batch items are compact by default; "explain": true in the batch gives
  * every item the full document. Every answer is streamed as text by the
  * codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
- * tree and no allocation per item.
+ * tree and no allocation per answered item (only a refused item builds its
+ * small error object through reply.h).
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ctx.h"
@@ -208,8 +208,8 @@ static int predict_one(pd_ctx *ctx, json_t *item, const char *prefix, pd_query *
   return query_parse(item, prefix, q, rep) ? -1 : answer(ctx, q, prefix, a, rep);
 }
 
-/* Read and remove the single query's "explain" (default true): a boolean,
- * or from a URL "true"/"false"/"1"/"0". */
+/* Read and remove the single query's "explain" (default true): a boolean or
+ * 0/1, or, as the GET handler passes it on as a string, "true"/"false"/"1"/"0". */
 static int take_explain(json_t *body, int *explain, pd_reply *rep) {
   json_t *v = json_object_get(body, "explain");
   const char *t = json_is_string(v) ? json_string_value(v) : NULL;
@@ -217,7 +217,8 @@ static int take_explain(json_t *body, int *explain, pd_reply *rep) {
   else if (json_is_boolean(v)) *explain = json_is_true(v);
   else if (json_is_integer(v) && (json_integer_value(v) == 0 || json_integer_value(v) == 1))
     *explain = (int)json_integer_value(v);
-  else if (t && (!strcmp(t, "true") || !strcmp(t, "false"))) *explain = !strcmp(t, "true");
+  else if (t && (!strcmp(t, "true") || !strcmp(t, "1"))) *explain = 1;
+  else if (t && (!strcmp(t, "false") || !strcmp(t, "0"))) *explain = 0;
   else {
     pd_reply_error(rep, 400, "invalid_type", "explain", "explain must be true or false");
     return -1;

@@ -107,6 +107,10 @@ static int check_access(pd_ctx *ctx, const pd_route *route, pd_request *req, pd_
   if (need == PD_ACCESS_OPEN) return 0;
   if (need == PD_ACCESS_READ && !ctx->cfg.auth_reads && !hdr) return 0;
   pd_auth_result a = pd_auth_check(ctx, req, hdr);
+  if (a == PD_AUTH_UNAVAILABLE) {
+    pd_reply_error(rep, 503, "unavailable", NULL, "the token store cannot be read; try again");
+    return -1;
+  }
   if (a != PD_AUTH_OK) {
     pd_reply_error(rep, 401, "unauthorized", NULL,
                    a == PD_AUTH_ABSENT ? "this route needs Authorization: Bearer <token>"

@@ -16,16 +16,12 @@
 /* Deepest nesting of arrays/objects, ignoring brackets inside strings. The
  * scan stops as soon as the limit is passed, so hostile input costs O(limit). */
 int pd_json_too_deep(const char *buf, size_t len, int depth_max) {
-  int depth = 0, in_str = 0, esc = 0;
+  pd_json_scan sc = {0, 0};
+  int depth = 0;
   for (size_t i = 0; i < len; i++) {
     char c = buf[i];
-    if (in_str) {
-      if (esc) esc = 0;
-      else if (c == '\\') esc = 1;
-      else if (c == '"') in_str = 0;
-    } else if (c == '"') {
-      in_str = 1;
-    } else if (c == '{' || c == '[') {
+    if (pd_json_scan_string(&sc, c)) continue;
+    if (c == '{' || c == '[') {
       if (++depth > depth_max) return 1;
     } else if (c == '}' || c == ']') {
       depth--;
@@ -242,7 +238,14 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char 
     qb->failed = 1;
     return MHD_NO;
   }
-  json_object_set_new(qb->obj, key, v);
+  /* Jansson refuses a key that is not UTF-8 (and consumes v): refuse the
+   * request rather than drop the parameter unseen. */
+  if (json_object_set_new(qb->obj, key, v) != 0) {
+    pd_reply_error(qb->rep, 400, "invalid_value", NULL,
+                   "a query parameter name is not valid UTF-8");
+    qb->failed = 1;
+    return MHD_NO;
+  }
   return MHD_YES;
 }
 

@@ -13,6 +13,25 @@
 
 #include "pascald.h"
 
+/* State of a byte scan that must skip string literals (the depth check here,
+ * the split finder in jsonpar.c). pd_json_scan_string() takes the next byte
+ * and returns 1 when it belongs to a string literal (its quotes included),
+ * 0 when it is structural: only then can it be a bracket or a comma. */
+typedef struct pd_json_scan {
+  int in_str, esc;
+} pd_json_scan;
+
+static inline int pd_json_scan_string(pd_json_scan *s, char c) {
+  if (s->in_str) {
+    if (s->esc) s->esc = 0;
+    else if (c == '\\') s->esc = 1;
+    else if (c == '"') s->in_str = 0;
+    return 1;
+  }
+  s->in_str = c == '"';
+  return s->in_str;
+}
+
 /* 1 if arrays/objects nest deeper than depth_max (strings ignored); the scan
  * stops as soon as the limit is passed. */
 int pd_json_too_deep(const char *buf, size_t len, int depth_max);

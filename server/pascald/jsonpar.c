@@ -37,18 +37,13 @@ typedef struct span {
  * element commas, near equal byte fractions. Returns 0 when the body has
  * that shape and the array spans at least half of it. */
 static int find_split(const char *b, size_t len, size_t parts, span *sp) {
-  int depth = 0, in_str = 0, esc = 0;
+  pd_json_scan sc = {0, 0};
+  int depth = 0;
   size_t best_open = 0, best_close = 0, open = 0;
   for (size_t i = 0; i < len; i++) {
     char c = b[i];
-    if (in_str) {
-      if (esc) esc = 0;
-      else if (c == '\\') esc = 1;
-      else if (c == '"') in_str = 0;
-      continue;
-    }
-    if (c == '"') in_str = 1;
-    else if (c == '{' || c == '[') {
+    if (pd_json_scan_string(&sc, c)) continue;
+    if (c == '{' || c == '[') {
       if (depth == 1 && c == '[') open = i;
       depth++;
     } else if (c == '}' || c == ']') {
@@ -65,15 +60,12 @@ static int find_split(const char *b, size_t len, size_t parts, span *sp) {
   sp->k = 0;
   sp->cut[0] = best_open;
   size_t step = (best_close - best_open) / parts;
-  depth = in_str = esc = 0;
+  sc = (pd_json_scan){0, 0};
+  depth = 0; /* relative to the split array's elements */
   for (size_t i = best_open + 1; i < best_close && sp->k + 1 < parts; i++) {
     char c = b[i];
-    if (in_str) {
-      if (esc) esc = 0;
-      else if (c == '\\') esc = 1;
-      else if (c == '"') in_str = 0;
-    } else if (c == '"') in_str = 1;
-    else if (c == '{' || c == '[') depth++;
+    if (pd_json_scan_string(&sc, c)) continue;
+    if (c == '{' || c == '[') depth++;
     else if (c == '}' || c == ']') depth--;
     else if (c == ',' && depth == 0 && i >= best_open + step * (sp->k + 1))
       sp->cut[++sp->k] = i;

@@ -8,7 +8,6 @@
  * the first stdout line, then wait for SIGTERM/SIGINT and shut down
  * gracefully (no new connections, in-flight requests finish, store closed).
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "config.h"
 #include "ctx.h"
 #include "http.h"
+#include "jsonin.h"
 #include "pascal_store.h"
 #include "registry.h"
 #include "reply.h"
@@ -72,6 +72,9 @@ static int token_main(int argc, char **argv) {
       *dst = argv[++i];
     } else if (nrest < 64) {
       rest[nrest++] = argv[i];
+    } else {
+      fprintf(stderr, "pascald token: too many arguments\n");
+      return 2;
     }
   }
   pd_config cfg;
@@ -90,8 +93,9 @@ static int token_main(int argc, char **argv) {
       fprintf(stderr, "pascald token create: --role must be admin or agent\n");
       return 2;
     }
-    if (!name || !*name || strlen(name) >= PASCAL_STORE_NAME_MAX) {
-      fprintf(stderr, "pascald token create: --name NAME is required (1-63 characters)\n");
+    if (!name || !pd_name_valid(name)) { /* the name rule of devices and agents */
+      fprintf(stderr, "pascald token create: --name NAME is required "
+                      "(1-63 characters of A-Z a-z 0-9 . _ -)\n");
       return 2;
     }
     char token[PD_TOKEN_LEN + 1], hash[PD_HASH_HEX];

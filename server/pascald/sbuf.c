@@ -42,13 +42,6 @@ void pd_sbuf_printf(pd_sbuf *b, const char *fmt, ...) {
   b->len += (size_t)n;
 }
 
-void pd_sbuf_put(pd_sbuf *b, const char *s, size_t n) {
-  if (reserve(b, n)) return;
-  memcpy(b->p + b->len, s, n);
-  b->len += n;
-  b->p[b->len] = '\0';
-}
-
 void pd_sbuf_free(pd_sbuf *b) {
   free(b->p);
   memset(b, 0, sizeof *b);

@@ -3,9 +3,6 @@
  */
 #include "views.h"
 
-#include <errno.h>
-#include <stdlib.h>
-
 #include "reply.h"
 
 json_t *pd_view_device(const pascal_store_device *d) {
@@ -61,13 +58,4 @@ json_t *pd_view_job(const pascal_store_job *j, const char *lease_token, unsigned
                    (json_int_t)lease_seconds, "attempt", (json_int_t)j->attempts, "workload",
                    pascal_store_workload_name(j->workload), "block_bytes",
                    (json_int_t)j->block_bytes, "run", run);
-}
-
-int64_t pd_parse_id(const char *s) {
-  if (!s || !*s || *s < '1' || *s > '9') return -1;
-  errno = 0;
-  char *end = NULL;
-  long long v = strtoll(s, &end, 10);
-  if (errno || *end || v <= 0) return -1;
-  return v;
 }

@@ -13,12 +13,10 @@
 
 json_t *pd_view_device(const pascal_store_device *d);
 json_t *pd_view_progress(int64_t done, int64_t total);
-/* Summary (list) or full (get: adds plan, report, measurements) view.
+/* Summary (list) or full (get: adds the plan and the LOKO report) view.
  * Embedded JSON texts that fail to parse are shown as null. */
 json_t *pd_view_calibration(const pascal_store_calibration *c, int full);
 /* The job as the claim contract shows it (lease fields from arguments). */
 json_t *pd_view_job(const pascal_store_job *j, const char *lease_token, unsigned lease_seconds);
-/* Parse a positive decimal id from a path segment; -1 if not one. */
-int64_t pd_parse_id(const char *s);
 
 #endif

@@ -64,6 +64,20 @@ static void test_scan_claim(void)
   json_decref(body);
   body = agent_body_fail(&j, "bad \xff utf-8");
   CHECK(body == NULL); /* the caller substitutes a printable reason */
+  /* a reason longer than pascald accepts is cut to 255 bytes, never inside
+   * a UTF-8 sequence: 254 'a' then "\xc3\xa9" (e-acute) straddles byte 255 */
+  char longer[400];
+  memset(longer, 'a', 254);
+  snprintf(longer + 254, sizeof longer - 254, "\xc3\xa9 and more text after the limit");
+  body = agent_body_fail(&j, longer);
+  CHECK(body != NULL);
+  const char *m = json_string_value(json_object_get(body, "message"));
+  CHECK(m && strlen(m) == 254 && strspn(m, "a") == 254);
+  json_decref(body);
+  longer[253] = '\0'; /* short enough: sent whole */
+  body = agent_body_fail(&j, longer);
+  CHECK(body && strlen(json_string_value(json_object_get(body, "message"))) == 253);
+  json_decref(body);
   json_decref(ans);
 }
 

@@ -13,28 +13,37 @@
 #error "TINY_PROFILE must name tests/e2e/tiny.profile"
 #endif
 
-static void test_describe(void)
+/* Open the sim backend on `profile` (NULL: default), describe, close. */
+static void describe(const char *profile, pascal_backend_device *d)
 {
   pascal_backend *b = NULL;
   pascal_error err;
-  CHECK_INT(pascal_backend_sim_ops.open(NULL, &b, &err), PASCAL_OK);
+  memset(d, 0, sizeof *d);
+  CHECK_INT(pascal_backend_sim_ops.open(profile, &b, &err), PASCAL_OK);
+  if (!b)
+    return;
+  CHECK_INT(pascal_backend_sim_ops.describe(b, d, &err), PASCAL_OK);
+  pascal_backend_sim_ops.close(b);
+}
+
+static void test_describe(void)
+{
   pascal_backend_device d;
-  CHECK_INT(pascal_backend_sim_ops.describe(b, &d, &err), PASCAL_OK);
+  describe(NULL, &d);
   /* The default profile: GB10-like, 48 SMs, C = 1280 blocks of 16 KiB. */
   CHECK(strcmp(d.arch, "sim") == 0);
   CHECK_INT(d.sm_count, 48);
   CHECK_INT(d.capacity_blocks, 1280);
   CHECK_INT(d.block_bytes, 16384);
-  pascal_backend_sim_ops.close(b);
 
-  CHECK_INT(pascal_backend_sim_ops.open(TINY_PROFILE, &b, &err), PASCAL_OK);
-  CHECK_INT(pascal_backend_sim_ops.describe(b, &d, &err), PASCAL_OK);
+  describe(TINY_PROFILE, &d);
   CHECK(strcmp(d.name, "e2e-tiny") == 0);
   CHECK_INT(d.sm_count, 4);
   CHECK_INT(d.capacity_blocks, 64);
   CHECK_INT(d.l2_bytes, 1048576);
-  pascal_backend_sim_ops.close(b);
 
+  pascal_backend *b = NULL;
+  pascal_error err;
   CHECK(pascal_backend_sim_ops.open("/nonexistent/x.profile", &b, &err) != PASCAL_OK);
   CHECK(strcmp(pascal_backend_sim_ops.name, "sim") == 0);
 }

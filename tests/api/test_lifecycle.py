@@ -39,6 +39,11 @@ class Config(unittest.TestCase):
         with open(cfg, "w") as f:
             f.write("listen = 127.0.0.1:0\nthis line is wrong\n")
         self.assertIn("bad.conf:2", self.run_bad(["--config", cfg]))
+        # an over-long comment is refused, not read in pieces whose tail
+        # ("threads = many") would be taken as a setting of its own
+        with open(cfg, "w") as f:
+            f.write("# " + "x" * 8190 + "threads = many\n")
+        self.assertIn("bad.conf:1: line longer", self.run_bad(["--config", cfg]))
         self.assertIn("cannot open config", self.run_bad(["--config", os.path.join(self.dir, "none")]))
 
     def test_precedence_file_env_flags(self):
@@ -81,6 +86,11 @@ class Config(unittest.TestCase):
         p = subprocess.run([PASCALD, "token", "create", "--role", "root", "--name", "x"], cwd=self.dir,
                            capture_output=True, text=True, timeout=20)
         self.assertEqual(p.returncode, 2)
+        # token names follow the rule of device and agent names
+        p = subprocess.run([PASCALD, "token", "create", "--role", "agent", "--name", "two words"],
+                           cwd=self.dir, capture_output=True, text=True, timeout=20)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--name", p.stderr)
         p = subprocess.run([PASCALD, "token", "revoke", "--id", "999"], cwd=self.dir, capture_output=True,
                            text=True, timeout=20)
         self.assertEqual(p.returncode, 1)

@@ -168,6 +168,8 @@ class Malformed(DaemonTest):
                   "/v1/predict?device=testdev&o=-1&path=tma&m=1&N=1&W=1",
                   "/v1/predict?device=testdev&o=1&path=tma&d=2&m=1&N=99999999999999999999&W=1",
                   "/v1/predict?device=testdev&bogus=1",
+                  # a parameter name that is not UTF-8 is refused, not dropped
+                  "/v1/predict?device=testdev&o=1&path=tma&d=2&m=1&N=1&W=1&%ff=1",
                   "/v1/bounds?N=8&C=2&phases=,",
                   "/v1/bounds?N=8&C=2&phases=1,,2",
                   "/v1/calibrations?device=a%20b"]:

@@ -107,6 +107,10 @@ class Routes(DaemonTest):
         self.assertEqual(self.req("POST", "/v1/predict", dict(q, explain=False)).json, compact)
         self.assertEqual(self.req("POST", "/v1/predict", dict(q, explain=True)).json, p)
         self.assertStatus(self.req("GET", "/v1/predict?device=testdev&o=1&path=tma&d=2&m=4&N=1024&W=16&explain=maybe"), 400)
+        # a URL flag may also be spelled 0/1 (it reaches the handler as a string)
+        base = "/v1/predict?device=testdev&o=1&path=tma&d=2&m=4&N=1024&W=16&explain="
+        self.assertEqual(self.req("GET", base + "0").json, compact)
+        self.assertEqual(self.req("GET", base + "1").json, p)
         # held-out compute m=3 (class 2 bracketed by 2 and 6) -> graph rule
         r = self.req("POST", "/v1/predict", dict(q, m=3, calibration=self.cid))
         self.assertStatus(r, 200)
