@@ -16,12 +16,12 @@ deps:
 	@sh deploy/install-deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD) --log-level=NOTICE -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
 	@cmake --build $(BUILD) -j $(JOBS)
 
 build-sanitize: deps
-	@cmake -S . -B $(SANBUILD) -DCMAKE_BUILD_TYPE=Debug -DPASCAL_SANITIZE=ON \
-	       -DPASCAL_WITH_CUDA=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(SANBUILD) --log-level=NOTICE -DCMAKE_BUILD_TYPE=Debug -DPASCAL_SANITIZE=ON \
+	       -DPASCAL_WITH_CUDA=OFF $(CMAKE_FLAGS)
 	@cmake --build $(SANBUILD) -j $(JOBS)
 
 # Foreground daemon on 127.0.0.1:8080 with ./var/pascal.db; on an empty
