@@ -1,7 +1,7 @@
 /*
  * pascal_store.h - pascald's persistent state in SQLite: devices, calibrations
  * (plan, frozen model, LOKO report), measurements, calibration jobs with
- * leases, agents and API tokens (DESIGN.md sections 5 and 8; issue 4 item 1).
+ * leases, agents and API tokens (docs/design.md §5 and §7; issue 4 item 1).
  *
  * Conventions
  * - Every operation is one SQLite transaction: it happens completely or not

@@ -1,6 +1,6 @@
 /*
  * backend_sim.c - the "sim" measurement backend (calibrator/backend.h) over
- * the CPU sim device of core/simdev (pascal/simdev.h; DESIGN.md section 6).
+ * the CPU sim device of core/simdev (pascal/simdev.h; docs/design.md §6).
  * A scan job becomes one pascal_simdev_run_scan with the job's repeat as the
  * run seed, so a repeat is a different but reproducible measurement. The sim
  * models scans only: a GEMM job is refused with a clear error.

@@ -1,6 +1,6 @@
 /*
  * predict_scan.c - scan prediction from a fitted model: paper Algorithm
- * predict, the six ordered transfer rules of DESIGN.md section 4 with the
+ * predict, the six ordered transfer rules of docs/design.md §4.3 with the
  * anchored interpolation of Eq. graph (gamma = 4), linear interpolation in
  * eta = C/N between adjacent reference sizes (App. C, after Proposition
  * graph), and the decode of Eq. dynamic_decode.

@@ -1,5 +1,5 @@
 /*
- * calib.c - the calibration life cycle in the daemon (DESIGN.md section 5):
+ * calib.c - the calibration life cycle in the daemon (docs/design.md §5):
  *   freeze  measurements (store) -> pascal_calibration -> fitted model
  *           (paper section 4, Algorithm 1) + LOKO report (section 4.4) ->
  *           frozen pascal-calibration/1 bundle -> store (one transaction,

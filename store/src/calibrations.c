@@ -1,5 +1,5 @@
 /*
- * calibrations.c - the calibration life cycle (DESIGN.md §5): create from an
+ * calibrations.c - the calibration life cycle (docs/design.md §5): create from an
  * expanded plan (calibration + all its jobs at once), read with progress,
  * list, freeze once every job is done, and import a frozen bundle with its
  * measurements. Each write is one transaction; the schema's triggers make a

@@ -2,7 +2,7 @@
  * db.c - the connection: open (pragmas, migrations, prepared statements),
  * close, transactions, and the mapping of SQLite errors onto store statuses.
  *
- * Durability (DESIGN.md §8, docs/store.md): journal_mode=WAL with
+ * Durability (docs/design.md §7, docs/store.md): journal_mode=WAL with
  * synchronous=FULL makes every COMMIT fsync the WAL before it returns, so an
  * operation that returned OK survives kill -9 and power loss.
  */

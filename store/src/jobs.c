@@ -1,5 +1,5 @@
 /*
- * jobs.c - calibration jobs and their leases (DESIGN.md §5 step 2): claim the
+ * jobs.c - calibration jobs and their leases (docs/design.md §5 step 3): claim the
  * oldest queued job of a device, heartbeat, upload a result (idempotent for
  * an identical retry), report a failure, and return expired leases to the
  * queue. A job's attempts are bounded: the attempt that reaches max_attempts

@@ -6,7 +6,7 @@
  * processes opening the same new file migrate it once (the second re-reads
  * the version under the write lock). The schema is described in docs/store.md.
  *
- * Invariants kept here, in the schema rather than in code (DESIGN.md §8):
+ * Invariants kept here, in the schema rather than in code (docs/design.md §7):
  * - a frozen calibration, its jobs and its measurements are read-only
  *   (triggers RAISE(ABORT) on UPDATE/DELETE, and on INSERT of measurements);
  * - a frozen row carries its bundle, report, hash and freeze time (CHECK);

@@ -1,6 +1,6 @@
 /* test_agent_job.c - the agent's side of the jobs API JSON
  * (calibrator/agent/job.c), the token loader (token.c) and the device
- * comparison (device.c): the brief's example answers parse to the expected
+ * comparison (device.c): the example answers of api-spec/openapi.yaml parse to the expected
  * backend jobs; every malformed field is refused by name. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * test_transfer.c - the six ordered transfer rules of DESIGN.md section 4
+ * test_transfer.c - the six ordered transfer rules of docs/design.md §4.3
  * (paper section 4.3, Eq. graph) and the eta interpolation across sizes, on
  * hand-built calibrations whose curves are constant in W (one horizon), so
  * that each reference's encoded value is a(K) = log([K - 1]_+ + eps) and

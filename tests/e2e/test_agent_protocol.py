@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """test_agent_protocol.py - pascal-agent against a scripted stand-in for
-pascald (stdlib http.server speaking the jobs API of the brief), to drive the
+pascald (stdlib http.server speaking the jobs API of api-spec/openapi.yaml), to drive the
 agent into cases a healthy daemon rarely shows: 5xx answers retried with
 backoff, a 4xx never retried (exit 7), a non-JSON answer (exit 7), heartbeats carrying the lease while a
 job runs longer than a quarter of its lease, a heartbeat refused with 409 (the

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """SciPy oracle for the curve fit of paper section 4.2 / App. C Eq. trafficcurve.
 
-DESIGN.md section 4 says the PCHIP of the curve fit uses SciPy
+docs/design.md §4.1 says the PCHIP of the curve fit uses SciPy
 PchipInterpolator's interior and end-point derivative rules so that values
 match SciPy, the isotonic projection is least squares with equal weights,
 evaluation is clamped to the knot range, and L(W) = S(log W) - log W with K
@@ -19,7 +19,7 @@ computation:
     redone here from the raw (W, K) runs;
   * the fit's rejection of non-positive / non-finite runs and of too many
     horizons (status and field named);
-  * the scan transfer (DESIGN.md section 4 rules 1-6, Eq. graph with
+  * the scan transfer (docs/design.md §4.3 rules 1-6, Eq. graph with
     gamma = 4, linear in d between depths, linear in eta = C/N between the
     adjacent sizes, Eq. dynamic_decode): which rule fires, how many sizes
     are used, a_hat and K, recomputed here from the references' K with the

@@ -1,6 +1,6 @@
 /*
  * pascal/calibration.h - the calibration data model of the dynamic predictor
- * (paper section 4.1-4.2, Eq. dynamic_target; DESIGN.md section 4).
+ * (paper section 4.1-4.2, Eq. dynamic_target; docs/design.md §4).
  *
  * A calibration is plain data: the device constants, the workload (scan or
  * GEMM), the execution-class rule of the measured binary, the GEMM tiling, and

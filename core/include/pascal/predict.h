@@ -1,7 +1,7 @@
 /*
  * pascal/predict.h - the fitted dynamic model and its predictions (paper
  * section 4, Algorithm predict, Eq. graph, App. C "GEMM instantiation";
- * DESIGN.md section 4).
+ * docs/design.md §4).
  *
  * pascal_model_fit() freezes a calibration into a model: one cumulative
  * traffic curve per (reference size N_j, key z) for a scan, or per reference
