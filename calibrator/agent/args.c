@@ -63,6 +63,7 @@ static const char USAGE[] =
   "  --probe             with --backend cuda: print the GPU's constants and its\n"
   "                      capacity scan, then exit (needs no server or token)\n"
   "  --help              this text\n"
+  "  --version           print the version and exit\n"
   "\n"
   "Exit codes: 0 ok, 1 internal failure, 2 usage, 3 token refused (401/403),\n"
   "4 device unknown or conflicting, 5 server unreachable after retries,\n"
@@ -169,6 +170,8 @@ agent_args_result agent_args_parse(int argc, char *const argv[], agent_args *out
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
       return AGENT_ARGS_HELP;
+    if (strcmp(arg, "--version") == 0)
+      return AGENT_ARGS_VERSION;
     if (strncmp(arg, "--", 2) != 0) {
       fail(msg, msglen, "unexpected argument '%s'", arg);
       return AGENT_ARGS_ERROR;

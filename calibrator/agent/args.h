@@ -26,8 +26,9 @@ typedef struct agent_args {
 
 typedef enum agent_args_result {
   AGENT_ARGS_OK = 0,
-  AGENT_ARGS_HELP = 1,  /* --help: print agent_args_usage() and exit 0 */
-  AGENT_ARGS_ERROR = 2  /* `msg` says which option is wrong and why */
+  AGENT_ARGS_HELP = 1,    /* --help: print agent_args_usage() and exit 0 */
+  AGENT_ARGS_ERROR = 2,   /* `msg` says which option is wrong and why */
+  AGENT_ARGS_VERSION = 3  /* --version: print the version and exit 0 */
 } agent_args_result;
 
 /* Parse argv (argv[0] is skipped). `--opt VALUE` and `--opt=VALUE` are both

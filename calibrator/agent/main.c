@@ -1,7 +1,7 @@
 /*
  * main.c - pascal-agent: takes calibration jobs for one device from pascald,
  * runs them on a measurement backend (sim or cuda) and uploads the fills
- * (DESIGN.md section 5; jobs API in the brief). Wires the pieces: arguments,
+ * (docs/design.md §5; jobs API in api-spec/openapi.yaml). Wires the pieces: arguments,
  * token, backend, device registration, signals, workers. Exit codes:
  * exitcode.h and docs/agent.md.
  */
@@ -18,6 +18,7 @@
 #include "client.h"
 #include "device.h"
 #include "exitcode.h"
+#include "pascal/version.h"
 #include "worker.h"
 #ifdef PASCAL_AGENT_HAVE_CUDA
 #include "cuda_probe.h"
@@ -166,6 +167,9 @@ int main(int argc, char **argv)
   switch (agent_args_parse(argc, argv, &args, msg, sizeof msg)) {
   case AGENT_ARGS_HELP:
     fputs(agent_args_usage(), stdout);
+    return AGENT_EXIT_OK;
+  case AGENT_ARGS_VERSION:
+    printf("pascal-agent %s\n", pascal_version());
     return AGENT_EXIT_OK;
   case AGENT_ARGS_ERROR:
     fprintf(stderr, "pascal-agent: %s\n", msg);

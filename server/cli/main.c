@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "output.h"
+#include "pascal/version.h"
 
 typedef struct command {
   const char *name;
@@ -33,7 +34,8 @@ static const command commands[] = {
 
 static void usage(FILE *out)
 {
-  fprintf(out, "usage: pascal COMMAND [options]   (docs/cli.md)\n");
+  fprintf(out, "usage: pascal COMMAND [options]   (docs/cli.md)\n"
+               "       pascal --version | --help\n");
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     fprintf(out, "  pascal %s %s\n", commands[i].name, commands[i].usage);
 }
@@ -47,6 +49,10 @@ int main(int argc, char **argv)
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "help") == 0) {
     usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("pascal %s\n", pascal_version());
     return CLI_EXIT_OK;
   }
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {

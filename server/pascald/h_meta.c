@@ -12,6 +12,7 @@
 
 #include "ctx.h"
 #include "handlers.h"
+#include "pascal/version.h"
 #include "pascal_store.h"
 #include "registry.h"
 #include "reply.h"
@@ -29,7 +30,8 @@ void pd_h_version(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   (void)ctx;
   (void)req;
   pd_reply_json(rep, 200,
-                json_pack("{s:s,s:s,s:s,s:[s,s]}", "name", "pascald", "version", PASCALD_VERSION,
+                json_pack("{s:s,s:s,s:s,s:s,s:[s,s]}", "name", "pascald", "version", pascal_version(),
+                          "release", PASCAL_VERSION,
                           "api", "v1", "formats", "pascal-calibration/1", "pascal-plan/1"));
 }
 

@@ -20,6 +20,7 @@
 #include "ctx.h"
 #include "http.h"
 #include "jsonin.h"
+#include "pascal/version.h"
 #include "pascal_store.h"
 #include "registry.h"
 #include "reply.h"
@@ -221,7 +222,7 @@ int main(int argc, char **argv) {
       return 0;
     }
   if (argc >= 2 && !strcmp(argv[1], "--version")) {
-    printf("pascald %s\n", PASCALD_VERSION);
+    printf("pascald %s\n", pascal_version());
     return 0;
   }
   if (argc >= 2 && !strcmp(argv[1], "token")) return token_main(argc - 2, argv + 2);

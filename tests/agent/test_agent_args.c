@@ -53,6 +53,9 @@ static void test_defaults_and_forms(void)
   CHECK(a.server == NULL && a.device == NULL);
 
   CHECK_INT(PARSE(&a, msg, "--help"), AGENT_ARGS_HELP);
+  CHECK_INT(PARSE(&a, msg, "--version"), AGENT_ARGS_VERSION);
+  CHECK_INT(PARSE(&a, msg, "--server", "http://x", "--version"), AGENT_ARGS_VERSION);
+  CHECK(strstr(agent_args_usage(), "--version") != NULL);
   CHECK(strstr(agent_args_usage(), "--until-idle") != NULL);
 }
 
