@@ -10,7 +10,9 @@ BUILD  ?= build
 SANBUILD ?= build-sanitize
 CMAKE_FLAGS ?=
 
-.PHONY: run test deps build build-sanitize clean
+PREFIX ?= /usr/local
+
+.PHONY: run test deps build build-sanitize install clean
 
 deps:
 	@sh deploy/install-deps.sh
@@ -36,6 +38,12 @@ test: build build-sanitize
 	@cd $(SANBUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
+
+# deploy/install.sh: its own Release build for PREFIX, cmake --install (programs,
+# libpascal, headers, pascal.pc, CMake package, docs), config, units.
+# DESTDIR=/stage stages everything for packaging.
+install: deps
+	@DESTDIR="$(DESTDIR)" sh deploy/install.sh --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) $(SANBUILD)

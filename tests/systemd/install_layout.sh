@@ -28,6 +28,13 @@ grep -q '^ExecStart=/opt/pascal/bin/pascal-agent ' "$agent" || fail "agent ExecS
 grep -q '^LoadCredential=token:/etc/pascal-test/agent-%i.token$' "$agent" \
   || fail "agent credential path not rewritten"
 grep -q '/usr/local/\|/etc/pascal/' "$unit" "$agent" && fail "unrewritten paths left in the units"
+# Every Documentation= of the installed units names an installed file.
+for doc in $(sed -n 's/^Documentation=//p' "$unit" "$agent"); do
+  case $doc in
+    file:/opt/pascal/*) [ -f "$root${doc#file:}" ] || fail "unit documentation $doc not installed" ;;
+    *) fail "unit documentation $doc is not a file under the prefix" ;;
+  esac
+done
 [ -f "$root/opt/pascal/lib/sysusers.d/pascal.conf" ] || fail "sysusers entry missing"
 [ -f "$root/opt/pascal/share/pascal/examples/nginx-tls.conf.example" ] || fail "nginx example missing"
 for bundle in "$src"/deploy/calibrations/*.json; do
