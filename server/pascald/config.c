@@ -12,10 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cors.h"
+
 static const char *const config_keys[] = {
     "listen",           "db",       "bundles",  "lease_seconds", "max_attempts",
     "threads",          "connection_limit",     "connection_timeout",
-    "body_max",         "batch_max", "auth_reads", NULL};
+    "body_max",         "batch_max", "auth_reads", "cors_origins", "cors_max_age", NULL};
 
 void pd_config_defaults(pd_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -39,6 +41,8 @@ void pd_config_defaults(pd_config *cfg) {
   cfg->batch_max = 10000;
   cfg->json_depth_max = 32;
   cfg->auth_reads = 0;
+  cfg->cors_origins[0] = '\0';
+  cfg->cors_max_age = 600;
 }
 
 static int parse_uint(const char *v, unsigned long lo, unsigned long hi, unsigned long *out) {
@@ -97,6 +101,17 @@ int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg,
     ok = parse_uint(value, 1, 1000000, &x) ? -1 : (cfg->batch_max = x, 0);
   else if (!strcmp(key, "auth_reads"))
     ok = parse_bool(value, &cfg->auth_reads);
+  else if (!strcmp(key, "cors_max_age"))
+    ok = parse_uint(value, 0, 86400, &x) ? -1 : (cfg->cors_max_age = (unsigned)x, 0);
+  else if (!strcmp(key, "cors_origins")) {
+    char list[sizeof cfg->cors_origins], why[256];
+    if (pd_cors_parse_origins(value, list, sizeof list, why, sizeof why)) {
+      snprintf(msg, msglen, "invalid value for cors_origins: %s", why);
+      return -1;
+    }
+    memcpy(cfg->cors_origins, list, sizeof list);
+    return 0;
+  }
   else {
     snprintf(msg, msglen, "unknown option '%s'", key);
     return -1;

@@ -5,7 +5,8 @@
  * Keys (file: `key = value`, '#' comments; flags use '-' for '_'):
  *   listen HOST:PORT, db PATH, bundles DIR, lease_seconds, max_attempts,
  *   threads, connection_limit, connection_timeout, body_max, batch_max,
- *   auth_reads (true/false).
+ *   auth_reads (true/false), cors_origins (comma-separated origins, cors.h),
+ *   cors_max_age (seconds).
  */
 #ifndef PASCALD_CONFIG_H
 #define PASCALD_CONFIG_H

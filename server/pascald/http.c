@@ -4,7 +4,8 @@
  *                above the cap at once (413, the body is never read)
  *   data calls   accumulate the body; past the cap, keep discarding and answer
  *                413 at the end (memory stays bounded by the cap)
- *   final call   route (404/405), auth (401/403), content type (415), JSON
+ *   final call   route (404/405; a CORS preflight is answered here, cors.h),
+ *                auth (401/403), content type (415), JSON
  *                limits (400), then the handler; the reply is sent from here
  *                only (send_reply), and counted (and the request's memory
  *                released) when MHD reports completion.
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "cors.h"
 #include "jsonin.h"
 #include "jsonpar.h"
 #include "reply.h"
@@ -67,7 +69,7 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
     len = rep->text_len;
     rep->text = NULL;
   }
-  if (!buf) {
+  if (!buf && rep->status != 204) {
     static const char oom[] =
         "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\",\"field\":null}}\n";
     rep->status = 500;
@@ -82,12 +84,23 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
     free(buf);
     return MHD_NO;
   }
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-                          rep->content_type ? rep->content_type : "application/json");
+  if (buf)
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            rep->content_type ? rep->content_type : "application/json");
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
   if (rep->allow[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
   if (rep->www_authenticate)
     MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"pascald\"");
+  if (ctx->cfg.cors_origins[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Origin");
+  if (rep->cors_origin)
+    MHD_add_response_header(r, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, rep->cors_origin);
+  if (rep->cors_preflight) {
+    char age[16];
+    snprintf(age, sizeof age, "%u", ctx->cfg.cors_max_age);
+    MHD_add_response_header(r, "Access-Control-Allow-Methods", rep->allow);
+    MHD_add_response_header(r, "Access-Control-Allow-Headers", PD_CORS_ALLOW_HEADERS);
+    MHD_add_response_header(r, "Access-Control-Max-Age", age);
+  }
   /* Shutting down: no keep-alive, so that the connection closes once this
    * answer is sent and its client cannot start another request. */
   if (atomic_load_explicit(&ctx->stopping, memory_order_relaxed))
@@ -128,6 +141,28 @@ static int check_access(pd_ctx *ctx, const pd_route *route, pd_request *req, pd_
   return 0;
 }
 
+/* CORS (cors.h): remember an allowed Origin for the answer's headers, and
+ * answer a preflight (OPTIONS with Access-Control-Request-Method on a known
+ * path) at once: 204 for an allowed origin, 403 naming it otherwise.
+ * Returns 1 when the preflight was answered. */
+static int cors(pd_ctx *ctx, struct MHD_Connection *conn, const char *method, int idx,
+                pd_reply *rep) {
+  const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+  if (pd_cors_origin_allowed(ctx->cfg.cors_origins, origin)) rep->cors_origin = origin;
+  if (idx != PD_ROUTE_BAD_METHOD || strcmp(method, "OPTIONS") != 0 || !origin ||
+      !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Access-Control-Request-Method"))
+    return 0;
+  if (rep->cors_origin) {
+    rep->status = 204;
+    rep->cors_preflight = 1;
+  } else {
+    rep->allow[0] = '\0';
+    pd_reply_error(rep, 403, "forbidden", "Origin", "origin '%.200s' is not in cors_origins",
+                   origin);
+  }
+  return 1;
+}
+
 static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
                      const char *method, pd_conn *c, pd_reply *rep) {
   pd_request req;
@@ -139,6 +174,7 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
   req.body = c->body ? c->body : "";
   req.body_len = c->len;
   int idx = pd_route_match(method, url, &req, rep->allow, sizeof rep->allow);
+  if (ctx->cfg.cors_origins[0] && cors(ctx, conn, method, idx, rep)) return;
   if (idx == PD_ROUTE_NOT_FOUND) {
     pd_reply_error(rep, 404, "not_found", NULL, "no route %s %s", method, url);
     return;

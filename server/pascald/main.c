@@ -32,6 +32,7 @@ static void usage(FILE *f) {
           "               [--bundles DIR] [--lease-seconds N] [--max-attempts N]\n"
           "               [--threads N] [--connection-limit N] [--connection-timeout S]\n"
           "               [--body-max BYTES] [--batch-max N] [--auth-reads]\n"
+          "               [--cors-origins ORIGIN,...] [--cors-max-age S]\n"
           "       pascald token create --db PATH --role admin|agent --name NAME\n"
           "       pascald token list --db PATH\n"
           "       pascald token revoke --db PATH --id ID\n"

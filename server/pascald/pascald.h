@@ -38,6 +38,8 @@ typedef struct pd_config {
   size_t batch_max;         /* items in one predict batch */
   int json_depth_max;       /* nesting depth accepted in request bodies */
   int auth_reads;           /* 1: reads need a token (any role) too */
+  char cors_origins[1024];  /* allowed CORS origins, comma-separated; "" = CORS off */
+  unsigned cors_max_age;    /* Access-Control-Max-Age of a preflight, seconds */
 } pd_config;
 
 /* --- roles and auth ------------------------------------------------------- */
@@ -76,6 +78,8 @@ typedef struct pd_reply {
   const char *content_type;
   char allow[32];         /* Allow header for 405 ("GET, POST"), or "" */
   int www_authenticate;   /* 1: add WWW-Authenticate: Bearer */
+  const char *cors_origin; /* allowed Origin of the request (CORS), or NULL */
+  int cors_preflight;     /* 1: answer a CORS preflight (204, allowed methods) */
 } pd_reply;
 
 typedef struct pd_ctx pd_ctx;
