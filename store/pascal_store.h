@@ -93,6 +93,10 @@ void pascal_store_close(pascal_store *s);
 pascal_store_status pascal_store_schema_version(pascal_store *s, int *version,
                                                 pascal_error *err);
 
+/* The newest schema version this build knows (= its number of migrations);
+ * every database it opens is migrated to it. */
+int pascal_store_schema_latest(void);
+
 /* ------------------------------------------------------------- devices */
 
 typedef struct pascal_store_device {
@@ -102,12 +106,19 @@ typedef struct pascal_store_device {
   uint32_t capacity_blocks;         /* effective L2 capacity C, >= 1 */
   uint32_t block_bytes;             /* >= 1 */
   int64_t created;                  /* unix seconds (ignored on input) */
+  /* What CUDA reports for the GPU (cudaDeviceProp); unknown when empty/0. */
+  char cuda_name[PASCAL_STORE_NAME_MAX]; /* "NVIDIA H100 80GB HBM3": printable
+                                            ASCII, no blank at either end */
+  uint32_t cc_major, cc_minor;      /* compute capability 9.0; 0.0 unknown */
+  uint64_t l2_bytes;                /* L2 size in bytes; 0 unknown */
 } pascal_store_device;
 
 /* Register a device. Idempotent: if a device of that name exists with the
  * same arch/sm_count/capacity_blocks/block_bytes, *created = 0 and OK; with
  * different constants, PASCAL_STORE_CONFLICT naming the first differing field.
- * A new device gets *created = 1. `created` may be NULL. */
+ * The CUDA identity (cuda_name, compute capability, l2_bytes) conflicts only
+ * where both sides know it; what the stored row does not know yet is filled
+ * in. A new device gets *created = 1. `created` may be NULL. */
 pascal_store_status pascal_store_device_create(pascal_store *s,
                                                const pascal_store_device *dev,
                                                int64_t now, int *created,

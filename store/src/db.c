@@ -38,17 +38,22 @@
   " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                  \
   " JOIN devices dv ON dv.name = c.device"
 
+#define DEVICE_COLUMNS                                                          \
+  "name, arch, sm_count, capacity_blocks, block_bytes, created, cuda_name,"  \
+  " cc_major, cc_minor, l2_bytes"
+
 static const char *const stmt_sql[ST_COUNT] = {
   [ST_BEGIN] = "BEGIN IMMEDIATE",
   [ST_COMMIT] = "COMMIT",
   [ST_ROLLBACK] = "ROLLBACK",
   [ST_DEVICE_INSERT] =
       "INSERT INTO devices (name, arch, sm_count, capacity_blocks, block_bytes,"
-      " created) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-  [ST_DEVICE_GET] = "SELECT name, arch, sm_count, capacity_blocks, block_bytes,"
-                    " created FROM devices WHERE name = ?1",
-  [ST_DEVICE_LIST] = "SELECT name, arch, sm_count, capacity_blocks, block_bytes,"
-                     " created FROM devices ORDER BY name",
+      " created, cuda_name, cc_major, cc_minor, l2_bytes)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+  [ST_DEVICE_SET_CUDA] = "UPDATE devices SET cuda_name = ?2, cc_major = ?3, cc_minor = ?4,"
+                         " l2_bytes = ?5 WHERE name = ?1",
+  [ST_DEVICE_GET] = "SELECT " DEVICE_COLUMNS " FROM devices WHERE name = ?1",
+  [ST_DEVICE_LIST] = "SELECT " DEVICE_COLUMNS " FROM devices ORDER BY name",
   [ST_DEVICE_PROGRESS] =
       "SELECT coalesce(sum(j.state = 'done'), 0), count(j.id) FROM jobs j"
       " JOIN calibrations c ON c.id = j.calibration"

@@ -119,9 +119,19 @@ static const char *const migrations[] = {
   FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
   FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration")
   FROZEN_GUARD("jobs_frozen_delete", "DELETE", "jobs", "OLD.calibration"),
+  /* 2: a device's identity as CUDA reports it (NULL: unknown, e.g. a device
+   *    registered from a bundle or before this migration) */
+  "ALTER TABLE devices ADD COLUMN cuda_name TEXT\n"
+  "  CHECK (cuda_name IS NULL OR length(cuda_name) BETWEEN 1 AND 63);\n"
+  "ALTER TABLE devices ADD COLUMN cc_major INTEGER\n"
+  "  CHECK (cc_major IS NULL OR cc_major BETWEEN 1 AND 99);\n"
+  "ALTER TABLE devices ADD COLUMN cc_minor INTEGER\n"
+  "  CHECK (cc_minor IS NULL OR cc_minor BETWEEN 0 AND 99);\n"
+  "ALTER TABLE devices ADD COLUMN l2_bytes INTEGER\n"
+  "  CHECK (l2_bytes IS NULL OR l2_bytes >= 1);\n",
 };
 
-int store_schema_latest(void)
+int pascal_store_schema_latest(void)
 {
   return (int)(sizeof migrations / sizeof migrations[0]);
 }
@@ -174,11 +184,11 @@ pascal_store_status store_migrate(sqlite3 *db, pascal_error *err)
   pascal_store_status status = read_version(db, &version, err);
   if (status)
     return status;
-  if (version > store_schema_latest())
+  if (version > pascal_store_schema_latest())
     return store_fail(err, PASCAL_STORE_IO, "user_version",
                       "database schema version %d is newer than this pascald "
-                      "knows (%d)", version, store_schema_latest());
-  for (int target = version + 1; target <= store_schema_latest(); target++) {
+                      "knows (%d)", version, pascal_store_schema_latest());
+  for (int target = version + 1; target <= pascal_store_schema_latest(); target++) {
     status = apply(db, target, err);
     if (status)
       return status;

@@ -18,6 +18,7 @@ typedef enum store_stmt {
   ST_COMMIT,
   ST_ROLLBACK,
   ST_DEVICE_INSERT,
+  ST_DEVICE_SET_CUDA,
   ST_DEVICE_GET,
   ST_DEVICE_LIST,
   ST_DEVICE_PROGRESS,
@@ -63,7 +64,6 @@ struct pascal_store {
 /* The migrations (schema.c): run them all on an open connection. */
 pascal_store_status store_migrate(sqlite3 *db, pascal_error *err);
 /* Newest schema version this library knows. */
-int store_schema_latest(void);
 
 /* The statement `which`, reset and with bindings cleared, ready to bind. */
 sqlite3_stmt *store_stmt_get(pascal_store *s, store_stmt which);
