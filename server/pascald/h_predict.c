@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "device_ref.h"
 #include "handlers.h"
 #include "jsonin.h"
 #include "pascal_codec.h"
@@ -52,7 +53,7 @@ typedef struct pd_query {
 static int query_fields(json_t *q, int gemm, const char *prefix, pd_query *out, size_t *read,
                         pd_reply *rep) {
   int cal;
-  if (pd_get_name(q, "device", 1, out->device, sizeof out->device, prefix, rep) ||
+  if (pd_get_str(q, "device", 1, out->device, sizeof out->device, prefix, rep) ||
       (cal = pd_get_i64(q, "calibration", 0, 1, INT64_MAX, &out->calibration, prefix, rep)) < 0)
     return -1;
   uint64_t a, b, c;
@@ -124,6 +125,9 @@ typedef struct pd_answer {
 /* Look up the calibration and predict (read lock held by the caller). */
 static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer *a,
                   pd_reply *rep) {
+  char named[PASCAL_STORE_NAME_MAX];
+  const char *device = pd_device_for_prediction(ctx, q->device, named, rep);
+  if (!device) return -1;
   const pd_reg_entry *e;
   if (q->calibration) {
     e = pd_registry_by_id(ctx->registry, q->calibration);
@@ -133,7 +137,7 @@ static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer 
                      (long long)q->calibration);
       return -1;
     }
-    if (strcmp(e->device->name, q->device) != 0 || e->workload != q->workload) {
+    if (strcmp(e->device->name, device) != 0 || e->workload != q->workload) {
       pd_reply_error(rep, 422, "calibration_mismatch", "calibration",
                      "calibration %lld is a %s calibration of device '%s'",
                      (long long)q->calibration, pascal_workload_name(e->workload),
@@ -142,12 +146,12 @@ static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer 
     }
   } else {
     int any = 0;
-    e = pd_registry_newest(ctx->registry, q->device, q->workload, &any);
+    e = pd_registry_newest(ctx->registry, device, q->workload, &any);
     if (!e) {
       pd_reply_error(rep, 404, "not_found", "device",
                      any ? "device '%s' has no frozen %s calibration"
                          : "device '%s' has no frozen calibration",
-                     q->device, pascal_workload_name(q->workload));
+                     device, pascal_workload_name(q->workload));
       return -1;
     }
   }
