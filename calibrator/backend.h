@@ -55,6 +55,8 @@ typedef struct pascal_backend_device {
   uint32_t capacity_blocks;  /* effective L2 capacity C in blocks */
   uint32_t block_bytes;
   uint64_t l2_bytes;         /* nominal L2 size */
+  char cuda_name[64];        /* as CUDA reports it (sim: as its profile states it); "" unknown */
+  uint32_t cc_major, cc_minor; /* compute capability; 0.0 unknown */
 } pascal_backend_device;
 
 typedef struct pascal_backend pascal_backend; /* opaque, one per backend instance */

@@ -51,6 +51,9 @@ static pascal_status sim_describe(pascal_backend *b, pascal_backend_device *out,
   d.capacity_blocks = p->capacity_blocks;
   d.block_bytes = p->block_bytes;
   d.l2_bytes = p->l2_bytes;
+  snprintf(d.cuda_name, sizeof d.cuda_name, "%s", p->cuda_name);
+  d.cc_major = p->cc_major;
+  d.cc_minor = p->cc_minor;
   (void)err;
   *out = d;
   return PASCAL_OK;

@@ -9,19 +9,34 @@
 
 json_t *agent_device_body(const pascal_backend_device *dev, const char *name)
 {
-  return json_pack("{s:s, s:s, s:I, s:I, s:I}", "name", name, "arch", dev->arch, "sm_count",
-                   (json_int_t)dev->sm_count, "capacity_blocks", (json_int_t)dev->capacity_blocks,
-                   "block_bytes", (json_int_t)dev->block_bytes);
+  json_t *body = json_pack("{s:s, s:s, s:I, s:I, s:I}", "name", name, "arch", dev->arch,
+                           "sm_count", (json_int_t)dev->sm_count, "capacity_blocks",
+                           (json_int_t)dev->capacity_blocks, "block_bytes",
+                           (json_int_t)dev->block_bytes);
+  /* the CUDA identity, where the backend knows it */
+  char cc[16];
+  snprintf(cc, sizeof cc, "%u.%u", dev->cc_major, dev->cc_minor);
+  if (body && dev->cuda_name[0])
+    json_object_set_new(body, "cuda_name", json_string(dev->cuda_name));
+  if (body && dev->cc_major)
+    json_object_set_new(body, "compute_capability", json_string(cc));
+  if (body && dev->l2_bytes)
+    json_object_set_new(body, "l2_bytes", json_integer((json_int_t)dev->l2_bytes));
+  return body;
 }
 
 int agent_device_compare(json_t *server, const json_t *want, char *msg, size_t msglen)
 {
   json_t *inner = json_object_get(server, "device");
   json_t *have = json_is_object(inner) ? inner : server;
-  static const char *const fields[] = {"arch", "sm_count", "capacity_blocks", "block_bytes"};
+  /* the first four must match; the CUDA identity only where both know it */
+  static const char *const fields[] = {"arch", "sm_count", "capacity_blocks", "block_bytes",
+                                       "cuda_name", "compute_capability", "l2_bytes"};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
     json_t *a = json_object_get(have, fields[i]);
     json_t *b = json_object_get(want, fields[i]);
+    if (i >= 4 && (!a || json_is_null(a) || !b))
+      continue;
     if (!a || !json_equal(a, b)) {
       char *sa = a ? json_dumps(a, JSON_ENCODE_ANY) : NULL;
       char *sb = json_dumps(b, JSON_ENCODE_ANY);

@@ -17,8 +17,9 @@ int agent_device_ensure(agent_client *c, const pascal_backend_device *dev);
 json_t *agent_device_body(const pascal_backend_device *dev, const char *name);
 
 /* 0 when the server's device object has the same constants as `want`
- * (arch, sm_count, capacity_blocks, block_bytes); -1 with the first
- * differing field in `msg` otherwise. Accepts {"device":{...}} or {...}. */
+ * (arch, sm_count, capacity_blocks, block_bytes, and cuda_name,
+ * compute_capability, l2_bytes where both sides know them); -1 with the
+ * first differing field in `msg` otherwise. Accepts {"device":{...}} or {...}. */
 int agent_device_compare(json_t *server, const json_t *want, char *msg, size_t msglen);
 
 #endif

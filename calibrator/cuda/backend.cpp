@@ -67,6 +67,9 @@ pascal_status cuda_describe(pascal_backend *b, pascal_backend_device *out, pasca
   d.capacity_blocks = b->capacity_blocks;
   d.block_bytes = kBlockBytes;
   d.l2_bytes = in.l2_bytes;
+  snprintf(d.cuda_name, sizeof d.cuda_name, "%s", in.name.c_str());
+  d.cc_major = (uint32_t)in.cc_major;
+  d.cc_minor = (uint32_t)in.cc_minor;
   *out = d;
   return PASCAL_OK;
 }

@@ -17,6 +17,8 @@ void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes) {
   const pascal_cuda_info &in = rig.info();
   fprintf(out, "device        %s (sm_%d%d, CUPTI chip %s)\n", in.name.c_str(), in.cc_major,
           in.cc_minor, in.chip.c_str());
+  fprintf(out, "CUDA name     \"%s\", compute capability %d.%d\n", in.name.c_str(), in.cc_major,
+          in.cc_minor);
   fprintf(out, "SMs           %u\n", in.sm_count);
   fprintf(out, "L2            %llu bytes (%llu blocks of %u)\n", (unsigned long long)in.l2_bytes,
           (unsigned long long)(in.l2_bytes / block_bytes), block_bytes);
@@ -79,6 +81,9 @@ PASCAL_CUDA_API pascal_status pascal_cuda_probe(FILE *out, uint32_t block_bytes,
   device->capacity_blocks = (uint32_t)c;
   device->block_bytes = block_bytes;
   device->l2_bytes = rig->info().l2_bytes;
+  snprintf(device->cuda_name, sizeof device->cuda_name, "%s", rig->info().name.c_str());
+  device->cc_major = (uint32_t)rig->info().cc_major;
+  device->cc_minor = (uint32_t)rig->info().cc_minor;
 done:
   delete rig;
   return st;
