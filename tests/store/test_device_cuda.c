@@ -25,42 +25,41 @@ static pascal_store_device h100(void)
   return d;
 }
 
+/* Register `d` at time `now`, expecting *created = `want_created`, then read
+ * back `d`'s name: it must hold the full H100 identity (or none at all). */
+static void register_and_expect(fixture *f, const pascal_store_device *d, int64_t now,
+                                int want_created, int want_identity)
+{
+  pascal_store_device got;
+  int created = -1;
+  CHECK_INT(pascal_store_device_create(f->s, d, now, &created, NULL), PASCAL_STORE_OK);
+  CHECK_INT(created, want_created);
+  CHECK_INT(pascal_store_device_get(f->s, d->name, &got, NULL), PASCAL_STORE_OK);
+  CHECK(strcmp(got.cuda_name, want_identity ? "NVIDIA H100 80GB HBM3" : "") == 0);
+  CHECK_INT(got.cc_major, want_identity ? 9 : 0);
+  CHECK_INT(got.cc_minor, 0);
+  CHECK_INT(got.l2_bytes, want_identity ? 52428800 : 0);
+}
+
 static void test_round_trip_and_fill_in(fixture *f)
 {
   pascal_store_device d = h100(), got;
-  int created = -1;
-  CHECK_INT(pascal_store_device_create(f->s, &d, 10, &created, NULL), PASCAL_STORE_OK);
-  CHECK_INT(created, 1);
-  CHECK_INT(pascal_store_device_get(f->s, "h100-a", &got, NULL), PASCAL_STORE_OK);
-  CHECK(strcmp(got.cuda_name, "NVIDIA H100 80GB HBM3") == 0);
-  CHECK_INT(got.cc_major, 9);
-  CHECK_INT(got.cc_minor, 0);
-  CHECK_INT(got.l2_bytes, 52428800);
+  register_and_expect(f, &d, 10, 1, 1);
 
   /* A registration that does not know the identity is the same device. */
   pascal_store_device bare = h100();
   bare.cuda_name[0] = '\0';
   bare.cc_major = bare.cc_minor = 0;
   bare.l2_bytes = 0;
-  CHECK_INT(pascal_store_device_create(f->s, &bare, 20, &created, NULL), PASCAL_STORE_OK);
-  CHECK_INT(created, 0);
-  CHECK_INT(pascal_store_device_get(f->s, "h100-a", &got, NULL), PASCAL_STORE_OK);
-  CHECK(strcmp(got.cuda_name, "NVIDIA H100 80GB HBM3") == 0);
+  register_and_expect(f, &bare, 20, 0, 1);
 
   /* A device registered without it learns it from the first one who knows. */
   snprintf(bare.name, sizeof bare.name, "h100-b");
-  CHECK_INT(pascal_store_device_create(f->s, &bare, 30, &created, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_device_get(f->s, "h100-b", &got, NULL), PASCAL_STORE_OK);
-  CHECK_INT(got.cuda_name[0], '\0');
-  CHECK_INT(got.cc_major, 0);
+  register_and_expect(f, &bare, 30, 1, 0);
   pascal_store_device full = h100();
   snprintf(full.name, sizeof full.name, "h100-b");
-  CHECK_INT(pascal_store_device_create(f->s, &full, 40, &created, NULL), PASCAL_STORE_OK);
-  CHECK_INT(created, 0);
+  register_and_expect(f, &full, 40, 0, 1);
   CHECK_INT(pascal_store_device_get(f->s, "h100-b", &got, NULL), PASCAL_STORE_OK);
-  CHECK(strcmp(got.cuda_name, "NVIDIA H100 80GB HBM3") == 0);
-  CHECK_INT(got.cc_major, 9);
-  CHECK_INT(got.l2_bytes, 52428800);
   CHECK_INT(got.created, 30);
 
   /* Known and different: refused, naming the field; nothing changes. */
