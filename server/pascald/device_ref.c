@@ -112,8 +112,8 @@ static void reply_candidates(pd_reply *rep, const char *field, const char *what,
   else json_decref(arr);
 }
 
-int pd_device_resolve(pd_ctx *ctx, const char *ref, const char *field, char *name,
-                      pd_reply *rep) {
+int pd_device_resolve(pd_ctx *ctx, const char *ref, const char *field, int cuda_only,
+                      char *name, pd_reply *rep) {
   pascal_store_device *list = NULL;
   size_t n = 0;
   pascal_error err;
@@ -131,7 +131,7 @@ int pd_device_resolve(pd_ctx *ctx, const char *ref, const char *field, char *nam
   }
   size_t exact = 0, same_cuda = 0, close = 0;
   const pascal_store_device *hit = NULL;
-  for (size_t i = 0; i < n && !exact; i++)
+  for (size_t i = 0; i < n && !exact && !cuda_only; i++)
     if (!strcmp(list[i].name, ref)) exact = 1, hit = &list[i];
   for (size_t i = 0; i < n && !exact; i++)
     if (pd_device_has_cuda_name(&list[i], ref)) {
@@ -158,7 +158,8 @@ int pd_device_resolve(pd_ctx *ctx, const char *ref, const char *field, char *nam
     while (keep < close && c[keep].score <= c[0].score + 1) keep++;
     close = keep;
     char what[200];
-    snprintf(what, sizeof what, "no device is named or CUDA-named '%.63s'", ref);
+    snprintf(what, sizeof what, cuda_only ? "no device has the CUDA name '%.63s'"
+                                          : "no device is named or CUDA-named '%.63s'", ref);
     reply_candidates(rep, field, what, c, close);
     rc = -1;
   }
@@ -171,5 +172,5 @@ const char *pd_device_for_prediction(pd_ctx *ctx, const char *ref, char *name, p
   int any = 0;
   (void)pd_registry_newest(ctx->registry, ref, PASCAL_WORKLOAD_SCAN, &any);
   if (any) return ref;
-  return pd_device_resolve(ctx, ref, "device", name, rep) ? NULL : name;
+  return pd_device_resolve(ctx, ref, "device", 0, name, rep) ? NULL : name;
 }

@@ -54,7 +54,7 @@ void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   char unused[PASCAL_STORE_NAME_MAX];
   if (cuda_name[0] && !named) {
     json_decref(arr);
-    pd_device_resolve(ctx, cuda_name, "cuda_name", unused, rep); /* the 404 with candidates */
+    pd_device_resolve(ctx, cuda_name, "cuda_name", 1, unused, rep); /* 404, candidates */
     return;
   }
   pd_reply_json(rep, 200, json_pack("{s:o}", "devices", arr));
@@ -102,7 +102,7 @@ void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
 
 void pd_h_device_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   char name[PASCAL_STORE_NAME_MAX];
-  if (pd_device_resolve(ctx, req->params[0], "name", name, rep)) return;
+  if (pd_device_resolve(ctx, req->params[0], "name", 0, name, rep)) return;
   pascal_store_device dev;
   pascal_store_calibration *cals = NULL;
   size_t n = 0;

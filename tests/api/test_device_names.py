@@ -78,6 +78,11 @@ class DeviceNames(DaemonTest):
         r = self.req("GET", "/v1/devices?cuda_name=" + q("AMD MI300X"))
         self.assertStatus(r, 404, "not_found")
         self.assertEqual(r.json["error"]["candidates"], [])
+        # a device *name* is not a CUDA name: the filter still finds nothing
+        r = self.req("GET", "/v1/devices?cuda_name=gb10-x")
+        self.assertStatus(r, 404, "not_found")
+        self.assertIn("no device has the CUDA name", r.json["error"]["message"])
+        self.assertEqual([c["name"] for c in r.json["error"]["candidates"]], ["gb10-x"])
 
     def test_get_by_cuda_name(self):
         r = self.req("GET", "/v1/devices/" + q("nvidia gb10"))
