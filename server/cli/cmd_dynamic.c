@@ -173,7 +173,8 @@ int cli_cmd_predict(int argc, char **argv)
 /* Readable LOKO table from the report document. */
 static void print_loko(const json_t *r)
 {
-  static const char *const methods[] = {"pascal", "aligned", "sdcm", "ppt_gpu", "che"};
+  static const char *const methods[] = {"pascal", "tilesight", "ppt_gpu", "exact_sdcm",
+                                        "aligned", "che"};
   const json_t *bm = json_object_get(r, "balanced_mape");
   printf("leave-one-key-out: %lld keys (%lld scored), %lld runs (%lld scored, %lld refused)\n",
          (long long)json_integer_value(json_object_get(r, "n_keys")),
@@ -182,7 +183,7 @@ static void print_loko(const json_t *r)
          (long long)json_integer_value(json_object_get(r, "n_scored")),
          (long long)json_integer_value(json_object_get(r, "n_refused")));
   printf("balanced MAPE (%%):");
-  for (size_t i = 0; i < 5; i++) {
+  for (size_t i = 0; i < 6; i++) {
     const json_t *v = json_object_get(bm, methods[i]);
     if (json_is_number(v))
       printf("  %s %.2f", methods[i], json_number_value(v));
@@ -190,8 +191,8 @@ static void print_loko(const json_t *r)
       printf("  %s -", methods[i]);
   }
   printf("\n\n%-22s %5s", "key", "runs");
-  for (size_t i = 0; i < 5; i++)
-    printf(" %9s", methods[i]);
+  for (size_t i = 0; i < 6; i++)
+    printf(" %10s", methods[i]);
   printf("\n");
   size_t i;
   const json_t *k;
@@ -209,12 +210,12 @@ static void print_loko(const json_t *r)
                (long long)json_integer_value(json_object_get(k, "m")));
     printf("%-22s %5lld", key, (long long)json_integer_value(json_object_get(k, "n_runs")));
     const json_t *mape = json_object_get(k, "mape");
-    for (size_t j = 0; j < 5; j++) {
+    for (size_t j = 0; j < 6; j++) {
       const json_t *v = json_object_get(mape, methods[j]);
       if (json_is_number(v))
-        printf(" %9.2f", json_number_value(v));
+        printf(" %10.2f", json_number_value(v));
       else
-        printf(" %9s", "-");
+        printf(" %10s", "-");
     }
     const json_t *refusal = json_object_get(k, "refusal");
     printf("%s%s\n", json_is_string(refusal) ? "  refused: " : "",

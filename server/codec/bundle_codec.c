@@ -429,7 +429,7 @@ pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal,
       goto fail;
     part = NULL;
     if (report) {
-      if ((st = pascal_codec_loko_encode(report, &part, err)) ||
+      if ((st = pascal_codec_report_encode(cal, report, &part, err)) ||
           (st = codec_set(doc, "report", part, err)))
         goto fail;
     } else if ((st = codec_set(doc, "report", json_null(), err))) {

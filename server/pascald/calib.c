@@ -48,7 +48,7 @@ static pascal_status loko_json(const pascal_calibration *cal, pascal_loko_report
     return PASCAL_OK;
   }
   *have = 1;
-  return pascal_codec_loko_encode(rep, out, err);
+  return pascal_codec_report_encode(cal, rep, out, err);
 }
 
 static void store_run_from_scan(const pascal_scan_run *r, pascal_store_measurement *m) {

@@ -444,7 +444,8 @@ class Dynamic(unittest.TestCase):
         self.assertEqual(len(r["keys"]), 63)
         self.assertLess(r["balanced_mape"]["pascal"], r["balanced_mape"]["aligned"])
         for k in r["keys"]:
-            self.assertEqual(set(k["mape"]), {"pascal", "aligned", "sdcm", "ppt_gpu", "che"})
+            self.assertEqual(set(k["mape"]), {"pascal", "aligned", "exact_sdcm", "ppt_gpu", "che",
+                                              "tilesight"})
         human = run("loko", self.scan).stdout
         self.assertIn("balanced MAPE", human)
         self.assertIn("o=1 tma d=4 m=8", human)
