@@ -119,6 +119,11 @@ static const char *const migrations[] = {
   FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
   FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration")
   FROZEN_GUARD("jobs_frozen_delete", "DELETE", "jobs", "OLD.calibration"),
+  /* 2: runs of a held-out panel (measured, never fitted) are flagged */
+  "ALTER TABLE jobs ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
+  "  CHECK (heldout IN (0, 1));\n"
+  "ALTER TABLE measurements ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
+  "  CHECK (heldout IN (0, 1));\n",
 };
 
 int store_schema_latest(void)

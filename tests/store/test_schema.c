@@ -10,14 +10,19 @@
 #include "check.h"
 #include "fixture.h"
 
+/* Migrations in store/src/schema.c: 1 the initial schema, 2 the held-out
+ * flag of runs. */
+#define SCHEMA_LATEST 2
+#define SCHEMA_LATEST_TEXT "2"
+
 static void test_fresh_and_reopen(void)
 {
   fixture f;
   fixture_open(&f);
   int version = -1;
   CHECK_INT(pascal_store_schema_version(f.s, &version, NULL), PASCAL_STORE_OK);
-  CHECK_INT(version, 1);
-  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), 1);
+  CHECK_INT(version, SCHEMA_LATEST);
+  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), SCHEMA_LATEST);
   /* WAL is a property of the file: a second connection sees it. */
   CHECK_INT(fixture_sql_int(&f, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
   const char *tables[] = {"devices", "calibrations", "measurements", "jobs", "agents", "tokens"};
@@ -37,7 +42,7 @@ static void test_fresh_and_reopen(void)
   for (int round = 0; round < 2; round++) {
     CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
     CHECK_INT(pascal_store_schema_version(f.s, &version, NULL), PASCAL_STORE_OK);
-    CHECK_INT(version, 1);
+    CHECK_INT(version, SCHEMA_LATEST);
     pascal_store_device got;
     CHECK_INT(pascal_store_device_get(f.s, "gb10", &got, NULL), PASCAL_STORE_OK);
     CHECK_INT(got.created, 5);
@@ -60,7 +65,7 @@ static void test_newer_version_refused(void)
   CHECK(s == NULL);
   CHECK(strstr(err.message, "newer") != NULL);
   CHECK_INT(err.status, PASCAL_ERANGE);
-  CHECK_INT(fixture_sql(&f, "PRAGMA user_version = 1"), SQLITE_OK);
+  CHECK_INT(fixture_sql(&f, "PRAGMA user_version = " SCHEMA_LATEST_TEXT), SQLITE_OK);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
   fixture_done(&f);
 }
@@ -92,7 +97,7 @@ static void test_failed_migration_rolls_back(void)
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE name = 'devices'"), 0);
   CHECK_INT(fixture_sql(&f, "DROP TABLE tokens"), SQLITE_OK);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
-  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), 1);
+  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), SCHEMA_LATEST);
   fixture_done(&f);
 }
 
