@@ -291,6 +291,66 @@ pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
                         &cal->heldout_capacity, run, err);
 }
 
+/* Where a panel's constants differ from the calibration's, or NULL. */
+static const char *panel_mismatch(const pascal_calibration *cal, const pascal_calibration *panel)
+{
+  if (panel->workload != cal->workload)
+    return "workload";
+  if (panel->device.sm_count != cal->device.sm_count)
+    return "device.sm_count";
+  if (panel->device.capacity_blocks != cal->device.capacity_blocks)
+    return "device.capacity_blocks";
+  if (panel->device.block_bytes != cal->device.block_bytes)
+    return "device.block_bytes";
+  if (cal->workload != PASCAL_WORKLOAD_GEMM)
+    return NULL;
+  if (panel->gemm.tile_m != cal->gemm.tile_m)
+    return "gemm.tile_m";
+  if (panel->gemm.tile_n != cal->gemm.tile_n)
+    return "gemm.tile_n";
+  if (panel->gemm.tile_k != cal->gemm.tile_k)
+    return "gemm.tile_k";
+  if (panel->gemm.elem_bytes != cal->gemm.elem_bytes)
+    return "gemm.elem_bytes";
+  if (panel->gemm.resident_ctas != cal->gemm.resident_ctas)
+    return "gemm.resident_ctas";
+  return NULL;
+}
+
+pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
+                                             const pascal_calibration *panel,
+                                             pascal_error *err)
+{
+  const char *field = panel_mismatch(cal, panel);
+  if (!field && pascal_calibration_run_count(panel) == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "measurements", "the held-out panel has no run");
+  if (field)
+    return pascal_error_set(err, PASCAL_EINVAL, field,
+                            "the held-out panel's %s differs from the calibration's", field);
+  pascal_calibration tmp = *cal; /* borrow the constants; own a fresh panel */
+  tmp.heldout_scan_runs = NULL;
+  tmp.heldout_gemm_runs = NULL;
+  tmp.n_heldout_scan_runs = tmp.n_heldout_gemm_runs = tmp.heldout_capacity = 0;
+  pascal_status st = PASCAL_OK;
+  for (size_t i = 0; !st && i < panel->n_scan_runs; i++)
+    st = pascal_calibration_append_heldout_scan(&tmp, &panel->scan_runs[i], err);
+  for (size_t i = 0; !st && i < panel->n_gemm_runs; i++)
+    st = pascal_calibration_append_heldout_gemm(&tmp, &panel->gemm_runs[i], err);
+  if (st) {
+    free(tmp.heldout_scan_runs);
+    free(tmp.heldout_gemm_runs);
+    return st;
+  }
+  free(cal->heldout_scan_runs);
+  free(cal->heldout_gemm_runs);
+  cal->heldout_scan_runs = tmp.heldout_scan_runs;
+  cal->heldout_gemm_runs = tmp.heldout_gemm_runs;
+  cal->n_heldout_scan_runs = tmp.n_heldout_scan_runs;
+  cal->n_heldout_gemm_runs = tmp.n_heldout_gemm_runs;
+  cal->heldout_capacity = tmp.heldout_capacity;
+  return PASCAL_OK;
+}
+
 size_t pascal_calibration_run_count(const pascal_calibration *cal)
 {
   return cal->workload == PASCAL_WORKLOAD_GEMM ? cal->n_gemm_runs : cal->n_scan_runs;

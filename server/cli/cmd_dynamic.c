@@ -14,9 +14,8 @@
 #include "pascal/synth.h"
 #include "pascal_codec.h"
 
-/* Read and decode the bundle file at `path`. */
-static pascal_status read_bundle(const char *path, pascal_codec_bundle *bundle,
-                                 pascal_error *err)
+pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle,
+                              pascal_error *err)
 {
   json_t *doc = NULL;
   pascal_status st = pascal_codec_load_file(path, &doc, err);
@@ -26,13 +25,11 @@ static pascal_status read_bundle(const char *path, pascal_codec_bundle *bundle,
   return st;
 }
 
-/* Read a bundle and fit its model; a frozen bundle's stored model must match
- * the refit. On failure the error is reported and the exit status returned. */
-static int load_model(const char *cmd, const char *path, pascal_codec_bundle *bundle,
-                      pascal_model **model)
+int cli_load_model(const char *cmd, const char *path, pascal_codec_bundle *bundle,
+                   pascal_model **model)
 {
   pascal_error err = {0};
-  pascal_status st = read_bundle(path, bundle, &err);
+  pascal_status st = cli_read_bundle(path, bundle, &err);
   if (!st)
     st = pascal_model_fit(&bundle->cal, model, &err);
   if (!st && (st = pascal_codec_bundle_check_model(bundle, *model, &err))) {
@@ -69,7 +66,7 @@ int cli_cmd_fit(int argc, char **argv)
   int have_report = 0;
   pascal_codec_bundle_init(&bundle);
   memset(&report, 0, sizeof report);
-  if ((rc = load_model("fit", path, &bundle, &model)))
+  if ((rc = cli_load_model("fit", path, &bundle, &model)))
     goto done;
   /* LOKO needs two keys; a smaller calibration is frozen with report null. */
   pascal_status st = PASCAL_OK;
@@ -156,7 +153,7 @@ int cli_cmd_predict(int argc, char **argv)
   pascal_codec_bundle bundle;
   pascal_model *model = NULL;
   pascal_codec_bundle_init(&bundle);
-  if (!(rc = load_model("predict", bundle_path, &bundle, &model))) {
+  if (!(rc = cli_load_model("predict", bundle_path, &bundle, &model))) {
     pascal_error err = {0};
     json_t *doc = NULL;
     pascal_status st = predict_run(model, &q, args, N_ARGS(args), &doc, &err);
@@ -237,7 +234,7 @@ int cli_cmd_loko(int argc, char **argv)
   pascal_error err = {0};
   json_t *doc = NULL;
   pascal_codec_bundle_init(&bundle);
-  pascal_status st = read_bundle(path, &bundle, &err);
+  pascal_status st = cli_read_bundle(path, &bundle, &err);
   if (st) {
     rc = cli_input_error("loko", path, &err);
   } else if ((st = pascal_loko_run(&bundle.cal, &report, &err))) {

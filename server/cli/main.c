@@ -28,6 +28,7 @@ static const command commands[] = {
    "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K) "
    "[--json]"},
   {"loko", cli_cmd_loko, "BUNDLE [--json]"},
+  {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL] [--json]"},
   {"synth", cli_cmd_synth, "--law scan|gemm[,name=value...] [--plan PLAN] [-o BUNDLE]"},
 };
 

@@ -287,9 +287,22 @@ static void heldout_panel(void)
   pascal_loko_report_free(&rep);
   pascal_calibration_free(&copy);
 
+  /* set_heldout: a panel calibration's runs replace the panel; a panel of
+   * another device or without runs is refused and changes nothing. */
   pascal_calibration_free(&full);
   full = three_keys(1280, 2048, 4096);
-  CHECK_INT(pascal_heldout_run(&full, &rep, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_calibration_set_heldout(&cal, &full, &err), PASCAL_OK);
+  CHECK_INT(pascal_calibration_heldout_count(&cal), 12);
+  CHECK(cal.heldout_scan_runs[5].fill_bytes == full.scan_runs[5].fill_bytes);
+  full.device.capacity_blocks = 1288;
+  CHECK_INT(pascal_calibration_set_heldout(&cal, &full, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "device.capacity_blocks") == 0);
+  pascal_calibration empty;
+  pascal_calibration_init(&empty, PASCAL_WORKLOAD_SCAN);
+  empty.device = cal.device;
+  CHECK_INT(pascal_calibration_set_heldout(&cal, &empty, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_calibration_heldout_count(&cal), 12);
+  CHECK_INT(pascal_heldout_run(&empty, &rep, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "heldout") == 0);
   pascal_calibration_free(&full);
   pascal_calibration_free(&cal);

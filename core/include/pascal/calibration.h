@@ -167,6 +167,17 @@ pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
                                                      const pascal_gemm_run *run,
                                                      pascal_error *err);
 
+/* Make the measurements of `panel` the held-out panel of `cal`, replacing
+ * any panel `cal` had (`pascal evaluate --heldout`). The panel must be of
+ * the same workload, with the same device constants (sm_count,
+ * capacity_blocks, block_bytes) and, for GEMM, the same tiling: errors name
+ * "workload", "device.capacity_blocks", "gemm.tile_k", ..., and
+ * "measurements" for a panel without runs; its runs are validated like any
+ * held-out run. On failure `cal` is unchanged. */
+pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
+                                             const pascal_calibration *panel,
+                                             pascal_error *err);
+
 /* Check every run (held-out panel included) as the append functions do
  * (duplicates excepted), for callers that filled the run arrays by other
  * means; errors name the run. */
