@@ -1,5 +1,5 @@
 /*
- * evaluate.c - configuration-balanced MAPE (paper Eq. dynamic_selection)
+ * evaluate.c - configuration-balanced MAPE (paper Eq. dynamic_selection),
  * leave-one-key-out evaluation (section 4.4) and the held-out panel
  * (section 5.4): each fold removes one key at every size and horizon, refits
  * every curve and transfer from the other runs, predicts the held-out runs

@@ -509,6 +509,26 @@ class Dynamic(unittest.TestCase):
                                (two["rows"][0]["mape"]["pascal"] + two["rows"][1]["mape"]["pascal"]) / 2,
                                places=9)
 
+    def test_evaluate_gemm_heldout(self):
+        """A GEMM grid (Mg, Ng) = (1024, 1024) held out at its four Kg."""
+        g = os.path.join(self.dir, "gemm-plain.json")
+        run("synth", "--law", "gemm,seed=3", "--out", g)
+        b = self.load(g)
+        held = [r for r in b["measurements"] if (r["Mg"], r["Ng"]) == (1024, 1024)]
+        paths = []
+        for name, runs in (("gemm-cal.json", [r for r in b["measurements"] if r not in held]),
+                           ("gemm-panel.json", held)):
+            paths.append(os.path.join(self.dir, name))
+            with open(paths[-1], "w") as f:
+                json.dump(dict(b, measurements=runs), f)
+        r = run_json("evaluate", paths[0], "--heldout", paths[1])
+        row = r["table"]["rows"][0]
+        self.assertEqual((row["workload"], row["validation"], row["n_keys"], row["n_runs"]),
+                         ("gemm", "heldout", 1, 4))
+        self.assertEqual(r["calibrations"][0]["report"]["n_runs"], 116)
+        lo, hi = row["ci"]["pascal"]
+        self.assertTrue(lo == row["mape"]["pascal"] == hi)  # one key: every resample is it
+
     def test_evaluate_errors(self):
         b, cal, panel, (cal_path, panel_path) = self.split_panel()
         other = os.path.join(self.dir, "other-device.json")
