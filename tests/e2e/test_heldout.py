@@ -51,6 +51,13 @@ def main():
         check((body.get("plan") or {}).get("heldout", {}).get("repeats") == 2,
               "the stored plan keeps its panel: %r" % body.get("plan"))
 
+        # the panel may also travel inside the plan itself
+        st, inner = w.api("POST", "/v1/calibrations",
+                          {"device": "tiny", "plan": dict(plan, heldout=PANEL)}, w.admin)
+        check(st == 201 and inner["progress"]["total"] == total and
+              inner["plan"].get("heldout") == body["plan"]["heldout"],
+              "a plan carrying its panel expands the same way: %s %r" % (st, inner.get("progress")))
+
         ag = w.agent("agent", "tiny", "--until-idle")
         check(ag.wait() == 0, "the agent measures everything and exits 0: " + ag.text()[-400:])
         w.check_jobs_accounted(cal, total)
