@@ -47,6 +47,10 @@ typedef enum pascal_method {
   PASCAL_METHOD_COUNT = 6
 } pascal_method;
 
+/* The former name of the exact-binomial column, kept so that code written
+ * before the TileSight column existed still compiles. */
+#define PASCAL_METHOD_SDCM PASCAL_METHOD_EXACT_SDCM
+
 /* "pascal", "aligned", "exact-sdcm", "ppt-gpu", "che", "tilesight". Reports
  * written before the TileSight column existed call exact SDCM "sdcm". */
 const char *pascal_method_name(pascal_method method);
