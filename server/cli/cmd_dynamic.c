@@ -363,59 +363,78 @@ static json_t *synth_provenance(const pascal_synth_law *law)
   return prov;
 }
 
+/* Synthesise the runs of the plan file at `path` (NULL: the law's default
+ * plan) into *cal, which this initialises (free it also after a failure).
+ * Errors are reported; returns the exit status. */
+static int synth_from_plan(const pascal_synth_law *law, const char *path, pascal_calibration *cal)
+{
+  pascal_synth_plan sp;
+  synth_plan_storage mem = {0};
+  pascal_plan plan;
+  pascal_error err = {0};
+  json_t *doc = NULL;
+  pascal_status st = PASCAL_OK;
+  pascal_plan_init(&plan);
+  pascal_calibration_init(cal, law->workload);
+  pascal_synth_plan_default(law->workload, &sp);
+  if (path) {
+    st = pascal_codec_load_file(path, &doc, &err);
+    if (!st)
+      st = pascal_codec_plan_decode(doc, &plan, &err);
+    json_decref(doc);
+    if (!st && (plan.workload == PASCAL_PLAN_GEMM) != (law->workload == PASCAL_WORKLOAD_GEMM))
+      st = pascal_error_set(&err, PASCAL_EINVAL, "workload",
+                            "the plan's workload differs from the law's");
+    if (!st)
+      st = plan_to_synth(&plan, &sp, &mem, &err);
+  }
+  int rc = st ? cli_input_error("synth", path, &err) : CLI_EXIT_OK;
+  if (!rc && (st = pascal_synth_calibration(law, &sp, cal, &err)))
+    rc = cli_input_error("synth", "law", &err);
+  free(mem.keys);
+  free(mem.sizes);
+  free(mem.horizons);
+  free(mem.shapes);
+  pascal_plan_free(&plan);
+  return rc;
+}
+
 int cli_cmd_synth(int argc, char **argv)
 {
-  const char *law_spec = NULL, *plan_path = NULL, *out = NULL;
+  const char *law_spec = NULL, *plan_path = NULL, *panel_path = NULL, *out = NULL;
   cli_arg args[] = {
     {"law", 0, CLI_ARG_STRING, 1, &law_spec, 0, 0, 0},
     {"plan", 0, CLI_ARG_STRING, 0, &plan_path, 0, 0, 0},
+    {"heldout", 0, CLI_ARG_STRING, 0, &panel_path, 0, 0, 0},
     {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0},
   };
   int rc = cli_parse("synth", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc)
     return rc;
   pascal_synth_law law;
-  pascal_synth_plan sp;
-  synth_plan_storage mem = {0};
-  pascal_plan plan;
-  pascal_calibration cal;
+  pascal_calibration cal, panel;
   pascal_error err = {0};
   json_t *doc = NULL, *prov = NULL;
-  pascal_plan_init(&plan);
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
+  pascal_calibration_init(&panel, PASCAL_WORKLOAD_SCAN);
   if (parse_law(law_spec, &law, &err)) {
     rc = cli_arg_error("synth", args, N_ARGS(args), &err);
     goto done;
   }
-  pascal_synth_plan_default(law.workload, &sp);
-  if (plan_path) {
-    pascal_status st = pascal_codec_load_file(plan_path, &doc, &err);
-    if (!st)
-      st = pascal_codec_plan_decode(doc, &plan, &err);
-    json_decref(doc);
-    doc = NULL;
-    if (!st && (plan.workload == PASCAL_PLAN_GEMM) != (law.workload == PASCAL_WORKLOAD_GEMM))
-      st = pascal_error_set(&err, PASCAL_EINVAL, "workload",
-                            "the plan's workload differs from the law's");
-    if (!st)
-      st = plan_to_synth(&plan, &sp, &mem, &err);
-    if (st) {
-      rc = cli_input_error("synth", plan_path, &err);
-      goto done;
-    }
+  if ((rc = synth_from_plan(&law, plan_path, &cal)) ||
+      (panel_path && (rc = synth_from_plan(&law, panel_path, &panel))))
+    goto done;
+  pascal_status st = PASCAL_OK;
+  if (panel_path && (st = pascal_calibration_set_heldout(&cal, &panel, &err))) {
+    rc = cli_input_error("synth", panel_path, &err);
+    goto done;
   }
-  pascal_status st = pascal_synth_calibration(&law, &sp, &cal, &err);
   prov = synth_provenance(&law);
-  if (!st)
-    st = pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, &err);
+  st = pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, &err);
   rc = st ? cli_input_error("synth", "law", &err) : emit("synth", doc, out);
 done:
   json_decref(prov);
-  free(mem.keys);
-  free(mem.sizes);
-  free(mem.horizons);
-  free(mem.shapes);
-  pascal_plan_free(&plan);
   pascal_calibration_free(&cal);
+  pascal_calibration_free(&panel);
   return rc;
 }

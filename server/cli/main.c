@@ -29,7 +29,8 @@ static const command commands[] = {
    "[--json]"},
   {"loko", cli_cmd_loko, "BUNDLE [--json]"},
   {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL] [--json]"},
-  {"synth", cli_cmd_synth, "--law scan|gemm[,name=value...] [--plan PLAN] [-o BUNDLE]"},
+  {"synth", cli_cmd_synth,
+   "--law scan|gemm[,name=value...] [--plan PLAN] [--heldout PANEL_PLAN] [-o BUNDLE]"},
 };
 
 static void usage(FILE *out)

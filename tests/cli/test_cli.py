@@ -529,6 +529,28 @@ class Dynamic(unittest.TestCase):
         lo, hi = row["ci"]["pascal"]
         self.assertTrue(lo == row["mape"]["pascal"] == hi)  # one key: every resample is it
 
+    def test_synth_with_panel(self):
+        """synth --heldout: the panel plan's runs become the bundle's panel,
+        never fitted, scored by evaluate."""
+        plan = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "codec", "examples",
+                            "plan-scan-keys.json")
+        panel = os.path.join(self.dir, "panel-plan.json")
+        with open(panel, "w") as f:
+            json.dump({"format": "pascal-plan/1", "workload": "scan", "sizes": [3072],
+                       "horizons": [4, 16], "repeats": 2,
+                       "keys": [{"o": 1, "path": "tma", "d": 4, "m": 4}]}, f)
+        out = os.path.join(self.dir, "synth-panel.json")
+        run("synth", "--law", "scan,noise=0", "--plan", plan, "--heldout", panel, "-o", out)
+        b = self.load(out)
+        self.assertEqual(len(b["measurements"]), 40)
+        self.assertEqual([(r["m"], r["N"], r["W"], r["repeat"]) for r in b["heldout"]],
+                         [(4, 3072, 4, 0), (4, 3072, 4, 1), (4, 3072, 16, 0), (4, 3072, 16, 1)])
+        row = run_json("evaluate", out)["table"]["rows"][0]
+        self.assertEqual((row["validation"], row["n_runs"], row["n_floor_runs"]), ("heldout", 4, 4))
+        self.assertEqual(row["floor_mape"], 0.0)  # noise 0: repeats agree exactly
+        p = run("synth", "--law", "gemm", "--heldout", panel, expect=1)
+        self.assertIn("workload", p.stderr)
+
     def test_evaluate_errors(self):
         b, cal, panel, (cal_path, panel_path) = self.split_panel()
         other = os.path.join(self.dir, "other-device.json")
