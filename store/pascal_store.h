@@ -154,6 +154,7 @@ typedef struct pascal_store_run {
   uint64_t W;
   uint64_t Mg, Ng, Kg;
   uint32_t repeat;
+  int heldout; /* 1: a run of the held-out panel (never fitted), else 0 */
 } pascal_store_run;
 
 /* One measured run. kernel_ns == 0 means "not measured" (stored as NULL). */

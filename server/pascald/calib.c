@@ -1,12 +1,13 @@
 /*
  * calib.c - the calibration life cycle in the daemon (docs/design.md §5):
- *   freeze  measurements (store) -> pascal_calibration -> fitted model
- *           (paper section 4, Algorithm 1) + LOKO report (section 4.4) ->
+ *   freeze  measurements (store) -> pascal_calibration (held-out panel
+ *           apart) -> fitted model (paper section 4, Algorithm 1) + report
+ *           (LOKO folds, section 4.4; held-out panel, section 5.4) ->
  *           frozen pascal-calibration/1 bundle -> store (one transaction,
  *           immutable afterwards) -> registry (predictions);
  *   import  bundle -> strict decode -> fit (and, for a frozen bundle, check
- *           the stored model bit for bit) -> store (frozen on import) ->
- *           registry;
+ *           the stored model bit for bit) + report (always recomputed) ->
+ *           store (frozen on import) -> registry;
  *   startup frozen calibrations -> registry; first run: import the shipped
  *           bundles so that predictions work at once.
  * The model is always refitted from the measurements, never trusted from the
@@ -48,11 +49,13 @@ static pascal_status loko_json(const pascal_calibration *cal, pascal_loko_report
     return PASCAL_OK;
   }
   *have = 1;
-  return pascal_codec_loko_encode(rep, out, err);
+  return pascal_codec_report_encode(cal, rep, out, err);
 }
 
-static void store_run_from_scan(const pascal_scan_run *r, pascal_store_measurement *m) {
+static void store_run_from_scan(const pascal_scan_run *r, int heldout,
+                                pascal_store_measurement *m) {
   memset(m, 0, sizeof *m);
+  m->run.heldout = heldout;
   m->run.o = r->key.o;
   m->run.path_tma = r->key.path == PASCAL_PATH_TMA;
   m->run.d = r->key.d;
@@ -64,8 +67,10 @@ static void store_run_from_scan(const pascal_scan_run *r, pascal_store_measureme
   m->kernel_ns = r->has_kernel_ns ? r->kernel_ns : 0;
 }
 
-static void store_run_from_gemm(const pascal_gemm_run *r, pascal_store_measurement *m) {
+static void store_run_from_gemm(const pascal_gemm_run *r, int heldout,
+                                pascal_store_measurement *m) {
   memset(m, 0, sizeof *m);
+  m->run.heldout = heldout;
   m->run.Mg = r->shape.Mg;
   m->run.Ng = r->shape.Ng;
   m->run.Kg = r->shape.Kg;
@@ -89,29 +94,35 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *
   if ((st = pascal_codec_bundle_decode(doc, &b, err)) ||
       (st = pascal_model_fit(&b.cal, &model, err)))
     goto done;
-  if (b.frozen) { /* keep its report and text; the stored model must match ours */
+  /* The report is always recomputed, so that what is served has the current
+   * layout whatever wrote the bundle (docs/bundle-format.md). */
+  if ((st = loko_json(&b.cal, &loko, &have_loko, &report, err))) goto done;
+  if (b.frozen) { /* keep its text; the stored model must match ours */
     if ((st = pascal_codec_bundle_check_model(&b, model, err))) goto done;
-    report = b.report ? json_incref(b.report) : json_null();
     frozen = json_incref((json_t *)doc);
     snprintf(hash, sizeof hash, "%s", b.content_hash);
   } else {
-    if ((st = loko_json(&b.cal, &loko, &have_loko, &report, err)) ||
-        (st = pascal_codec_bundle_encode(&b.cal, b.provenance, model, have_loko ? &loko : NULL,
+    if ((st = pascal_codec_bundle_encode(&b.cal, b.provenance, model, have_loko ? &loko : NULL,
                                          &frozen, err)) ||
         (st = pascal_codec_bundle_hash(&b.cal, hash, err)))
       goto done;
   }
   bundle_text = pascal_codec_dump(frozen, 0);
   report_text = pascal_codec_dump(report, 0);
-  size_t n = pascal_calibration_run_count(&b.cal);
+  size_t n_fit = pascal_calibration_run_count(&b.cal);
+  size_t n = n_fit + pascal_calibration_heldout_count(&b.cal);
   ms = calloc(n ? n : 1, sizeof *ms);
   if (!bundle_text || !report_text || !ms) {
     st = pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory importing the bundle");
     goto done;
   }
   for (size_t i = 0; i < n; i++) {
-    if (b.cal.workload == PASCAL_WORKLOAD_SCAN) store_run_from_scan(&b.cal.scan_runs[i], &ms[i]);
-    else store_run_from_gemm(&b.cal.gemm_runs[i], &ms[i]);
+    int held = i >= n_fit;
+    size_t j = held ? i - n_fit : i;
+    if (b.cal.workload == PASCAL_WORKLOAD_SCAN)
+      store_run_from_scan(held ? &b.cal.heldout_scan_runs[j] : &b.cal.scan_runs[j], held, &ms[i]);
+    else
+      store_run_from_gemm(held ? &b.cal.heldout_gemm_runs[j] : &b.cal.gemm_runs[j], held, &ms[i]);
   }
   pascal_store_device dev;
   memset(&dev, 0, sizeof dev);
@@ -172,7 +183,8 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
       if (r->Mg > UINT32_MAX || r->Ng > UINT32_MAX || r->Kg > UINT32_MAX)
         st = pascal_error_set(err, PASCAL_ERANGE, "measurements", "GEMM shape beyond 2^32");
       else
-        st = pascal_calibration_append_gemm(cal, &g, err);
+        st = r->heldout ? pascal_calibration_append_heldout_gemm(cal, &g, err)
+                        : pascal_calibration_append_gemm(cal, &g, err);
     } else {
       pascal_scan_run s = {{r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m},
                            (uint32_t)r->N, (uint32_t)r->W, ms[i].fill_bytes, true, r->repeat,
@@ -180,7 +192,8 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
       if (r->N > UINT32_MAX || r->W > UINT32_MAX)
         st = pascal_error_set(err, PASCAL_ERANGE, "measurements", "N or W beyond 2^32");
       else
-        st = pascal_calibration_append_scan(cal, &s, err);
+        st = r->heldout ? pascal_calibration_append_heldout_scan(cal, &s, err)
+                        : pascal_calibration_append_scan(cal, &s, err);
     }
   }
   free(ms);

@@ -34,7 +34,7 @@
   "j.id, j.calibration, c.workload, j.state, dv.block_bytes,"                 \
   " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"              \
   " j.last_error, j.lease_token, c.device,"                                   \
-  " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat"              \
+  " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat, j.heldout"   \
   " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                  \
   " JOIN devices dv ON dv.name = c.device"
 
@@ -83,7 +83,7 @@ static const char *const stmt_sql[ST_COUNT] = {
                            " AND state <> 'done'",
   [ST_JOB_INSERT] = "INSERT INTO jobs (calibration, " STORE_RUN_COLUMNS
                     ", state, max_attempts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-                    " ?8, ?9, ?10, ?11, 'queued', ?12)",
+                    " ?8, ?9, ?10, ?11, ?12, 'queued', ?13)",
   [ST_JOB_GET] = "SELECT " JOB_COLUMNS " WHERE j.id = ?1",
   [ST_JOB_NEXT_QUEUED] = "SELECT j.id FROM jobs j JOIN calibrations c"
                          " ON c.id = j.calibration WHERE j.state = 'queued'"
@@ -107,7 +107,7 @@ static const char *const stmt_sql[ST_COUNT] = {
       " WHERE state = 'leased' AND lease_expires <= ?1",
   [ST_MEAS_INSERT] = "INSERT INTO measurements (calibration, job, "
                      STORE_RUN_COLUMNS ", fill_bytes, kernel_ns) VALUES (?1,"
-                     " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                     " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
   [ST_MEAS_OF_JOB] = "SELECT fill_bytes, kernel_ns FROM measurements"
                      " WHERE job = ?1",
   [ST_MEAS_LIST] = "SELECT " STORE_RUN_COLUMNS ", fill_bytes, kernel_ns, job"

@@ -129,6 +129,11 @@ static const char *const migrations[] = {
   "  CHECK (cc_minor IS NULL OR cc_minor BETWEEN 0 AND 99);\n"
   "ALTER TABLE devices ADD COLUMN l2_bytes INTEGER\n"
   "  CHECK (l2_bytes IS NULL OR l2_bytes >= 1);\n",
+  /* 3: runs of a held-out panel (measured, never fitted) are flagged */
+  "ALTER TABLE jobs ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
+  "  CHECK (heldout IN (0, 1));\n"
+  "ALTER TABLE measurements ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
+  "  CHECK (heldout IN (0, 1));\n",
 };
 
 int pascal_store_schema_latest(void)

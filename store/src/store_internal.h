@@ -141,10 +141,10 @@ pascal_store_status store_check_device(const pascal_store_device *dev,
 
 /* ---- row helpers shared by jobs and measurements (runs.c) ---- */
 /* The run columns, in this order, in every statement that binds or reads a
- * run: o, path, d, m, N, W, Mg, Ng, Kg, repeat. `path` is 'sync'/'tma' for
- * scan and NULL for GEMM. */
-#define STORE_RUN_COLUMNS "o, path, d, m, N, W, Mg, Ng, Kg, repeat"
-#define STORE_RUN_NCOLS 10
+ * run: o, path, d, m, N, W, Mg, Ng, Kg, repeat, heldout. `path` is
+ * 'sync'/'tma' for scan and NULL for GEMM. */
+#define STORE_RUN_COLUMNS "o, path, d, m, N, W, Mg, Ng, Kg, repeat, heldout"
+#define STORE_RUN_NCOLS 11
 int store_bind_run(sqlite3_stmt *st, int first, const pascal_store_run *r,
                    pascal_store_workload w);
 void store_read_run(sqlite3_stmt *st, int first, pascal_store_run *r);

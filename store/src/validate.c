@@ -131,6 +131,8 @@ pascal_store_status store_check_run(const pascal_store_run *r,
                                     pascal_error *err)
 {
   const uint64_t big = (uint64_t)INT64_MAX;
+  if (r->heldout != 0 && r->heldout != 1)
+    return run_field(err, field, "heldout", "must be 0 or 1");
   if (w == PASCAL_STORE_SCAN) {
     if (r->o < 1)
       return run_field(err, field, "o", "must be at least 1");
