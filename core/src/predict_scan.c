@@ -184,6 +184,9 @@ static pascal_status check_query(const pascal_model *md, const pascal_scan_key *
     return pascal_error_set(err, PASCAL_EINVAL, "path", "path must be sync or tma");
   if (key->path == PASCAL_PATH_SYNC && key->d != 0)
     return pascal_error_set(err, PASCAL_EINVAL, "d", "a sync scan has prefetch depth d = 0");
+  if (key->path == PASCAL_PATH_TMA && key->d == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "d",
+                            "a tma scan needs its prefetch depth d >= 1 (d = 0 is the sync path)");
   if (N == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "N", "N (scan length in blocks) must be at least 1");
   if (!isfinite(W) || W <= 0)

@@ -69,26 +69,42 @@ static int query_fields(json_t *q, int gemm, const char *prefix, pd_query *out, 
   }
   char path[8];
   uint64_t d = 0, N;
-  int has_d;
+  int d_absent;
   if (pd_get_u64(q, "o", 1, 1, PASCAL_PLAN_MAX_OCCUPANCY, &a, prefix, rep) ||
       pd_get_str(q, "path", 1, path, sizeof path, prefix, rep) ||
-      (has_d = pd_get_u64(q, "d", 0, 0, PASCAL_PLAN_MAX_DEPTH, &d, prefix, rep)) < 0 ||
+      (d_absent = pd_get_u64(q, "d", 0, 0, PASCAL_PLAN_MAX_DEPTH, &d, prefix, rep)) < 0 ||
       pd_get_u64(q, "m", 1, 0, PASCAL_PLAN_MAX_COMPUTE, &b, prefix, rep) ||
       pd_get_u64(q, "N", 1, 1, UINT32_MAX, &N, prefix, rep) ||
-      pd_get_num(q, "W", 1, 1e-9, 1e15, &out->W, prefix, rep))
+      pd_get_num(q, "W", 1, PASCAL_PREDICT_W_MIN, PASCAL_PREDICT_W_MAX, &out->W, prefix, rep))
     return -1;
   pascal_error err;
+  char f[96];
   if (pascal_path_parse(path, "path", &out->key.path, &err) != PASCAL_OK) {
-    char f[96];
     snprintf(f, sizeof f, "%s%spath", prefix ? prefix : "", prefix ? "." : "");
     pd_reply_error(rep, 400, "invalid_value", f, "path must be \"sync\" or \"tma\"");
+    return -1;
+  }
+  /* The depth belongs to the path: never a silent d = 0 for tma. */
+  snprintf(f, sizeof f, "%s%sd", prefix ? prefix : "", prefix ? "." : "");
+  if (out->key.path == PASCAL_PATH_TMA && d_absent) {
+    pd_reply_error(rep, 400, "missing_field", f, "field '%s' (prefetch depth >= 1) is required "
+                   "for path tma", f);
+    return -1;
+  }
+  if (out->key.path == PASCAL_PATH_TMA && d == 0) {
+    pd_reply_error(rep, 400, "invalid_value", f, "field '%s' must be >= 1 for path tma "
+                   "(d = 0 is the sync path)", f);
+    return -1;
+  }
+  if (out->key.path == PASCAL_PATH_SYNC && d != 0) {
+    pd_reply_error(rep, 400, "invalid_value", f, "field '%s' must be 0 (or absent) for path sync", f);
     return -1;
   }
   out->key.o = (uint32_t)a;
   out->key.d = (uint32_t)d;
   out->key.m = (uint32_t)b;
   out->N = (uint32_t)N;
-  *read = 6 + (cal == 0) + (has_d == 0);
+  *read = 6 + (cal == 0) + (d_absent == 0);
   return 0;
 }
 
@@ -103,7 +119,18 @@ static int query_parse(json_t *q, const char *prefix, pd_query *out, pd_reply *r
     pd_reply_error(rep, 400, "invalid_type", prefix, "each query must be a JSON object");
     return -1;
   }
-  int gemm = json_object_get(q, "Mg") || json_object_get(q, "Ng") || json_object_get(q, "Kg");
+  const char *gemm_field = json_object_get(q, "Mg")   ? "Mg"
+                           : json_object_get(q, "Ng") ? "Ng"
+                           : json_object_get(q, "Kg") ? "Kg"
+                                                      : NULL;
+  int gemm = gemm_field != NULL;
+  for (size_t i = 2; gemm && scan_keys[i]; i++)
+    if (json_object_get(q, scan_keys[i])) {
+      char f[96];
+      snprintf(f, sizeof f, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", gemm_field);
+      pd_reply_error(rep, 400, "mixed_query", f, PASCAL_PREDICT_MIXED_MESSAGE);
+      return -1;
+    }
   out->workload = gemm ? PASCAL_WORKLOAD_GEMM : PASCAL_WORKLOAD_SCAN;
   size_t read = 0;
   int rc = query_fields(q, gemm, prefix, out, &read, rep);

@@ -52,6 +52,13 @@
 extern "C" {
 #endif
 
+/* The horizons a front end (pascald, the CLI) accepts in a query. */
+#define PASCAL_PREDICT_W_MIN 1e-9
+#define PASCAL_PREDICT_W_MAX 1e15
+/* The one message for a query that mixes scan and GEMM fields. */
+#define PASCAL_PREDICT_MIXED_MESSAGE \
+  "a query is either a scan (o, path, d, m, N, W) or a GEMM (Mg, Ng, Kg), not both"
+
 /* Anchored-interpolation weight gamma of Eq. graph. */
 #define PASCAL_GRAPH_GAMMA 4.0
 
@@ -126,7 +133,8 @@ typedef struct pascal_scan_prediction {
 } pascal_scan_prediction;
 
 /* Predict key at size N >= 1 and horizon W > 0 (finite). PASCAL_EINVAL for a
- * malformed query (field "o", "path", "d", "m", "N", "W"; sync needs d = 0),
+ * malformed query (field "o", "path", "d", "m", "N", "W"; sync needs d = 0,
+ * tma d >= 1),
  * PASCAL_ERANGE (field "W") when the fill bytes K b W N overflow a double,
  * PASCAL_EINVAL if the model is a GEMM model (field "workload"),
  * PASCAL_EREFUSED for an unknown (o, path) or an unidentifiable class, with a
