@@ -108,7 +108,7 @@ static bool same_key(const loko_item *a, const loko_item *b)
  * run `index`. Returns PASCAL_EREFUSED (with err filled) for a refusal. */
 static pascal_status score_run(const pascal_calibration *cal, const pascal_model *model,
                                size_t index, double *obs, double pred[PASCAL_METHOD_COUNT],
-                               pascal_error *err)
+                               pascal_rule *rule, pascal_error *err)
 {
   pascal_status st;
   loko_baseline_k base;
@@ -119,6 +119,7 @@ static pascal_status score_run(const pascal_calibration *cal, const pascal_model
       return st;
     *obs = r->fill_bytes / ((double)cal->device.block_bytes * r->W * (double)r->N);
     pred[PASCAL_METHOD_PASCAL] = p.K;
+    *rule = p.why.rule;
     if ((st = loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
       return st;
   } else {
@@ -128,6 +129,7 @@ static pascal_status score_run(const pascal_calibration *cal, const pascal_model
       return st;
     *obs = p.M * r->fill_bytes / p.Q;
     pred[PASCAL_METHOD_PASCAL] = p.K;
+    *rule = p.why.rule;
     double tile_bytes = (double)cal->gemm.tile_m * cal->gemm.tile_k * cal->gemm.elem_bytes;
     if (cal->gemm.tile_m != cal->gemm.tile_n)
       tile_bytes = NAN; /* the baselines model square A/B tiles only */
@@ -160,9 +162,10 @@ static pascal_status run_fold(const pascal_calibration *cal, const loko_item *it
   kr->n_runs = hi - lo;
   for (size_t i = lo; i < hi; i++) {
     double obs, pred[PASCAL_METHOD_COUNT];
+    pascal_rule rule = PASCAL_RULE_EXACT;
     pascal_error run_err;
     pascal_error_clear(&run_err);
-    st = score_run(cal, model, items[i].index, &obs, pred, &run_err);
+    st = score_run(cal, model, items[i].index, &obs, pred, &rule, &run_err);
     if (st == PASCAL_EREFUSED) {
       if (kr->refusal[0] == '\0')
         snprintf(kr->refusal, sizeof kr->refusal, "%s", run_err.message);
@@ -175,6 +178,8 @@ static pascal_status run_fold(const pascal_calibration *cal, const loko_item *it
       return st;
     }
     kr->n_scored++;
+    if (rule > kr->rule)
+      kr->rule = rule;
     for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
       sum[m] += fabs(pred[m] / obs - 1);
   }

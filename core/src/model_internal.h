@@ -86,4 +86,9 @@ pascal_status pascal_model_fit_excluding(const pascal_calibration *cal,
                                          const model_exclusion *ex,
                                          pascal_model **out, pascal_error *err);
 
+/* The advice of a scan prediction whose K, M, fill_bytes and rule are set
+ * (predict_advice.c); given only when it predicts divergence. */
+void pascal_scan_advise(const pascal_device *dev, const pascal_scan_key *key, uint32_t N,
+                        double W, const pascal_scan_prediction *p, pascal_scan_advice *out);
+
 #endif

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "output.h"
 #include "pascal/synth.h"
+#include "pascal/validation.h"
 #include "pascal_codec.h"
 
 /* Read and decode the bundle file at `path`. */
@@ -100,9 +101,9 @@ typedef struct predict_query {
   uint32_t Mg, Ng, Kg;
 } predict_query;
 
-static pascal_status predict_run(const pascal_model *model, const predict_query *q,
-                                 const cli_arg *args, size_t n_args, json_t **doc,
-                                 pascal_error *err)
+static pascal_status predict_run(const pascal_model *model, const pascal_validation *v,
+                                 const predict_query *q, const cli_arg *args, size_t n_args,
+                                 json_t **doc, pascal_error *err)
 {
   static const char *const scan_opts[] = {"o", "path", "d", "m", "N", "W"};
   static const char *const gemm_opts[] = {"Mg", "Ng", "Kg"};
@@ -129,14 +130,20 @@ static pascal_status predict_run(const pascal_model *model, const predict_query 
     pascal_gemm_shape shape = {q->Mg, q->Ng, q->Kg};
     pascal_gemm_prediction p;
     pascal_status st = pascal_model_predict_gemm(model, &shape, &p, err);
-    return st ? st : pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
+    if (st)
+      return st;
+    pascal_validation_expect_gemm(v, &shape, &p);
+    return pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
   }
   pascal_scan_key key = {q->o, PASCAL_PATH_SYNC, q->d, q->m};
   pascal_scan_prediction p;
   pascal_status st = pascal_path_parse(q->path, "path", &key.path, err);
   if (!st)
     st = pascal_model_predict_scan(model, &key, q->N, q->W, &p, err);
-  return st ? st : pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
+  if (st)
+    return st;
+  pascal_validation_expect_scan(v, &key, &p);
+  return pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
 }
 
 int cli_cmd_predict(int argc, char **argv)
@@ -163,16 +170,21 @@ int cli_cmd_predict(int argc, char **argv)
     return rc;
   pascal_codec_bundle bundle;
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_codec_bundle_init(&bundle);
   if (!(rc = load_model("predict", bundle_path, &bundle, &model))) {
     pascal_error err = {0};
     json_t *doc = NULL;
-    pascal_status st = predict_run(model, &q, args, N_ARGS(args), &doc, &err);
+    /* the calibration's own validation, as pascald builds it (expected error) */
+    pascal_status st = pascal_validation_build(&bundle.cal, model, NULL, &valid, &err);
+    if (!st)
+      st = predict_run(model, &valid, &q, args, N_ARGS(args), &doc, &err);
     if (st == PASCAL_EREFUSED)
       rc = cli_input_error("predict", "refused", &err);
     else
       rc = cli_finish("predict", args, N_ARGS(args), st, doc, json, &err);
   }
+  pascal_validation_free(&valid);
   pascal_model_free(model);
   pascal_codec_bundle_free(&bundle);
   return rc;

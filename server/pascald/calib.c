@@ -22,6 +22,7 @@
 
 #include "pascal/evaluate.h"
 #include "pascal/predict.h"
+#include "pascal/validation.h"
 #include "pascal_codec.h"
 #include "pascal_store.h"
 #include "registry.h"
@@ -80,6 +81,7 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_loko_report loko;
   int have_loko = 0;
   json_t *report = NULL, *frozen = NULL;
@@ -94,8 +96,10 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *
     report = b.report ? json_incref(b.report) : json_null();
     frozen = json_incref((json_t *)doc);
     snprintf(hash, sizeof hash, "%s", b.content_hash);
+    if ((st = pascal_validation_build(&b.cal, model, NULL, &valid, err))) goto done;
   } else {
     if ((st = loko_json(&b.cal, &loko, &have_loko, &report, err)) ||
+        (st = pascal_validation_build(&b.cal, model, have_loko ? &loko : NULL, &valid, err)) ||
         (st = pascal_codec_bundle_encode(&b.cal, b.provenance, model, have_loko ? &loko : NULL,
                                          &frozen, err)) ||
         (st = pascal_codec_bundle_hash(&b.cal, hash, err)))
@@ -129,8 +133,9 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *
     st = store_fail(sst, err, o);
     goto done;
   }
-  if (pd_registry_add(ctx->registry, o->id, model) == 0) model = NULL; /* now owned */
+  if (pd_registry_add(ctx->registry, o->id, model, &valid) == 0) model = NULL; /* now owned */
 done:
+  pascal_validation_free(&valid);
   free(ms);
   free(bundle_text);
   free(report_text);
@@ -195,6 +200,7 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
   pascal_calibration cal;
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_loko_report loko;
   int have_loko = 0;
   json_t *report = NULL, *frozen = NULL, *prov = NULL;
@@ -218,7 +224,8 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
   }
   if ((st = calibration_from_store(ctx, &c, &cal, o, err)) ||
       (st = pascal_model_fit(&cal, &model, err)) ||
-      (st = loko_json(&cal, &loko, &have_loko, &report, err)))
+      (st = loko_json(&cal, &loko, &have_loko, &report, err)) ||
+      (st = pascal_validation_build(&cal, model, have_loko ? &loko : NULL, &valid, err)))
     goto done;
   prov = json_pack("{s:s,s:s,s:I,s:s}", "source", strcmp(cal.device.arch, "sim") ? "cuda" : "sim",
                    "producer", "pascald", "calibration", (json_int_t)id, "device", cal.device.name);
@@ -237,9 +244,10 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
     st = store_fail(sst, err, o);
     goto done;
   }
-  if (pd_registry_add(ctx->registry, id, model) == 0) model = NULL;
+  if (pd_registry_add(ctx->registry, id, model, &valid) == 0) model = NULL;
   o->created = 1;
 done:
+  pascal_validation_free(&valid);
   free(bundle_text);
   free(report_text);
   json_decref(report);
@@ -259,15 +267,18 @@ static pascal_status load_frozen(pd_ctx *ctx, const pascal_store_calibration *c,
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_status st;
   if (!c->bundle_json)
     return pascal_error_set(err, PASCAL_EFORMAT, "bundle", "frozen calibration without bundle");
   if ((st = pascal_codec_parse(c->bundle_json, strlen(c->bundle_json), &doc, err)) ||
       (st = pascal_codec_bundle_decode(doc, &b, err)) ||
-      (st = pascal_model_fit(&b.cal, &model, err)))
+      (st = pascal_model_fit(&b.cal, &model, err)) ||
+      (st = pascal_validation_build(&b.cal, model, NULL, &valid, err)))
     goto done;
-  if (pd_registry_add(ctx->registry, c->id, model) == 0) model = NULL;
+  if (pd_registry_add(ctx->registry, c->id, model, &valid) == 0) model = NULL;
 done:
+  pascal_validation_free(&valid);
   pascal_model_free(model);
   pascal_codec_bundle_free(&b);
   json_decref(doc);

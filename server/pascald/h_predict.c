@@ -189,6 +189,10 @@ static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer 
     pd_reply_pascal_error_in(rep, &err, prefix); /* names the item: "queries[3].m" */
     return -1;
   }
+  if (q->workload == PASCAL_WORKLOAD_SCAN)
+    pascal_validation_expect_scan(&e->validation, &q->key, &a->scan);
+  else
+    pascal_validation_expect_gemm(&e->validation, &q->shape, &a->gemm);
   return 0;
 }
 
