@@ -53,6 +53,14 @@ class AnswerTrust(unittest.TestCase):
                 self.assertEqual(doc[k], full[k], k)
         return full
 
+    def test_readme_compact_answer(self):
+        c = self.get(o=1, path="tma", d=4, m=3, N=4096, W=32, explain="false")
+        self.assertEqual(list(c), ["workload", "K", "rho", "fill_bytes", "M", "rule",
+                                   "expected_error_pct", "extrapolated", "device", "calibration"])
+        self.assertTrue(str(c["K"]).startswith("2.5508"), c)
+        self.assertTrue(str(c["expected_error_pct"]).startswith("25.039"), c)
+        self.assertEqual((c["rule"], c["extrapolated"], c["calibration"]), ("graph", [], 1))
+
     def test_tma_without_d_is_refused(self):
         r = self.d.request("GET", "/v1/predict?device=sim-gb10&o=1&path=tma&m=3&N=4096&W=32")
         self.assertEqual(r.status, 400)
