@@ -147,16 +147,16 @@ int main(int argc, char **argv)
     n++;
   }
   printf("%s: %zu fold keys with an expected error, %zu without\n\n", argv[1], n, unknown);
-  printf("| predicted (%%)          | keys | mean pred | mean act. | mean abs gap | gap <= 5 pp |\n");
-  printf("|---|---|---|---|---|---|\n");
+  static const char head[] =
+      "| keys | mean pred | mean act. | mean abs gap | gap <= 5 pp |\n|---|---|---|---|---|---|\n";
+  printf("| predicted (%%)          %s", head);
   static const double bands[][2] = {{0, 1}, {1, 5}, {5, 15}, {15, 30}, {30, INFINITY}};
   static const char *const names[] = {"[0, 1)", "[1, 5)", "[5, 15)", "[15, 30)", ">= 30"};
   for (size_t i = 0; i < 5; i++)
     row(names[i], ps, n, in_band, bands[i]);
   static const double all[2] = {-INFINITY, INFINITY};
   row("all", ps, n, in_band, all);
-  printf("\n| fold rule              | keys | mean pred | mean act. | mean abs gap | gap <= 5 pp |\n");
-  printf("|---|---|---|---|---|---|\n");
+  printf("\n| fold rule              %s", head);
   for (pascal_rule r = PASCAL_RULE_EXACT; r <= PASCAL_RULE_RESIDENT; r++)
     row(pascal_rule_name(r), ps, n, with_rule, &r);
   ranks(x, n, rx);

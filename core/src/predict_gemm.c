@@ -114,20 +114,13 @@ typedef struct gemm_ctx {
   gemm_span *span;
 } gemm_ctx;
 
-static void narrow(double *lo, double *hi, double a, double b)
-{
-  if (a > *lo)
-    *lo = a;
-  if (b < *hi)
-    *hi = b;
-}
 
 /* Encoded value of grid k of ctx->row at n_k. */
 static double grid_value(const void *p, size_t k)
 {
   const gemm_ctx *c = p;
   const model_grid *g = &c->md->grids[c->row->first_grid + k];
-  narrow(&c->span->lnk_lo, &c->span->lnk_hi, g->curve.x[0], g->curve.x[g->curve.n - 1]);
+  span_narrow(&c->span->lnk_lo, &c->span->lnk_hi, g->curve.x[0], g->curve.x[g->curve.n - 1]);
   return pascal_excess_encode(pascal_curve_log_k_at(&g->curve, c->lnk));
 }
 
@@ -136,7 +129,7 @@ static void column_step(const gemm_ctx *base, size_t row, pascal_gemm_step *s)
   gemm_ctx c = *base;
   size_t l, r;
   c.row = &c.md->rows[row];
-  narrow(&c.span->lnc_lo, &c.span->lnc_hi, c.md->grid_lnc[c.row->first_grid],
+  span_narrow(&c.span->lnc_lo, &c.span->lnc_hi, c.md->grid_lnc[c.row->first_grid],
          c.md->grid_lnc[c.row->first_grid + c.row->n_grids - 1]);
   axis_transfer(c.md->grid_lnc + c.row->first_grid, c.row->n_grids, c.lnc, grid_value, &c, s,
                 &l, &r);
@@ -158,12 +151,6 @@ static double tile_count(double x)
   return nearbyint(exp(x));
 }
 
-static void flag(pascal_extrapolations *ex, pascal_coordinate c, double value, double lo,
-                 double hi, pascal_extrapolation_action action)
-{
-  if (value < lo || value > hi)
-    ex->item[ex->n++] = (pascal_extrapolation){c, value, lo, hi, action};
-}
 
 /* The tile counts outside the span of the rows and grids read: n_r and n_c
  * take the nearest reference's value, n_k holds the curves at their ends. */
@@ -171,11 +158,11 @@ static void gemm_extrapolations(const pascal_model *md, const pascal_gemm_predic
                                 const gemm_span *sp, pascal_extrapolations *ex)
 {
   ex->n = 0;
-  flag(ex, PASCAL_COORD_N_R, p->n_r, md->rows[0].n_r, md->rows[md->n_rows - 1].n_r,
+  extrapolation_flag(ex, PASCAL_COORD_N_R, p->n_r, md->rows[0].n_r, md->rows[md->n_rows - 1].n_r,
        PASCAL_EXTRAP_CLAMPED);
-  flag(ex, PASCAL_COORD_N_C, p->n_c, tile_count(sp->lnc_lo), tile_count(sp->lnc_hi),
+  extrapolation_flag(ex, PASCAL_COORD_N_C, p->n_c, tile_count(sp->lnc_lo), tile_count(sp->lnc_hi),
        PASCAL_EXTRAP_CLAMPED);
-  flag(ex, PASCAL_COORD_N_K, p->n_k, tile_count(sp->lnk_lo), tile_count(sp->lnk_hi),
+  extrapolation_flag(ex, PASCAL_COORD_N_K, p->n_k, tile_count(sp->lnk_lo), tile_count(sp->lnk_hi),
        PASCAL_EXTRAP_HELD);
 }
 

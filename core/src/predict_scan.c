@@ -3,7 +3,8 @@
  * predict, the six ordered transfer rules of DESIGN.md section 4 with the
  * anchored interpolation of Eq. graph (gamma = 4), linear interpolation in
  * eta = C/N between adjacent reference sizes (App. C, after Proposition
- * graph), and the decode of Eq. dynamic_decode.
+ * graph), and the decode of Eq. dynamic_decode; the closed form for N <= C
+ * (rule resident) and the per-coordinate extrapolation flags.
  *
  * Hot path: no allocation, no mutable state; only the curves of the few
  * references a rule reads are evaluated (the pooled PCHIP needs at most four
@@ -21,17 +22,10 @@ typedef struct scan_span {
   double m_lo, m_hi, lw_lo, lw_hi, d_lo, d_hi;
 } scan_span;
 
-static void narrow(double *lo, double *hi, double a, double b)
-{
-  if (a > *lo)
-    *lo = a;
-  if (b < *hi)
-    *hi = b;
-}
 
 static double ref_a(const model_ref *r, double lw, scan_span *sp)
 {
-  narrow(&sp->lw_lo, &sp->lw_hi, r->curve.x[0], r->curve.x[r->curve.n - 1]);
+  span_narrow(&sp->lw_lo, &sp->lw_hi, r->curve.x[0], r->curve.x[r->curve.n - 1]);
   return pascal_excess_encode(pascal_curve_log_k_at(&r->curve, lw));
 }
 
@@ -62,7 +56,7 @@ static void family_transfer(const pascal_model *md, const model_family *f, uint3
   const model_ref *refs = md->refs + f->first_ref;
   const double *xm = md->ref_m + f->first_ref;
   size_t n = f->n_refs;
-  narrow(&sp->m_lo, &sp->m_hi, xm[0], xm[n - 1]);
+  span_narrow(&sp->m_lo, &sp->m_hi, xm[0], xm[n - 1]);
   size_t pos = lower_bound_m(refs, n, m);
   family_step_reset(s, f->d);
   if (pos < n && refs[pos].m == m) { /* rule 1 */
@@ -152,7 +146,7 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
       d_lo = fmin(d_lo, md->families[k].d);
       d_hi = fmax(d_hi, md->families[k].d);
     }
-  narrow(&sp->d_lo, &sp->d_hi, d_lo, d_hi);
+  span_narrow(&sp->d_lo, &sp->d_hi, d_lo, d_hi);
   for (size_t k = b; k < e; k++) {
     const model_family *f = &md->families[k];
     if (!(f->class_mask & bit))
@@ -241,26 +235,22 @@ static double knot_value(double x)
   return fabs(v - r) <= 1e-9 * fmax(1, r) ? r : v;
 }
 
-static void flag(pascal_extrapolations *ex, pascal_coordinate c, double value, double lo,
-                 double hi, pascal_extrapolation_action action)
-{
-  if ((value >= lo && value <= hi) || ex->n == PASCAL_EXTRAPOLATION_MAX)
-    return;
-  ex->item[ex->n++] = (pascal_extrapolation){c, value, lo, hi, action};
-}
 
 /* The coordinates of the query outside the span of what was read. */
 static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
                                 double W, const scan_span *sp, pascal_extrapolations *ex)
 {
   ex->n = 0;
-  flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
+  extrapolation_flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
        PASCAL_EXTRAP_CLAMPED);
   double lw = log(W);
   if (lw < sp->lw_lo || lw > sp->lw_hi)
-    flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi), PASCAL_EXTRAP_HELD);
-  flag(ex, PASCAL_COORD_M, key->m, sp->m_lo, sp->m_hi, PASCAL_EXTRAP_CLAMPED);
-  flag(ex, PASCAL_COORD_D, key->d, sp->d_lo, sp->d_hi, PASCAL_EXTRAP_CLAMPED);
+    extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
+                       PASCAL_EXTRAP_HELD);
+  extrapolation_flag(ex, PASCAL_COORD_M, key->m, sp->m_lo, sp->m_hi,
+                     PASCAL_EXTRAP_CLAMPED);
+  extrapolation_flag(ex, PASCAL_COORD_D, key->d, sp->d_lo, sp->d_hi,
+                     PASCAL_EXTRAP_CLAMPED);
 }
 
 /* Is (o, path) calibrated at any size? */

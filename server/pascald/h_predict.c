@@ -97,7 +97,8 @@ static int query_fields(json_t *q, int gemm, const char *prefix, pd_query *out, 
     return -1;
   }
   if (out->key.path == PASCAL_PATH_SYNC && d != 0) {
-    pd_reply_error(rep, 400, "invalid_value", f, "field '%s' must be 0 (or absent) for path sync", f);
+    pd_reply_error(rep, 400, "invalid_value", f,
+                   "field '%s' must be 0 (or absent) for path sync", f);
     return -1;
   }
   out->key.o = (uint32_t)a;

@@ -35,6 +35,15 @@
  * reference, (p + 4 a_lin)/5 inside a bracket, clamped at the ends; decode
  * K = min(M, K_0 (1 + [exp a - eps]_+)), M = gemm.resident_ctas.
  *
+ * A scan whose whole operand fits in the cache (N <= C) reads no curve: its
+ * fills are the N cold misses only, K = min(M, 1/W) (rule resident).
+ *
+ * Every prediction also says what it extrapolates (each coordinate outside
+ * the range of the references it read, and whether the model clamped it or
+ * held a curve at its end), a scan prediction with K > 1.05 carries the
+ * advice of Theorem coherence (predict_advice.c), and `expected` is left for
+ * pascal/validation.h to fill from the calibration's own validation.
+ *
  * Thread safety: predictions read a const model, allocate nothing and keep
  * no state; any number of threads may predict from one model concurrently.
  */
