@@ -13,8 +13,9 @@
  * A single query is answered with the codec's full prediction document (with
  * its explanation, identical to `pascal predict --json`), or, with
  * "explain": false (GET: explain=false), with the compact answer {workload,
- * K, rho, fill_bytes, M, rule, device, calibration}: what an autotuner ranks
- * by. Batch items are compact by default; "explain": true in the batch gives
+ * K, rho, fill_bytes, M, rule, expected_error_pct, extrapolated, device,
+ * calibration}: what an autotuner ranks by. The expected error is looked up
+ * in the validation the registry keeps beside each model (validation.h). Batch items are compact by default; "explain": true in the batch gives
  * every item the full document. Every answer is streamed as text by the
  * codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
  * tree and no allocation per answered item (only a refused item builds its
