@@ -101,9 +101,13 @@ typedef struct predict_query {
   uint32_t Mg, Ng, Kg;
 } predict_query;
 
-static pascal_status predict_run(const pascal_model *model, const pascal_validation *v,
-                                 const predict_query *q, const cli_arg *args, size_t n_args,
-                                 json_t **doc, pascal_error *err)
+/* Predict; once a prediction stands, build the calibration's own validation
+ * into *v as pascald builds it (a leave-one-key-out run) for its expected
+ * error. */
+static pascal_status predict_run(const pascal_calibration *cal, const pascal_model *model,
+                                 pascal_validation *v, const predict_query *q,
+                                 const cli_arg *args, size_t n_args, json_t **doc,
+                                 pascal_error *err)
 {
   static const char *const scan_opts[] = {"o", "path", "d", "m", "N", "W"};
   static const char *const gemm_opts[] = {"Mg", "Ng", "Kg"};
@@ -130,7 +134,7 @@ static pascal_status predict_run(const pascal_model *model, const pascal_validat
     pascal_gemm_shape shape = {q->Mg, q->Ng, q->Kg};
     pascal_gemm_prediction p;
     pascal_status st = pascal_model_predict_gemm(model, &shape, &p, err);
-    if (st)
+    if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
       return st;
     pascal_validation_expect_gemm(v, &shape, &p);
     return pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
@@ -140,7 +144,7 @@ static pascal_status predict_run(const pascal_model *model, const pascal_validat
   pascal_status st = pascal_path_parse(q->path, "path", &key.path, err);
   if (!st)
     st = pascal_model_predict_scan(model, &key, q->N, q->W, &p, err);
-  if (st)
+  if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
     return st;
   pascal_validation_expect_scan(v, &key, &p);
   return pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
@@ -175,10 +179,7 @@ int cli_cmd_predict(int argc, char **argv)
   if (!(rc = load_model("predict", bundle_path, &bundle, &model))) {
     pascal_error err = {0};
     json_t *doc = NULL;
-    /* the calibration's own validation, as pascald builds it (expected error) */
-    pascal_status st = pascal_validation_build(&bundle.cal, model, NULL, &valid, &err);
-    if (!st)
-      st = predict_run(model, &valid, &q, args, N_ARGS(args), &doc, &err);
+    pascal_status st = predict_run(&bundle.cal, model, &valid, &q, args, N_ARGS(args), &doc, &err);
     if (st == PASCAL_EREFUSED)
       rc = cli_input_error("predict", "refused", &err);
     else

@@ -260,7 +260,8 @@ static int take_explain(json_t *body, int *explain, pd_reply *rep) {
   return 0;
 }
 
-#define PD_ANSWER_RESERVE 2048 /* bytes: an explained answer fits without regrowth */
+#define PD_ANSWER_RESERVE 3072 /* bytes: an explained answer fits without regrowth */
+#define PD_ITEM_RESERVE 224    /* bytes: a compact batch item, expected error included */
 
 static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   pd_query q;
@@ -364,9 +365,9 @@ static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   if (k > PD_BATCH_SLICES_MAX) k = PD_BATCH_SLICES_MAX;
   if (k < 1) k = 1;
   /* the reply: {"results":[ slice 0, slice 1, ... ],"count","ok","errors"};
-   * about 160 bytes per compact item */
+   * about PD_ITEM_RESERVE bytes per compact item */
   pascal_jtext w;
-  pascal_jtext_init(&w, 64 + 160 * n);
+  pascal_jtext_init(&w, 64 + PD_ITEM_RESERVE * n);
   pascal_jtext_object_begin(&w, NULL);
   pascal_jtext_array_begin(&w, "results");
   batch_slice sl[PD_BATCH_SLICES_MAX];
@@ -379,7 +380,7 @@ static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
     sl[j].detail = ex && json_is_true(ex) ? PASCAL_CODEC_EXPLAINED : PASCAL_CODEC_COMPACT;
     sl[j].lo = n * j / k;
     sl[j].hi = n * (j + 1) / k;
-    if (j > 0) pascal_jtext_init(&sl[j].own, 160 * (sl[j].hi - sl[j].lo));
+    if (j > 0) pascal_jtext_init(&sl[j].own, PD_ITEM_RESERVE * (sl[j].hi - sl[j].lo));
     sl[j].out = j > 0 ? &sl[j].own : &w;
   }
   for (size_t j = 1; j < k; j++) started[j] = pthread_create(&tid[j], NULL, slice_run, &sl[j]) == 0;
