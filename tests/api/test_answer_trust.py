@@ -12,7 +12,7 @@ import tempfile
 import unittest
 import urllib.parse
 
-from harness import PASCAL_CLI, SOURCE, Daemon
+from harness import PASCAL_CLI, SOURCE, Daemon, DaemonTest, make_frozen_calibration
 
 BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
 SIM = os.path.join(BUNDLES, "sim-gb10-scan.json")
@@ -149,6 +149,27 @@ class AnswerTrust(unittest.TestCase):
             doc = self.get(**q)
             del doc["device"], doc["calibration"]
             self.assertEqual(cli, doc)
+
+
+class FrozenHereAndRestarted(DaemonTest):
+    """A calibration measured through the jobs API and frozen by this daemon
+    answers with its expected error; after a restart (the model and its
+    validation rebuilt from the stored bundle) the answer is the same."""
+
+    def test_freeze_then_restart(self):
+        cid = make_frozen_calibration(self)
+        report = self.req("GET", "/v1/calibrations/%d" % cid).json["report"]
+        fold = {(k["o"], k["path"], k["d"], k["m"]): k["mape"]["pascal"] for k in report["keys"]}
+        url = "/v1/predict?device=testdev&o=1&path=tma&d=2&m=3&N=700&W=8"
+        before = self.req("GET", url).json
+        x = before["explanation"]["expected_error"]
+        self.assertEqual(x["source"], "loko")
+        self.assertTrue(x["keys"])
+        for k in x["keys"]:
+            self.assertAlmostEqual(k["error_pct"], fold[(k["o"], k["path"], k["d"], k["m"])], places=9)
+        self.assertEqual(self.d.stop(), 0)
+        self.d.start()
+        self.assertEqual(self.req("GET", url).json, before)
 
 
 if __name__ == "__main__":
