@@ -123,12 +123,13 @@ static bool same_key(const loko_item *a, const loko_item *b)
          a->key.m == b->key.m && a->Mg == b->Mg && a->Ng == b->Ng;
 }
 
-/* Observed K, the model's K (or a refusal) and the baselines for run
- * `index` of `runs`. Returns PASCAL_EREFUSED (with err filled) for a
+/* Observed K, the model's K and rule (or a refusal) and the baselines for
+ * run `index` of `runs`. Returns PASCAL_EREFUSED (with err filled) for a
  * refusal. */
 static pascal_status score_run(const pascal_calibration *cal, const run_list *runs,
                                const pascal_model *model, size_t index, double *obs,
-                               double pred[PASCAL_METHOD_COUNT], pascal_error *err)
+                               double pred[PASCAL_METHOD_COUNT], pascal_rule *rule,
+                               pascal_error *err)
 {
   pascal_status st;
   loko_baseline_k base;
@@ -139,6 +140,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
       return st;
     *obs = r->fill_bytes / ((double)cal->device.block_bytes * r->W * (double)r->N);
     pred[PASCAL_METHOD_PASCAL] = p.K;
+    *rule = p.why.rule;
     if ((st = loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
       return st;
   } else {
@@ -148,6 +150,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
       return st;
     *obs = p.M * r->fill_bytes / p.Q;
     pred[PASCAL_METHOD_PASCAL] = p.K;
+    *rule = p.why.rule;
     double tile_bytes = (double)cal->gemm.tile_m * cal->gemm.tile_k * cal->gemm.elem_bytes;
     if (cal->gemm.tile_m != cal->gemm.tile_n)
       tile_bytes = NAN; /* the baselines model square A/B tiles only */
@@ -215,9 +218,10 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
   kr->n_runs = hi - lo;
   for (size_t i = lo; i < hi; i++) {
     double obs, pred[PASCAL_METHOD_COUNT];
+    pascal_rule rule = PASCAL_RULE_EXACT;
     pascal_error run_err;
     pascal_error_clear(&run_err);
-    pascal_status st = score_run(cal, runs, model, items[i].index, &obs, pred, &run_err);
+    pascal_status st = score_run(cal, runs, model, items[i].index, &obs, pred, &rule, &run_err);
     if (st == PASCAL_EREFUSED) {
       if (kr->refusal[0] == '\0')
         snprintf(kr->refusal, sizeof kr->refusal, "%s", run_err.message);
@@ -230,6 +234,8 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
     }
     kr->n_scored++;
     kr->n_above += obs > 1.05 * pred[PASCAL_METHOD_ALIGNED];
+    if (rule > kr->rule)
+      kr->rule = rule;
     for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
       sum[m] += fabs(pred[m] / obs - 1);
   }

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "output.h"
 #include "pascal/synth.h"
+#include "pascal/validation.h"
 #include "pascal_codec.h"
 
 pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle,
@@ -97,7 +98,11 @@ typedef struct predict_query {
   uint32_t Mg, Ng, Kg;
 } predict_query;
 
-static pascal_status predict_run(const pascal_model *model, const predict_query *q,
+/* Predict; once a prediction stands, build the calibration's own validation
+ * into *v as pascald builds it (a leave-one-key-out run) for its expected
+ * error. */
+static pascal_status predict_run(const pascal_calibration *cal, const pascal_model *model,
+                                 pascal_validation *v, const predict_query *q,
                                  const cli_arg *args, size_t n_args, json_t **doc,
                                  pascal_error *err)
 {
@@ -106,6 +111,10 @@ static pascal_status predict_run(const pascal_model *model, const predict_query 
   int gemm = pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM;
   const char *const *need = gemm ? gemm_opts : scan_opts, *const *other = gemm ? scan_opts : gemm_opts;
   size_t n_need = gemm ? 3 : 6, n_other = gemm ? 6 : 3;
+  for (size_t g = 0; g < 3; g++) /* the daemon's rule: the first GEMM field is named */
+    for (size_t i = 0; i < 6 && cli_args_seen(args, n_args, gemm_opts[g]); i++)
+      if (cli_args_seen(args, n_args, scan_opts[i]))
+        return pascal_error_set(err, PASCAL_EINVAL, gemm_opts[g], PASCAL_PREDICT_MIXED_MESSAGE);
   for (size_t i = 0; i < n_other; i++)
     if (cli_args_seen(args, n_args, other[i]))
       return pascal_error_set(err, PASCAL_EINVAL, other[i],
@@ -115,18 +124,27 @@ static pascal_status predict_run(const pascal_model *model, const predict_query 
     if (!cli_args_seen(args, n_args, need[i]) && !(strcmp(need[i], "d") == 0 && q->path &&
                                                    strcmp(q->path, "sync") == 0))
       return pascal_error_set(err, PASCAL_EINVAL, need[i], "missing required option");
+  if (!gemm && (q->W < PASCAL_PREDICT_W_MIN || q->W > PASCAL_PREDICT_W_MAX))
+    return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be in [%g, %g]", PASCAL_PREDICT_W_MIN,
+                            PASCAL_PREDICT_W_MAX);
   if (gemm) {
     pascal_gemm_shape shape = {q->Mg, q->Ng, q->Kg};
     pascal_gemm_prediction p;
     pascal_status st = pascal_model_predict_gemm(model, &shape, &p, err);
-    return st ? st : pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
+    if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
+      return st;
+    pascal_validation_expect_gemm(v, &shape, &p);
+    return pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
   }
   pascal_scan_key key = {q->o, PASCAL_PATH_SYNC, q->d, q->m};
   pascal_scan_prediction p;
   pascal_status st = pascal_path_parse(q->path, "path", &key.path, err);
   if (!st)
     st = pascal_model_predict_scan(model, &key, q->N, q->W, &p, err);
-  return st ? st : pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
+  if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
+    return st;
+  pascal_validation_expect_scan(v, &key, &p);
+  return pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
 }
 
 int cli_cmd_predict(int argc, char **argv)
@@ -136,15 +154,16 @@ int cli_cmd_predict(int argc, char **argv)
   int json = 0;
   cli_arg args[] = {
     {"bundle", 0, CLI_ARG_STRING, 1, &bundle_path, 0, 0, 0},
-    {"o", 0, CLI_ARG_U32, 0, &q.o, 0, UINT32_MAX, 0},
+    /* the daemon's ranges (h_predict.c), so that both give the same verdict */
+    {"o", 0, CLI_ARG_U32, 0, &q.o, 1, PASCAL_PLAN_MAX_OCCUPANCY, 0},
     {"path", 0, CLI_ARG_STRING, 0, &q.path, 0, 0, 0},
-    {"d", 0, CLI_ARG_U32, 0, &q.d, 0, UINT32_MAX, 0},
-    {"m", 0, CLI_ARG_U32, 0, &q.m, 0, UINT32_MAX, 0},
-    {"N", 0, CLI_ARG_U32, 0, &q.N, 0, UINT32_MAX, 0},
+    {"d", 0, CLI_ARG_U32, 0, &q.d, 0, PASCAL_PLAN_MAX_DEPTH, 0},
+    {"m", 0, CLI_ARG_U32, 0, &q.m, 0, PASCAL_PLAN_MAX_COMPUTE, 0},
+    {"N", 0, CLI_ARG_U32, 0, &q.N, 1, UINT32_MAX, 0},
     {"W", 0, CLI_ARG_DOUBLE, 0, &q.W, 0, 0, 0},
-    {"Mg", 0, CLI_ARG_U32, 0, &q.Mg, 0, UINT32_MAX, 0},
-    {"Ng", 0, CLI_ARG_U32, 0, &q.Ng, 0, UINT32_MAX, 0},
-    {"Kg", 0, CLI_ARG_U32, 0, &q.Kg, 0, UINT32_MAX, 0},
+    {"Mg", 0, CLI_ARG_U32, 0, &q.Mg, 1, UINT32_MAX, 0},
+    {"Ng", 0, CLI_ARG_U32, 0, &q.Ng, 1, UINT32_MAX, 0},
+    {"Kg", 0, CLI_ARG_U32, 0, &q.Kg, 1, UINT32_MAX, 0},
     {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
   };
   int rc = cli_parse("predict", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
@@ -152,16 +171,18 @@ int cli_cmd_predict(int argc, char **argv)
     return rc;
   pascal_codec_bundle bundle;
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_codec_bundle_init(&bundle);
   if (!(rc = cli_load_model("predict", bundle_path, &bundle, &model))) {
     pascal_error err = {0};
     json_t *doc = NULL;
-    pascal_status st = predict_run(model, &q, args, N_ARGS(args), &doc, &err);
+    pascal_status st = predict_run(&bundle.cal, model, &valid, &q, args, N_ARGS(args), &doc, &err);
     if (st == PASCAL_EREFUSED)
       rc = cli_input_error("predict", "refused", &err);
     else
       rc = cli_finish("predict", args, N_ARGS(args), st, doc, json, &err);
   }
+  pascal_validation_free(&valid);
   pascal_model_free(model);
   pascal_codec_bundle_free(&bundle);
   return rc;

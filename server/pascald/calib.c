@@ -23,6 +23,7 @@
 
 #include "pascal/evaluate.h"
 #include "pascal/predict.h"
+#include "pascal/validation.h"
 #include "pascal_codec.h"
 #include "pascal_store.h"
 #include "registry.h"
@@ -85,6 +86,7 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_loko_report loko;
   int have_loko = 0;
   json_t *report = NULL, *frozen = NULL;
@@ -96,7 +98,9 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *
     goto done;
   /* The report is always recomputed, so that what is served has the current
    * layout whatever wrote the bundle (docs/bundle-format.md). */
-  if ((st = loko_json(&b.cal, &loko, &have_loko, &report, err))) goto done;
+  if ((st = loko_json(&b.cal, &loko, &have_loko, &report, err)) ||
+      (st = pascal_validation_build(&b.cal, model, have_loko ? &loko : NULL, &valid, err)))
+    goto done;
   if (b.frozen) { /* keep its text; the stored model must match ours */
     if ((st = pascal_codec_bundle_check_model(&b, model, err))) goto done;
     frozen = json_incref((json_t *)doc);
@@ -140,8 +144,9 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *
     st = store_fail(sst, err, o);
     goto done;
   }
-  if (pd_registry_add(ctx->registry, o->id, model) == 0) model = NULL; /* now owned */
+  if (pd_registry_add(ctx->registry, o->id, model, &valid) == 0) model = NULL; /* now owned */
 done:
+  pascal_validation_free(&valid);
   free(ms);
   free(bundle_text);
   free(report_text);
@@ -208,6 +213,7 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
   pascal_calibration cal;
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_loko_report loko;
   int have_loko = 0;
   json_t *report = NULL, *frozen = NULL, *prov = NULL;
@@ -231,7 +237,8 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
   }
   if ((st = calibration_from_store(ctx, &c, &cal, o, err)) ||
       (st = pascal_model_fit(&cal, &model, err)) ||
-      (st = loko_json(&cal, &loko, &have_loko, &report, err)))
+      (st = loko_json(&cal, &loko, &have_loko, &report, err)) ||
+      (st = pascal_validation_build(&cal, model, have_loko ? &loko : NULL, &valid, err)))
     goto done;
   prov = json_pack("{s:s,s:s,s:I,s:s}", "source", strcmp(cal.device.arch, "sim") ? "cuda" : "sim",
                    "producer", "pascald", "calibration", (json_int_t)id, "device", cal.device.name);
@@ -250,9 +257,10 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
     st = store_fail(sst, err, o);
     goto done;
   }
-  if (pd_registry_add(ctx->registry, id, model) == 0) model = NULL;
+  if (pd_registry_add(ctx->registry, id, model, &valid) == 0) model = NULL;
   o->created = 1;
 done:
+  pascal_validation_free(&valid);
   free(bundle_text);
   free(report_text);
   json_decref(report);
@@ -272,15 +280,18 @@ static pascal_status load_frozen(pd_ctx *ctx, const pascal_store_calibration *c,
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_status st;
   if (!c->bundle_json)
     return pascal_error_set(err, PASCAL_EFORMAT, "bundle", "frozen calibration without bundle");
   if ((st = pascal_codec_parse(c->bundle_json, strlen(c->bundle_json), &doc, err)) ||
       (st = pascal_codec_bundle_decode(doc, &b, err)) ||
-      (st = pascal_model_fit(&b.cal, &model, err)))
+      (st = pascal_model_fit(&b.cal, &model, err)) ||
+      (st = pascal_validation_build(&b.cal, model, NULL, &valid, err)))
     goto done;
-  if (pd_registry_add(ctx->registry, c->id, model) == 0) model = NULL;
+  if (pd_registry_add(ctx->registry, c->id, model, &valid) == 0) model = NULL;
 done:
+  pascal_validation_free(&valid);
   pascal_model_free(model);
   pascal_codec_bundle_free(&b);
   json_decref(doc);

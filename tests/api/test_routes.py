@@ -100,7 +100,8 @@ class Routes(DaemonTest):
         g = self.req("GET", "/v1/predict?device=testdev&o=1&path=tma&d=2&m=4&N=1024&W=16")
         self.assertStatus(g, 200)
         self.assertEqual(g.json, p)
-        compact = {k: p[k] for k in ("workload", "K", "rho", "fill_bytes", "M", "rule", "device", "calibration")}
+        compact = {k: p[k] for k in ("workload", "K", "rho", "fill_bytes", "M", "rule", "expected_error_pct",
+                                      "extrapolated", "device", "calibration")}
         c = self.req("GET", "/v1/predict?device=testdev&o=1&path=tma&d=2&m=4&N=1024&W=16&explain=false")
         self.assertStatus(c, 200)
         self.assertEqual(c.json, compact)

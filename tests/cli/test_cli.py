@@ -390,6 +390,32 @@ class Dynamic(unittest.TestCase):
                     "--m", 8, "--N", 4096, "--W", 32).stdout
         self.assertIn("rule: ", human)
 
+    def test_predict_says_how_far_to_trust_it(self):
+        q = ["predict", "--bundle", self.frozen, "--o", 1, "--path", "tma", "--d", 4, "--m", 4]
+        p = run_json(*q, "--N", 100, "--W", 8)  # N <= C = 1280: the N cold fills only
+        self.assertEqual((p["rule"], p["K"], p["fill_bytes"]), ("resident", 1 / 8, 100 * 16384))
+        self.assertIsNone(p["expected_error_pct"])
+        p = run_json(*q, "--N", 20000, "--W", 100)
+        self.assertEqual([(e["coordinate"], e["action"]) for e in p["extrapolated"]],
+                         [("N", "clamped"), ("W", "held-at-end")])
+        sizes = [r["N"] for r in self.load(self.scan)["measurements"]]
+        self.assertEqual((p["extrapolated"][0]["min"], p["extrapolated"][0]["max"]),
+                         (min(sizes), max(sizes)))
+        x = p["explanation"]["expected_error"]
+        self.assertEqual((p["rule"], x["source"]), ("graph", "loko"))  # m = 4 is no reference
+        self.assertAlmostEqual(p["expected_error_pct"],
+                               sum(k["error_pct"] for k in x["keys"]) / len(x["keys"]), places=12)
+        a = p["explanation"]["advice"]
+        if p["K"] > 1.05:
+            self.assertEqual((a["sigma_max"], a["checkpoint_blocks"]), (640, 637))
+        else:
+            self.assertIsNone(a)
+        p = run("predict", "--bundle", self.frozen, "--o", 1, "--path", "tma", "--m", 8,
+                "--N", 4096, "--W", 32, expect=2)
+        self.assertIn("--d", p.stderr)
+        p = run(*q[:7], "--d", 0, "--m", 8, "--N", 4096, "--W", 32, expect=2)
+        self.assertIn("--d", p.stderr)
+
     def test_predict_reproduces_references(self):
         # noise = 0 and a law increasing in W: at a reference key, size and horizon the
         # prediction is the measured K itself

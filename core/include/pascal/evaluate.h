@@ -31,6 +31,7 @@
 
 #include "pascal/calibration.h"
 #include "pascal/error.h"
+#include "pascal/predict.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -97,6 +98,7 @@ typedef struct pascal_key_report {
   uint32_t Mg, Ng;        /* GEMM grid key                                  */
   size_t n_runs;          /* held-out runs of the key                       */
   size_t n_scored;        /* runs predicted (the rest were refused)         */
+  pascal_rule rule;       /* least direct rule of the fold's predictions    */
   double mape[PASCAL_METHOD_COUNT]; /* percent over the scored runs; NaN if
                                        none was scored or a baseline could
                                        not be computed                      */
