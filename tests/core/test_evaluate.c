@@ -12,6 +12,8 @@
 
 #include "check.h"
 #include "pascal/evaluate.h"
+#include "pascal/predict.h"
+#include "pascal/validation.h"
 
 static void balanced_mape(void)
 {
@@ -284,6 +286,29 @@ static void heldout_panel(void)
   CHECK(rep.heldout != NULL);
   if (rep.heldout)
     CHECK_NEAR(rep.heldout->balanced_mape[PASCAL_METHOD_PASCAL], want, 1e-9);
+
+  /* The panel's key is validation evidence: an answer at m = 4 (bracketed
+   * by m = 0 and 8, rule graph) takes its expected error from the panel,
+   * which the lookup prefers to the folds. */
+  pascal_model *md = NULL;
+  pascal_validation v;
+  CHECK_INT(pascal_model_fit(&copy, &md, NULL), PASCAL_OK);
+  CHECK_INT(pascal_validation_build(&copy, md, &rep, &v, NULL), PASCAL_OK);
+  size_t n_panel = 0;
+  for (size_t i = 0; i < v.n; i++)
+    if (v.keys[i].source == PASCAL_ERRSRC_HELD_OUT) {
+      n_panel++;
+      CHECK_INT(v.keys[i].key.m, 4);
+      CHECK_NEAR(v.keys[i].error_pct, want, 1e-9);
+    }
+  CHECK_INT(n_panel, 1);
+  pascal_scan_prediction p;
+  CHECK_INT(pascal_model_predict_scan(md, &r.key, 2048, 4, &p, NULL), PASCAL_OK);
+  pascal_validation_expect_scan(&v, &r.key, &p);
+  CHECK_INT(p.expected.source, PASCAL_ERRSRC_HELD_OUT);
+  CHECK_NEAR(p.expected.pct, want, 1e-9);
+  pascal_validation_free(&v);
+  pascal_model_free(md);
   pascal_loko_report_free(&rep);
   pascal_calibration_free(&copy);
 
