@@ -15,5 +15,7 @@ int cli_cmd_fit(int argc, char **argv);
 int cli_cmd_predict(int argc, char **argv);
 int cli_cmd_loko(int argc, char **argv);
 int cli_cmd_synth(int argc, char **argv);
+/* device-aware plans (cmd_plan.c) */
+int cli_cmd_plan(int argc, char **argv);
 
 #endif

@@ -29,6 +29,9 @@ static const command commands[] = {
    "[--json]"},
   {"loko", cli_cmd_loko, "BUNDLE [--json]"},
   {"synth", cli_cmd_synth, "--law scan|gemm[,name=value...] [--plan PLAN] [-o BUNDLE]"},
+  {"plan", cli_cmd_plan,
+   "--kind scan|scan-heldout|gemm|gemm-heldout (--probe PROBE.json | --C C | --l2-bytes B) "
+   "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
 };
 
 static void usage(FILE *out)

@@ -13,6 +13,7 @@
 #include "handlers.h"
 #include "jsonin.h"
 #include "pascal/plan.h"
+#include "pascal/plan_gen.h"
 #include "pascal_codec.h"
 #include "reply.h"
 #include "routes.h"
@@ -94,6 +95,19 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   pascal_error_clear(&err);
   if (pascal_codec_plan_decode(pj, &plan, &err) || plan_runs(&plan, &runs, &n, &err) ||
       pascal_codec_plan_encode(&plan, &canon, &err)) {
+    pd_reply_pascal_error_in(rep, &err, "plan");
+    goto done;
+  }
+  /* Scan sizes must exceed the device's C (plan_gen.h); the device's
+   * existence is checked again, atomically, by the store's create. */
+  pascal_store_device dev;
+  int dst = pascal_store_device_get(ctx->store, device, &dev, &err);
+  if (dst != PASCAL_STORE_OK) {
+    if (dst == PASCAL_STORE_NOT_FOUND && !err.field[0]) snprintf(err.field, sizeof err.field, "device");
+    pd_reply_store_error(rep, dst, &err);
+    goto done;
+  }
+  if (pascal_plan_check_capacity(&plan, dev.capacity_blocks, &err)) {
     pd_reply_pascal_error_in(rep, &err, "plan");
     goto done;
   }
