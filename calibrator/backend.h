@@ -55,6 +55,7 @@ typedef struct pascal_backend_device {
   uint32_t capacity_blocks;  /* effective L2 capacity C in blocks */
   uint32_t block_bytes;
   uint64_t l2_bytes;         /* nominal L2 size */
+  uint64_t smem_per_sm;      /* shared memory per SM in bytes; 0: no limit (sim) */
 } pascal_backend_device;
 
 typedef struct pascal_backend pascal_backend; /* opaque, one per backend instance */
@@ -63,7 +64,13 @@ typedef struct pascal_backend_ops {
   const char *name; /* "sim" or "cuda" */
   /* Open the backend. `profile` is a device-profile file (sim) or NULL. */
   pascal_status (*open)(const char *profile, pascal_backend **out, pascal_error *err);
-  pascal_status (*describe)(pascal_backend *b, pascal_backend_device *out, pascal_error *err);
+  /* Describe the device. `known_capacity` is the C already stored for it
+   * (pascald's registration or --capacity-blocks, from an earlier probe with
+   * repeats), 0 when there is none: a backend that measures C (cuda) then
+   * reports the known value instead of measuring again; one whose C is a
+   * constant (sim: the profile's) ignores it. */
+  pascal_status (*describe)(pascal_backend *b, uint32_t known_capacity,
+                            pascal_backend_device *out, pascal_error *err);
   pascal_status (*run)(pascal_backend *b, const pascal_backend_job *job,
                        pascal_backend_result *out, pascal_error *err);
   void (*close)(pascal_backend *b);

@@ -38,6 +38,8 @@ static const opt_spec OPTIONS[] = {
   {"backoff-cap", OPT_SECONDS, AT(backoff_cap_s), 0, 0},
   {"poll", OPT_SECONDS, AT(poll_s), 0, 0},
   {"probe", OPT_FLAG, AT(probe), 0, 0},
+  {"capacity-blocks", OPT_COUNT, AT(capacity_blocks), 1, 4294967295ul},
+  {"lock", OPT_TEXT, AT(lock), 0, 0},
 };
 
 static const char USAGE[] =
@@ -60,8 +62,14 @@ static const char USAGE[] =
   "  --backoff-base S    first retry delay in seconds (default 0.5)\n"
   "  --backoff-cap S     largest retry delay in seconds (default 30)\n"
   "  --poll S            wait between claims when idle, seconds (default 2)\n"
-  "  --probe             with --backend cuda: print the GPU's constants and its\n"
-  "                      capacity scan, then exit (needs no server or token)\n"
+  "  --probe             print the device's constants (cuda: and its capacity\n"
+  "                      scan, 3 repeats) and a 'probe json:' line, then exit\n"
+  "                      (needs no server or token)\n"
+  "  --capacity-blocks C the device's effective capacity from an earlier probe;\n"
+  "                      default: the C pascald has registered, else (cuda)\n"
+  "                      a capacity scan at start\n"
+  "  --lock FILE         device lock: one process profiles a GPU at a time\n"
+  "                      (default for cuda: $TMPDIR/pascal-cuda-INDEX.lock)\n"
   "  --help              this text\n"
   "\n"
   "Exit codes: 0 ok, 1 internal failure, 2 usage, 3 token refused (401/403),\n"
@@ -213,10 +221,6 @@ agent_args_result agent_args_parse(int argc, char *const argv[], agent_args *out
       fail(msg, msglen, "%s is required (see --help)", required[i].name);
       return AGENT_ARGS_ERROR;
     }
-  }
-  if (a.probe && strcmp(a.backend, "cuda") != 0) {
-    snprintf(msg, msglen, "--probe needs --backend cuda (the sim's constants are in its profile)");
-    return AGENT_ARGS_ERROR;
   }
   if (a.backoff_cap_s < a.backoff_base_s) {
     snprintf(msg, msglen, "--backoff-cap (%g s) must not be below --backoff-base (%g s)",

@@ -40,8 +40,10 @@ static pascal_status sim_open(const char *profile, pascal_backend **out, pascal_
   return PASCAL_OK;
 }
 
-static pascal_status sim_describe(pascal_backend *b, pascal_backend_device *out, pascal_error *err)
+static pascal_status sim_describe(pascal_backend *b, uint32_t known_capacity,
+                                  pascal_backend_device *out, pascal_error *err)
 {
+  (void)known_capacity; /* the sim's C is its profile's */
   const pascal_simdev_profile *p = pascal_simdev_profile_of(b->dev);
   pascal_backend_device d;
   memset(&d, 0, sizeof d);
