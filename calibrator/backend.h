@@ -58,6 +58,20 @@ typedef struct pascal_backend_device {
   uint64_t smem_per_sm;      /* shared memory per SM in bytes; 0: no limit (sim) */
 } pascal_backend_device;
 
+/* One static phase-controlled run (paper Algorithm "static-kernel", the
+ * cluster experiment of section 5.2): worker w requests block
+ * (k + phases[w]) mod N in round k, for H rounds, with a grid barrier per
+ * round. capacity_blocks is C in blocks of block_bytes: a simulated device
+ * uses it, hardware has its own. */
+typedef struct pascal_backend_static {
+  uint64_t N;
+  uint32_t M;
+  const uint64_t *phases; /* M phases, each < N (borrowed) */
+  uint64_t H;
+  uint32_t block_bytes;
+  uint32_t capacity_blocks;
+} pascal_backend_static;
+
 typedef struct pascal_backend pascal_backend; /* opaque, one per backend instance */
 
 typedef struct pascal_backend_ops {
@@ -73,6 +87,9 @@ typedef struct pascal_backend_ops {
                             pascal_backend_device *out, pascal_error *err);
   pascal_status (*run)(pascal_backend *b, const pascal_backend_job *job,
                        pascal_backend_result *out, pascal_error *err);
+  /* The static kernel above; fill_bytes of the whole run. */
+  pascal_status (*run_static)(pascal_backend *b, const pascal_backend_static *run,
+                              pascal_backend_result *out, pascal_error *err);
   void (*close)(pascal_backend *b);
 } pascal_backend_ops;
 

@@ -40,6 +40,8 @@ static const opt_spec OPTIONS[] = {
   {"probe", OPT_FLAG, AT(probe), 0, 0},
   {"capacity-blocks", OPT_COUNT, AT(capacity_blocks), 1, 4294967295ul},
   {"lock", OPT_TEXT, AT(lock), 0, 0},
+  {"static", OPT_FLAG, AT(static_exp), 0, 0},
+  {"rounds", OPT_COUNT, AT(rounds), 1, 1000000},
 };
 
 static const char USAGE[] =
@@ -68,6 +70,10 @@ static const char USAGE[] =
   "  --capacity-blocks C the device's effective capacity from an earlier probe;\n"
   "                      default: the C pascald has registered, else (cuda)\n"
   "                      a capacity scan at start\n"
+  "  --static           run the paper's static cluster experiment through the\n"
+  "                      backend (M = SMs, N = 8192, 4/8/16 KiB blocks, 11\n"
+  "                      cluster counts) and exit; give --capacity-blocks\n"
+  "  --rounds H          rounds per static run (default 4000)\n"
   "  --lock FILE         device lock: one process profiles a GPU at a time\n"
   "                      (default for cuda: $TMPDIR/pascal-cuda-INDEX.lock)\n"
   "  --help              this text\n"
@@ -172,7 +178,8 @@ agent_args_result agent_args_parse(int argc, char *const argv[], agent_args *out
                                    char *msg, size_t msglen)
 {
   agent_args a = {.backend = NULL, .concurrency = 1, .retries = 10,
-                  .backoff_base_s = 0.5, .backoff_cap_s = 30.0, .poll_s = 2.0};
+                  .backoff_base_s = 0.5, .backoff_cap_s = 30.0, .poll_s = 2.0,
+                  .rounds = 4000};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
@@ -214,8 +221,8 @@ agent_args_result agent_args_parse(int argc, char *const argv[], agent_args *out
   }
   static const struct { size_t offset; const char *name; } required[] = {
     {AT(backend), "--backend"}, {AT(server), "--server"}, {AT(device), "--device"}};
-  /* --probe talks to the GPU only: just the backend is required. */
-  size_t n_required = a.probe ? 1 : sizeof required / sizeof required[0];
+  /* --probe and --static talk to the device only: just the backend is required. */
+  size_t n_required = a.probe || a.static_exp ? 1 : sizeof required / sizeof required[0];
   for (size_t i = 0; i < n_required; i++) {
     if (*(const char *const *)(const void *)((const char *)&a + required[i].offset) == NULL) {
       fail(msg, msglen, "%s is required (see --help)", required[i].name);

@@ -24,6 +24,8 @@ typedef struct agent_args {
   int probe;              /* --probe: describe the device and exit (no server) */
   unsigned capacity_blocks; /* --capacity-blocks: C from an earlier probe; 0: ask pascald,
                                else let the backend measure it */
+  int static_exp;         /* --static: the static cluster experiment, then exit */
+  unsigned rounds;        /* --rounds: rounds H of each static run (default 4000) */
   const char *lock;       /* --lock FILE: the device lock (devlock.h); NULL: the
                              default file for cuda, none for sim */
 } agent_args;

@@ -18,6 +18,7 @@
 #include "client.h"
 #include "device.h"
 #include "devlock.h"
+#include "static_exp.h"
 #include "exitcode.h"
 #include "worker.h"
 #ifdef PASCAL_AGENT_HAVE_CUDA
@@ -229,6 +230,11 @@ int main(int argc, char **argv)
     return lrc;
   if (args.probe)
     return probe_device(&args, ops);
+  if (args.static_exp) {
+    pascal_backend_device dev;
+    int rc = describe_device(&args, ops, args.capacity_blocks, NULL, &dev);
+    return rc != AGENT_EXIT_OK ? rc : agent_static_experiment(&args, ops, &dev, stdout);
+  }
   agent_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
   ctx.args = &args;

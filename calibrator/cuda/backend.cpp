@@ -111,6 +111,24 @@ pascal_status cuda_run(pascal_backend *b, const pascal_backend_job *job,
   return pascal_c_boundary("cuda backend run", err, [&] { return run(b, job, out, err); });
 }
 
+pascal_status cuda_run_static(pascal_backend *b, const pascal_backend_static *run,
+                              pascal_backend_result *out, pascal_error *err) {
+  return pascal_c_boundary("cuda backend static run", err, [&]() -> pascal_status {
+    std::vector<uint32_t> phases(run->M);
+    for (uint32_t w = 0; w < run->M; ++w) {
+      if (run->phases[w] > UINT32_MAX)
+        return pascal_error_set(err, PASCAL_EINVAL, "phases", "phase %u does not fit 32 bits", w);
+      phases[w] = (uint32_t)run->phases[w];
+    }
+    pascal_cuda_sample s;
+    pascal_status st = b->rig->run_static_scan(phases, run->N, run->block_bytes, run->H, &s, err);
+    if (st != PASCAL_OK) return st;
+    out->fill_bytes = s.fill_bytes;
+    out->kernel_ns = s.kernel_ns;
+    return PASCAL_OK;
+  });
+}
+
 void cuda_close(pascal_backend *b) {
   if (b == nullptr) return;
   (void)pascal_c_boundary("cuda backend close", nullptr, [&] {
@@ -120,7 +138,8 @@ void cuda_close(pascal_backend *b) {
   });
 }
 
-const pascal_backend_ops kCudaOps = {"cuda", cuda_open, cuda_describe, cuda_run, cuda_close};
+const pascal_backend_ops kCudaOps = {"cuda",   cuda_open,       cuda_describe,
+                                     cuda_run, cuda_run_static, cuda_close};
 
 } // namespace
 

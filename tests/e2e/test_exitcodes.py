@@ -88,6 +88,15 @@ def main():
         probe = json.loads(line[0].split("probe json: ", 1)[1])
         check(probe["capacity_blocks"] == 64 and probe["sm_count"] == 4 and probe["smem_per_sm"] == 0,
               "sim probe constants: %r" % probe)
+        # --static: the cluster experiment through the sim's static path; the
+        # sim is exact LRU, so K is the cluster count, as the gap law says.
+        got, text = run(w, "static", ["--static", "--backend", "sim", "--profile", w.profile,
+                                      "--rounds", "200"])
+        check(got == 0, "static: exit %s\n%s" % (got, text))
+        doc = json.loads([l for l in text.splitlines() if l.startswith("static json: ")][0][13:])
+        check(len(doc["rows"]) == 12 and doc["M"] == 4 and doc["N"] == 8192, "static rows: %r" % doc)
+        check(all(r["K"] == r["clusters"] == r["gap_law"] for r in doc["rows"]), "static K: %r" % doc)
+        check(doc["mape"]["gap_law"] == 0 and doc["mape"]["che"] > 50, "static MAPE: %r" % doc["mape"])
         expect(w, "ok", base + ["--device", "tiny", "--lock", lock], 0, "no job left",
                token=w.agent_token)
     finish()
