@@ -10,7 +10,7 @@ BUILD  ?= build
 SANBUILD ?= build-sanitize
 CMAKE_FLAGS ?=
 
-.PHONY: run test deps build build-sanitize clean
+.PHONY: run test deps build build-sanitize clean gpu-bundle
 
 deps:
 	@sh deploy/install-deps.sh
@@ -37,5 +37,15 @@ test: build build-sanitize
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
+# Relocatable GPU-host bundle in dist/pascal-gpu-host (docs/gpu.md): its own
+# Release build with the CUDA toolkit, for GPU_ARCHS (default 90: H100/H200;
+# any CMake list, e.g. GPU_ARCHS="90;121").
+GPU_ARCHS ?= 90
+BUNDLE_BUILD ?= build-gpu-bundle
+gpu-bundle: deps
+	@cmake -S . -B $(BUNDLE_BUILD) --log-level=NOTICE -DCMAKE_BUILD_TYPE=Release -DPASCAL_WITH_CUDA=ON \
+	       -DPASCAL_CUDA_ARCHITECTURES="$(GPU_ARCHS)" $(CMAKE_FLAGS)
+	@cmake --build $(BUNDLE_BUILD) -j $(JOBS) --target gpu-bundle
+
 clean:
-	rm -rf $(BUILD) $(SANBUILD)
+	rm -rf $(BUILD) $(SANBUILD) $(BUNDLE_BUILD) dist
