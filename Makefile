@@ -3,6 +3,7 @@
 #               embedded default (./var/pascal.db + the bundled calibration)
 #   make test   install missing packages, build normally and with
 #               ASan+UBSan, run the whole suite under ctest in both builds
+#   make gpu-bundle   the relocatable GPU-host bundle in dist/ (docs/gpu.md)
 # Everything else is plain CMake: see README.md.
 
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)

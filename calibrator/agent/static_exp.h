@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "args.h"
-#include "backend.h"
+#include "../backend.h"
 
 #define AGENT_STATIC_N 8192u
 
