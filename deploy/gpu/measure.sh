@@ -83,7 +83,6 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
 if [ -f "$ARCHIVE" ]; then
   tar -xzf "$ARCHIVE" -C "$WORK" || die "cannot unpack $ARCHIVE"
 fi
@@ -143,8 +142,8 @@ PY
 status() { cat "$WORK/status"; }
 
 # First integer value of "key" in a compact JSON text.
-json_int() { sed -n "s/.*\"$1\":\([0-9][0-9]*\).*/\1/p" | head -n 1; }
-json_str() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" | head -n 1; }
+json_int() { grep -o "\"$1\":[0-9][0-9]*" | head -n 1 | cut -d: -f2; }
+json_str() { grep -o "\"$1\":\"[^\"]*\"" | head -n 1 | cut -d: -f2- | tr -d '"'; }
 
 start_daemon() {
   [ -n "$DAEMON_PID" ] && return 0
@@ -407,6 +406,8 @@ done_file() {
   esac
 }
 
+# Stopped from outside: keep what the running phase has measured so far.
+trap 'log "stopped by a signal"; stop_daemon; save_work; exit 130' INT TERM
 failed=0
 for p in $PHASES_ALL; do
   [[ " $phases " == *" $p "* ]] || continue
