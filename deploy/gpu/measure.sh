@@ -26,8 +26,9 @@
 # of the next run: at most 8 files in --out, so that they all come back from
 # a host that returns only a few files.
 #
-# Usage: measure.sh --bundle DIR --out DIR [--backend cuda|sim] [--phases LIST]
+# Usage: measure.sh [--bundle DIR] --out DIR [--backend cuda|sim] [--phases LIST]
 #                   [--budget-s S] [--profile P] [--device NAME] [--rounds H]
+# (--bundle defaults to the bundle this script is in.)
 set -uo pipefail
 
 PHASES_ALL="env probe selftest static plans scan heldout gemm report"
@@ -56,6 +57,8 @@ while [ $# -gt 0 ]; do
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
+# Run from a bundle's bin/, the bundle is the default.
+if [ -z "$bundle" ] && [ -x "$(dirname "$0")/pascald" ]; then bundle=$(dirname "$0")/..; fi
 [ -n "$bundle" ] || die "--bundle DIR is required"
 [ -n "$out" ] || die "--out DIR is required"
 case "$backend" in cuda|sim) ;; *) die "--backend must be cuda or sim, got '$backend'" ;; esac
