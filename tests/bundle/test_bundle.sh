@@ -4,7 +4,8 @@
 # runtime and the driver: every ELF file's dependencies resolve inside the
 # bundle or to the allow-list below (libcuda.so.1 may be absent: CI has no
 # driver), every program answers --help with an empty LD_LIBRARY_PATH after
-# the folder is moved elsewhere, and the folder is under 64 MiB.
+# the folder is moved elsewhere, the offline CUPTI checks pass from it, and
+# the folder is under 64 MiB.
 #
 # Usage: test_bundle.sh BUILD_DIR HAVE_CUDA(ON|OFF) SANITIZE(ON|OFF)
 # Exit 77 (ctest: skipped) without a CUDA build; under CI=true a toolkit that
@@ -73,6 +74,12 @@ for p in pascald pascal-agent pascal measure.sh; do
   [ "$rc" -eq 0 ] || fail "bin/$p --help exited $rc: $(echo "$out" | head -n 3)"
   [ -n "$out" ] || fail "bin/$p --help printed nothing"
 done
+
+# CUPTI and the NVIDIA perf library it dlopens work from the bundle after
+# patchelf: the offline CUPTI checks (metric tables, no GPU needed) pass.
+out=$(env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH= "$b/bin/gpu_cuda_offline" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] || fail "bin/gpu_cuda_offline from the bundle exited $rc: $(echo "$out" | tail -n 3)"
 
 size=$(du -sb "$b" | cut -f1)
 echo "bundle: $checked ELF files, $size bytes"
