@@ -93,7 +93,12 @@ mkdir -p "$WORK/logs" "$WORK/plans"
 AGENT_OPTS=(--backend "$backend")
 [ -n "$profile" ] && AGENT_OPTS+=(--profile "$profile")
 
-log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$WORK/logs/measure.log" >&2; }
+# The last thing logged: a failed phase's record names it.
+LAST_LOG=""
+log() {
+  LAST_LOG="$*"
+  echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$WORK/logs/measure.log" >&2
+}
 
 # Seconds a phase may run: its default, cut to what is left of the budget.
 phase_limit() {
@@ -287,8 +292,8 @@ phase_selftest() {
     local left=$(($1 - $(date +%s)))
     timeout -k 10 "$left" "$BIN/$t" >> "$WORK/selftest.log" 2>&1
     local r=$?
+    [ "$r" -eq 0 ] || { rc=$r; log "selftest: $t exit $r: $(tail -n 1 "$WORK/selftest.log" | head -c 150)"; }
     echo "$t: exit $r" >> "$WORK/selftest.log"
-    [ "$r" -eq 0 ] || rc=$r
   done
   grep -E ': exit ' "$WORK/selftest.log" > "$WORK/selftest.txt"
   return "$rc"
@@ -368,9 +373,11 @@ phase_report() {
     printf ']}\n'
   } > "$out/report.json.tmp"
   {
-    echo "# PASCAL measurement: $(json_str name < "$WORK/probe.json" 2>/dev/null) ($backend)"
+    local gpu="device not probed"
+    [ -f "$WORK/probe.json" ] && gpu=$(json_str name < "$WORK/probe.json")
+    echo "# PASCAL measurement: $gpu ($backend)"
     echo
-    echo "Probe: \`$(cat "$WORK/probe.json" 2>/dev/null)\`"
+    echo "Probe: \`$(cat "$WORK/probe.json" 2>/dev/null || echo none)\`"
     echo
     echo "| phase | state | seconds | at | message |"
     echo "|---|---|---|---|---|"
@@ -424,15 +431,17 @@ for p in $PHASES_ALL; do
     continue
   fi
   t0=$(date +%s)
+  LAST_LOG=""
   "phase_$p" $((t0 + limit))
   rc=$?
+  reason=${LAST_LOG:-see logs in measure-work.tar.gz}
   stop_daemon
   dt=$(($(date +%s) - t0))
   case "$rc" in
     0) record "$p" ok "$dt" "" ;;
     3) record "$p" not-applicable "$dt" "$backend backend" ;;
     124|130|137) record "$p" timeout "$dt" "over ${limit} s; run again to continue"; failed=1 ;;
-    *) record "$p" failed "$dt" "exit $rc (see logs in measure-work.tar.gz)"; failed=1 ;;
+    *) record "$p" failed "$dt" "$(echo "$reason" | tr "\t" " " | cut -c1-240)"; failed=1 ;;
   esac
   save_work
 done

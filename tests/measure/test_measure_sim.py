@@ -109,6 +109,17 @@ def main():
         with open(os.path.join(out, "scan.json"), "rb") as f:
             check(f.read() == before, "re-exported scan.json is the same")
 
+        # A failing phase is recorded with its reason (here: no GPU, or a
+        # build without CUDA); the report still comes out.
+        out3 = os.path.join(tmp, "cuda")
+        p = subprocess.run(["bash", MEASURE, "--bundle", BUILD, "--out", out3, "--backend", "cuda",
+                            "--phases", "env,probe,report"], capture_output=True, text=True, timeout=170)
+        phases = {x["phase"]: x for x in load(out3, "report.json")["phases"]}
+        if phases["probe"]["state"] != "ok":
+            check(p.returncode == 1, "a failed phase makes the exit status 1")
+            check(phases["probe"]["state"] == "failed" and "cuda" in phases["probe"]["message"].lower(),
+                  "the probe's failure is named: %r" % phases["probe"])
+
         rc, log, _ = measure(out, "--phases", "bogus")
         check(rc == 2 and "unknown phase 'bogus'" in log, "a bad phase is a usage error")
     if FAILS:
