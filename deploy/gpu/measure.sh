@@ -312,18 +312,17 @@ phase_static() {
   mv "$out/static.json.tmp" "$out/static.json"
 }
 
-PLAN_FILES="scan scan-heldout-1 scan-heldout-2 gemm gemm-heldout"
+# The plans for this device (sizes from the probe's C, occupancies from its
+# shared memory; GEMM shapes are the same everywhere).
 phase_plans() {
   [ -f "$WORK/probe.json" ] || { log "plans: needs the probe"; return 1; }
   local p
-  for p in scan gemm gemm-heldout; do
-    "$BIN/pascal" plan --kind "$p" --probe "$WORK/probe.json" -o "$WORK/plans/$p.json" \
-      2>> "$WORK/logs/plans.log" || return 1
-  done
+  plan() { "$BIN/pascal" plan "$@" 2>> "$WORK/logs/plans.log" || { log "plans: $(tail -n 1 "$WORK/logs/plans.log")"; return 1; }; }
+  plan --kind scan --probe "$WORK/probe.json" -o "$WORK/plans/scan.json" || return 1
   for p in 1 2; do
-    "$BIN/pascal" plan --kind scan-heldout --part "$p" --probe "$WORK/probe.json" \
-      -o "$WORK/plans/scan-heldout-$p.json" 2>> "$WORK/logs/plans.log" || return 1
+    plan --kind scan-heldout --part "$p" --probe "$WORK/probe.json" -o "$WORK/plans/scan-heldout-$p.json" || return 1
   done
+  plan --kind gemm -o "$WORK/plans/gemm.json" && plan --kind gemm-heldout -o "$WORK/plans/gemm-heldout.json"
 }
 
 phase_scan() {

@@ -86,6 +86,10 @@ int cli_cmd_plan(int argc, char **argv)
   else if (!st && scan && !probe && !cli_args_seen(args, N_ARGS(args), "smem-per-sm"))
     st = pascal_error_set(&err, PASCAL_EINVAL, "smem_per_sm",
                           "a scan plan needs --smem-per-sm (0 for the CPU sim device) or --probe");
+  else if (!st && !scan && (sources || cli_args_seen(args, N_ARGS(args), "smem-per-sm") ||
+                             cli_args_seen(args, N_ARGS(args), "max-occupancy")))
+    st = pascal_error_set(&err, PASCAL_EINVAL, probe ? "probe" : sources ? "C" : "smem_per_sm",
+                          "GEMM plans are the paper's shapes on every device: give no device");
   else if (!st && pascal_plan_kind_parts(kind) > 1 && !cli_args_seen(args, N_ARGS(args), "part"))
     st = pascal_error_set(&err, PASCAL_EINVAL, "part",
                           "%s is written as %u plans: give --part 1..%u", kind_text,
@@ -101,7 +105,7 @@ int cli_cmd_plan(int argc, char **argv)
     rc = cli_input_error("plan", probe, &err);
     goto done;
   }
-  if (!scan) /* GEMM shapes do not depend on the device */
+  if (!scan) /* GEMM shapes do not depend on the device (refused above) */
     dev = (pascal_plan_device){1, 16384, 0, 2};
   if ((st = pascal_plan_generate(&dev, kind, part, &plan, &err))) {
     rc = probe && st != PASCAL_ENOMEM ? cli_input_error("plan", probe, &err)

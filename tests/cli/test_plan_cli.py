@@ -97,6 +97,8 @@ class PlanCli(unittest.TestCase):
             (["--kind", "scan", "--C", "0", "--smem-per-sm", "0"], "--C"),
             (["--kind", "scan", "--C", "1280", "--smem-per-sm", "0", "--max-occupancy", "1"],
              "--max-occupancy"),
+            (["--kind", "gemm", "--C", "1280"], "--C"),
+            (["--kind", "gemm-heldout", "--probe", self.probe], "--probe"),
         ]
         for args, named in cases:
             rc, out, err = run(*args)
