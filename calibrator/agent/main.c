@@ -169,8 +169,12 @@ static int run_agent(agent_ctx *ctx)
     return AGENT_EXIT_FAILURE;
   }
   uint32_t known = ctx->args->capacity_blocks;
-  if (known == 0)
+  if (known == 0) {
     agent_device_known_capacity(&c, &known);
+    if (known != 0)
+      agent_ui_log(&ctx->ui, "device '%s' is registered with C = %u blocks: not measured again",
+                   ctx->args->device, known);
+  }
   pascal_backend_device dev;
   int rc = describe_device(ctx->args, ctx->ops, known, &ctx->ui, &dev);
   if (rc == AGENT_EXIT_OK)
