@@ -384,6 +384,14 @@ phase_report() {
       for (i=1; i in order; i++) if (order[i] in last) { split(last[order[i]], f, "\t");
         printf "| %s | %s | %s | %s | %s |\n", f[2], f[3], f[4], f[1], f[5] } }' "$WORK/phases.tsv"
     echo
+    echo "## Probe (fill metric, cold-read ratios, capacity scan)"
+    echo
+    if [ -f "$WORK/probe.log" ]; then echo '```'; head -n 60 "$WORK/probe.log"; echo '```'; else echo "not run"; fi
+    echo
+    echo "## Self-test"
+    echo
+    if [ -f "$WORK/selftest.txt" ]; then echo '```'; cat "$WORK/selftest.txt"; echo '```'; else echo "not run"; fi
+    echo
     echo "## Static cluster experiment (paper Table static)"
     echo
     if [ -f "$WORK/static.log" ]; then echo '```'; grep -v '^static json:' "$WORK/static.log"; echo '```'; else echo "not measured"; fi
