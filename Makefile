@@ -3,6 +3,7 @@
 #               embedded default (./var/pascal.db + the bundled calibration)
 #   make test   install missing packages, build normally and with
 #               ASan+UBSan, run the whole suite under ctest in both builds
+#   make gpu-bundle   the relocatable GPU-host bundle in dist/ (docs/gpu.md)
 # Everything else is plain CMake: see README.md.
 
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
@@ -12,7 +13,7 @@ CMAKE_FLAGS ?=
 
 PREFIX ?= /usr/local
 
-.PHONY: run test deps build build-sanitize install clean
+.PHONY: run test deps build build-sanitize install clean gpu-bundle
 
 deps:
 	@sh deploy/install-deps.sh
@@ -45,5 +46,15 @@ test: build build-sanitize
 install: deps
 	@DESTDIR="$(DESTDIR)" sh deploy/install.sh --prefix $(PREFIX)
 
+# Relocatable GPU-host bundle in dist/pascal-gpu-host (docs/gpu.md): its own
+# Release build with the CUDA toolkit, for GPU_ARCHS (default 90: H100/H200;
+# any CMake list, e.g. GPU_ARCHS="90;121").
+GPU_ARCHS ?= 90
+BUNDLE_BUILD ?= build-gpu-bundle
+gpu-bundle: deps
+	@cmake -S . -B $(BUNDLE_BUILD) --log-level=NOTICE -DCMAKE_BUILD_TYPE=Release -DPASCAL_WITH_CUDA=ON \
+	       -DPASCAL_CUDA_ARCHITECTURES="$(GPU_ARCHS)" $(CMAKE_FLAGS)
+	@cmake --build $(BUNDLE_BUILD) -j $(JOBS) --target gpu-bundle
+
 clean:
-	rm -rf $(BUILD) $(SANBUILD)
+	rm -rf $(BUILD) $(SANBUILD) $(BUNDLE_BUILD) dist

@@ -29,4 +29,7 @@ pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle,
 int cli_load_model(const char *cmd, const char *path, pascal_codec_bundle *bundle,
                    pascal_model **model);
 
+/* device-aware plans (cmd_plan.c) */
+int cli_cmd_plan(int argc, char **argv);
+
 #endif

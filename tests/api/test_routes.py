@@ -297,6 +297,13 @@ class Routes(DaemonTest):
                      token=self.admin)
         self.assertStatus(r, 400)
         self.assertTrue(r.json["error"]["field"].startswith("plan"))
+        # A scan size not above the device's C (256) is refused, the size named.
+        for sizes, bad in (([512, 256], 1), ([100], 0)):
+            r = self.req("POST", "/v1/calibrations", {"device": "life-dev", "plan": dict(plan, sizes=sizes)},
+                         token=self.admin)
+            self.assertStatus(r, 400)
+            self.assertEqual(r.json["error"]["field"], "plan.sizes[%d]" % bad)
+            self.assertIn("N = %d" % sizes[bad], r.json["error"]["message"])
         r = self.req("POST", "/v1/calibrations", {"device": "life-dev", "plan": plan}, token=self.admin)
         self.assertStatus(r, 201)
         cid = r.json["id"]
