@@ -15,7 +15,8 @@
 static const char *const config_keys[] = {
     "listen",           "db",       "bundles",  "lease_seconds", "max_attempts",
     "threads",          "connection_limit",     "connection_timeout",
-    "body_max",         "batch_max", "auth_reads", NULL};
+    "body_max",         "batch_max", "auth_reads", "request_deadline",
+    "connection_limit_per_ip", NULL};
 
 void pd_config_defaults(pd_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -34,7 +35,9 @@ void pd_config_defaults(pd_config *cfg) {
   cfg->threads = 0;
   cfg->connection_limit = 512;
   cfg->connection_timeout_s = 30;
-  cfg->connection_memory = 32 * 1024;
+  cfg->request_deadline_s = 30;
+  cfg->connection_limit_per_ip = 64;
+  cfg->connection_memory = 128 * 1024;
   cfg->body_max = 1024 * 1024;
   cfg->batch_max = 10000;
   cfg->json_depth_max = 32;
@@ -91,6 +94,10 @@ int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg,
     ok = parse_uint(value, 1, 100000, &x) ? -1 : (cfg->connection_limit = (unsigned)x, 0);
   else if (!strcmp(key, "connection_timeout"))
     ok = parse_uint(value, 1, 3600, &x) ? -1 : (cfg->connection_timeout_s = (unsigned)x, 0);
+  else if (!strcmp(key, "request_deadline"))
+    ok = parse_uint(value, 1, 3600, &x) ? -1 : (cfg->request_deadline_s = (unsigned)x, 0);
+  else if (!strcmp(key, "connection_limit_per_ip"))
+    ok = parse_uint(value, 0, 100000, &x) ? -1 : (cfg->connection_limit_per_ip = (unsigned)x, 0);
   else if (!strcmp(key, "body_max"))
     ok = parse_uint(value, 1024, 256ul << 20, &x) ? -1 : (cfg->body_max = x, 0);
   else if (!strcmp(key, "batch_max"))

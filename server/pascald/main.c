@@ -29,7 +29,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: pascald [serve] [--listen HOST:PORT] [--db PATH] [--config FILE]\n"
           "               [--bundles DIR] [--lease-seconds N] [--max-attempts N]\n"
-          "               [--threads N] [--connection-limit N] [--connection-timeout S]\n"
+          "               [--threads N] [--connection-limit N] [--connection-limit-per-ip N]\n"
+          "               [--connection-timeout S] [--request-deadline S]\n"
           "               [--body-max BYTES] [--batch-max N] [--auth-reads]\n"
           "       pascald token create --db PATH --role admin|agent --name NAME\n"
           "       pascald token list --db PATH\n"

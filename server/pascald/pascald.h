@@ -32,7 +32,9 @@ typedef struct pd_config {
   unsigned max_attempts;     /* job attempts before `failed` */
   unsigned threads;          /* MHD thread pool size (0: number of cores) */
   unsigned connection_limit;
-  unsigned connection_timeout_s;
+  unsigned connection_timeout_s; /* idle: MHD closes a connection silent this long */
+  unsigned request_deadline_s;   /* a whole request (head and body) must arrive in this */
+  unsigned connection_limit_per_ip; /* connections from one client address (0: no limit) */
   size_t connection_memory; /* MHD per-connection memory (headers, buffers) */
   size_t body_max;          /* request body cap in bytes (413 above it) */
   size_t batch_max;         /* items in one predict batch */
