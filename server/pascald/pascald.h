@@ -68,6 +68,7 @@ typedef struct pd_request {
   char params[PD_PATH_PARAMS][PD_PARAM_MAX]; /* {name}/{id} path segments */
   pd_role role;
   int64_t token_id; /* id of the token used, -1 if none */
+  char token_name[64]; /* its name, "" if none */
 } pd_request;
 
 typedef struct pd_reply {

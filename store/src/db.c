@@ -28,12 +28,12 @@
   " (SELECT count(*) FROM measurements WHERE calibration = c.id),"
 
 /* The job row read by jobs.c: job columns, then its calibration's workload
- * and its device's block size, its lease token and device name, then the
- * run. */
+ * and its device's block size, its lease token, device name and lease
+ * holder, then the run. */
 #define JOB_COLUMNS                                                           \
   "j.id, j.calibration, c.workload, j.state, dv.block_bytes,"                 \
   " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"              \
-  " j.last_error, j.lease_token, c.device,"                                   \
+  " j.last_error, j.lease_token, c.device, coalesce(j.lease_holder, 0),"      \
   " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat"              \
   " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                  \
   " JOIN devices dv ON dv.name = c.device"
@@ -85,7 +85,7 @@ static const char *const stmt_sql[ST_COUNT] = {
                          " AND c.device = ?1 AND c.state = 'collecting'"
                          " ORDER BY j.id LIMIT 1",
   [ST_JOB_LEASE] = "UPDATE jobs SET state = 'leased', lease_token = ?2,"
-                   " lease_owner = ?3, lease_expires = ?4,"
+                   " lease_owner = ?3, lease_expires = ?4, lease_holder = ?5,"
                    " attempts = attempts + 1 WHERE id = ?1 AND state = 'queued'",
   [ST_JOB_EXTEND] = "UPDATE jobs SET lease_expires = ?2 WHERE id = ?1",
   [ST_JOB_DONE] = "UPDATE jobs SET state = 'done', finished = ?2 WHERE id = ?1",
@@ -136,6 +136,7 @@ const char *pascal_store_status_name(pascal_store_status status)
   case PASCAL_STORE_STALE: return "stale";
   case PASCAL_STORE_NOMEM: return "nomem";
   case PASCAL_STORE_IO: return "io";
+  case PASCAL_STORE_FORBIDDEN: return "forbidden";
   }
   return "unknown";
 }
@@ -147,7 +148,8 @@ static pascal_status core_status(pascal_store_status status)
   case PASCAL_STORE_INVALID: return PASCAL_EINVAL;
   case PASCAL_STORE_NOT_FOUND: return PASCAL_ENOTFOUND;
   case PASCAL_STORE_CONFLICT:
-  case PASCAL_STORE_STALE: return PASCAL_EREFUSED;
+  case PASCAL_STORE_STALE:
+  case PASCAL_STORE_FORBIDDEN: return PASCAL_EREFUSED;
   case PASCAL_STORE_NOMEM: return PASCAL_ENOMEM;
   case PASCAL_STORE_IO: return PASCAL_ERANGE;
   }

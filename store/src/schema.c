@@ -11,6 +11,9 @@
  *   (triggers RAISE(ABORT) on UPDATE/DELETE, and on INSERT of measurements);
  * - a frozen row carries its bundle, report, hash and freeze time (CHECK);
  * - a run is either a well-formed scan run or a well-formed GEMM run (CHECK).
+ *
+ * A migration is appended, never edited: a file at version n has run exactly
+ * the first n strings below.
  */
 #include "store_internal.h"
 
@@ -119,6 +122,21 @@ static const char *const migrations[] = {
   FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
   FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration")
   FROZEN_GUARD("jobs_frozen_delete", "DELETE", "jobs", "OLD.calibration"),
+
+  /* 2: a lease belongs to the API token that claimed it (lease_holder), and
+   * lease secrets are kept as SHA-256 digests from now on. Secrets stored
+   * in clear text by version 1 are dropped: live leases go back to the queue
+   * with their attempt returned, done jobs forget theirs (only an identical
+   * re-upload under that old secret needed it). Frozen jobs are otherwise
+   * immutable, so their guards are lifted for this one statement. */
+  "ALTER TABLE jobs ADD COLUMN lease_holder INTEGER;\n"
+  "UPDATE jobs SET state = 'queued', lease_token = NULL, attempts = attempts - 1,\n"
+  "  last_error = 'lease dropped by the schema upgrade' WHERE state = 'leased';\n"
+  "DROP TRIGGER jobs_frozen_update;\n"
+  "DROP TRIGGER jobs_frozen_update_into;\n"
+  "UPDATE jobs SET lease_token = NULL WHERE lease_token IS NOT NULL;\n"
+  FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
+  FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration"),
 };
 
 int store_schema_latest(void)

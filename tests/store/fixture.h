@@ -29,6 +29,9 @@ pascal_store_run fixture_scan_run(unsigned i);
 int64_t fixture_calibration(fixture *f, unsigned n, uint32_t max_attempts);
 /* A lease token made of `c` repeated 32 times ("aaaa..."), in buf[33]. */
 const char *fixture_token(char *buf, char c);
+/* The lease holder (an API token id in pascald) of every lease the tests
+ * take, unless they test another holder. */
+#define HOLDER 1
 /* Lease length (seconds) of fixture_claim(). */
 #define FIXTURE_LEASE 60
 /* `agent` claims the next job of gb10 at `now` for a FIXTURE_LEASE lease under the
