@@ -107,15 +107,9 @@ static void test_migration_2_hashes_leases(void)
 {
   fixture f;
   fixture_open(&f);
-  int64_t frozen = fixture_calibration(&f, 1, 0);
   char tok[33];
   pascal_store_job j;
-  CHECK_INT(fixture_claim(&f, "a", tok, 'a', 10, &j), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.0, 1.0, 11, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_calibration_freeze(f.s, frozen, "{}", "{}",
-                                            "0123456789abcdef0123456789abcdef"
-                                            "0123456789abcdef0123456789abcdef", 12, NULL),
-            PASCAL_STORE_OK);
+  fixture_frozen_calibration(&f, tok, &j, 10);
   fixture_calibration(&f, 2, 0);
   CHECK_INT(fixture_claim(&f, "b", tok, 'b', 20, &j), PASCAL_STORE_OK);
   int triggers = fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'");
