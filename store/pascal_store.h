@@ -59,12 +59,15 @@ typedef enum pascal_store_status {
   PASCAL_STORE_IO,        /* SQLite failed: disk full, I/O error, corrupt
                              file, busy beyond the timeout (PASCAL_ERANGE)
                              [500/503]                                      */
-  PASCAL_STORE_FORBIDDEN  /* the lease was claimed by another holder (API
+  PASCAL_STORE_FORBIDDEN, /* the lease was claimed by another holder (API
                              token) (PASCAL_EREFUSED) [403 forbidden]       */
+  PASCAL_STORE_CORRUPT    /* the file is damaged: SQLite reports corruption,
+                             or PRAGMA quick_check finds a problem
+                             (PASCAL_ERANGE) [503; pascald refuses to start] */
 } pascal_store_status;
 
 /* Stable lower-case name: "ok", "invalid", "not_found", "conflict", "stale",
- * "nomem", "io", "forbidden". Never NULL. */
+ * "nomem", "io", "forbidden", "corrupt". Never NULL. */
 const char *pascal_store_status_name(pascal_store_status status);
 
 #define PASCAL_STORE_NAME_MAX 64   /* device, agent and token names: 1..63 bytes */
@@ -87,6 +90,17 @@ typedef struct pascal_store pascal_store; /* opaque: one connection */
  * pascal_store_close(). */
 pascal_store_status pascal_store_open(const char *path, pascal_store **out,
                                       pascal_error *err);
+
+/* Open an existing file for reading only (recovery of a damaged file): no
+ * directory or file is created, no migration runs (a file that is not at the
+ * newest schema version is refused), and every write fails with IO
+ * ("attempt to write a readonly database"). */
+pascal_store_status pascal_store_open_read_only(const char *path, pascal_store **out,
+                                                pascal_error *err);
+
+/* PRAGMA quick_check over the whole file (O(size); no index cross-checks).
+ * OK when sound; CORRUPT with the first problem SQLite names in err. */
+pascal_store_status pascal_store_quick_check(pascal_store *s, pascal_error *err);
 
 /* Close the connection (finalizes statements, checkpoints the WAL). NULL ok. */
 void pascal_store_close(pascal_store *s);

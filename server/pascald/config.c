@@ -16,7 +16,7 @@ static const char *const config_keys[] = {
     "listen",           "db",       "bundles",  "lease_seconds", "max_attempts",
     "threads",          "connection_limit",     "connection_timeout",
     "body_max",         "batch_max", "auth_reads", "request_deadline",
-    "connection_limit_per_ip", NULL};
+    "connection_limit_per_ip", "read_only", NULL};
 
 void pd_config_defaults(pd_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -104,6 +104,8 @@ int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg,
     ok = parse_uint(value, 1, 1000000, &x) ? -1 : (cfg->batch_max = x, 0);
   else if (!strcmp(key, "auth_reads"))
     ok = parse_bool(value, &cfg->auth_reads);
+  else if (!strcmp(key, "read_only"))
+    ok = parse_bool(value, &cfg->read_only);
   else {
     snprintf(msg, msglen, "unknown option '%s'", key);
     return -1;
@@ -175,7 +177,8 @@ static int load_env(pd_config *cfg, char *msg, size_t msglen) {
 }
 
 /* Split "--key=value" / "--key value" into key (with '_') and value. Flags
- * without value: --auth-reads. Returns the number of argv slots used or -1. */
+ * without value: --auth-reads, --read-only. Returns the number of argv slots
+ * used or -1. */
 static int flag_at(int argc, char **argv, int i, char *key, size_t keylen, const char **value) {
   const char *a = argv[i];
   if (strncmp(a, "--", 2) != 0) return -1;
@@ -186,7 +189,7 @@ static int flag_at(int argc, char **argv, int i, char *key, size_t keylen, const
   for (size_t k = 0; k < kl; k++) key[k] = a[k] == '-' ? '_' : a[k];
   key[kl] = '\0';
   if (eq) { *value = eq + 1; return 1; }
-  if (!strcmp(key, "auth_reads")) { *value = "true"; return 1; }
+  if (!strcmp(key, "auth_reads") || !strcmp(key, "read_only")) { *value = "true"; return 1; }
   if (i + 1 >= argc) return -1;
   *value = argv[i + 1];
   return 2;

@@ -5,7 +5,7 @@
  * Keys (file: `key = value`, '#' comments; flags use '-' for '_'):
  *   listen HOST:PORT, db PATH, bundles DIR, lease_seconds, max_attempts,
  *   threads, connection_limit, connection_limit_per_ip, connection_timeout,
- *   request_deadline, body_max, batch_max,
+ *   request_deadline, body_max, batch_max, read_only (true/false),
  *   auth_reads (true/false).
  */
 #ifndef PASCALD_CONFIG_H

@@ -40,6 +40,8 @@ typedef struct pd_config {
   size_t batch_max;         /* items in one predict batch */
   int json_depth_max;       /* nesting depth accepted in request bodies */
   int auth_reads;           /* 1: reads need a token (any role) too */
+  int read_only;            /* 1: recovery: open the database read-only, start
+                               even when PRAGMA quick_check fails */
 } pd_config;
 
 /* --- roles and auth ------------------------------------------------------- */
