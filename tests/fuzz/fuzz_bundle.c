@@ -3,6 +3,8 @@
  * POST /v1/calibrations/import (admin) into the in-process daemon. Asserted:
  * no 5xx; and a bundle the daemon accepted (200/201) always reloads: the text
  * stored for it decodes and refits exactly as pascald does at startup.
+ * Every accepted bundle stays in the database and in memory, so the daemon
+ * starts afresh after RESET_EVERY of them.
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -15,6 +17,8 @@
 #include "pascal/predict.h"
 #include "pascal_codec.h"
 #include "pascal_store.h"
+
+#define RESET_EVERY 200
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -57,6 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     require_reload(fz_store(d), json_integer_value(id));
     json_decref(a);
+    static unsigned accepted;
+    if (++accepted % RESET_EVERY == 0) fz_daemon_reset();
   }
   return 0;
 }

@@ -62,7 +62,7 @@ static void remove_dir(const char *dir) {
   rmdir(dir);
 }
 
-static void stop_daemon(void) {
+void fz_daemon_reset(void) {
   fz_daemon *d = the_daemon;
   if (!d) return;
   if (d->fd >= 0) close(d->fd);
@@ -106,7 +106,8 @@ fz_daemon *fz_daemon_get(void) {
   make_token(d, "fuzz-agent", PASCAL_STORE_ROLE_AGENT, d->agent);
   if (pd_http_start(ctx, msg, sizeof msg)) die(msg);
   the_daemon = d;
-  atexit(stop_daemon);
+  static int registered;
+  if (!registered++) atexit(fz_daemon_reset);
   return d;
 }
 

@@ -15,6 +15,9 @@ typedef struct fz_daemon fz_daemon;
 
 /* The process-wide daemon, started on first use (aborts if it cannot). */
 fz_daemon *fz_daemon_get(void);
+/* Stop it and delete its database; the next fz_daemon_get() starts afresh
+ * (a harness whose inputs keep adding calibrations bounds its memory so). */
+void fz_daemon_reset(void);
 
 /* The daemon's own store (thread-safe), to check what a request wrote. */
 struct pascal_store *fz_store(fz_daemon *d);
