@@ -274,6 +274,8 @@ int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen) {
   if (pd_conns_new(ctx->cfg.connection_limit, ctx->cfg.request_deadline_s, &ctx->conns) ||
       pd_conns_start(ctx->conns)) {
     freeaddrinfo(ai);
+    pd_conns_free(ctx->conns);
+    ctx->conns = NULL;
     snprintf(msg, msglen, "cannot start the connection sweeper");
     return -1;
   }
@@ -319,7 +321,7 @@ void pd_http_stop(pd_ctx *ctx) {
     struct timespec ts = {0, 10 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
-  pd_conns_stop(ctx->conns); /* before MHD releases the connections it tracks */
+  pd_conns_stop(ctx->conns); /* no sweep while MHD closes its connections */
   MHD_stop_daemon(ctx->mhd);
   if (s != MHD_INVALID_SOCKET) close(s);
   ctx->mhd = NULL;
