@@ -11,7 +11,12 @@
  *     close) wakes MHD's epoll with end-of-stream, and MHD closes the
  *     connection and releases it through its own path;
  *   - a flag for a NUL byte decoded from %00 in the URL path, which MHD would
- *     otherwise hand to the access handler as a silently shortened string.
+ *     otherwise hand to the access handler as a silently shortened string;
+ *   - a count of the query parameters, made by the URL decoder (a name and a
+ *     value are decoded per parameter): past PD_QUERY_PARAMS_MAX http.c
+ *     answers 414, and when libmicrohttpd ran out of connection memory first
+ *     (about 1,900 parameters) and cannot answer at all, the next sweep
+ *     shuts the connection down instead of leaving it to the deadline.
  * The per-address limit is MHD's own (MHD_OPTION_PER_IP_CONNECTION_LIMIT).
  */
 #include "conns.h"
@@ -31,8 +36,10 @@ typedef struct pd_sock {
   int fd;
   atomic_llong since_ns;  /* when the wait for the current request began */
   atomic_int answering;   /* 1 from the answer until the request completes */
+  atomic_int doomed;      /* too many query parameters: shut down now */
   int swept;              /* shut down by the sweeper already */
   int nul_in_url;         /* written and read by the connection's MHD thread */
+  unsigned decoded;       /* strings URL-decoded in this request (MHD thread) */
 } pd_sock;
 
 struct pd_conns {
@@ -94,6 +101,7 @@ void pd_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_conte
     s->fd = fd ? fd->connect_fd : -1;
     atomic_init(&s->since_ns, (long long)pd_now_ns());
     atomic_init(&s->answering, 0);
+    atomic_init(&s->doomed, 0);
     pthread_mutex_lock(&c->lock);
     s->next = c->live;
     if (c->live) c->live->prev = s;
@@ -126,11 +134,16 @@ static pd_sock *sock_of(struct MHD_Connection *conn) {
 size_t pd_conns_unescape(void *cls, struct MHD_Connection *conn, char *s) {
   (void)cls;
   size_t n = MHD_http_unescape(s);
-  if (strlen(s) != n) {
-    pd_sock *k = sock_of(conn);
-    if (k) k->nul_in_url = 1;
-  }
+  pd_sock *k = sock_of(conn);
+  if (!k) return n;
+  if (strlen(s) != n) k->nul_in_url = 1;
+  if (++k->decoded > 2 * PD_QUERY_PARAMS_MAX + 1) atomic_store(&k->doomed, 1);
   return n;
+}
+
+int pd_conns_too_many_params(struct MHD_Connection *conn) {
+  pd_sock *s = sock_of(conn);
+  return s && atomic_load(&s->doomed);
 }
 
 int pd_conns_nul_in_url(struct MHD_Connection *conn) {
@@ -147,12 +160,13 @@ void pd_conns_request_done(struct MHD_Connection *conn) {
   pd_sock *s = sock_of(conn);
   if (!s) return;
   s->nul_in_url = 0;
+  s->decoded = 0;
   atomic_store(&s->since_ns, (long long)pd_now_ns());
   atomic_store(&s->answering, 0);
 }
 
 /* Every quarter of the deadline (at most 250 ms): shut down the connections
- * whose request is overdue. */
+ * whose request is overdue, or doomed and not being answered. */
 static void *sweep(void *arg) {
   pd_conns *c = arg;
   int64_t period = c->deadline_ns / 4;
@@ -167,8 +181,10 @@ static void *sweep(void *arg) {
     pthread_cond_timedwait(&c->wake, &c->lock, &ts);
     long long now = (long long)pd_now_ns();
     for (pd_sock *s = c->live; s && !c->stop; s = s->next) {
-      if (s->swept || s->fd < 0 || atomic_load(&s->answering)) continue;
-      if (now - atomic_load(&s->since_ns) <= c->deadline_ns) continue;
+      if (s->swept || s->fd < 0) continue;
+      if (atomic_load(&s->answering) ||
+          (!atomic_load(&s->doomed) && now - atomic_load(&s->since_ns) <= c->deadline_ns))
+        continue;
       shutdown(s->fd, SHUT_RDWR);
       s->swept = 1;
       atomic_fetch_add_explicit(&c->expired, 1, memory_order_relaxed);

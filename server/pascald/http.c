@@ -198,7 +198,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     atomic_fetch_add_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
     pd_reply rep;
     memset(&rep, 0, sizeof rep);
-    if (pd_reqhead_check(conn, pd_conns_nul_in_url(conn), &rep)) {
+    if (pd_reqhead_check(conn, pd_conns_nul_in_url(conn), pd_conns_too_many_params(conn),
+                         &rep)) {
       c->must_close = 1;
       return send_reply(ctx, conn, c, &rep);
     }

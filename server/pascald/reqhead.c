@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "conns.h"
 #include "reply.h"
 
 typedef struct head_scan {
@@ -73,7 +74,13 @@ static enum MHD_Result argument(void *cls, enum MHD_ValueKind kind, const char *
   return MHD_YES;
 }
 
-int pd_reqhead_check(struct MHD_Connection *conn, int nul_in_url, pd_reply *rep) {
+int pd_reqhead_check(struct MHD_Connection *conn, int nul_in_url, int too_many_params,
+                     pd_reply *rep) {
+  if (too_many_params) {
+    pd_reply_error(rep, 414, "uri_too_long", NULL, "more than %d query parameters",
+                   PD_QUERY_PARAMS_MAX);
+    return -1;
+  }
   head_scan h;
   memset(&h, 0, sizeof h);
   h.rep = rep;

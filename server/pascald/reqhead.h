@@ -11,8 +11,11 @@
 
 #include "pascald.h"
 
-/* 0 when the head is acceptable; -1 with a 400 in rep, after which the
- * connection must be closed. nul_in_url: the URL decoder met %00. */
-int pd_reqhead_check(struct MHD_Connection *conn, int nul_in_url, pd_reply *rep);
+/* 0 when the head is acceptable; -1 with a 400 (414 for too many query
+ * parameters) in rep, after which the connection must be closed.
+ * nul_in_url: the URL decoder met %00; too_many_params: it decoded more
+ * than PD_QUERY_PARAMS_MAX parameters (conns.h). */
+int pd_reqhead_check(struct MHD_Connection *conn, int nul_in_url, int too_many_params,
+                     pd_reply *rep);
 
 #endif

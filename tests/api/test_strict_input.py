@@ -121,6 +121,18 @@ class StrictInput(DaemonTest):
             r = self.req("GET", path)
             self.assertLess(time.monotonic() - t0, 1.0)
             self.assertStatus(r, 400, "unknown_field")
+        for n in (1025, 1500):  # over the limit: a JSON 414 and a close
+            raw, closed, secs = exchange(self.d.port, ("GET %s%s HTTP/1.1\r\nHost: x\r\n\r\n" % (
+                GOOD, "".join("&p%d=1" % i for i in range(n)))).encode())
+            self.assertEqual((status_of(raw), closed), (414, True), raw[:300])
+            self.assertIn(b'"code":"uri_too_long"', raw)
+            self.assertLess(secs, 1.0)
+        # so many that libmicrohttpd runs out of connection memory and cannot
+        # answer: closed by the next sweep, not held to the request deadline
+        raw, closed, secs = exchange(self.d.port, ("GET %s%s HTTP/1.1\r\nHost: x\r\n\r\n" % (
+            GOOD, "".join("&p%d=1" % i for i in range(3000)))).encode())
+        self.assertEqual((raw, closed), (b"", True))
+        self.assertLess(secs, 1.0)
         # a request head beyond the connection's memory: libmicrohttpd's own 414
         raw, closed, secs = exchange(self.d.port, ("GET /v1/predict?x=%s HTTP/1.1\r\nHost: x\r\n\r\n"
                                                    % ("a" * 150000)).encode())
