@@ -340,7 +340,8 @@ int pd_calib_startup(pd_ctx *ctx, char *msg, size_t msglen) {
     return -1;
   }
   pascal_store_calibration_array_free(list, n);
-  if (n == 0 && ctx->cfg.bundles_dir[0]) import_dir(ctx, ctx->cfg.bundles_dir);
+  if (n == 0 && ctx->cfg.bundles_dir[0] && !ctx->cfg.read_only)
+    import_dir(ctx, ctx->cfg.bundles_dir);
   if (pascal_store_frozen_list(ctx->store, &list, &n, &err) != PASCAL_STORE_OK) {
     snprintf(msg, msglen, "cannot list frozen calibrations: %s", err.message);
     return -1;

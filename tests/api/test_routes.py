@@ -213,7 +213,7 @@ class Routes(DaemonTest):
         s = r.json
         self.assertGreaterEqual(s["requests"]["total"], 1)
         self.assertGreaterEqual(s["calibrations"]["frozen"], 1)
-        self.assertIn("harness", [a["name"] for a in s["agents"]])
+        self.assertIn("test-agent/harness", [a["name"] for a in s["agents"]])  # token/agent
         routes = {x["route"]: x for x in s["requests"]["by_route"]}
         self.assertGreaterEqual(routes["GET /healthz"]["by_status"].get("200", 0), 1)
         b = s["requests"]["latency"]["buckets"]
