@@ -204,10 +204,10 @@ pascal_store_status store_schema_require_latest(sqlite3 *db, pascal_error *err)
 {
   int version = 0;
   pascal_store_status status = read_version(db, &version, err);
-  if (status == PASCAL_STORE_OK && version != store_schema_latest())
+  if (status == PASCAL_STORE_OK && version != pascal_store_schema_latest())
     status = store_fail(err, PASCAL_STORE_IO, "user_version",
                         "database schema version %d is not %d, the one this pascald "
-                        "reads without migrating", version, store_schema_latest());
+                        "reads without migrating", version, pascal_store_schema_latest());
   return status;
 }
 
