@@ -124,7 +124,7 @@ class DiskFull(unittest.TestCase):
                                        token=admin).status, 201)
             before = d.row_counts()
             # 15 keys x 40 sizes x 40 horizons x 4 repeats = 96,000 jobs: megabytes of rows
-            huge = dict(SMALL_PLAN, sizes=[64 * (i + 1) for i in range(40)],
+            huge = dict(SMALL_PLAN, sizes=[512 + 64 * i for i in range(40)],  # all above C = 256
                         horizons=list(range(1, 41)), repeats=4)
             r = d.request("POST", "/v1/calibrations", {"device": DEVICE["name"], "plan": huge},
                           token=admin, validate=False)  # the spec lists no operational 503
