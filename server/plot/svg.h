@@ -45,8 +45,8 @@ typedef struct pascal_chart_series {
 } pascal_chart_series;
 
 typedef struct pascal_chart {
-  char title[160];
-  char desc[640];
+  char title[256];
+  char desc[1024];
   pascal_chart_axis x, y;
   pascal_chart_series *series;
   size_t n_series, cap_series;
