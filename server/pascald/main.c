@@ -22,6 +22,7 @@
 #include "jsonin.h"
 #include "pascal/version.h"
 #include "pascal_store.h"
+#include "plot_cache.h"
 #include "registry.h"
 #include "reply.h"
 #include "routes.h"
@@ -188,7 +189,7 @@ static int serve_main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
 
   if (open_store(ctx->cfg.db_path, &ctx->store)) goto done;
-  if (pd_registry_new(&ctx->registry)) goto done;
+  if (pd_registry_new(&ctx->registry) || pd_plot_cache_new(&ctx->plots)) goto done;
   if (pd_calib_startup(ctx, msg, sizeof msg)) {
     fprintf(stderr, "pascald: %s\n", msg);
     goto done;
@@ -210,6 +211,7 @@ static int serve_main(int argc, char **argv) {
   pd_http_stop(ctx);
   rc = 0;
 done:
+  pd_plot_cache_free(ctx->plots);
   pd_registry_free(ctx->registry);
   pascal_store_close(ctx->store);
   free(ctx);
