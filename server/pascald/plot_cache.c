@@ -85,10 +85,3 @@ drop:
   free(k);
   free(s);
 }
-
-size_t pd_plot_cache_count(pd_plot_cache *c) {
-  pthread_mutex_lock(&c->mu);
-  size_t n = c->n;
-  pthread_mutex_unlock(&c->mu);
-  return n;
-}

@@ -24,7 +24,5 @@ char *pd_plot_cache_get(pd_plot_cache *cache, const char *key, size_t *len);
 /* Keep a copy of `svg` under `key` (no-op when already there or out of
  * memory: the cache only saves work). */
 void pd_plot_cache_put(pd_plot_cache *cache, const char *key, const char *svg, size_t len);
-/* Entries held now (tests, stats). */
-size_t pd_plot_cache_count(pd_plot_cache *cache);
 
 #endif
