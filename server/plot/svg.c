@@ -18,7 +18,8 @@
 #define AREA_RIGHT (PASCAL_CHART_WIDTH - 200.0)
 #define AREA_BOTTOM (PASCAL_CHART_HEIGHT - 58.0)
 
-/* Okabe-Ito colours (black last, for the ninth series onwards in cycle). */
+/* The Okabe-Ito colours; from the ninth series on they repeat, while the
+ * marker shape (7) and the dash pattern (4) still tell series apart. */
 static const char *const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                       "#E69F00", "#56B4E9", "#000000", "#F0E442"};
 #define N_COLOURS (sizeof palette / sizeof *palette)
