@@ -3,7 +3,8 @@
 holding the shipped calibrations, driven through chromedriver's W3C WebDriver
 HTTP API with the standard library only (docs/dashboard.md).
 
-Checks: the tables fill (devices, calibrations, validation); every plot image
+Checks: the tables fill (devices, calibrations, validation); the progress of
+a calibration still collecting follows its jobs without a reload; every plot image
 loads and the SVG behind it has as many series as `pascal plot` draws for the
 bundle (tests/plot/test_plot_cli.py ties those to the bundle); the predict
 form's answer is the API's K; the page raised no CSP violation or script
@@ -27,7 +28,7 @@ import urllib.request
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "api"))
-from harness import PASCAL_CLI, SOURCE, Daemon  # noqa: E402
+from harness import DEVICE, PASCAL_CLI, SMALL_PLAN, SOURCE, Daemon, law_fill  # noqa: E402
 
 BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
 SCREENSHOT = sys.argv[1] if len(sys.argv) > 1 else "dashboard.png"
@@ -46,10 +47,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def http(method, url, body=None, timeout=60):
+def http(method, url, body=None, timeout=60, token=None):
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, r.read()
@@ -166,8 +169,17 @@ class Dashboard(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="pascal-ui-")
-        cls.d = Daemon(cls.tmp.name, bundles=BUNDLES).start()
+        cls.d = Daemon(cls.tmp.name, bundles=BUNDLES)
+        cls.admin = cls.d.token("admin", "ui-admin")
+        cls.agent = cls.d.token("agent", "ui-agent")
+        cls.d.start()
         cls.url = "http://127.0.0.1:%d" % cls.d.port
+        # a calibration still collecting, whose progress the page follows
+        http("POST", cls.url + "/v1/devices", DEVICE, token=cls.admin)
+        status, raw = http("POST", cls.url + "/v1/calibrations",
+                           {"device": DEVICE["name"], "plan": SMALL_PLAN}, token=cls.admin)
+        assert status == 201, raw
+        cls.collecting = json.loads(raw)
         try:
             cls.wd = WebDriver(BROWSER, DRIVER, cls.tmp.name)
         except Exception:
@@ -199,11 +211,27 @@ class Dashboard(unittest.TestCase):
         wd = self.wd
         # tables
         self.assertEqual(wd.js("return [...document.querySelectorAll('#devices tbody tr')]"
-                               ".map(r => r.dataset.name).sort()"), ["sim-gb10", "synthetic-gb10"])
-        cals = wd.js("return [...document.querySelectorAll('#calibrations tbody tr')]"
-                     ".map(r => [r.dataset.id, r.dataset.state])")
-        self.assertEqual(len(cals), 2)
-        self.assertTrue(all(state == "frozen" for _, state in cals))
+                               ".map(r => r.dataset.name).sort()"),
+                         sorted(["sim-gb10", "synthetic-gb10", DEVICE["name"]]))
+        cals = dict(wd.js("return [...document.querySelectorAll('#calibrations tbody tr')]"
+                          ".map(r => [r.dataset.id, r.dataset.state])"))
+        cid, total = str(self.collecting["id"]), self.collecting["progress"]["total"]
+        self.assertEqual(cals.pop(cid), "collecting")
+        self.assertEqual(sorted(cals.values()), ["frozen", "frozen"])
+        progress = "return document.querySelector('#calibrations tr[data-id=\"%s\"]')" \
+                   ".cells[4].textContent.trim()" % cid
+        self.assertEqual(wd.js(progress), "0 / %d" % total)
+        # the agent completes three jobs: the page shows it without a reload
+        for _ in range(3):
+            status, raw = http("POST", self.url + "/v1/jobs/claim",
+                               {"device": DEVICE["name"], "agent": "ui-test"}, token=self.agent)
+            job = json.loads(raw)["job"]
+            status, raw = http("POST", self.url + "/v1/jobs/%d/result" % job["id"],
+                               {"lease_token": job["lease_token"], "fill_bytes": law_fill(job["run"]),
+                                "kernel_ns": 1000.0}, token=self.agent)
+            self.assertEqual(status, 200, raw)
+        wd.wait(progress + " === '3 / %d'" % total,
+                "live progress", timeout=20)
         rows = wd.js("return [...document.querySelectorAll('#validation tbody tr')]"
                      ".map(r => [...r.cells].map(c => c.textContent))")
         self.assertEqual(rows[0][0], "LOKO folds")
