@@ -19,6 +19,7 @@
 
 struct pascal_store;
 typedef struct pd_registry pd_registry;
+typedef struct pd_plot_cache pd_plot_cache;
 
 struct pd_ctx {
   pd_config cfg;
@@ -28,6 +29,7 @@ struct pd_ctx {
   unsigned bound_port;
   struct pascal_store *store;  /* thread-safe: locks itself (store/pascal_store.h) */
   pd_registry *registry;       /* thread-safe: rwlock inside (registry.h) */
+  pd_plot_cache *plots;        /* thread-safe: mutex inside (plot_cache.h) */
   atomic_int stopping;         /* 1 once SIGTERM/SIGINT came: answers close their
                                   connections (http.c); set by the main thread */
 };

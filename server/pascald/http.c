@@ -96,6 +96,10 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
                             rep->content_type ? rep->content_type : "application/json");
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
   if (rep->allow[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
+  if (rep->csp) { /* the dashboard and plots: a browser renders them */
+    MHD_add_response_header(r, "Content-Security-Policy", rep->csp);
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+  }
   if (rep->www_authenticate)
     MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"pascald\"");
   if (ctx->cfg.cors_origins[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Origin");

@@ -24,6 +24,7 @@
 #include "jsonin.h"
 #include "pascal/version.h"
 #include "pascal_store.h"
+#include "plot_cache.h"
 #include "registry.h"
 #include "reply.h"
 #include "routes.h"
@@ -224,7 +225,7 @@ static int serve_main(int argc, char **argv) {
     rc = opened;
     goto done;
   }
-  if (pd_registry_new(&ctx->registry)) goto done;
+  if (pd_registry_new(&ctx->registry) || pd_plot_cache_new(&ctx->plots)) goto done;
   if (pd_calib_startup(ctx, msg, sizeof msg)) {
     fprintf(stderr, "pascald: %s\n", msg);
     goto done;
@@ -247,6 +248,7 @@ static int serve_main(int argc, char **argv) {
   pd_http_stop(ctx);
   rc = 0;
 done:
+  pd_plot_cache_free(ctx->plots);
   pd_registry_free(ctx->registry);
   pascal_store_close(ctx->store);
   free(ctx);

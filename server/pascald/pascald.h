@@ -85,6 +85,7 @@ typedef struct pd_reply {
   int www_authenticate;   /* 1: add WWW-Authenticate: Bearer */
   const char *cors_origin; /* allowed Origin of the request (CORS), or NULL */
   int cors_preflight;     /* 1: answer a CORS preflight (204, allowed methods) */
+  const char *csp;        /* Content-Security-Policy of a page or image, or NULL */
 } pd_reply;
 
 typedef struct pd_ctx pd_ctx;
