@@ -141,6 +141,7 @@ struct pascal_simdev {
   uint64_t *scratch; /* snapshot positions; first-wave dispatch order */
   size_t scratch_cap;
   double *sm_clock;  /* per SM: this run's work factor (sm_count) */
+  double *exec_free; /* per SM: execution pipes busy until (sm_count) */
 };
 
 /* Prepare dev->mem for a run: empty cache of `capacity` lines over N

@@ -15,6 +15,10 @@
  * K, depth or m beyond the costs above: divergence or coherence comes from
  * who misses, who merges and who waits (Theorems coherence and feedback).
  *
+ * The CTAs on one SM share its execution pipes: the consume + compute part
+ * of their per-block work is served in turn (an SM's compute throughput is
+ * finite), the intra-CTA sync is not.
+ *
  * Variation (docs/sim-device.md): each SM's work is scaled by a per-run
  * clock factor, each CTA's by an AR(1) deviation that persists over
  * work_noise_blocks blocks; CTAs are launched by one dispatcher, one per
@@ -55,6 +59,8 @@ typedef struct scan_run {
   simdev_slot *slots;
   double *ring_arrival; /* < 0: data not arrived (or not known yet) */
   const double *sm_clock; /* per SM: this run's work factor */
+  double *exec_free;      /* per SM: its execution pipes are busy until */
+  double shared_frac;     /* share of the work that occupies the pipes  */
   simdev_rng rng;
   uint32_t M, R, np, N, capacity, checkpoint;
   int tma;
@@ -131,7 +137,10 @@ static void issue(scan_run *r, uint32_t s, double now) {
 
 /* Slot s holds block j's data from `start`: schedule the end of its work,
  * scaled by its SM's clock factor and its CTA's AR(1) deviation (floored so
- * that work never becomes negative), then jittered. */
+ * that work never becomes negative), then jittered. The consume + compute
+ * part occupies the SM's execution pipes, which the CTAs resident on one SM
+ * share (served in turn); the intra-CTA sync does not. With o = 1 no CTA
+ * ever waits for the pipes. */
 static void begin_work(scan_run *r, uint32_t s, double start) {
   simdev_slot *sl = &r->slots[s];
   double factor = r->sm_clock[sl->sm];
@@ -140,6 +149,9 @@ static void begin_work(scan_run *r, uint32_t s, double start) {
     factor *= sl->noise > -0.9 ? 1.0 + sl->noise : 0.1;
   }
   double work = simdev_rng_jitter(&r->rng, r->work_ns * factor, r->jitter);
+  double *pipes = &r->exec_free[sl->sm];
+  if (start < *pipes) start = *pipes;
+  *pipes = start + work * r->shared_frac;
   simdev_heap_push(r->heap, start + work, s);
 }
 
@@ -340,6 +352,9 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   for (uint32_t i = 0; i < p->sm_count; i++)
     dev->sm_clock[i] = simdev_rng_jitter(&r.rng, 1.0, p->sm_clock_spread);
   r.sm_clock = dev->sm_clock;
+  for (uint32_t i = 0; i < p->sm_count; i++) dev->exec_free[i] = 0.0;
+  r.exec_free = dev->exec_free;
+  r.shared_frac = r.work_ns > 0.0 ? (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
   r.ctas_total = scan->W * r.M;
   r.ctas_launched = r.M;
   /* the first wave is dispatched in a per-run random order of the slots */

@@ -21,6 +21,10 @@
  *     reference) whose speed differs slightly between SMs; per-block consume
  *     cost; compute cost per unit m with an execution-class tail
  *     (chi(m) = min(m mod 4, 2), paper App. C); start-time and service jitter.
+ *   - Variation that lasts a run and is redrawn per repeat: per-SM link and
+ *     clock factors, autocorrelated per-CTA work noise, link stalls and a
+ *     DRAM latency tail, a CTA dispatcher with a random first-wave order;
+ *     an optional within-wave checkpoint (paper §3.6's experiment).
  *   - Static kernel: M workers with given phases, synchronous loads, a grid
  *     barrier each round, H rounds. Its fills equal fully associative LRU on
  *     the round-by-round trace (worker order within a round).
