@@ -18,7 +18,8 @@
  *
  * usage: bench_simdev_panel PROFILE|- panel|fade [o path d]
  *   (`-` is the built-in gb10-like profile; o path d restricts to a family)
- * A full panel is ~0.7 G simulated requests on gb10-like (a few CPU-minutes).
+ * A full panel is ~4.4 G simulated requests on gb10-like (~7 CPU-minutes),
+ * ~1.8 G on thor-like; the full fade ~4.9 G on gb10-like.
  */
 #include <math.h>
 #include <stdio.h>
@@ -147,9 +148,17 @@ int main(int argc, char **argv) {
   }
   family only = {0, 0, 0};
   if (argc == 6) {
-    only.o = (uint32_t)strtoul(argv[3], NULL, 10);
-    only.tma = strcmp(argv[4], "tma") == 0;
-    only.d = (uint32_t)strtoul(argv[5], NULL, 10);
+    char *end_o = NULL, *end_d = NULL;
+    unsigned long o = strtoul(argv[3], &end_o, 10), d = strtoul(argv[5], &end_d, 10);
+    int sync = strcmp(argv[4], "sync") == 0, tma = strcmp(argv[4], "tma") == 0;
+    if (*end_o || *end_d || o < 1 || o > 64 || d > 64 || !(sync || tma) || (sync && d != 0) ||
+        (tma && d < 1)) {
+      fprintf(stderr, "family: o in [1, 64], path sync (d = 0) or tma (d in [1, 64])\n");
+      return 2;
+    }
+    only.o = (uint32_t)o;
+    only.tma = tma;
+    only.d = (uint32_t)d;
   }
   pascal_simdev *dev = NULL;
   if (pascal_simdev_new(&p, &dev, &err) != PASCAL_OK) {
