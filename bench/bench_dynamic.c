@@ -13,6 +13,7 @@
 #include "pascal/evaluate.h"
 #include "pascal/predict.h"
 #include "pascal/synth.h"
+#include "pascal/validation.h"
 #include "timing.h"
 
 #define BATCH 1000
@@ -33,12 +34,17 @@ static int synth(pascal_workload w, pascal_calibration *cal)
 }
 
 /* One query q of a mix; returns K (or -1 when refused) and counts its rule
- * in rules[0..3] (rules[4]: refused) when rules is not NULL. */
-typedef double (*query_fn)(const pascal_model *md, unsigned q, unsigned *rules);
+ * in rules[0..4] (rules[REFUSED]) when rules is not NULL. `v`, when not
+ * NULL, is the validation the answer's expected error is looked up in, as
+ * pascald does for every answer. */
+#define REFUSED (PASCAL_RULE_RESIDENT + 1)
+typedef double (*query_fn)(const pascal_model *md, const pascal_validation *v, unsigned q,
+                           unsigned *rules);
 
 /* Scan queries cycling through families (one with an uncalibrated depth),
  * computes 0..17, sizes between and outside the calibrated ones, horizons. */
-static double scan_query(const pascal_model *md, unsigned q, unsigned *rules)
+static double scan_query(const pascal_model *md, const pascal_validation *v, unsigned q,
+                         unsigned *rules)
 {
   static const uint32_t o_path_d[][3] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 1}, {1, 1, 2},
                                          {1, 1, 3}, {1, 1, 4}, {2, 1, 2}, {2, 1, 4}};
@@ -50,12 +56,15 @@ static double scan_query(const pascal_model *md, unsigned q, unsigned *rules)
   pascal_status st = pascal_model_predict_scan(md, &key, sizes[(q / 3) % 4],
                                                horizons[(q / 5) % 4], &p, NULL);
   if (rules)
-    rules[st ? 4 : p.why.rule]++;
-  return st ? -1 : p.K;
+    rules[st ? REFUSED : p.why.rule]++;
+  if (v && !st)
+    pascal_validation_expect_scan(v, &key, &p);
+  return st ? -1 : p.K + p.expected.pct;
 }
 
 /* The paper's held-out GEMM shapes (60). */
-static double gemm_query(const pascal_model *md, unsigned q, unsigned *rules)
+static double gemm_query(const pascal_model *md, const pascal_validation *v, unsigned q,
+                         unsigned *rules)
 {
   static const uint32_t mg[] = {640, 896, 1280, 2560, 5120};
   static const uint32_t ng[] = {640, 896, 1280, 2560};
@@ -64,13 +73,16 @@ static double gemm_query(const pascal_model *md, unsigned q, unsigned *rules)
   pascal_gemm_prediction p;
   pascal_status st = pascal_model_predict_gemm(md, &shape, &p, NULL);
   if (rules)
-    rules[st ? 4 : p.why.rule]++;
-  return st ? -1 : p.K;
+    rules[st ? REFUSED : p.why.rule]++;
+  if (v && !st)
+    pascal_validation_expect_gemm(v, &shape, &p);
+  return st ? -1 : p.K + p.expected.pct;
 }
 
 /* Median nanoseconds per query over `samples` batches of BATCH queries; the
  * first batch's rules are counted. */
-static double bench_predict(const pascal_model *md, query_fn fn, int samples, unsigned *rules)
+static double bench_predict(const pascal_model *md, const pascal_validation *v, query_fn fn,
+                            int samples, unsigned *rules)
 {
   double *t = malloc((size_t)samples * sizeof *t);
   volatile double sink = 0;
@@ -80,7 +92,7 @@ static double bench_predict(const pascal_model *md, query_fn fn, int samples, un
   for (int s = 0; s < samples; s++) {
     double t0 = bench_now_ns();
     for (int i = 0; i < BATCH; i++, q++)
-      sink += fn(md, q, s == 0 ? rules : NULL);
+      sink += fn(md, v, q, s == 0 ? rules : NULL);
     t[s] = (bench_now_ns() - t0) / BATCH;
   }
   double med = bench_median(t, (size_t)samples);
@@ -130,25 +142,32 @@ int main(int argc, char **argv)
   pascal_calibration scan, gemm;
   pascal_model *scan_model = NULL, *gemm_model = NULL;
   pascal_loko_report rep;
-  unsigned rules[5] = {0}, gemm_rules[5] = {0};
+  unsigned rules[REFUSED + 1] = {0}, gemm_rules[REFUSED + 1] = {0};
+  pascal_validation scan_v, gemm_v;
   if (synth(PASCAL_WORKLOAD_SCAN, &scan) || synth(PASCAL_WORKLOAD_GEMM, &gemm) ||
-      pascal_model_fit(&scan, &scan_model, NULL) || pascal_model_fit(&gemm, &gemm_model, NULL)) {
+      pascal_model_fit(&scan, &scan_model, NULL) || pascal_model_fit(&gemm, &gemm_model, NULL) ||
+      pascal_validation_build(&scan, scan_model, NULL, &scan_v, NULL) ||
+      pascal_validation_build(&gemm, gemm_model, NULL, &gemm_v, NULL)) {
     fprintf(stderr, "bench_dynamic: setup failed\n");
     return 1;
   }
-  double scan_ns = bench_predict(scan_model, scan_query, 100 * scale, rules);
-  double gemm_ns = bench_predict(gemm_model, gemm_query, 50 * scale, gemm_rules);
+  double scan_ns = bench_predict(scan_model, NULL, scan_query, 100 * scale, rules);
+  double gemm_ns = bench_predict(gemm_model, NULL, gemm_query, 50 * scale, gemm_rules);
+  double scan_v_ns = bench_predict(scan_model, &scan_v, scan_query, 100 * scale, NULL);
+  double gemm_v_ns = bench_predict(gemm_model, &gemm_v, gemm_query, 50 * scale, NULL);
   double fit_ns = bench_fit(&scan, 30 * scale);
   double gemm_fit_ns = bench_fit(&gemm, 30 * scale);
   double loko_ns = bench_loko(&scan, 3 * scale, &rep);
   printf("dynamic predictor (synthetic calibrations, medians)\n");
   printf("  scan predict (756-run model, %zu curves):  %8.3f us  (budget 2 us)\n",
          pascal_model_curve_count(scan_model), scan_ns / 1e3);
-  printf("    query mix: exact %u, graph %u, clamp %u, depth-fallback %u, refused %u\n",
-         rules[0], rules[1], rules[2], rules[3], rules[4]);
+  printf("    query mix: exact %u, graph %u, clamp %u, depth-fallback %u, resident %u, refused %u\n",
+         rules[0], rules[1], rules[2], rules[3], rules[4], rules[REFUSED]);
+  printf("    with its expected error (%zu validated keys): %8.3f us\n", scan_v.n, scan_v_ns / 1e3);
   printf("  gemm predict (120-shape model):            %8.3f us  (budget 5 us)\n", gemm_ns / 1e3);
   printf("    query mix: exact %u, graph %u, clamp %u, refused %u\n", gemm_rules[0],
-         gemm_rules[1], gemm_rules[2], gemm_rules[4]);
+         gemm_rules[1], gemm_rules[2], gemm_rules[REFUSED]);
+  printf("    with its expected error (%zu validated keys): %8.3f us\n", gemm_v.n, gemm_v_ns / 1e3);
   printf("  fit 756-run scan calibration:              %8.3f ms  (budget 50 ms)\n", fit_ns / 1e6);
   printf("  fit 120-run gemm calibration:              %8.3f ms\n", gemm_fit_ns / 1e6);
   printf("  LOKO over %zu keys (756 runs):              %8.3f ms  (budget 2000 ms)\n",
@@ -156,6 +175,8 @@ int main(int argc, char **argv)
   printf("    balanced MAPE: pascal %.2f %%, aligned %.2f %%\n",
          rep.balanced_mape[PASCAL_METHOD_PASCAL], rep.balanced_mape[PASCAL_METHOD_ALIGNED]);
   pascal_loko_report_free(&rep);
+  pascal_validation_free(&scan_v);
+  pascal_validation_free(&gemm_v);
   pascal_model_free(scan_model);
   pascal_model_free(gemm_model);
   pascal_calibration_free(&scan);

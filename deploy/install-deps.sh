@@ -2,17 +2,38 @@
 # install-deps.sh - install the Debian packages PASCAL needs, and only those
 # that are missing. Safe to run again and again; needs root (or sudo) only
 # when something is missing. Used by `make run` and `make test`.
+# Then the OpenAPI linter of the test suite (Spectral, from the npm registry,
+# pinned) into $PASCAL_TOOLS_DIR (default build/tools; git ignores it), never
+# into the repository itself or a global node prefix.
 set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+SPECTRAL_VERSION=6.16.3
+tools=${PASCAL_TOOLS_DIR:-$here/build/tools}
+install_spectral() {
+  [ -x "$tools/node_modules/.bin/spectral" ] && \
+    [ "$("$tools/node_modules/.bin/spectral" --version 2>/dev/null)" = "$SPECTRAL_VERSION" ] && return 0
+  echo "install-deps: installing @stoplight/spectral-cli@$SPECTRAL_VERSION into $tools"
+  mkdir -p "$tools"
+  npm install --prefix "$tools" --no-audit --no-fund --loglevel=error \
+    "@stoplight/spectral-cli@$SPECTRAL_VERSION"
+}
 
 PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev
 libsqlite3-dev libcurl4-openssl-dev python3 python3-jsonschema python3-yaml python3-scipy
-sqlite3 curl wrk systemd"
+sqlite3 curl wrk systemd patchelf clang-14 libclang-rt-14-dev"
 
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+# node and npm may come from another source than Debian (NodeSource ships npm
+# inside its nodejs): ask for the Debian packages only when npm is absent.
+command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
+if [ -z "$missing" ]; then
+  install_spectral
+  exit 0
+fi
 
 echo "install-deps: installing$missing"
 SUDO=""
@@ -21,3 +42,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing
+install_spectral

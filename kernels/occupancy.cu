@@ -3,7 +3,7 @@
  * key coordinate o of paper Section 4.2): carveout at maximum shared memory,
  * then the smallest dynamic shared-memory size at which no more than o CTAs
  * fit on an SM, verified with cudaOccupancyMaxActiveBlocksPerMultiprocessor
- * (notes/gpu-measurement.md "Forcing occupancy o").
+ * (docs/gpu.md "Forcing occupancy o").
  */
 #include "pascal_kernels.h"
 

@@ -2,7 +2,7 @@
  * tma.cuh - the bulk-copy (TMA) primitives of the open scan's TMA path, as
  * inline PTX for sm_90 and newer: mbarrier init / expect_tx / parity wait and
  * cp.async.bulk global -> shared with mbarrier completion
- * (notes/gpu-measurement.md "TMA / bulk copy").
+ * (docs/gpu.md "TMA / bulk copy pipeline").
  */
 #ifndef PASCAL_KERNELS_TMA_CUH
 #define PASCAL_KERNELS_TMA_CUH

@@ -2,7 +2,7 @@
  * util.cu - device utilities of the measurement: the scan data pattern, the
  * GEMM operand fill, and the L2 flush (the range profiler does not flush L2
  * between kernels, so every measured launch is preceded by streaming a
- * buffer larger than L2; notes/gpu-measurement.md).
+ * buffer larger than L2; docs/gpu.md "Flushing L2").
  */
 #include "pascal_kernels.h"
 #include "reference.h"

@@ -1,6 +1,6 @@
 /*
  * backend_sim.c - the "sim" measurement backend (calibrator/backend.h) over
- * the CPU sim device of core/simdev (pascal/simdev.h; DESIGN.md section 6).
+ * the CPU sim device of core/simdev (pascal/simdev.h; docs/design.md §6).
  * A scan job becomes one pascal_simdev_run_scan with the job's repeat as the
  * run seed, so a repeat is a different but reproducible measurement. The sim
  * models scans only: a GEMM job is refused with a clear error.
@@ -40,8 +40,10 @@ static pascal_status sim_open(const char *profile, pascal_backend **out, pascal_
   return PASCAL_OK;
 }
 
-static pascal_status sim_describe(pascal_backend *b, pascal_backend_device *out, pascal_error *err)
+static pascal_status sim_describe(pascal_backend *b, uint32_t known_capacity,
+                                  pascal_backend_device *out, pascal_error *err)
 {
+  (void)known_capacity; /* the sim's C is its profile's */
   const pascal_simdev_profile *p = pascal_simdev_profile_of(b->dev);
   pascal_backend_device d;
   memset(&d, 0, sizeof d);
@@ -51,6 +53,9 @@ static pascal_status sim_describe(pascal_backend *b, pascal_backend_device *out,
   d.capacity_blocks = p->capacity_blocks;
   d.block_bytes = p->block_bytes;
   d.l2_bytes = p->l2_bytes;
+  snprintf(d.cuda_name, sizeof d.cuda_name, "%s", p->cuda_name);
+  d.cc_major = p->cc_major;
+  d.cc_minor = p->cc_minor;
   (void)err;
   *out = d;
   return PASCAL_OK;
@@ -82,6 +87,21 @@ static pascal_status sim_run(pascal_backend *b, const pascal_backend_job *job,
   return PASCAL_OK;
 }
 
+static pascal_status sim_run_static(pascal_backend *b, const pascal_backend_static *run,
+                                    pascal_backend_result *out, pascal_error *err)
+{
+  pascal_simdev_static in = {.N = run->N, .M = run->M, .phases = run->phases, .H = run->H,
+                             .C = run->capacity_blocks, .seed = 0};
+  pascal_simdev_stats st;
+  pascal_status s = pascal_simdev_run_static(b->dev, &in, &st, err);
+  if (s != PASCAL_OK)
+    return s;
+  /* The sim counts blocks; a block here is run->block_bytes long. */
+  out->fill_bytes = (double)st.fills * run->block_bytes;
+  out->kernel_ns = st.kernel_ns;
+  return PASCAL_OK;
+}
+
 static void sim_close(pascal_backend *b)
 {
   if (!b)
@@ -95,5 +115,6 @@ const pascal_backend_ops pascal_backend_sim_ops = {
   .open = sim_open,
   .describe = sim_describe,
   .run = sim_run,
+  .run_static = sim_run_static,
   .close = sim_close,
 };

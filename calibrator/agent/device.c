@@ -9,19 +9,34 @@
 
 json_t *agent_device_body(const pascal_backend_device *dev, const char *name)
 {
-  return json_pack("{s:s, s:s, s:I, s:I, s:I}", "name", name, "arch", dev->arch, "sm_count",
-                   (json_int_t)dev->sm_count, "capacity_blocks", (json_int_t)dev->capacity_blocks,
-                   "block_bytes", (json_int_t)dev->block_bytes);
+  json_t *body = json_pack("{s:s, s:s, s:I, s:I, s:I}", "name", name, "arch", dev->arch,
+                           "sm_count", (json_int_t)dev->sm_count, "capacity_blocks",
+                           (json_int_t)dev->capacity_blocks, "block_bytes",
+                           (json_int_t)dev->block_bytes);
+  /* the CUDA identity, where the backend knows it */
+  char cc[16];
+  snprintf(cc, sizeof cc, "%u.%u", dev->cc_major, dev->cc_minor);
+  if (body && dev->cuda_name[0])
+    json_object_set_new(body, "cuda_name", json_string(dev->cuda_name));
+  if (body && dev->cc_major)
+    json_object_set_new(body, "compute_capability", json_string(cc));
+  if (body && dev->l2_bytes)
+    json_object_set_new(body, "l2_bytes", json_integer((json_int_t)dev->l2_bytes));
+  return body;
 }
 
 int agent_device_compare(json_t *server, const json_t *want, char *msg, size_t msglen)
 {
   json_t *inner = json_object_get(server, "device");
   json_t *have = json_is_object(inner) ? inner : server;
-  static const char *const fields[] = {"arch", "sm_count", "capacity_blocks", "block_bytes"};
+  /* the first four must match; the CUDA identity only where both know it */
+  static const char *const fields[] = {"arch", "sm_count", "capacity_blocks", "block_bytes",
+                                       "cuda_name", "compute_capability", "l2_bytes"};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
     json_t *a = json_object_get(have, fields[i]);
     json_t *b = json_object_get(want, fields[i]);
+    if (i >= 4 && (!a || json_is_null(a) || !b))
+      continue;
     if (!a || !json_equal(a, b)) {
       char *sa = a ? json_dumps(a, JSON_ENCODE_ANY) : NULL;
       char *sb = json_dumps(b, JSON_ENCODE_ANY);
@@ -56,6 +71,19 @@ static int check_registered(agent_client *c, json_t *want)
   }
   agent_reply_free(&r);
   return rc;
+}
+
+void agent_device_known_capacity(agent_client *c, uint32_t *out)
+{
+  char path[128];
+  snprintf(path, sizeof path, "/v1/devices/%s", c->ctx->args->device);
+  agent_reply r;
+  agent_client_call(c, "device lookup", "GET", path, NULL, 1, &r);
+  json_t *inner = r.status == 200 ? json_object_get(r.body, "device") : NULL;
+  json_t *cap = json_object_get(json_is_object(inner) ? inner : r.body, "capacity_blocks");
+  json_int_t v = r.status == 200 && json_is_integer(cap) ? json_integer_value(cap) : 0;
+  *out = v > 0 && v <= (json_int_t)UINT32_MAX ? (uint32_t)v : 0;
+  agent_reply_free(&r);
 }
 
 int agent_device_ensure(agent_client *c, const pascal_backend_device *dev)

@@ -9,6 +9,12 @@
 
 #include "client.h"
 
+/* The effective capacity C pascald has stored for the agent's device, so that
+ * a backend that measures C does not measure it again on every start:
+ * *out = capacity_blocks when the device is registered, 0 when it is not
+ * (404) or the lookup failed (agent_device_ensure then reports why). */
+void agent_device_known_capacity(agent_client *c, uint32_t *out);
+
 /* AGENT_EXIT_OK, or the exit code (device unknown/conflicting, auth,
  * unreachable, protocol) after logging why. */
 int agent_device_ensure(agent_client *c, const pascal_backend_device *dev);
@@ -17,8 +23,9 @@ int agent_device_ensure(agent_client *c, const pascal_backend_device *dev);
 json_t *agent_device_body(const pascal_backend_device *dev, const char *name);
 
 /* 0 when the server's device object has the same constants as `want`
- * (arch, sm_count, capacity_blocks, block_bytes); -1 with the first
- * differing field in `msg` otherwise. Accepts {"device":{...}} or {...}. */
+ * (arch, sm_count, capacity_blocks, block_bytes, and cuda_name,
+ * compute_capability, l2_bytes where both sides know them); -1 with the
+ * first differing field in `msg` otherwise. Accepts {"device":{...}} or {...}. */
 int agent_device_compare(json_t *server, const json_t *want, char *msg, size_t msglen);
 
 #endif

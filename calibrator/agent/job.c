@@ -1,5 +1,5 @@
 /* job.c - jobs API JSON <-> agent_job (job.h). Field names follow the
- * contract in the brief (POST /v1/jobs/claim and friends). */
+ * contract of api-spec/openapi.yaml (POST /v1/jobs/claim and friends). */
 #include "job.h"
 
 #include <math.h>

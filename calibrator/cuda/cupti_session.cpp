@@ -1,6 +1,6 @@
 /*
  * cupti_session.cpp - CUPTI Range Profiler + Profiler Host API (CUDA 13) for
- * PASCAL's fill counters (notes/gpu-measurement.md "CUPTI in CUDA 13"):
+ * PASCAL's fill counters (docs/gpu.md "CUPTI in CUDA 13"):
  * profiler init -> chip name -> counter availability -> range profiler
  * enable; per measurement: host object + metrics -> config image ->
  * counter-data image -> set config (user range, user replay, one range) ->

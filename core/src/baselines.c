@@ -1,7 +1,8 @@
 /*
  * baselines.c - the hit rules of the comparison models (paper §2.1, §5.4):
  * SDCM's exact binomial hit probability for a reuse distance, PPT-GPU's
- * normal approximation (as published and corrected), and Che's
+ * normal approximation (as published and corrected), TileSight's mixed
+ * exact/normal SDCM arithmetic, and Che's
  * characteristic-time approximation for general rates and for a scan.
  * What each assumes is documented in pascal/baselines.h.
  */
@@ -49,6 +50,35 @@ static double binomial_below(uint64_t r, uint64_t a, uint64_t s)
   return sum < 1.0 ? sum : 1.0;
 }
 
+/* Standard normal CDF by the Zelen-Severo polynomial (Abramowitz & Stegun
+ * 26.2.16, three coefficients), the approximation TileSight evaluates. */
+static double zelen_severo_cdf(double x)
+{
+  double t = 1.0 / (1.0 + 0.33267 * fabs(x));
+  double density = 0.39894228040143268 * exp(-0.5 * x * x); /* 1/sqrt(2 pi) */
+  double tail = density * t * (0.4361836 + t * (-0.1201676 + t * 0.9372980));
+  return x >= 0.0 ? 1.0 - tail : tail;
+}
+
+/* TileSight's SDCM, ported from tile-ai/TileSight, tilesight/util/sdcm.py
+ * (function sdcm(D, A, B) with B = A S lines, p = A / B), read to reproduce
+ * its arithmetic: D <= A - 1 hits; D >= 1e8 misses; D <= 8 takes the exact
+ * binomial; larger D the continuity-corrected normal through the
+ * Zelen-Severo CDF. S = 1 (sigma = 0, a division by zero there) is taken at
+ * its limit, hit iff D < A. */
+static double tilesight_hit(uint64_t d, uint64_t a, uint64_t s)
+{
+  if (d + 1 <= a)
+    return 1.0;
+  if (s == 1 || d >= 100000000u)
+    return 0.0;
+  if (d <= 8)
+    return binomial_below(d, a, s);
+  double p = 1.0 / (double)s, mu = (double)d * p;
+  double sigma = sqrt((double)d * p * (1.0 - p));
+  return zelen_severo_cdf(((double)a - 1.0 + 0.5 - mu) / sigma);
+}
+
 /* Hit probability for checked inputs. */
 static double hit_probability(pascal_hit_model model, uint64_t rd,
                               const pascal_cache_geometry *g)
@@ -58,6 +88,8 @@ static double hit_probability(pascal_hit_model model, uint64_t rd,
   if (rd == 0)
     return 1.0;
   uint64_t a = g->ways, s = g->sets;
+  if (model == PASCAL_HIT_TILESIGHT)
+    return tilesight_hit(rd, a, s);
   if (model == PASCAL_HIT_SDCM) {
     if (rd < a)
       return 1.0; /* fewer than A lines can conflict */
@@ -75,7 +107,7 @@ static double hit_probability(pascal_hit_model model, uint64_t rd,
 static pascal_status check_model(pascal_hit_model model, pascal_error *err)
 {
   if (model != PASCAL_HIT_SDCM && model != PASCAL_HIT_PPT_PUBLISHED &&
-      model != PASCAL_HIT_PPT_CORRECTED)
+      model != PASCAL_HIT_PPT_CORRECTED && model != PASCAL_HIT_TILESIGHT)
     return pascal_error_set(err, PASCAL_EINVAL, "model", "unknown hit model %d",
                             (int)model);
   return PASCAL_OK;

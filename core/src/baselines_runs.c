@@ -37,10 +37,11 @@ static pascal_status run_geometry(uint64_t c, uint64_t ways, uint64_t sets,
   return PASCAL_OK;
 }
 
-/* SDCM, PPT-GPU as published, PPT-GPU corrected: the order of leader_miss[]
- * and fills[] below. */
-static const pascal_hit_model reuse_models[3] = {
-    PASCAL_HIT_SDCM, PASCAL_HIT_PPT_PUBLISHED, PASCAL_HIT_PPT_CORRECTED};
+/* SDCM, PPT-GPU as published, PPT-GPU corrected, TileSight: the order of
+ * leader_miss[] and fills[] below. */
+#define REUSE_MODELS 4
+static const pascal_hit_model reuse_models[REUSE_MODELS] = {
+    PASCAL_HIT_SDCM, PASCAL_HIT_PPT_PUBLISHED, PASCAL_HIT_PPT_CORRECTED, PASCAL_HIT_TILESIGHT};
 
 pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c,
                                        const uint64_t *phases, size_t m,
@@ -66,9 +67,9 @@ pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c,
   if (!rd)
     return pascal_error_set(err, PASCAL_ENOMEM, "M",
                             "cannot allocate %zu reuse distances", m);
-  double misses[3], h_che = 0.0;
+  double misses[REUSE_MODELS], h_che = 0.0;
   st = pascal_reuse_distance_compute(n, phases, m, rd, err);
-  for (int i = 0; i < 3 && st == PASCAL_OK; i++)
+  for (int i = 0; i < REUSE_MODELS && st == PASCAL_OK; i++)
     st = pascal_expected_misses(reuse_models[i], rd, m, &g, &misses[i], err);
   if (st == PASCAL_OK)
     st = pascal_che_scan(n, c, &h_che, err);
@@ -80,6 +81,7 @@ pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c,
   out->sdcm = misses[0];
   out->ppt_published = misses[1];
   out->ppt_corrected = misses[2];
+  out->tilesight = misses[3];
   return PASCAL_OK;
 }
 
@@ -106,8 +108,8 @@ pascal_status pascal_baseline_scan_k(const pascal_baseline_scan *run,
     return st;
   double m = (double)run->m, w = (double)run->w;
   /* per round: one request at distance N - 1, M - 1 at distance 0 (hit) */
-  double leader_miss[3];
-  for (int i = 0; i < 3; i++) {
+  double leader_miss[REUSE_MODELS];
+  for (int i = 0; i < REUSE_MODELS; i++) {
     double p;
     st = pascal_hit_probability(reuse_models[i], run->n - 1, &g, &p, err);
     if (st != PASCAL_OK)
@@ -120,6 +122,7 @@ pascal_status pascal_baseline_scan_k(const pascal_baseline_scan *run,
     steady->sdcm = leader_miss[0];
     steady->ppt_published = leader_miss[1];
     steady->ppt_corrected = leader_miss[2];
+    steady->tilesight = leader_miss[3];
   }
   if (whole_run) { /* fills / (W N): a cold first pass, then W - 1 passes */
     whole_run->aligned = 1.0;
@@ -127,6 +130,7 @@ pascal_status pascal_baseline_scan_k(const pascal_baseline_scan *run,
     whole_run->sdcm = (1.0 + (w - 1.0) * leader_miss[0]) / w;
     whole_run->ppt_published = (1.0 + (w - 1.0) * leader_miss[1]) / w;
     whole_run->ppt_corrected = (1.0 + (w - 1.0) * leader_miss[2]) / w;
+    whole_run->tilesight = (1.0 + (w - 1.0) * leader_miss[3]) / w;
   }
   return PASCAL_OK;
 }
@@ -209,8 +213,8 @@ pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run,
   }
   gemm_trace(run, trace);
   st = pascal_trace_reuse_distance_compute(trace, requests, tiles, rd, err);
-  double fills[3], h_che;
-  for (int i = 0; i < 3 && st == PASCAL_OK; i++)
+  double fills[REUSE_MODELS], h_che;
+  for (int i = 0; i < REUSE_MODELS && st == PASCAL_OK; i++)
     st = pascal_expected_misses(reuse_models[i], rd, requests, &g, &fills[i], err);
   if (st == PASCAL_OK)
     st = gemm_che_hit(run, tiles, &h_che, err);
@@ -223,6 +227,7 @@ pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run,
   out->sdcm = fills[0] * scale;
   out->ppt_published = fills[1] * scale;
   out->ppt_corrected = fills[2] * scale;
+  out->tilesight = fills[3] * scale;
   if (k0)
     *k0 = out->aligned;
 done:

@@ -1,6 +1,7 @@
 /*
  * calibration.c - the calibration data model of pascal/calibration.h:
- * validated appends of measured runs (paper section 4.1-4.2), device and
+ * validated appends of measured runs (paper section 4.1-4.2) and of the
+ * held-out panel's runs (section 5.4), device and
  * tiling checks, the execution-class rule chi(m) = min(m mod 4, 2)
  * (section 4.3) and the stable names used by codecs.
  */
@@ -29,11 +30,27 @@ void pascal_calibration_free(pascal_calibration *cal)
     return;
   free(cal->scan_runs);
   free(cal->gemm_runs);
-  cal->scan_runs = NULL;
-  cal->gemm_runs = NULL;
-  cal->n_scan_runs = 0;
-  cal->n_gemm_runs = 0;
-  cal->capacity = 0;
+  free(cal->heldout_scan_runs);
+  free(cal->heldout_gemm_runs);
+  pascal_workload workload = cal->workload;
+  pascal_calibration tmp = *cal;
+  pascal_calibration_init(cal, workload);
+  cal->device = tmp.device;
+  cal->class_rule = tmp.class_rule;
+  cal->gemm = tmp.gemm;
+}
+
+/* malloc'd copy of n elements of `size` bytes at src (*dst = NULL for n = 0). */
+static int copy_array(void **dst, const void *src, size_t n, size_t size)
+{
+  *dst = NULL;
+  if (n == 0)
+    return 0;
+  *dst = malloc(n * size);
+  if (!*dst)
+    return -1;
+  memcpy(*dst, src, n * size);
+  return 0;
 }
 
 pascal_status pascal_calibration_copy(pascal_calibration *dst,
@@ -41,25 +58,20 @@ pascal_status pascal_calibration_copy(pascal_calibration *dst,
                                       pascal_error *err)
 {
   pascal_calibration tmp = *src;
-  tmp.scan_runs = NULL;
-  tmp.gemm_runs = NULL;
-  tmp.capacity = 0;
-  if (src->n_scan_runs) {
-    tmp.scan_runs = malloc(src->n_scan_runs * sizeof *tmp.scan_runs);
-    if (!tmp.scan_runs)
-      return pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory copying a calibration");
-    memcpy(tmp.scan_runs, src->scan_runs, src->n_scan_runs * sizeof *tmp.scan_runs);
-    tmp.capacity = src->n_scan_runs;
+  int bad = copy_array((void **)&tmp.scan_runs, src->scan_runs, src->n_scan_runs,
+                       sizeof *tmp.scan_runs);
+  bad |= copy_array((void **)&tmp.gemm_runs, src->gemm_runs, src->n_gemm_runs,
+                    sizeof *tmp.gemm_runs);
+  bad |= copy_array((void **)&tmp.heldout_scan_runs, src->heldout_scan_runs,
+                    src->n_heldout_scan_runs, sizeof *tmp.heldout_scan_runs);
+  bad |= copy_array((void **)&tmp.heldout_gemm_runs, src->heldout_gemm_runs,
+                    src->n_heldout_gemm_runs, sizeof *tmp.heldout_gemm_runs);
+  if (bad) {
+    pascal_calibration_free(&tmp);
+    return pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory copying a calibration");
   }
-  if (src->n_gemm_runs) {
-    tmp.gemm_runs = malloc(src->n_gemm_runs * sizeof *tmp.gemm_runs);
-    if (!tmp.gemm_runs) {
-      free(tmp.scan_runs);
-      return pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory copying a calibration");
-    }
-    memcpy(tmp.gemm_runs, src->gemm_runs, src->n_gemm_runs * sizeof *tmp.gemm_runs);
-    tmp.capacity = src->n_gemm_runs;
-  }
+  tmp.capacity = src->n_scan_runs + src->n_gemm_runs;
+  tmp.heldout_capacity = src->n_heldout_scan_runs + src->n_heldout_gemm_runs;
   *dst = tmp;
   return PASCAL_OK;
 }
@@ -97,50 +109,51 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_err
 }
 
 /* Checks shared by both run kinds: fill_bytes and the optional kernel_ns. */
-static pascal_status check_common(size_t index, double fill_bytes, bool has_kernel_ns,
-                                  double kernel_ns, pascal_error *err)
+static pascal_status check_common(const char *list, size_t index, double fill_bytes,
+                                  bool has_kernel_ns, double kernel_ns, pascal_error *err)
 {
   char field[PASCAL_ERROR_FIELD_MAX];
-  snprintf(field, sizeof field, "measurements[%zu].fill_bytes", index);
+  snprintf(field, sizeof field, "%s[%zu].fill_bytes", list, index);
   if (!isfinite(fill_bytes) || fill_bytes <= 0)
     return pascal_error_set(err, PASCAL_EINVAL, field,
                             "fill_bytes must be a positive finite number (got %g)", fill_bytes);
   if (has_kernel_ns && (!isfinite(kernel_ns) || kernel_ns < 0)) {
-    snprintf(field, sizeof field, "measurements[%zu].kernel_ns", index);
+    snprintf(field, sizeof field, "%s[%zu].kernel_ns", list, index);
     return pascal_error_set(err, PASCAL_EINVAL, field,
                             "kernel_ns must be a finite number >= 0 (got %g)", kernel_ns);
   }
   return PASCAL_OK;
 }
 
-static pascal_status run_field_error(pascal_error *err, size_t index, const char *name,
-                                     const char *message)
+static pascal_status run_field_error(pascal_error *err, const char *list, size_t index,
+                                     const char *name, const char *message)
 {
   char field[PASCAL_ERROR_FIELD_MAX];
-  snprintf(field, sizeof field, "measurements[%zu].%s", index, name);
+  snprintf(field, sizeof field, "%s[%zu].%s", list, index, name);
   return pascal_error_set(err, PASCAL_EINVAL, field, "%s", message);
 }
 
-static pascal_status check_scan_run(const pascal_scan_run *r, size_t index, pascal_error *err)
+static pascal_status check_scan_run(const pascal_scan_run *r, const char *list, size_t index,
+                                    pascal_error *err)
 {
   if (r->key.o == 0)
-    return run_field_error(err, index, "o", "o (resident CTAs per SM) must be at least 1");
+    return run_field_error(err, list, index, "o", "o (resident CTAs per SM) must be at least 1");
   if (r->key.path != PASCAL_PATH_SYNC && r->key.path != PASCAL_PATH_TMA)
-    return run_field_error(err, index, "path", "path must be sync or tma");
+    return run_field_error(err, list, index, "path", "path must be sync or tma");
   if (r->key.path == PASCAL_PATH_SYNC && r->key.d != 0)
-    return run_field_error(err, index, "d", "a sync run has prefetch depth d = 0");
+    return run_field_error(err, list, index, "d", "a sync run has prefetch depth d = 0");
   if (r->N == 0)
-    return run_field_error(err, index, "N", "N (scan length in blocks) must be at least 1");
+    return run_field_error(err, list, index, "N", "N (scan length in blocks) must be at least 1");
   if (r->W == 0)
-    return run_field_error(err, index, "W", "W (scans per resident worker) must be at least 1");
-  return check_common(index, r->fill_bytes, r->has_kernel_ns, r->kernel_ns, err);
+    return run_field_error(err, list, index, "W", "W (scans per resident worker) must be at least 1");
+  return check_common(list, index, r->fill_bytes, r->has_kernel_ns, r->kernel_ns, err);
 }
 
-static pascal_status check_dim(uint32_t v, uint32_t tile, size_t index, const char *name,
-                               const char *tile_name, pascal_error *err)
+static pascal_status check_dim(uint32_t v, uint32_t tile, const char *list, size_t index,
+                               const char *name, const char *tile_name, pascal_error *err)
 {
   char field[PASCAL_ERROR_FIELD_MAX];
-  snprintf(field, sizeof field, "measurements[%zu].%s", index, name);
+  snprintf(field, sizeof field, "%s[%zu].%s", list, index, name);
   if (v == 0)
     return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be at least 1", name);
   if (v % tile != 0)
@@ -150,17 +163,17 @@ static pascal_status check_dim(uint32_t v, uint32_t tile, size_t index, const ch
 }
 
 static pascal_status check_gemm_run(const pascal_calibration *cal, const pascal_gemm_run *r,
-                                    size_t index, pascal_error *err)
+                                    const char *list, size_t index, pascal_error *err)
 {
   pascal_status st;
   const pascal_gemm_params *g = &cal->gemm;
   if (g->tile_m == 0 || g->tile_n == 0 || g->tile_k == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "gemm", "set the GEMM tiling before appending runs");
-  if ((st = check_dim(r->shape.Mg, g->tile_m, index, "Mg", "tile_m", err)) ||
-      (st = check_dim(r->shape.Ng, g->tile_n, index, "Ng", "tile_n", err)) ||
-      (st = check_dim(r->shape.Kg, g->tile_k, index, "Kg", "tile_k", err)))
+  if ((st = check_dim(r->shape.Mg, g->tile_m, list, index, "Mg", "tile_m", err)) ||
+      (st = check_dim(r->shape.Ng, g->tile_n, list, index, "Ng", "tile_n", err)) ||
+      (st = check_dim(r->shape.Kg, g->tile_k, list, index, "Kg", "tile_k", err)))
     return st;
-  return check_common(index, r->fill_bytes, r->has_kernel_ns, r->kernel_ns, err);
+  return check_common(list, index, r->fill_bytes, r->has_kernel_ns, r->kernel_ns, err);
 }
 
 static uint32_t repeat_of(bool has_repeat, uint32_t repeat)
@@ -197,56 +210,156 @@ static pascal_status grow(void **array, size_t *capacity, size_t n, size_t size,
   return PASCAL_OK;
 }
 
-static pascal_status duplicate_error(pascal_error *err, size_t index, size_t earlier)
+static pascal_status duplicate_error(pascal_error *err, const char *list, size_t index,
+                                     size_t earlier)
 {
   char field[PASCAL_ERROR_FIELD_MAX];
-  snprintf(field, sizeof field, "measurements[%zu]", index);
+  snprintf(field, sizeof field, "%s[%zu]", list, index);
   return pascal_error_set(err, PASCAL_EINVAL, field,
-                          "duplicate of measurements[%zu] (same configuration and repeat)",
-                          earlier);
+                          "duplicate of %s[%zu] (same configuration and repeat)", list, earlier);
+}
+
+/* Validate `run` and append it to one run list of `cal` (`list` names it in
+ * errors). */
+static pascal_status append_scan_to(pascal_calibration *cal, const char *list,
+                                    pascal_scan_run **runs, size_t *n, size_t *capacity,
+                                    const pascal_scan_run *run, pascal_error *err)
+{
+  size_t index = *n;
+  pascal_status st;
+  if (cal->workload != PASCAL_WORKLOAD_SCAN)
+    return pascal_error_set(err, PASCAL_EINVAL, "workload", "a scan run needs a scan calibration");
+  if ((st = check_scan_run(run, list, index, err)))
+    return st;
+  for (size_t i = 0; i < index; i++)
+    if (same_scan_run(&(*runs)[i], run))
+      return duplicate_error(err, list, index, i);
+  if ((st = grow((void **)runs, capacity, index, sizeof *run, err)))
+    return st;
+  (*runs)[index] = *run;
+  *n = index + 1;
+  return PASCAL_OK;
+}
+
+static pascal_status append_gemm_to(pascal_calibration *cal, const char *list,
+                                    pascal_gemm_run **runs, size_t *n, size_t *capacity,
+                                    const pascal_gemm_run *run, pascal_error *err)
+{
+  size_t index = *n;
+  pascal_status st;
+  if (cal->workload != PASCAL_WORKLOAD_GEMM)
+    return pascal_error_set(err, PASCAL_EINVAL, "workload", "a GEMM run needs a gemm calibration");
+  if ((st = check_gemm_run(cal, run, list, index, err)))
+    return st;
+  for (size_t i = 0; i < index; i++)
+    if (same_gemm_run(&(*runs)[i], run))
+      return duplicate_error(err, list, index, i);
+  if ((st = grow((void **)runs, capacity, index, sizeof *run, err)))
+    return st;
+  (*runs)[index] = *run;
+  *n = index + 1;
+  return PASCAL_OK;
 }
 
 pascal_status pascal_calibration_append_scan(pascal_calibration *cal,
                                              const pascal_scan_run *run, pascal_error *err)
 {
-  size_t index = cal->n_scan_runs;
-  pascal_status st;
-  if (cal->workload != PASCAL_WORKLOAD_SCAN)
-    return pascal_error_set(err, PASCAL_EINVAL, "workload", "a scan run needs a scan calibration");
-  if ((st = check_scan_run(run, index, err)))
-    return st;
-  for (size_t i = 0; i < index; i++)
-    if (same_scan_run(&cal->scan_runs[i], run))
-      return duplicate_error(err, index, i);
-  if ((st = grow((void **)&cal->scan_runs, &cal->capacity, index, sizeof *run, err)))
-    return st;
-  cal->scan_runs[index] = *run;
-  cal->n_scan_runs = index + 1;
-  return PASCAL_OK;
+  return append_scan_to(cal, "measurements", &cal->scan_runs, &cal->n_scan_runs,
+                        &cal->capacity, run, err);
 }
 
 pascal_status pascal_calibration_append_gemm(pascal_calibration *cal,
                                              const pascal_gemm_run *run, pascal_error *err)
 {
-  size_t index = cal->n_gemm_runs;
-  pascal_status st;
+  return append_gemm_to(cal, "measurements", &cal->gemm_runs, &cal->n_gemm_runs,
+                        &cal->capacity, run, err);
+}
+
+pascal_status pascal_calibration_append_heldout_scan(pascal_calibration *cal,
+                                                     const pascal_scan_run *run,
+                                                     pascal_error *err)
+{
+  return append_scan_to(cal, "heldout", &cal->heldout_scan_runs, &cal->n_heldout_scan_runs,
+                        &cal->heldout_capacity, run, err);
+}
+
+pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
+                                                     const pascal_gemm_run *run,
+                                                     pascal_error *err)
+{
+  return append_gemm_to(cal, "heldout", &cal->heldout_gemm_runs, &cal->n_heldout_gemm_runs,
+                        &cal->heldout_capacity, run, err);
+}
+
+/* Where a panel's constants differ from the calibration's, or NULL. */
+static const char *panel_mismatch(const pascal_calibration *cal, const pascal_calibration *panel)
+{
+  if (panel->workload != cal->workload)
+    return "workload";
+  if (panel->device.sm_count != cal->device.sm_count)
+    return "device.sm_count";
+  if (panel->device.capacity_blocks != cal->device.capacity_blocks)
+    return "device.capacity_blocks";
+  if (panel->device.block_bytes != cal->device.block_bytes)
+    return "device.block_bytes";
   if (cal->workload != PASCAL_WORKLOAD_GEMM)
-    return pascal_error_set(err, PASCAL_EINVAL, "workload", "a GEMM run needs a gemm calibration");
-  if ((st = check_gemm_run(cal, run, index, err)))
+    return NULL;
+  if (panel->gemm.tile_m != cal->gemm.tile_m)
+    return "gemm.tile_m";
+  if (panel->gemm.tile_n != cal->gemm.tile_n)
+    return "gemm.tile_n";
+  if (panel->gemm.tile_k != cal->gemm.tile_k)
+    return "gemm.tile_k";
+  if (panel->gemm.elem_bytes != cal->gemm.elem_bytes)
+    return "gemm.elem_bytes";
+  if (panel->gemm.resident_ctas != cal->gemm.resident_ctas)
+    return "gemm.resident_ctas";
+  return NULL;
+}
+
+pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
+                                             const pascal_calibration *panel,
+                                             pascal_error *err)
+{
+  const char *field = panel_mismatch(cal, panel);
+  if (!field && pascal_calibration_run_count(panel) == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "measurements", "the held-out panel has no run");
+  if (field)
+    return pascal_error_set(err, PASCAL_EINVAL, field,
+                            "the held-out panel's %s differs from the calibration's", field);
+  pascal_calibration tmp = *cal; /* borrow the constants; own a fresh panel */
+  tmp.heldout_scan_runs = NULL;
+  tmp.heldout_gemm_runs = NULL;
+  tmp.n_heldout_scan_runs = tmp.n_heldout_gemm_runs = tmp.heldout_capacity = 0;
+  pascal_status st = PASCAL_OK;
+  for (size_t i = 0; !st && i < panel->n_scan_runs; i++)
+    st = pascal_calibration_append_heldout_scan(&tmp, &panel->scan_runs[i], err);
+  for (size_t i = 0; !st && i < panel->n_gemm_runs; i++)
+    st = pascal_calibration_append_heldout_gemm(&tmp, &panel->gemm_runs[i], err);
+  if (st) {
+    free(tmp.heldout_scan_runs);
+    free(tmp.heldout_gemm_runs);
     return st;
-  for (size_t i = 0; i < index; i++)
-    if (same_gemm_run(&cal->gemm_runs[i], run))
-      return duplicate_error(err, index, i);
-  if ((st = grow((void **)&cal->gemm_runs, &cal->capacity, index, sizeof *run, err)))
-    return st;
-  cal->gemm_runs[index] = *run;
-  cal->n_gemm_runs = index + 1;
+  }
+  free(cal->heldout_scan_runs);
+  free(cal->heldout_gemm_runs);
+  cal->heldout_scan_runs = tmp.heldout_scan_runs;
+  cal->heldout_gemm_runs = tmp.heldout_gemm_runs;
+  cal->n_heldout_scan_runs = tmp.n_heldout_scan_runs;
+  cal->n_heldout_gemm_runs = tmp.n_heldout_gemm_runs;
+  cal->heldout_capacity = tmp.heldout_capacity;
   return PASCAL_OK;
 }
 
 size_t pascal_calibration_run_count(const pascal_calibration *cal)
 {
   return cal->workload == PASCAL_WORKLOAD_GEMM ? cal->n_gemm_runs : cal->n_scan_runs;
+}
+
+size_t pascal_calibration_heldout_count(const pascal_calibration *cal)
+{
+  return cal->workload == PASCAL_WORKLOAD_GEMM ? cal->n_heldout_gemm_runs
+                                               : cal->n_heldout_scan_runs;
 }
 
 unsigned pascal_class_rule_apply(pascal_class_rule rule, uint32_t m)
@@ -320,11 +433,17 @@ pascal_status pascal_calibration_check_runs(const pascal_calibration *cal, pasca
   pascal_status st;
   if (cal->workload == PASCAL_WORKLOAD_GEMM) {
     for (size_t i = 0; i < cal->n_gemm_runs; i++)
-      if ((st = check_gemm_run(cal, &cal->gemm_runs[i], i, err)))
+      if ((st = check_gemm_run(cal, &cal->gemm_runs[i], "measurements", i, err)))
+        return st;
+    for (size_t i = 0; i < cal->n_heldout_gemm_runs; i++)
+      if ((st = check_gemm_run(cal, &cal->heldout_gemm_runs[i], "heldout", i, err)))
         return st;
   } else {
     for (size_t i = 0; i < cal->n_scan_runs; i++)
-      if ((st = check_scan_run(&cal->scan_runs[i], i, err)))
+      if ((st = check_scan_run(&cal->scan_runs[i], "measurements", i, err)))
+        return st;
+    for (size_t i = 0; i < cal->n_heldout_scan_runs; i++)
+      if ((st = check_scan_run(&cal->heldout_scan_runs[i], "heldout", i, err)))
         return st;
   }
   return PASCAL_OK;

@@ -1,9 +1,12 @@
 /*
- * evaluate.c - configuration-balanced MAPE (paper Eq. dynamic_selection)
- * and leave-one-key-out evaluation (section 4.4): each fold removes one key
- * at every size and horizon, refits every curve and transfer from the other
- * runs, predicts the held-out runs and scores them, with the baselines of
- * loko_baselines.h, on the same runs.
+ * evaluate.c - configuration-balanced MAPE (paper Eq. dynamic_selection),
+ * leave-one-key-out evaluation (section 4.4) and the held-out panel
+ * (section 5.4): each fold removes one key at every size and horizon, refits
+ * every curve and transfer from the other runs, predicts the held-out runs
+ * and scores them, with the baselines of loko_baselines.h, on the same runs;
+ * a panel is scored by the model of all calibration runs. Per key it also
+ * counts diverged runs and the repeat-to-repeat floor; eval_summary.c turns
+ * the keys into the table row.
  */
 #include "pascal/evaluate.h"
 
@@ -20,9 +23,10 @@ const char *pascal_method_name(pascal_method method)
   switch (method) {
   case PASCAL_METHOD_PASCAL: return "pascal";
   case PASCAL_METHOD_ALIGNED: return "aligned";
-  case PASCAL_METHOD_SDCM: return "sdcm";
+  case PASCAL_METHOD_EXACT_SDCM: return "exact-sdcm";
   case PASCAL_METHOD_PPTGPU: return "ppt-gpu";
   case PASCAL_METHOD_CHE: return "che";
+  case PASCAL_METHOD_TILESIGHT: return "tilesight";
   case PASCAL_METHOD_COUNT: break;
   }
   return "unknown";
@@ -74,6 +78,21 @@ pascal_status pascal_balanced_mape(const size_t *key, const double *pred, const 
   return PASCAL_OK;
 }
 
+/* The runs one evaluation scores: the calibration's or its held-out panel. */
+typedef struct run_list {
+  const pascal_scan_run *scan;
+  const pascal_gemm_run *gemm;
+  size_t n;
+} run_list;
+
+static run_list runs_of(const pascal_calibration *cal, bool heldout)
+{
+  if (heldout)
+    return (run_list){cal->heldout_scan_runs, cal->heldout_gemm_runs,
+                      pascal_calibration_heldout_count(cal)};
+  return (run_list){cal->scan_runs, cal->gemm_runs, pascal_calibration_run_count(cal)};
+}
+
 /* Run indices sorted by key, so that each key's runs are contiguous. */
 typedef struct loko_item {
   pascal_scan_key key; /* scan */
@@ -104,30 +123,34 @@ static bool same_key(const loko_item *a, const loko_item *b)
          a->key.m == b->key.m && a->Mg == b->Mg && a->Ng == b->Ng;
 }
 
-/* Observed K, PASCAL's out-of-fold K (or a refusal) and the baselines for
- * run `index`. Returns PASCAL_EREFUSED (with err filled) for a refusal. */
-static pascal_status score_run(const pascal_calibration *cal, const pascal_model *model,
-                               size_t index, double *obs, double pred[PASCAL_METHOD_COUNT],
+/* Observed K, the model's K and rule (or a refusal) and the baselines for
+ * run `index` of `runs`. Returns PASCAL_EREFUSED (with err filled) for a
+ * refusal. */
+static pascal_status score_run(const pascal_calibration *cal, const run_list *runs,
+                               const pascal_model *model, size_t index, double *obs,
+                               double pred[PASCAL_METHOD_COUNT], pascal_rule *rule,
                                pascal_error *err)
 {
   pascal_status st;
   loko_baseline_k base;
   if (cal->workload == PASCAL_WORKLOAD_SCAN) {
-    const pascal_scan_run *r = &cal->scan_runs[index];
+    const pascal_scan_run *r = &runs->scan[index];
     pascal_scan_prediction p;
     if ((st = pascal_model_predict_scan(model, &r->key, r->N, r->W, &p, err)))
       return st;
     *obs = r->fill_bytes / ((double)cal->device.block_bytes * r->W * (double)r->N);
     pred[PASCAL_METHOD_PASCAL] = p.K;
+    *rule = p.why.rule;
     if ((st = loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
       return st;
   } else {
-    const pascal_gemm_run *r = &cal->gemm_runs[index];
+    const pascal_gemm_run *r = &runs->gemm[index];
     pascal_gemm_prediction p;
     if ((st = pascal_model_predict_gemm(model, &r->shape, &p, err)))
       return st;
     *obs = p.M * r->fill_bytes / p.Q;
     pred[PASCAL_METHOD_PASCAL] = p.K;
+    *rule = p.why.rule;
     double tile_bytes = (double)cal->gemm.tile_m * cal->gemm.tile_k * cal->gemm.elem_bytes;
     if (cal->gemm.tile_m != cal->gemm.tile_n)
       tile_bytes = NAN; /* the baselines model square A/B tiles only */
@@ -137,90 +160,145 @@ static pascal_status score_run(const pascal_calibration *cal, const pascal_model
       return st;
   }
   pred[PASCAL_METHOD_ALIGNED] = base.aligned;
-  pred[PASCAL_METHOD_SDCM] = base.sdcm;
+  pred[PASCAL_METHOD_EXACT_SDCM] = base.sdcm;
   pred[PASCAL_METHOD_PPTGPU] = base.pptgpu;
   pred[PASCAL_METHOD_CHE] = base.che;
+  pred[PASCAL_METHOD_TILESIGHT] = base.tilesight;
   return PASCAL_OK;
 }
 
-/* One fold: refit without the key of items[lo, hi) and score its runs. */
-static pascal_status run_fold(const pascal_calibration *cal, const loko_item *items, size_t lo,
-                              size_t hi, pascal_key_report *kr, pascal_error *err)
+/* Same configuration (scan: N and W; GEMM: Kg; the key is already equal),
+ * whatever the repeat. */
+static bool same_configuration(const pascal_calibration *cal, const run_list *runs, size_t a,
+                               size_t b)
 {
-  pascal_status st;
-  pascal_model *model = NULL;
-  model_exclusion ex = {.active = true, .key = items[lo].key, .Mg = items[lo].Mg,
-                        .Ng = items[lo].Ng};
+  if (cal->workload == PASCAL_WORKLOAD_SCAN)
+    return runs->scan[a].N == runs->scan[b].N && runs->scan[a].W == runs->scan[b].W;
+  return runs->gemm[a].shape.Kg == runs->gemm[b].shape.Kg;
+}
+
+static double fill_of(const pascal_calibration *cal, const run_list *runs, size_t i)
+{
+  return cal->workload == PASCAL_WORKLOAD_SCAN ? runs->scan[i].fill_bytes
+                                               : runs->gemm[i].fill_bytes;
+}
+
+/* Repeat-to-repeat floor of one key: every run that has other repeats of its
+ * configuration is predicted by their mean fill (the normalisation of K is
+ * the same for all of them, so fills compare like K). */
+static void key_floor(const pascal_calibration *cal, const run_list *runs,
+                      const loko_item *items, size_t lo, size_t hi, pascal_key_report *kr)
+{
+  double sum = 0;
+  for (size_t i = lo; i < hi; i++) {
+    double others = 0;
+    size_t n = 0;
+    for (size_t j = lo; j < hi; j++)
+      if (j != i && same_configuration(cal, runs, items[i].index, items[j].index)) {
+        others += fill_of(cal, runs, items[j].index);
+        n++;
+      }
+    if (n == 0)
+      continue;
+    sum += fabs(others / (double)n / fill_of(cal, runs, items[i].index) - 1);
+    kr->n_floor_runs++;
+  }
+  kr->floor_mape = kr->n_floor_runs ? 100 * sum / (double)kr->n_floor_runs : NAN;
+}
+
+/* Score the runs items[lo, hi) of one key with `model`. */
+static pascal_status score_key(const pascal_calibration *cal, const run_list *runs,
+                               const pascal_model *model, const loko_item *items, size_t lo,
+                               size_t hi, pascal_key_report *kr, pascal_error *err)
+{
   double sum[PASCAL_METHOD_COUNT] = {0};
-  if ((st = pascal_model_fit_excluding(cal, &ex, &model, err)))
-    return st;
   kr->key = items[lo].key;
   kr->Mg = items[lo].Mg;
   kr->Ng = items[lo].Ng;
   kr->n_runs = hi - lo;
   for (size_t i = lo; i < hi; i++) {
     double obs, pred[PASCAL_METHOD_COUNT];
+    pascal_rule rule = PASCAL_RULE_EXACT;
     pascal_error run_err;
     pascal_error_clear(&run_err);
-    st = score_run(cal, model, items[i].index, &obs, pred, &run_err);
+    pascal_status st = score_run(cal, runs, model, items[i].index, &obs, pred, &rule, &run_err);
     if (st == PASCAL_EREFUSED) {
       if (kr->refusal[0] == '\0')
         snprintf(kr->refusal, sizeof kr->refusal, "%s", run_err.message);
       continue;
     }
     if (st) {
-      pascal_model_free(model);
       if (err)
         *err = run_err;
       return st;
     }
     kr->n_scored++;
+    kr->n_above += obs > 1.05 * pred[PASCAL_METHOD_ALIGNED];
+    if (rule > kr->rule)
+      kr->rule = rule;
     for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
       sum[m] += fabs(pred[m] / obs - 1);
   }
-  pascal_model_free(model);
   for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
     kr->mape[m] = kr->n_scored ? 100 * sum[m] / (double)kr->n_scored : NAN;
+  key_floor(cal, runs, items, lo, hi, kr);
   return PASCAL_OK;
 }
 
-static pascal_status collect_keys(const pascal_calibration *cal, loko_item **out, size_t *n_out,
-                                  pascal_error *err)
+/* One fold: refit without the key of items[lo, hi) and score its runs. */
+static pascal_status run_fold(const pascal_calibration *cal, const run_list *runs,
+                              const loko_item *items, size_t lo, size_t hi,
+                              pascal_key_report *kr, pascal_error *err)
 {
-  size_t n = pascal_calibration_run_count(cal);
-  loko_item *items = calloc(n ? n : 1, sizeof *items);
+  pascal_model *model = NULL;
+  model_exclusion ex = {.active = true, .key = items[lo].key, .Mg = items[lo].Mg,
+                        .Ng = items[lo].Ng};
+  pascal_status st = pascal_model_fit_excluding(cal, &ex, &model, err);
+  if (st)
+    return st;
+  st = score_key(cal, runs, model, items, lo, hi, kr, err);
+  pascal_model_free(model);
+  return st;
+}
+
+static pascal_status collect_keys(const pascal_calibration *cal, const run_list *runs,
+                                  loko_item **out, size_t *n_keys, pascal_error *err)
+{
+  loko_item *items = calloc(runs->n ? runs->n : 1, sizeof *items);
   if (!items)
     return pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory");
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < runs->n; i++) {
     items[i].index = i;
     if (cal->workload == PASCAL_WORKLOAD_SCAN) {
-      items[i].key = cal->scan_runs[i].key;
+      items[i].key = runs->scan[i].key;
     } else {
-      items[i].Mg = cal->gemm_runs[i].shape.Mg;
-      items[i].Ng = cal->gemm_runs[i].shape.Ng;
+      items[i].Mg = runs->gemm[i].shape.Mg;
+      items[i].Ng = runs->gemm[i].shape.Ng;
     }
   }
-  qsort(items, n, sizeof *items, cmp_loko);
+  qsort(items, runs->n, sizeof *items, cmp_loko);
+  *n_keys = 0;
+  for (size_t i = 0; i < runs->n; i++)
+    if (i == 0 || !same_key(&items[i - 1], &items[i]))
+      (*n_keys)++;
   *out = items;
-  *n_out = n;
   return PASCAL_OK;
 }
 
-pascal_status pascal_loko_run(const pascal_calibration *cal, pascal_loko_report *out,
-                              pascal_error *err)
+/* The evaluation both reports share: group the runs by key, score each key
+ * with the model `fixed` or, when it is NULL, with its leave-one-key-out
+ * fold, then total and summarise. */
+static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list *runs,
+                                   size_t min_keys, const pascal_model *fixed,
+                                   pascal_loko_report *out, pascal_error *err)
 {
   pascal_status st;
   loko_item *items = NULL;
-  size_t n = 0, n_keys = 0;
+  size_t n_keys = 0;
   pascal_loko_report rep = {.workload = cal->workload};
-  if ((st = pascal_calibration_check(cal, err)) || (st = pascal_calibration_check_runs(cal, err)))
+  if ((st = collect_keys(cal, runs, &items, &n_keys, err)))
     return st;
-  if ((st = collect_keys(cal, &items, &n, err)))
-    return st;
-  for (size_t i = 0; i < n; i++)
-    if (i == 0 || !same_key(&items[i - 1], &items[i]))
-      n_keys++;
-  if (n_keys < 2) {
+  if (n_keys < min_keys) {
     st = pascal_error_set(err, PASCAL_EINVAL, "measurements",
                           "leave-one-key-out needs at least two keys (found %zu)", n_keys);
     goto fail;
@@ -231,14 +309,16 @@ pascal_status pascal_loko_run(const pascal_calibration *cal, pascal_loko_report 
     goto fail;
   }
   rep.n_keys = n_keys;
-  rep.n_runs = n;
+  rep.n_runs = runs->n;
   double sum[PASCAL_METHOD_COUNT] = {0};
   size_t k = 0;
-  for (size_t lo = 0, hi; lo < n; lo = hi, k++) {
-    for (hi = lo + 1; hi < n && same_key(&items[lo], &items[hi]); hi++)
+  for (size_t lo = 0, hi; lo < runs->n; lo = hi, k++) {
+    for (hi = lo + 1; hi < runs->n && same_key(&items[lo], &items[hi]); hi++)
       ;
     pascal_key_report *kr = &rep.keys[k];
-    if ((st = run_fold(cal, items, lo, hi, kr, err)))
+    st = fixed ? score_key(cal, runs, fixed, items, lo, hi, kr, err)
+               : run_fold(cal, runs, items, lo, hi, kr, err);
+    if (st)
       goto fail;
     rep.n_scored += kr->n_scored;
     rep.n_refused += kr->n_runs - kr->n_scored;
@@ -250,6 +330,17 @@ pascal_status pascal_loko_run(const pascal_calibration *cal, pascal_loko_report 
   }
   for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
     rep.balanced_mape[m] = rep.n_keys_scored ? sum[m] / (double)rep.n_keys_scored : NAN;
+  const pascal_loko_report *self = &rep;
+  if (rep.n_keys_scored && (st = pascal_eval_summarize(&self, 1, &rep.summary, err)))
+    goto fail;
+  if (!rep.n_keys_scored) { /* nothing scored: the row is undefined */
+    for (int m = 0; m < PASCAL_METHOD_COUNT; m++) {
+      rep.summary.balanced_mape[m] = rep.summary.gap[m] = NAN;
+      rep.summary.ci[m] = rep.summary.gap_ci[m] = (pascal_interval){NAN, NAN};
+    }
+    rep.summary.floor_mape = NAN;
+    rep.summary.n_runs = rep.n_runs;
+  }
   free(items);
   *out = rep;
   return PASCAL_OK;
@@ -259,10 +350,59 @@ fail:
   return st;
 }
 
+pascal_status pascal_heldout_run(const pascal_calibration *cal, pascal_loko_report *out,
+                                 pascal_error *err)
+{
+  pascal_status st;
+  pascal_model *model = NULL;
+  run_list runs = runs_of(cal, true);
+  if ((st = pascal_calibration_check(cal, err)) || (st = pascal_calibration_check_runs(cal, err)))
+    return st;
+  if (runs.n == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "heldout", "the held-out panel has no run");
+  if ((st = pascal_model_fit(cal, &model, err)))
+    return st;
+  st = evaluate_runs(cal, &runs, 1, model, out, err);
+  pascal_model_free(model);
+  return st;
+}
+
+pascal_status pascal_loko_run(const pascal_calibration *cal, pascal_loko_report *out,
+                              pascal_error *err)
+{
+  pascal_status st;
+  run_list runs = runs_of(cal, false);
+  pascal_loko_report rep;
+  if ((st = pascal_calibration_check(cal, err)) || (st = pascal_calibration_check_runs(cal, err)))
+    return st;
+  if ((st = evaluate_runs(cal, &runs, 2, NULL, &rep, err)))
+    return st;
+  if (pascal_calibration_heldout_count(cal) > 0) {
+    rep.heldout = calloc(1, sizeof *rep.heldout);
+    if (!rep.heldout)
+      st = pascal_error_set(err, PASCAL_ENOMEM, "heldout", "out of memory");
+    else if ((st = pascal_heldout_run(cal, rep.heldout, err))) {
+      free(rep.heldout);
+      rep.heldout = NULL;
+    }
+    if (st) {
+      pascal_loko_report_free(&rep);
+      return st;
+    }
+  }
+  *out = rep;
+  return PASCAL_OK;
+}
+
 void pascal_loko_report_free(pascal_loko_report *report)
 {
   if (!report)
     return;
+  if (report->heldout) {
+    pascal_loko_report_free(report->heldout);
+    free(report->heldout);
+    report->heldout = NULL;
+  }
   free(report->keys);
   report->keys = NULL;
   report->n_keys = 0;

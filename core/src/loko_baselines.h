@@ -13,7 +13,7 @@
 
 /* Predicted whole-run K of each baseline; NaN where one is unavailable. */
 typedef struct loko_baseline_k {
-  double aligned, sdcm, pptgpu, che;
+  double aligned, sdcm, pptgpu, che, tilesight;
 } loko_baseline_k;
 
 /* Scan run: W passes of N blocks, M resident workers, capacity C blocks. */

@@ -86,4 +86,29 @@ pascal_status pascal_model_fit_excluding(const pascal_calibration *cal,
                                          const model_exclusion *ex,
                                          pascal_model **out, pascal_error *err);
 
+/* Narrow [*lo, *hi] to its intersection with [a, b]: the span in which no
+ * reference read so far is extrapolated. */
+static inline void span_narrow(double *lo, double *hi, double a, double b)
+{
+  if (a > *lo)
+    *lo = a;
+  if (b < *hi)
+    *hi = b;
+}
+
+/* Record coordinate c when value lies outside [lo, hi]. */
+static inline void extrapolation_flag(pascal_extrapolations *ex, pascal_coordinate c,
+                                      double value, double lo, double hi,
+                                      pascal_extrapolation_action action)
+{
+  if ((value >= lo && value <= hi) || ex->n == PASCAL_EXTRAPOLATION_MAX)
+    return;
+  ex->item[ex->n++] = (pascal_extrapolation){c, value, lo, hi, action};
+}
+
+/* The advice of a scan prediction whose K, M, fill_bytes and rule are set
+ * (predict_advice.c); given only when it predicts divergence. */
+void pascal_scan_advise(const pascal_device *dev, const pascal_scan_key *key, uint32_t N,
+                        double W, const pascal_scan_prediction *p, pascal_scan_advice *out);
+
 #endif

@@ -1,6 +1,6 @@
 /*
  * plan.c - calibration plans (pascal/plan.h): validation, grid expansion and
- * the deterministic run order of DESIGN.md section 5 (sizes, keys, horizons,
+ * the deterministic run order of docs/design.md §5 (sizes, keys, horizons,
  * repeats; GEMM: shapes, repeats). Pure C, no allocation except where the
  * caller asks for an expanded array.
  */

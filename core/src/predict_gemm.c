@@ -101,17 +101,26 @@ static void axis_transfer(const double *x, size_t n, double t, axis_value_fn val
   *right = i + 1;
 }
 
+/* The part of (log n_c, log n_k) inside the range of every row and grid
+ * read (an intersection, as for the scan). */
+typedef struct gemm_span {
+  double lnc_lo, lnc_hi, lnk_lo, lnk_hi;
+} gemm_span;
+
 typedef struct gemm_ctx {
   const pascal_model *md;
   const model_row *row; /* the row of a column transfer */
   double lnk, lnc;
+  gemm_span *span;
 } gemm_ctx;
+
 
 /* Encoded value of grid k of ctx->row at n_k. */
 static double grid_value(const void *p, size_t k)
 {
   const gemm_ctx *c = p;
   const model_grid *g = &c->md->grids[c->row->first_grid + k];
+  span_narrow(&c->span->lnk_lo, &c->span->lnk_hi, g->curve.x[0], g->curve.x[g->curve.n - 1]);
   return pascal_excess_encode(pascal_curve_log_k_at(&g->curve, c->lnk));
 }
 
@@ -120,6 +129,8 @@ static void column_step(const gemm_ctx *base, size_t row, pascal_gemm_step *s)
   gemm_ctx c = *base;
   size_t l, r;
   c.row = &c.md->rows[row];
+  span_narrow(&c.span->lnc_lo, &c.span->lnc_hi, c.md->grid_lnc[c.row->first_grid],
+         c.md->grid_lnc[c.row->first_grid + c.row->n_grids - 1]);
   axis_transfer(c.md->grid_lnc + c.row->first_grid, c.row->n_grids, c.lnc, grid_value, &c, s,
                 &l, &r);
   s->left = c.md->grids[c.row->first_grid + l].n_c;
@@ -134,6 +145,27 @@ static double row_value(const void *p, size_t k)
   return s.a;
 }
 
+/* A tile count read back through exp(log n) is the integer it was. */
+static double tile_count(double x)
+{
+  return nearbyint(exp(x));
+}
+
+
+/* The tile counts outside the span of the rows and grids read: n_r and n_c
+ * take the nearest reference's value, n_k holds the curves at their ends. */
+static void gemm_extrapolations(const pascal_model *md, const pascal_gemm_prediction *p,
+                                const gemm_span *sp, pascal_extrapolations *ex)
+{
+  ex->n = 0;
+  extrapolation_flag(ex, PASCAL_COORD_N_R, p->n_r, md->rows[0].n_r, md->rows[md->n_rows - 1].n_r,
+       PASCAL_EXTRAP_CLAMPED);
+  extrapolation_flag(ex, PASCAL_COORD_N_C, p->n_c, tile_count(sp->lnc_lo), tile_count(sp->lnc_hi),
+       PASCAL_EXTRAP_CLAMPED);
+  extrapolation_flag(ex, PASCAL_COORD_N_K, p->n_k, tile_count(sp->lnk_lo), tile_count(sp->lnk_hi),
+       PASCAL_EXTRAP_HELD);
+}
+
 pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gemm_shape *shape,
                                         pascal_gemm_prediction *out, pascal_error *err)
 {
@@ -143,7 +175,9 @@ pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gem
     return pascal_error_set(err, PASCAL_EINVAL, "workload", "this calibration is for a scan, not GEMM");
   if ((st = pascal_gemm_geometry(&md->gemm, shape, &p, err)))
     return st;
-  gemm_ctx c = {.md = md, .lnk = log((double)p.n_k), .lnc = log((double)p.n_c)};
+  gemm_span span = {-INFINITY, INFINITY, -INFINITY, INFINITY};
+  gemm_ctx c = {.md = md, .lnk = log((double)p.n_k), .lnc = log((double)p.n_c), .span = &span};
+  p.expected = (pascal_expected_error){.pct = NAN};
   pascal_gemm_explanation *why = &p.why;
   size_t l, r;
   axis_transfer(md->row_lnr, md->n_rows, log((double)p.n_r), row_value, &c, &why->row, &l, &r);
@@ -162,6 +196,7 @@ pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gem
   p.kappa = p.K / p.K0;
   p.rho = p.K / p.M;
   p.fill_bytes = p.kappa * p.B0;
+  gemm_extrapolations(md, &p, &span, &p.extrapolated);
   *out = p;
   return PASCAL_OK;
 }

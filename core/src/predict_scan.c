@@ -1,9 +1,10 @@
 /*
  * predict_scan.c - scan prediction from a fitted model: paper Algorithm
- * predict, the six ordered transfer rules of DESIGN.md section 4 with the
+ * predict, the six ordered transfer rules of docs/design.md §4.3 with the
  * anchored interpolation of Eq. graph (gamma = 4), linear interpolation in
  * eta = C/N between adjacent reference sizes (App. C, after Proposition
- * graph), and the decode of Eq. dynamic_decode.
+ * graph), and the decode of Eq. dynamic_decode; the closed form for N <= C
+ * (rule resident) and the per-coordinate extrapolation flags.
  *
  * Hot path: no allocation, no mutable state; only the curves of the few
  * references a rule reads are evaluated (the pooled PCHIP needs at most four
@@ -15,8 +16,16 @@
 #include "curve_internal.h"
 #include "model_internal.h"
 
-static double ref_a(const model_ref *r, double lw)
+/* The part of (m, log W, d) inside the range of every reference read so far
+ * (an intersection: outside it at least one reference used extrapolates). */
+typedef struct scan_span {
+  double m_lo, m_hi, lw_lo, lw_hi, d_lo, d_hi;
+} scan_span;
+
+
+static double ref_a(const model_ref *r, double lw, scan_span *sp)
 {
+  span_narrow(&sp->lw_lo, &sp->lw_hi, r->curve.x[0], r->curve.x[r->curve.n - 1]);
   return pascal_excess_encode(pascal_curve_log_k_at(&r->curve, lw));
 }
 
@@ -42,17 +51,18 @@ static size_t lower_bound_m(const model_ref *refs, size_t n, uint32_t m)
 
 /* Rules 1, 3 and 4 inside one family whose references include class cls. */
 static void family_transfer(const pascal_model *md, const model_family *f, uint32_t m,
-                            unsigned cls, double lw, pascal_family_step *s)
+                            unsigned cls, double lw, scan_span *sp, pascal_family_step *s)
 {
   const model_ref *refs = md->refs + f->first_ref;
   const double *xm = md->ref_m + f->first_ref;
   size_t n = f->n_refs;
+  span_narrow(&sp->m_lo, &sp->m_hi, xm[0], xm[n - 1]);
   size_t pos = lower_bound_m(refs, n, m);
   family_step_reset(s, f->d);
   if (pos < n && refs[pos].m == m) { /* rule 1 */
     s->rule = PASCAL_RULE_EXACT;
     s->m_left = s->m_right = m;
-    s->a = s->a_left = s->a_right = ref_a(&refs[pos], lw);
+    s->a = s->a_left = s->a_right = ref_a(&refs[pos], lw, sp);
     return;
   }
   size_t left = pos, right = pos; /* same-class neighbours; n = none */
@@ -73,7 +83,7 @@ static void family_transfer(const pascal_model *md, const model_family *f, uint3
     size_t k = has_left ? left : right;
     s->rule = PASCAL_RULE_CLAMP;
     s->m_left = s->m_right = refs[k].m;
-    s->a = s->a_left = s->a_right = ref_a(&refs[k], lw);
+    s->a = s->a_left = s->a_right = ref_a(&refs[k], lw, sp);
     return;
   }
   /* rule 3: refs[pos - 1].m < m < refs[pos].m, and the pooled PCHIP (rule 2)
@@ -82,11 +92,11 @@ static void family_transfer(const pascal_model *md, const model_family *f, uint3
   double yw[4];
   pascal_pchip_window(n, i, &lo, &hi);
   for (size_t k = lo; k <= hi; k++)
-    yw[k - lo] = ref_a(&refs[k], lw);
+    yw[k - lo] = ref_a(&refs[k], lw, sp);
   double t = m;
   s->p = pascal_pchip_eval_window(xm, n, i, yw, lo, t);
-  s->a_left = left >= lo ? yw[left - lo] : ref_a(&refs[left], lw);
-  s->a_right = right <= hi ? yw[right - lo] : ref_a(&refs[right], lw);
+  s->a_left = left >= lo ? yw[left - lo] : ref_a(&refs[left], lw, sp);
+  s->a_right = right <= hi ? yw[right - lo] : ref_a(&refs[right], lw, sp);
   s->m_left = refs[left].m;
   s->m_right = refs[right].m;
   s->m_minus = refs[i].m;
@@ -117,7 +127,7 @@ static void family_range(const pascal_model *md, const model_size *sz, uint32_t 
 /* Rules 1-6 at one reference size. */
 static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
                                    const pascal_scan_key *key, unsigned cls, double lw,
-                                   pascal_size_step *s, pascal_error *err)
+                                   scan_span *sp, pascal_size_step *s, pascal_error *err)
 {
   size_t b, e;
   unsigned bit = 1u << cls;
@@ -130,6 +140,13 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
                             "it is not extrapolated from other sizes",
                             key->o, pascal_path_name(key->path), sz->N);
   size_t lower = e, upper = e; /* nearest depths below / above with the class */
+  double d_lo = INFINITY, d_hi = -INFINITY;
+  for (size_t k = b; k < e; k++)
+    if (md->families[k].class_mask & bit) {
+      d_lo = fmin(d_lo, md->families[k].d);
+      d_hi = fmax(d_hi, md->families[k].d);
+    }
+  span_narrow(&sp->d_lo, &sp->d_hi, d_lo, d_hi);
   for (size_t k = b; k < e; k++) {
     const model_family *f = &md->families[k];
     if (!(f->class_mask & bit))
@@ -137,7 +154,7 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
     if (f->d == key->d) {
       s->n_depths = 1;
       s->depth_weight[0] = 1;
-      family_transfer(md, f, key->m, cls, lw, &s->depth[0]);
+      family_transfer(md, f, key->m, cls, lw, sp, &s->depth[0]);
       s->rule = s->depth[0].rule;
       s->a = s->depth[0].a;
       return PASCAL_OK;
@@ -160,13 +177,13 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
     s->n_depths = 2;
     s->depth_weight[1] = (double)(key->d - fl->d) / (double)(fu->d - fl->d);
     s->depth_weight[0] = 1 - s->depth_weight[1];
-    family_transfer(md, fl, key->m, cls, lw, &s->depth[0]);
-    family_transfer(md, fu, key->m, cls, lw, &s->depth[1]);
+    family_transfer(md, fl, key->m, cls, lw, sp, &s->depth[0]);
+    family_transfer(md, fu, key->m, cls, lw, sp, &s->depth[1]);
     s->a = s->depth_weight[0] * s->depth[0].a + s->depth_weight[1] * s->depth[1].a;
   } else {
     s->n_depths = 1;
     s->depth_weight[0] = 1;
-    family_transfer(md, &md->families[lower != e ? lower : upper], key->m, cls, lw,
+    family_transfer(md, &md->families[lower != e ? lower : upper], key->m, cls, lw, sp,
                     &s->depth[0]);
     s->a = s->depth[0].a;
   }
@@ -184,6 +201,9 @@ static pascal_status check_query(const pascal_model *md, const pascal_scan_key *
     return pascal_error_set(err, PASCAL_EINVAL, "path", "path must be sync or tma");
   if (key->path == PASCAL_PATH_SYNC && key->d != 0)
     return pascal_error_set(err, PASCAL_EINVAL, "d", "a sync scan has prefetch depth d = 0");
+  if (key->path == PASCAL_PATH_TMA && key->d == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "d",
+                            "a tma scan needs its prefetch depth d >= 1 (d = 0 is the sync path)");
   if (N == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "N", "N (scan length in blocks) must be at least 1");
   if (!isfinite(W) || W <= 0)
@@ -191,6 +211,46 @@ static pascal_status check_query(const pascal_model *md, const pascal_scan_key *
   if ((uint64_t)md->device.sm_count * key->o > UINT32_MAX)
     return pascal_error_set(err, PASCAL_EINVAL, "o", "o is too large for this device");
   return PASCAL_OK;
+}
+
+/* N <= C: the whole operand stays resident in the (LRU) cache, so the fills
+ * are the N cold misses of the first pass: A = N, K = A / H = 1/W (at most M,
+ * the count of a lone pass over fewer than M workers). No curve is read. */
+static void predict_resident(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
+                             double W, pascal_scan_prediction *p)
+{
+  pascal_scan_explanation *why = &p->why;
+  why->rule = PASCAL_RULE_RESIDENT;
+  why->a = NAN;
+  p->M = md->device.sm_count * key->o;
+  p->K = fmin(1 / W, p->M);
+  p->rho = p->K / p->M;
+  p->fill_bytes = p->K * (double)md->device.block_bytes * W * (double)N;
+}
+
+/* Rounds a knot read back through exp(log W) to the integer it was. */
+static double knot_value(double x)
+{
+  double v = exp(x), r = nearbyint(v);
+  return fabs(v - r) <= 1e-9 * fmax(1, r) ? r : v;
+}
+
+
+/* The coordinates of the query outside the span of what was read. */
+static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
+                                double W, const scan_span *sp, pascal_extrapolations *ex)
+{
+  ex->n = 0;
+  extrapolation_flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
+       PASCAL_EXTRAP_CLAMPED);
+  double lw = log(W);
+  if (lw < sp->lw_lo || lw > sp->lw_hi)
+    extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
+                       PASCAL_EXTRAP_HELD);
+  extrapolation_flag(ex, PASCAL_COORD_M, key->m, sp->m_lo, sp->m_hi,
+                     PASCAL_EXTRAP_CLAMPED);
+  extrapolation_flag(ex, PASCAL_COORD_D, key->d, sp->d_lo, sp->d_hi,
+                     PASCAL_EXTRAP_CLAMPED);
 }
 
 /* Is (o, path) calibrated at any size? */
@@ -216,11 +276,17 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
                             key->o, pascal_path_name(key->path));
   pascal_scan_prediction p = {0};
   pascal_scan_explanation *why = &p.why;
+  p.expected = (pascal_expected_error){.pct = NAN};
   why->o = key->o;
   why->path = key->path;
   why->d = key->d;
   why->class_id = pascal_class_rule_apply(md->class_rule, key->m);
   why->eta = (double)md->device.capacity_blocks / N;
+  if (N <= md->device.capacity_blocks) {
+    predict_resident(md, key, N, W, &p);
+    *out = p;
+    return PASCAL_OK;
+  }
   /* The sizes adjacent to N (sorted by N, so by decreasing eta), clamped. */
   size_t j = 0;
   while (j < md->n_sizes && md->sizes[j].N < N)
@@ -235,11 +301,12 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
     count = 2;
   }
   double lw = log(W);
+  scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY};
   why->n_sizes = count;
   why->rule = PASCAL_RULE_EXACT;
   for (size_t k = 0; k < count; k++) {
     pascal_size_step *s = &why->size[k];
-    if ((st = size_transfer(md, &md->sizes[first + k], key, why->class_id, lw, s, err)))
+    if ((st = size_transfer(md, &md->sizes[first + k], key, why->class_id, lw, &sp, s, err)))
       return st;
     if (s->rule > why->rule)
       why->rule = s->rule;
@@ -260,17 +327,8 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
   if (!isfinite(p.fill_bytes)) /* W finite but near DBL_MAX */
     return pascal_error_set(err, PASCAL_ERANGE, "W",
                             "W = %g gives fill bytes beyond the range of a double", W);
+  scan_extrapolations(md, key, N, W, &sp, &p.extrapolated);
+  pascal_scan_advise(&md->device, key, N, W, &p, &p.advice);
   *out = p;
   return PASCAL_OK;
-}
-
-const char *pascal_rule_name(pascal_rule rule)
-{
-  switch (rule) {
-  case PASCAL_RULE_EXACT: return "exact";
-  case PASCAL_RULE_GRAPH: return "graph";
-  case PASCAL_RULE_CLAMP: return "clamp";
-  case PASCAL_RULE_DEPTH_FALLBACK: return "depth-fallback";
-  }
-  return "unknown";
 }

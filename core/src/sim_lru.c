@@ -1,6 +1,6 @@
 /*
  * sim_lru.c - request-level fully associative LRU reference simulator over
- * the cyclic phase trace (steady state, DESIGN.md §3) and over an address
+ * the cyclic phase trace (steady state, docs/design.md §3.7) and over an address
  * trace; it checks Theorem 2 and the exact reuse distances of paper §3.3.
  *
  * The cache is an intrusive doubly linked recency list over the universe

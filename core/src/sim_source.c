@@ -1,5 +1,5 @@
 /* sim_source.c - validation and set-up of the simulators' request streams
- * (see sim_source.h; paper Eq. trace, DESIGN.md §3 steady state). */
+ * (see sim_source.h; paper Eq. trace, docs/design.md §3.7 steady state). */
 #include "sim_source.h"
 
 #include <inttypes.h>

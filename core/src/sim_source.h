@@ -56,7 +56,7 @@ pascal_status pascal_sim_source_trace(pascal_sim_source *s,
                                       uint64_t universe, size_t slot_len,
                                       uint64_t c, pascal_error *err);
 
-/* The phase-trace source of the steady-state simulators (DESIGN.md §3):
+/* The phase-trace source of the steady-state simulators (docs/design.md §3.7):
  * PASCAL_SIM_WARMUP_PERIODS warm-up periods plus `periods` >= 1 counted
  * periods of N rounds, i.e. (PASCAL_SIM_WARMUP_PERIODS + periods) N slots,
  * validated as pascal_sim_source_phases does ("periods" when too long). */

@@ -17,7 +17,9 @@
 
 #include "simdev_internal.h"
 
-typedef enum key_type { KEY_STR_NAME, KEY_STR_ARCH, KEY_U32, KEY_U64, KEY_F64, KEY_PRIMING } key_type;
+typedef enum key_type {
+  KEY_STR_NAME, KEY_STR_ARCH, KEY_STR_TEXT, KEY_CC, KEY_U32, KEY_U64, KEY_F64, KEY_PRIMING
+} key_type;
 
 typedef struct key_spec {
   const char *key;
@@ -37,6 +39,9 @@ static const key_spec KEYS[] = {
     {"capacity_blocks", KEY_U32, F(capacity_blocks), 1, 1u << 30, 0, "an integer in [1, 2^30]"},
     {"block_bytes", KEY_U32, F(block_bytes), 1, 1u << 30, 0, "an integer in [1, 2^30]"},
     {"l2_bytes", KEY_U64, F(l2_bytes), 1, 1e15, 0, "an integer in [1, 1e15]"},
+    {"cuda_name", KEY_STR_TEXT, F(cuda_name), 0, 0, 0,
+     "1-63 printable ASCII characters (no '#')"},
+    {"compute_capability", KEY_CC, F(cc_major), 0, 0, 0, "MAJOR.MINOR, 1..99 . 0..99"},
     {"seed", KEY_U64, F(seed), 0, 1.8446744073709552e19, 0, "an unsigned 64-bit integer"},
     {"priming", KEY_PRIMING, F(priming_extra), 0, 1, 0, "d-1 or d"},
     {"hop_ns", KEY_F64, F(hop_ns), 0, BIG, 0, "a number >= 0"},
@@ -78,6 +83,9 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out) {
   out->capacity_blocks = 1280;
   out->block_bytes = 16384;
   out->l2_bytes = 24u << 20;
+  strcpy(out->cuda_name, "PASCAL sim GB10-like");
+  out->cc_major = 12;
+  out->cc_minor = 1;
   out->seed = 1;
   out->priming_extra = 0;
   out->hop_ns = 200.0;
@@ -120,6 +128,37 @@ static int name_ok(const char *s, size_t max) {
   return 1;
 }
 
+/* cuda_name: "" (not stated) or printable ASCII with no blank at either end
+ * and no '#' (it would start a comment in the text form). */
+static int text_ok(const char *s, size_t max) {
+  size_t n = strlen(s);
+  if (n == 0) return 1;
+  if (n >= max || s[0] == ' ' || s[n - 1] == ' ') return 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '#') return 0;
+  return 1;
+}
+
+/* compute_capability: 0.0 (not stated) or 1..99 . 0..99. */
+static int cc_ok(const uint32_t *cc) {
+  return cc[0] == 0 ? cc[1] == 0 : cc[0] <= 99 && cc[1] <= 99;
+}
+
+/* Parse "MAJOR.MINOR" (1-2 digits each) into cc[0], cc[1]; 0 on failure. */
+static int cc_store(uint32_t *cc, const char *v) {
+  uint32_t part[2] = {0, 0};
+  for (int i = 0; i < 2; i++) {
+    int digits = 0;
+    while (*v >= '0' && *v <= '9' && digits < 3) part[i] = part[i] * 10 + (uint32_t)(*v++ - '0'), digits++;
+    if (digits == 0 || digits > 2) return 0;
+    if (i == 0 && *v++ != '.') return 0;
+  }
+  if (*v || part[0] == 0) return 0;
+  cc[0] = part[0];
+  cc[1] = part[1];
+  return 1;
+}
+
 /* The value of key `k` in `p` as a double (numbers only). */
 static double key_number(const pascal_simdev_profile *p, const key_spec *k) {
   const char *base = (const char *)p + k->offset;
@@ -136,6 +175,8 @@ static int key_in_domain(const pascal_simdev_profile *p, const key_spec *k) {
   const char *base = (const char *)p + k->offset;
   if (k->type == KEY_STR_NAME) return name_ok(base, PASCAL_SIMDEV_NAME_MAX);
   if (k->type == KEY_STR_ARCH) return name_ok(base, PASCAL_SIMDEV_ARCH_MAX);
+  if (k->type == KEY_STR_TEXT) return text_ok(base, PASCAL_SIMDEV_NAME_MAX);
+  if (k->type == KEY_CC) return cc_ok((const uint32_t *)(const void *)base);
   double v = key_number(p, k);
   if (!isfinite(v) || v < k->lo) return 0;
   return k->hi_open ? v < k->hi : v <= k->hi;
@@ -181,6 +222,12 @@ static int key_store(pascal_simdev_profile *p, const key_spec *k, const char *va
     memcpy(base, value, strlen(value) + 1);
     return 1;
   }
+  case KEY_STR_TEXT:
+    if (!value[0] || !text_ok(value, PASCAL_SIMDEV_NAME_MAX)) return 0;
+    memcpy(base, value, strlen(value) + 1);
+    return 1;
+  case KEY_CC:
+    return cc_store((uint32_t *)(void *)base, value);
   case KEY_PRIMING:
     if (strcmp(value, "d-1") == 0) *(uint32_t *)(void *)base = 0;
     else if (strcmp(value, "d") == 0) *(uint32_t *)(void *)base = 1;

@@ -25,6 +25,11 @@ capacity_blocks = 1280        # C, effective L2 capacity in blocks
 block_bytes = 16384
 l2_bytes = 25165824           # nominal 24 MiB, reported only
 
+# identity sent when the agent registers the device (what a CUDA probe would
+# report for a real GPU; this one says it is the sim, shaped like a cc 12.1 GB10)
+cuda_name = PASCAL sim GB10-like
+compute_capability = 12.1
+
 # randomness: every run mixes this seed with its key and the job's repeat
 seed = 1
 

@@ -12,11 +12,11 @@
 #include "commands.h"
 #include "output.h"
 #include "pascal/synth.h"
+#include "pascal/validation.h"
 #include "pascal_codec.h"
 
-/* Read and decode the bundle file at `path`. */
-static pascal_status read_bundle(const char *path, pascal_codec_bundle *bundle,
-                                 pascal_error *err)
+pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle,
+                              pascal_error *err)
 {
   json_t *doc = NULL;
   pascal_status st = pascal_codec_load_file(path, &doc, err);
@@ -26,13 +26,11 @@ static pascal_status read_bundle(const char *path, pascal_codec_bundle *bundle,
   return st;
 }
 
-/* Read a bundle and fit its model; a frozen bundle's stored model must match
- * the refit. On failure the error is reported and the exit status returned. */
-static int load_model(const char *cmd, const char *path, pascal_codec_bundle *bundle,
-                      pascal_model **model)
+int cli_load_model(const char *cmd, const char *path, pascal_codec_bundle *bundle,
+                   pascal_model **model)
 {
   pascal_error err = {0};
-  pascal_status st = read_bundle(path, bundle, &err);
+  pascal_status st = cli_read_bundle(path, bundle, &err);
   if (!st)
     st = pascal_model_fit(&bundle->cal, model, &err);
   if (!st && (st = pascal_codec_bundle_check_model(bundle, *model, &err))) {
@@ -69,7 +67,7 @@ int cli_cmd_fit(int argc, char **argv)
   int have_report = 0;
   pascal_codec_bundle_init(&bundle);
   memset(&report, 0, sizeof report);
-  if ((rc = load_model("fit", path, &bundle, &model)))
+  if ((rc = cli_load_model("fit", path, &bundle, &model)))
     goto done;
   /* LOKO needs two keys; a smaller calibration is frozen with report null. */
   pascal_status st = PASCAL_OK;
@@ -100,7 +98,11 @@ typedef struct predict_query {
   uint32_t Mg, Ng, Kg;
 } predict_query;
 
-static pascal_status predict_run(const pascal_model *model, const predict_query *q,
+/* Predict; once a prediction stands, build the calibration's own validation
+ * into *v as pascald builds it (a leave-one-key-out run) for its expected
+ * error. */
+static pascal_status predict_run(const pascal_calibration *cal, const pascal_model *model,
+                                 pascal_validation *v, const predict_query *q,
                                  const cli_arg *args, size_t n_args, json_t **doc,
                                  pascal_error *err)
 {
@@ -109,6 +111,10 @@ static pascal_status predict_run(const pascal_model *model, const predict_query 
   int gemm = pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM;
   const char *const *need = gemm ? gemm_opts : scan_opts, *const *other = gemm ? scan_opts : gemm_opts;
   size_t n_need = gemm ? 3 : 6, n_other = gemm ? 6 : 3;
+  for (size_t g = 0; g < 3; g++) /* the daemon's rule: the first GEMM field is named */
+    for (size_t i = 0; i < 6 && cli_args_seen(args, n_args, gemm_opts[g]); i++)
+      if (cli_args_seen(args, n_args, scan_opts[i]))
+        return pascal_error_set(err, PASCAL_EINVAL, gemm_opts[g], PASCAL_PREDICT_MIXED_MESSAGE);
   for (size_t i = 0; i < n_other; i++)
     if (cli_args_seen(args, n_args, other[i]))
       return pascal_error_set(err, PASCAL_EINVAL, other[i],
@@ -118,18 +124,27 @@ static pascal_status predict_run(const pascal_model *model, const predict_query 
     if (!cli_args_seen(args, n_args, need[i]) && !(strcmp(need[i], "d") == 0 && q->path &&
                                                    strcmp(q->path, "sync") == 0))
       return pascal_error_set(err, PASCAL_EINVAL, need[i], "missing required option");
+  if (!gemm && (q->W < PASCAL_PREDICT_W_MIN || q->W > PASCAL_PREDICT_W_MAX))
+    return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be in [%g, %g]", PASCAL_PREDICT_W_MIN,
+                            PASCAL_PREDICT_W_MAX);
   if (gemm) {
     pascal_gemm_shape shape = {q->Mg, q->Ng, q->Kg};
     pascal_gemm_prediction p;
     pascal_status st = pascal_model_predict_gemm(model, &shape, &p, err);
-    return st ? st : pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
+    if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
+      return st;
+    pascal_validation_expect_gemm(v, &shape, &p);
+    return pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
   }
   pascal_scan_key key = {q->o, PASCAL_PATH_SYNC, q->d, q->m};
   pascal_scan_prediction p;
   pascal_status st = pascal_path_parse(q->path, "path", &key.path, err);
   if (!st)
     st = pascal_model_predict_scan(model, &key, q->N, q->W, &p, err);
-  return st ? st : pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
+  if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
+    return st;
+  pascal_validation_expect_scan(v, &key, &p);
+  return pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
 }
 
 int cli_cmd_predict(int argc, char **argv)
@@ -139,15 +154,16 @@ int cli_cmd_predict(int argc, char **argv)
   int json = 0;
   cli_arg args[] = {
     {"bundle", 0, CLI_ARG_STRING, 1, &bundle_path, 0, 0, 0},
-    {"o", 0, CLI_ARG_U32, 0, &q.o, 0, UINT32_MAX, 0},
+    /* the daemon's ranges (h_predict.c), so that both give the same verdict */
+    {"o", 0, CLI_ARG_U32, 0, &q.o, 1, PASCAL_PLAN_MAX_OCCUPANCY, 0},
     {"path", 0, CLI_ARG_STRING, 0, &q.path, 0, 0, 0},
-    {"d", 0, CLI_ARG_U32, 0, &q.d, 0, UINT32_MAX, 0},
-    {"m", 0, CLI_ARG_U32, 0, &q.m, 0, UINT32_MAX, 0},
-    {"N", 0, CLI_ARG_U32, 0, &q.N, 0, UINT32_MAX, 0},
+    {"d", 0, CLI_ARG_U32, 0, &q.d, 0, PASCAL_PLAN_MAX_DEPTH, 0},
+    {"m", 0, CLI_ARG_U32, 0, &q.m, 0, PASCAL_PLAN_MAX_COMPUTE, 0},
+    {"N", 0, CLI_ARG_U32, 0, &q.N, 1, UINT32_MAX, 0},
     {"W", 0, CLI_ARG_DOUBLE, 0, &q.W, 0, 0, 0},
-    {"Mg", 0, CLI_ARG_U32, 0, &q.Mg, 0, UINT32_MAX, 0},
-    {"Ng", 0, CLI_ARG_U32, 0, &q.Ng, 0, UINT32_MAX, 0},
-    {"Kg", 0, CLI_ARG_U32, 0, &q.Kg, 0, UINT32_MAX, 0},
+    {"Mg", 0, CLI_ARG_U32, 0, &q.Mg, 1, UINT32_MAX, 0},
+    {"Ng", 0, CLI_ARG_U32, 0, &q.Ng, 1, UINT32_MAX, 0},
+    {"Kg", 0, CLI_ARG_U32, 0, &q.Kg, 1, UINT32_MAX, 0},
     {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
   };
   int rc = cli_parse("predict", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
@@ -155,16 +171,18 @@ int cli_cmd_predict(int argc, char **argv)
     return rc;
   pascal_codec_bundle bundle;
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_codec_bundle_init(&bundle);
-  if (!(rc = load_model("predict", bundle_path, &bundle, &model))) {
+  if (!(rc = cli_load_model("predict", bundle_path, &bundle, &model))) {
     pascal_error err = {0};
     json_t *doc = NULL;
-    pascal_status st = predict_run(model, &q, args, N_ARGS(args), &doc, &err);
+    pascal_status st = predict_run(&bundle.cal, model, &valid, &q, args, N_ARGS(args), &doc, &err);
     if (st == PASCAL_EREFUSED)
       rc = cli_input_error("predict", "refused", &err);
     else
       rc = cli_finish("predict", args, N_ARGS(args), st, doc, json, &err);
   }
+  pascal_validation_free(&valid);
   pascal_model_free(model);
   pascal_codec_bundle_free(&bundle);
   return rc;
@@ -173,7 +191,8 @@ int cli_cmd_predict(int argc, char **argv)
 /* Readable LOKO table from the report document. */
 static void print_loko(const json_t *r)
 {
-  static const char *const methods[] = {"pascal", "aligned", "sdcm", "ppt_gpu", "che"};
+  static const char *const methods[] = {"pascal", "tilesight", "ppt_gpu", "exact_sdcm",
+                                        "aligned", "che"};
   const json_t *bm = json_object_get(r, "balanced_mape");
   printf("leave-one-key-out: %lld keys (%lld scored), %lld runs (%lld scored, %lld refused)\n",
          (long long)json_integer_value(json_object_get(r, "n_keys")),
@@ -182,7 +201,7 @@ static void print_loko(const json_t *r)
          (long long)json_integer_value(json_object_get(r, "n_scored")),
          (long long)json_integer_value(json_object_get(r, "n_refused")));
   printf("balanced MAPE (%%):");
-  for (size_t i = 0; i < 5; i++) {
+  for (size_t i = 0; i < 6; i++) {
     const json_t *v = json_object_get(bm, methods[i]);
     if (json_is_number(v))
       printf("  %s %.2f", methods[i], json_number_value(v));
@@ -190,8 +209,8 @@ static void print_loko(const json_t *r)
       printf("  %s -", methods[i]);
   }
   printf("\n\n%-22s %5s", "key", "runs");
-  for (size_t i = 0; i < 5; i++)
-    printf(" %9s", methods[i]);
+  for (size_t i = 0; i < 6; i++)
+    printf(" %10s", methods[i]);
   printf("\n");
   size_t i;
   const json_t *k;
@@ -209,12 +228,12 @@ static void print_loko(const json_t *r)
                (long long)json_integer_value(json_object_get(k, "m")));
     printf("%-22s %5lld", key, (long long)json_integer_value(json_object_get(k, "n_runs")));
     const json_t *mape = json_object_get(k, "mape");
-    for (size_t j = 0; j < 5; j++) {
+    for (size_t j = 0; j < 6; j++) {
       const json_t *v = json_object_get(mape, methods[j]);
       if (json_is_number(v))
-        printf(" %9.2f", json_number_value(v));
+        printf(" %10.2f", json_number_value(v));
       else
-        printf(" %9s", "-");
+        printf(" %10s", "-");
     }
     const json_t *refusal = json_object_get(k, "refusal");
     printf("%s%s\n", json_is_string(refusal) ? "  refused: " : "",
@@ -236,7 +255,7 @@ int cli_cmd_loko(int argc, char **argv)
   pascal_error err = {0};
   json_t *doc = NULL;
   pascal_codec_bundle_init(&bundle);
-  pascal_status st = read_bundle(path, &bundle, &err);
+  pascal_status st = cli_read_bundle(path, &bundle, &err);
   if (st) {
     rc = cli_input_error("loko", path, &err);
   } else if ((st = pascal_loko_run(&bundle.cal, &report, &err))) {
@@ -365,59 +384,78 @@ static json_t *synth_provenance(const pascal_synth_law *law)
   return prov;
 }
 
+/* Synthesise the runs of the plan file at `path` (NULL: the law's default
+ * plan) into *cal, which this initialises (free it also after a failure).
+ * Errors are reported; returns the exit status. */
+static int synth_from_plan(const pascal_synth_law *law, const char *path, pascal_calibration *cal)
+{
+  pascal_synth_plan sp;
+  synth_plan_storage mem = {0};
+  pascal_plan plan;
+  pascal_error err = {0};
+  json_t *doc = NULL;
+  pascal_status st = PASCAL_OK;
+  pascal_plan_init(&plan);
+  pascal_calibration_init(cal, law->workload);
+  pascal_synth_plan_default(law->workload, &sp);
+  if (path) {
+    st = pascal_codec_load_file(path, &doc, &err);
+    if (!st)
+      st = pascal_codec_plan_decode(doc, &plan, &err);
+    json_decref(doc);
+    if (!st && (plan.workload == PASCAL_PLAN_GEMM) != (law->workload == PASCAL_WORKLOAD_GEMM))
+      st = pascal_error_set(&err, PASCAL_EINVAL, "workload",
+                            "the plan's workload differs from the law's");
+    if (!st)
+      st = plan_to_synth(&plan, &sp, &mem, &err);
+  }
+  int rc = st ? cli_input_error("synth", path, &err) : CLI_EXIT_OK;
+  if (!rc && (st = pascal_synth_calibration(law, &sp, cal, &err)))
+    rc = cli_input_error("synth", "law", &err);
+  free(mem.keys);
+  free(mem.sizes);
+  free(mem.horizons);
+  free(mem.shapes);
+  pascal_plan_free(&plan);
+  return rc;
+}
+
 int cli_cmd_synth(int argc, char **argv)
 {
-  const char *law_spec = NULL, *plan_path = NULL, *out = NULL;
+  const char *law_spec = NULL, *plan_path = NULL, *panel_path = NULL, *out = NULL;
   cli_arg args[] = {
     {"law", 0, CLI_ARG_STRING, 1, &law_spec, 0, 0, 0},
     {"plan", 0, CLI_ARG_STRING, 0, &plan_path, 0, 0, 0},
+    {"heldout", 0, CLI_ARG_STRING, 0, &panel_path, 0, 0, 0},
     {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0},
   };
   int rc = cli_parse("synth", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc)
     return rc;
   pascal_synth_law law;
-  pascal_synth_plan sp;
-  synth_plan_storage mem = {0};
-  pascal_plan plan;
-  pascal_calibration cal;
+  pascal_calibration cal, panel;
   pascal_error err = {0};
   json_t *doc = NULL, *prov = NULL;
-  pascal_plan_init(&plan);
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
+  pascal_calibration_init(&panel, PASCAL_WORKLOAD_SCAN);
   if (parse_law(law_spec, &law, &err)) {
     rc = cli_arg_error("synth", args, N_ARGS(args), &err);
     goto done;
   }
-  pascal_synth_plan_default(law.workload, &sp);
-  if (plan_path) {
-    pascal_status st = pascal_codec_load_file(plan_path, &doc, &err);
-    if (!st)
-      st = pascal_codec_plan_decode(doc, &plan, &err);
-    json_decref(doc);
-    doc = NULL;
-    if (!st && (plan.workload == PASCAL_PLAN_GEMM) != (law.workload == PASCAL_WORKLOAD_GEMM))
-      st = pascal_error_set(&err, PASCAL_EINVAL, "workload",
-                            "the plan's workload differs from the law's");
-    if (!st)
-      st = plan_to_synth(&plan, &sp, &mem, &err);
-    if (st) {
-      rc = cli_input_error("synth", plan_path, &err);
-      goto done;
-    }
+  if ((rc = synth_from_plan(&law, plan_path, &cal)) ||
+      (panel_path && (rc = synth_from_plan(&law, panel_path, &panel))))
+    goto done;
+  pascal_status st = PASCAL_OK;
+  if (panel_path && (st = pascal_calibration_set_heldout(&cal, &panel, &err))) {
+    rc = cli_input_error("synth", panel_path, &err);
+    goto done;
   }
-  pascal_status st = pascal_synth_calibration(&law, &sp, &cal, &err);
   prov = synth_provenance(&law);
-  if (!st)
-    st = pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, &err);
+  st = pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, &err);
   rc = st ? cli_input_error("synth", "law", &err) : emit("synth", doc, out);
 done:
   json_decref(prov);
-  free(mem.keys);
-  free(mem.sizes);
-  free(mem.horizons);
-  free(mem.shapes);
-  pascal_plan_free(&plan);
   pascal_calibration_free(&cal);
+  pascal_calibration_free(&panel);
   return rc;
 }

@@ -5,6 +5,8 @@
 #ifndef PASCAL_CLI_COMMANDS_H
 #define PASCAL_CLI_COMMANDS_H
 
+#include "pascal_codec.h"
+
 /* static theory (cmd_static.c) */
 int cli_cmd_bounds(int argc, char **argv);
 int cli_cmd_simulate(int argc, char **argv);
@@ -15,5 +17,19 @@ int cli_cmd_fit(int argc, char **argv);
 int cli_cmd_predict(int argc, char **argv);
 int cli_cmd_loko(int argc, char **argv);
 int cli_cmd_synth(int argc, char **argv);
+/* evaluation in the paper's table layout (cmd_evaluate.c) */
+int cli_cmd_evaluate(int argc, char **argv);
+
+/* Shared by the bundle commands (cmd_dynamic.c). Read and decode the bundle
+ * file at `path`. */
+pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle,
+                              pascal_error *err);
+/* Read a bundle and fit its model; a frozen bundle's stored model must match
+ * the refit. On failure the error is reported and the exit status returned. */
+int cli_load_model(const char *cmd, const char *path, pascal_codec_bundle *bundle,
+                   pascal_model **model);
+
+/* device-aware plans (cmd_plan.c) */
+int cli_cmd_plan(int argc, char **argv);
 
 #endif

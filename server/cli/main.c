@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "output.h"
+#include "pascal/version.h"
 
 typedef struct command {
   const char *name;
@@ -28,12 +29,18 @@ static const command commands[] = {
    "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K) "
    "[--json]"},
   {"loko", cli_cmd_loko, "BUNDLE [--json]"},
-  {"synth", cli_cmd_synth, "--law scan|gemm[,name=value...] [--plan PLAN] [-o BUNDLE]"},
+  {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL] [--json]"},
+  {"synth", cli_cmd_synth,
+   "--law scan|gemm[,name=value...] [--plan PLAN] [--heldout PANEL_PLAN] [-o BUNDLE]"},
+  {"plan", cli_cmd_plan,
+   "--kind scan|scan-heldout|gemm|gemm-heldout (--probe PROBE.json | --C C | --l2-bytes B) "
+   "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
 };
 
 static void usage(FILE *out)
 {
-  fprintf(out, "usage: pascal COMMAND [options]   (docs/cli.md)\n");
+  fprintf(out, "usage: pascal COMMAND [options]   (docs/cli.md)\n"
+               "       pascal --version | --help\n");
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     fprintf(out, "  pascal %s %s\n", commands[i].name, commands[i].usage);
 }
@@ -47,6 +54,10 @@ int main(int argc, char **argv)
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "help") == 0) {
     usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("pascal %s\n", pascal_version());
     return CLI_EXIT_OK;
   }
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {

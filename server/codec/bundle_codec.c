@@ -4,7 +4,8 @@
  * pascal_calibration, encoding of plain and frozen bundles (fitted curves of
  * paper Eq. trafficcurve, LOKO report of Eq. dynamic_selection) and the
  * content hash: SHA-256 over the canonical serialisation of format, device,
- * workload, class_rule, gemm and measurements.
+ * workload, class_rule, gemm, measurements and the held-out panel (when it
+ * has runs, so that bundles without one keep their hash).
  */
 #include <string.h>
 
@@ -124,7 +125,22 @@ static pascal_status decode_optionals(const json_t *obj, const char *field, bool
   return PASCAL_OK;
 }
 
-static pascal_status decode_scan_run(const json_t *obj, const char *field,
+/* Append a run to the measurements or to the held-out panel. */
+static pascal_status append_scan(pascal_calibration *cal, bool heldout, const pascal_scan_run *r,
+                                 pascal_error *err)
+{
+  return heldout ? pascal_calibration_append_heldout_scan(cal, r, err)
+                 : pascal_calibration_append_scan(cal, r, err);
+}
+
+static pascal_status append_gemm(pascal_calibration *cal, bool heldout, const pascal_gemm_run *r,
+                                 pascal_error *err)
+{
+  return heldout ? pascal_calibration_append_heldout_gemm(cal, r, err)
+                 : pascal_calibration_append_gemm(cal, r, err);
+}
+
+static pascal_status decode_scan_run(const json_t *obj, const char *field, bool heldout,
                                      pascal_calibration *cal, pascal_error *err)
 {
   pascal_scan_run r;
@@ -144,10 +160,10 @@ static pascal_status decode_scan_run(const json_t *obj, const char *field,
       (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns,
                              &r.kernel_ns, err)))
     return st;
-  return pascal_calibration_append_scan(cal, &r, err);
+  return append_scan(cal, heldout, &r, err);
 }
 
-static pascal_status decode_gemm_run(const json_t *obj, const char *field,
+static pascal_status decode_gemm_run(const json_t *obj, const char *field, bool heldout,
                                      pascal_calibration *cal, pascal_error *err)
 {
   pascal_gemm_run r;
@@ -160,24 +176,25 @@ static pascal_status decode_gemm_run(const json_t *obj, const char *field,
       (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns,
                              &r.kernel_ns, err)))
     return st;
-  return pascal_calibration_append_gemm(cal, &r, err);
+  return append_gemm(cal, heldout, &r, err);
 }
 
-static pascal_status decode_measurements(const json_t *doc, pascal_calibration *cal,
-                                         pascal_error *err)
+/* The run array `key`: "measurements" (required) or "heldout" (optional). */
+static pascal_status decode_runs(const json_t *doc, const char *key, bool heldout,
+                                 pascal_calibration *cal, pascal_error *err)
 {
   json_t *arr;
-  pascal_status st = codec_get_array(doc, "", "measurements", 1, &arr, err);
-  if (st)
+  pascal_status st = codec_get_array(doc, "", key, !heldout, &arr, err);
+  if (st || !arr)
     return st;
   for (size_t i = 0; i < json_array_size(arr); i++) {
     char field[PASCAL_ERROR_FIELD_MAX];
-    codec_path_index(field, sizeof field, "measurements", i);
+    codec_path_index(field, sizeof field, key, i);
     json_t *run = json_array_get(arr, i);
     if (!json_is_object(run))
       return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an object", field);
-    st = cal->workload == PASCAL_WORKLOAD_GEMM ? decode_gemm_run(run, field, cal, err)
-                                               : decode_scan_run(run, field, cal, err);
+    st = cal->workload == PASCAL_WORKLOAD_GEMM ? decode_gemm_run(run, field, heldout, cal, err)
+                                               : decode_scan_run(run, field, heldout, cal, err);
     if (st)
       return st;
   }
@@ -255,7 +272,8 @@ pascal_status pascal_codec_bundle_decode(const json_t *doc, pascal_codec_bundle 
   }
   if ((st = pascal_calibration_check(&b.cal, err)) ||
       (st = decode_provenance(doc, &b.provenance, err)) ||
-      (st = decode_measurements(doc, &b.cal, err)) || (st = decode_frozen(doc, &b, err)))
+      (st = decode_runs(doc, "measurements", false, &b.cal, err)) ||
+      (st = decode_runs(doc, "heldout", true, &b.cal, err)) || (st = decode_frozen(doc, &b, err)))
     goto fail;
   *out = b;
   return PASCAL_OK;
@@ -277,12 +295,12 @@ static pascal_status encode_optionals(json_t *obj, bool has_repeat, uint32_t rep
   return st;
 }
 
-static pascal_status encode_run(const pascal_calibration *cal, size_t i, json_t *obj,
-                                pascal_error *err)
+static pascal_status encode_run(const pascal_calibration *cal, bool heldout, size_t i,
+                                json_t *obj, pascal_error *err)
 {
   pascal_status st;
   if (cal->workload == PASCAL_WORKLOAD_GEMM) {
-    const pascal_gemm_run *r = &cal->gemm_runs[i];
+    const pascal_gemm_run *r = heldout ? &cal->heldout_gemm_runs[i] : &cal->gemm_runs[i];
     if ((st = codec_set(obj, "Mg", codec_uint(r->shape.Mg), err)) ||
         (st = codec_set(obj, "Ng", codec_uint(r->shape.Ng), err)) ||
         (st = codec_set(obj, "Kg", codec_uint(r->shape.Kg), err)) ||
@@ -290,13 +308,30 @@ static pascal_status encode_run(const pascal_calibration *cal, size_t i, json_t 
       return st;
     return encode_optionals(obj, r->has_repeat, r->repeat, r->has_kernel_ns, r->kernel_ns, err);
   }
-  const pascal_scan_run *r = &cal->scan_runs[i];
+  const pascal_scan_run *r = heldout ? &cal->heldout_scan_runs[i] : &cal->scan_runs[i];
   if ((st = codec_set_scan_key(obj, &r->key, err)) ||
       (st = codec_set(obj, "N", codec_uint(r->N), err)) ||
       (st = codec_set(obj, "W", codec_uint(r->W), err)) ||
       (st = codec_set(obj, "fill_bytes", codec_real(r->fill_bytes), err)))
     return st;
   return encode_optionals(obj, r->has_repeat, r->repeat, r->has_kernel_ns, r->kernel_ns, err);
+}
+
+/* doc[key] = the runs of the measurements or of the held-out panel. */
+static pascal_status encode_runs(json_t *doc, const char *key, const pascal_calibration *cal,
+                                 bool heldout, pascal_error *err)
+{
+  json_t *arr = json_array();
+  pascal_status st = codec_set(doc, key, arr, err);
+  size_t n = heldout ? pascal_calibration_heldout_count(cal) : pascal_calibration_run_count(cal);
+  for (size_t i = 0; !st && i < n; i++) {
+    char field[PASCAL_ERROR_FIELD_MAX];
+    codec_path_index(field, sizeof field, key, i);
+    json_t *run = json_object();
+    if (!(st = codec_append(arr, run, field, err)))
+      st = encode_run(cal, heldout, i, run, err);
+  }
+  return st;
 }
 
 static pascal_status encode_device(json_t *doc, const pascal_device *dev, pascal_error *err)
@@ -327,8 +362,8 @@ static pascal_status encode_gemm(json_t *doc, const pascal_gemm_params *g, pasca
   return PASCAL_OK;
 }
 
-/* The hashed content: format, device, workload, class_rule, gemm (GEMM only)
- * and measurements, in this key order. `provenance` (borrowed, may be NULL)
+/* The hashed content: format, device, workload, class_rule, gemm (GEMM only),
+ * measurements and heldout (only when the panel has runs), in this key order. `provenance` (borrowed, may be NULL)
  * is inserted before measurements when given. */
 static pascal_status encode_content(const pascal_calibration *cal, const json_t *provenance,
                                     json_t **out, pascal_error *err)
@@ -345,17 +380,10 @@ static pascal_status encode_content(const pascal_calibration *cal, const json_t 
     goto fail;
   if (provenance && (st = codec_set(doc, "provenance", json_deep_copy(provenance), err)))
     goto fail;
-  json_t *arr = json_array();
-  if ((st = codec_set(doc, "measurements", arr, err)))
+  if ((st = encode_runs(doc, "measurements", cal, false, err)) ||
+      (pascal_calibration_heldout_count(cal) > 0 &&
+       (st = encode_runs(doc, "heldout", cal, true, err))))
     goto fail;
-  size_t n = pascal_calibration_run_count(cal);
-  for (size_t i = 0; i < n; i++) {
-    char field[PASCAL_ERROR_FIELD_MAX];
-    codec_path_index(field, sizeof field, "measurements", i);
-    json_t *run = json_object();
-    if ((st = codec_append(arr, run, field, err)) || (st = encode_run(cal, i, run, err)))
-      goto fail;
-  }
   *out = doc;
   return PASCAL_OK;
 fail:
@@ -429,7 +457,7 @@ pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal,
       goto fail;
     part = NULL;
     if (report) {
-      if ((st = pascal_codec_loko_encode(report, &part, err)) ||
+      if ((st = pascal_codec_report_encode(cal, report, &part, err)) ||
           (st = codec_set(doc, "report", part, err)))
         goto fail;
     } else if ((st = codec_set(doc, "report", json_null(), err))) {

@@ -49,8 +49,10 @@ pascal_status pascal_codec_parse(const char *text, size_t len, json_t **out,
                                  pascal_error *err);
 /* Read and parse a whole file (field "file" on I/O errors). */
 pascal_status pascal_codec_load_file(const char *path, json_t **out, pascal_error *err);
-/* Serialise with 17 significant digits; pretty = 2-space indent, else
- * compact. Returns malloc'd text (free()) or NULL on failure. */
+/* Serialise any JSON value (null and scalars too: a LOKO report that could
+ * not be computed is stored as "null") with 17 significant digits; pretty =
+ * 2-space indent, else compact. Returns malloc'd text (free()) or NULL on
+ * failure. */
 char *pascal_codec_dump(const json_t *doc, int pretty);
 /* Write pretty JSON plus a newline to `path`. */
 pascal_status pascal_codec_write_file(const json_t *doc, const char *path,
@@ -162,10 +164,25 @@ pascal_status pascal_codec_gemm_prediction_encode(const pascal_gemm_shape *shape
                                                   const pascal_gemm_prediction *pred,
                                                   json_t **out, pascal_error *err);
 /* LOKO report: {"workload","n_keys","n_runs","n_scored","n_refused",
- * "n_keys_scored","balanced_mape":{"pascal","aligned","sdcm","ppt_gpu","che"},
- * "keys":[...]}; unavailable values (NaN in the report) are null. */
+ * "n_keys_scored","balanced_mape":{"pascal","aligned","exact_sdcm","ppt_gpu",
+ * "che","tilesight"},"keys":[...],"summary":{...}} plus "heldout" (the same
+ * layout, for the held-out panel) when the report has one; unavailable
+ * values (NaN in the report) are null. Reports written before exact SDCM was
+ * renamed call it "sdcm" (docs/cli.md). */
 pascal_status pascal_codec_loko_encode(const pascal_loko_report *report, json_t **out,
                                        pascal_error *err);
+/* The comparison table in the paper's layout: one row per report (its
+ * held-out panel when it has one, else its LOKO folds), labelled with
+ * devices[i], and the balanced "overall" row with stratified paired
+ * key-bootstrap intervals (docs/cli.md). Every row needs a scored key. */
+pascal_status pascal_codec_table_encode(const pascal_loko_report *const *reports,
+                                        const char *const *devices, size_t n, json_t **out,
+                                        pascal_error *err);
+/* The report of a calibration as bundles and pascald store it: the LOKO
+ * encoding plus "table" (one row, when a key was scored). */
+pascal_status pascal_codec_report_encode(const pascal_calibration *cal,
+                                         const pascal_loko_report *report, json_t **out,
+                                         pascal_error *err);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
  * (pascal_codec_*_prediction_encode). The core's NaN ("not used by this
  * rule") is written as null.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "pascal_codec.h"
@@ -62,18 +63,108 @@ static void put_scan_explanation(pascal_jtext *w, const pascal_scan_explanation 
   pascal_jtext_object_end(w);
   pascal_jtext_uint(w, "class", x->class_id);
   pascal_jtext_real(w, "eta", x->eta);
-  pascal_jtext_real(w, "a", x->a);
+  pascal_jtext_real_or_null(w, "a", x->a); /* null: rule resident reads no curve */
   pascal_jtext_array_begin(w, "sizes");
   for (size_t i = 0; i < x->n_sizes && i < 2; i++)
     put_size_step(w, &x->size[i]);
   pascal_jtext_array_end(w);
+}
+
+/* The compact "extrapolated" list: each coordinate outside the calibrated
+ * range, the range, and what the model did. */
+static void put_extrapolations(pascal_jtext *w, const pascal_extrapolations *ex)
+{
+  pascal_jtext_array_begin(w, "extrapolated");
+  for (size_t i = 0; i < ex->n && i < PASCAL_EXTRAPOLATION_MAX; i++) {
+    const pascal_extrapolation *e = &ex->item[i];
+    pascal_jtext_object_begin(w, NULL);
+    pascal_jtext_string(w, "coordinate", pascal_coordinate_name(e->coordinate));
+    pascal_jtext_real(w, "value", e->value);
+    pascal_jtext_real(w, "min", e->min);
+    pascal_jtext_real(w, "max", e->max);
+    pascal_jtext_string(w, "action", pascal_extrapolation_action_name(e->action));
+    pascal_jtext_object_end(w);
+  }
+  pascal_jtext_array_end(w);
+}
+
+/* How expected_error_pct was obtained, in words and in keys. */
+static void put_expected_error(pascal_jtext *w, const pascal_expected_error *x, int gemm,
+                               pascal_rule answer_rule)
+{
+  static const char *const scope[2][3] = {
+    {"the same family (o, path, d)", "the same (o, path) at other depths",
+     "the same (o, path), any rule (none validated with this rule)"},
+    {"the calibrated grids", "the calibrated grids", "the calibrated grids, any rule"}};
+  char method[256];
+  const char *rule = pascal_rule_name(x->rule);
+  switch (x->source) {
+  case PASCAL_ERRSRC_NONE:
+    snprintf(method, sizeof method, "%s",
+             answer_rule == PASCAL_RULE_RESIDENT
+                 ? "closed form for N <= C: not validated by the calibration"
+                 : "no validated key of the calibration fits this answer: unknown");
+    break;
+  case PASCAL_ERRSRC_IN_SAMPLE:
+    snprintf(method, sizeof method,
+             "exact answer: mean error of the fitted model on this reference's own runs "
+             "(in-sample; leave-one-key-out never validates the exact rule)");
+    break;
+  case PASCAL_ERRSRC_LOKO:
+  case PASCAL_ERRSRC_HELD_OUT:
+    snprintf(method, sizeof method, "%s: mean error of the %s rule on the %zu nearest validated "
+             "key(s) of %s",
+             x->source == PASCAL_ERRSRC_LOKO ? "leave-one-key-out folds" : "held-out panel", rule,
+             x->n_keys, scope[gemm][x->widened < 3 ? x->widened : 2]);
+    break;
+  }
+  pascal_jtext_object_begin(w, "expected_error");
+  pascal_jtext_real_or_null(w, "pct", x->pct);
+  pascal_jtext_string(w, "source", pascal_error_source_name(x->source));
+  pascal_jtext_string(w, "method", method);
+  pascal_jtext_array_begin(w, "keys");
+  for (size_t i = 0; i < x->n_keys && i < PASCAL_EXPECTED_KEYS_MAX; i++) {
+    pascal_jtext_object_begin(w, NULL);
+    if (gemm) {
+      pascal_jtext_uint(w, "Mg", x->Mg[i]);
+      pascal_jtext_uint(w, "Ng", x->Ng[i]);
+    } else {
+      pascal_jtext_uint(w, "o", x->key[i].o);
+      pascal_jtext_string(w, "path", pascal_path_name(x->key[i].path));
+      pascal_jtext_uint(w, "d", x->key[i].d);
+      pascal_jtext_uint(w, "m", x->key[i].m);
+    }
+    pascal_jtext_real(w, "error_pct", x->key_pct[i]);
+    pascal_jtext_object_end(w);
+  }
+  pascal_jtext_array_end(w);
   pascal_jtext_object_end(w);
 }
 
-/* workload, K, rho, fill_bytes, M and rule: the keys every prediction has,
- * first, so that the compact form is a prefix of the explained one. */
+/* Theorem coherence's advice, or null when no divergence is predicted. */
+static void put_advice(pascal_jtext *w, const pascal_scan_advice *a)
+{
+  if (!a->given) {
+    pascal_jtext_null(w, "advice");
+    return;
+  }
+  pascal_jtext_object_begin(w, "advice");
+  pascal_jtext_uint(w, "sigma_max", a->sigma_max);
+  pascal_jtext_uint(w, "min_capacity", a->min_capacity);
+  pascal_jtext_uint(w, "checkpoint_blocks", a->checkpoint_blocks);
+  pascal_jtext_real(w, "K_coherent", a->K_coherent);
+  pascal_jtext_real(w, "fill_bytes_coherent", a->fill_bytes_coherent);
+  pascal_jtext_real(w, "fill_bytes_at_k1", a->fill_bytes_at_k1);
+  pascal_jtext_real(w, "fill_bytes_at_stake", a->fill_bytes_at_stake);
+  pascal_jtext_object_end(w);
+}
+
+/* workload, K, rho, fill_bytes, M, rule, expected_error_pct and
+ * extrapolated: the keys every prediction has, first, so that the compact
+ * form is a prefix of the explained one. */
 static void put_common(pascal_jtext *w, const char *workload, double K, double rho,
-                       double fill_bytes, uint32_t M, pascal_rule rule)
+                       double fill_bytes, uint32_t M, pascal_rule rule,
+                       const pascal_expected_error *expected, const pascal_extrapolations *ex)
 {
   pascal_jtext_string(w, "workload", workload);
   pascal_jtext_real(w, "K", K);
@@ -81,13 +172,16 @@ static void put_common(pascal_jtext *w, const char *workload, double K, double r
   pascal_jtext_real(w, "fill_bytes", fill_bytes);
   pascal_jtext_uint(w, "M", M);
   put_rule(w, rule);
+  pascal_jtext_real_or_null(w, "expected_error_pct", expected->pct);
+  put_extrapolations(w, ex);
 }
 
 void pascal_codec_scan_prediction_write(pascal_jtext *w, const pascal_scan_key *key, uint32_t N,
                                         double W, const pascal_scan_prediction *pred,
                                         pascal_codec_detail detail)
 {
-  put_common(w, "scan", pred->K, pred->rho, pred->fill_bytes, pred->M, pred->why.rule);
+  put_common(w, "scan", pred->K, pred->rho, pred->fill_bytes, pred->M, pred->why.rule,
+             &pred->expected, &pred->extrapolated);
   if (detail == PASCAL_CODEC_COMPACT)
     return;
   pascal_jtext_object_begin(w, "query");
@@ -99,6 +193,9 @@ void pascal_codec_scan_prediction_write(pascal_jtext *w, const pascal_scan_key *
   pascal_jtext_real(w, "W", W);
   pascal_jtext_object_end(w);
   put_scan_explanation(w, &pred->why);
+  put_expected_error(w, &pred->expected, 0, pred->why.rule);
+  put_advice(w, &pred->advice);
+  pascal_jtext_object_end(w);
 }
 
 static void put_gemm_step(pascal_jtext *w, const char *key, const pascal_gemm_step *s)
@@ -130,14 +227,14 @@ static void put_gemm_explanation(pascal_jtext *w, const pascal_gemm_explanation 
     put_gemm_step(w, NULL, &x->col[i]);
   pascal_jtext_array_end(w);
   put_gemm_step(w, "row", &x->row);
-  pascal_jtext_object_end(w);
 }
 
 void pascal_codec_gemm_prediction_write(pascal_jtext *w, const pascal_gemm_shape *shape,
                                         const pascal_gemm_prediction *p,
                                         pascal_codec_detail detail)
 {
-  put_common(w, "gemm", p->K, p->rho, p->fill_bytes, p->M, p->why.rule);
+  put_common(w, "gemm", p->K, p->rho, p->fill_bytes, p->M, p->why.rule, &p->expected,
+             &p->extrapolated);
   if (detail == PASCAL_CODEC_COMPACT)
     return;
   pascal_jtext_object_begin(w, "query");
@@ -153,6 +250,9 @@ void pascal_codec_gemm_prediction_write(pascal_jtext *w, const pascal_gemm_shape
   pascal_jtext_real(w, "K0", p->K0);
   pascal_jtext_real(w, "kappa", p->kappa);
   put_gemm_explanation(w, &p->why);
+  put_expected_error(w, &p->expected, 1, p->why.rule);
+  pascal_jtext_null(w, "advice"); /* Theorem coherence is about cyclic scans */
+  pascal_jtext_object_end(w);
 }
 
 /* The tree form: the same text, parsed (the writer's reals read back as the

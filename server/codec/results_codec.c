@@ -1,9 +1,13 @@
 /*
- * results_codec.c - JSON form of leave-one-key-out reports (paper Eq.
- * dynamic_selection). Keys are documented in docs/cli.md; unavailable
+ * results_codec.c - JSON form of evaluation reports: leave-one-key-out folds
+ * and held-out panels (paper Eq. dynamic_selection, section 5.4), their
+ * summaries (intervals, gaps, floor, diverged runs) and the comparison table
+ * in the paper's layout. Keys are documented in docs/cli.md; unavailable
  * values (NaN) are written as null. Predictions: prediction_codec.c.
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json_util.h"
@@ -17,8 +21,18 @@ static pascal_status child(json_t *parent, const char *key, json_t **out, pascal
   return key ? codec_set(parent, key, obj, err) : codec_append(parent, obj, "keys", err);
 }
 
-/* {"pascal":..,"aligned":..,"sdcm":..,"ppt_gpu":..,"che":..}: method names
- * with '-' turned into '_' so the keys stay snake_case. */
+/* The JSON key of a method: its name with '-' turned into '_' so the keys
+ * stay snake_case ("pascal", "aligned", "exact_sdcm", "ppt_gpu", "che",
+ * "tilesight"). */
+static void method_key(int m, char name[32])
+{
+  snprintf(name, 32, "%s", pascal_method_name((pascal_method)m));
+  for (char *c = name; *c; c++)
+    if (*c == '-')
+      *c = '_';
+}
+
+/* {"pascal":..,"aligned":..,...}: one number (or null) per method. */
 static pascal_status encode_methods(json_t *parent, const char *key, const double *v,
                                     pascal_error *err)
 {
@@ -26,13 +40,47 @@ static pascal_status encode_methods(json_t *parent, const char *key, const doubl
   pascal_status st = child(parent, key, &o, err);
   for (int m = 0; !st && m < PASCAL_METHOD_COUNT; m++) {
     char name[32];
-    snprintf(name, sizeof name, "%s", pascal_method_name((pascal_method)m));
-    for (char *c = name; *c; c++)
-      if (*c == '-')
-        *c = '_';
+    method_key(m, name);
     st = codec_set(o, name, codec_real_or_null(v[m]), err);
   }
   return st;
+}
+
+/* {"pascal":[lo,hi],...}: one interval (or null) per method. */
+static pascal_status encode_intervals(json_t *parent, const char *key,
+                                      const pascal_interval *v, pascal_error *err)
+{
+  json_t *o;
+  pascal_status st = child(parent, key, &o, err);
+  for (int m = 0; !st && m < PASCAL_METHOD_COUNT; m++) {
+    char name[32];
+    method_key(m, name);
+    json_t *pair = isfinite(v[m].lo) && isfinite(v[m].hi)
+                       ? json_pack("[o,o]", codec_real(v[m].lo), codec_real(v[m].hi))
+                       : json_null();
+    st = codec_set(o, name, pair, err);
+  }
+  return st;
+}
+
+/* The members of a summary row into `o` (docs/cli.md, "summary"). */
+static pascal_status encode_summary_members(json_t *o, const pascal_eval_summary *s,
+                                            pascal_error *err)
+{
+  pascal_status st;
+  double share = s->n_scored ? (double)s->n_above / (double)s->n_scored : NAN;
+  if ((st = encode_methods(o, "mape", s->balanced_mape, err)) ||
+      (st = encode_intervals(o, "ci", s->ci, err)) ||
+      (st = encode_methods(o, "gap", s->gap, err)) ||
+      (st = encode_intervals(o, "gap_ci", s->gap_ci, err)) ||
+      (st = codec_set(o, "floor_mape", codec_real_or_null(s->floor_mape), err)) ||
+      (st = codec_set(o, "n_floor_runs", codec_uint(s->n_floor_runs), err)) ||
+      (st = codec_set(o, "n_runs", codec_uint(s->n_runs), err)) ||
+      (st = codec_set(o, "n_scored", codec_uint(s->n_scored), err)) ||
+      (st = codec_set(o, "n_above", codec_uint(s->n_above), err)) ||
+      (st = codec_set(o, "share_above", codec_real_or_null(share), err)))
+    return st;
+  return PASCAL_OK;
 }
 
 static pascal_status encode_key_report(json_t *arr, pascal_workload wl,
@@ -49,7 +97,10 @@ static pascal_status encode_key_report(json_t *arr, pascal_workload wl,
   if (st || (st = codec_set(o, "n_runs", codec_uint(k->n_runs), err)) ||
       (st = codec_set(o, "n_scored", codec_uint(k->n_scored), err)) ||
       (st = encode_methods(o, "mape", k->mape, err)) ||
-      (st = codec_set(o, "refusal", k->refusal[0] ? json_string(k->refusal) : json_null(), err)))
+      (st = codec_set(o, "refusal", k->refusal[0] ? json_string(k->refusal) : json_null(), err)) ||
+      (st = codec_set(o, "n_above", codec_uint(k->n_above), err)) ||
+      (st = codec_set(o, "n_floor_runs", codec_uint(k->n_floor_runs), err)) ||
+      (st = codec_set(o, "floor_mape", codec_real_or_null(k->floor_mape), err)))
     return st;
   return PASCAL_OK;
 }
@@ -57,7 +108,7 @@ static pascal_status encode_key_report(json_t *arr, pascal_workload wl,
 pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out,
                                        pascal_error *err)
 {
-  json_t *o = json_object(), *keys;
+  json_t *o = json_object(), *keys, *summary, *heldout;
   pascal_status st;
   if ((st = codec_set(o, "workload", json_string(pascal_workload_name(r->workload)), err)) ||
       (st = codec_set(o, "n_keys", codec_uint(r->n_keys), err)) ||
@@ -71,9 +122,105 @@ pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out
   for (size_t i = 0; i < r->n_keys; i++)
     if ((st = encode_key_report(keys, r->workload, &r->keys[i], err)))
       goto fail;
+  if ((st = child(o, "summary", &summary, err)) ||
+      (st = encode_summary_members(summary, &r->summary, err)))
+    goto fail;
+  if (r->heldout && ((st = pascal_codec_loko_encode(r->heldout, &heldout, err)) ||
+                     (st = codec_set(o, "heldout", heldout, err))))
+    goto fail;
   *out = o;
   return PASCAL_OK;
 fail:
   json_decref(o);
   return st;
+}
+
+/* The report a table row reads: the held-out panel when there is one. */
+static const pascal_loko_report *row_report(const pascal_loko_report *r)
+{
+  return r->heldout ? r->heldout : r;
+}
+
+static const int table_columns[PASCAL_METHOD_COUNT] = {
+    PASCAL_METHOD_PASCAL, PASCAL_METHOD_TILESIGHT, PASCAL_METHOD_PPTGPU,
+    PASCAL_METHOD_EXACT_SDCM, PASCAL_METHOD_ALIGNED, PASCAL_METHOD_CHE};
+
+static pascal_status encode_row(json_t *rows, const char *device, const pascal_loko_report *r,
+                                pascal_error *err)
+{
+  json_t *o;
+  const pascal_loko_report *used = row_report(r);
+  pascal_status st;
+  if ((st = child(rows, NULL, &o, err)) ||
+      (st = codec_set(o, "workload", json_string(pascal_workload_name(r->workload)), err)) ||
+      (st = codec_set(o, "device", json_string(device), err)) ||
+      (st = codec_set(o, "validation", json_string(r->heldout ? "heldout" : "loko"), err)) ||
+      (st = codec_set(o, "n_keys", codec_uint(used->n_keys_scored), err)) ||
+      (st = encode_summary_members(o, &used->summary, err)))
+    return st;
+  return PASCAL_OK;
+}
+
+pascal_status pascal_codec_table_encode(const pascal_loko_report *const *reports,
+                                        const char *const *devices, size_t n, json_t **out,
+                                        pascal_error *err)
+{
+  json_t *o = json_object(), *columns, *rows, *boot, *overall;
+  const pascal_loko_report **used = calloc(n ? n : 1, sizeof *used);
+  pascal_eval_summary total;
+  pascal_status st;
+  if (!used) {
+    json_decref(o);
+    return pascal_error_set(err, PASCAL_ENOMEM, "table", "out of memory");
+  }
+  for (size_t i = 0; i < n; i++)
+    used[i] = row_report(reports[i]);
+  if ((st = pascal_eval_summarize(used, n, &total, err)) ||
+      (st = codec_set(o, "columns", columns = json_array(), err)))
+    goto fail;
+  for (int c = 0; c < PASCAL_METHOD_COUNT; c++) {
+    char name[32];
+    method_key(table_columns[c], name);
+    if ((st = codec_append(columns, json_string(name), "table.columns", err)))
+      goto fail;
+  }
+  if ((st = child(o, "bootstrap", &boot, err)) ||
+      (st = codec_set(boot, "resamples", codec_uint(PASCAL_BOOTSTRAP_RESAMPLES), err)) ||
+      (st = codec_set(boot, "seed", codec_uint(PASCAL_BOOTSTRAP_SEED), err)) ||
+      (st = codec_set(boot, "level", codec_real(PASCAL_BOOTSTRAP_LEVEL), err)) ||
+      (st = codec_set(o, "rows", rows = json_array(), err)))
+    goto fail;
+  for (size_t i = 0; i < n; i++)
+    if ((st = encode_row(rows, devices[i], reports[i], err)))
+      goto fail;
+  if ((st = child(o, "overall", &overall, err)) ||
+      (st = encode_summary_members(overall, &total, err)))
+    goto fail;
+  free(used);
+  *out = o;
+  return PASCAL_OK;
+fail:
+  free(used);
+  json_decref(o);
+  return st;
+}
+
+pascal_status pascal_codec_report_encode(const pascal_calibration *cal,
+                                         const pascal_loko_report *report, json_t **out,
+                                         pascal_error *err)
+{
+  json_t *doc = NULL, *table = NULL;
+  const char *device = cal->device.name;
+  pascal_status st = pascal_codec_loko_encode(report, &doc, err);
+  if (st)
+    return st;
+  if (row_report(report)->n_keys_scored > 0) {
+    if ((st = pascal_codec_table_encode(&report, &device, 1, &table, err)) ||
+        (st = codec_set(doc, "table", table, err))) {
+      json_decref(doc);
+      return st;
+    }
+  }
+  *out = doc;
+  return PASCAL_OK;
 }

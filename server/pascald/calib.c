@@ -1,12 +1,13 @@
 /*
- * calib.c - the calibration life cycle in the daemon (DESIGN.md section 5):
- *   freeze  measurements (store) -> pascal_calibration -> fitted model
- *           (paper section 4, Algorithm 1) + LOKO report (section 4.4) ->
+ * calib.c - the calibration life cycle in the daemon (docs/design.md §5):
+ *   freeze  measurements (store) -> pascal_calibration (held-out panel
+ *           apart) -> fitted model (paper section 4, Algorithm 1) + report
+ *           (LOKO folds, section 4.4; held-out panel, section 5.4) ->
  *           frozen pascal-calibration/1 bundle -> store (one transaction,
  *           immutable afterwards) -> registry (predictions);
  *   import  bundle -> strict decode -> fit (and, for a frozen bundle, check
- *           the stored model bit for bit) -> store (frozen on import) ->
- *           registry;
+ *           the stored model bit for bit) + report (always recomputed) ->
+ *           store (frozen on import) -> registry;
  *   startup frozen calibrations -> registry; first run: import the shipped
  *           bundles so that predictions work at once.
  * The model is always refitted from the measurements, never trusted from the
@@ -22,6 +23,7 @@
 
 #include "pascal/evaluate.h"
 #include "pascal/predict.h"
+#include "pascal/validation.h"
 #include "pascal_codec.h"
 #include "pascal_store.h"
 #include "registry.h"
@@ -48,11 +50,13 @@ static pascal_status loko_json(const pascal_calibration *cal, pascal_loko_report
     return PASCAL_OK;
   }
   *have = 1;
-  return pascal_codec_loko_encode(rep, out, err);
+  return pascal_codec_report_encode(cal, rep, out, err);
 }
 
-static void store_run_from_scan(const pascal_scan_run *r, pascal_store_measurement *m) {
+static void store_run_from_scan(const pascal_scan_run *r, int heldout,
+                                pascal_store_measurement *m) {
   memset(m, 0, sizeof *m);
+  m->run.heldout = heldout;
   m->run.o = r->key.o;
   m->run.path_tma = r->key.path == PASCAL_PATH_TMA;
   m->run.d = r->key.d;
@@ -64,8 +68,10 @@ static void store_run_from_scan(const pascal_scan_run *r, pascal_store_measureme
   m->kernel_ns = r->has_kernel_ns ? r->kernel_ns : 0;
 }
 
-static void store_run_from_gemm(const pascal_gemm_run *r, pascal_store_measurement *m) {
+static void store_run_from_gemm(const pascal_gemm_run *r, int heldout,
+                                pascal_store_measurement *m) {
   memset(m, 0, sizeof *m);
+  m->run.heldout = heldout;
   m->run.Mg = r->shape.Mg;
   m->run.Ng = r->shape.Ng;
   m->run.Kg = r->shape.Kg;
@@ -80,6 +86,7 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_loko_report loko;
   int have_loko = 0;
   json_t *report = NULL, *frozen = NULL;
@@ -89,29 +96,37 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *
   if ((st = pascal_codec_bundle_decode(doc, &b, err)) ||
       (st = pascal_model_fit(&b.cal, &model, err)))
     goto done;
-  if (b.frozen) { /* keep its report and text; the stored model must match ours */
+  /* The report is always recomputed, so that what is served has the current
+   * layout whatever wrote the bundle (docs/bundle-format.md). */
+  if ((st = loko_json(&b.cal, &loko, &have_loko, &report, err)) ||
+      (st = pascal_validation_build(&b.cal, model, have_loko ? &loko : NULL, &valid, err)))
+    goto done;
+  if (b.frozen) { /* keep its text; the stored model must match ours */
     if ((st = pascal_codec_bundle_check_model(&b, model, err))) goto done;
-    report = b.report ? json_incref(b.report) : json_null();
     frozen = json_incref((json_t *)doc);
     snprintf(hash, sizeof hash, "%s", b.content_hash);
   } else {
-    if ((st = loko_json(&b.cal, &loko, &have_loko, &report, err)) ||
-        (st = pascal_codec_bundle_encode(&b.cal, b.provenance, model, have_loko ? &loko : NULL,
+    if ((st = pascal_codec_bundle_encode(&b.cal, b.provenance, model, have_loko ? &loko : NULL,
                                          &frozen, err)) ||
         (st = pascal_codec_bundle_hash(&b.cal, hash, err)))
       goto done;
   }
   bundle_text = pascal_codec_dump(frozen, 0);
   report_text = pascal_codec_dump(report, 0);
-  size_t n = pascal_calibration_run_count(&b.cal);
+  size_t n_fit = pascal_calibration_run_count(&b.cal);
+  size_t n = n_fit + pascal_calibration_heldout_count(&b.cal);
   ms = calloc(n ? n : 1, sizeof *ms);
   if (!bundle_text || !report_text || !ms) {
     st = pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory importing the bundle");
     goto done;
   }
   for (size_t i = 0; i < n; i++) {
-    if (b.cal.workload == PASCAL_WORKLOAD_SCAN) store_run_from_scan(&b.cal.scan_runs[i], &ms[i]);
-    else store_run_from_gemm(&b.cal.gemm_runs[i], &ms[i]);
+    int held = i >= n_fit;
+    size_t j = held ? i - n_fit : i;
+    if (b.cal.workload == PASCAL_WORKLOAD_SCAN)
+      store_run_from_scan(held ? &b.cal.heldout_scan_runs[j] : &b.cal.scan_runs[j], held, &ms[i]);
+    else
+      store_run_from_gemm(held ? &b.cal.heldout_gemm_runs[j] : &b.cal.gemm_runs[j], held, &ms[i]);
   }
   pascal_store_device dev;
   memset(&dev, 0, sizeof dev);
@@ -129,8 +144,9 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *
     st = store_fail(sst, err, o);
     goto done;
   }
-  if (pd_registry_add(ctx->registry, o->id, model) == 0) model = NULL; /* now owned */
+  if (pd_registry_add(ctx->registry, o->id, model, &valid) == 0) model = NULL; /* now owned */
 done:
+  pascal_validation_free(&valid);
   free(ms);
   free(bundle_text);
   free(report_text);
@@ -172,7 +188,8 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
       if (r->Mg > UINT32_MAX || r->Ng > UINT32_MAX || r->Kg > UINT32_MAX)
         st = pascal_error_set(err, PASCAL_ERANGE, "measurements", "GEMM shape beyond 2^32");
       else
-        st = pascal_calibration_append_gemm(cal, &g, err);
+        st = r->heldout ? pascal_calibration_append_heldout_gemm(cal, &g, err)
+                        : pascal_calibration_append_gemm(cal, &g, err);
     } else {
       pascal_scan_run s = {{r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m},
                            (uint32_t)r->N, (uint32_t)r->W, ms[i].fill_bytes, true, r->repeat,
@@ -180,7 +197,8 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
       if (r->N > UINT32_MAX || r->W > UINT32_MAX)
         st = pascal_error_set(err, PASCAL_ERANGE, "measurements", "N or W beyond 2^32");
       else
-        st = pascal_calibration_append_scan(cal, &s, err);
+        st = r->heldout ? pascal_calibration_append_heldout_scan(cal, &s, err)
+                        : pascal_calibration_append_scan(cal, &s, err);
     }
   }
   free(ms);
@@ -195,6 +213,7 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
   pascal_calibration cal;
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_loko_report loko;
   int have_loko = 0;
   json_t *report = NULL, *frozen = NULL, *prov = NULL;
@@ -218,7 +237,8 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
   }
   if ((st = calibration_from_store(ctx, &c, &cal, o, err)) ||
       (st = pascal_model_fit(&cal, &model, err)) ||
-      (st = loko_json(&cal, &loko, &have_loko, &report, err)))
+      (st = loko_json(&cal, &loko, &have_loko, &report, err)) ||
+      (st = pascal_validation_build(&cal, model, have_loko ? &loko : NULL, &valid, err)))
     goto done;
   prov = json_pack("{s:s,s:s,s:I,s:s}", "source", strcmp(cal.device.arch, "sim") ? "cuda" : "sim",
                    "producer", "pascald", "calibration", (json_int_t)id, "device", cal.device.name);
@@ -237,9 +257,10 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
     st = store_fail(sst, err, o);
     goto done;
   }
-  if (pd_registry_add(ctx->registry, id, model) == 0) model = NULL;
+  if (pd_registry_add(ctx->registry, id, model, &valid) == 0) model = NULL;
   o->created = 1;
 done:
+  pascal_validation_free(&valid);
   free(bundle_text);
   free(report_text);
   json_decref(report);
@@ -259,15 +280,18 @@ static pascal_status load_frozen(pd_ctx *ctx, const pascal_store_calibration *c,
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
   pascal_model *model = NULL;
+  pascal_validation valid = {0};
   pascal_status st;
   if (!c->bundle_json)
     return pascal_error_set(err, PASCAL_EFORMAT, "bundle", "frozen calibration without bundle");
   if ((st = pascal_codec_parse(c->bundle_json, strlen(c->bundle_json), &doc, err)) ||
       (st = pascal_codec_bundle_decode(doc, &b, err)) ||
-      (st = pascal_model_fit(&b.cal, &model, err)))
+      (st = pascal_model_fit(&b.cal, &model, err)) ||
+      (st = pascal_validation_build(&b.cal, model, NULL, &valid, err)))
     goto done;
-  if (pd_registry_add(ctx->registry, c->id, model) == 0) model = NULL;
+  if (pd_registry_add(ctx->registry, c->id, model, &valid) == 0) model = NULL;
 done:
+  pascal_validation_free(&valid);
   pascal_model_free(model);
   pascal_codec_bundle_free(&b);
   json_decref(doc);
@@ -316,7 +340,8 @@ int pd_calib_startup(pd_ctx *ctx, char *msg, size_t msglen) {
     return -1;
   }
   pascal_store_calibration_array_free(list, n);
-  if (n == 0 && ctx->cfg.bundles_dir[0]) import_dir(ctx, ctx->cfg.bundles_dir);
+  if (n == 0 && ctx->cfg.bundles_dir[0] && !ctx->cfg.read_only)
+    import_dir(ctx, ctx->cfg.bundles_dir);
   if (pascal_store_frozen_list(ctx->store, &list, &n, &err) != PASCAL_STORE_OK) {
     snprintf(msg, msglen, "cannot list frozen calibrations: %s", err.message);
     return -1;

@@ -1,7 +1,9 @@
 /*
  * h_calibrations.c - calibrations over HTTP: create from a pascal-plan/1
- * (expanded into one job per run, plan.h order), list, get with progress and
- * report, freeze, export as a pascal-calibration/1 bundle, import a bundle.
+ * (expanded into one job per run, plan.h order) and an optional held-out
+ * panel (a second pascal-plan/1 whose jobs are flagged held-out: measured
+ * like the others, never fitted), list, get with progress and report,
+ * freeze, export as a pascal-calibration/1 bundle, import a bundle.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "handlers.h"
 #include "jsonin.h"
 #include "pascal/plan.h"
+#include "pascal/plan_gen.h"
 #include "pascal_codec.h"
 #include "reply.h"
 #include "routes.h"
@@ -39,41 +42,81 @@ static int64_t path_id(pd_request *req, pd_reply *rep) {
   return id;
 }
 
-static pascal_status plan_runs(const pascal_plan *plan, pascal_store_run **out, size_t *n,
-                               pascal_error *err) {
-  pascal_plan_run *runs = NULL;
-  pascal_status st = pascal_plan_expand(plan, &runs, n, err);
+/* Append the expansion of `plan` to *runs (*n entries so far), flagged
+ * `heldout`. The total stays at most PD_PLAN_RUNS_MAX. */
+static pascal_status plan_runs(const pascal_plan *plan, int heldout, pascal_store_run **runs,
+                               size_t *n, pascal_error *err) {
+  pascal_plan_run *pr = NULL;
+  size_t np = 0;
+  pascal_status st = pascal_plan_expand(plan, &pr, &np, err);
   if (st) return st;
-  if (*n > PD_PLAN_RUNS_MAX) {
-    free(runs);
-    return pascal_error_set(err, PASCAL_EINVAL, "", "plan expands to %zu runs (at most %u)", *n,
-                            PD_PLAN_RUNS_MAX);
+  if (np > PD_PLAN_RUNS_MAX - *n) {
+    free(pr);
+    return pascal_error_set(err, PASCAL_EINVAL, "", "plan expands to %zu runs (at most %u in all)",
+                            np + *n, PD_PLAN_RUNS_MAX);
   }
-  pascal_store_run *sr = calloc(*n ? *n : 1, sizeof *sr);
+  pascal_store_run *sr = realloc(*runs, (*n + np ? *n + np : 1) * sizeof *sr);
   if (!sr) {
-    free(runs);
+    free(pr);
     return pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory expanding the plan");
   }
-  for (size_t i = 0; i < *n; i++) {
-    const pascal_plan_run *r = &runs[i];
-    sr[i].o = r->key.o;
-    sr[i].path_tma = r->key.path == PASCAL_PLAN_TMA;
-    sr[i].d = r->key.d;
-    sr[i].m = r->key.m;
-    sr[i].N = r->N;
-    sr[i].W = r->W;
-    sr[i].Mg = r->shape.Mg;
-    sr[i].Ng = r->shape.Ng;
-    sr[i].Kg = r->shape.Kg;
-    sr[i].repeat = r->repeat;
+  for (size_t i = 0; i < np; i++) {
+    const pascal_plan_run *r = &pr[i];
+    pascal_store_run *o = &sr[*n + i];
+    memset(o, 0, sizeof *o);
+    o->o = r->key.o;
+    o->path_tma = r->key.path == PASCAL_PLAN_TMA;
+    o->d = r->key.d;
+    o->m = r->key.m;
+    o->N = r->N;
+    o->W = r->W;
+    o->Mg = r->shape.Mg;
+    o->Ng = r->shape.Ng;
+    o->Kg = r->shape.Kg;
+    o->repeat = r->repeat;
+    o->heldout = heldout;
   }
-  free(runs);
-  *out = sr;
+  free(pr);
+  *runs = sr;
+  *n += np;
   return PASCAL_OK;
 }
 
+/* Decode, expand and canonicalise one plan document; errors are replied
+ * under `field` ("plan", "heldout"). */
+static int take_plan(const json_t *doc, const char *field, int heldout, pascal_plan *plan,
+                     pascal_store_run **runs, size_t *n, json_t **canon, pd_reply *rep) {
+  pascal_error err;
+  pascal_error_clear(&err);
+  if (pascal_codec_plan_decode(doc, plan, &err) || plan_runs(plan, heldout, runs, n, &err) ||
+      pascal_codec_plan_encode(plan, canon, &err)) {
+    pd_reply_pascal_error_in(rep, &err, field);
+    return -1;
+  }
+  return 0;
+}
+
+/* The held-out panel: the body's "heldout" or the plan's own "heldout"
+ * member (not both), a pascal-plan/1 of the plan's workload; NULL if none. */
+static int heldout_doc(const json_t *body, const json_t *plan, const json_t **out,
+                       pd_reply *rep) {
+  const json_t *outer = json_object_get(body, "heldout"), *inner = json_object_get(plan, "heldout");
+  if (outer && inner) {
+    pd_reply_error(rep, 400, "invalid_value", "heldout",
+                   "give the held-out panel either in the body or in the plan, not both");
+    return -1;
+  }
+  *out = outer ? outer : inner;
+  if (*out && !json_is_object(*out)) {
+    pd_reply_error(rep, 400, "invalid_type", outer ? "heldout" : "plan.heldout",
+                   "heldout must be a pascal-plan/1 object");
+    return -1;
+  }
+  return 0;
+}
+
 void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
-  static const char *const allowed[] = {"device", "plan", NULL};
+  static const char *const allowed[] = {"device", "plan", "heldout", NULL};
   char device[64];
   if (pd_json_strict(req->json, allowed, NULL, rep) ||
       pd_get_name(req->json, "device", 1, device, sizeof device, NULL, rep))
@@ -84,17 +127,42 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
                    "plan must be a pascal-plan/1 object");
     return;
   }
-  pascal_plan plan;
+  const json_t *hj = NULL;
+  pascal_plan plan, panel;
   pascal_plan_init(&plan);
+  pascal_plan_init(&panel);
   pascal_store_run *runs = NULL;
   size_t n = 0;
-  json_t *canon = NULL;
+  json_t *canon = NULL, *canon_panel = NULL;
   char *text = NULL;
   pascal_error err;
   pascal_error_clear(&err);
-  if (pascal_codec_plan_decode(pj, &plan, &err) || plan_runs(&plan, &runs, &n, &err) ||
-      pascal_codec_plan_encode(&plan, &canon, &err)) {
+  if (heldout_doc(req->json, pj, &hj, rep) ||
+      take_plan(pj, "plan", 0, &plan, &runs, &n, &canon, rep) ||
+      (hj && take_plan(hj, "heldout", 1, &panel, &runs, &n, &canon_panel, rep)))
+    goto done;
+  if (hj && panel.workload != plan.workload) {
+    pd_reply_error(rep, 400, "invalid_value", "heldout.workload",
+                   "the held-out panel must have the plan's workload");
+    goto done;
+  }
+  if (canon_panel) json_object_set(canon, "heldout", canon_panel);
+  /* Scan sizes must exceed the device's C (plan_gen.h); the device's
+   * existence is checked again, atomically, by the store's create. */
+  pascal_store_device dev;
+  int dst = pascal_store_device_get(ctx->store, device, &dev, &err);
+  if (dst != PASCAL_STORE_OK) {
+    if (dst == PASCAL_STORE_NOT_FOUND && !err.field[0]) snprintf(err.field, sizeof err.field, "device");
+    pd_reply_store_error(rep, dst, &err);
+    goto done;
+  }
+  if (pascal_plan_check_capacity(&plan, dev.capacity_blocks, &err)) {
     pd_reply_pascal_error_in(rep, &err, "plan");
+    goto done;
+  }
+  if (hj && pascal_plan_check_capacity(&panel, dev.capacity_blocks, &err)) {
+    pd_reply_pascal_error_in(rep, &err, hj == json_object_get(req->json, "heldout")
+                                            ? "heldout" : "plan.heldout");
     goto done;
   }
   text = pascal_codec_dump(canon, 0);
@@ -115,8 +183,10 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
 done:
   free(text);
   json_decref(canon);
+  json_decref(canon_panel);
   free(runs);
   pascal_plan_free(&plan);
+  pascal_plan_free(&panel);
 }
 
 void pd_h_calibrations_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {

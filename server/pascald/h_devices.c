@@ -1,21 +1,41 @@
 /*
  * h_devices.c - GET/POST /v1/devices and GET /v1/devices/{name}. Registering
  * is idempotent: an identical re-post answers 200, different constants 409.
+ * A device may carry its CUDA identity (cuda_name, compute_capability,
+ * l2_bytes); the list filters by them, and {name} may be a CUDA name
+ * (device_ref.h).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ctx.h"
+#include "device_ref.h"
 #include "handlers.h"
 #include "jsonin.h"
 #include "reply.h"
 #include "views.h"
 
+/* GET /v1/devices[?cuda_name=NAME][&cc=MAJOR.MINOR]. A cuda_name that no
+ * device has is a 404 with the close matches; several devices may share one. */
 void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
-  (void)req;
+  static const char *const strings[] = {"cuda_name", "cc", NULL};
+  json_t *q = NULL;
+  char cuda_name[PASCAL_STORE_NAME_MAX] = "", cc[8] = "";
+  uint32_t major = 0, minor = 0;
+  if (pd_query_object(req->conn, strings, &q, rep)) return;
+  int bad = pd_json_strict(q, strings, NULL, rep) ||
+            pd_get_str(q, "cuda_name", 0, cuda_name, sizeof cuda_name, NULL, rep) < 0 ||
+            pd_get_str(q, "cc", 0, cc, sizeof cc, NULL, rep) < 0;
+  json_decref(q);
+  if (bad) return;
+  if (cc[0] && pd_cc_parse(cc, &major, &minor)) {
+    pd_reply_error(rep, 400, "invalid_value", "cc",
+                   "cc must be a compute capability MAJOR.MINOR such as 9.0 (got '%s')", cc);
+    return;
+  }
   pascal_store_device *d = NULL;
-  size_t n = 0;
+  size_t n = 0, named = 0;
   pascal_error err;
   pascal_error_clear(&err);
   int st = pascal_store_device_list(ctx->store, &d, &n, &err);
@@ -24,25 +44,47 @@ void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     return;
   }
   json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) json_array_append_new(arr, pd_view_device(&d[i]));
+  for (size_t i = 0; i < n; i++) {
+    if (cuda_name[0] && !pd_device_has_cuda_name(&d[i], cuda_name)) continue;
+    named++;
+    if (cc[0] && (d[i].cc_major != major || d[i].cc_minor != minor)) continue;
+    json_array_append_new(arr, pd_view_device(&d[i]));
+  }
   free(d);
+  char unused[PASCAL_STORE_NAME_MAX];
+  if (cuda_name[0] && !named) {
+    json_decref(arr);
+    pd_device_resolve(ctx, cuda_name, "cuda_name", 1, unused, rep); /* 404, candidates */
+    return;
+  }
   pd_reply_json(rep, 200, json_pack("{s:o}", "devices", arr));
 }
 
 void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   static const char *const allowed[] = {"name", "arch", "sm_count", "capacity_blocks",
-                                        "block_bytes", NULL};
+                                        "block_bytes", "cuda_name", "compute_capability",
+                                        "l2_bytes", NULL};
   json_t *b = req->json;
   pascal_store_device dev;
   memset(&dev, 0, sizeof dev);
-  uint64_t sm, cap, bb;
+  uint64_t sm, cap, bb, l2 = 0;
+  char cc[8] = "";
   if (pd_json_strict(b, allowed, NULL, rep) ||
       pd_get_name(b, "name", 1, dev.name, sizeof dev.name, NULL, rep) ||
       pd_get_str(b, "arch", 1, dev.arch, sizeof dev.arch, NULL, rep) ||
       pd_get_u64(b, "sm_count", 1, 1, 1u << 20, &sm, NULL, rep) ||
       pd_get_u64(b, "capacity_blocks", 1, 1, UINT32_MAX, &cap, NULL, rep) ||
-      pd_get_u64(b, "block_bytes", 1, 1, 1u << 30, &bb, NULL, rep))
+      pd_get_u64(b, "block_bytes", 1, 1, 1u << 30, &bb, NULL, rep) ||
+      pd_get_str(b, "cuda_name", 0, dev.cuda_name, sizeof dev.cuda_name, NULL, rep) < 0 ||
+      pd_get_str(b, "compute_capability", 0, cc, sizeof cc, NULL, rep) < 0 ||
+      pd_get_u64(b, "l2_bytes", 0, 1, UINT64_C(1) << 53, &l2, NULL, rep) < 0)
     return;
+  if (cc[0] && pd_cc_parse(cc, &dev.cc_major, &dev.cc_minor)) {
+    pd_reply_error(rep, 400, "invalid_value", "compute_capability",
+                   "compute_capability must be MAJOR.MINOR such as 9.0 (got '%s')", cc);
+    return;
+  }
+  dev.l2_bytes = l2;
   dev.sm_count = (uint32_t)sm;
   dev.capacity_blocks = (uint32_t)cap;
   dev.block_bytes = (uint32_t)bb;
@@ -59,11 +101,8 @@ void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
 }
 
 void pd_h_device_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
-  const char *name = req->params[0];
-  if (!pd_name_valid(name)) {
-    pd_reply_error(rep, 404, "not_found", "name", "no device named '%.64s'", name);
-    return;
-  }
+  char name[PASCAL_STORE_NAME_MAX];
+  if (pd_device_resolve(ctx, req->params[0], "name", 0, name, rep)) return;
   pascal_store_device dev;
   pascal_store_calibration *cals = NULL;
   size_t n = 0;

@@ -13,8 +13,9 @@
  * A single query is answered with the codec's full prediction document (with
  * its explanation, identical to `pascal predict --json`), or, with
  * "explain": false (GET: explain=false), with the compact answer {workload,
- * K, rho, fill_bytes, M, rule, device, calibration}: what an autotuner ranks
- * by. Batch items are compact by default; "explain": true in the batch gives
+ * K, rho, fill_bytes, M, rule, expected_error_pct, extrapolated, device,
+ * calibration}: what an autotuner ranks by. The expected error is looked up
+ * in the validation the registry keeps beside each model (validation.h). Batch items are compact by default; "explain": true in the batch gives
  * every item the full document. Every answer is streamed as text by the
  * codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
  * tree and no allocation per answered item (only a refused item builds its
@@ -26,6 +27,7 @@
 #include <string.h>
 
 #include "ctx.h"
+#include "device_ref.h"
 #include "handlers.h"
 #include "jsonin.h"
 #include "pascal_codec.h"
@@ -52,7 +54,7 @@ typedef struct pd_query {
 static int query_fields(json_t *q, int gemm, const char *prefix, pd_query *out, size_t *read,
                         pd_reply *rep) {
   int cal;
-  if (pd_get_name(q, "device", 1, out->device, sizeof out->device, prefix, rep) ||
+  if (pd_get_str(q, "device", 1, out->device, sizeof out->device, prefix, rep) ||
       (cal = pd_get_i64(q, "calibration", 0, 1, INT64_MAX, &out->calibration, prefix, rep)) < 0)
     return -1;
   uint64_t a, b, c;
@@ -69,26 +71,43 @@ static int query_fields(json_t *q, int gemm, const char *prefix, pd_query *out, 
   }
   char path[8];
   uint64_t d = 0, N;
-  int has_d;
+  int d_absent;
   if (pd_get_u64(q, "o", 1, 1, PASCAL_PLAN_MAX_OCCUPANCY, &a, prefix, rep) ||
       pd_get_str(q, "path", 1, path, sizeof path, prefix, rep) ||
-      (has_d = pd_get_u64(q, "d", 0, 0, PASCAL_PLAN_MAX_DEPTH, &d, prefix, rep)) < 0 ||
+      (d_absent = pd_get_u64(q, "d", 0, 0, PASCAL_PLAN_MAX_DEPTH, &d, prefix, rep)) < 0 ||
       pd_get_u64(q, "m", 1, 0, PASCAL_PLAN_MAX_COMPUTE, &b, prefix, rep) ||
       pd_get_u64(q, "N", 1, 1, UINT32_MAX, &N, prefix, rep) ||
-      pd_get_num(q, "W", 1, 1e-9, 1e15, &out->W, prefix, rep))
+      pd_get_num(q, "W", 1, PASCAL_PREDICT_W_MIN, PASCAL_PREDICT_W_MAX, &out->W, prefix, rep))
     return -1;
   pascal_error err;
+  char f[96];
   if (pascal_path_parse(path, "path", &out->key.path, &err) != PASCAL_OK) {
-    char f[96];
     snprintf(f, sizeof f, "%s%spath", prefix ? prefix : "", prefix ? "." : "");
     pd_reply_error(rep, 400, "invalid_value", f, "path must be \"sync\" or \"tma\"");
+    return -1;
+  }
+  /* The depth belongs to the path: never a silent d = 0 for tma. */
+  snprintf(f, sizeof f, "%s%sd", prefix ? prefix : "", prefix ? "." : "");
+  if (out->key.path == PASCAL_PATH_TMA && d_absent) {
+    pd_reply_error(rep, 400, "missing_field", f, "field '%s' (prefetch depth >= 1) is required "
+                   "for path tma", f);
+    return -1;
+  }
+  if (out->key.path == PASCAL_PATH_TMA && d == 0) {
+    pd_reply_error(rep, 400, "invalid_value", f, "field '%s' must be >= 1 for path tma "
+                   "(d = 0 is the sync path)", f);
+    return -1;
+  }
+  if (out->key.path == PASCAL_PATH_SYNC && d != 0) {
+    pd_reply_error(rep, 400, "invalid_value", f,
+                   "field '%s' must be 0 (or absent) for path sync", f);
     return -1;
   }
   out->key.o = (uint32_t)a;
   out->key.d = (uint32_t)d;
   out->key.m = (uint32_t)b;
   out->N = (uint32_t)N;
-  *read = 6 + (cal == 0) + (has_d == 0);
+  *read = 6 + (cal == 0) + (d_absent == 0);
   return 0;
 }
 
@@ -103,7 +122,18 @@ static int query_parse(json_t *q, const char *prefix, pd_query *out, pd_reply *r
     pd_reply_error(rep, 400, "invalid_type", prefix, "each query must be a JSON object");
     return -1;
   }
-  int gemm = json_object_get(q, "Mg") || json_object_get(q, "Ng") || json_object_get(q, "Kg");
+  const char *gemm_field = json_object_get(q, "Mg")   ? "Mg"
+                           : json_object_get(q, "Ng") ? "Ng"
+                           : json_object_get(q, "Kg") ? "Kg"
+                                                      : NULL;
+  int gemm = gemm_field != NULL;
+  for (size_t i = 2; gemm && scan_keys[i]; i++)
+    if (json_object_get(q, scan_keys[i])) {
+      char f[96];
+      snprintf(f, sizeof f, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", gemm_field);
+      pd_reply_error(rep, 400, "mixed_query", f, PASCAL_PREDICT_MIXED_MESSAGE);
+      return -1;
+    }
   out->workload = gemm ? PASCAL_WORKLOAD_GEMM : PASCAL_WORKLOAD_SCAN;
   size_t read = 0;
   int rc = query_fields(q, gemm, prefix, out, &read, rep);
@@ -124,6 +154,9 @@ typedef struct pd_answer {
 /* Look up the calibration and predict (read lock held by the caller). */
 static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer *a,
                   pd_reply *rep) {
+  char named[PASCAL_STORE_NAME_MAX];
+  const char *device = pd_device_for_prediction(ctx, q->device, named, rep);
+  if (!device) return -1;
   const pd_reg_entry *e;
   if (q->calibration) {
     e = pd_registry_by_id(ctx->registry, q->calibration);
@@ -133,7 +166,7 @@ static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer 
                      (long long)q->calibration);
       return -1;
     }
-    if (strcmp(e->device->name, q->device) != 0 || e->workload != q->workload) {
+    if (strcmp(e->device->name, device) != 0 || e->workload != q->workload) {
       pd_reply_error(rep, 422, "calibration_mismatch", "calibration",
                      "calibration %lld is a %s calibration of device '%s'",
                      (long long)q->calibration, pascal_workload_name(e->workload),
@@ -142,12 +175,12 @@ static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer 
     }
   } else {
     int any = 0;
-    e = pd_registry_newest(ctx->registry, q->device, q->workload, &any);
+    e = pd_registry_newest(ctx->registry, device, q->workload, &any);
     if (!e) {
       pd_reply_error(rep, 404, "not_found", "device",
                      any ? "device '%s' has no frozen %s calibration"
                          : "device '%s' has no frozen calibration",
-                     q->device, pascal_workload_name(q->workload));
+                     device, pascal_workload_name(q->workload));
       return -1;
     }
   }
@@ -162,6 +195,10 @@ static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer 
     pd_reply_pascal_error_in(rep, &err, prefix); /* names the item: "queries[3].m" */
     return -1;
   }
+  if (q->workload == PASCAL_WORKLOAD_SCAN)
+    pascal_validation_expect_scan(&e->validation, &q->key, &a->scan);
+  else
+    pascal_validation_expect_gemm(&e->validation, &q->shape, &a->gemm);
   return 0;
 }
 
@@ -227,7 +264,8 @@ static int take_explain(json_t *body, int *explain, pd_reply *rep) {
   return 0;
 }
 
-#define PD_ANSWER_RESERVE 2048 /* bytes: an explained answer fits without regrowth */
+#define PD_ANSWER_RESERVE 3072 /* bytes: an explained answer fits without regrowth */
+#define PD_ITEM_RESERVE 224    /* bytes: a compact batch item, expected error included */
 
 static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   pd_query q;
@@ -331,9 +369,9 @@ static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   if (k > PD_BATCH_SLICES_MAX) k = PD_BATCH_SLICES_MAX;
   if (k < 1) k = 1;
   /* the reply: {"results":[ slice 0, slice 1, ... ],"count","ok","errors"};
-   * about 160 bytes per compact item */
+   * about PD_ITEM_RESERVE bytes per compact item */
   pascal_jtext w;
-  pascal_jtext_init(&w, 64 + 160 * n);
+  pascal_jtext_init(&w, 64 + PD_ITEM_RESERVE * n);
   pascal_jtext_object_begin(&w, NULL);
   pascal_jtext_array_begin(&w, "results");
   batch_slice sl[PD_BATCH_SLICES_MAX];
@@ -346,7 +384,7 @@ static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
     sl[j].detail = ex && json_is_true(ex) ? PASCAL_CODEC_EXPLAINED : PASCAL_CODEC_COMPACT;
     sl[j].lo = n * j / k;
     sl[j].hi = n * (j + 1) / k;
-    if (j > 0) pascal_jtext_init(&sl[j].own, 160 * (sl[j].hi - sl[j].lo));
+    if (j > 0) pascal_jtext_init(&sl[j].own, PD_ITEM_RESERVE * (sl[j].hi - sl[j].lo));
     sl[j].out = j > 0 ? &sl[j].own : &w;
   }
   for (size_t j = 1; j < k; j++) started[j] = pthread_create(&tid[j], NULL, slice_run, &sl[j]) == 0;

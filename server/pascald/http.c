@@ -1,15 +1,20 @@
 /*
  * http.c - libmicrohttpd glue. One access handler for every request:
- *   1st call     allocate per-request state; refuse a declared Content-Length
- *                above the cap at once (413, the body is never read)
+ *   1st call     allocate per-request state; refuse an ambiguous framing or a
+ *                NUL byte in the head (400 and close, reqhead.c) and a
+ *                declared Content-Length above the cap (413): the body is
+ *                never read
  *   data calls   accumulate the body; past the cap, keep discarding and answer
  *                413 at the end (memory stays bounded by the cap)
- *   final call   route (404/405), auth (401/403), content type (415), JSON
+ *   final call   route (404/405; a CORS preflight is answered here, cors.h),
+ *                auth (401/403), content type (415), JSON
  *                limits (400), then the handler; the reply is sent from here
  *                only (send_reply), and counted (and the request's memory
  *                released) when MHD reports completion.
  * MHD runs epoll with an internal thread pool sized to the cores, with an
- * explicit connection timeout, connection limit and per-connection memory cap.
+ * explicit idle timeout, per-address limit and per-connection memory cap;
+ * the total limit, the request deadline and the %00 detection in URLs are
+ * pascald's own (conns.c).
  */
 #include "http.h"
 
@@ -24,9 +29,12 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "conns.h"
+#include "cors.h"
 #include "jsonin.h"
 #include "jsonpar.h"
 #include "reply.h"
+#include "reqhead.h"
 #include "routes.h"
 
 typedef struct pd_conn {
@@ -36,6 +44,7 @@ typedef struct pd_conn {
   char *body;
   size_t len, cap;
   int too_large;
+  int must_close; /* framing refused: the rest of the stream cannot be trusted */
   json_t *json; /* parsed body; released when MHD reports completion, so that
                    freeing a large tree never delays the answer */
 } pd_conn;
@@ -67,7 +76,7 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
     len = rep->text_len;
     rep->text = NULL;
   }
-  if (!buf) {
+  if (!buf && rep->status != 204) {
     static const char oom[] =
         "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\",\"field\":null}}\n";
     rep->status = 500;
@@ -82,17 +91,29 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
     free(buf);
     return MHD_NO;
   }
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-                          rep->content_type ? rep->content_type : "application/json");
+  if (buf)
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            rep->content_type ? rep->content_type : "application/json");
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
   if (rep->allow[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
   if (rep->www_authenticate)
     MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"pascald\"");
+  if (ctx->cfg.cors_origins[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Origin");
+  if (rep->cors_origin)
+    MHD_add_response_header(r, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, rep->cors_origin);
+  if (rep->cors_preflight) {
+    char age[16];
+    snprintf(age, sizeof age, "%u", ctx->cfg.cors_max_age);
+    MHD_add_response_header(r, "Access-Control-Allow-Methods", rep->allow);
+    MHD_add_response_header(r, "Access-Control-Allow-Headers", PD_CORS_ALLOW_HEADERS);
+    MHD_add_response_header(r, "Access-Control-Max-Age", age);
+  }
   /* Shutting down: no keep-alive, so that the connection closes once this
    * answer is sent and its client cannot start another request. */
-  if (atomic_load_explicit(&ctx->stopping, memory_order_relaxed))
+  if (c->must_close || atomic_load_explicit(&ctx->stopping, memory_order_relaxed))
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
   c->status = rep->status;
+  pd_conns_answering(conn);
   enum MHD_Result ok = MHD_queue_response(conn, rep->status, r);
   MHD_destroy_response(r);
   pd_reply_clear(rep);
@@ -128,6 +149,28 @@ static int check_access(pd_ctx *ctx, const pd_route *route, pd_request *req, pd_
   return 0;
 }
 
+/* CORS (cors.h): remember an allowed Origin for the answer's headers, and
+ * answer a preflight (OPTIONS with Access-Control-Request-Method on a known
+ * path) at once: 204 for an allowed origin, 403 naming it otherwise.
+ * Returns 1 when the preflight was answered. */
+static int cors(pd_ctx *ctx, struct MHD_Connection *conn, const char *method, int idx,
+                pd_reply *rep) {
+  const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+  if (pd_cors_origin_allowed(ctx->cfg.cors_origins, origin)) rep->cors_origin = origin;
+  if (idx != PD_ROUTE_BAD_METHOD || strcmp(method, "OPTIONS") != 0 || !origin ||
+      !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Access-Control-Request-Method"))
+    return 0;
+  if (rep->cors_origin) {
+    rep->status = 204;
+    rep->cors_preflight = 1;
+  } else {
+    rep->allow[0] = '\0';
+    pd_reply_error(rep, 403, "forbidden", "Origin", "origin '%.200s' is not in cors_origins",
+                   origin);
+  }
+  return 1;
+}
+
 static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
                      const char *method, pd_conn *c, pd_reply *rep) {
   pd_request req;
@@ -139,6 +182,7 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
   req.body = c->body ? c->body : "";
   req.body_len = c->len;
   int idx = pd_route_match(method, url, &req, rep->allow, sizeof rep->allow);
+  if (ctx->cfg.cors_origins[0] && cors(ctx, conn, method, idx, rep)) return;
   if (idx == PD_ROUTE_NOT_FOUND) {
     pd_reply_error(rep, 404, "not_found", NULL, "no route %s %s", method, url);
     return;
@@ -188,12 +232,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     c->route = ctx->stats.nroutes - 1;
     *con_cls = c;
     atomic_fetch_add_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
+    pd_reply rep;
+    memset(&rep, 0, sizeof rep);
+    if (pd_reqhead_check(conn, pd_conns_nul_in_url(conn), pd_conns_too_many_params(conn),
+                         &rep)) {
+      c->must_close = 1;
+      return send_reply(ctx, conn, c, &rep);
+    }
     const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl && strtoull(cl, NULL, 10) > ctx->cfg.body_max) {
       c->too_large = 1; /* answer now: the body is never read */
-      pd_reply rep;
-      memset(&rep, 0, sizeof rep);
       dispatch(ctx, conn, url, method, c, &rep);
       return send_reply(ctx, conn, c, &rep);
     }
@@ -234,8 +283,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
   pd_ctx *ctx = cls;
   pd_conn *c = *con_cls;
-  (void)conn;
   (void)toe;
+  pd_conns_request_done(conn);
   if (!c) return;
   pd_stats_record(&ctx->stats, c->route, c->status, pd_now_ns() - c->t0);
   atomic_fetch_sub_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
@@ -259,18 +308,35 @@ int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen) {
              gai_strerror(gai));
     return -1;
   }
+  if (pd_conns_new(ctx->cfg.connection_limit, ctx->cfg.request_deadline_s, &ctx->conns) ||
+      pd_conns_start(ctx->conns)) {
+    freeaddrinfo(ai);
+    pd_conns_free(ctx->conns);
+    ctx->conns = NULL;
+    snprintf(msg, msglen, "cannot start the connection sweeper");
+    return -1;
+  }
   unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
   if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
+  /* MHD's own limit sits above pascald's (the accept policy refuses first
+   * with an immediate close): at its own limit MHD stops accepting and
+   * clients would wait in the kernel backlog. */
+  unsigned mhd_limit = ctx->cfg.connection_limit + 16 * ctx->cfg.threads;
   ctx->mhd = MHD_start_daemon(
-      flags, 0, NULL, NULL, on_request, ctx, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+      flags, 0, pd_conns_accept, ctx->conns, on_request, ctx, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
       MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ctx->cfg.threads,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)ctx->cfg.connection_timeout_s,
-      MHD_OPTION_CONNECTION_LIMIT, (unsigned int)ctx->cfg.connection_limit,
+      MHD_OPTION_CONNECTION_LIMIT, mhd_limit,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)ctx->cfg.connection_limit_per_ip,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, ctx->cfg.connection_memory,
+      MHD_OPTION_NOTIFY_CONNECTION, pd_conns_notify, ctx->conns,
+      MHD_OPTION_UNESCAPE_CALLBACK, pd_conns_unescape, ctx->conns,
       MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1, MHD_OPTION_NOTIFY_COMPLETED,
       on_completed, ctx, MHD_OPTION_END);
   freeaddrinfo(ai);
   if (!ctx->mhd) {
+    pd_conns_free(ctx->conns);
+    ctx->conns = NULL;
     snprintf(msg, msglen, "cannot listen on %s:%u (address in use or not allowed)",
              ctx->cfg.listen_host, ctx->cfg.listen_port);
     return -1;
@@ -292,7 +358,10 @@ void pd_http_stop(pd_ctx *ctx) {
     struct timespec ts = {0, 10 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
+  pd_conns_stop(ctx->conns); /* no sweep while MHD closes its connections */
   MHD_stop_daemon(ctx->mhd);
   if (s != MHD_INVALID_SOCKET) close(s);
   ctx->mhd = NULL;
+  pd_conns_free(ctx->conns);
+  ctx->conns = NULL;
 }

@@ -39,13 +39,17 @@ int pd_registry_new(pd_registry **out) {
 
 void pd_registry_free(pd_registry *r) {
   if (!r) return;
-  for (size_t i = 0; i < r->n; i++) pascal_model_free(r->entries[i].model);
+  for (size_t i = 0; i < r->n; i++) {
+    pascal_model_free(r->entries[i].model);
+    pascal_validation_free(&r->entries[i].validation);
+  }
   free(r->entries);
   pthread_rwlock_destroy(&r->lock);
   free(r);
 }
 
-int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model) {
+int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model,
+                    pascal_validation *validation) {
   int rc = 0;
   pthread_rwlock_wrlock(&r->lock);
   for (size_t i = 0; i < r->n && rc == 0; i++)
@@ -62,6 +66,8 @@ int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model) {
     e->model = model;
     e->workload = pascal_model_workload(model);
     e->device = pascal_model_device(model);
+    e->validation = *validation;
+    memset(validation, 0, sizeof *validation);
   }
   pthread_rwlock_unlock(&r->lock);
   return rc;

@@ -15,6 +15,7 @@
 
 #include "pascal/calibration.h"
 #include "pascal/predict.h"
+#include "pascal/validation.h"
 
 typedef struct pd_registry pd_registry;
 
@@ -23,14 +24,17 @@ typedef struct pd_reg_entry {
   pascal_workload workload;
   pascal_model *model;    /* owned, immutable */
   const pascal_device *device; /* points into model */
+  pascal_validation validation; /* owned: the expected error of its answers */
 } pd_reg_entry;
 
 int pd_registry_new(pd_registry **out);
 void pd_registry_free(pd_registry *r);
 
-/* Append; takes ownership of `model` on success (0), not on failure (-1).
- * Adding an id already present is a no-op that frees nothing and returns 1. */
-int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model);
+/* Append; takes ownership of `model` and of the keys of `validation` (which
+ * is then emptied) on success (0), not on failure (-1). Adding an id already
+ * present is a no-op that frees nothing and returns 1. */
+int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model,
+                    pascal_validation *validation);
 
 void pd_registry_rdlock(pd_registry *r);
 void pd_registry_unlock(pd_registry *r);

@@ -3,13 +3,20 @@
  */
 #include "views.h"
 
+#include <stdio.h>
+
 #include "reply.h"
 
 json_t *pd_view_device(const pascal_store_device *d) {
-  return json_pack("{s:s,s:s,s:I,s:I,s:I,s:o}", "name", d->name, "arch", d->arch, "sm_count",
-                   (json_int_t)d->sm_count, "capacity_blocks", (json_int_t)d->capacity_blocks,
-                   "block_bytes", (json_int_t)d->block_bytes, "created_at",
-                   pd_json_time(d->created));
+  char cc[16];
+  snprintf(cc, sizeof cc, "%u.%u", d->cc_major, d->cc_minor);
+  return json_pack("{s:s,s:s,s:I,s:I,s:I,s:o,s:s?,s:s?,s:o}", "name", d->name, "arch", d->arch,
+                   "sm_count", (json_int_t)d->sm_count, "capacity_blocks",
+                   (json_int_t)d->capacity_blocks, "block_bytes", (json_int_t)d->block_bytes,
+                   "created_at", pd_json_time(d->created), "cuda_name",
+                   d->cuda_name[0] ? d->cuda_name : NULL, "compute_capability",
+                   d->cc_major ? cc : NULL, "l2_bytes",
+                   d->l2_bytes ? json_integer((json_int_t)d->l2_bytes) : json_null());
 }
 
 json_t *pd_view_progress(int64_t done, int64_t total) {

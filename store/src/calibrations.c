@@ -1,5 +1,5 @@
 /*
- * calibrations.c - the calibration life cycle (DESIGN.md §5): create from an
+ * calibrations.c - the calibration life cycle (docs/design.md §5): create from an
  * expanded plan (calibration + all its jobs at once), read with progress,
  * list, freeze once every job is done, and import a frozen bundle with its
  * measurements. Each write is one transaction; the schema's triggers make a
@@ -153,7 +153,7 @@ static pascal_store_status insert_jobs(pascal_store *s, int64_t cal,
       return status;
     sqlite3_stmt *st = store_stmt_get(s, ST_JOB_INSERT);
     if (sqlite3_bind_int64(st, 1, cal) || store_bind_run(st, 2, &runs[i], workload) ||
-        sqlite3_bind_int64(st, 12, max_attempts))
+        sqlite3_bind_int64(st, 2 + STORE_RUN_NCOLS, max_attempts))
       return store_sql_error(s->db, sqlite3_errcode(s->db), field, err);
     status = store_step_done(s, st, "job insert", err);
     if (status)
@@ -279,9 +279,9 @@ pascal_store_status store_measurement_insert(pascal_store *s, int64_t cal,
   if (sqlite3_bind_int64(st, 1, cal) ||
       (job ? sqlite3_bind_int64(st, 2, job) : sqlite3_bind_null(st, 2)) ||
       store_bind_run(st, 3, &m->run, workload) ||
-      sqlite3_bind_double(st, 13, m->fill_bytes) ||
-      (m->kernel_ns > 0 ? sqlite3_bind_double(st, 14, m->kernel_ns)
-                        : sqlite3_bind_null(st, 14)))
+      sqlite3_bind_double(st, 3 + STORE_RUN_NCOLS, m->fill_bytes) ||
+      (m->kernel_ns > 0 ? sqlite3_bind_double(st, 4 + STORE_RUN_NCOLS, m->kernel_ns)
+                        : sqlite3_bind_null(st, 4 + STORE_RUN_NCOLS)))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "measurement", err);
   return store_step_done(s, st, "measurement insert", err);
 }

@@ -1,7 +1,8 @@
 /*
  * devices.c - the devices table: idempotent registration (identical constants
- * accepted again, different ones refused), lookup, listing, and the job
- * progress of a device's collecting calibrations.
+ * accepted again, different ones refused; a CUDA identity not yet known is
+ * filled in), lookup, listing, and the job progress of a device's collecting
+ * calibrations.
  */
 #include "store_internal.h"
 
@@ -16,6 +17,10 @@ static void read_device(sqlite3_stmt *st, pascal_store_device *d)
   d->capacity_blocks = (uint32_t)sqlite3_column_int64(st, 3);
   d->block_bytes = (uint32_t)sqlite3_column_int64(st, 4);
   d->created = sqlite3_column_int64(st, 5);
+  store_column_copy(st, 6, d->cuda_name, sizeof d->cuda_name);
+  d->cc_major = (uint32_t)sqlite3_column_int64(st, 7);
+  d->cc_minor = (uint32_t)sqlite3_column_int64(st, 8);
+  d->l2_bytes = (uint64_t)sqlite3_column_int64(st, 9);
 }
 
 /* Look a device up inside the caller's lock: *found = 0 if absent. */
@@ -44,7 +49,50 @@ static const char *differing_field(const pascal_store_device *a,
     return "capacity_blocks";
   if (a->block_bytes != b->block_bytes)
     return "block_bytes";
+  if (a->cuda_name[0] && b->cuda_name[0] && strcmp(a->cuda_name, b->cuda_name) != 0)
+    return "cuda_name";
+  if (a->cc_major && b->cc_major && (a->cc_major != b->cc_major || a->cc_minor != b->cc_minor))
+    return "compute_capability";
+  if (a->l2_bytes && b->l2_bytes && a->l2_bytes != b->l2_bytes)
+    return "l2_bytes";
   return NULL;
+}
+
+/* The CUDA identity of `old` completed with what `dev` knows; 1 if it grew. */
+static int learn_cuda(pascal_store_device *old, const pascal_store_device *dev)
+{
+  int grew = 0;
+  if (!old->cuda_name[0] && dev->cuda_name[0]) {
+    memcpy(old->cuda_name, dev->cuda_name, sizeof old->cuda_name);
+    grew = 1;
+  }
+  if (!old->cc_major && dev->cc_major) {
+    old->cc_major = dev->cc_major;
+    old->cc_minor = dev->cc_minor;
+    grew = 1;
+  }
+  if (!old->l2_bytes && dev->l2_bytes) {
+    old->l2_bytes = dev->l2_bytes;
+    grew = 1;
+  }
+  return grew;
+}
+
+/* Bind the CUDA identity at parameters first..first+3 (NULL where unknown). */
+static int bind_cuda(sqlite3_stmt *st, int first, const pascal_store_device *d)
+{
+  int rc = d->cuda_name[0] ? sqlite3_bind_text(st, first, d->cuda_name, -1, SQLITE_STATIC)
+                           : sqlite3_bind_null(st, first);
+  if (rc == SQLITE_OK)
+    rc = d->cc_major ? sqlite3_bind_int64(st, first + 1, d->cc_major)
+                     : sqlite3_bind_null(st, first + 1);
+  if (rc == SQLITE_OK)
+    rc = d->cc_major ? sqlite3_bind_int64(st, first + 2, d->cc_minor)
+                     : sqlite3_bind_null(st, first + 2);
+  if (rc == SQLITE_OK)
+    rc = d->l2_bytes ? sqlite3_bind_int64(st, first + 3, (sqlite3_int64)d->l2_bytes)
+                     : sqlite3_bind_null(st, first + 3);
+  return rc;
 }
 
 pascal_store_status store_device_require(pascal_store *s, const char *device,
@@ -74,7 +122,12 @@ pascal_store_status store_device_ensure(pascal_store *s,
       return store_fail(err, PASCAL_STORE_CONFLICT, field,
                         "device %s exists with a different %s", dev->name, field);
     *created = 0;
-    return PASCAL_STORE_OK;
+    if (!learn_cuda(&old, dev))
+      return PASCAL_STORE_OK;
+    sqlite3_stmt *up = store_stmt_get(s, ST_DEVICE_SET_CUDA);
+    if (sqlite3_bind_text(up, 1, old.name, -1, SQLITE_TRANSIENT) || bind_cuda(up, 2, &old))
+      return store_sql_error(s->db, sqlite3_errcode(s->db), "device", err);
+    return store_step_done(s, up, "device update", err);
   }
   sqlite3_stmt *st = store_stmt_get(s, ST_DEVICE_INSERT);
   if (sqlite3_bind_text(st, 1, dev->name, -1, SQLITE_STATIC) ||
@@ -82,7 +135,7 @@ pascal_store_status store_device_ensure(pascal_store *s,
       sqlite3_bind_int64(st, 3, dev->sm_count) ||
       sqlite3_bind_int64(st, 4, dev->capacity_blocks) ||
       sqlite3_bind_int64(st, 5, dev->block_bytes) ||
-      sqlite3_bind_int64(st, 6, now))
+      sqlite3_bind_int64(st, 6, now) || bind_cuda(st, 7, dev))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "device", err);
   status = store_step_done(s, st, "device insert", err);
   if (status == PASCAL_STORE_OK)

@@ -64,7 +64,7 @@ int store_bind_run(sqlite3_stmt *st, int first, const pascal_store_run *r,
   /* Values were range-checked by store_check_run(): every one fits int64. */
   const int64_t ints[STORE_RUN_NCOLS] = {
     r->o, 0, r->d, r->m, (int64_t)r->N, (int64_t)r->W,
-    (int64_t)r->Mg, (int64_t)r->Ng, (int64_t)r->Kg, r->repeat};
+    (int64_t)r->Mg, (int64_t)r->Ng, (int64_t)r->Kg, r->repeat, r->heldout};
   int rc = SQLITE_OK;
   for (int i = 0; i < STORE_RUN_NCOLS && rc == SQLITE_OK; i++) {
     if (i == 1)
@@ -92,6 +92,7 @@ void store_read_run(sqlite3_stmt *st, int first, pascal_store_run *r)
   r->Ng = (uint64_t)sqlite3_column_int64(st, first + 7);
   r->Kg = (uint64_t)sqlite3_column_int64(st, first + 8);
   r->repeat = (uint32_t)sqlite3_column_int64(st, first + 9);
+  r->heldout = sqlite3_column_int64(st, first + 10) != 0;
 }
 
 void store_column_copy(sqlite3_stmt *st, int col, char *dst, size_t size)

@@ -6,11 +6,14 @@
  * processes opening the same new file migrate it once (the second re-reads
  * the version under the write lock). The schema is described in docs/store.md.
  *
- * Invariants kept here, in the schema rather than in code (DESIGN.md §8):
+ * Invariants kept here, in the schema rather than in code (docs/design.md §7):
  * - a frozen calibration, its jobs and its measurements are read-only
  *   (triggers RAISE(ABORT) on UPDATE/DELETE, and on INSERT of measurements);
  * - a frozen row carries its bundle, report, hash and freeze time (CHECK);
  * - a run is either a well-formed scan run or a well-formed GEMM run (CHECK).
+ *
+ * A migration is appended, never edited: a file at version n has run exactly
+ * the first n strings below.
  */
 #include "store_internal.h"
 
@@ -119,9 +122,38 @@ static const char *const migrations[] = {
   FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
   FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration")
   FROZEN_GUARD("jobs_frozen_delete", "DELETE", "jobs", "OLD.calibration"),
+  /* 2: a device's identity as CUDA reports it (NULL: unknown, e.g. a device
+   *    registered from a bundle or before this migration) */
+  "ALTER TABLE devices ADD COLUMN cuda_name TEXT\n"
+  "  CHECK (cuda_name IS NULL OR length(cuda_name) BETWEEN 1 AND 63);\n"
+  "ALTER TABLE devices ADD COLUMN cc_major INTEGER\n"
+  "  CHECK (cc_major IS NULL OR cc_major BETWEEN 1 AND 99);\n"
+  "ALTER TABLE devices ADD COLUMN cc_minor INTEGER\n"
+  "  CHECK (cc_minor IS NULL OR cc_minor BETWEEN 0 AND 99);\n"
+  "ALTER TABLE devices ADD COLUMN l2_bytes INTEGER\n"
+  "  CHECK (l2_bytes IS NULL OR l2_bytes >= 1);\n",
+  /* 3: runs of a held-out panel (measured, never fitted) are flagged */
+  "ALTER TABLE jobs ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
+  "  CHECK (heldout IN (0, 1));\n"
+  "ALTER TABLE measurements ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
+  "  CHECK (heldout IN (0, 1));\n",
+  /* 4: a lease belongs to the API token that claimed it (lease_holder), and
+   * lease secrets are kept as SHA-256 digests from now on. Secrets stored
+   * in clear text by versions 1-3 are dropped: live leases go back to the queue
+   * with their attempt returned, done jobs forget theirs (only an identical
+   * re-upload under that old secret needed it). Frozen jobs are otherwise
+   * immutable, so their guards are lifted for this one statement. */
+  "ALTER TABLE jobs ADD COLUMN lease_holder INTEGER;\n"
+  "UPDATE jobs SET state = 'queued', lease_token = NULL, attempts = attempts - 1,\n"
+  "  last_error = 'lease dropped by the schema upgrade' WHERE state = 'leased';\n"
+  "DROP TRIGGER jobs_frozen_update;\n"
+  "DROP TRIGGER jobs_frozen_update_into;\n"
+  "UPDATE jobs SET lease_token = NULL WHERE lease_token IS NOT NULL;\n"
+  FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
+  FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration"),
 };
 
-int store_schema_latest(void)
+int pascal_store_schema_latest(void)
 {
   return (int)(sizeof migrations / sizeof migrations[0]);
 }
@@ -168,17 +200,28 @@ static pascal_store_status apply(sqlite3 *db, int target, pascal_error *err)
   return status;
 }
 
+pascal_store_status store_schema_require_latest(sqlite3 *db, pascal_error *err)
+{
+  int version = 0;
+  pascal_store_status status = read_version(db, &version, err);
+  if (status == PASCAL_STORE_OK && version != pascal_store_schema_latest())
+    status = store_fail(err, PASCAL_STORE_IO, "user_version",
+                        "database schema version %d is not %d, the one this pascald "
+                        "reads without migrating", version, pascal_store_schema_latest());
+  return status;
+}
+
 pascal_store_status store_migrate(sqlite3 *db, pascal_error *err)
 {
   int version = 0;
   pascal_store_status status = read_version(db, &version, err);
   if (status)
     return status;
-  if (version > store_schema_latest())
+  if (version > pascal_store_schema_latest())
     return store_fail(err, PASCAL_STORE_IO, "user_version",
                       "database schema version %d is newer than this pascald "
-                      "knows (%d)", version, store_schema_latest());
-  for (int target = version + 1; target <= store_schema_latest(); target++) {
+                      "knows (%d)", version, pascal_store_schema_latest());
+  for (int target = version + 1; target <= pascal_store_schema_latest(); target++) {
     status = apply(db, target, err);
     if (status)
       return status;

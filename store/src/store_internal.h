@@ -18,6 +18,7 @@ typedef enum store_stmt {
   ST_COMMIT,
   ST_ROLLBACK,
   ST_DEVICE_INSERT,
+  ST_DEVICE_SET_CUDA,
   ST_DEVICE_GET,
   ST_DEVICE_LIST,
   ST_DEVICE_PROGRESS,
@@ -62,8 +63,9 @@ struct pascal_store {
 
 /* The migrations (schema.c): run them all on an open connection. */
 pascal_store_status store_migrate(sqlite3 *db, pascal_error *err);
+/* IO unless the file is at the newest version (read-only opens). */
+pascal_store_status store_schema_require_latest(sqlite3 *db, pascal_error *err);
 /* Newest schema version this library knows. */
-int store_schema_latest(void);
 
 /* The statement `which`, reset and with bindings cleared, ready to bind. */
 sqlite3_stmt *store_stmt_get(pascal_store *s, store_stmt which);
@@ -141,10 +143,10 @@ pascal_store_status store_check_device(const pascal_store_device *dev,
 
 /* ---- row helpers shared by jobs and measurements (runs.c) ---- */
 /* The run columns, in this order, in every statement that binds or reads a
- * run: o, path, d, m, N, W, Mg, Ng, Kg, repeat. `path` is 'sync'/'tma' for
- * scan and NULL for GEMM. */
-#define STORE_RUN_COLUMNS "o, path, d, m, N, W, Mg, Ng, Kg, repeat"
-#define STORE_RUN_NCOLS 10
+ * run: o, path, d, m, N, W, Mg, Ng, Kg, repeat, heldout. `path` is
+ * 'sync'/'tma' for scan and NULL for GEMM. */
+#define STORE_RUN_COLUMNS "o, path, d, m, N, W, Mg, Ng, Kg, repeat, heldout"
+#define STORE_RUN_NCOLS 11
 int store_bind_run(sqlite3_stmt *st, int first, const pascal_store_run *r,
                    pascal_store_workload w);
 void store_read_run(sqlite3_stmt *st, int first, pascal_store_run *r);

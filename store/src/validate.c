@@ -44,6 +44,32 @@ static int device_char(int c)
 }
 
 static int label_char(int c) { return c >= 0x21 && c <= 0x7e; }
+static int text_char(int c) { return c >= 0x20 && c <= 0x7e; }
+
+/* The CUDA identity of a device: every part optional (empty / 0). */
+static pascal_store_status check_cuda(const pascal_store_device *dev, pascal_error *err)
+{
+  if (!memchr(dev->cuda_name, '\0', sizeof dev->cuda_name))
+    return store_fail(err, PASCAL_STORE_INVALID, "device.cuda_name",
+                      "device.cuda_name is not terminated");
+  size_t n = strlen(dev->cuda_name);
+  if (n) {
+    pascal_store_status status = check_chars(dev->cuda_name, "device.cuda_name", text_char, err);
+    if (status)
+      return status;
+    if (dev->cuda_name[0] == ' ' || dev->cuda_name[n - 1] == ' ')
+      return store_fail(err, PASCAL_STORE_INVALID, "device.cuda_name",
+                        "device.cuda_name starts or ends with a blank");
+  }
+  if (dev->cc_major > 99 || dev->cc_minor > 99 || (!dev->cc_major && dev->cc_minor))
+    return store_fail(err, PASCAL_STORE_INVALID, "device.compute_capability",
+                      "device.compute_capability must be MAJOR.MINOR with MAJOR 1..99, "
+                      "MINOR 0..99");
+  if (dev->l2_bytes > (uint64_t)INT64_MAX)
+    return store_fail(err, PASCAL_STORE_INVALID, "device.l2_bytes",
+                      "device.l2_bytes is too large");
+  return PASCAL_STORE_OK;
+}
 
 pascal_store_status store_check_device_name(const char *name, const char *field,
                                             pascal_error *err)
@@ -105,6 +131,8 @@ pascal_store_status store_check_run(const pascal_store_run *r,
                                     pascal_error *err)
 {
   const uint64_t big = (uint64_t)INT64_MAX;
+  if (r->heldout != 0 && r->heldout != 1)
+    return run_field(err, field, "heldout", "must be 0 or 1");
   if (w == PASCAL_STORE_SCAN) {
     if (r->o < 1)
       return run_field(err, field, "o", "must be at least 1");
@@ -166,5 +194,5 @@ pascal_store_status store_check_device(const pascal_store_device *dev,
   if (dev->block_bytes < 1)
     return store_fail(err, PASCAL_STORE_INVALID, "device.block_bytes",
                       "device.block_bytes must be at least 1");
-  return PASCAL_STORE_OK;
+  return check_cuda(dev, err);
 }

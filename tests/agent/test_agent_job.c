@@ -1,6 +1,6 @@
 /* test_agent_job.c - the agent's side of the jobs API JSON
  * (calibrator/agent/job.c), the token loader (token.c) and the device
- * comparison (device.c): the brief's example answers parse to the expected
+ * comparison (device.c): the example answers of api-spec/openapi.yaml parse to the expected
  * backend jobs; every malformed field is refused by name. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +218,33 @@ static void test_device_compare(void)
   json_decref(same);
   json_decref(flat);
   json_decref(other);
+  json_decref(want);
+
+  /* The CUDA identity is sent when known and compared where both know it. */
+  pascal_backend_device gpu = dev;
+  snprintf(gpu.cuda_name, sizeof gpu.cuda_name, "NVIDIA H100 80GB HBM3");
+  gpu.cc_major = 9;
+  gpu.cc_minor = 0;
+  gpu.l2_bytes = 52428800;
+  want = agent_device_body(&gpu, "h100");
+  CHECK(strcmp(json_string_value(json_object_get(want, "cuda_name")), "NVIDIA H100 80GB HBM3") == 0);
+  CHECK(strcmp(json_string_value(json_object_get(want, "compute_capability")), "9.0") == 0);
+  CHECK_INT(json_integer_value(json_object_get(want, "l2_bytes")), 52428800);
+  json_t *unknown = load("{\"name\":\"h100\",\"arch\":\"sim\",\"sm_count\":48,"
+                         "\"capacity_blocks\":1280,\"block_bytes\":16384,\"cuda_name\":null,"
+                         "\"compute_capability\":null,\"l2_bytes\":null}");
+  CHECK_INT(agent_device_compare(unknown, want, msg, sizeof msg), 0);
+  json_t *differs = load("{\"name\":\"h100\",\"arch\":\"sim\",\"sm_count\":48,"
+                         "\"capacity_blocks\":1280,\"block_bytes\":16384,"
+                         "\"cuda_name\":\"NVIDIA H200\",\"compute_capability\":\"9.0\"}");
+  CHECK_INT(agent_device_compare(differs, want, msg, sizeof msg), -1);
+  CHECK(strstr(msg, "cuda_name") != NULL && strstr(msg, "NVIDIA H200") != NULL);
+  json_decref(unknown);
+  json_decref(differs);
+  json_decref(want);
+  /* a backend that knows nothing of it sends nothing */
+  want = agent_device_body(&dev, "gb10");
+  CHECK(json_object_get(want, "cuda_name") == NULL && json_object_get(want, "l2_bytes") == NULL);
   json_decref(want);
 }
 

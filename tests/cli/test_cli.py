@@ -315,17 +315,22 @@ def content_hash(bundle):
     if bundle["workload"] == "gemm":
         keys.append("gemm")
     content = {k: bundle[k] for k in keys}
-    runs = []
-    for r in bundle["measurements"]:
-        fixed = ["o", "path", "d", "m", "N", "W"] if bundle["workload"] == "scan" else ["Mg", "Ng", "Kg"]
-        c = {k: r[k] for k in fixed}
-        c["fill_bytes"] = float(r["fill_bytes"])
-        if "repeat" in r:
-            c["repeat"] = r["repeat"]
-        if "kernel_ns" in r:
-            c["kernel_ns"] = float(r["kernel_ns"])
-        runs.append(c)
-    content["measurements"] = runs
+
+    def canonical_runs(runs):
+        out = []
+        for r in runs:
+            fixed = ["o", "path", "d", "m", "N", "W"] if bundle["workload"] == "scan" else ["Mg", "Ng", "Kg"]
+            c = {k: r[k] for k in fixed}
+            c["fill_bytes"] = float(r["fill_bytes"])
+            if "repeat" in r:
+                c["repeat"] = r["repeat"]
+            if "kernel_ns" in r:
+                c["kernel_ns"] = float(r["kernel_ns"])
+            out.append(c)
+        return out
+    content["measurements"] = canonical_runs(bundle["measurements"])
+    if bundle.get("heldout"):  # hashed only when the panel has runs
+        content["heldout"] = canonical_runs(bundle["heldout"])
     return "sha256:" + hashlib.sha256(canonical(content).encode()).hexdigest()
 
 
@@ -384,6 +389,32 @@ class Dynamic(unittest.TestCase):
         human = run("predict", "--bundle", self.frozen, "--o", 1, "--path", "tma", "--d", 4,
                     "--m", 8, "--N", 4096, "--W", 32).stdout
         self.assertIn("rule: ", human)
+
+    def test_predict_says_how_far_to_trust_it(self):
+        q = ["predict", "--bundle", self.frozen, "--o", 1, "--path", "tma", "--d", 4, "--m", 4]
+        p = run_json(*q, "--N", 100, "--W", 8)  # N <= C = 1280: the N cold fills only
+        self.assertEqual((p["rule"], p["K"], p["fill_bytes"]), ("resident", 1 / 8, 100 * 16384))
+        self.assertIsNone(p["expected_error_pct"])
+        p = run_json(*q, "--N", 20000, "--W", 100)
+        self.assertEqual([(e["coordinate"], e["action"]) for e in p["extrapolated"]],
+                         [("N", "clamped"), ("W", "held-at-end")])
+        sizes = [r["N"] for r in self.load(self.scan)["measurements"]]
+        self.assertEqual((p["extrapolated"][0]["min"], p["extrapolated"][0]["max"]),
+                         (min(sizes), max(sizes)))
+        x = p["explanation"]["expected_error"]
+        self.assertEqual((p["rule"], x["source"]), ("graph", "loko"))  # m = 4 is no reference
+        self.assertAlmostEqual(p["expected_error_pct"],
+                               sum(k["error_pct"] for k in x["keys"]) / len(x["keys"]), places=12)
+        a = p["explanation"]["advice"]
+        if p["K"] > 1.05:
+            self.assertEqual((a["sigma_max"], a["checkpoint_blocks"]), (640, 637))
+        else:
+            self.assertIsNone(a)
+        p = run("predict", "--bundle", self.frozen, "--o", 1, "--path", "tma", "--m", 8,
+                "--N", 4096, "--W", 32, expect=2)
+        self.assertIn("--d", p.stderr)
+        p = run(*q[:7], "--d", 0, "--m", 8, "--N", 4096, "--W", 32, expect=2)
+        self.assertIn("--d", p.stderr)
 
     def test_predict_reproduces_references(self):
         # noise = 0 and a law increasing in W: at a reference key, size and horizon the
@@ -444,10 +475,126 @@ class Dynamic(unittest.TestCase):
         self.assertEqual(len(r["keys"]), 63)
         self.assertLess(r["balanced_mape"]["pascal"], r["balanced_mape"]["aligned"])
         for k in r["keys"]:
-            self.assertEqual(set(k["mape"]), {"pascal", "aligned", "sdcm", "ppt_gpu", "che"})
+            self.assertEqual(set(k["mape"]), {"pascal", "aligned", "exact_sdcm", "ppt_gpu", "che",
+                                              "tilesight"})
         human = run("loko", self.scan).stdout
         self.assertIn("balanced MAPE", human)
         self.assertIn("o=1 tma d=4 m=8", human)
+
+    def split_panel(self):
+        """The plain scan bundle without the m = 8 keys, and those keys'
+        runs (7 keys x 3 sizes x 4 horizons) as a panel bundle."""
+        b = self.load(self.scan)
+        cal = dict(b, measurements=[r for r in b["measurements"] if r["m"] != 8])
+        panel = dict(b, measurements=[r for r in b["measurements"] if r["m"] == 8])
+        paths = []
+        for name, doc in (("cal.json", cal), ("panel.json", panel)):
+            paths.append(os.path.join(self.dir, name))
+            with open(paths[-1], "w") as f:
+                json.dump(doc, f)
+        return b, cal, panel, paths
+
+    def test_evaluate_heldout(self):
+        b, cal, panel, (cal_path, panel_path) = self.split_panel()
+        r = run_json("evaluate", cal_path, "--heldout", panel_path)
+        row = r["table"]["rows"][0]
+        self.assertEqual((row["validation"], row["workload"], row["n_keys"], row["n_runs"]),
+                         ("heldout", "scan", 7, 84))
+        rep = r["calibrations"][0]["report"]
+        self.assertEqual(rep["n_runs"], 672)  # LOKO folds over the fitted runs only
+        self.assertEqual(rep["heldout"]["n_runs"], 84)
+        # aligned K = 1, recomputed here: balanced over the 7 keys, not the 84 runs
+        per_key = {}
+        for x in panel["measurements"]:
+            k = x["fill_bytes"] / (b["device"]["block_bytes"] * x["W"] * x["N"])
+            per_key.setdefault((x["o"], x["path"], x["d"]), []).append(abs(1 / k - 1))
+        want = 100 * sum(sum(v) / len(v) for v in per_key.values()) / len(per_key)
+        self.assertAlmostEqual(row["mape"]["aligned"], want, places=9)
+        for m in ("pascal", "tilesight", "exact_sdcm", "ppt_gpu", "aligned", "che"):
+            lo, hi = row["ci"][m]
+            self.assertTrue(lo <= row["mape"][m] <= hi, m)
+        self.assertEqual(r["table"]["overall"]["mape"], row["mape"])
+        # the same panel carried inside the bundle gives the same frozen table
+        inside = os.path.join(self.dir, "inside.json")
+        frozen = os.path.join(self.dir, "inside-frozen.json")
+        with open(inside, "w") as f:
+            json.dump(dict(cal, heldout=panel["measurements"]), f)
+        run("fit", inside, "-o", frozen)
+        fz = self.load(frozen)
+        self.assertEqual(fz["content_hash"], content_hash(fz))  # the hash covers the panel
+        self.assertEqual(fz["report"]["table"]["rows"][0]["mape"], row["mape"])
+        self.assertEqual(run_json("evaluate", frozen)["table"], r["table"])
+        self.assertFalse(any(c["m"] == 8 for c in fz["model"]["curves"]))
+        human = run("evaluate", cal_path, "--heldout", panel_path).stdout
+        for word in ("balanced overall", "TileSight", "exact SDCM", "scan", "heldout (7)"):
+            self.assertIn(word, human)
+        # two bundles: one row each and a balanced overall row
+        two = run_json("evaluate", frozen, self.gemm)["table"]
+        self.assertEqual([x["workload"] for x in two["rows"]], ["scan", "gemm"])
+        self.assertAlmostEqual(two["overall"]["mape"]["pascal"],
+                               (two["rows"][0]["mape"]["pascal"] + two["rows"][1]["mape"]["pascal"]) / 2,
+                               places=9)
+
+    def test_evaluate_gemm_heldout(self):
+        """A GEMM grid (Mg, Ng) = (1024, 1024) held out at its four Kg."""
+        g = os.path.join(self.dir, "gemm-plain.json")
+        run("synth", "--law", "gemm,seed=3", "--out", g)
+        b = self.load(g)
+        held = [r for r in b["measurements"] if (r["Mg"], r["Ng"]) == (1024, 1024)]
+        paths = []
+        for name, runs in (("gemm-cal.json", [r for r in b["measurements"] if r not in held]),
+                           ("gemm-panel.json", held)):
+            paths.append(os.path.join(self.dir, name))
+            with open(paths[-1], "w") as f:
+                json.dump(dict(b, measurements=runs), f)
+        r = run_json("evaluate", paths[0], "--heldout", paths[1])
+        row = r["table"]["rows"][0]
+        self.assertEqual((row["workload"], row["validation"], row["n_keys"], row["n_runs"]),
+                         ("gemm", "heldout", 1, 4))
+        self.assertEqual(r["calibrations"][0]["report"]["n_runs"], 116)
+        lo, hi = row["ci"]["pascal"]
+        self.assertTrue(lo == row["mape"]["pascal"] == hi)  # one key: every resample is it
+
+    def test_synth_with_panel(self):
+        """synth --heldout: the panel plan's runs become the bundle's panel,
+        never fitted, scored by evaluate."""
+        plan = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "codec", "examples",
+                            "plan-scan-keys.json")
+        panel = os.path.join(self.dir, "panel-plan.json")
+        with open(panel, "w") as f:
+            json.dump({"format": "pascal-plan/1", "workload": "scan", "sizes": [3072],
+                       "horizons": [4, 16], "repeats": 2,
+                       "keys": [{"o": 1, "path": "tma", "d": 4, "m": 4}]}, f)
+        out = os.path.join(self.dir, "synth-panel.json")
+        run("synth", "--law", "scan,noise=0", "--plan", plan, "--heldout", panel, "-o", out)
+        b = self.load(out)
+        self.assertEqual(len(b["measurements"]), 40)
+        self.assertEqual([(r["m"], r["N"], r["W"], r["repeat"]) for r in b["heldout"]],
+                         [(4, 3072, 4, 0), (4, 3072, 4, 1), (4, 3072, 16, 0), (4, 3072, 16, 1)])
+        row = run_json("evaluate", out)["table"]["rows"][0]
+        self.assertEqual((row["validation"], row["n_runs"], row["n_floor_runs"]), ("heldout", 4, 4))
+        self.assertEqual(row["floor_mape"], 0.0)  # noise 0: repeats agree exactly
+        p = run("synth", "--law", "gemm", "--heldout", panel, expect=1)
+        self.assertIn("workload", p.stderr)
+
+    def test_evaluate_errors(self):
+        b, cal, panel, (cal_path, panel_path) = self.split_panel()
+        other = os.path.join(self.dir, "other-device.json")
+        panel["device"] = dict(panel["device"], capacity_blocks=panel["device"]["capacity_blocks"] + 8)
+        with open(other, "w") as f:
+            json.dump(panel, f)
+        p = run("evaluate", cal_path, "--heldout", other, expect=1)
+        self.assertIn("device.capacity_blocks", p.stderr)
+        p = run("evaluate", cal_path, "--heldout", self.gemm, expect=1)
+        self.assertIn("workload", p.stderr)
+        p = run("evaluate", cal_path, self.gemm, "--heldout", panel_path, expect=2)
+        self.assertIn("--heldout", p.stderr)
+        run("evaluate", expect=2)
+        empty = os.path.join(self.dir, "empty-panel.json")
+        with open(empty, "w") as f:
+            json.dump(dict(panel, device=cal["device"], measurements=[]), f)
+        p = run("evaluate", cal_path, "--heldout", empty, expect=1)
+        self.assertIn("no run", p.stderr)
 
     def test_malformed_bundle_files(self):
         b = self.load(self.scan)

@@ -74,12 +74,13 @@ static pascal_status through_text(const json_t *doc, pascal_codec_bundle *b, pas
   return st;
 }
 
-static int same_scan_runs(const pascal_calibration *a, const pascal_calibration *b)
+static int same_run_arrays(const pascal_scan_run *a, size_t na, const pascal_scan_run *b,
+                           size_t nb)
 {
-  if (a->n_scan_runs != b->n_scan_runs)
+  if (na != nb)
     return 0;
-  for (size_t i = 0; i < a->n_scan_runs; i++) {
-    const pascal_scan_run *x = &a->scan_runs[i], *y = &b->scan_runs[i];
+  for (size_t i = 0; i < na; i++) {
+    const pascal_scan_run *x = &a[i], *y = &b[i];
     if (memcmp(&x->key, &y->key, sizeof x->key) || x->N != y->N || x->W != y->W ||
         memcmp(&x->fill_bytes, &y->fill_bytes, sizeof(double)) ||
         x->has_repeat != y->has_repeat || x->has_kernel_ns != y->has_kernel_ns ||
@@ -88,6 +89,13 @@ static int same_scan_runs(const pascal_calibration *a, const pascal_calibration 
       return 0;
   }
   return 1;
+}
+
+static int same_scan_runs(const pascal_calibration *a, const pascal_calibration *b)
+{
+  return same_run_arrays(a->scan_runs, a->n_scan_runs, b->scan_runs, b->n_scan_runs) &&
+         same_run_arrays(a->heldout_scan_runs, a->n_heldout_scan_runs, b->heldout_scan_runs,
+                         b->n_heldout_scan_runs);
 }
 
 static void test_plain_round_trip(void)
@@ -185,6 +193,80 @@ static void test_hash_scope(void)
   snprintf(cal.device.arch, sizeof cal.device.arch, "sm_100");
   CHECK_INT(pascal_codec_bundle_hash(&cal, h2, NULL), PASCAL_OK);
   CHECK(strcmp(h1, h2) != 0);
+  pascal_calibration_free(&cal);
+}
+
+/* A held-out panel: key (1, tma, 2, 3) at N = 3072, W = 4, two repeats. It
+ * round-trips bit for bit, changes the content hash (a bundle without one
+ * keeps its hash), is scored in the frozen report and never fitted. */
+static void test_heldout_round_trip(void)
+{
+  pascal_calibration cal;
+  pascal_codec_bundle b;
+  pascal_model *m0 = NULL, *m_plain = NULL;
+  pascal_loko_report rep;
+  json_t *prov = provenance(), *doc = NULL, *doc2 = NULL;
+  char h0[PASCAL_CODEC_HASH_LEN + 1], h1[PASCAL_CODEC_HASH_LEN + 1];
+  make_scan(&cal);
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h0, NULL), PASCAL_OK);
+  CHECK_INT(pascal_model_fit(&cal, &m_plain, NULL), PASCAL_OK);
+  for (uint32_t r = 0; r < 2; r++) {
+    pascal_scan_run run = {.key = {1, PASCAL_PATH_TMA, 2, 3}, .N = 3072, .W = 4,
+                           .fill_bytes = 1.3 * 16384.0 * 4 * 3072 + awkward[r + 1],
+                           .has_repeat = true, .repeat = r};
+    CHECK_INT(pascal_calibration_append_heldout_scan(&cal, &run, NULL), PASCAL_OK);
+  }
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h1, NULL), PASCAL_OK);
+  CHECK(strcmp(h0, h1) != 0);
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(pascal_model_fit(&cal, &m0, NULL), PASCAL_OK);
+  CHECK_INT(pascal_loko_run(&cal, &rep, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, m0, &rep, &doc, NULL), PASCAL_OK);
+  pascal_loko_report_free(&rep);
+  CHECK_INT(json_array_size(json_object_get(doc, "heldout")), 2);
+  json_t *report = json_object_get(doc, "report");
+  CHECK_INT(json_integer_value(json_object_get(json_object_get(report, "heldout"), "n_runs")), 2);
+  json_t *row = json_array_get(json_object_get(json_object_get(report, "table"), "rows"), 0);
+  CHECK(strcmp(json_string_value(json_object_get(row, "validation")), "heldout") == 0);
+  CHECK_INT(json_integer_value(json_object_get(row, "n_floor_runs")), 2);
+  CHECK(strcmp(json_string_value(json_object_get(doc, "content_hash")), h1) == 0);
+
+  CHECK_INT(through_text(doc, &b, NULL), PASCAL_OK);
+  CHECK(b.frozen && strcmp(b.content_hash, h1) == 0);
+  CHECK(same_scan_runs(&cal, &b.cal));
+  CHECK_INT(pascal_calibration_run_count(&b.cal), pascal_calibration_run_count(&cal));
+  pascal_model *m1 = NULL;
+  CHECK_INT(pascal_model_fit(&b.cal, &m1, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_check_model(&b, m1, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_check_model(&b, m_plain, NULL), PASCAL_OK); /* never fitted */
+  CHECK_INT(pascal_loko_run(&b.cal, &rep, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_encode(&b.cal, b.provenance, m1, &rep, &doc2, NULL), PASCAL_OK);
+  pascal_loko_report_free(&rep);
+  CHECK(json_equal(doc, doc2));
+  pascal_codec_bundle_free(&b);
+
+  /* an edited panel run breaks the hash; bad panel runs are named */
+  json_t *bad = json_deep_copy(doc);
+  json_object_set_new(json_array_get(json_object_get(bad, "heldout"), 1), "fill_bytes",
+                      json_real(1e9));
+  pascal_error err;
+  CHECK_INT(through_text(bad, &b, &err), PASCAL_EFORMAT);
+  CHECK(strcmp(err.field, "content_hash") == 0);
+  json_object_set_new(json_array_get(json_object_get(bad, "heldout"), 1), "fill_bytes",
+                      json_real(-1));
+  CHECK_INT(through_text(bad, &b, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "heldout[1].fill_bytes") == 0);
+  json_object_set_new(bad, "heldout", json_string("none"));
+  CHECK_INT(through_text(bad, &b, &err), PASCAL_EFORMAT);
+  CHECK(strcmp(err.field, "heldout") == 0);
+  json_decref(bad);
+
+  pascal_model_free(m0);
+  pascal_model_free(m1);
+  pascal_model_free(m_plain);
+  json_decref(doc);
+  json_decref(doc2);
+  json_decref(prov);
   pascal_calibration_free(&cal);
 }
 
@@ -456,6 +538,7 @@ int main(void)
   test_plain_round_trip();
   test_frozen_round_trip();
   test_hash_scope();
+  test_heldout_round_trip();
   test_malformed_scan();
   test_malformed_frozen();
   test_gemm_bundle();

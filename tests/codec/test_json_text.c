@@ -387,6 +387,9 @@ static void test_prediction_forms(void)
   p.why.row_n_r[1] = 8;
   p.why.col[0].p = NAN;
   p.why.row.a_lin = NAN;
+  p.expected.pct = NAN;
+  p.extrapolated.n = 1;
+  p.extrapolated.item[0] = (pascal_extrapolation){PASCAL_COORD_N_K, 32, 2, 16, PASCAL_EXTRAP_HELD};
   pascal_jtext c, e;
   pascal_jtext_init(&c, 0);
   pascal_jtext_init(&e, 0);
@@ -394,7 +397,10 @@ static void test_prediction_forms(void)
   pascal_codec_gemm_prediction_write(&e, &shape, &p, PASCAL_CODEC_EXPLAINED);
   CHECK(c.text && e.text && e.len > c.len && strncmp(c.text, e.text, c.len) == 0);
   CHECK(c.text && strcmp(c.text, "\"workload\":\"gemm\",\"K\":0.3333333333333333,\"rho\":0.1,"
-                                 "\"fill_bytes\":123456789.125,\"M\":48,\"rule\":\"exact\"") == 0);
+                                 "\"fill_bytes\":123456789.125,\"M\":48,\"rule\":\"exact\","
+                                 "\"expected_error_pct\":null,\"extrapolated\":[{\"coordinate\":"
+                                 "\"n_k\",\"value\":32.0,\"min\":2.0,\"max\":16.0,\"action\":"
+                                 "\"held-at-end\"}]") == 0);
   json_t *doc = NULL;
   CHECK_INT(pascal_codec_gemm_prediction_encode(&shape, &p, &doc, NULL), PASCAL_OK);
   CHECK(json_real_value(json_object_get(doc, "K")) == 1.0 / 3);

@@ -1,7 +1,8 @@
 /*
  * test_baselines.c - the comparison models (pascal/baselines.h): SDCM's
  * exact binomial against hand-computed values, PPT-GPU's two normal forms
- * (values and the large-distance defect), Che for uniform rates (hit rate
+ * (values and the large-distance defect), TileSight's mixed exact/normal
+ * SDCM on hand-worked values of each branch, Che for uniform rates (hit rate
  * C/N) and for two rate classes against an independent Newton solve, the
  * scan and GEMM fill-equivalent K on hand-worked runs, and error paths.
  */
@@ -76,6 +77,40 @@ static double che_two_classes(double n1, double q1, double n2, double q2, double
     t = next > 0 ? next : t / 2;
   }
   return n1 * q1 * (1 - exp(-q1 * t)) + n2 * q2 * (1 - exp(-q2 * t));
+}
+
+/* TileSight's arithmetic, A = 8 ways. The values are worked by hand from
+ * the rule in pascal/baselines.h, not from the implementation:
+ *  - D <= 7: hit; D >= 1e8: miss; one set: hit iff D < A;
+ *  - D = 8 takes the exact binomial: P(X <= 7) = 1 - p^8, so with S = 2
+ *    (p = 1/2) 1 - 2^-8 = 0.99609375 (the normal branch would differ);
+ *  - D = 9, S = 2: mu = 4.5, sigma = 1.5, x = (7.5 - 4.5)/1.5 = 2 and the
+ *    Zelen-Severo value 1 - phi(2) t (a1 + a2 t + a3 t^2), t = 1/(1 +
+ *    0.33267 * 2), is 0.97724118988464; the exact normal Phi(2) =
+ *    0.97724986805182 differs by 8.7e-6, so the polynomial is what is used;
+ *  - D = 99, S = 10: x = (7.5 - 9.9)/sqrt(8.91) = -0.80403025, Zelen-Severo
+ *    0.21069192590654 (exact SDCM gives 0.21523670392872 there). */
+static void test_tilesight(void)
+{
+  CHECK(hit(PASCAL_HIT_TILESIGHT, 0, 8, 16) == 1.0);
+  CHECK(hit(PASCAL_HIT_TILESIGHT, 7, 8, 16) == 1.0);
+  CHECK(hit(PASCAL_HIT_TILESIGHT, PASCAL_RD_COLD, 8, 16) == 0.0);
+  CHECK(hit(PASCAL_HIT_TILESIGHT, 100000000, 8, 2) == 0.0);
+  CHECK(hit(PASCAL_HIT_TILESIGHT, 7, 8, 1) == 1.0);
+  CHECK(hit(PASCAL_HIT_TILESIGHT, 8, 8, 1) == 0.0);
+  CHECK_NEAR(hit(PASCAL_HIT_TILESIGHT, 8, 8, 2), 0.99609375, 1e-15);
+  CHECK_NEAR(hit(PASCAL_HIT_TILESIGHT, 8, 8, 4), 1.0 - 1.0 / 65536, 1e-15);
+  double x2 = hit(PASCAL_HIT_TILESIGHT, 9, 8, 2);
+  CHECK_NEAR(x2, 0.97724118988464, 1e-13);
+  CHECK(fabs(x2 - 0.97724986805182) > 5e-6);
+  CHECK_NEAR(hit(PASCAL_HIT_TILESIGHT, 99, 8, 10), 0.21069192590654, 1e-13);
+  /* the scan run of test_scan_runs with ways 8, sets 10: the leader's
+   * distance 99 misses with 1 - 0.21069192590654 */
+  pascal_baseline_scan run = {100, 4, 8, 80, 8, 10};
+  pascal_baseline_k st, whole;
+  CHECK(pascal_baseline_scan_k(&run, &st, &whole, NULL) == PASCAL_OK);
+  CHECK_NEAR(st.tilesight, 0.78930807409346, 1e-13);
+  CHECK_NEAR(whole.tilesight, (1 + 3 * 0.78930807409346) / 4, 1e-13);
 }
 
 static void test_che(void)
@@ -229,6 +264,7 @@ int main(void)
 {
   test_sdcm();
   test_ppt();
+  test_tilesight();
   test_che();
   test_static_phases();
   test_scan_runs();

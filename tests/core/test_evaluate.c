@@ -1,14 +1,19 @@
 /*
  * test_evaluate.c - configuration-balanced MAPE (paper Eq.
- * dynamic_selection) and leave-one-key-out folds on a hand-worked
- * calibration whose out-of-fold predictions follow from the rules by hand.
+ * dynamic_selection), leave-one-key-out folds and a held-out panel on a
+ * hand-worked calibration whose predictions follow from the rules by hand,
+ * the key bootstrap on cases small enough to enumerate plus its properties,
+ * and the table row (balanced over keys, paired gaps, floor).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "pascal/evaluate.h"
+#include "pascal/predict.h"
+#include "pascal/validation.h"
 
 static void balanced_mape(void)
 {
@@ -65,7 +70,7 @@ static void baselines_when_everything_fits(void)
   pascal_calibration cal = three_keys(1281, 1024, 1024);
   pascal_loko_report rep;
   CHECK_INT(pascal_loko_run(&cal, &rep, NULL), PASCAL_OK);
-  CHECK_NEAR(rep.keys[0].mape[PASCAL_METHOD_SDCM], 68.75, 1e-9);
+  CHECK_NEAR(rep.keys[0].mape[PASCAL_METHOD_EXACT_SDCM], 68.75, 1e-9);
   CHECK_NEAR(rep.keys[0].mape[PASCAL_METHOD_PPTGPU], 68.75, 1e-9);
   CHECK_NEAR(rep.keys[0].mape[PASCAL_METHOD_CHE], 68.75, 1e-9);
   CHECK_NEAR(rep.keys[0].mape[PASCAL_METHOD_ALIGNED], 50, 1e-9);
@@ -111,8 +116,227 @@ static void loko_hand_worked(void)
   pascal_calibration_free(&cal);
 }
 
+/* One group {10, 30}: a resample of two keys has mean 10, 20 or 30 with
+ * probabilities 1/4, 1/2, 1/4, so of 2000 sorted resamples hundreds sit at
+ * each end and the 2.5% / 97.5% quantiles are exactly 10 and 30. One key:
+ * every resample is that key. Two groups {10} and {0, 40}: (10 + m)/2 with
+ * m in {0, 20, 40} gives [5, 25]. */
+static void bootstrap_tiny(void)
+{
+  pascal_interval ci;
+  const double two[] = {10, 30}, one[] = {7}, a[] = {10}, b[] = {0, 40};
+  const double *v1[] = {two};
+  size_t n1[] = {2};
+  CHECK_INT(pascal_key_bootstrap(v1, n1, 1, 2000, 12, 0.95, &ci, NULL), PASCAL_OK);
+  CHECK(ci.lo == 10 && ci.hi == 30);
+  const double *v2[] = {one};
+  size_t n2[] = {1};
+  CHECK_INT(pascal_key_bootstrap(v2, n2, 1, 2000, 12, 0.95, &ci, NULL), PASCAL_OK);
+  CHECK(ci.lo == 7 && ci.hi == 7);
+  const double *v3[] = {a, b};
+  size_t n3[] = {1, 2};
+  CHECK_INT(pascal_key_bootstrap(v3, n3, 2, 2000, 12, 0.95, &ci, NULL), PASCAL_OK);
+  CHECK(ci.lo == 5 && ci.hi == 25);
+}
+
+static void bootstrap_properties(void)
+{
+  double v[40];
+  uint64_t x = 1;
+  double mean = 0;
+  for (int i = 0; i < 40; i++) {
+    x = x * 6364136223846793005u + 1442695040888963407u;
+    v[i] = (double)(x >> 40) / (double)(1u << 24) * 100; /* 0..100 */
+    mean += v[i] / 40;
+  }
+  const double *vs[] = {v};
+  size_t n[] = {40};
+  pascal_interval a, b, c, narrow;
+  CHECK_INT(pascal_key_bootstrap(vs, n, 1, 2000, 12, 0.95, &a, NULL), PASCAL_OK);
+  CHECK_INT(pascal_key_bootstrap(vs, n, 1, 2000, 12, 0.95, &b, NULL), PASCAL_OK);
+  CHECK_INT(pascal_key_bootstrap(vs, n, 1, 2000, 99, 0.95, &c, NULL), PASCAL_OK);
+  CHECK_INT(pascal_key_bootstrap(vs, n, 1, 2000, 12, 0.5, &narrow, NULL), PASCAL_OK);
+  CHECK(a.lo < mean && mean < a.hi);            /* contains the point estimate */
+  CHECK(a.lo == b.lo && a.hi == b.hi);          /* deterministic for a seed    */
+  CHECK(a.lo != c.lo || a.hi != c.hi);          /* the seed matters            */
+  CHECK(a.lo <= narrow.lo && narrow.hi <= a.hi); /* nested by level            */
+  CHECK(a.hi - a.lo < 40);                      /* sd/sqrt(40) ~ 4.6: ~18 wide */
+  pascal_error err;
+  v[3] = NAN;
+  CHECK_INT(pascal_key_bootstrap(vs, n, 1, 2000, 12, 0.95, &a, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "values[0][3]") == 0);
+  n[0] = 0;
+  CHECK_INT(pascal_key_bootstrap(vs, n, 1, 2000, 12, 0.95, &a, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "n[0]") == 0);
+  n[0] = 2;
+  CHECK_INT(pascal_key_bootstrap(vs, n, 1, 2000, 12, 1.0, &a, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "level") == 0);
+  CHECK_INT(pascal_key_bootstrap(vs, n, 1, 0, 12, 0.95, &a, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "resamples") == 0);
+}
+
+/* A report with two scored keys: key 0 one run at PASCAL 10 %, TileSight
+ * 40 %; key 1 nine runs at 30 % and 50 %, floor 4 %. Balanced over keys:
+ * PASCAL 20 (the run-pooled mean would be 28), TileSight 45, gap 25 with
+ * per-key gaps {30, 20} -> interval [20, 30] as in bootstrap_tiny. A third
+ * key with no scored run is left out. With a second report of one key at
+ * PASCAL 60 the balanced overall row is (20 + 60)/2 = 40. */
+static void summary_rows(void)
+{
+  pascal_key_report keys[3], other_key;
+  memset(keys, 0, sizeof keys);
+  memset(&other_key, 0, sizeof other_key);
+  for (int m = 0; m < PASCAL_METHOD_COUNT; m++) {
+    keys[0].mape[m] = 10;
+    keys[1].mape[m] = 30;
+    keys[2].mape[m] = NAN;
+    other_key.mape[m] = 60;
+  }
+  keys[0].mape[PASCAL_METHOD_TILESIGHT] = 40;
+  keys[1].mape[PASCAL_METHOD_TILESIGHT] = 50;
+  keys[0].n_runs = keys[0].n_scored = 1;
+  keys[1].n_runs = keys[1].n_scored = 9;
+  keys[2].n_runs = 2;
+  keys[1].n_above = 3;
+  keys[1].n_floor_runs = 9;
+  keys[1].floor_mape = 4;
+  keys[0].floor_mape = keys[2].floor_mape = NAN;
+  other_key.n_runs = other_key.n_scored = 1;
+  other_key.floor_mape = NAN;
+  pascal_loko_report rep = {.n_keys = 3, .keys = keys, .n_runs = 12, .n_scored = 10,
+                            .n_keys_scored = 2};
+  pascal_loko_report other = {.n_keys = 1, .keys = &other_key, .n_runs = 1, .n_scored = 1,
+                              .n_keys_scored = 1};
+  const pascal_loko_report *one[] = {&rep}, *both[] = {&rep, &other};
+  pascal_eval_summary s;
+  CHECK_INT(pascal_eval_summarize(one, 1, &s, NULL), PASCAL_OK);
+  CHECK_NEAR(s.balanced_mape[PASCAL_METHOD_PASCAL], 20, 1e-12);
+  CHECK_NEAR(s.balanced_mape[PASCAL_METHOD_TILESIGHT], 45, 1e-12);
+  CHECK_NEAR(s.gap[PASCAL_METHOD_TILESIGHT], 25, 1e-12);
+  CHECK(s.gap_ci[PASCAL_METHOD_TILESIGHT].lo == 20 && s.gap_ci[PASCAL_METHOD_TILESIGHT].hi == 30);
+  CHECK(s.ci[PASCAL_METHOD_PASCAL].lo == 10 && s.ci[PASCAL_METHOD_PASCAL].hi == 30);
+  CHECK(s.gap[PASCAL_METHOD_PASCAL] == 0 && s.gap_ci[PASCAL_METHOD_PASCAL].hi == 0);
+  CHECK_NEAR(s.floor_mape, 4, 1e-12);
+  CHECK_INT(s.n_floor_runs, 9);
+  CHECK_INT(s.n_above, 3);
+  CHECK_INT(s.n_scored, 10);
+  CHECK_INT(pascal_eval_summarize(both, 2, &s, NULL), PASCAL_OK);
+  CHECK_NEAR(s.balanced_mape[PASCAL_METHOD_PASCAL], 40, 1e-12);
+  CHECK_NEAR(s.floor_mape, 4, 1e-12); /* only the first report has repeats */
+  CHECK_INT(s.n_runs, 13);
+  other.n_keys_scored = 0;
+  pascal_error err;
+  CHECK_INT(pascal_eval_summarize(both, 2, &s, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "reports[1]") == 0);
+}
+
+/* Calibration keys m = 0 and 8 (K = 2 and 5), held-out key m = 4 at
+ * N = 2048, W = 4, measured twice (K = 3 and 3.3). The model of all runs
+ * predicts the bracketed m = 4 as in loko_hand_worked, mid = 1 +
+ * sqrt(1.01 * 4.01) - 0.01, so PASCAL's panel MAPE is the mean of
+ * |mid/3 - 1| and |mid/3.3 - 1|; the floor predicts each repeat by the other:
+ * (|3.3/3 - 1| + |3/3.3 - 1|)/2; both runs have K > 1.05. */
+static void heldout_panel(void)
+{
+  pascal_calibration full = three_keys(1280, 2048, 4096), cal;
+  pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
+  cal.device = full.device;
+  for (size_t i = 0; i < full.n_scan_runs; i++)
+    if (full.scan_runs[i].key.m != 4)
+      CHECK_INT(pascal_calibration_append_scan(&cal, &full.scan_runs[i], NULL), PASCAL_OK);
+  pascal_scan_run r = {.key = {1, PASCAL_PATH_TMA, 1, 4}, .N = 2048, .W = 4,
+                       .has_repeat = true};
+  const double ks[] = {3, 3.3};
+  for (uint32_t rep = 0; rep < 2; rep++) {
+    r.repeat = rep;
+    r.fill_bytes = ks[rep] * 16384.0 * 4 * 2048;
+    CHECK_INT(pascal_calibration_append_heldout_scan(&cal, &r, NULL), PASCAL_OK);
+  }
+  pascal_error err;
+  CHECK_INT(pascal_calibration_append_heldout_scan(&cal, &r, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "heldout[2]") == 0); /* duplicate within the panel */
+  r.repeat = 5;
+  r.fill_bytes = -1;
+  CHECK_INT(pascal_calibration_append_heldout_scan(&cal, &r, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "heldout[2].fill_bytes") == 0);
+  CHECK_INT(pascal_calibration_heldout_count(&cal), 2);
+  CHECK_INT(pascal_calibration_run_count(&cal), 8);
+
+  double mid = 1 + sqrt(1.01 * 4.01) - 0.01;
+  double want = 100 * (fabs(mid / 3 - 1) + fabs(mid / 3.3 - 1)) / 2;
+  double floor = 100 * (fabs(3.3 / 3 - 1) + fabs(3 / 3.3 - 1)) / 2;
+  pascal_loko_report rep;
+  CHECK_INT(pascal_heldout_run(&cal, &rep, &err), PASCAL_OK);
+  CHECK_INT(rep.n_keys, 1);
+  CHECK_INT(rep.n_runs, 2);
+  CHECK_NEAR(rep.balanced_mape[PASCAL_METHOD_PASCAL], want, 1e-9);
+  CHECK_NEAR(rep.keys[0].floor_mape, floor, 1e-12);
+  CHECK_NEAR(rep.summary.floor_mape, floor, 1e-12);
+  CHECK_INT(rep.summary.n_above, 2);
+  CHECK(rep.heldout == NULL);
+  pascal_loko_report_free(&rep);
+
+  /* LOKO over the two calibration keys carries the same panel report, and
+   * its folds never see the panel (2 keys x 4 runs). */
+  pascal_calibration copy;
+  CHECK_INT(pascal_calibration_copy(&copy, &cal, NULL), PASCAL_OK);
+  CHECK_INT(pascal_loko_run(&copy, &rep, &err), PASCAL_OK);
+  CHECK_INT(rep.n_keys, 2);
+  CHECK_INT(rep.n_runs, 8);
+  CHECK(rep.heldout != NULL);
+  if (rep.heldout)
+    CHECK_NEAR(rep.heldout->balanced_mape[PASCAL_METHOD_PASCAL], want, 1e-9);
+
+  /* The panel's key is validation evidence: an answer at m = 4 (bracketed
+   * by m = 0 and 8, rule graph) takes its expected error from the panel,
+   * which the lookup prefers to the folds. */
+  pascal_model *md = NULL;
+  pascal_validation v;
+  CHECK_INT(pascal_model_fit(&copy, &md, NULL), PASCAL_OK);
+  CHECK_INT(pascal_validation_build(&copy, md, &rep, &v, NULL), PASCAL_OK);
+  size_t n_panel = 0;
+  for (size_t i = 0; i < v.n; i++)
+    if (v.keys[i].source == PASCAL_ERRSRC_HELD_OUT) {
+      n_panel++;
+      CHECK_INT(v.keys[i].key.m, 4);
+      CHECK_NEAR(v.keys[i].error_pct, want, 1e-9);
+    }
+  CHECK_INT(n_panel, 1);
+  pascal_scan_prediction p;
+  CHECK_INT(pascal_model_predict_scan(md, &r.key, 2048, 4, &p, NULL), PASCAL_OK);
+  pascal_validation_expect_scan(&v, &r.key, &p);
+  CHECK_INT(p.expected.source, PASCAL_ERRSRC_HELD_OUT);
+  CHECK_NEAR(p.expected.pct, want, 1e-9);
+  pascal_validation_free(&v);
+  pascal_model_free(md);
+  pascal_loko_report_free(&rep);
+  pascal_calibration_free(&copy);
+
+  /* set_heldout: a panel calibration's runs replace the panel; a panel of
+   * another device or without runs is refused and changes nothing. */
+  pascal_calibration_free(&full);
+  full = three_keys(1280, 2048, 4096);
+  CHECK_INT(pascal_calibration_set_heldout(&cal, &full, &err), PASCAL_OK);
+  CHECK_INT(pascal_calibration_heldout_count(&cal), 12);
+  CHECK(cal.heldout_scan_runs[5].fill_bytes == full.scan_runs[5].fill_bytes);
+  full.device.capacity_blocks = 1288;
+  CHECK_INT(pascal_calibration_set_heldout(&cal, &full, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "device.capacity_blocks") == 0);
+  pascal_calibration empty;
+  pascal_calibration_init(&empty, PASCAL_WORKLOAD_SCAN);
+  empty.device = cal.device;
+  CHECK_INT(pascal_calibration_set_heldout(&cal, &empty, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_calibration_heldout_count(&cal), 12);
+  CHECK_INT(pascal_heldout_run(&empty, &rep, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "heldout") == 0);
+  pascal_calibration_free(&full);
+  pascal_calibration_free(&cal);
+}
+
 static void method_names(void)
 {
+  CHECK(strcmp(pascal_method_name(PASCAL_METHOD_EXACT_SDCM), "exact-sdcm") == 0);
+  CHECK(strcmp(pascal_method_name(PASCAL_METHOD_TILESIGHT), "tilesight") == 0);
   CHECK(strcmp(pascal_method_name(PASCAL_METHOD_PASCAL), "pascal") == 0);
   CHECK(strcmp(pascal_method_name(PASCAL_METHOD_ALIGNED), "aligned") == 0);
   CHECK(strcmp(pascal_method_name(PASCAL_METHOD_PPTGPU), "ppt-gpu") == 0);
@@ -124,5 +348,9 @@ int main(void)
   loko_hand_worked();
   baselines_when_everything_fits();
   method_names();
+  bootstrap_tiny();
+  bootstrap_properties();
+  summary_rows();
+  heldout_panel();
   return check_summary();
 }

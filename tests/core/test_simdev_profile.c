@@ -13,6 +13,8 @@
 
 static int profiles_equal(const pascal_simdev_profile *a, const pascal_simdev_profile *b) {
   return strcmp(a->name, b->name) == 0 && strcmp(a->arch, b->arch) == 0 &&
+         strcmp(a->cuda_name, b->cuda_name) == 0 && a->cc_major == b->cc_major &&
+         a->cc_minor == b->cc_minor &&
          a->sm_count == b->sm_count && a->capacity_blocks == b->capacity_blocks &&
          a->block_bytes == b->block_bytes && a->l2_bytes == b->l2_bytes && a->seed == b->seed &&
          a->priming_extra == b->priming_extra && a->hop_ns == b->hop_ns &&
@@ -77,7 +79,7 @@ static void test_shipped_profile(void) {
   fclose(f);
   text[n] = '\0';
   static const char *keys[] = {"name", "arch", "sm_count", "capacity_blocks", "block_bytes",
-                               "l2_bytes", "seed", "priming", "hop_ns", "sm_read_gbps",
+                               "l2_bytes", "cuda_name", "compute_capability", "seed", "priming", "hop_ns", "sm_read_gbps",
                                "sm_read_spread", "dram_gbps", "dram_latency_ns", "consume_ns",
                                "compute_ns", "tail0_ns", "tail1_ns", "tail2_ns", "sync_issue_ns",
                                "tma_issue_ns", "cta_sync_ns", "grid_barrier_ns", "launch_ns",
@@ -116,6 +118,12 @@ static void test_overrides(void) {
   CHECK(profiles_equal(&p, &d));
   CHECK_INT(pascal_simdev_profile_parse("sm_count = 7junk", 12, &p, &err), PASCAL_OK);
   CHECK_INT(p.sm_count, 7);
+  /* the stated CUDA identity: blanks inside the name, M.m capability */
+  const char *id = "cuda_name =  NVIDIA Jetson  Thor \ncompute_capability = 11.0\n";
+  CHECK_INT(pascal_simdev_profile_parse(id, strlen(id), &p, &err), PASCAL_OK);
+  CHECK(strcmp(p.cuda_name, "NVIDIA Jetson  Thor") == 0);
+  CHECK_INT(p.cc_major, 11);
+  CHECK_INT(p.cc_minor, 0);
 }
 
 /* Parsing `text` fails with `status`, naming `field`, the message holding
@@ -136,6 +144,13 @@ static void expect_error(const char *text, pascal_status status, const char *fie
 }
 
 static void test_errors(void) {
+  expect_error("compute_capability = 9\n", PASCAL_EFORMAT, "compute_capability", "line 1");
+  expect_error("compute_capability = 0.5\n", PASCAL_EFORMAT, "compute_capability", "line 1");
+  expect_error("compute_capability = 9.100\n", PASCAL_EFORMAT, "compute_capability", "line 1");
+  expect_error("compute_capability = 9.0x\n", PASCAL_EFORMAT, "compute_capability", "line 1");
+  expect_error("cuda_name = NVIDIA \xc3\xa9\n", PASCAL_EFORMAT, "cuda_name", "line 1");
+  expect_error("cuda_name = 0123456789012345678901234567890123456789012345678901234567890123\n",
+               PASCAL_EFORMAT, "cuda_name", "line 1");
   expect_error("sm_count = 48\nwarp_size = 32\n", PASCAL_EFORMAT, "warp_size",
                "line 2: unknown key 'warp_size'");
   expect_error("seed = 1\n\nseed = 2\n", PASCAL_EFORMAT, "seed", "line 3: duplicate key");

@@ -1,5 +1,5 @@
 /*
- * test_transfer.c - the six ordered transfer rules of DESIGN.md section 4
+ * test_transfer.c - the six ordered transfer rules of docs/design.md §4.3
  * (paper section 4.3, Eq. graph) and the eta interpolation across sizes, on
  * hand-built calibrations whose curves are constant in W (one horizon), so
  * that each reference's encoded value is a(K) = log([K - 1]_+ + eps) and
@@ -233,11 +233,20 @@ static void sizes_eta(const pascal_model *md)
   CHECK_NEAR(p.why.size[1].weight, 2.0 / 3, 1e-14);
   CHECK_NEAR(p.why.size[0].eta, 0.625, 1e-15);
   CHECK_NEAR(p.why.a, a_of(3) / 3 + 2 * a_of(1.5) / 3, 1e-13);
-  /* Clamped outside the calibrated sizes. */
-  p = predict(md, 1, PASCAL_PATH_TMA, 4, 5, 1000, PASCAL_OK);
+  /* Clamped outside the calibrated sizes (C < N < 2048), and said so. */
+  p = predict(md, 1, PASCAL_PATH_TMA, 4, 5, 1500, PASCAL_OK);
   CHECK_INT(p.why.n_sizes, 1);
   CHECK_INT(p.why.size[0].N, 2048);
   CHECK_NEAR(p.K, 3, 1e-12);
+  CHECK_INT(p.extrapolated.n, 2); /* N, and W = 32 beyond the one horizon 16 */
+  CHECK_INT(p.extrapolated.item[0].coordinate, PASCAL_COORD_N);
+  CHECK_NEAR(p.extrapolated.item[0].min, 2048, 0);
+  CHECK_NEAR(p.extrapolated.item[0].max, 4096, 0);
+  CHECK_INT(p.extrapolated.item[0].action, PASCAL_EXTRAP_CLAMPED);
+  CHECK_INT(p.extrapolated.item[1].coordinate, PASCAL_COORD_W);
+  CHECK_NEAR(p.extrapolated.item[1].min, W_REF, 0);
+  CHECK_NEAR(p.extrapolated.item[1].max, W_REF, 0);
+  CHECK_INT(p.extrapolated.item[1].action, PASCAL_EXTRAP_HELD);
   p = predict(md, 1, PASCAL_PATH_TMA, 4, 5, 100000, PASCAL_OK);
   CHECK_INT(p.why.size[0].N, 4096);
   CHECK_NEAR(p.K, 1.5, 1e-12);

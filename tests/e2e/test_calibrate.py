@@ -29,6 +29,13 @@ def main():
         check("registered" in reg.text(), "admin agent says it registered the device")
         st, dev = w.api("GET", "/v1/devices/tiny")
         check(st == 200, "device exists after the admin agent ran: %s" % st)
+        # the sim profile states a CUDA identity and the agent registered it
+        ident = (dev.get("cuda_name"), dev.get("compute_capability"), dev.get("l2_bytes"))
+        check(ident == ("PASCAL sim GB10-like", "12.1", 1048576),
+              "the agent registered the profile's CUDA identity: %r" % (ident,))
+        st, by_cuda = w.api("GET", "/v1/devices?cuda_name=PASCAL%20sim%20GB10-like&cc=12.1")
+        check(st == 200 and [d["name"] for d in by_cuda["devices"]] == ["tiny"],
+              "the device is found by its CUDA name: %s %r" % (st, by_cuda))
 
         # Both agents are up and polling before there is any work, so that
         # both get jobs however slowly the machine starts processes.

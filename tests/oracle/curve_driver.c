@@ -15,7 +15,7 @@
  *   scan N d m size K Q qd qm qsize
  *       -> "scan" then, per query (qd, qm, qsize), four numbers: the
  *          least direct rule (0 exact, 1 graph, 2 clamp, 3 depth-fallback,
- *          -1 refused), the reference sizes used, a_hat and K; run i is key
+ *          4 resident, -1 refused), the reference sizes used, a_hat and K; run i is key
  *          (o = 1, tma, d_i, m_i) at N = size_i, W = 16 with K = K_i
  *   gemm N r c kappa Q qr qc
  *       -> "gemm" then, per query grid (qr, qc) tiles, five numbers: the

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """SciPy oracle for the curve fit of paper section 4.2 / App. C Eq. trafficcurve.
 
-DESIGN.md section 4 says the PCHIP of the curve fit uses SciPy
+docs/design.md §4.1 says the PCHIP of the curve fit uses SciPy
 PchipInterpolator's interior and end-point derivative rules so that values
 match SciPy, the isotonic projection is least squares with equal weights,
 evaluation is clamped to the knot range, and L(W) = S(log W) - log W with K
@@ -19,11 +19,12 @@ computation:
     redone here from the raw (W, K) runs;
   * the fit's rejection of non-positive / non-finite runs and of too many
     horizons (status and field named);
-  * the scan transfer (DESIGN.md section 4 rules 1-6, Eq. graph with
+  * the scan transfer (docs/design.md §4.3 rules 1-6, Eq. graph with
     gamma = 4, linear in d between depths, linear in eta = C/N between the
     adjacent sizes, Eq. dynamic_decode): which rule fires, how many sizes
     are used, a_hat and K, recomputed here from the references' K with the
-    pooled PCHIP from SciPy;
+    pooled PCHIP from SciPy; a size N <= C reads no curve: only the N cold
+    fills, K = min(M, 1/W) (rule resident);
   * the GEMM transfer (paper section 4.5, App. C): along log n_c within each
     reference row, then along log n_r, exact at a reference, (p + 4 a_lin)/5
     inside a bracket (p from SciPy), clamped outside; K = min(M, K_0 (1 +
@@ -155,7 +156,8 @@ EPS = 0.01       # PASCAL_EXCESS_EPS
 GAMMA = 4.0      # PASCAL_GRAPH_GAMMA
 M_WORKERS = 48   # M = 48 SMs x o = 1, and 48 resident CTAs, in curve_driver
 C_BLOCKS = 1280  # capacity of curve_driver's device
-RULE = {"exact": 0, "graph": 1, "clamp": 2, "depth": 3, "refused": -1}
+RULE = {"exact": 0, "graph": 1, "clamp": 2, "depth": 3, "resident": 4, "refused": -1}
+W_QUERY = 16     # the horizon of curve_driver's scan queries
 RULE_ORDER = ["exact", "graph", "clamp", "depth"]  # least direct last
 
 
@@ -214,6 +216,8 @@ def size_transfer(families, d, m):
 def scan_transfer(runs, d, m, n):
     """(rule, sizes used, a_hat, K) for key (1, tma, d, m) at size n, from
     runs [(d, m, N, K)] all of family path tma, o = 1."""
+    if n <= C_BLOCKS:  # the operand stays resident: the N cold fills only
+        return "resident", 0, math.nan, min(M_WORKERS, 1 / W_QUERY)
     sizes = sorted({run[2] for run in runs})
     j = next((i for i, size in enumerate(sizes) if size >= n), len(sizes))
     used = ([len(sizes) - 1] if j == len(sizes) else

@@ -3,7 +3,7 @@
  * per run, in order), get with progress, list by device, freeze refused while
  * jobs remain and accepted once all are done, frozen list with bundles, and
  * import of a frozen bundle (new device, idempotent re-import, device
- * conflict, GEMM runs).
+ * conflict, GEMM runs), and the held-out flag of runs (job -> measurement).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +23,10 @@ static void finish_all(fixture *f, int64_t now)
   for (char c = 'a'; claimed; c = c == 'f' ? 'a' : (char)(c + 1)) {
     fixture_token(tok, c);
     tok[0] = (char)('0' + (now++ % 10)); /* a fresh token per lease */
-    CHECK_INT(pascal_store_job_claim(f->s, "gb10", "ag", tok, now, 60, &j, &claimed, NULL),
+    CHECK_INT(pascal_store_job_claim(f->s, "gb10", "ag", tok, HOLDER, now, 60, &j, &claimed, NULL),
               PASCAL_STORE_OK);
     if (claimed)
-      CHECK_INT(pascal_store_job_result(f->s, j.id, tok, 1000.0 * (double)j.id, 5.0, now,
+      CHECK_INT(pascal_store_job_result(f->s, j.id, tok, HOLDER, 1000.0 * (double)j.id, 5.0, now,
                                         NULL), PASCAL_STORE_OK);
   }
 }
@@ -144,6 +144,37 @@ static void test_create_refusals(void)
   fixture_done(&f);
 }
 
+/* Runs flagged held-out keep the flag through their job into their
+ * measurement; a flag other than 0 or 1 is refused naming it. */
+static void test_heldout_flag(void)
+{
+  fixture f;
+  fixture_open(&f);
+  pascal_store_device d = fixture_device();
+  CHECK_INT(pascal_store_device_create(f.s, &d, 1, NULL, NULL), PASCAL_STORE_OK);
+  pascal_store_run runs[3] = {fixture_scan_run(0), fixture_scan_run(1), fixture_scan_run(2)};
+  runs[2].heldout = 1;
+  int64_t cal = 0;
+  pascal_error err;
+  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 3, 0, 1,
+                                            &cal, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM jobs WHERE heldout = 1"), 1);
+  finish_all(&f, 1100);
+  pascal_store_measurement *ms = NULL;
+  size_t n = 0;
+  CHECK_INT(pascal_store_measurement_list(f.s, cal, &ms, &n, NULL), PASCAL_STORE_OK);
+  CHECK_INT(n, 3);
+  for (size_t i = 0; i < n; i++)
+    CHECK(memcmp(&ms[i].run, &runs[i], sizeof runs[i]) == 0); /* flag included */
+  free(ms);
+  runs[0].heldout = 2;
+  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 3, 0, 1,
+                                            &cal, &err), PASCAL_STORE_INVALID);
+  CHECK(strcmp(err.field, "runs[0].heldout") == 0);
+  CHECK_INT(fixture_sql(&f, "UPDATE jobs SET heldout = 3 WHERE id = 1"), SQLITE_CONSTRAINT);
+  fixture_done(&f);
+}
+
 static void test_list_by_device(void)
 {
   fixture f;
@@ -180,7 +211,7 @@ static void test_list_by_device(void)
   pascal_store_job j;
   int claimed = 0;
   char tok[33];
-  CHECK_INT(pascal_store_job_claim(f.s, "h100", "ag", fixture_token(tok, 'c'), 5, 60, &j,
+  CHECK_INT(pascal_store_job_claim(f.s, "h100", "ag", fixture_token(tok, 'c'), HOLDER, 5, 60, &j,
                                    &claimed, NULL), PASCAL_STORE_OK);
   CHECK_INT(claimed, 1);
   CHECK_INT(j.workload, PASCAL_STORE_GEMM);
@@ -245,6 +276,7 @@ int main(void)
 {
   test_create_get_freeze();
   test_create_refusals();
+  test_heldout_flag();
   test_list_by_device();
   test_import();
   return check_summary();

@@ -16,8 +16,11 @@ static void test_fresh_and_reopen(void)
   fixture_open(&f);
   int version = -1;
   CHECK_INT(pascal_store_schema_version(f.s, &version, NULL), PASCAL_STORE_OK);
-  CHECK_INT(version, 1);
-  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), 1);
+  /* Migrations in store/src/schema.c: 1 the initial schema, 2 devices' CUDA
+   * identity, 3 the held-out flag of runs, 4 lease holders and hashed lease secrets. */
+  CHECK_INT(pascal_store_schema_latest(), 4);
+  CHECK_INT(version, pascal_store_schema_latest());
+  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
   /* WAL is a property of the file: a second connection sees it. */
   CHECK_INT(fixture_sql_int(&f, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
   const char *tables[] = {"devices", "calibrations", "measurements", "jobs", "agents", "tokens"};
@@ -37,7 +40,7 @@ static void test_fresh_and_reopen(void)
   for (int round = 0; round < 2; round++) {
     CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
     CHECK_INT(pascal_store_schema_version(f.s, &version, NULL), PASCAL_STORE_OK);
-    CHECK_INT(version, 1);
+    CHECK_INT(version, pascal_store_schema_latest());
     pascal_store_device got;
     CHECK_INT(pascal_store_device_get(f.s, "gb10", &got, NULL), PASCAL_STORE_OK);
     CHECK_INT(got.created, 5);
@@ -60,7 +63,9 @@ static void test_newer_version_refused(void)
   CHECK(s == NULL);
   CHECK(strstr(err.message, "newer") != NULL);
   CHECK_INT(err.status, PASCAL_ERANGE);
-  CHECK_INT(fixture_sql(&f, "PRAGMA user_version = 1"), SQLITE_OK);
+  char back[64];
+  snprintf(back, sizeof back, "PRAGMA user_version = %d", pascal_store_schema_latest());
+  CHECK_INT(fixture_sql(&f, back), SQLITE_OK);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
   fixture_done(&f);
 }
@@ -92,7 +97,50 @@ static void test_failed_migration_rolls_back(void)
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE name = 'devices'"), 0);
   CHECK_INT(fixture_sql(&f, "DROP TABLE tokens"), SQLITE_OK);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
-  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), 1);
+  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
+  fixture_done(&f);
+}
+
+/* Migration 4 on a version-3 file (rebuilt from a fresh one by dropping the
+ * column and storing clear-text secrets as versions 1-3 did): the live lease
+ * goes back to the queue with its attempt returned, no clear-text secret is
+ * left (a frozen calibration's job included), the frozen guard is back. */
+static void test_migration_4_hashes_leases(void)
+{
+  fixture f;
+  fixture_open(&f);
+  char tok[33];
+  pascal_store_job j;
+  fixture_frozen_calibration(&f, tok, &j, 10);
+  fixture_calibration(&f, 2, 0);
+  CHECK_INT(fixture_claim(&f, "b", tok, 'b', 20, &j), PASCAL_STORE_OK);
+  int triggers = fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'");
+  pascal_store_close(f.s);
+  f.s = NULL;
+  CHECK_INT(fixture_sql(&f, "DROP TRIGGER jobs_frozen_update;"
+                            "DROP TRIGGER jobs_frozen_update_into;"
+                            "UPDATE jobs SET lease_token = 'cleartext' || id;"
+                            "ALTER TABLE jobs DROP COLUMN lease_holder;"
+                            "CREATE TRIGGER jobs_frozen_update BEFORE UPDATE ON jobs"
+                            " WHEN (SELECT state FROM calibrations WHERE id = OLD.calibration)"
+                            " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
+                            "CREATE TRIGGER jobs_frozen_update_into BEFORE UPDATE ON jobs"
+                            " WHEN (SELECT state FROM calibrations WHERE id = NEW.calibration)"
+                            " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
+                            "PRAGMA user_version = 3"), SQLITE_OK);
+  CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
+  CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM jobs WHERE lease_token IS NOT NULL"), 0);
+  CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM jobs WHERE state = 'leased'"), 0);
+  pascal_store_job got;
+  CHECK_INT(pascal_store_job_get(f.s, j.id, &got, NULL), PASCAL_STORE_OK);
+  CHECK_INT(got.state, PASCAL_STORE_QUEUED);
+  CHECK_INT(got.attempts, 0);
+  CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'"),
+            triggers);
+  CHECK_INT(fixture_sql(&f, "UPDATE jobs SET state = 'queued' WHERE calibration = 1"),
+            SQLITE_CONSTRAINT);
+  CHECK_INT(fixture_sql(&f, "PRAGMA integrity_check"), SQLITE_OK);
   fixture_done(&f);
 }
 
@@ -115,6 +163,7 @@ int main(void)
   test_fresh_and_reopen();
   test_newer_version_refused();
   test_failed_migration_rolls_back();
+  test_migration_4_hashes_leases();
   test_open_arguments();
   return check_summary();
 }

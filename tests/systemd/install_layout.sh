@@ -28,6 +28,13 @@ grep -q '^ExecStart=/opt/pascal/bin/pascal-agent ' "$agent" || fail "agent ExecS
 grep -q '^LoadCredential=token:/etc/pascal-test/agent-%i.token$' "$agent" \
   || fail "agent credential path not rewritten"
 grep -q '/usr/local/\|/etc/pascal/' "$unit" "$agent" && fail "unrewritten paths left in the units"
+# Every Documentation= of the installed units names an installed file.
+for doc in $(sed -n 's/^Documentation=//p' "$unit" "$agent"); do
+  case $doc in
+    file:/opt/pascal/*) [ -f "$root${doc#file:}" ] || fail "unit documentation $doc not installed" ;;
+    *) fail "unit documentation $doc is not a file under the prefix" ;;
+  esac
+done
 [ -f "$root/opt/pascal/lib/sysusers.d/pascal.conf" ] || fail "sysusers entry missing"
 [ -f "$root/opt/pascal/share/pascal/examples/nginx-tls.conf.example" ] || fail "nginx example missing"
 for bundle in "$src"/deploy/calibrations/*.json; do
@@ -35,6 +42,16 @@ for bundle in "$src"/deploy/calibrations/*.json; do
   cmp -s "$bundle" "$root/opt/pascal/share/pascal/calibrations/$(basename "$bundle")" \
     || fail "bundle $(basename "$bundle") not installed"
 done
+
+# The installed agent runs; on a CUDA build it finds the installed backend.
+env -i PATH=/usr/bin:/bin "$root/opt/pascal/bin/pascal-agent" --help > /dev/null 2>&1 \
+  || fail "the installed pascal-agent does not run"
+if [ -n "$(find "$build/calibrator/cuda" -maxdepth 1 -name 'libpascal_cuda_backend.so*' 2>/dev/null)" ]; then
+  [ -f "$root/opt/pascal/lib/libpascal_cuda_backend.so" ] || fail "cuda backend not installed in <prefix>/lib"
+  env -i PATH=/usr/bin:/bin ldd "$root/opt/pascal/bin/pascal-agent" | grep -q "=> $root/opt/pascal/bin/../lib/libpascal_cuda_backend.so" \
+    || fail "the installed agent does not resolve the installed cuda backend"
+  grep -q 'cuda backend installed' "$tmp/log" || fail "install.sh did not report the cuda backend"
+fi
 
 # The admin's edits survive a re-install.
 echo "lease_seconds = 120" >> "$root/etc/pascal-test/pascald.conf"

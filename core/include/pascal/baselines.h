@@ -27,6 +27,13 @@
  *    continuity correction), which tends to 0 as r grows. Both give 1 for
  *    r = 0. With S = 1 (sigma = 0) the published form's limit is 1 and the
  *    corrected form's limit is the exact rule r < A.
+ *  - TileSight: the SDCM arithmetic of TileSight's own code, which mixes the
+ *    two: with p = 1/S, P(hit | r) = 1 for r <= A - 1; the exact binomial
+ *    P(X <= A - 1), X ~ Binomial(r, p), for r <= 8; 0 for r >= 10^8; and
+ *    otherwise the normal approximation with continuity correction
+ *    Phi((A - 1/2 - r p) / sqrt(r p (1 - p))), where Phi is evaluated with
+ *    the Zelen-Severo polynomial (Abramowitz & Stegun 26.2.16, |error| <
+ *    1e-5) as TileSight does. With S = 1 (sigma = 0) it is the limit r < A.
  *  Cold (first) references miss in every model (PASCAL_RD_COLD).
  *
  * Callers: `pascal bounds` (SDCM-FA or SDCM with ways/sets on the exact
@@ -51,7 +58,8 @@ extern "C" {
 typedef enum pascal_hit_model {
   PASCAL_HIT_SDCM = 0,           /* exact binomial                           */
   PASCAL_HIT_PPT_PUBLISHED = 1,  /* PPT-GPU normal approximation, as published */
-  PASCAL_HIT_PPT_CORRECTED = 2   /* same, large-distance defect corrected     */
+  PASCAL_HIT_PPT_CORRECTED = 2,  /* same, large-distance defect corrected     */
+  PASCAL_HIT_TILESIGHT = 3       /* TileSight's mixed exact/normal arithmetic  */
 } pascal_hit_model;
 
 /* Set-associative geometry: ways A >= 1, sets S >= 1, capacity A * S lines
@@ -100,11 +108,12 @@ typedef struct pascal_baseline_k {
   double sdcm;
   double ppt_published;
   double ppt_corrected;
+  double tilesight; /* TileSight's SDCM arithmetic (PASCAL_HIT_TILESIGHT) */
 } pascal_baseline_k;
 
 /* Baselines for fixed phases (`pascal bounds`), misses per round in steady
  * state: aligned 1; Che M (1 - C/N) (uniform scan rates, hit rate C/N);
- * SDCM and both PPT-GPU forms on the exact symbolic reuse distances of
+ * SDCM, TileSight and both PPT-GPU forms on the exact symbolic reuse distances of
  * pascal_reuse_distance_compute, with geometry ways x sets, or fully
  * associative {C, 1} when both are 0 (then SDCM is exact LRU: SDCM-FA).
  * Same domain as pascal/static.h (1 <= C < N). O(M^2); allocates O(M). */

@@ -1,6 +1,6 @@
 /*
  * pascal/calibration.h - the calibration data model of the dynamic predictor
- * (paper section 4.1-4.2, Eq. dynamic_target; DESIGN.md section 4).
+ * (paper section 4.1-4.2, Eq. dynamic_target; docs/design.md §4).
  *
  * A calibration is plain data: the device constants, the workload (scan or
  * GEMM), the execution-class rule of the measured binary, the GEMM tiling, and
@@ -113,6 +113,15 @@ typedef struct pascal_calibration {
   pascal_gemm_run *gemm_runs;
   size_t n_gemm_runs;
   size_t capacity; /* allocated slots of the array in use (internal) */
+  /* The held-out panel: runs measured like the ones above whose keys and
+   * shapes never enter the fit; they are only predicted and scored
+   * (pascal_heldout_run in pascal/evaluate.h). Same rules as the runs above;
+   * grow only with pascal_calibration_append_heldout_*; may be empty. */
+  pascal_scan_run *heldout_scan_runs;
+  size_t n_heldout_scan_runs;
+  pascal_gemm_run *heldout_gemm_runs;
+  size_t n_heldout_gemm_runs;
+  size_t heldout_capacity; /* internal */
 } pascal_calibration;
 
 /* Empty calibration of `workload` with class rule mod4-min2, GEMM tiling
@@ -149,13 +158,36 @@ pascal_status pascal_calibration_append_gemm(pascal_calibration *cal,
                                              const pascal_gemm_run *run,
                                              pascal_error *err);
 
-/* Check every run as the append functions do (duplicates excepted), for
- * callers that filled the run arrays by other means; errors name the run. */
+/* The same for the held-out panel: errors name "heldout[3].fill_bytes";
+ * duplicates are checked within the panel only. */
+pascal_status pascal_calibration_append_heldout_scan(pascal_calibration *cal,
+                                                     const pascal_scan_run *run,
+                                                     pascal_error *err);
+pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
+                                                     const pascal_gemm_run *run,
+                                                     pascal_error *err);
+
+/* Make the measurements of `panel` the held-out panel of `cal`, replacing
+ * any panel `cal` had (`pascal evaluate --heldout`). The panel must be of
+ * the same workload, with the same device constants (sm_count,
+ * capacity_blocks, block_bytes) and, for GEMM, the same tiling: errors name
+ * "workload", "device.capacity_blocks", "gemm.tile_k", ..., and
+ * "measurements" for a panel without runs; its runs are validated like any
+ * held-out run. On failure `cal` is unchanged. */
+pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
+                                             const pascal_calibration *panel,
+                                             pascal_error *err);
+
+/* Check every run (held-out panel included) as the append functions do
+ * (duplicates excepted), for callers that filled the run arrays by other
+ * means; errors name the run. */
 pascal_status pascal_calibration_check_runs(const pascal_calibration *cal,
                                             pascal_error *err);
 
-/* Number of runs of the calibration's workload. */
+/* Number of runs of the calibration's workload (held-out panel excluded). */
 size_t pascal_calibration_run_count(const pascal_calibration *cal);
+/* Number of held-out panel runs of the calibration's workload. */
+size_t pascal_calibration_heldout_count(const pascal_calibration *cal);
 
 /* Execution class of compute m under the calibration's class rule
  * (mod4-min2: 0, 1 or 2). */

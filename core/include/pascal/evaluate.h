@@ -1,20 +1,25 @@
 /*
  * pascal/evaluate.h - configuration-balanced MAPE (paper Eq.
- * dynamic_selection) and leave-one-key-out evaluation (section 4.4).
+ * dynamic_selection), leave-one-key-out evaluation (section 4.4), the
+ * held-out panel (section 5.4) and the summary of the paper's comparison
+ * table: 95% paired key-bootstrap intervals, the repeat-to-repeat floor and
+ * the share of diverged runs.
  *
  * A key is a scan configuration (o, path, d, m) or, for GEMM, a reference
  * grid (Mg, Ng) (its curve runs over Kg). A fold removes one key at every
  * size and horizon (every N and W, every Kg), refits the whole model from the
  * remaining runs and predicts each held-out run; every measured run (each
- * repeat) is scored against its own observed K. The same held-out runs are
- * scored with the baselines: aligned K = 1 (K_0 for GEMM, the uniform-advance
- * assumption of TileSight-style models), SDCM, PPT-GPU and Che, all from
- * pascal/baselines.h under the uniform-advance reuse profile, whole-run K
- * (cold first pass included); SDCM and PPT-GPU use the paper's hit rule of
- * 8 ways (C/8 sets; fully associative when C is not a multiple of 8). GEMM
- * baselines need square tiles (tile_m == tile_n), else they are NaN.
+ * repeat) is scored against its own observed K. A held-out panel is scored
+ * the same way by the model fitted to all calibration runs: its runs never
+ * enter any fit. The same runs are scored with the baselines: aligned K = 1
+ * (K_0 for GEMM, the uniform-advance assumption of TileSight-style models),
+ * exact SDCM, TileSight's SDCM arithmetic, PPT-GPU as published and Che, all
+ * from pascal/baselines.h under the uniform-advance reuse profile, whole-run
+ * K (cold first pass included); the SDCM-based columns use the paper's hit
+ * rule of 8 ways (C/8 sets; fully associative when C is not a multiple of
+ * 8). GEMM baselines need square tiles (tile_m == tile_n), else they are NaN.
  *
- * A run the fold's model refuses (its class has no other reference, say) is
+ * A run the model refuses (its class has no other reference, say) is
  * counted as refused and scored by no method, so all methods are compared on
  * the same runs. Keys with no scored run are left out of the balanced means.
  */
@@ -26,22 +31,29 @@
 
 #include "pascal/calibration.h"
 #include "pascal/error.h"
+#include "pascal/predict.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef enum pascal_method {
-  PASCAL_METHOD_PASCAL = 0,  /* this model, out of fold                 */
-  PASCAL_METHOD_ALIGNED = 1, /* K = 1 (scan) / K = K_0 (GEMM)           */
-  PASCAL_METHOD_SDCM = 2,    /* stack-distance model, exact binomial     */
-  PASCAL_METHOD_PPTGPU = 3,  /* PPT-GPU's normal approximation of SDCM,
-                                as published                            */
-  PASCAL_METHOD_CHE = 4,     /* Che's characteristic-time approximation  */
-  PASCAL_METHOD_COUNT = 5
+  PASCAL_METHOD_PASCAL = 0,     /* this model, out of fold                 */
+  PASCAL_METHOD_ALIGNED = 1,    /* K = 1 (scan) / K = K_0 (GEMM)           */
+  PASCAL_METHOD_EXACT_SDCM = 2, /* stack-distance model, exact binomial    */
+  PASCAL_METHOD_PPTGPU = 3,     /* PPT-GPU's normal approximation of SDCM,
+                                   as published                            */
+  PASCAL_METHOD_CHE = 4,        /* Che's characteristic-time approximation */
+  PASCAL_METHOD_TILESIGHT = 5,  /* SDCM as TileSight's code computes it    */
+  PASCAL_METHOD_COUNT = 6
 } pascal_method;
 
-/* "pascal", "aligned", "sdcm", "ppt-gpu", "che". */
+/* The former name of the exact-binomial column, kept so that code written
+ * before the TileSight column existed still compiles. */
+#define PASCAL_METHOD_SDCM PASCAL_METHOD_EXACT_SDCM
+
+/* "pascal", "aligned", "exact-sdcm", "ppt-gpu", "che", "tilesight". Reports
+ * written before the TileSight column existed call exact SDCM "sdcm". */
 const char *pascal_method_name(pascal_method method);
 
 /* Balanced MAPE in percent: (100/|Z|) sum_z (1/n_z) sum_j |pred/obs - 1| over
@@ -53,21 +65,66 @@ pascal_status pascal_balanced_mape(const size_t *key, const double *pred,
                                    size_t n_keys, double *out_percent,
                                    pascal_error *err);
 
-/* Per-key result of a leave-one-key-out evaluation. */
+/* A two-sided interval; both NaN when it cannot be computed. */
+typedef struct pascal_interval {
+  double lo, hi;
+} pascal_interval;
+
+/* The paper's intervals: 2000 resamples, seed 12 (the issue the table
+ * belongs to; any fixed seed would do), 95%. */
+#define PASCAL_BOOTSTRAP_RESAMPLES 2000u
+#define PASCAL_BOOTSTRAP_SEED UINT64_C(12)
+#define PASCAL_BOOTSTRAP_LEVEL 0.95
+
+/* Percentile key-bootstrap interval of a balanced mean over groups (one group
+ * per workload and device). The statistic is (1/G) sum_g mean of values[g]
+ * over n[g] keys drawn with replacement from group g; it is computed for
+ * `resamples` draws and the interval is its (1 - level)/2 and (1 + level)/2
+ * quantiles, each interpolated linearly between order statistics at
+ * position q (resamples - 1) (Hyndman-Fan type 7). Paired comparisons pass
+ * per-key differences (baseline minus PASCAL): the mean is linear, so that is
+ * the difference of the two balanced MAPEs over the same resampled keys.
+ * Draws come from splitmix64 seeded with `seed` (an index is floor(u n) with
+ * u the top 53 bits / 2^53), so a seed gives the same interval everywhere.
+ * Errors: no group, a group without keys ("n[g]"), a non-finite value
+ * ("values[g][i]"), resamples < 1, level outside (0, 1); ENOMEM. */
+pascal_status pascal_key_bootstrap(const double *const *values, const size_t *n,
+                                   size_t n_groups, size_t resamples, uint64_t seed,
+                                   double level, pascal_interval *out, pascal_error *err);
+
+/* Per-key result of a leave-one-key-out evaluation or a held-out panel. */
 typedef struct pascal_key_report {
   pascal_scan_key key;    /* scan key                                       */
   uint32_t Mg, Ng;        /* GEMM grid key                                  */
   size_t n_runs;          /* held-out runs of the key                       */
   size_t n_scored;        /* runs predicted (the rest were refused)         */
+  pascal_rule rule;       /* least direct rule of the fold's predictions    */
   double mape[PASCAL_METHOD_COUNT]; /* percent over the scored runs; NaN if
                                        none was scored or a baseline could
                                        not be computed                      */
   char refusal[PASCAL_ERROR_MESSAGE_MAX]; /* first refusal message, or ""    */
+  size_t n_above;         /* scored runs with observed K > 1.05 x aligned K */
+  size_t n_floor_runs;    /* runs with another repeat of their configuration */
+  double floor_mape;      /* percent: each of those runs predicted by the mean
+                             fill of its other repeats; NaN if none         */
 } pascal_key_report;
+
+/* The row of the paper's comparison table for a set of scored keys. */
+typedef struct pascal_eval_summary {
+  double balanced_mape[PASCAL_METHOD_COUNT]; /* NaN where undefined          */
+  pascal_interval ci[PASCAL_METHOD_COUNT];   /* key-bootstrap interval of each */
+  double gap[PASCAL_METHOD_COUNT];           /* balanced_mape[m] minus PASCAL's:
+                                                positive when PASCAL is better;
+                                                0 for PASCAL itself          */
+  pascal_interval gap_ci[PASCAL_METHOD_COUNT]; /* paired key-bootstrap        */
+  double floor_mape;      /* repeat-to-repeat floor, balanced over the keys
+                             that have repeats; NaN if none                 */
+  size_t n_runs, n_scored, n_above, n_floor_runs;
+} pascal_eval_summary;
 
 typedef struct pascal_loko_report {
   pascal_workload workload;
-  size_t n_keys;            /* keys of the calibration                       */
+  size_t n_keys;            /* keys of the calibration (of the panel)        */
   pascal_key_report *keys;  /* n_keys entries, owned; scan order (o, path, d,
                                m), GEMM order (Mg, Ng)                       */
   size_t n_runs;            /* all runs                                      */
@@ -77,13 +134,33 @@ typedef struct pascal_loko_report {
   double balanced_mape[PASCAL_METHOD_COUNT]; /* percent, Eq.
                                dynamic_selection over the scored keys; NaN if
                                none or if the baseline is unavailable        */
+  pascal_eval_summary summary; /* intervals, gaps, floor, diverged runs      */
+  struct pascal_loko_report *heldout; /* owned: the held-out panel scored by
+                               the model of all calibration runs, when the
+                               calibration carries one; else NULL            */
 } pascal_loko_report;
 
-/* Run leave-one-key-out over every key of `cal` (at least two keys).
- * *out is filled and owns `keys`; release it with pascal_loko_report_free().
+/* Summarise reports as one table row: balanced MAPE, intervals and the floor
+ * averaged over the reports (the paper's "balanced overall" row for several;
+ * the report's own row for one), intervals from the stratified paired key
+ * bootstrap of pascal_key_bootstrap with the PASCAL_BOOTSTRAP_* settings.
+ * Only scored keys count. Errors: no report, a report without scored keys. */
+pascal_status pascal_eval_summarize(const pascal_loko_report *const *reports, size_t n,
+                                    pascal_eval_summary *out, pascal_error *err);
+
+/* Run leave-one-key-out over every key of `cal` (at least two keys), with the
+ * summary; when `cal` has a held-out panel, also score it (`heldout`).
+ * *out is filled and owns `keys` and `heldout`; release it with
+ * pascal_loko_report_free().
  * Errors: invalid calibration (named field), fewer than two keys, ENOMEM. */
 pascal_status pascal_loko_run(const pascal_calibration *cal,
                               pascal_loko_report *out, pascal_error *err);
+
+/* Score the held-out panel of `cal` (at least one run) with the model fitted
+ * to all its calibration runs; same layout as a LOKO report (heldout NULL).
+ * Errors: invalid calibration, empty panel ("heldout"), a fit that fails. */
+pascal_status pascal_heldout_run(const pascal_calibration *cal,
+                                 pascal_loko_report *out, pascal_error *err);
 void pascal_loko_report_free(pascal_loko_report *report);
 
 #ifdef __cplusplus

@@ -1,6 +1,6 @@
 /*
  * pascal/plan.h - calibration plans and their deterministic expansion into
- * measured runs (DESIGN.md section 5; paper section 4.4, "Calibration
+ * measured runs (docs/design.md §5; paper section 4.4, "Calibration
  * protocol": one fixed grid of keys x sizes x horizons, measured once per
  * device).
  *

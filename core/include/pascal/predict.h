@@ -1,7 +1,7 @@
 /*
  * pascal/predict.h - the fitted dynamic model and its predictions (paper
  * section 4, Algorithm predict, Eq. graph, App. C "GEMM instantiation";
- * DESIGN.md section 4).
+ * docs/design.md §4).
  *
  * pascal_model_fit() freezes a calibration into a model: one cumulative
  * traffic curve per (reference size N_j, key z) for a scan, or per reference
@@ -35,12 +35,22 @@
  * reference, (p + 4 a_lin)/5 inside a bracket, clamped at the ends; decode
  * K = min(M, K_0 (1 + [exp a - eps]_+)), M = gemm.resident_ctas.
  *
+ * A scan whose whole operand fits in the cache (N <= C) reads no curve: its
+ * fills are the N cold misses only, K = min(M, 1/W) (rule resident).
+ *
+ * Every prediction also says what it extrapolates (each coordinate outside
+ * the range of the references it read, and whether the model clamped it or
+ * held a curve at its end), a scan prediction with K > 1.05 carries the
+ * advice of Theorem coherence (predict_advice.c), and `expected` is left for
+ * pascal/validation.h to fill from the calibration's own validation.
+ *
  * Thread safety: predictions read a const model, allocate nothing and keep
  * no state; any number of threads may predict from one model concurrently.
  */
 #ifndef PASCAL_PREDICT_H
 #define PASCAL_PREDICT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,6 +61,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The horizons a front end (pascald, the CLI) accepts in a query. */
+#define PASCAL_PREDICT_W_MIN 1e-9
+#define PASCAL_PREDICT_W_MAX 1e15
+/* The one message for a query that mixes scan and GEMM fields. */
+#define PASCAL_PREDICT_MIXED_MESSAGE \
+  "a query is either a scan (o, path, d, m, N, W) or a GEMM (Mg, Ng, Kg), not both"
 
 /* Anchored-interpolation weight gamma of Eq. graph. */
 #define PASCAL_GRAPH_GAMMA 4.0
@@ -65,14 +82,106 @@ pascal_status pascal_model_fit(const pascal_calibration *cal,
 void pascal_model_free(pascal_model *model);
 
 typedef enum pascal_rule {
-  PASCAL_RULE_EXACT = 0,         /* the target is a reference            */
-  PASCAL_RULE_GRAPH = 1,         /* anchored interpolation in a bracket   */
-  PASCAL_RULE_CLAMP = 2,         /* nearest reference (no bracket)        */
-  PASCAL_RULE_DEPTH_FALLBACK = 3 /* borrowed from neighbouring depths     */
+  PASCAL_RULE_EXACT = 0,          /* the target is a reference            */
+  PASCAL_RULE_GRAPH = 1,          /* anchored interpolation in a bracket   */
+  PASCAL_RULE_CLAMP = 2,          /* nearest reference (no bracket)        */
+  PASCAL_RULE_DEPTH_FALLBACK = 3, /* borrowed from neighbouring depths     */
+  PASCAL_RULE_RESIDENT = 4        /* scan with N <= C: the closed form      */
 } pascal_rule;
 
-/* "exact", "graph", "clamp", "depth-fallback". */
+/* "exact", "graph", "clamp", "depth-fallback", "resident". */
 const char *pascal_rule_name(pascal_rule rule);
+
+/* ---- what an answer says about itself ------------------------------------ */
+
+/* A query coordinate the calibration spans (scan: N, W, m, d; GEMM: the
+ * tile counts n_r, n_c, n_k). */
+typedef enum pascal_coordinate {
+  PASCAL_COORD_N = 0,
+  PASCAL_COORD_W = 1,
+  PASCAL_COORD_M = 2,
+  PASCAL_COORD_D = 3,
+  PASCAL_COORD_N_R = 4,
+  PASCAL_COORD_N_C = 5,
+  PASCAL_COORD_N_K = 6
+} pascal_coordinate;
+
+/* "N", "W", "m", "d", "n_r", "n_c", "n_k". */
+const char *pascal_coordinate_name(pascal_coordinate c);
+
+/* What the model does with a coordinate outside its calibrated range. */
+typedef enum pascal_extrapolation_action {
+  PASCAL_EXTRAP_CLAMPED = 0, /* the value of the nearest reference is used
+                                (sizes, m, depths, n_r, n_c)             */
+  PASCAL_EXTRAP_HELD = 1     /* the curve is held at its end value
+                                (horizon W, GEMM n_k)                    */
+} pascal_extrapolation_action;
+
+/* "clamped", "held-at-end". */
+const char *pascal_extrapolation_action_name(pascal_extrapolation_action a);
+
+/* One coordinate of the query outside the range the answer's references
+ * were calibrated on: [min, max] is the range within which none of the
+ * references the answer read is extrapolated. */
+typedef struct pascal_extrapolation {
+  pascal_coordinate coordinate;
+  double value, min, max;
+  pascal_extrapolation_action action;
+} pascal_extrapolation;
+
+#define PASCAL_EXTRAPOLATION_MAX 4
+typedef struct pascal_extrapolations {
+  size_t n; /* 0: the answer interpolates inside the calibration */
+  pascal_extrapolation item[PASCAL_EXTRAPOLATION_MAX];
+} pascal_extrapolations;
+
+/* Where an expected error came from (pascal/validation.h). */
+typedef enum pascal_error_source {
+  PASCAL_ERRSRC_NONE = 0,      /* no validated key fits: unknown          */
+  PASCAL_ERRSRC_LOKO = 1,      /* leave-one-key-out fold errors            */
+  PASCAL_ERRSRC_IN_SAMPLE = 2, /* the reference's own runs (exact answers) */
+  PASCAL_ERRSRC_HELD_OUT = 3   /* a held-out validation panel              */
+} pascal_error_source;
+
+/* "none", "loko", "in-sample", "held-out". */
+const char *pascal_error_source_name(pascal_error_source s);
+
+/* How far to trust an answer: the measured error (percent, mean |pred/obs -
+ * 1|) of the same rule on the nearest validated keys. NaN with source NONE
+ * until pascal_validation_expect_*() fills it. */
+#define PASCAL_EXPECTED_KEYS_MAX 2
+typedef struct pascal_expected_error {
+  double pct;
+  pascal_error_source source;
+  pascal_rule rule;     /* the answer's rule, whose validation errors are
+                           looked for                                       */
+  unsigned widened;     /* 0: same rule, same family (o, path, d) (GEMM: the
+                           calibrated grids); 1: same rule, nearest other
+                           depth of (o, path); 2: any rule (nearest depth)  */
+  size_t n_keys;        /* validated keys averaged: 0 .. 2                  */
+  pascal_scan_key key[PASCAL_EXPECTED_KEYS_MAX];  /* scan keys used        */
+  uint32_t Mg[PASCAL_EXPECTED_KEYS_MAX], Ng[PASCAL_EXPECTED_KEYS_MAX];
+  double key_pct[PASCAL_EXPECTED_KEYS_MAX];
+} pascal_expected_error;
+
+/* What restores sharing when an answer predicts divergence (K > 1.05),
+ * by Theorem coherence: with every worker's lead over any other at most
+ * sigma_max requests, C >= 2 sigma_max - 1 keeps every repeated request a
+ * hit. A within-wave checkpoint (all resident CTAs wait every
+ * checkpoint_blocks blocks) bounds the lead by checkpoint_blocks plus the
+ * d - 1 copies a TMA pipeline issues ahead. */
+#define PASCAL_DIVERGENCE_K 1.05
+typedef struct pascal_scan_advice {
+  bool given;                 /* K > PASCAL_DIVERGENCE_K on a curve rule    */
+  uint64_t sigma_max;         /* floor((C + 1) / 2)                          */
+  uint64_t min_capacity;      /* 2 sigma_max - 1 <= C                        */
+  uint64_t checkpoint_blocks; /* sigma_max - (d - 1) for tma, sigma_max sync */
+  double K_coherent;          /* Eq. coherent_traffic: 1 + (M-1) sigma / E,
+                                 E = M W N requests                          */
+  double fill_bytes_coherent; /* K_coherent b W N                            */
+  double fill_bytes_at_k1;    /* the same kernel at K = 1: b W N             */
+  double fill_bytes_at_stake; /* fill_bytes - fill_bytes_coherent            */
+} pascal_scan_advice;
 
 /* How one family (o, path, d) at one reference size produced its value by
  * rule 1, 3 or 4. Unused numbers are NaN, unused m are 0. */
@@ -118,15 +227,20 @@ typedef struct pascal_scan_explanation {
 } pascal_scan_explanation;
 
 typedef struct pascal_scan_prediction {
-  double K;          /* predicted fill-equivalent count, in [1, M]         */
+  double K;          /* predicted fill-equivalent count, in [1, M]; with
+                        N <= C (rule resident) min(M, 1/W)                 */
   double rho;        /* K / M                                              */
   double fill_bytes; /* K * b * W * N                                      */
   uint32_t M;        /* sm_count * o                                       */
   pascal_scan_explanation why;
+  pascal_extrapolations extrapolated;
+  pascal_scan_advice advice;
+  pascal_expected_error expected; /* filled by pascal_validation_expect_scan */
 } pascal_scan_prediction;
 
 /* Predict key at size N >= 1 and horizon W > 0 (finite). PASCAL_EINVAL for a
- * malformed query (field "o", "path", "d", "m", "N", "W"; sync needs d = 0),
+ * malformed query (field "o", "path", "d", "m", "N", "W"; sync needs d = 0,
+ * tma d >= 1),
  * PASCAL_ERANGE (field "W") when the fill bytes K b W N overflow a double,
  * PASCAL_EINVAL if the model is a GEMM model (field "workload"),
  * PASCAL_EREFUSED for an unknown (o, path) or an unidentifiable class, with a
@@ -167,6 +281,8 @@ typedef struct pascal_gemm_prediction {
   double fill_bytes; /* predicted V = kappa B0                                */
   uint32_t M;        /* resident CTAs                                         */
   pascal_gemm_explanation why;
+  pascal_extrapolations extrapolated;
+  pascal_expected_error expected; /* filled by pascal_validation_expect_gemm */
 } pascal_gemm_prediction;
 
 /* Tile counts and static references of a shape (no model needed):

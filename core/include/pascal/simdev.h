@@ -62,6 +62,12 @@ typedef struct pascal_simdev_profile {
   uint32_t capacity_blocks;           /* C, effective L2 capacity       */
   uint32_t block_bytes;               /* bytes per logical block        */
   uint64_t l2_bytes;                  /* nominal L2 size (reported)     */
+  /* The identity a CUDA probe would report, as this profile states it for
+   * registration with pascald: key `cuda_name` (printable ASCII, blanks
+   * inside allowed, "" = not stated) and key `compute_capability` = M.m
+   * (0.0 = not stated). */
+  char cuda_name[PASCAL_SIMDEV_NAME_MAX];
+  uint32_t cc_major, cc_minor;
   uint64_t seed;                      /* base seed of every run         */
   uint32_t priming_extra;             /* n_p = d - 1 + priming_extra; text
                                          form `priming = d-1` (0) or `d` (1) */

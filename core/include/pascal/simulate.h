@@ -7,7 +7,7 @@
  * Each runs over the cyclic phase trace of Eq. trace (round k, worker w in
  * index order requests (k + s_w) mod N) and over an arbitrary address trace.
  *
- * Steady state (DESIGN.md §3): the phase simulators of TTL and LRU start from
+ * Steady state (docs/design.md §3.7): the phase simulators of TTL and LRU start from
  * an empty cache, discard PASCAL_SIM_WARMUP_PERIODS * N rounds, then count
  * misses over `periods` * N rounds (the trace has period N) and divide by the
  * rounds counted. Belady counts every miss over H rounds from cold; Theorem 3

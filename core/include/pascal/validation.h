@@ -1,0 +1,79 @@
+/*
+ * pascal/validation.h - how far to trust an answer (paper section 4.4: the
+ * leave-one-key-out evaluation, reused per key).
+ *
+ * A validation is a list of validated keys, each with the rule the scored
+ * prediction used and its measured error (percent, mean |pred/obs - 1| over
+ * the key's runs). pascal_validation_build() fills it from the calibration
+ * itself: the leave-one-key-out fold of every key (source "loko": the key was
+ * predicted by a model fitted without it, so by graph, clamp or
+ * depth-fallback) and the fitted model's error on every key's own runs
+ * (source "in-sample": what an exact answer reproduces). Another source,
+ * such as a held-out panel of keys the calibration never saw, is added with
+ * pascal_validation_add() and is then preferred over the folds.
+ *
+ * pascal_validation_expect_*() give a prediction its expected error: the
+ * error of the same rule on the nearest validated keys of the same family
+ * (scan: the nearest key on each side in m within (o, path, d), averaged;
+ * widened to the nearest depth of (o, path), then to any rule, and said so;
+ * GEMM: the two nearest grids in (log Mg, log Ng)). An exact answer takes
+ * its own key's in-sample error; a resident answer (N <= C) has none.
+ */
+#ifndef PASCAL_VALIDATION_H
+#define PASCAL_VALIDATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pascal/calibration.h"
+#include "pascal/error.h"
+#include "pascal/evaluate.h"
+#include "pascal/predict.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pascal_validated_key {
+  pascal_scan_key key;        /* scan                                        */
+  uint32_t Mg, Ng;            /* GEMM grid                                    */
+  pascal_error_source source; /* LOKO, IN_SAMPLE or HELD_OUT                  */
+  pascal_rule rule;           /* least direct rule over the scored runs       */
+  double error_pct;           /* finite, >= 0                                 */
+} pascal_validated_key;
+
+typedef struct pascal_validation {
+  pascal_workload workload;
+  size_t n, cap;
+  pascal_validated_key *keys; /* owned */
+} pascal_validation;
+
+/* In-sample errors of `model` (fitted from `cal`) on every key's runs, and
+ * the leave-one-key-out fold errors when `cal` has at least two keys: from
+ * `loko` when the caller has run pascal_loko_run() on `cal` already, else
+ * run here (NULL). Keys whose runs were all refused are left out. Free with
+ * pascal_validation_free() (also after a failure). */
+pascal_status pascal_validation_build(const pascal_calibration *cal,
+                                      const pascal_model *model,
+                                      const pascal_loko_report *loko,
+                                      pascal_validation *out, pascal_error *err);
+
+/* Append one validated key (its error must be finite and >= 0: field
+ * "error_pct"; source LOKO, IN_SAMPLE or HELD_OUT: field "source"). */
+pascal_status pascal_validation_add(pascal_validation *v,
+                                    const pascal_validated_key *key,
+                                    pascal_error *err);
+void pascal_validation_free(pascal_validation *v);
+
+/* Fill p->expected for the prediction p of `key` (or `shape`). */
+void pascal_validation_expect_scan(const pascal_validation *v,
+                                   const pascal_scan_key *key,
+                                   pascal_scan_prediction *p);
+void pascal_validation_expect_gemm(const pascal_validation *v,
+                                   const pascal_gemm_shape *shape,
+                                   pascal_gemm_prediction *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

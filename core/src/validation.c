@@ -1,0 +1,323 @@
+/*
+ * validation.c - expected error per answer (pascal/validation.h): the
+ * calibration's own per-key validation (paper section 4.4, leave-one-key-out;
+ * in-sample errors for exact answers) and the nearest-key lookup that turns
+ * it into an answer's expected_error_pct.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pascal/evaluate.h"
+#include "pascal/validation.h"
+
+pascal_status pascal_validation_add(pascal_validation *v, const pascal_validated_key *k,
+                                    pascal_error *err)
+{
+  if (!isfinite(k->error_pct) || k->error_pct < 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "error_pct",
+                            "a validated error must be a finite percentage >= 0");
+  if (k->source != PASCAL_ERRSRC_LOKO && k->source != PASCAL_ERRSRC_IN_SAMPLE &&
+      k->source != PASCAL_ERRSRC_HELD_OUT)
+    return pascal_error_set(err, PASCAL_EINVAL, "source", "unknown validation source");
+  if (v->n == v->cap) {
+    size_t cap = v->cap ? 2 * v->cap : 64;
+    pascal_validated_key *keys = realloc(v->keys, cap * sizeof *keys);
+    if (!keys)
+      return pascal_error_set(err, PASCAL_ENOMEM, "validation", "out of memory");
+    v->keys = keys;
+    v->cap = cap;
+  }
+  v->keys[v->n++] = *k;
+  return PASCAL_OK;
+}
+
+void pascal_validation_free(pascal_validation *v)
+{
+  free(v->keys);
+  memset(v, 0, sizeof *v);
+}
+
+static bool same_scan_key(const pascal_scan_key *a, const pascal_scan_key *b)
+{
+  return a->o == b->o && a->path == b->path && a->d == b->d && a->m == b->m;
+}
+
+/* Mean |pred/obs - 1| (percent) of `model` on each key's own runs. */
+static pascal_status add_in_sample(const pascal_calibration *cal, const pascal_model *model,
+                                   pascal_validation *v, pascal_error *err)
+{
+  size_t n_runs = pascal_calibration_run_count(cal);
+  pascal_status st = PASCAL_OK;
+  bool *done = calloc(n_runs ? n_runs : 1, sizeof *done);
+  if (!done)
+    return pascal_error_set(err, PASCAL_ENOMEM, "validation", "out of memory");
+  bool scan = cal->workload == PASCAL_WORKLOAD_SCAN;
+  for (size_t i = 0; i < n_runs && st == PASCAL_OK; i++) {
+    if (done[i])
+      continue;
+    pascal_validated_key k = {.source = PASCAL_ERRSRC_IN_SAMPLE, .rule = PASCAL_RULE_EXACT};
+    double sum = 0;
+    size_t n = 0;
+    for (size_t j = i; j < n_runs; j++) { /* the runs of run i's key */
+      double pred, obs;
+      pascal_rule rule;
+      if (scan) {
+        const pascal_scan_run *r = &cal->scan_runs[j], *a = &cal->scan_runs[i];
+        if (!same_scan_key(&r->key, &a->key))
+          continue;
+        pascal_scan_prediction p;
+        done[j] = true;
+        if (pascal_model_predict_scan(model, &r->key, r->N, r->W, &p, NULL) != PASCAL_OK)
+          continue;
+        pred = p.K;
+        rule = p.why.rule;
+        obs = r->fill_bytes / ((double)cal->device.block_bytes * r->W * (double)r->N);
+        k.key = r->key;
+      } else {
+        const pascal_gemm_run *r = &cal->gemm_runs[j], *a = &cal->gemm_runs[i];
+        if (r->shape.Mg != a->shape.Mg || r->shape.Ng != a->shape.Ng)
+          continue;
+        pascal_gemm_prediction p;
+        done[j] = true;
+        if (pascal_model_predict_gemm(model, &r->shape, &p, NULL) != PASCAL_OK)
+          continue;
+        pred = p.K;
+        rule = p.why.rule;
+        obs = p.M * r->fill_bytes / p.Q;
+        k.Mg = r->shape.Mg;
+        k.Ng = r->shape.Ng;
+      }
+      if (!(obs > 0) || rule != PASCAL_RULE_EXACT) /* N <= C runs answer by closed form */
+        continue;
+      sum += fabs(pred / obs - 1);
+      n++;
+    }
+    if (n) {
+      k.error_pct = 100 * sum / (double)n;
+      st = pascal_validation_add(v, &k, err);
+    }
+  }
+  free(done);
+  return st;
+}
+
+/* Every scored key of `rep` as a validated key of `source`. */
+static pascal_status add_report(const pascal_loko_report *rep, pascal_error_source source,
+                                pascal_validation *out, pascal_error *err)
+{
+  pascal_status st = PASCAL_OK;
+  for (size_t i = 0; i < rep->n_keys && st == PASCAL_OK; i++) {
+    const pascal_key_report *kr = &rep->keys[i];
+    if (!kr->n_scored)
+      continue;
+    pascal_validated_key k = {.key = kr->key, .Mg = kr->Mg, .Ng = kr->Ng, .source = source,
+                              .rule = kr->rule, .error_pct = kr->mape[PASCAL_METHOD_PASCAL]};
+    st = pascal_validation_add(out, &k, err);
+  }
+  return st;
+}
+
+pascal_status pascal_validation_build(const pascal_calibration *cal, const pascal_model *model,
+                                      const pascal_loko_report *loko, pascal_validation *out,
+                                      pascal_error *err)
+{
+  memset(out, 0, sizeof *out);
+  out->workload = cal->workload;
+  pascal_status st = add_in_sample(cal, model, out, err);
+  if (st)
+    return st;
+  pascal_loko_report own;
+  if (!loko) {
+    pascal_error lerr;
+    pascal_error_clear(&lerr);
+    if (pascal_loko_run(cal, &own, &lerr) != PASCAL_OK)
+      return lerr.status == PASCAL_ENOMEM
+                 ? pascal_error_set(err, PASCAL_ENOMEM, "validation", "out of memory")
+                 : PASCAL_OK; /* fewer than two keys: no folds */
+  }
+  const pascal_loko_report *rep = loko ? loko : &own;
+  st = add_report(rep, PASCAL_ERRSRC_LOKO, out, err);
+  if (st == PASCAL_OK && rep->heldout)
+    st = add_report(rep->heldout, PASCAL_ERRSRC_HELD_OUT, out, err);
+  if (!loko)
+    pascal_loko_report_free(&own);
+  return st;
+}
+
+/* ---- the lookup ------------------------------------------------------------ */
+
+/* Candidate filter of one search level. */
+typedef struct scan_filter {
+  pascal_error_source source;
+  const pascal_scan_key *key;
+  bool any_depth, any_rule;
+  pascal_rule rule;
+} scan_filter;
+
+static bool scan_match(const pascal_validated_key *k, const scan_filter *f, uint32_t d)
+{
+  return k->source == f->source && k->key.o == f->key->o && k->key.path == f->key->path &&
+         (f->any_depth ? k->key.d == d : k->key.d == f->key->d) &&
+         (f->any_rule || k->rule == f->rule);
+}
+
+static void use_key(pascal_expected_error *x, const pascal_validated_key *k)
+{
+  x->key[x->n_keys] = k->key;
+  x->Mg[x->n_keys] = k->Mg;
+  x->Ng[x->n_keys] = k->Ng;
+  x->key_pct[x->n_keys] = k->error_pct;
+  x->n_keys++;
+}
+
+/* The nearest matching key at or below m and at or above m (one key if they
+ * coincide), at depth d. */
+static size_t scan_nearest(const pascal_validation *v, const scan_filter *f, uint32_t d,
+                           pascal_expected_error *x)
+{
+  const pascal_validated_key *lo = NULL, *hi = NULL;
+  uint32_t m = f->key->m;
+  for (size_t i = 0; i < v->n; i++) {
+    const pascal_validated_key *k = &v->keys[i];
+    if (!scan_match(k, f, d))
+      continue;
+    if (k->key.m <= m && (!lo || k->key.m > lo->key.m))
+      lo = k;
+    if (k->key.m >= m && (!hi || k->key.m < hi->key.m))
+      hi = k;
+  }
+  x->n_keys = 0;
+  if (lo)
+    use_key(x, lo);
+  if (hi && hi != lo)
+    use_key(x, hi);
+  return x->n_keys;
+}
+
+/* The depth of (o, path) nearest to key->d that has a matching key (the
+ * lower one on a tie); false if none. */
+static bool nearest_depth(const pascal_validation *v, const scan_filter *f, uint32_t *d)
+{
+  bool found = false;
+  uint32_t best = 0, dist = 0;
+  for (size_t i = 0; i < v->n; i++) {
+    const pascal_validated_key *k = &v->keys[i];
+    if (!scan_match(k, f, k->key.d))
+      continue;
+    uint32_t dd = k->key.d > f->key->d ? k->key.d - f->key->d : f->key->d - k->key.d;
+    if (!found || dd < dist || (dd == dist && k->key.d < best)) {
+      best = k->key.d;
+      dist = dd;
+      found = true;
+    }
+  }
+  *d = best;
+  return found;
+}
+
+static void finish(pascal_expected_error *x, pascal_error_source source, pascal_rule rule,
+                   unsigned widened)
+{
+  double sum = 0;
+  for (size_t i = 0; i < x->n_keys; i++)
+    sum += x->key_pct[i];
+  x->pct = sum / (double)x->n_keys;
+  x->source = source;
+  x->rule = rule;
+  x->widened = widened;
+}
+
+/* The exact answer's own in-sample error, if validated. */
+static const pascal_validated_key *in_sample(const pascal_validation *v,
+                                             const pascal_scan_key *key, uint32_t Mg,
+                                             uint32_t Ng)
+{
+  for (size_t i = 0; i < v->n; i++) {
+    const pascal_validated_key *k = &v->keys[i];
+    if (k->source != PASCAL_ERRSRC_IN_SAMPLE)
+      continue;
+    if (key ? same_scan_key(&k->key, key) : k->Mg == Mg && k->Ng == Ng)
+      return k;
+  }
+  return NULL;
+}
+
+void pascal_validation_expect_scan(const pascal_validation *v, const pascal_scan_key *key,
+                                   pascal_scan_prediction *p)
+{
+  static const pascal_error_source sources[] = {PASCAL_ERRSRC_HELD_OUT, PASCAL_ERRSRC_LOKO};
+  pascal_expected_error *x = &p->expected;
+  pascal_rule rule = p->why.rule;
+  *x = (pascal_expected_error){.pct = NAN, .rule = rule};
+  if (!v || rule == PASCAL_RULE_RESIDENT)
+    return;
+  if (rule == PASCAL_RULE_EXACT) {
+    const pascal_validated_key *k = in_sample(v, key, 0, 0);
+    if (k) {
+      use_key(x, k);
+      finish(x, PASCAL_ERRSRC_IN_SAMPLE, rule, 0);
+    }
+    return;
+  }
+  /* widened 0: same family and rule; 1: nearest depth, same rule; 2: nearest
+   * depth, any rule. Each level tries the held-out panel, then the folds. */
+  for (unsigned level = 0; level < 3; level++)
+    for (size_t s = 0; s < 2; s++) {
+      scan_filter f = {sources[s], key, level > 0, level == 2, rule};
+      uint32_t d = key->d;
+      if (level > 0 && !nearest_depth(v, &f, &d))
+        continue;
+      if (scan_nearest(v, &f, d, x)) {
+        finish(x, sources[s], rule, level);
+        return;
+      }
+    }
+}
+
+void pascal_validation_expect_gemm(const pascal_validation *v, const pascal_gemm_shape *shape,
+                                   pascal_gemm_prediction *p)
+{
+  static const pascal_error_source sources[] = {PASCAL_ERRSRC_HELD_OUT, PASCAL_ERRSRC_LOKO};
+  pascal_expected_error *x = &p->expected;
+  pascal_rule rule = p->why.rule;
+  *x = (pascal_expected_error){.pct = NAN, .rule = rule};
+  if (!v)
+    return;
+  if (rule == PASCAL_RULE_EXACT) {
+    const pascal_validated_key *k = in_sample(v, NULL, shape->Mg, shape->Ng);
+    if (k) {
+      use_key(x, k);
+      finish(x, PASCAL_ERRSRC_IN_SAMPLE, rule, 0);
+    }
+    return;
+  }
+  double lm = log((double)shape->Mg), ln = log((double)shape->Ng);
+  for (unsigned level = 0; level < 3; level += 2) /* 0: same rule; 2: any rule */
+    for (size_t s = 0; s < 2; s++) {
+      const pascal_validated_key *best[PASCAL_EXPECTED_KEYS_MAX] = {NULL, NULL};
+      double dist[PASCAL_EXPECTED_KEYS_MAX] = {INFINITY, INFINITY};
+      for (size_t i = 0; i < v->n; i++) {
+        const pascal_validated_key *k = &v->keys[i];
+        if (k->source != sources[s] || (level == 0 && k->rule != rule))
+          continue;
+        double a = log((double)k->Mg) - lm, b = log((double)k->Ng) - ln, e = a * a + b * b;
+        if (e < dist[0]) {
+          best[1] = best[0];
+          dist[1] = dist[0];
+          best[0] = k;
+          dist[0] = e;
+        } else if (e < dist[1]) {
+          best[1] = k;
+          dist[1] = e;
+        }
+      }
+      x->n_keys = 0;
+      for (size_t i = 0; i < PASCAL_EXPECTED_KEYS_MAX && best[i]; i++)
+        use_key(x, best[i]);
+      if (x->n_keys) {
+        finish(x, sources[s], rule, level);
+        return;
+      }
+    }
+}

@@ -1,0 +1,200 @@
+/*
+ * cmd_evaluate.c - `pascal evaluate BUNDLE... [--heldout PANEL] [--json]`:
+ * the paper's comparison table (section 5.4) offline. Each bundle is fitted
+ * (a frozen one must match its stored model), evaluated by leave-one-key-out
+ * folds and, when it carries one, on its held-out panel; --heldout makes the
+ * measurements of another bundle the panel of a single BUNDLE. The table has
+ * one row per bundle (its panel, else its LOKO folds) and the balanced
+ * overall row, with 95% paired key-bootstrap intervals.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "output.h"
+
+#define EVAL_BUNDLES_MAX 16
+
+static const char *const columns[] = {"pascal", "tilesight", "ppt_gpu", "exact_sdcm",
+                                      "aligned", "che"};
+static const char *const titles[] = {"PASCAL", "TileSight", "PPT-GPU", "exact SDCM",
+                                     "aligned K=1", "Che"};
+#define N_COLUMNS (sizeof columns / sizeof *columns)
+
+static double number(const json_t *obj, const char *key)
+{
+  const json_t *v = json_object_get(obj, key);
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* "lo..hi" of an interval member, or "-". */
+static void interval_text(const json_t *ci, const char *key, char *buf, size_t size)
+{
+  const json_t *pair = json_object_get(ci, key);
+  if (json_array_size(pair) == 2)
+    snprintf(buf, size, "[%.2f, %.2f]", json_number_value(json_array_get(pair, 0)),
+             json_number_value(json_array_get(pair, 1)));
+  else
+    snprintf(buf, size, "-");
+}
+
+static void print_value(double v, const char *fmt_number)
+{
+  if (isfinite(v))
+    printf(fmt_number, v);
+  else
+    printf("%12s", "-");
+}
+
+/* One row of the table: label, keys, then each column's balanced MAPE, with
+ * PASCAL's interval; then the gaps with their intervals; floor and
+ * diverged runs. */
+static void print_row(const char *label, const json_t *row)
+{
+  char ci[64];
+  const json_t *mape = json_object_get(row, "mape");
+  interval_text(json_object_get(row, "ci"), "pascal", ci, sizeof ci);
+  printf("%-30s", label);
+  print_value(number(mape, "pascal"), "%12.2f");
+  printf(" %-18s", ci);
+  for (size_t c = 1; c < N_COLUMNS; c++)
+    print_value(number(mape, columns[c]), "%12.2f");
+  printf("\n%-30s", "  gap to PASCAL [95% CI]");
+  for (size_t c = 1; c < N_COLUMNS; c++) {
+    interval_text(json_object_get(row, "gap_ci"), columns[c], ci, sizeof ci);
+    double gap = number(json_object_get(row, "gap"), columns[c]);
+    if (isfinite(gap))
+      printf("  %s %+.2f %s", titles[c], gap, ci);
+  }
+  double floor = number(row, "floor_mape");
+  printf("\n%-30s", "  repeat floor");
+  if (isfinite(floor))
+    printf("  %.2f (%lld runs)", floor, (long long)json_integer_value(json_object_get(row, "n_floor_runs")));
+  else
+    printf("  - (no repeats)");
+  printf("   K > 1.05 x aligned: %lld of %lld runs\n",
+         (long long)json_integer_value(json_object_get(row, "n_above")),
+         (long long)json_integer_value(json_object_get(row, "n_scored")));
+}
+
+static void print_table(const json_t *table)
+{
+  const json_t *boot = json_object_get(table, "bootstrap");
+  printf("balanced MAPE (%%) of the fill-equivalent K; 95%% paired key-bootstrap intervals "
+         "(%lld resamples, seed %lld); gap = baseline - PASCAL\n\n",
+         (long long)json_integer_value(json_object_get(boot, "resamples")),
+         (long long)json_integer_value(json_object_get(boot, "seed")));
+  printf("%-30s%12s %-18s", "workload / device (keys)", titles[0], "  [95% CI]");
+  for (size_t c = 1; c < N_COLUMNS; c++)
+    printf("%12s", titles[c]);
+  printf("\n");
+  size_t i;
+  const json_t *row;
+  json_array_foreach(json_object_get(table, "rows"), i, row) {
+    char label[96];
+    snprintf(label, sizeof label, "%s %s %s (%lld)",
+             json_string_value(json_object_get(row, "workload")),
+             json_string_value(json_object_get(row, "device")),
+             json_string_value(json_object_get(row, "validation")),
+             (long long)json_integer_value(json_object_get(row, "n_keys")));
+    print_row(label, row);
+  }
+  print_row("balanced overall", json_object_get(table, "overall"));
+}
+
+/* Load, attach the panel, evaluate. */
+static int evaluate_one(const char *path, const char *panel_path, pascal_codec_bundle *bundle,
+                        pascal_loko_report *report)
+{
+  pascal_model *model = NULL;
+  pascal_error err = {0};
+  int rc = cli_load_model("evaluate", path, bundle, &model);
+  pascal_model_free(model); /* loaded only to check a frozen bundle's model */
+  if (rc)
+    return rc;
+  if (panel_path) {
+    pascal_codec_bundle panel;
+    pascal_codec_bundle_init(&panel);
+    pascal_status st = cli_read_bundle(panel_path, &panel, &err);
+    if (!st)
+      st = pascal_calibration_set_heldout(&bundle->cal, &panel.cal, &err);
+    pascal_codec_bundle_free(&panel);
+    if (st)
+      return cli_input_error("evaluate", panel_path, &err);
+  }
+  if (pascal_loko_run(&bundle->cal, report, &err))
+    return cli_input_error("evaluate", path, &err);
+  return CLI_EXIT_OK;
+}
+
+/* {"calibrations": [{"device", "workload", "report"}...], "table": {...}} */
+static pascal_status encode_all(pascal_codec_bundle *bundles, pascal_loko_report *reports,
+                                size_t n, json_t **out, pascal_error *err)
+{
+  const pascal_loko_report *rp[EVAL_BUNDLES_MAX];
+  const char *devices[EVAL_BUNDLES_MAX];
+  json_t *doc = json_object(), *list = json_array(), *table = NULL;
+  json_object_set_new(doc, "calibrations", list);
+  pascal_status st = PASCAL_OK;
+  for (size_t i = 0; !st && i < n; i++) {
+    json_t *report = NULL;
+    rp[i] = &reports[i];
+    devices[i] = bundles[i].cal.device.name;
+    if (!(st = pascal_codec_loko_encode(&reports[i], &report, err)))
+      json_array_append_new(
+          list, json_pack("{s:s,s:s,s:o}", "device", devices[i], "workload",
+                          pascal_workload_name(bundles[i].cal.workload), "report", report));
+  }
+  if (!st && !(st = pascal_codec_table_encode(rp, devices, n, &table, err)))
+    json_object_set_new(doc, "table", table);
+  if (st) {
+    json_decref(doc);
+    return st;
+  }
+  *out = doc;
+  return PASCAL_OK;
+}
+
+int cli_cmd_evaluate(int argc, char **argv)
+{
+  const char *panel = NULL, *paths[EVAL_BUNDLES_MAX];
+  int json = 0;
+  cli_arg args[] = {{"heldout", 0, CLI_ARG_STRING, 0, &panel, 0, 0, 0},
+                    {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0}};
+  size_t n = 0;
+  int rc = cli_parse("evaluate", argc, argv, args, N_ARGS(args), paths, 1, EVAL_BUNDLES_MAX, &n);
+  if (rc)
+    return rc;
+  if (panel && n != 1) {
+    pascal_error err = {0};
+    pascal_error_set(&err, PASCAL_EINVAL, "heldout", "--heldout needs exactly one BUNDLE");
+    return cli_arg_error("evaluate", args, N_ARGS(args), &err);
+  }
+  pascal_codec_bundle bundles[EVAL_BUNDLES_MAX];
+  pascal_loko_report reports[EVAL_BUNDLES_MAX];
+  size_t done = 0;
+  for (size_t i = 0; i < n; i++)
+    pascal_codec_bundle_init(&bundles[i]);
+  for (; done < n && !rc; done++)
+    rc = evaluate_one(paths[done], panel, &bundles[done], &reports[done]);
+  if (rc)
+    done--; /* the failed one holds no report */
+  json_t *doc = NULL;
+  pascal_error err = {0};
+  if (!rc && encode_all(bundles, reports, n, &doc, &err))
+    rc = cli_input_error("evaluate", paths[0], &err);
+  if (!rc && json) {
+    rc = cli_print(doc, 1);
+  } else if (!rc) {
+    print_table(json_object_get(doc, "table"));
+    json_decref(doc);
+  }
+  for (size_t i = 0; i < done; i++)
+    pascal_loko_report_free(&reports[i]);
+  for (size_t i = 0; i < n; i++)
+    pascal_codec_bundle_free(&bundles[i]);
+  return rc;
+}

@@ -1,0 +1,176 @@
+"""test_answer_trust.py - what an answer says about itself, over real HTTP,
+on the shipped calibrations (deploy/calibrations, imported at startup):
+per-coordinate extrapolation flags in explained, compact and batch answers;
+the resident closed form for N <= C; expected_error_pct and the keys it came
+from, checked against the calibration's stored leave-one-key-out report; the
+Theorem-coherence advice, with its numbers recomputed here; and the same
+documents from `pascal predict` on the same bundle."""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+import urllib.parse
+
+from harness import PASCAL_CLI, SOURCE, Daemon, DaemonTest, make_frozen_calibration
+
+BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
+SIM = os.path.join(BUNDLES, "sim-gb10-scan.json")
+C, B, SMS = 1280, 16384, 48  # the sim-gb10 device
+
+
+class AnswerTrust(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-trust-")
+        cls.d = Daemon(cls.tmp.name, bundles=BUNDLES).start()
+        cals = cls.d.request("GET", "/v1/calibrations").json["calibrations"]
+        cls.scan_id = [c["id"] for c in cals if c["workload"] == "scan"][0]
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.d.stop()
+        cls.tmp.cleanup()
+        assert rc == 0, rc
+
+    def get(self, **q):
+        q.setdefault("device", "sim-gb10")
+        r = self.d.request("GET", "/v1/predict?" + urllib.parse.urlencode(q))
+        self.assertEqual(r.status, 200, r.raw)
+        return r.json
+
+    def all_forms(self, **q):
+        """The explained GET answer, after checking that the compact GET,
+        POST and batch item carry the same K, rule, expected error and
+        extrapolation list."""
+        full = self.get(**q)
+        compact = self.get(explain="false", **q)
+        body = dict(q, device="sim-gb10")
+        batch = self.d.request("POST", "/v1/predict", {"queries": [body]}).json["results"][0]
+        post = self.d.request("POST", "/v1/predict", body).json
+        for doc in (compact, batch, post):
+            for k in ("K", "rule", "expected_error_pct", "extrapolated"):
+                self.assertEqual(doc[k], full[k], k)
+        return full
+
+    def test_readme_compact_answer(self):
+        c = self.get(o=1, path="tma", d=4, m=3, N=4096, W=32, explain="false")
+        self.assertEqual(list(c), ["workload", "K", "rho", "fill_bytes", "M", "rule",
+                                   "expected_error_pct", "extrapolated", "device", "calibration"])
+        self.assertTrue(str(c["K"]).startswith("2.5508"), c)
+        self.assertTrue(str(c["expected_error_pct"]).startswith("25.039"), c)
+        self.assertEqual((c["rule"], c["extrapolated"], c["calibration"]), ("graph", [], 1))
+
+    def test_tma_without_d_is_refused(self):
+        r = self.d.request("GET", "/v1/predict?device=sim-gb10&o=1&path=tma&m=3&N=4096&W=32")
+        self.assertEqual(r.status, 400)
+        self.assertEqual(r.json["error"]["field"], "d")
+
+    def test_resident_closed_form(self):
+        p = self.all_forms(o=1, path="tma", d=4, m=3, N=10, W=32)
+        self.assertEqual(p["rule"], "resident")
+        self.assertEqual(p["K"], 1 / 32)  # the N cold fills over W N requests per worker
+        self.assertEqual(p["fill_bytes"], 10 * B)
+        self.assertEqual(p["extrapolated"], [])
+        self.assertIsNone(p["expected_error_pct"])
+        self.assertIsNone(p["explanation"]["advice"])
+        self.assertEqual(p["explanation"]["expected_error"]["source"], "none")
+        self.assertEqual(self.get(o=1, path="tma", d=4, m=3, N=C, W=2)["rule"], "resident")
+        self.assertNotEqual(self.get(o=1, path="tma", d=4, m=3, N=C + 1, W=2)["rule"], "resident")
+
+    def test_extrapolation_per_coordinate(self):
+        inside = self.all_forms(o=1, path="tma", d=4, m=3, N=4096, W=32)
+        self.assertEqual(inside["extrapolated"], [])
+        p = self.all_forms(o=1, path="tma", d=4, m=3, N=100000, W=32)
+        self.assertEqual(p["extrapolated"], [dict(coordinate="N", value=100000.0, min=3072.0,
+                                                  max=6144.0, action="clamped")])
+        p = self.all_forms(o=1, path="tma", d=4, m=40, N=4096, W=500)
+        self.assertEqual([(e["coordinate"], e["min"], e["max"], e["action"]) for e in p["extrapolated"]],
+                         [("W", 1.0, 64.0, "held-at-end"), ("m", 0.0, 14.0, "clamped")])
+        p = self.all_forms(o=1, path="tma", d=9, m=4, N=4096, W=16)
+        self.assertEqual(p["rule"], "depth-fallback")
+        self.assertEqual(p["extrapolated"], [dict(coordinate="d", value=9.0, min=2.0, max=4.0,
+                                                  action="clamped")])
+
+    def test_gemm_extrapolation_and_no_advice(self):
+        r = self.d.request("GET", "/v1/predict?device=synthetic-gb10&Mg=65536&Ng=1024&Kg=4096")
+        self.assertEqual(r.status, 200, r.raw)
+        coords = [e["coordinate"] for e in r.json["extrapolated"]]
+        self.assertIn("n_r", coords)
+        self.assertIsNone(r.json["explanation"]["advice"])
+        self.assertIsInstance(r.json["expected_error_pct"], float)
+
+    def test_expected_error_from_the_stored_report(self):
+        report = self.d.request("GET", "/v1/calibrations/%d" % self.scan_id).json["report"]
+        fold = {(k["o"], k["path"], k["d"], k["m"]): k["mape"]["pascal"] for k in report["keys"]}
+        p = self.get(o=1, path="tma", d=4, m=3, N=4096, W=32)
+        x = p["explanation"]["expected_error"]
+        self.assertEqual(x["source"], "loko")
+        self.assertIn("leave-one-key-out", x["method"])
+        self.assertGreaterEqual(len(x["keys"]), 1)
+        for k in x["keys"]:
+            self.assertEqual((k["o"], k["path"], k["d"]), (1, "tma", 4))  # same family
+            self.assertAlmostEqual(k["error_pct"], fold[(k["o"], k["path"], k["d"], k["m"])], places=9)
+        mean = sum(k["error_pct"] for k in x["keys"]) / len(x["keys"])
+        self.assertAlmostEqual(p["expected_error_pct"], mean, places=12)
+        self.assertEqual(x["pct"], p["expected_error_pct"])
+        # an exact answer is validated by the reference's own runs
+        e = self.get(o=1, path="tma", d=4, m=4, N=4096, W=16)
+        self.assertEqual(e["rule"], "exact")
+        self.assertEqual(e["explanation"]["expected_error"]["source"], "in-sample")
+        self.assertLess(e["expected_error_pct"], 1e-6)
+
+    def test_advice(self):
+        p = self.get(o=1, path="tma", d=4, m=3, N=4096, W=32)
+        self.assertGreater(p["K"], 1.05)
+        a = p["explanation"]["advice"]
+        self.assertEqual(a["sigma_max"], (C + 1) // 2)
+        self.assertLessEqual(2 * a["sigma_max"] - 1, C)
+        self.assertGreater(2 * (a["sigma_max"] + 1) - 1, C)  # the largest such lead
+        self.assertEqual(a["checkpoint_blocks"], 640 - 3)    # d - 1 = 3 copies ahead
+        M, W, N = SMS, 32, 4096
+        k_coh = 1 + (M - 1) * 640 / (M * W * N)
+        self.assertAlmostEqual(a["K_coherent"], k_coh, places=12)
+        self.assertEqual(a["fill_bytes_at_k1"], B * W * N)
+        self.assertAlmostEqual(a["fill_bytes_at_stake"], p["fill_bytes"] - k_coh * B * W * N, delta=1)
+        # the same lead limit as GET /v1/bounds' theorem at sigma_max: 2 sigma - 1 <= C
+        flat = self.get(o=1, path="sync", m=3, N=4096, W=32)
+        self.assertLessEqual(flat["K"], 1.05)
+        self.assertIsNone(flat["explanation"]["advice"])
+
+    @unittest.skipUnless(os.access(PASCAL_CLI, os.X_OK), "pascal CLI not built")
+    def test_cli_says_the_same(self):
+        for q in (dict(o=1, path="tma", d=4, m=3, N=100000, W=32), dict(o=1, path="tma", d=4, m=3, N=10, W=32),
+                  dict(o=2, path="tma", d=3, m=5, N=3072, W=64)):
+            args = [PASCAL_CLI, "predict", "--bundle", SIM, "--json"]
+            for k, v in q.items():
+                args += ["--" + k, str(v)]
+            cli = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+            doc = self.get(**q)
+            del doc["device"], doc["calibration"]
+            self.assertEqual(cli, doc)
+
+
+class FrozenHereAndRestarted(DaemonTest):
+    """A calibration measured through the jobs API and frozen by this daemon
+    answers with its expected error; after a restart (the model and its
+    validation rebuilt from the stored bundle) the answer is the same."""
+
+    def test_freeze_then_restart(self):
+        cid = make_frozen_calibration(self)
+        report = self.req("GET", "/v1/calibrations/%d" % cid).json["report"]
+        fold = {(k["o"], k["path"], k["d"], k["m"]): k["mape"]["pascal"] for k in report["keys"]}
+        url = "/v1/predict?device=testdev&o=1&path=tma&d=2&m=3&N=700&W=8"
+        before = self.req("GET", url).json
+        x = before["explanation"]["expected_error"]
+        self.assertEqual(x["source"], "loko")
+        self.assertTrue(x["keys"])
+        for k in x["keys"]:
+            self.assertAlmostEqual(k["error_pct"], fold[(k["o"], k["path"], k["d"], k["m"])], places=9)
+        self.assertEqual(self.d.stop(), 0)
+        self.d.start()
+        self.assertEqual(self.req("GET", url).json, before)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
