@@ -32,6 +32,8 @@ sm_count = 20
 capacity_blocks = 2048        # C = 32 MiB / 16 KiB
 block_bytes = 16384
 l2_bytes = 33554432           # 32 MiB
+cuda_name = PASCAL sim Thor-like
+compute_capability = 11.0     # Jetson Thor (sm_110)
 
 seed = 1
 priming = d                   # Thor binary: n_p = d

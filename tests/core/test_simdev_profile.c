@@ -58,6 +58,9 @@ static void test_thor_profile(void) {
   CHECK_INT(p.block_bytes, 16384);
   CHECK_INT(p.priming_extra, 1);
   CHECK(p.l2_bytes == 32u << 20);
+  CHECK(strcmp(p.cuda_name, "PASCAL sim Thor-like") == 0);
+  CHECK_INT(p.cc_major, 11);
+  CHECK_INT(p.cc_minor, 0);
 }
 
 static void test_shipped_profile(void) {
