@@ -42,7 +42,7 @@ priming = d                   # Thor binary: n_p = d
 hop_ns = 300                  # SM -> L2 request latency (gb10-like 200 x 1.5)
 sm_read_gbps = 26             # per-SM link: 630 ns per block (assumed: gb10-like x 1.85)
 sm_read_spread = 0.03         # fixed per-SM link speed factor (chip)
-sm_read_run_spread = 0.1      # per-run per-SM link speed factor
+sm_read_run_spread = 0.13     # per-run per-SM link speed factor
 link_stall_prob = 0.1         # link transfer stalls
 link_stall_ns = 600           # mean stall (gb10-like 400 x 1.5)
 dram_gbps = 273               # LPDDR5X: 60 ns service per block
