@@ -32,7 +32,7 @@ static const bench_key MIX[] = {{1, 0, 0, 0}, {1, 1, 2, 0}, {1, 1, 3, 0}, {1, 1,
  * error. */
 static double timed_run(pascal_simdev *dev, const bench_key *k, uint64_t N, uint64_t W,
                         uint64_t seed, pascal_simdev_stats *st, double *cpu) {
-  pascal_simdev_scan s = {k->o, k->tma, k->d, k->m, N, W, seed};
+  pascal_simdev_scan s = {k->o, k->tma, k->d, k->m, N, W, seed, 0};
   pascal_error err;
   clock_t c0 = clock();
   double t0 = bench_now_ns();

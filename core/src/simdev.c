@@ -19,7 +19,11 @@ pascal_status pascal_simdev_new(const pascal_simdev_profile *profile, pascal_sim
   uint32_t sms = profile->sm_count;
   dev->mem.link_free = calloc(sms, sizeof(double));
   dev->mem.link_block_ns = calloc(sms, sizeof(double));
-  if (!dev->mem.link_free || !dev->mem.link_block_ns) {
+  dev->mem.link_run_ns = calloc(sms, sizeof(double));
+  dev->sm_clock = calloc(sms, sizeof(double));
+  dev->exec_free = calloc(sms, sizeof(double));
+  if (!dev->mem.link_free || !dev->mem.link_block_ns || !dev->mem.link_run_ns || !dev->sm_clock ||
+      !dev->exec_free) {
     st = pascal_error_set(err, PASCAL_ENOMEM, "sm_count", "cannot allocate %u SM links", sms);
     goto fail;
   }
@@ -43,6 +47,9 @@ void pascal_simdev_free(pascal_simdev *dev) {
   simdev_lru_free(&dev->mem.lru);
   free(dev->mem.link_free);
   free(dev->mem.link_block_ns);
+  free(dev->mem.link_run_ns);
+  free(dev->sm_clock);
+  free(dev->exec_free);
   simdev_heap_free(&dev->heap);
   free(dev->slots);
   free(dev->ring_arrival);

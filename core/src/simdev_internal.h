@@ -35,6 +35,10 @@ static inline double simdev_rng_jitter(simdev_rng *r, double base, double j) {
   return base * (1.0 + j * (2.0 * simdev_rng_unit(r) - 1.0));
 }
 
+/* With probability `prob`, an exponential delay of mean `mean_ns` (else 0):
+ * the tail of a service time. */
+double simdev_rng_tail(simdev_rng *r, double prob, double mean_ns);
+
 /* Mix a value into a seed (one splitmix64 step of the xor). */
 uint64_t simdev_seed_mix(uint64_t seed, uint64_t value);
 
@@ -94,10 +98,14 @@ typedef struct simdev_mem {
   double dram_block_ns;    /* DRAM service time per block              */
   double dram_latency_ns;  /* added after service                      */
   double jitter;           /* relative service jitter                  */
+  double dram_tail_prob, dram_tail_ns;   /* fill latency tail           */
+  double link_stall_prob, link_stall_ns; /* link transfer stalls        */
   double dram_free;        /* DRAM server busy until                   */
   double *link_free;       /* per SM: link busy until (sm_count)       */
   double *link_block_ns;   /* per SM: transfer time per block, fixed by
                               the profile and its seed (sm_count)      */
+  double *link_run_ns;     /* per SM: this run's transfer time per block:
+                              link_block_ns times a per-run factor     */
   uint64_t requests, hits, merges, fills;
   simdev_rng *rng;
 } simdev_mem;
@@ -130,12 +138,16 @@ struct pascal_simdev {
   size_t slots_cap;
   double *ring_arrival;
   size_t ring_cap;
-  uint64_t *scratch; /* snapshot positions */
+  uint64_t *scratch; /* snapshot positions; first-wave dispatch order */
   size_t scratch_cap;
+  double *sm_clock;  /* per SM: this run's work factor (sm_count) */
+  double *exec_free; /* per SM: execution pipes busy until (sm_count) */
 };
 
 /* Prepare dev->mem for a run: empty cache of `capacity` lines over N
- * blocks, idle servers, zero counts, the run's rng. */
+ * blocks, idle servers, zero counts, the run's rng, and this run's per-SM
+ * link speeds (the chip's, each scaled by a factor drawn from the run's rng:
+ * uniform in +-sm_read_run_spread). */
 pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
                                  simdev_rng *rng, pascal_error *err);
 

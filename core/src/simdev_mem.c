@@ -9,6 +9,7 @@
  * time, so with lookups in the static kernel's trace order its misses are
  * the LRU misses of paper §3.3 (Theorem lru).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,11 @@
 uint64_t simdev_seed_mix(uint64_t seed, uint64_t value) {
   simdev_rng r = {seed ^ (value * 0xd1342543de82ef95ULL + 0x2545f4914f6cdd1dULL)};
   return simdev_rng_next(&r);
+}
+
+double simdev_rng_tail(simdev_rng *r, double prob, double mean_ns) {
+  if (prob <= 0.0 || simdev_rng_unit(r) >= prob) return 0.0;
+  return -mean_ns * log1p(-simdev_rng_unit(r)); /* unit < 1: finite */
 }
 
 pascal_status simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
@@ -99,7 +105,8 @@ simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *r
   /* FIFO DRAM: at_l2 is non-decreasing across lookups */
   double start = at_l2 > mm->dram_free ? at_l2 : mm->dram_free;
   mm->dram_free = start + simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
-  l[b].fill_ready = mm->dram_free + mm->dram_latency_ns;
+  l[b].fill_ready = mm->dram_free + mm->dram_latency_ns +
+                    simdev_rng_tail(mm->rng, mm->dram_tail_prob, mm->dram_tail_ns);
   mm->fills++;
   *ready = l[b].fill_ready;
   return SIMDEV_FILL;
@@ -107,7 +114,8 @@ simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *r
 
 double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready) {
   double start = ready > mm->link_free[sm] ? ready : mm->link_free[sm];
-  mm->link_free[sm] = start + simdev_rng_jitter(mm->rng, mm->link_block_ns[sm], mm->jitter);
+  mm->link_free[sm] = start + simdev_rng_jitter(mm->rng, mm->link_run_ns[sm], mm->jitter) +
+                      simdev_rng_tail(mm->rng, mm->link_stall_prob, mm->link_stall_ns);
   return mm->link_free[sm];
 }
 
@@ -118,11 +126,18 @@ pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capaci
   if (simdev_lru_reset(&mm->lru, n, capacity) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "N", "cannot allocate the cache index for %u blocks",
                             n);
-  for (uint32_t s = 0; s < p->sm_count; s++) mm->link_free[s] = 0.0;
+  for (uint32_t s = 0; s < p->sm_count; s++) {
+    mm->link_free[s] = 0.0;
+    mm->link_run_ns[s] = simdev_rng_jitter(rng, mm->link_block_ns[s], p->sm_read_run_spread);
+  }
   mm->hop_ns = p->hop_ns;
   mm->dram_block_ns = (double)p->block_bytes / p->dram_gbps;
   mm->dram_latency_ns = p->dram_latency_ns;
   mm->jitter = p->service_jitter;
+  mm->dram_tail_prob = p->dram_tail_prob;
+  mm->dram_tail_ns = p->dram_tail_ns;
+  mm->link_stall_prob = p->link_stall_prob;
+  mm->link_stall_ns = p->link_stall_ns;
   mm->dram_free = 0.0;
   mm->requests = mm->hits = mm->merges = mm->fills = 0;
   mm->rng = rng;

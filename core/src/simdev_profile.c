@@ -61,6 +61,15 @@ static const key_spec KEYS[] = {
     {"launch_ns", KEY_F64, F(launch_ns), 0, BIG, 0, "a number >= 0"},
     {"start_jitter_ns", KEY_F64, F(start_jitter_ns), 0, BIG, 0, "a number >= 0"},
     {"service_jitter", KEY_F64, F(service_jitter), 0, 1, 1, "a number in [0, 1)"},
+    {"sm_read_run_spread", KEY_F64, F(sm_read_run_spread), 0, 0.5, 1, "a number in [0, 0.5)"},
+    {"sm_clock_spread", KEY_F64, F(sm_clock_spread), 0, 0.5, 1, "a number in [0, 0.5)"},
+    {"work_noise", KEY_F64, F(work_noise), 0, 0.5, 0, "a number in [0, 0.5]"},
+    {"work_noise_blocks", KEY_F64, F(work_noise_blocks), 1, BIG, 0, "a number >= 1"},
+    {"link_stall_prob", KEY_F64, F(link_stall_prob), 0, 1, 0, "a number in [0, 1]"},
+    {"link_stall_ns", KEY_F64, F(link_stall_ns), 0, BIG, 0, "a number >= 0"},
+    {"dram_tail_prob", KEY_F64, F(dram_tail_prob), 0, 1, 0, "a number in [0, 1]"},
+    {"dram_tail_ns", KEY_F64, F(dram_tail_ns), 0, BIG, 0, "a number >= 0"},
+    {"dispatch_ns", KEY_F64, F(dispatch_ns), 0, BIG, 0, "a number >= 0"},
 };
 #undef F
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
@@ -80,7 +89,7 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out) {
   out->seed = 1;
   out->priming_extra = 0;
   out->hop_ns = 200.0;
-  out->sm_read_gbps = 40.0;
+  out->sm_read_gbps = 48.0;
   out->sm_read_spread = 0.03;
   out->dram_gbps = 273.0;
   out->dram_latency_ns = 205.0;
@@ -88,7 +97,7 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out) {
   out->compute_ns = 60.0;
   out->tail_ns[0] = 0.0;
   out->tail_ns[1] = 40.0;
-  out->tail_ns[2] = 130.0;
+  out->tail_ns[2] = 110.0;
   out->sync_issue_ns = 20.0;
   out->tma_issue_ns = 10.0;
   out->cta_sync_ns = 15.0;
@@ -96,6 +105,15 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out) {
   out->launch_ns = 2000.0;
   out->start_jitter_ns = 200.0;
   out->service_jitter = 0.10;
+  out->sm_read_run_spread = 0.02;
+  out->sm_clock_spread = 0.002;
+  out->work_noise = 0.05;
+  out->work_noise_blocks = 4.0;
+  out->link_stall_prob = 0.1;
+  out->link_stall_ns = 400.0;
+  out->dram_tail_prob = 0.05;
+  out->dram_tail_ns = 400.0;
+  out->dispatch_ns = 20.0;
 }
 
 static int name_ok(const char *s, size_t max) {

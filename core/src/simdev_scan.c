@@ -15,8 +15,21 @@
  * K, depth or m beyond the costs above: divergence or coherence comes from
  * who misses, who merges and who waits (Theorems coherence and feedback).
  *
- * Events: one per slot for its next worker step (START or END of a block)
- * and one per outstanding request (data ready at L2 -> SM link transfer).
+ * The CTAs on one SM share its execution pipes: the consume + compute part
+ * of their per-block work is served in turn (an SM's compute throughput is
+ * finite), the intra-CTA sync is not.
+ *
+ * Variation (docs/sim-device.md): each SM's work is scaled by a per-run
+ * clock factor, each CTA's by an AR(1) deviation that persists over
+ * work_noise_blocks blocks; CTAs are launched by one dispatcher, one per
+ * dispatch_ns, the first wave in a per-run random order. With
+ * checkpoint_blocks = c > 0 the M CTAs of a wave wait for each other before
+ * blocks c, 2c, ... (released grid_barrier_ns after the last arrives), which
+ * bounds the within-wave lead by c (paper §3.6, the checkpoint experiment).
+ *
+ * Events: one per slot for its next worker step (START, END of a block, or
+ * resume after a checkpoint) and one per outstanding request (data ready at
+ * L2 -> SM link transfer).
  * Request ids index a per-slot ring of n_p + 1 entries: the outstanding
  * blocks of a CTA are j .. j + n_p, distinct modulo n_p + 1.
  */
@@ -33,7 +46,10 @@ struct simdev_slot {
   uint32_t issued;      /* blocks issued by the current CTA           */
   uint8_t active;       /* a CTA runs (else the next event is START)  */
   uint8_t waiting;      /* blocked on block j's data since wait_from  */
+  uint8_t at_checkpoint; /* waiting at a checkpoint (next event: resume) */
   double wait_from;
+  double noise;         /* the CTA's AR(1) relative work deviation    */
+  uint64_t wave;        /* wave of the current (or next) CTA          */
   uint64_t progress;    /* blocks consumed by this slot over all CTAs */
 };
 
@@ -42,10 +58,16 @@ typedef struct scan_run {
   simdev_heap *heap;
   simdev_slot *slots;
   double *ring_arrival; /* < 0: data not arrived (or not known yet) */
+  const double *sm_clock; /* per SM: this run's work factor */
+  double *exec_free;      /* per SM: its execution pipes are busy until */
+  double shared_frac;     /* share of the work that occupies the pipes  */
   simdev_rng rng;
-  uint32_t M, R, np, N, capacity;
+  uint32_t M, R, np, N, capacity, checkpoint;
   int tma;
-  double issue_ns, work_ns, jitter, launch_ns, start_jitter_ns;
+  double issue_ns, work_ns, jitter, launch_ns, start_jitter_ns, dispatch_ns, barrier_ns;
+  double noise_sd, noise_phi, noise_innov; /* AR(1): x' = phi x + innov U(-1,1) */
+  double dispatch_free; /* the dispatcher is busy until */
+  uint32_t arrived[2];  /* CTAs at the pending checkpoint, by wave parity */
   uint64_t ctas_total, ctas_launched;
   double end_ns;
 } scan_run;
@@ -75,6 +97,9 @@ static pascal_status scan_check(const pascal_simdev *dev, const pascal_simdev_sc
   if (s->N < 1 || s->N >= (1ull << 31))
     return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be in [1, 2^31)");
   if (s->W < 1) return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be at least 1");
+  if (s->checkpoint_blocks > (1u << 31))
+    return pascal_error_set(err, PASCAL_EINVAL, "checkpoint_blocks",
+                            "checkpoint_blocks must be at most 2^31");
   uint64_t M = (uint64_t)p->sm_count * s->o;
   if (M > (1u << 18))
     return pascal_error_set(err, PASCAL_EINVAL, "o", "M = sm_count * o = %llu exceeds 2^18",
@@ -84,8 +109,19 @@ static pascal_status scan_check(const pascal_simdev *dev, const pascal_simdev_sc
   return PASCAL_OK;
 }
 
+/* Start time of a CTA launched into a slot freed at `now`: the launch
+ * overhead, then the dispatcher (one launch per dispatch_ns, in the order
+ * slots free up), then a start jitter. */
 static double draw_start(scan_run *r, double now) {
-  return now + r->launch_ns + r->start_jitter_ns * simdev_rng_unit(&r->rng);
+  double t = now + r->launch_ns;
+  if (t < r->dispatch_free) t = r->dispatch_free;
+  r->dispatch_free = t + r->dispatch_ns;
+  return t + r->start_jitter_ns * simdev_rng_unit(&r->rng);
+}
+
+/* Uniform in [-1, 1) scaled so its sd is `sd`. */
+static double centred(scan_run *r, double sd) {
+  return sd * 1.7320508075688772 * (2.0 * simdev_rng_unit(&r->rng) - 1.0);
 }
 
 /* Issue the current CTA's next block at the event time `now`. */
@@ -99,9 +135,23 @@ static void issue(scan_run *r, uint32_t s, double now) {
   simdev_heap_push(r->heap, ready, r->M + s * r->R + idx);
 }
 
-/* Slot s holds block j's data from `start`: schedule the end of its work. */
+/* Slot s holds block j's data from `start`: schedule the end of its work,
+ * scaled by its SM's clock factor and its CTA's AR(1) deviation (floored so
+ * that work never becomes negative), then jittered. The consume + compute
+ * part occupies the SM's execution pipes, which the CTAs resident on one SM
+ * share (served in turn); the intra-CTA sync does not. With o = 1 no CTA
+ * ever waits for the pipes. */
 static void begin_work(scan_run *r, uint32_t s, double start) {
-  double work = simdev_rng_jitter(&r->rng, r->work_ns, r->jitter);
+  simdev_slot *sl = &r->slots[s];
+  double factor = r->sm_clock[sl->sm];
+  if (r->noise_sd > 0.0) {
+    sl->noise = r->noise_phi * sl->noise + centred(r, r->noise_innov);
+    factor *= sl->noise > -0.9 ? 1.0 + sl->noise : 0.1;
+  }
+  double work = simdev_rng_jitter(&r->rng, r->work_ns * factor, r->jitter);
+  double *pipes = &r->exec_free[sl->sm];
+  if (start < *pipes) start = *pipes;
+  *pipes = start + work * r->shared_frac;
   simdev_heap_push(r->heap, start + work, s);
 }
 
@@ -125,6 +175,7 @@ static void on_start(scan_run *r, uint32_t s, double now) {
   simdev_slot *sl = &r->slots[s];
   sl->active = 1;
   sl->j = sl->issued = 0;
+  sl->noise = r->noise_sd > 0.0 ? centred(r, r->noise_sd) : 0.0; /* stationary start */
   double t = now;
   if (r->tma) {
     uint32_t prime = r->np < r->N ? r->np : r->N;
@@ -134,6 +185,23 @@ static void on_start(scan_run *r, uint32_t s, double now) {
     }
   }
   loop_top(r, s, now, t);
+}
+
+/* Slot s reached a checkpoint at worker time t. The CTAs of one wave are
+ * all resident together and cannot pass a checkpoint before the last one
+ * arrives, so each wave has at most one pending checkpoint and at most two
+ * waves run at once: counters by wave parity suffice. The last arrival
+ * releases its wave grid_barrier_ns later. */
+static void arrive(scan_run *r, uint32_t s, double t) {
+  uint64_t wave = r->slots[s].wave;
+  r->slots[s].at_checkpoint = 1;
+  if (++r->arrived[wave & 1] < r->M) return;
+  r->arrived[wave & 1] = 0;
+  double release = t + r->barrier_ns;
+  for (uint32_t i = 0; i < r->M; i++) {
+    const simdev_slot *o = &r->slots[i];
+    if (o->active && o->at_checkpoint && o->wave == wave) simdev_heap_push(r->heap, release, i);
+  }
 }
 
 static void on_block_done(scan_run *r, uint32_t s, double now) {
@@ -146,15 +214,23 @@ static void on_block_done(scan_run *r, uint32_t s, double now) {
   sl->j++;
   sl->progress++;
   if (sl->j < r->N) {
-    loop_top(r, s, now, t);
+    if (r->checkpoint && sl->j % r->checkpoint == 0) arrive(r, s, t);
+    else loop_top(r, s, now, t);
     return;
   }
   sl->active = 0; /* CTA done; the slot takes the next one, if any */
   if (t > r->end_ns) r->end_ns = t;
   if (r->ctas_launched < r->ctas_total) {
+    sl->wave = r->ctas_launched / r->M;
     r->ctas_launched++;
     simdev_heap_push(r->heap, draw_start(r, t), s);
   }
+}
+
+/* Resume after a checkpoint's release (the slot's event at release time). */
+static void on_resume(scan_run *r, uint32_t s, double now) {
+  r->slots[s].at_checkpoint = 0;
+  loop_top(r, s, now, now);
 }
 
 static void on_ready(scan_run *r, uint32_t req, double now) {
@@ -175,22 +251,33 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 /* Phase snapshot at time t: positions j of running CTAs on the ring of N
- * blocks; clusters are maximal runs joined by cyclic gaps <= CLUSTER_GAP. */
+ * blocks; clusters are maximal runs joined by cyclic gaps <= CLUSTER_GAP;
+ * the within-wave lead of the oldest running wave. */
 static void snapshot(scan_run *r, double t, uint64_t *pos, pascal_simdev_snapshot *out) {
   uint32_t n = 0;
-  uint64_t lo = UINT64_MAX, hi = 0;
+  uint64_t lo = UINT64_MAX, hi = 0, oldest = UINT64_MAX;
   for (uint32_t s = 0; s < r->M; s++) {
     const simdev_slot *sl = &r->slots[s];
     if (!sl->active) continue;
     pos[n++] = sl->j;
     if (sl->progress < lo) lo = sl->progress;
     if (sl->progress > hi) hi = sl->progress;
+    if (sl->wave < oldest) oldest = sl->wave;
+  }
+  uint32_t wlo = UINT32_MAX, whi = 0;
+  for (uint32_t s = 0; s < r->M; s++) {
+    const simdev_slot *sl = &r->slots[s];
+    if (!sl->active || sl->wave != oldest) continue;
+    if (sl->j < wlo) wlo = sl->j;
+    if (sl->j > whi) whi = sl->j;
   }
   out->t_ns = t;
   out->active = n;
   out->clusters = 0;
   out->spread_blocks = n ? hi - lo : 0;
   out->gap_law_K = 0.0;
+  out->wave = n ? oldest : 0;
+  out->wave_lead_blocks = n ? whi - wlo : 0;
   if (n == 0) return;
   qsort(pos, n, sizeof *pos, cmp_u64);
   uint32_t big = 0;
@@ -256,14 +343,35 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   r.jitter = p->service_jitter;
   r.launch_ns = p->launch_ns;
   r.start_jitter_ns = p->start_jitter_ns;
+  r.dispatch_ns = p->dispatch_ns;
+  r.barrier_ns = p->grid_barrier_ns;
+  r.checkpoint = scan->checkpoint_blocks;
+  r.noise_sd = p->work_noise;
+  r.noise_phi = exp(-1.0 / p->work_noise_blocks);
+  r.noise_innov = p->work_noise * sqrt(1.0 - r.noise_phi * r.noise_phi);
+  for (uint32_t i = 0; i < p->sm_count; i++)
+    dev->sm_clock[i] = simdev_rng_jitter(&r.rng, 1.0, p->sm_clock_spread);
+  r.sm_clock = dev->sm_clock;
+  for (uint32_t i = 0; i < p->sm_count; i++) dev->exec_free[i] = 0.0;
+  r.exec_free = dev->exec_free;
+  r.shared_frac = r.work_ns > 0.0 ? (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
   r.ctas_total = scan->W * r.M;
   r.ctas_launched = r.M;
+  /* the first wave is dispatched in a per-run random order of the slots */
+  uint64_t *order = dev->scratch;
   for (uint32_t s = 0; s < r.M; s++) {
-    simdev_slot *sl = &r.slots[s];
-    memset(sl, 0, sizeof *sl);
-    sl->sm = s % p->sm_count;
-    simdev_heap_push(r.heap, draw_start(&r, 0.0), s);
+    memset(&r.slots[s], 0, sizeof r.slots[s]);
+    r.slots[s].sm = s % p->sm_count;
+    order[s] = s;
   }
+  for (uint32_t i = r.M; i > 1; i--) {
+    uint32_t k = (uint32_t)(simdev_rng_unit(&r.rng) * i), last = i - 1;
+    uint64_t tmp = order[k];
+    order[k] = order[last];
+    order[last] = tmp;
+  }
+  for (uint32_t i = 0; i < r.M; i++)
+    simdev_heap_push(r.heap, draw_start(&r, 0.0), (uint32_t)order[i]);
   if (snaps) snaps->count = 0;
   double next_snap = snaps ? snaps->interval_ns : INFINITY;
   simdev_event e;
@@ -277,8 +385,9 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
       }
     }
     if (e.id >= r.M) on_ready(&r, e.id - r.M, e.t);
-    else if (r.slots[e.id].active) on_block_done(&r, e.id, e.t);
-    else on_start(&r, e.id, e.t);
+    else if (!r.slots[e.id].active) on_start(&r, e.id, e.t);
+    else if (r.slots[e.id].at_checkpoint) on_resume(&r, e.id, e.t);
+    else on_block_done(&r, e.id, e.t);
   }
   simdev_mem_stats(r.mem, p->block_bytes, r.end_ns, (double)scan->W * (double)scan->N, r.M,
                    out);

@@ -3,11 +3,18 @@
 # Every key is optional (missing keys keep these same built-in defaults);
 # unknown keys and bad values are errors naming the key and the line.
 #
-# Shaped like the paper's NVIDIA GB10: 48 SMs, 20 MiB effective L2 =
-# C = 1280 blocks of 16 KiB, ~2 TB/s aggregate L2 -> SM read rate, LPDDR5X
-# DRAM at 273 GB/s. With these values the sim reproduces the shape of the
-# paper's depth sweep (N = 4096, M = 48, no compute): about 874 / 438 / 422 ns
-# per normalized round at d = 2 / 3 / 4 (paper: 841 / 465 / 424).
+# Sources. Geometry from the paper (Zhou et al., "PASCAL: A Progress
+# Divergence-Aware Shared-Cache Model", §6.1): NVIDIA GB10, 48 SMs, 24 MiB L2
+# of which 20 MiB is effective (C = 1280 blocks of 16 KiB), TMA priming
+# n_p = d - 1. LPDDR5X at 273 GB/s (the chip's published memory bandwidth).
+# Timing calibrated to the paper's GB10 measurements (§3.6, N = 4096,
+# M = 48, no compute): first-wave time per normalized round 841 / 465 / 424 ns
+# at d = 2 / 3 / 4 (sim: ~833 / 425 / 396); over 32 waves K = 1.00 for
+# d <= 3 and 5.58 at d = 4 (sim: ~5.0); eight WMMA operations per block
+# keep K = 1.00 at d = 4; within-wave lead < 110 blocks at d = 3 and beyond
+# 640 in most d = 4 waves; a 512-block checkpoint restores K = 1.00 at
+# ~3 % time cost. tests/core/test_simdev_anchors.c asserts all of these.
+# The variation keys below are bounded by the same anchors (docs/sim-device.md).
 
 name = gb10-like
 arch = sim
@@ -31,23 +38,32 @@ priming = d-1
 
 # memory path
 hop_ns = 200                  # SM -> L2 request latency incl. tag lookup
-sm_read_gbps = 40             # per-SM L2 -> SM link: 409.6 ns per block, 1.97 TB/s over 48 SMs
+sm_read_gbps = 48             # per-SM L2 -> SM link: 341 ns per block (+40 ns mean stall), ~2.1 TB/s over 48 SMs
 sm_read_spread = 0.03         # per-SM link speed factor uniform in [0.97, 1.03) (fixed by seed)
+sm_read_run_spread = 0.02     # and a per-run factor uniform in [0.98, 1.02), redrawn every run
+link_stall_prob = 0.1         # a link transfer stalls (crossbar arbitration) with this probability
+link_stall_ns = 400           # for an exponential time of this mean
 dram_gbps = 273               # DRAM fill bandwidth: 60 ns service per block (FIFO)
 dram_latency_ns = 205         # DRAM latency after service
+dram_tail_prob = 0.05         # a fill's latency has an exponential tail (bank conflict, refresh)
+dram_tail_ns = 400            # of this mean
 
 # per-block SM work (Algorithm 2): consume + compute(m) + intra-CTA sync
 consume_ns = 30
 compute_ns = 60               # per unit of m in full groups of four
 tail0_ns = 0                  # loop tail, execution class chi(m) = 0 (m mod 4 == 0)
 tail1_ns = 40                 # class 1 (m mod 4 == 1): early exit
-tail2_ns = 130                # class 2 (m mod 4 in {2, 3}): same tail, third op predicated
+tail2_ns = 110                # class 2 (m mod 4 in {2, 3}): same tail, third op predicated
 sync_issue_ns = 20            # sync path: cooperative load issue
 tma_issue_ns = 10             # TMA path: bulk-copy issue
 cta_sync_ns = 15              # intra-CTA synchronisation per block
+sm_clock_spread = 0.002       # per-run factor on each SM's work, uniform in [0.998, 1.002)
+work_noise = 0.05             # sd of a CTA's relative work deviation (AR(1) over its blocks)
+work_noise_blocks = 4         # correlation length of that deviation, in blocks
 
 # kernel-level costs
 grid_barrier_ns = 1500        # static kernel: grid barrier per round
 launch_ns = 2000              # CTA launch when a slot frees
+dispatch_ns = 20              # one dispatcher: a launch every 20 ns at most; first wave in random order
 start_jitter_ns = 200         # CTA start delay, uniform in [0, 200) ns
 service_jitter = 0.10         # link, DRAM and SM work times uniform in +-10 %

@@ -25,8 +25,14 @@ static pascal_simdev_profile quiet_profile(uint32_t sms) {
   pascal_simdev_profile p = small_profile();
   p.sm_count = sms;
   p.sm_read_spread = 0.0;
+  p.sm_read_run_spread = 0.0;
+  p.sm_clock_spread = 0.0;
+  p.work_noise = 0.0;
+  p.link_stall_prob = 0.0;
+  p.dram_tail_prob = 0.0;
   p.service_jitter = 0.0;
   p.start_jitter_ns = 0.0;
+  p.dispatch_ns = 0.0;
   return p;
 }
 
@@ -59,7 +65,7 @@ static void test_conservation(void) {
         for (uint32_t m = 0; m < 10; m += 3)
           for (uint64_t N = 1; N <= 121; N += 40)
             for (uint64_t W = 1; W <= 5; W += 2) {
-              pascal_simdev_scan s = {o, paths[k].tma, paths[k].d, m, N, W, 7};
+              pascal_simdev_scan s = {o, paths[k].tma, paths[k].d, m, N, W, 7, 0};
               pascal_simdev_stats st;
               pascal_error err;
               if (pascal_simdev_run_scan(dev, &s, &st, NULL, &err) != PASCAL_OK) {
@@ -87,13 +93,13 @@ static void test_determinism(void) {
   pascal_simdev_profile p = small_profile();
   pascal_simdev *a = device(&p), *b = device(&p);
   if (!a || !b) goto done;
-  pascal_simdev_scan s = {2, 1, 4, 3, 300, 6, 0};
+  pascal_simdev_scan s = {2, 1, 4, 3, 300, 6, 0, 0};
   pascal_simdev_stats s1, s2, s3, s4;
   pascal_error err;
   CHECK_INT(pascal_simdev_run_scan(a, &s, &s1, NULL, &err), PASCAL_OK);
   CHECK_INT(pascal_simdev_run_scan(b, &s, &s2, NULL, &err), PASCAL_OK);
   /* a second run on a used device: no state leaks between runs */
-  pascal_simdev_scan other = {1, 0, 0, 0, 77, 2, 3};
+  pascal_simdev_scan other = {1, 0, 0, 0, 77, 2, 3, 0};
   CHECK_INT(pascal_simdev_run_scan(a, &other, &s3, NULL, &err), PASCAL_OK);
   CHECK_INT(pascal_simdev_run_scan(a, &s, &s3, NULL, &err), PASCAL_OK);
   CHECK(stats_equal(&s1, &s2));
@@ -127,7 +133,7 @@ static void test_single_worker_timing(void) {
   const uint64_t N = 50;
   double tau = p.block_bytes / p.sm_read_gbps, dram = p.block_bytes / p.dram_gbps;
   double work = p.consume_ns + p.cta_sync_ns; /* m = 0: compute(0) = tail0 = 0 */
-  pascal_simdev_scan sync = {1, 0, 0, 0, N, 1, 0};
+  pascal_simdev_scan sync = {1, 0, 0, 0, N, 1, 0, 0};
   pascal_simdev_stats st;
   pascal_error err;
   CHECK_INT(pascal_simdev_run_scan(dev, &sync, &st, NULL, &err), PASCAL_OK);
@@ -137,22 +143,22 @@ static void test_single_worker_timing(void) {
   /* TMA d = 2 with priming d-1: the refill is issued only after consuming,
    * so the cadence is the same exposed round trip (P_2 = lambda + beta of
    * Eq. refill_cadence); the issue cost overlaps the wait */
-  pascal_simdev_scan d2 = {1, 1, 2, 0, N, 1, 0};
+  pascal_simdev_scan d2 = {1, 1, 2, 0, N, 1, 0, 0};
   CHECK_INT(pascal_simdev_run_scan(dev, &d2, &st, NULL, &err), PASCAL_OK);
   CHECK_NEAR(st.kernel_ns, p.launch_ns + (double)N * per_block, 1e-6 * st.kernel_ns);
   /* d = 3: two copies in flight halve the exposed cadence, while the link
    * (tau per block) is still faster */
-  pascal_simdev_scan d3 = {1, 1, 3, 0, 400, 1, 0};
+  pascal_simdev_scan d3 = {1, 1, 3, 0, 400, 1, 0, 0};
   CHECK_INT(pascal_simdev_run_scan(dev, &d3, &st, NULL, &err), PASCAL_OK);
   CHECK(per_block / 2.0 > tau);
   CHECK_NEAR(st.kernel_ns / 400.0, per_block / 2.0, 0.02 * per_block);
   /* deep pipeline: the link is the bottleneck, tau per block (Eq. refill
    * cadence with the link as the slowest stage) */
-  pascal_simdev_scan d8 = {1, 1, 8, 0, 400, 1, 0};
+  pascal_simdev_scan d8 = {1, 1, 8, 0, 400, 1, 0, 0};
   CHECK_INT(pascal_simdev_run_scan(dev, &d8, &st, NULL, &err), PASCAL_OK);
   CHECK_NEAR(st.kernel_ns / 400.0, tau, 0.02 * tau);
   /* compute cost and execution classes: m = 6 and m = 7 share a tail */
-  pascal_simdev_scan c6 = {1, 0, 0, 6, N, 1, 0}, c7 = c6, c5 = c6;
+  pascal_simdev_scan c6 = {1, 0, 0, 6, N, 1, 0, 0}, c7 = c6, c5 = c6;
   c7.m = 7;
   c5.m = 5;
   pascal_simdev_stats t6, t7, t5;
@@ -172,7 +178,7 @@ static void test_merging(void) {
   pascal_simdev_profile p = quiet_profile(2);
   pascal_simdev *dev = device(&p);
   if (!dev) return;
-  pascal_simdev_scan s = {1, 0, 0, 0, 100, 3, 0};
+  pascal_simdev_scan s = {1, 0, 0, 0, 100, 3, 0, 0};
   pascal_simdev_stats st;
   pascal_error err;
   CHECK_INT(pascal_simdev_run_scan(dev, &s, &st, NULL, &err), PASCAL_OK);
@@ -188,7 +194,7 @@ static void test_snapshots(void) {
   if (!dev) return;
   pascal_simdev_snapshot items[16];
   pascal_simdev_snapshots sn = {items, 16, 5000.0, 99};
-  pascal_simdev_scan s = {2, 1, 3, 0, 200, 2, 0};
+  pascal_simdev_scan s = {2, 1, 3, 0, 200, 2, 0, 0};
   pascal_simdev_stats st;
   pascal_error err;
   CHECK_INT(pascal_simdev_run_scan(dev, &s, &st, &sn, &err), PASCAL_OK);
@@ -234,7 +240,7 @@ static void test_validation(void) {
   pascal_simdev_profile p = small_profile();
   pascal_simdev *dev = device(&p);
   if (!dev) return;
-  pascal_simdev_scan ok = {1, 1, 2, 0, 10, 1, 0};
+  pascal_simdev_scan ok = {1, 1, 2, 0, 10, 1, 0, 0};
 /* `ok` with one member changed must fail with `want`, naming `field`. */
 #define EXPECT_BAD_SCAN(member, value, want, field) \
   do {                                              \

@@ -25,16 +25,47 @@ static int profiles_equal(const pascal_simdev_profile *a, const pascal_simdev_pr
          a->tail_ns[2] == b->tail_ns[2] && a->sync_issue_ns == b->sync_issue_ns &&
          a->tma_issue_ns == b->tma_issue_ns && a->cta_sync_ns == b->cta_sync_ns &&
          a->grid_barrier_ns == b->grid_barrier_ns && a->launch_ns == b->launch_ns &&
-         a->start_jitter_ns == b->start_jitter_ns && a->service_jitter == b->service_jitter;
+         a->start_jitter_ns == b->start_jitter_ns && a->service_jitter == b->service_jitter &&
+         a->sm_read_run_spread == b->sm_read_run_spread &&
+         a->sm_clock_spread == b->sm_clock_spread && a->work_noise == b->work_noise &&
+         a->work_noise_blocks == b->work_noise_blocks &&
+         a->link_stall_prob == b->link_stall_prob && a->link_stall_ns == b->link_stall_ns &&
+         a->dram_tail_prob == b->dram_tail_prob && a->dram_tail_ns == b->dram_tail_ns &&
+         a->dispatch_ns == b->dispatch_ns;
+}
+
+/* <repo>/deploy/profiles/NAME (this file is <repo>/tests/core/...). */
+static int shipped_path(char *path, size_t n, const char *name) {
+  const char *me = __FILE__, *cut = strstr(me, "tests/core/");
+  CHECK(cut != NULL);
+  if (!cut) return 0;
+  snprintf(path, n, "%.*sdeploy/profiles/%s", (int)(cut - me), me, name);
+  return 1;
+}
+
+/* thor-like: the paper's Jetson Thor geometry (20 SMs, C = 2048, n_p = d). */
+static void test_thor_profile(void) {
+  char path[4096];
+  if (!shipped_path(path, sizeof path, "thor-like.profile")) return;
+  pascal_simdev_profile p;
+  pascal_error err;
+  pascal_status st = pascal_simdev_profile_load(path, &p, &err);
+  if (st != PASCAL_OK) fprintf(stderr, "%s: %s\n", path, err.message);
+  CHECK_INT(st, PASCAL_OK);
+  CHECK(strcmp(p.name, "thor-like") == 0);
+  CHECK_INT(p.sm_count, 20);
+  CHECK_INT(p.capacity_blocks, 2048);
+  CHECK_INT(p.block_bytes, 16384);
+  CHECK_INT(p.priming_extra, 1);
+  CHECK(p.l2_bytes == 32u << 20);
+  CHECK(strcmp(p.cuda_name, "PASCAL sim Thor-like") == 0);
+  CHECK_INT(p.cc_major, 11);
+  CHECK_INT(p.cc_minor, 0);
 }
 
 static void test_shipped_profile(void) {
-  /* this file is <repo>/tests/core/test_simdev_profile.c */
   char path[4096];
-  const char *me = __FILE__, *cut = strstr(me, "tests/core/");
-  CHECK(cut != NULL);
-  if (!cut) return;
-  snprintf(path, sizeof path, "%.*sdeploy/profiles/gb10-like.profile", (int)(cut - me), me);
+  if (!shipped_path(path, sizeof path, "gb10-like.profile")) return;
   pascal_simdev_profile got, want;
   pascal_error err;
   pascal_status st = pascal_simdev_profile_load(path, &got, &err);
@@ -55,7 +86,10 @@ static void test_shipped_profile(void) {
                                "sm_read_spread", "dram_gbps", "dram_latency_ns", "consume_ns",
                                "compute_ns", "tail0_ns", "tail1_ns", "tail2_ns", "sync_issue_ns",
                                "tma_issue_ns", "cta_sync_ns", "grid_barrier_ns", "launch_ns",
-                               "start_jitter_ns", "service_jitter"};
+                               "start_jitter_ns", "service_jitter", "sm_read_run_spread",
+                               "sm_clock_spread", "work_noise", "work_noise_blocks",
+                               "link_stall_prob", "link_stall_ns", "dram_tail_prob",
+                               "dram_tail_ns", "dispatch_ns"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
     char needle[64];
     snprintf(needle, sizeof needle, "\n%s = ", keys[i]);
@@ -141,6 +175,13 @@ static void test_errors(void) {
   expect_error("service_jitter = 1\n", PASCAL_EFORMAT, "service_jitter", "[0, 1)");
   expect_error("sm_read_spread = 0.5\n", PASCAL_EFORMAT, "sm_read_spread", "line 1");
   expect_error("priming = d+1\n", PASCAL_EFORMAT, "priming", "d-1 or d");
+  expect_error("sm_read_run_spread = 0.5\n", PASCAL_EFORMAT, "sm_read_run_spread", "[0, 0.5)");
+  expect_error("sm_clock_spread = -0.01\n", PASCAL_EFORMAT, "sm_clock_spread", "line 1");
+  expect_error("work_noise = 0.6\n", PASCAL_EFORMAT, "work_noise", "[0, 0.5]");
+  expect_error("work_noise_blocks = 0.5\n", PASCAL_EFORMAT, "work_noise_blocks", ">= 1");
+  expect_error("link_stall_prob = 1.5\n", PASCAL_EFORMAT, "link_stall_prob", "[0, 1]");
+  expect_error("dram_tail_ns = -3\n", PASCAL_EFORMAT, "dram_tail_ns", ">= 0");
+  expect_error("dispatch_ns = x\n", PASCAL_EFORMAT, "dispatch_ns", "line 1");
   expect_error("name = two words\n", PASCAL_EFORMAT, "name", "line 1");
   expect_error("arch = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", PASCAL_EFORMAT, "arch", "line 1");
   char longline[700];
@@ -174,6 +215,7 @@ static void test_errors(void) {
 
 int main(void) {
   test_shipped_profile();
+  test_thor_profile();
   test_overrides();
   test_errors();
   return check_summary();

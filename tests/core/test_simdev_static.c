@@ -223,7 +223,8 @@ static void test_timing_and_validation(void) {
   pascal_simdev_profile_default(&p);
   p.sm_count = 1;
   p.service_jitter = 0.0;
-  p.sm_read_spread = 0.0;
+  p.sm_read_spread = p.sm_read_run_spread = 0.0;
+  p.link_stall_prob = p.dram_tail_prob = 0.0;
   pascal_simdev *dev = NULL;
   pascal_error err;
   CHECK_INT(pascal_simdev_new(&p, &dev, &err), PASCAL_OK);

@@ -21,6 +21,10 @@
  *     reference) whose speed differs slightly between SMs; per-block consume
  *     cost; compute cost per unit m with an execution-class tail
  *     (chi(m) = min(m mod 4, 2), paper App. C); start-time and service jitter.
+ *   - Variation that lasts a run and is redrawn per repeat: per-SM link and
+ *     clock factors, autocorrelated per-CTA work noise, link stalls and a
+ *     DRAM latency tail, a CTA dispatcher with a random first-wave order;
+ *     an optional within-wave checkpoint (paper §3.6's experiment).
  *   - Static kernel: M workers with given phases, synchronous loads, a grid
  *     barrier each round, H rounds. Its fills equal fully associative LRU on
  *     the round-by-round trace (worker order within a round).
@@ -83,6 +87,20 @@ typedef struct pascal_simdev_profile {
   double launch_ns;         /* CTA launch overhead when a slot frees        */
   double start_jitter_ns;   /* CTA start delay, uniform in [0, this)        */
   double service_jitter;    /* relative service jitter, uniform in +-this, [0,1) */
+  /* Variation that persists within a run and is redrawn for every run
+   * (docs/sim-device.md, "Variation between runs"): */
+  double sm_read_run_spread; /* per-run factor on each SM's link speed,
+                                uniform in +-this, [0,0.5)               */
+  double sm_clock_spread;    /* per-run factor on each SM's work (its
+                                effective clock), uniform in +-this, [0,0.5) */
+  double work_noise;         /* sd of a CTA's autocorrelated relative work
+                                deviation (AR(1) over its blocks), [0,0.5] */
+  double work_noise_blocks;  /* correlation length of that noise, blocks, >= 1 */
+  double link_stall_prob;    /* a link transfer stalls with this probability */
+  double link_stall_ns;      /* mean of the exponential stall               */
+  double dram_tail_prob;     /* a fill's latency has a tail with this prob. */
+  double dram_tail_ns;       /* mean of the exponential latency tail        */
+  double dispatch_ns;        /* CTA dispatcher: one launch per this many ns */
 } pascal_simdev_profile;
 
 /* Fill `out` with the built-in default profile (identical to the shipped
@@ -126,6 +144,9 @@ typedef struct pascal_simdev_scan {
   uint64_t N;       /* blocks per scan, >= 1                             */
   uint64_t W;       /* waves: W * M CTAs in all, >= 1                    */
   uint64_t seed;    /* mixed into the profile seed (the job's repeat)    */
+  uint32_t checkpoint_blocks; /* 0: none; else the CTAs of a wave wait for
+                                 each other every this many blocks (a
+                                 within-wave checkpoint, grid_barrier_ns) */
 } pascal_simdev_scan;
 
 /* Whole-run counts. Invariant: requests == hits + merges + fills. */
@@ -150,6 +171,9 @@ typedef struct pascal_simdev_snapshot {
   double gap_law_K;       /* gap-law K_TTL of the running CTAs' positions
                              (Theorem ttl, pascal/static.h); 0 when no CTA
                              runs or N <= C                               */
+  uint64_t wave;          /* oldest wave (CTA batch) with running CTAs   */
+  uint64_t wave_lead_blocks; /* max - min block position j over that
+                             wave's running CTAs (the within-wave lead)  */
 } pascal_simdev_snapshot;
 
 /* Optional snapshot request, caller-owned: the run records a snapshot every
