@@ -10,7 +10,7 @@ BUILD  ?= build
 SANBUILD ?= build-sanitize
 CMAKE_FLAGS ?=
 
-.PHONY: run test deps build build-sanitize clean
+.PHONY: run test deps build build-sanitize clean mutation
 
 deps:
 	@sh deploy/install-deps.sh
@@ -36,6 +36,12 @@ test: build build-sanitize
 	@cd $(SANBUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
+
+# Mutation testing (not part of CI; slow): plants each mutant of
+# tests/mutation/mutants.py in a scratch copy and runs the suite. Pass options
+# with MUTATION_ARGS, e.g. MUTATION_ARGS="--normal-only --only core-gap-wrap".
+mutation: deps
+	@python3 tests/mutation/run_mutants.py --jobs $(JOBS) $(MUTATION_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(SANBUILD)
