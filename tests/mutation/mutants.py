@@ -16,8 +16,8 @@ def M(id, file, original, replacement, models):
 MUTANTS = [
     # --- core: the model and the static bounds --------------------------------
     M("core-class-rule", "core/src/calibration.c",
-      "return r < 2u ? r : 2u;", "return r < 3u ? r : 2u;",
-      "execution class chi(m) = min(m mod 4, 2) read as min(m mod 4, 3)"),
+      "unsigned r = m % 4u;", "unsigned r = m % 3u;",
+      "execution class chi(m) = min(m mod 4, 2) computed mod 3"),
     M("core-depth-weight-swap", "core/src/predict_scan.c",
       "s->depth_weight[1] = (double)(key->d - fl->d) / (double)(fu->d - fl->d);",
       "s->depth_weight[1] = (double)(fu->d - key->d) / (double)(fu->d - fl->d);",
