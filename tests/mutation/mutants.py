@@ -1,16 +1,18 @@
 """mutants.py - the planted bugs of `make mutation` (tests/mutation/run_mutants.py).
 
 Each mutant names a file, a snippet that occurs exactly once in it, the
-wrong replacement, and the real bug it models. They are small, plausible
+wrong replacement, the real bug it models, and, for the rare mutant no input
+can tell apart, why it is equivalent. They are small, plausible
 slips (an off-by-one, a swapped weight, a dropped check), across every
 subsystem: core, store, codec, pascald, agent, CLI. docs/testing.md records
 the last score and what each survivor taught.
 """
 
 
-def M(id, file, original, replacement, models):
+def M(id, file, original, replacement, models, equivalent=None):
+    """equivalent: why no test can kill it (the runner then expects it to survive)."""
     return {"id": id, "file": file, "original": original, "replacement": replacement,
-            "models": models}
+            "models": models, "equivalent": equivalent}
 
 
 MUTANTS = [
@@ -74,7 +76,9 @@ MUTANTS = [
     M("core-baseline-aligned", "core/src/loko_baselines.c",
       "*out = (loko_baseline_k){.aligned = 1, .sdcm = NAN, .pptgpu = NAN, .che = NAN};",
       "*out = (loko_baseline_k){.aligned = 0.5, .sdcm = NAN, .pptgpu = NAN, .che = NAN};",
-      "aligned baseline default K wrong"),
+      "aligned baseline default K wrong",
+      equivalent="the default is overwritten by pascal_baseline_scan_k, which cannot fail "
+                 "for the N, W, M >= 1 and C >= 1 a calibration guarantees"),
 
     # --- store: SQLite jobs, calibrations, tokens -----------------------------
     M("store-expired-lease", "store/src/jobs.c",

@@ -8,6 +8,8 @@ scratch directory, configures and builds it once, then for each mutant
 plants it, rebuilds incrementally, runs ctest, and restores the file. A
 mutant is killed when some test fails, survives when every test passes, and
 is stillborn when it does not compile (a defect of the list, not a score).
+A mutant listed as equivalent (no input can tell it apart) is expected to
+survive and is left out of the score; if a test kills it, the runner says so.
 The checkout itself is never modified.
 
 Usage: run_mutants.py [--normal-only] [--only ID,ID,...] [--match REGEX]
@@ -123,7 +125,7 @@ def main():
     tree = tempfile.mkdtemp(prefix="pascal-mutation-")
     print("scratch copy: %s; builds: %s; %d mutants" % (tree, ", ".join(kinds), len(chosen)),
           flush=True)
-    results = {"killed": [], "survived": [], "stillborn": []}
+    results = {"killed": [], "survived": [], "equivalent": [], "stillborn": []}
     try:
         copy_tree(tree)
         for kind in kinds:  # the unmutated suite must pass, or nothing can be learnt
@@ -153,7 +155,12 @@ def main():
                         break
             finally:
                 restore(tree, m, text)
-            results[{"KILLED": "killed", "SURVIVED": "survived",
+            if m.get("equivalent"):
+                if verdict == "SURVIVED":
+                    verdict = "EQUIVALENT"
+                elif verdict == "KILLED":
+                    detail += " (listed as equivalent: revise its explanation)"
+            results[{"KILLED": "killed", "SURVIVED": "survived", "EQUIVALENT": "equivalent",
                      "STILLBORN": "stillborn"}[verdict]].append((m, detail))
             print("[%2d/%d] %-28s %-9s %5.0fs %s" % (i, len(chosen), m["id"], verdict,
                                                     time.monotonic() - t0, detail), flush=True)
@@ -163,12 +170,14 @@ def main():
         else:
             shutil.rmtree(tree, ignore_errors=True)
 
-    k, s, sb = (len(results[x]) for x in ("killed", "survived", "stillborn"))
+    k, s, eq, sb = (len(results[x]) for x in ("killed", "survived", "equivalent", "stillborn"))
     scored = k + s
-    print("\nmutation score: %d/%d killed (%.1f%%), %d stillborn" %
-          (k, scored, 100.0 * k / scored if scored else 0.0, sb))
+    print("\nmutation score: %d/%d killed (%.1f%%), %d equivalent, %d stillborn" %
+          (k, scored, 100.0 * k / scored if scored else 0.0, eq, sb))
     for m, _ in results["survived"]:
         print("SURVIVOR %s (%s): %s" % (m["id"], m["file"], m["models"]))
+    for m, _ in results["equivalent"]:
+        print("EQUIVALENT %s (%s): %s" % (m["id"], m["file"], m["equivalent"]))
     for m, why in results["stillborn"]:
         print("STILLBORN %s (%s): %s" % (m["id"], m["file"], why))
     return 1 if s else 0
