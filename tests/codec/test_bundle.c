@@ -331,6 +331,15 @@ static void test_malformed_frozen(void)
   d = json_deep_copy(frozen);
   CHECK_INT(json_object_set_new(d, "content_hash", json_string("sha256:00")), 0);
   expect_bad(d, PASCAL_EFORMAT, "content_hash");
+  d = json_deep_copy(frozen); /* the last hex digit of the hash changed: all 64 count */
+  {
+    char h[80];
+    snprintf(h, sizeof h, "%s", json_string_value(json_object_get(d, "content_hash")));
+    size_t last = strlen(h) - 1;
+    h[last] = h[last] == '0' ? '1' : '0';
+    CHECK_INT(json_object_set_new(d, "content_hash", json_string(h)), 0);
+  }
+  expect_bad(d, PASCAL_EFORMAT, "content_hash");
   d = json_deep_copy(frozen);
   CHECK_INT(json_object_set_new(d, "content_hash", json_integer(7)), 0);
   expect_bad(d, PASCAL_EFORMAT, "content_hash");

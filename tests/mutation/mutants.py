@@ -97,7 +97,7 @@ MUTANTS = [
       "re-registering a device with another SM count is not a conflict"),
     M("store-token-role", "store/src/tokens.c",
       "if (!status && role != PASCAL_STORE_ROLE_ADMIN && role != PASCAL_STORE_ROLE_AGENT)",
-      "if (!status && role > PASCAL_STORE_ROLE_ADMIN + 1)",
+      "if (!status && role > PASCAL_STORE_ROLE_AGENT + 1)",
       "token creation accepts an unknown role"),
     M("store-frozen-trigger", "store/src/schema.c",
       "  \"CREATE TRIGGER calibrations_frozen_update BEFORE UPDATE ON calibrations\\n\"",
