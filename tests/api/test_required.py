@@ -141,6 +141,42 @@ class RequiredFields(DaemonTest):
         self.walked.add(op_id)
         return fields
 
+    def walk_limits(self, op_id, sample, send, schema):
+        """Each top-level integer field the spec bounds, set one past its
+        minimum and one past its maximum: 400 out_of_range naming it."""
+        schema, root = deref(schema, SPEC)
+        _, props = collect(schema, sample, root)
+        tried = 0
+        for name, prop in props.items():
+            prop, _ = deref(prop, root)
+            if prop.get("type") != "integer" or name not in sample:
+                continue
+            for bound, step in (("minimum", -1), ("maximum", 1)):
+                if bound not in prop:
+                    continue
+                tried += 1
+                with self.subTest(op=op_id, field=name, value=prop[bound] + step):
+                    r = send(dict(sample, **{name: prop[bound] + step}))
+                    self.assertStatus(r, 400, "out_of_range")
+                    self.assertEqual(r.json["error"]["field"], name, r.raw[:300])
+        return tried
+
+    def test_limits(self):
+        """The integer bounds of the scan query (o, d, m, N), GEMM query and
+        the bounds routes, read from the spec."""
+        post = self.post("/v1/predict")
+        tried = 0
+        for alt in alternatives(body_schema(self.ops["predictPost"][2])):
+            if "queries" in alt.get("required", []):
+                continue
+            sample = SCAN_QUERY if "W" in alt.get("properties", {}) else GEMM_QUERY
+            tried += self.walk_limits("predictPost", sample, post, alt)
+        for op_id, sample in (("boundsPost", {"N": 64, "C": 32, "phases": [0, 4]}),
+                              ("boundsCoherence", {"sigma": 4, "C": 64, "M": 4, "E": 16})):
+            tried += self.walk_limits(op_id, sample, self.post(self.ops[op_id][1]),
+                                      body_schema(self.ops[op_id][2]))
+        self.assertGreater(tried, 10)
+
     def post(self, path, token=None):
         return lambda body: self.req("POST", path, body, token=token or self.admin)
 
