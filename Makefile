@@ -18,7 +18,7 @@ CMAKE_FLAGS ?=
 
 PREFIX ?= /usr/local
 
-.PHONY: run test deps build build-sanitize build-fuzz fuzz install clean gpu-bundle
+.PHONY: run test deps build build-sanitize build-fuzz fuzz install clean gpu-bundle mutation
 
 deps:
 	@sh deploy/install-deps.sh
@@ -74,6 +74,12 @@ gpu-bundle: deps
 	@cmake -S . -B $(BUNDLE_BUILD) --log-level=NOTICE -DCMAKE_BUILD_TYPE=Release -DPASCAL_WITH_CUDA=ON \
 	       -DPASCAL_CUDA_ARCHITECTURES="$(GPU_ARCHS)" $(CMAKE_FLAGS)
 	@cmake --build $(BUNDLE_BUILD) -j $(JOBS) --target gpu-bundle
+
+# Mutation testing (not part of CI; slow): plants each mutant of
+# tests/mutation/mutants.py in a scratch copy and runs the suite. Pass options
+# with MUTATION_ARGS, e.g. MUTATION_ARGS="--normal-only --only core-gap-wrap".
+mutation: deps
+	@python3 tests/mutation/run_mutants.py --jobs $(JOBS) $(MUTATION_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD) $(BUNDLE_BUILD) dist

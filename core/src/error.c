@@ -15,6 +15,7 @@ const char *pascal_status_name(pascal_status status)
   case PASCAL_ENOTFOUND: return "not_found";
   case PASCAL_EREFUSED: return "refused";
   case PASCAL_EFORMAT: return "format";
+  case PASCAL_EMISSING: return "missing";
   }
   return "unknown";
 }

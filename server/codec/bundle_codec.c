@@ -7,6 +7,7 @@
  * workload, class_rule, gemm, measurements and the held-out panel (when it
  * has runs, so that bundles without one keep their hash).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "json_util.h"
@@ -474,6 +475,35 @@ fail:
   return st;
 }
 
+/* The first member of `want` that `have` lacks, at any depth (arrays are
+ * compared item by item): 1 with its path in buf, or 0. */
+static int first_missing(const json_t *want, const json_t *have, const char *prefix, char *buf,
+                         size_t size)
+{
+  char sub[PASCAL_ERROR_FIELD_MAX];
+  if (json_is_object(want) && json_is_object(have)) {
+    const char *key;
+    json_t *w;
+    json_object_foreach((json_t *)want, key, w) {
+      codec_path(sub, sizeof sub, prefix, key);
+      json_t *h = json_object_get(have, key);
+      if (!h) {
+        snprintf(buf, size, "%s", sub);
+        return 1;
+      }
+      if (first_missing(w, h, sub, buf, size))
+        return 1;
+    }
+  } else if (json_is_array(want) && json_is_array(have)) {
+    for (size_t i = 0; i < json_array_size(want) && i < json_array_size(have); i++) {
+      codec_path_index(sub, sizeof sub, prefix, i);
+      if (first_missing(json_array_get(want, i), json_array_get(have, i), sub, buf, size))
+        return 1;
+    }
+  }
+  return 0;
+}
+
 pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
                                               const pascal_model *model, pascal_error *err)
 {
@@ -483,8 +513,12 @@ pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
   pascal_status st = pascal_codec_model_encode(model, &fitted, err);
   if (st)
     return st;
+  char absent[PASCAL_ERROR_FIELD_MAX];
   int same = json_equal(fitted, bundle->model);
+  int missing = !same && first_missing(fitted, bundle->model, "model", absent, sizeof absent);
   json_decref(fitted);
+  if (missing)
+    return pascal_error_set(err, PASCAL_EMISSING, absent, "missing field %s", absent);
   if (!same)
     return pascal_error_set(err, PASCAL_EFORMAT, "model",
                             "the stored model differs from the curves fitted to the "

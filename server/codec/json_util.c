@@ -48,7 +48,7 @@ static pascal_status get_typed(const json_t *obj, const char *prefix, const char
   *out = v;
   if (!v) {
     if (required)
-      return pascal_error_set(err, PASCAL_EFORMAT, field, "missing field %s", field);
+      return pascal_error_set(err, PASCAL_EMISSING, field, "missing field %s", field);
     return PASCAL_OK;
   }
   if (!type_ok(v))

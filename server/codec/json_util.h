@@ -19,7 +19,7 @@ void codec_path(char *buf, size_t size, const char *prefix, const char *key);
 void codec_path_index(char *buf, size_t size, const char *prefix, size_t index);
 
 /* Member `key` of object `obj`; NULL when absent. Absent and required:
- * PASCAL_EFORMAT "missing field". Present with the wrong JSON type:
+ * PASCAL_EMISSING "missing field". Present with the wrong JSON type:
  * PASCAL_EFORMAT "must be an integer/number/string/object/array". */
 pascal_status codec_get_object(const json_t *obj, const char *prefix, const char *key,
                                int required, json_t **out, pascal_error *err);

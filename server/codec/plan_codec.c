@@ -81,7 +81,7 @@ static pascal_status decode_key(const json_t *obj, const char *field, pascal_pla
   codec_path(pf, sizeof pf, field, "path");
   path = json_object_get(obj, "path");
   if (!path)
-    return pascal_error_set(err, PASCAL_EFORMAT, pf, "missing field %s", pf);
+    return pascal_error_set(err, PASCAL_EMISSING, pf, "missing field %s", pf);
   if ((st = read_path(path, pf, &k->path, err)))
     return st;
   /* d may be omitted for sync (it is 0 there); tma needs it. */

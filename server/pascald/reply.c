@@ -67,6 +67,7 @@ const char *pd_code_for_pascal(pascal_status st) {
     case PASCAL_ENOMEM: return "internal";
     case PASCAL_ERANGE: return "out_of_range";
     case PASCAL_EFORMAT: return "bad_format";
+    case PASCAL_EMISSING: return "missing_field";
     default: return "invalid";
   }
 }

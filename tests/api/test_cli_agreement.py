@@ -39,7 +39,6 @@ def exact(v):
     return (type(v).__name__, v)
 
 
-@unittest.skipUnless(os.access(PASCAL_CLI, os.X_OK), "pascal CLI not built")
 class CliAgreement(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

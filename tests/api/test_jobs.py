@@ -64,6 +64,24 @@ class Leases(DaemonTest):
         self.assertStatus(r, 409, "conflict")
         self.assertEqual(self.d.row_counts(), before)
 
+    def test_lapsed_lease_refused_before_requeue(self):
+        """A lease that ran out is dead even while nobody has claimed the job
+        again: result, heartbeat and fail all answer 409 stale_lease and
+        write nothing; the next claim then hands the job out as attempt 2."""
+        new_calibration(self, "lease-lapse")
+        job = self.claim("lease-lapse", "agent-1")["job"]
+        time.sleep(3.1)  # past the 2 s lease; no claim has requeued it yet
+        before = self.d.row_counts()
+        lease = {"lease_token": job["lease_token"]}
+        for action, body in (("result", dict(lease, fill_bytes=law_fill(job["run"]))),
+                             ("heartbeat", lease), ("fail", dict(lease, message="late"))):
+            with self.subTest(action=action):
+                r = self.req("POST", "/v1/jobs/%d/%s" % (job["id"], action), body, token=self.agent)
+                self.assertStatus(r, 409, "stale_lease")
+        self.assertEqual(self.d.row_counts(), before)
+        again = self.claim("lease-lapse", "agent-2")["job"]
+        self.assertEqual((again["id"], again["attempt"]), (job["id"], 2))
+
     def test_fail_bounded_attempts(self):
         cid = new_calibration(self, "lease-b")
         states = []

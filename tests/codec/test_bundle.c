@@ -332,21 +332,21 @@ static void apply_edit(json_t *doc, const bundle_edit *e)
 
 static const bundle_edit scan_edits[] = {
   {"", 0, "format", "\"pascal-calibration/2\"", PASCAL_EFORMAT, "format"},
-  {"", 0, "device", NULL, PASCAL_EFORMAT, "device"},
+  {"", 0, "device", NULL, PASCAL_EMISSING, "device"},
   {"device", 0, "sm_count", "\"48\"", PASCAL_EFORMAT, "device.sm_count"},
   {"device", 0, "sm_count", "0", PASCAL_EINVAL, "device.sm_count"},
   {"device", 0, "block_bytes", "8589934592", PASCAL_EINVAL, "device.block_bytes"},
   {"device", 0, "name", "\"\"", PASCAL_EINVAL, "device.name"},
-  {"device", 0, "arch", NULL, PASCAL_EFORMAT, "device.arch"},
+  {"device", 0, "arch", NULL, PASCAL_EMISSING, "device.arch"},
   {"", 0, "workload", "\"conv\"", PASCAL_EINVAL, "workload"},
-  {"", 0, "class_rule", NULL, PASCAL_EFORMAT, "class_rule"},
+  {"", 0, "class_rule", NULL, PASCAL_EMISSING, "class_rule"},
   {"", 0, "class_rule", "\"mod8\"", PASCAL_EINVAL, "class_rule"},
-  {"", 0, "provenance", NULL, PASCAL_EFORMAT, "provenance"},
+  {"", 0, "provenance", NULL, PASCAL_EMISSING, "provenance"},
   {"provenance", 0, "source", "\"gpu\"", PASCAL_EINVAL, "provenance.source"},
   {"", 0, "gemm", "{}", PASCAL_EFORMAT, "gemm"},
-  {"", 0, "measurements", NULL, PASCAL_EFORMAT, "measurements"},
+  {"", 0, "measurements", NULL, PASCAL_EMISSING, "measurements"},
   {"", 0, "measurements", "{}", PASCAL_EFORMAT, "measurements"},
-  {NULL, 12, "fill_bytes", NULL, PASCAL_EFORMAT, "measurements[12].fill_bytes"},
+  {NULL, 12, "fill_bytes", NULL, PASCAL_EMISSING, "measurements[12].fill_bytes"},
   {NULL, 12, "fill_bytes", "-5.0", PASCAL_EINVAL, "measurements[12].fill_bytes"},
   {NULL, 12, "fill_bytes", "0", PASCAL_EINVAL, "measurements[12].fill_bytes"},
   {NULL, 12, "fill_bytes", "\"1e9\"", PASCAL_EFORMAT, "measurements[12].fill_bytes"},
@@ -413,6 +413,15 @@ static void test_malformed_frozen(void)
   d = json_deep_copy(frozen);
   CHECK_INT(json_object_set_new(d, "content_hash", json_string("sha256:00")), 0);
   expect_bad(d, PASCAL_EFORMAT, "content_hash");
+  d = json_deep_copy(frozen); /* the last hex digit of the hash changed: all 64 count */
+  {
+    char h[80];
+    snprintf(h, sizeof h, "%s", json_string_value(json_object_get(d, "content_hash")));
+    size_t last = strlen(h) - 1;
+    h[last] = h[last] == '0' ? '1' : '0';
+    CHECK_INT(json_object_set_new(d, "content_hash", json_string(h)), 0);
+  }
+  expect_bad(d, PASCAL_EFORMAT, "content_hash");
   d = json_deep_copy(frozen);
   CHECK_INT(json_object_set_new(d, "content_hash", json_integer(7)), 0);
   expect_bad(d, PASCAL_EFORMAT, "content_hash");
@@ -421,7 +430,7 @@ static void test_malformed_frozen(void)
   expect_bad(d, PASCAL_EFORMAT, "content_hash");
   d = json_deep_copy(frozen);
   CHECK_INT(json_object_del(d, "model"), 0);
-  expect_bad(d, PASCAL_EFORMAT, "model");
+  expect_bad(d, PASCAL_EMISSING, "model");
   d = json_deep_copy(frozen);
   CHECK_INT(json_object_set_new(d, "report", json_integer(3)), 0);
   expect_bad(d, PASCAL_EFORMAT, "report");
@@ -480,10 +489,10 @@ static void test_gemm_bundle(void)
 
   json_t *d = json_deep_copy(doc);
   CHECK_INT(json_object_del(d, "gemm"), 0);
-  expect_bad(d, PASCAL_EFORMAT, "gemm");
+  expect_bad(d, PASCAL_EMISSING, "gemm");
   d = json_deep_copy(doc);
   CHECK_INT(json_object_del(json_object_get(d, "gemm"), "tile_k"), 0);
-  expect_bad(d, PASCAL_EFORMAT, "gemm.tile_k");
+  expect_bad(d, PASCAL_EMISSING, "gemm.tile_k");
   d = json_deep_copy(doc);
   CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "resident_ctas", json_integer(0)),
             0);
@@ -493,7 +502,7 @@ static void test_gemm_bundle(void)
   expect_bad(d, PASCAL_EINVAL, "measurements[2].Kg");
   d = json_deep_copy(doc);
   CHECK_INT(json_object_del(run(d, 2), "Mg"), 0);
-  expect_bad(d, PASCAL_EFORMAT, "measurements[2].Mg");
+  expect_bad(d, PASCAL_EMISSING, "measurements[2].Mg");
   json_decref(doc);
   json_decref(prov);
   pascal_model_free(m);

@@ -4,6 +4,7 @@
  * and every error path of pascal/static.h.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +168,19 @@ static void test_errors(void)
   CHECK(pascal_footprint_eval(bad, 2, 1, &u, &err) == PASCAL_EINVAL);
   CHECK(strcmp(err.field, "gaps[1]") == 0);
   CHECK(pascal_fill_count_eval(bad, 0, 1, &k, &err) == PASCAL_EINVAL);
+  /* a zero gap is refused wherever it sits, first and last included */
+  for (size_t at = 0; at < 3; at++) {
+    uint64_t g[] = {2, 3, 5};
+    char want[16];
+    g[at] = 0;
+    snprintf(want, sizeof want, "gaps[%zu]", at);
+    CHECK(pascal_footprint_eval(g, 3, 1, &u, &err) == PASCAL_EINVAL);
+    CHECK(strcmp(err.field, want) == 0);
+    CHECK(pascal_fill_count_eval(g, 3, 1, &k, &err) == PASCAL_EINVAL);
+    CHECK(strcmp(err.field, want) == 0);
+    CHECK(pascal_static_from_gaps(4, g, 3, 3, &r, &err) == PASCAL_EINVAL);
+    CHECK(strcmp(err.field, want) == 0);
+  }
   uint64_t huge[] = {PASCAL_STATIC_N_MAX, 1};
   CHECK(pascal_footprint_eval(huge, 2, 1, &u, &err) == PASCAL_ERANGE);
   uint64_t ok[] = {4, 4};

@@ -205,6 +205,44 @@ static void rule_depth_fallback(const pascal_model *md)
   CHECK_NEAR(p.K, 4, 1e-12);
 }
 
+/* Off-centre depths: the class is calibrated at d = 1 and d = 4 only (exact
+ * references m = 5), so d = 2 weighs d = 1 by 2/3 and d = 3 weighs it by 1/3.
+ * Weights swapped (interpolating the wrong way) or frozen at 1/2 give other
+ * values; the case halfway between two depths cannot tell them apart. */
+static void depth_fallback_off_centre(void)
+{
+  static const uint32_t ms[] = {0, 1, 5};
+  static const double k1[] = {3, 2, 1.5}, k4[] = {4, 3.5, 2.5};
+  pascal_calibration cal;
+  pascal_model *md = NULL;
+  pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
+  snprintf(cal.device.name, sizeof cal.device.name, "test");
+  cal.device.sm_count = 48;
+  cal.device.capacity_blocks = 1280;
+  cal.device.block_bytes = 16384;
+  for (int i = 0; i < 3; i++) {
+    add(&cal, 1, PASCAL_PATH_TMA, 1, ms[i], 2048, k1[i]);
+    add(&cal, 1, PASCAL_PATH_TMA, 4, ms[i], 2048, k4[i]);
+  }
+  CHECK_INT(pascal_model_fit(&cal, &md, NULL), PASCAL_OK);
+  pascal_calibration_free(&cal);
+  if (!md)
+    return;
+  for (uint32_t d = 2; d <= 3; d++) {
+    double w4 = (d - 1) / 3.0; /* weight of the deeper reference */
+    pascal_scan_prediction p = predict(md, 1, PASCAL_PATH_TMA, d, 5, 2048, PASCAL_OK);
+    CHECK_INT(p.why.rule, PASCAL_RULE_DEPTH_FALLBACK);
+    CHECK_INT(p.why.size[0].n_depths, 2);
+    CHECK_INT(p.why.size[0].depth[0].d, 1);
+    CHECK_INT(p.why.size[0].depth[1].d, 4);
+    CHECK_NEAR(p.why.size[0].depth_weight[0], 1 - w4, 1e-15);
+    CHECK_NEAR(p.why.size[0].depth_weight[1], w4, 1e-15);
+    CHECK_NEAR(p.why.a, (1 - w4) * a_of(1.5) + w4 * a_of(2.5), 1e-13);
+    CHECK_NEAR(p.K, 1 + exp(p.why.a) - PASCAL_EXCESS_EPS, 1e-12);
+  }
+  pascal_model_free(md);
+}
+
 static void rule_refuse(const pascal_model *md)
 {
   pascal_scan_key key = {2, PASCAL_PATH_SYNC, 0, 5}; /* class 1: no depth has it */
@@ -374,6 +412,7 @@ int main(void)
   graph_single_class(md);
   rule_clamp(md);
   rule_depth_fallback(md);
+  depth_fallback_off_centre();
   rule_refuse(md);
   sizes_eta(md);
   decode_clips(md);

@@ -31,20 +31,24 @@ computation:
     [exp a - eps]_+)), K_0 = M (n_r + n_c) / (2 n_r n_c).
 
 Usage: test_scipy_oracle.py PATH/TO/curve_driver
-Exit 0 on agreement, 1 on a mismatch, 77 (ctest SKIP) without SciPy.
+Exit 0 on agreement, 1 on a mismatch; without SciPy 77 (ctest SKIP), or 1
+where CI is set (tests/harness/ci_skip.py).
 """
 import functools
 import math
+import os
 import random
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import ci_skip  # noqa: E402
+
 try:
     import numpy as np
     from scipy.interpolate import PchipInterpolator
-except ImportError as exc:  # CI installs python3-scipy; say why we skip.
-    print(f"SKIP: SciPy is not importable ({exc}); install python3-scipy")
-    sys.exit(77)
+except ImportError as exc:  # deploy/install-deps.sh installs python3-scipy
+    ci_skip.missing("SciPy (%s)" % exc, "python3-scipy")
 
 SEED = 20260521
 REL_TOL = 1e-12

@@ -25,7 +25,8 @@ typedef enum pascal_status {
   PASCAL_EREFUSED,  /* a prediction is refused (unknown family, unidentifiable
                        execution class, ...): the input is valid, the model
                        cannot answer it honestly                              */
-  PASCAL_EFORMAT    /* a calibration or other document is malformed            */
+  PASCAL_EFORMAT,   /* a calibration or other document is malformed            */
+  PASCAL_EMISSING   /* a required field of a document is absent                */
 } pascal_status;
 
 #define PASCAL_ERROR_FIELD_MAX 64
@@ -38,7 +39,7 @@ typedef struct pascal_error {
 } pascal_error;
 
 /* Stable lower-case name of a status ("ok", "invalid", "range", "nomem",
- * "not_found", "refused", "format"). Never NULL. */
+ * "not_found", "refused", "format", "missing"). Never NULL. */
 const char *pascal_status_name(pascal_status status);
 
 /* Fill `err` (if not NULL) and return `status`, so that callers can write

@@ -1,0 +1,118 @@
+"""test_bundle_tamper.py - an exported (frozen) bundle edited in any content
+field is refused on import.
+
+Scan and GEMM bundles from `pascal synth` are imported, then exported: the
+export carries the content hash over format, device, workload, class_rule,
+gemm and measurements. Every leaf of that content (the device constants, the
+GEMM tile parameters, each field of a measurement) is changed in turn and the
+edited export is imported: it must be refused with nothing written. Where the
+edited content is itself a valid calibration (the same edit imported as a
+plain bundle, without model, report and hash, is accepted), the refusal must
+come from the content hash, so a hash that ignored a field is caught even
+when the refitted model happens to agree."""
+import copy
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+from harness import PASCAL_CLI, DaemonTest
+
+FROZEN_ONLY = ("model", "report", "content_hash")
+
+
+def leaves(doc, prefix=()):
+    """Paths to the scalar leaves of the hashed content."""
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            yield from leaves(v, prefix + (k,))
+    else:
+        yield prefix
+
+
+def edited(value):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value * 1.25
+    return {"sync": "tma", "tma": "sync", "scan": "gemm", "gemm": "scan"}.get(value, value + "-x")
+
+
+def set_path(doc, path, value):
+    node = doc
+    for p in path[:-1]:
+        node = node[p]
+    node[path[-1]] = value
+
+
+def get_path(doc, path):
+    for p in path:
+        doc = doc[p]
+    return doc
+
+
+class Tamper(DaemonTest):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.plain = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for law in ("scan", "gemm"):
+                out = os.path.join(tmp, law + ".json")
+                subprocess.run([PASCAL_CLI, "synth", "--law", law, "-o", out], check=True)
+                with open(out, encoding="utf-8") as f:
+                    cls.plain[law] = json.load(f)
+
+    def exported(self, law):
+        r = self.req("POST", "/v1/calibrations/import", self.plain[law], token=self.admin)
+        self.assertIn(r.status, (200, 201), r.raw[:300])
+        r = self.req("GET", "/v1/calibrations/%d/export" % r.json["id"])
+        self.assertStatus(r, 200)
+        self.assertRegex(r.json["content_hash"], "^sha256:[0-9a-f]{64}$")
+        return r.json
+
+    def targets(self, bundle):
+        """(path, label) of every content leaf: top-level scalars, the device,
+        the gemm parameters, and each field of one measurement (a tma one for
+        scans, so that its depth can change validly)."""
+        content = {k: bundle[k] for k in ("format", "device", "workload", "class_rule", "gemm")
+                   if k in bundle}
+        paths = list(leaves(content))
+        ms = bundle["measurements"]
+        i = next((j for j, m in enumerate(ms) if m.get("path") == "tma"), 0)
+        paths += [("measurements", i, k) for k in ms[i]]
+        return paths
+
+    def check_law(self, law):
+        bundle = self.exported(law)
+        r = self.req("POST", "/v1/calibrations/import", bundle, token=self.admin)
+        self.assertStatus(r, 200)  # the control: the untouched export is the same content
+        paths = self.targets(bundle)
+        self.assertGreater(len(paths), 10)
+        if law == "gemm":
+            self.assertIn(("gemm", "tile_k"), paths)
+        for path in paths:
+            with self.subTest(law=law, field=".".join(map(str, path))):
+                bad = copy.deepcopy(bundle)
+                set_path(bad, path, edited(get_path(bad, path)))
+                before = self.d.row_counts()
+                r = self.req("POST", "/v1/calibrations/import", bad, token=self.admin)
+                self.assertIn(r.status, (400, 409, 422), r.raw[:300])
+                self.assertEqual(self.d.row_counts(), before, "a refused import wrote rows")
+                plain = {k: v for k, v in bad.items() if k not in FROZEN_ONLY}
+                p = self.req("POST", "/v1/calibrations/import", plain, token=self.admin)
+                if p.status in (200, 201):  # valid content: only the hash can tell
+                    self.assertEqual(r.json["error"]["field"], "content_hash", r.raw[:300])
+
+    def test_scan(self):
+        self.check_law("scan")
+
+    def test_gemm(self):
+        self.check_law("gemm")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
