@@ -138,7 +138,6 @@ class AnswerTrust(unittest.TestCase):
         self.assertLessEqual(flat["K"], 1.05)
         self.assertIsNone(flat["explanation"]["advice"])
 
-    @unittest.skipUnless(os.access(PASCAL_CLI, os.X_OK), "pascal CLI not built")
     def test_cli_says_the_same(self):
         for q in (dict(o=1, path="tma", d=4, m=3, N=100000, W=32), dict(o=1, path="tma", d=4, m=3, N=10, W=32),
                   dict(o=2, path="tma", d=3, m=5, N=3072, W=64)):

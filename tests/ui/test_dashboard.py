@@ -29,6 +29,8 @@ import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "api"))
 from harness import DEVICE, PASCAL_CLI, SMALL_PLAN, SOURCE, Daemon, law_fill  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import ci_skip  # noqa: E402
 
 BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
 SCREENSHOT = sys.argv[1] if len(sys.argv) > 1 else "dashboard.png"
@@ -303,10 +305,6 @@ class Dashboard(unittest.TestCase):
 if __name__ == "__main__":
     BROWSER, DRIVER = find_browser()
     if not BROWSER or not DRIVER:
-        missing = "chromium" if not BROWSER else "chromedriver (chromium-driver)"
-        if os.environ.get("CI") == "true":
-            print("FAIL: %s is not installed (deploy/install-deps.sh installs it)" % missing)
-            sys.exit(1)
-        print("SKIP: %s is not installed; the dashboard browser test needs it" % missing)
-        sys.exit(77)
+        ci_skip.missing("chromium" if not BROWSER else "chromedriver",
+                        "chromium chromium-driver; deploy/install-deps.sh does")
     unittest.main(argv=sys.argv[:1], verbosity=2)
