@@ -40,17 +40,6 @@ int cli_load_model(const char *cmd, const char *path, pascal_codec_bundle *bundl
   return st ? cli_input_error(cmd, path, &err) : CLI_EXIT_OK;
 }
 
-/* Write `doc` (consumed) to `path`, or pretty JSON to stdout when NULL. */
-static int emit(const char *cmd, json_t *doc, const char *path)
-{
-  if (!path)
-    return cli_print(doc, 1);
-  pascal_error err = {0};
-  pascal_status st = pascal_codec_write_file(doc, path, &err);
-  json_decref(doc);
-  return st ? cli_input_error(cmd, path, &err) : CLI_EXIT_OK;
-}
-
 int cli_cmd_fit(int argc, char **argv)
 {
   const char *out = NULL, *path = NULL;
@@ -80,7 +69,7 @@ int cli_cmd_fit(int argc, char **argv)
   if (!st)
     st = pascal_codec_bundle_encode(&bundle.cal, bundle.provenance, model,
                                     have_report ? &report : NULL, &doc, &err);
-  rc = st ? cli_input_error("fit", path, &err) : emit("fit", doc, out);
+  rc = st ? cli_input_error("fit", path, &err) : cli_emit("fit", doc, out);
 done:
   if (have_report)
     pascal_loko_report_free(&report);
@@ -452,7 +441,7 @@ int cli_cmd_synth(int argc, char **argv)
   }
   prov = synth_provenance(&law);
   st = pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, &err);
-  rc = st ? cli_input_error("synth", "law", &err) : emit("synth", doc, out);
+  rc = st ? cli_input_error("synth", "law", &err) : cli_emit("synth", doc, out);
 done:
   json_decref(prov);
   pascal_calibration_free(&cal);
