@@ -21,7 +21,7 @@ install_spectral() {
 
 PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev
 libsqlite3-dev libcurl4-openssl-dev python3 python3-jsonschema python3-yaml python3-scipy
-sqlite3 curl wrk systemd"
+sqlite3 curl wrk systemd nginx"
 
 missing=""
 for p in $PACKAGES; do

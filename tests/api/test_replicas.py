@@ -57,6 +57,9 @@ class Replicas(unittest.TestCase):
             a, b = self.p.request("GET", PREDICT), r.request("GET", PREDICT)
             self.assertEqual((a.status, b.status), (200, 200), b.raw)
             self.assertEqual(a.json, b.json)
+            for cid in want:  # the bundle itself is the primary's, byte for byte
+                path = "/v1/calibrations/%d/export" % cid
+                self.assertEqual(self.p.request("GET", path).raw, r.request("GET", path).raw)
             devs = {d["name"] for d in r.request("GET", "/v1/devices").json["devices"]}
             self.assertEqual(devs, {"sim-gb10", "synthetic-gb10", "testdev", "imported-dev"})
             h = r.request("GET", "/healthz").json["replica"]
