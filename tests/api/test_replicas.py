@@ -9,11 +9,12 @@ restarted from its own SQLite file, its primary down, serves at once."""
 import http.server
 import json
 import os
+import subprocess
 import tempfile
 import threading
 import unittest
 
-from harness import SMALL_PLAN, Client, make_frozen_calibration
+from harness import PASCALD, SMALL_PLAN, Client, Daemon, make_frozen_calibration
 from replicas import BUNDLES, INTERVAL, frozen, primary_url, replica, start_primary, wait_until
 
 WRITES = [("POST", "/v1/devices"), ("POST", "/v1/calibrations"), ("POST", "/v1/calibrations/import"),
@@ -111,6 +112,25 @@ class Replicas(unittest.TestCase):
             self.assertEqual((resp.status, resp.error_code()), (502, "sync_failed"))
         finally:
             self.p.start()
+
+
+class Config(unittest.TestCase):
+    def test_config_file_key_and_bad_urls(self):
+        with tempfile.TemporaryDirectory(prefix="pascald-replica-cfg-") as tmp:
+            for bad in ("127.0.0.1:8081", "ftp://h", "http://", "http://h:0", "http://h:", "http://a b"):
+                p = subprocess.run([PASCALD, "--replica-of", bad, "--db", os.path.join(tmp, "x.db")],
+                                   capture_output=True, text=True, timeout=20)
+                self.assertEqual(p.returncode, 2, bad)
+                self.assertIn("replica_of", p.stderr)
+            cfg = os.path.join(tmp, "replica.conf")
+            with open(cfg, "w") as f:
+                f.write("replica_of = http://127.0.0.1:9/\nreplica_interval = 7\n")
+            d = Daemon(tmp, ["--config", cfg]).start()
+            try:
+                h = d.request("GET", "/healthz").json["replica"]
+                self.assertEqual((h["primary"], h["interval_seconds"]), ("http://127.0.0.1:9", 7))
+            finally:
+                d.stop()
 
 
 class FakePrimary(http.server.BaseHTTPRequestHandler):
