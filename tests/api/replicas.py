@@ -9,6 +9,7 @@ from harness import SOURCE, Daemon
 
 BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
 INTERVAL = 1  # seconds between two syncs of a replica
+SETTLE = 60   # seconds a first sync may take (imports refit: slow under sanitizers)
 
 
 def primary_url(d):

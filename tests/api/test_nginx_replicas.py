@@ -16,7 +16,7 @@ import tempfile
 import unittest
 
 from nginx import NGINX, Nginx
-from replicas import frozen, primary_url, replica, start_primary, wait_until
+from replicas import SETTLE, frozen, primary_url, replica, start_primary, wait_until
 
 READS = 2000
 EVENTS = {300: ("kill", 1), 700: ("start", 1), 1100: ("kill", 0), 1500: ("start", 0)}
@@ -35,7 +35,7 @@ class NginxReplicas(unittest.TestCase):
             d.args += ["--listen", "127.0.0.1:%d" % d.port]
         want = frozen(cls.p)
         for r in cls.r:
-            assert wait_until(lambda: frozen(r) == want, 5), r.stderr_text()
+            assert wait_until(lambda: frozen(r) == want, SETTLE), r.stderr_text()
         cls.ngx = Nginx(cls.tmp.name, cls.p.port, [d.port for d in cls.backends]).start()
 
     @classmethod
@@ -110,7 +110,8 @@ class NginxReplicas(unittest.TestCase):
         conn.close()
         # replicas follow through their own sync, not through nginx
         for r in self.r:
-            self.assertIsNotNone(wait_until(lambda: r.request("GET", "/v1/devices/via-nginx-5").status == 200, 5))
+            self.assertIsNotNone(wait_until(
+                lambda: r.request("GET", "/v1/devices/via-nginx-5").status == 200, SETTLE))
 
 
 if __name__ == "__main__":
