@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pd_primary_open(pd_primary *p, const char *base, const atomic_int *abort_if, char *why,
-                    size_t whylen) {
+int pd_primary_open(pd_primary *p, const char *base, const atomic_int *abort_if[2],
+                    char *why, size_t whylen) {
   memset(p, 0, sizeof *p);
   snprintf(p->base, sizeof p->base, "%s", base);
-  p->abort_if = abort_if;
+  p->abort_if[0] = abort_if[0];
+  p->abort_if[1] = abort_if[1];
   CURL *c = curl_easy_init();
   if (!c) {
     snprintf(why, whylen, "cannot create a libcurl handle");
@@ -43,7 +44,8 @@ static int on_progress(void *cls, curl_off_t dltotal, curl_off_t dlnow, curl_off
   (void)ultotal;
   (void)ulnow;
   const pd_primary *p = cls;
-  return atomic_load(p->abort_if) || dlnow > (curl_off_t)PD_PRIMARY_REPLY_MAX;
+  return atomic_load(p->abort_if[0]) || atomic_load(p->abort_if[1]) ||
+         dlnow > (curl_off_t)PD_PRIMARY_REPLY_MAX;
 }
 
 int pd_primary_get(pd_primary *p, const char *path, json_t **out, char *why, size_t whylen) {

@@ -260,7 +260,10 @@ int pd_replica_sync(pd_ctx *ctx, pd_sync_result *res) {
   memset(res, 0, sizeof *res);
   pthread_mutex_lock(&r->sync_mu);
   pd_primary p;
-  if (pd_primary_open(&p, ctx->cfg.replica_of, &r->stop, res->error, sizeof res->error)) {
+  /* Shutdown aborts a transfer at once: `stopping` comes first (HTTP stops,
+   * a sync a request asked for included), `stop` then ends the thread. */
+  const atomic_int *abort_if[2] = {&ctx->stopping, &r->stop};
+  if (pd_primary_open(&p, ctx->cfg.replica_of, abort_if, res->error, sizeof res->error)) {
     res->errors = 1;
   } else {
     sync_devices(ctx, &p, res);

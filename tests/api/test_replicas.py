@@ -145,10 +145,13 @@ class Config(unittest.TestCase):
 
 
 class FakePrimary(http.server.BaseHTTPRequestHandler):
-    """Answers GET with whatever the test put in `routes` (path -> bytes)."""
+    """Answers GET with whatever the test put in `routes` (path -> bytes),
+    after `delay` seconds."""
     routes = {}
+    delay = 0
 
     def do_GET(self):
+        time.sleep(self.delay)
         body = self.routes.get(self.path)
         self.send_response(200 if body is not None else 404)
         self.send_header("Content-Type", "application/json")
@@ -214,7 +217,19 @@ class BadPrimary(unittest.TestCase):
             st = r.request("GET", "/v1/stats").json["replica"]
             self.assertIn("GET /v1/devices", st["last_error"])
             self.assertGreaterEqual(st["syncs"]["failed"], 5)
+            # a primary that never answers: SIGTERM still ends the replica at
+            # once, a sync asked for over HTTP included (transfers are aborted)
+            FakePrimary.delay = 25
+            asked = threading.Thread(target=lambda: r.request(
+                "POST", "/v1/replication/sync", token=r.admin, validate=False))
+            asked.start()
+            time.sleep(1)
+            t0 = time.monotonic()
+            self.assertEqual(r.stop(), 0)
+            self.assertLess(time.monotonic() - t0, 10)
+            asked.join()
         finally:
+            FakePrimary.delay = 0
             r.stop()
             srv.shutdown()
             srv.server_close()
