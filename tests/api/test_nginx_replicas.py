@@ -28,19 +28,28 @@ class NginxReplicas(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-nginx-")
-        cls.p = start_primary(cls.tmp.name)
-        cls.r = [replica(cls.tmp.name, "r%d" % i, primary_url(cls.p)).start() for i in (1, 2)]
-        cls.backends = [cls.p] + cls.r
-        for d in cls.backends:  # a restart comes back on the same port (the last flag wins)
-            d.args += ["--listen", "127.0.0.1:%d" % d.port]
-        want = frozen(cls.p)
-        for r in cls.r:
-            assert wait_until(lambda: frozen(r) == want, SETTLE), r.stderr_text()
-        cls.ngx = Nginx(cls.tmp.name, cls.p.port, [d.port for d in cls.backends]).start()
+        cls.backends, cls.ngx = [], None
+        try:
+            cls.p = start_primary(cls.tmp.name)
+            cls.backends.append(cls.p)
+            cls.r = []
+            for i in (1, 2):
+                cls.r.append(replica(cls.tmp.name, "r%d" % i, primary_url(cls.p)).start())
+                cls.backends.append(cls.r[-1])
+            for d in cls.backends:  # a restart comes back on the same port (the last flag wins)
+                d.args += ["--listen", "127.0.0.1:%d" % d.port]
+            want = frozen(cls.p)
+            for r in cls.r:
+                assert wait_until(lambda: frozen(r) == want, SETTLE), r.stderr_text()
+            cls.ngx = Nginx(cls.tmp.name, cls.p.port, [d.port for d in cls.backends]).start()
+        except BaseException:
+            cls.tearDownClass()  # no daemon outlives a failed setup
+            raise
 
     @classmethod
     def tearDownClass(cls):
-        cls.ngx.stop()
+        if cls.ngx:
+            cls.ngx.stop()
         for d in cls.backends:
             d.stop()
         cls.tmp.cleanup()

@@ -28,12 +28,18 @@ class Replicas(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-replicas-")
-        cls.p = start_primary(cls.tmp.name)
-        cls.r = [replica(cls.tmp.name, "r%d" % i, primary_url(cls.p)).start() for i in (1, 2)]
+        cls.r, cls.p = [], None
+        try:
+            cls.p = start_primary(cls.tmp.name)
+            for i in (1, 2):
+                cls.r.append(replica(cls.tmp.name, "r%d" % i, primary_url(cls.p)).start())
+        except BaseException:
+            cls.tearDownClass()  # no daemon outlives a failed setup
+            raise
 
     @classmethod
     def tearDownClass(cls):
-        for d in cls.r + [cls.p]:
+        for d in cls.r + ([cls.p] if cls.p else []):
             d.stop()
         cls.tmp.cleanup()
 
