@@ -2,17 +2,23 @@
 #   make run    install missing packages, build, start the daemon on the
 #               embedded default (./var/pascal.db + the bundled calibration)
 #   make test   install missing packages, build normally and with
-#               ASan+UBSan, run the whole suite under ctest in both builds
+#               ASan+UBSan, run the whole suite under ctest in both builds,
+#               then fuzz each tests/fuzz harness for 10 s (clang build)
+#   make fuzz   the same harnesses for FUZZ_SECONDS (600) each
+#   make gpu-bundle   the relocatable GPU-host bundle in dist/ (docs/gpu.md)
 # Everything else is plain CMake: see README.md.
 
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD  ?= build
 SANBUILD ?= build-sanitize
+FUZZBUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS = fuzz_bundle fuzz_plan fuzz_predict_body fuzz_predict_query fuzz_jobs fuzz_config
 CMAKE_FLAGS ?=
 
 PREFIX ?= /usr/local
 
-.PHONY: run test deps build build-sanitize install clean
+.PHONY: run test deps build build-sanitize build-fuzz fuzz install clean gpu-bundle
 
 deps:
 	@sh deploy/install-deps.sh
@@ -26,18 +32,32 @@ build-sanitize: deps
 	       -DPASCAL_WITH_CUDA=OFF $(CMAKE_FLAGS)
 	@cmake --build $(SANBUILD) -j $(JOBS)
 
+# libFuzzer harnesses (tests/fuzz): clang, ASan+UBSan, coverage-instrumented.
+build-fuzz: deps
+	@cmake -S . -B $(FUZZBUILD) --log-level=NOTICE -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	       -DCMAKE_C_COMPILER=clang-14 -DPASCAL_FUZZ=ON -DPASCAL_WITH_CUDA=OFF $(CMAKE_FLAGS)
+	@cmake --build $(FUZZBUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
+
+# Each harness for FUZZ_SECONDS, one after the other; new inputs and findings
+# stay in $(FUZZBUILD)/fuzz/<name>/.
+fuzz: build-fuzz
+	@cd $(FUZZBUILD) && cmake -DPASCAL_FUZZ_SECONDS=$(FUZZ_SECONDS) . >/dev/null && \
+	  ctest --output-on-failure -L fuzz
+
 # Foreground daemon on 127.0.0.1:8080 with ./var/pascal.db; on an empty
 # database it imports deploy/calibrations/*.json first. Ctrl-C stops it.
 run: build
 	@exec $(BUILD)/bin/pascald --listen 127.0.0.1:8080 --db var/pascal.db
 
-test: build build-sanitize
+test: build build-sanitize build-fuzz
 	@echo "== tests: normal build =="
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@echo "== tests: ASan+UBSan build =="
 	@cd $(SANBUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
+	@echo "== fuzzing: each harness for 10 s =="
+	@cd $(FUZZBUILD) && cmake -DPASCAL_FUZZ_SECONDS=10 . >/dev/null && ctest --output-on-failure -L fuzz
 
 # deploy/install.sh: its own Release build for PREFIX, cmake --install (programs,
 # libpascal, headers, pascal.pc, CMake package, docs), config, units.
@@ -45,5 +65,15 @@ test: build build-sanitize
 install: deps
 	@DESTDIR="$(DESTDIR)" sh deploy/install.sh --prefix $(PREFIX)
 
+# Relocatable GPU-host bundle in dist/pascal-gpu-host (docs/gpu.md): its own
+# Release build with the CUDA toolkit, for GPU_ARCHS (default 90: H100/H200;
+# any CMake list, e.g. GPU_ARCHS="90;121").
+GPU_ARCHS ?= 90
+BUNDLE_BUILD ?= build-gpu-bundle
+gpu-bundle: deps
+	@cmake -S . -B $(BUNDLE_BUILD) --log-level=NOTICE -DCMAKE_BUILD_TYPE=Release -DPASCAL_WITH_CUDA=ON \
+	       -DPASCAL_CUDA_ARCHITECTURES="$(GPU_ARCHS)" $(CMAKE_FLAGS)
+	@cmake --build $(BUNDLE_BUILD) -j $(JOBS) --target gpu-bundle
+
 clean:
-	rm -rf $(BUILD) $(SANBUILD)
+	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD) $(BUNDLE_BUILD) dist

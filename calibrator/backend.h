@@ -57,7 +57,22 @@ typedef struct pascal_backend_device {
   uint64_t l2_bytes;         /* nominal L2 size */
   char cuda_name[64];        /* as CUDA reports it (sim: as its profile states it); "" unknown */
   uint32_t cc_major, cc_minor; /* compute capability; 0.0 unknown */
+  uint64_t smem_per_sm;      /* shared memory per SM in bytes; 0: no limit (sim) */
 } pascal_backend_device;
+
+/* One static phase-controlled run (paper Algorithm "static-kernel", the
+ * cluster experiment of section 5.2): worker w requests block
+ * (k + phases[w]) mod N in round k, for H rounds, with a grid barrier per
+ * round. capacity_blocks is C in blocks of block_bytes: a simulated device
+ * uses it, hardware has its own. */
+typedef struct pascal_backend_static {
+  uint64_t N;
+  uint32_t M;
+  const uint64_t *phases; /* M phases, each < N (borrowed) */
+  uint64_t H;
+  uint32_t block_bytes;
+  uint32_t capacity_blocks;
+} pascal_backend_static;
 
 typedef struct pascal_backend pascal_backend; /* opaque, one per backend instance */
 
@@ -65,9 +80,18 @@ typedef struct pascal_backend_ops {
   const char *name; /* "sim" or "cuda" */
   /* Open the backend. `profile` is a device-profile file (sim) or NULL. */
   pascal_status (*open)(const char *profile, pascal_backend **out, pascal_error *err);
-  pascal_status (*describe)(pascal_backend *b, pascal_backend_device *out, pascal_error *err);
+  /* Describe the device. `known_capacity` is the C already stored for it
+   * (pascald's registration or --capacity-blocks, from an earlier probe with
+   * repeats), 0 when there is none: a backend that measures C (cuda) then
+   * reports the known value instead of measuring again; one whose C is a
+   * constant (sim: the profile's) ignores it. */
+  pascal_status (*describe)(pascal_backend *b, uint32_t known_capacity,
+                            pascal_backend_device *out, pascal_error *err);
   pascal_status (*run)(pascal_backend *b, const pascal_backend_job *job,
                        pascal_backend_result *out, pascal_error *err);
+  /* The static kernel above; fill_bytes of the whole run. */
+  pascal_status (*run_static)(pascal_backend *b, const pascal_backend_static *run,
+                              pascal_backend_result *out, pascal_error *err);
   void (*close)(pascal_backend *b);
 } pascal_backend_ops;
 

@@ -49,6 +49,17 @@ if [ $do_build -eq 1 ]; then
 fi
 [ -f "$build/CMakeCache.txt" ] || { echo "install.sh: no build in $build" >&2; exit 2; }
 DESTDIR=$destdir cmake --install "$build" --prefix "$prefix"
+# A CUDA build installs the agent's cuda backend into <prefix>/lib, found
+# through the agent's $ORIGIN/../lib RPATH; make sure the installed agent
+# resolves it (a build without CUDA has no backend library to find).
+if [ -n "$(find "$build/calibrator/cuda" -maxdepth 1 -name 'libpascal_cuda_backend.so*' 2>/dev/null)" ]; then
+  agent=$destdir$prefix/bin/pascal-agent
+  if ldd "$agent" 2>/dev/null | grep -q 'libpascal_cuda_backend.so => not found'; then
+    echo "install.sh: the installed pascal-agent does not find libpascal_cuda_backend.so" >&2
+    exit 1
+  fi
+  echo "install.sh: cuda backend installed beside $prefix/bin/pascal-agent"
+fi
 
 # Configuration: created once, left alone afterwards (it is the admin's).
 install -d -m 0755 "$destdir$sysconfdir"

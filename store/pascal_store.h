@@ -56,13 +56,18 @@ typedef enum pascal_store_status {
   PASCAL_STORE_STALE,     /* the lease token is not (any more) the job's
                              current lease (PASCAL_EREFUSED) [409 stale_lease] */
   PASCAL_STORE_NOMEM,     /* allocation failed (PASCAL_ENOMEM) [500]        */
-  PASCAL_STORE_IO         /* SQLite failed: disk full, I/O error, corrupt
+  PASCAL_STORE_IO,        /* SQLite failed: disk full, I/O error, corrupt
                              file, busy beyond the timeout (PASCAL_ERANGE)
                              [500/503]                                      */
+  PASCAL_STORE_FORBIDDEN, /* the lease was claimed by another holder (API
+                             token) (PASCAL_EREFUSED) [403 forbidden]       */
+  PASCAL_STORE_CORRUPT    /* the file is damaged: SQLite reports corruption,
+                             or PRAGMA quick_check finds a problem
+                             (PASCAL_ERANGE) [503; pascald refuses to start] */
 } pascal_store_status;
 
 /* Stable lower-case name: "ok", "invalid", "not_found", "conflict", "stale",
- * "nomem", "io". Never NULL. */
+ * "nomem", "io", "forbidden", "corrupt". Never NULL. */
 const char *pascal_store_status_name(pascal_store_status status);
 
 #define PASCAL_STORE_NAME_MAX 64   /* device, agent and token names: 1..63 bytes */
@@ -85,6 +90,17 @@ typedef struct pascal_store pascal_store; /* opaque: one connection */
  * pascal_store_close(). */
 pascal_store_status pascal_store_open(const char *path, pascal_store **out,
                                       pascal_error *err);
+
+/* Open an existing file for reading only (recovery of a damaged file): no
+ * directory or file is created, no migration runs (a file that is not at the
+ * newest schema version is refused), and every write fails with IO
+ * ("attempt to write a readonly database"). */
+pascal_store_status pascal_store_open_read_only(const char *path, pascal_store **out,
+                                                pascal_error *err);
+
+/* PRAGMA quick_check over the whole file (O(size); no index cross-checks).
+ * OK when sound; CORRUPT with the first problem SQLite names in err. */
+pascal_store_status pascal_store_quick_check(pascal_store *s, pascal_error *err);
 
 /* Close the connection (finalizes statements, checkpoints the WAL). NULL ok. */
 void pascal_store_close(pascal_store *s);
@@ -295,34 +311,44 @@ typedef struct pascal_store_job {
   pascal_store_run run;
   uint32_t block_bytes;                     /* of the calibration's device */
   char lease_owner[PASCAL_STORE_NAME_MAX];  /* agent name, "" if never leased */
+  int64_t lease_holder;                     /* holder (API token id) of the
+                                               lease, 0 if never leased */
   int64_t lease_expires;                    /* unix seconds, 0 if never leased */
   uint32_t attempts;                        /* leases handed out so far */
   uint32_t max_attempts;
   char last_error[PASCAL_STORE_MESSAGE_MAX];
 } pascal_store_job;
 
-/* Claim the oldest claimable job for `device` for agent `agent`.
+/* Leases: `lease_token` is the lease secret as the store keeps it, 32..128
+ * lower-case hex digits; pascald passes the SHA-256 of the secret it hands
+ * out, so that the database never holds a usable one. `holder` (>= 1) is who
+ * claimed it (pascald: the API token's id); heartbeat, result and fail from
+ * another holder with the right secret are FORBIDDEN.
+ *
+ * Claim the oldest claimable job for `device` for agent `agent`.
  * In one transaction: first every expired lease (any device, lease_expires
  * <= now) is requeued, or failed if it used its last attempt; then the
  * oldest queued job of the device's collecting calibrations gets
- * state leased, lease token `lease_token` (caller-generated random hex,
- * 32..128 digits, i.e. >= 128 bits), owner `agent`, lease_expires =
- * now + lease_seconds (>= 1) and attempts + 1; the agent's last-seen time is
- * set to now. *claimed = 1 and *out is the job; or *claimed = 0 (out
- * untouched) when nothing is queued. NOT_FOUND if the device is unknown. */
+ * state leased, lease token `lease_token` (>= 128 random bits), holder
+ * `holder`, owner `agent`, lease_expires = now + lease_seconds (>= 1) and
+ * attempts + 1; the agent's last-seen time is set to now. *claimed = 1 and
+ * *out is the job; or *claimed = 0 (out untouched) when nothing is queued.
+ * NOT_FOUND if the device is unknown. */
 pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
                                            const char *agent,
-                                           const char *lease_token, int64_t now,
+                                           const char *lease_token,
+                                           int64_t holder, int64_t now,
                                            int64_t lease_seconds,
                                            pascal_store_job *out, int *claimed,
                                            pascal_error *err);
 
 /* Extend a lease to now + lease_seconds. STALE unless the job is leased with
- * this token and its lease has not expired (lease_expires > now). Updates the
- * owner's last-seen time. NOT_FOUND for an unknown job. */
+ * this token and its lease has not expired (lease_expires > now); FORBIDDEN
+ * when the token is right but `holder` is not the one that claimed it.
+ * Updates the owner's last-seen time. NOT_FOUND for an unknown job. */
 pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
                                                const char *lease_token,
-                                               int64_t now,
+                                               int64_t holder, int64_t now,
                                                int64_t lease_seconds,
                                                int64_t *lease_expires,
                                                pascal_error *err);
@@ -332,21 +358,24 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
  * fill_bytes, kernel_ns) and mark the job done, in one transaction.
  * If the job is already done under this same token: identical values (bit
  * for bit) -> OK without writing (idempotent retry), different values ->
- * CONFLICT. Any other token or an expired lease -> STALE. fill_bytes and
- * kernel_ns finite and >= 0 (kernel_ns 0: not measured). */
+ * CONFLICT. Any other token or an expired lease -> STALE; the right token
+ * from another holder -> FORBIDDEN. fill_bytes and kernel_ns finite and >= 0
+ * (kernel_ns 0: not measured). */
 pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
                                             const char *lease_token,
-                                            double fill_bytes, double kernel_ns,
+                                            int64_t holder, double fill_bytes, double kernel_ns,
                                             int64_t now, pascal_error *err);
 
 /* Report a failed attempt (message stored as last_error, truncated to at
- * most 255 bytes at a UTF-8 character boundary; NULL or "": "failed"). STALE unless leased with this token and not expired.
+ * most 255 bytes at a UTF-8 character boundary; NULL or "": "failed"). STALE
+ * unless leased with this token and not expired; FORBIDDEN from another
+ * holder.
  * The job is requeued, or, when attempts == max_attempts, marked failed and
  * its calibration marked failed too. *state (may be NULL) gets the new job
  * state (QUEUED or JOB_FAILED). */
 pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
                                           const char *lease_token,
-                                          const char *message, int64_t now,
+                                          int64_t holder, const char *message, int64_t now,
                                           pascal_store_job_state *state,
                                           pascal_error *err);
 

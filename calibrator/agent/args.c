@@ -38,6 +38,10 @@ static const opt_spec OPTIONS[] = {
   {"backoff-cap", OPT_SECONDS, AT(backoff_cap_s), 0, 0},
   {"poll", OPT_SECONDS, AT(poll_s), 0, 0},
   {"probe", OPT_FLAG, AT(probe), 0, 0},
+  {"capacity-blocks", OPT_COUNT, AT(capacity_blocks), 1, 4294967295ul},
+  {"lock", OPT_TEXT, AT(lock), 0, 0},
+  {"static", OPT_FLAG, AT(static_exp), 0, 0},
+  {"rounds", OPT_COUNT, AT(rounds), 1, 1000000},
 };
 
 static const char USAGE[] =
@@ -60,8 +64,18 @@ static const char USAGE[] =
   "  --backoff-base S    first retry delay in seconds (default 0.5)\n"
   "  --backoff-cap S     largest retry delay in seconds (default 30)\n"
   "  --poll S            wait between claims when idle, seconds (default 2)\n"
-  "  --probe             with --backend cuda: print the GPU's constants and its\n"
-  "                      capacity scan, then exit (needs no server or token)\n"
+  "  --probe             print the device's constants (cuda: and its capacity\n"
+  "                      scan, 3 repeats) and a 'probe json:' line, then exit\n"
+  "                      (needs no server or token)\n"
+  "  --capacity-blocks C the device's effective capacity from an earlier probe;\n"
+  "                      default: the C pascald has registered, else (cuda)\n"
+  "                      a capacity scan at start\n"
+  "  --static           run the paper's static cluster experiment through the\n"
+  "                      backend (M = SMs, N = 8192, 4/8/16 KiB blocks, 11\n"
+  "                      cluster counts) and exit; give --capacity-blocks\n"
+  "  --rounds H          rounds per static run (default 4000)\n"
+  "  --lock FILE         device lock: one process profiles a GPU at a time\n"
+  "                      (default for cuda: $TMPDIR/pascal-cuda-INDEX.lock)\n"
   "  --help              this text\n"
   "  --version           print the version and exit\n"
   "\n"
@@ -165,7 +179,8 @@ agent_args_result agent_args_parse(int argc, char *const argv[], agent_args *out
                                    char *msg, size_t msglen)
 {
   agent_args a = {.backend = NULL, .concurrency = 1, .retries = 10,
-                  .backoff_base_s = 0.5, .backoff_cap_s = 30.0, .poll_s = 2.0};
+                  .backoff_base_s = 0.5, .backoff_cap_s = 30.0, .poll_s = 2.0,
+                  .rounds = 4000};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
@@ -209,17 +224,13 @@ agent_args_result agent_args_parse(int argc, char *const argv[], agent_args *out
   }
   static const struct { size_t offset; const char *name; } required[] = {
     {AT(backend), "--backend"}, {AT(server), "--server"}, {AT(device), "--device"}};
-  /* --probe talks to the GPU only: just the backend is required. */
-  size_t n_required = a.probe ? 1 : sizeof required / sizeof required[0];
+  /* --probe and --static talk to the device only: just the backend is required. */
+  size_t n_required = a.probe || a.static_exp ? 1 : sizeof required / sizeof required[0];
   for (size_t i = 0; i < n_required; i++) {
     if (*(const char *const *)(const void *)((const char *)&a + required[i].offset) == NULL) {
       fail(msg, msglen, "%s is required (see --help)", required[i].name);
       return AGENT_ARGS_ERROR;
     }
-  }
-  if (a.probe && strcmp(a.backend, "cuda") != 0) {
-    snprintf(msg, msglen, "--probe needs --backend cuda (the sim's constants are in its profile)");
-    return AGENT_ARGS_ERROR;
   }
   if (a.backoff_cap_s < a.backoff_base_s) {
     snprintf(msg, msglen, "--backoff-cap (%g s) must not be below --backoff-base (%g s)",

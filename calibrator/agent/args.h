@@ -21,7 +21,13 @@ typedef struct agent_args {
   double backoff_base_s;  /* first retry delay (before jitter), > 0 */
   double backoff_cap_s;   /* largest retry delay, >= backoff_base_s */
   double poll_s;          /* wait between claims when no job is queued, > 0 */
-  int probe;              /* --probe: describe the cuda device and exit (no server) */
+  int probe;              /* --probe: describe the device and exit (no server) */
+  unsigned capacity_blocks; /* --capacity-blocks: C from an earlier probe; 0: ask pascald,
+                               else let the backend measure it */
+  int static_exp;         /* --static: the static cluster experiment, then exit */
+  unsigned rounds;        /* --rounds: rounds H of each static run (default 4000) */
+  const char *lock;       /* --lock FILE: the device lock (devlock.h); NULL: the
+                             default file for cuda, none for sim */
 } agent_args;
 
 typedef enum agent_args_result {

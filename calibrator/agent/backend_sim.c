@@ -40,8 +40,10 @@ static pascal_status sim_open(const char *profile, pascal_backend **out, pascal_
   return PASCAL_OK;
 }
 
-static pascal_status sim_describe(pascal_backend *b, pascal_backend_device *out, pascal_error *err)
+static pascal_status sim_describe(pascal_backend *b, uint32_t known_capacity,
+                                  pascal_backend_device *out, pascal_error *err)
 {
+  (void)known_capacity; /* the sim's C is its profile's */
   const pascal_simdev_profile *p = pascal_simdev_profile_of(b->dev);
   pascal_backend_device d;
   memset(&d, 0, sizeof d);
@@ -85,6 +87,21 @@ static pascal_status sim_run(pascal_backend *b, const pascal_backend_job *job,
   return PASCAL_OK;
 }
 
+static pascal_status sim_run_static(pascal_backend *b, const pascal_backend_static *run,
+                                    pascal_backend_result *out, pascal_error *err)
+{
+  pascal_simdev_static in = {.N = run->N, .M = run->M, .phases = run->phases, .H = run->H,
+                             .C = run->capacity_blocks, .seed = 0};
+  pascal_simdev_stats st;
+  pascal_status s = pascal_simdev_run_static(b->dev, &in, &st, err);
+  if (s != PASCAL_OK)
+    return s;
+  /* The sim counts blocks; a block here is run->block_bytes long. */
+  out->fill_bytes = (double)st.fills * run->block_bytes;
+  out->kernel_ns = st.kernel_ns;
+  return PASCAL_OK;
+}
+
 static void sim_close(pascal_backend *b)
 {
   if (!b)
@@ -98,5 +115,6 @@ const pascal_backend_ops pascal_backend_sim_ops = {
   .open = sim_open,
   .describe = sim_describe,
   .run = sim_run,
+  .run_static = sim_run_static,
   .close = sim_close,
 };

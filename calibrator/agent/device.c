@@ -73,6 +73,19 @@ static int check_registered(agent_client *c, json_t *want)
   return rc;
 }
 
+void agent_device_known_capacity(agent_client *c, uint32_t *out)
+{
+  char path[128];
+  snprintf(path, sizeof path, "/v1/devices/%s", c->ctx->args->device);
+  agent_reply r;
+  agent_client_call(c, "device lookup", "GET", path, NULL, 1, &r);
+  json_t *inner = r.status == 200 ? json_object_get(r.body, "device") : NULL;
+  json_t *cap = json_object_get(json_is_object(inner) ? inner : r.body, "capacity_blocks");
+  json_int_t v = r.status == 200 && json_is_integer(cap) ? json_integer_value(cap) : 0;
+  *out = v > 0 && v <= (json_int_t)UINT32_MAX ? (uint32_t)v : 0;
+  agent_reply_free(&r);
+}
+
 int agent_device_ensure(agent_client *c, const pascal_backend_device *dev)
 {
   json_t *body = agent_device_body(dev, c->ctx->args->device);

@@ -9,6 +9,12 @@
 
 #include "client.h"
 
+/* The effective capacity C pascald has stored for the agent's device, so that
+ * a backend that measures C does not measure it again on every start:
+ * *out = capacity_blocks when the device is registered, 0 when it is not
+ * (404) or the lookup failed (agent_device_ensure then reports why). */
+void agent_device_known_capacity(agent_client *c, uint32_t *out);
+
 /* AGENT_EXIT_OK, or the exit code (device unknown/conflicting, auth,
  * unreachable, protocol) after logging why. */
 int agent_device_ensure(agent_client *c, const pascal_backend_device *dev);

@@ -17,6 +17,8 @@
 #include "agent.h"
 #include "client.h"
 #include "device.h"
+#include "devlock.h"
+#include "static_exp.h"
 #include "exitcode.h"
 #include "pascal/version.h"
 #include "worker.h"
@@ -68,44 +70,65 @@ static const pascal_backend_ops *pick_backend(const char *name)
   return pascal_backend_cuda_ops();
 }
 
-/* --probe: the cuda backend's device report and capacity scan (docs/gpu.md). */
-static int probe_cuda(void)
+/* The probe's one-line summaries: the registration body, and every constant
+ * `pascal plan --probe` and deploy/gpu/measure.sh read. */
+static void print_probe(const pascal_backend_device *dev)
 {
-#ifdef PASCAL_AGENT_HAVE_CUDA
-  pascal_backend_device dev;
-  pascal_error err;
-  pascal_error_clear(&err);
-  if (pascal_cuda_probe(stdout, 0, 0, &dev, &err) != PASCAL_OK) {
-    fprintf(stderr, "pascal-agent: --probe: %s%s%s\n", err.message, err.field[0] ? " - field " : "",
-            err.field);
-    return AGENT_EXIT_BACKEND;
-  }
   printf("register as: {\"arch\":\"%s\",\"sm_count\":%u,\"capacity_blocks\":%u,\"block_bytes\":%u}\n",
-         dev.arch, dev.sm_count, dev.capacity_blocks, dev.block_bytes);
-  return AGENT_EXIT_OK;
-#else
-  fprintf(stderr, "pascal-agent: --probe: %s\n", NO_CUDA);
-  return AGENT_EXIT_BACKEND;
-#endif
+         dev->arch, dev->sm_count, dev->capacity_blocks, dev->block_bytes);
+  printf("probe json: {\"name\":\"%s\",\"arch\":\"%s\",\"sm_count\":%u,\"capacity_blocks\":%u,"
+         "\"block_bytes\":%u,\"l2_bytes\":%llu,\"smem_per_sm\":%llu}\n",
+         dev->name, dev->arch, dev->sm_count, dev->capacity_blocks, dev->block_bytes,
+         (unsigned long long)dev->l2_bytes, (unsigned long long)dev->smem_per_sm);
 }
 
-/* Open the backend once to learn what the device is. */
-static int describe_device(agent_ctx *ctx, pascal_backend_device *dev)
+/* Open the backend once to learn what the device is; `known_capacity` as in
+ * backend.h. Logs through `ui` when given, else to stderr. */
+static int describe_device(const agent_args *args, const pascal_backend_ops *ops,
+                           uint32_t known_capacity, agent_ui *ui, pascal_backend_device *dev)
 {
   pascal_backend *b = NULL;
   pascal_error err;
   pascal_error_clear(&err);
-  pascal_status st = ctx->ops->open(ctx->args->profile, &b, &err);
+  pascal_status st = ops->open(args->profile, &b, &err);
   if (st == PASCAL_OK) {
-    st = ctx->ops->describe(b, dev, &err);
-    ctx->ops->close(b);
+    st = ops->describe(b, known_capacity, dev, &err);
+    ops->close(b);
   }
   if (st != PASCAL_OK) {
-    agent_ui_log(&ctx->ui, "backend %s: %s%s%s", ctx->ops->name, err.message,
-                 err.field[0] ? " - field " : "", err.field);
+    if (ui)
+      agent_ui_log(ui, "backend %s: %s%s%s", ops->name, err.message, err.field[0] ? " - field " : "",
+                   err.field);
+    else
+      fprintf(stderr, "pascal-agent: backend %s: %s%s%s\n", ops->name, err.message,
+              err.field[0] ? " - field " : "", err.field);
     return AGENT_EXIT_BACKEND;
   }
   return AGENT_EXIT_OK;
+}
+
+/* --probe: the device's constants (cuda: the full report with the capacity
+ * scan, docs/gpu.md), then the summary lines. */
+static int probe_device(const agent_args *args, const pascal_backend_ops *ops)
+{
+  pascal_backend_device dev;
+#ifdef PASCAL_AGENT_HAVE_CUDA
+  if (strcmp(ops->name, "cuda") == 0) {
+    pascal_error err;
+    pascal_error_clear(&err);
+    if (pascal_cuda_probe(stdout, 0, 0, &dev, &err) != PASCAL_OK) {
+      fprintf(stderr, "pascal-agent: --probe: %s%s%s\n", err.message,
+              err.field[0] ? " - field " : "", err.field);
+      return AGENT_EXIT_BACKEND;
+    }
+    print_probe(&dev);
+    return AGENT_EXIT_OK;
+  }
+#endif
+  int rc = describe_device(args, ops, args->capacity_blocks, NULL, &dev);
+  if (rc == AGENT_EXIT_OK)
+    print_probe(&dev);
+  return rc;
 }
 
 static void *worker_thread(void *arg)
@@ -136,19 +159,27 @@ static void run_workers(agent_ctx *ctx)
     pthread_join(tids[i], NULL);
 }
 
-/* Everything after the arguments and token are known. */
+/* Everything after the arguments and token are known. The device's C comes
+ * from --capacity-blocks, else from pascald's registration, so a measuring
+ * backend scans the capacity only for a device nobody has probed yet. */
 static int run_agent(agent_ctx *ctx)
 {
-  pascal_backend_device dev;
-  int rc = describe_device(ctx, &dev);
-  if (rc != AGENT_EXIT_OK)
-    return rc;
   agent_client c;
   if (agent_client_init(&c, ctx, (uint64_t)getpid()) != 0) {
     agent_ui_log(&ctx->ui, "cannot set up an HTTP client");
     return AGENT_EXIT_FAILURE;
   }
-  rc = agent_device_ensure(&c, &dev);
+  uint32_t known = ctx->args->capacity_blocks;
+  if (known == 0) {
+    agent_device_known_capacity(&c, &known);
+    if (known != 0)
+      agent_ui_log(&ctx->ui, "device '%s' is registered with C = %u blocks: not measured again",
+                   ctx->args->device, known);
+  }
+  pascal_backend_device dev;
+  int rc = describe_device(ctx->args, ctx->ops, known, &ctx->ui, &dev);
+  if (rc == AGENT_EXIT_OK)
+    rc = agent_device_ensure(&c, &dev);
   agent_client_free(&c);
   if (rc != AGENT_EXIT_OK)
     return rc;
@@ -158,6 +189,26 @@ static int run_agent(agent_ctx *ctx)
   if (ctx->exit_code == AGENT_EXIT_OK && atomic_load(&signals_received) > 0)
     agent_ui_log(&ctx->ui, "stopped by signal");
   return ctx->exit_code;
+}
+
+/* The device lock (devlock.h): --lock, else the default file for cuda; the
+ * descriptor stays open until the process exits. */
+static int lock_device(const agent_args *args)
+{
+  char path[512], msg[768];
+  const char *file = args->lock;
+  if (!file && strcmp(args->backend, "cuda") == 0) {
+    if (agent_devlock_default_path("cuda", args->profile, path, sizeof path) != 0) {
+      fprintf(stderr, "pascal-agent: the device lock path is too long; give --lock FILE\n");
+      return AGENT_EXIT_USAGE;
+    }
+    file = path;
+  }
+  if (file && agent_devlock_acquire(file, msg, sizeof msg) < 0) {
+    fprintf(stderr, "pascal-agent: %s\n", msg);
+    return AGENT_EXIT_BACKEND;
+  }
+  return AGENT_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -177,8 +228,21 @@ int main(int argc, char **argv)
   case AGENT_ARGS_OK:
     break;
   }
+  const pascal_backend_ops *ops = pick_backend(args.backend);
+  if (!ops) {
+    fprintf(stderr, "pascal-agent: --backend cuda: %s\n", NO_CUDA);
+    return AGENT_EXIT_BACKEND;
+  }
+  int lrc = lock_device(&args);
+  if (lrc != AGENT_EXIT_OK)
+    return lrc;
   if (args.probe)
-    return probe_cuda();
+    return probe_device(&args, ops);
+  if (args.static_exp) {
+    pascal_backend_device dev;
+    int rc = describe_device(&args, ops, args.capacity_blocks, NULL, &dev);
+    return rc != AGENT_EXIT_OK ? rc : agent_static_experiment(&args, ops, &dev, stdout);
+  }
   agent_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
   ctx.args = &args;
@@ -187,11 +251,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "pascal-agent: %s\n", msg);
     return AGENT_EXIT_USAGE;
   }
-  ctx.ops = pick_backend(args.backend);
-  if (!ctx.ops) {
-    fprintf(stderr, "pascal-agent: --backend cuda: %s\n", NO_CUDA);
-    return AGENT_EXIT_BACKEND;
-  }
+  ctx.ops = ops;
   char default_name[64]; /* names are at most 63 characters (args.c, pascald) */
   if (!args.name) {
     char host[64] = "agent";

@@ -2,12 +2,16 @@
  * backend.cpp - the agent's "cuda" backend (calibrator/backend.h): device
  * discovery, jobs run on the kernels of kernels/ with CUPTI fill counters
  * (cuda_rig.h), and the effective capacity from the capacity scan
- * (capacity.h). `profile` names the device index ("0" when NULL).
+ * (capacity.h), measured only when no C is known yet for the device (with
+ * repeats; the agent passes the C pascald has stored). `profile` names the
+ * device index ("0" when NULL). Every entry point is wrapped by
+ * pascal_c_boundary(): no exception reaches the C caller.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "c_boundary.h"
 #include "capacity.h"
 #include "cuda_rig.h"
 #include "job_check.h"
@@ -20,6 +24,9 @@ struct pascal_backend {
 namespace {
 
 const uint32_t kBlockBytes = 16384;
+/* Repeats per size when the agent must measure C itself (the median is kept;
+ * a single repeat let one noisy size move C between agent starts). */
+const uint32_t kCapacityRepeats = 3;
 
 pascal_status parse_device(const char *profile, int *out, pascal_error *err) {
   if (profile == nullptr) {
@@ -37,20 +44,24 @@ pascal_status parse_device(const char *profile, int *out, pascal_error *err) {
 }
 
 pascal_status cuda_open(const char *profile, pascal_backend **out, pascal_error *err) {
-  int device = 0;
-  pascal_status st = parse_device(profile, &device, err);
-  if (st != PASCAL_OK) return st;
-  pascal_cuda_rig *rig = nullptr;
-  if ((st = pascal_cuda_rig::open(device, &rig, err)) != PASCAL_OK) return st;
-  *out = new pascal_backend{rig, 0};
-  return PASCAL_OK;
+  return pascal_c_boundary("cuda backend open", err, [&]() -> pascal_status {
+    int device = 0;
+    pascal_status st = parse_device(profile, &device, err);
+    if (st != PASCAL_OK) return st;
+    pascal_cuda_rig *rig = nullptr;
+    if ((st = pascal_cuda_rig::open(device, &rig, err)) != PASCAL_OK) return st;
+    *out = new pascal_backend{rig, 0};
+    return PASCAL_OK;
+  });
 }
 
-pascal_status cuda_describe(pascal_backend *b, pascal_backend_device *out, pascal_error *err) {
+pascal_status describe(pascal_backend *b, uint32_t known_capacity, pascal_backend_device *out,
+                       pascal_error *err) {
   const pascal_cuda_info &in = b->rig->info();
+  if (known_capacity != 0) b->capacity_blocks = known_capacity;
   if (b->capacity_blocks == 0) {
     std::vector<pascal_capacity_row> rows;
-    pascal_status st = pascal_capacity_scan(b->rig, kBlockBytes, 1, &rows, err);
+    pascal_status st = pascal_capacity_scan(b->rig, kBlockBytes, kCapacityRepeats, &rows, err);
     if (st != PASCAL_OK) return st;
     const uint64_t c = pascal_capacity_propose(rows);
     if (c == 0)
@@ -70,12 +81,19 @@ pascal_status cuda_describe(pascal_backend *b, pascal_backend_device *out, pasca
   snprintf(d.cuda_name, sizeof d.cuda_name, "%s", in.name.c_str());
   d.cc_major = (uint32_t)in.cc_major;
   d.cc_minor = (uint32_t)in.cc_minor;
+  d.smem_per_sm = in.smem_per_sm;
   *out = d;
   return PASCAL_OK;
 }
 
-pascal_status cuda_run(pascal_backend *b, const pascal_backend_job *job,
-                       pascal_backend_result *out, pascal_error *err) {
+pascal_status cuda_describe(pascal_backend *b, uint32_t known_capacity, pascal_backend_device *out,
+                            pascal_error *err) {
+  return pascal_c_boundary("cuda backend describe", err,
+                           [&] { return describe(b, known_capacity, out, err); });
+}
+
+pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backend_result *out,
+                  pascal_error *err) {
   pascal_status st = pascal_cuda_job_check(job, b->rig->info().global_bytes, err);
   if (st != PASCAL_OK) return st;
   pascal_cuda_sample s;
@@ -91,13 +109,40 @@ pascal_status cuda_run(pascal_backend *b, const pascal_backend_job *job,
   return PASCAL_OK;
 }
 
-void cuda_close(pascal_backend *b) {
-  if (b == nullptr) return;
-  delete b->rig;
-  delete b;
+pascal_status cuda_run(pascal_backend *b, const pascal_backend_job *job,
+                       pascal_backend_result *out, pascal_error *err) {
+  return pascal_c_boundary("cuda backend run", err, [&] { return run(b, job, out, err); });
 }
 
-const pascal_backend_ops kCudaOps = {"cuda", cuda_open, cuda_describe, cuda_run, cuda_close};
+pascal_status cuda_run_static(pascal_backend *b, const pascal_backend_static *run,
+                              pascal_backend_result *out, pascal_error *err) {
+  return pascal_c_boundary("cuda backend static run", err, [&]() -> pascal_status {
+    std::vector<uint32_t> phases(run->M);
+    for (uint32_t w = 0; w < run->M; ++w) {
+      if (run->phases[w] > UINT32_MAX)
+        return pascal_error_set(err, PASCAL_EINVAL, "phases", "phase %u does not fit 32 bits", w);
+      phases[w] = (uint32_t)run->phases[w];
+    }
+    pascal_cuda_sample s;
+    pascal_status st = b->rig->run_static_scan(phases, run->N, run->block_bytes, run->H, &s, err);
+    if (st != PASCAL_OK) return st;
+    out->fill_bytes = s.fill_bytes;
+    out->kernel_ns = s.kernel_ns;
+    return PASCAL_OK;
+  });
+}
+
+void cuda_close(pascal_backend *b) {
+  if (b == nullptr) return;
+  (void)pascal_c_boundary("cuda backend close", nullptr, [&] {
+    delete b->rig;
+    delete b;
+    return PASCAL_OK;
+  });
+}
+
+const pascal_backend_ops kCudaOps = {"cuda",   cuda_open,       cuda_describe,
+                                     cuda_run, cuda_run_static, cuda_close};
 
 } // namespace
 

@@ -31,7 +31,7 @@ extern "C" {
  * (device constants, chosen metric, TMA priming count of this binary, one line
  * per capacity-scan size, proposed C). `block_bytes` is the logical block
  * size (0 selects 16384; must be a positive multiple of 16); `repeats` is the
- * number of measured runs per size (0 selects 2; the median is used).
+ * number of measured runs per size (0 selects 3; the median is used).
  * On success fills `*device` (capacity_blocks = proposed C) so that the agent
  * can register the device with pascald.
  * Errors (no device, no kernel image for this architecture, profiling

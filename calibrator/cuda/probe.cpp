@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "c_boundary.h"
 #include "capacity.h"
 #include "cuda_rig.h"
 
@@ -38,15 +39,13 @@ void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes) {
   fprintf(out, " (x bytes read)\n");
 }
 
-} // namespace
-
-PASCAL_CUDA_API pascal_status pascal_cuda_probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
-                                                pascal_backend_device *device, pascal_error *err) {
+pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
+                    pascal_backend_device *device, pascal_error *err) {
   if (out == nullptr || device == nullptr)
     return pascal_error_set(err, PASCAL_EINVAL, out == nullptr ? "out" : "device",
                             "output stream and device record are required");
   if (block_bytes == 0) block_bytes = 16384;
-  if (repeats == 0) repeats = 2;
+  if (repeats == 0) repeats = 3;
   if (block_bytes % 16u != 0 || block_bytes > (1u << 20))
     return pascal_error_set(err, PASCAL_EINVAL, "block_bytes",
                             "block_bytes must be a multiple of 16 up to 1048576, got %u",
@@ -84,7 +83,16 @@ PASCAL_CUDA_API pascal_status pascal_cuda_probe(FILE *out, uint32_t block_bytes,
   snprintf(device->cuda_name, sizeof device->cuda_name, "%s", rig->info().name.c_str());
   device->cc_major = (uint32_t)rig->info().cc_major;
   device->cc_minor = (uint32_t)rig->info().cc_minor;
+  device->smem_per_sm = rig->info().smem_per_sm;
 done:
   delete rig;
   return st;
+}
+
+} // namespace
+
+PASCAL_CUDA_API pascal_status pascal_cuda_probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
+                                                pascal_backend_device *device, pascal_error *err) {
+  return pascal_c_boundary("cuda probe", err,
+                           [&] { return probe(out, block_bytes, repeats, device, err); });
 }

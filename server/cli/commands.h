@@ -20,6 +20,9 @@ int cli_cmd_synth(int argc, char **argv);
 /* evaluation in the paper's table layout (cmd_evaluate.c) */
 int cli_cmd_evaluate(int argc, char **argv);
 
+/* charts of a bundle as SVG (cmd_plot.c) */
+int cli_cmd_plot(int argc, char **argv);
+
 /* Shared by the bundle commands (cmd_dynamic.c). Read and decode the bundle
  * file at `path`. */
 pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle,
@@ -28,5 +31,8 @@ pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle,
  * the refit. On failure the error is reported and the exit status returned. */
 int cli_load_model(const char *cmd, const char *path, pascal_codec_bundle *bundle,
                    pascal_model **model);
+
+/* device-aware plans (cmd_plan.c) */
+int cli_cmd_plan(int argc, char **argv);
 
 #endif

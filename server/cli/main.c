@@ -30,8 +30,14 @@ static const command commands[] = {
    "[--json]"},
   {"loko", cli_cmd_loko, "BUNDLE [--json]"},
   {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL] [--json]"},
+  {"plot", cli_cmd_plot,
+   "BUNDLE --kind curves|transfer|evaluation|capacity|static [--family o,path,d|Mg] [--N N] "
+   "[--W W] [--Kg K] [-o FILE.svg]"},
   {"synth", cli_cmd_synth,
    "--law scan|gemm[,name=value...] [--plan PLAN] [--heldout PANEL_PLAN] [-o BUNDLE]"},
+  {"plan", cli_cmd_plan,
+   "--kind scan|scan-heldout|gemm|gemm-heldout (--probe PROBE.json | --C C | --l2-bytes B) "
+   "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
 };
 
 static void usage(FILE *out)

@@ -167,3 +167,13 @@ int cli_finish(const char *cmd, const cli_arg *args, size_t n_args, pascal_statu
     return cli_arg_error(cmd, args, n_args, err);
   return cli_print(doc, json);
 }
+
+int cli_emit(const char *cmd, json_t *doc, const char *path)
+{
+  if (!path)
+    return cli_print(doc, 1);
+  pascal_error err = {0};
+  pascal_status st = pascal_codec_write_file(doc, path, &err);
+  json_decref(doc);
+  return st ? cli_input_error(cmd, path, &err) : CLI_EXIT_OK;
+}

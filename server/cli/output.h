@@ -23,6 +23,10 @@
  * Consumes `doc`. Returns CLI_EXIT_OK or CLI_EXIT_FAILURE. */
 int cli_print(json_t *doc, int json);
 
+/* Write `doc` (consumed) to the file `path`, or pretty JSON to stdout when
+ * `path` is NULL. Returns the exit status, reporting a write error. */
+int cli_emit(const char *cmd, json_t *doc, const char *path);
+
 /* Readable rendering of a JSON document: "key: value" lines, nested objects
  * indented, scalar arrays on one line, reals with 10 significant digits. */
 void cli_render(FILE *out, const json_t *doc, int indent);

@@ -101,7 +101,7 @@ done:
 
 char *pascal_codec_dump(const json_t *doc, int pretty)
 {
-  size_t flags = JSON_REAL_PRECISION(17) | (pretty ? JSON_INDENT(2) : JSON_COMPACT);
+  size_t flags = JSON_ENCODE_ANY | JSON_REAL_PRECISION(17) | (pretty ? JSON_INDENT(2) : JSON_COMPACT);
   return json_dumps(doc, flags);
 }
 

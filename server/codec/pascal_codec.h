@@ -49,8 +49,10 @@ pascal_status pascal_codec_parse(const char *text, size_t len, json_t **out,
                                  pascal_error *err);
 /* Read and parse a whole file (field "file" on I/O errors). */
 pascal_status pascal_codec_load_file(const char *path, json_t **out, pascal_error *err);
-/* Serialise with 17 significant digits; pretty = 2-space indent, else
- * compact. Returns malloc'd text (free()) or NULL on failure. */
+/* Serialise any JSON value (null and scalars too: a LOKO report that could
+ * not be computed is stored as "null") with 17 significant digits; pretty =
+ * 2-space indent, else compact. Returns malloc'd text (free()) or NULL on
+ * failure. */
 char *pascal_codec_dump(const json_t *doc, int pretty);
 /* Write pretty JSON plus a newline to `path`. */
 pascal_status pascal_codec_write_file(const json_t *doc, const char *path,

@@ -81,5 +81,6 @@ pd_auth_result pd_auth_check(pd_ctx *ctx, pd_request *req, const char *header) {
     return PD_AUTH_INVALID;
   req->role = t.role == PASCAL_STORE_ROLE_ADMIN ? PD_ROLE_ADMIN : PD_ROLE_AGENT;
   req->token_id = t.id;
+  snprintf(req->token_name, sizeof req->token_name, "%s", t.name);
   return PD_AUTH_OK;
 }

@@ -340,8 +340,10 @@ int pd_calib_startup(pd_ctx *ctx, char *msg, size_t msglen) {
     return -1;
   }
   pascal_store_calibration_array_free(list, n);
-  /* A replica takes its calibrations, ids included, from its primary only. */
-  if (n == 0 && ctx->cfg.bundles_dir[0] && !ctx->cfg.replica_of[0]) import_dir(ctx, ctx->cfg.bundles_dir);
+  /* Read-only recovery keeps the file as it is; a replica takes its
+   * calibrations, ids included, from its primary only. */
+  if (n == 0 && ctx->cfg.bundles_dir[0] && !ctx->cfg.read_only && !ctx->cfg.replica_of[0])
+    import_dir(ctx, ctx->cfg.bundles_dir);
   if (pascal_store_frozen_list(ctx->store, &list, &n, &err) != PASCAL_STORE_OK) {
     snprintf(msg, msglen, "cannot list frozen calibrations: %s", err.message);
     return -1;

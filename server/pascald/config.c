@@ -19,6 +19,7 @@ static const char *const config_keys[] = {
     "listen",           "db",       "bundles",  "lease_seconds", "max_attempts",
     "threads",          "connection_limit",     "connection_timeout",
     "body_max",         "batch_max", "auth_reads", "cors_origins", "cors_max_age",
+    "request_deadline", "connection_limit_per_ip", "read_only",
     "replica_of",       "replica_interval", NULL};
 
 void pd_config_defaults(pd_config *cfg) {
@@ -38,7 +39,9 @@ void pd_config_defaults(pd_config *cfg) {
   cfg->threads = 0;
   cfg->connection_limit = 512;
   cfg->connection_timeout_s = 30;
-  cfg->connection_memory = 32 * 1024;
+  cfg->request_deadline_s = 30;
+  cfg->connection_limit_per_ip = 64;
+  cfg->connection_memory = 128 * 1024;
   cfg->body_max = 1024 * 1024;
   cfg->batch_max = 10000;
   cfg->json_depth_max = 32;
@@ -98,6 +101,10 @@ int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg,
     ok = parse_uint(value, 1, 100000, &x) ? -1 : (cfg->connection_limit = (unsigned)x, 0);
   else if (!strcmp(key, "connection_timeout"))
     ok = parse_uint(value, 1, 3600, &x) ? -1 : (cfg->connection_timeout_s = (unsigned)x, 0);
+  else if (!strcmp(key, "request_deadline"))
+    ok = parse_uint(value, 1, 3600, &x) ? -1 : (cfg->request_deadline_s = (unsigned)x, 0);
+  else if (!strcmp(key, "connection_limit_per_ip"))
+    ok = parse_uint(value, 0, 100000, &x) ? -1 : (cfg->connection_limit_per_ip = (unsigned)x, 0);
   else if (!strcmp(key, "body_max"))
     ok = parse_uint(value, 1024, 256ul << 20, &x) ? -1 : (cfg->body_max = x, 0);
   else if (!strcmp(key, "batch_max"))
@@ -119,6 +126,8 @@ int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg,
     memcpy(cfg->cors_origins, list, sizeof list);
     return 0;
   }
+  else if (!strcmp(key, "read_only"))
+    ok = parse_bool(value, &cfg->read_only);
   else {
     snprintf(msg, msglen, "unknown option '%s'", key);
     return -1;
@@ -190,7 +199,8 @@ static int load_env(pd_config *cfg, char *msg, size_t msglen) {
 }
 
 /* Split "--key=value" / "--key value" into key (with '_') and value. Flags
- * without value: --auth-reads. Returns the number of argv slots used or -1. */
+ * without value: --auth-reads, --read-only. Returns the number of argv slots
+ * used or -1. */
 static int flag_at(int argc, char **argv, int i, char *key, size_t keylen, const char **value) {
   const char *a = argv[i];
   if (strncmp(a, "--", 2) != 0) return -1;
@@ -201,7 +211,7 @@ static int flag_at(int argc, char **argv, int i, char *key, size_t keylen, const
   for (size_t k = 0; k < kl; k++) key[k] = a[k] == '-' ? '_' : a[k];
   key[kl] = '\0';
   if (eq) { *value = eq + 1; return 1; }
-  if (!strcmp(key, "auth_reads")) { *value = "true"; return 1; }
+  if (!strcmp(key, "auth_reads") || !strcmp(key, "read_only")) { *value = "true"; return 1; }
   if (i + 1 >= argc) return -1;
   *value = argv[i + 1];
   return 2;

@@ -4,7 +4,8 @@
  *
  * Keys (file: `key = value`, '#' comments; flags use '-' for '_'):
  *   listen HOST:PORT, db PATH, bundles DIR, lease_seconds, max_attempts,
- *   threads, connection_limit, connection_timeout, body_max, batch_max,
+ *   threads, connection_limit, connection_limit_per_ip, connection_timeout,
+ *   request_deadline, body_max, batch_max, read_only (true/false),
  *   auth_reads (true/false), cors_origins (comma-separated origins, cors.h),
  *   cors_max_age (seconds).
  */

@@ -15,6 +15,7 @@
 #include "handlers.h"
 #include "jsonin.h"
 #include "pascal/plan.h"
+#include "pascal/plan_gen.h"
 #include "pascal_codec.h"
 #include "reply.h"
 #include "routes.h"
@@ -146,6 +147,24 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     goto done;
   }
   if (canon_panel) json_object_set(canon, "heldout", canon_panel);
+  /* Scan sizes must exceed the device's C (plan_gen.h); the device's
+   * existence is checked again, atomically, by the store's create. */
+  pascal_store_device dev;
+  int dst = pascal_store_device_get(ctx->store, device, &dev, &err);
+  if (dst != PASCAL_STORE_OK) {
+    if (dst == PASCAL_STORE_NOT_FOUND && !err.field[0]) snprintf(err.field, sizeof err.field, "device");
+    pd_reply_store_error(rep, dst, &err);
+    goto done;
+  }
+  if (pascal_plan_check_capacity(&plan, dev.capacity_blocks, &err)) {
+    pd_reply_pascal_error_in(rep, &err, "plan");
+    goto done;
+  }
+  if (hj && pascal_plan_check_capacity(&panel, dev.capacity_blocks, &err)) {
+    pd_reply_pascal_error_in(rep, &err, hj == json_object_get(req->json, "heldout")
+                                            ? "heldout" : "plan.heldout");
+    goto done;
+  }
   text = pascal_codec_dump(canon, 0);
   if (!text) {
     pd_reply_error(rep, 500, "internal", NULL, "out of memory");

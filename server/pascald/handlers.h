@@ -31,6 +31,11 @@ void pd_h_calibration_get(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_calibration_freeze(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_calibration_export(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_calibration_import(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+/* h_ui.c */
+void pd_h_ui_index(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_ui_file(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+/* h_plots.c */
+void pd_h_calibration_plot(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 /* h_jobs.c */
 void pd_h_jobs_claim(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_job_heartbeat(pd_ctx *ctx, pd_request *req, pd_reply *rep);

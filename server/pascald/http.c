@@ -1,7 +1,9 @@
 /*
  * http.c - libmicrohttpd glue. One access handler for every request:
- *   1st call     allocate per-request state; refuse a declared Content-Length
- *                above the cap at once (413, the body is never read)
+ *   1st call     allocate per-request state; refuse an ambiguous framing or a
+ *                NUL byte in the head (400 and close, reqhead.c) and a
+ *                declared Content-Length above the cap (413): the body is
+ *                never read
  *   data calls   accumulate the body; past the cap, keep discarding and answer
  *                413 at the end (memory stays bounded by the cap)
  *   final call   route (404/405; a CORS preflight is answered here, cors.h),
@@ -10,7 +12,9 @@
  *                only (send_reply), and counted (and the request's memory
  *                released) when MHD reports completion.
  * MHD runs epoll with an internal thread pool sized to the cores, with an
- * explicit connection timeout, connection limit and per-connection memory cap.
+ * explicit idle timeout, per-address limit and per-connection memory cap;
+ * the total limit, the request deadline and the %00 detection in URLs are
+ * pascald's own (conns.c).
  */
 #include "http.h"
 
@@ -25,11 +29,13 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "conns.h"
 #include "cors.h"
 #include "jsonin.h"
 #include "jsonpar.h"
 #include "reply.h"
 #include "replica.h"
+#include "reqhead.h"
 #include "routes.h"
 
 typedef struct pd_conn {
@@ -39,6 +45,7 @@ typedef struct pd_conn {
   char *body;
   size_t len, cap;
   int too_large;
+  int must_close; /* framing refused: the rest of the stream cannot be trusted */
   json_t *json; /* parsed body; released when MHD reports completion, so that
                    freeing a large tree never delays the answer */
 } pd_conn;
@@ -90,6 +97,10 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
                             rep->content_type ? rep->content_type : "application/json");
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
   if (rep->allow[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
+  if (rep->csp) { /* the dashboard and plots: a browser renders them */
+    MHD_add_response_header(r, "Content-Security-Policy", rep->csp);
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+  }
   if (rep->www_authenticate)
     MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"pascald\"");
   if (ctx->cfg.cors_origins[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Origin");
@@ -104,9 +115,10 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
   }
   /* Shutting down: no keep-alive, so that the connection closes once this
    * answer is sent and its client cannot start another request. */
-  if (atomic_load_explicit(&ctx->stopping, memory_order_relaxed))
+  if (c->must_close || atomic_load_explicit(&ctx->stopping, memory_order_relaxed))
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
   c->status = rep->status;
+  pd_conns_answering(conn);
   enum MHD_Result ok = MHD_queue_response(conn, rep->status, r);
   MHD_destroy_response(r);
   pd_reply_clear(rep);
@@ -226,12 +238,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     c->route = ctx->stats.nroutes - 1;
     *con_cls = c;
     atomic_fetch_add_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
+    pd_reply rep;
+    memset(&rep, 0, sizeof rep);
+    if (pd_reqhead_check(conn, pd_conns_nul_in_url(conn), pd_conns_too_many_params(conn),
+                         &rep)) {
+      c->must_close = 1;
+      return send_reply(ctx, conn, c, &rep);
+    }
     const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl && strtoull(cl, NULL, 10) > ctx->cfg.body_max) {
       c->too_large = 1; /* answer now: the body is never read */
-      pd_reply rep;
-      memset(&rep, 0, sizeof rep);
       dispatch(ctx, conn, url, method, c, &rep);
       return send_reply(ctx, conn, c, &rep);
     }
@@ -272,8 +289,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
   pd_ctx *ctx = cls;
   pd_conn *c = *con_cls;
-  (void)conn;
   (void)toe;
+  pd_conns_request_done(conn);
   if (!c) return;
   pd_stats_record(&ctx->stats, c->route, c->status, pd_now_ns() - c->t0);
   atomic_fetch_sub_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
@@ -297,18 +314,35 @@ int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen) {
              gai_strerror(gai));
     return -1;
   }
+  if (pd_conns_new(ctx->cfg.connection_limit, ctx->cfg.request_deadline_s, &ctx->conns) ||
+      pd_conns_start(ctx->conns)) {
+    freeaddrinfo(ai);
+    pd_conns_free(ctx->conns);
+    ctx->conns = NULL;
+    snprintf(msg, msglen, "cannot start the connection sweeper");
+    return -1;
+  }
   unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
   if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
+  /* MHD's own limit sits above pascald's (the accept policy refuses first
+   * with an immediate close): at its own limit MHD stops accepting and
+   * clients would wait in the kernel backlog. */
+  unsigned mhd_limit = ctx->cfg.connection_limit + 16 * ctx->cfg.threads;
   ctx->mhd = MHD_start_daemon(
-      flags, 0, NULL, NULL, on_request, ctx, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+      flags, 0, pd_conns_accept, ctx->conns, on_request, ctx, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
       MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ctx->cfg.threads,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)ctx->cfg.connection_timeout_s,
-      MHD_OPTION_CONNECTION_LIMIT, (unsigned int)ctx->cfg.connection_limit,
+      MHD_OPTION_CONNECTION_LIMIT, mhd_limit,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)ctx->cfg.connection_limit_per_ip,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, ctx->cfg.connection_memory,
+      MHD_OPTION_NOTIFY_CONNECTION, pd_conns_notify, ctx->conns,
+      MHD_OPTION_UNESCAPE_CALLBACK, pd_conns_unescape, ctx->conns,
       MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1, MHD_OPTION_NOTIFY_COMPLETED,
       on_completed, ctx, MHD_OPTION_END);
   freeaddrinfo(ai);
   if (!ctx->mhd) {
+    pd_conns_free(ctx->conns);
+    ctx->conns = NULL;
     snprintf(msg, msglen, "cannot listen on %s:%u (address in use or not allowed)",
              ctx->cfg.listen_host, ctx->cfg.listen_port);
     return -1;
@@ -330,7 +364,10 @@ void pd_http_stop(pd_ctx *ctx) {
     struct timespec ts = {0, 10 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
+  pd_conns_stop(ctx->conns); /* no sweep while MHD closes its connections */
   MHD_stop_daemon(ctx->mhd);
   if (s != MHD_INVALID_SOCKET) close(s);
   ctx->mhd = NULL;
+  pd_conns_free(ctx->conns);
+  ctx->conns = NULL;
 }

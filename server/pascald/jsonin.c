@@ -202,32 +202,66 @@ typedef struct query_build {
   int failed;
 } query_build;
 
+/* 1 when s[0..n) is a number in JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?
+ * ([eE][+-]?[0-9]+)?. A query string is held to the same rule as a body, so
+ * that "0x10", "+4", " 4", "4 " and "4abc" are refused instead of read in
+ * part. *is_int is 1 when there is neither a fraction nor an exponent. */
+static int json_number_text(const char *s, size_t n, int *is_int) {
+  size_t i = 0;
+  if (i < n && s[i] == '-') i++;
+  if (i >= n || s[i] < '0' || s[i] > '9') return 0;
+  if (s[i] == '0') i++;
+  else
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+  *is_int = 1;
+  if (i < n && s[i] == '.') {
+    *is_int = 0;
+    size_t d = ++i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    if (i == d) return 0;
+  }
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    *is_int = 0;
+    if (++i < n && (s[i] == '+' || s[i] == '-')) i++;
+    size_t d = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    if (i == d) return 0;
+  }
+  return i == n;
+}
+
+/* A JSON value for one numeric query parameter, or NULL when the text is not
+ * a finite number. Integers too large for int64 become reals, which the
+ * handlers' range checks then refuse, as they would in a body. */
+static json_t *query_number(const char *value, size_t len) {
+  int is_int = 0;
+  if (!json_number_text(value, len, &is_int)) return NULL;
+  char *end = NULL;
+  errno = 0;
+  if (is_int) {
+    long long ll = strtoll(value, &end, 10);
+    if (!errno) return json_integer(ll);
+    errno = 0;
+  }
+  double d = strtod(value, &end);
+  return errno || !isfinite(d) ? NULL : json_real(d);
+}
+
+/* Query arguments are read with their lengths; one holding a NUL byte (%00)
+ * never gets here: http.c refuses the request first (reqhead.c). */
 static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                                 const char *value) {
+                                 size_t key_size, const char *value, size_t value_size) {
   query_build *qb = cls;
   (void)kind;
+  (void)key_size;
   if (!value) value = "";
   int is_string = 0;
   for (size_t i = 0; qb->string_keys[i]; i++) is_string |= !strcmp(key, qb->string_keys[i]);
-  json_t *v = NULL;
-  if (is_string) {
-    v = json_string(value);
-  } else {
-    char *end = NULL;
-    errno = 0;
-    long long ll = strtoll(value, &end, 10);
-    if (*value && !*end && !errno) {
-      v = json_integer(ll);
-    } else {
-      errno = 0;
-      double d = strtod(value, &end);
-      if (*value && !*end && !errno && isfinite(d)) v = json_real(d);
-    }
-  }
+  json_t *v = is_string ? json_string(value) : query_number(value, value_size);
   if (!v) {
     pd_reply_error(qb->rep, 400, is_string ? "invalid_value" : "invalid_type", key,
                    is_string ? "query parameter '%s' is not valid UTF-8"
-                             : "query parameter '%s' must be a number",
+                             : "query parameter '%s' must be a decimal number as in JSON",
                    key);
     qb->failed = 1;
     return MHD_NO;
@@ -256,7 +290,7 @@ int pd_query_object(struct MHD_Connection *conn, const char *const *string_keys,
     pd_reply_error(rep, 500, "internal", NULL, "out of memory");
     return -1;
   }
-  MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, query_arg, &qb);
+  MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, query_arg, &qb);
   if (qb.failed) {
     json_decref(qb.obj);
     return -1;

@@ -2,7 +2,9 @@
  * main.c - pascald entry point: `pascald [serve] [flags]` runs the daemon,
  * `pascald token create|list|revoke` manages API tokens in the database.
  *
- * Serve: resolve the configuration, open the store, load every frozen
+ * Serve: resolve the configuration, open the store and check it with PRAGMA
+ * quick_check (a damaged file refuses to start with PD_EXIT_DAMAGED unless
+ * --read-only asks to serve what is left, for recovery), load every frozen
  * calibration into memory (importing the *.json bundles of deploy/calibrations first when the
  * database has no calibration at all), start HTTP, print the bound address as
  * the first stdout line, then wait for SIGTERM/SIGINT and shut down
@@ -22,17 +24,23 @@
 #include "jsonin.h"
 #include "pascal/version.h"
 #include "pascal_store.h"
+#include "plot_cache.h"
 #include "registry.h"
 #include "replica.h"
 #include "reply.h"
 #include "routes.h"
 
+/* Exit status of `pascald serve` (docs/http-api.md): 0 after a signal, 1 on
+ * any other failure to start, 2 for bad usage, 3 for a damaged database. */
+#define PD_EXIT_DAMAGED 3
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: pascald [serve] [--listen HOST:PORT] [--db PATH] [--config FILE]\n"
           "               [--bundles DIR] [--lease-seconds N] [--max-attempts N]\n"
-          "               [--threads N] [--connection-limit N] [--connection-timeout S]\n"
-          "               [--body-max BYTES] [--batch-max N] [--auth-reads]\n"
+          "               [--threads N] [--connection-limit N] [--connection-limit-per-ip N]\n"
+          "               [--connection-timeout S] [--request-deadline S]\n"
+          "               [--body-max BYTES] [--batch-max N] [--auth-reads] [--read-only]\n"
           "               [--cors-origins ORIGIN,...] [--cors-max-age S]\n"
           "               [--replica-of PRIMARY_URL] [--replica-interval S]\n"
           "       pascald token create --db PATH --role admin|agent --name NAME\n"
@@ -51,6 +59,31 @@ static int open_store(const char *path, pascal_store **out) {
     return -1;
   }
   return 0;
+}
+
+/* Open the serving store and check the file. Returns 0, or the exit status. */
+static int open_checked_store(const pd_config *cfg, pascal_store **out) {
+  pascal_error err;
+  pascal_error_clear(&err);
+  int st = cfg->read_only ? pascal_store_open_read_only(cfg->db_path, out, &err)
+                          : pascal_store_open(cfg->db_path, out, &err);
+  if (st == PASCAL_STORE_OK) st = pascal_store_quick_check(*out, &err);
+  if (st == PASCAL_STORE_OK) return 0;
+  if (st != PASCAL_STORE_CORRUPT) {
+    fprintf(stderr, "pascald: cannot open database %s: %s\n", cfg->db_path, err.message);
+    return 1;
+  }
+  if (cfg->read_only && *out) {
+    fprintf(stderr, "pascald: database %s is damaged (%s); serving it read-only\n",
+            cfg->db_path, err.message);
+    return 0;
+  }
+  fprintf(stderr,
+          "pascald: database %s is damaged: %s\n"
+          "pascald: refusing to start; restore a backup, or start with --read-only "
+          "to read what is left\n",
+          cfg->db_path, err.message);
+  return PD_EXIT_DAMAGED;
 }
 
 /* ---- token subcommands --------------------------------------------------- */
@@ -189,8 +222,12 @@ static int serve_main(int argc, char **argv) {
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
 
-  if (open_store(ctx->cfg.db_path, &ctx->store)) goto done;
-  if (pd_registry_new(&ctx->registry)) goto done;
+  int opened = open_checked_store(&ctx->cfg, &ctx->store);
+  if (opened) {
+    rc = opened;
+    goto done;
+  }
+  if (pd_registry_new(&ctx->registry) || pd_plot_cache_new(&ctx->plots)) goto done;
   if (pd_calib_startup(ctx, msg, sizeof msg)) {
     fprintf(stderr, "pascald: %s\n", msg);
     goto done;
@@ -203,8 +240,9 @@ static int serve_main(int argc, char **argv) {
   printf("pascald listening on http://%s%s%s:%u\n", v6 ? "[" : "", ctx->cfg.listen_host,
          v6 ? "]" : "", ctx->bound_port);
   fflush(stdout);
-  fprintf(stderr, "pascald: database %s, %zu frozen calibration(s) loaded, %u threads\n",
-          ctx->cfg.db_path, pd_registry_count(ctx->registry), ctx->cfg.threads);
+  fprintf(stderr, "pascald: database %s%s, %zu frozen calibration(s) loaded, %u threads\n",
+          ctx->cfg.db_path, ctx->cfg.read_only ? " (read-only)" : "",
+          pd_registry_count(ctx->registry), ctx->cfg.threads);
   int sig = 0;
   while (sigwait(&sigs, &sig) != 0) {
   }
@@ -213,6 +251,7 @@ static int serve_main(int argc, char **argv) {
   rc = 0;
 done:
   pd_replica_stop(ctx);
+  pd_plot_cache_free(ctx->plots);
   pd_registry_free(ctx->registry);
   pascal_store_close(ctx->store);
   free(ctx);

@@ -32,7 +32,9 @@ typedef struct pd_config {
   unsigned max_attempts;     /* job attempts before `failed` */
   unsigned threads;          /* MHD thread pool size (0: number of cores) */
   unsigned connection_limit;
-  unsigned connection_timeout_s;
+  unsigned connection_timeout_s; /* idle: MHD closes a connection silent this long */
+  unsigned request_deadline_s;   /* a whole request (head and body) must arrive in this */
+  unsigned connection_limit_per_ip; /* connections from one client address (0: no limit) */
   size_t connection_memory; /* MHD per-connection memory (headers, buffers) */
   size_t body_max;          /* request body cap in bytes (413 above it) */
   size_t batch_max;         /* items in one predict batch */
@@ -42,6 +44,8 @@ typedef struct pd_config {
   unsigned cors_max_age;    /* Access-Control-Max-Age of a preflight, seconds */
   char replica_of[512];     /* primary's base URL: this daemon is its read replica; "" = primary */
   unsigned replica_interval_s; /* seconds between two syncs of a replica */
+  int read_only;            /* 1: recovery: open the database read-only, start
+                               even when PRAGMA quick_check fails */
 } pd_config;
 
 /* --- roles and auth ------------------------------------------------------- */
@@ -70,6 +74,7 @@ typedef struct pd_request {
   char params[PD_PATH_PARAMS][PD_PARAM_MAX]; /* {name}/{id} path segments */
   pd_role role;
   int64_t token_id; /* id of the token used, -1 if none */
+  char token_name[64]; /* its name, "" if none */
 } pd_request;
 
 typedef struct pd_reply {
@@ -82,6 +87,7 @@ typedef struct pd_reply {
   int www_authenticate;   /* 1: add WWW-Authenticate: Bearer */
   const char *cors_origin; /* allowed Origin of the request (CORS), or NULL */
   int cors_preflight;     /* 1: answer a CORS preflight (204, allowed methods) */
+  const char *csp;        /* Content-Security-Policy of a page or image, or NULL */
 } pd_reply;
 
 typedef struct pd_ctx pd_ctx;

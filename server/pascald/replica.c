@@ -315,6 +315,11 @@ static void *poll_main(void *arg) {
 
 int pd_replica_start(pd_ctx *ctx, char *msg, size_t msglen) {
   if (!ctx->cfg.replica_of[0]) return 0;
+  if (ctx->cfg.read_only) {
+    snprintf(msg, msglen, "replica_of and read_only exclude each other (a replica writes what "
+                          "it syncs into its database)");
+    return -1;
+  }
   pd_replica *r = calloc(1, sizeof *r);
   if (!r || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
     free(r);

@@ -14,6 +14,8 @@
 
 #define R(m, p, a, b, h) {m, p, a, b, h, m " " p}
 static const pd_route route_table[] = {
+    R("GET", "/", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_ui_index),
+    R("GET", "/ui/{file}", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_ui_file),
     R("GET", "/healthz", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_healthz),
     R("GET", "/metrics", PD_ACCESS_READ, PD_BODY_NONE, pd_h_metrics),
     R("GET", "/v1/version", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_version),
@@ -35,6 +37,8 @@ static const pd_route route_table[] = {
       pd_h_calibration_freeze),
     R("GET", "/v1/calibrations/{id}/export", PD_ACCESS_READ, PD_BODY_NONE,
       pd_h_calibration_export),
+    R("GET", "/v1/calibrations/{id}/plots/{kind}.svg", PD_ACCESS_READ, PD_BODY_NONE,
+      pd_h_calibration_plot),
     R("POST", "/v1/jobs/claim", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_jobs_claim),
     R("POST", "/v1/jobs/{id}/heartbeat", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_heartbeat),
     R("POST", "/v1/jobs/{id}/result", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_result),

@@ -28,12 +28,12 @@
   " (SELECT count(*) FROM measurements WHERE calibration = c.id),"
 
 /* The job row read by jobs.c: job columns, then its calibration's workload
- * and its device's block size, its lease token and device name, then the
- * run. */
+ * and its device's block size, its lease token, device name and lease
+ * holder, then the run. */
 #define JOB_COLUMNS                                                           \
   "j.id, j.calibration, c.workload, j.state, dv.block_bytes,"                 \
   " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"              \
-  " j.last_error, j.lease_token, c.device,"                                   \
+  " j.last_error, j.lease_token, c.device, coalesce(j.lease_holder, 0),"      \
   " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat, j.heldout"   \
   " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                  \
   " JOIN devices dv ON dv.name = c.device"
@@ -90,7 +90,7 @@ static const char *const stmt_sql[ST_COUNT] = {
                          " AND c.device = ?1 AND c.state = 'collecting'"
                          " ORDER BY j.id LIMIT 1",
   [ST_JOB_LEASE] = "UPDATE jobs SET state = 'leased', lease_token = ?2,"
-                   " lease_owner = ?3, lease_expires = ?4,"
+                   " lease_owner = ?3, lease_expires = ?4, lease_holder = ?5,"
                    " attempts = attempts + 1 WHERE id = ?1 AND state = 'queued'",
   [ST_JOB_EXTEND] = "UPDATE jobs SET lease_expires = ?2 WHERE id = ?1",
   [ST_JOB_DONE] = "UPDATE jobs SET state = 'done', finished = ?2 WHERE id = ?1",
@@ -141,6 +141,8 @@ const char *pascal_store_status_name(pascal_store_status status)
   case PASCAL_STORE_STALE: return "stale";
   case PASCAL_STORE_NOMEM: return "nomem";
   case PASCAL_STORE_IO: return "io";
+  case PASCAL_STORE_FORBIDDEN: return "forbidden";
+  case PASCAL_STORE_CORRUPT: return "corrupt";
   }
   return "unknown";
 }
@@ -152,9 +154,11 @@ static pascal_status core_status(pascal_store_status status)
   case PASCAL_STORE_INVALID: return PASCAL_EINVAL;
   case PASCAL_STORE_NOT_FOUND: return PASCAL_ENOTFOUND;
   case PASCAL_STORE_CONFLICT:
-  case PASCAL_STORE_STALE: return PASCAL_EREFUSED;
+  case PASCAL_STORE_STALE:
+  case PASCAL_STORE_FORBIDDEN: return PASCAL_EREFUSED;
   case PASCAL_STORE_NOMEM: return PASCAL_ENOMEM;
-  case PASCAL_STORE_IO: return PASCAL_ERANGE;
+  case PASCAL_STORE_IO:
+  case PASCAL_STORE_CORRUPT: return PASCAL_ERANGE;
   }
   return PASCAL_ERANGE;
 }
@@ -182,6 +186,8 @@ pascal_store_status store_sql_error(sqlite3 *db, int rc, const char *what,
     status = PASCAL_STORE_CONFLICT;
   else if (primary == SQLITE_NOMEM)
     status = PASCAL_STORE_NOMEM;
+  else if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
+    status = PASCAL_STORE_CORRUPT;
   return store_fail(err, status, "", "%s: %s", what,
                     db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 }
@@ -310,14 +316,25 @@ void pascal_store_close(pascal_store *s)
   free(s);
 }
 
-pascal_store_status pascal_store_open(const char *path, pascal_store **out,
-                                      pascal_error *err)
+/* A read-only connection: the busy timeout and extended codes of configure(),
+ * and a file that already has the newest schema (nothing can migrate it). */
+static pascal_store_status configure_read_only(sqlite3 *db, pascal_error *err)
+{
+  int rc = sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
+  if (rc != SQLITE_OK)
+    return store_sql_error(db, rc, "busy_timeout", err);
+  sqlite3_extended_result_codes(db, 1);
+  return store_schema_require_latest(db, err);
+}
+
+static pascal_store_status open_file(const char *path, int read_only, pascal_store **out,
+                                     pascal_error *err)
 {
   if (!path || !*path)
     return store_fail(err, PASCAL_STORE_INVALID, "db", "database path is empty");
   if (!out)
     return store_fail(err, PASCAL_STORE_INVALID, "out", "out is NULL");
-  pascal_store_status status = make_parent(path, err);
+  pascal_store_status status = read_only ? PASCAL_STORE_OK : make_parent(path, err);
   if (status)
     return status;
   pascal_store *s = calloc(1, sizeof *s);
@@ -328,14 +345,20 @@ pascal_store_status pascal_store_open(const char *path, pascal_store **out,
     return store_fail(err, PASCAL_STORE_NOMEM, "db", "cannot create a mutex");
   }
   int rc = sqlite3_open_v2(path, &s->db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+                           read_only ? SQLITE_OPEN_READONLY
+                                     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                           NULL);
   if (rc != SQLITE_OK) {
     status = store_sql_error(s->db, rc, path, err);
     goto fail;
   }
-  status = configure(s->db, err);
-  if (!status)
-    status = store_migrate(s->db, err);
+  if (read_only) {
+    status = configure_read_only(s->db, err);
+  } else {
+    status = configure(s->db, err);
+    if (!status)
+      status = store_migrate(s->db, err);
+  }
   if (status)
     goto fail;
   for (int i = 0; i < ST_COUNT; i++) {
@@ -350,6 +373,39 @@ pascal_store_status pascal_store_open(const char *path, pascal_store **out,
   return PASCAL_STORE_OK;
 fail:
   pascal_store_close(s);
+  return status;
+}
+
+pascal_store_status pascal_store_open(const char *path, pascal_store **out,
+                                      pascal_error *err)
+{
+  return open_file(path, 0, out, err);
+}
+
+pascal_store_status pascal_store_open_read_only(const char *path, pascal_store **out,
+                                                pascal_error *err)
+{
+  return open_file(path, 1, out, err);
+}
+
+pascal_store_status pascal_store_quick_check(pascal_store *s, pascal_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  store_lock(s);
+  int rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_step(st);
+  pascal_store_status status = PASCAL_STORE_OK;
+  if (rc == SQLITE_ROW) {
+    const char *first = (const char *)sqlite3_column_text(st, 0);
+    if (!first || strcmp(first, "ok") != 0)
+      status = store_fail(err, PASCAL_STORE_CORRUPT, "db", "PRAGMA quick_check: %s",
+                          first ? first : "no answer");
+  } else {
+    status = store_sql_error(s->db, rc, "PRAGMA quick_check", err);
+  }
+  sqlite3_finalize(st);
+  store_unlock(s);
   return status;
 }
 

@@ -9,7 +9,8 @@
  * token is cleared whenever the job goes back to the queue, so a token that
  * was once valid can never match again after its lease ended, and a 'done'
  * job keeps the token of the lease that completed it (for idempotent retries
- * by that same agent only).
+ * by that same agent only). The lease belongs to its holder (the claiming
+ * API token): the right secret from another holder is FORBIDDEN.
  */
 #include "store_internal.h"
 
@@ -21,7 +22,7 @@
 
 /* Column positions of JOB_COLUMNS (db.c). */
 enum { J_ID, J_CAL, J_WORKLOAD, J_STATE, J_BLOCK_BYTES, J_OWNER, J_EXPIRES,
-       J_ATTEMPTS, J_MAX_ATTEMPTS, J_LAST_ERROR, J_TOKEN, J_DEVICE, J_RUN };
+       J_ATTEMPTS, J_MAX_ATTEMPTS, J_LAST_ERROR, J_TOKEN, J_DEVICE, J_HOLDER, J_RUN };
 
 /* A job as read inside a transaction, with its current lease token. */
 typedef struct job_row {
@@ -73,6 +74,7 @@ static pascal_store_status read_job(sqlite3_stmt *st, void *elem, pascal_error *
   store_column_copy(st, J_LAST_ERROR, j->last_error, sizeof j->last_error);
   store_column_copy(st, J_TOKEN, out->token, sizeof out->token);
   store_column_copy(st, J_DEVICE, j->device, sizeof j->device);
+  j->lease_holder = sqlite3_column_int64(st, J_HOLDER);
   store_read_run(st, J_RUN, &j->run);
   return PASCAL_STORE_OK;
 }
@@ -138,12 +140,14 @@ pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s,
   return status;
 }
 
-static pascal_store_status check_lease_args(const char *lease_token, int64_t now,
-                                            int64_t lease_seconds,
+static pascal_store_status check_lease_args(const char *lease_token, int64_t holder,
+                                            int64_t now, int64_t lease_seconds,
                                             pascal_error *err)
 {
   pascal_store_status status =
       store_check_hex(lease_token, 32, PASCAL_STORE_LEASE_MAX - 1, "lease_token", err);
+  if (!status && holder < 1)
+    status = store_fail(err, PASCAL_STORE_INVALID, "holder", "the lease holder must be >= 1");
   if (!status)
     status = store_check_time(now, err);
   if (!status && (lease_seconds < 1 || lease_seconds > STORE_LEASE_MAX))
@@ -155,7 +159,7 @@ static pascal_store_status check_lease_args(const char *lease_token, int64_t now
 /* Find the oldest queued job of the device and lease it; *id = 0 if none. */
 static pascal_store_status lease_next(pascal_store *s, const char *device,
                                       const char *agent, const char *token,
-                                      int64_t expires, int64_t *id,
+                                      int64_t holder, int64_t expires, int64_t *id,
                                       pascal_error *err)
 {
   sqlite3_stmt *st = NULL;
@@ -170,14 +174,15 @@ static pascal_store_status lease_next(pascal_store *s, const char *device,
   if (sqlite3_bind_int64(st, 1, *id) ||
       sqlite3_bind_text(st, 2, token, -1, SQLITE_STATIC) ||
       sqlite3_bind_text(st, 3, agent, -1, SQLITE_STATIC) ||
-      sqlite3_bind_int64(st, 4, expires))
+      sqlite3_bind_int64(st, 4, expires) || sqlite3_bind_int64(st, 5, holder))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "claim", err);
   return store_step_done(s, st, "claim", err);
 }
 
 pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
                                            const char *agent,
-                                           const char *lease_token, int64_t now,
+                                           const char *lease_token,
+                                           int64_t holder, int64_t now,
                                            int64_t lease_seconds,
                                            pascal_store_job *out, int *claimed,
                                            pascal_error *err)
@@ -186,7 +191,7 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
   if (!status)
     status = store_check_label(agent, "agent", err);
   if (!status)
-    status = check_lease_args(lease_token, now, lease_seconds, err);
+    status = check_lease_args(lease_token, holder, now, lease_seconds, err);
   if (!status)
     status = store_begin(s, err);
   if (status)
@@ -197,7 +202,8 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
   if (!status)
     status = expire_leases(s, now, &expired, err);
   if (!status)
-    status = lease_next(s, device, agent, lease_token, now + lease_seconds, &id, err);
+    status = lease_next(s, device, agent, lease_token, holder, now + lease_seconds, &id,
+                        err);
   if (!status)
     status = agent_seen(s, agent, now, err);
   if (!status && id)
@@ -211,15 +217,28 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
   return status;
 }
 
-/* STALE unless `row` is leased under `token` and the lease is live at now. */
+/* FORBIDDEN when `holder` is not the one that took the lease of `row`. */
+static pascal_store_status require_holder(const job_row *row, int64_t holder,
+                                          pascal_error *err)
+{
+  if (row->job.lease_holder == holder)
+    return PASCAL_STORE_OK;
+  return store_fail(err, PASCAL_STORE_FORBIDDEN, "lease_token",
+                    "job %lld was leased by another token", (long long)row->job.id);
+}
+
+/* STALE unless `row` is leased under `token` and the lease is live at now;
+ * FORBIDDEN when it is, but for another holder. */
 static pascal_store_status require_live_lease(const job_row *row,
-                                              const char *token, int64_t now,
-                                              pascal_error *err)
+                                              const char *token, int64_t holder,
+                                              int64_t now, pascal_error *err)
 {
   if (row->job.state != PASCAL_STORE_LEASED || !secret_equal(row->token, token))
     return store_fail(err, PASCAL_STORE_STALE, "lease_token",
                       "job %lld is not leased under this token",
                       (long long)row->job.id);
+  if (require_holder(row, holder, err))
+    return PASCAL_STORE_FORBIDDEN;
   if (row->job.lease_expires <= now)
     return store_fail(err, PASCAL_STORE_STALE, "lease_token",
                       "the lease on job %lld expired", (long long)row->job.id);
@@ -228,18 +247,18 @@ static pascal_store_status require_live_lease(const job_row *row,
 
 pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
                                                const char *lease_token,
-                                               int64_t now,
+                                               int64_t holder, int64_t now,
                                                int64_t lease_seconds,
                                                int64_t *lease_expires,
                                                pascal_error *err)
 {
   job_row row;
-  pascal_store_status status = check_lease_args(lease_token, now, lease_seconds, err);
+  pascal_store_status status = check_lease_args(lease_token, holder, now, lease_seconds, err);
   if (!status)
     status = store_begin_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
   if (status)
     return status;
-  status = require_live_lease(&row, lease_token, now, err);
+  status = require_live_lease(&row, lease_token, holder, now, err);
   if (!status) {
     sqlite3_stmt *st = store_stmt_get(s, ST_JOB_EXTEND);
     if (sqlite3_bind_int64(st, 1, job) || sqlite3_bind_int64(st, 2, now + lease_seconds))
@@ -298,10 +317,11 @@ static pascal_store_status complete(pascal_store *s, const job_row *row,
 
 pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
                                             const char *lease_token,
-                                            double fill_bytes, double kernel_ns,
-                                            int64_t now, pascal_error *err)
+                                            int64_t holder, double fill_bytes,
+                                            double kernel_ns, int64_t now,
+                                            pascal_error *err)
 {
-  pascal_store_status status = check_lease_args(lease_token, now, 1, err);
+  pascal_store_status status = check_lease_args(lease_token, holder, now, 1, err);
   if (!status)
     status = store_check_result(fill_bytes, kernel_ns, "result", err);
   job_row row;
@@ -309,10 +329,12 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
     status = store_begin_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
   if (status)
     return status;
-  if (row.job.state == PASCAL_STORE_DONE && secret_equal(row.token, lease_token))
-    status = compare_done(s, job, fill_bytes, kernel_ns, err);
-  else {
-    status = require_live_lease(&row, lease_token, now, err);
+  if (row.job.state == PASCAL_STORE_DONE && secret_equal(row.token, lease_token)) {
+    status = require_holder(&row, holder, err);
+    if (!status)
+      status = compare_done(s, job, fill_bytes, kernel_ns, err);
+  } else {
+    status = require_live_lease(&row, lease_token, holder, now, err);
     if (!status)
       status = complete(s, &row, fill_bytes, kernel_ns, now, err);
   }
@@ -321,12 +343,13 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
 
 pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
                                           const char *lease_token,
-                                          const char *message, int64_t now,
+                                          int64_t holder, const char *message,
+                                          int64_t now,
                                           pascal_store_job_state *state,
                                           pascal_error *err)
 {
   job_row row;
-  pascal_store_status status = check_lease_args(lease_token, now, 1, err);
+  pascal_store_status status = check_lease_args(lease_token, holder, now, 1, err);
   if (!status)
     status = store_begin_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
   if (status)
@@ -335,7 +358,7 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
   copy_message(text, sizeof text, message && *message ? message : "failed");
   int got = 0;
   int next = PASCAL_STORE_QUEUED;
-  status = require_live_lease(&row, lease_token, now, err);
+  status = require_live_lease(&row, lease_token, holder, now, err);
   if (!status) {
     sqlite3_stmt *st = store_stmt_get(s, ST_JOB_RETRY);
     if (sqlite3_bind_int64(st, 1, job) ||

@@ -11,6 +11,9 @@
  *   (triggers RAISE(ABORT) on UPDATE/DELETE, and on INSERT of measurements);
  * - a frozen row carries its bundle, report, hash and freeze time (CHECK);
  * - a run is either a well-formed scan run or a well-formed GEMM run (CHECK).
+ *
+ * A migration is appended, never edited: a file at version n has run exactly
+ * the first n strings below.
  */
 #include "store_internal.h"
 
@@ -134,6 +137,20 @@ static const char *const migrations[] = {
   "  CHECK (heldout IN (0, 1));\n"
   "ALTER TABLE measurements ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
   "  CHECK (heldout IN (0, 1));\n",
+  /* 4: a lease belongs to the API token that claimed it (lease_holder), and
+   * lease secrets are kept as SHA-256 digests from now on. Secrets stored
+   * in clear text by versions 1-3 are dropped: live leases go back to the queue
+   * with their attempt returned, done jobs forget theirs (only an identical
+   * re-upload under that old secret needed it). Frozen jobs are otherwise
+   * immutable, so their guards are lifted for this one statement. */
+  "ALTER TABLE jobs ADD COLUMN lease_holder INTEGER;\n"
+  "UPDATE jobs SET state = 'queued', lease_token = NULL, attempts = attempts - 1,\n"
+  "  last_error = 'lease dropped by the schema upgrade' WHERE state = 'leased';\n"
+  "DROP TRIGGER jobs_frozen_update;\n"
+  "DROP TRIGGER jobs_frozen_update_into;\n"
+  "UPDATE jobs SET lease_token = NULL WHERE lease_token IS NOT NULL;\n"
+  FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
+  FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration"),
 };
 
 int pascal_store_schema_latest(void)
@@ -180,6 +197,17 @@ static pascal_store_status apply(sqlite3 *db, int target, pascal_error *err)
   if (status == PASCAL_STORE_OK)
     return exec(db, "COMMIT", err);
   (void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL); /* status says what failed */
+  return status;
+}
+
+pascal_store_status store_schema_require_latest(sqlite3 *db, pascal_error *err)
+{
+  int version = 0;
+  pascal_store_status status = read_version(db, &version, err);
+  if (status == PASCAL_STORE_OK && version != pascal_store_schema_latest())
+    status = store_fail(err, PASCAL_STORE_IO, "user_version",
+                        "database schema version %d is not %d, the one this pascald "
+                        "reads without migrating", version, pascal_store_schema_latest());
   return status;
 }
 

@@ -63,6 +63,8 @@ struct pascal_store {
 
 /* The migrations (schema.c): run them all on an open connection. */
 pascal_store_status store_migrate(sqlite3 *db, pascal_error *err);
+/* IO unless the file is at the newest version (read-only opens). */
+pascal_store_status store_schema_require_latest(sqlite3 *db, pascal_error *err);
 /* Newest schema version this library knows. */
 
 /* The statement `which`, reset and with bindings cleared, ready to bind. */

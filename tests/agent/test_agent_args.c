@@ -50,6 +50,10 @@ static void test_defaults_and_forms(void)
   /* --probe needs only the (cuda) backend: no server, device or token */
   CHECK_INT(PARSE(&a, msg, "--probe", "--backend", "cuda"), AGENT_ARGS_OK);
   CHECK_INT(a.probe, 1);
+  CHECK_INT(PARSE(&a, msg, "--probe", "--backend", "sim", "--capacity-blocks", "4294967295",
+                  "--lock", "/tmp/x.lock"), AGENT_ARGS_OK);
+  CHECK_INT(a.capacity_blocks, 4294967295u);
+  CHECK(a.lock && strcmp(a.lock, "/tmp/x.lock") == 0);
   CHECK(a.server == NULL && a.device == NULL);
 
   CHECK_INT(PARSE(&a, msg, "--help"), AGENT_ARGS_HELP);
@@ -87,7 +91,8 @@ static void test_rejections(void)
     {ARGC("--profile"), ARGV("--profile"), "--profile"},
     {ARGC("--frobnicate"), ARGV("--frobnicate"), "--frobnicate"},
     {ARGC("stray"), ARGV("stray"), "stray"},
-    {ARGC("--probe", "--backend", "sim"), ARGV("--probe", "--backend", "sim"), "--probe needs --backend cuda"},
+    {ARGC("--capacity-blocks", "0"), ARGV("--capacity-blocks", "0"), "--capacity-blocks"},
+    {ARGC("--lock="), ARGV("--lock="), "--lock"},
     {ARGC("--probe"), ARGV("--probe"), "--backend"},
     {ARGC("--token", "secret"), ARGV("--token", "secret"), "--token-file"},
     {ARGC("--token=secret"), ARGV("--token=secret"), "PASCAL_TOKEN"},

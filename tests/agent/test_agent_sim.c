@@ -22,7 +22,7 @@ static void describe(const char *profile, pascal_backend_device *d)
   CHECK_INT(pascal_backend_sim_ops.open(profile, &b, &err), PASCAL_OK);
   if (!b)
     return;
-  CHECK_INT(pascal_backend_sim_ops.describe(b, d, &err), PASCAL_OK);
+  CHECK_INT(pascal_backend_sim_ops.describe(b, 0, d, &err), PASCAL_OK);
   pascal_backend_sim_ops.close(b);
 }
 

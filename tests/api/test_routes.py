@@ -213,7 +213,7 @@ class Routes(DaemonTest):
         s = r.json
         self.assertGreaterEqual(s["requests"]["total"], 1)
         self.assertGreaterEqual(s["calibrations"]["frozen"], 1)
-        self.assertIn("harness", [a["name"] for a in s["agents"]])
+        self.assertIn("test-agent/harness", [a["name"] for a in s["agents"]])  # token/agent
         routes = {x["route"]: x for x in s["requests"]["by_route"]}
         self.assertGreaterEqual(routes["GET /healthz"]["by_status"].get("200", 0), 1)
         b = s["requests"]["latency"]["buckets"]
@@ -297,6 +297,13 @@ class Routes(DaemonTest):
                      token=self.admin)
         self.assertStatus(r, 400)
         self.assertTrue(r.json["error"]["field"].startswith("plan"))
+        # A scan size not above the device's C (256) is refused, the size named.
+        for sizes, bad in (([512, 256], 1), ([100], 0)):
+            r = self.req("POST", "/v1/calibrations", {"device": "life-dev", "plan": dict(plan, sizes=sizes)},
+                         token=self.admin)
+            self.assertStatus(r, 400)
+            self.assertEqual(r.json["error"]["field"], "plan.sizes[%d]" % bad)
+            self.assertIn("N = %d" % sizes[bad], r.json["error"]["message"])
         r = self.req("POST", "/v1/calibrations", {"device": "life-dev", "plan": plan}, token=self.admin)
         self.assertStatus(r, 201)
         cid = r.json["id"]

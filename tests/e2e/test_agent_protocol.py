@@ -5,7 +5,8 @@ agent into cases a healthy daemon rarely shows: 5xx answers retried with
 backoff, a 4xx never retried (exit 7), a non-JSON answer (exit 7), heartbeats carrying the lease while a
 job runs longer than a quarter of its lease, a heartbeat refused with 409 (the
 result is discarded, not uploaded), a backend failure reported through /fail,
-an unreadable job reported and fatal, and --concurrency 2.
+an unreadable job reported and fatal, --concurrency 2, and the device's
+capacity C taken from the server's registration (looked up before registering).
 
 Usage: test_agent_protocol.py --agent PATH --source DIR
 """
@@ -52,6 +53,7 @@ class Fake:
         self.done = 0
         self.claim_errors = list(claim_errors)
         self.heartbeat_status = heartbeat_status
+        self.registered = True  # GET /v1/devices/tiny finds the device
         self.events = []  # (time, method, path, body, status)
         self.lock = threading.Lock()
         fake = self
@@ -92,6 +94,8 @@ class Fake:
         with self.lock:
             if method == "POST" and path == "/v1/devices":
                 return 200, dict(TINY, name=body["name"])
+            if method == "GET" and path == "/v1/devices/tiny" and self.registered:
+                return 200, {"device": dict(TINY, name="tiny")}
             if method == "POST" and path == "/v1/jobs/claim":
                 if self.claim_errors:
                     st = self.claim_errors.pop(0)
@@ -173,6 +177,20 @@ def main():
         check(len(re.findall(r"claim: server error .* retry \d+/10", out)) == 2, "two logged retries:\n" + out)
         check(len(fake.calls("/result")) == 1, "the job's result was uploaded once")
         check("1/1" in out, "progress 1/1 shown:\n" + out)
+        fake.close()
+
+        scenario("the device's C comes from the server, looked up before registering")
+        fake = Fake([scan_job(1)])
+        code, out = run_agent(args, fake, tmp, "known-c")
+        check(code == 0, "exit 0: %s\n%s" % (code, out))
+        check("registered with C = 64 blocks: not measured again" in out, "stored C used:\n" + out)
+        lookup, register = fake.calls("/v1/devices/tiny"), fake.calls("/v1/devices")
+        check(lookup and register and lookup[0][0] <= register[0][0], "lookup before registration")
+        fake.close()
+        fake = Fake([scan_job(1)])
+        fake.registered = False  # a device nobody registered: nothing to reuse
+        code, out = run_agent(args, fake, tmp, "unknown-c")
+        check(code == 0 and "not measured again" not in out, "no stored C: %s\n%s" % (code, out))
         fake.close()
 
         scenario("a 4xx is never retried")

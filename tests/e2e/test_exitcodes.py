@@ -4,7 +4,11 @@
 4 for a device the server does not know (agent token) or knows with other
 constants, 5 for an unreachable server after the retries, 2 for usage errors
 (including a token on the command line), 6 for --backend cuda in a build
-without CUDA."""
+without CUDA and for a device whose lock another process holds (the holder's
+pid named); --probe on the sim prints the profile's constants."""
+import fcntl
+import json
+import os
 import socket
 
 from e2e import Agent, World, check, finish, parse_args
@@ -66,7 +70,35 @@ def main():
         # with a GPU its constants differ from the tiny sim device's (4).
         check(got in (6, 4), "cuda backend: exit %s\n%s" % (got, text))
         check("cuda" in text.lower(), "the cuda outcome names the backend: " + text)
-        expect(w, "ok", base + ["--device", "tiny"], 0, "no job left", token=w.agent_token)
+        # One process profiles a device at a time: this test holds the lock.
+        lock = os.path.join(w.dir, "dev.lock")
+        with open(lock, "w") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            held.write("%d\n" % os.getpid())
+            held.flush()
+            expect(w, "locked", base + ["--device", "tiny", "--lock", lock], 6,
+                   "being profiled by another process, pid %d" % os.getpid(), token=w.agent_token)
+            expect(w, "locked-probe", ["--probe", "--backend", "sim", "--lock", lock], 6,
+                   "one process at a time")
+        got, text = run(w, "probe", ["--probe", "--backend", "sim", "--profile", w.profile,
+                                     "--lock", lock])
+        check(got == 0, "sim probe: exit %s\n%s" % (got, text))
+        line = [l for l in text.splitlines() if "probe json: " in l]
+        check(len(line) == 1, "one probe json line:\n" + text)
+        probe = json.loads(line[0].split("probe json: ", 1)[1])
+        check(probe["capacity_blocks"] == 64 and probe["sm_count"] == 4 and probe["smem_per_sm"] == 0,
+              "sim probe constants: %r" % probe)
+        # --static: the cluster experiment through the sim's static path; the
+        # sim is exact LRU, so K is the cluster count, as the gap law says.
+        got, text = run(w, "static", ["--static", "--backend", "sim", "--profile", w.profile,
+                                      "--rounds", "200"])
+        check(got == 0, "static: exit %s\n%s" % (got, text))
+        doc = json.loads([l for l in text.splitlines() if l.startswith("static json: ")][0][13:])
+        check(len(doc["rows"]) == 12 and doc["M"] == 4 and doc["N"] == 8192, "static rows: %r" % doc)
+        check(all(r["K"] == r["clusters"] == r["gap_law"] for r in doc["rows"]), "static K: %r" % doc)
+        check(doc["mape"]["gap_law"] == 0 and doc["mape"]["che"] > 50, "static MAPE: %r" % doc["mape"])
+        expect(w, "ok", base + ["--device", "tiny", "--lock", lock], 0, "no job left",
+               token=w.agent_token)
     finish()
 
 

@@ -29,7 +29,7 @@ def main():
         a.proc.wait()
         job = int(m.group(1))
         rows = w.sql("SELECT state, lease_owner FROM jobs WHERE id = ?", (job,))
-        check(rows == [("leased", "agent-a")],
+        check(rows == [("leased", "e2e-agent/agent-a")],  # <token name>/<agent>
               "job %d still leased to the killed agent: %r" % (job, rows))
 
         b = w.agent("agent-b", "tiny", "--until-idle")

@@ -94,9 +94,25 @@ pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], c
                                   int64_t now, pascal_store_job *j)
 {
   int claimed = 0;
-  pascal_store_status status = pascal_store_job_claim(f->s, "gb10", agent, fixture_token(tok, c),
+  pascal_store_status status = pascal_store_job_claim(f->s, "gb10", agent, fixture_token(tok, c), HOLDER,
                                                       now, FIXTURE_LEASE, j, &claimed, NULL);
   return status == PASCAL_STORE_OK && !claimed ? PASCAL_STORE_NOT_FOUND : status;
+}
+
+int64_t fixture_frozen_calibration(fixture *f, char tok[33], pascal_store_job *j, int64_t now)
+{
+  int64_t cal = fixture_calibration(f, 1, 0);
+  pascal_error err;
+  pascal_store_status status = fixture_claim(f, "a", tok, 'e', now, j);
+  if (!status)
+    status = pascal_store_job_result(f->s, j->id, tok, HOLDER, 9.0, 1.0, now + 1, &err);
+  if (!status)
+    status = pascal_store_calibration_freeze(f->s, cal, "{}", "{}", FIXTURE_HASH, now + 2, &err);
+  if (status) {
+    fprintf(stderr, "fixture frozen calibration failed: %s\n", pascal_store_status_name(status));
+    exit(2);
+  }
+  return cal;
 }
 
 int fixture_sql(const fixture *f, const char *sql)

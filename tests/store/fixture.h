@@ -29,6 +29,9 @@ pascal_store_run fixture_scan_run(unsigned i);
 int64_t fixture_calibration(fixture *f, unsigned n, uint32_t max_attempts);
 /* A lease token made of `c` repeated 32 times ("aaaa..."), in buf[33]. */
 const char *fixture_token(char *buf, char c);
+/* The lease holder (an API token id in pascald) of every lease the tests
+ * take, unless they test another holder. */
+#define HOLDER 1
 /* Lease length (seconds) of fixture_claim(). */
 #define FIXTURE_LEASE 60
 /* `agent` claims the next job of gb10 at `now` for a FIXTURE_LEASE lease under the
@@ -36,6 +39,11 @@ const char *fixture_token(char *buf, char c);
  * answered OK with nothing queued (so *j is set whenever this returns OK). */
 pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], char c,
                                   int64_t now, pascal_store_job *j);
+/* A content hash for frozen calibrations. */
+#define FIXTURE_HASH "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+/* A calibration of one job, claimed at `now` under fixture_token(tok, 'e'),
+ * done at now + 1 and frozen at now + 2; returns its id, the job in *j. */
+int64_t fixture_frozen_calibration(fixture *f, char tok[33], pascal_store_job *j, int64_t now);
 
 /* Execute SQL on a second, raw connection to the same file; returns the
  * sqlite3 result code (SQLITE_OK or the error). */

@@ -123,6 +123,7 @@ static void test_migration_from_1(void)
                             "ALTER TABLE devices DROP COLUMN l2_bytes; "
                             "ALTER TABLE jobs DROP COLUMN heldout; "
                             "ALTER TABLE measurements DROP COLUMN heldout; "
+                            "ALTER TABLE jobs DROP COLUMN lease_holder; "
                             "PRAGMA user_version = 1"), SQLITE_OK);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM pragma_table_info('devices')"), 6);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);

@@ -11,7 +11,6 @@
 #include "check.h"
 #include "fixture.h"
 
-#define HASH "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
 
 static int64_t frozen_calibration(fixture *f)
 {
@@ -21,7 +20,7 @@ static int64_t frozen_calibration(fixture *f)
     {.run = fixture_scan_run(1), .fill_bytes = 3.0, .kernel_ns = 4.0}};
   int64_t id = 0;
   CHECK_INT(pascal_store_calibration_import(f->s, &d, PASCAL_STORE_SCAN, "{}", ms, 2, "{\"b\":0}",
-                                            "{}", HASH, 10, &id, NULL, NULL), PASCAL_STORE_OK);
+                                            "{}", FIXTURE_HASH, 10, &id, NULL, NULL), PASCAL_STORE_OK);
   return id;
 }
 
@@ -59,7 +58,7 @@ static void test_frozen_rows_refused(void)
   char tok[33];
   pascal_store_job j;
   CHECK_INT(fixture_claim(&f, "a", tok, 'd', 20, &j), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, 9.0, 1.0, 21, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.0, 1.0, 21, NULL), PASCAL_STORE_OK);
   char sql[256];
   snprintf(sql, sizeof sql, "UPDATE measurements SET calibration = %lld WHERE calibration = %lld",
            (long long)id, (long long)open_cal);
@@ -92,13 +91,9 @@ static void test_frozen_jobs_refused(void)
 {
   fixture f;
   fixture_open(&f);
-  int64_t cal = fixture_calibration(&f, 1, 0);
   char tok[33];
   pascal_store_job j;
-  CHECK_INT(fixture_claim(&f, "a", tok, 'e', 20, &j), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, 9.0, 1.0, 21, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_calibration_freeze(f.s, cal, "{}", "{}", HASH, 22, NULL),
-            PASCAL_STORE_OK);
+  int64_t cal = fixture_frozen_calibration(&f, tok, &j, 20);
   CHECK_INT(sql_on(&f, "UPDATE jobs SET state = 'queued' WHERE calibration = %lld", cal),
             SQLITE_CONSTRAINT);
   CHECK_INT(sql_on(&f, "DELETE FROM jobs WHERE calibration = %lld", cal), SQLITE_CONSTRAINT);
@@ -106,8 +101,8 @@ static void test_frozen_jobs_refused(void)
             SQLITE_CONSTRAINT);
   /* Through the API: an identical retry is still OK (no write), a
    * different one is a conflict; nothing changed. */
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, 9.0, 1.0, 23, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, 9.5, 1.0, 23, NULL), PASCAL_STORE_CONFLICT);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.0, 1.0, 23, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.5, 1.0, 23, NULL), PASCAL_STORE_CONFLICT);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements WHERE fill_bytes = 9.0"), 1);
   fixture_done(&f);
 }

@@ -17,8 +17,8 @@ static void test_fresh_and_reopen(void)
   int version = -1;
   CHECK_INT(pascal_store_schema_version(f.s, &version, NULL), PASCAL_STORE_OK);
   /* Migrations in store/src/schema.c: 1 the initial schema, 2 devices' CUDA
-   * identity, 3 the held-out flag of runs. */
-  CHECK_INT(pascal_store_schema_latest(), 3);
+   * identity, 3 the held-out flag of runs, 4 lease holders and hashed lease secrets. */
+  CHECK_INT(pascal_store_schema_latest(), 4);
   CHECK_INT(version, pascal_store_schema_latest());
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
   /* WAL is a property of the file: a second connection sees it. */
@@ -101,6 +101,49 @@ static void test_failed_migration_rolls_back(void)
   fixture_done(&f);
 }
 
+/* Migration 4 on a version-3 file (rebuilt from a fresh one by dropping the
+ * column and storing clear-text secrets as versions 1-3 did): the live lease
+ * goes back to the queue with its attempt returned, no clear-text secret is
+ * left (a frozen calibration's job included), the frozen guard is back. */
+static void test_migration_4_hashes_leases(void)
+{
+  fixture f;
+  fixture_open(&f);
+  char tok[33];
+  pascal_store_job j;
+  fixture_frozen_calibration(&f, tok, &j, 10);
+  fixture_calibration(&f, 2, 0);
+  CHECK_INT(fixture_claim(&f, "b", tok, 'b', 20, &j), PASCAL_STORE_OK);
+  int triggers = fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'");
+  pascal_store_close(f.s);
+  f.s = NULL;
+  CHECK_INT(fixture_sql(&f, "DROP TRIGGER jobs_frozen_update;"
+                            "DROP TRIGGER jobs_frozen_update_into;"
+                            "UPDATE jobs SET lease_token = 'cleartext' || id;"
+                            "ALTER TABLE jobs DROP COLUMN lease_holder;"
+                            "CREATE TRIGGER jobs_frozen_update BEFORE UPDATE ON jobs"
+                            " WHEN (SELECT state FROM calibrations WHERE id = OLD.calibration)"
+                            " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
+                            "CREATE TRIGGER jobs_frozen_update_into BEFORE UPDATE ON jobs"
+                            " WHEN (SELECT state FROM calibrations WHERE id = NEW.calibration)"
+                            " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
+                            "PRAGMA user_version = 3"), SQLITE_OK);
+  CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
+  CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM jobs WHERE lease_token IS NOT NULL"), 0);
+  CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM jobs WHERE state = 'leased'"), 0);
+  pascal_store_job got;
+  CHECK_INT(pascal_store_job_get(f.s, j.id, &got, NULL), PASCAL_STORE_OK);
+  CHECK_INT(got.state, PASCAL_STORE_QUEUED);
+  CHECK_INT(got.attempts, 0);
+  CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'"),
+            triggers);
+  CHECK_INT(fixture_sql(&f, "UPDATE jobs SET state = 'queued' WHERE calibration = 1"),
+            SQLITE_CONSTRAINT);
+  CHECK_INT(fixture_sql(&f, "PRAGMA integrity_check"), SQLITE_OK);
+  fixture_done(&f);
+}
+
 static void test_open_arguments(void)
 {
   pascal_store *s = NULL;
@@ -120,6 +163,7 @@ int main(void)
   test_fresh_and_reopen();
   test_newer_version_refused();
   test_failed_migration_rolls_back();
+  test_migration_4_hashes_leases();
   test_open_arguments();
   return check_summary();
 }

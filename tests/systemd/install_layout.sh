@@ -43,6 +43,16 @@ for bundle in "$src"/deploy/calibrations/*.json; do
     || fail "bundle $(basename "$bundle") not installed"
 done
 
+# The installed agent runs; on a CUDA build it finds the installed backend.
+env -i PATH=/usr/bin:/bin "$root/opt/pascal/bin/pascal-agent" --help > /dev/null 2>&1 \
+  || fail "the installed pascal-agent does not run"
+if [ -n "$(find "$build/calibrator/cuda" -maxdepth 1 -name 'libpascal_cuda_backend.so*' 2>/dev/null)" ]; then
+  [ -f "$root/opt/pascal/lib/libpascal_cuda_backend.so" ] || fail "cuda backend not installed in <prefix>/lib"
+  env -i PATH=/usr/bin:/bin ldd "$root/opt/pascal/bin/pascal-agent" | grep -q "=> $root/opt/pascal/bin/../lib/libpascal_cuda_backend.so" \
+    || fail "the installed agent does not resolve the installed cuda backend"
+  grep -q 'cuda backend installed' "$tmp/log" || fail "install.sh did not report the cuda backend"
+fi
+
 # The admin's edits survive a re-install.
 echo "lease_seconds = 120" >> "$root/etc/pascal-test/pascald.conf"
 run_install || fail "second install.sh failed"

@@ -1,0 +1,93 @@
+/*
+ * pascal/plan_gen.h - the paper's calibration and held-out plans for a given
+ * device (paper "PASCAL: A Progress Divergence-Aware Shared-Cache Model",
+ * sections 4.4 and 5: 63 scan calibration keys at three sizes and four
+ * horizons, 42 held-out scan keys at five (N, W) pairs with two repeats,
+ * 120 GEMM calibration shapes, 60 held-out GEMM shapes).
+ *
+ * What depends on the device:
+ *   - sizes: N = C / eta for the paper's eta values, which are those of GB10
+ *     (C = 1280, N = 3072, 4096, 6144 -> eta = 5/12, 5/16, 5/24), so every
+ *     size is above C whatever C is; the held-out sizes follow the same rule
+ *     (GB10: 4096 and 5120, eta = 5/16 and 1/4);
+ *   - occupancies: a TMA family (o, tma, d) is feasible when o CTAs, each with
+ *     d buffers of block_bytes plus its barriers and the per-CTA reservation,
+ *     fit into the shared memory of one SM. The seven families are the
+ *     synchronous path at o = 1, 2, the depth sweep d = 2, 3, 4 at o = 1, and
+ *     the highest feasible occupancy (at most `max_occupancy`, default 2) at
+ *     d = 2 and d = 3. GB10 (100 KiB per SM) gives exactly the shipped
+ *     deploy/plans/scan-paper.json. A device on which a family does not fit is
+ *     refused with the family named, never given a smaller plan silently.
+ * GEMM shapes are device-independent (they are the paper's grids).
+ *
+ * The held-out scan panel is not one cross product of sizes and horizons,
+ * so it is emitted as PASCAL_PLAN_SCAN_HELDOUT_PARTS ordinary plans (parts
+ * 1..n), one per held-out size; together they hold 42 keys x 5 (N, W) pairs
+ * x 2 repeats = 420 runs.
+ */
+#ifndef PASCAL_PLAN_GEN_H
+#define PASCAL_PLAN_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pascal/error.h"
+#include "pascal/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum pascal_plan_kind {
+  PASCAL_PLAN_KIND_SCAN = 0,         /* 63 keys x 3 sizes x 4 horizons = 756 runs */
+  PASCAL_PLAN_KIND_SCAN_HELDOUT = 1, /* 42 keys, parts 1..2, 420 runs in all       */
+  PASCAL_PLAN_KIND_GEMM = 2,         /* 120 shapes                                 */
+  PASCAL_PLAN_KIND_GEMM_HELDOUT = 3  /* 60 shapes                                  */
+} pascal_plan_kind;
+
+#define PASCAL_PLAN_SCAN_HELDOUT_PARTS 2u
+/* Bytes of shared memory the driver reserves per resident CTA (sm_80 on). */
+#define PASCAL_PLAN_SMEM_RESERVED_PER_CTA 1024u
+
+/* What the generator needs to know about the device (from its probe). */
+typedef struct pascal_plan_device {
+  uint64_t capacity_blocks; /* effective L2 capacity C in blocks, >= 1     */
+  uint32_t block_bytes;     /* bytes per block (16384), multiple of 16     */
+  uint64_t smem_per_sm;     /* shared memory per SM in bytes; 0: no limit
+                               (the CPU sim device)                        */
+  uint32_t max_occupancy;   /* cap on the high-occupancy families; 0: 2    */
+} pascal_plan_device;
+
+/* "scan", "scan-heldout", "gemm", "gemm-heldout"; NULL for an invalid kind. */
+const char *pascal_plan_kind_name(pascal_plan_kind kind);
+/* Parse the names above; PASCAL_EINVAL (field "kind") otherwise. */
+pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out,
+                                     pascal_error *err);
+/* Number of plan files the kind is emitted as (scan-heldout: 2, else 1). */
+unsigned pascal_plan_kind_parts(pascal_plan_kind kind);
+
+/* Highest occupancy o at which o CTAs with d TMA buffers of block_bytes fit
+ * into smem_per_sm (the kernel's layout: 8-byte barriers padded to 128 bytes,
+ * then the buffers, plus the per-CTA reservation); 0 if not even one fits.
+ * d = 0 (synchronous path) needs no buffers: the result is then UINT32_MAX,
+ * as it is whenever smem_per_sm is 0 (no limit). */
+uint32_t pascal_plan_max_occupancy(uint64_t smem_per_sm, uint32_t d, uint32_t block_bytes);
+
+/* Build plan `part` (1-based; 1 for kinds with one part) of `kind` for the
+ * device into *out (initialised with pascal_plan_init; the caller frees it
+ * with pascal_plan_free). The result is validated. Errors name the field:
+ * "capacity_blocks", "block_bytes", "smem_per_sm" (with the family that does
+ * not fit), "max_occupancy", "part". */
+pascal_status pascal_plan_generate(const pascal_plan_device *dev, pascal_plan_kind kind,
+                                   unsigned part, pascal_plan *out, pascal_error *err);
+
+/* Refuse a scan plan with a size N not above the device's capacity C
+ * (the gap law and the transfer in eta = C/N need C < N): PASCAL_EINVAL,
+ * field "sizes[i]", message naming N and C. GEMM plans always pass. */
+pascal_status pascal_plan_check_capacity(const pascal_plan *plan, uint64_t capacity_blocks,
+                                         pascal_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,234 @@
+/*
+ * plan_gen.c - the paper's calibration and held-out plans for one device
+ * (pascal/plan_gen.h; paper sections 4.4 and 5, "Calibration protocol" and
+ * the evaluation's test panels). The rule is written out in docs/plans.md;
+ * for GB10 (C = 1280, 100 KiB of shared memory per SM) it yields the shipped
+ * deploy/plans/scan-paper.json and gemm-paper.json.
+ */
+#include "pascal/plan_gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sizes as multiples of C / 5: eta = C/N = 5/k (GB10: 1280 x k / 5). */
+static const uint32_t scan_size_k[] = {12, 16, 24};         /* 3072, 4096, 6144 */
+static const uint64_t scan_horizons[] = {1, 4, 16, 64};
+/* Held-out: N = 16 C/5 and 4 C (GB10: 4096 and 5120), five (N, W) pairs
+ * from short to long work, containing the three pairs the paper names:
+ * (4096, 1), (4096, 64) and (5120, 80). */
+typedef struct heldout_part {
+  uint32_t k;
+  uint64_t horizons[3];
+  size_t n_horizons;
+} heldout_part;
+static const heldout_part scan_heldout[PASCAL_PLAN_SCAN_HELDOUT_PARTS] = {
+  {16, {1, 8, 64}, 3},
+  {20, {24, 80}, 2},
+};
+#define HELDOUT_REPEATS 2u
+
+/* Compute values m = 4k + r: calibration k in {0, 1, 3}, r in {0, 1, 2};
+ * held-out the six left free between them (docs/plans.md). */
+static const uint32_t scan_m[] = {0, 1, 2, 4, 5, 6, 12, 13, 14};
+static const uint32_t scan_heldout_m[] = {3, 7, 8, 9, 10, 11};
+
+/* GEMM grids (elements): calibration powers of two, held-out shapes the
+ * paper's test grid; all multiples of the 128 x 128 x 64 tile. */
+static const uint64_t gemm_mg[] = {256, 512, 1024, 2048, 4096, 8192};
+static const uint64_t gemm_ng[] = {256, 512, 1024, 2048, 4096};
+static const uint64_t gemm_kg[] = {1024, 2048, 4096, 8192};
+static const uint64_t gemm_heldout_mg[] = {640, 896, 1280, 2560, 5120};
+static const uint64_t gemm_heldout_ng[] = {640, 896, 1280, 2560};
+static const uint64_t gemm_heldout_kg[] = {1280, 2560, 5120};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define N_FAMILIES 7u
+
+static const char *const kind_names[] = {"scan", "scan-heldout", "gemm", "gemm-heldout"};
+
+const char *pascal_plan_kind_name(pascal_plan_kind kind)
+{
+  return (unsigned)kind < COUNT(kind_names) ? kind_names[kind] : NULL;
+}
+
+pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out,
+                                     pascal_error *err)
+{
+  for (size_t i = 0; text && i < COUNT(kind_names); i++)
+    if (strcmp(text, kind_names[i]) == 0) {
+      *out = (pascal_plan_kind)i;
+      return PASCAL_OK;
+    }
+  return pascal_error_set(err, PASCAL_EINVAL, "kind",
+                          "kind must be scan, scan-heldout, gemm or gemm-heldout");
+}
+
+unsigned pascal_plan_kind_parts(pascal_plan_kind kind)
+{
+  return kind == PASCAL_PLAN_KIND_SCAN_HELDOUT ? PASCAL_PLAN_SCAN_HELDOUT_PARTS : 1u;
+}
+
+uint32_t pascal_plan_max_occupancy(uint64_t smem_per_sm, uint32_t d, uint32_t block_bytes)
+{
+  if (smem_per_sm == 0 || d == 0)
+    return UINT32_MAX;
+  /* The open scan's dynamic shared memory: barriers padded to 128 bytes,
+   * then d buffers (kernels/open_scan.cu). */
+  const uint64_t per_cta = 128u * (((uint64_t)d * 8u + 127u) / 128u) +
+                           (uint64_t)d * block_bytes + PASCAL_PLAN_SMEM_RESERVED_PER_CTA;
+  const uint64_t o = smem_per_sm / per_cta;
+  return o > UINT32_MAX ? UINT32_MAX : (uint32_t)o;
+}
+
+/* The seven families (o, path, d). */
+static pascal_status scan_families(const pascal_plan_device *dev, pascal_plan_key fam[N_FAMILIES],
+                                   pascal_error *err)
+{
+  const uint32_t cap = dev->max_occupancy ? dev->max_occupancy : 2u;
+  if (cap < 2 || cap > PASCAL_PLAN_MAX_OCCUPANCY)
+    return pascal_error_set(err, PASCAL_EINVAL, "max_occupancy",
+                            "max_occupancy must be in [2, %u], got %u", PASCAL_PLAN_MAX_OCCUPANCY,
+                            cap);
+  static const struct {
+    uint32_t o; /* 0: the highest feasible occupancy, at most cap */
+    pascal_plan_path path;
+    uint32_t d;
+  } rule[N_FAMILIES] = {
+    {1, PASCAL_PLAN_SYNC, 0}, {2, PASCAL_PLAN_SYNC, 0}, {1, PASCAL_PLAN_TMA, 2},
+    {1, PASCAL_PLAN_TMA, 3},  {1, PASCAL_PLAN_TMA, 4},  {0, PASCAL_PLAN_TMA, 2},
+    {0, PASCAL_PLAN_TMA, 3},
+  };
+  for (unsigned i = 0; i < N_FAMILIES; i++) {
+    const uint32_t most = pascal_plan_max_occupancy(dev->smem_per_sm, rule[i].d, dev->block_bytes);
+    const uint32_t o = rule[i].o ? rule[i].o : (most < cap ? most : cap);
+    if (o > most || (rule[i].o == 0 && o < 2))
+      return pascal_error_set(err, PASCAL_EINVAL, "smem_per_sm",
+                              "family (o=%u, %s, d=%u) does not fit: %llu bytes of shared memory "
+                              "per SM hold %u CTA(s) with %u buffers of %u bytes",
+                              rule[i].o ? rule[i].o : 2u, pascal_plan_path_name(rule[i].path),
+                              rule[i].d, (unsigned long long)dev->smem_per_sm, most, rule[i].d,
+                              dev->block_bytes);
+    fam[i] = (pascal_plan_key){o, rule[i].path, rule[i].d, 0};
+  }
+  return PASCAL_OK;
+}
+
+static pascal_status scan_plan(const pascal_plan_device *dev, const uint32_t *k, size_t n_k,
+                               const uint64_t *horizons, size_t n_h, const uint32_t *ms,
+                               size_t n_m, uint32_t repeats, pascal_plan *out, pascal_error *err)
+{
+  pascal_plan_key fam[N_FAMILIES];
+  pascal_status st = scan_families(dev, fam, err);
+  if (st)
+    return st;
+  out->workload = PASCAL_PLAN_SCAN;
+  out->repeats = repeats;
+  out->sizes = malloc(n_k * sizeof *out->sizes);
+  out->horizons = malloc(n_h * sizeof *out->horizons);
+  out->keys = malloc(N_FAMILIES * n_m * sizeof *out->keys);
+  if (!out->sizes || !out->horizons || !out->keys)
+    return pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory building the plan");
+  for (size_t i = 0; i < n_k; i++) /* N = round(k C / 5) */
+    out->sizes[i] = (k[i] * dev->capacity_blocks * 2u + 5u) / 10u;
+  out->n_sizes = n_k;
+  memcpy(out->horizons, horizons, n_h * sizeof *horizons);
+  out->n_horizons = n_h;
+  for (size_t f = 0; f < N_FAMILIES; f++)
+    for (size_t j = 0; j < n_m; j++) {
+      out->keys[out->n_keys] = fam[f];
+      out->keys[out->n_keys++].m = ms[j];
+    }
+  return PASCAL_OK;
+}
+
+static pascal_status gemm_plan(const uint64_t *mg, size_t n_mg, const uint64_t *ng, size_t n_ng,
+                               const uint64_t *kg, size_t n_kg, pascal_plan *out,
+                               pascal_error *err)
+{
+  out->workload = PASCAL_PLAN_GEMM;
+  out->repeats = 1;
+  out->shapes = malloc(n_mg * n_ng * n_kg * sizeof *out->shapes);
+  if (!out->shapes)
+    return pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory building the plan");
+  for (size_t a = 0; a < n_mg; a++)
+    for (size_t b = 0; b < n_ng; b++)
+      for (size_t c = 0; c < n_kg; c++)
+        out->shapes[out->n_shapes++] = (pascal_plan_shape){mg[a], ng[b], kg[c]};
+  return PASCAL_OK;
+}
+
+static pascal_status check_device(const pascal_plan_device *dev, pascal_error *err)
+{
+  /* 24/5 C must stay a plan extent (and 48 C must not overflow). */
+  if (dev->capacity_blocks < 1 || dev->capacity_blocks > PASCAL_PLAN_MAX_EXTENT / 5u)
+    return pascal_error_set(err, PASCAL_EINVAL, "capacity_blocks",
+                            "capacity_blocks must be in [1, %llu], got %llu",
+                            (unsigned long long)(PASCAL_PLAN_MAX_EXTENT / 5u),
+                            (unsigned long long)dev->capacity_blocks);
+  if (dev->block_bytes == 0 || dev->block_bytes % 16u != 0 || dev->block_bytes > (1u << 20))
+    return pascal_error_set(err, PASCAL_EINVAL, "block_bytes",
+                            "block_bytes must be a multiple of 16 in [16, 1048576], got %u",
+                            dev->block_bytes);
+  return PASCAL_OK;
+}
+
+pascal_status pascal_plan_generate(const pascal_plan_device *dev, pascal_plan_kind kind,
+                                   unsigned part, pascal_plan *out, pascal_error *err)
+{
+  if (!pascal_plan_kind_name(kind))
+    return pascal_error_set(err, PASCAL_EINVAL, "kind", "unknown plan kind %d", (int)kind);
+  const unsigned parts = pascal_plan_kind_parts(kind);
+  if (part < 1 || part > parts)
+    return pascal_error_set(err, PASCAL_EINVAL, "part", "%s has part%s 1%s, got %u",
+                            pascal_plan_kind_name(kind), parts > 1 ? "s" : "",
+                            parts > 1 ? "..2" : "", part);
+  pascal_status st = check_device(dev, err);
+  if (st)
+    return st;
+  pascal_plan_free(out);
+  const heldout_part *h = &scan_heldout[part - 1];
+  switch (kind) {
+  case PASCAL_PLAN_KIND_SCAN:
+    st = scan_plan(dev, scan_size_k, COUNT(scan_size_k), scan_horizons, COUNT(scan_horizons),
+                   scan_m, COUNT(scan_m), 1, out, err);
+    break;
+  case PASCAL_PLAN_KIND_SCAN_HELDOUT:
+    st = scan_plan(dev, &h->k, 1, h->horizons, h->n_horizons, scan_heldout_m,
+                   COUNT(scan_heldout_m), HELDOUT_REPEATS, out, err);
+    break;
+  case PASCAL_PLAN_KIND_GEMM:
+    st = gemm_plan(gemm_mg, COUNT(gemm_mg), gemm_ng, COUNT(gemm_ng), gemm_kg, COUNT(gemm_kg),
+                   out, err);
+    break;
+  case PASCAL_PLAN_KIND_GEMM_HELDOUT:
+    st = gemm_plan(gemm_heldout_mg, COUNT(gemm_heldout_mg), gemm_heldout_ng,
+                   COUNT(gemm_heldout_ng), gemm_heldout_kg, COUNT(gemm_heldout_kg), out, err);
+    break;
+  }
+  if (st == PASCAL_OK)
+    st = pascal_plan_validate(out, err);
+  if (st == PASCAL_OK && kind <= PASCAL_PLAN_KIND_SCAN_HELDOUT)
+    st = pascal_plan_check_capacity(out, dev->capacity_blocks, err);
+  if (st)
+    pascal_plan_free(out);
+  return st;
+}
+
+pascal_status pascal_plan_check_capacity(const pascal_plan *plan, uint64_t capacity_blocks,
+                                         pascal_error *err)
+{
+  if (plan->workload != PASCAL_PLAN_SCAN)
+    return PASCAL_OK;
+  for (size_t i = 0; i < plan->n_sizes; i++)
+    if (plan->sizes[i] <= capacity_blocks) {
+      char field[32];
+      snprintf(field, sizeof field, "sizes[%zu]", i);
+      return pascal_error_set(err, PASCAL_EINVAL, field,
+                              "size N = %llu blocks is not above the device's capacity C = %llu "
+                              "blocks (scan sizes must exceed C)",
+                              (unsigned long long)plan->sizes[i],
+                              (unsigned long long)capacity_blocks);
+    }
+  return PASCAL_OK;
+}

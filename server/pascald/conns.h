@@ -1,0 +1,44 @@
+/*
+ * conns.h - pascald's connection policy on top of libmicrohttpd: a total
+ * connection limit answered by an immediate close, a deadline for each whole
+ * request (head and body) enforced by a sweeper thread, the NUL-in-URL flag
+ * set by the URL decoder, which also closes requests with too many query
+ * parameters. The pd_conns_* callbacks are registered with
+ * MHD by http.c; docs/http-api.md ("Connections") states the policy.
+ */
+#ifndef PASCALD_CONNS_H
+#define PASCALD_CONNS_H
+
+#include <microhttpd.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+typedef struct pd_conns pd_conns;
+
+/* Query parameters a request may carry (no route takes more than a dozen);
+ * more get 414, or a closed connection when libmicrohttpd cannot answer. */
+#define PD_QUERY_PARAMS_MAX 1024
+
+/* At most `limit` connections; each request due within deadline_s seconds. */
+int pd_conns_new(unsigned limit, unsigned deadline_s, pd_conns **out);
+void pd_conns_free(pd_conns *c); /* stops the sweeper first */
+int pd_conns_start(pd_conns *c);  /* start the sweeper thread */
+void pd_conns_stop(pd_conns *c);  /* stop and join it (idempotent) */
+
+/* MHD_OPTION_... callbacks; cls is the pd_conns. */
+enum MHD_Result pd_conns_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen);
+void pd_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                     enum MHD_ConnectionNotificationCode code);
+size_t pd_conns_unescape(void *cls, struct MHD_Connection *conn, char *s);
+
+/* Per request, from the access handler's thread. */
+int pd_conns_nul_in_url(struct MHD_Connection *conn);    /* %00 decoded in the URL */
+int pd_conns_too_many_params(struct MHD_Connection *conn); /* > PD_QUERY_PARAMS_MAX */
+void pd_conns_answering(struct MHD_Connection *conn);    /* deadline met: answering */
+void pd_conns_request_done(struct MHD_Connection *conn); /* next request's clock starts */
+
+/* Open connections, refused (limit reached) and expired (deadline, or too
+ * many query parameters) so far. */
+void pd_conns_counts(pd_conns *c, unsigned *open, uint64_t *refused, uint64_t *expired);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * reqhead.h - checks on a request head before any of its body is read:
+ * message framing (RFC 9112 section 6) and NUL bytes. libmicrohttpd 0.9.75
+ * takes the first of two Content-Length headers, lets Transfer-Encoding
+ * override Content-Length and waits for a body it cannot delimit under other
+ * transfer codings; a proxy in front may frame the same bytes differently.
+ * pascald refuses every such request with a 400 and closes the connection.
+ */
+#ifndef PASCALD_REQHEAD_H
+#define PASCALD_REQHEAD_H
+
+#include "pascald.h"
+
+/* 0 when the head is acceptable; -1 with a 400 (414 for too many query
+ * parameters) in rep, after which the connection must be closed.
+ * nul_in_url: the URL decoder met %00; too_many_params: it decoded more
+ * than PD_QUERY_PARAMS_MAX parameters (conns.h). */
+int pd_reqhead_check(struct MHD_Connection *conn, int nul_in_url, int too_many_params,
+                     pd_reply *rep);
+
+#endif

@@ -1,0 +1,234 @@
+// app.js - the dashboard's behaviour (docs/dashboard.md). Reads this daemon's
+// own API only (same origin, no token: the page only reads), builds every
+// element with DOM calls and textContent (no HTML from data), and refreshes
+// the calibration list and the service figures while jobs run.
+"use strict";
+
+const PLOT_KINDS = ["curves", "transfer", "evaluation"];
+const METHOD_LABELS = {pascal: "PASCAL", aligned: "aligned (K=1)", exact_sdcm: "exact SDCM",
+                       sdcm: "exact SDCM", ppt_gpu: "PPT-GPU", che: "Che", tilesight: "TileSight"};
+const state = {calibrations: [], selected: null, detail: null, timer: null};
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function fmt(x, digits) {
+  if (x === null || x === undefined) return "-";
+  if (typeof x !== "number") return String(x);
+  return Math.abs(x) >= 1e6 || (Math.abs(x) < 1e-3 && x !== 0) ? x.toExponential(3)
+                                                               : x.toFixed(digits ?? 2);
+}
+
+function setStatus(text, isError) {
+  const s = document.getElementById("status");
+  s.textContent = text;
+  s.className = isError ? "error" : "";
+}
+
+async function api(path, options) {
+  const r = await fetch(path, Object.assign({headers: {"Accept": "application/json"}}, options));
+  let body = null;
+  try { body = await r.json(); } catch (e) { body = null; }
+  if (r.status === 401) throw new Error("this daemon needs a token for reads (--auth-reads); " +
+                                        "the dashboard reads without one");
+  if (!r.ok) {
+    const err = body && body.error ? body.error : {message: "HTTP " + r.status};
+    throw new Error((err.field ? err.field + ": " : "") + err.message);
+  }
+  return body;
+}
+
+function fillTable(table, rows) {
+  const tbody = table.tBodies[0];
+  tbody.replaceChildren(...rows);
+}
+
+async function loadStats() {
+  const s = await api("/v1/stats");
+  const figures = [
+    ["uptime", fmt(s.uptime_seconds, 0) + " s"],
+    ["requests", s.requests.total], ["errors", s.requests.errors],
+    ["predictions served", s.predictions.served], ["refused", s.predictions.refused],
+    ["calibrations loaded", s.calibrations.loaded], ["collecting", s.calibrations.collecting],
+    ["jobs queued", s.jobs.queued], ["leased", s.jobs.leased], ["done", s.jobs.done],
+    ["agents", s.agents.length]];
+  document.getElementById("stats").replaceChildren(
+    ...figures.map(([k, v]) => el("div", {"data-figure": k}, el("dt", {text: k}),
+                                  el("dd", {text: String(v)}))));
+}
+
+async function loadDevices() {
+  const d = await api("/v1/devices");
+  fillTable(document.getElementById("devices"), d.devices.map(v => el("tr", {"data-name": v.name},
+    el("td", {text: v.name}), el("td", {text: v.arch}), el("td", {text: v.sm_count}),
+    el("td", {text: v.capacity_blocks}), el("td", {text: v.block_bytes}),
+    el("td", {text: v.cuda_name || "-"}))));
+  const sel = document.getElementById("predict-device");
+  const keep = sel.value;
+  sel.replaceChildren(...d.devices.map(v => el("option", {value: v.name, text: v.name})));
+  if (keep) sel.value = keep;
+}
+
+async function loadCalibrations() {
+  const c = await api("/v1/calibrations");
+  state.calibrations = c.calibrations;
+  fillTable(document.getElementById("calibrations"), c.calibrations.map(v => {
+    const p = v.progress || {done: 0, total: 0};
+    const bar = el("progress", {max: String(p.total || 1), value: String(p.total ? p.done : 1)});
+    return el("tr", {"data-id": String(v.id), "data-state": v.state},
+      el("td", {text: v.id}), el("td", {text: v.device}), el("td", {text: v.workload}),
+      el("td", {text: v.state}), el("td", {}, bar, " " + p.done + " / " + p.total),
+      el("td", {text: v.measurements ?? "-"}), el("td", {text: v.created_at}));
+  }));
+  const sel = document.getElementById("cal-select");
+  const frozen = c.calibrations.filter(v => v.state === "frozen");
+  const ids = frozen.map(v => String(v.id));
+  if (sel.options.length !== ids.length) {
+    sel.replaceChildren(...frozen.map(v => el("option", {value: String(v.id),
+      text: "#" + v.id + " " + v.device + " (" + v.workload + ")"})));
+  }
+  if (state.selected === null && ids.length) await selectCalibration(ids[0]);
+  // While jobs run, follow their progress closely.
+  const busy = c.calibrations.some(v => v.state === "collecting");
+  schedule(busy ? 3000 : 15000);
+}
+
+function schedule(ms) {
+  clearTimeout(state.timer);
+  state.timer = setTimeout(refresh, ms);
+}
+
+function validationRows(report) {
+  const cols = (report.table && report.table.columns) || Object.keys(report.balanced_mape);
+  const head = el("tr", {}, el("th", {text: "validation"}), el("th", {text: "keys"}),
+                  ...cols.map(c => el("th", {text: METHOD_LABELS[c] || c})));
+  const rows = [];
+  const add = (name, r) => rows.push(el("tr", {"data-validation": name},
+    el("td", {text: name}), el("td", {text: r.n_keys_scored ?? r.n_keys}),
+    ...cols.map(c => el("td", {text: fmt(r.balanced_mape[c])}))));
+  add("LOKO folds", report);
+  if (report.heldout) add("held-out panel", report.heldout);
+  return {head, rows, cols};
+}
+
+async function selectCalibration(id) {
+  state.selected = id;
+  document.getElementById("cal-select").value = id;
+  const d = await api("/v1/calibrations/" + id);
+  state.detail = d;
+  const table = document.getElementById("validation");
+  const note = document.getElementById("validation-note");
+  if (d.report) {
+    const v = validationRows(d.report);
+    table.tHead.replaceChildren(v.head);
+    fillTable(table, v.rows);
+    const s = d.report.summary || {};
+    note.textContent = d.report.n_scored + " of " + d.report.n_runs + " runs scored, " +
+      d.report.n_refused + " refused; repeat-to-repeat floor " +
+      (s.floor_mape == null ? "unknown (no repeats)" : fmt(s.floor_mape) + "%") + ".";
+  } else {
+    table.tHead.replaceChildren();
+    fillTable(table, []);
+    note.textContent = "This calibration has no validation report.";
+  }
+  fillFamilies(d);
+  showPlots();
+}
+
+function fillFamilies(d) {
+  const sel = document.getElementById("family-select");
+  const keys = (d.report && d.report.keys) || [];
+  const fams = new Set(keys.map(k => d.workload === "gemm" ? String(k.Mg)
+                                                             : k.o + "," + k.path + "," + k.d));
+  sel.replaceChildren(el("option", {value: "", text: "default"}),
+                      ...[...fams].map(f => el("option", {value: f, text: f})));
+}
+
+function showPlots() {
+  const fam = document.getElementById("family-select").value;
+  const q = fam ? "?family=" + encodeURIComponent(fam) : "";
+  document.getElementById("plots").replaceChildren(...PLOT_KINDS.map(kind => {
+    const src = "/v1/calibrations/" + state.selected + "/plots/" + kind + ".svg" +
+                (kind === "evaluation" ? "" : q);
+    const cap = el("figcaption", {text: kind});
+    const img = el("img", {src, alt: kind + " plot of calibration " + state.selected,
+                           class: "plot", "data-kind": kind});
+    img.addEventListener("error", async () => {
+      try { await api(src); } catch (e) { cap.textContent = kind + ": " + e.message; }
+      cap.className = "error";
+    });
+    return el("figure", {}, img, cap);
+  }));
+}
+
+// The predict form asks for the fields of the selected device's workload.
+function showWorkloadFields() {
+  const dev = document.getElementById("predict-device").value;
+  const c = state.calibrations.find(v => v.device === dev && v.state === "frozen");
+  const gemm = Boolean(c && c.workload === "gemm");
+  document.getElementById("scan-fields").hidden = gemm;
+  document.getElementById("gemm-fields").hidden = !gemm;
+}
+
+function predictBody(form) {
+  const f = new FormData(form);
+  const gemm = document.getElementById("scan-fields").hidden;
+  const body = {device: f.get("device")};
+  const names = gemm ? ["Mg", "Ng", "Kg"] : ["o", "d", "m", "N", "W"];
+  for (const n of names) body[n] = Number(f.get(n));
+  if (!gemm) body.path = f.get("path");
+  return body;
+}
+
+async function predict(ev) {
+  ev.preventDefault();
+  const out = document.getElementById("answer");
+  const pre = document.getElementById("explanation");
+  try {
+    const a = await api("/v1/predict", {method: "POST", body: JSON.stringify(predictBody(ev.target)),
+                                        headers: {"Content-Type": "application/json"}});
+    const ext = (a.extrapolated || []).map(x => x.coordinate + "=" + x.value + " (" + x.action + ")");
+    out.replaceChildren(el("dl", {class: "figures"},
+      ...[["K", fmt(a.K, 4)], ["rho", fmt(a.rho, 4)], ["fill bytes", fmt(a.fill_bytes)],
+          ["rule", a.rule], ["expected error", a.expected_error_pct == null ? "unknown"
+                                                  : fmt(a.expected_error_pct) + "%"],
+          ["extrapolated", ext.length ? ext.join(", ") : "no"],
+          ["calibration", "#" + a.calibration]]
+        .map(([k, v]) => el("div", {"data-figure": k}, el("dt", {text: k}),
+                            el("dd", {text: String(v)})))));
+    out.querySelector('[data-figure="K"] dd').id = "answer-k";
+    pre.textContent = JSON.stringify(a.explanation, null, 2);
+  } catch (e) {
+    out.replaceChildren(el("p", {class: "error", id: "answer-error", text: e.message}));
+    pre.textContent = "";
+  }
+  loadStats().catch(() => {});
+}
+
+async function refresh() {
+  try {
+    await Promise.all([loadStats(), loadDevices(), loadCalibrations()]);
+    showWorkloadFields();
+    setStatus("Up to date at " + new Date().toLocaleTimeString() + ".");
+    document.body.setAttribute("data-loaded", "1");
+  } catch (e) {
+    setStatus("Cannot read the daemon: " + e.message, true);
+    schedule(15000);
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  document.getElementById("cal-select").addEventListener("change",
+    e => selectCalibration(e.target.value).catch(x => setStatus(x.message, true)));
+  document.getElementById("family-select").addEventListener("change", showPlots);
+  document.getElementById("predict-form").addEventListener("submit", predict);
+  document.getElementById("predict-device").addEventListener("change", showWorkloadFields);
+  refresh();
+});

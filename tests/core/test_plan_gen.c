@@ -1,0 +1,220 @@
+/*
+ * test_plan_gen.c - the device-aware plan generator (pascal/plan_gen.h)
+ * against the paper's counts (63 calibration keys x 3 sizes x 4 horizons =
+ * 756 runs, 42 held-out keys x 5 (N, W) pairs x 2 repeats = 420 runs, 120 +
+ * 60 GEMM shapes), hand-computed sizes and occupancies for GB10 and an
+ * H100-like probe, disjointness of calibration and held-out sets, and the
+ * refusals (shared memory too small, N not above C, bad part).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "pascal/plan_gen.h"
+
+static const pascal_plan_device gb10 = {1280, 16384, 100u * 1024u, 0};
+/* H100-like: 50 MiB of L2 in 16 KiB blocks, 228 KiB of shared memory per SM. */
+static const pascal_plan_device h100 = {50u * 1024u * 1024u / 16384u, 16384, 228u * 1024u, 0};
+
+static int has_key(const pascal_plan *p, uint32_t o, pascal_plan_path path, uint32_t d, uint32_t m)
+{
+  for (size_t i = 0; i < p->n_keys; i++)
+    if (p->keys[i].o == o && p->keys[i].path == path && p->keys[i].d == d && p->keys[i].m == m)
+      return 1;
+  return 0;
+}
+
+/* The seven families the rule gives with a cap of 2, each with the given m. */
+static void check_families(const pascal_plan *p, const uint32_t *ms, size_t n_m)
+{
+  static const struct { uint32_t o; pascal_plan_path path; uint32_t d; } fam[] = {
+    {1, PASCAL_PLAN_SYNC, 0}, {2, PASCAL_PLAN_SYNC, 0}, {1, PASCAL_PLAN_TMA, 2},
+    {1, PASCAL_PLAN_TMA, 3},  {1, PASCAL_PLAN_TMA, 4},  {2, PASCAL_PLAN_TMA, 2},
+    {2, PASCAL_PLAN_TMA, 3}};
+  CHECK_INT(p->n_keys, 7 * n_m);
+  for (size_t f = 0; f < 7; f++)
+    for (size_t j = 0; j < n_m; j++)
+      CHECK(has_key(p, fam[f].o, fam[f].path, fam[f].d, ms[j]));
+}
+
+static void test_scan_calibration(void)
+{
+  static const uint32_t ms[] = {0, 1, 2, 4, 5, 6, 12, 13, 14};
+  const pascal_plan_device *devs[] = {&gb10, &h100};
+  const uint64_t want[][3] = {{3072, 4096, 6144}, {7680, 10240, 15360}};
+  for (int i = 0; i < 2; i++) {
+    pascal_plan p;
+    pascal_plan_init(&p);
+    CHECK_INT(pascal_plan_generate(devs[i], PASCAL_PLAN_KIND_SCAN, 1, &p, NULL), PASCAL_OK);
+    CHECK_INT(p.workload, PASCAL_PLAN_SCAN);
+    CHECK_INT(p.n_sizes, 3);
+    for (size_t j = 0; j < p.n_sizes && j < 3; j++) {
+      CHECK_INT(p.sizes[j], want[i][j]);
+      CHECK(p.sizes[j] > devs[i]->capacity_blocks);
+    }
+    CHECK_INT(p.n_horizons, 4);
+    CHECK_INT(p.repeats, 1);
+    check_families(&p, ms, 9);
+    CHECK_INT(pascal_plan_run_count(&p), 756);
+    pascal_plan_free(&p);
+  }
+}
+
+static void test_scan_heldout(void)
+{
+  static const uint32_t ms[] = {3, 7, 8, 9, 10, 11};
+  const pascal_plan_device *devs[] = {&gb10, &h100};
+  /* (N, W) pairs: GB10 (4096: 1, 8, 64) and (5120: 24, 80); H100 x 2.5. */
+  const uint64_t sizes[][2] = {{4096, 5120}, {10240, 12800}};
+  for (int i = 0; i < 2; i++) {
+    size_t runs = 0, pairs = 0;
+    pascal_plan cal;
+    pascal_plan_init(&cal);
+    CHECK_INT(pascal_plan_generate(devs[i], PASCAL_PLAN_KIND_SCAN, 1, &cal, NULL), PASCAL_OK);
+    CHECK_INT(pascal_plan_kind_parts(PASCAL_PLAN_KIND_SCAN_HELDOUT), 2);
+    for (unsigned part = 1; part <= 2; part++) {
+      pascal_plan p;
+      pascal_plan_init(&p);
+      CHECK_INT(pascal_plan_generate(devs[i], PASCAL_PLAN_KIND_SCAN_HELDOUT, part, &p, NULL),
+                PASCAL_OK);
+      CHECK_INT(p.n_sizes, 1);
+      CHECK_INT(p.sizes[0], sizes[i][part - 1]);
+      CHECK(p.sizes[0] > devs[i]->capacity_blocks);
+      CHECK_INT(p.repeats, 2);
+      check_families(&p, ms, 6);
+      for (size_t k = 0; k < p.n_keys; k++) /* held out: no key is calibrated */
+        CHECK(!has_key(&cal, p.keys[k].o, p.keys[k].path, p.keys[k].d, p.keys[k].m));
+      pairs += p.n_sizes * p.n_horizons;
+      runs += pascal_plan_run_count(&p);
+      pascal_plan_free(&p);
+    }
+    CHECK_INT(pairs, 5);
+    CHECK_INT(runs, 420);
+    pascal_plan_free(&cal);
+  }
+}
+
+static void test_gemm(void)
+{
+  pascal_plan cal, test;
+  pascal_plan_init(&cal);
+  pascal_plan_init(&test);
+  CHECK_INT(pascal_plan_generate(&h100, PASCAL_PLAN_KIND_GEMM, 1, &cal, NULL), PASCAL_OK);
+  CHECK_INT(pascal_plan_generate(&h100, PASCAL_PLAN_KIND_GEMM_HELDOUT, 1, &test, NULL), PASCAL_OK);
+  CHECK_INT(cal.workload, PASCAL_PLAN_GEMM);
+  CHECK_INT(pascal_plan_run_count(&cal), 120);
+  CHECK_INT(pascal_plan_run_count(&test), 60);
+  for (size_t i = 0; i < cal.n_shapes; i++) { /* powers of two in the paper's ranges */
+    const pascal_plan_shape *s = &cal.shapes[i];
+    CHECK((s->Mg & (s->Mg - 1)) == 0 && s->Mg >= 256 && s->Mg <= 8192);
+    CHECK((s->Ng & (s->Ng - 1)) == 0 && s->Ng >= 256 && s->Ng <= 4096);
+    CHECK((s->Kg & (s->Kg - 1)) == 0 && s->Kg >= 1024 && s->Kg <= 8192);
+  }
+  for (size_t i = 0; i < test.n_shapes; i++) { /* the paper's test grid, none calibrated */
+    const pascal_plan_shape *s = &test.shapes[i];
+    CHECK(s->Mg == 640 || s->Mg == 896 || s->Mg == 1280 || s->Mg == 2560 || s->Mg == 5120);
+    CHECK(s->Ng == 640 || s->Ng == 896 || s->Ng == 1280 || s->Ng == 2560);
+    CHECK(s->Kg == 1280 || s->Kg == 2560 || s->Kg == 5120);
+    CHECK(s->Mg % 128 == 0 && s->Ng % 128 == 0 && s->Kg % 64 == 0);
+    for (size_t j = 0; j < cal.n_shapes; j++)
+      CHECK(memcmp(s, &cal.shapes[j], sizeof *s) != 0);
+  }
+  pascal_plan_free(&cal);
+  pascal_plan_free(&test);
+}
+
+static void test_occupancy(void)
+{
+  /* One CTA with d buffers: 128 bytes of barriers + d x 16 KiB + 1 KiB. */
+  CHECK_INT(pascal_plan_max_occupancy(233472, 2, 16384), 233472 / 33920); /* 6 */
+  CHECK_INT(pascal_plan_max_occupancy(233472, 4, 16384), 233472 / 66688); /* 3 */
+  CHECK_INT(pascal_plan_max_occupancy(102400, 2, 16384), 3);
+  CHECK_INT(pascal_plan_max_occupancy(102400, 3, 16384), 2);
+  CHECK_INT(pascal_plan_max_occupancy(102400, 4, 16384), 1);
+  CHECK_INT(pascal_plan_max_occupancy(100608, 3, 16384), 2);  /* exactly 2 x 50304 */
+  CHECK_INT(pascal_plan_max_occupancy(100607, 3, 16384), 1);
+  CHECK_INT(pascal_plan_max_occupancy(102400, 0, 16384), UINT32_MAX);
+  CHECK_INT(pascal_plan_max_occupancy(0, 4, 16384), UINT32_MAX);
+
+  /* A higher cap uses what the H100 allows: o = min(cap, 6) at d = 2, 4 at d = 3. */
+  pascal_plan_device dev = h100;
+  dev.max_occupancy = 8;
+  pascal_plan p;
+  pascal_plan_init(&p);
+  CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, NULL), PASCAL_OK);
+  CHECK(has_key(&p, 6, PASCAL_PLAN_TMA, 2, 0));
+  CHECK(has_key(&p, 4, PASCAL_PLAN_TMA, 3, 0));
+  CHECK_INT(p.n_keys, 63);
+  pascal_plan_free(&p);
+
+  /* The sim (no shared-memory limit) gets the cap. */
+  dev = gb10;
+  dev.smem_per_sm = 0;
+  dev.max_occupancy = 3;
+  CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, NULL), PASCAL_OK);
+  CHECK(has_key(&p, 3, PASCAL_PLAN_TMA, 3, 14));
+  pascal_plan_free(&p);
+}
+
+static void test_refusals(void)
+{
+  pascal_plan p;
+  pascal_plan_init(&p);
+  pascal_error err;
+  pascal_plan_device dev = gb10;
+  dev.smem_per_sm = 100607; /* two depth-3 CTAs no longer fit */
+  CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "smem_per_sm") == 0);
+  CHECK(strstr(err.message, "d=3") != NULL);
+  CHECK(p.keys == NULL && p.sizes == NULL);
+  dev.smem_per_sm = 60000; /* not even one depth-4 CTA */
+  CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, &err), PASCAL_EINVAL);
+  dev = gb10;
+  dev.capacity_blocks = 0;
+  CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "capacity_blocks") == 0);
+  dev = gb10;
+  dev.block_bytes = 1000;
+  CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "block_bytes") == 0);
+  CHECK_INT(pascal_plan_generate(&gb10, PASCAL_PLAN_KIND_SCAN_HELDOUT, 3, &p, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "part") == 0);
+  CHECK_INT(pascal_plan_generate(&gb10, PASCAL_PLAN_KIND_GEMM, 2, &p, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_plan_generate(&gb10, (pascal_plan_kind)9, 1, &p, &err), PASCAL_EINVAL);
+  /* The smallest C still gives three distinct sizes above it. */
+  dev = gb10;
+  dev.capacity_blocks = 1;
+  CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, &err), PASCAL_OK);
+  CHECK(p.sizes[0] == 2 && p.sizes[1] == 3 && p.sizes[2] == 5);
+  pascal_plan_free(&p);
+
+  /* N not above C: refused, the size named. */
+  CHECK_INT(pascal_plan_generate(&gb10, PASCAL_PLAN_KIND_SCAN, 1, &p, &err), PASCAL_OK);
+  CHECK_INT(pascal_plan_check_capacity(&p, 3071, &err), PASCAL_OK);
+  CHECK_INT(pascal_plan_check_capacity(&p, 3072, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "sizes[0]") == 0);
+  p.sizes[0] = 6144; /* 6144, 4096, 6144: the first size at or below C named */
+  CHECK_INT(pascal_plan_check_capacity(&p, 4096, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "sizes[1]") == 0);
+  CHECK(strstr(err.message, "N = 4096") != NULL && strstr(err.message, "C = 4096") != NULL);
+  pascal_plan_free(&p);
+  CHECK_INT(pascal_plan_generate(&gb10, PASCAL_PLAN_KIND_GEMM, 1, &p, &err), PASCAL_OK);
+  CHECK_INT(pascal_plan_check_capacity(&p, UINT64_MAX, &err), PASCAL_OK);
+  pascal_plan_free(&p);
+
+  pascal_plan_kind k;
+  CHECK_INT(pascal_plan_kind_parse("scan-heldout", &k, NULL), PASCAL_OK);
+  CHECK_INT(k, PASCAL_PLAN_KIND_SCAN_HELDOUT);
+  CHECK_INT(pascal_plan_kind_parse("scan-test", &k, &err), PASCAL_EINVAL);
+  CHECK(strcmp(pascal_plan_kind_name(PASCAL_PLAN_KIND_GEMM_HELDOUT), "gemm-heldout") == 0);
+}
+
+int main(void)
+{
+  test_scan_calibration();
+  test_scan_heldout();
+  test_gemm();
+  test_occupancy();
+  test_refusals();
+  return check_summary();
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""test_measure_sim.py - deploy/gpu/measure.sh --backend sim, end to end, on
+the tiny sim profile (4 SMs, C = 64): all phases run (selftest and gemm are
+not applicable on the sim), at most 8 result files of at most 16 MiB, the
+static table agrees with the gap law (the sim is exact LRU), the scan
+calibration is frozen with the paper's 756 runs and the held-out panel has
+420 runs of 42 keys none of which is calibrated, every size above C; a second
+run skips every phase and changes nothing; a scan cut short by its budget
+continues the same calibration on the next run.
+
+Usage: test_measure_sim.py BUILD_DIR SOURCE_DIR   (BUILD_DIR/bin holds the programs)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD, SOURCE = sys.argv[1], sys.argv[2]
+MEASURE = os.path.join(SOURCE, "deploy", "gpu", "measure.sh")
+PROFILE = os.path.join(SOURCE, "tests", "e2e", "tiny.profile")
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what)
+
+
+def measure(out, *extra):
+    t0 = time.time()
+    p = subprocess.run(["bash", MEASURE, "--bundle", BUILD, "--out", out, "--backend", "sim",
+                        "--profile", PROFILE, "--rounds", "500"] + list(extra),
+                       capture_output=True, text=True, timeout=170)
+    return p.returncode, p.stderr, time.time() - t0
+
+
+def load(out, name):
+    with open(os.path.join(out, name)) as f:
+        return json.load(f)
+
+
+def keys(bundle):
+    return {(m["o"], m["path"], m["d"], m["m"]) for m in bundle["measurements"]}
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="pascal-measure-") as tmp:
+        out = os.path.join(tmp, "out")
+        # A budget too short for the scan: the phase times out, the next run
+        # continues the same calibration (its id survives in the archive).
+        rc, log, _ = measure(out, "--phases", "env,probe,plans")
+        check(rc == 0, "env, probe, plans:\n" + log)
+        rc, log, _ = measure(out, "--phases", "scan", "--budget-s", "1")
+        check(rc != 0 and "phase scan: timeout" in log, "scan cut short by the budget:\n" + log)
+        check("scan.json" not in os.listdir(out), "no scan.json after the timeout")
+        rc, log, secs = measure(out)
+        print("continued run: %.1f s" % secs)
+        check(rc == 0, "the continued run exits 0, got %d:\n%s" % (rc, log))
+        check("scan: calibration 1 created" not in log and "scan: measuring calibration 1" in log,
+              "the same scan calibration continued:\n" + log)
+        files = sorted(os.listdir(out))
+        check(len(files) <= 8, "at most 8 files: %r" % files)
+        check(all(os.path.getsize(os.path.join(out, f)) < 16 << 20 for f in files), "files under 16 MiB")
+        for f in ("report.json", "report.md", "static.json", "scan.json", "heldout.json",
+                  "measure-work.tar.gz"):
+            check(f in files, "%s written" % f)
+        report = load(out, "report.json")
+        states = {p["phase"]: p["state"] for p in report["phases"]}
+        for p in ("env", "probe", "static", "plans", "scan", "heldout"):
+            check(states.get(p) == "ok", "phase %s ok: %r" % (p, states))
+        for p in ("selftest", "gemm"):
+            check(states.get(p) == "not-applicable", "phase %s not applicable on the sim" % p)
+        check(report["probe"]["capacity_blocks"] == 64, "probe C = 64")
+
+        static = load(out, "static.json")
+        check(len(static["rows"]) == 12, "static: 3 block sizes x 4 cluster counts")
+        check(all(r["K"] == r["gap_law"] == r["clusters"] for r in static["rows"]), "static K = c")
+        check(static["mape"]["gap_law"] == 0.0, "static gap-law MAPE 0 on the sim")
+
+        scan = load(out, "scan.json")
+        check(len(scan["measurements"]) == 756 and "content_hash" in scan, "scan: 756 runs, frozen")
+        check(report["loko"]["scan"]["n_keys"] == 63, "LOKO over 63 keys")
+        held = load(out, "heldout.json")
+        runs = [m for part in held["parts"] for m in part["measurements"]]
+        check(len(runs) == 420, "held-out: 420 runs, got %d" % len(runs))
+        hkeys = set().union(*(keys(p) for p in held["parts"]))
+        check(len(hkeys) == 42 and not hkeys & keys(scan), "42 held-out keys, none calibrated")
+        sizes = {m["N"] for m in scan["measurements"]} | {m["N"] for m in runs}
+        check(min(sizes) > 64, "every size above C = 64: %r" % sorted(sizes))
+        pairs = {(m["N"], m["W"]) for m in runs}
+        check(len(pairs) == 5 and all(sum(1 for m in runs if (m["N"], m["W"]) == pr) == 84
+                                      for pr in pairs), "5 (N, W) pairs x 42 keys x 2 repeats")
+
+        # A second run skips every phase that has results; the report is redone.
+        with open(os.path.join(out, "scan.json"), "rb") as f:
+            before = f.read()
+        rc, log, secs = measure(out)
+        check(rc == 0 and log.count("results present, skipped") == 7, "second run skips:\n" + log)
+        with open(os.path.join(out, "scan.json"), "rb") as f:
+            check(f.read() == before, "scan.json unchanged by the second run")
+
+        # A scan.json lost after its calibration was frozen is exported again.
+        os.remove(os.path.join(out, "scan.json"))
+        rc, log, _ = measure(out, "--phases", "scan")
+        check(rc == 0 and "frozen already" in log, "frozen scan exported again:\n" + log)
+        with open(os.path.join(out, "scan.json"), "rb") as f:
+            check(f.read() == before, "re-exported scan.json is the same")
+
+        # A failing phase is recorded with its reason (here: no GPU, or a
+        # build without CUDA); the report still comes out.
+        out3 = os.path.join(tmp, "cuda")
+        p = subprocess.run(["bash", MEASURE, "--bundle", BUILD, "--out", out3, "--backend", "cuda",
+                            "--phases", "env,probe,report"], capture_output=True, text=True, timeout=170)
+        phases = {x["phase"]: x for x in load(out3, "report.json")["phases"]}
+        if phases["probe"]["state"] != "ok":
+            check(p.returncode == 1, "a failed phase makes the exit status 1")
+            check(phases["probe"]["state"] == "failed" and "cuda" in phases["probe"]["message"].lower(),
+                  "the probe's failure is named: %r" % phases["probe"])
+
+        rc, log, _ = measure(out, "--phases", "bogus")
+        check(rc == 2 and "unknown phase 'bogus'" in log, "a bad phase is a usage error")
+    if FAILS:
+        print("%d failure(s)" % len(FAILS))
+        return 1
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""`pascal plot` against the shipped bundles and a synthetic one with repeats
+and a held-out panel: every SVG parses as XML, its series and points are the
+ones the bundle implies (counted here from the bundle's JSON and from
+`pascal loko --json`, not from the plot code), and every bad choice exits 2
+naming the option and writes no file."""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+SVG = "{http://www.w3.org/2000/svg}"
+PASCAL = ""
+SOURCE = ""
+SCAN = GEMM = ""
+
+
+def run(*args, check=True):
+    p = subprocess.run([PASCAL, *args], capture_output=True, text=True, timeout=120)
+    if check and p.returncode != 0:
+        raise AssertionError(f"pascal {' '.join(args)}: {p.returncode} {p.stderr}")
+    return p
+
+
+def series(path):
+    """{name: (points, has_line)} of an SVG chart, in order."""
+    root = ET.parse(path).getroot()
+    assert root.tag == SVG + "svg"
+    assert root.find(SVG + "title").text and root.find(SVG + "desc").text
+    out = {}
+    for g in root.iter(SVG + "g"):
+        if g.get("class") == "series":
+            points = [e for e in g if e.get("class") == "marker"]
+            out[g.get("data-series")] = (len(points), g.find(SVG + "polyline") is not None)
+    legend = [g for g in root.iter(SVG + "g") if g.get("class") == "legend-entry"]
+    assert len(legend) == len(out)
+    return out
+
+
+def scan_k(b, r):
+    return r["fill_bytes"] / (b["device"]["block_bytes"] * r["W"] * r["N"])
+
+
+def fam(r):
+    return (r["o"], r["path"], r["d"])
+
+
+class PlotCli(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.synth = os.path.join(cls.tmp.name, "synth.json")
+        plan = {"format": "pascal-plan/1", "workload": "scan", "sizes": [3072, 6144],
+                "horizons": [1, 4, 16, 64], "repeats": 2,
+                "grid": {"o": [2], "path": ["tma"], "d": [3], "m": [0, 1, 2, 4, 5, 6, 12]}}
+        panel = {"format": "pascal-plan/1", "workload": "scan", "sizes": [6144],
+                 "horizons": [64], "repeats": 2,
+                 "keys": [{"o": 2, "path": "tma", "d": 3, "m": 8},
+                          {"o": 2, "path": "tma", "d": 3, "m": 9}]}
+        pp, hp = (os.path.join(cls.tmp.name, n) for n in ("plan.json", "panel.json"))
+        json.dump(plan, open(pp, "w"))
+        json.dump(panel, open(hp, "w"))
+        run("synth", "--law", "scan", "--plan", pp, "--heldout", hp, "-o", cls.synth)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def plot(self, bundle, *args):
+        out = os.path.join(self.tmp.name, "out.svg")
+        if os.path.exists(out):
+            os.remove(out)
+        run("plot", bundle, *args, "-o", out)
+        return series(out)
+
+    def test_scan_curves_default_family(self):
+        b = json.load(open(SCAN))
+        runs = b["measurements"]
+        top = max(runs, key=lambda r: scan_k(b, r))  # first run of largest K
+        top = next(r for r in runs if scan_k(b, r) == scan_k(b, top))
+        n = max(r["N"] for r in runs if fam(r) == fam(top))
+        ms = sorted({r["m"] for r in runs if fam(r) == fam(top) and r["N"] == n})
+        s = self.plot(SCAN, "--kind", "curves")
+        self.assertEqual(list(s), [f"m={m}" for m in ms])
+        for m in ms:
+            want = sum(1 for r in runs if fam(r) == fam(top) and r["N"] == n and r["m"] == m)
+            self.assertEqual(s[f"m={m}"], (want, True))
+
+    def test_scan_curves_chosen_family_and_size(self):
+        b = json.load(open(SCAN))
+        runs = [r for r in b["measurements"] if fam(r) == (1, "sync", 0) and r["N"] == 3072]
+        s = self.plot(SCAN, "--kind", "curves", "--family", "1,sync,0", "--N", "3072")
+        self.assertEqual(len(s), len({r["m"] for r in runs}))
+        self.assertEqual(sum(p for p, _ in s.values()), len(runs))
+
+    def test_transfer_with_heldout(self):
+        s = self.plot(self.synth, "--kind", "transfer")
+        # 7 reference m at (6144, 64); classes of m in 0..12 are 0, 1, 2; 2 held-out keys.
+        self.assertEqual(list(s), ["reference keys", "transfer rule, class 0",
+                                   "transfer rule, class 1", "transfer rule, class 2",
+                                   "held-out keys"])
+        self.assertEqual(s["reference keys"], (7, False))
+        self.assertEqual(s["held-out keys"], (2, False))
+        # with repeats, each reference point has an error bar
+        root = ET.parse(os.path.join(self.tmp.name, "out.svg")).getroot()
+        bars = [e for e in root.iter(SVG + "path") if e.get("class") == "errorbar"]
+        self.assertEqual(len(bars), 7 + 2)
+
+    def check_evaluation(self, bundle, heldout):
+        s = self.plot(bundle, "--kind", "evaluation")
+        rep = json.loads(run("loko", bundle, "--json").stdout)
+        names = {"pascal": "PASCAL (LOKO folds)", "aligned": "aligned (K=1)",
+                 "exact_sdcm": "exact SDCM", "ppt_gpu": "PPT-GPU", "che": "Che",
+                 "tilesight": "TileSight SDCM"}
+        for key, name in names.items():
+            vals = [k["mape"][key] for k in rep["keys"] if k["mape"][key] is not None]
+            if vals:
+                self.assertEqual(s[name][0], sum(1 for v in vals if v > 0), name)
+            else:
+                self.assertNotIn(name, s)
+        floor = rep["summary"]["floor_mape"]
+        self.assertEqual("repeat-to-repeat floor" in s, floor is not None and floor > 0)
+        self.assertEqual("PASCAL (held-out panel)" in s, heldout)
+
+    def test_evaluation(self):
+        self.check_evaluation(SCAN, False)
+        self.check_evaluation(self.synth, True)
+
+    def test_gemm(self):
+        b = json.load(open(GEMM))
+        runs = b["measurements"]
+        mg = min(r["Mg"] for r in runs)
+        ngs = sorted({r["Ng"] for r in runs if r["Mg"] == mg})
+        s = self.plot(GEMM, "--kind", "curves")
+        self.assertEqual(list(s), [f"Ng={n}" for n in ngs])
+        s = self.plot(GEMM, "--kind", "transfer", "--family", "1024")
+        kg = max(r["Kg"] for r in runs if r["Mg"] == 1024)
+        self.assertEqual(s["reference grids"][0],
+                         sum(1 for r in runs if r["Mg"] == 1024 and r["Kg"] == kg))
+        self.assertTrue(s["transfer rule"][1])
+
+    def test_bad_choices_exit_2_naming_the_option(self):
+        out = os.path.join(self.tmp.name, "never.svg")
+        cases = [
+            (SCAN, ["--kind", "pie"], "--kind"),
+            (SCAN, ["--kind", "capacity"], "--kind"),
+            (SCAN, ["--kind", "static"], "--kind"),
+            (SCAN, ["--kind", "curves", "--family", "9,sync,0"], "--family"),
+            (SCAN, ["--kind", "curves", "--family", "1,warp,0"], "--family"),
+            (SCAN, ["--kind", "curves", "--family", "1,sync"], "--family"),
+            (SCAN, ["--kind", "curves", "--N", "5000"], "--N"),
+            (SCAN, ["--kind", "curves", "--W", "4"], "--W"),
+            (SCAN, ["--kind", "transfer", "--W", "3"], "--W"),
+            (SCAN, ["--kind", "transfer", "--W", "-1"], "--W"),
+            (SCAN, ["--kind", "evaluation", "--family", "1,sync,0"], "--family"),
+            (SCAN, ["--kind", "transfer", "--Kg", "64"], "--Kg"),
+            (GEMM, ["--kind", "transfer", "--N", "64"], "--N"),
+            (GEMM, ["--kind", "curves", "--family", "1,sync,0"], "--family"),
+            (GEMM, ["--kind", "transfer", "--Kg", "64"], "--Kg"),
+            (SCAN, [], "--kind"),
+        ]
+        for bundle, args, opt in cases:
+            p = run("plot", bundle, *args, "-o", out, check=False)
+            self.assertEqual(p.returncode, 2, (args, p.stderr))
+            self.assertIn(opt, p.stderr, args)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertFalse(os.path.exists(out), args)
+
+    def test_unreadable_bundle_exits_1(self):
+        p = run("plot", os.path.join(self.tmp.name, "missing.json"), "--kind", "curves",
+                check=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+
+
+if __name__ == "__main__":
+    PASCAL, SOURCE = sys.argv[1], sys.argv[2]
+    SCAN = os.path.join(SOURCE, "deploy/calibrations/sim-gb10-scan.json")
+    GEMM = os.path.join(SOURCE, "deploy/calibrations/synthetic-gb10-gemm.json")
+    unittest.main(argv=sys.argv[:1], verbosity=1)
