@@ -139,6 +139,14 @@ class Config(unittest.TestCase):
                                    capture_output=True, text=True, timeout=20)
                 self.assertEqual(p.returncode, 2, bad)
                 self.assertIn("replica_of", p.stderr)
+            db = os.path.join(tmp, "ro.db")  # an existing database, opened read-only
+            subprocess.run([PASCALD, "token", "create", "--db", db, "--role", "admin", "--name", "a"],
+                           check=True, capture_output=True)
+            p = subprocess.run([PASCALD, "--replica-of", "http://127.0.0.1:9", "--read-only",
+                                "--db", db, "--listen", "127.0.0.1:0"],
+                               capture_output=True, text=True, timeout=20)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn("replica_of and read_only exclude each other", p.stderr)
             cfg = os.path.join(tmp, "replica.conf")
             with open(cfg, "w") as f:
                 f.write("replica_of = http://127.0.0.1:9/\nreplica_interval = 7\n")
