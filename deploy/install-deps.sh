@@ -23,7 +23,7 @@ install_spectral() {
 PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev
 libsqlite3-dev libcurl4-openssl-dev python3 python3-jsonschema python3-yaml python3-scipy
 sqlite3 curl wrk systemd patchelf clang-14 libclang-rt-14-dev
-chromium chromium-driver"
+chromium chromium-driver nginx"
 
 missing=""
 for p in $PACKAGES; do

@@ -290,6 +290,16 @@ pascal_store_status pascal_store_calibration_import(
     const char *report_json, const char *content_hash, int64_t now,
     int64_t *id, int *created, pascal_error *err);
 
+/* The same, the new calibration taking id `as_id` (> 0; a read replica keeps
+ * its primary's ids) instead of the next free one: CONFLICT when another
+ * calibration has that id. as_id = 0 is pascal_store_calibration_import(). */
+pascal_store_status pascal_store_calibration_import_as(
+    pascal_store *s, int64_t as_id, const pascal_store_device *device,
+    pascal_store_workload workload, const char *plan_json,
+    const pascal_store_measurement *ms, size_t n, const char *bundle_json,
+    const char *report_json, const char *content_hash, int64_t now,
+    int64_t *id, int *created, pascal_error *err);
+
 /* -------------------------------------------------------------- jobs */
 
 typedef struct pascal_store_job {

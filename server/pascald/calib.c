@@ -80,8 +80,8 @@ static void store_run_from_gemm(const pascal_gemm_run *r, int heldout,
   m->kernel_ns = r->has_kernel_ns ? r->kernel_ns : 0;
 }
 
-pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *o,
-                              pascal_error *err) {
+pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id,
+                              pd_calib_outcome *o, pascal_error *err) {
   memset(o, 0, sizeof *o);
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
@@ -135,8 +135,8 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, pd_calib_outcome *
   dev.sm_count = b.cal.device.sm_count;
   dev.capacity_blocks = b.cal.device.capacity_blocks;
   dev.block_bytes = b.cal.device.block_bytes;
-  int sst = pascal_store_calibration_import(
-      ctx->store, &dev,
+  int sst = pascal_store_calibration_import_as(
+      ctx->store, as_id, &dev,
       b.cal.workload == PASCAL_WORKLOAD_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN, NULL, ms,
       n, bundle_text, report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created,
       err);
@@ -319,7 +319,7 @@ static void import_dir(pd_ctx *ctx, const char *dir) {
     pascal_error_clear(&err);
     pd_calib_outcome o;
     if (pascal_codec_load_file(path, &doc, &err) != PASCAL_OK ||
-        pd_calib_import(ctx, doc, &o, &err) != PASCAL_OK)
+        pd_calib_import(ctx, doc, 0, &o, &err) != PASCAL_OK)
       fprintf(stderr, "pascald: bundle %s not imported: %s%s%s\n", path, err.message,
               err.field[0] ? " at " : "", err.field);
     else
@@ -340,7 +340,9 @@ int pd_calib_startup(pd_ctx *ctx, char *msg, size_t msglen) {
     return -1;
   }
   pascal_store_calibration_array_free(list, n);
-  if (n == 0 && ctx->cfg.bundles_dir[0] && !ctx->cfg.read_only)
+  /* Read-only recovery keeps the file as it is; a replica takes its
+   * calibrations, ids included, from its primary only. */
+  if (n == 0 && ctx->cfg.bundles_dir[0] && !ctx->cfg.read_only && !ctx->cfg.replica_of[0])
     import_dir(ctx, ctx->cfg.bundles_dir);
   if (pascal_store_frozen_list(ctx->store, &list, &n, &err) != PASCAL_STORE_OK) {
     snprintf(msg, msglen, "cannot list frozen calibrations: %s", err.message);

@@ -13,12 +13,14 @@
 #include <unistd.h>
 
 #include "cors.h"
+#include "replica.h"
 
 static const char *const config_keys[] = {
     "listen",           "db",       "bundles",  "lease_seconds", "max_attempts",
     "threads",          "connection_limit",     "connection_timeout",
     "body_max",         "batch_max", "auth_reads", "cors_origins", "cors_max_age",
-    "request_deadline", "connection_limit_per_ip", "read_only", NULL};
+    "request_deadline", "connection_limit_per_ip", "read_only",
+    "replica_of",       "replica_interval", NULL};
 
 void pd_config_defaults(pd_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -46,6 +48,7 @@ void pd_config_defaults(pd_config *cfg) {
   cfg->auth_reads = 0;
   cfg->cors_origins[0] = '\0';
   cfg->cors_max_age = 600;
+  cfg->replica_interval_s = 5;
 }
 
 static int parse_uint(const char *v, unsigned long lo, unsigned long hi, unsigned long *out) {
@@ -110,6 +113,10 @@ int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg,
     ok = parse_bool(value, &cfg->auth_reads);
   else if (!strcmp(key, "cors_max_age"))
     ok = parse_uint(value, 0, 86400, &x) ? -1 : (cfg->cors_max_age = (unsigned)x, 0);
+  else if (!strcmp(key, "replica_of"))
+    ok = pd_replica_url_set(cfg->replica_of, sizeof cfg->replica_of, value);
+  else if (!strcmp(key, "replica_interval"))
+    ok = parse_uint(value, 1, 86400, &x) ? -1 : (cfg->replica_interval_s = (unsigned)x, 0);
   else if (!strcmp(key, "cors_origins")) {
     char list[sizeof cfg->cors_origins], why[256];
     if (pd_cors_parse_origins(value, list, sizeof list, why, sizeof why)) {

@@ -7,7 +7,9 @@
  * serializes its callers on the mutex inside pascal_store (one SQLite
  * connection, locked for the whole of every store call); the prediction
  * registry has its own read-mostly lock (registry.h); stats and `stopping`
- * are atomics; mhd and bound_port belong to the main thread.
+ * are atomics; mhd and bound_port belong to the main thread; a replica's
+ * sync thread shares only the store and the registry, and keeps its own
+ * state behind its own mutex (replica.c).
  */
 #ifndef PASCALD_CTX_H
 #define PASCALD_CTX_H
@@ -19,6 +21,7 @@
 
 struct pascal_store;
 typedef struct pd_registry pd_registry;
+typedef struct pd_replica pd_replica;
 typedef struct pd_plot_cache pd_plot_cache;
 
 struct pd_ctx {
@@ -29,6 +32,7 @@ struct pd_ctx {
   unsigned bound_port;
   struct pascal_store *store;  /* thread-safe: locks itself (store/pascal_store.h) */
   pd_registry *registry;       /* thread-safe: rwlock inside (registry.h) */
+  pd_replica *replica;         /* replica mode state (replica.h), NULL on a primary */
   pd_plot_cache *plots;        /* thread-safe: mutex inside (plot_cache.h) */
   atomic_int stopping;         /* 1 once SIGTERM/SIGINT came: answers close their
                                   connections (http.c); set by the main thread */

@@ -271,7 +271,7 @@ void pd_h_calibration_import(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   pd_calib_outcome o;
   pascal_error err;
   pascal_error_clear(&err);
-  if (pd_calib_import(ctx, req->json, &o, &err) != PASCAL_OK) {
+  if (pd_calib_import(ctx, req->json, 0, &o, &err) != PASCAL_OK) {
     reply_outcome_error(rep, &o, &err);
     return;
   }

@@ -16,15 +16,17 @@
 #include "pascal/version.h"
 #include "pascal_store.h"
 #include "registry.h"
+#include "replica.h"
 #include "reply.h"
 #include "sbuf.h"
 
 void pd_h_healthz(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   (void)req;
   pd_reply_json(rep, 200,
-                json_pack("{s:s,s:I,s:o}", "status", "ok", "calibrations_loaded",
+                json_pack("{s:s,s:I,s:o,s:o*}", "status", "ok", "calibrations_loaded",
                           (json_int_t)pd_registry_count(ctx->registry), "uptime_seconds",
-                          pd_json_real(pd_stats_uptime(&ctx->stats))));
+                          pd_json_real(pd_stats_uptime(&ctx->stats)), "replica",
+                          pd_replica_status(ctx)));
 }
 
 void pd_h_version(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
@@ -118,14 +120,14 @@ void pd_h_stats(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   json_object_set_new(cals, "loaded", json_integer((json_int_t)pd_registry_count(ctx->registry)));
   pd_reply_json(
       rep, 200,
-      json_pack("{s:o,s:o,s:I,s:{s:I,s:I,s:o,s:o},s:{s:I,s:I},s:o,s:o,s:o}", "uptime_seconds",
+      json_pack("{s:o,s:o,s:I,s:{s:I,s:I,s:o,s:o},s:{s:I,s:I},s:o,s:o,s:o,s:o*}", "uptime_seconds",
                 pd_json_real(pd_stats_uptime(s)), "started_at", pd_json_time(s->started_wall),
                 "in_flight", (json_int_t)ld(&s->inflight), "requests", "total",
                 (json_int_t)total, "errors", (json_int_t)errors, "latency",
                 histogram_json(all_lat, all_sum), "by_route", routes, "predictions", "served",
                 (json_int_t)ld(&s->predictions), "refused",
                 (json_int_t)ld(&s->predictions_refused), "calibrations", cals, "jobs", jobs,
-                "agents", agents));
+                "agents", agents, "replica", pd_replica_status(ctx)));
 }
 
 /* --- Prometheus text ------------------------------------------------------ */
@@ -217,6 +219,7 @@ void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     }
   }
   free(v.agents);
+  pd_replica_metrics(ctx, &b);
   if (b.failed || !b.p) {
     pd_sbuf_free(&b);
     pd_reply_error(rep, 500, "internal", NULL, "out of memory rendering metrics");

@@ -34,6 +34,7 @@
 #include "jsonin.h"
 #include "jsonpar.h"
 #include "reply.h"
+#include "replica.h"
 #include "reqhead.h"
 #include "routes.h"
 
@@ -204,6 +205,7 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
                    ctx->cfg.body_max);
     return;
   }
+  if (pd_replica_refuses(ctx, route, rep)) return; /* 421: writes go to the primary */
   if (check_access(ctx, route, &req, rep)) return;
   json_t *root = NULL;
   if (route->body != PD_BODY_NONE && (c->len > 0 || route->body == PD_BODY_JSON)) {

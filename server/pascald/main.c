@@ -26,6 +26,7 @@
 #include "pascal_store.h"
 #include "plot_cache.h"
 #include "registry.h"
+#include "replica.h"
 #include "reply.h"
 #include "routes.h"
 
@@ -41,6 +42,7 @@ static void usage(FILE *f) {
           "               [--connection-timeout S] [--request-deadline S]\n"
           "               [--body-max BYTES] [--batch-max N] [--auth-reads] [--read-only]\n"
           "               [--cors-origins ORIGIN,...] [--cors-max-age S]\n"
+          "               [--replica-of PRIMARY_URL] [--replica-interval S]\n"
           "       pascald token create --db PATH --role admin|agent --name NAME\n"
           "       pascald token list --db PATH\n"
           "       pascald token revoke --db PATH --id ID\n"
@@ -230,7 +232,7 @@ static int serve_main(int argc, char **argv) {
     fprintf(stderr, "pascald: %s\n", msg);
     goto done;
   }
-  if (pd_http_start(ctx, msg, sizeof msg)) {
+  if (pd_replica_start(ctx, msg, sizeof msg) || pd_http_start(ctx, msg, sizeof msg)) {
     fprintf(stderr, "pascald: %s\n", msg);
     goto done;
   }
@@ -248,6 +250,7 @@ static int serve_main(int argc, char **argv) {
   pd_http_stop(ctx);
   rc = 0;
 done:
+  pd_replica_stop(ctx);
   pd_plot_cache_free(ctx->plots);
   pd_registry_free(ctx->registry);
   pascal_store_close(ctx->store);

@@ -42,6 +42,8 @@ typedef struct pd_config {
   int auth_reads;           /* 1: reads need a token (any role) too */
   char cors_origins[1024];  /* allowed CORS origins, comma-separated; "" = CORS off */
   unsigned cors_max_age;    /* Access-Control-Max-Age of a preflight, seconds */
+  char replica_of[512];     /* primary's base URL: this daemon is its read replica; "" = primary */
+  unsigned replica_interval_s; /* seconds between two syncs of a replica */
   int read_only;            /* 1: recovery: open the database read-only, start
                                even when PRAGMA quick_check fails */
 } pd_config;

@@ -122,13 +122,15 @@ pascal_store_status pascal_store_calibration_get(pascal_store *s, int64_t id,
 }
 
 /* Insert the calibration row (state collecting) and return its id. */
+/* *id on entry: 0 for the next free id, or the id the row must take. */
 static pascal_store_status insert_calibration(pascal_store *s, const char *device,
                                               pascal_store_workload workload,
                                               const char *plan_json, int64_t now,
                                               int64_t *id, pascal_error *err)
 {
   sqlite3_stmt *st = store_stmt_get(s, ST_CAL_INSERT);
-  if (sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC) ||
+  if ((*id > 0 ? sqlite3_bind_int64(st, 5, *id) : sqlite3_bind_null(st, 5)) ||
+      sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC) ||
       sqlite3_bind_text(st, 2, pascal_store_workload_name(workload), -1, SQLITE_STATIC) ||
       (plan_json ? sqlite3_bind_text(st, 3, plan_json, -1, SQLITE_STATIC)
                  : sqlite3_bind_null(st, 3)) ||
@@ -331,6 +333,18 @@ pascal_store_status pascal_store_calibration_import(
     const char *report_json, const char *content_hash, int64_t now,
     int64_t *id, int *created, pascal_error *err)
 {
+  return pascal_store_calibration_import_as(s, 0, device, workload, plan_json, ms, n,
+                                            bundle_json, report_json, content_hash, now, id,
+                                            created, err);
+}
+
+pascal_store_status pascal_store_calibration_import_as(
+    pascal_store *s, int64_t as_id, const pascal_store_device *device,
+    pascal_store_workload workload, const char *plan_json,
+    const pascal_store_measurement *ms, size_t n, const char *bundle_json,
+    const char *report_json, const char *content_hash, int64_t now,
+    int64_t *id, int *created, pascal_error *err)
+{
   pascal_store_status status = store_check_device(device, err);
   if (!status)
     status = store_check_workload(workload, err);
@@ -351,6 +365,7 @@ pascal_store_status pascal_store_calibration_import(
   if (!status)
     status = find_by_hash(s, device->name, content_hash, &cal, &found, err);
   if (!status && !found) {
+    cal = as_id > 0 ? as_id : 0;
     status = insert_calibration(s, device->name, workload, plan_json, now, &cal, err);
     if (!status)
       status = import_measurements(s, cal, workload, ms, n, err);

@@ -58,8 +58,8 @@ static const char *const stmt_sql[ST_COUNT] = {
       "SELECT coalesce(sum(j.state = 'done'), 0), count(j.id) FROM jobs j"
       " JOIN calibrations c ON c.id = j.calibration"
       " WHERE c.device = ?1 AND c.state = 'collecting'",
-  [ST_CAL_INSERT] = "INSERT INTO calibrations (device, workload, state, plan,"
-                    " created) VALUES (?1, ?2, 'collecting', ?3, ?4)",
+  [ST_CAL_INSERT] = "INSERT INTO calibrations (id, device, workload, state, plan,"
+                    " created) VALUES (?5, ?1, ?2, 'collecting', ?3, ?4)",
   [ST_CAL_GET] = "SELECT " CAL_COLUMNS " c.plan, c.bundle, c.report"
                  " FROM calibrations c WHERE c.id = ?1",
   [ST_CAL_LIST] = "SELECT " CAL_COLUMNS " NULL, NULL, NULL"

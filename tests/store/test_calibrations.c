@@ -3,7 +3,8 @@
  * per run, in order), get with progress, list by device, freeze refused while
  * jobs remain and accepted once all are done, frozen list with bundles, and
  * import of a frozen bundle (new device, idempotent re-import, device
- * conflict, GEMM runs), and the held-out flag of runs (job -> measurement).
+ * conflict, GEMM runs), import under a given id (a read replica's), and the
+ * held-out flag of runs (job -> measurement).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -272,6 +273,33 @@ static void test_import(void)
   fixture_done(&f);
 }
 
+/* import_as: the calibration takes the asked id (gaps allowed, later ones
+ * continue after it); an id already taken is a conflict that writes nothing. */
+static void test_import_as(void)
+{
+  fixture f;
+  fixture_open(&f);
+  pascal_store_device d = fixture_device();
+  pascal_store_measurement m = {.run = fixture_scan_run(0), .fill_bytes = 10.0};
+  int64_t id = 0;
+  int created = -1;
+  CHECK_INT(pascal_store_calibration_import_as(f.s, 7, &d, PASCAL_STORE_SCAN, NULL, &m, 1, "{}",
+                                               "{}", HASH_A, 1, &id, &created, NULL),
+            PASCAL_STORE_OK);
+  CHECK_INT(id, 7);
+  CHECK_INT(created, 1);
+  pascal_error err;
+  CHECK_INT(pascal_store_calibration_import_as(f.s, 7, &d, PASCAL_STORE_SCAN, NULL, &m, 1, "{}",
+                                               "{}", HASH_B, 2, &id, &created, &err),
+            PASCAL_STORE_CONFLICT);
+  CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM calibrations"), 1);
+  CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements"), 1);
+  CHECK_INT(pascal_store_calibration_import(f.s, &d, PASCAL_STORE_SCAN, NULL, &m, 1, "{}", "{}",
+                                            HASH_B, 3, &id, &created, NULL), PASCAL_STORE_OK);
+  CHECK_INT(id, 8);
+  fixture_done(&f);
+}
+
 int main(void)
 {
   test_create_get_freeze();
@@ -279,5 +307,6 @@ int main(void)
   test_heldout_flag();
   test_list_by_device();
   test_import();
+  test_import_as();
   return check_summary();
 }

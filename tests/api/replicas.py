@@ -1,0 +1,50 @@
+"""replicas.py - a primary pascald and read replicas on loopback, for
+test_replicas.py and test_nginx_replicas.py: each daemon has its own
+SQLite file in one temporary directory; replicas follow the primary with
+--replica-of and a short --replica-interval."""
+import os
+import time
+
+from harness import SOURCE, Daemon
+
+BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
+INTERVAL = 1  # seconds between two syncs of a replica
+SETTLE = 60   # seconds a first sync may take (imports refit: slow under sanitizers)
+
+
+def primary_url(d):
+    return "http://127.0.0.1:%d" % d.port
+
+
+def start_primary(workdir, bundles=BUNDLES):
+    d = Daemon(os.path.join(workdir), bundles=bundles, db=os.path.join(workdir, "primary.db"))
+    d.stderr_path = os.path.join(workdir, "primary.stderr")
+    d.admin = d.token("admin", "primary-admin")
+    d.agent = d.token("agent", "primary-agent")
+    return d.start()
+
+
+def replica(workdir, name, primary_base, interval=INTERVAL):
+    """A replica Daemon (not started) with its own database and admin token."""
+    d = Daemon(workdir, ["--replica-of", primary_base, "--replica-interval", str(interval)],
+               db=os.path.join(workdir, name + ".db"))
+    d.stderr_path = os.path.join(workdir, name + ".stderr")
+    d.admin = d.token("admin", name + "-admin")
+    return d
+
+
+def frozen(d):
+    """{id: content_hash} of the frozen calibrations a daemon lists."""
+    r = d.request("GET", "/v1/calibrations")
+    assert r.status == 200, r.raw
+    return {c["id"]: c["content_hash"] for c in r.json["calibrations"] if c["state"] == "frozen"}
+
+
+def wait_until(pred, timeout):
+    """Poll pred() until it is true; returns the seconds it took, or None."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if pred():
+            return time.monotonic() - t0
+        time.sleep(0.05)
+    return None
