@@ -17,6 +17,8 @@ import unittest
 
 from nginx import NGINX, Nginx
 from replicas import SETTLE, frozen, primary_url, replica, start_primary, wait_until
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import ci_skip  # noqa: E402
 
 READS = 2000
 EVENTS = {300: ("kill", 1), 700: ("start", 1), 1100: ("kill", 0), 1500: ("start", 0)}
@@ -125,8 +127,5 @@ class NginxReplicas(unittest.TestCase):
 
 if __name__ == "__main__":
     if not NGINX:
-        if os.environ.get("CI") == "true":
-            sys.exit("test_nginx_replicas: nginx is not installed (deploy/install-deps.sh installs it); CI needs it")
-        print("test_nginx_replicas: skipped, nginx is not installed (deploy/install-deps.sh installs it)")
-        sys.exit(77)
+        ci_skip.missing("nginx", "nginx; deploy/install-deps.sh does")
     unittest.main()
