@@ -318,24 +318,32 @@ static const char *panel_mismatch(const pascal_calibration *cal, const pascal_ca
 }
 
 pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
-                                             const pascal_calibration *panel,
-                                             pascal_error *err)
+                                             const pascal_calibration *const *parts,
+                                             size_t n_parts, pascal_error *err)
 {
-  const char *field = panel_mismatch(cal, panel);
-  if (!field && pascal_calibration_run_count(panel) == 0)
-    return pascal_error_set(err, PASCAL_EINVAL, "measurements", "the held-out panel has no run");
-  if (field)
-    return pascal_error_set(err, PASCAL_EINVAL, field,
-                            "the held-out panel's %s differs from the calibration's", field);
+  if (n_parts == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "measurements", "no held-out panel given");
+  for (size_t p = 0; p < n_parts; p++) {
+    const char *field = panel_mismatch(cal, parts[p]);
+    if (field)
+      return pascal_error_set(err, PASCAL_EINVAL, field,
+                              "the held-out panel's %s differs from the calibration's (part %zu)",
+                              field, p + 1);
+    if (pascal_calibration_run_count(parts[p]) == 0)
+      return pascal_error_set(err, PASCAL_EINVAL, "measurements",
+                              "the held-out panel has no run (part %zu)", p + 1);
+  }
   pascal_calibration tmp = *cal; /* borrow the constants; own a fresh panel */
   tmp.heldout_scan_runs = NULL;
   tmp.heldout_gemm_runs = NULL;
   tmp.n_heldout_scan_runs = tmp.n_heldout_gemm_runs = tmp.heldout_capacity = 0;
   pascal_status st = PASCAL_OK;
-  for (size_t i = 0; !st && i < panel->n_scan_runs; i++)
-    st = pascal_calibration_append_heldout_scan(&tmp, &panel->scan_runs[i], err);
-  for (size_t i = 0; !st && i < panel->n_gemm_runs; i++)
-    st = pascal_calibration_append_heldout_gemm(&tmp, &panel->gemm_runs[i], err);
+  for (size_t p = 0; !st && p < n_parts; p++) {
+    for (size_t i = 0; !st && i < parts[p]->n_scan_runs; i++)
+      st = pascal_calibration_append_heldout_scan(&tmp, &parts[p]->scan_runs[i], err);
+    for (size_t i = 0; !st && i < parts[p]->n_gemm_runs; i++)
+      st = pascal_calibration_append_heldout_gemm(&tmp, &parts[p]->gemm_runs[i], err);
+  }
   if (st) {
     free(tmp.heldout_scan_runs);
     free(tmp.heldout_gemm_runs);

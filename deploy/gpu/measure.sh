@@ -17,8 +17,8 @@
 #             exported as one document of two bundles             heldout.json
 #   gemm      GEMM calibration and held-out shapes (cuda only)    gemm.json,
 #                                                                 gemm-heldout.json
-#   report    device, provenance, phases, static table, LOKO      report.json,
-#                                                                 report.md
+#   report    device, provenance, phases, static table, LOKO,  report.json,
+#             held-out comparison                                 report.md
 #
 # Everything else (logs, probe and env facts, plans, the pascald database
 # with partial progress, phase states) is kept in one archive,
@@ -348,9 +348,25 @@ phase_gemm() {
   calibrate gemm-heldout "$WORK/plans/gemm-heldout.json" "$out/gemm-heldout.json" "$1"
 }
 
-# The report: what exists now. The held-out comparison hooks in at
-# report_heldout (docs/gpu.md).
-report_heldout() { echo null; }
+# The held-out comparison (`pascal evaluate`, the paper's table layout):
+# the scan calibration scored on its panel (measured in two parts, joined by
+# --heldout A,B), the GEMM calibration on its held-out shapes. JSON of
+# {"scan": ..., "gemm": ...}, null where not measured. With an argument
+# "text", the same as the readable tables.
+evaluate_heldout() { # workload [--json]
+  case "$1" in
+    scan) [ -f "$out/scan.json" ] && [ -f "$WORK/heldout-1.json" ] && [ -f "$WORK/heldout-2.json" ] &&
+            "$BIN/pascal" evaluate "$out/scan.json" --heldout "$WORK/heldout-1.json,$WORK/heldout-2.json" ${2:-} ;;
+    gemm) [ -f "$out/gemm.json" ] && [ -f "$out/gemm-heldout.json" ] &&
+            "$BIN/pascal" evaluate "$out/gemm.json" --heldout "$out/gemm-heldout.json" ${2:-} ;;
+  esac 2>> "$WORK/logs/evaluate.log"
+}
+report_heldout() {
+  local scan gemm
+  scan=$(evaluate_heldout scan --json) || scan=null
+  gemm=$(evaluate_heldout gemm --json) || gemm=null
+  printf '{"scan":%s,"gemm":%s}' "$scan" "$gemm"
+}
 phase_report() {
   local loko_scan=null loko_gemm=null static=null probe=null envj=null
   [ -f "$out/scan.json" ] && loko_scan=$("$BIN/pascal" loko "$out/scan.json" --json 2> "$WORK/logs/loko-scan.log" || echo null)
@@ -404,9 +420,14 @@ phase_report() {
     echo
     if [ -f "$out/heldout.json" ]; then
       echo "heldout.json holds the two held-out parts as frozen bundles (42 keys x 5 (N, W) x 2 repeats)."
-      echo "Their comparison with PASCAL and the baselines is not part of this report yet."
+      echo "PASCAL against the baselines on them (\`pascal evaluate\`):"
+      echo; echo '```'; evaluate_heldout scan || echo "evaluation failed (logs/evaluate.log)"; echo '```'
     else
       echo "not measured"
+    fi
+    if [ -f "$out/gemm-heldout.json" ]; then
+      echo; echo "GEMM held-out shapes:"
+      echo; echo '```'; evaluate_heldout gemm || echo "evaluation failed (logs/evaluate.log)"; echo '```'
     fi
   } > "$out/report.md.tmp"
   mv "$out/report.json.tmp" "$out/report.json" && mv "$out/report.md.tmp" "$out/report.md"

@@ -435,7 +435,8 @@ int cli_cmd_synth(int argc, char **argv)
       (panel_path && (rc = synth_from_plan(&law, panel_path, &panel))))
     goto done;
   pascal_status st = PASCAL_OK;
-  if (panel_path && (st = pascal_calibration_set_heldout(&cal, &panel, &err))) {
+  const pascal_calibration *parts[] = {&panel};
+  if (panel_path && (st = pascal_calibration_set_heldout(&cal, parts, 1, &err))) {
     rc = cli_input_error("synth", panel_path, &err);
     goto done;
   }

@@ -1,10 +1,11 @@
 /*
- * cmd_evaluate.c - `pascal evaluate BUNDLE... [--heldout PANEL] [--json]`:
- * the paper's comparison table (section 5.4) offline. Each bundle is fitted
- * (a frozen one must match its stored model), evaluated by leave-one-key-out
- * folds and, when it carries one, on its held-out panel; --heldout makes the
- * measurements of another bundle the panel of a single BUNDLE. The table has
- * one row per bundle (its panel, else its LOKO folds) and the balanced
+ * cmd_evaluate.c - `pascal evaluate BUNDLE... [--heldout PANEL[,PANEL...]]
+ * [--json]`: the paper's comparison table (section 5.4) offline. Each bundle
+ * is fitted (a frozen one must match its stored model), evaluated by
+ * leave-one-key-out folds and, when it carries one, on its held-out panel;
+ * --heldout makes the measurements of other bundles (a panel measured in
+ * parts, e.g. one per size, joined) the panel of a single BUNDLE. The table
+ * has one row per bundle (its panel, else its LOKO folds) and the balanced
  * overall row, with 95% paired key-bootstrap intervals.
  */
 #include <math.h>
@@ -17,6 +18,8 @@
 #include "output.h"
 
 #define EVAL_BUNDLES_MAX 16
+#define EVAL_PANEL_PARTS_MAX 8 /* --heldout A,B,...: a panel measured in parts */
+#define PATH_TEXT_MAX 4096
 
 static const char *const columns[] = {"pascal", "tilesight", "ppt_gpu", "exact_sdcm",
                                       "aligned", "che"};
@@ -105,8 +108,51 @@ static void print_table(const json_t *table)
   print_row("balanced overall", json_object_get(table, "overall"));
 }
 
+/* Parts of a --heldout list: 1 to EVAL_PANEL_PARTS_MAX non-empty paths
+ * separated by commas; 0 when malformed. */
+static size_t panel_parts(const char *list)
+{
+  size_t n = 0;
+  for (const char *p = list;; p++) {
+    size_t len = strcspn(p, ",");
+    if (len == 0 || len >= PATH_TEXT_MAX || ++n > EVAL_PANEL_PARTS_MAX)
+      return 0;
+    p += len;
+    if (!*p)
+      return n;
+  }
+}
+
+/* Read the panel bundles of the well-formed comma-separated `list` and make
+ * them, together, the held-out panel of `cal`. */
+static int attach_panel(const char *list, pascal_calibration *cal)
+{
+  pascal_codec_bundle parts[EVAL_PANEL_PARTS_MAX];
+  const pascal_calibration *cals[EVAL_PANEL_PARTS_MAX];
+  char path[PATH_TEXT_MAX];
+  size_t n = 0;
+  pascal_error err = {0};
+  pascal_status st = PASCAL_OK;
+  for (const char *p = list; !st && *p; n++) {
+    size_t len = strcspn(p, ",");
+    memcpy(path, p, len);
+    path[len] = '\0';
+    pascal_codec_bundle_init(&parts[n]);
+    st = cli_read_bundle(path, &parts[n], &err);
+    cals[n] = &parts[n].cal;
+    p += len + (p[len] == ',');
+  }
+  const char *what = st ? path : list;
+  if (!st)
+    st = pascal_calibration_set_heldout(cal, cals, n, &err);
+  int rc = st ? cli_input_error("evaluate", what, &err) : CLI_EXIT_OK;
+  for (size_t i = 0; i < n; i++)
+    pascal_codec_bundle_free(&parts[i]);
+  return rc;
+}
+
 /* Load, attach the panel, evaluate. */
-static int evaluate_one(const char *path, const char *panel_path, pascal_codec_bundle *bundle,
+static int evaluate_one(const char *path, const char *panel_list, pascal_codec_bundle *bundle,
                         pascal_loko_report *report)
 {
   pascal_model *model = NULL;
@@ -115,16 +161,8 @@ static int evaluate_one(const char *path, const char *panel_path, pascal_codec_b
   pascal_model_free(model); /* loaded only to check a frozen bundle's model */
   if (rc)
     return rc;
-  if (panel_path) {
-    pascal_codec_bundle panel;
-    pascal_codec_bundle_init(&panel);
-    pascal_status st = cli_read_bundle(panel_path, &panel, &err);
-    if (!st)
-      st = pascal_calibration_set_heldout(&bundle->cal, &panel.cal, &err);
-    pascal_codec_bundle_free(&panel);
-    if (st)
-      return cli_input_error("evaluate", panel_path, &err);
-  }
+  if (panel_list && (rc = attach_panel(panel_list, &bundle->cal)))
+    return rc;
   if (pascal_loko_run(&bundle->cal, report, &err))
     return cli_input_error("evaluate", path, &err);
   return CLI_EXIT_OK;
@@ -168,9 +206,13 @@ int cli_cmd_evaluate(int argc, char **argv)
   int rc = cli_parse("evaluate", argc, argv, args, N_ARGS(args), paths, 1, EVAL_BUNDLES_MAX, &n);
   if (rc)
     return rc;
-  if (panel && n != 1) {
+  if (panel && (n != 1 || !panel_parts(panel))) {
     pascal_error err = {0};
-    pascal_error_set(&err, PASCAL_EINVAL, "heldout", "--heldout needs exactly one BUNDLE");
+    if (n != 1)
+      pascal_error_set(&err, PASCAL_EINVAL, "heldout", "--heldout needs exactly one BUNDLE");
+    else
+      pascal_error_set(&err, PASCAL_EINVAL, "heldout",
+                       "takes 1 to %d bundle paths separated by commas", EVAL_PANEL_PARTS_MAX);
     return cli_arg_error("evaluate", args, N_ARGS(args), &err);
   }
   pascal_codec_bundle bundles[EVAL_BUNDLES_MAX];

@@ -29,7 +29,7 @@ static const command commands[] = {
    "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K) "
    "[--json]"},
   {"loko", cli_cmd_loko, "BUNDLE [--json]"},
-  {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL] [--json]"},
+  {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--json]"},
   {"plot", cli_cmd_plot,
    "BUNDLE --kind curves|transfer|evaluation|capacity|static [--family o,path,d|Mg] [--N N] "
    "[--W W] [--Kg K] [-o FILE.svg]"},

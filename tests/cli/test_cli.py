@@ -525,6 +525,22 @@ class Dynamic(unittest.TestCase):
         self.assertEqual(fz["report"]["table"]["rows"][0]["mape"], row["mape"])
         self.assertEqual(run_json("evaluate", frozen)["table"], r["table"])
         self.assertFalse(any(c["m"] == 8 for c in fz["model"]["curves"]))
+        # the panel measured in two parts (by size) and joined is the same panel
+        sizes = sorted({x["N"] for x in panel["measurements"]})
+        parts = []
+        for i, keep in enumerate((sizes[:1], sizes[1:])):
+            parts.append(os.path.join(self.dir, "part%d.json" % i))
+            with open(parts[-1], "w") as f:
+                json.dump(dict(panel, measurements=[x for x in panel["measurements"]
+                                                    if x["N"] in keep]), f)
+        joined = run_json("evaluate", cal_path, "--heldout", ",".join(parts))
+        self.assertEqual(joined["table"], r["table"])
+        for bad in (parts[0] + ",", "," + parts[0], parts[0] + ",," + parts[1], "",
+                    ",".join([parts[0]] * 9)):
+            p = run("evaluate", cal_path, "--heldout", bad, expect=2)
+            self.assertIn("--heldout", p.stderr)
+        p = run("evaluate", cal_path, "--heldout", parts[0] + "," + parts[0], expect=1)
+        self.assertIn("heldout", p.stderr)  # the same runs twice: duplicates
         human = run("evaluate", cal_path, "--heldout", panel_path).stdout
         for word in ("balanced overall", "TileSight", "exact SDCM", "scan", "heldout (7)"):
             self.assertIn(word, human)

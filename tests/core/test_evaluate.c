@@ -316,16 +316,43 @@ static void heldout_panel(void)
    * another device or without runs is refused and changes nothing. */
   pascal_calibration_free(&full);
   full = three_keys(1280, 2048, 4096);
-  CHECK_INT(pascal_calibration_set_heldout(&cal, &full, &err), PASCAL_OK);
+  const pascal_calibration *whole[] = {&full};
+  CHECK_INT(pascal_calibration_set_heldout(&cal, whole, 1, &err), PASCAL_OK);
   CHECK_INT(pascal_calibration_heldout_count(&cal), 12);
   CHECK(cal.heldout_scan_runs[5].fill_bytes == full.scan_runs[5].fill_bytes);
+  /* A panel in two parts (split by size) is the same panel, in part order;
+   * the same part twice is a duplicate run, refused. */
+  pascal_calibration part[2];
+  for (int h = 0; h < 2; h++) {
+    pascal_calibration_init(&part[h], PASCAL_WORKLOAD_SCAN);
+    part[h].device = full.device;
+  }
+  for (size_t i = 0; i < full.n_scan_runs; i++)
+    CHECK_INT(pascal_calibration_append_scan(&part[full.scan_runs[i].N == 4096],
+                                             &full.scan_runs[i], NULL), PASCAL_OK);
+  const pascal_calibration *halves[] = {&part[0], &part[1]}, *twice[] = {&part[0], &part[0]};
+  CHECK_INT(pascal_calibration_set_heldout(&cal, halves, 2, &err), PASCAL_OK);
+  CHECK_INT(pascal_calibration_heldout_count(&cal), 12);
+  CHECK_INT(part[0].n_scan_runs + part[1].n_scan_runs, 12);
+  CHECK(part[0].n_scan_runs > 0 && part[1].n_scan_runs > 0);
+  CHECK(cal.heldout_scan_runs[part[0].n_scan_runs].N == 4096);
+  CHECK_INT(pascal_calibration_set_heldout(&cal, twice, 2, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_calibration_heldout_count(&cal), 12);
+  CHECK_INT(pascal_calibration_set_heldout(&cal, halves, 0, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "measurements") == 0);
+  part[1].device.capacity_blocks = 1288;
+  CHECK_INT(pascal_calibration_set_heldout(&cal, halves, 2, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "device.capacity_blocks") == 0 && strstr(err.message, "part 2"));
+  for (int h = 0; h < 2; h++)
+    pascal_calibration_free(&part[h]);
   full.device.capacity_blocks = 1288;
-  CHECK_INT(pascal_calibration_set_heldout(&cal, &full, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_calibration_set_heldout(&cal, whole, 1, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "device.capacity_blocks") == 0);
   pascal_calibration empty;
   pascal_calibration_init(&empty, PASCAL_WORKLOAD_SCAN);
   empty.device = cal.device;
-  CHECK_INT(pascal_calibration_set_heldout(&cal, &empty, &err), PASCAL_EINVAL);
+  const pascal_calibration *none[] = {&empty};
+  CHECK_INT(pascal_calibration_set_heldout(&cal, none, 1, &err), PASCAL_EINVAL);
   CHECK_INT(pascal_calibration_heldout_count(&cal), 12);
   CHECK_INT(pascal_heldout_run(&empty, &rep, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "heldout") == 0);

@@ -90,6 +90,17 @@ def main():
         check(len(hkeys) == 42 and not hkeys & keys(scan), "42 held-out keys, none calibrated")
         sizes = {m["N"] for m in scan["measurements"]} | {m["N"] for m in runs}
         check(min(sizes) > 64, "every size above C = 64: %r" % sorted(sizes))
+        # The report scores the calibration on the joined panel (paper layout).
+        table = report["heldout"]["scan"]["table"]
+        row = table["rows"][0]
+        check(row["validation"] == "heldout" and row["n_keys"] == 42 and row["n_runs"] == 420,
+              "report: held-out row over 42 keys, 420 runs: %r" % {k: row.get(k) for k in
+                                                                 ("validation", "n_keys", "n_runs")})
+        check(set(row["mape"]) == {"pascal", "tilesight", "ppt_gpu", "exact_sdcm", "aligned", "che"},
+              "report: every baseline column")
+        check(report["heldout"]["gemm"] is None, "no GEMM on the sim")
+        with open(os.path.join(out, "report.md")) as f:
+            check("balanced overall" in f.read(), "report.md holds the held-out table")
         pairs = {(m["N"], m["W"]) for m in runs}
         check(len(pairs) == 5 and all(sum(1 for m in runs if (m["N"], m["W"]) == pr) == 84
                                       for pr in pairs), "5 (N, W) pairs x 42 keys x 2 repeats")

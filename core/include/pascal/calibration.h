@@ -167,16 +167,18 @@ pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
                                                      const pascal_gemm_run *run,
                                                      pascal_error *err);
 
-/* Make the measurements of `panel` the held-out panel of `cal`, replacing
- * any panel `cal` had (`pascal evaluate --heldout`). The panel must be of
- * the same workload, with the same device constants (sm_count,
- * capacity_blocks, block_bytes) and, for GEMM, the same tiling: errors name
- * "workload", "device.capacity_blocks", "gemm.tile_k", ..., and
- * "measurements" for a panel without runs; its runs are validated like any
- * held-out run. On failure `cal` is unchanged. */
+/* Make the measurements of the `n_parts` calibrations `parts` together the
+ * held-out panel of `cal`, replacing any panel `cal` had (`pascal evaluate
+ * --heldout`; a panel measured in parts, e.g. one per size, is joined here).
+ * Each part must be of the same workload, with the same device constants
+ * (sm_count, capacity_blocks, block_bytes) and, for GEMM, the same tiling:
+ * errors name "workload", "device.capacity_blocks", "gemm.tile_k", ..., and
+ * "measurements" for a part without runs (or no part at all); the runs are
+ * validated like any held-out run, duplicates across parts included. On
+ * failure `cal` is unchanged. */
 pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
-                                             const pascal_calibration *panel,
-                                             pascal_error *err);
+                                             const pascal_calibration *const *parts,
+                                             size_t n_parts, pascal_error *err);
 
 /* Check every run (held-out panel included) as the append functions do
  * (duplicates excepted), for callers that filled the run arrays by other
