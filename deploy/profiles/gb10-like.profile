@@ -51,3 +51,13 @@ grid_barrier_ns = 1500        # static kernel: grid barrier per round
 launch_ns = 2000              # CTA launch when a slot frees
 start_jitter_ns = 200         # CTA start delay, uniform in [0, 200) ns
 service_jitter = 0.10         # link, DRAM and SM work times uniform in +-10 %
+
+# peaks, as a microbenchmark would measure them on this sim (registered with
+# the device and written into its bundles; read by the latency pipeline,
+# docs/autotuning.md). Omit all five to state none; a rate stated means all
+# four rates stated.
+peak_dram_bytes_per_s = 273e9 # dram_gbps
+peak_l2_bytes_per_s = 1.92e12 # 48 SMs x sm_read_gbps
+peak_tensor_flops = 3.2768e12 # 48 SMs x one 4096-FLOP matrix instruction (m16n8k16) per compute_ns
+peak_sm_clock_hz = 1e9        # the sim's clock is its nanosecond
+peak_launch_s = 2e-6          # launch_ns
