@@ -14,13 +14,16 @@
  * its explanation, identical to `pascal predict --json`), or, with
  * "explain": false (GET: explain=false), with the compact answer {workload,
  * K, rho, fill_bytes, M, rule, expected_error_pct, extrapolated, device,
- * calibration}: what an autotuner ranks by. The expected error is looked up
+ * calibration}: what an autotuner ranks by. When the calibration's device
+ * carries measured peaks, both forms end with time_s and bound, the fills
+ * run through the latency pipeline (pascal/latency.h). The expected error is looked up
  * in the validation the registry keeps beside each model (validation.h). Batch items are compact by default; "explain": true in the batch gives
  * every item the full document. Every answer is streamed as text by the
  * codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
  * tree and no allocation per answered item (only a refused item builds its
  * small error object through reply.h).
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -30,6 +33,7 @@
 #include "device_ref.h"
 #include "handlers.h"
 #include "jsonin.h"
+#include "pascal/latency.h"
 #include "pascal_codec.h"
 #include "registry.h"
 #include "reply.h"
@@ -149,7 +153,34 @@ typedef struct pd_answer {
   const char *device; /* owned by the (never freed) model */
   pascal_scan_prediction scan;
   pascal_gemm_prediction gemm;
+  int timed;          /* 1: `time` holds the latency pipeline's answer */
+  pascal_latency time;
 } pd_answer;
+
+/* time_s and the dominating bound, when the calibration's device carries
+ * its peaks: the predicted fills through the latency pipeline
+ * (pascal/latency.h) for the kernel the calibration measured. A scan with a
+ * fractional horizon W has no whole number of CTAs: no time then. */
+static void answer_time(const pd_reg_entry *e, const pd_query *q, pd_answer *a) {
+  const pascal_device *dev = e->device;
+  pascal_pipeline_kernel k;
+  pascal_status st;
+  a->timed = 0;
+  if (!dev->has_peaks) return;
+  if (q->workload == PASCAL_WORKLOAD_SCAN) {
+    if (q->W != floor(q->W) || q->W < 1 || q->W > 1e12) return;
+    st = pascal_latency_scan(dev->sm_count, q->key.o, q->key.d, q->key.m, q->N, (uint64_t)q->W,
+                             dev->block_bytes, PASCAL_SCAN_MMA_FLOPS, a->scan.fill_bytes, &k,
+                             NULL);
+  } else {
+    const pascal_gemm_params *g = pascal_model_gemm(e->model);
+    uint32_t per_sm = g->resident_ctas / dev->sm_count;
+    st = pascal_latency_gemm(q->shape.Mg, q->shape.Ng, q->shape.Kg, g->tile_m, g->tile_n,
+                             g->tile_k, g->elem_bytes, dev->sm_count, per_sm ? per_sm : 1,
+                             PASCAL_GEMM_KERNEL_STAGES, a->gemm.fill_bytes, &k, NULL);
+  }
+  a->timed = st == PASCAL_OK && pascal_latency_time(&dev->peaks, &k, &a->time, NULL) == PASCAL_OK;
+}
 
 /* Look up the calibration and predict (read lock held by the caller). */
 static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer *a,
@@ -199,6 +230,7 @@ static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer 
     pascal_validation_expect_scan(&e->validation, &q->key, &a->scan);
   else
     pascal_validation_expect_gemm(&e->validation, &q->shape, &a->gemm);
+  answer_time(e, q, a);
   return 0;
 }
 
@@ -214,6 +246,10 @@ static void write_answer(pascal_jtext *w, const pd_query *q, const pd_answer *a,
     pascal_codec_gemm_prediction_write(w, &q->shape, &a->gemm, detail);
   pascal_jtext_string(w, "device", a->device);
   pascal_jtext_int(w, "calibration", a->calibration);
+  if (a->timed) {
+    pascal_jtext_real(w, "time_s", a->time.time_s);
+    pascal_jtext_string(w, "bound", pascal_bound_name(a->time.bound));
+  }
   pascal_jtext_object_end(w);
 }
 
@@ -265,7 +301,7 @@ static int take_explain(json_t *body, int *explain, pd_reply *rep) {
 }
 
 #define PD_ANSWER_RESERVE 3072 /* bytes: an explained answer fits without regrowth */
-#define PD_ITEM_RESERVE 224    /* bytes: a compact batch item, expected error included */
+#define PD_ITEM_RESERVE 264    /* bytes: a compact batch item, expected error and time included */
 
 static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   pd_query q;

@@ -30,6 +30,13 @@
 extern "C" {
 #endif
 
+/* The calibration kernels as the pipeline sees them: a scan block's matrix
+ * instruction is one 16x16x16 half-precision wmma (2 x 16^3 FLOPs,
+ * kernels/device_common.cuh); the GEMM kernel (kernels/gemm.cu) keeps one
+ * A and one B tile in shared memory: one stage, no load/compute overlap. */
+#define PASCAL_SCAN_MMA_FLOPS 8192.0
+#define PASCAL_GEMM_KERNEL_STAGES 1u
+
 /* A device's measured peaks (whole chip). */
 typedef struct pascal_peaks {
   double dram_bytes_per_s; /* DRAM -> L2 bandwidth                              */
