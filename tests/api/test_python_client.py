@@ -11,7 +11,7 @@ import sys
 import threading
 import unittest
 
-from harness import SOURCE, Daemon, DaemonTest
+from harness import SOURCE, DaemonTest
 
 sys.path.insert(0, os.path.join(SOURCE, "clients", "python"))
 from pascal_client import (Client, PascalHTTPError, PascalUnavailable,  # noqa: E402
@@ -132,25 +132,13 @@ class ClientAnswers(DaemonTest):
         self.assertEqual(self.c.calibration_bundle(cals[0]["id"])["gemm"]["tile_m"], 128)
 
 
-class ClientAgainstLimits(unittest.TestCase):
+class ClientAgainstLimits(DaemonTest):
     """A daemon with a batch limit of 4 and read authentication."""
-
-    @classmethod
-    def setUpClass(cls):
-        import tempfile
-        cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-client-")
-        cls.d = Daemon(cls.tmp.name, ["--batch-max", "4", "--auth-reads"], bundles=BUNDLES)
-        cls.token = cls.d.token("admin", "client-test")
-        cls.d.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        rc = cls.d.stop()
-        cls.tmp.cleanup()
-        assert rc == 0, rc
+    daemon_args = ("--batch-max", "4", "--auth-reads")
+    bundles = BUNDLES
 
     def test_split_at_the_daemons_limit(self):
-        with Client("http://127.0.0.1:%d" % self.d.port, token=self.token) as c:
+        with Client("http://127.0.0.1:%d" % self.d.port, token=self.admin) as c:
             qs = scan_queries(11)
             got = c.predict_many(qs)
             self.assertLessEqual(c.batch_max, 4)
