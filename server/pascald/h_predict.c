@@ -23,7 +23,6 @@
  * tree and no allocation per answered item (only a refused item builds its
  * small error object through reply.h).
  */
-#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,7 +32,7 @@
 #include "device_ref.h"
 #include "handlers.h"
 #include "jsonin.h"
-#include "pascal/latency.h"
+#include "pascal/predict_time.h"
 #include "pascal_codec.h"
 #include "registry.h"
 #include "reply.h"
@@ -158,28 +157,14 @@ typedef struct pd_answer {
 } pd_answer;
 
 /* time_s and the dominating bound, when the calibration's device carries
- * its peaks: the predicted fills through the latency pipeline
- * (pascal/latency.h) for the kernel the calibration measured. A scan with a
- * fractional horizon W has no whole number of CTAs: no time then. */
+ * its peaks (pascal/predict_time.h); none for a fractional scan horizon. */
 static void answer_time(const pd_reg_entry *e, const pd_query *q, pd_answer *a) {
-  const pascal_device *dev = e->device;
-  pascal_pipeline_kernel k;
-  pascal_status st;
-  a->timed = 0;
-  if (!dev->has_peaks) return;
-  if (q->workload == PASCAL_WORKLOAD_SCAN) {
-    if (q->W != floor(q->W) || q->W < 1 || q->W > 1e12) return;
-    st = pascal_latency_scan(dev->sm_count, q->key.o, q->key.d, q->key.m, q->N, (uint64_t)q->W,
-                             dev->block_bytes, PASCAL_SCAN_MMA_FLOPS, a->scan.fill_bytes, &k,
-                             NULL);
-  } else {
-    const pascal_gemm_params *g = pascal_model_gemm(e->model);
-    uint32_t per_sm = g->resident_ctas / dev->sm_count;
-    st = pascal_latency_gemm(q->shape.Mg, q->shape.Ng, q->shape.Kg, g->tile_m, g->tile_n,
-                             g->tile_k, g->elem_bytes, dev->sm_count, per_sm ? per_sm : 1,
-                             PASCAL_GEMM_KERNEL_STAGES, a->gemm.fill_bytes, &k, NULL);
-  }
-  a->timed = st == PASCAL_OK && pascal_latency_time(&dev->peaks, &k, &a->time, NULL) == PASCAL_OK;
+  pascal_status st = q->workload == PASCAL_WORKLOAD_SCAN
+                         ? pascal_predict_time_scan(e->model, &q->key, q->N, q->W,
+                                                    a->scan.fill_bytes, &a->time, NULL)
+                         : pascal_predict_time_gemm(e->model, &q->shape, a->gemm.fill_bytes,
+                                                    &a->time, NULL);
+  a->timed = st == PASCAL_OK;
 }
 
 /* Look up the calibration and predict (read lock held by the caller). */

@@ -7,9 +7,10 @@ both answer forms and in batches; the Triton adapter then ranks by time."""
 import json
 import math
 import os
+import subprocess
 import sys
 
-from harness import SOURCE, DaemonTest
+from harness import PASCAL_CLI, SOURCE, DaemonTest
 
 sys.path.insert(0, os.path.join(SOURCE, "clients", "python"))
 from pascal_client import Client  # noqa: E402
@@ -113,6 +114,29 @@ class PredictTime(DaemonTest):
         # a fractional horizon has no whole number of CTAs: no time
         p = self.predict({"device": "timed-scan", "o": 1, "path": "tma", "d": 2, "m": 6, "N": 4096, "W": 2.5})
         self.assertNotIn("time_s", p)
+
+    def test_cli_agrees(self):
+        """`pascal predict` on the exported bundle answers the same time_s and bound."""
+        cases = {"timed-gemm": [["--Mg", "2048", "--Ng", "1024", "--Kg", "4096"]],
+                 "timed-scan": [["--o", "1", "--path", "tma", "--d", "3", "--m", "5", "--N", "4096", "--W", "16"],
+                                ["--o", "1", "--path", "tma", "--d", "3", "--m", "5", "--N", "4096", "--W", "2.5"]]}
+        for dev, argsets in cases.items():
+            cid = self.req("GET", "/v1/devices/" + dev).json["calibrations"][0]["id"]
+            path = os.path.join(self.tmp.name, dev + ".json")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(self.req("GET", "/v1/calibrations/%d/export" % cid).raw.decode())
+            for args in argsets:
+                p = subprocess.run([PASCAL_CLI, "predict", "--bundle", path, "--json"] + args,
+                                   capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                cli = json.loads(p.stdout)
+                q = {"device": dev}
+                for k, v in zip(args[::2], args[1::2]):
+                    q[k[2:]] = v if k == "--path" else (float(v) if k == "--W" else int(v))
+                daemon = self.predict(q)
+                self.assertEqual(cli.get("time_s"), daemon.get("time_s"), args)
+                self.assertEqual(cli.get("bound"), daemon.get("bound"), args)
+                self.assertEqual("time_s" in cli, q.get("W") != 2.5)
 
     def test_more_fills_more_time_in_a_batch(self):
         qs = [{"device": "timed-gemm", "Mg": 2048, "Ng": 2048, "Kg": k} for k in (1024, 2048, 4096, 8192)]
