@@ -134,6 +134,18 @@ static const char *const migrations[] = {
   "  CHECK (heldout IN (0, 1));\n"
   "ALTER TABLE measurements ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
   "  CHECK (heldout IN (0, 1));\n",
+  /* 4: a device's measured peaks for the latency pipeline (NULL: unknown;
+   *    all five known or none, checked by the store before writing) */
+  "ALTER TABLE devices ADD COLUMN peak_dram_bytes_per_s REAL\n"
+  "  CHECK (peak_dram_bytes_per_s IS NULL OR peak_dram_bytes_per_s > 0);\n"
+  "ALTER TABLE devices ADD COLUMN peak_l2_bytes_per_s REAL\n"
+  "  CHECK (peak_l2_bytes_per_s IS NULL OR peak_l2_bytes_per_s > 0);\n"
+  "ALTER TABLE devices ADD COLUMN peak_tensor_flops REAL\n"
+  "  CHECK (peak_tensor_flops IS NULL OR peak_tensor_flops > 0);\n"
+  "ALTER TABLE devices ADD COLUMN peak_sm_clock_hz REAL\n"
+  "  CHECK (peak_sm_clock_hz IS NULL OR peak_sm_clock_hz > 0);\n"
+  "ALTER TABLE devices ADD COLUMN peak_launch_s REAL\n"
+  "  CHECK (peak_launch_s IS NULL OR peak_launch_s >= 0);\n",
 };
 
 int pascal_store_schema_latest(void)
