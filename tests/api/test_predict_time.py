@@ -3,14 +3,17 @@ when the calibration's device carries measured peaks (device.peaks of its
 bundle), equal to the pipeline and wave model worked out here independently
 for the two kernels the calibrations measure (the single-stage GEMM with one
 resident CTA per SM; the scan with max(d, 1) stages and o CTAs per SM), in
-both answer forms and in batches; the Triton adapter then ranks by time."""
+both answer forms, in batches and by `pascal predict`; the Triton adapter
+then ranks by time. Peaks registered with a device (checked field by field,
+filled in when unknown, 409 when different) reach the bundle its
+calibration freezes, and so the time."""
 import json
 import math
 import os
 import subprocess
 import sys
 
-from harness import PASCAL_CLI, SOURCE, DaemonTest
+from harness import DEVICE, PASCAL_CLI, SOURCE, DaemonTest, make_frozen_calibration
 
 sys.path.insert(0, os.path.join(SOURCE, "clients", "python"))
 from pascal_client import Client  # noqa: E402
@@ -114,6 +117,40 @@ class PredictTime(DaemonTest):
         # a fractional horizon has no whole number of CTAs: no time
         p = self.predict({"device": "timed-scan", "o": 1, "path": "tma", "d": 2, "m": 6, "N": 4096, "W": 2.5})
         self.assertNotIn("time_s", p)
+
+    def test_registered_peaks_reach_the_bundle_and_the_time(self):
+        dev = dict(DEVICE, name="timed-dev", peaks=PEAKS)
+        cid = make_frozen_calibration(self, device=dev)  # registers dev, runs and freezes the plan
+        r = self.req("GET", "/v1/devices/timed-dev")
+        self.assertEqual(r.json["peaks"], PEAKS)
+        r = self.req("GET", "/v1/calibrations/%d/export" % cid)
+        self.assertEqual(r.json["device"]["peaks"], PEAKS)
+        q = {"device": "timed-dev", "o": 1, "path": "tma", "d": 2, "m": 4, "N": 1024, "W": 4}
+        p = self.predict(q)
+        want = scan_time(1, 2, 4, 1024, 4, p["fill_bytes"], sm=DEVICE["sm_count"])
+        self.assertTrue(math.isclose(p["time_s"], want, rel_tol=1e-12), (p["time_s"], want))
+        self.assertIsNone(self.req("GET", "/v1/devices/synthetic-gb10").json["peaks"])
+
+    def test_registration_checks_peaks(self):
+        base = dict(DEVICE, name="peaks-dev")
+        r = self.req("POST", "/v1/devices", base, token=self.admin)
+        self.assertStatus(r, 201)
+        r = self.req("POST", "/v1/devices", dict(base, peaks=PEAKS), token=self.admin)
+        self.assertStatus(r, 200)  # unknown peaks are filled in
+        self.assertEqual(r.json["peaks"], PEAKS)
+        r = self.req("POST", "/v1/devices", dict(base, peaks=dict(PEAKS, tensor_flops=1e12)), token=self.admin)
+        self.assertStatus(r, 409, "conflict")
+        self.assertEqual(r.json["error"]["field"], "peaks")
+        for peaks, code, field in ((dict(PEAKS, launch_s=-1), "out_of_range", "peaks.launch_s"),
+                                   (dict(PEAKS, dram_bytes_per_s=0), "out_of_range", "peaks.dram_bytes_per_s"),
+                                   ({k: v for k, v in PEAKS.items() if k != "sm_clock_hz"}, "missing_field",
+                                    "peaks.sm_clock_hz"),
+                                   (dict(PEAKS, smem_bytes_per_s=1e12), "unknown_field", "peaks.smem_bytes_per_s"),
+                                   ([1, 2], "invalid_type", "peaks")):
+            r = self.req("POST", "/v1/devices", dict(base, name="peaks-bad", peaks=peaks), token=self.admin)
+            self.assertStatus(r, 400, code)
+            self.assertEqual(r.json["error"]["field"], field)
+        self.assertStatus(self.req("GET", "/v1/devices/peaks-bad"), 404)
 
     def test_cli_agrees(self):
         """`pascal predict` on the exported bundle answers the same time_s and bound."""
