@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "pascal/error.h"
+#include "pascal/latency.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +58,8 @@ typedef struct pascal_backend_device {
   uint64_t l2_bytes;         /* nominal L2 size */
   char cuda_name[64];        /* as CUDA reports it (sim: as its profile states it); "" unknown */
   uint32_t cc_major, cc_minor; /* compute capability; 0.0 unknown */
+  int has_peaks;             /* 1: peaks measured (sim: as its profile states them) */
+  pascal_peaks peaks;        /* the latency pipeline's device peaks (pascal/latency.h) */
 } pascal_backend_device;
 
 typedef struct pascal_backend pascal_backend; /* opaque, one per backend instance */
