@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "pascal/error.h"
+#include "pascal/latency.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,6 +59,8 @@ typedef struct pascal_backend_device {
   char cuda_name[64];        /* as CUDA reports it (sim: as its profile states it); "" unknown */
   uint32_t cc_major, cc_minor; /* compute capability; 0.0 unknown */
   uint64_t smem_per_sm;      /* shared memory per SM in bytes; 0: no limit (sim) */
+  int has_peaks;             /* 1: peaks measured (sim: as its profile states them) */
+  pascal_peaks peaks;        /* the latency pipeline's device peaks (pascal/latency.h) */
 } pascal_backend_device;
 
 /* One static phase-controlled run (paper Algorithm "static-kernel", the

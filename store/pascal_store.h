@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "pascal/error.h"
+#include "pascal/latency.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -127,6 +128,10 @@ typedef struct pascal_store_device {
                                             ASCII, no blank at either end */
   uint32_t cc_major, cc_minor;      /* compute capability 9.0; 0.0 unknown */
   uint64_t l2_bytes;                /* L2 size in bytes; 0 unknown */
+  /* Measured peaks for the latency pipeline (pascal/latency.h); like the CUDA
+   * identity, filled in when unknown and a conflict when they differ. */
+  int has_peaks;                    /* 0: unknown */
+  pascal_peaks peaks;
 } pascal_store_device;
 
 /* Register a device. Idempotent: if a device of that name exists with the

@@ -56,6 +56,8 @@ static pascal_status sim_describe(pascal_backend *b, uint32_t known_capacity,
   snprintf(d.cuda_name, sizeof d.cuda_name, "%s", p->cuda_name);
   d.cc_major = p->cc_major;
   d.cc_minor = p->cc_minor;
+  d.has_peaks = pascal_simdev_profile_has_peaks(p);
+  d.peaks = p->peaks;
   (void)err;
   *out = d;
   return PASCAL_OK;

@@ -22,6 +22,14 @@ json_t *agent_device_body(const pascal_backend_device *dev, const char *name)
     json_object_set_new(body, "compute_capability", json_string(cc));
   if (body && dev->l2_bytes)
     json_object_set_new(body, "l2_bytes", json_integer((json_int_t)dev->l2_bytes));
+  /* the measured peaks, where the backend knows them */
+  if (body && dev->has_peaks)
+    json_object_set_new(body, "peaks",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f}", "dram_bytes_per_s",
+                                  dev->peaks.dram_bytes_per_s, "l2_bytes_per_s",
+                                  dev->peaks.l2_bytes_per_s, "tensor_flops",
+                                  dev->peaks.tensor_flops, "sm_clock_hz", dev->peaks.sm_clock_hz,
+                                  "launch_s", dev->peaks.launch_s));
   return body;
 }
 
@@ -29,9 +37,10 @@ int agent_device_compare(json_t *server, const json_t *want, char *msg, size_t m
 {
   json_t *inner = json_object_get(server, "device");
   json_t *have = json_is_object(inner) ? inner : server;
-  /* the first four must match; the CUDA identity only where both know it */
+  /* the first four must match; the CUDA identity and peaks only where both
+     know them */
   static const char *const fields[] = {"arch", "sm_count", "capacity_blocks", "block_bytes",
-                                       "cuda_name", "compute_capability", "l2_bytes"};
+                                       "cuda_name", "compute_capability", "l2_bytes", "peaks"};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
     json_t *a = json_object_get(have, fields[i]);
     json_t *b = json_object_get(want, fields[i]);

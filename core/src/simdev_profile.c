@@ -70,6 +70,11 @@ static const key_spec KEYS[] = {
     {"dram_tail_prob", KEY_F64, F(dram_tail_prob), 0, 1, 0, "a number in [0, 1]"},
     {"dram_tail_ns", KEY_F64, F(dram_tail_ns), 0, BIG, 0, "a number >= 0"},
     {"dispatch_ns", KEY_F64, F(dispatch_ns), 0, BIG, 0, "a number >= 0"},
+    {"peak_dram_bytes_per_s", KEY_F64, F(peaks.dram_bytes_per_s), 0, BIG, 0, "a number >= 0"},
+    {"peak_l2_bytes_per_s", KEY_F64, F(peaks.l2_bytes_per_s), 0, BIG, 0, "a number >= 0"},
+    {"peak_tensor_flops", KEY_F64, F(peaks.tensor_flops), 0, BIG, 0, "a number >= 0"},
+    {"peak_sm_clock_hz", KEY_F64, F(peaks.sm_clock_hz), 0, BIG, 0, "a number >= 0"},
+    {"peak_launch_s", KEY_F64, F(peaks.launch_s), 0, BIG, 0, "a number >= 0"},
 };
 #undef F
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
@@ -114,6 +119,11 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out) {
   out->dram_tail_prob = 0.05;
   out->dram_tail_ns = 400.0;
   out->dispatch_ns = 20.0;
+  out->peaks.dram_bytes_per_s = 273e9;
+  out->peaks.l2_bytes_per_s = 1.92e12;
+  out->peaks.tensor_flops = 6.5536e12;
+  out->peaks.sm_clock_hz = 1e9;
+  out->peaks.launch_s = 2e-6;
 }
 
 static int name_ok(const char *s, size_t max) {
@@ -182,13 +192,31 @@ static int key_in_domain(const pascal_simdev_profile *p, const key_spec *k) {
   return k->hi_open ? v < k->hi : v <= k->hi;
 }
 
+int pascal_simdev_profile_has_peaks(const pascal_simdev_profile *p) {
+  return p->peaks.dram_bytes_per_s > 0;
+}
+
+/* Peaks: none stated, or all four rates (the launch overhead may be 0). */
+static pascal_status peaks_validate(const pascal_simdev_profile *p, pascal_error *err) {
+  const pascal_peaks *k = &p->peaks;
+  if (k->dram_bytes_per_s == 0 && k->l2_bytes_per_s == 0 && k->tensor_flops == 0 &&
+      k->sm_clock_hz == 0 && k->launch_s == 0)
+    return PASCAL_OK;
+  pascal_error inner;
+  if (pascal_peaks_check(k, &inner) == PASCAL_OK) return PASCAL_OK;
+  char key[PASCAL_ERROR_FIELD_MAX + 8];
+  snprintf(key, sizeof key, "peak_%s", inner.field);
+  return pascal_error_set(err, PASCAL_EINVAL, key,
+                          "%s must be > 0 when any peak is stated (all four rates or none)", key);
+}
+
 pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p, pascal_error *err) {
   if (!p) return pascal_error_set(err, PASCAL_EINVAL, "profile", "profile is NULL");
   for (size_t i = 0; i < NKEYS; i++)
     if (!key_in_domain(p, &KEYS[i]))
       return pascal_error_set(err, PASCAL_EINVAL, KEYS[i].key, "%s must be %s", KEYS[i].key,
                               KEYS[i].help);
-  return PASCAL_OK;
+  return peaks_validate(p, err);
 }
 
 /* ---- text parser ---- */

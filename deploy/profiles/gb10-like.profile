@@ -67,3 +67,13 @@ launch_ns = 2000              # CTA launch when a slot frees
 dispatch_ns = 20              # one dispatcher: a launch every 20 ns at most; first wave in random order
 start_jitter_ns = 200         # CTA start delay, uniform in [0, 200) ns
 service_jitter = 0.10         # link, DRAM and SM work times uniform in +-10 %
+
+# peaks, as a microbenchmark would measure them on this sim (registered with
+# the device and written into its bundles; read by the latency pipeline,
+# docs/autotuning.md). Omit all five to state none; a rate stated means all
+# four rates stated.
+peak_dram_bytes_per_s = 273e9 # dram_gbps
+peak_l2_bytes_per_s = 1.92e12 # 48 SMs x sm_read_gbps
+peak_tensor_flops = 6.5536e12 # 48 SMs x one 8192-FLOP 16x16x16 matrix instruction per compute_ns
+peak_sm_clock_hz = 1e9        # the sim's clock is its nanosecond
+peak_launch_s = 2e-6          # launch_ns

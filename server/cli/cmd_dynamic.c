@@ -11,6 +11,7 @@
 #include "args.h"
 #include "commands.h"
 #include "output.h"
+#include "pascal/predict_time.h"
 #include "pascal/synth.h"
 #include "pascal/validation.h"
 #include "pascal_codec.h"
@@ -87,6 +88,18 @@ typedef struct predict_query {
   uint32_t Mg, Ng, Kg;
 } predict_query;
 
+/* time_s and bound at the end of the answer, as pascald writes them, when
+ * the bundle's device carries peaks (t != NULL). */
+static pascal_status add_time(json_t *doc, const pascal_latency *t, pascal_error *err)
+{
+  if (!t)
+    return PASCAL_OK;
+  if (json_object_set_new(doc, "time_s", json_real(t->time_s)) ||
+      json_object_set_new(doc, "bound", json_string(pascal_bound_name(t->bound))))
+    return pascal_error_set(err, PASCAL_ENOMEM, "time_s", "out of memory");
+  return PASCAL_OK;
+}
+
 /* Predict; once a prediction stands, build the calibration's own validation
  * into *v as pascald builds it (a leave-one-key-out run) for its expected
  * error. */
@@ -123,7 +136,10 @@ static pascal_status predict_run(const pascal_calibration *cal, const pascal_mod
     if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
       return st;
     pascal_validation_expect_gemm(v, &shape, &p);
-    return pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
+    pascal_latency t;
+    int timed = pascal_predict_time_gemm(model, &shape, p.fill_bytes, &t, NULL) == PASCAL_OK;
+    st = pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
+    return st ? st : add_time(*doc, timed ? &t : NULL, err);
   }
   pascal_scan_key key = {q->o, PASCAL_PATH_SYNC, q->d, q->m};
   pascal_scan_prediction p;
@@ -133,7 +149,10 @@ static pascal_status predict_run(const pascal_calibration *cal, const pascal_mod
   if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
     return st;
   pascal_validation_expect_scan(v, &key, &p);
-  return pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
+  pascal_latency t;
+  int timed = pascal_predict_time_scan(model, &key, q->N, q->W, p.fill_bytes, &t, NULL) == PASCAL_OK;
+  st = pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
+  return st ? st : add_time(*doc, timed ? &t : NULL, err);
 }
 
 int cli_cmd_predict(int argc, char **argv)

@@ -5,7 +5,10 @@
  * paper Eq. trafficcurve, LOKO report of Eq. dynamic_selection) and the
  * content hash: SHA-256 over the canonical serialisation of format, device,
  * workload, class_rule, gemm, measurements and the held-out panel (when it
- * has runs, so that bundles without one keep their hash).
+ * has runs, so that bundles without one keep their hash). The device may
+ * carry its measured peaks (device.peaks, for the latency pipeline of
+ * pascal/latency.h); they are hashed when present, and a device without them
+ * hashes as before they existed.
  */
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +67,40 @@ static pascal_status copy_name(const json_t *obj, const char *key, char *dst, si
   return PASCAL_OK;
 }
 
+/* The peaks' keys in the bundle, in pascal_peaks order. */
+static const char *const peak_keys[] = {"dram_bytes_per_s", "l2_bytes_per_s", "tensor_flops",
+                                        "sm_clock_hz", "launch_s"};
+
+static double *peak_slot(pascal_peaks *p, size_t i)
+{
+  double *slots[] = {&p->dram_bytes_per_s, &p->l2_bytes_per_s, &p->tensor_flops,
+                     &p->sm_clock_hz, &p->launch_s};
+  return slots[i];
+}
+
+/* Optional device.peaks: all five numbers, as pascal_peaks_check wants them. */
+static pascal_status decode_peaks(const json_t *dev_obj, pascal_device *dev, pascal_error *err)
+{
+  json_t *obj;
+  pascal_status st;
+  if (!json_object_get(dev_obj, "peaks"))
+    return PASCAL_OK;
+  if ((st = codec_get_object(dev_obj, "device", "peaks", 1, &obj, err)))
+    return st;
+  for (size_t i = 0; i < sizeof peak_keys / sizeof peak_keys[0]; i++)
+    if ((st = codec_get_number(obj, "device.peaks", peak_keys[i], 1, 0, peak_slot(&dev->peaks, i),
+                               NULL, err)))
+      return st;
+  pascal_error inner;
+  if (pascal_peaks_check(&dev->peaks, &inner) != PASCAL_OK) {
+    char field[PASCAL_ERROR_FIELD_MAX];
+    codec_path(field, sizeof field, "device.peaks", inner.field);
+    return pascal_error_set(err, PASCAL_EINVAL, field, "%s %s", field, inner.message);
+  }
+  dev->has_peaks = 1;
+  return PASCAL_OK;
+}
+
 static pascal_status decode_device(const json_t *doc, pascal_device *dev, pascal_error *err)
 {
   json_t *obj;
@@ -73,7 +110,8 @@ static pascal_status decode_device(const json_t *doc, pascal_device *dev, pascal
       (st = copy_name(obj, "arch", dev->arch, sizeof dev->arch, err)) ||
       (st = get_u32(obj, "device", "sm_count", 1, &dev->sm_count, NULL, err)) ||
       (st = get_u32(obj, "device", "capacity_blocks", 1, &dev->capacity_blocks, NULL, err)) ||
-      (st = get_u32(obj, "device", "block_bytes", 1, &dev->block_bytes, NULL, err)))
+      (st = get_u32(obj, "device", "block_bytes", 1, &dev->block_bytes, NULL, err)) ||
+      (st = decode_peaks(obj, dev, err)))
     return st;
   return PASCAL_OK;
 }
@@ -346,6 +384,15 @@ static pascal_status encode_device(json_t *doc, const pascal_device *dev, pascal
       (st = codec_set(obj, "capacity_blocks", codec_uint(dev->capacity_blocks), err)) ||
       (st = codec_set(obj, "block_bytes", codec_uint(dev->block_bytes), err)))
     return st;
+  if (!dev->has_peaks)
+    return PASCAL_OK; /* absent: the device object, and so the hash, as before peaks existed */
+  json_t *peaks = json_object();
+  if ((st = codec_set(obj, "peaks", peaks, err)))
+    return st;
+  pascal_peaks p = dev->peaks;
+  for (size_t i = 0; i < sizeof peak_keys / sizeof peak_keys[0]; i++)
+    if ((st = codec_set(peaks, peak_keys[i], codec_real(*peak_slot(&p, i)), err)))
+      return st;
   return PASCAL_OK;
 }
 

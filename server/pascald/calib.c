@@ -176,6 +176,8 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
   cal->device.sm_count = dev.sm_count;
   cal->device.capacity_blocks = dev.capacity_blocks;
   cal->device.block_bytes = dev.block_bytes;
+  cal->device.has_peaks = dev.has_peaks; /* the bundle carries the device's peaks */
+  cal->device.peaks = dev.peaks;
   /* One 128x128 output tile CTA resident per SM: M = sm_count for GEMM. */
   cal->gemm.resident_ctas = dev.sm_count;
   pascal_status st = PASCAL_OK;

@@ -3,8 +3,11 @@
  * is idempotent: an identical re-post answers 200, different constants 409.
  * A device may carry its CUDA identity (cuda_name, compute_capability,
  * l2_bytes); the list filters by them, and {name} may be a CUDA name
- * (device_ref.h).
+ * (device_ref.h). It may also carry its measured peaks (the latency
+ * pipeline's input), filled in when unknown and 409 naming peaks when they
+ * differ; a calibration frozen on the device writes them into its bundle.
  */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -60,10 +63,31 @@ void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   pd_reply_json(rep, 200, json_pack("{s:o}", "devices", arr));
 }
 
+/* Optional "peaks": all five numbers, rates > 0 and launch_s >= 0 (what
+ * pascal_peaks_check accepts). 0 when absent or good, -1 with a 400. */
+static int get_peaks(json_t *b, pascal_store_device *dev, pd_reply *rep) {
+  static const char *const keys[] = {"dram_bytes_per_s", "l2_bytes_per_s", "tensor_flops",
+                                     "sm_clock_hz", "launch_s", NULL};
+  double *slots[] = {&dev->peaks.dram_bytes_per_s, &dev->peaks.l2_bytes_per_s,
+                     &dev->peaks.tensor_flops, &dev->peaks.sm_clock_hz, &dev->peaks.launch_s};
+  json_t *p = json_object_get(b, "peaks");
+  if (!p) return 0;
+  if (!json_is_object(p)) {
+    pd_reply_error(rep, 400, "invalid_type", "peaks", "peaks must be an object");
+    return -1;
+  }
+  if (pd_json_strict(p, keys, "peaks", rep)) return -1;
+  for (size_t i = 0; keys[i]; i++)
+    if (pd_get_num(p, keys[i], 1, i == 4 ? 0.0 : DBL_MIN, 1e30, slots[i], "peaks", rep) < 0)
+      return -1;
+  dev->has_peaks = 1;
+  return 0;
+}
+
 void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   static const char *const allowed[] = {"name", "arch", "sm_count", "capacity_blocks",
                                         "block_bytes", "cuda_name", "compute_capability",
-                                        "l2_bytes", NULL};
+                                        "l2_bytes", "peaks", NULL};
   json_t *b = req->json;
   pascal_store_device dev;
   memset(&dev, 0, sizeof dev);
@@ -77,7 +101,8 @@ void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
       pd_get_u64(b, "block_bytes", 1, 1, 1u << 30, &bb, NULL, rep) ||
       pd_get_str(b, "cuda_name", 0, dev.cuda_name, sizeof dev.cuda_name, NULL, rep) < 0 ||
       pd_get_str(b, "compute_capability", 0, cc, sizeof cc, NULL, rep) < 0 ||
-      pd_get_u64(b, "l2_bytes", 0, 1, UINT64_C(1) << 53, &l2, NULL, rep) < 0)
+      pd_get_u64(b, "l2_bytes", 0, 1, UINT64_C(1) << 53, &l2, NULL, rep) < 0 ||
+      get_peaks(b, &dev, rep) < 0)
     return;
   if (cc[0] && pd_cc_parse(cc, &dev.cc_major, &dev.cc_minor)) {
     pd_reply_error(rep, 400, "invalid_value", "compute_capability",

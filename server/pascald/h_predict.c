@@ -14,7 +14,9 @@
  * its explanation, identical to `pascal predict --json`), or, with
  * "explain": false (GET: explain=false), with the compact answer {workload,
  * K, rho, fill_bytes, M, rule, expected_error_pct, extrapolated, device,
- * calibration}: what an autotuner ranks by. The expected error is looked up
+ * calibration}: what an autotuner ranks by. When the calibration's device
+ * carries measured peaks, both forms end with time_s and bound, the fills
+ * run through the latency pipeline (pascal/latency.h). The expected error is looked up
  * in the validation the registry keeps beside each model (validation.h). Batch items are compact by default; "explain": true in the batch gives
  * every item the full document. Every answer is streamed as text by the
  * codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
@@ -30,6 +32,7 @@
 #include "device_ref.h"
 #include "handlers.h"
 #include "jsonin.h"
+#include "pascal/predict_time.h"
 #include "pascal_codec.h"
 #include "registry.h"
 #include "reply.h"
@@ -149,7 +152,20 @@ typedef struct pd_answer {
   const char *device; /* owned by the (never freed) model */
   pascal_scan_prediction scan;
   pascal_gemm_prediction gemm;
+  int timed;          /* 1: `time` holds the latency pipeline's answer */
+  pascal_latency time;
 } pd_answer;
+
+/* time_s and the dominating bound, when the calibration's device carries
+ * its peaks (pascal/predict_time.h); none for a fractional scan horizon. */
+static void answer_time(const pd_reg_entry *e, const pd_query *q, pd_answer *a) {
+  pascal_status st = q->workload == PASCAL_WORKLOAD_SCAN
+                         ? pascal_predict_time_scan(e->model, &q->key, q->N, q->W,
+                                                    a->scan.fill_bytes, &a->time, NULL)
+                         : pascal_predict_time_gemm(e->model, &q->shape, a->gemm.fill_bytes,
+                                                    &a->time, NULL);
+  a->timed = st == PASCAL_OK;
+}
 
 /* Look up the calibration and predict (read lock held by the caller). */
 static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer *a,
@@ -199,6 +215,7 @@ static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer 
     pascal_validation_expect_scan(&e->validation, &q->key, &a->scan);
   else
     pascal_validation_expect_gemm(&e->validation, &q->shape, &a->gemm);
+  answer_time(e, q, a);
   return 0;
 }
 
@@ -214,6 +231,10 @@ static void write_answer(pascal_jtext *w, const pd_query *q, const pd_answer *a,
     pascal_codec_gemm_prediction_write(w, &q->shape, &a->gemm, detail);
   pascal_jtext_string(w, "device", a->device);
   pascal_jtext_int(w, "calibration", a->calibration);
+  if (a->timed) {
+    pascal_jtext_real(w, "time_s", a->time.time_s);
+    pascal_jtext_string(w, "bound", pascal_bound_name(a->time.bound));
+  }
   pascal_jtext_object_end(w);
 }
 
@@ -265,7 +286,7 @@ static int take_explain(json_t *body, int *explain, pd_reply *rep) {
 }
 
 #define PD_ANSWER_RESERVE 3072 /* bytes: an explained answer fits without regrowth */
-#define PD_ITEM_RESERVE 224    /* bytes: a compact batch item, expected error included */
+#define PD_ITEM_RESERVE 264    /* bytes: a compact batch item, expected error and time included */
 
 static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   pd_query q;

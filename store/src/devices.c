@@ -1,7 +1,7 @@
 /*
  * devices.c - the devices table: idempotent registration (identical constants
- * accepted again, different ones refused; a CUDA identity not yet known is
- * filled in), lookup, listing, and the job progress of a device's collecting
+ * accepted again, different ones refused; a CUDA identity or measured peaks
+ * not yet known are filled in), lookup, listing, and the job progress of a device's collecting
  * calibrations.
  */
 #include "store_internal.h"
@@ -21,6 +21,14 @@ static void read_device(sqlite3_stmt *st, pascal_store_device *d)
   d->cc_major = (uint32_t)sqlite3_column_int64(st, 7);
   d->cc_minor = (uint32_t)sqlite3_column_int64(st, 8);
   d->l2_bytes = (uint64_t)sqlite3_column_int64(st, 9);
+  d->has_peaks = sqlite3_column_type(st, 10) != SQLITE_NULL;
+  if (d->has_peaks) {
+    d->peaks.dram_bytes_per_s = sqlite3_column_double(st, 10);
+    d->peaks.l2_bytes_per_s = sqlite3_column_double(st, 11);
+    d->peaks.tensor_flops = sqlite3_column_double(st, 12);
+    d->peaks.sm_clock_hz = sqlite3_column_double(st, 13);
+    d->peaks.launch_s = sqlite3_column_double(st, 14);
+  }
 }
 
 /* Look a device up inside the caller's lock: *found = 0 if absent. */
@@ -55,13 +63,21 @@ static const char *differing_field(const pascal_store_device *a,
     return "compute_capability";
   if (a->l2_bytes && b->l2_bytes && a->l2_bytes != b->l2_bytes)
     return "l2_bytes";
+  if (a->has_peaks && b->has_peaks && memcmp(&a->peaks, &b->peaks, sizeof a->peaks) != 0)
+    return "peaks";
   return NULL;
 }
 
-/* The CUDA identity of `old` completed with what `dev` knows; 1 if it grew. */
-static int learn_cuda(pascal_store_device *old, const pascal_store_device *dev)
+/* The CUDA identity and peaks of `old` completed with what `dev` knows; 1 if
+ * they grew. */
+static int learn(pascal_store_device *old, const pascal_store_device *dev)
 {
   int grew = 0;
+  if (!old->has_peaks && dev->has_peaks) {
+    old->has_peaks = 1;
+    old->peaks = dev->peaks;
+    grew = 1;
+  }
   if (!old->cuda_name[0] && dev->cuda_name[0]) {
     memcpy(old->cuda_name, dev->cuda_name, sizeof old->cuda_name);
     grew = 1;
@@ -78,9 +94,18 @@ static int learn_cuda(pascal_store_device *old, const pascal_store_device *dev)
   return grew;
 }
 
-/* Bind the CUDA identity at parameters first..first+3 (NULL where unknown). */
-static int bind_cuda(sqlite3_stmt *st, int first, const pascal_store_device *d)
+/* Bind the CUDA identity at parameters first..first+3 and the peaks at
+ * first+4..first+8 (NULL where unknown). */
+static int bind_known(sqlite3_stmt *st, int first, const pascal_store_device *d)
 {
+  const double peaks[] = {d->peaks.dram_bytes_per_s, d->peaks.l2_bytes_per_s,
+                          d->peaks.tensor_flops, d->peaks.sm_clock_hz, d->peaks.launch_s};
+  for (int i = 0; i < 5; i++) {
+    int rc = d->has_peaks ? sqlite3_bind_double(st, first + 4 + i, peaks[i])
+                          : sqlite3_bind_null(st, first + 4 + i);
+    if (rc != SQLITE_OK)
+      return rc;
+  }
   int rc = d->cuda_name[0] ? sqlite3_bind_text(st, first, d->cuda_name, -1, SQLITE_STATIC)
                            : sqlite3_bind_null(st, first);
   if (rc == SQLITE_OK)
@@ -122,10 +147,10 @@ pascal_store_status store_device_ensure(pascal_store *s,
       return store_fail(err, PASCAL_STORE_CONFLICT, field,
                         "device %s exists with a different %s", dev->name, field);
     *created = 0;
-    if (!learn_cuda(&old, dev))
+    if (!learn(&old, dev))
       return PASCAL_STORE_OK;
-    sqlite3_stmt *up = store_stmt_get(s, ST_DEVICE_SET_CUDA);
-    if (sqlite3_bind_text(up, 1, old.name, -1, SQLITE_TRANSIENT) || bind_cuda(up, 2, &old))
+    sqlite3_stmt *up = store_stmt_get(s, ST_DEVICE_LEARN);
+    if (sqlite3_bind_text(up, 1, old.name, -1, SQLITE_TRANSIENT) || bind_known(up, 2, &old))
       return store_sql_error(s->db, sqlite3_errcode(s->db), "device", err);
     return store_step_done(s, up, "device update", err);
   }
@@ -135,7 +160,7 @@ pascal_store_status store_device_ensure(pascal_store *s,
       sqlite3_bind_int64(st, 3, dev->sm_count) ||
       sqlite3_bind_int64(st, 4, dev->capacity_blocks) ||
       sqlite3_bind_int64(st, 5, dev->block_bytes) ||
-      sqlite3_bind_int64(st, 6, now) || bind_cuda(st, 7, dev))
+      sqlite3_bind_int64(st, 6, now) || bind_known(st, 7, dev))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "device", err);
   status = store_step_done(s, st, "device insert", err);
   if (status == PASCAL_STORE_OK)

@@ -151,6 +151,18 @@ static const char *const migrations[] = {
   "UPDATE jobs SET lease_token = NULL WHERE lease_token IS NOT NULL;\n"
   FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
   FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration"),
+  /* 5: a device's measured peaks for the latency pipeline (NULL: unknown;
+   *    all five known or none, checked by the store before writing) */
+  "ALTER TABLE devices ADD COLUMN peak_dram_bytes_per_s REAL\n"
+  "  CHECK (peak_dram_bytes_per_s IS NULL OR peak_dram_bytes_per_s > 0);\n"
+  "ALTER TABLE devices ADD COLUMN peak_l2_bytes_per_s REAL\n"
+  "  CHECK (peak_l2_bytes_per_s IS NULL OR peak_l2_bytes_per_s > 0);\n"
+  "ALTER TABLE devices ADD COLUMN peak_tensor_flops REAL\n"
+  "  CHECK (peak_tensor_flops IS NULL OR peak_tensor_flops > 0);\n"
+  "ALTER TABLE devices ADD COLUMN peak_sm_clock_hz REAL\n"
+  "  CHECK (peak_sm_clock_hz IS NULL OR peak_sm_clock_hz > 0);\n"
+  "ALTER TABLE devices ADD COLUMN peak_launch_s REAL\n"
+  "  CHECK (peak_launch_s IS NULL OR peak_launch_s >= 0);\n",
 };
 
 int pascal_store_schema_latest(void)

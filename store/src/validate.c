@@ -68,6 +68,12 @@ static pascal_store_status check_cuda(const pascal_store_device *dev, pascal_err
   if (dev->l2_bytes > (uint64_t)INT64_MAX)
     return store_fail(err, PASCAL_STORE_INVALID, "device.l2_bytes",
                       "device.l2_bytes is too large");
+  pascal_error inner;
+  if (dev->has_peaks && pascal_peaks_check(&dev->peaks, &inner) != PASCAL_OK) {
+    char field[PASCAL_ERROR_FIELD_MAX + 16];
+    snprintf(field, sizeof field, "device.peaks.%s", inner.field);
+    return store_fail(err, PASCAL_STORE_INVALID, field, "%s %s", field, inner.message);
+  }
   return PASCAL_STORE_OK;
 }
 

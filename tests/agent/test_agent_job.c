@@ -245,6 +245,30 @@ static void test_device_compare(void)
   /* a backend that knows nothing of it sends nothing */
   want = agent_device_body(&dev, "gb10");
   CHECK(json_object_get(want, "cuda_name") == NULL && json_object_get(want, "l2_bytes") == NULL);
+  CHECK(json_object_get(want, "peaks") == NULL);
+  json_decref(want);
+
+  /* Peaks are sent when known and compared where both know them. */
+  pascal_backend_device sim = dev;
+  sim.has_peaks = 1;
+  sim.peaks = (pascal_peaks){273e9, 1.92e12, 6.5536e12, 1e9, 2e-6};
+  want = agent_device_body(&sim, "gb10");
+  json_t *peaks = json_object_get(want, "peaks");
+  CHECK(json_real_value(json_object_get(peaks, "l2_bytes_per_s")) == 1.92e12);
+  CHECK(json_real_value(json_object_get(peaks, "launch_s")) == 2e-6);
+  json_t *agrees = load("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
+                      "\"capacity_blocks\":1280,\"block_bytes\":16384,\"peaks\":{"
+                      "\"dram_bytes_per_s\":273e9,\"l2_bytes_per_s\":1.92e12,"
+                      "\"tensor_flops\":6.5536e12,\"sm_clock_hz\":1e9,\"launch_s\":2e-6}}");
+  CHECK_INT(agent_device_compare(agrees, want, msg, sizeof msg), 0);
+  json_object_set_new(json_object_get(agrees, "peaks"), "launch_s", json_real(3e-6));
+  CHECK_INT(agent_device_compare(agrees, want, msg, sizeof msg), -1);
+  CHECK(strstr(msg, "peaks") != NULL);
+  json_t *none = load("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
+                      "\"capacity_blocks\":1280,\"block_bytes\":16384,\"peaks\":null}");
+  CHECK_INT(agent_device_compare(none, want, msg, sizeof msg), 0);
+  json_decref(agrees);
+  json_decref(none);
   json_decref(want);
 }
 

@@ -542,11 +542,67 @@ static void test_no_nan(void)
   CHECK(strcmp(err.field, "a") == 0);
 }
 
+/* Device peaks: optional; absent, the device object and the hash are as
+ * before peaks existed; present, they round-trip bit for bit and are hashed;
+ * a partial or out-of-range set is refused naming the key. */
+static void test_device_peaks(void)
+{
+  pascal_calibration cal;
+  pascal_codec_bundle b;
+  char h0[PASCAL_CODEC_HASH_LEN + 1], h1[PASCAL_CODEC_HASH_LEN + 1];
+  json_t *prov = provenance(), *doc = NULL;
+  make_scan(&cal);
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h0, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
+  CHECK(json_object_get(json_object_get(doc, "device"), "peaks") == NULL);
+  CHECK_INT(json_object_size(json_object_get(doc, "device")), 5);
+  json_decref(doc);
+  const pascal_peaks p = {273e9, 1e12 / 3.0, 1.7e14, 1.4e9, 2.5e-7};
+  cal.device.has_peaks = 1;
+  cal.device.peaks = p;
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h1, NULL), PASCAL_OK);
+  CHECK(strcmp(h0, h1) != 0);
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(doc, &b, NULL), PASCAL_OK);
+  CHECK(b.cal.device.has_peaks);
+  CHECK(memcmp(&b.cal.device.peaks, &p, sizeof p) == 0);
+  pascal_codec_bundle_free(&b);
+  json_decref(doc);
+  cal.device.peaks.launch_s = 0; /* no launch overhead measured is a value too */
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h0, NULL), PASCAL_OK);
+  CHECK(strcmp(h0, h1) != 0);
+
+  static const struct { const char *key; double v; const char *field; } bad[] = {
+      {"dram_bytes_per_s", 0, "device.peaks.dram_bytes_per_s"},
+      {"l2_bytes_per_s", -1, "device.peaks.l2_bytes_per_s"},
+      {"launch_s", -1e-6, "device.peaks.launch_s"},
+      {"sm_clock_hz", NAN, "device.peaks.sm_clock_hz"}, /* deleted below */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
+    json_t *peaks = json_object_get(json_object_get(doc, "device"), "peaks");
+    if (isnan(bad[i].v)) {
+      json_object_del(peaks, bad[i].key);
+      expect_bad(doc, PASCAL_EFORMAT, bad[i].field);
+    } else {
+      json_object_set_new(peaks, bad[i].key, json_real(bad[i].v));
+      expect_bad(doc, PASCAL_EINVAL, bad[i].field);
+    }
+  }
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
+  json_object_set_new(json_object_get(doc, "device"), "peaks", json_integer(1));
+  expect_bad(doc, PASCAL_EFORMAT, "device.peaks");
+  json_decref(prov);
+  pascal_calibration_free(&cal);
+}
+
 int main(void)
 {
   test_plain_round_trip();
   test_frozen_round_trip();
   test_hash_scope();
+  test_device_peaks();
   test_heldout_round_trip();
   test_malformed_scan();
   test_malformed_frozen();

@@ -31,7 +31,8 @@ static int profiles_equal(const pascal_simdev_profile *a, const pascal_simdev_pr
          a->work_noise_blocks == b->work_noise_blocks &&
          a->link_stall_prob == b->link_stall_prob && a->link_stall_ns == b->link_stall_ns &&
          a->dram_tail_prob == b->dram_tail_prob && a->dram_tail_ns == b->dram_tail_ns &&
-         a->dispatch_ns == b->dispatch_ns;
+         a->dispatch_ns == b->dispatch_ns &&
+         memcmp(&a->peaks, &b->peaks, sizeof a->peaks) == 0;
 }
 
 /* <repo>/deploy/profiles/NAME (this file is <repo>/tests/core/...). */
@@ -89,7 +90,9 @@ static void test_shipped_profile(void) {
                                "start_jitter_ns", "service_jitter", "sm_read_run_spread",
                                "sm_clock_spread", "work_noise", "work_noise_blocks",
                                "link_stall_prob", "link_stall_ns", "dram_tail_prob",
-                               "dram_tail_ns", "dispatch_ns"};
+                               "dram_tail_ns", "dispatch_ns", "peak_dram_bytes_per_s",
+                               "peak_l2_bytes_per_s", "peak_tensor_flops", "peak_sm_clock_hz",
+                               "peak_launch_s"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
     char needle[64];
     snprintf(needle, sizeof needle, "\n%s = ", keys[i]);
@@ -146,7 +149,28 @@ static void expect_error(const char *text, pascal_status status, const char *fie
   }
 }
 
+/* Peaks: the shipped profile states them; all five 0 states none; one rate
+ * taken away is an error naming it. */
+static void test_peaks(void) {
+  pascal_simdev_profile p;
+  pascal_error err;
+  pascal_simdev_profile_default(&p);
+  CHECK(pascal_simdev_profile_has_peaks(&p));
+  CHECK(pascal_peaks_check(&p.peaks, NULL) == PASCAL_OK);
+  CHECK(p.peaks.dram_bytes_per_s == 273e9 && p.peaks.launch_s == 2e-6);
+  const char *none = "peak_dram_bytes_per_s = 0\npeak_l2_bytes_per_s = 0\npeak_tensor_flops = 0\n"
+                     "peak_sm_clock_hz = 0\npeak_launch_s = 0\n";
+  CHECK_INT(pascal_simdev_profile_parse(none, strlen(none), &p, &err), PASCAL_OK);
+  CHECK(!pascal_simdev_profile_has_peaks(&p));
+  const char *no_launch = "peak_launch_s = 0\n";
+  CHECK_INT(pascal_simdev_profile_parse(no_launch, strlen(no_launch), &p, &err), PASCAL_OK);
+  CHECK(pascal_simdev_profile_has_peaks(&p) && p.peaks.launch_s == 0);
+}
+
 static void test_errors(void) {
+  expect_error("peak_tensor_flops = 0\n", PASCAL_EINVAL, "peak_tensor_flops", "all four rates");
+  expect_error("peak_dram_bytes_per_s = 0\n", PASCAL_EINVAL, "peak_dram_bytes_per_s", "> 0");
+  expect_error("peak_l2_bytes_per_s = -1\n", PASCAL_EFORMAT, "peak_l2_bytes_per_s", "line 1");
   expect_error("compute_capability = 9\n", PASCAL_EFORMAT, "compute_capability", "line 1");
   expect_error("compute_capability = 0.5\n", PASCAL_EFORMAT, "compute_capability", "line 1");
   expect_error("compute_capability = 9.100\n", PASCAL_EFORMAT, "compute_capability", "line 1");
@@ -217,6 +241,7 @@ int main(void) {
   test_shipped_profile();
   test_thor_profile();
   test_overrides();
+  test_peaks();
   test_errors();
   return check_summary();
 }

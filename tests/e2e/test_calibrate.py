@@ -33,6 +33,9 @@ def main():
         ident = (dev.get("cuda_name"), dev.get("compute_capability"), dev.get("l2_bytes"))
         check(ident == ("PASCAL sim GB10-like", "12.1", 1048576),
               "the agent registered the profile's CUDA identity: %r" % (ident,))
+        # and its peaks (the built-in gb10-like ones: tiny.profile keeps them)
+        check((dev.get("peaks") or {}).get("dram_bytes_per_s") == 273e9,
+              "the agent registered the profile's peaks: %r" % (dev.get("peaks"),))
         st, by_cuda = w.api("GET", "/v1/devices?cuda_name=PASCAL%20sim%20GB10-like&cc=12.1")
         check(st == 200 and [d["name"] for d in by_cuda["devices"]] == ["tiny"],
               "the device is found by its CUDA name: %s %r" % (st, by_cuda))
@@ -88,6 +91,8 @@ def main():
             check(isinstance(K, (int, float)) and math.isfinite(K) and 1.0 <= K <= 4 * o,
                   "K for %r is in [1, M]: %r" % (q, K))
             check(p.get("calibration") == cal, "answer names the calibration %r" % p.get("calibration"))
+            check(isinstance(p.get("time_s"), float) and p["time_s"] > 0 and p.get("bound"),
+                  "the device's peaks give a time: %r %r" % (p.get("time_s"), p.get("bound")))
             st, g = w.api("GET", "/v1/predict?" + urllib.parse.urlencode(q))
             check(st == 200 and g.get("K") == K, "GET predict agrees with POST: %s %r" % (st, g))
         st, p = w.api("POST", "/v1/predict", {"device": "tiny", "o": 3, "path": "tma", "d": 2, "m": 0,

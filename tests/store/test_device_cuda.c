@@ -124,6 +124,11 @@ static void test_migration_from_1(void)
                             "ALTER TABLE jobs DROP COLUMN heldout; "
                             "ALTER TABLE measurements DROP COLUMN heldout; "
                             "ALTER TABLE jobs DROP COLUMN lease_holder; "
+                            "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s; "
+                            "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s; "
+                            "ALTER TABLE devices DROP COLUMN peak_tensor_flops; "
+                            "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz; "
+                            "ALTER TABLE devices DROP COLUMN peak_launch_s; "
                             "PRAGMA user_version = 1"), SQLITE_OK);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM pragma_table_info('devices')"), 6);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);

@@ -17,8 +17,9 @@ static void test_fresh_and_reopen(void)
   int version = -1;
   CHECK_INT(pascal_store_schema_version(f.s, &version, NULL), PASCAL_STORE_OK);
   /* Migrations in store/src/schema.c: 1 the initial schema, 2 devices' CUDA
-   * identity, 3 the held-out flag of runs, 4 lease holders and hashed lease secrets. */
-  CHECK_INT(pascal_store_schema_latest(), 4);
+   * identity, 3 the held-out flag of runs, 4 lease holders and hashed lease secrets,
+   * 5 devices' measured peaks. */
+  CHECK_INT(pascal_store_schema_latest(), 5);
   CHECK_INT(version, pascal_store_schema_latest());
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
   /* WAL is a property of the file: a second connection sees it. */
@@ -102,7 +103,8 @@ static void test_failed_migration_rolls_back(void)
 }
 
 /* Migration 4 on a version-3 file (rebuilt from a fresh one by dropping the
- * column and storing clear-text secrets as versions 1-3 did): the live lease
+ * columns of migrations 4 and 5 and storing clear-text secrets as versions
+ * 1-3 did): the live lease
  * goes back to the queue with its attempt returned, no clear-text secret is
  * left (a frozen calibration's job included), the frozen guard is back. */
 static void test_migration_4_hashes_leases(void)
@@ -121,6 +123,11 @@ static void test_migration_4_hashes_leases(void)
                             "DROP TRIGGER jobs_frozen_update_into;"
                             "UPDATE jobs SET lease_token = 'cleartext' || id;"
                             "ALTER TABLE jobs DROP COLUMN lease_holder;"
+                            "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s;"
+                            "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s;"
+                            "ALTER TABLE devices DROP COLUMN peak_tensor_flops;"
+                            "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz;"
+                            "ALTER TABLE devices DROP COLUMN peak_launch_s;"
                             "CREATE TRIGGER jobs_frozen_update BEFORE UPDATE ON jobs"
                             " WHEN (SELECT state FROM calibrations WHERE id = OLD.calibration)"
                             " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"

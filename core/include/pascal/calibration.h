@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "pascal/error.h"
+#include "pascal/latency.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,6 +56,8 @@ typedef struct pascal_device {
   uint32_t sm_count;                 /* streaming multiprocessors, >= 1      */
   uint32_t capacity_blocks;          /* effective L2 capacity C, >= 1        */
   uint32_t block_bytes;              /* bytes per logical block b, >= 1      */
+  int has_peaks;                     /* 1: `peaks` holds measured peaks      */
+  pascal_peaks peaks;                /* for the latency pipeline (latency.h) */
 } pascal_device;
 
 /* GEMM tiling (App. C "GEMM instantiation"); defaults 128 x 128 x 64, FP16. */

@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "pascal/error.h"
+#include "pascal/latency.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,11 +102,19 @@ typedef struct pascal_simdev_profile {
   double dram_tail_prob;     /* a fill's latency has a tail with this prob. */
   double dram_tail_ns;       /* mean of the exponential latency tail        */
   double dispatch_ns;        /* CTA dispatcher: one launch per this many ns */
+  /* The peaks a microbenchmark would measure on this device, as the profile
+   * states them for registration and bundles (keys peak_dram_bytes_per_s,
+   * peak_l2_bytes_per_s, peak_tensor_flops, peak_sm_clock_hz, peak_launch_s;
+   * all 0 = not stated; stating one rate means stating all four rates). */
+  pascal_peaks peaks;
 } pascal_simdev_profile;
 
 /* Fill `out` with the built-in default profile (identical to the shipped
  * deploy/profiles/gb10-like.profile). */
 void pascal_simdev_profile_default(pascal_simdev_profile *out);
+
+/* 1 when the profile states its peaks (peaks.dram_bytes_per_s > 0). */
+int pascal_simdev_profile_has_peaks(const pascal_simdev_profile *p);
 
 /* Check every field's domain; err names the bad key. */
 pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p,

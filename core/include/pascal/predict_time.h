@@ -1,0 +1,41 @@
+/*
+ * pascal/predict_time.h - the time of a prediction: its predicted fills
+ * through the latency pipeline (pascal/latency.h) for the kernel the model's
+ * calibration measured, on the peaks the model's device carries (paper
+ * "PASCAL: A Progress Divergence-Aware Shared-Cache Model", section
+ * "End-to-end latency with TileSight"). pascald and `pascal predict` both
+ * answer time_s and bound through these two functions.
+ *
+ * PASCAL_ENOTFOUND (field "peaks") when the device has no peaks; PASCAL_EINVAL
+ * (field "W") for a scan horizon that is not a whole number of waves >= 1.
+ */
+#ifndef PASCAL_PREDICT_TIME_H
+#define PASCAL_PREDICT_TIME_H
+
+#include <stdint.h>
+
+#include "pascal/error.h"
+#include "pascal/latency.h"
+#include "pascal/predict.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A scan (key, N blocks, horizon W) with `fill_bytes` predicted: W x
+ * sm_count x o CTAs of N iterations, one block load and m 16x16x16 wmma
+ * each, max(d, 1) stages. */
+pascal_status pascal_predict_time_scan(const pascal_model *model, const pascal_scan_key *key,
+                                       uint32_t N, double W, double fill_bytes,
+                                       pascal_latency *out, pascal_error *err);
+
+/* A GEMM shape with `fill_bytes` predicted: the calibration's tile and
+ * element size, resident_ctas / sm_count CTAs per SM (at least 1), the
+ * single-stage calibration kernel. */
+pascal_status pascal_predict_time_gemm(const pascal_model *model, const pascal_gemm_shape *shape,
+                                       double fill_bytes, pascal_latency *out, pascal_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,202 @@
+"""test_predict_time.py - time_s and bound in predictions: present exactly
+when the calibration's device carries measured peaks (device.peaks of its
+bundle), equal to the pipeline and wave model worked out here independently
+for the two kernels the calibrations measure (the single-stage GEMM with one
+resident CTA per SM; the scan with max(d, 1) stages and o CTAs per SM), in
+both answer forms, in batches and by `pascal predict`; the Triton adapter
+then ranks by time. Peaks registered with a device (checked field by field,
+filled in when unknown, 409 when different) reach the bundle its
+calibration freezes, and so the time."""
+import json
+import math
+import os
+import subprocess
+import sys
+
+from harness import DEVICE, PASCAL_CLI, SOURCE, DaemonTest, make_frozen_calibration
+
+sys.path.insert(0, os.path.join(SOURCE, "clients", "python"))
+from pascal_client import Client  # noqa: E402
+from pascal_client.triton import MatmulRanker  # noqa: E402
+
+CALS = os.path.join(SOURCE, "deploy", "calibrations")
+PEAKS = {"dram_bytes_per_s": 273e9, "l2_bytes_per_s": 1.92e12, "tensor_flops": 6.5536e12,
+         "sm_clock_hz": 1e9, "launch_s": 2e-6}
+
+
+def timed_bundle(name, device):
+    """A shipped bundle, made plain, on a new device that states the peaks."""
+    with open(os.path.join(CALS, name), encoding="utf-8") as f:
+        b = json.load(f)
+    for k in ("model", "report", "content_hash"):
+        del b[k]
+    b["device"]["name"] = device
+    b["device"]["peaks"] = PEAKS
+    return b
+
+
+def gemm_time(Mg, Ng, Kg, fill, sm=48, tm=128, tn=128, tk=64, eb=2):
+    """One stage, one CTA per SM: each iteration loads, then computes."""
+    tiles, n = (Mg // tm) * (Ng // tn), Kg // tk
+    P = PEAKS
+
+    def sm_latency(active):
+        dram = fill / (tiles * n) / P["dram_bytes_per_s"] * active
+        l2 = tk * (tm + tn) * eb / P["l2_bytes_per_s"] * active
+        comp = 2.0 * tm * tn * tk / P["tensor_flops"] * sm
+        store = max(tm * tn * eb / P["dram_bytes_per_s"], tm * tn * eb / P["l2_bytes_per_s"]) * active
+        return n * (max(dram, l2) + comp) + store, dram, l2, comp
+
+    full, tail = divmod(tiles, sm)
+    wave, dram, l2, comp = sm_latency(sm)
+    total = full * wave + (sm_latency(tail)[0] if tail else 0.0)
+    bound = "compute" if comp > max(dram, l2) else ("dram" if dram >= l2 else "l2")
+    return P["launch_s"] + total, bound
+
+
+def scan_time(o, d, m, N, W, fill, sm=48, block=16384):
+    """W x sm x o CTAs of N iterations (one block, m wmma each), max(d, 1) stages."""
+    P = PEAKS
+    tiles, S, T = W * sm * o, max(d, 1), o
+    dram = fill / (tiles * N) / P["dram_bytes_per_s"] * sm
+    l2 = block / P["l2_bytes_per_s"] * sm
+    mem, comp = max(dram, l2), m * 8192.0 / P["tensor_flops"] * sm
+    assert tiles % (sm * T) == 0 and T == 1 and S >= 2  # the cases used below
+    depth = S - 1
+    prologue = depth * mem
+    wave = prologue + max(N - depth, 0) * max(mem, comp) + depth * comp
+    head = 1 + 0.1 * prologue / wave
+    return P["launch_s"] + wave * head + (tiles // sm - 1) * wave
+
+
+class PredictTime(DaemonTest):
+    bundles = CALS
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        for name, dev in (("synthetic-gb10-gemm.json", "timed-gemm"), ("sim-gb10-scan.json", "timed-scan")):
+            r = cls.d.request("POST", "/v1/calibrations/import", timed_bundle(name, dev), token=cls.admin)
+            assert r.status == 201, r.raw
+
+    def predict(self, body):
+        r = self.req("POST", "/v1/predict", body)
+        self.assertStatus(r, 200)
+        return r.json
+
+    def test_no_peaks_no_time(self):
+        p = self.predict({"device": "synthetic-gb10", "Mg": 2048, "Ng": 1024, "Kg": 4096})
+        self.assertNotIn("time_s", p)
+        self.assertNotIn("bound", p)
+
+    def test_peaks_travel_in_the_export(self):
+        r = self.req("GET", "/v1/devices/timed-gemm")
+        cid = r.json["calibrations"][0]["id"]
+        r = self.req("GET", "/v1/calibrations/%d/export" % cid)
+        self.assertStatus(r, 200)
+        self.assertEqual(r.json["device"]["peaks"], PEAKS)
+        r = self.req("POST", "/v1/calibrations/import", r.json, token=self.admin)
+        self.assertStatus(r, 200)  # the same content, peaks included: the same calibration
+        self.assertEqual(r.json["id"], cid)
+
+    def test_gemm_time(self):
+        for Mg, Ng, Kg in ((2048, 1024, 4096), (256, 256, 1024), (8192, 4096, 8192), (1536, 768, 3072)):
+            for explain in (True, False):
+                p = self.predict({"device": "timed-gemm", "Mg": Mg, "Ng": Ng, "Kg": Kg, "explain": explain})
+                want, bound = gemm_time(Mg, Ng, Kg, p["fill_bytes"])
+                self.assertTrue(math.isclose(p["time_s"], want, rel_tol=1e-12), (Mg, Ng, Kg, p["time_s"], want))
+                self.assertEqual(p["bound"], bound)
+
+    def test_scan_time(self):
+        for o, d, m, N, W in ((1, 2, 6, 4096, 16), (1, 3, 0, 2048, 4), (1, 4, 10, 6144, 64)):
+            q = {"device": "timed-scan", "o": o, "path": "tma", "d": d, "m": m, "N": N, "W": W}
+            p = self.predict(q)
+            want = scan_time(o, d, m, N, W, p["fill_bytes"])
+            self.assertTrue(math.isclose(p["time_s"], want, rel_tol=1e-12), (q, p["time_s"], want))
+            self.assertIn(p["bound"], ("dram", "l2", "compute", "latency"))
+        # a fractional horizon has no whole number of CTAs: no time
+        p = self.predict({"device": "timed-scan", "o": 1, "path": "tma", "d": 2, "m": 6, "N": 4096, "W": 2.5})
+        self.assertNotIn("time_s", p)
+
+    def test_registered_peaks_reach_the_bundle_and_the_time(self):
+        dev = dict(DEVICE, name="timed-dev", peaks=PEAKS)
+        cid = make_frozen_calibration(self, device=dev)  # registers dev, runs and freezes the plan
+        r = self.req("GET", "/v1/devices/timed-dev")
+        self.assertEqual(r.json["peaks"], PEAKS)
+        r = self.req("GET", "/v1/calibrations/%d/export" % cid)
+        self.assertEqual(r.json["device"]["peaks"], PEAKS)
+        q = {"device": "timed-dev", "o": 1, "path": "tma", "d": 2, "m": 4, "N": 1024, "W": 4}
+        p = self.predict(q)
+        want = scan_time(1, 2, 4, 1024, 4, p["fill_bytes"], sm=DEVICE["sm_count"])
+        self.assertTrue(math.isclose(p["time_s"], want, rel_tol=1e-12), (p["time_s"], want))
+        self.assertIsNone(self.req("GET", "/v1/devices/synthetic-gb10").json["peaks"])
+
+    def test_registration_checks_peaks(self):
+        base = dict(DEVICE, name="peaks-dev")
+        r = self.req("POST", "/v1/devices", base, token=self.admin)
+        self.assertStatus(r, 201)
+        r = self.req("POST", "/v1/devices", dict(base, peaks=PEAKS), token=self.admin)
+        self.assertStatus(r, 200)  # unknown peaks are filled in
+        self.assertEqual(r.json["peaks"], PEAKS)
+        r = self.req("POST", "/v1/devices", dict(base, peaks=dict(PEAKS, tensor_flops=1e12)), token=self.admin)
+        self.assertStatus(r, 409, "conflict")
+        self.assertEqual(r.json["error"]["field"], "peaks")
+        for peaks, code, field in ((dict(PEAKS, launch_s=-1), "out_of_range", "peaks.launch_s"),
+                                   (dict(PEAKS, dram_bytes_per_s=0), "out_of_range", "peaks.dram_bytes_per_s"),
+                                   ({k: v for k, v in PEAKS.items() if k != "sm_clock_hz"}, "missing_field",
+                                    "peaks.sm_clock_hz"),
+                                   (dict(PEAKS, smem_bytes_per_s=1e12), "unknown_field", "peaks.smem_bytes_per_s"),
+                                   ([1, 2], "invalid_type", "peaks")):
+            r = self.req("POST", "/v1/devices", dict(base, name="peaks-bad", peaks=peaks), token=self.admin)
+            self.assertStatus(r, 400, code)
+            self.assertEqual(r.json["error"]["field"], field)
+        self.assertStatus(self.req("GET", "/v1/devices/peaks-bad"), 404)
+
+    def test_cli_agrees(self):
+        """`pascal predict` on the exported bundle answers the same time_s and bound."""
+        cases = {"timed-gemm": [["--Mg", "2048", "--Ng", "1024", "--Kg", "4096"]],
+                 "timed-scan": [["--o", "1", "--path", "tma", "--d", "3", "--m", "5", "--N", "4096", "--W", "16"],
+                                ["--o", "1", "--path", "tma", "--d", "3", "--m", "5", "--N", "4096", "--W", "2.5"]]}
+        for dev, argsets in cases.items():
+            cid = self.req("GET", "/v1/devices/" + dev).json["calibrations"][0]["id"]
+            path = os.path.join(self.tmp.name, dev + ".json")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(self.req("GET", "/v1/calibrations/%d/export" % cid).raw.decode())
+            for args in argsets:
+                p = subprocess.run([PASCAL_CLI, "predict", "--bundle", path, "--json"] + args,
+                                   capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                cli = json.loads(p.stdout)
+                q = {"device": dev}
+                for k, v in zip(args[::2], args[1::2]):
+                    q[k[2:]] = v if k == "--path" else (float(v) if k == "--W" else int(v))
+                daemon = self.predict(q)
+                self.assertEqual(cli.get("time_s"), daemon.get("time_s"), args)
+                self.assertEqual(cli.get("bound"), daemon.get("bound"), args)
+                self.assertEqual("time_s" in cli, q.get("W") != 2.5)
+
+    def test_more_fills_more_time_in_a_batch(self):
+        qs = [{"device": "timed-gemm", "Mg": 2048, "Ng": 2048, "Kg": k} for k in (1024, 2048, 4096, 8192)]
+        with Client("http://127.0.0.1:%d" % self.d.port) as c:
+            got = c.predict_many(qs)
+            self.assertTrue(all(g.time_s is not None and g.bound for g in got))
+            times = [g.time_s for g in got]
+            self.assertEqual(times, sorted(times))
+            for g, q in zip(got, qs):
+                self.assertEqual(g.time_s, self.predict(q)["time_s"])
+
+    def test_adapter_ranks_by_time(self):
+        class Config:
+            kwargs = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}
+            num_warps, num_stages = 4, 3
+
+        with Client("http://127.0.0.1:%d" % self.d.port) as c:
+            a = MatmulRanker(c, "timed-gemm").assess(Config(), 2048, 1024, 4096, "float16")
+        self.assertTrue(a.covered, a.reason)
+        self.assertEqual(a.key_name, "time_s")
+        self.assertEqual(a.key, self.predict({"device": "timed-gemm", "Mg": 2048, "Ng": 1024, "Kg": 4096})["time_s"])
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
