@@ -4,8 +4,11 @@
  * of the leave-one-key-out evaluation (paper section 4.4), the expected
  * error is looked up as an answer would get it, for z's fold rule at z, from
  * a validation without z's own entries; it is then set beside z's actual
- * fold error. Prints the pairs grouped by predicted error and by rule, the
- * mean absolute gap and the rank correlation (docs/expected-error.md).
+ * fold error. When the bundle carries a held-out panel, each panel key is
+ * done the same way from the folds alone (the estimate an answer had before
+ * the panel was measured) and set beside its actual panel error. Prints the
+ * pairs grouped by predicted error and by rule, the mean absolute gap and
+ * the rank correlation (docs/expected-error.md).
  *
  * Usage: bench_expected_error BUNDLE.json [--keys]
  */
@@ -28,13 +31,18 @@ static bool same_key(const pascal_validated_key *a, const pascal_validated_key *
          a->key.m == b->key.m && a->Mg == b->Mg && a->Ng == b->Ng;
 }
 
-/* The expected error z's fold answer would get from the others' entries. */
-static double expected_without(const pascal_validation *v, const pascal_validated_key *z)
+/* The expected error z's answer would get from the others' entries (and,
+ * with `folds_only`, from no held-out entry either). */
+static double expected_without(const pascal_validation *v, const pascal_validated_key *z,
+                               bool folds_only)
 {
   pascal_validation rest = {.workload = v->workload};
-  for (size_t i = 0; i < v->n; i++)
-    if (!same_key(&v->keys[i], z) && pascal_validation_add(&rest, &v->keys[i], NULL) != PASCAL_OK)
+  for (size_t i = 0; i < v->n; i++) {
+    if (same_key(&v->keys[i], z) || (folds_only && v->keys[i].source == PASCAL_ERRSRC_HELD_OUT))
+      continue;
+    if (pascal_validation_add(&rest, &v->keys[i], NULL) != PASCAL_OK)
       abort();
+  }
   double pct;
   if (v->workload == PASCAL_WORKLOAD_SCAN) {
     pascal_scan_prediction p;
@@ -111,6 +119,60 @@ static bool with_rule(const pair *p, const void *arg)
   return p->z->rule == *(const pascal_rule *)arg;
 }
 
+/* The keys of `source`, each predicted as expected_without() does, set
+ * beside their actual error: the tables by predicted band and by rule, and
+ * the correlations. */
+static void report(const pascal_validation *v, pascal_error_source source, const char *what,
+                   bool list_keys)
+{
+  pair *ps = calloc(v->n ? v->n : 1, sizeof *ps);
+  double *x = calloc(v->n ? v->n : 1, sizeof *x), *y = calloc(v->n ? v->n : 1, sizeof *y);
+  double *rx = calloc(v->n ? v->n : 1, sizeof *rx), *ry = calloc(v->n ? v->n : 1, sizeof *ry);
+  if (!ps || !x || !y || !rx || !ry)
+    abort();
+  size_t n = 0, unknown = 0;
+  for (size_t i = 0; i < v->n; i++) {
+    if (v->keys[i].source != source)
+      continue;
+    double e = expected_without(v, &v->keys[i], source == PASCAL_ERRSRC_HELD_OUT);
+    if (isnan(e)) {
+      unknown++;
+      continue;
+    }
+    ps[n] = (pair){&v->keys[i], e, v->keys[i].error_pct};
+    x[n] = e;
+    y[n] = v->keys[i].error_pct;
+    n++;
+  }
+  printf("%s: %zu keys with an expected error, %zu without\n\n", what, n, unknown);
+  static const char head[] =
+      "| keys | mean pred | mean act. | mean abs gap | gap <= 5 pp |\n|---|---|---|---|---|---|\n";
+  printf("| predicted (%%)          %s", head);
+  static const double bands[][2] = {{0, 1}, {1, 5}, {5, 15}, {15, 30}, {30, INFINITY}};
+  static const char *const names[] = {"[0, 1)", "[1, 5)", "[5, 15)", "[15, 30)", ">= 30"};
+  for (size_t i = 0; i < 5; i++)
+    row(names[i], ps, n, in_band, bands[i]);
+  static const double all[2] = {-INFINITY, INFINITY};
+  row("all", ps, n, in_band, all);
+  printf("\n| rule                   %s", head);
+  for (pascal_rule r = PASCAL_RULE_EXACT; r <= PASCAL_RULE_RESIDENT; r++)
+    row(pascal_rule_name(r), ps, n, with_rule, &r);
+  ranks(x, n, rx);
+  ranks(y, n, ry);
+  printf("\nPearson r = %.3f, Spearman rho = %.3f (predicted vs actual, over %zu keys)\n\n",
+         n > 1 ? pearson(x, y, n) : NAN, n > 1 ? pearson(rx, ry, n) : NAN, n);
+  for (size_t i = 0; list_keys && i < n; i++)
+    printf("key o=%u %s d=%u m=%u Mg=%u Ng=%u rule=%s predicted %.2f actual %.2f\n",
+           ps[i].z->key.o, pascal_path_name(ps[i].z->key.path), ps[i].z->key.d,
+           ps[i].z->key.m, ps[i].z->Mg, ps[i].z->Ng, pascal_rule_name(ps[i].z->rule),
+           ps[i].predicted, ps[i].actual);
+  free(ps);
+  free(x);
+  free(y);
+  free(rx);
+  free(ry);
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2) {
@@ -129,51 +191,11 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: %s: %s\n", argv[1], err.field, err.message);
     return 1;
   }
-  pair *ps = calloc(v.n ? v.n : 1, sizeof *ps);
-  double *x = calloc(v.n ? v.n : 1, sizeof *x), *y = calloc(v.n ? v.n : 1, sizeof *y);
-  double *rx = calloc(v.n ? v.n : 1, sizeof *rx), *ry = calloc(v.n ? v.n : 1, sizeof *ry);
-  size_t n = 0, unknown = 0;
-  for (size_t i = 0; i < v.n; i++) {
-    if (v.keys[i].source != PASCAL_ERRSRC_LOKO)
-      continue;
-    double e = expected_without(&v, &v.keys[i]);
-    if (isnan(e)) {
-      unknown++;
-      continue;
-    }
-    ps[n] = (pair){&v.keys[i], e, v.keys[i].error_pct};
-    x[n] = e;
-    y[n] = v.keys[i].error_pct;
-    n++;
-  }
-  printf("%s: %zu fold keys with an expected error, %zu without\n\n", argv[1], n, unknown);
-  static const char head[] =
-      "| keys | mean pred | mean act. | mean abs gap | gap <= 5 pp |\n|---|---|---|---|---|---|\n";
-  printf("| predicted (%%)          %s", head);
-  static const double bands[][2] = {{0, 1}, {1, 5}, {5, 15}, {15, 30}, {30, INFINITY}};
-  static const char *const names[] = {"[0, 1)", "[1, 5)", "[5, 15)", "[15, 30)", ">= 30"};
-  for (size_t i = 0; i < 5; i++)
-    row(names[i], ps, n, in_band, bands[i]);
-  static const double all[2] = {-INFINITY, INFINITY};
-  row("all", ps, n, in_band, all);
-  printf("\n| fold rule              %s", head);
-  for (pascal_rule r = PASCAL_RULE_EXACT; r <= PASCAL_RULE_RESIDENT; r++)
-    row(pascal_rule_name(r), ps, n, with_rule, &r);
-  ranks(x, n, rx);
-  ranks(y, n, ry);
-  printf("\nPearson r = %.3f, Spearman rho = %.3f (predicted vs actual, over %zu keys)\n",
-         n > 1 ? pearson(x, y, n) : NAN, n > 1 ? pearson(rx, ry, n) : NAN, n);
-  if (argc > 2 && strcmp(argv[2], "--keys") == 0)
-    for (size_t i = 0; i < n; i++)
-      printf("key o=%u %s d=%u m=%u Mg=%u Ng=%u rule=%s predicted %.2f actual %.2f\n",
-             ps[i].z->key.o, pascal_path_name(ps[i].z->key.path), ps[i].z->key.d,
-             ps[i].z->key.m, ps[i].z->Mg, ps[i].z->Ng, pascal_rule_name(ps[i].z->rule),
-             ps[i].predicted, ps[i].actual);
-  free(ps);
-  free(x);
-  free(y);
-  free(rx);
-  free(ry);
+  bool list_keys = argc > 2 && strcmp(argv[2], "--keys") == 0;
+  printf("%s\n\n", argv[1]);
+  report(&v, PASCAL_ERRSRC_LOKO, "leave-one-key-out folds", list_keys);
+  if (pascal_calibration_heldout_count(&b.cal))
+    report(&v, PASCAL_ERRSRC_HELD_OUT, "held-out panel, estimated from the folds", list_keys);
   pascal_validation_free(&v);
   pascal_model_free(md);
   pascal_codec_bundle_free(&b);
