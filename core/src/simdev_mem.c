@@ -120,18 +120,20 @@ double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready) {
 }
 
 pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
-                                 simdev_rng *rng, pascal_error *err) {
+                                 uint32_t line_bytes, simdev_rng *rng, pascal_error *err) {
   const pascal_simdev_profile *p = &dev->profile;
   simdev_mem *mm = &dev->mem;
   if (simdev_lru_reset(&mm->lru, n, capacity) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "N", "cannot allocate the cache index for %u blocks",
                             n);
+  double scale = (double)line_bytes / (double)p->block_bytes;
   for (uint32_t s = 0; s < p->sm_count; s++) {
     mm->link_free[s] = 0.0;
-    mm->link_run_ns[s] = simdev_rng_jitter(rng, mm->link_block_ns[s], p->sm_read_run_spread);
+    mm->link_run_ns[s] =
+        simdev_rng_jitter(rng, mm->link_block_ns[s], p->sm_read_run_spread) * scale;
   }
   mm->hop_ns = p->hop_ns;
-  mm->dram_block_ns = (double)p->block_bytes / p->dram_gbps;
+  mm->dram_block_ns = (double)line_bytes / p->dram_gbps;
   mm->dram_latency_ns = p->dram_latency_ns;
   mm->jitter = p->service_jitter;
   mm->dram_tail_prob = p->dram_tail_prob;
