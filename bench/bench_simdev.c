@@ -5,7 +5,7 @@
  * M = 48 run (sync path and TMA d = 4, the divergent case). Budgets (issue
  * 5): >= 5 M requests/s, one such run < 10 s. Then the tiled GEMM: tile
  * reads per second over four shapes of the paper's held-out GEMM grid
- * (128 x 128 x 64 FP16 tiles, M = 48 resident CTAs), one pass.
+ * (128 x 128 x 64 FP16 tiles, FP32 outputs, M = 48 resident CTAs), one pass.
  *
  * Rates are printed per wall second and per CPU second of this process
  * (clock()): on a shared machine the second is the sim's own speed.
@@ -52,7 +52,8 @@ static int gemm_rate(pascal_simdev *dev) {
       {640, 640, 1280}, {1280, 896, 2560}, {5120, 2560, 5120}, {2560, 1280, 5120}};
   double requests = 0.0, cpu_secs = 0.0, wall = 0.0;
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-    pascal_simdev_gemm g = {.shape = shapes[i], .tiling = {128, 128, 64, 2, 48}, .m = 8};
+    pascal_simdev_gemm g = {.shape = shapes[i], .tiling = {128, 128, 64, 2, 48}, .m = 8,
+                            .out_elem_bytes = 4};
     pascal_simdev_stats st;
     pascal_error err;
     clock_t c0 = clock();

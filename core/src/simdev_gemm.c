@@ -13,11 +13,15 @@
  * factor and jittered. Lines are tiles: A tile (i, k) is line i n_k + k,
  * B tile (k, j) is line n_r n_k + k n_c + j, so the cache holds
  * capacity_bytes / tile_bytes lines and every DRAM and link time scales
- * with the tile size.
+ * with the tile size. When a CTA ends it writes its output tile into the
+ * cache: out_lines = ceil(tile_m tile_n out_elem_bytes / tile_bytes) lines
+ * after the inputs (line (n_r + n_c) n_k + t out_lines + q), allocated
+ * without a read (simdev_mem_write), so the output competes with A and B
+ * for capacity as on the GPU, where L2 holds the written tiles.
  *
  * Nothing here encodes reuse: which reads hit, merge or fill comes out of
- * the raster, the slot timing and LRU. When all (n_r + n_c) n_k tiles fit
- * the fills are exactly those tiles (V = B_0, K = K_0); with one slot and a
+ * the raster, the slot timing and LRU. When all (n_r + n_c) n_k tiles and
+ * the output fit the fills are exactly the input tiles (V = B_0, K = K_0); with one slot and a
  * one-tile cache no read is reused (V = Q, K = M).
  *
  * Events: id < M is slot id's next step (start of its CTA, or end of a
@@ -44,6 +48,7 @@ typedef struct gemm_run {
   const pascal_simdev_profile *p;
   simdev_rng rng;
   uint32_t M, n_r, n_c, n_k;
+  uint32_t out_first, out_lines; /* first output line; lines per output tile */
   uint64_t tiles, launched;
   const double *sm_clock; /* per SM: this run's work factor */
   double work_ns, dispatch_free, end_ns;
@@ -51,8 +56,8 @@ typedef struct gemm_run {
 
 /* Resolve the run's geometry and cache size, checking every field. */
 static pascal_status gemm_check(const pascal_simdev *dev, const pascal_simdev_gemm *run,
-                                pascal_gemm_prediction *geo, uint32_t *lines, uint32_t *capacity,
-                                pascal_error *err) {
+                                pascal_gemm_prediction *geo, uint32_t *lines, uint32_t *out_lines,
+                                uint32_t *capacity, pascal_error *err) {
   const pascal_simdev_profile *p = &dev->profile;
   const pascal_gemm_params *g = &run->tiling;
   pascal_status st = pascal_gemm_geometry(g, &run->shape, geo, err);
@@ -70,10 +75,16 @@ static pascal_status gemm_check(const pascal_simdev *dev, const pascal_simdev_ge
   if (tile_bytes > UINT32_MAX)
     return pascal_error_set(err, PASCAL_ERANGE, "tile_k", "a tile of %llu bytes is too large",
                             (unsigned long long)tile_bytes);
-  uint64_t n = ((uint64_t)geo->n_r + geo->n_c) * geo->n_k;
+  if (run->out_elem_bytes > 64)
+    return pascal_error_set(err, PASCAL_EINVAL, "out_elem_bytes",
+                            "out_elem_bytes must be at most 64");
+  uint64_t out_bytes = (uint64_t)g->tile_m * g->tile_n * run->out_elem_bytes;
+  *out_lines = (uint32_t)((out_bytes + tile_bytes - 1) / tile_bytes);
+  uint64_t n = ((uint64_t)geo->n_r + geo->n_c) * geo->n_k +
+               (uint64_t)geo->n_r * geo->n_c * *out_lines;
   if (n >= (1ull << 31))
-    return pascal_error_set(err, PASCAL_ERANGE, "Kg", "(n_r + n_c) n_k = %llu tiles exceeds 2^31",
-                            (unsigned long long)n);
+    return pascal_error_set(err, PASCAL_ERANGE, "Kg",
+                            "%llu input and output lines exceed 2^31", (unsigned long long)n);
   uint64_t cap = run->C ? run->C : (uint64_t)p->capacity_blocks * p->block_bytes / tile_bytes;
   if (cap < 1 || cap > UINT32_MAX)
     return pascal_error_set(err, PASCAL_EINVAL, "C",
@@ -130,6 +141,8 @@ static void gemm_on_slot(gemm_run *r, uint32_t s, double now) {
     gemm_issue_step(r, s, now);
     return;
   }
+  uint32_t first = r->out_first + (sl->i * r->n_c + sl->j) * r->out_lines;
+  for (uint32_t q = 0; q < r->out_lines; q++) simdev_mem_write(r->mem, first + q, now);
   if (now > r->end_ns) r->end_ns = now;
   if (r->launched < r->tiles) gemm_assign(r, s, now);
   else sl->active = 0;
@@ -152,8 +165,8 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   if (!dev || !run || !out)
     return pascal_error_set(err, PASCAL_EINVAL, "run", "device, run and out must be given");
   pascal_gemm_prediction geo;
-  uint32_t lines = 0, capacity = 0;
-  pascal_status st = gemm_check(dev, run, &geo, &lines, &capacity, err);
+  uint32_t lines = 0, out_lines = 0, capacity = 0;
+  pascal_status st = gemm_check(dev, run, &geo, &lines, &out_lines, &capacity, err);
   if (st != PASCAL_OK) return st;
   const pascal_simdev_profile *p = &dev->profile;
   const pascal_gemm_params *g = &run->tiling;
@@ -166,6 +179,8 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   r.n_c = geo.n_c;
   r.n_k = geo.n_k;
   r.tiles = (uint64_t)geo.n_r * geo.n_c;
+  r.out_first = (geo.n_r + geo.n_c) * geo.n_k;
+  r.out_lines = out_lines;
   uint64_t key = simdev_seed_mix(simdev_seed_mix(run->shape.Mg, run->shape.Ng),
                                  simdev_seed_mix(run->shape.Kg, ((uint64_t)r.M << 32) | run->m));
   r.rng.s = simdev_seed_mix(simdev_seed_mix(simdev_seed_mix(p->seed, 0x47454D4DULL /* "GEMM" */),

@@ -116,6 +116,12 @@ typedef struct simdev_mem {
  * the data is ready at L2. Counts the request. */
 simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready);
 
+/* Write line `b` into the cache at issue time `t` (same ordering rule as
+ * lookups): it becomes resident and MRU without a DRAM read (a full-line
+ * write allocates), evicting like a miss; its write-back occupies the DRAM
+ * server for one service. Not a request: the counts do not change. */
+void simdev_mem_write(simdev_mem *mm, uint32_t b, double t);
+
 /* Transfer one block over SM `sm`'s link, data ready at `ready` (calls must
  * come in non-decreasing `ready` order per link). Returns arrival at the SM. */
 double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready);

@@ -34,28 +34,39 @@ static pascal_simdev_gemm gemm_run(uint32_t n_r, uint32_t n_c, uint32_t n_k, uin
   return g;
 }
 
+/* Touch `line` in a recency list of at most C lines (MRU first); returns 1
+ * when it was absent (a miss), 0 when it was resident. */
+static int lru_touch(uint32_t *list, uint32_t *len, uint32_t C, uint32_t line) {
+  uint32_t at = 0;
+  int miss = 0;
+  while (at < *len && list[at] != line) at++;
+  if (at == *len) {
+    miss = 1;
+    if (*len < C) (*len)++;
+    at = *len - 1; /* drop the LRU entry (or use the new slot) */
+  }
+  memmove(&list[1], &list[0], at * sizeof list[0]);
+  list[0] = line;
+  return miss;
+}
+
 /* Misses of a brute-force LRU of C lines (recency list, MRU first) on the
  * raster trace of one CTA at a time: tile (i, j) row-major, step k reads
- * A(i, k) then B(k, j). */
-static uint64_t lru_raster(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t C) {
-  static uint32_t list[MAX_TRACE];
+ * A(i, k) then B(k, j); after its last step the tile writes `out` output
+ * lines (allocated like a miss, not counted: nothing is read). */
+static uint64_t lru_raster(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t out, uint32_t C) {
+  uint32_t list[MAX_TRACE];
   uint32_t len = 0;
   uint64_t misses = 0;
   for (uint32_t i = 0; i < n_r; i++)
-    for (uint32_t j = 0; j < n_c; j++)
+    for (uint32_t j = 0; j < n_c; j++) {
       for (uint32_t k = 0; k < n_k; k++)
         for (int op = 0; op < 2; op++) {
           uint32_t line = op == 0 ? 1000000u + i * 1000u + k : 2000000u + k * 1000u + j;
-          uint32_t at = 0;
-          while (at < len && list[at] != line) at++;
-          if (at == len) {
-            misses++;
-            if (len < C) len++;
-            at = len - 1;
-          }
-          memmove(&list[1], &list[0], at * sizeof list[0]);
-          list[0] = line;
+          misses += lru_touch(list, &len, C, line);
         }
+      for (uint32_t q = 0; q < out; q++) lru_touch(list, &len, C, 3000000u + (i * n_c + j) * 8u + q);
+    }
   return misses;
 }
 
@@ -77,17 +88,22 @@ static void test_compulsory_when_fits(pascal_simdev *dev) {
     }
 }
 
+/* Without output traffic (out_elem_bytes 0) and with FP32 outputs: a
+ * 128 x 128 x 4-byte tile is 4 lines of 16 KiB. */
 static void test_single_cta_is_raster_lru(pascal_simdev *dev) {
   static const uint32_t shapes[][3] = {{1, 1, 1}, {2, 3, 4}, {3, 5, 2}, {4, 4, 6}};
-  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+  for (size_t x = 0; x < 2 * sizeof shapes / sizeof shapes[0]; x++) {
+    size_t s = x / 2;
+    uint32_t out_bytes = x % 2 ? 4u : 0u, out_lines = out_bytes;
     uint32_t n_r = shapes[s][0], n_c = shapes[s][1], n_k = shapes[s][2];
-    uint32_t lines = (n_r + n_c) * n_k;
+    uint32_t lines = (n_r + n_c) * n_k + n_r * n_c * out_lines;
     uint64_t prev = UINT64_MAX;
     for (uint32_t C = 1; C <= lines + 1; C++) {
       pascal_simdev_gemm g = gemm_run(n_r, n_c, n_k, 1, C);
+      g.out_elem_bytes = out_bytes;
       pascal_simdev_stats st;
       CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
-      CHECK_INT(st.fills, lru_raster(n_r, n_c, n_k, C));
+      CHECK_INT(st.fills, lru_raster(n_r, n_c, n_k, out_lines, C));
       CHECK(st.fills <= prev);
       prev = st.fills;
       if (C == 1) { /* no reuse: every read fills */
@@ -95,7 +111,7 @@ static void test_single_cta_is_raster_lru(pascal_simdev *dev) {
         CHECK_INT(st.hits + st.merges, 0);
       }
     }
-    CHECK_INT(prev, lines);
+    CHECK_INT(prev, (n_r + n_c) * n_k);
   }
 }
 
@@ -137,6 +153,18 @@ static void test_hand_worked_k(pascal_simdev *dev) {
   CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
   CHECK_NEAR(st.fill_bytes, 786432.0, 0.0);
   CHECK_NEAR(st.K, 1.0, 1e-12);
+  /* FP32 outputs take 6 x 4 = 24 lines: with 44 lines all fits (V = B_0);
+   * with 20, the inputs alone would fit but the outputs evict some of them
+   * (one CTA: the brute-force raster LRU says how many). */
+  g = gemm_run(2, 3, 4, 6, 44);
+  g.out_elem_bytes = 4;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
+  CHECK_NEAR(st.K, 2.5, 1e-12);
+  g = gemm_run(2, 3, 4, 1, 20);
+  g.out_elem_bytes = 4;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
+  CHECK(st.fills > 20);
+  CHECK_INT(st.fills, lru_raster(2, 3, 4, 4, 20));
   /* in between: six CTAs, a four-tile cache: K_0 <= K <= M */
   g = gemm_run(2, 3, 4, 6, 4);
   CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
@@ -182,6 +210,9 @@ static void test_validation(pascal_simdev *dev) {
   g = gemm_run(2, 2, 2, 4, 0);
   g.tiling.elem_bytes = 1u << 20; /* a 16 GiB tile: beyond 32-bit sizes */
   expect_field(dev, &g, "tile_k");
+  g = gemm_run(2, 2, 2, 4, 0);
+  g.out_elem_bytes = 65;
+  expect_field(dev, &g, "out_elem_bytes");
   g = gemm_run(2, 2, 2, 4, 0);
   g.tiling.tile_k = 131072; /* a 32 MiB tile: the 20 MiB cache holds none */
   g.shape.Kg = 131072;

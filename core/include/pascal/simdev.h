@@ -225,12 +225,17 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev,
  * s mod sm_count; the next CTA takes the first slot to free). CTA (i, j)
  * runs n_k = Kg/tile_k steps; step k requests A tile (i, k) and B tile
  * (k, j) at once, waits for both over its SM's link, then works
- * 2 consume + compute(m) + intra-CTA sync. A and B tiles must have the same
- * size (tile_m == tile_n): one cache line per tile. */
+ * 2 consume + compute(m) + intra-CTA sync; after its last step it writes
+ * its output tile (tile_m x tile_n x out_elem_bytes, in lines of one input
+ * tile's size) into the cache, which evicts like a miss but reads nothing.
+ * A and B tiles must have the same size (tile_m == tile_n): one cache line
+ * per tile. */
 typedef struct pascal_simdev_gemm {
   pascal_gemm_shape shape;    /* Mg, Ng, Kg: multiples of the tile sizes    */
   pascal_gemm_params tiling;  /* tile_m/n/k, elem_bytes, resident_ctas >= 1 */
   uint32_t m;                 /* compute work per k-step (scan units)       */
+  uint32_t out_elem_bytes;    /* bytes per output element a CTA writes into
+                                 the cache when it ends (FP32: 4); 0: none */
   uint32_t C;                 /* capacity in tiles; 0: the profile's
                                  capacity_blocks * block_bytes / tile bytes */
   uint64_t seed;              /* mixed into the profile seed (the repeat)   */
