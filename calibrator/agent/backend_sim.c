@@ -1,16 +1,25 @@
 /*
  * backend_sim.c - the "sim" measurement backend (calibrator/backend.h) over
  * the CPU sim device of core/simdev (pascal/simdev.h; docs/design.md §6).
- * A scan job becomes one pascal_simdev_run_scan with the job's repeat as the
- * run seed, so a repeat is a different but reproducible measurement. The sim
- * models scans only: a GEMM job is refused with a clear error.
+ * A scan job becomes one pascal_simdev_run_scan, a GEMM job one
+ * pascal_simdev_run_gemm, each with the job's repeat as the run seed, so a
+ * repeat is a different but reproducible measurement. A GEMM job runs with
+ * the tiling pascald fits it with: the default calibration tiling
+ * (pascal_calibration_init), one resident CTA per SM, FP32 outputs.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../backend.h"
+#include "pascal/calibration.h"
 #include "pascal/simdev.h"
+
+/* Compute work per GEMM k-step, in the profile's compute units: the fixed
+ * per-step compute of the simulated GEMM binary. */
+#define SIM_GEMM_STEP_M 8u
+/* Bytes per output element: FP32 outputs, as the paper's GEMM binaries. */
+#define SIM_GEMM_OUT_BYTES 4u
 
 struct pascal_backend {
   pascal_simdev *dev; /* owned */
@@ -63,21 +72,39 @@ static pascal_status sim_describe(pascal_backend *b, uint32_t known_capacity,
   return PASCAL_OK;
 }
 
+static pascal_status sim_scan(pascal_backend *b, const pascal_backend_job *job,
+                              pascal_simdev_stats *st, pascal_error *err)
+{
+  pascal_simdev_scan scan = {.o = job->o, .path_tma = job->path_tma, .d = job->d, .m = job->m,
+                             .N = job->N, .W = job->W, .seed = job->repeat};
+  return pascal_simdev_run_scan(b->dev, &scan, st, NULL, err);
+}
+
+static pascal_status sim_gemm(pascal_backend *b, const pascal_backend_job *job,
+                              pascal_simdev_stats *st, pascal_error *err)
+{
+  if (job->Mg > UINT32_MAX || job->Ng > UINT32_MAX || job->Kg > UINT32_MAX)
+    return pascal_error_set(err, PASCAL_ERANGE, "Mg", "GEMM extents must be below 2^32");
+  pascal_calibration cal;
+  pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
+  pascal_simdev_gemm g = {.shape = {(uint32_t)job->Mg, (uint32_t)job->Ng, (uint32_t)job->Kg},
+                          .tiling = cal.gemm, .m = SIM_GEMM_STEP_M,
+                          .out_elem_bytes = SIM_GEMM_OUT_BYTES, .seed = job->repeat};
+  g.tiling.resident_ctas = pascal_simdev_profile_of(b->dev)->sm_count;
+  return pascal_simdev_run_gemm(b->dev, &g, st, err);
+}
+
 static pascal_status sim_run(pascal_backend *b, const pascal_backend_job *job,
                              pascal_backend_result *out, pascal_error *err)
 {
   const pascal_simdev_profile *p = pascal_simdev_profile_of(b->dev);
-  if (job->workload != PASCAL_BACKEND_SCAN)
-    return pascal_error_set(err, PASCAL_EREFUSED, "workload",
-                            "the sim device models scans only; run GEMM plans on the cuda backend");
   if (job->block_bytes != p->block_bytes)
     return pascal_error_set(err, PASCAL_EINVAL, "block_bytes",
                             "job block_bytes %u differs from the sim profile's %u",
                             job->block_bytes, p->block_bytes);
-  pascal_simdev_scan scan = {.o = job->o, .path_tma = job->path_tma, .d = job->d, .m = job->m,
-                             .N = job->N, .W = job->W, .seed = job->repeat};
   pascal_simdev_stats st;
-  pascal_status s = pascal_simdev_run_scan(b->dev, &scan, &st, NULL, err);
+  pascal_status s = job->workload == PASCAL_BACKEND_GEMM ? sim_gemm(b, job, &st, err)
+                                                         : sim_scan(b, job, &st, err);
   if (s != PASCAL_OK)
     return s;
   if (!(st.fill_bytes > 0.0) || !(st.kernel_ns > 0.0))

@@ -54,6 +54,7 @@ void pascal_simdev_free(pascal_simdev *dev) {
   free(dev->slots);
   free(dev->ring_arrival);
   free(dev->scratch);
+  free(dev->gemm_slots);
   free(dev);
 }
 

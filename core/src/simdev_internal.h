@@ -116,6 +116,12 @@ typedef struct simdev_mem {
  * the data is ready at L2. Counts the request. */
 simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready);
 
+/* Write line `b` into the cache at issue time `t` (same ordering rule as
+ * lookups): it becomes resident and MRU without a DRAM read (a full-line
+ * write allocates), evicting like a miss; its write-back occupies the DRAM
+ * server for one service. Not a request: the counts do not change. */
+void simdev_mem_write(simdev_mem *mm, uint32_t b, double t);
+
 /* Transfer one block over SM `sm`'s link, data ready at `ready` (calls must
  * come in non-decreasing `ready` order per link). Returns arrival at the SM. */
 double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready);
@@ -128,6 +134,7 @@ void simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_
 /* ---- the device ---- */
 
 typedef struct simdev_slot simdev_slot; /* scan engine's per-slot state */
+typedef struct gemm_slot gemm_slot;     /* GEMM engine's per-slot state */
 
 struct pascal_simdev {
   pascal_simdev_profile profile;
@@ -142,14 +149,27 @@ struct pascal_simdev {
   size_t scratch_cap;
   double *sm_clock;  /* per SM: this run's work factor (sm_count) */
   double *exec_free; /* per SM: execution pipes busy until (sm_count) */
+  gemm_slot *gemm_slots; /* GEMM engine: one per resident CTA */
+  size_t gemm_slots_cap;
 };
 
-/* Prepare dev->mem for a run: empty cache of `capacity` lines over N
- * blocks, idle servers, zero counts, the run's rng, and this run's per-SM
- * link speeds (the chip's, each scaled by a factor drawn from the run's rng:
- * uniform in +-sm_read_run_spread). */
+/* Prepare dev->mem for a run: empty cache of `capacity` lines over n
+ * lines of `line_bytes` each (a scan block is the profile's block_bytes, a
+ * GEMM tile its own size: DRAM and link times scale with it), idle servers,
+ * zero counts, the run's rng, and this run's per-SM link speeds (the chip's,
+ * each scaled by a factor drawn from the run's rng: uniform in
+ * +-sm_read_run_spread). */
 pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
-                                 simdev_rng *rng, pascal_error *err);
+                                 uint32_t line_bytes, simdev_rng *rng, pascal_error *err);
+
+/* compute(m): full groups of four at compute_ns per unit plus the loop tail
+ * of execution class chi(m) = min(m mod 4, 2) (paper App. C: remainders two
+ * and three run the same tail). */
+static inline double simdev_compute_ns(const pascal_simdev_profile *p, uint32_t m) {
+  uint32_t r = m % 4u;
+  uint32_t cls = r < 2u ? r : 2u;
+  return p->compute_ns * (double)(m - r) + p->tail_ns[cls];
+}
 
 /* Grow *buf (elements of `elem` bytes) to hold `need`; *cap tracks it. */
 pascal_status simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,

@@ -77,6 +77,20 @@ static void lru_push_front(simdev_line *l, uint32_t sentinel, uint32_t b) {
   l[sentinel].next = b;
 }
 
+/* Make absent line b resident as MRU, evicting the LRU line (even if in
+ * flight) when the cache is full. */
+static void lru_insert(simdev_lru *c, uint32_t b) {
+  simdev_line *l = c->lines;
+  if (c->count == c->capacity) {
+    uint32_t victim = l[c->n].prev;
+    lru_unlink(l, victim);
+    l[victim].prev = l[victim].next = SIMDEV_NONE;
+  } else {
+    c->count++;
+  }
+  lru_push_front(l, c->n, b);
+}
+
 simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready) {
   simdev_lru *c = &mm->lru;
   simdev_line *l = c->lines;
@@ -94,14 +108,7 @@ simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *r
     *ready = at_l2;
     return SIMDEV_HIT;
   }
-  if (c->count == c->capacity) { /* evict the LRU line (even if in flight) */
-    uint32_t victim = l[c->n].prev;
-    lru_unlink(l, victim);
-    l[victim].prev = l[victim].next = SIMDEV_NONE;
-  } else {
-    c->count++;
-  }
-  lru_push_front(l, c->n, b);
+  lru_insert(c, b);
   /* FIFO DRAM: at_l2 is non-decreasing across lookups */
   double start = at_l2 > mm->dram_free ? at_l2 : mm->dram_free;
   mm->dram_free = start + simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
@@ -112,6 +119,21 @@ simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *r
   return SIMDEV_FILL;
 }
 
+void simdev_mem_write(simdev_mem *mm, uint32_t b, double t) {
+  simdev_lru *c = &mm->lru;
+  double at_l2 = t + mm->hop_ns;
+  if (c->lines[b].prev != SIMDEV_NONE) { /* rewritten: touch */
+    lru_unlink(c->lines, b);
+    lru_push_front(c->lines, c->n, b);
+  } else {
+    lru_insert(c, b);
+  }
+  c->lines[b].fill_ready = at_l2;
+  /* its write-back takes one DRAM service (charged now, in arrival order) */
+  double start = at_l2 > mm->dram_free ? at_l2 : mm->dram_free;
+  mm->dram_free = start + simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
+}
+
 double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready) {
   double start = ready > mm->link_free[sm] ? ready : mm->link_free[sm];
   mm->link_free[sm] = start + simdev_rng_jitter(mm->rng, mm->link_run_ns[sm], mm->jitter) +
@@ -120,18 +142,20 @@ double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready) {
 }
 
 pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
-                                 simdev_rng *rng, pascal_error *err) {
+                                 uint32_t line_bytes, simdev_rng *rng, pascal_error *err) {
   const pascal_simdev_profile *p = &dev->profile;
   simdev_mem *mm = &dev->mem;
   if (simdev_lru_reset(&mm->lru, n, capacity) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "N", "cannot allocate the cache index for %u blocks",
                             n);
+  double scale = (double)line_bytes / (double)p->block_bytes;
   for (uint32_t s = 0; s < p->sm_count; s++) {
     mm->link_free[s] = 0.0;
-    mm->link_run_ns[s] = simdev_rng_jitter(rng, mm->link_block_ns[s], p->sm_read_run_spread);
+    mm->link_run_ns[s] =
+        simdev_rng_jitter(rng, mm->link_block_ns[s], p->sm_read_run_spread) * scale;
   }
   mm->hop_ns = p->hop_ns;
-  mm->dram_block_ns = (double)p->block_bytes / p->dram_gbps;
+  mm->dram_block_ns = (double)line_bytes / p->dram_gbps;
   mm->dram_latency_ns = p->dram_latency_ns;
   mm->jitter = p->service_jitter;
   mm->dram_tail_prob = p->dram_tail_prob;

@@ -72,15 +72,6 @@ typedef struct scan_run {
   double end_ns;
 } scan_run;
 
-/* compute(m): full groups of four at compute_ns per unit plus the loop tail
- * of execution class chi(m) = min(m mod 4, 2) (paper App. C: remainders two
- * and three run the same tail). */
-static double compute_cost(const pascal_simdev_profile *p, uint32_t m) {
-  uint32_t r = m % 4u;
-  uint32_t cls = r < 2u ? r : 2u;
-  return p->compute_ns * (double)(m - r) + p->tail_ns[cls];
-}
-
 static pascal_status scan_check(const pascal_simdev *dev, const pascal_simdev_scan *s,
                                 pascal_error *err) {
   const pascal_simdev_profile *p = &dev->profile;
@@ -332,14 +323,14 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   st = scan_buffers(dev, r.M, r.R, err);
   if (st != PASCAL_OK) return st;
   r.capacity = p->capacity_blocks;
-  st = simdev_mem_prepare(dev, r.N, r.capacity, &r.rng, err);
+  st = simdev_mem_prepare(dev, r.N, r.capacity, p->block_bytes, &r.rng, err);
   if (st != PASCAL_OK) return st;
   r.mem = &dev->mem;
   r.heap = &dev->heap;
   r.slots = dev->slots;
   r.ring_arrival = dev->ring_arrival;
   r.issue_ns = r.tma ? p->tma_issue_ns : p->sync_issue_ns;
-  r.work_ns = p->consume_ns + compute_cost(p, scan->m) + p->cta_sync_ns;
+  r.work_ns = p->consume_ns + simdev_compute_ns(p, scan->m) + p->cta_sync_ns;
   r.jitter = p->service_jitter;
   r.launch_ns = p->launch_ns;
   r.start_jitter_ns = p->start_jitter_ns;

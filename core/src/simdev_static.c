@@ -39,7 +39,7 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_s
   uint32_t capacity = run->C ? run->C : p->capacity_blocks;
   simdev_rng rng = {simdev_seed_mix(simdev_seed_mix(p->seed, 0x535441544943ULL /* "STATIC" */),
                                     simdev_seed_mix(run->seed, run->N * 1000003u + run->M))};
-  st = simdev_mem_prepare(dev, (uint32_t)run->N, capacity, &rng, err);
+  st = simdev_mem_prepare(dev, (uint32_t)run->N, capacity, p->block_bytes, &rng, err);
   if (st != PASCAL_OK) return st;
   if (simdev_heap_reserve(&dev->heap, run->M) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate the event queue");

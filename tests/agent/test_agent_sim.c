@@ -1,8 +1,11 @@
 /* test_agent_sim.c - the sim backend adapter (calibrator/agent/backend_sim.c)
  * against core/simdev: it describes the profile it was opened with, passes
  * every job field through (same stats as calling simdev directly), is
- * deterministic, keeps fills within their physical bounds, and refuses what
- * the sim cannot measure (GEMM, another block size, a missing profile). */
+ * deterministic, keeps fills within their physical bounds, runs a GEMM job
+ * with pascald's GEMM tiling (128 x 128 x 64 FP16, one CTA per SM, FP32
+ * outputs), and
+ * refuses what the sim cannot measure (a shape off the tile grid, another
+ * block size, a missing profile). */
 #include <string.h>
 
 #include "../../calibrator/backend.h"
@@ -80,12 +83,23 @@ static void test_runs(void)
     CHECK(r1.fill_bytes <= (double)j.W * M * (double)j.N * b_bytes);
     CHECK(r1.kernel_ns > 0.0);
   }
-  pascal_backend_job gemm = {.workload = PASCAL_BACKEND_GEMM, .Mg = 256, .Ng = 256, .Kg = 1024,
-                             .block_bytes = 16384};
+  pascal_backend_job gemm = {.workload = PASCAL_BACKEND_GEMM, .Mg = 256, .Ng = 384, .Kg = 1024,
+                             .repeat = 2, .block_bytes = 16384};
   pascal_backend_result r;
   pascal_error_clear(&err);
-  CHECK_INT(pascal_backend_sim_ops.run(b, &gemm, &r, &err), PASCAL_EREFUSED);
-  CHECK(strcmp(err.field, "workload") == 0);
+  CHECK_INT(pascal_backend_sim_ops.run(b, &gemm, &r, &err), PASCAL_OK);
+  pascal_simdev_gemm g = {.shape = {256, 384, 1024}, .tiling = {128, 128, 64, 2, 4}, .m = 8,
+                          .out_elem_bytes = 4, .seed = 2};
+  pascal_simdev_stats gs;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &gs, &err), PASCAL_OK);
+  CHECK(gs.fill_bytes == r.fill_bytes && gs.kernel_ns == r.kernel_ns);
+  /* 2 x 3 output tiles, 16 k-steps: (2 + 3) 16 = 80 tiles of 16 KiB are
+   * read at least once; 64 fit in the tiny profile's cache, so some refill. */
+  CHECK(r.fill_bytes > 80.0 * 16384.0);
+  CHECK(r.fill_bytes <= 2.0 * 6.0 * 16.0 * 16384.0);
+  gemm.Mg = 200; /* not a multiple of tile_m */
+  CHECK_INT(pascal_backend_sim_ops.run(b, &gemm, &r, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "Mg") == 0);
   pascal_backend_job wrong = {.workload = PASCAL_BACKEND_SCAN, .o = 1, .N = 96, .W = 1, .block_bytes = 8192};
   CHECK_INT(pascal_backend_sim_ops.run(b, &wrong, &r, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "block_bytes") == 0);

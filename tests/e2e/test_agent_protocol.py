@@ -240,13 +240,14 @@ def main():
 
         scenario("a backend failure is reported through /fail and the agent goes on")
         gemm = {"id": 8, "lease_token": "lease0008", "lease_seconds": 60, "workload": "gemm",
-                "block_bytes": 16384, "run": {"Mg": 256, "Ng": 256, "Kg": 1024, "repeat": 0}}
+                "block_bytes": 16384, "run": {"Mg": 200, "Ng": 256, "Kg": 1024, "repeat": 0}}
         fake = Fake([gemm, scan_job(9)], total=1)
         code, out = run_agent(args, fake, tmp, "failing")
         check(code == 0, "exit 0: %s\n%s" % (code, out))
         fails = fake.calls("/v1/jobs/8/fail")
-        check(len(fails) == 1 and "scans only" in fails[0][3]["message"]
-              and fails[0][3]["lease_token"] == "lease0008", "GEMM on the sim reported as failed: %r" % fails)
+        check(len(fails) == 1 and "not a multiple of tile_m" in fails[0][3]["message"]
+              and fails[0][3]["lease_token"] == "lease0008",
+              "a GEMM shape off the tile grid reported as failed: %r" % fails)
         check(len(fake.calls("/v1/jobs/9/result")) == 1, "next job done")
         fake.close()
 

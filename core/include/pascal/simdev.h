@@ -28,6 +28,10 @@
  *   - Static kernel: M workers with given phases, synchronous loads, a grid
  *     barrier each round, H rounds. Its fills equal fully associative LRU on
  *     the round-by-round trace (worker order within a round).
+ *   - Tiled GEMM (paper §4.5, App. C): one CTA per output tile, launched in
+ *     a direct row-major raster onto M resident slots; each k-step reads an
+ *     A tile and a B tile through the same cache (lines of one tile), DRAM
+ *     and links.
  *
  * Nothing here encodes K: fills come out of the cache and timing dynamics.
  * All randomness comes from a per-run PRNG seeded from the profile seed, the
@@ -40,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pascal/calibration.h"
 #include "pascal/error.h"
 #include "pascal/latency.h"
 
@@ -166,7 +171,8 @@ typedef struct pascal_simdev_stats {
   uint64_t fills;      /* misses: DRAM -> L2 fills                        */
   double fill_bytes;   /* fills * block_bytes                             */
   double kernel_ns;    /* simulated kernel time                           */
-  double K;            /* fills / (W*N) (scan) or fills / H (static)      */
+  double K;            /* fills / (W*N) (scan), fills / H (static),
+                          M V / Q (GEMM)                                  */
   uint32_t M;          /* workers                                          */
 } pascal_simdev_stats;
 
@@ -221,6 +227,36 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev,
                                        const pascal_simdev_static *run,
                                        pascal_simdev_stats *out,
                                        pascal_error *err);
+
+/* One tiled GEMM run (paper §4.5 and App. C "GEMM instantiation"): the
+ * n_r x n_c output tiles (Mg/tile_m, Ng/tile_n) are CTAs launched in
+ * row-major raster order onto M = tiling.resident_ctas slots (slot s on SM
+ * s mod sm_count; the next CTA takes the first slot to free). CTA (i, j)
+ * runs n_k = Kg/tile_k steps; step k requests A tile (i, k) and B tile
+ * (k, j) at once, waits for both over its SM's link, then works
+ * 2 consume + compute(m) + intra-CTA sync; after its last step it writes
+ * its output tile (tile_m x tile_n x out_elem_bytes, in lines of one input
+ * tile's size) into the cache, which evicts like a miss but reads nothing.
+ * A and B tiles must have the same size (tile_m == tile_n): one cache line
+ * per tile. */
+typedef struct pascal_simdev_gemm {
+  pascal_gemm_shape shape;    /* Mg, Ng, Kg: multiples of the tile sizes    */
+  pascal_gemm_params tiling;  /* tile_m/n/k, elem_bytes, resident_ctas >= 1 */
+  uint32_t m;                 /* compute work per k-step (scan units)       */
+  uint32_t out_elem_bytes;    /* bytes per output element a CTA writes into
+                                 the cache when it ends (FP32: 4); 0: none */
+  uint32_t C;                 /* capacity in tiles; 0: the profile's
+                                 capacity_blocks * block_bytes / tile bytes */
+  uint64_t seed;              /* mixed into the profile seed (the repeat)   */
+} pascal_simdev_gemm;
+
+/* Run one GEMM. out: requests = 2 n_r n_c n_k tile reads, fills in tiles,
+ * fill_bytes = fills * tile bytes (the measured V), kernel_ns, K = M V / Q
+ * (Q = logical input bytes, pascal_gemm_geometry), M. Deterministic for a
+ * given profile and run (including seed). Errors name the field ("Mg",
+ * "tile_n", "C", ...). */
+pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gemm *run,
+                                     pascal_simdev_stats *out, pascal_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,233 @@
+/*
+ * test_simdev_gemm.c - the sim device's tiled GEMM (direct CTA raster over
+ * the shared cache; paper §4.5 and App. C "GEMM instantiation") against
+ * independent expectations:
+ *   - when all A and B tiles fit, the fills are the compulsory tiles
+ *     (n_r + n_c) n_k exactly, V = B_0, for any number of resident CTAs;
+ *   - with one resident CTA the read order is the raster trace, so the fills
+ *     equal a brute-force LRU on that trace for every capacity (one tile:
+ *     no reuse at all, V = Q), hence are non-increasing in capacity;
+ *   - with many resident CTAs the fills stay within [B_0, Q] and do not grow
+ *     with capacity over a sweep;
+ *   - a hand-worked case of the aligned / PASCAL K relation:
+ *     K = M V / Q is K_0 when everything fits and M without reuse;
+ *   - determinism for a seed, and input validation naming the field.
+ */
+#include <string.h>
+
+#include "check.h"
+#include "pascal/predict.h"
+#include "pascal/simdev.h"
+
+#define TILE_BYTES 16384.0 /* 128 x 64 FP16 */
+#define MAX_TRACE 4096
+
+static pascal_simdev_gemm gemm_run(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t M,
+                                   uint32_t C) {
+  pascal_simdev_gemm g;
+  memset(&g, 0, sizeof g);
+  g.shape = (pascal_gemm_shape){n_r * 128, n_c * 128, n_k * 64};
+  g.tiling = (pascal_gemm_params){128, 128, 64, 2, M};
+  g.m = 8;
+  g.C = C;
+  g.seed = 7;
+  return g;
+}
+
+/* Touch `line` in a recency list of at most C lines (MRU first); returns 1
+ * when it was absent (a miss), 0 when it was resident. */
+static int lru_touch(uint32_t *list, uint32_t *len, uint32_t C, uint32_t line) {
+  uint32_t at = 0;
+  int miss = 0;
+  while (at < *len && list[at] != line) at++;
+  if (at == *len) {
+    miss = 1;
+    if (*len < C) (*len)++;
+    at = *len - 1; /* drop the LRU entry (or use the new slot) */
+  }
+  memmove(&list[1], &list[0], at * sizeof list[0]);
+  list[0] = line;
+  return miss;
+}
+
+/* Misses of a brute-force LRU of C lines (recency list, MRU first) on the
+ * raster trace of one CTA at a time: tile (i, j) row-major, step k reads
+ * A(i, k) then B(k, j); after its last step the tile writes `out` output
+ * lines (allocated like a miss, not counted: nothing is read). */
+static uint64_t lru_raster(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t out, uint32_t C) {
+  uint32_t list[MAX_TRACE];
+  uint32_t len = 0;
+  uint64_t misses = 0;
+  for (uint32_t i = 0; i < n_r; i++)
+    for (uint32_t j = 0; j < n_c; j++) {
+      for (uint32_t k = 0; k < n_k; k++)
+        for (int op = 0; op < 2; op++) {
+          uint32_t line = op == 0 ? 1000000u + i * 1000u + k : 2000000u + k * 1000u + j;
+          misses += lru_touch(list, &len, C, line);
+        }
+      for (uint32_t q = 0; q < out; q++) lru_touch(list, &len, C, 3000000u + (i * n_c + j) * 8u + q);
+    }
+  return misses;
+}
+
+static void test_compulsory_when_fits(pascal_simdev *dev) {
+  static const uint32_t shapes[][3] = {{1, 1, 1}, {2, 3, 4}, {5, 2, 7}, {8, 8, 16}, {20, 12, 40}};
+  static const uint32_t Ms[] = {1, 6, 48, 100};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (size_t m = 0; m < sizeof Ms / sizeof Ms[0]; m++) {
+      uint32_t n_r = shapes[s][0], n_c = shapes[s][1], n_k = shapes[s][2];
+      pascal_simdev_gemm g = gemm_run(n_r, n_c, n_k, Ms[m], 0); /* C = 1280 tiles */
+      pascal_simdev_stats st;
+      CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
+      uint64_t tiles = (uint64_t)(n_r + n_c) * n_k;
+      CHECK_INT(st.fills, tiles);
+      CHECK_NEAR(st.fill_bytes, TILE_BYTES * (double)tiles, 0.0);
+      CHECK_INT(st.requests, 2ull * n_r * n_c * n_k);
+      CHECK_INT(st.requests, st.hits + st.merges + st.fills);
+      CHECK(st.kernel_ns > 0.0);
+    }
+}
+
+/* Without output traffic (out_elem_bytes 0) and with FP32 outputs: a
+ * 128 x 128 x 4-byte tile is 4 lines of 16 KiB. */
+static void test_single_cta_is_raster_lru(pascal_simdev *dev) {
+  static const uint32_t shapes[][3] = {{1, 1, 1}, {2, 3, 4}, {3, 5, 2}, {4, 4, 6}};
+  for (size_t x = 0; x < 2 * sizeof shapes / sizeof shapes[0]; x++) {
+    size_t s = x / 2;
+    uint32_t out_bytes = x % 2 ? 4u : 0u, out_lines = out_bytes;
+    uint32_t n_r = shapes[s][0], n_c = shapes[s][1], n_k = shapes[s][2];
+    uint32_t lines = (n_r + n_c) * n_k + n_r * n_c * out_lines;
+    uint64_t prev = UINT64_MAX;
+    for (uint32_t C = 1; C <= lines + 1; C++) {
+      pascal_simdev_gemm g = gemm_run(n_r, n_c, n_k, 1, C);
+      g.out_elem_bytes = out_bytes;
+      pascal_simdev_stats st;
+      CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
+      CHECK_INT(st.fills, lru_raster(n_r, n_c, n_k, out_lines, C));
+      CHECK(st.fills <= prev);
+      prev = st.fills;
+      if (C == 1) { /* no reuse: every read fills */
+        CHECK_INT(st.fills, 2ull * n_r * n_c * n_k);
+        CHECK_INT(st.hits + st.merges, 0);
+      }
+    }
+    CHECK_INT(prev, (n_r + n_c) * n_k);
+  }
+}
+
+/* Many resident CTAs: the read order depends on timing, so only the bounds
+ * B_0 <= V <= Q and the sweep's monotonicity are expected. */
+static void test_many_ctas_bounds(pascal_simdev *dev) {
+  uint32_t n_r = 16, n_c = 16, n_k = 8;
+  uint64_t prev = UINT64_MAX;
+  for (uint32_t C = 1; C <= 512; C *= 2) {
+    pascal_simdev_gemm g = gemm_run(n_r, n_c, n_k, 48, C);
+    pascal_simdev_stats st;
+    CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
+    CHECK(st.fills >= (uint64_t)(n_r + n_c) * n_k);
+    CHECK(st.fills <= 2ull * n_r * n_c * n_k);
+    CHECK(st.fills <= prev);
+    prev = st.fills;
+  }
+  CHECK_INT(prev, (n_r + n_c) * n_k); /* 256 tiles fit in 512 */
+}
+
+/* Worked by hand: Mg = 256, Ng = 384, Kg = 256 gives n_r = 2, n_c = 3,
+ * n_k = 4; B_0 = 16384 (2 + 3) 4 = 327680 bytes, Q = 32768 * 24 = 786432
+ * bytes. With M = 6 all tiles run at once: K_0 = 6 * 327680 / 786432 = 2.5,
+ * and with a cache that holds the 20 tiles V = B_0, so K = K_0 (kappa = 1).
+ * With M = 1 and a one-tile cache all 48 reads fill: V = Q, K = M = 1. */
+static void test_hand_worked_k(pascal_simdev *dev) {
+  pascal_simdev_gemm g = gemm_run(2, 3, 4, 6, 0);
+  pascal_gemm_prediction geo;
+  CHECK_INT(pascal_gemm_geometry(&g.tiling, &g.shape, &geo, NULL), PASCAL_OK);
+  CHECK_NEAR(geo.B0, 327680.0, 0.0);
+  CHECK_NEAR(geo.Q, 786432.0, 0.0);
+  CHECK_NEAR(geo.K0, 2.5, 1e-12);
+  pascal_simdev_stats st;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
+  CHECK_NEAR(st.fill_bytes, 327680.0, 0.0);
+  CHECK_NEAR(st.K, 2.5, 1e-12);
+  CHECK_INT(st.M, 6);
+  g = gemm_run(2, 3, 4, 1, 1);
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
+  CHECK_NEAR(st.fill_bytes, 786432.0, 0.0);
+  CHECK_NEAR(st.K, 1.0, 1e-12);
+  /* FP32 outputs take 6 x 4 = 24 lines: with 44 lines all fits (V = B_0);
+   * with 20, the inputs alone would fit but the outputs evict some of them
+   * (one CTA: the brute-force raster LRU says how many). */
+  g = gemm_run(2, 3, 4, 6, 44);
+  g.out_elem_bytes = 4;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
+  CHECK_NEAR(st.K, 2.5, 1e-12);
+  g = gemm_run(2, 3, 4, 1, 20);
+  g.out_elem_bytes = 4;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
+  CHECK(st.fills > 20);
+  CHECK_INT(st.fills, lru_raster(2, 3, 4, 4, 20));
+  /* in between: six CTAs, a four-tile cache: K_0 <= K <= M */
+  g = gemm_run(2, 3, 4, 6, 4);
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
+  CHECK(st.K >= 2.5 && st.K <= 6.0);
+}
+
+static void test_determinism_and_time(pascal_simdev *dev) {
+  pascal_simdev_gemm g = gemm_run(10, 10, 20, 48, 64);
+  pascal_simdev_stats a, b, c;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &a, NULL), PASCAL_OK);
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &b, NULL), PASCAL_OK);
+  CHECK(memcmp(&a, &b, sizeof a) == 0);
+  g.seed = 8;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &c, NULL), PASCAL_OK);
+  CHECK(c.kernel_ns != a.kernel_ns);
+  /* twice the reduction length: more than the time of the shorter one */
+  g = gemm_run(10, 10, 40, 48, 64);
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &b, NULL), PASCAL_OK);
+  CHECK(b.kernel_ns > 1.5 * a.kernel_ns);
+}
+
+static void expect_field(pascal_simdev *dev, const pascal_simdev_gemm *g, const char *field) {
+  pascal_error err;
+  pascal_simdev_stats st;
+  memset(&err, 0, sizeof err);
+  CHECK(pascal_simdev_run_gemm(dev, g, &st, &err) != PASCAL_OK);
+  CHECK(strcmp(err.field, field) == 0);
+}
+
+static void test_validation(pascal_simdev *dev) {
+  pascal_simdev_gemm g = gemm_run(2, 2, 2, 4, 0);
+  g.shape.Mg = 200;
+  expect_field(dev, &g, "Mg");
+  g = gemm_run(2, 2, 2, 4, 0);
+  g.shape.Kg = 0;
+  expect_field(dev, &g, "Kg");
+  g = gemm_run(2, 2, 2, 4, 0);
+  g.tiling.tile_n = 64;
+  g.shape.Ng = 128;
+  expect_field(dev, &g, "tile_n");
+  g = gemm_run(2, 2, 2, 0, 0);
+  expect_field(dev, &g, "gemm.resident_ctas");
+  g = gemm_run(2, 2, 2, 4, 0);
+  g.tiling.elem_bytes = 1u << 20; /* a 16 GiB tile: beyond 32-bit sizes */
+  expect_field(dev, &g, "tile_k");
+  g = gemm_run(2, 2, 2, 4, 0);
+  g.out_elem_bytes = 65;
+  expect_field(dev, &g, "out_elem_bytes");
+  g = gemm_run(2, 2, 2, 4, 0);
+  g.tiling.tile_k = 131072; /* a 32 MiB tile: the 20 MiB cache holds none */
+  g.shape.Kg = 131072;
+  expect_field(dev, &g, "C");
+}
+
+int main(void) {
+  static void (*const tests[])(pascal_simdev *) = {
+      test_compulsory_when_fits, test_single_cta_is_raster_lru, test_many_ctas_bounds,
+      test_hand_worked_k,        test_determinism_and_time,     test_validation};
+  pascal_simdev_profile gb10;
+  pascal_simdev_profile_default(&gb10); /* C = 1280 blocks of 16 KiB: 1280 tiles */
+  pascal_simdev *dev = NULL;
+  CHECK_INT(pascal_simdev_new(&gb10, &dev, NULL), PASCAL_OK);
+  for (size_t i = 0; dev && i < sizeof tests / sizeof tests[0]; i++) tests[i](dev);
+  pascal_simdev_free(dev);
+  return check_summary();
+}
