@@ -53,7 +53,13 @@ def main():
         # continues the same calibration (its id survives in the archive).
         rc, log, _ = measure(out, "--phases", "env,probe,plans")
         check(rc == 0, "env, probe, plans:\n" + log)
-        rc, log, _ = measure(out, "--phases", "scan", "--budget-s", "1")
+        # Under load the unpacking alone may spend a 1 s budget before the scan
+        # starts ("budget spent"); a larger budget is then tried, up to one
+        # that still cuts the scan short.
+        for budget in ("1", "2", "3"):
+            rc, log, _ = measure(out, "--phases", "scan", "--budget-s", budget)
+            if "phase scan: not-run" not in log:
+                break
         check(rc != 0 and "phase scan: timeout" in log, "scan cut short by the budget:\n" + log)
         check("scan.json" not in os.listdir(out), "no scan.json after the timeout")
         rc, log, secs = measure(out)
