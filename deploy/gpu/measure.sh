@@ -15,7 +15,7 @@
 #             frozen and exported                                 scan.json
 #   heldout   the held-out scan panel (two plans), frozen,
 #             exported as one document of two bundles             heldout.json
-#   gemm      GEMM calibration and held-out shapes (cuda only)    gemm.json,
+#   gemm      GEMM calibration and held-out shapes                gemm.json,
 #                                                                 gemm-heldout.json
 #   report    device, provenance, phases, static table, LOKO,  report.json,
 #             held-out comparison                                 report.md
@@ -342,7 +342,6 @@ phase_heldout() {
 }
 
 phase_gemm() {
-  [ "$backend" = cuda ] || return 3 # the sim models scans only
   [ -f "$WORK/plans/gemm.json" ] || { log "gemm: needs the plans"; return 1; }
   if [ ! -f "$out/gemm.json" ]; then calibrate gemm "$WORK/plans/gemm.json" "$out/gemm.json" "$1" || return $?; fi
   calibrate gemm-heldout "$WORK/plans/gemm-heldout.json" "$out/gemm-heldout.json" "$1"

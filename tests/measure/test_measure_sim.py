@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """test_measure_sim.py - deploy/gpu/measure.sh --backend sim, end to end, on
-the tiny sim profile (4 SMs, C = 64): all phases run (selftest and gemm are
-not applicable on the sim), at most 8 result files of at most 16 MiB, the
+the tiny sim profile (4 SMs, C = 64): all phases run (selftest is not
+applicable on the sim; GEMM runs on the sim's tiled GEMM), at most 8 result files of at most 16 MiB, the
 static table agrees with the gap law (the sim is exact LRU), the scan
 calibration is frozen with the paper's 756 runs and the held-out panel has
 420 runs of 42 keys none of which is calibrated, every size above C; a second
@@ -70,15 +70,14 @@ def main():
         files = sorted(os.listdir(out))
         check(len(files) <= 8, "at most 8 files: %r" % files)
         check(all(os.path.getsize(os.path.join(out, f)) < 16 << 20 for f in files), "files under 16 MiB")
-        for f in ("report.json", "report.md", "static.json", "scan.json", "heldout.json",
+        for f in ("report.json", "report.md", "static.json", "scan.json", "heldout.json", "gemm.json", "gemm-heldout.json",
                   "measure-work.tar.gz"):
             check(f in files, "%s written" % f)
         report = load(out, "report.json")
         states = {p["phase"]: p["state"] for p in report["phases"]}
-        for p in ("env", "probe", "static", "plans", "scan", "heldout"):
+        for p in ("env", "probe", "static", "plans", "scan", "heldout", "gemm"):
             check(states.get(p) == "ok", "phase %s ok: %r" % (p, states))
-        for p in ("selftest", "gemm"):
-            check(states.get(p) == "not-applicable", "phase %s not applicable on the sim" % p)
+        check(states.get("selftest") == "not-applicable", "selftest not applicable on the sim")
         check(report["probe"]["capacity_blocks"] == 64, "probe C = 64")
 
         static = load(out, "static.json")
@@ -104,7 +103,10 @@ def main():
                                                                  ("validation", "n_keys", "n_runs")})
         check(set(row["mape"]) == {"pascal", "tilesight", "ppt_gpu", "exact_sdcm", "aligned", "che"},
               "report: every baseline column")
-        check(report["heldout"]["gemm"] is None, "no GEMM on the sim")
+        grow = report["heldout"]["gemm"]["table"]["rows"][0]
+        check(grow["validation"] == "heldout" and grow["workload"] == "gemm" and grow["n_runs"] == 60,
+              "report: GEMM held-out row over the 60 shapes: %r" % {k: grow.get(k) for k in
+                                                                   ("validation", "workload", "n_runs")})
         with open(os.path.join(out, "report.md")) as f:
             check("balanced overall" in f.read(), "report.md holds the held-out table")
         pairs = {(m["N"], m["W"]) for m in runs}
@@ -115,7 +117,7 @@ def main():
         with open(os.path.join(out, "scan.json"), "rb") as f:
             before = f.read()
         rc, log, secs = measure(out)
-        check(rc == 0 and log.count("results present, skipped") == 7, "second run skips:\n" + log)
+        check(rc == 0 and log.count("results present, skipped") == 8, "second run skips:\n" + log)
         with open(os.path.join(out, "scan.json"), "rb") as f:
             check(f.read() == before, "scan.json unchanged by the second run")
 
