@@ -17,6 +17,7 @@ Not a ctest test (it takes minutes): a benchmark, run by hand.
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -103,6 +104,8 @@ def main():
                   for i in range(args.agents)]
         codes = [a.wait(timeout=3600) for a in agents]
         wall = time.monotonic() - t0
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)  # the agents (the daemon still runs)
+        cpu = ru.ru_utime + ru.ru_stime
         if any(codes):
             w.dump()
             sys.exit("agents exited with %r" % codes)
@@ -113,7 +116,8 @@ def main():
         mape = frozen["report"]["balanced_mape"]
         print("calibration on %s: %d runs (plan and held-out panel), sim profile %s, %d agents (jobs %s)"
               % (args.device, total, os.path.basename(profile_path), args.agents, done))
-        print("wall time: %.1f s (%.1f min), %.2f jobs/s" % (wall, wall / 60, total / wall))
+        print("wall time: %.1f s (%.1f min), %.2f jobs/s; CPU time of the exited children"
+              " (agents, probe, plan writer): %.1f s" % (wall, wall / 60, total / wall, cpu))
         print("LOKO balanced MAPE: pascal %.2f %%, aligned K=1 %.2f %% (%s keys scored, %s refused runs)"
               % (mape["pascal"], mape["aligned"], frozen["report"].get("n_keys_scored"),
                  frozen["report"].get("n_refused")))
@@ -133,6 +137,7 @@ def main():
                 "heldout_plan": None if args.no_heldout else
                 "pascal plan --kind scan-heldout --part 1 and --part 2 --probe (two parts)",
                 "agents": args.agents, "wall_seconds": round(wall, 1),
+                "agent_cpu_seconds": round(cpu, 1),
                 "machine": "2-core dev machine shared with other work"})
             with open(args.export, "w") as f:
                 json.dump(bundle, f, indent=1)
