@@ -110,12 +110,14 @@ class AnswerTrust(unittest.TestCase):
         self.assertIsInstance(r.json["expected_error_pct"], float)
 
     def test_expected_error_from_the_stored_report(self):
+        # the shipped bundle carries a held-out panel: its keys are the evidence
         report = self.d.request("GET", "/v1/calibrations/%d" % self.scan_id).json["report"]
-        fold = {(k["o"], k["path"], k["d"], k["m"]): k["mape"]["pascal"] for k in report["keys"]}
+        fold = {(k["o"], k["path"], k["d"], k["m"]): k["mape"]["pascal"]
+                for k in report["heldout"]["keys"]}
         p = self.get(o=1, path="tma", d=4, m=3, N=4096, W=32)
         x = p["explanation"]["expected_error"]
-        self.assertEqual(x["source"], "loko")
-        self.assertIn("leave-one-key-out", x["method"])
+        self.assertEqual(x["source"], "held-out")
+        self.assertIn("held-out panel", x["method"])
         self.assertGreaterEqual(len(x["keys"]), 1)
         for k in x["keys"]:
             self.assertEqual((k["o"], k["path"], k["d"]), (1, "tma", 4))  # same family
