@@ -3,8 +3,8 @@
  * (expanded into one job per run, plan.h order) and an optional held-out
  * panel (a second pascal-plan/1, or an array of parts, whose jobs are
  * flagged held-out: measured like the others, never fitted), list, get with
- * progress and report,
- * freeze, export as a pascal-calibration/1 bundle, import a bundle.
+ * progress and report, freeze, export as a pascal-calibration/1 bundle,
+ * import a bundle.
  */
 #include <stdio.h>
 #include <stdlib.h>
