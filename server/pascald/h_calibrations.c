@@ -1,9 +1,10 @@
 /*
  * h_calibrations.c - calibrations over HTTP: create from a pascal-plan/1
  * (expanded into one job per run, plan.h order) and an optional held-out
- * panel (a second pascal-plan/1 whose jobs are flagged held-out: measured
- * like the others, never fitted), list, get with progress and report,
- * freeze, export as a pascal-calibration/1 bundle, import a bundle.
+ * panel (a second pascal-plan/1, or an array of parts, whose jobs are
+ * flagged held-out: measured like the others, never fitted), list, get with
+ * progress and report, freeze, export as a pascal-calibration/1 bundle,
+ * import a bundle.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,10 +97,15 @@ static int take_plan(const json_t *doc, const char *field, int heldout, pascal_p
   return 0;
 }
 
+/* Parts a held-out panel may have (the paper's scan panel has two: a plan
+ * is one cross product of sizes and horizons). */
+#define PD_PANEL_PARTS_MAX 16u
+
 /* The held-out panel: the body's "heldout" or the plan's own "heldout"
- * member (not both), a pascal-plan/1 of the plan's workload; NULL if none. */
+ * member (not both), a pascal-plan/1 of the plan's workload or a non-empty
+ * array of them (parts expanded in order); NULL if none. *field names it. */
 static int heldout_doc(const json_t *body, const json_t *plan, const json_t **out,
-                       pd_reply *rep) {
+                       const char **field, pd_reply *rep) {
   const json_t *outer = json_object_get(body, "heldout"), *inner = json_object_get(plan, "heldout");
   if (outer && inner) {
     pd_reply_error(rep, 400, "invalid_value", "heldout",
@@ -107,10 +113,65 @@ static int heldout_doc(const json_t *body, const json_t *plan, const json_t **ou
     return -1;
   }
   *out = outer ? outer : inner;
-  if (*out && !json_is_object(*out)) {
-    pd_reply_error(rep, 400, "invalid_type", outer ? "heldout" : "plan.heldout",
-                   "heldout must be a pascal-plan/1 object");
+  *field = outer ? "heldout" : "plan.heldout";
+  if (!*out) return 0;
+  size_t n = json_is_array(*out) ? json_array_size(*out) : 1;
+  if (!json_is_object(*out) && !json_is_array(*out)) {
+    pd_reply_error(rep, 400, "invalid_type", *field,
+                   "heldout must be a pascal-plan/1 object or an array of them");
     return -1;
+  }
+  if (n == 0 || n > PD_PANEL_PARTS_MAX) {
+    pd_reply_error(rep, 400, "invalid_value", *field,
+                   "a held-out panel has 1 to %u parts, got %zu", PD_PANEL_PARTS_MAX, n);
+    return -1;
+  }
+  return 0;
+}
+
+/* Expand every part of the held-out panel `hj` (named `field`) after the
+ * plan's runs: same workload as `plan`, sizes above the device's C. The
+ * canonical panel (an object, or an array for an array) goes to *canon. */
+static int take_panel(const json_t *hj, const char *field, const pascal_plan *plan,
+                      uint64_t capacity, pascal_store_run **runs, size_t *n, json_t **canon,
+                      pd_reply *rep) {
+  int array = json_is_array(hj);
+  size_t parts = array ? json_array_size(hj) : 1;
+  *canon = array ? json_array() : NULL;
+  for (size_t i = 0; i < parts; i++) {
+    char name[48];
+    if (array) snprintf(name, sizeof name, "%s[%zu]", field, i);
+    else snprintf(name, sizeof name, "%s", field);
+    pascal_plan panel;
+    pascal_plan_init(&panel);
+    json_t *part = NULL;
+    pascal_error err;
+    pascal_error_clear(&err);
+    const json_t *doc = array ? json_array_get(hj, i) : hj;
+    int bad = !json_is_object(doc);
+    if (bad)
+      pd_reply_error(rep, 400, "invalid_type", name, "a held-out part must be a pascal-plan/1 object");
+    else
+      bad = take_plan(doc, name, 1, &panel, runs, n, &part, rep);
+    if (!bad && panel.workload != plan->workload) {
+      snprintf(name + strlen(name), sizeof name - strlen(name), ".workload");
+      pd_reply_error(rep, 400, "invalid_value", name,
+                     "the held-out panel must have the plan's workload");
+      bad = 1;
+    } else if (!bad && pascal_plan_check_capacity(&panel, capacity, &err)) {
+      pd_reply_pascal_error_in(rep, &err, name);
+      bad = 1;
+    }
+    pascal_plan_free(&panel);
+    if (bad) {
+      json_decref(part);
+      return -1;
+    }
+    if (!array) *canon = part;
+    else if (json_array_append_new(*canon, part)) {
+      pd_reply_error(rep, 500, "internal", NULL, "out of memory");
+      return -1;
+    }
   }
   return 0;
 }
@@ -128,25 +189,18 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     return;
   }
   const json_t *hj = NULL;
-  pascal_plan plan, panel;
+  const char *panel_field = NULL;
+  pascal_plan plan;
   pascal_plan_init(&plan);
-  pascal_plan_init(&panel);
   pascal_store_run *runs = NULL;
   size_t n = 0;
   json_t *canon = NULL, *canon_panel = NULL;
   char *text = NULL;
   pascal_error err;
   pascal_error_clear(&err);
-  if (heldout_doc(req->json, pj, &hj, rep) ||
-      take_plan(pj, "plan", 0, &plan, &runs, &n, &canon, rep) ||
-      (hj && take_plan(hj, "heldout", 1, &panel, &runs, &n, &canon_panel, rep)))
+  if (heldout_doc(req->json, pj, &hj, &panel_field, rep) ||
+      take_plan(pj, "plan", 0, &plan, &runs, &n, &canon, rep))
     goto done;
-  if (hj && panel.workload != plan.workload) {
-    pd_reply_error(rep, 400, "invalid_value", "heldout.workload",
-                   "the held-out panel must have the plan's workload");
-    goto done;
-  }
-  if (canon_panel) json_object_set(canon, "heldout", canon_panel);
   /* Scan sizes must exceed the device's C (plan_gen.h); the device's
    * existence is checked again, atomically, by the store's create. */
   pascal_store_device dev;
@@ -160,11 +214,9 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     pd_reply_pascal_error_in(rep, &err, "plan");
     goto done;
   }
-  if (hj && pascal_plan_check_capacity(&panel, dev.capacity_blocks, &err)) {
-    pd_reply_pascal_error_in(rep, &err, hj == json_object_get(req->json, "heldout")
-                                            ? "heldout" : "plan.heldout");
+  if (hj && take_panel(hj, panel_field, &plan, dev.capacity_blocks, &runs, &n, &canon_panel, rep))
     goto done;
-  }
+  if (canon_panel) json_object_set(canon, "heldout", canon_panel);
   text = pascal_codec_dump(canon, 0);
   if (!text) {
     pd_reply_error(rep, 500, "internal", NULL, "out of memory");
@@ -186,7 +238,6 @@ done:
   json_decref(canon_panel);
   free(runs);
   pascal_plan_free(&plan);
-  pascal_plan_free(&panel);
 }
 
 void pd_h_calibrations_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {

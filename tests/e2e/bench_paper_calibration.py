@@ -1,20 +1,26 @@
 #!/usr/bin/python3
 """bench_paper_calibration.py - the whole paper scan calibration on the sim,
 end to end, timed: pascald on an ephemeral port with a temporary database,
-the plan deploy/plans/scan-paper.json (756 runs) for the default gb10-like
-sim profile, N pascal-agents (default 2) with --until-idle, then freeze.
-Prints the wall time, the agents' job rate and the LOKO balanced MAPE, and
-with --export writes the frozen bundle with its provenance completed
-(source sim, profile, seed, plan) for deploy/calibrations/.
+a sim device registered from a profile (default gb10-like), the paper's
+plan (756 runs) and its held-out panel (420 runs, two parts) written for
+that device by `pascal plan` from the agent's probe, N pascal-agents
+(default 2) with --until-idle, then freeze. Prints the wall time, the
+agents' job rate and the report's table (LOKO and held-out), and with
+--export writes the frozen bundle with its provenance completed (source
+sim, profile, seeds, plans) for deploy/calibrations/.
 
 Not a ctest test (it takes minutes): a benchmark, run by hand.
     tests/e2e/bench_paper_calibration.py --pascald build/bin/pascald \\
-        --agent build/bin/pascal-agent --source . [--export FILE]
+        --agent build/bin/pascal-agent --cli build/bin/pascal --source . \\
+        [--profile deploy/profiles/thor-like.profile --device sim-thor] [--export FILE]
 """
 import argparse
 import json
 import os
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -33,33 +39,73 @@ def profile_values(path):
     return vals
 
 
+def device_plans(args, profile_path):
+    """The plan and the two held-out parts `pascal plan` writes from the sim
+    agent's probe; a --plan file replaces the generated plan."""
+    out = subprocess.run([args.agent, "--backend", "sim", "--profile", profile_path, "--probe"],
+                         check=True, capture_output=True, text=True).stdout
+    line = [l for l in out.splitlines() if l.startswith("probe json:")]
+    if not line:
+        sys.exit("no 'probe json:' line from the agent:\n" + out)
+    docs = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = os.path.join(tmp, "probe.json")
+        with open(probe, "w") as f:
+            f.write(line[0].split(":", 1)[1])
+        for name, kind in [("plan", ["--kind", "scan"]),
+                           ("part1", ["--kind", "scan-heldout", "--part", "1"]),
+                           ("part2", ["--kind", "scan-heldout", "--part", "2"])]:
+            path = os.path.join(tmp, name + ".json")
+            subprocess.run([args.cli, "plan"] + kind + ["--probe", probe, "-o", path], check=True)
+            with open(path) as f:
+                docs[name] = json.load(f)
+    if args.plan:
+        with open(os.path.join(args.source, args.plan)) as f:
+            docs["plan"] = json.load(f)
+    return docs["plan"], [docs["part1"], docs["part2"]]
+
+
+def print_table(report):
+    """The report's table rows, one line each."""
+    for row in report.get("table", {}).get("rows", []):
+        print("  " + json.dumps(row, sort_keys=True))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pascald", required=True)
     ap.add_argument("--agent", required=True)
     ap.add_argument("--source", required=True)
-    ap.add_argument("--plan", default="deploy/plans/scan-paper.json")
+    ap.add_argument("--cli", required=True, help="the pascal CLI (writes the plans)")
+    ap.add_argument("--plan", help="a plan file instead of `pascal plan --kind scan`")
+    ap.add_argument("--no-heldout", action="store_true", help="no held-out panel")
     ap.add_argument("--profile", default="deploy/profiles/gb10-like.profile")
     ap.add_argument("--agents", type=int, default=2)
     ap.add_argument("--device", default="sim-gb10")
     ap.add_argument("--export")
     args = ap.parse_args()
-    plan_path = os.path.join(args.source, args.plan)
     profile_path = os.path.join(args.source, args.profile)
-    with open(plan_path) as f:
-        plan = json.load(f)
+    plan, panel = device_plans(args, profile_path)
     with World(args, lease_seconds=120) as w:
         common = ["--server", w.url, "--device", args.device, "--backend", "sim",
                   "--profile", profile_path, "--until-idle", "--poll", "0.5"]
         reg = Agent(w, "registrar", common + ["--name", "registrar"], token=w.admin)
         if reg.wait() != 0:
             sys.exit("registration failed:\n" + reg.text())
-        cal, total = w.create_calibration(args.device, plan)
+        body = {"device": args.device, "plan": plan}
+        if not args.no_heldout:
+            body["heldout"] = panel
+        st, created = w.api("POST", "/v1/calibrations", body, w.admin)
+        if st != 201:
+            sys.exit("create failed: %s %s" % (st, created))
+        cal, total = created["id"], created["progress"]["total"]
         t0 = time.monotonic()
         agents = [Agent(w, "agent-%d" % i, common + ["--name", "agent-%d" % i], token=w.agent_token)
                   for i in range(args.agents)]
         codes = [a.wait(timeout=3600) for a in agents]
         wall = time.monotonic() - t0
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)  # the agents (the daemon still runs)
+        cpu = ru.ru_utime + ru.ru_stime
         if any(codes):
             w.dump()
             sys.exit("agents exited with %r" % codes)
@@ -68,12 +114,14 @@ def main():
         if st != 200:
             sys.exit("freeze failed: %s %s" % (st, frozen))
         mape = frozen["report"]["balanced_mape"]
-        print("calibration of %s: %d runs, sim profile %s, %d agents (jobs %s)"
-              % (args.plan, total, os.path.basename(profile_path), args.agents, done))
-        print("wall time: %.1f s (%.1f min), %.2f jobs/s" % (wall, wall / 60, total / wall))
+        print("calibration on %s: %d runs (plan and held-out panel), sim profile %s, %d agents (jobs %s)"
+              % (args.device, total, os.path.basename(profile_path), args.agents, done))
+        print("wall time: %.1f s (%.1f min), %.2f jobs/s; CPU time of the exited children"
+              " (agents, probe, plan writer): %.1f s" % (wall, wall / 60, total / wall, cpu))
         print("LOKO balanced MAPE: pascal %.2f %%, aligned K=1 %.2f %% (%s keys scored, %s refused runs)"
               % (mape["pascal"], mape["aligned"], frozen["report"].get("n_keys_scored"),
                  frozen["report"].get("n_refused")))
+        print_table(frozen["report"])
         if args.export:
             st, bundle = w.api("GET", "/v1/calibrations/%d/export" % cal)
             if st != 200:
@@ -83,8 +131,14 @@ def main():
             bundle["provenance"].update({
                 "source": "sim", "producer": "pascal-agent --backend sim (pascald jobs API)",
                 "profile": prof.get("name"), "profile_file": args.profile,
-                "seed": int(prof.get("seed", "1")), "plan": args.plan,
-                "agents": args.agents, "wall_seconds": round(wall, 1)})
+                "seed": int(prof.get("seed", "1")),
+                "run_seeds": "the run's repeat index (0, 1), with the profile seed and the key",
+                "plan": args.plan or "pascal plan --kind scan --probe (the sim agent's probe)",
+                "heldout_plan": None if args.no_heldout else
+                "pascal plan --kind scan-heldout --part 1 and --part 2 --probe (two parts)",
+                "agents": args.agents, "wall_seconds": round(wall, 1),
+                "agent_cpu_seconds": round(cpu, 1),
+                "machine": "2-core dev machine shared with other work"})
             with open(args.export, "w") as f:
                 json.dump(bundle, f, indent=1)
                 f.write("\n")

@@ -6,7 +6,9 @@ and measurements are flagged in the SQLite file, the panel never enters the
 fit (the model has no curve of its keys, LOKO scores only the plan's runs),
 and the frozen report gives both the LOKO folds and the panel, with the
 comparison table, intervals and the repeat-to-repeat floor; the exported
-bundle carries the panel. Malformed panels are refused naming the field."""
+bundle carries the panel. A panel in two parts (an array of plans, as the
+paper's scan panel needs: one cross product of sizes and horizons each)
+expands both. Malformed panels are refused naming the field."""
 import math
 
 from e2e import World, check, finish, parse_args, scan_plan
@@ -26,7 +28,12 @@ def bad_requests(w, plan):
             "shapes": [{"Mg": 256, "Ng": 256, "Kg": 128}]}
     for body, field in [
             ({"device": "tiny", "plan": plan, "heldout": gemm}, "heldout.workload"),
-            ({"device": "tiny", "plan": plan, "heldout": [1]}, "heldout"),
+            ({"device": "tiny", "plan": plan, "heldout": 1}, "heldout"),
+            ({"device": "tiny", "plan": plan, "heldout": []}, "heldout"),
+            ({"device": "tiny", "plan": plan, "heldout": [1]}, "heldout[0]"),
+            ({"device": "tiny", "plan": plan, "heldout": [PANEL, gemm]}, "heldout[1].workload"),
+            ({"device": "tiny", "plan": dict(plan, heldout=[PANEL, dict(PANEL, sizes=[0])])},
+             "plan.heldout[1].sizes[0]"),
             ({"device": "tiny", "plan": dict(plan, heldout=PANEL), "heldout": PANEL}, "heldout"),
             ({"device": "tiny", "plan": plan, "heldout": dict(PANEL, sizes=[0])},
              "heldout.sizes[0]")]:
@@ -58,6 +65,18 @@ def main():
               inner["plan"].get("heldout") == body["plan"]["heldout"],
               "a plan carrying its panel expands the same way: %s %r" % (st, inner.get("progress")))
 
+        # a panel in two parts: each expanded after the plan, in order
+        part2 = dict(PANEL, sizes=[160], horizons=[8])
+        st, two = w.api("POST", "/v1/calibrations",
+                        {"device": "tiny", "plan": plan, "heldout": [PANEL, part2]}, w.admin)
+        check(st == 201 and two["progress"]["total"] == total + 2 * 1 * 1 * 2 and
+              [p.get("sizes") for p in two["plan"].get("heldout", [])] == [[192], [160]],
+              "a two-part panel expands both parts: %s %r" % (st, two.get("plan", {}).get("heldout")))
+        jobs = w.sql("SELECT N, W FROM jobs WHERE calibration = ? AND heldout = 1 ORDER BY id",
+                     (two["id"],))
+        jobs = [tuple(j) for j in jobs]
+        check(sorted(jobs[:8]) == [(192, 4)] * 4 + [(192, 16)] * 4 and jobs[8:] == [(160, 8)] * 4,
+              "parts expand in order, flagged held-out: %r" % jobs)
         ag = w.agent("agent", "tiny", "--until-idle")
         check(ag.wait() == 0, "the agent measures everything and exits 0: " + ag.text()[-400:])
         w.check_jobs_accounted(cal, total)

@@ -36,6 +36,16 @@ BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
 SCREENSHOT = sys.argv[1] if len(sys.argv) > 1 else "dashboard.png"
 
 
+def shipped_devices():
+    """The device of every bundle pascald imports at start-up."""
+    names = []
+    for f in sorted(os.listdir(BUNDLES)):
+        if f.endswith(".json"):
+            with open(os.path.join(BUNDLES, f)) as fh:
+                names.append(json.load(fh)["device"]["name"])
+    return sorted(names)
+
+
 def find_browser():
     for path in ("/usr/lib/chromium/chromium", shutil.which("chromium")):
         if path and os.access(path, os.X_OK):
@@ -214,12 +224,12 @@ class Dashboard(unittest.TestCase):
         # tables
         self.assertEqual(wd.js("return [...document.querySelectorAll('#devices tbody tr')]"
                                ".map(r => r.dataset.name).sort()"),
-                         sorted(["sim-gb10", "synthetic-gb10", DEVICE["name"]]))
+                         sorted(shipped_devices() + [DEVICE["name"]]))
         cals = dict(wd.js("return [...document.querySelectorAll('#calibrations tbody tr')]"
                           ".map(r => [r.dataset.id, r.dataset.state])"))
         cid, total = str(self.collecting["id"]), self.collecting["progress"]["total"]
         self.assertEqual(cals.pop(cid), "collecting")
-        self.assertEqual(sorted(cals.values()), ["frozen", "frozen"])
+        self.assertEqual(sorted(cals.values()), ["frozen"] * len(shipped_devices()))
         progress = "return document.querySelector('#calibrations tr[data-id=\"%s\"]')" \
                    ".cells[4].textContent.trim()" % cid
         self.assertEqual(wd.js(progress), "0 / %d" % total)
@@ -270,11 +280,13 @@ class Dashboard(unittest.TestCase):
                               ".includes('\"rule\"')"))
 
         # choosing the GEMM calibration redraws its plots
-        wd.js("const s = document.getElementById('cal-select'); s.value = '2';"
-              "s.dispatchEvent(new Event('change'));")
+        status, raw = http("GET", self.url + "/v1/calibrations")
+        gemm = [c["id"] for c in json.loads(raw)["calibrations"] if c["workload"] == "gemm"][0]
+        wd.js("const s = document.getElementById('cal-select'); s.value = '%d';"
+              "s.dispatchEvent(new Event('change'));" % gemm)
         wd.wait("const a = [...document.querySelectorAll('img.plot')];"
                 "return a.length === 3 && a.every(i => i.complete && i.naturalWidth === 800 &&"
-                " i.src.includes('/calibrations/2/'))", "the GEMM plots")
+                " i.src.includes('/calibrations/%d/'))" % gemm, "the GEMM plots")
 
         # no script error and no CSP violation on the way
         log = wd.cmd("GET", "/se/log/types") and wd.cmd("POST", "/se/log", {"type": "browser"})
