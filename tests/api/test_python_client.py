@@ -6,6 +6,7 @@ its refused item in place; 413 makes the client shrink its batches; 4xx
 raises PascalHTTPError naming the field; a daemon that drops the connection
 or answers 503 is retried; one that never answers is PascalUnavailable."""
 import http.server
+import json
 import os
 import sys
 import threading
@@ -125,7 +126,12 @@ class ClientAnswers(DaemonTest):
 
     def test_devices(self):
         names = sorted(d.name for d in self.c.devices())
-        self.assertEqual(names, ["sim-gb10", "synthetic-gb10"])
+        bundled = set()
+        for f in os.listdir(BUNDLES):
+            if f.endswith(".json"):
+                with open(os.path.join(BUNDLES, f)) as fh:
+                    bundled.add(json.load(fh)["device"]["name"])
+        self.assertEqual(names, sorted(bundled))
         dev, cals = self.c.device("synthetic-gb10")
         self.assertEqual(dev.sm_count, 48)
         self.assertEqual([c["workload"] for c in cals], ["gemm"])
