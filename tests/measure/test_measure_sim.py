@@ -88,6 +88,13 @@ def main():
         scan = load(out, "scan.json")
         check(len(scan["measurements"]) == 756 and "content_hash" in scan, "scan: 756 runs, frozen")
         check(report["loko"]["scan"]["n_keys"] == 63, "LOKO over 63 keys")
+        # the probe's peaks reach the registration and so the bundle, and
+        # every run its kernel time: the report has the latency rows
+        check(scan["device"].get("peaks", {}).get("dram_bytes_per_s") == 273e9,
+              "scan bundle carries the probe's peaks: %r" % scan["device"])
+        check(all(m.get("kernel_ns", 0) > 0 for m in scan["measurements"]), "kernel_ns in every run")
+        check(report["loko"]["scan"].get("latency", {}).get("all", {}).get("n_runs") == 756,
+              "LOKO latency rows over 756 timed runs")
         held = load(out, "heldout.json")
         runs = [m for part in held["parts"] for m in part["measurements"]]
         check(len(runs) == 420, "held-out: 420 runs, got %d" % len(runs))
