@@ -6,7 +6,13 @@ a temporary pascald with the peaks of the profile that produced it
 (deploy/profiles/gb10-like.profile), every run's key is predicted (PASCAL's
 fills, in-sample: the runs were fitted), and the figures printed are the
 MAPE of time_s against kernel_ns, overall and by dominating bound, and the
-median ratio predicted / measured. Asserts nothing.
+median ratio predicted / measured. Then, for every shipped calibration whose
+runs carry kernel_ns, the latency table in the layout of the paper's Table
+e2e as `pascal evaluate` computes it (held-out panel, else LOKO folds; the
+pipeline's time with TileSight, PASCAL and measured fills; all runs and the
+DRAM-bound ones; 95% paired key-bootstrap intervals). A bundle without
+device peaks is given those of the profile named by its provenance
+(profile_file), as the sim that measured it states them. Asserts nothing.
 usage: bench/latency_accuracy.py [BUILD_DIR]
 """
 import json
@@ -26,9 +32,9 @@ PROFILE = os.path.join(ROOT, "deploy", "profiles", "gb10-like.profile")
 BUNDLE = os.path.join(ROOT, "deploy", "calibrations", "sim-gb10-scan.json")
 
 
-def profile_peaks():
+def profile_peaks(path=PROFILE):
     peaks = {}
-    with open(PROFILE, encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         for line in f:
             m = re.match(r"^peak_(\w+)\s*=\s*([0-9.eE+-]+)", line)
             if m:
@@ -74,6 +80,38 @@ def main():
           % (100 * statistics.mean(errs), statistics.median(ratios)))
     for b, e in sorted(by_bound.items()):
         print("  bound %-8s %4d runs  MAPE %.2f%%" % (b, len(e), 100 * statistics.mean(e)))
+    print()
+    e2e_tables(build)
+
+
+def e2e_tables(build):
+    """Table e2e of every shipped calibration with kernel times."""
+    folder = os.path.join(ROOT, "deploy", "calibrations")
+    with tempfile.TemporaryDirectory(prefix="pascal-e2e-") as tmp:
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".json"):
+                continue
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                bundle = json.load(f)
+            runs = bundle["measurements"] + bundle.get("heldout", [])
+            if not runs or not all(r.get("kernel_ns", 0) > 0 for r in runs):
+                print("%s: runs without kernel_ns, no latency table" % name)
+                continue
+            source = "the bundle's"
+            if "peaks" not in bundle["device"]:
+                profile = bundle["provenance"]["profile_file"]
+                bundle["device"]["peaks"] = profile_peaks(os.path.join(ROOT, profile))
+                source = "%s's" % profile
+                for k in ("model", "report", "content_hash"):  # the peaks change the hash
+                    bundle.pop(k, None)
+            path = os.path.join(tmp, name)
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(bundle, f)
+            out = subprocess.run([os.path.join(build, "bin", "pascal"), "evaluate", path],
+                                 check=True, capture_output=True, text=True).stdout
+            print("%s (peaks: %s)" % (name, source))
+            print(out[out.index("latency MAPE"):].rstrip())
+            print()
 
 
 if __name__ == "__main__":

@@ -77,9 +77,15 @@ static void print_probe(const pascal_backend_device *dev)
   printf("register as: {\"arch\":\"%s\",\"sm_count\":%u,\"capacity_blocks\":%u,\"block_bytes\":%u}\n",
          dev->arch, dev->sm_count, dev->capacity_blocks, dev->block_bytes);
   printf("probe json: {\"name\":\"%s\",\"arch\":\"%s\",\"sm_count\":%u,\"capacity_blocks\":%u,"
-         "\"block_bytes\":%u,\"l2_bytes\":%llu,\"smem_per_sm\":%llu}\n",
+         "\"block_bytes\":%u,\"l2_bytes\":%llu,\"smem_per_sm\":%llu",
          dev->name, dev->arch, dev->sm_count, dev->capacity_blocks, dev->block_bytes,
          (unsigned long long)dev->l2_bytes, (unsigned long long)dev->smem_per_sm);
+  if (dev->has_peaks) /* the registration's peaks, round-trip exact */
+    printf(",\"peaks\":{\"dram_bytes_per_s\":%.17g,\"l2_bytes_per_s\":%.17g,"
+           "\"tensor_flops\":%.17g,\"sm_clock_hz\":%.17g,\"launch_s\":%.17g}",
+           dev->peaks.dram_bytes_per_s, dev->peaks.l2_bytes_per_s, dev->peaks.tensor_flops,
+           dev->peaks.sm_clock_hz, dev->peaks.launch_s);
+  printf("}\n");
 }
 
 /* Open the backend once to learn what the device is; `known_capacity` as in

@@ -3,7 +3,10 @@
  * discovery, jobs run on the kernels of kernels/ with CUPTI fill counters
  * (cuda_rig.h), and the effective capacity from the capacity scan
  * (capacity.h), measured only when no C is known yet for the device (with
- * repeats; the agent passes the C pascald has stored). `profile` names the
+ * repeats; the agent passes the C pascald has stored), and with it the
+ * device peaks (peak_bench.h): a device already registered keeps the peaks
+ * it was registered with, and a failed peak benchmark registers none rather
+ * than wrong ones. `profile` names the
  * device index ("0" when NULL). Every entry point is wrapped by
  * pascal_c_boundary(): no exception reaches the C caller.
  */
@@ -15,10 +18,13 @@
 #include "capacity.h"
 #include "cuda_rig.h"
 #include "job_check.h"
+#include "peak_bench.h"
 
 struct pascal_backend {
   pascal_cuda_rig *rig;
   uint32_t capacity_blocks; /* 0 until the capacity scan ran */
+  int has_peaks;            /* 1 once measured with the capacity */
+  pascal_peaks peaks;
 };
 
 namespace {
@@ -50,7 +56,7 @@ pascal_status cuda_open(const char *profile, pascal_backend **out, pascal_error 
     if (st != PASCAL_OK) return st;
     pascal_cuda_rig *rig = nullptr;
     if ((st = pascal_cuda_rig::open(device, &rig, err)) != PASCAL_OK) return st;
-    *out = new pascal_backend{rig, 0};
+    *out = new pascal_backend{rig, 0, 0, {}};
     return PASCAL_OK;
   });
 }
@@ -69,6 +75,8 @@ pascal_status describe(pascal_backend *b, uint32_t known_capacity, pascal_backen
                               "capacity scan: even %llu blocks exceed the fill tolerance",
                               (unsigned long long)rows[0].n_blocks);
     b->capacity_blocks = (uint32_t)c;
+    pascal_error perr;
+    b->has_peaks = pascal_peak_measure(in, 0, nullptr, &b->peaks, &perr) == PASCAL_OK;
   }
   pascal_backend_device d;
   memset(&d, 0, sizeof d);
@@ -82,6 +90,8 @@ pascal_status describe(pascal_backend *b, uint32_t known_capacity, pascal_backen
   d.cc_major = (uint32_t)in.cc_major;
   d.cc_minor = (uint32_t)in.cc_minor;
   d.smem_per_sm = in.smem_per_sm;
+  d.has_peaks = b->has_peaks;
+  d.peaks = b->peaks;
   *out = d;
   return PASCAL_OK;
 }

@@ -9,6 +9,9 @@
  * one-CTA-per-SM scan, normalized by the scanned bytes, over a sweep of sizes
  * around the nominal L2 size. The largest size whose normalized fill stays
  * within 10 % of one is proposed as the effective capacity C (in blocks).
+ * Then it measures the device peaks of the latency pipeline
+ * (peak_bench.h); a failed peak benchmark is reported and leaves the device
+ * without peaks, it does not fail the probe.
  *
  * The rest of the backend is reached through pascal_backend_cuda_ops()
  * (calibrator/backend.h); this header only adds the probe.
@@ -32,8 +35,9 @@ extern "C" {
  * per capacity-scan size, proposed C). `block_bytes` is the logical block
  * size (0 selects 16384; must be a positive multiple of 16); `repeats` is the
  * number of measured runs per size (0 selects 3; the median is used).
- * On success fills `*device` (capacity_blocks = proposed C) so that the agent
- * can register the device with pascald.
+ * On success fills `*device` (capacity_blocks = proposed C; has_peaks and
+ * peaks when every peak benchmark succeeded) so that the agent can register
+ * the device with pascald.
  * Errors (no device, no kernel image for this architecture, profiling
  * restricted to admin users, fill metric unavailable, kernel result check
  * failed) return a status and a message in `err`; `*device` is untouched.

@@ -1,8 +1,9 @@
 /*
  * probe.cpp - pascal_cuda_probe() (cuda_probe.h): device constants, the fill
  * counter chosen and its cold-read validation, the TMA priming count of this
- * binary, and the capacity scan with the proposed effective capacity C
- * (paper Section 5.1, Figure `capacity`).
+ * binary, the capacity scan with the proposed effective capacity C
+ * (paper Section 5.1, Figure `capacity`), and the device peaks of the
+ * latency pipeline (peak_bench.h).
  */
 #include "cuda_probe.h"
 
@@ -11,6 +12,7 @@
 #include "c_boundary.h"
 #include "capacity.h"
 #include "cuda_rig.h"
+#include "peak_bench.h"
 
 namespace {
 
@@ -84,6 +86,19 @@ pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
   device->cc_major = (uint32_t)rig->info().cc_major;
   device->cc_minor = (uint32_t)rig->info().cc_minor;
   device->smem_per_sm = rig->info().smem_per_sm;
+  {
+    /* no peaks rather than wrong ones: a failed benchmark leaves has_peaks 0 */
+    pascal_peak_samples samples;
+    pascal_error perr;
+    pascal_error_clear(&perr);
+    if (pascal_peak_measure(rig->info(), 0, &samples, &device->peaks, &perr) == PASCAL_OK) {
+      device->has_peaks = 1;
+      pascal_peak_print(out, samples, device->peaks);
+    } else {
+      fprintf(out, "peaks         not measured: %s%s%s\n", perr.message,
+              perr.field[0] ? " - field " : "", perr.field);
+    }
+  }
 done:
   delete rig;
   return st;

@@ -5,8 +5,9 @@
  * every curve and transfer from the other runs, predicts the held-out runs
  * and scores them, with the baselines of loko_baselines.h, on the same runs;
  * a panel is scored by the model of all calibration runs. Per key it also
- * counts diverged runs and the repeat-to-repeat floor; eval_summary.c turns
- * the keys into the table row.
+ * counts diverged runs and the repeat-to-repeat floor, and times the runs
+ * that carry a kernel time with each cache input of the latency pipeline
+ * (eval_latency.c); eval_summary.c turns the keys into the table row.
  */
 #include "pascal/evaluate.h"
 
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval_latency.h"
 #include "loko_baselines.h"
 #include "model_internal.h"
 
@@ -206,12 +208,25 @@ static void key_floor(const pascal_calibration *cal, const run_list *runs,
   kr->floor_mape = kr->n_floor_runs ? 100 * sum / (double)kr->n_floor_runs : NAN;
 }
 
+/* The run's fills with each cache input of the latency pipeline: K scales
+ * with the fills (obs and the predictions share the normalisation). */
+static void cache_fills(const pascal_calibration *cal, const run_list *runs, size_t index,
+                        double obs, const double pred[PASCAL_METHOD_COUNT],
+                        double fills[PASCAL_CACHE_COUNT])
+{
+  double fill = fill_of(cal, runs, index);
+  fills[PASCAL_CACHE_TILESIGHT] = pred[PASCAL_METHOD_TILESIGHT] / obs * fill;
+  fills[PASCAL_CACHE_PASCAL] = pred[PASCAL_METHOD_PASCAL] / obs * fill;
+  fills[PASCAL_CACHE_MEASURED] = fill;
+}
+
 /* Score the runs items[lo, hi) of one key with `model`. */
 static pascal_status score_key(const pascal_calibration *cal, const run_list *runs,
                                const pascal_model *model, const loko_item *items, size_t lo,
                                size_t hi, pascal_key_report *kr, pascal_error *err)
 {
   double sum[PASCAL_METHOD_COUNT] = {0};
+  eval_latency_acc lat = {0};
   kr->key = items[lo].key;
   kr->Mg = items[lo].Mg;
   kr->Ng = items[lo].Ng;
@@ -238,7 +253,16 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
       kr->rule = rule;
     for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
       sum[m] += fabs(pred[m] / obs - 1);
+    double fills[PASCAL_CACHE_COUNT];
+    size_t r = items[i].index;
+    cache_fills(cal, runs, r, obs, pred, fills);
+    st = cal->workload == PASCAL_WORKLOAD_SCAN
+             ? eval_latency_add(model, &runs->scan[r], NULL, fills, &lat, err)
+             : eval_latency_add(model, NULL, &runs->gemm[r], fills, &lat, err);
+    if (st)
+      return st;
   }
+  eval_latency_key(&lat, &kr->latency);
   for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
     kr->mape[m] = kr->n_scored ? 100 * sum[m] / (double)kr->n_scored : NAN;
   key_floor(cal, runs, items, lo, hi, kr);
@@ -332,6 +356,8 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
     rep.balanced_mape[m] = rep.n_keys_scored ? sum[m] / (double)rep.n_keys_scored : NAN;
   const pascal_loko_report *self = &rep;
   if (rep.n_keys_scored && (st = pascal_eval_summarize(&self, 1, &rep.summary, err)))
+    goto fail;
+  if ((st = eval_latency_rows(rep.keys, rep.n_keys, &rep.latency, err)))
     goto fail;
   if (!rep.n_keys_scored) { /* nothing scored: the row is undefined */
     for (int m = 0; m < PASCAL_METHOD_COUNT; m++) {

@@ -7,7 +7,8 @@
 #
 #   env       host, driver, toolkit, GPU name and constants      (archive)
 #   probe     pascal-agent --probe: fill metric, cold-read ratio,
-#             capacity scan (3 repeats), proposed C               (archive)
+#             capacity scan (3 repeats), proposed C, device peaks
+#             (microbenchmarks, registered with the device)        (archive)
 #   selftest  the GPU test programs (cuda only)                   (archive)
 #   static    the paper's cluster experiment through the backend  static.json
 #   plans     pascal plan for this device from the probe          (archive)
@@ -196,10 +197,12 @@ device_name() {
 }
 
 register_device() {
-  local name=$1
-  printf '{"name":"%s","arch":"%s","sm_count":%s,"capacity_blocks":%s,"block_bytes":%s}' \
+  local name=$1 peaks
+  # the probe's measured peaks (absent when a peak benchmark failed)
+  peaks=$(sed -n 's/.*"peaks":\({[^}]*}\).*/,"peaks":\1/p' "$WORK/probe.json")
+  printf '{"name":"%s","arch":"%s","sm_count":%s,"capacity_blocks":%s,"block_bytes":%s%s}' \
     "$name" "$(json_str arch < "$WORK/probe.json")" "$(probe_field sm_count)" \
-    "$(probe_field capacity_blocks)" "$(probe_field block_bytes)" > "$WORK/device.body"
+    "$(probe_field capacity_blocks)" "$(probe_field block_bytes)" "$peaks" > "$WORK/device.body"
   http POST /v1/devices "$WORK/device.body" > "$WORK/logs/device.json"
   case "$(status)" in 200|201) return 0 ;; esac
   log "device registration: HTTP $(status): $(cat "$WORK/logs/device.json")"
@@ -399,9 +402,9 @@ phase_report() {
       for (i=1; i in order; i++) if (order[i] in last) { split(last[order[i]], f, "\t");
         printf "| %s | %s | %s | %s | %s |\n", f[2], f[3], f[4], f[1], f[5] } }' "$WORK/phases.tsv"
     echo
-    echo "## Probe (fill metric, cold-read ratios, capacity scan)"
+    echo "## Probe (fill metric, cold-read ratios, capacity scan, peaks)"
     echo
-    if [ -f "$WORK/probe.log" ]; then echo '```'; head -n 60 "$WORK/probe.log"; echo '```'; else echo "not run"; fi
+    if [ -f "$WORK/probe.log" ]; then echo '```'; head -n 80 "$WORK/probe.log"; echo '```'; else echo "not run"; fi
     echo
     echo "## Self-test"
     echo

@@ -6,7 +6,10 @@
  * --heldout makes the measurements of other bundles (a panel measured in
  * parts, e.g. one per size, joined) the panel of a single BUNDLE. The table
  * has one row per bundle (its panel, else its LOKO folds) and the balanced
- * overall row, with 95% paired key-bootstrap intervals.
+ * overall row, with 95% paired key-bootstrap intervals. For calibrations
+ * whose runs carry kernel times and whose device has peaks, a second table
+ * in the layout of the paper's Table e2e follows: latency MAPE of the
+ * pipeline's time with the TileSight, PASCAL and measured fills.
  */
 #include <math.h>
 #include <stdio.h>
@@ -106,6 +109,60 @@ static void print_table(const json_t *table)
     print_row(label, row);
   }
   print_row("balanced overall", json_object_get(table, "overall"));
+}
+
+/* One row of the latency table: label, runs, then each cache input's
+ * latency MAPE with its interval, then TileSight's paired gap to PASCAL. */
+static void print_latency_row(const char *label, const char *runs, const json_t *row)
+{
+  static const char *const inputs[] = {"tilesight", "pascal", "measured"};
+  const json_t *mape = json_object_get(row, "mape");
+  char ci[64], count[48];
+  snprintf(count, sizeof count, "%s (%lld)", runs,
+           (long long)json_integer_value(json_object_get(row, "n_runs")));
+  printf("%-26s %-17s", label, count);
+  for (size_t c = 0; c < sizeof inputs / sizeof *inputs; c++) {
+    interval_text(json_object_get(row, "ci"), inputs[c], ci, sizeof ci);
+    print_value(number(mape, inputs[c]), "%9.2f");
+    printf(" %-18s", ci);
+  }
+  interval_text(json_object_get(row, "gap_ci"), "tilesight", ci, sizeof ci);
+  double gap = number(json_object_get(row, "gap"), "tilesight");
+  if (isfinite(gap))
+    printf(" %+.2f %s", gap, ci);
+  printf("\n");
+}
+
+/* The paper's Table e2e: each timed calibration's held-out panel (else its
+ * LOKO folds), all runs and the DRAM-bound ones. */
+static void print_latency(const json_t *doc)
+{
+  size_t i;
+  const json_t *cal;
+  int header = 0;
+  json_array_foreach(json_object_get(doc, "calibrations"), i, cal) {
+    const json_t *report = json_object_get(cal, "report");
+    const json_t *heldout = json_object_get(report, "heldout");
+    const json_t *lat = json_object_get(heldout ? heldout : report, "latency");
+    if (!lat)
+      continue;
+    if (!header++)
+      printf("\nlatency MAPE (%%) of the pipeline's time with each cache input (key-balanced, "
+             "95%% paired key-bootstrap intervals); DRAM-bound: measured fills raise the time "
+             "by > %.0f%% over no DRAM traffic; gap = TileSight - PASCAL\n\n%-26s %-17s"
+             "%9s %-18s%9s %-18s%9s %-18s %s\n",
+             100 * number(lat, "dram_bound_rise"), "workload / device", "runs", "TileSight",
+             "  [95% CI]", "PASCAL", "  [95% CI]", "Measured", "  [95% CI]", "gap [95% CI]");
+    char label[96];
+    snprintf(label, sizeof label, "%s %s %s", json_string_value(json_object_get(cal, "workload")),
+             json_string_value(json_object_get(cal, "device")), heldout ? "held-out" : "LOKO");
+    print_latency_row(label, "all", json_object_get(lat, "all"));
+    const json_t *dram = json_object_get(lat, "dram_bound");
+    if (json_integer_value(json_object_get(dram, "n_runs")) > 0)
+      print_latency_row(label, "DRAM-bound", dram);
+    else
+      printf("%-26s %-17s\n", label, "DRAM-bound (0)");
+  }
 }
 
 /* Parts of a --heldout list: 1 to EVAL_PANEL_PARTS_MAX non-empty paths
@@ -232,6 +289,7 @@ int cli_cmd_evaluate(int argc, char **argv)
     rc = cli_print(doc, 1);
   } else if (!rc) {
     print_table(json_object_get(doc, "table"));
+    print_latency(doc);
     json_decref(doc);
   }
   for (size_t i = 0; i < done; i++)

@@ -1,8 +1,9 @@
 /*
  * results_codec.c - JSON form of evaluation reports: leave-one-key-out folds
  * and held-out panels (paper Eq. dynamic_selection, section 5.4), their
- * summaries (intervals, gaps, floor, diverged runs) and the comparison table
- * in the paper's layout. Keys are documented in docs/cli.md; unavailable
+ * summaries (intervals, gaps, floor, diverged runs), their latency rows
+ * (Table e2e: the pipeline's time with each cache input) and the comparison
+ * table in the paper's layout. Keys are documented in docs/cli.md; unavailable
  * values (NaN) are written as null. Predictions: prediction_codec.c.
  */
 #include <math.h>
@@ -63,6 +64,84 @@ static pascal_status encode_intervals(json_t *parent, const char *key,
   return st;
 }
 
+/* {"tilesight":..,"pascal":..,"measured":..}: one number (or null) per
+ * cache input of the latency pipeline. */
+static pascal_status encode_inputs(json_t *parent, const char *key, const double *v,
+                                   pascal_error *err)
+{
+  json_t *o;
+  pascal_status st = child(parent, key, &o, err);
+  for (int c = 0; !st && c < PASCAL_CACHE_COUNT; c++)
+    st = codec_set(o, pascal_cache_input_name((pascal_cache_input)c), codec_real_or_null(v[c]),
+                   err);
+  return st;
+}
+
+/* The same with one interval (or null) per cache input. */
+static pascal_status encode_input_intervals(json_t *parent, const char *key,
+                                            const pascal_interval *v, pascal_error *err)
+{
+  json_t *o;
+  pascal_status st = child(parent, key, &o, err);
+  for (int c = 0; !st && c < PASCAL_CACHE_COUNT; c++) {
+    json_t *pair = isfinite(v[c].lo) && isfinite(v[c].hi)
+                       ? json_pack("[o,o]", codec_real(v[c].lo), codec_real(v[c].hi))
+                       : json_null();
+    st = codec_set(o, pascal_cache_input_name((pascal_cache_input)c), pair, err);
+  }
+  return st;
+}
+
+/* One row of the latency table (docs/cli.md, "latency"). */
+static pascal_status encode_latency_row(json_t *parent, const char *key,
+                                        const pascal_latency_row *r, pascal_error *err)
+{
+  json_t *o;
+  pascal_status st;
+  if ((st = child(parent, key, &o, err)) ||
+      (st = codec_set(o, "n_keys", codec_uint(r->n_keys), err)) ||
+      (st = codec_set(o, "n_runs", codec_uint(r->n_runs), err)) ||
+      (st = encode_inputs(o, "mape", r->mape, err)) ||
+      (st = encode_input_intervals(o, "ci", r->ci, err)) ||
+      (st = encode_inputs(o, "gap", r->gap, err)) ||
+      (st = encode_input_intervals(o, "gap_ci", r->gap_ci, err)))
+    return st;
+  return PASCAL_OK;
+}
+
+/* "latency" of a report, present when its runs were timed. */
+static pascal_status encode_latency(json_t *parent, const pascal_latency_eval *l,
+                                    pascal_error *err)
+{
+  json_t *o;
+  pascal_status st;
+  if (!l->evaluated)
+    return PASCAL_OK;
+  if ((st = child(parent, "latency", &o, err)) ||
+      (st = codec_set(o, "dram_bound_rise", codec_real(PASCAL_DRAM_BOUND_RISE), err)) ||
+      (st = encode_latency_row(o, "all", &l->all, err)) ||
+      (st = encode_latency_row(o, "dram_bound", &l->dram, err)))
+    return st;
+  return PASCAL_OK;
+}
+
+/* "latency" of a key, present when it has timed runs. */
+static pascal_status encode_key_latency(json_t *parent, const pascal_key_latency *l,
+                                        pascal_error *err)
+{
+  json_t *o;
+  pascal_status st;
+  if (l->n_timed == 0)
+    return PASCAL_OK;
+  if ((st = child(parent, "latency", &o, err)) ||
+      (st = codec_set(o, "n_timed", codec_uint(l->n_timed), err)) ||
+      (st = codec_set(o, "n_dram_bound", codec_uint(l->n_dram), err)) ||
+      (st = encode_inputs(o, "mape", l->mape, err)) ||
+      (st = encode_inputs(o, "dram_bound_mape", l->dram_mape, err)))
+    return st;
+  return PASCAL_OK;
+}
+
 /* The members of a summary row into `o` (docs/cli.md, "summary"). */
 static pascal_status encode_summary_members(json_t *o, const pascal_eval_summary *s,
                                             pascal_error *err)
@@ -100,7 +179,8 @@ static pascal_status encode_key_report(json_t *arr, pascal_workload wl,
       (st = codec_set(o, "refusal", k->refusal[0] ? json_string(k->refusal) : json_null(), err)) ||
       (st = codec_set(o, "n_above", codec_uint(k->n_above), err)) ||
       (st = codec_set(o, "n_floor_runs", codec_uint(k->n_floor_runs), err)) ||
-      (st = codec_set(o, "floor_mape", codec_real_or_null(k->floor_mape), err)))
+      (st = codec_set(o, "floor_mape", codec_real_or_null(k->floor_mape), err)) ||
+      (st = encode_key_latency(o, &k->latency, err)))
     return st;
   return PASCAL_OK;
 }
@@ -123,7 +203,8 @@ pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out
     if ((st = encode_key_report(keys, r->workload, &r->keys[i], err)))
       goto fail;
   if ((st = child(o, "summary", &summary, err)) ||
-      (st = encode_summary_members(summary, &r->summary, err)))
+      (st = encode_summary_members(summary, &r->summary, err)) ||
+      (st = encode_latency(o, &r->latency, err)))
     goto fail;
   if (r->heldout && ((st = pascal_codec_loko_encode(r->heldout, &heldout, err)) ||
                      (st = codec_set(o, "heldout", heldout, err))))

@@ -551,6 +551,45 @@ class Dynamic(unittest.TestCase):
                                (two["rows"][0]["mape"]["pascal"] + two["rows"][1]["mape"]["pascal"]) / 2,
                                places=9)
 
+    def test_evaluate_latency(self):
+        """Table e2e rows: with device peaks and kernel times, PASCAL's column
+        scores each held-out run's time against its kernel time. Each kernel
+        time is set to 1.25 x the time_s `pascal predict` answers for the run
+        (PASCAL's fills through the same pipeline), so that column is 20 %
+        whatever the pipeline computes; without peaks there are no rows."""
+        b, cal, panel, (cal_path, panel_path) = self.split_panel()
+        self.assertNotIn("latency", run_json("evaluate", cal_path, "--heldout", panel_path)
+                         ["calibrations"][0]["report"]["heldout"])
+        peaks = {"dram_bytes_per_s": 2e10, "l2_bytes_per_s": 2e12, "tensor_flops": 1e14,
+                 "sm_clock_hz": 1.5e9, "launch_s": 3e-6}
+        for doc in (cal, panel):
+            doc["device"] = dict(b["device"], peaks=peaks)
+        with open(cal_path, "w") as f:
+            json.dump(cal, f)
+        times = {}
+        for x in panel["measurements"]:
+            q = (x["o"], x["path"], x["d"], x["m"], x["N"], x["W"])
+            if q not in times:
+                args = ["--%s" % k for k in ("o", "path", "d", "m", "N", "W")]
+                times[q] = run_json("predict", "--bundle", cal_path,
+                                    *[a for pair in zip(args, map(str, q)) for a in pair])["time_s"]
+            x["kernel_ns"] = 1.25e9 * times[q]
+        with open(panel_path, "w") as f:
+            json.dump(panel, f)
+        lat = run_json("evaluate", cal_path, "--heldout", panel_path)["calibrations"][0]["report"][
+            "heldout"]["latency"]
+        self.assertEqual((lat["all"]["n_runs"], lat["all"]["n_keys"]), (84, 7))
+        self.assertAlmostEqual(lat["all"]["mape"]["pascal"], 20, places=5)
+        self.assertEqual(lat["all"]["gap"]["pascal"], 0)
+        for c in ("tilesight", "pascal", "measured"):
+            lo, hi = lat["all"]["ci"][c]
+            self.assertTrue(lo <= lat["all"]["mape"][c] <= hi, c)
+        self.assertEqual(lat["dram_bound_rise"], 0.02)
+        self.assertTrue(0 <= lat["dram_bound"]["n_runs"] <= 84)
+        human = run("evaluate", cal_path, "--heldout", panel_path).stdout
+        self.assertIn("latency MAPE", human)
+        self.assertIn("scan %s held-out" % b["device"]["name"], human)
+
     def test_evaluate_gemm_heldout(self):
         """A GEMM grid (Mg, Ng) = (1024, 1024) held out at its four Kg."""
         g = os.path.join(self.dir, "gemm-plain.json")

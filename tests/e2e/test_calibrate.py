@@ -78,6 +78,15 @@ def main():
               "LOKO scored the runs: %r of %r" % (report.get("n_scored"), report.get("n_runs")))
         print("LOKO balanced MAPE (pascal / aligned): %r / %r" %
               (mape, (report.get("balanced_mape") or {}).get("aligned")))
+        # every run carries its kernel time and the device its peaks, so the
+        # report served by GET has the latency rows (paper Table e2e)
+        st, got = w.api("GET", "/v1/calibrations/%d" % cal, None, w.admin)
+        lat = ((got.get("report") or {}).get("latency") or {}) if st == 200 else {}
+        row = lat.get("all") or {}
+        check(row.get("n_runs") == total and lat.get("dram_bound_rise") == 0.02 and
+              all(isinstance((row.get("mape") or {}).get(c), float)
+                  for c in ("tilesight", "pascal", "measured")),
+              "GET report: latency rows over every run: %s %r" % (st, lat))
 
         # Held-out keys: compute values the plan never measured, a size
         # between the reference sizes and a horizon between the references.

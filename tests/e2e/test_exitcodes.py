@@ -88,6 +88,11 @@ def main():
         probe = json.loads(line[0].split("probe json: ", 1)[1])
         check(probe["capacity_blocks"] == 64 and probe["sm_count"] == 4 and probe["smem_per_sm"] == 0,
               "sim probe constants: %r" % probe)
+        # the profile's peaks (tiny.profile keeps the defaults, gb10-like's),
+        # exactly as stated: measure.sh registers the device from this line
+        check(probe.get("peaks") == {"dram_bytes_per_s": 273e9, "l2_bytes_per_s": 1.92e12,
+                                     "tensor_flops": 6.5536e12, "sm_clock_hz": 1e9,
+                                     "launch_s": 2e-6}, "sim probe peaks: %r" % probe)
         # --static: the cluster experiment through the sim's static path; the
         # sim is exact LRU, so K is the cluster count, as the gap law says.
         got, text = run(w, "static", ["--static", "--backend", "sim", "--profile", w.profile,

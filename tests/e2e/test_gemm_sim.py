@@ -50,6 +50,10 @@ def main():
         st, frozen = w.api("POST", "/v1/calibrations/%d/freeze" % cal, None, w.admin)
         check(st == 200 and frozen.get("state") == "frozen" and frozen.get("workload") == "gemm",
               "the GEMM calibration freezes: %s %s" % (st, str(frozen)[:400]))
+        st, bundle = w.api("GET", "/v1/calibrations/%d/export" % cal, None, w.admin)
+        exported = {(m["Mg"], m["Ng"], m["Kg"]): m.get("kernel_ns") for m in bundle.get("measurements", [])}
+        check(st == 200 and exported == {k: t for k, (_, t) in got.items()},
+              "the export carries every run's stored kernel_ns: %s %r" % (st, exported))
         _, again = measure(w, "agent-b")
         check(again == got, "the same plan measures the same volumes and times again")
     finish()

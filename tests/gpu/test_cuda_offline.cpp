@@ -3,7 +3,8 @@
  * run in CI: the fill-metric choice per chip from CUPTI's host metric tables
  * (works without a driver), the cold-read metric pick, the capacity-scan
  * proposal of C, job validation, the host references the kernels are checked
- * against, and clear errors from the backend when no device is present.
+ * against, the device peaks from timed repeats (medians, units, no partial
+ * peaks), and clear errors from the backend when no device is present.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +21,8 @@ extern "C" {
 #include "cupti_session.h"
 #include "fill_metric.h"
 #include "job_check.h"
+#include "peak_bench.h"
+#include "peak_math.h"
 #include "reference.h"
 
 #include <cuda_runtime.h>
@@ -188,6 +191,75 @@ static void test_no_device_errors(void) {
   CHECK_INT(pascal_cuda_probe(stdout, 1000, 0, &dev, &err), PASCAL_EINVAL);
 }
 
+static void test_peak_median(void) {
+  CHECK(pascal_peak_median({3, 1, 2}) == 2);
+  CHECK(pascal_peak_median({4, 1, 3, 2}) == 2.5);
+  CHECK(pascal_peak_median({7}) == 7);
+  CHECK(pascal_peak_median({}) != pascal_peak_median({})); /* NaN */
+  /* an outlier moves the mean, not the median */
+  CHECK(pascal_peak_median({1.0, 1.1, 0.9, 50.0, 1.05}) == 1.05);
+}
+
+/* Three repeats of every benchmark, numbers chosen by hand: a 512 MiB read
+ * in 2, 2.2 and 1.9 ms (median 2 ms: 268.435456 GB/s), 4 GiB of L2 reads in
+ * 0.5, 0.4, 0.45 ms (median 0.45 ms), 1e12 FLOPs in 5 ms (200 TFLOP/s), 2e7
+ * cycles in 10 ms, 10.5 ms and 20e6/9.8e6... (median ratio 2 GHz), and 1000
+ * launches in 2.1, 2.0, 2.4 ms (median 2.1 us each). */
+static pascal_peak_samples hand_samples(void) {
+  pascal_peak_samples s;
+  s.dram_bytes = 512.0 * (1 << 20);
+  s.dram_s = {2e-3, 2.2e-3, 1.9e-3};
+  s.l2_bytes = 4.0 * (1u << 30);
+  s.l2_s = {0.5e-3, 0.4e-3, 0.45e-3};
+  s.mma_flops = 1e12;
+  s.mma_s = {5e-3, 5.5e-3, 4e-3};
+  s.clock_cycles = {2e7, 2.1e7, 1.9e7};
+  s.clock_s = {10e-3, 10e-3, 10e-3}; /* 2.0, 2.1, 1.9 GHz */
+  s.launches = 1000;
+  s.launch_s = {2.1e-3, 2.0e-3, 2.4e-3};
+  return s;
+}
+
+static void test_peaks_from_samples(void) {
+  pascal_peaks p;
+  pascal_error err;
+  pascal_peak_samples s = hand_samples();
+  CHECK_INT(pascal_peaks_from_samples(s, &p, &err), PASCAL_OK);
+  CHECK_NEAR(p.dram_bytes_per_s, 512.0 * (1 << 20) / 2e-3, 1e-3);
+  CHECK_NEAR(p.l2_bytes_per_s, 4.0 * (1u << 30) / 0.45e-3, 1e-3);
+  CHECK_NEAR(p.tensor_flops, 2e14, 1e-3);
+  CHECK_NEAR(p.sm_clock_hz, 2e9, 1e-3);
+  CHECK_NEAR(p.launch_s, 2.1e-6, 1e-18);
+
+  /* One failed or missing benchmark: no peaks at all, *out untouched, and
+   * the message names the peak. */
+  const pascal_peaks before = {1, 2, 3, 4, 5};
+  struct broken {
+    const char *field;
+    void (*breakit)(pascal_peak_samples &);
+  } cases[] = {
+      {"dram_bytes_per_s", [](pascal_peak_samples &t) { t.dram_s.clear(); }},
+      {"dram_bytes_per_s", [](pascal_peak_samples &t) { t.dram_s[1] = 0; }},
+      {"l2_bytes_per_s", [](pascal_peak_samples &t) { t.l2_s[2] = -1; }},
+      {"l2_bytes_per_s", [](pascal_peak_samples &t) { t.l2_s.pop_back(); }},
+      {"tensor_flops", [](pascal_peak_samples &t) { t.mma_s[0] = 0.0 / 0.0; }},
+      {"tensor_flops", [](pascal_peak_samples &t) { t.mma_flops = 0; }},
+      {"sm_clock_hz", [](pascal_peak_samples &t) { t.clock_cycles[1] = 0; }},
+      {"sm_clock_hz", [](pascal_peak_samples &t) { t.clock_s.push_back(1); }},
+      {"launch_s", [](pascal_peak_samples &t) { t.launches = 0; }},
+      {"launch_s", [](pascal_peak_samples &t) { t.launch_s[0] = 1.0 / 0.0; }},
+  };
+  for (const broken &c : cases) {
+    pascal_peak_samples t = hand_samples();
+    c.breakit(t);
+    pascal_peaks q = before;
+    pascal_error_clear(&err);
+    CHECK(pascal_peaks_from_samples(t, &q, &err) != PASCAL_OK);
+    CHECK(strcmp(err.field, c.field) == 0);
+    CHECK(memcmp(&q, &before, sizeof q) == 0);
+  }
+}
+
 int main(void) {
 #ifdef __SANITIZE_ADDRESS__
   printf("note: CUPTI host-table checks skipped under AddressSanitizer\n");
@@ -198,6 +270,8 @@ int main(void) {
   test_capacity_propose();
   test_job_check();
   test_references();
+  test_peak_median();
+  test_peaks_from_samples();
   test_no_device_errors();
   return check_summary();
 }

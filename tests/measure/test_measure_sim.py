@@ -88,6 +88,13 @@ def main():
         scan = load(out, "scan.json")
         check(len(scan["measurements"]) == 756 and "content_hash" in scan, "scan: 756 runs, frozen")
         check(report["loko"]["scan"]["n_keys"] == 63, "LOKO over 63 keys")
+        # the probe's peaks reach the registration and so the bundle, and
+        # every run its kernel time: the report has the latency rows
+        check(scan["device"].get("peaks", {}).get("dram_bytes_per_s") == 273e9,
+              "scan bundle carries the probe's peaks: %r" % scan["device"])
+        check(all(m.get("kernel_ns", 0) > 0 for m in scan["measurements"]), "kernel_ns in every run")
+        check(report["loko"]["scan"].get("latency", {}).get("all", {}).get("n_runs") == 756,
+              "LOKO latency rows over 756 timed runs")
         held = load(out, "heldout.json")
         runs = [m for part in held["parts"] for m in part["measurements"]]
         check(len(runs) == 420, "held-out: 420 runs, got %d" % len(runs))
@@ -107,8 +114,21 @@ def main():
         check(grow["validation"] == "heldout" and grow["workload"] == "gemm" and grow["n_runs"] == 60,
               "report: GEMM held-out row over the 60 shapes: %r" % {k: grow.get(k) for k in
                                                                    ("validation", "workload", "n_runs")})
+        # kernel time in every run, scan and GEMM, calibration and held-out,
+        # and the held-out panels' latency rows (paper Table e2e)
+        check(all(m.get("kernel_ns", 0) > 0 for m in runs), "kernel_ns in every held-out scan run")
+        for f in ("gemm.json", "gemm-heldout.json"):
+            doc = load(out, f)
+            check("peaks" in doc["device"] and all(m.get("kernel_ns", 0) > 0 for m in doc["measurements"]),
+                  "%s: device peaks and kernel_ns in every run" % f)
+        for w in ("scan", "gemm"):
+            lat = report["heldout"][w]["calibrations"][0]["report"]["heldout"].get("latency", {})
+            check(lat.get("all", {}).get("n_runs") == (420 if w == "scan" else 60),
+                  "report: %s held-out latency row over every run: %r" % (w, lat.get("all")))
         with open(os.path.join(out, "report.md")) as f:
-            check("balanced overall" in f.read(), "report.md holds the held-out table")
+            md = f.read()
+            check("balanced overall" in md, "report.md holds the held-out table")
+            check("latency MAPE" in md, "report.md holds the latency table")
         pairs = {(m["N"], m["W"]) for m in runs}
         check(len(pairs) == 5 and all(sum(1 for m in runs if (m["N"], m["W"]) == pr) == 84
                                       for pr in pairs), "5 (N, W) pairs x 42 keys x 2 repeats")

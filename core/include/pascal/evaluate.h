@@ -19,6 +19,11 @@
  * rule of 8 ways (C/8 sets; fully associative when C is not a multiple of
  * 8). GEMM baselines need square tiles (tile_m == tile_n), else they are NaN.
  *
+ * When the device has peaks, the scored runs that carry a kernel time are
+ * also timed by the latency pipeline (pascal/predict_time.h) with three
+ * cache inputs: the TileSight column's fills, PASCAL's and the measured
+ * ones (paper section "End-to-end latency with TileSight", Table e2e).
+ *
  * A run the model refuses (its class has no other reference, say) is
  * counted as refused and scored by no method, so all methods are compared on
  * the same runs. Keys with no scored run are left out of the balanced means.
@@ -26,6 +31,7 @@
 #ifndef PASCAL_EVALUATE_H
 #define PASCAL_EVALUATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,6 +98,51 @@ pascal_status pascal_key_bootstrap(const double *const *values, const size_t *n,
                                    size_t n_groups, size_t resamples, uint64_t seed,
                                    double level, pascal_interval *out, pascal_error *err);
 
+/* The cache inputs of the latency pipeline (pascal/latency.h) compared by
+ * the paper's Table e2e (section "End-to-end latency with TileSight"). */
+typedef enum pascal_cache_input {
+  PASCAL_CACHE_TILESIGHT = 0, /* fills of the TILESIGHT method (its SDCM)   */
+  PASCAL_CACHE_PASCAL = 1,    /* PASCAL's predicted fills (out of fold)     */
+  PASCAL_CACHE_MEASURED = 2,  /* the run's measured fills: the pipeline's
+                                 error floor                                */
+  PASCAL_CACHE_COUNT = 3
+} pascal_cache_input;
+
+/* "tilesight", "pascal", "measured". */
+const char *pascal_cache_input_name(pascal_cache_input input);
+
+/* A run is DRAM-bound when its measured fills raise the predicted time by
+ * more than this share over zero DRAM traffic. */
+#define PASCAL_DRAM_BOUND_RISE 0.02
+
+/* Latency of one key: the scored runs that carry a kernel time, each timed
+ * by the pipeline with each cache input on the device's peaks. */
+typedef struct pascal_key_latency {
+  size_t n_timed;                        /* scored runs with kernel_ns      */
+  size_t n_dram;                         /* of those, DRAM-bound            */
+  double mape[PASCAL_CACHE_COUNT];       /* percent |t/kernel - 1|; NaN if
+                                            no run or the input is missing  */
+  double dram_mape[PASCAL_CACHE_COUNT];  /* the same over the DRAM-bound runs */
+} pascal_key_latency;
+
+/* One row of Table e2e: key-balanced latency MAPE per cache input with its
+ * key-bootstrap interval, and each input's gap to PASCAL's (input minus
+ * PASCAL, paired), as pascal_eval_summary does for fills. */
+typedef struct pascal_latency_row {
+  size_t n_keys, n_runs;                   /* keys with a timed run, runs   */
+  double mape[PASCAL_CACHE_COUNT];         /* NaN where undefined           */
+  pascal_interval ci[PASCAL_CACHE_COUNT];
+  double gap[PASCAL_CACHE_COUNT];          /* 0 for PASCAL itself           */
+  pascal_interval gap_ci[PASCAL_CACHE_COUNT];
+} pascal_latency_row;
+
+typedef struct pascal_latency_eval {
+  bool evaluated;           /* the device has peaks and a scored run has a
+                               kernel time; else the rows are empty         */
+  pascal_latency_row all;   /* every timed run                              */
+  pascal_latency_row dram;  /* the DRAM-bound runs (n_keys 0: none)         */
+} pascal_latency_eval;
+
 /* Per-key result of a leave-one-key-out evaluation or a held-out panel. */
 typedef struct pascal_key_report {
   pascal_scan_key key;    /* scan key                                       */
@@ -107,6 +158,7 @@ typedef struct pascal_key_report {
   size_t n_floor_runs;    /* runs with another repeat of their configuration */
   double floor_mape;      /* percent: each of those runs predicted by the mean
                              fill of its other repeats; NaN if none         */
+  pascal_key_latency latency; /* zero when the device has no peaks        */
 } pascal_key_report;
 
 /* The row of the paper's comparison table for a set of scored keys. */
@@ -135,6 +187,7 @@ typedef struct pascal_loko_report {
                                dynamic_selection over the scored keys; NaN if
                                none or if the baseline is unavailable        */
   pascal_eval_summary summary; /* intervals, gaps, floor, diverged runs      */
+  pascal_latency_eval latency; /* Table e2e rows of these runs               */
   struct pascal_loko_report *heldout; /* owned: the held-out panel scored by
                                the model of all calibration runs, when the
                                calibration carries one; else NULL            */
