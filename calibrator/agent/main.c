@@ -21,6 +21,7 @@
 #include "static_exp.h"
 #include "exitcode.h"
 #include "pascal/version.h"
+#include "pascal_codec.h"
 #include "worker.h"
 #ifdef PASCAL_AGENT_HAVE_CUDA
 #include "cuda_probe.h"
@@ -80,6 +81,16 @@ static void print_probe(const pascal_backend_device *dev)
          "\"block_bytes\":%u,\"l2_bytes\":%llu,\"smem_per_sm\":%llu}\n",
          dev->name, dev->arch, dev->sm_count, dev->capacity_blocks, dev->block_bytes,
          (unsigned long long)dev->l2_bytes, (unsigned long long)dev->smem_per_sm);
+  json_t *probe = NULL;
+  char *text = dev->has_capacity_probe &&
+                       pascal_codec_capacity_probe_encode(&dev->capacity_probe, &probe, NULL) ==
+                           PASCAL_OK
+                   ? json_dumps(probe, JSON_COMPACT | JSON_REAL_PRECISION(17))
+                   : NULL;
+  if (text) /* the capacity scan, as a registration's member capacity_probe */
+    printf("capacity probe: %s\n", text);
+  free(text);
+  json_decref(probe);
 }
 
 /* Open the backend once to learn what the device is; `known_capacity` as in
