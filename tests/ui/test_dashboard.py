@@ -300,6 +300,8 @@ class Dashboard(unittest.TestCase):
         self.assertEqual(wd.js("return [...document.querySelectorAll('#devices tbody tr')]"
                                ".map(r => r.dataset.name).sort()"),
                          sorted(shipped_devices() + [DEVICE["name"], "with-probe"]))
+        self.assertEqual(wd.js("return document.querySelector('#devices tr[data-name=\"with-probe\"]')"
+                               ".cells[6].textContent"), "capacity scan, static table")
         cals = dict(wd.js("return [...document.querySelectorAll('#calibrations tbody tr')]"
                           ".map(r => [r.dataset.id, r.dataset.state])"))
         cid, total = str(self.collecting["id"]), self.collecting["progress"]["total"]

@@ -73,7 +73,9 @@ async function loadDevices() {
   fillTable(document.getElementById("devices"), d.devices.map(v => el("tr", {"data-name": v.name},
     el("td", {text: v.name}), el("td", {text: v.arch}), el("td", {text: v.sm_count}),
     el("td", {text: v.capacity_blocks}), el("td", {text: v.block_bytes}),
-    el("td", {text: v.cuda_name || "-"}))));
+    el("td", {text: v.cuda_name || "-"}),
+    el("td", {text: [v.capacity_probe && "capacity scan",
+                     v.static_experiment && "static table"].filter(Boolean).join(", ") || "-"}))));
   const sel = document.getElementById("predict-device");
   const keep = sel.value;
   sel.replaceChildren(...d.devices.map(v => el("option", {value: v.name, text: v.name})));
