@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "pascal/device_data.h"
 #include "pascal/error.h"
 #include "pascal/latency.h"
 
@@ -61,6 +62,8 @@ typedef struct pascal_backend_device {
   uint64_t smem_per_sm;      /* shared memory per SM in bytes; 0: no limit (sim) */
   int has_peaks;             /* 1: peaks measured (sim: as its profile states them) */
   pascal_peaks peaks;        /* the latency pipeline's device peaks (pascal/latency.h) */
+  int has_capacity_probe;    /* 1: the capacity scan below was run (sim: on every describe) */
+  pascal_capacity_probe capacity_probe; /* pascal/device_data.h */
 } pascal_backend_device;
 
 /* One static phase-controlled run (paper Algorithm "static-kernel", the

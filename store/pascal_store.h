@@ -73,6 +73,8 @@ const char *pascal_store_status_name(pascal_store_status status);
 
 #define PASCAL_STORE_NAME_MAX 64   /* device, agent and token names: 1..63 bytes */
 #define PASCAL_STORE_ARCH_MAX 32   /* device arch: 1..31 bytes */
+#define PASCAL_STORE_PROBE_JSON_MAX 4096   /* a device's capacity_probe JSON, with NUL */
+#define PASCAL_STORE_STATIC_JSON_MAX 16384 /* a device's static_experiment JSON, with NUL */
 #define PASCAL_STORE_HASH_MAX 65   /* SHA-256 as 64 lower-case hex digits + NUL */
 #define PASCAL_STORE_LEASE_MAX 129 /* lease token: 32..128 hex digits + NUL */
 #define PASCAL_STORE_MESSAGE_MAX 256
@@ -132,6 +134,12 @@ typedef struct pascal_store_device {
    * identity, filled in when unknown and a conflict when they differ. */
   int has_peaks;                    /* 0: unknown */
   pascal_peaks peaks;
+  /* What the probe measured besides the constants (pascal/device_data.h), as
+   * the canonical JSON objects pascald writes and validates before storing
+   * (the store checks only that each is a JSON object); "" unknown. Like the
+   * peaks: filled in when unknown, a conflict when they differ. */
+  char capacity_probe[PASCAL_STORE_PROBE_JSON_MAX];
+  char static_experiment[PASCAL_STORE_STATIC_JSON_MAX];
 } pascal_store_device;
 
 /* Register a device. Idempotent: if a device of that name exists with the

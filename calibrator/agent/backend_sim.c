@@ -1,7 +1,8 @@
 /*
  * backend_sim.c - the "sim" measurement backend (calibrator/backend.h) over
  * the CPU sim device of core/simdev (pascal/simdev.h; docs/design.md §6).
- * A scan job becomes one pascal_simdev_run_scan, a GEMM job one
+ * Describing the device runs the probe's capacity scan on the sim (its C
+ * stays the profile's). A scan job becomes one pascal_simdev_run_scan, a GEMM job one
  * pascal_simdev_run_gemm, each with the job's repeat as the run seed, so a
  * repeat is a different but reproducible measurement. A GEMM job runs with
  * the tiling pascald fits it with: the default calibration tiling
@@ -49,6 +50,29 @@ static pascal_status sim_open(const char *profile, pascal_backend **out, pascal_
   return PASCAL_OK;
 }
 
+/* The capacity scan of the probe (pascal/device_data.h) on the sim: a sync
+ * one-CTA-per-SM open scan of PASCAL_CAPACITY_SCAN_WAVES waves at each size,
+ * fill bytes over scanned bytes. The sim is deterministic, so one run per
+ * size is the median of any number. */
+static pascal_status sim_capacity_scan(pascal_backend *b, pascal_capacity_probe *out,
+                                       pascal_error *err)
+{
+  const pascal_simdev_profile *p = pascal_simdev_profile_of(b->dev);
+  uint64_t sizes[PASCAL_CAPACITY_SCAN_SIZES];
+  pascal_status st = pascal_capacity_scan_sizes(p->l2_bytes / p->block_bytes, sizes, err);
+  memset(out, 0, sizeof *out);
+  out->waves = PASCAL_CAPACITY_SCAN_WAVES;
+  for (size_t i = 0; i < PASCAL_CAPACITY_SCAN_SIZES && !st; i++) {
+    pascal_simdev_scan scan = {.o = 1, .N = sizes[i], .W = PASCAL_CAPACITY_SCAN_WAVES};
+    pascal_simdev_stats stats;
+    st = pascal_simdev_run_scan(b->dev, &scan, &stats, NULL, err);
+    out->size_blocks[i] = sizes[i];
+    out->fill_ratio[i] = stats.fill_bytes / ((double)sizes[i] * p->block_bytes);
+    out->n = i + 1;
+  }
+  return st;
+}
+
 static pascal_status sim_describe(pascal_backend *b, uint32_t known_capacity,
                                   pascal_backend_device *out, pascal_error *err)
 {
@@ -67,7 +91,10 @@ static pascal_status sim_describe(pascal_backend *b, uint32_t known_capacity,
   d.cc_minor = p->cc_minor;
   d.has_peaks = pascal_simdev_profile_has_peaks(p);
   d.peaks = p->peaks;
-  (void)err;
+  pascal_status st = sim_capacity_scan(b, &d.capacity_probe, err);
+  if (st != PASCAL_OK)
+    return st;
+  d.has_capacity_probe = 1;
   *out = d;
   return PASCAL_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exitcode.h"
+#include "pascal_codec.h"
 
 json_t *agent_device_body(const pascal_backend_device *dev, const char *name)
 {
@@ -30,6 +31,11 @@ json_t *agent_device_body(const pascal_backend_device *dev, const char *name)
                                   dev->peaks.l2_bytes_per_s, "tensor_flops",
                                   dev->peaks.tensor_flops, "sm_clock_hz", dev->peaks.sm_clock_hz,
                                   "launch_s", dev->peaks.launch_s));
+  /* the capacity scan, where the backend ran it */
+  json_t *probe = NULL;
+  if (body && dev->has_capacity_probe &&
+      pascal_codec_capacity_probe_encode(&dev->capacity_probe, &probe, NULL) == PASCAL_OK)
+    json_object_set_new(body, "capacity_probe", probe);
   return body;
 }
 
@@ -37,10 +43,11 @@ int agent_device_compare(json_t *server, const json_t *want, char *msg, size_t m
 {
   json_t *inner = json_object_get(server, "device");
   json_t *have = json_is_object(inner) ? inner : server;
-  /* the first four must match; the CUDA identity and peaks only where both
-     know them */
+  /* the first four must match; the CUDA identity, peaks and capacity probe
+     only where both know them */
   static const char *const fields[] = {"arch", "sm_count", "capacity_blocks", "block_bytes",
-                                       "cuda_name", "compute_capability", "l2_bytes", "peaks"};
+                                       "cuda_name", "compute_capability", "l2_bytes", "peaks",
+                                       "capacity_probe"};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
     json_t *a = json_object_get(have, fields[i]);
     json_t *b = json_object_get(want, fields[i]);

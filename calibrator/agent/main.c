@@ -21,6 +21,7 @@
 #include "static_exp.h"
 #include "exitcode.h"
 #include "pascal/version.h"
+#include "pascal_codec.h"
 #include "worker.h"
 #ifdef PASCAL_AGENT_HAVE_CUDA
 #include "cuda_probe.h"
@@ -86,6 +87,16 @@ static void print_probe(const pascal_backend_device *dev)
            dev->peaks.dram_bytes_per_s, dev->peaks.l2_bytes_per_s, dev->peaks.tensor_flops,
            dev->peaks.sm_clock_hz, dev->peaks.launch_s);
   printf("}\n");
+  json_t *probe = NULL;
+  char *text = dev->has_capacity_probe &&
+                       pascal_codec_capacity_probe_encode(&dev->capacity_probe, &probe, NULL) ==
+                           PASCAL_OK
+                   ? json_dumps(probe, JSON_COMPACT | JSON_REAL_PRECISION(17))
+                   : NULL;
+  if (text) /* the capacity scan, as a registration's member capacity_probe */
+    printf("capacity probe: %s\n", text);
+  free(text);
+  json_decref(probe);
 }
 
 /* Open the backend once to learn what the device is; `known_capacity` as in

@@ -7,6 +7,7 @@
 
 #include "exitcode.h"
 #include "pascal/cluster_exp.h"
+#include "pascal_codec.h"
 
 static const uint32_t block_sizes[] = {4096, 8192, 16384};
 
@@ -24,7 +25,8 @@ static int fail(const char *what, const pascal_error *err)
 
 /* One block size: every cluster count, rows appended to `rows`. */
 static int one_size(pascal_backend *b, const pascal_backend_ops *ops, uint32_t m, uint64_t c_blocks,
-                    uint32_t block, uint64_t h, json_t *rows, mape_sum *sum, FILE *out)
+                    uint32_t block, uint64_t h, json_t *rows, pascal_static_table *table,
+                    mape_sum *sum, FILE *out)
 {
   uint32_t counts[PASCAL_CLUSTER_COUNTS];
   size_t n_counts = 0;
@@ -54,6 +56,9 @@ static int one_size(pascal_backend *b, const pascal_backend_ops *ops, uint32_t m
     sum->sdcm += fabs(e.sdcm / k - 1.0);
     sum->che += fabs(e.che / k - 1.0);
     sum->n++;
+    if (table->n_rows < PASCAL_STATIC_ROWS_MAX)
+      table->rows[table->n_rows++] = (pascal_static_row){block, (uint32_t)c_blocks, counts[i], k,
+                                                         e.gap_law, e.sdcm, e.che};
     fprintf(out, "%6u %7llu %4u %10.4f %9.4f %9.4f %9.4f %12.1f\n", block,
             (unsigned long long)c_blocks, counts[i], k, e.gap_law, e.sdcm, e.che, r.kernel_ns / 1e3);
     json_array_append_new(rows, json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f}", "block_bytes",
@@ -63,6 +68,20 @@ static int one_size(pascal_backend *b, const pascal_backend_ops *ops, uint32_t m
   }
   free(phases);
   return rc;
+}
+
+/* The "static table:" line: the rows as POST /v1/devices takes them
+ * (member static_experiment, docs/http-api.md). */
+static void print_table(const pascal_static_table *table, FILE *out)
+{
+  json_t *obj = NULL;
+  char *text = pascal_codec_static_table_encode(table, &obj, NULL) == PASCAL_OK
+                   ? json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(17))
+                   : NULL;
+  if (text)
+    fprintf(out, "static table: %s\n", text);
+  free(text);
+  json_decref(obj);
 }
 
 int agent_static_experiment(const agent_args *args, const pascal_backend_ops *ops,
@@ -77,6 +96,7 @@ int agent_static_experiment(const agent_args *args, const pascal_backend_ops *op
     return fail("backend open", &err);
   json_t *rows = json_array(), *skipped = json_array();
   mape_sum sum = {0, 0, 0, 0};
+  pascal_static_table table = {.M = dev->sm_count, .N = AGENT_STATIC_N, .H = h};
   int rc = AGENT_EXIT_OK;
   fprintf(out, "static cluster experiment: M = %u, N = %u, H = %llu, C = %llu bytes\n",
           dev->sm_count, AGENT_STATIC_N, (unsigned long long)h, (unsigned long long)c_bytes);
@@ -92,7 +112,7 @@ int agent_static_experiment(const agent_args *args, const pascal_backend_ops *op
                                                "reason", "C is not below N"));
       continue;
     }
-    rc = one_size(b, ops, dev->sm_count, c_blocks, block_sizes[i], h, rows, &sum, out);
+    rc = one_size(b, ops, dev->sm_count, c_blocks, block_sizes[i], h, rows, &table, &sum, out);
   }
   ops->close(b);
   if (rc == AGENT_EXIT_OK) {
@@ -108,6 +128,7 @@ int agent_static_experiment(const agent_args *args, const pascal_backend_ops *op
       fprintf(out, "MAPE over %zu rows: gap law %.2f %%, SDCM-FA %.2f %%, Che %.2f %%\n", sum.n,
               100.0 * sum.gap_law / n, 100.0 * sum.sdcm / n, 100.0 * sum.che / n);
       fprintf(out, "static json: %s\n", text);
+      print_table(&table, out);
     } else {
       fprintf(stderr, "pascal-agent: --static: no configuration had C below N = %u\n",
               AGENT_STATIC_N);

@@ -5,7 +5,8 @@
  * workers, N = 8192 blocks of 4, 8 and 16 KiB, the 11 cluster counts of
  * pascal/cluster_exp.h with equally spaced phases, H rounds each; measured K
  * (fills per round) against the gap law, exact SDCM-FA and Che, with the
- * MAPE of each. Prints one line per row and a final "static json:" line.
+ * MAPE of each. Prints one line per row, a "static json:" line and a
+ * "static table:" line (the rows as a device registration takes them).
  */
 #ifndef PASCAL_AGENT_STATIC_EXP_H
 #define PASCAL_AGENT_STATIC_EXP_H

@@ -41,6 +41,19 @@ void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes) {
   fprintf(out, " (x bytes read)\n");
 }
 
+/* The scan's rows as the device's capacity probe (pascal/device_data.h), which
+ * the agent prints on its "capacity probe:" line for the registration. */
+void keep_scan(const std::vector<pascal_capacity_row> &rows, pascal_backend_device *device) {
+  pascal_capacity_probe *p = &device->capacity_probe;
+  p->waves = PASCAL_CAPACITY_WAVES;
+  for (const pascal_capacity_row &r : rows) {
+    if (p->n == PASCAL_CAPACITY_PROBE_MAX) break;
+    p->size_blocks[p->n] = r.n_blocks;
+    p->fill_ratio[p->n++] = r.ratio;
+  }
+  device->has_capacity_probe = pascal_capacity_probe_check(p, nullptr) == PASCAL_OK;
+}
+
 pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
                     pascal_backend_device *device, pascal_error *err) {
   if (out == nullptr || device == nullptr)
@@ -86,6 +99,7 @@ pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
   device->cc_major = (uint32_t)rig->info().cc_major;
   device->cc_minor = (uint32_t)rig->info().cc_minor;
   device->smem_per_sm = rig->info().smem_per_sm;
+  keep_scan(rows, device);
   {
     /* no peaks rather than wrong ones: a failed benchmark leaves has_peaks 0 */
     pascal_peak_samples samples;

@@ -197,14 +197,28 @@ device_name() {
 }
 
 register_device() {
-  local name=$1 peaks
+  local name=$1 extra="" line peaks
   # the probe's measured peaks (absent when a peak benchmark failed)
   peaks=$(sed -n 's/.*"peaks":\({[^}]*}\).*/,"peaks":\1/p' "$WORK/probe.json")
-  printf '{"name":"%s","arch":"%s","sm_count":%s,"capacity_blocks":%s,"block_bytes":%s%s}' \
+  # the probe's capacity scan and the static table, where the agent printed
+  # them: kept with the device, so the calibrations' bundles carry them
+  line=$(sed -n 's/^capacity probe: //p' "$WORK/probe.log" 2>/dev/null)
+  [ -n "$line" ] && extra="$extra,\"capacity_probe\":$line"
+  line=$(sed -n 's/^static table: //p' "$WORK/static.log" 2>/dev/null)
+  [ -n "$line" ] && extra="$extra,\"static_experiment\":$line"
+  printf '{"name":"%s","arch":"%s","sm_count":%s,"capacity_blocks":%s,"block_bytes":%s%s%s}' \
     "$name" "$(json_str arch < "$WORK/probe.json")" "$(probe_field sm_count)" \
-    "$(probe_field capacity_blocks)" "$(probe_field block_bytes)" "$peaks" > "$WORK/device.body"
+    "$(probe_field capacity_blocks)" "$(probe_field block_bytes)" "$peaks" "$extra" > "$WORK/device.body"
   http POST /v1/devices "$WORK/device.body" > "$WORK/logs/device.json"
   case "$(status)" in 200|201) return 0 ;; esac
+  if [ -n "$extra" ] && [ "$(status)" = 409 ]; then
+    # a probe or static phase measured again differs from what the device
+    # keeps: register the constants alone, keep the first measurement
+    log "device registration: $(cat "$WORK/logs/device.json"); registering the constants only"
+    sed -i 's/,"capacity_probe":.*}$/}/; s/,"static_experiment":.*}$/}/' "$WORK/device.body"
+    http POST /v1/devices "$WORK/device.body" > "$WORK/logs/device.json"
+    case "$(status)" in 200|201) return 0 ;; esac
+  fi
   log "device registration: HTTP $(status): $(cat "$WORK/logs/device.json")"
   return 1
 }

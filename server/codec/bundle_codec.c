@@ -7,8 +7,9 @@
  * workload, class_rule, gemm, measurements and the held-out panel (when it
  * has runs, so that bundles without one keep their hash). The device may
  * carry its measured peaks (device.peaks, for the latency pipeline of
- * pascal/latency.h); they are hashed when present, and a device without them
- * hashes as before they existed.
+ * pascal/latency.h), its capacity probe (device.capacity_probe) and its
+ * static cluster experiment (device.static_experiment); each is hashed when
+ * present, and a device without them hashes as before they existed.
  */
 #include <stdio.h>
 #include <string.h>
@@ -113,6 +114,16 @@ static pascal_status decode_device(const json_t *doc, pascal_device *dev, pascal
       (st = get_u32(obj, "device", "block_bytes", 1, &dev->block_bytes, NULL, err)) ||
       (st = decode_peaks(obj, dev, err)))
     return st;
+  json_t *v = json_object_get(obj, "capacity_probe");
+  if (v && (st = pascal_codec_capacity_probe_decode(v, "device.capacity_probe",
+                                                    &dev->capacity_probe, err)))
+    return st;
+  dev->has_capacity_probe = v != NULL;
+  v = json_object_get(obj, "static_experiment");
+  if (v && (st = pascal_codec_static_table_decode(v, "device.static_experiment",
+                                                  &dev->static_table, err)))
+    return st;
+  dev->has_static_table = v != NULL;
   return PASCAL_OK;
 }
 
@@ -384,15 +395,26 @@ static pascal_status encode_device(json_t *doc, const pascal_device *dev, pascal
       (st = codec_set(obj, "capacity_blocks", codec_uint(dev->capacity_blocks), err)) ||
       (st = codec_set(obj, "block_bytes", codec_uint(dev->block_bytes), err)))
     return st;
-  if (!dev->has_peaks)
-    return PASCAL_OK; /* absent: the device object, and so the hash, as before peaks existed */
-  json_t *peaks = json_object();
-  if ((st = codec_set(obj, "peaks", peaks, err)))
-    return st;
-  pascal_peaks p = dev->peaks;
-  for (size_t i = 0; i < sizeof peak_keys / sizeof peak_keys[0]; i++)
-    if ((st = codec_set(peaks, peak_keys[i], codec_real(*peak_slot(&p, i)), err)))
+  /* Each optional part is written only when present: a device without it
+   * has the object, and so the hash, it had before the part existed. */
+  if (dev->has_peaks) {
+    json_t *peaks = json_object();
+    if ((st = codec_set(obj, "peaks", peaks, err)))
       return st;
+    pascal_peaks p = dev->peaks;
+    for (size_t i = 0; i < sizeof peak_keys / sizeof peak_keys[0]; i++)
+      if ((st = codec_set(peaks, peak_keys[i], codec_real(*peak_slot(&p, i)), err)))
+        return st;
+  }
+  json_t *v = NULL;
+  if (dev->has_capacity_probe &&
+      ((st = pascal_codec_capacity_probe_encode(&dev->capacity_probe, &v, err)) ||
+       (st = codec_set(obj, "capacity_probe", v, err))))
+    return st;
+  if (dev->has_static_table &&
+      ((st = pascal_codec_static_table_encode(&dev->static_table, &v, err)) ||
+       (st = codec_set(obj, "static_experiment", v, err))))
+    return st;
   return PASCAL_OK;
 }
 

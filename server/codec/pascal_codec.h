@@ -132,6 +132,20 @@ pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
                                               const pascal_model *model,
                                               pascal_error *err);
 
+/* A device's capacity probe ("capacity_probe": {"waves", "size_blocks",
+ * "fill_ratio"}) and static table ("static_experiment": {"M", "N", "H",
+ * "rows": [{"block_bytes", "C", "clusters", "K", "gap_law", "sdcm", "che"}]}),
+ * pascal/device_data.h, docs/bundle-format.md. Decoding refuses unknown keys
+ * and checks the data; errors name fields under `prefix`. */
+pascal_status pascal_codec_capacity_probe_decode(const json_t *obj, const char *prefix,
+                                                 pascal_capacity_probe *out, pascal_error *err);
+pascal_status pascal_codec_capacity_probe_encode(const pascal_capacity_probe *probe,
+                                                 json_t **out, pascal_error *err);
+pascal_status pascal_codec_static_table_decode(const json_t *obj, const char *prefix,
+                                               pascal_static_table *out, pascal_error *err);
+pascal_status pascal_codec_static_table_encode(const pascal_static_table *table, json_t **out,
+                                               pascal_error *err);
+
 /* ---- dynamic results ---------------------------------------------------- */
 
 /* How much of a prediction to write: the compact form {workload, K, rho,

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "device_data.h"
 #include "pascal/evaluate.h"
 #include "pascal/predict.h"
 #include "pascal/validation.h"
@@ -180,7 +181,8 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
   cal->device.peaks = dev.peaks;
   /* One 128x128 output tile CTA resident per SM: M = sm_count for GEMM. */
   cal->gemm.resident_ctas = dev.sm_count;
-  pascal_status st = PASCAL_OK;
+  /* and its probe data, which the bundle carries too */
+  pascal_status st = pd_device_data_to_core(&dev, &cal->device, err);
   for (size_t i = 0; i < n && st == PASCAL_OK; i++) {
     const pascal_store_run *r = &ms[i].run;
     if (c->workload == PASCAL_STORE_GEMM) {

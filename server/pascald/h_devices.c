@@ -6,6 +6,8 @@
  * (device_ref.h). It may also carry its measured peaks (the latency
  * pipeline's input), filled in when unknown and 409 naming peaks when they
  * differ; a calibration frozen on the device writes them into its bundle.
+ * The probe's capacity scan and static cluster experiment (device_data.h)
+ * are treated the same way.
  */
 #include <float.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <time.h>
 
 #include "ctx.h"
+#include "device_data.h"
 #include "device_ref.h"
 #include "handlers.h"
 #include "jsonin.h"
@@ -87,7 +90,8 @@ static int get_peaks(json_t *b, pascal_store_device *dev, pd_reply *rep) {
 void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   static const char *const allowed[] = {"name", "arch", "sm_count", "capacity_blocks",
                                         "block_bytes", "cuda_name", "compute_capability",
-                                        "l2_bytes", "peaks", NULL};
+                                        "l2_bytes", "peaks", "capacity_probe",
+                                        "static_experiment", NULL};
   json_t *b = req->json;
   pascal_store_device dev;
   memset(&dev, 0, sizeof dev);
@@ -102,7 +106,7 @@ void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
       pd_get_str(b, "cuda_name", 0, dev.cuda_name, sizeof dev.cuda_name, NULL, rep) < 0 ||
       pd_get_str(b, "compute_capability", 0, cc, sizeof cc, NULL, rep) < 0 ||
       pd_get_u64(b, "l2_bytes", 0, 1, UINT64_C(1) << 53, &l2, NULL, rep) < 0 ||
-      get_peaks(b, &dev, rep) < 0)
+      get_peaks(b, &dev, rep) < 0 || pd_device_data_take(b, &dev, rep))
     return;
   if (cc[0] && pd_cc_parse(cc, &dev.cc_major, &dev.cc_minor)) {
     pd_reply_error(rep, 400, "invalid_value", "compute_capability",

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "device_data.h"
 #include "reply.h"
 
 static json_t *view_peaks(const pascal_store_device *d) {
@@ -18,14 +19,15 @@ static json_t *view_peaks(const pascal_store_device *d) {
 json_t *pd_view_device(const pascal_store_device *d) {
   char cc[16];
   snprintf(cc, sizeof cc, "%u.%u", d->cc_major, d->cc_minor);
-  return json_pack("{s:s,s:s,s:I,s:I,s:I,s:o,s:s?,s:s?,s:o,s:o}", "name", d->name, "arch", d->arch,
+  return json_pack("{s:s,s:s,s:I,s:I,s:I,s:o,s:s?,s:s?,s:o,s:o,s:o,s:o}", "name", d->name, "arch", d->arch,
                    "sm_count", (json_int_t)d->sm_count, "capacity_blocks",
                    (json_int_t)d->capacity_blocks, "block_bytes", (json_int_t)d->block_bytes,
                    "created_at", pd_json_time(d->created), "cuda_name",
                    d->cuda_name[0] ? d->cuda_name : NULL, "compute_capability",
                    d->cc_major ? cc : NULL, "l2_bytes",
                    d->l2_bytes ? json_integer((json_int_t)d->l2_bytes) : json_null(), "peaks",
-                   view_peaks(d));
+                   view_peaks(d), "capacity_probe", pd_device_data_view(d->capacity_probe),
+                   "static_experiment", pd_device_data_view(d->static_experiment));
 }
 
 json_t *pd_view_progress(int64_t done, int64_t total) {

@@ -618,29 +618,122 @@ done:
   return st;
 }
 
+/* ---- capacity and static (the device's probe data) ------------------------ */
+
+static double mib(uint64_t blocks, uint32_t block_bytes)
+{
+  return (double)blocks * block_bytes / (1024.0 * 1024.0);
+}
+
+static pascal_status capacity(const pascal_calibration *cal, pascal_chart *c, pascal_error *err)
+{
+  const pascal_device *dev = &cal->device;
+  const pascal_capacity_probe *p = &dev->capacity_probe;
+  if (!dev->has_capacity_probe)
+    return pascal_error_set(err, PASCAL_ENOTFOUND, "device.capacity_probe",
+                            "the bundle's device carries no capacity probe "
+                            "(device.capacity_probe); the capacity plot needs one");
+  double x_lo = mib(p->size_blocks[0], dev->block_bytes);
+  double x_hi = mib(p->size_blocks[p->n - 1], dev->block_bytes);
+  double c_mib = mib(dev->capacity_blocks, dev->block_bytes), y_hi = p->waves;
+  for (size_t i = 0; i < p->n; i++)
+    y_hi = fmax(y_hi, p->fill_ratio[i]);
+  snprintf(c->title, sizeof c->title, "%s: capacity probe, fill over scanned bytes",
+           dev->name);
+  snprintf(c->desc, sizeof c->desc,
+           "Fill bytes of a one-CTA-per-SM open scan of %u waves divided by the scanned bytes, "
+           "against the scanned size in MiB, for the %zu sizes the probe measured on device %s; "
+           "the ratio stays near one while the data fits and rises toward %u past the "
+           "effective capacity. The vertical line is the chosen C = %u blocks (%.2f MiB), the "
+           "horizontal one the probe's tolerance of 1.1.",
+           p->waves, p->n, dev->name, p->waves, dev->capacity_blocks, c_mib);
+  snprintf(c->x.label, sizeof c->x.label, "scanned size (MiB)");
+  snprintf(c->y.label, sizeof c->y.label, "fill bytes / scanned bytes");
+  c->x.scale = c->y.scale = PASCAL_AXIS_LINEAR;
+  size_t s;
+  pascal_status st = pascal_chart_add_series(c, "fill / scanned bytes", &s, err);
+  for (size_t i = 0; i < p->n && !st; i++) {
+    double x = mib(p->size_blocks[i], dev->block_bytes);
+    st = pascal_chart_add_point(c, s, x, p->fill_ratio[i], NAN, NAN, err);
+    if (!st)
+      st = pascal_chart_add_vertex(c, s, x, p->fill_ratio[i], err);
+  }
+  char name[64];
+  snprintf(name, sizeof name, "chosen C = %u blocks", dev->capacity_blocks);
+  if (!st)
+    st = pascal_chart_add_series(c, name, &s, err);
+  if (!st)
+    st = pascal_chart_add_vertex(c, s, c_mib, 0, err);
+  if (!st)
+    st = pascal_chart_add_vertex(c, s, c_mib, y_hi, err);
+  if (!st)
+    st = pascal_chart_add_series(c, "tolerance 1.1", &s, err);
+  if (!st)
+    st = pascal_chart_add_vertex(c, s, fmin(x_lo, c_mib), 1.1, err);
+  if (!st)
+    st = pascal_chart_add_vertex(c, s, fmax(x_hi, c_mib), 1.1, err);
+  return st;
+}
+
+static pascal_status static_table(const pascal_calibration *cal, pascal_chart *c,
+                                  pascal_error *err)
+{
+  static const char *const names[] = {"gap law (Theorem 1)", "exact SDCM", "Che"};
+  const pascal_device *dev = &cal->device;
+  const pascal_static_table *t = &dev->static_table;
+  if (!dev->has_static_table)
+    return pascal_error_set(err, PASCAL_ENOTFOUND, "device.static_experiment",
+                            "the bundle's device carries no static cluster experiment "
+                            "(device.static_experiment); the static plot needs one");
+  snprintf(c->title, sizeof c->title, "%s: static cluster experiment, measured against "
+           "predicted K", dev->name);
+  snprintf(c->desc, sizeof c->desc,
+           "Measured fills per round K of the static cluster experiment on device %s (M=%u "
+           "workers, N=%u blocks, H=%llu rounds, %zu rows of block size and cluster count) "
+           "against what the gap law, exact SDCM and Che predict for each row; points on the "
+           "diagonal are predicted exactly.",
+           dev->name, t->M, t->N, (unsigned long long)t->H, t->n_rows);
+  snprintf(c->x.label, sizeof c->x.label, "predicted K (fills per round)");
+  snprintf(c->y.label, sizeof c->y.label, "measured K (fills per round)");
+  c->x.scale = c->y.scale = PASCAL_AXIS_LINEAR;
+  double hi = 0;
+  pascal_status st = PASCAL_OK;
+  for (size_t m = 0; m < 3 && !st; m++) {
+    size_t s;
+    st = pascal_chart_add_series(c, names[m], &s, err);
+    for (size_t i = 0; i < t->n_rows && !st; i++) {
+      const pascal_static_row *r = &t->rows[i];
+      double predicted = m == 0 ? r->gap_law : m == 1 ? r->sdcm : r->che;
+      hi = fmax(hi, fmax(predicted, r->K));
+      st = pascal_chart_add_point(c, s, predicted, r->K, NAN, NAN, err);
+    }
+  }
+  size_t s;
+  if (!st)
+    st = pascal_chart_add_series(c, "measured = predicted", &s, err);
+  if (!st)
+    st = pascal_chart_add_vertex(c, s, 0, 0, err);
+  if (!st)
+    st = pascal_chart_add_vertex(c, s, hi, hi, err);
+  return st;
+}
+
 pascal_status pascal_plot_render(const pascal_calibration *cal, const pascal_model *model,
                                  const pascal_plot_request *req, char **svg, size_t *len,
                                  pascal_error *err)
 {
   int gemm = cal->workload == PASCAL_WORKLOAD_GEMM;
-  if (req->kind == PASCAL_PLOT_CAPACITY)
-    return pascal_error_set(err, PASCAL_ENOTFOUND, "kind",
-                            "this calibration holds no capacity probe (fill against size); "
-                            "the capacity plot needs one");
-  if (req->kind == PASCAL_PLOT_STATIC)
-    return pascal_error_set(err, PASCAL_ENOTFOUND, "kind",
-                            "this calibration holds no static cluster experiment (measured "
-                            "against predicted K); the static plot needs one");
   if (gemm && (req->N || req->W))
     return pascal_error_set(err, PASCAL_EINVAL, req->N ? "N" : "W",
                             "N and W apply to scan calibrations; a GEMM transfer takes Kg");
   if (!gemm && req->Kg)
     return pascal_error_set(err, PASCAL_EINVAL, "Kg", "Kg applies to GEMM calibrations");
-  if (req->kind == PASCAL_PLOT_EVALUATION && (req->has_family || req->N || req->W || req->Kg))
+  if (req->kind >= PASCAL_PLOT_EVALUATION && (req->has_family || req->N || req->W || req->Kg))
     return pascal_error_set(err, PASCAL_EINVAL,
                             req->has_family ? "family" : req->N ? "N" : req->W ? "W" : "Kg",
-                            "the evaluation plot covers every key; it takes no family, N, W "
-                            "or Kg");
+                            "the %s plot shows the whole %s; it takes no family, N, W or Kg",
+                            pascal_plot_kind_name(req->kind),
+                            req->kind == PASCAL_PLOT_EVALUATION ? "calibration" : "device");
   if (req->kind == PASCAL_PLOT_CURVES && (req->W || req->Kg))
     return pascal_error_set(err, PASCAL_EINVAL, req->W ? "W" : "Kg",
                             "the curves plot spans every horizon; it takes no %s",
@@ -656,6 +749,8 @@ pascal_status pascal_plot_render(const pascal_calibration *cal, const pascal_mod
     st = gemm ? transfer_gemm(cal, model, req, &c, err) : transfer_scan(cal, model, req, &c, err);
     break;
   case PASCAL_PLOT_EVALUATION: st = evaluation(cal, &c, err); break;
+  case PASCAL_PLOT_CAPACITY: st = capacity(cal, &c, err); break;
+  case PASCAL_PLOT_STATIC: st = static_table(cal, &c, err); break;
   default: st = pascal_error_set(err, PASCAL_EINVAL, "kind", "unknown plot kind");
   }
   if (!st)

@@ -16,9 +16,14 @@
  *              held-out panel when present) and of each baseline, keys
  *              sorted by PASCAL's error, with the repeat-to-repeat noise floor
  *              (section 4.4);
- *  capacity, static  the capacity probe and the static cluster experiment:
- *              a calibration bundle carries neither, so these answer
- *              PASCAL_ENOTFOUND (field "kind") saying the data is absent.
+ *  capacity    the device's capacity probe (pascal/device_data.h, section
+ *              5.1): fill over scanned bytes against the scanned size, with
+ *              the chosen C and the probe's tolerance;
+ *  static      the device's static cluster experiment (section 5.2):
+ *              measured against predicted K of each row for the gap law,
+ *              exact SDCM and Che, with the diagonal.
+ *  A bundle whose device lacks the data answers PASCAL_ENOTFOUND naming
+ *  "device.capacity_probe" or "device.static_experiment".
  */
 #ifndef PASCAL_PLOT_PLOTS_H
 #define PASCAL_PLOT_PLOTS_H
@@ -74,7 +79,8 @@ pascal_status pascal_plot_family_parse(const char *text, pascal_workload workloa
 
 /* Draw `req` for a calibration and its fitted model; *svg is malloc'd.
  * Errors: PASCAL_ENOTFOUND naming "family", "N", "W" or "Kg" when the
- * calibration has no such runs, or "kind" when it has no data for the kind;
+ * calibration has no such runs, or "device.capacity_probe" /
+ * "device.static_experiment" when its device lacks the data of the kind;
  * PASCAL_EINVAL for a parameter that does not apply to the workload. */
 pascal_status pascal_plot_render(const pascal_calibration *cal, const pascal_model *model,
                                  const pascal_plot_request *req, char **svg, size_t *len,

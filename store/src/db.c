@@ -41,7 +41,7 @@
 #define DEVICE_COLUMNS                                                          \
   "name, arch, sm_count, capacity_blocks, block_bytes, created, cuda_name,"  \
   " cc_major, cc_minor, l2_bytes, peak_dram_bytes_per_s, peak_l2_bytes_per_s,"  \
-  " peak_tensor_flops, peak_sm_clock_hz, peak_launch_s"
+  " peak_tensor_flops, peak_sm_clock_hz, peak_launch_s, capacity_probe, static_experiment"
 
 static const char *const stmt_sql[ST_COUNT] = {
   [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -50,12 +50,13 @@ static const char *const stmt_sql[ST_COUNT] = {
   [ST_DEVICE_INSERT] =
       "INSERT INTO devices (name, arch, sm_count, capacity_blocks, block_bytes,"
       " created, cuda_name, cc_major, cc_minor, l2_bytes, peak_dram_bytes_per_s,"
-      " peak_l2_bytes_per_s, peak_tensor_flops, peak_sm_clock_hz, peak_launch_s)"
-      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+      " peak_l2_bytes_per_s, peak_tensor_flops, peak_sm_clock_hz, peak_launch_s,"
+      " capacity_probe, static_experiment)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
   [ST_DEVICE_LEARN] = "UPDATE devices SET cuda_name = ?2, cc_major = ?3, cc_minor = ?4,"
                       " l2_bytes = ?5, peak_dram_bytes_per_s = ?6, peak_l2_bytes_per_s = ?7,"
-                      " peak_tensor_flops = ?8, peak_sm_clock_hz = ?9, peak_launch_s = ?10"
-                      " WHERE name = ?1",
+                      " peak_tensor_flops = ?8, peak_sm_clock_hz = ?9, peak_launch_s = ?10,"
+                      " capacity_probe = ?11, static_experiment = ?12 WHERE name = ?1",
   [ST_DEVICE_GET] = "SELECT " DEVICE_COLUMNS " FROM devices WHERE name = ?1",
   [ST_DEVICE_LIST] = "SELECT " DEVICE_COLUMNS " FROM devices ORDER BY name",
   [ST_DEVICE_PROGRESS] =

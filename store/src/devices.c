@@ -1,7 +1,7 @@
 /*
  * devices.c - the devices table: idempotent registration (identical constants
- * accepted again, different ones refused; a CUDA identity or measured peaks
- * not yet known are filled in), lookup, listing, and the job progress of a device's collecting
+ * accepted again, different ones refused; a CUDA identity, measured peaks
+ * or probe data not yet known are filled in), lookup, listing, and the job progress of a device's collecting
  * calibrations.
  */
 #include "store_internal.h"
@@ -29,6 +29,8 @@ static void read_device(sqlite3_stmt *st, pascal_store_device *d)
     d->peaks.sm_clock_hz = sqlite3_column_double(st, 13);
     d->peaks.launch_s = sqlite3_column_double(st, 14);
   }
+  store_column_copy(st, 15, d->capacity_probe, sizeof d->capacity_probe);
+  store_column_copy(st, 16, d->static_experiment, sizeof d->static_experiment);
 }
 
 /* Look a device up inside the caller's lock: *found = 0 if absent. */
@@ -65,6 +67,12 @@ static const char *differing_field(const pascal_store_device *a,
     return "l2_bytes";
   if (a->has_peaks && b->has_peaks && memcmp(&a->peaks, &b->peaks, sizeof a->peaks) != 0)
     return "peaks";
+  if (a->capacity_probe[0] && b->capacity_probe[0] &&
+      strcmp(a->capacity_probe, b->capacity_probe) != 0)
+    return "capacity_probe";
+  if (a->static_experiment[0] && b->static_experiment[0] &&
+      strcmp(a->static_experiment, b->static_experiment) != 0)
+    return "static_experiment";
   return NULL;
 }
 
@@ -76,6 +84,14 @@ static int learn(pascal_store_device *old, const pascal_store_device *dev)
   if (!old->has_peaks && dev->has_peaks) {
     old->has_peaks = 1;
     old->peaks = dev->peaks;
+    grew = 1;
+  }
+  if (!old->capacity_probe[0] && dev->capacity_probe[0]) {
+    memcpy(old->capacity_probe, dev->capacity_probe, sizeof old->capacity_probe);
+    grew = 1;
+  }
+  if (!old->static_experiment[0] && dev->static_experiment[0]) {
+    memcpy(old->static_experiment, dev->static_experiment, sizeof old->static_experiment);
     grew = 1;
   }
   if (!old->cuda_name[0] && dev->cuda_name[0]) {
@@ -94,10 +110,22 @@ static int learn(pascal_store_device *old, const pascal_store_device *dev)
   return grew;
 }
 
-/* Bind the CUDA identity at parameters first..first+3 and the peaks at
- * first+4..first+8 (NULL where unknown). */
+/* `text` at parameter `i`, NULL when empty. */
+static int bind_text_or_null(sqlite3_stmt *st, int i, const char *text)
+{
+  return text[0] ? sqlite3_bind_text(st, i, text, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+}
+
+/* Bind the CUDA identity at parameters first..first+3, the peaks at
+ * first+4..first+8 and the probe data at first+9..first+10 (NULL where
+ * unknown). */
 static int bind_known(sqlite3_stmt *st, int first, const pascal_store_device *d)
 {
+  int prc = bind_text_or_null(st, first + 9, d->capacity_probe);
+  if (prc == SQLITE_OK)
+    prc = bind_text_or_null(st, first + 10, d->static_experiment);
+  if (prc != SQLITE_OK)
+    return prc;
   const double peaks[] = {d->peaks.dram_bytes_per_s, d->peaks.l2_bytes_per_s,
                           d->peaks.tensor_flops, d->peaks.sm_clock_hz, d->peaks.launch_s};
   for (int i = 0; i < 5; i++) {
@@ -106,8 +134,7 @@ static int bind_known(sqlite3_stmt *st, int first, const pascal_store_device *d)
     if (rc != SQLITE_OK)
       return rc;
   }
-  int rc = d->cuda_name[0] ? sqlite3_bind_text(st, first, d->cuda_name, -1, SQLITE_STATIC)
-                           : sqlite3_bind_null(st, first);
+  int rc = bind_text_or_null(st, first, d->cuda_name);
   if (rc == SQLITE_OK)
     rc = d->cc_major ? sqlite3_bind_int64(st, first + 1, d->cc_major)
                      : sqlite3_bind_null(st, first + 1);

@@ -163,6 +163,13 @@ static const char *const migrations[] = {
   "  CHECK (peak_sm_clock_hz IS NULL OR peak_sm_clock_hz > 0);\n"
   "ALTER TABLE devices ADD COLUMN peak_launch_s REAL\n"
   "  CHECK (peak_launch_s IS NULL OR peak_launch_s >= 0);\n",
+  /* 6: what a device's probe measured besides its constants, as JSON objects
+   *    pascald validates before writing (NULL: unknown): the capacity scan
+   *    and the static cluster experiment (docs/bundle-format.md) */
+  "ALTER TABLE devices ADD COLUMN capacity_probe TEXT\n"
+  "  CHECK (capacity_probe IS NULL OR json_type(capacity_probe) = 'object');\n"
+  "ALTER TABLE devices ADD COLUMN static_experiment TEXT\n"
+  "  CHECK (static_experiment IS NULL OR json_type(static_experiment) = 'object');\n",
 };
 
 int pascal_store_schema_latest(void)

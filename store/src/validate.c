@@ -68,6 +68,12 @@ static pascal_store_status check_cuda(const pascal_store_device *dev, pascal_err
   if (dev->l2_bytes > (uint64_t)INT64_MAX)
     return store_fail(err, PASCAL_STORE_INVALID, "device.l2_bytes",
                       "device.l2_bytes is too large");
+  if (!memchr(dev->capacity_probe, '\0', sizeof dev->capacity_probe) ||
+      !memchr(dev->static_experiment, '\0', sizeof dev->static_experiment))
+    return store_fail(err, PASCAL_STORE_INVALID,
+                      memchr(dev->capacity_probe, '\0', sizeof dev->capacity_probe)
+                          ? "device.static_experiment" : "device.capacity_probe",
+                      "the device's probe data is not a terminated string");
   pascal_error inner;
   if (dev->has_peaks && pascal_peaks_check(&dev->peaks, &inner) != PASCAL_OK) {
     char field[PASCAL_ERROR_FIELD_MAX + 16];

@@ -67,7 +67,6 @@ class Plots(DaemonTest):
         cid = self.cal_ids()["scan"]
         base = "/v1/calibrations/%d/plots/" % cid
         cases = [("pie.svg", 400, "kind"), ("curves", 404, "kind"), ("curves.png", 404, "kind"),
-                 ("capacity.svg", 404, "kind"), ("static.svg", 404, "kind"),
                  ("curves.svg?family=x", 400, "family"),
                  ("curves.svg?family=1,warp,0", 400, "family"),
                  ("curves.svg?family=9,sync,0", 404, "family"),
@@ -83,6 +82,22 @@ class Plots(DaemonTest):
             self.assertEqual(r.json["error"]["field"], field, (tail, r.raw))
         r = self.req("GET", "/v1/calibrations/999/plots/curves.svg")
         self.assertStatus(r, 404, "not_found")
+
+    def test_probe_plots_follow_the_bundle(self):
+        """capacity and static: drawn when the bundle's device carries the
+        data, else 404 naming what is missing (tests/e2e/test_probe_plots.py
+        counts their series)."""
+        for cid in self.cal_ids().values():
+            device = self.req("GET", "/v1/calibrations/%d/export" % cid).json["device"]
+            for kind, key in (("capacity", "capacity_probe"), ("static", "static_experiment")):
+                r = self.req("GET", "/v1/calibrations/%d/plots/%s.svg" % (cid, kind))
+                if key in device:
+                    self.assertStatus(r, 200)
+                    self.assertEqual(r.raw, self.cli_plot(cid, kind))
+                else:
+                    self.assertStatus(r, 404, "not_found")
+                    self.assertEqual(r.json["error"]["field"], "device." + key)
+                    self.assertIn(key, r.json["error"]["message"])
 
     def test_collecting_calibration_is_409(self):
         self.req("POST", "/v1/devices", DEVICE, token=self.admin)

@@ -597,12 +597,68 @@ static void test_device_peaks(void)
   pascal_calibration_free(&cal);
 }
 
+/* Probe data (capacity scan, static table): optional; absent, the hash is as
+ * before they existed; present, each round-trips bit for bit and is hashed;
+ * a broken one is refused naming the element. */
+static void test_device_probe_data(void)
+{
+  pascal_calibration cal;
+  pascal_codec_bundle b;
+  char h0[PASCAL_CODEC_HASH_LEN + 1], h1[PASCAL_CODEC_HASH_LEN + 1],
+      h2[PASCAL_CODEC_HASH_LEN + 1];
+  json_t *prov = provenance(), *doc = NULL;
+  make_scan(&cal);
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h0, NULL), PASCAL_OK);
+  pascal_capacity_probe p = {.waves = 4, .n = 3, .size_blocks = {100, 200, 300},
+                             .fill_ratio = {1.0, 1.0 / 3.0, 3.9}};
+  cal.device.has_capacity_probe = 1;
+  cal.device.capacity_probe = p;
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h1, NULL), PASCAL_OK);
+  CHECK(strcmp(h0, h1) != 0);
+  pascal_static_table t = {.M = 4, .N = 64, .H = 10, .n_rows = 2,
+                           .rows = {{4096, 16, 1, 0.1, 0.2, 0.3, 0.4},
+                                    {8192, 8, 4, 2.0 / 3.0, 0.0, 1.5, 4.0}}};
+  cal.device.has_static_table = 1;
+  cal.device.static_table = t;
+  CHECK_INT(pascal_codec_bundle_hash(&cal, h2, NULL), PASCAL_OK);
+  CHECK(strcmp(h2, h1) != 0 && strcmp(h2, h0) != 0);
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(doc, &b, NULL), PASCAL_OK);
+  CHECK(b.cal.device.has_capacity_probe && b.cal.device.has_static_table);
+  CHECK(memcmp(&b.cal.device.capacity_probe, &p, sizeof p) == 0);
+  const pascal_static_table *g = &b.cal.device.static_table;
+  CHECK(g->M == t.M && g->N == t.N && g->H == t.H && g->n_rows == t.n_rows);
+  for (size_t i = 0; i < t.n_rows; i++) /* field by field: rows have padding */
+    CHECK(g->rows[i].block_bytes == t.rows[i].block_bytes && g->rows[i].C == t.rows[i].C &&
+          g->rows[i].clusters == t.rows[i].clusters && g->rows[i].K == t.rows[i].K &&
+          g->rows[i].gap_law == t.rows[i].gap_law && g->rows[i].sdcm == t.rows[i].sdcm &&
+          g->rows[i].che == t.rows[i].che);
+  pascal_codec_bundle_free(&b);
+  json_t *dev = json_object_get(doc, "device");
+  json_t *ratios = json_object_get(json_object_get(dev, "capacity_probe"), "fill_ratio");
+  json_array_set_new(ratios, 1, json_real(-0.5));
+  expect_bad(doc, PASCAL_EINVAL, "device.capacity_probe.fill_ratio[1]");
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
+  dev = json_object_get(doc, "device");
+  json_t *row = json_array_get(json_object_get(json_object_get(dev, "static_experiment"), "rows"), 1);
+  json_object_set_new(row, "clusters", json_integer(5)); /* more than M */
+  expect_bad(doc, PASCAL_EINVAL, "device.static_experiment.rows[1].clusters");
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
+  dev = json_object_get(doc, "device");
+  json_object_set_new(json_object_get(dev, "capacity_probe"), "extra", json_integer(1));
+  expect_bad(doc, PASCAL_EFORMAT, "device.capacity_probe.extra");
+  json_decref(prov);
+  pascal_calibration_free(&cal);
+}
+
 int main(void)
 {
   test_plain_round_trip();
   test_frozen_round_trip();
   test_hash_scope();
   test_device_peaks();
+  test_device_probe_data();
   test_heldout_round_trip();
   test_malformed_scan();
   test_malformed_frozen();

@@ -87,6 +87,15 @@ def main():
 
         scan = load(out, "scan.json")
         check(len(scan["measurements"]) == 756 and "content_hash" in scan, "scan: 756 runs, frozen")
+        # the device carries the probe's capacity scan and the static table
+        want = [{k: r[k] for k in ("block_bytes", "C", "clusters", "K", "gap_law", "sdcm", "che")}
+                for r in static["rows"]]
+        got = scan["device"].get("static_experiment") or {}
+        check(got.get("rows") == want and got.get("M") == static["M"],
+              "the scan bundle's device carries the static table: %r" % got)
+        probe = scan["device"].get("capacity_probe") or {}
+        check(len(probe.get("size_blocks", [])) == 15 and probe.get("waves") == 4,
+              "the scan bundle's device carries the capacity scan: %r" % probe)
         check(report["loko"]["scan"]["n_keys"] == 63, "LOKO over 63 keys")
         # the probe's peaks reach the registration and so the bundle, and
         # every run its kernel time: the report has the latency rows

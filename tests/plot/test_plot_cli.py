@@ -2,7 +2,9 @@
 """`pascal plot` against the shipped bundles and a synthetic one with repeats
 and a held-out panel: every SVG parses as XML, its series and points are the
 ones the bundle implies (counted here from the bundle's JSON and from
-`pascal loko --json`, not from the plot code), and every bad choice exits 2
+`pascal loko --json`, not from the plot code), the capacity and static plots
+of a device that carries probe data draw every point of it, and every bad
+choice (a kind whose data the bundle lacks included) exits 2
 naming the option and writes no file."""
 import json
 import math
@@ -65,6 +67,17 @@ class PlotCli(unittest.TestCase):
         json.dump(plan, open(pp, "w"))
         json.dump(panel, open(hp, "w"))
         run("synth", "--law", "scan", "--plan", pp, "--heldout", hp, "-o", cls.synth)
+        # The same bundle with a device that carries probe data (made up here:
+        # a step at 700 blocks, and a static table of two block sizes).
+        b = json.load(open(cls.synth))
+        b["device"]["capacity_probe"] = {"waves": 4, "size_blocks": [100, 400, 700, 1000, 1300],
+                                         "fill_ratio": [1.0, 1.02, 1.05, 3.2, 4.0]}
+        rows = [{"block_bytes": bb, "C": c, "clusters": k, "K": k * 1.1, "gap_law": float(k),
+                 "sdcm": k * 1.05, "che": k * 0.5 + 3}
+                for bb, c in ((8192, 1536), (16384, 768)) for k in (1, 2, 6)]
+        b["device"]["static_experiment"] = {"M": 48, "N": 8192, "H": 100, "rows": rows}
+        cls.probed = os.path.join(cls.tmp.name, "probed.json")
+        json.dump(b, open(cls.probed, "w"))
 
     @classmethod
     def tearDownClass(cls):
@@ -144,12 +157,32 @@ class PlotCli(unittest.TestCase):
                          sum(1 for r in runs if r["Mg"] == 1024 and r["Kg"] == kg))
         self.assertTrue(s["transfer rule"][1])
 
+    def test_capacity_and_static(self):
+        b = json.load(open(self.probed))
+        c = b["device"]["capacity_blocks"]
+        s = self.plot(self.probed, "--kind", "capacity")
+        self.assertEqual(s, {"fill / scanned bytes": (5, True),
+                             "chosen C = %d blocks" % c: (0, True), "tolerance 1.1": (0, True)})
+        s = self.plot(self.probed, "--kind", "static")
+        self.assertEqual(s, {"gap law (Theorem 1)": (6, False), "exact SDCM": (6, False),
+                             "Che": (6, False), "measured = predicted": (0, True)})
+        # a probe that breaks the rules is refused naming the field
+        bad = json.load(open(self.probed))
+        bad["device"]["capacity_probe"]["size_blocks"][2] = 400
+        path = os.path.join(self.tmp.name, "bad.json")
+        json.dump(bad, open(path, "w"))
+        p = run("plot", path, "--kind", "capacity", check=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("device.capacity_probe.size_blocks[2]", p.stderr)
+
     def test_bad_choices_exit_2_naming_the_option(self):
         out = os.path.join(self.tmp.name, "never.svg")
         cases = [
             (SCAN, ["--kind", "pie"], "--kind"),
-            (SCAN, ["--kind", "capacity"], "--kind"),
-            (SCAN, ["--kind", "static"], "--kind"),
+            (self.synth, ["--kind", "capacity"], "device.capacity_probe"),
+            (self.synth, ["--kind", "static"], "device.static_experiment"),
+            (self.probed, ["--kind", "capacity", "--family", "1,sync,0"], "--family"),
+            (self.probed, ["--kind", "static", "--N", "3072"], "--N"),
             (SCAN, ["--kind", "curves", "--family", "9,sync,0"], "--family"),
             (SCAN, ["--kind", "curves", "--family", "1,warp,0"], "--family"),
             (SCAN, ["--kind", "curves", "--family", "1,sync"], "--family"),

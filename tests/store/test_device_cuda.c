@@ -129,6 +129,8 @@ static void test_migration_from_1(void)
                             "ALTER TABLE devices DROP COLUMN peak_tensor_flops; "
                             "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz; "
                             "ALTER TABLE devices DROP COLUMN peak_launch_s; "
+                            "ALTER TABLE devices DROP COLUMN capacity_probe; "
+                            "ALTER TABLE devices DROP COLUMN static_experiment; "
                             "PRAGMA user_version = 1"), SQLITE_OK);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM pragma_table_info('devices')"), 6);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);

@@ -18,8 +18,9 @@ static void test_fresh_and_reopen(void)
   CHECK_INT(pascal_store_schema_version(f.s, &version, NULL), PASCAL_STORE_OK);
   /* Migrations in store/src/schema.c: 1 the initial schema, 2 devices' CUDA
    * identity, 3 the held-out flag of runs, 4 lease holders and hashed lease secrets,
-   * 5 devices' measured peaks. */
-  CHECK_INT(pascal_store_schema_latest(), 5);
+   * 5 devices' measured peaks, 6 devices' probe data (capacity scan, static
+   * cluster experiment). */
+  CHECK_INT(pascal_store_schema_latest(), 6);
   CHECK_INT(version, pascal_store_schema_latest());
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
   /* WAL is a property of the file: a second connection sees it. */
@@ -128,6 +129,8 @@ static void test_migration_4_hashes_leases(void)
                             "ALTER TABLE devices DROP COLUMN peak_tensor_flops;"
                             "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz;"
                             "ALTER TABLE devices DROP COLUMN peak_launch_s;"
+                            "ALTER TABLE devices DROP COLUMN capacity_probe;"
+                            "ALTER TABLE devices DROP COLUMN static_experiment;"
                             "CREATE TRIGGER jobs_frozen_update BEFORE UPDATE ON jobs"
                             " WHEN (SELECT state FROM calibrations WHERE id = OLD.calibration)"
                             " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"

@@ -6,7 +6,10 @@ HTTP API with the standard library only (docs/dashboard.md).
 Checks: the tables fill (devices, calibrations, validation); the progress of
 a calibration still collecting follows its jobs without a reload; every plot image
 loads and the SVG behind it has as many series as `pascal plot` draws for the
-bundle (tests/plot/test_plot_cli.py ties those to the bundle); the predict
+bundle (tests/plot/test_plot_cli.py ties those to the bundle), the capacity
+and static plots among them for a device that carries probe data, and a
+note naming the missing field where a bundle has none; the held-out panel's
+row of the validation table shows the API's figures; the predict
 form's answer is the API's K; the page raised no CSP violation or script
 error; a screenshot is saved and is not blank.
 
@@ -33,6 +36,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import ci_skip  # noqa: E402
 
 BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
+# Probe data of the extra device (as POST /v1/devices takes it).
+PROBE = {"waves": 4, "size_blocks": [64, 128, 192, 256, 320, 384],
+         "fill_ratio": [1.0, 1.0, 1.01, 1.04, 3.1, 4.0]}
+STATIC = {"M": 4, "N": 8192, "H": 100,
+          "rows": [{"block_bytes": 16384, "C": 256, "clusters": c, "K": c * 1.2, "gap_law": c,
+                    "sdcm": c * 1.1, "che": c + 2.0} for c in (1, 2, 4)]}
+DEVICE_KEYS = {"capacity": "capacity_probe", "static": "static_experiment"}
 SCREENSHOT = sys.argv[1] if len(sys.argv) > 1 else "dashboard.png"
 
 
@@ -44,6 +54,15 @@ def shipped_devices():
             with open(os.path.join(BUNDLES, f)) as fh:
                 names.append(json.load(fh)["device"]["name"])
     return sorted(names)
+
+
+def fmt(x):
+    """The page's number format (app.js fmt) for the values these tests read."""
+    if x is None:
+        return "-"
+    if abs(x) >= 1e6 or (abs(x) < 1e-3 and x != 0):
+        raise AssertionError("exponent format not expected here: %r" % x)
+    return "%.2f" % x
 
 
 def find_browser():
@@ -186,6 +205,27 @@ class Dashboard(unittest.TestCase):
         cls.agent = cls.d.token("agent", "ui-agent")
         cls.d.start()
         cls.url = "http://127.0.0.1:%d" % cls.d.port
+        # a frozen calibration of a device that carries probe data (made up
+        # here), for the capacity and static plots
+        probed = dict(DEVICE, name="with-probe", capacity_probe=PROBE, static_experiment=STATIC)
+        status, raw = http("POST", cls.url + "/v1/devices", probed, token=cls.admin)
+        assert status == 201, raw
+        status, raw = http("POST", cls.url + "/v1/calibrations",
+                           {"device": "with-probe", "plan": SMALL_PLAN}, token=cls.admin)
+        assert status == 201, raw
+        cls.probed = json.loads(raw)["id"]
+        while True:
+            status, raw = http("POST", cls.url + "/v1/jobs/claim",
+                               {"device": "with-probe", "agent": "ui-setup"}, token=cls.agent)
+            job = json.loads(raw)["job"]
+            if job is None:
+                break
+            http("POST", cls.url + "/v1/jobs/%d/result" % job["id"],
+                 {"lease_token": job["lease_token"], "fill_bytes": law_fill(job["run"]),
+                  "kernel_ns": 1000.0}, token=cls.agent)
+        status, raw = http("POST", cls.url + "/v1/calibrations/%d/freeze" % cls.probed,
+                           token=cls.admin)
+        assert status == 200, raw
         # a calibration still collecting, whose progress the page follows
         http("POST", cls.url + "/v1/devices", DEVICE, token=cls.admin)
         status, raw = http("POST", cls.url + "/v1/calibrations",
@@ -218,18 +258,55 @@ class Dashboard(unittest.TestCase):
         with open(out, encoding="utf-8") as f:
             return f.read().count('<g class="series"')
 
+    def check_plots(self, cid):
+        """The five plots of calibration `cid` as the page shows them: an
+        image with the series `pascal plot` draws for the exported bundle, or,
+        for probe data the bundle lacks, a note naming the field. Returns the
+        number of images and the URLs of the absent plots."""
+        bundle = os.path.join(self.tmp.name, "export-%s.json" % cid)
+        status, raw = http("GET", self.url + "/v1/calibrations/%s/export" % cid)
+        self.assertEqual(status, 200)
+        with open(bundle, "wb") as f:
+            f.write(raw)
+        device = json.loads(raw)["device"]
+        present = {k for k, key in DEVICE_KEYS.items() if key in device}
+        want = 3 + len(present)
+        imgs, notes = self.wd.wait(
+            "const a = [...document.querySelectorAll('img.plot')], "
+            "n = [...document.querySelectorAll('#plots .absent')];"
+            "return a.length === %d && n.length === %d && "
+            "a.every(i => i.complete && i.src.includes('/calibrations/%s/')) && "
+            "[a.map(i => [i.dataset.kind, i.src, i.naturalWidth]),"
+            " n.map(p => [p.dataset.kind, p.textContent])]" % (want, 5 - want, cid),
+            "the plots of calibration %s" % cid)
+        self.assertEqual(sorted(k for k, _, _ in imgs),
+                         sorted(["curves", "transfer", "evaluation", *present]))
+        for kind, src, width in imgs:
+            self.assertEqual(width, 800, kind)
+            status, raw = http("GET", src)
+            self.assertEqual(status, 200, src)
+            self.assertEqual(raw.decode().count('<g class="series"'),
+                             self.cli_series(bundle, kind), kind)
+        for kind, text in notes:
+            self.assertNotIn(kind, present)
+            self.assertTrue(text.startswith("device." + DEVICE_KEYS[kind] + ": "), text)
+        return len(imgs), ["%s/v1/calibrations/%s/plots/%s.svg" % (self.url, cid, k)
+                           for k, _ in notes]
+
     def test_page(self):
         self.load()
         wd = self.wd
         # tables
         self.assertEqual(wd.js("return [...document.querySelectorAll('#devices tbody tr')]"
                                ".map(r => r.dataset.name).sort()"),
-                         sorted(shipped_devices() + [DEVICE["name"]]))
+                         sorted(shipped_devices() + [DEVICE["name"], "with-probe"]))
+        self.assertEqual(wd.js("return document.querySelector('#devices tr[data-name=\"with-probe\"]')"
+                               ".cells[6].textContent"), "capacity scan, static table")
         cals = dict(wd.js("return [...document.querySelectorAll('#calibrations tbody tr')]"
                           ".map(r => [r.dataset.id, r.dataset.state])"))
         cid, total = str(self.collecting["id"]), self.collecting["progress"]["total"]
         self.assertEqual(cals.pop(cid), "collecting")
-        self.assertEqual(sorted(cals.values()), ["frozen"] * len(shipped_devices()))
+        self.assertEqual(sorted(cals.values()), ["frozen"] * (len(shipped_devices()) + 1))
         progress = "return document.querySelector('#calibrations tr[data-id=\"%s\"]')" \
                    ".cells[4].textContent.trim()" % cid
         self.assertEqual(wd.js(progress), "0 / %d" % total)
@@ -248,19 +325,22 @@ class Dashboard(unittest.TestCase):
                      ".map(r => [...r.cells].map(c => c.textContent))")
         self.assertEqual(rows[0][0], "LOKO folds")
         self.assertEqual(rows[0][1], "63")  # the scan calibration's keys
+        # the held-out panel's row: the API's balanced MAPE of each method
+        shown = wd.js("return document.getElementById('cal-select').value")
+        status, raw = http("GET", self.url + "/v1/calibrations/" + shown)
+        report = json.loads(raw)["report"]
+        self.assertIsNotNone(report.get("heldout"), "the shipped scan bundle has a panel")
+        cols = report["table"]["columns"] if report.get("table") else list(report["balanced_mape"])
+        held = report["heldout"]
+        self.assertEqual(len(rows), 2)
+        self.assertEqual(rows[1][:2], ["held-out panel",
+                                       str(held.get("n_keys_scored", held.get("n_keys")))])
+        self.assertEqual(rows[1][2:], [fmt(held["balanced_mape"][c]) for c in cols])
         self.assertEqual(wd.js("return document.querySelectorAll('#stats div').length"), 11)
 
-        # every plot loads and has the series `pascal plot` draws for the bundle
-        imgs = wd.wait("const a = [...document.querySelectorAll('img.plot')];"
-                       "return a.length === 3 && a.every(i => i.complete) && "
-                       "a.map(i => [i.dataset.kind, i.src, i.naturalWidth])", "the plots")
-        scan = os.path.join(BUNDLES, "sim-gb10-scan.json")
-        for kind, src, width in imgs:
-            self.assertEqual(width, 800, kind)
-            status, raw = http("GET", src)
-            self.assertEqual(status, 200, src)
-            self.assertEqual(raw.decode().count('<g class="series"'), self.cli_series(scan, kind),
-                             kind)
+        # every plot loads and has the series `pascal plot` draws for the bundle;
+        # a plot of probe data the bundle lacks is a note naming what is missing
+        absent = self.check_plots(shown)[1]
 
         # the predict form asks for the scan fields of sim-gb10 only, and shows the API's answer
         self.assertEqual(wd.js("return ['scan-fields', 'gemm-fields'].map(i => "
@@ -284,14 +364,21 @@ class Dashboard(unittest.TestCase):
         gemm = [c["id"] for c in json.loads(raw)["calibrations"] if c["workload"] == "gemm"][0]
         wd.js("const s = document.getElementById('cal-select'); s.value = '%d';"
               "s.dispatchEvent(new Event('change'));" % gemm)
-        wd.wait("const a = [...document.querySelectorAll('img.plot')];"
-                "return a.length === 3 && a.every(i => i.complete && i.naturalWidth === 800 &&"
-                " i.src.includes('/calibrations/%d/'))" % gemm, "the GEMM plots")
+        absent += self.check_plots(str(gemm))[1]
+        # the device with probe data: its capacity and static plots are drawn
+        wd.js("const s = document.getElementById('cal-select'); s.value = '%d';"
+              "s.dispatchEvent(new Event('change'));" % self.probed)
+        self.assertEqual(self.check_plots(str(self.probed)), (5, []))
 
         # no script error and no CSP violation on the way
         log = wd.cmd("GET", "/se/log/types") and wd.cmd("POST", "/se/log", {"type": "browser"})
+        # (the page asks for the probe plots first: the 404 of a bundle
+        # without the data is the browser's network log, not a page error)
         bad = [e["message"] for e in log if e["level"] == "SEVERE"
-               and "favicon.ico" not in e["message"]]
+               and "favicon.ico" not in e["message"]
+               and not any(e["message"].startswith(u + " - Failed to load resource: the server "
+                                                   "responded with a status of 404")
+                           for u in absent)]
         self.assertEqual(bad, [])
 
         # a screenshot (of the top of the page) that is not blank

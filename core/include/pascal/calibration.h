@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pascal/device_data.h"
 #include "pascal/error.h"
 #include "pascal/latency.h"
 
@@ -58,6 +59,10 @@ typedef struct pascal_device {
   uint32_t block_bytes;              /* bytes per logical block b, >= 1      */
   int has_peaks;                     /* 1: `peaks` holds measured peaks      */
   pascal_peaks peaks;                /* for the latency pipeline (latency.h) */
+  int has_capacity_probe;            /* 1: the probe's capacity scan below   */
+  pascal_capacity_probe capacity_probe; /* device_data.h; C = capacity_blocks */
+  int has_static_table;              /* 1: the static cluster experiment     */
+  pascal_static_table static_table;  /* device_data.h                        */
 } pascal_device;
 
 /* GEMM tiling (App. C "GEMM instantiation"); defaults 128 x 128 x 64, FP16. */

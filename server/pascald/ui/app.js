@@ -4,7 +4,11 @@
 // the calibration list and the service figures while jobs run.
 "use strict";
 
-const PLOT_KINDS = ["curves", "transfer", "evaluation"];
+const PLOT_KINDS = ["curves", "transfer", "evaluation", "capacity", "static"];
+// Plots of the device's probe data, which a bundle may lack, and those that
+// take no family.
+const DEVICE_KINDS = ["capacity", "static"];
+const WHOLE_KINDS = ["evaluation", ...DEVICE_KINDS];
 const METHOD_LABELS = {pascal: "PASCAL", aligned: "aligned (K=1)", exact_sdcm: "exact SDCM",
                        sdcm: "exact SDCM", ppt_gpu: "PPT-GPU", che: "Che", tilesight: "TileSight"};
 const state = {calibrations: [], selected: null, detail: null, timer: null};
@@ -69,7 +73,9 @@ async function loadDevices() {
   fillTable(document.getElementById("devices"), d.devices.map(v => el("tr", {"data-name": v.name},
     el("td", {text: v.name}), el("td", {text: v.arch}), el("td", {text: v.sm_count}),
     el("td", {text: v.capacity_blocks}), el("td", {text: v.block_bytes}),
-    el("td", {text: v.cuda_name || "-"}))));
+    el("td", {text: v.cuda_name || "-"}),
+    el("td", {text: [v.capacity_probe && "capacity scan",
+                     v.static_experiment && "static table"].filter(Boolean).join(", ") || "-"}))));
   const sel = document.getElementById("predict-device");
   const keep = sel.value;
   sel.replaceChildren(...d.devices.map(v => el("option", {value: v.name, text: v.name})));
@@ -151,20 +157,38 @@ function fillFamilies(d) {
                       ...[...fams].map(f => el("option", {value: f, text: f})));
 }
 
+function plotImage(kind, src, cap) {
+  const img = el("img", {src, alt: kind + " plot of calibration " + state.selected,
+                         class: "plot", "data-kind": kind});
+  img.addEventListener("error", async () => {
+    try { await api(src); } catch (e) { cap.textContent = kind + ": " + e.message; }
+    cap.className = "error";
+  });
+  return img;
+}
+
 function showPlots() {
   const fam = document.getElementById("family-select").value;
   const q = fam ? "?family=" + encodeURIComponent(fam) : "";
+  const selected = state.selected;
   document.getElementById("plots").replaceChildren(...PLOT_KINDS.map(kind => {
-    const src = "/v1/calibrations/" + state.selected + "/plots/" + kind + ".svg" +
-                (kind === "evaluation" ? "" : q);
+    const src = "/v1/calibrations/" + selected + "/plots/" + kind + ".svg" +
+                (WHOLE_KINDS.includes(kind) ? "" : q);
     const cap = el("figcaption", {text: kind});
-    const img = el("img", {src, alt: kind + " plot of calibration " + state.selected,
-                           class: "plot", "data-kind": kind});
-    img.addEventListener("error", async () => {
-      try { await api(src); } catch (e) { cap.textContent = kind + ": " + e.message; }
-      cap.className = "error";
-    });
-    return el("figure", {}, img, cap);
+    if (!DEVICE_KINDS.includes(kind)) return el("figure", {}, plotImage(kind, src, cap), cap);
+    // The device's probe data may be absent from the bundle: ask first, and
+    // say what is missing instead of showing a broken image.
+    const fig = el("figure", {}, cap);
+    fetch(src).then(r => {
+      if (state.selected !== selected) return;
+      if (r.ok) { fig.prepend(plotImage(kind, src, cap)); return; }
+      return r.json().then(body => {
+        const e = body && body.error ? body.error : {message: "HTTP " + r.status};
+        fig.prepend(el("p", {class: "absent", "data-kind": kind,
+                             text: (e.field ? e.field + ": " : "") + e.message}));
+      });
+    }).catch(e => { cap.textContent = kind + ": " + e.message; cap.className = "error"; });
+    return fig;
   }));
 }
 
