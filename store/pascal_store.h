@@ -35,6 +35,7 @@
 
 #include "pascal/error.h"
 #include "pascal/latency.h"
+#include "pascal/plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,7 +76,7 @@ const char *pascal_store_status_name(pascal_store_status status);
 #define PASCAL_STORE_ARCH_MAX 32   /* device arch: 1..31 bytes */
 #define PASCAL_STORE_HASH_MAX 65   /* SHA-256 as 64 lower-case hex digits + NUL */
 #define PASCAL_STORE_LEASE_MAX 129 /* lease token: 32..128 hex digits + NUL */
-#define PASCAL_STORE_MESSAGE_MAX 256
+#define PASCAL_STORE_MESSAGE_MAX (PASCAL_PLAN_MAX_MESSAGE + 1) /* a job's last error + NUL */
 #define PASCAL_STORE_DEFAULT_MAX_ATTEMPTS 3
 
 typedef struct pascal_store pascal_store; /* opaque: one connection */
@@ -358,6 +359,15 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
                                                int64_t *lease_expires,
                                                pascal_error *err);
 
+/* What a result or a failure left, read in the transaction that wrote it:
+ * the job's new state and the progress of its device (done and total jobs
+ * of the device's collecting calibrations, as pascal_store_device_progress
+ * counts them), so that pascald answers an upload with one store call. */
+typedef struct pascal_store_job_outcome {
+  pascal_store_job_state state;
+  int64_t done, total;
+} pascal_store_job_outcome;
+
 /* Upload the result of a leased job: if the job is leased with this token and
  * the lease has not expired, insert the measurement (the job's run +
  * fill_bytes, kernel_ns) and mark the job done, in one transaction.
@@ -365,23 +375,26 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
  * for bit) -> OK without writing (idempotent retry), different values ->
  * CONFLICT. Any other token or an expired lease -> STALE; the right token
  * from another holder -> FORBIDDEN. fill_bytes and kernel_ns finite and >= 0
- * (kernel_ns 0: not measured). */
+ * (kernel_ns 0: not measured). *outcome (may be NULL) gets the DONE state
+ * and the progress. */
 pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
                                             const char *lease_token,
                                             int64_t holder, double fill_bytes, double kernel_ns,
-                                            int64_t now, pascal_error *err);
+                                            int64_t now, pascal_store_job_outcome *outcome,
+                                            pascal_error *err);
 
 /* Report a failed attempt (message stored as last_error, truncated to at
- * most 255 bytes at a UTF-8 character boundary; NULL or "": "failed"). STALE
+ * most PASCAL_PLAN_MAX_MESSAGE bytes at a UTF-8 character boundary by
+ * pascal_utf8_copy; NULL or "": "failed"). STALE
  * unless leased with this token and not expired; FORBIDDEN from another
  * holder.
  * The job is requeued, or, when attempts == max_attempts, marked failed and
- * its calibration marked failed too. *state (may be NULL) gets the new job
- * state (QUEUED or JOB_FAILED). */
+ * its calibration marked failed too. *outcome (may be NULL) gets the new
+ * job state (QUEUED or JOB_FAILED) and the progress. */
 pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
                                           const char *lease_token,
                                           int64_t holder, const char *message, int64_t now,
-                                          pascal_store_job_state *state,
+                                          pascal_store_job_outcome *outcome,
                                           pascal_error *err);
 
 /* Requeue every lease with lease_expires <= now (failing those on their last

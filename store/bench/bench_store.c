@@ -92,7 +92,7 @@ int main(int argc, char **argv)
     if (pascal_store_job_heartbeat(s, j.id, tok, 1, 2000 + i, 60, &expires, &err))
       die("heartbeat", &err);
     double t2 = bench_now_ns();
-    if (pascal_store_job_result(s, j.id, tok, 1, 1e9 + i, 1e6, 2000 + i, &err))
+    if (pascal_store_job_result(s, j.id, tok, 1, 1e9 + i, 1e6, 2000 + i, NULL, &err))
       die("result", &err);
     double t3 = bench_now_ns();
     if (pascal_store_device_progress(s, "bench", &done, &total, &err))

@@ -116,6 +116,11 @@ pascal_store_status store_measurement_insert(pascal_store *s, int64_t cal,
                                              const pascal_store_measurement *m,
                                              int64_t job, pascal_error *err);
 
+/* Done and total jobs of the device's collecting calibrations (devices.c;
+ * inside the caller's lock or transaction; 0/0 when it has none). */
+pascal_store_status store_device_progress(pascal_store *s, const char *device, int64_t *done,
+                                          int64_t *total, pascal_error *err);
+
 /* NOT_FOUND unless the device exists (devices.c; inside the caller's lock). */
 pascal_store_status store_device_require(pascal_store *s, const char *device,
                                          pascal_error *err);

@@ -105,7 +105,7 @@ int64_t fixture_frozen_calibration(fixture *f, char tok[33], pascal_store_job *j
   pascal_error err;
   pascal_store_status status = fixture_claim(f, "a", tok, 'e', now, j);
   if (!status)
-    status = pascal_store_job_result(f->s, j->id, tok, HOLDER, 9.0, 1.0, now + 1, &err);
+    status = pascal_store_job_result(f->s, j->id, tok, HOLDER, 9.0, 1.0, now + 1, NULL, &err);
   if (!status)
     status = pascal_store_calibration_freeze(f->s, cal, "{}", "{}", FIXTURE_HASH, now + 2, &err);
   if (status) {

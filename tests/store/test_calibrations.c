@@ -27,7 +27,7 @@ static void finish_all(fixture *f, int64_t now)
     CHECK_INT(pascal_store_job_claim(f->s, "gb10", "ag", tok, HOLDER, now, 60, &j, &claimed, NULL),
               PASCAL_STORE_OK);
     if (claimed)
-      CHECK_INT(pascal_store_job_result(f->s, j.id, tok, HOLDER, 1000.0 * (double)j.id, 5.0, now,
+      CHECK_INT(pascal_store_job_result(f->s, j.id, tok, HOLDER, 1000.0 * (double)j.id, 5.0, now, NULL,
                                         NULL), PASCAL_STORE_OK);
   }
 }

@@ -40,7 +40,7 @@ static void *work(void *arg)
     }
     if (!claimed)
       break;
-    if (pascal_store_job_result(w->s, j.id, tok, HOLDER, (double)j.id, 1.0, 101, NULL) != PASCAL_STORE_OK)
+    if (pascal_store_job_result(w->s, j.id, tok, HOLDER, (double)j.id, 1.0, 101, NULL, NULL) != PASCAL_STORE_OK)
       w->failures++;
     else
       w->done++;

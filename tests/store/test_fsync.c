@@ -67,7 +67,7 @@ int main(void)
   SYNCED(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(ta, 'a'), HOLDER, 3, 60, &j, &claimed,
                                 NULL));
   SYNCED(pascal_store_job_heartbeat(f.s, j.id, ta, HOLDER, 4, 60, &expires, NULL));
-  SYNCED(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e9, 1e6, 5, NULL));
+  SYNCED(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e9, 1e6, 5, NULL, NULL));
   SYNCED(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(tb, 'b'), HOLDER, 6, 60, &j, &claimed,
                                 NULL));
   SYNCED(pascal_store_job_fail(f.s, j.id, tb, HOLDER, "x", 7, NULL, NULL));

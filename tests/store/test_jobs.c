@@ -113,7 +113,7 @@ static void test_heartbeat_and_expiry(void)
   /* At the expiry second the lease is gone: heartbeat and result are stale. */
   CHECK_INT(pascal_store_job_heartbeat(f.s, j.id, ta, HOLDER, 1110, LEASE, &expires, NULL),
             PASCAL_STORE_STALE);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1110, NULL), PASCAL_STORE_STALE);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1110, NULL, NULL), PASCAL_STORE_STALE);
   /* requeue_expired returns it to the queue (the other lease is live). */
   int64_t requeued = -1;
   CHECK_INT(pascal_store_jobs_requeue_expired(f.s, 1110, &requeued, NULL), PASCAL_STORE_OK);
@@ -129,7 +129,7 @@ static void test_heartbeat_and_expiry(void)
                                    &claimed, NULL), PASCAL_STORE_OK);
   CHECK_INT(got.id, j.id);
   CHECK_INT(got.attempts, 2);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1112, NULL), PASCAL_STORE_STALE);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1112, NULL, NULL), PASCAL_STORE_STALE);
   CHECK_INT(pascal_store_job_heartbeat(f.s, j.id, ta, HOLDER, 1112, LEASE, &expires, NULL),
             PASCAL_STORE_STALE);
   fixture_done(&f);
@@ -167,29 +167,29 @@ static void test_result_idempotent_and_conflict(void)
   pascal_store_job j;
   int claimed = 0;
   CHECK_INT(fixture_claim(&f, "agent-1", ta, 'a', 1000, &j), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 1010, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 1010, NULL, NULL), PASCAL_STORE_OK);
   pascal_store_job got;
   CHECK_INT(pascal_store_job_get(f.s, j.id, &got, NULL), PASCAL_STORE_OK);
   CHECK_INT(got.state, PASCAL_STORE_DONE);
   /* The same upload again (a retry after a lost response): OK, no new row,
    * even after the lease time is over. */
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 1011, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 5000, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 1011, NULL, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 5000, NULL, NULL), PASCAL_STORE_OK);
   pascal_error err;
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9 + 1, 3.5e6, 1012, &err),
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9 + 1, 3.5e6, 1012, NULL, &err),
             PASCAL_STORE_CONFLICT);
   CHECK_INT(err.status, PASCAL_EREFUSED);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 0, 1012, NULL), PASCAL_STORE_CONFLICT);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 0, 1012, NULL, NULL), PASCAL_STORE_CONFLICT);
   /* Another token for a done job is stale, even with the same values. */
-  CHECK_INT(pascal_store_job_result(f.s, j.id, fixture_token(tb, 'b'), HOLDER, 1.25e9, 3.5e6, 1012,
+  CHECK_INT(pascal_store_job_result(f.s, j.id, fixture_token(tb, 'b'), HOLDER, 1.25e9, 3.5e6, 1012, NULL,
                                     NULL), PASCAL_STORE_STALE);
   /* Malformed values are refused before any lookup. */
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, -1.0, 3.5e6, 1012, &err),
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, -1.0, 3.5e6, 1012, NULL, &err),
             PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "result.fill_bytes") == 0);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e9, 1.0 / 0.0, 1012, &err),
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e9, 1.0 / 0.0, 1012, NULL, &err),
             PASCAL_STORE_INVALID);
-  CHECK_INT(pascal_store_job_result(f.s, 424242, ta, HOLDER, 1e9, 1, 1012, NULL),
+  CHECK_INT(pascal_store_job_result(f.s, 424242, ta, HOLDER, 1e9, 1, 1012, NULL, NULL),
             PASCAL_STORE_NOT_FOUND);
 
   /* A result without kernel time (0) is stored as "not measured" and its
@@ -197,8 +197,8 @@ static void test_result_idempotent_and_conflict(void)
   pascal_store_job j2;
   CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-1", tb, HOLDER, 1020, LEASE, &j2, &claimed,
                                    NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j2.id, tb, HOLDER, 7.0, 0, 1021, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j2.id, tb, HOLDER, 7.0, 0, 1022, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j2.id, tb, HOLDER, 7.0, 0, 1021, NULL, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j2.id, tb, HOLDER, 7.0, 0, 1022, NULL, NULL), PASCAL_STORE_OK);
 
   pascal_store_measurement *ms = NULL;
   size_t n = 0;
@@ -230,16 +230,16 @@ static void test_bounded_attempts(void)
   int64_t cal = fixture_calibration(&f, 2, 2);
   char ta[33], tb[33], tc[33];
   pascal_store_job j;
-  pascal_store_job_state state = PASCAL_STORE_LEASED;
+  pascal_store_job_outcome outcome = {.state = PASCAL_STORE_LEASED};
   int claimed = 0;
   CHECK_INT(fixture_claim(&f, "a", ta, 'a', 1000, &j), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_fail(f.s, j.id, fixture_token(tb, 'b'), HOLDER, "x", 1001, &state, NULL),
+  CHECK_INT(pascal_store_job_fail(f.s, j.id, fixture_token(tb, 'b'), HOLDER, "x", 1001, &outcome, NULL),
             PASCAL_STORE_STALE);
-  CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, HOLDER, "cupti: metric not available", 1001, &state,
+  CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, HOLDER, "cupti: metric not available", 1001, &outcome,
                                   NULL), PASCAL_STORE_OK);
-  CHECK_INT(state, PASCAL_STORE_QUEUED);
+  CHECK_INT(outcome.state, PASCAL_STORE_QUEUED);
   /* Failing twice with the same token: the lease is gone. */
-  CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, HOLDER, "again", 1001, &state, NULL),
+  CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, HOLDER, "again", 1001, &outcome, NULL),
             PASCAL_STORE_STALE);
   pascal_store_job again;
   CHECK_INT(pascal_store_job_claim(f.s, "gb10", "a", tb, HOLDER, 1002, LEASE, &again, &claimed, NULL),
@@ -247,8 +247,8 @@ static void test_bounded_attempts(void)
   CHECK_INT(again.id, j.id);
   CHECK_INT(again.attempts, 2);
   CHECK(strcmp(again.last_error, "cupti: metric not available") == 0);
-  CHECK_INT(pascal_store_job_fail(f.s, j.id, tb, HOLDER, NULL, 1003, &state, NULL), PASCAL_STORE_OK);
-  CHECK_INT(state, PASCAL_STORE_JOB_FAILED);
+  CHECK_INT(pascal_store_job_fail(f.s, j.id, tb, HOLDER, NULL, 1003, &outcome, NULL), PASCAL_STORE_OK);
+  CHECK_INT(outcome.state, PASCAL_STORE_JOB_FAILED);
   pascal_store_calibration c;
   CHECK_INT(pascal_store_calibration_get(f.s, cal, &c, NULL), PASCAL_STORE_OK);
   CHECK_INT(c.state, PASCAL_STORE_FAILED);
@@ -324,7 +324,7 @@ static void test_lease_belongs_to_its_holder(void)
   char ta[33];
   pascal_store_job j, got;
   int64_t expires = 0;
-  pascal_store_job_state state;
+  pascal_store_job_outcome outcome;
   pascal_error err;
   CHECK_INT(fixture_claim(&f, "agent-1", ta, 'a', 1000, &j), PASCAL_STORE_OK);
   CHECK_INT(j.lease_holder, HOLDER);
@@ -333,9 +333,9 @@ static void test_lease_belongs_to_its_holder(void)
             PASCAL_STORE_FORBIDDEN);
   CHECK(strcmp(err.field, "lease_token") == 0);
   CHECK_INT(err.status, PASCAL_EREFUSED);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, other, 1e6, 2e3, 1001, NULL),
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, other, 1e6, 2e3, 1001, NULL, NULL),
             PASCAL_STORE_FORBIDDEN);
-  CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, other, "x", 1001, &state, NULL),
+  CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, other, "x", 1001, &outcome, NULL),
             PASCAL_STORE_FORBIDDEN);
   CHECK_INT(pascal_store_job_get(f.s, j.id, &got, NULL), PASCAL_STORE_OK);
   CHECK_INT(got.state, PASCAL_STORE_LEASED);
@@ -344,19 +344,59 @@ static void test_lease_belongs_to_its_holder(void)
   /* a wrong secret stays STALE whoever sends it; the holder is refused
    * nothing */
   char tz[33];
-  CHECK_INT(pascal_store_job_result(f.s, j.id, fixture_token(tz, 'f'), other, 1e6, 2e3, 1001,
+  CHECK_INT(pascal_store_job_result(f.s, j.id, fixture_token(tz, 'f'), other, 1e6, 2e3, 1001, NULL,
                                     NULL), PASCAL_STORE_STALE);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1002, NULL),
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1002, NULL, NULL),
             PASCAL_STORE_OK);
   /* done: the identical retry is the holder's alone */
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, other, 1e6, 2e3, 1003, NULL),
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, other, 1e6, 2e3, 1003, NULL, NULL),
             PASCAL_STORE_FORBIDDEN);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1003, NULL),
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1003, NULL, NULL),
             PASCAL_STORE_OK);
   CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-2", ta, 0, 1004, 60, &got, &(int){0},
                                    &err), PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "holder") == 0);
   CHECK(strcmp(pascal_store_status_name(PASCAL_STORE_FORBIDDEN), "forbidden") == 0);
+  fixture_done(&f);
+}
+
+/* A result or a failure reports the progress of the job's device as read
+ * in its own transaction: the same figures a separate progress read gives
+ * afterwards, counted by hand here (3 jobs; one done, then one requeued). */
+static void test_outcome_progress(void)
+{
+  fixture f;
+  fixture_open(&f);
+  fixture_calibration(&f, 3, 0);
+  char ta[33], tb[33];
+  pascal_store_job j, k;
+  pascal_store_job_outcome outcome = {.state = PASCAL_STORE_LEASED, .done = -1, .total = -1};
+  CHECK_INT(fixture_claim(&f, "a", ta, 'a', 1000, &j), PASCAL_STORE_OK);
+  CHECK_INT(fixture_claim(&f, "b", tb, 'b', 1000, &k), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1001, &outcome, NULL),
+            PASCAL_STORE_OK);
+  CHECK_INT(outcome.state, PASCAL_STORE_DONE);
+  CHECK_INT(outcome.done, 1);
+  CHECK_INT(outcome.total, 3);
+  /* the identical retry reports the same */
+  outcome.done = -1;
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1002, &outcome, NULL),
+            PASCAL_STORE_OK);
+  CHECK_INT(outcome.done, 1);
+  CHECK_INT(pascal_store_job_fail(f.s, k.id, tb, HOLDER, "x", 1003, &outcome, NULL),
+            PASCAL_STORE_OK);
+  CHECK_INT(outcome.state, PASCAL_STORE_QUEUED);
+  CHECK_INT(outcome.done, 1);
+  CHECK_INT(outcome.total, 3);
+  int64_t done = -1, total = -1;
+  CHECK_INT(pascal_store_device_progress(f.s, "gb10", &done, &total, NULL), PASCAL_STORE_OK);
+  CHECK_INT(done, outcome.done);
+  CHECK_INT(total, outcome.total);
+  /* a refused upload leaves the outcome alone */
+  outcome.done = -7;
+  CHECK_INT(pascal_store_job_result(f.s, k.id, tb, HOLDER, 1e6, 2e3, 1004, &outcome, NULL),
+            PASCAL_STORE_STALE);
+  CHECK_INT(outcome.done, -7);
   fixture_done(&f);
 }
 
@@ -370,5 +410,6 @@ int main(void)
   test_bounded_attempts();
   test_expiry_on_last_attempt();
   test_failure_message_truncation();
+  test_outcome_progress();
   return check_summary();
 }
