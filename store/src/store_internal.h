@@ -70,6 +70,7 @@ pascal_store_status store_schema_require_latest(sqlite3 *db, pascal_error *err);
 /* The statement `which`, reset and with bindings cleared, ready to bind. */
 sqlite3_stmt *store_stmt_get(pascal_store *s, store_stmt which);
 
+/* ---- statuses and errors (status.c) ---- */
 /* Set err from SQLite's last error on `db` (`rc` is the failing result
  * code) and return the matching store status: a trigger's RAISE(ABORT) or a
  * constraint -> CONFLICT, SQLITE_NOMEM -> NOMEM, anything else -> IO. */
