@@ -14,6 +14,7 @@
 #define PASCAL_AGENT_BACKEND_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pascal/error.h"
 #include "pascal/latency.h"
@@ -96,6 +97,13 @@ typedef struct pascal_backend_ops {
   pascal_status (*run_static)(pascal_backend *b, const pascal_backend_static *run,
                               pascal_backend_result *out, pascal_error *err);
   void (*close)(pascal_backend *b);
+  /* `pascal-agent --probe` on a device nobody has described yet: a report
+   * for a person on `out` and the description, with the capacity C
+   * measured (cuda: constants, fill metric, capacity scan, docs/gpu.md;
+   * block_bytes 0 = 16384, repeats 0 = 3). NULL for a backend whose
+   * describe() says all there is (sim). Needs no open(). */
+  pascal_status (*probe)(FILE *out, uint32_t block_bytes, uint32_t repeats,
+                         pascal_backend_device *device, pascal_error *err);
 } pascal_backend_ops;
 
 /* The backends compiled into this agent. cuda is NULL when the build has no

@@ -13,6 +13,7 @@
 
 #include "c_boundary.h"
 #include "capacity.h"
+#include "cuda_probe.h"
 #include "cuda_rig.h"
 #include "job_check.h"
 
@@ -141,8 +142,8 @@ void cuda_close(pascal_backend *b) {
   });
 }
 
-const pascal_backend_ops kCudaOps = {"cuda",   cuda_open,       cuda_describe,
-                                     cuda_run, cuda_run_static, cuda_close};
+const pascal_backend_ops kCudaOps = {"cuda",   cuda_open,       cuda_describe,   cuda_run,
+                                     cuda_run_static, cuda_close, pascal_cuda_probe};
 
 } // namespace
 

@@ -10,8 +10,9 @@
  * around the nominal L2 size. The largest size whose normalized fill stays
  * within 10 % of one is proposed as the effective capacity C (in blocks).
  *
- * The rest of the backend is reached through pascal_backend_cuda_ops()
- * (calibrator/backend.h); this header only adds the probe.
+ * The agent reaches it, like the rest of the backend, through
+ * pascal_backend_cuda_ops() (calibrator/backend.h: ops->probe); this header
+ * is the backend's own and the offline tests'.
  */
 #ifndef PASCAL_CUDA_PROBE_H
 #define PASCAL_CUDA_PROBE_H
