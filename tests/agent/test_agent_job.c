@@ -1,5 +1,6 @@
-/* test_agent_job.c - the agent's side of the jobs protocol
- * (calibrator/agent/job.c over the shared codec, pascal_codec_jobs.h), the token loader (token.c) and the device
+/* test_agent_job.c - the agent's side of the jobs protocol (the shared
+ * codec's claim reply, pascal_codec_jobs.h, and calibrator/agent/job.c's
+ * bodies and description), the token loader (token.c) and the device
  * comparison (device.c): the example answers of api-spec/openapi.yaml parse to the expected
  * backend jobs; every malformed field is refused by name. */
 #include <stdio.h>
@@ -27,13 +28,13 @@ static const char SCAN_CLAIM[] =
   "\"W\":16,\"repeat\":0}},\"progress\":{\"done\":12,\"total\":756}}";
 
 /* Read a claim answer that must hold a job. */
-static void read_job(json_t *ans, agent_job *j)
+static void read_job(json_t *ans, pascal_codec_job *j)
 {
   int claimed = 0;
   pascal_codec_progress p;
   pascal_error err;
   pascal_error_clear(&err);
-  CHECK_INT(agent_job_read(ans, j, &claimed, &p, &err), PASCAL_OK);
+  CHECK_INT(pascal_codec_claim_reply_decode(ans, j, &claimed, &p, &err), PASCAL_OK);
   if (err.status)
     fprintf(stderr, "  refused: %s: %s\n", err.field, err.message);
   CHECK_INT(claimed, 1);
@@ -42,20 +43,20 @@ static void read_job(json_t *ans, agent_job *j)
 static void test_scan_claim(void)
 {
   json_t *ans = load(SCAN_CLAIM);
-  agent_job j;
+  pascal_codec_job j;
   read_job(ans, &j);
-  CHECK_INT(j.claimed.id, 7);
-  CHECK(strcmp(j.claimed.lease_token, "ab12") == 0);
-  CHECK_NEAR(j.claimed.lease_seconds, 60, 0);
-  CHECK_INT(j.run.workload, PASCAL_BACKEND_SCAN);
-  CHECK_INT(j.run.o, 1);
-  CHECK_INT(j.run.path_tma, 1);
-  CHECK_INT(j.run.d, 4);
-  CHECK_INT(j.run.m, 8);
+  CHECK_INT(j.id, 7);
+  CHECK(strcmp(j.lease_token, "ab12") == 0);
+  CHECK_NEAR(j.lease_seconds, 60, 0);
+  CHECK_INT(j.run.workload, PASCAL_PLAN_SCAN);
+  CHECK_INT(j.run.key.o, 1);
+  CHECK_INT(j.run.key.path, PASCAL_PLAN_TMA);
+  CHECK_INT(j.run.key.d, 4);
+  CHECK_INT(j.run.key.m, 8);
   CHECK_INT(j.run.N, 4096);
   CHECK_INT(j.run.W, 16);
   CHECK_INT(j.run.repeat, 0);
-  CHECK_INT(j.run.block_bytes, 16384);
+  CHECK_INT(j.block_bytes, 16384);
   char d[160];
   agent_job_describe(&j, d, sizeof d);
   CHECK(strcmp(d, "job 7 scan o=1 tma d=4 m=8 N=4096 W=16 repeat 0") == 0);
@@ -101,20 +102,20 @@ static void test_gemm_and_idle(void)
   json_t *ans = load("{\"job\":{\"id\":9,\"lease_token\":\"x\",\"lease_seconds\":2.5,"
                      "\"workload\":\"gemm\",\"block_bytes\":16384,\"run\":{\"Mg\":1024,"
                      "\"Ng\":512,\"Kg\":2048,\"repeat\":1}},\"progress\":{\"done\":0,\"total\":120}}");
-  agent_job j;
+  pascal_codec_job j;
   read_job(ans, &j);
-  CHECK_INT(j.run.workload, PASCAL_BACKEND_GEMM);
-  CHECK_INT(j.run.Mg, 1024);
-  CHECK_INT(j.run.Ng, 512);
-  CHECK_INT(j.run.Kg, 2048);
+  CHECK_INT(j.run.workload, PASCAL_PLAN_GEMM);
+  CHECK_INT(j.run.shape.Mg, 1024);
+  CHECK_INT(j.run.shape.Ng, 512);
+  CHECK_INT(j.run.shape.Kg, 2048);
   CHECK_INT(j.run.repeat, 1);
-  CHECK_NEAR(j.claimed.lease_seconds, 2.5, 0);
+  CHECK_NEAR(j.lease_seconds, 2.5, 0);
   json_decref(ans);
 
   pascal_codec_progress p;
   int claimed = 1;
   ans = load("{\"job\":null,\"progress\":{\"done\":5,\"total\":5}}");
-  CHECK_INT(agent_job_read(ans, &j, &claimed, &p, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_claim_reply_decode(ans, &j, &claimed, &p, NULL), PASCAL_OK);
   CHECK_INT(claimed, 0);
   CHECK_INT(p.done, 5);
   json_decref(ans);
@@ -140,16 +141,16 @@ static void expect_refused(const char *key, const char *where, const char *value
     json_object_set_new(target, key, load(value));
   else
     json_object_del(target, key);
-  agent_job j;
+  pascal_codec_job j;
   int claimed = 0;
   pascal_codec_progress p;
   pascal_error err;
   pascal_error_clear(&err);
-  CHECK(agent_job_read(ans, &j, &claimed, &p, &err) != PASCAL_OK);
+  CHECK(pascal_codec_claim_reply_decode(ans, &j, &claimed, &p, &err) != PASCAL_OK);
   CHECK(strcmp(err.field, field) == 0);
   if (strcmp(err.field, field) != 0)
     fprintf(stderr, "  field was: %s (want %s): %s\n", err.field, field, err.message);
-  CHECK_INT(j.claimed.id, want_id);
+  CHECK_INT(j.id, want_id);
   json_decref(ans);
 }
 
