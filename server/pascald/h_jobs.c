@@ -21,7 +21,6 @@
 #include "jsonin.h"
 #include "pascal_codec_jobs.h"
 #include "reply.h"
-#include "routes.h"
 #include "runs.h"
 
 #define LEASE_BYTES 16 /* 128 bits -> 32 hex digits, PASCAL_CODEC_LEASE_MIN */

@@ -290,3 +290,12 @@ int pd_query_object(struct MHD_Connection *conn, const char *const *string_keys,
   *out = qb.obj;
   return 0;
 }
+
+int64_t pd_parse_id(const char *s) {
+  if (!s || !*s || *s < '1' || *s > '9') return -1;
+  errno = 0;
+  char *end = NULL;
+  long long v = strtoll(s, &end, 10);
+  if (errno || *end || v <= 0) return -1;
+  return v;
+}
