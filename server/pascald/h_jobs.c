@@ -130,44 +130,39 @@ void pd_h_job_heartbeat(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   reply_encoded(rep, cs, out, &err);
 }
 
-/* The answer to a result or a failure: the job's new state and the
- * progress the store read in the same transaction. */
-static void outcome_reply(pd_reply *rep, int64_t id, int st,
-                          const pascal_store_job_outcome *outcome, pascal_error *err) {
+/* Result and fail: the store call that records the outcome, answered with
+ * the job's new state and the progress the store read in the same
+ * transaction. */
+static void job_outcome(pd_ctx *ctx, pd_request *req, pd_reply *rep,
+                        pascal_codec_jobs_request kind) {
+  pascal_codec_lease_request in;
+  char lease[PD_HASH_HEX];
+  int64_t id = lease_request(req, rep, kind, &in, lease);
+  if (id < 0) return;
+  pascal_store_job_outcome outcome;
+  pascal_error err;
+  pascal_error_clear(&err);
+  int64_t now = (int64_t)time(NULL);
+  int st = kind == PASCAL_CODEC_RESULT
+               ? pascal_store_job_result(ctx->store, id, lease, req->token_id, in.fill_bytes,
+                                         in.kernel_ns, now, &outcome, &err)
+               : pascal_store_job_fail(ctx->store, id, lease, req->token_id,
+                                       in.message[0] ? in.message : NULL, now, &outcome, &err);
   if (st != PASCAL_STORE_OK) {
-    pd_reply_store_error(rep, st, err);
+    pd_reply_store_error(rep, st, &err);
     return;
   }
-  pascal_codec_progress progress = {outcome->done, outcome->total};
+  pascal_codec_progress progress = {outcome.done, outcome.total};
   json_t *out = NULL;
   pascal_status cs = pascal_codec_outcome_reply_encode(
-      id, pascal_store_job_state_name(outcome->state), &progress, &out, err);
-  reply_encoded(rep, cs, out, err);
+      id, pascal_store_job_state_name(outcome.state), &progress, &out, &err);
+  reply_encoded(rep, cs, out, &err);
 }
 
 void pd_h_job_result(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
-  pascal_codec_lease_request in;
-  char lease[PD_HASH_HEX];
-  int64_t id = lease_request(req, rep, PASCAL_CODEC_RESULT, &in, lease);
-  if (id < 0) return;
-  pascal_store_job_outcome outcome;
-  pascal_error err;
-  pascal_error_clear(&err);
-  int st = pascal_store_job_result(ctx->store, id, lease, req->token_id, in.fill_bytes,
-                                   in.kernel_ns, (int64_t)time(NULL), &outcome, &err);
-  outcome_reply(rep, id, st, &outcome, &err);
+  job_outcome(ctx, req, rep, PASCAL_CODEC_RESULT);
 }
 
 void pd_h_job_fail(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
-  pascal_codec_lease_request in;
-  char lease[PD_HASH_HEX];
-  int64_t id = lease_request(req, rep, PASCAL_CODEC_FAIL, &in, lease);
-  if (id < 0) return;
-  pascal_store_job_outcome outcome;
-  pascal_error err;
-  pascal_error_clear(&err);
-  int st = pascal_store_job_fail(ctx->store, id, lease, req->token_id,
-                                 in.message[0] ? in.message : NULL, (int64_t)time(NULL),
-                                 &outcome, &err);
-  outcome_reply(rep, id, st, &outcome, &err);
+  job_outcome(ctx, req, rep, PASCAL_CODEC_FAIL);
 }
