@@ -36,9 +36,10 @@ static void reply_decode_error(pd_reply *rep, const pascal_error *err, const cha
   pd_reply_error(rep, 400, code, err->field, "%s", err->message);
 }
 
-/* Reply with an encoded body, or the encoder's error. */
+/* Reply with an encoded body; an answer that cannot be encoded is the
+ * daemon's fault (500). */
 static void reply_encoded(pd_reply *rep, pascal_status st, json_t *body, const pascal_error *err) {
-  if (st) pd_reply_pascal_error(rep, err);
+  if (st) pd_reply_error(rep, 500, "internal", err->field, "cannot write the reply: %s", err->message);
   else pd_reply_json(rep, 200, body);
 }
 
