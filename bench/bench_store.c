@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     int64_t expires = 0, done = 0, total = 0;
     pascal_store_token t;
     double t0 = bench_now_ns();
-    if (pascal_store_job_claim(s, "bench", "agent", tok, 1, 2000 + i, 60, &j, &claimed, &err) ||
+    if (pascal_store_job_claim(s, "bench", "agent", tok, 1, 2000 + i, 60, &j, &claimed, NULL, &err) ||
         !claimed)
       die("claim", &err);
     double t1 = bench_now_ns();

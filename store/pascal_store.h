@@ -325,6 +325,16 @@ typedef struct pascal_store_job {
   char last_error[PASCAL_STORE_MESSAGE_MAX];
 } pascal_store_job;
 
+/* What a claim, a result or a failure left, read in the transaction that
+ * made it: the job's new state and the progress of its device (done and
+ * total jobs of the device's collecting calibrations, as
+ * pascal_store_device_progress counts them), so that pascald answers each
+ * of them with one store call. */
+typedef struct pascal_store_job_outcome {
+  pascal_store_job_state state;
+  int64_t done, total;
+} pascal_store_job_outcome;
+
 /* Leases: `lease_token` is the lease secret as the store keeps it, 32..128
  * lower-case hex digits; pascald passes the SHA-256 of the secret it hands
  * out, so that the database never holds a usable one. `holder` (>= 1) is who
@@ -339,6 +349,8 @@ typedef struct pascal_store_job {
  * `holder`, owner `agent`, lease_expires = now + lease_seconds (>= 1) and
  * attempts + 1; the agent's last-seen time is set to now. *claimed = 1 and
  * *out is the job; or *claimed = 0 (out untouched) when nothing is queued.
+ * *outcome (may be NULL) gets the device's progress after the claim (its
+ * state is LEASED, or QUEUED when nothing was claimed).
  * NOT_FOUND if the device is unknown. */
 pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
                                            const char *agent,
@@ -346,6 +358,7 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
                                            int64_t holder, int64_t now,
                                            int64_t lease_seconds,
                                            pascal_store_job *out, int *claimed,
+                                           pascal_store_job_outcome *outcome,
                                            pascal_error *err);
 
 /* Extend a lease to now + lease_seconds. STALE unless the job is leased with
@@ -358,15 +371,6 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
                                                int64_t lease_seconds,
                                                int64_t *lease_expires,
                                                pascal_error *err);
-
-/* What a result or a failure left, read in the transaction that wrote it:
- * the job's new state and the progress of its device (done and total jobs
- * of the device's collecting calibrations, as pascal_store_device_progress
- * counts them), so that pascald answers an upload with one store call. */
-typedef struct pascal_store_job_outcome {
-  pascal_store_job_state state;
-  int64_t done, total;
-} pascal_store_job_outcome;
 
 /* Upload the result of a leased job: if the job is leased with this token and
  * the lease has not expired, insert the measurement (the job's run +

@@ -8,8 +8,8 @@
  * idempotent identical re-uploads and bounded attempts, each in one
  * transaction. Bodies are read and written by the shared codec
  * (pascal_codec_jobs.h), the one definition of the protocol the agent uses
- * too. A result or a failure is one store call (besides the token check):
- * the store answers it with the device's progress.
+ * too. A claim, a result or a failure is one store call (besides the token
+ * check): the store answers it with the device's progress.
  */
 #include <stdio.h>
 #include <string.h>
@@ -69,18 +69,16 @@ void pd_h_jobs_claim(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   }
   pd_token_hash(job.lease_token, lease_hash);
   pascal_store_job row;
+  pascal_store_job_outcome outcome;
   int claimed = 0;
   int st = pascal_store_job_claim(ctx->store, in.device, owner, lease_hash, req->token_id,
                                   (int64_t)time(NULL), ctx->cfg.lease_seconds, &row, &claimed,
-                                  &err);
-  pascal_codec_progress progress = {0, 0};
-  if (st == PASCAL_STORE_OK)
-    st = pascal_store_device_progress(ctx->store, in.device, &progress.done, &progress.total,
-                                      &err);
+                                  &outcome, &err);
   if (st != PASCAL_STORE_OK) {
     pd_reply_store_error(rep, st, &err);
     return;
   }
+  pascal_codec_progress progress = {outcome.done, outcome.total};
   if (claimed) pd_job_to_codec(&row, ctx->cfg.lease_seconds, &job);
   json_t *out = NULL;
   pascal_status cs =

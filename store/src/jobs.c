@@ -175,6 +175,7 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
                                            int64_t holder, int64_t now,
                                            int64_t lease_seconds,
                                            pascal_store_job *out, int *claimed,
+                                           pascal_store_job_outcome *outcome,
                                            pascal_error *err)
 {
   pascal_store_status status = store_check_device_name(device, "device", err);
@@ -198,11 +199,16 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
     status = agent_seen(s, agent, now, err);
   if (!status && id)
     status = store_read_by_id(s, ST_JOB_GET, id, read_job, &row, "job", err);
+  pascal_store_job_outcome got = {.state = id ? PASCAL_STORE_LEASED : PASCAL_STORE_QUEUED};
+  if (!status && outcome)
+    status = store_device_progress(s, device, &got.done, &got.total, err);
   status = store_end(s, status, err);
   if (status == PASCAL_STORE_OK) {
     if (id)
       *out = row.job;
     *claimed = id != 0;
+    if (outcome)
+      *outcome = got;
   }
   return status;
 }

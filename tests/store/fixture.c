@@ -95,7 +95,7 @@ pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], c
 {
   int claimed = 0;
   pascal_store_status status = pascal_store_job_claim(f->s, "gb10", agent, fixture_token(tok, c), HOLDER,
-                                                      now, FIXTURE_LEASE, j, &claimed, NULL);
+                                                      now, FIXTURE_LEASE, j, &claimed, NULL, NULL);
   return status == PASCAL_STORE_OK && !claimed ? PASCAL_STORE_NOT_FOUND : status;
 }
 

@@ -33,7 +33,7 @@ static void *work(void *arg)
     snprintf(tok, sizeof tok, "%016x%016llx", (unsigned)w->index, (long long)k);
     pascal_store_job j;
     int claimed = 0;
-    if (pascal_store_job_claim(w->s, "gb10", agent, tok, HOLDER, 100, 600, &j, &claimed, NULL) !=
+    if (pascal_store_job_claim(w->s, "gb10", agent, tok, HOLDER, 100, 600, &j, &claimed, NULL, NULL) !=
         PASCAL_STORE_OK) {
       w->failures++;
       break;

@@ -30,7 +30,7 @@ static void child(const char *path, int fd)
     snprintf(tok, sizeof tok, "%032llx", (long long)now);
     pascal_store_job j;
     int claimed = 0;
-    if (pascal_store_job_claim(s, "gb10", "child", tok, HOLDER, now, 600, &j, &claimed, NULL) !=
+    if (pascal_store_job_claim(s, "gb10", "child", tok, HOLDER, now, 600, &j, &claimed, NULL, NULL) !=
         PASCAL_STORE_OK)
       _exit(4);
     if (!claimed)
