@@ -14,33 +14,24 @@
 #define PASCAL_AGENT_BACKEND_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pascal/device_data.h"
 #include "pascal/error.h"
 #include "pascal/latency.h"
+#include "pascal/plan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum pascal_backend_workload {
-  PASCAL_BACKEND_SCAN = 0,
-  PASCAL_BACKEND_GEMM = 1
-} pascal_backend_workload;
-
-/* One measured run, as expanded from a calibration plan by pascald. */
+/* One measured run: the plan's run as pascald expanded it (scan: key
+ * (o, path, d, m) with path SYNC = __ldcg and d == 0, TMA = bulk copies
+ * into d buffers; size N in blocks; horizon W in scans per resident CTA;
+ * gemm: the shape; the repeat index, also mixed into the sim seed), and the
+ * device's block size, which a plan run does not carry. */
 typedef struct pascal_backend_job {
-  pascal_backend_workload workload;
-  /* scan: key (o, path, d, m), size N (blocks), horizon W (scans per resident CTA) */
-  uint32_t o;
-  int path_tma;   /* 0: sync (__ldcg, d == 0), 1: TMA bulk copies into d buffers */
-  uint32_t d;
-  uint32_t m;
-  uint64_t N;
-  uint64_t W;
-  /* gemm: problem shape */
-  uint64_t Mg, Ng, Kg;
-  uint32_t repeat;      /* repeat index, also mixed into the sim seed */
+  pascal_plan_run run;
   uint32_t block_bytes; /* bytes per logical block (16384 by default) */
 } pascal_backend_job;
 
@@ -99,6 +90,13 @@ typedef struct pascal_backend_ops {
   pascal_status (*run_static)(pascal_backend *b, const pascal_backend_static *run,
                               pascal_backend_result *out, pascal_error *err);
   void (*close)(pascal_backend *b);
+  /* `pascal-agent --probe` on a device nobody has described yet: a report
+   * for a person on `out` and the description, with the capacity C
+   * measured (cuda: constants, fill metric, capacity scan, docs/gpu.md;
+   * block_bytes 0 = 16384, repeats 0 = 3). NULL for a backend whose
+   * describe() says all there is (sim). Needs no open(). */
+  pascal_status (*probe)(FILE *out, uint32_t block_bytes, uint32_t repeats,
+                         pascal_backend_device *device, pascal_error *err);
 } pascal_backend_ops;
 
 /* The backends compiled into this agent. cuda is NULL when the build has no

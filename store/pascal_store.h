@@ -35,6 +35,7 @@
 
 #include "pascal/error.h"
 #include "pascal/latency.h"
+#include "pascal/plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,7 +78,7 @@ const char *pascal_store_status_name(pascal_store_status status);
 #define PASCAL_STORE_STATIC_JSON_MAX 16384 /* a device's static_experiment JSON, with NUL */
 #define PASCAL_STORE_HASH_MAX 65   /* SHA-256 as 64 lower-case hex digits + NUL */
 #define PASCAL_STORE_LEASE_MAX 129 /* lease token: 32..128 hex digits + NUL */
-#define PASCAL_STORE_MESSAGE_MAX 256
+#define PASCAL_STORE_MESSAGE_MAX (PASCAL_PLAN_MAX_MESSAGE + 1) /* a job's last error + NUL */
 #define PASCAL_STORE_DEFAULT_MAX_ATTEMPTS 3
 
 typedef struct pascal_store pascal_store; /* opaque: one connection */
@@ -332,6 +333,16 @@ typedef struct pascal_store_job {
   char last_error[PASCAL_STORE_MESSAGE_MAX];
 } pascal_store_job;
 
+/* What a claim, a result or a failure left, read in the transaction that
+ * made it: the job's new state and the progress of its device (done and
+ * total jobs of the device's collecting calibrations, as
+ * pascal_store_device_progress counts them), so that pascald answers each
+ * of them with one store call. */
+typedef struct pascal_store_job_outcome {
+  pascal_store_job_state state;
+  int64_t done, total;
+} pascal_store_job_outcome;
+
 /* Leases: `lease_token` is the lease secret as the store keeps it, 32..128
  * lower-case hex digits; pascald passes the SHA-256 of the secret it hands
  * out, so that the database never holds a usable one. `holder` (>= 1) is who
@@ -346,6 +357,8 @@ typedef struct pascal_store_job {
  * `holder`, owner `agent`, lease_expires = now + lease_seconds (>= 1) and
  * attempts + 1; the agent's last-seen time is set to now. *claimed = 1 and
  * *out is the job; or *claimed = 0 (out untouched) when nothing is queued.
+ * *outcome (may be NULL) gets the device's progress after the claim (its
+ * state is LEASED, or QUEUED when nothing was claimed).
  * NOT_FOUND if the device is unknown. */
 pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
                                            const char *agent,
@@ -353,6 +366,7 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
                                            int64_t holder, int64_t now,
                                            int64_t lease_seconds,
                                            pascal_store_job *out, int *claimed,
+                                           pascal_store_job_outcome *outcome,
                                            pascal_error *err);
 
 /* Extend a lease to now + lease_seconds. STALE unless the job is leased with
@@ -373,23 +387,26 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
  * for bit) -> OK without writing (idempotent retry), different values ->
  * CONFLICT. Any other token or an expired lease -> STALE; the right token
  * from another holder -> FORBIDDEN. fill_bytes and kernel_ns finite and >= 0
- * (kernel_ns 0: not measured). */
+ * (kernel_ns 0: not measured). *outcome (may be NULL) gets the DONE state
+ * and the progress. */
 pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
                                             const char *lease_token,
                                             int64_t holder, double fill_bytes, double kernel_ns,
-                                            int64_t now, pascal_error *err);
+                                            int64_t now, pascal_store_job_outcome *outcome,
+                                            pascal_error *err);
 
 /* Report a failed attempt (message stored as last_error, truncated to at
- * most 255 bytes at a UTF-8 character boundary; NULL or "": "failed"). STALE
+ * most PASCAL_PLAN_MAX_MESSAGE bytes at a UTF-8 character boundary by
+ * pascal_utf8_copy; NULL or "": "failed"). STALE
  * unless leased with this token and not expired; FORBIDDEN from another
  * holder.
  * The job is requeued, or, when attempts == max_attempts, marked failed and
- * its calibration marked failed too. *state (may be NULL) gets the new job
- * state (QUEUED or JOB_FAILED). */
+ * its calibration marked failed too. *outcome (may be NULL) gets the new
+ * job state (QUEUED or JOB_FAILED) and the progress. */
 pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
                                           const char *lease_token,
                                           int64_t holder, const char *message, int64_t now,
-                                          pascal_store_job_state *state,
+                                          pascal_store_job_outcome *outcome,
                                           pascal_error *err);
 
 /* Requeue every lease with lease_expires <= now (failing those on their last

@@ -5,6 +5,8 @@
  */
 #include "args.h"
 
+#include "pascal_codec_jobs.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -96,21 +98,6 @@ static int fail(char *msg, size_t msglen, const char *fmt, ...)
   return -1;
 }
 
-/* Device and agent names: 1..63 characters of [A-Za-z0-9._-]. */
-static int name_ok(const char *s)
-{
-  size_t n = strlen(s);
-  if (n == 0 || n > 63)
-    return 0;
-  for (size_t i = 0; i < n; i++) {
-    char c = s[i];
-    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-             c == '.' || c == '_' || c == '-';
-    if (!ok)
-      return 0;
-  }
-  return 1;
-}
 
 /* Check one value and store it; -1 with `msg` set when it is bad. */
 static int store_value(const opt_spec *o, const char *v, agent_args *out, char *msg, size_t msglen)
@@ -133,7 +120,7 @@ static int store_value(const opt_spec *o, const char *v, agent_args *out, char *
       return fail(msg, msglen, "--%s: empty value", o->name);
     break;
   case OPT_NAME:
-    if (!name_ok(v))
+    if (!pascal_codec_name_valid(v))
       return fail(msg, msglen, "--%s: '%s' must be 1-63 characters of A-Z a-z 0-9 . _ -", o->name, v);
     break;
   case OPT_BACKEND:

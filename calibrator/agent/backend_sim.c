@@ -102,21 +102,24 @@ static pascal_status sim_describe(pascal_backend *b, uint32_t known_capacity,
 static pascal_status sim_scan(pascal_backend *b, const pascal_backend_job *job,
                               pascal_simdev_stats *st, pascal_error *err)
 {
-  pascal_simdev_scan scan = {.o = job->o, .path_tma = job->path_tma, .d = job->d, .m = job->m,
-                             .N = job->N, .W = job->W, .seed = job->repeat};
+  const pascal_plan_run *r = &job->run;
+  pascal_simdev_scan scan = {.o = r->key.o, .path_tma = r->key.path == PASCAL_PLAN_TMA,
+                             .d = r->key.d, .m = r->key.m, .N = r->N, .W = r->W,
+                             .seed = r->repeat};
   return pascal_simdev_run_scan(b->dev, &scan, st, NULL, err);
 }
 
 static pascal_status sim_gemm(pascal_backend *b, const pascal_backend_job *job,
                               pascal_simdev_stats *st, pascal_error *err)
 {
-  if (job->Mg > UINT32_MAX || job->Ng > UINT32_MAX || job->Kg > UINT32_MAX)
+  const pascal_plan_shape *s = &job->run.shape;
+  if (s->Mg > UINT32_MAX || s->Ng > UINT32_MAX || s->Kg > UINT32_MAX)
     return pascal_error_set(err, PASCAL_ERANGE, "Mg", "GEMM extents must be below 2^32");
   pascal_calibration cal;
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
-  pascal_simdev_gemm g = {.shape = {(uint32_t)job->Mg, (uint32_t)job->Ng, (uint32_t)job->Kg},
+  pascal_simdev_gemm g = {.shape = {(uint32_t)s->Mg, (uint32_t)s->Ng, (uint32_t)s->Kg},
                           .tiling = cal.gemm, .m = SIM_GEMM_STEP_M,
-                          .out_elem_bytes = SIM_GEMM_OUT_BYTES, .seed = job->repeat};
+                          .out_elem_bytes = SIM_GEMM_OUT_BYTES, .seed = job->run.repeat};
   g.tiling.resident_ctas = pascal_simdev_profile_of(b->dev)->sm_count;
   return pascal_simdev_run_gemm(b->dev, &g, st, err);
 }
@@ -130,8 +133,8 @@ static pascal_status sim_run(pascal_backend *b, const pascal_backend_job *job,
                             "job block_bytes %u differs from the sim profile's %u",
                             job->block_bytes, p->block_bytes);
   pascal_simdev_stats st;
-  pascal_status s = job->workload == PASCAL_BACKEND_GEMM ? sim_gemm(b, job, &st, err)
-                                                         : sim_scan(b, job, &st, err);
+  pascal_status s = job->run.workload == PASCAL_PLAN_GEMM ? sim_gemm(b, job, &st, err)
+                                                          : sim_scan(b, job, &st, err);
   if (s != PASCAL_OK)
     return s;
   if (!(st.fill_bytes > 0.0) || !(st.kernel_ns > 0.0))

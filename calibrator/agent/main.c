@@ -23,9 +23,6 @@
 #include "pascal/version.h"
 #include "pascal_codec.h"
 #include "worker.h"
-#ifdef PASCAL_AGENT_HAVE_CUDA
-#include "cuda_probe.h"
-#endif
 
 /* SIGTERM/SIGINT received so far, 0..2 (the one piece of global state: a
  * signal handler has nowhere else to write). An atomic, not a volatile
@@ -124,16 +121,16 @@ static int describe_device(const agent_args *args, const pascal_backend_ops *ops
   return AGENT_EXIT_OK;
 }
 
-/* --probe: the device's constants (cuda: the full report with the capacity
- * scan, docs/gpu.md), then the summary lines. */
+/* --probe: the device's constants (the backend's own probe where it has
+ * one: cuda's full report with the capacity scan, docs/gpu.md), then the
+ * summary lines. */
 static int probe_device(const agent_args *args, const pascal_backend_ops *ops)
 {
   pascal_backend_device dev;
-#ifdef PASCAL_AGENT_HAVE_CUDA
-  if (strcmp(ops->name, "cuda") == 0) {
+  if (ops->probe) {
     pascal_error err;
     pascal_error_clear(&err);
-    if (pascal_cuda_probe(stdout, 0, 0, &dev, &err) != PASCAL_OK) {
+    if (ops->probe(stdout, 0, 0, &dev, &err) != PASCAL_OK) {
       fprintf(stderr, "pascal-agent: --probe: %s%s%s\n", err.message,
               err.field[0] ? " - field " : "", err.field);
       return AGENT_EXIT_BACKEND;
@@ -141,7 +138,6 @@ static int probe_device(const agent_args *args, const pascal_backend_ops *ops)
     print_probe(&dev);
     return AGENT_EXIT_OK;
   }
-#endif
   int rc = describe_device(args, ops, args->capacity_blocks, NULL, &dev);
   if (rc == AGENT_EXIT_OK)
     print_probe(&dev);

@@ -91,25 +91,26 @@ static void runner_free(runner *r)
   free(r);
 }
 
-static void job_path(char *buf, size_t n, const agent_job *job, const char *verb)
+static void job_path(char *buf, size_t n, const pascal_codec_job *job, const char *verb)
 {
-  snprintf(buf, n, "/v1/jobs/%lld/%s", job->id, verb);
+  snprintf(buf, n, "/v1/jobs/%lld/%s", (long long)job->id, verb);
 }
 
 /* One heartbeat, no retries (the next one comes soon). A 409 means the lease
  * is gone: the job was requeued to someone else. */
-static void heartbeat(worker *w, const agent_job *job)
+static void heartbeat(worker *w, const pascal_codec_job *job)
 {
   char path[64];
   job_path(path, sizeof path, job, "heartbeat");
-  json_t *body = agent_body_lease(job);
+  json_t *body = agent_job_body(job, PASCAL_CODEC_HEARTBEAT, NULL, NULL);
   agent_reply r;
   agent_http_call(&w->client.http, "POST", path, body, &r);
   if (r.status == 409) {
     w->lease_lost = 1;
-    agent_ui_log(&w->ctx->ui, "job %lld: lease lost (%s); its result will be discarded", job->id, r.reason);
+    agent_ui_log(&w->ctx->ui, "job %lld: lease lost (%s); its result will be discarded",
+                 (long long)job->id, r.reason);
   } else if (r.status != 200) {
-    agent_ui_log(&w->ctx->ui, "job %lld: heartbeat failed (%s%s); will try again", job->id,
+    agent_ui_log(&w->ctx->ui, "job %lld: heartbeat failed (%s%s); will try again", (long long)job->id,
                  r.status ? "" : "server unreachable: ", r.reason);
   }
   agent_reply_free(&r);
@@ -137,10 +138,11 @@ static void wait_until(runner *r, double until_s)
 /* Run the job on the backend while heartbeating. RUN_DONE fills `res`;
  * RUN_FAILED puts the reason in `why`; RUN_ABANDONED: second signal, the
  * runner thread is left behind (the process is about to exit). */
-static run_outcome execute(worker *w, const agent_job *job, pascal_backend_result *res, char *why,
+static run_outcome execute(worker *w, const pascal_codec_job *job, pascal_backend_result *res, char *why,
                            size_t whylen)
 {
-  runner *r = runner_new(w->ctx->ops, w->backend, &job->run);
+  const pascal_backend_job run = {.run = job->run, .block_bytes = job->block_bytes};
+  runner *r = runner_new(w->ctx->ops, w->backend, &run);
   pthread_t tid;
   if (!r || pthread_create(&tid, NULL, runner_main, r) != 0) {
     if (r)
@@ -194,12 +196,12 @@ static run_outcome execute(worker *w, const agent_job *job, pascal_backend_resul
 /* POST body to /v1/jobs/ID/verb with retries. 0: accepted (200), 1: refused
  * with 409 (lease lost: logged), -1: fatal (recorded). `event` is shown with
  * the progress when accepted. */
-static int post_outcome(worker *w, const agent_job *job, const char *verb, json_t *body,
+static int post_outcome(worker *w, const pascal_codec_job *job, const char *verb, json_t *body,
                         const char *event)
 {
   char path[64], what[64];
   job_path(path, sizeof path, job, verb);
-  snprintf(what, sizeof what, "job %lld %s", job->id, verb);
+  snprintf(what, sizeof what, "job %lld %s", (long long)job->id, verb);
   if (!body) {
     agent_ui_log(&w->ctx->ui, "%s: out of memory", what);
     agent_fatal(w->ctx, AGENT_EXIT_FAILURE);
@@ -209,10 +211,10 @@ static int post_outcome(worker *w, const agent_job *job, const char *verb, json_
   agent_client_call(&w->client, what, "POST", path, body, 2, &r);
   json_decref(body);
   int rc = 0;
-  long done, total;
+  pascal_codec_progress p;
   if (r.status == 200) {
-    if (agent_progress_parse(r.body, &done, &total) == 0)
-      agent_ui_progress(&w->ctx->ui, done, total, event);
+    if (pascal_codec_progress_decode(r.body, &p, NULL) == PASCAL_OK)
+      agent_ui_progress(&w->ctx->ui, (long)p.done, (long)p.total, event);
     else
       agent_ui_log(&w->ctx->ui, "%s", event);
   } else if (r.status == 409) {
@@ -227,19 +229,19 @@ static int post_outcome(worker *w, const agent_job *job, const char *verb, json_
   return rc;
 }
 
-static int report_failure(worker *w, const agent_job *job, const char *why)
+static int report_failure(worker *w, const pascal_codec_job *job, const char *why)
 {
   char event[512];
-  snprintf(event, sizeof event, "job %lld failed: %s (reported)", job->id, why);
-  json_t *body = agent_body_fail(job, why);
+  snprintf(event, sizeof event, "job %lld failed: %s (reported)", (long long)job->id, why);
+  json_t *body = agent_job_body(job, PASCAL_CODEC_FAIL, NULL, why);
   if (!body) /* a reason that is not valid UTF-8 cannot go into JSON */
-    body = agent_body_fail(job, "backend failed (reason not printable)");
+    body = agent_job_body(job, PASCAL_CODEC_FAIL, NULL, "backend failed (reason not printable)");
   return post_outcome(w, job, "fail", body, event);
 }
 
 /* Run one claimed job to its end. -1 when the worker must stop, -2 when it
  * also left its runner thread behind (second signal). */
-static int handle_job(worker *w, const agent_job *job)
+static int handle_job(worker *w, const pascal_codec_job *job)
 {
   char desc[160], why[400], event[512];
   agent_job_describe(job, desc, sizeof desc);
@@ -262,40 +264,57 @@ static int handle_job(worker *w, const agent_job *job)
   }
   if (out == RUN_FAILED)
     return report_failure(w, job, why) < 0 ? -1 : 0;
-  const pascal_backend_job *run = &job->run;
-  double reads = run->workload == PASCAL_BACKEND_SCAN
-                   ? (double)run->block_bytes * (double)run->W * (double)run->N : 0.0;
+  const pascal_plan_run *run = &job->run;
+  double reads = run->workload == PASCAL_PLAN_SCAN
+                   ? (double)job->block_bytes * (double)run->W * (double)run->N : 0.0;
   if (reads > 0.0)
     snprintf(event, sizeof event, "%s done: fill_bytes %.6g (K = %.3f), kernel %.3f ms", desc,
              res.fill_bytes, res.fill_bytes / reads, res.kernel_ns * 1e-6);
   else
     snprintf(event, sizeof event, "%s done: fill_bytes %.6g, kernel %.3f ms", desc, res.fill_bytes,
              res.kernel_ns * 1e-6);
-  return post_outcome(w, job, "result", agent_body_result(job, &res), event) < 0 ? -1 : 0;
+  return post_outcome(w, job, "result", agent_job_body(job, PASCAL_CODEC_RESULT, &res, NULL), event) < 0
+             ? -1
+             : 0;
 }
 
 /* One claim. 1: a job is in `job`; 0: nothing queued (progress updated);
  * -1: stop (fatal recorded, or --until-idle and all done). */
-static int claim(worker *w, agent_job *job, int *idle_logged)
+static int claim(worker *w, pascal_codec_job *job, int *idle_logged)
 {
   agent_ctx *ctx = w->ctx;
-  json_t *body = json_pack("{s:s, s:s}", "device", ctx->args->device, "agent", ctx->name);
-  if (!body) {
+  pascal_codec_claim request;
+  json_t *body = NULL;
+  snprintf(request.device, sizeof request.device, "%s", ctx->args->device);
+  snprintf(request.agent, sizeof request.agent, "%s", ctx->name);
+  if (pascal_codec_claim_encode(&request, &body, NULL) != PASCAL_OK) {
     agent_fatal(ctx, AGENT_EXIT_FAILURE);
     return -1;
   }
   agent_reply r;
   agent_client_call(&w->client, "claim", "POST", "/v1/jobs/claim", body, 1, &r);
   json_decref(body);
-  int rc = -1;
-  long done, total;
-  char msg[256];
+  int rc = -1, claimed = 0;
+  pascal_codec_progress p = {0, 0};
+  pascal_error err;
+  pascal_error_clear(&err);
+  pascal_status st = r.status == 200 ? pascal_codec_claim_reply_decode(r.body, job, &claimed, &p, &err) : PASCAL_OK;
+  long done = (long)p.done, total = (long)p.total;
   if (r.status != 200) {
     agent_fatal(ctx, agent_client_fatal(&w->client, "claim", &r, 1));
-  } else if (agent_progress_parse(r.body, &done, &total) != 0) {
-    agent_ui_log(&ctx->ui, "claim: answer without a valid progress object");
+  } else if (st != PASCAL_OK && strncmp(err.field, "progress", 8) == 0) {
+    agent_ui_log(&ctx->ui, "claim: answer without a valid progress object (%s)", err.message);
     agent_fatal(ctx, AGENT_EXIT_PROTOCOL);
-  } else if (json_is_null(json_object_get(r.body, "job"))) {
+  } else if (st != PASCAL_OK) {
+    agent_ui_log(&ctx->ui, "claim: the server sent a job the agent cannot read (%s: %s)", err.field,
+                 err.message);
+    if (job->id > 0) { /* tell the server, so the job is not stuck until its lease runs out */
+      char why[400];
+      snprintf(why, sizeof why, "agent cannot read the job: %s: %s", err.field, err.message);
+      report_failure(w, job, why);
+    }
+    agent_fatal(ctx, AGENT_EXIT_PROTOCOL);
+  } else if (!claimed) {
     agent_ui_progress(&ctx->ui, done, total, NULL);
     if (ctx->args->until_idle && done == total) {
       agent_ui_log(&ctx->ui, "no job left for device '%s' (%ld/%ld done)", ctx->args->device, done, total);
@@ -306,14 +325,6 @@ static int claim(worker *w, agent_job *job, int *idle_logged)
       *idle_logged = 1;
       rc = 0;
     }
-  } else if (agent_job_parse(json_object_get(r.body, "job"), job, msg, sizeof msg) != 0) {
-    agent_ui_log(&ctx->ui, "claim: the server sent a job the agent cannot read (%s)", msg);
-    if (job->id > 0) { /* tell the server, so the job is not stuck until its lease runs out */
-      char why[300];
-      snprintf(why, sizeof why, "agent cannot read the job: %s", msg);
-      report_failure(w, job, why);
-    }
-    agent_fatal(ctx, AGENT_EXIT_PROTOCOL);
   } else {
     *idle_logged = 0;
     rc = 1;
@@ -341,7 +352,7 @@ void agent_worker_run(agent_ctx *ctx, unsigned index)
   }
   int idle_logged = 0, abandoned = 0;
   while (agent_stop_level(ctx) == 0) {
-    agent_job job;
+    pascal_codec_job job;
     int got = claim(&w, &job, &idle_logged);
     if (got < 0)
       break;

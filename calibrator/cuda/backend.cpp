@@ -16,6 +16,7 @@
 
 #include "c_boundary.h"
 #include "capacity.h"
+#include "cuda_probe.h"
 #include "cuda_rig.h"
 #include "job_check.h"
 #include "peak_bench.h"
@@ -107,11 +108,14 @@ pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backe
   pascal_status st = pascal_cuda_job_check(job, b->rig->info().global_bytes, err);
   if (st != PASCAL_OK) return st;
   pascal_cuda_sample s;
-  if (job->workload == PASCAL_BACKEND_SCAN) {
-    const pascal_kern_open_config cfg{job->o, job->path_tma, job->d, job->m, job->block_bytes};
-    st = b->rig->run_open_scan(cfg, job->N, job->W, &s, err);
+  const pascal_plan_run &r = job->run;
+  if (r.workload == PASCAL_PLAN_SCAN) {
+    const pascal_kern_open_config cfg{r.key.o, r.key.path == PASCAL_PLAN_TMA, r.key.d, r.key.m,
+                                      job->block_bytes};
+    st = b->rig->run_open_scan(cfg, r.N, r.W, &s, err);
   } else {
-    st = b->rig->run_gemm((uint32_t)job->Mg, (uint32_t)job->Ng, (uint32_t)job->Kg, &s, err);
+    st = b->rig->run_gemm((uint32_t)r.shape.Mg, (uint32_t)r.shape.Ng, (uint32_t)r.shape.Kg, &s,
+                          err);
   }
   if (st != PASCAL_OK) return st;
   out->fill_bytes = s.fill_bytes;
@@ -151,8 +155,8 @@ void cuda_close(pascal_backend *b) {
   });
 }
 
-const pascal_backend_ops kCudaOps = {"cuda",   cuda_open,       cuda_describe,
-                                     cuda_run, cuda_run_static, cuda_close};
+const pascal_backend_ops kCudaOps = {"cuda",   cuda_open,       cuda_describe,   cuda_run,
+                                     cuda_run_static, cuda_close, pascal_cuda_probe};
 
 } // namespace
 

@@ -13,8 +13,9 @@
  * (peak_bench.h); a failed peak benchmark is reported and leaves the device
  * without peaks, it does not fail the probe.
  *
- * The rest of the backend is reached through pascal_backend_cuda_ops()
- * (calibrator/backend.h); this header only adds the probe.
+ * The agent reaches it, like the rest of the backend, through
+ * pascal_backend_cuda_ops() (calibrator/backend.h: ops->probe); this header
+ * is the backend's own and the offline tests'.
  */
 #ifndef PASCAL_CUDA_PROBE_H
 #define PASCAL_CUDA_PROBE_H

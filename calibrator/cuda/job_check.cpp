@@ -10,25 +10,28 @@
 
 namespace {
 
-pascal_status check_scan(const pascal_backend_job *j, uint64_t budget, pascal_error *err) {
-  if (j->o == 0 || j->o > PASCAL_CUDA_MAX_O)
+pascal_status check_scan(const pascal_backend_job *job, uint64_t budget, pascal_error *err) {
+  const pascal_plan_key &k = job->run.key;
+  const pascal_plan_run *j = &job->run;
+  const int tma = k.path == PASCAL_PLAN_TMA;
+  if (k.o == 0 || k.o > PASCAL_CUDA_MAX_O)
     return pascal_error_set(err, PASCAL_EINVAL, "o", "o must be in 1..%u, got %u",
-                            PASCAL_CUDA_MAX_O, j->o);
-  if (j->path_tma != 0 && j->path_tma != 1)
+                            PASCAL_CUDA_MAX_O, k.o);
+  if (k.path != PASCAL_PLAN_SYNC && k.path != PASCAL_PLAN_TMA)
     return pascal_error_set(err, PASCAL_EINVAL, "path", "path must be sync or tma");
-  if (!j->path_tma && j->d != 0)
-    return pascal_error_set(err, PASCAL_EINVAL, "d", "the sync path has d = 0, got %u", j->d);
-  if (j->path_tma && (j->d == 0 || j->d > PASCAL_KERN_MAX_DEPTH))
+  if (!tma && k.d != 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "d", "the sync path has d = 0, got %u", k.d);
+  if (tma && (k.d == 0 || k.d > PASCAL_KERN_MAX_DEPTH))
     return pascal_error_set(err, PASCAL_EINVAL, "d", "the tma path needs d in 1..%u, got %u",
-                            PASCAL_KERN_MAX_DEPTH, j->d);
-  if (j->m > PASCAL_CUDA_MAX_M)
+                            PASCAL_KERN_MAX_DEPTH, k.d);
+  if (k.m > PASCAL_CUDA_MAX_M)
     return pascal_error_set(err, PASCAL_EINVAL, "m", "m must be at most %u, got %u",
-                            PASCAL_CUDA_MAX_M, j->m);
+                            PASCAL_CUDA_MAX_M, k.m);
   if (j->N == 0) return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be positive");
-  if (j->N > budget / j->block_bytes)
+  if (j->N > budget / job->block_bytes)
     return pascal_error_set(err, PASCAL_ERANGE, "N",
                             "N = %llu blocks of %u bytes exceed half the device memory",
-                            (unsigned long long)j->N, j->block_bytes);
+                            (unsigned long long)j->N, job->block_bytes);
   if (j->W == 0 || j->W > 0x7fffffffull / ((uint64_t)PASCAL_CUDA_MAX_O * 1024u))
     return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be in 1..%llu, got %llu",
                             0x7fffffffull / ((uint64_t)PASCAL_CUDA_MAX_O * 1024u),
@@ -36,7 +39,8 @@ pascal_status check_scan(const pascal_backend_job *j, uint64_t budget, pascal_er
   return PASCAL_OK;
 }
 
-pascal_status check_gemm(const pascal_backend_job *j, uint64_t budget, pascal_error *err) {
+pascal_status check_gemm(const pascal_backend_job *job, uint64_t budget, pascal_error *err) {
+  const pascal_plan_shape *j = &job->run.shape;
   if (j->Mg == 0 || j->Mg % 128u != 0 || j->Mg / 128u > 65535u)
     return pascal_error_set(err, PASCAL_EINVAL, "Mg",
                             "Mg must be a positive multiple of 128 up to 8388480, got %llu",
@@ -66,9 +70,9 @@ pascal_status pascal_cuda_job_check(const pascal_backend_job *job, uint64_t devi
                             "block_bytes must be a multiple of 16 in 16..%u, got %u",
                             PASCAL_CUDA_MAX_BLOCK_BYTES, job->block_bytes);
   const uint64_t budget = device_bytes / 2;
-  switch (job->workload) {
-  case PASCAL_BACKEND_SCAN: return check_scan(job, budget, err);
-  case PASCAL_BACKEND_GEMM: return check_gemm(job, budget, err);
+  switch (job->run.workload) {
+  case PASCAL_PLAN_SCAN: return check_scan(job, budget, err);
+  case PASCAL_PLAN_GEMM: return check_gemm(job, budget, err);
   }
   return pascal_error_set(err, PASCAL_EINVAL, "workload", "workload must be scan or gemm");
 }

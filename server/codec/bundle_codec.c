@@ -16,7 +16,7 @@
 
 #include "json_util.h"
 #include "pascal_codec.h"
-#include "sha256.h"
+#include "pascal_sha256.h"
 
 #define HASH_PREFIX "sha256:"
 

@@ -12,6 +12,7 @@
 
 #include "pascal/calibration.h"
 #include "pascal/error.h"
+#include "pascal/plan.h"
 
 /* A field path: "prefix.key" or "key" when prefix is empty. */
 void codec_path(char *buf, size_t size, const char *prefix, const char *key);
@@ -58,5 +59,11 @@ pascal_status codec_set_real_array(json_t *obj, const char *key, const double *v
                                    pascal_error *err);
 /* The scan key's members "o", "path", "d", "m" (in this order) into obj. */
 pascal_status codec_set_scan_key(json_t *obj, const pascal_scan_key *k, pascal_error *err);
+
+/* pascal_codec_plan_run_decode with errors named under `field` ("job.run"):
+ * the jobs codec reads a claimed job's run with it. */
+pascal_status codec_plan_run_decode(const json_t *obj, const char *field,
+                                    pascal_plan_workload workload, pascal_plan_run *out,
+                                    pascal_error *err);
 
 #endif

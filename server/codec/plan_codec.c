@@ -353,29 +353,36 @@ pascal_status pascal_codec_plan_run_encode(const pascal_plan_run *run, json_t **
 pascal_status pascal_codec_plan_run_decode(const json_t *obj, pascal_plan_workload workload,
                                            pascal_plan_run *out, pascal_error *err)
 {
+  return codec_plan_run_decode(obj, "run", workload, out, err);
+}
+
+pascal_status codec_plan_run_decode(const json_t *obj, const char *field,
+                                    pascal_plan_workload workload, pascal_plan_run *out,
+                                    pascal_error *err)
+{
   pascal_plan_run r;
   uint64_t repeat = 0;
   pascal_status st;
   memset(&r, 0, sizeof r);
   r.workload = workload;
   if (!json_is_object(obj))
-    return pascal_error_set(err, PASCAL_EFORMAT, "run", "run must be an object");
+    return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an object", field);
   if (workload == PASCAL_PLAN_GEMM) {
-    if ((st = codec_get_uint(obj, "run", "Mg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.shape.Mg, NULL,
+    if ((st = codec_get_uint(obj, field, "Mg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.shape.Mg, NULL,
                              err)) ||
-        (st = codec_get_uint(obj, "run", "Ng", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.shape.Ng, NULL,
+        (st = codec_get_uint(obj, field, "Ng", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.shape.Ng, NULL,
                              err)) ||
-        (st = codec_get_uint(obj, "run", "Kg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.shape.Kg, NULL,
+        (st = codec_get_uint(obj, field, "Kg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.shape.Kg, NULL,
                              err)))
       return st;
-  } else if ((st = decode_key(obj, "run", &r.key, err)) ||
-             (st = codec_get_uint(obj, "run", "N", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.N, NULL,
+  } else if ((st = decode_key(obj, field, &r.key, err)) ||
+             (st = codec_get_uint(obj, field, "N", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.N, NULL,
                                   err)) ||
-             (st = codec_get_uint(obj, "run", "W", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.W, NULL,
+             (st = codec_get_uint(obj, field, "W", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.W, NULL,
                                   err))) {
     return st;
   }
-  if ((st = codec_get_uint(obj, "run", "repeat", 0, 0, PASCAL_PLAN_MAX_REPEATS - 1, &repeat,
+  if ((st = codec_get_uint(obj, field, "repeat", 0, 0, PASCAL_PLAN_MAX_REPEATS - 1, &repeat,
                            NULL, err)))
     return st;
   r.repeat = (uint32_t)repeat;

@@ -3,7 +3,7 @@
  * a buffer. Checked against the FIPS/NIST test vectors in
  * tests/codec/test_sha256.c.
  */
-#include "sha256.h"
+#include "pascal_sha256.h"
 
 #include <string.h>
 

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "pascal_store.h"
-#include "sha256.h" /* pascal_codec's SHA-256 */
+#include "pascal_sha256.h"
 
 static void hex(const uint8_t *in, size_t n, char *out) {
   static const char digits[] = "0123456789abcdef";

@@ -28,6 +28,7 @@
 #include "pascal_codec.h"
 #include "pascal_store.h"
 #include "registry.h"
+#include "runs.h"
 
 /* The store keeps the 64 hex digits of the codec's "sha256:<hex>". */
 static const char *hash_hex(const char *codec_hash) {
@@ -52,33 +53,6 @@ static pascal_status loko_json(const pascal_calibration *cal, pascal_loko_report
   }
   *have = 1;
   return pascal_codec_report_encode(cal, rep, out, err);
-}
-
-static void store_run_from_scan(const pascal_scan_run *r, int heldout,
-                                pascal_store_measurement *m) {
-  memset(m, 0, sizeof *m);
-  m->run.heldout = heldout;
-  m->run.o = r->key.o;
-  m->run.path_tma = r->key.path == PASCAL_PATH_TMA;
-  m->run.d = r->key.d;
-  m->run.m = r->key.m;
-  m->run.N = r->N;
-  m->run.W = r->W;
-  m->run.repeat = r->has_repeat ? r->repeat : 0;
-  m->fill_bytes = r->fill_bytes;
-  m->kernel_ns = r->has_kernel_ns ? r->kernel_ns : 0;
-}
-
-static void store_run_from_gemm(const pascal_gemm_run *r, int heldout,
-                                pascal_store_measurement *m) {
-  memset(m, 0, sizeof *m);
-  m->run.heldout = heldout;
-  m->run.Mg = r->shape.Mg;
-  m->run.Ng = r->shape.Ng;
-  m->run.Kg = r->shape.Kg;
-  m->run.repeat = r->has_repeat ? r->repeat : 0;
-  m->fill_bytes = r->fill_bytes;
-  m->kernel_ns = r->has_kernel_ns ? r->kernel_ns : 0;
 }
 
 pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id,
@@ -125,9 +99,9 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id,
     int held = i >= n_fit;
     size_t j = held ? i - n_fit : i;
     if (b.cal.workload == PASCAL_WORKLOAD_SCAN)
-      store_run_from_scan(held ? &b.cal.heldout_scan_runs[j] : &b.cal.scan_runs[j], held, &ms[i]);
+      pd_measurement_from_scan(held ? &b.cal.heldout_scan_runs[j] : &b.cal.scan_runs[j], held, &ms[i]);
     else
-      store_run_from_gemm(held ? &b.cal.heldout_gemm_runs[j] : &b.cal.gemm_runs[j], held, &ms[i]);
+      pd_measurement_from_gemm(held ? &b.cal.heldout_gemm_runs[j] : &b.cal.gemm_runs[j], held, &ms[i]);
   }
   pascal_store_device dev;
   memset(&dev, 0, sizeof dev);
@@ -183,28 +157,8 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
   cal->gemm.resident_ctas = dev.sm_count;
   /* and its probe data, which the bundle carries too */
   pascal_status st = pd_device_data_to_core(&dev, &cal->device, err);
-  for (size_t i = 0; i < n && st == PASCAL_OK; i++) {
-    const pascal_store_run *r = &ms[i].run;
-    if (c->workload == PASCAL_STORE_GEMM) {
-      pascal_gemm_run g = {{(uint32_t)r->Mg, (uint32_t)r->Ng, (uint32_t)r->Kg},
-                           ms[i].fill_bytes, true, r->repeat, ms[i].kernel_ns > 0,
-                           ms[i].kernel_ns};
-      if (r->Mg > UINT32_MAX || r->Ng > UINT32_MAX || r->Kg > UINT32_MAX)
-        st = pascal_error_set(err, PASCAL_ERANGE, "measurements", "GEMM shape beyond 2^32");
-      else
-        st = r->heldout ? pascal_calibration_append_heldout_gemm(cal, &g, err)
-                        : pascal_calibration_append_gemm(cal, &g, err);
-    } else {
-      pascal_scan_run s = {{r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m},
-                           (uint32_t)r->N, (uint32_t)r->W, ms[i].fill_bytes, true, r->repeat,
-                           ms[i].kernel_ns > 0, ms[i].kernel_ns};
-      if (r->N > UINT32_MAX || r->W > UINT32_MAX)
-        st = pascal_error_set(err, PASCAL_ERANGE, "measurements", "N or W beyond 2^32");
-      else
-        st = r->heldout ? pascal_calibration_append_heldout_scan(cal, &s, err)
-                        : pascal_calibration_append_scan(cal, &s, err);
-    }
-  }
+  for (size_t i = 0; i < n && st == PASCAL_OK; i++)
+    st = pd_measurement_append(&ms[i], c->workload, cal, err);
   free(ms);
   return st;
 }

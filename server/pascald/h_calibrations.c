@@ -20,6 +20,7 @@
 #include "pascal_codec.h"
 #include "reply.h"
 #include "routes.h"
+#include "runs.h"
 #include "views.h"
 
 /* Jobs one calibration may create (a plan may expand to far more runs than
@@ -61,22 +62,8 @@ static pascal_status plan_runs(const pascal_plan *plan, int heldout, pascal_stor
     free(pr);
     return pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory expanding the plan");
   }
-  for (size_t i = 0; i < np; i++) {
-    const pascal_plan_run *r = &pr[i];
-    pascal_store_run *o = &sr[*n + i];
-    memset(o, 0, sizeof *o);
-    o->o = r->key.o;
-    o->path_tma = r->key.path == PASCAL_PLAN_TMA;
-    o->d = r->key.d;
-    o->m = r->key.m;
-    o->N = r->N;
-    o->W = r->W;
-    o->Mg = r->shape.Mg;
-    o->Ng = r->shape.Ng;
-    o->Kg = r->shape.Kg;
-    o->repeat = r->repeat;
-    o->heldout = heldout;
-  }
+  for (size_t i = 0; i < np; i++)
+    pd_run_from_plan(&pr[i], heldout, &sr[*n + i]);
   free(pr);
   *runs = sr;
   *n += np;

@@ -19,6 +19,7 @@
 #include "device_ref.h"
 #include "handlers.h"
 #include "jsonin.h"
+#include "pascal/plan.h"
 #include "reply.h"
 #include "views.h"
 
@@ -102,7 +103,7 @@ void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
       pd_get_str(b, "arch", 1, dev.arch, sizeof dev.arch, NULL, rep) ||
       pd_get_u64(b, "sm_count", 1, 1, 1u << 20, &sm, NULL, rep) ||
       pd_get_u64(b, "capacity_blocks", 1, 1, UINT32_MAX, &cap, NULL, rep) ||
-      pd_get_u64(b, "block_bytes", 1, 1, 1u << 30, &bb, NULL, rep) ||
+      pd_get_u64(b, "block_bytes", 1, 1, PASCAL_PLAN_MAX_BLOCK_BYTES, &bb, NULL, rep) ||
       pd_get_str(b, "cuda_name", 0, dev.cuda_name, sizeof dev.cuda_name, NULL, rep) < 0 ||
       pd_get_str(b, "compute_capability", 0, cc, sizeof cc, NULL, rep) < 0 ||
       pd_get_u64(b, "l2_bytes", 0, 1, UINT64_C(1) << 53, &l2, NULL, rep) < 0 ||

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal_codec_jobs.h"
 #include "reply.h"
 
 /* Deepest nesting of arrays/objects, ignoring brackets inside strings. The
@@ -174,16 +175,7 @@ int pd_get_str(json_t *obj, const char *key, int required, char *out, size_t max
   return 0;
 }
 
-int pd_name_valid(const char *s) {
-  size_t n = 0;
-  for (; s[n]; n++) {
-    char c = s[n];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-          c == '.' || c == '_' || c == '-'))
-      return 0;
-  }
-  return n >= 1 && n <= 63;
-}
+int pd_name_valid(const char *s) { return pascal_codec_name_valid(s); }
 
 int pd_get_name(json_t *obj, const char *key, int required, char *out, size_t maxlen,
                 const char *prefix, pd_reply *rep) {
@@ -297,4 +289,13 @@ int pd_query_object(struct MHD_Connection *conn, const char *const *string_keys,
   }
   *out = qb.obj;
   return 0;
+}
+
+int64_t pd_parse_id(const char *s) {
+  if (!s || !*s || *s < '1' || *s > '9') return -1;
+  errno = 0;
+  char *end = NULL;
+  long long v = strtoll(s, &end, 10);
+  if (errno || *end || v <= 0) return -1;
+  return v;
 }

@@ -1,5 +1,6 @@
 /*
- * jsonin.h - reading untrusted JSON: parsing with limits (size is capped by
+ * jsonin.h - reading untrusted input (JSON bodies, query arguments, path ids):
+ * JSON parsing with limits (size is capped by
  * http.c, nesting depth here, duplicate keys and invalid UTF-8 rejected by
  * Jansson) and typed field getters that name the offending field in a 400.
  *
@@ -57,6 +58,10 @@ int pd_get_str(json_t *obj, const char *key, int required, char *out, size_t max
 int pd_get_name(json_t *obj, const char *key, int required, char *out, size_t maxlen,
                 const char *prefix, pd_reply *rep);
 int pd_name_valid(const char *s);
+
+/* A path parameter that names a record ("{id}"): a positive decimal id, or
+ * -1 if the segment is not one. */
+int64_t pd_parse_id(const char *s);
 
 /* Build an object from URL query arguments: keys in `string_keys` stay
  * strings, every other argument must be a number. Unknown keys are kept so

@@ -21,7 +21,6 @@
 #include "calib.h"
 #include "ctx.h"
 #include "device_ref.h"
-#include "handlers.h"
 #include "pascal_store.h"
 #include "primary.h"
 #include "reply.h"
@@ -358,7 +357,8 @@ void pd_replica_stop(pd_ctx *ctx) {
 }
 
 int pd_replica_refuses(pd_ctx *ctx, const pd_route *route, pd_reply *rep) {
-  if (!ctx->replica || route->handler == pd_h_replication_sync ||
+  /* the /v1/replication/ routes are the replica's own (sync from its primary) */
+  if (!ctx->replica || strncmp(route->pattern, "/v1/replication/", 16) == 0 ||
       (route->access != PD_ACCESS_AGENT && route->access != PD_ACCESS_ADMIN))
     return 0;
   pd_reply_error(rep, 421, "read_only_replica", NULL,

@@ -44,7 +44,8 @@ typedef struct pd_sync_result {
 int pd_replica_sync(pd_ctx *ctx, pd_sync_result *res);
 
 /* On a replica, a write route gets 421 naming the primary: returns 1 with
- * the reply made. 0 otherwise. */
+ * the reply made. 0 otherwise, and for the /v1/replication/ routes, which
+ * act on the replica itself. */
 int pd_replica_refuses(pd_ctx *ctx, const pd_route *route, pd_reply *rep);
 
 /* The replication state for /healthz and /v1/stats, or NULL on a primary. */

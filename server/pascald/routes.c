@@ -5,7 +5,6 @@
  */
 #include "routes.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,13 +95,4 @@ int pd_route_match(const char *method, const char *path, pd_request *req, char *
     }
   }
   return used ? PD_ROUTE_BAD_METHOD : PD_ROUTE_NOT_FOUND;
-}
-
-int64_t pd_parse_id(const char *s) {
-  if (!s || !*s || *s < '1' || *s > '9') return -1;
-  errno = 0;
-  char *end = NULL;
-  long long v = strtoll(s, &end, 10);
-  if (errno || *end || v <= 0) return -1;
-  return v;
 }

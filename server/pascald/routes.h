@@ -32,8 +32,4 @@ const pd_route *pd_routes(size_t *n);
 int pd_route_match(const char *method, const char *path, pd_request *req, char *allow,
                    size_t allowlen);
 
-/* A path parameter that names a record ("{id}"): a positive decimal id, or
- * -1 if the segment is not one. */
-int64_t pd_parse_id(const char *s);
-
 #endif

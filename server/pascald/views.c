@@ -59,21 +59,3 @@ json_t *pd_view_calibration(const pascal_store_calibration *c, int full) {
   }
   return v;
 }
-
-json_t *pd_view_job(const pascal_store_job *j, const char *lease_token, unsigned lease_seconds) {
-  const pascal_store_run *r = &j->run;
-  json_t *run = j->workload == PASCAL_STORE_GEMM
-                    ? json_pack("{s:I,s:I,s:I,s:I}", "Mg", (json_int_t)r->Mg, "Ng",
-                                (json_int_t)r->Ng, "Kg", (json_int_t)r->Kg, "repeat",
-                                (json_int_t)r->repeat)
-                    : json_pack("{s:I,s:s,s:I,s:I,s:I,s:I,s:I}", "o", (json_int_t)r->o, "path",
-                                r->path_tma ? "tma" : "sync", "d", (json_int_t)r->d, "m",
-                                (json_int_t)r->m, "N", (json_int_t)r->N, "W", (json_int_t)r->W,
-                                "repeat", (json_int_t)r->repeat);
-  return json_pack("{s:I,s:I,s:s,s:o,s:I,s:I,s:s,s:I,s:o}", "id", (json_int_t)j->id,
-                   "calibration", (json_int_t)j->calibration, "lease_token", lease_token,
-                   "lease_expires_at", pd_json_time(j->lease_expires), "lease_seconds",
-                   (json_int_t)lease_seconds, "attempt", (json_int_t)j->attempts, "workload",
-                   pascal_store_workload_name(j->workload), "block_bytes",
-                   (json_int_t)j->block_bytes, "run", run);
-}

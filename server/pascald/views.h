@@ -1,7 +1,7 @@
 /*
  * views.h - JSON shapes of store records in the HTTP API (devices,
- * calibrations, jobs, progress). Core structs (bundles, plans, predictions)
- * are encoded by server/codec instead; these are the daemon's own resources.
+ * calibrations, progress). Core structs (bundles, plans, predictions)
+ * and the jobs protocol are encoded by server/codec instead; these are the daemon's own resources.
  */
 #ifndef PASCALD_VIEWS_H
 #define PASCALD_VIEWS_H
@@ -16,7 +16,5 @@ json_t *pd_view_progress(int64_t done, int64_t total);
 /* Summary (list) or full (get: adds the plan and the LOKO report) view.
  * Embedded JSON texts that fail to parse are shown as null. */
 json_t *pd_view_calibration(const pascal_store_calibration *c, int full);
-/* The job as the claim contract shows it (lease fields from arguments). */
-json_t *pd_view_job(const pascal_store_job *j, const char *lease_token, unsigned lease_seconds);
 
 #endif

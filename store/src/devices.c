@@ -249,6 +249,21 @@ pascal_store_status pascal_store_device_list(pascal_store *s,
   return store_list(s, ST_DEVICE_LIST, sizeof **out, device_reader, NULL, (void **)out, count, err);
 }
 
+pascal_store_status store_device_progress(pascal_store *s, const char *device, int64_t *done,
+                                          int64_t *total, pascal_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int row = 0;
+  pascal_store_status status =
+      store_row_by_text(s, ST_DEVICE_PROGRESS, device, &st, &row, "progress", err);
+  if (status == PASCAL_STORE_OK && row) {
+    *done = sqlite3_column_int64(st, 0);
+    *total = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_reset(st);
+  return status;
+}
+
 pascal_store_status pascal_store_device_progress(pascal_store *s,
                                                  const char *device,
                                                  int64_t *done, int64_t *total,
@@ -257,18 +272,10 @@ pascal_store_status pascal_store_device_progress(pascal_store *s,
   pascal_store_status status = store_check_device_name(device, "device", err);
   if (status)
     return status;
-  int row = 0;
   store_lock(s);
   status = store_device_require(s, device, err);
-  if (status == PASCAL_STORE_OK) {
-    sqlite3_stmt *st = NULL;
-    status = store_row_by_text(s, ST_DEVICE_PROGRESS, device, &st, &row, "progress", err);
-    if (status == PASCAL_STORE_OK && row) {
-      *done = sqlite3_column_int64(st, 0);
-      *total = sqlite3_column_int64(st, 1);
-    }
-    sqlite3_reset(st);
-  }
+  if (status == PASCAL_STORE_OK)
+    status = store_device_progress(s, device, done, total, err);
   store_unlock(s);
   return status;
 }

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pascal/utf8.h"
+
 /* Upper bound on a lease, which keeps now + lease_seconds far inside int64. */
 #define STORE_LEASE_MAX ((int64_t)1 << 30)
 
@@ -40,18 +42,6 @@ static int secret_equal(const char *stored, const char *given)
   for (size_t i = 0; i < n; i++)
     diff |= (unsigned char)((i < m ? stored[i] : 0) ^ given[i]);
   return diff == 0;
-}
-
-/* Copy src into dst[size], truncating at a UTF-8 character boundary so that
- * a valid UTF-8 message stays valid (pascald serializes it as JSON). */
-static void copy_message(char *dst, size_t size, const char *src)
-{
-  size_t len = strnlen(src, size - 1);
-  if (src[len] != '\0')
-    while (len > 0 && ((unsigned char)src[len] & 0xc0) == 0x80)
-      len--; /* src[len] is a continuation byte: cut before its lead byte */
-  memcpy(dst, src, len);
-  dst[len] = '\0';
 }
 
 /* A store_row_reader: one row of JOB_COLUMNS into a job_row. */
@@ -185,6 +175,7 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
                                            int64_t holder, int64_t now,
                                            int64_t lease_seconds,
                                            pascal_store_job *out, int *claimed,
+                                           pascal_store_job_outcome *outcome,
                                            pascal_error *err)
 {
   pascal_store_status status = store_check_device_name(device, "device", err);
@@ -208,11 +199,16 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
     status = agent_seen(s, agent, now, err);
   if (!status && id)
     status = store_read_by_id(s, ST_JOB_GET, id, read_job, &row, "job", err);
+  pascal_store_job_outcome got = {.state = id ? PASCAL_STORE_LEASED : PASCAL_STORE_QUEUED};
+  if (!status && outcome)
+    status = store_device_progress(s, device, &got.done, &got.total, err);
   status = store_end(s, status, err);
   if (status == PASCAL_STORE_OK) {
     if (id)
       *out = row.job;
     *claimed = id != 0;
+    if (outcome)
+      *outcome = got;
   }
   return status;
 }
@@ -315,10 +311,24 @@ static pascal_store_status complete(pascal_store *s, const job_row *row,
   return status;
 }
 
+/* Fill *outcome (may be NULL) with `state` and the progress of the job's
+ * device, inside the transaction that changed the job. */
+static pascal_store_status read_outcome(pascal_store *s, const job_row *row,
+                                        pascal_store_job_state state,
+                                        pascal_store_job_outcome *outcome, pascal_error *err)
+{
+  if (!outcome)
+    return PASCAL_STORE_OK;
+  outcome->state = state;
+  outcome->done = outcome->total = 0;
+  return store_device_progress(s, row->job.device, &outcome->done, &outcome->total, err);
+}
+
 pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
                                             const char *lease_token,
                                             int64_t holder, double fill_bytes,
                                             double kernel_ns, int64_t now,
+                                            pascal_store_job_outcome *outcome,
                                             pascal_error *err)
 {
   pascal_store_status status = check_lease_args(lease_token, holder, now, 1, err);
@@ -338,14 +348,20 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
     if (!status)
       status = complete(s, &row, fill_bytes, kernel_ns, now, err);
   }
-  return store_end(s, status, err);
+  pascal_store_job_outcome got_outcome;
+  if (!status)
+    status = read_outcome(s, &row, PASCAL_STORE_DONE, outcome ? &got_outcome : NULL, err);
+  status = store_end(s, status, err);
+  if (status == PASCAL_STORE_OK && outcome)
+    *outcome = got_outcome;
+  return status;
 }
 
 pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
                                           const char *lease_token,
                                           int64_t holder, const char *message,
                                           int64_t now,
-                                          pascal_store_job_state *state,
+                                          pascal_store_job_outcome *outcome,
                                           pascal_error *err)
 {
   job_row row;
@@ -355,7 +371,7 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
   if (status)
     return status;
   char text[PASCAL_STORE_MESSAGE_MAX];
-  copy_message(text, sizeof text, message && *message ? message : "failed");
+  pascal_utf8_copy(text, sizeof text, message && *message ? message : "failed");
   int got = 0;
   int next = PASCAL_STORE_QUEUED;
   status = require_live_lease(&row, lease_token, holder, now, err);
@@ -374,9 +390,13 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
   }
   if (!status && next == PASCAL_STORE_JOB_FAILED)
     status = fail_calibrations(s, err);
+  pascal_store_job_outcome got_outcome;
+  if (!status)
+    status = read_outcome(s, &row, (pascal_store_job_state)next, outcome ? &got_outcome : NULL,
+                          err);
   status = store_end(s, status, err);
-  if (status == PASCAL_STORE_OK && state)
-    *state = (pascal_store_job_state)next;
+  if (status == PASCAL_STORE_OK && outcome)
+    *outcome = got_outcome;
   return status;
 }
 

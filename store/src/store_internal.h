@@ -70,6 +70,7 @@ pascal_store_status store_schema_require_latest(sqlite3 *db, pascal_error *err);
 /* The statement `which`, reset and with bindings cleared, ready to bind. */
 sqlite3_stmt *store_stmt_get(pascal_store *s, store_stmt which);
 
+/* ---- statuses and errors (status.c) ---- */
 /* Set err from SQLite's last error on `db` (`rc` is the failing result
  * code) and return the matching store status: a trigger's RAISE(ABORT) or a
  * constraint -> CONFLICT, SQLITE_NOMEM -> NOMEM, anything else -> IO. */
@@ -115,6 +116,11 @@ pascal_store_status store_measurement_insert(pascal_store *s, int64_t cal,
                                              pascal_store_workload workload,
                                              const pascal_store_measurement *m,
                                              int64_t job, pascal_error *err);
+
+/* Done and total jobs of the device's collecting calibrations (devices.c;
+ * inside the caller's lock or transaction; 0/0 when it has none). */
+pascal_store_status store_device_progress(pascal_store *s, const char *device, int64_t *done,
+                                          int64_t *total, pascal_error *err);
 
 /* NOT_FOUND unless the device exists (devices.c; inside the caller's lock). */
 pascal_store_status store_device_require(pascal_store *s, const char *device,

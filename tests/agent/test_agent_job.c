@@ -1,5 +1,6 @@
-/* test_agent_job.c - the agent's side of the jobs API JSON
- * (calibrator/agent/job.c), the token loader (token.c) and the device
+/* test_agent_job.c - the agent's side of the jobs protocol (the shared
+ * codec's claim reply, pascal_codec_jobs.h, and calibrator/agent/job.c's
+ * bodies and description), the token loader (token.c) and the device
  * comparison (device.c): the example answers of api-spec/openapi.yaml parse to the expected
  * backend jobs; every malformed field is refused by name. */
 #include <stdio.h>
@@ -26,56 +27,71 @@ static const char SCAN_CLAIM[] =
   "\"block_bytes\":16384,\"run\":{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":4096,"
   "\"W\":16,\"repeat\":0}},\"progress\":{\"done\":12,\"total\":756}}";
 
+/* Read a claim answer that must hold a job. */
+static void read_job(json_t *ans, pascal_codec_job *j)
+{
+  int claimed = 0;
+  pascal_codec_progress p;
+  pascal_error err;
+  pascal_error_clear(&err);
+  CHECK_INT(pascal_codec_claim_reply_decode(ans, j, &claimed, &p, &err), PASCAL_OK);
+  if (err.status)
+    fprintf(stderr, "  refused: %s: %s\n", err.field, err.message);
+  CHECK_INT(claimed, 1);
+}
+
 static void test_scan_claim(void)
 {
   json_t *ans = load(SCAN_CLAIM);
-  agent_job j;
-  char msg[256] = "";
-  CHECK_INT(agent_job_parse(json_object_get(ans, "job"), &j, msg, sizeof msg), 0);
+  pascal_codec_job j;
+  read_job(ans, &j);
   CHECK_INT(j.id, 7);
   CHECK(strcmp(j.lease_token, "ab12") == 0);
   CHECK_NEAR(j.lease_seconds, 60, 0);
-  CHECK_INT(j.run.workload, PASCAL_BACKEND_SCAN);
-  CHECK_INT(j.run.o, 1);
-  CHECK_INT(j.run.path_tma, 1);
-  CHECK_INT(j.run.d, 4);
-  CHECK_INT(j.run.m, 8);
+  CHECK_INT(j.run.workload, PASCAL_PLAN_SCAN);
+  CHECK_INT(j.run.key.o, 1);
+  CHECK_INT(j.run.key.path, PASCAL_PLAN_TMA);
+  CHECK_INT(j.run.key.d, 4);
+  CHECK_INT(j.run.key.m, 8);
   CHECK_INT(j.run.N, 4096);
   CHECK_INT(j.run.W, 16);
   CHECK_INT(j.run.repeat, 0);
-  CHECK_INT(j.run.block_bytes, 16384);
+  CHECK_INT(j.block_bytes, 16384);
   char d[160];
   agent_job_describe(&j, d, sizeof d);
   CHECK(strcmp(d, "job 7 scan o=1 tma d=4 m=8 N=4096 W=16 repeat 0") == 0);
-  long done = -1, total = -1;
-  CHECK_INT(agent_progress_parse(ans, &done, &total), 0);
-  CHECK_INT(done, 12);
-  CHECK_INT(total, 756);
+  pascal_codec_progress p = {-1, -1};
+  CHECK_INT(pascal_codec_progress_decode(ans, &p, NULL), PASCAL_OK);
+  CHECK_INT(p.done, 12);
+  CHECK_INT(p.total, 756);
 
   pascal_backend_result res = {.fill_bytes = 1.2e9, .kernel_ns = 3.4e6};
-  json_t *body = agent_body_result(&j, &res);
+  json_t *body = agent_job_body(&j, PASCAL_CODEC_RESULT, &res, NULL);
   CHECK(strcmp(json_string_value(json_object_get(body, "lease_token")), "ab12") == 0);
   CHECK_NEAR(json_real_value(json_object_get(body, "fill_bytes")), 1.2e9, 0);
   CHECK_NEAR(json_real_value(json_object_get(body, "kernel_ns")), 3.4e6, 0);
   CHECK_INT(json_object_size(body), 3);
   json_decref(body);
-  body = agent_body_fail(&j, "agent stopping");
+  body = agent_job_body(&j, PASCAL_CODEC_HEARTBEAT, NULL, NULL);
+  CHECK(body && json_object_size(body) == 1);
+  json_decref(body);
+  body = agent_job_body(&j, PASCAL_CODEC_FAIL, NULL, "agent stopping");
   CHECK(strcmp(json_string_value(json_object_get(body, "message")), "agent stopping") == 0);
   json_decref(body);
-  body = agent_body_fail(&j, "bad \xff utf-8");
+  body = agent_job_body(&j, PASCAL_CODEC_FAIL, NULL, "bad \xff utf-8");
   CHECK(body == NULL); /* the caller substitutes a printable reason */
   /* a reason longer than pascald accepts is cut to 255 bytes, never inside
    * a UTF-8 sequence: 254 'a' then "\xc3\xa9" (e-acute) straddles byte 255 */
   char longer[400];
   memset(longer, 'a', 254);
   snprintf(longer + 254, sizeof longer - 254, "\xc3\xa9 and more text after the limit");
-  body = agent_body_fail(&j, longer);
+  body = agent_job_body(&j, PASCAL_CODEC_FAIL, NULL, longer);
   CHECK(body != NULL);
   const char *m = json_string_value(json_object_get(body, "message"));
   CHECK(m && strlen(m) == 254 && strspn(m, "a") == 254);
   json_decref(body);
   longer[253] = '\0'; /* short enough: sent whole */
-  body = agent_body_fail(&j, longer);
+  body = agent_job_body(&j, PASCAL_CODEC_FAIL, NULL, longer);
   CHECK(body && strlen(json_string_value(json_object_get(body, "message"))) == 253);
   json_decref(body);
   json_decref(ans);
@@ -86,35 +102,35 @@ static void test_gemm_and_idle(void)
   json_t *ans = load("{\"job\":{\"id\":9,\"lease_token\":\"x\",\"lease_seconds\":2.5,"
                      "\"workload\":\"gemm\",\"block_bytes\":16384,\"run\":{\"Mg\":1024,"
                      "\"Ng\":512,\"Kg\":2048,\"repeat\":1}},\"progress\":{\"done\":0,\"total\":120}}");
-  agent_job j;
-  char msg[256];
-  CHECK_INT(agent_job_parse(json_object_get(ans, "job"), &j, msg, sizeof msg), 0);
-  CHECK_INT(j.run.workload, PASCAL_BACKEND_GEMM);
-  CHECK_INT(j.run.Mg, 1024);
-  CHECK_INT(j.run.Ng, 512);
-  CHECK_INT(j.run.Kg, 2048);
+  pascal_codec_job j;
+  read_job(ans, &j);
+  CHECK_INT(j.run.workload, PASCAL_PLAN_GEMM);
+  CHECK_INT(j.run.shape.Mg, 1024);
+  CHECK_INT(j.run.shape.Ng, 512);
+  CHECK_INT(j.run.shape.Kg, 2048);
   CHECK_INT(j.run.repeat, 1);
   CHECK_NEAR(j.lease_seconds, 2.5, 0);
   json_decref(ans);
 
-  long done, total;
+  pascal_codec_progress p;
+  int claimed = 1;
   ans = load("{\"job\":null,\"progress\":{\"done\":5,\"total\":5}}");
-  CHECK(json_is_null(json_object_get(ans, "job")));
-  CHECK_INT(agent_progress_parse(ans, &done, &total), 0);
-  CHECK_INT(done, 5);
+  CHECK_INT(pascal_codec_claim_reply_decode(ans, &j, &claimed, &p, NULL), PASCAL_OK);
+  CHECK_INT(claimed, 0);
+  CHECK_INT(p.done, 5);
   json_decref(ans);
   const char *bad_progress[] = {"{}", "{\"progress\":{\"done\":6,\"total\":5}}",
                                 "{\"progress\":{\"done\":-1,\"total\":5}}",
                                 "{\"progress\":{\"done\":1.0,\"total\":5}}"};
   for (size_t i = 0; i < 4; i++) {
     ans = load(bad_progress[i]);
-    CHECK_INT(agent_progress_parse(ans, &done, &total), -1);
+    CHECK(pascal_codec_progress_decode(ans, &p, NULL) != PASCAL_OK);
     json_decref(ans);
   }
 }
 
 /* Replace one member of the example job (json text) and expect a refusal
- * whose message names `field`. */
+ * that names `field`. */
 static void expect_refused(const char *key, const char *where, const char *value, const char *field,
                            long long want_id)
 {
@@ -125,12 +141,15 @@ static void expect_refused(const char *key, const char *where, const char *value
     json_object_set_new(target, key, load(value));
   else
     json_object_del(target, key);
-  agent_job j;
-  char msg[256] = "";
-  CHECK_INT(agent_job_parse(job, &j, msg, sizeof msg), -1);
-  CHECK(strstr(msg, field) != NULL);
-  if (!strstr(msg, field))
-    fprintf(stderr, "  message was: %s (want %s)\n", msg, field);
+  pascal_codec_job j;
+  int claimed = 0;
+  pascal_codec_progress p;
+  pascal_error err;
+  pascal_error_clear(&err);
+  CHECK(pascal_codec_claim_reply_decode(ans, &j, &claimed, &p, &err) != PASCAL_OK);
+  CHECK(strcmp(err.field, field) == 0);
+  if (strcmp(err.field, field) != 0)
+    fprintf(stderr, "  field was: %s (want %s): %s\n", err.field, field, err.message);
   CHECK_INT(j.id, want_id);
   json_decref(ans);
 }
@@ -152,14 +171,10 @@ static void test_refusals(void)
   expect_refused("W", "run", NULL, "job.run.W", 7);
   expect_refused("m", "run", "-1", "job.run.m", 7);
   expect_refused("repeat", "run", "null", "job.run.repeat", 7);
+  /* the plan's limits are the protocol's: m <= PASCAL_PLAN_MAX_COMPUTE */
+  expect_refused("m", "run", "1000001", "job.run.m", 7);
   /* sync with a depth is inconsistent */
-  json_t *ans = load(SCAN_CLAIM);
-  json_object_set_new(json_object_get(json_object_get(ans, "job"), "run"), "path", json_string("sync"));
-  agent_job j;
-  char msg[256];
-  CHECK_INT(agent_job_parse(json_object_get(ans, "job"), &j, msg, sizeof msg), -1);
-  CHECK(strstr(msg, "job.run.d") != NULL);
-  json_decref(ans);
+  expect_refused("path", "run", "\"sync\"", "job.run.d", 7);
 }
 
 static void test_tokens(void)

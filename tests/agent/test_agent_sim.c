@@ -64,27 +64,31 @@ static void test_runs(void)
   const struct { uint32_t o; int tma; uint32_t d, m; uint64_t N, W; uint32_t rep; } jobs[] = {
     {1, 0, 0, 0, 96, 4, 0}, {2, 1, 4, 1, 128, 16, 0}, {1, 1, 2, 6, 192, 64, 3}, {2, 1, 3, 2, 160, 1, 1}};
   for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
-    pascal_backend_job j = {.workload = PASCAL_BACKEND_SCAN, .o = jobs[i].o, .path_tma = jobs[i].tma,
-                            .d = jobs[i].d, .m = jobs[i].m, .N = jobs[i].N, .W = jobs[i].W,
-                            .repeat = jobs[i].rep, .block_bytes = 16384};
+    pascal_backend_job j = {
+        .run = {.workload = PASCAL_PLAN_SCAN,
+                .key = {.o = jobs[i].o, .path = jobs[i].tma ? PASCAL_PLAN_TMA : PASCAL_PLAN_SYNC,
+                        .d = jobs[i].d, .m = jobs[i].m},
+                .N = jobs[i].N, .W = jobs[i].W, .repeat = jobs[i].rep},
+        .block_bytes = 16384};
     pascal_backend_result r1, r2;
     CHECK_INT(pascal_backend_sim_ops.run(b, &j, &r1, &err), PASCAL_OK);
     CHECK_INT(pascal_backend_sim_ops.run(b, &j, &r2, &err), PASCAL_OK);
     CHECK(r1.fill_bytes == r2.fill_bytes && r1.kernel_ns == r2.kernel_ns); /* deterministic */
-    pascal_simdev_scan s = {.o = j.o, .path_tma = j.path_tma, .d = j.d, .m = j.m, .N = j.N,
-                            .W = j.W, .seed = j.repeat};
+    pascal_simdev_scan s = {.o = jobs[i].o, .path_tma = jobs[i].tma, .d = jobs[i].d,
+                            .m = jobs[i].m, .N = jobs[i].N, .W = jobs[i].W, .seed = jobs[i].rep};
     pascal_simdev_stats st;
     CHECK_INT(pascal_simdev_run_scan(dev, &s, &st, NULL, &err), PASCAL_OK);
     CHECK(st.fill_bytes == r1.fill_bytes && st.kernel_ns == r1.kernel_ns);
     /* Every one of the N blocks is fetched at least once (cold cache), and
      * a fill needs a request: N b <= fill_bytes <= W M N b. */
-    double b_bytes = 16384.0, M = 4.0 * j.o;
-    CHECK(r1.fill_bytes >= (double)j.N * b_bytes);
-    CHECK(r1.fill_bytes <= (double)j.W * M * (double)j.N * b_bytes);
+    double b_bytes = 16384.0, M = 4.0 * jobs[i].o;
+    CHECK(r1.fill_bytes >= (double)jobs[i].N * b_bytes);
+    CHECK(r1.fill_bytes <= (double)jobs[i].W * M * (double)jobs[i].N * b_bytes);
     CHECK(r1.kernel_ns > 0.0);
   }
-  pascal_backend_job gemm = {.workload = PASCAL_BACKEND_GEMM, .Mg = 256, .Ng = 384, .Kg = 1024,
-                             .repeat = 2, .block_bytes = 16384};
+  pascal_backend_job gemm = {
+      .run = {.workload = PASCAL_PLAN_GEMM, .shape = {256, 384, 1024}, .repeat = 2},
+      .block_bytes = 16384};
   pascal_backend_result r;
   pascal_error_clear(&err);
   CHECK_INT(pascal_backend_sim_ops.run(b, &gemm, &r, &err), PASCAL_OK);
@@ -97,14 +101,17 @@ static void test_runs(void)
    * read at least once; 64 fit in the tiny profile's cache, so some refill. */
   CHECK(r.fill_bytes > 80.0 * 16384.0);
   CHECK(r.fill_bytes <= 2.0 * 6.0 * 16.0 * 16384.0);
-  gemm.Mg = 200; /* not a multiple of tile_m */
+  gemm.run.shape.Mg = 200; /* not a multiple of tile_m */
   CHECK_INT(pascal_backend_sim_ops.run(b, &gemm, &r, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "Mg") == 0);
-  pascal_backend_job wrong = {.workload = PASCAL_BACKEND_SCAN, .o = 1, .N = 96, .W = 1, .block_bytes = 8192};
+  pascal_backend_job wrong = {
+      .run = {.workload = PASCAL_PLAN_SCAN, .key = {.o = 1}, .N = 96, .W = 1}, .block_bytes = 8192};
   CHECK_INT(pascal_backend_sim_ops.run(b, &wrong, &r, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "block_bytes") == 0);
-  pascal_backend_job bad = {.workload = PASCAL_BACKEND_SCAN, .o = 1, .path_tma = 0, .d = 3, .N = 96,
-                            .W = 1, .block_bytes = 16384};
+  pascal_backend_job bad = {
+      .run = {.workload = PASCAL_PLAN_SCAN, .key = {.o = 1, .path = PASCAL_PLAN_SYNC, .d = 3},
+              .N = 96, .W = 1},
+      .block_bytes = 16384};
   CHECK(pascal_backend_sim_ops.run(b, &bad, &r, &err) != PASCAL_OK); /* sync with a depth */
   pascal_simdev_free(dev);
   pascal_backend_sim_ops.close(b);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "sha256.h"
+#include "pascal_sha256.h"
 
 static void expect(const void *data, size_t len, const char *want)
 {

@@ -101,13 +101,13 @@ static void test_capacity_propose(void) {
 static pascal_backend_job scan_job(void) {
   pascal_backend_job j;
   memset(&j, 0, sizeof j);
-  j.workload = PASCAL_BACKEND_SCAN;
-  j.o = 1;
-  j.path_tma = 1;
-  j.d = 4;
-  j.m = 8;
-  j.N = 4096;
-  j.W = 16;
+  j.run.workload = PASCAL_PLAN_SCAN;
+  j.run.key.o = 1;
+  j.run.key.path = PASCAL_PLAN_TMA;
+  j.run.key.d = 4;
+  j.run.key.m = 8;
+  j.run.N = 4096;
+  j.run.W = 16;
   j.block_bytes = 16384;
   return j;
 }
@@ -123,24 +123,24 @@ static void test_job_check(void) {
   pascal_error err;
   pascal_backend_job j = scan_job();
   CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
-  j.o = 0; expect_field(j, "o");
-  j = scan_job(); j.path_tma = 0; expect_field(j, "d"); /* sync with d = 4 */
-  j.d = 0; CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
-  j = scan_job(); j.d = 0; expect_field(j, "d");
-  j = scan_job(); j.d = 17; expect_field(j, "d");
-  j = scan_job(); j.N = 0; expect_field(j, "N");
-  j = scan_job(); j.N = 1ull << 40; expect_field(j, "N");
-  j = scan_job(); j.W = 0; expect_field(j, "W");
+  j.run.key.o = 0; expect_field(j, "o");
+  j = scan_job(); j.run.key.path = PASCAL_PLAN_SYNC; expect_field(j, "d"); /* sync with d = 4 */
+  j.run.key.d = 0; CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
+  j = scan_job(); j.run.key.d = 0; expect_field(j, "d");
+  j = scan_job(); j.run.key.d = 17; expect_field(j, "d");
+  j = scan_job(); j.run.N = 0; expect_field(j, "N");
+  j = scan_job(); j.run.N = 1ull << 40; expect_field(j, "N");
+  j = scan_job(); j.run.W = 0; expect_field(j, "W");
   j = scan_job(); j.block_bytes = 1000; expect_field(j, "block_bytes");
-  j = scan_job(); j.m = 1u << 20; expect_field(j, "m");
-  j = scan_job(); j.path_tma = 2; expect_field(j, "path");
+  j = scan_job(); j.run.key.m = 1u << 20; expect_field(j, "m");
+  j = scan_job(); j.run.key.path = (pascal_plan_path)2; expect_field(j, "path");
   j = scan_job();
-  j.workload = PASCAL_BACKEND_GEMM;
-  j.Mg = 640; j.Ng = 896; j.Kg = 1280;
+  j.run.workload = PASCAL_PLAN_GEMM;
+  j.run.shape.Mg = 640; j.run.shape.Ng = 896; j.run.shape.Kg = 1280;
   CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
-  j.Mg = 100; expect_field(j, "Mg");
-  j.Mg = 640; j.Ng = 0; expect_field(j, "Ng");
-  j.Ng = 896; j.Kg = 96; expect_field(j, "Kg");
+  j.run.shape.Mg = 100; expect_field(j, "Mg");
+  j.run.shape.Mg = 640; j.run.shape.Ng = 0; expect_field(j, "Ng");
+  j.run.shape.Ng = 896; j.run.shape.Kg = 96; expect_field(j, "Kg");
   CHECK(pascal_cuda_job_check(nullptr, 1, &err) == PASCAL_EINVAL);
 }
 

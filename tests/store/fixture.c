@@ -95,7 +95,7 @@ pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], c
 {
   int claimed = 0;
   pascal_store_status status = pascal_store_job_claim(f->s, "gb10", agent, fixture_token(tok, c), HOLDER,
-                                                      now, FIXTURE_LEASE, j, &claimed, NULL);
+                                                      now, FIXTURE_LEASE, j, &claimed, NULL, NULL);
   return status == PASCAL_STORE_OK && !claimed ? PASCAL_STORE_NOT_FOUND : status;
 }
 
@@ -105,7 +105,7 @@ int64_t fixture_frozen_calibration(fixture *f, char tok[33], pascal_store_job *j
   pascal_error err;
   pascal_store_status status = fixture_claim(f, "a", tok, 'e', now, j);
   if (!status)
-    status = pascal_store_job_result(f->s, j->id, tok, HOLDER, 9.0, 1.0, now + 1, &err);
+    status = pascal_store_job_result(f->s, j->id, tok, HOLDER, 9.0, 1.0, now + 1, NULL, &err);
   if (!status)
     status = pascal_store_calibration_freeze(f->s, cal, "{}", "{}", FIXTURE_HASH, now + 2, &err);
   if (status) {

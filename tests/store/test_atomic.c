@@ -109,11 +109,11 @@ static void test_result_failure_keeps_lease(void)
   CHECK_INT(fixture_sql(&f, "CREATE TRIGGER inject AFTER UPDATE OF state ON jobs"
                             " WHEN NEW.state = 'done' BEGIN SELECT RAISE(ABORT, 'x'); END"),
             SQLITE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 1.0, 1.0, 11, NULL), PASCAL_STORE_CONFLICT);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 1.0, 1.0, 11, NULL, NULL), PASCAL_STORE_CONFLICT);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements"), 0);
   CHECK_INT(fixture_sql_int(&f, "SELECT state = 'leased' FROM jobs"), 1);
   CHECK_INT(fixture_sql(&f, "DROP TRIGGER inject"), SQLITE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 1.0, 1.0, 12, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 1.0, 1.0, 12, NULL, NULL), PASCAL_STORE_OK);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements"), 1);
   fixture_done(&f);
 }

@@ -24,10 +24,10 @@ static void finish_all(fixture *f, int64_t now)
   for (char c = 'a'; claimed; c = c == 'f' ? 'a' : (char)(c + 1)) {
     fixture_token(tok, c);
     tok[0] = (char)('0' + (now++ % 10)); /* a fresh token per lease */
-    CHECK_INT(pascal_store_job_claim(f->s, "gb10", "ag", tok, HOLDER, now, 60, &j, &claimed, NULL),
+    CHECK_INT(pascal_store_job_claim(f->s, "gb10", "ag", tok, HOLDER, now, 60, &j, &claimed, NULL, NULL),
               PASCAL_STORE_OK);
     if (claimed)
-      CHECK_INT(pascal_store_job_result(f->s, j.id, tok, HOLDER, 1000.0 * (double)j.id, 5.0, now,
+      CHECK_INT(pascal_store_job_result(f->s, j.id, tok, HOLDER, 1000.0 * (double)j.id, 5.0, now, NULL,
                                         NULL), PASCAL_STORE_OK);
   }
 }
@@ -213,7 +213,7 @@ static void test_list_by_device(void)
   int claimed = 0;
   char tok[33];
   CHECK_INT(pascal_store_job_claim(f.s, "h100", "ag", fixture_token(tok, 'c'), HOLDER, 5, 60, &j,
-                                   &claimed, NULL), PASCAL_STORE_OK);
+                                   &claimed, NULL, NULL), PASCAL_STORE_OK);
   CHECK_INT(claimed, 1);
   CHECK_INT(j.workload, PASCAL_STORE_GEMM);
   CHECK(memcmp(&j.run, &g, sizeof g) == 0);

@@ -33,14 +33,14 @@ static void *work(void *arg)
     snprintf(tok, sizeof tok, "%016x%016llx", (unsigned)w->index, (long long)k);
     pascal_store_job j;
     int claimed = 0;
-    if (pascal_store_job_claim(w->s, "gb10", agent, tok, HOLDER, 100, 600, &j, &claimed, NULL) !=
+    if (pascal_store_job_claim(w->s, "gb10", agent, tok, HOLDER, 100, 600, &j, &claimed, NULL, NULL) !=
         PASCAL_STORE_OK) {
       w->failures++;
       break;
     }
     if (!claimed)
       break;
-    if (pascal_store_job_result(w->s, j.id, tok, HOLDER, (double)j.id, 1.0, 101, NULL) != PASCAL_STORE_OK)
+    if (pascal_store_job_result(w->s, j.id, tok, HOLDER, (double)j.id, 1.0, 101, NULL, NULL) != PASCAL_STORE_OK)
       w->failures++;
     else
       w->done++;

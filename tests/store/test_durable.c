@@ -30,12 +30,12 @@ static void child(const char *path, int fd)
     snprintf(tok, sizeof tok, "%032llx", (long long)now);
     pascal_store_job j;
     int claimed = 0;
-    if (pascal_store_job_claim(s, "gb10", "child", tok, HOLDER, now, 600, &j, &claimed, NULL) !=
+    if (pascal_store_job_claim(s, "gb10", "child", tok, HOLDER, now, 600, &j, &claimed, NULL, NULL) !=
         PASCAL_STORE_OK)
       _exit(4);
     if (!claimed)
       break;
-    if (pascal_store_job_result(s, j.id, tok, HOLDER, 1e6 + (double)j.id, 5e3, now, NULL) !=
+    if (pascal_store_job_result(s, j.id, tok, HOLDER, 1e6 + (double)j.id, 5e3, now, NULL, NULL) !=
         PASCAL_STORE_OK)
       _exit(5);
     if (write(fd, &j.id, sizeof j.id) != (ssize_t)sizeof j.id)

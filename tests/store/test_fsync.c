@@ -64,11 +64,11 @@ int main(void)
   char ta[33], tb[33];
   pascal_store_job j;
   int claimed = 0;
-  SYNCED(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(ta, 'a'), HOLDER, 3, 60, &j, &claimed,
+  SYNCED(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(ta, 'a'), HOLDER, 3, 60, &j, &claimed, NULL,
                                 NULL));
   SYNCED(pascal_store_job_heartbeat(f.s, j.id, ta, HOLDER, 4, 60, &expires, NULL));
-  SYNCED(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e9, 1e6, 5, NULL));
-  SYNCED(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(tb, 'b'), HOLDER, 6, 60, &j, &claimed,
+  SYNCED(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e9, 1e6, 5, NULL, NULL));
+  SYNCED(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(tb, 'b'), HOLDER, 6, 60, &j, &claimed, NULL,
                                 NULL));
   SYNCED(pascal_store_job_fail(f.s, j.id, tb, HOLDER, "x", 7, NULL, NULL));
   SYNCED(pascal_store_token_create(f.s, "t", PASCAL_STORE_ROLE_ADMIN,

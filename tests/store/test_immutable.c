@@ -58,7 +58,7 @@ static void test_frozen_rows_refused(void)
   char tok[33];
   pascal_store_job j;
   CHECK_INT(fixture_claim(&f, "a", tok, 'd', 20, &j), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.0, 1.0, 21, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.0, 1.0, 21, NULL, NULL), PASCAL_STORE_OK);
   char sql[256];
   snprintf(sql, sizeof sql, "UPDATE measurements SET calibration = %lld WHERE calibration = %lld",
            (long long)id, (long long)open_cal);
@@ -101,8 +101,8 @@ static void test_frozen_jobs_refused(void)
             SQLITE_CONSTRAINT);
   /* Through the API: an identical retry is still OK (no write), a
    * different one is a conflict; nothing changed. */
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.0, 1.0, 23, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.5, 1.0, 23, NULL), PASCAL_STORE_CONFLICT);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.0, 1.0, 23, NULL, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.5, 1.0, 23, NULL, NULL), PASCAL_STORE_CONFLICT);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements WHERE fill_bytes = 9.0"), 1);
   fixture_done(&f);
 }

@@ -43,6 +43,11 @@ extern "C" {
 #define PASCAL_PLAN_MAX_COMPUTE 1000000u  /* m: compute operations per block */
 #define PASCAL_PLAN_MAX_EXTENT UINT64_C(4294967295) /* N, W, Mg, Ng, Kg: what a
                                                        calibration run holds */
+#define PASCAL_PLAN_MAX_BLOCK_BYTES (1u << 30) /* bytes per logical block of the
+                                                 device a run is measured on */
+#define PASCAL_PLAN_MAX_MESSAGE 255u      /* bytes of UTF-8 a failed run's message
+                                             keeps (longer ones are cut,
+                                             pascal/utf8.h) */
 
 typedef enum pascal_plan_workload {
   PASCAL_PLAN_SCAN = 0,

@@ -85,14 +85,14 @@ int main(int argc, char **argv)
     int64_t expires = 0, done = 0, total = 0;
     pascal_store_token t;
     double t0 = bench_now_ns();
-    if (pascal_store_job_claim(s, "bench", "agent", tok, 1, 2000 + i, 60, &j, &claimed, &err) ||
+    if (pascal_store_job_claim(s, "bench", "agent", tok, 1, 2000 + i, 60, &j, &claimed, NULL, &err) ||
         !claimed)
       die("claim", &err);
     double t1 = bench_now_ns();
     if (pascal_store_job_heartbeat(s, j.id, tok, 1, 2000 + i, 60, &expires, &err))
       die("heartbeat", &err);
     double t2 = bench_now_ns();
-    if (pascal_store_job_result(s, j.id, tok, 1, 1e9 + i, 1e6, 2000 + i, &err))
+    if (pascal_store_job_result(s, j.id, tok, 1, 1e9 + i, 1e6, 2000 + i, NULL, &err))
       die("result", &err);
     double t3 = bench_now_ns();
     if (pascal_store_device_progress(s, "bench", &done, &total, &err))
