@@ -24,14 +24,25 @@ static void reply_codec(pd_reply *rep, pascal_status st, json_t *out, const pasc
   else pd_reply_pascal_error(rep, err);
 }
 
+#define PD_BOUNDS_RESERVE 1024 /* bytes: an answer for a few phases fits without regrowth */
+
+/* The answer is streamed as text by the codec's writer (no Jansson tree),
+ * the same document pascal_codec_bounds builds. */
 static void bounds_run(pd_reply *rep, uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
                        uint64_t ways, uint64_t sets) {
   pascal_codec_bounds_query q = {n, c, phases, m, ways, sets};
-  json_t *out = NULL;
+  pascal_jtext w;
   pascal_error err;
   pascal_error_clear(&err);
-  pascal_status st = pascal_codec_bounds(&q, &out, &err);
-  reply_codec(rep, st, out, &err);
+  pascal_jtext_init(&w, PD_BOUNDS_RESERVE);
+  pascal_status st = pascal_codec_bounds_write(&w, &q, &err);
+  pascal_jtext_newline(&w);
+  size_t len = 0;
+  char *text = st == PASCAL_OK ? pascal_jtext_take(&w, &len) : NULL;
+  pascal_jtext_free(&w);
+  if (st != PASCAL_OK) pd_reply_pascal_error(rep, &err);
+  else if (!text) pd_reply_error(rep, 500, "internal", NULL, "out of memory writing the answer");
+  else pd_reply_text(rep, 200, text, len, "application/json");
 }
 
 static int common_fields(json_t *b, uint64_t *n, uint64_t *c, uint64_t *ways, uint64_t *sets,
