@@ -208,7 +208,8 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
   if (pd_replica_refuses(ctx, route, rep)) return; /* 421: writes go to the primary */
   if (check_access(ctx, route, &req, rep)) return;
   json_t *root = NULL;
-  if (route->body != PD_BODY_NONE && (c->len > 0 || route->body == PD_BODY_JSON)) {
+  int required = route->body == PD_BODY_JSON || route->body == PD_BODY_TEXT;
+  if (route->body != PD_BODY_NONE && (c->len > 0 || required)) {
     const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_CONTENT_TYPE);
     if (c->len > 0 && !is_json_type(ct)) {
@@ -216,7 +217,8 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
                      "Content-Type must be application/json (got %s)", ct ? ct : "none");
       return;
     }
-    if (pd_json_parse_large(req.body, req.body_len, ctx->cfg.json_depth_max, ctx->cfg.threads,
+    if (route->body != PD_BODY_TEXT &&
+        pd_json_parse_large(req.body, req.body_len, ctx->cfg.json_depth_max, ctx->cfg.threads,
                             &root, rep))
       return;
   }
