@@ -93,8 +93,10 @@ static int query_fields(const pd_fields *q, int gemm, const char *prefix, pd_que
     pd_reply_error(rep, 400, "invalid_value", f, "path must be \"sync\" or \"tma\"");
     return -1;
   }
-  /* The depth belongs to the path: never a silent d = 0 for tma. */
-  snprintf(f, sizeof f, "%s%sd", prefix ? prefix : "", prefix ? "." : "");
+  /* The depth belongs to the path: never a silent d = 0 for tma. (Its
+   * name is formatted only for an error: this runs for every batch item.) */
+  int d_ok = out->key.path == PASCAL_PATH_TMA ? !d_absent && d != 0 : d == 0;
+  if (!d_ok) snprintf(f, sizeof f, "%s%sd", prefix ? prefix : "", prefix ? "." : "");
   if (out->key.path == PASCAL_PATH_TMA && d_absent) {
     pd_reply_error(rep, 400, "missing_field", f, "field '%s' (prefetch depth >= 1) is required "
                    "for path tma", f);
@@ -490,6 +492,12 @@ static void batch_answer(pd_ctx *ctx, const batch *b, pd_reply *rep) {
  * filled), 0 when the text has a shape left to Jansson. */
 static int batch_from_text(pd_ctx *ctx, pd_jread *r, batch *b, pd_reply *rep) {
   if (!pd_jread_take(r, '[')) return 0;
+  r->p--; /* count from the '[' */
+  if (pd_jread_count_objects(r, ctx->cfg.batch_max) > ctx->cfg.batch_max) {
+    batch_refuse(ctx, rep);
+    return -1;
+  }
+  r->p++;
   if (pd_jread_take(r, ']')) return 1;
   pd_fields item;
   pd_fields_init(&item);

@@ -7,10 +7,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json_text.h"
+#include "jsonin.h"
 
 static void ws(pd_jread *r) {
   while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
@@ -71,14 +73,19 @@ static int number(pd_jread *r, pd_value *v) {
   }
   /* the grammar ends the number here; strtoll/strtod stop at the same
    * byte (neither reads "0x" or "inf" after a JSON number's first digit) */
-  errno = 0;
-  if (is_int) {
-    long long x = strtoll(b, NULL, 10);
-    if (errno) return -1; /* Jansson: "too big integer" */
+  if (is_int) { /* strtoll's value and range, without its locale and base handling */
+    const char *q = b + (*b == '-');
+    uint64_t x = 0, lim = *b == '-' ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; q < r->p; q++) {
+      unsigned dgt = (unsigned)(*q - '0');
+      if (x > (lim - dgt) / 10) return -1; /* Jansson: "too big integer" */
+      x = 10 * x + dgt;
+    }
     v->kind = PD_V_INT;
-    v->i = x;
+    v->i = *b == '-' ? (int64_t)(0 - x) : (int64_t)x;
     return 0;
   }
+  errno = 0;
   double d = strtod(b, NULL);
   if (errno || !isfinite(d)) return -1; /* overflow, or an underflow Jansson may read otherwise */
   v->kind = PD_V_REAL;
@@ -129,4 +136,17 @@ int pd_jread_flat_object(pd_jread *r, pd_fields *out) {
     out->f[out->n++] = (pd_field){k, klen, v};
   } while (pd_jread_take(r, ','));
   return pd_jread_take(r, '}') ? 0 : -1;
+}
+
+size_t pd_jread_count_objects(const pd_jread *r, size_t limit) {
+  pd_json_scan sc = {0, 0};
+  size_t n = 0;
+  int depth = 0;
+  for (const char *q = r->p; q < r->end && n <= limit; q++) {
+    char c = *q;
+    if (pd_json_scan_string(&sc, c)) continue;
+    if (c == '{' || c == '[') n += depth++ == 1 && c == '{';
+    else if ((c == '}' || c == ']') && --depth <= 0) break;
+  }
+  return n;
 }

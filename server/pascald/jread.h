@@ -32,6 +32,12 @@ int pd_jread_string(pd_jread *r, const char **s, size_t *len);
 int pd_jread_scalar(pd_jread *r, pd_value *v);
 /* A member's key and its ':'; -1 also when `seen` already holds the key. */
 int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *klen);
+/* The objects among the elements of the array that starts at r->p (its
+ * '['), counted without reading them (strings skipped, nesting followed),
+ * up to `limit` + 1: enough to refuse an oversized batch before reading it.
+ * Not a validation: other elements are not counted, bad text may count
+ * anything; r is not moved. */
+size_t pd_jread_count_objects(const pd_jread *r, size_t limit);
 /* A whole flat object, from its '{' to its '}', into `out` (emptied first). */
 int pd_jread_flat_object(pd_jread *r, pd_fields *out);
 
