@@ -67,7 +67,7 @@ start() {
 start pascald "$PASCALD" --listen 127.0.0.1:0 --db "$tmp/pascal.db" --bundles "$tmp/bundles"
 PD_URL=$url PD_PID=$pid
 start bare "$BARE" 0
-BARE_URL=$url
+BARE_URL=$url BARE_PID=$pid
 
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 loaded=$(curl -s "$PD_URL/healthz" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calibrations_loaded"])')
@@ -84,23 +84,28 @@ for u in "$PD_URL/v1/predict?$Q" "$PD_URL/v1/bounds?$B"; do
   curl -sf "$u" >/dev/null || { echo "request failed: $u" >&2; exit 1; }
 done
 
-# wrk -> "p99_us req_per_s"
+# CPU seconds (user + system) the process PID has used so far
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f\n", ($14 + $15) / hz }' "/proc/$1/stat"; }
+# measure PID CONNS WRK-ARGS... -> "p99_us req_per_s server_cpu_us_per_request"
 measure() {
-  c=$1
-  shift
-  wrk -t1 -c"$c" -d"${DUR}s" --latency "$@" | awk '
+  p=$1 c=$2
+  shift 2
+  a=$(cpu_s "$p")
+  wrk -t1 -c"$c" -d"${DUR}s" --latency "$@" >"$tmp/wrk.out"
+  b=$(cpu_s "$p")
+  awk -v a="$a" -v b="$b" '
     function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1e6; return v }
-    $1 == "99%" { p99 = us($2) } $1 == "Requests/sec:" { rps = $2 }
-    END { printf "%.1f %.0f\n", p99, rps }'
+    $1 == "99%" { p99 = us($2) } $1 == "Requests/sec:" { rps = $2 } $2 == "requests" && $3 == "in" { n = $1 }
+    END { printf "%.1f %.0f %.2f\n", p99, rps, (b - a) * 1e6 / n }' "$tmp/wrk.out"
 }
 LOADS="bare get_explained get_compact post_single get_bounds"
 run_load() { # NAME CONNS
   case $1 in
-    bare) measure "$2" "$BARE_URL/" ;;
-    get_explained) measure "$2" "$PD_URL/v1/predict?$Q" ;;
-    get_compact) measure "$2" "$PD_URL/v1/predict?$Q&explain=false" ;;
-    post_single) measure "$2" -s "$tmp/post.lua" "$PD_URL/v1/predict" ;;
-    get_bounds) measure "$2" "$PD_URL/v1/bounds?$B" ;;
+    bare) measure "$BARE_PID" "$2" "$BARE_URL/" ;;
+    get_explained) measure "$PD_PID" "$2" "$PD_URL/v1/predict?$Q" ;;
+    get_compact) measure "$PD_PID" "$2" "$PD_URL/v1/predict?$Q&explain=false" ;;
+    post_single) measure "$PD_PID" "$2" -s "$tmp/post.lua" "$PD_URL/v1/predict" ;;
+    get_bounds) measure "$PD_PID" "$2" "$PD_URL/v1/bounds?$B" ;;
   esac
 }
 wrk -t1 -c4 -d1s "$PD_URL/v1/predict?$Q" >/dev/null # warm-up
@@ -136,10 +141,18 @@ post11() {
 }
 # stats of column 2 (seconds) -> "median min max" in ms
 ms_stats() { awk '{print $2 * 1000}' | sort -n | awk '{ v[NR] = $1 } END { printf "%.2f %.2f %.2f", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+# cpu_per_post PID SECONDS_BEFORE -> server CPU ms per post of the last 11
+cpu_per_post() { awk -v a="$2" -v b="$(cpu_s "$1")" 'BEGIN { printf "%.2f", (b - a) * 1000 / 11 }'; }
+c0=$(cpu_s "$PD_PID")
 b1k=$(post11 "$PD_URL/v1/predict" "$tmp/batch-1000.json" | ms_stats)
+b1k_cpu=$(cpu_per_post "$PD_PID" "$c0")
+c0=$(cpu_s "$PD_PID")
 b10k=$(post11 "$PD_URL/v1/predict" "$tmp/batch-10000.json" | ms_stats)
+b10k_cpu=$(cpu_per_post "$PD_PID" "$c0")
 batch_ok=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["ok"], "/", d["count"])' "$tmp/post.out")
+c0=$(cpu_s "$PD_PID")
 post11 "$PD_URL/v1/predict" "$tmp/batch-10001.json" >"$tmp/refusals"
+refusal_cpu=$(cpu_per_post "$PD_PID" "$c0")
 refusal_codes=$(awk '{print $1}' "$tmp/refusals" | sort -u | tr '\n' ' ')
 refusal=$(ms_stats <"$tmp/refusals")
 upload=$(post11 "$BARE_URL/" "$tmp/batch-10001.json" | ms_stats)
@@ -168,16 +181,18 @@ load_after=$(uptime | sed 's/.*load average: //')
 # ---- the table ---------------------------------------------------------------
 # ratio_stats LOAD CONNS -> "median min max" of LOAD's req/s over bare's, round by round
 ratio_stats() {
-  paste -d' ' "$tmp/$1.$2" "$tmp/bare.$2" | awk '{ print $2 / $4 }' | sort -n |
+  paste -d' ' "$tmp/$1.$2" "$tmp/bare.$2" | awk '{ print $2 / $5 }' | sort -n |
     awk '{ v[NR] = $1 } END { printf "%.2f %.2f %.2f", v[int((NR + 1) / 2)], v[1], v[NR] }'
 }
 col_median() { awk -v c="$2" '{ print $c }' "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 echo "pascald HTTP benchmark: wrk -t1, ${ROUNDS} alternating rounds of ${DUR} s per load, $(nproc) cores"
 echo "load average before: $load_before; after: $load_after"
-printf '%-26s %5s %9s %18s %10s %s\n' "route" "conns" "req/s" "of bare (min-max)" "p99 us" "targets"
+echo "(req/s and p99: wrk; 'of bare': the route's req/s over bare's in the same round; CPU us/req: the"
+echo " server's user+system CPU per request, which a loaded machine disturbs far less than req/s)"
+printf '%-19s %5s %8s %18s %9s %11s %s\n' "route" "conns" "req/s" "of bare (min-max)" "p99 us" "CPU us/req" "targets"
 for c in $CONNS; do
-  printf '%-26s %5s %9s %18s %10s\n' "bare libmicrohttpd" "$c" "$(col_median "$tmp/bare.$c" 2)" "1" \
-         "$(col_median "$tmp/bare.$c" 1)"
+  printf '%-19s %5s %8s %18s %9s %11s\n' "bare libmicrohttpd" "$c" "$(col_median "$tmp/bare.$c" 2)" "1" \
+         "$(col_median "$tmp/bare.$c" 1)" "$(col_median "$tmp/bare.$c" 3)"
   for l in get_explained get_compact post_single get_bounds; do
     set -- $(ratio_stats "$l" "$c")
     p99=$(col_median "$tmp/$l.$c" 1)
@@ -188,16 +203,17 @@ for c in $CONNS; do
     if [ "$c" = 8 ]; then
       verdict="$verdict, $(awk -v p="$p99" 'BEGIN { if (p <= 1000) print "p99 ok"; else printf "p99 MISSED by %.0f us", p - 1000 }')"
     fi
-    printf '%-26s %5s %9s %18s %10s %s\n' "$l" "$c" "$(col_median "$tmp/$l.$c" 2)" "$1 ($2-$3)" "$p99" "$verdict"
+    printf '%-19s %5s %8s %18s %9s %11s %s\n' "$l" "$c" "$(col_median "$tmp/$l.$c" 2)" "$1 ($2-$3)" "$p99" \
+           "$(col_median "$tmp/$l.$c" 3)" "$verdict"
   done
 done
 set -- $b1k
-printf 'batch of 1,000 queries    : median %.2f ms (min %.2f, max %.2f)\n' "$1" "$2" "$3"
+printf 'batch of 1,000 queries    : median %.2f ms (min %.2f, max %.2f); server CPU %s ms per batch\n' "$1" "$2" "$3" "$b1k_cpu"
 set -- $b10k
-printf 'batch of 10,000 queries   : median %.2f ms (min %.2f, max %.2f), answered %s; %s\n' "$1" "$2" "$3" "$batch_ok" \
+printf 'batch of 10,000 queries   : median %.2f ms (min %.2f, max %.2f), server CPU %s ms, answered %s; %s\n' "$1" "$2" "$3" "$b10k_cpu" "$batch_ok" \
        "$(awk -v t="$1" 'BEGIN { if (t <= 15) print "target ok"; else printf "target 15 ms MISSED by %.1f ms", t - 15 }')"
 set -- $refusal
-printf 'batch of 10,001 refused   : median %.2f ms (min %.2f, max %.2f), status %s; %s\n' "$1" "$2" "$3" "$refusal_codes" \
+printf 'batch of 10,001 refused   : median %.2f ms (min %.2f, max %.2f), server CPU %s ms, status %s; %s\n' "$1" "$2" "$3" "$refusal_cpu" "$refusal_codes" \
        "$(awk -v t="$1" 'BEGIN { if (t <= 1) print "target ok"; else printf "target 1 ms MISSED by %.2f ms", t - 1 }')"
 set -- $upload
 printf '  the same body to bare   : median %.2f ms (min %.2f, max %.2f): receiving it alone\n' "$1" "$2" "$3"
