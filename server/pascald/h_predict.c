@@ -22,6 +22,13 @@
  * codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
  * tree and no allocation per answered item (only a refused item builds its
  * small error object through reply.h).
+ *
+ * Queries are read without a tree either: the query string into flat
+ * fields (qfields.h), a body from its text (jread.h), a batch item by item
+ * after counting its items, so that an oversized batch is refused before
+ * any item is read. A body of any other shape is parsed by Jansson and its
+ * members become the same flat fields: one validation (query_parse) for
+ * every source, so every error reads the same whichever way it came.
  */
 #include <pthread.h>
 #include <stdatomic.h>

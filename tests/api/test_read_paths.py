@@ -2,10 +2,13 @@
 straight into the query, POST bodies read from their text, the batch read
 item by item) over real HTTP:
 
-  * every request of read_corpus.py gets exactly the status and the body
-    pinned in data/read_answers.json (recorded from the daemon that read
-    every query through a Jansson tree: same error messages, same fields,
-    same answers, byte for byte);
+  * every request of read_corpus.py gets the status and the body pinned in
+    data/read_answers.json (recorded from the daemon that read every query
+    through a Jansson tree): an error byte for byte (same code, message and
+    field), an answer with the same members, types and strings (its numbers
+    are the model's, checked bit for bit by test_cli_agreement, and not
+    pinned here, so that a change to the model does not read as a change
+    to the readers);
   * a good query answers the same through GET, POST and as a batch item;
   * the batch limit: a batch one item over it is refused with 413 naming
     "queries" however long it is, a batch at it is answered;
@@ -21,6 +24,17 @@ import read_corpus
 from harness import PASCAL_CLI, Daemon
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def shape(v):
+    """A decoded answer without its numbers' values (their types stay)."""
+    if isinstance(v, dict):
+        return [(k, shape(x)) for k, x in v.items()]
+    if isinstance(v, list):
+        return [shape(x) for x in v]
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return type(v).__name__
+    return v
 
 
 def exact(v):
@@ -61,7 +75,12 @@ class ReadPaths(unittest.TestCase):
         for name, method, target, body in reqs:
             with self.subTest(name):
                 r = self.d.request(method, target, raw=body, validate=False)
-                self.assertEqual([r.status, r.raw.decode("utf-8")], self.pinned[name])
+                status, text = self.pinned[name]
+                self.assertEqual(r.status, status, r.raw)
+                if status == 200:
+                    self.assertEqual(shape(json.loads(r.raw)), shape(json.loads(text)))
+                else:
+                    self.assertEqual(r.raw.decode("utf-8"), text)
 
     def test_error_names_the_field(self):
         """Every 400 of the corpus names a field or says why none applies."""
