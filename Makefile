@@ -13,7 +13,7 @@ BUILD  ?= build
 SANBUILD ?= build-sanitize
 FUZZBUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS = fuzz_bundle fuzz_plan fuzz_predict_body fuzz_predict_query fuzz_jobs fuzz_config
+FUZZ_TARGETS = fuzz_bundle fuzz_plan fuzz_predict_body fuzz_predict_query fuzz_jobs fuzz_config fuzz_jread
 CMAKE_FLAGS ?=
 
 PREFIX ?= /usr/local

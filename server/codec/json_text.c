@@ -121,6 +121,18 @@ static size_t utf8_len(const unsigned char *s)
   return n;
 }
 
+int pascal_json_utf8_valid(const char *s, size_t n)
+{
+  const unsigned char *u = (const unsigned char *)s;
+  for (size_t i = 0; i < n;) {
+    size_t k = utf8_len(u + i);
+    if (k == 0 || k > n - i)
+      return 0;
+    i += k;
+  }
+  return 1;
+}
+
 /* Bytes that need no escape and no UTF-8 check: printable ASCII but '"'
  * and '\\'. Runs of them (keys, names, most strings) are copied at once. */
 static size_t plain_run(const unsigned char *p, size_t n)

@@ -84,6 +84,12 @@ typedef struct pascal_jtext_mark {
 pascal_jtext_mark pascal_jtext_mark_get(const pascal_jtext *w);
 void pascal_jtext_rewind(pascal_jtext *w, pascal_jtext_mark mark);
 
+/* 1 when s[0..n) is valid UTF-8 (no overlong forms, surrogates or code
+ * points above U+10FFFF): the rule the writer checks strings by, and
+ * Jansson's. The bytes after s[n) must not be UTF-8 continuation bytes
+ * (a NUL or a quote follows in every caller). */
+int pascal_json_utf8_valid(const char *s, size_t n);
+
 /* A finite double as a JSON real that reads back (strtod) as the same
  * double: the shortest such digit string in all but rare cases (about 1 in
  * 1,000 random doubles, where a shorter one lies within 1e-19 of the edge

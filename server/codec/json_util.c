@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "pascal_codec.h"
+
 void codec_path(char *buf, size_t size, const char *prefix, const char *key)
 {
   if (prefix && *prefix)
@@ -218,4 +220,12 @@ pascal_status codec_set_real_array(json_t *obj, const char *key, const double *v
                                    pascal_error *err)
 {
   return set_array(obj, key, v, n, real_element, err);
+}
+
+pascal_status codec_text_to_tree(const pascal_jtext *w, json_t **out, pascal_error *err)
+{
+  pascal_status st = pascal_jtext_status(w, err);
+  if (st == PASCAL_OK)
+    st = pascal_codec_parse(w->text, w->len, out, err);
+  return st;
 }

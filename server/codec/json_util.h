@@ -12,6 +12,7 @@
 
 #include "pascal/calibration.h"
 #include "pascal/error.h"
+#include "json_text.h"
 #include "pascal/plan.h"
 
 /* A field path: "prefix.key" or "key" when prefix is empty. */
@@ -57,6 +58,11 @@ pascal_status codec_set_uint_array(json_t *obj, const char *key, const uint64_t 
                                    pascal_error *err);
 pascal_status codec_set_real_array(json_t *obj, const char *key, const double *v, size_t n,
                                    pascal_error *err);
+/* The tree form of a document written by the text writer: the writer's
+ * text parsed (its reals read back as the same doubles, so the tree holds
+ * exactly the computed values); the writer's failure if it had one. The
+ * writer is left to the caller to free. */
+pascal_status codec_text_to_tree(const pascal_jtext *w, json_t **out, pascal_error *err);
 /* The scan key's members "o", "path", "d", "m" (in this order) into obj. */
 pascal_status codec_set_scan_key(json_t *obj, const pascal_scan_key *k, pascal_error *err);
 

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "json_text.h"
 #include "pascal/error.h"
 
 #ifdef __cplusplus
@@ -43,6 +44,12 @@ typedef struct pascal_codec_bounds_query {
  *  "ppt_gpu":{"published","corrected"}} */
 pascal_status pascal_codec_bounds(const pascal_codec_bounds_query *q, json_t **out,
                                   pascal_error *err);
+/* The same document streamed as text into `w` (pascald's fast path): one
+ * complete object, written only once every value is computed, so a failure
+ * leaves `w` as it was (the writer's own failures excepted, see
+ * pascal_jtext_status). */
+pascal_status pascal_codec_bounds_write(pascal_jtext *w, const pascal_codec_bounds_query *q,
+                                        pascal_error *err);
 
 typedef enum pascal_codec_policy {
   PASCAL_CODEC_POLICY_TTL = 0,

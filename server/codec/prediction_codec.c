@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "json_util.h"
 #include "pascal_codec.h"
 
 static void put_rule(pascal_jtext *w, pascal_rule rule)
@@ -255,17 +256,6 @@ void pascal_codec_gemm_prediction_write(pascal_jtext *w, const pascal_gemm_shape
   pascal_jtext_object_end(w);
 }
 
-/* The tree form: the same text, parsed (the writer's reals read back as the
- * same doubles, so the tree holds exactly the predicted values). */
-static pascal_status text_to_tree(pascal_jtext *w, json_t **out, pascal_error *err)
-{
-  pascal_status st = pascal_jtext_status(w, err);
-  if (st == PASCAL_OK)
-    st = pascal_codec_parse(w->text, w->len, out, err);
-  pascal_jtext_free(w);
-  return st;
-}
-
 pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, uint32_t N,
                                                   double W,
                                                   const pascal_scan_prediction *pred,
@@ -276,7 +266,9 @@ pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, ui
   pascal_jtext_object_begin(&w, NULL);
   pascal_codec_scan_prediction_write(&w, key, N, W, pred, PASCAL_CODEC_EXPLAINED);
   pascal_jtext_object_end(&w);
-  return text_to_tree(&w, out, err);
+  pascal_status st = codec_text_to_tree(&w, out, err);
+  pascal_jtext_free(&w);
+  return st;
 }
 
 pascal_status pascal_codec_gemm_prediction_encode(const pascal_gemm_shape *shape,
@@ -288,5 +280,7 @@ pascal_status pascal_codec_gemm_prediction_encode(const pascal_gemm_shape *shape
   pascal_jtext_object_begin(&w, NULL);
   pascal_codec_gemm_prediction_write(&w, shape, pred, PASCAL_CODEC_EXPLAINED);
   pascal_jtext_object_end(&w);
-  return text_to_tree(&w, out, err);
+  pascal_status st = codec_text_to_tree(&w, out, err);
+  pascal_jtext_free(&w);
+  return st;
 }

@@ -24,119 +24,107 @@
 #define SIM_REQUESTS_MAX (UINT64_C(1) << 30)
 
 /* "num/den" for a reduced rational. */
-static json_t *rational_text(uint64_t num, uint64_t den)
+static void put_rational(pascal_jtext *w, const char *key, uint64_t num, uint64_t den)
 {
   char buf[64];
   snprintf(buf, sizeof buf, "%" PRIu64 "/%" PRIu64, num, den);
-  return json_string(buf);
+  pascal_jtext_string(w, key, buf);
 }
 
-static pascal_status encode_theta(json_t *obj, const pascal_static_result *r, pascal_error *err)
+static void put_theta(pascal_jtext *w, const pascal_static_result *r)
 {
-  json_t *t = json_object();
-  pascal_status st;
-  if ((st = codec_set(obj, "theta", t, err)) ||
-      (st = codec_set(t, "num", codec_uint(r->theta.num), err)) ||
-      (st = codec_set(t, "den", codec_uint(r->theta.den), err)) ||
-      (st = codec_set(t, "exact", rational_text(r->theta.num, r->theta.den), err)) ||
-      (st = codec_set(t, "decimal", codec_real(r->theta_value), err)))
-    return st;
-  return PASCAL_OK;
+  pascal_jtext_object_begin(w, "theta");
+  pascal_jtext_uint(w, "num", r->theta.num);
+  pascal_jtext_uint(w, "den", r->theta.den);
+  put_rational(w, "exact", r->theta.num, r->theta.den);
+  pascal_jtext_real(w, "decimal", r->theta_value);
+  pascal_jtext_object_end(w);
 }
 
-static pascal_status encode_policy_bound(json_t *obj, const pascal_codec_bounds_query *q,
-                                         pascal_error *err)
+static void put_policy_bound(pascal_jtext *w, const pascal_policy_bound *b)
 {
-  pascal_policy_bound b;
-  pascal_status st = pascal_policy_bound_compute(q->n, q->c, q->phases, q->m, &b, err);
-  if (st)
-    return st;
-  json_t *p;
   uint64_t whole_num;
   char exact[96];
   /* exact = (whole * den + num) / den, or "whole+num/den" if that overflows */
-  if (!__builtin_mul_overflow(b.whole, b.frac.den, &whole_num) &&
-      !__builtin_add_overflow(whole_num, b.frac.num, &whole_num))
-    snprintf(exact, sizeof exact, "%" PRIu64 "/%" PRIu64, whole_num, b.frac.den);
+  if (!__builtin_mul_overflow(b->whole, b->frac.den, &whole_num) &&
+      !__builtin_add_overflow(whole_num, b->frac.num, &whole_num))
+    snprintf(exact, sizeof exact, "%" PRIu64 "/%" PRIu64, whole_num, b->frac.den);
   else
-    snprintf(exact, sizeof exact, "%" PRIu64 "+%" PRIu64 "/%" PRIu64, b.whole, b.frac.num,
-             b.frac.den);
-  if ((st = codec_set(obj, "policy_lower_bound", p = json_object(), err)) ||
-      (st = codec_set(p, "value", codec_real(b.bound), err)) ||
-      (st = codec_set(p, "exact", json_string(exact), err)) ||
-      (st = codec_set(p, "whole", codec_uint(b.whole), err)) ||
-      (st = codec_set(p, "frac_num", codec_uint(b.frac.num), err)) ||
-      (st = codec_set(p, "frac_den", codec_uint(b.frac.den), err)) ||
-      (st = codec_set(p, "phi", codec_real(b.phi), err)))
-    return st;
-  return PASCAL_OK;
+    snprintf(exact, sizeof exact, "%" PRIu64 "+%" PRIu64 "/%" PRIu64, b->whole, b->frac.num,
+             b->frac.den);
+  pascal_jtext_object_begin(w, "policy_lower_bound");
+  pascal_jtext_real(w, "value", b->bound);
+  pascal_jtext_string(w, "exact", exact);
+  pascal_jtext_uint(w, "whole", b->whole);
+  pascal_jtext_uint(w, "frac_num", b->frac.num);
+  pascal_jtext_uint(w, "frac_den", b->frac.den);
+  pascal_jtext_real(w, "phi", b->phi);
+  pascal_jtext_object_end(w);
 }
 
 /* Exact LRU, SDCM and PPT-GPU all rest on the exact reuse distances; all
- * null above PASCAL_CODEC_EXACT_RD_MAX_M workers. */
-static pascal_status encode_reuse_models(json_t *obj, json_t *lru,
-                                         const pascal_codec_bounds_query *q,
-                                         pascal_error *err)
+ * skipped (written as null) above PASCAL_CODEC_EXACT_RD_MAX_M workers. */
+typedef struct reuse_models {
+  int known;
+  size_t lru_exact;
+  double sdcm_k, ppt_published, ppt_corrected;
+} reuse_models;
+
+static pascal_status reuse_models_compute(const pascal_codec_bounds_query *q,
+                                          const pascal_cache_geometry *geo, reuse_models *out,
+                                          pascal_error *err)
 {
-  json_t *sdcm, *ppt;
-  pascal_cache_geometry geo = {q->ways ? q->ways : q->c, q->sets ? q->sets : 1};
-  pascal_status st;
-  if ((st = codec_set(obj, "sdcm", sdcm = json_object(), err)) ||
-      (st = codec_set(obj, "ppt_gpu", ppt = json_object(), err)) ||
-      (st = codec_set(sdcm, "ways", codec_uint(geo.ways), err)) ||
-      (st = codec_set(sdcm, "sets", codec_uint(geo.sets), err)))
-    return st;
-  if (q->m > PASCAL_CODEC_EXACT_RD_MAX_M) {
-    if ((st = codec_set(lru, "exact", json_null(), err)) ||
-        (st = codec_set(sdcm, "K", json_null(), err)) ||
-        (st = codec_set(ppt, "published", json_null(), err)) ||
-        (st = codec_set(ppt, "corrected", json_null(), err)))
-      return st;
+  out->known = q->m <= PASCAL_CODEC_EXACT_RD_MAX_M;
+  if (!out->known)
     return PASCAL_OK;
-  }
   uint64_t *rd = malloc(q->m * sizeof *rd);
   if (!rd)
     return pascal_error_set(err, PASCAL_ENOMEM, "phases", "out of memory");
-  double sdcm_k, pub, cor;
-  size_t exact;
-  if (!(st = pascal_lru_misses_exact(q->n, q->c, q->phases, q->m, &exact, err)) &&
+  pascal_status st;
+  if (!(st = pascal_lru_misses_exact(q->n, q->c, q->phases, q->m, &out->lru_exact, err)) &&
       !(st = pascal_reuse_distance_compute(q->n, q->phases, q->m, rd, err)) &&
-      !(st = pascal_expected_misses(PASCAL_HIT_SDCM, rd, q->m, &geo, &sdcm_k, err)) &&
-      !(st = pascal_expected_misses(PASCAL_HIT_PPT_PUBLISHED, rd, q->m, &geo, &pub, err)) &&
-      !(st = pascal_expected_misses(PASCAL_HIT_PPT_CORRECTED, rd, q->m, &geo, &cor, err)) &&
-      !(st = codec_set(lru, "exact", codec_uint(exact), err)) &&
-      !(st = codec_set(sdcm, "K", codec_real(sdcm_k), err)) &&
-      !(st = codec_set(ppt, "published", codec_real(pub), err)))
-    st = codec_set(ppt, "corrected", codec_real(cor), err);
+      !(st = pascal_expected_misses(PASCAL_HIT_SDCM, rd, q->m, geo, &out->sdcm_k, err)) &&
+      !(st = pascal_expected_misses(PASCAL_HIT_PPT_PUBLISHED, rd, q->m, geo,
+                                    &out->ppt_published, err)))
+    st = pascal_expected_misses(PASCAL_HIT_PPT_CORRECTED, rd, q->m, geo, &out->ppt_corrected,
+                                err);
   free(rd);
   return st;
 }
 
-static pascal_status encode_lru(json_t *obj, const pascal_static_result *r, json_t **lru,
-                                pascal_error *err)
+static void put_lru(pascal_jtext *w, const pascal_static_result *r, const reuse_models *rm)
 {
-  json_t *l = json_object();
-  pascal_status st;
-  *lru = l;
-  if ((st = codec_set(obj, "lru", l, err)) ||
-      (st = codec_set(l, "lower", codec_uint(r->lru.lower), err)) ||
-      (st = codec_set(l, "upper", codec_uint(r->lru.upper), err)) ||
-      (st = codec_set(l, "certified", json_boolean(r->lru.certified), err)))
-    return st;
-  return PASCAL_OK;
+  pascal_jtext_object_begin(w, "lru");
+  pascal_jtext_uint(w, "lower", r->lru.lower);
+  pascal_jtext_uint(w, "upper", r->lru.upper);
+  pascal_jtext_bool(w, "certified", r->lru.certified);
+  if (rm->known)
+    pascal_jtext_uint(w, "exact", rm->lru_exact);
+  else
+    pascal_jtext_null(w, "exact");
+  pascal_jtext_object_end(w);
 }
 
-static pascal_status encode_che(json_t *obj, const pascal_codec_bounds_query *q,
-                                pascal_error *err)
+static void put_reuse_models(pascal_jtext *w, const pascal_cache_geometry *geo,
+                             const reuse_models *rm)
 {
-  double hit;
-  pascal_status st = pascal_che_scan(q->n, q->c, &hit, err);
-  json_t *che;
-  if (st || (st = codec_set(obj, "che", che = json_object(), err)) ||
-      (st = codec_set(che, "hit_rate", codec_real(hit), err)) ||
-      (st = codec_set(che, "K", codec_real((double)q->m * (1.0 - hit)), err)))
-    return st;
-  return PASCAL_OK;
+  pascal_jtext_object_begin(w, "sdcm");
+  pascal_jtext_uint(w, "ways", geo->ways);
+  pascal_jtext_uint(w, "sets", geo->sets);
+  if (rm->known)
+    pascal_jtext_real(w, "K", rm->sdcm_k);
+  else
+    pascal_jtext_null(w, "K");
+  pascal_jtext_object_end(w);
+  pascal_jtext_object_begin(w, "ppt_gpu");
+  if (rm->known) {
+    pascal_jtext_real(w, "published", rm->ppt_published);
+    pascal_jtext_real(w, "corrected", rm->ppt_corrected);
+  } else {
+    pascal_jtext_null(w, "published");
+    pascal_jtext_null(w, "corrected");
+  }
+  pascal_jtext_object_end(w);
 }
 
 static pascal_status check_geometry(const pascal_codec_bounds_query *q, pascal_error *err)
@@ -153,39 +141,65 @@ static pascal_status check_geometry(const pascal_codec_bounds_query *q, pascal_e
   return PASCAL_OK;
 }
 
-pascal_status pascal_codec_bounds(const pascal_codec_bounds_query *q, json_t **out,
-                                  pascal_error *err)
+pascal_status pascal_codec_bounds_write(pascal_jtext *w, const pascal_codec_bounds_query *q,
+                                        pascal_error *err)
 {
   pascal_static_result r;
+  pascal_policy_bound pb;
+  reuse_models rm;
+  double che_hit;
   pascal_status st;
   if (q->m == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "phases", "at least one phase is needed");
+  pascal_cache_geometry geo = {q->ways ? q->ways : q->c, q->sets ? q->sets : 1};
   if ((st = check_geometry(q, err)) ||
-      (st = pascal_static_analyze(q->n, q->c, q->phases, q->m, &r, err)))
+      (st = pascal_static_analyze(q->n, q->c, q->phases, q->m, &r, err)) ||
+      (st = pascal_policy_bound_compute(q->n, q->c, q->phases, q->m, &pb, err)) ||
+      (st = pascal_che_scan(q->n, q->c, &che_hit, err)) ||
+      (st = reuse_models_compute(q, &geo, &rm, err)))
     return st;
   uint64_t *gaps = malloc(q->m * sizeof *gaps);
   if (!gaps)
     return pascal_error_set(err, PASCAL_ENOMEM, "phases", "out of memory");
   size_t d;
-  json_t *obj = json_object(), *lru = NULL;
-  if ((st = pascal_gaps_from_phases(q->n, q->phases, q->m, gaps, &d, err)) ||
-      (st = codec_set(obj, "N", codec_uint(q->n), err)) ||
-      (st = codec_set(obj, "C", codec_uint(q->c), err)) ||
-      (st = codec_set(obj, "M", codec_uint(q->m), err)) ||
-      (st = codec_set_uint_array(obj, "gaps", gaps, d, err)) ||
-      (st = codec_set(obj, "D", codec_uint(r.d), err)) || (st = encode_theta(obj, &r, err)) ||
-      (st = codec_set(obj, "T_star", codec_uint(r.t_star), err)) ||
-      (st = codec_set(obj, "K_ttl", codec_uint(r.k_ttl), err)) ||
-      (st = codec_set(obj, "rho_ttl", codec_real(r.rho_ttl), err)) ||
-      (st = encode_lru(obj, &r, &lru, err)) || (st = encode_policy_bound(obj, q, err)) ||
-      (st = encode_che(obj, q, err)) || (st = encode_reuse_models(obj, lru, q, err)))
-    goto fail;
+  if ((st = pascal_gaps_from_phases(q->n, q->phases, q->m, gaps, &d, err)))
+    goto done;
+  pascal_jtext_object_begin(w, NULL);
+  pascal_jtext_uint(w, "N", q->n);
+  pascal_jtext_uint(w, "C", q->c);
+  pascal_jtext_uint(w, "M", q->m);
+  pascal_jtext_array_begin(w, "gaps");
+  for (size_t i = 0; i < d; i++)
+    pascal_jtext_uint(w, NULL, gaps[i]);
+  pascal_jtext_array_end(w);
+  pascal_jtext_uint(w, "D", r.d);
+  put_theta(w, &r);
+  pascal_jtext_uint(w, "T_star", r.t_star);
+  pascal_jtext_uint(w, "K_ttl", r.k_ttl);
+  pascal_jtext_real(w, "rho_ttl", r.rho_ttl);
+  put_lru(w, &r, &rm);
+  put_policy_bound(w, &pb);
+  pascal_jtext_object_begin(w, "che");
+  pascal_jtext_real(w, "hit_rate", che_hit);
+  pascal_jtext_real(w, "K", (double)q->m * (1.0 - che_hit));
+  pascal_jtext_object_end(w);
+  put_reuse_models(w, &geo, &rm);
+  pascal_jtext_object_end(w);
+  st = pascal_jtext_status(w, err);
+done:
   free(gaps);
-  *out = obj;
-  return PASCAL_OK;
-fail:
-  free(gaps);
-  json_decref(obj);
+  return st;
+}
+
+pascal_status pascal_codec_bounds(const pascal_codec_bounds_query *q, json_t **out,
+                                  pascal_error *err)
+{
+  pascal_jtext w;
+  pascal_jtext_init(&w, 1024);
+  pascal_status st = pascal_codec_bounds_write(&w, q, err);
+  if (st == PASCAL_OK)
+    st = codec_text_to_tree(&w, out, err);
+  pascal_jtext_free(&w);
   return st;
 }
 

@@ -16,8 +16,11 @@
 typedef struct pd_conns pd_conns;
 
 /* Query parameters a request may carry (no route takes more than a dozen);
- * more get 414, or a closed connection when libmicrohttpd cannot answer. */
-#define PD_QUERY_PARAMS_MAX 1024
+ * more get 414, or a closed connection when libmicrohttpd cannot answer.
+ * libmicrohttpd keeps the parameters in the connection's memory
+ * (cfg.connection_memory, 64 KiB: room for about 900), so the limit stays
+ * well below what fits. */
+#define PD_QUERY_PARAMS_MAX 512
 
 /* At most `limit` connections; each request due within deadline_s seconds. */
 int pd_conns_new(unsigned limit, unsigned deadline_s, pd_conns **out);

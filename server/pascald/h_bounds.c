@@ -14,6 +14,7 @@
 #include "handlers.h"
 #include "jsonin.h"
 #include "pascal_codec.h"
+#include "qfields.h"
 #include "reply.h"
 
 /* Phases cap: bounded by the body size already; this bounds GET and batch. */
@@ -24,29 +25,46 @@ static void reply_codec(pd_reply *rep, pascal_status st, json_t *out, const pasc
   else pd_reply_pascal_error(rep, err);
 }
 
+#define PD_BOUNDS_RESERVE 1024 /* bytes: an answer for a few phases fits without regrowth */
+
+/* The answer is streamed as text by the codec's writer (no Jansson tree),
+ * the same document pascal_codec_bounds builds. */
 static void bounds_run(pd_reply *rep, uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
                        uint64_t ways, uint64_t sets) {
   pascal_codec_bounds_query q = {n, c, phases, m, ways, sets};
-  json_t *out = NULL;
+  pascal_jtext w;
   pascal_error err;
   pascal_error_clear(&err);
-  pascal_status st = pascal_codec_bounds(&q, &out, &err);
-  reply_codec(rep, st, out, &err);
+  pascal_jtext_init(&w, PD_BOUNDS_RESERVE);
+  pascal_status st = pascal_codec_bounds_write(&w, &q, &err);
+  pascal_jtext_newline(&w);
+  size_t len = 0;
+  char *text = st == PASCAL_OK ? pascal_jtext_take(&w, &len) : NULL;
+  pascal_jtext_free(&w);
+  if (st != PASCAL_OK) pd_reply_pascal_error(rep, &err);
+  else if (!text) pd_reply_error(rep, 500, "internal", NULL, "out of memory writing the answer");
+  else pd_reply_text(rep, 200, text, len, "application/json");
 }
 
-static int common_fields(json_t *b, uint64_t *n, uint64_t *c, uint64_t *ways, uint64_t *sets,
-                         pd_reply *rep) {
-  return pd_get_u64(b, "N", 1, 1, UINT64_C(1) << 62, n, NULL, rep) ||
-         pd_get_u64(b, "C", 1, 1, UINT64_C(1) << 62, c, NULL, rep) ||
-         pd_get_u64(b, "ways", 0, 0, UINT64_C(1) << 62, ways, NULL, rep) < 0 ||
-         pd_get_u64(b, "sets", 0, 0, UINT64_C(1) << 62, sets, NULL, rep) < 0;
+/* N, C, ways, sets: from a body (Jansson) or a query string, one check. */
+static int common_fields(const pd_fields *b, uint64_t *n, uint64_t *c, uint64_t *ways,
+                         uint64_t *sets, pd_reply *rep) {
+  return pd_field_u64(b, "N", 1, 1, UINT64_C(1) << 62, n, NULL, rep) ||
+         pd_field_u64(b, "C", 1, 1, UINT64_C(1) << 62, c, NULL, rep) ||
+         pd_field_u64(b, "ways", 0, 0, UINT64_C(1) << 62, ways, NULL, rep) < 0 ||
+         pd_field_u64(b, "sets", 0, 0, UINT64_C(1) << 62, sets, NULL, rep) < 0;
 }
 
 void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   static const char *const allowed[] = {"N", "C", "phases", "ways", "sets", NULL};
   json_t *b = req->json;
   uint64_t n, c, ways = 0, sets = 0;
-  if (pd_json_strict(b, allowed, NULL, rep) || common_fields(b, &n, &c, &ways, &sets, rep)) return;
+  pd_fields fs;
+  pd_fields_init(&fs);
+  int bad = pd_json_strict(b, allowed, NULL, rep) || pd_fields_from_json(b, &fs, rep) ||
+            common_fields(&fs, &n, &c, &ways, &sets, rep);
+  pd_fields_free(&fs);
+  if (bad) return;
   json_t *ph = json_object_get(b, "phases");
   if (!json_is_array(ph) || json_array_size(ph) == 0 || json_array_size(ph) > PD_PHASES_MAX) {
     pd_reply_error(rep, 400, ph ? "invalid_type" : "missing_field", "phases",
@@ -111,21 +129,24 @@ static int parse_phase_list(const char *s, uint64_t **out, size_t *m, pd_reply *
   return -1;
 }
 
+/* The query string is read straight into the query (no Jansson tree). */
 void pd_h_bounds_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   static const char *const strings[] = {"phases", NULL};
   static const char *const allowed[] = {"N", "C", "phases", "ways", "sets", NULL};
-  json_t *q = NULL;
+  pd_fields fs;
+  pd_fields_init(&fs);
   uint64_t n, c, ways = 0, sets = 0, *phases = NULL;
   size_t m = 0;
-  if (pd_query_object(req->conn, strings, &q, rep)) return;
-  json_t *ph = json_object_get(q, "phases");
-  int bad = pd_json_strict(q, allowed, NULL, rep) || common_fields(q, &n, &c, &ways, &sets, rep);
+  int bad = pd_fields_from_args(req->conn, strings, &fs, rep) ||
+            pd_fields_strict(&fs, allowed, NULL, rep) ||
+            common_fields(&fs, &n, &c, &ways, &sets, rep);
+  const pd_field *ph = bad ? NULL : pd_fields_get(&fs, "phases");
   if (!bad && !ph) {
     pd_reply_error(rep, 400, "missing_field", "phases", "field 'phases' is required");
     bad = 1;
   }
-  if (!bad) bad = parse_phase_list(json_string_value(ph), &phases, &m, rep);
-  json_decref(q);
+  if (!bad) bad = parse_phase_list(ph->v.s, &phases, &m, rep);
+  pd_fields_free(&fs);
   if (bad) return;
   bounds_run(rep, n, c, phases, m, ways, sets);
   free(phases);

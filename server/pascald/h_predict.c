@@ -22,18 +22,29 @@
  * codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
  * tree and no allocation per answered item (only a refused item builds its
  * small error object through reply.h).
+ *
+ * Queries are read without a tree either: the query string into flat
+ * fields (qfields.h), a body from its text (jread.h), a batch item by item
+ * after counting its items, so that an oversized batch is refused before
+ * any item is read. A body of any other shape is parsed by Jansson and its
+ * members become the same flat fields: one validation (query_parse) for
+ * every source, so every error reads the same whichever way it came.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctx.h"
 #include "device_ref.h"
 #include "handlers.h"
+#include "jread.h"
 #include "jsonin.h"
+#include "jsonpar.h"
 #include "pascal/predict_time.h"
 #include "pascal_codec.h"
+#include "qfields.h"
 #include "registry.h"
 #include "reply.h"
 
@@ -51,20 +62,20 @@ typedef struct pd_query {
   pascal_gemm_shape shape;
 } pd_query;
 
-/* Read the fields of a query object: 0, or -1 with rep filled. *read
- * counts the fields present (every required one, and the optional ones
- * given), so that the caller can tell whether any other key is there. */
-static int query_fields(json_t *q, int gemm, const char *prefix, pd_query *out, size_t *read,
-                        pd_reply *rep) {
+/* Read the fields of a query: 0, or -1 with rep filled. *read counts the
+ * fields present (every required one, and the optional ones given), so
+ * that the caller can tell whether any other key is there. */
+static int query_fields(const pd_fields *q, int gemm, const char *prefix, pd_query *out,
+                        size_t *read, pd_reply *rep) {
   int cal;
-  if (pd_get_str(q, "device", 1, out->device, sizeof out->device, prefix, rep) ||
-      (cal = pd_get_i64(q, "calibration", 0, 1, INT64_MAX, &out->calibration, prefix, rep)) < 0)
+  if (pd_field_str(q, "device", 1, out->device, sizeof out->device, prefix, rep) ||
+      (cal = pd_field_i64(q, "calibration", 0, 1, INT64_MAX, &out->calibration, prefix, rep)) < 0)
     return -1;
   uint64_t a, b, c;
   if (gemm) {
-    if (pd_get_u64(q, "Mg", 1, 1, UINT32_MAX, &a, prefix, rep) ||
-        pd_get_u64(q, "Ng", 1, 1, UINT32_MAX, &b, prefix, rep) ||
-        pd_get_u64(q, "Kg", 1, 1, UINT32_MAX, &c, prefix, rep))
+    if (pd_field_u64(q, "Mg", 1, 1, UINT32_MAX, &a, prefix, rep) ||
+        pd_field_u64(q, "Ng", 1, 1, UINT32_MAX, &b, prefix, rep) ||
+        pd_field_u64(q, "Kg", 1, 1, UINT32_MAX, &c, prefix, rep))
       return -1;
     out->shape.Mg = (uint32_t)a;
     out->shape.Ng = (uint32_t)b;
@@ -75,12 +86,12 @@ static int query_fields(json_t *q, int gemm, const char *prefix, pd_query *out, 
   char path[8];
   uint64_t d = 0, N;
   int d_absent;
-  if (pd_get_u64(q, "o", 1, 1, PASCAL_PLAN_MAX_OCCUPANCY, &a, prefix, rep) ||
-      pd_get_str(q, "path", 1, path, sizeof path, prefix, rep) ||
-      (d_absent = pd_get_u64(q, "d", 0, 0, PASCAL_PLAN_MAX_DEPTH, &d, prefix, rep)) < 0 ||
-      pd_get_u64(q, "m", 1, 0, PASCAL_PLAN_MAX_COMPUTE, &b, prefix, rep) ||
-      pd_get_u64(q, "N", 1, 1, UINT32_MAX, &N, prefix, rep) ||
-      pd_get_num(q, "W", 1, PASCAL_PREDICT_W_MIN, PASCAL_PREDICT_W_MAX, &out->W, prefix, rep))
+  if (pd_field_u64(q, "o", 1, 1, PASCAL_PLAN_MAX_OCCUPANCY, &a, prefix, rep) ||
+      pd_field_str(q, "path", 1, path, sizeof path, prefix, rep) ||
+      (d_absent = pd_field_u64(q, "d", 0, 0, PASCAL_PLAN_MAX_DEPTH, &d, prefix, rep)) < 0 ||
+      pd_field_u64(q, "m", 1, 0, PASCAL_PLAN_MAX_COMPUTE, &b, prefix, rep) ||
+      pd_field_u64(q, "N", 1, 1, UINT32_MAX, &N, prefix, rep) ||
+      pd_field_num(q, "W", 1, PASCAL_PREDICT_W_MIN, PASCAL_PREDICT_W_MAX, &out->W, prefix, rep))
     return -1;
   pascal_error err;
   char f[96];
@@ -89,8 +100,10 @@ static int query_fields(json_t *q, int gemm, const char *prefix, pd_query *out, 
     pd_reply_error(rep, 400, "invalid_value", f, "path must be \"sync\" or \"tma\"");
     return -1;
   }
-  /* The depth belongs to the path: never a silent d = 0 for tma. */
-  snprintf(f, sizeof f, "%s%sd", prefix ? prefix : "", prefix ? "." : "");
+  /* The depth belongs to the path: never a silent d = 0 for tma. (Its
+   * name is formatted only for an error: this runs for every batch item.) */
+  int d_ok = out->key.path == PASCAL_PATH_TMA ? !d_absent && d != 0 : d == 0;
+  if (!d_ok) snprintf(f, sizeof f, "%s%sd", prefix ? prefix : "", prefix ? "." : "");
   if (out->key.path == PASCAL_PATH_TMA && d_absent) {
     pd_reply_error(rep, 400, "missing_field", f, "field '%s' (prefetch depth >= 1) is required "
                    "for path tma", f);
@@ -114,24 +127,21 @@ static int query_fields(json_t *q, int gemm, const char *prefix, pd_query *out, 
   return 0;
 }
 
-/* Validate one query object; `prefix` names it in errors ("queries[3]").
- * An unknown key is refused before anything else is reported, as if the
- * keys were checked first; they are only compared with the allowed list
- * when a field fails or the object holds more keys than were read (that
- * comparison was a quarter of a batch item's time). */
-static int query_parse(json_t *q, const char *prefix, pd_query *out, pd_reply *rep) {
+/* Validate one query's fields, wherever they were read from; `prefix`
+ * names the query in errors ("queries[3]"). An unknown key is refused
+ * before anything else is reported, as if the keys were checked first;
+ * they are only compared with the allowed list when a field fails or the
+ * query holds more keys than were read (that comparison was a quarter of a
+ * batch item's time). */
+static int query_parse(const pd_fields *q, const char *prefix, pd_query *out, pd_reply *rep) {
   memset(out, 0, sizeof *out);
-  if (!json_is_object(q)) {
-    pd_reply_error(rep, 400, "invalid_type", prefix, "each query must be a JSON object");
-    return -1;
-  }
-  const char *gemm_field = json_object_get(q, "Mg")   ? "Mg"
-                           : json_object_get(q, "Ng") ? "Ng"
-                           : json_object_get(q, "Kg") ? "Kg"
-                                                      : NULL;
+  const char *gemm_field = pd_fields_get(q, "Mg")   ? "Mg"
+                           : pd_fields_get(q, "Ng") ? "Ng"
+                           : pd_fields_get(q, "Kg") ? "Kg"
+                                                    : NULL;
   int gemm = gemm_field != NULL;
   for (size_t i = 2; gemm && scan_keys[i]; i++)
-    if (json_object_get(q, scan_keys[i])) {
+    if (pd_fields_get(q, scan_keys[i])) {
       char f[96];
       snprintf(f, sizeof f, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", gemm_field);
       pd_reply_error(rep, 400, "mixed_query", f, PASCAL_PREDICT_MIXED_MESSAGE);
@@ -140,8 +150,7 @@ static int query_parse(json_t *q, const char *prefix, pd_query *out, pd_reply *r
   out->workload = gemm ? PASCAL_WORKLOAD_GEMM : PASCAL_WORKLOAD_SCAN;
   size_t read = 0;
   int rc = query_fields(q, gemm, prefix, out, &read, rep);
-  if ((rc || read != json_object_size(q)) &&
-      pd_json_strict(q, gemm ? gemm_keys : scan_keys, prefix, rep))
+  if ((rc || read != q->n) && pd_fields_strict(q, gemm ? gemm_keys : scan_keys, prefix, rep))
     return -1;
   return rc;
 }
@@ -258,43 +267,36 @@ static void count(pd_ctx *ctx, uint64_t ok, uint64_t refused) {
     atomic_fetch_add_explicit(&ctx->stats.predictions_refused, refused, memory_order_relaxed);
 }
 
-/* Parse and answer one query; 0 with *a filled, or -1 with rep filled.
- * The caller holds the registry's read lock (a batch slice holds it once
- * for all its items: the entries and models it reads are never freed). */
-static int predict_one(pd_ctx *ctx, json_t *item, const char *prefix, pd_query *q, pd_answer *a,
-                       pd_reply *rep) {
-  return query_parse(item, prefix, q, rep) ? -1 : answer(ctx, q, prefix, a, rep);
-}
-
 /* Read and remove the single query's "explain" (default true): a boolean or
- * 0/1, or, as the GET handler passes it on as a string, "true"/"false"/"1"/"0". */
-static int take_explain(json_t *body, int *explain, pd_reply *rep) {
-  json_t *v = json_object_get(body, "explain");
-  const char *t = json_is_string(v) ? json_string_value(v) : NULL;
+ * 0/1, or, as a query string carries it, "true"/"false"/"1"/"0". */
+static int take_explain(pd_fields *q, int *explain, pd_reply *rep) {
+  const pd_field *f = pd_fields_get(q, "explain");
+  const pd_value *v = f ? &f->v : NULL;
+#define PD_IS_TEXT(t) (v->kind == PD_V_STRING && v->len == sizeof t - 1 && !memcmp(v->s, t, v->len))
   if (!v) *explain = 1;
-  else if (json_is_boolean(v)) *explain = json_is_true(v);
-  else if (json_is_integer(v) && (json_integer_value(v) == 0 || json_integer_value(v) == 1))
-    *explain = (int)json_integer_value(v);
-  else if (t && (!strcmp(t, "true") || !strcmp(t, "1"))) *explain = 1;
-  else if (t && (!strcmp(t, "false") || !strcmp(t, "0"))) *explain = 0;
+  else if (v->kind == PD_V_BOOL) *explain = (int)v->i;
+  else if (v->kind == PD_V_INT && (v->i == 0 || v->i == 1)) *explain = (int)v->i;
+  else if (PD_IS_TEXT("true") || PD_IS_TEXT("1")) *explain = 1;
+  else if (PD_IS_TEXT("false") || PD_IS_TEXT("0")) *explain = 0;
   else {
     pd_reply_error(rep, 400, "invalid_type", "explain", "explain must be true or false");
     return -1;
   }
-  json_object_del(body, "explain");
+#undef PD_IS_TEXT
+  pd_fields_del(q, "explain");
   return 0;
 }
 
 #define PD_ANSWER_RESERVE 3072 /* bytes: an explained answer fits without regrowth */
 #define PD_ITEM_RESERVE 264    /* bytes: a compact batch item, expected error and time included */
 
-static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
+static void predict_single(pd_ctx *ctx, pd_fields *fields, pd_reply *rep) {
   pd_query q;
   pd_answer a;
   int explain;
-  if (take_explain(body, &explain, rep)) return;
+  if (take_explain(fields, &explain, rep)) return;
   pd_registry_rdlock(ctx->registry);
-  int failed = predict_one(ctx, body, NULL, &q, &a, rep);
+  int failed = query_parse(fields, NULL, &q, rep) || answer(ctx, &q, NULL, &a, rep);
   pd_registry_unlock(ctx->registry);
   if (failed) {
     count(ctx, 0, 1);
@@ -317,14 +319,80 @@ static void predict_single(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   pd_reply_text(rep, 200, text, len, "application/json");
 }
 
+/* --- batches ----------------------------------------------------------------
+ * A batch is read item by item into `batch_item`s (validated queries, or
+ * the error an item gets), at most cfg.batch_max of them: the item after
+ * the last allowed one refuses the batch (413) before anything is
+ * predicted or the rest of the body is read. The predictions then run in
+ * slices on up to cfg.threads threads. */
+
+typedef struct batch_item {
+  pd_query q;
+  json_t *error; /* the item's error body {"error":{...},"status":N}, or NULL */
+} batch_item;
+
+typedef struct batch {
+  batch_item *items;
+  size_t n, cap;
+  pascal_codec_detail detail;
+} batch;
+
+static void batch_free(batch *b) {
+  for (size_t i = 0; i < b->n; i++) json_decref(b->items[i].error);
+  free(b->items);
+  memset(b, 0, sizeof *b);
+}
+
+/* The error an item answers with: its error body, with its status. */
+static json_t *item_error(pd_reply *r) {
+  json_t *e = r->json;
+  r->json = NULL;
+  json_object_set_new(e, "status", json_integer(r->status));
+  return e;
+}
+
+static void batch_refuse(pd_ctx *ctx, pd_reply *rep) {
+  pd_reply_error(rep, 413, "batch_too_large", "queries",
+                 "a batch holds at most %zu queries; this one holds more", ctx->cfg.batch_max);
+}
+
+/* Add the next item: its fields, or NULL when it is not a JSON object.
+ * -1 with rep filled when the batch is refused (too many items, memory). */
+static int batch_add(pd_ctx *ctx, batch *b, const pd_fields *fields, pd_reply *rep) {
+  if (b->n == ctx->cfg.batch_max) {
+    batch_refuse(ctx, rep);
+    return -1;
+  }
+  if (b->n == b->cap) {
+    size_t cap = b->cap ? 2 * b->cap : 64;
+    if (cap > ctx->cfg.batch_max) cap = ctx->cfg.batch_max;
+    batch_item *items = realloc(b->items, cap * sizeof *items);
+    if (!items) {
+      pd_reply_error(rep, 500, "internal", NULL, "out of memory reading the batch");
+      return -1;
+    }
+    b->items = items;
+    b->cap = cap;
+  }
+  char prefix[32];
+  item_prefix(prefix, b->n);
+  batch_item *it = &b->items[b->n++];
+  it->error = NULL;
+  pd_reply r;
+  memset(&r, 0, sizeof r);
+  if (!fields) pd_reply_error(&r, 400, "invalid_type", prefix, "each query must be a JSON object");
+  else if (query_parse(fields, prefix, &it->q, &r) == 0) return 0;
+  it->error = item_error(&r);
+  return 0;
+}
+
 /* One slice [lo, hi) of a batch, answered as comma-separated items into
- * `out` (slice 0 writes into the reply itself). Slices only read the parsed
- * body, the registry (read lock) and the models, so they can run on several
- * threads at once. */
+ * `out` (slice 0 writes into the reply itself). Slices only read the
+ * items, the registry (read lock) and the models, so they can run on
+ * several threads at once. */
 typedef struct batch_slice {
   pd_ctx *ctx;
-  json_t *qs;
-  pascal_codec_detail detail;
+  const batch *b;
   size_t lo, hi, ok;
   pascal_jtext *out;
   pascal_jtext own; /* the text of slices 1.. */
@@ -334,15 +402,19 @@ static void *slice_run(void *arg) {
   batch_slice *sl = arg;
   pd_registry_rdlock(sl->ctx->registry);
   for (size_t i = sl->lo; i < sl->hi; i++) {
+    const batch_item *it = &sl->b->items[i];
+    if (it->error) {
+      pascal_jtext_json(sl->out, NULL, it->error);
+      continue;
+    }
     char prefix[32];
     item_prefix(prefix, i);
     pd_reply item;
     memset(&item, 0, sizeof item);
-    pd_query q;
     pd_answer a;
     pascal_jtext_mark mark = pascal_jtext_mark_get(sl->out);
-    if (predict_one(sl->ctx, json_array_get(sl->qs, i), prefix, &q, &a, &item) == 0) {
-      write_answer(sl->out, &q, &a, sl->detail);
+    if (answer(sl->ctx, &it->q, prefix, &a, &item) == 0) {
+      write_answer(sl->out, &it->q, &a, sl->b->detail);
       pascal_error err;
       if (pascal_jtext_status(sl->out, &err) == PASCAL_OK) {
         sl->ok++;
@@ -351,10 +423,9 @@ static void *slice_run(void *arg) {
       pascal_jtext_rewind(sl->out, mark); /* a value the codec refuses */
       pd_reply_pascal_error_in(&item, &err, prefix);
     }
-    /* the item's error body {"error":{...},"status":N} takes its place */
-    json_object_set_new(item.json, "status", json_integer(item.status));
-    pascal_jtext_json(sl->out, NULL, item.json);
-    pd_reply_clear(&item);
+    json_t *e = item_error(&item);
+    pascal_jtext_json(sl->out, NULL, e);
+    json_decref(e);
   }
   pd_registry_unlock(sl->ctx->registry);
   return NULL;
@@ -366,25 +437,8 @@ static void *slice_run(void *arg) {
 /* The batch answer is written as text directly (a Jansson tree for 10,000
  * items would cost more than the predictions), in up to cfg.threads slices
  * on as many threads, concatenated in order. */
-static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
-  static const char *const allowed[] = {"queries", "explain", NULL};
-  if (pd_json_strict(body, allowed, NULL, rep)) return;
-  json_t *ex = json_object_get(body, "explain");
-  if (ex && !json_is_boolean(ex)) {
-    pd_reply_error(rep, 400, "invalid_type", "explain", "explain must be true or false");
-    return;
-  }
-  json_t *qs = json_object_get(body, "queries");
-  if (!json_is_array(qs)) {
-    pd_reply_error(rep, 400, "invalid_type", "queries", "queries must be an array");
-    return;
-  }
-  size_t n = json_array_size(qs);
-  if (n > ctx->cfg.batch_max) {
-    pd_reply_error(rep, 413, "batch_too_large", "queries",
-                   "a batch holds at most %zu queries (got %zu)", ctx->cfg.batch_max, n);
-    return;
-  }
+static void batch_answer(pd_ctx *ctx, const batch *b, pd_reply *rep) {
+  size_t n = b->n;
   size_t k = n / PD_BATCH_SLICE_MIN + 1;
   if (k > ctx->cfg.threads) k = ctx->cfg.threads;
   if (k > PD_BATCH_SLICES_MAX) k = PD_BATCH_SLICES_MAX;
@@ -401,8 +455,7 @@ static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   memset(sl, 0, sizeof sl);
   for (size_t j = 0; j < k; j++) {
     sl[j].ctx = ctx;
-    sl[j].qs = qs;
-    sl[j].detail = ex && json_is_true(ex) ? PASCAL_CODEC_EXPLAINED : PASCAL_CODEC_COMPACT;
+    sl[j].b = b;
     sl[j].lo = n * j / k;
     sl[j].hi = n * (j + 1) / k;
     if (j > 0) pascal_jtext_init(&sl[j].own, PD_ITEM_RESERVE * (sl[j].hi - sl[j].lo));
@@ -439,15 +492,128 @@ static void predict_batch(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   pd_reply_text(rep, 200, text, len, "application/json");
 }
 
+/* --- bodies read from their text ---------------------------------------------- */
+
+/* The "queries" array, read from the text: its items (flat objects) one by
+ * one. 1 when it was read to its ']', -1 when the batch was refused (rep
+ * filled), 0 when the text has a shape left to Jansson. */
+static int batch_from_text(pd_ctx *ctx, pd_jread *r, batch *b, pd_reply *rep) {
+  if (!pd_jread_take(r, '[')) return 0;
+  r->p--; /* count from the '[' */
+  if (pd_jread_count_objects(r, ctx->cfg.batch_max) > ctx->cfg.batch_max) {
+    batch_refuse(ctx, rep);
+    return -1;
+  }
+  r->p++;
+  if (pd_jread_take(r, ']')) return 1;
+  pd_fields item;
+  pd_fields_init(&item);
+  do {
+    if (pd_jread_flat_object(r, &item)) return 0;
+    if (batch_add(ctx, b, &item, rep)) return -1;
+  } while (pd_jread_take(r, ','));
+  return pd_jread_take(r, ']') ? 1 : 0;
+}
+
+/* A POST body read from its text: a single query (a flat object), or a
+ * batch {"explain": bool (optional, first), "queries": [flat objects]}.
+ * 1 when answered (or refused), 0 when the body has another shape (or is
+ * not JSON): the caller parses it with Jansson and answers from the tree,
+ * which gives every error its message. */
+static int post_from_text(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  if (ctx->cfg.json_depth_max < 3) return 0; /* the tree path refuses the nesting */
+  pd_jread r = {req->body, req->body + req->body_len};
+  pd_fields top;
+  pd_fields_init(&top);
+  if (!pd_jread_take(&r, '{')) return 0;
+  int empty = pd_jread_take(&r, '}');
+  while (!empty) {
+    const char *k;
+    size_t klen;
+    pd_value v;
+    if (top.n == PD_FIELDS_INLINE || pd_jread_key(&r, &top, &k, &klen)) return 0;
+    if (klen == 7 && !memcmp(k, "queries", 7)) {
+      const pd_field *ex = pd_fields_get(&top, "explain");
+      if (top.n > (ex != NULL) || (ex && ex->v.kind != PD_V_BOOL)) return 0;
+      batch b;
+      memset(&b, 0, sizeof b);
+      b.detail = ex && ex->v.i ? PASCAL_CODEC_EXPLAINED : PASCAL_CODEC_COMPACT;
+      int rc = batch_from_text(ctx, &r, &b, rep);
+      if (rc == 1 && (!pd_jread_take(&r, '}') || !pd_jread_at_end(&r))) rc = 0;
+      if (rc == 1) batch_answer(ctx, &b, rep);
+      batch_free(&b);
+      return rc != 0;
+    }
+    if (pd_jread_scalar(&r, &v)) return 0;
+    top.f[top.n++] = (pd_field){k, klen, v};
+    if (!pd_jread_take(&r, ',')) break;
+  }
+  if ((!empty && !pd_jread_take(&r, '}')) || !pd_jread_at_end(&r)) return 0;
+  predict_single(ctx, &top, rep);
+  return 1;
+}
+
+/* --- bodies read from a Jansson tree ------------------------------------------ */
+
+static void batch_from_tree(pd_ctx *ctx, json_t *body, pd_reply *rep) {
+  static const char *const allowed[] = {"queries", "explain", NULL};
+  if (pd_json_strict(body, allowed, NULL, rep)) return;
+  json_t *ex = json_object_get(body, "explain");
+  if (ex && !json_is_boolean(ex)) {
+    pd_reply_error(rep, 400, "invalid_type", "explain", "explain must be true or false");
+    return;
+  }
+  json_t *qs = json_object_get(body, "queries");
+  if (!json_is_array(qs)) {
+    pd_reply_error(rep, 400, "invalid_type", "queries", "queries must be an array");
+    return;
+  }
+  if (json_array_size(qs) > ctx->cfg.batch_max) {
+    batch_refuse(ctx, rep);
+    return;
+  }
+  batch b;
+  memset(&b, 0, sizeof b);
+  b.detail = ex && json_is_true(ex) ? PASCAL_CODEC_EXPLAINED : PASCAL_CODEC_COMPACT;
+  pd_fields item;
+  pd_fields_init(&item);
+  int failed = 0;
+  for (size_t i = 0; i < json_array_size(qs) && !failed; i++) {
+    json_t *q = json_array_get(qs, i);
+    item.n = 0;
+    failed = json_is_object(q) ? pd_fields_from_json(q, &item, rep) ||
+                                     batch_add(ctx, &b, &item, rep)
+                               : batch_add(ctx, &b, NULL, rep);
+  }
+  pd_fields_free(&item);
+  if (!failed) batch_answer(ctx, &b, rep);
+  batch_free(&b);
+}
+
+static void post_from_tree(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+  json_t *body = NULL;
+  if (pd_json_parse_large(req->body, req->body_len, ctx->cfg.json_depth_max, ctx->cfg.threads,
+                          &body, rep))
+    return;
+  if (json_object_get(body, "queries")) {
+    batch_from_tree(ctx, body, rep);
+  } else {
+    pd_fields fs;
+    pd_fields_init(&fs);
+    if (pd_fields_from_json(body, &fs, rep) == 0) predict_single(ctx, &fs, rep);
+    pd_fields_free(&fs);
+  }
+  json_decref(body);
+}
+
 void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
-  if (json_object_get(req->json, "queries")) predict_batch(ctx, req->json, rep);
-  else predict_single(ctx, req->json, rep);
+  if (!post_from_text(ctx, req, rep)) post_from_tree(ctx, req, rep);
 }
 
 void pd_h_predict_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   static const char *const strings[] = {"device", "path", "explain", NULL};
-  json_t *q = NULL;
-  if (pd_query_object(req->conn, strings, &q, rep)) return;
-  predict_single(ctx, q, rep);
-  json_decref(q);
+  pd_fields fs;
+  pd_fields_init(&fs);
+  if (pd_fields_from_args(req->conn, strings, &fs, rep) == 0) predict_single(ctx, &fs, rep);
+  pd_fields_free(&fs);
 }

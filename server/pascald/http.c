@@ -18,6 +18,7 @@
  */
 #include "http.h"
 
+#include <malloc.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdatomic.h>
@@ -37,6 +38,9 @@
 #include "replica.h"
 #include "reqhead.h"
 #include "routes.h"
+
+/* Bodies from this size on are followed by a malloc_trim (on_completed). */
+#define PD_TRIM_AFTER_BODY (256u * 1024u)
 
 typedef struct pd_conn {
   uint64_t t0;
@@ -208,7 +212,8 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
   if (pd_replica_refuses(ctx, route, rep)) return; /* 421: writes go to the primary */
   if (check_access(ctx, route, &req, rep)) return;
   json_t *root = NULL;
-  if (route->body != PD_BODY_NONE && (c->len > 0 || route->body == PD_BODY_JSON)) {
+  int required = route->body == PD_BODY_JSON || route->body == PD_BODY_TEXT;
+  if (route->body != PD_BODY_NONE && (c->len > 0 || required)) {
     const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_CONTENT_TYPE);
     if (c->len > 0 && !is_json_type(ct)) {
@@ -216,7 +221,8 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
                      "Content-Type must be application/json (got %s)", ct ? ct : "none");
       return;
     }
-    if (pd_json_parse_large(req.body, req.body_len, ctx->cfg.json_depth_max, ctx->cfg.threads,
+    if (route->body != PD_BODY_TEXT &&
+        pd_json_parse_large(req.body, req.body_len, ctx->cfg.json_depth_max, ctx->cfg.threads,
                             &root, rep))
       return;
   }
@@ -294,10 +300,18 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   if (!c) return;
   pd_stats_record(&ctx->stats, c->route, c->status, pd_now_ns() - c->t0);
   atomic_fetch_sub_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
+  int large = c->cap >= PD_TRIM_AFTER_BODY;
   json_decref(c->json);
   free(c->body);
   free(c);
   *con_cls = NULL;
+  /* A large request's items, tree and answer are freed by now: give their
+   * pages back. Measured 1 s after a 100,000-query batch, 12 MiB steady:
+   * read from its text, 12 MiB (14 without the trim and the fixed mmap
+   * threshold below); parsed by Jansson (a shape the text reader leaves to
+   * it), 66 MiB (83 without; the tree's freed top of a thread's arena is
+   * beyond malloc_trim's reach), where it stayed at 128-200 MiB before. */
+  if (large) malloc_trim(0);
 }
 
 int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen) {
@@ -322,6 +336,11 @@ int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen) {
     snprintf(msg, msglen, "cannot start the connection sweeper");
     return -1;
   }
+  /* Large buffers (bodies, batch answers) always get their own mapping,
+   * returned to the system when freed: glibc would otherwise raise its
+   * threshold after the first such free and serve the next ones from the
+   * heap, which then stays at its high-water mark. */
+  mallopt(M_MMAP_THRESHOLD, PD_TRIM_AFTER_BODY);
   unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
   if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
   /* MHD's own limit sits above pascald's (the accept policy refuses first

@@ -20,7 +20,7 @@ static const pd_route route_table[] = {
     R("GET", "/v1/version", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_version),
     R("GET", "/v1/stats", PD_ACCESS_READ, PD_BODY_NONE, pd_h_stats),
     R("GET", "/v1/predict", PD_ACCESS_READ, PD_BODY_NONE, pd_h_predict_get),
-    R("POST", "/v1/predict", PD_ACCESS_READ, PD_BODY_JSON, pd_h_predict_post),
+    R("POST", "/v1/predict", PD_ACCESS_READ, PD_BODY_TEXT, pd_h_predict_post),
     R("GET", "/v1/bounds", PD_ACCESS_READ, PD_BODY_NONE, pd_h_bounds_get),
     R("POST", "/v1/bounds", PD_ACCESS_READ, PD_BODY_JSON, pd_h_bounds_post),
     R("POST", "/v1/bounds/coherence", PD_ACCESS_READ, PD_BODY_JSON, pd_h_coherence),

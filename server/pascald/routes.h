@@ -11,7 +11,9 @@
 typedef enum pd_body {
   PD_BODY_NONE = 0,    /* no body expected (GET, or POST without input) */
   PD_BODY_JSON,        /* a JSON object is required */
-  PD_BODY_OPTIONAL     /* a JSON object may be sent */
+  PD_BODY_OPTIONAL,    /* a JSON object may be sent */
+  PD_BODY_TEXT         /* a JSON object is required; the handler reads the text
+                          itself (req->json is NULL; jread.h, jsonin.h) */
 } pd_body;
 
 typedef struct pd_route {

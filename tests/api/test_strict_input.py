@@ -115,13 +115,13 @@ class StrictInput(DaemonTest):
         self.assertEqual(status_of(raw), 200, raw[:300])  # same constants again: 200
 
     def test_many_query_parameters(self):
-        for n in (500, 1000):
+        for n in (200, 500):
             path = GOOD + "".join("&p%d=1" % i for i in range(n))
             t0 = time.monotonic()
             r = self.req("GET", path)
             self.assertLess(time.monotonic() - t0, 1.0)
             self.assertStatus(r, 400, "unknown_field")
-        for n in (1025, 1500):  # over the limit: a JSON 414 and a close
+        for n in (513, 800):  # over the limit: a JSON 414 and a close
             raw, closed, secs = exchange(self.d.port, ("GET %s%s HTTP/1.1\r\nHost: x\r\n\r\n" % (
                 GOOD, "".join("&p%d=1" % i for i in range(n)))).encode())
             self.assertEqual((status_of(raw), closed), (414, True), raw[:300])

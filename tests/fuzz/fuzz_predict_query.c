@@ -3,7 +3,7 @@
  * bytes that may not appear raw in a request line (controls, space, '#',
  * '%' itself, non-ASCII) are sent %-encoded, so that the daemon decodes
  * them (NUL included); '&', '=' and '+' are kept raw. At most 256
- * parameters are sent: past about 1,900 libmicrohttpd 0.9.75 cannot answer
+ * parameters are sent: past about 900 libmicrohttpd 0.9.75 cannot answer
  * and pascald closes the connection (docs/http-api.md), which this harness
  * counts as a failure. Every answer must be a 2xx/4xx.
  */

@@ -1,0 +1,44 @@
+/*
+ * jread.h - reading the common shapes of read requests straight from the
+ * body text, without a Jansson tree: flat objects of scalars ({"device":
+ * "x","o":1,...}), such objects as the elements of an array, one at a time.
+ *
+ * The reader takes only what it reads exactly as Jansson would (the same
+ * strings, integers and doubles); it answers -1 on anything else: invalid
+ * JSON, but also valid JSON it does not handle (escapes in strings, nested
+ * values, integers beyond int64, a duplicate key, more than
+ * PD_FIELDS_INLINE members). The caller then parses the whole body with
+ * Jansson (jsonin.h), so that every error keeps its message, line and
+ * column.
+ */
+#ifndef PASCALD_JREAD_H
+#define PASCALD_JREAD_H
+
+#include <stddef.h>
+
+#include "qfields.h"
+
+typedef struct pd_jread {
+  const char *p, *end; /* the text not yet read; *end is readable (NUL) */
+} pd_jread;
+
+/* Skip JSON whitespace; then 1 when the next byte is `c` (and take it). */
+int pd_jread_take(pd_jread *r, char c);
+/* 1 when only whitespace is left. */
+int pd_jread_at_end(pd_jread *r);
+/* A string without escapes: s[0..len) borrowed from the text. */
+int pd_jread_string(pd_jread *r, const char **s, size_t *len);
+/* A string, number, true, false or null; -1 at '{', '[' or bad text. */
+int pd_jread_scalar(pd_jread *r, pd_value *v);
+/* A member's key and its ':'; -1 also when `seen` already holds the key. */
+int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *klen);
+/* The objects among the elements of the array that starts at r->p (its
+ * '['), counted without reading them (strings skipped, nesting followed),
+ * up to `limit` + 1: enough to refuse an oversized batch before reading it.
+ * Not a validation: other elements are not counted, bad text may count
+ * anything; r is not moved. */
+size_t pd_jread_count_objects(const pd_jread *r, size_t limit);
+/* A whole flat object, from its '{' to its '}', into `out` (emptied first). */
+int pd_jread_flat_object(pd_jread *r, pd_fields *out);
+
+#endif

@@ -1,0 +1,339 @@
+/*
+ * qfields.c - one query's flat fields from a query string or a Jansson
+ * object, and the typed checks every source shares (see qfields.h).
+ */
+#include "qfields.h"
+
+#include <errno.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_text.h"
+#include "reply.h"
+
+void pd_fields_init(pd_fields *fs) {
+  fs->n = 0;
+  fs->cap = PD_FIELDS_INLINE;
+  fs->f = fs->inline_f;
+}
+
+void pd_fields_free(pd_fields *fs) {
+  if (fs->f != fs->inline_f) free(fs->f);
+  pd_fields_init(fs);
+}
+
+int pd_fields_add(pd_fields *fs, const char *key, size_t klen, const pd_value *v) {
+  if (fs->n == fs->cap) {
+    size_t cap = 2 * fs->cap;
+    pd_field *f = malloc(cap * sizeof *f);
+    if (!f) return -1;
+    memcpy(f, fs->f, fs->n * sizeof *f);
+    if (fs->f != fs->inline_f) free(fs->f);
+    fs->f = f;
+    fs->cap = cap;
+  }
+  fs->f[fs->n++] = (pd_field){key, klen, *v};
+  return 0;
+}
+
+/* The first byte decides most comparisons: a query's keys mostly differ there. */
+static int key_is(const pd_field *f, const char *key) {
+  return f->klen > 0 ? f->key[0] == key[0] && strncmp(f->key, key, f->klen) == 0 &&
+                           key[f->klen] == '\0'
+                     : key[0] == '\0';
+}
+
+pd_field *pd_fields_get(const pd_fields *fs, const char *key) {
+  for (size_t i = 0; i < fs->n; i++)
+    if (key_is(&fs->f[i], key)) return &fs->f[i];
+  return NULL;
+}
+
+void pd_fields_del(pd_fields *fs, const char *key) {
+  pd_field *f = pd_fields_get(fs, key);
+  if (!f) return;
+  size_t i = (size_t)(f - fs->f);
+  memmove(f, f + 1, (fs->n - i - 1) * sizeof *f);
+  fs->n--;
+}
+
+void pd_value_from_json(const json_t *j, pd_value *v) {
+  memset(v, 0, sizeof *v);
+  if (!j) v->kind = PD_V_ABSENT;
+  else if (json_is_null(j)) v->kind = PD_V_NULL;
+  else if (json_is_boolean(j)) v->kind = PD_V_BOOL, v->i = json_is_true(j);
+  else if (json_is_integer(j)) v->kind = PD_V_INT, v->i = json_integer_value(j);
+  else if (json_is_real(j)) v->kind = PD_V_REAL, v->d = json_real_value(j);
+  else if (json_is_string(j))
+    v->kind = PD_V_STRING, v->s = json_string_value(j), v->len = json_string_length(j);
+  else v->kind = PD_V_OTHER;
+}
+
+int pd_fields_from_json(json_t *obj, pd_fields *out, pd_reply *rep) {
+  const char *key;
+  json_t *j;
+  json_object_foreach(obj, key, j) {
+    pd_value v;
+    pd_value_from_json(j, &v);
+    if (pd_fields_add(out, key, strlen(key), &v)) {
+      pd_reply_error(rep, 500, "internal", NULL, "out of memory");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* "prefix.key", or "key" without a prefix. */
+static void field_name(char *dst, size_t n, const char *prefix, const char *key, size_t klen) {
+  if (prefix && *prefix) snprintf(dst, n, "%s.%.*s", prefix, (int)klen, key);
+  else snprintf(dst, n, "%.*s", (int)klen, key);
+}
+
+int pd_fields_strict(const pd_fields *fs, const char *const *allowed, const char *prefix,
+                     pd_reply *rep) {
+  for (size_t k = 0; k < fs->n; k++) {
+    int ok = 0;
+    for (size_t i = 0; allowed[i] && !ok; i++) ok = key_is(&fs->f[k], allowed[i]);
+    if (!ok) {
+      char f[160];
+      field_name(f, sizeof f, prefix, fs->f[k].key, fs->f[k].klen);
+      pd_reply_error(rep, 400, "unknown_field", f, "unknown field '%s'", f);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Presence: 0 present, 1 absent (or null) and optional, -1 missing. The
+ * field's name is formatted only on errors, keeping batch items fast. */
+static int presence(const pd_value *v, const char *key, int required, const char *prefix,
+                    pd_reply *rep) {
+  if (v->kind != PD_V_ABSENT && v->kind != PD_V_NULL) return 0;
+  if (!required) return 1;
+  char f[160];
+  field_name(f, sizeof f, prefix, key, strlen(key));
+  pd_reply_error(rep, 400, "missing_field", f, "field '%s' is required", f);
+  return -1;
+}
+
+/* 400 naming prefix.key: "field 'queries[3].N' must be an integer". */
+static void field_fail(pd_reply *rep, const char *code, const char *prefix, const char *key,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void field_fail(pd_reply *rep, const char *code, const char *prefix, const char *key,
+                       const char *fmt, ...) {
+  char f[160], what[160];
+  field_name(f, sizeof f, prefix, key, strlen(key));
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  pd_reply_error(rep, 400, code, f, "field '%s' %s", f, what);
+}
+
+int pd_value_i64(const pd_value *v, const char *key, int required, int64_t lo, int64_t hi,
+                 int64_t *out, const char *prefix, pd_reply *rep) {
+  int rc = presence(v, key, required, prefix, rep);
+  if (rc) return rc;
+  int64_t x;
+  if (v->kind == PD_V_INT) {
+    x = v->i;
+  } else if (v->kind == PD_V_REAL && v->d == floor(v->d) && fabs(v->d) < 9.0e15) {
+    x = (int64_t)v->d; /* 4096.0 is accepted as 4096 */
+  } else {
+    field_fail(rep, "invalid_type", prefix, key, "must be an integer");
+    return -1;
+  }
+  if (x < lo || x > hi) {
+    field_fail(rep, "out_of_range", prefix, key, "must be in [%lld, %lld]", (long long)lo,
+               (long long)hi);
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
+int pd_value_u64(const pd_value *v, const char *key, int required, uint64_t lo, uint64_t hi,
+                 uint64_t *out, const char *prefix, pd_reply *rep) {
+  int64_t x;
+  int64_t ilo = lo > INT64_MAX ? INT64_MAX : (int64_t)lo;
+  int64_t ihi = hi > INT64_MAX ? INT64_MAX : (int64_t)hi;
+  int rc = pd_value_i64(v, key, required, ilo, ihi, &x, prefix, rep);
+  if (rc == 0) *out = (uint64_t)x;
+  return rc;
+}
+
+int pd_value_num(const pd_value *v, const char *key, int required, double lo, double hi,
+                 double *out, const char *prefix, pd_reply *rep) {
+  int rc = presence(v, key, required, prefix, rep);
+  if (rc) return rc;
+  if (v->kind != PD_V_INT && v->kind != PD_V_REAL) {
+    field_fail(rep, "invalid_type", prefix, key, "must be a number");
+    return -1;
+  }
+  double x = v->kind == PD_V_INT ? (double)v->i : v->d;
+  if (!isfinite(x) || x < lo || x > hi) {
+    field_fail(rep, "out_of_range", prefix, key, "must be in [%g, %g]", lo, hi);
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
+int pd_value_str(const pd_value *v, const char *key, int required, char *out, size_t maxlen,
+                 const char *prefix, pd_reply *rep) {
+  int rc = presence(v, key, required, prefix, rep);
+  if (rc) return rc;
+  if (v->kind != PD_V_STRING) {
+    field_fail(rep, "invalid_type", prefix, key, "must be a string");
+    return -1;
+  }
+  if (v->len == 0 || v->len >= maxlen || memchr(v->s, '\0', v->len)) {
+    field_fail(rep, "out_of_range", prefix, key, "must be 1..%zu characters", maxlen - 1);
+    return -1;
+  }
+  memcpy(out, v->s, v->len);
+  out[v->len] = '\0';
+  return 0;
+}
+
+static const pd_value absent = {PD_V_ABSENT, 0, 0.0, NULL, 0};
+
+static const pd_value *value_of(const pd_fields *fs, const char *key) {
+  const pd_field *f = pd_fields_get(fs, key);
+  return f ? &f->v : &absent;
+}
+
+int pd_field_i64(const pd_fields *fs, const char *key, int required, int64_t lo, int64_t hi,
+                 int64_t *out, const char *prefix, pd_reply *rep) {
+  return pd_value_i64(value_of(fs, key), key, required, lo, hi, out, prefix, rep);
+}
+
+int pd_field_u64(const pd_fields *fs, const char *key, int required, uint64_t lo, uint64_t hi,
+                 uint64_t *out, const char *prefix, pd_reply *rep) {
+  return pd_value_u64(value_of(fs, key), key, required, lo, hi, out, prefix, rep);
+}
+
+int pd_field_num(const pd_fields *fs, const char *key, int required, double lo, double hi,
+                 double *out, const char *prefix, pd_reply *rep) {
+  return pd_value_num(value_of(fs, key), key, required, lo, hi, out, prefix, rep);
+}
+
+int pd_field_str(const pd_fields *fs, const char *key, int required, char *out, size_t maxlen,
+                 const char *prefix, pd_reply *rep) {
+  return pd_value_str(value_of(fs, key), key, required, out, maxlen, prefix, rep);
+}
+
+/* --- query strings -------------------------------------------------------- */
+
+/* 1 when s[0..n) is a number in JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?
+ * ([eE][+-]?[0-9]+)?. A query string is held to the same rule as a body, so
+ * that "0x10", "+4", " 4", "4 " and "4abc" are refused instead of read in
+ * part. *is_int is 1 when there is neither a fraction nor an exponent. */
+static int json_number_text(const char *s, size_t n, int *is_int) {
+  size_t i = 0;
+  if (i < n && s[i] == '-') i++;
+  if (i >= n || s[i] < '0' || s[i] > '9') return 0;
+  if (s[i] == '0') i++;
+  else
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+  *is_int = 1;
+  if (i < n && s[i] == '.') {
+    *is_int = 0;
+    size_t d = ++i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    if (i == d) return 0;
+  }
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    *is_int = 0;
+    if (++i < n && (s[i] == '+' || s[i] == '-')) i++;
+    size_t d = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    if (i == d) return 0;
+  }
+  return i == n;
+}
+
+/* One numeric query parameter (NUL-terminated text): 0, or -1 when it is
+ * not a finite number. Integers too large for int64 become reals, which the
+ * handlers' range checks then refuse, as they would in a body. */
+static int query_number(const char *text, size_t len, pd_value *v) {
+  int is_int = 0;
+  if (!json_number_text(text, len, &is_int)) return -1;
+  errno = 0;
+  if (is_int) {
+    long long ll = strtoll(text, NULL, 10);
+    if (!errno) {
+      v->kind = PD_V_INT;
+      v->i = ll;
+      return 0;
+    }
+    errno = 0;
+  }
+  double d = strtod(text, NULL);
+  if (errno || !isfinite(d)) return -1;
+  v->kind = PD_V_REAL;
+  v->d = d;
+  return 0;
+}
+
+typedef struct args_read {
+  const char *const *string_keys;
+  pd_fields *out;
+  pd_reply *rep;
+  int failed;
+} args_read;
+
+/* Query arguments are read with their lengths; one holding a NUL byte (%00)
+ * never gets here: http.c refuses the request first (reqhead.c). */
+static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *key,
+                                size_t key_size, const char *value, size_t value_size) {
+  args_read *ar = cls;
+  (void)kind;
+  if (!value) value = "";
+  int is_string = 0;
+  for (size_t i = 0; ar->string_keys[i]; i++) is_string |= !strcmp(key, ar->string_keys[i]);
+  pd_value v = absent;
+  int bad = is_string ? !pascal_json_utf8_valid(value, value_size)
+                      : query_number(value, value_size, &v) != 0;
+  if (bad) {
+    pd_reply_error(ar->rep, 400, is_string ? "invalid_value" : "invalid_type", key,
+                   is_string ? "query parameter '%s' is not valid UTF-8"
+                             : "query parameter '%s' must be a decimal number as in JSON",
+                   key);
+    goto fail;
+  }
+  if (is_string) {
+    v.kind = PD_V_STRING;
+    v.s = value;
+    v.len = value_size;
+  }
+  if (pd_fields_get(ar->out, key)) {
+    pd_reply_error(ar->rep, 400, "duplicate_field", key, "query parameter '%s' given twice", key);
+    goto fail;
+  }
+  /* refuse the request rather than carry a name no answer could quote */
+  if (!pascal_json_utf8_valid(key, key_size)) {
+    pd_reply_error(ar->rep, 400, "invalid_value", NULL,
+                   "a query parameter name is not valid UTF-8");
+    goto fail;
+  }
+  if (pd_fields_add(ar->out, key, key_size, &v)) {
+    pd_reply_error(ar->rep, 500, "internal", NULL, "out of memory");
+    goto fail;
+  }
+  return MHD_YES;
+fail:
+  ar->failed = 1;
+  return MHD_NO;
+}
+
+int pd_fields_from_args(struct MHD_Connection *conn, const char *const *string_keys,
+                        pd_fields *out, pd_reply *rep) {
+  args_read ar = {string_keys, out, rep, 0};
+  MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, arg_read, &ar);
+  return ar.failed ? -1 : 0;
+}

@@ -1,0 +1,104 @@
+/*
+ * qfields.h - the flat fields of one query (a predict query, a bounds
+ * query), read from whichever source carried them: the URL's query string
+ * (pd_fields_from_args), a flat JSON object read from the body text
+ * (jread.h), or a Jansson object (pd_fields_from_json, the general path).
+ * Handlers validate fields with the typed getters below; jsonin.h's getters
+ * on Jansson objects go through the same checks, so every source gives the
+ * same 400 with the same message naming the same field.
+ *
+ * Getter convention (as jsonin.h): 0 when the value was read, 1 when an
+ * optional field is absent or null (out untouched), -1 after filling `rep`.
+ */
+#ifndef PASCALD_QFIELDS_H
+#define PASCALD_QFIELDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pascald.h"
+
+typedef enum pd_vkind {
+  PD_V_ABSENT = 0, /* no such field */
+  PD_V_NULL,
+  PD_V_BOOL,       /* i: 0 or 1 */
+  PD_V_INT,        /* i */
+  PD_V_REAL,       /* d, finite */
+  PD_V_STRING,     /* s[0..len), valid UTF-8; may hold NUL bytes (Jansson) */
+  PD_V_OTHER       /* an array or an object */
+} pd_vkind;
+
+typedef struct pd_value {
+  pd_vkind kind;
+  int64_t i;
+  double d;
+  const char *s; /* borrowed from the source (request text, MHD, Jansson) */
+  size_t len;
+} pd_value;
+
+typedef struct pd_field {
+  const char *key; /* borrowed; klen bytes, not necessarily NUL-terminated */
+  size_t klen;
+  pd_value v;
+} pd_field;
+
+#define PD_FIELDS_INLINE 16
+
+/* Fields in the order they were given; keys are unique. Up to
+ * PD_FIELDS_INLINE live in the struct, more (a long query string) on the
+ * heap: pd_fields_free releases them. */
+typedef struct pd_fields {
+  size_t n, cap;
+  pd_field *f;
+  pd_field inline_f[PD_FIELDS_INLINE];
+} pd_fields;
+
+void pd_fields_init(pd_fields *fs);
+void pd_fields_free(pd_fields *fs);
+/* Append a field (the caller has checked that the key is new); -1 on OOM. */
+int pd_fields_add(pd_fields *fs, const char *key, size_t klen, const pd_value *v);
+/* The field named `key`, or NULL. */
+pd_field *pd_fields_get(const pd_fields *fs, const char *key);
+/* Remove the field named `key` (keeping the others' order). */
+void pd_fields_del(pd_fields *fs, const char *key);
+
+/* The members of a Jansson object, values borrowed from it. -1 with a 500
+ * only on allocation failure. */
+int pd_fields_from_json(json_t *obj, pd_fields *out, pd_reply *rep);
+/* The URL's query arguments: keys in `string_keys` are strings (valid
+ * UTF-8), every other argument must be a number in JSON's grammar (an
+ * integer beyond int64 is read as a real, which range checks then refuse).
+ * A repeated key, a key that is not UTF-8, bad text: -1 with a 400. */
+int pd_fields_from_args(struct MHD_Connection *conn, const char *const *string_keys,
+                        pd_fields *out, pd_reply *rep);
+
+/* Refuse a key not listed in `allowed` (400 unknown_field naming the first
+ * one, in the fields' order). `prefix` names the object ("queries[3]"). */
+int pd_fields_strict(const pd_fields *fs, const char *const *allowed, const char *prefix,
+                     pd_reply *rep);
+
+/* Checks of one value (v->kind PD_V_ABSENT when the field is not there),
+ * naming the field prefix.key in errors. */
+int pd_value_i64(const pd_value *v, const char *key, int required, int64_t lo, int64_t hi,
+                 int64_t *out, const char *prefix, pd_reply *rep);
+int pd_value_u64(const pd_value *v, const char *key, int required, uint64_t lo, uint64_t hi,
+                 uint64_t *out, const char *prefix, pd_reply *rep);
+int pd_value_num(const pd_value *v, const char *key, int required, double lo, double hi,
+                 double *out, const char *prefix, pd_reply *rep);
+int pd_value_str(const pd_value *v, const char *key, int required, char *out, size_t maxlen,
+                 const char *prefix, pd_reply *rep);
+
+/* The same checks on the field named `key` of `fs`. */
+int pd_field_i64(const pd_fields *fs, const char *key, int required, int64_t lo, int64_t hi,
+                 int64_t *out, const char *prefix, pd_reply *rep);
+int pd_field_u64(const pd_fields *fs, const char *key, int required, uint64_t lo, uint64_t hi,
+                 uint64_t *out, const char *prefix, pd_reply *rep);
+int pd_field_num(const pd_fields *fs, const char *key, int required, double lo, double hi,
+                 double *out, const char *prefix, pd_reply *rep);
+int pd_field_str(const pd_fields *fs, const char *key, int required, char *out, size_t maxlen,
+                 const char *prefix, pd_reply *rep);
+
+/* A Jansson value as a pd_value (NULL: PD_V_ABSENT). */
+void pd_value_from_json(const json_t *j, pd_value *v);
+
+#endif
