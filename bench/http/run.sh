@@ -59,7 +59,7 @@ rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 loaded=$(curl -s "$PD_URL/healthz" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calibrations_loaded"])')
 rss_loaded=$(rss_kib "$PD_PID")
 
-Q="device=synthetic-gb10&o=1&path=tma&d=2&m=6&N=4096&W=16"
+Q="device=sim-gb10&o=1&path=tma&d=2&m=6&N=4096&W=16"
 curl -sf "$PD_URL/v1/predict?$Q" >/dev/null || { echo "predict failed" >&2; exit 1; }
 
 # wrk -> "p50_us p99_us req_per_s"
@@ -91,7 +91,7 @@ ms = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16]
 qs = []
 for i in range(10000):
     fam = [(1, "tma", 2), (1, "tma", 4), (2, "tma", 2), (1, "sync", 0)][i % 4]
-    qs.append({"device": "synthetic-gb10", "o": fam[0], "path": fam[1], "d": fam[2],
+    qs.append({"device": "sim-gb10", "o": fam[0], "path": fam[1], "d": fam[2],
                "m": ms[i % len(ms)], "N": 2048 + 37 * (i % 97), "W": 1 + (i % 64)})
 json.dump({"queries": qs}, open(sys.argv[1], "w"))
 PY
