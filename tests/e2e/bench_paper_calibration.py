@@ -152,8 +152,8 @@ def main():
                 "source": "sim", "producer": "pascal-agent --backend sim (pascald jobs API)",
                 "profile": prof.get("name"), "profile_file": args.profile,
                 "seed": int(prof.get("seed", "1")),
-                "run_seeds": "the run's repeat index (0, 1), with the profile seed and the %s"
-                % ("key" if args.workload == "scan" else "shape"),
+                "run_seeds": "the run's repeat index (0, 1, ... up to the plan's repeats), with"
+                " the profile seed and the %s" % ("key" if args.workload == "scan" else "shape"),
                 "plan": args.plan or PLAN_NAMES[args.workload][0],
                 "heldout_plan": None if args.no_heldout else PLAN_NAMES[args.workload][1],
                 "agents": args.agents, "wall_seconds": round(wall, 1),
