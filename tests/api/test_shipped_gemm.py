@@ -14,9 +14,13 @@ grids) next to its scan calibration, answers a GEMM query with it and,
 since the bundle carries peaks, a time. No shipped bundle is synthetic."""
 import json
 import os
+import sys
 import unittest
 
 from harness import SOURCE, DaemonTest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from sim_profile import profile_values  # noqa: E402
 
 BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
 DEVICES = {"sim-gb10": "sim-gb10-tiled-gemm.json", "sim-thor": "sim-thor-tiled-gemm.json"}
@@ -33,18 +37,6 @@ def load(name):
         return json.load(f)
 
 
-def profile_values(path):
-    """key = value lines of a sim profile, comments stripped."""
-    vals = {}
-    with open(os.path.join(SOURCE, path), encoding="utf-8") as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if "=" in line:
-                k, v = (s.strip() for s in line.split("=", 1))
-                vals[k] = v
-    return vals
-
-
 def demand_bounds(mg, ng, kg):
     """(B_0, Q) in bytes for 128 x 128 x 64 FP16 tiles."""
     n_r, n_c, n_k = mg // 128, ng // 128, kg // 64
@@ -59,7 +51,7 @@ class ShippedGemmBundles(unittest.TestCase):
             self.assertEqual((b["workload"], b["device"]["name"]), ("gemm", dev), name)
             prov = b["provenance"]
             self.assertEqual(prov["source"], "sim", name)
-            prof = profile_values(prov["profile_file"])
+            prof = profile_values(os.path.join(SOURCE, prov["profile_file"]))
             self.assertEqual(prov["profile"], prof["name"], name)
             self.assertEqual((b["device"]["sm_count"], b["device"]["capacity_blocks"],
                               b["device"]["block_bytes"]),

@@ -26,20 +26,11 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "harness"))
 from e2e import Agent, World, http  # noqa: E402
-
-
-def profile_values(path):
-    """key = value lines of a sim profile (comments stripped)."""
-    vals = {}
-    with open(path) as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if "=" in line:
-                k, v = (s.strip() for s in line.split("=", 1))
-                vals[k] = v
-    return vals
+from sim_profile import profile_values  # noqa: E402
 
 
 # `pascal plan` kinds per workload: the calibration plan, then the held-out
