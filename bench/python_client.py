@@ -54,10 +54,10 @@ class InstantClient:
     """Answers the adapter's calls from memory: one calibration, no HTTP."""
 
     def __init__(self, real):
-        self._dev = real.device("synthetic-gb10")
-        cal = self._dev[1][0]["id"]
+        self._dev = real.device("sim-gb10")
+        cal = next(c["id"] for c in self._dev[1] if c["workload"] == "gemm")
         self._bundle = real.calibration_bundle(cal)
-        self._answer = real.predict("synthetic-gb10", explain=False, Mg=1024, Ng=1024, Kg=1024).raw
+        self._answer = real.predict("sim-gb10", explain=False, Mg=1024, Ng=1024, Kg=1024).raw
 
     def device(self, name):
         return self._dev
@@ -76,7 +76,7 @@ def shapes(n):
 def adapter_per_config(client):
     cfgs = configs()
     t0 = time.perf_counter()
-    ranker = MatmulRanker(client, "synthetic-gb10")
+    ranker = MatmulRanker(client, "sim-gb10")
     for M, N, K in shapes(SHAPES):
         ranker.rank(cfgs, M, N, K, "float16")
     return (time.perf_counter() - t0) / (SHAPES * len(cfgs))

@@ -70,10 +70,11 @@ dispatch_ns = 30
 start_jitter_ns = 300
 service_jitter = 0.10
 
-# peaks, derived from this profile's own parameters as gb10-like.profile
-# derives its own (docs/autotuning.md):
+# peaks, as a microbenchmark would measure them on this sim (registered with
+# the device and written into its bundles; read by the latency pipeline,
+# docs/autotuning.md). Stated here because the built-in ones are gb10-like's.
 peak_dram_bytes_per_s = 273e9 # dram_gbps
 peak_l2_bytes_per_s = 5.2e11  # 20 SMs x sm_read_gbps
-peak_tensor_flops = 1.8204444444e12 # 20 SMs x one 8192-FLOP 16x16x16 matrix instruction per compute_ns
+peak_tensor_flops = 1.820444e12 # 20 SMs x one 8192-FLOP 16x16x16 matrix instruction per compute_ns
 peak_sm_clock_hz = 1e9        # the sim's clock is its nanosecond
 peak_launch_s = 3e-6          # launch_ns

@@ -307,6 +307,11 @@ int pd_calib_startup(pd_ctx *ctx, char *msg, size_t msglen) {
     return -1;
   }
   for (size_t i = 0; i < n; i++) {
+    /* a bundle imported just now is already fitted and validated */
+    pd_registry_rdlock(ctx->registry);
+    int loaded = pd_registry_by_id(ctx->registry, list[i].id) != NULL;
+    pd_registry_unlock(ctx->registry);
+    if (loaded) continue;
     pascal_error_clear(&err);
     if (load_frozen(ctx, &list[i], &err) != PASCAL_OK)
       fprintf(stderr, "pascald: frozen calibration %lld not loaded: %s\n",

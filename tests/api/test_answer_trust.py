@@ -102,7 +102,7 @@ class AnswerTrust(unittest.TestCase):
                                                   action="clamped")])
 
     def test_gemm_extrapolation_and_no_advice(self):
-        r = self.d.request("GET", "/v1/predict?device=synthetic-gb10&Mg=65536&Ng=1024&Kg=4096")
+        r = self.d.request("GET", "/v1/predict?device=sim-gb10&Mg=65536&Ng=1024&Kg=4096")
         self.assertEqual(r.status, 200, r.raw)
         coords = [e["coordinate"] for e in r.json["extrapolated"]]
         self.assertIn("n_r", coords)

@@ -29,7 +29,7 @@ class Plots(DaemonTest):
     def cal_ids(self):
         r = self.req("GET", "/v1/calibrations")
         return {c["workload"]: c["id"] for c in r.json["calibrations"]
-                if c["device"] in ("sim-gb10", "synthetic-gb10")}
+                if c["device"] == "sim-gb10"}
 
     def cli_plot(self, cid, kind, *args):
         """`pascal plot` on the bundle the daemon exports."""

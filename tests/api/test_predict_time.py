@@ -24,14 +24,17 @@ PEAKS = {"dram_bytes_per_s": 273e9, "l2_bytes_per_s": 1.92e12, "tensor_flops": 6
          "sm_clock_hz": 1e9, "launch_s": 2e-6}
 
 
-def timed_bundle(name, device):
-    """A shipped bundle, made plain, on a new device that states the peaks."""
+def timed_bundle(name, device, peaks=PEAKS):
+    """A shipped bundle, made plain, on a new device that states the peaks
+    (None: states none)."""
     with open(os.path.join(CALS, name), encoding="utf-8") as f:
         b = json.load(f)
     for k in ("model", "report", "content_hash"):
         del b[k]
     b["device"]["name"] = device
-    b["device"]["peaks"] = PEAKS
+    b["device"].pop("peaks", None)
+    if peaks:
+        b["device"]["peaks"] = peaks
     return b
 
 
@@ -75,8 +78,11 @@ class PredictTime(DaemonTest):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        for name, dev in (("synthetic-gb10-gemm.json", "timed-gemm"), ("sim-gb10-scan.json", "timed-scan")):
-            r = cls.d.request("POST", "/v1/calibrations/import", timed_bundle(name, dev), token=cls.admin)
+        for name, dev, peaks in (("sim-gb10-tiled-gemm.json", "timed-gemm", PEAKS),
+                                 ("sim-gb10-scan.json", "timed-scan", PEAKS),
+                                 ("sim-gb10-tiled-gemm.json", "untimed-gemm", None)):
+            r = cls.d.request("POST", "/v1/calibrations/import", timed_bundle(name, dev, peaks),
+                              token=cls.admin)
             assert r.status == 201, r.raw
 
     def predict(self, body):
@@ -85,7 +91,7 @@ class PredictTime(DaemonTest):
         return r.json
 
     def test_no_peaks_no_time(self):
-        p = self.predict({"device": "synthetic-gb10", "Mg": 2048, "Ng": 1024, "Kg": 4096})
+        p = self.predict({"device": "untimed-gemm", "Mg": 2048, "Ng": 1024, "Kg": 4096})
         self.assertNotIn("time_s", p)
         self.assertNotIn("bound", p)
 
@@ -129,7 +135,7 @@ class PredictTime(DaemonTest):
         p = self.predict(q)
         want = scan_time(1, 2, 4, 1024, 4, p["fill_bytes"], sm=DEVICE["sm_count"])
         self.assertTrue(math.isclose(p["time_s"], want, rel_tol=1e-12), (p["time_s"], want))
-        self.assertIsNone(self.req("GET", "/v1/devices/synthetic-gb10").json["peaks"])
+        self.assertIsNone(self.req("GET", "/v1/devices/untimed-gemm").json["peaks"])
 
     def test_registration_checks_peaks(self):
         base = dict(DEVICE, name="peaks-dev")

@@ -55,8 +55,8 @@ class ClientAnswers(DaemonTest):
         self.assertFalse(p.is_extrapolated)
 
     def test_gemm_prediction_and_compact_form(self):
-        p = self.c.predict("synthetic-gb10", explain=False, **GEMM)
-        want = self.raw(dict(GEMM, device="synthetic-gb10"))
+        p = self.c.predict("sim-gb10", explain=False, **GEMM)
+        want = self.raw(dict(GEMM, device="sim-gb10"))
         self.assertEqual((p.workload, p.K, p.fill_bytes), ("gemm", want["K"], want["fill_bytes"]))
         self.assertIsNone(p.explanation)
 
@@ -95,7 +95,7 @@ class ClientAnswers(DaemonTest):
     def test_many_keeps_order_and_refusals_in_place(self):
         qs = scan_queries(23)
         qs[9] = dict(qs[9], o=3)  # no calibrated family: 422 inside the batch
-        qs[17] = dict(GEMM, device="synthetic-gb10")
+        qs[17] = dict(GEMM, device="sim-gb10")
         self.c.batch_max = 5
         got = self.c.predict_many(qs)
         self.assertEqual(len(got), len(qs))
@@ -132,10 +132,11 @@ class ClientAnswers(DaemonTest):
                 with open(os.path.join(BUNDLES, f)) as fh:
                     bundled.add(json.load(fh)["device"]["name"])
         self.assertEqual(names, sorted(bundled))
-        dev, cals = self.c.device("synthetic-gb10")
+        dev, cals = self.c.device("sim-gb10")
         self.assertEqual(dev.sm_count, 48)
-        self.assertEqual([c["workload"] for c in cals], ["gemm"])
-        self.assertEqual(self.c.calibration_bundle(cals[0]["id"])["gemm"]["tile_m"], 128)
+        self.assertEqual(sorted(c["workload"] for c in cals), ["gemm", "scan"])
+        gemm = [c["id"] for c in cals if c["workload"] == "gemm"][0]
+        self.assertEqual(self.c.calibration_bundle(gemm)["gemm"]["tile_m"], 128)
 
 
 class ClientAgainstLimits(DaemonTest):

@@ -36,7 +36,7 @@ class PipInstall(unittest.TestCase):
                 code = ("import pascal_client as p, sys; "
                         "assert p.__file__.startswith(sys.prefix), p.__file__; "
                         "c = p.Client('http://127.0.0.1:%d'); "
-                        "print(c.predict('synthetic-gb10', Mg=1024, Ng=1024, Kg=1024).workload, "
+                        "print(c.predict('sim-gb10', Mg=1024, Ng=1024, Kg=1024).workload, "
                         "sorted(x.name for x in c.devices()))" % d.port)
                 r = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=tmp,
                                    env=dict(os.environ, PYTHONPATH=""))

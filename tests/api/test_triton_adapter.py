@@ -1,9 +1,11 @@
 """test_triton_adapter.py - pascal_client.triton against a real pascald.
 
-The device synthetic-gb10 holds three frozen GEMM calibrations: the shipped
-128x128x64 tile with 2-byte elements, and two imported here (64x128x32 with
-2-byte elements, 128x128x64 with 4-byte elements; their fills scaled so that
-the three answer differently). Configurations are plain
+The device fills-gb10 holds three frozen GEMM calibrations, all imported
+here from the shipped sim-gb10 GEMM bundle without its peaks (so that the
+adapter ranks by fill bytes; test_predict_time covers ranking by time): its
+own 128x128x64 tile with 2-byte elements, 64x128x32 with 2-byte elements and
+128x128x64 with 4-byte elements (their fills scaled so that the three answer
+differently). Configurations are plain
 objects shaped like triton.Config. A covered configuration's key must be the
 fill bytes the daemon answers, over raw HTTP, for its shape on the
 calibration of its tile and element size; every other configuration must be
@@ -22,7 +24,8 @@ sys.path.insert(0, CLIENT)
 from pascal_client import Client  # noqa: E402
 from pascal_client.triton import MatmulRanker  # noqa: E402
 
-GEMM_BUNDLE = os.path.join(SOURCE, "deploy", "calibrations", "synthetic-gb10-gemm.json")
+GEMM_BUNDLE = os.path.join(SOURCE, "deploy", "calibrations", "sim-gb10-tiled-gemm.json")
+DEV = "fills-gb10"
 
 
 class Config:
@@ -37,19 +40,18 @@ class Tensor:
 
 
 class TritonAdapter(DaemonTest):
-    bundles = os.path.join(SOURCE, "deploy", "calibrations")
-
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
         cls.cal = {}
-        r = cls.d.request("GET", "/v1/devices/synthetic-gb10")
-        cls.cal[(128, 128, 64, 2)] = r.json["calibrations"][0]["id"]
-        for tile, elem, scale in (((64, 128, 32), 2, 1.25), ((128, 128, 64), 4, 2.0)):
+        for tile, elem, scale in (((128, 128, 64), 2, 1.0), ((64, 128, 32), 2, 1.25),
+                                  ((128, 128, 64), 4, 2.0)):
             with open(GEMM_BUNDLE, encoding="utf-8") as f:
                 b = json.load(f)
-            for k in ("model", "report", "content_hash"):
+            for k in ("model", "report", "content_hash", "heldout"):
                 del b[k]
+            b["device"]["name"] = DEV
+            del b["device"]["peaks"]
             for m in b["measurements"]:  # another tile or element size moves other bytes
                 m["fill_bytes"] *= scale
             b["gemm"].update(tile_m=tile[0], tile_n=tile[1], tile_k=tile[2], elem_bytes=elem)
@@ -59,13 +61,13 @@ class TritonAdapter(DaemonTest):
 
     def setUp(self):
         self.c = Client("http://127.0.0.1:%d" % self.d.port)
-        self.r = MatmulRanker(self.c, "synthetic-gb10", top_k=2)
+        self.r = MatmulRanker(self.c, DEV, top_k=2)
 
     def tearDown(self):
         self.c.close()
 
     def fill(self, cal, M, N, K):
-        r = self.req("POST", "/v1/predict", {"device": "synthetic-gb10", "calibration": cal,
+        r = self.req("POST", "/v1/predict", {"device": DEV, "calibration": cal,
                                              "Mg": M, "Ng": N, "Kg": K})
         self.assertStatus(r, 200)
         return r.json["fill_bytes"]
@@ -130,7 +132,8 @@ class TritonAdapter(DaemonTest):
 
     def test_example_ranks_twenty_configs(self):
         p = subprocess.run([sys.executable, os.path.join(CLIENT, "examples", "rank_triton_configs.py"),
-                            "--url", "http://127.0.0.1:%d" % self.d.port, "--M", "4096", "--N", "4096",
+                            "--url", "http://127.0.0.1:%d" % self.d.port, "--device", DEV,
+                            "--M", "4096", "--N", "4096",
                             "--K", "4096"], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
         rows = p.stdout.splitlines()[2:]

@@ -5,6 +5,7 @@
  * duplicate keys, malformed lines, bad numbers, out-of-domain values, bad
  * names, long lines, NUL bytes, missing file) names the key or line.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +63,13 @@ static void test_thor_profile(void) {
   CHECK(strcmp(p.cuda_name, "PASCAL sim Thor-like") == 0);
   CHECK_INT(p.cc_major, 11);
   CHECK_INT(p.cc_minor, 0);
+  /* Its own peaks, not the built-in gb10-like ones: they follow its DRAM,
+   * its 20 links and one 8192-FLOP matrix instruction per compute_ns per SM. */
+  CHECK(pascal_simdev_profile_has_peaks(&p));
+  CHECK(fabs(p.peaks.dram_bytes_per_s - p.dram_gbps * 1e9) < 1e3);
+  CHECK(fabs(p.peaks.l2_bytes_per_s - p.sm_count * p.sm_read_gbps * 1e9) < 1e3);
+  CHECK(fabs(p.peaks.tensor_flops / (p.sm_count * 8192.0 / (p.compute_ns * 1e-9)) - 1) < 1e-6);
+  CHECK(fabs(p.peaks.launch_s - p.launch_ns * 1e-9) < 1e-15);
 }
 
 static void test_shipped_profile(void) {

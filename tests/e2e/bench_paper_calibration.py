@@ -1,18 +1,21 @@
 #!/usr/bin/python3
-"""bench_paper_calibration.py - the whole paper scan calibration on the sim,
-end to end, timed: pascald on an ephemeral port with a temporary database,
-a sim device registered from a profile (default gb10-like), the paper's
-plan (756 runs) and its held-out panel (420 runs, two parts) written for
-that device by `pascal plan` from the agent's probe, N pascal-agents
-(default 2) with --until-idle, then freeze. Prints the wall time, the
-agents' job rate and the report's table (LOKO and held-out), and with
---export writes the frozen bundle with its provenance completed (source
-sim, profile, seeds, plans) for deploy/calibrations/.
+"""bench_paper_calibration.py - a whole paper calibration on the sim, end to
+end, timed: pascald on an ephemeral port with a temporary database, a sim
+device registered from a profile (default gb10-like), the paper's plan and
+its held-out panel written for that device by `pascal plan` from the
+agent's probe, N pascal-agents (default 2) with --until-idle, then freeze.
+--workload scan (default): 756 runs and a 420-run panel in two parts;
+--workload gemm: the 120 calibration shapes and the 60 held-out shapes.
+Prints the wall time, the agents' job rate and the report's table (LOKO
+and held-out), and with --export writes the frozen bundle with its
+provenance completed (source sim, profile, seeds, plans) for
+deploy/calibrations/.
 
-Not a ctest test (it takes minutes): a benchmark, run by hand.
+Not a ctest test (a scan takes minutes): a benchmark, run by hand.
     tests/e2e/bench_paper_calibration.py --pascald build/bin/pascald \\
         --agent build/bin/pascal-agent --cli build/bin/pascal --source . \\
-        [--profile deploy/profiles/thor-like.profile --device sim-thor] [--export FILE]
+        [--workload gemm] [--profile deploy/profiles/thor-like.profile --device sim-thor] \\
+        [--export FILE]
 """
 import argparse
 import json
@@ -23,46 +26,53 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "harness"))
 from e2e import Agent, World, http  # noqa: E402
+from sim_profile import profile_values  # noqa: E402
 
 
-def profile_values(path):
-    """key = value lines of a sim profile (comments stripped)."""
-    vals = {}
-    with open(path) as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if "=" in line:
-                k, v = (s.strip() for s in line.split("=", 1))
-                vals[k] = v
-    return vals
+# `pascal plan` kinds per workload: the calibration plan, then the held-out
+# panel's parts (the scan panel comes in two plan files, the GEMM panel in
+# one). Scan plans follow the probed device; GEMM plans are the paper's
+# shapes on every device and take no probe.
+PLAN_KINDS = {
+    "scan": [["--kind", "scan"], ["--kind", "scan-heldout", "--part", "1"],
+             ["--kind", "scan-heldout", "--part", "2"]],
+    "gemm": [["--kind", "gemm"], ["--kind", "gemm-heldout"]],
+}
+PLAN_NAMES = {
+    "scan": ("pascal plan --kind scan --probe (the sim agent's probe)",
+             "pascal plan --kind scan-heldout --part 1 and --part 2 --probe (two parts)"),
+    "gemm": ("pascal plan --kind gemm (the paper's 120 shapes)",
+             "pascal plan --kind gemm-heldout (the paper's 60 held-out shapes)"),
+}
 
 
 def device_plans(args, profile_path):
-    """The plan and the two held-out parts `pascal plan` writes from the sim
+    """The plan and the held-out parts `pascal plan` writes from the sim
     agent's probe; a --plan file replaces the generated plan."""
     out = subprocess.run([args.agent, "--backend", "sim", "--profile", profile_path, "--probe"],
                          check=True, capture_output=True, text=True).stdout
     line = [l for l in out.splitlines() if l.startswith("probe json:")]
     if not line:
         sys.exit("no 'probe json:' line from the agent:\n" + out)
-    docs = {}
+    docs = []
     with tempfile.TemporaryDirectory() as tmp:
         probe = os.path.join(tmp, "probe.json")
         with open(probe, "w") as f:
             f.write(line[0].split(":", 1)[1])
-        for name, kind in [("plan", ["--kind", "scan"]),
-                           ("part1", ["--kind", "scan-heldout", "--part", "1"]),
-                           ("part2", ["--kind", "scan-heldout", "--part", "2"])]:
-            path = os.path.join(tmp, name + ".json")
-            subprocess.run([args.cli, "plan"] + kind + ["--probe", probe, "-o", path], check=True)
+        for i, kind in enumerate(PLAN_KINDS[args.workload]):
+            path = os.path.join(tmp, "plan-%d.json" % i)
+            device = ["--probe", probe] if args.workload == "scan" else []
+            subprocess.run([args.cli, "plan"] + kind + device + ["-o", path], check=True)
             with open(path) as f:
-                docs[name] = json.load(f)
+                docs.append(json.load(f))
     if args.plan:
         with open(os.path.join(args.source, args.plan)) as f:
-            docs["plan"] = json.load(f)
-    return docs["plan"], [docs["part1"], docs["part2"]]
+            docs[0] = json.load(f)
+    return docs[0], docs[1:]
 
 
 def print_table(report):
@@ -77,7 +87,8 @@ def main():
     ap.add_argument("--agent", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--cli", required=True, help="the pascal CLI (writes the plans)")
-    ap.add_argument("--plan", help="a plan file instead of `pascal plan --kind scan`")
+    ap.add_argument("--workload", choices=sorted(PLAN_KINDS), default="scan")
+    ap.add_argument("--plan", help="a plan file instead of `pascal plan --kind WORKLOAD`")
     ap.add_argument("--no-heldout", action="store_true", help="no held-out panel")
     ap.add_argument("--profile", default="deploy/profiles/gb10-like.profile")
     ap.add_argument("--agents", type=int, default=2)
@@ -132,10 +143,10 @@ def main():
                 "source": "sim", "producer": "pascal-agent --backend sim (pascald jobs API)",
                 "profile": prof.get("name"), "profile_file": args.profile,
                 "seed": int(prof.get("seed", "1")),
-                "run_seeds": "the run's repeat index (0, 1), with the profile seed and the key",
-                "plan": args.plan or "pascal plan --kind scan --probe (the sim agent's probe)",
-                "heldout_plan": None if args.no_heldout else
-                "pascal plan --kind scan-heldout --part 1 and --part 2 --probe (two parts)",
+                "run_seeds": "the run's repeat index (0, 1, ... up to the plan's repeats), with"
+                " the profile seed and the %s" % ("key" if args.workload == "scan" else "shape"),
+                "plan": args.plan or PLAN_NAMES[args.workload][0],
+                "heldout_plan": None if args.no_heldout else PLAN_NAMES[args.workload][1],
                 "agents": args.agents, "wall_seconds": round(wall, 1),
                 "agent_cpu_seconds": round(cpu, 1),
                 "machine": "2-core dev machine shared with other work"})

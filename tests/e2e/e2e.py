@@ -98,8 +98,9 @@ class Daemon:
         self.starts += 1
         log = os.path.join(self.world.dir, "pascald-%d.out" % self.starts)
         err = os.path.join(self.world.dir, "pascald-%d.err" % self.starts)
+        # no shipped bundles: every calibration here is the test's own
         cmd = [self.world.pascald, "--listen", "127.0.0.1:%d" % self.port, "--db", self.world.db,
-               "--lease-seconds", str(self.lease_seconds)]
+               "--bundles", "", "--lease-seconds", str(self.lease_seconds)]
         with open(log, "w") as out, open(err, "w") as errf:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=errf, cwd=self.world.dir)
 

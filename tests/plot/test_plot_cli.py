@@ -213,5 +213,5 @@ class PlotCli(unittest.TestCase):
 if __name__ == "__main__":
     PASCAL, SOURCE = sys.argv[1], sys.argv[2]
     SCAN = os.path.join(SOURCE, "deploy/calibrations/sim-gb10-scan.json")
-    GEMM = os.path.join(SOURCE, "deploy/calibrations/synthetic-gb10-gemm.json")
+    GEMM = os.path.join(SOURCE, "deploy/calibrations/sim-gb10-tiled-gemm.json")
     unittest.main(argv=sys.argv[:1], verbosity=1)

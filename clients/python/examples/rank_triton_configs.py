@@ -4,7 +4,7 @@ problem shape by PASCAL's predictions, the way an autotuner's
 early_config_prune would, and print why the others are not ranked.
 
     python3 clients/python/examples/rank_triton_configs.py \
-        --url http://127.0.0.1:8080 --device synthetic-gb10 --M 4096 --N 4096 --K 4096 --dtype float16
+        --url http://127.0.0.1:8080 --device sim-gb10 --M 4096 --N 4096 --K 4096 --dtype float16
 
 Triton is not needed: the configurations are plain objects shaped like
 triton.Config (kwargs, num_warps, num_stages).
@@ -35,7 +35,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--url", default="http://127.0.0.1:8080")
     ap.add_argument("--token")
-    ap.add_argument("--device", default="synthetic-gb10")
+    ap.add_argument("--device", default="sim-gb10")
     ap.add_argument("--M", type=int, default=4096)
     ap.add_argument("--N", type=int, default=4096)
     ap.add_argument("--K", type=int, default=4096)

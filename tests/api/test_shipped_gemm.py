@@ -1,0 +1,100 @@
+"""test_shipped_gemm.py - the GEMM calibrations pascald ships and imports at
+first start (deploy/calibrations/*-tiled-gemm.json), checked against the
+paper's GEMM plan and the sim profiles they were measured on, then served
+over real HTTP.
+
+Per bundle: source `sim` with its profile named; the device geometry and
+`device.peaks` are the profile file's own values (parsed here); the
+calibration runs are the paper's 120 shapes and the held-out panel its 60
+test shapes, each once, with the tiling pascald fits (128 x 128 x 64 FP16,
+one resident CTA per SM); every fill lies between the cold-input bytes B_0
+and the logical demand Q of its shape. pascald serves each device's GEMM
+calibration (frozen, its report with a held-out part of 60 runs over 20
+grids) next to its scan calibration, answers a GEMM query with it and,
+since the bundle carries peaks, a time. No shipped bundle is synthetic."""
+import json
+import os
+import sys
+import unittest
+
+from harness import SOURCE, DaemonTest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from sim_profile import profile_values  # noqa: E402
+
+BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
+DEVICES = {"sim-gb10": "sim-gb10-tiled-gemm.json", "sim-thor": "sim-thor-tiled-gemm.json"}
+# The paper's GEMM shapes: calibration on powers of two, held-out off them.
+CAL_SHAPES = {(m, n, k) for m in (256, 512, 1024, 2048, 4096, 8192)
+              for n in (256, 512, 1024, 2048, 4096) for k in (1024, 2048, 4096, 8192)}
+HELDOUT_SHAPES = {(m, n, k) for m in (640, 896, 1280, 2560, 5120)
+                  for n in (640, 896, 1280, 2560) for k in (1280, 2560, 5120)}
+PEAK_KEYS = ("dram_bytes_per_s", "l2_bytes_per_s", "tensor_flops", "sm_clock_hz", "launch_s")
+
+
+def load(name):
+    with open(os.path.join(BUNDLES, name), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def demand_bounds(mg, ng, kg):
+    """(B_0, Q) in bytes for 128 x 128 x 64 FP16 tiles."""
+    n_r, n_c, n_k = mg // 128, ng // 128, kg // 64
+    tile = 128 * 64 * 2
+    return (n_r + n_c) * n_k * tile, 2 * n_r * n_c * n_k * tile
+
+
+class ShippedGemmBundles(unittest.TestCase):
+    def test_bundles_follow_the_paper_plan_and_their_profile(self):
+        for dev, name in DEVICES.items():
+            b = load(name)
+            self.assertEqual((b["workload"], b["device"]["name"]), ("gemm", dev), name)
+            prov = b["provenance"]
+            self.assertEqual(prov["source"], "sim", name)
+            prof = profile_values(os.path.join(SOURCE, prov["profile_file"]))
+            self.assertEqual(prov["profile"], prof["name"], name)
+            self.assertEqual((b["device"]["sm_count"], b["device"]["capacity_blocks"],
+                              b["device"]["block_bytes"]),
+                             (int(prof["sm_count"]), int(prof["capacity_blocks"]),
+                              int(prof["block_bytes"])), name)
+            self.assertEqual(b["device"]["peaks"],
+                             {k: float(prof["peak_" + k]) for k in PEAK_KEYS}, name)
+            self.assertEqual(b["gemm"], {"tile_m": 128, "tile_n": 128, "tile_k": 64,
+                                         "elem_bytes": 2,
+                                         "resident_ctas": int(prof["sm_count"])}, name)
+            for runs, shapes in ((b["measurements"], CAL_SHAPES), (b["heldout"], HELDOUT_SHAPES)):
+                got = [(r["Mg"], r["Ng"], r["Kg"]) for r in runs]
+                self.assertEqual(len(got), len(shapes), name)
+                self.assertEqual(set(got), shapes, name)
+                for r, s in zip(runs, got):
+                    b0, q = demand_bounds(*s)
+                    self.assertTrue(b0 <= r["fill_bytes"] <= q, (name, s, r["fill_bytes"], b0, q))
+                    self.assertGreater(r["kernel_ns"], 0, (name, s))
+
+    def test_no_synthetic_bundle_is_shipped(self):
+        for f in sorted(os.listdir(BUNDLES)):
+            if f.endswith(".json"):
+                self.assertNotEqual(load(f)["provenance"].get("source"), "synthetic", f)
+
+
+class ServedGemm(DaemonTest):
+    bundles = BUNDLES
+
+    def test_each_device_serves_its_gemm_calibration(self):
+        for dev in DEVICES:
+            r = self.req("GET", "/v1/devices/" + dev)
+            self.assertStatus(r, 200)
+            cals = {c["workload"]: c for c in r.json["calibrations"]}
+            self.assertEqual(sorted(cals), ["gemm", "scan"], dev)
+            gemm = cals["gemm"]
+            self.assertEqual(gemm["state"], "frozen", dev)
+            rep = self.req("GET", "/v1/calibrations/%d" % gemm["id"]).json["report"]
+            self.assertEqual((rep["heldout"]["n_runs"], len(rep["heldout"]["keys"])), (60, 20), dev)
+            p = self.req("POST", "/v1/predict", {"device": dev, "Mg": 2048, "Ng": 1024, "Kg": 4096})
+            self.assertStatus(p, 200)
+            self.assertEqual((p.json["workload"], p.json["calibration"]), ("gemm", gemm["id"]), dev)
+            self.assertGreater(p.json["time_s"], 0, dev)
+
+
+if __name__ == "__main__":
+    unittest.main()
