@@ -360,6 +360,25 @@ class Dashboard(unittest.TestCase):
         self.assertTrue(wd.js("return document.getElementById('explanation').textContent"
                               ".includes('\"rule\"')"))
 
+        # sim-gb10 has a GEMM calibration too: the form offers it, asks for the
+        # GEMM fields and shows the API's GEMM answer
+        self.assertEqual(wd.js("return [...document.getElementById('predict-workload').options]"
+                               ".map(o => o.value)"), ["scan", "gemm"])
+        wd.js("const s = document.getElementById('predict-workload'); s.value = 'gemm';"
+              "s.dispatchEvent(new Event('change'));"
+              "document.getElementById('answer').replaceChildren();")
+        self.assertEqual(wd.js("return ['scan-fields', 'gemm-fields'].map(i => "
+                               "getComputedStyle(document.getElementById(i)).display)"),
+                         ["none", "inline-block"])
+        status, raw = http("POST", self.url + "/v1/predict",
+                           {"device": "sim-gb10", "Mg": 1024, "Ng": 1024, "Kg": 4096})
+        self.assertEqual(status, 200)
+        want = json.loads(raw)["K"]
+        wd.cmd("POST", "/element/%s/click" % next(iter(button.values())), {})
+        shown = wd.wait("const k = document.getElementById('answer-k');"
+                        "return k && k.textContent", "the GEMM answer")
+        self.assertEqual(shown, "%.4f" % want)
+
         # choosing the GEMM calibration redraws its plots
         status, raw = http("GET", self.url + "/v1/calibrations")
         gemm = [c["id"] for c in json.loads(raw)["calibrations"] if c["workload"] == "gemm"][0]

@@ -192,11 +192,23 @@ function showPlots() {
   }));
 }
 
-// The predict form asks for the fields of the selected device's workload.
-function showWorkloadFields() {
+// The predict form offers the workloads the selected device has a frozen
+// calibration of (a device may have both scan and GEMM), and asks for the
+// fields of the chosen one.
+function showWorkloads() {
   const dev = document.getElementById("predict-device").value;
-  const c = state.calibrations.find(v => v.device === dev && v.state === "frozen");
-  const gemm = Boolean(c && c.workload === "gemm");
+  const sel = document.getElementById("predict-workload");
+  const had = sel.value;
+  const frozen = new Set(state.calibrations.filter(v => v.device === dev && v.state === "frozen")
+                                            .map(v => v.workload));
+  const have = ["scan", "gemm"].filter(w => frozen.has(w));
+  sel.replaceChildren(...have.map(w => el("option", {value: w, text: w})));
+  if (have.includes(had)) sel.value = had;
+  showWorkloadFields();
+}
+
+function showWorkloadFields() {
+  const gemm = document.getElementById("predict-workload").value === "gemm";
   document.getElementById("scan-fields").hidden = gemm;
   document.getElementById("gemm-fields").hidden = !gemm;
 }
@@ -239,7 +251,7 @@ async function predict(ev) {
 async function refresh() {
   try {
     await Promise.all([loadStats(), loadDevices(), loadCalibrations()]);
-    showWorkloadFields();
+    showWorkloads();
     setStatus("Up to date at " + new Date().toLocaleTimeString() + ".");
     document.body.setAttribute("data-loaded", "1");
   } catch (e) {
@@ -253,6 +265,7 @@ document.addEventListener("DOMContentLoaded", () => {
     e => selectCalibration(e.target.value).catch(x => setStatus(x.message, true)));
   document.getElementById("family-select").addEventListener("change", showPlots);
   document.getElementById("predict-form").addEventListener("submit", predict);
-  document.getElementById("predict-device").addEventListener("change", showWorkloadFields);
+  document.getElementById("predict-device").addEventListener("change", showWorkloads);
+  document.getElementById("predict-workload").addEventListener("change", showWorkloadFields);
   refresh();
 });
