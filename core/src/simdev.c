@@ -2,8 +2,9 @@
  * simdev.c - the sim device handle: owns a validated profile, the per-SM
  * link speeds derived from the profile seed (a fixed property of the
  * simulated chip, the sustained service imbalance of paper Theorem
- * feedback, §3.6) and the buffers every run reuses.
+ * feedback, §3.6) and the buffers every run reuses, grown on demand.
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "simdev_internal.h"
@@ -60,4 +61,18 @@ void pascal_simdev_free(pascal_simdev *dev) {
 
 const pascal_simdev_profile *pascal_simdev_profile_of(const pascal_simdev *dev) {
   return dev ? &dev->profile : NULL;
+}
+
+pascal_status simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
+                          const char *what, pascal_error *err) {
+  if (need <= *cap) return PASCAL_OK;
+  if (need > SIZE_MAX / elem)
+    return pascal_error_set(err, PASCAL_ERANGE, what, "%s: %zu entries overflow", what, need);
+  void *p = realloc(*buf, need * elem);
+  if (!p)
+    return pascal_error_set(err, PASCAL_ENOMEM, what, "%s: cannot allocate %zu entries", what,
+                            need);
+  *buf = p;
+  *cap = need;
+  return PASCAL_OK;
 }

@@ -35,6 +35,8 @@ static inline double simdev_rng_jitter(simdev_rng *r, double base, double j) {
   return base * (1.0 + j * (2.0 * simdev_rng_unit(r) - 1.0));
 }
 
+/* simdev_rng.c: */
+
 /* With probability `prob`, an exponential delay of mean `mean_ns` (else 0):
  * the tail of a service time. */
 double simdev_rng_tail(simdev_rng *r, double prob, double mean_ns);
@@ -171,7 +173,8 @@ static inline double simdev_compute_ns(const pascal_simdev_profile *p, uint32_t 
   return p->compute_ns * (double)(m - r) + p->tail_ns[cls];
 }
 
-/* Grow *buf (elements of `elem` bytes) to hold `need`; *cap tracks it. */
+/* simdev.c: grow *buf (elements of `elem` bytes) to hold `need`; *cap tracks
+ * it. The device keeps the per-run buffers and reuses them from run to run. */
 pascal_status simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
                           const char *what, pascal_error *err);
 

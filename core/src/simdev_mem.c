@@ -9,35 +9,10 @@
  * time, so with lookups in the static kernel's trace order its misses are
  * the LRU misses of paper §3.3 (Theorem lru).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "simdev_internal.h"
-
-uint64_t simdev_seed_mix(uint64_t seed, uint64_t value) {
-  simdev_rng r = {seed ^ (value * 0xd1342543de82ef95ULL + 0x2545f4914f6cdd1dULL)};
-  return simdev_rng_next(&r);
-}
-
-double simdev_rng_tail(simdev_rng *r, double prob, double mean_ns) {
-  if (prob <= 0.0 || simdev_rng_unit(r) >= prob) return 0.0;
-  return -mean_ns * log1p(-simdev_rng_unit(r)); /* unit < 1: finite */
-}
-
-pascal_status simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
-                          const char *what, pascal_error *err) {
-  if (need <= *cap) return PASCAL_OK;
-  if (need > SIZE_MAX / elem)
-    return pascal_error_set(err, PASCAL_ERANGE, what, "%s: %zu entries overflow", what, need);
-  void *p = realloc(*buf, need * elem);
-  if (!p)
-    return pascal_error_set(err, PASCAL_ENOMEM, what, "%s: cannot allocate %zu entries", what,
-                            need);
-  *buf = p;
-  *cap = need;
-  return PASCAL_OK;
-}
 
 pascal_status simdev_lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity) {
   size_t need = (size_t)n + 1;
