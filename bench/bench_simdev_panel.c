@@ -20,8 +20,8 @@
  *
  * usage: bench_simdev_panel PROFILE|- panel|fade [o path d]
  *   (`-` is the built-in gb10-like profile; o path d restricts to a family)
- * A full panel is ~4.4 G simulated requests on gb10-like (~7 CPU-minutes),
- * ~1.8 G on thor-like; the full fade ~4.9 G on gb10-like.
+ * A full panel is ~4.8 G simulated requests on gb10-like (~8 CPU-minutes),
+ * ~3.2 G on thor-like; the full fade ~4.9 G on gb10-like.
  */
 #include <math.h>
 #include <stdio.h>
