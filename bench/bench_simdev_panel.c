@@ -2,24 +2,26 @@
  * bench_simdev_panel.c - what the sim device's profiles look like on the
  * paper's evaluation layout (paper §6.1, "Experimental Evaluation"):
  *
- *   panel: a held-out-like scan panel of 42 keys (the seven families of the
- *          shipped paper plan, each at the six compute values the plan leaves
- *          free: m = 3, 7, 8, 9, 10, 11), sizes from short to long work
- *          (N, W) = (4096, 1), (4096, 4), (4096, 16), (4096, 64), (5120, 80),
- *          two repeats (seeds 0 and 1) per (key, N, W): 420 runs. Prints the
+ *   panel: the held-out scan panel of `pascal plan` (core/src/plan_gen.c):
+ *          42 keys (the seven families of the paper plan, each at the six
+ *          compute values the plan leaves free: m = 3, 7, 8, 9, 10, 11),
+ *          sizes from short to long work (N, W) = (16C/5, 1), (16C/5, 8),
+ *          (16C/5, 64), (4C, 24), (4C, 80) (GB10: N = 4096 and 5120), two
+ *          repeats (seeds 0 and 1) per (key, N, W): 420 runs. Prints the
  *          share of runs with K > 1.05 and the repeat-to-repeat floor: the
  *          MAPE of K when each run is predicted by its repeat (both
  *          directions; over runs, and balanced over keys).
  *   fade:  the plan's own grid (deploy/plans/scan-paper.json: seven families,
- *          m in {0,1,2,4,5,6,12,13,14}, N in {3072,4096,6144}, W in
- *          {1,4,16,64}), one repeat, K per family, size and horizon along m,
+ *          m in {0,1,2,4,5,6,12,13,14}, N in {12C/5, 16C/5, 24C/5} (GB10:
+ *          3072, 4096, 6144), W in {1,4,16,64}), one repeat, K per family,
+ *          size and horizon along m,
  *          and every place where K falls from >= 2 to <= 1.05 between
  *          adjacent m of the grid (divergence switching off in one step).
  *
  * usage: bench_simdev_panel PROFILE|- panel|fade [o path d]
  *   (`-` is the built-in gb10-like profile; o path d restricts to a family)
- * A full panel is ~4.4 G simulated requests on gb10-like (~7 CPU-minutes),
- * ~1.8 G on thor-like; the full fade ~4.9 G on gb10-like.
+ * A full panel is ~4.8 G simulated requests on gb10-like (~8 CPU-minutes),
+ * ~3.2 G on thor-like; the full fade ~4.9 G on gb10-like.
  */
 #include <math.h>
 #include <stdio.h>
@@ -40,19 +42,25 @@ static const family FAMILIES[] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 2}, {1, 1, 3},
 #define NFAM (sizeof FAMILIES / sizeof FAMILIES[0])
 
 static const uint32_t PANEL_M[] = {3, 7, 8, 9, 10, 11};
-static const uint64_t PANEL_NW[][2] = {{4096, 1}, {4096, 4}, {4096, 16}, {4096, 64}, {5120, 80}};
+/* (N as k C / 5, W), the plan's held-out sizes */
+static const uint64_t PANEL_NW[][2] = {{16, 1}, {16, 8}, {16, 64}, {20, 24}, {20, 80}};
 #define PANEL_NM (sizeof PANEL_M / sizeof PANEL_M[0])
 #define PANEL_NNW (sizeof PANEL_NW / sizeof PANEL_NW[0])
 #define DIVERGED 1.05
 
 static const uint32_t PLAN_M[] = {0, 1, 2, 4, 5, 6, 12, 13, 14};
-static const uint64_t PLAN_N[] = {3072, 4096, 6144};
+static const uint64_t PLAN_N[] = {12, 16, 24}; /* N = k C / 5 */
 static const uint64_t PLAN_W[] = {1, 4, 16, 64};
 #define PLAN_NM (sizeof PLAN_M / sizeof PLAN_M[0])
 
-static int run_K(pascal_simdev *dev, const family *f, uint32_t m, uint64_t N, uint64_t W,
+/* N = round(k C / 5), as `pascal plan` sizes scans for a device of capacity C */
+static uint64_t plan_size(const pascal_simdev *dev, uint64_t k) {
+  return (k * pascal_simdev_profile_of(dev)->capacity_blocks * 2u + 5u) / 10u;
+}
+
+static int run_K(pascal_simdev *dev, const family *f, uint32_t m, uint64_t k, uint64_t W,
                  uint64_t seed, double *K) {
-  pascal_simdev_scan s = {f->o, f->tma, f->d, m, N, W, seed, 0};
+  pascal_simdev_scan s = {f->o, f->tma, f->d, m, plan_size(dev, k), W, seed, 0};
   pascal_simdev_stats st;
   pascal_error err;
   if (pascal_simdev_run_scan(dev, &s, &st, NULL, &err) != PASCAL_OK) {
@@ -112,7 +120,7 @@ static int fade(pascal_simdev *dev, const family *only) {
     for (size_t ni = 0; ni < sizeof PLAN_N / sizeof PLAN_N[0]; ni++)
       for (size_t wi = 0; wi < sizeof PLAN_W / sizeof PLAN_W[0]; wi++) {
         double K[PLAN_NM];
-        printf("  N=%llu W=%-2llu             ", (unsigned long long)PLAN_N[ni],
+        printf("  N=%llu W=%-2llu             ", (unsigned long long)plan_size(dev, PLAN_N[ni]),
                (unsigned long long)PLAN_W[wi]);
         for (size_t mi = 0; mi < PLAN_NM; mi++) {
           if (run_K(dev, f, PLAN_M[mi], PLAN_N[ni], PLAN_W[wi], 0, &K[mi])) return 1;

@@ -111,7 +111,7 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out) {
   out->start_jitter_ns = 200.0;
   out->service_jitter = 0.10;
   out->sm_read_run_spread = 0.02;
-  out->sm_clock_spread = 0.002;
+  out->sm_clock_spread = 0.007;
   out->work_noise = 0.05;
   out->work_noise_blocks = 4.0;
   out->link_stall_prob = 0.1;

@@ -9,12 +9,17 @@
 # n_p = d - 1. LPDDR5X at 273 GB/s (the chip's published memory bandwidth).
 # Timing calibrated to the paper's GB10 measurements (§3.6, N = 4096,
 # M = 48, no compute): first-wave time per normalized round 841 / 465 / 424 ns
-# at d = 2 / 3 / 4 (sim: ~833 / 425 / 396); over 32 waves K = 1.00 for
-# d <= 3 and 5.58 at d = 4 (sim: ~5.0); eight WMMA operations per block
+# at d = 2 / 3 / 4 (sim: ~832 / 424 / 393); over 32 waves K = 1.00 for
+# d <= 3 and 5.58 at d = 4 (sim: ~4.8); eight WMMA operations per block
 # keep K = 1.00 at d = 4; within-wave lead < 110 blocks at d = 3 and beyond
 # 640 in most d = 4 waves; a 512-block checkpoint restores K = 1.00 at
 # ~3 % time cost. tests/core/test_simdev_anchors.c asserts all of these.
 # The variation keys below are bounded by the same anchors (docs/sim-device.md).
+# sm_clock_spread is fitted to the paper's GB10 held-out statistics (K > 1.05
+# in 145/420 runs, repeat floor 5.62 %) within that bound: 0.007 is the
+# largest value that keeps d = 4, m = 8 at K = 1.000 over 32 waves in six
+# repeats (0.008 gives up to 1.025, 0.01 gives 1.14). It cannot reach those
+# statistics on the project's held-out panel; docs/sim-device.md says why.
 
 name = gb10-like
 arch = sim
@@ -57,7 +62,7 @@ tail2_ns = 110                # class 2 (m mod 4 in {2, 3}): same tail, third op
 sync_issue_ns = 20            # sync path: cooperative load issue
 tma_issue_ns = 10             # TMA path: bulk-copy issue
 cta_sync_ns = 15              # intra-CTA synchronisation per block
-sm_clock_spread = 0.002       # per-run factor on each SM's work, uniform in [0.998, 1.002)
+sm_clock_spread = 0.007       # per-run factor on each SM's work, uniform in [0.993, 1.007)
 work_noise = 0.05             # sd of a CTA's relative work deviation (AR(1) over its blocks)
 work_noise_blocks = 4         # correlation length of that deviation, in blocks
 
