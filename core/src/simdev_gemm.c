@@ -12,8 +12,8 @@
  * 2 consume + compute(m) + intra-CTA sync, scaled by its SM's per-run clock
  * factor and jittered (m counts 16x16x16 matrix instructions, as the scan's
  * does; pascal_simdev_gemm_step_m gives a tile step's, so the GEMM computes
- * at the profile's one per-SM matrix rate). Lines are tiles: A tile (i, k) is line i n_k + k,
- * B tile (k, j) is line n_r n_k + k n_c + j, so the cache holds
+ * at the profile's one per-SM matrix rate). Lines are tiles: A tile (i, k)
+ * is line i n_k + k, B tile (k, j) is line n_r n_k + k n_c + j, so the cache holds
  * capacity_bytes / tile_bytes lines and every DRAM and link time scales
  * with the tile size. When a CTA ends it writes its output tile into the
  * cache: out_lines = ceil(tile_m tile_n out_elem_bytes / tile_bytes) lines
@@ -223,6 +223,7 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
 }
 
 uint32_t pascal_simdev_gemm_step_m(const pascal_gemm_params *tiling) {
+  if (!tiling) return 0;
   double mma = ceil(2.0 * tiling->tile_m * (double)tiling->tile_n * tiling->tile_k /
                     PASCAL_SCAN_MMA_FLOPS);
   return mma < GEMM_MAX_STEP_M ? (uint32_t)mma : GEMM_MAX_STEP_M;

@@ -88,6 +88,7 @@ static void test_step_m(void) {
   CHECK_INT(pascal_simdev_gemm_step_m(&one), 1);  /* exactly one instruction */
   CHECK_INT(pascal_simdev_gemm_step_m(&part), 1); /* 1024 FLOPs round up to one */
   CHECK_INT(pascal_simdev_gemm_step_m(&big), 1000000); /* 2^49 / 2^13 = 2^36: the cap */
+  CHECK_INT(pascal_simdev_gemm_step_m(NULL), 0);
 }
 
 /* One wave, every tile fits, so the fills are B_0 = (n_r + n_c) n_k 16 KiB.

@@ -263,8 +263,8 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
 /* The compute of one k-step of `tiling`: its 2 tile_m tile_n tile_k FLOPs
  * as 16x16x16 matrix instructions (PASCAL_SCAN_MMA_FLOPS each, the unit a
  * profile's compute_ns is the cost of and its peak_tensor_flops counts),
- * rounded up; 1000000 (the most a run takes) where it would be more.
- * 128 x 128 x 64: 256. */
+ * rounded up; 1000000 (the most a run takes) where it would be more; 0
+ * for NULL. 128 x 128 x 64: 256. */
 uint32_t pascal_simdev_gemm_step_m(const pascal_gemm_params *tiling);
 
 #ifdef __cplusplus
