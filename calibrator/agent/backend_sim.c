@@ -6,7 +6,8 @@
  * pascal_simdev_run_gemm, each with the job's repeat as the run seed, so a
  * repeat is a different but reproducible measurement. A GEMM job runs with
  * the tiling pascald fits it with: the default calibration tiling
- * (pascal_calibration_init), one resident CTA per SM, FP32 outputs.
+ * (pascal_calibration_init), one resident CTA per SM, FP32 outputs, and a
+ * k-step's compute the tile's FLOPs at the profile's matrix-instruction cost.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,6 @@
 #include "pascal/calibration.h"
 #include "pascal/simdev.h"
 
-/* Compute work per GEMM k-step, in the profile's compute units: the fixed
- * per-step compute of the simulated GEMM binary. */
-#define SIM_GEMM_STEP_M 8u
 /* Bytes per output element: FP32 outputs, as the paper's GEMM binaries. */
 #define SIM_GEMM_OUT_BYTES 4u
 
@@ -118,7 +116,7 @@ static pascal_status sim_gemm(pascal_backend *b, const pascal_backend_job *job,
   pascal_calibration cal;
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
   pascal_simdev_gemm g = {.shape = {(uint32_t)s->Mg, (uint32_t)s->Ng, (uint32_t)s->Kg},
-                          .tiling = cal.gemm, .m = SIM_GEMM_STEP_M,
+                          .tiling = cal.gemm, .m = pascal_simdev_gemm_step_m(&cal.gemm),
                           .out_elem_bytes = SIM_GEMM_OUT_BYTES, .seed = job->run.repeat};
   g.tiling.resident_ctas = pascal_simdev_profile_of(b->dev)->sm_count;
   return pascal_simdev_run_gemm(b->dev, &g, st, err);

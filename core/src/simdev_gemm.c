@@ -10,8 +10,10 @@
  * n_k steps; at step k it requests A tile (i, k) and B tile (k, j) together,
  * waits until both have crossed its SM's link, then works
  * 2 consume + compute(m) + intra-CTA sync, scaled by its SM's per-run clock
- * factor and jittered. Lines are tiles: A tile (i, k) is line i n_k + k,
- * B tile (k, j) is line n_r n_k + k n_c + j, so the cache holds
+ * factor and jittered (m counts 16x16x16 matrix instructions, as the scan's
+ * does; pascal_simdev_gemm_step_m gives a tile step's, so the GEMM computes
+ * at the profile's one per-SM matrix rate). Lines are tiles: A tile (i, k)
+ * is line i n_k + k, B tile (k, j) is line n_r n_k + k n_c + j, so the cache holds
  * capacity_bytes / tile_bytes lines and every DRAM and link time scales
  * with the tile size. When a CTA ends it writes its output tile into the
  * cache: out_lines = ceil(tile_m tile_n out_elem_bytes / tile_bytes) lines
@@ -28,10 +30,15 @@
  * step's work); id = M + 2 s + op is slot s's outstanding read (op 0: A,
  * 1: B) reaching L2.
  */
+#include <math.h>
 #include <string.h>
 
+#include "pascal/latency.h"
 #include "pascal/predict.h"
 #include "simdev_internal.h"
+
+/* The most compute units one k-step may take. */
+#define GEMM_MAX_STEP_M 1000000u
 
 struct gemm_slot {
   uint32_t sm;
@@ -69,8 +76,8 @@ static pascal_status gemm_check(const pascal_simdev *dev, const pascal_simdev_ge
   if (g->resident_ctas > (1u << 18))
     return pascal_error_set(err, PASCAL_EINVAL, "resident_ctas",
                             "resident_ctas must be at most 2^18");
-  if (run->m > 1000000u)
-    return pascal_error_set(err, PASCAL_EINVAL, "m", "m must be at most 1000000");
+  if (run->m > GEMM_MAX_STEP_M)
+    return pascal_error_set(err, PASCAL_EINVAL, "m", "m must be at most %u", GEMM_MAX_STEP_M);
   uint64_t tile_bytes = (uint64_t)g->tile_m * g->tile_k * g->elem_bytes;
   if (tile_bytes > UINT32_MAX)
     return pascal_error_set(err, PASCAL_ERANGE, "tile_k", "a tile of %llu bytes is too large",
@@ -213,4 +220,11 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   }
   simdev_mem_stats(r.mem, tile_bytes, r.end_ns, geo.Q / (double)tile_bytes / r.M, r.M, out);
   return PASCAL_OK;
+}
+
+uint32_t pascal_simdev_gemm_step_m(const pascal_gemm_params *tiling) {
+  if (!tiling) return 0;
+  double mma = ceil(2.0 * tiling->tile_m * (double)tiling->tile_n * tiling->tile_k /
+                    PASCAL_SCAN_MMA_FLOPS);
+  return mma < GEMM_MAX_STEP_M ? (uint32_t)mma : GEMM_MAX_STEP_M;
 }

@@ -3,7 +3,7 @@
  * every job field through (same stats as calling simdev directly), is
  * deterministic, keeps fills within their physical bounds, runs a GEMM job
  * with pascald's GEMM tiling (128 x 128 x 64 FP16, one CTA per SM, FP32
- * outputs), and
+ * outputs, the tile's FLOPs as its compute), and
  * refuses what the sim cannot measure (a shape off the tile grid, another
  * block size, a missing profile). */
 #include <string.h>
@@ -92,7 +92,9 @@ static void test_runs(void)
   pascal_backend_result r;
   pascal_error_clear(&err);
   CHECK_INT(pascal_backend_sim_ops.run(b, &gemm, &r, &err), PASCAL_OK);
-  pascal_simdev_gemm g = {.shape = {256, 384, 1024}, .tiling = {128, 128, 64, 2, 4}, .m = 8,
+  /* a k-step's compute: 2 x 128 x 128 x 64 FLOPs = 256 16x16x16 matrix
+   * instructions of 8192 FLOPs, the unit the profile's compute_ns costs */
+  pascal_simdev_gemm g = {.shape = {256, 384, 1024}, .tiling = {128, 128, 64, 2, 4}, .m = 256,
                           .out_elem_bytes = 4, .seed = 2};
   pascal_simdev_stats gs;
   CHECK_INT(pascal_simdev_run_gemm(dev, &g, &gs, &err), PASCAL_OK);

@@ -242,7 +242,9 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev,
 typedef struct pascal_simdev_gemm {
   pascal_gemm_shape shape;    /* Mg, Ng, Kg: multiples of the tile sizes    */
   pascal_gemm_params tiling;  /* tile_m/n/k, elem_bytes, resident_ctas >= 1 */
-  uint32_t m;                 /* compute work per k-step (scan units)       */
+  uint32_t m;                 /* compute work per k-step, in 16x16x16 matrix
+                                 instructions (the scan's unit of m); the
+                                 tiling's own: pascal_simdev_gemm_step_m  */
   uint32_t out_elem_bytes;    /* bytes per output element a CTA writes into
                                  the cache when it ends (FP32: 4); 0: none */
   uint32_t C;                 /* capacity in tiles; 0: the profile's
@@ -257,6 +259,13 @@ typedef struct pascal_simdev_gemm {
  * "tile_n", "C", ...). */
 pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gemm *run,
                                      pascal_simdev_stats *out, pascal_error *err);
+
+/* The compute of one k-step of `tiling`: its 2 tile_m tile_n tile_k FLOPs
+ * as 16x16x16 matrix instructions (PASCAL_SCAN_MMA_FLOPS each, the unit a
+ * profile's compute_ns is the cost of and its peak_tensor_flops counts),
+ * rounded up; 1000000 (the most a run takes) where it would be more; 0
+ * for NULL. 128 x 128 x 64: 256. */
+uint32_t pascal_simdev_gemm_step_m(const pascal_gemm_params *tiling);
 
 #ifdef __cplusplus
 }
