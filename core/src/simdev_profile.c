@@ -120,7 +120,7 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out) {
   out->dram_tail_ns = 400.0;
   out->dispatch_ns = 20.0;
   out->peaks.dram_bytes_per_s = 273e9;
-  out->peaks.l2_bytes_per_s = 1.92e12;
+  out->peaks.l2_bytes_per_s = 2.304e12;
   out->peaks.tensor_flops = 6.5536e12;
   out->peaks.sm_clock_hz = 1e9;
   out->peaks.launch_s = 2e-6;

@@ -78,7 +78,7 @@ service_jitter = 0.10         # link, DRAM and SM work times uniform in +-10 %
 # docs/autotuning.md). Omit all five to state none; a rate stated means all
 # four rates stated.
 peak_dram_bytes_per_s = 273e9 # dram_gbps
-peak_l2_bytes_per_s = 1.92e12 # 48 SMs x sm_read_gbps
+peak_l2_bytes_per_s = 2.304e12 # 48 SMs x sm_read_gbps
 peak_tensor_flops = 6.5536e12 # 48 SMs x one 8192-FLOP 16x16x16 matrix instruction per compute_ns
 peak_sm_clock_hz = 1e9        # the sim's clock is its nanosecond
 peak_launch_s = 2e-6          # launch_ns

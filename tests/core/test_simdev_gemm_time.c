@@ -97,7 +97,7 @@ static void test_step_m(void) {
  *        stall) + work 2 x 30 + 256 x 60 + 15 = 15435, about 16.4 us; 20 steps
  *        and a 2 us launch: about 330 us;
  *   pipeline: compute 2097152 x 48 / 6.5536e12 = 15.36 us, L2 32768 x 48 /
- *        1.92e12 = 0.82 us, DRAM (14 x 20 x 16384 / 960) x 48 / 273e9 =
+ *        2.304e12 = 0.68 us, DRAM (14 x 20 x 16384 / 960) x 48 / 273e9 =
  *        0.84 us; 20 (0.84 + 15.36) = 324 us + store 32768 x 48 / 273e9 =
  *        5.8 us + launch 2 us = 332 us, compute-bound.
  * thor-like the same with 20 SMs (4 x 5 tiles) and 90 ns instructions. */
