@@ -7,7 +7,7 @@
 
 #include "sort_u64.h"
 
-void pascal_phase_order_free(pascal_phase_order *po)
+void pc_phase_order_free(pascal_phase_order *po)
 {
   free(po->by_phase);
   free(po->rank);
@@ -17,7 +17,7 @@ void pascal_phase_order_free(pascal_phase_order *po)
   memset(po, 0, sizeof *po);
 }
 
-pascal_status pascal_phase_order_init(pascal_phase_order *po, uint64_t n,
+pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n,
                                       const uint64_t *phases, size_t m,
                                       pascal_error *err)
 {
@@ -38,7 +38,7 @@ pascal_status pascal_phase_order_init(pascal_phase_order *po, uint64_t n,
   for (size_t w = 0; w < m; w++)
     po->by_phase[w] = w;
   /* stable: equal phases keep ascending worker index */
-  pascal_sort_u64_pairs(keys, po->by_phase, m, keys + m, val_scratch);
+  pc_sort_u64_pairs(keys, po->by_phase, m, keys + m, val_scratch);
   size_t d = 0;
   for (size_t i = 0; i < m; i++) {
     if (i == 0 || keys[i] != keys[i - 1]) {
@@ -57,7 +57,7 @@ pascal_status pascal_phase_order_init(pascal_phase_order *po, uint64_t n,
 fail:
   free(keys);
   free(val_scratch);
-  pascal_phase_order_free(po);
+  pc_phase_order_free(po);
   return pascal_error_set(err, PASCAL_ENOMEM, "M",
                           "cannot allocate the phase order of %zu workers", m);
 }
@@ -71,7 +71,7 @@ static uint64_t group_lag(const pascal_phase_order *po, size_t from, size_t to)
   return b > a ? b - a : b + po->n - a;
 }
 
-pascal_phase_link pascal_phase_order_prev(const pascal_phase_order *po, size_t w)
+pascal_phase_link pc_phase_order_prev(const pascal_phase_order *po, size_t w)
 {
   size_t g = po->group_of[w], r = po->rank[w];
   pascal_phase_link link;
@@ -86,7 +86,7 @@ pascal_phase_link pascal_phase_order_prev(const pascal_phase_order *po, size_t w
   return link;
 }
 
-pascal_phase_link pascal_phase_order_next(const pascal_phase_order *po, size_t w)
+pascal_phase_link pc_phase_order_next(const pascal_phase_order *po, size_t w)
 {
   size_t g = po->group_of[w], r = po->rank[w];
   pascal_phase_link link;

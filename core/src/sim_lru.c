@@ -100,10 +100,10 @@ static void lru_run(lru_cache *c, const pascal_sim_source *s,
 {
   uint64_t requests = 0, misses = 0, base = 0, index = 0;
   for (uint64_t k = 0; k < s->slots; k++) {
-    size_t size = pascal_sim_slot_size(s, k);
+    size_t size = pc_sim_slot_size(s, k);
     int counted = k >= count_from;
     for (size_t pos = 0; pos < size; pos++, index++) {
-      int hit = lru_access(c, (uint32_t)pascal_sim_block(s, k, base, pos));
+      int hit = lru_access(c, (uint32_t)pc_sim_block(s, k, base, pos));
       if (hits)
         hits[index] = (uint8_t)hit;
       if (counted) {
@@ -124,7 +124,7 @@ pascal_status pascal_sim_lru_phases(uint64_t n, uint64_t c,
                                     pascal_error *err)
 {
   pascal_sim_source src;
-  pascal_status st = pascal_sim_source_steady(&src, n, c, phases, m, periods, err);
+  pascal_status st = pc_sim_source_steady(&src, n, c, phases, m, periods, err);
   if (st != PASCAL_OK)
     return st;
   if (!out)
@@ -145,7 +145,7 @@ pascal_status pascal_sim_lru_trace(const uint64_t *trace, size_t len,
                                    pascal_sim_result *out, pascal_error *err)
 {
   pascal_sim_source src;
-  pascal_status st = pascal_sim_source_trace(&src, trace, len, universe, 1, c, err);
+  pascal_status st = pc_sim_source_trace(&src, trace, len, universe, 1, c, err);
   if (st != PASCAL_OK)
     return st;
   if (!out)

@@ -14,7 +14,7 @@
 
 #include "simdev_internal.h"
 
-pascal_status simdev_lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity) {
+static pascal_status lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity) {
   size_t need = (size_t)n + 1;
   if (need > c->lines_cap) {
     simdev_line *p = realloc(c->lines, need * sizeof *p);
@@ -33,7 +33,7 @@ pascal_status simdev_lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity) {
   return PASCAL_OK;
 }
 
-void simdev_lru_free(simdev_lru *c) {
+void pc_simdev_lru_free(simdev_lru *c) {
   free(c->lines);
   c->lines = NULL;
   c->lines_cap = 0;
@@ -66,7 +66,7 @@ static void lru_insert(simdev_lru *c, uint32_t b) {
   lru_push_front(l, c->n, b);
 }
 
-simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready) {
+simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready) {
   simdev_lru *c = &mm->lru;
   simdev_line *l = c->lines;
   double at_l2 = t + mm->hop_ns;
@@ -86,15 +86,15 @@ simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *r
   lru_insert(c, b);
   /* FIFO DRAM: at_l2 is non-decreasing across lookups */
   double start = at_l2 > mm->dram_free ? at_l2 : mm->dram_free;
-  mm->dram_free = start + simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
+  mm->dram_free = start + pc_simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
   l[b].fill_ready = mm->dram_free + mm->dram_latency_ns +
-                    simdev_rng_tail(mm->rng, mm->dram_tail_prob, mm->dram_tail_ns);
+                    pc_simdev_rng_tail(mm->rng, mm->dram_tail_prob, mm->dram_tail_ns);
   mm->fills++;
   *ready = l[b].fill_ready;
   return SIMDEV_FILL;
 }
 
-void simdev_mem_write(simdev_mem *mm, uint32_t b, double t) {
+void pc_simdev_mem_write(simdev_mem *mm, uint32_t b, double t) {
   simdev_lru *c = &mm->lru;
   double at_l2 = t + mm->hop_ns;
   if (c->lines[b].prev != SIMDEV_NONE) { /* rewritten: touch */
@@ -106,28 +106,28 @@ void simdev_mem_write(simdev_mem *mm, uint32_t b, double t) {
   c->lines[b].fill_ready = at_l2;
   /* its write-back takes one DRAM service (charged now, in arrival order) */
   double start = at_l2 > mm->dram_free ? at_l2 : mm->dram_free;
-  mm->dram_free = start + simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
+  mm->dram_free = start + pc_simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
 }
 
-double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready) {
+double pc_simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready) {
   double start = ready > mm->link_free[sm] ? ready : mm->link_free[sm];
-  mm->link_free[sm] = start + simdev_rng_jitter(mm->rng, mm->link_run_ns[sm], mm->jitter) +
-                      simdev_rng_tail(mm->rng, mm->link_stall_prob, mm->link_stall_ns);
+  mm->link_free[sm] = start + pc_simdev_rng_jitter(mm->rng, mm->link_run_ns[sm], mm->jitter) +
+                      pc_simdev_rng_tail(mm->rng, mm->link_stall_prob, mm->link_stall_ns);
   return mm->link_free[sm];
 }
 
-pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
+pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
                                  uint32_t line_bytes, simdev_rng *rng, pascal_error *err) {
   const pascal_simdev_profile *p = &dev->profile;
   simdev_mem *mm = &dev->mem;
-  if (simdev_lru_reset(&mm->lru, n, capacity) != PASCAL_OK)
+  if (lru_reset(&mm->lru, n, capacity) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "N", "cannot allocate the cache index for %u blocks",
                             n);
   double scale = (double)line_bytes / (double)p->block_bytes;
   for (uint32_t s = 0; s < p->sm_count; s++) {
     mm->link_free[s] = 0.0;
     mm->link_run_ns[s] =
-        simdev_rng_jitter(rng, mm->link_block_ns[s], p->sm_read_run_spread) * scale;
+        pc_simdev_rng_jitter(rng, mm->link_block_ns[s], p->sm_read_run_spread) * scale;
   }
   mm->hop_ns = p->hop_ns;
   mm->dram_block_ns = (double)line_bytes / p->dram_gbps;
@@ -143,7 +143,7 @@ pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capaci
   return PASCAL_OK;
 }
 
-void simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns,
+void pc_simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns,
                       double k_per, uint32_t M, pascal_simdev_stats *out) {
   memset(out, 0, sizeof *out);
   out->requests = mm->requests;

@@ -107,7 +107,7 @@ static void binary_insertion_sort(uint64_t *keys, size_t n)
   }
 }
 
-void pascal_sort_u64(uint64_t *keys, size_t n, uint64_t *scratch)
+void pc_sort_u64(uint64_t *keys, size_t n, uint64_t *scratch)
 {
   if (n <= PASCAL_SORT_SMALL)
     binary_insertion_sort(keys, n);
@@ -115,7 +115,7 @@ void pascal_sort_u64(uint64_t *keys, size_t n, uint64_t *scratch)
     radix_sort(keys, NULL, n, scratch, NULL);
 }
 
-void pascal_sort_u64_pairs(uint64_t *keys, size_t *vals, size_t n,
+void pc_sort_u64_pairs(uint64_t *keys, size_t *vals, size_t n,
                            uint64_t *scratch, size_t *val_scratch)
 {
   if (n <= PASCAL_SORT_SMALL)
