@@ -16,6 +16,7 @@
  */
 #include "pascal/curve.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -44,6 +45,8 @@ void pascal_isotonic_fit(const double *y, size_t n, double *out)
       start = prev;
     }
   }
+  for (size_t i = 1; i < n; i++)
+    assert(!(out[i - 1] > out[i])); /* nondecreasing (NaN input passes) */
 }
 
 static int sign_of(double v)
@@ -189,6 +192,10 @@ pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs,
     c.y[j] = c.x[j] + sum[j] / (double)count[j];
   pascal_isotonic_fit(c.y, c.n, c.y);
   pascal_pchip_slopes(c.x, c.y, c.n, c.d);
+  /* Knots strictly increasing, and PCHIP keeps the monotone data monotone:
+   * every knot slope is >= 0, so log(W K(W)) never decreases in log W. */
+  for (size_t j = 0; j < c.n; j++)
+    assert(c.d[j] >= 0 && (j == 0 || c.x[j - 1] < c.x[j]));
   *out = c;
   return PASCAL_OK;
 }

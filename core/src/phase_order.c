@@ -2,6 +2,7 @@
  * each request in the cyclic trace (see phase_order.h; paper §3.1, §3.4). */
 #include "phase_order.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,9 @@ pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n,
   pc_sort_u64_pairs(keys, po->by_phase, m, keys + m, val_scratch);
   size_t d = 0;
   for (size_t i = 0; i < m; i++) {
+    /* groups ascend by phase in [0, n), members by worker index */
+    assert(keys[i] < n && (i == 0 || keys[i - 1] < keys[i] ||
+                           po->by_phase[i - 1] < po->by_phase[i]));
     if (i == 0 || keys[i] != keys[i - 1]) {
       po->group_start[d] = i;
       po->group_phase[d] = keys[i];

@@ -9,6 +9,7 @@
  * non-negative IEEE doubles order like the values, so times are compared as
  * unsigned integers and the earliest child is selected with masks.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,7 @@ static int event_before(const simdev_event *a, const simdev_event *b) {
 }
 
 void pc_simdev_heap_push(simdev_heap *h, double t, uint32_t id) {
+  assert(t >= 0.0 && h->len < h->cap); /* tkey's order needs t >= 0 */
   simdev_event e = {t, h->next_seq++, id};
   size_t i = h->len++;
   /* sift up: parents stay no later than their children */
@@ -95,5 +97,6 @@ int pc_simdev_heap_pop(simdev_heap *h, simdev_event *out) {
     i = p;
   }
   it[i] = last;
+  assert(!event_before(&it[0], out)); /* heap order: nothing earlier remains */
   return 1;
 }

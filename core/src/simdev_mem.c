@@ -9,6 +9,7 @@
  * time, so with lookups in the static kernel's trace order its misses are
  * the LRU misses of paper §3.3 (Theorem lru).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,19 @@ void pc_simdev_lru_free(simdev_lru *c) {
   c->lines_cap = 0;
 }
 
+#ifndef NDEBUG
+/* The list invariant of simdev_internal.h: walking from the sentinel both
+ * ways meets exactly `count` <= capacity resident lines, links agree. */
+static int lru_consistent(const simdev_lru *c) {
+  const simdev_line *l = c->lines;
+  uint32_t seen = 0;
+  for (uint32_t b = l[c->n].next; b != c->n; b = l[b].next) {
+    if (b >= c->n || l[l[b].next].prev != b || ++seen > c->count) return 0;
+  }
+  return seen == c->count && c->count <= c->capacity;
+}
+#endif
+
 static void lru_unlink(simdev_line *l, uint32_t b) {
   l[l[b].prev].next = l[b].next;
   l[l[b].next].prev = l[b].prev;
@@ -56,6 +70,7 @@ static void lru_push_front(simdev_line *l, uint32_t sentinel, uint32_t b) {
  * flight) when the cache is full. */
 static void lru_insert(simdev_lru *c, uint32_t b) {
   simdev_line *l = c->lines;
+  assert(c->capacity >= 1 && c->count <= c->capacity);
   if (c->count == c->capacity) {
     uint32_t victim = l[c->n].prev;
     lru_unlink(l, victim);
@@ -70,6 +85,7 @@ simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double
   simdev_lru *c = &mm->lru;
   simdev_line *l = c->lines;
   double at_l2 = t + mm->hop_ns;
+  assert(b < c->n);
   mm->requests++;
   if (l[b].prev != SIMDEV_NONE) { /* resident: touch */
     lru_unlink(l, b);
@@ -97,6 +113,7 @@ simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double
 void pc_simdev_mem_write(simdev_mem *mm, uint32_t b, double t) {
   simdev_lru *c = &mm->lru;
   double at_l2 = t + mm->hop_ns;
+  assert(b < c->n);
   if (c->lines[b].prev != SIMDEV_NONE) { /* rewritten: touch */
     lru_unlink(c->lines, b);
     lru_push_front(c->lines, c->n, b);
@@ -145,6 +162,8 @@ pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t cap
 
 void pc_simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns,
                       double k_per, uint32_t M, pascal_simdev_stats *out) {
+  assert(lru_consistent(&mm->lru));
+  assert(mm->requests == mm->hits + mm->merges + mm->fills);
   memset(out, 0, sizeof *out);
   out->requests = mm->requests;
   out->hits = mm->hits;
