@@ -10,6 +10,7 @@
  */
 #include "pascal/static.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "rational.h"
@@ -42,6 +43,7 @@ pascal_status pascal_policy_bound_compute(uint64_t n, uint64_t c,
     j++;
   }
   uint64_t rem = budget - used, den = tau[j];
+  assert(j < m && rem < den); /* item j + 1 only fits in part */
   out->phi = (double)j + (double)rem / (double)den;
   if (rem == 0) {
     out->whole = m - j;
@@ -51,6 +53,7 @@ pascal_status pascal_policy_bound_compute(uint64_t n, uint64_t c,
     out->whole = m - j - 1;
     out->frac = pc_rational_reduce(den - rem, den);
   }
+  assert(out->frac.num < out->frac.den && out->whole <= m); /* 0 <= M - Phi <= M */
   out->bound = (double)out->whole + (double)out->frac.num / (double)out->frac.den;
 done:
   free(tau);

@@ -8,6 +8,7 @@
  */
 #include "pascal/simulate.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "sim_source.h"
@@ -72,6 +73,20 @@ static void lru_push_front(lru_cache *c, uint32_t b)
   c->head = b;
 }
 
+#ifndef NDEBUG
+/* The recency list holds exactly `size` <= cap blocks, head to tail, with
+ * links that agree both ways. */
+static int lru_consistent(const lru_cache *c)
+{
+  uint64_t seen = 0;
+  uint32_t last = LRU_NIL;
+  for (uint32_t b = c->head; b != LRU_NIL; last = b, b = c->next[b])
+    if (c->prev[b] != last || ++seen > c->size)
+      return 0;
+  return last == c->tail && seen == c->size && c->size <= c->cap;
+}
+#endif
+
 /* Request block b: 1 on a hit, 0 on a miss (b is then inserted, evicting the
  * least recently used block when the cache holds `cap` blocks). */
 static int lru_access(lru_cache *c, uint32_t b)
@@ -85,6 +100,7 @@ static int lru_access(lru_cache *c, uint32_t b)
   }
   if (c->size == c->cap) {
     uint32_t victim = c->tail;
+    assert(victim != LRU_NIL); /* cap >= 1 */
     lru_unlink(c, victim);
     c->prev[victim] = LRU_ABSENT;
   } else {
@@ -114,6 +130,7 @@ static void lru_run(lru_cache *c, const pascal_sim_source *s,
     if (!s->trace && ++base == s->universe)
       base = 0;
   }
+  assert(lru_consistent(c));
   out->requests = requests;
   out->misses = misses;
 }

@@ -9,6 +9,7 @@
  */
 #include "pascal/static.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,7 @@ static void waterfill_sorted(uint64_t n, uint64_t c, const uint64_t *sorted,
     j++;
   }
   uint64_t num = c - prefix, den = d - j; /* g_(j) <= theta < g_(j+1) */
+  assert(j < d && num < den * sorted[j] && (j == 0 || num >= den * sorted[j - 1]));
   memset(out, 0, sizeof *out);
   out->n = n;
   out->c = c;
