@@ -16,6 +16,7 @@
  */
 #include "pascal/curve.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -44,6 +45,8 @@ void pascal_isotonic_fit(const double *y, size_t n, double *out)
       start = prev;
     }
   }
+  for (size_t i = 1; i < n; i++)
+    assert(!(out[i - 1] > out[i])); /* nondecreasing (NaN input passes) */
 }
 
 static int sign_of(double v)
@@ -108,7 +111,7 @@ static double hermite(double x0, double x1, double y0, double y1, double d0, dou
          d1 * h * s * s * u;
 }
 
-size_t pascal_pchip_interval(const double *x, size_t n, double t)
+size_t pc_pchip_interval(const double *x, size_t n, double t)
 {
   size_t lo = 0, hi = n - 1; /* invariant: x[lo] <= t, and lo < hi */
   while (hi - lo > 1) {
@@ -132,17 +135,17 @@ double pascal_pchip_eval(const double *x, const double *y, const double *d, size
   if (n == 1)
     return y[0];
   t = clamp(t, x[0], x[n - 1]);
-  size_t i = pascal_pchip_interval(x, n, t);
+  size_t i = pc_pchip_interval(x, n, t);
   return hermite(x[i], x[i + 1], y[i], y[i + 1], d[i], d[i + 1], t);
 }
 
-void pascal_pchip_window(size_t n, size_t i, size_t *lo, size_t *hi)
+void pc_pchip_window(size_t n, size_t i, size_t *lo, size_t *hi)
 {
   *lo = i > 0 ? i - 1 : 0;
   *hi = i + 2 < n ? i + 2 : n - 1;
 }
 
-double pascal_pchip_eval_window(const double *x, size_t n, size_t i, const double *yw,
+double pc_pchip_eval_window(const double *x, size_t n, size_t i, const double *yw,
                                 size_t lo, double t)
 {
   double d0 = knot_slope(x, yw, lo, n, i);
@@ -189,11 +192,15 @@ pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs,
     c.y[j] = c.x[j] + sum[j] / (double)count[j];
   pascal_isotonic_fit(c.y, c.n, c.y);
   pascal_pchip_slopes(c.x, c.y, c.n, c.d);
+  /* Knots strictly increasing, and PCHIP keeps the monotone data monotone:
+   * every knot slope is >= 0, so log(W K(W)) never decreases in log W. */
+  for (size_t j = 0; j < c.n; j++)
+    assert(c.d[j] >= 0 && (j == 0 || c.x[j - 1] < c.x[j]));
   *out = c;
   return PASCAL_OK;
 }
 
-double pascal_curve_log_k_at(const pascal_curve *curve, double lw)
+double pc_curve_log_k_at(const pascal_curve *curve, double lw)
 {
   lw = clamp(lw, curve->x[0], curve->x[curve->n - 1]);
   return pascal_pchip_eval(curve->x, curve->y, curve->d, curve->n, lw) - lw;
@@ -201,7 +208,7 @@ double pascal_curve_log_k_at(const pascal_curve *curve, double lw)
 
 double pascal_curve_log_k(const pascal_curve *curve, double W)
 {
-  return pascal_curve_log_k_at(curve, log(W));
+  return pc_curve_log_k_at(curve, log(W));
 }
 
 double pascal_excess_encode(double log_k)

@@ -13,19 +13,19 @@
 
 /* Largest i in [0, n-2] with x[i] <= t (t already clamped into the range);
  * n >= 2. */
-size_t pascal_pchip_interval(const double *x, size_t n, double t);
+size_t pc_pchip_interval(const double *x, size_t n, double t);
 
 /* The knots [*lo, *hi] whose values the interval i of an n-knot PCHIP
  * (n >= 2) depends on: at most four. */
-void pascal_pchip_window(size_t n, size_t i, size_t *lo, size_t *hi);
+void pc_pchip_window(size_t n, size_t i, size_t *lo, size_t *hi);
 
 /* Value at t (inside [x_i, x_{i+1}]) of the n-knot PCHIP, given only the
  * values yw[k - lo] = y[k] for k in the window [lo, hi] of interval i.
  * Equal to pascal_pchip_eval() on the full arrays. */
-double pascal_pchip_eval_window(const double *x, size_t n, size_t i,
+double pc_pchip_eval_window(const double *x, size_t n, size_t i,
                                 const double *yw, size_t lo, double t);
 
 /* L at log-horizon lw: S(clamped lw) - clamped lw. */
-double pascal_curve_log_k_at(const pascal_curve *curve, double lw);
+double pc_curve_log_k_at(const pascal_curve *curve, double lw);
 
 #endif

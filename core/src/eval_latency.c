@@ -42,7 +42,7 @@ static pascal_status run_time(const pascal_model *model, const pascal_scan_run *
   return st;
 }
 
-pascal_status eval_latency_add(const pascal_model *model, const pascal_scan_run *scan,
+pascal_status pc_eval_latency_add(const pascal_model *model, const pascal_scan_run *scan,
                                const pascal_gemm_run *gemm,
                                const double fills[PASCAL_CACHE_COUNT], eval_latency_acc *acc,
                                pascal_error *err)
@@ -73,7 +73,7 @@ pascal_status eval_latency_add(const pascal_model *model, const pascal_scan_run 
   return PASCAL_OK;
 }
 
-void eval_latency_key(const eval_latency_acc *acc, pascal_key_latency *out)
+void pc_eval_latency_key(const eval_latency_acc *acc, pascal_key_latency *out)
 {
   out->n_timed = acc->n_timed;
   out->n_dram = acc->n_dram;
@@ -138,7 +138,7 @@ static pascal_status fill_row(const pascal_key_report *keys, size_t n_keys, bool
   return st;
 }
 
-pascal_status eval_latency_rows(const pascal_key_report *keys, size_t n_keys,
+pascal_status pc_eval_latency_rows(const pascal_key_report *keys, size_t n_keys,
                                 pascal_latency_eval *out, pascal_error *err)
 {
   *out = (pascal_latency_eval){0};

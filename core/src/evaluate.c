@@ -143,7 +143,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
     *obs = r->fill_bytes / ((double)cal->device.block_bytes * r->W * (double)r->N);
     pred[PASCAL_METHOD_PASCAL] = p.K;
     *rule = p.why.rule;
-    if ((st = loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
+    if ((st = pc_loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
       return st;
   } else {
     const pascal_gemm_run *r = &runs->gemm[index];
@@ -156,7 +156,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
     double tile_bytes = (double)cal->gemm.tile_m * cal->gemm.tile_k * cal->gemm.elem_bytes;
     if (cal->gemm.tile_m != cal->gemm.tile_n)
       tile_bytes = NAN; /* the baselines model square A/B tiles only */
-    if ((st = loko_baselines_gemm(p.n_r, p.n_c, p.n_k, p.M,
+    if ((st = pc_loko_baselines_gemm(p.n_r, p.n_c, p.n_k, p.M,
                                   (double)cal->device.capacity_blocks * cal->device.block_bytes,
                                   tile_bytes, &base, err)))
       return st;
@@ -257,12 +257,12 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
     size_t r = items[i].index;
     cache_fills(cal, runs, r, obs, pred, fills);
     st = cal->workload == PASCAL_WORKLOAD_SCAN
-             ? eval_latency_add(model, &runs->scan[r], NULL, fills, &lat, err)
-             : eval_latency_add(model, NULL, &runs->gemm[r], fills, &lat, err);
+             ? pc_eval_latency_add(model, &runs->scan[r], NULL, fills, &lat, err)
+             : pc_eval_latency_add(model, NULL, &runs->gemm[r], fills, &lat, err);
     if (st)
       return st;
   }
-  eval_latency_key(&lat, &kr->latency);
+  pc_eval_latency_key(&lat, &kr->latency);
   for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
     kr->mape[m] = kr->n_scored ? 100 * sum[m] / (double)kr->n_scored : NAN;
   key_floor(cal, runs, items, lo, hi, kr);
@@ -277,7 +277,7 @@ static pascal_status run_fold(const pascal_calibration *cal, const run_list *run
   pascal_model *model = NULL;
   model_exclusion ex = {.active = true, .key = items[lo].key, .Mg = items[lo].Mg,
                         .Ng = items[lo].Ng};
-  pascal_status st = pascal_model_fit_excluding(cal, &ex, &model, err);
+  pascal_status st = pc_model_fit_excluding(cal, &ex, &model, err);
   if (st)
     return st;
   st = score_key(cal, runs, model, items, lo, hi, kr, err);
@@ -357,7 +357,7 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
   const pascal_loko_report *self = &rep;
   if (rep.n_keys_scored && (st = pascal_eval_summarize(&self, 1, &rep.summary, err)))
     goto fail;
-  if ((st = eval_latency_rows(rep.keys, rep.n_keys, &rep.latency, err)))
+  if ((st = pc_eval_latency_rows(rep.keys, rep.n_keys, &rep.latency, err)))
     goto fail;
   if (!rep.n_keys_scored) { /* nothing scored: the row is undefined */
     for (int m = 0; m < PASCAL_METHOD_COUNT; m++) {

@@ -37,7 +37,7 @@ static void from_baseline(const pascal_baseline_k *k, loko_baseline_k *out)
   out->tilesight = k->tilesight;
 }
 
-pascal_status loko_baselines_scan(uint64_t N, uint64_t W, uint64_t M, uint64_t C,
+pascal_status pc_loko_baselines_scan(uint64_t N, uint64_t W, uint64_t M, uint64_t C,
                                   loko_baseline_k *out, pascal_error *err)
 {
   pascal_baseline_scan run = {.n = N, .w = W, .m = (size_t)M, .c = C};
@@ -50,7 +50,7 @@ pascal_status loko_baselines_scan(uint64_t N, uint64_t W, uint64_t M, uint64_t C
   return PASCAL_OK;
 }
 
-pascal_status loko_baselines_gemm(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint64_t M,
+pascal_status pc_loko_baselines_gemm(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint64_t M,
                                   double c_bytes, double tile_bytes, loko_baseline_k *out,
                                   pascal_error *err)
 {

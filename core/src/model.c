@@ -230,7 +230,7 @@ static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n
   return PASCAL_OK;
 }
 
-pascal_status pascal_model_fit_excluding(const pascal_calibration *cal,
+pascal_status pc_model_fit_excluding(const pascal_calibration *cal,
                                          const model_exclusion *ex, pascal_model **out,
                                          pascal_error *err)
 {
@@ -270,7 +270,7 @@ fail:
 pascal_status pascal_model_fit(const pascal_calibration *cal, pascal_model **out,
                                pascal_error *err)
 {
-  return pascal_model_fit_excluding(cal, NULL, out, err);
+  return pc_model_fit_excluding(cal, NULL, out, err);
 }
 
 void pascal_model_free(pascal_model *model)

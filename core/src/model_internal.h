@@ -82,13 +82,13 @@ typedef struct model_exclusion {
 } model_exclusion;
 
 /* pascal_model_fit() leaving out the runs matched by `ex` (NULL: none). */
-pascal_status pascal_model_fit_excluding(const pascal_calibration *cal,
+pascal_status pc_model_fit_excluding(const pascal_calibration *cal,
                                          const model_exclusion *ex,
                                          pascal_model **out, pascal_error *err);
 
 /* Narrow [*lo, *hi] to its intersection with [a, b]: the span in which no
  * reference read so far is extrapolated. */
-static inline void span_narrow(double *lo, double *hi, double a, double b)
+static inline void pc_span_narrow(double *lo, double *hi, double a, double b)
 {
   if (a > *lo)
     *lo = a;
@@ -97,7 +97,7 @@ static inline void span_narrow(double *lo, double *hi, double a, double b)
 }
 
 /* Record coordinate c when value lies outside [lo, hi]. */
-static inline void extrapolation_flag(pascal_extrapolations *ex, pascal_coordinate c,
+static inline void pc_extrapolation_flag(pascal_extrapolations *ex, pascal_coordinate c,
                                       double value, double lo, double hi,
                                       pascal_extrapolation_action action)
 {
@@ -108,7 +108,7 @@ static inline void extrapolation_flag(pascal_extrapolations *ex, pascal_coordina
 
 /* The advice of a scan prediction whose K, M, fill_bytes and rule are set
  * (predict_advice.c); given only when it predicts divergence. */
-void pascal_scan_advise(const pascal_device *dev, const pascal_scan_key *key, uint32_t N,
+void pc_scan_advise(const pascal_device *dev, const pascal_scan_key *key, uint32_t N,
                         double W, const pascal_scan_prediction *p, pascal_scan_advice *out);
 
 #endif

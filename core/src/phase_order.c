@@ -2,12 +2,13 @@
  * each request in the cyclic trace (see phase_order.h; paper §3.1, §3.4). */
 #include "phase_order.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sort_u64.h"
 
-void pascal_phase_order_free(pascal_phase_order *po)
+void pc_phase_order_free(pascal_phase_order *po)
 {
   free(po->by_phase);
   free(po->rank);
@@ -17,7 +18,7 @@ void pascal_phase_order_free(pascal_phase_order *po)
   memset(po, 0, sizeof *po);
 }
 
-pascal_status pascal_phase_order_init(pascal_phase_order *po, uint64_t n,
+pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n,
                                       const uint64_t *phases, size_t m,
                                       pascal_error *err)
 {
@@ -38,9 +39,12 @@ pascal_status pascal_phase_order_init(pascal_phase_order *po, uint64_t n,
   for (size_t w = 0; w < m; w++)
     po->by_phase[w] = w;
   /* stable: equal phases keep ascending worker index */
-  pascal_sort_u64_pairs(keys, po->by_phase, m, keys + m, val_scratch);
+  pc_sort_u64_pairs(keys, po->by_phase, m, keys + m, val_scratch);
   size_t d = 0;
   for (size_t i = 0; i < m; i++) {
+    /* groups ascend by phase in [0, n), members by worker index */
+    assert(keys[i] < n && (i == 0 || keys[i - 1] < keys[i] ||
+                           po->by_phase[i - 1] < po->by_phase[i]));
     if (i == 0 || keys[i] != keys[i - 1]) {
       po->group_start[d] = i;
       po->group_phase[d] = keys[i];
@@ -57,7 +61,7 @@ pascal_status pascal_phase_order_init(pascal_phase_order *po, uint64_t n,
 fail:
   free(keys);
   free(val_scratch);
-  pascal_phase_order_free(po);
+  pc_phase_order_free(po);
   return pascal_error_set(err, PASCAL_ENOMEM, "M",
                           "cannot allocate the phase order of %zu workers", m);
 }
@@ -71,7 +75,7 @@ static uint64_t group_lag(const pascal_phase_order *po, size_t from, size_t to)
   return b > a ? b - a : b + po->n - a;
 }
 
-pascal_phase_link pascal_phase_order_prev(const pascal_phase_order *po, size_t w)
+pascal_phase_link pc_phase_order_prev(const pascal_phase_order *po, size_t w)
 {
   size_t g = po->group_of[w], r = po->rank[w];
   pascal_phase_link link;
@@ -86,7 +90,7 @@ pascal_phase_link pascal_phase_order_prev(const pascal_phase_order *po, size_t w
   return link;
 }
 
-pascal_phase_link pascal_phase_order_next(const pascal_phase_order *po, size_t w)
+pascal_phase_link pc_phase_order_next(const pascal_phase_order *po, size_t w)
 {
   size_t g = po->group_of[w], r = po->rank[w];
   pascal_phase_link link;

@@ -39,14 +39,14 @@ typedef struct pascal_phase_link {
 } pascal_phase_link;
 
 /* Build the order (inputs already validated). Allocates O(m);
- * PASCAL_ENOMEM on failure. Release with pascal_phase_order_free. */
-pascal_status pascal_phase_order_init(pascal_phase_order *po, uint64_t n,
+ * PASCAL_ENOMEM on failure. Release with pc_phase_order_free. */
+pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n,
                                       const uint64_t *phases, size_t m,
                                       pascal_error *err);
-void pascal_phase_order_free(pascal_phase_order *po);
+void pc_phase_order_free(pascal_phase_order *po);
 
 /* Predecessor and successor of worker w's request (see above). */
-pascal_phase_link pascal_phase_order_prev(const pascal_phase_order *po, size_t w);
-pascal_phase_link pascal_phase_order_next(const pascal_phase_order *po, size_t w);
+pascal_phase_link pc_phase_order_prev(const pascal_phase_order *po, size_t w);
+pascal_phase_link pc_phase_order_next(const pascal_phase_order *po, size_t w);
 
 #endif

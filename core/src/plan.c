@@ -6,6 +6,7 @@
  */
 #include "pascal/plan.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,12 +354,19 @@ pascal_status pascal_plan_expand(const pascal_plan *plan, pascal_plan_run **runs
   pascal_plan_run *out = malloc(n * sizeof *out);
   if (!out)
     return pascal_error_set(err, PASCAL_ENOMEM, "plan", "out of memory expanding %zu runs", n);
+  assert(n >= 1 && n <= PASCAL_PLAN_MAX_RUNS);
   for (size_t i = 0; i < n; i++) {
     st = pascal_plan_run_get(plan, i, &out[i], err);
     if (st) {
       free(out);
       return st;
     }
+    /* a validated plan only expands to runs inside every limit */
+    assert(out[i].repeat < plan->repeats);
+    assert(plan->workload == PASCAL_PLAN_GEMM ||
+           (out[i].N >= 1 && out[i].N <= PASCAL_PLAN_MAX_EXTENT && out[i].W >= 1 &&
+            out[i].W <= PASCAL_PLAN_MAX_EXTENT &&
+            pascal_plan_key_validate(&out[i].key, "key", NULL) == PASCAL_OK));
   }
   *runs = out;
   *n_runs = n;

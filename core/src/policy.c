@@ -10,6 +10,7 @@
  */
 #include "pascal/static.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "rational.h"
@@ -21,7 +22,7 @@ pascal_status pascal_policy_bound_compute(uint64_t n, uint64_t c,
                                           pascal_policy_bound *out,
                                           pascal_error *err)
 {
-  pascal_status st = pascal_check_model(n, c, phases, m, err);
+  pascal_status st = pc_check_model(n, c, phases, m, err);
   if (st != PASCAL_OK)
     return st;
   if (!out)
@@ -33,7 +34,7 @@ pascal_status pascal_policy_bound_compute(uint64_t n, uint64_t c,
   st = pascal_reuse_time_compute(n, phases, m, tau, err);
   if (st != PASCAL_OK)
     goto done;
-  pascal_sort_u64(tau, m, tau + m);
+  pc_sort_u64(tau, m, tau + m);
   /* budget C M < N M = sum of all tau, so j < M below */
   uint64_t budget = c * (uint64_t)m, used = 0;
   size_t j = 0;
@@ -42,6 +43,7 @@ pascal_status pascal_policy_bound_compute(uint64_t n, uint64_t c,
     j++;
   }
   uint64_t rem = budget - used, den = tau[j];
+  assert(j < m && rem < den); /* item j + 1 only fits in part */
   out->phi = (double)j + (double)rem / (double)den;
   if (rem == 0) {
     out->whole = m - j;
@@ -49,8 +51,9 @@ pascal_status pascal_policy_bound_compute(uint64_t n, uint64_t c,
     out->frac.den = 1;
   } else {
     out->whole = m - j - 1;
-    out->frac = pascal_rational_reduce(den - rem, den);
+    out->frac = pc_rational_reduce(den - rem, den);
   }
+  assert(out->frac.num < out->frac.den && out->whole <= m); /* 0 <= M - Phi <= M */
   out->bound = (double)out->whole + (double)out->frac.num / (double)out->frac.den;
 done:
   free(tau);

@@ -19,7 +19,7 @@
 #include "model_internal.h"
 #include "pascal/coherence.h"
 
-void pascal_scan_advise(const pascal_device *dev, const pascal_scan_key *key, uint32_t N,
+void pc_scan_advise(const pascal_device *dev, const pascal_scan_key *key, uint32_t N,
                         double W, const pascal_scan_prediction *p, pascal_scan_advice *out)
 {
   *out = (pascal_scan_advice){0};

@@ -33,7 +33,7 @@ static void axis_transfer(const double *x, size_t n, double t, axis_value_fn val
     *left = *right = k;
     return;
   }
-  size_t i = pascal_pchip_interval(x, n, t);
+  size_t i = pc_pchip_interval(x, n, t);
   if (x[i] == t) {
     s->rule = PASCAL_RULE_EXACT;
     s->a = s->a_left = s->a_right = val(ctx, i);
@@ -42,11 +42,11 @@ static void axis_transfer(const double *x, size_t n, double t, axis_value_fn val
   }
   size_t lo, hi;
   double yw[4];
-  pascal_pchip_window(n, i, &lo, &hi);
+  pc_pchip_window(n, i, &lo, &hi);
   for (size_t j = lo; j <= hi; j++)
     yw[j - lo] = val(ctx, j);
   s->rule = PASCAL_RULE_GRAPH;
-  s->p = pascal_pchip_eval_window(x, n, i, yw, lo, t);
+  s->p = pc_pchip_eval_window(x, n, i, yw, lo, t);
   s->a_left = yw[i - lo];
   s->a_right = yw[i + 1 - lo];
   double hl = t - x[i], hr = x[i + 1] - t;
@@ -75,8 +75,8 @@ static double grid_value(const void *p, size_t k)
 {
   const gemm_ctx *c = p;
   const model_grid *g = &c->md->grids[c->row->first_grid + k];
-  span_narrow(&c->span->lnk_lo, &c->span->lnk_hi, g->curve.x[0], g->curve.x[g->curve.n - 1]);
-  return pascal_excess_encode(pascal_curve_log_k_at(&g->curve, c->lnk));
+  pc_span_narrow(&c->span->lnk_lo, &c->span->lnk_hi, g->curve.x[0], g->curve.x[g->curve.n - 1]);
+  return pascal_excess_encode(pc_curve_log_k_at(&g->curve, c->lnk));
 }
 
 static void column_step(const gemm_ctx *base, size_t row, pascal_gemm_step *s)
@@ -84,7 +84,7 @@ static void column_step(const gemm_ctx *base, size_t row, pascal_gemm_step *s)
   gemm_ctx c = *base;
   size_t l, r;
   c.row = &c.md->rows[row];
-  span_narrow(&c.span->lnc_lo, &c.span->lnc_hi, c.md->grid_lnc[c.row->first_grid],
+  pc_span_narrow(&c.span->lnc_lo, &c.span->lnc_hi, c.md->grid_lnc[c.row->first_grid],
          c.md->grid_lnc[c.row->first_grid + c.row->n_grids - 1]);
   axis_transfer(c.md->grid_lnc + c.row->first_grid, c.row->n_grids, c.lnc, grid_value, &c, s,
                 &l, &r);
@@ -113,11 +113,11 @@ static void gemm_extrapolations(const pascal_model *md, const pascal_gemm_predic
                                 const gemm_span *sp, pascal_extrapolations *ex)
 {
   ex->n = 0;
-  extrapolation_flag(ex, PASCAL_COORD_N_R, p->n_r, md->rows[0].n_r, md->rows[md->n_rows - 1].n_r,
+  pc_extrapolation_flag(ex, PASCAL_COORD_N_R, p->n_r, md->rows[0].n_r, md->rows[md->n_rows - 1].n_r,
        PASCAL_EXTRAP_CLAMPED);
-  extrapolation_flag(ex, PASCAL_COORD_N_C, p->n_c, tile_count(sp->lnc_lo), tile_count(sp->lnc_hi),
+  pc_extrapolation_flag(ex, PASCAL_COORD_N_C, p->n_c, tile_count(sp->lnc_lo), tile_count(sp->lnc_hi),
        PASCAL_EXTRAP_CLAMPED);
-  extrapolation_flag(ex, PASCAL_COORD_N_K, p->n_k, tile_count(sp->lnk_lo), tile_count(sp->lnk_hi),
+  pc_extrapolation_flag(ex, PASCAL_COORD_N_K, p->n_k, tile_count(sp->lnk_lo), tile_count(sp->lnk_hi),
        PASCAL_EXTRAP_HELD);
 }
 

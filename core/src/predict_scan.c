@@ -25,8 +25,8 @@ typedef struct scan_span {
 
 static double ref_a(const model_ref *r, double lw, scan_span *sp)
 {
-  span_narrow(&sp->lw_lo, &sp->lw_hi, r->curve.x[0], r->curve.x[r->curve.n - 1]);
-  return pascal_excess_encode(pascal_curve_log_k_at(&r->curve, lw));
+  pc_span_narrow(&sp->lw_lo, &sp->lw_hi, r->curve.x[0], r->curve.x[r->curve.n - 1]);
+  return pascal_excess_encode(pc_curve_log_k_at(&r->curve, lw));
 }
 
 static void family_step_reset(pascal_family_step *s, uint32_t d)
@@ -56,7 +56,7 @@ static void family_transfer(const pascal_model *md, const model_family *f, uint3
   const model_ref *refs = md->refs + f->first_ref;
   const double *xm = md->ref_m + f->first_ref;
   size_t n = f->n_refs;
-  span_narrow(&sp->m_lo, &sp->m_hi, xm[0], xm[n - 1]);
+  pc_span_narrow(&sp->m_lo, &sp->m_hi, xm[0], xm[n - 1]);
   size_t pos = lower_bound_m(refs, n, m);
   family_step_reset(s, f->d);
   if (pos < n && refs[pos].m == m) { /* rule 1 */
@@ -90,11 +90,11 @@ static void family_transfer(const pascal_model *md, const model_family *f, uint3
    * over all n >= 2 references needs only the window around that interval. */
   size_t i = pos - 1, lo, hi;
   double yw[4];
-  pascal_pchip_window(n, i, &lo, &hi);
+  pc_pchip_window(n, i, &lo, &hi);
   for (size_t k = lo; k <= hi; k++)
     yw[k - lo] = ref_a(&refs[k], lw, sp);
   double t = m;
-  s->p = pascal_pchip_eval_window(xm, n, i, yw, lo, t);
+  s->p = pc_pchip_eval_window(xm, n, i, yw, lo, t);
   s->a_left = left >= lo ? yw[left - lo] : ref_a(&refs[left], lw, sp);
   s->a_right = right <= hi ? yw[right - lo] : ref_a(&refs[right], lw, sp);
   s->m_left = refs[left].m;
@@ -146,7 +146,7 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
       d_lo = fmin(d_lo, md->families[k].d);
       d_hi = fmax(d_hi, md->families[k].d);
     }
-  span_narrow(&sp->d_lo, &sp->d_hi, d_lo, d_hi);
+  pc_span_narrow(&sp->d_lo, &sp->d_hi, d_lo, d_hi);
   for (size_t k = b; k < e; k++) {
     const model_family *f = &md->families[k];
     if (!(f->class_mask & bit))
@@ -241,15 +241,15 @@ static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *k
                                 double W, const scan_span *sp, pascal_extrapolations *ex)
 {
   ex->n = 0;
-  extrapolation_flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
+  pc_extrapolation_flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
        PASCAL_EXTRAP_CLAMPED);
   double lw = log(W);
   if (lw < sp->lw_lo || lw > sp->lw_hi)
-    extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
+    pc_extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
                        PASCAL_EXTRAP_HELD);
-  extrapolation_flag(ex, PASCAL_COORD_M, key->m, sp->m_lo, sp->m_hi,
+  pc_extrapolation_flag(ex, PASCAL_COORD_M, key->m, sp->m_lo, sp->m_hi,
                      PASCAL_EXTRAP_CLAMPED);
-  extrapolation_flag(ex, PASCAL_COORD_D, key->d, sp->d_lo, sp->d_hi,
+  pc_extrapolation_flag(ex, PASCAL_COORD_D, key->d, sp->d_lo, sp->d_hi,
                      PASCAL_EXTRAP_CLAMPED);
 }
 
@@ -328,7 +328,7 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
     return pascal_error_set(err, PASCAL_ERANGE, "W",
                             "W = %g gives fill bytes beyond the range of a double", W);
   scan_extrapolations(md, key, N, W, &sp, &p.extrapolated);
-  pascal_scan_advise(&md->device, key, N, W, &p, &p.advice);
+  pc_scan_advise(&md->device, key, N, W, &p, &p.advice);
   *out = p;
   return PASCAL_OK;
 }

@@ -8,6 +8,6 @@
 #include "pascal/static.h"
 
 /* num / den reduced by their gcd; den >= 1. */
-pascal_rational pascal_rational_reduce(uint64_t num, uint64_t den);
+pascal_rational pc_rational_reduce(uint64_t num, uint64_t den);
 
 #endif

@@ -26,7 +26,7 @@
 /* Distinct blocks strictly between w's request and its predecessor. */
 static uint64_t reuse_distance_of(const pascal_phase_order *po, size_t w)
 {
-  pascal_phase_link prev = pascal_phase_order_prev(po, w);
+  pascal_phase_link prev = pc_phase_order_prev(po, w);
   size_t vstar = prev.worker, gv = po->group_of[vstar];
   uint64_t lag = prev.lag, n = po->n;
   uint64_t covered = 0, cur_end = 0;
@@ -62,20 +62,20 @@ pascal_status pascal_reuse_distance_compute(uint64_t n, const uint64_t *phases,
                                             size_t m, uint64_t *rd,
                                             pascal_error *err)
 {
-  pascal_status st = pascal_check_n(n, PASCAL_STATIC_N_MAX, err);
+  pascal_status st = pc_check_n(n, PASCAL_STATIC_N_MAX, err);
   if (st == PASCAL_OK)
-    st = pascal_check_phases(n, phases, m, err);
+    st = pc_check_phases(n, phases, m, err);
   if (st != PASCAL_OK)
     return st;
   if (!rd)
     return pascal_error_set(err, PASCAL_EINVAL, "rd", "output pointer is NULL");
   pascal_phase_order po;
-  st = pascal_phase_order_init(&po, n, phases, m, err);
+  st = pc_phase_order_init(&po, n, phases, m, err);
   if (st != PASCAL_OK)
     return st;
   for (size_t w = 0; w < m; w++)
     rd[w] = reuse_distance_of(&po, w);
-  pascal_phase_order_free(&po);
+  pc_phase_order_free(&po);
   return PASCAL_OK;
 }
 
@@ -84,7 +84,7 @@ pascal_status pascal_lru_misses_exact(uint64_t n, uint64_t c,
                                       size_t *misses_per_round,
                                       pascal_error *err)
 {
-  pascal_status st = pascal_check_model(n, c, phases, m, err);
+  pascal_status st = pc_check_model(n, c, phases, m, err);
   if (st != PASCAL_OK)
     return st;
   if (!misses_per_round)
@@ -109,27 +109,27 @@ pascal_status pascal_reuse_time_compute(uint64_t n, const uint64_t *phases,
                                         size_t m, uint64_t *tau_units,
                                         pascal_error *err)
 {
-  pascal_status st = pascal_check_n(n, PASCAL_STATIC_N_MAX, err);
+  pascal_status st = pc_check_n(n, PASCAL_STATIC_N_MAX, err);
   if (st == PASCAL_OK)
-    st = pascal_check_phases(n, phases, m, err);
+    st = pc_check_phases(n, phases, m, err);
   uint64_t nm;
   if (st == PASCAL_OK)
-    st = pascal_check_mul(n, m, PASCAL_STATIC_N_MAX, "M", &nm, err);
+    st = pc_check_mul(n, m, PASCAL_STATIC_N_MAX, "M", &nm, err);
   if (st != PASCAL_OK)
     return st;
   if (!tau_units)
     return pascal_error_set(err, PASCAL_EINVAL, "tau_units",
                             "output pointer is NULL");
   pascal_phase_order po;
-  st = pascal_phase_order_init(&po, n, phases, m, err);
+  st = pc_phase_order_init(&po, n, phases, m, err);
   if (st != PASCAL_OK)
     return st;
   for (size_t w = 0; w < m; w++) {
     /* request (k, w) sits at time kM + w; its predecessor at
      * (k - lag) M + v, so tau_w M = lag M + w - v >= 1 (lag >= 1 when v >= w) */
-    pascal_phase_link prev = pascal_phase_order_prev(&po, w);
+    pascal_phase_link prev = pc_phase_order_prev(&po, w);
     tau_units[w] = prev.lag * m + w - prev.worker;
   }
-  pascal_phase_order_free(&po);
+  pc_phase_order_free(&po);
   return PASCAL_OK;
 }

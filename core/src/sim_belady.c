@@ -141,9 +141,9 @@ pascal_status pascal_sim_belady_phases(uint64_t n, uint64_t c,
                             "rounds must be at least 1");
   pascal_sim_source src;
   uint64_t nm; /* bounds the next-use offsets lag M + u - w */
-  pascal_status st = pascal_sim_source_phases(&src, n, c, phases, m, rounds, err);
+  pascal_status st = pc_sim_source_phases(&src, n, c, phases, m, rounds, err);
   if (st == PASCAL_OK)
-    st = pascal_check_mul(n, m, PASCAL_STATIC_N_MAX, "M", &nm, err);
+    st = pc_check_mul(n, m, PASCAL_STATIC_N_MAX, "M", &nm, err);
   if (st == PASCAL_OK)
     st = check_variant(variant, out, err);
   if (st != PASCAL_OK)
@@ -152,16 +152,16 @@ pascal_status pascal_sim_belady_phases(uint64_t n, uint64_t c,
   if (!fwd)
     return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate %zu workers", m);
   pascal_phase_order po;
-  st = pascal_phase_order_init(&po, n, phases, m, err);
+  st = pc_phase_order_init(&po, n, phases, m, err);
   if (st != PASCAL_OK) {
     free(fwd);
     return st;
   }
   for (size_t w = 0; w < m; w++) { /* lag M + u - w >= 1 */
-    pascal_phase_link next = pascal_phase_order_next(&po, w);
+    pascal_phase_link next = pc_phase_order_next(&po, w);
     fwd[w] = next.lag * m + next.worker - w;
   }
-  pascal_phase_order_free(&po);
+  pc_phase_order_free(&po);
   belady_heap heap;
   st = heap_init(&heap, n, c, err);
   if (st != PASCAL_OK) {
@@ -171,7 +171,7 @@ pascal_status pascal_sim_belady_phases(uint64_t n, uint64_t c,
   uint64_t misses = 0, base = 0, t = 0; /* t = kM + w, below 2^41 */
   for (uint64_t k = 0; k < rounds; k++) {
     for (size_t w = 0; w < m; w++, t++)
-      misses += !belady_access(&heap, (uint32_t)pascal_sim_block(&src, k, base, w),
+      misses += !belady_access(&heap, (uint32_t)pc_sim_block(&src, k, base, w),
                                t + fwd[w], variant);
     if (++base == n)
       base = 0;
@@ -192,7 +192,7 @@ pascal_status pascal_sim_belady_trace(const uint64_t *trace, size_t len,
                                       pascal_error *err)
 {
   pascal_sim_source src;
-  pascal_status st = pascal_sim_source_trace(&src, trace, len, universe, 1, c, err);
+  pascal_status st = pc_sim_source_trace(&src, trace, len, universe, 1, c, err);
   if (st == PASCAL_OK)
     st = check_variant(variant, out, err);
   if (st != PASCAL_OK)

@@ -8,6 +8,7 @@
  */
 #include "pascal/simulate.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "sim_source.h"
@@ -72,6 +73,20 @@ static void lru_push_front(lru_cache *c, uint32_t b)
   c->head = b;
 }
 
+#ifndef NDEBUG
+/* The recency list holds exactly `size` <= cap blocks, head to tail, with
+ * links that agree both ways. */
+static int lru_consistent(const lru_cache *c)
+{
+  uint64_t seen = 0;
+  uint32_t last = LRU_NIL;
+  for (uint32_t b = c->head; b != LRU_NIL; last = b, b = c->next[b])
+    if (c->prev[b] != last || ++seen > c->size)
+      return 0;
+  return last == c->tail && seen == c->size && c->size <= c->cap;
+}
+#endif
+
 /* Request block b: 1 on a hit, 0 on a miss (b is then inserted, evicting the
  * least recently used block when the cache holds `cap` blocks). */
 static int lru_access(lru_cache *c, uint32_t b)
@@ -85,6 +100,7 @@ static int lru_access(lru_cache *c, uint32_t b)
   }
   if (c->size == c->cap) {
     uint32_t victim = c->tail;
+    assert(victim != LRU_NIL); /* cap >= 1 */
     lru_unlink(c, victim);
     c->prev[victim] = LRU_ABSENT;
   } else {
@@ -100,10 +116,10 @@ static void lru_run(lru_cache *c, const pascal_sim_source *s,
 {
   uint64_t requests = 0, misses = 0, base = 0, index = 0;
   for (uint64_t k = 0; k < s->slots; k++) {
-    size_t size = pascal_sim_slot_size(s, k);
+    size_t size = pc_sim_slot_size(s, k);
     int counted = k >= count_from;
     for (size_t pos = 0; pos < size; pos++, index++) {
-      int hit = lru_access(c, (uint32_t)pascal_sim_block(s, k, base, pos));
+      int hit = lru_access(c, (uint32_t)pc_sim_block(s, k, base, pos));
       if (hits)
         hits[index] = (uint8_t)hit;
       if (counted) {
@@ -114,6 +130,7 @@ static void lru_run(lru_cache *c, const pascal_sim_source *s,
     if (!s->trace && ++base == s->universe)
       base = 0;
   }
+  assert(lru_consistent(c));
   out->requests = requests;
   out->misses = misses;
 }
@@ -124,7 +141,7 @@ pascal_status pascal_sim_lru_phases(uint64_t n, uint64_t c,
                                     pascal_error *err)
 {
   pascal_sim_source src;
-  pascal_status st = pascal_sim_source_steady(&src, n, c, phases, m, periods, err);
+  pascal_status st = pc_sim_source_steady(&src, n, c, phases, m, periods, err);
   if (st != PASCAL_OK)
     return st;
   if (!out)
@@ -145,7 +162,7 @@ pascal_status pascal_sim_lru_trace(const uint64_t *trace, size_t len,
                                    pascal_sim_result *out, pascal_error *err)
 {
   pascal_sim_source src;
-  pascal_status st = pascal_sim_source_trace(&src, trace, len, universe, 1, c, err);
+  pascal_status st = pc_sim_source_trace(&src, trace, len, universe, 1, c, err);
   if (st != PASCAL_OK)
     return st;
   if (!out)

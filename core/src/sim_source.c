@@ -9,19 +9,19 @@
 #include "pascal/simulate.h"
 #include "static_check.h"
 
-pascal_status pascal_sim_source_phases(pascal_sim_source *s, uint64_t n,
+pascal_status pc_sim_source_phases(pascal_sim_source *s, uint64_t n,
                                        uint64_t c, const uint64_t *phases,
                                        size_t m, uint64_t rounds,
                                        pascal_error *err)
 {
-  pascal_status st = pascal_check_n(n, PASCAL_SIM_UNIVERSE_MAX, err);
+  pascal_status st = pc_check_n(n, PASCAL_SIM_UNIVERSE_MAX, err);
   if (st == PASCAL_OK)
-    st = pascal_check_c(n, c, err);
+    st = pc_check_c(n, c, err);
   if (st == PASCAL_OK)
-    st = pascal_check_phases(n, phases, m, err);
+    st = pc_check_phases(n, phases, m, err);
   uint64_t requests;
   if (st == PASCAL_OK)
-    st = pascal_check_mul(rounds, m, PASCAL_SIM_REQUESTS_MAX, "rounds",
+    st = pc_check_mul(rounds, m, PASCAL_SIM_REQUESTS_MAX, "rounds",
                           &requests, err);
   if (st != PASCAL_OK)
     return st;
@@ -33,7 +33,7 @@ pascal_status pascal_sim_source_phases(pascal_sim_source *s, uint64_t n,
   return PASCAL_OK;
 }
 
-pascal_status pascal_sim_source_trace(pascal_sim_source *s,
+pascal_status pc_sim_source_trace(pascal_sim_source *s,
                                       const uint64_t *trace, size_t len,
                                       uint64_t universe, size_t slot_len,
                                       uint64_t c, pascal_error *err)
@@ -70,7 +70,7 @@ pascal_status pascal_sim_source_trace(pascal_sim_source *s,
   return PASCAL_OK;
 }
 
-pascal_status pascal_sim_source_steady(pascal_sim_source *s, uint64_t n,
+pascal_status pc_sim_source_steady(pascal_sim_source *s, uint64_t n,
                                        uint64_t c, const uint64_t *phases,
                                        size_t m, uint64_t periods,
                                        pascal_error *err)
@@ -81,9 +81,9 @@ pascal_status pascal_sim_source_steady(pascal_sim_source *s, uint64_t n,
                             "periods must be at least 1");
   if (periods > PASCAL_SIM_REQUESTS_MAX)
     return pascal_error_set(err, PASCAL_ERANGE, "periods", "periods is too large");
-  pascal_status st = pascal_check_mul(periods + PASCAL_SIM_WARMUP_PERIODS, n,
+  pascal_status st = pc_check_mul(periods + PASCAL_SIM_WARMUP_PERIODS, n,
                                       PASCAL_SIM_REQUESTS_MAX, "periods", &rounds, err);
   if (st != PASCAL_OK)
     return st;
-  return pascal_sim_source_phases(s, n, c, phases, m, rounds, err);
+  return pc_sim_source_phases(s, n, c, phases, m, rounds, err);
 }

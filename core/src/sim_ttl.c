@@ -45,9 +45,9 @@ static pascal_status ttl_simulate(const pascal_sim_source *s, uint64_t window,
     int counted = k >= count_from;
     if (counted && occ > run.occupancy)
       run.occupancy = occ;
-    size_t size = pascal_sim_slot_size(s, k);
+    size_t size = pc_sim_slot_size(s, k);
     for (size_t pos = 0; pos < size; pos++, index++) {
-      uint64_t b = pascal_sim_block(s, k, base, pos), l = last[b];
+      uint64_t b = pc_sim_block(s, k, base, pos), l = last[b];
       int hit = l != TTL_NEVER && l + window >= k;
       if (l != k) {
         if (hit)
@@ -96,7 +96,7 @@ pascal_status pascal_sim_ttl_phases(uint64_t n, uint64_t c,
                                     pascal_error *err)
 {
   pascal_sim_source src;
-  pascal_status st = pascal_sim_source_steady(&src, n, c, phases, m, periods, err);
+  pascal_status st = pc_sim_source_steady(&src, n, c, phases, m, periods, err);
   if (st != PASCAL_OK)
     return st;
   if (!out)
@@ -131,7 +131,7 @@ pascal_status pascal_sim_ttl_trace(const uint64_t *trace, size_t len,
 {
   pascal_sim_source src;
   pascal_status st =
-      pascal_sim_source_trace(&src, trace, len, universe, slot_len, 1, err);
+      pc_sim_source_trace(&src, trace, len, universe, slot_len, 1, err);
   if (st != PASCAL_OK)
     return st;
   if (!out)

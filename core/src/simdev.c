@@ -32,10 +32,10 @@ pascal_status pascal_simdev_new(const pascal_simdev_profile *profile, pascal_sim
    * ns), scaled by a speed factor uniform in [1 - spread, 1 + spread) drawn
    * from the profile seed only, so every run on this device sees the same
    * chip. */
-  simdev_rng rng = {simdev_seed_mix(profile->seed, 0x5350454544ULL /* "SPEED" */)};
+  simdev_rng rng = {pc_simdev_seed_mix(profile->seed, 0x5350454544ULL /* "SPEED" */)};
   double nominal = (double)profile->block_bytes / profile->sm_read_gbps;
   for (uint32_t s = 0; s < sms; s++)
-    dev->mem.link_block_ns[s] = simdev_rng_jitter(&rng, nominal, profile->sm_read_spread);
+    dev->mem.link_block_ns[s] = pc_simdev_rng_jitter(&rng, nominal, profile->sm_read_spread);
   *out = dev;
   return PASCAL_OK;
 fail:
@@ -45,13 +45,13 @@ fail:
 
 void pascal_simdev_free(pascal_simdev *dev) {
   if (!dev) return;
-  simdev_lru_free(&dev->mem.lru);
+  pc_simdev_lru_free(&dev->mem.lru);
   free(dev->mem.link_free);
   free(dev->mem.link_block_ns);
   free(dev->mem.link_run_ns);
   free(dev->sm_clock);
   free(dev->exec_free);
-  simdev_heap_free(&dev->heap);
+  pc_simdev_heap_free(&dev->heap);
   free(dev->slots);
   free(dev->ring_arrival);
   free(dev->scratch);
@@ -63,7 +63,7 @@ const pascal_simdev_profile *pascal_simdev_profile_of(const pascal_simdev *dev) 
   return dev ? &dev->profile : NULL;
 }
 
-pascal_status simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
+pascal_status pc_simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
                           const char *what, pascal_error *err) {
   if (need <= *cap) return PASCAL_OK;
   if (need > SIZE_MAX / elem)

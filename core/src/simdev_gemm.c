@@ -18,7 +18,7 @@
  * with the tile size. When a CTA ends it writes its output tile into the
  * cache: out_lines = ceil(tile_m tile_n out_elem_bytes / tile_bytes) lines
  * after the inputs (line (n_r + n_c) n_k + t out_lines + q), allocated
- * without a read (simdev_mem_write), so the output competes with A and B
+ * without a read (pc_simdev_mem_write), so the output competes with A and B
  * for capacity as on the GPU, where L2 holds the written tiles.
  *
  * Nothing here encodes reuse: which reads hit, merge or fill comes out of
@@ -108,7 +108,7 @@ static double gemm_start_at(gemm_run *r, double now) {
   double t = now + r->p->launch_ns;
   if (t < r->dispatch_free) t = r->dispatch_free;
   r->dispatch_free = t + r->p->dispatch_ns;
-  return t + r->p->start_jitter_ns * simdev_rng_unit(&r->rng);
+  return t + r->p->start_jitter_ns * pc_simdev_rng_unit(&r->rng);
 }
 
 /* Give slot s the next output tile of the raster, starting at `at`. */
@@ -118,7 +118,7 @@ static void gemm_assign(gemm_run *r, uint32_t s, double at) {
   sl->i = (uint32_t)(t / r->n_c);
   sl->j = (uint32_t)(t % r->n_c);
   sl->active = 0;
-  simdev_heap_push(r->heap, gemm_start_at(r, at), s);
+  pc_simdev_heap_push(r->heap, gemm_start_at(r, at), s);
 }
 
 /* Slot s requests the A and B tiles of its step k at `now`. */
@@ -127,10 +127,10 @@ static void gemm_issue_step(gemm_run *r, uint32_t s, double now) {
   uint32_t a = sl->i * r->n_k + sl->k;
   uint32_t b = r->n_r * r->n_k + sl->k * r->n_c + sl->j;
   double ready;
-  simdev_mem_lookup(r->mem, a, now, &ready);
-  simdev_heap_push(r->heap, ready, r->M + 2 * s);
-  simdev_mem_lookup(r->mem, b, now, &ready);
-  simdev_heap_push(r->heap, ready, r->M + 2 * s + 1);
+  pc_simdev_mem_lookup(r->mem, a, now, &ready);
+  pc_simdev_heap_push(r->heap, ready, r->M + 2 * s);
+  pc_simdev_mem_lookup(r->mem, b, now, &ready);
+  pc_simdev_heap_push(r->heap, ready, r->M + 2 * s + 1);
   sl->pending = 2;
   sl->data_at = now;
 }
@@ -149,7 +149,7 @@ static void gemm_on_slot(gemm_run *r, uint32_t s, double now) {
     return;
   }
   uint32_t first = r->out_first + (sl->i * r->n_c + sl->j) * r->out_lines;
-  for (uint32_t q = 0; q < r->out_lines; q++) simdev_mem_write(r->mem, first + q, now);
+  for (uint32_t q = 0; q < r->out_lines; q++) pc_simdev_mem_write(r->mem, first + q, now);
   if (now > r->end_ns) r->end_ns = now;
   if (r->launched < r->tiles) gemm_assign(r, s, now);
   else sl->active = 0;
@@ -159,12 +159,12 @@ static void gemm_on_slot(gemm_run *r, uint32_t s, double now) {
  * have, the step's work runs, scaled by the SM's clock factor. */
 static void gemm_on_ready(gemm_run *r, uint32_t s, double now) {
   gemm_slot *sl = &r->slots[s];
-  double arr = simdev_mem_transfer(r->mem, sl->sm, now);
+  double arr = pc_simdev_mem_transfer(r->mem, sl->sm, now);
   if (arr > sl->data_at) sl->data_at = arr;
   if (--sl->pending > 0) return;
-  double work = simdev_rng_jitter(&r->rng, r->work_ns * r->sm_clock[sl->sm],
+  double work = pc_simdev_rng_jitter(&r->rng, r->work_ns * r->sm_clock[sl->sm],
                                   r->p->service_jitter);
-  simdev_heap_push(r->heap, sl->data_at + work, s);
+  pc_simdev_heap_push(r->heap, sl->data_at + work, s);
 }
 
 pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gemm *run,
@@ -188,24 +188,24 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   r.tiles = (uint64_t)geo.n_r * geo.n_c;
   r.out_first = (geo.n_r + geo.n_c) * geo.n_k;
   r.out_lines = out_lines;
-  uint64_t key = simdev_seed_mix(simdev_seed_mix(run->shape.Mg, run->shape.Ng),
-                                 simdev_seed_mix(run->shape.Kg, ((uint64_t)r.M << 32) | run->m));
-  r.rng.s = simdev_seed_mix(simdev_seed_mix(simdev_seed_mix(p->seed, 0x47454D4DULL /* "GEMM" */),
+  uint64_t key = pc_simdev_seed_mix(pc_simdev_seed_mix(run->shape.Mg, run->shape.Ng),
+                                 pc_simdev_seed_mix(run->shape.Kg, ((uint64_t)r.M << 32) | run->m));
+  r.rng.s = pc_simdev_seed_mix(pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, 0x47454D4DULL /* "GEMM" */),
                                             key),
                             run->seed);
-  st = simdev_grow((void **)&dev->gemm_slots, &dev->gemm_slots_cap, r.M, sizeof(gemm_slot),
+  st = pc_simdev_grow((void **)&dev->gemm_slots, &dev->gemm_slots_cap, r.M, sizeof(gemm_slot),
                    "resident_ctas", err);
   if (st != PASCAL_OK) return st;
-  if (simdev_heap_reserve(&dev->heap, (size_t)r.M * 3) != PASCAL_OK)
+  if (pc_simdev_heap_reserve(&dev->heap, (size_t)r.M * 3) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "resident_ctas", "cannot allocate the event queue");
-  st = simdev_mem_prepare(dev, lines, capacity, tile_bytes, &r.rng, err);
+  st = pc_simdev_mem_prepare(dev, lines, capacity, tile_bytes, &r.rng, err);
   if (st != PASCAL_OK) return st;
   r.mem = &dev->mem;
   r.heap = &dev->heap;
   r.slots = dev->gemm_slots;
-  r.work_ns = 2.0 * p->consume_ns + simdev_compute_ns(p, run->m) + p->cta_sync_ns;
+  r.work_ns = 2.0 * p->consume_ns + pc_simdev_compute_ns(p, run->m) + p->cta_sync_ns;
   for (uint32_t i = 0; i < p->sm_count; i++)
-    dev->sm_clock[i] = simdev_rng_jitter(&r.rng, 1.0, p->sm_clock_spread);
+    dev->sm_clock[i] = pc_simdev_rng_jitter(&r.rng, 1.0, p->sm_clock_spread);
   r.sm_clock = dev->sm_clock;
   uint32_t first = r.tiles < r.M ? (uint32_t)r.tiles : r.M;
   for (uint32_t s = 0; s < first; s++) {
@@ -214,11 +214,11 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
     gemm_assign(&r, s, 0.0);
   }
   simdev_event e;
-  while (simdev_heap_pop(r.heap, &e)) {
+  while (pc_simdev_heap_pop(r.heap, &e)) {
     if (e.id < r.M) gemm_on_slot(&r, e.id, e.t);
     else gemm_on_ready(&r, (e.id - r.M) / 2, e.t);
   }
-  simdev_mem_stats(r.mem, tile_bytes, r.end_ns, geo.Q / (double)tile_bytes / r.M, r.M, out);
+  pc_simdev_mem_stats(r.mem, tile_bytes, r.end_ns, geo.Q / (double)tile_bytes / r.M, r.M, out);
   return PASCAL_OK;
 }
 

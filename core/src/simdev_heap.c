@@ -2,19 +2,20 @@
  * simdev_heap.c - the sim device's event queue: a 4-ary min-heap keyed on
  * (time, insertion sequence), so simultaneous events run in the order they
  * were scheduled and every run is deterministic. O(log n) push/pop with half
- * the depth of a binary heap, no allocation after simdev_heap_reserve.
+ * the depth of a binary heap, no allocation after pc_simdev_heap_reserve.
  *
  * Pop dominates the engine's time, so it is written to avoid unpredictable
  * branches: event times are never negative, and the bit patterns of
  * non-negative IEEE doubles order like the values, so times are compared as
  * unsigned integers and the earliest child is selected with masks.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "simdev_internal.h"
 
-pascal_status simdev_heap_reserve(simdev_heap *h, size_t cap) {
+pascal_status pc_simdev_heap_reserve(simdev_heap *h, size_t cap) {
   if (cap > h->cap) {
     simdev_event *p = realloc(h->items, cap * sizeof *p);
     if (!p) return PASCAL_ENOMEM;
@@ -26,7 +27,7 @@ pascal_status simdev_heap_reserve(simdev_heap *h, size_t cap) {
   return PASCAL_OK;
 }
 
-void simdev_heap_free(simdev_heap *h) {
+void pc_simdev_heap_free(simdev_heap *h) {
   free(h->items);
   h->items = NULL;
   h->len = h->cap = 0;
@@ -45,7 +46,8 @@ static int event_before(const simdev_event *a, const simdev_event *b) {
   return (x < y) | ((x == y) & (a->seq < b->seq));
 }
 
-void simdev_heap_push(simdev_heap *h, double t, uint32_t id) {
+void pc_simdev_heap_push(simdev_heap *h, double t, uint32_t id) {
+  assert(t >= 0.0 && h->len < h->cap); /* tkey's order needs t >= 0 */
   simdev_event e = {t, h->next_seq++, id};
   size_t i = h->len++;
   /* sift up: parents stay no later than their children */
@@ -62,7 +64,7 @@ void simdev_heap_push(simdev_heap *h, double t, uint32_t id) {
  * the earliest children to a leaf (no comparison with the displaced last
  * element on the way, which is the unpredictable branch), then sift that
  * element up from the leaf, where it nearly always stays. */
-int simdev_heap_pop(simdev_heap *h, simdev_event *out) {
+int pc_simdev_heap_pop(simdev_heap *h, simdev_event *out) {
   if (h->len == 0) return 0;
   simdev_event *it = h->items;
   *out = it[0];
@@ -95,5 +97,6 @@ int simdev_heap_pop(simdev_heap *h, simdev_event *out) {
     i = p;
   }
   it[i] = last;
+  assert(!event_before(&it[0], out)); /* heap order: nothing earlier remains */
   return 1;
 }

@@ -18,7 +18,7 @@ typedef struct simdev_rng {
   uint64_t s;
 } simdev_rng;
 
-static inline uint64_t simdev_rng_next(simdev_rng *r) {
+static inline uint64_t pc_simdev_rng_next(simdev_rng *r) {
   uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -26,23 +26,23 @@ static inline uint64_t simdev_rng_next(simdev_rng *r) {
 }
 
 /* Uniform in [0, 1). */
-static inline double simdev_rng_unit(simdev_rng *r) {
-  return (double)(simdev_rng_next(r) >> 11) * 0x1.0p-53;
+static inline double pc_simdev_rng_unit(simdev_rng *r) {
+  return (double)(pc_simdev_rng_next(r) >> 11) * 0x1.0p-53;
 }
 
 /* A service time `base` scaled by a uniform factor in [1 - j, 1 + j). */
-static inline double simdev_rng_jitter(simdev_rng *r, double base, double j) {
-  return base * (1.0 + j * (2.0 * simdev_rng_unit(r) - 1.0));
+static inline double pc_simdev_rng_jitter(simdev_rng *r, double base, double j) {
+  return base * (1.0 + j * (2.0 * pc_simdev_rng_unit(r) - 1.0));
 }
 
 /* simdev_rng.c: */
 
 /* With probability `prob`, an exponential delay of mean `mean_ns` (else 0):
  * the tail of a service time. */
-double simdev_rng_tail(simdev_rng *r, double prob, double mean_ns);
+double pc_simdev_rng_tail(simdev_rng *r, double prob, double mean_ns);
 
 /* Mix a value into a seed (one splitmix64 step of the xor). */
-uint64_t simdev_seed_mix(uint64_t seed, uint64_t value);
+uint64_t pc_simdev_seed_mix(uint64_t seed, uint64_t value);
 
 /* ---- event heap: 4-ary min-heap on (t, seq); seq makes ties FIFO and the
  * whole run deterministic ---- */
@@ -61,12 +61,12 @@ typedef struct simdev_heap {
 } simdev_heap;
 
 /* Make room for `cap` events (keeps the contents' memory, empties it). */
-pascal_status simdev_heap_reserve(simdev_heap *h, size_t cap);
-void simdev_heap_free(simdev_heap *h);
+pascal_status pc_simdev_heap_reserve(simdev_heap *h, size_t cap);
+void pc_simdev_heap_free(simdev_heap *h);
 /* Push; the caller reserved enough room (asserted by the engines' bounds). */
-void simdev_heap_push(simdev_heap *h, double t, uint32_t id);
+void pc_simdev_heap_push(simdev_heap *h, double t, uint32_t id);
 /* Pop the earliest event into *out; returns 0 when empty. */
-int simdev_heap_pop(simdev_heap *h, simdev_event *out);
+int pc_simdev_heap_pop(simdev_heap *h, simdev_event *out);
 
 /* ---- LRU cache over blocks 0..N-1 with per-line fill-ready time ----
  * Invariant: lines in the list are exactly the resident lines, MRU first,
@@ -87,8 +87,7 @@ typedef struct simdev_lru {
   uint32_t n, capacity, count;
 } simdev_lru;
 
-pascal_status simdev_lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity);
-void simdev_lru_free(simdev_lru *c);
+void pc_simdev_lru_free(simdev_lru *c);
 
 typedef enum simdev_outcome { SIMDEV_HIT = 0, SIMDEV_MERGE, SIMDEV_FILL } simdev_outcome;
 
@@ -116,21 +115,21 @@ typedef struct simdev_mem {
  * times must be non-decreasing across calls, so lookups and the DRAM FIFO
  * see requests in arrival order). Returns the outcome and writes the time
  * the data is ready at L2. Counts the request. */
-simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready);
+simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready);
 
 /* Write line `b` into the cache at issue time `t` (same ordering rule as
  * lookups): it becomes resident and MRU without a DRAM read (a full-line
  * write allocates), evicting like a miss; its write-back occupies the DRAM
  * server for one service. Not a request: the counts do not change. */
-void simdev_mem_write(simdev_mem *mm, uint32_t b, double t);
+void pc_simdev_mem_write(simdev_mem *mm, uint32_t b, double t);
 
 /* Transfer one block over SM `sm`'s link, data ready at `ready` (calls must
  * come in non-decreasing `ready` order per link). Returns arrival at the SM. */
-double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready);
+double pc_simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready);
 
 /* The run's stats from the memory path's counts: fill_bytes = fills *
  * block_bytes, K = fills / k_per (W*N for a scan, H for a static run). */
-void simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns,
+void pc_simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns,
                       double k_per, uint32_t M, pascal_simdev_stats *out);
 
 /* ---- the device ---- */
@@ -161,13 +160,13 @@ struct pascal_simdev {
  * zero counts, the run's rng, and this run's per-SM link speeds (the chip's,
  * each scaled by a factor drawn from the run's rng: uniform in
  * +-sm_read_run_spread). */
-pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
+pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
                                  uint32_t line_bytes, simdev_rng *rng, pascal_error *err);
 
 /* compute(m): full groups of four at compute_ns per unit plus the loop tail
  * of execution class chi(m) = min(m mod 4, 2) (paper App. C: remainders two
  * and three run the same tail). */
-static inline double simdev_compute_ns(const pascal_simdev_profile *p, uint32_t m) {
+static inline double pc_simdev_compute_ns(const pascal_simdev_profile *p, uint32_t m) {
   uint32_t r = m % 4u;
   uint32_t cls = r < 2u ? r : 2u;
   return p->compute_ns * (double)(m - r) + p->tail_ns[cls];
@@ -175,7 +174,7 @@ static inline double simdev_compute_ns(const pascal_simdev_profile *p, uint32_t 
 
 /* simdev.c: grow *buf (elements of `elem` bytes) to hold `need`; *cap tracks
  * it. The device keeps the per-run buffers and reuses them from run to run. */
-pascal_status simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
+pascal_status pc_simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
                           const char *what, pascal_error *err);
 
 #endif

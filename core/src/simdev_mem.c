@@ -9,12 +9,13 @@
  * time, so with lookups in the static kernel's trace order its misses are
  * the LRU misses of paper §3.3 (Theorem lru).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "simdev_internal.h"
 
-pascal_status simdev_lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity) {
+static pascal_status lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity) {
   size_t need = (size_t)n + 1;
   if (need > c->lines_cap) {
     simdev_line *p = realloc(c->lines, need * sizeof *p);
@@ -33,11 +34,24 @@ pascal_status simdev_lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity) {
   return PASCAL_OK;
 }
 
-void simdev_lru_free(simdev_lru *c) {
+void pc_simdev_lru_free(simdev_lru *c) {
   free(c->lines);
   c->lines = NULL;
   c->lines_cap = 0;
 }
+
+#ifndef NDEBUG
+/* The list invariant of simdev_internal.h: walking from the sentinel both
+ * ways meets exactly `count` <= capacity resident lines, links agree. */
+static int lru_consistent(const simdev_lru *c) {
+  const simdev_line *l = c->lines;
+  uint32_t seen = 0;
+  for (uint32_t b = l[c->n].next; b != c->n; b = l[b].next) {
+    if (b >= c->n || l[l[b].next].prev != b || ++seen > c->count) return 0;
+  }
+  return seen == c->count && c->count <= c->capacity;
+}
+#endif
 
 static void lru_unlink(simdev_line *l, uint32_t b) {
   l[l[b].prev].next = l[b].next;
@@ -56,6 +70,7 @@ static void lru_push_front(simdev_line *l, uint32_t sentinel, uint32_t b) {
  * flight) when the cache is full. */
 static void lru_insert(simdev_lru *c, uint32_t b) {
   simdev_line *l = c->lines;
+  assert(c->capacity >= 1 && c->count <= c->capacity);
   if (c->count == c->capacity) {
     uint32_t victim = l[c->n].prev;
     lru_unlink(l, victim);
@@ -66,10 +81,11 @@ static void lru_insert(simdev_lru *c, uint32_t b) {
   lru_push_front(l, c->n, b);
 }
 
-simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready) {
+simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready) {
   simdev_lru *c = &mm->lru;
   simdev_line *l = c->lines;
   double at_l2 = t + mm->hop_ns;
+  assert(b < c->n);
   mm->requests++;
   if (l[b].prev != SIMDEV_NONE) { /* resident: touch */
     lru_unlink(l, b);
@@ -86,17 +102,18 @@ simdev_outcome simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *r
   lru_insert(c, b);
   /* FIFO DRAM: at_l2 is non-decreasing across lookups */
   double start = at_l2 > mm->dram_free ? at_l2 : mm->dram_free;
-  mm->dram_free = start + simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
+  mm->dram_free = start + pc_simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
   l[b].fill_ready = mm->dram_free + mm->dram_latency_ns +
-                    simdev_rng_tail(mm->rng, mm->dram_tail_prob, mm->dram_tail_ns);
+                    pc_simdev_rng_tail(mm->rng, mm->dram_tail_prob, mm->dram_tail_ns);
   mm->fills++;
   *ready = l[b].fill_ready;
   return SIMDEV_FILL;
 }
 
-void simdev_mem_write(simdev_mem *mm, uint32_t b, double t) {
+void pc_simdev_mem_write(simdev_mem *mm, uint32_t b, double t) {
   simdev_lru *c = &mm->lru;
   double at_l2 = t + mm->hop_ns;
+  assert(b < c->n);
   if (c->lines[b].prev != SIMDEV_NONE) { /* rewritten: touch */
     lru_unlink(c->lines, b);
     lru_push_front(c->lines, c->n, b);
@@ -106,28 +123,28 @@ void simdev_mem_write(simdev_mem *mm, uint32_t b, double t) {
   c->lines[b].fill_ready = at_l2;
   /* its write-back takes one DRAM service (charged now, in arrival order) */
   double start = at_l2 > mm->dram_free ? at_l2 : mm->dram_free;
-  mm->dram_free = start + simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
+  mm->dram_free = start + pc_simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
 }
 
-double simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready) {
+double pc_simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready) {
   double start = ready > mm->link_free[sm] ? ready : mm->link_free[sm];
-  mm->link_free[sm] = start + simdev_rng_jitter(mm->rng, mm->link_run_ns[sm], mm->jitter) +
-                      simdev_rng_tail(mm->rng, mm->link_stall_prob, mm->link_stall_ns);
+  mm->link_free[sm] = start + pc_simdev_rng_jitter(mm->rng, mm->link_run_ns[sm], mm->jitter) +
+                      pc_simdev_rng_tail(mm->rng, mm->link_stall_prob, mm->link_stall_ns);
   return mm->link_free[sm];
 }
 
-pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
+pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
                                  uint32_t line_bytes, simdev_rng *rng, pascal_error *err) {
   const pascal_simdev_profile *p = &dev->profile;
   simdev_mem *mm = &dev->mem;
-  if (simdev_lru_reset(&mm->lru, n, capacity) != PASCAL_OK)
+  if (lru_reset(&mm->lru, n, capacity) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "N", "cannot allocate the cache index for %u blocks",
                             n);
   double scale = (double)line_bytes / (double)p->block_bytes;
   for (uint32_t s = 0; s < p->sm_count; s++) {
     mm->link_free[s] = 0.0;
     mm->link_run_ns[s] =
-        simdev_rng_jitter(rng, mm->link_block_ns[s], p->sm_read_run_spread) * scale;
+        pc_simdev_rng_jitter(rng, mm->link_block_ns[s], p->sm_read_run_spread) * scale;
   }
   mm->hop_ns = p->hop_ns;
   mm->dram_block_ns = (double)line_bytes / p->dram_gbps;
@@ -143,8 +160,10 @@ pascal_status simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capaci
   return PASCAL_OK;
 }
 
-void simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns,
+void pc_simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns,
                       double k_per, uint32_t M, pascal_simdev_stats *out) {
+  assert(lru_consistent(&mm->lru));
+  assert(mm->requests == mm->hits + mm->merges + mm->fills);
   memset(out, 0, sizeof *out);
   out->requests = mm->requests;
   out->hits = mm->hits;

@@ -107,12 +107,12 @@ static double draw_start(scan_run *r, double now) {
   double t = now + r->launch_ns;
   if (t < r->dispatch_free) t = r->dispatch_free;
   r->dispatch_free = t + r->dispatch_ns;
-  return t + r->start_jitter_ns * simdev_rng_unit(&r->rng);
+  return t + r->start_jitter_ns * pc_simdev_rng_unit(&r->rng);
 }
 
 /* Uniform in [-1, 1) scaled so its sd is `sd`. */
 static double centred(scan_run *r, double sd) {
-  return sd * 1.7320508075688772 * (2.0 * simdev_rng_unit(&r->rng) - 1.0);
+  return sd * 1.7320508075688772 * (2.0 * pc_simdev_rng_unit(&r->rng) - 1.0);
 }
 
 /* Issue the current CTA's next block at the event time `now`. */
@@ -121,9 +121,9 @@ static void issue(scan_run *r, uint32_t s, double now) {
   uint32_t b = sl->issued++;
   uint32_t idx = b % r->R;
   double ready;
-  simdev_mem_lookup(r->mem, b, now, &ready);
+  pc_simdev_mem_lookup(r->mem, b, now, &ready);
   r->ring_arrival[(size_t)s * r->R + idx] = -1.0;
-  simdev_heap_push(r->heap, ready, r->M + s * r->R + idx);
+  pc_simdev_heap_push(r->heap, ready, r->M + s * r->R + idx);
 }
 
 /* Slot s holds block j's data from `start`: schedule the end of its work,
@@ -139,11 +139,11 @@ static void begin_work(scan_run *r, uint32_t s, double start) {
     sl->noise = r->noise_phi * sl->noise + centred(r, r->noise_innov);
     factor *= sl->noise > -0.9 ? 1.0 + sl->noise : 0.1;
   }
-  double work = simdev_rng_jitter(&r->rng, r->work_ns * factor, r->jitter);
+  double work = pc_simdev_rng_jitter(&r->rng, r->work_ns * factor, r->jitter);
   double *pipes = &r->exec_free[sl->sm];
   if (start < *pipes) start = *pipes;
   *pipes = start + work * r->shared_frac;
-  simdev_heap_push(r->heap, start + work, s);
+  pc_simdev_heap_push(r->heap, start + work, s);
 }
 
 /* Top of Algorithm 2's loop for block j at worker time t (>= now). */
@@ -191,7 +191,7 @@ static void arrive(scan_run *r, uint32_t s, double t) {
   double release = t + r->barrier_ns;
   for (uint32_t i = 0; i < r->M; i++) {
     const simdev_slot *o = &r->slots[i];
-    if (o->active && o->at_checkpoint && o->wave == wave) simdev_heap_push(r->heap, release, i);
+    if (o->active && o->at_checkpoint && o->wave == wave) pc_simdev_heap_push(r->heap, release, i);
   }
 }
 
@@ -214,7 +214,7 @@ static void on_block_done(scan_run *r, uint32_t s, double now) {
   if (r->ctas_launched < r->ctas_total) {
     sl->wave = r->ctas_launched / r->M;
     r->ctas_launched++;
-    simdev_heap_push(r->heap, draw_start(r, t), s);
+    pc_simdev_heap_push(r->heap, draw_start(r, t), s);
   }
 }
 
@@ -227,7 +227,7 @@ static void on_resume(scan_run *r, uint32_t s, double now) {
 static void on_ready(scan_run *r, uint32_t req, double now) {
   uint32_t s = req / r->R, idx = req % r->R;
   simdev_slot *sl = &r->slots[s];
-  double arr = simdev_mem_transfer(r->mem, sl->sm, now);
+  double arr = pc_simdev_mem_transfer(r->mem, sl->sm, now);
   if (sl->waiting && sl->j % r->R == idx) {
     sl->waiting = 0;
     begin_work(r, s, arr > sl->wait_from ? arr : sl->wait_from);
@@ -284,15 +284,15 @@ static void snapshot(scan_run *r, double t, uint64_t *pos, pascal_simdev_snapsho
 }
 
 static pascal_status scan_buffers(pascal_simdev *dev, uint32_t M, uint32_t R, pascal_error *err) {
-  pascal_status st = simdev_grow((void **)&dev->slots, &dev->slots_cap, M, sizeof(simdev_slot),
+  pascal_status st = pc_simdev_grow((void **)&dev->slots, &dev->slots_cap, M, sizeof(simdev_slot),
                                  "slots", err);
   if (st != PASCAL_OK) return st;
-  st = simdev_grow((void **)&dev->ring_arrival, &dev->ring_cap, (size_t)M * R, sizeof(double),
+  st = pc_simdev_grow((void **)&dev->ring_arrival, &dev->ring_cap, (size_t)M * R, sizeof(double),
                    "ring", err);
   if (st != PASCAL_OK) return st;
-  st = simdev_grow((void **)&dev->scratch, &dev->scratch_cap, M, sizeof(uint64_t), "slots", err);
+  st = pc_simdev_grow((void **)&dev->scratch, &dev->scratch_cap, M, sizeof(uint64_t), "slots", err);
   if (st != PASCAL_OK) return st;
-  if (simdev_heap_reserve(&dev->heap, (size_t)M * (R + 1)) != PASCAL_OK)
+  if (pc_simdev_heap_reserve(&dev->heap, (size_t)M * (R + 1)) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "slots", "cannot allocate the event queue");
   return PASCAL_OK;
 }
@@ -316,21 +316,21 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   r.tma = scan->path_tma;
   r.np = r.tma ? scan->d - 1 + p->priming_extra : 0;
   r.R = r.np + 1;
-  uint64_t key = simdev_seed_mix(simdev_seed_mix(simdev_seed_mix(scan->o, (uint64_t)r.tma),
+  uint64_t key = pc_simdev_seed_mix(pc_simdev_seed_mix(pc_simdev_seed_mix(scan->o, (uint64_t)r.tma),
                                                  ((uint64_t)scan->d << 32) | scan->m),
-                                 simdev_seed_mix(scan->N, scan->W));
-  r.rng.s = simdev_seed_mix(simdev_seed_mix(p->seed, key), scan->seed);
+                                 pc_simdev_seed_mix(scan->N, scan->W));
+  r.rng.s = pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, key), scan->seed);
   st = scan_buffers(dev, r.M, r.R, err);
   if (st != PASCAL_OK) return st;
   r.capacity = p->capacity_blocks;
-  st = simdev_mem_prepare(dev, r.N, r.capacity, p->block_bytes, &r.rng, err);
+  st = pc_simdev_mem_prepare(dev, r.N, r.capacity, p->block_bytes, &r.rng, err);
   if (st != PASCAL_OK) return st;
   r.mem = &dev->mem;
   r.heap = &dev->heap;
   r.slots = dev->slots;
   r.ring_arrival = dev->ring_arrival;
   r.issue_ns = r.tma ? p->tma_issue_ns : p->sync_issue_ns;
-  r.work_ns = p->consume_ns + simdev_compute_ns(p, scan->m) + p->cta_sync_ns;
+  r.work_ns = p->consume_ns + pc_simdev_compute_ns(p, scan->m) + p->cta_sync_ns;
   r.jitter = p->service_jitter;
   r.launch_ns = p->launch_ns;
   r.start_jitter_ns = p->start_jitter_ns;
@@ -341,7 +341,7 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   r.noise_phi = exp(-1.0 / p->work_noise_blocks);
   r.noise_innov = p->work_noise * sqrt(1.0 - r.noise_phi * r.noise_phi);
   for (uint32_t i = 0; i < p->sm_count; i++)
-    dev->sm_clock[i] = simdev_rng_jitter(&r.rng, 1.0, p->sm_clock_spread);
+    dev->sm_clock[i] = pc_simdev_rng_jitter(&r.rng, 1.0, p->sm_clock_spread);
   r.sm_clock = dev->sm_clock;
   for (uint32_t i = 0; i < p->sm_count; i++) dev->exec_free[i] = 0.0;
   r.exec_free = dev->exec_free;
@@ -356,17 +356,17 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
     order[s] = s;
   }
   for (uint32_t i = r.M; i > 1; i--) {
-    uint32_t k = (uint32_t)(simdev_rng_unit(&r.rng) * i), last = i - 1;
+    uint32_t k = (uint32_t)(pc_simdev_rng_unit(&r.rng) * i), last = i - 1;
     uint64_t tmp = order[k];
     order[k] = order[last];
     order[last] = tmp;
   }
   for (uint32_t i = 0; i < r.M; i++)
-    simdev_heap_push(r.heap, draw_start(&r, 0.0), (uint32_t)order[i]);
+    pc_simdev_heap_push(r.heap, draw_start(&r, 0.0), (uint32_t)order[i]);
   if (snaps) snaps->count = 0;
   double next_snap = snaps ? snaps->interval_ns : INFINITY;
   simdev_event e;
-  while (simdev_heap_pop(r.heap, &e)) {
+  while (pc_simdev_heap_pop(r.heap, &e)) {
     while (e.t > next_snap) {
       if (snaps->count < snaps->capacity) {
         snapshot(&r, next_snap, dev->scratch, &snaps->items[snaps->count++]);
@@ -380,7 +380,7 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
     else if (r.slots[e.id].at_checkpoint) on_resume(&r, e.id, e.t);
     else on_block_done(&r, e.id, e.t);
   }
-  simdev_mem_stats(r.mem, p->block_bytes, r.end_ns, (double)scan->W * (double)scan->N, r.M,
+  pc_simdev_mem_stats(r.mem, p->block_bytes, r.end_ns, (double)scan->W * (double)scan->N, r.M,
                    out);
   return PASCAL_OK;
 }

@@ -37,11 +37,11 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_s
   if (st != PASCAL_OK) return st;
   const pascal_simdev_profile *p = &dev->profile;
   uint32_t capacity = run->C ? run->C : p->capacity_blocks;
-  simdev_rng rng = {simdev_seed_mix(simdev_seed_mix(p->seed, 0x535441544943ULL /* "STATIC" */),
-                                    simdev_seed_mix(run->seed, run->N * 1000003u + run->M))};
-  st = simdev_mem_prepare(dev, (uint32_t)run->N, capacity, p->block_bytes, &rng, err);
+  simdev_rng rng = {pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, 0x535441544943ULL /* "STATIC" */),
+                                    pc_simdev_seed_mix(run->seed, run->N * 1000003u + run->M))};
+  st = pc_simdev_mem_prepare(dev, (uint32_t)run->N, capacity, p->block_bytes, &rng, err);
   if (st != PASCAL_OK) return st;
-  if (simdev_heap_reserve(&dev->heap, run->M) != PASCAL_OK)
+  if (pc_simdev_heap_reserve(&dev->heap, run->M) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate the event queue");
   simdev_mem *mm = &dev->mem;
   double work_ns = p->consume_ns + p->cta_sync_ns;
@@ -51,19 +51,19 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_s
     for (uint32_t w = 0; w < run->M; w++) {
       double ready;
       uint32_t b = (uint32_t)((k + run->phases[w]) % run->N);
-      simdev_mem_lookup(mm, b, release, &ready);
-      simdev_heap_push(&dev->heap, ready, w);
+      pc_simdev_mem_lookup(mm, b, release, &ready);
+      pc_simdev_heap_push(&dev->heap, ready, w);
     }
     /* data reaches each SM over its link in order of readiness */
     double round_end = release;
     simdev_event e;
-    while (simdev_heap_pop(&dev->heap, &e)) {
-      double arr = simdev_mem_transfer(mm, e.id % p->sm_count, e.t);
-      double done = arr + p->sync_issue_ns + simdev_rng_jitter(&rng, work_ns, p->service_jitter);
+    while (pc_simdev_heap_pop(&dev->heap, &e)) {
+      double arr = pc_simdev_mem_transfer(mm, e.id % p->sm_count, e.t);
+      double done = arr + p->sync_issue_ns + pc_simdev_rng_jitter(&rng, work_ns, p->service_jitter);
       if (done > round_end) round_end = done;
     }
     release = round_end + p->grid_barrier_ns;
   }
-  simdev_mem_stats(mm, p->block_bytes, release, (double)run->H, run->M, out);
+  pc_simdev_mem_stats(mm, p->block_bytes, release, (double)run->H, run->M, out);
   return PASCAL_OK;
 }

@@ -6,6 +6,7 @@
  */
 #include "sort_u64.h"
 
+#include <assert.h>
 #include <string.h>
 
 #define RADIX_BITS 11
@@ -107,19 +108,31 @@ static void binary_insertion_sort(uint64_t *keys, size_t n)
   }
 }
 
-void pascal_sort_u64(uint64_t *keys, size_t n, uint64_t *scratch)
+#ifndef NDEBUG
+static int is_sorted(const uint64_t *keys, size_t n)
+{
+  for (size_t i = 1; i < n; i++)
+    if (keys[i - 1] > keys[i])
+      return 0;
+  return 1;
+}
+#endif
+
+void pc_sort_u64(uint64_t *keys, size_t n, uint64_t *scratch)
 {
   if (n <= PASCAL_SORT_SMALL)
     binary_insertion_sort(keys, n);
   else
     radix_sort(keys, NULL, n, scratch, NULL);
+  assert(is_sorted(keys, n));
 }
 
-void pascal_sort_u64_pairs(uint64_t *keys, size_t *vals, size_t n,
+void pc_sort_u64_pairs(uint64_t *keys, size_t *vals, size_t n,
                            uint64_t *scratch, size_t *val_scratch)
 {
   if (n <= PASCAL_SORT_SMALL)
     insertion_sort_pairs(keys, vals, n);
   else
     radix_sort(keys, vals, n, scratch, val_scratch);
+  assert(is_sorted(keys, n));
 }

@@ -9,6 +9,7 @@
  */
 #include "pascal/static.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +37,9 @@ pascal_status pascal_gaps_from_phases(uint64_t n, const uint64_t *phases,
                                       size_t m, uint64_t *gaps, size_t *d_out,
                                       pascal_error *err)
 {
-  pascal_status st = pascal_check_n(n, PASCAL_STATIC_N_MAX, err);
+  pascal_status st = pc_check_n(n, PASCAL_STATIC_N_MAX, err);
   if (st == PASCAL_OK)
-    st = pascal_check_phases(n, phases, m, err);
+    st = pc_check_phases(n, phases, m, err);
   if (st != PASCAL_OK)
     return st;
   if (!gaps || !d_out)
@@ -52,7 +53,7 @@ pascal_status pascal_gaps_from_phases(uint64_t n, const uint64_t *phases,
                               "cannot allocate sort scratch for %zu phases", m);
   }
   memmove(gaps, phases, m * sizeof *gaps);
-  pascal_sort_u64(gaps, m, scratch);
+  pc_sort_u64(gaps, m, scratch);
   free(scratch);
   *d_out = gaps_from_sorted(n, gaps, m);
   return PASCAL_OK;
@@ -141,12 +142,13 @@ static void waterfill_sorted(uint64_t n, uint64_t c, const uint64_t *sorted,
     j++;
   }
   uint64_t num = c - prefix, den = d - j; /* g_(j) <= theta < g_(j+1) */
+  assert(j < d && num < den * sorted[j] && (j == 0 || num >= den * sorted[j - 1]));
   memset(out, 0, sizeof *out);
   out->n = n;
   out->c = c;
   out->m = m;
   out->d = d;
-  out->theta = pascal_rational_reduce(num, den);
+  out->theta = pc_rational_reduce(num, den);
   out->theta_value = (double)num / (double)den;
   out->t_star = num / den;
   /* gaps up to index j-1 are <= theta, hence <= floor(theta); the rest
@@ -168,7 +170,7 @@ pascal_status pascal_static_from_gaps(uint64_t c, const uint64_t *gaps, size_t d
   uint64_t n;
   pascal_status st = check_gaps(gaps, d, &n, err);
   if (st == PASCAL_OK)
-    st = pascal_check_c(n, c, err);
+    st = pc_check_c(n, c, err);
   if (st != PASCAL_OK)
     return st;
   if (m < d)
@@ -185,7 +187,7 @@ pascal_status pascal_static_from_gaps(uint64_t c, const uint64_t *gaps, size_t d
                               "cannot allocate %zu gaps", d);
   }
   memcpy(buf, gaps, d * sizeof *buf);
-  pascal_sort_u64(buf, d, buf + d);
+  pc_sort_u64(buf, d, buf + d);
   waterfill_sorted(n, c, buf, d, m, out);
   if (buf != small)
     free(buf);
@@ -197,7 +199,7 @@ pascal_status pascal_static_analyze(uint64_t n, uint64_t c,
                                     pascal_static_result *out,
                                     pascal_error *err)
 {
-  pascal_status st = pascal_check_model(n, c, phases, m, err);
+  pascal_status st = pc_check_model(n, c, phases, m, err);
   if (st != PASCAL_OK)
     return st;
   if (!out)
@@ -211,9 +213,9 @@ pascal_status pascal_static_analyze(uint64_t n, uint64_t c,
                               "cannot allocate %zu phases", m);
   }
   memcpy(buf, phases, m * sizeof *buf);
-  pascal_sort_u64(buf, m, buf + m);
+  pc_sort_u64(buf, m, buf + m);
   size_t d = gaps_from_sorted(n, buf, m);
-  pascal_sort_u64(buf, d, buf + m);
+  pc_sort_u64(buf, d, buf + m);
   waterfill_sorted(n, c, buf, d, m, out);
   if (buf != small)
     free(buf);

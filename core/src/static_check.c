@@ -7,7 +7,7 @@
 
 #include "pascal/static.h"
 
-pascal_status pascal_check_n(uint64_t n, uint64_t limit, pascal_error *err)
+pascal_status pc_check_n(uint64_t n, uint64_t limit, pascal_error *err)
 {
   if (n < 1)
     return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be at least 1");
@@ -17,7 +17,7 @@ pascal_status pascal_check_n(uint64_t n, uint64_t limit, pascal_error *err)
   return PASCAL_OK;
 }
 
-pascal_status pascal_check_c(uint64_t n, uint64_t c, pascal_error *err)
+pascal_status pc_check_c(uint64_t n, uint64_t c, pascal_error *err)
 {
   if (c < 1)
     return pascal_error_set(err, PASCAL_EINVAL, "C", "C must be at least 1");
@@ -27,7 +27,7 @@ pascal_status pascal_check_c(uint64_t n, uint64_t c, pascal_error *err)
   return PASCAL_OK;
 }
 
-pascal_status pascal_check_phases(uint64_t n, const uint64_t *phases, size_t m,
+pascal_status pc_check_phases(uint64_t n, const uint64_t *phases, size_t m,
                                   pascal_error *err)
 {
   if (m == 0)
@@ -47,18 +47,18 @@ pascal_status pascal_check_phases(uint64_t n, const uint64_t *phases, size_t m,
   return PASCAL_OK;
 }
 
-pascal_status pascal_check_model(uint64_t n, uint64_t c, const uint64_t *phases,
+pascal_status pc_check_model(uint64_t n, uint64_t c, const uint64_t *phases,
                                  size_t m, pascal_error *err)
 {
-  pascal_status st = pascal_check_n(n, PASCAL_STATIC_N_MAX, err);
+  pascal_status st = pc_check_n(n, PASCAL_STATIC_N_MAX, err);
   if (st == PASCAL_OK)
-    st = pascal_check_c(n, c, err);
+    st = pc_check_c(n, c, err);
   if (st == PASCAL_OK)
-    st = pascal_check_phases(n, phases, m, err);
+    st = pc_check_phases(n, phases, m, err);
   return st;
 }
 
-pascal_status pascal_check_mul(uint64_t a, uint64_t b, uint64_t limit,
+pascal_status pc_check_mul(uint64_t a, uint64_t b, uint64_t limit,
                                const char *field, uint64_t *out,
                                pascal_error *err)
 {

@@ -33,7 +33,7 @@ pascal_status pascal_trace_reuse_distance_compute(const uint64_t *trace,
                                                   pascal_error *err)
 {
   pascal_sim_source src;
-  pascal_status st = pascal_sim_source_trace(&src, trace, len, universe, 1, 1, err);
+  pascal_status st = pc_sim_source_trace(&src, trace, len, universe, 1, 1, err);
   if (st != PASCAL_OK)
     return st;
   if (len > UINT32_MAX)
