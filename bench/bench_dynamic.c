@@ -16,7 +16,7 @@
 #include "pascal/validation.h"
 #include "timing.h"
 
-#define BATCH 1000
+#define BATCH       1000
 #define MAX_SAMPLES 2000
 
 static int synth(pascal_workload w, pascal_calibration *cal)
@@ -53,8 +53,8 @@ static double scan_query(const pascal_model *md, const pascal_validation *v, uns
   const uint32_t *f = o_path_d[q % 8];
   pascal_scan_key key = {f[0], (pascal_path)f[1], f[2], (q / 8) % 18};
   pascal_scan_prediction p;
-  pascal_status st = pascal_model_predict_scan(md, &key, sizes[(q / 3) % 4],
-                                               horizons[(q / 5) % 4], &p, NULL);
+  pascal_status st =
+      pascal_model_predict_scan(md, &key, sizes[(q / 3) % 4], horizons[(q / 5) % 4], &p, NULL);
   if (rules)
     rules[st ? REFUSED : p.why.rule]++;
   if (v && !st)
@@ -161,17 +161,18 @@ int main(int argc, char **argv)
   printf("dynamic predictor (synthetic calibrations, medians)\n");
   printf("  scan predict (756-run model, %zu curves):  %8.3f us  (budget 2 us)\n",
          pascal_model_curve_count(scan_model), scan_ns / 1e3);
-  printf("    query mix: exact %u, graph %u, clamp %u, depth-fallback %u, resident %u, refused %u\n",
-         rules[0], rules[1], rules[2], rules[3], rules[4], rules[REFUSED]);
+  printf(
+      "    query mix: exact %u, graph %u, clamp %u, depth-fallback %u, resident %u, refused %u\n",
+      rules[0], rules[1], rules[2], rules[3], rules[4], rules[REFUSED]);
   printf("    with its expected error (%zu validated keys): %8.3f us\n", scan_v.n, scan_v_ns / 1e3);
   printf("  gemm predict (120-shape model):            %8.3f us  (budget 5 us)\n", gemm_ns / 1e3);
-  printf("    query mix: exact %u, graph %u, clamp %u, refused %u\n", gemm_rules[0],
-         gemm_rules[1], gemm_rules[2], gemm_rules[REFUSED]);
+  printf("    query mix: exact %u, graph %u, clamp %u, refused %u\n", gemm_rules[0], gemm_rules[1],
+         gemm_rules[2], gemm_rules[REFUSED]);
   printf("    with its expected error (%zu validated keys): %8.3f us\n", gemm_v.n, gemm_v_ns / 1e3);
   printf("  fit 756-run scan calibration:              %8.3f ms  (budget 50 ms)\n", fit_ns / 1e6);
   printf("  fit 120-run gemm calibration:              %8.3f ms\n", gemm_fit_ns / 1e6);
-  printf("  LOKO over %zu keys (756 runs):              %8.3f ms  (budget 2000 ms)\n",
-         rep.n_keys, loko_ns / 1e6);
+  printf("  LOKO over %zu keys (756 runs):              %8.3f ms  (budget 2000 ms)\n", rep.n_keys,
+         loko_ns / 1e6);
   printf("    balanced MAPE: pascal %.2f %%, aligned %.2f %%\n",
          rep.balanced_mape[PASCAL_METHOD_PASCAL], rep.balanced_mape[PASCAL_METHOD_ALIGNED]);
   pascal_loko_report_free(&rep);

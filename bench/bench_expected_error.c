@@ -162,10 +162,9 @@ static void report(const pascal_validation *v, pascal_error_source source, const
   printf("\nPearson r = %.3f, Spearman rho = %.3f (predicted vs actual, over %zu keys)\n\n",
          n > 1 ? pearson(x, y, n) : NAN, n > 1 ? pearson(rx, ry, n) : NAN, n);
   for (size_t i = 0; list_keys && i < n; i++)
-    printf("key o=%u %s d=%u m=%u Mg=%u Ng=%u rule=%s predicted %.2f actual %.2f\n",
-           ps[i].z->key.o, pascal_path_name(ps[i].z->key.path), ps[i].z->key.d,
-           ps[i].z->key.m, ps[i].z->Mg, ps[i].z->Ng, pascal_rule_name(ps[i].z->rule),
-           ps[i].predicted, ps[i].actual);
+    printf("key o=%u %s d=%u m=%u Mg=%u Ng=%u rule=%s predicted %.2f actual %.2f\n", ps[i].z->key.o,
+           pascal_path_name(ps[i].z->key.path), ps[i].z->key.d, ps[i].z->key.m, ps[i].z->Mg,
+           ps[i].z->Ng, pascal_rule_name(ps[i].z->rule), ps[i].predicted, ps[i].actual);
   free(ps);
   free(x);
   free(y);
@@ -186,8 +185,7 @@ int main(int argc, char **argv)
   pascal_validation v = {0};
   pascal_codec_bundle_init(&b);
   if (pascal_codec_load_file(argv[1], &doc, &err) || pascal_codec_bundle_decode(doc, &b, &err) ||
-      pascal_model_fit(&b.cal, &md, &err) ||
-      pascal_validation_build(&b.cal, md, NULL, &v, &err)) {
+      pascal_model_fit(&b.cal, &md, &err) || pascal_validation_build(&b.cal, md, NULL, &v, &err)) {
     fprintf(stderr, "%s: %s: %s\n", argv[1], err.field, err.message);
     return 1;
   }

@@ -27,13 +27,14 @@ typedef struct bench_key {
 
 static const bench_key MIX[] = {{1, 0, 0, 0}, {1, 1, 2, 0}, {1, 1, 3, 0}, {1, 1, 4, 0},
                                 {1, 1, 4, 8}, {2, 0, 0, 5}, {2, 1, 3, 0}, {2, 1, 4, 6}};
-#define NMIX (sizeof MIX / sizeof MIX[0])
+#define NMIX     (sizeof MIX / sizeof MIX[0])
 #define MAX_REPS 50
 
 /* Run one scan; returns wall seconds (and CPU seconds in *cpu), or -1 on
  * error. */
 static double timed_run(pascal_simdev *dev, const bench_key *k, uint64_t N, uint64_t W,
-                        uint64_t seed, pascal_simdev_stats *st, double *cpu) {
+                        uint64_t seed, pascal_simdev_stats *st, double *cpu)
+{
   pascal_simdev_scan s = {k->o, k->tma, k->d, k->m, N, W, seed, 0};
   pascal_error err;
   clock_t c0 = clock();
@@ -47,13 +48,14 @@ static double timed_run(pascal_simdev *dev, const bench_key *k, uint64_t N, uint
 }
 
 /* One pass over corners and the middle of the held-out GEMM grid. */
-static int gemm_rate(pascal_simdev *dev) {
+static int gemm_rate(pascal_simdev *dev)
+{
   static const pascal_gemm_shape shapes[] = {
       {640, 640, 1280}, {1280, 896, 2560}, {5120, 2560, 5120}, {2560, 1280, 5120}};
   double requests = 0.0, cpu_secs = 0.0, wall = 0.0;
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-    pascal_simdev_gemm g = {.shape = shapes[i], .tiling = {128, 128, 64, 2, 48}, .m = 8,
-                            .out_elem_bytes = 4};
+    pascal_simdev_gemm g = {
+        .shape = shapes[i], .tiling = {128, 128, 64, 2, 48}, .m = 8, .out_elem_bytes = 4};
     pascal_simdev_stats st;
     pascal_error err;
     clock_t c0 = clock();
@@ -74,7 +76,8 @@ static int gemm_rate(pascal_simdev *dev) {
   return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   int reps = argc > 1 ? atoi(argv[1]) : 3;
   if (reps < 1 || reps > MAX_REPS) {
     fprintf(stderr, "usage: bench_simdev [repetitions 1..%d]\n", MAX_REPS);
@@ -128,7 +131,8 @@ int main(int argc, char **argv) {
            big[i].tma ? "tma" : "sync", big[i].d, med, cmed,
            cmed > 0.0 ? (double)st.requests / cmed * 1e-6 : 0.0, st.K);
   }
-  if (gemm_rate(dev) != 0) rc = 1;
+  if (gemm_rate(dev) != 0)
+    rc = 1;
 done:
   pascal_simdev_free(dev);
   return rc;

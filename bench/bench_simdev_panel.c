@@ -44,9 +44,9 @@ static const family FAMILIES[] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 2}, {1, 1, 3},
 static const uint32_t PANEL_M[] = {3, 7, 8, 9, 10, 11};
 /* (N as k C / 5, W), the plan's held-out sizes */
 static const uint64_t PANEL_NW[][2] = {{16, 1}, {16, 8}, {16, 64}, {20, 24}, {20, 80}};
-#define PANEL_NM (sizeof PANEL_M / sizeof PANEL_M[0])
+#define PANEL_NM  (sizeof PANEL_M / sizeof PANEL_M[0])
 #define PANEL_NNW (sizeof PANEL_NW / sizeof PANEL_NW[0])
-#define DIVERGED 1.05
+#define DIVERGED  1.05
 
 static const uint32_t PLAN_M[] = {0, 1, 2, 4, 5, 6, 12, 13, 14};
 static const uint64_t PLAN_N[] = {12, 16, 24}; /* N = k C / 5 */
@@ -54,12 +54,14 @@ static const uint64_t PLAN_W[] = {1, 4, 16, 64};
 #define PLAN_NM (sizeof PLAN_M / sizeof PLAN_M[0])
 
 /* N = round(k C / 5), as `pascal plan` sizes scans for a device of capacity C */
-static uint64_t plan_size(const pascal_simdev *dev, uint64_t k) {
+static uint64_t plan_size(const pascal_simdev *dev, uint64_t k)
+{
   return (k * pascal_simdev_profile_of(dev)->capacity_blocks * 2u + 5u) / 10u;
 }
 
 static int run_K(pascal_simdev *dev, const family *f, uint32_t m, uint64_t k, uint64_t W,
-                 uint64_t seed, double *K) {
+                 uint64_t seed, double *K)
+{
   pascal_simdev_scan s = {f->o, f->tma, f->d, m, plan_size(dev, k), W, seed, 0};
   pascal_simdev_stats st;
   pascal_error err;
@@ -71,15 +73,20 @@ static int run_K(pascal_simdev *dev, const family *f, uint32_t m, uint64_t k, ui
   return 0;
 }
 
-static const char *path_name(const family *f) { return f->tma ? "tma" : "sync"; }
+static const char *path_name(const family *f)
+{
+  return f->tma ? "tma" : "sync";
+}
 
-static int panel(pascal_simdev *dev, const family *only) {
+static int panel(pascal_simdev *dev, const family *only)
+{
   size_t runs = 0, diverged = 0, keys = 0;
   double err_sum = 0.0, key_err_sum = 0.0;
   printf("family        m  K per (N,W) for repeats 0/1 ...\n");
   for (size_t fi = 0; fi < NFAM; fi++) {
     const family *f = &FAMILIES[fi];
-    if (only && (only->o != f->o || only->tma != f->tma || only->d != f->d)) continue;
+    if (only && (only->o != f->o || only->tma != f->tma || only->d != f->d))
+      continue;
     for (size_t mi = 0; mi < PANEL_NM; mi++) {
       double key_err = 0.0;
       printf("o=%u %-4s d=%u %2u ", f->o, path_name(f), f->d, PANEL_M[mi]);
@@ -101,7 +108,8 @@ static int panel(pascal_simdev *dev, const family *only) {
       keys++;
     }
   }
-  if (!runs) return 1;
+  if (!runs)
+    return 1;
   printf("panel: %zu keys, %zu runs; K > %.2f in %zu runs (%.1f%%); repeat-to-repeat floor: "
          "MAPE %.2f%% over runs, %.2f%% balanced over keys\n",
          keys, runs, DIVERGED, diverged, 100.0 * (double)diverged / (double)runs,
@@ -109,13 +117,16 @@ static int panel(pascal_simdev *dev, const family *only) {
   return 0;
 }
 
-static int fade(pascal_simdev *dev, const family *only) {
+static int fade(pascal_simdev *dev, const family *only)
+{
   size_t steps = 0, cells = 0;
   for (size_t fi = 0; fi < NFAM; fi++) {
     const family *f = &FAMILIES[fi];
-    if (only && (only->o != f->o || only->tma != f->tma || only->d != f->d)) continue;
+    if (only && (only->o != f->o || only->tma != f->tma || only->d != f->d))
+      continue;
     printf("family o=%u %s d=%u: K along m =", f->o, path_name(f), f->d);
-    for (size_t mi = 0; mi < PLAN_NM; mi++) printf(" %5u", PLAN_M[mi]);
+    for (size_t mi = 0; mi < PLAN_NM; mi++)
+      printf(" %5u", PLAN_M[mi]);
     printf("\n");
     for (size_t ni = 0; ni < sizeof PLAN_N / sizeof PLAN_N[0]; ni++)
       for (size_t wi = 0; wi < sizeof PLAN_W / sizeof PLAN_W[0]; wi++) {
@@ -123,7 +134,8 @@ static int fade(pascal_simdev *dev, const family *only) {
         printf("  N=%llu W=%-2llu             ", (unsigned long long)plan_size(dev, PLAN_N[ni]),
                (unsigned long long)PLAN_W[wi]);
         for (size_t mi = 0; mi < PLAN_NM; mi++) {
-          if (run_K(dev, f, PLAN_M[mi], PLAN_N[ni], PLAN_W[wi], 0, &K[mi])) return 1;
+          if (run_K(dev, f, PLAN_M[mi], PLAN_N[ni], PLAN_W[wi], 0, &K[mi]))
+            return 1;
           printf(" %5.2f", K[mi]);
           fflush(stdout);
         }
@@ -141,7 +153,8 @@ static int fade(pascal_simdev *dev, const family *only) {
   return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   if (argc != 3 && argc != 6) {
     fprintf(stderr, "usage: bench_simdev_panel PROFILE|- panel|fade [o sync|tma d]\n");
     return 2;
@@ -175,8 +188,10 @@ int main(int argc, char **argv) {
   }
   printf("profile %s: %u SMs, C = %u blocks\n", p.name, p.sm_count, p.capacity_blocks);
   int rc;
-  if (strcmp(argv[2], "panel") == 0) rc = panel(dev, argc == 6 ? &only : NULL);
-  else if (strcmp(argv[2], "fade") == 0) rc = fade(dev, argc == 6 ? &only : NULL);
+  if (strcmp(argv[2], "panel") == 0)
+    rc = panel(dev, argc == 6 ? &only : NULL);
+  else if (strcmp(argv[2], "fade") == 0)
+    rc = fade(dev, argc == 6 ? &only : NULL);
   else {
     fprintf(stderr, "unknown mode %s (panel or fade)\n", argv[2]);
     rc = 2;

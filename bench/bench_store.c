@@ -14,7 +14,7 @@
 #include "pascal_store.h"
 #include "timing.h"
 
-#define RUNS 756
+#define RUNS   756
 #define ROUNDS 200
 
 static void die(const char *what, const pascal_error *err)
@@ -34,11 +34,16 @@ static int64_t create_calibration(pascal_store *s, pascal_error *err)
 {
   static pascal_store_run runs[RUNS];
   for (unsigned i = 0; i < RUNS; i++)
-    runs[i] = (pascal_store_run){.o = 1 + i % 4, .path_tma = (int)(i % 2), .d = i % 2 ? 4 : 0,
-                                 .m = i % 8, .N = 1024u << (i % 3), .W = 1u << (2 * (i % 4))};
+    runs[i] = (pascal_store_run){.o = 1 + i % 4,
+                                 .path_tma = (int)(i % 2),
+                                 .d = i % 2 ? 4 : 0,
+                                 .m = i % 8,
+                                 .N = 1024u << (i % 3),
+                                 .W = 1u << (2 * (i % 4))};
   int64_t id = 0;
-  if (pascal_store_calibration_create(s, "bench", PASCAL_STORE_SCAN, "{\"format\":\"pascal-plan/1\"}",
-                                      runs, RUNS, 0, 1000, &id, err))
+  if (pascal_store_calibration_create(s, "bench", PASCAL_STORE_SCAN,
+                                      "{\"format\":\"pascal-plan/1\"}", runs, RUNS, 0, 1000, &id,
+                                      err))
     die("create", err);
   return id;
 }
@@ -57,8 +62,11 @@ int main(int argc, char **argv)
   pascal_error err;
   if (pascal_store_open(path, &s, &err))
     die("open", &err);
-  pascal_store_device dev = {.name = "bench", .arch = "sim", .sm_count = 48,
-                             .capacity_blocks = 1280, .block_bytes = 16384};
+  pascal_store_device dev = {.name = "bench",
+                             .arch = "sim",
+                             .sm_count = 48,
+                             .capacity_blocks = 1280,
+                             .block_bytes = 16384};
   if (pascal_store_device_create(s, &dev, 1000, NULL, &err))
     die("device", &err);
 
@@ -85,7 +93,8 @@ int main(int argc, char **argv)
     int64_t expires = 0, done = 0, total = 0;
     pascal_store_token t;
     double t0 = bench_now_ns();
-    if (pascal_store_job_claim(s, "bench", "agent", tok, 1, 2000 + i, 60, &j, &claimed, NULL, &err) ||
+    if (pascal_store_job_claim(s, "bench", "agent", tok, 1, 2000 + i, 60, &j, &claimed, NULL,
+                               &err) ||
         !claimed)
       die("claim", &err);
     double t1 = bench_now_ns();

@@ -26,4 +26,7 @@ double bench_quantile(double *samples, size_t n, double q)
   return samples[i < n ? i : n - 1];
 }
 
-double bench_median(double *samples, size_t n) { return bench_quantile(samples, n, 0.5); }
+double bench_median(double *samples, size_t n)
+{
+  return bench_quantile(samples, n, 0.5);
+}

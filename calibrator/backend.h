@@ -43,17 +43,17 @@ typedef struct pascal_backend_result {
 /* What the device is, for registering it with pascald. */
 typedef struct pascal_backend_device {
   char name[64];
-  char arch[32];             /* "sm_90", "sim", ... */
+  char arch[32]; /* "sm_90", "sim", ... */
   uint32_t sm_count;
-  uint32_t capacity_blocks;  /* effective L2 capacity C in blocks */
+  uint32_t capacity_blocks; /* effective L2 capacity C in blocks */
   uint32_t block_bytes;
-  uint64_t l2_bytes;         /* nominal L2 size */
-  char cuda_name[64];        /* as CUDA reports it (sim: as its profile states it); "" unknown */
+  uint64_t l2_bytes;           /* nominal L2 size */
+  char cuda_name[64];          /* as CUDA reports it (sim: as its profile states it); "" unknown */
   uint32_t cc_major, cc_minor; /* compute capability; 0.0 unknown */
-  uint64_t smem_per_sm;      /* shared memory per SM in bytes; 0: no limit (sim) */
-  int has_peaks;             /* 1: peaks measured (sim: as its profile states them) */
-  pascal_peaks peaks;        /* the latency pipeline's device peaks (pascal/latency.h) */
-  int has_capacity_probe;    /* 1: the capacity scan below was run (sim: on every describe) */
+  uint64_t smem_per_sm;        /* shared memory per SM in bytes; 0: no limit (sim) */
+  int has_peaks;               /* 1: peaks measured (sim: as its profile states them) */
+  pascal_peaks peaks;          /* the latency pipeline's device peaks (pascal/latency.h) */
+  int has_capacity_probe;      /* 1: the capacity scan below was run (sim: on every describe) */
   pascal_capacity_probe capacity_probe; /* pascal/device_data.h */
 } pascal_backend_device;
 
@@ -82,10 +82,10 @@ typedef struct pascal_backend_ops {
    * repeats), 0 when there is none: a backend that measures C (cuda) then
    * reports the known value instead of measuring again; one whose C is a
    * constant (sim: the profile's) ignores it. */
-  pascal_status (*describe)(pascal_backend *b, uint32_t known_capacity,
-                            pascal_backend_device *out, pascal_error *err);
-  pascal_status (*run)(pascal_backend *b, const pascal_backend_job *job,
-                       pascal_backend_result *out, pascal_error *err);
+  pascal_status (*describe)(pascal_backend *b, uint32_t known_capacity, pascal_backend_device *out,
+                            pascal_error *err);
+  pascal_status (*run)(pascal_backend *b, const pascal_backend_job *job, pascal_backend_result *out,
+                       pascal_error *err);
   /* The static kernel above; fill_bytes of the whole run. */
   pascal_status (*run_static)(pascal_backend *b, const pascal_backend_static *run,
                               pascal_backend_result *out, pascal_error *err);

@@ -11,21 +11,26 @@
 #include <stdint.h>
 
 /* Fold one 16-byte lane into a running word sum (mod 2^32). */
-__device__ __forceinline__ uint32_t pascal_dev_consume(uint32_t acc, uint4 v) {
+__device__ __forceinline__ uint32_t pascal_dev_consume(uint32_t acc, uint4 v)
+{
   return acc + v.x + v.y + v.z + v.w;
 }
 
 /* Sum `v` over the CTA (blockDim.x a multiple of 32, at most 1024 threads);
  * the result is valid in thread 0. `scratch` holds 32 words of shared memory. */
-__device__ __forceinline__ uint32_t pascal_dev_cta_sum(uint32_t v, uint32_t *scratch) {
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+__device__ __forceinline__ uint32_t pascal_dev_cta_sum(uint32_t v, uint32_t *scratch)
+{
+  for (int off = 16; off > 0; off >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, off);
   const unsigned warp = threadIdx.x / 32u, lane = threadIdx.x % 32u;
   __syncthreads(); /* scratch may still be read by a previous call */
-  if (lane == 0) scratch[warp] = v;
+  if (lane == 0)
+    scratch[warp] = v;
   __syncthreads();
   uint32_t s = 0;
   if (threadIdx.x == 0)
-    for (unsigned w = 0; w < blockDim.x / 32u; ++w) s += scratch[w];
+    for (unsigned w = 0; w < blockDim.x / 32u; ++w)
+      s += scratch[w];
   return s;
 }
 
@@ -37,15 +42,18 @@ struct pascal_dev_mma {
   nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, __half, nvcuda::wmma::row_major> a;
   nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, __half, nvcuda::wmma::col_major> b;
 
-  __device__ __forceinline__ void init() {
+  __device__ __forceinline__ void init()
+  {
     nvcuda::wmma::fill_fragment(a, __float2half(1.0f));
     nvcuda::wmma::fill_fragment(b, __float2half(0.0625f));
   }
 
-  __device__ __forceinline__ uint32_t run(uint32_t m) const {
+  __device__ __forceinline__ uint32_t run(uint32_t m) const
+  {
     nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> c;
     nvcuda::wmma::fill_fragment(c, 0.0f);
-    for (uint32_t i = 0; i < m; ++i) nvcuda::wmma::mma_sync(c, a, b, c);
+    for (uint32_t i = 0; i < m; ++i)
+      nvcuda::wmma::mma_sync(c, a, b, c);
     return (uint32_t)c.x[0];
   }
 };

@@ -20,7 +20,8 @@ constexpr uint32_t TM = PASCAL_KERN_GEMM_TILE_M, TN = PASCAL_KERN_GEMM_TILE_N,
 constexpr uint32_t LD = TK + 8; /* padded row (halves) against bank conflicts */
 
 /* Copy a 128 x 64 FP16 tile (rows of `ld` halves in global) into shared memory. */
-__device__ __forceinline__ void load_tile(__half (*dst)[LD], const __half *src, uint64_t ld) {
+__device__ __forceinline__ void load_tile(__half (*dst)[LD], const __half *src, uint64_t ld)
+{
   constexpr uint32_t chunks = TK / 8; /* 16-byte chunks per row */
   for (uint32_t c = threadIdx.x; c < TM * chunks; c += blockDim.x) {
     const uint32_t r = c / chunks, q = c % chunks;
@@ -30,7 +31,8 @@ __device__ __forceinline__ void load_tile(__half (*dst)[LD], const __half *src, 
 }
 
 __global__ void __launch_bounds__(PASCAL_KERN_GEMM_THREADS)
-    gemm_128x128x64(const __half *A, const __half *B, float *C, uint32_t Ng, uint32_t Kg) {
+    gemm_128x128x64(const __half *A, const __half *B, float *C, uint32_t Ng, uint32_t Kg)
+{
   __shared__ __align__(128) __half As[TM][LD];
   __shared__ __align__(128) __half Bs[TN][LD]; /* Bs[n][k]: B column-major */
   const uint32_t tile_row = blockIdx.y, tile_col = blockIdx.x;
@@ -39,7 +41,8 @@ __global__ void __launch_bounds__(PASCAL_KERN_GEMM_THREADS)
 
   wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][2];
   for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+    for (int j = 0; j < 2; ++j)
+      wmma::fill_fragment(acc[i][j], 0.0f);
 
   const __half *a_base = A + (uint64_t)tile_row * TM * Kg;
   const __half *b_base = B + (uint64_t)tile_col * TN * Kg;
@@ -50,10 +53,13 @@ __global__ void __launch_bounds__(PASCAL_KERN_GEMM_THREADS)
     for (uint32_t kk = 0; kk < TK; kk += 16) {
       wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a[4];
       wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b[2];
-      for (int i = 0; i < 4; ++i) wmma::load_matrix_sync(a[i], &As[wm * 64 + i * 16][kk], LD);
-      for (int j = 0; j < 2; ++j) wmma::load_matrix_sync(b[j], &Bs[wn * 32 + j * 16][kk], LD);
       for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+        wmma::load_matrix_sync(a[i], &As[wm * 64 + i * 16][kk], LD);
+      for (int j = 0; j < 2; ++j)
+        wmma::load_matrix_sync(b[j], &Bs[wn * 32 + j * 16][kk], LD);
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 2; ++j)
+          wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
     }
     __syncthreads();
   }
@@ -67,12 +73,12 @@ __global__ void __launch_bounds__(PASCAL_KERN_GEMM_THREADS)
 
 } // namespace
 
-cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_t Mg,
-                             uint32_t Ng, uint32_t Kg, cudaStream_t stream) {
+cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_t Mg, uint32_t Ng,
+                             uint32_t Kg, cudaStream_t stream)
+{
   if (A == nullptr || B == nullptr || C == nullptr || Mg == 0 || Ng == 0 || Kg == 0 ||
       Mg % TM != 0 || Ng % TN != 0 || Kg % TK != 0 || Mg / TM > 65535u)
     return cudaErrorInvalidValue;
-  gemm_128x128x64<<<dim3(Ng / TN, Mg / TM), PASCAL_KERN_GEMM_THREADS, 0, stream>>>(A, B, C, Ng,
-                                                                                    Kg);
+  gemm_128x128x64<<<dim3(Ng / TN, Mg / TM), PASCAL_KERN_GEMM_THREADS, 0, stream>>>(A, B, C, Ng, Kg);
   return cudaGetLastError();
 }

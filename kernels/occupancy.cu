@@ -13,11 +13,13 @@ namespace {
 
 /* Bytes of dynamic shared memory the TMA path needs for d buffers of b bytes
  * (mbarriers padded to 128 bytes first, see open_scan.cu). */
-size_t tma_need(uint32_t d, uint32_t b) {
+size_t tma_need(uint32_t d, uint32_t b)
+{
   return 128u * ((d * 8u + 127u) / 128u) + (size_t)d * b;
 }
 
-cudaError_t occupancy_at(const void *fn, size_t smem, int *out) {
+cudaError_t occupancy_at(const void *fn, size_t smem, int *out)
+{
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(out, fn, (int)PASCAL_KERN_OPEN_THREADS,
                                                        smem);
 }
@@ -25,39 +27,46 @@ cudaError_t occupancy_at(const void *fn, size_t smem, int *out) {
 } // namespace
 
 cudaError_t pascal_kern_open_plan_make(int device, const pascal_kern_open_config *cfg,
-                                       pascal_kern_open_plan *out) {
+                                       pascal_kern_open_plan *out)
+{
   if (cfg == nullptr || out == nullptr || cfg->o == 0 || cfg->block_bytes == 0 ||
-      cfg->block_bytes % 16u != 0 || (cfg->tma && (cfg->d == 0 || cfg->d > PASCAL_KERN_MAX_DEPTH)) ||
-      (!cfg->tma && cfg->d != 0))
+      cfg->block_bytes % 16u != 0 ||
+      (cfg->tma && (cfg->d == 0 || cfg->d > PASCAL_KERN_MAX_DEPTH)) || (!cfg->tma && cfg->d != 0))
     return cudaErrorInvalidValue;
   const void *fn = pascal_kern_open_function(cfg->tma);
   int optin = 0;
   cudaFuncAttributes attr;
   cudaError_t e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  if (e == cudaSuccess) e = cudaFuncGetAttributes(&attr, fn);
-  if (e != cudaSuccess) return e;
+  if (e == cudaSuccess)
+    e = cudaFuncGetAttributes(&attr, fn);
+  if (e != cudaSuccess)
+    return e;
   /* Static plus dynamic shared memory may not exceed the opt-in maximum. */
   const int max_dyn = optin - (int)attr.sharedSizeBytes;
   e = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
                            (int)cudaSharedmemCarveoutMaxShared);
   if (e == cudaSuccess)
     e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, max_dyn);
-  if (e != cudaSuccess) return e;
+  if (e != cudaSuccess)
+    return e;
 
   out->priming = cfg->tma ? pascal_kern_tma_priming(cfg->d) : 0u;
   out->smem_bytes = 0;
   out->occupancy = 0;
   const size_t need = cfg->tma ? tma_need(cfg->d, cfg->block_bytes) : 0u;
-  if (max_dyn <= 0 || need > (size_t)max_dyn) return cudaErrorInvalidConfiguration;
+  if (max_dyn <= 0 || need > (size_t)max_dyn)
+    return cudaErrorInvalidConfiguration;
 
   /* Occupancy is non-increasing in the shared-memory size: find the smallest
    * size in [need, max_dyn] whose occupancy is at most o. */
   int occ = 0;
-  if ((e = occupancy_at(fn, need, &occ)) != cudaSuccess) return e;
+  if ((e = occupancy_at(fn, need, &occ)) != cudaSuccess)
+    return e;
   size_t lo = need, hi = (size_t)max_dyn;
   if (occ > (int)cfg->o) {
     int occ_hi = 0;
-    if ((e = occupancy_at(fn, hi, &occ_hi)) != cudaSuccess) return e;
+    if ((e = occupancy_at(fn, hi, &occ_hi)) != cudaSuccess)
+      return e;
     if (occ_hi > (int)cfg->o) {
       out->occupancy = occ_hi;
       return cudaErrorInvalidConfiguration;
@@ -66,14 +75,20 @@ cudaError_t pascal_kern_open_plan_make(int device, const pascal_kern_open_config
     while (hi - lo > 1u) {
       const size_t mid = lo + (hi - lo) / 2u;
       int o_mid = 0;
-      if ((e = occupancy_at(fn, mid, &o_mid)) != cudaSuccess) return e;
-      if (o_mid > (int)cfg->o) lo = mid; else hi = mid;
+      if ((e = occupancy_at(fn, mid, &o_mid)) != cudaSuccess)
+        return e;
+      if (o_mid > (int)cfg->o)
+        lo = mid;
+      else
+        hi = mid;
     }
     lo = hi;
   }
-  if ((e = occupancy_at(fn, lo, &occ)) != cudaSuccess) return e;
+  if ((e = occupancy_at(fn, lo, &occ)) != cudaSuccess)
+    return e;
   out->smem_bytes = lo;
   out->occupancy = occ;
-  if (occ != (int)cfg->o) return cudaErrorInvalidConfiguration;
+  if (occ != (int)cfg->o)
+    return cudaErrorInvalidConfiguration;
   return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)lo);
 }

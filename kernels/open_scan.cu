@@ -15,7 +15,8 @@
 #define PASCAL_TMA_PRIME_EXTRA 0
 #endif
 
-uint32_t pascal_kern_tma_priming(uint32_t d) {
+uint32_t pascal_kern_tma_priming(uint32_t d)
+{
   /* n_p = d - 1 (+1 when built with PASCAL_TMA_PRIMING=d); 0 <= n_p <= d. */
   return d == 0 ? 0u : d - 1u + (uint32_t)PASCAL_TMA_PRIME_EXTRA;
 }
@@ -25,7 +26,8 @@ namespace {
 /* CTA results: the word checksum and the WMMA count summed over warps (lane 0
  * of each warp contributes its count, so a correct CTA reports warps x m x N). */
 __device__ __forceinline__ void pascal_dev_finish(uint32_t acc, uint32_t iters, uint32_t *scratch,
-                                                  uint32_t *checksum, uint32_t *iterations) {
+                                                  uint32_t *checksum, uint32_t *iterations)
+{
   const uint32_t sum = pascal_dev_cta_sum(acc, scratch);
   const uint32_t its = pascal_dev_cta_sum(threadIdx.x % 32u == 0 ? iters : 0u, scratch);
   if (threadIdx.x == 0) {
@@ -39,15 +41,15 @@ struct open_params {
   uint64_t n_blocks;
   uint32_t lanes; /* 16-byte lanes per block */
   uint32_t m;
-  uint32_t d;        /* TMA buffers */
-  uint32_t priming;  /* n_p, <= d */
+  uint32_t d;       /* TMA buffers */
+  uint32_t priming; /* n_p, <= d */
   uint32_t *checksum;
   uint32_t *iterations;
 };
 
 /* Sync path: every thread loads its lanes of block j with __ldcg. */
-__global__ void __launch_bounds__(PASCAL_KERN_OPEN_THREADS)
-    open_scan_sync(open_params p) {
+__global__ void __launch_bounds__(PASCAL_KERN_OPEN_THREADS) open_scan_sync(open_params p)
+{
   __shared__ uint32_t scratch[32];
   pascal_dev_mma mma;
   mma.init();
@@ -66,8 +68,8 @@ __global__ void __launch_bounds__(PASCAL_KERN_OPEN_THREADS)
  * dynamic shared memory holds d mbarriers (8 B each, padded to 128 B) and
  * then d buffers of lanes * 16 bytes; its total size is set by the occupancy
  * plan and may exceed what the buffers need. */
-__global__ void __launch_bounds__(PASCAL_KERN_OPEN_THREADS)
-    open_scan_tma(open_params p) {
+__global__ void __launch_bounds__(PASCAL_KERN_OPEN_THREADS) open_scan_tma(open_params p)
+{
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ uint32_t scratch[32];
   uint64_t *bars = reinterpret_cast<uint64_t *>(smem);
@@ -76,7 +78,8 @@ __global__ void __launch_bounds__(PASCAL_KERN_OPEN_THREADS)
   const uint64_t n = p.n_blocks;
 
   if (threadIdx.x == 0) {
-    for (uint32_t s = 0; s < p.d; ++s) pascal_tma_bar_init(&bars[s]);
+    for (uint32_t s = 0; s < p.d; ++s)
+      pascal_tma_bar_init(&bars[s]);
     pascal_tma_fence_init();
   }
   __syncthreads();
@@ -99,7 +102,8 @@ __global__ void __launch_bounds__(PASCAL_KERN_OPEN_THREADS)
     }
     pascal_tma_wait(&bars[slot], (uint32_t)((j / p.d) & 1u));
     const uint4 *buf = bufs + slot * p.lanes;
-    for (uint32_t l = threadIdx.x; l < p.lanes; l += blockDim.x) acc = pascal_dev_consume(acc, buf[l]);
+    for (uint32_t l = threadIdx.x; l < p.lanes; l += blockDim.x)
+      acc = pascal_dev_consume(acc, buf[l]);
     iters += mma.run(p.m);
     __syncthreads();
     /* Block j + n_p goes into buffer (j + n_p) mod d: with n_p = d that is
@@ -118,7 +122,8 @@ __global__ void __launch_bounds__(PASCAL_KERN_OPEN_THREADS)
 
 /* Kernel selected by the path; used by the occupancy plan and the launch. */
 const void *pascal_kern_open_function(int tma);
-const void *pascal_kern_open_function(int tma) {
+const void *pascal_kern_open_function(int tma)
+{
   return tma ? reinterpret_cast<const void *>(open_scan_tma)
              : reinterpret_cast<const void *>(open_scan_sync);
 }
@@ -126,15 +131,22 @@ const void *pascal_kern_open_function(int tma) {
 cudaError_t pascal_kern_open_scan(const pascal_kern_open_config *cfg,
                                   const pascal_kern_open_plan *plan, const uint4 *data,
                                   uint64_t n_blocks, uint32_t ctas, uint32_t *checksum,
-                                  uint32_t *iterations, cudaStream_t stream) {
+                                  uint32_t *iterations, cudaStream_t stream)
+{
   if (cfg == nullptr || plan == nullptr || data == nullptr || checksum == nullptr ||
       iterations == nullptr || n_blocks == 0 || ctas == 0 || cfg->block_bytes == 0 ||
       cfg->block_bytes % 16u != 0 || (cfg->tma && (cfg->d == 0 || plan->priming > cfg->d)))
     return cudaErrorInvalidValue;
-  open_params p{data, n_blocks, cfg->block_bytes / 16u, cfg->m, cfg->tma ? cfg->d : 0u,
-                cfg->tma ? plan->priming : 0u, checksum, iterations};
+  open_params p{data,
+                n_blocks,
+                cfg->block_bytes / 16u,
+                cfg->m,
+                cfg->tma ? cfg->d : 0u,
+                cfg->tma ? plan->priming : 0u,
+                checksum,
+                iterations};
   const void *fn = pascal_kern_open_function(cfg->tma);
   void *args[] = {&p};
-  return cudaLaunchKernel(fn, dim3(ctas), dim3(PASCAL_KERN_OPEN_THREADS), args,
-                          plan->smem_bytes, stream);
+  return cudaLaunchKernel(fn, dim3(ctas), dim3(PASCAL_KERN_OPEN_THREADS), args, plan->smem_bytes,
+                          stream);
 }

@@ -30,7 +30,7 @@
 #define PASCAL_KERN_OPEN_THREADS 256u
 #define PASCAL_KERN_GEMM_THREADS 256u
 /* Largest TMA pipeline depth (shared-memory buffers) a job may ask for. */
-#define PASCAL_KERN_MAX_DEPTH 16u
+#define PASCAL_KERN_MAX_DEPTH    16u
 
 /* TMA priming count n_p of this binary as a function of the depth d
  * (Algorithm `dynamic-kernel`: d - 1 on the paper's GB10 binary, d on its Thor
@@ -51,13 +51,13 @@ cudaError_t pascal_kern_l2_flush(const uint4 *buf, uint64_t bytes, uint32_t *sin
 /* ---- static phase-controlled scan -------------------------------------- */
 
 typedef struct pascal_kern_static_args {
-  const uint4 *data;       /* n_blocks * block_bytes bytes */
-  uint64_t n_blocks;       /* N */
-  uint32_t block_bytes;    /* b, multiple of 16 */
-  const uint32_t *phases;  /* device array, M phases in [0, N) */
-  uint32_t ctas;           /* M, all co-resident (cooperative launch) */
-  uint64_t rounds;         /* H */
-  uint32_t *checksum;      /* device array, M entries (out) */
+  const uint4 *data;      /* n_blocks * block_bytes bytes */
+  uint64_t n_blocks;      /* N */
+  uint32_t block_bytes;   /* b, multiple of 16 */
+  const uint32_t *phases; /* device array, M phases in [0, N) */
+  uint32_t ctas;          /* M, all co-resident (cooperative launch) */
+  uint64_t rounds;        /* H */
+  uint32_t *checksum;     /* device array, M entries (out) */
 } pascal_kern_static_args;
 
 /* Threads per CTA of the static scan for block size b: one 16-byte lane per
@@ -80,9 +80,9 @@ typedef struct pascal_kern_open_config {
 } pascal_kern_open_config;
 
 typedef struct pascal_kern_open_plan {
-  size_t smem_bytes;    /* dynamic shared memory per CTA that forces o */
-  int occupancy;        /* verified CTAs per SM (== o on success) */
-  uint32_t priming;     /* n_p used by the TMA path */
+  size_t smem_bytes; /* dynamic shared memory per CTA that forces o */
+  int occupancy;     /* verified CTAs per SM (== o on success) */
+  uint32_t priming;  /* n_p used by the TMA path */
 } pascal_kern_open_plan;
 
 /* Size the dynamic shared memory so that exactly cfg->o CTAs fit on one SM
@@ -114,11 +114,10 @@ cudaError_t pascal_kern_open_scan(const pascal_kern_open_config *cfg,
  * Kg x Ng stored column-major (that is, B^T row-major, Ng x Kg). Mg and Ng
  * must be multiples of 128, Kg of 64 (cudaErrorInvalidValue otherwise).
  * CTA (x, y) of the grid (Ng/128, Mg/128) computes output tile (y, x). */
-cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_t Mg,
-                             uint32_t Ng, uint32_t Kg, cudaStream_t stream);
+cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_t Mg, uint32_t Ng,
+                             uint32_t Kg, cudaStream_t stream);
 
 /* Fill n halves with pascal_ref_gemm_value(seed, i). */
-cudaError_t pascal_kern_fill_gemm_input(__half *x, uint64_t n, uint32_t seed,
-                                        cudaStream_t stream);
+cudaError_t pascal_kern_fill_gemm_input(__half *x, uint64_t n, uint32_t seed, cudaStream_t stream);
 
 #endif

@@ -26,11 +26,11 @@
 #include <stdint.h>
 
 /* Threads per CTA of the stream read and the mma benchmark. */
-#define PASCAL_PEAK_THREADS 256u
+#define PASCAL_PEAK_THREADS    256u
 /* Independent accumulators per warp of the mma benchmark. */
 #define PASCAL_PEAK_MMA_CHAINS 4u
 /* FLOPs of one 16x16x16 MMA. */
-#define PASCAL_PEAK_MMA_FLOPS 8192.0
+#define PASCAL_PEAK_MMA_FLOPS  8192.0
 
 /* `ctas` CTAs read `bytes` (a multiple of 16) of `buf` `passes` times; a
  * data-dependent add to *sink keeps the loads. */
@@ -45,8 +45,8 @@ cudaError_t pascal_kern_peak_mma(uint32_t ctas, uint32_t iters, float *out, cuda
 
 /* `ctas` CTAs of one thread spin until clock64() advanced by `cycles`;
  * cycles_seen[c] receives the cycles CTA c counted (>= cycles). */
-cudaError_t pascal_kern_peak_clock(uint32_t ctas, uint64_t cycles,
-                                   unsigned long long *cycles_seen, cudaStream_t stream);
+cudaError_t pascal_kern_peak_clock(uint32_t ctas, uint64_t cycles, unsigned long long *cycles_seen,
+                                   cudaStream_t stream);
 
 /* One empty CTA of one thread. */
 cudaError_t pascal_kern_peak_empty(cudaStream_t stream);

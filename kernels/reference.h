@@ -21,7 +21,8 @@
 #endif
 
 /* Word i of a scan array: a cheap integer hash, so that every word differs. */
-PASCAL_HD inline uint32_t pascal_ref_word(uint64_t i) {
+PASCAL_HD inline uint32_t pascal_ref_word(uint64_t i)
+{
   uint32_t x = (uint32_t)i * 2654435761u ^ (uint32_t)(i >> 32);
   x ^= x >> 15;
   x *= 2246822519u;
@@ -31,7 +32,8 @@ PASCAL_HD inline uint32_t pascal_ref_word(uint64_t i) {
 /* Element i of GEMM operand `seed`: a multiple of 1/4 in [-1/2, 1/2]. Products
  * are multiples of 1/16 and every partial sum of a dot product of length
  * Kg < 2^22 is exact in FP32, so the GEMM result can be checked exactly. */
-PASCAL_HD inline float pascal_ref_gemm_value(uint32_t seed, uint64_t i) {
+PASCAL_HD inline float pascal_ref_gemm_value(uint32_t seed, uint64_t i)
+{
   uint32_t h = pascal_ref_word(i ^ ((uint64_t)seed << 40));
   return (float)((int)(h % 5u) - 2) * 0.25f;
 }

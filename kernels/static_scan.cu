@@ -14,7 +14,8 @@ namespace cg = cooperative_groups;
 
 namespace {
 
-__global__ void __launch_bounds__(1024) static_scan(pascal_kern_static_args a) {
+__global__ void __launch_bounds__(1024) static_scan(pascal_kern_static_args a)
+{
   __shared__ uint32_t scratch[32];
   cg::grid_group grid = cg::this_grid();
   const uint32_t lanes = a.block_bytes / 16u;
@@ -29,28 +30,34 @@ __global__ void __launch_bounds__(1024) static_scan(pascal_kern_static_args a) {
     grid.sync();
   }
   const uint32_t sum = pascal_dev_cta_sum(acc, scratch);
-  if (threadIdx.x == 0) a.checksum[blockIdx.x] = sum;
+  if (threadIdx.x == 0)
+    a.checksum[blockIdx.x] = sum;
 }
 
 } // namespace
 
-uint32_t pascal_kern_static_threads(uint32_t block_bytes) {
+uint32_t pascal_kern_static_threads(uint32_t block_bytes)
+{
   const uint32_t lanes = block_bytes / 16u;
   const uint32_t t = (lanes + 31u) / 32u * 32u;
   return t < 32u ? 32u : (t > 1024u ? 1024u : t);
 }
 
-cudaError_t pascal_kern_static_max_ctas(int device, uint32_t block_bytes, uint32_t *out) {
+cudaError_t pascal_kern_static_max_ctas(int device, uint32_t block_bytes, uint32_t *out)
+{
   int per_sm = 0, sms = 0;
   cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, static_scan, (int)pascal_kern_static_threads(block_bytes), 0);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (e != cudaSuccess) return e;
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e != cudaSuccess)
+    return e;
   *out = (uint32_t)per_sm * (uint32_t)sms;
   return cudaSuccess;
 }
 
-cudaError_t pascal_kern_static_scan(const pascal_kern_static_args *args, cudaStream_t stream) {
+cudaError_t pascal_kern_static_scan(const pascal_kern_static_args *args, cudaStream_t stream)
+{
   if (args == nullptr || args->data == nullptr || args->phases == nullptr ||
       args->checksum == nullptr || args->n_blocks == 0 || args->ctas == 0 ||
       args->block_bytes == 0 || args->block_bytes % 16u != 0)

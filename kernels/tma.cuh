@@ -9,29 +9,34 @@
 
 #include <stdint.h>
 
-__device__ __forceinline__ uint32_t pascal_tma_smem(const void *p) {
+__device__ __forceinline__ uint32_t pascal_tma_smem(const void *p)
+{
   return (uint32_t)__cvta_generic_to_shared(p);
 }
 
 /* One arrival (the issuing thread) completes a phase once its bytes landed. */
-__device__ __forceinline__ void pascal_tma_bar_init(uint64_t *bar) {
+__device__ __forceinline__ void pascal_tma_bar_init(uint64_t *bar)
+{
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(pascal_tma_smem(bar)) : "memory");
 }
 
-__device__ __forceinline__ void pascal_tma_fence_init(void) {
+__device__ __forceinline__ void pascal_tma_fence_init(void)
+{
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
 
 /* Order this CTA's earlier generic-proxy accesses of shared memory before
  * the async-proxy writes of the next bulk copy into the same buffer. */
-__device__ __forceinline__ void pascal_tma_fence_proxy(void) {
+__device__ __forceinline__ void pascal_tma_fence_proxy(void)
+{
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
 /* Arm `bar` for `bytes` and start the copy of `bytes` (multiple of 16, both
  * addresses 16-byte aligned) from global `src` into shared `dst`. */
 __device__ __forceinline__ void pascal_tma_load(void *dst, const void *src, uint32_t bytes,
-                                                uint64_t *bar) {
+                                                uint64_t *bar)
+{
   const uint32_t b = pascal_tma_smem(bar);
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(bytes)
                : "memory");
@@ -43,16 +48,16 @@ __device__ __forceinline__ void pascal_tma_load(void *dst, const void *src, uint
 }
 
 /* Spin until the phase with the given parity of `bar` has completed. */
-__device__ __forceinline__ void pascal_tma_wait(uint64_t *bar, uint32_t parity) {
+__device__ __forceinline__ void pascal_tma_wait(uint64_t *bar, uint32_t parity)
+{
   const uint32_t b = pascal_tma_smem(bar);
   uint32_t done = 0;
   while (!done) {
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        " selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(b), "r"(parity)
-        : "memory");
+    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 " selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(b), "r"(parity)
+                 : "memory");
   }
 }
 

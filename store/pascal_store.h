@@ -72,13 +72,13 @@ typedef enum pascal_store_status {
  * "nomem", "io", "forbidden", "corrupt". Never NULL. */
 const char *pascal_store_status_name(pascal_store_status status);
 
-#define PASCAL_STORE_NAME_MAX 64   /* device, agent and token names: 1..63 bytes */
-#define PASCAL_STORE_ARCH_MAX 32   /* device arch: 1..31 bytes */
-#define PASCAL_STORE_PROBE_JSON_MAX 4096   /* a device's capacity_probe JSON, with NUL */
-#define PASCAL_STORE_STATIC_JSON_MAX 16384 /* a device's static_experiment JSON, with NUL */
-#define PASCAL_STORE_HASH_MAX 65   /* SHA-256 as 64 lower-case hex digits + NUL */
-#define PASCAL_STORE_LEASE_MAX 129 /* lease token: 32..128 hex digits + NUL */
-#define PASCAL_STORE_MESSAGE_MAX (PASCAL_PLAN_MAX_MESSAGE + 1) /* a job's last error + NUL */
+#define PASCAL_STORE_NAME_MAX             64    /* device, agent and token names: 1..63 bytes */
+#define PASCAL_STORE_ARCH_MAX             32    /* device arch: 1..31 bytes */
+#define PASCAL_STORE_PROBE_JSON_MAX       4096  /* a device's capacity_probe JSON, with NUL */
+#define PASCAL_STORE_STATIC_JSON_MAX      16384 /* a device's static_experiment JSON, with NUL */
+#define PASCAL_STORE_HASH_MAX             65    /* SHA-256 as 64 lower-case hex digits + NUL */
+#define PASCAL_STORE_LEASE_MAX            129   /* lease token: 32..128 hex digits + NUL */
+#define PASCAL_STORE_MESSAGE_MAX          (PASCAL_PLAN_MAX_MESSAGE + 1) /* a job's last error + NUL */
 #define PASCAL_STORE_DEFAULT_MAX_ATTEMPTS 3
 
 typedef struct pascal_store pascal_store; /* opaque: one connection */
@@ -92,8 +92,7 @@ typedef struct pascal_store pascal_store; /* opaque: one connection */
  * Refuses (PASCAL_STORE_IO) a file whose user_version is newer than this
  * library knows. On success *out owns the handle; release it with
  * pascal_store_close(). */
-pascal_store_status pascal_store_open(const char *path, pascal_store **out,
-                                      pascal_error *err);
+pascal_store_status pascal_store_open(const char *path, pascal_store **out, pascal_error *err);
 
 /* Open an existing file for reading only (recovery of a damaged file): no
  * directory or file is created, no migration runs (a file that is not at the
@@ -110,8 +109,7 @@ pascal_store_status pascal_store_quick_check(pascal_store *s, pascal_error *err)
 void pascal_store_close(pascal_store *s);
 
 /* The schema version of the open database (PRAGMA user_version). */
-pascal_store_status pascal_store_schema_version(pascal_store *s, int *version,
-                                                pascal_error *err);
+pascal_store_status pascal_store_schema_version(pascal_store *s, int *version, pascal_error *err);
 
 /* The newest schema version this build knows (= its number of migrations);
  * every database it opens is migrated to it. */
@@ -129,11 +127,11 @@ typedef struct pascal_store_device {
   /* What CUDA reports for the GPU (cudaDeviceProp); unknown when empty/0. */
   char cuda_name[PASCAL_STORE_NAME_MAX]; /* "NVIDIA H100 80GB HBM3": printable
                                             ASCII, no blank at either end */
-  uint32_t cc_major, cc_minor;      /* compute capability 9.0; 0.0 unknown */
-  uint64_t l2_bytes;                /* L2 size in bytes; 0 unknown */
+  uint32_t cc_major, cc_minor;           /* compute capability 9.0; 0.0 unknown */
+  uint64_t l2_bytes;                     /* L2 size in bytes; 0 unknown */
   /* Measured peaks for the latency pipeline (pascal/latency.h); like the CUDA
    * identity, filled in when unknown and a conflict when they differ. */
-  int has_peaks;                    /* 0: unknown */
+  int has_peaks; /* 0: unknown */
   pascal_peaks peaks;
   /* What the probe measured besides the constants (pascal/device_data.h), as
    * the canonical JSON objects pascald writes and validates before storing
@@ -149,19 +147,15 @@ typedef struct pascal_store_device {
  * The CUDA identity (cuda_name, compute capability, l2_bytes) conflicts only
  * where both sides know it; what the stored row does not know yet is filled
  * in. A new device gets *created = 1. `created` may be NULL. */
-pascal_store_status pascal_store_device_create(pascal_store *s,
-                                               const pascal_store_device *dev,
-                                               int64_t now, int *created,
-                                               pascal_error *err);
+pascal_store_status pascal_store_device_create(pascal_store *s, const pascal_store_device *dev,
+                                               int64_t now, int *created, pascal_error *err);
 
 pascal_store_status pascal_store_device_get(pascal_store *s, const char *name,
-                                            pascal_store_device *out,
-                                            pascal_error *err);
+                                            pascal_store_device *out, pascal_error *err);
 
 /* All devices ordered by name. *out is a malloc'd array of *count entries
  * (NULL when 0), released with free(). */
-pascal_store_status pascal_store_device_list(pascal_store *s,
-                                             pascal_store_device **out,
+pascal_store_status pascal_store_device_list(pascal_store *s, pascal_store_device **out,
                                              size_t *count, pascal_error *err);
 
 /* ---------------------------------------------------------------- runs */
@@ -224,12 +218,12 @@ typedef struct pascal_store_calibration {
   pascal_store_workload workload;
   pascal_store_cal_state state;
   int64_t created;
-  int64_t frozen_at;                      /* 0 unless frozen */
+  int64_t frozen_at;                        /* 0 unless frozen */
   char content_hash[PASCAL_STORE_HASH_MAX]; /* "" unless frozen */
-  int64_t jobs[PASCAL_STORE_JOB_STATES];  /* job counts by pascal_store_job_state;
-                                             progress = jobs[DONE] / sum */
+  int64_t jobs[PASCAL_STORE_JOB_STATES];    /* job counts by pascal_store_job_state;
+                                               progress = jobs[DONE] / sum */
   int64_t jobs_total;
-  int64_t measurements;                   /* number of measurement rows */
+  int64_t measurements; /* number of measurement rows */
   /* Owned heap strings; NULL where the call says so or when absent. */
   char *plan_json;   /* the plan as created (NULL for an import without one) */
   char *bundle_json; /* the frozen pascal-calibration/1 bundle (frozen only) */
@@ -239,55 +233,51 @@ typedef struct pascal_store_calibration {
 /* Free the JSON strings of *c and zero it. NULL ok. */
 void pascal_store_calibration_clear(pascal_store_calibration *c);
 /* Clear every element and free the array. NULL ok. */
-void pascal_store_calibration_array_free(pascal_store_calibration *a,
-                                         size_t count);
+void pascal_store_calibration_array_free(pascal_store_calibration *a, size_t count);
 
 /* Create a collecting calibration for an existing device from an already
  * expanded plan: the calibration row and one queued job per run, in order
  * (job ids increase with the run index), in one transaction. `plan_json` is
  * stored verbatim (not parsed here). max_attempts 0 means
  * PASCAL_STORE_DEFAULT_MAX_ATTEMPTS. nruns >= 1. */
-pascal_store_status pascal_store_calibration_create(
-    pascal_store *s, const char *device, pascal_store_workload workload,
-    const char *plan_json, const pascal_store_run *runs, size_t nruns,
-    uint32_t max_attempts, int64_t now, int64_t *id, pascal_error *err);
+pascal_store_status
+pascal_store_calibration_create(pascal_store *s, const char *device, pascal_store_workload workload,
+                                const char *plan_json, const pascal_store_run *runs, size_t nruns,
+                                uint32_t max_attempts, int64_t now, int64_t *id, pascal_error *err);
 
 /* One calibration with its progress and all three JSON texts. */
 pascal_store_status pascal_store_calibration_get(pascal_store *s, int64_t id,
-                                                 pascal_store_calibration *out,
-                                                 pascal_error *err);
+                                                 pascal_store_calibration *out, pascal_error *err);
 
 /* Calibrations ordered by id, of one device (NULL: all). The JSON fields are
  * NULL (use _get for them). Unknown device: OK with an empty list. Release
  * with pascal_store_calibration_array_free(). */
-pascal_store_status pascal_store_calibration_list(pascal_store *s,
-                                                  const char *device,
-                                                  pascal_store_calibration **out,
-                                                  size_t *count,
+pascal_store_status pascal_store_calibration_list(pascal_store *s, const char *device,
+                                                  pascal_store_calibration **out, size_t *count,
                                                   pascal_error *err);
 
 /* Every frozen calibration ordered by id, with bundle_json and report_json
  * filled (plan_json NULL): what pascald loads into memory at startup. */
-pascal_store_status pascal_store_frozen_list(pascal_store *s,
-                                             pascal_store_calibration **out,
+pascal_store_status pascal_store_frozen_list(pascal_store *s, pascal_store_calibration **out,
                                              size_t *count, pascal_error *err);
 
 /* Measurements of a calibration ordered by job (run order; imported ones,
  * job 0, first), then insertion. NOT_FOUND for an unknown calibration.
  * *out is malloc'd (NULL when 0), released with free(). */
-pascal_store_status pascal_store_measurement_list(
-    pascal_store *s, int64_t calibration, pascal_store_measurement **out,
-    size_t *count, pascal_error *err);
+pascal_store_status pascal_store_measurement_list(pascal_store *s, int64_t calibration,
+                                                  pascal_store_measurement **out, size_t *count,
+                                                  pascal_error *err);
 
 /* Freeze a collecting calibration whose jobs are all done: store the bundle,
  * the LOKO report and the bundle's content hash (64 hex digits), set
  * frozen_at = now and state frozen. NOT_FOUND for an unknown id; CONFLICT if
  * it is not collecting or a job is not done. Afterwards the triggers make it
  * and its measurements read-only. */
-pascal_store_status pascal_store_calibration_freeze(
-    pascal_store *s, int64_t id, const char *bundle_json,
-    const char *report_json, const char *content_hash, int64_t now,
-    pascal_error *err);
+pascal_store_status pascal_store_calibration_freeze(pascal_store *s, int64_t id,
+                                                    const char *bundle_json,
+                                                    const char *report_json,
+                                                    const char *content_hash, int64_t now,
+                                                    pascal_error *err);
 
 /* Import a frozen bundle in one transaction: register `device` as
  * pascal_store_device_create() does (CONFLICT on different constants), insert
@@ -298,37 +288,35 @@ pascal_store_status pascal_store_calibration_freeze(
  * failure (a bad measurement at index i: field "measurements[i].N") leaves the
  * database exactly as before, device included. */
 pascal_store_status pascal_store_calibration_import(
-    pascal_store *s, const pascal_store_device *device,
-    pascal_store_workload workload, const char *plan_json,
-    const pascal_store_measurement *ms, size_t n, const char *bundle_json,
-    const char *report_json, const char *content_hash, int64_t now,
-    int64_t *id, int *created, pascal_error *err);
+    pascal_store *s, const pascal_store_device *device, pascal_store_workload workload,
+    const char *plan_json, const pascal_store_measurement *ms, size_t n, const char *bundle_json,
+    const char *report_json, const char *content_hash, int64_t now, int64_t *id, int *created,
+    pascal_error *err);
 
 /* The same, the new calibration taking id `as_id` (> 0; a read replica keeps
  * its primary's ids) instead of the next free one: CONFLICT when another
  * calibration has that id. as_id = 0 is pascal_store_calibration_import(). */
 pascal_store_status pascal_store_calibration_import_as(
     pascal_store *s, int64_t as_id, const pascal_store_device *device,
-    pascal_store_workload workload, const char *plan_json,
-    const pascal_store_measurement *ms, size_t n, const char *bundle_json,
-    const char *report_json, const char *content_hash, int64_t now,
-    int64_t *id, int *created, pascal_error *err);
+    pascal_store_workload workload, const char *plan_json, const pascal_store_measurement *ms,
+    size_t n, const char *bundle_json, const char *report_json, const char *content_hash,
+    int64_t now, int64_t *id, int *created, pascal_error *err);
 
 /* -------------------------------------------------------------- jobs */
 
 typedef struct pascal_store_job {
   int64_t id;
   int64_t calibration;
-  char device[PASCAL_STORE_NAME_MAX];       /* of the calibration */
+  char device[PASCAL_STORE_NAME_MAX]; /* of the calibration */
   pascal_store_workload workload;
   pascal_store_job_state state;
   pascal_store_run run;
-  uint32_t block_bytes;                     /* of the calibration's device */
-  char lease_owner[PASCAL_STORE_NAME_MAX];  /* agent name, "" if never leased */
-  int64_t lease_holder;                     /* holder (API token id) of the
-                                               lease, 0 if never leased */
-  int64_t lease_expires;                    /* unix seconds, 0 if never leased */
-  uint32_t attempts;                        /* leases handed out so far */
+  uint32_t block_bytes;                    /* of the calibration's device */
+  char lease_owner[PASCAL_STORE_NAME_MAX]; /* agent name, "" if never leased */
+  int64_t lease_holder;                    /* holder (API token id) of the
+                                              lease, 0 if never leased */
+  int64_t lease_expires;                   /* unix seconds, 0 if never leased */
+  uint32_t attempts;                       /* leases handed out so far */
   uint32_t max_attempts;
   char last_error[PASCAL_STORE_MESSAGE_MAX];
 } pascal_store_job;
@@ -360,13 +348,10 @@ typedef struct pascal_store_job_outcome {
  * *outcome (may be NULL) gets the device's progress after the claim (its
  * state is LEASED, or QUEUED when nothing was claimed).
  * NOT_FOUND if the device is unknown. */
-pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
-                                           const char *agent,
-                                           const char *lease_token,
-                                           int64_t holder, int64_t now,
-                                           int64_t lease_seconds,
-                                           pascal_store_job *out, int *claimed,
-                                           pascal_store_job_outcome *outcome,
+pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device, const char *agent,
+                                           const char *lease_token, int64_t holder, int64_t now,
+                                           int64_t lease_seconds, pascal_store_job *out,
+                                           int *claimed, pascal_store_job_outcome *outcome,
                                            pascal_error *err);
 
 /* Extend a lease to now + lease_seconds. STALE unless the job is leased with
@@ -374,10 +359,8 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
  * when the token is right but `holder` is not the one that claimed it.
  * Updates the owner's last-seen time. NOT_FOUND for an unknown job. */
 pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
-                                               const char *lease_token,
-                                               int64_t holder, int64_t now,
-                                               int64_t lease_seconds,
-                                               int64_t *lease_expires,
+                                               const char *lease_token, int64_t holder, int64_t now,
+                                               int64_t lease_seconds, int64_t *lease_expires,
                                                pascal_error *err);
 
 /* Upload the result of a leased job: if the job is leased with this token and
@@ -389,8 +372,7 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
  * from another holder -> FORBIDDEN. fill_bytes and kernel_ns finite and >= 0
  * (kernel_ns 0: not measured). *outcome (may be NULL) gets the DONE state
  * and the progress. */
-pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
-                                            const char *lease_token,
+pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const char *lease_token,
                                             int64_t holder, double fill_bytes, double kernel_ns,
                                             int64_t now, pascal_store_job_outcome *outcome,
                                             pascal_error *err);
@@ -403,30 +385,23 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
  * The job is requeued, or, when attempts == max_attempts, marked failed and
  * its calibration marked failed too. *outcome (may be NULL) gets the new
  * job state (QUEUED or JOB_FAILED) and the progress. */
-pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
-                                          const char *lease_token,
+pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job, const char *lease_token,
                                           int64_t holder, const char *message, int64_t now,
-                                          pascal_store_job_outcome *outcome,
-                                          pascal_error *err);
+                                          pascal_store_job_outcome *outcome, pascal_error *err);
 
 /* Requeue every lease with lease_expires <= now (failing those on their last
  * attempt, with their calibration, as pascal_store_job_fail does).
  * *requeued (may be NULL) counts the jobs requeued or failed. */
-pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s,
-                                                      int64_t now,
-                                                      int64_t *requeued,
-                                                      pascal_error *err);
+pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s, int64_t now,
+                                                      int64_t *requeued, pascal_error *err);
 
-pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id,
-                                         pascal_store_job *out,
+pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id, pascal_store_job *out,
                                          pascal_error *err);
 
 /* Progress over the device's collecting calibrations: done and total jobs
  * (0/0 if none). NOT_FOUND if the device is unknown. */
-pascal_store_status pascal_store_device_progress(pascal_store *s,
-                                                 const char *device,
-                                                 int64_t *done, int64_t *total,
-                                                 pascal_error *err);
+pascal_store_status pascal_store_device_progress(pascal_store *s, const char *device, int64_t *done,
+                                                 int64_t *total, pascal_error *err);
 
 /* ------------------------------------------------------------ tokens */
 
@@ -451,8 +426,7 @@ typedef struct pascal_store_token {
  * store). `hash` is 64 lower-case hex digits; CONFLICT if that hash exists.
  * Names need not be unique. */
 pascal_store_status pascal_store_token_create(pascal_store *s, const char *name,
-                                              pascal_store_role role,
-                                              const char *hash, int64_t now,
+                                              pascal_store_role role, const char *hash, int64_t now,
                                               int64_t *id, pascal_error *err);
 
 /* Look up an ACTIVE token by its hash (an indexed equality lookup; revoked
@@ -461,18 +435,16 @@ pascal_store_status pascal_store_token_create(pascal_store *s, const char *name,
  * compare the returned hash with its own in constant time before trusting
  * it (docs/store.md). */
 pascal_store_status pascal_store_token_find(pascal_store *s, const char *hash,
-                                            pascal_store_token *out,
-                                            pascal_error *err);
+                                            pascal_store_token *out, pascal_error *err);
 
 /* All tokens (revoked included) ordered by id; free() the array. */
-pascal_store_status pascal_store_token_list(pascal_store *s,
-                                            pascal_store_token **out,
+pascal_store_status pascal_store_token_list(pascal_store *s, pascal_store_token **out,
                                             size_t *count, pascal_error *err);
 
 /* Revoke by id (revoked = now). Revoking a revoked token is OK and keeps the
  * first time. NOT_FOUND for an unknown id. */
-pascal_store_status pascal_store_token_revoke(pascal_store *s, int64_t id,
-                                              int64_t now, pascal_error *err);
+pascal_store_status pascal_store_token_revoke(pascal_store *s, int64_t id, int64_t now,
+                                              pascal_error *err);
 
 /* ------------------------------------------------------ agents, stats */
 
@@ -483,12 +455,11 @@ typedef struct pascal_store_agent {
 
 /* Record that agent `name` was seen at `now` (claim and heartbeat do this
  * themselves). */
-pascal_store_status pascal_store_agent_seen(pascal_store *s, const char *name,
-                                            int64_t now, pascal_error *err);
+pascal_store_status pascal_store_agent_seen(pascal_store *s, const char *name, int64_t now,
+                                            pascal_error *err);
 
 /* All agents ordered by name; free() the array. */
-pascal_store_status pascal_store_agent_list(pascal_store *s,
-                                            pascal_store_agent **out,
+pascal_store_status pascal_store_agent_list(pascal_store *s, pascal_store_agent **out,
                                             size_t *count, pascal_error *err);
 
 typedef struct pascal_store_counts {
@@ -497,8 +468,7 @@ typedef struct pascal_store_counts {
 } pascal_store_counts;
 
 /* Counts for /v1/stats and /metrics. */
-pascal_store_status pascal_store_counts_get(pascal_store *s,
-                                            pascal_store_counts *out,
+pascal_store_status pascal_store_counts_get(pascal_store *s, pascal_store_counts *out,
                                             pascal_error *err);
 
 #ifdef __cplusplus

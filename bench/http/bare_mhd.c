@@ -20,8 +20,12 @@ static const char body[] = "{\"K\":1.25,\"rho\":0.026,\"fill_bytes\":1073741824.
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *data,
-                              size_t *size, void **state) {
-  (void)url; (void)method; (void)version; (void)data;
+                              size_t *size, void **state)
+{
+  (void)url;
+  (void)method;
+  (void)version;
+  (void)data;
   struct MHD_Response *r = cls;
   if (*state == NULL) { /* first call: headers only */
     *state = c;
@@ -34,7 +38,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
   return MHD_queue_response(c, MHD_HTTP_OK, r);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   unsigned port = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 0;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   sigset_t sigs;
@@ -52,8 +57,8 @@ int main(int argc, char **argv) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   struct MHD_Daemon *d = MHD_start_daemon(
       MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, answer, r,
-      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(cores > 0 ? cores : 1),
-      MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_END);
+      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
+      (unsigned int)(cores > 0 ? cores : 1), MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_END);
   if (!d) {
     fprintf(stderr, "bare_mhd: cannot listen on port %u\n", port);
     return 1;

@@ -19,14 +19,14 @@ typedef struct agent_ctx {
   const agent_args *args;
   const pascal_backend_ops *ops;
   char token[AGENT_TOKEN_MAX];
-  const char *name;                     /* agent name sent with claims */
+  const char *name; /* agent name sent with claims */
   agent_ui ui;
-  const atomic_int *signals;            /* SIGTERM/SIGINT received so far (0..2;
-                                           written by main.c's signal handler) */
-  pthread_mutex_t mu;                   /* guards the three fields below */
-  int exit_code;                        /* first fatal outcome, AGENT_EXIT_OK if none */
-  int halted;                           /* a worker failed fatally: the others stop */
-  int abandoned;                        /* a runner thread was left inside the backend */
+  const atomic_int *signals; /* SIGTERM/SIGINT received so far (0..2;
+                                written by main.c's signal handler) */
+  pthread_mutex_t mu;        /* guards the three fields below */
+  int exit_code;             /* first fatal outcome, AGENT_EXIT_OK if none */
+  int halted;                /* a worker failed fatally: the others stop */
+  int abandoned;             /* a runner thread was left inside the backend */
 } agent_ctx;
 
 /* How hard the agent is asked to stop:

@@ -101,8 +101,12 @@ static pascal_status sim_scan(pascal_backend *b, const pascal_backend_job *job,
                               pascal_simdev_stats *st, pascal_error *err)
 {
   const pascal_plan_run *r = &job->run;
-  pascal_simdev_scan scan = {.o = r->key.o, .path_tma = r->key.path == PASCAL_PLAN_TMA,
-                             .d = r->key.d, .m = r->key.m, .N = r->N, .W = r->W,
+  pascal_simdev_scan scan = {.o = r->key.o,
+                             .path_tma = r->key.path == PASCAL_PLAN_TMA,
+                             .d = r->key.d,
+                             .m = r->key.m,
+                             .N = r->N,
+                             .W = r->W,
                              .seed = r->repeat};
   return pascal_simdev_run_scan(b->dev, &scan, st, NULL, err);
 }
@@ -116,8 +120,10 @@ static pascal_status sim_gemm(pascal_backend *b, const pascal_backend_job *job,
   pascal_calibration cal;
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
   pascal_simdev_gemm g = {.shape = {(uint32_t)s->Mg, (uint32_t)s->Ng, (uint32_t)s->Kg},
-                          .tiling = cal.gemm, .m = pascal_simdev_gemm_step_m(&cal.gemm),
-                          .out_elem_bytes = SIM_GEMM_OUT_BYTES, .seed = job->run.repeat};
+                          .tiling = cal.gemm,
+                          .m = pascal_simdev_gemm_step_m(&cal.gemm),
+                          .out_elem_bytes = SIM_GEMM_OUT_BYTES,
+                          .seed = job->run.repeat};
   g.tiling.resident_ctas = pascal_simdev_profile_of(b->dev)->sm_count;
   return pascal_simdev_run_gemm(b->dev, &g, st, err);
 }
@@ -147,8 +153,12 @@ static pascal_status sim_run(pascal_backend *b, const pascal_backend_job *job,
 static pascal_status sim_run_static(pascal_backend *b, const pascal_backend_static *run,
                                     pascal_backend_result *out, pascal_error *err)
 {
-  pascal_simdev_static in = {.N = run->N, .M = run->M, .phases = run->phases, .H = run->H,
-                             .C = run->capacity_blocks, .seed = 0};
+  pascal_simdev_static in = {.N = run->N,
+                             .M = run->M,
+                             .phases = run->phases,
+                             .H = run->H,
+                             .C = run->capacity_blocks,
+                             .seed = 0};
   pascal_simdev_stats st;
   pascal_status s = pascal_simdev_run_static(b->dev, &in, &st, err);
   if (s != PASCAL_OK)
@@ -168,10 +178,10 @@ static void sim_close(pascal_backend *b)
 }
 
 const pascal_backend_ops pascal_backend_sim_ops = {
-  .name = "sim",
-  .open = sim_open,
-  .describe = sim_describe,
-  .run = sim_run,
-  .run_static = sim_run_static,
-  .close = sim_close,
+    .name = "sim",
+    .open = sim_open,
+    .describe = sim_describe,
+    .run = sim_run,
+    .run_static = sim_run_static,
+    .close = sim_close,
 };

@@ -28,8 +28,8 @@ void agent_client_call(agent_client *c, const char *what, const char *method, co
     double delay = agent_backoff_delay(attempt, a->backoff_base_s, a->backoff_cap_s,
                                        agent_rng_uniform(&c->rng));
     agent_ui_log(&c->ctx->ui, "%s: %s%s; retry %u/%u in %.2f s", what,
-                 out->status ? "server error " : "server unreachable: ", out->reason,
-                 attempt + 1, a->retries, delay);
+                 out->status ? "server error " : "server unreachable: ", out->reason, attempt + 1,
+                 a->retries, delay);
     agent_reply_free(out);
     agent_sleep(c->ctx, delay, give_up_level);
   }
@@ -50,13 +50,15 @@ int agent_client_fatal(agent_client *c, const char *what, const agent_reply *r, 
     return AGENT_EXIT_UNREACHABLE;
   }
   if (r->status == 401) {
-    agent_ui_log(ui, "%s: the server refused the token (401 %s); check --token-file or PASCAL_TOKEN",
+    agent_ui_log(ui,
+                 "%s: the server refused the token (401 %s); check --token-file or PASCAL_TOKEN",
                  what, r->reason);
     return AGENT_EXIT_AUTH;
   }
   if (r->status == 403) {
-    agent_ui_log(ui, "%s: the token's role may not do this (403 %s); agents need an agent or admin token",
-                 what, r->reason);
+    agent_ui_log(
+        ui, "%s: the token's role may not do this (403 %s); agents need an agent or admin token",
+        what, r->reason);
     return AGENT_EXIT_AUTH;
   }
   if (device_call && (r->status == 404 || r->status == 409)) {

@@ -10,10 +10,10 @@
 
 json_t *agent_device_body(const pascal_backend_device *dev, const char *name)
 {
-  json_t *body = json_pack("{s:s, s:s, s:I, s:I, s:I}", "name", name, "arch", dev->arch,
-                           "sm_count", (json_int_t)dev->sm_count, "capacity_blocks",
-                           (json_int_t)dev->capacity_blocks, "block_bytes",
-                           (json_int_t)dev->block_bytes);
+  json_t *body =
+      json_pack("{s:s, s:s, s:I, s:I, s:I}", "name", name, "arch", dev->arch, "sm_count",
+                (json_int_t)dev->sm_count, "capacity_blocks", (json_int_t)dev->capacity_blocks,
+                "block_bytes", (json_int_t)dev->block_bytes);
   /* the CUDA identity, where the backend knows it */
   char cc[16];
   snprintf(cc, sizeof cc, "%u.%u", dev->cc_major, dev->cc_minor);
@@ -45,9 +45,9 @@ int agent_device_compare(json_t *server, const json_t *want, char *msg, size_t m
   json_t *have = json_is_object(inner) ? inner : server;
   /* the first four must match; the CUDA identity, peaks and capacity probe
      only where both know them */
-  static const char *const fields[] = {"arch", "sm_count", "capacity_blocks", "block_bytes",
-                                       "cuda_name", "compute_capability", "l2_bytes", "peaks",
-                                       "capacity_probe"};
+  static const char *const fields[] = {"arch",        "sm_count",  "capacity_blocks",
+                                       "block_bytes", "cuda_name", "compute_capability",
+                                       "l2_bytes",    "peaks",     "capacity_probe"};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
     json_t *a = json_object_get(have, fields[i]);
     json_t *b = json_object_get(want, fields[i]);
@@ -79,8 +79,10 @@ static int check_registered(agent_client *c, json_t *want)
   if (r.status != 200) {
     rc = agent_client_fatal(c, "device lookup", &r, 1);
   } else if (agent_device_compare(r.body, want, why, sizeof why) != 0) {
-    agent_ui_log(&c->ctx->ui, "device '%s' is registered with other constants than this backend "
-                 "measures (%s); use another --device name", name, why);
+    agent_ui_log(&c->ctx->ui,
+                 "device '%s' is registered with other constants than this backend "
+                 "measures (%s); use another --device name",
+                 name, why);
     rc = AGENT_EXIT_DEVICE;
   } else {
     agent_ui_log(&c->ctx->ui, "device '%s' is registered at %s", name, c->ctx->args->server);

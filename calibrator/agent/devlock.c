@@ -22,7 +22,8 @@ int agent_devlock_default_path(const char *backend, const char *profile, char *o
   size_t n = 0;
   for (; base[n] && n + 1 < sizeof id; n++)
     id[n] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", base[n])
-              ? base[n] : '_';
+                ? base[n]
+                : '_';
   id[n] = '\0';
   int w = snprintf(out, len, "%s/pascal-%s-%s.lock", dir, backend, id);
   return w < 0 || (size_t)w >= len ? -1 : 0;
@@ -42,7 +43,8 @@ int agent_devlock_acquire(const char *path, char *msg, size_t msglen)
     holder[r > 0 ? (size_t)r : 0] = '\0';
     holder[strspn(holder, "0123456789")] = '\0';
     if (e == EWOULDBLOCK)
-      snprintf(msg, msglen, "the device is being profiled by another process%s%s (lock %s); "
+      snprintf(msg, msglen,
+               "the device is being profiled by another process%s%s (lock %s); "
                "one process at a time profiles a GPU: wait for it or stop it",
                holder[0] ? ", pid " : "", holder, path);
     else

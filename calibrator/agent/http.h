@@ -14,9 +14,9 @@
 #include "token.h"
 
 typedef struct agent_http {
-  void *curl;                 /* CURL *, owned */
-  void *headers;              /* struct curl_slist *, owned */
-  char base[416];             /* server base URL */
+  void *curl;     /* CURL *, owned */
+  void *headers;  /* struct curl_slist *, owned */
+  char base[416]; /* server base URL */
 } agent_http;
 
 typedef struct agent_reply {

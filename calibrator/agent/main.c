@@ -18,10 +18,10 @@
 #include "client.h"
 #include "device.h"
 #include "devlock.h"
-#include "static_exp.h"
 #include "exitcode.h"
 #include "pascal/version.h"
 #include "pascal_codec.h"
+#include "static_exp.h"
 #include "worker.h"
 
 /* SIGTERM/SIGINT received so far, 0..2 (the one piece of global state: a
@@ -33,8 +33,9 @@
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal counter must be lock-free");
 static atomic_int signals_received;
 
-#define NO_CUDA "this pascal-agent was built without CUDA (no toolkit at build time); " \
-                "use --backend sim or rebuild with -DPASCAL_WITH_CUDA=ON"
+#define NO_CUDA                                                                                    \
+  "this pascal-agent was built without CUDA (no toolkit at build time); "                          \
+  "use --backend sim or rebuild with -DPASCAL_WITH_CUDA=ON"
 
 static void on_signal(int sig)
 {
@@ -58,7 +59,9 @@ static int install_signals(void)
   ign.sa_handler = SIG_IGN;
   sigemptyset(&ign.sa_mask);
   return (sigaction(SIGTERM, &sa, NULL) == 0 && sigaction(SIGINT, &sa, NULL) == 0 &&
-          sigaction(SIGPIPE, &ign, NULL) == 0) ? 0 : -1;
+          sigaction(SIGPIPE, &ign, NULL) == 0)
+             ? 0
+             : -1;
 }
 
 static const pascal_backend_ops *pick_backend(const char *name)
@@ -72,8 +75,9 @@ static const pascal_backend_ops *pick_backend(const char *name)
  * `pascal plan --probe` and deploy/gpu/measure.sh read. */
 static void print_probe(const pascal_backend_device *dev)
 {
-  printf("register as: {\"arch\":\"%s\",\"sm_count\":%u,\"capacity_blocks\":%u,\"block_bytes\":%u}\n",
-         dev->arch, dev->sm_count, dev->capacity_blocks, dev->block_bytes);
+  printf(
+      "register as: {\"arch\":\"%s\",\"sm_count\":%u,\"capacity_blocks\":%u,\"block_bytes\":%u}\n",
+      dev->arch, dev->sm_count, dev->capacity_blocks, dev->block_bytes);
   printf("probe json: {\"name\":\"%s\",\"arch\":\"%s\",\"sm_count\":%u,\"capacity_blocks\":%u,"
          "\"block_bytes\":%u,\"l2_bytes\":%llu,\"smem_per_sm\":%llu",
          dev->name, dev->arch, dev->sm_count, dev->capacity_blocks, dev->block_bytes,
@@ -85,9 +89,8 @@ static void print_probe(const pascal_backend_device *dev)
            dev->peaks.sm_clock_hz, dev->peaks.launch_s);
   printf("}\n");
   json_t *probe = NULL;
-  char *text = dev->has_capacity_probe &&
-                       pascal_codec_capacity_probe_encode(&dev->capacity_probe, &probe, NULL) ==
-                           PASCAL_OK
+  char *text = dev->has_capacity_probe && pascal_codec_capacity_probe_encode(
+                                              &dev->capacity_probe, &probe, NULL) == PASCAL_OK
                    ? json_dumps(probe, JSON_COMPACT | JSON_REAL_PRECISION(17))
                    : NULL;
   if (text) /* the capacity scan, as a registration's member capacity_probe */
@@ -111,8 +114,8 @@ static int describe_device(const agent_args *args, const pascal_backend_ops *ops
   }
   if (st != PASCAL_OK) {
     if (ui)
-      agent_ui_log(ui, "backend %s: %s%s%s", ops->name, err.message, err.field[0] ? " - field " : "",
-                   err.field);
+      agent_ui_log(ui, "backend %s: %s%s%s", ops->name, err.message,
+                   err.field[0] ? " - field " : "", err.field);
     else
       fprintf(stderr, "pascal-agent: backend %s: %s%s%s\n", ops->name, err.message,
               err.field[0] ? " - field " : "", err.field);
@@ -229,17 +232,10 @@ int main(int argc, char **argv)
   agent_args args;
   char msg[512];
   switch (agent_args_parse(argc, argv, &args, msg, sizeof msg)) {
-  case AGENT_ARGS_HELP:
-    fputs(agent_args_usage(), stdout);
-    return AGENT_EXIT_OK;
-  case AGENT_ARGS_VERSION:
-    printf("pascal-agent %s\n", pascal_version());
-    return AGENT_EXIT_OK;
-  case AGENT_ARGS_ERROR:
-    fprintf(stderr, "pascal-agent: %s\n", msg);
-    return AGENT_EXIT_USAGE;
-  case AGENT_ARGS_OK:
-    break;
+  case AGENT_ARGS_HELP: fputs(agent_args_usage(), stdout); return AGENT_EXIT_OK;
+  case AGENT_ARGS_VERSION: printf("pascal-agent %s\n", pascal_version()); return AGENT_EXIT_OK;
+  case AGENT_ARGS_ERROR: fprintf(stderr, "pascal-agent: %s\n", msg); return AGENT_EXIT_USAGE;
+  case AGENT_ARGS_OK: break;
   }
   const pascal_backend_ops *ops = pick_backend(args.backend);
   if (!ops) {
@@ -271,7 +267,8 @@ int main(int argc, char **argv)
     gethostname(host, sizeof host - 1);
     host[sizeof host - 1] = '\0';
     host[strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")] = '\0';
-    snprintf(default_name, sizeof default_name, "%.40s-%ld", host[0] ? host : "agent", (long)getpid());
+    snprintf(default_name, sizeof default_name, "%.40s-%ld", host[0] ? host : "agent",
+             (long)getpid());
   }
   ctx.name = args.name ? args.name : default_name;
   if (install_signals() != 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {

@@ -11,11 +11,11 @@
 #include <stddef.h>
 
 typedef struct agent_progress {
-  long done, total;    /* last values the server reported */
-  long base_done;      /* done when the rate window started */
-  double base_t;       /* clock (s) when the rate window started */
-  double last_t;       /* clock (s) of the last update */
-  int started;         /* 0 until the first update */
+  long done, total; /* last values the server reported */
+  long base_done;   /* done when the rate window started */
+  double base_t;    /* clock (s) when the rate window started */
+  double last_t;    /* clock (s) of the last update */
+  int started;      /* 0 until the first update */
 } agent_progress;
 
 /* Record the server's done/total at time `now_s` (any monotonic clock).

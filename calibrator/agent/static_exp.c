@@ -57,10 +57,11 @@ static int one_size(pascal_backend *b, const pascal_backend_ops *ops, uint32_t m
     sum->che += fabs(e.che / k - 1.0);
     sum->n++;
     if (table->n_rows < PASCAL_STATIC_ROWS_MAX)
-      table->rows[table->n_rows++] = (pascal_static_row){block, (uint32_t)c_blocks, counts[i], k,
-                                                         e.gap_law, e.sdcm, e.che};
+      table->rows[table->n_rows++] =
+          (pascal_static_row){block, (uint32_t)c_blocks, counts[i], k, e.gap_law, e.sdcm, e.che};
     fprintf(out, "%6u %7llu %4u %10.4f %9.4f %9.4f %9.4f %12.1f\n", block,
-            (unsigned long long)c_blocks, counts[i], k, e.gap_law, e.sdcm, e.che, r.kernel_ns / 1e3);
+            (unsigned long long)c_blocks, counts[i], k, e.gap_law, e.sdcm, e.che,
+            r.kernel_ns / 1e3);
     json_array_append_new(rows, json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f}", "block_bytes",
                                           (json_int_t)block, "C", (json_int_t)c_blocks, "clusters",
                                           (json_int_t)counts[i], "K", k, "gap_law", e.gap_law,
@@ -107,9 +108,9 @@ int agent_static_experiment(const agent_args *args, const pascal_backend_ops *op
     if (c_blocks < 1 || c_blocks >= AGENT_STATIC_N) { /* the gap law needs 1 <= C < N */
       fprintf(out, "%6u: skipped, C = %llu blocks is not in [1, N)\n", block_sizes[i],
               (unsigned long long)c_blocks);
-      json_array_append_new(skipped, json_pack("{s:I, s:I, s:s}", "block_bytes",
-                                               (json_int_t)block_sizes[i], "C", (json_int_t)c_blocks,
-                                               "reason", "C is not below N"));
+      json_array_append_new(skipped,
+                            json_pack("{s:I, s:I, s:s}", "block_bytes", (json_int_t)block_sizes[i],
+                                      "C", (json_int_t)c_blocks, "reason", "C is not below N"));
       continue;
     }
     rc = one_size(b, ops, dev->sm_count, c_blocks, block_sizes[i], h, rows, &table, &sum, out);
@@ -117,12 +118,12 @@ int agent_static_experiment(const agent_args *args, const pascal_backend_ops *op
   ops->close(b);
   if (rc == AGENT_EXIT_OK) {
     const double n = sum.n ? (double)sum.n : NAN;
-    json_t *doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:{s:f, s:f, s:f}}",
-                            "device", dev->name, "arch", dev->arch, "M", (json_int_t)dev->sm_count,
-                            "N", (json_int_t)AGENT_STATIC_N, "H", (json_int_t)h,
-                            "capacity_bytes", (json_int_t)c_bytes, "rows", rows, "skipped", skipped,
-                            "mape", "gap_law", 100.0 * sum.gap_law / n, "sdcm",
-                            100.0 * sum.sdcm / n, "che", 100.0 * sum.che / n);
+    json_t *doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:{s:f, s:f, s:f}}", "device",
+                            dev->name, "arch", dev->arch, "M", (json_int_t)dev->sm_count, "N",
+                            (json_int_t)AGENT_STATIC_N, "H", (json_int_t)h, "capacity_bytes",
+                            (json_int_t)c_bytes, "rows", rows, "skipped", skipped, "mape",
+                            "gap_law", 100.0 * sum.gap_law / n, "sdcm", 100.0 * sum.sdcm / n, "che",
+                            100.0 * sum.che / n);
     char *text = doc && sum.n ? json_dumps(doc, JSON_COMPACT) : NULL;
     if (text) {
       fprintf(out, "MAPE over %zu rows: gap law %.2f %%, SDCM-FA %.2f %%, Che %.2f %%\n", sum.n,

@@ -13,8 +13,8 @@
 
 #include <stdio.h>
 
-#include "args.h"
 #include "../backend.h"
+#include "args.h"
 
 #define AGENT_STATIC_N 8192u
 

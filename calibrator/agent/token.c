@@ -10,7 +10,8 @@
 static int token_check(char *tok, const char *origin, char *msg, size_t msglen)
 {
   size_t n = strlen(tok);
-  while (n > 0 && (tok[n - 1] == '\n' || tok[n - 1] == '\r' || tok[n - 1] == ' ' || tok[n - 1] == '\t'))
+  while (n > 0 &&
+         (tok[n - 1] == '\n' || tok[n - 1] == '\r' || tok[n - 1] == ' ' || tok[n - 1] == '\t'))
     tok[--n] = '\0';
   size_t lead = strspn(tok, " \t");
   memmove(tok, tok + lead, n - lead + 1);
@@ -22,15 +23,16 @@ static int token_check(char *tok, const char *origin, char *msg, size_t msglen)
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)tok[i];
     if (c <= 0x20 || c >= 0x7f) {
-      snprintf(msg, msglen, "the token from %s contains a space or a non-printable character", origin);
+      snprintf(msg, msglen, "the token from %s contains a space or a non-printable character",
+               origin);
       return -1;
     }
   }
   return 0;
 }
 
-int agent_token_load(const char *file, const char *env_value, char out[AGENT_TOKEN_MAX],
-                     char *msg, size_t msglen)
+int agent_token_load(const char *file, const char *env_value, char out[AGENT_TOKEN_MAX], char *msg,
+                     size_t msglen)
 {
   char buf[AGENT_TOKEN_MAX + 2];
   if (file) {

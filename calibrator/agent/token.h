@@ -14,7 +14,7 @@
  * NULL; otherwise `env_value` (the caller's getenv("PASCAL_TOKEN")) is used.
  * Returns 0, or -1 with one line in `msg`: missing, unreadable, empty, too
  * long, or containing characters that cannot go in an HTTP header. */
-int agent_token_load(const char *file, const char *env_value, char out[AGENT_TOKEN_MAX],
-                     char *msg, size_t msglen);
+int agent_token_load(const char *file, const char *env_value, char out[AGENT_TOKEN_MAX], char *msg,
+                     size_t msglen);
 
 #endif

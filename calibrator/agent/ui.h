@@ -14,9 +14,9 @@
 
 typedef struct agent_ui {
   pthread_mutex_t mu;
-  int tty;               /* stdout is a terminal: redraw one progress line */
-  int line_shown;        /* a progress line is on the terminal now */
-  const char *name;      /* agent name, borrowed */
+  int tty;          /* stdout is a terminal: redraw one progress line */
+  int line_shown;   /* a progress line is on the terminal now */
+  const char *name; /* agent name, borrowed */
   agent_progress progress;
 } agent_ui;
 

@@ -59,7 +59,8 @@ static void *runner_main(void *arg)
   return NULL;
 }
 
-static runner *runner_new(const pascal_backend_ops *ops, pascal_backend *b, const pascal_backend_job *job)
+static runner *runner_new(const pascal_backend_ops *ops, pascal_backend *b,
+                          const pascal_backend_job *job)
 {
   runner *r = calloc(1, sizeof *r);
   pthread_condattr_t attr;
@@ -110,8 +111,8 @@ static void heartbeat(worker *w, const pascal_codec_job *job)
     agent_ui_log(&w->ctx->ui, "job %lld: lease lost (%s); its result will be discarded",
                  (long long)job->id, r.reason);
   } else if (r.status != 200) {
-    agent_ui_log(&w->ctx->ui, "job %lld: heartbeat failed (%s%s); will try again", (long long)job->id,
-                 r.status ? "" : "server unreachable: ", r.reason);
+    agent_ui_log(&w->ctx->ui, "job %lld: heartbeat failed (%s%s); will try again",
+                 (long long)job->id, r.status ? "" : "server unreachable: ", r.reason);
   }
   agent_reply_free(&r);
   json_decref(body);
@@ -138,8 +139,8 @@ static void wait_until(runner *r, double until_s)
 /* Run the job on the backend while heartbeating. RUN_DONE fills `res`;
  * RUN_FAILED puts the reason in `why`; RUN_ABANDONED: second signal, the
  * runner thread is left behind (the process is about to exit). */
-static run_outcome execute(worker *w, const pascal_codec_job *job, pascal_backend_result *res, char *why,
-                           size_t whylen)
+static run_outcome execute(worker *w, const pascal_codec_job *job, pascal_backend_result *res,
+                           char *why, size_t whylen)
 {
   const pascal_backend_job run = {.run = job->run, .block_bytes = job->block_bytes};
   runner *r = runner_new(w->ctx->ops, w->backend, &run);
@@ -218,8 +219,10 @@ static int post_outcome(worker *w, const pascal_codec_job *job, const char *verb
     else
       agent_ui_log(&w->ctx->ui, "%s", event);
   } else if (r.status == 409) {
-    agent_ui_log(&w->ctx->ui, "%s refused (%s): the job is no longer this agent's (lease lost, "
-                 "requeued or done elsewhere)", what, r.reason);
+    agent_ui_log(&w->ctx->ui,
+                 "%s refused (%s): the job is no longer this agent's (lease lost, "
+                 "requeued or done elsewhere)",
+                 what, r.reason);
     rc = 1;
   } else {
     agent_fatal(w->ctx, agent_client_fatal(&w->client, what, &r, 0));
@@ -266,14 +269,16 @@ static int handle_job(worker *w, const pascal_codec_job *job)
     return report_failure(w, job, why) < 0 ? -1 : 0;
   const pascal_plan_run *run = &job->run;
   double reads = run->workload == PASCAL_PLAN_SCAN
-                   ? (double)job->block_bytes * (double)run->W * (double)run->N : 0.0;
+                     ? (double)job->block_bytes * (double)run->W * (double)run->N
+                     : 0.0;
   if (reads > 0.0)
     snprintf(event, sizeof event, "%s done: fill_bytes %.6g (K = %.3f), kernel %.3f ms", desc,
              res.fill_bytes, res.fill_bytes / reads, res.kernel_ns * 1e-6);
   else
     snprintf(event, sizeof event, "%s done: fill_bytes %.6g, kernel %.3f ms", desc, res.fill_bytes,
              res.kernel_ns * 1e-6);
-  return post_outcome(w, job, "result", agent_job_body(job, PASCAL_CODEC_RESULT, &res, NULL), event) < 0
+  return post_outcome(w, job, "result", agent_job_body(job, PASCAL_CODEC_RESULT, &res, NULL),
+                      event) < 0
              ? -1
              : 0;
 }
@@ -298,7 +303,9 @@ static int claim(worker *w, pascal_codec_job *job, int *idle_logged)
   pascal_codec_progress p = {0, 0};
   pascal_error err;
   pascal_error_clear(&err);
-  pascal_status st = r.status == 200 ? pascal_codec_claim_reply_decode(r.body, job, &claimed, &p, &err) : PASCAL_OK;
+  pascal_status st = r.status == 200
+                         ? pascal_codec_claim_reply_decode(r.body, job, &claimed, &p, &err)
+                         : PASCAL_OK;
   long done = (long)p.done, total = (long)p.total;
   if (r.status != 200) {
     agent_fatal(ctx, agent_client_fatal(&w->client, "claim", &r, 1));
@@ -317,7 +324,8 @@ static int claim(worker *w, pascal_codec_job *job, int *idle_logged)
   } else if (!claimed) {
     agent_ui_progress(&ctx->ui, done, total, NULL);
     if (ctx->args->until_idle && done == total) {
-      agent_ui_log(&ctx->ui, "no job left for device '%s' (%ld/%ld done)", ctx->args->device, done, total);
+      agent_ui_log(&ctx->ui, "no job left for device '%s' (%ld/%ld done)", ctx->args->device, done,
+                   total);
     } else {
       if (!*idle_logged)
         agent_ui_log(&ctx->ui, "no job queued for device '%s' (%ld/%ld done); polling every %g s",

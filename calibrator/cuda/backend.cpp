@@ -35,7 +35,8 @@ const uint32_t kBlockBytes = 16384;
  * a single repeat let one noisy size move C between agent starts). */
 const uint32_t kCapacityRepeats = 3;
 
-pascal_status parse_device(const char *profile, int *out, pascal_error *err) {
+pascal_status parse_device(const char *profile, int *out, pascal_error *err)
+{
   if (profile == nullptr) {
     *out = 0;
     return PASCAL_OK;
@@ -50,26 +51,32 @@ pascal_status parse_device(const char *profile, int *out, pascal_error *err) {
   return PASCAL_OK;
 }
 
-pascal_status cuda_open(const char *profile, pascal_backend **out, pascal_error *err) {
+pascal_status cuda_open(const char *profile, pascal_backend **out, pascal_error *err)
+{
   return pascal_c_boundary("cuda backend open", err, [&]() -> pascal_status {
     int device = 0;
     pascal_status st = parse_device(profile, &device, err);
-    if (st != PASCAL_OK) return st;
+    if (st != PASCAL_OK)
+      return st;
     pascal_cuda_rig *rig = nullptr;
-    if ((st = pascal_cuda_rig::open(device, &rig, err)) != PASCAL_OK) return st;
+    if ((st = pascal_cuda_rig::open(device, &rig, err)) != PASCAL_OK)
+      return st;
     *out = new pascal_backend{rig, 0, 0, {}};
     return PASCAL_OK;
   });
 }
 
 pascal_status describe(pascal_backend *b, uint32_t known_capacity, pascal_backend_device *out,
-                       pascal_error *err) {
+                       pascal_error *err)
+{
   const pascal_cuda_info &in = b->rig->info();
-  if (known_capacity != 0) b->capacity_blocks = known_capacity;
+  if (known_capacity != 0)
+    b->capacity_blocks = known_capacity;
   if (b->capacity_blocks == 0) {
     std::vector<pascal_capacity_row> rows;
     pascal_status st = pascal_capacity_scan(b->rig, kBlockBytes, kCapacityRepeats, &rows, err);
-    if (st != PASCAL_OK) return st;
+    if (st != PASCAL_OK)
+      return st;
     const uint64_t c = pascal_capacity_propose(rows);
     if (c == 0)
       return pascal_error_set(err, PASCAL_ERANGE, "capacity_blocks",
@@ -98,15 +105,18 @@ pascal_status describe(pascal_backend *b, uint32_t known_capacity, pascal_backen
 }
 
 pascal_status cuda_describe(pascal_backend *b, uint32_t known_capacity, pascal_backend_device *out,
-                            pascal_error *err) {
+                            pascal_error *err)
+{
   return pascal_c_boundary("cuda backend describe", err,
                            [&] { return describe(b, known_capacity, out, err); });
 }
 
 pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backend_result *out,
-                  pascal_error *err) {
+                  pascal_error *err)
+{
   pascal_status st = pascal_cuda_job_check(job, b->rig->info().global_bytes, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   pascal_cuda_sample s;
   const pascal_plan_run &r = job->run;
   if (r.workload == PASCAL_PLAN_SCAN) {
@@ -114,22 +124,25 @@ pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backe
                                       job->block_bytes};
     st = b->rig->run_open_scan(cfg, r.N, r.W, &s, err);
   } else {
-    st = b->rig->run_gemm((uint32_t)r.shape.Mg, (uint32_t)r.shape.Ng, (uint32_t)r.shape.Kg, &s,
-                          err);
+    st =
+        b->rig->run_gemm((uint32_t)r.shape.Mg, (uint32_t)r.shape.Ng, (uint32_t)r.shape.Kg, &s, err);
   }
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   out->fill_bytes = s.fill_bytes;
   out->kernel_ns = s.kernel_ns;
   return PASCAL_OK;
 }
 
-pascal_status cuda_run(pascal_backend *b, const pascal_backend_job *job,
-                       pascal_backend_result *out, pascal_error *err) {
+pascal_status cuda_run(pascal_backend *b, const pascal_backend_job *job, pascal_backend_result *out,
+                       pascal_error *err)
+{
   return pascal_c_boundary("cuda backend run", err, [&] { return run(b, job, out, err); });
 }
 
 pascal_status cuda_run_static(pascal_backend *b, const pascal_backend_static *run,
-                              pascal_backend_result *out, pascal_error *err) {
+                              pascal_backend_result *out, pascal_error *err)
+{
   return pascal_c_boundary("cuda backend static run", err, [&]() -> pascal_status {
     std::vector<uint32_t> phases(run->M);
     for (uint32_t w = 0; w < run->M; ++w) {
@@ -139,15 +152,18 @@ pascal_status cuda_run_static(pascal_backend *b, const pascal_backend_static *ru
     }
     pascal_cuda_sample s;
     pascal_status st = b->rig->run_static_scan(phases, run->N, run->block_bytes, run->H, &s, err);
-    if (st != PASCAL_OK) return st;
+    if (st != PASCAL_OK)
+      return st;
     out->fill_bytes = s.fill_bytes;
     out->kernel_ns = s.kernel_ns;
     return PASCAL_OK;
   });
 }
 
-void cuda_close(pascal_backend *b) {
-  if (b == nullptr) return;
+void cuda_close(pascal_backend *b)
+{
+  if (b == nullptr)
+    return;
   (void)pascal_c_boundary("cuda backend close", nullptr, [&] {
     delete b->rig;
     delete b;
@@ -155,9 +171,12 @@ void cuda_close(pascal_backend *b) {
   });
 }
 
-const pascal_backend_ops kCudaOps = {"cuda",   cuda_open,       cuda_describe,   cuda_run,
+const pascal_backend_ops kCudaOps = {"cuda",          cuda_open,  cuda_describe,    cuda_run,
                                      cuda_run_static, cuda_close, pascal_cuda_probe};
 
 } // namespace
 
-PASCAL_CUDA_API const pascal_backend_ops *pascal_backend_cuda_ops(void) { return &kCudaOps; }
+PASCAL_CUDA_API const pascal_backend_ops *pascal_backend_cuda_ops(void)
+{
+  return &kCudaOps;
+}

@@ -15,7 +15,8 @@
 #include "pascal/error.h"
 
 template <typename Body>
-pascal_status pascal_c_boundary(const char *what, pascal_error *err, Body &&body) noexcept {
+pascal_status pascal_c_boundary(const char *what, pascal_error *err, Body &&body) noexcept
+{
   try {
     return body();
   } catch (const std::bad_alloc &) {

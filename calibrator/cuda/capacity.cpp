@@ -8,7 +8,8 @@
 
 namespace {
 
-double median(std::vector<double> v) {
+double median(std::vector<double> v)
+{
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -16,17 +17,20 @@ double median(std::vector<double> v) {
 
 } // namespace
 
-uint64_t pascal_capacity_propose(const std::vector<pascal_capacity_row> &rows) {
+uint64_t pascal_capacity_propose(const std::vector<pascal_capacity_row> &rows)
+{
   uint64_t c = 0;
   for (const pascal_capacity_row &r : rows) {
-    if (!(r.ratio <= 1.0 + PASCAL_CAPACITY_TOLERANCE)) break;
+    if (!(r.ratio <= 1.0 + PASCAL_CAPACITY_TOLERANCE))
+      break;
     c = r.n_blocks;
   }
   return c;
 }
 
 pascal_status pascal_capacity_scan(pascal_cuda_rig *rig, uint32_t block_bytes, uint32_t repeats,
-                                   std::vector<pascal_capacity_row> *rows, pascal_error *err) {
+                                   std::vector<pascal_capacity_row> *rows, pascal_error *err)
+{
   if (repeats == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "repeats", "repeats must be at least 1");
   const uint64_t l2_blocks = rig->info().l2_bytes / block_bytes;
@@ -37,12 +41,14 @@ pascal_status pascal_capacity_scan(pascal_cuda_rig *rig, uint32_t block_bytes, u
   std::vector<pascal_capacity_row> out;
   for (uint32_t i = 0; i < PASCAL_CAPACITY_SIZES; ++i) {
     /* L2/4 + i x (5/4 L2)/14: from a quarter to one and a half times L2. */
-    const uint64_t n = l2_blocks / 4 + (uint64_t)i * (5 * l2_blocks / 4) / (PASCAL_CAPACITY_SIZES - 1);
+    const uint64_t n =
+        l2_blocks / 4 + (uint64_t)i * (5 * l2_blocks / 4) / (PASCAL_CAPACITY_SIZES - 1);
     std::vector<double> ratio, ns;
     for (uint32_t r = 0; r < repeats; ++r) {
       pascal_cuda_sample s;
       pascal_status st = rig->run_open_scan(cfg, n, PASCAL_CAPACITY_WAVES, &s, err);
-      if (st != PASCAL_OK) return st;
+      if (st != PASCAL_OK)
+        return st;
       ratio.push_back(s.fill_bytes / ((double)n * block_bytes));
       ns.push_back(s.kernel_ns);
     }

@@ -16,8 +16,8 @@
 
 #include "cuda_rig.h"
 
-#define PASCAL_CAPACITY_SIZES 15u
-#define PASCAL_CAPACITY_WAVES 4u
+#define PASCAL_CAPACITY_SIZES     15u
+#define PASCAL_CAPACITY_WAVES     4u
 #define PASCAL_CAPACITY_TOLERANCE 0.10
 
 struct pascal_capacity_row {

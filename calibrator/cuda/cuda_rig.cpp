@@ -11,7 +11,8 @@
 
 #include "reference.h"
 
-pascal_status pascal_cuda_fail(pascal_error *err, const char *what, cudaError_t e) {
+pascal_status pascal_cuda_fail(pascal_error *err, const char *what, cudaError_t e)
+{
   switch (e) {
   case cudaErrorNoKernelImageForDevice:
   case cudaErrorInvalidDeviceFunction:
@@ -21,8 +22,8 @@ pascal_status pascal_cuda_fail(pascal_error *err, const char *what, cudaError_t 
                             what, PASCAL_CUDA_ARCHS);
   case cudaErrorNoDevice:
   case cudaErrorInsufficientDriver:
-    return pascal_error_set(err, PASCAL_ENOTFOUND, "device", "%s: no usable CUDA device (%s)",
-                            what, cudaGetErrorString(e));
+    return pascal_error_set(err, PASCAL_ENOTFOUND, "device", "%s: no usable CUDA device (%s)", what,
+                            cudaGetErrorString(e));
   case cudaErrorMemoryAllocation:
     return pascal_error_set(err, PASCAL_ENOMEM, "device", "%s: out of device memory", what);
   case cudaErrorCooperativeLaunchTooLarge:
@@ -40,18 +41,22 @@ struct pascal_rig_launch {
   cudaEvent_t start = nullptr, stop = nullptr;
   const char *what;
 
-  static pascal_status prepare(void *ctx, pascal_error *err) {
+  static pascal_status prepare(void *ctx, pascal_error *err)
+  {
     auto *l = static_cast<pascal_rig_launch *>(ctx);
     cudaError_t e = pascal_kern_l2_flush(static_cast<const uint4 *>(l->rig->flush_),
                                          l->rig->flush_bytes_, l->rig->sink_, nullptr);
     return e == cudaSuccess ? PASCAL_OK : pascal_cuda_fail(err, "L2 flush", e);
   }
 
-  static pascal_status launch(void *ctx, pascal_error *err) {
+  static pascal_status launch(void *ctx, pascal_error *err)
+  {
     auto *l = static_cast<pascal_rig_launch *>(ctx);
     cudaError_t e = cudaEventRecord(l->start, nullptr);
-    if (e == cudaSuccess) e = l->kernel();
-    if (e == cudaSuccess) e = cudaEventRecord(l->stop, nullptr);
+    if (e == cudaSuccess)
+      e = l->kernel();
+    if (e == cudaSuccess)
+      e = cudaEventRecord(l->stop, nullptr);
     return e == cudaSuccess ? PASCAL_OK : pascal_cuda_fail(err, l->what, e);
   }
 };
@@ -62,38 +67,46 @@ namespace {
 pascal_status measure_launch(pascal_cupti_session *cupti, pascal_cuda_rig *rig, const char *what,
                              std::function<cudaError_t()> kernel,
                              const std::vector<pascal_fill_metric> &metrics,
-                             std::vector<double> *bytes, double *ns, pascal_error *err) {
+                             std::vector<double> *bytes, double *ns, pascal_error *err)
+{
   pascal_rig_launch l{rig, std::move(kernel), nullptr, nullptr, what};
   std::vector<std::string> names;
-  for (const pascal_fill_metric &m : metrics) names.push_back(m.name);
+  for (const pascal_fill_metric &m : metrics)
+    names.push_back(m.name);
   std::vector<double> raw;
   float ms = 0.0f;
   pascal_status st = PASCAL_OK;
   cudaError_t e = cudaEventCreate(&l.start);
-  if (e == cudaSuccess) e = cudaEventCreate(&l.stop);
+  if (e == cudaSuccess)
+    e = cudaEventCreate(&l.stop);
   if (e != cudaSuccess) {
     st = pascal_cuda_fail(err, "cudaEventCreate", e);
     goto done;
   }
   st = cupti->measure(names, pascal_rig_launch::prepare, pascal_rig_launch::launch, &l, &raw, err);
-  if (st != PASCAL_OK) goto done;
+  if (st != PASCAL_OK)
+    goto done;
   if ((e = cudaEventElapsedTime(&ms, l.start, l.stop)) != cudaSuccess) {
     st = pascal_cuda_fail(err, "cudaEventElapsedTime", e);
     goto done;
   }
   bytes->clear();
-  for (size_t i = 0; i < metrics.size(); ++i) bytes->push_back(raw[i] * metrics[i].bytes_per_unit);
+  for (size_t i = 0; i < metrics.size(); ++i)
+    bytes->push_back(raw[i] * metrics[i].bytes_per_unit);
   *ns = (double)ms * 1e6;
 done:
-  if (l.start != nullptr) cudaEventDestroy(l.start);
-  if (l.stop != nullptr) cudaEventDestroy(l.stop);
+  if (l.start != nullptr)
+    cudaEventDestroy(l.start);
+  if (l.stop != nullptr)
+    cudaEventDestroy(l.stop);
   return st;
 }
 
 /* A measured sample must have counted something: zero fills or time is a
  * measurement failure, never a value. */
 pascal_status sample_from(const pascal_fill_metric &m, double fill, double ns, double logical,
-                          pascal_cuda_sample *out, pascal_error *err) {
+                          pascal_cuda_sample *out, pascal_error *err)
+{
   if (!(fill > 0.0))
     return pascal_error_set(err, PASCAL_ERANGE, "fill_bytes",
                             "counter %s read %g for a run of %.0f logical bytes", m.name.c_str(),
@@ -105,8 +118,9 @@ pascal_status sample_from(const pascal_fill_metric &m, double fill, double ns, d
   return PASCAL_OK;
 }
 
-template <typename T> pascal_status copy_back(std::vector<T> *dst, const T *src, size_t n,
-                                              pascal_error *err) {
+template <typename T>
+pascal_status copy_back(std::vector<T> *dst, const T *src, size_t n, pascal_error *err)
+{
   dst->assign(n, T());
   cudaError_t e = cudaMemcpy(dst->data(), src, n * sizeof(T), cudaMemcpyDeviceToHost);
   return e == cudaSuccess ? PASCAL_OK : pascal_cuda_fail(err, "result copy", e);
@@ -114,15 +128,16 @@ template <typename T> pascal_status copy_back(std::vector<T> *dst, const T *src,
 
 } // namespace
 
-pascal_status pascal_cuda_rig::open(int device, pascal_cuda_rig **out, pascal_error *err) {
+pascal_status pascal_cuda_rig::open(int device, pascal_cuda_rig **out, pascal_error *err)
+{
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0)
     return pascal_error_set(err, PASCAL_ENOTFOUND, "device", "no CUDA device: %s",
                             e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
   if (device < 0 || device >= count)
-    return pascal_error_set(err, PASCAL_EINVAL, "device", "device %d out of range (0..%d)",
-                            device, count - 1);
+    return pascal_error_set(err, PASCAL_EINVAL, "device", "device %d out of range (0..%d)", device,
+                            count - 1);
   pascal_cuda_rig *r = new pascal_cuda_rig();
   pascal_status st = PASCAL_OK;
   cudaDeviceProp p;
@@ -158,9 +173,11 @@ pascal_status pascal_cuda_rig::open(int device, pascal_cuda_rig **out, pascal_er
     st = pascal_cuda_fail(err, "flush buffer", e);
     goto fail;
   }
-  if ((st = pascal_cupti_session::open(device, &r->cupti_, err)) != PASCAL_OK) goto fail;
+  if ((st = pascal_cupti_session::open(device, &r->cupti_, err)) != PASCAL_OK)
+    goto fail;
   r->info_.chip = r->cupti_->chip();
-  if ((st = r->choose_metric(err)) != PASCAL_OK) goto fail;
+  if ((st = r->choose_metric(err)) != PASCAL_OK)
+    goto fail;
   *out = r;
   return PASCAL_OK;
 fail:
@@ -168,7 +185,8 @@ fail:
   return st;
 }
 
-pascal_cuda_rig::~pascal_cuda_rig() {
+pascal_cuda_rig::~pascal_cuda_rig()
+{
   delete cupti_;
   cudaFree(flush_);
   cudaFree(sink_);
@@ -178,17 +196,20 @@ pascal_cuda_rig::~pascal_cuda_rig() {
   cudaFree(phases_);
 }
 
-pascal_status pascal_cuda_rig::choose_metric(pascal_error *err) {
+pascal_status pascal_cuda_rig::choose_metric(pascal_error *err)
+{
   pascal_fill_choice choice;
   pascal_status st = pascal_fill_choice_resolve(info_.chip, cupti_->availability(), &choice, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   std::vector<pascal_fill_metric> all = choice.candidates;
   all.insert(all.end(), choice.checks.begin(), choice.checks.end());
   /* Cold read of twice the flush volume: far more than L2, so every line is
    * filled exactly once from memory. */
   const uint64_t bytes = 2 * flush_bytes_;
   std::vector<double> values;
-  if ((st = measure_cold_read(bytes, all, &values, err)) != PASCAL_OK) return st;
+  if ((st = measure_cold_read(bytes, all, &values, err)) != PASCAL_OK)
+    return st;
   cold_.bytes = (double)bytes;
   cold_.metrics = all;
   cold_.values = values;
@@ -206,36 +227,46 @@ pascal_status pascal_cuda_rig::choose_metric(pascal_error *err) {
   return PASCAL_OK;
 }
 
-pascal_status pascal_cuda_rig::ensure_data(uint64_t bytes, pascal_error *err) {
-  if (bytes <= data_bytes_) return PASCAL_OK;
+pascal_status pascal_cuda_rig::ensure_data(uint64_t bytes, pascal_error *err)
+{
+  if (bytes <= data_bytes_)
+    return PASCAL_OK;
   cudaFree(data_);
   data_ = nullptr;
   data_bytes_ = 0;
   cudaError_t e = cudaMalloc(&data_, bytes);
   if (e == cudaSuccess)
     e = pascal_kern_fill_pattern(static_cast<uint32_t *>(data_), bytes / 4, nullptr);
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) return pascal_cuda_fail(err, "scan data", e);
+  if (e == cudaSuccess)
+    e = cudaDeviceSynchronize();
+  if (e != cudaSuccess)
+    return pascal_cuda_fail(err, "scan data", e);
   data_bytes_ = bytes;
   return PASCAL_OK;
 }
 
-pascal_status pascal_cuda_rig::ensure_outputs(uint64_t ctas, pascal_error *err) {
-  if (ctas <= out_ctas_) return PASCAL_OK;
+pascal_status pascal_cuda_rig::ensure_outputs(uint64_t ctas, pascal_error *err)
+{
+  if (ctas <= out_ctas_)
+    return PASCAL_OK;
   cudaFree(checksum_);
   cudaFree(iterations_);
   cudaFree(phases_);
   checksum_ = iterations_ = phases_ = nullptr;
   out_ctas_ = 0;
   cudaError_t e = cudaMalloc(&checksum_, ctas * sizeof(uint32_t));
-  if (e == cudaSuccess) e = cudaMalloc(&iterations_, ctas * sizeof(uint32_t));
-  if (e == cudaSuccess) e = cudaMalloc(&phases_, ctas * sizeof(uint32_t));
-  if (e != cudaSuccess) return pascal_cuda_fail(err, "result buffers", e);
+  if (e == cudaSuccess)
+    e = cudaMalloc(&iterations_, ctas * sizeof(uint32_t));
+  if (e == cudaSuccess)
+    e = cudaMalloc(&phases_, ctas * sizeof(uint32_t));
+  if (e != cudaSuccess)
+    return pascal_cuda_fail(err, "result buffers", e);
   out_ctas_ = ctas;
   return PASCAL_OK;
 }
 
-const std::vector<uint32_t> &pascal_cuda_rig::block_sums(uint64_t n_blocks, uint32_t block_bytes) {
+const std::vector<uint32_t> &pascal_cuda_rig::block_sums(uint64_t n_blocks, uint32_t block_bytes)
+{
   if (sums_n_ != n_blocks || sums_b_ != block_bytes) {
     sums_ = pascal_ref_block_sums(n_blocks, block_bytes);
     sums_n_ = n_blocks;
@@ -246,22 +277,23 @@ const std::vector<uint32_t> &pascal_cuda_rig::block_sums(uint64_t n_blocks, uint
 
 pascal_status pascal_cuda_rig::measure_cold_read(uint64_t bytes,
                                                  const std::vector<pascal_fill_metric> &metrics,
-                                                 std::vector<double> *values, pascal_error *err) {
+                                                 std::vector<double> *values, pascal_error *err)
+{
   bytes = bytes / 16 * 16;
   pascal_status st = ensure_data(bytes, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   const uint4 *data = static_cast<const uint4 *>(data_);
   uint32_t *sink = sink_;
   double ns = 0;
   return measure_launch(
-      cupti_, this, "cold read",
-      [=]() { return pascal_kern_l2_flush(data, bytes, sink, nullptr); }, metrics, values, &ns,
-      err);
+      cupti_, this, "cold read", [=]() { return pascal_kern_l2_flush(data, bytes, sink, nullptr); },
+      metrics, values, &ns, err);
 }
 
 pascal_status pascal_cuda_rig::run_open_scan(const pascal_kern_open_config &cfg, uint64_t n_blocks,
-                                             uint64_t w, pascal_cuda_sample *out,
-                                             pascal_error *err) {
+                                             uint64_t w, pascal_cuda_sample *out, pascal_error *err)
+{
   pascal_kern_open_plan plan;
   cudaError_t e = pascal_kern_open_plan_make(device_, &cfg, &plan);
   if (e == cudaErrorInvalidConfiguration)
@@ -270,15 +302,18 @@ pascal_status pascal_cuda_rig::run_open_scan(const pascal_kern_open_config &cfg,
                             "verified occupancy %d)",
                             cfg.o, info_.name.c_str(), cfg.tma ? "tma" : "sync", cfg.d,
                             cfg.block_bytes, plan.occupancy);
-  if (e != cudaSuccess) return pascal_cuda_fail(err, "occupancy plan", e);
+  if (e != cudaSuccess)
+    return pascal_cuda_fail(err, "occupancy plan", e);
   const uint64_t ctas = w * (uint64_t)info_.sm_count * cfg.o;
   if (ctas > 0x7fffffffull)
     return pascal_error_set(err, PASCAL_ERANGE, "W", "W x M = %llu CTAs exceeds the grid limit",
                             (unsigned long long)ctas);
   const uint64_t bytes = n_blocks * cfg.block_bytes;
   pascal_status st = ensure_data(bytes, err);
-  if (st == PASCAL_OK) st = ensure_outputs(ctas, err);
-  if (st != PASCAL_OK) return st;
+  if (st == PASCAL_OK)
+    st = ensure_outputs(ctas, err);
+  if (st != PASCAL_OK)
+    return st;
 
   const uint4 *data = static_cast<const uint4 *>(data_);
   uint32_t *cs = checksum_, *it = iterations_;
@@ -291,7 +326,8 @@ pascal_status pascal_cuda_rig::run_open_scan(const pascal_kern_open_config &cfg,
         return pascal_kern_open_scan(&cfg, &plan, data, n_blocks, (uint32_t)ctas, cs, it, nullptr);
       },
       m, &fill, &ns, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
 
   std::vector<uint32_t> got_cs, got_it;
   if ((st = copy_back(&got_cs, cs, ctas, err)) != PASCAL_OK ||
@@ -312,10 +348,12 @@ pascal_status pascal_cuda_rig::run_open_scan(const pascal_kern_open_config &cfg,
 pascal_status pascal_cuda_rig::run_static_scan(const std::vector<uint32_t> &phases,
                                                uint64_t n_blocks, uint32_t block_bytes,
                                                uint64_t rounds, pascal_cuda_sample *out,
-                                               pascal_error *err) {
+                                               pascal_error *err)
+{
   uint32_t max_ctas = 0;
   cudaError_t e = pascal_kern_static_max_ctas(device_, block_bytes, &max_ctas);
-  if (e != cudaSuccess) return pascal_cuda_fail(err, "static scan occupancy", e);
+  if (e != cudaSuccess)
+    return pascal_cuda_fail(err, "static scan occupancy", e);
   if (phases.empty() || phases.size() > max_ctas)
     return pascal_error_set(err, PASCAL_EINVAL, "M",
                             "static scan needs 1..%u co-resident CTAs, got %zu", max_ctas,
@@ -326,36 +364,41 @@ pascal_status pascal_cuda_rig::run_static_scan(const std::vector<uint32_t> &phas
                               phases[i]);
   const uint32_t ctas = (uint32_t)phases.size();
   pascal_status st = ensure_data(n_blocks * block_bytes, err);
-  if (st == PASCAL_OK) st = ensure_outputs(ctas, err);
-  if (st != PASCAL_OK) return st;
+  if (st == PASCAL_OK)
+    st = ensure_outputs(ctas, err);
+  if (st != PASCAL_OK)
+    return st;
   if ((e = cudaMemcpy(phases_, phases.data(), ctas * sizeof(uint32_t), cudaMemcpyHostToDevice)) !=
       cudaSuccess)
     return pascal_cuda_fail(err, "phases copy", e);
 
-  pascal_kern_static_args a{static_cast<const uint4 *>(data_), n_blocks, block_bytes, phases_,
-                            ctas, rounds, checksum_};
+  pascal_kern_static_args a{
+      static_cast<const uint4 *>(data_), n_blocks, block_bytes, phases_, ctas, rounds, checksum_};
   std::vector<pascal_fill_metric> m{metric_};
   std::vector<double> fill;
   double ns = 0;
   st = measure_launch(
-      cupti_, this, "static scan", [=]() { return pascal_kern_static_scan(&a, nullptr); }, m,
-      &fill, &ns, err);
-  if (st != PASCAL_OK) return st;
+      cupti_, this, "static scan", [=]() { return pascal_kern_static_scan(&a, nullptr); }, m, &fill,
+      &ns, err);
+  if (st != PASCAL_OK)
+    return st;
   std::vector<uint32_t> got;
-  if ((st = copy_back(&got, checksum_, ctas, err)) != PASCAL_OK) return st;
+  if ((st = copy_back(&got, checksum_, ctas, err)) != PASCAL_OK)
+    return st;
   const std::vector<uint32_t> &sums = block_sums(n_blocks, block_bytes);
   for (uint32_t c = 0; c < ctas; ++c) {
     const uint32_t want = pascal_ref_static_checksum(sums, phases[c], rounds);
     if (got[c] != want)
       return pascal_error_set(err, PASCAL_ERANGE, "result",
-                              "static scan result check failed at CTA %u: %u (want %u)", c,
-                              got[c], want);
+                              "static scan result check failed at CTA %u: %u (want %u)", c, got[c],
+                              want);
   }
   return sample_from(metric_, fill[0], ns, (double)block_bytes * rounds * ctas, out, err);
 }
 
 pascal_status pascal_cuda_rig::run_gemm(uint32_t mg, uint32_t ng, uint32_t kg,
-                                        pascal_cuda_sample *out, pascal_error *err) {
+                                        pascal_cuda_sample *out, pascal_error *err)
+{
   __half *a = nullptr, *b = nullptr;
   float *c = nullptr;
   pascal_status st = PASCAL_OK;
@@ -363,11 +406,16 @@ pascal_status pascal_cuda_rig::run_gemm(uint32_t mg, uint32_t ng, uint32_t kg,
   std::vector<double> fill;
   double ns = 0;
   cudaError_t e = cudaMalloc(&a, (size_t)mg * kg * sizeof(__half));
-  if (e == cudaSuccess) e = cudaMalloc(&b, (size_t)ng * kg * sizeof(__half));
-  if (e == cudaSuccess) e = cudaMalloc(&c, (size_t)mg * ng * sizeof(float));
-  if (e == cudaSuccess) e = pascal_kern_fill_gemm_input(a, (uint64_t)mg * kg, 1, nullptr);
-  if (e == cudaSuccess) e = pascal_kern_fill_gemm_input(b, (uint64_t)ng * kg, 2, nullptr);
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e == cudaSuccess)
+    e = cudaMalloc(&b, (size_t)ng * kg * sizeof(__half));
+  if (e == cudaSuccess)
+    e = cudaMalloc(&c, (size_t)mg * ng * sizeof(float));
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(a, (uint64_t)mg * kg, 1, nullptr);
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(b, (uint64_t)ng * kg, 2, nullptr);
+  if (e == cudaSuccess)
+    e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
     st = pascal_cuda_fail(err, "GEMM buffers", e);
     goto done;
@@ -375,7 +423,8 @@ pascal_status pascal_cuda_rig::run_gemm(uint32_t mg, uint32_t ng, uint32_t kg,
   st = measure_launch(
       cupti_, this, "GEMM", [=]() { return pascal_kern_gemm(a, b, c, mg, ng, kg, nullptr); }, m,
       &fill, &ns, err);
-  if (st != PASCAL_OK) goto done;
+  if (st != PASCAL_OK)
+    goto done;
   /* Check the four corners and a diagonal sample of 60 more elements. */
   for (uint32_t s = 0; s < 64; ++s) {
     const uint32_t row = s < 4 ? (s & 1 ? mg - 1 : 0) : (uint32_t)((uint64_t)s * 7919u % mg);

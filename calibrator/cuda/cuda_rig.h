@@ -31,9 +31,9 @@ struct pascal_cuda_info {
 
 /* The cold read made at open time to pick / validate the fill counter. */
 struct pascal_cuda_cold_read {
-  double bytes = 0;                       /* logical bytes read once */
+  double bytes = 0;                        /* logical bytes read once */
   std::vector<pascal_fill_metric> metrics; /* candidates then checks */
-  std::vector<double> values;             /* bytes reported by each */
+  std::vector<double> values;              /* bytes reported by each */
 };
 
 /* A measured run: fill bytes (> 0) and kernel time (ns, > 0). */
@@ -49,9 +49,18 @@ public:
   static pascal_status open(int device, pascal_cuda_rig **out, pascal_error *err);
   ~pascal_cuda_rig();
 
-  const pascal_cuda_info &info() const { return info_; }
-  const pascal_fill_metric &metric() const { return metric_; }
-  const pascal_cuda_cold_read &cold_read() const { return cold_; }
+  const pascal_cuda_info &info() const
+  {
+    return info_;
+  }
+  const pascal_fill_metric &metric() const
+  {
+    return metric_;
+  }
+  const pascal_cuda_cold_read &cold_read() const
+  {
+    return cold_;
+  }
 
   /* Open scan: W x M CTAs (M = SMs x o) over N blocks of cfg.block_bytes. */
   pascal_status run_open_scan(const pascal_kern_open_config &cfg, uint64_t n_blocks, uint64_t w,

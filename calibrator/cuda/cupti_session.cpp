@@ -21,21 +21,25 @@ namespace {
 
 /* A zeroed CUPTI parameter struct carrying its size (every CUPTI call needs
  * structSize = <Type>_STRUCT_SIZE and NULL/zero in the fields not set). */
-template <typename T> T params(size_t size) {
+template <typename T> T params(size_t size)
+{
   T p{};
   p.structSize = size;
   return p;
 }
 #define CUPTI_PARAMS(T) params<T>(T##_STRUCT_SIZE)
 
-const char *cupti_text(CUptiResult r) {
+const char *cupti_text(CUptiResult r)
+{
   const char *s = nullptr;
-  if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || s == nullptr) return "unknown CUPTI error";
+  if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || s == nullptr)
+    return "unknown CUPTI error";
   return s;
 }
 
 /* Map a CUPTI failure of `call` to a pascal_status with an actionable message. */
-pascal_status cupti_fail(pascal_error *err, const char *call, CUptiResult r) {
+pascal_status cupti_fail(pascal_error *err, const char *call, CUptiResult r)
+{
   if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
     return pascal_error_set(
         err, PASCAL_EREFUSED, "cupti",
@@ -53,7 +57,8 @@ pascal_status cupti_fail(pascal_error *err, const char *call, CUptiResult r) {
 /* A Profiler Host object for one chip with a list of metrics added. */
 class host_config {
 public:
-  ~host_config() {
+  ~host_config()
+  {
     if (host_ != nullptr) {
       auto p = CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
       p.pHostObject = host_;
@@ -61,7 +66,8 @@ public:
     }
   }
 
-  pascal_status init(const std::string &chip, const uint8_t *avail, pascal_error *err) {
+  pascal_status init(const std::string &chip, const uint8_t *avail, pascal_error *err)
+  {
     auto p = CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = chip.c_str();
@@ -76,7 +82,8 @@ public:
   }
 
   /* CUPTI_ERROR_INVALID_PARAMETER here means the chip has no such metric. */
-  CUptiResult add(const char *const *names, size_t n) {
+  CUptiResult add(const char *const *names, size_t n)
+  {
     auto p = CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
     p.pHostObject = host_;
     p.ppMetricNames = const_cast<const char **>(names);
@@ -84,61 +91,74 @@ public:
     return cuptiProfilerHostConfigAddMetrics(&p);
   }
 
-  pascal_status image(std::vector<uint8_t> *out, pascal_error *err) {
+  pascal_status image(std::vector<uint8_t> *out, pascal_error *err)
+  {
     auto s = CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
     s.pHostObject = host_;
     CUptiResult r = cuptiProfilerHostGetConfigImageSize(&s);
-    if (r != CUPTI_SUCCESS) return cupti_fail(err, "cuptiProfilerHostGetConfigImageSize", r);
+    if (r != CUPTI_SUCCESS)
+      return cupti_fail(err, "cuptiProfilerHostGetConfigImageSize", r);
     out->assign(s.configImageSize, 0);
     auto g = CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
     g.pHostObject = host_;
     g.configImageSize = out->size();
     g.pConfigImage = out->data();
     r = cuptiProfilerHostGetConfigImage(&g);
-    if (r != CUPTI_SUCCESS) return cupti_fail(err, "cuptiProfilerHostGetConfigImage", r);
+    if (r != CUPTI_SUCCESS)
+      return cupti_fail(err, "cuptiProfilerHostGetConfigImage", r);
     return PASCAL_OK;
   }
 
-  CUpti_Profiler_Host_Object *object() const { return host_; }
+  CUpti_Profiler_Host_Object *object() const
+  {
+    return host_;
+  }
 
 private:
   CUpti_Profiler_Host_Object *host_ = nullptr;
 };
 
-std::vector<const char *> c_names(const std::vector<std::string> &metrics) {
+std::vector<const char *> c_names(const std::vector<std::string> &metrics)
+{
   std::vector<const char *> v;
-  for (const std::string &m : metrics) v.push_back(m.c_str());
+  for (const std::string &m : metrics)
+    v.push_back(m.c_str());
   return v;
 }
 
 /* Build the config image for `metrics`, naming the first unknown metric. */
 pascal_status build_config(host_config *h, const std::string &chip, const uint8_t *avail,
                            const std::vector<std::string> &metrics, std::vector<uint8_t> *image,
-                           pascal_error *err) {
+                           pascal_error *err)
+{
   pascal_status st = h->init(chip, avail, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   for (const std::string &m : metrics) {
     const char *one[1] = {m.c_str()};
     host_config probe;
-    if ((st = probe.init(chip, avail, err)) != PASCAL_OK) return st;
+    if ((st = probe.init(chip, avail, err)) != PASCAL_OK)
+      return st;
     if (probe.add(one, 1) != CUPTI_SUCCESS)
-      return pascal_error_set(err, PASCAL_ENOTFOUND, "metric",
-                              "metric %s not available on %s", m.c_str(), chip.c_str());
+      return pascal_error_set(err, PASCAL_ENOTFOUND, "metric", "metric %s not available on %s",
+                              m.c_str(), chip.c_str());
   }
   std::vector<const char *> names = c_names(metrics);
   CUptiResult r = h->add(names.data(), names.size());
-  if (r != CUPTI_SUCCESS) return cupti_fail(err, "cuptiProfilerHostConfigAddMetrics", r);
+  if (r != CUPTI_SUCCESS)
+    return cupti_fail(err, "cuptiProfilerHostConfigAddMetrics", r);
   return h->image(image, err);
 }
 
 using cu_ctx_get_current_fn = CUresult (*)(CUcontext *);
 
 /* The current driver context, without linking libcuda (the runtime loads it). */
-pascal_status current_context(CUcontext *out, pascal_error *err) {
+pascal_status current_context(CUcontext *out, pascal_error *err)
+{
   void *fn = nullptr;
   cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-  cudaError_t e = cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000,
-                                                   cudaEnableDefault, &q);
+  cudaError_t e =
+      cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &q);
   if (e != cudaSuccess || fn == nullptr || q != cudaDriverEntryPointSuccess)
     return pascal_error_set(err, PASCAL_ENOTFOUND, "device",
                             "cannot resolve cuCtxGetCurrent from the driver: %s",
@@ -161,10 +181,12 @@ struct pascal_cupti_session::config {
 pascal_cupti_session::pascal_cupti_session() = default;
 
 pascal_status pascal_cupti_metric_known(const std::string &chip, const uint8_t *availability,
-                                        const char *metric, bool *out, pascal_error *err) {
+                                        const char *metric, bool *out, pascal_error *err)
+{
   host_config h;
   pascal_status st = h.init(chip, availability, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   const char *one[1] = {metric};
   *out = h.add(one, 1) == CUPTI_SUCCESS;
   return PASCAL_OK;
@@ -172,22 +194,25 @@ pascal_status pascal_cupti_metric_known(const std::string &chip, const uint8_t *
 
 pascal_status pascal_cupti_pass_count(const std::string &chip, const uint8_t *availability,
                                       const std::vector<std::string> &metrics, size_t *out,
-                                      pascal_error *err) {
+                                      pascal_error *err)
+{
   host_config h;
   std::vector<uint8_t> image;
   pascal_status st = build_config(&h, chip, availability, metrics, &image, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   auto p = CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
   p.configImageSize = image.size();
   p.pConfigImage = image.data();
   CUptiResult r = cuptiProfilerHostGetNumOfPasses(&p);
-  if (r != CUPTI_SUCCESS) return cupti_fail(err, "cuptiProfilerHostGetNumOfPasses", r);
+  if (r != CUPTI_SUCCESS)
+    return cupti_fail(err, "cuptiProfilerHostGetNumOfPasses", r);
   *out = p.numOfPasses;
   return PASCAL_OK;
 }
 
-pascal_status pascal_cupti_session::open(int device, pascal_cupti_session **out,
-                                         pascal_error *err) {
+pascal_status pascal_cupti_session::open(int device, pascal_cupti_session **out, pascal_error *err)
+{
   pascal_cupti_session *s = new pascal_cupti_session();
   pascal_status st = PASCAL_OK;
   CUcontext ctx = nullptr;
@@ -208,7 +233,8 @@ pascal_status pascal_cupti_session::open(int device, pascal_cupti_session **out,
     }
     s->chip_ = cp.pChipName;
   }
-  if ((st = current_context(&ctx, err)) != PASCAL_OK) goto fail;
+  if ((st = current_context(&ctx, err)) != PASCAL_OK)
+    goto fail;
   {
     auto ap = CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
     ap.ctx = ctx;
@@ -239,7 +265,8 @@ fail:
   return st;
 }
 
-pascal_cupti_session::~pascal_cupti_session() {
+pascal_cupti_session::~pascal_cupti_session()
+{
   config_.reset(); /* host objects go before the profiler is deinitialized */
   if (profiler_ != nullptr) {
     auto dp = CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
@@ -255,7 +282,8 @@ pascal_cupti_session::~pascal_cupti_session() {
 pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metrics,
                                             pascal_cupti_step prepare, pascal_cupti_step launch,
                                             void *ctx, std::vector<double> *values,
-                                            pascal_error *err) {
+                                            pascal_error *err)
+{
   auto *rp = static_cast<CUpti_RangeProfiler_Object *>(profiler_);
   pascal_status st = PASCAL_OK;
   if (!config_ || config_->metrics != metrics) {
@@ -307,7 +335,8 @@ pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metr
   for (int pass = 0;; ++pass) {
     if (pass >= 64)
       return pascal_error_set(err, PASCAL_ERANGE, "cupti", "more than 64 replay passes needed");
-    if ((st = prepare(ctx, err)) != PASCAL_OK) return st;
+    if ((st = prepare(ctx, err)) != PASCAL_OK)
+      return st;
     const cudaError_t fe = cudaDeviceSynchronize();
     if (fe != cudaSuccess)
       return pascal_error_set(err, PASCAL_EINVAL, "device", "L2 flush failed: %s",
@@ -329,13 +358,17 @@ pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metr
     auto tp = CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
     tp.pRangeProfilerObject = rp;
     CUptiResult tr = cuptiRangeProfilerStop(&tp);
-    if (lst != PASCAL_OK) return lst;
+    if (lst != PASCAL_OK)
+      return lst;
     if (ce != cudaSuccess)
       return pascal_error_set(err, PASCAL_EINVAL, "device", "measured kernel failed: %s",
                               cudaGetErrorString(ce));
-    if (pr != CUPTI_SUCCESS) return cupti_fail(err, "cuptiRangeProfilerPopRange", pr);
-    if (tr != CUPTI_SUCCESS) return cupti_fail(err, "cuptiRangeProfilerStop", tr);
-    if (tp.isAllPassSubmitted) break;
+    if (pr != CUPTI_SUCCESS)
+      return cupti_fail(err, "cuptiRangeProfilerPopRange", pr);
+    if (tr != CUPTI_SUCCESS)
+      return cupti_fail(err, "cuptiRangeProfilerStop", tr);
+    if (tp.isAllPassSubmitted)
+      break;
   }
 
   auto dp = CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);

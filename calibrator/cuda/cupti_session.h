@@ -43,8 +43,14 @@ public:
   static pascal_status open(int device, pascal_cupti_session **out, pascal_error *err);
   ~pascal_cupti_session();
 
-  const std::string &chip() const { return chip_; }
-  const uint8_t *availability() const { return avail_.data(); }
+  const std::string &chip() const
+  {
+    return chip_;
+  }
+  const uint8_t *availability() const
+  {
+    return avail_.data();
+  }
 
   /* Run prepare (outside the range) and launch (inside it) once per pass
    * until all passes of `metrics` are submitted, then evaluate the range:

@@ -17,24 +17,29 @@ const pascal_fill_metric kFillSysmem{"lts__d_sectors_fill_sysmem.sum", 32.0};
 } // namespace
 
 pascal_status pascal_fill_choice_resolve(const std::string &chip, const uint8_t *availability,
-                                         pascal_fill_choice *out, pascal_error *err) {
+                                         pascal_fill_choice *out, pascal_error *err)
+{
   bool dram = false, dev = false, sys = false;
   pascal_status st = pascal_cupti_metric_known(chip, availability, kDram.name.c_str(), &dram, err);
   if (st == PASCAL_OK)
     st = pascal_cupti_metric_known(chip, availability, kFillDevice.name.c_str(), &dev, err);
   if (st == PASCAL_OK)
     st = pascal_cupti_metric_known(chip, availability, kFillSysmem.name.c_str(), &sys, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
 
   pascal_fill_choice c;
   if (dram) {
     c.empirical = false;
     c.candidates.push_back(kDram);
-    if (dev) c.checks.push_back(kFillDevice);
+    if (dev)
+      c.checks.push_back(kFillDevice);
   } else {
     c.empirical = true;
-    if (dev) c.candidates.push_back(kFillDevice);
-    if (sys) c.candidates.push_back(kFillSysmem);
+    if (dev)
+      c.candidates.push_back(kFillDevice);
+    if (sys)
+      c.candidates.push_back(kFillSysmem);
   }
   if (c.candidates.empty())
     return pascal_error_set(err, PASCAL_ENOTFOUND, "metric",
@@ -45,12 +50,14 @@ pascal_status pascal_fill_choice_resolve(const std::string &chip, const uint8_t 
   return PASCAL_OK;
 }
 
-int pascal_fill_pick(const std::vector<double> &values, double bytes) {
+int pascal_fill_pick(const std::vector<double> &values, double bytes)
+{
   int best = -1;
   double best_dist = 0.0;
   for (size_t i = 0; i < values.size(); ++i) {
     const double r = values[i] / bytes;
-    if (!(r >= 0.8 && r <= 1.3)) continue;
+    if (!(r >= 0.8 && r <= 1.3))
+      continue;
     const double dist = fabs(log(r));
     if (best < 0 || dist < best_dist) {
       best = (int)i;

@@ -10,7 +10,8 @@
 
 namespace {
 
-pascal_status check_scan(const pascal_backend_job *job, uint64_t budget, pascal_error *err) {
+pascal_status check_scan(const pascal_backend_job *job, uint64_t budget, pascal_error *err)
+{
   const pascal_plan_key &k = job->run.key;
   const pascal_plan_run *j = &job->run;
   const int tma = k.path == PASCAL_PLAN_TMA;
@@ -27,7 +28,8 @@ pascal_status check_scan(const pascal_backend_job *job, uint64_t budget, pascal_
   if (k.m > PASCAL_CUDA_MAX_M)
     return pascal_error_set(err, PASCAL_EINVAL, "m", "m must be at most %u, got %u",
                             PASCAL_CUDA_MAX_M, k.m);
-  if (j->N == 0) return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be positive");
+  if (j->N == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be positive");
   if (j->N > budget / job->block_bytes)
     return pascal_error_set(err, PASCAL_ERANGE, "N",
                             "N = %llu blocks of %u bytes exceed half the device memory",
@@ -39,7 +41,8 @@ pascal_status check_scan(const pascal_backend_job *job, uint64_t budget, pascal_
   return PASCAL_OK;
 }
 
-pascal_status check_gemm(const pascal_backend_job *job, uint64_t budget, pascal_error *err) {
+pascal_status check_gemm(const pascal_backend_job *job, uint64_t budget, pascal_error *err)
+{
   const pascal_plan_shape *j = &job->run.shape;
   if (j->Mg == 0 || j->Mg % 128u != 0 || j->Mg / 128u > 65535u)
     return pascal_error_set(err, PASCAL_EINVAL, "Mg",
@@ -52,18 +55,21 @@ pascal_status check_gemm(const pascal_backend_job *job, uint64_t budget, pascal_
     return pascal_error_set(err, PASCAL_EINVAL, "Kg",
                             "Kg must be a positive multiple of 64 below 4194304, got %llu",
                             (unsigned long long)j->Kg);
-  const double bytes = 2.0 * ((double)j->Mg * j->Kg + (double)j->Ng * j->Kg) +
-                       4.0 * (double)j->Mg * j->Ng;
+  const double bytes =
+      2.0 * ((double)j->Mg * j->Kg + (double)j->Ng * j->Kg) + 4.0 * (double)j->Mg * j->Ng;
   if (bytes > (double)budget)
-    return pascal_error_set(err, PASCAL_ERANGE, "Mg", "GEMM operands exceed half the device memory");
+    return pascal_error_set(err, PASCAL_ERANGE, "Mg",
+                            "GEMM operands exceed half the device memory");
   return PASCAL_OK;
 }
 
 } // namespace
 
 pascal_status pascal_cuda_job_check(const pascal_backend_job *job, uint64_t device_bytes,
-                                    pascal_error *err) {
-  if (job == nullptr) return pascal_error_set(err, PASCAL_EINVAL, "job", "no job");
+                                    pascal_error *err)
+{
+  if (job == nullptr)
+    return pascal_error_set(err, PASCAL_EINVAL, "job", "no job");
   if (job->block_bytes < 16 || job->block_bytes % 16u != 0 ||
       job->block_bytes > PASCAL_CUDA_MAX_BLOCK_BYTES)
     return pascal_error_set(err, PASCAL_EINVAL, "block_bytes",

@@ -8,8 +8,8 @@
 
 #include "backend.h"
 
-#define PASCAL_CUDA_MAX_O 32u
-#define PASCAL_CUDA_MAX_M 65536u
+#define PASCAL_CUDA_MAX_O           32u
+#define PASCAL_CUDA_MAX_M           65536u
 #define PASCAL_CUDA_MAX_BLOCK_BYTES (1u << 20)
 
 #ifdef __cplusplus

@@ -18,16 +18,16 @@
 /* What each benchmark did once (the work) and how long each repeat took
  * (seconds, from CUDA events). */
 struct pascal_peak_samples {
-  double dram_bytes = 0;          /* bytes one DRAM stream read moves          */
+  double dram_bytes = 0; /* bytes one DRAM stream read moves          */
   std::vector<double> dram_s;
-  double l2_bytes = 0;            /* bytes one L2 stream read moves            */
+  double l2_bytes = 0; /* bytes one L2 stream read moves            */
   std::vector<double> l2_s;
-  double mma_flops = 0;           /* FLOPs of one mma launch                   */
+  double mma_flops = 0; /* FLOPs of one mma launch                   */
   std::vector<double> mma_s;
   std::vector<double> clock_cycles; /* cycles the spin counted, per repeat    */
   std::vector<double> clock_s;
-  uint32_t launches = 0;          /* empty launches per timed repeat          */
-  std::vector<double> launch_s;   /* time of those launches, per repeat       */
+  uint32_t launches = 0;        /* empty launches per timed repeat          */
+  std::vector<double> launch_s; /* time of those launches, per repeat       */
 };
 
 /* Median of `v` (the mean of the middle two for an even count); NaN when

@@ -16,7 +16,8 @@
 
 namespace {
 
-void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes) {
+void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes)
+{
   const pascal_cuda_info &in = rig.info();
   fprintf(out, "device        %s (sm_%d%d, CUPTI chip %s)\n", in.name.c_str(), in.cc_major,
           in.cc_minor, in.chip.c_str());
@@ -43,11 +44,13 @@ void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes) {
 
 /* The scan's rows as the device's capacity probe (pascal/device_data.h), which
  * the agent prints on its "capacity probe:" line for the registration. */
-void keep_scan(const std::vector<pascal_capacity_row> &rows, pascal_backend_device *device) {
+void keep_scan(const std::vector<pascal_capacity_row> &rows, pascal_backend_device *device)
+{
   pascal_capacity_probe *p = &device->capacity_probe;
   p->waves = PASCAL_CAPACITY_WAVES;
   for (const pascal_capacity_row &r : rows) {
-    if (p->n == PASCAL_CAPACITY_PROBE_MAX) break;
+    if (p->n == PASCAL_CAPACITY_PROBE_MAX)
+      break;
     p->size_blocks[p->n] = r.n_blocks;
     p->fill_ratio[p->n++] = r.ratio;
   }
@@ -55,26 +58,31 @@ void keep_scan(const std::vector<pascal_capacity_row> &rows, pascal_backend_devi
 }
 
 pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
-                    pascal_backend_device *device, pascal_error *err) {
+                    pascal_backend_device *device, pascal_error *err)
+{
   if (out == nullptr || device == nullptr)
     return pascal_error_set(err, PASCAL_EINVAL, out == nullptr ? "out" : "device",
                             "output stream and device record are required");
-  if (block_bytes == 0) block_bytes = 16384;
-  if (repeats == 0) repeats = 3;
+  if (block_bytes == 0)
+    block_bytes = 16384;
+  if (repeats == 0)
+    repeats = 3;
   if (block_bytes % 16u != 0 || block_bytes > (1u << 20))
     return pascal_error_set(err, PASCAL_EINVAL, "block_bytes",
                             "block_bytes must be a multiple of 16 up to 1048576, got %u",
                             block_bytes);
   pascal_cuda_rig *rig = nullptr;
   pascal_status st = pascal_cuda_rig::open(0, &rig, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   std::vector<pascal_capacity_row> rows;
   uint64_t c = 0;
   print_device(out, *rig, block_bytes);
   fprintf(out, "capacity scan (sync, o=1, W=%u, %u repeat(s), median):\n", PASCAL_CAPACITY_WAVES,
           repeats);
   fprintf(out, "%12s %14s %10s %12s\n", "blocks", "bytes", "fill/bytes", "kernel_us");
-  if ((st = pascal_capacity_scan(rig, block_bytes, repeats, &rows, err)) != PASCAL_OK) goto done;
+  if ((st = pascal_capacity_scan(rig, block_bytes, repeats, &rows, err)) != PASCAL_OK)
+    goto done;
   for (const pascal_capacity_row &r : rows)
     fprintf(out, "%12llu %14llu %10.4f %12.1f\n", (unsigned long long)r.n_blocks,
             (unsigned long long)(r.n_blocks * block_bytes), r.ratio, r.kernel_ns / 1e3);
@@ -121,7 +129,8 @@ done:
 } // namespace
 
 PASCAL_CUDA_API pascal_status pascal_cuda_probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
-                                                pascal_backend_device *device, pascal_error *err) {
+                                                pascal_backend_device *device, pascal_error *err)
+{
   return pascal_c_boundary("cuda probe", err,
                            [&] { return probe(out, block_bytes, repeats, device, err); });
 }

@@ -16,8 +16,7 @@
 
 #define CHE_TOLERANCE 1e-12
 
-static pascal_status check_geometry(const pascal_cache_geometry *g,
-                                    pascal_error *err)
+static pascal_status check_geometry(const pascal_cache_geometry *g, pascal_error *err)
 {
   if (!g)
     return pascal_error_set(err, PASCAL_EINVAL, "geometry", "geometry is NULL");
@@ -34,7 +33,10 @@ static pascal_status check_geometry(const pascal_cache_geometry *g,
   return PASCAL_OK;
 }
 
-static double normal_cdf(double x) { return 0.5 * erfc(-x / sqrt(2.0)); }
+static double normal_cdf(double x)
+{
+  return 0.5 * erfc(-x / sqrt(2.0));
+}
 
 /* P(X < A), X ~ Binomial(r, 1/S), S > 1, r >= A: terms summed from logs
  * (lt_i = log binom(r, i) p^i (1-p)^(r-i)) so no term overflows. */
@@ -80,8 +82,7 @@ static double tilesight_hit(uint64_t d, uint64_t a, uint64_t s)
 }
 
 /* Hit probability for checked inputs. */
-static double hit_probability(pascal_hit_model model, uint64_t rd,
-                              const pascal_cache_geometry *g)
+static double hit_probability(pascal_hit_model model, uint64_t rd, const pascal_cache_geometry *g)
 {
   if (rd == PASCAL_RD_COLD)
     return 0.0;
@@ -108,14 +109,13 @@ static pascal_status check_model(pascal_hit_model model, pascal_error *err)
 {
   if (model != PASCAL_HIT_SDCM && model != PASCAL_HIT_PPT_PUBLISHED &&
       model != PASCAL_HIT_PPT_CORRECTED && model != PASCAL_HIT_TILESIGHT)
-    return pascal_error_set(err, PASCAL_EINVAL, "model", "unknown hit model %d",
-                            (int)model);
+    return pascal_error_set(err, PASCAL_EINVAL, "model", "unknown hit model %d", (int)model);
   return PASCAL_OK;
 }
 
 pascal_status pascal_hit_probability(pascal_hit_model model, uint64_t rd,
-                                     const pascal_cache_geometry *geometry,
-                                     double *p_hit, pascal_error *err)
+                                     const pascal_cache_geometry *geometry, double *p_hit,
+                                     pascal_error *err)
 {
   pascal_status st = check_model(model, err);
   if (st == PASCAL_OK)
@@ -127,10 +127,9 @@ pascal_status pascal_hit_probability(pascal_hit_model model, uint64_t rd,
   return st;
 }
 
-pascal_status pascal_expected_misses(pascal_hit_model model, const uint64_t *rd,
-                                     size_t count,
-                                     const pascal_cache_geometry *geometry,
-                                     double *misses, pascal_error *err)
+pascal_status pascal_expected_misses(pascal_hit_model model, const uint64_t *rd, size_t count,
+                                     const pascal_cache_geometry *geometry, double *misses,
+                                     pascal_error *err)
 {
   pascal_status st = check_model(model, err);
   if (st == PASCAL_OK)
@@ -163,33 +162,28 @@ static double che_occupancy(const double *rates, size_t n, double total, double 
   return sum;
 }
 
-pascal_status pascal_che_characteristic_time(const double *rates, size_t n,
-                                             double c, double *t_c,
-                                             double *hit_rate,
-                                             pascal_error *err)
+pascal_status pascal_che_characteristic_time(const double *rates, size_t n, double c, double *t_c,
+                                             double *hit_rate, pascal_error *err)
 {
   if (n == 0 || !rates)
     return pascal_error_set(err, PASCAL_EINVAL, "rates", "at least one rate is needed");
   if (!isfinite(c) || !(c > 0.0))
     return pascal_error_set(err, PASCAL_EINVAL, "C", "C must be finite and positive");
   if (!t_c || !hit_rate)
-    return pascal_error_set(err, PASCAL_EINVAL, t_c ? "hit_rate" : "t_c",
-                            "output pointer is NULL");
+    return pascal_error_set(err, PASCAL_EINVAL, t_c ? "hit_rate" : "t_c", "output pointer is NULL");
   double total = 0.0;
   size_t positive = 0;
   for (size_t i = 0; i < n; i++) {
     if (!isfinite(rates[i]) || rates[i] < 0.0) {
       char field[40];
       snprintf(field, sizeof field, "rates[%zu]", i);
-      return pascal_error_set(err, PASCAL_EINVAL, field,
-                              "rates must be finite and >= 0");
+      return pascal_error_set(err, PASCAL_EINVAL, field, "rates must be finite and >= 0");
     }
     total += rates[i];
     positive += rates[i] > 0.0;
   }
   if (positive == 0 || !isfinite(total))
-    return pascal_error_set(err, PASCAL_EINVAL, "rates",
-                            "rates must have a finite positive sum");
+    return pascal_error_set(err, PASCAL_EINVAL, "rates", "rates must have a finite positive sum");
   if (c >= (double)positive) { /* every requested item fits */
     *t_c = INFINITY;
     *hit_rate = 1.0;
@@ -220,8 +214,7 @@ pascal_status pascal_che_characteristic_time(const double *rates, size_t n,
   return PASCAL_OK;
 }
 
-pascal_status pascal_che_scan(uint64_t n, uint64_t c, double *hit_rate,
-                              pascal_error *err)
+pascal_status pascal_che_scan(uint64_t n, uint64_t c, double *hit_rate, pascal_error *err)
 {
   if (n < 1)
     return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be at least 1");

@@ -43,10 +43,8 @@ static pascal_status run_geometry(uint64_t c, uint64_t ways, uint64_t sets,
 static const pascal_hit_model reuse_models[REUSE_MODELS] = {
     PASCAL_HIT_SDCM, PASCAL_HIT_PPT_PUBLISHED, PASCAL_HIT_PPT_CORRECTED, PASCAL_HIT_TILESIGHT};
 
-pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c,
-                                       const uint64_t *phases, size_t m,
-                                       uint64_t ways, uint64_t sets,
-                                       pascal_baseline_k *out,
+pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                                       uint64_t ways, uint64_t sets, pascal_baseline_k *out,
                                        pascal_error *err)
 {
   if (n < 1)
@@ -61,12 +59,10 @@ pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c,
   if (!out)
     return pascal_error_set(err, PASCAL_EINVAL, "out", "output pointer is NULL");
   if (m == 0)
-    return pascal_error_set(err, PASCAL_EINVAL, "M",
-                            "at least one worker phase is needed");
+    return pascal_error_set(err, PASCAL_EINVAL, "M", "at least one worker phase is needed");
   uint64_t *rd = malloc(m * sizeof *rd);
   if (!rd)
-    return pascal_error_set(err, PASCAL_ENOMEM, "M",
-                            "cannot allocate %zu reuse distances", m);
+    return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate %zu reuse distances", m);
   double misses[REUSE_MODELS], h_che = 0.0;
   st = pascal_reuse_distance_compute(n, phases, m, rd, err);
   for (int i = 0; i < REUSE_MODELS && st == PASCAL_OK; i++)
@@ -85,10 +81,8 @@ pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c,
   return PASCAL_OK;
 }
 
-pascal_status pascal_baseline_scan_k(const pascal_baseline_scan *run,
-                                     pascal_baseline_k *steady,
-                                     pascal_baseline_k *whole_run,
-                                     pascal_error *err)
+pascal_status pascal_baseline_scan_k(const pascal_baseline_scan *run, pascal_baseline_k *steady,
+                                     pascal_baseline_k *whole_run, pascal_error *err)
 {
   if (!run)
     return pascal_error_set(err, PASCAL_EINVAL, "run", "run is NULL");
@@ -142,15 +136,15 @@ static pascal_status check_gemm(const pascal_baseline_gemm *run, uint64_t *reque
     return pascal_error_set(err, PASCAL_EINVAL, "run", "run is NULL");
   if (run->n_r < 1 || run->n_c < 1 || run->n_k < 1)
     return pascal_error_set(err, PASCAL_EINVAL,
-                            run->n_r < 1 ? "n_r" : run->n_c < 1 ? "n_c" : "n_k",
+                            run->n_r < 1   ? "n_r"
+                            : run->n_c < 1 ? "n_c"
+                                           : "n_k",
                             "tile counts must be at least 1");
   if (run->m < 1)
     return pascal_error_set(err, PASCAL_EINVAL, "M", "M must be at least 1");
   uint64_t limit = PASCAL_GEMM_REQUESTS_MAX / 2;
-  if (run->n_r > limit || run->n_c > limit / run->n_r ||
-      run->n_k > limit / (run->n_r * run->n_c))
-    return pascal_error_set(err, PASCAL_ERANGE, "n_k",
-                            "2 n_r n_c n_k exceeds %llu requests",
+  if (run->n_r > limit || run->n_c > limit / run->n_r || run->n_k > limit / (run->n_r * run->n_c))
+    return pascal_error_set(err, PASCAL_ERANGE, "n_k", "2 n_r n_c n_k exceeds %llu requests",
                             (unsigned long long)PASCAL_GEMM_REQUESTS_MAX);
   *requests = 2 * run->n_r * run->n_c * run->n_k;
   return PASCAL_OK;
@@ -175,8 +169,8 @@ static void gemm_trace(const pascal_baseline_gemm *run, uint64_t *trace)
 }
 
 /* Che on the GEMM's request rates (A tiles n_c each, B tiles n_r each). */
-static pascal_status gemm_che_hit(const pascal_baseline_gemm *run, uint64_t tiles,
-                                  double *hit, pascal_error *err)
+static pascal_status gemm_che_hit(const pascal_baseline_gemm *run, uint64_t tiles, double *hit,
+                                  pascal_error *err)
 {
   double *rates = malloc(tiles * sizeof *rates);
   if (!rates)
@@ -185,15 +179,13 @@ static pascal_status gemm_che_hit(const pascal_baseline_gemm *run, uint64_t tile
   for (uint64_t i = 0; i < tiles; i++)
     rates[i] = (double)(i < a_tiles ? run->n_c : run->n_r);
   double t_c;
-  pascal_status st = pascal_che_characteristic_time(rates, tiles, (double)run->c,
-                                                    &t_c, hit, err);
+  pascal_status st = pascal_che_characteristic_time(rates, tiles, (double)run->c, &t_c, hit, err);
   free(rates);
   return st;
 }
 
-pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run,
-                                     pascal_baseline_k *out, double *k0,
-                                     pascal_error *err)
+pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run, pascal_baseline_k *out,
+                                     double *k0, pascal_error *err)
 {
   uint64_t requests = 0;
   pascal_status st = check_gemm(run, &requests, err);

@@ -71,9 +71,9 @@ static pascal_status check_input(const double *const *values, const size_t *n, s
   return PASCAL_OK;
 }
 
-pascal_status pascal_key_bootstrap(const double *const *values, const size_t *n,
-                                   size_t n_groups, size_t resamples, uint64_t seed,
-                                   double level, pascal_interval *out, pascal_error *err)
+pascal_status pascal_key_bootstrap(const double *const *values, const size_t *n, size_t n_groups,
+                                   size_t resamples, uint64_t seed, double level,
+                                   pascal_interval *out, pascal_error *err)
 {
   pascal_status st = check_input(values, n, n_groups, resamples, level, out, err);
   if (st)

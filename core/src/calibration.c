@@ -53,22 +53,22 @@ static int copy_array(void **dst, const void *src, size_t n, size_t size)
   return 0;
 }
 
-pascal_status pascal_calibration_copy(pascal_calibration *dst,
-                                      const pascal_calibration *src,
+pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_calibration *src,
                                       pascal_error *err)
 {
   pascal_calibration tmp = *src;
-  int bad = copy_array((void **)&tmp.scan_runs, src->scan_runs, src->n_scan_runs,
-                       sizeof *tmp.scan_runs);
-  bad |= copy_array((void **)&tmp.gemm_runs, src->gemm_runs, src->n_gemm_runs,
-                    sizeof *tmp.gemm_runs);
+  int bad =
+      copy_array((void **)&tmp.scan_runs, src->scan_runs, src->n_scan_runs, sizeof *tmp.scan_runs);
+  bad |=
+      copy_array((void **)&tmp.gemm_runs, src->gemm_runs, src->n_gemm_runs, sizeof *tmp.gemm_runs);
   bad |= copy_array((void **)&tmp.heldout_scan_runs, src->heldout_scan_runs,
                     src->n_heldout_scan_runs, sizeof *tmp.heldout_scan_runs);
   bad |= copy_array((void **)&tmp.heldout_gemm_runs, src->heldout_gemm_runs,
                     src->n_heldout_gemm_runs, sizeof *tmp.heldout_gemm_runs);
   if (bad) {
     pascal_calibration_free(&tmp);
-    return pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory copying a calibration");
+    return pascal_error_set(err, PASCAL_ENOMEM, "measurements",
+                            "out of memory copying a calibration");
   }
   tmp.capacity = src->n_scan_runs + src->n_gemm_runs;
   tmp.heldout_capacity = src->n_heldout_scan_runs + src->n_heldout_gemm_runs;
@@ -91,7 +91,8 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_err
   if (cal->class_rule != PASCAL_CLASS_MOD4_MIN2)
     return pascal_error_set(err, PASCAL_EINVAL, "class_rule", "unknown class rule");
   if (cal->device.name[0] == '\0' || !memchr(cal->device.name, '\0', sizeof cal->device.name))
-    return pascal_error_set(err, PASCAL_EINVAL, "device.name", "device name must be a non-empty string");
+    return pascal_error_set(err, PASCAL_EINVAL, "device.name",
+                            "device name must be a non-empty string");
   if (!memchr(cal->device.arch, '\0', sizeof cal->device.arch))
     return pascal_error_set(err, PASCAL_EINVAL, "device.arch", "device arch is not terminated");
   if ((st = check_positive(cal->device.sm_count, "device.sm_count", err)) ||
@@ -145,7 +146,8 @@ static pascal_status check_scan_run(const pascal_scan_run *r, const char *list, 
   if (r->N == 0)
     return run_field_error(err, list, index, "N", "N (scan length in blocks) must be at least 1");
   if (r->W == 0)
-    return run_field_error(err, list, index, "W", "W (scans per resident worker) must be at least 1");
+    return run_field_error(err, list, index, "W",
+                           "W (scans per resident worker) must be at least 1");
   return check_common(list, index, r->fill_bytes, r->has_kernel_ns, r->kernel_ns, err);
 }
 
@@ -157,8 +159,8 @@ static pascal_status check_dim(uint32_t v, uint32_t tile, const char *list, size
   if (v == 0)
     return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be at least 1", name);
   if (v % tile != 0)
-    return pascal_error_set(err, PASCAL_EINVAL, field, "%s (%u) is not a multiple of %s (%u)",
-                            name, v, tile_name, tile);
+    return pascal_error_set(err, PASCAL_EINVAL, field, "%s (%u) is not a multiple of %s (%u)", name,
+                            v, tile_name, tile);
   return PASCAL_OK;
 }
 
@@ -168,7 +170,8 @@ static pascal_status check_gemm_run(const pascal_calibration *cal, const pascal_
   pascal_status st;
   const pascal_gemm_params *g = &cal->gemm;
   if (g->tile_m == 0 || g->tile_n == 0 || g->tile_k == 0)
-    return pascal_error_set(err, PASCAL_EINVAL, "gemm", "set the GEMM tiling before appending runs");
+    return pascal_error_set(err, PASCAL_EINVAL, "gemm",
+                            "set the GEMM tiling before appending runs");
   if ((st = check_dim(r->shape.Mg, g->tile_m, list, index, "Mg", "tile_m", err)) ||
       (st = check_dim(r->shape.Ng, g->tile_n, list, index, "Ng", "tile_n", err)) ||
       (st = check_dim(r->shape.Kg, g->tile_k, list, index, "Kg", "tile_k", err)))
@@ -190,14 +193,12 @@ static bool same_scan_run(const pascal_scan_run *a, const pascal_scan_run *b)
 
 static bool same_gemm_run(const pascal_gemm_run *a, const pascal_gemm_run *b)
 {
-  return a->shape.Mg == b->shape.Mg && a->shape.Ng == b->shape.Ng &&
-         a->shape.Kg == b->shape.Kg &&
+  return a->shape.Mg == b->shape.Mg && a->shape.Ng == b->shape.Ng && a->shape.Kg == b->shape.Kg &&
          repeat_of(a->has_repeat, a->repeat) == repeat_of(b->has_repeat, b->repeat);
 }
 
 /* Make room for one more run in `*array` (element size `size`, `n` used). */
-static pascal_status grow(void **array, size_t *capacity, size_t n, size_t size,
-                          pascal_error *err)
+static pascal_status grow(void **array, size_t *capacity, size_t n, size_t size, pascal_error *err)
 {
   if (n < *capacity)
     return PASCAL_OK;
@@ -261,31 +262,29 @@ static pascal_status append_gemm_to(pascal_calibration *cal, const char *list,
   return PASCAL_OK;
 }
 
-pascal_status pascal_calibration_append_scan(pascal_calibration *cal,
-                                             const pascal_scan_run *run, pascal_error *err)
+pascal_status pascal_calibration_append_scan(pascal_calibration *cal, const pascal_scan_run *run,
+                                             pascal_error *err)
 {
-  return append_scan_to(cal, "measurements", &cal->scan_runs, &cal->n_scan_runs,
-                        &cal->capacity, run, err);
+  return append_scan_to(cal, "measurements", &cal->scan_runs, &cal->n_scan_runs, &cal->capacity,
+                        run, err);
 }
 
-pascal_status pascal_calibration_append_gemm(pascal_calibration *cal,
-                                             const pascal_gemm_run *run, pascal_error *err)
+pascal_status pascal_calibration_append_gemm(pascal_calibration *cal, const pascal_gemm_run *run,
+                                             pascal_error *err)
 {
-  return append_gemm_to(cal, "measurements", &cal->gemm_runs, &cal->n_gemm_runs,
-                        &cal->capacity, run, err);
+  return append_gemm_to(cal, "measurements", &cal->gemm_runs, &cal->n_gemm_runs, &cal->capacity,
+                        run, err);
 }
 
 pascal_status pascal_calibration_append_heldout_scan(pascal_calibration *cal,
-                                                     const pascal_scan_run *run,
-                                                     pascal_error *err)
+                                                     const pascal_scan_run *run, pascal_error *err)
 {
   return append_scan_to(cal, "heldout", &cal->heldout_scan_runs, &cal->n_heldout_scan_runs,
                         &cal->heldout_capacity, run, err);
 }
 
 pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
-                                                     const pascal_gemm_run *run,
-                                                     pascal_error *err)
+                                                     const pascal_gemm_run *run, pascal_error *err)
 {
   return append_gemm_to(cal, "heldout", &cal->heldout_gemm_runs, &cal->n_heldout_gemm_runs,
                         &cal->heldout_capacity, run, err);
@@ -318,8 +317,8 @@ static const char *panel_mismatch(const pascal_calibration *cal, const pascal_ca
 }
 
 pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
-                                             const pascal_calibration *const *parts,
-                                             size_t n_parts, pascal_error *err)
+                                             const pascal_calibration *const *parts, size_t n_parts,
+                                             pascal_error *err)
 {
   if (n_parts == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "measurements", "no held-out panel given");
@@ -402,8 +401,8 @@ const char *pascal_class_rule_name(pascal_class_rule rule)
   return "mod4-min2";
 }
 
-pascal_status pascal_workload_parse(const char *name, const char *field,
-                                    pascal_workload *out, pascal_error *err)
+pascal_status pascal_workload_parse(const char *name, const char *field, pascal_workload *out,
+                                    pascal_error *err)
 {
   if (name && strcmp(name, "scan") == 0)
     *out = PASCAL_WORKLOAD_SCAN;
@@ -426,8 +425,8 @@ pascal_status pascal_path_parse(const char *name, const char *field, pascal_path
   return PASCAL_OK;
 }
 
-pascal_status pascal_class_rule_parse(const char *name, const char *field,
-                                      pascal_class_rule *out, pascal_error *err)
+pascal_status pascal_class_rule_parse(const char *name, const char *field, pascal_class_rule *out,
+                                      pascal_error *err)
 {
   if (name && strcmp(name, "mod4-min2") == 0) {
     *out = PASCAL_CLASS_MOD4_MIN2;

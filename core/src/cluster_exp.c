@@ -36,7 +36,8 @@ pascal_status pascal_cluster_phases(uint64_t n, uint32_t m, uint32_t c, uint64_t
                                     pascal_error *err)
 {
   if (c < 1 || c > m)
-    return pascal_error_set(err, PASCAL_EINVAL, "c", "cluster count %u is outside [1, M = %u]", c, m);
+    return pascal_error_set(err, PASCAL_EINVAL, "c", "cluster count %u is outside [1, M = %u]", c,
+                            m);
   if (c > n)
     return pascal_error_set(err, PASCAL_EINVAL, "N", "N = %llu is below the cluster count %u",
                             (unsigned long long)n, c);
@@ -47,8 +48,7 @@ pascal_status pascal_cluster_phases(uint64_t n, uint32_t m, uint32_t c, uint64_t
 }
 
 pascal_status pascal_cluster_expectations(uint64_t n, uint64_t c, const uint64_t *phases,
-                                          uint32_t m, pascal_cluster_expect *out,
-                                          pascal_error *err)
+                                          uint32_t m, pascal_cluster_expect *out, pascal_error *err)
 {
   pascal_static_result gap;
   pascal_baseline_k base;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 
 /* Fill *out from sigma, the miss bound and E (inputs already checked). */
-static void coherence_fill(uint64_t sigma, uint64_t c, size_t m, uint64_t e,
-                           uint64_t miss_bound, pascal_coherence_result *out)
+static void coherence_fill(uint64_t sigma, uint64_t c, size_t m, uint64_t e, uint64_t miss_bound,
+                           pascal_coherence_result *out)
 {
   out->sigma = sigma;
   out->min_capacity = 2 * sigma - 1;
@@ -21,12 +21,10 @@ static void coherence_fill(uint64_t sigma, uint64_t c, size_t m, uint64_t e,
 }
 
 static pascal_status check_common(uint64_t c, size_t m, uint64_t e,
-                                  const pascal_coherence_result *out,
-                                  pascal_error *err)
+                                  const pascal_coherence_result *out, pascal_error *err)
 {
   if (m < 2)
-    return pascal_error_set(err, PASCAL_EINVAL, "M",
-                            "the theorem needs at least two workers");
+    return pascal_error_set(err, PASCAL_EINVAL, "M", "the theorem needs at least two workers");
   if (c < 1)
     return pascal_error_set(err, PASCAL_EINVAL, "C", "C must be at least 1");
   if (e < 1)
@@ -36,10 +34,8 @@ static pascal_status check_common(uint64_t c, size_t m, uint64_t e,
   return PASCAL_OK;
 }
 
-pascal_status pascal_coherence_check(uint64_t sigma, uint64_t c, size_t m,
-                                     uint64_t e,
-                                     pascal_coherence_result *out,
-                                     pascal_error *err)
+pascal_status pascal_coherence_check(uint64_t sigma, uint64_t c, size_t m, uint64_t e,
+                                     pascal_coherence_result *out, pascal_error *err)
 {
   pascal_status st = check_common(c, m, e, out, err);
   if (st != PASCAL_OK)
@@ -48,21 +44,17 @@ pascal_status pascal_coherence_check(uint64_t sigma, uint64_t c, size_t m,
     return pascal_error_set(err, PASCAL_EINVAL, "sigma", "sigma must be at least 1");
   if (sigma > e)
     return pascal_error_set(err, PASCAL_EINVAL, "sigma",
-                            "sigma (%" PRIu64 ") cannot exceed E (%" PRIu64 ")",
-                            sigma, e);
+                            "sigma (%" PRIu64 ") cannot exceed E (%" PRIu64 ")", sigma, e);
   /* E = sum_w n_w(E) >= M max - (M - 1) sigma bounds max_w n_w(E) */
   if (sigma > (UINT64_MAX - e) / (uint64_t)(m - 1))
-    return pascal_error_set(err, PASCAL_ERANGE, "sigma",
-                            "(M - 1) sigma + E overflows");
+    return pascal_error_set(err, PASCAL_ERANGE, "sigma", "(M - 1) sigma + E overflows");
   uint64_t bound = (e + (uint64_t)(m - 1) * sigma) / (uint64_t)m;
   coherence_fill(sigma, c, m, e, bound, out);
   return PASCAL_OK;
 }
 
-pascal_status pascal_coherence_from_events(const size_t *events, size_t e,
-                                           size_t m, uint64_t c,
-                                           pascal_coherence_result *out,
-                                           pascal_error *err)
+pascal_status pascal_coherence_from_events(const size_t *events, size_t e, size_t m, uint64_t c,
+                                           pascal_coherence_result *out, pascal_error *err)
 {
   pascal_status st = check_common(c, m, e, out, err);
   if (st != PASCAL_OK)
@@ -83,8 +75,7 @@ pascal_status pascal_coherence_from_events(const size_t *events, size_t e,
       char field[40];
       snprintf(field, sizeof field, "events[%zu]", u);
       free(count);
-      return pascal_error_set(err, PASCAL_EINVAL, field,
-                              "worker %zu is not below M = %zu", w, m);
+      return pascal_error_set(err, PASCAL_EINVAL, field, "worker %zu is not below M = %zu", w, m);
     }
     if (count[w]++ == min_count && --at_min == 0) {
       min_count++;
@@ -102,23 +93,20 @@ pascal_status pascal_coherence_from_events(const size_t *events, size_t e,
   return PASCAL_OK;
 }
 
-pascal_status pascal_coherence_sharp_schedule(uint64_t sigma, size_t *workers,
-                                              uint64_t *blocks, size_t cap,
-                                              size_t *len_out, uint64_t *n_out,
+pascal_status pascal_coherence_sharp_schedule(uint64_t sigma, size_t *workers, uint64_t *blocks,
+                                              size_t cap, size_t *len_out, uint64_t *n_out,
                                               pascal_error *err)
 {
   if (sigma < 2)
-    return pascal_error_set(err, PASCAL_EINVAL, "sigma",
-                            "the sharp schedule needs sigma >= 2");
+    return pascal_error_set(err, PASCAL_EINVAL, "sigma", "the sharp schedule needs sigma >= 2");
   if (sigma > SIZE_MAX / 4)
     return pascal_error_set(err, PASCAL_ERANGE, "sigma", "sigma is too large");
   size_t len = (size_t)PASCAL_COHERENCE_SHARP_LEN(sigma);
   if (cap < len)
-    return pascal_error_set(err, PASCAL_EINVAL, "cap",
-                            "the schedule needs %zu entries, cap is %zu", len, cap);
+    return pascal_error_set(err, PASCAL_EINVAL, "cap", "the schedule needs %zu entries, cap is %zu",
+                            len, cap);
   if (!workers || !blocks || !len_out || !n_out)
-    return pascal_error_set(err, PASCAL_EINVAL, "workers",
-                            "output pointer is NULL");
+    return pascal_error_set(err, PASCAL_EINVAL, "workers", "output pointer is NULL");
   size_t u = 0;
   for (uint64_t k = 0; k < sigma; k++, u++) { /* worker 0: 0 .. sigma-1 */
     workers[u] = 0;

@@ -101,8 +101,7 @@ void pascal_pchip_slopes(const double *x, const double *y, size_t n, double *d)
 }
 
 /* Cubic Hermite on [x0, x1] with values y0, y1 and slopes d0, d1. */
-static double hermite(double x0, double x1, double y0, double y1, double d0, double d1,
-                      double t)
+static double hermite(double x0, double x1, double y0, double y1, double d0, double d1, double t)
 {
   double h = x1 - x0;
   double s = (t - x0) / h;
@@ -129,8 +128,7 @@ static double clamp(double t, double lo, double hi)
   return t < lo ? lo : t > hi ? hi : t;
 }
 
-double pascal_pchip_eval(const double *x, const double *y, const double *d, size_t n,
-                         double t)
+double pascal_pchip_eval(const double *x, const double *y, const double *d, size_t n, double t)
 {
   if (n == 1)
     return y[0];
@@ -145,16 +143,16 @@ void pc_pchip_window(size_t n, size_t i, size_t *lo, size_t *hi)
   *hi = i + 2 < n ? i + 2 : n - 1;
 }
 
-double pc_pchip_eval_window(const double *x, size_t n, size_t i, const double *yw,
-                                size_t lo, double t)
+double pc_pchip_eval_window(const double *x, size_t n, size_t i, const double *yw, size_t lo,
+                            double t)
 {
   double d0 = knot_slope(x, yw, lo, n, i);
   double d1 = knot_slope(x, yw, lo, n, i + 1);
   return hermite(x[i], x[i + 1], yw[i - lo], yw[i + 1 - lo], d0, d1, t);
 }
 
-pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs,
-                               pascal_curve *out, const char *field, pascal_error *err)
+pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs, pascal_curve *out,
+                               const char *field, pascal_error *err)
 {
   pascal_curve c = {0};
   double sum[PASCAL_CURVE_MAX_KNOTS];
@@ -164,16 +162,16 @@ pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs,
   for (size_t i = 0; i < n_obs; i++) {
     if (!isfinite(W[i]) || W[i] <= 0 || !isfinite(K[i]) || K[i] <= 0)
       return pascal_error_set(err, PASCAL_EINVAL, field,
-                              "horizon and traffic must be positive and finite (W=%g, K=%g)",
-                              W[i], K[i]);
+                              "horizon and traffic must be positive and finite (W=%g, K=%g)", W[i],
+                              K[i]);
     double lw = log(W[i]);
     size_t j = 0;
     while (j < c.n && c.x[j] < lw)
       j++;
     if (j == c.n || c.x[j] != lw) {
       if (c.n == PASCAL_CURVE_MAX_KNOTS)
-        return pascal_error_set(err, PASCAL_ERANGE, field,
-                                "more than %d distinct horizons", PASCAL_CURVE_MAX_KNOTS);
+        return pascal_error_set(err, PASCAL_ERANGE, field, "more than %d distinct horizons",
+                                PASCAL_CURVE_MAX_KNOTS);
       for (size_t k = c.n; k > j; k--) {
         c.x[k] = c.x[k - 1];
         sum[k] = sum[k - 1];

@@ -22,8 +22,8 @@ void pc_pchip_window(size_t n, size_t i, size_t *lo, size_t *hi);
 /* Value at t (inside [x_i, x_{i+1}]) of the n-knot PCHIP, given only the
  * values yw[k - lo] = y[k] for k in the window [lo, hi] of interval i.
  * Equal to pascal_pchip_eval() on the full arrays. */
-double pc_pchip_eval_window(const double *x, size_t n, size_t i,
-                                const double *yw, size_t lo, double t);
+double pc_pchip_eval_window(const double *x, size_t n, size_t i, const double *yw, size_t lo,
+                            double t);
 
 /* L at log-horizon lw: S(clamped lw) - clamped lw. */
 double pc_curve_log_k_at(const pascal_curve *curve, double lw);

@@ -19,8 +19,8 @@ pascal_status pascal_capacity_probe_check(const pascal_capacity_probe *p, pascal
     return pascal_error_set(err, PASCAL_EINVAL, "waves", "waves must be at least 1");
   if (p->n < 2 || p->n > PASCAL_CAPACITY_PROBE_MAX)
     return pascal_error_set(err, PASCAL_EINVAL, "size_blocks",
-                            "a capacity probe has 2..%d sizes (got %zu)",
-                            PASCAL_CAPACITY_PROBE_MAX, p->n);
+                            "a capacity probe has 2..%d sizes (got %zu)", PASCAL_CAPACITY_PROBE_MAX,
+                            p->n);
   for (size_t i = 0; i < p->n; i++) {
     char field[32];
     if (p->size_blocks[i] < 1 || (i > 0 && p->size_blocks[i] <= p->size_blocks[i - 1])) {

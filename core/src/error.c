@@ -20,8 +20,8 @@ const char *pascal_status_name(pascal_status status)
   return "unknown";
 }
 
-pascal_status pascal_error_set(pascal_error *err, pascal_status status,
-                               const char *field, const char *fmt, ...)
+pascal_status pascal_error_set(pascal_error *err, pascal_status status, const char *field,
+                               const char *fmt, ...)
 {
   if (!err)
     return status;

@@ -43,9 +43,9 @@ static pascal_status run_time(const pascal_model *model, const pascal_scan_run *
 }
 
 pascal_status pc_eval_latency_add(const pascal_model *model, const pascal_scan_run *scan,
-                               const pascal_gemm_run *gemm,
-                               const double fills[PASCAL_CACHE_COUNT], eval_latency_acc *acc,
-                               pascal_error *err)
+                                  const pascal_gemm_run *gemm,
+                                  const double fills[PASCAL_CACHE_COUNT], eval_latency_acc *acc,
+                                  pascal_error *err)
 {
   bool timed = scan ? scan->has_kernel_ns && scan->kernel_ns > 0
                     : gemm->has_kernel_ns && gemm->kernel_ns > 0;
@@ -114,8 +114,8 @@ static pascal_status estimate(const double *v, size_t n, double *mean, pascal_in
                               PASCAL_BOOTSTRAP_LEVEL, ci, err);
 }
 
-static pascal_status fill_row(const pascal_key_report *keys, size_t n_keys, bool dram,
-                              double *v, pascal_latency_row *row, pascal_error *err)
+static pascal_status fill_row(const pascal_key_report *keys, size_t n_keys, bool dram, double *v,
+                              pascal_latency_row *row, pascal_error *err)
 {
   pascal_status st = PASCAL_OK;
   *row = (pascal_latency_row){0};
@@ -139,7 +139,7 @@ static pascal_status fill_row(const pascal_key_report *keys, size_t n_keys, bool
 }
 
 pascal_status pc_eval_latency_rows(const pascal_key_report *keys, size_t n_keys,
-                                pascal_latency_eval *out, pascal_error *err)
+                                   pascal_latency_eval *out, pascal_error *err)
 {
   *out = (pascal_latency_eval){0};
   double *v = malloc((n_keys ? n_keys : 1) * sizeof *v);

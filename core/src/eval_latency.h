@@ -22,9 +22,9 @@ typedef struct eval_latency_acc {
  * the whole run (NaN when the input is unavailable: its error is then NaN).
  * A run without a kernel time, or a device without peaks, adds nothing. */
 pascal_status pc_eval_latency_add(const pascal_model *model, const pascal_scan_run *scan,
-                               const pascal_gemm_run *gemm,
-                               const double fills[PASCAL_CACHE_COUNT], eval_latency_acc *acc,
-                               pascal_error *err);
+                                  const pascal_gemm_run *gemm,
+                                  const double fills[PASCAL_CACHE_COUNT], eval_latency_acc *acc,
+                                  pascal_error *err);
 
 /* The key's MAPEs in percent (NaN where it has no run). */
 void pc_eval_latency_key(const eval_latency_acc *acc, pascal_key_latency *out);
@@ -32,6 +32,6 @@ void pc_eval_latency_key(const eval_latency_acc *acc, pascal_key_latency *out);
 /* The rows of a report from its keys (only keys with scored runs count);
  * `evaluated` false when no key has a timed run. */
 pascal_status pc_eval_latency_rows(const pascal_key_report *keys, size_t n_keys,
-                                pascal_latency_eval *out, pascal_error *err);
+                                   pascal_latency_eval *out, pascal_error *err);
 
 #endif

@@ -13,8 +13,8 @@
 
 /* Per-key values of one quantity over the scored keys of each report. */
 typedef struct key_columns {
-  double **v;   /* v[g]: one value per scored key of report g */
-  size_t *n;    /* scored keys of report g                    */
+  double **v; /* v[g]: one value per scored key of report g */
+  size_t *n;  /* scored keys of report g                    */
   size_t groups;
 } key_columns;
 
@@ -49,8 +49,7 @@ oom:
 
 /* Fill the columns with method m's per-key MAPE, minus PASCAL's when `gap`.
  * Returns false when a value is not finite (a baseline unavailable). */
-static bool fill_method(const pascal_loko_report *const *reports, key_columns *c, int m,
-                        bool gap)
+static bool fill_method(const pascal_loko_report *const *reports, key_columns *c, int m, bool gap)
 {
   for (size_t g = 0; g < c->groups; g++) {
     c->n[g] = 0;

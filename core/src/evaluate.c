@@ -47,7 +47,8 @@ pascal_status pascal_balanced_mape(const size_t *key, const double *pred, const 
     }
     if (!isfinite(obs[i]) || obs[i] <= 0) {
       snprintf(field, sizeof field, "obs[%zu]", i);
-      return pascal_error_set(err, PASCAL_EINVAL, field, "observed values must be positive and finite");
+      return pascal_error_set(err, PASCAL_EINVAL, field,
+                              "observed values must be positive and finite");
     }
     if (!isfinite(pred[i])) {
       snprintf(field, sizeof field, "pred[%zu]", i);
@@ -157,8 +158,8 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
     if (cal->gemm.tile_m != cal->gemm.tile_n)
       tile_bytes = NAN; /* the baselines model square A/B tiles only */
     if ((st = pc_loko_baselines_gemm(p.n_r, p.n_c, p.n_k, p.M,
-                                  (double)cal->device.capacity_blocks * cal->device.block_bytes,
-                                  tile_bytes, &base, err)))
+                                     (double)cal->device.capacity_blocks * cal->device.block_bytes,
+                                     tile_bytes, &base, err)))
       return st;
   }
   pred[PASCAL_METHOD_ALIGNED] = base.aligned;
@@ -188,8 +189,8 @@ static double fill_of(const pascal_calibration *cal, const run_list *runs, size_
 /* Repeat-to-repeat floor of one key: every run that has other repeats of its
  * configuration is predicted by their mean fill (the normalisation of K is
  * the same for all of them, so fills compare like K). */
-static void key_floor(const pascal_calibration *cal, const run_list *runs,
-                      const loko_item *items, size_t lo, size_t hi, pascal_key_report *kr)
+static void key_floor(const pascal_calibration *cal, const run_list *runs, const loko_item *items,
+                      size_t lo, size_t hi, pascal_key_report *kr)
 {
   double sum = 0;
   for (size_t i = lo; i < hi; i++) {
@@ -271,12 +272,12 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
 
 /* One fold: refit without the key of items[lo, hi) and score its runs. */
 static pascal_status run_fold(const pascal_calibration *cal, const run_list *runs,
-                              const loko_item *items, size_t lo, size_t hi,
-                              pascal_key_report *kr, pascal_error *err)
+                              const loko_item *items, size_t lo, size_t hi, pascal_key_report *kr,
+                              pascal_error *err)
 {
   pascal_model *model = NULL;
-  model_exclusion ex = {.active = true, .key = items[lo].key, .Mg = items[lo].Mg,
-                        .Ng = items[lo].Ng};
+  model_exclusion ex = {
+      .active = true, .key = items[lo].key, .Mg = items[lo].Mg, .Ng = items[lo].Ng};
   pascal_status st = pc_model_fit_excluding(cal, &ex, &model, err);
   if (st)
     return st;

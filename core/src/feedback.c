@@ -11,8 +11,8 @@
 
 #define FEEDBACK_D_MAX (UINT32_C(1) << 20)
 
-static pascal_status check_value(double v, double min, int strict,
-                                 const char *field, pascal_error *err)
+static pascal_status check_value(double v, double min, int strict, const char *field,
+                                 pascal_error *err)
 {
   if (!isfinite(v))
     return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be finite", field);
@@ -27,8 +27,7 @@ static pascal_status check_value(double v, double min, int strict,
   return PASCAL_OK;
 }
 
-static pascal_status check_params(const pascal_feedback_params *p,
-                                  pascal_error *err)
+static pascal_status check_params(const pascal_feedback_params *p, pascal_error *err)
 {
   if (!p)
     return pascal_error_set(err, PASCAL_EINVAL, "params", "params is NULL");
@@ -36,8 +35,8 @@ static pascal_status check_params(const pascal_feedback_params *p,
   if (st == PASCAL_OK)
     st = check_value(p->beta, 0.0, 1, "beta", err);
   if (st == PASCAL_OK && (p->d < 2 || p->d > FEEDBACK_D_MAX))
-    st = pascal_error_set(err, PASCAL_EINVAL, "d", "d must be in [2, %u]",
-                          (unsigned)FEEDBACK_D_MAX);
+    st =
+        pascal_error_set(err, PASCAL_EINVAL, "d", "d must be in [2, %u]", (unsigned)FEEDBACK_D_MAX);
   return st;
 }
 
@@ -49,8 +48,7 @@ static double cadence(const pascal_feedback_params *p, double lambda)
   return fill > issue ? fill : issue;
 }
 
-pascal_status pascal_feedback_cadence(const pascal_feedback_params *p,
-                                      double lambda, double *out,
+pascal_status pascal_feedback_cadence(const pascal_feedback_params *p, double lambda, double *out,
                                       pascal_error *err)
 {
   pascal_status st = check_params(p, err);
@@ -63,8 +61,8 @@ pascal_status pascal_feedback_cadence(const pascal_feedback_params *p,
   return st;
 }
 
-pascal_status pascal_feedback_overlap(const pascal_feedback_params *p,
-                                      double *overlap, pascal_error *err)
+pascal_status pascal_feedback_overlap(const pascal_feedback_params *p, double *overlap,
+                                      pascal_error *err)
 {
   pascal_status st = check_params(p, err);
   if (st == PASCAL_OK && !overlap)
@@ -74,9 +72,8 @@ pascal_status pascal_feedback_overlap(const pascal_feedback_params *p,
   return st;
 }
 
-pascal_status pascal_feedback_summarize(const pascal_feedback_params *p,
-                                        double lambda_hit, double lambda_miss,
-                                        pascal_feedback_summary *out,
+pascal_status pascal_feedback_summarize(const pascal_feedback_params *p, double lambda_hit,
+                                        double lambda_miss, pascal_feedback_summary *out,
                                         pascal_error *err)
 {
   pascal_status st = check_params(p, err);
@@ -99,9 +96,8 @@ pascal_status pascal_feedback_summarize(const pascal_feedback_params *p,
   return PASCAL_OK;
 }
 
-pascal_status pascal_feedback_gain(const pascal_feedback_params *p,
-                                   double lambda_hit, double lambda_miss,
-                                   double *gain, pascal_error *err)
+pascal_status pascal_feedback_gain(const pascal_feedback_params *p, double lambda_hit,
+                                   double lambda_miss, double *gain, pascal_error *err)
 {
   pascal_feedback_summary s;
   pascal_status st = pascal_feedback_summarize(p, lambda_hit, lambda_miss, &s, err);
@@ -112,11 +108,9 @@ pascal_status pascal_feedback_gain(const pascal_feedback_params *p,
   return st;
 }
 
-pascal_status pascal_feedback_divergence(const pascal_feedback_params *w1,
-                                         double lambda_miss_1,
-                                         const pascal_feedback_params *w2,
-                                         double lambda_hit_2, double *phi,
-                                         pascal_error *err)
+pascal_status pascal_feedback_divergence(const pascal_feedback_params *w1, double lambda_miss_1,
+                                         const pascal_feedback_params *w2, double lambda_hit_2,
+                                         double *phi, pascal_error *err)
 {
   pascal_status st = check_params(w1, err);
   if (st == PASCAL_OK)
@@ -132,28 +126,27 @@ pascal_status pascal_feedback_divergence(const pascal_feedback_params *w1,
   return st;
 }
 
-pascal_status pascal_feedback_iterate(const pascal_feedback_params *p,
-                                      const double *initial,
-                                      const double *latency, size_t count,
-                                      double *issue, pascal_error *err)
+pascal_status pascal_feedback_iterate(const pascal_feedback_params *p, const double *initial,
+                                      const double *latency, size_t count, double *issue,
+                                      pascal_error *err)
 {
   pascal_status st = check_params(p, err);
   if (st != PASCAL_OK)
     return st;
   size_t r = p->d - 1;
   if (count < r)
-    return pascal_error_set(err, PASCAL_EINVAL, "count",
-                            "count must be at least d - 1 = %zu", r);
+    return pascal_error_set(err, PASCAL_EINVAL, "count", "count must be at least d - 1 = %zu", r);
   if (!initial || !issue || (count > r && !latency))
     return pascal_error_set(err, PASCAL_EINVAL,
-                            !initial ? "initial" : !issue ? "issue" : "latency",
+                            !initial ? "initial"
+                            : !issue ? "issue"
+                                     : "latency",
                             "array pointer is NULL");
   char field[40];
   for (size_t j = 0; j < r; j++) {
     if (!isfinite(initial[j])) {
       snprintf(field, sizeof field, "initial[%zu]", j);
-      return pascal_error_set(err, PASCAL_EINVAL, field,
-                              "initial issue times must be finite");
+      return pascal_error_set(err, PASCAL_EINVAL, field, "initial issue times must be finite");
     }
   }
   for (size_t k = 0; k + r < count; k++) {

@@ -15,14 +15,14 @@
 
 #include "pascal/predict.h"
 
-static pascal_status check_dim(uint32_t v, uint32_t tile, const char *name,
-                               const char *tile_name, pascal_error *err)
+static pascal_status check_dim(uint32_t v, uint32_t tile, const char *name, const char *tile_name,
+                               pascal_error *err)
 {
   if (v == 0)
     return pascal_error_set(err, PASCAL_EINVAL, name, "%s must be at least 1", name);
   if (v % tile != 0)
-    return pascal_error_set(err, PASCAL_EINVAL, name, "%s (%u) is not a multiple of %s (%u)",
-                            name, v, tile_name, tile);
+    return pascal_error_set(err, PASCAL_EINVAL, name, "%s (%u) is not a multiple of %s (%u)", name,
+                            v, tile_name, tile);
   return PASCAL_OK;
 }
 
@@ -31,7 +31,8 @@ pascal_status pascal_gemm_geometry(const pascal_gemm_params *g, const pascal_gem
 {
   pascal_status st;
   if (g->tile_m == 0 || g->tile_n == 0 || g->tile_k == 0)
-    return pascal_error_set(err, PASCAL_EINVAL, "gemm.tile_m", "GEMM tile sizes must be at least 1");
+    return pascal_error_set(err, PASCAL_EINVAL, "gemm.tile_m",
+                            "GEMM tile sizes must be at least 1");
   if (g->elem_bytes == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "gemm.elem_bytes", "elem_bytes must be at least 1");
   if (g->resident_ctas == 0)

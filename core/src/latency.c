@@ -16,7 +16,8 @@
 
 #include "pascal/latency.h"
 
-const char *pascal_bound_name(pascal_bound bound) {
+const char *pascal_bound_name(pascal_bound bound)
+{
   switch (bound) {
   case PASCAL_BOUND_DRAM: return "dram";
   case PASCAL_BOUND_L2: return "l2";
@@ -26,9 +27,13 @@ const char *pascal_bound_name(pascal_bound bound) {
   return "unknown";
 }
 
-static int positive(double x) { return isfinite(x) && x > 0; }
+static int positive(double x)
+{
+  return isfinite(x) && x > 0;
+}
 
-pascal_status pascal_peaks_check(const pascal_peaks *p, pascal_error *err) {
+pascal_status pascal_peaks_check(const pascal_peaks *p, pascal_error *err)
+{
   if (!p)
     return pascal_error_set(err, PASCAL_EINVAL, "peaks", "peaks must not be NULL");
   if (!positive(p->dram_bytes_per_s))
@@ -44,7 +49,8 @@ pascal_status pascal_peaks_check(const pascal_peaks *p, pascal_error *err) {
   return PASCAL_OK;
 }
 
-static pascal_status kernel_check(const pascal_pipeline_kernel *k, pascal_error *err) {
+static pascal_status kernel_check(const pascal_pipeline_kernel *k, pascal_error *err)
+{
   if (!k)
     return pascal_error_set(err, PASCAL_EINVAL, "kernel", "kernel must not be NULL");
   if (k->sm_count == 0)
@@ -73,7 +79,8 @@ typedef struct sm_times {
   double dram, l2, mem, compute, store;
 } sm_times;
 
-static sm_times per_sm(const pascal_peaks *p, const pascal_pipeline_kernel *k, double active) {
+static sm_times per_sm(const pascal_peaks *p, const pascal_pipeline_kernel *k, double active)
+{
   sm_times t;
   t.dram = k->dram_bytes_per_iter / p->dram_bytes_per_s * active;
   t.l2 = k->l2_bytes_per_iter / p->l2_bytes_per_s * active;
@@ -86,7 +93,8 @@ static sm_times per_sm(const pascal_peaks *p, const pascal_pipeline_kernel *k, d
 /* One SM running `per_sm_tiles` CTAs (TileSight's
  * compute_pipeline_tile_latency[_with_occupancy]); writes the prologue. */
 static double sm_latency(const pascal_pipeline_kernel *k, const sm_times *t, uint64_t per_sm_tiles,
-                         double *prologue) {
+                         double *prologue)
+{
   double n = (double)k->iterations, s = (double)k->stages;
   if (per_sm_tiles <= 1) {
     if (k->stages <= 1) {
@@ -106,7 +114,8 @@ static double sm_latency(const pascal_pipeline_kernel *k, const sm_times *t, uin
 }
 
 pascal_status pascal_latency_time(const pascal_peaks *p, const pascal_pipeline_kernel *k,
-                                  pascal_latency *out, pascal_error *err) {
+                                  pascal_latency *out, pascal_error *err)
+{
   pascal_status st = pascal_peaks_check(p, err);
   if (st != PASCAL_OK || (st = kernel_check(k, err)) != PASCAL_OK)
     return st;
@@ -157,8 +166,8 @@ pascal_status pascal_latency_time(const pascal_peaks *p, const pascal_pipeline_k
 pascal_status pascal_latency_gemm(uint64_t Mg, uint64_t Ng, uint64_t Kg, uint32_t tile_m,
                                   uint32_t tile_n, uint32_t tile_k, uint32_t elem_bytes,
                                   uint32_t sm_count, uint32_t tiles_per_sm, uint32_t stages,
-                                  double fill_bytes, pascal_pipeline_kernel *out,
-                                  pascal_error *err) {
+                                  double fill_bytes, pascal_pipeline_kernel *out, pascal_error *err)
+{
   if (!out)
     return pascal_error_set(err, PASCAL_EINVAL, "out", "out must not be NULL");
   if (tile_m == 0 || tile_n == 0 || tile_k == 0 || elem_bytes == 0)
@@ -187,10 +196,10 @@ pascal_status pascal_latency_gemm(uint64_t Mg, uint64_t Ng, uint64_t Kg, uint32_
   return st;
 }
 
-pascal_status pascal_latency_scan(uint32_t sm_count, uint32_t o, uint32_t d, uint32_t m,
-                                  uint64_t N, uint64_t W, uint64_t block_bytes,
-                                  double flops_per_mma, double fill_bytes,
-                                  pascal_pipeline_kernel *out, pascal_error *err) {
+pascal_status pascal_latency_scan(uint32_t sm_count, uint32_t o, uint32_t d, uint32_t m, uint64_t N,
+                                  uint64_t W, uint64_t block_bytes, double flops_per_mma,
+                                  double fill_bytes, pascal_pipeline_kernel *out, pascal_error *err)
+{
   if (!out)
     return pascal_error_set(err, PASCAL_EINVAL, "out", "out must not be NULL");
   if (o == 0)

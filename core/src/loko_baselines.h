@@ -18,12 +18,12 @@ typedef struct loko_baseline_k {
 
 /* Scan run: W passes of N blocks, M resident workers, capacity C blocks. */
 pascal_status pc_loko_baselines_scan(uint64_t N, uint64_t W, uint64_t M, uint64_t C,
-                                  loko_baseline_k *out, pascal_error *err);
+                                     loko_baseline_k *out, pascal_error *err);
 
 /* GEMM run with tile counts (n_r, n_c, n_k), M resident CTAs, capacity
  * c_bytes of L2, tile bytes (A and B tiles are each tile_bytes). */
 pascal_status pc_loko_baselines_gemm(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint64_t M,
-                                  double c_bytes, double tile_bytes,
-                                  loko_baseline_k *out, pascal_error *err);
+                                     double c_bytes, double tile_bytes, loko_baseline_k *out,
+                                     pascal_error *err);
 
 #endif

@@ -125,8 +125,8 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
 
 /* Fit the curve of the group items[lo, hi) (one key at one size, or one
  * grid), using the caller's scratch arrays of at least hi - lo entries. */
-static pascal_status fit_group(const fit_item *items, size_t lo, size_t hi, double *hs,
-                               double *ks, pascal_curve *out, pascal_error *err)
+static pascal_status fit_group(const fit_item *items, size_t lo, size_t hi, double *hs, double *ks,
+                               pascal_curve *out, pascal_error *err)
 {
   char field[PASCAL_ERROR_FIELD_MAX];
   for (size_t i = lo; i < hi; i++) {
@@ -172,14 +172,13 @@ static pascal_status build_scan(pascal_model *m, const fit_item *items, size_t n
       ;
     const fit_item *it = &items[lo];
     if (lo == 0 || !same_prefix(&items[lo - 1], it, 1)) {
-      m->sizes[s] = (model_size){.N = it->a,
-                                 .eta = (double)m->device.capacity_blocks / it->a,
-                                 .first_family = f};
+      m->sizes[s] = (model_size){
+          .N = it->a, .eta = (double)m->device.capacity_blocks / it->a, .first_family = f};
       s++;
     }
     if (lo == 0 || !same_prefix(&items[lo - 1], it, 4)) {
-      m->families[f] = (model_family){.o = it->b, .path = (pascal_path)it->c, .d = it->e,
-                                      .size = s - 1, .first_ref = r};
+      m->families[f] = (model_family){
+          .o = it->b, .path = (pascal_path)it->c, .d = it->e, .size = s - 1, .first_ref = r};
       m->sizes[s - 1].n_families++;
       f++;
     }
@@ -230,9 +229,8 @@ static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n
   return PASCAL_OK;
 }
 
-pascal_status pc_model_fit_excluding(const pascal_calibration *cal,
-                                         const model_exclusion *ex, pascal_model **out,
-                                         pascal_error *err)
+pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
+                                     pascal_model **out, pascal_error *err)
 {
   pascal_status st;
   fit_item *items = NULL;
@@ -267,8 +265,7 @@ fail:
   return st;
 }
 
-pascal_status pascal_model_fit(const pascal_calibration *cal, pascal_model **out,
-                               pascal_error *err)
+pascal_status pascal_model_fit(const pascal_calibration *cal, pascal_model **out, pascal_error *err)
 {
   return pc_model_fit_excluding(cal, NULL, out, err);
 }
@@ -313,8 +310,8 @@ size_t pascal_model_curve_count(const pascal_model *model)
   return model->workload == PASCAL_WORKLOAD_SCAN ? model->n_refs : model->n_grids;
 }
 
-pascal_status pascal_model_curve(const pascal_model *model, size_t index,
-                                 pascal_curve_view *out, pascal_error *err)
+pascal_status pascal_model_curve(const pascal_model *model, size_t index, pascal_curve_view *out,
+                                 pascal_error *err)
 {
   pascal_curve_view v = {0};
   if (index >= pascal_model_curve_count(model))

@@ -82,9 +82,8 @@ typedef struct model_exclusion {
 } model_exclusion;
 
 /* pascal_model_fit() leaving out the runs matched by `ex` (NULL: none). */
-pascal_status pc_model_fit_excluding(const pascal_calibration *cal,
-                                         const model_exclusion *ex,
-                                         pascal_model **out, pascal_error *err);
+pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
+                                     pascal_model **out, pascal_error *err);
 
 /* Narrow [*lo, *hi] to its intersection with [a, b]: the span in which no
  * reference read so far is extrapolated. */
@@ -98,8 +97,8 @@ static inline void pc_span_narrow(double *lo, double *hi, double a, double b)
 
 /* Record coordinate c when value lies outside [lo, hi]. */
 static inline void pc_extrapolation_flag(pascal_extrapolations *ex, pascal_coordinate c,
-                                      double value, double lo, double hi,
-                                      pascal_extrapolation_action action)
+                                         double value, double lo, double hi,
+                                         pascal_extrapolation_action action)
 {
   if ((value >= lo && value <= hi) || ex->n == PASCAL_EXTRAPOLATION_MAX)
     return;
@@ -108,7 +107,7 @@ static inline void pc_extrapolation_flag(pascal_extrapolations *ex, pascal_coord
 
 /* The advice of a scan prediction whose K, M, fill_bytes and rule are set
  * (predict_advice.c); given only when it predicts divergence. */
-void pc_scan_advise(const pascal_device *dev, const pascal_scan_key *key, uint32_t N,
-                        double W, const pascal_scan_prediction *p, pascal_scan_advice *out);
+void pc_scan_advise(const pascal_device *dev, const pascal_scan_key *key, uint32_t N, double W,
+                    const pascal_scan_prediction *p, pascal_scan_advice *out);
 
 #endif

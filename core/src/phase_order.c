@@ -18,9 +18,8 @@ void pc_phase_order_free(pascal_phase_order *po)
   memset(po, 0, sizeof *po);
 }
 
-pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n,
-                                      const uint64_t *phases, size_t m,
-                                      pascal_error *err)
+pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n, const uint64_t *phases,
+                                  size_t m, pascal_error *err)
 {
   memset(po, 0, sizeof *po);
   po->n = n;
@@ -32,8 +31,8 @@ pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n,
   po->group_of = malloc(m * sizeof *po->group_of);
   po->group_start = malloc((m + 1) * sizeof *po->group_start);
   po->group_phase = malloc(m * sizeof *po->group_phase);
-  if (!keys || !val_scratch || !po->by_phase || !po->rank || !po->group_of ||
-      !po->group_start || !po->group_phase)
+  if (!keys || !val_scratch || !po->by_phase || !po->rank || !po->group_of || !po->group_start ||
+      !po->group_phase)
     goto fail;
   memcpy(keys, phases, m * sizeof *keys);
   for (size_t w = 0; w < m; w++)
@@ -43,8 +42,8 @@ pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n,
   size_t d = 0;
   for (size_t i = 0; i < m; i++) {
     /* groups ascend by phase in [0, n), members by worker index */
-    assert(keys[i] < n && (i == 0 || keys[i - 1] < keys[i] ||
-                           po->by_phase[i - 1] < po->by_phase[i]));
+    assert(keys[i] < n &&
+           (i == 0 || keys[i - 1] < keys[i] || po->by_phase[i - 1] < po->by_phase[i]));
     if (i == 0 || keys[i] != keys[i - 1]) {
       po->group_start[d] = i;
       po->group_phase[d] = keys[i];
@@ -62,8 +61,8 @@ fail:
   free(keys);
   free(val_scratch);
   pc_phase_order_free(po);
-  return pascal_error_set(err, PASCAL_ENOMEM, "M",
-                          "cannot allocate the phase order of %zu workers", m);
+  return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate the phase order of %zu workers",
+                          m);
 }
 
 /* Rounds from group `from`'s phase forward to group `to`'s phase, in (0, N]. */

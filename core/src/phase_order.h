@@ -23,10 +23,10 @@ typedef struct pascal_phase_order {
   uint64_t n;
   size_t m;
   size_t d;
-  size_t *by_phase;    /* m worker indices sorted by (phase, index)          */
-  size_t *rank;        /* worker -> its position in by_phase                 */
-  size_t *group_of;    /* worker -> its group                                */
-  size_t *group_start; /* d + 1 entries: group g is by_phase[start[g]..start[g+1]) */
+  size_t *by_phase;      /* m worker indices sorted by (phase, index)          */
+  size_t *rank;          /* worker -> its position in by_phase                 */
+  size_t *group_of;      /* worker -> its group                                */
+  size_t *group_start;   /* d + 1 entries: group g is by_phase[start[g]..start[g+1]) */
   uint64_t *group_phase; /* d entries, ascending                             */
 } pascal_phase_order;
 
@@ -40,9 +40,8 @@ typedef struct pascal_phase_link {
 
 /* Build the order (inputs already validated). Allocates O(m);
  * PASCAL_ENOMEM on failure. Release with pc_phase_order_free. */
-pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n,
-                                      const uint64_t *phases, size_t m,
-                                      pascal_error *err);
+pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n, const uint64_t *phases,
+                                  size_t m, pascal_error *err);
 void pc_phase_order_free(pascal_phase_order *po);
 
 /* Predecessor and successor of worker w's request (see above). */

@@ -22,8 +22,7 @@ const char *pascal_plan_path_name(pascal_plan_path path)
   return NULL;
 }
 
-pascal_status pascal_plan_path_parse(const char *text, pascal_plan_path *out,
-                                     pascal_error *err)
+pascal_status pascal_plan_path_parse(const char *text, pascal_plan_path *out, pascal_error *err)
 {
   if (text && strcmp(text, "sync") == 0) {
     *out = PASCAL_PLAN_SYNC;
@@ -33,8 +32,7 @@ pascal_status pascal_plan_path_parse(const char *text, pascal_plan_path *out,
     *out = PASCAL_PLAN_TMA;
     return PASCAL_OK;
   }
-  return pascal_error_set(err, PASCAL_EINVAL, "path",
-                          "path must be \"sync\" or \"tma\"");
+  return pascal_error_set(err, PASCAL_EINVAL, "path", "path must be \"sync\" or \"tma\"");
 }
 
 void pascal_plan_init(pascal_plan *plan)
@@ -65,8 +63,8 @@ static int shape_equal(const pascal_plan_shape *a, const pascal_plan_shape *b)
   return a->Mg == b->Mg && a->Ng == b->Ng && a->Kg == b->Kg;
 }
 
-pascal_status pascal_plan_key_validate(const pascal_plan_key *key,
-                                       const char *field, pascal_error *err)
+pascal_status pascal_plan_key_validate(const pascal_plan_key *key, const char *field,
+                                       pascal_error *err)
 {
   char name[PASCAL_ERROR_FIELD_MAX];
   if (key->o < 1 || key->o > PASCAL_PLAN_MAX_OCCUPANCY) {
@@ -77,21 +75,18 @@ pascal_status pascal_plan_key_validate(const pascal_plan_key *key,
   }
   if (!pascal_plan_path_name(key->path)) {
     snprintf(name, sizeof name, "%s.path", field);
-    return pascal_error_set(err, PASCAL_EINVAL, name,
-                            "path must be \"sync\" or \"tma\"");
+    return pascal_error_set(err, PASCAL_EINVAL, name, "path must be \"sync\" or \"tma\"");
   }
   if (key->path == PASCAL_PLAN_SYNC && key->d != 0) {
     snprintf(name, sizeof name, "%s.d", field);
     return pascal_error_set(err, PASCAL_EINVAL, name,
-                            "the sync path has no prefetch pipeline: d must be 0, got %u",
-                            key->d);
+                            "the sync path has no prefetch pipeline: d must be 0, got %u", key->d);
   }
-  if (key->path == PASCAL_PLAN_TMA &&
-      (key->d < 1 || key->d > PASCAL_PLAN_MAX_DEPTH)) {
+  if (key->path == PASCAL_PLAN_TMA && (key->d < 1 || key->d > PASCAL_PLAN_MAX_DEPTH)) {
     snprintf(name, sizeof name, "%s.d", field);
     return pascal_error_set(err, PASCAL_EINVAL, name,
-                            "the tma path needs a depth d of 1..%u, got %u",
-                            PASCAL_PLAN_MAX_DEPTH, key->d);
+                            "the tma path needs a depth d of 1..%u, got %u", PASCAL_PLAN_MAX_DEPTH,
+                            key->d);
   }
   if (key->m > PASCAL_PLAN_MAX_COMPUTE) {
     snprintf(name, sizeof name, "%s.m", field);
@@ -104,8 +99,8 @@ pascal_status pascal_plan_key_validate(const pascal_plan_key *key,
 
 /* Every entry of a grid list must be in range on its own, so that the error
  * names the list entry rather than a key the user never wrote. */
-static pascal_status grid_check_list(const uint32_t *v, size_t n, const char *list,
-                                     uint32_t lo, uint32_t hi, pascal_error *err)
+static pascal_status grid_check_list(const uint32_t *v, size_t n, const char *list, uint32_t lo,
+                                     uint32_t hi, pascal_error *err)
 {
   char name[PASCAL_ERROR_FIELD_MAX];
   if (n == 0 || !v) {
@@ -115,8 +110,8 @@ static pascal_status grid_check_list(const uint32_t *v, size_t n, const char *li
   for (size_t i = 0; i < n; i++) {
     if (v[i] < lo || v[i] > hi) {
       snprintf(name, sizeof name, "grid.%s[%zu]", list, i);
-      return pascal_error_set(err, PASCAL_EINVAL, name,
-                              "grid.%s values must be %u..%u, got %u", list, lo, hi, v[i]);
+      return pascal_error_set(err, PASCAL_EINVAL, name, "grid.%s values must be %u..%u, got %u",
+                              list, lo, hi, v[i]);
     }
   }
   return PASCAL_OK;
@@ -130,9 +125,8 @@ static int grid_has_tma(const pascal_plan_grid *g)
   return 0;
 }
 
-pascal_status pascal_plan_grid_expand(const pascal_plan_grid *grid,
-                                      pascal_plan_key **keys, size_t *n_keys,
-                                      pascal_error *err)
+pascal_status pascal_plan_grid_expand(const pascal_plan_grid *grid, pascal_plan_key **keys,
+                                      size_t *n_keys, pascal_error *err)
 {
   pascal_status st;
   if (grid->n_path == 0 || !grid->path)
@@ -159,8 +153,7 @@ pascal_status pascal_plan_grid_expand(const pascal_plan_grid *grid,
   for (int i = 0; i < 4; i++) {
     if (dims[i] > PASCAL_PLAN_MAX_LIST || raw * dims[i] > PASCAL_PLAN_MAX_LIST)
       return pascal_error_set(err, PASCAL_EINVAL, "grid",
-                              "the grid's cross product exceeds %u keys",
-                              PASCAL_PLAN_MAX_LIST);
+                              "the grid's cross product exceeds %u keys", PASCAL_PLAN_MAX_LIST);
     raw *= dims[i];
   }
   pascal_plan_key *out = malloc(raw * sizeof *out);
@@ -196,14 +189,13 @@ static pascal_status check_length(const void *v, size_t n, const char *list, con
     return empty ? pascal_error_set(err, PASCAL_EINVAL, list, "%s", empty)
                  : pascal_error_set(err, PASCAL_EINVAL, list, "%s must not be empty", list);
   if (n > PASCAL_PLAN_MAX_LIST)
-    return pascal_error_set(err, PASCAL_EINVAL, list, "%s has more than %u entries",
-                            list, PASCAL_PLAN_MAX_LIST);
+    return pascal_error_set(err, PASCAL_EINVAL, list, "%s has more than %u entries", list,
+                            PASCAL_PLAN_MAX_LIST);
   return PASCAL_OK;
 }
 
 /* A list of distinct extents, each 1..MAX_EXTENT. */
-static pascal_status check_extents(const uint64_t *v, size_t n, const char *list,
-                                   pascal_error *err)
+static pascal_status check_extents(const uint64_t *v, size_t n, const char *list, pascal_error *err)
 {
   char name[PASCAL_ERROR_FIELD_MAX];
   pascal_status st = check_length(v, n, list, NULL, err);
@@ -212,13 +204,12 @@ static pascal_status check_extents(const uint64_t *v, size_t n, const char *list
   for (size_t i = 0; i < n; i++) {
     snprintf(name, sizeof name, "%s[%zu]", list, i);
     if (v[i] < 1 || v[i] > PASCAL_PLAN_MAX_EXTENT)
-      return pascal_error_set(err, PASCAL_EINVAL, name, "%s must be 1..4294967295, got %llu",
-                              name, (unsigned long long)v[i]);
+      return pascal_error_set(err, PASCAL_EINVAL, name, "%s must be 1..4294967295, got %llu", name,
+                              (unsigned long long)v[i]);
     for (size_t j = 0; j < i; j++)
       if (v[j] == v[i])
-        return pascal_error_set(err, PASCAL_EINVAL, name,
-                                "%s repeats %s[%zu] (%llu)", name, list, j,
-                                (unsigned long long)v[i]);
+        return pascal_error_set(err, PASCAL_EINVAL, name, "%s repeats %s[%zu] (%llu)", name, list,
+                                j, (unsigned long long)v[i]);
   }
   return PASCAL_OK;
 }
@@ -300,7 +291,9 @@ pascal_status pascal_plan_validate(const pascal_plan *plan, pascal_error *err)
   case PASCAL_PLAN_GEMM:
     if (plan->n_sizes || plan->n_keys || plan->n_horizons)
       return pascal_error_set(err, PASCAL_EINVAL,
-                              plan->n_sizes ? "sizes" : plan->n_keys ? "keys" : "horizons",
+                              plan->n_sizes  ? "sizes"
+                              : plan->n_keys ? "keys"
+                                             : "horizons",
                               "a gemm plan has shapes, not sizes, keys or horizons");
     if ((st = check_shapes(plan, err)))
       return st;
@@ -319,8 +312,8 @@ size_t pascal_plan_run_count(const pascal_plan *plan)
   return plan->n_sizes * plan->n_keys * plan->n_horizons * (size_t)plan->repeats;
 }
 
-pascal_status pascal_plan_run_get(const pascal_plan *plan, size_t index,
-                                  pascal_plan_run *out, pascal_error *err)
+pascal_status pascal_plan_run_get(const pascal_plan *plan, size_t index, pascal_plan_run *out,
+                                  pascal_error *err)
 {
   size_t total = pascal_plan_run_count(plan);
   if (index >= total)
@@ -344,8 +337,8 @@ pascal_status pascal_plan_run_get(const pascal_plan *plan, size_t index,
   return PASCAL_OK;
 }
 
-pascal_status pascal_plan_expand(const pascal_plan *plan, pascal_plan_run **runs,
-                                 size_t *n_runs, pascal_error *err)
+pascal_status pascal_plan_expand(const pascal_plan *plan, pascal_plan_run **runs, size_t *n_runs,
+                                 pascal_error *err)
 {
   pascal_status st = pascal_plan_validate(plan, err);
   if (st)

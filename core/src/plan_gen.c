@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* Sizes as multiples of C / 5: eta = C/N = 5/k (GB10: 1280 x k / 5). */
-static const uint32_t scan_size_k[] = {12, 16, 24};         /* 3072, 4096, 6144 */
+static const uint32_t scan_size_k[] = {12, 16, 24}; /* 3072, 4096, 6144 */
 static const uint64_t scan_horizons[] = {1, 4, 16, 64};
 /* Held-out: N = 16 C/5 and 4 C (GB10: 4096 and 5120), five (N, W) pairs
  * from short to long work, containing the three pairs the paper names:
@@ -23,8 +23,8 @@ typedef struct heldout_part {
   size_t n_horizons;
 } heldout_part;
 static const heldout_part scan_heldout[PASCAL_PLAN_SCAN_HELDOUT_PARTS] = {
-  {16, {1, 8, 64}, 3},
-  {20, {24, 80}, 2},
+    {16, {1, 8, 64}, 3},
+    {20, {24, 80}, 2},
 };
 #define HELDOUT_REPEATS 2u
 
@@ -42,7 +42,7 @@ static const uint64_t gemm_heldout_mg[] = {640, 896, 1280, 2560, 5120};
 static const uint64_t gemm_heldout_ng[] = {640, 896, 1280, 2560};
 static const uint64_t gemm_heldout_kg[] = {1280, 2560, 5120};
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define COUNT(a)   (sizeof(a) / sizeof((a)[0]))
 #define N_FAMILIES 7u
 
 static const char *const kind_names[] = {"scan", "scan-heldout", "gemm", "gemm-heldout"};
@@ -52,8 +52,7 @@ const char *pascal_plan_kind_name(pascal_plan_kind kind)
   return (unsigned)kind < COUNT(kind_names) ? kind_names[kind] : NULL;
 }
 
-pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out,
-                                     pascal_error *err)
+pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out, pascal_error *err)
 {
   for (size_t i = 0; text && i < COUNT(kind_names); i++)
     if (strcmp(text, kind_names[i]) == 0) {
@@ -75,8 +74,8 @@ uint32_t pascal_plan_max_occupancy(uint64_t smem_per_sm, uint32_t d, uint32_t bl
     return UINT32_MAX;
   /* The open scan's dynamic shared memory: barriers padded to 128 bytes,
    * then d buffers (kernels/open_scan.cu). */
-  const uint64_t per_cta = 128u * (((uint64_t)d * 8u + 127u) / 128u) +
-                           (uint64_t)d * block_bytes + PASCAL_PLAN_SMEM_RESERVED_PER_CTA;
+  const uint64_t per_cta = 128u * (((uint64_t)d * 8u + 127u) / 128u) + (uint64_t)d * block_bytes +
+                           PASCAL_PLAN_SMEM_RESERVED_PER_CTA;
   const uint64_t o = smem_per_sm / per_cta;
   return o > UINT32_MAX ? UINT32_MAX : (uint32_t)o;
 }
@@ -95,9 +94,9 @@ static pascal_status scan_families(const pascal_plan_device *dev, pascal_plan_ke
     pascal_plan_path path;
     uint32_t d;
   } rule[N_FAMILIES] = {
-    {1, PASCAL_PLAN_SYNC, 0}, {2, PASCAL_PLAN_SYNC, 0}, {1, PASCAL_PLAN_TMA, 2},
-    {1, PASCAL_PLAN_TMA, 3},  {1, PASCAL_PLAN_TMA, 4},  {0, PASCAL_PLAN_TMA, 2},
-    {0, PASCAL_PLAN_TMA, 3},
+      {1, PASCAL_PLAN_SYNC, 0}, {2, PASCAL_PLAN_SYNC, 0}, {1, PASCAL_PLAN_TMA, 2},
+      {1, PASCAL_PLAN_TMA, 3},  {1, PASCAL_PLAN_TMA, 4},  {0, PASCAL_PLAN_TMA, 2},
+      {0, PASCAL_PLAN_TMA, 3},
   };
   for (unsigned i = 0; i < N_FAMILIES; i++) {
     const uint32_t most = pascal_plan_max_occupancy(dev->smem_per_sm, rule[i].d, dev->block_bytes);
@@ -115,8 +114,8 @@ static pascal_status scan_families(const pascal_plan_device *dev, pascal_plan_ke
 }
 
 static pascal_status scan_plan(const pascal_plan_device *dev, const uint32_t *k, size_t n_k,
-                               const uint64_t *horizons, size_t n_h, const uint32_t *ms,
-                               size_t n_m, uint32_t repeats, pascal_plan *out, pascal_error *err)
+                               const uint64_t *horizons, size_t n_h, const uint32_t *ms, size_t n_m,
+                               uint32_t repeats, pascal_plan *out, pascal_error *err)
 {
   pascal_plan_key fam[N_FAMILIES];
   pascal_status st = scan_families(dev, fam, err);
@@ -143,8 +142,7 @@ static pascal_status scan_plan(const pascal_plan_device *dev, const uint32_t *k,
 }
 
 static pascal_status gemm_plan(const uint64_t *mg, size_t n_mg, const uint64_t *ng, size_t n_ng,
-                               const uint64_t *kg, size_t n_kg, pascal_plan *out,
-                               pascal_error *err)
+                               const uint64_t *kg, size_t n_kg, pascal_plan *out, pascal_error *err)
 {
   out->workload = PASCAL_PLAN_GEMM;
   out->repeats = 1;
@@ -194,16 +192,16 @@ pascal_status pascal_plan_generate(const pascal_plan_device *dev, pascal_plan_ki
                    scan_m, COUNT(scan_m), 1, out, err);
     break;
   case PASCAL_PLAN_KIND_SCAN_HELDOUT:
-    st = scan_plan(dev, &h->k, 1, h->horizons, h->n_horizons, scan_heldout_m,
-                   COUNT(scan_heldout_m), HELDOUT_REPEATS, out, err);
+    st = scan_plan(dev, &h->k, 1, h->horizons, h->n_horizons, scan_heldout_m, COUNT(scan_heldout_m),
+                   HELDOUT_REPEATS, out, err);
     break;
   case PASCAL_PLAN_KIND_GEMM:
-    st = gemm_plan(gemm_mg, COUNT(gemm_mg), gemm_ng, COUNT(gemm_ng), gemm_kg, COUNT(gemm_kg),
-                   out, err);
+    st = gemm_plan(gemm_mg, COUNT(gemm_mg), gemm_ng, COUNT(gemm_ng), gemm_kg, COUNT(gemm_kg), out,
+                   err);
     break;
   case PASCAL_PLAN_KIND_GEMM_HELDOUT:
-    st = gemm_plan(gemm_heldout_mg, COUNT(gemm_heldout_mg), gemm_heldout_ng,
-                   COUNT(gemm_heldout_ng), gemm_heldout_kg, COUNT(gemm_heldout_kg), out, err);
+    st = gemm_plan(gemm_heldout_mg, COUNT(gemm_heldout_mg), gemm_heldout_ng, COUNT(gemm_heldout_ng),
+                   gemm_heldout_kg, COUNT(gemm_heldout_kg), out, err);
     break;
   }
   if (st == PASCAL_OK)

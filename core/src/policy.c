@@ -17,10 +17,8 @@
 #include "sort_u64.h"
 #include "static_check.h"
 
-pascal_status pascal_policy_bound_compute(uint64_t n, uint64_t c,
-                                          const uint64_t *phases, size_t m,
-                                          pascal_policy_bound *out,
-                                          pascal_error *err)
+pascal_status pascal_policy_bound_compute(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                                          pascal_policy_bound *out, pascal_error *err)
 {
   pascal_status st = pc_check_model(n, c, phases, m, err);
   if (st != PASCAL_OK)
@@ -29,8 +27,7 @@ pascal_status pascal_policy_bound_compute(uint64_t n, uint64_t c,
     return pascal_error_set(err, PASCAL_EINVAL, "out", "output pointer is NULL");
   uint64_t *tau = malloc(2 * m * sizeof *tau);
   if (!tau)
-    return pascal_error_set(err, PASCAL_ENOMEM, "M",
-                            "cannot allocate %zu reuse times", m);
+    return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate %zu reuse times", m);
   st = pascal_reuse_time_compute(n, phases, m, tau, err);
   if (st != PASCAL_OK)
     goto done;

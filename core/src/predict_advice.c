@@ -19,8 +19,8 @@
 #include "model_internal.h"
 #include "pascal/coherence.h"
 
-void pc_scan_advise(const pascal_device *dev, const pascal_scan_key *key, uint32_t N,
-                        double W, const pascal_scan_prediction *p, pascal_scan_advice *out)
+void pc_scan_advise(const pascal_device *dev, const pascal_scan_key *key, uint32_t N, double W,
+                    const pascal_scan_prediction *p, pascal_scan_advice *out)
 {
   *out = (pascal_scan_advice){0};
   uint64_t ahead = key->path == PASCAL_PATH_TMA && key->d > 0 ? key->d - 1 : 0;

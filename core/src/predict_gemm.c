@@ -18,8 +18,8 @@ typedef double (*axis_value_fn)(const void *ctx, size_t k);
 /* One transfer step along an axis with knots x[0..n) (log tile counts,
  * increasing) at t: exact at a knot, (p + gamma a_lin)/(1 + gamma) inside a
  * bracket, clamped outside. left and right receive the knot indices used. */
-static void axis_transfer(const double *x, size_t n, double t, axis_value_fn val,
-                          const void *ctx, pascal_gemm_step *s, size_t *left, size_t *right)
+static void axis_transfer(const double *x, size_t n, double t, axis_value_fn val, const void *ctx,
+                          pascal_gemm_step *s, size_t *left, size_t *right)
 {
   *s = (pascal_gemm_step){.p = NAN, .a_lin = NAN};
   size_t k = SIZE_MAX;
@@ -69,7 +69,6 @@ typedef struct gemm_ctx {
   gemm_span *span;
 } gemm_ctx;
 
-
 /* Encoded value of grid k of ctx->row at n_k. */
 static double grid_value(const void *p, size_t k)
 {
@@ -85,9 +84,9 @@ static void column_step(const gemm_ctx *base, size_t row, pascal_gemm_step *s)
   size_t l, r;
   c.row = &c.md->rows[row];
   pc_span_narrow(&c.span->lnc_lo, &c.span->lnc_hi, c.md->grid_lnc[c.row->first_grid],
-         c.md->grid_lnc[c.row->first_grid + c.row->n_grids - 1]);
-  axis_transfer(c.md->grid_lnc + c.row->first_grid, c.row->n_grids, c.lnc, grid_value, &c, s,
-                &l, &r);
+                 c.md->grid_lnc[c.row->first_grid + c.row->n_grids - 1]);
+  axis_transfer(c.md->grid_lnc + c.row->first_grid, c.row->n_grids, c.lnc, grid_value, &c, s, &l,
+                &r);
   s->left = c.md->grids[c.row->first_grid + l].n_c;
   s->right = c.md->grids[c.row->first_grid + r].n_c;
 }
@@ -106,7 +105,6 @@ static double tile_count(double x)
   return nearbyint(exp(x));
 }
 
-
 /* The tile counts outside the span of the rows and grids read: n_r and n_c
  * take the nearest reference's value, n_k holds the curves at their ends. */
 static void gemm_extrapolations(const pascal_model *md, const pascal_gemm_prediction *p,
@@ -114,11 +112,11 @@ static void gemm_extrapolations(const pascal_model *md, const pascal_gemm_predic
 {
   ex->n = 0;
   pc_extrapolation_flag(ex, PASCAL_COORD_N_R, p->n_r, md->rows[0].n_r, md->rows[md->n_rows - 1].n_r,
-       PASCAL_EXTRAP_CLAMPED);
-  pc_extrapolation_flag(ex, PASCAL_COORD_N_C, p->n_c, tile_count(sp->lnc_lo), tile_count(sp->lnc_hi),
-       PASCAL_EXTRAP_CLAMPED);
-  pc_extrapolation_flag(ex, PASCAL_COORD_N_K, p->n_k, tile_count(sp->lnk_lo), tile_count(sp->lnk_hi),
-       PASCAL_EXTRAP_HELD);
+                        PASCAL_EXTRAP_CLAMPED);
+  pc_extrapolation_flag(ex, PASCAL_COORD_N_C, p->n_c, tile_count(sp->lnc_lo),
+                        tile_count(sp->lnc_hi), PASCAL_EXTRAP_CLAMPED);
+  pc_extrapolation_flag(ex, PASCAL_COORD_N_K, p->n_k, tile_count(sp->lnk_lo),
+                        tile_count(sp->lnk_hi), PASCAL_EXTRAP_HELD);
 }
 
 pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gemm_shape *shape,
@@ -127,7 +125,8 @@ pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gem
   pascal_status st;
   pascal_gemm_prediction p;
   if (md->workload != PASCAL_WORKLOAD_GEMM)
-    return pascal_error_set(err, PASCAL_EINVAL, "workload", "this calibration is for a scan, not GEMM");
+    return pascal_error_set(err, PASCAL_EINVAL, "workload",
+                            "this calibration is for a scan, not GEMM");
   if ((st = pascal_gemm_geometry(&md->gemm, shape, &p, err)))
     return st;
   gemm_span span = {-INFINITY, INFINITY, -INFINITY, INFINITY};

@@ -22,7 +22,6 @@ typedef struct scan_span {
   double m_lo, m_hi, lw_lo, lw_hi, d_lo, d_hi;
 } scan_span;
 
-
 static double ref_a(const model_ref *r, double lw, scan_span *sp)
 {
   pc_span_narrow(&sp->lw_lo, &sp->lw_hi, r->curve.x[0], r->curve.x[r->curve.n - 1]);
@@ -31,8 +30,14 @@ static double ref_a(const model_ref *r, double lw, scan_span *sp)
 
 static void family_step_reset(pascal_family_step *s, uint32_t d)
 {
-  *s = (pascal_family_step){.d = d, .a = NAN, .p = NAN, .a_lin = NAN, .omega = NAN,
-                            .c0 = NAN, .a_left = NAN, .a_right = NAN};
+  *s = (pascal_family_step){.d = d,
+                            .a = NAN,
+                            .p = NAN,
+                            .a_lin = NAN,
+                            .omega = NAN,
+                            .c0 = NAN,
+                            .a_left = NAN,
+                            .a_right = NAN};
 }
 
 /* First index in refs[0, n) whose m is >= m. */
@@ -50,8 +55,8 @@ static size_t lower_bound_m(const model_ref *refs, size_t n, uint32_t m)
 }
 
 /* Rules 1, 3 and 4 inside one family whose references include class cls. */
-static void family_transfer(const pascal_model *md, const model_family *f, uint32_t m,
-                            unsigned cls, double lw, scan_span *sp, pascal_family_step *s)
+static void family_transfer(const pascal_model *md, const model_family *f, uint32_t m, unsigned cls,
+                            double lw, scan_span *sp, pascal_family_step *s)
 {
   const model_ref *refs = md->refs + f->first_ref;
   const double *xm = md->ref_m + f->first_ref;
@@ -111,12 +116,12 @@ static void family_transfer(const pascal_model *md, const model_family *f, uint3
 }
 
 /* Families of one size with the query's (o, path): [*b, *e). */
-static void family_range(const pascal_model *md, const model_size *sz, uint32_t o,
-                         pascal_path path, size_t *b, size_t *e)
+static void family_range(const pascal_model *md, const model_size *sz, uint32_t o, pascal_path path,
+                         size_t *b, size_t *e)
 {
   size_t k = sz->first_family, end = sz->first_family + sz->n_families;
-  while (k < end && (md->families[k].o < o ||
-                     (md->families[k].o == o && md->families[k].path < path)))
+  while (k < end &&
+         (md->families[k].o < o || (md->families[k].o == o && md->families[k].path < path)))
     k++;
   *b = k;
   while (k < end && md->families[k].o == o && md->families[k].path == path)
@@ -190,11 +195,12 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
   return PASCAL_OK;
 }
 
-static pascal_status check_query(const pascal_model *md, const pascal_scan_key *key,
-                                 uint32_t N, double W, pascal_error *err)
+static pascal_status check_query(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
+                                 double W, pascal_error *err)
 {
   if (md->workload != PASCAL_WORKLOAD_SCAN)
-    return pascal_error_set(err, PASCAL_EINVAL, "workload", "this calibration is for GEMM, not a scan");
+    return pascal_error_set(err, PASCAL_EINVAL, "workload",
+                            "this calibration is for GEMM, not a scan");
   if (key->o == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "o", "o (resident CTAs per SM) must be at least 1");
   if (key->path != PASCAL_PATH_SYNC && key->path != PASCAL_PATH_TMA)
@@ -205,7 +211,8 @@ static pascal_status check_query(const pascal_model *md, const pascal_scan_key *
     return pascal_error_set(err, PASCAL_EINVAL, "d",
                             "a tma scan needs its prefetch depth d >= 1 (d = 0 is the sync path)");
   if (N == 0)
-    return pascal_error_set(err, PASCAL_EINVAL, "N", "N (scan length in blocks) must be at least 1");
+    return pascal_error_set(err, PASCAL_EINVAL, "N",
+                            "N (scan length in blocks) must be at least 1");
   if (!isfinite(W) || W <= 0)
     return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be a positive finite number");
   if ((uint64_t)md->device.sm_count * key->o > UINT32_MAX)
@@ -235,22 +242,19 @@ static double knot_value(double x)
   return fabs(v - r) <= 1e-9 * fmax(1, r) ? r : v;
 }
 
-
 /* The coordinates of the query outside the span of what was read. */
 static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
                                 double W, const scan_span *sp, pascal_extrapolations *ex)
 {
   ex->n = 0;
   pc_extrapolation_flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
-       PASCAL_EXTRAP_CLAMPED);
+                        PASCAL_EXTRAP_CLAMPED);
   double lw = log(W);
   if (lw < sp->lw_lo || lw > sp->lw_hi)
     pc_extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
-                       PASCAL_EXTRAP_HELD);
-  pc_extrapolation_flag(ex, PASCAL_COORD_M, key->m, sp->m_lo, sp->m_hi,
-                     PASCAL_EXTRAP_CLAMPED);
-  pc_extrapolation_flag(ex, PASCAL_COORD_D, key->d, sp->d_lo, sp->d_hi,
-                     PASCAL_EXTRAP_CLAMPED);
+                          PASCAL_EXTRAP_HELD);
+  pc_extrapolation_flag(ex, PASCAL_COORD_M, key->m, sp->m_lo, sp->m_hi, PASCAL_EXTRAP_CLAMPED);
+  pc_extrapolation_flag(ex, PASCAL_COORD_D, key->d, sp->d_lo, sp->d_hi, PASCAL_EXTRAP_CLAMPED);
 }
 
 /* Is (o, path) calibrated at any size? */

@@ -58,9 +58,8 @@ static uint64_t reuse_distance_of(const pascal_phase_order *po, size_t w)
   return covered;
 }
 
-pascal_status pascal_reuse_distance_compute(uint64_t n, const uint64_t *phases,
-                                            size_t m, uint64_t *rd,
-                                            pascal_error *err)
+pascal_status pascal_reuse_distance_compute(uint64_t n, const uint64_t *phases, size_t m,
+                                            uint64_t *rd, pascal_error *err)
 {
   pascal_status st = pc_check_n(n, PASCAL_STATIC_N_MAX, err);
   if (st == PASCAL_OK)
@@ -79,21 +78,17 @@ pascal_status pascal_reuse_distance_compute(uint64_t n, const uint64_t *phases,
   return PASCAL_OK;
 }
 
-pascal_status pascal_lru_misses_exact(uint64_t n, uint64_t c,
-                                      const uint64_t *phases, size_t m,
-                                      size_t *misses_per_round,
-                                      pascal_error *err)
+pascal_status pascal_lru_misses_exact(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                                      size_t *misses_per_round, pascal_error *err)
 {
   pascal_status st = pc_check_model(n, c, phases, m, err);
   if (st != PASCAL_OK)
     return st;
   if (!misses_per_round)
-    return pascal_error_set(err, PASCAL_EINVAL, "misses_per_round",
-                            "output pointer is NULL");
+    return pascal_error_set(err, PASCAL_EINVAL, "misses_per_round", "output pointer is NULL");
   uint64_t *rd = malloc(m * sizeof *rd);
   if (!rd)
-    return pascal_error_set(err, PASCAL_ENOMEM, "M",
-                            "cannot allocate %zu reuse distances", m);
+    return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate %zu reuse distances", m);
   st = pascal_reuse_distance_compute(n, phases, m, rd, err);
   if (st == PASCAL_OK) {
     size_t misses = 0;
@@ -105,9 +100,8 @@ pascal_status pascal_lru_misses_exact(uint64_t n, uint64_t c,
   return st;
 }
 
-pascal_status pascal_reuse_time_compute(uint64_t n, const uint64_t *phases,
-                                        size_t m, uint64_t *tau_units,
-                                        pascal_error *err)
+pascal_status pascal_reuse_time_compute(uint64_t n, const uint64_t *phases, size_t m,
+                                        uint64_t *tau_units, pascal_error *err)
 {
   pascal_status st = pc_check_n(n, PASCAL_STATIC_N_MAX, err);
   if (st == PASCAL_OK)
@@ -118,8 +112,7 @@ pascal_status pascal_reuse_time_compute(uint64_t n, const uint64_t *phases,
   if (st != PASCAL_OK)
     return st;
   if (!tau_units)
-    return pascal_error_set(err, PASCAL_EINVAL, "tau_units",
-                            "output pointer is NULL");
+    return pascal_error_set(err, PASCAL_EINVAL, "tau_units", "output pointer is NULL");
   pascal_phase_order po;
   st = pc_phase_order_init(&po, n, phases, m, err);
   if (st != PASCAL_OK)

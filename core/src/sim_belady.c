@@ -22,14 +22,13 @@
 #define HEAP_ABSENT UINT32_MAX
 
 typedef struct belady_heap {
-  uint32_t *block;  /* heap slot -> block                 */
-  uint64_t *key;    /* heap slot -> next use time          */
-  uint32_t *pos;    /* block -> heap slot or HEAP_ABSENT   */
+  uint32_t *block; /* heap slot -> block                 */
+  uint64_t *key;   /* heap slot -> next use time          */
+  uint32_t *pos;   /* block -> heap slot or HEAP_ABSENT   */
   uint64_t size, cap;
 } belady_heap;
 
-static pascal_status heap_init(belady_heap *h, uint64_t universe, uint64_t cap,
-                               pascal_error *err)
+static pascal_status heap_init(belady_heap *h, uint64_t universe, uint64_t cap, pascal_error *err)
 {
   uint64_t slots = cap < universe ? cap : universe;
   h->block = malloc(slots * sizeof *h->block);
@@ -39,8 +38,7 @@ static pascal_status heap_init(belady_heap *h, uint64_t universe, uint64_t cap,
     free(h->block);
     free(h->key);
     free(h->pos);
-    return pascal_error_set(err, PASCAL_ENOMEM, "C",
-                            "cannot allocate the Belady heap");
+    return pascal_error_set(err, PASCAL_ENOMEM, "C", "cannot allocate the Belady heap");
   }
   for (uint64_t b = 0; b < universe; b++)
     h->pos[b] = HEAP_ABSENT;
@@ -96,8 +94,7 @@ static void heap_sift_down(belady_heap *h, uint64_t i)
 }
 
 /* Request block b whose following request is at time `next`: 1 hit, 0 miss. */
-static int belady_access(belady_heap *h, uint32_t b, uint64_t next,
-                         pascal_belady_variant variant)
+static int belady_access(belady_heap *h, uint32_t b, uint64_t next, pascal_belady_variant variant)
 {
   uint32_t at = h->pos[b];
   if (at != HEAP_ABSENT) {
@@ -119,26 +116,23 @@ static int belady_access(belady_heap *h, uint32_t b, uint64_t next,
   return 0;
 }
 
-static pascal_status check_variant(pascal_belady_variant variant,
-                                   pascal_sim_result *out, pascal_error *err)
+static pascal_status check_variant(pascal_belady_variant variant, pascal_sim_result *out,
+                                   pascal_error *err)
 {
   if (variant != PASCAL_BELADY_FORCED && variant != PASCAL_BELADY_BYPASS)
-    return pascal_error_set(err, PASCAL_EINVAL, "variant",
-                            "unknown Belady variant %d", (int)variant);
+    return pascal_error_set(err, PASCAL_EINVAL, "variant", "unknown Belady variant %d",
+                            (int)variant);
   if (!out)
     return pascal_error_set(err, PASCAL_EINVAL, "out", "output pointer is NULL");
   return PASCAL_OK;
 }
 
-pascal_status pascal_sim_belady_phases(uint64_t n, uint64_t c,
-                                       const uint64_t *phases, size_t m,
-                                       pascal_belady_variant variant,
-                                       uint64_t rounds, pascal_sim_result *out,
-                                       pascal_error *err)
+pascal_status pascal_sim_belady_phases(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                                       pascal_belady_variant variant, uint64_t rounds,
+                                       pascal_sim_result *out, pascal_error *err)
 {
   if (rounds < 1)
-    return pascal_error_set(err, PASCAL_EINVAL, "rounds",
-                            "rounds must be at least 1");
+    return pascal_error_set(err, PASCAL_EINVAL, "rounds", "rounds must be at least 1");
   pascal_sim_source src;
   uint64_t nm; /* bounds the next-use offsets lag M + u - w */
   pascal_status st = pc_sim_source_phases(&src, n, c, phases, m, rounds, err);
@@ -171,8 +165,8 @@ pascal_status pascal_sim_belady_phases(uint64_t n, uint64_t c,
   uint64_t misses = 0, base = 0, t = 0; /* t = kM + w, below 2^41 */
   for (uint64_t k = 0; k < rounds; k++) {
     for (size_t w = 0; w < m; w++, t++)
-      misses += !belady_access(&heap, (uint32_t)pc_sim_block(&src, k, base, w),
-                               t + fwd[w], variant);
+      misses +=
+          !belady_access(&heap, (uint32_t)pc_sim_block(&src, k, base, w), t + fwd[w], variant);
     if (++base == n)
       base = 0;
   }
@@ -185,11 +179,9 @@ pascal_status pascal_sim_belady_phases(uint64_t n, uint64_t c,
   return PASCAL_OK;
 }
 
-pascal_status pascal_sim_belady_trace(const uint64_t *trace, size_t len,
-                                      uint64_t universe, uint64_t c,
-                                      pascal_belady_variant variant,
-                                      uint8_t *hits, pascal_sim_result *out,
-                                      pascal_error *err)
+pascal_status pascal_sim_belady_trace(const uint64_t *trace, size_t len, uint64_t universe,
+                                      uint64_t c, pascal_belady_variant variant, uint8_t *hits,
+                                      pascal_sim_result *out, pascal_error *err)
 {
   pascal_sim_source src;
   pascal_status st = pc_sim_source_trace(&src, trace, len, universe, 1, c, err);

@@ -13,7 +13,7 @@
 
 #include "sim_source.h"
 
-#define LRU_NIL UINT32_MAX          /* no neighbour                     */
+#define LRU_NIL    UINT32_MAX       /* no neighbour                     */
 #define LRU_ABSENT (UINT32_MAX - 1) /* prev[] marker: block not cached  */
 
 typedef struct lru_cache {
@@ -23,16 +23,14 @@ typedef struct lru_cache {
   uint64_t size, cap;
 } lru_cache;
 
-static pascal_status lru_init(lru_cache *c, uint64_t universe, uint64_t cap,
-                              pascal_error *err)
+static pascal_status lru_init(lru_cache *c, uint64_t universe, uint64_t cap, pascal_error *err)
 {
   c->prev = malloc(universe * sizeof *c->prev);
   c->next = malloc(universe * sizeof *c->next);
   if (!c->prev || !c->next) {
     free(c->prev);
     free(c->next);
-    return pascal_error_set(err, PASCAL_ENOMEM, "N",
-                            "cannot allocate an LRU list of %llu blocks",
+    return pascal_error_set(err, PASCAL_ENOMEM, "N", "cannot allocate an LRU list of %llu blocks",
                             (unsigned long long)universe);
   }
   for (uint64_t b = 0; b < universe; b++)
@@ -111,8 +109,8 @@ static int lru_access(lru_cache *c, uint32_t b)
 }
 
 /* Run the source, counting slots >= count_from; hits[] indexed by request. */
-static void lru_run(lru_cache *c, const pascal_sim_source *s,
-                    uint64_t count_from, uint8_t *hits, pascal_sim_result *out)
+static void lru_run(lru_cache *c, const pascal_sim_source *s, uint64_t count_from, uint8_t *hits,
+                    pascal_sim_result *out)
 {
   uint64_t requests = 0, misses = 0, base = 0, index = 0;
   for (uint64_t k = 0; k < s->slots; k++) {
@@ -135,10 +133,8 @@ static void lru_run(lru_cache *c, const pascal_sim_source *s,
   out->misses = misses;
 }
 
-pascal_status pascal_sim_lru_phases(uint64_t n, uint64_t c,
-                                    const uint64_t *phases, size_t m,
-                                    uint64_t periods, pascal_sim_result *out,
-                                    pascal_error *err)
+pascal_status pascal_sim_lru_phases(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                                    uint64_t periods, pascal_sim_result *out, pascal_error *err)
 {
   pascal_sim_source src;
   pascal_status st = pc_sim_source_steady(&src, n, c, phases, m, periods, err);
@@ -157,9 +153,8 @@ pascal_status pascal_sim_lru_phases(uint64_t n, uint64_t c,
   return PASCAL_OK;
 }
 
-pascal_status pascal_sim_lru_trace(const uint64_t *trace, size_t len,
-                                   uint64_t universe, uint64_t c, uint8_t *hits,
-                                   pascal_sim_result *out, pascal_error *err)
+pascal_status pascal_sim_lru_trace(const uint64_t *trace, size_t len, uint64_t universe, uint64_t c,
+                                   uint8_t *hits, pascal_sim_result *out, pascal_error *err)
 {
   pascal_sim_source src;
   pascal_status st = pc_sim_source_trace(&src, trace, len, universe, 1, c, err);

@@ -32,8 +32,8 @@ static inline size_t pc_sim_slot_size(const pascal_sim_source *s, uint64_t k)
 }
 
 /* Block of request `pos` of slot k; `base` = k mod N for the phase trace. */
-static inline uint64_t pc_sim_block(const pascal_sim_source *s, uint64_t k,
-                                        uint64_t base, size_t pos)
+static inline uint64_t pc_sim_block(const pascal_sim_source *s, uint64_t k, uint64_t base,
+                                    size_t pos)
 {
   if (s->trace)
     return s->trace[k * s->slot_len + pos];
@@ -43,26 +43,23 @@ static inline uint64_t pc_sim_block(const pascal_sim_source *s, uint64_t k,
 
 /* Phase-trace source of `rounds` rounds after validating N (<= universe
  * limit), C (1 <= C < N), the phases and rounds * M (<= request limit). */
-pascal_status pc_sim_source_phases(pascal_sim_source *s, uint64_t n,
-                                       uint64_t c, const uint64_t *phases,
-                                       size_t m, uint64_t rounds,
-                                       pascal_error *err);
+pascal_status pc_sim_source_phases(pascal_sim_source *s, uint64_t n, uint64_t c,
+                                   const uint64_t *phases, size_t m, uint64_t rounds,
+                                   pascal_error *err);
 
 /* Address-trace source after validating the trace (addresses < universe,
  * universe within the limit), slot_len >= 1 and C >= 1 (pass c = 1 when the
  * policy has no capacity). */
-pascal_status pc_sim_source_trace(pascal_sim_source *s,
-                                      const uint64_t *trace, size_t len,
-                                      uint64_t universe, size_t slot_len,
-                                      uint64_t c, pascal_error *err);
+pascal_status pc_sim_source_trace(pascal_sim_source *s, const uint64_t *trace, size_t len,
+                                  uint64_t universe, size_t slot_len, uint64_t c,
+                                  pascal_error *err);
 
 /* The phase-trace source of the steady-state simulators (docs/design.md §3.7):
  * PASCAL_SIM_WARMUP_PERIODS warm-up periods plus `periods` >= 1 counted
  * periods of N rounds, i.e. (PASCAL_SIM_WARMUP_PERIODS + periods) N slots,
  * validated as pc_sim_source_phases does ("periods" when too long). */
-pascal_status pc_sim_source_steady(pascal_sim_source *s, uint64_t n,
-                                       uint64_t c, const uint64_t *phases,
-                                       size_t m, uint64_t periods,
-                                       pascal_error *err);
+pascal_status pc_sim_source_steady(pascal_sim_source *s, uint64_t n, uint64_t c,
+                                   const uint64_t *phases, size_t m, uint64_t periods,
+                                   pascal_error *err);
 
 #endif

@@ -25,17 +25,15 @@ typedef struct ttl_run {
   uint64_t misses, requests, occupancy;
 } ttl_run;
 
-static pascal_status ttl_simulate(const pascal_sim_source *s, uint64_t window,
-                                  uint64_t count_from, uint8_t *hits,
-                                  ttl_run *out, pascal_error *err)
+static pascal_status ttl_simulate(const pascal_sim_source *s, uint64_t window, uint64_t count_from,
+                                  uint8_t *hits, ttl_run *out, pascal_error *err)
 {
   uint64_t *last = malloc(s->universe * sizeof *last);
   uint64_t *ring = calloc(window + 1, sizeof *ring);
   if (!last || !ring) {
     free(last);
     free(ring);
-    return pascal_error_set(err, PASCAL_ENOMEM, "N",
-                            "cannot allocate the TTL state");
+    return pascal_error_set(err, PASCAL_ENOMEM, "N", "cannot allocate the TTL state");
   }
   for (uint64_t b = 0; b < s->universe; b++)
     last[b] = TTL_NEVER;
@@ -85,15 +83,11 @@ static void ttl_result(const ttl_run *run, uint64_t window, uint64_t rounds,
   out->sim.requests = run->requests;
   out->sim.misses = run->misses;
   out->sim.rounds = rounds;
-  out->sim.misses_per_round =
-      rounds ? (double)run->misses / (double)rounds : 0.0;
+  out->sim.misses_per_round = rounds ? (double)run->misses / (double)rounds : 0.0;
 }
 
-pascal_status pascal_sim_ttl_phases(uint64_t n, uint64_t c,
-                                    const uint64_t *phases, size_t m,
-                                    uint64_t periods,
-                                    pascal_sim_ttl_result *out,
-                                    pascal_error *err)
+pascal_status pascal_sim_ttl_phases(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                                    uint64_t periods, pascal_sim_ttl_result *out, pascal_error *err)
 {
   pascal_sim_source src;
   pascal_status st = pc_sim_source_steady(&src, n, c, phases, m, periods, err);
@@ -123,15 +117,12 @@ pascal_status pascal_sim_ttl_phases(uint64_t n, uint64_t c,
   return PASCAL_OK;
 }
 
-pascal_status pascal_sim_ttl_trace(const uint64_t *trace, size_t len,
-                                   uint64_t universe, size_t slot_len,
-                                   uint64_t window, uint8_t *hits,
-                                   pascal_sim_ttl_result *out,
-                                   pascal_error *err)
+pascal_status pascal_sim_ttl_trace(const uint64_t *trace, size_t len, uint64_t universe,
+                                   size_t slot_len, uint64_t window, uint8_t *hits,
+                                   pascal_sim_ttl_result *out, pascal_error *err)
 {
   pascal_sim_source src;
-  pascal_status st =
-      pc_sim_source_trace(&src, trace, len, universe, slot_len, 1, err);
+  pascal_status st = pc_sim_source_trace(&src, trace, len, universe, slot_len, 1, err);
   if (st != PASCAL_OK)
     return st;
   if (!out)

@@ -10,12 +10,16 @@
 #include "simdev_internal.h"
 
 pascal_status pascal_simdev_new(const pascal_simdev_profile *profile, pascal_simdev **out,
-                                pascal_error *err) {
-  if (!out) return pascal_error_set(err, PASCAL_EINVAL, "out", "out is NULL");
+                                pascal_error *err)
+{
+  if (!out)
+    return pascal_error_set(err, PASCAL_EINVAL, "out", "out is NULL");
   pascal_status st = pascal_simdev_profile_validate(profile, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   pascal_simdev *dev = calloc(1, sizeof *dev);
-  if (!dev) return pascal_error_set(err, PASCAL_ENOMEM, "device", "cannot allocate the device");
+  if (!dev)
+    return pascal_error_set(err, PASCAL_ENOMEM, "device", "cannot allocate the device");
   dev->profile = *profile;
   uint32_t sms = profile->sm_count;
   dev->mem.link_free = calloc(sms, sizeof(double));
@@ -43,8 +47,10 @@ fail:
   return st;
 }
 
-void pascal_simdev_free(pascal_simdev *dev) {
-  if (!dev) return;
+void pascal_simdev_free(pascal_simdev *dev)
+{
+  if (!dev)
+    return;
   pc_simdev_lru_free(&dev->mem.lru);
   free(dev->mem.link_free);
   free(dev->mem.link_block_ns);
@@ -59,13 +65,16 @@ void pascal_simdev_free(pascal_simdev *dev) {
   free(dev);
 }
 
-const pascal_simdev_profile *pascal_simdev_profile_of(const pascal_simdev *dev) {
+const pascal_simdev_profile *pascal_simdev_profile_of(const pascal_simdev *dev)
+{
   return dev ? &dev->profile : NULL;
 }
 
-pascal_status pc_simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
-                          const char *what, pascal_error *err) {
-  if (need <= *cap) return PASCAL_OK;
+pascal_status pc_simdev_grow(void **buf, size_t *cap, size_t need, size_t elem, const char *what,
+                             pascal_error *err)
+{
+  if (need <= *cap)
+    return PASCAL_OK;
   if (need > SIZE_MAX / elem)
     return pascal_error_set(err, PASCAL_ERANGE, what, "%s: %zu entries overflow", what, need);
   void *p = realloc(*buf, need * elem);

@@ -64,11 +64,13 @@ typedef struct gemm_run {
 /* Resolve the run's geometry and cache size, checking every field. */
 static pascal_status gemm_check(const pascal_simdev *dev, const pascal_simdev_gemm *run,
                                 pascal_gemm_prediction *geo, uint32_t *lines, uint32_t *out_lines,
-                                uint32_t *capacity, pascal_error *err) {
+                                uint32_t *capacity, pascal_error *err)
+{
   const pascal_simdev_profile *p = &dev->profile;
   const pascal_gemm_params *g = &run->tiling;
   pascal_status st = pascal_gemm_geometry(g, &run->shape, geo, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   if (g->tile_m != g->tile_n)
     return pascal_error_set(err, PASCAL_EINVAL, "tile_n",
                             "the sim needs A and B tiles of one size: tile_n (%u) != tile_m (%u)",
@@ -87,11 +89,11 @@ static pascal_status gemm_check(const pascal_simdev *dev, const pascal_simdev_ge
                             "out_elem_bytes must be at most 64");
   uint64_t out_bytes = (uint64_t)g->tile_m * g->tile_n * run->out_elem_bytes;
   *out_lines = (uint32_t)((out_bytes + tile_bytes - 1) / tile_bytes);
-  uint64_t n = ((uint64_t)geo->n_r + geo->n_c) * geo->n_k +
-               (uint64_t)geo->n_r * geo->n_c * *out_lines;
+  uint64_t n =
+      ((uint64_t)geo->n_r + geo->n_c) * geo->n_k + (uint64_t)geo->n_r * geo->n_c * *out_lines;
   if (n >= (1ull << 31))
-    return pascal_error_set(err, PASCAL_ERANGE, "Kg",
-                            "%llu input and output lines exceed 2^31", (unsigned long long)n);
+    return pascal_error_set(err, PASCAL_ERANGE, "Kg", "%llu input and output lines exceed 2^31",
+                            (unsigned long long)n);
   uint64_t cap = run->C ? run->C : (uint64_t)p->capacity_blocks * p->block_bytes / tile_bytes;
   if (cap < 1 || cap > UINT32_MAX)
     return pascal_error_set(err, PASCAL_EINVAL, "C",
@@ -104,15 +106,18 @@ static pascal_status gemm_check(const pascal_simdev *dev, const pascal_simdev_ge
 
 /* Start time of a CTA whose slot frees at `now`: launch overhead, the
  * dispatcher (one launch per dispatch_ns, in raster order), start jitter. */
-static double gemm_start_at(gemm_run *r, double now) {
+static double gemm_start_at(gemm_run *r, double now)
+{
   double t = now + r->p->launch_ns;
-  if (t < r->dispatch_free) t = r->dispatch_free;
+  if (t < r->dispatch_free)
+    t = r->dispatch_free;
   r->dispatch_free = t + r->p->dispatch_ns;
   return t + r->p->start_jitter_ns * pc_simdev_rng_unit(&r->rng);
 }
 
 /* Give slot s the next output tile of the raster, starting at `at`. */
-static void gemm_assign(gemm_run *r, uint32_t s, double at) {
+static void gemm_assign(gemm_run *r, uint32_t s, double at)
+{
   gemm_slot *sl = &r->slots[s];
   uint64_t t = r->launched++;
   sl->i = (uint32_t)(t / r->n_c);
@@ -122,7 +127,8 @@ static void gemm_assign(gemm_run *r, uint32_t s, double at) {
 }
 
 /* Slot s requests the A and B tiles of its step k at `now`. */
-static void gemm_issue_step(gemm_run *r, uint32_t s, double now) {
+static void gemm_issue_step(gemm_run *r, uint32_t s, double now)
+{
   gemm_slot *sl = &r->slots[s];
   uint32_t a = sl->i * r->n_k + sl->k;
   uint32_t b = r->n_r * r->n_k + sl->k * r->n_c + sl->j;
@@ -136,7 +142,8 @@ static void gemm_issue_step(gemm_run *r, uint32_t s, double now) {
 }
 
 /* Slot s's event: start its CTA, or end the work of its step k. */
-static void gemm_on_slot(gemm_run *r, uint32_t s, double now) {
+static void gemm_on_slot(gemm_run *r, uint32_t s, double now)
+{
   gemm_slot *sl = &r->slots[s];
   if (!sl->active) {
     sl->active = 1;
@@ -149,32 +156,41 @@ static void gemm_on_slot(gemm_run *r, uint32_t s, double now) {
     return;
   }
   uint32_t first = r->out_first + (sl->i * r->n_c + sl->j) * r->out_lines;
-  for (uint32_t q = 0; q < r->out_lines; q++) pc_simdev_mem_write(r->mem, first + q, now);
-  if (now > r->end_ns) r->end_ns = now;
-  if (r->launched < r->tiles) gemm_assign(r, s, now);
-  else sl->active = 0;
+  for (uint32_t q = 0; q < r->out_lines; q++)
+    pc_simdev_mem_write(r->mem, first + q, now);
+  if (now > r->end_ns)
+    r->end_ns = now;
+  if (r->launched < r->tiles)
+    gemm_assign(r, s, now);
+  else
+    sl->active = 0;
 }
 
 /* One of slot s's reads is ready at L2: it crosses the SM's link; once both
  * have, the step's work runs, scaled by the SM's clock factor. */
-static void gemm_on_ready(gemm_run *r, uint32_t s, double now) {
+static void gemm_on_ready(gemm_run *r, uint32_t s, double now)
+{
   gemm_slot *sl = &r->slots[s];
   double arr = pc_simdev_mem_transfer(r->mem, sl->sm, now);
-  if (arr > sl->data_at) sl->data_at = arr;
-  if (--sl->pending > 0) return;
-  double work = pc_simdev_rng_jitter(&r->rng, r->work_ns * r->sm_clock[sl->sm],
-                                  r->p->service_jitter);
+  if (arr > sl->data_at)
+    sl->data_at = arr;
+  if (--sl->pending > 0)
+    return;
+  double work =
+      pc_simdev_rng_jitter(&r->rng, r->work_ns * r->sm_clock[sl->sm], r->p->service_jitter);
   pc_simdev_heap_push(r->heap, sl->data_at + work, s);
 }
 
 pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gemm *run,
-                                     pascal_simdev_stats *out, pascal_error *err) {
+                                     pascal_simdev_stats *out, pascal_error *err)
+{
   if (!dev || !run || !out)
     return pascal_error_set(err, PASCAL_EINVAL, "run", "device, run and out must be given");
   pascal_gemm_prediction geo;
   uint32_t lines = 0, out_lines = 0, capacity = 0;
   pascal_status st = gemm_check(dev, run, &geo, &lines, &out_lines, &capacity, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   const pascal_simdev_profile *p = &dev->profile;
   const pascal_gemm_params *g = &run->tiling;
   uint32_t tile_bytes = g->tile_m * g->tile_k * g->elem_bytes;
@@ -188,18 +204,20 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   r.tiles = (uint64_t)geo.n_r * geo.n_c;
   r.out_first = (geo.n_r + geo.n_c) * geo.n_k;
   r.out_lines = out_lines;
-  uint64_t key = pc_simdev_seed_mix(pc_simdev_seed_mix(run->shape.Mg, run->shape.Ng),
-                                 pc_simdev_seed_mix(run->shape.Kg, ((uint64_t)r.M << 32) | run->m));
-  r.rng.s = pc_simdev_seed_mix(pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, 0x47454D4DULL /* "GEMM" */),
-                                            key),
-                            run->seed);
+  uint64_t key =
+      pc_simdev_seed_mix(pc_simdev_seed_mix(run->shape.Mg, run->shape.Ng),
+                         pc_simdev_seed_mix(run->shape.Kg, ((uint64_t)r.M << 32) | run->m));
+  r.rng.s = pc_simdev_seed_mix(
+      pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, 0x47454D4DULL /* "GEMM" */), key), run->seed);
   st = pc_simdev_grow((void **)&dev->gemm_slots, &dev->gemm_slots_cap, r.M, sizeof(gemm_slot),
-                   "resident_ctas", err);
-  if (st != PASCAL_OK) return st;
+                      "resident_ctas", err);
+  if (st != PASCAL_OK)
+    return st;
   if (pc_simdev_heap_reserve(&dev->heap, (size_t)r.M * 3) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "resident_ctas", "cannot allocate the event queue");
   st = pc_simdev_mem_prepare(dev, lines, capacity, tile_bytes, &r.rng, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   r.mem = &dev->mem;
   r.heap = &dev->heap;
   r.slots = dev->gemm_slots;
@@ -215,16 +233,20 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   }
   simdev_event e;
   while (pc_simdev_heap_pop(r.heap, &e)) {
-    if (e.id < r.M) gemm_on_slot(&r, e.id, e.t);
-    else gemm_on_ready(&r, (e.id - r.M) / 2, e.t);
+    if (e.id < r.M)
+      gemm_on_slot(&r, e.id, e.t);
+    else
+      gemm_on_ready(&r, (e.id - r.M) / 2, e.t);
   }
   pc_simdev_mem_stats(r.mem, tile_bytes, r.end_ns, geo.Q / (double)tile_bytes / r.M, r.M, out);
   return PASCAL_OK;
 }
 
-uint32_t pascal_simdev_gemm_step_m(const pascal_gemm_params *tiling) {
-  if (!tiling) return 0;
-  double mma = ceil(2.0 * tiling->tile_m * (double)tiling->tile_n * tiling->tile_k /
-                    PASCAL_SCAN_MMA_FLOPS);
+uint32_t pascal_simdev_gemm_step_m(const pascal_gemm_params *tiling)
+{
+  if (!tiling)
+    return 0;
+  double mma =
+      ceil(2.0 * tiling->tile_m * (double)tiling->tile_n * tiling->tile_k / PASCAL_SCAN_MMA_FLOPS);
   return mma < GEMM_MAX_STEP_M ? (uint32_t)mma : GEMM_MAX_STEP_M;
 }

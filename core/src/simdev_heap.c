@@ -15,10 +15,12 @@
 
 #include "simdev_internal.h"
 
-pascal_status pc_simdev_heap_reserve(simdev_heap *h, size_t cap) {
+pascal_status pc_simdev_heap_reserve(simdev_heap *h, size_t cap)
+{
   if (cap > h->cap) {
     simdev_event *p = realloc(h->items, cap * sizeof *p);
-    if (!p) return PASCAL_ENOMEM;
+    if (!p)
+      return PASCAL_ENOMEM;
     h->items = p;
     h->cap = cap;
   }
@@ -27,33 +29,38 @@ pascal_status pc_simdev_heap_reserve(simdev_heap *h, size_t cap) {
   return PASCAL_OK;
 }
 
-void pc_simdev_heap_free(simdev_heap *h) {
+void pc_simdev_heap_free(simdev_heap *h)
+{
   free(h->items);
   h->items = NULL;
   h->len = h->cap = 0;
 }
 
 /* Ordering key of an event time t >= 0 (see above). */
-static inline uint64_t tkey(const simdev_event *e) {
+static inline uint64_t tkey(const simdev_event *e)
+{
   uint64_t k;
   memcpy(&k, &e->t, sizeof k);
   return k;
 }
 
 /* Bitwise rather than short-circuit operators: no branch inside. */
-static int event_before(const simdev_event *a, const simdev_event *b) {
+static int event_before(const simdev_event *a, const simdev_event *b)
+{
   uint64_t x = tkey(a), y = tkey(b);
   return (x < y) | ((x == y) & (a->seq < b->seq));
 }
 
-void pc_simdev_heap_push(simdev_heap *h, double t, uint32_t id) {
+void pc_simdev_heap_push(simdev_heap *h, double t, uint32_t id)
+{
   assert(t >= 0.0 && h->len < h->cap); /* tkey's order needs t >= 0 */
   simdev_event e = {t, h->next_seq++, id};
   size_t i = h->len++;
   /* sift up: parents stay no later than their children */
   while (i > 0) {
     size_t p = (i - 1) / 4;
-    if (!event_before(&e, &h->items[p])) break;
+    if (!event_before(&e, &h->items[p]))
+      break;
     h->items[i] = h->items[p];
     i = p;
   }
@@ -64,17 +71,21 @@ void pc_simdev_heap_push(simdev_heap *h, double t, uint32_t id) {
  * the earliest children to a leaf (no comparison with the displaced last
  * element on the way, which is the unpredictable branch), then sift that
  * element up from the leaf, where it nearly always stays. */
-int pc_simdev_heap_pop(simdev_heap *h, simdev_event *out) {
-  if (h->len == 0) return 0;
+int pc_simdev_heap_pop(simdev_heap *h, simdev_event *out)
+{
+  if (h->len == 0)
+    return 0;
   simdev_event *it = h->items;
   *out = it[0];
   size_t n = --h->len;
-  if (n == 0) return 1;
+  if (n == 0)
+    return 1;
   simdev_event last = it[n];
   size_t i = 0;
   for (;;) {
     size_t first = 4 * i + 1;
-    if (first >= n) break;
+    if (first >= n)
+      break;
     size_t end = first + 4 < n ? first + 4 : n, c = first;
     uint64_t ct = tkey(&it[first]);
     uint32_t cs = it[first].seq;
@@ -92,7 +103,8 @@ int pc_simdev_heap_pop(simdev_heap *h, simdev_event *out) {
   }
   while (i > 0) {
     size_t p = (i - 1) / 4;
-    if (!event_before(&last, &it[p])) break;
+    if (!event_before(&last, &it[p]))
+      break;
     it[i] = it[p];
     i = p;
   }

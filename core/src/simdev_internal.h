@@ -18,7 +18,8 @@ typedef struct simdev_rng {
   uint64_t s;
 } simdev_rng;
 
-static inline uint64_t pc_simdev_rng_next(simdev_rng *r) {
+static inline uint64_t pc_simdev_rng_next(simdev_rng *r)
+{
   uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -26,12 +27,14 @@ static inline uint64_t pc_simdev_rng_next(simdev_rng *r) {
 }
 
 /* Uniform in [0, 1). */
-static inline double pc_simdev_rng_unit(simdev_rng *r) {
+static inline double pc_simdev_rng_unit(simdev_rng *r)
+{
   return (double)(pc_simdev_rng_next(r) >> 11) * 0x1.0p-53;
 }
 
 /* A service time `base` scaled by a uniform factor in [1 - j, 1 + j). */
-static inline double pc_simdev_rng_jitter(simdev_rng *r, double base, double j) {
+static inline double pc_simdev_rng_jitter(simdev_rng *r, double base, double j)
+{
   return base * (1.0 + j * (2.0 * pc_simdev_rng_unit(r) - 1.0));
 }
 
@@ -95,18 +98,18 @@ typedef enum simdev_outcome { SIMDEV_HIT = 0, SIMDEV_MERGE, SIMDEV_FILL } simdev
 
 typedef struct simdev_mem {
   simdev_lru lru;
-  double hop_ns;           /* SM -> L2 request latency                 */
-  double dram_block_ns;    /* DRAM service time per block              */
-  double dram_latency_ns;  /* added after service                      */
-  double jitter;           /* relative service jitter                  */
+  double hop_ns;                         /* SM -> L2 request latency                 */
+  double dram_block_ns;                  /* DRAM service time per block              */
+  double dram_latency_ns;                /* added after service                      */
+  double jitter;                         /* relative service jitter                  */
   double dram_tail_prob, dram_tail_ns;   /* fill latency tail           */
   double link_stall_prob, link_stall_ns; /* link transfer stalls        */
-  double dram_free;        /* DRAM server busy until                   */
-  double *link_free;       /* per SM: link busy until (sm_count)       */
-  double *link_block_ns;   /* per SM: transfer time per block, fixed by
-                              the profile and its seed (sm_count)      */
-  double *link_run_ns;     /* per SM: this run's transfer time per block:
-                              link_block_ns times a per-run factor     */
+  double dram_free;                      /* DRAM server busy until                   */
+  double *link_free;                     /* per SM: link busy until (sm_count)       */
+  double *link_block_ns;                 /* per SM: transfer time per block, fixed by
+                                            the profile and its seed (sm_count)      */
+  double *link_run_ns;                   /* per SM: this run's transfer time per block:
+                                            link_block_ns times a per-run factor     */
   uint64_t requests, hits, merges, fills;
   simdev_rng *rng;
 } simdev_mem;
@@ -129,8 +132,8 @@ double pc_simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready);
 
 /* The run's stats from the memory path's counts: fill_bytes = fills *
  * block_bytes, K = fills / k_per (W*N for a scan, H for a static run). */
-void pc_simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns,
-                      double k_per, uint32_t M, pascal_simdev_stats *out);
+void pc_simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns, double k_per,
+                         uint32_t M, pascal_simdev_stats *out);
 
 /* ---- the device ---- */
 
@@ -148,8 +151,8 @@ struct pascal_simdev {
   size_t ring_cap;
   uint64_t *scratch; /* snapshot positions; first-wave dispatch order */
   size_t scratch_cap;
-  double *sm_clock;  /* per SM: this run's work factor (sm_count) */
-  double *exec_free; /* per SM: execution pipes busy until (sm_count) */
+  double *sm_clock;      /* per SM: this run's work factor (sm_count) */
+  double *exec_free;     /* per SM: execution pipes busy until (sm_count) */
   gemm_slot *gemm_slots; /* GEMM engine: one per resident CTA */
   size_t gemm_slots_cap;
 };
@@ -161,12 +164,13 @@ struct pascal_simdev {
  * each scaled by a factor drawn from the run's rng: uniform in
  * +-sm_read_run_spread). */
 pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
-                                 uint32_t line_bytes, simdev_rng *rng, pascal_error *err);
+                                    uint32_t line_bytes, simdev_rng *rng, pascal_error *err);
 
 /* compute(m): full groups of four at compute_ns per unit plus the loop tail
  * of execution class chi(m) = min(m mod 4, 2) (paper App. C: remainders two
  * and three run the same tail). */
-static inline double pc_simdev_compute_ns(const pascal_simdev_profile *p, uint32_t m) {
+static inline double pc_simdev_compute_ns(const pascal_simdev_profile *p, uint32_t m)
+{
   uint32_t r = m % 4u;
   uint32_t cls = r < 2u ? r : 2u;
   return p->compute_ns * (double)(m - r) + p->tail_ns[cls];
@@ -174,7 +178,7 @@ static inline double pc_simdev_compute_ns(const pascal_simdev_profile *p, uint32
 
 /* simdev.c: grow *buf (elements of `elem` bytes) to hold `need`; *cap tracks
  * it. The device keeps the per-run buffers and reuses them from run to run. */
-pascal_status pc_simdev_grow(void **buf, size_t *cap, size_t need, size_t elem,
-                          const char *what, pascal_error *err);
+pascal_status pc_simdev_grow(void **buf, size_t *cap, size_t need, size_t elem, const char *what,
+                             pascal_error *err);
 
 #endif

@@ -15,11 +15,13 @@
 
 #include "simdev_internal.h"
 
-static pascal_status lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity) {
+static pascal_status lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity)
+{
   size_t need = (size_t)n + 1;
   if (need > c->lines_cap) {
     simdev_line *p = realloc(c->lines, need * sizeof *p);
-    if (!p) return PASCAL_ENOMEM;
+    if (!p)
+      return PASCAL_ENOMEM;
     c->lines = p;
     c->lines_cap = need;
   }
@@ -34,7 +36,8 @@ static pascal_status lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity) {
   return PASCAL_OK;
 }
 
-void pc_simdev_lru_free(simdev_lru *c) {
+void pc_simdev_lru_free(simdev_lru *c)
+{
   free(c->lines);
   c->lines = NULL;
   c->lines_cap = 0;
@@ -43,22 +46,26 @@ void pc_simdev_lru_free(simdev_lru *c) {
 #ifndef NDEBUG
 /* The list invariant of simdev_internal.h: walking from the sentinel both
  * ways meets exactly `count` <= capacity resident lines, links agree. */
-static int lru_consistent(const simdev_lru *c) {
+static int lru_consistent(const simdev_lru *c)
+{
   const simdev_line *l = c->lines;
   uint32_t seen = 0;
   for (uint32_t b = l[c->n].next; b != c->n; b = l[b].next) {
-    if (b >= c->n || l[l[b].next].prev != b || ++seen > c->count) return 0;
+    if (b >= c->n || l[l[b].next].prev != b || ++seen > c->count)
+      return 0;
   }
   return seen == c->count && c->count <= c->capacity;
 }
 #endif
 
-static void lru_unlink(simdev_line *l, uint32_t b) {
+static void lru_unlink(simdev_line *l, uint32_t b)
+{
   l[l[b].prev].next = l[b].next;
   l[l[b].next].prev = l[b].prev;
 }
 
-static void lru_push_front(simdev_line *l, uint32_t sentinel, uint32_t b) {
+static void lru_push_front(simdev_line *l, uint32_t sentinel, uint32_t b)
+{
   uint32_t first = l[sentinel].next;
   l[b].prev = sentinel;
   l[b].next = first;
@@ -68,7 +75,8 @@ static void lru_push_front(simdev_line *l, uint32_t sentinel, uint32_t b) {
 
 /* Make absent line b resident as MRU, evicting the LRU line (even if in
  * flight) when the cache is full. */
-static void lru_insert(simdev_lru *c, uint32_t b) {
+static void lru_insert(simdev_lru *c, uint32_t b)
+{
   simdev_line *l = c->lines;
   assert(c->capacity >= 1 && c->count <= c->capacity);
   if (c->count == c->capacity) {
@@ -81,7 +89,8 @@ static void lru_insert(simdev_lru *c, uint32_t b) {
   lru_push_front(l, c->n, b);
 }
 
-simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready) {
+simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready)
+{
   simdev_lru *c = &mm->lru;
   simdev_line *l = c->lines;
   double at_l2 = t + mm->hop_ns;
@@ -110,7 +119,8 @@ simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double
   return SIMDEV_FILL;
 }
 
-void pc_simdev_mem_write(simdev_mem *mm, uint32_t b, double t) {
+void pc_simdev_mem_write(simdev_mem *mm, uint32_t b, double t)
+{
   simdev_lru *c = &mm->lru;
   double at_l2 = t + mm->hop_ns;
   assert(b < c->n);
@@ -126,7 +136,8 @@ void pc_simdev_mem_write(simdev_mem *mm, uint32_t b, double t) {
   mm->dram_free = start + pc_simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
 }
 
-double pc_simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready) {
+double pc_simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready)
+{
   double start = ready > mm->link_free[sm] ? ready : mm->link_free[sm];
   mm->link_free[sm] = start + pc_simdev_rng_jitter(mm->rng, mm->link_run_ns[sm], mm->jitter) +
                       pc_simdev_rng_tail(mm->rng, mm->link_stall_prob, mm->link_stall_ns);
@@ -134,12 +145,13 @@ double pc_simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready) {
 }
 
 pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
-                                 uint32_t line_bytes, simdev_rng *rng, pascal_error *err) {
+                                    uint32_t line_bytes, simdev_rng *rng, pascal_error *err)
+{
   const pascal_simdev_profile *p = &dev->profile;
   simdev_mem *mm = &dev->mem;
   if (lru_reset(&mm->lru, n, capacity) != PASCAL_OK)
-    return pascal_error_set(err, PASCAL_ENOMEM, "N", "cannot allocate the cache index for %u blocks",
-                            n);
+    return pascal_error_set(err, PASCAL_ENOMEM, "N",
+                            "cannot allocate the cache index for %u blocks", n);
   double scale = (double)line_bytes / (double)p->block_bytes;
   for (uint32_t s = 0; s < p->sm_count; s++) {
     mm->link_free[s] = 0.0;
@@ -160,8 +172,9 @@ pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t cap
   return PASCAL_OK;
 }
 
-void pc_simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns,
-                      double k_per, uint32_t M, pascal_simdev_stats *out) {
+void pc_simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns, double k_per,
+                         uint32_t M, pascal_simdev_stats *out)
+{
   assert(lru_consistent(&mm->lru));
   assert(mm->requests == mm->hits + mm->merges + mm->fills);
   memset(out, 0, sizeof *out);

@@ -18,20 +18,27 @@
 #include "simdev_internal.h"
 
 typedef enum key_type {
-  KEY_STR_NAME, KEY_STR_ARCH, KEY_STR_TEXT, KEY_CC, KEY_U32, KEY_U64, KEY_F64, KEY_PRIMING
+  KEY_STR_NAME,
+  KEY_STR_ARCH,
+  KEY_STR_TEXT,
+  KEY_CC,
+  KEY_U32,
+  KEY_U64,
+  KEY_F64,
+  KEY_PRIMING
 } key_type;
 
 typedef struct key_spec {
   const char *key;
   key_type type;
   size_t offset;
-  double lo, hi;  /* numbers: lo <= v and v <= hi (v < hi if hi_open) */
+  double lo, hi; /* numbers: lo <= v and v <= hi (v < hi if hi_open) */
   int hi_open;
   const char *help; /* domain, for messages */
 } key_spec;
 
 #define F(field) offsetof(pascal_simdev_profile, field)
-#define BIG 1e15
+#define BIG      1e15
 static const key_spec KEYS[] = {
     {"name", KEY_STR_NAME, F(name), 0, 0, 0, "1-63 chars of [A-Za-z0-9._-]"},
     {"arch", KEY_STR_ARCH, F(arch), 0, 0, 0, "1-31 chars of [A-Za-z0-9._-]"},
@@ -39,8 +46,7 @@ static const key_spec KEYS[] = {
     {"capacity_blocks", KEY_U32, F(capacity_blocks), 1, 1u << 30, 0, "an integer in [1, 2^30]"},
     {"block_bytes", KEY_U32, F(block_bytes), 1, 1u << 30, 0, "an integer in [1, 2^30]"},
     {"l2_bytes", KEY_U64, F(l2_bytes), 1, 1e15, 0, "an integer in [1, 1e15]"},
-    {"cuda_name", KEY_STR_TEXT, F(cuda_name), 0, 0, 0,
-     "1-63 printable ASCII characters (no '#')"},
+    {"cuda_name", KEY_STR_TEXT, F(cuda_name), 0, 0, 0, "1-63 printable ASCII characters (no '#')"},
     {"compute_capability", KEY_CC, F(cc_major), 0, 0, 0, "MAJOR.MINOR, 1..99 . 0..99"},
     {"seed", KEY_U64, F(seed), 0, 1.8446744073709552e19, 0, "an unsigned 64-bit integer"},
     {"priming", KEY_PRIMING, F(priming_extra), 0, 1, 0, "d-1 or d"},
@@ -79,7 +85,8 @@ static const key_spec KEYS[] = {
 #undef F
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
 
-void pascal_simdev_profile_default(pascal_simdev_profile *out) {
+void pascal_simdev_profile_default(pascal_simdev_profile *out)
+{
   /* Keep in step with deploy/profiles/gb10-like.profile (a test checks). */
   memset(out, 0, sizeof *out);
   strcpy(out->name, "gb10-like");
@@ -126,13 +133,15 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out) {
   out->peaks.launch_s = 2e-6;
 }
 
-static int name_ok(const char *s, size_t max) {
+static int name_ok(const char *s, size_t max)
+{
   size_t n = strlen(s);
-  if (n == 0 || n >= max) return 0;
+  if (n == 0 || n >= max)
+    return 0;
   for (size_t i = 0; i < n; i++) {
     char c = s[i];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-          c == '.' || c == '_' || c == '-'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '-'))
       return 0;
   }
   return 1;
@@ -140,37 +149,48 @@ static int name_ok(const char *s, size_t max) {
 
 /* cuda_name: "" (not stated) or printable ASCII with no blank at either end
  * and no '#' (it would start a comment in the text form). */
-static int text_ok(const char *s, size_t max) {
+static int text_ok(const char *s, size_t max)
+{
   size_t n = strlen(s);
-  if (n == 0) return 1;
-  if (n >= max || s[0] == ' ' || s[n - 1] == ' ') return 0;
+  if (n == 0)
+    return 1;
+  if (n >= max || s[0] == ' ' || s[n - 1] == ' ')
+    return 0;
   for (size_t i = 0; i < n; i++)
-    if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '#') return 0;
+    if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '#')
+      return 0;
   return 1;
 }
 
 /* compute_capability: 0.0 (not stated) or 1..99 . 0..99. */
-static int cc_ok(const uint32_t *cc) {
+static int cc_ok(const uint32_t *cc)
+{
   return cc[0] == 0 ? cc[1] == 0 : cc[0] <= 99 && cc[1] <= 99;
 }
 
 /* Parse "MAJOR.MINOR" (1-2 digits each) into cc[0], cc[1]; 0 on failure. */
-static int cc_store(uint32_t *cc, const char *v) {
+static int cc_store(uint32_t *cc, const char *v)
+{
   uint32_t part[2] = {0, 0};
   for (int i = 0; i < 2; i++) {
     int digits = 0;
-    while (*v >= '0' && *v <= '9' && digits < 3) part[i] = part[i] * 10 + (uint32_t)(*v++ - '0'), digits++;
-    if (digits == 0 || digits > 2) return 0;
-    if (i == 0 && *v++ != '.') return 0;
+    while (*v >= '0' && *v <= '9' && digits < 3)
+      part[i] = part[i] * 10 + (uint32_t)(*v++ - '0'), digits++;
+    if (digits == 0 || digits > 2)
+      return 0;
+    if (i == 0 && *v++ != '.')
+      return 0;
   }
-  if (*v || part[0] == 0) return 0;
+  if (*v || part[0] == 0)
+    return 0;
   cc[0] = part[0];
   cc[1] = part[1];
   return 1;
 }
 
 /* The value of key `k` in `p` as a double (numbers only). */
-static double key_number(const pascal_simdev_profile *p, const key_spec *k) {
+static double key_number(const pascal_simdev_profile *p, const key_spec *k)
+{
   const char *base = (const char *)p + k->offset;
   switch (k->type) {
   case KEY_U32:
@@ -181,37 +201,48 @@ static double key_number(const pascal_simdev_profile *p, const key_spec *k) {
   }
 }
 
-static int key_in_domain(const pascal_simdev_profile *p, const key_spec *k) {
+static int key_in_domain(const pascal_simdev_profile *p, const key_spec *k)
+{
   const char *base = (const char *)p + k->offset;
-  if (k->type == KEY_STR_NAME) return name_ok(base, PASCAL_SIMDEV_NAME_MAX);
-  if (k->type == KEY_STR_ARCH) return name_ok(base, PASCAL_SIMDEV_ARCH_MAX);
-  if (k->type == KEY_STR_TEXT) return text_ok(base, PASCAL_SIMDEV_NAME_MAX);
-  if (k->type == KEY_CC) return cc_ok((const uint32_t *)(const void *)base);
+  if (k->type == KEY_STR_NAME)
+    return name_ok(base, PASCAL_SIMDEV_NAME_MAX);
+  if (k->type == KEY_STR_ARCH)
+    return name_ok(base, PASCAL_SIMDEV_ARCH_MAX);
+  if (k->type == KEY_STR_TEXT)
+    return text_ok(base, PASCAL_SIMDEV_NAME_MAX);
+  if (k->type == KEY_CC)
+    return cc_ok((const uint32_t *)(const void *)base);
   double v = key_number(p, k);
-  if (!isfinite(v) || v < k->lo) return 0;
+  if (!isfinite(v) || v < k->lo)
+    return 0;
   return k->hi_open ? v < k->hi : v <= k->hi;
 }
 
-int pascal_simdev_profile_has_peaks(const pascal_simdev_profile *p) {
+int pascal_simdev_profile_has_peaks(const pascal_simdev_profile *p)
+{
   return p->peaks.dram_bytes_per_s > 0;
 }
 
 /* Peaks: none stated, or all four rates (the launch overhead may be 0). */
-static pascal_status peaks_validate(const pascal_simdev_profile *p, pascal_error *err) {
+static pascal_status peaks_validate(const pascal_simdev_profile *p, pascal_error *err)
+{
   const pascal_peaks *k = &p->peaks;
   if (k->dram_bytes_per_s == 0 && k->l2_bytes_per_s == 0 && k->tensor_flops == 0 &&
       k->sm_clock_hz == 0 && k->launch_s == 0)
     return PASCAL_OK;
   pascal_error inner;
-  if (pascal_peaks_check(k, &inner) == PASCAL_OK) return PASCAL_OK;
+  if (pascal_peaks_check(k, &inner) == PASCAL_OK)
+    return PASCAL_OK;
   char key[PASCAL_ERROR_FIELD_MAX + 8];
   snprintf(key, sizeof key, "peak_%s", inner.field);
   return pascal_error_set(err, PASCAL_EINVAL, key,
                           "%s must be > 0 when any peak is stated (all four rates or none)", key);
 }
 
-pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p, pascal_error *err) {
-  if (!p) return pascal_error_set(err, PASCAL_EINVAL, "profile", "profile is NULL");
+pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p, pascal_error *err)
+{
+  if (!p)
+    return pascal_error_set(err, PASCAL_EINVAL, "profile", "profile is NULL");
   for (size_t i = 0; i < NKEYS; i++)
     if (!key_in_domain(p, &KEYS[i]))
       return pascal_error_set(err, PASCAL_EINVAL, KEYS[i].key, "%s must be %s", KEYS[i].key,
@@ -223,22 +254,31 @@ pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p, pas
 
 #define LINE_MAX_CHARS 512
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-/* Trim [*b, *e) in place. */
-static void trim(const char **b, const char **e) {
-  while (*b < *e && is_space(**b)) (*b)++;
-  while (*e > *b && is_space((*e)[-1])) (*e)--;
+static int is_space(char c)
+{
+  return c == ' ' || c == '\t' || c == '\r';
 }
 
-static const key_spec *key_find(const char *k, size_t n) {
+/* Trim [*b, *e) in place. */
+static void trim(const char **b, const char **e)
+{
+  while (*b < *e && is_space(**b))
+    (*b)++;
+  while (*e > *b && is_space((*e)[-1]))
+    (*e)--;
+}
+
+static const key_spec *key_find(const char *k, size_t n)
+{
   for (size_t i = 0; i < NKEYS; i++)
-    if (strlen(KEYS[i].key) == n && memcmp(KEYS[i].key, k, n) == 0) return &KEYS[i];
+    if (strlen(KEYS[i].key) == n && memcmp(KEYS[i].key, k, n) == 0)
+      return &KEYS[i];
   return NULL;
 }
 
 /* Store `value` (NUL-terminated) into key k of p; 0 if it does not parse. */
-static int key_store(pascal_simdev_profile *p, const key_spec *k, const char *value) {
+static int key_store(pascal_simdev_profile *p, const key_spec *k, const char *value)
+{
   char *base = (char *)p + k->offset;
   char *end = NULL;
   errno = 0;
@@ -246,28 +286,35 @@ static int key_store(pascal_simdev_profile *p, const key_spec *k, const char *va
   case KEY_STR_NAME:
   case KEY_STR_ARCH: {
     size_t max = k->type == KEY_STR_NAME ? PASCAL_SIMDEV_NAME_MAX : PASCAL_SIMDEV_ARCH_MAX;
-    if (!name_ok(value, max)) return 0;
+    if (!name_ok(value, max))
+      return 0;
     memcpy(base, value, strlen(value) + 1);
     return 1;
   }
   case KEY_STR_TEXT:
-    if (!value[0] || !text_ok(value, PASCAL_SIMDEV_NAME_MAX)) return 0;
+    if (!value[0] || !text_ok(value, PASCAL_SIMDEV_NAME_MAX))
+      return 0;
     memcpy(base, value, strlen(value) + 1);
     return 1;
-  case KEY_CC:
-    return cc_store((uint32_t *)(void *)base, value);
+  case KEY_CC: return cc_store((uint32_t *)(void *)base, value);
   case KEY_PRIMING:
-    if (strcmp(value, "d-1") == 0) *(uint32_t *)(void *)base = 0;
-    else if (strcmp(value, "d") == 0) *(uint32_t *)(void *)base = 1;
-    else return 0;
+    if (strcmp(value, "d-1") == 0)
+      *(uint32_t *)(void *)base = 0;
+    else if (strcmp(value, "d") == 0)
+      *(uint32_t *)(void *)base = 1;
+    else
+      return 0;
     return 1;
   case KEY_U32:
   case KEY_U64: {
-    if (value[0] < '0' || value[0] > '9') return 0; /* no sign, no spaces */
+    if (value[0] < '0' || value[0] > '9')
+      return 0; /* no sign, no spaces */
     unsigned long long v = strtoull(value, &end, 10);
-    if (errno || *end != '\0') return 0;
+    if (errno || *end != '\0')
+      return 0;
     if (k->type == KEY_U32) {
-      if (v > UINT32_MAX) return 0;
+      if (v > UINT32_MAX)
+        return 0;
       *(uint32_t *)(void *)base = (uint32_t)v;
     } else {
       *(uint64_t *)(void *)base = (uint64_t)v;
@@ -276,7 +323,8 @@ static int key_store(pascal_simdev_profile *p, const key_spec *k, const char *va
   }
   case KEY_F64: {
     double v = strtod(value, &end);
-    if (end == value || *end != '\0' || errno || !isfinite(v)) return 0;
+    if (end == value || *end != '\0' || errno || !isfinite(v))
+      return 0;
     *(double *)(void *)base = v;
     return 1;
   }
@@ -286,27 +334,26 @@ static int key_store(pascal_simdev_profile *p, const key_spec *k, const char *va
 
 /* Parse one line [b, e) (comment already stripped, trimmed, non-empty). */
 static pascal_status parse_line(pascal_simdev_profile *p, const char *b, const char *e,
-                                unsigned lineno, unsigned char *seen, pascal_error *err) {
+                                unsigned lineno, unsigned char *seen, pascal_error *err)
+{
   const char *eq = memchr(b, '=', (size_t)(e - b));
   char field[32];
   snprintf(field, sizeof field, "line %u", lineno);
   if (!eq)
-    return pascal_error_set(err, PASCAL_EFORMAT, field, "line %u: expected `key = value`",
-                            lineno);
+    return pascal_error_set(err, PASCAL_EFORMAT, field, "line %u: expected `key = value`", lineno);
   const char *kb = b, *ke = eq, *vb = eq + 1, *ve = e;
   trim(&kb, &ke);
   trim(&vb, &ve);
   if (kb == ke)
-    return pascal_error_set(err, PASCAL_EFORMAT, field, "line %u: missing key before `=`",
-                            lineno);
+    return pascal_error_set(err, PASCAL_EFORMAT, field, "line %u: missing key before `=`", lineno);
   const key_spec *k = key_find(kb, (size_t)(ke - kb));
   if (!k) {
     size_t n = (size_t)(ke - kb);
-    if (n >= sizeof field) n = sizeof field - 1;
+    if (n >= sizeof field)
+      n = sizeof field - 1;
     memcpy(field, kb, n);
     field[n] = '\0';
-    return pascal_error_set(err, PASCAL_EFORMAT, field, "line %u: unknown key '%s'", lineno,
-                            field);
+    return pascal_error_set(err, PASCAL_EFORMAT, field, "line %u: unknown key '%s'", lineno, field);
   }
   size_t idx = (size_t)(k - KEYS);
   if (seen[idx])
@@ -318,15 +365,18 @@ static pascal_status parse_line(pascal_simdev_profile *p, const char *b, const c
   memcpy(value, vb, vn);
   value[vn] = '\0';
   if (vn == 0 || !key_store(p, k, value) || !key_in_domain(p, k))
-    return pascal_error_set(err, PASCAL_EFORMAT, k->key, "line %u: %s must be %s, got '%s'",
-                            lineno, k->key, k->help, value);
+    return pascal_error_set(err, PASCAL_EFORMAT, k->key, "line %u: %s must be %s, got '%s'", lineno,
+                            k->key, k->help, value);
   return PASCAL_OK;
 }
 
-pascal_status pascal_simdev_profile_parse(const char *text, size_t len,
-                                          pascal_simdev_profile *out, pascal_error *err) {
-  if (!text && len > 0) return pascal_error_set(err, PASCAL_EINVAL, "text", "text is NULL");
-  if (!out) return pascal_error_set(err, PASCAL_EINVAL, "out", "out is NULL");
+pascal_status pascal_simdev_profile_parse(const char *text, size_t len, pascal_simdev_profile *out,
+                                          pascal_error *err)
+{
+  if (!text && len > 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "text", "text is NULL");
+  if (!out)
+    return pascal_error_set(err, PASCAL_EINVAL, "out", "out is NULL");
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
   unsigned char seen[NKEYS] = {0};
@@ -346,14 +396,18 @@ pascal_status pascal_simdev_profile_parse(const char *text, size_t len,
       return pascal_error_set(err, PASCAL_EFORMAT, field, "line %u: longer than %d characters",
                               lineno, LINE_MAX_CHARS);
     const char *hash = memchr(b, '#', (size_t)(e - b));
-    if (hash) e = hash;
+    if (hash)
+      e = hash;
     trim(&b, &e);
-    if (b == e) continue;
+    if (b == e)
+      continue;
     pascal_status st = parse_line(&p, b, e, lineno, seen, err);
-    if (st != PASCAL_OK) return st;
+    if (st != PASCAL_OK)
+      return st;
   }
   pascal_status st = pascal_simdev_profile_validate(&p, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   *out = p;
   return PASCAL_OK;
 }
@@ -361,8 +415,10 @@ pascal_status pascal_simdev_profile_parse(const char *text, size_t len,
 #define PROFILE_MAX_BYTES (1u << 20)
 
 pascal_status pascal_simdev_profile_load(const char *path, pascal_simdev_profile *out,
-                                         pascal_error *err) {
-  if (!path) return pascal_error_set(err, PASCAL_EINVAL, "profile", "profile path is NULL");
+                                         pascal_error *err)
+{
+  if (!path)
+    return pascal_error_set(err, PASCAL_EINVAL, "profile", "profile path is NULL");
   FILE *f = fopen(path, "rb");
   if (!f)
     return pascal_error_set(err, PASCAL_ENOTFOUND, "profile", "cannot open profile %s: %s", path,

@@ -41,23 +41,23 @@
 #include "simdev_internal.h"
 
 struct simdev_slot {
-  uint32_t sm;          /* link this slot's CTA uses                  */
-  uint32_t j;           /* next block to consume in the current CTA   */
-  uint32_t issued;      /* blocks issued by the current CTA           */
-  uint8_t active;       /* a CTA runs (else the next event is START)  */
-  uint8_t waiting;      /* blocked on block j's data since wait_from  */
+  uint32_t sm;           /* link this slot's CTA uses                  */
+  uint32_t j;            /* next block to consume in the current CTA   */
+  uint32_t issued;       /* blocks issued by the current CTA           */
+  uint8_t active;        /* a CTA runs (else the next event is START)  */
+  uint8_t waiting;       /* blocked on block j's data since wait_from  */
   uint8_t at_checkpoint; /* waiting at a checkpoint (next event: resume) */
   double wait_from;
-  double noise;         /* the CTA's AR(1) relative work deviation    */
-  uint64_t wave;        /* wave of the current (or next) CTA          */
-  uint64_t progress;    /* blocks consumed by this slot over all CTAs */
+  double noise;      /* the CTA's AR(1) relative work deviation    */
+  uint64_t wave;     /* wave of the current (or next) CTA          */
+  uint64_t progress; /* blocks consumed by this slot over all CTAs */
 };
 
 typedef struct scan_run {
   simdev_mem *mem;
   simdev_heap *heap;
   simdev_slot *slots;
-  double *ring_arrival; /* < 0: data not arrived (or not known yet) */
+  double *ring_arrival;   /* < 0: data not arrived (or not known yet) */
   const double *sm_clock; /* per SM: this run's work factor */
   double *exec_free;      /* per SM: its execution pipes are busy until */
   double shared_frac;     /* share of the work that occupies the pipes  */
@@ -66,16 +66,18 @@ typedef struct scan_run {
   int tma;
   double issue_ns, work_ns, jitter, launch_ns, start_jitter_ns, dispatch_ns, barrier_ns;
   double noise_sd, noise_phi, noise_innov; /* AR(1): x' = phi x + innov U(-1,1) */
-  double dispatch_free; /* the dispatcher is busy until */
-  uint32_t arrived[2];  /* CTAs at the pending checkpoint, by wave parity */
+  double dispatch_free;                    /* the dispatcher is busy until */
+  uint32_t arrived[2];                     /* CTAs at the pending checkpoint, by wave parity */
   uint64_t ctas_total, ctas_launched;
   double end_ns;
 } scan_run;
 
 static pascal_status scan_check(const pascal_simdev *dev, const pascal_simdev_scan *s,
-                                pascal_error *err) {
+                                pascal_error *err)
+{
   const pascal_simdev_profile *p = &dev->profile;
-  if (s->o < 1 || s->o > 64) return pascal_error_set(err, PASCAL_EINVAL, "o", "o must be in [1, 64]");
+  if (s->o < 1 || s->o > 64)
+    return pascal_error_set(err, PASCAL_EINVAL, "o", "o must be in [1, 64]");
   if (s->path_tma != 0 && s->path_tma != 1)
     return pascal_error_set(err, PASCAL_EINVAL, "path", "path must be sync (0) or tma (1)");
   if (!s->path_tma && s->d != 0)
@@ -87,7 +89,8 @@ static pascal_status scan_check(const pascal_simdev *dev, const pascal_simdev_sc
     return pascal_error_set(err, PASCAL_EINVAL, "m", "m must be at most 1000000");
   if (s->N < 1 || s->N >= (1ull << 31))
     return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be in [1, 2^31)");
-  if (s->W < 1) return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be at least 1");
+  if (s->W < 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be at least 1");
   if (s->checkpoint_blocks > (1u << 31))
     return pascal_error_set(err, PASCAL_EINVAL, "checkpoint_blocks",
                             "checkpoint_blocks must be at most 2^31");
@@ -103,20 +106,24 @@ static pascal_status scan_check(const pascal_simdev *dev, const pascal_simdev_sc
 /* Start time of a CTA launched into a slot freed at `now`: the launch
  * overhead, then the dispatcher (one launch per dispatch_ns, in the order
  * slots free up), then a start jitter. */
-static double draw_start(scan_run *r, double now) {
+static double draw_start(scan_run *r, double now)
+{
   double t = now + r->launch_ns;
-  if (t < r->dispatch_free) t = r->dispatch_free;
+  if (t < r->dispatch_free)
+    t = r->dispatch_free;
   r->dispatch_free = t + r->dispatch_ns;
   return t + r->start_jitter_ns * pc_simdev_rng_unit(&r->rng);
 }
 
 /* Uniform in [-1, 1) scaled so its sd is `sd`. */
-static double centred(scan_run *r, double sd) {
+static double centred(scan_run *r, double sd)
+{
   return sd * 1.7320508075688772 * (2.0 * pc_simdev_rng_unit(&r->rng) - 1.0);
 }
 
 /* Issue the current CTA's next block at the event time `now`. */
-static void issue(scan_run *r, uint32_t s, double now) {
+static void issue(scan_run *r, uint32_t s, double now)
+{
   simdev_slot *sl = &r->slots[s];
   uint32_t b = sl->issued++;
   uint32_t idx = b % r->R;
@@ -132,7 +139,8 @@ static void issue(scan_run *r, uint32_t s, double now) {
  * part occupies the SM's execution pipes, which the CTAs resident on one SM
  * share (served in turn); the intra-CTA sync does not. With o = 1 no CTA
  * ever waits for the pipes. */
-static void begin_work(scan_run *r, uint32_t s, double start) {
+static void begin_work(scan_run *r, uint32_t s, double start)
+{
   simdev_slot *sl = &r->slots[s];
   double factor = r->sm_clock[sl->sm];
   if (r->noise_sd > 0.0) {
@@ -141,13 +149,15 @@ static void begin_work(scan_run *r, uint32_t s, double start) {
   }
   double work = pc_simdev_rng_jitter(&r->rng, r->work_ns * factor, r->jitter);
   double *pipes = &r->exec_free[sl->sm];
-  if (start < *pipes) start = *pipes;
+  if (start < *pipes)
+    start = *pipes;
   *pipes = start + work * r->shared_frac;
   pc_simdev_heap_push(r->heap, start + work, s);
 }
 
 /* Top of Algorithm 2's loop for block j at worker time t (>= now). */
-static void loop_top(scan_run *r, uint32_t s, double now, double t) {
+static void loop_top(scan_run *r, uint32_t s, double now, double t)
+{
   simdev_slot *sl = &r->slots[s];
   if (sl->issued == sl->j) { /* sync path, or TMA with n_p == 0 */
     issue(r, s, now);
@@ -162,7 +172,8 @@ static void loop_top(scan_run *r, uint32_t s, double now, double t) {
   }
 }
 
-static void on_start(scan_run *r, uint32_t s, double now) {
+static void on_start(scan_run *r, uint32_t s, double now)
+{
   simdev_slot *sl = &r->slots[s];
   sl->active = 1;
   sl->j = sl->issued = 0;
@@ -183,19 +194,23 @@ static void on_start(scan_run *r, uint32_t s, double now) {
  * arrives, so each wave has at most one pending checkpoint and at most two
  * waves run at once: counters by wave parity suffice. The last arrival
  * releases its wave grid_barrier_ns later. */
-static void arrive(scan_run *r, uint32_t s, double t) {
+static void arrive(scan_run *r, uint32_t s, double t)
+{
   uint64_t wave = r->slots[s].wave;
   r->slots[s].at_checkpoint = 1;
-  if (++r->arrived[wave & 1] < r->M) return;
+  if (++r->arrived[wave & 1] < r->M)
+    return;
   r->arrived[wave & 1] = 0;
   double release = t + r->barrier_ns;
   for (uint32_t i = 0; i < r->M; i++) {
     const simdev_slot *o = &r->slots[i];
-    if (o->active && o->at_checkpoint && o->wave == wave) pc_simdev_heap_push(r->heap, release, i);
+    if (o->active && o->at_checkpoint && o->wave == wave)
+      pc_simdev_heap_push(r->heap, release, i);
   }
 }
 
-static void on_block_done(scan_run *r, uint32_t s, double now) {
+static void on_block_done(scan_run *r, uint32_t s, double now)
+{
   simdev_slot *sl = &r->slots[s];
   double t = now;
   if (r->np > 0 && sl->j + r->np < r->N) {
@@ -205,12 +220,15 @@ static void on_block_done(scan_run *r, uint32_t s, double now) {
   sl->j++;
   sl->progress++;
   if (sl->j < r->N) {
-    if (r->checkpoint && sl->j % r->checkpoint == 0) arrive(r, s, t);
-    else loop_top(r, s, now, t);
+    if (r->checkpoint && sl->j % r->checkpoint == 0)
+      arrive(r, s, t);
+    else
+      loop_top(r, s, now, t);
     return;
   }
   sl->active = 0; /* CTA done; the slot takes the next one, if any */
-  if (t > r->end_ns) r->end_ns = t;
+  if (t > r->end_ns)
+    r->end_ns = t;
   if (r->ctas_launched < r->ctas_total) {
     sl->wave = r->ctas_launched / r->M;
     r->ctas_launched++;
@@ -219,12 +237,14 @@ static void on_block_done(scan_run *r, uint32_t s, double now) {
 }
 
 /* Resume after a checkpoint's release (the slot's event at release time). */
-static void on_resume(scan_run *r, uint32_t s, double now) {
+static void on_resume(scan_run *r, uint32_t s, double now)
+{
   r->slots[s].at_checkpoint = 0;
   loop_top(r, s, now, now);
 }
 
-static void on_ready(scan_run *r, uint32_t req, double now) {
+static void on_ready(scan_run *r, uint32_t req, double now)
+{
   uint32_t s = req / r->R, idx = req % r->R;
   simdev_slot *sl = &r->slots[s];
   double arr = pc_simdev_mem_transfer(r->mem, sl->sm, now);
@@ -236,7 +256,8 @@ static void on_ready(scan_run *r, uint32_t req, double now) {
   }
 }
 
-static int cmp_u64(const void *a, const void *b) {
+static int cmp_u64(const void *a, const void *b)
+{
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return (x > y) - (x < y);
 }
@@ -244,23 +265,31 @@ static int cmp_u64(const void *a, const void *b) {
 /* Phase snapshot at time t: positions j of running CTAs on the ring of N
  * blocks; clusters are maximal runs joined by cyclic gaps <= CLUSTER_GAP;
  * the within-wave lead of the oldest running wave. */
-static void snapshot(scan_run *r, double t, uint64_t *pos, pascal_simdev_snapshot *out) {
+static void snapshot(scan_run *r, double t, uint64_t *pos, pascal_simdev_snapshot *out)
+{
   uint32_t n = 0;
   uint64_t lo = UINT64_MAX, hi = 0, oldest = UINT64_MAX;
   for (uint32_t s = 0; s < r->M; s++) {
     const simdev_slot *sl = &r->slots[s];
-    if (!sl->active) continue;
+    if (!sl->active)
+      continue;
     pos[n++] = sl->j;
-    if (sl->progress < lo) lo = sl->progress;
-    if (sl->progress > hi) hi = sl->progress;
-    if (sl->wave < oldest) oldest = sl->wave;
+    if (sl->progress < lo)
+      lo = sl->progress;
+    if (sl->progress > hi)
+      hi = sl->progress;
+    if (sl->wave < oldest)
+      oldest = sl->wave;
   }
   uint32_t wlo = UINT32_MAX, whi = 0;
   for (uint32_t s = 0; s < r->M; s++) {
     const simdev_slot *sl = &r->slots[s];
-    if (!sl->active || sl->wave != oldest) continue;
-    if (sl->j < wlo) wlo = sl->j;
-    if (sl->j > whi) whi = sl->j;
+    if (!sl->active || sl->wave != oldest)
+      continue;
+    if (sl->j < wlo)
+      wlo = sl->j;
+    if (sl->j > whi)
+      whi = sl->j;
   }
   out->t_ns = t;
   out->active = n;
@@ -269,12 +298,14 @@ static void snapshot(scan_run *r, double t, uint64_t *pos, pascal_simdev_snapsho
   out->gap_law_K = 0.0;
   out->wave = n ? oldest : 0;
   out->wave_lead_blocks = n ? whi - wlo : 0;
-  if (n == 0) return;
+  if (n == 0)
+    return;
   qsort(pos, n, sizeof *pos, cmp_u64);
   uint32_t big = 0;
   for (uint32_t i = 0; i < n; i++) {
     uint64_t gap = i + 1 < n ? pos[i + 1] - pos[i] : pos[0] + r->N - pos[n - 1];
-    if (gap > PASCAL_SIMDEV_CLUSTER_GAP) big++;
+    if (gap > PASCAL_SIMDEV_CLUSTER_GAP)
+      big++;
   }
   out->clusters = big ? big : 1;
   pascal_static_result gl;
@@ -283,15 +314,19 @@ static void snapshot(scan_run *r, double t, uint64_t *pos, pascal_simdev_snapsho
     out->gap_law_K = (double)gl.k_ttl;
 }
 
-static pascal_status scan_buffers(pascal_simdev *dev, uint32_t M, uint32_t R, pascal_error *err) {
-  pascal_status st = pc_simdev_grow((void **)&dev->slots, &dev->slots_cap, M, sizeof(simdev_slot),
-                                 "slots", err);
-  if (st != PASCAL_OK) return st;
+static pascal_status scan_buffers(pascal_simdev *dev, uint32_t M, uint32_t R, pascal_error *err)
+{
+  pascal_status st =
+      pc_simdev_grow((void **)&dev->slots, &dev->slots_cap, M, sizeof(simdev_slot), "slots", err);
+  if (st != PASCAL_OK)
+    return st;
   st = pc_simdev_grow((void **)&dev->ring_arrival, &dev->ring_cap, (size_t)M * R, sizeof(double),
-                   "ring", err);
-  if (st != PASCAL_OK) return st;
+                      "ring", err);
+  if (st != PASCAL_OK)
+    return st;
   st = pc_simdev_grow((void **)&dev->scratch, &dev->scratch_cap, M, sizeof(uint64_t), "slots", err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   if (pc_simdev_heap_reserve(&dev->heap, (size_t)M * (R + 1)) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "slots", "cannot allocate the event queue");
   return PASCAL_OK;
@@ -299,11 +334,13 @@ static pascal_status scan_buffers(pascal_simdev *dev, uint32_t M, uint32_t R, pa
 
 pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_scan *scan,
                                      pascal_simdev_stats *out, pascal_simdev_snapshots *snaps,
-                                     pascal_error *err) {
+                                     pascal_error *err)
+{
   if (!dev || !scan || !out)
     return pascal_error_set(err, PASCAL_EINVAL, "scan", "device, scan and out must be given");
   pascal_status st = scan_check(dev, scan, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   if (snaps && (!(snaps->interval_ns > 0.0) || !isfinite(snaps->interval_ns) ||
                 (snaps->capacity > 0 && !snaps->items)))
     return pascal_error_set(err, PASCAL_EINVAL, "snapshots",
@@ -317,14 +354,16 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   r.np = r.tma ? scan->d - 1 + p->priming_extra : 0;
   r.R = r.np + 1;
   uint64_t key = pc_simdev_seed_mix(pc_simdev_seed_mix(pc_simdev_seed_mix(scan->o, (uint64_t)r.tma),
-                                                 ((uint64_t)scan->d << 32) | scan->m),
-                                 pc_simdev_seed_mix(scan->N, scan->W));
+                                                       ((uint64_t)scan->d << 32) | scan->m),
+                                    pc_simdev_seed_mix(scan->N, scan->W));
   r.rng.s = pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, key), scan->seed);
   st = scan_buffers(dev, r.M, r.R, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   r.capacity = p->capacity_blocks;
   st = pc_simdev_mem_prepare(dev, r.N, r.capacity, p->block_bytes, &r.rng, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   r.mem = &dev->mem;
   r.heap = &dev->heap;
   r.slots = dev->slots;
@@ -343,7 +382,8 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   for (uint32_t i = 0; i < p->sm_count; i++)
     dev->sm_clock[i] = pc_simdev_rng_jitter(&r.rng, 1.0, p->sm_clock_spread);
   r.sm_clock = dev->sm_clock;
-  for (uint32_t i = 0; i < p->sm_count; i++) dev->exec_free[i] = 0.0;
+  for (uint32_t i = 0; i < p->sm_count; i++)
+    dev->exec_free[i] = 0.0;
   r.exec_free = dev->exec_free;
   r.shared_frac = r.work_ns > 0.0 ? (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
   r.ctas_total = scan->W * r.M;
@@ -363,7 +403,8 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   }
   for (uint32_t i = 0; i < r.M; i++)
     pc_simdev_heap_push(r.heap, draw_start(&r, 0.0), (uint32_t)order[i]);
-  if (snaps) snaps->count = 0;
+  if (snaps)
+    snaps->count = 0;
   double next_snap = snaps ? snaps->interval_ns : INFINITY;
   simdev_event e;
   while (pc_simdev_heap_pop(r.heap, &e)) {
@@ -375,12 +416,15 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
         next_snap = INFINITY;
       }
     }
-    if (e.id >= r.M) on_ready(&r, e.id - r.M, e.t);
-    else if (!r.slots[e.id].active) on_start(&r, e.id, e.t);
-    else if (r.slots[e.id].at_checkpoint) on_resume(&r, e.id, e.t);
-    else on_block_done(&r, e.id, e.t);
+    if (e.id >= r.M)
+      on_ready(&r, e.id - r.M, e.t);
+    else if (!r.slots[e.id].active)
+      on_start(&r, e.id, e.t);
+    else if (r.slots[e.id].at_checkpoint)
+      on_resume(&r, e.id, e.t);
+    else
+      on_block_done(&r, e.id, e.t);
   }
-  pc_simdev_mem_stats(r.mem, p->block_bytes, r.end_ns, (double)scan->W * (double)scan->N, r.M,
-                   out);
+  pc_simdev_mem_stats(r.mem, p->block_bytes, r.end_ns, (double)scan->W * (double)scan->N, r.M, out);
   return PASCAL_OK;
 }

@@ -13,16 +13,18 @@
 #include "simdev_internal.h"
 
 static pascal_status static_check(const pascal_simdev *dev, const pascal_simdev_static *run,
-                                  pascal_error *err) {
+                                  pascal_error *err)
+{
   if (run->N < 1 || run->N >= (1ull << 31))
     return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be in [1, 2^31)");
   if (run->M < 1 || run->M > (1u << 20))
     return pascal_error_set(err, PASCAL_EINVAL, "M", "M must be in [1, 2^20]");
-  if (!run->phases) return pascal_error_set(err, PASCAL_EINVAL, "phases", "phases is NULL");
+  if (!run->phases)
+    return pascal_error_set(err, PASCAL_EINVAL, "phases", "phases is NULL");
   for (uint32_t w = 0; w < run->M; w++)
     if (run->phases[w] >= run->N)
-      return pascal_error_set(err, PASCAL_EINVAL, "phases", "phases[%u] = %llu is not below N",
-                              w, (unsigned long long)run->phases[w]);
+      return pascal_error_set(err, PASCAL_EINVAL, "phases", "phases[%u] = %llu is not below N", w,
+                              (unsigned long long)run->phases[w]);
   if (run->H < 1 || run->H > (UINT64_MAX / 4) / run->M)
     return pascal_error_set(err, PASCAL_EINVAL, "H", "H must be at least 1 and H * M must fit");
   (void)dev;
@@ -30,17 +32,21 @@ static pascal_status static_check(const pascal_simdev *dev, const pascal_simdev_
 }
 
 pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_static *run,
-                                       pascal_simdev_stats *out, pascal_error *err) {
+                                       pascal_simdev_stats *out, pascal_error *err)
+{
   if (!dev || !run || !out)
     return pascal_error_set(err, PASCAL_EINVAL, "run", "device, run and out must be given");
   pascal_status st = static_check(dev, run, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   const pascal_simdev_profile *p = &dev->profile;
   uint32_t capacity = run->C ? run->C : p->capacity_blocks;
-  simdev_rng rng = {pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, 0x535441544943ULL /* "STATIC" */),
-                                    pc_simdev_seed_mix(run->seed, run->N * 1000003u + run->M))};
+  simdev_rng rng = {
+      pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, 0x535441544943ULL /* "STATIC" */),
+                         pc_simdev_seed_mix(run->seed, run->N * 1000003u + run->M))};
   st = pc_simdev_mem_prepare(dev, (uint32_t)run->N, capacity, p->block_bytes, &rng, err);
-  if (st != PASCAL_OK) return st;
+  if (st != PASCAL_OK)
+    return st;
   if (pc_simdev_heap_reserve(&dev->heap, run->M) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate the event queue");
   simdev_mem *mm = &dev->mem;
@@ -60,7 +66,8 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_s
     while (pc_simdev_heap_pop(&dev->heap, &e)) {
       double arr = pc_simdev_mem_transfer(mm, e.id % p->sm_count, e.t);
       double done = arr + p->sync_issue_ns + pc_simdev_rng_jitter(&rng, work_ns, p->service_jitter);
-      if (done > round_end) round_end = done;
+      if (done > round_end)
+        round_end = done;
     }
     release = round_end + p->grid_barrier_ns;
   }

@@ -43,8 +43,8 @@ static unsigned significant_bits(const uint64_t *keys, size_t n)
 
 /* One stable counting pass on digit `shift` from (src, sval) into (dst, dval);
  * returns 0 (and moves nothing) when every key has the same digit. */
-static int radix_pass(const uint64_t *src, const size_t *sval, uint64_t *dst,
-                      size_t *dval, size_t n, unsigned shift)
+static int radix_pass(const uint64_t *src, const size_t *sval, uint64_t *dst, size_t *dval,
+                      size_t n, unsigned shift)
 {
   size_t count[RADIX_SIZE];
   memset(count, 0, sizeof count);
@@ -67,8 +67,8 @@ static int radix_pass(const uint64_t *src, const size_t *sval, uint64_t *dst,
   return 1;
 }
 
-static void radix_sort(uint64_t *keys, size_t *vals, size_t n,
-                       uint64_t *scratch, size_t *val_scratch)
+static void radix_sort(uint64_t *keys, size_t *vals, size_t n, uint64_t *scratch,
+                       size_t *val_scratch)
 {
   unsigned bits = significant_bits(keys, n);
   uint64_t *src = keys, *dst = scratch;
@@ -127,8 +127,8 @@ void pc_sort_u64(uint64_t *keys, size_t n, uint64_t *scratch)
   assert(is_sorted(keys, n));
 }
 
-void pc_sort_u64_pairs(uint64_t *keys, size_t *vals, size_t n,
-                           uint64_t *scratch, size_t *val_scratch)
+void pc_sort_u64_pairs(uint64_t *keys, size_t *vals, size_t n, uint64_t *scratch,
+                       size_t *val_scratch)
 {
   if (n <= PASCAL_SORT_SMALL)
     insertion_sort_pairs(keys, vals, n);

@@ -19,7 +19,7 @@ void pc_sort_u64(uint64_t *keys, size_t n, uint64_t *scratch);
 
 /* Stable sort of (keys[i], vals[i]) pairs by key: equal keys keep their input
  * order. Scratch as above, plus `val_scratch` of n entries. */
-void pc_sort_u64_pairs(uint64_t *keys, size_t *vals, size_t n,
-                           uint64_t *scratch, size_t *val_scratch);
+void pc_sort_u64_pairs(uint64_t *keys, size_t *vals, size_t n, uint64_t *scratch,
+                       size_t *val_scratch);
 
 #endif

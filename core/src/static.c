@@ -33,9 +33,8 @@ static size_t gaps_from_sorted(uint64_t n, uint64_t *y, size_t m)
   return d;
 }
 
-pascal_status pascal_gaps_from_phases(uint64_t n, const uint64_t *phases,
-                                      size_t m, uint64_t *gaps, size_t *d_out,
-                                      pascal_error *err)
+pascal_status pascal_gaps_from_phases(uint64_t n, const uint64_t *phases, size_t m, uint64_t *gaps,
+                                      size_t *d_out, pascal_error *err)
 {
   pascal_status st = pc_check_n(n, PASCAL_STATIC_N_MAX, err);
   if (st == PASCAL_OK)
@@ -43,8 +42,7 @@ pascal_status pascal_gaps_from_phases(uint64_t n, const uint64_t *phases,
   if (st != PASCAL_OK)
     return st;
   if (!gaps || !d_out)
-    return pascal_error_set(err, PASCAL_EINVAL, gaps ? "d_out" : "gaps",
-                            "output pointer is NULL");
+    return pascal_error_set(err, PASCAL_EINVAL, gaps ? "d_out" : "gaps", "output pointer is NULL");
   uint64_t *scratch = NULL;
   if (m > PASCAL_SORT_SMALL) {
     scratch = malloc(m * sizeof *scratch);
@@ -60,8 +58,7 @@ pascal_status pascal_gaps_from_phases(uint64_t n, const uint64_t *phases,
 }
 
 /* Every gap >= 1 and their sum <= PASCAL_STATIC_N_MAX; *n_out = the sum. */
-static pascal_status check_gaps(const uint64_t *gaps, size_t d, uint64_t *n_out,
-                                pascal_error *err)
+static pascal_status check_gaps(const uint64_t *gaps, size_t d, uint64_t *n_out, pascal_error *err)
 {
   if (d == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "D", "at least one gap is needed");
@@ -74,16 +71,16 @@ static pascal_status check_gaps(const uint64_t *gaps, size_t d, uint64_t *n_out,
     if (gaps[i] < 1)
       return pascal_error_set(err, PASCAL_EINVAL, field, "gaps must be positive");
     if (gaps[i] > PASCAL_STATIC_N_MAX - n)
-      return pascal_error_set(err, PASCAL_ERANGE, field,
-                              "gaps sum beyond %" PRIu64, PASCAL_STATIC_N_MAX);
+      return pascal_error_set(err, PASCAL_ERANGE, field, "gaps sum beyond %" PRIu64,
+                              PASCAL_STATIC_N_MAX);
     n += gaps[i];
   }
   *n_out = n;
   return PASCAL_OK;
 }
 
-pascal_status pascal_footprint_eval(const uint64_t *gaps, size_t d, uint64_t t,
-                                    uint64_t *u_out, pascal_error *err)
+pascal_status pascal_footprint_eval(const uint64_t *gaps, size_t d, uint64_t t, uint64_t *u_out,
+                                    pascal_error *err)
 {
   uint64_t n;
   pascal_status st = check_gaps(gaps, d, &n, err);
@@ -98,8 +95,8 @@ pascal_status pascal_footprint_eval(const uint64_t *gaps, size_t d, uint64_t t,
   return PASCAL_OK;
 }
 
-pascal_status pascal_fill_count_eval(const uint64_t *gaps, size_t d, uint64_t t,
-                                     size_t *k_out, pascal_error *err)
+pascal_status pascal_fill_count_eval(const uint64_t *gaps, size_t d, uint64_t t, size_t *k_out,
+                                     pascal_error *err)
 {
   uint64_t n;
   pascal_status st = check_gaps(gaps, d, &n, err);
@@ -129,8 +126,8 @@ static size_t fills_above(const uint64_t *sorted, size_t d, uint64_t t)
 }
 
 /* Eq. waterfill on ascending gaps summing to n > c >= 1. */
-static void waterfill_sorted(uint64_t n, uint64_t c, const uint64_t *sorted,
-                             size_t d, size_t m, pascal_static_result *out)
+static void waterfill_sorted(uint64_t n, uint64_t c, const uint64_t *sorted, size_t d, size_t m,
+                             pascal_static_result *out)
 {
   /* Smallest j with U(g_(j+1)) = S_j + (D - j) g_(j+1) > C. Such j < D exists
    * because U(g_(D)) = N > C. (D - j) g_(j+1) <= sum of the D - j largest
@@ -163,9 +160,8 @@ static void waterfill_sorted(uint64_t n, uint64_t c, const uint64_t *sorted,
     out->lru.upper = m;
 }
 
-pascal_status pascal_static_from_gaps(uint64_t c, const uint64_t *gaps, size_t d,
-                                      size_t m, pascal_static_result *out,
-                                      pascal_error *err)
+pascal_status pascal_static_from_gaps(uint64_t c, const uint64_t *gaps, size_t d, size_t m,
+                                      pascal_static_result *out, pascal_error *err)
 {
   uint64_t n;
   pascal_status st = check_gaps(gaps, d, &n, err);
@@ -174,8 +170,8 @@ pascal_status pascal_static_from_gaps(uint64_t c, const uint64_t *gaps, size_t d
   if (st != PASCAL_OK)
     return st;
   if (m < d)
-    return pascal_error_set(err, PASCAL_EINVAL, "M",
-                            "M (%zu) is below the number of gaps (%zu)", m, d);
+    return pascal_error_set(err, PASCAL_EINVAL, "M", "M (%zu) is below the number of gaps (%zu)", m,
+                            d);
   if (!out)
     return pascal_error_set(err, PASCAL_EINVAL, "out", "output pointer is NULL");
   uint64_t small[2 * PASCAL_SORT_SMALL];
@@ -183,8 +179,7 @@ pascal_status pascal_static_from_gaps(uint64_t c, const uint64_t *gaps, size_t d
   if (d > PASCAL_SORT_SMALL) {
     buf = malloc(2 * d * sizeof *buf);
     if (!buf)
-      return pascal_error_set(err, PASCAL_ENOMEM, "D",
-                              "cannot allocate %zu gaps", d);
+      return pascal_error_set(err, PASCAL_ENOMEM, "D", "cannot allocate %zu gaps", d);
   }
   memcpy(buf, gaps, d * sizeof *buf);
   pc_sort_u64(buf, d, buf + d);
@@ -194,10 +189,8 @@ pascal_status pascal_static_from_gaps(uint64_t c, const uint64_t *gaps, size_t d
   return PASCAL_OK;
 }
 
-pascal_status pascal_static_analyze(uint64_t n, uint64_t c,
-                                    const uint64_t *phases, size_t m,
-                                    pascal_static_result *out,
-                                    pascal_error *err)
+pascal_status pascal_static_analyze(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                                    pascal_static_result *out, pascal_error *err)
 {
   pascal_status st = pc_check_model(n, c, phases, m, err);
   if (st != PASCAL_OK)
@@ -209,8 +202,7 @@ pascal_status pascal_static_analyze(uint64_t n, uint64_t c,
   if (m > PASCAL_SORT_SMALL) {
     buf = malloc(2 * m * sizeof *buf);
     if (!buf)
-      return pascal_error_set(err, PASCAL_ENOMEM, "M",
-                              "cannot allocate %zu phases", m);
+      return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate %zu phases", m);
   }
   memcpy(buf, phases, m * sizeof *buf);
   pc_sort_u64(buf, m, buf + m);

@@ -61,8 +61,8 @@ void pascal_synth_law_default(pascal_workload workload, pascal_synth_law *law)
   law->device.sm_count = 48;
   law->device.capacity_blocks = 1280;
   law->device.block_bytes = 16384;
-  law->gemm = (pascal_gemm_params){.tile_m = 128, .tile_n = 128, .tile_k = 64,
-                                   .elem_bytes = 2, .resident_ctas = 48};
+  law->gemm = (pascal_gemm_params){
+      .tile_m = 128, .tile_n = 128, .tile_k = 64, .elem_bytes = 2, .resident_ctas = 48};
   law->amp = 1.5;
   law->class_gain[0] = 1.0;
   law->class_gain[1] = 0.4;
@@ -108,27 +108,31 @@ static pascal_status check_law(const pascal_synth_law *law, pascal_error *err)
 {
   for (size_t i = 0; i < N_LAW_PARAMS; i++)
     if (!param_ok(&law_params[i], param_value(law, &law_params[i])))
-      return pascal_error_set(err, PASCAL_EINVAL, law_params[i].name,
-                              "%s must be finite and %s", law_params[i].name,
-                              law_params[i].positive ? "> 0" : ">= 0");
+      return pascal_error_set(err, PASCAL_EINVAL, law_params[i].name, "%s must be finite and %s",
+                              law_params[i].name, law_params[i].positive ? "> 0" : ">= 0");
   return PASCAL_OK;
 }
 
 static const pascal_scan_key default_keys[] = {
-#define FAMILY(o, p, d)                                                                       \
-  {o, p, d, 0}, {o, p, d, 1}, {o, p, d, 2}, {o, p, d, 3}, {o, p, d, 5}, {o, p, d, 8},         \
-      {o, p, d, 9}, {o, p, d, 14}, {o, p, d, 16}
-    FAMILY(1, PASCAL_PATH_SYNC, 0), FAMILY(2, PASCAL_PATH_SYNC, 0),
-    FAMILY(1, PASCAL_PATH_TMA, 1),  FAMILY(1, PASCAL_PATH_TMA, 2),
-    FAMILY(1, PASCAL_PATH_TMA, 4),  FAMILY(2, PASCAL_PATH_TMA, 2),
+#define FAMILY(o, p, d)                                                                            \
+  {o, p, d, 0}, {o, p, d, 1}, {o, p, d, 2}, {o, p, d, 3}, {o, p, d, 5}, {o, p, d, 8},              \
+      {o, p, d, 9}, {o, p, d, 14},                                                                 \
+  {                                                                                                \
+    o, p, d, 16                                                                                    \
+  }
+    FAMILY(1, PASCAL_PATH_SYNC, 0), FAMILY(2, PASCAL_PATH_SYNC, 0), FAMILY(1, PASCAL_PATH_TMA, 1),
+    FAMILY(1, PASCAL_PATH_TMA, 2),  FAMILY(1, PASCAL_PATH_TMA, 4),  FAMILY(2, PASCAL_PATH_TMA, 2),
     FAMILY(2, PASCAL_PATH_TMA, 4),
 #undef FAMILY
 };
 static const uint32_t default_sizes[] = {2048, 3072, 5120};
 static const uint32_t default_horizons[] = {1, 4, 16, 64};
 static const pascal_gemm_shape default_shapes[] = {
-#define ROW(mg, kg)                                                                           \
-  {mg, 256, kg}, {mg, 512, kg}, {mg, 1024, kg}, {mg, 2048, kg}, {mg, 4096, kg}
+#define ROW(mg, kg)                                                                                \
+  {mg, 256, kg}, {mg, 512, kg}, {mg, 1024, kg}, {mg, 2048, kg},                                    \
+  {                                                                                                \
+    mg, 4096, kg                                                                                   \
+  }
 #define SHAPE(mg) ROW(mg, 1024), ROW(mg, 2048), ROW(mg, 4096), ROW(mg, 8192)
     SHAPE(256), SHAPE(512), SHAPE(1024), SHAPE(2048), SHAPE(4096), SHAPE(8192),
 #undef SHAPE
@@ -196,7 +200,8 @@ pascal_status pascal_synth_gemm_k(const pascal_synth_law *law, const pascal_gemm
   if ((st = check_law(law, err)) || (st = pascal_gemm_geometry(&law->gemm, shape, &g, err)))
     return st;
   double grid = (double)g.n_r * g.n_c;
-  double kappa = 1 + law->gemm_amp * g.n_k / (g.n_k + law->nk_half) * grid / (grid + law->grid_half);
+  double kappa =
+      1 + law->gemm_amp * g.n_k / (g.n_k + law->nk_half) * grid / (grid + law->grid_half);
   *out_k = fmin(g.M, g.K0 * kappa);
   return PASCAL_OK;
 }
@@ -253,13 +258,16 @@ static pascal_status synth_scan(const pascal_synth_law *law, const pascal_synth_
     for (size_t k = 0; k < plan->n_keys; k++)
       for (size_t h = 0; h < plan->n_horizons; h++)
         for (uint32_t r = 0; r < plan->repeats; r++) {
-          pascal_scan_run run = {.key = plan->keys[k], .N = plan->sizes[s],
-                                 .W = plan->horizons[h], .has_repeat = true, .repeat = r};
+          pascal_scan_run run = {.key = plan->keys[k],
+                                 .N = plan->sizes[s],
+                                 .W = plan->horizons[h],
+                                 .has_repeat = true,
+                                 .repeat = r};
           double K;
           if ((st = pascal_synth_scan_k(law, &run.key, run.N, run.W, &K, err)))
             return st;
-          run.fill_bytes = K * law->device.block_bytes * (double)run.W * run.N *
-                           exp(law->noise * normal(rng));
+          run.fill_bytes =
+              K * law->device.block_bytes * (double)run.W * run.N * exp(law->noise * normal(rng));
           if ((st = pascal_calibration_append_scan(cal, &run, err)))
             return st;
         }

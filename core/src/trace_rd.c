@@ -27,9 +27,8 @@ static uint64_t fenwick_prefix(const uint32_t *tree, size_t i)
   return sum;
 }
 
-pascal_status pascal_trace_reuse_distance_compute(const uint64_t *trace,
-                                                  size_t len, uint64_t universe,
-                                                  uint64_t *rd,
+pascal_status pascal_trace_reuse_distance_compute(const uint64_t *trace, size_t len,
+                                                  uint64_t universe, uint64_t *rd,
                                                   pascal_error *err)
 {
   pascal_sim_source src;
@@ -45,8 +44,7 @@ pascal_status pascal_trace_reuse_distance_compute(const uint64_t *trace,
   if (!tree || !last) {
     free(tree);
     free(last);
-    return pascal_error_set(err, PASCAL_ENOMEM, "len",
-                            "cannot allocate the distance tree");
+    return pascal_error_set(err, PASCAL_ENOMEM, "len", "cannot allocate the distance tree");
   }
   for (uint64_t b = 0; b < universe; b++)
     last[b] = PASCAL_RD_COLD;

@@ -111,8 +111,12 @@ static pascal_status add_report(const pascal_loko_report *rep, pascal_error_sour
     const pascal_key_report *kr = &rep->keys[i];
     if (!kr->n_scored)
       continue;
-    pascal_validated_key k = {.key = kr->key, .Mg = kr->Mg, .Ng = kr->Ng, .source = source,
-                              .rule = kr->rule, .error_pct = kr->mape[PASCAL_METHOD_PASCAL]};
+    pascal_validated_key k = {.key = kr->key,
+                              .Mg = kr->Mg,
+                              .Ng = kr->Ng,
+                              .source = source,
+                              .rule = kr->rule,
+                              .error_pct = kr->mape[PASCAL_METHOD_PASCAL]};
     st = pascal_validation_add(out, &k, err);
   }
   return st;
@@ -229,9 +233,8 @@ static void finish(pascal_expected_error *x, pascal_error_source source, pascal_
 }
 
 /* The exact answer's own in-sample error, if validated. */
-static const pascal_validated_key *in_sample(const pascal_validation *v,
-                                             const pascal_scan_key *key, uint32_t Mg,
-                                             uint32_t Ng)
+static const pascal_validated_key *in_sample(const pascal_validation *v, const pascal_scan_key *key,
+                                             uint32_t Mg, uint32_t Ng)
 {
   for (size_t i = 0; i < v->n; i++) {
     const pascal_validated_key *k = &v->keys[i];

@@ -4,4 +4,7 @@
  */
 #include "pascal/version.h"
 
-const char *pascal_version(void) { return PASCAL_VERSION_STRING; }
+const char *pascal_version(void)
+{
+  return PASCAL_VERSION_STRING;
+}

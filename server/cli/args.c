@@ -15,28 +15,26 @@
 
 #define CLI_LIST_MAX 10000000u /* entries in one list option */
 
-static pascal_status parse_u64(const char *text, const char *opt, uint64_t lo,
-                               uint64_t hi, uint64_t *out, pascal_error *err)
+static pascal_status parse_u64(const char *text, const char *opt, uint64_t lo, uint64_t hi,
+                               uint64_t *out, pascal_error *err)
 {
   if (!*text)
-    return pascal_error_set(err, PASCAL_EINVAL, opt, "%s: empty value, expected an integer",
-                            opt);
+    return pascal_error_set(err, PASCAL_EINVAL, opt, "%s: empty value, expected an integer", opt);
   for (const char *p = text; *p; p++)
     if (*p < '0' || *p > '9')
-      return pascal_error_set(err, PASCAL_EINVAL, opt,
-                              "%s: '%.40s' is not a non-negative integer", opt, text);
+      return pascal_error_set(err, PASCAL_EINVAL, opt, "%s: '%.40s' is not a non-negative integer",
+                              opt, text);
   errno = 0;
   unsigned long long v = strtoull(text, NULL, 10);
   if (errno == ERANGE || v > hi || v < lo)
     return pascal_error_set(err, PASCAL_EINVAL, opt,
-                            "%s: %.40s is out of range (%" PRIu64 "..%" PRIu64 ")", opt,
-                            text, lo, hi);
+                            "%s: %.40s is out of range (%" PRIu64 "..%" PRIu64 ")", opt, text, lo,
+                            hi);
   *out = v;
   return PASCAL_OK;
 }
 
-static pascal_status parse_double(const char *text, const char *opt, double *out,
-                                  pascal_error *err)
+static pascal_status parse_double(const char *text, const char *opt, double *out, pascal_error *err)
 {
   /* Decimal notation only: strtod would also take "nan", "inf" and hex. */
   int digits = 0, other = 0;
@@ -59,15 +57,14 @@ static pascal_status parse_double(const char *text, const char *opt, double *out
   return PASCAL_OK;
 }
 
-static pascal_status parse_list(const char *text, const char *opt, uint64_t lo,
-                                uint64_t hi, cli_u64_list *out, pascal_error *err)
+static pascal_status parse_list(const char *text, const char *opt, uint64_t lo, uint64_t hi,
+                                cli_u64_list *out, pascal_error *err)
 {
   size_t n = 1;
   for (const char *p = text; *p; p++)
     n += *p == ',';
   if (n > CLI_LIST_MAX)
-    return pascal_error_set(err, PASCAL_EINVAL, opt, "%s: more than %u values", opt,
-                            CLI_LIST_MAX);
+    return pascal_error_set(err, PASCAL_EINVAL, opt, "%s: more than %u values", opt, CLI_LIST_MAX);
   uint64_t *v = malloc(n * sizeof *v);
   char *copy = strdup(text);
   pascal_status st = PASCAL_OK;
@@ -97,8 +94,7 @@ fail:
   return st;
 }
 
-static pascal_status store_value(cli_arg *a, const char *opt, const char *value,
-                                 pascal_error *err)
+static pascal_status store_value(cli_arg *a, const char *opt, const char *value, pascal_error *err)
 {
   uint64_t u;
   pascal_status st;
@@ -113,15 +109,10 @@ static pascal_status store_value(cli_arg *a, const char *opt, const char *value,
       return st;
     *(uint32_t *)a->dest = (uint32_t)u;
     return PASCAL_OK;
-  case CLI_ARG_DOUBLE:
-    return parse_double(value, opt, (double *)a->dest, err);
-  case CLI_ARG_STRING:
-    *(const char **)a->dest = value;
-    return PASCAL_OK;
-  case CLI_ARG_U64_LIST:
-    return parse_list(value, opt, a->lo, a->hi, (cli_u64_list *)a->dest, err);
-  case CLI_ARG_FLAG:
-    break;
+  case CLI_ARG_DOUBLE: return parse_double(value, opt, (double *)a->dest, err);
+  case CLI_ARG_STRING: *(const char **)a->dest = value; return PASCAL_OK;
+  case CLI_ARG_U64_LIST: return parse_list(value, opt, a->lo, a->hi, (cli_u64_list *)a->dest, err);
+  case CLI_ARG_FLAG: break;
   }
   *(int *)a->dest = 1;
   return PASCAL_OK;
@@ -129,8 +120,7 @@ static pascal_status store_value(cli_arg *a, const char *opt, const char *value,
 
 /* The table entry `token` names ("--N", "--N=8", "-o"), or NULL. *inline_value
  * points after '=' when the value is attached. */
-static cli_arg *find_arg(cli_arg *args, size_t n_args, const char *token,
-                         const char **inline_value)
+static cli_arg *find_arg(cli_arg *args, size_t n_args, const char *token, const char **inline_value)
 {
   *inline_value = NULL;
   if (token[1] != '-') {
@@ -152,9 +142,8 @@ static cli_arg *find_arg(cli_arg *args, size_t n_args, const char *token,
 }
 
 pascal_status cli_args_parse(int argc, char **argv, cli_arg *args, size_t n_args,
-                             const char **positional, size_t min_positional,
-                             size_t max_positional, size_t *n_positional,
-                             pascal_error *err)
+                             const char **positional, size_t min_positional, size_t max_positional,
+                             size_t *n_positional, pascal_error *err)
 {
   size_t n_pos = 0;
   for (int i = 0; i < argc; i++) {
@@ -194,8 +183,8 @@ pascal_status cli_args_parse(int argc, char **argv, cli_arg *args, size_t n_args
     }
   }
   if (n_pos < min_positional)
-    return pascal_error_set(err, PASCAL_EINVAL, "arguments",
-                            "expected %zu argument(s), got %zu", min_positional, n_pos);
+    return pascal_error_set(err, PASCAL_EINVAL, "arguments", "expected %zu argument(s), got %zu",
+                            min_positional, n_pos);
   *n_positional = n_pos;
   return PASCAL_OK;
 }

@@ -15,12 +15,12 @@
 #include "pascal/error.h"
 
 typedef enum cli_arg_kind {
-  CLI_ARG_U64,      /* uint64_t, decimal digits only, in [lo, hi]             */
-  CLI_ARG_U32,      /* uint32_t, decimal digits only, in [lo, hi]             */
-  CLI_ARG_DOUBLE,   /* double, finite, decimal notation                         */
-  CLI_ARG_STRING,   /* const char *, borrowed from argv                         */
-  CLI_ARG_FLAG,     /* int, set to 1, takes no value                            */
-  CLI_ARG_U64_LIST  /* cli_u64_list, "0,4,7": comma-separated, each in [lo, hi] */
+  CLI_ARG_U64,     /* uint64_t, decimal digits only, in [lo, hi]             */
+  CLI_ARG_U32,     /* uint32_t, decimal digits only, in [lo, hi]             */
+  CLI_ARG_DOUBLE,  /* double, finite, decimal notation                         */
+  CLI_ARG_STRING,  /* const char *, borrowed from argv                         */
+  CLI_ARG_FLAG,    /* int, set to 1, takes no value                            */
+  CLI_ARG_U64_LIST /* cli_u64_list, "0,4,7": comma-separated, each in [lo, hi] */
 } cli_arg_kind;
 
 /* A parsed list; owned by the caller after parsing, released with
@@ -31,13 +31,13 @@ typedef struct cli_u64_list {
 } cli_u64_list;
 
 typedef struct cli_arg {
-  const char *name;   /* option name without the leading "--"            */
-  char shorthand;     /* single-dash alias ('o' for "-o"), or 0           */
+  const char *name; /* option name without the leading "--"            */
+  char shorthand;   /* single-dash alias ('o' for "-o"), or 0           */
   cli_arg_kind kind;
-  int required;       /* 1: missing option is an error                  */
-  void *dest;         /* typed by kind, see above                          */
-  uint64_t lo, hi;    /* inclusive integer range (U64, U32, U64_LIST)      */
-  int seen;           /* set by the parser                                 */
+  int required;    /* 1: missing option is an error                  */
+  void *dest;      /* typed by kind, see above                          */
+  uint64_t lo, hi; /* inclusive integer range (U64, U32, U64_LIST)      */
+  int seen;        /* set by the parser                                 */
 } cli_arg;
 
 /* Entries of an option table (an array, not a pointer). */
@@ -50,9 +50,8 @@ typedef struct cli_arg {
  * min_positional is an error. On error some list destinations may already be
  * filled: call cli_args_release() in every case. */
 pascal_status cli_args_parse(int argc, char **argv, cli_arg *args, size_t n_args,
-                             const char **positional, size_t min_positional,
-                             size_t max_positional, size_t *n_positional,
-                             pascal_error *err);
+                             const char **positional, size_t min_positional, size_t max_positional,
+                             size_t *n_positional, pascal_error *err);
 
 /* Free the lists the table's CLI_ARG_U64_LIST destinations hold. */
 void cli_args_release(cli_arg *args, size_t n_args);

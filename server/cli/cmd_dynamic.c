@@ -16,8 +16,7 @@
 #include "pascal/validation.h"
 #include "pascal_codec.h"
 
-pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle,
-                              pascal_error *err)
+pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle, pascal_error *err)
 {
   json_t *doc = NULL;
   pascal_status st = pascal_codec_load_file(path, &doc, err);
@@ -104,14 +103,14 @@ static pascal_status add_time(json_t *doc, const pascal_latency *t, pascal_error
  * into *v as pascald builds it (a leave-one-key-out run) for its expected
  * error. */
 static pascal_status predict_run(const pascal_calibration *cal, const pascal_model *model,
-                                 pascal_validation *v, const predict_query *q,
-                                 const cli_arg *args, size_t n_args, json_t **doc,
-                                 pascal_error *err)
+                                 pascal_validation *v, const predict_query *q, const cli_arg *args,
+                                 size_t n_args, json_t **doc, pascal_error *err)
 {
   static const char *const scan_opts[] = {"o", "path", "d", "m", "N", "W"};
   static const char *const gemm_opts[] = {"Mg", "Ng", "Kg"};
   int gemm = pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM;
-  const char *const *need = gemm ? gemm_opts : scan_opts, *const *other = gemm ? scan_opts : gemm_opts;
+  const char *const *need = gemm ? gemm_opts : scan_opts, *const *other =
+                                                              gemm ? scan_opts : gemm_opts;
   size_t n_need = gemm ? 3 : 6, n_other = gemm ? 6 : 3;
   for (size_t g = 0; g < 3; g++) /* the daemon's rule: the first GEMM field is named */
     for (size_t i = 0; i < 6 && cli_args_seen(args, n_args, gemm_opts[g]); i++)
@@ -123,8 +122,8 @@ static pascal_status predict_run(const pascal_calibration *cal, const pascal_mod
                               "the bundle is a %s calibration: give %s", gemm ? "gemm" : "scan",
                               gemm ? "--Mg --Ng --Kg" : "--o --path --d --m --N --W");
   for (size_t i = 0; i < n_need; i++)
-    if (!cli_args_seen(args, n_args, need[i]) && !(strcmp(need[i], "d") == 0 && q->path &&
-                                                   strcmp(q->path, "sync") == 0))
+    if (!cli_args_seen(args, n_args, need[i]) &&
+        !(strcmp(need[i], "d") == 0 && q->path && strcmp(q->path, "sync") == 0))
       return pascal_error_set(err, PASCAL_EINVAL, need[i], "missing required option");
   if (!gemm && (q->W < PASCAL_PREDICT_W_MIN || q->W > PASCAL_PREDICT_W_MAX))
     return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be in [%g, %g]", PASCAL_PREDICT_W_MIN,
@@ -150,7 +149,8 @@ static pascal_status predict_run(const pascal_calibration *cal, const pascal_mod
     return st;
   pascal_validation_expect_scan(v, &key, &p);
   pascal_latency t;
-  int timed = pascal_predict_time_scan(model, &key, q->N, q->W, p.fill_bytes, &t, NULL) == PASCAL_OK;
+  int timed =
+      pascal_predict_time_scan(model, &key, q->N, q->W, p.fill_bytes, &t, NULL) == PASCAL_OK;
   st = pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
   return st ? st : add_time(*doc, timed ? &t : NULL, err);
 }
@@ -161,18 +161,18 @@ int cli_cmd_predict(int argc, char **argv)
   const char *bundle_path = NULL;
   int json = 0;
   cli_arg args[] = {
-    {"bundle", 0, CLI_ARG_STRING, 1, &bundle_path, 0, 0, 0},
-    /* the daemon's ranges (h_predict.c), so that both give the same verdict */
-    {"o", 0, CLI_ARG_U32, 0, &q.o, 1, PASCAL_PLAN_MAX_OCCUPANCY, 0},
-    {"path", 0, CLI_ARG_STRING, 0, &q.path, 0, 0, 0},
-    {"d", 0, CLI_ARG_U32, 0, &q.d, 0, PASCAL_PLAN_MAX_DEPTH, 0},
-    {"m", 0, CLI_ARG_U32, 0, &q.m, 0, PASCAL_PLAN_MAX_COMPUTE, 0},
-    {"N", 0, CLI_ARG_U32, 0, &q.N, 1, UINT32_MAX, 0},
-    {"W", 0, CLI_ARG_DOUBLE, 0, &q.W, 0, 0, 0},
-    {"Mg", 0, CLI_ARG_U32, 0, &q.Mg, 1, UINT32_MAX, 0},
-    {"Ng", 0, CLI_ARG_U32, 0, &q.Ng, 1, UINT32_MAX, 0},
-    {"Kg", 0, CLI_ARG_U32, 0, &q.Kg, 1, UINT32_MAX, 0},
-    {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
+      {"bundle", 0, CLI_ARG_STRING, 1, &bundle_path, 0, 0, 0},
+      /* the daemon's ranges (h_predict.c), so that both give the same verdict */
+      {"o", 0, CLI_ARG_U32, 0, &q.o, 1, PASCAL_PLAN_MAX_OCCUPANCY, 0},
+      {"path", 0, CLI_ARG_STRING, 0, &q.path, 0, 0, 0},
+      {"d", 0, CLI_ARG_U32, 0, &q.d, 0, PASCAL_PLAN_MAX_DEPTH, 0},
+      {"m", 0, CLI_ARG_U32, 0, &q.m, 0, PASCAL_PLAN_MAX_COMPUTE, 0},
+      {"N", 0, CLI_ARG_U32, 0, &q.N, 1, UINT32_MAX, 0},
+      {"W", 0, CLI_ARG_DOUBLE, 0, &q.W, 0, 0, 0},
+      {"Mg", 0, CLI_ARG_U32, 0, &q.Mg, 1, UINT32_MAX, 0},
+      {"Ng", 0, CLI_ARG_U32, 0, &q.Ng, 1, UINT32_MAX, 0},
+      {"Kg", 0, CLI_ARG_U32, 0, &q.Kg, 1, UINT32_MAX, 0},
+      {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
   };
   int rc = cli_parse("predict", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc)
@@ -199,8 +199,8 @@ int cli_cmd_predict(int argc, char **argv)
 /* Readable LOKO table from the report document. */
 static void print_loko(const json_t *r)
 {
-  static const char *const methods[] = {"pascal", "tilesight", "ppt_gpu", "exact_sdcm",
-                                        "aligned", "che"};
+  static const char *const methods[] = {"pascal",     "tilesight", "ppt_gpu",
+                                        "exact_sdcm", "aligned",   "che"};
   const json_t *bm = json_object_get(r, "balanced_mape");
   printf("leave-one-key-out: %lld keys (%lld scored), %lld runs (%lld scored, %lld refused)\n",
          (long long)json_integer_value(json_object_get(r, "n_keys")),
@@ -222,7 +222,8 @@ static void print_loko(const json_t *r)
   printf("\n");
   size_t i;
   const json_t *k;
-  json_array_foreach(json_object_get(r, "keys"), i, k) {
+  json_array_foreach(json_object_get(r, "keys"), i, k)
+  {
     char key[64];
     if (json_object_get(k, "Mg"))
       snprintf(key, sizeof key, "Mg=%lld Ng=%lld",
@@ -344,9 +345,8 @@ static pascal_status plan_to_synth(const pascal_plan *plan, pascal_synth_plan *s
     return pascal_error_set(err, PASCAL_ENOMEM, "plan", "out of memory");
   for (size_t i = 0; i < plan->n_keys; i++) {
     const pascal_plan_key *k = &plan->keys[i];
-    mem->keys[i] = (pascal_scan_key){k->o, k->path == PASCAL_PLAN_TMA ? PASCAL_PATH_TMA
-                                                                      : PASCAL_PATH_SYNC,
-                                     k->d, k->m};
+    mem->keys[i] = (pascal_scan_key){
+        k->o, k->path == PASCAL_PLAN_TMA ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, k->d, k->m};
   }
   /* Plan extents are at most PASCAL_PLAN_MAX_EXTENT = 2^32 - 1 (validated). */
   for (size_t i = 0; i < plan->n_sizes; i++)
@@ -374,13 +374,20 @@ static json_t *synth_provenance(const pascal_synth_law *law)
   const struct {
     const char *name;
     double v;
-  } p[] = {{"amp", law->amp},           {"class0", law->class_gain[0]},
-           {"class1", law->class_gain[1]}, {"class2", law->class_gain[2]},
-           {"depth_gain", law->depth_gain}, {"occ_exp", law->occ_exp},
-           {"m_scale", law->m_scale},   {"size_exp", law->size_exp},
-           {"w_half", law->w_half},     {"sync_gain", law->sync_gain},
-           {"gemm_amp", law->gemm_amp}, {"nk_half", law->nk_half},
-           {"grid_half", law->grid_half}, {"noise", law->noise}};
+  } p[] = {{"amp", law->amp},
+           {"class0", law->class_gain[0]},
+           {"class1", law->class_gain[1]},
+           {"class2", law->class_gain[2]},
+           {"depth_gain", law->depth_gain},
+           {"occ_exp", law->occ_exp},
+           {"m_scale", law->m_scale},
+           {"size_exp", law->size_exp},
+           {"w_half", law->w_half},
+           {"sync_gain", law->sync_gain},
+           {"gemm_amp", law->gemm_amp},
+           {"nk_half", law->nk_half},
+           {"grid_half", law->grid_half},
+           {"noise", law->noise}};
   json_t *prov = json_object(), *l = json_object();
   json_object_set_new(prov, "source", json_string("synthetic"));
   json_object_set_new(prov, "generator", json_string("pascal synth"));
@@ -432,10 +439,10 @@ int cli_cmd_synth(int argc, char **argv)
 {
   const char *law_spec = NULL, *plan_path = NULL, *panel_path = NULL, *out = NULL;
   cli_arg args[] = {
-    {"law", 0, CLI_ARG_STRING, 1, &law_spec, 0, 0, 0},
-    {"plan", 0, CLI_ARG_STRING, 0, &plan_path, 0, 0, 0},
-    {"heldout", 0, CLI_ARG_STRING, 0, &panel_path, 0, 0, 0},
-    {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0},
+      {"law", 0, CLI_ARG_STRING, 1, &law_spec, 0, 0, 0},
+      {"plan", 0, CLI_ARG_STRING, 0, &plan_path, 0, 0, 0},
+      {"heldout", 0, CLI_ARG_STRING, 0, &panel_path, 0, 0, 0},
+      {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0},
   };
   int rc = cli_parse("synth", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc)

@@ -20,14 +20,14 @@
 #include "commands.h"
 #include "output.h"
 
-#define EVAL_BUNDLES_MAX 16
+#define EVAL_BUNDLES_MAX     16
 #define EVAL_PANEL_PARTS_MAX 8 /* --heldout A,B,...: a panel measured in parts */
-#define PATH_TEXT_MAX 4096
+#define PATH_TEXT_MAX        4096
 
-static const char *const columns[] = {"pascal", "tilesight", "ppt_gpu", "exact_sdcm",
-                                      "aligned", "che"};
-static const char *const titles[] = {"PASCAL", "TileSight", "PPT-GPU", "exact SDCM",
-                                     "aligned K=1", "Che"};
+static const char *const columns[] = {"pascal",     "tilesight", "ppt_gpu",
+                                      "exact_sdcm", "aligned",   "che"};
+static const char *const titles[] = {"PASCAL",     "TileSight",   "PPT-GPU",
+                                     "exact SDCM", "aligned K=1", "Che"};
 #define N_COLUMNS (sizeof columns / sizeof *columns)
 
 static double number(const json_t *obj, const char *key)
@@ -78,7 +78,8 @@ static void print_row(const char *label, const json_t *row)
   double floor = number(row, "floor_mape");
   printf("\n%-30s", "  repeat floor");
   if (isfinite(floor))
-    printf("  %.2f (%lld runs)", floor, (long long)json_integer_value(json_object_get(row, "n_floor_runs")));
+    printf("  %.2f (%lld runs)", floor,
+           (long long)json_integer_value(json_object_get(row, "n_floor_runs")));
   else
     printf("  - (no repeats)");
   printf("   K > 1.05 x aligned: %lld of %lld runs\n",
@@ -99,7 +100,8 @@ static void print_table(const json_t *table)
   printf("\n");
   size_t i;
   const json_t *row;
-  json_array_foreach(json_object_get(table, "rows"), i, row) {
+  json_array_foreach(json_object_get(table, "rows"), i, row)
+  {
     char label[96];
     snprintf(label, sizeof label, "%s %s %s (%lld)",
              json_string_value(json_object_get(row, "workload")),
@@ -140,7 +142,8 @@ static void print_latency(const json_t *doc)
   size_t i;
   const json_t *cal;
   int header = 0;
-  json_array_foreach(json_object_get(doc, "calibrations"), i, cal) {
+  json_array_foreach(json_object_get(doc, "calibrations"), i, cal)
+  {
     const json_t *report = json_object_get(cal, "report");
     const json_t *heldout = json_object_get(report, "heldout");
     const json_t *lat = json_object_get(heldout ? heldout : report, "latency");
@@ -226,8 +229,8 @@ static int evaluate_one(const char *path, const char *panel_list, pascal_codec_b
 }
 
 /* {"calibrations": [{"device", "workload", "report"}...], "table": {...}} */
-static pascal_status encode_all(pascal_codec_bundle *bundles, pascal_loko_report *reports,
-                                size_t n, json_t **out, pascal_error *err)
+static pascal_status encode_all(pascal_codec_bundle *bundles, pascal_loko_report *reports, size_t n,
+                                json_t **out, pascal_error *err)
 {
   const pascal_loko_report *rp[EVAL_BUNDLES_MAX];
   const char *devices[EVAL_BUNDLES_MAX];
@@ -239,9 +242,9 @@ static pascal_status encode_all(pascal_codec_bundle *bundles, pascal_loko_report
     rp[i] = &reports[i];
     devices[i] = bundles[i].cal.device.name;
     if (!(st = pascal_codec_loko_encode(&reports[i], &report, err)))
-      json_array_append_new(
-          list, json_pack("{s:s,s:s,s:o}", "device", devices[i], "workload",
-                          pascal_workload_name(bundles[i].cal.workload), "report", report));
+      json_array_append_new(list, json_pack("{s:s,s:s,s:o}", "device", devices[i], "workload",
+                                            pascal_workload_name(bundles[i].cal.workload), "report",
+                                            report));
   }
   if (!st && !(st = pascal_codec_table_encode(rp, devices, n, &table, err)))
     json_object_set_new(doc, "table", table);

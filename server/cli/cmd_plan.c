@@ -57,15 +57,15 @@ int cli_cmd_plan(int argc, char **argv)
   uint64_t c = 0, l2 = 0, smem = 0;
   uint32_t block = 16384, max_occ = 2, part = 1;
   cli_arg args[] = {
-    {"kind", 0, CLI_ARG_STRING, 1, &kind_text, 0, 0, 0},
-    {"probe", 0, CLI_ARG_STRING, 0, &probe, 0, 0, 0},
-    {"C", 0, CLI_ARG_U64, 0, &c, 1, PASCAL_PLAN_MAX_EXTENT, 0},
-    {"l2-bytes", 0, CLI_ARG_U64, 0, &l2, 1, UINT64_MAX, 0},
-    {"block-bytes", 0, CLI_ARG_U32, 0, &block, 16, 1u << 20, 0},
-    {"smem-per-sm", 0, CLI_ARG_U64, 0, &smem, 0, UINT64_MAX, 0},
-    {"max-occupancy", 0, CLI_ARG_U32, 0, &max_occ, 2, PASCAL_PLAN_MAX_OCCUPANCY, 0},
-    {"part", 0, CLI_ARG_U32, 0, &part, 1, PASCAL_PLAN_SCAN_HELDOUT_PARTS, 0},
-    {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0},
+      {"kind", 0, CLI_ARG_STRING, 1, &kind_text, 0, 0, 0},
+      {"probe", 0, CLI_ARG_STRING, 0, &probe, 0, 0, 0},
+      {"C", 0, CLI_ARG_U64, 0, &c, 1, PASCAL_PLAN_MAX_EXTENT, 0},
+      {"l2-bytes", 0, CLI_ARG_U64, 0, &l2, 1, UINT64_MAX, 0},
+      {"block-bytes", 0, CLI_ARG_U32, 0, &block, 16, 1u << 20, 0},
+      {"smem-per-sm", 0, CLI_ARG_U64, 0, &smem, 0, UINT64_MAX, 0},
+      {"max-occupancy", 0, CLI_ARG_U32, 0, &max_occ, 2, PASCAL_PLAN_MAX_OCCUPANCY, 0},
+      {"part", 0, CLI_ARG_U32, 0, &part, 1, PASCAL_PLAN_SCAN_HELDOUT_PARTS, 0},
+      {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0},
   };
   int rc = cli_parse("plan", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc)
@@ -86,9 +86,13 @@ int cli_cmd_plan(int argc, char **argv)
   else if (!st && scan && !probe && !cli_args_seen(args, N_ARGS(args), "smem-per-sm"))
     st = pascal_error_set(&err, PASCAL_EINVAL, "smem_per_sm",
                           "a scan plan needs --smem-per-sm (0 for the CPU sim device) or --probe");
-  else if (!st && !scan && (sources || cli_args_seen(args, N_ARGS(args), "smem-per-sm") ||
-                             cli_args_seen(args, N_ARGS(args), "max-occupancy")))
-    st = pascal_error_set(&err, PASCAL_EINVAL, probe ? "probe" : sources ? "C" : "smem_per_sm",
+  else if (!st && !scan &&
+           (sources || cli_args_seen(args, N_ARGS(args), "smem-per-sm") ||
+            cli_args_seen(args, N_ARGS(args), "max-occupancy")))
+    st = pascal_error_set(&err, PASCAL_EINVAL,
+                          probe     ? "probe"
+                          : sources ? "C"
+                                    : "smem_per_sm",
                           "GEMM plans are the paper's shapes on every device: give no device");
   else if (!st && pascal_plan_kind_parts(kind) > 1 && !cli_args_seen(args, N_ARGS(args), "part"))
     st = pascal_error_set(&err, PASCAL_EINVAL, "part",

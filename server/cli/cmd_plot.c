@@ -72,8 +72,8 @@ int cli_cmd_plot(int argc, char **argv)
   pascal_codec_bundle_init(&bundle);
   if ((rc = cli_load_model("plot", path, &bundle, &model)))
     goto done;
-  pascal_status st = family ? pascal_plot_family_parse(family, bundle.cal.workload, &req, &err)
-                            : PASCAL_OK;
+  pascal_status st =
+      family ? pascal_plot_family_parse(family, bundle.cal.workload, &req, &err) : PASCAL_OK;
   if (!st)
     st = pascal_plot_render(&bundle.cal, model, &req, &svg, &len, &err);
   if (st == PASCAL_EINVAL || st == PASCAL_ENOTFOUND) {

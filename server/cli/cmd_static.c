@@ -17,12 +17,12 @@ int cli_cmd_bounds(int argc, char **argv)
   cli_u64_list phases = {0};
   int json = 0;
   cli_arg args[] = {
-    {"N", 0, CLI_ARG_U64, 1, &q.n, 0, UINT64_MAX, 0},
-    {"C", 0, CLI_ARG_U64, 1, &q.c, 0, UINT64_MAX, 0},
-    {"phases", 0, CLI_ARG_U64_LIST, 1, &phases, 0, UINT64_MAX, 0},
-    {"ways", 0, CLI_ARG_U64, 0, &q.ways, 1, UINT64_MAX, 0},
-    {"sets", 0, CLI_ARG_U64, 0, &q.sets, 1, UINT64_MAX, 0},
-    {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
+      {"N", 0, CLI_ARG_U64, 1, &q.n, 0, UINT64_MAX, 0},
+      {"C", 0, CLI_ARG_U64, 1, &q.c, 0, UINT64_MAX, 0},
+      {"phases", 0, CLI_ARG_U64_LIST, 1, &phases, 0, UINT64_MAX, 0},
+      {"ways", 0, CLI_ARG_U64, 0, &q.ways, 1, UINT64_MAX, 0},
+      {"sets", 0, CLI_ARG_U64, 0, &q.sets, 1, UINT64_MAX, 0},
+      {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
   };
   int rc = cli_parse("bounds", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc == CLI_EXIT_OK) {
@@ -44,12 +44,12 @@ int cli_cmd_simulate(int argc, char **argv)
   const char *policy = NULL;
   int json = 0;
   cli_arg args[] = {
-    {"policy", 0, CLI_ARG_STRING, 1, &policy, 0, 0, 0},
-    {"N", 0, CLI_ARG_U64, 1, &q.n, 0, UINT64_MAX, 0},
-    {"C", 0, CLI_ARG_U64, 1, &q.c, 0, UINT64_MAX, 0},
-    {"phases", 0, CLI_ARG_U64_LIST, 1, &phases, 0, UINT64_MAX, 0},
-    {"rounds", 0, CLI_ARG_U64, 0, &q.rounds, 1, UINT64_MAX, 0},
-    {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
+      {"policy", 0, CLI_ARG_STRING, 1, &policy, 0, 0, 0},
+      {"N", 0, CLI_ARG_U64, 1, &q.n, 0, UINT64_MAX, 0},
+      {"C", 0, CLI_ARG_U64, 1, &q.c, 0, UINT64_MAX, 0},
+      {"phases", 0, CLI_ARG_U64_LIST, 1, &phases, 0, UINT64_MAX, 0},
+      {"rounds", 0, CLI_ARG_U64, 0, &q.rounds, 1, UINT64_MAX, 0},
+      {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
   };
   int rc = cli_parse("simulate", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc == CLI_EXIT_OK) {
@@ -71,11 +71,11 @@ int cli_cmd_coherence(int argc, char **argv)
   uint64_t sigma = 0, c = 0, m = 0, e = 0;
   int json = 0;
   cli_arg args[] = {
-    {"sigma", 0, CLI_ARG_U64, 1, &sigma, 0, UINT64_MAX, 0},
-    {"C", 0, CLI_ARG_U64, 1, &c, 0, UINT64_MAX, 0},
-    {"M", 0, CLI_ARG_U64, 1, &m, 0, UINT64_MAX, 0},
-    {"E", 0, CLI_ARG_U64, 1, &e, 0, UINT64_MAX, 0},
-    {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
+      {"sigma", 0, CLI_ARG_U64, 1, &sigma, 0, UINT64_MAX, 0},
+      {"C", 0, CLI_ARG_U64, 1, &c, 0, UINT64_MAX, 0},
+      {"M", 0, CLI_ARG_U64, 1, &m, 0, UINT64_MAX, 0},
+      {"E", 0, CLI_ARG_U64, 1, &e, 0, UINT64_MAX, 0},
+      {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
   };
   int rc = cli_parse("coherence", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc == CLI_EXIT_OK) {
@@ -93,12 +93,12 @@ int cli_cmd_feedback(int argc, char **argv)
   uint32_t d = 0;
   int json = 0;
   cli_arg args[] = {
-    {"alpha", 0, CLI_ARG_DOUBLE, 1, &alpha, 0, 0, 0},
-    {"beta", 0, CLI_ARG_DOUBLE, 1, &beta, 0, 0, 0},
-    {"d", 0, CLI_ARG_U32, 1, &d, 0, UINT32_MAX, 0},
-    {"lambda-hit", 0, CLI_ARG_DOUBLE, 1, &hit, 0, 0, 0},
-    {"lambda-miss", 0, CLI_ARG_DOUBLE, 1, &miss, 0, 0, 0},
-    {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
+      {"alpha", 0, CLI_ARG_DOUBLE, 1, &alpha, 0, 0, 0},
+      {"beta", 0, CLI_ARG_DOUBLE, 1, &beta, 0, 0, 0},
+      {"d", 0, CLI_ARG_U32, 1, &d, 0, UINT32_MAX, 0},
+      {"lambda-hit", 0, CLI_ARG_DOUBLE, 1, &hit, 0, 0, 0},
+      {"lambda-miss", 0, CLI_ARG_DOUBLE, 1, &miss, 0, 0, 0},
+      {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
   };
   int rc = cli_parse("feedback", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc == CLI_EXIT_OK) {

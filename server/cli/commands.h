@@ -25,8 +25,7 @@ int cli_cmd_plot(int argc, char **argv);
 
 /* Shared by the bundle commands (cmd_dynamic.c). Read and decode the bundle
  * file at `path`. */
-pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle,
-                              pascal_error *err);
+pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle, pascal_error *err);
 /* Read a bundle and fit its model; a frozen bundle's stored model must match
  * the refit. On failure the error is reported and the exit status returned. */
 int cli_load_model(const char *cmd, const char *path, pascal_codec_bundle *bundle,

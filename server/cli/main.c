@@ -18,26 +18,26 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-  {"bounds", cli_cmd_bounds, "--N N --C C --phases P,P,.. [--ways A --sets S] [--json]"},
-  {"simulate", cli_cmd_simulate,
-   "--policy ttl|lru|belady|belady-bypass --N N --C C --phases P,.. [--rounds H] [--json]"},
-  {"coherence", cli_cmd_coherence, "--sigma S --C C --M M --E E [--json]"},
-  {"feedback", cli_cmd_feedback,
-   "--alpha A --beta B --d D --lambda-hit L --lambda-miss L [--json]"},
-  {"fit", cli_cmd_fit, "BUNDLE [-o FROZEN]"},
-  {"predict", cli_cmd_predict,
-   "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K) "
-   "[--json]"},
-  {"loko", cli_cmd_loko, "BUNDLE [--json]"},
-  {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--json]"},
-  {"plot", cli_cmd_plot,
-   "BUNDLE --kind curves|transfer|evaluation|capacity|static [--family o,path,d|Mg] [--N N] "
-   "[--W W] [--Kg K] [-o FILE.svg]"},
-  {"synth", cli_cmd_synth,
-   "--law scan|gemm[,name=value...] [--plan PLAN] [--heldout PANEL_PLAN] [-o BUNDLE]"},
-  {"plan", cli_cmd_plan,
-   "--kind scan|scan-heldout|gemm|gemm-heldout (--probe PROBE.json | --C C | --l2-bytes B) "
-   "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
+    {"bounds", cli_cmd_bounds, "--N N --C C --phases P,P,.. [--ways A --sets S] [--json]"},
+    {"simulate", cli_cmd_simulate,
+     "--policy ttl|lru|belady|belady-bypass --N N --C C --phases P,.. [--rounds H] [--json]"},
+    {"coherence", cli_cmd_coherence, "--sigma S --C C --M M --E E [--json]"},
+    {"feedback", cli_cmd_feedback,
+     "--alpha A --beta B --d D --lambda-hit L --lambda-miss L [--json]"},
+    {"fit", cli_cmd_fit, "BUNDLE [-o FROZEN]"},
+    {"predict", cli_cmd_predict,
+     "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K) "
+     "[--json]"},
+    {"loko", cli_cmd_loko, "BUNDLE [--json]"},
+    {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--json]"},
+    {"plot", cli_cmd_plot,
+     "BUNDLE --kind curves|transfer|evaluation|capacity|static [--family o,path,d|Mg] [--N N] "
+     "[--W W] [--Kg K] [-o FILE.svg]"},
+    {"synth", cli_cmd_synth,
+     "--law scan|gemm[,name=value...] [--plan PLAN] [--heldout PANEL_PLAN] [-o BUNDLE]"},
+    {"plan", cli_cmd_plan,
+     "--kind scan|scan-heldout|gemm|gemm-heldout (--probe PROBE.json | --C C | --l2-bytes B) "
+     "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
 };
 
 static void usage(FILE *out)

@@ -25,9 +25,7 @@ static int is_scalar_array(const json_t *v)
 {
   size_t i;
   json_t *x;
-  json_array_foreach(v, i, x)
-    if (json_is_object(x) || json_is_array(x))
-      return 0;
+  json_array_foreach(v, i, x) if (json_is_object(x) || json_is_array(x)) return 0;
   return 1;
 }
 
@@ -39,7 +37,8 @@ static void render_array(FILE *out, const json_t *v, int indent)
   json_t *x;
   if (is_scalar_array(v)) {
     fputc(' ', out);
-    json_array_foreach(v, i, x) {
+    json_array_foreach(v, i, x)
+    {
       if (i)
         fputs(", ", out);
       render_scalar(out, x);
@@ -48,7 +47,8 @@ static void render_array(FILE *out, const json_t *v, int indent)
     return;
   }
   fputc('\n', out);
-  json_array_foreach(v, i, x) {
+  json_array_foreach(v, i, x)
+  {
     fprintf(out, "%*s- [%zu]", indent, "", i);
     render_value(out, x, indent + 4);
   }
@@ -76,7 +76,8 @@ void cli_render(FILE *out, const json_t *doc, int indent)
     render_value(out, doc, indent);
     return;
   }
-  json_object_foreach((json_t *)doc, key, v) {
+  json_object_foreach((json_t *)doc, key, v)
+  {
     fprintf(out, "%*s%s:", indent, "", key);
     render_value(out, v, indent + 2);
   }
@@ -120,8 +121,7 @@ static void option_name(char *buf, size_t size, const char *field, const cli_arg
   snprintf(buf, size, "%s", field);
 }
 
-int cli_arg_error(const char *cmd, const cli_arg *args, size_t n_args,
-                  const pascal_error *err)
+int cli_arg_error(const char *cmd, const cli_arg *args, size_t n_args, const pascal_error *err)
 {
   if (err->status != PASCAL_EINVAL && err->status != PASCAL_ERANGE)
     return cli_input_error(cmd, "error", err);
@@ -160,8 +160,8 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_arg *args, size_t n_ar
   return CLI_EXIT_OK;
 }
 
-int cli_finish(const char *cmd, const cli_arg *args, size_t n_args, pascal_status st,
-               json_t *doc, int json, const pascal_error *err)
+int cli_finish(const char *cmd, const cli_arg *args, size_t n_args, pascal_status st, json_t *doc,
+               int json, const pascal_error *err)
 {
   if (st)
     return cli_arg_error(cmd, args, n_args, err);

@@ -14,9 +14,9 @@
 #include "pascal/error.h"
 
 /* Exit statuses. */
-#define CLI_EXIT_OK 0
+#define CLI_EXIT_OK      0
 #define CLI_EXIT_FAILURE 1 /* unreadable or malformed input file, I/O, memory */
-#define CLI_EXIT_USAGE 2   /* bad command-line argument                       */
+#define CLI_EXIT_USAGE   2 /* bad command-line argument                       */
 #define CLI_EXIT_REFUSED 3 /* the model refuses to predict this configuration  */
 
 /* Print `doc` to stdout: pretty JSON when `json`, else the readable form.
@@ -34,8 +34,7 @@ void cli_render(FILE *out, const json_t *doc, int indent);
 /* An argument error: "pascal CMD: --opt: message" (field names that match an
  * option of `args` are shown as that option, '_' written '-'). Returns
  * CLI_EXIT_USAGE for PASCAL_EINVAL / PASCAL_ERANGE, else as cli_input_error. */
-int cli_arg_error(const char *cmd, const cli_arg *args, size_t n_args,
-                  const pascal_error *err);
+int cli_arg_error(const char *cmd, const cli_arg *args, size_t n_args, const pascal_error *err);
 
 /* An error about an input file or the model: "pascal CMD: WHAT: field:
  * message". Returns CLI_EXIT_REFUSED for PASCAL_EREFUSED, else
@@ -49,7 +48,7 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_arg *args, size_t n_ar
 
 /* The end of a query command: on failure (st != OK) report `err` as an
  * argument error, else print `doc` (consumed). Returns the exit status. */
-int cli_finish(const char *cmd, const cli_arg *args, size_t n_args, pascal_status st,
-               json_t *doc, int json, const pascal_error *err);
+int cli_finish(const char *cmd, const cli_arg *args, size_t n_args, pascal_status st, json_t *doc,
+               int json, const pascal_error *err);
 
 #endif

@@ -41,8 +41,8 @@ void pascal_codec_bundle_free(pascal_codec_bundle *b)
 
 /* ---- decoding ------------------------------------------------------------ */
 
-static pascal_status get_u32(const json_t *obj, const char *prefix, const char *key,
-                             int required, uint32_t *out, int *present, pascal_error *err)
+static pascal_status get_u32(const json_t *obj, const char *prefix, const char *key, int required,
+                             uint32_t *out, int *present, pascal_error *err)
 {
   uint64_t v = 0;
   pascal_status st = codec_get_uint(obj, prefix, key, required, 0, UINT32_MAX, &v, present, err);
@@ -74,8 +74,8 @@ static const char *const peak_keys[] = {"dram_bytes_per_s", "l2_bytes_per_s", "t
 
 static double *peak_slot(pascal_peaks *p, size_t i)
 {
-  double *slots[] = {&p->dram_bytes_per_s, &p->l2_bytes_per_s, &p->tensor_flops,
-                     &p->sm_clock_hz, &p->launch_s};
+  double *slots[] = {&p->dram_bytes_per_s, &p->l2_bytes_per_s, &p->tensor_flops, &p->sm_clock_hz,
+                     &p->launch_s};
   return slots[i];
 }
 
@@ -120,8 +120,8 @@ static pascal_status decode_device(const json_t *doc, pascal_device *dev, pascal
     return st;
   dev->has_capacity_probe = v != NULL;
   v = json_object_get(obj, "static_experiment");
-  if (v && (st = pascal_codec_static_table_decode(v, "device.static_experiment",
-                                                  &dev->static_table, err)))
+  if (v && (st = pascal_codec_static_table_decode(v, "device.static_experiment", &dev->static_table,
+                                                  err)))
     return st;
   dev->has_static_table = v != NULL;
   return PASCAL_OK;
@@ -156,13 +156,14 @@ static pascal_status decode_provenance(const json_t *doc, json_t **out, pascal_e
     }
   return pascal_error_set(err, PASCAL_EINVAL, "provenance.source",
                           "provenance.source must be \"cuda\", \"sim\" or \"synthetic\", "
-                          "got \"%.40s\"", source);
+                          "got \"%.40s\"",
+                          source);
 }
 
 /* The optional "repeat" and "kernel_ns" of a run. */
 static pascal_status decode_optionals(const json_t *obj, const char *field, bool *has_repeat,
-                                      uint32_t *repeat, bool *has_kernel_ns,
-                                      double *kernel_ns, pascal_error *err)
+                                      uint32_t *repeat, bool *has_kernel_ns, double *kernel_ns,
+                                      pascal_error *err)
 {
   int present;
   pascal_status st = get_u32(obj, field, "repeat", 0, repeat, &present, err);
@@ -207,8 +208,8 @@ static pascal_status decode_scan_run(const json_t *obj, const char *field, bool 
       (st = get_u32(obj, field, "N", 1, &r.N, NULL, err)) ||
       (st = get_u32(obj, field, "W", 1, &r.W, NULL, err)) ||
       (st = codec_get_number(obj, field, "fill_bytes", 1, 0, &r.fill_bytes, NULL, err)) ||
-      (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns,
-                             &r.kernel_ns, err)))
+      (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns, &r.kernel_ns,
+                             err)))
     return st;
   return append_scan(cal, heldout, &r, err);
 }
@@ -223,8 +224,8 @@ static pascal_status decode_gemm_run(const json_t *obj, const char *field, bool 
       (st = get_u32(obj, field, "Ng", 1, &r.shape.Ng, NULL, err)) ||
       (st = get_u32(obj, field, "Kg", 1, &r.shape.Kg, NULL, err)) ||
       (st = codec_get_number(obj, field, "fill_bytes", 1, 0, &r.fill_bytes, NULL, err)) ||
-      (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns,
-                             &r.kernel_ns, err)))
+      (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns, &r.kernel_ns,
+                             err)))
     return st;
   return append_gemm(cal, heldout, &r, err);
 }
@@ -277,7 +278,8 @@ static pascal_status decode_frozen(const json_t *doc, pascal_codec_bundle *b, pa
   if (strcmp(hash, want) != 0)
     return pascal_error_set(err, PASCAL_EFORMAT, "content_hash",
                             "content_hash does not match the bundle's content (expected %s): "
-                            "the bundle was changed after it was frozen", want);
+                            "the bundle was changed after it was frozen",
+                            want);
   memcpy(b->content_hash, want, sizeof want);
   b->frozen = 1;
   b->model = json_incref(model);
@@ -345,8 +347,8 @@ static pascal_status encode_optionals(json_t *obj, bool has_repeat, uint32_t rep
   return st;
 }
 
-static pascal_status encode_run(const pascal_calibration *cal, bool heldout, size_t i,
-                                json_t *obj, pascal_error *err)
+static pascal_status encode_run(const pascal_calibration *cal, bool heldout, size_t i, json_t *obj,
+                                pascal_error *err)
 {
   pascal_status st;
   if (cal->workload == PASCAL_WORKLOAD_GEMM) {
@@ -433,8 +435,8 @@ static pascal_status encode_gemm(json_t *doc, const pascal_gemm_params *g, pasca
 }
 
 /* The hashed content: format, device, workload, class_rule, gemm (GEMM only),
- * measurements and heldout (only when the panel has runs), in this key order. `provenance` (borrowed, may be NULL)
- * is inserted before measurements when given. */
+ * measurements and heldout (only when the panel has runs), in this key order. `provenance`
+ * (borrowed, may be NULL) is inserted before measurements when given. */
 static pascal_status encode_content(const pascal_calibration *cal, const json_t *provenance,
                                     json_t **out, pascal_error *err)
 {
@@ -443,8 +445,8 @@ static pascal_status encode_content(const pascal_calibration *cal, const json_t 
   if ((st = codec_set(doc, "format", json_string(PASCAL_BUNDLE_FORMAT), err)) ||
       (st = encode_device(doc, &cal->device, err)) ||
       (st = codec_set(doc, "workload", json_string(pascal_workload_name(cal->workload)), err)) ||
-      (st = codec_set(doc, "class_rule", json_string(pascal_class_rule_name(cal->class_rule)),
-                      err)))
+      (st =
+           codec_set(doc, "class_rule", json_string(pascal_class_rule_name(cal->class_rule)), err)))
     goto fail;
   if (cal->workload == PASCAL_WORKLOAD_GEMM && (st = encode_gemm(doc, &cal->gemm, err)))
     goto fail;
@@ -478,8 +480,7 @@ pascal_status pascal_codec_bundle_hash(const pascal_calibration *cal,
   return PASCAL_OK;
 }
 
-pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out,
-                                        pascal_error *err)
+pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out, pascal_error *err)
 {
   json_t *doc = json_object(), *curves = json_array();
   int gemm = pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM;
@@ -509,8 +510,8 @@ pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out,
   return PASCAL_OK;
 }
 
-pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal,
-                                         const json_t *provenance, const pascal_model *model,
+pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal, const json_t *provenance,
+                                         const pascal_model *model,
                                          const pascal_loko_report *report, json_t **out,
                                          pascal_error *err)
 {
@@ -553,7 +554,8 @@ static int first_missing(const json_t *want, const json_t *have, const char *pre
   if (json_is_object(want) && json_is_object(have)) {
     const char *key;
     json_t *w;
-    json_object_foreach((json_t *)want, key, w) {
+    json_object_foreach((json_t *)want, key, w)
+    {
       codec_path(sub, sizeof sub, prefix, key);
       json_t *h = json_object_get(have, key);
       if (!h) {

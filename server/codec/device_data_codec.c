@@ -18,7 +18,8 @@ static pascal_status only_keys(const json_t *obj, const char *prefix, const char
 {
   const char *key;
   json_t *v;
-  json_object_foreach((json_t *)obj, key, v) {
+  json_object_foreach((json_t *)obj, key, v)
+  {
     size_t i = 0;
     while (keys[i] && strcmp(keys[i], key) != 0)
       i++;
@@ -74,8 +75,8 @@ pascal_status pascal_codec_capacity_probe_decode(const json_t *obj, const char *
     return pascal_error_set(err, PASCAL_EFORMAT, prefix, "%s must be an object", prefix);
   if ((st = only_keys(obj, prefix, keys, err)) ||
       (st = codec_get_uint(obj, prefix, "waves", 1, 1, UINT32_MAX, &waves, NULL, err)) ||
-      (st = get_bounded_array(obj, prefix, "size_blocks", PASCAL_CAPACITY_PROBE_MAX, &sizes,
-                              &p.n, err)) ||
+      (st = get_bounded_array(obj, prefix, "size_blocks", PASCAL_CAPACITY_PROBE_MAX, &sizes, &p.n,
+                              err)) ||
       (st = get_bounded_array(obj, prefix, "fill_ratio", PASCAL_CAPACITY_PROBE_MAX, &ratios,
                               &n_ratios, err)))
     return st;
@@ -141,8 +142,8 @@ static uint32_t *row_count(pascal_static_row *r, size_t i)
 static pascal_status decode_row(const json_t *obj, const char *at, pascal_static_row *r,
                                 pascal_error *err)
 {
-  static const char *const keys[] = {"block_bytes", "C", "clusters", "K", "gap_law", "sdcm",
-                                     "che", NULL};
+  static const char *const keys[] = {"block_bytes", "C",    "clusters", "K",
+                                     "gap_law",     "sdcm", "che",      NULL};
   pascal_status st;
   if (!json_is_object(obj))
     return pascal_error_set(err, PASCAL_EFORMAT, at, "%s must be an object", at);
@@ -175,8 +176,7 @@ pascal_status pascal_codec_static_table_decode(const json_t *obj, const char *pr
       (st = codec_get_uint(obj, prefix, "M", 1, 0, UINT32_MAX, &m, NULL, err)) ||
       (st = codec_get_uint(obj, prefix, "N", 1, 0, UINT32_MAX, &n, NULL, err)) ||
       (st = codec_get_uint(obj, prefix, "H", 1, 0, UINT64_C(1) << 53, &t.H, NULL, err)) ||
-      (st = get_bounded_array(obj, prefix, "rows", PASCAL_STATIC_ROWS_MAX, &rows, &t.n_rows,
-                              err)))
+      (st = get_bounded_array(obj, prefix, "rows", PASCAL_STATIC_ROWS_MAX, &rows, &t.n_rows, err)))
     return st;
   t.M = (uint32_t)m;
   t.N = (uint32_t)n;

@@ -37,20 +37,20 @@ static size_t nesting_depth(const char *text, size_t len, size_t limit)
   return max;
 }
 
-pascal_status pascal_codec_parse(const char *text, size_t len, json_t **out,
-                                 pascal_error *err)
+pascal_status pascal_codec_parse(const char *text, size_t len, json_t **out, pascal_error *err)
 {
   if (len > PASCAL_CODEC_MAX_DOCUMENT)
-    return pascal_error_set(err, PASCAL_EFORMAT, "document",
-                            "document is larger than %u bytes", PASCAL_CODEC_MAX_DOCUMENT);
+    return pascal_error_set(err, PASCAL_EFORMAT, "document", "document is larger than %u bytes",
+                            PASCAL_CODEC_MAX_DOCUMENT);
   if (nesting_depth(text, len, PASCAL_CODEC_MAX_DEPTH) > PASCAL_CODEC_MAX_DEPTH)
-    return pascal_error_set(err, PASCAL_EFORMAT, "document",
-                            "document nests deeper than %u levels", PASCAL_CODEC_MAX_DEPTH);
+    return pascal_error_set(err, PASCAL_EFORMAT, "document", "document nests deeper than %u levels",
+                            PASCAL_CODEC_MAX_DEPTH);
   json_error_t jerr;
   json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
   if (!doc)
-    return pascal_error_set(err, PASCAL_EFORMAT, "document", "invalid JSON at line %d column %d: %s",
-                            jerr.line, jerr.column, jerr.text);
+    return pascal_error_set(err, PASCAL_EFORMAT, "document",
+                            "invalid JSON at line %d column %d: %s", jerr.line, jerr.column,
+                            jerr.text);
   *out = doc;
   return PASCAL_OK;
 }
@@ -101,7 +101,8 @@ done:
 
 char *pascal_codec_dump(const json_t *doc, int pretty)
 {
-  size_t flags = JSON_ENCODE_ANY | JSON_REAL_PRECISION(17) | (pretty ? JSON_INDENT(2) : JSON_COMPACT);
+  size_t flags =
+      JSON_ENCODE_ANY | JSON_REAL_PRECISION(17) | (pretty ? JSON_INDENT(2) : JSON_COMPACT);
   return json_dumps(doc, flags);
 }
 

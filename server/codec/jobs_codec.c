@@ -54,8 +54,14 @@ static pascal_status member(const json_t *obj, const char *key, int required,
   return PASCAL_OK;
 }
 
-static int is_string(const json_t *v) { return json_is_string(v); }
-static int is_number(const json_t *v) { return json_is_number(v); }
+static int is_string(const json_t *v)
+{
+  return json_is_string(v);
+}
+static int is_number(const json_t *v)
+{
+  return json_is_number(v);
+}
 
 /* A string member of 1..max bytes (no NUL inside) into out[max + 1].
  * PASCAL_OK with out = "" when absent and optional. */
@@ -116,10 +122,8 @@ pascal_status pascal_codec_claim_decode(const json_t *body, pascal_codec_claim *
   return PASCAL_OK;
 }
 
-pascal_status pascal_codec_lease_request_decode(pascal_codec_jobs_request kind,
-                                                const json_t *body,
-                                                pascal_codec_lease_request *out,
-                                                pascal_error *err)
+pascal_status pascal_codec_lease_request_decode(pascal_codec_jobs_request kind, const json_t *body,
+                                                pascal_codec_lease_request *out, pascal_error *err)
 {
   pascal_codec_lease_request r;
   memset(&r, 0, sizeof r);
@@ -132,9 +136,8 @@ pascal_status pascal_codec_lease_request_decode(pascal_codec_jobs_request kind,
                             "lease_token must be %d to %d lower-case hex digits",
                             PASCAL_CODEC_LEASE_MIN, PASCAL_CODEC_LEASE_MAX);
   if (kind == PASCAL_CODEC_RESULT &&
-      ((st = read_amount(body, "fill_bytes", 1, 1,
-                         " (a failed measurement is reported with /fail)", 0, &r.fill_bytes,
-                         err)) ||
+      ((st = read_amount(body, "fill_bytes", 1, 1, " (a failed measurement is reported with /fail)",
+                         0, &r.fill_bytes, err)) ||
        (st = read_amount(body, "kernel_ns", 0, 0, "", 0, &r.kernel_ns, err))))
     return st;
   if (kind == PASCAL_CODEC_FAIL &&
@@ -144,8 +147,7 @@ pascal_status pascal_codec_lease_request_decode(pascal_codec_jobs_request kind,
   return PASCAL_OK;
 }
 
-static pascal_status read_workload(const json_t *job, pascal_plan_workload *out,
-                                   pascal_error *err)
+static pascal_status read_workload(const json_t *job, pascal_plan_workload *out, pascal_error *err)
 {
   const char *w = json_string_value(json_object_get(job, "workload"));
   if (w && strcmp(w, "scan") == 0)
@@ -164,8 +166,8 @@ static pascal_status decode_job_body(const json_t *job, pascal_codec_job *j, pas
   pascal_status st;
   uint64_t bb;
   if ((st = codec_get_number(job, "job", "lease_seconds", 1, 1, &j->lease_seconds, NULL, err)) ||
-      (st = codec_get_uint(job, "job", "block_bytes", 1, 1, PASCAL_PLAN_MAX_BLOCK_BYTES, &bb,
-                           NULL, err)) ||
+      (st = codec_get_uint(job, "job", "block_bytes", 1, 1, PASCAL_PLAN_MAX_BLOCK_BYTES, &bb, NULL,
+                           err)) ||
       (st = read_workload(job, &j->run.workload, err)))
     return st;
   j->block_bytes = (uint32_t)bb;
@@ -262,8 +264,8 @@ pascal_status pascal_codec_claim_encode(const pascal_codec_claim *claim, json_t 
 }
 
 pascal_status pascal_codec_lease_request_encode(pascal_codec_jobs_request kind,
-                                                const pascal_codec_lease_request *req,
-                                                json_t **out, pascal_error *err)
+                                                const pascal_codec_lease_request *req, json_t **out,
+                                                pascal_error *err)
 {
   json_t *obj = json_object();
   pascal_status st = codec_set(obj, "lease_token", json_string(req->lease_token), err);
@@ -304,8 +306,8 @@ static pascal_status encode_job(const pascal_codec_job *j, json_t **out, pascal_
 }
 
 pascal_status pascal_codec_claim_reply_encode(const pascal_codec_job *job,
-                                              const pascal_codec_progress *progress,
-                                              json_t **out, pascal_error *err)
+                                              const pascal_codec_progress *progress, json_t **out,
+                                              pascal_error *err)
 {
   json_t *obj = json_object(), *j = NULL;
   pascal_status st = job ? encode_job(job, &j, err) : PASCAL_OK;
@@ -328,12 +330,12 @@ pascal_status pascal_codec_heartbeat_reply_encode(const char *lease_expires_at,
 }
 
 pascal_status pascal_codec_outcome_reply_encode(int64_t id, const char *state,
-                                                const pascal_codec_progress *progress,
-                                                json_t **out, pascal_error *err)
+                                                const pascal_codec_progress *progress, json_t **out,
+                                                pascal_error *err)
 {
   json_t *obj = json_object();
-  pascal_status st = codec_set(
-      obj, "job", json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", state), err);
+  pascal_status st =
+      codec_set(obj, "job", json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", state), err);
   if (!st)
     st = codec_set(obj, "progress", progress_object(progress), err);
   return finish(obj, st, out);

@@ -34,7 +34,7 @@ typedef struct diy {
  * to nearest, generated with exact integers, e.g. in Python for k < 0:
  * s such that 2^63 <= 2^s // 10^-k < 2^64, f = round(2^s / 10^-k), e = -s. */
 #define POW10_FIRST (-348)
-#define POW10_STEP 8
+#define POW10_STEP  8
 static const struct {
   uint64_t f;
   int e;
@@ -42,32 +42,32 @@ static const struct {
     {0xfa8fd5a0081c0288u, -1220}, {0xbaaee17fa23ebf76u, -1193}, {0x8b16fb203055ac76u, -1166},
     {0xcf42894a5dce35eau, -1140}, {0x9a6bb0aa55653b2du, -1113}, {0xe61acf033d1a45dfu, -1087},
     {0xab70fe17c79ac6cau, -1060}, {0xff77b1fcbebcdc4fu, -1034}, {0xbe5691ef416bd60cu, -1007},
-    {0x8dd01fad907ffc3cu, -980}, {0xd3515c2831559a83u, -954}, {0x9d71ac8fada6c9b5u, -927},
-    {0xea9c227723ee8bcbu, -901}, {0xaecc49914078536du, -874}, {0x823c12795db6ce57u, -847},
-    {0xc21094364dfb5637u, -821}, {0x9096ea6f3848984fu, -794}, {0xd77485cb25823ac7u, -768},
-    {0xa086cfcd97bf97f4u, -741}, {0xef340a98172aace5u, -715}, {0xb23867fb2a35b28eu, -688},
-    {0x84c8d4dfd2c63f3bu, -661}, {0xc5dd44271ad3cdbau, -635}, {0x936b9fcebb25c996u, -608},
-    {0xdbac6c247d62a584u, -582}, {0xa3ab66580d5fdaf6u, -555}, {0xf3e2f893dec3f126u, -529},
-    {0xb5b5ada8aaff80b8u, -502}, {0x87625f056c7c4a8bu, -475}, {0xc9bcff6034c13053u, -449},
-    {0x964e858c91ba2655u, -422}, {0xdff9772470297ebdu, -396}, {0xa6dfbd9fb8e5b88fu, -369},
-    {0xf8a95fcf88747d94u, -343}, {0xb94470938fa89bcfu, -316}, {0x8a08f0f8bf0f156bu, -289},
-    {0xcdb02555653131b6u, -263}, {0x993fe2c6d07b7facu, -236}, {0xe45c10c42a2b3b06u, -210},
-    {0xaa242499697392d3u, -183}, {0xfd87b5f28300ca0eu, -157}, {0xbce5086492111aebu, -130},
-    {0x8cbccc096f5088ccu, -103}, {0xd1b71758e219652cu, -77}, {0x9c40000000000000u, -50},
-    {0xe8d4a51000000000u, -24}, {0xad78ebc5ac620000u, 3}, {0x813f3978f8940984u, 30},
-    {0xc097ce7bc90715b3u, 56}, {0x8f7e32ce7bea5c70u, 83}, {0xd5d238a4abe98068u, 109},
-    {0x9f4f2726179a2245u, 136}, {0xed63a231d4c4fb27u, 162}, {0xb0de65388cc8ada8u, 189},
-    {0x83c7088e1aab65dbu, 216}, {0xc45d1df942711d9au, 242}, {0x924d692ca61be758u, 269},
-    {0xda01ee641a708deau, 295}, {0xa26da3999aef774au, 322}, {0xf209787bb47d6b85u, 348},
-    {0xb454e4a179dd1877u, 375}, {0x865b86925b9bc5c2u, 402}, {0xc83553c5c8965d3du, 428},
-    {0x952ab45cfa97a0b3u, 455}, {0xde469fbd99a05fe3u, 481}, {0xa59bc234db398c25u, 508},
-    {0xf6c69a72a3989f5cu, 534}, {0xb7dcbf5354e9beceu, 561}, {0x88fcf317f22241e2u, 588},
-    {0xcc20ce9bd35c78a5u, 614}, {0x98165af37b2153dfu, 641}, {0xe2a0b5dc971f303au, 667},
-    {0xa8d9d1535ce3b396u, 694}, {0xfb9b7cd9a4a7443cu, 720}, {0xbb764c4ca7a44410u, 747},
-    {0x8bab8eefb6409c1au, 774}, {0xd01fef10a657842cu, 800}, {0x9b10a4e5e9913129u, 827},
-    {0xe7109bfba19c0c9du, 853}, {0xac2820d9623bf429u, 880}, {0x80444b5e7aa7cf85u, 907},
-    {0xbf21e44003acdd2du, 933}, {0x8e679c2f5e44ff8fu, 960}, {0xd433179d9c8cb841u, 986},
-    {0x9e19db92b4e31ba9u, 1013}, {0xeb96bf6ebadf77d9u, 1039}, {0xaf87023b9bf0ee6bu, 1066},
+    {0x8dd01fad907ffc3cu, -980},  {0xd3515c2831559a83u, -954},  {0x9d71ac8fada6c9b5u, -927},
+    {0xea9c227723ee8bcbu, -901},  {0xaecc49914078536du, -874},  {0x823c12795db6ce57u, -847},
+    {0xc21094364dfb5637u, -821},  {0x9096ea6f3848984fu, -794},  {0xd77485cb25823ac7u, -768},
+    {0xa086cfcd97bf97f4u, -741},  {0xef340a98172aace5u, -715},  {0xb23867fb2a35b28eu, -688},
+    {0x84c8d4dfd2c63f3bu, -661},  {0xc5dd44271ad3cdbau, -635},  {0x936b9fcebb25c996u, -608},
+    {0xdbac6c247d62a584u, -582},  {0xa3ab66580d5fdaf6u, -555},  {0xf3e2f893dec3f126u, -529},
+    {0xb5b5ada8aaff80b8u, -502},  {0x87625f056c7c4a8bu, -475},  {0xc9bcff6034c13053u, -449},
+    {0x964e858c91ba2655u, -422},  {0xdff9772470297ebdu, -396},  {0xa6dfbd9fb8e5b88fu, -369},
+    {0xf8a95fcf88747d94u, -343},  {0xb94470938fa89bcfu, -316},  {0x8a08f0f8bf0f156bu, -289},
+    {0xcdb02555653131b6u, -263},  {0x993fe2c6d07b7facu, -236},  {0xe45c10c42a2b3b06u, -210},
+    {0xaa242499697392d3u, -183},  {0xfd87b5f28300ca0eu, -157},  {0xbce5086492111aebu, -130},
+    {0x8cbccc096f5088ccu, -103},  {0xd1b71758e219652cu, -77},   {0x9c40000000000000u, -50},
+    {0xe8d4a51000000000u, -24},   {0xad78ebc5ac620000u, 3},     {0x813f3978f8940984u, 30},
+    {0xc097ce7bc90715b3u, 56},    {0x8f7e32ce7bea5c70u, 83},    {0xd5d238a4abe98068u, 109},
+    {0x9f4f2726179a2245u, 136},   {0xed63a231d4c4fb27u, 162},   {0xb0de65388cc8ada8u, 189},
+    {0x83c7088e1aab65dbu, 216},   {0xc45d1df942711d9au, 242},   {0x924d692ca61be758u, 269},
+    {0xda01ee641a708deau, 295},   {0xa26da3999aef774au, 322},   {0xf209787bb47d6b85u, 348},
+    {0xb454e4a179dd1877u, 375},   {0x865b86925b9bc5c2u, 402},   {0xc83553c5c8965d3du, 428},
+    {0x952ab45cfa97a0b3u, 455},   {0xde469fbd99a05fe3u, 481},   {0xa59bc234db398c25u, 508},
+    {0xf6c69a72a3989f5cu, 534},   {0xb7dcbf5354e9beceu, 561},   {0x88fcf317f22241e2u, 588},
+    {0xcc20ce9bd35c78a5u, 614},   {0x98165af37b2153dfu, 641},   {0xe2a0b5dc971f303au, 667},
+    {0xa8d9d1535ce3b396u, 694},   {0xfb9b7cd9a4a7443cu, 720},   {0xbb764c4ca7a44410u, 747},
+    {0x8bab8eefb6409c1au, 774},   {0xd01fef10a657842cu, 800},   {0x9b10a4e5e9913129u, 827},
+    {0xe7109bfba19c0c9du, 853},   {0xac2820d9623bf429u, 880},   {0x80444b5e7aa7cf85u, 907},
+    {0xbf21e44003acdd2du, 933},   {0x8e679c2f5e44ff8fu, 960},   {0xd433179d9c8cb841u, 986},
+    {0x9e19db92b4e31ba9u, 1013},  {0xeb96bf6ebadf77d9u, 1039},  {0xaf87023b9bf0ee6bu, 1066},
 };
 #define POW10_COUNT (sizeof pow10_cache / sizeof pow10_cache[0])
 
@@ -141,7 +141,7 @@ static int digit_gen(diy w, diy wp, uint64_t delta, char *digits, int *dexp)
     p1_digits[kappa++] = (char)(t % 10);
   while (kappa > 0) {
     uint32_t d = (uint32_t)p1_digits[--kappa];
-    p1 -= d * pow10_u32[kappa]; /* p1 is now the part below digit kappa */
+    p1 -= d * pow10_u32[kappa];    /* p1 is now the part below digit kappa */
     digits[n++] = (char)('0' + d); /* the first one is p1's leading digit, not 0 */
     uint64_t rest = ((uint64_t)p1 << shift) + p2;
     if (rest <= delta) {
@@ -179,8 +179,8 @@ static int grisu2(double v, char *digits, int *dexp)
    * half ulp, or a quarter ulp below a power of two (the lower neighbour
    * is closer there) */
   diy mp = diy_normalize((diy){(x.f << 1) + 1, x.e - 1});
-  diy mm = (frac == 0 && bexp > 1) ? (diy){(x.f << 2) - 1, x.e - 2}
-                                   : (diy){(x.f << 1) - 1, x.e - 1};
+  diy mm =
+      (frac == 0 && bexp > 1) ? (diy){(x.f << 2) - 1, x.e - 2} : (diy){(x.f << 1) - 1, x.e - 1};
   mm.f <<= mm.e - mp.e;
   mm.e = mp.e;
   int k;

@@ -170,8 +170,14 @@ static void put_quoted(pascal_jtext *w, const char *s, const char *key)
       memcpy(w->text + w->len, p + i, u);
       w->len += u;
     } else { /* '"', '\\' or a control character: up to 6 bytes for 1 */
-      char esc = c == '"' ? '"' : c == '\\' ? '\\' : c == '\n' ? 'n' : c == '\r' ? 'r'
-               : c == '\t' ? 't' : c == '\b' ? 'b' : c == '\f' ? 'f' : 0;
+      char esc = c == '"'    ? '"'
+                 : c == '\\' ? '\\'
+                 : c == '\n' ? 'n'
+                 : c == '\r' ? 'r'
+                 : c == '\t' ? 't'
+                 : c == '\b' ? 'b'
+                 : c == '\f' ? 'f'
+                             : 0;
       if (reserve(w, 6 + (n - i) + 1))
         return;
       w->text[w->len++] = '\\';
@@ -226,10 +232,22 @@ static void container_close(pascal_jtext *w, const char *bracket)
   w->comma = 1;
 }
 
-void pascal_jtext_object_begin(pascal_jtext *w, const char *key) { container_open(w, key, "{"); }
-void pascal_jtext_object_end(pascal_jtext *w) { container_close(w, "}"); }
-void pascal_jtext_array_begin(pascal_jtext *w, const char *key) { container_open(w, key, "["); }
-void pascal_jtext_array_end(pascal_jtext *w) { container_close(w, "]"); }
+void pascal_jtext_object_begin(pascal_jtext *w, const char *key)
+{
+  container_open(w, key, "{");
+}
+void pascal_jtext_object_end(pascal_jtext *w)
+{
+  container_close(w, "}");
+}
+void pascal_jtext_array_begin(pascal_jtext *w, const char *key)
+{
+  container_open(w, key, "[");
+}
+void pascal_jtext_array_end(pascal_jtext *w)
+{
+  container_close(w, "]");
+}
 
 void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s)
 {
@@ -258,7 +276,8 @@ void pascal_jtext_uint(pascal_jtext *w, const char *key, uint64_t v)
 
 void pascal_jtext_int(pascal_jtext *w, const char *key, int64_t v)
 {
-  put_decimal(w, key, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0); /* |INT64_MIN| fits */
+  put_decimal(w, key, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v,
+              v < 0); /* |INT64_MIN| fits */
 }
 
 void pascal_jtext_bool(pascal_jtext *w, const char *key, int v)
@@ -310,22 +329,12 @@ void pascal_jtext_json(pascal_jtext *w, const char *key, const json_t *v)
     json_array_foreach(v, i, m) pascal_jtext_json(w, NULL, m);
     pascal_jtext_array_end(w);
     break;
-  case JSON_STRING:
-    pascal_jtext_string(w, key, json_string_value(v));
-    break;
-  case JSON_INTEGER:
-    pascal_jtext_int(w, key, (int64_t)json_integer_value(v));
-    break;
-  case JSON_REAL:
-    pascal_jtext_real(w, key, json_real_value(v));
-    break;
+  case JSON_STRING: pascal_jtext_string(w, key, json_string_value(v)); break;
+  case JSON_INTEGER: pascal_jtext_int(w, key, (int64_t)json_integer_value(v)); break;
+  case JSON_REAL: pascal_jtext_real(w, key, json_real_value(v)); break;
   case JSON_TRUE:
-  case JSON_FALSE:
-    pascal_jtext_bool(w, key, json_is_true(v));
-    break;
-  default:
-    pascal_jtext_null(w, key);
-    break;
+  case JSON_FALSE: pascal_jtext_bool(w, key, json_is_true(v)); break;
+  default: pascal_jtext_null(w, key); break;
   }
 }
 

@@ -33,7 +33,7 @@ typedef struct pascal_jtext {
   char *text; /* malloc'd, owned */
   size_t len, cap;
   int comma;
-  pascal_status status; /* first failure, PASCAL_OK while none */
+  pascal_status status;               /* first failure, PASCAL_OK while none */
   char field[PASCAL_ERROR_FIELD_MAX]; /* its key ("" for array elements) */
 } pascal_jtext;
 

@@ -40,9 +40,9 @@ static const char *type_name(const json_t *v)
 
 /* Fetch `key`; EFORMAT if required and absent or if present with a type for
  * which `type_ok` fails. */
-static pascal_status get_typed(const json_t *obj, const char *prefix, const char *key,
-                               int required, int (*type_ok)(const json_t *),
-                               const char *want, json_t **out, pascal_error *err)
+static pascal_status get_typed(const json_t *obj, const char *prefix, const char *key, int required,
+                               int (*type_ok)(const json_t *), const char *want, json_t **out,
+                               pascal_error *err)
 {
   char field[PASCAL_ERROR_FIELD_MAX];
   codec_path(field, sizeof field, prefix, key);
@@ -54,31 +54,46 @@ static pascal_status get_typed(const json_t *obj, const char *prefix, const char
     return PASCAL_OK;
   }
   if (!type_ok(v))
-    return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be %s, not %s", field,
-                            want, type_name(v));
+    return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be %s, not %s", field, want,
+                            type_name(v));
   return PASCAL_OK;
 }
 
-static int is_object(const json_t *v) { return json_is_object(v); }
-static int is_array(const json_t *v) { return json_is_array(v); }
-static int is_string(const json_t *v) { return json_is_string(v); }
-static int is_integer(const json_t *v) { return json_is_integer(v); }
-static int is_number(const json_t *v) { return json_is_number(v); }
+static int is_object(const json_t *v)
+{
+  return json_is_object(v);
+}
+static int is_array(const json_t *v)
+{
+  return json_is_array(v);
+}
+static int is_string(const json_t *v)
+{
+  return json_is_string(v);
+}
+static int is_integer(const json_t *v)
+{
+  return json_is_integer(v);
+}
+static int is_number(const json_t *v)
+{
+  return json_is_number(v);
+}
 
-pascal_status codec_get_object(const json_t *obj, const char *prefix, const char *key,
-                               int required, json_t **out, pascal_error *err)
+pascal_status codec_get_object(const json_t *obj, const char *prefix, const char *key, int required,
+                               json_t **out, pascal_error *err)
 {
   return get_typed(obj, prefix, key, required, is_object, "an object", out, err);
 }
 
-pascal_status codec_get_array(const json_t *obj, const char *prefix, const char *key,
-                              int required, json_t **out, pascal_error *err)
+pascal_status codec_get_array(const json_t *obj, const char *prefix, const char *key, int required,
+                              json_t **out, pascal_error *err)
 {
   return get_typed(obj, prefix, key, required, is_array, "an array", out, err);
 }
 
-pascal_status codec_get_string(const json_t *obj, const char *prefix, const char *key,
-                               int required, const char **out, pascal_error *err)
+pascal_status codec_get_string(const json_t *obj, const char *prefix, const char *key, int required,
+                               const char **out, pascal_error *err)
 {
   json_t *v;
   pascal_status st = get_typed(obj, prefix, key, required, is_string, "a string", &v, err);
@@ -88,24 +103,23 @@ pascal_status codec_get_string(const json_t *obj, const char *prefix, const char
   return PASCAL_OK;
 }
 
-pascal_status codec_uint_value(const json_t *v, const char *field, uint64_t lo,
-                               uint64_t hi, uint64_t *out, pascal_error *err)
+pascal_status codec_uint_value(const json_t *v, const char *field, uint64_t lo, uint64_t hi,
+                               uint64_t *out, pascal_error *err)
 {
   if (!json_is_integer(v))
-    return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an integer, not %s",
-                            field, type_name(v));
+    return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an integer, not %s", field,
+                            type_name(v));
   json_int_t x = json_integer_value(v);
   if (x < 0 || (uint64_t)x < lo || (uint64_t)x > hi)
-    return pascal_error_set(err, PASCAL_EINVAL, field,
-                            "%s must be %llu..%llu, got %lld", field, (unsigned long long)lo,
-                            (unsigned long long)hi, (long long)x);
+    return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be %llu..%llu, got %lld", field,
+                            (unsigned long long)lo, (unsigned long long)hi, (long long)x);
   *out = (uint64_t)x;
   return PASCAL_OK;
 }
 
-pascal_status codec_get_uint(const json_t *obj, const char *prefix, const char *key,
-                             int required, uint64_t lo, uint64_t hi, uint64_t *out,
-                             int *present, pascal_error *err)
+pascal_status codec_get_uint(const json_t *obj, const char *prefix, const char *key, int required,
+                             uint64_t lo, uint64_t hi, uint64_t *out, int *present,
+                             pascal_error *err)
 {
   json_t *v;
   pascal_status st = get_typed(obj, prefix, key, required, is_integer, "an integer", &v, err);
@@ -118,9 +132,8 @@ pascal_status codec_get_uint(const json_t *obj, const char *prefix, const char *
   return codec_uint_value(v, field, lo, hi, out, err);
 }
 
-pascal_status codec_get_number(const json_t *obj, const char *prefix, const char *key,
-                               int required, int positive, double *out, int *present,
-                               pascal_error *err)
+pascal_status codec_get_number(const json_t *obj, const char *prefix, const char *key, int required,
+                               int positive, double *out, int *present, pascal_error *err)
 {
   json_t *v;
   pascal_status st = get_typed(obj, prefix, key, required, is_number, "a number", &v, err);
@@ -134,8 +147,7 @@ pascal_status codec_get_number(const json_t *obj, const char *prefix, const char
   if (!isfinite(x))
     return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be finite", field);
   if (positive && !(x > 0))
-    return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be positive, got %.17g",
-                            field, x);
+    return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be positive, got %.17g", field, x);
   *out = x;
   return PASCAL_OK;
 }
@@ -165,8 +177,7 @@ pascal_status codec_set(json_t *obj, const char *key, json_t *value, pascal_erro
   return PASCAL_OK;
 }
 
-pascal_status codec_append(json_t *arr, json_t *value, const char *field,
-                           pascal_error *err)
+pascal_status codec_append(json_t *arr, json_t *value, const char *field, pascal_error *err)
 {
   if (!value)
     return pascal_error_set(err, PASCAL_ERANGE, field,

@@ -10,9 +10,9 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "json_text.h"
 #include "pascal/calibration.h"
 #include "pascal/error.h"
-#include "json_text.h"
 #include "pascal/plan.h"
 
 /* A field path: "prefix.key" or "key" when prefix is empty. */
@@ -23,24 +23,23 @@ void codec_path_index(char *buf, size_t size, const char *prefix, size_t index);
 /* Member `key` of object `obj`; NULL when absent. Absent and required:
  * PASCAL_EMISSING "missing field". Present with the wrong JSON type:
  * PASCAL_EFORMAT "must be an integer/number/string/object/array". */
-pascal_status codec_get_object(const json_t *obj, const char *prefix, const char *key,
-                               int required, json_t **out, pascal_error *err);
-pascal_status codec_get_array(const json_t *obj, const char *prefix, const char *key,
-                              int required, json_t **out, pascal_error *err);
-pascal_status codec_get_string(const json_t *obj, const char *prefix, const char *key,
-                               int required, const char **out, pascal_error *err);
+pascal_status codec_get_object(const json_t *obj, const char *prefix, const char *key, int required,
+                               json_t **out, pascal_error *err);
+pascal_status codec_get_array(const json_t *obj, const char *prefix, const char *key, int required,
+                              json_t **out, pascal_error *err);
+pascal_status codec_get_string(const json_t *obj, const char *prefix, const char *key, int required,
+                               const char **out, pascal_error *err);
 /* An integer in [lo, hi]; out is untouched when absent and not required;
  * *present (may be NULL) says whether it was there. */
-pascal_status codec_get_uint(const json_t *obj, const char *prefix, const char *key,
-                             int required, uint64_t lo, uint64_t hi, uint64_t *out,
-                             int *present, pascal_error *err);
+pascal_status codec_get_uint(const json_t *obj, const char *prefix, const char *key, int required,
+                             uint64_t lo, uint64_t hi, uint64_t *out, int *present,
+                             pascal_error *err);
 /* A JSON number (integer or real) that is finite and > 0 when `positive`. */
-pascal_status codec_get_number(const json_t *obj, const char *prefix, const char *key,
-                               int required, int positive, double *out, int *present,
-                               pascal_error *err);
+pascal_status codec_get_number(const json_t *obj, const char *prefix, const char *key, int required,
+                               int positive, double *out, int *present, pascal_error *err);
 /* Check a value already in hand (array elements): an integer in [lo, hi]. */
-pascal_status codec_uint_value(const json_t *v, const char *field, uint64_t lo,
-                               uint64_t hi, uint64_t *out, pascal_error *err);
+pascal_status codec_uint_value(const json_t *v, const char *field, uint64_t lo, uint64_t hi,
+                               uint64_t *out, pascal_error *err);
 
 /* Constructors: NULL on allocation failure or (codec_real) a non-finite
  * value; codec_set() steals `value` and fails with PASCAL_ERANGE naming
@@ -50,8 +49,7 @@ json_t *codec_uint(uint64_t v);
 /* NaN (the core's "not applicable") becomes null; +-Inf is refused (NULL). */
 json_t *codec_real_or_null(double v);
 pascal_status codec_set(json_t *obj, const char *key, json_t *value, pascal_error *err);
-pascal_status codec_append(json_t *arr, json_t *value, const char *field,
-                           pascal_error *err);
+pascal_status codec_append(json_t *arr, json_t *value, const char *field, pascal_error *err);
 /* obj[key] = the array v[0..n-1] (codec_uint / codec_real elements); an
  * element that is not representable fails naming `key`. */
 pascal_status codec_set_uint_array(json_t *obj, const char *key, const uint64_t *v, size_t n,

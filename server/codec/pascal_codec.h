@@ -22,31 +22,30 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "json_text.h" /* streaming text writer, pascal_json_real_format */
 #include "pascal/calibration.h"
 #include "pascal/error.h"
 #include "pascal/evaluate.h"
 #include "pascal/plan.h"
 #include "pascal/predict.h"
-#include "json_text.h"           /* streaming text writer, pascal_json_real_format */
 #include "pascal_codec_static.h" /* bounds, simulate, coherence, feedback */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define PASCAL_CODEC_MAX_DEPTH 32u
+#define PASCAL_CODEC_MAX_DEPTH    32u
 #define PASCAL_CODEC_MAX_DOCUMENT (256u << 20) /* bytes */
 
-#define PASCAL_PLAN_FORMAT "pascal-plan/1"
-#define PASCAL_BUNDLE_FORMAT "pascal-calibration/1"
+#define PASCAL_PLAN_FORMAT    "pascal-plan/1"
+#define PASCAL_BUNDLE_FORMAT  "pascal-calibration/1"
 /* "sha256:" + 64 lower-case hex digits */
 #define PASCAL_CODEC_HASH_LEN 71
 
 /* ---- documents --------------------------------------------------------- */
 
 /* Parse `len` bytes of JSON. On success *out is a new reference. */
-pascal_status pascal_codec_parse(const char *text, size_t len, json_t **out,
-                                 pascal_error *err);
+pascal_status pascal_codec_parse(const char *text, size_t len, json_t **out, pascal_error *err);
 /* Read and parse a whole file (field "file" on I/O errors). */
 pascal_status pascal_codec_load_file(const char *path, json_t **out, pascal_error *err);
 /* Serialise any JSON value (null and scalars too: a LOKO report that could
@@ -55,8 +54,7 @@ pascal_status pascal_codec_load_file(const char *path, json_t **out, pascal_erro
  * failure. */
 char *pascal_codec_dump(const json_t *doc, int pretty);
 /* Write pretty JSON plus a newline to `path`. */
-pascal_status pascal_codec_write_file(const json_t *doc, const char *path,
-                                      pascal_error *err);
+pascal_status pascal_codec_write_file(const json_t *doc, const char *path, pascal_error *err);
 
 /* ---- plans: pascal-plan/1 ---------------------------------------------- */
 
@@ -64,11 +62,9 @@ pascal_status pascal_codec_write_file(const json_t *doc, const char *path,
  * (pascal_plan_grid_expand); missing "horizons" default to 1, 4, 16, 64 and
  * missing "repeats" to 1. *out must be initialised (pascal_plan_init); on
  * failure it is left empty. */
-pascal_status pascal_codec_plan_decode(const json_t *doc, pascal_plan *out,
-                                       pascal_error *err);
+pascal_status pascal_codec_plan_decode(const json_t *doc, pascal_plan *out, pascal_error *err);
 /* Encode a valid plan in its canonical form (explicit "keys", never "grid"). */
-pascal_status pascal_codec_plan_encode(const pascal_plan *plan, json_t **out,
-                                       pascal_error *err);
+pascal_status pascal_codec_plan_encode(const pascal_plan *plan, json_t **out, pascal_error *err);
 /* One expanded run as the jobs API and bundles write it: scan
  * {"o","path","d","m","N","W","repeat"}, gemm {"Mg","Ng","Kg","repeat"}. */
 pascal_status pascal_codec_plan_run_encode(const pascal_plan_run *run, json_t **out,
@@ -88,8 +84,8 @@ typedef struct pascal_codec_bundle {
   json_t *provenance;     /* the "provenance" object (source is checked)    */
   int frozen;             /* 1: content_hash (verified), model, report given */
   char content_hash[PASCAL_CODEC_HASH_LEN + 1]; /* frozen only, else ""    */
-  json_t *model;          /* frozen: the stored "model" object, else NULL   */
-  json_t *report;         /* frozen: the stored LOKO "report" or NULL       */
+  json_t *model;                                /* frozen: the stored "model" object, else NULL   */
+  json_t *report;                               /* frozen: the stored LOKO "report" or NULL       */
 } pascal_codec_bundle;
 
 void pascal_codec_bundle_init(pascal_codec_bundle *bundle);
@@ -106,11 +102,10 @@ pascal_status pascal_codec_bundle_decode(const json_t *doc, pascal_codec_bundle 
  * is copied. With `model` the bundle is frozen: "model" (its fitted curves),
  * "report" (the LOKO report, or null when `report` is NULL) and
  * "content_hash" are added. */
-pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal,
-                                         const json_t *provenance,
+pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal, const json_t *provenance,
                                          const pascal_model *model,
-                                         const pascal_loko_report *report,
-                                         json_t **out, pascal_error *err);
+                                         const pascal_loko_report *report, json_t **out,
+                                         pascal_error *err);
 
 /* Content hash "sha256:<hex>": SHA-256 of the UTF-8 text of the canonical
  * content {format, device, workload, class_rule, gemm (GEMM only),
@@ -118,19 +113,16 @@ pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal,
  * JSON_REAL_PRECISION(17) (docs/bundle-format.md gives the exact rules).
  * Provenance, model and report are not hashed. */
 pascal_status pascal_codec_bundle_hash(const pascal_calibration *cal,
-                                       char hash[PASCAL_CODEC_HASH_LEN + 1],
-                                       pascal_error *err);
+                                       char hash[PASCAL_CODEC_HASH_LEN + 1], pascal_error *err);
 
 /* The "model" object of a frozen bundle: {"curves": [...]}, see
  * docs/bundle-format.md. */
-pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out,
-                                        pascal_error *err);
+pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out, pascal_error *err);
 
 /* For a frozen bundle: the stored model must equal `model` fitted from its
  * measurements, bit for bit (field "model" otherwise). OK for plain bundles. */
 pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
-                                              const pascal_model *model,
-                                              pascal_error *err);
+                                              const pascal_model *model, pascal_error *err);
 
 /* A device's capacity probe ("capacity_probe": {"waves", "size_blocks",
  * "fill_ratio"}) and static table ("static_experiment": {"M", "N", "H",
@@ -139,8 +131,8 @@ pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
  * and checks the data; errors name fields under `prefix`. */
 pascal_status pascal_codec_capacity_probe_decode(const json_t *obj, const char *prefix,
                                                  pascal_capacity_probe *out, pascal_error *err);
-pascal_status pascal_codec_capacity_probe_encode(const pascal_capacity_probe *probe,
-                                                 json_t **out, pascal_error *err);
+pascal_status pascal_codec_capacity_probe_encode(const pascal_capacity_probe *probe, json_t **out,
+                                                 pascal_error *err);
 pascal_status pascal_codec_static_table_decode(const json_t *obj, const char *prefix,
                                                pascal_static_table *out, pascal_error *err);
 pascal_status pascal_codec_static_table_encode(const pascal_static_table *table, json_t **out,
@@ -164,10 +156,9 @@ typedef enum pascal_codec_detail {
 void pascal_codec_scan_prediction_write(pascal_jtext *w, const pascal_scan_key *key, uint32_t N,
                                         double W, const pascal_scan_prediction *pred,
                                         pascal_codec_detail detail);
-pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, uint32_t N,
-                                                  double W,
-                                                  const pascal_scan_prediction *pred,
-                                                  json_t **out, pascal_error *err);
+pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, uint32_t N, double W,
+                                                  const pascal_scan_prediction *pred, json_t **out,
+                                                  pascal_error *err);
 /* GEMM prediction: {"workload":"gemm","K","rho","fill_bytes","M","rule",
  * "query":{Mg,Ng,Kg},"n_r","n_c","n_k","B0","Q","K0","kappa",
  * "explanation":{...}}; _write and _encode as for scan. */
@@ -175,8 +166,8 @@ void pascal_codec_gemm_prediction_write(pascal_jtext *w, const pascal_gemm_shape
                                         const pascal_gemm_prediction *pred,
                                         pascal_codec_detail detail);
 pascal_status pascal_codec_gemm_prediction_encode(const pascal_gemm_shape *shape,
-                                                  const pascal_gemm_prediction *pred,
-                                                  json_t **out, pascal_error *err);
+                                                  const pascal_gemm_prediction *pred, json_t **out,
+                                                  pascal_error *err);
 /* LOKO report: {"workload","n_keys","n_runs","n_scored","n_refused",
  * "n_keys_scored","balanced_mape":{"pascal","aligned","exact_sdcm","ppt_gpu",
  * "che","tilesight"},"keys":[...],"summary":{...}} plus "heldout" (the same

@@ -37,7 +37,7 @@ int pascal_codec_name_valid(const char *name);
 #define PASCAL_CODEC_LEASE_MIN 32
 #define PASCAL_CODEC_LEASE_MAX 128
 /* "2026-11-21T10:00:00Z" and a NUL, with room to spare */
-#define PASCAL_CODEC_TIME_MAX 32
+#define PASCAL_CODEC_TIME_MAX  32
 
 /* The request bodies, by the route they go to. */
 typedef enum pascal_codec_jobs_request {
@@ -61,8 +61,8 @@ typedef struct pascal_codec_claim {
  * carries (the rest is zero / empty). */
 typedef struct pascal_codec_lease_request {
   char lease_token[PASCAL_CODEC_LEASE_MAX + 1];
-  double fill_bytes; /* result: finite, > 0 */
-  double kernel_ns;  /* result: finite, >= 0; 0 = not measured */
+  double fill_bytes;                         /* result: finite, > 0 */
+  double kernel_ns;                          /* result: finite, >= 0; 0 = not measured */
   char message[PASCAL_PLAN_MAX_MESSAGE + 1]; /* fail: UTF-8, "" = none; a
                                                 longer text is cut to fit by
                                                 pascal_utf8_copy */
@@ -70,14 +70,14 @@ typedef struct pascal_codec_lease_request {
 
 /* A claimed job as the claim reply carries it. */
 typedef struct pascal_codec_job {
-  int64_t id;                    /* >= 1 */
-  int64_t calibration;           /* >= 1; decoding leaves 0 (not read) */
+  int64_t id;          /* >= 1 */
+  int64_t calibration; /* >= 1; decoding leaves 0 (not read) */
   char lease_token[PASCAL_CODEC_LEASE_MAX + 1];
   char lease_expires_at[PASCAL_CODEC_TIME_MAX]; /* RFC 3339 UTC; not decoded */
-  double lease_seconds;          /* finite, > 0 */
-  uint32_t attempt;              /* decoding leaves 0 (not read) */
-  uint32_t block_bytes;          /* 1..PASCAL_PLAN_MAX_BLOCK_BYTES */
-  pascal_plan_run run;           /* its workload is the job's */
+  double lease_seconds;                         /* finite, > 0 */
+  uint32_t attempt;                             /* decoding leaves 0 (not read) */
+  uint32_t block_bytes;                         /* 1..PASCAL_PLAN_MAX_BLOCK_BYTES */
+  pascal_plan_run run;                          /* its workload is the job's */
 } pascal_codec_job;
 
 /* Done and total jobs of the device's collecting calibrations. */
@@ -96,19 +96,17 @@ pascal_status pascal_codec_claim_decode(const json_t *body, pascal_codec_claim *
  * UTF-8 is refused (EINVAL, "message"); a longer text is cut into
  * req->message with pascal_utf8_copy (pascal/utf8.h). */
 pascal_status pascal_codec_lease_request_encode(pascal_codec_jobs_request kind,
-                                                const pascal_codec_lease_request *req,
-                                                json_t **out, pascal_error *err);
-pascal_status pascal_codec_lease_request_decode(pascal_codec_jobs_request kind,
-                                                const json_t *body,
-                                                pascal_codec_lease_request *out,
+                                                const pascal_codec_lease_request *req, json_t **out,
                                                 pascal_error *err);
+pascal_status pascal_codec_lease_request_decode(pascal_codec_jobs_request kind, const json_t *body,
+                                                pascal_codec_lease_request *out, pascal_error *err);
 
 /* ---- replies: pascald encodes, the agent decodes ----------------------- */
 
 /* {"job": job or null, "progress": {...}}; `job` NULL when none was queued. */
 pascal_status pascal_codec_claim_reply_encode(const pascal_codec_job *job,
-                                              const pascal_codec_progress *progress,
-                                              json_t **out, pascal_error *err);
+                                              const pascal_codec_progress *progress, json_t **out,
+                                              pascal_error *err);
 /* The inverse. The progress is read first ("progress" named when it is
  * bad); then *claimed says whether "job" holds a job, decoded into *job.
  * Exception to the out-parameter rule: when the job cannot be read but its
@@ -125,8 +123,8 @@ pascal_status pascal_codec_heartbeat_reply_encode(const char *lease_expires_at,
 
 /* Result and fail replies: {"job": {"id", "state"}, "progress": {...}}. */
 pascal_status pascal_codec_outcome_reply_encode(int64_t id, const char *state,
-                                                const pascal_codec_progress *progress,
-                                                json_t **out, pascal_error *err);
+                                                const pascal_codec_progress *progress, json_t **out,
+                                                pascal_error *err);
 /* The "progress" member of any jobs reply. */
 pascal_status pascal_codec_progress_decode(const json_t *reply, pascal_codec_progress *out,
                                            pascal_error *err);

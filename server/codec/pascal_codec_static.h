@@ -29,12 +29,12 @@ extern "C" {
 #define PASCAL_CODEC_EXACT_RD_MAX_M 4096u
 
 typedef struct pascal_codec_bounds_query {
-  uint64_t n;               /* N: blocks per scan, >= 1                    */
-  uint64_t c;               /* C: capacity in blocks, 1 <= C < N           */
-  const uint64_t *phases;   /* M phases, each < N (borrowed)               */
-  size_t m;                 /* M >= 1                                      */
-  uint64_t ways, sets;      /* SDCM geometry; both 0 = fully associative,
-                               else ways * sets == C                       */
+  uint64_t n;             /* N: blocks per scan, >= 1                    */
+  uint64_t c;             /* C: capacity in blocks, 1 <= C < N           */
+  const uint64_t *phases; /* M phases, each < N (borrowed)               */
+  size_t m;               /* M >= 1                                      */
+  uint64_t ways, sets;    /* SDCM geometry; both 0 = fully associative,
+                             else ways * sets == C                       */
 } pascal_codec_bounds_query;
 
 /* {"N","C","M","gaps","D","theta":{"num","den","exact","decimal"},"T_star",
@@ -54,7 +54,7 @@ pascal_status pascal_codec_bounds_write(pascal_jtext *w, const pascal_codec_boun
 typedef enum pascal_codec_policy {
   PASCAL_CODEC_POLICY_TTL = 0,
   PASCAL_CODEC_POLICY_LRU = 1,
-  PASCAL_CODEC_POLICY_BELADY = 2,       /* forced allocation */
+  PASCAL_CODEC_POLICY_BELADY = 2, /* forced allocation */
   PASCAL_CODEC_POLICY_BELADY_BYPASS = 3
 } pascal_codec_policy;
 
@@ -68,9 +68,9 @@ typedef struct pascal_codec_simulate_query {
   uint64_t n, c;
   const uint64_t *phases;
   size_t m;
-  uint64_t rounds;          /* 0 = default: TTL/LRU count N rounds after
-                               the warm-up, Belady runs 16 N rounds from cold;
-                               TTL/LRU round it up to whole periods of N    */
+  uint64_t rounds; /* 0 = default: TTL/LRU count N rounds after
+                      the warm-up, Belady runs 16 N rounds from cold;
+                      TTL/LRU round it up to whole periods of N    */
 } pascal_codec_simulate_query;
 
 /* {"policy","N","C","M","rounds","requests","misses","misses_per_round",
@@ -84,9 +84,8 @@ pascal_status pascal_codec_coherence(uint64_t sigma, uint64_t c, uint64_t m, uin
 
 /* {"alpha","beta","d","lambda_hit","lambda_miss","cadence_hit",
  *  "cadence_miss","overlap","gain"} */
-pascal_status pascal_codec_feedback(double alpha, double beta, uint32_t d,
-                                    double lambda_hit, double lambda_miss, json_t **out,
-                                    pascal_error *err);
+pascal_status pascal_codec_feedback(double alpha, double beta, uint32_t d, double lambda_hit,
+                                    double lambda_miss, json_t **out, pascal_error *err);
 
 #ifdef __cplusplus
 }

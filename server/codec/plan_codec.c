@@ -85,8 +85,8 @@ static pascal_status decode_key(const json_t *obj, const char *field, pascal_pla
   if ((st = read_path(path, pf, &k->path, err)))
     return st;
   /* d may be omitted for sync (it is 0 there); tma needs it. */
-  if ((st = codec_get_uint(obj, field, "d", k->path == PASCAL_PLAN_TMA, 0,
-                           PASCAL_PLAN_MAX_DEPTH, &d, NULL, err)) ||
+  if ((st = codec_get_uint(obj, field, "d", k->path == PASCAL_PLAN_TMA, 0, PASCAL_PLAN_MAX_DEPTH,
+                           &d, NULL, err)) ||
       (st = codec_get_uint(obj, field, "m", 1, 0, PASCAL_PLAN_MAX_COMPUTE, &m, NULL, err)))
     return st;
   k->o = (uint32_t)o;
@@ -234,8 +234,7 @@ pascal_status pascal_codec_plan_decode(const json_t *doc, pascal_plan *out, pasc
     return pascal_error_set(err, PASCAL_EFORMAT, "plan", "a plan must be a JSON object");
   if ((st = codec_get_string(doc, "", "format", 1, &format, err)) ||
       (st = codec_get_string(doc, "", "workload", 1, &workload, err)) ||
-      (st = codec_get_uint(doc, "", "repeats", 0, 1, PASCAL_PLAN_MAX_REPEATS, &repeats, NULL,
-                           err)))
+      (st = codec_get_uint(doc, "", "repeats", 0, 1, PASCAL_PLAN_MAX_REPEATS, &repeats, NULL, err)))
     goto fail;
   if (strcmp(format, PASCAL_PLAN_FORMAT) != 0) {
     st = pascal_error_set(err, PASCAL_EFORMAT, "format",
@@ -256,8 +255,8 @@ pascal_status pascal_codec_plan_decode(const json_t *doc, pascal_plan *out, pasc
     static const char *const scan_only[] = {"sizes", "horizons", "keys", "grid"};
     for (size_t i = 0; i < 4; i++)
       if (json_object_get(doc, scan_only[i])) {
-        st = pascal_error_set(err, PASCAL_EFORMAT, scan_only[i],
-                              "a gemm plan has shapes, not %s", scan_only[i]);
+        st = pascal_error_set(err, PASCAL_EFORMAT, scan_only[i], "a gemm plan has shapes, not %s",
+                              scan_only[i]);
         goto fail;
       }
     st = decode_shapes(doc, &plan, err);
@@ -285,8 +284,7 @@ static pascal_status encode_key_fields(json_t *obj, const pascal_plan_key *k, pa
   return PASCAL_OK;
 }
 
-static pascal_status encode_shape_fields(json_t *obj, const pascal_plan_shape *s,
-                                         pascal_error *err)
+static pascal_status encode_shape_fields(json_t *obj, const pascal_plan_shape *s, pascal_error *err)
 {
   pascal_status st;
   if ((st = codec_set(obj, "Mg", codec_uint(s->Mg), err)) ||
@@ -376,14 +374,14 @@ pascal_status codec_plan_run_decode(const json_t *obj, const char *field,
                              err)))
       return st;
   } else if ((st = decode_key(obj, field, &r.key, err)) ||
-             (st = codec_get_uint(obj, field, "N", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.N, NULL,
-                                  err)) ||
-             (st = codec_get_uint(obj, field, "W", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.W, NULL,
-                                  err))) {
+             (st =
+                  codec_get_uint(obj, field, "N", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.N, NULL, err)) ||
+             (st =
+                  codec_get_uint(obj, field, "W", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.W, NULL, err))) {
     return st;
   }
-  if ((st = codec_get_uint(obj, field, "repeat", 0, 0, PASCAL_PLAN_MAX_REPEATS - 1, &repeat,
-                           NULL, err)))
+  if ((st = codec_get_uint(obj, field, "repeat", 0, 0, PASCAL_PLAN_MAX_REPEATS - 1, &repeat, NULL,
+                           err)))
     return st;
   r.repeat = (uint32_t)repeat;
   *out = r;

@@ -94,9 +94,9 @@ static void put_expected_error(pascal_jtext *w, const pascal_expected_error *x, 
                                pascal_rule answer_rule)
 {
   static const char *const scope[2][3] = {
-    {"the same family (o, path, d)", "the same (o, path) at other depths",
-     "the same (o, path), any rule (none validated with this rule)"},
-    {"the calibrated grids", "the calibrated grids", "the calibrated grids, any rule"}};
+      {"the same family (o, path, d)", "the same (o, path) at other depths",
+       "the same (o, path), any rule (none validated with this rule)"},
+      {"the calibrated grids", "the calibrated grids", "the calibrated grids, any rule"}};
   char method[256];
   const char *rule = pascal_rule_name(x->rule);
   switch (x->source) {
@@ -113,7 +113,8 @@ static void put_expected_error(pascal_jtext *w, const pascal_expected_error *x, 
     break;
   case PASCAL_ERRSRC_LOKO:
   case PASCAL_ERRSRC_HELD_OUT:
-    snprintf(method, sizeof method, "%s: mean error of the %s rule on the %zu nearest validated "
+    snprintf(method, sizeof method,
+             "%s: mean error of the %s rule on the %zu nearest validated "
              "key(s) of %s",
              x->source == PASCAL_ERRSRC_LOKO ? "leave-one-key-out folds" : "held-out panel", rule,
              x->n_keys, scope[gemm][x->widened < 3 ? x->widened : 2]);
@@ -231,8 +232,7 @@ static void put_gemm_explanation(pascal_jtext *w, const pascal_gemm_explanation 
 }
 
 void pascal_codec_gemm_prediction_write(pascal_jtext *w, const pascal_gemm_shape *shape,
-                                        const pascal_gemm_prediction *p,
-                                        pascal_codec_detail detail)
+                                        const pascal_gemm_prediction *p, pascal_codec_detail detail)
 {
   put_common(w, "gemm", p->K, p->rho, p->fill_bytes, p->M, p->why.rule, &p->expected,
              &p->extrapolated);
@@ -256,10 +256,9 @@ void pascal_codec_gemm_prediction_write(pascal_jtext *w, const pascal_gemm_shape
   pascal_jtext_object_end(w);
 }
 
-pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, uint32_t N,
-                                                  double W,
-                                                  const pascal_scan_prediction *pred,
-                                                  json_t **out, pascal_error *err)
+pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, uint32_t N, double W,
+                                                  const pascal_scan_prediction *pred, json_t **out,
+                                                  pascal_error *err)
 {
   pascal_jtext w;
   pascal_jtext_init(&w, 2048);
@@ -272,8 +271,8 @@ pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, ui
 }
 
 pascal_status pascal_codec_gemm_prediction_encode(const pascal_gemm_shape *shape,
-                                                  const pascal_gemm_prediction *pred,
-                                                  json_t **out, pascal_error *err)
+                                                  const pascal_gemm_prediction *pred, json_t **out,
+                                                  pascal_error *err)
 {
   pascal_jtext w;
   pascal_jtext_init(&w, 2048);

@@ -48,8 +48,8 @@ static pascal_status encode_methods(json_t *parent, const char *key, const doubl
 }
 
 /* {"pascal":[lo,hi],...}: one interval (or null) per method. */
-static pascal_status encode_intervals(json_t *parent, const char *key,
-                                      const pascal_interval *v, pascal_error *err)
+static pascal_status encode_intervals(json_t *parent, const char *key, const pascal_interval *v,
+                                      pascal_error *err)
 {
   json_t *o;
   pascal_status st = child(parent, key, &o, err);
@@ -72,8 +72,8 @@ static pascal_status encode_inputs(json_t *parent, const char *key, const double
   json_t *o;
   pascal_status st = child(parent, key, &o, err);
   for (int c = 0; !st && c < PASCAL_CACHE_COUNT; c++)
-    st = codec_set(o, pascal_cache_input_name((pascal_cache_input)c), codec_real_or_null(v[c]),
-                   err);
+    st =
+        codec_set(o, pascal_cache_input_name((pascal_cache_input)c), codec_real_or_null(v[c]), err);
   return st;
 }
 
@@ -110,8 +110,7 @@ static pascal_status encode_latency_row(json_t *parent, const char *key,
 }
 
 /* "latency" of a report, present when its runs were timed. */
-static pascal_status encode_latency(json_t *parent, const pascal_latency_eval *l,
-                                    pascal_error *err)
+static pascal_status encode_latency(json_t *parent, const pascal_latency_eval *l, pascal_error *err)
 {
   json_t *o;
   pascal_status st;
@@ -162,8 +161,8 @@ static pascal_status encode_summary_members(json_t *o, const pascal_eval_summary
   return PASCAL_OK;
 }
 
-static pascal_status encode_key_report(json_t *arr, pascal_workload wl,
-                                       const pascal_key_report *k, pascal_error *err)
+static pascal_status encode_key_report(json_t *arr, pascal_workload wl, const pascal_key_report *k,
+                                       pascal_error *err)
 {
   json_t *o;
   pascal_status st = child(arr, NULL, &o, err);
@@ -185,8 +184,7 @@ static pascal_status encode_key_report(json_t *arr, pascal_workload wl,
   return PASCAL_OK;
 }
 
-pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out,
-                                       pascal_error *err)
+pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out, pascal_error *err)
 {
   json_t *o = json_object(), *keys, *summary, *heldout;
   pascal_status st;
@@ -223,8 +221,8 @@ static const pascal_loko_report *row_report(const pascal_loko_report *r)
 }
 
 static const int table_columns[PASCAL_METHOD_COUNT] = {
-    PASCAL_METHOD_PASCAL, PASCAL_METHOD_TILESIGHT, PASCAL_METHOD_PPTGPU,
-    PASCAL_METHOD_EXACT_SDCM, PASCAL_METHOD_ALIGNED, PASCAL_METHOD_CHE};
+    PASCAL_METHOD_PASCAL,     PASCAL_METHOD_TILESIGHT, PASCAL_METHOD_PPTGPU,
+    PASCAL_METHOD_EXACT_SDCM, PASCAL_METHOD_ALIGNED,   PASCAL_METHOD_CHE};
 
 static pascal_status encode_row(json_t *rows, const char *device, const pascal_loko_report *r,
                                 pascal_error *err)

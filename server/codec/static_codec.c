@@ -84,10 +84,9 @@ static pascal_status reuse_models_compute(const pascal_codec_bounds_query *q,
   if (!(st = pascal_lru_misses_exact(q->n, q->c, q->phases, q->m, &out->lru_exact, err)) &&
       !(st = pascal_reuse_distance_compute(q->n, q->phases, q->m, rd, err)) &&
       !(st = pascal_expected_misses(PASCAL_HIT_SDCM, rd, q->m, geo, &out->sdcm_k, err)) &&
-      !(st = pascal_expected_misses(PASCAL_HIT_PPT_PUBLISHED, rd, q->m, geo,
-                                    &out->ppt_published, err)))
-    st = pascal_expected_misses(PASCAL_HIT_PPT_CORRECTED, rd, q->m, geo, &out->ppt_corrected,
-                                err);
+      !(st = pascal_expected_misses(PASCAL_HIT_PPT_PUBLISHED, rd, q->m, geo, &out->ppt_published,
+                                    err)))
+    st = pascal_expected_misses(PASCAL_HIT_PPT_CORRECTED, rd, q->m, geo, &out->ppt_corrected, err);
   free(rd);
   return st;
 }
@@ -236,16 +235,14 @@ static pascal_status sim_plan(const pascal_codec_simulate_query *q, uint64_t *pe
   if (__builtin_mul_overflow(run, (uint64_t)q->m, &total) ||
       __builtin_mul_overflow(total, (uint64_t)repeats, &total) || total > SIM_REQUESTS_MAX)
     return pascal_error_set(err, PASCAL_EINVAL, q->rounds ? "rounds" : "N",
-                            "the simulation would exceed %" PRIu64 " requests",
-                            SIM_REQUESTS_MAX);
+                            "the simulation would exceed %" PRIu64 " requests", SIM_REQUESTS_MAX);
   *periods = p;
   *rounds = h;
   return PASCAL_OK;
 }
 
 static pascal_status run_simulation(const pascal_codec_simulate_query *q, uint64_t periods,
-                                    uint64_t rounds, pascal_sim_ttl_result *out,
-                                    pascal_error *err)
+                                    uint64_t rounds, pascal_sim_ttl_result *out, pascal_error *err)
 {
   memset(out, 0, sizeof *out);
   switch (q->policy) {
@@ -254,11 +251,10 @@ static pascal_status run_simulation(const pascal_codec_simulate_query *q, uint64
   case PASCAL_CODEC_POLICY_LRU:
     return pascal_sim_lru_phases(q->n, q->c, q->phases, q->m, periods, &out->sim, err);
   case PASCAL_CODEC_POLICY_BELADY:
-  case PASCAL_CODEC_POLICY_BELADY_BYPASS:
-    break;
+  case PASCAL_CODEC_POLICY_BELADY_BYPASS: break;
   }
-  pascal_belady_variant v = q->policy == PASCAL_CODEC_POLICY_BELADY ? PASCAL_BELADY_FORCED
-                                                                    : PASCAL_BELADY_BYPASS;
+  pascal_belady_variant v =
+      q->policy == PASCAL_CODEC_POLICY_BELADY ? PASCAL_BELADY_FORCED : PASCAL_BELADY_BYPASS;
   return pascal_sim_belady_phases(q->n, q->c, q->phases, q->m, v, rounds, &out->sim, err);
 }
 
@@ -292,8 +288,8 @@ pascal_status pascal_codec_simulate(const pascal_codec_simulate_query *q, json_t
        (st = codec_set(obj, "occupancy", codec_uint(r.occupancy), err))))
     goto fail;
   if (q->policy >= PASCAL_CODEC_POLICY_BELADY &&
-      (st = codec_set(obj, "horizon_correction",
-                      codec_real((double)q->n / (double)r.sim.rounds), err)))
+      (st = codec_set(obj, "horizon_correction", codec_real((double)q->n / (double)r.sim.rounds),
+                      err)))
     goto fail;
   *out = obj;
   return PASCAL_OK;
@@ -327,9 +323,8 @@ pascal_status pascal_codec_coherence(uint64_t sigma, uint64_t c, uint64_t m, uin
   return PASCAL_OK;
 }
 
-pascal_status pascal_codec_feedback(double alpha, double beta, uint32_t d,
-                                    double lambda_hit, double lambda_miss, json_t **out,
-                                    pascal_error *err)
+pascal_status pascal_codec_feedback(double alpha, double beta, uint32_t d, double lambda_hit,
+                                    double lambda_miss, json_t **out, pascal_error *err)
 {
   pascal_feedback_params p = {alpha, beta, d};
   pascal_feedback_summary s;

@@ -12,10 +12,10 @@
 
 #include "ctx.h"
 
-#define PD_TOKEN_PREFIX "pasc_"
-#define PD_TOKEN_RANDOM_BYTES 32                    /* 256 bits */
-#define PD_TOKEN_LEN (5 + 2 * PD_TOKEN_RANDOM_BYTES) /* prefix + hex */
-#define PD_HASH_HEX 65                              /* 64 hex + NUL */
+#define PD_TOKEN_PREFIX       "pasc_"
+#define PD_TOKEN_RANDOM_BYTES 32                              /* 256 bits */
+#define PD_TOKEN_LEN          (5 + 2 * PD_TOKEN_RANDOM_BYTES) /* prefix + hex */
+#define PD_HASH_HEX           65                              /* 64 hex + NUL */
 
 /* Write 2 * nbytes lowercase hex digits of getrandom() output and a NUL to
  * `out` (nbytes <= 64; bearer tokens, lease tokens). 0, or -1 when the kernel
@@ -29,8 +29,8 @@ void pd_token_hash(const char *token, char out[PD_HASH_HEX]);
 int pd_ct_equal(const char *a, const char *b, size_t n);
 
 typedef enum pd_auth_result {
-  PD_AUTH_ABSENT = 0, /* no Authorization header */
-  PD_AUTH_INVALID,    /* malformed, unknown or revoked token */
+  PD_AUTH_ABSENT = 0,  /* no Authorization header */
+  PD_AUTH_INVALID,     /* malformed, unknown or revoked token */
   PD_AUTH_UNAVAILABLE, /* the store could not be read: say 503, not 401, so
                           that clients retry instead of giving up on the token */
   PD_AUTH_OK

@@ -31,19 +31,22 @@
 #include "runs.h"
 
 /* The store keeps the 64 hex digits of the codec's "sha256:<hex>". */
-static const char *hash_hex(const char *codec_hash) {
+static const char *hash_hex(const char *codec_hash)
+{
   return strncmp(codec_hash, "sha256:", 7) == 0 ? codec_hash + 7 : codec_hash;
 }
 
-static pascal_status store_fail(int st, pascal_error *err, pd_calib_outcome *o) {
+static pascal_status store_fail(int st, pascal_error *err, pd_calib_outcome *o)
+{
   o->store_status = st;
   return err && err->status != PASCAL_OK ? err->status : PASCAL_EINVAL;
 }
 
 /* LOKO report as JSON, or JSON null when the calibration has fewer than two
  * keys (nothing can be held out). */
-static pascal_status loko_json(const pascal_calibration *cal, pascal_loko_report *rep,
-                               int *have, json_t **out, pascal_error *err) {
+static pascal_status loko_json(const pascal_calibration *cal, pascal_loko_report *rep, int *have,
+                               json_t **out, pascal_error *err)
+{
   *have = 0;
   pascal_error lerr;
   pascal_error_clear(&lerr);
@@ -55,8 +58,9 @@ static pascal_status loko_json(const pascal_calibration *cal, pascal_loko_report
   return pascal_codec_report_encode(cal, rep, out, err);
 }
 
-pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id,
-                              pd_calib_outcome *o, pascal_error *err) {
+pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_calib_outcome *o,
+                              pascal_error *err)
+{
   memset(o, 0, sizeof *o);
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
@@ -77,7 +81,8 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id,
       (st = pascal_validation_build(&b.cal, model, have_loko ? &loko : NULL, &valid, err)))
     goto done;
   if (b.frozen) { /* keep its text; the stored model must match ours */
-    if ((st = pascal_codec_bundle_check_model(&b, model, err))) goto done;
+    if ((st = pascal_codec_bundle_check_model(&b, model, err)))
+      goto done;
     frozen = json_incref((json_t *)doc);
     snprintf(hash, sizeof hash, "%s", b.content_hash);
   } else {
@@ -99,9 +104,11 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id,
     int held = i >= n_fit;
     size_t j = held ? i - n_fit : i;
     if (b.cal.workload == PASCAL_WORKLOAD_SCAN)
-      pd_measurement_from_scan(held ? &b.cal.heldout_scan_runs[j] : &b.cal.scan_runs[j], held, &ms[i]);
+      pd_measurement_from_scan(held ? &b.cal.heldout_scan_runs[j] : &b.cal.scan_runs[j], held,
+                               &ms[i]);
     else
-      pd_measurement_from_gemm(held ? &b.cal.heldout_gemm_runs[j] : &b.cal.gemm_runs[j], held, &ms[i]);
+      pd_measurement_from_gemm(held ? &b.cal.heldout_gemm_runs[j] : &b.cal.gemm_runs[j], held,
+                               &ms[i]);
   }
   pascal_store_device dev;
   memset(&dev, 0, sizeof dev);
@@ -112,14 +119,14 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id,
   dev.block_bytes = b.cal.device.block_bytes;
   int sst = pascal_store_calibration_import_as(
       ctx->store, as_id, &dev,
-      b.cal.workload == PASCAL_WORKLOAD_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN, NULL, ms,
-      n, bundle_text, report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created,
-      err);
+      b.cal.workload == PASCAL_WORKLOAD_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN, NULL, ms, n,
+      bundle_text, report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created, err);
   if (sst != PASCAL_STORE_OK) {
     st = store_fail(sst, err, o);
     goto done;
   }
-  if (pd_registry_add(ctx->registry, o->id, model, &valid) == 0) model = NULL; /* now owned */
+  if (pd_registry_add(ctx->registry, o->id, model, &valid) == 0)
+    model = NULL; /* now owned */
 done:
   pascal_validation_free(&valid);
   free(ms);
@@ -127,7 +134,8 @@ done:
   free(report_text);
   json_decref(report);
   json_decref(frozen);
-  if (have_loko) pascal_loko_report_free(&loko);
+  if (have_loko)
+    pascal_loko_report_free(&loko);
   pascal_model_free(model);
   pascal_codec_bundle_free(&b);
   return st;
@@ -136,14 +144,16 @@ done:
 /* Rebuild the core calibration of a collecting calibration from the store. */
 static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_calibration *c,
                                             pascal_calibration *cal, pd_calib_outcome *o,
-                                            pascal_error *err) {
+                                            pascal_error *err)
+{
   pascal_store_device dev;
   pascal_store_measurement *ms = NULL;
   size_t n = 0;
   int sst = pascal_store_device_get(ctx->store, c->device, &dev, err);
   if (sst == PASCAL_STORE_OK)
     sst = pascal_store_measurement_list(ctx->store, c->id, &ms, &n, err);
-  if (sst != PASCAL_STORE_OK) return store_fail(sst, err, o);
+  if (sst != PASCAL_STORE_OK)
+    return store_fail(sst, err, o);
   pascal_calibration_init(cal, c->workload == PASCAL_STORE_GEMM ? PASCAL_WORKLOAD_GEMM
                                                                 : PASCAL_WORKLOAD_SCAN);
   snprintf(cal->device.name, sizeof cal->device.name, "%s", dev.name);
@@ -163,7 +173,8 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
   return st;
 }
 
-pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pascal_error *err) {
+pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pascal_error *err)
+{
   memset(o, 0, sizeof *o);
   o->id = id;
   pascal_store_calibration c;
@@ -185,11 +196,12 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
   if (c.state != PASCAL_STORE_COLLECTING || c.jobs[PASCAL_STORE_DONE] != c.jobs_total) {
     o->store_status = PASCAL_STORE_CONFLICT;
     st = c.state != PASCAL_STORE_COLLECTING
-             ? pascal_error_set(err, PASCAL_EREFUSED, "state", "calibration %lld is %s, not collecting",
-                                (long long)id, pascal_store_cal_state_name(c.state))
+             ? pascal_error_set(err, PASCAL_EREFUSED, "state",
+                                "calibration %lld is %s, not collecting", (long long)id,
+                                pascal_store_cal_state_name(c.state))
              : pascal_error_set(err, PASCAL_EREFUSED, "jobs",
-                                "calibration %lld has %lld of %lld jobs not done",
-                                (long long)id, (long long)(c.jobs_total - c.jobs[PASCAL_STORE_DONE]),
+                                "calibration %lld has %lld of %lld jobs not done", (long long)id,
+                                (long long)(c.jobs_total - c.jobs[PASCAL_STORE_DONE]),
                                 (long long)c.jobs_total);
     goto done;
   }
@@ -200,7 +212,8 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
     goto done;
   prov = json_pack("{s:s,s:s,s:I,s:s}", "source", strcmp(cal.device.arch, "sim") ? "cuda" : "sim",
                    "producer", "pascald", "calibration", (json_int_t)id, "device", cal.device.name);
-  if ((st = pascal_codec_bundle_encode(&cal, prov, model, have_loko ? &loko : NULL, &frozen, err)) ||
+  if ((st =
+           pascal_codec_bundle_encode(&cal, prov, model, have_loko ? &loko : NULL, &frozen, err)) ||
       (st = pascal_codec_bundle_hash(&cal, hash, err)))
     goto done;
   bundle_text = pascal_codec_dump(frozen, 0);
@@ -215,7 +228,8 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
     st = store_fail(sst, err, o);
     goto done;
   }
-  if (pd_registry_add(ctx->registry, id, model, &valid) == 0) model = NULL;
+  if (pd_registry_add(ctx->registry, id, model, &valid) == 0)
+    model = NULL;
   o->created = 1;
 done:
   pascal_validation_free(&valid);
@@ -224,7 +238,8 @@ done:
   json_decref(report);
   json_decref(frozen);
   json_decref(prov);
-  if (have_loko) pascal_loko_report_free(&loko);
+  if (have_loko)
+    pascal_loko_report_free(&loko);
   pascal_model_free(model);
   pascal_calibration_free(&cal);
   pascal_store_calibration_clear(&c);
@@ -232,8 +247,8 @@ done:
 }
 
 /* Fit a stored frozen bundle and add it to the registry. */
-static pascal_status load_frozen(pd_ctx *ctx, const pascal_store_calibration *c,
-                                 pascal_error *err) {
+static pascal_status load_frozen(pd_ctx *ctx, const pascal_store_calibration *c, pascal_error *err)
+{
   json_t *doc = NULL;
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
@@ -247,7 +262,8 @@ static pascal_status load_frozen(pd_ctx *ctx, const pascal_store_calibration *c,
       (st = pascal_model_fit(&b.cal, &model, err)) ||
       (st = pascal_validation_build(&b.cal, model, NULL, &valid, err)))
     goto done;
-  if (pd_registry_add(ctx->registry, c->id, model, &valid) == 0) model = NULL;
+  if (pd_registry_add(ctx->registry, c->id, model, &valid) == 0)
+    model = NULL;
 done:
   pascal_validation_free(&valid);
   pascal_model_free(model);
@@ -256,13 +272,15 @@ done:
   return st;
 }
 
-static int json_name(const struct dirent *e) {
+static int json_name(const struct dirent *e)
+{
   size_t n = strlen(e->d_name);
   return n > 5 && e->d_name[0] != '.' && strcmp(e->d_name + n - 5, ".json") == 0;
 }
 
 /* First run: import the shipped bundles. Problems are reported, not fatal. */
-static void import_dir(pd_ctx *ctx, const char *dir) {
+static void import_dir(pd_ctx *ctx, const char *dir)
+{
   struct dirent **names = NULL;
   int n = scandir(dir, &names, json_name, alphasort);
   if (n < 0) {
@@ -288,7 +306,8 @@ static void import_dir(pd_ctx *ctx, const char *dir) {
   free(names);
 }
 
-int pd_calib_startup(pd_ctx *ctx, char *msg, size_t msglen) {
+int pd_calib_startup(pd_ctx *ctx, char *msg, size_t msglen)
+{
   pascal_error err;
   pascal_error_clear(&err);
   pascal_store_calibration *list = NULL;
@@ -311,11 +330,12 @@ int pd_calib_startup(pd_ctx *ctx, char *msg, size_t msglen) {
     pd_registry_rdlock(ctx->registry);
     int loaded = pd_registry_by_id(ctx->registry, list[i].id) != NULL;
     pd_registry_unlock(ctx->registry);
-    if (loaded) continue;
+    if (loaded)
+      continue;
     pascal_error_clear(&err);
     if (load_frozen(ctx, &list[i], &err) != PASCAL_OK)
-      fprintf(stderr, "pascald: frozen calibration %lld not loaded: %s\n",
-              (long long)list[i].id, err.message);
+      fprintf(stderr, "pascald: frozen calibration %lld not loaded: %s\n", (long long)list[i].id,
+              err.message);
   }
   pascal_store_calibration_array_free(list, n);
   return 0;

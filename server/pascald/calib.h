@@ -18,7 +18,7 @@
  * otherwise the pascal_error describes a bad bundle or measurement. */
 typedef struct pd_calib_outcome {
   int64_t id;
-  int created;      /* import: 0 when the same bundle was already there */
+  int created; /* import: 0 when the same bundle was already there */
   int store_status;
 } pd_calib_outcome;
 
@@ -27,8 +27,8 @@ pascal_status pd_calib_freeze(pd_ctx *ctx, int64_t id, pd_calib_outcome *o, pasc
 
 /* Import a pascal-calibration/1 document (frozen on import). as_id > 0:
  * the id it must take (a replica keeps its primary's ids), else 0. */
-pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id,
-                              pd_calib_outcome *o, pascal_error *err);
+pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_calib_outcome *o,
+                              pascal_error *err);
 
 /* Load every frozen calibration into memory; on a database with no
  * calibration at all, import the *.json files of cfg.bundles_dir first. */

@@ -15,14 +15,28 @@
 #include "cors.h"
 #include "replica.h"
 
-static const char *const config_keys[] = {
-    "listen",           "db",       "bundles",  "lease_seconds", "max_attempts",
-    "threads",          "connection_limit",     "connection_timeout",
-    "body_max",         "batch_max", "auth_reads", "cors_origins", "cors_max_age",
-    "request_deadline", "connection_limit_per_ip", "read_only",
-    "replica_of",       "replica_interval", NULL};
+static const char *const config_keys[] = {"listen",
+                                          "db",
+                                          "bundles",
+                                          "lease_seconds",
+                                          "max_attempts",
+                                          "threads",
+                                          "connection_limit",
+                                          "connection_timeout",
+                                          "body_max",
+                                          "batch_max",
+                                          "auth_reads",
+                                          "cors_origins",
+                                          "cors_max_age",
+                                          "request_deadline",
+                                          "connection_limit_per_ip",
+                                          "read_only",
+                                          "replica_of",
+                                          "replica_interval",
+                                          NULL};
 
-void pd_config_defaults(pd_config *cfg) {
+void pd_config_defaults(pd_config *cfg)
+{
   memset(cfg, 0, sizeof *cfg);
   snprintf(cfg->listen_host, sizeof cfg->listen_host, "127.0.0.1");
   cfg->listen_port = 8080;
@@ -54,46 +68,66 @@ void pd_config_defaults(pd_config *cfg) {
   cfg->replica_interval_s = 5;
 }
 
-static int parse_uint(const char *v, unsigned long lo, unsigned long hi, unsigned long *out) {
-  if (!v || !*v || !isdigit((unsigned char)*v)) return -1;
+static int parse_uint(const char *v, unsigned long lo, unsigned long hi, unsigned long *out)
+{
+  if (!v || !*v || !isdigit((unsigned char)*v))
+    return -1;
   errno = 0;
   char *end = NULL;
   unsigned long x = strtoul(v, &end, 10);
-  if (errno || *end || x < lo || x > hi) return -1;
+  if (errno || *end || x < lo || x > hi)
+    return -1;
   *out = x;
   return 0;
 }
 
-static int parse_listen(pd_config *cfg, const char *v) {
+static int parse_listen(pd_config *cfg, const char *v)
+{
   const char *colon = strrchr(v, ':');
-  if (!colon || colon == v) return -1;
+  if (!colon || colon == v)
+    return -1;
   size_t hl = (size_t)(colon - v);
   const char *h = v;
-  if (h[0] == '[' && hl >= 2 && h[hl - 1] == ']') { h++; hl -= 2; } /* [::1]:8080 */
-  if (hl == 0 || hl >= sizeof cfg->listen_host) return -1;
+  if (h[0] == '[' && hl >= 2 && h[hl - 1] == ']') {
+    h++;
+    hl -= 2;
+  } /* [::1]:8080 */
+  if (hl == 0 || hl >= sizeof cfg->listen_host)
+    return -1;
   unsigned long port;
-  if (parse_uint(colon + 1, 0, 65535, &port)) return -1;
+  if (parse_uint(colon + 1, 0, 65535, &port))
+    return -1;
   memcpy(cfg->listen_host, h, hl);
   cfg->listen_host[hl] = '\0';
   cfg->listen_port = (unsigned)port;
   return 0;
 }
 
-static int parse_bool(const char *v, int *out) {
-  if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on")) *out = 1;
-  else if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off")) *out = 0;
-  else return -1;
+static int parse_bool(const char *v, int *out)
+{
+  if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on"))
+    *out = 1;
+  else if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off"))
+    *out = 0;
+  else
+    return -1;
   return 0;
 }
 
-int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg, size_t msglen) {
+int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg, size_t msglen)
+{
   unsigned long x;
   int ok = -1;
-  if (!strcmp(key, "listen")) ok = parse_listen(cfg, value);
+  if (!strcmp(key, "listen"))
+    ok = parse_listen(cfg, value);
   else if (!strcmp(key, "db"))
-    ok = (*value && strlen(value) < sizeof cfg->db_path) ? (snprintf(cfg->db_path, sizeof cfg->db_path, "%s", value), 0) : -1;
+    ok = (*value && strlen(value) < sizeof cfg->db_path)
+             ? (snprintf(cfg->db_path, sizeof cfg->db_path, "%s", value), 0)
+             : -1;
   else if (!strcmp(key, "bundles"))
-    ok = strlen(value) < sizeof cfg->bundles_dir ? (snprintf(cfg->bundles_dir, sizeof cfg->bundles_dir, "%s", value), 0) : -1;
+    ok = strlen(value) < sizeof cfg->bundles_dir
+             ? (snprintf(cfg->bundles_dir, sizeof cfg->bundles_dir, "%s", value), 0)
+             : -1;
   else if (!strcmp(key, "lease_seconds"))
     ok = parse_uint(value, 1, 86400, &x) ? -1 : (cfg->lease_seconds = (unsigned)x, 0);
   else if (!strcmp(key, "max_attempts"))
@@ -128,25 +162,29 @@ int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg,
     }
     memcpy(cfg->cors_origins, list, sizeof list);
     return 0;
-  }
-  else if (!strcmp(key, "read_only"))
+  } else if (!strcmp(key, "read_only"))
     ok = parse_bool(value, &cfg->read_only);
   else {
     snprintf(msg, msglen, "unknown option '%s'", key);
     return -1;
   }
-  if (ok) snprintf(msg, msglen, "invalid value '%s' for %s", value, key);
+  if (ok)
+    snprintf(msg, msglen, "invalid value '%s' for %s", value, key);
   return ok;
 }
 
-static char *trim(char *s) {
-  while (isspace((unsigned char)*s)) s++;
+static char *trim(char *s)
+{
+  while (isspace((unsigned char)*s))
+    s++;
   char *e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
+  while (e > s && isspace((unsigned char)e[-1]))
+    *--e = '\0';
   return s;
 }
 
-static int load_file(pd_config *cfg, const char *path, char *msg, size_t msglen) {
+static int load_file(pd_config *cfg, const char *path, char *msg, size_t msglen)
+{
   FILE *f = fopen(path, "r");
   if (!f) {
     snprintf(msg, msglen, "cannot open config file %s: %s", path, strerror(errno));
@@ -166,9 +204,11 @@ static int load_file(pd_config *cfg, const char *path, char *msg, size_t msglen)
       break;
     }
     char *hash = strchr(line, '#');
-    if (hash) *hash = '\0';
+    if (hash)
+      *hash = '\0';
     char *s = trim(line);
-    if (!*s) continue;
+    if (!*s)
+      continue;
     char *eq = strchr(s, '=');
     if (!eq) {
       snprintf(msg, msglen, "%s:%d: expected key = value", path, lineno);
@@ -178,7 +218,10 @@ static int load_file(pd_config *cfg, const char *path, char *msg, size_t msglen)
     *eq = '\0';
     char *key = trim(s), *val = trim(eq + 1);
     size_t vl = strlen(val);
-    if (vl >= 2 && val[0] == '"' && val[vl - 1] == '"') { val[vl - 1] = '\0'; val++; }
+    if (vl >= 2 && val[0] == '"' && val[vl - 1] == '"') {
+      val[vl - 1] = '\0';
+      val++;
+    }
     if (pd_config_set(cfg, key, val, inner, sizeof inner)) {
       snprintf(msg, msglen, "%s:%d: %s", path, lineno, inner);
       rc = -1;
@@ -188,7 +231,8 @@ static int load_file(pd_config *cfg, const char *path, char *msg, size_t msglen)
   return rc;
 }
 
-static int load_env(pd_config *cfg, char *msg, size_t msglen) {
+static int load_env(pd_config *cfg, char *msg, size_t msglen)
+{
   for (size_t i = 0; config_keys[i]; i++) {
     char name[64] = "PASCAL_";
     size_t n = strlen(name);
@@ -196,7 +240,8 @@ static int load_env(pd_config *cfg, char *msg, size_t msglen) {
       name[n++] = (char)toupper((unsigned char)*k);
     name[n] = '\0';
     const char *v = getenv(name);
-    if (v && pd_config_set(cfg, config_keys[i], v, msg, msglen)) return -1;
+    if (v && pd_config_set(cfg, config_keys[i], v, msg, msglen))
+      return -1;
   }
   return 0;
 }
@@ -204,23 +249,35 @@ static int load_env(pd_config *cfg, char *msg, size_t msglen) {
 /* Split "--key=value" / "--key value" into key (with '_') and value. Flags
  * without value: --auth-reads, --read-only. Returns the number of argv slots
  * used or -1. */
-static int flag_at(int argc, char **argv, int i, char *key, size_t keylen, const char **value) {
+static int flag_at(int argc, char **argv, int i, char *key, size_t keylen, const char **value)
+{
   const char *a = argv[i];
-  if (strncmp(a, "--", 2) != 0) return -1;
+  if (strncmp(a, "--", 2) != 0)
+    return -1;
   a += 2;
   const char *eq = strchr(a, '=');
   size_t kl = eq ? (size_t)(eq - a) : strlen(a);
-  if (kl == 0 || kl >= keylen) return -1;
-  for (size_t k = 0; k < kl; k++) key[k] = a[k] == '-' ? '_' : a[k];
+  if (kl == 0 || kl >= keylen)
+    return -1;
+  for (size_t k = 0; k < kl; k++)
+    key[k] = a[k] == '-' ? '_' : a[k];
   key[kl] = '\0';
-  if (eq) { *value = eq + 1; return 1; }
-  if (!strcmp(key, "auth_reads") || !strcmp(key, "read_only")) { *value = "true"; return 1; }
-  if (i + 1 >= argc) return -1;
+  if (eq) {
+    *value = eq + 1;
+    return 1;
+  }
+  if (!strcmp(key, "auth_reads") || !strcmp(key, "read_only")) {
+    *value = "true";
+    return 1;
+  }
+  if (i + 1 >= argc)
+    return -1;
   *value = argv[i + 1];
   return 2;
 }
 
-int pd_config_load(pd_config *cfg, int argc, char **argv, char *msg, size_t msglen) {
+int pd_config_load(pd_config *cfg, int argc, char **argv, char *msg, size_t msglen)
+{
   pd_config_defaults(cfg);
   char key[64];
   const char *value = NULL;
@@ -232,14 +289,18 @@ int pd_config_load(pd_config *cfg, int argc, char **argv, char *msg, size_t msgl
       snprintf(msg, msglen, "bad argument '%s' (flags are --key value)", argv[i]);
       return -1;
     }
-    if (!strcmp(key, "config")) file = value;
+    if (!strcmp(key, "config"))
+      file = value;
     i += used;
   }
-  if (file && load_file(cfg, file, msg, msglen)) return -1;
-  if (load_env(cfg, msg, msglen)) return -1;
+  if (file && load_file(cfg, file, msg, msglen))
+    return -1;
+  if (load_env(cfg, msg, msglen))
+    return -1;
   for (int i = 0; i < argc;) {
     int used = flag_at(argc, argv, i, key, sizeof key, &value);
-    if (strcmp(key, "config") != 0 && pd_config_set(cfg, key, value, msg, msglen)) return -1;
+    if (strcmp(key, "config") != 0 && pd_config_set(cfg, key, value, msg, msglen))
+      return -1;
     i += used;
   }
   if (cfg->threads == 0) {

@@ -34,12 +34,12 @@
 typedef struct pd_sock {
   struct pd_sock *prev, *next; /* the live list, under pd_conns.lock */
   int fd;
-  atomic_llong since_ns;  /* when the wait for the current request began */
-  atomic_int answering;   /* 1 from the answer until the request completes */
-  atomic_int doomed;      /* too many query parameters: shut down now */
-  int swept;              /* shut down by the sweeper already */
-  int nul_in_url;         /* written and read by the connection's MHD thread */
-  unsigned decoded;       /* strings URL-decoded in this request (MHD thread) */
+  atomic_llong since_ns; /* when the wait for the current request began */
+  atomic_int answering;  /* 1 from the answer until the request completes */
+  atomic_int doomed;     /* too many query parameters: shut down now */
+  int swept;             /* shut down by the sweeper already */
+  int nul_in_url;        /* written and read by the connection's MHD thread */
+  unsigned decoded;      /* strings URL-decoded in this request (MHD thread) */
 } pd_sock;
 
 struct pd_conns {
@@ -55,9 +55,11 @@ struct pd_conns {
   atomic_ullong refused, expired;
 };
 
-int pd_conns_new(unsigned limit, unsigned deadline_s, pd_conns **out) {
+int pd_conns_new(unsigned limit, unsigned deadline_s, pd_conns **out)
+{
   pd_conns *c = calloc(1, sizeof *c);
-  if (!c) return -1;
+  if (!c)
+    return -1;
   pthread_mutex_init(&c->lock, NULL);
   pthread_condattr_t ca;
   pthread_condattr_init(&ca);
@@ -73,38 +75,45 @@ int pd_conns_new(unsigned limit, unsigned deadline_s, pd_conns **out) {
   return 0;
 }
 
-void pd_conns_free(pd_conns *c) {
-  if (!c) return;
+void pd_conns_free(pd_conns *c)
+{
+  if (!c)
+    return;
   pd_conns_stop(c);
   pthread_mutex_destroy(&c->lock);
   pthread_cond_destroy(&c->wake);
   free(c);
 }
 
-enum MHD_Result pd_conns_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen) {
+enum MHD_Result pd_conns_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
   pd_conns *c = cls;
   (void)addr;
   (void)addrlen;
-  if (atomic_load_explicit(&c->count, memory_order_relaxed) < c->limit) return MHD_YES;
+  if (atomic_load_explicit(&c->count, memory_order_relaxed) < c->limit)
+    return MHD_YES;
   atomic_fetch_add_explicit(&c->refused, 1, memory_order_relaxed);
   return MHD_NO; /* MHD closes the socket at once */
 }
 
 void pd_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
-                     enum MHD_ConnectionNotificationCode code) {
+                     enum MHD_ConnectionNotificationCode code)
+{
   pd_conns *c = cls;
   if (code == MHD_CONNECTION_NOTIFY_STARTED) {
     pd_sock *s = calloc(1, sizeof *s);
     const union MHD_ConnectionInfo *fd =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (!s) return; /* the connection lives on without a deadline */
+    if (!s)
+      return; /* the connection lives on without a deadline */
     s->fd = fd ? fd->connect_fd : -1;
     atomic_init(&s->since_ns, (long long)pd_now_ns());
     atomic_init(&s->answering, 0);
     atomic_init(&s->doomed, 0);
     pthread_mutex_lock(&c->lock);
     s->next = c->live;
-    if (c->live) c->live->prev = s;
+    if (c->live)
+      c->live->prev = s;
     c->live = s;
     pthread_mutex_unlock(&c->lock);
     atomic_fetch_add_explicit(&c->count, 1, memory_order_relaxed);
@@ -112,53 +121,68 @@ void pd_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_conte
     return;
   }
   pd_sock *s = *socket_context;
-  if (!s) return;
+  if (!s)
+    return;
   /* Unlinked before MHD closes the descriptor: the sweeper, which holds the
    * lock while it calls shutdown(), never sees a closed or reused fd. */
   pthread_mutex_lock(&c->lock);
-  if (s->prev) s->prev->next = s->next;
-  else c->live = s->next;
-  if (s->next) s->next->prev = s->prev;
+  if (s->prev)
+    s->prev->next = s->next;
+  else
+    c->live = s->next;
+  if (s->next)
+    s->next->prev = s->prev;
   pthread_mutex_unlock(&c->lock);
   atomic_fetch_sub_explicit(&c->count, 1, memory_order_relaxed);
   free(s);
   *socket_context = NULL;
 }
 
-static pd_sock *sock_of(struct MHD_Connection *conn) {
+static pd_sock *sock_of(struct MHD_Connection *conn)
+{
   const union MHD_ConnectionInfo *i =
       MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
   return i ? i->socket_context : NULL;
 }
 
-size_t pd_conns_unescape(void *cls, struct MHD_Connection *conn, char *s) {
+size_t pd_conns_unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
   (void)cls;
   size_t n = MHD_http_unescape(s);
   pd_sock *k = sock_of(conn);
-  if (!k) return n;
-  if (strlen(s) != n) k->nul_in_url = 1;
-  if (++k->decoded > 2 * PD_QUERY_PARAMS_MAX + 1) atomic_store(&k->doomed, 1);
+  if (!k)
+    return n;
+  if (strlen(s) != n)
+    k->nul_in_url = 1;
+  if (++k->decoded > 2 * PD_QUERY_PARAMS_MAX + 1)
+    atomic_store(&k->doomed, 1);
   return n;
 }
 
-int pd_conns_too_many_params(struct MHD_Connection *conn) {
+int pd_conns_too_many_params(struct MHD_Connection *conn)
+{
   pd_sock *s = sock_of(conn);
   return s && atomic_load(&s->doomed);
 }
 
-int pd_conns_nul_in_url(struct MHD_Connection *conn) {
+int pd_conns_nul_in_url(struct MHD_Connection *conn)
+{
   pd_sock *s = sock_of(conn);
   return s && s->nul_in_url;
 }
 
-void pd_conns_answering(struct MHD_Connection *conn) {
+void pd_conns_answering(struct MHD_Connection *conn)
+{
   pd_sock *s = sock_of(conn);
-  if (s) atomic_store(&s->answering, 1);
+  if (s)
+    atomic_store(&s->answering, 1);
 }
 
-void pd_conns_request_done(struct MHD_Connection *conn) {
+void pd_conns_request_done(struct MHD_Connection *conn)
+{
   pd_sock *s = sock_of(conn);
-  if (!s) return;
+  if (!s)
+    return;
   s->nul_in_url = 0;
   s->decoded = 0;
   atomic_store(&s->since_ns, (long long)pd_now_ns());
@@ -167,10 +191,12 @@ void pd_conns_request_done(struct MHD_Connection *conn) {
 
 /* Every quarter of the deadline (at most 250 ms): shut down the connections
  * whose request is overdue, or doomed and not being answered. */
-static void *sweep(void *arg) {
+static void *sweep(void *arg)
+{
   pd_conns *c = arg;
   int64_t period = c->deadline_ns / 4;
-  if (period > 250000000LL) period = 250000000LL;
+  if (period > 250000000LL)
+    period = 250000000LL;
   pthread_mutex_lock(&c->lock);
   while (!c->stop) {
     struct timespec ts;
@@ -181,7 +207,8 @@ static void *sweep(void *arg) {
     pthread_cond_timedwait(&c->wake, &c->lock, &ts);
     long long now = (long long)pd_now_ns();
     for (pd_sock *s = c->live; s && !c->stop; s = s->next) {
-      if (s->swept || s->fd < 0) continue;
+      if (s->swept || s->fd < 0)
+        continue;
       if (atomic_load(&s->answering) ||
           (!atomic_load(&s->doomed) && now - atomic_load(&s->since_ns) <= c->deadline_ns))
         continue;
@@ -194,15 +221,19 @@ static void *sweep(void *arg) {
   return NULL;
 }
 
-int pd_conns_start(pd_conns *c) {
+int pd_conns_start(pd_conns *c)
+{
   c->stop = 0;
-  if (pthread_create(&c->sweeper, NULL, sweep, c)) return -1;
+  if (pthread_create(&c->sweeper, NULL, sweep, c))
+    return -1;
   c->sweeper_running = 1;
   return 0;
 }
 
-void pd_conns_stop(pd_conns *c) {
-  if (!c->sweeper_running) return;
+void pd_conns_stop(pd_conns *c)
+{
+  if (!c->sweeper_running)
+    return;
   pthread_mutex_lock(&c->lock);
   c->stop = 1;
   pthread_cond_signal(&c->wake);
@@ -211,7 +242,8 @@ void pd_conns_stop(pd_conns *c) {
   c->sweeper_running = 0;
 }
 
-void pd_conns_counts(pd_conns *c, unsigned *open, uint64_t *refused, uint64_t *expired) {
+void pd_conns_counts(pd_conns *c, unsigned *open, uint64_t *refused, uint64_t *expired)
+{
   *open = atomic_load(&c->count);
   *refused = atomic_load(&c->refused);
   *expired = atomic_load(&c->expired);

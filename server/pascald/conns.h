@@ -25,8 +25,8 @@ typedef struct pd_conns pd_conns;
 /* At most `limit` connections; each request due within deadline_s seconds. */
 int pd_conns_new(unsigned limit, unsigned deadline_s, pd_conns **out);
 void pd_conns_free(pd_conns *c); /* stops the sweeper first */
-int pd_conns_start(pd_conns *c);  /* start the sweeper thread */
-void pd_conns_stop(pd_conns *c);  /* stop and join it (idempotent) */
+int pd_conns_start(pd_conns *c); /* start the sweeper thread */
+void pd_conns_stop(pd_conns *c); /* stop and join it (idempotent) */
 
 /* MHD_OPTION_... callbacks; cls is the pd_conns. */
 enum MHD_Result pd_conns_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen);
@@ -35,10 +35,10 @@ void pd_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_conte
 size_t pd_conns_unescape(void *cls, struct MHD_Connection *conn, char *s);
 
 /* Per request, from the access handler's thread. */
-int pd_conns_nul_in_url(struct MHD_Connection *conn);    /* %00 decoded in the URL */
+int pd_conns_nul_in_url(struct MHD_Connection *conn);      /* %00 decoded in the URL */
 int pd_conns_too_many_params(struct MHD_Connection *conn); /* > PD_QUERY_PARAMS_MAX */
-void pd_conns_answering(struct MHD_Connection *conn);    /* deadline met: answering */
-void pd_conns_request_done(struct MHD_Connection *conn); /* next request's clock starts */
+void pd_conns_answering(struct MHD_Connection *conn);      /* deadline met: answering */
+void pd_conns_request_done(struct MHD_Connection *conn);   /* next request's clock starts */
 
 /* Open connections, refused (limit reached) and expired (deadline, or too
  * many query parameters) so far. */

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#define PD_CORS_ORIGINS_MAX 16
+#define PD_CORS_ORIGINS_MAX   16
 #define PD_CORS_ALLOW_HEADERS "Authorization, Content-Type"
 
 /* Validate a comma-separated origin list and write it to out without

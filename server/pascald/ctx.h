@@ -28,14 +28,14 @@ struct pd_ctx {
   pd_config cfg;
   pd_stats stats;
   struct MHD_Daemon *mhd;
-  struct pd_conns *conns;      /* connection policy (conns.h); thread-safe */
+  struct pd_conns *conns; /* connection policy (conns.h); thread-safe */
   unsigned bound_port;
-  struct pascal_store *store;  /* thread-safe: locks itself (store/pascal_store.h) */
-  pd_registry *registry;       /* thread-safe: rwlock inside (registry.h) */
-  pd_replica *replica;         /* replica mode state (replica.h), NULL on a primary */
-  pd_plot_cache *plots;        /* thread-safe: mutex inside (plot_cache.h) */
-  atomic_int stopping;         /* 1 once SIGTERM/SIGINT came: answers close their
-                                  connections (http.c); set by the main thread */
+  struct pascal_store *store; /* thread-safe: locks itself (store/pascal_store.h) */
+  pd_registry *registry;      /* thread-safe: rwlock inside (registry.h) */
+  pd_replica *replica;        /* replica mode state (replica.h), NULL on a primary */
+  pd_plot_cache *plots;       /* thread-safe: mutex inside (plot_cache.h) */
+  atomic_int stopping;        /* 1 once SIGTERM/SIGINT came: answers close their
+                                 connections (http.c); set by the main thread */
 };
 
 #endif

@@ -35,16 +35,16 @@ static pascal_status take(const json_t *body, pascal_store_device *dev, pascal_e
   json_t *obj = NULL;
   pascal_status st = PASCAL_OK;
   json_t *v = json_object_get(body, "capacity_probe");
-  if (v && !(st = pascal_codec_capacity_probe_decode(v, "capacity_probe", &core.capacity_probe,
-                                                     err)) &&
+  if (v &&
+      !(st = pascal_codec_capacity_probe_decode(v, "capacity_probe", &core.capacity_probe, err)) &&
       !(st = pascal_codec_capacity_probe_encode(&core.capacity_probe, &obj, err)))
     st = canonical(obj, "capacity_probe", dev->capacity_probe, sizeof dev->capacity_probe, err);
   v = json_object_get(body, "static_experiment");
   if (!st && v &&
       !(st = pascal_codec_static_table_decode(v, "static_experiment", &core.static_table, err)) &&
       !(st = pascal_codec_static_table_encode(&core.static_table, &obj, err)))
-    st = canonical(obj, "static_experiment", dev->static_experiment,
-                   sizeof dev->static_experiment, err);
+    st = canonical(obj, "static_experiment", dev->static_experiment, sizeof dev->static_experiment,
+                   err);
   return st;
 }
 
@@ -68,11 +68,11 @@ pascal_status pd_device_data_to_core(const pascal_store_device *dev, pascal_devi
     st = pascal_error_set(err, PASCAL_EFORMAT, probe ? "static_experiment" : "capacity_probe",
                           "the stored probe data of device %s is not JSON", dev->name);
   if (!st && probe)
-    st = pascal_codec_capacity_probe_decode(probe, "device.capacity_probe",
-                                            &core->capacity_probe, err);
+    st = pascal_codec_capacity_probe_decode(probe, "device.capacity_probe", &core->capacity_probe,
+                                            err);
   if (!st && table)
-    st = pascal_codec_static_table_decode(table, "device.static_experiment",
-                                          &core->static_table, err);
+    st = pascal_codec_static_table_decode(table, "device.static_experiment", &core->static_table,
+                                          err);
   core->has_capacity_probe = !st && probe;
   core->has_static_table = !st && table;
   json_decref(probe);

@@ -17,8 +17,8 @@
  * that name (unless `cuda_only`), else the one device with that CUDA name.
  * Returns 0, or -1 with rep filled (404 naming `field`; 503 when the store
  * cannot be read). */
-int pd_device_resolve(pd_ctx *ctx, const char *ref, const char *field, int cuda_only,
-                      char *name, pd_reply *rep);
+int pd_device_resolve(pd_ctx *ctx, const char *ref, const char *field, int cuda_only, char *name,
+                      pd_reply *rep);
 
 /* The device a prediction for `ref` uses, under the registry read lock:
  * `ref` itself when a frozen calibration of that name is loaded (no store

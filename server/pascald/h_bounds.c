@@ -20,9 +20,12 @@
 /* Phases cap: bounded by the body size already; this bounds GET and batch. */
 #define PD_PHASES_MAX 1000000u
 
-static void reply_codec(pd_reply *rep, pascal_status st, json_t *out, const pascal_error *err) {
-  if (st == PASCAL_OK) pd_reply_json(rep, 200, out);
-  else pd_reply_pascal_error(rep, err);
+static void reply_codec(pd_reply *rep, pascal_status st, json_t *out, const pascal_error *err)
+{
+  if (st == PASCAL_OK)
+    pd_reply_json(rep, 200, out);
+  else
+    pd_reply_pascal_error(rep, err);
 }
 
 #define PD_BOUNDS_RESERVE 1024 /* bytes: an answer for a few phases fits without regrowth */
@@ -30,7 +33,8 @@ static void reply_codec(pd_reply *rep, pascal_status st, json_t *out, const pasc
 /* The answer is streamed as text by the codec's writer (no Jansson tree),
  * the same document pascal_codec_bounds builds. */
 static void bounds_run(pd_reply *rep, uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
-                       uint64_t ways, uint64_t sets) {
+                       uint64_t ways, uint64_t sets)
+{
   pascal_codec_bounds_query q = {n, c, phases, m, ways, sets};
   pascal_jtext w;
   pascal_error err;
@@ -41,21 +45,26 @@ static void bounds_run(pd_reply *rep, uint64_t n, uint64_t c, const uint64_t *ph
   size_t len = 0;
   char *text = st == PASCAL_OK ? pascal_jtext_take(&w, &len) : NULL;
   pascal_jtext_free(&w);
-  if (st != PASCAL_OK) pd_reply_pascal_error(rep, &err);
-  else if (!text) pd_reply_error(rep, 500, "internal", NULL, "out of memory writing the answer");
-  else pd_reply_text(rep, 200, text, len, "application/json");
+  if (st != PASCAL_OK)
+    pd_reply_pascal_error(rep, &err);
+  else if (!text)
+    pd_reply_error(rep, 500, "internal", NULL, "out of memory writing the answer");
+  else
+    pd_reply_text(rep, 200, text, len, "application/json");
 }
 
 /* N, C, ways, sets: from a body (Jansson) or a query string, one check. */
 static int common_fields(const pd_fields *b, uint64_t *n, uint64_t *c, uint64_t *ways,
-                         uint64_t *sets, pd_reply *rep) {
+                         uint64_t *sets, pd_reply *rep)
+{
   return pd_field_u64(b, "N", 1, 1, UINT64_C(1) << 62, n, NULL, rep) ||
          pd_field_u64(b, "C", 1, 1, UINT64_C(1) << 62, c, NULL, rep) ||
          pd_field_u64(b, "ways", 0, 0, UINT64_C(1) << 62, ways, NULL, rep) < 0 ||
          pd_field_u64(b, "sets", 0, 0, UINT64_C(1) << 62, sets, NULL, rep) < 0;
 }
 
-void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   static const char *const allowed[] = {"N", "C", "phases", "ways", "sets", NULL};
   json_t *b = req->json;
   uint64_t n, c, ways = 0, sets = 0;
@@ -64,7 +73,8 @@ void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   int bad = pd_json_strict(b, allowed, NULL, rep) || pd_fields_from_json(b, &fs, rep) ||
             common_fields(&fs, &n, &c, &ways, &sets, rep);
   pd_fields_free(&fs);
-  if (bad) return;
+  if (bad)
+    return;
   json_t *ph = json_object_get(b, "phases");
   if (!json_is_array(ph) || json_array_size(ph) == 0 || json_array_size(ph) > PD_PHASES_MAX) {
     pd_reply_error(rep, 400, ph ? "invalid_type" : "missing_field", "phases",
@@ -93,9 +103,11 @@ void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
 }
 
 /* phases=0,4,9 (comma-separated decimal integers). */
-static int parse_phase_list(const char *s, uint64_t **out, size_t *m, pd_reply *rep) {
+static int parse_phase_list(const char *s, uint64_t **out, size_t *m, pd_reply *rep)
+{
   size_t cap = 1;
-  for (const char *p = s; *p; p++) cap += *p == ',';
+  for (const char *p = s; *p; p++)
+    cap += *p == ',';
   if (cap > PD_PHASES_MAX) {
     pd_reply_error(rep, 400, "out_of_range", "phases", "at most %u phases", PD_PHASES_MAX);
     return -1;
@@ -110,9 +122,11 @@ static int parse_phase_list(const char *s, uint64_t **out, size_t *m, pd_reply *
   for (;;) {
     char *end = NULL;
     errno = 0;
-    if (*p < '0' || *p > '9') break;
+    if (*p < '0' || *p > '9')
+      break;
     unsigned long long x = strtoull(p, &end, 10);
-    if (errno) break;
+    if (errno)
+      break;
     v[n++] = x;
     p = end;
     if (*p == '\0') {
@@ -120,7 +134,8 @@ static int parse_phase_list(const char *s, uint64_t **out, size_t *m, pd_reply *
       *m = n;
       return 0;
     }
-    if (*p != ',') break;
+    if (*p != ',')
+      break;
     p++;
   }
   free(v);
@@ -130,7 +145,8 @@ static int parse_phase_list(const char *s, uint64_t **out, size_t *m, pd_reply *
 }
 
 /* The query string is read straight into the query (no Jansson tree). */
-void pd_h_bounds_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_bounds_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   static const char *const strings[] = {"phases", NULL};
   static const char *const allowed[] = {"N", "C", "phases", "ways", "sets", NULL};
   pd_fields fs;
@@ -145,14 +161,17 @@ void pd_h_bounds_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     pd_reply_error(rep, 400, "missing_field", "phases", "field 'phases' is required");
     bad = 1;
   }
-  if (!bad) bad = parse_phase_list(ph->v.s, &phases, &m, rep);
+  if (!bad)
+    bad = parse_phase_list(ph->v.s, &phases, &m, rep);
   pd_fields_free(&fs);
-  if (bad) return;
+  if (bad)
+    return;
   bounds_run(rep, n, c, phases, m, ways, sets);
   free(phases);
 }
 
-void pd_h_coherence(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_coherence(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   static const char *const allowed[] = {"sigma", "C", "M", "E", NULL};
   json_t *b = req->json;
   uint64_t sigma, c, m, e;
@@ -169,7 +188,8 @@ void pd_h_coherence(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   reply_codec(rep, st, out, &err);
 }
 
-void pd_h_feedback(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_feedback(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   static const char *const allowed[] = {"alpha", "beta", "d", "lambda_hit", "lambda_miss", NULL};
   json_t *b = req->json;
   double alpha, beta, lh, lm;

@@ -27,31 +27,38 @@
  * its body size suggests, through a grid). */
 #define PD_PLAN_RUNS_MAX 100000u
 
-static void reply_calibration(pd_ctx *ctx, pd_reply *rep, int64_t id, unsigned status) {
+static void reply_calibration(pd_ctx *ctx, pd_reply *rep, int64_t id, unsigned status)
+{
   pascal_store_calibration c;
   memset(&c, 0, sizeof c);
   pascal_error err;
   pascal_error_clear(&err);
   int st = pascal_store_calibration_get(ctx->store, id, &c, &err);
-  if (st != PASCAL_STORE_OK) pd_reply_store_error(rep, st, &err);
-  else pd_reply_json(rep, status, pd_view_calibration(&c, 1));
+  if (st != PASCAL_STORE_OK)
+    pd_reply_store_error(rep, st, &err);
+  else
+    pd_reply_json(rep, status, pd_view_calibration(&c, 1));
   pascal_store_calibration_clear(&c);
 }
 
-static int64_t path_id(pd_request *req, pd_reply *rep) {
+static int64_t path_id(pd_request *req, pd_reply *rep)
+{
   int64_t id = pd_parse_id(req->params[0]);
-  if (id < 0) pd_reply_error(rep, 404, "not_found", "id", "no calibration '%.64s'", req->params[0]);
+  if (id < 0)
+    pd_reply_error(rep, 404, "not_found", "id", "no calibration '%.64s'", req->params[0]);
   return id;
 }
 
 /* Append the expansion of `plan` to *runs (*n entries so far), flagged
  * `heldout`. The total stays at most PD_PLAN_RUNS_MAX. */
 static pascal_status plan_runs(const pascal_plan *plan, int heldout, pascal_store_run **runs,
-                               size_t *n, pascal_error *err) {
+                               size_t *n, pascal_error *err)
+{
   pascal_plan_run *pr = NULL;
   size_t np = 0;
   pascal_status st = pascal_plan_expand(plan, &pr, &np, err);
-  if (st) return st;
+  if (st)
+    return st;
   if (np > PD_PLAN_RUNS_MAX - *n) {
     free(pr);
     return pascal_error_set(err, PASCAL_EINVAL, "", "plan expands to %zu runs (at most %u in all)",
@@ -73,7 +80,8 @@ static pascal_status plan_runs(const pascal_plan *plan, int heldout, pascal_stor
 /* Decode, expand and canonicalise one plan document; errors are replied
  * under `field` ("plan", "heldout"). */
 static int take_plan(const json_t *doc, const char *field, int heldout, pascal_plan *plan,
-                     pascal_store_run **runs, size_t *n, json_t **canon, pd_reply *rep) {
+                     pascal_store_run **runs, size_t *n, json_t **canon, pd_reply *rep)
+{
   pascal_error err;
   pascal_error_clear(&err);
   if (pascal_codec_plan_decode(doc, plan, &err) || plan_runs(plan, heldout, runs, n, &err) ||
@@ -92,7 +100,8 @@ static int take_plan(const json_t *doc, const char *field, int heldout, pascal_p
  * member (not both), a pascal-plan/1 of the plan's workload or a non-empty
  * array of them (parts expanded in order); NULL if none. *field names it. */
 static int heldout_doc(const json_t *body, const json_t *plan, const json_t **out,
-                       const char **field, pd_reply *rep) {
+                       const char **field, pd_reply *rep)
+{
   const json_t *outer = json_object_get(body, "heldout"), *inner = json_object_get(plan, "heldout");
   if (outer && inner) {
     pd_reply_error(rep, 400, "invalid_value", "heldout",
@@ -101,7 +110,8 @@ static int heldout_doc(const json_t *body, const json_t *plan, const json_t **ou
   }
   *out = outer ? outer : inner;
   *field = outer ? "heldout" : "plan.heldout";
-  if (!*out) return 0;
+  if (!*out)
+    return 0;
   size_t n = json_is_array(*out) ? json_array_size(*out) : 1;
   if (!json_is_object(*out) && !json_is_array(*out)) {
     pd_reply_error(rep, 400, "invalid_type", *field,
@@ -109,8 +119,8 @@ static int heldout_doc(const json_t *body, const json_t *plan, const json_t **ou
     return -1;
   }
   if (n == 0 || n > PD_PANEL_PARTS_MAX) {
-    pd_reply_error(rep, 400, "invalid_value", *field,
-                   "a held-out panel has 1 to %u parts, got %zu", PD_PANEL_PARTS_MAX, n);
+    pd_reply_error(rep, 400, "invalid_value", *field, "a held-out panel has 1 to %u parts, got %zu",
+                   PD_PANEL_PARTS_MAX, n);
     return -1;
   }
   return 0;
@@ -121,14 +131,17 @@ static int heldout_doc(const json_t *body, const json_t *plan, const json_t **ou
  * canonical panel (an object, or an array for an array) goes to *canon. */
 static int take_panel(const json_t *hj, const char *field, const pascal_plan *plan,
                       uint64_t capacity, pascal_store_run **runs, size_t *n, json_t **canon,
-                      pd_reply *rep) {
+                      pd_reply *rep)
+{
   int array = json_is_array(hj);
   size_t parts = array ? json_array_size(hj) : 1;
   *canon = array ? json_array() : NULL;
   for (size_t i = 0; i < parts; i++) {
     char name[48];
-    if (array) snprintf(name, sizeof name, "%s[%zu]", field, i);
-    else snprintf(name, sizeof name, "%s", field);
+    if (array)
+      snprintf(name, sizeof name, "%s[%zu]", field, i);
+    else
+      snprintf(name, sizeof name, "%s", field);
     pascal_plan panel;
     pascal_plan_init(&panel);
     json_t *part = NULL;
@@ -137,7 +150,8 @@ static int take_panel(const json_t *hj, const char *field, const pascal_plan *pl
     const json_t *doc = array ? json_array_get(hj, i) : hj;
     int bad = !json_is_object(doc);
     if (bad)
-      pd_reply_error(rep, 400, "invalid_type", name, "a held-out part must be a pascal-plan/1 object");
+      pd_reply_error(rep, 400, "invalid_type", name,
+                     "a held-out part must be a pascal-plan/1 object");
     else
       bad = take_plan(doc, name, 1, &panel, runs, n, &part, rep);
     if (!bad && panel.workload != plan->workload) {
@@ -154,7 +168,8 @@ static int take_panel(const json_t *hj, const char *field, const pascal_plan *pl
       json_decref(part);
       return -1;
     }
-    if (!array) *canon = part;
+    if (!array)
+      *canon = part;
     else if (json_array_append_new(*canon, part)) {
       pd_reply_error(rep, 500, "internal", NULL, "out of memory");
       return -1;
@@ -163,7 +178,8 @@ static int take_panel(const json_t *hj, const char *field, const pascal_plan *pl
   return 0;
 }
 
-void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   static const char *const allowed[] = {"device", "plan", "heldout", NULL};
   char device[64];
   if (pd_json_strict(req->json, allowed, NULL, rep) ||
@@ -193,7 +209,8 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   pascal_store_device dev;
   int dst = pascal_store_device_get(ctx->store, device, &dev, &err);
   if (dst != PASCAL_STORE_OK) {
-    if (dst == PASCAL_STORE_NOT_FOUND && !err.field[0]) snprintf(err.field, sizeof err.field, "device");
+    if (dst == PASCAL_STORE_NOT_FOUND && !err.field[0])
+      snprintf(err.field, sizeof err.field, "device");
     pd_reply_store_error(rep, dst, &err);
     goto done;
   }
@@ -203,7 +220,8 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   }
   if (hj && take_panel(hj, panel_field, &plan, dev.capacity_blocks, &runs, &n, &canon_panel, rep))
     goto done;
-  if (canon_panel) json_object_set(canon, "heldout", canon_panel);
+  if (canon_panel)
+    json_object_set(canon, "heldout", canon_panel);
   text = pascal_codec_dump(canon, 0);
   if (!text) {
     pd_reply_error(rep, 500, "internal", NULL, "out of memory");
@@ -214,7 +232,8 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
       ctx->store, device, plan.workload == PASCAL_PLAN_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN,
       text, runs, n, ctx->cfg.max_attempts, (int64_t)time(NULL), &id, &err);
   if (st != PASCAL_STORE_OK) {
-    if (st == PASCAL_STORE_NOT_FOUND && !err.field[0]) snprintf(err.field, sizeof err.field, "device");
+    if (st == PASCAL_STORE_NOT_FOUND && !err.field[0])
+      snprintf(err.field, sizeof err.field, "device");
     pd_reply_store_error(rep, st, &err);
     goto done;
   }
@@ -227,16 +246,19 @@ done:
   pascal_plan_free(&plan);
 }
 
-void pd_h_calibrations_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_calibrations_list(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   static const char *const strings[] = {"device", NULL};
   static const char *const allowed[] = {"device", NULL};
   json_t *q = NULL;
   char device[64] = "";
-  if (pd_query_object(req->conn, strings, &q, rep)) return;
+  if (pd_query_object(req->conn, strings, &q, rep))
+    return;
   int bad = pd_json_strict(q, allowed, NULL, rep) ||
             pd_get_name(q, "device", 0, device, sizeof device, NULL, rep) < 0;
   json_decref(q);
-  if (bad) return;
+  if (bad)
+    return;
   pascal_store_calibration *list = NULL;
   size_t n = 0;
   pascal_error err;
@@ -247,27 +269,36 @@ void pd_h_calibrations_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     return;
   }
   json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++) json_array_append_new(arr, pd_view_calibration(&list[i], 0));
+  for (size_t i = 0; i < n; i++)
+    json_array_append_new(arr, pd_view_calibration(&list[i], 0));
   pascal_store_calibration_array_free(list, n);
   pd_reply_json(rep, 200, json_pack("{s:o}", "calibrations", arr));
 }
 
-void pd_h_calibration_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_calibration_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   int64_t id = path_id(req, rep);
-  if (id < 0) return;
+  if (id < 0)
+    return;
   reply_calibration(ctx, rep, id, 200);
 }
 
-static void reply_outcome_error(pd_reply *rep, const pd_calib_outcome *o, pascal_error *err) {
-  if (o->store_status) pd_reply_store_error(rep, o->store_status, err);
-  else pd_reply_pascal_error(rep, err);
+static void reply_outcome_error(pd_reply *rep, const pd_calib_outcome *o, pascal_error *err)
+{
+  if (o->store_status)
+    pd_reply_store_error(rep, o->store_status, err);
+  else
+    pd_reply_pascal_error(rep, err);
 }
 
-void pd_h_calibration_freeze(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_calibration_freeze(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   int64_t id = path_id(req, rep);
-  if (id < 0) return;
+  if (id < 0)
+    return;
   static const char *const allowed[] = {NULL};
-  if (req->json && pd_json_strict(req->json, allowed, NULL, rep)) return;
+  if (req->json && pd_json_strict(req->json, allowed, NULL, rep))
+    return;
   pd_calib_outcome o;
   pascal_error err;
   pascal_error_clear(&err);
@@ -283,9 +314,11 @@ void pd_h_calibration_freeze(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   reply_calibration(ctx, rep, id, 200);
 }
 
-void pd_h_calibration_export(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_calibration_export(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   int64_t id = path_id(req, rep);
-  if (id < 0) return;
+  if (id < 0)
+    return;
   pascal_store_calibration c;
   memset(&c, 0, sizeof c);
   pascal_error err;
@@ -299,13 +332,17 @@ void pd_h_calibration_export(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
                    pascal_store_cal_state_name(c.state));
   } else {
     json_t *doc = json_loads(c.bundle_json, 0, NULL);
-    if (doc) pd_reply_json(rep, 200, doc);
-    else pd_reply_error(rep, 500, "internal", NULL, "stored bundle of %lld is unreadable", (long long)id);
+    if (doc)
+      pd_reply_json(rep, 200, doc);
+    else
+      pd_reply_error(rep, 500, "internal", NULL, "stored bundle of %lld is unreadable",
+                     (long long)id);
   }
   pascal_store_calibration_clear(&c);
 }
 
-void pd_h_calibration_import(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_calibration_import(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   pd_calib_outcome o;
   pascal_error err;
   pascal_error_clear(&err);

@@ -25,17 +25,20 @@
 
 /* GET /v1/devices[?cuda_name=NAME][&cc=MAJOR.MINOR]. A cuda_name that no
  * device has is a 404 with the close matches; several devices may share one. */
-void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   static const char *const strings[] = {"cuda_name", "cc", NULL};
   json_t *q = NULL;
   char cuda_name[PASCAL_STORE_NAME_MAX] = "", cc[8] = "";
   uint32_t major = 0, minor = 0;
-  if (pd_query_object(req->conn, strings, &q, rep)) return;
+  if (pd_query_object(req->conn, strings, &q, rep))
+    return;
   int bad = pd_json_strict(q, strings, NULL, rep) ||
             pd_get_str(q, "cuda_name", 0, cuda_name, sizeof cuda_name, NULL, rep) < 0 ||
             pd_get_str(q, "cc", 0, cc, sizeof cc, NULL, rep) < 0;
   json_decref(q);
-  if (bad) return;
+  if (bad)
+    return;
   if (cc[0] && pd_cc_parse(cc, &major, &minor)) {
     pd_reply_error(rep, 400, "invalid_value", "cc",
                    "cc must be a compute capability MAJOR.MINOR such as 9.0 (got '%s')", cc);
@@ -52,9 +55,11 @@ void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   }
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
-    if (cuda_name[0] && !pd_device_has_cuda_name(&d[i], cuda_name)) continue;
+    if (cuda_name[0] && !pd_device_has_cuda_name(&d[i], cuda_name))
+      continue;
     named++;
-    if (cc[0] && (d[i].cc_major != major || d[i].cc_minor != minor)) continue;
+    if (cc[0] && (d[i].cc_major != major || d[i].cc_minor != minor))
+      continue;
     json_array_append_new(arr, pd_view_device(&d[i]));
   }
   free(d);
@@ -69,18 +74,21 @@ void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
 
 /* Optional "peaks": all five numbers, rates > 0 and launch_s >= 0 (what
  * pascal_peaks_check accepts). 0 when absent or good, -1 with a 400. */
-static int get_peaks(json_t *b, pascal_store_device *dev, pd_reply *rep) {
+static int get_peaks(json_t *b, pascal_store_device *dev, pd_reply *rep)
+{
   static const char *const keys[] = {"dram_bytes_per_s", "l2_bytes_per_s", "tensor_flops",
-                                     "sm_clock_hz", "launch_s", NULL};
+                                     "sm_clock_hz",      "launch_s",       NULL};
   double *slots[] = {&dev->peaks.dram_bytes_per_s, &dev->peaks.l2_bytes_per_s,
                      &dev->peaks.tensor_flops, &dev->peaks.sm_clock_hz, &dev->peaks.launch_s};
   json_t *p = json_object_get(b, "peaks");
-  if (!p) return 0;
+  if (!p)
+    return 0;
   if (!json_is_object(p)) {
     pd_reply_error(rep, 400, "invalid_type", "peaks", "peaks must be an object");
     return -1;
   }
-  if (pd_json_strict(p, keys, "peaks", rep)) return -1;
+  if (pd_json_strict(p, keys, "peaks", rep))
+    return -1;
   for (size_t i = 0; keys[i]; i++)
     if (pd_get_num(p, keys[i], 1, i == 4 ? 0.0 : DBL_MIN, 1e30, slots[i], "peaks", rep) < 0)
       return -1;
@@ -88,11 +96,12 @@ static int get_peaks(json_t *b, pascal_store_device *dev, pd_reply *rep) {
   return 0;
 }
 
-void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
-  static const char *const allowed[] = {"name", "arch", "sm_count", "capacity_blocks",
-                                        "block_bytes", "cuda_name", "compute_capability",
-                                        "l2_bytes", "peaks", "capacity_probe",
-                                        "static_experiment", NULL};
+void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
+  static const char *const allowed[] = {
+      "name",        "arch",           "sm_count",           "capacity_blocks",
+      "block_bytes", "cuda_name",      "compute_capability", "l2_bytes",
+      "peaks",       "capacity_probe", "static_experiment",  NULL};
   json_t *b = req->json;
   pascal_store_device dev;
   memset(&dev, 0, sizeof dev);
@@ -122,7 +131,8 @@ void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   pascal_error_clear(&err);
   int created = 0;
   int st = pascal_store_device_create(ctx->store, &dev, (int64_t)time(NULL), &created, &err);
-  if (st == PASCAL_STORE_OK) st = pascal_store_device_get(ctx->store, dev.name, &dev, &err);
+  if (st == PASCAL_STORE_OK)
+    st = pascal_store_device_get(ctx->store, dev.name, &dev, &err);
   if (st != PASCAL_STORE_OK) {
     pd_reply_store_error(rep, st, &err);
     return;
@@ -130,9 +140,11 @@ void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   pd_reply_json(rep, created ? 201 : 200, pd_view_device(&dev));
 }
 
-void pd_h_device_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_device_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   char name[PASCAL_STORE_NAME_MAX];
-  if (pd_device_resolve(ctx, req->params[0], "name", 0, name, rep)) return;
+  if (pd_device_resolve(ctx, req->params[0], "name", 0, name, rep))
+    return;
   pascal_store_device dev;
   pascal_store_calibration *cals = NULL;
   size_t n = 0;
@@ -146,7 +158,8 @@ void pd_h_device_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     return;
   }
   json_t *v = pd_view_device(&dev), *arr = json_array();
-  for (size_t i = 0; i < n; i++) json_array_append_new(arr, pd_view_calibration(&cals[i], 0));
+  for (size_t i = 0; i < n; i++)
+    json_array_append_new(arr, pd_view_calibration(&cals[i], 0));
   pascal_store_calibration_array_free(cals, n);
   json_object_set_new(v, "calibrations", arr);
   pd_reply_json(rep, 200, v);

@@ -28,7 +28,8 @@
 /* A request body the codec refused: 400 naming the field. The codes are
  * those of every other body pascald reads (jsonin.h); `invalid` is the code
  * of a malformed value (a name, a lease token). */
-static void reply_decode_error(pd_reply *rep, const pascal_error *err, const char *invalid) {
+static void reply_decode_error(pd_reply *rep, const pascal_error *err, const char *invalid)
+{
   const char *code = err->status == PASCAL_EMISSING  ? "missing_field"
                      : err->status == PASCAL_EFORMAT ? "invalid_type"
                      : err->status == PASCAL_ERANGE  ? "out_of_range"
@@ -38,12 +39,16 @@ static void reply_decode_error(pd_reply *rep, const pascal_error *err, const cha
 
 /* Reply with an encoded body; an answer that cannot be encoded is the
  * daemon's fault (500). */
-static void reply_encoded(pd_reply *rep, pascal_status st, json_t *body, const pascal_error *err) {
-  if (st) pd_reply_error(rep, 500, "internal", err->field, "cannot write the reply: %s", err->message);
-  else pd_reply_json(rep, 200, body);
+static void reply_encoded(pd_reply *rep, pascal_status st, json_t *body, const pascal_error *err)
+{
+  if (st)
+    pd_reply_error(rep, 500, "internal", err->field, "cannot write the reply: %s", err->message);
+  else
+    pd_reply_json(rep, 200, body);
 }
 
-void pd_h_jobs_claim(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_jobs_claim(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   pascal_codec_claim in;
   char owner[PASCAL_STORE_NAME_MAX];
   pascal_error err;
@@ -79,10 +84,10 @@ void pd_h_jobs_claim(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     return;
   }
   pascal_codec_progress progress = {outcome.done, outcome.total};
-  if (claimed) pd_job_to_codec(&row, ctx->cfg.lease_seconds, &job);
+  if (claimed)
+    pd_job_to_codec(&row, ctx->cfg.lease_seconds, &job);
   json_t *out = NULL;
-  pascal_status cs =
-      pascal_codec_claim_reply_encode(claimed ? &job : NULL, &progress, &out, &err);
+  pascal_status cs = pascal_codec_claim_reply_encode(claimed ? &job : NULL, &progress, &out, &err);
   reply_encoded(rep, cs, out, &err);
 }
 
@@ -90,7 +95,8 @@ void pd_h_jobs_claim(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
  * body, its lease token replaced by the digest the store keeps.
  * Returns the id or -1 after replying. */
 static int64_t lease_request(pd_request *req, pd_reply *rep, pascal_codec_jobs_request kind,
-                             pascal_codec_lease_request *in, char lease_hash[PD_HASH_HEX]) {
+                             pascal_codec_lease_request *in, char lease_hash[PD_HASH_HEX])
+{
   int64_t id = pd_parse_id(req->params[0]);
   if (id < 0) {
     pd_reply_error(rep, 404, "not_found", "id", "no job '%.64s'", req->params[0]);
@@ -98,7 +104,8 @@ static int64_t lease_request(pd_request *req, pd_reply *rep, pascal_codec_jobs_r
   }
   pascal_error err;
   pascal_error_clear(&err);
-  if (pd_json_strict(req->json, pascal_codec_jobs_request_keys(kind), NULL, rep)) return -1;
+  if (pd_json_strict(req->json, pascal_codec_jobs_request_keys(kind), NULL, rep))
+    return -1;
   if (pascal_codec_lease_request_decode(kind, req->json, in, &err)) {
     reply_decode_error(rep, &err, "invalid");
     return -1;
@@ -107,11 +114,13 @@ static int64_t lease_request(pd_request *req, pd_reply *rep, pascal_codec_jobs_r
   return id;
 }
 
-void pd_h_job_heartbeat(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_job_heartbeat(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   pascal_codec_lease_request in;
   char lease[PD_HASH_HEX];
   int64_t id = lease_request(req, rep, PASCAL_CODEC_HEARTBEAT, &in, lease);
-  if (id < 0) return;
+  if (id < 0)
+    return;
   int64_t expires = 0;
   pascal_error err;
   pascal_error_clear(&err);
@@ -124,20 +133,20 @@ void pd_h_job_heartbeat(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   char when[PASCAL_CODEC_TIME_MAX];
   pd_rfc3339(expires, when, sizeof when);
   json_t *out = NULL;
-  pascal_status cs =
-      pascal_codec_heartbeat_reply_encode(when, ctx->cfg.lease_seconds, &out, &err);
+  pascal_status cs = pascal_codec_heartbeat_reply_encode(when, ctx->cfg.lease_seconds, &out, &err);
   reply_encoded(rep, cs, out, &err);
 }
 
 /* Result and fail: the store call that records the outcome, answered with
  * the job's new state and the progress the store read in the same
  * transaction. */
-static void job_outcome(pd_ctx *ctx, pd_request *req, pd_reply *rep,
-                        pascal_codec_jobs_request kind) {
+static void job_outcome(pd_ctx *ctx, pd_request *req, pd_reply *rep, pascal_codec_jobs_request kind)
+{
   pascal_codec_lease_request in;
   char lease[PD_HASH_HEX];
   int64_t id = lease_request(req, rep, kind, &in, lease);
-  if (id < 0) return;
+  if (id < 0)
+    return;
   pascal_store_job_outcome outcome;
   pascal_error err;
   pascal_error_clear(&err);
@@ -158,10 +167,12 @@ static void job_outcome(pd_ctx *ctx, pd_request *req, pd_reply *rep,
   reply_encoded(rep, cs, out, &err);
 }
 
-void pd_h_job_result(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_job_result(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   job_outcome(ctx, req, rep, PASCAL_CODEC_RESULT);
 }
 
-void pd_h_job_fail(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_job_fail(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   job_outcome(ctx, req, rep, PASCAL_CODEC_FAIL);
 }

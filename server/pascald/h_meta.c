@@ -20,7 +20,8 @@
 #include "reply.h"
 #include "sbuf.h"
 
-void pd_h_healthz(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_healthz(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   (void)req;
   pd_reply_json(rep, 200,
                 json_pack("{s:s,s:I,s:o,s:o*}", "status", "ok", "calibrations_loaded",
@@ -29,13 +30,14 @@ void pd_h_healthz(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
                           pd_replica_status(ctx)));
 }
 
-void pd_h_version(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_version(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   (void)ctx;
   (void)req;
   pd_reply_json(rep, 200,
-                json_pack("{s:s,s:s,s:s,s:s,s:[s,s]}", "name", "pascald", "version", pascal_version(),
-                          "release", PASCAL_VERSION,
-                          "api", "v1", "formats", "pascal-calibration/1", "pascal-plan/1"));
+                json_pack("{s:s,s:s,s:s,s:s,s:[s,s]}", "name", "pascald", "version",
+                          pascal_version(), "release", PASCAL_VERSION, "api", "v1", "formats",
+                          "pascal-calibration/1", "pascal-plan/1"));
 }
 
 /* Store-side counts and agents; on failure the stats still answer without them. */
@@ -46,30 +48,34 @@ typedef struct store_view {
   size_t nagents;
 } store_view;
 
-static void store_view_load(pd_ctx *ctx, store_view *v) {
+static void store_view_load(pd_ctx *ctx, store_view *v)
+{
   memset(v, 0, sizeof *v);
   v->ok = pascal_store_counts_get(ctx->store, &v->counts, NULL) == PASCAL_STORE_OK &&
           pascal_store_agent_list(ctx->store, &v->agents, &v->nagents, NULL) == PASCAL_STORE_OK;
 }
 
-static uint64_t ld(atomic_uint_fast64_t *a) {
+static uint64_t ld(atomic_uint_fast64_t *a)
+{
   return atomic_load_explicit(a, memory_order_relaxed);
 }
 
-static json_t *histogram_json(const uint64_t *counts, uint64_t sum_ns) {
+static json_t *histogram_json(const uint64_t *counts, uint64_t sum_ns)
+{
   json_t *b = json_array();
   uint64_t cum = 0;
   for (size_t k = 0; k < PD_STATS_BUCKETS; k++) {
     cum += counts[k];
-    json_t *le = isinf(pd_stats_bucket_le[k]) ? json_string("+Inf")
-                                              : json_real(pd_stats_bucket_le[k]);
+    json_t *le =
+        isinf(pd_stats_bucket_le[k]) ? json_string("+Inf") : json_real(pd_stats_bucket_le[k]);
     json_array_append_new(b, json_pack("{s:o,s:I}", "le", le, "count", (json_int_t)cum));
   }
   return json_pack("{s:I,s:o,s:o}", "count", (json_int_t)cum, "sum_seconds",
                    pd_json_real((double)sum_ns * 1e-9), "buckets", b);
 }
 
-void pd_h_stats(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_stats(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   (void)req;
   pd_stats *s = &ctx->stats;
   json_t *routes = json_array();
@@ -80,13 +86,15 @@ void pd_h_stats(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     uint64_t rt = 0, re = 0, lat[PD_STATS_BUCKETS], sum = ld(&rs->latency_sum_ns);
     for (size_t k = 0; k < PD_STATS_STATUSES; k++) {
       uint64_t c = ld(&rs->by_status[k]);
-      if (!c) continue;
+      if (!c)
+        continue;
       unsigned code = k + 1 < PD_STATS_STATUSES ? pd_stats_status_codes[k] : 0;
       char key[16];
       snprintf(key, sizeof key, code ? "%u" : "other", code);
       json_object_set_new(by, key, json_integer((json_int_t)c));
       rt += c;
-      if (!code || code >= 400) re += c;
+      if (!code || code >= 400)
+        re += c;
     }
     for (size_t k = 0; k < PD_STATS_BUCKETS; k++) {
       lat[k] = ld(&rs->latency[k]);
@@ -111,43 +119,50 @@ void pd_h_stats(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
                           json_integer(v.counts.jobs[k]));
     int64_t now = (int64_t)time(NULL);
     for (size_t i = 0; i < v.nagents; i++)
-      json_array_append_new(agents, json_pack("{s:s,s:o,s:I}", "name", v.agents[i].name,
-                                              "last_seen", pd_json_time(v.agents[i].last_seen),
-                                              "seconds_ago",
-                                              (json_int_t)(now - v.agents[i].last_seen)));
+      json_array_append_new(agents,
+                            json_pack("{s:s,s:o,s:I}", "name", v.agents[i].name, "last_seen",
+                                      pd_json_time(v.agents[i].last_seen), "seconds_ago",
+                                      (json_int_t)(now - v.agents[i].last_seen)));
   }
   free(v.agents);
   json_object_set_new(cals, "loaded", json_integer((json_int_t)pd_registry_count(ctx->registry)));
-  pd_reply_json(
-      rep, 200,
-      json_pack("{s:o,s:o,s:I,s:{s:I,s:I,s:o,s:o},s:{s:I,s:I},s:o,s:o,s:o,s:o*}", "uptime_seconds",
-                pd_json_real(pd_stats_uptime(s)), "started_at", pd_json_time(s->started_wall),
-                "in_flight", (json_int_t)ld(&s->inflight), "requests", "total",
-                (json_int_t)total, "errors", (json_int_t)errors, "latency",
-                histogram_json(all_lat, all_sum), "by_route", routes, "predictions", "served",
-                (json_int_t)ld(&s->predictions), "refused",
-                (json_int_t)ld(&s->predictions_refused), "calibrations", cals, "jobs", jobs,
-                "agents", agents, "replica", pd_replica_status(ctx)));
+  pd_reply_json(rep, 200,
+                json_pack("{s:o,s:o,s:I,s:{s:I,s:I,s:o,s:o},s:{s:I,s:I},s:o,s:o,s:o,s:o*}",
+                          "uptime_seconds", pd_json_real(pd_stats_uptime(s)), "started_at",
+                          pd_json_time(s->started_wall), "in_flight", (json_int_t)ld(&s->inflight),
+                          "requests", "total", (json_int_t)total, "errors", (json_int_t)errors,
+                          "latency", histogram_json(all_lat, all_sum), "by_route", routes,
+                          "predictions", "served", (json_int_t)ld(&s->predictions), "refused",
+                          (json_int_t)ld(&s->predictions_refused), "calibrations", cals, "jobs",
+                          jobs, "agents", agents, "replica", pd_replica_status(ctx)));
 }
 
 /* --- Prometheus text ------------------------------------------------------ */
 
 /* Label values escape backslash, double quote and newline. */
-static void label_escape(const char *in, char *out, size_t n) {
+static void label_escape(const char *in, char *out, size_t n)
+{
   size_t j = 0;
   for (; *in && j + 3 < n; in++) {
-    if (*in == '\\' || *in == '"') { out[j++] = '\\'; out[j++] = *in; }
-    else if (*in == '\n') { out[j++] = '\\'; out[j++] = 'n'; }
-    else out[j++] = *in;
+    if (*in == '\\' || *in == '"') {
+      out[j++] = '\\';
+      out[j++] = *in;
+    } else if (*in == '\n') {
+      out[j++] = '\\';
+      out[j++] = 'n';
+    } else
+      out[j++] = *in;
   }
   out[j] = '\0';
 }
 
-static void metric_head(pd_sbuf *b, const char *name, const char *type, const char *help) {
+static void metric_head(pd_sbuf *b, const char *name, const char *type, const char *help)
+{
   pd_sbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   (void)req;
   pd_stats *s = &ctx->stats;
   pd_sbuf b = {0};
@@ -156,25 +171,39 @@ void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     for (size_t k = 0; k < PD_STATS_STATUSES; k++) {
       uint64_t c = ld(&s->routes[r].by_status[k]);
       unsigned code = k + 1 < PD_STATS_STATUSES ? pd_stats_status_codes[k] : 0;
-      if (c && code) pd_sbuf_printf(&b, "pascal_http_requests_total{route=\"%s\",status=\"%u\"} %" PRIu64 "\n", s->route_names[r], code, c);
-      else if (c) pd_sbuf_printf(&b, "pascal_http_requests_total{route=\"%s\",status=\"other\"} %" PRIu64 "\n", s->route_names[r], c);
+      if (c && code)
+        pd_sbuf_printf(&b, "pascal_http_requests_total{route=\"%s\",status=\"%u\"} %" PRIu64 "\n",
+                       s->route_names[r], code, c);
+      else if (c)
+        pd_sbuf_printf(&b,
+                       "pascal_http_requests_total{route=\"%s\",status=\"other\"} %" PRIu64 "\n",
+                       s->route_names[r], c);
     }
   metric_head(&b, "pascal_http_request_duration_seconds", "histogram",
               "Time from request start to completion, by route.");
   for (size_t r = 0; r < s->nroutes; r++) {
     uint64_t cum = 0;
-    for (size_t k = 0; k < PD_STATS_BUCKETS; k++) cum += ld(&s->routes[r].latency[k]);
-    if (!cum) continue;
+    for (size_t k = 0; k < PD_STATS_BUCKETS; k++)
+      cum += ld(&s->routes[r].latency[k]);
+    if (!cum)
+      continue;
     cum = 0;
     for (size_t k = 0; k < PD_STATS_BUCKETS; k++) {
       cum += ld(&s->routes[r].latency[k]);
       if (isinf(pd_stats_bucket_le[k]))
-        pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %" PRIu64 "\n", s->route_names[r], cum);
+        pd_sbuf_printf(
+            &b,
+            "pascal_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
+            s->route_names[r], cum);
       else
-        pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %" PRIu64 "\n", s->route_names[r], pd_stats_bucket_le[k], cum);
+        pd_sbuf_printf(
+            &b, "pascal_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %" PRIu64 "\n",
+            s->route_names[r], pd_stats_bucket_le[k], cum);
     }
-    pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_sum{route=\"%s\"} %.9f\n", s->route_names[r], (double)ld(&s->routes[r].latency_sum_ns) * 1e-9);
-    pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_count{route=\"%s\"} %" PRIu64 "\n", s->route_names[r], cum);
+    pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_sum{route=\"%s\"} %.9f\n",
+                   s->route_names[r], (double)ld(&s->routes[r].latency_sum_ns) * 1e-9);
+    pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_count{route=\"%s\"} %" PRIu64 "\n",
+                   s->route_names[r], cum);
   }
   metric_head(&b, "pascal_predictions_total", "counter", "Prediction items answered.");
   pd_sbuf_printf(&b, "pascal_predictions_total %" PRIu64 "\n", ld(&s->predictions));
@@ -204,18 +233,19 @@ void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
     metric_head(&b, "pascal_calibrations", "gauge", "Calibrations by state.");
     for (int k = 0; k < PASCAL_STORE_CAL_STATES; k++)
       pd_sbuf_printf(&b, "pascal_calibrations{state=\"%s\"} %" PRId64 "\n",
-                pascal_store_cal_state_name((pascal_store_cal_state)k), v.counts.calibrations[k]);
+                     pascal_store_cal_state_name((pascal_store_cal_state)k),
+                     v.counts.calibrations[k]);
     metric_head(&b, "pascal_jobs", "gauge", "Calibration jobs by state.");
     for (int k = 0; k < PASCAL_STORE_JOB_STATES; k++)
       pd_sbuf_printf(&b, "pascal_jobs{state=\"%s\"} %" PRId64 "\n",
-                pascal_store_job_state_name((pascal_store_job_state)k), v.counts.jobs[k]);
+                     pascal_store_job_state_name((pascal_store_job_state)k), v.counts.jobs[k]);
     metric_head(&b, "pascal_agent_last_seen_timestamp_seconds", "gauge",
                 "Unix time an agent last claimed or heartbeat.");
     for (size_t i = 0; i < v.nagents; i++) {
       char esc[160];
       label_escape(v.agents[i].name, esc, sizeof esc);
-      pd_sbuf_printf(&b, "pascal_agent_last_seen_timestamp_seconds{agent=\"%s\"} %" PRId64 "\n", esc,
-                v.agents[i].last_seen);
+      pd_sbuf_printf(&b, "pascal_agent_last_seen_timestamp_seconds{agent=\"%s\"} %" PRId64 "\n",
+                     esc, v.agents[i].last_seen);
     }
   }
   free(v.agents);

@@ -13,25 +13,27 @@
 #include "handlers.h"
 #include "jsonin.h"
 #include "pascal_codec.h"
-#include "plot_cache.h"
 #include "pascal_store.h"
+#include "plot_cache.h"
 #include "plots.h"
 #include "reply.h"
 #include "routes.h"
 
 #define SVG_TYPE "image/svg+xml; charset=utf-8"
 /* A chart opened on its own is a document: it may load nothing. */
-#define SVG_CSP "default-src 'none'; frame-ancestors 'none'"
+#define SVG_CSP  "default-src 'none'; frame-ancestors 'none'"
 
 /* Parse the query; family is kept as text until the workload is known. */
 static int parse_query(pd_request *req, pascal_plot_request *q, char *family, size_t flen,
-                       pd_reply *rep) {
+                       pd_reply *rep)
+{
   static const char *const strings[] = {"family", NULL};
   static const char *const allowed[] = {"family", "N", "W", "Kg", NULL};
   json_t *o = NULL;
   uint64_t N = 0, Kg = 0;
   double W = 0;
-  if (pd_query_object(req->conn, strings, &o, rep)) return -1;
+  if (pd_query_object(req->conn, strings, &o, rep))
+    return -1;
   int bad = pd_json_strict(o, allowed, NULL, rep) ||
             pd_get_str(o, "family", 0, family, flen, NULL, rep) < 0 ||
             pd_get_u64(o, "N", 0, 1, UINT32_MAX, &N, NULL, rep) < 0 ||
@@ -46,7 +48,8 @@ static int parse_query(pd_request *req, pascal_plot_request *q, char *family, si
 
 /* Draw the plot of calibration `id` from its stored bundle. */
 static void draw(pd_ctx *ctx, int64_t id, pascal_plot_request *q, const char *family,
-                 const char *key, pd_reply *rep) {
+                 const char *key, pd_reply *rep)
+{
   pascal_store_calibration c;
   memset(&c, 0, sizeof c);
   pascal_error err;
@@ -92,7 +95,8 @@ done:
   pascal_store_calibration_clear(&c);
 }
 
-void pd_h_calibration_plot(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_calibration_plot(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   int64_t id = pd_parse_id(req->params[0]);
   if (id < 0) {
     pd_reply_error(rep, 404, "not_found", "id", "no calibration '%.64s'", req->params[0]);
@@ -119,7 +123,8 @@ void pd_h_calibration_plot(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   pascal_plot_request q;
   pascal_plot_request_init(&q, k);
   char family[64] = "";
-  if (parse_query(req, &q, family, sizeof family, rep)) return;
+  if (parse_query(req, &q, family, sizeof family, rep))
+    return;
   char key[256];
   snprintf(key, sizeof key, "%lld/%s?family=%s&N=%u&W=%.17g&Kg=%u", (long long)id, kind, family,
            q.N, q.W, q.Kg);

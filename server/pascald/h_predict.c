@@ -17,9 +17,9 @@
  * calibration}: what an autotuner ranks by. When the calibration's device
  * carries measured peaks, both forms end with time_s and bound, the fills
  * run through the latency pipeline (pascal/latency.h). The expected error is looked up
- * in the validation the registry keeps beside each model (validation.h). Batch items are compact by default; "explain": true in the batch gives
- * every item the full document. Every answer is streamed as text by the
- * codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
+ * in the validation the registry keeps beside each model (validation.h). Batch items are compact by
+ * default; "explain": true in the batch gives every item the full document. Every answer is
+ * streamed as text by the codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
  * tree and no allocation per answered item (only a refused item builds its
  * small error object through reply.h).
  *
@@ -66,7 +66,8 @@ typedef struct pd_query {
  * fields present (every required one, and the optional ones given), so
  * that the caller can tell whether any other key is there. */
 static int query_fields(const pd_fields *q, int gemm, const char *prefix, pd_query *out,
-                        size_t *read, pd_reply *rep) {
+                        size_t *read, pd_reply *rep)
+{
   int cal;
   if (pd_field_str(q, "device", 1, out->device, sizeof out->device, prefix, rep) ||
       (cal = pd_field_i64(q, "calibration", 0, 1, INT64_MAX, &out->calibration, prefix, rep)) < 0)
@@ -103,20 +104,25 @@ static int query_fields(const pd_fields *q, int gemm, const char *prefix, pd_que
   /* The depth belongs to the path: never a silent d = 0 for tma. (Its
    * name is formatted only for an error: this runs for every batch item.) */
   int d_ok = out->key.path == PASCAL_PATH_TMA ? !d_absent && d != 0 : d == 0;
-  if (!d_ok) snprintf(f, sizeof f, "%s%sd", prefix ? prefix : "", prefix ? "." : "");
+  if (!d_ok)
+    snprintf(f, sizeof f, "%s%sd", prefix ? prefix : "", prefix ? "." : "");
   if (out->key.path == PASCAL_PATH_TMA && d_absent) {
-    pd_reply_error(rep, 400, "missing_field", f, "field '%s' (prefetch depth >= 1) is required "
-                   "for path tma", f);
+    pd_reply_error(rep, 400, "missing_field", f,
+                   "field '%s' (prefetch depth >= 1) is required "
+                   "for path tma",
+                   f);
     return -1;
   }
   if (out->key.path == PASCAL_PATH_TMA && d == 0) {
-    pd_reply_error(rep, 400, "invalid_value", f, "field '%s' must be >= 1 for path tma "
-                   "(d = 0 is the sync path)", f);
+    pd_reply_error(rep, 400, "invalid_value", f,
+                   "field '%s' must be >= 1 for path tma "
+                   "(d = 0 is the sync path)",
+                   f);
     return -1;
   }
   if (out->key.path == PASCAL_PATH_SYNC && d != 0) {
-    pd_reply_error(rep, 400, "invalid_value", f,
-                   "field '%s' must be 0 (or absent) for path sync", f);
+    pd_reply_error(rep, 400, "invalid_value", f, "field '%s' must be 0 (or absent) for path sync",
+                   f);
     return -1;
   }
   out->key.o = (uint32_t)a;
@@ -133,7 +139,8 @@ static int query_fields(const pd_fields *q, int gemm, const char *prefix, pd_que
  * they are only compared with the allowed list when a field fails or the
  * query holds more keys than were read (that comparison was a quarter of a
  * batch item's time). */
-static int query_parse(const pd_fields *q, const char *prefix, pd_query *out, pd_reply *rep) {
+static int query_parse(const pd_fields *q, const char *prefix, pd_query *out, pd_reply *rep)
+{
   memset(out, 0, sizeof *out);
   const char *gemm_field = pd_fields_get(q, "Mg")   ? "Mg"
                            : pd_fields_get(q, "Ng") ? "Ng"
@@ -161,27 +168,29 @@ typedef struct pd_answer {
   const char *device; /* owned by the (never freed) model */
   pascal_scan_prediction scan;
   pascal_gemm_prediction gemm;
-  int timed;          /* 1: `time` holds the latency pipeline's answer */
+  int timed; /* 1: `time` holds the latency pipeline's answer */
   pascal_latency time;
 } pd_answer;
 
 /* time_s and the dominating bound, when the calibration's device carries
  * its peaks (pascal/predict_time.h); none for a fractional scan horizon. */
-static void answer_time(const pd_reg_entry *e, const pd_query *q, pd_answer *a) {
-  pascal_status st = q->workload == PASCAL_WORKLOAD_SCAN
-                         ? pascal_predict_time_scan(e->model, &q->key, q->N, q->W,
-                                                    a->scan.fill_bytes, &a->time, NULL)
-                         : pascal_predict_time_gemm(e->model, &q->shape, a->gemm.fill_bytes,
-                                                    &a->time, NULL);
+static void answer_time(const pd_reg_entry *e, const pd_query *q, pd_answer *a)
+{
+  pascal_status st =
+      q->workload == PASCAL_WORKLOAD_SCAN
+          ? pascal_predict_time_scan(e->model, &q->key, q->N, q->W, a->scan.fill_bytes, &a->time,
+                                     NULL)
+          : pascal_predict_time_gemm(e->model, &q->shape, a->gemm.fill_bytes, &a->time, NULL);
   a->timed = st == PASCAL_OK;
 }
 
 /* Look up the calibration and predict (read lock held by the caller). */
-static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer *a,
-                  pd_reply *rep) {
+static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer *a, pd_reply *rep)
+{
   char named[PASCAL_STORE_NAME_MAX];
   const char *device = pd_device_for_prediction(ctx, q->device, named, rep);
-  if (!device) return -1;
+  if (!device)
+    return -1;
   const pd_reg_entry *e;
   if (q->calibration) {
     e = pd_registry_by_id(ctx->registry, q->calibration);
@@ -194,8 +203,7 @@ static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer 
     if (strcmp(e->device->name, device) != 0 || e->workload != q->workload) {
       pd_reply_error(rep, 422, "calibration_mismatch", "calibration",
                      "calibration %lld is a %s calibration of device '%s'",
-                     (long long)q->calibration, pascal_workload_name(e->workload),
-                     e->device->name);
+                     (long long)q->calibration, pascal_workload_name(e->workload), e->device->name);
       return -1;
     }
   } else {
@@ -232,7 +240,8 @@ static int answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pd_answer 
  * device and calibration that answered. On a value the codec refuses (a
  * non-finite number) the writer's status says so; the caller rewinds. */
 static void write_answer(pascal_jtext *w, const pd_query *q, const pd_answer *a,
-                         pascal_codec_detail detail) {
+                         pascal_codec_detail detail)
+{
   pascal_jtext_object_begin(w, NULL);
   if (q->workload == PASCAL_WORKLOAD_SCAN)
     pascal_codec_scan_prediction_write(w, &q->key, q->N, q->W, &a->scan, detail);
@@ -248,7 +257,8 @@ static void write_answer(pascal_jtext *w, const pd_query *q, const pd_answer *a,
 }
 
 /* "queries[i]", the name of batch item i in errors, without printf. */
-static void item_prefix(char out[32], size_t i) {
+static void item_prefix(char out[32], size_t i)
+{
   char d[24];
   size_t n = sizeof d;
   do {
@@ -261,23 +271,31 @@ static void item_prefix(char out[32], size_t i) {
   out[9 + sizeof d - n] = '\0';
 }
 
-static void count(pd_ctx *ctx, uint64_t ok, uint64_t refused) {
-  if (ok) atomic_fetch_add_explicit(&ctx->stats.predictions, ok, memory_order_relaxed);
+static void count(pd_ctx *ctx, uint64_t ok, uint64_t refused)
+{
+  if (ok)
+    atomic_fetch_add_explicit(&ctx->stats.predictions, ok, memory_order_relaxed);
   if (refused)
     atomic_fetch_add_explicit(&ctx->stats.predictions_refused, refused, memory_order_relaxed);
 }
 
 /* Read and remove the single query's "explain" (default true): a boolean or
  * 0/1, or, as a query string carries it, "true"/"false"/"1"/"0". */
-static int take_explain(pd_fields *q, int *explain, pd_reply *rep) {
+static int take_explain(pd_fields *q, int *explain, pd_reply *rep)
+{
   const pd_field *f = pd_fields_get(q, "explain");
   const pd_value *v = f ? &f->v : NULL;
 #define PD_IS_TEXT(t) (v->kind == PD_V_STRING && v->len == sizeof t - 1 && !memcmp(v->s, t, v->len))
-  if (!v) *explain = 1;
-  else if (v->kind == PD_V_BOOL) *explain = (int)v->i;
-  else if (v->kind == PD_V_INT && (v->i == 0 || v->i == 1)) *explain = (int)v->i;
-  else if (PD_IS_TEXT("true") || PD_IS_TEXT("1")) *explain = 1;
-  else if (PD_IS_TEXT("false") || PD_IS_TEXT("0")) *explain = 0;
+  if (!v)
+    *explain = 1;
+  else if (v->kind == PD_V_BOOL)
+    *explain = (int)v->i;
+  else if (v->kind == PD_V_INT && (v->i == 0 || v->i == 1))
+    *explain = (int)v->i;
+  else if (PD_IS_TEXT("true") || PD_IS_TEXT("1"))
+    *explain = 1;
+  else if (PD_IS_TEXT("false") || PD_IS_TEXT("0"))
+    *explain = 0;
   else {
     pd_reply_error(rep, 400, "invalid_type", "explain", "explain must be true or false");
     return -1;
@@ -288,13 +306,15 @@ static int take_explain(pd_fields *q, int *explain, pd_reply *rep) {
 }
 
 #define PD_ANSWER_RESERVE 3072 /* bytes: an explained answer fits without regrowth */
-#define PD_ITEM_RESERVE 264    /* bytes: a compact batch item, expected error and time included */
+#define PD_ITEM_RESERVE   264  /* bytes: a compact batch item, expected error and time included */
 
-static void predict_single(pd_ctx *ctx, pd_fields *fields, pd_reply *rep) {
+static void predict_single(pd_ctx *ctx, pd_fields *fields, pd_reply *rep)
+{
   pd_query q;
   pd_answer a;
   int explain;
-  if (take_explain(fields, &explain, rep)) return;
+  if (take_explain(fields, &explain, rep))
+    return;
   pd_registry_rdlock(ctx->registry);
   int failed = query_parse(fields, NULL, &q, rep) || answer(ctx, &q, NULL, &a, rep);
   pd_registry_unlock(ctx->registry);
@@ -337,35 +357,41 @@ typedef struct batch {
   pascal_codec_detail detail;
 } batch;
 
-static void batch_free(batch *b) {
-  for (size_t i = 0; i < b->n; i++) json_decref(b->items[i].error);
+static void batch_free(batch *b)
+{
+  for (size_t i = 0; i < b->n; i++)
+    json_decref(b->items[i].error);
   free(b->items);
   memset(b, 0, sizeof *b);
 }
 
 /* The error an item answers with: its error body, with its status. */
-static json_t *item_error(pd_reply *r) {
+static json_t *item_error(pd_reply *r)
+{
   json_t *e = r->json;
   r->json = NULL;
   json_object_set_new(e, "status", json_integer(r->status));
   return e;
 }
 
-static void batch_refuse(pd_ctx *ctx, pd_reply *rep) {
+static void batch_refuse(pd_ctx *ctx, pd_reply *rep)
+{
   pd_reply_error(rep, 413, "batch_too_large", "queries",
                  "a batch holds at most %zu queries; this one holds more", ctx->cfg.batch_max);
 }
 
 /* Add the next item: its fields, or NULL when it is not a JSON object.
  * -1 with rep filled when the batch is refused (too many items, memory). */
-static int batch_add(pd_ctx *ctx, batch *b, const pd_fields *fields, pd_reply *rep) {
+static int batch_add(pd_ctx *ctx, batch *b, const pd_fields *fields, pd_reply *rep)
+{
   if (b->n == ctx->cfg.batch_max) {
     batch_refuse(ctx, rep);
     return -1;
   }
   if (b->n == b->cap) {
     size_t cap = b->cap ? 2 * b->cap : 64;
-    if (cap > ctx->cfg.batch_max) cap = ctx->cfg.batch_max;
+    if (cap > ctx->cfg.batch_max)
+      cap = ctx->cfg.batch_max;
     batch_item *items = realloc(b->items, cap * sizeof *items);
     if (!items) {
       pd_reply_error(rep, 500, "internal", NULL, "out of memory reading the batch");
@@ -380,8 +406,10 @@ static int batch_add(pd_ctx *ctx, batch *b, const pd_fields *fields, pd_reply *r
   it->error = NULL;
   pd_reply r;
   memset(&r, 0, sizeof r);
-  if (!fields) pd_reply_error(&r, 400, "invalid_type", prefix, "each query must be a JSON object");
-  else if (query_parse(fields, prefix, &it->q, &r) == 0) return 0;
+  if (!fields)
+    pd_reply_error(&r, 400, "invalid_type", prefix, "each query must be a JSON object");
+  else if (query_parse(fields, prefix, &it->q, &r) == 0)
+    return 0;
   it->error = item_error(&r);
   return 0;
 }
@@ -398,7 +426,8 @@ typedef struct batch_slice {
   pascal_jtext own; /* the text of slices 1.. */
 } batch_slice;
 
-static void *slice_run(void *arg) {
+static void *slice_run(void *arg)
+{
   batch_slice *sl = arg;
   pd_registry_rdlock(sl->ctx->registry);
   for (size_t i = sl->lo; i < sl->hi; i++) {
@@ -432,17 +461,21 @@ static void *slice_run(void *arg) {
 }
 
 #define PD_BATCH_SLICES_MAX 8
-#define PD_BATCH_SLICE_MIN 1024 /* items per extra thread: below, one thread */
+#define PD_BATCH_SLICE_MIN  1024 /* items per extra thread: below, one thread */
 
 /* The batch answer is written as text directly (a Jansson tree for 10,000
  * items would cost more than the predictions), in up to cfg.threads slices
  * on as many threads, concatenated in order. */
-static void batch_answer(pd_ctx *ctx, const batch *b, pd_reply *rep) {
+static void batch_answer(pd_ctx *ctx, const batch *b, pd_reply *rep)
+{
   size_t n = b->n;
   size_t k = n / PD_BATCH_SLICE_MIN + 1;
-  if (k > ctx->cfg.threads) k = ctx->cfg.threads;
-  if (k > PD_BATCH_SLICES_MAX) k = PD_BATCH_SLICES_MAX;
-  if (k < 1) k = 1;
+  if (k > ctx->cfg.threads)
+    k = ctx->cfg.threads;
+  if (k > PD_BATCH_SLICES_MAX)
+    k = PD_BATCH_SLICES_MAX;
+  if (k < 1)
+    k = 1;
   /* the reply: {"results":[ slice 0, slice 1, ... ],"count","ok","errors"};
    * about PD_ITEM_RESERVE bytes per compact item */
   pascal_jtext w;
@@ -458,19 +491,24 @@ static void batch_answer(pd_ctx *ctx, const batch *b, pd_reply *rep) {
     sl[j].b = b;
     sl[j].lo = n * j / k;
     sl[j].hi = n * (j + 1) / k;
-    if (j > 0) pascal_jtext_init(&sl[j].own, PD_ITEM_RESERVE * (sl[j].hi - sl[j].lo));
+    if (j > 0)
+      pascal_jtext_init(&sl[j].own, PD_ITEM_RESERVE * (sl[j].hi - sl[j].lo));
     sl[j].out = j > 0 ? &sl[j].own : &w;
   }
-  for (size_t j = 1; j < k; j++) started[j] = pthread_create(&tid[j], NULL, slice_run, &sl[j]) == 0;
+  for (size_t j = 1; j < k; j++)
+    started[j] = pthread_create(&tid[j], NULL, slice_run, &sl[j]) == 0;
   slice_run(&sl[0]);
   for (size_t j = 1; j < k; j++) {
-    if (started[j]) pthread_join(tid[j], NULL);
-    else slice_run(&sl[j]); /* no thread: answer it here */
+    if (started[j])
+      pthread_join(tid[j], NULL);
+    else
+      slice_run(&sl[j]); /* no thread: answer it here */
   }
   size_t ok = sl[0].ok;
   pascal_status st = PASCAL_OK;
   for (size_t j = 1; j < k; j++) { /* k > 1 only when every slice has items */
-    if (st == PASCAL_OK) st = pascal_jtext_status(&sl[j].own, NULL);
+    if (st == PASCAL_OK)
+      st = pascal_jtext_status(&sl[j].own, NULL);
     pascal_jtext_raw(&w, NULL, sl[j].own.text, sl[j].own.len);
     ok += sl[j].ok;
     pascal_jtext_free(&sl[j].own);
@@ -497,20 +535,25 @@ static void batch_answer(pd_ctx *ctx, const batch *b, pd_reply *rep) {
 /* The "queries" array, read from the text: its items (flat objects) one by
  * one. 1 when it was read to its ']', -1 when the batch was refused (rep
  * filled), 0 when the text has a shape left to Jansson. */
-static int batch_from_text(pd_ctx *ctx, pd_jread *r, batch *b, pd_reply *rep) {
-  if (!pd_jread_take(r, '[')) return 0;
+static int batch_from_text(pd_ctx *ctx, pd_jread *r, batch *b, pd_reply *rep)
+{
+  if (!pd_jread_take(r, '['))
+    return 0;
   r->p--; /* count from the '[' */
   if (pd_jread_count_objects(r, ctx->cfg.batch_max) > ctx->cfg.batch_max) {
     batch_refuse(ctx, rep);
     return -1;
   }
   r->p++;
-  if (pd_jread_take(r, ']')) return 1;
+  if (pd_jread_take(r, ']'))
+    return 1;
   pd_fields item;
   pd_fields_init(&item);
   do {
-    if (pd_jread_flat_object(r, &item)) return 0;
-    if (batch_add(ctx, b, &item, rep)) return -1;
+    if (pd_jread_flat_object(r, &item))
+      return 0;
+    if (batch_add(ctx, b, &item, rep))
+      return -1;
   } while (pd_jread_take(r, ','));
   return pd_jread_take(r, ']') ? 1 : 0;
 }
@@ -520,44 +563,56 @@ static int batch_from_text(pd_ctx *ctx, pd_jread *r, batch *b, pd_reply *rep) {
  * 1 when answered (or refused), 0 when the body has another shape (or is
  * not JSON): the caller parses it with Jansson and answers from the tree,
  * which gives every error its message. */
-static int post_from_text(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
-  if (ctx->cfg.json_depth_max < 3) return 0; /* the tree path refuses the nesting */
+static int post_from_text(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
+  if (ctx->cfg.json_depth_max < 3)
+    return 0; /* the tree path refuses the nesting */
   pd_jread r = {req->body, req->body + req->body_len};
   pd_fields top;
   pd_fields_init(&top);
-  if (!pd_jread_take(&r, '{')) return 0;
+  if (!pd_jread_take(&r, '{'))
+    return 0;
   int empty = pd_jread_take(&r, '}');
   while (!empty) {
     const char *k;
     size_t klen;
     pd_value v;
-    if (top.n == PD_FIELDS_INLINE || pd_jread_key(&r, &top, &k, &klen)) return 0;
+    if (top.n == PD_FIELDS_INLINE || pd_jread_key(&r, &top, &k, &klen))
+      return 0;
     if (klen == 7 && !memcmp(k, "queries", 7)) {
       const pd_field *ex = pd_fields_get(&top, "explain");
-      if (top.n > (ex != NULL) || (ex && ex->v.kind != PD_V_BOOL)) return 0;
+      if (top.n > (ex != NULL) || (ex && ex->v.kind != PD_V_BOOL))
+        return 0;
       batch b;
       memset(&b, 0, sizeof b);
       b.detail = ex && ex->v.i ? PASCAL_CODEC_EXPLAINED : PASCAL_CODEC_COMPACT;
       int rc = batch_from_text(ctx, &r, &b, rep);
-      if (rc == 1 && (!pd_jread_take(&r, '}') || !pd_jread_at_end(&r))) rc = 0;
-      if (rc == 1) batch_answer(ctx, &b, rep);
+      if (rc == 1 && (!pd_jread_take(&r, '}') || !pd_jread_at_end(&r)))
+        rc = 0;
+      if (rc == 1)
+        batch_answer(ctx, &b, rep);
       batch_free(&b);
       return rc != 0;
     }
-    if (pd_jread_scalar(&r, &v)) return 0;
+    if (pd_jread_scalar(&r, &v))
+      return 0;
     top.f[top.n++] = (pd_field){k, klen, v};
-    if (!pd_jread_take(&r, ',')) break;
+    if (!pd_jread_take(&r, ','))
+      break;
   }
-  if ((!empty && !pd_jread_take(&r, '}')) || !pd_jread_at_end(&r)) return 0;
+  if ((!empty && !pd_jread_take(&r, '}')) || !pd_jread_at_end(&r))
+    return 0;
   predict_single(ctx, &top, rep);
   return 1;
 }
 
 /* --- bodies read from a Jansson tree ------------------------------------------ */
 
-static void batch_from_tree(pd_ctx *ctx, json_t *body, pd_reply *rep) {
+static void batch_from_tree(pd_ctx *ctx, json_t *body, pd_reply *rep)
+{
   static const char *const allowed[] = {"queries", "explain", NULL};
-  if (pd_json_strict(body, allowed, NULL, rep)) return;
+  if (pd_json_strict(body, allowed, NULL, rep))
+    return;
   json_t *ex = json_object_get(body, "explain");
   if (ex && !json_is_boolean(ex)) {
     pd_reply_error(rep, 400, "invalid_type", "explain", "explain must be true or false");
@@ -581,16 +636,18 @@ static void batch_from_tree(pd_ctx *ctx, json_t *body, pd_reply *rep) {
   for (size_t i = 0; i < json_array_size(qs) && !failed; i++) {
     json_t *q = json_array_get(qs, i);
     item.n = 0;
-    failed = json_is_object(q) ? pd_fields_from_json(q, &item, rep) ||
-                                     batch_add(ctx, &b, &item, rep)
-                               : batch_add(ctx, &b, NULL, rep);
+    failed = json_is_object(q)
+                 ? pd_fields_from_json(q, &item, rep) || batch_add(ctx, &b, &item, rep)
+                 : batch_add(ctx, &b, NULL, rep);
   }
   pd_fields_free(&item);
-  if (!failed) batch_answer(ctx, &b, rep);
+  if (!failed)
+    batch_answer(ctx, &b, rep);
   batch_free(&b);
 }
 
-static void post_from_tree(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+static void post_from_tree(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   json_t *body = NULL;
   if (pd_json_parse_large(req->body, req->body_len, ctx->cfg.json_depth_max, ctx->cfg.threads,
                           &body, rep))
@@ -600,20 +657,25 @@ static void post_from_tree(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   } else {
     pd_fields fs;
     pd_fields_init(&fs);
-    if (pd_fields_from_json(body, &fs, rep) == 0) predict_single(ctx, &fs, rep);
+    if (pd_fields_from_json(body, &fs, rep) == 0)
+      predict_single(ctx, &fs, rep);
     pd_fields_free(&fs);
   }
   json_decref(body);
 }
 
-void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
-  if (!post_from_text(ctx, req, rep)) post_from_tree(ctx, req, rep);
+void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
+  if (!post_from_text(ctx, req, rep))
+    post_from_tree(ctx, req, rep);
 }
 
-void pd_h_predict_get(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_predict_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   static const char *const strings[] = {"device", "path", "explain", NULL};
   pd_fields fs;
   pd_fields_init(&fs);
-  if (pd_fields_from_args(req->conn, strings, &fs, rep) == 0) predict_single(ctx, &fs, rep);
+  if (pd_fields_from_args(req->conn, strings, &fs, rep) == 0)
+    predict_single(ctx, &fs, rep);
   pd_fields_free(&fs);
 }

@@ -9,7 +9,8 @@
 #include "replica.h"
 #include "reply.h"
 
-void pd_h_replication_sync(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
+void pd_h_replication_sync(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
   (void)req;
   if (!ctx->replica) {
     pd_reply_error(rep, 409, "not_a_replica", NULL,
@@ -18,8 +19,7 @@ void pd_h_replication_sync(pd_ctx *ctx, pd_request *req, pd_reply *rep) {
   }
   pd_sync_result res;
   if (pd_replica_sync(ctx, &res)) {
-    pd_reply_error(rep, 502, "sync_failed", NULL, "%u error(s); first: %s", res.errors,
-                   res.error);
+    pd_reply_error(rep, 502, "sync_failed", NULL, "%u error(s); first: %s", res.errors, res.error);
     return;
   }
   pd_reply_json(rep, 200,

@@ -34,8 +34,8 @@
 #include "cors.h"
 #include "jsonin.h"
 #include "jsonpar.h"
-#include "reply.h"
 #include "replica.h"
+#include "reply.h"
 #include "reqhead.h"
 #include "routes.h"
 
@@ -44,25 +44,28 @@
 
 typedef struct pd_conn {
   uint64_t t0;
-  size_t route;   /* stats slot: route index, or the "unmatched" slot */
+  size_t route; /* stats slot: route index, or the "unmatched" slot */
   unsigned status;
   char *body;
   size_t len, cap;
   int too_large;
   int must_close; /* framing refused: the rest of the stream cannot be trusted */
-  json_t *json; /* parsed body; released when MHD reports completion, so that
-                   freeing a large tree never delays the answer */
+  json_t *json;   /* parsed body; released when MHD reports completion, so that
+                     freeing a large tree never delays the answer */
 } pd_conn;
 
-static int is_json_type(const char *ct) {
+static int is_json_type(const char *ct)
+{
   static const char want[] = "application/json";
-  if (!ct || strncasecmp(ct, want, sizeof want - 1) != 0) return 0;
+  if (!ct || strncasecmp(ct, want, sizeof want - 1) != 0)
+    return 0;
   char next = ct[sizeof want - 1];
   return next == '\0' || next == ';' || next == ' ' || next == '\t';
 }
 
 static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_conn *c,
-                                  pd_reply *rep) {
+                                  pd_reply *rep)
+{
   char *buf = NULL;
   size_t len = 0;
   if (rep->json) {
@@ -88,7 +91,8 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
     rep->content_type = "application/json";
     len = sizeof oom - 1;
     buf = malloc(len);
-    if (!buf) return MHD_NO;
+    if (!buf)
+      return MHD_NO;
     memcpy(buf, oom, len);
   }
   struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
@@ -100,14 +104,16 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
                             rep->content_type ? rep->content_type : "application/json");
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-  if (rep->allow[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
+  if (rep->allow[0])
+    MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
   if (rep->csp) { /* the dashboard and plots: a browser renders them */
     MHD_add_response_header(r, "Content-Security-Policy", rep->csp);
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
   }
   if (rep->www_authenticate)
     MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"pascald\"");
-  if (ctx->cfg.cors_origins[0]) MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Origin");
+  if (ctx->cfg.cors_origins[0])
+    MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Origin");
   if (rep->cors_origin)
     MHD_add_response_header(r, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, rep->cors_origin);
   if (rep->cors_preflight) {
@@ -130,12 +136,15 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
 }
 
 /* 401/403 by the route's access level. Returns 0 when the request may go on. */
-static int check_access(pd_ctx *ctx, const pd_route *route, pd_request *req, pd_reply *rep) {
-  const char *hdr = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
-                                                MHD_HTTP_HEADER_AUTHORIZATION);
+static int check_access(pd_ctx *ctx, const pd_route *route, pd_request *req, pd_reply *rep)
+{
+  const char *hdr =
+      MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
   pd_access need = route->access;
-  if (need == PD_ACCESS_OPEN) return 0;
-  if (need == PD_ACCESS_READ && !ctx->cfg.auth_reads && !hdr) return 0;
+  if (need == PD_ACCESS_OPEN)
+    return 0;
+  if (need == PD_ACCESS_READ && !ctx->cfg.auth_reads && !hdr)
+    return 0;
   pd_auth_result a = pd_auth_check(ctx, req, hdr);
   if (a == PD_AUTH_UNAVAILABLE) {
     pd_reply_error(rep, 503, "unavailable", NULL, "the token store cannot be read; try again");
@@ -163,9 +172,11 @@ static int check_access(pd_ctx *ctx, const pd_route *route, pd_request *req, pd_
  * path) at once: 204 for an allowed origin, 403 naming it otherwise.
  * Returns 1 when the preflight was answered. */
 static int cors(pd_ctx *ctx, struct MHD_Connection *conn, const char *method, int idx,
-                pd_reply *rep) {
+                pd_reply *rep)
+{
   const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
-  if (pd_cors_origin_allowed(ctx->cfg.cors_origins, origin)) rep->cors_origin = origin;
+  if (pd_cors_origin_allowed(ctx->cfg.cors_origins, origin))
+    rep->cors_origin = origin;
   if (idx != PD_ROUTE_BAD_METHOD || strcmp(method, "OPTIONS") != 0 || !origin ||
       !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Access-Control-Request-Method"))
     return 0;
@@ -180,8 +191,9 @@ static int cors(pd_ctx *ctx, struct MHD_Connection *conn, const char *method, in
   return 1;
 }
 
-static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
-                     const char *method, pd_conn *c, pd_reply *rep) {
+static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url, const char *method,
+                     pd_conn *c, pd_reply *rep)
+{
   pd_request req;
   memset(&req, 0, sizeof req);
   req.conn = conn;
@@ -191,7 +203,8 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
   req.body = c->body ? c->body : "";
   req.body_len = c->len;
   int idx = pd_route_match(method, url, &req, rep->allow, sizeof rep->allow);
-  if (ctx->cfg.cors_origins[0] && cors(ctx, conn, method, idx, rep)) return;
+  if (ctx->cfg.cors_origins[0] && cors(ctx, conn, method, idx, rep))
+    return;
   if (idx == PD_ROUTE_NOT_FOUND) {
     pd_reply_error(rep, 404, "not_found", NULL, "no route %s %s", method, url);
     return;
@@ -209,13 +222,15 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
                    ctx->cfg.body_max);
     return;
   }
-  if (pd_replica_refuses(ctx, route, rep)) return; /* 421: writes go to the primary */
-  if (check_access(ctx, route, &req, rep)) return;
+  if (pd_replica_refuses(ctx, route, rep))
+    return; /* 421: writes go to the primary */
+  if (check_access(ctx, route, &req, rep))
+    return;
   json_t *root = NULL;
   int required = route->body == PD_BODY_JSON || route->body == PD_BODY_TEXT;
   if (route->body != PD_BODY_NONE && (c->len > 0 || required)) {
-    const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *ct =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     if (c->len > 0 && !is_json_type(ct)) {
       pd_reply_error(rep, 415, "unsupported_media_type", NULL,
                      "Content-Type must be application/json (got %s)", ct ? ct : "none");
@@ -231,28 +246,28 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url,
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls) {
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
   pd_ctx *ctx = cls;
   pd_conn *c = *con_cls;
   (void)version;
   if (!c) {
     c = calloc(1, sizeof *c);
-    if (!c) return MHD_NO;
+    if (!c)
+      return MHD_NO;
     c->t0 = pd_now_ns();
     c->route = ctx->stats.nroutes - 1;
     *con_cls = c;
     atomic_fetch_add_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
     pd_reply rep;
     memset(&rep, 0, sizeof rep);
-    if (pd_reqhead_check(conn, pd_conns_nul_in_url(conn), pd_conns_too_many_params(conn),
-                         &rep)) {
+    if (pd_reqhead_check(conn, pd_conns_nul_in_url(conn), pd_conns_too_many_params(conn), &rep)) {
       c->must_close = 1;
       return send_reply(ctx, conn, c, &rep);
     }
-    const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *cl =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl && strtoull(cl, NULL, 10) > ctx->cfg.body_max) {
       c->too_large = 1; /* answer now: the body is never read */
       dispatch(ctx, conn, url, method, c, &rep);
@@ -263,7 +278,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   if (*upload_data_size > 0) {
     size_t n = *upload_data_size;
     *upload_data_size = 0;
-    if (c->too_large || c->status) return MHD_YES;
+    if (c->too_large || c->status)
+      return MHD_YES;
     if (c->len + n > ctx->cfg.body_max) {
       c->too_large = 1; /* keep draining, answer 413 at the end */
       free(c->body);
@@ -273,9 +289,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     if (c->len + n + 1 > c->cap) {
       size_t cap = c->cap ? c->cap : 1024;
-      while (cap < c->len + n + 1) cap *= 2;
+      while (cap < c->len + n + 1)
+        cap *= 2;
       char *b = realloc(c->body, cap);
-      if (!b) return MHD_NO;
+      if (!b)
+        return MHD_NO;
       c->body = b;
       c->cap = cap;
     }
@@ -284,7 +302,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     c->body[c->len] = '\0';
     return MHD_YES;
   }
-  if (c->status) return MHD_YES; /* already answered (early 413) */
+  if (c->status)
+    return MHD_YES; /* already answered (early 413) */
   pd_reply rep;
   memset(&rep, 0, sizeof rep);
   dispatch(ctx, conn, url, method, c, &rep);
@@ -292,12 +311,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
-                         enum MHD_RequestTerminationCode toe) {
+                         enum MHD_RequestTerminationCode toe)
+{
   pd_ctx *ctx = cls;
   pd_conn *c = *con_cls;
   (void)toe;
   pd_conns_request_done(conn);
-  if (!c) return;
+  if (!c)
+    return;
   pd_stats_record(&ctx->stats, c->route, c->status, pd_now_ns() - c->t0);
   atomic_fetch_sub_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
   int large = c->cap >= PD_TRIM_AFTER_BODY;
@@ -311,10 +332,12 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
    * threshold below); parsed by Jansson (a shape the text reader leaves to
    * it), 66 MiB (83 without; the tree's freed top of a thread's arena is
    * beyond malloc_trim's reach), where it stayed at 128-200 MiB before. */
-  if (large) malloc_trim(0);
+  if (large)
+    malloc_trim(0);
 }
 
-int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen) {
+int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen)
+{
   char port[16];
   snprintf(port, sizeof port, "%u", ctx->cfg.listen_port);
   struct addrinfo hints, *ai = NULL;
@@ -342,20 +365,19 @@ int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen) {
    * heap, which then stays at its high-water mark. */
   mallopt(M_MMAP_THRESHOLD, PD_TRIM_AFTER_BODY);
   unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
-  if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
+  if (ai->ai_family == AF_INET6)
+    flags |= MHD_USE_IPv6;
   /* MHD's own limit sits above pascald's (the accept policy refuses first
    * with an immediate close): at its own limit MHD stops accepting and
    * clients would wait in the kernel backlog. */
   unsigned mhd_limit = ctx->cfg.connection_limit + 16 * ctx->cfg.threads;
   ctx->mhd = MHD_start_daemon(
       flags, 0, pd_conns_accept, ctx->conns, on_request, ctx, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-      MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ctx->cfg.threads,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)ctx->cfg.connection_timeout_s,
-      MHD_OPTION_CONNECTION_LIMIT, mhd_limit,
+      MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ctx->cfg.threads, MHD_OPTION_CONNECTION_TIMEOUT,
+      (unsigned int)ctx->cfg.connection_timeout_s, MHD_OPTION_CONNECTION_LIMIT, mhd_limit,
       MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)ctx->cfg.connection_limit_per_ip,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, ctx->cfg.connection_memory,
-      MHD_OPTION_NOTIFY_CONNECTION, pd_conns_notify, ctx->conns,
-      MHD_OPTION_UNESCAPE_CALLBACK, pd_conns_unescape, ctx->conns,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, ctx->cfg.connection_memory, MHD_OPTION_NOTIFY_CONNECTION,
+      pd_conns_notify, ctx->conns, MHD_OPTION_UNESCAPE_CALLBACK, pd_conns_unescape, ctx->conns,
       MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1, MHD_OPTION_NOTIFY_COMPLETED,
       on_completed, ctx, MHD_OPTION_END);
   freeaddrinfo(ai);
@@ -371,8 +393,10 @@ int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen) {
   return 0;
 }
 
-void pd_http_stop(pd_ctx *ctx) {
-  if (!ctx->mhd) return;
+void pd_http_stop(pd_ctx *ctx)
+{
+  if (!ctx->mhd)
+    return;
   /* From here every answer closes its connection (send_reply): without it a
    * keep-alive client under load always has a request in flight and the
    * wait below would run to its 10 s limit, then cut requests mid-way. */
@@ -385,7 +409,8 @@ void pd_http_stop(pd_ctx *ctx) {
   }
   pd_conns_stop(ctx->conns); /* no sweep while MHD closes its connections */
   MHD_stop_daemon(ctx->mhd);
-  if (s != MHD_INVALID_SOCKET) close(s);
+  if (s != MHD_INVALID_SOCKET)
+    close(s);
   ctx->mhd = NULL;
   pd_conns_free(ctx->conns);
   ctx->conns = NULL;

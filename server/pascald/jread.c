@@ -14,12 +14,14 @@
 #include "json_text.h"
 #include "jsonin.h"
 
-static void ws(pd_jread *r) {
+static void ws(pd_jread *r)
+{
   while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
     r->p++;
 }
 
-int pd_jread_take(pd_jread *r, char c) {
+int pd_jread_take(pd_jread *r, char c)
+{
   ws(r);
   if (r->p < r->end && *r->p == c) {
     r->p++;
@@ -28,48 +30,63 @@ int pd_jread_take(pd_jread *r, char c) {
   return 0;
 }
 
-int pd_jread_at_end(pd_jread *r) {
+int pd_jread_at_end(pd_jread *r)
+{
   ws(r);
   return r->p == r->end;
 }
 
-int pd_jread_string(pd_jread *r, const char **s, size_t *len) {
-  if (!pd_jread_take(r, '"')) return -1;
+int pd_jread_string(pd_jread *r, const char **s, size_t *len)
+{
+  if (!pd_jread_take(r, '"'))
+    return -1;
   const char *b = r->p;
   const char *q = b;
   /* printable ASCII but the quote and the backslash, and UTF-8 bytes:
    * control characters and escapes send the body to Jansson */
-  while (q < r->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20) q++;
-  if (q == r->end || *q != '"') return -1;
-  if (!pascal_json_utf8_valid(b, (size_t)(q - b))) return -1;
+  while (q < r->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+    q++;
+  if (q == r->end || *q != '"')
+    return -1;
+  if (!pascal_json_utf8_valid(b, (size_t)(q - b)))
+    return -1;
   *s = b;
   *len = (size_t)(q - b);
   r->p = q + 1;
   return 0;
 }
 
-static int digits(pd_jread *r) {
+static int digits(pd_jread *r)
+{
   const char *b = r->p;
-  while (r->p < r->end && *r->p >= '0' && *r->p <= '9') r->p++;
+  while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
+    r->p++;
   return r->p > b;
 }
 
-static int number(pd_jread *r, pd_value *v) {
+static int number(pd_jread *r, pd_value *v)
+{
   const char *b = r->p;
   int is_int = 1;
-  if (*r->p == '-') r->p++;
-  if (r->p < r->end && *r->p == '0') r->p++;
-  else if (!digits(r)) return -1;
+  if (*r->p == '-')
+    r->p++;
+  if (r->p < r->end && *r->p == '0')
+    r->p++;
+  else if (!digits(r))
+    return -1;
   if (r->p < r->end && *r->p == '.') {
     is_int = 0;
     r->p++;
-    if (!digits(r)) return -1;
+    if (!digits(r))
+      return -1;
   }
   if (r->p < r->end && (*r->p == 'e' || *r->p == 'E')) {
     is_int = 0;
     r->p++;
-    if (r->p < r->end && (*r->p == '+' || *r->p == '-')) r->p++;
-    if (!digits(r)) return -1;
+    if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
+      r->p++;
+    if (!digits(r))
+      return -1;
   }
   /* the grammar ends the number here; strtoll/strtod stop at the same
    * byte (neither reads "0x" or "inf" after a JSON number's first digit) */
@@ -78,7 +95,8 @@ static int number(pd_jread *r, pd_value *v) {
     uint64_t x = 0, lim = *b == '-' ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     for (; q < r->p; q++) {
       unsigned dgt = (unsigned)(*q - '0');
-      if (x > (lim - dgt) / 10) return -1; /* Jansson: "too big integer" */
+      if (x > (lim - dgt) / 10)
+        return -1; /* Jansson: "too big integer" */
       x = 10 * x + dgt;
     }
     v->kind = PD_V_INT;
@@ -87,46 +105,56 @@ static int number(pd_jread *r, pd_value *v) {
   }
   errno = 0;
   double d = strtod(b, NULL);
-  if (errno || !isfinite(d)) return -1; /* overflow, or an underflow Jansson may read otherwise */
+  if (errno || !isfinite(d))
+    return -1; /* overflow, or an underflow Jansson may read otherwise */
   v->kind = PD_V_REAL;
   v->d = d;
   return 0;
 }
 
-static int literal(pd_jread *r, const char *word, size_t n) {
-  if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0) return -1;
+static int literal(pd_jread *r, const char *word, size_t n)
+{
+  if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0)
+    return -1;
   r->p += n;
   return 0;
 }
 
-int pd_jread_scalar(pd_jread *r, pd_value *v) {
+int pd_jread_scalar(pd_jread *r, pd_value *v)
+{
   memset(v, 0, sizeof *v);
   ws(r);
-  if (r->p == r->end) return -1;
+  if (r->p == r->end)
+    return -1;
   switch (*r->p) {
-    case '"':
-      v->kind = PD_V_STRING;
-      return pd_jread_string(r, &v->s, &v->len);
-    case 't': v->kind = PD_V_BOOL, v->i = 1; return literal(r, "true", 4);
-    case 'f': v->kind = PD_V_BOOL, v->i = 0; return literal(r, "false", 5);
-    case 'n': v->kind = PD_V_NULL; return literal(r, "null", 4);
-    default:
-      if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9')) return number(r, v);
-      return -1;
+  case '"': v->kind = PD_V_STRING; return pd_jread_string(r, &v->s, &v->len);
+  case 't': v->kind = PD_V_BOOL, v->i = 1; return literal(r, "true", 4);
+  case 'f': v->kind = PD_V_BOOL, v->i = 0; return literal(r, "false", 5);
+  case 'n': v->kind = PD_V_NULL; return literal(r, "null", 4);
+  default:
+    if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9'))
+      return number(r, v);
+    return -1;
   }
 }
 
-int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *klen) {
-  if (pd_jread_string(r, k, klen) || !pd_jread_take(r, ':')) return -1;
+int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *klen)
+{
+  if (pd_jread_string(r, k, klen) || !pd_jread_take(r, ':'))
+    return -1;
   for (size_t i = 0; i < seen->n; i++)
-    if (seen->f[i].klen == *klen && memcmp(seen->f[i].key, *k, *klen) == 0) return -1;
+    if (seen->f[i].klen == *klen && memcmp(seen->f[i].key, *k, *klen) == 0)
+      return -1;
   return 0;
 }
 
-int pd_jread_flat_object(pd_jread *r, pd_fields *out) {
+int pd_jread_flat_object(pd_jread *r, pd_fields *out)
+{
   out->n = 0;
-  if (!pd_jread_take(r, '{')) return -1;
-  if (pd_jread_take(r, '}')) return 0;
+  if (!pd_jread_take(r, '{'))
+    return -1;
+  if (pd_jread_take(r, '}'))
+    return 0;
   do {
     const char *k;
     size_t klen;
@@ -138,15 +166,19 @@ int pd_jread_flat_object(pd_jread *r, pd_fields *out) {
   return pd_jread_take(r, '}') ? 0 : -1;
 }
 
-size_t pd_jread_count_objects(const pd_jread *r, size_t limit) {
+size_t pd_jread_count_objects(const pd_jread *r, size_t limit)
+{
   pd_json_scan sc = {0, 0};
   size_t n = 0;
   int depth = 0;
   for (const char *q = r->p; q < r->end && n <= limit; q++) {
     char c = *q;
-    if (pd_json_scan_string(&sc, c)) continue;
-    if (c == '{' || c == '[') n += depth++ == 1 && c == '{';
-    else if ((c == '}' || c == ']') && --depth <= 0) break;
+    if (pd_json_scan_string(&sc, c))
+      continue;
+    if (c == '{' || c == '[')
+      n += depth++ == 1 && c == '{';
+    else if ((c == '}' || c == ']') && --depth <= 0)
+      break;
   }
   return n;
 }

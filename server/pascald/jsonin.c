@@ -5,8 +5,8 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <microhttpd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +17,17 @@
 
 /* Deepest nesting of arrays/objects, ignoring brackets inside strings. The
  * scan stops as soon as the limit is passed, so hostile input costs O(limit). */
-int pd_json_too_deep(const char *buf, size_t len, int depth_max) {
+int pd_json_too_deep(const char *buf, size_t len, int depth_max)
+{
   pd_json_scan sc = {0, 0};
   int depth = 0;
   for (size_t i = 0; i < len; i++) {
     char c = buf[i];
-    if (pd_json_scan_string(&sc, c)) continue;
+    if (pd_json_scan_string(&sc, c))
+      continue;
     if (c == '{' || c == '[') {
-      if (++depth > depth_max) return 1;
+      if (++depth > depth_max)
+        return 1;
     } else if (c == '}' || c == ']') {
       depth--;
     }
@@ -32,7 +35,8 @@ int pd_json_too_deep(const char *buf, size_t len, int depth_max) {
   return 0;
 }
 
-int pd_json_parse(const char *buf, size_t len, int depth_max, json_t **out, pd_reply *rep) {
+int pd_json_parse(const char *buf, size_t len, int depth_max, json_t **out, pd_reply *rep)
+{
   if (len == 0) {
     pd_reply_error(rep, 400, "bad_json", NULL, "request body is empty; a JSON object is required");
     return -1;
@@ -57,17 +61,23 @@ int pd_json_parse(const char *buf, size_t len, int depth_max, json_t **out, pd_r
   return 0;
 }
 
-static void field_name(char *dst, size_t n, const char *prefix, const char *key) {
-  if (prefix && *prefix) snprintf(dst, n, "%s.%s", prefix, key);
-  else snprintf(dst, n, "%s", key);
+static void field_name(char *dst, size_t n, const char *prefix, const char *key)
+{
+  if (prefix && *prefix)
+    snprintf(dst, n, "%s.%s", prefix, key);
+  else
+    snprintf(dst, n, "%s", key);
 }
 
-int pd_json_strict(json_t *obj, const char *const *allowed, const char *prefix, pd_reply *rep) {
+int pd_json_strict(json_t *obj, const char *const *allowed, const char *prefix, pd_reply *rep)
+{
   const char *key;
   json_t *v;
-  json_object_foreach(obj, key, v) {
+  json_object_foreach(obj, key, v)
+  {
     int ok = 0;
-    for (size_t i = 0; allowed[i] && !ok; i++) ok = !strcmp(key, allowed[i]);
+    for (size_t i = 0; allowed[i] && !ok; i++)
+      ok = !strcmp(key, allowed[i]);
     if (!ok) {
       char f[160];
       field_name(f, sizeof f, prefix, key);
@@ -79,59 +89,71 @@ int pd_json_strict(json_t *obj, const char *const *allowed, const char *prefix, 
 }
 
 /* The getters check the member's value as qfields.c checks any source's. */
-int pd_get_u64(json_t *obj, const char *key, int required, uint64_t lo, uint64_t hi,
-               uint64_t *out, const char *prefix, pd_reply *rep) {
+int pd_get_u64(json_t *obj, const char *key, int required, uint64_t lo, uint64_t hi, uint64_t *out,
+               const char *prefix, pd_reply *rep)
+{
   pd_value v;
   pd_value_from_json(json_object_get(obj, key), &v);
   return pd_value_u64(&v, key, required, lo, hi, out, prefix, rep);
 }
 
-int pd_get_i64(json_t *obj, const char *key, int required, int64_t lo, int64_t hi,
-               int64_t *out, const char *prefix, pd_reply *rep) {
+int pd_get_i64(json_t *obj, const char *key, int required, int64_t lo, int64_t hi, int64_t *out,
+               const char *prefix, pd_reply *rep)
+{
   pd_value v;
   pd_value_from_json(json_object_get(obj, key), &v);
   return pd_value_i64(&v, key, required, lo, hi, out, prefix, rep);
 }
 
 int pd_get_num(json_t *obj, const char *key, int required, double lo, double hi, double *out,
-               const char *prefix, pd_reply *rep) {
+               const char *prefix, pd_reply *rep)
+{
   pd_value v;
   pd_value_from_json(json_object_get(obj, key), &v);
   return pd_value_num(&v, key, required, lo, hi, out, prefix, rep);
 }
 
 int pd_get_str(json_t *obj, const char *key, int required, char *out, size_t maxlen,
-               const char *prefix, pd_reply *rep) {
+               const char *prefix, pd_reply *rep)
+{
   pd_value v;
   pd_value_from_json(json_object_get(obj, key), &v);
   return pd_value_str(&v, key, required, out, maxlen, prefix, rep);
 }
 
-int pd_name_valid(const char *s) { return pascal_codec_name_valid(s); }
+int pd_name_valid(const char *s)
+{
+  return pascal_codec_name_valid(s);
+}
 
 int pd_get_name(json_t *obj, const char *key, int required, char *out, size_t maxlen,
-                const char *prefix, pd_reply *rep) {
+                const char *prefix, pd_reply *rep)
+{
   int rc = pd_get_str(obj, key, required, out, maxlen, prefix, rep);
   if (rc == 0 && !pd_name_valid(out)) {
     char f[160];
     field_name(f, sizeof f, prefix, key);
-    pd_reply_error(rep, 400, "invalid_name", f, "field '%s' must be 1-63 characters of A-Z a-z "
-                   "0-9 . _ -", f);
+    pd_reply_error(rep, 400, "invalid_name", f,
+                   "field '%s' must be 1-63 characters of A-Z a-z "
+                   "0-9 . _ -",
+                   f);
     return -1;
   }
   return rc;
 }
 
 int pd_query_object(struct MHD_Connection *conn, const char *const *string_keys, json_t **out,
-                    pd_reply *rep) {
+                    pd_reply *rep)
+{
   pd_fields fs;
   pd_fields_init(&fs);
   json_t *obj = NULL;
-  if (pd_fields_from_args(conn, string_keys, &fs, rep)) goto fail;
+  if (pd_fields_from_args(conn, string_keys, &fs, rep))
+    goto fail;
   obj = json_object();
   for (size_t i = 0; obj && i < fs.n; i++) {
     const pd_value *v = &fs.f[i].v;
-    json_t *j = v->kind == PD_V_INT  ? json_integer(v->i)
+    json_t *j = v->kind == PD_V_INT    ? json_integer(v->i)
                 : v->kind == PD_V_REAL ? json_real(v->d)
                                        : json_stringn(v->s, v->len);
     if (json_object_set_new(obj, fs.f[i].key, j)) {
@@ -151,11 +173,14 @@ fail:
   return -1;
 }
 
-int64_t pd_parse_id(const char *s) {
-  if (!s || !*s || *s < '1' || *s > '9') return -1;
+int64_t pd_parse_id(const char *s)
+{
+  if (!s || !*s || *s < '1' || *s > '9')
+    return -1;
   errno = 0;
   char *end = NULL;
   long long v = strtoll(s, &end, 10);
-  if (errno || *end || v <= 0) return -1;
+  if (errno || *end || v <= 0)
+    return -1;
   return v;
 }

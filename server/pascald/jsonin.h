@@ -22,11 +22,15 @@ typedef struct pd_json_scan {
   int in_str, esc;
 } pd_json_scan;
 
-static inline int pd_json_scan_string(pd_json_scan *s, char c) {
+static inline int pd_json_scan_string(pd_json_scan *s, char c)
+{
   if (s->in_str) {
-    if (s->esc) s->esc = 0;
-    else if (c == '\\') s->esc = 1;
-    else if (c == '"') s->in_str = 0;
+    if (s->esc)
+      s->esc = 0;
+    else if (c == '\\')
+      s->esc = 1;
+    else if (c == '"')
+      s->in_str = 0;
     return 1;
   }
   s->in_str = c == '"';
@@ -44,10 +48,10 @@ int pd_json_parse(const char *buf, size_t len, int depth_max, json_t **out, pd_r
  * unknown_field). `prefix` names the object in messages ("queries[3]"). */
 int pd_json_strict(json_t *obj, const char *const *allowed, const char *prefix, pd_reply *rep);
 
-int pd_get_u64(json_t *obj, const char *key, int required, uint64_t lo, uint64_t hi,
-               uint64_t *out, const char *prefix, pd_reply *rep);
-int pd_get_i64(json_t *obj, const char *key, int required, int64_t lo, int64_t hi,
-               int64_t *out, const char *prefix, pd_reply *rep);
+int pd_get_u64(json_t *obj, const char *key, int required, uint64_t lo, uint64_t hi, uint64_t *out,
+               const char *prefix, pd_reply *rep);
+int pd_get_i64(json_t *obj, const char *key, int required, int64_t lo, int64_t hi, int64_t *out,
+               const char *prefix, pd_reply *rep);
 /* Finite number (integer or real) in [lo, hi]. */
 int pd_get_num(json_t *obj, const char *key, int required, double lo, double hi, double *out,
                const char *prefix, pd_reply *rep);
@@ -66,7 +70,7 @@ int64_t pd_parse_id(const char *s);
 /* Build an object from URL query arguments: keys in `string_keys` stay
  * strings, every other argument must be a number. Unknown keys are kept so
  * that the handler's strict check names them. Returns -1 with a 400. */
-int pd_query_object(struct MHD_Connection *conn, const char *const *string_keys,
-                    json_t **out, pd_reply *rep);
+int pd_query_object(struct MHD_Connection *conn, const char *const *string_keys, json_t **out,
+                    pd_reply *rep);
 
 #endif

@@ -36,15 +36,18 @@ typedef struct span {
 /* Find the largest array value at depth 1 and up to `parts` cut points at its
  * element commas, near equal byte fractions. Returns 0 when the body has
  * that shape and the array spans at least half of it. */
-static int find_split(const char *b, size_t len, size_t parts, span *sp) {
+static int find_split(const char *b, size_t len, size_t parts, span *sp)
+{
   pd_json_scan sc = {0, 0};
   int depth = 0;
   size_t best_open = 0, best_close = 0, open = 0;
   for (size_t i = 0; i < len; i++) {
     char c = b[i];
-    if (pd_json_scan_string(&sc, c)) continue;
+    if (pd_json_scan_string(&sc, c))
+      continue;
     if (c == '{' || c == '[') {
-      if (depth == 1 && c == '[') open = i;
+      if (depth == 1 && c == '[')
+        open = i;
       depth++;
     } else if (c == '}' || c == ']') {
       depth--;
@@ -54,7 +57,8 @@ static int find_split(const char *b, size_t len, size_t parts, span *sp) {
       }
     }
   }
-  if (best_close == 0 || 2 * (best_close - best_open) < len) return -1;
+  if (best_close == 0 || 2 * (best_close - best_open) < len)
+    return -1;
   sp->open = best_open;
   sp->close = best_close;
   sp->k = 0;
@@ -64,9 +68,12 @@ static int find_split(const char *b, size_t len, size_t parts, span *sp) {
   depth = 0; /* relative to the split array's elements */
   for (size_t i = best_open + 1; i < best_close && sp->k + 1 < parts; i++) {
     char c = b[i];
-    if (pd_json_scan_string(&sc, c)) continue;
-    if (c == '{' || c == '[') depth++;
-    else if (c == '}' || c == ']') depth--;
+    if (pd_json_scan_string(&sc, c))
+      continue;
+    if (c == '{' || c == '[')
+      depth++;
+    else if (c == '}' || c == ']')
+      depth--;
     else if (c == ',' && depth == 0 && i >= best_open + step * (sp->k + 1))
       sp->cut[++sp->k] = i;
   }
@@ -80,7 +87,8 @@ typedef struct slice_job {
   json_t *arr;
 } slice_job;
 
-static void *slice_parse(void *arg) {
+static void *slice_parse(void *arg)
+{
   slice_job *j = arg;
   j->arr = json_loadb(j->text, j->len, JSON_REJECT_DUPLICATES, NULL);
   return NULL;
@@ -88,10 +96,12 @@ static void *slice_parse(void *arg) {
 
 /* Copy b[from..to) between a prefix and a suffix into a new buffer. */
 static char *splice(const char *pre, const char *b, size_t from, size_t to, const char *post,
-                    size_t *outlen) {
+                    size_t *outlen)
+{
   size_t pl = strlen(pre), sl = strlen(post), n = pl + (to - from) + sl;
   char *t = malloc(n + 1);
-  if (!t) return NULL;
+  if (!t)
+    return NULL;
   memcpy(t, pre, pl);
   memcpy(t + pl, b + from, to - from);
   memcpy(t + pl + (to - from), post, sl);
@@ -101,10 +111,13 @@ static char *splice(const char *pre, const char *b, size_t from, size_t to, cons
 }
 
 /* The parallel path; NULL when it does not apply or a piece fails. */
-static json_t *parse_split(const char *b, size_t len, size_t parts) {
+static json_t *parse_split(const char *b, size_t len, size_t parts)
+{
   span sp;
-  if (parts > SLICES_MAX) parts = SLICES_MAX;
-  if (find_split(b, len, parts, &sp)) return NULL;
+  if (parts > SLICES_MAX)
+    parts = SLICES_MAX;
+  if (find_split(b, len, parts, &sp))
+    return NULL;
   slice_job jobs[SLICES_MAX];
   pthread_t tid[SLICES_MAX];
   int started[SLICES_MAX] = {0};
@@ -127,8 +140,10 @@ static json_t *parse_split(const char *b, size_t len, size_t parts) {
       outer = json_loadb(outer_text, olen, JSON_REJECT_DUPLICATES, NULL);
     }
     for (size_t j = 1; j < sp.k; j++) {
-      if (started[j]) pthread_join(tid[j], NULL);
-      else slice_parse(&jobs[j]);
+      if (started[j])
+        pthread_join(tid[j], NULL);
+      else
+        slice_parse(&jobs[j]);
     }
   }
   /* join: every slice must be a non-empty array (a trailing comma would
@@ -146,7 +161,8 @@ static json_t *parse_split(const char *b, size_t len, size_t parts) {
   json_t *v = NULL;
   int placed = 0;
   if (ok && json_is_object(outer)) {
-    json_object_foreach(outer, key, v) {
+    json_object_foreach(outer, key, v)
+    {
       if (json_is_array(v) && json_array_size(v) == 0 && !placed) {
         placed = json_array_extend(v, all) == 0;
       } else if (json_is_array(v) && json_array_size(v) == 0) {
@@ -163,8 +179,9 @@ static json_t *parse_split(const char *b, size_t len, size_t parts) {
   return outer;
 }
 
-int pd_json_parse_large(const char *buf, size_t len, int depth_max, unsigned threads,
-                        json_t **out, pd_reply *rep) {
+int pd_json_parse_large(const char *buf, size_t len, int depth_max, unsigned threads, json_t **out,
+                        pd_reply *rep)
+{
   if (threads > 1 && len >= PD_JSON_PARALLEL_MIN && !pd_json_too_deep(buf, len, depth_max)) {
     json_t *root = parse_split(buf, len, threads);
     if (root) {

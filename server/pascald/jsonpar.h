@@ -10,7 +10,7 @@
 /* Bodies from this size on are split when they have the shape of a batch. */
 #define PD_JSON_PARALLEL_MIN (256u * 1024u)
 
-int pd_json_parse_large(const char *buf, size_t len, int depth_max, unsigned threads,
-                        json_t **out, pd_reply *rep);
+int pd_json_parse_large(const char *buf, size_t len, int depth_max, unsigned threads, json_t **out,
+                        pd_reply *rep);
 
 #endif

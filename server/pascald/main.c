@@ -34,24 +34,25 @@
  * any other failure to start, 2 for bad usage, 3 for a damaged database. */
 #define PD_EXIT_DAMAGED 3
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: pascald [serve] [--listen HOST:PORT] [--db PATH] [--config FILE]\n"
-          "               [--bundles DIR] [--lease-seconds N] [--max-attempts N]\n"
-          "               [--threads N] [--connection-limit N] [--connection-limit-per-ip N]\n"
-          "               [--connection-timeout S] [--request-deadline S]\n"
-          "               [--body-max BYTES] [--batch-max N] [--auth-reads] [--read-only]\n"
-          "               [--cors-origins ORIGIN,...] [--cors-max-age S]\n"
-          "               [--replica-of PRIMARY_URL] [--replica-interval S]\n"
-          "       pascald token create --db PATH --role admin|agent --name NAME\n"
-          "       pascald token list --db PATH\n"
-          "       pascald token revoke --db PATH --id ID\n"
-          "       pascald --version | --help\n"
-          "Environment: PASCAL_LISTEN, PASCAL_DB, PASCAL_BUNDLES, PASCAL_LEASE_SECONDS, ...\n"
-          "(PASCAL_<OPTION>), PASCAL_CONFIG; flags override env, env overrides the file.\n");
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: pascald [serve] [--listen HOST:PORT] [--db PATH] [--config FILE]\n"
+             "               [--bundles DIR] [--lease-seconds N] [--max-attempts N]\n"
+             "               [--threads N] [--connection-limit N] [--connection-limit-per-ip N]\n"
+             "               [--connection-timeout S] [--request-deadline S]\n"
+             "               [--body-max BYTES] [--batch-max N] [--auth-reads] [--read-only]\n"
+             "               [--cors-origins ORIGIN,...] [--cors-max-age S]\n"
+             "               [--replica-of PRIMARY_URL] [--replica-interval S]\n"
+             "       pascald token create --db PATH --role admin|agent --name NAME\n"
+             "       pascald token list --db PATH\n"
+             "       pascald token revoke --db PATH --id ID\n"
+             "       pascald --version | --help\n"
+             "Environment: PASCAL_LISTEN, PASCAL_DB, PASCAL_BUNDLES, PASCAL_LEASE_SECONDS, ...\n"
+             "(PASCAL_<OPTION>), PASCAL_CONFIG; flags override env, env overrides the file.\n");
 }
 
-static int open_store(const char *path, pascal_store **out) {
+static int open_store(const char *path, pascal_store **out)
+{
   pascal_error err;
   pascal_error_clear(&err);
   if (pascal_store_open(path, out, &err) != PASCAL_STORE_OK) {
@@ -62,20 +63,23 @@ static int open_store(const char *path, pascal_store **out) {
 }
 
 /* Open the serving store and check the file. Returns 0, or the exit status. */
-static int open_checked_store(const pd_config *cfg, pascal_store **out) {
+static int open_checked_store(const pd_config *cfg, pascal_store **out)
+{
   pascal_error err;
   pascal_error_clear(&err);
   int st = cfg->read_only ? pascal_store_open_read_only(cfg->db_path, out, &err)
                           : pascal_store_open(cfg->db_path, out, &err);
-  if (st == PASCAL_STORE_OK) st = pascal_store_quick_check(*out, &err);
-  if (st == PASCAL_STORE_OK) return 0;
+  if (st == PASCAL_STORE_OK)
+    st = pascal_store_quick_check(*out, &err);
+  if (st == PASCAL_STORE_OK)
+    return 0;
   if (st != PASCAL_STORE_CORRUPT) {
     fprintf(stderr, "pascald: cannot open database %s: %s\n", cfg->db_path, err.message);
     return 1;
   }
   if (cfg->read_only && *out) {
-    fprintf(stderr, "pascald: database %s is damaged (%s); serving it read-only\n",
-            cfg->db_path, err.message);
+    fprintf(stderr, "pascald: database %s is damaged (%s); serving it read-only\n", cfg->db_path,
+            err.message);
     return 0;
   }
   fprintf(stderr,
@@ -88,7 +92,8 @@ static int open_checked_store(const pd_config *cfg, pascal_store **out) {
 
 /* ---- token subcommands --------------------------------------------------- */
 
-static int token_main(int argc, char **argv) {
+static int token_main(int argc, char **argv)
+{
   if (argc < 1) {
     usage(stderr);
     return 2;
@@ -97,7 +102,7 @@ static int token_main(int argc, char **argv) {
   char *rest[64];
   int nrest = 0;
   for (int i = 1; i < argc; i++) {
-    const char **dst = !strcmp(argv[i], "--role") ? &role
+    const char **dst = !strcmp(argv[i], "--role")   ? &role
                        : !strcmp(argv[i], "--name") ? &name
                        : !strcmp(argv[i], "--id")   ? &id
                                                     : NULL;
@@ -142,8 +147,11 @@ static int token_main(int argc, char **argv) {
     }
     pd_token_hash(token, hash);
     int64_t tid;
-    if (open_store(cfg.db_path, &st)) return 1;
-    if (pascal_store_token_create(st, name, !strcmp(role, "admin") ? PASCAL_STORE_ROLE_ADMIN : PASCAL_STORE_ROLE_AGENT, hash, now, &tid, &err) != PASCAL_STORE_OK) {
+    if (open_store(cfg.db_path, &st))
+      return 1;
+    if (pascal_store_token_create(
+            st, name, !strcmp(role, "admin") ? PASCAL_STORE_ROLE_ADMIN : PASCAL_STORE_ROLE_AGENT,
+            hash, now, &tid, &err) != PASCAL_STORE_OK) {
       fprintf(stderr, "pascald token create: %s (%s)\n", err.message, err.field);
     } else {
       printf("created %s token id %lld name %s (shown once; store it now)\n%s\n", role,
@@ -153,7 +161,8 @@ static int token_main(int argc, char **argv) {
   } else if (!strcmp(sub, "list")) {
     pascal_store_token *t = NULL;
     size_t n = 0;
-    if (open_store(cfg.db_path, &st)) return 1;
+    if (open_store(cfg.db_path, &st))
+      return 1;
     if (pascal_store_token_list(st, &t, &n, &err) != PASCAL_STORE_OK) {
       fprintf(stderr, "pascald token list: %s\n", err.message);
     } else {
@@ -161,7 +170,8 @@ static int token_main(int argc, char **argv) {
       for (size_t i = 0; i < n; i++) {
         char c[40], r[40] = "-";
         pd_rfc3339(t[i].created, c, sizeof c);
-        if (t[i].revoked) pd_rfc3339(t[i].revoked, r, sizeof r);
+        if (t[i].revoked)
+          pd_rfc3339(t[i].revoked, r, sizeof r);
         printf("%-6lld %-6s %-24s %-21s %s\n", (long long)t[i].id,
                pascal_store_role_name(t[i].role), t[i].name, c, r);
       }
@@ -175,7 +185,8 @@ static int token_main(int argc, char **argv) {
       fprintf(stderr, "pascald token revoke: --id ID (a positive integer) is required\n");
       return 2;
     }
-    if (open_store(cfg.db_path, &st)) return 1;
+    if (open_store(cfg.db_path, &st))
+      return 1;
     if (pascal_store_token_revoke(st, v, now, &err) != PASCAL_STORE_OK) {
       fprintf(stderr, "pascald token revoke: %s\n", err.message);
     } else {
@@ -192,9 +203,11 @@ static int token_main(int argc, char **argv) {
 
 /* ---- serve ----------------------------------------------------------------- */
 
-static int serve_main(int argc, char **argv) {
+static int serve_main(int argc, char **argv)
+{
   pd_ctx *ctx = calloc(1, sizeof *ctx); /* large (stats); on the heap */
-  if (!ctx) return 1;
+  if (!ctx)
+    return 1;
   char msg[1024];
   int rc = 1;
   if (pd_config_load(&ctx->cfg, argc, argv, msg, sizeof msg)) {
@@ -206,7 +219,8 @@ static int serve_main(int argc, char **argv) {
   size_t nroutes;
   const pd_route *routes = pd_routes(&nroutes);
   const char *names[PD_STATS_ROUTES_MAX];
-  for (size_t i = 0; i < nroutes && i < PD_STATS_ROUTES_MAX; i++) names[i] = routes[i].name;
+  for (size_t i = 0; i < nroutes && i < PD_STATS_ROUTES_MAX; i++)
+    names[i] = routes[i].name;
   atomic_init(&ctx->stopping, 0);
   if (pd_stats_init(&ctx->stats, names, nroutes)) {
     fprintf(stderr, "pascald: too many routes for the stats table\n");
@@ -227,7 +241,8 @@ static int serve_main(int argc, char **argv) {
     rc = opened;
     goto done;
   }
-  if (pd_registry_new(&ctx->registry) || pd_plot_cache_new(&ctx->plots)) goto done;
+  if (pd_registry_new(&ctx->registry) || pd_plot_cache_new(&ctx->plots))
+    goto done;
   if (pd_calib_startup(ctx, msg, sizeof msg)) {
     fprintf(stderr, "pascald: %s\n", msg);
     goto done;
@@ -258,9 +273,11 @@ done:
   return rc;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || (i == 1 && !strcmp(argv[i], "help"))) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") ||
+        (i == 1 && !strcmp(argv[i], "help"))) {
       usage(stdout);
       return 0;
     }
@@ -268,7 +285,9 @@ int main(int argc, char **argv) {
     printf("pascald %s\n", pascal_version());
     return 0;
   }
-  if (argc >= 2 && !strcmp(argv[1], "token")) return token_main(argc - 2, argv + 2);
-  if (argc >= 2 && !strcmp(argv[1], "serve")) return serve_main(argc - 2, argv + 2);
+  if (argc >= 2 && !strcmp(argv[1], "token"))
+    return token_main(argc - 2, argv + 2);
+  if (argc >= 2 && !strcmp(argv[1], "serve"))
+    return serve_main(argc - 2, argv + 2);
   return serve_main(argc - 1, argv + 1);
 }

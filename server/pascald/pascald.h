@@ -20,32 +20,32 @@ struct MHD_Connection;
 struct MHD_Daemon;
 
 #define PD_PATH_PARAMS 2
-#define PD_PARAM_MAX 128
+#define PD_PARAM_MAX   128
 
 /* --- configuration (config.c) -------------------------------------------- */
 typedef struct pd_config {
   char listen_host[256];
-  unsigned listen_port;      /* 0: the kernel picks a free port */
+  unsigned listen_port; /* 0: the kernel picks a free port */
   char db_path[4096];
-  char bundles_dir[4096];    /* "" : no import on empty database */
-  unsigned lease_seconds;    /* job lease length */
-  unsigned max_attempts;     /* job attempts before `failed` */
-  unsigned threads;          /* MHD thread pool size (0: number of cores) */
+  char bundles_dir[4096]; /* "" : no import on empty database */
+  unsigned lease_seconds; /* job lease length */
+  unsigned max_attempts;  /* job attempts before `failed` */
+  unsigned threads;       /* MHD thread pool size (0: number of cores) */
   unsigned connection_limit;
-  unsigned connection_timeout_s; /* idle: MHD closes a connection silent this long */
-  unsigned request_deadline_s;   /* a whole request (head and body) must arrive in this */
+  unsigned connection_timeout_s;    /* idle: MHD closes a connection silent this long */
+  unsigned request_deadline_s;      /* a whole request (head and body) must arrive in this */
   unsigned connection_limit_per_ip; /* connections from one client address (0: no limit) */
-  size_t connection_memory; /* MHD per-connection memory (headers, buffers) */
-  size_t body_max;          /* request body cap in bytes (413 above it) */
-  size_t batch_max;         /* items in one predict batch */
-  int json_depth_max;       /* nesting depth accepted in request bodies */
-  int auth_reads;           /* 1: reads need a token (any role) too */
-  char cors_origins[1024];  /* allowed CORS origins, comma-separated; "" = CORS off */
-  unsigned cors_max_age;    /* Access-Control-Max-Age of a preflight, seconds */
-  char replica_of[512];     /* primary's base URL: this daemon is its read replica; "" = primary */
+  size_t connection_memory;         /* MHD per-connection memory (headers, buffers) */
+  size_t body_max;                  /* request body cap in bytes (413 above it) */
+  size_t batch_max;                 /* items in one predict batch */
+  int json_depth_max;               /* nesting depth accepted in request bodies */
+  int auth_reads;                   /* 1: reads need a token (any role) too */
+  char cors_origins[1024];          /* allowed CORS origins, comma-separated; "" = CORS off */
+  unsigned cors_max_age;            /* Access-Control-Max-Age of a preflight, seconds */
+  char replica_of[512]; /* primary's base URL: this daemon is its read replica; "" = primary */
   unsigned replica_interval_s; /* seconds between two syncs of a replica */
-  int read_only;            /* 1: recovery: open the database read-only, start
-                               even when PRAGMA quick_check fails */
+  int read_only;               /* 1: recovery: open the database read-only, start
+                                  even when PRAGMA quick_check fails */
 } pd_config;
 
 /* --- roles and auth ------------------------------------------------------- */
@@ -70,24 +70,24 @@ typedef struct pd_request {
   const char *path;
   const char *body; /* NUL-terminated copy of the body (may be empty) */
   size_t body_len;
-  json_t *json;     /* parsed body object (borrowed), NULL when no body */
+  json_t *json;                              /* parsed body object (borrowed), NULL when no body */
   char params[PD_PATH_PARAMS][PD_PARAM_MAX]; /* {name}/{id} path segments */
   pd_role role;
-  int64_t token_id; /* id of the token used, -1 if none */
+  int64_t token_id;    /* id of the token used, -1 if none */
   char token_name[64]; /* its name, "" if none */
 } pd_request;
 
 typedef struct pd_reply {
   unsigned status;
-  json_t *json;           /* owned; serialized by http.c */
-  char *text;             /* owned; used when json is NULL (metrics) */
+  json_t *json; /* owned; serialized by http.c */
+  char *text;   /* owned; used when json is NULL (metrics) */
   size_t text_len;
   const char *content_type;
-  char allow[32];         /* Allow header for 405 ("GET, POST"), or "" */
-  int www_authenticate;   /* 1: add WWW-Authenticate: Bearer */
+  char allow[32];          /* Allow header for 405 ("GET, POST"), or "" */
+  int www_authenticate;    /* 1: add WWW-Authenticate: Bearer */
   const char *cors_origin; /* allowed Origin of the request (CORS), or NULL */
-  int cors_preflight;     /* 1: answer a CORS preflight (204, allowed methods) */
-  const char *csp;        /* Content-Security-Policy of a page or image, or NULL */
+  int cors_preflight;      /* 1: answer a CORS preflight (204, allowed methods) */
+  const char *csp;         /* Content-Security-Policy of a page or image, or NULL */
 } pd_reply;
 
 typedef struct pd_ctx pd_ctx;

@@ -20,9 +20,11 @@ struct pd_plot_cache {
   size_t n, next; /* used slots; slot the next insert overwrites when full */
 };
 
-int pd_plot_cache_new(pd_plot_cache **out) {
+int pd_plot_cache_new(pd_plot_cache **out)
+{
   pd_plot_cache *c = calloc(1, sizeof *c);
-  if (!c) return -1;
+  if (!c)
+    return -1;
   if (pthread_mutex_init(&c->mu, NULL)) {
     free(c);
     return -1;
@@ -31,8 +33,10 @@ int pd_plot_cache_new(pd_plot_cache **out) {
   return 0;
 }
 
-void pd_plot_cache_free(pd_plot_cache *c) {
-  if (!c) return;
+void pd_plot_cache_free(pd_plot_cache *c)
+{
+  if (!c)
+    return;
   for (size_t i = 0; i < c->n; i++) {
     free(c->slot[i].key);
     free(c->slot[i].svg);
@@ -41,13 +45,16 @@ void pd_plot_cache_free(pd_plot_cache *c) {
   free(c);
 }
 
-static entry *find(pd_plot_cache *c, const char *key) {
+static entry *find(pd_plot_cache *c, const char *key)
+{
   for (size_t i = 0; i < c->n; i++)
-    if (!strcmp(c->slot[i].key, key)) return &c->slot[i];
+    if (!strcmp(c->slot[i].key, key))
+      return &c->slot[i];
   return NULL;
 }
 
-char *pd_plot_cache_get(pd_plot_cache *c, const char *key, size_t *len) {
+char *pd_plot_cache_get(pd_plot_cache *c, const char *key, size_t *len)
+{
   char *copy = NULL;
   pthread_mutex_lock(&c->mu);
   entry *e = find(c, key);
@@ -59,9 +66,11 @@ char *pd_plot_cache_get(pd_plot_cache *c, const char *key, size_t *len) {
   return copy;
 }
 
-void pd_plot_cache_put(pd_plot_cache *c, const char *key, const char *svg, size_t len) {
+void pd_plot_cache_put(pd_plot_cache *c, const char *key, const char *svg, size_t len)
+{
   char *k = strdup(key), *s = malloc(len + 1);
-  if (!k || !s) goto drop;
+  if (!k || !s)
+    goto drop;
   memcpy(s, svg, len);
   s[len] = '\0';
   pthread_mutex_lock(&c->mu);

@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pd_primary_open(pd_primary *p, const char *base, const atomic_int *abort_if[2],
-                    char *why, size_t whylen) {
+int pd_primary_open(pd_primary *p, const char *base, const atomic_int *abort_if[2], char *why,
+                    size_t whylen)
+{
   memset(p, 0, sizeof *p);
   snprintf(p->base, sizeof p->base, "%s", base);
   p->abort_if[0] = abort_if[0];
@@ -32,14 +33,17 @@ int pd_primary_open(pd_primary *p, const char *base, const atomic_int *abort_if[
   return 0;
 }
 
-void pd_primary_close(pd_primary *p) {
-  if (p->curl) curl_easy_cleanup(p->curl);
+void pd_primary_close(pd_primary *p)
+{
+  if (p->curl)
+    curl_easy_cleanup(p->curl);
   p->curl = NULL;
 }
 
 /* Nonzero stops the transfer (CURLE_ABORTED_BY_CALLBACK). */
 static int on_progress(void *cls, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-                       curl_off_t ulnow) {
+                       curl_off_t ulnow)
+{
   (void)dltotal;
   (void)ultotal;
   (void)ulnow;
@@ -48,7 +52,8 @@ static int on_progress(void *cls, curl_off_t dltotal, curl_off_t dlnow, curl_off
          dlnow > (curl_off_t)PD_PRIMARY_REPLY_MAX;
 }
 
-int pd_primary_get(pd_primary *p, const char *path, json_t **out, char *why, size_t whylen) {
+int pd_primary_get(pd_primary *p, const char *path, json_t **out, char *why, size_t whylen)
+{
   *out = NULL;
   char url[sizeof p->base + 256], *body = NULL;
   size_t len = 0;

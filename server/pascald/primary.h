@@ -12,14 +12,14 @@
 #include <stddef.h>
 
 typedef struct pd_primary {
-  void *curl;                 /* CURL * */
-  char base[512];             /* "http://host:port", no trailing slash */
+  void *curl;                    /* CURL * */
+  char base[512];                /* "http://host:port", no trailing slash */
   const atomic_int *abort_if[2]; /* a transfer stops once either is != 0 */
 } pd_primary;
 
 /* 0, or -1 when libcurl cannot make a handle (why says so). */
-int pd_primary_open(pd_primary *p, const char *base, const atomic_int *abort_if[2],
-                    char *why, size_t whylen);
+int pd_primary_open(pd_primary *p, const char *base, const atomic_int *abort_if[2], char *why,
+                    size_t whylen);
 void pd_primary_close(pd_primary *p);
 
 /* GET base+path; 0 with *out a JSON object when the primary answered 200

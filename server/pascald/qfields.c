@@ -15,24 +15,30 @@
 #include "json_text.h"
 #include "reply.h"
 
-void pd_fields_init(pd_fields *fs) {
+void pd_fields_init(pd_fields *fs)
+{
   fs->n = 0;
   fs->cap = PD_FIELDS_INLINE;
   fs->f = fs->inline_f;
 }
 
-void pd_fields_free(pd_fields *fs) {
-  if (fs->f != fs->inline_f) free(fs->f);
+void pd_fields_free(pd_fields *fs)
+{
+  if (fs->f != fs->inline_f)
+    free(fs->f);
   pd_fields_init(fs);
 }
 
-int pd_fields_add(pd_fields *fs, const char *key, size_t klen, const pd_value *v) {
+int pd_fields_add(pd_fields *fs, const char *key, size_t klen, const pd_value *v)
+{
   if (fs->n == fs->cap) {
     size_t cap = 2 * fs->cap;
     pd_field *f = malloc(cap * sizeof *f);
-    if (!f) return -1;
+    if (!f)
+      return -1;
     memcpy(f, fs->f, fs->n * sizeof *f);
-    if (fs->f != fs->inline_f) free(fs->f);
+    if (fs->f != fs->inline_f)
+      free(fs->f);
     fs->f = f;
     fs->cap = cap;
   }
@@ -41,42 +47,56 @@ int pd_fields_add(pd_fields *fs, const char *key, size_t klen, const pd_value *v
 }
 
 /* The first byte decides most comparisons: a query's keys mostly differ there. */
-static int key_is(const pd_field *f, const char *key) {
-  return f->klen > 0 ? f->key[0] == key[0] && strncmp(f->key, key, f->klen) == 0 &&
-                           key[f->klen] == '\0'
-                     : key[0] == '\0';
+static int key_is(const pd_field *f, const char *key)
+{
+  return f->klen > 0
+             ? f->key[0] == key[0] && strncmp(f->key, key, f->klen) == 0 && key[f->klen] == '\0'
+             : key[0] == '\0';
 }
 
-pd_field *pd_fields_get(const pd_fields *fs, const char *key) {
+pd_field *pd_fields_get(const pd_fields *fs, const char *key)
+{
   for (size_t i = 0; i < fs->n; i++)
-    if (key_is(&fs->f[i], key)) return &fs->f[i];
+    if (key_is(&fs->f[i], key))
+      return &fs->f[i];
   return NULL;
 }
 
-void pd_fields_del(pd_fields *fs, const char *key) {
+void pd_fields_del(pd_fields *fs, const char *key)
+{
   pd_field *f = pd_fields_get(fs, key);
-  if (!f) return;
+  if (!f)
+    return;
   size_t i = (size_t)(f - fs->f);
   memmove(f, f + 1, (fs->n - i - 1) * sizeof *f);
   fs->n--;
 }
 
-void pd_value_from_json(const json_t *j, pd_value *v) {
+void pd_value_from_json(const json_t *j, pd_value *v)
+{
   memset(v, 0, sizeof *v);
-  if (!j) v->kind = PD_V_ABSENT;
-  else if (json_is_null(j)) v->kind = PD_V_NULL;
-  else if (json_is_boolean(j)) v->kind = PD_V_BOOL, v->i = json_is_true(j);
-  else if (json_is_integer(j)) v->kind = PD_V_INT, v->i = json_integer_value(j);
-  else if (json_is_real(j)) v->kind = PD_V_REAL, v->d = json_real_value(j);
+  if (!j)
+    v->kind = PD_V_ABSENT;
+  else if (json_is_null(j))
+    v->kind = PD_V_NULL;
+  else if (json_is_boolean(j))
+    v->kind = PD_V_BOOL, v->i = json_is_true(j);
+  else if (json_is_integer(j))
+    v->kind = PD_V_INT, v->i = json_integer_value(j);
+  else if (json_is_real(j))
+    v->kind = PD_V_REAL, v->d = json_real_value(j);
   else if (json_is_string(j))
     v->kind = PD_V_STRING, v->s = json_string_value(j), v->len = json_string_length(j);
-  else v->kind = PD_V_OTHER;
+  else
+    v->kind = PD_V_OTHER;
 }
 
-int pd_fields_from_json(json_t *obj, pd_fields *out, pd_reply *rep) {
+int pd_fields_from_json(json_t *obj, pd_fields *out, pd_reply *rep)
+{
   const char *key;
   json_t *j;
-  json_object_foreach(obj, key, j) {
+  json_object_foreach(obj, key, j)
+  {
     pd_value v;
     pd_value_from_json(j, &v);
     if (pd_fields_add(out, key, strlen(key), &v)) {
@@ -88,16 +108,21 @@ int pd_fields_from_json(json_t *obj, pd_fields *out, pd_reply *rep) {
 }
 
 /* "prefix.key", or "key" without a prefix. */
-static void field_name(char *dst, size_t n, const char *prefix, const char *key, size_t klen) {
-  if (prefix && *prefix) snprintf(dst, n, "%s.%.*s", prefix, (int)klen, key);
-  else snprintf(dst, n, "%.*s", (int)klen, key);
+static void field_name(char *dst, size_t n, const char *prefix, const char *key, size_t klen)
+{
+  if (prefix && *prefix)
+    snprintf(dst, n, "%s.%.*s", prefix, (int)klen, key);
+  else
+    snprintf(dst, n, "%.*s", (int)klen, key);
 }
 
 int pd_fields_strict(const pd_fields *fs, const char *const *allowed, const char *prefix,
-                     pd_reply *rep) {
+                     pd_reply *rep)
+{
   for (size_t k = 0; k < fs->n; k++) {
     int ok = 0;
-    for (size_t i = 0; allowed[i] && !ok; i++) ok = key_is(&fs->f[k], allowed[i]);
+    for (size_t i = 0; allowed[i] && !ok; i++)
+      ok = key_is(&fs->f[k], allowed[i]);
     if (!ok) {
       char f[160];
       field_name(f, sizeof f, prefix, fs->f[k].key, fs->f[k].klen);
@@ -111,9 +136,12 @@ int pd_fields_strict(const pd_fields *fs, const char *const *allowed, const char
 /* Presence: 0 present, 1 absent (or null) and optional, -1 missing. The
  * field's name is formatted only on errors, keeping batch items fast. */
 static int presence(const pd_value *v, const char *key, int required, const char *prefix,
-                    pd_reply *rep) {
-  if (v->kind != PD_V_ABSENT && v->kind != PD_V_NULL) return 0;
-  if (!required) return 1;
+                    pd_reply *rep)
+{
+  if (v->kind != PD_V_ABSENT && v->kind != PD_V_NULL)
+    return 0;
+  if (!required)
+    return 1;
   char f[160];
   field_name(f, sizeof f, prefix, key, strlen(key));
   pd_reply_error(rep, 400, "missing_field", f, "field '%s' is required", f);
@@ -124,7 +152,8 @@ static int presence(const pd_value *v, const char *key, int required, const char
 static void field_fail(pd_reply *rep, const char *code, const char *prefix, const char *key,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static void field_fail(pd_reply *rep, const char *code, const char *prefix, const char *key,
-                       const char *fmt, ...) {
+                       const char *fmt, ...)
+{
   char f[160], what[160];
   field_name(f, sizeof f, prefix, key, strlen(key));
   va_list ap;
@@ -135,9 +164,11 @@ static void field_fail(pd_reply *rep, const char *code, const char *prefix, cons
 }
 
 int pd_value_i64(const pd_value *v, const char *key, int required, int64_t lo, int64_t hi,
-                 int64_t *out, const char *prefix, pd_reply *rep) {
+                 int64_t *out, const char *prefix, pd_reply *rep)
+{
   int rc = presence(v, key, required, prefix, rep);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   int64_t x;
   if (v->kind == PD_V_INT) {
     x = v->i;
@@ -157,19 +188,23 @@ int pd_value_i64(const pd_value *v, const char *key, int required, int64_t lo, i
 }
 
 int pd_value_u64(const pd_value *v, const char *key, int required, uint64_t lo, uint64_t hi,
-                 uint64_t *out, const char *prefix, pd_reply *rep) {
+                 uint64_t *out, const char *prefix, pd_reply *rep)
+{
   int64_t x;
   int64_t ilo = lo > INT64_MAX ? INT64_MAX : (int64_t)lo;
   int64_t ihi = hi > INT64_MAX ? INT64_MAX : (int64_t)hi;
   int rc = pd_value_i64(v, key, required, ilo, ihi, &x, prefix, rep);
-  if (rc == 0) *out = (uint64_t)x;
+  if (rc == 0)
+    *out = (uint64_t)x;
   return rc;
 }
 
 int pd_value_num(const pd_value *v, const char *key, int required, double lo, double hi,
-                 double *out, const char *prefix, pd_reply *rep) {
+                 double *out, const char *prefix, pd_reply *rep)
+{
   int rc = presence(v, key, required, prefix, rep);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   if (v->kind != PD_V_INT && v->kind != PD_V_REAL) {
     field_fail(rep, "invalid_type", prefix, key, "must be a number");
     return -1;
@@ -184,9 +219,11 @@ int pd_value_num(const pd_value *v, const char *key, int required, double lo, do
 }
 
 int pd_value_str(const pd_value *v, const char *key, int required, char *out, size_t maxlen,
-                 const char *prefix, pd_reply *rep) {
+                 const char *prefix, pd_reply *rep)
+{
   int rc = presence(v, key, required, prefix, rep);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   if (v->kind != PD_V_STRING) {
     field_fail(rep, "invalid_type", prefix, key, "must be a string");
     return -1;
@@ -202,28 +239,33 @@ int pd_value_str(const pd_value *v, const char *key, int required, char *out, si
 
 static const pd_value absent = {PD_V_ABSENT, 0, 0.0, NULL, 0};
 
-static const pd_value *value_of(const pd_fields *fs, const char *key) {
+static const pd_value *value_of(const pd_fields *fs, const char *key)
+{
   const pd_field *f = pd_fields_get(fs, key);
   return f ? &f->v : &absent;
 }
 
 int pd_field_i64(const pd_fields *fs, const char *key, int required, int64_t lo, int64_t hi,
-                 int64_t *out, const char *prefix, pd_reply *rep) {
+                 int64_t *out, const char *prefix, pd_reply *rep)
+{
   return pd_value_i64(value_of(fs, key), key, required, lo, hi, out, prefix, rep);
 }
 
 int pd_field_u64(const pd_fields *fs, const char *key, int required, uint64_t lo, uint64_t hi,
-                 uint64_t *out, const char *prefix, pd_reply *rep) {
+                 uint64_t *out, const char *prefix, pd_reply *rep)
+{
   return pd_value_u64(value_of(fs, key), key, required, lo, hi, out, prefix, rep);
 }
 
 int pd_field_num(const pd_fields *fs, const char *key, int required, double lo, double hi,
-                 double *out, const char *prefix, pd_reply *rep) {
+                 double *out, const char *prefix, pd_reply *rep)
+{
   return pd_value_num(value_of(fs, key), key, required, lo, hi, out, prefix, rep);
 }
 
 int pd_field_str(const pd_fields *fs, const char *key, int required, char *out, size_t maxlen,
-                 const char *prefix, pd_reply *rep) {
+                 const char *prefix, pd_reply *rep)
+{
   return pd_value_str(value_of(fs, key), key, required, out, maxlen, prefix, rep);
 }
 
@@ -233,26 +275,36 @@ int pd_field_str(const pd_fields *fs, const char *key, int required, char *out, 
  * ([eE][+-]?[0-9]+)?. A query string is held to the same rule as a body, so
  * that "0x10", "+4", " 4", "4 " and "4abc" are refused instead of read in
  * part. *is_int is 1 when there is neither a fraction nor an exponent. */
-static int json_number_text(const char *s, size_t n, int *is_int) {
+static int json_number_text(const char *s, size_t n, int *is_int)
+{
   size_t i = 0;
-  if (i < n && s[i] == '-') i++;
-  if (i >= n || s[i] < '0' || s[i] > '9') return 0;
-  if (s[i] == '0') i++;
+  if (i < n && s[i] == '-')
+    i++;
+  if (i >= n || s[i] < '0' || s[i] > '9')
+    return 0;
+  if (s[i] == '0')
+    i++;
   else
-    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+      i++;
   *is_int = 1;
   if (i < n && s[i] == '.') {
     *is_int = 0;
     size_t d = ++i;
-    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
-    if (i == d) return 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+      i++;
+    if (i == d)
+      return 0;
   }
   if (i < n && (s[i] == 'e' || s[i] == 'E')) {
     *is_int = 0;
-    if (++i < n && (s[i] == '+' || s[i] == '-')) i++;
+    if (++i < n && (s[i] == '+' || s[i] == '-'))
+      i++;
     size_t d = i;
-    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
-    if (i == d) return 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+      i++;
+    if (i == d)
+      return 0;
   }
   return i == n;
 }
@@ -260,9 +312,11 @@ static int json_number_text(const char *s, size_t n, int *is_int) {
 /* One numeric query parameter (NUL-terminated text): 0, or -1 when it is
  * not a finite number. Integers too large for int64 become reals, which the
  * handlers' range checks then refuse, as they would in a body. */
-static int query_number(const char *text, size_t len, pd_value *v) {
+static int query_number(const char *text, size_t len, pd_value *v)
+{
   int is_int = 0;
-  if (!json_number_text(text, len, &is_int)) return -1;
+  if (!json_number_text(text, len, &is_int))
+    return -1;
   errno = 0;
   if (is_int) {
     long long ll = strtoll(text, NULL, 10);
@@ -274,7 +328,8 @@ static int query_number(const char *text, size_t len, pd_value *v) {
     errno = 0;
   }
   double d = strtod(text, NULL);
-  if (errno || !isfinite(d)) return -1;
+  if (errno || !isfinite(d))
+    return -1;
   v->kind = PD_V_REAL;
   v->d = d;
   return 0;
@@ -290,12 +345,15 @@ typedef struct args_read {
 /* Query arguments are read with their lengths; one holding a NUL byte (%00)
  * never gets here: http.c refuses the request first (reqhead.c). */
 static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *key,
-                                size_t key_size, const char *value, size_t value_size) {
+                                size_t key_size, const char *value, size_t value_size)
+{
   args_read *ar = cls;
   (void)kind;
-  if (!value) value = "";
+  if (!value)
+    value = "";
   int is_string = 0;
-  for (size_t i = 0; ar->string_keys[i]; i++) is_string |= !strcmp(key, ar->string_keys[i]);
+  for (size_t i = 0; ar->string_keys[i]; i++)
+    is_string |= !strcmp(key, ar->string_keys[i]);
   pd_value v = absent;
   int bad = is_string ? !pascal_json_utf8_valid(value, value_size)
                       : query_number(value, value_size, &v) != 0;
@@ -331,8 +389,9 @@ fail:
   return MHD_NO;
 }
 
-int pd_fields_from_args(struct MHD_Connection *conn, const char *const *string_keys,
-                        pd_fields *out, pd_reply *rep) {
+int pd_fields_from_args(struct MHD_Connection *conn, const char *const *string_keys, pd_fields *out,
+                        pd_reply *rep)
+{
   args_read ar = {string_keys, out, rep, 0};
   MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, arg_read, &ar);
   return ar.failed ? -1 : 0;

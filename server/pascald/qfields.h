@@ -21,11 +21,11 @@
 typedef enum pd_vkind {
   PD_V_ABSENT = 0, /* no such field */
   PD_V_NULL,
-  PD_V_BOOL,       /* i: 0 or 1 */
-  PD_V_INT,        /* i */
-  PD_V_REAL,       /* d, finite */
-  PD_V_STRING,     /* s[0..len), valid UTF-8; may hold NUL bytes (Jansson) */
-  PD_V_OTHER       /* an array or an object */
+  PD_V_BOOL,   /* i: 0 or 1 */
+  PD_V_INT,    /* i */
+  PD_V_REAL,   /* d, finite */
+  PD_V_STRING, /* s[0..len), valid UTF-8; may hold NUL bytes (Jansson) */
+  PD_V_OTHER   /* an array or an object */
 } pd_vkind;
 
 typedef struct pd_value {
@@ -69,8 +69,8 @@ int pd_fields_from_json(json_t *obj, pd_fields *out, pd_reply *rep);
  * UTF-8), every other argument must be a number in JSON's grammar (an
  * integer beyond int64 is read as a real, which range checks then refuse).
  * A repeated key, a key that is not UTF-8, bad text: -1 with a 400. */
-int pd_fields_from_args(struct MHD_Connection *conn, const char *const *string_keys,
-                        pd_fields *out, pd_reply *rep);
+int pd_fields_from_args(struct MHD_Connection *conn, const char *const *string_keys, pd_fields *out,
+                        pd_reply *rep);
 
 /* Refuse a key not listed in `allowed` (400 unknown_field naming the first
  * one, in the fields' order). `prefix` names the object ("queries[3]"). */

@@ -15,7 +15,8 @@ struct pd_registry {
   size_t n, cap;
 };
 
-int pd_registry_new(pd_registry **out) {
+int pd_registry_new(pd_registry **out)
+{
   pd_registry *r = calloc(1, sizeof *r);
   pthread_rwlockattr_t attr;
   if (!r || pthread_rwlockattr_init(&attr) != 0) {
@@ -26,8 +27,9 @@ int pd_registry_new(pd_registry **out) {
    * overlapping (every batch item takes the read lock), a freeze or import
    * could wait for the write lock without bound. Prefer the writer; this is
    * safe because no thread ever takes the read lock twice. */
-  int ok = pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP) == 0 &&
-           pthread_rwlock_init(&r->lock, &attr) == 0;
+  int ok =
+      pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP) == 0 &&
+      pthread_rwlock_init(&r->lock, &attr) == 0;
   pthread_rwlockattr_destroy(&attr);
   if (!ok) {
     free(r);
@@ -37,8 +39,10 @@ int pd_registry_new(pd_registry **out) {
   return 0;
 }
 
-void pd_registry_free(pd_registry *r) {
-  if (!r) return;
+void pd_registry_free(pd_registry *r)
+{
+  if (!r)
+    return;
   for (size_t i = 0; i < r->n; i++) {
     pascal_model_free(r->entries[i].model);
     pascal_validation_free(&r->entries[i].validation);
@@ -48,17 +52,22 @@ void pd_registry_free(pd_registry *r) {
   free(r);
 }
 
-int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model,
-                    pascal_validation *validation) {
+int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model, pascal_validation *validation)
+{
   int rc = 0;
   pthread_rwlock_wrlock(&r->lock);
   for (size_t i = 0; i < r->n && rc == 0; i++)
-    if (r->entries[i].id == id) rc = 1;
+    if (r->entries[i].id == id)
+      rc = 1;
   if (rc == 0 && r->n == r->cap) {
     size_t cap = r->cap ? 2 * r->cap : 16;
     pd_reg_entry *e = realloc(r->entries, cap * sizeof *e);
-    if (!e) rc = -1;
-    else { r->entries = e; r->cap = cap; }
+    if (!e)
+      rc = -1;
+    else {
+      r->entries = e;
+      r->cap = cap;
+    }
   }
   if (rc == 0) {
     pd_reg_entry *e = &r->entries[r->n++];
@@ -73,30 +82,43 @@ int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model,
   return rc;
 }
 
-void pd_registry_rdlock(pd_registry *r) { pthread_rwlock_rdlock(&r->lock); }
-void pd_registry_unlock(pd_registry *r) { pthread_rwlock_unlock(&r->lock); }
+void pd_registry_rdlock(pd_registry *r)
+{
+  pthread_rwlock_rdlock(&r->lock);
+}
+void pd_registry_unlock(pd_registry *r)
+{
+  pthread_rwlock_unlock(&r->lock);
+}
 
-const pd_reg_entry *pd_registry_by_id(const pd_registry *r, int64_t id) {
+const pd_reg_entry *pd_registry_by_id(const pd_registry *r, int64_t id)
+{
   for (size_t i = 0; i < r->n; i++)
-    if (r->entries[i].id == id) return &r->entries[i];
+    if (r->entries[i].id == id)
+      return &r->entries[i];
   return NULL;
 }
 
 const pd_reg_entry *pd_registry_newest(const pd_registry *r, const char *device,
-                                       pascal_workload workload, int *any_device) {
+                                       pascal_workload workload, int *any_device)
+{
   const pd_reg_entry *best = NULL;
   int any = 0;
   for (size_t i = 0; i < r->n; i++) {
     const pd_reg_entry *e = &r->entries[i];
-    if (strcmp(e->device->name, device) != 0) continue;
+    if (strcmp(e->device->name, device) != 0)
+      continue;
     any = 1;
-    if (e->workload == workload && (!best || e->id > best->id)) best = e;
+    if (e->workload == workload && (!best || e->id > best->id))
+      best = e;
   }
-  if (any_device) *any_device = any;
+  if (any_device)
+    *any_device = any;
   return best;
 }
 
-size_t pd_registry_count(pd_registry *r) {
+size_t pd_registry_count(pd_registry *r)
+{
   pthread_rwlock_rdlock(&r->lock);
   size_t n = r->n;
   pthread_rwlock_unlock(&r->lock);

@@ -20,10 +20,10 @@
 typedef struct pd_registry pd_registry;
 
 typedef struct pd_reg_entry {
-  int64_t id;             /* calibration id in the store */
+  int64_t id; /* calibration id in the store */
   pascal_workload workload;
-  pascal_model *model;    /* owned, immutable */
-  const pascal_device *device; /* points into model */
+  pascal_model *model;          /* owned, immutable */
+  const pascal_device *device;  /* points into model */
   pascal_validation validation; /* owned: the expected error of its answers */
 } pd_reg_entry;
 
@@ -33,8 +33,7 @@ void pd_registry_free(pd_registry *r);
 /* Append; takes ownership of `model` and of the keys of `validation` (which
  * is then emptied) on success (0), not on failure (-1). Adding an id already
  * present is a no-op that frees nothing and returns 1. */
-int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model,
-                    pascal_validation *validation);
+int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model, pascal_validation *validation);
 
 void pd_registry_rdlock(pd_registry *r);
 void pd_registry_unlock(pd_registry *r);

@@ -28,41 +28,50 @@
 struct pd_replica {
   pthread_t thread;
   int thread_started;
-  atomic_int stop;          /* set by pd_replica_stop; aborts transfers */
-  pthread_mutex_t sync_mu;  /* one sync at a time */
-  pthread_mutex_t mu;       /* guards wake and everything below */
+  atomic_int stop;         /* set by pd_replica_stop; aborts transfers */
+  pthread_mutex_t sync_mu; /* one sync at a time */
+  pthread_mutex_t mu;      /* guards wake and everything below */
   pthread_cond_t wake;
-  double last_success_mono; /* CLOCK_MONOTONIC seconds; 0: none yet */
+  double last_success_mono;           /* CLOCK_MONOTONIC seconds; 0: none yet */
   int64_t last_success, last_attempt; /* unix seconds; 0: none yet */
-  int64_t newest_id;        /* newest frozen calibration held; 0: none */
+  int64_t newest_id;                  /* newest frozen calibration held; 0: none */
   uint64_t syncs_ok, syncs_failed, imported_total;
   char last_error[512];
 };
 
-static double mono_now(void) {
+static double mono_now(void)
+{
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* "host", "host:port" or "[v6]:port" up to the first '/' after the scheme. */
-static int authority_valid(const char *a, size_t len) {
+static int authority_valid(const char *a, size_t len)
+{
   const char *end = memchr(a, '/', len);
   size_t alen = end ? (size_t)(end - a) : len;
   const char *colon = NULL;
   for (size_t i = 0; i < alen; i++)
-    if (a[i] == ':') colon = a + i;
-  if (a[0] == '[' && colon && colon[-1] != ']') colon = NULL; /* a v6 address, no port */
-  if (alen == 0 || colon == a) return 0;
-  if (!colon) return 1;
+    if (a[i] == ':')
+      colon = a + i;
+  if (a[0] == '[' && colon && colon[-1] != ']')
+    colon = NULL; /* a v6 address, no port */
+  if (alen == 0 || colon == a)
+    return 0;
+  if (!colon)
+    return 1;
   size_t plen = alen - (size_t)(colon + 1 - a);
-  if (plen == 0 || plen > 5 || strspn(colon + 1, "0123456789") < plen) return 0;
+  if (plen == 0 || plen > 5 || strspn(colon + 1, "0123456789") < plen)
+    return 0;
   return atoi(colon + 1) >= 1 && atoi(colon + 1) <= 65535;
 }
 
-int pd_replica_url_set(char *dst, size_t n, const char *value) {
+int pd_replica_url_set(char *dst, size_t n, const char *value)
+{
   size_t len = strlen(value);
-  while (len > 0 && value[len - 1] == '/') len--;
+  while (len > 0 && value[len - 1] == '/')
+    len--;
   size_t scheme = !strncmp(value, "http://", 7) ? 7 : !strncmp(value, "https://", 8) ? 8 : 0;
   if (!*value) { /* "" turns replica mode off */
     dst[0] = '\0';
@@ -71,7 +80,8 @@ int pd_replica_url_set(char *dst, size_t n, const char *value) {
   if (!scheme || len <= scheme || len >= n || !authority_valid(value + scheme, len - scheme))
     return -1;
   for (size_t i = 0; i < len; i++)
-    if (value[i] <= ' ' || value[i] > '~') return -1;
+    if (value[i] <= ' ' || value[i] > '~')
+      return -1;
   memcpy(dst, value, len);
   dst[len] = '\0';
   return 0;
@@ -80,7 +90,8 @@ int pd_replica_url_set(char *dst, size_t n, const char *value) {
 /* Keep the first error of a sync; count them all. */
 static void sync_error(pd_sync_result *res, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void sync_error(pd_sync_result *res, const char *fmt, ...) {
+static void sync_error(pd_sync_result *res, const char *fmt, ...)
+{
   if (!res->errors++) {
     va_list ap;
     va_start(ap, fmt);
@@ -89,28 +100,32 @@ static void sync_error(pd_sync_result *res, const char *fmt, ...) {
   }
 }
 
-static int copy_str(const json_t *o, const char *key, int required, char *dst, size_t n) {
+static int copy_str(const json_t *o, const char *key, int required, char *dst, size_t n)
+{
   const json_t *v = json_object_get(o, key);
-  if (!v || json_is_null(v)) return required ? -1 : 0;
+  if (!v || json_is_null(v))
+    return required ? -1 : 0;
   const char *s = json_string_value(v);
-  if (!s || strlen(s) >= n) return -1;
+  if (!s || strlen(s) >= n)
+    return -1;
   snprintf(dst, n, "%s", s);
   return 0;
 }
 
-static int copy_u64(const json_t *o, const char *key, int required, uint64_t max,
-                    uint64_t *out) {
+static int copy_u64(const json_t *o, const char *key, int required, uint64_t max, uint64_t *out)
+{
   const json_t *v = json_object_get(o, key);
-  if (!v || json_is_null(v)) return required ? -1 : 0;
-  if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-      (uint64_t)json_integer_value(v) > max)
+  if (!v || json_is_null(v))
+    return required ? -1 : 0;
+  if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > max)
     return -1;
   *out = (uint64_t)json_integer_value(v);
   return 0;
 }
 
 /* A device as GET /v1/devices lists it; the store checks the values. */
-static int device_from_json(const json_t *o, pascal_store_device *d) {
+static int device_from_json(const json_t *o, pascal_store_device *d)
+{
   uint64_t sm = 0, cap = 0, bb = 0, l2 = 0;
   char cc[8] = "";
   memset(d, 0, sizeof *d);
@@ -133,22 +148,26 @@ static int device_from_json(const json_t *o, pascal_store_device *d) {
 
 /* The list in member `key` of GET `path`, or NULL (error recorded). */
 static json_t *get_list(pd_primary *p, const char *path, const char *key, json_t **doc,
-                        pd_sync_result *res) {
+                        pd_sync_result *res)
+{
   char why[512];
   if (pd_primary_get(p, path, doc, why, sizeof why)) {
     sync_error(res, "%s", why);
     return NULL;
   }
   json_t *arr = json_object_get(*doc, key);
-  if (!json_is_array(arr)) sync_error(res, "GET %s: no \"%s\" array in the answer", path, key);
+  if (!json_is_array(arr))
+    sync_error(res, "GET %s: no \"%s\" array in the answer", path, key);
   return json_is_array(arr) ? arr : NULL;
 }
 
-static void sync_devices(pd_ctx *ctx, pd_primary *p, pd_sync_result *res) {
+static void sync_devices(pd_ctx *ctx, pd_primary *p, pd_sync_result *res)
+{
   json_t *doc = NULL, *arr = get_list(p, "/v1/devices", "devices", &doc, res);
   size_t i;
   json_t *o;
-  json_array_foreach(arr, i, o) {
+  json_array_foreach(arr, i, o)
+  {
     pascal_store_device d;
     pascal_error err;
     pascal_error_clear(&err);
@@ -167,13 +186,17 @@ static void sync_devices(pd_ctx *ctx, pd_primary *p, pd_sync_result *res) {
 
 /* The local calibration with this id, or NULL (list sorted by id). */
 static const pascal_store_calibration *local_by_id(const pascal_store_calibration *l, size_t n,
-                                                   int64_t id) {
+                                                   int64_t id)
+{
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (l[mid].id == id) return &l[mid];
-    if (l[mid].id < id) lo = mid + 1;
-    else hi = mid;
+    if (l[mid].id == id)
+      return &l[mid];
+    if (l[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return NULL;
 }
@@ -181,7 +204,8 @@ static const pascal_store_calibration *local_by_id(const pascal_store_calibratio
 /* Export calibration `id` from the primary, check its hash against the
  * listed one and import it under the same id. */
 static void import_one(pd_ctx *ctx, pd_primary *p, int64_t id, const char *hash,
-                       pd_sync_result *res) {
+                       pd_sync_result *res)
+{
   char path[64], why[512];
   snprintf(path, sizeof path, "/v1/calibrations/%" PRId64 "/export", id);
   json_t *doc = NULL;
@@ -194,14 +218,18 @@ static void import_one(pd_ctx *ctx, pd_primary *p, int64_t id, const char *hash,
   pascal_error err;
   pascal_error_clear(&err);
   if (!got || strncmp(got, "sha256:", 7) || strcmp(got + 7, hash)) {
-    sync_error(res, "calibration %" PRId64 " refused: its bundle's content_hash %.80s is not "
-                    "the listed sha256:%s", id, got ? got : "(none)", hash);
+    sync_error(res,
+               "calibration %" PRId64 " refused: its bundle's content_hash %.80s is not "
+               "the listed sha256:%s",
+               id, got ? got : "(none)", hash);
   } else if (pd_calib_import(ctx, doc, id, &o, &err) != PASCAL_OK) {
     sync_error(res, "calibration %" PRId64 " refused: %s%s%s", id, err.message,
                err.field[0] ? " at " : "", err.field);
   } else if (o.id != id) {
-    sync_error(res, "calibration %" PRId64 " is held here as calibration %" PRId64
-                    " (this database did not start empty)", id, o.id);
+    sync_error(res,
+               "calibration %" PRId64 " is held here as calibration %" PRId64
+               " (this database did not start empty)",
+               id, o.id);
   } else {
     res->imported += (unsigned)o.created;
     res->held++;
@@ -209,52 +237,63 @@ static void import_one(pd_ctx *ctx, pd_primary *p, int64_t id, const char *hash,
   json_decref(doc);
 }
 
-static void sync_calibrations(pd_ctx *ctx, pd_primary *p, pd_sync_result *res) {
+static void sync_calibrations(pd_ctx *ctx, pd_primary *p, pd_sync_result *res)
+{
   json_t *doc = NULL, *arr = get_list(p, "/v1/calibrations", "calibrations", &doc, res);
   pascal_store_calibration *local = NULL;
   size_t nlocal = 0, i;
   pascal_error err;
   pascal_error_clear(&err);
-  if (arr && pascal_store_calibration_list(ctx->store, NULL, &local, &nlocal, &err) !=
-                 PASCAL_STORE_OK) {
+  if (arr &&
+      pascal_store_calibration_list(ctx->store, NULL, &local, &nlocal, &err) != PASCAL_STORE_OK) {
     sync_error(res, "cannot list local calibrations: %s", err.message);
     arr = NULL;
   }
   json_t *o;
-  json_array_foreach(arr, i, o) {
+  json_array_foreach(arr, i, o)
+  {
     const char *state = json_string_value(json_object_get(o, "state"));
     const char *hash = json_string_value(json_object_get(o, "content_hash"));
     json_t *jid = json_object_get(o, "id");
-    if (!state || strcmp(state, "frozen")) continue; /* collecting ones stay on the primary */
-    if (!json_is_integer(jid) || json_integer_value(jid) <= 0 || !hash ||
-        strlen(hash) != 64 || strspn(hash, "0123456789abcdef") != 64) {
+    if (!state || strcmp(state, "frozen"))
+      continue; /* collecting ones stay on the primary */
+    if (!json_is_integer(jid) || json_integer_value(jid) <= 0 || !hash || strlen(hash) != 64 ||
+        strspn(hash, "0123456789abcdef") != 64) {
       sync_error(res, "GET /v1/calibrations: entry %zu has no valid id and content_hash", i);
       continue;
     }
     int64_t id = json_integer_value(jid);
     const pascal_store_calibration *mine = local_by_id(local, nlocal, id);
-    if (!mine) import_one(ctx, p, id, hash, res);
-    else if (mine->state == PASCAL_STORE_FROZEN && !strcmp(mine->content_hash, hash)) res->held++;
-    else sync_error(res, "calibration %" PRId64 " here is not the primary's (content hash "
-                         "or state differs)", id);
+    if (!mine)
+      import_one(ctx, p, id, hash, res);
+    else if (mine->state == PASCAL_STORE_FROZEN && !strcmp(mine->content_hash, hash))
+      res->held++;
+    else
+      sync_error(res,
+                 "calibration %" PRId64 " here is not the primary's (content hash "
+                 "or state differs)",
+                 id);
   }
   pascal_store_calibration_array_free(local, nlocal);
   json_decref(doc);
 }
 
 /* Newest frozen calibration in the store, 0 when none (or unreadable). */
-static int64_t newest_frozen(pd_ctx *ctx) {
+static int64_t newest_frozen(pd_ctx *ctx)
+{
   pascal_store_calibration *l = NULL;
   size_t n = 0;
   int64_t best = 0;
   if (pascal_store_calibration_list(ctx->store, NULL, &l, &n, NULL) == PASCAL_STORE_OK)
     for (size_t i = 0; i < n; i++)
-      if (l[i].state == PASCAL_STORE_FROZEN && l[i].id > best) best = l[i].id;
+      if (l[i].state == PASCAL_STORE_FROZEN && l[i].id > best)
+        best = l[i].id;
   pascal_store_calibration_array_free(l, n);
   return best;
 }
 
-int pd_replica_sync(pd_ctx *ctx, pd_sync_result *res) {
+int pd_replica_sync(pd_ctx *ctx, pd_sync_result *res)
+{
   pd_replica *r = ctx->replica;
   memset(res, 0, sizeof *res);
   pthread_mutex_lock(&r->sync_mu);
@@ -289,7 +328,8 @@ int pd_replica_sync(pd_ctx *ctx, pd_sync_result *res) {
   return res->errors ? -1 : 0;
 }
 
-static void *poll_main(void *arg) {
+static void *poll_main(void *arg)
+{
   pd_ctx *ctx = arg;
   pd_replica *r = ctx->replica;
   char said[512] = "";
@@ -304,19 +344,21 @@ static void *poll_main(void *arg) {
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += (time_t)ctx->cfg.replica_interval_s;
     pthread_mutex_lock(&r->mu);
-    while (!atomic_load(&r->stop) &&
-           pthread_cond_timedwait(&r->wake, &r->mu, &until) == 0) {
+    while (!atomic_load(&r->stop) && pthread_cond_timedwait(&r->wake, &r->mu, &until) == 0) {
     }
     pthread_mutex_unlock(&r->mu);
   }
   return NULL;
 }
 
-int pd_replica_start(pd_ctx *ctx, char *msg, size_t msglen) {
-  if (!ctx->cfg.replica_of[0]) return 0;
+int pd_replica_start(pd_ctx *ctx, char *msg, size_t msglen)
+{
+  if (!ctx->cfg.replica_of[0])
+    return 0;
   if (ctx->cfg.read_only) {
-    snprintf(msg, msglen, "replica_of and read_only exclude each other (a replica writes what "
-                          "it syncs into its database)");
+    snprintf(msg, msglen,
+             "replica_of and read_only exclude each other (a replica writes what "
+             "it syncs into its database)");
     return -1;
   }
   pd_replica *r = calloc(1, sizeof *r);
@@ -340,14 +382,17 @@ int pd_replica_start(pd_ctx *ctx, char *msg, size_t msglen) {
   return 0;
 }
 
-void pd_replica_stop(pd_ctx *ctx) {
+void pd_replica_stop(pd_ctx *ctx)
+{
   pd_replica *r = ctx->replica;
-  if (!r) return;
+  if (!r)
+    return;
   atomic_store(&r->stop, 1);
   pthread_mutex_lock(&r->mu);
   pthread_cond_broadcast(&r->wake);
   pthread_mutex_unlock(&r->mu);
-  if (r->thread_started) pthread_join(r->thread, NULL);
+  if (r->thread_started)
+    pthread_join(r->thread, NULL);
   pthread_cond_destroy(&r->wake);
   pthread_mutex_destroy(&r->mu);
   pthread_mutex_destroy(&r->sync_mu);
@@ -356,7 +401,8 @@ void pd_replica_stop(pd_ctx *ctx) {
   curl_global_cleanup();
 }
 
-int pd_replica_refuses(pd_ctx *ctx, const pd_route *route, pd_reply *rep) {
+int pd_replica_refuses(pd_ctx *ctx, const pd_route *route, pd_reply *rep)
+{
   /* the /v1/replication/ routes are the replica's own (sync from its primary) */
   if (!ctx->replica || strncmp(route->pattern, "/v1/replication/", 16) == 0 ||
       (route->access != PD_ACCESS_AGENT && route->access != PD_ACCESS_ADMIN))
@@ -365,54 +411,67 @@ int pd_replica_refuses(pd_ctx *ctx, const pd_route *route, pd_reply *rep) {
                  "this daemon is a read replica; send %s %s to the primary %s", route->method,
                  route->pattern, ctx->cfg.replica_of);
   json_t *e = rep->json ? json_object_get(rep->json, "error") : NULL;
-  if (e) json_object_set_new(e, "primary", json_string(ctx->cfg.replica_of));
+  if (e)
+    json_object_set_new(e, "primary", json_string(ctx->cfg.replica_of));
   return 1;
 }
 
 /* Seconds since the last successful sync; +Inf before the first one. */
-static double lag_locked(const pd_replica *r) {
+static double lag_locked(const pd_replica *r)
+{
   return r->last_success_mono > 0 ? mono_now() - r->last_success_mono : INFINITY;
 }
 
-json_t *pd_replica_status(pd_ctx *ctx) {
+json_t *pd_replica_status(pd_ctx *ctx)
+{
   pd_replica *r = ctx->replica;
-  if (!r) return NULL;
+  if (!r)
+    return NULL;
   pthread_mutex_lock(&r->mu);
-  json_t *v = json_pack(
-      "{s:s,s:I,s:o,s:o,s:o,s:o,s:{s:I,s:I},s:I,s:o}", "primary", ctx->cfg.replica_of,
-      "interval_seconds", (json_int_t)ctx->cfg.replica_interval_s, "lag_seconds",
-      pd_json_real(lag_locked(r)), "last_sync_at",
-      r->last_success ? pd_json_time(r->last_success) : json_null(), "last_attempt_at",
-      r->last_attempt ? pd_json_time(r->last_attempt) : json_null(), "newest_calibration",
-      r->newest_id ? json_integer(r->newest_id) : json_null(), "syncs", "ok",
-      (json_int_t)r->syncs_ok, "failed", (json_int_t)r->syncs_failed, "imported",
-      (json_int_t)r->imported_total, "last_error",
-      r->last_error[0] ? json_string(r->last_error) : json_null());
+  json_t *v =
+      json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:{s:I,s:I},s:I,s:o}", "primary", ctx->cfg.replica_of,
+                "interval_seconds", (json_int_t)ctx->cfg.replica_interval_s, "lag_seconds",
+                pd_json_real(lag_locked(r)), "last_sync_at",
+                r->last_success ? pd_json_time(r->last_success) : json_null(), "last_attempt_at",
+                r->last_attempt ? pd_json_time(r->last_attempt) : json_null(), "newest_calibration",
+                r->newest_id ? json_integer(r->newest_id) : json_null(), "syncs", "ok",
+                (json_int_t)r->syncs_ok, "failed", (json_int_t)r->syncs_failed, "imported",
+                (json_int_t)r->imported_total, "last_error",
+                r->last_error[0] ? json_string(r->last_error) : json_null());
   pthread_mutex_unlock(&r->mu);
   return v;
 }
 
-void pd_replica_metrics(pd_ctx *ctx, pd_sbuf *b) {
+void pd_replica_metrics(pd_ctx *ctx, pd_sbuf *b)
+{
   pd_replica *r = ctx->replica;
-  if (!r) return;
+  if (!r)
+    return;
   pthread_mutex_lock(&r->mu);
   double lag = lag_locked(r);
   pd_sbuf_printf(b, "# HELP pascal_replica_lag_seconds Seconds since the last successful sync "
                     "from the primary (+Inf before the first).\n"
                     "# TYPE pascal_replica_lag_seconds gauge\n");
-  if (isinf(lag)) pd_sbuf_printf(b, "pascal_replica_lag_seconds +Inf\n");
-  else pd_sbuf_printf(b, "pascal_replica_lag_seconds %.3f\n", lag);
-  pd_sbuf_printf(b, "# HELP pascal_replica_newest_calibration Id of the newest frozen "
-                    "calibration held (0: none).\n"
-                    "# TYPE pascal_replica_newest_calibration gauge\n"
-                    "pascal_replica_newest_calibration %" PRId64 "\n", r->newest_id);
-  pd_sbuf_printf(b, "# HELP pascal_replica_syncs_total Syncs from the primary by result.\n"
-                    "# TYPE pascal_replica_syncs_total counter\n"
-                    "pascal_replica_syncs_total{result=\"ok\"} %" PRIu64 "\n"
-                    "pascal_replica_syncs_total{result=\"failed\"} %" PRIu64 "\n",
+  if (isinf(lag))
+    pd_sbuf_printf(b, "pascal_replica_lag_seconds +Inf\n");
+  else
+    pd_sbuf_printf(b, "pascal_replica_lag_seconds %.3f\n", lag);
+  pd_sbuf_printf(b,
+                 "# HELP pascal_replica_newest_calibration Id of the newest frozen "
+                 "calibration held (0: none).\n"
+                 "# TYPE pascal_replica_newest_calibration gauge\n"
+                 "pascal_replica_newest_calibration %" PRId64 "\n",
+                 r->newest_id);
+  pd_sbuf_printf(b,
+                 "# HELP pascal_replica_syncs_total Syncs from the primary by result.\n"
+                 "# TYPE pascal_replica_syncs_total counter\n"
+                 "pascal_replica_syncs_total{result=\"ok\"} %" PRIu64 "\n"
+                 "pascal_replica_syncs_total{result=\"failed\"} %" PRIu64 "\n",
                  r->syncs_ok, r->syncs_failed);
-  pd_sbuf_printf(b, "# HELP pascal_replica_imported_total Calibrations imported from the "
-                    "primary.\n# TYPE pascal_replica_imported_total counter\n"
-                    "pascal_replica_imported_total %" PRIu64 "\n", r->imported_total);
+  pd_sbuf_printf(b,
+                 "# HELP pascal_replica_imported_total Calibrations imported from the "
+                 "primary.\n# TYPE pascal_replica_imported_total counter\n"
+                 "pascal_replica_imported_total %" PRIu64 "\n",
+                 r->imported_total);
   pthread_mutex_unlock(&r->mu);
 }

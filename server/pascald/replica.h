@@ -33,11 +33,11 @@ int pd_replica_start(pd_ctx *ctx, char *msg, size_t msglen);
 void pd_replica_stop(pd_ctx *ctx);
 
 typedef struct pd_sync_result {
-  unsigned devices;    /* device registrations the primary listed */
-  unsigned imported;   /* calibrations imported by this sync */
-  unsigned held;       /* frozen calibrations of the primary held after it */
-  unsigned errors;     /* devices or calibrations refused (first one in error) */
-  char error[512];     /* "" when the sync succeeded */
+  unsigned devices;  /* device registrations the primary listed */
+  unsigned imported; /* calibrations imported by this sync */
+  unsigned held;     /* frozen calibrations of the primary held after it */
+  unsigned errors;   /* devices or calibrations refused (first one in error) */
+  char error[512];   /* "" when the sync succeeded */
 } pd_sync_result;
 
 /* One sync now (waits for one in progress). 0 when it succeeded. */

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-void pd_reply_clear(pd_reply *rep) {
+void pd_reply_clear(pd_reply *rep)
+{
   json_decref(rep->json);
   free(rep->text);
   rep->json = NULL;
@@ -20,7 +21,8 @@ void pd_reply_clear(pd_reply *rep) {
   rep->text_len = 0;
 }
 
-void pd_reply_json(pd_reply *rep, unsigned status, json_t *body) {
+void pd_reply_json(pd_reply *rep, unsigned status, json_t *body)
+{
   pd_reply_clear(rep);
   if (!body) {
     pd_reply_error(rep, 500, "internal", NULL, "out of memory building the reply");
@@ -32,14 +34,16 @@ void pd_reply_json(pd_reply *rep, unsigned status, json_t *body) {
 }
 
 void pd_reply_error(pd_reply *rep, unsigned status, const char *code, const char *field,
-                    const char *fmt, ...) {
+                    const char *fmt, ...)
+{
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   for (char *p = msg; *p; p++)
-    if (*p == '\n' || *p == '\r') *p = ' '; /* one line */
+    if (*p == '\n' || *p == '\r')
+      *p = ' '; /* one line */
   pd_reply_clear(rep);
   rep->status = status;
   rep->content_type = "application/json";
@@ -51,33 +55,38 @@ void pd_reply_error(pd_reply *rep, unsigned status, const char *code, const char
                           "request rejected (details not representable)", "field");
 }
 
-unsigned pd_status_for_pascal(pascal_status st) {
+unsigned pd_status_for_pascal(pascal_status st)
+{
   switch (st) {
-    case PASCAL_ENOTFOUND: return 404;
-    case PASCAL_EREFUSED: return 422;
-    case PASCAL_ENOMEM: return 500;
-    default: return 400;
+  case PASCAL_ENOTFOUND: return 404;
+  case PASCAL_EREFUSED: return 422;
+  case PASCAL_ENOMEM: return 500;
+  default: return 400;
   }
 }
 
-const char *pd_code_for_pascal(pascal_status st) {
+const char *pd_code_for_pascal(pascal_status st)
+{
   switch (st) {
-    case PASCAL_ENOTFOUND: return "not_found";
-    case PASCAL_EREFUSED: return "refused";
-    case PASCAL_ENOMEM: return "internal";
-    case PASCAL_ERANGE: return "out_of_range";
-    case PASCAL_EFORMAT: return "bad_format";
-    case PASCAL_EMISSING: return "missing_field";
-    default: return "invalid";
+  case PASCAL_ENOTFOUND: return "not_found";
+  case PASCAL_EREFUSED: return "refused";
+  case PASCAL_ENOMEM: return "internal";
+  case PASCAL_ERANGE: return "out_of_range";
+  case PASCAL_EFORMAT: return "bad_format";
+  case PASCAL_EMISSING: return "missing_field";
+  default: return "invalid";
   }
 }
 
-void pd_reply_pascal_error(pd_reply *rep, const pascal_error *err) {
+void pd_reply_pascal_error(pd_reply *rep, const pascal_error *err)
+{
   pd_reply_error(rep, pd_status_for_pascal(err->status), pd_code_for_pascal(err->status),
-                 err->field, "%s", err->message[0] ? err->message : pascal_status_name(err->status));
+                 err->field, "%s",
+                 err->message[0] ? err->message : pascal_status_name(err->status));
 }
 
-void pd_reply_pascal_error_in(pd_reply *rep, const pascal_error *err, const char *prefix) {
+void pd_reply_pascal_error_in(pd_reply *rep, const pascal_error *err, const char *prefix)
+{
   if (!prefix || !*prefix) {
     pd_reply_pascal_error(rep, err);
     return;
@@ -88,7 +97,8 @@ void pd_reply_pascal_error_in(pd_reply *rep, const pascal_error *err, const char
                  err->message[0] ? err->message : pascal_status_name(err->status));
 }
 
-void pd_reply_text(pd_reply *rep, unsigned status, char *text, size_t len, const char *ctype) {
+void pd_reply_text(pd_reply *rep, unsigned status, char *text, size_t len, const char *ctype)
+{
   pd_reply_clear(rep);
   rep->status = status;
   rep->text = text;
@@ -96,28 +106,37 @@ void pd_reply_text(pd_reply *rep, unsigned status, char *text, size_t len, const
   rep->content_type = ctype;
 }
 
-json_t *pd_json_real(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+json_t *pd_json_real(double x)
+{
+  return isfinite(x) ? json_real(x) : json_null();
+}
 
-void pd_rfc3339(int64_t t, char *out, size_t n) {
+void pd_rfc3339(int64_t t, char *out, size_t n)
+{
   time_t tt = (time_t)t;
   struct tm tm;
   if (!gmtime_r(&tt, &tm) || strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
     snprintf(out, n, "1970-01-01T00:00:00Z");
 }
 
-json_t *pd_json_time(int64_t t) {
+json_t *pd_json_time(int64_t t)
+{
   char buf[40];
   pd_rfc3339(t, buf, sizeof buf);
   return json_string(buf);
 }
 
-void pd_reply_store_error(pd_reply *rep, int st, const pascal_error *err) {
-  static const struct { int st; unsigned http; const char *code; } map[] = {
-      {PASCAL_STORE_INVALID, 400, "invalid"},   {PASCAL_STORE_NOT_FOUND, 404, "not_found"},
-      {PASCAL_STORE_CONFLICT, 409, "conflict"}, {PASCAL_STORE_STALE, 409, "stale_lease"},
-      {PASCAL_STORE_FORBIDDEN, 403, "forbidden"},
-      {PASCAL_STORE_NOMEM, 500, "internal"},    {PASCAL_STORE_IO, 503, "unavailable"},
-      {PASCAL_STORE_CORRUPT, 503, "unavailable"}};
+void pd_reply_store_error(pd_reply *rep, int st, const pascal_error *err)
+{
+  static const struct {
+    int st;
+    unsigned http;
+    const char *code;
+  } map[] = {
+      {PASCAL_STORE_INVALID, 400, "invalid"},     {PASCAL_STORE_NOT_FOUND, 404, "not_found"},
+      {PASCAL_STORE_CONFLICT, 409, "conflict"},   {PASCAL_STORE_STALE, 409, "stale_lease"},
+      {PASCAL_STORE_FORBIDDEN, 403, "forbidden"}, {PASCAL_STORE_NOMEM, 500, "internal"},
+      {PASCAL_STORE_IO, 503, "unavailable"},      {PASCAL_STORE_CORRUPT, 503, "unavailable"}};
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (map[i].st == st) {
       pd_reply_error(rep, map[i].http, map[i].code, err ? err->field : NULL, "%s",

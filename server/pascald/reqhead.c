@@ -19,7 +19,8 @@ typedef struct head_scan {
   int te_chunked;
 } head_scan;
 
-static enum MHD_Result fail(head_scan *h, const char *field, const char *msg) {
+static enum MHD_Result fail(head_scan *h, const char *field, const char *msg)
+{
   pd_reply_error(h->rep, 400, "bad_request", field, "%s", msg);
   h->failed = 1;
   return MHD_NO;
@@ -28,32 +29,42 @@ static enum MHD_Result fail(head_scan *h, const char *field, const char *msg) {
 /* RFC 9110 token characters: a field name with a space ("Content-Length :")
  * or a control byte is not a header pascald can read the same way as a
  * proxy would. */
-static int is_token(const char *s, size_t n) {
-  if (n == 0) return 0;
+static int is_token(const char *s, size_t n)
+{
+  if (n == 0)
+    return 0;
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c <= 32 || c >= 127 || strchr("\"(),/:;<=>?@[\\]{}", c)) return 0;
+    if (c <= 32 || c >= 127 || strchr("\"(),/:;<=>?@[\\]{}", c))
+      return 0;
   }
   return 1;
 }
 
-static int all_digits(const char *s, size_t n) {
-  if (n == 0 || n > 19) return 0;
+static int all_digits(const char *s, size_t n)
+{
+  if (n == 0 || n > 19)
+    return 0;
   for (size_t i = 0; i < n; i++)
-    if (s[i] < '0' || s[i] > '9') return 0;
+    if (s[i] < '0' || s[i] > '9')
+      return 0;
   return 1;
 }
 
-static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *key,
-                              size_t key_size, const char *value, size_t value_size) {
+static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                              const char *value, size_t value_size)
+{
   head_scan *h = cls;
   (void)kind;
-  if (!value) value = "";
+  if (!value)
+    value = "";
   if (memchr(key, '\0', key_size) || memchr(value, '\0', value_size))
     return fail(h, key, "a header contains a NUL byte");
-  if (!is_token(key, key_size)) return fail(h, NULL, "malformed header name");
+  if (!is_token(key, key_size))
+    return fail(h, NULL, "malformed header name");
   if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
-    if (++h->content_lengths > 1) return fail(h, key, "Content-Length given more than once");
+    if (++h->content_lengths > 1)
+      return fail(h, key, "Content-Length given more than once");
     if (!all_digits(value, value_size))
       return fail(h, key, "Content-Length must be a decimal number of bytes");
   } else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
@@ -66,7 +77,8 @@ static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *ke
 }
 
 static enum MHD_Result argument(void *cls, enum MHD_ValueKind kind, const char *key,
-                                size_t key_size, const char *value, size_t value_size) {
+                                size_t key_size, const char *value, size_t value_size)
+{
   head_scan *h = cls;
   (void)kind;
   if (memchr(key, '\0', key_size) || (value && memchr(value, '\0', value_size)))
@@ -75,7 +87,8 @@ static enum MHD_Result argument(void *cls, enum MHD_ValueKind kind, const char *
 }
 
 int pd_reqhead_check(struct MHD_Connection *conn, int nul_in_url, int too_many_params,
-                     pd_reply *rep) {
+                     pd_reply *rep)
+{
   if (too_many_params) {
     pd_reply_error(rep, 414, "uri_too_long", NULL, "more than %d query parameters",
                    PD_QUERY_PARAMS_MAX);
@@ -88,8 +101,10 @@ int pd_reqhead_check(struct MHD_Connection *conn, int nul_in_url, int too_many_p
   if (!h.failed && h.content_lengths && h.transfer_encodings)
     fail(&h, MHD_HTTP_HEADER_TRANSFER_ENCODING,
          "Content-Length and Transfer-Encoding together are ambiguous");
-  if (!h.failed) MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, argument, &h);
+  if (!h.failed)
+    MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, argument, &h);
   /* %00 seen by the decoder and not in any argument: it is in the path */
-  if (!h.failed && nul_in_url) fail(&h, "path", "the URL path contains a NUL byte (%00)");
+  if (!h.failed && nul_in_url)
+    fail(&h, "path", "the URL path contains a NUL byte (%00)");
   return h.failed ? -1 : 0;
 }

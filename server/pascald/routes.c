@@ -11,7 +11,10 @@
 
 #include "handlers.h"
 
-#define R(m, p, a, b, h) {m, p, a, b, h, m " " p}
+#define R(m, p, a, b, h)                                                                           \
+  {                                                                                                \
+    m, p, a, b, h, m " " p                                                                         \
+  }
 static const pd_route route_table[] = {
     R("GET", "/", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_ui_index),
     R("GET", "/ui/{file}", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_ui_file),
@@ -34,8 +37,7 @@ static const pd_route route_table[] = {
     R("GET", "/v1/calibrations/{id}", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibration_get),
     R("POST", "/v1/calibrations/{id}/freeze", PD_ACCESS_ADMIN, PD_BODY_OPTIONAL,
       pd_h_calibration_freeze),
-    R("GET", "/v1/calibrations/{id}/export", PD_ACCESS_READ, PD_BODY_NONE,
-      pd_h_calibration_export),
+    R("GET", "/v1/calibrations/{id}/export", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibration_export),
     R("GET", "/v1/calibrations/{id}/plots/{kind}.svg", PD_ACCESS_READ, PD_BODY_NONE,
       pd_h_calibration_plot),
     R("POST", "/v1/jobs/claim", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_jobs_claim),
@@ -46,24 +48,28 @@ static const pd_route route_table[] = {
 };
 #undef R
 
-const pd_route *pd_routes(size_t *n) {
+const pd_route *pd_routes(size_t *n)
+{
   *n = sizeof route_table / sizeof route_table[0];
   return route_table;
 }
 
 /* Match one pattern against a path; path parameters go to params[]. */
 static int pattern_match(const char *pattern, const char *path,
-                         char params[PD_PATH_PARAMS][PD_PARAM_MAX]) {
+                         char params[PD_PATH_PARAMS][PD_PARAM_MAX])
+{
   size_t np = 0;
   const char *p = pattern, *s = path;
   while (*p && *s) {
-    if (*p != '/' || *s != '/') return 0;
+    if (*p != '/' || *s != '/')
+      return 0;
     p++;
     s++;
     const char *pe = strchr(p, '/'), *se = strchr(s, '/');
     size_t pl = pe ? (size_t)(pe - p) : strlen(p), sl = se ? (size_t)(se - s) : strlen(s);
     if (pl >= 2 && p[0] == '{') {
-      if (sl == 0 || sl >= PD_PARAM_MAX || np >= PD_PATH_PARAMS) return 0;
+      if (sl == 0 || sl >= PD_PARAM_MAX || np >= PD_PATH_PARAMS)
+        return 0;
       memcpy(params[np], s, sl);
       params[np++][sl] = '\0';
     } else if (pl != sl || memcmp(p, s, pl) != 0) {
@@ -76,14 +82,16 @@ static int pattern_match(const char *pattern, const char *path,
 }
 
 int pd_route_match(const char *method, const char *path, pd_request *req, char *allow,
-                   size_t allowlen) {
+                   size_t allowlen)
+{
   size_t n;
   const pd_route *t = pd_routes(&n);
   char params[PD_PATH_PARAMS][PD_PARAM_MAX];
   size_t used = 0;
   allow[0] = '\0';
   for (size_t i = 0; i < n; i++) {
-    if (!pattern_match(t[i].pattern, path, params)) continue;
+    if (!pattern_match(t[i].pattern, path, params))
+      continue;
     if (!strcmp(t[i].method, method)) {
       memcpy(req->params, params, sizeof params);
       allow[0] = '\0';
@@ -91,7 +99,8 @@ int pd_route_match(const char *method, const char *path, pd_request *req, char *
     }
     if (!strstr(allow, t[i].method)) {
       int w = snprintf(allow + used, allowlen - used, "%s%s", used ? ", " : "", t[i].method);
-      if (w > 0 && (size_t)w < allowlen - used) used += (size_t)w;
+      if (w > 0 && (size_t)w < allowlen - used)
+        used += (size_t)w;
     }
   }
   return used ? PD_ROUTE_BAD_METHOD : PD_ROUTE_NOT_FOUND;

@@ -9,11 +9,11 @@
 #include "pascald.h"
 
 typedef enum pd_body {
-  PD_BODY_NONE = 0,    /* no body expected (GET, or POST without input) */
-  PD_BODY_JSON,        /* a JSON object is required */
-  PD_BODY_OPTIONAL,    /* a JSON object may be sent */
-  PD_BODY_TEXT         /* a JSON object is required; the handler reads the text
-                          itself (req->json is NULL; jread.h, jsonin.h) */
+  PD_BODY_NONE = 0, /* no body expected (GET, or POST without input) */
+  PD_BODY_JSON,     /* a JSON object is required */
+  PD_BODY_OPTIONAL, /* a JSON object may be sent */
+  PD_BODY_TEXT      /* a JSON object is required; the handler reads the text
+                       itself (req->json is NULL; jread.h, jsonin.h) */
 } pd_body;
 
 typedef struct pd_route {
@@ -22,12 +22,12 @@ typedef struct pd_route {
   pd_access access;
   pd_body body;
   pd_handler handler;
-  const char *name;    /* "POST /v1/predict", for stats */
+  const char *name; /* "POST /v1/predict", for stats */
 } pd_route;
 
 const pd_route *pd_routes(size_t *n);
 
-#define PD_ROUTE_NOT_FOUND (-1)
+#define PD_ROUTE_NOT_FOUND  (-1)
 #define PD_ROUTE_BAD_METHOD (-2)
 /* Match; fills req->params. On PD_ROUTE_BAD_METHOD `allow` lists the methods
  * of the path ("GET, POST"). */

@@ -6,7 +6,8 @@
 
 #include "reply.h"
 
-void pd_run_from_plan(const pascal_plan_run *r, int heldout, pascal_store_run *out) {
+void pd_run_from_plan(const pascal_plan_run *r, int heldout, pascal_store_run *out)
+{
   memset(out, 0, sizeof *out);
   out->o = r->key.o;
   out->path_tma = r->key.path == PASCAL_PLAN_TMA;
@@ -21,8 +22,8 @@ void pd_run_from_plan(const pascal_plan_run *r, int heldout, pascal_store_run *o
   out->heldout = heldout;
 }
 
-void pd_run_to_plan(const pascal_store_run *r, pascal_store_workload workload,
-                    pascal_plan_run *out) {
+void pd_run_to_plan(const pascal_store_run *r, pascal_store_workload workload, pascal_plan_run *out)
+{
   memset(out, 0, sizeof *out);
   out->workload = workload == PASCAL_STORE_GEMM ? PASCAL_PLAN_GEMM : PASCAL_PLAN_SCAN;
   out->key.o = r->o;
@@ -37,7 +38,8 @@ void pd_run_to_plan(const pascal_store_run *r, pascal_store_workload workload,
   out->repeat = r->repeat;
 }
 
-void pd_job_to_codec(const pascal_store_job *j, unsigned lease_seconds, pascal_codec_job *out) {
+void pd_job_to_codec(const pascal_store_job *j, unsigned lease_seconds, pascal_codec_job *out)
+{
   out->id = j->id;
   out->calibration = j->calibration;
   pd_rfc3339(j->lease_expires, out->lease_expires_at, sizeof out->lease_expires_at);
@@ -47,7 +49,8 @@ void pd_job_to_codec(const pascal_store_job *j, unsigned lease_seconds, pascal_c
   pd_run_to_plan(&j->run, j->workload, &out->run);
 }
 
-void pd_measurement_from_scan(const pascal_scan_run *r, int heldout, pascal_store_measurement *m) {
+void pd_measurement_from_scan(const pascal_scan_run *r, int heldout, pascal_store_measurement *m)
+{
   memset(m, 0, sizeof *m);
   m->run.heldout = heldout;
   m->run.o = r->key.o;
@@ -61,7 +64,8 @@ void pd_measurement_from_scan(const pascal_scan_run *r, int heldout, pascal_stor
   m->kernel_ns = r->has_kernel_ns ? r->kernel_ns : 0;
 }
 
-void pd_measurement_from_gemm(const pascal_gemm_run *r, int heldout, pascal_store_measurement *m) {
+void pd_measurement_from_gemm(const pascal_gemm_run *r, int heldout, pascal_store_measurement *m)
+{
   memset(m, 0, sizeof *m);
   m->run.heldout = heldout;
   m->run.Mg = r->shape.Mg;
@@ -74,21 +78,31 @@ void pd_measurement_from_gemm(const pascal_gemm_run *r, int heldout, pascal_stor
 
 pascal_status pd_measurement_append(const pascal_store_measurement *m,
                                     pascal_store_workload workload, pascal_calibration *cal,
-                                    pascal_error *err) {
+                                    pascal_error *err)
+{
   const pascal_store_run *r = &m->run;
   if (workload == PASCAL_STORE_GEMM) {
     if (r->Mg > UINT32_MAX || r->Ng > UINT32_MAX || r->Kg > UINT32_MAX)
       return pascal_error_set(err, PASCAL_ERANGE, "measurements", "GEMM shape beyond 2^32");
-    pascal_gemm_run g = {{(uint32_t)r->Mg, (uint32_t)r->Ng, (uint32_t)r->Kg}, m->fill_bytes, true,
-                         r->repeat, m->kernel_ns > 0, m->kernel_ns};
+    pascal_gemm_run g = {{(uint32_t)r->Mg, (uint32_t)r->Ng, (uint32_t)r->Kg},
+                         m->fill_bytes,
+                         true,
+                         r->repeat,
+                         m->kernel_ns > 0,
+                         m->kernel_ns};
     return r->heldout ? pascal_calibration_append_heldout_gemm(cal, &g, err)
                       : pascal_calibration_append_gemm(cal, &g, err);
   }
   if (r->N > UINT32_MAX || r->W > UINT32_MAX)
     return pascal_error_set(err, PASCAL_ERANGE, "measurements", "N or W beyond 2^32");
   pascal_scan_run s = {{r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m},
-                       (uint32_t)r->N, (uint32_t)r->W, m->fill_bytes, true, r->repeat,
-                       m->kernel_ns > 0, m->kernel_ns};
+                       (uint32_t)r->N,
+                       (uint32_t)r->W,
+                       m->fill_bytes,
+                       true,
+                       r->repeat,
+                       m->kernel_ns > 0,
+                       m->kernel_ns};
   return r->heldout ? pascal_calibration_append_heldout_scan(cal, &s, err)
                     : pascal_calibration_append_scan(cal, &s, err);
 }

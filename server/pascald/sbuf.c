@@ -8,11 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int reserve(pd_sbuf *b, size_t more) {
-  if (b->failed) return -1;
-  if (b->len + more + 1 <= b->cap) return 0;
+static int reserve(pd_sbuf *b, size_t more)
+{
+  if (b->failed)
+    return -1;
+  if (b->len + more + 1 <= b->cap)
+    return 0;
   size_t cap = b->cap ? b->cap : 4096;
-  while (cap < b->len + more + 1) cap *= 2;
+  while (cap < b->len + more + 1)
+    cap *= 2;
   char *q = realloc(b->p, cap);
   if (!q) {
     b->failed = 1;
@@ -23,8 +27,10 @@ static int reserve(pd_sbuf *b, size_t more) {
   return 0;
 }
 
-void pd_sbuf_printf(pd_sbuf *b, const char *fmt, ...) {
-  if (reserve(b, 256)) return; /* one pass when the text fits (the usual case) */
+void pd_sbuf_printf(pd_sbuf *b, const char *fmt, ...)
+{
+  if (reserve(b, 256))
+    return; /* one pass when the text fits (the usual case) */
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
@@ -34,7 +40,8 @@ void pd_sbuf_printf(pd_sbuf *b, const char *fmt, ...) {
     return;
   }
   if ((size_t)n >= b->cap - b->len) {
-    if (reserve(b, (size_t)n)) return;
+    if (reserve(b, (size_t)n))
+      return;
     va_start(ap, fmt);
     vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
     va_end(ap);
@@ -42,7 +49,8 @@ void pd_sbuf_printf(pd_sbuf *b, const char *fmt, ...) {
   b->len += (size_t)n;
 }
 
-void pd_sbuf_free(pd_sbuf *b) {
+void pd_sbuf_free(pd_sbuf *b)
+{
   free(b->p);
   memset(b, 0, sizeof *b);
 }

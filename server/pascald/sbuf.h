@@ -9,9 +9,9 @@
 #include <stddef.h>
 
 typedef struct pd_sbuf {
-  char *p;      /* malloc'd, NUL-terminated while !failed */
+  char *p; /* malloc'd, NUL-terminated while !failed */
   size_t len, cap;
-  int failed;   /* an allocation or vsnprintf failed: further appends are ignored */
+  int failed; /* an allocation or vsnprintf failed: further appends are ignored */
 } pd_sbuf;
 
 void pd_sbuf_printf(pd_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

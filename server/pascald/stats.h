@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#define PD_STATS_ROUTES_MAX 32  /* route table entries + 1 for "unmatched" */
-#define PD_STATS_STATUSES 17    /* tracked HTTP statuses + "other" */
-#define PD_STATS_BUCKETS 15     /* latency buckets, the last one is +Inf */
+#define PD_STATS_ROUTES_MAX 32 /* route table entries + 1 for "unmatched" */
+#define PD_STATS_STATUSES   17 /* tracked HTTP statuses + "other" */
+#define PD_STATS_BUCKETS    15 /* latency buckets, the last one is +Inf */
 
 typedef struct pd_route_stats {
   atomic_uint_fast64_t by_status[PD_STATS_STATUSES];
@@ -25,14 +25,14 @@ typedef struct pd_route_stats {
 } pd_route_stats;
 
 typedef struct pd_stats {
-  struct timespec started;      /* CLOCK_MONOTONIC at start */
+  struct timespec started; /* CLOCK_MONOTONIC at start */
   time_t started_wall;
-  size_t nroutes;               /* routes in use, <= PD_STATS_ROUTES_MAX */
+  size_t nroutes; /* routes in use, <= PD_STATS_ROUTES_MAX */
   const char *route_names[PD_STATS_ROUTES_MAX];
   pd_route_stats routes[PD_STATS_ROUTES_MAX];
-  atomic_uint_fast64_t predictions;       /* answered prediction items */
+  atomic_uint_fast64_t predictions; /* answered prediction items */
   atomic_uint_fast64_t predictions_refused;
-  atomic_uint_fast64_t inflight;          /* requests being processed */
+  atomic_uint_fast64_t inflight; /* requests being processed */
 } pd_stats;
 
 /* Upper bounds of the latency buckets in seconds (last is +Inf). */

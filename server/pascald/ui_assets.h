@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 typedef struct pd_ui_asset {
-  const char *name;           /* file name: "index.html", "app.js", ... */
-  const unsigned char *data;  /* its bytes (NUL-terminated, not counted) */
+  const char *name;          /* file name: "index.html", "app.js", ... */
+  const unsigned char *data; /* its bytes (NUL-terminated, not counted) */
   size_t len;
 } pd_ui_asset;
 

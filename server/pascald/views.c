@@ -8,19 +8,21 @@
 #include "device_data.h"
 #include "reply.h"
 
-static json_t *view_peaks(const pascal_store_device *d) {
-  if (!d->has_peaks) return json_null();
+static json_t *view_peaks(const pascal_store_device *d)
+{
+  if (!d->has_peaks)
+    return json_null();
   return json_pack("{s:f,s:f,s:f,s:f,s:f}", "dram_bytes_per_s", d->peaks.dram_bytes_per_s,
-                   "l2_bytes_per_s", d->peaks.l2_bytes_per_s, "tensor_flops",
-                   d->peaks.tensor_flops, "sm_clock_hz", d->peaks.sm_clock_hz, "launch_s",
-                   d->peaks.launch_s);
+                   "l2_bytes_per_s", d->peaks.l2_bytes_per_s, "tensor_flops", d->peaks.tensor_flops,
+                   "sm_clock_hz", d->peaks.sm_clock_hz, "launch_s", d->peaks.launch_s);
 }
 
-json_t *pd_view_device(const pascal_store_device *d) {
+json_t *pd_view_device(const pascal_store_device *d)
+{
   char cc[16];
   snprintf(cc, sizeof cc, "%u.%u", d->cc_major, d->cc_minor);
-  return json_pack("{s:s,s:s,s:I,s:I,s:I,s:o,s:s?,s:s?,s:o,s:o,s:o,s:o}", "name", d->name, "arch", d->arch,
-                   "sm_count", (json_int_t)d->sm_count, "capacity_blocks",
+  return json_pack("{s:s,s:s,s:I,s:I,s:I,s:o,s:s?,s:s?,s:o,s:o,s:o,s:o}", "name", d->name, "arch",
+                   d->arch, "sm_count", (json_int_t)d->sm_count, "capacity_blocks",
                    (json_int_t)d->capacity_blocks, "block_bytes", (json_int_t)d->block_bytes,
                    "created_at", pd_json_time(d->created), "cuda_name",
                    d->cuda_name[0] ? d->cuda_name : NULL, "compute_capability",
@@ -30,29 +32,33 @@ json_t *pd_view_device(const pascal_store_device *d) {
                    "static_experiment", pd_device_data_view(d->static_experiment));
 }
 
-json_t *pd_view_progress(int64_t done, int64_t total) {
+json_t *pd_view_progress(int64_t done, int64_t total)
+{
   return json_pack("{s:I,s:I}", "done", (json_int_t)done, "total", (json_int_t)total);
 }
 
-static json_t *embedded(const char *text) {
-  if (!text) return json_null();
+static json_t *embedded(const char *text)
+{
+  if (!text)
+    return json_null();
   json_t *v = json_loads(text, 0, NULL);
   return v ? v : json_null();
 }
 
-json_t *pd_view_calibration(const pascal_store_calibration *c, int full) {
+json_t *pd_view_calibration(const pascal_store_calibration *c, int full)
+{
   json_t *jobs = json_object();
   for (int k = 0; k < PASCAL_STORE_JOB_STATES; k++)
     json_object_set_new(jobs, pascal_store_job_state_name((pascal_store_job_state)k),
                         json_integer(c->jobs[k]));
-  json_t *v = json_pack(
-      "{s:I,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:I}", "id", (json_int_t)c->id, "device", c->device,
-      "workload", pascal_store_workload_name(c->workload), "state",
-      pascal_store_cal_state_name(c->state), "created_at", pd_json_time(c->created), "frozen_at",
-      c->frozen_at ? pd_json_time(c->frozen_at) : json_null(), "content_hash",
-      c->content_hash[0] ? json_string(c->content_hash) : json_null(), "progress",
-      pd_view_progress(c->jobs[PASCAL_STORE_DONE], c->jobs_total), "jobs", jobs,
-      "measurements", (json_int_t)c->measurements);
+  json_t *v =
+      json_pack("{s:I,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:I}", "id", (json_int_t)c->id, "device",
+                c->device, "workload", pascal_store_workload_name(c->workload), "state",
+                pascal_store_cal_state_name(c->state), "created_at", pd_json_time(c->created),
+                "frozen_at", c->frozen_at ? pd_json_time(c->frozen_at) : json_null(),
+                "content_hash", c->content_hash[0] ? json_string(c->content_hash) : json_null(),
+                "progress", pd_view_progress(c->jobs[PASCAL_STORE_DONE], c->jobs_total), "jobs",
+                jobs, "measurements", (json_int_t)c->measurements);
   if (v && full) {
     json_object_set_new(v, "plan", embedded(c->plan_json));
     json_object_set_new(v, "report", embedded(c->report_json));

@@ -19,8 +19,8 @@
 /* Samples of a model line along a continuous axis. */
 #define LINE_SAMPLES 48
 
-static const char *const kind_names[PASCAL_PLOT_KIND_COUNT] = {"curves", "transfer",
-                                                               "evaluation", "capacity", "static"};
+static const char *const kind_names[PASCAL_PLOT_KIND_COUNT] = {"curves", "transfer", "evaluation",
+                                                               "capacity", "static"};
 
 const char *pascal_plot_kind_name(pascal_plot_kind kind)
 {
@@ -226,8 +226,7 @@ static void family_text(const pascal_plot_request *q, char *out, size_t n)
 }
 
 static pascal_status curves_scan(const pascal_calibration *cal, const pascal_model *model,
-                                 const pascal_plot_request *req, pascal_chart *c,
-                                 pascal_error *err)
+                                 const pascal_plot_request *req, pascal_chart *c, pascal_error *err)
 {
   scan_selection s;
   pascal_status st = select_scan(cal, req, 0, &s, err);
@@ -296,8 +295,8 @@ static pascal_status transfer_scan(const pascal_calibration *cal, const pascal_m
     goto done;
   char fam[64];
   family_text(&s.q, fam, sizeof fam);
-  snprintf(c->title, sizeof c->title, "%s: K against m, family %s, N=%u, W=%g",
-           cal->device.name, fam, s.q.N, s.q.W);
+  snprintf(c->title, sizeof c->title, "%s: K against m, family %s, N=%u, W=%g", cal->device.name,
+           fam, s.q.N, s.q.W);
   snprintf(c->desc, sizeof c->desc,
            "Fill-equivalent count K (log scale) against the compute work m for family %s at "
            "N=%u, W=%g on device %s: the %zu reference keys (geometric mean of their repeats, "
@@ -386,8 +385,7 @@ static pascal_status select_gemm(const pascal_calibration *cal, pascal_plot_requ
 }
 
 static pascal_status curves_gemm(const pascal_calibration *cal, const pascal_model *model,
-                                 const pascal_plot_request *req, pascal_chart *c,
-                                 pascal_error *err)
+                                 const pascal_plot_request *req, pascal_chart *c, pascal_error *err)
 {
   pascal_plot_request q = *req;
   uint32_t *ngs;
@@ -482,8 +480,8 @@ static pascal_status transfer_gemm(const pascal_calibration *cal, const pascal_m
     return pascal_error_set(err, PASCAL_ENOTFOUND, "Kg", "row Mg=%u has no runs at Kg=%u", q.Mg,
                             q.Kg);
   }
-  snprintf(c->title, sizeof c->title, "%s: GEMM K against Ng, Mg=%u, Kg=%u", cal->device.name,
-           q.Mg, q.Kg);
+  snprintf(c->title, sizeof c->title, "%s: GEMM K against Ng, Mg=%u, Kg=%u", cal->device.name, q.Mg,
+           q.Kg);
   snprintf(c->desc, sizeof c->desc,
            "Fill-equivalent count K against the column size Ng (both log scales) for row "
            "Mg=%u at Kg=%u on device %s: the measured reference grids, the value the transfer "
@@ -492,8 +490,7 @@ static pascal_status transfer_gemm(const pascal_calibration *cal, const pascal_m
   snprintf(c->x.label, sizeof c->x.label, "column size Ng");
   snprintf(c->y.label, sizeof c->y.label, "K (fill-equivalent count)");
   c->x.scale = c->y.scale = PASCAL_AXIS_LOG;
-  st = gemm_reference_series(cal, cal->gemm_runs, cal->n_gemm_runs, &q, "reference grids", c,
-                             err);
+  st = gemm_reference_series(cal, cal->gemm_runs, cal->n_gemm_runs, &q, "reference grids", c, err);
   size_t si;
   if (!st)
     st = pascal_chart_add_series(c, "transfer rule", &si, err);
@@ -572,8 +569,7 @@ static pascal_status method_series(const pascal_loko_report *r, const size_t *or
   return st;
 }
 
-static pascal_status evaluation(const pascal_calibration *cal, pascal_chart *c,
-                                pascal_error *err)
+static pascal_status evaluation(const pascal_calibration *cal, pascal_chart *c, pascal_error *err)
 {
   pascal_loko_report r;
   pascal_status st = pascal_loko_run(cal, &r, err);
@@ -601,8 +597,7 @@ static pascal_status evaluation(const pascal_calibration *cal, pascal_chart *c,
   for (int m = 0; m < PASCAL_METHOD_COUNT && !st; m++)
     st = method_series(&r, order, (pascal_method)m, method_labels[m], c, err);
   if (!st && r.heldout)
-    st = method_series(r.heldout, horder, PASCAL_METHOD_PASCAL, "PASCAL (held-out panel)", c,
-                       err);
+    st = method_series(r.heldout, horder, PASCAL_METHOD_PASCAL, "PASCAL (held-out panel)", c, err);
   if (!st && isfinite(r.summary.floor_mape) && r.summary.floor_mape > 0) {
     size_t si;
     st = pascal_chart_add_series(c, "repeat-to-repeat floor", &si, err);
@@ -638,8 +633,7 @@ static pascal_status capacity(const pascal_calibration *cal, pascal_chart *c, pa
   double c_mib = mib(dev->capacity_blocks, dev->block_bytes), y_hi = p->waves;
   for (size_t i = 0; i < p->n; i++)
     y_hi = fmax(y_hi, p->fill_ratio[i]);
-  snprintf(c->title, sizeof c->title, "%s: capacity probe, fill over scanned bytes",
-           dev->name);
+  snprintf(c->title, sizeof c->title, "%s: capacity probe, fill over scanned bytes", dev->name);
   snprintf(c->desc, sizeof c->desc,
            "Fill bytes of a one-CTA-per-SM open scan of %u waves divided by the scanned bytes, "
            "against the scanned size in MiB, for the %zu sizes the probe measured on device %s; "
@@ -675,8 +669,7 @@ static pascal_status capacity(const pascal_calibration *cal, pascal_chart *c, pa
   return st;
 }
 
-static pascal_status static_table(const pascal_calibration *cal, pascal_chart *c,
-                                  pascal_error *err)
+static pascal_status static_table(const pascal_calibration *cal, pascal_chart *c, pascal_error *err)
 {
   static const char *const names[] = {"gap law (Theorem 1)", "exact SDCM", "Che"};
   const pascal_device *dev = &cal->device;
@@ -685,8 +678,10 @@ static pascal_status static_table(const pascal_calibration *cal, pascal_chart *c
     return pascal_error_set(err, PASCAL_ENOTFOUND, "device.static_experiment",
                             "the bundle's device carries no static cluster experiment "
                             "(device.static_experiment); the static plot needs one");
-  snprintf(c->title, sizeof c->title, "%s: static cluster experiment, measured against "
-           "predicted K", dev->name);
+  snprintf(c->title, sizeof c->title,
+           "%s: static cluster experiment, measured against "
+           "predicted K",
+           dev->name);
   snprintf(c->desc, sizeof c->desc,
            "Measured fills per round K of the static cluster experiment on device %s (M=%u "
            "workers, N=%u blocks, H=%llu rounds, %zu rows of block size and cluster count) "
@@ -730,7 +725,10 @@ pascal_status pascal_plot_render(const pascal_calibration *cal, const pascal_mod
     return pascal_error_set(err, PASCAL_EINVAL, "Kg", "Kg applies to GEMM calibrations");
   if (req->kind >= PASCAL_PLOT_EVALUATION && (req->has_family || req->N || req->W || req->Kg))
     return pascal_error_set(err, PASCAL_EINVAL,
-                            req->has_family ? "family" : req->N ? "N" : req->W ? "W" : "Kg",
+                            req->has_family ? "family"
+                            : req->N        ? "N"
+                            : req->W        ? "W"
+                                            : "Kg",
                             "the %s plot shows the whole %s; it takes no family, N, W or Kg",
                             pascal_plot_kind_name(req->kind),
                             req->kind == PASCAL_PLOT_EVALUATION ? "calibration" : "device");

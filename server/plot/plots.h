@@ -51,8 +51,7 @@ typedef enum pascal_plot_kind {
 /* "curves", "transfer", "evaluation", "capacity", "static". */
 const char *pascal_plot_kind_name(pascal_plot_kind kind);
 /* PASCAL_EINVAL naming "kind" (listing the kinds) for an unknown name. */
-pascal_status pascal_plot_kind_parse(const char *name, pascal_plot_kind *out,
-                                     pascal_error *err);
+pascal_status pascal_plot_kind_parse(const char *name, pascal_plot_kind *out, pascal_error *err);
 
 /* What to draw. has_family 0: scan, the family of the run with the largest
  * measured K (the first such run; where divergence shows); GEMM, the lowest
@@ -63,7 +62,7 @@ typedef struct pascal_plot_request {
   int has_family;
   uint32_t o, d; /* scan family */
   pascal_path path;
-  uint32_t Mg;   /* GEMM row */
+  uint32_t Mg; /* GEMM row */
   uint32_t N;
   double W;
   uint32_t Kg;

@@ -13,9 +13,9 @@
 
 /* Plot area inside the viewBox: room for the title above, tick labels and
  * the axis label left and below, the legend on the right. */
-#define AREA_LEFT 78.0
-#define AREA_TOP 48.0
-#define AREA_RIGHT (PASCAL_CHART_WIDTH - 200.0)
+#define AREA_LEFT   78.0
+#define AREA_TOP    48.0
+#define AREA_RIGHT  (PASCAL_CHART_WIDTH - 200.0)
 #define AREA_BOTTOM (PASCAL_CHART_HEIGHT - 58.0)
 
 /* The Okabe-Ito colours; from the ninth series on they repeat, while the
@@ -26,12 +26,15 @@ static const char *const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7"
 /* Dash patterns of lines: grey-scale prints tell series apart by these and
  * by the marker shapes below. */
 static const char *const dashes[] = {"", "6 3", "2 3", "8 3 2 3"};
-#define N_DASHES (sizeof dashes / sizeof *dashes)
+#define N_DASHES  (sizeof dashes / sizeof *dashes)
 #define N_MARKERS 7u
 
 /* ---- the chart model ---------------------------------------------------- */
 
-void pascal_chart_init(pascal_chart *chart) { memset(chart, 0, sizeof *chart); }
+void pascal_chart_init(pascal_chart *chart)
+{
+  memset(chart, 0, sizeof *chart);
+}
 
 void pascal_chart_free(pascal_chart *chart)
 {
@@ -87,8 +90,8 @@ static int grow(double **arrays[], size_t n_arrays, size_t n, size_t *cap)
   return 0;
 }
 
-pascal_status pascal_chart_add_point(pascal_chart *chart, size_t s, double x, double y,
-                                     double lo, double hi, pascal_error *err)
+pascal_status pascal_chart_add_point(pascal_chart *chart, size_t s, double x, double y, double lo,
+                                     double hi, pascal_error *err)
 {
   pascal_chart_series *c = &chart->series[s];
   double **arrays[] = {&c->px, &c->py, &c->plo, &c->phi};
@@ -132,8 +135,8 @@ pascal_status pascal_axis_ticks(pascal_axis_scale scale, double lo, double hi, d
   if (!isfinite(lo) || (scale == PASCAL_AXIS_LOG && lo <= 0))
     return pascal_error_set(err, PASCAL_EINVAL, "lo", "axis range starts at %g", lo);
   if (!isfinite(hi) || hi < lo)
-    return pascal_error_set(err, PASCAL_EINVAL, "hi", "axis range ends at %g (starts at %g)",
-                            hi, lo);
+    return pascal_error_set(err, PASCAL_EINVAL, "hi", "axis range ends at %g (starts at %g)", hi,
+                            lo);
   size_t n = 0;
   if (scale == PASCAL_AXIS_LOG) {
     /* A small relative slack keeps exact powers of ten (1000 is
@@ -149,7 +152,7 @@ pascal_status pascal_axis_ticks(pascal_axis_scale scale, double lo, double hi, d
           ticks[n++] = mult[j] * pow(10.0, k);
       ticks[n++] = pow(10.0, k1);
     } else {
-      int every = (decades + 11) / 12; /* at most 12 intervals */
+      int every = (decades + 11) / 12;      /* at most 12 intervals */
       k0 -= ((k0 % every) + every) % every; /* start on a multiple of `every` */
       for (int k = k0; k < k1 + every && n < PASCAL_AXIS_TICKS_MAX; k += every) {
         ticks[n++] = pow(10.0, k);
@@ -259,8 +262,8 @@ static void put_text(svgbuf *b, const char *text)
 /* Maps data values to plot-area pixels along one axis. */
 typedef struct axis_map {
   pascal_axis_scale scale;
-  double lo, hi;       /* axis range (first and last tick), transformed */
-  double p0, p1;       /* pixel positions of lo and hi                  */
+  double lo, hi; /* axis range (first and last tick), transformed */
+  double p0, p1; /* pixel positions of lo and hi                  */
   double ticks[PASCAL_AXIS_TICKS_MAX];
   size_t n_ticks;
 } axis_map;
@@ -270,7 +273,10 @@ static int drawable(pascal_axis_scale scale, double v)
   return isfinite(v) && (scale == PASCAL_AXIS_LINEAR || v > 0);
 }
 
-static double tf(pascal_axis_scale scale, double v) { return scale == PASCAL_AXIS_LOG ? log10(v) : v; }
+static double tf(pascal_axis_scale scale, double v)
+{
+  return scale == PASCAL_AXIS_LOG ? log10(v) : v;
+}
 
 static double to_px(const axis_map *a, double v)
 {
@@ -335,29 +341,31 @@ static void put_marker(svgbuf *b, unsigned shape, double x, double y)
   switch (shape % N_MARKERS) {
   case 0: put(b, "<circle class=\"marker\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\"/>", x, y, r); break;
   case 1:
-    put(b, "<rect class=\"marker\" x=\"%.2f\" y=\"%.2f\" width=\"%.1f\" height=\"%.1f\"/>",
-        x - r, y - r, 2 * r, 2 * r);
+    put(b, "<rect class=\"marker\" x=\"%.2f\" y=\"%.2f\" width=\"%.1f\" height=\"%.1f\"/>", x - r,
+        y - r, 2 * r, 2 * r);
     break;
   case 2:
     put(b, "<path class=\"marker\" d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fZ\"/>", x, y - r - 1,
         x + r + 0.5, y + r, x - r - 0.5, y + r);
     break;
   case 3:
-    put(b, "<path class=\"marker\" d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fL%.2f %.2fZ\"/>", x,
-        y - r - 1, x + r + 1, y, x, y + r + 1, x - r - 1, y);
+    put(b, "<path class=\"marker\" d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fL%.2f %.2fZ\"/>", x, y - r - 1,
+        x + r + 1, y, x, y + r + 1, x - r - 1, y);
     break;
   case 4:
     put(b, "<path class=\"marker\" d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fZ\"/>", x, y + r + 1,
         x + r + 0.5, y - r, x - r - 0.5, y - r);
     break;
   case 5: /* x: stroked, not filled */
-    put(b, "<path class=\"marker\" fill=\"none\" stroke-width=\"2\" "
-           "d=\"M%.2f %.2fL%.2f %.2fM%.2f %.2fL%.2f %.2f\"/>",
+    put(b,
+        "<path class=\"marker\" fill=\"none\" stroke-width=\"2\" "
+        "d=\"M%.2f %.2fL%.2f %.2fM%.2f %.2fL%.2f %.2f\"/>",
         x - r, y - r, x + r, y + r, x - r, y + r, x + r, y - r);
     break;
   default: /* open circle */
-    put(b, "<circle class=\"marker\" fill=\"white\" stroke-width=\"2\" cx=\"%.2f\" cy=\"%.2f\" "
-           "r=\"%.1f\"/>",
+    put(b,
+        "<circle class=\"marker\" fill=\"white\" stroke-width=\"2\" cx=\"%.2f\" cy=\"%.2f\" "
+        "r=\"%.1f\"/>",
         x, y, r);
   }
 }
@@ -365,8 +373,9 @@ static void put_marker(svgbuf *b, unsigned shape, double x, double y)
 static void put_axes(svgbuf *b, const pascal_chart *c, const axis_map *ax, const axis_map *ay)
 {
   put(b, "<g class=\"axes\" font-size=\"12\" fill=\"#222\">\n");
-  put(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-         "stroke=\"#444\"/>\n",
+  put(b,
+      "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+      "stroke=\"#444\"/>\n",
       AREA_LEFT, AREA_TOP, AREA_RIGHT - AREA_LEFT, AREA_BOTTOM - AREA_TOP);
   for (int y = 0; y < 2; y++) {
     const axis_map *a = y ? ay : ax;
@@ -375,23 +384,27 @@ static void put_axes(svgbuf *b, const pascal_chart *c, const axis_map *ax, const
       char label[32];
       snprintf(label, sizeof label, "%g", a->ticks[i]);
       if (y)
-        put(b, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\" "
-               "stroke=\"#ddd\"/><text class=\"tick\" x=\"%.1f\" y=\"%.2f\" "
-               "text-anchor=\"end\" dominant-baseline=\"middle\">%s</text>\n",
+        put(b,
+            "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\" "
+            "stroke=\"#ddd\"/><text class=\"tick\" x=\"%.1f\" y=\"%.2f\" "
+            "text-anchor=\"end\" dominant-baseline=\"middle\">%s</text>\n",
             AREA_LEFT, AREA_RIGHT, p, p, AREA_LEFT - 6, p, label);
       else
-        put(b, "<line class=\"grid\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" "
-               "stroke=\"#ddd\"/><text class=\"tick\" x=\"%.2f\" y=\"%.1f\" "
-               "text-anchor=\"middle\">%s</text>\n",
+        put(b,
+            "<line class=\"grid\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" "
+            "stroke=\"#ddd\"/><text class=\"tick\" x=\"%.2f\" y=\"%.1f\" "
+            "text-anchor=\"middle\">%s</text>\n",
             p, p, AREA_TOP, AREA_BOTTOM, p, AREA_BOTTOM + 18, label);
     }
   }
-  put(b, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-         "font-size=\"14\">",
+  put(b,
+      "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+      "font-size=\"14\">",
       (AREA_LEFT + AREA_RIGHT) / 2, AREA_BOTTOM + 42);
   put_text(b, c->x.label);
-  put(b, "</text>\n<text class=\"label\" transform=\"translate(20 %.1f) rotate(-90)\" "
-         "text-anchor=\"middle\" font-size=\"14\">",
+  put(b,
+      "</text>\n<text class=\"label\" transform=\"translate(20 %.1f) rotate(-90)\" "
+      "text-anchor=\"middle\" font-size=\"14\">",
       (AREA_TOP + AREA_BOTTOM) / 2);
   put_text(b, c->y.label);
   put(b, "</text>\n</g>\n");
@@ -421,10 +434,11 @@ static void put_series(svgbuf *b, const pascal_chart *c, size_t i, const axis_ma
       continue;
     double x = to_px(ax, s->px[j]), y = to_px(ay, s->py[j]);
     if (drawable(ay->scale, s->plo[j]) && drawable(ay->scale, s->phi[j]))
-      put(b, "<path class=\"errorbar\" fill=\"none\" d=\"M%.2f %.2fV%.2fM%.2f %.2fH%.2fM%.2f "
-             "%.2fH%.2f\"/>",
-          x, to_px(ay, s->plo[j]), to_px(ay, s->phi[j]), x - 3, to_px(ay, s->plo[j]), x + 3,
-          x - 3, to_px(ay, s->phi[j]), x + 3);
+      put(b,
+          "<path class=\"errorbar\" fill=\"none\" d=\"M%.2f %.2fV%.2fM%.2f %.2fH%.2fM%.2f "
+          "%.2fH%.2f\"/>",
+          x, to_px(ay, s->plo[j]), to_px(ay, s->phi[j]), x - 3, to_px(ay, s->plo[j]), x + 3, x - 3,
+          to_px(ay, s->phi[j]), x + 3);
     put_marker(b, (unsigned)i, x, y);
     put(b, "\n");
   }
@@ -445,8 +459,9 @@ static void put_legend(svgbuf *b, const pascal_chart *c)
           dashes[i % N_DASHES], dashes[i % N_DASHES][0] ? "\"" : "");
     if (s->n_points)
       put_marker(b, (unsigned)i, x + 14, y);
-    put(b, "<text x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"middle\" stroke=\"none\" "
-           "fill=\"#222\">",
+    put(b,
+        "<text x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"middle\" stroke=\"none\" "
+        "fill=\"#222\">",
         x + 36, y);
     put_text(b, s->name);
     put(b, "</text></g>\n");
@@ -465,11 +480,12 @@ pascal_status pascal_chart_svg(const pascal_chart *chart, char **svg, size_t *le
   if (st)
     return st;
   svgbuf b = {0};
-  put(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
-          "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-labelledby=\"chart-title "
-          "chart-desc\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
-          "<title id=\"chart-title\">",
+  put(&b,
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
+      "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-labelledby=\"chart-title "
+      "chart-desc\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+      "<title id=\"chart-title\">",
       PASCAL_CHART_WIDTH, PASCAL_CHART_HEIGHT, PASCAL_CHART_WIDTH, PASCAL_CHART_HEIGHT);
   put_text(&b, chart->title);
   put(&b, "</title>\n<desc id=\"chart-desc\">");
@@ -477,9 +493,10 @@ pascal_status pascal_chart_svg(const pascal_chart *chart, char **svg, size_t *le
   if (dropped_x + dropped_y)
     put(&b, " %zu value(s) a logarithmic axis cannot show (zero or negative) are not drawn.",
         dropped_x > dropped_y ? dropped_x : dropped_y);
-  put(&b, "</desc>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-          "<text class=\"chart-title\" x=\"%.1f\" y=\"28\" font-size=\"16\" "
-          "font-weight=\"bold\" fill=\"#222\">",
+  put(&b,
+      "</desc>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+      "<text class=\"chart-title\" x=\"%.1f\" y=\"28\" font-size=\"16\" "
+      "font-weight=\"bold\" fill=\"#222\">",
       AREA_LEFT);
   put_text(&b, chart->title);
   put(&b, "</text>\n");

@@ -24,10 +24,7 @@
 extern "C" {
 #endif
 
-typedef enum pascal_axis_scale {
-  PASCAL_AXIS_LINEAR = 0,
-  PASCAL_AXIS_LOG = 1
-} pascal_axis_scale;
+typedef enum pascal_axis_scale { PASCAL_AXIS_LINEAR = 0, PASCAL_AXIS_LOG = 1 } pascal_axis_scale;
 
 typedef struct pascal_chart_axis {
   char label[96];
@@ -53,8 +50,8 @@ typedef struct pascal_chart {
 } pascal_chart;
 
 /* Chart sizes in px (the viewBox; the SVG scales to any width). */
-#define PASCAL_CHART_WIDTH 800
-#define PASCAL_CHART_HEIGHT 500
+#define PASCAL_CHART_WIDTH    800
+#define PASCAL_CHART_HEIGHT   500
 /* At most this many ticks on an axis. */
 #define PASCAL_AXIS_TICKS_MAX 24
 
@@ -68,8 +65,8 @@ pascal_status pascal_chart_add_series(pascal_chart *chart, const char *name, siz
                                       pascal_error *err);
 /* Append a point (lo, hi: error bar ends, NaN for none) or a line vertex to
  * series `s`. */
-pascal_status pascal_chart_add_point(pascal_chart *chart, size_t s, double x, double y,
-                                     double lo, double hi, pascal_error *err);
+pascal_status pascal_chart_add_point(pascal_chart *chart, size_t s, double x, double y, double lo,
+                                     double hi, pascal_error *err);
 pascal_status pascal_chart_add_vertex(pascal_chart *chart, size_t s, double x, double y,
                                       pascal_error *err);
 

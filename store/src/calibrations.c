@@ -12,9 +12,20 @@
 #include <string.h>
 
 /* Column positions of CAL_COLUMNS (db.c) followed by plan, bundle, report. */
-enum { C_ID, C_DEVICE, C_WORKLOAD, C_STATE, C_CREATED, C_FROZEN_AT, C_HASH,
-       C_JOBS, C_MEASUREMENTS = C_JOBS + PASCAL_STORE_JOB_STATES, C_PLAN,
-       C_BUNDLE, C_REPORT };
+enum {
+  C_ID,
+  C_DEVICE,
+  C_WORKLOAD,
+  C_STATE,
+  C_CREATED,
+  C_FROZEN_AT,
+  C_HASH,
+  C_JOBS,
+  C_MEASUREMENTS = C_JOBS + PASCAL_STORE_JOB_STATES,
+  C_PLAN,
+  C_BUNDLE,
+  C_REPORT
+};
 
 void pascal_store_calibration_clear(pascal_store_calibration *c)
 {
@@ -26,8 +37,7 @@ void pascal_store_calibration_clear(pascal_store_calibration *c)
   memset(c, 0, sizeof *c);
 }
 
-void pascal_store_calibration_array_free(pascal_store_calibration *a,
-                                         size_t count)
+void pascal_store_calibration_array_free(pascal_store_calibration *a, size_t count)
 {
   for (size_t i = 0; a && i < count; i++)
     pascal_store_calibration_clear(&a[i]);
@@ -35,8 +45,7 @@ void pascal_store_calibration_array_free(pascal_store_calibration *a,
 }
 
 /* A store_row_reader: one row of CAL_COLUMNS into a pascal_store_calibration. */
-static pascal_store_status read_calibration(sqlite3_stmt *st, void *elem,
-                                            pascal_error *err)
+static pascal_store_status read_calibration(sqlite3_stmt *st, void *elem, pascal_error *err)
 {
   pascal_store_calibration *c = elem;
   memset(c, 0, sizeof *c);
@@ -44,8 +53,8 @@ static pascal_store_status read_calibration(sqlite3_stmt *st, void *elem,
   store_column_copy(st, C_DEVICE, c->device, sizeof c->device);
   c->workload = (pascal_store_workload)store_workload_parse(
       (const char *)sqlite3_column_text(st, C_WORKLOAD));
-  c->state = (pascal_store_cal_state)store_cal_state_parse(
-      (const char *)sqlite3_column_text(st, C_STATE));
+  c->state =
+      (pascal_store_cal_state)store_cal_state_parse((const char *)sqlite3_column_text(st, C_STATE));
   c->created = sqlite3_column_int64(st, C_CREATED);
   c->frozen_at = sqlite3_column_int64(st, C_FROZEN_AT);
   store_column_copy(st, C_HASH, c->content_hash, sizeof c->content_hash);
@@ -70,10 +79,8 @@ static void calibrations_release(void *array, size_t n)
   pascal_store_calibration_array_free(array, n);
 }
 
-pascal_store_status pascal_store_calibration_list(pascal_store *s,
-                                                  const char *device,
-                                                  pascal_store_calibration **out,
-                                                  size_t *count,
+pascal_store_status pascal_store_calibration_list(pascal_store *s, const char *device,
+                                                  pascal_store_calibration **out, size_t *count,
                                                   pascal_error *err)
 {
   if (device) {
@@ -93,25 +100,22 @@ pascal_store_status pascal_store_calibration_list(pascal_store *s,
   return status;
 }
 
-pascal_store_status pascal_store_frozen_list(pascal_store *s,
-                                             pascal_store_calibration **out,
+pascal_store_status pascal_store_frozen_list(pascal_store *s, pascal_store_calibration **out,
                                              size_t *count, pascal_error *err)
 {
-  return store_list(s, ST_CAL_FROZEN_LIST, sizeof **out, read_calibration,
-                    calibrations_release, (void **)out, count, err);
+  return store_list(s, ST_CAL_FROZEN_LIST, sizeof **out, read_calibration, calibrations_release,
+                    (void **)out, count, err);
 }
 
 /* Read calibration `id` inside the caller's lock; NOT_FOUND if absent. */
 static pascal_store_status get_calibration(pascal_store *s, int64_t id,
-                                           pascal_store_calibration *out,
-                                           pascal_error *err)
+                                           pascal_store_calibration *out, pascal_error *err)
 {
   return store_read_by_id(s, ST_CAL_GET, id, read_calibration, out, "calibration", err);
 }
 
 pascal_store_status pascal_store_calibration_get(pascal_store *s, int64_t id,
-                                                 pascal_store_calibration *out,
-                                                 pascal_error *err)
+                                                 pascal_store_calibration *out, pascal_error *err)
 {
   pascal_store_calibration c;
   pascal_store_status status =
@@ -124,9 +128,8 @@ pascal_store_status pascal_store_calibration_get(pascal_store *s, int64_t id,
 /* Insert the calibration row (state collecting) and return its id. */
 /* *id on entry: 0 for the next free id, or the id the row must take. */
 static pascal_store_status insert_calibration(pascal_store *s, const char *device,
-                                              pascal_store_workload workload,
-                                              const char *plan_json, int64_t now,
-                                              int64_t *id, pascal_error *err)
+                                              pascal_store_workload workload, const char *plan_json,
+                                              int64_t now, int64_t *id, pascal_error *err)
 {
   sqlite3_stmt *st = store_stmt_get(s, ST_CAL_INSERT);
   if ((*id > 0 ? sqlite3_bind_int64(st, 5, *id) : sqlite3_bind_null(st, 5)) ||
@@ -142,8 +145,7 @@ static pascal_store_status insert_calibration(pascal_store *s, const char *devic
   return status;
 }
 
-static pascal_store_status insert_jobs(pascal_store *s, int64_t cal,
-                                       pascal_store_workload workload,
+static pascal_store_status insert_jobs(pascal_store *s, int64_t cal, pascal_store_workload workload,
                                        const pascal_store_run *runs, size_t n,
                                        uint32_t max_attempts, pascal_error *err)
 {
@@ -164,10 +166,10 @@ static pascal_store_status insert_jobs(pascal_store *s, int64_t cal,
   return PASCAL_STORE_OK;
 }
 
-pascal_store_status pascal_store_calibration_create(
-    pascal_store *s, const char *device, pascal_store_workload workload,
-    const char *plan_json, const pascal_store_run *runs, size_t nruns,
-    uint32_t max_attempts, int64_t now, int64_t *id, pascal_error *err)
+pascal_store_status
+pascal_store_calibration_create(pascal_store *s, const char *device, pascal_store_workload workload,
+                                const char *plan_json, const pascal_store_run *runs, size_t nruns,
+                                uint32_t max_attempts, int64_t now, int64_t *id, pascal_error *err)
 {
   pascal_store_status status = store_check_device_name(device, "device", err);
   if (!status)
@@ -197,10 +199,8 @@ pascal_store_status pascal_store_calibration_create(
   return status;
 }
 
-static pascal_store_status check_frozen_texts(const char *bundle_json,
-                                              const char *report_json,
-                                              const char *content_hash,
-                                              pascal_error *err)
+static pascal_store_status check_frozen_texts(const char *bundle_json, const char *report_json,
+                                              const char *content_hash, pascal_error *err)
 {
   pascal_store_status status = store_check_text(bundle_json, "bundle", err);
   if (!status)
@@ -211,25 +211,21 @@ static pascal_store_status check_frozen_texts(const char *bundle_json,
 }
 
 /* Mark a collecting calibration frozen (inside the caller's transaction). */
-static pascal_store_status mark_frozen(pascal_store *s, int64_t id,
-                                       const char *bundle_json,
-                                       const char *report_json,
-                                       const char *content_hash, int64_t now,
-                                       pascal_error *err)
+static pascal_store_status mark_frozen(pascal_store *s, int64_t id, const char *bundle_json,
+                                       const char *report_json, const char *content_hash,
+                                       int64_t now, pascal_error *err)
 {
   sqlite3_stmt *st = store_stmt_get(s, ST_CAL_FREEZE);
-  if (sqlite3_bind_int64(st, 1, id) ||
-      sqlite3_bind_text(st, 2, bundle_json, -1, SQLITE_STATIC) ||
+  if (sqlite3_bind_int64(st, 1, id) || sqlite3_bind_text(st, 2, bundle_json, -1, SQLITE_STATIC) ||
       sqlite3_bind_text(st, 3, report_json, -1, SQLITE_STATIC) ||
-      sqlite3_bind_text(st, 4, content_hash, -1, SQLITE_STATIC) ||
-      sqlite3_bind_int64(st, 5, now))
+      sqlite3_bind_text(st, 4, content_hash, -1, SQLITE_STATIC) || sqlite3_bind_int64(st, 5, now))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "freeze", err);
   return store_step_done(s, st, "freeze", err);
 }
 
 /* Count the jobs of `id` that are not done. */
-static pascal_store_status jobs_not_done(pascal_store *s, int64_t id,
-                                         int64_t *left, pascal_error *err)
+static pascal_store_status jobs_not_done(pascal_store *s, int64_t id, int64_t *left,
+                                         pascal_error *err)
 {
   sqlite3_stmt *st = NULL;
   int row = 0;
@@ -241,13 +237,13 @@ static pascal_store_status jobs_not_done(pascal_store *s, int64_t id,
   return status;
 }
 
-pascal_store_status pascal_store_calibration_freeze(
-    pascal_store *s, int64_t id, const char *bundle_json,
-    const char *report_json, const char *content_hash, int64_t now,
-    pascal_error *err)
+pascal_store_status pascal_store_calibration_freeze(pascal_store *s, int64_t id,
+                                                    const char *bundle_json,
+                                                    const char *report_json,
+                                                    const char *content_hash, int64_t now,
+                                                    pascal_error *err)
 {
-  pascal_store_status status =
-      check_frozen_texts(bundle_json, report_json, content_hash, err);
+  pascal_store_status status = check_frozen_texts(bundle_json, report_json, content_hash, err);
   if (!status)
     status = store_check_time(now, err);
   pascal_store_calibration c;
@@ -257,16 +253,15 @@ pascal_store_status pascal_store_calibration_freeze(
     return status;
   int64_t left = 0;
   if (c.state != PASCAL_STORE_COLLECTING)
-    status = store_fail(err, PASCAL_STORE_CONFLICT, "state",
-                        "calibration %lld is %s, not collecting", (long long)id,
-                        pascal_store_cal_state_name(c.state));
+    status =
+        store_fail(err, PASCAL_STORE_CONFLICT, "state", "calibration %lld is %s, not collecting",
+                   (long long)id, pascal_store_cal_state_name(c.state));
   pascal_store_calibration_clear(&c);
   if (!status)
     status = jobs_not_done(s, id, &left, err);
   if (!status && left > 0)
     status = store_fail(err, PASCAL_STORE_CONFLICT, "jobs",
-                        "calibration %lld has %lld jobs not done", (long long)id,
-                        (long long)left);
+                        "calibration %lld has %lld jobs not done", (long long)id, (long long)left);
   if (!status)
     status = mark_frozen(s, id, bundle_json, report_json, content_hash, now, err);
   return store_end(s, status, err);
@@ -274,8 +269,8 @@ pascal_store_status pascal_store_calibration_freeze(
 
 pascal_store_status store_measurement_insert(pascal_store *s, int64_t cal,
                                              pascal_store_workload workload,
-                                             const pascal_store_measurement *m,
-                                             int64_t job, pascal_error *err)
+                                             const pascal_store_measurement *m, int64_t job,
+                                             pascal_error *err)
 {
   sqlite3_stmt *st = store_stmt_get(s, ST_MEAS_INSERT);
   if (sqlite3_bind_int64(st, 1, cal) ||
@@ -289,9 +284,8 @@ pascal_store_status store_measurement_insert(pascal_store *s, int64_t cal,
 }
 
 /* Find a frozen calibration of `device` with this content hash. */
-static pascal_store_status find_by_hash(pascal_store *s, const char *device,
-                                        const char *hash, int64_t *id,
-                                        int *found, pascal_error *err)
+static pascal_store_status find_by_hash(pascal_store *s, const char *device, const char *hash,
+                                        int64_t *id, int *found, pascal_error *err)
 {
   sqlite3_stmt *st = store_stmt_get(s, ST_CAL_FIND_HASH);
   if (sqlite3_bind_text(st, 1, device, -1, SQLITE_STATIC) ||
@@ -309,8 +303,8 @@ static pascal_store_status find_by_hash(pascal_store *s, const char *device,
  * the rollback then removes. */
 static pascal_store_status import_measurements(pascal_store *s, int64_t cal,
                                                pascal_store_workload workload,
-                                               const pascal_store_measurement *ms,
-                                               size_t n, pascal_error *err)
+                                               const pascal_store_measurement *ms, size_t n,
+                                               pascal_error *err)
 {
   for (size_t i = 0; i < n; i++) {
     char field[PASCAL_ERROR_FIELD_MAX];
@@ -327,23 +321,20 @@ static pascal_store_status import_measurements(pascal_store *s, int64_t cal,
 }
 
 pascal_store_status pascal_store_calibration_import(
-    pascal_store *s, const pascal_store_device *device,
-    pascal_store_workload workload, const char *plan_json,
-    const pascal_store_measurement *ms, size_t n, const char *bundle_json,
-    const char *report_json, const char *content_hash, int64_t now,
-    int64_t *id, int *created, pascal_error *err)
+    pascal_store *s, const pascal_store_device *device, pascal_store_workload workload,
+    const char *plan_json, const pascal_store_measurement *ms, size_t n, const char *bundle_json,
+    const char *report_json, const char *content_hash, int64_t now, int64_t *id, int *created,
+    pascal_error *err)
 {
-  return pascal_store_calibration_import_as(s, 0, device, workload, plan_json, ms, n,
-                                            bundle_json, report_json, content_hash, now, id,
-                                            created, err);
+  return pascal_store_calibration_import_as(s, 0, device, workload, plan_json, ms, n, bundle_json,
+                                            report_json, content_hash, now, id, created, err);
 }
 
 pascal_store_status pascal_store_calibration_import_as(
     pascal_store *s, int64_t as_id, const pascal_store_device *device,
-    pascal_store_workload workload, const char *plan_json,
-    const pascal_store_measurement *ms, size_t n, const char *bundle_json,
-    const char *report_json, const char *content_hash, int64_t now,
-    int64_t *id, int *created, pascal_error *err)
+    pascal_store_workload workload, const char *plan_json, const pascal_store_measurement *ms,
+    size_t n, const char *bundle_json, const char *report_json, const char *content_hash,
+    int64_t now, int64_t *id, int *created, pascal_error *err)
 {
   pascal_store_status status = store_check_device(device, err);
   if (!status)
@@ -353,8 +344,7 @@ pascal_store_status pascal_store_calibration_import_as(
   if (!status)
     status = store_check_time(now, err);
   if (!status && (!ms || n == 0))
-    status = store_fail(err, PASCAL_STORE_INVALID, "measurements",
-                        "a bundle needs measurements");
+    status = store_fail(err, PASCAL_STORE_INVALID, "measurements", "a bundle needs measurements");
   if (!status)
     status = store_begin(s, err);
   if (status)
@@ -381,8 +371,7 @@ pascal_store_status pascal_store_calibration_import_as(
   return status;
 }
 
-static pascal_store_status measurement_reader(sqlite3_stmt *st, void *elem,
-                                              pascal_error *err)
+static pascal_store_status measurement_reader(sqlite3_stmt *st, void *elem, pascal_error *err)
 {
   pascal_store_measurement *m = elem;
   store_read_run(st, 0, &m->run);
@@ -392,9 +381,9 @@ static pascal_store_status measurement_reader(sqlite3_stmt *st, void *elem,
   return PASCAL_STORE_OK;
 }
 
-pascal_store_status pascal_store_measurement_list(
-    pascal_store *s, int64_t calibration, pascal_store_measurement **out,
-    size_t *count, pascal_error *err)
+pascal_store_status pascal_store_measurement_list(pascal_store *s, int64_t calibration,
+                                                  pascal_store_measurement **out, size_t *count,
+                                                  pascal_error *err)
 {
   pascal_store_calibration c;
   memset(&c, 0, sizeof c);
@@ -405,8 +394,7 @@ pascal_store_status pascal_store_measurement_list(
   if (!status && sqlite3_bind_int64(st, 1, calibration) != SQLITE_OK)
     status = store_sql_error(s->db, sqlite3_errcode(s->db), "measurements", err);
   if (!status)
-    status = store_collect(s, st, sizeof **out, measurement_reader, NULL, (void **)out,
-                           count, err);
+    status = store_collect(s, st, sizeof **out, measurement_reader, NULL, (void **)out, count, err);
   store_unlock(s);
   return status;
 }

@@ -1,8 +1,8 @@
 /*
  * devices.c - the devices table: idempotent registration (identical constants
  * accepted again, different ones refused; a CUDA identity, measured peaks
- * or probe data not yet known are filled in), lookup, listing, and the job progress of a device's collecting
- * calibrations.
+ * or probe data not yet known are filled in), lookup, listing, and the job progress of a device's
+ * collecting calibrations.
  */
 #include "store_internal.h"
 
@@ -34,13 +34,11 @@ static void read_device(sqlite3_stmt *st, pascal_store_device *d)
 }
 
 /* Look a device up inside the caller's lock: *found = 0 if absent. */
-static pascal_store_status find_device(pascal_store *s, const char *name,
-                                       pascal_store_device *out, int *found,
-                                       pascal_error *err)
+static pascal_store_status find_device(pascal_store *s, const char *name, pascal_store_device *out,
+                                       int *found, pascal_error *err)
 {
   sqlite3_stmt *st = NULL;
-  pascal_store_status status =
-      store_row_by_text(s, ST_DEVICE_GET, name, &st, found, "device", err);
+  pascal_store_status status = store_row_by_text(s, ST_DEVICE_GET, name, &st, found, "device", err);
   if (status == PASCAL_STORE_OK && *found)
     read_device(st, out);
   sqlite3_reset(st);
@@ -48,8 +46,7 @@ static pascal_store_status find_device(pascal_store *s, const char *name,
 }
 
 /* The first constant in which a and b differ, or NULL. */
-static const char *differing_field(const pascal_store_device *a,
-                                   const pascal_store_device *b)
+static const char *differing_field(const pascal_store_device *a, const pascal_store_device *b)
 {
   if (strcmp(a->arch, b->arch) != 0)
     return "arch";
@@ -126,8 +123,8 @@ static int bind_known(sqlite3_stmt *st, int first, const pascal_store_device *d)
     prc = bind_text_or_null(st, first + 10, d->static_experiment);
   if (prc != SQLITE_OK)
     return prc;
-  const double peaks[] = {d->peaks.dram_bytes_per_s, d->peaks.l2_bytes_per_s,
-                          d->peaks.tensor_flops, d->peaks.sm_clock_hz, d->peaks.launch_s};
+  const double peaks[] = {d->peaks.dram_bytes_per_s, d->peaks.l2_bytes_per_s, d->peaks.tensor_flops,
+                          d->peaks.sm_clock_hz, d->peaks.launch_s};
   for (int i = 0; i < 5; i++) {
     int rc = d->has_peaks ? sqlite3_bind_double(st, first + 4 + i, peaks[i])
                           : sqlite3_bind_null(st, first + 4 + i);
@@ -147,8 +144,7 @@ static int bind_known(sqlite3_stmt *st, int first, const pascal_store_device *d)
   return rc;
 }
 
-pascal_store_status store_device_require(pascal_store *s, const char *device,
-                                         pascal_error *err)
+pascal_store_status store_device_require(pascal_store *s, const char *device, pascal_error *err)
 {
   pascal_store_device dev;
   int found = 0;
@@ -158,10 +154,8 @@ pascal_store_status store_device_require(pascal_store *s, const char *device,
   return status;
 }
 
-pascal_store_status store_device_ensure(pascal_store *s,
-                                        const pascal_store_device *dev,
-                                        int64_t now, int *created,
-                                        pascal_error *err)
+pascal_store_status store_device_ensure(pascal_store *s, const pascal_store_device *dev,
+                                        int64_t now, int *created, pascal_error *err)
 {
   pascal_store_device old;
   int found = 0;
@@ -171,8 +165,8 @@ pascal_store_status store_device_ensure(pascal_store *s,
   if (found) {
     const char *field = differing_field(&old, dev);
     if (field)
-      return store_fail(err, PASCAL_STORE_CONFLICT, field,
-                        "device %s exists with a different %s", dev->name, field);
+      return store_fail(err, PASCAL_STORE_CONFLICT, field, "device %s exists with a different %s",
+                        dev->name, field);
     *created = 0;
     if (!learn(&old, dev))
       return PASCAL_STORE_OK;
@@ -184,10 +178,9 @@ pascal_store_status store_device_ensure(pascal_store *s,
   sqlite3_stmt *st = store_stmt_get(s, ST_DEVICE_INSERT);
   if (sqlite3_bind_text(st, 1, dev->name, -1, SQLITE_STATIC) ||
       sqlite3_bind_text(st, 2, dev->arch, -1, SQLITE_STATIC) ||
-      sqlite3_bind_int64(st, 3, dev->sm_count) ||
-      sqlite3_bind_int64(st, 4, dev->capacity_blocks) ||
-      sqlite3_bind_int64(st, 5, dev->block_bytes) ||
-      sqlite3_bind_int64(st, 6, now) || bind_known(st, 7, dev))
+      sqlite3_bind_int64(st, 3, dev->sm_count) || sqlite3_bind_int64(st, 4, dev->capacity_blocks) ||
+      sqlite3_bind_int64(st, 5, dev->block_bytes) || sqlite3_bind_int64(st, 6, now) ||
+      bind_known(st, 7, dev))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "device", err);
   status = store_step_done(s, st, "device insert", err);
   if (status == PASCAL_STORE_OK)
@@ -195,10 +188,8 @@ pascal_store_status store_device_ensure(pascal_store *s,
   return status;
 }
 
-pascal_store_status pascal_store_device_create(pascal_store *s,
-                                               const pascal_store_device *dev,
-                                               int64_t now, int *created,
-                                               pascal_error *err)
+pascal_store_status pascal_store_device_create(pascal_store *s, const pascal_store_device *dev,
+                                               int64_t now, int *created, pascal_error *err)
 {
   pascal_store_status status = store_check_device(dev, err);
   if (!status)
@@ -216,8 +207,7 @@ pascal_store_status pascal_store_device_create(pascal_store *s,
 }
 
 pascal_store_status pascal_store_device_get(pascal_store *s, const char *name,
-                                            pascal_store_device *out,
-                                            pascal_error *err)
+                                            pascal_store_device *out, pascal_error *err)
 {
   pascal_store_status status = store_check_device_name(name, "device", err);
   if (status)
@@ -235,15 +225,13 @@ pascal_store_status pascal_store_device_get(pascal_store *s, const char *name,
   return PASCAL_STORE_OK;
 }
 
-static pascal_store_status device_reader(sqlite3_stmt *st, void *elem,
-                                         pascal_error *err)
+static pascal_store_status device_reader(sqlite3_stmt *st, void *elem, pascal_error *err)
 {
   read_device(st, elem);
   return PASCAL_STORE_OK;
 }
 
-pascal_store_status pascal_store_device_list(pascal_store *s,
-                                             pascal_store_device **out,
+pascal_store_status pascal_store_device_list(pascal_store *s, pascal_store_device **out,
                                              size_t *count, pascal_error *err)
 {
   return store_list(s, ST_DEVICE_LIST, sizeof **out, device_reader, NULL, (void **)out, count, err);
@@ -264,10 +252,8 @@ pascal_store_status store_device_progress(pascal_store *s, const char *device, i
   return status;
 }
 
-pascal_store_status pascal_store_device_progress(pascal_store *s,
-                                                 const char *device,
-                                                 int64_t *done, int64_t *total,
-                                                 pascal_error *err)
+pascal_store_status pascal_store_device_progress(pascal_store *s, const char *device, int64_t *done,
+                                                 int64_t *total, pascal_error *err)
 {
   pascal_store_status status = store_check_device_name(device, "device", err);
   if (status)

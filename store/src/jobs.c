@@ -23,8 +23,22 @@
 #define STORE_LEASE_MAX ((int64_t)1 << 30)
 
 /* Column positions of JOB_COLUMNS (db.c). */
-enum { J_ID, J_CAL, J_WORKLOAD, J_STATE, J_BLOCK_BYTES, J_OWNER, J_EXPIRES,
-       J_ATTEMPTS, J_MAX_ATTEMPTS, J_LAST_ERROR, J_TOKEN, J_DEVICE, J_HOLDER, J_RUN };
+enum {
+  J_ID,
+  J_CAL,
+  J_WORKLOAD,
+  J_STATE,
+  J_BLOCK_BYTES,
+  J_OWNER,
+  J_EXPIRES,
+  J_ATTEMPTS,
+  J_MAX_ATTEMPTS,
+  J_LAST_ERROR,
+  J_TOKEN,
+  J_DEVICE,
+  J_HOLDER,
+  J_RUN
+};
 
 /* A job as read inside a transaction, with its current lease token. */
 typedef struct job_row {
@@ -54,8 +68,8 @@ static pascal_store_status read_job(sqlite3_stmt *st, void *elem, pascal_error *
   j->calibration = sqlite3_column_int64(st, J_CAL);
   j->workload = (pascal_store_workload)store_workload_parse(
       (const char *)sqlite3_column_text(st, J_WORKLOAD));
-  j->state = (pascal_store_job_state)store_job_state_parse(
-      (const char *)sqlite3_column_text(st, J_STATE));
+  j->state =
+      (pascal_store_job_state)store_job_state_parse((const char *)sqlite3_column_text(st, J_STATE));
   j->block_bytes = (uint32_t)sqlite3_column_int64(st, J_BLOCK_BYTES);
   store_column_copy(st, J_OWNER, j->lease_owner, sizeof j->lease_owner);
   j->lease_expires = sqlite3_column_int64(st, J_EXPIRES);
@@ -69,18 +83,17 @@ static pascal_store_status read_job(sqlite3_stmt *st, void *elem, pascal_error *
   return PASCAL_STORE_OK;
 }
 
-static pascal_store_status agent_seen(pascal_store *s, const char *name,
-                                      int64_t now, pascal_error *err)
+static pascal_store_status agent_seen(pascal_store *s, const char *name, int64_t now,
+                                      pascal_error *err)
 {
   sqlite3_stmt *st = store_stmt_get(s, ST_AGENT_SEEN);
-  if (sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) ||
-      sqlite3_bind_int64(st, 2, now))
+  if (sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) || sqlite3_bind_int64(st, 2, now))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "agent", err);
   return store_step_done(s, st, "agent", err);
 }
 
-pascal_store_status pascal_store_agent_seen(pascal_store *s, const char *name,
-                                            int64_t now, pascal_error *err)
+pascal_store_status pascal_store_agent_seen(pascal_store *s, const char *name, int64_t now,
+                                            pascal_error *err)
 {
   pascal_store_status status = store_check_label(name, "agent", err);
   if (!status)
@@ -95,13 +108,13 @@ pascal_store_status pascal_store_agent_seen(pascal_store *s, const char *name,
 /* A job that has failed for good fails its collecting calibration. */
 static pascal_store_status fail_calibrations(pascal_store *s, pascal_error *err)
 {
-  return store_step_done(s, store_stmt_get(s, ST_CAL_FAIL_WITH_FAILED_JOBS),
-                         "calibration fail", err);
+  return store_step_done(s, store_stmt_get(s, ST_CAL_FAIL_WITH_FAILED_JOBS), "calibration fail",
+                         err);
 }
 
 /* Requeue (or fail) every lease expired at `now`, inside a transaction. */
-static pascal_store_status expire_leases(pascal_store *s, int64_t now,
-                                         int64_t *count, pascal_error *err)
+static pascal_store_status expire_leases(pascal_store *s, int64_t now, int64_t *count,
+                                         pascal_error *err)
 {
   sqlite3_stmt *st = store_stmt_get(s, ST_JOBS_EXPIRE);
   if (sqlite3_bind_int64(st, 1, now) != SQLITE_OK)
@@ -113,10 +126,8 @@ static pascal_store_status expire_leases(pascal_store *s, int64_t now,
   return *count ? fail_calibrations(s, err) : PASCAL_STORE_OK;
 }
 
-pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s,
-                                                      int64_t now,
-                                                      int64_t *requeued,
-                                                      pascal_error *err)
+pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s, int64_t now,
+                                                      int64_t *requeued, pascal_error *err)
 {
   pascal_store_status status = store_check_time(now, err);
   if (!status)
@@ -130,9 +141,8 @@ pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s,
   return status;
 }
 
-static pascal_store_status check_lease_args(const char *lease_token, int64_t holder,
-                                            int64_t now, int64_t lease_seconds,
-                                            pascal_error *err)
+static pascal_store_status check_lease_args(const char *lease_token, int64_t holder, int64_t now,
+                                            int64_t lease_seconds, pascal_error *err)
 {
   pascal_store_status status =
       store_check_hex(lease_token, 32, PASCAL_STORE_LEASE_MAX - 1, "lease_token", err);
@@ -147,10 +157,9 @@ static pascal_store_status check_lease_args(const char *lease_token, int64_t hol
 }
 
 /* Find the oldest queued job of the device and lease it; *id = 0 if none. */
-static pascal_store_status lease_next(pascal_store *s, const char *device,
-                                      const char *agent, const char *token,
-                                      int64_t holder, int64_t expires, int64_t *id,
-                                      pascal_error *err)
+static pascal_store_status lease_next(pascal_store *s, const char *device, const char *agent,
+                                      const char *token, int64_t holder, int64_t expires,
+                                      int64_t *id, pascal_error *err)
 {
   sqlite3_stmt *st = NULL;
   int row = 0;
@@ -161,21 +170,17 @@ static pascal_store_status lease_next(pascal_store *s, const char *device,
   if (status || *id == 0)
     return status;
   st = store_stmt_get(s, ST_JOB_LEASE);
-  if (sqlite3_bind_int64(st, 1, *id) ||
-      sqlite3_bind_text(st, 2, token, -1, SQLITE_STATIC) ||
-      sqlite3_bind_text(st, 3, agent, -1, SQLITE_STATIC) ||
-      sqlite3_bind_int64(st, 4, expires) || sqlite3_bind_int64(st, 5, holder))
+  if (sqlite3_bind_int64(st, 1, *id) || sqlite3_bind_text(st, 2, token, -1, SQLITE_STATIC) ||
+      sqlite3_bind_text(st, 3, agent, -1, SQLITE_STATIC) || sqlite3_bind_int64(st, 4, expires) ||
+      sqlite3_bind_int64(st, 5, holder))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "claim", err);
   return store_step_done(s, st, "claim", err);
 }
 
-pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
-                                           const char *agent,
-                                           const char *lease_token,
-                                           int64_t holder, int64_t now,
-                                           int64_t lease_seconds,
-                                           pascal_store_job *out, int *claimed,
-                                           pascal_store_job_outcome *outcome,
+pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device, const char *agent,
+                                           const char *lease_token, int64_t holder, int64_t now,
+                                           int64_t lease_seconds, pascal_store_job *out,
+                                           int *claimed, pascal_store_job_outcome *outcome,
                                            pascal_error *err)
 {
   pascal_store_status status = store_check_device_name(device, "device", err);
@@ -193,8 +198,7 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
   if (!status)
     status = expire_leases(s, now, &expired, err);
   if (!status)
-    status = lease_next(s, device, agent, lease_token, holder, now + lease_seconds, &id,
-                        err);
+    status = lease_next(s, device, agent, lease_token, holder, now + lease_seconds, &id, err);
   if (!status)
     status = agent_seen(s, agent, now, err);
   if (!status && id)
@@ -214,8 +218,7 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device,
 }
 
 /* FORBIDDEN when `holder` is not the one that took the lease of `row`. */
-static pascal_store_status require_holder(const job_row *row, int64_t holder,
-                                          pascal_error *err)
+static pascal_store_status require_holder(const job_row *row, int64_t holder, pascal_error *err)
 {
   if (row->job.lease_holder == holder)
     return PASCAL_STORE_OK;
@@ -225,27 +228,23 @@ static pascal_store_status require_holder(const job_row *row, int64_t holder,
 
 /* STALE unless `row` is leased under `token` and the lease is live at now;
  * FORBIDDEN when it is, but for another holder. */
-static pascal_store_status require_live_lease(const job_row *row,
-                                              const char *token, int64_t holder,
+static pascal_store_status require_live_lease(const job_row *row, const char *token, int64_t holder,
                                               int64_t now, pascal_error *err)
 {
   if (row->job.state != PASCAL_STORE_LEASED || !secret_equal(row->token, token))
     return store_fail(err, PASCAL_STORE_STALE, "lease_token",
-                      "job %lld is not leased under this token",
-                      (long long)row->job.id);
+                      "job %lld is not leased under this token", (long long)row->job.id);
   if (require_holder(row, holder, err))
     return PASCAL_STORE_FORBIDDEN;
   if (row->job.lease_expires <= now)
-    return store_fail(err, PASCAL_STORE_STALE, "lease_token",
-                      "the lease on job %lld expired", (long long)row->job.id);
+    return store_fail(err, PASCAL_STORE_STALE, "lease_token", "the lease on job %lld expired",
+                      (long long)row->job.id);
   return PASCAL_STORE_OK;
 }
 
 pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
-                                               const char *lease_token,
-                                               int64_t holder, int64_t now,
-                                               int64_t lease_seconds,
-                                               int64_t *lease_expires,
+                                               const char *lease_token, int64_t holder, int64_t now,
+                                               int64_t lease_seconds, int64_t *lease_expires,
                                                pascal_error *err)
 {
   job_row row;
@@ -271,14 +270,12 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
 }
 
 /* A repeat upload for a job done under this token: identical or conflict. */
-static pascal_store_status compare_done(pascal_store *s, int64_t job,
-                                        double fill_bytes, double kernel_ns,
-                                        pascal_error *err)
+static pascal_store_status compare_done(pascal_store *s, int64_t job, double fill_bytes,
+                                        double kernel_ns, pascal_error *err)
 {
   sqlite3_stmt *st = NULL;
   int row = 0;
-  pascal_store_status status =
-      store_row_by_id(s, ST_MEAS_OF_JOB, job, &st, &row, "result", err);
+  pascal_store_status status = store_row_by_id(s, ST_MEAS_OF_JOB, job, &st, &row, "result", err);
   if (status == PASCAL_STORE_OK) {
     /* kernel_ns NULL reads as 0.0, which is how "not measured" is given. */
     int same = row && sqlite3_column_double(st, 0) == fill_bytes &&
@@ -292,14 +289,13 @@ static pascal_store_status compare_done(pascal_store *s, int64_t job,
 }
 
 /* Store the result of a live lease and mark the job done. */
-static pascal_store_status complete(pascal_store *s, const job_row *row,
-                                    double fill_bytes, double kernel_ns,
-                                    int64_t now, pascal_error *err)
+static pascal_store_status complete(pascal_store *s, const job_row *row, double fill_bytes,
+                                    double kernel_ns, int64_t now, pascal_error *err)
 {
-  pascal_store_measurement m = {.run = row->job.run, .fill_bytes = fill_bytes,
-                                .kernel_ns = kernel_ns, .job = row->job.id};
-  pascal_store_status status = store_measurement_insert(
-      s, row->job.calibration, row->job.workload, &m, row->job.id, err);
+  pascal_store_measurement m = {
+      .run = row->job.run, .fill_bytes = fill_bytes, .kernel_ns = kernel_ns, .job = row->job.id};
+  pascal_store_status status =
+      store_measurement_insert(s, row->job.calibration, row->job.workload, &m, row->job.id, err);
   if (status)
     return status;
   sqlite3_stmt *st = store_stmt_get(s, ST_JOB_DONE);
@@ -324,11 +320,9 @@ static pascal_store_status read_outcome(pascal_store *s, const job_row *row,
   return store_device_progress(s, row->job.device, &outcome->done, &outcome->total, err);
 }
 
-pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
-                                            const char *lease_token,
-                                            int64_t holder, double fill_bytes,
-                                            double kernel_ns, int64_t now,
-                                            pascal_store_job_outcome *outcome,
+pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const char *lease_token,
+                                            int64_t holder, double fill_bytes, double kernel_ns,
+                                            int64_t now, pascal_store_job_outcome *outcome,
                                             pascal_error *err)
 {
   pascal_store_status status = check_lease_args(lease_token, holder, now, 1, err);
@@ -357,12 +351,9 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job,
   return status;
 }
 
-pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
-                                          const char *lease_token,
-                                          int64_t holder, const char *message,
-                                          int64_t now,
-                                          pascal_store_job_outcome *outcome,
-                                          pascal_error *err)
+pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job, const char *lease_token,
+                                          int64_t holder, const char *message, int64_t now,
+                                          pascal_store_job_outcome *outcome, pascal_error *err)
 {
   job_row row;
   pascal_store_status status = check_lease_args(lease_token, holder, now, 1, err);
@@ -377,8 +368,7 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
   status = require_live_lease(&row, lease_token, holder, now, err);
   if (!status) {
     sqlite3_stmt *st = store_stmt_get(s, ST_JOB_RETRY);
-    if (sqlite3_bind_int64(st, 1, job) ||
-        sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT) ||
+    if (sqlite3_bind_int64(st, 1, job) || sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT) ||
         sqlite3_bind_int64(st, 3, now))
       status = store_sql_error(s->db, sqlite3_errcode(s->db), "fail", err);
     else
@@ -392,16 +382,15 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job,
     status = fail_calibrations(s, err);
   pascal_store_job_outcome got_outcome;
   if (!status)
-    status = read_outcome(s, &row, (pascal_store_job_state)next, outcome ? &got_outcome : NULL,
-                          err);
+    status =
+        read_outcome(s, &row, (pascal_store_job_state)next, outcome ? &got_outcome : NULL, err);
   status = store_end(s, status, err);
   if (status == PASCAL_STORE_OK && outcome)
     *outcome = got_outcome;
   return status;
 }
 
-pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id,
-                                         pascal_store_job *out,
+pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id, pascal_store_job *out,
                                          pascal_error *err)
 {
   job_row row;

@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const cal_states[PASCAL_STORE_CAL_STATES] = {
-  "collecting", "frozen", "failed"};
-static const char *const job_states[PASCAL_STORE_JOB_STATES] = {
-  "queued", "leased", "done", "failed"};
+static const char *const cal_states[PASCAL_STORE_CAL_STATES] = {"collecting", "frozen", "failed"};
+static const char *const job_states[PASCAL_STORE_JOB_STATES] = {"queued", "leased", "done",
+                                                                "failed"};
 static const char *const workloads[2] = {"scan", "gemm"};
 static const char *const roles[2] = {"admin", "agent"};
 
@@ -34,9 +33,15 @@ int store_job_state_parse(const char *text)
   return parse(text, job_states, PASCAL_STORE_JOB_STATES);
 }
 
-int store_workload_parse(const char *text) { return parse(text, workloads, 2); }
+int store_workload_parse(const char *text)
+{
+  return parse(text, workloads, 2);
+}
 
-int store_role_parse(const char *text) { return parse(text, roles, 2); }
+int store_role_parse(const char *text)
+{
+  return parse(text, roles, 2);
+}
 
 const char *pascal_store_cal_state_name(pascal_store_cal_state state)
 {
@@ -58,19 +63,20 @@ const char *pascal_store_role_name(pascal_store_role role)
   return (unsigned)role < 2 ? roles[role] : "unknown";
 }
 
-int store_bind_run(sqlite3_stmt *st, int first, const pascal_store_run *r,
-                   pascal_store_workload w)
+int store_bind_run(sqlite3_stmt *st, int first, const pascal_store_run *r, pascal_store_workload w)
 {
   /* Values were range-checked by store_check_run(): every one fits int64. */
-  const int64_t ints[STORE_RUN_NCOLS] = {
-    r->o, 0, r->d, r->m, (int64_t)r->N, (int64_t)r->W,
-    (int64_t)r->Mg, (int64_t)r->Ng, (int64_t)r->Kg, r->repeat, r->heldout};
+  const int64_t ints[STORE_RUN_NCOLS] = {r->o,           0,
+                                         r->d,           r->m,
+                                         (int64_t)r->N,  (int64_t)r->W,
+                                         (int64_t)r->Mg, (int64_t)r->Ng,
+                                         (int64_t)r->Kg, r->repeat,
+                                         r->heldout};
   int rc = SQLITE_OK;
   for (int i = 0; i < STORE_RUN_NCOLS && rc == SQLITE_OK; i++) {
     if (i == 1)
       rc = w == PASCAL_STORE_SCAN
-               ? sqlite3_bind_text(st, first + i, r->path_tma ? "tma" : "sync",
-                                   -1, SQLITE_STATIC)
+               ? sqlite3_bind_text(st, first + i, r->path_tma ? "tma" : "sync", -1, SQLITE_STATIC)
                : sqlite3_bind_null(st, first + i);
     else
       rc = sqlite3_bind_int64(st, first + i, ints[i]);
@@ -118,8 +124,8 @@ char *store_column_dup(sqlite3_stmt *st, int col, int *ok)
 }
 
 pascal_store_status store_collect(pascal_store *s, sqlite3_stmt *st, size_t elem,
-                                  store_row_reader read, store_array_free release,
-                                  void **out, size_t *count, pascal_error *err)
+                                  store_row_reader read, store_array_free release, void **out,
+                                  size_t *count, pascal_error *err)
 {
   char *list = NULL;
   size_t n = 0, cap = 0;
@@ -156,8 +162,8 @@ pascal_store_status store_collect(pascal_store *s, sqlite3_stmt *st, size_t elem
 }
 
 pascal_store_status store_list(pascal_store *s, store_stmt which, size_t elem,
-                               store_row_reader read, store_array_free release,
-                               void **out, size_t *count, pascal_error *err)
+                               store_row_reader read, store_array_free release, void **out,
+                               size_t *count, pascal_error *err)
 {
   store_lock(s);
   pascal_store_status status =
@@ -167,41 +173,39 @@ pascal_store_status store_list(pascal_store *s, store_stmt which, size_t elem,
 }
 
 /* Step `st` once after binding ?1 (bind_rc: the bind's result code). */
-static pascal_store_status step_bound(pascal_store *s, sqlite3_stmt *st, int bind_rc,
-                                      int *row, const char *what, pascal_error *err)
+static pascal_store_status step_bound(pascal_store *s, sqlite3_stmt *st, int bind_rc, int *row,
+                                      const char *what, pascal_error *err)
 {
   if (bind_rc != SQLITE_OK)
     return store_sql_error(s->db, sqlite3_errcode(s->db), what, err);
   return store_step_row(s, st, row, what, err);
 }
 
-pascal_store_status store_row_by_id(pascal_store *s, store_stmt which,
-                                    int64_t id, sqlite3_stmt **st, int *row,
-                                    const char *what, pascal_error *err)
+pascal_store_status store_row_by_id(pascal_store *s, store_stmt which, int64_t id,
+                                    sqlite3_stmt **st, int *row, const char *what,
+                                    pascal_error *err)
 {
   *st = store_stmt_get(s, which);
   return step_bound(s, *st, sqlite3_bind_int64(*st, 1, id), row, what, err);
 }
 
-pascal_store_status store_row_by_text(pascal_store *s, store_stmt which,
-                                      const char *text, sqlite3_stmt **st, int *row,
-                                      const char *what, pascal_error *err)
+pascal_store_status store_row_by_text(pascal_store *s, store_stmt which, const char *text,
+                                      sqlite3_stmt **st, int *row, const char *what,
+                                      pascal_error *err)
 {
   *st = store_stmt_get(s, which);
-  return step_bound(s, *st, sqlite3_bind_text(*st, 1, text, -1, SQLITE_STATIC), row, what,
-                    err);
+  return step_bound(s, *st, sqlite3_bind_text(*st, 1, text, -1, SQLITE_STATIC), row, what, err);
 }
 
 pascal_store_status store_read_by_id(pascal_store *s, store_stmt which, int64_t id,
-                                     store_row_reader read, void *out,
-                                     const char *what, pascal_error *err)
+                                     store_row_reader read, void *out, const char *what,
+                                     pascal_error *err)
 {
   sqlite3_stmt *st = NULL;
   int row = 0;
   pascal_store_status status = store_row_by_id(s, which, id, &st, &row, what, err);
   if (status == PASCAL_STORE_OK && !row)
-    status = store_fail(err, PASCAL_STORE_NOT_FOUND, what, "no %s %lld", what,
-                        (long long)id);
+    status = store_fail(err, PASCAL_STORE_NOT_FOUND, what, "no %s %lld", what, (long long)id);
   if (status == PASCAL_STORE_OK)
     status = read(st, out, err);
   sqlite3_reset(st);
@@ -209,8 +213,8 @@ pascal_store_status store_read_by_id(pascal_store *s, store_stmt which, int64_t 
 }
 
 pascal_store_status store_get_by_id(pascal_store *s, store_stmt which, int64_t id,
-                                    store_row_reader read, void *out,
-                                    const char *what, pascal_error *err)
+                                    store_row_reader read, void *out, const char *what,
+                                    pascal_error *err)
 {
   store_lock(s);
   pascal_store_status status = store_read_by_id(s, which, id, read, out, what, err);
@@ -219,8 +223,8 @@ pascal_store_status store_get_by_id(pascal_store *s, store_stmt which, int64_t i
 }
 
 pascal_store_status store_begin_by_id(pascal_store *s, store_stmt which, int64_t id,
-                                      store_row_reader read, void *out,
-                                      const char *what, pascal_error *err)
+                                      store_row_reader read, void *out, const char *what,
+                                      pascal_error *err)
 {
   pascal_store_status status = store_begin(s, err);
   if (status)

@@ -20,156 +20,153 @@
 #include <stdio.h>
 
 /* Column definitions of a run, shared by jobs and measurements. */
-#define RUN_COLUMN_DEFS                                                        \
-  "  o INTEGER NOT NULL, path TEXT, d INTEGER NOT NULL, m INTEGER NOT NULL,\n" \
-  "  N INTEGER NOT NULL, W INTEGER NOT NULL,\n"                                \
-  "  Mg INTEGER NOT NULL, Ng INTEGER NOT NULL, Kg INTEGER NOT NULL,\n"         \
+#define RUN_COLUMN_DEFS                                                                            \
+  "  o INTEGER NOT NULL, path TEXT, d INTEGER NOT NULL, m INTEGER NOT NULL,\n"                     \
+  "  N INTEGER NOT NULL, W INTEGER NOT NULL,\n"                                                    \
+  "  Mg INTEGER NOT NULL, Ng INTEGER NOT NULL, Kg INTEGER NOT NULL,\n"                             \
   "  repeat INTEGER NOT NULL CHECK (repeat >= 0),\n"
 
 /* The CHECK of a run (a table constraint: after every column). */
-#define RUN_CHECK                                                              \
-  "  CHECK ((path IN ('sync', 'tma') AND o >= 1 AND m >= 0 AND N >= 1\n"       \
-  "          AND W >= 1 AND Mg = 0 AND Ng = 0 AND Kg = 0\n"                    \
-  "          AND (path = 'tma') = (d >= 1) AND d >= 0)\n"                      \
-  "      OR (path IS NULL AND o = 0 AND d = 0 AND m = 0 AND N = 0 AND W = 0\n" \
+#define RUN_CHECK                                                                                  \
+  "  CHECK ((path IN ('sync', 'tma') AND o >= 1 AND m >= 0 AND N >= 1\n"                           \
+  "          AND W >= 1 AND Mg = 0 AND Ng = 0 AND Kg = 0\n"                                        \
+  "          AND (path = 'tma') = (d >= 1) AND d >= 0)\n"                                          \
+  "      OR (path IS NULL AND o = 0 AND d = 0 AND m = 0 AND N = 0 AND W = 0\n"                     \
   "          AND Mg >= 1 AND Ng >= 1 AND Kg >= 1))"
 
 /* A trigger that aborts `event` on `table` when the calibration `cal_expr`
  * (OLD.x or NEW.x) is frozen. */
-#define FROZEN_GUARD(name, event, table, cal_expr)                          \
-  "CREATE TRIGGER " name " BEFORE " event " ON " table "\n"                 \
-  "WHEN (SELECT state FROM calibrations WHERE id = " cal_expr ") = 'frozen'\n" \
+#define FROZEN_GUARD(name, event, table, cal_expr)                                                 \
+  "CREATE TRIGGER " name " BEFORE " event " ON " table "\n"                                        \
+  "WHEN (SELECT state FROM calibrations WHERE id = " cal_expr ") = 'frozen'\n"                     \
   "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"
 
 static const char *const migrations[] = {
-  /* 1: the initial schema */
-  "CREATE TABLE devices (\n"
-  "  name TEXT PRIMARY KEY NOT NULL,\n"
-  "  arch TEXT NOT NULL,\n"
-  "  sm_count INTEGER NOT NULL CHECK (sm_count >= 1),\n"
-  "  capacity_blocks INTEGER NOT NULL CHECK (capacity_blocks >= 1),\n"
-  "  block_bytes INTEGER NOT NULL CHECK (block_bytes >= 1),\n"
-  "  created INTEGER NOT NULL\n"
-  ") STRICT;\n"
-  "CREATE TABLE calibrations (\n"
-  "  id INTEGER PRIMARY KEY,\n"
-  "  device TEXT NOT NULL REFERENCES devices (name),\n"
-  "  workload TEXT NOT NULL CHECK (workload IN ('scan', 'gemm')),\n"
-  "  state TEXT NOT NULL CHECK (state IN ('collecting', 'frozen', 'failed')),\n"
-  "  plan TEXT,\n"
-  "  bundle TEXT,\n"
-  "  report TEXT,\n"
-  "  content_hash TEXT,\n"
-  "  created INTEGER NOT NULL,\n"
-  "  frozen_at INTEGER,\n"
-  "  CHECK (state <> 'frozen' OR (bundle IS NOT NULL AND report IS NOT NULL\n"
-  "         AND content_hash IS NOT NULL AND frozen_at IS NOT NULL))\n"
-  ") STRICT;\n"
-  "CREATE INDEX calibrations_by_device ON calibrations (device, state);\n"
-  "CREATE INDEX calibrations_by_hash ON calibrations (device, content_hash);\n"
-  "CREATE TABLE jobs (\n"
-  "  id INTEGER PRIMARY KEY,\n"
-  "  calibration INTEGER NOT NULL REFERENCES calibrations (id),\n"
-  RUN_COLUMN_DEFS
-  "  state TEXT NOT NULL CHECK (state IN ('queued', 'leased', 'done', 'failed')),\n"
-  "  lease_owner TEXT,\n"
-  "  lease_token TEXT,\n"
-  "  lease_expires INTEGER,\n"
-  "  attempts INTEGER NOT NULL DEFAULT 0,\n"
-  "  max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),\n"
-  "  last_error TEXT,\n"
-  "  finished INTEGER,\n"
-  RUN_CHECK ",\n"
-  "  CHECK (attempts >= 0 AND attempts <= max_attempts),\n"
-  "  CHECK (state <> 'leased' OR (lease_token IS NOT NULL\n"
-  "         AND lease_owner IS NOT NULL AND lease_expires IS NOT NULL))\n"
-  ") STRICT;\n"
-  "CREATE INDEX jobs_by_calibration ON jobs (calibration, state);\n"
-  "CREATE INDEX jobs_leased ON jobs (lease_expires) WHERE state = 'leased';\n"
-  "CREATE TABLE measurements (\n"
-  "  id INTEGER PRIMARY KEY,\n"
-  "  calibration INTEGER NOT NULL REFERENCES calibrations (id),\n"
-  "  job INTEGER UNIQUE REFERENCES jobs (id),\n"
-  RUN_COLUMN_DEFS
-  "  fill_bytes REAL NOT NULL CHECK (fill_bytes >= 0),\n"
-  "  kernel_ns REAL CHECK (kernel_ns IS NULL OR kernel_ns > 0),\n"
-  RUN_CHECK "\n"
-  ") STRICT;\n"
-  "CREATE INDEX measurements_by_calibration ON measurements (calibration, job);\n"
-  "CREATE TABLE agents (\n"
-  "  name TEXT PRIMARY KEY NOT NULL,\n"
-  "  last_seen INTEGER NOT NULL\n"
-  ") STRICT;\n"
-  "CREATE TABLE tokens (\n"
-  "  id INTEGER PRIMARY KEY,\n"
-  "  name TEXT NOT NULL,\n"
-  "  role TEXT NOT NULL CHECK (role IN ('admin', 'agent')),\n"
-  "  hash TEXT NOT NULL UNIQUE CHECK (length(hash) = 64),\n"
-  "  created INTEGER NOT NULL,\n"
-  "  revoked INTEGER\n"
-  ") STRICT;\n"
-  "CREATE TRIGGER calibrations_frozen_update BEFORE UPDATE ON calibrations\n"
-  "WHEN OLD.state = 'frozen'\n"
-  "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"
-  "CREATE TRIGGER calibrations_frozen_delete BEFORE DELETE ON calibrations\n"
-  "WHEN OLD.state = 'frozen'\n"
-  "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"
-  FROZEN_GUARD("measurements_frozen_insert", "INSERT", "measurements", "NEW.calibration")
-  FROZEN_GUARD("measurements_frozen_update", "UPDATE", "measurements", "OLD.calibration")
-  FROZEN_GUARD("measurements_frozen_update_into", "UPDATE", "measurements", "NEW.calibration")
-  FROZEN_GUARD("measurements_frozen_delete", "DELETE", "measurements", "OLD.calibration")
-  FROZEN_GUARD("jobs_frozen_insert", "INSERT", "jobs", "NEW.calibration")
-  FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
-  FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration")
-  FROZEN_GUARD("jobs_frozen_delete", "DELETE", "jobs", "OLD.calibration"),
-  /* 2: a device's identity as CUDA reports it (NULL: unknown, e.g. a device
-   *    registered from a bundle or before this migration) */
-  "ALTER TABLE devices ADD COLUMN cuda_name TEXT\n"
-  "  CHECK (cuda_name IS NULL OR length(cuda_name) BETWEEN 1 AND 63);\n"
-  "ALTER TABLE devices ADD COLUMN cc_major INTEGER\n"
-  "  CHECK (cc_major IS NULL OR cc_major BETWEEN 1 AND 99);\n"
-  "ALTER TABLE devices ADD COLUMN cc_minor INTEGER\n"
-  "  CHECK (cc_minor IS NULL OR cc_minor BETWEEN 0 AND 99);\n"
-  "ALTER TABLE devices ADD COLUMN l2_bytes INTEGER\n"
-  "  CHECK (l2_bytes IS NULL OR l2_bytes >= 1);\n",
-  /* 3: runs of a held-out panel (measured, never fitted) are flagged */
-  "ALTER TABLE jobs ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
-  "  CHECK (heldout IN (0, 1));\n"
-  "ALTER TABLE measurements ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
-  "  CHECK (heldout IN (0, 1));\n",
-  /* 4: a lease belongs to the API token that claimed it (lease_holder), and
-   * lease secrets are kept as SHA-256 digests from now on. Secrets stored
-   * in clear text by versions 1-3 are dropped: live leases go back to the queue
-   * with their attempt returned, done jobs forget theirs (only an identical
-   * re-upload under that old secret needed it). Frozen jobs are otherwise
-   * immutable, so their guards are lifted for this one statement. */
-  "ALTER TABLE jobs ADD COLUMN lease_holder INTEGER;\n"
-  "UPDATE jobs SET state = 'queued', lease_token = NULL, attempts = attempts - 1,\n"
-  "  last_error = 'lease dropped by the schema upgrade' WHERE state = 'leased';\n"
-  "DROP TRIGGER jobs_frozen_update;\n"
-  "DROP TRIGGER jobs_frozen_update_into;\n"
-  "UPDATE jobs SET lease_token = NULL WHERE lease_token IS NOT NULL;\n"
-  FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
-  FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration"),
-  /* 5: a device's measured peaks for the latency pipeline (NULL: unknown;
-   *    all five known or none, checked by the store before writing) */
-  "ALTER TABLE devices ADD COLUMN peak_dram_bytes_per_s REAL\n"
-  "  CHECK (peak_dram_bytes_per_s IS NULL OR peak_dram_bytes_per_s > 0);\n"
-  "ALTER TABLE devices ADD COLUMN peak_l2_bytes_per_s REAL\n"
-  "  CHECK (peak_l2_bytes_per_s IS NULL OR peak_l2_bytes_per_s > 0);\n"
-  "ALTER TABLE devices ADD COLUMN peak_tensor_flops REAL\n"
-  "  CHECK (peak_tensor_flops IS NULL OR peak_tensor_flops > 0);\n"
-  "ALTER TABLE devices ADD COLUMN peak_sm_clock_hz REAL\n"
-  "  CHECK (peak_sm_clock_hz IS NULL OR peak_sm_clock_hz > 0);\n"
-  "ALTER TABLE devices ADD COLUMN peak_launch_s REAL\n"
-  "  CHECK (peak_launch_s IS NULL OR peak_launch_s >= 0);\n",
-  /* 6: what a device's probe measured besides its constants, as JSON objects
-   *    pascald validates before writing (NULL: unknown): the capacity scan
-   *    and the static cluster experiment (docs/bundle-format.md) */
-  "ALTER TABLE devices ADD COLUMN capacity_probe TEXT\n"
-  "  CHECK (capacity_probe IS NULL OR json_type(capacity_probe) = 'object');\n"
-  "ALTER TABLE devices ADD COLUMN static_experiment TEXT\n"
-  "  CHECK (static_experiment IS NULL OR json_type(static_experiment) = 'object');\n",
+    /* 1: the initial schema */
+    "CREATE TABLE devices (\n"
+    "  name TEXT PRIMARY KEY NOT NULL,\n"
+    "  arch TEXT NOT NULL,\n"
+    "  sm_count INTEGER NOT NULL CHECK (sm_count >= 1),\n"
+    "  capacity_blocks INTEGER NOT NULL CHECK (capacity_blocks >= 1),\n"
+    "  block_bytes INTEGER NOT NULL CHECK (block_bytes >= 1),\n"
+    "  created INTEGER NOT NULL\n"
+    ") STRICT;\n"
+    "CREATE TABLE calibrations (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  device TEXT NOT NULL REFERENCES devices (name),\n"
+    "  workload TEXT NOT NULL CHECK (workload IN ('scan', 'gemm')),\n"
+    "  state TEXT NOT NULL CHECK (state IN ('collecting', 'frozen', 'failed')),\n"
+    "  plan TEXT,\n"
+    "  bundle TEXT,\n"
+    "  report TEXT,\n"
+    "  content_hash TEXT,\n"
+    "  created INTEGER NOT NULL,\n"
+    "  frozen_at INTEGER,\n"
+    "  CHECK (state <> 'frozen' OR (bundle IS NOT NULL AND report IS NOT NULL\n"
+    "         AND content_hash IS NOT NULL AND frozen_at IS NOT NULL))\n"
+    ") STRICT;\n"
+    "CREATE INDEX calibrations_by_device ON calibrations (device, state);\n"
+    "CREATE INDEX calibrations_by_hash ON calibrations (device, content_hash);\n"
+    "CREATE TABLE jobs (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  calibration INTEGER NOT NULL REFERENCES calibrations (id),\n" RUN_COLUMN_DEFS
+    "  state TEXT NOT NULL CHECK (state IN ('queued', 'leased', 'done', 'failed')),\n"
+    "  lease_owner TEXT,\n"
+    "  lease_token TEXT,\n"
+    "  lease_expires INTEGER,\n"
+    "  attempts INTEGER NOT NULL DEFAULT 0,\n"
+    "  max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),\n"
+    "  last_error TEXT,\n"
+    "  finished INTEGER,\n" RUN_CHECK ",\n"
+    "  CHECK (attempts >= 0 AND attempts <= max_attempts),\n"
+    "  CHECK (state <> 'leased' OR (lease_token IS NOT NULL\n"
+    "         AND lease_owner IS NOT NULL AND lease_expires IS NOT NULL))\n"
+    ") STRICT;\n"
+    "CREATE INDEX jobs_by_calibration ON jobs (calibration, state);\n"
+    "CREATE INDEX jobs_leased ON jobs (lease_expires) WHERE state = 'leased';\n"
+    "CREATE TABLE measurements (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  calibration INTEGER NOT NULL REFERENCES calibrations (id),\n"
+    "  job INTEGER UNIQUE REFERENCES jobs (id),\n" RUN_COLUMN_DEFS
+    "  fill_bytes REAL NOT NULL CHECK (fill_bytes >= 0),\n"
+    "  kernel_ns REAL CHECK (kernel_ns IS NULL OR kernel_ns > 0),\n" RUN_CHECK "\n"
+    ") STRICT;\n"
+    "CREATE INDEX measurements_by_calibration ON measurements (calibration, job);\n"
+    "CREATE TABLE agents (\n"
+    "  name TEXT PRIMARY KEY NOT NULL,\n"
+    "  last_seen INTEGER NOT NULL\n"
+    ") STRICT;\n"
+    "CREATE TABLE tokens (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  name TEXT NOT NULL,\n"
+    "  role TEXT NOT NULL CHECK (role IN ('admin', 'agent')),\n"
+    "  hash TEXT NOT NULL UNIQUE CHECK (length(hash) = 64),\n"
+    "  created INTEGER NOT NULL,\n"
+    "  revoked INTEGER\n"
+    ") STRICT;\n"
+    "CREATE TRIGGER calibrations_frozen_update BEFORE UPDATE ON calibrations\n"
+    "WHEN OLD.state = 'frozen'\n"
+    "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"
+    "CREATE TRIGGER calibrations_frozen_delete BEFORE DELETE ON calibrations\n"
+    "WHEN OLD.state = 'frozen'\n"
+    "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n" FROZEN_GUARD(
+        "measurements_frozen_insert", "INSERT", "measurements", "NEW.calibration")
+        FROZEN_GUARD("measurements_frozen_update", "UPDATE", "measurements", "OLD.calibration")
+            FROZEN_GUARD("measurements_frozen_update_into", "UPDATE", "measurements",
+                         "NEW.calibration") FROZEN_GUARD("measurements_frozen_delete", "DELETE",
+                                                         "measurements", "OLD.calibration")
+                FROZEN_GUARD("jobs_frozen_insert", "INSERT", "jobs", "NEW.calibration")
+                    FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
+                        FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration")
+                            FROZEN_GUARD("jobs_frozen_delete", "DELETE", "jobs", "OLD.calibration"),
+    /* 2: a device's identity as CUDA reports it (NULL: unknown, e.g. a device
+     *    registered from a bundle or before this migration) */
+    "ALTER TABLE devices ADD COLUMN cuda_name TEXT\n"
+    "  CHECK (cuda_name IS NULL OR length(cuda_name) BETWEEN 1 AND 63);\n"
+    "ALTER TABLE devices ADD COLUMN cc_major INTEGER\n"
+    "  CHECK (cc_major IS NULL OR cc_major BETWEEN 1 AND 99);\n"
+    "ALTER TABLE devices ADD COLUMN cc_minor INTEGER\n"
+    "  CHECK (cc_minor IS NULL OR cc_minor BETWEEN 0 AND 99);\n"
+    "ALTER TABLE devices ADD COLUMN l2_bytes INTEGER\n"
+    "  CHECK (l2_bytes IS NULL OR l2_bytes >= 1);\n",
+    /* 3: runs of a held-out panel (measured, never fitted) are flagged */
+    "ALTER TABLE jobs ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
+    "  CHECK (heldout IN (0, 1));\n"
+    "ALTER TABLE measurements ADD COLUMN heldout INTEGER NOT NULL DEFAULT 0\n"
+    "  CHECK (heldout IN (0, 1));\n",
+    /* 4: a lease belongs to the API token that claimed it (lease_holder), and
+     * lease secrets are kept as SHA-256 digests from now on. Secrets stored
+     * in clear text by versions 1-3 are dropped: live leases go back to the queue
+     * with their attempt returned, done jobs forget theirs (only an identical
+     * re-upload under that old secret needed it). Frozen jobs are otherwise
+     * immutable, so their guards are lifted for this one statement. */
+    "ALTER TABLE jobs ADD COLUMN lease_holder INTEGER;\n"
+    "UPDATE jobs SET state = 'queued', lease_token = NULL, attempts = attempts - 1,\n"
+    "  last_error = 'lease dropped by the schema upgrade' WHERE state = 'leased';\n"
+    "DROP TRIGGER jobs_frozen_update;\n"
+    "DROP TRIGGER jobs_frozen_update_into;\n"
+    "UPDATE jobs SET lease_token = NULL WHERE lease_token IS NOT NULL;\n" FROZEN_GUARD(
+        "jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
+        FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration"),
+    /* 5: a device's measured peaks for the latency pipeline (NULL: unknown;
+     *    all five known or none, checked by the store before writing) */
+    "ALTER TABLE devices ADD COLUMN peak_dram_bytes_per_s REAL\n"
+    "  CHECK (peak_dram_bytes_per_s IS NULL OR peak_dram_bytes_per_s > 0);\n"
+    "ALTER TABLE devices ADD COLUMN peak_l2_bytes_per_s REAL\n"
+    "  CHECK (peak_l2_bytes_per_s IS NULL OR peak_l2_bytes_per_s > 0);\n"
+    "ALTER TABLE devices ADD COLUMN peak_tensor_flops REAL\n"
+    "  CHECK (peak_tensor_flops IS NULL OR peak_tensor_flops > 0);\n"
+    "ALTER TABLE devices ADD COLUMN peak_sm_clock_hz REAL\n"
+    "  CHECK (peak_sm_clock_hz IS NULL OR peak_sm_clock_hz > 0);\n"
+    "ALTER TABLE devices ADD COLUMN peak_launch_s REAL\n"
+    "  CHECK (peak_launch_s IS NULL OR peak_launch_s >= 0);\n",
+    /* 6: what a device's probe measured besides its constants, as JSON objects
+     *    pascald validates before writing (NULL: unknown): the capacity scan
+     *    and the static cluster experiment (docs/bundle-format.md) */
+    "ALTER TABLE devices ADD COLUMN capacity_probe TEXT\n"
+    "  CHECK (capacity_probe IS NULL OR json_type(capacity_probe) = 'object');\n"
+    "ALTER TABLE devices ADD COLUMN static_experiment TEXT\n"
+    "  CHECK (static_experiment IS NULL OR json_type(static_experiment) = 'object');\n",
 };
 
 int pascal_store_schema_latest(void)
@@ -226,7 +223,8 @@ pascal_store_status store_schema_require_latest(sqlite3 *db, pascal_error *err)
   if (status == PASCAL_STORE_OK && version != pascal_store_schema_latest())
     status = store_fail(err, PASCAL_STORE_IO, "user_version",
                         "database schema version %d is not %d, the one this pascald "
-                        "reads without migrating", version, pascal_store_schema_latest());
+                        "reads without migrating",
+                        version, pascal_store_schema_latest());
   return status;
 }
 
@@ -239,7 +237,8 @@ pascal_store_status store_migrate(sqlite3 *db, pascal_error *err)
   if (version > pascal_store_schema_latest())
     return store_fail(err, PASCAL_STORE_IO, "user_version",
                       "database schema version %d is newer than this pascald "
-                      "knows (%d)", version, pascal_store_schema_latest());
+                      "knows (%d)",
+                      version, pascal_store_schema_latest());
   for (int target = version + 1; target <= pascal_store_schema_latest(); target++) {
     status = apply(db, target, err);
     if (status)

@@ -8,8 +8,8 @@
 
 /* Fill counts[parse(state)] from a "SELECT state, count(*) ... GROUP BY". */
 static pascal_store_status count_by_state(pascal_store *s, store_stmt which,
-                                          int (*parse)(const char *),
-                                          int64_t *counts, pascal_error *err)
+                                          int (*parse)(const char *), int64_t *counts,
+                                          pascal_error *err)
 {
   sqlite3_stmt *st = store_stmt_get(s, which);
   int row = 0;
@@ -23,8 +23,7 @@ static pascal_store_status count_by_state(pascal_store *s, store_stmt which,
   return status;
 }
 
-pascal_store_status pascal_store_counts_get(pascal_store *s,
-                                            pascal_store_counts *out,
+pascal_store_status pascal_store_counts_get(pascal_store *s, pascal_store_counts *out,
                                             pascal_error *err)
 {
   pascal_store_counts c;
@@ -42,8 +41,7 @@ pascal_store_status pascal_store_counts_get(pascal_store *s,
   return status;
 }
 
-static pascal_store_status agent_reader(sqlite3_stmt *st, void *elem,
-                                        pascal_error *err)
+static pascal_store_status agent_reader(sqlite3_stmt *st, void *elem, pascal_error *err)
 {
   pascal_store_agent *a = elem;
   store_column_copy(st, 0, a->name, sizeof a->name);
@@ -51,8 +49,7 @@ static pascal_store_status agent_reader(sqlite3_stmt *st, void *elem,
   return PASCAL_STORE_OK;
 }
 
-pascal_store_status pascal_store_agent_list(pascal_store *s,
-                                            pascal_store_agent **out,
+pascal_store_status pascal_store_agent_list(pascal_store *s, pascal_store_agent **out,
                                             size_t *count, pascal_error *err)
 {
   return store_list(s, ST_AGENT_LIST, sizeof **out, agent_reader, NULL, (void **)out, count, err);

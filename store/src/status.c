@@ -40,8 +40,8 @@ static pascal_status core_status(pascal_store_status status)
   return PASCAL_ERANGE;
 }
 
-pascal_store_status store_fail(pascal_error *err, pascal_store_status status,
-                               const char *field, const char *fmt, ...)
+pascal_store_status store_fail(pascal_error *err, pascal_store_status status, const char *field,
+                               const char *fmt, ...)
 {
   if (!err)
     return status;
@@ -54,8 +54,7 @@ pascal_store_status store_fail(pascal_error *err, pascal_store_status status,
   return status;
 }
 
-pascal_store_status store_sql_error(sqlite3 *db, int rc, const char *what,
-                                    pascal_error *err)
+pascal_store_status store_sql_error(sqlite3 *db, int rc, const char *what, pascal_error *err)
 {
   int primary = rc & 0xff;
   pascal_store_status status = PASCAL_STORE_IO;
@@ -65,6 +64,5 @@ pascal_store_status store_sql_error(sqlite3 *db, int rc, const char *what,
     status = PASCAL_STORE_NOMEM;
   else if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
     status = PASCAL_STORE_CORRUPT;
-  return store_fail(err, status, "", "%s: %s", what,
-                    db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  return store_fail(err, status, "", "%s: %s", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 }

@@ -74,21 +74,19 @@ sqlite3_stmt *store_stmt_get(pascal_store *s, store_stmt which);
 /* Set err from SQLite's last error on `db` (`rc` is the failing result
  * code) and return the matching store status: a trigger's RAISE(ABORT) or a
  * constraint -> CONFLICT, SQLITE_NOMEM -> NOMEM, anything else -> IO. */
-pascal_store_status store_sql_error(sqlite3 *db, int rc, const char *what,
-                                    pascal_error *err);
+pascal_store_status store_sql_error(sqlite3 *db, int rc, const char *what, pascal_error *err);
 
 /* Fill err with `status` (mapped onto the closest pascal_status), field and
  * message; return `status`. */
-pascal_store_status store_fail(pascal_error *err, pascal_store_status status,
-                               const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+pascal_store_status store_fail(pascal_error *err, pascal_store_status status, const char *field,
+                               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Run a statement that returns no row (or whose rows are ignored). */
-pascal_store_status store_step_done(pascal_store *s, sqlite3_stmt *st,
-                                    const char *what, pascal_error *err);
+pascal_store_status store_step_done(pascal_store *s, sqlite3_stmt *st, const char *what,
+                                    pascal_error *err);
 /* Step once: *row = 1 with a row ready, 0 when done. */
-pascal_store_status store_step_row(pascal_store *s, sqlite3_stmt *st, int *row,
-                                   const char *what, pascal_error *err);
+pascal_store_status store_step_row(pascal_store *s, sqlite3_stmt *st, int *row, const char *what,
+                                   pascal_error *err);
 
 /* Lock the handle and BEGIN IMMEDIATE (the write lock is taken up front, so
  * two writers never deadlock on a lock upgrade; the busy timeout queues them).
@@ -96,8 +94,7 @@ pascal_store_status store_step_row(pascal_store *s, sqlite3_stmt *st, int *row,
 pascal_store_status store_begin(pascal_store *s, pascal_error *err);
 /* COMMIT if status is OK, else ROLLBACK; unlock; return the final status
  * (a failed COMMIT rolls back and reports IO). */
-pascal_store_status store_end(pascal_store *s, pascal_store_status status,
-                              pascal_error *err);
+pascal_store_status store_end(pascal_store *s, pascal_store_status status, pascal_error *err);
 /* Lock / unlock for read-only calls (reads run in SQLite's implicit
  * transaction of the single statement, or within begin/end). */
 void store_lock(pascal_store *s);
@@ -105,17 +102,15 @@ void store_unlock(pascal_store *s);
 
 /* Register dev inside the caller's transaction (devices.c): *created = 1 if
  * inserted, 0 if an identical device exists; CONFLICT if it differs. */
-pascal_store_status store_device_ensure(pascal_store *s,
-                                        const pascal_store_device *dev,
-                                        int64_t now, int *created,
-                                        pascal_error *err);
+pascal_store_status store_device_ensure(pascal_store *s, const pascal_store_device *dev,
+                                        int64_t now, int *created, pascal_error *err);
 
 /* Insert one measurement for calibration cal (job 0: none), inside the
  * caller's transaction (calibrations.c). Validated by the caller. */
 pascal_store_status store_measurement_insert(pascal_store *s, int64_t cal,
                                              pascal_store_workload workload,
-                                             const pascal_store_measurement *m,
-                                             int64_t job, pascal_error *err);
+                                             const pascal_store_measurement *m, int64_t job,
+                                             pascal_error *err);
 
 /* Done and total jobs of the device's collecting calibrations (devices.c;
  * inside the caller's lock or transaction; 0/0 when it has none). */
@@ -123,38 +118,30 @@ pascal_store_status store_device_progress(pascal_store *s, const char *device, i
                                           int64_t *total, pascal_error *err);
 
 /* NOT_FOUND unless the device exists (devices.c; inside the caller's lock). */
-pascal_store_status store_device_require(pascal_store *s, const char *device,
-                                         pascal_error *err);
+pascal_store_status store_device_require(pascal_store *s, const char *device, pascal_error *err);
 
 /* ---- validation (validate.c); each names the field in err ---- */
-pascal_store_status store_check_device_name(const char *name, const char *field,
-                                            pascal_error *err);
-pascal_store_status store_check_label(const char *name, const char *field,
-                                      pascal_error *err);
-pascal_store_status store_check_hex(const char *text, size_t min, size_t max,
-                                    const char *field, pascal_error *err);
-pascal_store_status store_check_text(const char *text, const char *field,
-                                     pascal_error *err);
-pascal_store_status store_check_time(int64_t now, pascal_error *err);
-pascal_store_status store_check_workload(pascal_store_workload w,
-                                         pascal_error *err);
-/* A run of workload w; `field` is its prefix ("runs[3]"). */
-pascal_store_status store_check_run(const pascal_store_run *r,
-                                    pascal_store_workload w, const char *field,
+pascal_store_status store_check_device_name(const char *name, const char *field, pascal_error *err);
+pascal_store_status store_check_label(const char *name, const char *field, pascal_error *err);
+pascal_store_status store_check_hex(const char *text, size_t min, size_t max, const char *field,
                                     pascal_error *err);
-pascal_store_status store_check_result(double fill_bytes, double kernel_ns,
-                                       const char *field, pascal_error *err);
-pascal_store_status store_check_device(const pascal_store_device *dev,
+pascal_store_status store_check_text(const char *text, const char *field, pascal_error *err);
+pascal_store_status store_check_time(int64_t now, pascal_error *err);
+pascal_store_status store_check_workload(pascal_store_workload w, pascal_error *err);
+/* A run of workload w; `field` is its prefix ("runs[3]"). */
+pascal_store_status store_check_run(const pascal_store_run *r, pascal_store_workload w,
+                                    const char *field, pascal_error *err);
+pascal_store_status store_check_result(double fill_bytes, double kernel_ns, const char *field,
                                        pascal_error *err);
+pascal_store_status store_check_device(const pascal_store_device *dev, pascal_error *err);
 
 /* ---- row helpers shared by jobs and measurements (runs.c) ---- */
 /* The run columns, in this order, in every statement that binds or reads a
  * run: o, path, d, m, N, W, Mg, Ng, Kg, repeat, heldout. `path` is
  * 'sync'/'tma' for scan and NULL for GEMM. */
 #define STORE_RUN_COLUMNS "o, path, d, m, N, W, Mg, Ng, Kg, repeat, heldout"
-#define STORE_RUN_NCOLS 11
-int store_bind_run(sqlite3_stmt *st, int first, const pascal_store_run *r,
-                   pascal_store_workload w);
+#define STORE_RUN_NCOLS   11
+int store_bind_run(sqlite3_stmt *st, int first, const pascal_store_run *r, pascal_store_workload w);
 void store_read_run(sqlite3_stmt *st, int first, pascal_store_run *r);
 
 /* Text <-> enum for the state and workload columns; -1 if unknown. */
@@ -169,8 +156,7 @@ void store_column_copy(sqlite3_stmt *st, int col, char *dst, size_t size);
 char *store_column_dup(sqlite3_stmt *st, int col, int *ok);
 
 /* Reads the current row of `st` into `elem`; may fail (ENOMEM). */
-typedef pascal_store_status (*store_row_reader)(sqlite3_stmt *st, void *elem,
-                                                pascal_error *err);
+typedef pascal_store_status (*store_row_reader)(sqlite3_stmt *st, void *elem, pascal_error *err);
 /* Frees an array of n elements (and what they own); NULL: plain free(). */
 typedef void (*store_array_free)(void *array, size_t n);
 
@@ -179,39 +165,39 @@ typedef void (*store_array_free)(void *array, size_t n);
  * empty) and *count are set; on failure the partial array is released with
  * `release` and the out-parameters are untouched. Resets `st`. */
 pascal_store_status store_collect(pascal_store *s, sqlite3_stmt *st, size_t elem,
-                                  store_row_reader read, store_array_free release,
-                                  void **out, size_t *count, pascal_error *err);
+                                  store_row_reader read, store_array_free release, void **out,
+                                  size_t *count, pascal_error *err);
 
 /* store_collect() of the unbound statement `which` under the handle's lock. */
 pascal_store_status store_list(pascal_store *s, store_stmt which, size_t elem,
-                               store_row_reader read, store_array_free release,
-                               void **out, size_t *count, pascal_error *err);
+                               store_row_reader read, store_array_free release, void **out,
+                               size_t *count, pascal_error *err);
 
 /* The statement `which` with ?1 bound to id, stepped once: *row = 1 with the
  * row ready (the caller reads it, then resets the statement), 0 if none. */
-pascal_store_status store_row_by_id(pascal_store *s, store_stmt which,
-                                    int64_t id, sqlite3_stmt **st, int *row,
-                                    const char *what, pascal_error *err);
+pascal_store_status store_row_by_id(pascal_store *s, store_stmt which, int64_t id,
+                                    sqlite3_stmt **st, int *row, const char *what,
+                                    pascal_error *err);
 /* The same with ?1 bound to the text `text` (borrowed until the reset). */
-pascal_store_status store_row_by_text(pascal_store *s, store_stmt which,
-                                      const char *text, sqlite3_stmt **st, int *row,
-                                      const char *what, pascal_error *err);
+pascal_store_status store_row_by_text(pascal_store *s, store_stmt which, const char *text,
+                                      sqlite3_stmt **st, int *row, const char *what,
+                                      pascal_error *err);
 
 /* The row of `which` with ?1 bound to id, read into `out` by `read` (lock
  * held); NOT_FOUND "no WHAT ID" naming the field `what` when there is none.
  * Resets the statement. */
 pascal_store_status store_read_by_id(pascal_store *s, store_stmt which, int64_t id,
-                                     store_row_reader read, void *out,
-                                     const char *what, pascal_error *err);
+                                     store_row_reader read, void *out, const char *what,
+                                     pascal_error *err);
 /* store_read_by_id() under the handle's lock (a read-only public call). */
 pascal_store_status store_get_by_id(pascal_store *s, store_stmt which, int64_t id,
-                                    store_row_reader read, void *out,
-                                    const char *what, pascal_error *err);
+                                    store_row_reader read, void *out, const char *what,
+                                    pascal_error *err);
 /* store_begin(), then store_read_by_id() inside the new transaction. On OK
  * the transaction stays open for the caller (who ends it with store_end());
  * on failure it is rolled back and the handle unlocked. */
 pascal_store_status store_begin_by_id(pascal_store *s, store_stmt which, int64_t id,
-                                      store_row_reader read, void *out,
-                                      const char *what, pascal_error *err);
+                                      store_row_reader read, void *out, const char *what,
+                                      pascal_error *err);
 
 #endif

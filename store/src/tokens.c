@@ -8,8 +8,7 @@
 
 #include <string.h>
 
-static pascal_store_status token_reader(sqlite3_stmt *st, void *elem,
-                                        pascal_error *err)
+static pascal_store_status token_reader(sqlite3_stmt *st, void *elem, pascal_error *err)
 {
   pascal_store_token *t = elem;
   t->id = sqlite3_column_int64(st, 0);
@@ -22,8 +21,7 @@ static pascal_store_status token_reader(sqlite3_stmt *st, void *elem,
 }
 
 pascal_store_status pascal_store_token_create(pascal_store *s, const char *name,
-                                              pascal_store_role role,
-                                              const char *hash, int64_t now,
+                                              pascal_store_role role, const char *hash, int64_t now,
                                               int64_t *id, pascal_error *err)
 {
   pascal_store_status status = store_check_label(name, "name", err);
@@ -47,8 +45,7 @@ pascal_store_status pascal_store_token_create(pascal_store *s, const char *name,
     st = store_stmt_get(s, ST_TOKEN_INSERT);
     if (sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) ||
         sqlite3_bind_text(st, 2, pascal_store_role_name(role), -1, SQLITE_STATIC) ||
-        sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC) ||
-        sqlite3_bind_int64(st, 4, now))
+        sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC) || sqlite3_bind_int64(st, 4, now))
       status = store_sql_error(s->db, sqlite3_errcode(s->db), "token", err);
     else
       status = store_step_done(s, st, "token insert", err);
@@ -61,8 +58,7 @@ pascal_store_status pascal_store_token_create(pascal_store *s, const char *name,
 }
 
 pascal_store_status pascal_store_token_find(pascal_store *s, const char *hash,
-                                            pascal_store_token *out,
-                                            pascal_error *err)
+                                            pascal_store_token *out, pascal_error *err)
 {
   pascal_store_status status = store_check_hex(hash, 64, 64, "hash", err);
   if (status)
@@ -85,15 +81,14 @@ pascal_store_status pascal_store_token_find(pascal_store *s, const char *hash,
   return status;
 }
 
-pascal_store_status pascal_store_token_list(pascal_store *s,
-                                            pascal_store_token **out,
+pascal_store_status pascal_store_token_list(pascal_store *s, pascal_store_token **out,
                                             size_t *count, pascal_error *err)
 {
   return store_list(s, ST_TOKEN_LIST, sizeof **out, token_reader, NULL, (void **)out, count, err);
 }
 
-pascal_store_status pascal_store_token_revoke(pascal_store *s, int64_t id,
-                                              int64_t now, pascal_error *err)
+pascal_store_status pascal_store_token_revoke(pascal_store *s, int64_t id, int64_t now,
+                                              pascal_error *err)
 {
   pascal_store_status status = store_check_time(now, err);
   if (!status)

@@ -12,24 +12,23 @@
 /* Largest `now` accepted: leaves room for now + lease_seconds in int64. */
 #define STORE_TIME_MAX ((int64_t)1 << 40)
 
-pascal_store_status store_check_text(const char *text, const char *field,
-                                     pascal_error *err)
+pascal_store_status store_check_text(const char *text, const char *field, pascal_error *err)
 {
   if (!text || !*text)
     return store_fail(err, PASCAL_STORE_INVALID, field, "%s is empty", field);
   return PASCAL_STORE_OK;
 }
 
-static pascal_store_status check_chars(const char *name, const char *field,
-                                       int (*allowed)(int), pascal_error *err)
+static pascal_store_status check_chars(const char *name, const char *field, int (*allowed)(int),
+                                       pascal_error *err)
 {
   pascal_store_status status = store_check_text(name, field, err);
   if (status)
     return status;
   size_t len = strlen(name);
   if (len >= PASCAL_STORE_NAME_MAX)
-    return store_fail(err, PASCAL_STORE_INVALID, field,
-                      "%s is longer than %d bytes", field, PASCAL_STORE_NAME_MAX - 1);
+    return store_fail(err, PASCAL_STORE_INVALID, field, "%s is longer than %d bytes", field,
+                      PASCAL_STORE_NAME_MAX - 1);
   for (size_t i = 0; i < len; i++)
     if (!allowed((unsigned char)name[i]))
       return store_fail(err, PASCAL_STORE_INVALID, field,
@@ -39,12 +38,18 @@ static pascal_store_status check_chars(const char *name, const char *field,
 
 static int device_char(int c)
 {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
 }
 
-static int label_char(int c) { return c >= 0x21 && c <= 0x7e; }
-static int text_char(int c) { return c >= 0x20 && c <= 0x7e; }
+static int label_char(int c)
+{
+  return c >= 0x21 && c <= 0x7e;
+}
+static int text_char(int c)
+{
+  return c >= 0x20 && c <= 0x7e;
+}
 
 /* The CUDA identity of a device: every part optional (empty / 0). */
 static pascal_store_status check_cuda(const pascal_store_device *dev, pascal_error *err)
@@ -66,13 +71,13 @@ static pascal_store_status check_cuda(const pascal_store_device *dev, pascal_err
                       "device.compute_capability must be MAJOR.MINOR with MAJOR 1..99, "
                       "MINOR 0..99");
   if (dev->l2_bytes > (uint64_t)INT64_MAX)
-    return store_fail(err, PASCAL_STORE_INVALID, "device.l2_bytes",
-                      "device.l2_bytes is too large");
+    return store_fail(err, PASCAL_STORE_INVALID, "device.l2_bytes", "device.l2_bytes is too large");
   if (!memchr(dev->capacity_probe, '\0', sizeof dev->capacity_probe) ||
       !memchr(dev->static_experiment, '\0', sizeof dev->static_experiment))
     return store_fail(err, PASCAL_STORE_INVALID,
                       memchr(dev->capacity_probe, '\0', sizeof dev->capacity_probe)
-                          ? "device.static_experiment" : "device.capacity_probe",
+                          ? "device.static_experiment"
+                          : "device.capacity_probe",
                       "the device's probe data is not a terminated string");
   pascal_error inner;
   if (dev->has_peaks && pascal_peaks_check(&dev->peaks, &inner) != PASCAL_OK) {
@@ -83,64 +88,58 @@ static pascal_store_status check_cuda(const pascal_store_device *dev, pascal_err
   return PASCAL_STORE_OK;
 }
 
-pascal_store_status store_check_device_name(const char *name, const char *field,
-                                            pascal_error *err)
+pascal_store_status store_check_device_name(const char *name, const char *field, pascal_error *err)
 {
   return check_chars(name, field, device_char, err);
 }
 
-pascal_store_status store_check_label(const char *name, const char *field,
-                                      pascal_error *err)
+pascal_store_status store_check_label(const char *name, const char *field, pascal_error *err)
 {
   return check_chars(name, field, label_char, err);
 }
 
-pascal_store_status store_check_hex(const char *text, size_t min, size_t max,
-                                    const char *field, pascal_error *err)
+pascal_store_status store_check_hex(const char *text, size_t min, size_t max, const char *field,
+                                    pascal_error *err)
 {
   pascal_store_status status = store_check_text(text, field, err);
   if (status)
     return status;
   size_t len = strnlen(text, max + 1);
   if (len < min || len > max)
-    return store_fail(err, PASCAL_STORE_INVALID, field,
-                      "%s must be %zu to %zu hex digits", field, min, max);
+    return store_fail(err, PASCAL_STORE_INVALID, field, "%s must be %zu to %zu hex digits", field,
+                      min, max);
   for (size_t i = 0; i < len; i++)
     if (!((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f')))
-      return store_fail(err, PASCAL_STORE_INVALID, field,
-                        "%s must be lower-case hex digits", field);
+      return store_fail(err, PASCAL_STORE_INVALID, field, "%s must be lower-case hex digits",
+                        field);
   return PASCAL_STORE_OK;
 }
 
 pascal_store_status store_check_time(int64_t now, pascal_error *err)
 {
   if (now < 0 || now > STORE_TIME_MAX)
-    return store_fail(err, PASCAL_STORE_INVALID, "now",
-                      "now must be unix seconds in [0, 2^40]");
+    return store_fail(err, PASCAL_STORE_INVALID, "now", "now must be unix seconds in [0, 2^40]");
   return PASCAL_STORE_OK;
 }
 
-pascal_store_status store_check_workload(pascal_store_workload w,
-                                         pascal_error *err)
+pascal_store_status store_check_workload(pascal_store_workload w, pascal_error *err)
 {
   if (w != PASCAL_STORE_SCAN && w != PASCAL_STORE_GEMM)
-    return store_fail(err, PASCAL_STORE_INVALID, "workload",
-                      "workload must be scan or gemm");
+    return store_fail(err, PASCAL_STORE_INVALID, "workload", "workload must be scan or gemm");
   return PASCAL_STORE_OK;
 }
 
 /* Names the sub-field "<prefix>.<name>" and fails. */
-static pascal_store_status run_field(pascal_error *err, const char *prefix,
-                                     const char *name, const char *why)
+static pascal_store_status run_field(pascal_error *err, const char *prefix, const char *name,
+                                     const char *why)
 {
   char field[PASCAL_ERROR_FIELD_MAX];
   snprintf(field, sizeof field, "%s.%s", prefix, name);
   return store_fail(err, PASCAL_STORE_INVALID, field, "%s %s", field, why);
 }
 
-pascal_store_status store_check_run(const pascal_store_run *r,
-                                    pascal_store_workload w, const char *field,
-                                    pascal_error *err)
+pascal_store_status store_check_run(const pascal_store_run *r, pascal_store_workload w,
+                                    const char *field, pascal_error *err)
 {
   const uint64_t big = (uint64_t)INT64_MAX;
   if (r->heldout != 0 && r->heldout != 1)
@@ -173,8 +172,8 @@ pascal_store_status store_check_run(const pascal_store_run *r,
   return PASCAL_STORE_OK;
 }
 
-pascal_store_status store_check_result(double fill_bytes, double kernel_ns,
-                                       const char *field, pascal_error *err)
+pascal_store_status store_check_result(double fill_bytes, double kernel_ns, const char *field,
+                                       pascal_error *err)
 {
   if (!isfinite(fill_bytes) || fill_bytes < 0)
     return run_field(err, field, "fill_bytes", "must be finite and >= 0");
@@ -183,15 +182,12 @@ pascal_store_status store_check_result(double fill_bytes, double kernel_ns,
   return PASCAL_STORE_OK;
 }
 
-pascal_store_status store_check_device(const pascal_store_device *dev,
-                                       pascal_error *err)
+pascal_store_status store_check_device(const pascal_store_device *dev, pascal_error *err)
 {
   if (!dev)
     return store_fail(err, PASCAL_STORE_INVALID, "device", "device is NULL");
-  if (!memchr(dev->name, '\0', sizeof dev->name) ||
-      !memchr(dev->arch, '\0', sizeof dev->arch))
-    return store_fail(err, PASCAL_STORE_INVALID, "device",
-                      "device strings are not terminated");
+  if (!memchr(dev->name, '\0', sizeof dev->name) || !memchr(dev->arch, '\0', sizeof dev->arch))
+    return store_fail(err, PASCAL_STORE_INVALID, "device", "device strings are not terminated");
   pascal_store_status status = store_check_device_name(dev->name, "device.name", err);
   if (!status)
     status = check_chars(dev->arch, "device.arch", label_char, err);

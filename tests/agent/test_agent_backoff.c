@@ -35,8 +35,10 @@ static void test_rng(void)
   for (int i = 0; i < n; i++) {
     double u = agent_rng_uniform(&s);
     CHECK(u >= 0.0 && u < 1.0);
-    if (u < lo) lo = u;
-    if (u > hi) hi = u;
+    if (u < lo)
+      lo = u;
+    if (u > hi)
+      hi = u;
     sum += u;
     buckets[(int)(u * 10)]++;
   }

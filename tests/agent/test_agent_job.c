@@ -22,10 +22,10 @@ static json_t *load(const char *text)
 }
 
 static const char SCAN_CLAIM[] =
-  "{\"job\":{\"id\":7,\"calibration\":3,\"lease_token\":\"ab12\",\"lease_expires_at\":"
-  "\"2026-11-21T10:00:00Z\",\"lease_seconds\":60,\"attempt\":1,\"workload\":\"scan\","
-  "\"block_bytes\":16384,\"run\":{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":4096,"
-  "\"W\":16,\"repeat\":0}},\"progress\":{\"done\":12,\"total\":756}}";
+    "{\"job\":{\"id\":7,\"calibration\":3,\"lease_token\":\"ab12\",\"lease_expires_at\":"
+    "\"2026-11-21T10:00:00Z\",\"lease_seconds\":60,\"attempt\":1,\"workload\":\"scan\","
+    "\"block_bytes\":16384,\"run\":{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":4096,"
+    "\"W\":16,\"repeat\":0}},\"progress\":{\"done\":12,\"total\":756}}";
 
 /* Read a claim answer that must hold a job. */
 static void read_job(json_t *ans, pascal_codec_job *j)
@@ -99,9 +99,10 @@ static void test_scan_claim(void)
 
 static void test_gemm_and_idle(void)
 {
-  json_t *ans = load("{\"job\":{\"id\":9,\"lease_token\":\"x\",\"lease_seconds\":2.5,"
-                     "\"workload\":\"gemm\",\"block_bytes\":16384,\"run\":{\"Mg\":1024,"
-                     "\"Ng\":512,\"Kg\":2048,\"repeat\":1}},\"progress\":{\"done\":0,\"total\":120}}");
+  json_t *ans =
+      load("{\"job\":{\"id\":9,\"lease_token\":\"x\",\"lease_seconds\":2.5,"
+           "\"workload\":\"gemm\",\"block_bytes\":16384,\"run\":{\"Mg\":1024,"
+           "\"Ng\":512,\"Kg\":2048,\"repeat\":1}},\"progress\":{\"done\":0,\"total\":120}}");
   pascal_codec_job j;
   read_job(ans, &j);
   CHECK_INT(j.run.workload, PASCAL_PLAN_GEMM);
@@ -165,7 +166,7 @@ static void test_refusals(void)
   expect_refused("workload", "job", "\"fft\"", "job.workload", 7);
   expect_refused("run", "job", "[]", "job.run", 7);
   expect_refused("path", "run", "\"dma\"", "job.run.path", 7);
-  expect_refused("d", "run", "0", "job.run.d", 7);   /* tma needs d >= 1 */
+  expect_refused("d", "run", "0", "job.run.d", 7); /* tma needs d >= 1 */
   expect_refused("o", "run", "0", "job.run.o", 7);
   expect_refused("N", "run", "1e3", "job.run.N", 7); /* reals are not counts */
   expect_refused("W", "run", NULL, "job.run.W", 7);
@@ -215,8 +216,11 @@ static void test_tokens(void)
 
 static void test_device_compare(void)
 {
-  pascal_backend_device dev = {.name = "sim-gb10", .arch = "sim", .sm_count = 48,
-                               .capacity_blocks = 1280, .block_bytes = 16384};
+  pascal_backend_device dev = {.name = "sim-gb10",
+                               .arch = "sim",
+                               .sm_count = 48,
+                               .capacity_blocks = 1280,
+                               .block_bytes = 16384};
   json_t *want = agent_device_body(&dev, "gb10");
   CHECK(strcmp(json_string_value(json_object_get(want, "name")), "gb10") == 0);
   char msg[256];
@@ -242,7 +246,8 @@ static void test_device_compare(void)
   gpu.cc_minor = 0;
   gpu.l2_bytes = 52428800;
   want = agent_device_body(&gpu, "h100");
-  CHECK(strcmp(json_string_value(json_object_get(want, "cuda_name")), "NVIDIA H100 80GB HBM3") == 0);
+  CHECK(strcmp(json_string_value(json_object_get(want, "cuda_name")), "NVIDIA H100 80GB HBM3") ==
+        0);
   CHECK(strcmp(json_string_value(json_object_get(want, "compute_capability")), "9.0") == 0);
   CHECK_INT(json_integer_value(json_object_get(want, "l2_bytes")), 52428800);
   json_t *unknown = load("{\"name\":\"h100\",\"arch\":\"sim\",\"sm_count\":48,"
@@ -272,9 +277,9 @@ static void test_device_compare(void)
   CHECK(json_real_value(json_object_get(peaks, "l2_bytes_per_s")) == 1.92e12);
   CHECK(json_real_value(json_object_get(peaks, "launch_s")) == 2e-6);
   json_t *agrees = load("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
-                      "\"capacity_blocks\":1280,\"block_bytes\":16384,\"peaks\":{"
-                      "\"dram_bytes_per_s\":273e9,\"l2_bytes_per_s\":1.92e12,"
-                      "\"tensor_flops\":6.5536e12,\"sm_clock_hz\":1e9,\"launch_s\":2e-6}}");
+                        "\"capacity_blocks\":1280,\"block_bytes\":16384,\"peaks\":{"
+                        "\"dram_bytes_per_s\":273e9,\"l2_bytes_per_s\":1.92e12,"
+                        "\"tensor_flops\":6.5536e12,\"sm_clock_hz\":1e9,\"launch_s\":2e-6}}");
   CHECK_INT(agent_device_compare(agrees, want, msg, sizeof msg), 0);
   json_object_set_new(json_object_get(agrees, "peaks"), "launch_s", json_real(3e-6));
   CHECK_INT(agent_device_compare(agrees, want, msg, sizeof msg), -1);

@@ -8,9 +8,11 @@
 static void test_durations(void)
 {
   char b[16];
-  struct { double s; const char *want; } cases[] = {
-    {0, "0s"}, {42.4, "42s"}, {59.6, "1m00s"}, {187, "3m07s"}, {3600, "1h00m"},
-    {3720, "1h02m"}, {-1, "--"}, {1e9, "--"}, {0.0 / 0.0, "--"}};
+  struct {
+    double s;
+    const char *want;
+  } cases[] = {{0, "0s"},       {42.4, "42s"}, {59.6, "1m00s"}, {187, "3m07s"},   {3600, "1h00m"},
+               {3720, "1h02m"}, {-1, "--"},    {1e9, "--"},     {0.0 / 0.0, "--"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     agent_format_duration(cases[i].s, b, sizeof b);
     CHECK(strcmp(b, cases[i].want) == 0);

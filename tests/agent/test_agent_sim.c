@@ -61,21 +61,38 @@ static void test_runs(void)
   pascal_simdev *dev = NULL;
   CHECK_INT(pascal_simdev_new(&prof, &dev, &err), PASCAL_OK);
 
-  const struct { uint32_t o; int tma; uint32_t d, m; uint64_t N, W; uint32_t rep; } jobs[] = {
-    {1, 0, 0, 0, 96, 4, 0}, {2, 1, 4, 1, 128, 16, 0}, {1, 1, 2, 6, 192, 64, 3}, {2, 1, 3, 2, 160, 1, 1}};
+  const struct {
+    uint32_t o;
+    int tma;
+    uint32_t d, m;
+    uint64_t N, W;
+    uint32_t rep;
+  } jobs[] = {{1, 0, 0, 0, 96, 4, 0},
+              {2, 1, 4, 1, 128, 16, 0},
+              {1, 1, 2, 6, 192, 64, 3},
+              {2, 1, 3, 2, 160, 1, 1}};
   for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
     pascal_backend_job j = {
         .run = {.workload = PASCAL_PLAN_SCAN,
-                .key = {.o = jobs[i].o, .path = jobs[i].tma ? PASCAL_PLAN_TMA : PASCAL_PLAN_SYNC,
-                        .d = jobs[i].d, .m = jobs[i].m},
-                .N = jobs[i].N, .W = jobs[i].W, .repeat = jobs[i].rep},
+                .key = {.o = jobs[i].o,
+                        .path = jobs[i].tma ? PASCAL_PLAN_TMA : PASCAL_PLAN_SYNC,
+                        .d = jobs[i].d,
+                        .m = jobs[i].m},
+                .N = jobs[i].N,
+                .W = jobs[i].W,
+                .repeat = jobs[i].rep},
         .block_bytes = 16384};
     pascal_backend_result r1, r2;
     CHECK_INT(pascal_backend_sim_ops.run(b, &j, &r1, &err), PASCAL_OK);
     CHECK_INT(pascal_backend_sim_ops.run(b, &j, &r2, &err), PASCAL_OK);
     CHECK(r1.fill_bytes == r2.fill_bytes && r1.kernel_ns == r2.kernel_ns); /* deterministic */
-    pascal_simdev_scan s = {.o = jobs[i].o, .path_tma = jobs[i].tma, .d = jobs[i].d,
-                            .m = jobs[i].m, .N = jobs[i].N, .W = jobs[i].W, .seed = jobs[i].rep};
+    pascal_simdev_scan s = {.o = jobs[i].o,
+                            .path_tma = jobs[i].tma,
+                            .d = jobs[i].d,
+                            .m = jobs[i].m,
+                            .N = jobs[i].N,
+                            .W = jobs[i].W,
+                            .seed = jobs[i].rep};
     pascal_simdev_stats st;
     CHECK_INT(pascal_simdev_run_scan(dev, &s, &st, NULL, &err), PASCAL_OK);
     CHECK(st.fill_bytes == r1.fill_bytes && st.kernel_ns == r1.kernel_ns);
@@ -94,8 +111,11 @@ static void test_runs(void)
   CHECK_INT(pascal_backend_sim_ops.run(b, &gemm, &r, &err), PASCAL_OK);
   /* a k-step's compute: 2 x 128 x 128 x 64 FLOPs = 256 16x16x16 matrix
    * instructions of 8192 FLOPs, the unit the profile's compute_ns costs */
-  pascal_simdev_gemm g = {.shape = {256, 384, 1024}, .tiling = {128, 128, 64, 2, 4}, .m = 256,
-                          .out_elem_bytes = 4, .seed = 2};
+  pascal_simdev_gemm g = {.shape = {256, 384, 1024},
+                          .tiling = {128, 128, 64, 2, 4},
+                          .m = 256,
+                          .out_elem_bytes = 4,
+                          .seed = 2};
   pascal_simdev_stats gs;
   CHECK_INT(pascal_simdev_run_gemm(dev, &g, &gs, &err), PASCAL_OK);
   CHECK(gs.fill_bytes == r.fill_bytes && gs.kernel_ns == r.kernel_ns);
@@ -110,10 +130,11 @@ static void test_runs(void)
       .run = {.workload = PASCAL_PLAN_SCAN, .key = {.o = 1}, .N = 96, .W = 1}, .block_bytes = 8192};
   CHECK_INT(pascal_backend_sim_ops.run(b, &wrong, &r, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "block_bytes") == 0);
-  pascal_backend_job bad = {
-      .run = {.workload = PASCAL_PLAN_SCAN, .key = {.o = 1, .path = PASCAL_PLAN_SYNC, .d = 3},
-              .N = 96, .W = 1},
-      .block_bytes = 16384};
+  pascal_backend_job bad = {.run = {.workload = PASCAL_PLAN_SCAN,
+                                    .key = {.o = 1, .path = PASCAL_PLAN_SYNC, .d = 3},
+                                    .N = 96,
+                                    .W = 1},
+                            .block_bytes = 16384};
   CHECK(pascal_backend_sim_ops.run(b, &bad, &r, &err) != PASCAL_OK); /* sync with a depth */
   pascal_simdev_free(dev);
   pascal_backend_sim_ops.close(b);

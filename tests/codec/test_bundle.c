@@ -14,8 +14,8 @@
 #include "pascal_codec.h"
 
 /* Awkward doubles: each must come back bit for bit. */
-static const double awkward[] = {0.1, 1e9 / 3.0, 5e-324, 1.7976931348623157e308,
-                                 123456789.123456789, 2.5e-7, 1048576.0};
+static const double awkward[] = {
+    0.1, 1e9 / 3.0, 5e-324, 1.7976931348623157e308, 123456789.123456789, 2.5e-7, 1048576.0};
 
 /* Scan calibration: family (1, tma, 2) with m in {0, 1, 2, 4}, sync m = 0,
  * sizes {2048, 4096}, horizons {1, 4, 16}; K grows with W and m. */
@@ -74,17 +74,15 @@ static pascal_status through_text(const json_t *doc, pascal_codec_bundle *b, pas
   return st;
 }
 
-static int same_run_arrays(const pascal_scan_run *a, size_t na, const pascal_scan_run *b,
-                           size_t nb)
+static int same_run_arrays(const pascal_scan_run *a, size_t na, const pascal_scan_run *b, size_t nb)
 {
   if (na != nb)
     return 0;
   for (size_t i = 0; i < na; i++) {
     const pascal_scan_run *x = &a[i], *y = &b[i];
     if (memcmp(&x->key, &y->key, sizeof x->key) || x->N != y->N || x->W != y->W ||
-        memcmp(&x->fill_bytes, &y->fill_bytes, sizeof(double)) ||
-        x->has_repeat != y->has_repeat || x->has_kernel_ns != y->has_kernel_ns ||
-        (x->has_repeat && x->repeat != y->repeat) ||
+        memcmp(&x->fill_bytes, &y->fill_bytes, sizeof(double)) || x->has_repeat != y->has_repeat ||
+        x->has_kernel_ns != y->has_kernel_ns || (x->has_repeat && x->repeat != y->repeat) ||
         (x->has_kernel_ns && memcmp(&x->kernel_ns, &y->kernel_ns, sizeof(double))))
       return 0;
   }
@@ -143,8 +141,7 @@ static void test_frozen_round_trip(void)
   CHECK_INT(pascal_model_fit(&b1.cal, &m1, NULL), PASCAL_OK);
   CHECK_INT(pascal_codec_bundle_check_model(&b1, m1, NULL), PASCAL_OK);
   CHECK_INT(pascal_loko_run(&b1.cal, &rep, NULL), PASCAL_OK);
-  CHECK_INT(pascal_codec_bundle_encode(&b1.cal, b1.provenance, m1, &rep, &doc2, NULL),
-            PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_encode(&b1.cal, b1.provenance, m1, &rep, &doc2, NULL), PASCAL_OK);
   pascal_loko_report_free(&rep);
   CHECK(json_equal(doc1, doc2));
   char *t1 = pascal_codec_dump(doc1, 1), *t2 = pascal_codec_dump(doc2, 1);
@@ -185,7 +182,7 @@ static void test_hash_scope(void)
   make_scan(&cal);
   CHECK_INT(pascal_codec_bundle_hash(&cal, h1, NULL), PASCAL_OK);
   CHECK_INT(pascal_codec_bundle_hash(&cal, h2, NULL), PASCAL_OK);
-  CHECK(strcmp(h1, h2) == 0); /* deterministic */
+  CHECK(strcmp(h1, h2) == 0);                                                /* deterministic */
   cal.scan_runs[3].fill_bytes = nextafter(cal.scan_runs[3].fill_bytes, 0.0); /* one ulp */
   CHECK_INT(pascal_codec_bundle_hash(&cal, h2, NULL), PASCAL_OK);
   CHECK(strcmp(h1, h2) != 0);
@@ -211,9 +208,12 @@ static void test_heldout_round_trip(void)
   CHECK_INT(pascal_codec_bundle_hash(&cal, h0, NULL), PASCAL_OK);
   CHECK_INT(pascal_model_fit(&cal, &m_plain, NULL), PASCAL_OK);
   for (uint32_t r = 0; r < 2; r++) {
-    pascal_scan_run run = {.key = {1, PASCAL_PATH_TMA, 2, 3}, .N = 3072, .W = 4,
+    pascal_scan_run run = {.key = {1, PASCAL_PATH_TMA, 2, 3},
+                           .N = 3072,
+                           .W = 4,
                            .fill_bytes = 1.3 * 16384.0 * 4 * 3072 + awkward[r + 1],
-                           .has_repeat = true, .repeat = r};
+                           .has_repeat = true,
+                           .repeat = r};
     CHECK_INT(pascal_calibration_append_heldout_scan(&cal, &run, NULL), PASCAL_OK);
   }
   CHECK_INT(pascal_codec_bundle_hash(&cal, h1, NULL), PASCAL_OK);
@@ -318,7 +318,7 @@ typedef struct bundle_edit {
 
 static void apply_edit(json_t *doc, const bundle_edit *e)
 {
-  json_t *target = !e->obj ? run(doc, (size_t)e->run)
+  json_t *target = !e->obj   ? run(doc, (size_t)e->run)
                    : *e->obj ? json_object_get(doc, e->obj)
                              : doc;
   if (!e->value) {
@@ -331,33 +331,33 @@ static void apply_edit(json_t *doc, const bundle_edit *e)
 }
 
 static const bundle_edit scan_edits[] = {
-  {"", 0, "format", "\"pascal-calibration/2\"", PASCAL_EFORMAT, "format"},
-  {"", 0, "device", NULL, PASCAL_EMISSING, "device"},
-  {"device", 0, "sm_count", "\"48\"", PASCAL_EFORMAT, "device.sm_count"},
-  {"device", 0, "sm_count", "0", PASCAL_EINVAL, "device.sm_count"},
-  {"device", 0, "block_bytes", "8589934592", PASCAL_EINVAL, "device.block_bytes"},
-  {"device", 0, "name", "\"\"", PASCAL_EINVAL, "device.name"},
-  {"device", 0, "arch", NULL, PASCAL_EMISSING, "device.arch"},
-  {"", 0, "workload", "\"conv\"", PASCAL_EINVAL, "workload"},
-  {"", 0, "class_rule", NULL, PASCAL_EMISSING, "class_rule"},
-  {"", 0, "class_rule", "\"mod8\"", PASCAL_EINVAL, "class_rule"},
-  {"", 0, "provenance", NULL, PASCAL_EMISSING, "provenance"},
-  {"provenance", 0, "source", "\"gpu\"", PASCAL_EINVAL, "provenance.source"},
-  {"", 0, "gemm", "{}", PASCAL_EFORMAT, "gemm"},
-  {"", 0, "measurements", NULL, PASCAL_EMISSING, "measurements"},
-  {"", 0, "measurements", "{}", PASCAL_EFORMAT, "measurements"},
-  {NULL, 12, "fill_bytes", NULL, PASCAL_EMISSING, "measurements[12].fill_bytes"},
-  {NULL, 12, "fill_bytes", "-5.0", PASCAL_EINVAL, "measurements[12].fill_bytes"},
-  {NULL, 12, "fill_bytes", "0", PASCAL_EINVAL, "measurements[12].fill_bytes"},
-  {NULL, 12, "fill_bytes", "\"1e9\"", PASCAL_EFORMAT, "measurements[12].fill_bytes"},
-  {NULL, 3, "N", "0", PASCAL_EINVAL, "measurements[3].N"},
-  {NULL, 3, "W", "8589934592", PASCAL_EINVAL, "measurements[3].W"},
-  {NULL, 3, "W", "4.0", PASCAL_EFORMAT, "measurements[3].W"},
-  {NULL, 3, "path", "\"dma\"", PASCAL_EINVAL, "measurements[3].path"},
-  {NULL, 3, "o", "0", PASCAL_EINVAL, "measurements[3].o"},
-  {NULL, 13, "d", "2", PASCAL_EINVAL, "measurements[13].d"}, /* 12..14: sync family */
-  {NULL, 5, "kernel_ns", "-1.0", PASCAL_EINVAL, "measurements[5].kernel_ns"},
-  {NULL, 5, "repeat", "-1", PASCAL_EINVAL, "measurements[5].repeat"},
+    {"", 0, "format", "\"pascal-calibration/2\"", PASCAL_EFORMAT, "format"},
+    {"", 0, "device", NULL, PASCAL_EMISSING, "device"},
+    {"device", 0, "sm_count", "\"48\"", PASCAL_EFORMAT, "device.sm_count"},
+    {"device", 0, "sm_count", "0", PASCAL_EINVAL, "device.sm_count"},
+    {"device", 0, "block_bytes", "8589934592", PASCAL_EINVAL, "device.block_bytes"},
+    {"device", 0, "name", "\"\"", PASCAL_EINVAL, "device.name"},
+    {"device", 0, "arch", NULL, PASCAL_EMISSING, "device.arch"},
+    {"", 0, "workload", "\"conv\"", PASCAL_EINVAL, "workload"},
+    {"", 0, "class_rule", NULL, PASCAL_EMISSING, "class_rule"},
+    {"", 0, "class_rule", "\"mod8\"", PASCAL_EINVAL, "class_rule"},
+    {"", 0, "provenance", NULL, PASCAL_EMISSING, "provenance"},
+    {"provenance", 0, "source", "\"gpu\"", PASCAL_EINVAL, "provenance.source"},
+    {"", 0, "gemm", "{}", PASCAL_EFORMAT, "gemm"},
+    {"", 0, "measurements", NULL, PASCAL_EMISSING, "measurements"},
+    {"", 0, "measurements", "{}", PASCAL_EFORMAT, "measurements"},
+    {NULL, 12, "fill_bytes", NULL, PASCAL_EMISSING, "measurements[12].fill_bytes"},
+    {NULL, 12, "fill_bytes", "-5.0", PASCAL_EINVAL, "measurements[12].fill_bytes"},
+    {NULL, 12, "fill_bytes", "0", PASCAL_EINVAL, "measurements[12].fill_bytes"},
+    {NULL, 12, "fill_bytes", "\"1e9\"", PASCAL_EFORMAT, "measurements[12].fill_bytes"},
+    {NULL, 3, "N", "0", PASCAL_EINVAL, "measurements[3].N"},
+    {NULL, 3, "W", "8589934592", PASCAL_EINVAL, "measurements[3].W"},
+    {NULL, 3, "W", "4.0", PASCAL_EFORMAT, "measurements[3].W"},
+    {NULL, 3, "path", "\"dma\"", PASCAL_EINVAL, "measurements[3].path"},
+    {NULL, 3, "o", "0", PASCAL_EINVAL, "measurements[3].o"},
+    {NULL, 13, "d", "2", PASCAL_EINVAL, "measurements[13].d"}, /* 12..14: sync family */
+    {NULL, 5, "kernel_ns", "-1.0", PASCAL_EINVAL, "measurements[5].kernel_ns"},
+    {NULL, 5, "repeat", "-1", PASCAL_EINVAL, "measurements[5].repeat"},
 };
 
 static void test_malformed_scan(void)
@@ -436,9 +436,8 @@ static void test_malformed_frozen(void)
   expect_bad(d, PASCAL_EFORMAT, "report");
   /* provenance is not hashed: changing it keeps the bundle valid */
   d = json_deep_copy(frozen);
-  CHECK_INT(json_object_set_new(json_object_get(d, "provenance"), "note",
-                                json_string("re-exported")),
-            0);
+  CHECK_INT(
+      json_object_set_new(json_object_get(d, "provenance"), "note", json_string("re-exported")), 0);
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
   CHECK_INT(through_text(d, &b, NULL), PASCAL_OK);
@@ -494,8 +493,7 @@ static void test_gemm_bundle(void)
   CHECK_INT(json_object_del(json_object_get(d, "gemm"), "tile_k"), 0);
   expect_bad(d, PASCAL_EMISSING, "gemm.tile_k");
   d = json_deep_copy(doc);
-  CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "resident_ctas", json_integer(0)),
-            0);
+  CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "resident_ctas", json_integer(0)), 0);
   expect_bad(d, PASCAL_EINVAL, "gemm.resident_ctas");
   d = json_deep_copy(doc);
   CHECK_INT(json_object_set_new(run(d, 2), "Kg", json_integer(1000)), 0);
@@ -573,7 +571,11 @@ static void test_device_peaks(void)
   CHECK_INT(pascal_codec_bundle_hash(&cal, h0, NULL), PASCAL_OK);
   CHECK(strcmp(h0, h1) != 0);
 
-  static const struct { const char *key; double v; const char *field; } bad[] = {
+  static const struct {
+    const char *key;
+    double v;
+    const char *field;
+  } bad[] = {
       {"dram_bytes_per_s", 0, "device.peaks.dram_bytes_per_s"},
       {"l2_bytes_per_s", -1, "device.peaks.l2_bytes_per_s"},
       {"launch_s", -1e-6, "device.peaks.launch_s"},
@@ -604,20 +606,22 @@ static void test_device_probe_data(void)
 {
   pascal_calibration cal;
   pascal_codec_bundle b;
-  char h0[PASCAL_CODEC_HASH_LEN + 1], h1[PASCAL_CODEC_HASH_LEN + 1],
-      h2[PASCAL_CODEC_HASH_LEN + 1];
+  char h0[PASCAL_CODEC_HASH_LEN + 1], h1[PASCAL_CODEC_HASH_LEN + 1], h2[PASCAL_CODEC_HASH_LEN + 1];
   json_t *prov = provenance(), *doc = NULL;
   make_scan(&cal);
   CHECK_INT(pascal_codec_bundle_hash(&cal, h0, NULL), PASCAL_OK);
-  pascal_capacity_probe p = {.waves = 4, .n = 3, .size_blocks = {100, 200, 300},
-                             .fill_ratio = {1.0, 1.0 / 3.0, 3.9}};
+  pascal_capacity_probe p = {
+      .waves = 4, .n = 3, .size_blocks = {100, 200, 300}, .fill_ratio = {1.0, 1.0 / 3.0, 3.9}};
   cal.device.has_capacity_probe = 1;
   cal.device.capacity_probe = p;
   CHECK_INT(pascal_codec_bundle_hash(&cal, h1, NULL), PASCAL_OK);
   CHECK(strcmp(h0, h1) != 0);
-  pascal_static_table t = {.M = 4, .N = 64, .H = 10, .n_rows = 2,
-                           .rows = {{4096, 16, 1, 0.1, 0.2, 0.3, 0.4},
-                                    {8192, 8, 4, 2.0 / 3.0, 0.0, 1.5, 4.0}}};
+  pascal_static_table t = {
+      .M = 4,
+      .N = 64,
+      .H = 10,
+      .n_rows = 2,
+      .rows = {{4096, 16, 1, 0.1, 0.2, 0.3, 0.4}, {8192, 8, 4, 2.0 / 3.0, 0.0, 1.5, 4.0}}};
   cal.device.has_static_table = 1;
   cal.device.static_table = t;
   CHECK_INT(pascal_codec_bundle_hash(&cal, h2, NULL), PASCAL_OK);
@@ -641,7 +645,8 @@ static void test_device_probe_data(void)
   expect_bad(doc, PASCAL_EINVAL, "device.capacity_probe.fill_ratio[1]");
   CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
   dev = json_object_get(doc, "device");
-  json_t *row = json_array_get(json_object_get(json_object_get(dev, "static_experiment"), "rows"), 1);
+  json_t *row =
+      json_array_get(json_object_get(json_object_get(dev, "static_experiment"), "rows"), 1);
   json_object_set_new(row, "clusters", json_integer(5)); /* more than M */
   expect_bad(doc, PASCAL_EINVAL, "device.static_experiment.rows[1].clusters");
   CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);

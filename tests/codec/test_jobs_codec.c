@@ -56,8 +56,9 @@ static void expect_refused(int kind, const char *body, pascal_status status, con
   pascal_error_clear(&err);
   pascal_codec_lease_request r;
   pascal_codec_claim c;
-  pascal_status st = kind == PASCAL_CODEC_CLAIM ? pascal_codec_claim_decode(doc, &c, &err)
-                                                : pascal_codec_lease_request_decode(kind, doc, &r, &err);
+  pascal_status st = kind == PASCAL_CODEC_CLAIM
+                         ? pascal_codec_claim_decode(doc, &c, &err)
+                         : pascal_codec_lease_request_decode(kind, doc, &r, &err);
   CHECK_INT(st, status);
   CHECK(strcmp(err.field, field) == 0);
   if (st != status || strcmp(err.field, field) != 0)
@@ -93,8 +94,8 @@ static void test_request_refusals(void)
                  "{\"lease_token\":\"" LEASE "\",\"fill_bytes\":5,\"kernel_ns\":\"x\"}",
                  PASCAL_EFORMAT, "kernel_ns");
   expect_refused(PASCAL_CODEC_RESULT,
-                 "{\"lease_token\":\"" LEASE "\",\"fill_bytes\":5,\"kernel_ns\":-1}",
-                 PASCAL_ERANGE, "kernel_ns");
+                 "{\"lease_token\":\"" LEASE "\",\"fill_bytes\":5,\"kernel_ns\":-1}", PASCAL_ERANGE,
+                 "kernel_ns");
   expect_refused(PASCAL_CODEC_FAIL, "{\"lease_token\":\"" LEASE "\",\"message\":\"\"}",
                  PASCAL_ERANGE, "message");
   /* the message limit is PASCAL_PLAN_MAX_MESSAGE bytes: 255 pass, 256 do not */
@@ -123,9 +124,13 @@ static void test_request_refusals(void)
 
 static void test_reply_round_trips(void)
 {
-  pascal_codec_job job = {.id = 7, .calibration = 3, .lease_token = LEASE,
-                          .lease_expires_at = "2026-11-21T10:00:00Z", .lease_seconds = 60,
-                          .attempt = 2, .block_bytes = 16384};
+  pascal_codec_job job = {.id = 7,
+                          .calibration = 3,
+                          .lease_token = LEASE,
+                          .lease_expires_at = "2026-11-21T10:00:00Z",
+                          .lease_seconds = 60,
+                          .attempt = 2,
+                          .block_bytes = 16384};
   job.run.workload = PASCAL_PLAN_SCAN;
   job.run.key = (pascal_plan_key){.o = 2, .path = PASCAL_PLAN_TMA, .d = 4, .m = 8};
   job.run.N = 4096;
@@ -136,8 +141,8 @@ static void test_reply_round_trips(void)
   CHECK_INT(pascal_codec_claim_reply_encode(&job, &progress, &doc, NULL), PASCAL_OK);
   json_t *j = json_object_get(doc, "job");
   CHECK(json_is_integer(json_object_get(j, "lease_seconds"))); /* 60, not 60.0 */
-  CHECK(strcmp(json_string_value(json_object_get(j, "lease_expires_at")),
-               "2026-11-21T10:00:00Z") == 0);
+  CHECK(strcmp(json_string_value(json_object_get(j, "lease_expires_at")), "2026-11-21T10:00:00Z") ==
+        0);
   CHECK_INT(json_integer_value(json_object_get(j, "attempt")), 2);
   CHECK_INT(json_integer_value(json_object_get(j, "calibration")), 3);
   pascal_codec_job back;
@@ -178,8 +183,7 @@ static void test_reply_round_trips(void)
   CHECK_INT(pascal_codec_progress_decode(doc, &p, NULL), PASCAL_OK);
   CHECK_INT(p.total, 756);
   json_decref(doc);
-  CHECK_INT(pascal_codec_heartbeat_reply_encode("2026-11-21T10:01:00Z", 60, &doc, NULL),
-            PASCAL_OK);
+  CHECK_INT(pascal_codec_heartbeat_reply_encode("2026-11-21T10:01:00Z", 60, &doc, NULL), PASCAL_OK);
   CHECK_INT(json_integer_value(json_object_get(doc, "lease_seconds")), 60);
   json_decref(doc);
 }

@@ -180,8 +180,8 @@ static void test_real_random_bits(void)
   }
   CHECK(tested > 990000);
   CHECK(longer * 100 < sampled); /* not shortest in under 1 % of cases */
-  printf("random bits: %ld doubles round-trip; %ld of %ld sampled not shortest\n", tested,
-         longer, sampled);
+  printf("random bits: %ld doubles round-trip; %ld of %ld sampled not shortest\n", tested, longer,
+         sampled);
 }
 
 /* Values that look decimal (what models produce and users type), powers
@@ -252,7 +252,8 @@ static void test_writer_layout(void)
   CHECK(text && strcmp(text, want) == 0 && len == strlen(want));
   CHECK(w.text == NULL && w.len == 0); /* handed over */
   json_error_t jerr;
-  json_t *doc = text ? json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &jerr) : NULL;
+  json_t *doc =
+      text ? json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &jerr) : NULL;
   CHECK(doc && json_array_size(json_object_get(doc, "a")) == 4);
   json_decref(doc);
   free(text);
@@ -294,8 +295,8 @@ static void test_writer_strings(void)
     char str[256];
     size_t n = 0;
     while (n < 200) {
-      uint32_t cp = (uint32_t)(rng_next(&st) % 5 == 0 ? rng_next(&st) % 0x20
-                                                      : rng_next(&st) % 0x110000);
+      uint32_t cp =
+          (uint32_t)(rng_next(&st) % 5 == 0 ? rng_next(&st) % 0x20 : rng_next(&st) % 0x110000);
       if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff))
         continue;
       if (cp < 0x80) {
@@ -323,9 +324,9 @@ static void test_writer_strings(void)
     pascal_jtext_free(&w);
   }
 
-  static const char *const bad[] = {"\xc3\x28",         "\xc0\xaf",         "\xe0\x80\xaf",
-                                    "\xed\xa0\x80",     "\xf4\x90\x80\x80", "\xe2\x82",
-                                    "ok\xff",           "\x80",             "\xf8\x88\x80\x80\x80"};
+  static const char *const bad[] = {
+      "\xc3\x28", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80",        "\xf4\x90\x80\x80",
+      "\xe2\x82", "ok\xff",   "\x80",         "\xf8\x88\x80\x80\x80"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     pascal_error err;
     pascal_jtext_init(&w, 0);
@@ -407,8 +408,8 @@ static void test_prediction_forms(void)
   CHECK(json_real_value(json_object_get(doc, "B0")) == 1e-7);
   json_t *rows = json_object_get(json_object_get(doc, "explanation"), "rows");
   CHECK(json_array_size(rows) == 2 && json_integer_value(json_array_get(rows, 1)) == 8);
-  CHECK(json_is_null(json_object_get(json_object_get(json_object_get(doc, "explanation"), "row"),
-                                     "a_lin")));
+  CHECK(json_is_null(
+      json_object_get(json_object_get(json_object_get(doc, "explanation"), "row"), "a_lin")));
   json_decref(doc);
   pascal_jtext_free(&c);
   pascal_jtext_free(&e);

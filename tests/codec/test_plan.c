@@ -26,8 +26,7 @@ static pascal_plan_key *dup_keys(const pascal_plan_key *v, size_t n)
   return out;
 }
 
-static int key_is(const pascal_plan_key *k, uint32_t o, pascal_plan_path p, uint32_t d,
-                  uint32_t m)
+static int key_is(const pascal_plan_key *k, uint32_t o, pascal_plan_path p, uint32_t d, uint32_t m)
 {
   return k->o == o && k->path == p && k->d == d && k->m == m;
 }
@@ -137,8 +136,8 @@ static void test_order(void)
     uint32_t m;
     uint64_t W;
     uint32_t r;
-  } want[] = {{0, 100, 3, 1, 0},  {1, 100, 3, 1, 1},  {2, 100, 3, 4, 0}, {4, 100, 8, 1, 0},
-              {7, 100, 8, 4, 1},  {8, 200, 3, 1, 0},  {13, 200, 8, 1, 1}, {15, 200, 8, 4, 1}};
+  } want[] = {{0, 100, 3, 1, 0}, {1, 100, 3, 1, 1}, {2, 100, 3, 4, 0},  {4, 100, 8, 1, 0},
+              {7, 100, 8, 4, 1}, {8, 200, 3, 1, 0}, {13, 200, 8, 1, 1}, {15, 200, 8, 4, 1}};
   for (size_t t = 0; t < sizeof want / sizeof *want; t++) {
     pascal_plan_run r;
     CHECK_INT(pascal_plan_run_get(&p, want[t].i, &r, NULL), PASCAL_OK);

@@ -43,15 +43,16 @@ static void test_keys_plan(void)
   CHECK(q.n_keys == p.n_keys && memcmp(q.keys, p.keys, p.n_keys * sizeof *p.keys) == 0);
   CHECK(q.n_sizes == 2 && q.sizes[1] == 2048 && q.n_horizons == 2 && q.repeats == 2);
   /* canonical form: explicit keys, d written for sync */
-  CHECK(json_integer_value(json_object_get(json_array_get(json_object_get(doc, "keys"), 1),
-                                           "d")) == 0);
+  CHECK(json_integer_value(json_object_get(json_array_get(json_object_get(doc, "keys"), 1), "d")) ==
+        0);
   json_decref(doc);
 
   pascal_plan_run run;
   CHECK_INT(pascal_plan_run_get(&p, 0, &run, NULL), PASCAL_OK);
   CHECK_INT(pascal_codec_plan_run_encode(&run, &doc, NULL), PASCAL_OK);
   char *s = pascal_codec_dump(doc, 0);
-  CHECK(strcmp(s, "{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":4096,\"W\":1,\"repeat\":0}") == 0);
+  CHECK(strcmp(s, "{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":4096,\"W\":1,\"repeat\":0}") ==
+        0);
   free(s);
   /* and back: every run of the plan survives encode -> decode */
   for (size_t i = 0; i < pascal_plan_run_count(&p); i++) {
@@ -93,8 +94,8 @@ static void test_run_decode(void)
                    "run.W");
   expect_run_error("{\"o\":1,\"path\":\"sync\",\"d\":4,\"m\":8,\"N\":4096,\"W\":1}",
                    PASCAL_PLAN_SCAN, "run.d");
-  expect_run_error("{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":0,\"W\":1}",
-                   PASCAL_PLAN_SCAN, "run.N");
+  expect_run_error("{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":0,\"W\":1}", PASCAL_PLAN_SCAN,
+                   "run.N");
   expect_run_error("{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8,\"N\":8,\"W\":1,\"repeat\":-1}",
                    PASCAL_PLAN_SCAN, "run.repeat");
   expect_run_error("[]", PASCAL_PLAN_SCAN, "run");
@@ -152,7 +153,7 @@ static void expect_error(const char *text, pascal_status status, const char *fie
 }
 
 #define SCAN "\"format\":\"pascal-plan/1\",\"workload\":\"scan\","
-#define KEY "{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8}"
+#define KEY  "{\"o\":1,\"path\":\"tma\",\"d\":4,\"m\":8}"
 
 static void test_errors(void)
 {
@@ -192,8 +193,8 @@ static void test_errors(void)
                PASCAL_EINVAL, "grid.d");
   expect_error("{" SCAN "\"sizes\":[8],\"grid\":{\"o\":[1],\"path\":[\"x\"],\"m\":[1]}}",
                PASCAL_EINVAL, "grid.path[0]");
-  expect_error("{" SCAN "\"sizes\":[8],\"grid\":{\"path\":[\"sync\"],\"m\":[1]}}",
-               PASCAL_EMISSING, "grid.o");
+  expect_error("{" SCAN "\"sizes\":[8],\"grid\":{\"path\":[\"sync\"],\"m\":[1]}}", PASCAL_EMISSING,
+               "grid.o");
   expect_error("{" SCAN "\"sizes\":[8],\"shapes\":[],\"keys\":[" KEY "]}", PASCAL_EFORMAT,
                "shapes");
   expect_error("{\"format\":\"pascal-plan/1\",\"workload\":\"gemm\",\"sizes\":[8],"

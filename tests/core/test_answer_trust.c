@@ -226,8 +226,8 @@ static void advice(const pascal_model *md)
 static void vadd(pascal_validation *v, uint32_t d, uint32_t m, pascal_error_source src,
                  pascal_rule rule, double pct)
 {
-  pascal_validated_key k = {.key = {1, PASCAL_PATH_TMA, d, m}, .source = src, .rule = rule,
-                            .error_pct = pct};
+  pascal_validated_key k = {
+      .key = {1, PASCAL_PATH_TMA, d, m}, .source = src, .rule = rule, .error_pct = pct};
   CHECK_INT(pascal_validation_add(v, &k, NULL), PASCAL_OK);
 }
 
@@ -297,14 +297,26 @@ static void validation_lookup(void)
   pascal_validation_free(&v);
 
   /* GEMM: the nearest grids in (log Mg, log Ng) with the same rule */
-  pascal_validated_key g[] = {{.Mg = 256, .Ng = 256, .source = PASCAL_ERRSRC_LOKO,
-                               .rule = PASCAL_RULE_GRAPH, .error_pct = 10},
-                              {.Mg = 512, .Ng = 512, .source = PASCAL_ERRSRC_LOKO,
-                               .rule = PASCAL_RULE_GRAPH, .error_pct = 20},
-                              {.Mg = 4096, .Ng = 4096, .source = PASCAL_ERRSRC_LOKO,
-                               .rule = PASCAL_RULE_GRAPH, .error_pct = 90},
-                              {.Mg = 1024, .Ng = 1024, .source = PASCAL_ERRSRC_LOKO,
-                               .rule = PASCAL_RULE_CLAMP, .error_pct = 40}};
+  pascal_validated_key g[] = {{.Mg = 256,
+                               .Ng = 256,
+                               .source = PASCAL_ERRSRC_LOKO,
+                               .rule = PASCAL_RULE_GRAPH,
+                               .error_pct = 10},
+                              {.Mg = 512,
+                               .Ng = 512,
+                               .source = PASCAL_ERRSRC_LOKO,
+                               .rule = PASCAL_RULE_GRAPH,
+                               .error_pct = 20},
+                              {.Mg = 4096,
+                               .Ng = 4096,
+                               .source = PASCAL_ERRSRC_LOKO,
+                               .rule = PASCAL_RULE_GRAPH,
+                               .error_pct = 90},
+                              {.Mg = 1024,
+                               .Ng = 1024,
+                               .source = PASCAL_ERRSRC_LOKO,
+                               .rule = PASCAL_RULE_CLAMP,
+                               .error_pct = 40}};
   for (size_t i = 0; i < 4; i++)
     CHECK_INT(pascal_validation_add(&v, &g[i], NULL), PASCAL_OK);
   pascal_gemm_prediction gp;

@@ -167,7 +167,7 @@ static void test_scan_runs(void)
   CHECK(st.aligned == 1.0 && whole.aligned == 1.0);
   CHECK_NEAR(st.che, 8 * 0.75, 1e-15); /* M (1 - C/N) */
   CHECK_NEAR(whole.che, 0.25 + (8 - 0.25) * 0.75, 1e-15);
-  CHECK_NEAR(st.sdcm, 1.0, 0);            /* rd N-1 >= C: the leader misses */
+  CHECK_NEAR(st.sdcm, 1.0, 0); /* rd N-1 >= C: the leader misses */
   CHECK_NEAR(whole.sdcm, 1.0, 0);
   CHECK_NEAR(st.ppt_corrected, 1.0, 0);
   CHECK_NEAR(st.ppt_published, 0.0, 0); /* one set: the published form hits */
@@ -243,8 +243,11 @@ static void test_errors(void)
   CHECK(pascal_che_scan(0, 1, &p, &err) == PASCAL_EINVAL);
   CHECK(strcmp(err.field, "N") == 0);
   pascal_baseline_k k;
-  pascal_baseline_scan bad[] = {{0, 1, 1, 1, 0, 0}, {8, 0, 1, 1, 0, 0}, {8, 1, 0, 1, 0, 0},
-                           {8, 1, 1, 0, 0, 0}, {8, 1, 1, 4, 4, 0}};
+  pascal_baseline_scan bad[] = {{0, 1, 1, 1, 0, 0},
+                                {8, 0, 1, 1, 0, 0},
+                                {8, 1, 0, 1, 0, 0},
+                                {8, 1, 1, 0, 0, 0},
+                                {8, 1, 1, 4, 4, 0}};
   const char *fields[] = {"N", "W", "M", "C", "sets"};
   for (int i = 0; i < 5; i++) {
     CHECK(pascal_baseline_scan_k(&bad[i], &k, NULL, &err) == PASCAL_EINVAL);

@@ -43,13 +43,17 @@ static void scan_appends(void)
   pascal_scan_run bad = r;
   bad.W = 1;
   bad.fill_bytes = 0;
-  expect_field(pascal_calibration_append_scan(&cal, &bad, &err), &err, "measurements[2].fill_bytes");
+  expect_field(pascal_calibration_append_scan(&cal, &bad, &err), &err,
+               "measurements[2].fill_bytes");
   bad.fill_bytes = -1;
-  expect_field(pascal_calibration_append_scan(&cal, &bad, &err), &err, "measurements[2].fill_bytes");
+  expect_field(pascal_calibration_append_scan(&cal, &bad, &err), &err,
+               "measurements[2].fill_bytes");
   bad.fill_bytes = INFINITY;
-  expect_field(pascal_calibration_append_scan(&cal, &bad, &err), &err, "measurements[2].fill_bytes");
+  expect_field(pascal_calibration_append_scan(&cal, &bad, &err), &err,
+               "measurements[2].fill_bytes");
   bad.fill_bytes = NAN;
-  expect_field(pascal_calibration_append_scan(&cal, &bad, &err), &err, "measurements[2].fill_bytes");
+  expect_field(pascal_calibration_append_scan(&cal, &bad, &err), &err,
+               "measurements[2].fill_bytes");
   bad = r;
   bad.W = 1;
   bad.has_kernel_ns = true;
@@ -108,7 +112,7 @@ static void scan_appends(void)
   pascal_calibration_free(&cal);
   CHECK_INT(cal.n_scan_runs, 0);
   expect_field(pascal_model_fit(&cal, &model, &err), &err, "measurements"); /* empty */
-  pascal_calibration_free(&cal); /* twice is safe */
+  pascal_calibration_free(&cal);                                            /* twice is safe */
 }
 
 static void gemm_appends(void)
@@ -137,7 +141,8 @@ static void gemm_appends(void)
   expect_field(pascal_calibration_append_gemm(&cal, &bad, &err), &err, "measurements[1].Ng");
   bad = g;
   bad.fill_bytes = 0;
-  expect_field(pascal_calibration_append_gemm(&cal, &bad, &err), &err, "measurements[1].fill_bytes");
+  expect_field(pascal_calibration_append_gemm(&cal, &bad, &err), &err,
+               "measurements[1].fill_bytes");
   expect_field(pascal_calibration_append_gemm(&cal, &g, &err), &err, "measurements[1]");
   pascal_calibration_free(&cal);
 }

@@ -10,13 +10,16 @@
 #include <string.h>
 
 #include "check.h"
-#include "test_static_rng.h"
 #include "pascal/coherence.h"
 #include "pascal/simulate.h"
+#include "test_static_rng.h"
 
 static uint64_t rng_state = 99;
 
-static uint64_t rng_next(void) { return test_rng_next(&rng_state); }
+static uint64_t rng_next(void)
+{
+  return test_rng_next(&rng_state);
+}
 
 static void test_sharp_schedule(void)
 {
@@ -25,13 +28,11 @@ static void test_sharp_schedule(void)
   uint8_t hits[64];
   for (uint64_t sigma = 2; sigma <= 20; sigma++) {
     size_t len;
-    CHECK(pascal_coherence_sharp_schedule(sigma, workers, blocks, 64, &len, &n, NULL) ==
-          PASCAL_OK);
+    CHECK(pascal_coherence_sharp_schedule(sigma, workers, blocks, 64, &len, &n, NULL) == PASCAL_OK);
     CHECK_INT(len, 3 * sigma - 1);
     CHECK_INT(n, 2 * sigma);
     pascal_coherence_result res;
-    CHECK(pascal_coherence_from_events(workers, len, 2, 2 * sigma - 1, &res, NULL) ==
-          PASCAL_OK);
+    CHECK(pascal_coherence_from_events(workers, len, 2, 2 * sigma - 1, &res, NULL) == PASCAL_OK);
     CHECK_INT(res.sigma, sigma);
     CHECK(res.preserves);
     /* C = 2 sigma - 2 < N: the last request (a repeated index) misses */
@@ -132,16 +133,13 @@ static void test_errors(void)
   CHECK(strcmp(err.field, "M") == 0);
   CHECK(pascal_coherence_check(1, 5, 2, 0, &res, &err) == PASCAL_EINVAL);
   CHECK(strcmp(err.field, "E") == 0);
-  CHECK(pascal_coherence_check(UINT64_MAX / 2, 5, 4, UINT64_MAX, &res, &err) ==
-        PASCAL_ERANGE);
+  CHECK(pascal_coherence_check(UINT64_MAX / 2, 5, 4, UINT64_MAX, &res, &err) == PASCAL_ERANGE);
   CHECK(pascal_coherence_from_events(events, 3, 2, 3, &res, &err) == PASCAL_EINVAL);
   CHECK(strcmp(err.field, "events[2]") == 0);
   CHECK(pascal_coherence_from_events(NULL, 3, 2, 3, &res, &err) == PASCAL_EINVAL);
-  CHECK(pascal_coherence_sharp_schedule(1, workers, blocks, 8, &len, &n, &err) ==
-        PASCAL_EINVAL);
+  CHECK(pascal_coherence_sharp_schedule(1, workers, blocks, 8, &len, &n, &err) == PASCAL_EINVAL);
   CHECK(strcmp(err.field, "sigma") == 0);
-  CHECK(pascal_coherence_sharp_schedule(3, workers, blocks, 7, &len, &n, &err) ==
-        PASCAL_EINVAL);
+  CHECK(pascal_coherence_sharp_schedule(3, workers, blocks, 7, &len, &n, &err) == PASCAL_EINVAL);
   CHECK(strcmp(err.field, "cap") == 0);
 }
 

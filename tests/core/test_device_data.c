@@ -32,8 +32,8 @@ static void expect_probe(const pascal_capacity_probe *p, const char *field)
 
 static void test_probe_check(void)
 {
-  pascal_capacity_probe p = {.waves = 4, .n = 3, .size_blocks = {10, 20, 30},
-                             .fill_ratio = {1.0, 0.0, 4.0}};
+  pascal_capacity_probe p = {
+      .waves = 4, .n = 3, .size_blocks = {10, 20, 30}, .fill_ratio = {1.0, 0.0, 4.0}};
   CHECK_INT(pascal_capacity_probe_check(&p, NULL), PASCAL_OK);
   pascal_capacity_probe b = p;
   b.waves = 0;
@@ -67,9 +67,12 @@ static void expect_table(const pascal_static_table *t, const char *field)
 
 static void test_table_check(void)
 {
-  pascal_static_table t = {.M = 4, .N = 100, .H = 5, .n_rows = 2,
-                           .rows = {{4096, 99, 4, 0.0, 0.0, 0.0, 0.0},
-                                    {8192, 1, 1, 2.5, 3.0, 2.0, 1.0}}};
+  pascal_static_table t = {
+      .M = 4,
+      .N = 100,
+      .H = 5,
+      .n_rows = 2,
+      .rows = {{4096, 99, 4, 0.0, 0.0, 0.0, 0.0}, {8192, 1, 1, 2.5, 3.0, 2.0, 1.0}}};
   CHECK_INT(pascal_static_table_check(&t, NULL), PASCAL_OK);
   pascal_static_table b = t;
   b.M = 0;

@@ -20,14 +20,17 @@
 #include "check.h"
 #include "pascal/evaluate.h"
 
-#define SMS 48.0
-#define BLOCK 16384.0
+#define SMS     48.0
+#define BLOCK   16384.0
 #define N_PANEL 2048u
 #define W_PANEL 4u
 #define M_PANEL 4u
 
-static const pascal_peaks peaks = {.dram_bytes_per_s = 1e11, .l2_bytes_per_s = 1e13,
-                                   .tensor_flops = 1e15, .sm_clock_hz = 1e9, .launch_s = 1e-6};
+static const pascal_peaks peaks = {.dram_bytes_per_s = 1e11,
+                                   .l2_bytes_per_s = 1e13,
+                                   .tensor_flops = 1e15,
+                                   .sm_clock_hz = 1e9,
+                                   .launch_s = 1e-6};
 
 /* Calibration keys (1, tma, 1, m) at m = 0 and 8 with K = 2 and 5 (N = 2048,
  * 4096; W = 1, 4), C = 1280; the held-out panel is key m = 4 at N = 2048,
@@ -50,16 +53,23 @@ static pascal_calibration panel(const pascal_peaks *p, const double kernel_ns[2]
   for (int i = 0; i < 2; i++)
     for (uint32_t N = 2048; N <= 4096; N *= 2)
       for (uint32_t W = 1; W <= 4; W *= 4) {
-        pascal_scan_run r = {.key = {1, PASCAL_PATH_TMA, 1, ms[i]}, .N = N, .W = W,
-                             .has_kernel_ns = true, .kernel_ns = 1e6};
+        pascal_scan_run r = {.key = {1, PASCAL_PATH_TMA, 1, ms[i]},
+                             .N = N,
+                             .W = W,
+                             .has_kernel_ns = true,
+                             .kernel_ns = 1e6};
         r.fill_bytes = ks[i] * BLOCK * W * N;
         CHECK_INT(pascal_calibration_append_scan(&cal, &r, NULL), PASCAL_OK);
       }
   const double k_panel[] = {3, 3.3};
   for (uint32_t rep = 0; rep < 2; rep++) {
-    pascal_scan_run r = {.key = {1, PASCAL_PATH_TMA, 1, M_PANEL}, .N = N_PANEL, .W = W_PANEL,
-                         .has_repeat = true, .repeat = rep,
-                         .has_kernel_ns = kernel_ns[rep] > 0, .kernel_ns = kernel_ns[rep]};
+    pascal_scan_run r = {.key = {1, PASCAL_PATH_TMA, 1, M_PANEL},
+                         .N = N_PANEL,
+                         .W = W_PANEL,
+                         .has_repeat = true,
+                         .repeat = rep,
+                         .has_kernel_ns = kernel_ns[rep] > 0,
+                         .kernel_ns = kernel_ns[rep]};
     r.fill_bytes = k_panel[rep] * BLOCK * W_PANEL * N_PANEL;
     CHECK_INT(pascal_calibration_append_heldout_scan(&cal, &r, NULL), PASCAL_OK);
   }

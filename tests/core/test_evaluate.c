@@ -156,11 +156,11 @@ static void bootstrap_properties(void)
   CHECK_INT(pascal_key_bootstrap(vs, n, 1, 2000, 12, 0.95, &b, NULL), PASCAL_OK);
   CHECK_INT(pascal_key_bootstrap(vs, n, 1, 2000, 99, 0.95, &c, NULL), PASCAL_OK);
   CHECK_INT(pascal_key_bootstrap(vs, n, 1, 2000, 12, 0.5, &narrow, NULL), PASCAL_OK);
-  CHECK(a.lo < mean && mean < a.hi);            /* contains the point estimate */
-  CHECK(a.lo == b.lo && a.hi == b.hi);          /* deterministic for a seed    */
-  CHECK(a.lo != c.lo || a.hi != c.hi);          /* the seed matters            */
+  CHECK(a.lo < mean && mean < a.hi);             /* contains the point estimate */
+  CHECK(a.lo == b.lo && a.hi == b.hi);           /* deterministic for a seed    */
+  CHECK(a.lo != c.lo || a.hi != c.hi);           /* the seed matters            */
   CHECK(a.lo <= narrow.lo && narrow.hi <= a.hi); /* nested by level            */
-  CHECK(a.hi - a.lo < 40);                      /* sd/sqrt(40) ~ 4.6: ~18 wide */
+  CHECK(a.hi - a.lo < 40);                       /* sd/sqrt(40) ~ 4.6: ~18 wide */
   pascal_error err;
   v[3] = NAN;
   CHECK_INT(pascal_key_bootstrap(vs, n, 1, 2000, 12, 0.95, &a, &err), PASCAL_EINVAL);
@@ -203,10 +203,10 @@ static void summary_rows(void)
   keys[0].floor_mape = keys[2].floor_mape = NAN;
   other_key.n_runs = other_key.n_scored = 1;
   other_key.floor_mape = NAN;
-  pascal_loko_report rep = {.n_keys = 3, .keys = keys, .n_runs = 12, .n_scored = 10,
-                            .n_keys_scored = 2};
-  pascal_loko_report other = {.n_keys = 1, .keys = &other_key, .n_runs = 1, .n_scored = 1,
-                              .n_keys_scored = 1};
+  pascal_loko_report rep = {
+      .n_keys = 3, .keys = keys, .n_runs = 12, .n_scored = 10, .n_keys_scored = 2};
+  pascal_loko_report other = {
+      .n_keys = 1, .keys = &other_key, .n_runs = 1, .n_scored = 1, .n_keys_scored = 1};
   const pascal_loko_report *one[] = {&rep}, *both[] = {&rep, &other};
   pascal_eval_summary s;
   CHECK_INT(pascal_eval_summarize(one, 1, &s, NULL), PASCAL_OK);
@@ -244,8 +244,7 @@ static void heldout_panel(void)
   for (size_t i = 0; i < full.n_scan_runs; i++)
     if (full.scan_runs[i].key.m != 4)
       CHECK_INT(pascal_calibration_append_scan(&cal, &full.scan_runs[i], NULL), PASCAL_OK);
-  pascal_scan_run r = {.key = {1, PASCAL_PATH_TMA, 1, 4}, .N = 2048, .W = 4,
-                       .has_repeat = true};
+  pascal_scan_run r = {.key = {1, PASCAL_PATH_TMA, 1, 4}, .N = 2048, .W = 4, .has_repeat = true};
   const double ks[] = {3, 3.3};
   for (uint32_t rep = 0; rep < 2; rep++) {
     r.repeat = rep;
@@ -328,8 +327,9 @@ static void heldout_panel(void)
     part[h].device = full.device;
   }
   for (size_t i = 0; i < full.n_scan_runs; i++)
-    CHECK_INT(pascal_calibration_append_scan(&part[full.scan_runs[i].N == 4096],
-                                             &full.scan_runs[i], NULL), PASCAL_OK);
+    CHECK_INT(pascal_calibration_append_scan(&part[full.scan_runs[i].N == 4096], &full.scan_runs[i],
+                                             NULL),
+              PASCAL_OK);
   const pascal_calibration *halves[] = {&part[0], &part[1]}, *twice[] = {&part[0], &part[0]};
   CHECK_INT(pascal_calibration_set_heldout(&cal, halves, 2, &err), PASCAL_OK);
   CHECK_INT(pascal_calibration_heldout_count(&cal), 12);

@@ -14,15 +14,18 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "test_static_rng.h"
 #include "pascal/simulate.h"
 #include "pascal/static.h"
+#include "test_static_rng.h"
 
 #define MAX_M 40
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
-static uint64_t rng_next(void) { return test_rng_next(&rng_state); }
+static uint64_t rng_next(void)
+{
+  return test_rng_next(&rng_state);
+}
 
 /* Symbolic reuse distances against the stack distances of one steady period
  * of the explicit trace (generated independently of the library). */
@@ -82,12 +85,12 @@ static int check_case(uint64_t n, uint64_t c, const uint64_t *phases, size_t m)
   uint64_t h = 6 * n, belady_misses[2];
   for (int v = 0; v < 2; v++) {
     pascal_sim_result bel;
-    CHECK(pascal_sim_belady_phases(n, c, phases, m, (pascal_belady_variant)v, h,
-                                   &bel, NULL) == PASCAL_OK);
+    CHECK(pascal_sim_belady_phases(n, c, phases, m, (pascal_belady_variant)v, h, &bel, NULL) ==
+          PASCAL_OK);
     /* misses den >= (H whole - N) den + H num, in signed 64-bit */
     int64_t lhs = (int64_t)(bel.misses * pb.frac.den);
-    int64_t rhs = ((int64_t)(h * pb.whole) - (int64_t)n) * (int64_t)pb.frac.den +
-                  (int64_t)(h * pb.frac.num);
+    int64_t rhs =
+        ((int64_t)(h * pb.whole) - (int64_t)n) * (int64_t)pb.frac.den + (int64_t)(h * pb.frac.num);
     CHECK(lhs >= rhs);
     belady_misses[v] = bel.misses;
   }

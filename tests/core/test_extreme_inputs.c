@@ -217,8 +217,8 @@ static void underflowing_run_is_named(void)
   cal.device.sm_count = 1;
   cal.device.capacity_blocks = 1;
   cal.device.block_bytes = UINT32_MAX;
-  pascal_scan_run run = {.key = {1, PASCAL_PATH_SYNC, 0, 0}, .N = UINT32_MAX, .W = 1,
-                         .fill_bytes = 1e30};
+  pascal_scan_run run = {
+      .key = {1, PASCAL_PATH_SYNC, 0, 0}, .N = UINT32_MAX, .W = 1, .fill_bytes = 1e30};
   CHECK_INT(pascal_calibration_append_scan(&cal, &run, &err), PASCAL_OK);
   run.W = UINT32_MAX;
   run.fill_bytes = 5e-324;

@@ -11,22 +11,27 @@
 #include <string.h>
 
 #include "check.h"
-#include "test_static_rng.h"
 #include "pascal/feedback.h"
+#include "test_static_rng.h"
 
 #define COUNT 20000
 
 static uint64_t rng_state = 31337;
 
-static double rng_unit(void) { return test_rng_unit(&rng_state); }
+static double rng_unit(void)
+{
+  return test_rng_unit(&rng_state);
+}
 
 static double issue[COUNT], latency[COUNT];
 
 static void test_convergence(void)
 {
   /* (alpha, beta, d, lambda): latency-bound and issue-bound regimes */
-  const double cases[][4] = {{1.0, 2.0, 2, 10.0}, {1.0, 2.0, 4, 1.0},
-                             {0.0, 0.5, 3, 7.0},  {3.0, 1.0, 5, 15.0},
+  const double cases[][4] = {{1.0, 2.0, 2, 10.0},
+                             {1.0, 2.0, 4, 1.0},
+                             {0.0, 0.5, 3, 7.0},
+                             {3.0, 1.0, 5, 15.0},
                              {0.2, 0.3, 8, 100.0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     pascal_feedback_params p = {cases[i][0], cases[i][1], (uint32_t)cases[i][2]};

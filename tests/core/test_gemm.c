@@ -7,7 +7,8 @@
  *
  * Reference grids: n_r in {2, 4, 8} x n_c in {2, 4, 8} (Mg, Ng = 128 n),
  * Kg = 1024 (n_k = 16), kappa = KAPPA[r][c]; grid (4, 8) also at Kg = 4096
- * (n_k = 64) with kappa = 3, grid (8, 8) at Kg = 2048 with kappa = 100. Tiles 128 x 128 x 64, FP16, M = 48 resident CTAs.
+ * (n_k = 64) with kappa = 3, grid (8, 8) at Kg = 2048 with kappa = 100. Tiles 128 x 128 x 64, FP16,
+ * M = 48 resident CTAs.
  */
 #include <math.h>
 #include <stdio.h>

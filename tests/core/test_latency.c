@@ -11,17 +11,28 @@
 #include "check.h"
 #include "pascal/latency.h"
 
-static const pascal_peaks PEAKS = {.dram_bytes_per_s = 1e9, .l2_bytes_per_s = 4e9,
-                                   .tensor_flops = 1e12, .sm_clock_hz = 1e9, .launch_s = 5e-6};
+static const pascal_peaks PEAKS = {.dram_bytes_per_s = 1e9,
+                                   .l2_bytes_per_s = 4e9,
+                                   .tensor_flops = 1e12,
+                                   .sm_clock_hz = 1e9,
+                                   .launch_s = 5e-6};
 
-static pascal_pipeline_kernel base(void) {
-  pascal_pipeline_kernel k = {.sm_count = 4, .tiles_per_sm = 1, .tiles = 10, .iterations = 8,
-                              .stages = 3, .dram_bytes_per_iter = 100, .l2_bytes_per_iter = 800,
-                              .flops_per_iter = 1e6, .store_bytes = 0};
+static pascal_pipeline_kernel base(void)
+{
+  pascal_pipeline_kernel k = {.sm_count = 4,
+                              .tiles_per_sm = 1,
+                              .tiles = 10,
+                              .iterations = 8,
+                              .stages = 3,
+                              .dram_bytes_per_iter = 100,
+                              .l2_bytes_per_iter = 800,
+                              .flops_per_iter = 1e6,
+                              .store_bytes = 0};
   return k;
 }
 
-static void test_compute_bound_with_tail(void) {
+static void test_compute_bound_with_tail(void)
+{
   /* full wave, 4 SMs sharing: DRAM 100/1e9*4 = 4e-7, L2 800/4e9*4 = 8e-7,
      MMA 1e6/1e12*4 = 4e-6 per iteration. Depth 2: prologue 2*8e-7 = 1.6e-6,
      steady 6*4e-6 = 2.4e-5, drain 2*4e-6 = 8e-6 -> 3.36e-5 per wave.
@@ -44,7 +55,8 @@ static void test_compute_bound_with_tail(void) {
   CHECK(strcmp(pascal_bound_name(r.bound), "compute") == 0);
 }
 
-static void test_dram_bound(void) {
+static void test_dram_bound(void)
+{
   /* 4000 fill bytes per iteration: DRAM 1.6e-5 per iteration dominates. Grid of
      exactly one wave: prologue 3.2e-5, steady 6*1.6e-5, drain 8e-6 -> 1.36e-4. */
   pascal_pipeline_kernel k = base();
@@ -62,7 +74,8 @@ static void test_dram_bound(void) {
   CHECK(r.bound == PASCAL_BOUND_L2);
 }
 
-static void test_resident_ctas_and_no_pipeline(void) {
+static void test_resident_ctas_and_no_pipeline(void)
+{
   /* two CTAs per SM, 8 CTAs = one wave: effective depth 3*2-1 = 5 over 16
      iterations; prologue 5*8e-7, steady 11*4e-6, drain 5*4e-6 -> 6.8e-5. */
   pascal_pipeline_kernel k = base();
@@ -84,7 +97,8 @@ static void test_resident_ctas_and_no_pipeline(void) {
   CHECK_NEAR(r.waves_s, 2 * 3.84e-5 + 8 * (4e-7 + 4e-6), 1e-17);
 }
 
-static void test_latency_bound(void) {
+static void test_latency_bound(void)
+{
   pascal_pipeline_kernel k = base();
   k.iterations = 1; /* nothing but fill and drain */
   pascal_latency r;
@@ -97,7 +111,8 @@ static void test_latency_bound(void) {
   CHECK(r.bound == PASCAL_BOUND_LATENCY);
 }
 
-static void test_gemm_and_scan_builders(void) {
+static void test_gemm_and_scan_builders(void)
+{
   pascal_pipeline_kernel k;
   CHECK(pascal_latency_gemm(1024, 512, 2048, 128, 128, 64, 2, 48, 1, 4, 3.2e7, &k, NULL) ==
         PASCAL_OK);
@@ -120,7 +135,8 @@ static void test_gemm_and_scan_builders(void) {
   CHECK_INT(k.stages, 4);
 }
 
-static void test_more_fills_never_faster(void) {
+static void test_more_fills_never_faster(void)
+{
   double last = 0;
   for (int i = 0; i <= 40; i++) {
     pascal_pipeline_kernel k;
@@ -133,7 +149,8 @@ static void test_more_fills_never_faster(void) {
   }
 }
 
-static void test_errors(void) {
+static void test_errors(void)
+{
   pascal_error err;
   pascal_pipeline_kernel k = base();
   pascal_latency r;
@@ -168,7 +185,8 @@ static void test_errors(void) {
   CHECK(strcmp(err.field, "iterations") == 0);
 }
 
-int main(void) {
+int main(void)
+{
   test_compute_bound_with_tail();
   test_dram_bound();
   test_resident_ctas_and_no_pipeline();

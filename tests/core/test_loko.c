@@ -34,8 +34,8 @@ static void recovery(pascal_workload w, double max_mape)
   CHECK_INT(rep.n_keys, w == PASCAL_WORKLOAD_SCAN ? 63 : 30);
   double ours = rep.balanced_mape[PASCAL_METHOD_PASCAL];
   double aligned = rep.balanced_mape[PASCAL_METHOD_ALIGNED];
-  printf("%s: LOKO balanced MAPE pascal %.2f %%, aligned %.2f %%\n", pascal_workload_name(w),
-         ours, aligned);
+  printf("%s: LOKO balanced MAPE pascal %.2f %%, aligned %.2f %%\n", pascal_workload_name(w), ours,
+         aligned);
   CHECK(ours < max_mape);
   CHECK(ours < 0.6 * aligned);
   pascal_loko_report_free(&rep);
@@ -81,13 +81,18 @@ static void in_sample(void)
 static void lacking_class_is_refused(void)
 {
   /* Family (1, tma, 2) only, computes without class 1 (m mod 4 == 1). */
-  static const pascal_scan_key keys[] = {
-      {1, PASCAL_PATH_TMA, 2, 0}, {1, PASCAL_PATH_TMA, 2, 2},  {1, PASCAL_PATH_TMA, 2, 3},
-      {1, PASCAL_PATH_TMA, 2, 4}, {1, PASCAL_PATH_TMA, 2, 8},  {1, PASCAL_PATH_TMA, 2, 14},
-      {1, PASCAL_PATH_TMA, 2, 16}};
+  static const pascal_scan_key keys[] = {{1, PASCAL_PATH_TMA, 2, 0}, {1, PASCAL_PATH_TMA, 2, 2},
+                                         {1, PASCAL_PATH_TMA, 2, 3}, {1, PASCAL_PATH_TMA, 2, 4},
+                                         {1, PASCAL_PATH_TMA, 2, 8}, {1, PASCAL_PATH_TMA, 2, 14},
+                                         {1, PASCAL_PATH_TMA, 2, 16}};
   static const uint32_t sizes[] = {2048, 5120}, horizons[] = {1, 4, 16, 64};
-  pascal_synth_plan plan = {.keys = keys, .n_keys = 7, .sizes = sizes, .n_sizes = 2,
-                            .horizons = horizons, .n_horizons = 4, .repeats = 1};
+  pascal_synth_plan plan = {.keys = keys,
+                            .n_keys = 7,
+                            .sizes = sizes,
+                            .n_sizes = 2,
+                            .horizons = horizons,
+                            .n_horizons = 4,
+                            .repeats = 1};
   pascal_synth_law law;
   pascal_calibration cal;
   pascal_model *md = NULL;
@@ -109,8 +114,8 @@ static void lacking_class_is_refused(void)
 
   /* LOKO after adding one class-1 key: its fold has no class-1 reference
    * left, so its run is refused and not scored; every other key is scored. */
-  pascal_scan_run r = {.key = {1, PASCAL_PATH_TMA, 2, 5}, .N = 2048, .W = 4,
-                       .fill_bytes = 2.0 * 16384 * 4 * 2048};
+  pascal_scan_run r = {
+      .key = {1, PASCAL_PATH_TMA, 2, 5}, .N = 2048, .W = 4, .fill_bytes = 2.0 * 16384 * 4 * 2048};
   CHECK_INT(pascal_calibration_append_scan(&cal, &r, &err), PASCAL_OK);
   pascal_loko_report rep;
   CHECK_INT(pascal_loko_run(&cal, &rep, &err), PASCAL_OK);

@@ -27,10 +27,13 @@ static int has_key(const pascal_plan *p, uint32_t o, pascal_plan_path path, uint
 /* The seven families the rule gives with a cap of 2, each with the given m. */
 static void check_families(const pascal_plan *p, const uint32_t *ms, size_t n_m)
 {
-  static const struct { uint32_t o; pascal_plan_path path; uint32_t d; } fam[] = {
-    {1, PASCAL_PLAN_SYNC, 0}, {2, PASCAL_PLAN_SYNC, 0}, {1, PASCAL_PLAN_TMA, 2},
-    {1, PASCAL_PLAN_TMA, 3},  {1, PASCAL_PLAN_TMA, 4},  {2, PASCAL_PLAN_TMA, 2},
-    {2, PASCAL_PLAN_TMA, 3}};
+  static const struct {
+    uint32_t o;
+    pascal_plan_path path;
+    uint32_t d;
+  } fam[] = {{1, PASCAL_PLAN_SYNC, 0}, {2, PASCAL_PLAN_SYNC, 0}, {1, PASCAL_PLAN_TMA, 2},
+             {1, PASCAL_PLAN_TMA, 3},  {1, PASCAL_PLAN_TMA, 4},  {2, PASCAL_PLAN_TMA, 2},
+             {2, PASCAL_PLAN_TMA, 3}};
   CHECK_INT(p->n_keys, 7 * n_m);
   for (size_t f = 0; f < 7; f++)
     for (size_t j = 0; j < n_m; j++)
@@ -131,7 +134,7 @@ static void test_occupancy(void)
   CHECK_INT(pascal_plan_max_occupancy(102400, 2, 16384), 3);
   CHECK_INT(pascal_plan_max_occupancy(102400, 3, 16384), 2);
   CHECK_INT(pascal_plan_max_occupancy(102400, 4, 16384), 1);
-  CHECK_INT(pascal_plan_max_occupancy(100608, 3, 16384), 2);  /* exactly 2 x 50304 */
+  CHECK_INT(pascal_plan_max_occupancy(100608, 3, 16384), 2); /* exactly 2 x 50304 */
   CHECK_INT(pascal_plan_max_occupancy(100607, 3, 16384), 1);
   CHECK_INT(pascal_plan_max_occupancy(102400, 0, 16384), UINT32_MAX);
   CHECK_INT(pascal_plan_max_occupancy(0, 4, 16384), UINT32_MAX);

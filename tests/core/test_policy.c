@@ -9,12 +9,15 @@
 #include <string.h>
 
 #include "check.h"
-#include "test_static_rng.h"
 #include "pascal/static.h"
+#include "test_static_rng.h"
 
 static uint64_t rng_state = 777;
 
-static uint64_t rng_next(void) { return test_rng_next(&rng_state); }
+static uint64_t rng_next(void)
+{
+  return test_rng_next(&rng_state);
+}
 
 static void test_worked_examples(void)
 {

@@ -133,7 +133,7 @@ static void excess_round_trip(void)
       double k0 = trial % 2 ? 1 : 1 + (M - 1) * test_rng_unit(&seed) * 0.5;
       double u = test_rng_unit(&seed);
       /* K - k0 spread over many decades, plus the ends k0 and M exactly */
-      double K = trial == 0 ? k0
+      double K = trial == 0   ? k0
                  : trial == 1 ? M
                               : k0 + (M - k0) * pow(u, 1 + 30 * test_rng_unit(&seed));
       double a = pascal_excess_encode(log(K / k0));
@@ -189,8 +189,10 @@ static void scan_order_invariance(const pascal_calibration *cal)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
           for (size_t h = 0; h < sizeof horizons / sizeof horizons[0]; h++) {
             pascal_scan_prediction pa, pb;
-            pascal_status sa = pascal_model_predict_scan(a, &keys[k], sizes[s], horizons[h], &pa, NULL);
-            pascal_status sb = pascal_model_predict_scan(b, &keys[k], sizes[s], horizons[h], &pb, NULL);
+            pascal_status sa =
+                pascal_model_predict_scan(a, &keys[k], sizes[s], horizons[h], &pa, NULL);
+            pascal_status sb =
+                pascal_model_predict_scan(b, &keys[k], sizes[s], horizons[h], &pb, NULL);
             CHECK_INT(sa, PASCAL_OK);
             CHECK_INT(sb, PASCAL_OK);
             total++;

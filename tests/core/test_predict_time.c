@@ -14,7 +14,8 @@
 
 static const pascal_peaks PEAKS = {273e9, 1.92e12, 6.5536e12, 1e9, 2e-6};
 
-static pascal_model *fit(pascal_workload wl, int with_peaks) {
+static pascal_model *fit(pascal_workload wl, int with_peaks)
+{
   pascal_synth_law law;
   pascal_synth_plan plan;
   pascal_calibration cal;
@@ -29,7 +30,8 @@ static pascal_model *fit(pascal_workload wl, int with_peaks) {
   return m;
 }
 
-static void test_gemm(void) {
+static void test_gemm(void)
+{
   pascal_model *none = fit(PASCAL_WORKLOAD_GEMM, 0), *m = fit(PASCAL_WORKLOAD_GEMM, 1);
   pascal_gemm_shape s = {1024, 512, 2048};
   pascal_latency t;
@@ -49,7 +51,8 @@ static void test_gemm(void) {
   pascal_model_free(m);
 }
 
-static void test_scan(void) {
+static void test_scan(void)
+{
   pascal_model *m = fit(PASCAL_WORKLOAD_SCAN, 1);
   pascal_scan_key key = {1, PASCAL_PATH_TMA, 3, 5};
   pascal_latency t, want;
@@ -65,7 +68,8 @@ static void test_scan(void) {
   pascal_model_free(m);
 }
 
-int main(void) {
+int main(void)
+{
   test_gemm();
   test_scan();
   return check_summary();

@@ -9,15 +9,18 @@
 #include <string.h>
 
 #include "check.h"
-#include "test_static_rng.h"
 #include "pascal/simulate.h"
+#include "test_static_rng.h"
 
-#define U 5          /* universe of the brute-force traces */
+#define U   5 /* universe of the brute-force traces */
 #define LEN 14
 
 static uint64_t rng_state = 4242;
 
-static uint64_t rng_next(void) { return test_rng_next(&rng_state); }
+static uint64_t rng_next(void)
+{
+  return test_rng_next(&rng_state);
+}
 
 static uint64_t naive_lru(const uint64_t *trace, size_t len, size_t c, uint8_t *hits)
 {
@@ -51,8 +54,8 @@ static int popcount(unsigned x)
 }
 
 /* Fewest misses over trace[i..] from cache `mask`, any eviction choice. */
-static uint64_t opt(const uint64_t *trace, size_t len, size_t i, unsigned mask,
-                    int c, int bypass, uint64_t memo[LEN + 1][1 << U])
+static uint64_t opt(const uint64_t *trace, size_t len, size_t i, unsigned mask, int c, int bypass,
+                    uint64_t memo[LEN + 1][1 << U])
 {
   if (i == len)
     return 0;
@@ -146,8 +149,7 @@ static void test_phase_periods(void)
   CHECK_INT(t3.sim.misses, 3 * t1.sim.misses);
   /* Belady over H rounds counts from cold: every block is missed once */
   pascal_sim_result b;
-  CHECK(pascal_sim_belady_phases(10, 4, phases, 4, PASCAL_BELADY_FORCED, 1, &b, NULL) ==
-        PASCAL_OK);
+  CHECK(pascal_sim_belady_phases(10, 4, phases, 4, PASCAL_BELADY_FORCED, 1, &b, NULL) == PASCAL_OK);
   CHECK_INT(b.requests, 4);
   CHECK_INT(b.misses, 3); /* blocks 0, 3, 7; the duplicate hits */
 }
@@ -194,8 +196,7 @@ static void test_errors(void)
   /* an empty trace is valid and has no misses */
   CHECK(pascal_sim_lru_trace(NULL, 0, 4, 1, NULL, &r, NULL) == PASCAL_OK);
   CHECK_INT(r.misses, 0);
-  CHECK(pascal_sim_belady_trace(NULL, 0, 4, 1, PASCAL_BELADY_FORCED, NULL, &r, NULL) ==
-        PASCAL_OK);
+  CHECK(pascal_sim_belady_trace(NULL, 0, 4, 1, PASCAL_BELADY_FORCED, NULL, &r, NULL) == PASCAL_OK);
   CHECK_INT(r.requests, 0);
 }
 

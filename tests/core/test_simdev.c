@@ -12,7 +12,8 @@
 #include "pascal/simdev.h"
 
 /* A small device: 4 SMs, C = 32 blocks, so scans of ~100 blocks are cheap. */
-static pascal_simdev_profile small_profile(void) {
+static pascal_simdev_profile small_profile(void)
+{
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
   p.sm_count = 4;
@@ -21,7 +22,8 @@ static pascal_simdev_profile small_profile(void) {
 }
 
 /* A profile with every random element switched off. */
-static pascal_simdev_profile quiet_profile(uint32_t sms) {
+static pascal_simdev_profile quiet_profile(uint32_t sms)
+{
   pascal_simdev_profile p = small_profile();
   p.sm_count = sms;
   p.sm_read_spread = 0.0;
@@ -36,7 +38,8 @@ static pascal_simdev_profile quiet_profile(uint32_t sms) {
   return p;
 }
 
-static pascal_simdev *device(const pascal_simdev_profile *p) {
+static pascal_simdev *device(const pascal_simdev_profile *p)
+{
   pascal_simdev *dev = NULL;
   pascal_error err;
   pascal_status st = pascal_simdev_new(p, &dev, &err);
@@ -44,22 +47,29 @@ static pascal_simdev *device(const pascal_simdev_profile *p) {
   return dev;
 }
 
-static int stats_equal(const pascal_simdev_stats *a, const pascal_simdev_stats *b) {
+static int stats_equal(const pascal_simdev_stats *a, const pascal_simdev_stats *b)
+{
   return a->requests == b->requests && a->hits == b->hits && a->merges == b->merges &&
          a->fills == b->fills && a->fill_bytes == b->fill_bytes && a->kernel_ns == b->kernel_ns &&
          a->K == b->K && a->M == b->M;
 }
 
-static void test_conservation(void) {
+static void test_conservation(void)
+{
   pascal_simdev_profile p = small_profile();
   pascal_simdev *dev = device(&p);
-  if (!dev) return;
-  static const struct { int tma; uint32_t d; } paths[] = {{0, 0}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 6}};
+  if (!dev)
+    return;
+  static const struct {
+    int tma;
+    uint32_t d;
+  } paths[] = {{0, 0}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 6}};
   for (uint32_t priming = 0; priming < 2; priming++) {
     p.priming_extra = priming;
     pascal_simdev_free(dev);
     dev = device(&p);
-    if (!dev) return;
+    if (!dev)
+      return;
     for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++)
       for (uint32_t o = 1; o <= 2; o++)
         for (uint32_t m = 0; m < 10; m += 3)
@@ -78,21 +88,25 @@ static void test_conservation(void) {
               CHECK_INT(st.hits + st.merges + st.fills, st.requests);
               /* every block is filled at least once; with N <= C never again */
               CHECK(st.fills >= N);
-              if (N <= p.capacity_blocks) CHECK_INT(st.fills, N);
+              if (N <= p.capacity_blocks)
+                CHECK_INT(st.fills, N);
               CHECK(st.kernel_ns > 0.0 && isfinite(st.kernel_ns));
               CHECK_NEAR(st.fill_bytes, (double)st.fills * p.block_bytes, 0.0);
               CHECK_NEAR(st.K, (double)st.fills / (double)(W * N), 1e-12);
-              if (check_failures()) goto done;
+              if (check_failures())
+                goto done;
             }
   }
 done:
   pascal_simdev_free(dev);
 }
 
-static void test_determinism(void) {
+static void test_determinism(void)
+{
   pascal_simdev_profile p = small_profile();
   pascal_simdev *a = device(&p), *b = device(&p);
-  if (!a || !b) goto done;
+  if (!a || !b)
+    goto done;
   pascal_simdev_scan s = {2, 1, 4, 3, 300, 6, 0, 0};
   pascal_simdev_stats s1, s2, s3, s4;
   pascal_error err;
@@ -126,10 +140,12 @@ done:
 
 /* One worker, no jitter: every block misses (N > C, one scan), and each
  * block costs exactly one exposed round trip plus the SM work. */
-static void test_single_worker_timing(void) {
+static void test_single_worker_timing(void)
+{
   pascal_simdev_profile p = quiet_profile(1);
   pascal_simdev *dev = device(&p);
-  if (!dev) return;
+  if (!dev)
+    return;
   const uint64_t N = 50;
   double tau = p.block_bytes / p.sm_read_gbps, dram = p.block_bytes / p.dram_gbps;
   double work = p.consume_ns + p.cta_sync_ns; /* m = 0: compute(0) = tail0 = 0 */
@@ -174,10 +190,12 @@ static void test_single_worker_timing(void) {
 
 /* Two aligned workers on separate SMs, no jitter: the second request of
  * every block finds the first one's fill in flight and merges. */
-static void test_merging(void) {
+static void test_merging(void)
+{
   pascal_simdev_profile p = quiet_profile(2);
   pascal_simdev *dev = device(&p);
-  if (!dev) return;
+  if (!dev)
+    return;
   pascal_simdev_scan s = {1, 0, 0, 0, 100, 3, 0, 0};
   pascal_simdev_stats st;
   pascal_error err;
@@ -188,10 +206,12 @@ static void test_merging(void) {
   pascal_simdev_free(dev);
 }
 
-static void test_snapshots(void) {
+static void test_snapshots(void)
+{
   pascal_simdev_profile p = quiet_profile(4);
   pascal_simdev *dev = device(&p);
-  if (!dev) return;
+  if (!dev)
+    return;
   pascal_simdev_snapshot items[16];
   pascal_simdev_snapshots sn = {items, 16, 5000.0, 99};
   pascal_simdev_scan s = {2, 1, 3, 0, 200, 2, 0, 0};
@@ -225,7 +245,8 @@ static void test_snapshots(void) {
 }
 
 static void expect_scan_error(pascal_simdev *dev, pascal_simdev_scan s, pascal_status want,
-                              const char *field) {
+                              const char *field)
+{
   pascal_simdev_stats st;
   pascal_error err;
   pascal_status got = pascal_simdev_run_scan(dev, &s, &st, NULL, &err);
@@ -236,22 +257,24 @@ static void expect_scan_error(pascal_simdev *dev, pascal_simdev_scan s, pascal_s
   }
 }
 
-static void test_validation(void) {
+static void test_validation(void)
+{
   pascal_simdev_profile p = small_profile();
   pascal_simdev *dev = device(&p);
-  if (!dev) return;
+  if (!dev)
+    return;
   pascal_simdev_scan ok = {1, 1, 2, 0, 10, 1, 0, 0};
 /* `ok` with one member changed must fail with `want`, naming `field`. */
-#define EXPECT_BAD_SCAN(member, value, want, field) \
-  do {                                              \
-    pascal_simdev_scan bad_ = ok;                   \
-    bad_.member = (value);                          \
-    expect_scan_error(dev, bad_, want, field);      \
+#define EXPECT_BAD_SCAN(member, value, want, field)                                                \
+  do {                                                                                             \
+    pascal_simdev_scan bad_ = ok;                                                                  \
+    bad_.member = (value);                                                                         \
+    expect_scan_error(dev, bad_, want, field);                                                     \
   } while (0)
   EXPECT_BAD_SCAN(o, 0, PASCAL_EINVAL, "o");
   EXPECT_BAD_SCAN(path_tma, 2, PASCAL_EINVAL, "path");
   EXPECT_BAD_SCAN(path_tma, 0, PASCAL_EINVAL, "d"); /* sync with d = 2 */
-  EXPECT_BAD_SCAN(d, 0, PASCAL_EINVAL, "d");         /* TMA with d = 0 */
+  EXPECT_BAD_SCAN(d, 0, PASCAL_EINVAL, "d");        /* TMA with d = 0 */
   EXPECT_BAD_SCAN(N, 0, PASCAL_EINVAL, "N");
   EXPECT_BAD_SCAN(W, 0, PASCAL_EINVAL, "W");
   EXPECT_BAD_SCAN(W, UINT64_MAX / 2, PASCAL_ERANGE, "W");
@@ -271,7 +294,8 @@ static void test_validation(void) {
   pascal_simdev_free(NULL);
 }
 
-int main(void) {
+int main(void)
+{
   test_conservation();
   test_determinism();
   test_single_worker_timing();

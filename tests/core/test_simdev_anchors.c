@@ -44,9 +44,9 @@
 #define SANITIZED 0
 #endif
 
-#define N_BLOCKS 4096u
+#define N_BLOCKS  4096u
 #define MAX_WAVES 64u
-#define SNAPS 8192u
+#define SNAPS     8192u
 
 typedef struct outcome {
   double K, ns_per_round;
@@ -56,7 +56,8 @@ typedef struct outcome {
 
 /* One scan on the default profile; the within-wave lead is sampled about
  * 100 times per wave. */
-static outcome run(pascal_simdev *dev, uint32_t d, uint32_t m, uint64_t W, uint32_t cp) {
+static outcome run(pascal_simdev *dev, uint32_t d, uint32_t m, uint64_t W, uint32_t cp)
+{
   static pascal_simdev_snapshot items[SNAPS];
   outcome o = {-1.0, -1.0, {0}, 0};
   pascal_simdev_scan s = {1, 1, d, m, N_BLOCKS, W, 0, cp};
@@ -73,29 +74,37 @@ static outcome run(pascal_simdev *dev, uint32_t d, uint32_t m, uint64_t W, uint3
   o.ns_per_round = st.kernel_ns / (double)(W * N_BLOCKS);
   for (size_t i = 0; i < sn.count; i++) {
     uint64_t w = items[i].wave;
-    if (!items[i].active || w >= MAX_WAVES) continue;
-    if (items[i].wave_lead_blocks > o.wave_lead[w]) o.wave_lead[w] = items[i].wave_lead_blocks;
-    if (w + 1 > o.waves_seen) o.waves_seen = (uint32_t)w + 1;
+    if (!items[i].active || w >= MAX_WAVES)
+      continue;
+    if (items[i].wave_lead_blocks > o.wave_lead[w])
+      o.wave_lead[w] = items[i].wave_lead_blocks;
+    if (w + 1 > o.waves_seen)
+      o.waves_seen = (uint32_t)w + 1;
   }
   printf("d=%u m=%u W=%llu cp=%u: K=%.3f ns/round=%.1f (%zu snapshots)\n", d, m,
          (unsigned long long)W, cp, o.K, o.ns_per_round, sn.count);
   return o;
 }
 
-static uint64_t max_lead(const outcome *o) {
+static uint64_t max_lead(const outcome *o)
+{
   uint64_t mx = 0;
   for (uint32_t w = 0; w < o->waves_seen; w++)
-    if (o->wave_lead[w] > mx) mx = o->wave_lead[w];
+    if (o->wave_lead[w] > mx)
+      mx = o->wave_lead[w];
   return mx;
 }
 
-static uint32_t waves_over(const outcome *o, uint64_t blocks) {
+static uint32_t waves_over(const outcome *o, uint64_t blocks)
+{
   uint32_t n = 0;
-  for (uint32_t w = 0; w < o->waves_seen; w++) n += o->wave_lead[w] > blocks;
+  for (uint32_t w = 0; w < o->waves_seen; w++)
+    n += o->wave_lead[w] > blocks;
   return n;
 }
 
-static void first_wave(pascal_simdev *dev) {
+static void first_wave(pascal_simdev *dev)
+{
   static const double paper_ns[] = {841.0, 465.0, 424.0}; /* d = 2, 3, 4 */
   for (uint32_t d = 2; d <= 4; d++) {
     outcome o = run(dev, d, 0, 1, 0);
@@ -106,7 +115,8 @@ static void first_wave(pascal_simdev *dev) {
 
 /* The checkpoint's cost is exact on a quiet single-SM device: every
  * checkpoint adds one grid barrier to a one-CTA wave. */
-static void checkpoint_accounting(void) {
+static void checkpoint_accounting(void)
+{
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
   p.sm_count = 1;
@@ -116,7 +126,8 @@ static void checkpoint_accounting(void) {
   pascal_simdev *dev = NULL;
   pascal_error err;
   CHECK_INT(pascal_simdev_new(&p, &dev, &err), PASCAL_OK);
-  if (!dev) return;
+  if (!dev)
+    return;
   /* sync path: nothing is in flight across a checkpoint, so each costs the
    * whole barrier */
   pascal_simdev_scan plain = {1, 0, 0, 0, 1000, 2, 0, 0}, cp = plain;
@@ -129,7 +140,8 @@ static void checkpoint_accounting(void) {
   pascal_simdev_free(dev);
 }
 
-static void long_runs(pascal_simdev *dev) {
+static void long_runs(pascal_simdev *dev)
+{
   outcome d2 = run(dev, 2, 0, 32, 0), d3 = run(dev, 3, 0, 32, 0), d4 = run(dev, 4, 0, 32, 0);
   CHECK_NEAR(d2.K, 1.0, 0.05);
   CHECK_NEAR(d3.K, 1.0, 0.05);
@@ -160,7 +172,8 @@ static void long_runs(pascal_simdev *dev) {
  * SM clock factors build a lead past the pull-back of the leader's exposed
  * DRAM tails, so K > 1.05; with sm_clock_spread = 0 the same run stays
  * within 5 % of K = 1 (docs/sim-device.md, "Per-run SM clock"). */
-static void clock_drift(pascal_simdev *dev) {
+static void clock_drift(pascal_simdev *dev)
+{
   outcome spread = run(dev, 4, 8, 64, 0);
   CHECK(spread.K > 1.05);
   pascal_simdev_profile p = *pascal_simdev_profile_of(dev);
@@ -168,7 +181,8 @@ static void clock_drift(pascal_simdev *dev) {
   pascal_simdev *still = NULL;
   pascal_error err;
   CHECK_INT(pascal_simdev_new(&p, &still, &err), PASCAL_OK);
-  if (!still) return;
+  if (!still)
+    return;
   outcome none = run(still, 4, 8, 64, 0);
   CHECK_NEAR(none.K, 1.0, 0.05);
   pascal_simdev_free(still);
@@ -176,7 +190,8 @@ static void clock_drift(pascal_simdev *dev) {
 
 /* Along the plan's compute grid (deploy/plans/scan-paper.json) the d = 4
  * family's K must not fall from >= 2 to <= 1.05 in one step of m. */
-static void fade(pascal_simdev *dev) {
+static void fade(pascal_simdev *dev)
+{
   static const uint32_t grid[] = {0, 1, 2, 4, 5, 6, 12, 13, 14};
   double K[sizeof grid / sizeof grid[0]];
   size_t n = sizeof grid / sizeof grid[0], partial = 0;
@@ -187,20 +202,24 @@ static void fade(pascal_simdev *dev) {
     CHECK_INT(pascal_simdev_run_scan(dev, &s, &st, NULL, &err), PASCAL_OK);
     K[i] = st.K;
     printf("fade d=4 W=16 m=%u: K=%.3f\n", grid[i], K[i]);
-    if (K[i] > 1.05 && K[i] < 0.9 * K[0]) partial++;
+    if (K[i] > 1.05 && K[i] < 0.9 * K[0])
+      partial++;
   }
-  for (size_t i = 0; i + 1 < n; i++) CHECK(!(K[i] >= 2.0 && K[i + 1] <= 1.05));
+  for (size_t i = 0; i + 1 < n; i++)
+    CHECK(!(K[i] >= 2.0 && K[i + 1] <= 1.05));
   CHECK(K[0] >= 2.0 && K[n - 1] <= 1.05);
   CHECK(partial >= 2); /* at least two grid points part-way down */
 }
 
-int main(void) {
+int main(void)
+{
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
   pascal_simdev *dev = NULL;
   pascal_error err;
   CHECK_INT(pascal_simdev_new(&p, &dev, &err), PASCAL_OK);
-  if (!dev) return check_summary();
+  if (!dev)
+    return check_summary();
   first_wave(dev);
   checkpoint_accounting();
   if (SANITIZED) {

@@ -20,10 +20,10 @@
 #include "pascal/simdev.h"
 
 #define TILE_BYTES 16384.0 /* 128 x 64 FP16 */
-#define MAX_TRACE 4096
+#define MAX_TRACE  4096
 
-static pascal_simdev_gemm gemm_run(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t M,
-                                   uint32_t C) {
+static pascal_simdev_gemm gemm_run(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t M, uint32_t C)
+{
   pascal_simdev_gemm g;
   memset(&g, 0, sizeof g);
   g.shape = (pascal_gemm_shape){n_r * 128, n_c * 128, n_k * 64};
@@ -36,13 +36,16 @@ static pascal_simdev_gemm gemm_run(uint32_t n_r, uint32_t n_c, uint32_t n_k, uin
 
 /* Touch `line` in a recency list of at most C lines (MRU first); returns 1
  * when it was absent (a miss), 0 when it was resident. */
-static int lru_touch(uint32_t *list, uint32_t *len, uint32_t C, uint32_t line) {
+static int lru_touch(uint32_t *list, uint32_t *len, uint32_t C, uint32_t line)
+{
   uint32_t at = 0;
   int miss = 0;
-  while (at < *len && list[at] != line) at++;
+  while (at < *len && list[at] != line)
+    at++;
   if (at == *len) {
     miss = 1;
-    if (*len < C) (*len)++;
+    if (*len < C)
+      (*len)++;
     at = *len - 1; /* drop the LRU entry (or use the new slot) */
   }
   memmove(&list[1], &list[0], at * sizeof list[0]);
@@ -54,7 +57,8 @@ static int lru_touch(uint32_t *list, uint32_t *len, uint32_t C, uint32_t line) {
  * raster trace of one CTA at a time: tile (i, j) row-major, step k reads
  * A(i, k) then B(k, j); after its last step the tile writes `out` output
  * lines (allocated like a miss, not counted: nothing is read). */
-static uint64_t lru_raster(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t out, uint32_t C) {
+static uint64_t lru_raster(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t out, uint32_t C)
+{
   uint32_t list[MAX_TRACE];
   uint32_t len = 0;
   uint64_t misses = 0;
@@ -65,12 +69,14 @@ static uint64_t lru_raster(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t ou
           uint32_t line = op == 0 ? 1000000u + i * 1000u + k : 2000000u + k * 1000u + j;
           misses += lru_touch(list, &len, C, line);
         }
-      for (uint32_t q = 0; q < out; q++) lru_touch(list, &len, C, 3000000u + (i * n_c + j) * 8u + q);
+      for (uint32_t q = 0; q < out; q++)
+        lru_touch(list, &len, C, 3000000u + (i * n_c + j) * 8u + q);
     }
   return misses;
 }
 
-static void test_compulsory_when_fits(pascal_simdev *dev) {
+static void test_compulsory_when_fits(pascal_simdev *dev)
+{
   static const uint32_t shapes[][3] = {{1, 1, 1}, {2, 3, 4}, {5, 2, 7}, {8, 8, 16}, {20, 12, 40}};
   static const uint32_t Ms[] = {1, 6, 48, 100};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -90,7 +96,8 @@ static void test_compulsory_when_fits(pascal_simdev *dev) {
 
 /* Without output traffic (out_elem_bytes 0) and with FP32 outputs: a
  * 128 x 128 x 4-byte tile is 4 lines of 16 KiB. */
-static void test_single_cta_is_raster_lru(pascal_simdev *dev) {
+static void test_single_cta_is_raster_lru(pascal_simdev *dev)
+{
   static const uint32_t shapes[][3] = {{1, 1, 1}, {2, 3, 4}, {3, 5, 2}, {4, 4, 6}};
   for (size_t x = 0; x < 2 * sizeof shapes / sizeof shapes[0]; x++) {
     size_t s = x / 2;
@@ -117,7 +124,8 @@ static void test_single_cta_is_raster_lru(pascal_simdev *dev) {
 
 /* Many resident CTAs: the read order depends on timing, so only the bounds
  * B_0 <= V <= Q and the sweep's monotonicity are expected. */
-static void test_many_ctas_bounds(pascal_simdev *dev) {
+static void test_many_ctas_bounds(pascal_simdev *dev)
+{
   uint32_t n_r = 16, n_c = 16, n_k = 8;
   uint64_t prev = UINT64_MAX;
   for (uint32_t C = 1; C <= 512; C *= 2) {
@@ -137,7 +145,8 @@ static void test_many_ctas_bounds(pascal_simdev *dev) {
  * bytes. With M = 6 all tiles run at once: K_0 = 6 * 327680 / 786432 = 2.5,
  * and with a cache that holds the 20 tiles V = B_0, so K = K_0 (kappa = 1).
  * With M = 1 and a one-tile cache all 48 reads fill: V = Q, K = M = 1. */
-static void test_hand_worked_k(pascal_simdev *dev) {
+static void test_hand_worked_k(pascal_simdev *dev)
+{
   pascal_simdev_gemm g = gemm_run(2, 3, 4, 6, 0);
   pascal_gemm_prediction geo;
   CHECK_INT(pascal_gemm_geometry(&g.tiling, &g.shape, &geo, NULL), PASCAL_OK);
@@ -171,7 +180,8 @@ static void test_hand_worked_k(pascal_simdev *dev) {
   CHECK(st.K >= 2.5 && st.K <= 6.0);
 }
 
-static void test_determinism_and_time(pascal_simdev *dev) {
+static void test_determinism_and_time(pascal_simdev *dev)
+{
   pascal_simdev_gemm g = gemm_run(10, 10, 20, 48, 64);
   pascal_simdev_stats a, b, c;
   CHECK_INT(pascal_simdev_run_gemm(dev, &g, &a, NULL), PASCAL_OK);
@@ -186,7 +196,8 @@ static void test_determinism_and_time(pascal_simdev *dev) {
   CHECK(b.kernel_ns > 1.5 * a.kernel_ns);
 }
 
-static void expect_field(pascal_simdev *dev, const pascal_simdev_gemm *g, const char *field) {
+static void expect_field(pascal_simdev *dev, const pascal_simdev_gemm *g, const char *field)
+{
   pascal_error err;
   pascal_simdev_stats st;
   memset(&err, 0, sizeof err);
@@ -194,7 +205,8 @@ static void expect_field(pascal_simdev *dev, const pascal_simdev_gemm *g, const 
   CHECK(strcmp(err.field, field) == 0);
 }
 
-static void test_validation(pascal_simdev *dev) {
+static void test_validation(pascal_simdev *dev)
+{
   pascal_simdev_gemm g = gemm_run(2, 2, 2, 4, 0);
   g.shape.Mg = 200;
   expect_field(dev, &g, "Mg");
@@ -219,7 +231,8 @@ static void test_validation(pascal_simdev *dev) {
   expect_field(dev, &g, "C");
 }
 
-int main(void) {
+int main(void)
+{
   static void (*const tests[])(pascal_simdev *) = {
       test_compulsory_when_fits, test_single_cta_is_raster_lru, test_many_ctas_bounds,
       test_hand_worked_k,        test_determinism_and_time,     test_validation};
@@ -227,7 +240,8 @@ int main(void) {
   pascal_simdev_profile_default(&gb10); /* C = 1280 blocks of 16 KiB: 1280 tiles */
   pascal_simdev *dev = NULL;
   CHECK_INT(pascal_simdev_new(&gb10, &dev, NULL), PASCAL_OK);
-  for (size_t i = 0; dev && i < sizeof tests / sizeof tests[0]; i++) tests[i](dev);
+  for (size_t i = 0; dev && i < sizeof tests / sizeof tests[0]; i++)
+    tests[i](dev);
   pascal_simdev_free(dev);
   return check_summary();
 }

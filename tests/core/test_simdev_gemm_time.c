@@ -25,15 +25,18 @@
 #include "pascal/simdev.h"
 
 /* <repo>/deploy/profiles/NAME (this file is <repo>/tests/core/...). */
-static int load_shipped(const char *name, pascal_simdev_profile *p) {
+static int load_shipped(const char *name, pascal_simdev_profile *p)
+{
   char path[4096];
   pascal_error err;
   const char *me = __FILE__, *cut = strstr(me, "tests/core/");
   CHECK(cut != NULL);
-  if (!cut) return 0;
+  if (!cut)
+    return 0;
   snprintf(path, sizeof path, "%.*sdeploy/profiles/%s", (int)(cut - me), me, name);
   pascal_status st = pascal_simdev_profile_load(path, p, &err);
-  if (st != PASCAL_OK) fprintf(stderr, "%s: %s\n", path, err.message);
+  if (st != PASCAL_OK)
+    fprintf(stderr, "%s: %s\n", path, err.message);
   CHECK_INT(st, PASCAL_OK);
   return st == PASCAL_OK;
 }
@@ -42,7 +45,8 @@ static int load_shipped(const char *name, pascal_simdev_profile *p) {
  * fills, on the pipeline with the profile's peaks, as pascal_predict_time_gemm
  * builds it (resident_ctas / sm_count CTAs per SM, one stage). */
 static int time_both(const pascal_simdev_profile *p, const pascal_simdev_gemm *run,
-                     pascal_simdev_stats *sim, pascal_latency *lat) {
+                     pascal_simdev_stats *sim, pascal_latency *lat)
+{
   pascal_simdev *dev = NULL;
   pascal_error err;
   pascal_pipeline_kernel k;
@@ -52,18 +56,20 @@ static int time_both(const pascal_simdev_profile *p, const pascal_simdev_gemm *r
            pascal_simdev_run_gemm(dev, run, sim, &err) == PASCAL_OK &&
            pascal_latency_gemm(run->shape.Mg, run->shape.Ng, run->shape.Kg, g->tile_m, g->tile_n,
                                g->tile_k, g->elem_bytes, p->sm_count, per_sm ? per_sm : 1,
-                               PASCAL_GEMM_KERNEL_STAGES, sim->fill_bytes, &k,
-                               &err) == PASCAL_OK &&
+                               PASCAL_GEMM_KERNEL_STAGES, sim->fill_bytes, &k, &err) == PASCAL_OK &&
            pascal_latency_time(&p->peaks, &k, lat, &err) == PASCAL_OK;
-  if (!ok) fprintf(stderr, "%s: %s\n", err.field, err.message);
+  if (!ok)
+    fprintf(stderr, "%s: %s\n", err.field, err.message);
   CHECK(ok);
   pascal_simdev_free(dev);
   return ok;
 }
 
-static void test_step_compute(const char *name) {
+static void test_step_compute(const char *name)
+{
   pascal_simdev_profile p;
-  if (!load_shipped(name, &p)) return;
+  if (!load_shipped(name, &p))
+    return;
   CHECK(pascal_simdev_profile_has_peaks(&p));
   /* gb10-like: 48 x 8192 / 60 ns = 6.5536e12; thor-like: 20 x 8192 / 90 ns */
   double rate = p.sm_count * 8192.0 / (p.compute_ns * 1e-9);
@@ -82,11 +88,12 @@ static void test_step_compute(const char *name) {
   CHECK_NEAR(lat.compute_iter_s * 1e9 / sim_ns, 1.0, 1e-6);
 }
 
-static void test_step_m(void) {
-  pascal_gemm_params one = {16, 16, 16, 2, 1}, part = {8, 8, 8, 2, 1}, big = {1u << 16, 1u << 16,
-                                                                             1u << 16, 2, 1};
-  CHECK_INT(pascal_simdev_gemm_step_m(&one), 1);  /* exactly one instruction */
-  CHECK_INT(pascal_simdev_gemm_step_m(&part), 1); /* 1024 FLOPs round up to one */
+static void test_step_m(void)
+{
+  pascal_gemm_params one = {16, 16, 16, 2, 1}, part = {8, 8, 8, 2, 1},
+                     big = {1u << 16, 1u << 16, 1u << 16, 2, 1};
+  CHECK_INT(pascal_simdev_gemm_step_m(&one), 1);       /* exactly one instruction */
+  CHECK_INT(pascal_simdev_gemm_step_m(&part), 1);      /* 1024 FLOPs round up to one */
   CHECK_INT(pascal_simdev_gemm_step_m(&big), 1000000); /* 2^49 / 2^13 = 2^36: the cap */
   CHECK_INT(pascal_simdev_gemm_step_m(NULL), 0);
 }
@@ -101,9 +108,11 @@ static void test_step_m(void) {
  *        0.84 us; 20 (0.84 + 15.36) = 324 us + store 32768 x 48 / 273e9 =
  *        5.8 us + launch 2 us = 332 us, compute-bound.
  * thor-like the same with 20 SMs (4 x 5 tiles) and 90 ns instructions. */
-static void test_compute_bound(const char *name, uint32_t n_r, uint32_t n_c) {
+static void test_compute_bound(const char *name, uint32_t n_r, uint32_t n_c)
+{
   pascal_simdev_profile p;
-  if (!load_shipped(name, &p)) return;
+  if (!load_shipped(name, &p))
+    return;
   pascal_simdev_gemm run;
   memset(&run, 0, sizeof run);
   run.shape = (pascal_gemm_shape){128 * n_r, 128 * n_c, 64 * 20};
@@ -112,7 +121,8 @@ static void test_compute_bound(const char *name, uint32_t n_r, uint32_t n_c) {
   run.seed = 3;
   pascal_simdev_stats sim;
   pascal_latency lat;
-  if (!time_both(&p, &run, &sim, &lat)) return;
+  if (!time_both(&p, &run, &sim, &lat))
+    return;
   CHECK_NEAR(sim.fill_bytes, (n_r + n_c) * 20.0 * 16384.0, 0.0);
   CHECK_INT(lat.bound, PASCAL_BOUND_COMPUTE);
   double step = p.hop_ns + 2 * (16384.0 / p.sm_read_gbps) + 2 * p.consume_ns + 256 * p.compute_ns +
@@ -138,9 +148,11 @@ static void test_compute_bound(const char *name, uint32_t n_r, uint32_t n_c) {
  *        131072 x 48 / 6.5536e12 = 0.96 us; one stage adds compute to memory:
  *        8 (5.76 + 0.96) + launch 2 = 55.8 us, DRAM-bound, about 1.15 x the
  *        sim, whose other CTAs fill while one computes. */
-static void test_dram_bound(void) {
+static void test_dram_bound(void)
+{
   pascal_simdev_profile p;
-  if (!load_shipped("gb10-like.profile", &p)) return;
+  if (!load_shipped("gb10-like.profile", &p))
+    return;
   pascal_simdev_gemm run;
   memset(&run, 0, sizeof run);
   run.shape = (pascal_gemm_shape){8 * 6, 8 * 8, 1024 * 8};
@@ -151,14 +163,16 @@ static void test_dram_bound(void) {
   run.seed = 3;
   pascal_simdev_stats sim;
   pascal_latency lat;
-  if (!time_both(&p, &run, &sim, &lat)) return;
+  if (!time_both(&p, &run, &sim, &lat))
+    return;
   CHECK(sim.fill_bytes > 0.9 * 2 * 48 * 8 * 16384.0);
   CHECK_INT(lat.bound, PASCAL_BOUND_DRAM);
   double ratio = lat.time_s * 1e9 / sim.kernel_ns;
   CHECK(ratio >= 1.0 && ratio <= 1.25);
 }
 
-int main(void) {
+int main(void)
+{
   test_step_m();
   test_step_compute("gb10-like.profile");
   test_step_compute("thor-like.profile");

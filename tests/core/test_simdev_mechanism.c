@@ -24,7 +24,8 @@ typedef struct result {
   double K, ns_per_round, late_clusters, late_gap_K, max_spread;
 } result;
 
-static result run(const pascal_simdev_profile *p, int tma, uint32_t d, uint32_t m, uint64_t W) {
+static result run(const pascal_simdev_profile *p, int tma, uint32_t d, uint32_t m, uint64_t W)
+{
   result r = {-1.0, -1.0, -1.0, -1.0, -1.0};
   pascal_simdev *dev = NULL;
   pascal_error err;
@@ -52,7 +53,8 @@ static result run(const pascal_simdev_profile *p, int tma, uint32_t d, uint32_t 
     }
     r.max_spread = 0.0;
     for (size_t i = 0; i < snaps.count; i++)
-      if ((double)items[i].spread_blocks > r.max_spread) r.max_spread = (double)items[i].spread_blocks;
+      if ((double)items[i].spread_blocks > r.max_spread)
+        r.max_spread = (double)items[i].spread_blocks;
     r.late_clusters = n ? sum / (double)n : 0.0;
     r.late_gap_K = n ? gap / (double)n : 0.0;
     printf("tma=%d d=%u m=%u W=%llu: K=%.3f ns/round=%.1f late clusters=%.2f gap-law K=%.2f "
@@ -64,7 +66,8 @@ static result run(const pascal_simdev_profile *p, int tma, uint32_t d, uint32_t 
   return r;
 }
 
-int main(void) {
+int main(void)
+{
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
 

@@ -12,47 +12,51 @@
 #include "check.h"
 #include "pascal/simdev.h"
 
-static int profiles_equal(const pascal_simdev_profile *a, const pascal_simdev_profile *b) {
+static int profiles_equal(const pascal_simdev_profile *a, const pascal_simdev_profile *b)
+{
   return strcmp(a->name, b->name) == 0 && strcmp(a->arch, b->arch) == 0 &&
          strcmp(a->cuda_name, b->cuda_name) == 0 && a->cc_major == b->cc_major &&
-         a->cc_minor == b->cc_minor &&
-         a->sm_count == b->sm_count && a->capacity_blocks == b->capacity_blocks &&
-         a->block_bytes == b->block_bytes && a->l2_bytes == b->l2_bytes && a->seed == b->seed &&
-         a->priming_extra == b->priming_extra && a->hop_ns == b->hop_ns &&
-         a->sm_read_gbps == b->sm_read_gbps && a->sm_read_spread == b->sm_read_spread &&
-         a->dram_gbps == b->dram_gbps && a->dram_latency_ns == b->dram_latency_ns &&
-         a->consume_ns == b->consume_ns && a->compute_ns == b->compute_ns &&
-         a->tail_ns[0] == b->tail_ns[0] && a->tail_ns[1] == b->tail_ns[1] &&
-         a->tail_ns[2] == b->tail_ns[2] && a->sync_issue_ns == b->sync_issue_ns &&
-         a->tma_issue_ns == b->tma_issue_ns && a->cta_sync_ns == b->cta_sync_ns &&
-         a->grid_barrier_ns == b->grid_barrier_ns && a->launch_ns == b->launch_ns &&
-         a->start_jitter_ns == b->start_jitter_ns && a->service_jitter == b->service_jitter &&
-         a->sm_read_run_spread == b->sm_read_run_spread &&
+         a->cc_minor == b->cc_minor && a->sm_count == b->sm_count &&
+         a->capacity_blocks == b->capacity_blocks && a->block_bytes == b->block_bytes &&
+         a->l2_bytes == b->l2_bytes && a->seed == b->seed && a->priming_extra == b->priming_extra &&
+         a->hop_ns == b->hop_ns && a->sm_read_gbps == b->sm_read_gbps &&
+         a->sm_read_spread == b->sm_read_spread && a->dram_gbps == b->dram_gbps &&
+         a->dram_latency_ns == b->dram_latency_ns && a->consume_ns == b->consume_ns &&
+         a->compute_ns == b->compute_ns && a->tail_ns[0] == b->tail_ns[0] &&
+         a->tail_ns[1] == b->tail_ns[1] && a->tail_ns[2] == b->tail_ns[2] &&
+         a->sync_issue_ns == b->sync_issue_ns && a->tma_issue_ns == b->tma_issue_ns &&
+         a->cta_sync_ns == b->cta_sync_ns && a->grid_barrier_ns == b->grid_barrier_ns &&
+         a->launch_ns == b->launch_ns && a->start_jitter_ns == b->start_jitter_ns &&
+         a->service_jitter == b->service_jitter && a->sm_read_run_spread == b->sm_read_run_spread &&
          a->sm_clock_spread == b->sm_clock_spread && a->work_noise == b->work_noise &&
-         a->work_noise_blocks == b->work_noise_blocks &&
-         a->link_stall_prob == b->link_stall_prob && a->link_stall_ns == b->link_stall_ns &&
-         a->dram_tail_prob == b->dram_tail_prob && a->dram_tail_ns == b->dram_tail_ns &&
-         a->dispatch_ns == b->dispatch_ns &&
+         a->work_noise_blocks == b->work_noise_blocks && a->link_stall_prob == b->link_stall_prob &&
+         a->link_stall_ns == b->link_stall_ns && a->dram_tail_prob == b->dram_tail_prob &&
+         a->dram_tail_ns == b->dram_tail_ns && a->dispatch_ns == b->dispatch_ns &&
          memcmp(&a->peaks, &b->peaks, sizeof a->peaks) == 0;
 }
 
 /* <repo>/deploy/profiles/NAME (this file is <repo>/tests/core/...). */
-static int shipped_path(char *path, size_t n, const char *name) {
+static int shipped_path(char *path, size_t n, const char *name)
+{
   const char *me = __FILE__, *cut = strstr(me, "tests/core/");
   CHECK(cut != NULL);
-  if (!cut) return 0;
+  if (!cut)
+    return 0;
   snprintf(path, n, "%.*sdeploy/profiles/%s", (int)(cut - me), me, name);
   return 1;
 }
 
 /* thor-like: the paper's Jetson Thor geometry (20 SMs, C = 2048, n_p = d). */
-static void test_thor_profile(void) {
+static void test_thor_profile(void)
+{
   char path[4096];
-  if (!shipped_path(path, sizeof path, "thor-like.profile")) return;
+  if (!shipped_path(path, sizeof path, "thor-like.profile"))
+    return;
   pascal_simdev_profile p;
   pascal_error err;
   pascal_status st = pascal_simdev_profile_load(path, &p, &err);
-  if (st != PASCAL_OK) fprintf(stderr, "%s: %s\n", path, err.message);
+  if (st != PASCAL_OK)
+    fprintf(stderr, "%s: %s\n", path, err.message);
   CHECK_INT(st, PASCAL_OK);
   CHECK(strcmp(p.name, "thor-like") == 0);
   CHECK_INT(p.sm_count, 20);
@@ -72,47 +76,84 @@ static void test_thor_profile(void) {
   CHECK(fabs(p.peaks.launch_s - p.launch_ns * 1e-9) < 1e-15);
 }
 
-static void test_shipped_profile(void) {
+static void test_shipped_profile(void)
+{
   char path[4096];
-  if (!shipped_path(path, sizeof path, "gb10-like.profile")) return;
+  if (!shipped_path(path, sizeof path, "gb10-like.profile"))
+    return;
   pascal_simdev_profile got, want;
   pascal_error err;
   pascal_status st = pascal_simdev_profile_load(path, &got, &err);
-  if (st != PASCAL_OK) fprintf(stderr, "%s: %s\n", path, err.message);
+  if (st != PASCAL_OK)
+    fprintf(stderr, "%s: %s\n", path, err.message);
   CHECK_INT(st, PASCAL_OK);
   pascal_simdev_profile_default(&want);
   CHECK(profiles_equal(&got, &want));
   /* every key is written out in the shipped file (docs list them all) */
   FILE *f = fopen(path, "rb");
   CHECK(f != NULL);
-  if (!f) return;
+  if (!f)
+    return;
   char text[8192];
   size_t n = fread(text, 1, sizeof text - 1, f);
   fclose(f);
   text[n] = '\0';
-  static const char *keys[] = {"name", "arch", "sm_count", "capacity_blocks", "block_bytes",
-                               "l2_bytes", "cuda_name", "compute_capability", "seed", "priming", "hop_ns", "sm_read_gbps",
-                               "sm_read_spread", "dram_gbps", "dram_latency_ns", "consume_ns",
-                               "compute_ns", "tail0_ns", "tail1_ns", "tail2_ns", "sync_issue_ns",
-                               "tma_issue_ns", "cta_sync_ns", "grid_barrier_ns", "launch_ns",
-                               "start_jitter_ns", "service_jitter", "sm_read_run_spread",
-                               "sm_clock_spread", "work_noise", "work_noise_blocks",
-                               "link_stall_prob", "link_stall_ns", "dram_tail_prob",
-                               "dram_tail_ns", "dispatch_ns", "peak_dram_bytes_per_s",
-                               "peak_l2_bytes_per_s", "peak_tensor_flops", "peak_sm_clock_hz",
+  static const char *keys[] = {"name",
+                               "arch",
+                               "sm_count",
+                               "capacity_blocks",
+                               "block_bytes",
+                               "l2_bytes",
+                               "cuda_name",
+                               "compute_capability",
+                               "seed",
+                               "priming",
+                               "hop_ns",
+                               "sm_read_gbps",
+                               "sm_read_spread",
+                               "dram_gbps",
+                               "dram_latency_ns",
+                               "consume_ns",
+                               "compute_ns",
+                               "tail0_ns",
+                               "tail1_ns",
+                               "tail2_ns",
+                               "sync_issue_ns",
+                               "tma_issue_ns",
+                               "cta_sync_ns",
+                               "grid_barrier_ns",
+                               "launch_ns",
+                               "start_jitter_ns",
+                               "service_jitter",
+                               "sm_read_run_spread",
+                               "sm_clock_spread",
+                               "work_noise",
+                               "work_noise_blocks",
+                               "link_stall_prob",
+                               "link_stall_ns",
+                               "dram_tail_prob",
+                               "dram_tail_ns",
+                               "dispatch_ns",
+                               "peak_dram_bytes_per_s",
+                               "peak_l2_bytes_per_s",
+                               "peak_tensor_flops",
+                               "peak_sm_clock_hz",
                                "peak_launch_s"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
     char needle[64];
     snprintf(needle, sizeof needle, "\n%s = ", keys[i]);
-    if (!strstr(text, needle)) fprintf(stderr, "missing key %s\n", keys[i]);
+    if (!strstr(text, needle))
+      fprintf(stderr, "missing key %s\n", keys[i]);
     CHECK(strstr(text, needle) != NULL);
   }
 }
 
-static void test_overrides(void) {
-  const char *text = "# comment only\n\n  sm_count = 20 # Thor\r\ncapacity_blocks=2048\n"
-                     "priming = d\nname = thor-like\nservice_jitter = 0\nseed = 18446744073709551615\n"
-                     "hop_ns = 1.5e2";
+static void test_overrides(void)
+{
+  const char *text =
+      "# comment only\n\n  sm_count = 20 # Thor\r\ncapacity_blocks=2048\n"
+      "priming = d\nname = thor-like\nservice_jitter = 0\nseed = 18446744073709551615\n"
+      "hop_ns = 1.5e2";
   pascal_simdev_profile p;
   pascal_error err;
   CHECK_INT(pascal_simdev_profile_parse(text, strlen(text), &p, &err), PASCAL_OK);
@@ -143,7 +184,8 @@ static void test_overrides(void) {
 /* Parsing `text` fails with `status`, naming `field`, the message holding
  * `in_message`; the output is left untouched. */
 static void expect_error(const char *text, pascal_status status, const char *field,
-                         const char *in_message) {
+                         const char *in_message)
+{
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
   p.sm_count = 12345;
@@ -159,7 +201,8 @@ static void expect_error(const char *text, pascal_status status, const char *fie
 
 /* Peaks: the shipped profile states them; all five 0 states none; one rate
  * taken away is an error naming it. */
-static void test_peaks(void) {
+static void test_peaks(void)
+{
   pascal_simdev_profile p;
   pascal_error err;
   pascal_simdev_profile_default(&p);
@@ -175,7 +218,8 @@ static void test_peaks(void) {
   CHECK(pascal_simdev_profile_has_peaks(&p) && p.peaks.launch_s == 0);
 }
 
-static void test_errors(void) {
+static void test_errors(void)
+{
   expect_error("peak_tensor_flops = 0\n", PASCAL_EINVAL, "peak_tensor_flops", "all four rates");
   expect_error("peak_dram_bytes_per_s = 0\n", PASCAL_EINVAL, "peak_dram_bytes_per_s", "> 0");
   expect_error("peak_l2_bytes_per_s = -1\n", PASCAL_EFORMAT, "peak_l2_bytes_per_s", "line 1");
@@ -215,7 +259,8 @@ static void test_errors(void) {
   expect_error("dram_tail_ns = -3\n", PASCAL_EFORMAT, "dram_tail_ns", ">= 0");
   expect_error("dispatch_ns = x\n", PASCAL_EFORMAT, "dispatch_ns", "line 1");
   expect_error("name = two words\n", PASCAL_EFORMAT, "name", "line 1");
-  expect_error("arch = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", PASCAL_EFORMAT, "arch", "line 1");
+  expect_error("arch = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", PASCAL_EFORMAT, "arch",
+               "line 1");
   char longline[700];
   memset(longline, ' ', sizeof longline);
   memcpy(longline, "# x", 3);
@@ -245,7 +290,8 @@ static void test_errors(void) {
   CHECK_INT(pascal_simdev_profile_validate(NULL, &err), PASCAL_EINVAL);
 }
 
-int main(void) {
+int main(void)
+{
   test_shipped_profile();
   test_thor_profile();
   test_overrides();

@@ -23,7 +23,8 @@
 
 /* Brute-force LRU: recency list as an array, MRU first. Returns misses of
  * H rounds, workers in index order within a round. */
-static uint64_t lru_reference(uint64_t N, uint32_t M, const uint64_t *ph, uint64_t H, uint32_t C) {
+static uint64_t lru_reference(uint64_t N, uint32_t M, const uint64_t *ph, uint64_t H, uint32_t C)
+{
   uint64_t list[MAX_N];
   uint32_t len = 0;
   uint64_t misses = 0;
@@ -31,10 +32,12 @@ static uint64_t lru_reference(uint64_t N, uint32_t M, const uint64_t *ph, uint64
     for (uint32_t w = 0; w < M; w++) {
       uint64_t b = (k + ph[w]) % N;
       uint32_t i = 0;
-      while (i < len && list[i] != b) i++;
+      while (i < len && list[i] != b)
+        i++;
       if (i == len) {
         misses++;
-        if (len < C) len++;
+        if (len < C)
+          len++;
         i = len - 1; /* drop the LRU entry (or use the new slot) */
       }
       memmove(&list[1], &list[0], i * sizeof list[0]);
@@ -44,7 +47,8 @@ static uint64_t lru_reference(uint64_t N, uint32_t M, const uint64_t *ph, uint64
 }
 
 /* Gap-law count K(t) = #{gaps > t} and the window T* = max t: U(t) <= C. */
-static uint32_t gaps_of(uint64_t N, uint32_t M, const uint64_t *ph, uint64_t *gaps) {
+static uint32_t gaps_of(uint64_t N, uint32_t M, const uint64_t *ph, uint64_t *gaps)
+{
   uint64_t y[MAX_M];
   uint32_t D = 0;
   for (uint64_t v = 0; v < N; v++)
@@ -53,28 +57,35 @@ static uint32_t gaps_of(uint64_t N, uint32_t M, const uint64_t *ph, uint64_t *ga
         y[D++] = v;
         break;
       }
-  for (uint32_t i = 0; i < D; i++) gaps[i] = (i + 1 < D ? y[i + 1] : y[0] + N) - y[i];
+  for (uint32_t i = 0; i < D; i++)
+    gaps[i] = (i + 1 < D ? y[i + 1] : y[0] + N) - y[i];
   return D;
 }
 
-static uint32_t count_above(const uint64_t *g, uint32_t D, int64_t t) {
+static uint32_t count_above(const uint64_t *g, uint32_t D, int64_t t)
+{
   uint32_t k = 0;
-  for (uint32_t i = 0; i < D; i++) k += (int64_t)g[i] > t;
+  for (uint32_t i = 0; i < D; i++)
+    k += (int64_t)g[i] > t;
   return k;
 }
 
-static int64_t window(const uint64_t *g, uint32_t D, uint32_t C) {
+static int64_t window(const uint64_t *g, uint32_t D, uint32_t C)
+{
   int64_t t = 0;
   for (;;) {
     uint64_t u = 0;
-    for (uint32_t i = 0; i < D; i++) u += g[i] < (uint64_t)(t + 1) ? g[i] : (uint64_t)(t + 1);
-    if (u > C) return t;
+    for (uint32_t i = 0; i < D; i++)
+      u += g[i] < (uint64_t)(t + 1) ? g[i] : (uint64_t)(t + 1);
+    if (u > C)
+      return t;
     t++;
   }
 }
 
 static uint64_t sim_fills(pascal_simdev *dev, uint64_t N, uint32_t M, const uint64_t *ph,
-                          uint64_t H, uint32_t C, pascal_simdev_stats *st) {
+                          uint64_t H, uint32_t C, pascal_simdev_stats *st)
+{
   pascal_simdev_static run = {N, M, ph, H, C, 5};
   pascal_error err;
   if (pascal_simdev_run_static(dev, &run, st, &err) != PASCAL_OK) {
@@ -85,15 +96,18 @@ static uint64_t sim_fills(pascal_simdev *dev, uint64_t N, uint32_t M, const uint
   return st->fills;
 }
 
-static void test_exhaustive(pascal_simdev *dev) {
+static void test_exhaustive(pascal_simdev *dev)
+{
   uint64_t cases = 0;
   for (uint64_t N = 2; N <= 6; N++)
     for (uint32_t M = 1; M <= 3; M++) {
       uint64_t total = 1;
-      for (uint32_t i = 0; i < M; i++) total *= N;
+      for (uint32_t i = 0; i < M; i++)
+        total *= N;
       for (uint64_t code = 0; code < total; code++) {
         uint64_t ph[MAX_M], c = code;
-        for (uint32_t w = 0; w < M; w++, c /= N) ph[w] = c % N;
+        for (uint32_t w = 0; w < M; w++, c /= N)
+          ph[w] = c % N;
         for (uint32_t C = 1; C < N; C++) {
           uint64_t H = 3 * N + 2;
           pascal_simdev_stats st;
@@ -102,14 +116,16 @@ static void test_exhaustive(pascal_simdev *dev) {
           CHECK_INT(st.requests, H * M);
           CHECK_INT(st.hits + st.merges + st.fills, st.requests);
           cases++;
-          if (check_failures()) return;
+          if (check_failures())
+            return;
         }
       }
     }
   CHECK_INT(cases, 2254); /* the paper's exhaustive count (§5.2) */
 }
 
-static void test_seeded_and_gap_law(pascal_simdev *dev) {
+static void test_seeded_and_gap_law(pascal_simdev *dev)
+{
   uint64_t s = 12345;
   uint32_t collapsed = 0;
   for (int t = 0; t < 300; t++) {
@@ -134,7 +150,8 @@ static void test_seeded_and_gap_law(pascal_simdev *dev) {
      * they equal the gap law when the bracket collapses */
     uint64_t g[MAX_M];
     uint32_t D = gaps_of(N, M, ph, g);
-    if (D > C) continue;
+    if (D > C)
+      continue;
     int64_t T = window(g, D, C);
     double per_round = (double)(f2 - f1) / (double)N;
     CHECK(per_round >= count_above(g, D, T + 1) - 1e-12);
@@ -143,19 +160,22 @@ static void test_seeded_and_gap_law(pascal_simdev *dev) {
       CHECK_NEAR(per_round, count_above(g, D, T), 1e-12);
       collapsed++;
     }
-    if (check_failures()) return;
+    if (check_failures())
+      return;
   }
   CHECK(collapsed > 50); /* the gap-law equality is actually exercised */
 }
 
 /* Paper §3.2 example: N = 8, M = 48 aligned -> K = 1; equally spaced
  * clusters with gaps above C/D -> K = D. At the default profile size. */
-static void test_gap_law_examples(pascal_simdev *dev) {
+static void test_gap_law_examples(pascal_simdev *dev)
+{
   enum { N = 4096, M = 48 };
   uint64_t ph[M];
   pascal_simdev_stats a, b;
   for (uint32_t D = 1; D <= 8; D *= 2) {
-    for (uint32_t w = 0; w < M; w++) ph[w] = (uint64_t)(w % D) * (N / D);
+    for (uint32_t w = 0; w < M; w++)
+      ph[w] = (uint64_t)(w % D) * (N / D);
     /* C = 1280: gaps N/D = 4096/D > 1280/D, so every cluster pays: K = D */
     uint64_t f1 = sim_fills(dev, N, M, ph, 2 * N, 0, &a);
     uint64_t f2 = sim_fills(dev, N, M, ph, 3 * N, 0, &b);
@@ -169,7 +189,8 @@ static void test_gap_law_examples(pascal_simdev *dev) {
  * pascal_sim_lru_phases counts: rounds 4N .. 5N) they equal its misses, lie
  * in pascal_static_analyze's LRU certificate and equal its gap-law K_TTL
  * when the certificate collapses. */
-static void test_core_agreement(pascal_simdev *dev) {
+static void test_core_agreement(pascal_simdev *dev)
+{
   uint64_t s = 987654321;
   uint32_t collapsed = 0, checked = 0;
   for (int t = 0; t < 200; t++) {
@@ -188,9 +209,11 @@ static void test_core_agreement(pascal_simdev *dev) {
     uint64_t H = 2 * N + 3, len = H * M;
     uint64_t *trace = malloc(len * sizeof *trace);
     CHECK(trace != NULL);
-    if (!trace) return;
+    if (!trace)
+      return;
     for (uint64_t k = 0; k < H; k++)
-      for (uint32_t w = 0; w < M; w++) trace[k * M + w] = (k + ph[w]) % N;
+      for (uint32_t w = 0; w < M; w++)
+        trace[k * M + w] = (k + ph[w]) % N;
     pascal_sim_result lru;
     CHECK_INT(pascal_sim_lru_trace(trace, len, N, C, NULL, &lru, &err), PASCAL_OK);
     free(trace);
@@ -212,13 +235,15 @@ static void test_core_agreement(pascal_simdev *dev) {
       collapsed++;
     }
     checked++;
-    if (check_failures()) return;
+    if (check_failures())
+      return;
   }
   CHECK_INT(checked, 200);
   CHECK(collapsed > 40);
 }
 
-static void test_timing_and_validation(void) {
+static void test_timing_and_validation(void)
+{
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
   p.sm_count = 1;
@@ -228,7 +253,8 @@ static void test_timing_and_validation(void) {
   pascal_simdev *dev = NULL;
   pascal_error err;
   CHECK_INT(pascal_simdev_new(&p, &dev, &err), PASCAL_OK);
-  if (!dev) return;
+  if (!dev)
+    return;
   /* one worker, C = 1, N = 2: every round misses and waits the full trip */
   uint64_t ph[2] = {0, 1};
   pascal_simdev_static run = {2, 1, ph, 10, 1, 0};
@@ -263,7 +289,8 @@ static void test_timing_and_validation(void) {
   pascal_simdev_free(dev);
 }
 
-int main(void) {
+int main(void)
+{
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
   pascal_simdev *dev = NULL;

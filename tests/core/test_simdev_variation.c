@@ -23,7 +23,8 @@
 #include "check.h"
 #include "pascal/simdev.h"
 
-static pascal_simdev_profile quiet(uint32_t sms) {
+static pascal_simdev_profile quiet(uint32_t sms)
+{
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
   p.sm_count = sms;
@@ -39,7 +40,8 @@ typedef struct result {
   uint64_t max_spread, max_wave_lead;
 } result;
 
-static result run(const pascal_simdev_profile *p, pascal_simdev_scan s) {
+static result run(const pascal_simdev_profile *p, pascal_simdev_scan s)
+{
   static pascal_simdev_snapshot items[2048];
   result r;
   r.max_spread = r.max_wave_lead = 0;
@@ -57,8 +59,10 @@ static result run(const pascal_simdev_profile *p, pascal_simdev_scan s) {
     CHECK(!"pascal_simdev_run_scan");
   }
   for (size_t i = 0; i < sn.count; i++) {
-    if (items[i].spread_blocks > r.max_spread) r.max_spread = items[i].spread_blocks;
-    if (items[i].wave_lead_blocks > r.max_wave_lead) r.max_wave_lead = items[i].wave_lead_blocks;
+    if (items[i].spread_blocks > r.max_spread)
+      r.max_spread = items[i].spread_blocks;
+    if (items[i].wave_lead_blocks > r.max_wave_lead)
+      r.max_wave_lead = items[i].wave_lead_blocks;
   }
   pascal_simdev_free(dev);
   return r;
@@ -67,7 +71,8 @@ static result run(const pascal_simdev_profile *p, pascal_simdev_scan s) {
 #define REPEATS 6
 
 /* Time per block of a one-wave run (launch removed), for seeds 0..REPEATS-1. */
-static void per_block(const pascal_simdev_profile *p, pascal_simdev_scan s, double *out) {
+static void per_block(const pascal_simdev_profile *p, pascal_simdev_scan s, double *out)
+{
   for (int k = 0; k < REPEATS; k++) {
     s.seed = (uint64_t)k;
     result r = run(p, s);
@@ -75,17 +80,21 @@ static void per_block(const pascal_simdev_profile *p, pascal_simdev_scan s, doub
   }
 }
 
-static void spread_of(const double *v, double *lo, double *hi) {
+static void spread_of(const double *v, double *lo, double *hi)
+{
   *lo = *hi = v[0];
   for (int k = 1; k < REPEATS; k++) {
-    if (v[k] < *lo) *lo = v[k];
-    if (v[k] > *hi) *hi = v[k];
+    if (v[k] < *lo)
+      *lo = v[k];
+    if (v[k] > *hi)
+      *hi = v[k];
   }
 }
 
 /* A deep pipeline (d = 8) with no compute is bound by the slowest SM's link:
  * time per block = max over SMs of this run's link time. */
-static void test_link_run_spread(void) {
+static void test_link_run_spread(void)
+{
   pascal_simdev_profile p = quiet(4);
   double l = p.block_bytes / p.sm_read_gbps, t[REPEATS], lo, hi;
   pascal_simdev_scan s = {1, 1, 8, 0, 400, 1, 0, 0};
@@ -103,7 +112,8 @@ static void test_link_run_spread(void) {
 
 /* A compute-bound run (work far above the link time) is bound by the
  * slowest SM's clock: time per block = w times the largest factor. */
-static void test_clock_spread(void) {
+static void test_clock_spread(void)
+{
   pascal_simdev_profile p = quiet(4);
   const uint32_t m = 40;
   double w = p.consume_ns + p.compute_ns * m + p.cta_sync_ns, t[REPEATS], lo, hi;
@@ -124,7 +134,8 @@ static void test_clock_spread(void) {
  * 16000 blocks: the mean's sd is ~1.6 % at tau = 50); the spread between
  * SMs (a random walk of the summed deviations) grows roughly with the
  * square root of the correlation length. */
-static void test_work_noise(void) {
+static void test_work_noise(void)
+{
   pascal_simdev_profile p = quiet(8);
   const uint32_t m = 40;
   double w = p.consume_ns + p.compute_ns * m + p.cta_sync_ns;
@@ -148,7 +159,8 @@ static void test_work_noise(void) {
 
 /* Sync path, one SM, N > C: every block is an exposed miss, so a tail of
  * probability q and mean T adds q T per block on average. */
-static void test_tails(void) {
+static void test_tails(void)
+{
   pascal_simdev_profile p = quiet(1);
   const uint64_t N = 3000;
   pascal_simdev_scan s = {1, 0, 0, 0, N, 1, 0, 0};
@@ -170,7 +182,8 @@ static void test_tails(void) {
  * launch_ns, start dispatch_ns apart (snapshots every 500 ns count them);
  * with a fixed per-SM speed difference the random first-wave order decides
  * which SM starts last, so repeats differ by that order alone. */
-static void test_dispatch(void) {
+static void test_dispatch(void)
+{
   pascal_simdev_profile p = quiet(4);
   pascal_simdev_scan s = {1, 0, 0, 0, 50, 1, 0, 0};
   pascal_simdev_snapshot items[16];
@@ -180,7 +193,8 @@ static void test_dispatch(void) {
     p.dispatch_ns = on ? 1000.0 : 0.0;
     pascal_simdev *dev = NULL;
     CHECK_INT(pascal_simdev_new(&p, &dev, &err), PASCAL_OK);
-    if (!dev) return;
+    if (!dev)
+      return;
     pascal_simdev_snapshots sn = {items, 16, 500.0, 0};
     CHECK_INT(pascal_simdev_run_scan(dev, &s, &st, &sn, &err), PASCAL_OK);
     CHECK_INT(sn.count, 16);
@@ -204,15 +218,16 @@ static void test_dispatch(void) {
 /* Eight SMs with a strong per-run link imbalance diverge at d = 8 over
  * eight waves of N = 512 > C = 128; a checkpoint every 32 blocks keeps the
  * within-wave lead near 32 < C / 2, so every later request hits. */
-static void test_checkpoint(void) {
+static void test_checkpoint(void)
+{
   pascal_simdev_profile p = quiet(8);
   p.sm_read_run_spread = 0.2;
   pascal_simdev_scan s = {1, 1, 8, 0, 512, 8, 3, 0};
   result plain = run(&p, s);
   s.checkpoint_blocks = 32;
   result cp = run(&p, s);
-  printf("checkpoint: K %.3f -> %.3f, within-wave lead %llu -> %llu blocks\n", plain.st.K,
-         cp.st.K, (unsigned long long)plain.max_wave_lead, (unsigned long long)cp.max_wave_lead);
+  printf("checkpoint: K %.3f -> %.3f, within-wave lead %llu -> %llu blocks\n", plain.st.K, cp.st.K,
+         (unsigned long long)plain.max_wave_lead, (unsigned long long)cp.max_wave_lead);
   CHECK(plain.st.K > 1.3);
   CHECK(plain.max_wave_lead > 64);
   CHECK_NEAR(cp.st.K, 1.0, 1e-12);
@@ -230,15 +245,15 @@ static void test_checkpoint(void) {
 /* The default profile with every mechanism on: same seed, same bits; each
  * repeat another draw of the per-run factors, so a divergent key's K differs
  * between repeats. */
-static void test_repeats(void) {
+static void test_repeats(void)
+{
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
   p.sm_count = 8;
   p.capacity_blocks = 128;
   pascal_simdev_scan s = {1, 1, 4, 0, 512, 16, 0, 0};
   result a = run(&p, s), b = run(&p, s);
-  CHECK(a.st.fills == b.st.fills && a.st.kernel_ns == b.st.kernel_ns &&
-        a.st.merges == b.st.merges);
+  CHECK(a.st.fills == b.st.fills && a.st.kernel_ns == b.st.kernel_ns && a.st.merges == b.st.merges);
   int distinct = 0;
   for (uint64_t k = 1; k < 4; k++) {
     s.seed = k;
@@ -248,7 +263,8 @@ static void test_repeats(void) {
   CHECK(distinct >= 2);
 }
 
-int main(void) {
+int main(void)
+{
   test_link_run_spread();
   test_clock_spread();
   test_work_noise();

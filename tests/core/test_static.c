@@ -9,12 +9,15 @@
 #include <string.h>
 
 #include "check.h"
-#include "test_static_rng.h"
 #include "pascal/static.h"
+#include "test_static_rng.h"
 
 static uint64_t rng_state = 12345;
 
-static uint64_t rng_next(void) { return test_rng_next(&rng_state); }
+static uint64_t rng_next(void)
+{
+  return test_rng_next(&rng_state);
+}
 
 static void test_gaps(void)
 {
@@ -97,8 +100,7 @@ static void test_waterline(void)
 }
 
 /* U(T*) <= C < U(T*+1), U(theta) = C exactly, K = #{g > T*}: brute force. */
-static void check_against_brute_force(uint64_t n, uint64_t c, const uint64_t *phases,
-                                      size_t m)
+static void check_against_brute_force(uint64_t n, uint64_t c, const uint64_t *phases, size_t m)
 {
   pascal_static_result r;
   uint64_t *gaps = malloc(m * sizeof *gaps);
@@ -147,8 +149,7 @@ static void test_errors(void)
   pascal_error err;
   CHECK(pascal_static_analyze(0, 1, phases, 2, &r, &err) == PASCAL_EINVAL);
   CHECK(strcmp(err.field, "N") == 0);
-  CHECK(pascal_static_analyze(PASCAL_STATIC_N_MAX + 1, 1, phases, 2, &r, &err) ==
-        PASCAL_ERANGE);
+  CHECK(pascal_static_analyze(PASCAL_STATIC_N_MAX + 1, 1, phases, 2, &r, &err) == PASCAL_ERANGE);
   CHECK(strcmp(err.field, "N") == 0);
   CHECK(pascal_static_analyze(8, 8, phases, 2, &r, &err) == PASCAL_EINVAL);
   CHECK(strcmp(err.field, "C") == 0);

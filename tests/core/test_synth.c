@@ -145,8 +145,13 @@ static void validation(void)
   static const pascal_scan_key bad_keys[] = {{1, PASCAL_PATH_TMA, 1, 0},
                                              {1, PASCAL_PATH_SYNC, 2, 0}};
   static const uint32_t sizes[] = {2048, 0}, horizons[] = {1};
-  plan = (pascal_synth_plan){.keys = bad_keys, .n_keys = 2, .sizes = sizes, .n_sizes = 1,
-                             .horizons = horizons, .n_horizons = 1, .repeats = 1};
+  plan = (pascal_synth_plan){.keys = bad_keys,
+                             .n_keys = 2,
+                             .sizes = sizes,
+                             .n_sizes = 1,
+                             .horizons = horizons,
+                             .n_horizons = 1,
+                             .repeats = 1};
   CHECK_INT(pascal_synth_calibration(&law, &plan, &cal, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "keys[1].d") == 0);
   pascal_calibration_free(&cal);

@@ -33,8 +33,8 @@ static void query(const pascal_model *scan, const pascal_model *gemm, int q, dou
   if (key.path == PASCAL_PATH_TMA)
     key.d = 1 + (uint32_t)q % 5;
   pascal_scan_prediction p;
-  *st = pascal_model_predict_scan(scan, &key, 1500 + 97u * (uint32_t)(q % 50), 1 + q % 90, &p,
-                                  NULL);
+  *st =
+      pascal_model_predict_scan(scan, &key, 1500 + 97u * (uint32_t)(q % 50), 1 + q % 90, &p, NULL);
   *K = *st ? -1 : p.K;
 }
 

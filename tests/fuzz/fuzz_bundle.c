@@ -31,10 +31,14 @@
  * seeds stay well under the budget. */
 #define TRACE_BUDGET 2000000.0
 
-static double ceil_div(double a, double b) { return b > 0 ? ceil(a / b) : 0; }
+static double ceil_div(double a, double b)
+{
+  return b > 0 ? ceil(a / b) : 0;
+}
 
 /* 1 when `data` decodes as a bundle whose GEMM traces exceed the budget. */
-static int too_slow_to_score(const uint8_t *data, size_t size) {
+static int too_slow_to_score(const uint8_t *data, size_t size)
+{
   json_t *doc = NULL;
   pascal_codec_bundle b;
   pascal_codec_bundle_init(&b);
@@ -59,7 +63,8 @@ static int too_slow_to_score(const uint8_t *data, size_t size) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The startup path of a frozen calibration (calib.c, load_frozen). */
-static void require_reload(pascal_store *s, int64_t id) {
+static void require_reload(pascal_store *s, int64_t id)
+{
   pascal_store_calibration c;
   memset(&c, 0, sizeof c);
   pascal_error err;
@@ -82,7 +87,8 @@ static void require_reload(pascal_store *s, int64_t id) {
   pascal_store_calibration_clear(&c);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   if (too_slow_to_score(data, size))
     return 0;
   fz_daemon *d = fz_daemon_get();
@@ -100,7 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     require_reload(fz_store(d), json_integer_value(id));
     json_decref(a);
     static unsigned accepted;
-    if (++accepted % RESET_EVERY == 0) fz_daemon_reset();
+    if (++accepted % RESET_EVERY == 0)
+      fz_daemon_reset();
   }
   return 0;
 }

@@ -38,21 +38,25 @@ struct fz_daemon {
 
 static fz_daemon *the_daemon;
 
-static void die(const char *what) {
+static void die(const char *what)
+{
   fprintf(stderr, "fuzz daemon: %s\n", what);
   abort();
 }
 
-static void make_token(fz_daemon *d, const char *name, int role, char *out) {
+static void make_token(fz_daemon *d, const char *name, int role, char *out)
+{
   char hash[PD_HASH_HEX];
   int64_t id;
-  if (pd_token_generate(out)) die("no randomness");
+  if (pd_token_generate(out))
+    die("no randomness");
   pd_token_hash(out, hash);
   if (pascal_store_token_create(d->ctx->store, name, role, hash, 1, &id, NULL) != PASCAL_STORE_OK)
     die("cannot create a token");
 }
 
-static void remove_dir(const char *dir) {
+static void remove_dir(const char *dir)
+{
   static const char *const files[] = {"pascal.db", "pascal.db-wal", "pascal.db-shm"};
   char path[300];
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -62,10 +66,13 @@ static void remove_dir(const char *dir) {
   rmdir(dir);
 }
 
-void fz_daemon_reset(void) {
+void fz_daemon_reset(void)
+{
   fz_daemon *d = the_daemon;
-  if (!d) return;
-  if (d->fd >= 0) close(d->fd);
+  if (!d)
+    return;
+  if (d->fd >= 0)
+    close(d->fd);
   pd_http_stop(d->ctx);
   pd_registry_free(d->ctx->registry);
   pascal_store_close(d->ctx->store);
@@ -75,17 +82,22 @@ void fz_daemon_reset(void) {
   the_daemon = NULL;
 }
 
-fz_daemon *fz_daemon_get(void) {
-  if (the_daemon) return the_daemon;
+fz_daemon *fz_daemon_get(void)
+{
+  if (the_daemon)
+    return the_daemon;
   fz_daemon *d = calloc(1, sizeof *d);
   pd_ctx *ctx = calloc(1, sizeof *ctx);
-  if (!d || !ctx) die("out of memory");
+  if (!d || !ctx)
+    die("out of memory");
   d->ctx = ctx;
   d->fd = -1;
   struct stat st;
-  const char *base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : getenv("TMPDIR");
+  const char *base =
+      stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : getenv("TMPDIR");
   snprintf(d->dir, sizeof d->dir, "%s/pascal-fuzz-XXXXXX", base ? base : "/tmp");
-  if (!mkdtemp(d->dir)) die("cannot make a temporary directory");
+  if (!mkdtemp(d->dir))
+    die("cannot make a temporary directory");
   signal(SIGPIPE, SIG_IGN);
   pd_config_defaults(&ctx->cfg);
   ctx->cfg.listen_port = 0;
@@ -95,7 +107,8 @@ fz_daemon *fz_daemon_get(void) {
   size_t nroutes;
   const pd_route *routes = pd_routes(&nroutes);
   const char *names[PD_STATS_ROUTES_MAX];
-  for (size_t i = 0; i < nroutes && i < PD_STATS_ROUTES_MAX; i++) names[i] = routes[i].name;
+  for (size_t i = 0; i < nroutes && i < PD_STATS_ROUTES_MAX; i++)
+    names[i] = routes[i].name;
   atomic_init(&ctx->stopping, 0);
   char msg[1024];
   if (pd_stats_init(&ctx->stats, names, nroutes) ||
@@ -104,20 +117,33 @@ fz_daemon *fz_daemon_get(void) {
     die("cannot open the store or load the calibrations");
   make_token(d, "fuzz-admin", PASCAL_STORE_ROLE_ADMIN, d->admin);
   make_token(d, "fuzz-agent", PASCAL_STORE_ROLE_AGENT, d->agent);
-  if (pd_http_start(ctx, msg, sizeof msg)) die(msg);
+  if (pd_http_start(ctx, msg, sizeof msg))
+    die(msg);
   the_daemon = d;
   static int registered;
-  if (!registered++) atexit(fz_daemon_reset);
+  if (!registered++)
+    atexit(fz_daemon_reset);
   return d;
 }
 
-struct pascal_store *fz_store(fz_daemon *d) { return d->ctx->store; }
-const char *fz_admin_token(fz_daemon *d) { return d->admin; }
-const char *fz_agent_token(fz_daemon *d) { return d->agent; }
+struct pascal_store *fz_store(fz_daemon *d)
+{
+  return d->ctx->store;
+}
+const char *fz_admin_token(fz_daemon *d)
+{
+  return d->admin;
+}
+const char *fz_agent_token(fz_daemon *d)
+{
+  return d->agent;
+}
 
-static int connect_daemon(fz_daemon *d) {
+static int connect_daemon(fz_daemon *d)
+{
   int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) die("socket");
+  if (fd < 0)
+    die("socket");
   struct sockaddr_in a;
   memset(&a, 0, sizeof a);
   a.sin_family = AF_INET;
@@ -127,14 +153,17 @@ static int connect_daemon(fz_daemon *d) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   struct timeval tv = {20, 0}; /* a hang is a finding: the read fails */
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) die("connect");
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0)
+    die("connect");
   return fd;
 }
 
-static int send_all(int fd, const char *p, size_t n) {
+static int send_all(int fd, const char *p, size_t n)
+{
   while (n > 0) {
     ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-    if (w <= 0) return -1;
+    if (w <= 0)
+      return -1;
     p += w;
     n -= (size_t)w;
   }
@@ -143,31 +172,39 @@ static int send_all(int fd, const char *p, size_t n) {
 
 /* Read one answer: returns the status (0: closed before any byte, -1 on a
  * broken answer), the body into out, *close_after when the server closes. */
-static int read_answer(int fd, char *out, size_t outlen, int *close_after) {
+static int read_answer(int fd, char *out, size_t outlen, int *close_after)
+{
   static char buf[1 << 20];
   size_t have = 0;
   char *end = NULL;
   while (!end) {
-    if (have + 1 >= sizeof buf) return -1;
+    if (have + 1 >= sizeof buf)
+      return -1;
     ssize_t r = recv(fd, buf + have, sizeof buf - 1 - have, 0);
-    if (r <= 0) return have == 0 ? 0 : -1;
+    if (r <= 0)
+      return have == 0 ? 0 : -1;
     have += (size_t)r;
     buf[have] = '\0';
     end = strstr(buf, "\r\n\r\n");
   }
   int status = 0;
-  if (sscanf(buf, "HTTP/1.1 %d", &status) != 1) return -1;
+  if (sscanf(buf, "HTTP/1.1 %d", &status) != 1)
+    return -1;
   size_t body_len = 0;
   *close_after = 0;
   for (char *line = strstr(buf, "\r\n"); line && line < end; line = strstr(line + 2, "\r\n")) {
-    if (!strncasecmp(line + 2, "Content-Length:", 15)) body_len = strtoul(line + 17, NULL, 10);
-    if (!strncasecmp(line + 2, "Connection: close", 17)) *close_after = 1;
+    if (!strncasecmp(line + 2, "Content-Length:", 15))
+      body_len = strtoul(line + 17, NULL, 10);
+    if (!strncasecmp(line + 2, "Connection: close", 17))
+      *close_after = 1;
   }
   size_t head = (size_t)(end + 4 - buf);
-  if (head + body_len >= sizeof buf) return -1;
+  if (head + body_len >= sizeof buf)
+    return -1;
   while (have < head + body_len) {
     ssize_t r = recv(fd, buf + have, sizeof buf - 1 - have, 0);
-    if (r <= 0) return -1;
+    if (r <= 0)
+      return -1;
     have += (size_t)r;
   }
   if (out && outlen) {
@@ -178,8 +215,9 @@ static int read_answer(int fd, char *out, size_t outlen, int *close_after) {
   return status;
 }
 
-unsigned fz_http(fz_daemon *d, const char *method, const char *target, const char *body,
-                 size_t len, const char *token, char *out, size_t outlen) {
+unsigned fz_http(fz_daemon *d, const char *method, const char *target, const char *body, size_t len,
+                 const char *token, char *out, size_t outlen)
+{
   char head[16384];
   int n = snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: fuzz\r\n", method, target);
   if (token && n > 0 && (size_t)n < sizeof head)
@@ -187,11 +225,14 @@ unsigned fz_http(fz_daemon *d, const char *method, const char *target, const cha
   if (body && n > 0 && (size_t)n < sizeof head)
     n += snprintf(head + n, sizeof head - (size_t)n,
                   "Content-Type: application/json\r\nContent-Length: %zu\r\n", len);
-  if (n > 0 && (size_t)n < sizeof head) n += snprintf(head + n, sizeof head - (size_t)n, "\r\n");
-  if (n <= 0 || (size_t)n >= sizeof head) die("request head too long for the harness");
+  if (n > 0 && (size_t)n < sizeof head)
+    n += snprintf(head + n, sizeof head - (size_t)n, "\r\n");
+  if (n <= 0 || (size_t)n >= sizeof head)
+    die("request head too long for the harness");
   for (int attempt = 0; attempt < 2; attempt++) {
     int fresh = d->fd < 0;
-    if (fresh) d->fd = connect_daemon(d);
+    if (fresh)
+      d->fd = connect_daemon(d);
     int close_after = 0, status = -1;
     if (send_all(d->fd, head, (size_t)n) == 0 && (!body || send_all(d->fd, body, len) == 0))
       status = read_answer(d->fd, out, outlen, &close_after);
@@ -199,15 +240,19 @@ unsigned fz_http(fz_daemon *d, const char *method, const char *target, const cha
       close(d->fd);
       d->fd = -1;
     }
-    if (status > 0) return (unsigned)status;
-    if (fresh) return 0; /* a new connection closed without an answer */
+    if (status > 0)
+      return (unsigned)status;
+    if (fresh)
+      return 0; /* a new connection closed without an answer */
     /* the kept-alive connection had been closed by the daemon: once more */
   }
   return 0;
 }
 
-void fz_require_no_5xx(unsigned status, const char *what, const char *answer) {
-  if (status > 0 && status < 500) return;
+void fz_require_no_5xx(unsigned status, const char *what, const char *answer)
+{
+  if (status > 0 && status < 500)
+    return;
   fprintf(stderr, "fuzz: %s answered %u: %.400s\n", what, status, answer ? answer : "");
   abort();
 }

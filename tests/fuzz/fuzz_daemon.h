@@ -30,8 +30,8 @@ const char *fz_agent_token(fz_daemon *d);
  * be NULL) and read the answer. Returns the HTTP status, or 0 when the
  * daemon closed the connection without an answer. The body of the answer
  * is copied into out[outlen] (NUL-terminated, truncated) when out != NULL. */
-unsigned fz_http(fz_daemon *d, const char *method, const char *target, const char *body,
-                 size_t len, const char *token, char *out, size_t outlen);
+unsigned fz_http(fz_daemon *d, const char *method, const char *target, const char *body, size_t len,
+                 const char *token, char *out, size_t outlen);
 
 /* abort() with the request and answer when status >= 500: the assertion of
  * every HTTP harness. */

@@ -18,58 +18,71 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void fail(const char *what, const char *text) {
+static void fail(const char *what, const char *text)
+{
   fprintf(stderr, "fuzz_jread: %s on input %.200s\n", what, text);
   abort();
 }
 
 /* The fields the reader took must be the members of Jansson's object. */
-static void same_object(const pd_fields *fs, const json_t *obj, const char *text) {
-  if (!json_is_object(obj) || json_object_size(obj) != fs->n) fail("member count differs", text);
+static void same_object(const pd_fields *fs, const json_t *obj, const char *text)
+{
+  if (!json_is_object(obj) || json_object_size(obj) != fs->n)
+    fail("member count differs", text);
   for (size_t i = 0; i < fs->n; i++) {
     char key[256];
     const pd_field *f = &fs->f[i];
-    if (f->klen >= sizeof key) fail("key too long for the check", text);
+    if (f->klen >= sizeof key)
+      fail("key too long for the check", text);
     memcpy(key, f->key, f->klen);
     key[f->klen] = '\0';
     pd_value want;
     pd_value_from_json(json_object_get(obj, key), &want);
     const pd_value *got = &f->v;
-    if (want.kind != got->kind) fail("kind differs", text);
+    if (want.kind != got->kind)
+      fail("kind differs", text);
     if ((got->kind == PD_V_INT || got->kind == PD_V_BOOL) && want.i != got->i)
       fail("integer differs", text);
     if (got->kind == PD_V_REAL && memcmp(&want.d, &got->d, sizeof want.d) != 0)
       fail("double differs", text);
-    if (got->kind == PD_V_STRING &&
-        (want.len != got->len || memcmp(want.s, got->s, got->len) != 0))
+    if (got->kind == PD_V_STRING && (want.len != got->len || memcmp(want.s, got->s, got->len) != 0))
       fail("string differs", text);
   }
 }
 
 /* An array of flat objects read by the reader: 0 when taken whole; with
  * `doc`, every item is compared with Jansson's. */
-static int read_array(const char *text, size_t size, const json_t *doc, const char *shown) {
+static int read_array(const char *text, size_t size, const json_t *doc, const char *shown)
+{
   pd_jread r = {text, text + size};
   pd_fields fs;
   pd_fields_init(&fs);
   size_t n = 0;
-  if (!pd_jread_take(&r, '[')) return -1;
+  if (!pd_jread_take(&r, '['))
+    return -1;
   if (!pd_jread_take(&r, ']')) {
     do {
-      if (pd_jread_flat_object(&r, &fs)) return -1;
-      if (doc) same_object(&fs, json_array_get(doc, n), shown);
+      if (pd_jread_flat_object(&r, &fs))
+        return -1;
+      if (doc)
+        same_object(&fs, json_array_get(doc, n), shown);
       n++;
     } while (pd_jread_take(&r, ','));
-    if (!pd_jread_take(&r, ']')) return -1;
+    if (!pd_jread_take(&r, ']'))
+      return -1;
   }
-  if (!pd_jread_at_end(&r)) return -1;
-  if (doc && json_array_size(doc) != n) fail("item count differs", shown);
+  if (!pd_jread_at_end(&r))
+    return -1;
+  if (doc && json_array_size(doc) != n)
+    fail("item count differs", shown);
   return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   char *text = malloc(size + 1);
-  if (!text) return 0;
+  if (!text)
+    return 0;
   memcpy(text, data, size);
   text[size] = '\0';
   pd_jread r = {text, text + size};
@@ -80,11 +93,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 0 && text[0] == '[') {
     /* the reader's verdict on the whole array first, then the items */
     if (read_array(text, size, NULL, NULL) == 0) {
-      if (!json_is_array(doc)) fail("reader took an array Jansson refuses", text);
+      if (!json_is_array(doc))
+        fail("reader took an array Jansson refuses", text);
       read_array(text, size, doc, text);
     }
   } else if (pd_jread_flat_object(&r, &fs) == 0 && pd_jread_at_end(&r)) {
-    if (!doc) fail("reader took an object Jansson refuses", text);
+    if (!doc)
+      fail("reader took an object Jansson refuses", text);
     same_object(&fs, doc, text);
   }
   json_decref(doc);

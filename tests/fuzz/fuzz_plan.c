@@ -15,12 +15,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void fail(const char *what, const pascal_error *err) {
+static void fail(const char *what, const pascal_error *err)
+{
   fprintf(stderr, "fuzz: %s: %s (%s)\n", what, err->message, err->field);
   abort();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   json_t *doc = NULL, *canon = NULL, *again = NULL, *canon2 = NULL;
   pascal_plan plan, plan2;
   pascal_plan_init(&plan);
@@ -30,9 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (pascal_codec_parse((const char *)data, size, &doc, &err) != PASCAL_OK ||
       pascal_codec_plan_decode(doc, &plan, &err) != PASCAL_OK)
     goto done; /* refused input: that is allowed */
-  if (pascal_codec_plan_encode(&plan, &canon, &err) != PASCAL_OK) fail("a decoded plan does not encode", &err);
+  if (pascal_codec_plan_encode(&plan, &canon, &err) != PASCAL_OK)
+    fail("a decoded plan does not encode", &err);
   char *text = pascal_codec_dump(canon, 0);
-  if (!text) fail("the canonical plan does not print", &err);
+  if (!text)
+    fail("the canonical plan does not print", &err);
   if (pascal_codec_parse(text, strlen(text), &again, &err) != PASCAL_OK ||
       pascal_codec_plan_decode(again, &plan2, &err) != PASCAL_OK)
     fail("a canonical plan does not decode again", &err);

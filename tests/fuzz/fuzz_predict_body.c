@@ -10,11 +10,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   fz_daemon *d = fz_daemon_get();
   char answer[512];
-  unsigned status = fz_http(d, "POST", "/v1/predict", (const char *)data, size, NULL, answer,
-                            sizeof answer);
+  unsigned status =
+      fz_http(d, "POST", "/v1/predict", (const char *)data, size, NULL, answer, sizeof answer);
   fz_require_no_5xx(status, "POST /v1/predict", answer);
   return 0;
 }

@@ -18,7 +18,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   static char target[3 * 4096 + 64];
   static const char hex[] = "0123456789ABCDEF";
   fz_daemon *d = fz_daemon_get();
@@ -26,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   unsigned params = 1;
   for (size_t i = 0; i < size && n + 4 < sizeof target; i++) {
     uint8_t c = data[i];
-    if (c == '&' && ++params > MAX_PARAMS) break;
+    if (c == '&' && ++params > MAX_PARAMS)
+      break;
     if (c > 32 && c < 127 && c != '#' && c != '%' && c != '?') {
       target[n++] = (char)c;
     } else {

@@ -13,7 +13,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int run_file(const char *path) {
+static int run_file(const char *path)
+{
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "replay: cannot open %s\n", path);
@@ -25,11 +26,13 @@ static int run_file(const char *path) {
     if (len == cap) {
       cap = cap ? 2 * cap : 4096;
       uint8_t *grown = realloc(buf, cap);
-      if (!grown) abort();
+      if (!grown)
+        abort();
       buf = grown;
     }
     size_t r = fread(buf + len, 1, cap - len, f);
-    if (r == 0) break;
+    if (r == 0)
+      break;
     len += r;
   }
   fclose(f);
@@ -38,11 +41,13 @@ static int run_file(const char *path) {
   return 0;
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b) {
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
   return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   int inputs = 0, failed = 0;
   for (int i = 1; i < argc; i++) {
     struct stat st;

@@ -31,13 +31,16 @@ extern "C" {
  * Not under AddressSanitizer: CUPTI's host API dlopens libnvperf_host.so with
  * RTLD_DEEPBIND, which the ASan runtime refuses (google/sanitizers#611). */
 #ifndef __SANITIZE_ADDRESS__
-static std::vector<std::string> names(const std::vector<pascal_fill_metric> &v) {
+static std::vector<std::string> names(const std::vector<pascal_fill_metric> &v)
+{
   std::vector<std::string> out;
-  for (const pascal_fill_metric &m : v) out.push_back(m.name);
+  for (const pascal_fill_metric &m : v)
+    out.push_back(m.name);
   return out;
 }
 
-static void test_fill_choice(void) {
+static void test_fill_choice(void)
+{
   pascal_fill_choice c;
   pascal_error err;
   /* H100/H200: DRAM read bytes, cross-checked with L2 fills from device memory. */
@@ -50,7 +53,7 @@ static void test_fill_choice(void) {
   CHECK_INT(pascal_fill_choice_resolve("GB20B", nullptr, &c, &err), PASCAL_OK);
   CHECK(c.empirical);
   CHECK((names(c.candidates) == std::vector<std::string>{"lts__d_sectors_fill_device.sum",
-                                                          "lts__d_sectors_fill_sysmem.sum"}));
+                                                         "lts__d_sectors_fill_sysmem.sum"}));
   CHECK(c.checks.empty());
   /* Thor (GB10B): only the sysmem fill counter exists. */
   CHECK_INT(pascal_fill_choice_resolve("GB10B", nullptr, &c, &err), PASCAL_OK);
@@ -79,7 +82,8 @@ static void test_fill_choice(void) {
 }
 #endif
 
-static void test_fill_pick(void) {
+static void test_fill_pick(void)
+{
   /* 1e9 bytes read once: 0.95e9 is in range and closer (in log) than 1.25e9. */
   CHECK_INT(pascal_fill_pick({1.25e9, 0.95e9}, 1e9), 1);
   CHECK_INT(pascal_fill_pick({0.0, 1.1e9}, 1e9), 1);
@@ -88,7 +92,8 @@ static void test_fill_pick(void) {
   CHECK_INT(pascal_fill_pick({0.8e9}, 1e9), 0);
 }
 
-static void test_capacity_propose(void) {
+static void test_capacity_propose(void)
+{
   std::vector<pascal_capacity_row> rows = {
       {100, 1.00, 1}, {200, 1.02, 1}, {300, 1.09, 1}, {400, 1.6, 1}, {500, 1.05, 1}};
   /* Stops at the first size past 10 %: a later dip does not count. */
@@ -98,7 +103,8 @@ static void test_capacity_propose(void) {
   CHECK_INT(pascal_capacity_propose({}), 0);
 }
 
-static pascal_backend_job scan_job(void) {
+static pascal_backend_job scan_job(void)
+{
   pascal_backend_job j;
   memset(&j, 0, sizeof j);
   j.run.workload = PASCAL_PLAN_SCAN;
@@ -112,54 +118,87 @@ static pascal_backend_job scan_job(void) {
   return j;
 }
 
-static void expect_field(pascal_backend_job j, const char *field) {
+static void expect_field(pascal_backend_job j, const char *field)
+{
   pascal_error err;
   pascal_error_clear(&err);
   CHECK(pascal_cuda_job_check(&j, 80ull << 30, &err) != PASCAL_OK);
   CHECK(strcmp(err.field, field) == 0);
 }
 
-static void test_job_check(void) {
+static void test_job_check(void)
+{
   pascal_error err;
   pascal_backend_job j = scan_job();
   CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
-  j.run.key.o = 0; expect_field(j, "o");
-  j = scan_job(); j.run.key.path = PASCAL_PLAN_SYNC; expect_field(j, "d"); /* sync with d = 4 */
-  j.run.key.d = 0; CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
-  j = scan_job(); j.run.key.d = 0; expect_field(j, "d");
-  j = scan_job(); j.run.key.d = 17; expect_field(j, "d");
-  j = scan_job(); j.run.N = 0; expect_field(j, "N");
-  j = scan_job(); j.run.N = 1ull << 40; expect_field(j, "N");
-  j = scan_job(); j.run.W = 0; expect_field(j, "W");
-  j = scan_job(); j.block_bytes = 1000; expect_field(j, "block_bytes");
-  j = scan_job(); j.run.key.m = 1u << 20; expect_field(j, "m");
-  j = scan_job(); j.run.key.path = (pascal_plan_path)2; expect_field(j, "path");
+  j.run.key.o = 0;
+  expect_field(j, "o");
+  j = scan_job();
+  j.run.key.path = PASCAL_PLAN_SYNC;
+  expect_field(j, "d"); /* sync with d = 4 */
+  j.run.key.d = 0;
+  CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
+  j = scan_job();
+  j.run.key.d = 0;
+  expect_field(j, "d");
+  j = scan_job();
+  j.run.key.d = 17;
+  expect_field(j, "d");
+  j = scan_job();
+  j.run.N = 0;
+  expect_field(j, "N");
+  j = scan_job();
+  j.run.N = 1ull << 40;
+  expect_field(j, "N");
+  j = scan_job();
+  j.run.W = 0;
+  expect_field(j, "W");
+  j = scan_job();
+  j.block_bytes = 1000;
+  expect_field(j, "block_bytes");
+  j = scan_job();
+  j.run.key.m = 1u << 20;
+  expect_field(j, "m");
+  j = scan_job();
+  j.run.key.path = (pascal_plan_path)2;
+  expect_field(j, "path");
   j = scan_job();
   j.run.workload = PASCAL_PLAN_GEMM;
-  j.run.shape.Mg = 640; j.run.shape.Ng = 896; j.run.shape.Kg = 1280;
+  j.run.shape.Mg = 640;
+  j.run.shape.Ng = 896;
+  j.run.shape.Kg = 1280;
   CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
-  j.run.shape.Mg = 100; expect_field(j, "Mg");
-  j.run.shape.Mg = 640; j.run.shape.Ng = 0; expect_field(j, "Ng");
-  j.run.shape.Ng = 896; j.run.shape.Kg = 96; expect_field(j, "Kg");
+  j.run.shape.Mg = 100;
+  expect_field(j, "Mg");
+  j.run.shape.Mg = 640;
+  j.run.shape.Ng = 0;
+  expect_field(j, "Ng");
+  j.run.shape.Ng = 896;
+  j.run.shape.Kg = 96;
+  expect_field(j, "Kg");
   CHECK(pascal_cuda_job_check(nullptr, 1, &err) == PASCAL_EINVAL);
 }
 
-static void test_references(void) {
+static void test_references(void)
+{
   /* Block sums against a direct sum of words; static checksum against a
    * round-by-round loop, including more than one lap. */
   const uint64_t n = 5;
   const uint32_t b = 64; /* 16 words per block */
   std::vector<uint32_t> sums = pascal_ref_block_sums(n, b);
   uint32_t all = 0;
-  for (uint64_t i = 0; i < n * 16; ++i) all += pascal_ref_word(i);
+  for (uint64_t i = 0; i < n * 16; ++i)
+    all += pascal_ref_word(i);
   CHECK_INT(pascal_ref_open_checksum(sums), all);
   uint32_t s2 = 0;
-  for (uint64_t i = 2 * 16; i < 3 * 16; ++i) s2 += pascal_ref_word(i);
+  for (uint64_t i = 2 * 16; i < 3 * 16; ++i)
+    s2 += pascal_ref_word(i);
   CHECK_INT(sums[2], s2);
   for (uint64_t phase = 0; phase < n; ++phase)
     for (uint64_t rounds : {0ull, 3ull, 5ull, 12ull}) {
       uint32_t want = 0;
-      for (uint64_t k = 0; k < rounds; ++k) want += sums[(k + phase) % n];
+      for (uint64_t k = 0; k < rounds; ++k)
+        want += sums[(k + phase) % n];
       CHECK_INT(pascal_ref_static_checksum(sums, phase, rounds), want);
     }
   /* GEMM inputs are quarter steps in [-1/2, 1/2]; C is their dot product. */
@@ -174,7 +213,8 @@ static void test_references(void) {
 }
 
 /* Without a device, open and probe fail with a message, never a crash. */
-static void test_no_device_errors(void) {
+static void test_no_device_errors(void)
+{
   const pascal_backend_ops *ops = pascal_backend_cuda_ops();
   CHECK(ops != nullptr && strcmp(ops->name, "cuda") == 0);
   pascal_error err;
@@ -182,7 +222,8 @@ static void test_no_device_errors(void) {
   CHECK_INT(ops->open("zero", &b, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "profile") == 0);
   int count = 0;
-  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) return; /* GPU host: see test_gpu */
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)
+    return; /* GPU host: see test_gpu */
   pascal_error_clear(&err);
   CHECK_INT(ops->open(nullptr, &b, &err), PASCAL_ENOTFOUND);
   CHECK(strstr(err.message, "no CUDA device") != nullptr);
@@ -191,7 +232,8 @@ static void test_no_device_errors(void) {
   CHECK_INT(pascal_cuda_probe(stdout, 1000, 0, &dev, &err), PASCAL_EINVAL);
 }
 
-static void test_peak_median(void) {
+static void test_peak_median(void)
+{
   CHECK(pascal_peak_median({3, 1, 2}) == 2);
   CHECK(pascal_peak_median({4, 1, 3, 2}) == 2.5);
   CHECK(pascal_peak_median({7}) == 7);
@@ -205,7 +247,8 @@ static void test_peak_median(void) {
  * 0.5, 0.4, 0.45 ms (median 0.45 ms), 1e12 FLOPs in 5 ms (200 TFLOP/s), 2e7
  * cycles in 10 ms, 10.5 ms and 20e6/9.8e6... (median ratio 2 GHz), and 1000
  * launches in 2.1, 2.0, 2.4 ms (median 2.1 us each). */
-static pascal_peak_samples hand_samples(void) {
+static pascal_peak_samples hand_samples(void)
+{
   pascal_peak_samples s;
   s.dram_bytes = 512.0 * (1 << 20);
   s.dram_s = {2e-3, 2.2e-3, 1.9e-3};
@@ -220,7 +263,8 @@ static pascal_peak_samples hand_samples(void) {
   return s;
 }
 
-static void test_peaks_from_samples(void) {
+static void test_peaks_from_samples(void)
+{
   pascal_peaks p;
   pascal_error err;
   pascal_peak_samples s = hand_samples();
@@ -260,7 +304,8 @@ static void test_peaks_from_samples(void) {
   }
 }
 
-int main(void) {
+int main(void)
+{
 #ifdef __SANITIZE_ADDRESS__
   printf("note: CUPTI host-table checks skipped under AddressSanitizer\n");
 #else

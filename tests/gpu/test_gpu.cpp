@@ -38,16 +38,16 @@ const uint32_t kB = 16384;
 /* Gap law (paper Eq. waterfill / ttl), written out independently of libpascal:
  * the cyclic gaps of the distinct phases, the waterline theta with
  * sum_i min(g_i, theta) = C, T* = floor(theta). Steady state: K = #{g_i > T*}.
- * (libpascal's pascal_static_analyze must agree on K.) Over a finite run of h rounds from a cold cache, a phase whose leader gap
- * is within T* misses only on the min(g_i, h) blocks nobody touched before,
- * the others miss every round, so the run's K is
- * sum_i (g_i > T* ? h : min(g_i, h)) / h. */
+ * (libpascal's pascal_static_analyze must agree on K.) Over a finite run of h rounds from a cold
+ * cache, a phase whose leader gap is within T* misses only on the min(g_i, h) blocks nobody touched
+ * before, the others miss every round, so the run's K is sum_i (g_i > T* ? h : min(g_i, h)) / h. */
 struct gap_law {
   uint64_t k;   /* steady-state misses per round */
   double k_run; /* whole-run misses per round over h rounds */
 };
 
-gap_law gap_law_eval(std::vector<uint64_t> phases, uint64_t n, uint64_t c, uint64_t h) {
+gap_law gap_law_eval(std::vector<uint64_t> phases, uint64_t n, uint64_t c, uint64_t h)
+{
   std::sort(phases.begin(), phases.end());
   phases.erase(std::unique(phases.begin(), phases.end()), phases.end());
   std::vector<uint64_t> gaps;
@@ -60,7 +60,8 @@ gap_law gap_law_eval(std::vector<uint64_t> phases, uint64_t n, uint64_t c, uint6
   double theta = 0;
   for (size_t j = 0; j < d; ++j) {
     theta = (double)(c - prefix) / (double)(d - j);
-    if (theta < (double)sorted[j]) break;
+    if (theta < (double)sorted[j])
+      break;
     prefix += sorted[j];
   }
   const uint64_t t = (uint64_t)floor(theta);
@@ -78,18 +79,22 @@ gap_law gap_law_eval(std::vector<uint64_t> phases, uint64_t n, uint64_t c, uint6
   return out;
 }
 
-void check_status(pascal_status st, const pascal_error &err, const char *what) {
-  if (st != PASCAL_OK) fprintf(stderr, "%s: %s (%s)\n", what, err.message, err.field);
+void check_status(pascal_status st, const pascal_error &err, const char *what)
+{
+  if (st != PASCAL_OK)
+    fprintf(stderr, "%s: %s (%s)\n", what, err.message, err.field);
   CHECK(st == PASCAL_OK);
 }
 
 /* Whether o CTAs with d buffers of b bytes (plus barriers and 2 KiB of
  * per-CTA overhead) fit in one SM's shared memory. */
-bool fits(const pascal_kern_open_config &c, const pascal_cuda_info &in) {
+bool fits(const pascal_kern_open_config &c, const pascal_cuda_info &in)
+{
   return c.o * ((uint64_t)c.d * c.block_bytes + 128 + 2048) <= in.smem_per_sm;
 }
 
-void test_gemm_full(void) {
+void test_gemm_full(void)
+{
   const uint32_t mg = 256, ng = 384, kg = 192;
   __half *a = nullptr, *b = nullptr;
   float *c = nullptr;
@@ -112,11 +117,13 @@ void test_gemm_full(void) {
   cudaFree(c);
 }
 
-void test_occupancy(const pascal_cuda_info &in) {
+void test_occupancy(const pascal_cuda_info &in)
+{
   for (int tma = 0; tma <= 1; ++tma)
     for (uint32_t o = 1; o <= 4; ++o) {
       pascal_kern_open_config cfg{o, tma, tma ? 2u : 0u, 0, kB};
-      if (!fits(cfg, in)) continue;
+      if (!fits(cfg, in))
+        continue;
       pascal_kern_open_plan plan;
       CHECK(pascal_kern_open_plan_make(0, &cfg, &plan) == cudaSuccess);
       CHECK_INT(plan.occupancy, o);
@@ -131,14 +138,16 @@ void test_occupancy(const pascal_cuda_info &in) {
   CHECK(pascal_kern_open_plan_make(0, &too_many, &plan) == cudaErrorInvalidConfiguration);
 }
 
-void test_scans_correct(pascal_cuda_rig *rig) {
+void test_scans_correct(pascal_cuda_rig *rig)
+{
   pascal_error err;
   pascal_cuda_sample s;
-  const pascal_kern_open_config cfgs[] = {
-      {1, 0, 0, 4, kB}, {2, 0, 0, 0, kB}, {1, 1, 1, 0, kB}, {1, 1, 2, 3, kB},
-      {1, 1, 4, 8, kB}, {2, 1, 3, 1, kB}, {1, 1, 4, 0, 4096}};
+  const pascal_kern_open_config cfgs[] = {{1, 0, 0, 4, kB},  {2, 0, 0, 0, kB}, {1, 1, 1, 0, kB},
+                                          {1, 1, 2, 3, kB},  {1, 1, 4, 8, kB}, {2, 1, 3, 1, kB},
+                                          {1, 1, 4, 0, 4096}};
   for (const pascal_kern_open_config &c : cfgs) {
-    if (!fits(c, rig->info())) continue;
+    if (!fits(c, rig->info()))
+      continue;
     check_status(rig->run_open_scan(c, 257, 2, &s, &err), err, "open scan");
     printf("open scan o=%u %s d=%u m=%u N=257 W=2: fill %.0f bytes, %.1f us\n", c.o,
            c.tma ? "tma" : "sync", c.d, c.m, s.fill_bytes, s.kernel_ns / 1e3);
@@ -150,7 +159,8 @@ void test_scans_correct(pascal_cuda_rig *rig) {
   CHECK(s.fill_bytes >= 0.8 * 2.0 * (512 + 640) * 1024);
 }
 
-void test_counters(pascal_cuda_rig *rig) {
+void test_counters(pascal_cuda_rig *rig)
+{
   const pascal_cuda_info &in = rig->info();
   pascal_error err;
   /* Cold read far larger than L2: fills ~ logical bytes, for the chosen
@@ -162,9 +172,11 @@ void test_counters(pascal_cuda_rig *rig) {
   std::vector<double> v;
   const uint64_t big = 4 * in.l2_bytes;
   check_status(rig->measure_cold_read(big, {rig->metric()}, &v, &err), err, "cold read");
-  if (!v.empty()) CHECK_NEAR(v[0] / (double)big, 1.0, 0.2);
+  if (!v.empty())
+    CHECK_NEAR(v[0] / (double)big, 1.0, 0.2);
   for (size_t i = 0; i < cold.metrics.size(); ++i)
-    if (cold.metrics[i].name != rig->metric().name && cold.metrics[i].name.find("fill_device") != std::string::npos)
+    if (cold.metrics[i].name != rig->metric().name &&
+        cold.metrics[i].name.find("fill_device") != std::string::npos)
       CHECK_NEAR(cold.values[i] / cold.bytes, 1.0, 0.2); /* GH100 cross-check */
 
   /* A scan of L2/4 over 4 waves: later waves hit, fills ~ its size once. */
@@ -181,7 +193,8 @@ void test_counters(pascal_cuda_rig *rig) {
  * blocks, C taken as half of L2 (the expectations below hold for any C
  * from 512 blocks up to N). */
 double static_case(pascal_cuda_rig *rig, const std::vector<uint32_t> &phases, uint64_t n,
-                   uint64_t rounds, const char *label) {
+                   uint64_t rounds, const char *label)
+{
   pascal_error err;
   pascal_cuda_sample s;
   pascal_status st = rig->run_static_scan(phases, n, kB, rounds, &s, &err);
@@ -189,31 +202,34 @@ double static_case(pascal_cuda_rig *rig, const std::vector<uint32_t> &phases, ui
   return st == PASCAL_OK ? s.fill_bytes / ((double)kB * rounds) : -1.0;
 }
 
-void test_static_clusters(pascal_cuda_rig *rig) {
+void test_static_clusters(pascal_cuda_rig *rig)
+{
   const pascal_cuda_info &in = rig->info();
   const uint32_t m = in.sm_count;
   const uint64_t n = 4 * in.l2_bytes / kB, c_model = in.l2_bytes / 2 / kB, rounds = 4000;
   std::vector<uint32_t> counts = {1, 2, 3, 4, 6, 8, 12, 16, m / 4, m / 2, m};
   double worst = 0;
   for (uint32_t c : counts) {
-    if (c == 0 || c > m) continue;
+    if (c == 0 || c > m)
+      continue;
     std::vector<uint32_t> phases(m);
     std::vector<uint64_t> ph64(m);
-    for (uint32_t w = 0; w < m; ++w) ph64[w] = phases[w] = (uint32_t)((w % c) * n / c);
+    for (uint32_t w = 0; w < m; ++w)
+      ph64[w] = phases[w] = (uint32_t)((w % c) * n / c);
     const gap_law want = gap_law_eval(ph64, n, c_model, rounds);
     CHECK_INT(want.k, c); /* equal gaps N/c > C: every cluster pays its own fill */
     const double k = static_case(rig, phases, n, rounds, "static clusters");
     const double rel = fabs(k - want.k_run) / want.k_run;
     worst = std::max(worst, rel);
-    printf("static clusters c=%u: K = %.3f, gap law %.3f (%.1f %%)\n", c, k, want.k_run,
-           100 * rel);
+    printf("static clusters c=%u: K = %.3f, gap law %.3f (%.1f %%)\n", c, k, want.k_run, 100 * rel);
     CHECK(rel < 0.15);
   }
   /* Packed clusters: 8 phases 64 blocks apart share through L2 (steady-state
    * K = 1 although D = 8; over H rounds K = 1 + 448 / H). */
   std::vector<uint32_t> phases(m);
   std::vector<uint64_t> ph64(m);
-  for (uint32_t w = 0; w < m; ++w) ph64[w] = phases[w] = (w % 8) * 64;
+  for (uint32_t w = 0; w < m; ++w)
+    ph64[w] = phases[w] = (w % 8) * 64;
   const gap_law want = gap_law_eval(ph64, n, c_model, rounds);
   CHECK_INT(want.k, 1);
   CHECK_NEAR(want.k_run, 1.0 + 448.0 / rounds, 1e-12);
@@ -226,7 +242,8 @@ void test_static_clusters(pascal_cuda_rig *rig) {
 /* Open scan: some deep TMA pipeline separates (K > 1.05), as in the paper's
  * depth sweep (d = 4 at W = 32 on GB10 reached K = 5.58). Depths 3..8 at
  * o = 1 and 4, 6 at o = 2, where the buffers fit in shared memory. */
-void test_open_divergence(pascal_cuda_rig *rig) {
+void test_open_divergence(pascal_cuda_rig *rig)
+{
   const pascal_cuda_info &in = rig->info();
   const uint64_t n = 2 * in.l2_bytes / kB, w = 32;
   double best = 0;
@@ -234,21 +251,24 @@ void test_open_divergence(pascal_cuda_rig *rig) {
                                           {1, 1, 6, 0, kB}, {1, 1, 8, 0, kB}, {2, 0, 0, 0, kB},
                                           {2, 1, 4, 0, kB}, {2, 1, 6, 0, kB}};
   for (const pascal_kern_open_config &c : cfgs) {
-    if (!fits(c, in)) continue;
+    if (!fits(c, in))
+      continue;
     pascal_error err;
     pascal_cuda_sample s;
     check_status(rig->run_open_scan(c, n, w, &s, &err), err, "open scan divergence");
     const double k = s.fill_bytes / ((double)kB * w * n);
-    printf("open scan o=%u %s d=%u N=%llu W=%llu: K = %.3f, %.1f ms\n", c.o,
-           c.tma ? "tma" : "sync", c.d, (unsigned long long)n, (unsigned long long)w, k, s.kernel_ns / 1e6);
-    if (c.tma) best = std::max(best, k);
+    printf("open scan o=%u %s d=%u N=%llu W=%llu: K = %.3f, %.1f ms\n", c.o, c.tma ? "tma" : "sync",
+           c.d, (unsigned long long)n, (unsigned long long)w, k, s.kernel_ns / 1e6);
+    if (c.tma)
+      best = std::max(best, k);
   }
   CHECK(best > 1.05);
 }
 
 } // namespace
 
-int main(void) {
+int main(void)
+{
 #ifdef __SANITIZE_ADDRESS__
   /* CUPTI dlopens libnvperf_host.so with RTLD_DEEPBIND, which the
    * AddressSanitizer runtime refuses: run this test in the normal build. */

@@ -11,19 +11,18 @@
 #include <stdint.h>
 
 void check_record(int ok, const char *file, int line, const char *expr);
-void check_record_near(double got, double want, double tol, const char *file,
-                       int line, const char *expr);
-void check_record_int(long long got, long long want, const char *file, int line,
-                      const char *expr);
+void check_record_near(double got, double want, double tol, const char *file, int line,
+                       const char *expr);
+void check_record_int(long long got, long long want, const char *file, int line, const char *expr);
 int check_summary(void);
 /* Number of failures so far: lets a loop stop after the first bad case. */
 long check_failures(void);
 
 #define CHECK(cond) check_record(!!(cond), __FILE__, __LINE__, #cond)
 /* |got - want| <= tol, or both infinite with the same sign. */
-#define CHECK_NEAR(got, want, tol) \
+#define CHECK_NEAR(got, want, tol)                                                                 \
   check_record_near((got), (want), (tol), __FILE__, __LINE__, #got " ~ " #want)
-#define CHECK_INT(got, want) \
+#define CHECK_INT(got, want)                                                                       \
   check_record_int((long long)(got), (long long)(want), __FILE__, __LINE__, #got " == " #want)
 
 #endif

@@ -6,10 +6,12 @@
 #include <pascal/version.h>
 #include <stdio.h>
 
-int main(void) {
+int main(void)
+{
   const uint64_t phases[2] = {0, 4};
   pascal_policy_bound b;
-  if (pascal_policy_bound_compute(8, 2, phases, 2, &b, NULL) != PASCAL_OK) return 1;
+  if (pascal_policy_bound_compute(8, 2, phases, 2, &b, NULL) != PASCAL_OK)
+    return 1;
   printf("%llu+%llu/%llu %s\n", (unsigned long long)b.whole, (unsigned long long)b.frac.num,
          (unsigned long long)b.frac.den, pascal_version());
   return 0;

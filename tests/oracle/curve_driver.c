@@ -36,10 +36,10 @@
 #include "pascal/predict.h"
 
 /* Largest N or Q of one case; the Python side stays far below it. */
-#define DRIVER_MAX_POINTS 4096
+#define DRIVER_MAX_POINTS  4096
 #define DRIVER_MAX_COLUMNS 4
-#define QUERY_W 16
-#define QUERY_NK 16
+#define QUERY_W            16
+#define QUERY_NK           16
 
 /* One parsed case: in[c][i] is input column c of point i, q[c][j] query
  * column c of query j. Owned by main (heap), reused line after line. */
@@ -164,10 +164,10 @@ static pascal_model *case_model(pascal_workload workload, const driver_case *c)
   cal.gemm.resident_ctas = 48;
   for (size_t i = 0; i < c->n && st == PASCAL_OK; i++) {
     if (workload == PASCAL_WORKLOAD_SCAN) {
-      pascal_scan_run run = {.key = {1, PASCAL_PATH_TMA, (uint32_t)c->in[0][i],
-                                     (uint32_t)c->in[1][i]},
-                             .N = (uint32_t)c->in[2][i],
-                             .W = QUERY_W};
+      pascal_scan_run run = {
+          .key = {1, PASCAL_PATH_TMA, (uint32_t)c->in[0][i], (uint32_t)c->in[1][i]},
+          .N = (uint32_t)c->in[2][i],
+          .W = QUERY_W};
       run.fill_bytes = c->in[3][i] * cal.device.block_bytes * (double)QUERY_W * run.N;
       st = pascal_calibration_append_scan(&cal, &run, &err);
     } else {
@@ -217,8 +217,7 @@ static int run_gemm(reader *r, driver_case *c)
   /* tile counts up to 2^16 keep 128 n within uint32_t */
   if (!read_case(r, c, 3, 2) || !integers_in_range(c->in[0], c->n, 1, 65536) ||
       !integers_in_range(c->in[1], c->n, 1, 65536) ||
-      !integers_in_range(c->q[0], c->nq, 1, 65536) ||
-      !integers_in_range(c->q[1], c->nq, 1, 65536))
+      !integers_in_range(c->q[0], c->nq, 1, 65536) || !integers_in_range(c->q[1], c->nq, 1, 65536))
     return 0;
   pascal_model *md = case_model(PASCAL_WORKLOAD_GEMM, c);
   if (!md)

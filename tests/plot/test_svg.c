@@ -47,13 +47,11 @@ static void test_ticks(void)
   expect_ticks(PASCAL_AXIS_LOG, 0.3, 0.3, (double[]){0.1, 0.2, 0.5, 1}, 4);
   /* 30 decades [1e-10, 1e20]: every third power (12 intervals at most). */
   expect_ticks(PASCAL_AXIS_LOG, 1e-10, 1e20,
-               (double[]){1e-12, 1e-9, 1e-6, 1e-3, 1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18, 1e21},
-               12);
+               (double[]){1e-12, 1e-9, 1e-6, 1e-3, 1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18, 1e21}, 12);
   /* Linear [0, 97]: step 20 (97/5 = 19.4 -> 2 x 10). */
   expect_ticks(PASCAL_AXIS_LINEAR, 0, 97, (double[]){0, 20, 40, 60, 80, 100}, 6);
   /* Linear [-0.3, 0.7]: step 0.2 from -0.4. */
-  expect_ticks(PASCAL_AXIS_LINEAR, -0.3, 0.7, (double[]){-0.4, -0.2, 0, 0.2, 0.4, 0.6, 0.8},
-               7);
+  expect_ticks(PASCAL_AXIS_LINEAR, -0.3, 0.7, (double[]){-0.4, -0.2, 0, 0.2, 0.4, 0.6, 0.8}, 7);
   double t[PASCAL_AXIS_TICKS_MAX];
   size_t n;
   pascal_error err;

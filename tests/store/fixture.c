@@ -74,8 +74,8 @@ int64_t fixture_calibration(fixture *f, unsigned n, uint32_t max_attempts)
   for (unsigned i = 0; i < n; i++)
     runs[i] = fixture_scan_run(i);
   if (pascal_store_calibration_create(f->s, "gb10", PASCAL_STORE_SCAN,
-                                      "{\"format\":\"pascal-plan/1\"}", runs, n,
-                                      max_attempts, 1000, &id, &err) != PASCAL_STORE_OK) {
+                                      "{\"format\":\"pascal-plan/1\"}", runs, n, max_attempts, 1000,
+                                      &id, &err) != PASCAL_STORE_OK) {
     fprintf(stderr, "fixture calibration failed: %s\n", err.message);
     exit(2);
   }
@@ -90,12 +90,13 @@ const char *fixture_token(char *buf, char c)
   return buf;
 }
 
-pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], char c,
-                                  int64_t now, pascal_store_job *j)
+pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], char c, int64_t now,
+                                  pascal_store_job *j)
 {
   int claimed = 0;
-  pascal_store_status status = pascal_store_job_claim(f->s, "gb10", agent, fixture_token(tok, c), HOLDER,
-                                                      now, FIXTURE_LEASE, j, &claimed, NULL, NULL);
+  pascal_store_status status =
+      pascal_store_job_claim(f->s, "gb10", agent, fixture_token(tok, c), HOLDER, now, FIXTURE_LEASE,
+                             j, &claimed, NULL, NULL);
   return status == PASCAL_STORE_OK && !claimed ? PASCAL_STORE_NOT_FOUND : status;
 }
 
@@ -135,8 +136,7 @@ long long fixture_sql_int(const fixture *f, const char *sql)
   sqlite3_stmt *st = NULL;
   long long v = -1;
   if (sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-      sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-      sqlite3_step(st) == SQLITE_ROW)
+      sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
     v = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
   sqlite3_close(db);

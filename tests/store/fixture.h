@@ -31,14 +31,14 @@ int64_t fixture_calibration(fixture *f, unsigned n, uint32_t max_attempts);
 const char *fixture_token(char *buf, char c);
 /* The lease holder (an API token id in pascald) of every lease the tests
  * take, unless they test another holder. */
-#define HOLDER 1
+#define HOLDER        1
 /* Lease length (seconds) of fixture_claim(). */
 #define FIXTURE_LEASE 60
 /* `agent` claims the next job of gb10 at `now` for a FIXTURE_LEASE lease under the
  * token fixture_token(tok, c); the store's status, or NOT_FOUND when it
  * answered OK with nothing queued (so *j is set whenever this returns OK). */
-pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], char c,
-                                  int64_t now, pascal_store_job *j);
+pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], char c, int64_t now,
+                                  pascal_store_job *j);
 /* A content hash for frozen calibrations. */
 #define FIXTURE_HASH "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
 /* A calibration of one job, claimed at `now` under fixture_token(tok, 'e'),

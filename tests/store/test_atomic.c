@@ -10,14 +10,14 @@
 #include "check.h"
 #include "fixture.h"
 
-#define HASH "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+#define HASH  "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
 #define NMEAS 10
 
 static void fill(pascal_store_measurement *ms)
 {
   for (unsigned i = 0; i < NMEAS; i++)
-    ms[i] = (pascal_store_measurement){.run = fixture_scan_run(i), .fill_bytes = 1.0 + i,
-                                       .kernel_ns = 1.0};
+    ms[i] = (pascal_store_measurement){
+        .run = fixture_scan_run(i), .fill_bytes = 1.0 + i, .kernel_ns = 1.0};
 }
 
 static void check_empty(const fixture *f)
@@ -38,16 +38,16 @@ static void test_import_bad_row(void)
   ms[6].fill_bytes = -5; /* rows 0..5 are inserted before this one is seen */
   int64_t id = -1;
   pascal_error err;
-  CHECK_INT(pascal_store_calibration_import(f.s, &d, PASCAL_STORE_SCAN, NULL, ms, NMEAS, "{}",
-                                            "{}", HASH, 1, &id, NULL, &err),
+  CHECK_INT(pascal_store_calibration_import(f.s, &d, PASCAL_STORE_SCAN, NULL, ms, NMEAS, "{}", "{}",
+                                            HASH, 1, &id, NULL, &err),
             PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "measurements[6].fill_bytes") == 0);
   CHECK_INT(id, -1);
   check_empty(&f);
   fill(ms);
   ms[2].run.path_tma = 1; /* run 2 is sync with d = 0: tma needs d >= 1 */
-  CHECK_INT(pascal_store_calibration_import(f.s, &d, PASCAL_STORE_SCAN, NULL, ms, NMEAS, "{}",
-                                            "{}", HASH, 1, &id, NULL, &err),
+  CHECK_INT(pascal_store_calibration_import(f.s, &d, PASCAL_STORE_SCAN, NULL, ms, NMEAS, "{}", "{}",
+                                            HASH, 1, &id, NULL, &err),
             PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "measurements[2].d") == 0);
   check_empty(&f);
@@ -81,17 +81,20 @@ static void test_import_sql_failure(void)
   pascal_store_run runs[NMEAS];
   for (unsigned i = 0; i < NMEAS; i++)
     runs[i] = fixture_scan_run(i);
-  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, NMEAS,
-                                            0, 1, &id, NULL), PASCAL_STORE_CONFLICT);
+  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, NMEAS, 0, 1,
+                                            &id, NULL),
+            PASCAL_STORE_CONFLICT);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM calibrations"), 0);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM jobs"), 0);
 
   /* Without the injected failures both succeed on the same handle. */
   CHECK_INT(fixture_sql(&f, "DROP TRIGGER inject; DROP TRIGGER inject_job"), SQLITE_OK);
-  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, NMEAS,
-                                            0, 1, &id, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_calibration_import(f.s, &d, PASCAL_STORE_SCAN, NULL, ms, NMEAS, "{}",
-                                            "{}", HASH, 1, &id, NULL, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, NMEAS, 0, 1,
+                                            &id, NULL),
+            PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_calibration_import(f.s, &d, PASCAL_STORE_SCAN, NULL, ms, NMEAS, "{}", "{}",
+                                            HASH, 1, &id, NULL, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements"), NMEAS);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM jobs"), NMEAS);
   fixture_done(&f);
@@ -109,11 +112,13 @@ static void test_result_failure_keeps_lease(void)
   CHECK_INT(fixture_sql(&f, "CREATE TRIGGER inject AFTER UPDATE OF state ON jobs"
                             " WHEN NEW.state = 'done' BEGIN SELECT RAISE(ABORT, 'x'); END"),
             SQLITE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 1.0, 1.0, 11, NULL, NULL), PASCAL_STORE_CONFLICT);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 1.0, 1.0, 11, NULL, NULL),
+            PASCAL_STORE_CONFLICT);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements"), 0);
   CHECK_INT(fixture_sql_int(&f, "SELECT state = 'leased' FROM jobs"), 1);
   CHECK_INT(fixture_sql(&f, "DROP TRIGGER inject"), SQLITE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 1.0, 1.0, 12, NULL, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 1.0, 1.0, 12, NULL, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements"), 1);
   fixture_done(&f);
 }

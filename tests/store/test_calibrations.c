@@ -24,11 +24,13 @@ static void finish_all(fixture *f, int64_t now)
   for (char c = 'a'; claimed; c = c == 'f' ? 'a' : (char)(c + 1)) {
     fixture_token(tok, c);
     tok[0] = (char)('0' + (now++ % 10)); /* a fresh token per lease */
-    CHECK_INT(pascal_store_job_claim(f->s, "gb10", "ag", tok, HOLDER, now, 60, &j, &claimed, NULL, NULL),
-              PASCAL_STORE_OK);
+    CHECK_INT(
+        pascal_store_job_claim(f->s, "gb10", "ag", tok, HOLDER, now, 60, &j, &claimed, NULL, NULL),
+        PASCAL_STORE_OK);
     if (claimed)
-      CHECK_INT(pascal_store_job_result(f->s, j.id, tok, HOLDER, 1000.0 * (double)j.id, 5.0, now, NULL,
-                                        NULL), PASCAL_STORE_OK);
+      CHECK_INT(pascal_store_job_result(f->s, j.id, tok, HOLDER, 1000.0 * (double)j.id, 5.0, now,
+                                        NULL, NULL),
+                PASCAL_STORE_OK);
   }
 }
 
@@ -52,18 +54,19 @@ static void test_create_get_freeze(void)
   pascal_store_calibration_clear(&c);
   /* Job ids follow the run order. */
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM jobs j1 JOIN jobs j2 ON j2.id > j1.id"
-                                " WHERE j2.N <= j1.N"), 0);
+                                " WHERE j2.N <= j1.N"),
+            0);
 
   pascal_error err;
-  CHECK_INT(pascal_store_calibration_freeze(f.s, cal, "{\"b\":1}", "{\"r\":1}", HASH_A, 2000,
-                                            &err), PASCAL_STORE_CONFLICT);
+  CHECK_INT(pascal_store_calibration_freeze(f.s, cal, "{\"b\":1}", "{\"r\":1}", HASH_A, 2000, &err),
+            PASCAL_STORE_CONFLICT);
   CHECK(strcmp(err.field, "jobs") == 0);
   finish_all(&f, 1100);
-  CHECK_INT(pascal_store_calibration_freeze(f.s, cal, "{\"b\":1}", "{\"r\":1}", "xyz", 2000,
-                                            &err), PASCAL_STORE_INVALID);
+  CHECK_INT(pascal_store_calibration_freeze(f.s, cal, "{\"b\":1}", "{\"r\":1}", "xyz", 2000, &err),
+            PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "content_hash") == 0);
-  CHECK_INT(pascal_store_calibration_freeze(f.s, cal, "{\"b\":1}", "{\"r\":1}", HASH_A, 2000,
-                                            NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_calibration_freeze(f.s, cal, "{\"b\":1}", "{\"r\":1}", HASH_A, 2000, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(pascal_store_calibration_get(f.s, cal, &c, NULL), PASCAL_STORE_OK);
   CHECK_INT(c.state, PASCAL_STORE_FROZEN);
   CHECK_INT(c.frozen_at, 2000);
@@ -111,32 +114,39 @@ static void test_create_refusals(void)
   pascal_store_run runs[2] = {fixture_scan_run(0), fixture_scan_run(1)};
   int64_t id = -7;
   pascal_error err;
-  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 2, 0,
-                                            1, &id, &err), PASCAL_STORE_NOT_FOUND);
+  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 2, 0, 1,
+                                            &id, &err),
+            PASCAL_STORE_NOT_FOUND);
   CHECK(strcmp(err.field, "device") == 0);
   pascal_store_device d = fixture_device();
   CHECK_INT(pascal_store_device_create(f.s, &d, 1, NULL, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 0, 0,
-                                            1, &id, &err), PASCAL_STORE_INVALID);
-  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "", runs, 2, 0, 1,
-                                            &id, &err), PASCAL_STORE_INVALID);
+  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 0, 0, 1,
+                                            &id, &err),
+            PASCAL_STORE_INVALID);
+  CHECK_INT(
+      pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "", runs, 2, 0, 1, &id, &err),
+      PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "plan") == 0);
-  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_GEMM, "{}", runs, 2, 0,
-                                            1, &id, &err), PASCAL_STORE_INVALID);
+  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_GEMM, "{}", runs, 2, 0, 1,
+                                            &id, &err),
+            PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "runs[0].Mg") == 0);
   runs[1].N = (uint64_t)1 << 63; /* does not fit SQLite's int64 */
-  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 2, 0,
-                                            1, &id, &err), PASCAL_STORE_INVALID);
+  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 2, 0, 1,
+                                            &id, &err),
+            PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "runs[1].N") == 0);
   runs[1] = fixture_scan_run(1);
   runs[1].d = 0; /* tma needs d >= 1 */
-  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 2, 0,
-                                            1, &id, &err), PASCAL_STORE_INVALID);
+  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 2, 0, 1,
+                                            &id, &err),
+            PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "runs[1].d") == 0);
   runs[1] = fixture_scan_run(1);
   runs[0].d = 3; /* sync forbids d */
-  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 2, 0,
-                                            1, &id, &err), PASCAL_STORE_INVALID);
+  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 2, 0, 1,
+                                            &id, &err),
+            PASCAL_STORE_INVALID);
   CHECK_INT(id, -7);
   /* Nothing of the refused calibrations was written (runs[1] was checked
    * after the calibration row and runs[0]'s job had been inserted). */
@@ -158,7 +168,8 @@ static void test_heldout_flag(void)
   int64_t cal = 0;
   pascal_error err;
   CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 3, 0, 1,
-                                            &cal, NULL), PASCAL_STORE_OK);
+                                            &cal, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM jobs WHERE heldout = 1"), 1);
   finish_all(&f, 1100);
   pascal_store_measurement *ms = NULL;
@@ -170,7 +181,8 @@ static void test_heldout_flag(void)
   free(ms);
   runs[0].heldout = 2;
   CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 3, 0, 1,
-                                            &cal, &err), PASCAL_STORE_INVALID);
+                                            &cal, &err),
+            PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "runs[0].heldout") == 0);
   CHECK_INT(fixture_sql(&f, "UPDATE jobs SET heldout = 3 WHERE id = 1"), SQLITE_CONSTRAINT);
   fixture_done(&f);
@@ -186,8 +198,9 @@ static void test_list_by_device(void)
   CHECK_INT(pascal_store_device_create(f.s, &d, 1, NULL, NULL), PASCAL_STORE_OK);
   pascal_store_run g = {.Mg = 4096, .Ng = 4096, .Kg = 1024, .repeat = 1};
   int64_t b = 0;
-  CHECK_INT(pascal_store_calibration_create(f.s, "h100", PASCAL_STORE_GEMM, "{\"g\":1}", &g, 1,
-                                            0, 1, &b, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_calibration_create(f.s, "h100", PASCAL_STORE_GEMM, "{\"g\":1}", &g, 1, 0,
+                                            1, &b, NULL),
+            PASCAL_STORE_OK);
   pascal_store_calibration *list = NULL;
   size_t n = 0;
   CHECK_INT(pascal_store_calibration_list(f.s, NULL, &list, &n, NULL), PASCAL_STORE_OK);
@@ -213,7 +226,8 @@ static void test_list_by_device(void)
   int claimed = 0;
   char tok[33];
   CHECK_INT(pascal_store_job_claim(f.s, "h100", "ag", fixture_token(tok, 'c'), HOLDER, 5, 60, &j,
-                                   &claimed, NULL, NULL), PASCAL_STORE_OK);
+                                   &claimed, NULL, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(claimed, 1);
   CHECK_INT(j.workload, PASCAL_STORE_GEMM);
   CHECK(memcmp(&j.run, &g, sizeof g) == 0);
@@ -227,7 +241,8 @@ static void test_import(void)
   pascal_store_device d = fixture_device();
   pascal_store_measurement ms[3];
   for (unsigned i = 0; i < 3; i++) {
-    ms[i] = (pascal_store_measurement){.run = fixture_scan_run(i), .fill_bytes = 10.0 + i,
+    ms[i] = (pascal_store_measurement){.run = fixture_scan_run(i),
+                                       .fill_bytes = 10.0 + i,
                                        .kernel_ns = i == 2 ? 0 : 100.0 * i + 1};
   }
   int64_t id = 0, again = 0;
@@ -295,7 +310,8 @@ static void test_import_as(void)
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM calibrations"), 1);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements"), 1);
   CHECK_INT(pascal_store_calibration_import(f.s, &d, PASCAL_STORE_SCAN, NULL, &m, 1, "{}", "{}",
-                                            HASH_B, 3, &id, &created, NULL), PASCAL_STORE_OK);
+                                            HASH_B, 3, &id, &created, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(id, 8);
   fixture_done(&f);
 }

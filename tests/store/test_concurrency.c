@@ -13,7 +13,7 @@
 #include "check.h"
 #include "fixture.h"
 
-#define JOBS 120
+#define JOBS    120
 #define THREADS 4
 
 typedef struct worker {
@@ -33,14 +33,15 @@ static void *work(void *arg)
     snprintf(tok, sizeof tok, "%016x%016llx", (unsigned)w->index, (long long)k);
     pascal_store_job j;
     int claimed = 0;
-    if (pascal_store_job_claim(w->s, "gb10", agent, tok, HOLDER, 100, 600, &j, &claimed, NULL, NULL) !=
-        PASCAL_STORE_OK) {
+    if (pascal_store_job_claim(w->s, "gb10", agent, tok, HOLDER, 100, 600, &j, &claimed, NULL,
+                               NULL) != PASCAL_STORE_OK) {
       w->failures++;
       break;
     }
     if (!claimed)
       break;
-    if (pascal_store_job_result(w->s, j.id, tok, HOLDER, (double)j.id, 1.0, 101, NULL, NULL) != PASCAL_STORE_OK)
+    if (pascal_store_job_result(w->s, j.id, tok, HOLDER, (double)j.id, 1.0, 101, NULL, NULL) !=
+        PASCAL_STORE_OK)
       w->failures++;
     else
       w->done++;
@@ -70,7 +71,8 @@ int main(void)
   CHECK_INT(total, JOBS);
   pascal_store_close(second);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM jobs WHERE state = 'done'"
-                                " AND attempts = 1"), JOBS);
+                                " AND attempts = 1"),
+            JOBS);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(DISTINCT job) FROM measurements"), JOBS);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements"), JOBS);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements WHERE fill_bytes <> job"), 0);

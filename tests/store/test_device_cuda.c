@@ -131,12 +131,14 @@ static void test_migration_from_1(void)
                             "ALTER TABLE devices DROP COLUMN peak_launch_s; "
                             "ALTER TABLE devices DROP COLUMN capacity_probe; "
                             "ALTER TABLE devices DROP COLUMN static_experiment; "
-                            "PRAGMA user_version = 1"), SQLITE_OK);
+                            "PRAGMA user_version = 1"),
+            SQLITE_OK);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM pragma_table_info('devices')"), 6);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
   CHECK(fixture_sql_int(&f, "PRAGMA user_version") >= 2);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM pragma_table_info('devices') WHERE name IN "
-                                "('cuda_name', 'cc_major', 'cc_minor', 'l2_bytes')"), 4);
+                                "('cuda_name', 'cc_major', 'cc_minor', 'l2_bytes')"),
+            4);
   pascal_store_device got;
   CHECK_INT(pascal_store_device_get(f.s, "gb10", &got, NULL), PASCAL_STORE_OK);
   CHECK_INT(got.created, 7);

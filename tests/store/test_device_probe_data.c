@@ -72,7 +72,8 @@ static void test_migration_from_5(fixture *f)
   f->s = NULL;
   CHECK_INT(fixture_sql(f, "ALTER TABLE devices DROP COLUMN capacity_probe;"
                            "ALTER TABLE devices DROP COLUMN static_experiment;"
-                           "PRAGMA user_version = 5"), SQLITE_OK);
+                           "PRAGMA user_version = 5"),
+            SQLITE_OK);
   CHECK_INT(pascal_store_open(f->path, &f->s, NULL), PASCAL_STORE_OK);
   CHECK_INT(fixture_sql_int(f, "PRAGMA user_version"), 6);
   CHECK_INT(pascal_store_device_get(f->s, "old5", &got, NULL), PASCAL_STORE_OK);

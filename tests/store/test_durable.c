@@ -16,7 +16,7 @@
 #include "check.h"
 #include "fixture.h"
 
-#define JOBS 400
+#define JOBS             400
 #define ACKS_BEFORE_KILL 40
 
 /* The child: upload results as fast as it can, acking each on `fd`. */
@@ -30,8 +30,8 @@ static void child(const char *path, int fd)
     snprintf(tok, sizeof tok, "%032llx", (long long)now);
     pascal_store_job j;
     int claimed = 0;
-    if (pascal_store_job_claim(s, "gb10", "child", tok, HOLDER, now, 600, &j, &claimed, NULL, NULL) !=
-        PASCAL_STORE_OK)
+    if (pascal_store_job_claim(s, "gb10", "child", tok, HOLDER, now, 600, &j, &claimed, NULL,
+                               NULL) != PASCAL_STORE_OK)
       _exit(4);
     if (!claimed)
       break;
@@ -77,8 +77,7 @@ int main(void)
   waitpid(pid, &wstatus, 0);
   CHECK(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL);
   /* Acks the child wrote before it died are acknowledged uploads too. */
-  while (nacked < JOBS &&
-         read(fds[0], &acked[nacked], sizeof acked[0]) == (ssize_t)sizeof acked[0])
+  while (nacked < JOBS && read(fds[0], &acked[nacked], sizeof acked[0]) == (ssize_t)sizeof acked[0])
     nacked++;
   close(fds[0]);
   CHECK(nacked >= ACKS_BEFORE_KILL);
@@ -103,7 +102,8 @@ int main(void)
   CHECK_INT(c.measurements, (int64_t)n);
   pascal_store_calibration_clear(&c);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM pragma_integrity_check"
-                                " WHERE integrity_check <> 'ok'"), 0);
+                                " WHERE integrity_check <> 'ok'"),
+            0);
   printf("acknowledged %zu uploads before SIGKILL, all %zu found after reopen\n", nacked, found);
   fixture_done(&f);
   return check_summary();

@@ -37,18 +37,18 @@ int fdatasync(int fd)
   return real(fd);
 }
 
-#define SYNCED(call)                                \
-  do {                                              \
-    syncs = 0;                                      \
-    CHECK_INT((call), PASCAL_STORE_OK);             \
-    CHECK(syncs >= 1);                              \
+#define SYNCED(call)                                                                               \
+  do {                                                                                             \
+    syncs = 0;                                                                                     \
+    CHECK_INT((call), PASCAL_STORE_OK);                                                            \
+    CHECK(syncs >= 1);                                                                             \
   } while (0)
 
-#define NOT_SYNCED(call)                            \
-  do {                                              \
-    syncs = 0;                                      \
-    CHECK_INT((call), PASCAL_STORE_OK);             \
-    CHECK_INT(syncs, 0);                            \
+#define NOT_SYNCED(call)                                                                           \
+  do {                                                                                             \
+    syncs = 0;                                                                                     \
+    CHECK_INT((call), PASCAL_STORE_OK);                                                            \
+    CHECK_INT(syncs, 0);                                                                           \
   } while (0)
 
 int main(void)
@@ -59,26 +59,27 @@ int main(void)
   SYNCED(pascal_store_device_create(f.s, &d, 1, NULL, NULL));
   pascal_store_run runs[2] = {fixture_scan_run(0), fixture_scan_run(1)};
   int64_t cal = 0, tid = 0, expires = 0;
-  SYNCED(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 2, 0, 2,
-                                         &cal, NULL));
+  SYNCED(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_SCAN, "{}", runs, 2, 0, 2, &cal,
+                                         NULL));
   char ta[33], tb[33];
   pascal_store_job j;
   int claimed = 0;
-  SYNCED(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(ta, 'a'), HOLDER, 3, 60, &j, &claimed, NULL,
-                                NULL));
+  SYNCED(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(ta, 'a'), HOLDER, 3, 60, &j,
+                                &claimed, NULL, NULL));
   SYNCED(pascal_store_job_heartbeat(f.s, j.id, ta, HOLDER, 4, 60, &expires, NULL));
   SYNCED(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e9, 1e6, 5, NULL, NULL));
-  SYNCED(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(tb, 'b'), HOLDER, 6, 60, &j, &claimed, NULL,
-                                NULL));
+  SYNCED(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(tb, 'b'), HOLDER, 6, 60, &j,
+                                &claimed, NULL, NULL));
   SYNCED(pascal_store_job_fail(f.s, j.id, tb, HOLDER, "x", 7, NULL, NULL));
-  SYNCED(pascal_store_token_create(f.s, "t", PASCAL_STORE_ROLE_ADMIN,
-                                   "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
-                                   8, &tid, NULL));
+  SYNCED(pascal_store_token_create(
+      f.s, "t", PASCAL_STORE_ROLE_ADMIN,
+      "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee", 8, &tid, NULL));
   pascal_store_measurement m = {.run = runs[0], .fill_bytes = 1.0};
   int64_t imported = 0;
-  SYNCED(pascal_store_calibration_import(f.s, &d, PASCAL_STORE_SCAN, NULL, &m, 1, "{}", "{}",
-                                         "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-                                         9, &imported, NULL, NULL));
+  SYNCED(pascal_store_calibration_import(
+      f.s, &d, PASCAL_STORE_SCAN, NULL, &m, 1, "{}", "{}",
+      "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", 9, &imported, NULL,
+      NULL));
   pascal_store_calibration c;
   NOT_SYNCED(pascal_store_calibration_get(f.s, cal, &c, NULL));
   pascal_store_calibration_clear(&c);

@@ -11,16 +11,16 @@
 #include "check.h"
 #include "fixture.h"
 
-
 static int64_t frozen_calibration(fixture *f)
 {
   pascal_store_device d = fixture_device();
   pascal_store_measurement ms[2] = {
-    {.run = fixture_scan_run(0), .fill_bytes = 1.0, .kernel_ns = 2.0},
-    {.run = fixture_scan_run(1), .fill_bytes = 3.0, .kernel_ns = 4.0}};
+      {.run = fixture_scan_run(0), .fill_bytes = 1.0, .kernel_ns = 2.0},
+      {.run = fixture_scan_run(1), .fill_bytes = 3.0, .kernel_ns = 4.0}};
   int64_t id = 0;
   CHECK_INT(pascal_store_calibration_import(f->s, &d, PASCAL_STORE_SCAN, "{}", ms, 2, "{\"b\":0}",
-                                            "{}", FIXTURE_HASH, 10, &id, NULL, NULL), PASCAL_STORE_OK);
+                                            "{}", FIXTURE_HASH, 10, &id, NULL, NULL),
+            PASCAL_STORE_OK);
   return id;
 }
 
@@ -33,13 +33,13 @@ static int sql_on(const fixture *f, const char *fmt, int64_t id)
 }
 
 static const char *const writes[] = {
-  "UPDATE calibrations SET bundle = '{\"evil\":1}' WHERE id = %lld",
-  "UPDATE calibrations SET state = 'collecting' WHERE id = %lld",
-  "DELETE FROM calibrations WHERE id = %lld",
-  "UPDATE measurements SET fill_bytes = fill_bytes * 2 WHERE calibration = %lld",
-  "DELETE FROM measurements WHERE calibration = %lld",
-  "INSERT INTO measurements (calibration, o, path, d, m, N, W, Mg, Ng, Kg, repeat,"
-  " fill_bytes) VALUES (%lld, 1, 'sync', 0, 0, 8, 1, 0, 0, 0, 0, 5.0)",
+    "UPDATE calibrations SET bundle = '{\"evil\":1}' WHERE id = %lld",
+    "UPDATE calibrations SET state = 'collecting' WHERE id = %lld",
+    "DELETE FROM calibrations WHERE id = %lld",
+    "UPDATE measurements SET fill_bytes = fill_bytes * 2 WHERE calibration = %lld",
+    "DELETE FROM measurements WHERE calibration = %lld",
+    "INSERT INTO measurements (calibration, o, path, d, m, N, W, Mg, Ng, Kg, repeat,"
+    " fill_bytes) VALUES (%lld, 1, 'sync', 0, 0, 8, 1, 0, 0, 0, 0, 5.0)",
 };
 
 static void test_frozen_rows_refused(void)
@@ -58,7 +58,8 @@ static void test_frozen_rows_refused(void)
   char tok[33];
   pascal_store_job j;
   CHECK_INT(fixture_claim(&f, "a", tok, 'd', 20, &j), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.0, 1.0, 21, NULL, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.0, 1.0, 21, NULL, NULL),
+            PASCAL_STORE_OK);
   char sql[256];
   snprintf(sql, sizeof sql, "UPDATE measurements SET calibration = %lld WHERE calibration = %lld",
            (long long)id, (long long)open_cal);
@@ -78,12 +79,11 @@ static void test_frozen_rows_refused(void)
 
   /* The same kinds of statements on the collecting calibration go through:
    * the refusal above came from the frozen state. */
-  CHECK_INT(sql_on(&f, "UPDATE measurements SET fill_bytes = 8 WHERE calibration = %lld",
-                   open_cal), SQLITE_OK);
+  CHECK_INT(sql_on(&f, "UPDATE measurements SET fill_bytes = 8 WHERE calibration = %lld", open_cal),
+            SQLITE_OK);
   CHECK_INT(sql_on(&f, "UPDATE calibrations SET plan = '{\"x\":1}' WHERE id = %lld", open_cal),
             SQLITE_OK);
-  CHECK_INT(sql_on(&f, "DELETE FROM measurements WHERE calibration = %lld", open_cal),
-            SQLITE_OK);
+  CHECK_INT(sql_on(&f, "DELETE FROM measurements WHERE calibration = %lld", open_cal), SQLITE_OK);
   fixture_done(&f);
 }
 
@@ -101,8 +101,10 @@ static void test_frozen_jobs_refused(void)
             SQLITE_CONSTRAINT);
   /* Through the API: an identical retry is still OK (no write), a
    * different one is a conflict; nothing changed. */
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.0, 1.0, 23, NULL, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.5, 1.0, 23, NULL, NULL), PASCAL_STORE_CONFLICT);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.0, 1.0, 23, NULL, NULL),
+            PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, tok, HOLDER, 9.5, 1.0, 23, NULL, NULL),
+            PASCAL_STORE_CONFLICT);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM measurements WHERE fill_bytes = 9.0"), 1);
   fixture_done(&f);
 }

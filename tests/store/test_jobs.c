@@ -22,7 +22,8 @@ static void test_claim_order_and_fields(void)
   pascal_store_job j1, j2;
   int claimed = -1;
   CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-1", fixture_token(ta, 'a'), HOLDER, 1000,
-                                   LEASE, &j1, &claimed, NULL, NULL), PASCAL_STORE_OK);
+                                   LEASE, &j1, &claimed, NULL, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(claimed, 1);
   CHECK_INT(j1.calibration, cal);
   CHECK(strcmp(j1.device, "gb10") == 0);
@@ -45,28 +46,34 @@ static void test_claim_order_and_fields(void)
   /* An unknown device is not found; a device with nothing queued gets none. */
   pascal_store_job none;
   memset(&none, 0x5a, sizeof none);
-  CHECK_INT(pascal_store_job_claim(f.s, "nope", "agent-1", ta, HOLDER, 1002, LEASE, &none,
-                                   &claimed, NULL, NULL), PASCAL_STORE_NOT_FOUND);
+  CHECK_INT(pascal_store_job_claim(f.s, "nope", "agent-1", ta, HOLDER, 1002, LEASE, &none, &claimed,
+                                   NULL, NULL),
+            PASCAL_STORE_NOT_FOUND);
   pascal_store_device other = fixture_device();
   strcpy(other.name, "idle");
   CHECK_INT(pascal_store_device_create(f.s, &other, 1, NULL, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_claim(f.s, "idle", "agent-1", ta, HOLDER, 1002, LEASE, &none,
-                                   &claimed, NULL, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_claim(f.s, "idle", "agent-1", ta, HOLDER, 1002, LEASE, &none, &claimed,
+                                   NULL, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(claimed, 0);
   CHECK_INT(none.id, 0x5a5a5a5a5a5a5a5aLL); /* untouched */
 
   /* Bad arguments are refused before anything happens. */
   pascal_error err;
   CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-1", "abc", HOLDER, 1002, LEASE, &none,
-                                   &claimed, NULL, &err), PASCAL_STORE_INVALID);
+                                   &claimed, NULL, &err),
+            PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "lease_token") == 0);
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-1", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", HOLDER,
-                                   1002, LEASE, &none, &claimed, NULL, &err), PASCAL_STORE_INVALID);
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent 1", ta, HOLDER, 1002, LEASE, &none,
-                                   &claimed, NULL, &err), PASCAL_STORE_INVALID);
+  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-1", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                                   HOLDER, 1002, LEASE, &none, &claimed, NULL, &err),
+            PASCAL_STORE_INVALID);
+  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent 1", ta, HOLDER, 1002, LEASE, &none, &claimed,
+                                   NULL, &err),
+            PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "agent") == 0);
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-1", ta, HOLDER, 1002, 0, &none, &claimed, NULL,
-                                   &err), PASCAL_STORE_INVALID);
+  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-1", ta, HOLDER, 1002, 0, &none, &claimed,
+                                   NULL, &err),
+            PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "lease_seconds") == 0);
 
   pascal_store_agent *agents = NULL;
@@ -113,7 +120,8 @@ static void test_heartbeat_and_expiry(void)
   /* At the expiry second the lease is gone: heartbeat and result are stale. */
   CHECK_INT(pascal_store_job_heartbeat(f.s, j.id, ta, HOLDER, 1110, LEASE, &expires, NULL),
             PASCAL_STORE_STALE);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1110, NULL, NULL), PASCAL_STORE_STALE);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1110, NULL, NULL),
+            PASCAL_STORE_STALE);
   /* requeue_expired returns it to the queue (the other lease is live). */
   int64_t requeued = -1;
   CHECK_INT(pascal_store_jobs_requeue_expired(f.s, 1110, &requeued, NULL), PASCAL_STORE_OK);
@@ -125,11 +133,13 @@ static void test_heartbeat_and_expiry(void)
   CHECK_INT(requeued, 0);
   /* A new claim takes it again with attempt 2 and a new token; the old
    * token stays stale even though the job is leased again. */
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-3", tz, HOLDER, 1111, LEASE, &got,
-                                   &claimed, NULL, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-3", tz, HOLDER, 1111, LEASE, &got, &claimed,
+                                   NULL, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(got.id, j.id);
   CHECK_INT(got.attempts, 2);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1112, NULL, NULL), PASCAL_STORE_STALE);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1112, NULL, NULL),
+            PASCAL_STORE_STALE);
   CHECK_INT(pascal_store_job_heartbeat(f.s, j.id, ta, HOLDER, 1112, LEASE, &expires, NULL),
             PASCAL_STORE_STALE);
   fixture_done(&f);
@@ -146,11 +156,14 @@ static void test_claim_takes_expired(void)
   pascal_store_job j, k;
   int claimed = 0;
   CHECK_INT(pascal_store_job_claim(f.s, "gb10", "dead", fixture_token(ta, 'a'), HOLDER, 1000, LEASE,
-                                   &j, &claimed, NULL, NULL), PASCAL_STORE_OK);
+                                   &j, &claimed, NULL, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(pascal_store_job_claim(f.s, "gb10", "live", fixture_token(tb, 'b'), HOLDER, 1059, LEASE,
-                                   &k, &claimed, NULL, NULL), PASCAL_STORE_OK);
+                                   &k, &claimed, NULL, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(claimed, 0);
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "live", tb, HOLDER, 1060, LEASE, &k, &claimed, NULL, NULL),
+  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "live", tb, HOLDER, 1060, LEASE, &k, &claimed, NULL,
+                                   NULL),
             PASCAL_STORE_OK);
   CHECK_INT(claimed, 1);
   CHECK_INT(k.id, j.id);
@@ -167,22 +180,27 @@ static void test_result_idempotent_and_conflict(void)
   pascal_store_job j;
   int claimed = 0;
   CHECK_INT(fixture_claim(&f, "agent-1", ta, 'a', 1000, &j), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 1010, NULL, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 1010, NULL, NULL),
+            PASCAL_STORE_OK);
   pascal_store_job got;
   CHECK_INT(pascal_store_job_get(f.s, j.id, &got, NULL), PASCAL_STORE_OK);
   CHECK_INT(got.state, PASCAL_STORE_DONE);
   /* The same upload again (a retry after a lost response): OK, no new row,
    * even after the lease time is over. */
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 1011, NULL, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 5000, NULL, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 1011, NULL, NULL),
+            PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 3.5e6, 5000, NULL, NULL),
+            PASCAL_STORE_OK);
   pascal_error err;
   CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9 + 1, 3.5e6, 1012, NULL, &err),
             PASCAL_STORE_CONFLICT);
   CHECK_INT(err.status, PASCAL_EREFUSED);
-  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 0, 1012, NULL, NULL), PASCAL_STORE_CONFLICT);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1.25e9, 0, 1012, NULL, NULL),
+            PASCAL_STORE_CONFLICT);
   /* Another token for a done job is stale, even with the same values. */
-  CHECK_INT(pascal_store_job_result(f.s, j.id, fixture_token(tb, 'b'), HOLDER, 1.25e9, 3.5e6, 1012, NULL,
-                                    NULL), PASCAL_STORE_STALE);
+  CHECK_INT(pascal_store_job_result(f.s, j.id, fixture_token(tb, 'b'), HOLDER, 1.25e9, 3.5e6, 1012,
+                                    NULL, NULL),
+            PASCAL_STORE_STALE);
   /* Malformed values are refused before any lookup. */
   CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, -1.0, 3.5e6, 1012, NULL, &err),
             PASCAL_STORE_INVALID);
@@ -195,10 +213,13 @@ static void test_result_idempotent_and_conflict(void)
   /* A result without kernel time (0) is stored as "not measured" and its
    * retry compares equal. */
   pascal_store_job j2;
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-1", tb, HOLDER, 1020, LEASE, &j2, &claimed, NULL,
-                                   NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j2.id, tb, HOLDER, 7.0, 0, 1021, NULL, NULL), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_result(f.s, j2.id, tb, HOLDER, 7.0, 0, 1022, NULL, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-1", tb, HOLDER, 1020, LEASE, &j2, &claimed,
+                                   NULL, NULL),
+            PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j2.id, tb, HOLDER, 7.0, 0, 1021, NULL, NULL),
+            PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_result(f.s, j2.id, tb, HOLDER, 7.0, 0, 1022, NULL, NULL),
+            PASCAL_STORE_OK);
 
   pascal_store_measurement *ms = NULL;
   size_t n = 0;
@@ -233,21 +254,25 @@ static void test_bounded_attempts(void)
   pascal_store_job_outcome outcome = {.state = PASCAL_STORE_LEASED};
   int claimed = 0;
   CHECK_INT(fixture_claim(&f, "a", ta, 'a', 1000, &j), PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_fail(f.s, j.id, fixture_token(tb, 'b'), HOLDER, "x", 1001, &outcome, NULL),
-            PASCAL_STORE_STALE);
-  CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, HOLDER, "cupti: metric not available", 1001, &outcome,
-                                  NULL), PASCAL_STORE_OK);
+  CHECK_INT(
+      pascal_store_job_fail(f.s, j.id, fixture_token(tb, 'b'), HOLDER, "x", 1001, &outcome, NULL),
+      PASCAL_STORE_STALE);
+  CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, HOLDER, "cupti: metric not available", 1001,
+                                  &outcome, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(outcome.state, PASCAL_STORE_QUEUED);
   /* Failing twice with the same token: the lease is gone. */
   CHECK_INT(pascal_store_job_fail(f.s, j.id, ta, HOLDER, "again", 1001, &outcome, NULL),
             PASCAL_STORE_STALE);
   pascal_store_job again;
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "a", tb, HOLDER, 1002, LEASE, &again, &claimed, NULL, NULL),
+  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "a", tb, HOLDER, 1002, LEASE, &again, &claimed,
+                                   NULL, NULL),
             PASCAL_STORE_OK);
   CHECK_INT(again.id, j.id);
   CHECK_INT(again.attempts, 2);
   CHECK(strcmp(again.last_error, "cupti: metric not available") == 0);
-  CHECK_INT(pascal_store_job_fail(f.s, j.id, tb, HOLDER, NULL, 1003, &outcome, NULL), PASCAL_STORE_OK);
+  CHECK_INT(pascal_store_job_fail(f.s, j.id, tb, HOLDER, NULL, 1003, &outcome, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(outcome.state, PASCAL_STORE_JOB_FAILED);
   pascal_store_calibration c;
   CHECK_INT(pascal_store_calibration_get(f.s, cal, &c, NULL), PASCAL_STORE_OK);
@@ -256,12 +281,14 @@ static void test_bounded_attempts(void)
   CHECK_INT(c.jobs[PASCAL_STORE_QUEUED], 1);
   pascal_store_calibration_clear(&c);
   CHECK_INT(pascal_store_job_claim(f.s, "gb10", "a", fixture_token(tc, 'c'), HOLDER, 1004, LEASE,
-                                   &again, &claimed, NULL, NULL), PASCAL_STORE_OK);
+                                   &again, &claimed, NULL, NULL),
+            PASCAL_STORE_OK);
   CHECK_INT(claimed, 0);
   CHECK_INT(pascal_store_calibration_freeze(f.s, cal, "{}", "{}",
                                             "0123456789abcdef0123456789abcdef"
                                             "0123456789abcdef0123456789abcdef",
-                                            1005, NULL), PASCAL_STORE_CONFLICT);
+                                            1005, NULL),
+            PASCAL_STORE_CONFLICT);
   fixture_done(&f);
 }
 
@@ -344,8 +371,9 @@ static void test_lease_belongs_to_its_holder(void)
   /* a wrong secret stays STALE whoever sends it; the holder is refused
    * nothing */
   char tz[33];
-  CHECK_INT(pascal_store_job_result(f.s, j.id, fixture_token(tz, 'f'), other, 1e6, 2e3, 1001, NULL,
-                                    NULL), PASCAL_STORE_STALE);
+  CHECK_INT(
+      pascal_store_job_result(f.s, j.id, fixture_token(tz, 'f'), other, 1e6, 2e3, 1001, NULL, NULL),
+      PASCAL_STORE_STALE);
   CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1002, NULL, NULL),
             PASCAL_STORE_OK);
   /* done: the identical retry is the holder's alone */
@@ -353,8 +381,9 @@ static void test_lease_belongs_to_its_holder(void)
             PASCAL_STORE_FORBIDDEN);
   CHECK_INT(pascal_store_job_result(f.s, j.id, ta, HOLDER, 1e6, 2e3, 1003, NULL, NULL),
             PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_job_claim(f.s, "gb10", "agent-2", ta, 0, 1004, 60, &got, &(int){0}, NULL,
-                                   &err), PASCAL_STORE_INVALID);
+  CHECK_INT(
+      pascal_store_job_claim(f.s, "gb10", "agent-2", ta, 0, 1004, 60, &got, &(int){0}, NULL, &err),
+      PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "holder") == 0);
   CHECK(strcmp(pascal_store_status_name(PASCAL_STORE_FORBIDDEN), "forbidden") == 0);
   fixture_done(&f);

@@ -29,8 +29,7 @@ static void test_fresh_and_reopen(void)
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
     char sql[128];
     snprintf(sql, sizeof sql,
-             "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = '%s'",
-             tables[i]);
+             "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = '%s'", tables[i]);
     CHECK_INT(fixture_sql_int(&f, sql), 1);
   }
   CHECK(fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'") >= 6);
@@ -137,7 +136,8 @@ static void test_migration_4_hashes_leases(void)
                             "CREATE TRIGGER jobs_frozen_update_into BEFORE UPDATE ON jobs"
                             " WHEN (SELECT state FROM calibrations WHERE id = NEW.calibration)"
                             " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
-                            "PRAGMA user_version = 3"), SQLITE_OK);
+                            "PRAGMA user_version = 3"),
+            SQLITE_OK);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM jobs WHERE lease_token IS NOT NULL"), 0);

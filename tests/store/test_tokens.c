@@ -17,16 +17,18 @@ static void test_tokens(fixture *f)
   int64_t a = 0, b = 0;
   CHECK_INT(pascal_store_token_create(f->s, "ops", PASCAL_STORE_ROLE_ADMIN, H1, 10, &a, NULL),
             PASCAL_STORE_OK);
-  CHECK_INT(pascal_store_token_create(f->s, "gb10-agent", PASCAL_STORE_ROLE_AGENT, H2, 11, &b,
-                                      NULL), PASCAL_STORE_OK);
+  CHECK_INT(
+      pascal_store_token_create(f->s, "gb10-agent", PASCAL_STORE_ROLE_AGENT, H2, 11, &b, NULL),
+      PASCAL_STORE_OK);
   CHECK(b > a);
   pascal_error err;
   int64_t c = -1;
   CHECK_INT(pascal_store_token_create(f->s, "dup", PASCAL_STORE_ROLE_AGENT, H2, 12, &c, &err),
             PASCAL_STORE_CONFLICT);
   CHECK_INT(c, -1);
-  CHECK_INT(pascal_store_token_create(f->s, "x", PASCAL_STORE_ROLE_AGENT, "not-a-hash", 12, &c,
-                                      &err), PASCAL_STORE_INVALID);
+  CHECK_INT(
+      pascal_store_token_create(f->s, "x", PASCAL_STORE_ROLE_AGENT, "not-a-hash", 12, &c, &err),
+      PASCAL_STORE_INVALID);
   CHECK(strcmp(err.field, "hash") == 0);
   for (int role = 2; role <= 7; role += 5) { /* just past the last role, and far past */
     CHECK_INT(pascal_store_token_create(f->s, "x", (pascal_store_role)role, H2, 12, &c, &err),
@@ -41,9 +43,9 @@ static void test_tokens(fixture *f)
   CHECK(strcmp(t.name, "gb10-agent") == 0);
   CHECK(strcmp(t.hash, H2) == 0);
   CHECK_INT(t.revoked, 0);
-  CHECK_INT(pascal_store_token_find(f->s,
-                                    "3333333333333333333333333333333333333333333333333333333333333333",
-                                    &t, NULL), PASCAL_STORE_NOT_FOUND);
+  CHECK_INT(pascal_store_token_find(
+                f->s, "3333333333333333333333333333333333333333333333333333333333333333", &t, NULL),
+            PASCAL_STORE_NOT_FOUND);
 
   CHECK_INT(pascal_store_token_revoke(f->s, b, 20, NULL), PASCAL_STORE_OK);
   CHECK_INT(pascal_store_token_revoke(f->s, b, 30, NULL), PASCAL_STORE_OK);

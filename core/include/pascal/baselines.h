@@ -56,10 +56,10 @@ extern "C" {
 #endif
 
 typedef enum pascal_hit_model {
-  PASCAL_HIT_SDCM = 0,           /* exact binomial                           */
-  PASCAL_HIT_PPT_PUBLISHED = 1,  /* PPT-GPU normal approximation, as published */
-  PASCAL_HIT_PPT_CORRECTED = 2,  /* same, large-distance defect corrected     */
-  PASCAL_HIT_TILESIGHT = 3       /* TileSight's mixed exact/normal arithmetic  */
+  PASCAL_HIT_SDCM = 0,          /* exact binomial                           */
+  PASCAL_HIT_PPT_PUBLISHED = 1, /* PPT-GPU normal approximation, as published */
+  PASCAL_HIT_PPT_CORRECTED = 2, /* same, large-distance defect corrected     */
+  PASCAL_HIT_TILESIGHT = 3      /* TileSight's mixed exact/normal arithmetic  */
 } pascal_hit_model;
 
 /* Set-associative geometry: ways A >= 1, sets S >= 1, capacity A * S lines
@@ -73,16 +73,15 @@ typedef struct pascal_cache_geometry {
 
 /* P(hit | reuse distance rd) under `model`; rd == PASCAL_RD_COLD gives 0. */
 pascal_status pascal_hit_probability(pascal_hit_model model, uint64_t rd,
-                                     const pascal_cache_geometry *geometry,
-                                     double *p_hit, pascal_error *err);
+                                     const pascal_cache_geometry *geometry, double *p_hit,
+                                     pascal_error *err);
 
 /* Expected misses over a reuse-distance profile: sum_i (1 - P(hit | rd[i])).
  * With rd = pascal_reuse_distance_compute's per-worker distances this is the
  * model's misses per round (SDCM-FA: exact LRU). */
-pascal_status pascal_expected_misses(pascal_hit_model model, const uint64_t *rd,
-                                     size_t count,
-                                     const pascal_cache_geometry *geometry,
-                                     double *misses, pascal_error *err);
+pascal_status pascal_expected_misses(pascal_hit_model model, const uint64_t *rd, size_t count,
+                                     const pascal_cache_geometry *geometry, double *misses,
+                                     pascal_error *err);
 
 /* Che's approximation for general rates (rates[i] >= 0, finite, at least one
  * positive; only their ratios matter) and capacity c > 0 (a real number of
@@ -90,15 +89,12 @@ pascal_status pascal_expected_misses(pascal_hit_model model, const uint64_t *rd,
  * +infinity and the hit rate 1 when c >= the number of positive rates.
  * hit_rate = sum_i q_i (1 - exp(-q_i T_C)) / sum_i q_i. Solved by bisection
  * to relative 1e-12 (the left side is increasing in T_C). O(n) per step. */
-pascal_status pascal_che_characteristic_time(const double *rates, size_t n,
-                                             double c, double *t_c,
-                                             double *hit_rate,
-                                             pascal_error *err);
+pascal_status pascal_che_characteristic_time(const double *rates, size_t n, double c, double *t_c,
+                                             double *hit_rate, pascal_error *err);
 
 /* Che for a cyclic scan of N blocks (uniform rates): hit rate min(C, N) / N.
  * N >= 1, C >= 1 (C >= N allowed: everything fits). */
-pascal_status pascal_che_scan(uint64_t n, uint64_t c, double *hit_rate,
-                              pascal_error *err);
+pascal_status pascal_che_scan(uint64_t n, uint64_t c, double *hit_rate, pascal_error *err);
 
 /* Each baseline's predicted fill-equivalent K (fills per round, or per
  * GEMM normalised round: see pascal_baseline_gemm_k). */
@@ -117,10 +113,8 @@ typedef struct pascal_baseline_k {
  * pascal_reuse_distance_compute, with geometry ways x sets, or fully
  * associative {C, 1} when both are 0 (then SDCM is exact LRU: SDCM-FA).
  * Same domain as pascal/static.h (1 <= C < N). O(M^2); allocates O(M). */
-pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c,
-                                       const uint64_t *phases, size_t m,
-                                       uint64_t ways, uint64_t sets,
-                                       pascal_baseline_k *out,
+pascal_status pascal_baseline_static_k(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                                       uint64_t ways, uint64_t sets, pascal_baseline_k *out,
                                        pascal_error *err);
 
 /* A scan run: W >= 1 passes of N >= 1 blocks by M >= 1 workers, capacity
@@ -141,10 +135,8 @@ typedef struct pascal_baseline_scan {
  * `steady` (optional): misses per round in steady state;
  * `whole_run` (optional): fills over the W passes / (W N), the fill-equivalent
  * K a measured run reports (first pass included). */
-pascal_status pascal_baseline_scan_k(const pascal_baseline_scan *run,
-                                     pascal_baseline_k *steady,
-                                     pascal_baseline_k *whole_run,
-                                     pascal_error *err);
+pascal_status pascal_baseline_scan_k(const pascal_baseline_scan *run, pascal_baseline_k *steady,
+                                     pascal_baseline_k *whole_run, pascal_error *err);
 
 /* A GEMM run with 128x128x64 tiles: tile counts n_r, n_c, n_k >= 1, M >= 1
  * resident CTAs, capacity C >= 1 in 16 KiB tiles, optional ways x sets as for
@@ -168,9 +160,8 @@ typedef struct pascal_baseline_gemm {
  * K is in the paper's GEMM units (App. C): K = fills * 16384 / (32768 H) with
  * H = n_r n_c n_k / M, so that `aligned` = K_0 = M (n_r + n_c) / (2 n_r n_c).
  * *k0 (optional) receives K_0. Allocates O(n_r n_c n_k). */
-pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run,
-                                     pascal_baseline_k *out, double *k0,
-                                     pascal_error *err);
+pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run, pascal_baseline_k *out,
+                                     double *k0, pascal_error *err);
 
 #ifdef __cplusplus
 }

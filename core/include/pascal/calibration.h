@@ -52,17 +52,17 @@ typedef enum pascal_class_rule {
 #define PASCAL_DEVICE_ARCH_MAX 32
 
 typedef struct pascal_device {
-  char name[PASCAL_DEVICE_NAME_MAX]; /* NUL-terminated, non-empty            */
-  char arch[PASCAL_DEVICE_ARCH_MAX]; /* NUL-terminated ("sm_121", "sim", ..) */
-  uint32_t sm_count;                 /* streaming multiprocessors, >= 1      */
-  uint32_t capacity_blocks;          /* effective L2 capacity C, >= 1        */
-  uint32_t block_bytes;              /* bytes per logical block b, >= 1      */
-  int has_peaks;                     /* 1: `peaks` holds measured peaks      */
-  pascal_peaks peaks;                /* for the latency pipeline (latency.h) */
-  int has_capacity_probe;            /* 1: the probe's capacity scan below   */
+  char name[PASCAL_DEVICE_NAME_MAX];    /* NUL-terminated, non-empty            */
+  char arch[PASCAL_DEVICE_ARCH_MAX];    /* NUL-terminated ("sm_121", "sim", ..) */
+  uint32_t sm_count;                    /* streaming multiprocessors, >= 1      */
+  uint32_t capacity_blocks;             /* effective L2 capacity C, >= 1        */
+  uint32_t block_bytes;                 /* bytes per logical block b, >= 1      */
+  int has_peaks;                        /* 1: `peaks` holds measured peaks      */
+  pascal_peaks peaks;                   /* for the latency pipeline (latency.h) */
+  int has_capacity_probe;               /* 1: the probe's capacity scan below   */
   pascal_capacity_probe capacity_probe; /* device_data.h; C = capacity_blocks */
-  int has_static_table;              /* 1: the static cluster experiment     */
-  pascal_static_table static_table;  /* device_data.h                        */
+  int has_static_table;                 /* 1: the static cluster experiment     */
+  pascal_static_table static_table;     /* device_data.h                        */
 } pascal_device;
 
 /* GEMM tiling (App. C "GEMM instantiation"); defaults 128 x 128 x 64, FP16. */
@@ -142,14 +142,12 @@ void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload);
 void pascal_calibration_free(pascal_calibration *cal);
 
 /* Deep copy of `src` into `dst` (dst is overwritten, not freed first). */
-pascal_status pascal_calibration_copy(pascal_calibration *dst,
-                                      const pascal_calibration *src,
+pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_calibration *src,
                                       pascal_error *err);
 
 /* Check the device constants (field "device.sm_count", ...) and, for GEMM,
  * the tiling ("gemm.tile_m", ..., "gemm.resident_ctas"). */
-pascal_status pascal_calibration_check(const pascal_calibration *cal,
-                                       pascal_error *err);
+pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_error *err);
 
 /* Validate `run` and append a copy. Errors name the run by the index it would
  * get, e.g. field "measurements[12].fill_bytes": wrong workload, o == 0,
@@ -159,21 +157,17 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal,
  * tile_k (64)"), or a duplicate of an earlier run (PASCAL_EINVAL), or
  * PASCAL_ENOMEM. GEMM runs are checked against cal->gemm, so set the tiling
  * before appending. On failure the calibration is unchanged. */
-pascal_status pascal_calibration_append_scan(pascal_calibration *cal,
-                                             const pascal_scan_run *run,
+pascal_status pascal_calibration_append_scan(pascal_calibration *cal, const pascal_scan_run *run,
                                              pascal_error *err);
-pascal_status pascal_calibration_append_gemm(pascal_calibration *cal,
-                                             const pascal_gemm_run *run,
+pascal_status pascal_calibration_append_gemm(pascal_calibration *cal, const pascal_gemm_run *run,
                                              pascal_error *err);
 
 /* The same for the held-out panel: errors name "heldout[3].fill_bytes";
  * duplicates are checked within the panel only. */
 pascal_status pascal_calibration_append_heldout_scan(pascal_calibration *cal,
-                                                     const pascal_scan_run *run,
-                                                     pascal_error *err);
+                                                     const pascal_scan_run *run, pascal_error *err);
 pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
-                                                     const pascal_gemm_run *run,
-                                                     pascal_error *err);
+                                                     const pascal_gemm_run *run, pascal_error *err);
 
 /* Make the measurements of the `n_parts` calibrations `parts` together the
  * held-out panel of `cal`, replacing any panel `cal` had (`pascal evaluate
@@ -185,14 +179,13 @@ pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
  * validated like any held-out run, duplicates across parts included. On
  * failure `cal` is unchanged. */
 pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
-                                             const pascal_calibration *const *parts,
-                                             size_t n_parts, pascal_error *err);
+                                             const pascal_calibration *const *parts, size_t n_parts,
+                                             pascal_error *err);
 
 /* Check every run (held-out panel included) as the append functions do
  * (duplicates excepted), for callers that filled the run arrays by other
  * means; errors name the run. */
-pascal_status pascal_calibration_check_runs(const pascal_calibration *cal,
-                                            pascal_error *err);
+pascal_status pascal_calibration_check_runs(const pascal_calibration *cal, pascal_error *err);
 
 /* Number of runs of the calibration's workload (held-out panel excluded). */
 size_t pascal_calibration_run_count(const pascal_calibration *cal);
@@ -210,12 +203,12 @@ unsigned pascal_class_rule_apply(pascal_class_rule rule, uint32_t m);
 const char *pascal_workload_name(pascal_workload workload);
 const char *pascal_path_name(pascal_path path);
 const char *pascal_class_rule_name(pascal_class_rule rule);
-pascal_status pascal_workload_parse(const char *name, const char *field,
-                                    pascal_workload *out, pascal_error *err);
-pascal_status pascal_path_parse(const char *name, const char *field,
-                                pascal_path *out, pascal_error *err);
-pascal_status pascal_class_rule_parse(const char *name, const char *field,
-                                      pascal_class_rule *out, pascal_error *err);
+pascal_status pascal_workload_parse(const char *name, const char *field, pascal_workload *out,
+                                    pascal_error *err);
+pascal_status pascal_path_parse(const char *name, const char *field, pascal_path *out,
+                                pascal_error *err);
+pascal_status pascal_class_rule_parse(const char *name, const char *field, pascal_class_rule *out,
+                                      pascal_error *err);
 
 #ifdef __cplusplus
 }

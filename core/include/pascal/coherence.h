@@ -41,21 +41,17 @@ typedef struct pascal_coherence_result {
 
 /* From a known spread: requires sigma >= 1, sigma <= E, C >= 1, M >= 2,
  * E >= 1, and (M - 1) * sigma + E without overflow. */
-pascal_status pascal_coherence_check(uint64_t sigma, uint64_t c, size_t m,
-                                     uint64_t e,
-                                     pascal_coherence_result *out,
-                                     pascal_error *err);
+pascal_status pascal_coherence_check(uint64_t sigma, uint64_t c, size_t m, uint64_t e,
+                                     pascal_coherence_result *out, pascal_error *err);
 
 /* From a recorded event sequence: events[u] (0 <= u < E) is the worker (in
  * [0, M)) that made request u + 1. Computes sigma_E (Eq. progress_spread) and
  * max_w n_w(E) in O(E + M); allocates O(M). Requires E >= 1, M >= 2, C >= 1. */
-pascal_status pascal_coherence_from_events(const size_t *events, size_t e,
-                                           size_t m, uint64_t c,
-                                           pascal_coherence_result *out,
-                                           pascal_error *err);
+pascal_status pascal_coherence_from_events(const size_t *events, size_t e, size_t m, uint64_t c,
+                                           pascal_coherence_result *out, pascal_error *err);
 
 /* Length of the sharp schedule for sigma: 3 sigma - 1 events. */
-#define PASCAL_COHERENCE_SHARP_LEN(sigma) (3 * (sigma) - 1)
+#define PASCAL_COHERENCE_SHARP_LEN(sigma) (3 * (sigma)-1)
 
 /* The sharp two-worker schedule of Theorem 4's proof for sigma >= 2, with
  * N = 2 sigma: worker 0 requests 0..sigma-1, worker 1 requests 0..sigma-2,
@@ -64,9 +60,8 @@ pascal_status pascal_coherence_from_events(const size_t *events, size_t e,
  * worker and block; *len_out = 3 sigma - 1 and *n_out = 2 sigma. Its spread
  * is sigma, and under LRU the last request misses at C = 2 sigma - 2 while
  * every repeated index hits at C = 2 sigma - 1. */
-pascal_status pascal_coherence_sharp_schedule(uint64_t sigma, size_t *workers,
-                                              uint64_t *blocks, size_t cap,
-                                              size_t *len_out, uint64_t *n_out,
+pascal_status pascal_coherence_sharp_schedule(uint64_t sigma, size_t *workers, uint64_t *blocks,
+                                              size_t cap, size_t *len_out, uint64_t *n_out,
                                               pascal_error *err);
 
 #ifdef __cplusplus

@@ -42,8 +42,7 @@ void pascal_pchip_slopes(const double *x, const double *y, size_t n, double *d);
 
 /* Value at t of the Hermite cubic through (x, y) with knot slopes d; t is
  * clamped to [x_0, x_{n-1}]. n >= 1. */
-double pascal_pchip_eval(const double *x, const double *y, const double *d,
-                         size_t n, double t);
+double pascal_pchip_eval(const double *x, const double *y, const double *d, size_t n, double t);
 
 /* Maximum number of horizons (knots) of one fitted curve. */
 #define PASCAL_CURVE_MAX_KNOTS 16
@@ -53,10 +52,10 @@ double pascal_pchip_eval(const double *x, const double *y, const double *d,
  * the geometric mean of the positive measured K at W_j, and the PCHIP knot
  * slopes. A value type: copy freely. */
 typedef struct pascal_curve {
-  size_t n;                            /* 1 .. PASCAL_CURVE_MAX_KNOTS */
-  double x[PASCAL_CURVE_MAX_KNOTS];    /* log W_j                     */
-  double y[PASCAL_CURVE_MAX_KNOTS];    /* isotonic Y_j                */
-  double d[PASCAL_CURVE_MAX_KNOTS];    /* PCHIP slopes at the knots   */
+  size_t n;                         /* 1 .. PASCAL_CURVE_MAX_KNOTS */
+  double x[PASCAL_CURVE_MAX_KNOTS]; /* log W_j                     */
+  double y[PASCAL_CURVE_MAX_KNOTS]; /* isotonic Y_j                */
+  double d[PASCAL_CURVE_MAX_KNOTS]; /* PCHIP slopes at the knots   */
 } pascal_curve;
 
 /* Fit a curve from n_obs observations (W_i > 0, K_i > 0 and finite), in any
@@ -65,9 +64,8 @@ typedef struct pascal_curve {
  * passes them sorted by value). `field` names the input in errors.
  * PASCAL_EINVAL for a non-positive or non-finite value or n_obs == 0,
  * PASCAL_ERANGE for more than PASCAL_CURVE_MAX_KNOTS distinct horizons. */
-pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs,
-                               pascal_curve *out, const char *field,
-                               pascal_error *err);
+pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs, pascal_curve *out,
+                               const char *field, pascal_error *err);
 
 /* L(W) = S(log W) - log W, an estimate of log K at horizon W > 0, with W
  * clamped to the calibrated range (K held at the ends). */

@@ -32,13 +32,13 @@ extern "C" {
 #endif
 
 #define PASCAL_CAPACITY_PROBE_MAX 64 /* sizes in one capacity scan   */
-#define PASCAL_STATIC_ROWS_MAX 64    /* rows of one static table     */
+#define PASCAL_STATIC_ROWS_MAX    64 /* rows of one static table     */
 
 typedef struct pascal_capacity_probe {
-  uint32_t waves;                                 /* W of the scan, >= 1    */
-  size_t n;                                       /* 2..MAX sizes           */
+  uint32_t waves;                                  /* W of the scan, >= 1    */
+  size_t n;                                        /* 2..MAX sizes           */
   uint64_t size_blocks[PASCAL_CAPACITY_PROBE_MAX]; /* strictly increasing, >= 1 */
-  double fill_ratio[PASCAL_CAPACITY_PROBE_MAX];   /* fill / scanned bytes, finite, >= 0 */
+  double fill_ratio[PASCAL_CAPACITY_PROBE_MAX];    /* fill / scanned bytes, finite, >= 0 */
 } pascal_capacity_probe;
 
 /* PASCAL_EINVAL naming "waves", "size_blocks", "size_blocks[i]" or
@@ -54,17 +54,17 @@ pascal_status pascal_capacity_scan_sizes(uint64_t l2_blocks,
                                          pascal_error *err);
 
 typedef struct pascal_static_row {
-  uint32_t block_bytes; /* bytes per block of this row, >= 1           */
-  uint32_t C;           /* capacity in blocks of block_bytes, 1 <= C < N */
-  uint32_t clusters;    /* phase clusters c, 1 <= c <= M               */
-  double K;             /* measured fills per round, finite, >= 0      */
+  uint32_t block_bytes;      /* bytes per block of this row, >= 1           */
+  uint32_t C;                /* capacity in blocks of block_bytes, 1 <= C < N */
+  uint32_t clusters;         /* phase clusters c, 1 <= c <= M               */
+  double K;                  /* measured fills per round, finite, >= 0      */
   double gap_law, sdcm, che; /* expected fills per round, finite, >= 0 */
 } pascal_static_row;
 
 typedef struct pascal_static_table {
-  uint32_t M;  /* workers (one per SM), >= 1 */
-  uint32_t N;  /* blocks per scan, >= 2      */
-  uint64_t H;  /* rounds per run, >= 1       */
+  uint32_t M;    /* workers (one per SM), >= 1 */
+  uint32_t N;    /* blocks per scan, >= 2      */
+  uint64_t H;    /* rounds per run, >= 1       */
   size_t n_rows; /* 1..MAX                   */
   pascal_static_row rows[PASCAL_STATIC_ROWS_MAX];
 } pascal_static_table;

@@ -29,7 +29,7 @@ typedef enum pascal_status {
   PASCAL_EMISSING   /* a required field of a document is absent                */
 } pascal_status;
 
-#define PASCAL_ERROR_FIELD_MAX 64
+#define PASCAL_ERROR_FIELD_MAX   64
 #define PASCAL_ERROR_MESSAGE_MAX 256
 
 typedef struct pascal_error {
@@ -44,9 +44,8 @@ const char *pascal_status_name(pascal_status status);
 
 /* Fill `err` (if not NULL) and return `status`, so that callers can write
  * `return pascal_error_set(err, PASCAL_EINVAL, "C", "C must be below N (%u)", n);` */
-pascal_status pascal_error_set(pascal_error *err, pascal_status status,
-                               const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+pascal_status pascal_error_set(pascal_error *err, pascal_status status, const char *field,
+                               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Reset `err` (if not NULL) to PASCAL_OK with empty field and message. */
 void pascal_error_clear(pascal_error *err);

@@ -66,9 +66,8 @@ const char *pascal_method_name(pascal_method method);
  * the keys z that have at least one run. key[i] < n_keys says which key run i
  * belongs to; obs[i] must be > 0 and finite, pred[i] finite (field
  * "obs[i]"/"pred[i]"/"key[i]"). PASCAL_EINVAL if no key has a run. */
-pascal_status pascal_balanced_mape(const size_t *key, const double *pred,
-                                   const double *obs, size_t n_runs,
-                                   size_t n_keys, double *out_percent,
+pascal_status pascal_balanced_mape(const size_t *key, const double *pred, const double *obs,
+                                   size_t n_runs, size_t n_keys, double *out_percent,
                                    pascal_error *err);
 
 /* A two-sided interval; both NaN when it cannot be computed. */
@@ -79,8 +78,8 @@ typedef struct pascal_interval {
 /* The paper's intervals: 2000 resamples, seed 12 (the issue the table
  * belongs to; any fixed seed would do), 95%. */
 #define PASCAL_BOOTSTRAP_RESAMPLES 2000u
-#define PASCAL_BOOTSTRAP_SEED UINT64_C(12)
-#define PASCAL_BOOTSTRAP_LEVEL 0.95
+#define PASCAL_BOOTSTRAP_SEED      UINT64_C(12)
+#define PASCAL_BOOTSTRAP_LEVEL     0.95
 
 /* Percentile key-bootstrap interval of a balanced mean over groups (one group
  * per workload and device). The statistic is (1/G) sum_g mean of values[g]
@@ -94,9 +93,9 @@ typedef struct pascal_interval {
  * u the top 53 bits / 2^53), so a seed gives the same interval everywhere.
  * Errors: no group, a group without keys ("n[g]"), a non-finite value
  * ("values[g][i]"), resamples < 1, level outside (0, 1); ENOMEM. */
-pascal_status pascal_key_bootstrap(const double *const *values, const size_t *n,
-                                   size_t n_groups, size_t resamples, uint64_t seed,
-                                   double level, pascal_interval *out, pascal_error *err);
+pascal_status pascal_key_bootstrap(const double *const *values, const size_t *n, size_t n_groups,
+                                   size_t resamples, uint64_t seed, double level,
+                                   pascal_interval *out, pascal_error *err);
 
 /* The cache inputs of the latency pipeline (pascal/latency.h) compared by
  * the paper's Table e2e (section "End-to-end latency with TileSight"). */
@@ -118,79 +117,79 @@ const char *pascal_cache_input_name(pascal_cache_input input);
 /* Latency of one key: the scored runs that carry a kernel time, each timed
  * by the pipeline with each cache input on the device's peaks. */
 typedef struct pascal_key_latency {
-  size_t n_timed;                        /* scored runs with kernel_ns      */
-  size_t n_dram;                         /* of those, DRAM-bound            */
-  double mape[PASCAL_CACHE_COUNT];       /* percent |t/kernel - 1|; NaN if
-                                            no run or the input is missing  */
-  double dram_mape[PASCAL_CACHE_COUNT];  /* the same over the DRAM-bound runs */
+  size_t n_timed;                       /* scored runs with kernel_ns      */
+  size_t n_dram;                        /* of those, DRAM-bound            */
+  double mape[PASCAL_CACHE_COUNT];      /* percent |t/kernel - 1|; NaN if
+                                           no run or the input is missing  */
+  double dram_mape[PASCAL_CACHE_COUNT]; /* the same over the DRAM-bound runs */
 } pascal_key_latency;
 
 /* One row of Table e2e: key-balanced latency MAPE per cache input with its
  * key-bootstrap interval, and each input's gap to PASCAL's (input minus
  * PASCAL, paired), as pascal_eval_summary does for fills. */
 typedef struct pascal_latency_row {
-  size_t n_keys, n_runs;                   /* keys with a timed run, runs   */
-  double mape[PASCAL_CACHE_COUNT];         /* NaN where undefined           */
+  size_t n_keys, n_runs;           /* keys with a timed run, runs   */
+  double mape[PASCAL_CACHE_COUNT]; /* NaN where undefined           */
   pascal_interval ci[PASCAL_CACHE_COUNT];
-  double gap[PASCAL_CACHE_COUNT];          /* 0 for PASCAL itself           */
+  double gap[PASCAL_CACHE_COUNT]; /* 0 for PASCAL itself           */
   pascal_interval gap_ci[PASCAL_CACHE_COUNT];
 } pascal_latency_row;
 
 typedef struct pascal_latency_eval {
-  bool evaluated;           /* the device has peaks and a scored run has a
-                               kernel time; else the rows are empty         */
-  pascal_latency_row all;   /* every timed run                              */
-  pascal_latency_row dram;  /* the DRAM-bound runs (n_keys 0: none)         */
+  bool evaluated;          /* the device has peaks and a scored run has a
+                              kernel time; else the rows are empty         */
+  pascal_latency_row all;  /* every timed run                              */
+  pascal_latency_row dram; /* the DRAM-bound runs (n_keys 0: none)         */
 } pascal_latency_eval;
 
 /* Per-key result of a leave-one-key-out evaluation or a held-out panel. */
 typedef struct pascal_key_report {
-  pascal_scan_key key;    /* scan key                                       */
-  uint32_t Mg, Ng;        /* GEMM grid key                                  */
-  size_t n_runs;          /* held-out runs of the key                       */
-  size_t n_scored;        /* runs predicted (the rest were refused)         */
-  pascal_rule rule;       /* least direct rule of the fold's predictions    */
-  double mape[PASCAL_METHOD_COUNT]; /* percent over the scored runs; NaN if
-                                       none was scored or a baseline could
-                                       not be computed                      */
+  pascal_scan_key key;                    /* scan key                                       */
+  uint32_t Mg, Ng;                        /* GEMM grid key                                  */
+  size_t n_runs;                          /* held-out runs of the key                       */
+  size_t n_scored;                        /* runs predicted (the rest were refused)         */
+  pascal_rule rule;                       /* least direct rule of the fold's predictions    */
+  double mape[PASCAL_METHOD_COUNT];       /* percent over the scored runs; NaN if
+                                             none was scored or a baseline could
+                                             not be computed                      */
   char refusal[PASCAL_ERROR_MESSAGE_MAX]; /* first refusal message, or ""    */
-  size_t n_above;         /* scored runs with observed K > 1.05 x aligned K */
-  size_t n_floor_runs;    /* runs with another repeat of their configuration */
-  double floor_mape;      /* percent: each of those runs predicted by the mean
-                             fill of its other repeats; NaN if none         */
-  pascal_key_latency latency; /* zero when the device has no peaks        */
+  size_t n_above;                         /* scored runs with observed K > 1.05 x aligned K */
+  size_t n_floor_runs;                    /* runs with another repeat of their configuration */
+  double floor_mape;                      /* percent: each of those runs predicted by the mean
+                                             fill of its other repeats; NaN if none         */
+  pascal_key_latency latency;             /* zero when the device has no peaks        */
 } pascal_key_report;
 
 /* The row of the paper's comparison table for a set of scored keys. */
 typedef struct pascal_eval_summary {
-  double balanced_mape[PASCAL_METHOD_COUNT]; /* NaN where undefined          */
-  pascal_interval ci[PASCAL_METHOD_COUNT];   /* key-bootstrap interval of each */
-  double gap[PASCAL_METHOD_COUNT];           /* balanced_mape[m] minus PASCAL's:
-                                                positive when PASCAL is better;
-                                                0 for PASCAL itself          */
+  double balanced_mape[PASCAL_METHOD_COUNT];   /* NaN where undefined          */
+  pascal_interval ci[PASCAL_METHOD_COUNT];     /* key-bootstrap interval of each */
+  double gap[PASCAL_METHOD_COUNT];             /* balanced_mape[m] minus PASCAL's:
+                                                  positive when PASCAL is better;
+                                                  0 for PASCAL itself          */
   pascal_interval gap_ci[PASCAL_METHOD_COUNT]; /* paired key-bootstrap        */
-  double floor_mape;      /* repeat-to-repeat floor, balanced over the keys
-                             that have repeats; NaN if none                 */
+  double floor_mape;                           /* repeat-to-repeat floor, balanced over the keys
+                                                  that have repeats; NaN if none                 */
   size_t n_runs, n_scored, n_above, n_floor_runs;
 } pascal_eval_summary;
 
 typedef struct pascal_loko_report {
   pascal_workload workload;
-  size_t n_keys;            /* keys of the calibration (of the panel)        */
-  pascal_key_report *keys;  /* n_keys entries, owned; scan order (o, path, d,
-                               m), GEMM order (Mg, Ng)                       */
-  size_t n_runs;            /* all runs                                      */
-  size_t n_scored;          /* runs scored by every method                   */
-  size_t n_refused;         /* runs refused by the fold model                */
-  size_t n_keys_scored;     /* keys with at least one scored run             */
+  size_t n_keys;                             /* keys of the calibration (of the panel)        */
+  pascal_key_report *keys;                   /* n_keys entries, owned; scan order (o, path, d,
+                                                m), GEMM order (Mg, Ng)                       */
+  size_t n_runs;                             /* all runs                                      */
+  size_t n_scored;                           /* runs scored by every method                   */
+  size_t n_refused;                          /* runs refused by the fold model                */
+  size_t n_keys_scored;                      /* keys with at least one scored run             */
   double balanced_mape[PASCAL_METHOD_COUNT]; /* percent, Eq.
                                dynamic_selection over the scored keys; NaN if
                                none or if the baseline is unavailable        */
-  pascal_eval_summary summary; /* intervals, gaps, floor, diverged runs      */
-  pascal_latency_eval latency; /* Table e2e rows of these runs               */
-  struct pascal_loko_report *heldout; /* owned: the held-out panel scored by
-                               the model of all calibration runs, when the
-                               calibration carries one; else NULL            */
+  pascal_eval_summary summary;               /* intervals, gaps, floor, diverged runs      */
+  pascal_latency_eval latency;               /* Table e2e rows of these runs               */
+  struct pascal_loko_report *heldout;        /* owned: the held-out panel scored by
+                                      the model of all calibration runs, when the
+                                      calibration carries one; else NULL            */
 } pascal_loko_report;
 
 /* Summarise reports as one table row: balanced MAPE, intervals and the floor
@@ -206,14 +205,14 @@ pascal_status pascal_eval_summarize(const pascal_loko_report *const *reports, si
  * *out is filled and owns `keys` and `heldout`; release it with
  * pascal_loko_report_free().
  * Errors: invalid calibration (named field), fewer than two keys, ENOMEM. */
-pascal_status pascal_loko_run(const pascal_calibration *cal,
-                              pascal_loko_report *out, pascal_error *err);
+pascal_status pascal_loko_run(const pascal_calibration *cal, pascal_loko_report *out,
+                              pascal_error *err);
 
 /* Score the held-out panel of `cal` (at least one run) with the model fitted
  * to all its calibration runs; same layout as a LOKO report (heldout NULL).
  * Errors: invalid calibration, empty panel ("heldout"), a fit that fails. */
-pascal_status pascal_heldout_run(const pascal_calibration *cal,
-                                 pascal_loko_report *out, pascal_error *err);
+pascal_status pascal_heldout_run(const pascal_calibration *cal, pascal_loko_report *out,
+                                 pascal_error *err);
 void pascal_loko_report_free(pascal_loko_report *report);
 
 #ifdef __cplusplus

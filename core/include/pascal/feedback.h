@@ -52,42 +52,36 @@ typedef struct pascal_feedback_summary {
 } pascal_feedback_summary;
 
 /* P_d(lambda) of Eq. refill_cadence; lambda >= 0. */
-pascal_status pascal_feedback_cadence(const pascal_feedback_params *p,
-                                      double lambda, double *cadence,
-                                      pascal_error *err);
+pascal_status pascal_feedback_cadence(const pascal_feedback_params *p, double lambda,
+                                      double *cadence, pascal_error *err);
 
 /* Theta = (d - 1)(alpha + beta) - beta. */
-pascal_status pascal_feedback_overlap(const pascal_feedback_params *p,
-                                      double *overlap, pascal_error *err);
+pascal_status pascal_feedback_overlap(const pascal_feedback_params *p, double *overlap,
+                                      pascal_error *err);
 
 /* G_d of Eq. catchup_gain; requires 0 <= lambda_hit <= lambda_miss. */
-pascal_status pascal_feedback_gain(const pascal_feedback_params *p,
-                                   double lambda_hit, double lambda_miss,
-                                   double *gain, pascal_error *err);
+pascal_status pascal_feedback_gain(const pascal_feedback_params *p, double lambda_hit,
+                                   double lambda_miss, double *gain, pascal_error *err);
 
 /* Cadences, overlap and gain in one call (same requirements as _gain). */
-pascal_status pascal_feedback_summarize(const pascal_feedback_params *p,
-                                        double lambda_hit, double lambda_miss,
-                                        pascal_feedback_summary *out,
+pascal_status pascal_feedback_summarize(const pascal_feedback_params *p, double lambda_hit,
+                                        double lambda_miss, pascal_feedback_summary *out,
                                         pascal_error *err);
 
 /* Divergence rate phi = P_2(lambda_hit_2) - P_1(lambda_miss_1) of Theorem 5
  * (worker 1 slowest, worker 2 fastest permitted responses); positive phi means
  * the gap I_2,n - I_1,n grows at least like n phi - O(1). */
-pascal_status pascal_feedback_divergence(const pascal_feedback_params *w1,
-                                         double lambda_miss_1,
-                                         const pascal_feedback_params *w2,
-                                         double lambda_hit_2, double *phi,
-                                         pascal_error *err);
+pascal_status pascal_feedback_divergence(const pascal_feedback_params *w1, double lambda_miss_1,
+                                         const pascal_feedback_params *w2, double lambda_hit_2,
+                                         double *phi, pascal_error *err);
 
 /* Iterate Eq. slot_timing: issue[0..r-1] = initial[0..r-1] (r = d - 1), then
  * issue[k + r] = max(issue[k + r - 1] + alpha, issue[k] + latency[k]) + beta
  * for k = 0 .. count - r - 1. `latency` holds count - r entries (each >= 0),
  * `issue` holds `count` >= r entries. */
-pascal_status pascal_feedback_iterate(const pascal_feedback_params *p,
-                                      const double *initial,
-                                      const double *latency, size_t count,
-                                      double *issue, pascal_error *err);
+pascal_status pascal_feedback_iterate(const pascal_feedback_params *p, const double *initial,
+                                      const double *latency, size_t count, double *issue,
+                                      pascal_error *err);
 
 #ifdef __cplusplus
 }

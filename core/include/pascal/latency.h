@@ -34,7 +34,7 @@ extern "C" {
  * instruction is one 16x16x16 half-precision wmma (2 x 16^3 FLOPs,
  * kernels/device_common.cuh); the GEMM kernel (kernels/gemm.cu) keeps one
  * A and one B tile in shared memory: one stage, no load/compute overlap. */
-#define PASCAL_SCAN_MMA_FLOPS 8192.0
+#define PASCAL_SCAN_MMA_FLOPS     8192.0
 #define PASCAL_GEMM_KERNEL_STAGES 1u
 
 /* A device's measured peaks (whole chip). */
@@ -77,7 +77,7 @@ typedef struct pascal_latency {
   double prologue_s;     /* pipeline fill of a full wave                         */
   double head_penalty;   /* factor on the first wave, >= 1                       */
   uint64_t full_waves;
-  uint64_t tail_tiles;   /* CTAs of the partial last wave (0: none)             */
+  uint64_t tail_tiles; /* CTAs of the partial last wave (0: none)             */
   pascal_bound bound;
 } pascal_latency;
 
@@ -107,10 +107,10 @@ pascal_status pascal_latency_gemm(uint64_t Mg, uint64_t Ng, uint64_t Kg, uint32_
  * `fill_bytes` of DRAM fills: W x sm_count x o CTAs, each one block load and
  * m matrix instructions per iteration over N iterations and max(d, 1) stages;
  * no epilogue store. */
-pascal_status pascal_latency_scan(uint32_t sm_count, uint32_t o, uint32_t d, uint32_t m,
-                                  uint64_t N, uint64_t W, uint64_t block_bytes,
-                                  double flops_per_mma, double fill_bytes,
-                                  pascal_pipeline_kernel *out, pascal_error *err);
+pascal_status pascal_latency_scan(uint32_t sm_count, uint32_t o, uint32_t d, uint32_t m, uint64_t N,
+                                  uint64_t W, uint64_t block_bytes, double flops_per_mma,
+                                  double fill_bytes, pascal_pipeline_kernel *out,
+                                  pascal_error *err);
 
 #ifdef __cplusplus
 }

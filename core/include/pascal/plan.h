@@ -35,19 +35,22 @@ extern "C" {
 
 /* Limits every plan must respect; larger values are refused (PASCAL_EINVAL)
  * with the field named. They keep expansion small enough for a job queue. */
-#define PASCAL_PLAN_MAX_RUNS 1000000u     /* expanded runs per plan          */
-#define PASCAL_PLAN_MAX_LIST 4096u        /* entries per list (sizes, keys...) */
-#define PASCAL_PLAN_MAX_REPEATS 1000u
-#define PASCAL_PLAN_MAX_OCCUPANCY 64u     /* o: resident CTAs per SM         */
-#define PASCAL_PLAN_MAX_DEPTH 64u         /* d: TMA pipeline depth           */
-#define PASCAL_PLAN_MAX_COMPUTE 1000000u  /* m: compute operations per block */
-#define PASCAL_PLAN_MAX_EXTENT UINT64_C(4294967295) /* N, W, Mg, Ng, Kg: what a
-                                                       calibration run holds */
-#define PASCAL_PLAN_MAX_BLOCK_BYTES (1u << 30) /* bytes per logical block of the
-                                                 device a run is measured on */
-#define PASCAL_PLAN_MAX_MESSAGE 255u      /* bytes of UTF-8 a failed run's message
-                                             keeps (longer ones are cut,
-                                             pascal/utf8.h) */
+#define PASCAL_PLAN_MAX_RUNS      1000000u /* expanded runs per plan          */
+#define PASCAL_PLAN_MAX_LIST      4096u    /* entries per list (sizes, keys...) */
+#define PASCAL_PLAN_MAX_REPEATS   1000u
+#define PASCAL_PLAN_MAX_OCCUPANCY 64u      /* o: resident CTAs per SM         */
+#define PASCAL_PLAN_MAX_DEPTH     64u      /* d: TMA pipeline depth           */
+#define PASCAL_PLAN_MAX_COMPUTE   1000000u /* m: compute operations per block */
+#define PASCAL_PLAN_MAX_EXTENT                                                                     \
+  UINT64_C(4294967295) /* N, W, Mg, Ng, Kg: what a                                                 \
+                          calibration run holds */
+#define PASCAL_PLAN_MAX_BLOCK_BYTES                                                                \
+  (1u << 30) /* bytes per logical block of the                                                     \
+               device a run is measured on */
+#define PASCAL_PLAN_MAX_MESSAGE                                                                    \
+  255u /* bytes of UTF-8 a failed run's message                                                    \
+          keeps (longer ones are cut,                                                              \
+          pascal/utf8.h) */
 
 typedef enum pascal_plan_workload {
   PASCAL_PLAN_SCAN = 0,
@@ -90,13 +93,13 @@ typedef struct pascal_plan_grid {
 
 typedef struct pascal_plan {
   pascal_plan_workload workload;
-  uint32_t repeats;          /* >= 1 */
+  uint32_t repeats; /* >= 1 */
   /* scan */
-  uint64_t *sizes;           /* N_j, distinct, >= 1 */
+  uint64_t *sizes; /* N_j, distinct, >= 1 */
   size_t n_sizes;
-  uint64_t *horizons;        /* W, distinct, >= 1 (default 1, 4, 16, 64) */
+  uint64_t *horizons; /* W, distinct, >= 1 (default 1, 4, 16, 64) */
   size_t n_horizons;
-  pascal_plan_key *keys;     /* distinct keys */
+  pascal_plan_key *keys; /* distinct keys */
   size_t n_keys;
   /* gemm */
   pascal_plan_shape *shapes; /* distinct shapes, every extent >= 1 */
@@ -120,22 +123,20 @@ extern const uint64_t pascal_plan_default_horizons[4];
 /* "sync" / "tma"; NULL for an invalid value. */
 const char *pascal_plan_path_name(pascal_plan_path path);
 /* Parse "sync" / "tma". PASCAL_EINVAL otherwise (field "path"). */
-pascal_status pascal_plan_path_parse(const char *text, pascal_plan_path *out,
-                                     pascal_error *err);
+pascal_status pascal_plan_path_parse(const char *text, pascal_plan_path *out, pascal_error *err);
 
 void pascal_plan_init(pascal_plan *plan);
 void pascal_plan_free(pascal_plan *plan);
 
 /* Check one key (the field name prefix, e.g. "keys[3]", is used in errors). */
-pascal_status pascal_plan_key_validate(const pascal_plan_key *key,
-                                       const char *field, pascal_error *err);
+pascal_status pascal_plan_key_validate(const pascal_plan_key *key, const char *field,
+                                       pascal_error *err);
 
 /* Expand a grid into a deduplicated, validated key list. On success *keys is
  * a malloc'd array the caller owns (free()) with *n_keys entries. Errors name
  * "grid.o[2]", "grid.path", ... */
-pascal_status pascal_plan_grid_expand(const pascal_plan_grid *grid,
-                                      pascal_plan_key **keys, size_t *n_keys,
-                                      pascal_error *err);
+pascal_status pascal_plan_grid_expand(const pascal_plan_grid *grid, pascal_plan_key **keys,
+                                      size_t *n_keys, pascal_error *err);
 
 /* Check the whole plan: workload-specific lists present and non-empty,
  * entries in range and distinct, repeats in range, total runs at most
@@ -148,13 +149,13 @@ size_t pascal_plan_run_count(const pascal_plan *plan);
 
 /* Run number `index` (0-based) of the expansion order above, without
  * allocating. PASCAL_ENOTFOUND if index >= pascal_plan_run_count(). */
-pascal_status pascal_plan_run_get(const pascal_plan *plan, size_t index,
-                                  pascal_plan_run *out, pascal_error *err);
+pascal_status pascal_plan_run_get(const pascal_plan *plan, size_t index, pascal_plan_run *out,
+                                  pascal_error *err);
 
 /* Validate and expand the whole plan. On success *runs is a malloc'd array
  * (caller frees with free()) of *n_runs runs in expansion order. */
-pascal_status pascal_plan_expand(const pascal_plan *plan, pascal_plan_run **runs,
-                                 size_t *n_runs, pascal_error *err);
+pascal_status pascal_plan_expand(const pascal_plan *plan, pascal_plan_run **runs, size_t *n_runs,
+                                 pascal_error *err);
 
 #ifdef __cplusplus
 }

@@ -45,7 +45,7 @@ typedef enum pascal_plan_kind {
   PASCAL_PLAN_KIND_GEMM_HELDOUT = 3  /* 60 shapes                                  */
 } pascal_plan_kind;
 
-#define PASCAL_PLAN_SCAN_HELDOUT_PARTS 2u
+#define PASCAL_PLAN_SCAN_HELDOUT_PARTS    2u
 /* Bytes of shared memory the driver reserves per resident CTA (sm_80 on). */
 #define PASCAL_PLAN_SMEM_RESERVED_PER_CTA 1024u
 
@@ -61,8 +61,7 @@ typedef struct pascal_plan_device {
 /* "scan", "scan-heldout", "gemm", "gemm-heldout"; NULL for an invalid kind. */
 const char *pascal_plan_kind_name(pascal_plan_kind kind);
 /* Parse the names above; PASCAL_EINVAL (field "kind") otherwise. */
-pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out,
-                                     pascal_error *err);
+pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out, pascal_error *err);
 /* Number of plan files the kind is emitted as (scan-heldout: 2, else 1). */
 unsigned pascal_plan_kind_parts(pascal_plan_kind kind);
 

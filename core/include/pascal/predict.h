@@ -66,7 +66,7 @@ extern "C" {
 #define PASCAL_PREDICT_W_MIN 1e-9
 #define PASCAL_PREDICT_W_MAX 1e15
 /* The one message for a query that mixes scan and GEMM fields. */
-#define PASCAL_PREDICT_MIXED_MESSAGE \
+#define PASCAL_PREDICT_MIXED_MESSAGE                                                               \
   "a query is either a scan (o, path, d, m, N, W) or a GEMM (Mg, Ng, Kg), not both"
 
 /* Anchored-interpolation weight gamma of Eq. graph. */
@@ -77,8 +77,8 @@ typedef struct pascal_model pascal_model; /* opaque, immutable once fitted */
 /* Fit every curve of `cal` (which must pass pascal_calibration_check and hold
  * at least one run). *out is a new model the caller frees with
  * pascal_model_free(). Errors name the run or field at fault. */
-pascal_status pascal_model_fit(const pascal_calibration *cal,
-                               pascal_model **out, pascal_error *err);
+pascal_status pascal_model_fit(const pascal_calibration *cal, pascal_model **out,
+                               pascal_error *err);
 void pascal_model_free(pascal_model *model);
 
 typedef enum pascal_rule {
@@ -153,13 +153,13 @@ const char *pascal_error_source_name(pascal_error_source s);
 typedef struct pascal_expected_error {
   double pct;
   pascal_error_source source;
-  pascal_rule rule;     /* the answer's rule, whose validation errors are
-                           looked for                                       */
-  unsigned widened;     /* 0: same rule, same family (o, path, d) (GEMM: the
-                           calibrated grids); 1: same rule, nearest other
-                           depth of (o, path); 2: any rule (nearest depth)  */
-  size_t n_keys;        /* validated keys averaged: 0 .. 2                  */
-  pascal_scan_key key[PASCAL_EXPECTED_KEYS_MAX];  /* scan keys used        */
+  pascal_rule rule; /* the answer's rule, whose validation errors are
+                       looked for                                       */
+  unsigned widened; /* 0: same rule, same family (o, path, d) (GEMM: the
+                       calibrated grids); 1: same rule, nearest other
+                       depth of (o, path); 2: any rule (nearest depth)  */
+  size_t n_keys;    /* validated keys averaged: 0 .. 2                  */
+  pascal_scan_key key[PASCAL_EXPECTED_KEYS_MAX]; /* scan keys used        */
   uint32_t Mg[PASCAL_EXPECTED_KEYS_MAX], Ng[PASCAL_EXPECTED_KEYS_MAX];
   double key_pct[PASCAL_EXPECTED_KEYS_MAX];
 } pascal_expected_error;
@@ -186,44 +186,44 @@ typedef struct pascal_scan_advice {
 /* How one family (o, path, d) at one reference size produced its value by
  * rule 1, 3 or 4. Unused numbers are NaN, unused m are 0. */
 typedef struct pascal_family_step {
-  uint32_t d;          /* depth of the family                                */
-  pascal_rule rule;    /* EXACT, GRAPH or CLAMP                              */
-  double a;            /* the family's a_hat                                 */
-  double p;            /* pooled PCHIP estimate at m (GRAPH)                 */
-  double a_lin;        /* same-class linear interpolation (GRAPH)            */
-  double omega;        /* weight of a_lin (GRAPH)                            */
-  double c0;           /* 1/(m - m_minus) + 1/(m_plus - m) (GRAPH)           */
-  uint32_t m_left;     /* same-class reference left of m (GRAPH), the clamp
-                          reference (CLAMP), m itself (EXACT)                */
-  uint32_t m_right;    /* same-class reference right of m (GRAPH), else as
-                          m_left                                             */
-  double a_left, a_right; /* their encoded values                          */
+  uint32_t d;               /* depth of the family                                */
+  pascal_rule rule;         /* EXACT, GRAPH or CLAMP                              */
+  double a;                 /* the family's a_hat                                 */
+  double p;                 /* pooled PCHIP estimate at m (GRAPH)                 */
+  double a_lin;             /* same-class linear interpolation (GRAPH)            */
+  double omega;             /* weight of a_lin (GRAPH)                            */
+  double c0;                /* 1/(m - m_minus) + 1/(m_plus - m) (GRAPH)           */
+  uint32_t m_left;          /* same-class reference left of m (GRAPH), the clamp
+                               reference (CLAMP), m itself (EXACT)                */
+  uint32_t m_right;         /* same-class reference right of m (GRAPH), else as
+                               m_left                                             */
+  double a_left, a_right;   /* their encoded values                          */
   uint32_t m_minus, m_plus; /* adjacent references of any class (GRAPH)     */
 } pascal_family_step;
 
 /* One reference size N_j of a scan prediction. */
 typedef struct pascal_size_step {
-  uint32_t N;        /* reference size N_j                               */
-  double eta;        /* C / N_j                                          */
-  double weight;     /* weight of a_hat_j in the eta interpolation        */
-  pascal_rule rule;  /* rule of this size (DEPTH_FALLBACK if borrowed)    */
-  double a;          /* a_hat_j                                           */
-  size_t n_depths;   /* families used: 1, or 2 when interpolating in d    */
+  uint32_t N;       /* reference size N_j                               */
+  double eta;       /* C / N_j                                          */
+  double weight;    /* weight of a_hat_j in the eta interpolation        */
+  pascal_rule rule; /* rule of this size (DEPTH_FALLBACK if borrowed)    */
+  double a;         /* a_hat_j                                           */
+  size_t n_depths;  /* families used: 1, or 2 when interpolating in d    */
   pascal_family_step depth[2];
   double depth_weight[2]; /* weights of depth[0], depth[1] (sum 1)       */
 } pascal_size_step;
 
 typedef struct pascal_scan_explanation {
-  pascal_rule rule;   /* least direct rule over the sizes used:
-                         EXACT < GRAPH < CLAMP < DEPTH_FALLBACK              */
-  uint32_t o;         /* family (o, path, d) of the query                   */
+  pascal_rule rule; /* least direct rule over the sizes used:
+                       EXACT < GRAPH < CLAMP < DEPTH_FALLBACK              */
+  uint32_t o;       /* family (o, path, d) of the query                   */
   pascal_path path;
   uint32_t d;
-  unsigned class_id;  /* chi(m) under the calibration's class rule         */
-  double eta;         /* C / N of the query                                */
-  size_t n_sizes;     /* 1 (exact size or clamped) or 2                    */
+  unsigned class_id; /* chi(m) under the calibration's class rule         */
+  double eta;        /* C / N of the query                                */
+  size_t n_sizes;    /* 1 (exact size or clamped) or 2                    */
   pascal_size_step size[2];
-  double a;           /* final a_hat after the eta interpolation            */
+  double a; /* final a_hat after the eta interpolation            */
 } pascal_scan_explanation;
 
 typedef struct pascal_scan_prediction {
@@ -245,9 +245,8 @@ typedef struct pascal_scan_prediction {
  * PASCAL_EINVAL if the model is a GEMM model (field "workload"),
  * PASCAL_EREFUSED for an unknown (o, path) or an unidentifiable class, with a
  * message saying which. `out` is written only on success. */
-pascal_status pascal_model_predict_scan(const pascal_model *model,
-                                        const pascal_scan_key *key, uint32_t N,
-                                        double W, pascal_scan_prediction *out,
+pascal_status pascal_model_predict_scan(const pascal_model *model, const pascal_scan_key *key,
+                                        uint32_t N, double W, pascal_scan_prediction *out,
                                         pascal_error *err);
 
 /* One interpolation step of a GEMM transfer (along n_c or n_r). */
@@ -256,30 +255,30 @@ typedef struct pascal_gemm_step {
   uint32_t left, right; /* reference tile counts bracketing the target (GRAPH),
                            the reference used (EXACT, CLAMP: left == right)   */
   double a_left, a_right;
-  double p;             /* pooled PCHIP over log tile count (GRAPH, else NaN) */
-  double a_lin;         /* linear in log tile count (GRAPH, else NaN)         */
-  double a;             /* result of the step                                 */
+  double p;     /* pooled PCHIP over log tile count (GRAPH, else NaN) */
+  double a_lin; /* linear in log tile count (GRAPH, else NaN)         */
+  double a;     /* result of the step                                 */
 } pascal_gemm_step;
 
 typedef struct pascal_gemm_explanation {
-  pascal_rule rule;          /* least direct rule over all steps            */
-  size_t n_rows;             /* reference n_r rows used: 1 or 2             */
-  uint32_t row_n_r[2];       /* those rows                                  */
-  pascal_gemm_step col[2];   /* transfer along log n_c within each row      */
-  pascal_gemm_step row;      /* then along log n_r                          */
-  double a;                  /* final encoded value                          */
+  pascal_rule rule;        /* least direct rule over all steps            */
+  size_t n_rows;           /* reference n_r rows used: 1 or 2             */
+  uint32_t row_n_r[2];     /* those rows                                  */
+  pascal_gemm_step col[2]; /* transfer along log n_c within each row      */
+  pascal_gemm_step row;    /* then along log n_r                          */
+  double a;                /* final encoded value                          */
 } pascal_gemm_explanation;
 
 typedef struct pascal_gemm_prediction {
   uint32_t n_r, n_c, n_k; /* Mg/tile_m, Ng/tile_n, Kg/tile_k                 */
-  double B0;         /* n_k (n_r tile_m + n_c tile_n) tile_k elem_bytes bytes  */
-  double Q;          /* n_r n_c n_k (tile_m + tile_n) tile_k elem_bytes bytes  */
-  double K0;         /* M B0 / Q = M (n_r + n_c) / (2 n_r n_c) for square tiles */
-  double kappa;      /* K / K0 = V / B0                                       */
-  double K;          /* predicted count, in [K0, M]                           */
-  double rho;        /* K / M = V / Q                                         */
-  double fill_bytes; /* predicted V = kappa B0                                */
-  uint32_t M;        /* resident CTAs                                         */
+  double B0;              /* n_k (n_r tile_m + n_c tile_n) tile_k elem_bytes bytes  */
+  double Q;               /* n_r n_c n_k (tile_m + tile_n) tile_k elem_bytes bytes  */
+  double K0;              /* M B0 / Q = M (n_r + n_c) / (2 n_r n_c) for square tiles */
+  double kappa;           /* K / K0 = V / B0                                       */
+  double K;               /* predicted count, in [K0, M]                           */
+  double rho;             /* K / M = V / Q                                         */
+  double fill_bytes;      /* predicted V = kappa B0                                */
+  uint32_t M;             /* resident CTAs                                         */
   pascal_gemm_explanation why;
   pascal_extrapolations extrapolated;
   pascal_expected_error expected; /* filled by pascal_validation_expect_gemm */
@@ -289,17 +288,13 @@ typedef struct pascal_gemm_prediction {
  * n_r, n_c, n_k, B0, Q and K0 of `out` are written, the rest zeroed.
  * PASCAL_EINVAL naming "Mg", "Ng" or "Kg" when a dimension is 0 or not a
  * multiple of its tile, or "gemm.*" for bad tiling. */
-pascal_status pascal_gemm_geometry(const pascal_gemm_params *gemm,
-                                   const pascal_gemm_shape *shape,
-                                   pascal_gemm_prediction *out,
-                                   pascal_error *err);
+pascal_status pascal_gemm_geometry(const pascal_gemm_params *gemm, const pascal_gemm_shape *shape,
+                                   pascal_gemm_prediction *out, pascal_error *err);
 
 /* Predict a GEMM shape. PASCAL_EINVAL for a bad shape (as above) or a scan
  * model (field "workload"). `out` is written only on success. */
-pascal_status pascal_model_predict_gemm(const pascal_model *model,
-                                        const pascal_gemm_shape *shape,
-                                        pascal_gemm_prediction *out,
-                                        pascal_error *err);
+pascal_status pascal_model_predict_gemm(const pascal_model *model, const pascal_gemm_shape *shape,
+                                        pascal_gemm_prediction *out, pascal_error *err);
 
 /* ---- read-only view of the frozen model, for serialisation ---------------- */
 
@@ -322,8 +317,8 @@ typedef struct pascal_curve_view {
  * n_c). pascal_model_curve() returns PASCAL_ENOTFOUND (field "index") past the
  * end. */
 size_t pascal_model_curve_count(const pascal_model *model);
-pascal_status pascal_model_curve(const pascal_model *model, size_t index,
-                                 pascal_curve_view *out, pascal_error *err);
+pascal_status pascal_model_curve(const pascal_model *model, size_t index, pascal_curve_view *out,
+                                 pascal_error *err);
 
 #ifdef __cplusplus
 }

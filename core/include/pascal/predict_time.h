@@ -26,8 +26,8 @@ extern "C" {
  * sm_count x o CTAs of N iterations, one block load and m 16x16x16 wmma
  * each, max(d, 1) stages. */
 pascal_status pascal_predict_time_scan(const pascal_model *model, const pascal_scan_key *key,
-                                       uint32_t N, double W, double fill_bytes,
-                                       pascal_latency *out, pascal_error *err);
+                                       uint32_t N, double W, double fill_bytes, pascal_latency *out,
+                                       pascal_error *err);
 
 /* A GEMM shape with `fill_bytes` predicted: the calibration's tile and
  * element size, resident_ctas / sm_count CTAs per SM (at least 1), the

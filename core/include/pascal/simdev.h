@@ -52,8 +52,8 @@
 extern "C" {
 #endif
 
-#define PASCAL_SIMDEV_NAME_MAX 64
-#define PASCAL_SIMDEV_ARCH_MAX 32
+#define PASCAL_SIMDEV_NAME_MAX    64
+#define PASCAL_SIMDEV_ARCH_MAX    32
 /* Merge rule of paper §5.3: workers whose positions are connected through
  * cyclic gaps of at most this many blocks form one phase cluster. */
 #define PASCAL_SIMDEV_CLUSTER_GAP 32u
@@ -62,37 +62,37 @@ extern "C" {
  * text format is `key = value` lines with `#` comments, one key per field
  * below (same names), see deploy/profiles/gb10-like.profile. */
 typedef struct pascal_simdev_profile {
-  char name[PASCAL_SIMDEV_NAME_MAX];  /* "gb10-like" */
-  char arch[PASCAL_SIMDEV_ARCH_MAX];  /* reported to pascald, "sim" */
-  uint32_t sm_count;                  /* SMs; M = sm_count * o        */
-  uint32_t capacity_blocks;           /* C, effective L2 capacity       */
-  uint32_t block_bytes;               /* bytes per logical block        */
-  uint64_t l2_bytes;                  /* nominal L2 size (reported)     */
+  char name[PASCAL_SIMDEV_NAME_MAX]; /* "gb10-like" */
+  char arch[PASCAL_SIMDEV_ARCH_MAX]; /* reported to pascald, "sim" */
+  uint32_t sm_count;                 /* SMs; M = sm_count * o        */
+  uint32_t capacity_blocks;          /* C, effective L2 capacity       */
+  uint32_t block_bytes;              /* bytes per logical block        */
+  uint64_t l2_bytes;                 /* nominal L2 size (reported)     */
   /* The identity a CUDA probe would report, as this profile states it for
    * registration with pascald: key `cuda_name` (printable ASCII, blanks
    * inside allowed, "" = not stated) and key `compute_capability` = M.m
    * (0.0 = not stated). */
   char cuda_name[PASCAL_SIMDEV_NAME_MAX];
   uint32_t cc_major, cc_minor;
-  uint64_t seed;                      /* base seed of every run         */
-  uint32_t priming_extra;             /* n_p = d - 1 + priming_extra; text
-                                         form `priming = d-1` (0) or `d` (1) */
-  double hop_ns;            /* SM -> L2 request latency incl. tag lookup    */
-  double sm_read_gbps;      /* per-SM L2 -> SM link bandwidth, GB/s         */
-  double sm_read_spread;    /* relative spread of per-SM link speed, [0,0.5) */
-  double dram_gbps;         /* DRAM fill bandwidth, GB/s (FIFO server)      */
-  double dram_latency_ns;   /* DRAM base latency after service              */
-  double consume_ns;        /* per-block consume cost                       */
-  double compute_ns;        /* cost per unit of m in full groups of four    */
-  double tail_ns[3];        /* loop-tail cost per execution class chi(m):
-                               keys tail0_ns, tail1_ns, tail2_ns            */
-  double sync_issue_ns;     /* sync path: cooperative load issue per block  */
-  double tma_issue_ns;      /* TMA path: bulk-copy issue per block          */
-  double cta_sync_ns;       /* intra-CTA synchronisation per block          */
-  double grid_barrier_ns;   /* static kernel: grid barrier per round        */
-  double launch_ns;         /* CTA launch overhead when a slot frees        */
-  double start_jitter_ns;   /* CTA start delay, uniform in [0, this)        */
-  double service_jitter;    /* relative service jitter, uniform in +-this, [0,1) */
+  uint64_t seed;          /* base seed of every run         */
+  uint32_t priming_extra; /* n_p = d - 1 + priming_extra; text
+                             form `priming = d-1` (0) or `d` (1) */
+  double hop_ns;          /* SM -> L2 request latency incl. tag lookup    */
+  double sm_read_gbps;    /* per-SM L2 -> SM link bandwidth, GB/s         */
+  double sm_read_spread;  /* relative spread of per-SM link speed, [0,0.5) */
+  double dram_gbps;       /* DRAM fill bandwidth, GB/s (FIFO server)      */
+  double dram_latency_ns; /* DRAM base latency after service              */
+  double consume_ns;      /* per-block consume cost                       */
+  double compute_ns;      /* cost per unit of m in full groups of four    */
+  double tail_ns[3];      /* loop-tail cost per execution class chi(m):
+                             keys tail0_ns, tail1_ns, tail2_ns            */
+  double sync_issue_ns;   /* sync path: cooperative load issue per block  */
+  double tma_issue_ns;    /* TMA path: bulk-copy issue per block          */
+  double cta_sync_ns;     /* intra-CTA synchronisation per block          */
+  double grid_barrier_ns; /* static kernel: grid barrier per round        */
+  double launch_ns;       /* CTA launch overhead when a slot frees        */
+  double start_jitter_ns; /* CTA start delay, uniform in [0, this)        */
+  double service_jitter;  /* relative service jitter, uniform in +-this, [0,1) */
   /* Variation that persists within a run and is redrawn for every run
    * (docs/sim-device.md, "Variation between runs"): */
   double sm_read_run_spread; /* per-run factor on each SM's link speed,
@@ -122,20 +122,17 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out);
 int pascal_simdev_profile_has_peaks(const pascal_simdev_profile *p);
 
 /* Check every field's domain; err names the bad key. */
-pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p,
-                                             pascal_error *err);
+pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p, pascal_error *err);
 
 /* Parse profile text (`len` bytes, need not be NUL-terminated). Keys not
  * given keep their default values. Unknown keys, duplicate keys, malformed
  * lines and bad values are PASCAL_EFORMAT errors whose field is the key (or
  * "line N") and whose message names the line. The result is validated. */
-pascal_status pascal_simdev_profile_parse(const char *text, size_t len,
-                                          pascal_simdev_profile *out,
+pascal_status pascal_simdev_profile_parse(const char *text, size_t len, pascal_simdev_profile *out,
                                           pascal_error *err);
 
 /* Read and parse a profile file (PASCAL_ENOTFOUND if it cannot be opened). */
-pascal_status pascal_simdev_profile_load(const char *path,
-                                         pascal_simdev_profile *out,
+pascal_status pascal_simdev_profile_load(const char *path, pascal_simdev_profile *out,
                                          pascal_error *err);
 
 /* Opaque device: a validated profile plus buffers reused across runs.
@@ -143,21 +140,21 @@ pascal_status pascal_simdev_profile_load(const char *path,
  * one device per thread). */
 typedef struct pascal_simdev pascal_simdev;
 
-pascal_status pascal_simdev_new(const pascal_simdev_profile *profile,
-                                pascal_simdev **out, pascal_error *err);
+pascal_status pascal_simdev_new(const pascal_simdev_profile *profile, pascal_simdev **out,
+                                pascal_error *err);
 void pascal_simdev_free(pascal_simdev *dev); /* NULL is fine */
 /* The device's profile (owned by dev, valid until pascal_simdev_free). */
 const pascal_simdev_profile *pascal_simdev_profile_of(const pascal_simdev *dev);
 
 /* One open-scan run (Algorithm 2), the sim's answer to a calibration job. */
 typedef struct pascal_simdev_scan {
-  uint32_t o;       /* resident CTAs per SM, >= 1                        */
-  int path_tma;     /* 0: sync loads (d must be 0), 1: TMA (d >= 1)      */
-  uint32_t d;       /* prefetch depth (buffers)                          */
-  uint32_t m;       /* compute work per block                            */
-  uint64_t N;       /* blocks per scan, >= 1                             */
-  uint64_t W;       /* waves: W * M CTAs in all, >= 1                    */
-  uint64_t seed;    /* mixed into the profile seed (the job's repeat)    */
+  uint32_t o;                 /* resident CTAs per SM, >= 1                        */
+  int path_tma;               /* 0: sync loads (d must be 0), 1: TMA (d >= 1)      */
+  uint32_t d;                 /* prefetch depth (buffers)                          */
+  uint32_t m;                 /* compute work per block                            */
+  uint64_t N;                 /* blocks per scan, >= 1                             */
+  uint64_t W;                 /* waves: W * M CTAs in all, >= 1                    */
+  uint64_t seed;              /* mixed into the profile seed (the job's repeat)    */
   uint32_t checkpoint_blocks; /* 0: none; else the CTAs of a wave wait for
                                  each other every this many blocks (a
                                  within-wave checkpoint, grid_barrier_ns) */
@@ -165,28 +162,28 @@ typedef struct pascal_simdev_scan {
 
 /* Whole-run counts. Invariant: requests == hits + merges + fills. */
 typedef struct pascal_simdev_stats {
-  uint64_t requests;   /* block requests issued (W*M*N for a scan)        */
-  uint64_t hits;       /* line resident and filled                        */
-  uint64_t merges;     /* line resident, fill outstanding: waited for it  */
-  uint64_t fills;      /* misses: DRAM -> L2 fills                        */
-  double fill_bytes;   /* fills * block_bytes                             */
-  double kernel_ns;    /* simulated kernel time                           */
-  double K;            /* fills / (W*N) (scan), fills / H (static),
-                          M V / Q (GEMM)                                  */
-  uint32_t M;          /* workers                                          */
+  uint64_t requests; /* block requests issued (W*M*N for a scan)        */
+  uint64_t hits;     /* line resident and filled                        */
+  uint64_t merges;   /* line resident, fill outstanding: waited for it  */
+  uint64_t fills;    /* misses: DRAM -> L2 fills                        */
+  double fill_bytes; /* fills * block_bytes                             */
+  double kernel_ns;  /* simulated kernel time                           */
+  double K;          /* fills / (W*N) (scan), fills / H (static),
+                        M V / Q (GEMM)                                  */
+  uint32_t M;        /* workers                                          */
 } pascal_simdev_stats;
 
 /* One phase snapshot of the running scan (paper §5.3). */
 typedef struct pascal_simdev_snapshot {
-  double t_ns;            /* simulated time of the snapshot              */
-  uint32_t active;        /* CTAs running at that time                   */
-  uint32_t clusters;      /* phase clusters, merge rule CLUSTER_GAP      */
-  uint64_t spread_blocks; /* max - min cumulative blocks consumed over
-                             active slots (the progress spread sigma)    */
-  double gap_law_K;       /* gap-law K_TTL of the running CTAs' positions
-                             (Theorem ttl, pascal/static.h); 0 when no CTA
-                             runs or N <= C                               */
-  uint64_t wave;          /* oldest wave (CTA batch) with running CTAs   */
+  double t_ns;               /* simulated time of the snapshot              */
+  uint32_t active;           /* CTAs running at that time                   */
+  uint32_t clusters;         /* phase clusters, merge rule CLUSTER_GAP      */
+  uint64_t spread_blocks;    /* max - min cumulative blocks consumed over
+                                active slots (the progress spread sigma)    */
+  double gap_law_K;          /* gap-law K_TTL of the running CTAs' positions
+                                (Theorem ttl, pascal/static.h); 0 when no CTA
+                                runs or N <= C                               */
+  uint64_t wave;             /* oldest wave (CTA batch) with running CTAs   */
   uint64_t wave_lead_blocks; /* max - min block position j over that
                              wave's running CTAs (the within-wave lead)  */
 } pascal_simdev_snapshot;
@@ -203,30 +200,26 @@ typedef struct pascal_simdev_snapshots {
 
 /* Run one open scan. `snaps` may be NULL. Deterministic: the same device
  * profile and scan (including seed) give the same stats bit for bit. */
-pascal_status pascal_simdev_run_scan(pascal_simdev *dev,
-                                     const pascal_simdev_scan *scan,
-                                     pascal_simdev_stats *out,
-                                     pascal_simdev_snapshots *snaps,
+pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_scan *scan,
+                                     pascal_simdev_stats *out, pascal_simdev_snapshots *snaps,
                                      pascal_error *err);
 
 /* One static phase-controlled run (paper Algorithm "static-kernel"). */
 typedef struct pascal_simdev_static {
-  uint64_t N;              /* blocks in the ring, >= 2                     */
-  uint32_t M;              /* workers, >= 1                                */
-  const uint64_t *phases;  /* M phases, each < N (borrowed)               */
-  uint64_t H;              /* rounds, >= 1                                 */
-  uint32_t C;              /* capacity in blocks, 1 <= C; 0: the profile's */
-  uint64_t seed;           /* mixed into the profile seed                  */
+  uint64_t N;             /* blocks in the ring, >= 2                     */
+  uint32_t M;             /* workers, >= 1                                */
+  const uint64_t *phases; /* M phases, each < N (borrowed)               */
+  uint64_t H;             /* rounds, >= 1                                 */
+  uint32_t C;             /* capacity in blocks, 1 <= C; 0: the profile's */
+  uint64_t seed;          /* mixed into the profile seed                  */
 } pascal_simdev_static;
 
 /* Run the static kernel: round k, worker w (in index order) requests block
  * (k + phases[w]) mod N; a grid barrier ends each round. fills equal the
  * misses of fully associative LRU (empty at start) on that trace; the timing
  * (kernel_ns) uses the same DRAM/link model as the scan. */
-pascal_status pascal_simdev_run_static(pascal_simdev *dev,
-                                       const pascal_simdev_static *run,
-                                       pascal_simdev_stats *out,
-                                       pascal_error *err);
+pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_static *run,
+                                       pascal_simdev_stats *out, pascal_error *err);
 
 /* One tiled GEMM run (paper §4.5 and App. C "GEMM instantiation"): the
  * n_r x n_c output tiles (Mg/tile_m, Ng/tile_n) are CTAs launched in
@@ -240,16 +233,16 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev,
  * A and B tiles must have the same size (tile_m == tile_n): one cache line
  * per tile. */
 typedef struct pascal_simdev_gemm {
-  pascal_gemm_shape shape;    /* Mg, Ng, Kg: multiples of the tile sizes    */
-  pascal_gemm_params tiling;  /* tile_m/n/k, elem_bytes, resident_ctas >= 1 */
-  uint32_t m;                 /* compute work per k-step, in 16x16x16 matrix
-                                 instructions (the scan's unit of m); the
-                                 tiling's own: pascal_simdev_gemm_step_m  */
-  uint32_t out_elem_bytes;    /* bytes per output element a CTA writes into
-                                 the cache when it ends (FP32: 4); 0: none */
-  uint32_t C;                 /* capacity in tiles; 0: the profile's
-                                 capacity_blocks * block_bytes / tile bytes */
-  uint64_t seed;              /* mixed into the profile seed (the repeat)   */
+  pascal_gemm_shape shape;   /* Mg, Ng, Kg: multiples of the tile sizes    */
+  pascal_gemm_params tiling; /* tile_m/n/k, elem_bytes, resident_ctas >= 1 */
+  uint32_t m;                /* compute work per k-step, in 16x16x16 matrix
+                                instructions (the scan's unit of m); the
+                                tiling's own: pascal_simdev_gemm_step_m  */
+  uint32_t out_elem_bytes;   /* bytes per output element a CTA writes into
+                                the cache when it ends (FP32: 4); 0: none */
+  uint32_t C;                /* capacity in tiles; 0: the profile's
+                                capacity_blocks * block_bytes / tile bytes */
+  uint64_t seed;             /* mixed into the profile seed (the repeat)   */
 } pascal_simdev_gemm;
 
 /* Run one GEMM. out: requests = 2 n_r n_c n_k tile reads, fills in tiles,

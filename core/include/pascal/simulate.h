@@ -34,8 +34,8 @@ extern "C" {
 #endif
 
 #define PASCAL_SIM_WARMUP_PERIODS 4
-#define PASCAL_SIM_UNIVERSE_MAX (UINT64_C(1) << 26)
-#define PASCAL_SIM_REQUESTS_MAX (UINT64_C(1) << 40)
+#define PASCAL_SIM_UNIVERSE_MAX   (UINT64_C(1) << 26)
+#define PASCAL_SIM_REQUESTS_MAX   (UINT64_C(1) << 40)
 
 typedef struct pascal_sim_result {
   uint64_t requests;       /* requests counted                               */
@@ -67,59 +67,47 @@ typedef enum pascal_belady_variant {
  * when its block was requested in the current round or in one of the T
  * preceding complete rounds; current-round duplicates share one fill.
  * periods >= 1. */
-pascal_status pascal_sim_ttl_phases(uint64_t n, uint64_t c,
-                                    const uint64_t *phases, size_t m,
-                                    uint64_t periods,
-                                    pascal_sim_ttl_result *out,
+pascal_status pascal_sim_ttl_phases(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                                    uint64_t periods, pascal_sim_ttl_result *out,
                                     pascal_error *err);
 
 /* Slotted TTL over an address trace cut into slots of `slot_len` requests
  * (the last slot may be shorter), with an explicit window (>= 0). Counts
  * every slot from cold; rounds = number of slots. */
-pascal_status pascal_sim_ttl_trace(const uint64_t *trace, size_t len,
-                                   uint64_t universe, size_t slot_len,
-                                   uint64_t window, uint8_t *hits,
-                                   pascal_sim_ttl_result *out,
-                                   pascal_error *err);
+pascal_status pascal_sim_ttl_trace(const uint64_t *trace, size_t len, uint64_t universe,
+                                   size_t slot_len, uint64_t window, uint8_t *hits,
+                                   pascal_sim_ttl_result *out, pascal_error *err);
 
 /* Request-level fully associative LRU of capacity C over the phase trace,
  * steady state as above. periods >= 1. */
-pascal_status pascal_sim_lru_phases(uint64_t n, uint64_t c,
-                                    const uint64_t *phases, size_t m,
-                                    uint64_t periods, pascal_sim_result *out,
-                                    pascal_error *err);
+pascal_status pascal_sim_lru_phases(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                                    uint64_t periods, pascal_sim_result *out, pascal_error *err);
 
 /* Fully associative LRU of capacity C >= 1 over an address trace, from an
  * empty cache; every request is counted. */
-pascal_status pascal_sim_lru_trace(const uint64_t *trace, size_t len,
-                                   uint64_t universe, uint64_t c, uint8_t *hits,
-                                   pascal_sim_result *out, pascal_error *err);
+pascal_status pascal_sim_lru_trace(const uint64_t *trace, size_t len, uint64_t universe, uint64_t c,
+                                   uint8_t *hits, pascal_sim_result *out, pascal_error *err);
 
 /* Belady MIN of capacity C over H = `rounds` >= 1 rounds of the phase trace,
  * from an empty cache, counting every miss (rounds = H). Next uses come from
  * the trace's shift invariance (no trace is stored): memory O(N + M). */
-pascal_status pascal_sim_belady_phases(uint64_t n, uint64_t c,
-                                       const uint64_t *phases, size_t m,
-                                       pascal_belady_variant variant,
-                                       uint64_t rounds, pascal_sim_result *out,
-                                       pascal_error *err);
+pascal_status pascal_sim_belady_phases(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
+                                       pascal_belady_variant variant, uint64_t rounds,
+                                       pascal_sim_result *out, pascal_error *err);
 
 /* Belady MIN of capacity C >= 1 over an address trace, from an empty cache,
  * counting every request. Memory O(len + universe). */
-pascal_status pascal_sim_belady_trace(const uint64_t *trace, size_t len,
-                                      uint64_t universe, uint64_t c,
-                                      pascal_belady_variant variant,
-                                      uint8_t *hits, pascal_sim_result *out,
-                                      pascal_error *err);
+pascal_status pascal_sim_belady_trace(const uint64_t *trace, size_t len, uint64_t universe,
+                                      uint64_t c, pascal_belady_variant variant, uint8_t *hits,
+                                      pascal_sim_result *out, pascal_error *err);
 
 /* LRU stack (reuse) distance of every request of an address trace: rd[i] =
  * number of distinct addresses strictly between request i and the previous
  * request to the same address, or PASCAL_RD_COLD for a first reference.
  * O(len log len) (Fenwick tree over request times); memory O(len + universe). */
 #define PASCAL_RD_COLD UINT64_MAX
-pascal_status pascal_trace_reuse_distance_compute(const uint64_t *trace,
-                                                  size_t len, uint64_t universe,
-                                                  uint64_t *rd,
+pascal_status pascal_trace_reuse_distance_compute(const uint64_t *trace, size_t len,
+                                                  uint64_t universe, uint64_t *rd,
                                                   pascal_error *err);
 
 #ifdef __cplusplus

@@ -38,25 +38,25 @@ extern "C" {
 
 typedef struct pascal_synth_law {
   pascal_workload workload;
-  pascal_device device;     /* default: "synthetic-gb10", "sim", 48 SMs,
-                               C = 1280 blocks, b = 16384 bytes             */
-  pascal_gemm_params gemm;  /* default 128x128x64, 2 bytes, 48 resident CTAs */
+  pascal_device device;    /* default: "synthetic-gb10", "sim", 48 SMs,
+                              C = 1280 blocks, b = 16384 bytes             */
+  pascal_gemm_params gemm; /* default 128x128x64, 2 bytes, 48 resident CTAs */
   /* scan law, defaults in brackets */
-  double amp;               /* [1.5]                                       */
-  double class_gain[3];     /* [1.0, 0.4, 0.7] for chi = 0, 1, 2           */
-  double depth_gain;        /* [0.5]                                       */
-  double occ_exp;           /* [1.0]                                       */
-  double m_scale;           /* [12]                                        */
-  double size_exp;          /* [1.0]                                       */
-  double w_half;            /* [8]                                         */
-  double sync_gain;         /* [0.2]                                       */
+  double amp;           /* [1.5]                                       */
+  double class_gain[3]; /* [1.0, 0.4, 0.7] for chi = 0, 1, 2           */
+  double depth_gain;    /* [0.5]                                       */
+  double occ_exp;       /* [1.0]                                       */
+  double m_scale;       /* [12]                                        */
+  double size_exp;      /* [1.0]                                       */
+  double w_half;        /* [8]                                         */
+  double sync_gain;     /* [0.2]                                       */
   /* GEMM law */
-  double gemm_amp;          /* [1.0]                                       */
-  double nk_half;           /* [32]                                        */
-  double grid_half;         /* [64]                                        */
+  double gemm_amp;  /* [1.0]                                       */
+  double nk_half;   /* [32]                                        */
+  double grid_half; /* [64]                                        */
   /* measurement */
-  double noise;             /* log-normal sigma of V [0.02]; 0 = exact      */
-  uint64_t seed;            /* [1]                                         */
+  double noise;  /* log-normal sigma of V [0.02]; 0 = exact      */
+  uint64_t seed; /* [1]                                         */
 } pascal_synth_law;
 
 /* The defaults above for `workload`. */
@@ -68,21 +68,21 @@ void pascal_synth_law_default(pascal_workload workload, pascal_synth_law *law);
  * "seed"), for CLIs. PASCAL_EINVAL (field = name) for an unknown name or a
  * value out of its domain: gains, amplitudes and noise finite >= 0, scales
  * and half-points finite > 0, seed an integer in [0, 2^53]. */
-pascal_status pascal_synth_law_set(pascal_synth_law *law, const char *name,
-                                   double value, pascal_error *err);
+pascal_status pascal_synth_law_set(pascal_synth_law *law, const char *name, double value,
+                                   pascal_error *err);
 
 /* What to measure. Arrays are borrowed. Scan: every key at every size and
  * horizon; GEMM: every shape; each `repeats` times (repeat = 0..repeats-1). */
 typedef struct pascal_synth_plan {
   const pascal_scan_key *keys;
   size_t n_keys;
-  const uint32_t *sizes;     /* N values */
+  const uint32_t *sizes; /* N values */
   size_t n_sizes;
-  const uint32_t *horizons;  /* W values */
+  const uint32_t *horizons; /* W values */
   size_t n_horizons;
   const pascal_gemm_shape *shapes;
   size_t n_shapes;
-  uint32_t repeats;          /* >= 1 */
+  uint32_t repeats; /* >= 1 */
 } pascal_synth_plan;
 
 /* Default plans (static read-only arrays):
@@ -95,20 +95,16 @@ typedef struct pascal_synth_plan {
 void pascal_synth_plan_default(pascal_workload workload, pascal_synth_plan *plan);
 
 /* Noise-free K of the law (validates the key, N >= 1, W > 0). */
-pascal_status pascal_synth_scan_k(const pascal_synth_law *law,
-                                  const pascal_scan_key *key, uint32_t N,
-                                  double W, double *out_k, pascal_error *err);
-pascal_status pascal_synth_gemm_k(const pascal_synth_law *law,
-                                  const pascal_gemm_shape *shape,
+pascal_status pascal_synth_scan_k(const pascal_synth_law *law, const pascal_scan_key *key,
+                                  uint32_t N, double W, double *out_k, pascal_error *err);
+pascal_status pascal_synth_gemm_k(const pascal_synth_law *law, const pascal_gemm_shape *shape,
                                   double *out_k, pascal_error *err);
 
 /* Generate the calibration of `plan` under `law` into *out, which this
  * function initialises (the caller frees it with pascal_calibration_free,
  * also after a failure). Errors name the plan entry or law field. */
-pascal_status pascal_synth_calibration(const pascal_synth_law *law,
-                                       const pascal_synth_plan *plan,
-                                       pascal_calibration *out,
-                                       pascal_error *err);
+pascal_status pascal_synth_calibration(const pascal_synth_law *law, const pascal_synth_plan *plan,
+                                       pascal_calibration *out, pascal_error *err);
 
 #ifdef __cplusplus
 }

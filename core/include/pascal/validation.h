@@ -53,24 +53,20 @@ typedef struct pascal_validation {
  * `loko` when the caller has run pascal_loko_run() on `cal` already, else
  * run here (NULL). Keys whose runs were all refused are left out. Free with
  * pascal_validation_free() (also after a failure). */
-pascal_status pascal_validation_build(const pascal_calibration *cal,
-                                      const pascal_model *model,
-                                      const pascal_loko_report *loko,
-                                      pascal_validation *out, pascal_error *err);
+pascal_status pascal_validation_build(const pascal_calibration *cal, const pascal_model *model,
+                                      const pascal_loko_report *loko, pascal_validation *out,
+                                      pascal_error *err);
 
 /* Append one validated key (its error must be finite and >= 0: field
  * "error_pct"; source LOKO, IN_SAMPLE or HELD_OUT: field "source"). */
-pascal_status pascal_validation_add(pascal_validation *v,
-                                    const pascal_validated_key *key,
+pascal_status pascal_validation_add(pascal_validation *v, const pascal_validated_key *key,
                                     pascal_error *err);
 void pascal_validation_free(pascal_validation *v);
 
 /* Fill p->expected for the prediction p of `key` (or `shape`). */
-void pascal_validation_expect_scan(const pascal_validation *v,
-                                   const pascal_scan_key *key,
+void pascal_validation_expect_scan(const pascal_validation *v, const pascal_scan_key *key,
                                    pascal_scan_prediction *p);
-void pascal_validation_expect_gemm(const pascal_validation *v,
-                                   const pascal_gemm_shape *shape,
+void pascal_validation_expect_gemm(const pascal_validation *v, const pascal_gemm_shape *shape,
                                    pascal_gemm_prediction *p);
 
 #ifdef __cplusplus
