@@ -23,7 +23,7 @@ install_spectral() {
 PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev
 libsqlite3-dev libcurl4-openssl-dev python3 python3-jsonschema python3-yaml python3-scipy
 python3-venv python3-pip python3-setuptools python3-wheel
-sqlite3 curl wrk systemd patchelf clang-14 libclang-rt-14-dev
+sqlite3 curl wrk systemd patchelf clang-14 libclang-rt-14-dev clang-format
 chromium chromium-driver nginx"
 
 missing=""
