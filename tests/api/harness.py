@@ -304,6 +304,18 @@ SMALL_PLAN = {
 }
 
 
+def exact(v):
+    """A form of a decoded document whose equality means the same keys in
+    the same order, the same types and bit-identical doubles."""
+    if isinstance(v, dict):
+        return [(k, exact(x)) for k, x in v.items()]
+    if isinstance(v, list):
+        return [exact(x) for x in v]
+    if isinstance(v, float):
+        return ("real", v.hex())
+    return (type(v).__name__, v)
+
+
 def law_fill(run, device=DEVICE):
     """A smooth, deterministic synthetic response: K = 1 + e, W*K increasing in W."""
     chi = min(run["m"] % 4, 2)

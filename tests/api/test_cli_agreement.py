@@ -13,7 +13,7 @@ import tempfile
 import unittest
 import urllib.parse
 
-from harness import PASCAL_CLI, Daemon
+from harness import PASCAL_CLI, Daemon, exact
 
 SCAN_QUERIES = [
     dict(o=1, path="tma", d=2, m=3, N=2048, W=16),      # exact reference
@@ -25,18 +25,6 @@ SCAN_QUERIES = [
 ]
 GEMM_QUERIES = [dict(Mg=1024, Ng=512, Kg=2048), dict(Mg=768, Ng=384, Kg=1536), dict(Mg=8192, Ng=4096, Kg=8192)]
 REFUSED = dict(o=3, path="tma", d=2, m=1, N=2048, W=4)   # unknown family
-
-
-def exact(v):
-    """A form of a decoded document whose equality means the same keys in
-    the same order, the same types and bit-identical doubles."""
-    if isinstance(v, dict):
-        return [(k, exact(x)) for k, x in v.items()]
-    if isinstance(v, list):
-        return [exact(x) for x in v]
-    if isinstance(v, float):
-        return ("real", v.hex())
-    return (type(v).__name__, v)
 
 
 class CliAgreement(unittest.TestCase):

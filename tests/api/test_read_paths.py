@@ -21,7 +21,7 @@ import unittest
 import urllib.parse
 
 import read_corpus
-from harness import PASCAL_CLI, Daemon
+from harness import PASCAL_CLI, Daemon, exact
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -35,18 +35,6 @@ def shape(v):
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return type(v).__name__
     return v
-
-
-def exact(v):
-    """Equality of this form: same keys in the same order, same types,
-    bit-identical doubles."""
-    if isinstance(v, dict):
-        return [(k, exact(x)) for k, x in v.items()]
-    if isinstance(v, list):
-        return [exact(x) for x in v]
-    if isinstance(v, float):
-        return ("real", v.hex())
-    return (type(v).__name__, v)
 
 
 class ReadPaths(unittest.TestCase):
