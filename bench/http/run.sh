@@ -73,12 +73,12 @@ rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 loaded=$(curl -s "$PD_URL/healthz" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calibrations_loaded"])')
 rss_loaded=$(rss_kib "$PD_PID")
 
-Q="device=sim-gb10&o=1&path=tma&d=2&m=6&N=4096&W=16"
+Q="device=synthetic-gb10&o=1&path=tma&d=2&m=6&N=4096&W=16"
 B="N=4096&C=1024&phases=0,100,700,1500,2200,3000,3900"
 cat >"$tmp/post.lua" <<'LUA'
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"device":"sim-gb10","o":1,"path":"tma","d":2,"m":6,"N":4096,"W":16}'
+wrk.body = '{"device":"synthetic-gb10","o":1,"path":"tma","d":2,"m":6,"N":4096,"W":16}'
 LUA
 for u in "$PD_URL/v1/predict?$Q" "$PD_URL/v1/bounds?$B"; do
   curl -sf "$u" >/dev/null || { echo "request failed: $u" >&2; exit 1; }
@@ -126,7 +126,7 @@ def batch(n):
     qs = []
     for i in range(n):
         fam = [(1, "tma", 2), (1, "tma", 4), (2, "tma", 2), (1, "sync", 0)][i % 4]
-        qs.append({"device": "sim-gb10", "o": fam[0], "path": fam[1], "d": fam[2],
+        qs.append({"device": "synthetic-gb10", "o": fam[0], "path": fam[1], "d": fam[2],
                    "m": ms[i % len(ms)], "N": 2048 + 37 * (i % 97), "W": 1 + (i % 64)})
     return {"queries": qs}
 for n in (1000, 10000, 10001, 100000):
