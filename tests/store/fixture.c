@@ -130,6 +130,13 @@ int fixture_sql(const fixture *f, const char *sql)
   return rc;
 }
 
+int fixture_sql_closed(fixture *f, const char *sql)
+{
+  pascal_store_close(f->s);
+  f->s = NULL;
+  return fixture_sql(f, sql);
+}
+
 long long fixture_sql_int(const fixture *f, const char *sql)
 {
   sqlite3 *db = NULL;

@@ -48,6 +48,9 @@ int64_t fixture_frozen_calibration(fixture *f, char tok[33], pascal_store_job *j
 /* Execute SQL on a second, raw connection to the same file; returns the
  * sqlite3 result code (SQLITE_OK or the error). */
 int fixture_sql(const fixture *f, const char *sql);
+/* Close the store's own connection (f->s = NULL), then fixture_sql: how a
+ * test rewrites the file into what an older binary left behind. */
+int fixture_sql_closed(fixture *f, const char *sql);
 /* The single integer result of a query on a raw connection (-1 on error). */
 long long fixture_sql_int(const fixture *f, const char *sql);
 
