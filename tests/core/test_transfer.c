@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "pascal/predict.h"
+#include "test_device.h"
 
 #define W_REF 16
 
@@ -35,16 +36,6 @@ static void add(pascal_calibration *cal, uint32_t o, pascal_path path, uint32_t 
     printf("append failed: %s %s\n", err.field, err.message);
 }
 
-/* An empty scan calibration of a 48-SM, 1280-block test device. */
-static void scan_calibration(pascal_calibration *cal, const char *device)
-{
-  pascal_calibration_init(cal, PASCAL_WORKLOAD_SCAN);
-  snprintf(cal->device.name, sizeof cal->device.name, "%s", device);
-  cal->device.sm_count = 48;
-  cal->device.capacity_blocks = 1280;
-  cal->device.block_bytes = 16384;
-}
-
 static const uint32_t m_t1[] = {0, 8, 16, 24};
 static const double k_t1[] = {3, 2.5, 2, 1.8};
 static const uint32_t m_t2[] = {0, 1, 2, 4, 8, 9, 10};
@@ -60,7 +51,7 @@ static pascal_model *build(void)
   pascal_calibration cal;
   pascal_model *model = NULL;
   pascal_error err;
-  scan_calibration(&cal, "test");
+  test_device_calibration(&cal, PASCAL_WORKLOAD_SCAN, "test");
   for (int i = 0; i < 4; i++)
     add(&cal, 1, PASCAL_PATH_TMA, 1, m_t1[i], 2048, k_t1[i]);
   for (int i = 0; i < 7; i++)
@@ -221,7 +212,7 @@ static void depth_fallback_off_centre(void)
   static const double k1[] = {3, 2, 1.5}, k4[] = {4, 3.5, 2.5};
   pascal_calibration cal;
   pascal_model *md = NULL;
-  scan_calibration(&cal, "test");
+  test_device_calibration(&cal, PASCAL_WORKLOAD_SCAN, "test");
   for (int i = 0; i < 3; i++) {
     add(&cal, 1, PASCAL_PATH_TMA, 1, ms[i], 2048, k1[i]);
     add(&cal, 1, PASCAL_PATH_TMA, 4, ms[i], 2048, k4[i]);
@@ -359,7 +350,7 @@ static void convex_hull_randomised(void)
   for (int trial = 0; trial < 60 && check_failures() == 0; trial++) {
     pascal_calibration cal;
     pascal_model *md = NULL;
-    scan_calibration(&cal, "rand");
+    test_device_calibration(&cal, PASCAL_WORKLOAD_SCAN, "rand");
     double x[40], y[40], dd[40];
     size_t n = 0;
     for (uint32_t m = 0; m < 40; m++) {
