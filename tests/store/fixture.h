@@ -39,6 +39,11 @@ const char *fixture_token(char *buf, char c);
  * answered OK with nothing queued (so *j is set whenever this returns OK). */
 pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], char c, int64_t now,
                                   pascal_store_job *j);
+/* fixture_open, then a calibration of one job (fixture_calibration(f, 1,
+ * max_attempts)) that agent "a" has claimed at `now` under
+ * fixture_token(tok, 'a'), the job in *j; exits 2 if the store refuses. */
+void fixture_open_claimed(fixture *f, uint32_t max_attempts, int64_t now, char tok[33],
+                          pascal_store_job *j);
 /* A content hash for frozen calibrations. */
 #define FIXTURE_HASH "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
 /* A calibration of one job, claimed at `now` under fixture_token(tok, 'e'),
