@@ -137,11 +137,9 @@ pascal_status pascal_sim_lru_phases(uint64_t n, uint64_t c, const uint64_t *phas
                                     uint64_t periods, pascal_sim_result *out, pascal_error *err)
 {
   pascal_sim_source src;
-  pascal_status st = pc_sim_source_steady(&src, n, c, phases, m, periods, err);
+  pascal_status st = pc_sim_source_steady(&src, n, c, phases, m, periods, out, err);
   if (st != PASCAL_OK)
     return st;
-  if (!out)
-    return pascal_error_set(err, PASCAL_EINVAL, "out", "output pointer is NULL");
   lru_cache cache;
   st = lru_init(&cache, n, c, err);
   if (st != PASCAL_OK)

@@ -66,7 +66,7 @@ pascal_status pc_sim_source_trace(pascal_sim_source *s, const uint64_t *trace, s
 
 pascal_status pc_sim_source_steady(pascal_sim_source *s, uint64_t n, uint64_t c,
                                    const uint64_t *phases, size_t m, uint64_t periods,
-                                   pascal_error *err)
+                                   const void *out, pascal_error *err)
 {
   uint64_t rounds;
   if (periods < 1)
@@ -75,7 +75,9 @@ pascal_status pc_sim_source_steady(pascal_sim_source *s, uint64_t n, uint64_t c,
     return pascal_error_set(err, PASCAL_ERANGE, "periods", "periods is too large");
   pascal_status st = pc_check_mul(periods + PASCAL_SIM_WARMUP_PERIODS, n, PASCAL_SIM_REQUESTS_MAX,
                                   "periods", &rounds, err);
-  if (st != PASCAL_OK)
-    return st;
-  return pc_sim_source_phases(s, n, c, phases, m, rounds, err);
+  if (st == PASCAL_OK)
+    st = pc_sim_source_phases(s, n, c, phases, m, rounds, err);
+  if (st == PASCAL_OK && !out)
+    st = pascal_error_set(err, PASCAL_EINVAL, "out", "output pointer is NULL");
+  return st;
 }

@@ -57,9 +57,10 @@ pascal_status pc_sim_source_trace(pascal_sim_source *s, const uint64_t *trace, s
 /* The phase-trace source of the steady-state simulators (docs/design.md §3.7):
  * PASCAL_SIM_WARMUP_PERIODS warm-up periods plus `periods` >= 1 counted
  * periods of N rounds, i.e. (PASCAL_SIM_WARMUP_PERIODS + periods) N slots,
- * validated as pc_sim_source_phases does ("periods" when too long). */
+ * validated as pc_sim_source_phases does ("periods" when too long), then
+ * the simulator's result pointer `out` ("out" when NULL). */
 pascal_status pc_sim_source_steady(pascal_sim_source *s, uint64_t n, uint64_t c,
                                    const uint64_t *phases, size_t m, uint64_t periods,
-                                   pascal_error *err);
+                                   const void *out, pascal_error *err);
 
 #endif

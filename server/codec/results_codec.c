@@ -33,33 +33,24 @@ static void method_key(int m, char name[32])
       *c = '_';
 }
 
-/* {"pascal":..,"aligned":..,...}: one number (or null) per method. */
-static pascal_status encode_methods(json_t *parent, const char *key, const double *v,
-                                    pascal_error *err)
+/* [lo,hi] of a finite interval, else null. */
+static json_t *interval_or_null(pascal_interval i)
 {
-  json_t *o;
-  pascal_status st = child(parent, key, &o, err);
-  for (int m = 0; !st && m < PASCAL_METHOD_COUNT; m++) {
-    char name[32];
-    method_key(m, name);
-    st = codec_set(o, name, codec_real_or_null(v[m]), err);
-  }
-  return st;
+  return isfinite(i.lo) && isfinite(i.hi) ? json_pack("[o,o]", codec_real(i.lo), codec_real(i.hi))
+                                          : json_null();
 }
 
-/* {"pascal":[lo,hi],...}: one interval (or null) per method. */
-static pascal_status encode_intervals(json_t *parent, const char *key, const pascal_interval *v,
-                                      pascal_error *err)
+/* {"pascal":..,"aligned":..,...}: one value per method, the number (or null)
+ * of `v`, or where `v` is NULL the interval [lo,hi] (or null) of `ci`. */
+static pascal_status encode_methods(json_t *parent, const char *key, const double *v,
+                                    const pascal_interval *ci, pascal_error *err)
 {
   json_t *o;
   pascal_status st = child(parent, key, &o, err);
   for (int m = 0; !st && m < PASCAL_METHOD_COUNT; m++) {
     char name[32];
     method_key(m, name);
-    json_t *pair = isfinite(v[m].lo) && isfinite(v[m].hi)
-                       ? json_pack("[o,o]", codec_real(v[m].lo), codec_real(v[m].hi))
-                       : json_null();
-    st = codec_set(o, name, pair, err);
+    st = codec_set(o, name, v ? codec_real_or_null(v[m]) : interval_or_null(ci[m]), err);
   }
   return st;
 }
@@ -147,10 +138,10 @@ static pascal_status encode_summary_members(json_t *o, const pascal_eval_summary
 {
   pascal_status st;
   double share = s->n_scored ? (double)s->n_above / (double)s->n_scored : NAN;
-  if ((st = encode_methods(o, "mape", s->balanced_mape, err)) ||
-      (st = encode_intervals(o, "ci", s->ci, err)) ||
-      (st = encode_methods(o, "gap", s->gap, err)) ||
-      (st = encode_intervals(o, "gap_ci", s->gap_ci, err)) ||
+  if ((st = encode_methods(o, "mape", s->balanced_mape, NULL, err)) ||
+      (st = encode_methods(o, "ci", NULL, s->ci, err)) ||
+      (st = encode_methods(o, "gap", s->gap, NULL, err)) ||
+      (st = encode_methods(o, "gap_ci", NULL, s->gap_ci, err)) ||
       (st = codec_set(o, "floor_mape", codec_real_or_null(s->floor_mape), err)) ||
       (st = codec_set(o, "n_floor_runs", codec_uint(s->n_floor_runs), err)) ||
       (st = codec_set(o, "n_runs", codec_uint(s->n_runs), err)) ||
@@ -174,7 +165,7 @@ static pascal_status encode_key_report(json_t *arr, pascal_workload wl, const pa
     st = codec_set(o, "Ng", codec_uint(k->Ng), err);
   if (st || (st = codec_set(o, "n_runs", codec_uint(k->n_runs), err)) ||
       (st = codec_set(o, "n_scored", codec_uint(k->n_scored), err)) ||
-      (st = encode_methods(o, "mape", k->mape, err)) ||
+      (st = encode_methods(o, "mape", k->mape, NULL, err)) ||
       (st = codec_set(o, "refusal", k->refusal[0] ? json_string(k->refusal) : json_null(), err)) ||
       (st = codec_set(o, "n_above", codec_uint(k->n_above), err)) ||
       (st = codec_set(o, "n_floor_runs", codec_uint(k->n_floor_runs), err)) ||
@@ -194,7 +185,7 @@ pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out
       (st = codec_set(o, "n_scored", codec_uint(r->n_scored), err)) ||
       (st = codec_set(o, "n_refused", codec_uint(r->n_refused), err)) ||
       (st = codec_set(o, "n_keys_scored", codec_uint(r->n_keys_scored), err)) ||
-      (st = encode_methods(o, "balanced_mape", r->balanced_mape, err)) ||
+      (st = encode_methods(o, "balanced_mape", r->balanced_mape, NULL, err)) ||
       (st = codec_set(o, "keys", keys = json_array(), err)))
     goto fail;
   for (size_t i = 0; i < r->n_keys; i++)

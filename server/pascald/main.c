@@ -216,13 +216,8 @@ static int serve_main(int argc, char **argv)
     free(ctx);
     return 2;
   }
-  size_t nroutes;
-  const pd_route *routes = pd_routes(&nroutes);
-  const char *names[PD_STATS_ROUTES_MAX];
-  for (size_t i = 0; i < nroutes && i < PD_STATS_ROUTES_MAX; i++)
-    names[i] = routes[i].name;
   atomic_init(&ctx->stopping, 0);
-  if (pd_stats_init(&ctx->stats, names, nroutes)) {
+  if (pd_routes_stats_init(&ctx->stats)) {
     fprintf(stderr, "pascald: too many routes for the stats table\n");
     free(ctx);
     return 1;

@@ -54,6 +54,16 @@ const pd_route *pd_routes(size_t *n)
   return route_table;
 }
 
+int pd_routes_stats_init(pd_stats *s)
+{
+  size_t n;
+  const pd_route *routes = pd_routes(&n);
+  const char *names[PD_STATS_ROUTES_MAX];
+  for (size_t i = 0; i < n && i < PD_STATS_ROUTES_MAX; i++)
+    names[i] = routes[i].name;
+  return pd_stats_init(s, names, n);
+}
+
 /* Match one pattern against a path; path parameters go to params[]. */
 static int pattern_match(const char *pattern, const char *path,
                          char params[PD_PATH_PARAMS][PD_PARAM_MAX])

@@ -7,6 +7,7 @@
 #define PASCALD_ROUTES_H
 
 #include "pascald.h"
+#include "stats.h"
 
 typedef enum pd_body {
   PD_BODY_NONE = 0, /* no body expected (GET, or POST without input) */
@@ -26,6 +27,10 @@ typedef struct pd_route {
 } pd_route;
 
 const pd_route *pd_routes(size_t *n);
+
+/* pd_stats_init with one row per route, named as the route is; nonzero when
+ * the table has more routes than PD_STATS_ROUTES_MAX. */
+int pd_routes_stats_init(pd_stats *s);
 
 #define PD_ROUTE_NOT_FOUND  (-1)
 #define PD_ROUTE_BAD_METHOD (-2)

@@ -214,6 +214,15 @@ static void test_tokens(void)
   unlink(path);
 }
 
+/* agent_device_compare of the server's device document `text` with `want`. */
+static int compare_text(const char *text, const json_t *want, char *msg, size_t msglen)
+{
+  json_t *got = load(text);
+  int rc = agent_device_compare(got, want, msg, msglen);
+  json_decref(got);
+  return rc;
+}
+
 static void test_device_compare(void)
 {
   pascal_backend_device dev = {.name = "sim-gb10",
@@ -224,19 +233,19 @@ static void test_device_compare(void)
   json_t *want = agent_device_body(&dev, "gb10");
   CHECK(strcmp(json_string_value(json_object_get(want, "name")), "gb10") == 0);
   char msg[256];
-  json_t *same = load("{\"device\":{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
-                      "\"capacity_blocks\":1280,\"block_bytes\":16384,\"created_at\":\"x\"}}");
-  CHECK_INT(agent_device_compare(same, want, msg, sizeof msg), 0);
-  json_t *flat = load("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
-                      "\"capacity_blocks\":1280,\"block_bytes\":16384}");
-  CHECK_INT(agent_device_compare(flat, want, msg, sizeof msg), 0);
-  json_t *other = load("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
-                       "\"capacity_blocks\":2048,\"block_bytes\":16384}");
-  CHECK_INT(agent_device_compare(other, want, msg, sizeof msg), -1);
+  CHECK_INT(compare_text("{\"device\":{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
+                         "\"capacity_blocks\":1280,\"block_bytes\":16384,\"created_at\":\"x\"}}",
+                         want, msg, sizeof msg),
+            0);
+  CHECK_INT(compare_text("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
+                         "\"capacity_blocks\":1280,\"block_bytes\":16384}",
+                         want, msg, sizeof msg),
+            0);
+  CHECK_INT(compare_text("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
+                         "\"capacity_blocks\":2048,\"block_bytes\":16384}",
+                         want, msg, sizeof msg),
+            -1);
   CHECK(strstr(msg, "capacity_blocks") != NULL && strstr(msg, "2048") != NULL);
-  json_decref(same);
-  json_decref(flat);
-  json_decref(other);
   json_decref(want);
 
   /* The CUDA identity is sent when known and compared where both know it. */
@@ -250,17 +259,17 @@ static void test_device_compare(void)
         0);
   CHECK(strcmp(json_string_value(json_object_get(want, "compute_capability")), "9.0") == 0);
   CHECK_INT(json_integer_value(json_object_get(want, "l2_bytes")), 52428800);
-  json_t *unknown = load("{\"name\":\"h100\",\"arch\":\"sim\",\"sm_count\":48,"
+  CHECK_INT(compare_text("{\"name\":\"h100\",\"arch\":\"sim\",\"sm_count\":48,"
                          "\"capacity_blocks\":1280,\"block_bytes\":16384,\"cuda_name\":null,"
-                         "\"compute_capability\":null,\"l2_bytes\":null}");
-  CHECK_INT(agent_device_compare(unknown, want, msg, sizeof msg), 0);
-  json_t *differs = load("{\"name\":\"h100\",\"arch\":\"sim\",\"sm_count\":48,"
+                         "\"compute_capability\":null,\"l2_bytes\":null}",
+                         want, msg, sizeof msg),
+            0);
+  CHECK_INT(compare_text("{\"name\":\"h100\",\"arch\":\"sim\",\"sm_count\":48,"
                          "\"capacity_blocks\":1280,\"block_bytes\":16384,"
-                         "\"cuda_name\":\"NVIDIA H200\",\"compute_capability\":\"9.0\"}");
-  CHECK_INT(agent_device_compare(differs, want, msg, sizeof msg), -1);
+                         "\"cuda_name\":\"NVIDIA H200\",\"compute_capability\":\"9.0\"}",
+                         want, msg, sizeof msg),
+            -1);
   CHECK(strstr(msg, "cuda_name") != NULL && strstr(msg, "NVIDIA H200") != NULL);
-  json_decref(unknown);
-  json_decref(differs);
   json_decref(want);
   /* a backend that knows nothing of it sends nothing */
   want = agent_device_body(&dev, "gb10");
@@ -284,11 +293,11 @@ static void test_device_compare(void)
   json_object_set_new(json_object_get(agrees, "peaks"), "launch_s", json_real(3e-6));
   CHECK_INT(agent_device_compare(agrees, want, msg, sizeof msg), -1);
   CHECK(strstr(msg, "peaks") != NULL);
-  json_t *none = load("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
-                      "\"capacity_blocks\":1280,\"block_bytes\":16384,\"peaks\":null}");
-  CHECK_INT(agent_device_compare(none, want, msg, sizeof msg), 0);
+  CHECK_INT(compare_text("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
+                         "\"capacity_blocks\":1280,\"block_bytes\":16384,\"peaks\":null}",
+                         want, msg, sizeof msg),
+            0);
   json_decref(agrees);
-  json_decref(none);
   json_decref(want);
 }
 

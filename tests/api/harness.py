@@ -289,6 +289,32 @@ class DaemonTest(ApiAsserts, unittest.TestCase):
         if rc != 0:
             raise AssertionError("pascald exited with %r on SIGTERM" % rc)
 
+class SynthDaemonTest(unittest.TestCase):
+    """A test case with one daemon per class that imported, at startup, the
+    `pascal synth` bundle of each law: cls.bundle[law] is its file and
+    cls.device the device it names."""
+
+    daemon_args = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-synth-")
+        bundles = os.path.join(cls.tmp.name, "bundles")
+        os.mkdir(bundles)
+        cls.bundle = {}
+        for law in ("scan", "gemm"):
+            cls.bundle[law] = os.path.join(bundles, law + ".json")
+            subprocess.run([PASCAL_CLI, "synth", "--law", law, "-o", cls.bundle[law]], check=True)
+        with open(cls.bundle["scan"], encoding="utf-8") as f:
+            cls.device = json.load(f)["device"]["name"]
+        cls.d = Daemon(cls.tmp.name, list(cls.daemon_args), bundles=bundles).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.d.stop()
+        cls.tmp.cleanup()
+        assert rc == 0, rc
+
 # --- a small calibration made through the jobs API ------------------------------
 
 DEVICE = {"name": "testdev", "arch": "sim", "sm_count": 4, "capacity_blocks": 256, "block_bytes": 16384}

@@ -33,6 +33,21 @@ def replica(workdir, name, primary_base, interval=INTERVAL):
     return d
 
 
+def start_replica_set(workdir, n=2):
+    """A started primary and its n started replicas r1..rn; when any fails to
+    start, the ones already running are stopped before the error goes on."""
+    started = []
+    try:
+        started.append(start_primary(workdir))
+        for i in range(1, n + 1):
+            started.append(replica(workdir, "r%d" % i, primary_url(started[0])).start())
+    except BaseException:
+        for d in started:
+            d.stop()
+        raise
+    return started[0], started[1:]
+
+
 def frozen(d):
     """{id: content_hash} of the frozen calibrations a daemon lists."""
     r = d.request("GET", "/v1/calibrations")

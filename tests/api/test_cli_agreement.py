@@ -7,13 +7,11 @@ documents must be identical: same keys in the same order, same types, every
 number the same double bit for bit (the CLI prints 17 digits, the daemon the
 codec's shortest round-trip form; both come from the codec's one writer)."""
 import json
-import os
 import subprocess
-import tempfile
 import unittest
 import urllib.parse
 
-from harness import PASCAL_CLI, Daemon, exact
+from harness import PASCAL_CLI, SynthDaemonTest, exact
 
 SCAN_QUERIES = [
     dict(o=1, path="tma", d=2, m=3, N=2048, W=16),      # exact reference
@@ -27,26 +25,7 @@ GEMM_QUERIES = [dict(Mg=1024, Ng=512, Kg=2048), dict(Mg=768, Ng=384, Kg=1536), d
 REFUSED = dict(o=3, path="tma", d=2, m=1, N=2048, W=4)   # unknown family
 
 
-class CliAgreement(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-cli-")
-        bundles = os.path.join(cls.tmp.name, "bundles")
-        os.mkdir(bundles)
-        cls.scan = os.path.join(bundles, "scan.json")
-        cls.gemm = os.path.join(bundles, "gemm.json")
-        subprocess.run([PASCAL_CLI, "synth", "--law", "scan", "-o", cls.scan], check=True)
-        subprocess.run([PASCAL_CLI, "synth", "--law", "gemm", "-o", cls.gemm], check=True)
-        with open(cls.scan, encoding="utf-8") as f:
-            cls.device = json.load(f)["device"]["name"]
-        cls.d = Daemon(cls.tmp.name, bundles=bundles).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        rc = cls.d.stop()
-        cls.tmp.cleanup()
-        assert rc == 0, rc
-
+class CliAgreement(SynthDaemonTest):
     def cli(self, bundle, q):
         args = [PASCAL_CLI, "predict", "--bundle", bundle, "--json"]
         for k, v in q.items():
@@ -86,15 +65,15 @@ class CliAgreement(unittest.TestCase):
                 self.assertEqual(self.strip(b), want)
 
     def test_scan(self):
-        self.check(self.scan, SCAN_QUERIES)
-        rules = {self.cli(self.scan, q)[1]["rule"] for q in SCAN_QUERIES}
+        self.check(self.bundle["scan"], SCAN_QUERIES)
+        rules = {self.cli(self.bundle["scan"], q)[1]["rule"] for q in SCAN_QUERIES}
         self.assertTrue({"exact", "graph", "clamp", "depth-fallback"} <= rules, rules)
 
     def test_gemm(self):
-        self.check(self.gemm, GEMM_QUERIES)
+        self.check(self.bundle["gemm"], GEMM_QUERIES)
 
     def test_refusal_agrees(self):
-        rc, _ = self.cli(self.scan, REFUSED)
+        rc, _ = self.cli(self.bundle["scan"], REFUSED)
         self.assertNotEqual(rc, 0)
         g, p, b = self.daemon_all(REFUSED)
         self.assertEqual(g.status, 422)

@@ -16,7 +16,7 @@ import tempfile
 import unittest
 
 from nginx import NGINX, Nginx
-from replicas import SETTLE, frozen, primary_url, replica, start_primary, wait_until
+from replicas import SETTLE, frozen, start_replica_set, wait_until
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 import ci_skip  # noqa: E402
 
@@ -32,12 +32,8 @@ class NginxReplicas(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-nginx-")
         cls.backends, cls.ngx = [], None
         try:
-            cls.p = start_primary(cls.tmp.name)
-            cls.backends.append(cls.p)
-            cls.r = []
-            for i in (1, 2):
-                cls.r.append(replica(cls.tmp.name, "r%d" % i, primary_url(cls.p)).start())
-                cls.backends.append(cls.r[-1])
+            cls.p, cls.r = start_replica_set(cls.tmp.name)
+            cls.backends = [cls.p] + cls.r
             for d in cls.backends:  # a restart comes back on the same port (the last flag wins)
                 d.args += ["--listen", "127.0.0.1:%d" % d.port]
             want = frozen(cls.p)

@@ -16,12 +16,11 @@ item by item) over real HTTP:
 import json
 import os
 import subprocess
-import tempfile
 import unittest
 import urllib.parse
 
 import read_corpus
-from harness import PASCAL_CLI, Daemon, exact
+from harness import PASCAL_CLI, SynthDaemonTest, exact
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -37,25 +36,14 @@ def shape(v):
     return v
 
 
-class ReadPaths(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-read-")
-        bundles = os.path.join(cls.tmp.name, "bundles")
-        os.mkdir(bundles)
-        for law in ("scan", "gemm"):
-            subprocess.run([PASCAL_CLI, "synth", "--law", law, "-o", os.path.join(bundles, law + ".json")],
-                           check=True)
-        cls.d = Daemon(cls.tmp.name, args=["--batch-max", str(read_corpus.BATCH_MAX)],
-                       bundles=bundles).start()
-        with open(os.path.join(HERE, "data", "read_answers.json"), encoding="utf-8") as f:
-            cls.pinned = json.load(f)
+class ReadPaths(SynthDaemonTest):
+    daemon_args = ("--batch-max", str(read_corpus.BATCH_MAX))
 
     @classmethod
-    def tearDownClass(cls):
-        rc = cls.d.stop()
-        cls.tmp.cleanup()
-        assert rc == 0, rc
+    def setUpClass(cls):
+        super().setUpClass()
+        with open(os.path.join(HERE, "data", "read_answers.json"), encoding="utf-8") as f:
+            cls.pinned = json.load(f)
 
     def test_corpus_answers_pinned(self):
         reqs = read_corpus.requests()

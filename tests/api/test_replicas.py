@@ -16,7 +16,7 @@ import time
 import unittest
 
 from harness import PASCALD, SMALL_PLAN, Client, Daemon, make_frozen_calibration
-from replicas import BUNDLES, INTERVAL, SETTLE, frozen, primary_url, replica, start_primary, wait_until
+from replicas import BUNDLES, INTERVAL, SETTLE, frozen, primary_url, replica, start_replica_set, wait_until
 
 WRITES = [("POST", "/v1/devices"), ("POST", "/v1/calibrations"), ("POST", "/v1/calibrations/import"),
           ("POST", "/v1/calibrations/1/freeze"), ("POST", "/v1/jobs/claim"),
@@ -30,9 +30,7 @@ class Replicas(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-replicas-")
         cls.r, cls.p = [], None
         try:
-            cls.p = start_primary(cls.tmp.name)
-            for i in (1, 2):
-                cls.r.append(replica(cls.tmp.name, "r%d" % i, primary_url(cls.p)).start())
+            cls.p, cls.r = start_replica_set(cls.tmp.name)
         except BaseException:
             cls.tearDownClass()  # no daemon outlives a failed setup
             raise

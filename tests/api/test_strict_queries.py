@@ -6,13 +6,11 @@ naming the field, or an answer. A TMA query without d or with d = 0 and a sync
 query with d > 0 are errors naming d; a query mixing scan and GEMM fields is
 one error naming the first GEMM field."""
 import json
-import os
 import subprocess
-import tempfile
 import unittest
 import urllib.parse
 
-from harness import PASCAL_CLI, Daemon
+from harness import PASCAL_CLI, SynthDaemonTest
 
 SCAN = dict(o=1, path="tma", d=2, m=3, N=4096, W=16)
 SYNC = dict(o=2, path="sync", m=9, N=5120, W=1)
@@ -73,26 +71,7 @@ def text_value(k, v):
     return "x" if v is WRONG else str(v)
 
 
-class StrictQueries(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-strict-")
-        bundles = os.path.join(cls.tmp.name, "bundles")
-        os.mkdir(bundles)
-        cls.bundle = {}
-        for law in ("scan", "gemm"):
-            cls.bundle[law] = os.path.join(bundles, law + ".json")
-            subprocess.run([PASCAL_CLI, "synth", "--law", law, "-o", cls.bundle[law]], check=True)
-        with open(cls.bundle["scan"], encoding="utf-8") as f:
-            cls.device = json.load(f)["device"]["name"]
-        cls.d = Daemon(cls.tmp.name, bundles=bundles).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        rc = cls.d.stop()
-        cls.tmp.cleanup()
-        assert rc == 0, rc
-
+class StrictQueries(SynthDaemonTest):
     def cli_verdict(self, kind, q):
         args = [PASCAL_CLI, "predict", "--bundle", self.bundle[kind], "--json"]
         for k, v in q.items():

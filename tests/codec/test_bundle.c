@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "pascal_codec.h"
+#include "test_device.h"
 
 /* Awkward doubles: each must come back bit for bit. */
 static const double awkward[] = {
@@ -21,12 +22,8 @@ static const double awkward[] = {
  * sizes {2048, 4096}, horizons {1, 4, 16}; K grows with W and m. */
 static void make_scan(pascal_calibration *cal)
 {
-  pascal_calibration_init(cal, PASCAL_WORKLOAD_SCAN);
-  snprintf(cal->device.name, sizeof cal->device.name, "test-gpu");
+  test_device_calibration(cal, PASCAL_WORKLOAD_SCAN, "test-gpu");
   snprintf(cal->device.arch, sizeof cal->device.arch, "sm_90");
-  cal->device.sm_count = 48;
-  cal->device.capacity_blocks = 1280;
-  cal->device.block_bytes = 16384;
   const uint32_t ms[] = {0, 1, 2, 4}, sizes[] = {2048, 4096}, ws[] = {1, 4, 16};
   size_t k = 0;
   for (size_t s = 0; s < 2; s++)
@@ -454,12 +451,8 @@ static void test_malformed_frozen(void)
 static void test_gemm_bundle(void)
 {
   pascal_calibration cal;
-  pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
-  snprintf(cal.device.name, sizeof cal.device.name, "gemm-gpu");
+  test_device_calibration(&cal, PASCAL_WORKLOAD_GEMM, "gemm-gpu");
   snprintf(cal.device.arch, sizeof cal.device.arch, "sm_90");
-  cal.device.sm_count = 48;
-  cal.device.capacity_blocks = 1280;
-  cal.device.block_bytes = 16384;
   cal.gemm.resident_ctas = 48;
   const uint32_t grid[] = {256, 512, 1024};
   for (size_t i = 0; i < 3; i++)

@@ -10,15 +10,12 @@
 #include "check.h"
 #include "pascal/calibration.h"
 #include "pascal/predict.h"
+#include "test_device.h"
 
 static pascal_calibration scan_cal(void)
 {
   pascal_calibration cal;
-  pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
-  snprintf(cal.device.name, sizeof cal.device.name, "gb10");
-  cal.device.sm_count = 48;
-  cal.device.capacity_blocks = 1280;
-  cal.device.block_bytes = 16384;
+  test_device_calibration(&cal, PASCAL_WORKLOAD_SCAN, "gb10");
   return cal;
 }
 
@@ -119,11 +116,7 @@ static void gemm_appends(void)
 {
   pascal_calibration cal = scan_cal();
   pascal_error err;
-  pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
-  snprintf(cal.device.name, sizeof cal.device.name, "gb10");
-  cal.device.sm_count = 48;
-  cal.device.capacity_blocks = 1280;
-  cal.device.block_bytes = 16384;
+  test_device_calibration(&cal, PASCAL_WORKLOAD_GEMM, "gb10");
   expect_field(pascal_calibration_check(&cal, &err), &err, "gemm.resident_ctas");
   cal.gemm.resident_ctas = 48;
   CHECK_INT(pascal_calibration_check(&cal, &err), PASCAL_OK);

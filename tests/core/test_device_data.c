@@ -23,12 +23,15 @@ static void test_scan_sizes(void)
   CHECK(strcmp(err.field, "l2_bytes") == 0);
 }
 
-static void expect_probe(const pascal_capacity_probe *p, const char *field)
-{
-  pascal_error err;
-  CHECK_INT(pascal_capacity_probe_check(p, &err), PASCAL_EINVAL);
-  CHECK(strcmp(err.field, field) == 0);
-}
+/* `check` refuses `obj` with EINVAL naming the field `want`. */
+#define EXPECT_REFUSED(check, obj, want)                                                           \
+  do {                                                                                             \
+    pascal_error err_;                                                                             \
+    CHECK_INT(check(obj, &err_), PASCAL_EINVAL);                                                   \
+    CHECK(strcmp(err_.field, want) == 0);                                                          \
+  } while (0)
+#define expect_probe(p, want) EXPECT_REFUSED(pascal_capacity_probe_check, p, want)
+#define expect_table(t, want) EXPECT_REFUSED(pascal_static_table_check, t, want)
 
 static void test_probe_check(void)
 {
@@ -56,13 +59,6 @@ static void test_probe_check(void)
   expect_probe(&b, "fill_ratio[1]");
   b.fill_ratio[1] = INFINITY;
   expect_probe(&b, "fill_ratio[1]");
-}
-
-static void expect_table(const pascal_static_table *t, const char *field)
-{
-  pascal_error err;
-  CHECK_INT(pascal_static_table_check(t, &err), PASCAL_EINVAL);
-  CHECK(strcmp(err.field, field) == 0);
 }
 
 static void test_table_check(void)

@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "pascal/predict.h"
+#include "test_device.h"
 
 static const double KAPPA[3][3] = {{2.0, 1.6, 1.3}, {1.8, 1.5, 1.2}, {1.4, 1.25, 1.1}};
 static const uint32_t TILES[3] = {2, 4, 8};
@@ -28,11 +29,7 @@ static double a_of(double kappa)
 static pascal_calibration gemm_cal(void)
 {
   pascal_calibration cal;
-  pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
-  snprintf(cal.device.name, sizeof cal.device.name, "gemm-test");
-  cal.device.sm_count = 48;
-  cal.device.capacity_blocks = 1280;
-  cal.device.block_bytes = 16384;
+  test_device_calibration(&cal, PASCAL_WORKLOAD_GEMM, "gemm-test");
   cal.gemm.resident_ctas = 48;
   return cal;
 }

@@ -31,6 +31,14 @@ static pascal_pipeline_kernel base(void)
   return k;
 }
 
+/* The latency of `k` on `peaks`, checked to be computed. */
+static pascal_latency timed(const pascal_peaks *peaks, const pascal_pipeline_kernel *k)
+{
+  pascal_latency r = {0};
+  CHECK(pascal_latency_time(peaks, k, &r, NULL) == PASCAL_OK);
+  return r;
+}
+
 static void test_compute_bound_with_tail(void)
 {
   /* full wave, 4 SMs sharing: DRAM 100/1e9*4 = 4e-7, L2 800/4e9*4 = 8e-7,
@@ -39,8 +47,7 @@ static void test_compute_bound_with_tail(void)
      Head penalty 1 + 0.1*1.6e-6/3.36e-5. Tail of 2 CTAs on 2 SMs: L2 4e-7,
      prologue 8e-7 -> 3.28e-5. Total 3.36e-5*hp + 3.36e-5 + 3.28e-5 + 5e-6. */
   pascal_pipeline_kernel k = base();
-  pascal_latency r;
-  CHECK(pascal_latency_time(&PEAKS, &k, &r, NULL) == PASCAL_OK);
+  pascal_latency r = timed(&PEAKS, &k);
   double hp = 1 + 0.1 * 1.6e-6 / 3.36e-5;
   CHECK_NEAR(r.sm_latency_s, 3.36e-5, 1e-18);
   CHECK_NEAR(r.head_penalty, hp, 1e-15);
@@ -62,15 +69,14 @@ static void test_dram_bound(void)
   pascal_pipeline_kernel k = base();
   k.dram_bytes_per_iter = 4000;
   k.tiles = 4;
-  pascal_latency r;
-  CHECK(pascal_latency_time(&PEAKS, &k, &r, NULL) == PASCAL_OK);
+  pascal_latency r = timed(&PEAKS, &k);
   CHECK_NEAR(r.sm_latency_s, 3.2e-5 + 9.6e-5 + 8e-6, 1e-17);
   CHECK_NEAR(r.waves_s, r.sm_latency_s * (1 + 0.1 * 3.2e-5 / r.sm_latency_s), 1e-17);
   CHECK(r.bound == PASCAL_BOUND_DRAM);
   /* the same kernel reading little from DRAM is L2-bound once MMA is cheap */
   k.dram_bytes_per_iter = 0;
   k.flops_per_iter = 1e3;
-  CHECK(pascal_latency_time(&PEAKS, &k, &r, NULL) == PASCAL_OK);
+  r = timed(&PEAKS, &k);
   CHECK(r.bound == PASCAL_BOUND_L2);
 }
 
@@ -81,8 +87,7 @@ static void test_resident_ctas_and_no_pipeline(void)
   pascal_pipeline_kernel k = base();
   k.tiles_per_sm = 2;
   k.tiles = 8;
-  pascal_latency r;
-  CHECK(pascal_latency_time(&PEAKS, &k, &r, NULL) == PASCAL_OK);
+  pascal_latency r = timed(&PEAKS, &k);
   CHECK_NEAR(r.sm_latency_s, 4e-6 + 4.4e-5 + 2e-5, 1e-17);
   CHECK_INT(r.full_waves, 1);
   CHECK_INT(r.tail_tiles, 0);
@@ -91,7 +96,7 @@ static void test_resident_ctas_and_no_pipeline(void)
      (compute does not depend on the active SMs; L2 8e-7 -> 4e-7) */
   k = base();
   k.stages = 1;
-  CHECK(pascal_latency_time(&PEAKS, &k, &r, NULL) == PASCAL_OK);
+  r = timed(&PEAKS, &k);
   CHECK_NEAR(r.sm_latency_s, 3.84e-5, 1e-17);
   CHECK_NEAR(r.head_penalty, 1.0, 0);
   CHECK_NEAR(r.waves_s, 2 * 3.84e-5 + 8 * (4e-7 + 4e-6), 1e-17);
@@ -101,13 +106,12 @@ static void test_latency_bound(void)
 {
   pascal_pipeline_kernel k = base();
   k.iterations = 1; /* nothing but fill and drain */
-  pascal_latency r;
-  CHECK(pascal_latency_time(&PEAKS, &k, &r, NULL) == PASCAL_OK);
+  pascal_latency r = timed(&PEAKS, &k);
   CHECK(r.bound == PASCAL_BOUND_LATENCY);
   pascal_peaks slow = PEAKS;
   slow.launch_s = 1.0;
   k = base();
-  CHECK(pascal_latency_time(&slow, &k, &r, NULL) == PASCAL_OK);
+  r = timed(&slow, &k);
   CHECK(r.bound == PASCAL_BOUND_LATENCY);
 }
 
@@ -143,7 +147,7 @@ static void test_more_fills_never_faster(void)
     pascal_latency r;
     CHECK(pascal_latency_gemm(2048, 2048, 4096, 128, 128, 64, 2, 48, 1, 3, 1e7 * i, &k, NULL) ==
           PASCAL_OK);
-    CHECK(pascal_latency_time(&PEAKS, &k, &r, NULL) == PASCAL_OK);
+    r = timed(&PEAKS, &k);
     CHECK(r.time_s >= last);
     last = r.time_s;
   }

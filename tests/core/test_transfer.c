@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "pascal/predict.h"
+#include "test_device.h"
 
 #define W_REF 16
 
@@ -50,11 +51,7 @@ static pascal_model *build(void)
   pascal_calibration cal;
   pascal_model *model = NULL;
   pascal_error err;
-  pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
-  snprintf(cal.device.name, sizeof cal.device.name, "test");
-  cal.device.sm_count = 48;
-  cal.device.capacity_blocks = 1280;
-  cal.device.block_bytes = 16384;
+  test_device_calibration(&cal, PASCAL_WORKLOAD_SCAN, "test");
   for (int i = 0; i < 4; i++)
     add(&cal, 1, PASCAL_PATH_TMA, 1, m_t1[i], 2048, k_t1[i]);
   for (int i = 0; i < 7; i++)
@@ -215,11 +212,7 @@ static void depth_fallback_off_centre(void)
   static const double k1[] = {3, 2, 1.5}, k4[] = {4, 3.5, 2.5};
   pascal_calibration cal;
   pascal_model *md = NULL;
-  pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
-  snprintf(cal.device.name, sizeof cal.device.name, "test");
-  cal.device.sm_count = 48;
-  cal.device.capacity_blocks = 1280;
-  cal.device.block_bytes = 16384;
+  test_device_calibration(&cal, PASCAL_WORKLOAD_SCAN, "test");
   for (int i = 0; i < 3; i++) {
     add(&cal, 1, PASCAL_PATH_TMA, 1, ms[i], 2048, k1[i]);
     add(&cal, 1, PASCAL_PATH_TMA, 4, ms[i], 2048, k4[i]);
@@ -357,11 +350,7 @@ static void convex_hull_randomised(void)
   for (int trial = 0; trial < 60 && check_failures() == 0; trial++) {
     pascal_calibration cal;
     pascal_model *md = NULL;
-    pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
-    snprintf(cal.device.name, sizeof cal.device.name, "rand");
-    cal.device.sm_count = 48;
-    cal.device.capacity_blocks = 1280;
-    cal.device.block_bytes = 16384;
+    test_device_calibration(&cal, PASCAL_WORKLOAD_SCAN, "rand");
     double x[40], y[40], dd[40];
     size_t n = 0;
     for (uint32_t m = 0; m < 40; m++) {

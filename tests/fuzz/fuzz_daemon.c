@@ -104,14 +104,9 @@ fz_daemon *fz_daemon_get(void)
   ctx->cfg.threads = 2;
   snprintf(ctx->cfg.db_path, sizeof ctx->cfg.db_path, "%s/pascal.db", d->dir);
   snprintf(ctx->cfg.bundles_dir, sizeof ctx->cfg.bundles_dir, "%s", PASCALD_SOURCE_BUNDLES);
-  size_t nroutes;
-  const pd_route *routes = pd_routes(&nroutes);
-  const char *names[PD_STATS_ROUTES_MAX];
-  for (size_t i = 0; i < nroutes && i < PD_STATS_ROUTES_MAX; i++)
-    names[i] = routes[i].name;
   atomic_init(&ctx->stopping, 0);
   char msg[1024];
-  if (pd_stats_init(&ctx->stats, names, nroutes) ||
+  if (pd_routes_stats_init(&ctx->stats) ||
       pascal_store_open(ctx->cfg.db_path, &ctx->store, NULL) != PASCAL_STORE_OK ||
       pd_registry_new(&ctx->registry) || pd_calib_startup(ctx, msg, sizeof msg))
     die("cannot open the store or load the calibrations");

@@ -34,6 +34,7 @@
 
 #include "pascal/curve.h"
 #include "pascal/predict.h"
+#include "test_device.h"
 
 /* Largest N or Q of one case; the Python side stays far below it. */
 #define DRIVER_MAX_POINTS  4096
@@ -156,11 +157,7 @@ static pascal_model *case_model(pascal_workload workload, const driver_case *c)
   pascal_model *md = NULL;
   pascal_error err;
   pascal_status st = PASCAL_OK;
-  pascal_calibration_init(&cal, workload);
-  snprintf(cal.device.name, sizeof cal.device.name, "oracle");
-  cal.device.sm_count = 48;
-  cal.device.capacity_blocks = 1280;
-  cal.device.block_bytes = 16384;
+  test_device_calibration(&cal, workload, "oracle");
   cal.gemm.resident_ctas = 48;
   for (size_t i = 0; i < c->n && st == PASCAL_OK; i++) {
     if (workload == PASCAL_WORKLOAD_SCAN) {

@@ -100,6 +100,18 @@ pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], c
   return status == PASCAL_STORE_OK && !claimed ? PASCAL_STORE_NOT_FOUND : status;
 }
 
+void fixture_open_claimed(fixture *f, uint32_t max_attempts, int64_t now, char tok[33],
+                          pascal_store_job *j)
+{
+  fixture_open(f);
+  fixture_calibration(f, 1, max_attempts);
+  pascal_store_status status = fixture_claim(f, "a", tok, 'a', now, j);
+  if (status) {
+    fprintf(stderr, "fixture claim failed: %s\n", pascal_store_status_name(status));
+    exit(2);
+  }
+}
+
 int64_t fixture_frozen_calibration(fixture *f, char tok[33], pascal_store_job *j, int64_t now)
 {
   int64_t cal = fixture_calibration(f, 1, 0);
@@ -128,6 +140,13 @@ int fixture_sql(const fixture *f, const char *sql)
     rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
   sqlite3_close(db);
   return rc;
+}
+
+int fixture_sql_closed(fixture *f, const char *sql)
+{
+  pascal_store_close(f->s);
+  f->s = NULL;
+  return fixture_sql(f, sql);
 }
 
 long long fixture_sql_int(const fixture *f, const char *sql)

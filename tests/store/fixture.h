@@ -39,6 +39,11 @@ const char *fixture_token(char *buf, char c);
  * answered OK with nothing queued (so *j is set whenever this returns OK). */
 pascal_store_status fixture_claim(fixture *f, const char *agent, char tok[33], char c, int64_t now,
                                   pascal_store_job *j);
+/* fixture_open, then a calibration of one job (fixture_calibration(f, 1,
+ * max_attempts)) that agent "a" has claimed at `now` under
+ * fixture_token(tok, 'a'), the job in *j; exits 2 if the store refuses. */
+void fixture_open_claimed(fixture *f, uint32_t max_attempts, int64_t now, char tok[33],
+                          pascal_store_job *j);
 /* A content hash for frozen calibrations. */
 #define FIXTURE_HASH "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
 /* A calibration of one job, claimed at `now` under fixture_token(tok, 'e'),
@@ -48,6 +53,9 @@ int64_t fixture_frozen_calibration(fixture *f, char tok[33], pascal_store_job *j
 /* Execute SQL on a second, raw connection to the same file; returns the
  * sqlite3 result code (SQLITE_OK or the error). */
 int fixture_sql(const fixture *f, const char *sql);
+/* Close the store's own connection (f->s = NULL), then fixture_sql: how a
+ * test rewrites the file into what an older binary left behind. */
+int fixture_sql_closed(fixture *f, const char *sql);
 /* The single integer result of a query on a raw connection (-1 on error). */
 long long fixture_sql_int(const fixture *f, const char *sql);
 

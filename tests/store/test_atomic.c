@@ -104,11 +104,9 @@ static void test_import_sql_failure(void)
 static void test_result_failure_keeps_lease(void)
 {
   fixture f;
-  fixture_open(&f);
-  fixture_calibration(&f, 1, 0);
   char tok[33];
   pascal_store_job j;
-  CHECK_INT(fixture_claim(&f, "a", tok, 'a', 10, &j), PASCAL_STORE_OK);
+  fixture_open_claimed(&f, 0, 10, tok, &j);
   CHECK_INT(fixture_sql(&f, "CREATE TRIGGER inject AFTER UPDATE OF state ON jobs"
                             " WHEN NEW.state = 'done' BEGIN SELECT RAISE(ABORT, 'x'); END"),
             SQLITE_OK);

@@ -296,11 +296,9 @@ static void test_bounded_attempts(void)
 static void test_expiry_on_last_attempt(void)
 {
   fixture f;
-  fixture_open(&f);
-  fixture_calibration(&f, 1, 1);
   char ta[33];
   pascal_store_job j;
-  CHECK_INT(fixture_claim(&f, "a", ta, 'a', 1000, &j), PASCAL_STORE_OK);
+  fixture_open_claimed(&f, 1, 1000, ta, &j);
   int64_t requeued = 0;
   CHECK_INT(pascal_store_jobs_requeue_expired(f.s, 1059, &requeued, NULL), PASCAL_STORE_OK);
   CHECK_INT(requeued, 0);
