@@ -190,6 +190,13 @@ stop_daemon() {
 }
 
 probe_field() { json_int "$1" < "$WORK/probe.json"; }
+# agent_json PHASE LOG DEST: the JSON the agent printed on its "PHASE json:"
+# line of LOG, written to DEST whole or not at all
+agent_json() {
+  sed -n "s/^$1 json: //p" "$2" > "$3.tmp"
+  [ -s "$3.tmp" ] || { log "$1: no '$1 json:' line"; return 1; }
+  mv "$3.tmp" "$3"
+}
 
 device_name() {
   if [ -n "$device" ]; then echo "$device"; return; fi
@@ -295,9 +302,7 @@ phase_probe() {
   timeout -k 10 "$left" "$BIN/pascal-agent" --probe "${AGENT_OPTS[@]}" > "$WORK/probe.log" 2>&1
   local rc=$?
   [ "$rc" -eq 0 ] || { log "probe: exit $rc: $(tail -n 2 "$WORK/probe.log")"; return "$rc"; }
-  sed -n 's/^probe json: //p' "$WORK/probe.log" > "$WORK/probe.json.tmp"
-  [ -s "$WORK/probe.json.tmp" ] || { log "probe: no 'probe json:' line"; return 1; }
-  mv "$WORK/probe.json.tmp" "$WORK/probe.json"
+  agent_json probe "$WORK/probe.log" "$WORK/probe.json"
 }
 
 phase_selftest() {
@@ -324,9 +329,7 @@ phase_static() {
     --capacity-blocks "$(probe_field capacity_blocks)" "${extra[@]}" > "$WORK/static.log" 2>&1
   local rc=$?
   [ "$rc" -eq 0 ] || { log "static: exit $rc: $(tail -n 2 "$WORK/static.log")"; return "$rc"; }
-  sed -n 's/^static json: //p' "$WORK/static.log" > "$out/static.json.tmp"
-  [ -s "$out/static.json.tmp" ] || { log "static: no 'static json:' line"; return 1; }
-  mv "$out/static.json.tmp" "$out/static.json"
+  agent_json static "$WORK/static.log" "$out/static.json"
 }
 
 # The plans for this device (sizes from the probe's C, occupancies from its

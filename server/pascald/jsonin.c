@@ -121,16 +121,11 @@ int pd_get_str(json_t *obj, const char *key, int required, char *out, size_t max
   return pd_value_str(&v, key, required, out, maxlen, prefix, rep);
 }
 
-int pd_name_valid(const char *s)
-{
-  return pascal_codec_name_valid(s);
-}
-
 int pd_get_name(json_t *obj, const char *key, int required, char *out, size_t maxlen,
                 const char *prefix, pd_reply *rep)
 {
   int rc = pd_get_str(obj, key, required, out, maxlen, prefix, rep);
-  if (rc == 0 && !pd_name_valid(out)) {
+  if (rc == 0 && !pascal_codec_name_valid(out)) {
     char f[160];
     field_name(f, sizeof f, prefix, key);
     pd_reply_error(rep, 400, "invalid_name", f,

@@ -61,7 +61,6 @@ int pd_get_str(json_t *obj, const char *key, int required, char *out, size_t max
 /* A name: [A-Za-z0-9._-], 1..63 chars (devices, agents, tokens). */
 int pd_get_name(json_t *obj, const char *key, int required, char *out, size_t maxlen,
                 const char *prefix, pd_reply *rep);
-int pd_name_valid(const char *s);
 
 /* A path parameter that names a record ("{id}"): a positive decimal id, or
  * -1 if the segment is not one. */

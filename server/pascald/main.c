@@ -23,6 +23,7 @@
 #include "http.h"
 #include "jsonin.h"
 #include "pascal/version.h"
+#include "pascal_codec_jobs.h"
 #include "pascal_store.h"
 #include "plot_cache.h"
 #include "registry.h"
@@ -135,7 +136,7 @@ static int token_main(int argc, char **argv)
       fprintf(stderr, "pascald token create: --role must be admin or agent\n");
       return 2;
     }
-    if (!name || !pd_name_valid(name)) { /* the name rule of devices and agents */
+    if (!name || !pascal_codec_name_valid(name)) { /* the name rule of devices and agents */
       fprintf(stderr, "pascald token create: --name NAME is required "
                       "(1-63 characters of A-Z a-z 0-9 . _ -)\n");
       return 2;
