@@ -15,8 +15,8 @@
  *   - a within-wave checkpoint every 512 blocks brings d = 4, W = 32 back to
  *     K within 5 % of 1 at a small time cost (paper: 5.40 -> 1.00, +2.9 %);
  *   - divergence fades along the compute grid of the shipped paper plan:
- *     in the d = 4 family no adjacent pair of m falls from K >= 2 to
- *     K <= 1.05.
+ *     at N = 4096, W = 16, in every family that diverges there (d = 4 and
+ *     o = 2, d = 3), no adjacent pair of m falls from K >= 2 to K <= 1.05.
  * and the bound the m = 8 anchor puts on the per-run SM clock spread, seen
  * from the other side: the spread the profile uses (the largest that keeps
  * m = 8 at K = 1.00 over 32 waves) makes the same compute-bound key drift
@@ -188,27 +188,48 @@ static void clock_drift(pascal_simdev *dev)
   pascal_simdev_free(still);
 }
 
-/* Along the plan's compute grid (deploy/plans/scan-paper.json) the d = 4
- * family's K must not fall from >= 2 to <= 1.05 in one step of m. */
+/* Along the plan's compute grid, at the plan's N = 4096, W = 16 row: in
+ * every one of the seven families of deploy/plans/scan-paper.json that
+ * diverges there (K >= 2 at some m), K must not fall from >= 2 to <= 1.05
+ * in one step of m, must pass through at least two grid points part-way
+ * down, and must be back at <= 1.05 by the grid's end. The d = 4 and
+ * (o = 2, d = 3) families diverge at this row; the others stay coherent.
+ * (bench_simdev_panel's `fade` mode runs all twelve (N, W) rows of the
+ * plan; docs/sim-device.md lists the rows where a one-step drop remains.) */
 static void fade(pascal_simdev *dev)
 {
   static const uint32_t grid[] = {0, 1, 2, 4, 5, 6, 12, 13, 14};
-  double K[sizeof grid / sizeof grid[0]];
-  size_t n = sizeof grid / sizeof grid[0], partial = 0;
-  for (size_t i = 0; i < n; i++) {
-    pascal_simdev_scan s = {1, 1, 4, grid[i], N_BLOCKS, 16, 0, 0};
-    pascal_simdev_stats st;
-    pascal_error err;
-    CHECK_INT(pascal_simdev_run_scan(dev, &s, &st, NULL, &err), PASCAL_OK);
-    K[i] = st.K;
-    printf("fade d=4 W=16 m=%u: K=%.3f\n", grid[i], K[i]);
-    if (K[i] > 1.05 && K[i] < 0.9 * K[0])
-      partial++;
+  static const struct {
+    uint32_t o, tma, d;
+  } family[] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 2}, {1, 1, 3}, {1, 1, 4}, {2, 1, 2}, {2, 1, 3}};
+  enum { N_GRID = sizeof grid / sizeof grid[0], N_FAMILY = sizeof family / sizeof family[0] };
+  int diverges[N_FAMILY] = {0};
+  for (size_t f = 0; f < N_FAMILY; f++) {
+    double K[N_GRID];
+    size_t partial = 0;
+    for (size_t i = 0; i < N_GRID; i++) {
+      pascal_simdev_scan s = {family[f].o, family[f].tma, family[f].d, grid[i], N_BLOCKS, 16, 0, 0};
+      pascal_simdev_stats st;
+      pascal_error err;
+      CHECK_INT(pascal_simdev_run_scan(dev, &s, &st, NULL, &err), PASCAL_OK);
+      K[i] = st.K;
+      diverges[f] |= K[i] >= 2.0;
+    }
+    printf("fade o=%u %s d=%u W=16 K along m:", family[f].o, family[f].tma ? "tma" : "sync",
+           family[f].d);
+    for (size_t i = 0; i < N_GRID; i++)
+      printf(" %u:%.3f", grid[i], K[i]);
+    printf("\n");
+    if (!diverges[f])
+      continue;
+    for (size_t i = 0; i < N_GRID; i++)
+      partial += K[i] > 1.05 && K[i] < 0.9 * K[0];
+    for (size_t i = 0; i + 1 < N_GRID; i++)
+      CHECK(!(K[i] >= 2.0 && K[i + 1] <= 1.05));
+    CHECK(K[0] >= 2.0 && K[N_GRID - 1] <= 1.05);
+    CHECK(partial >= 2); /* at least two grid points part-way down */
   }
-  for (size_t i = 0; i + 1 < n; i++)
-    CHECK(!(K[i] >= 2.0 && K[i + 1] <= 1.05));
-  CHECK(K[0] >= 2.0 && K[n - 1] <= 1.05);
-  CHECK(partial >= 2); /* at least two grid points part-way down */
+  CHECK(diverges[4] && diverges[6]); /* (1, tma, 4) and (2, tma, 3): not vacuous */
 }
 
 int main(void)
