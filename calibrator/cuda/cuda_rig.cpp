@@ -202,8 +202,7 @@ pascal_status pascal_cuda_rig::choose_metric(pascal_error *err)
   pascal_status st = pascal_fill_choice_resolve(info_.chip, cupti_->availability(), &choice, err);
   if (st != PASCAL_OK)
     return st;
-  std::vector<pascal_fill_metric> all = choice.candidates;
-  all.insert(all.end(), choice.checks.begin(), choice.checks.end());
+  const std::vector<pascal_fill_metric> all = pascal_fill_cold_read_metrics(choice);
   /* Cold read of twice the flush volume: far more than L2, so every line is
    * filled exactly once from memory. */
   const uint64_t bytes = 2 * flush_bytes_;
