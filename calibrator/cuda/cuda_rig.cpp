@@ -196,6 +196,26 @@ pascal_cuda_rig::~pascal_cuda_rig()
   cudaFree(phases_);
 }
 
+pascal_status pascal_cuda_rig::bind_thread(pascal_error *err)
+{
+  const cudaError_t e = cudaSetDevice(device_);
+  return e == cudaSuccess ? PASCAL_OK : pascal_cuda_fail(err, "cudaSetDevice", e);
+}
+
+void pascal_cuda_rig::drop_if_lost(pascal_cuda_rig **rig)
+{
+  if (*rig == nullptr)
+    return;
+  cudaError_t e = cudaSetDevice((*rig)->device_);
+  if (e == cudaSuccess)
+    e = cudaDeviceSynchronize();
+  if (e == cudaSuccess)
+    return;
+  delete *rig;
+  *rig = nullptr;
+  cudaDeviceReset();
+}
+
 pascal_status pascal_cuda_rig::choose_metric(pascal_error *err)
 {
   pascal_fill_choice choice;
