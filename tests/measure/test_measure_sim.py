@@ -6,7 +6,8 @@ static table agrees with the gap law (the sim is exact LRU), the scan
 calibration is frozen with the paper's 756 runs and the held-out panel has
 420 runs of 42 keys none of which is calibrated, every size above C; a second
 run skips every phase and changes nothing (a failed self-test is run again);
-a scan cut short by its budget continues the same calibration on the next run.
+a scan cut short by its budget continues the same calibration on the next run,
+and the report of the cut-short run still comes out.
 
 Usage: test_measure_sim.py BUILD_DIR SOURCE_DIR   (BUILD_DIR/bin holds the programs)
 """
@@ -57,11 +58,15 @@ def main():
         # starts ("budget spent"); a larger budget is then tried, up to one
         # that still cuts the scan short.
         for budget in ("1", "2", "3"):
-            rc, log, _ = measure(out, "--phases", "scan", "--budget-s", budget)
+            rc, log, _ = measure(out, "--phases", "scan,report", "--budget-s", budget)
             if "phase scan: not-run" not in log:
                 break
         check(rc != 0 and "phase scan: timeout" in log, "scan cut short by the budget:\n" + log)
         check("scan.json" not in os.listdir(out), "no scan.json after the timeout")
+        # the report still comes out after the budget is spent, with the timeout in it
+        states = ({p["phase"]: p["state"] for p in load(out, "report.json")["phases"]}
+                  if os.path.exists(os.path.join(out, "report.json")) else {})
+        check(states.get("scan") == "timeout", "report after a spent budget: %r" % states)
         rc, log, secs = measure(out)
         print("continued run: %.1f s" % secs)
         check(rc == 0, "the continued run exits 0, got %d:\n%s" % (rc, log))
