@@ -34,7 +34,7 @@ set -uo pipefail
 
 PHASES_ALL="env probe selftest static plans scan heldout gemm report"
 # Default timeout of each phase, seconds (the budget may shorten it).
-declare -A TIMEOUT=([env]=60 [probe]=420 [selftest]=420 [static]=420 [plans]=60 [scan]=3600
+declare -A TIMEOUT=([env]=60 [probe]=420 [selftest]=240 [static]=420 [plans]=60 [scan]=3600
                     [heldout]=3600 [gemm]=3600 [report]=300)
 
 usage() {

@@ -292,6 +292,7 @@ void test_thread_and_fault(void)
 
   pascal_cuda_rig::drop_if_lost(&rig); /* a healthy context is kept */
   CHECK(rig != nullptr);
+  printf("provoking a kernel fault (illegal address), then reopening the device\n");
   uint32_t *sink = nullptr;
   CHECK(cudaMalloc(&sink, sizeof *sink) == cudaSuccess);
   const uint4 *unmapped = reinterpret_cast<const uint4 *>(uintptr_t{1} << 47);
@@ -304,6 +305,7 @@ void test_thread_and_fault(void)
     return;
   pascal_cuda_sample s;
   check_status(rig->run_open_scan({1, 1, 2, 1, kB}, 257, 2, &s, &err), err, "scan after the fault");
+  printf("measured again after the fault: fill %.0f bytes\n", s.fill_bytes);
   delete rig;
 }
 
@@ -317,6 +319,9 @@ int main(void)
   printf("SKIPPED: CUPTI cannot run under AddressSanitizer\n");
   return SKIP_CODE;
 #endif
+  /* Line-buffered even into a file (measure.sh's selftest log): a run killed
+   * by its timeout still shows how far it got. */
+  setvbuf(stdout, nullptr, _IOLBF, 0);
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
