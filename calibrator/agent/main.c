@@ -245,6 +245,9 @@ int main(int argc, char **argv)
   int lrc = lock_device(&args);
   if (lrc != AGENT_EXIT_OK)
     return lrc;
+  /* --probe and --static print their reports as they go, line by line even
+   * into a file, so that a run stopped by a timeout shows how far it got. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   if (args.probe)
     return probe_device(&args, ops);
   if (args.static_exp) {

@@ -7,7 +7,10 @@
  * device peaks (peak_bench.h): a device already registered keeps the peaks
  * it was registered with, and a failed peak benchmark registers none rather
  * than wrong ones. `profile` names the
- * device index ("0" when NULL). Every entry point is wrapped by
+ * device index ("0" when NULL). Jobs run on the agent's runner threads, so
+ * every entry point binds the device to its thread; a job whose kernel
+ * faulted (the context is lost) fails, and the next one opens the device
+ * again on a fresh context. Every entry point is wrapped by
  * pascal_c_boundary(): no exception reaches the C caller.
  */
 #include <stdio.h>
@@ -22,7 +25,8 @@
 #include "peak_bench.h"
 
 struct pascal_backend {
-  pascal_cuda_rig *rig;
+  int device;
+  pascal_cuda_rig *rig;     /* NULL after a kernel fault lost the context */
   uint32_t capacity_blocks; /* 0 until the capacity scan ran */
   int has_peaks;            /* 1 once measured with the capacity */
   pascal_peaks peaks;
@@ -61,20 +65,36 @@ pascal_status cuda_open(const char *profile, pascal_backend **out, pascal_error 
     pascal_cuda_rig *rig = nullptr;
     if ((st = pascal_cuda_rig::open(device, &rig, err)) != PASCAL_OK)
       return st;
-    *out = new pascal_backend{rig, 0, 0, {}};
+    *out = new pascal_backend{device, rig, 0, 0, {}};
     return PASCAL_OK;
   });
+}
+
+/* The rig, bound to the calling thread; opened again on a fresh context
+ * when a kernel fault lost the last one (so one faulting job does not fail
+ * every job after it). */
+pascal_status usable_rig(pascal_backend *b, pascal_error *err)
+{
+  if (b->rig == nullptr) {
+    pascal_status st = pascal_cuda_rig::open(b->device, &b->rig, err);
+    if (st != PASCAL_OK)
+      return st;
+  }
+  return b->rig->bind_thread(err);
 }
 
 pascal_status describe(pascal_backend *b, uint32_t known_capacity, pascal_backend_device *out,
                        pascal_error *err)
 {
+  pascal_status st = usable_rig(b, err);
+  if (st != PASCAL_OK)
+    return st;
   const pascal_cuda_info &in = b->rig->info();
   if (known_capacity != 0)
     b->capacity_blocks = known_capacity;
   if (b->capacity_blocks == 0) {
     std::vector<pascal_capacity_row> rows;
-    pascal_status st = pascal_capacity_scan(b->rig, kBlockBytes, kCapacityRepeats, &rows, err);
+    st = pascal_capacity_scan(b->rig, kBlockBytes, kCapacityRepeats, &rows, err);
     if (st != PASCAL_OK)
       return st;
     const uint64_t c = pascal_capacity_propose(rows);
@@ -114,7 +134,9 @@ pascal_status cuda_describe(pascal_backend *b, uint32_t known_capacity, pascal_b
 pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backend_result *out,
                   pascal_error *err)
 {
-  pascal_status st = pascal_cuda_job_check(job, b->rig->info().global_bytes, err);
+  pascal_status st = usable_rig(b, err);
+  if (st == PASCAL_OK)
+    st = pascal_cuda_job_check(job, b->rig->info().global_bytes, err);
   if (st != PASCAL_OK)
     return st;
   pascal_cuda_sample s;
@@ -127,8 +149,10 @@ pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backe
     st =
         b->rig->run_gemm((uint32_t)r.shape.Mg, (uint32_t)r.shape.Ng, (uint32_t)r.shape.Kg, &s, err);
   }
-  if (st != PASCAL_OK)
+  if (st != PASCAL_OK) {
+    pascal_cuda_rig::drop_if_lost(&b->rig);
     return st;
+  }
   out->fill_bytes = s.fill_bytes;
   out->kernel_ns = s.kernel_ns;
   return PASCAL_OK;
@@ -151,9 +175,13 @@ pascal_status cuda_run_static(pascal_backend *b, const pascal_backend_static *ru
       phases[w] = (uint32_t)run->phases[w];
     }
     pascal_cuda_sample s;
-    pascal_status st = b->rig->run_static_scan(phases, run->N, run->block_bytes, run->H, &s, err);
-    if (st != PASCAL_OK)
+    pascal_status st = usable_rig(b, err);
+    if (st == PASCAL_OK)
+      st = b->rig->run_static_scan(phases, run->N, run->block_bytes, run->H, &s, err);
+    if (st != PASCAL_OK) {
+      pascal_cuda_rig::drop_if_lost(&b->rig);
       return st;
+    }
     out->fill_bytes = s.fill_bytes;
     out->kernel_ns = s.kernel_ns;
     return PASCAL_OK;

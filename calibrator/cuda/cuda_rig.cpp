@@ -196,14 +196,33 @@ pascal_cuda_rig::~pascal_cuda_rig()
   cudaFree(phases_);
 }
 
+pascal_status pascal_cuda_rig::bind_thread(pascal_error *err)
+{
+  const cudaError_t e = cudaSetDevice(device_);
+  return e == cudaSuccess ? PASCAL_OK : pascal_cuda_fail(err, "cudaSetDevice", e);
+}
+
+void pascal_cuda_rig::drop_if_lost(pascal_cuda_rig **rig)
+{
+  if (*rig == nullptr)
+    return;
+  cudaError_t e = cudaSetDevice((*rig)->device_);
+  if (e == cudaSuccess)
+    e = cudaDeviceSynchronize();
+  if (e == cudaSuccess)
+    return;
+  delete *rig;
+  *rig = nullptr;
+  cudaDeviceReset();
+}
+
 pascal_status pascal_cuda_rig::choose_metric(pascal_error *err)
 {
   pascal_fill_choice choice;
   pascal_status st = pascal_fill_choice_resolve(info_.chip, cupti_->availability(), &choice, err);
   if (st != PASCAL_OK)
     return st;
-  std::vector<pascal_fill_metric> all = choice.candidates;
-  all.insert(all.end(), choice.checks.begin(), choice.checks.end());
+  const std::vector<pascal_fill_metric> all = pascal_fill_cold_read_metrics(choice);
   /* Cold read of twice the flush volume: far more than L2, so every line is
    * filled exactly once from memory. */
   const uint64_t bytes = 2 * flush_bytes_;

@@ -77,6 +77,16 @@ public:
   pascal_status measure_cold_read(uint64_t bytes, const std::vector<pascal_fill_metric> &metrics,
                                   std::vector<double> *values, pascal_error *err);
 
+  /* Make the rig's device current on the calling thread: a thread the CUDA
+   * runtime has not seen starts on device 0 (the agent runs every job on a
+   * thread of its own). */
+  pascal_status bind_thread(pascal_error *err);
+  /* After a failed run: when the device's context is lost (a kernel fault
+   * such as an illegal address is sticky: every later CUDA call returns it),
+   * delete *rig and reset the device, leaving *rig NULL so that a fresh rig
+   * can be opened; otherwise leave *rig as it is. */
+  static void drop_if_lost(pascal_cuda_rig **rig);
+
 private:
   pascal_cuda_rig() = default;
   pascal_status choose_metric(pascal_error *err);

@@ -348,15 +348,17 @@ pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metr
     auto pp = CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
     pp.pRangeProfilerObject = rp;
     pp.pRangeName = "pascal";
-    if ((r = cuptiRangeProfilerPushRange(&pp)) != CUPTI_SUCCESS)
+    auto tp = CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    tp.pRangeProfilerObject = rp;
+    if ((r = cuptiRangeProfilerPushRange(&pp)) != CUPTI_SUCCESS) {
+      cuptiRangeProfilerStop(&tp); /* a started profiler would refuse the next config */
       return cupti_fail(err, "cuptiRangeProfilerPushRange", r);
+    }
     pascal_status lst = launch(ctx, err);
     cudaError_t ce = cudaDeviceSynchronize();
     auto op = CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
     op.pRangeProfilerObject = rp;
     CUptiResult pr = cuptiRangeProfilerPopRange(&op);
-    auto tp = CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
-    tp.pRangeProfilerObject = rp;
     CUptiResult tr = cuptiRangeProfilerStop(&tp);
     if (lst != PASCAL_OK)
       return lst;

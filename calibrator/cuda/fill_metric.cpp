@@ -50,6 +50,13 @@ pascal_status pascal_fill_choice_resolve(const std::string &chip, const uint8_t 
   return PASCAL_OK;
 }
 
+std::vector<pascal_fill_metric> pascal_fill_cold_read_metrics(const pascal_fill_choice &choice)
+{
+  std::vector<pascal_fill_metric> all = choice.candidates;
+  all.insert(all.end(), choice.checks.begin(), choice.checks.end());
+  return all;
+}
+
 int pascal_fill_pick(const std::vector<double> &values, double bytes)
 {
   int best = -1;

@@ -39,6 +39,10 @@ struct pascal_fill_choice {
 pascal_status pascal_fill_choice_resolve(const std::string &chip, const uint8_t *availability,
                                          pascal_fill_choice *out, pascal_error *err);
 
+/* The metrics the open-time cold read measures: the candidates, then the
+ * checks (every later run reads only the candidate picked). */
+std::vector<pascal_fill_metric> pascal_fill_cold_read_metrics(const pascal_fill_choice &choice);
+
 /* Of `values` (one per candidate, in bytes) for a cold read of `bytes`,
  * the index of the candidate that reports the read: within [0.8, 1.3] x bytes,
  * closest to 1 in log ratio; -1 if none does. */

@@ -80,6 +80,30 @@ static void test_fill_choice(void)
             PASCAL_ENOTFOUND);
   CHECK(strstr(err.message, "dram__bytes_read.sum") != nullptr);
 }
+
+/* The metric lists a GPU run reads, from the same choice and list the rig
+ * uses (cuda_rig.cpp): the open-time cold read (candidates, then checks) and
+ * every measured run (one candidate). Each must build a config image and
+ * fit in one replay pass, so that no run is replayed and none fails on the
+ * first GPU. */
+static void test_run_metric_lists(void)
+{
+  for (const char *chip : {"GH100", "GB100", "GB20B", "GB10B"}) {
+    pascal_fill_choice c;
+    pascal_error err;
+    CHECK_INT(pascal_fill_choice_resolve(chip, nullptr, &c, &err), PASCAL_OK);
+    const std::vector<std::string> cold = names(pascal_fill_cold_read_metrics(c));
+    CHECK_INT(cold.size(), c.candidates.size() + c.checks.size());
+    size_t passes = 0;
+    CHECK_INT(pascal_cupti_pass_count(chip, nullptr, cold, &passes, &err), PASCAL_OK);
+    CHECK_INT(passes, 1);
+    for (const std::string &m : names(c.candidates)) {
+      passes = 0;
+      CHECK_INT(pascal_cupti_pass_count(chip, nullptr, {m}, &passes, &err), PASCAL_OK);
+      CHECK_INT(passes, 1);
+    }
+  }
+}
 #endif
 
 static void test_fill_pick(void)
@@ -310,6 +334,7 @@ int main(void)
   printf("note: CUPTI host-table checks skipped under AddressSanitizer\n");
 #else
   test_fill_choice();
+  test_run_metric_lists();
 #endif
   test_fill_pick();
   test_capacity_propose();

@@ -11,13 +11,16 @@
  *   3. the static kernel's K against the gap law (paper Eq. ttl) on the
  *      cluster experiment of Section 5.2: M = SMs, c equally spaced cluster
  *      phases for c from 1 to M, plus packed clusters where sharing makes K=1;
- *   4. the open scan showing K > 1.05 for at least one deep TMA pipeline.
+ *   4. the open scan showing K > 1.05 for at least one deep TMA pipeline;
+ *   5. as the agent runs it: a job on a thread of its own, and a fresh rig
+ *      measuring again after a kernel fault lost the context.
  * Measured figures are printed for docs/gpu.md.
  */
 #include <math.h>
 #include <stdio.h>
 
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 extern "C" {
@@ -265,6 +268,47 @@ void test_open_divergence(pascal_cuda_rig *rig)
   CHECK(best > 1.05);
 }
 
+/* As the agent uses the backend: a job measured on a thread of its own
+ * (bound to the device first), and a kernel fault, which loses the context
+ * for every later call, followed by a fresh rig on a reset device that
+ * measures again (CUPTI deinitialized and initialized again in one
+ * process). */
+void test_thread_and_fault(void)
+{
+  pascal_cuda_rig *rig = nullptr;
+  pascal_error err;
+  check_status(pascal_cuda_rig::open(0, &rig, &err), err, "open");
+  if (rig == nullptr)
+    return;
+  pascal_status st = PASCAL_EINVAL;
+  std::thread runner([&] {
+    pascal_cuda_sample s;
+    st = rig->bind_thread(&err);
+    if (st == PASCAL_OK)
+      st = rig->run_open_scan({1, 1, 2, 1, kB}, 257, 2, &s, &err);
+  });
+  runner.join();
+  check_status(st, err, "scan on a runner thread");
+
+  pascal_cuda_rig::drop_if_lost(&rig); /* a healthy context is kept */
+  CHECK(rig != nullptr);
+  printf("provoking a kernel fault (illegal address), then reopening the device\n");
+  uint32_t *sink = nullptr;
+  CHECK(cudaMalloc(&sink, sizeof *sink) == cudaSuccess);
+  const uint4 *unmapped = reinterpret_cast<const uint4 *>(uintptr_t{1} << 47);
+  CHECK(pascal_kern_l2_flush(unmapped, 1u << 20, sink, nullptr) == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() != cudaSuccess); /* the fault */
+  pascal_cuda_rig::drop_if_lost(&rig);
+  CHECK(rig == nullptr);
+  check_status(pascal_cuda_rig::open(0, &rig, &err), err, "open after the fault");
+  if (rig == nullptr)
+    return;
+  pascal_cuda_sample s;
+  check_status(rig->run_open_scan({1, 1, 2, 1, kB}, 257, 2, &s, &err), err, "scan after the fault");
+  printf("measured again after the fault: fill %.0f bytes\n", s.fill_bytes);
+  delete rig;
+}
+
 } // namespace
 
 int main(void)
@@ -275,6 +319,9 @@ int main(void)
   printf("SKIPPED: CUPTI cannot run under AddressSanitizer\n");
   return SKIP_CODE;
 #endif
+  /* Line-buffered even into a file (measure.sh's selftest log): a run killed
+   * by its timeout still shows how far it got. */
+  setvbuf(stdout, nullptr, _IOLBF, 0);
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
@@ -299,5 +346,6 @@ int main(void)
   test_static_clusters(rig);
   test_open_divergence(rig);
   delete rig;
+  test_thread_and_fault();
   return check_summary();
 }

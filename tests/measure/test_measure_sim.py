@@ -5,8 +5,9 @@ applicable on the sim; GEMM runs on the sim's tiled GEMM), at most 8 result file
 static table agrees with the gap law (the sim is exact LRU), the scan
 calibration is frozen with the paper's 756 runs and the held-out panel has
 420 runs of 42 keys none of which is calibrated, every size above C; a second
-run skips every phase and changes nothing; a scan cut short by its budget
-continues the same calibration on the next run.
+run skips every phase and changes nothing (a failed self-test is run again);
+a scan cut short by its budget continues the same calibration on the next run,
+and the report of the cut-short run still comes out.
 
 Usage: test_measure_sim.py BUILD_DIR SOURCE_DIR   (BUILD_DIR/bin holds the programs)
 """
@@ -57,11 +58,15 @@ def main():
         # starts ("budget spent"); a larger budget is then tried, up to one
         # that still cuts the scan short.
         for budget in ("1", "2", "3"):
-            rc, log, _ = measure(out, "--phases", "scan", "--budget-s", budget)
+            rc, log, _ = measure(out, "--phases", "scan,report", "--budget-s", budget)
             if "phase scan: not-run" not in log:
                 break
         check(rc != 0 and "phase scan: timeout" in log, "scan cut short by the budget:\n" + log)
         check("scan.json" not in os.listdir(out), "no scan.json after the timeout")
+        # the report still comes out after the budget is spent, with the timeout in it
+        states = ({p["phase"]: p["state"] for p in load(out, "report.json")["phases"]}
+                  if os.path.exists(os.path.join(out, "report.json")) else {})
+        check(states.get("scan") == "timeout", "report after a spent budget: %r" % states)
         rc, log, secs = measure(out)
         print("continued run: %.1f s" % secs)
         check(rc == 0, "the continued run exits 0, got %d:\n%s" % (rc, log))
@@ -167,6 +172,19 @@ def main():
             check(p.returncode == 1, "a failed phase makes the exit status 1")
             check(phases["probe"]["state"] == "failed" and "cuda" in phases["probe"]["message"].lower(),
                   "the probe's failure is named: %r" % phases["probe"])
+
+        # A failed self-test leaves no result: the next run tries it again
+        # (without a GPU, or with a build tree that holds no GPU programs in
+        # bin/, it fails every time).
+        def selftest_cuda():
+            return subprocess.run(["bash", MEASURE, "--bundle", BUILD, "--out", out3, "--backend",
+                                   "cuda", "--phases", "selftest"], capture_output=True, text=True,
+                                  timeout=170).stderr
+        first = selftest_cuda()
+        if "phase selftest: ok" not in first:
+            again = selftest_cuda()
+            check("phase selftest: results present" not in again and "phase selftest: " in again,
+                  "a failed self-test runs again:\n" + first + again)
 
         rc, log, _ = measure(out, "--phases", "bogus")
         check(rc == 2 and "unknown phase 'bogus'" in log, "a bad phase is a usage error")
