@@ -30,14 +30,15 @@ static void same_object(const pd_fields *fs, const json_t *obj, const char *text
   if (!json_is_object(obj) || json_object_size(obj) != fs->n)
     fail("member count differs", text);
   for (size_t i = 0; i < fs->n; i++) {
-    char key[256];
     const pd_field *f = &fs->f[i];
-    if (f->klen >= sizeof key)
-      fail("key too long for the check", text);
+    char *key = malloc(f->klen + 1); /* keys of any length: the reader sets no limit */
+    if (!key)
+      abort();
     memcpy(key, f->key, f->klen);
     key[f->klen] = '\0';
     pd_value want;
     pd_value_from_json(json_object_get(obj, key), &want);
+    free(key);
     const pd_value *got = &f->v;
     if (want.kind != got->kind)
       fail("kind differs", text);
