@@ -1,11 +1,18 @@
 /*
  * cupti_session.cpp - CUPTI Range Profiler + Profiler Host API (CUDA 13) for
  * PASCAL's fill counters (docs/gpu.md "CUPTI in CUDA 13"):
- * profiler init -> chip name -> counter availability -> range profiler
- * enable; per measurement: host object + metrics -> config image ->
- * counter-data image -> set config (user range, user replay, one range) ->
- * passes of (prepare; start; push; launch; sync; pop; stop) -> decode ->
- * evaluate. Every parameter struct carries its _STRUCT_SIZE.
+ * profiler init -> chip name -> counter availability; per measurement:
+ * host object + metrics -> config image (cached while the metrics stay the
+ * same) -> range profiler enable -> counter-data image -> set config (user
+ * range, user replay, one range) -> passes of (prepare; start; push; launch;
+ * sync; pop; stop) -> decode -> evaluate -> range profiler disable. Every
+ * parameter struct carries its _STRUCT_SIZE.
+ *
+ * Invariant: between measurements no range profiler is enabled. Each
+ * measurement enables one, sets one config on it and disables it on every
+ * way out, the lifecycle other CUPTI clients use per measurement (for
+ * example NVIDIA's nvbench); whether one enabled profiler accepts a second
+ * config is not documented, so the session does not rely on it.
  */
 #include "cupti_session.h"
 
@@ -53,6 +60,24 @@ pascal_status cupti_fail(pascal_error *err, const char *call, CUptiResult r)
                             cupti_text(r));
   return pascal_error_set(err, PASCAL_EINVAL, "cupti", "%s failed: %s", call, cupti_text(r));
 }
+
+/* The range profiler of one measurement, disabled when it goes out of scope
+ * (after a stopped or never-started range, as every way out leaves it). */
+class enabled_profiler {
+public:
+  explicit enabled_profiler(CUpti_RangeProfiler_Object *rp) : rp_(rp) {}
+  ~enabled_profiler()
+  {
+    auto dp = CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
+    dp.pRangeProfilerObject = rp_;
+    cuptiRangeProfilerDisable(&dp);
+  }
+  enabled_profiler(const enabled_profiler &) = delete;
+  enabled_profiler &operator=(const enabled_profiler &) = delete;
+
+private:
+  CUpti_RangeProfiler_Object *rp_;
+};
 
 /* A Profiler Host object for one chip with a list of metrics added. */
 class host_config {
@@ -249,15 +274,7 @@ pascal_status pascal_cupti_session::open(int device, pascal_cupti_session **out,
       goto fail;
     }
   }
-  {
-    auto ep = CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
-    ep.ctx = ctx;
-    if ((r = cuptiRangeProfilerEnable(&ep)) != CUPTI_SUCCESS) {
-      st = cupti_fail(err, "cuptiRangeProfilerEnable", r);
-      goto fail;
-    }
-    s->profiler_ = ep.pRangeProfilerObject;
-  }
+  s->context_ = ctx;
   *out = s;
   return PASCAL_OK;
 fail:
@@ -268,11 +285,6 @@ fail:
 pascal_cupti_session::~pascal_cupti_session()
 {
   config_.reset(); /* host objects go before the profiler is deinitialized */
-  if (profiler_ != nullptr) {
-    auto dp = CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
-    dp.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object *>(profiler_);
-    cuptiRangeProfilerDisable(&dp);
-  }
   if (initialized_) {
     auto dp = CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params);
     cuptiProfilerDeInitialize(&dp);
@@ -284,7 +296,6 @@ pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metr
                                             void *ctx, std::vector<double> *values,
                                             pascal_error *err)
 {
-  auto *rp = static_cast<CUpti_RangeProfiler_Object *>(profiler_);
   pascal_status st = PASCAL_OK;
   if (!config_ || config_->metrics != metrics) {
     std::unique_ptr<config> c(new config());
@@ -297,6 +308,13 @@ pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metr
   std::vector<uint8_t> counters;
   std::vector<const char *> names = c_names(metrics);
   CUptiResult r;
+
+  auto ep = CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+  ep.ctx = static_cast<CUcontext>(context_);
+  if ((r = cuptiRangeProfilerEnable(&ep)) != CUPTI_SUCCESS)
+    return cupti_fail(err, "cuptiRangeProfilerEnable", r);
+  CUpti_RangeProfiler_Object *rp = ep.pRangeProfilerObject;
+  const enabled_profiler keep(rp); /* disabled on every way out */
 
   auto sp = CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
   sp.pRangeProfilerObject = rp;

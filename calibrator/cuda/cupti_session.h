@@ -32,14 +32,15 @@ pascal_status pascal_cupti_pass_count(const std::string &chip, const uint8_t *av
 /* One step of a measured run: returns PASCAL_OK or fills err. */
 typedef pascal_status (*pascal_cupti_step)(void *ctx, pascal_error *err);
 
-/* A profiling session on the current CUDA context of one device.
- * Owns the range profiler object; open() enables it, close() disables it. */
+/* A profiling session on the current CUDA context of one device. Each
+ * measure() enables a range profiler on that context and disables it before
+ * returning. */
 class pascal_cupti_session {
 public:
-  /* Initializes the profiler, reads the chip name and counter availability
-   * and enables the range profiler on the device's primary context (which
-   * the caller made current). Permission problems give PASCAL_EREFUSED with
-   * a message saying how to allow profiling. */
+  /* Initializes the profiler and reads the chip name and the counter
+   * availability of the device's primary context (which the caller made
+   * current, and which measure() profiles). Permission problems give
+   * PASCAL_EREFUSED with a message saying how to allow profiling. */
   static pascal_status open(int device, pascal_cupti_session **out, pascal_error *err);
   ~pascal_cupti_session();
 
@@ -68,7 +69,7 @@ private:
   std::unique_ptr<config> config_;
   std::string chip_;
   std::vector<uint8_t> avail_;
-  void *profiler_ = nullptr; /* CUpti_RangeProfiler_Object* */
+  void *context_ = nullptr; /* CUcontext measured */
   bool initialized_ = false;
 };
 
