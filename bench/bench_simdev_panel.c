@@ -19,7 +19,8 @@
  *          adjacent m of the grid (divergence switching off in one step).
  *
  * usage: bench_simdev_panel PROFILE|- panel|fade [o path d]
- *   (`-` is the built-in gb10-like profile; o path d restricts to a family)
+ *   (`-` is the built-in gb10-like profile; o path d runs that one family
+ *   instead of the plan's seven, which may be a family outside the plan)
  * A full panel is ~4.8 G simulated requests on gb10-like (~8 CPU-minutes),
  * ~3.2 G on thor-like; the full fade ~4.9 G on gb10-like.
  */
@@ -78,15 +79,13 @@ static const char *path_name(const family *f)
   return f->tma ? "tma" : "sync";
 }
 
-static int panel(pascal_simdev *dev, const family *only)
+static int panel(pascal_simdev *dev, const family *fams, size_t nfam)
 {
   size_t runs = 0, diverged = 0, keys = 0;
   double err_sum = 0.0, key_err_sum = 0.0;
   printf("family        m  K per (N,W) for repeats 0/1 ...\n");
-  for (size_t fi = 0; fi < NFAM; fi++) {
-    const family *f = &FAMILIES[fi];
-    if (only && (only->o != f->o || only->tma != f->tma || only->d != f->d))
-      continue;
+  for (size_t fi = 0; fi < nfam; fi++) {
+    const family *f = &fams[fi];
     for (size_t mi = 0; mi < PANEL_NM; mi++) {
       double key_err = 0.0;
       printf("o=%u %-4s d=%u %2u ", f->o, path_name(f), f->d, PANEL_M[mi]);
@@ -117,13 +116,11 @@ static int panel(pascal_simdev *dev, const family *only)
   return 0;
 }
 
-static int fade(pascal_simdev *dev, const family *only)
+static int fade(pascal_simdev *dev, const family *fams, size_t nfam)
 {
   size_t steps = 0, cells = 0;
-  for (size_t fi = 0; fi < NFAM; fi++) {
-    const family *f = &FAMILIES[fi];
-    if (only && (only->o != f->o || only->tma != f->tma || only->d != f->d))
-      continue;
+  for (size_t fi = 0; fi < nfam; fi++) {
+    const family *f = &fams[fi];
     printf("family o=%u %s d=%u: K along m =", f->o, path_name(f), f->d);
     for (size_t mi = 0; mi < PLAN_NM; mi++)
       printf(" %5u", PLAN_M[mi]);
@@ -187,11 +184,13 @@ int main(int argc, char **argv)
     return 1;
   }
   printf("profile %s: %u SMs, C = %u blocks\n", p.name, p.sm_count, p.capacity_blocks);
+  const family *fams = argc == 6 ? &only : FAMILIES;
+  const size_t nfam = argc == 6 ? 1 : NFAM;
   int rc;
   if (strcmp(argv[2], "panel") == 0)
-    rc = panel(dev, argc == 6 ? &only : NULL);
+    rc = panel(dev, fams, nfam);
   else if (strcmp(argv[2], "fade") == 0)
-    rc = fade(dev, argc == 6 ? &only : NULL);
+    rc = fade(dev, fams, nfam);
   else {
     fprintf(stderr, "unknown mode %s (panel or fade)\n", argv[2]);
     rc = 2;
