@@ -369,7 +369,7 @@ pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metr
     auto tp = CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
     tp.pRangeProfilerObject = rp;
     if ((r = cuptiRangeProfilerPushRange(&pp)) != CUPTI_SUCCESS) {
-      cuptiRangeProfilerStop(&tp); /* a started profiler would refuse the next config */
+      cuptiRangeProfilerStop(&tp); /* stopped before `keep` disables it */
       return cupti_fail(err, "cuptiRangeProfilerPushRange", r);
     }
     pascal_status lst = launch(ctx, err);
