@@ -3,15 +3,17 @@
  * paper's evaluation layout (paper §6.1, "Experimental Evaluation"):
  *
  *   panel: the held-out scan panel of `pascal plan` (core/src/plan_gen.c):
- *          42 keys (the seven families of the paper plan, each at the six
- *          compute values the plan leaves free: m = 3, 7, 8, 9, 10, 11),
+ *          42 keys (the seven families `pascal plan` gives the profile's
+ *          device, one per depth at the highest occupancy its smem_per_sm
+ *          allows, each at the six compute values the plan leaves free:
+ *          m = 3, 7, 8, 9, 10, 11),
  *          sizes from short to long work (N, W) = (16C/5, 1), (16C/5, 8),
  *          (16C/5, 64), (4C, 24), (4C, 80) (GB10: N = 4096 and 5120), two
  *          repeats (seeds 0 and 1) per (key, N, W): 420 runs. Prints the
  *          share of runs with K > 1.05 and the repeat-to-repeat floor: the
  *          MAPE of K when each run is predicted by its repeat (both
  *          directions; over runs, and balanced over keys).
- *   fade:  the plan's own grid (deploy/plans/scan-paper.json: seven families,
+ *   fade:  the plan's own grid (the same seven families,
  *          m in {0,1,2,4,5,6,12,13,14}, N in {12C/5, 16C/5, 24C/5} (GB10:
  *          3072, 4096, 6144), W in {1,4,16,64}), one repeat, K per family,
  *          size and horizon along m,
@@ -21,14 +23,15 @@
  * usage: bench_simdev_panel PROFILE|- panel|fade [o path d]
  *   (`-` is the built-in gb10-like profile; o path d runs that one family
  *   instead of the plan's seven, which may be a family outside the plan)
- * A full panel is ~4.8 G simulated requests on gb10-like (~8 CPU-minutes),
- * ~3.2 G on thor-like; the full fade ~4.9 G on gb10-like.
+ * A full panel is ~5.3 G simulated requests on gb10-like (~8 CPU-minutes),
+ * ~4.5 G on thor-like; the full fade ~5.4 G on gb10-like.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/plan_gen.h"
 #include "pascal/simdev.h"
 
 typedef struct family {
@@ -37,10 +40,31 @@ typedef struct family {
   uint32_t d;
 } family;
 
-/* the seven families of deploy/plans/scan-paper.json */
-static const family FAMILIES[] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 2}, {1, 1, 3},
-                                  {1, 1, 4}, {2, 1, 2}, {2, 1, 3}};
-#define NFAM (sizeof FAMILIES / sizeof FAMILIES[0])
+#define NFAM 7u /* families of a paper plan (core/src/plan_gen.c) */
+
+/* The families of the paper plan `pascal plan` writes for this profile's
+ * device (its C, block size and shared memory per SM), in plan order. */
+static int plan_families(const pascal_simdev_profile *p, family out[NFAM])
+{
+  const pascal_plan_device pd = {p->capacity_blocks, p->block_bytes, p->smem_per_sm, 0};
+  pascal_plan plan;
+  pascal_error err;
+  size_t n = 0;
+  pascal_plan_init(&plan);
+  if (pascal_plan_generate(&pd, PASCAL_PLAN_KIND_SCAN, 1, &plan, &err) != PASCAL_OK) {
+    fprintf(stderr, "plan: %s\n", err.message);
+    return -1;
+  }
+  for (size_t i = 0; i < plan.n_keys && n < NFAM; i++) {
+    const pascal_plan_key *k = &plan.keys[i];
+    if (n && out[n - 1].o == k->o && out[n - 1].d == k->d &&
+        out[n - 1].tma == (k->path == PASCAL_PLAN_TMA))
+      continue; /* the plan lists a family's keys together */
+    out[n++] = (family){k->o, k->path == PASCAL_PLAN_TMA, k->d};
+  }
+  pascal_plan_free(&plan);
+  return n == NFAM ? 0 : -1;
+}
 
 static const uint32_t PANEL_M[] = {3, 7, 8, 9, 10, 11};
 /* (N as k C / 5, W), the plan's held-out sizes */
@@ -184,7 +208,12 @@ int main(int argc, char **argv)
     return 1;
   }
   printf("profile %s: %u SMs, C = %u blocks\n", p.name, p.sm_count, p.capacity_blocks);
-  const family *fams = argc == 6 ? &only : FAMILIES;
+  family planned[NFAM];
+  if (argc != 6 && plan_families(&p, planned) != 0) {
+    pascal_simdev_free(dev);
+    return 1;
+  }
+  const family *fams = argc == 6 ? &only : planned;
   const size_t nfam = argc == 6 ? 1 : NFAM;
   int rc;
   if (strcmp(argv[2], "panel") == 0)

@@ -46,7 +46,7 @@ def start_daemon(build, tmp):
 
 
 def scan_queries(n):
-    return [{"device": "sim-gb10", "o": 1 + i % 2, "path": "tma", "d": 2 + i % 2, "m": i % 11,
+    return [{"device": "sim-gb10", "o": 2 - i % 2, "path": "tma", "d": 3 + i % 2, "m": i % 11,
              "N": (2048, 4096, 6144)[i % 3], "W": (1, 4, 16, 64)[i % 4]} for i in range(n)]
 
 

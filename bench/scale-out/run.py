@@ -37,7 +37,7 @@ from replicas import frozen, primary_url, replica, start_primary, wait_until  # 
 
 DURATION = int(os.environ.get("DURATION", "3"))
 SAMPLES = int(os.environ.get("SAMPLES", "5"))
-PATH = "/v1/predict?device=sim-gb10&o=1&path=tma&d=2&m=4&N=4096&W=16&explain=false"
+PATH = "/v1/predict?device=sim-gb10&o=2&path=tma&d=2&m=4&N=4096&W=16&explain=false"
 
 
 def wrk(port):

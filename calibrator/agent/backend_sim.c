@@ -84,6 +84,7 @@ static pascal_status sim_describe(pascal_backend *b, uint32_t known_capacity,
   d.capacity_blocks = p->capacity_blocks;
   d.block_bytes = p->block_bytes;
   d.l2_bytes = p->l2_bytes;
+  d.smem_per_sm = p->smem_per_sm;
   snprintf(d.cuda_name, sizeof d.cuda_name, "%s", p->cuda_name);
   d.cc_major = p->cc_major;
   d.cc_minor = p->cc_minor;

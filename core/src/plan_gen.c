@@ -3,7 +3,10 @@
  * (pascal/plan_gen.h; paper sections 4.4 and 5, "Calibration protocol" and
  * the evaluation's test panels). The rule is written out in docs/plans.md;
  * for GB10 (C = 1280, 100 KiB of shared memory per SM) it yields the shipped
- * deploy/plans/scan-paper.json and gemm-paper.json.
+ * deploy/plans/scan-paper.json and gemm-paper.json. The paper evaluates "42
+ * depth/compute pairs with the highest feasible occupancy settings at each
+ * depth" after calibrating "63 depth/compute coordinates": seven depths, nine
+ * calibration and six held-out compute values each.
  */
 #include "pascal/plan_gen.h"
 
@@ -80,35 +83,29 @@ uint32_t pascal_plan_max_occupancy(uint64_t smem_per_sm, uint32_t d, uint32_t bl
   return o > UINT32_MAX ? UINT32_MAX : (uint32_t)o;
 }
 
-/* The seven families (o, path, d). */
+/* The seven families (o, path, d), one per depth: the synchronous path and
+ * the TMA depths 1..6, each at the highest occupancy that fits, at most the
+ * cap (docs/plans.md, "Families"). */
+static const uint32_t family_depth[N_FAMILIES] = {0, 1, 2, 3, 4, 5, 6}; /* 0: sync */
+
 static pascal_status scan_families(const pascal_plan_device *dev, pascal_plan_key fam[N_FAMILIES],
                                    pascal_error *err)
 {
   const uint32_t cap = dev->max_occupancy ? dev->max_occupancy : 2u;
-  if (cap < 2 || cap > PASCAL_PLAN_MAX_OCCUPANCY)
+  if (cap > PASCAL_PLAN_MAX_OCCUPANCY)
     return pascal_error_set(err, PASCAL_EINVAL, "max_occupancy",
-                            "max_occupancy must be in [2, %u], got %u", PASCAL_PLAN_MAX_OCCUPANCY,
+                            "max_occupancy must be in [1, %u], got %u", PASCAL_PLAN_MAX_OCCUPANCY,
                             cap);
-  static const struct {
-    uint32_t o; /* 0: the highest feasible occupancy, at most cap */
-    pascal_plan_path path;
-    uint32_t d;
-  } rule[N_FAMILIES] = {
-      {1, PASCAL_PLAN_SYNC, 0}, {2, PASCAL_PLAN_SYNC, 0}, {1, PASCAL_PLAN_TMA, 2},
-      {1, PASCAL_PLAN_TMA, 3},  {1, PASCAL_PLAN_TMA, 4},  {0, PASCAL_PLAN_TMA, 2},
-      {0, PASCAL_PLAN_TMA, 3},
-  };
   for (unsigned i = 0; i < N_FAMILIES; i++) {
-    const uint32_t most = pascal_plan_max_occupancy(dev->smem_per_sm, rule[i].d, dev->block_bytes);
-    const uint32_t o = rule[i].o ? rule[i].o : (most < cap ? most : cap);
-    if (o > most || (rule[i].o == 0 && o < 2))
+    const uint32_t d = family_depth[i];
+    const uint32_t most = pascal_plan_max_occupancy(dev->smem_per_sm, d, dev->block_bytes);
+    if (most == 0)
       return pascal_error_set(err, PASCAL_EINVAL, "smem_per_sm",
-                              "family (o=%u, %s, d=%u) does not fit: %llu bytes of shared memory "
-                              "per SM hold %u CTA(s) with %u buffers of %u bytes",
-                              rule[i].o ? rule[i].o : 2u, pascal_plan_path_name(rule[i].path),
-                              rule[i].d, (unsigned long long)dev->smem_per_sm, most, rule[i].d,
-                              dev->block_bytes);
-    fam[i] = (pascal_plan_key){o, rule[i].path, rule[i].d, 0};
+                              "family (tma, d=%u) does not fit: %llu bytes of shared memory per "
+                              "SM hold no CTA with %u buffers of %u bytes",
+                              d, (unsigned long long)dev->smem_per_sm, d, dev->block_bytes);
+    fam[i] =
+        (pascal_plan_key){most < cap ? most : cap, d ? PASCAL_PLAN_TMA : PASCAL_PLAN_SYNC, d, 0};
   }
   return PASCAL_OK;
 }

@@ -46,6 +46,7 @@ static const key_spec KEYS[] = {
     {"capacity_blocks", KEY_U32, F(capacity_blocks), 1, 1u << 30, 0, "an integer in [1, 2^30]"},
     {"block_bytes", KEY_U32, F(block_bytes), 1, 1u << 30, 0, "an integer in [1, 2^30]"},
     {"l2_bytes", KEY_U64, F(l2_bytes), 1, 1e15, 0, "an integer in [1, 1e15]"},
+    {"smem_per_sm", KEY_U64, F(smem_per_sm), 0, 1e15, 0, "an integer in [0, 1e15]"},
     {"cuda_name", KEY_STR_TEXT, F(cuda_name), 0, 0, 0, "1-63 printable ASCII characters (no '#')"},
     {"compute_capability", KEY_CC, F(cc_major), 0, 0, 0, "MAJOR.MINOR, 1..99 . 0..99"},
     {"seed", KEY_U64, F(seed), 0, 1.8446744073709552e19, 0, "an unsigned 64-bit integer"},
@@ -95,6 +96,7 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out)
   out->capacity_blocks = 1280;
   out->block_bytes = 16384;
   out->l2_bytes = 24u << 20;
+  out->smem_per_sm = 100u * 1024u;
   strcpy(out->cuda_name, "PASCAL sim GB10-like");
   out->cc_major = 12;
   out->cc_minor = 1;

@@ -15,14 +15,14 @@ import sys
 
 HORIZONS = [1, 4, 16, 64]
 
-# Scan families (o, path, d) of the paper plan: the highest occupancy each
-# TMA depth allows on a GB10-like SM (d 16-KiB buffers in ~100 KiB of shared
-# memory: d = 2 -> o <= 3, d = 3 -> o <= 2, d = 4 -> o = 1) down to one CTA per
-# SM, and the synchronous path at o = 1, 2. Seven families, sum of o = 10.
+# Scan families (o, path, d) of the paper plan: one per depth, the
+# synchronous path (d = 0) and TMA d = 1..6, each at the highest occupancy a
+# GB10-like SM allows (one CTA holds 128 + d x 16384 + 1024 bytes of its
+# 100 KiB: d <= 3 fit twice, d = 4, 5, 6 once), capped at 2 (the cost bound
+# of `pascal plan --max-occupancy`). Seven families, sum of o = 11.
 SCAN_FAMILIES = [
-    (1, "sync", 0), (2, "sync", 0),
-    (1, "tma", 2), (1, "tma", 3), (1, "tma", 4),
-    (2, "tma", 2), (2, "tma", 3),
+    (2, "sync", 0), (2, "tma", 1), (2, "tma", 2), (2, "tma", 3),
+    (1, "tma", 4), (1, "tma", 5), (1, "tma", 6),
 ]
 # Compute values: m = 4k + r, k in {0, 1, 3}, r in {0, 1, 2}. Every execution
 # class chi(m) = min(m mod 4, 2) gets three references (r = 0, 1, 2 give

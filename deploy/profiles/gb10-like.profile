@@ -29,6 +29,7 @@ sm_count = 48
 capacity_blocks = 1280        # C, effective L2 capacity in blocks
 block_bytes = 16384
 l2_bytes = 25165824           # nominal 24 MiB, reported only
+smem_per_sm = 102400          # 100 KiB (compute capability 12.x), for planning
 
 # identity sent when the agent registers the device (what a CUDA probe would
 # report for a real GPU; this one says it is the sim, shaped like a cc 12.1 GB10)

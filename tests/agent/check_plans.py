@@ -4,7 +4,9 @@ in docs/plans.md (checked from the files themselves, not from the script that
 wrote them).
 
 scan-paper: pascal-plan/1 scan, 63 distinct keys x 3 sizes x 4 horizons x 1
-repeat = 756 runs; sync keys have d = 0, TMA keys d >= 1; every family
+repeat = 756 runs; one family per depth (sync, TMA d = 1..6), each at the
+highest occupancy 100 KiB of shared memory per SM allows, capped at 2 (worked
+out here from the kernel's layout); sync keys have d = 0, TMA keys d >= 1; every family
 (o, path, d) has >= 3 distinct compute values and all three execution classes
 chi(m) = min(m mod 4, 2); every size is above the default profile's C = 1280.
 gemm-paper: 120 distinct shapes inside the paper's ranges, multiples of the
@@ -68,6 +70,14 @@ def check_scan(name, plan, want_keys=None, want_runs=None):
     return families
 
 
+def gb10_occupancy(d, cap=2):
+    """CTAs with d 16 KiB buffers (barriers padded to 128 bytes, 1 KiB driver
+    reservation each) that fit into 100 KiB, at most cap; sync: cap."""
+    if d == 0:
+        return cap
+    return min(cap, 102400 // (128 * ((8 * d + 127) // 128) + 16384 * d + 1024))
+
+
 def check_gemm(name, plan):
     check(plan.get("format") == "pascal-plan/1", name + ": format")
     check(plan.get("workload") == "gemm", name + ": workload")
@@ -96,13 +106,16 @@ def self_test():
     check(caught, "self-test: a family with only class 0 must be rejected")
     check(chi(0) == 0 and chi(1) == 1 and chi(2) == 2 and chi(3) == 2 and chi(7) == 2,
           "self-test: chi")
+    check([gb10_occupancy(d, cap=8) for d in range(1, 7)] == [5, 3, 2, 1, 1, 1],
+          "self-test: occupancy at 100 KiB")
 
 
 def main():
     plandir = sys.argv[1]
     self_test()
     fams = check_scan("scan-paper", load(plandir, "scan-paper.json"), want_keys=63, want_runs=756)
-    check(len(fams) >= 2, "scan-paper: at least two families")
+    want = {(gb10_occupancy(d), "sync" if d == 0 else "tma", d) for d in range(7)}
+    check(set(fams) == want, "scan-paper: families %r, want %r" % (sorted(fams), sorted(want)))
     check_scan("scan-small", load(plandir, "scan-small.json"))
     check_gemm("gemm-paper", load(plandir, "gemm-paper.json"))
     for f in FAILS:

@@ -98,7 +98,7 @@ class AnswerTrust(unittest.TestCase):
                          [("W", 1.0, 64.0, "held-at-end"), ("m", 0.0, 14.0, "clamped")])
         p = self.all_forms(o=1, path="tma", d=9, m=4, N=4096, W=16)
         self.assertEqual(p["rule"], "depth-fallback")
-        self.assertEqual(p["extrapolated"], [dict(coordinate="d", value=9.0, min=2.0, max=4.0,
+        self.assertEqual(p["extrapolated"], [dict(coordinate="d", value=9.0, min=4.0, max=6.0,
                                                   action="clamped")])
 
     def test_gemm_extrapolation_and_no_advice(self):
@@ -145,7 +145,7 @@ class AnswerTrust(unittest.TestCase):
         self.assertEqual(a["fill_bytes_at_k1"], B * W * N)
         self.assertAlmostEqual(a["fill_bytes_at_stake"], p["fill_bytes"] - k_coh * B * W * N, delta=1)
         # the same lead limit as GET /v1/bounds' theorem at sigma_max: 2 sigma - 1 <= C
-        flat = self.get(o=1, path="sync", m=3, N=4096, W=32)
+        flat = self.get(o=2, path="sync", m=3, N=4096, W=32)
         self.assertLessEqual(flat["K"], 1.05)
         self.assertIsNone(flat["explanation"]["advice"])
 

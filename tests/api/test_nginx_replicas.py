@@ -22,7 +22,7 @@ import ci_skip  # noqa: E402
 
 READS = 2000
 EVENTS = {300: ("kill", 1), 700: ("start", 1), 1100: ("kill", 0), 1500: ("start", 0)}
-QUERY = {"device": "sim-gb10", "o": 1, "path": "tma", "d": 2, "m": 4, "N": 4096, "W": 16}
+QUERY = {"device": "sim-gb10", "o": 2, "path": "tma", "d": 2, "m": 4, "N": 4096, "W": 16}
 GET_PREDICT = "/v1/predict?" + "&".join("%s=%s" % kv for kv in QUERY.items())
 
 

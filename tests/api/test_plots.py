@@ -45,8 +45,8 @@ class Plots(DaemonTest):
 
     def test_plots_match_the_cli(self):
         ids = self.cal_ids()
-        cases = [("scan", "curves", "", ()), ("scan", "curves", "?family=1,tma,2&N=4096",
-                                              ("--family", "1,tma,2", "--N", "4096")),
+        cases = [("scan", "curves", "", ()), ("scan", "curves", "?family=2,tma,2&N=4096",
+                                              ("--family", "2,tma,2", "--N", "4096")),
                  ("scan", "transfer", "?W=16", ("--W", "16")), ("scan", "evaluation", "", ()),
                  ("gemm", "curves", "?family=512", ("--family", "512")),
                  ("gemm", "transfer", "?Kg=2048", ("--Kg", "2048")),

@@ -19,14 +19,14 @@ from pascal_client import (Client, PascalHTTPError, PascalUnavailable,  # noqa: 
                            Prediction, PredictionError)
 
 BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
-SCAN = dict(o=1, path="tma", d=2, m=6, N=4096, W=16)
+SCAN = dict(o=2, path="tma", d=2, m=6, N=4096, W=16)
 GEMM = dict(Mg=2048, Ng=1024, Kg=4096)
 
 
 def scan_queries(n):
     """n distinct scan queries of sim-gb10 inside the calibrated ranges,
     some of them diverging (o=2, d=3 at W=64 has K near 12)."""
-    return [dict(device="sim-gb10", o=1 + i % 2, path="tma", d=2 + i % 2, m=i % 11,
+    return [dict(device="sim-gb10", o=2 - i % 2, path="tma", d=3 + i % 2, m=i % 11,
                  N=(2048, 4096, 6144)[i % 3], W=(1, 4, 16, 64)[i % 4]) for i in range(n)]
 
 

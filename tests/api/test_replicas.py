@@ -201,7 +201,7 @@ class BadPrimary(unittest.TestCase):
         try:
             r.start()
             self.assertIsNotNone(wait_until(lambda: frozen(r) == {7: h}, SETTLE), r.stderr_text())
-            pred = "/v1/predict?device=sim-gb10&o=1&path=tma&d=2&m=4&N=4096&W=16"
+            pred = "/v1/predict?device=sim-gb10&o=2&path=tma&d=2&m=4&N=4096&W=16"
             # listed once stored; loaded for predictions a moment later
             wait_until(lambda: r.request("GET", pred).status == 200, SETTLE)
             before = r.request("GET", pred)

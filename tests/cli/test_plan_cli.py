@@ -95,7 +95,7 @@ class PlanCli(unittest.TestCase):
             (["--kind", "scan-heldout", "--C", "1280", "--smem-per-sm", "0"], "--part"),
             (["--kind", "scan", "--C", "1280", "--smem-per-sm", "50000"], "--smem-per-sm"),
             (["--kind", "scan", "--C", "0", "--smem-per-sm", "0"], "--C"),
-            (["--kind", "scan", "--C", "1280", "--smem-per-sm", "0", "--max-occupancy", "1"],
+            (["--kind", "scan", "--C", "1280", "--smem-per-sm", "0", "--max-occupancy", "0"],
              "--max-occupancy"),
             (["--kind", "gemm", "--C", "1280"], "--C"),
             (["--kind", "gemm-heldout", "--probe", self.probe], "--probe"),

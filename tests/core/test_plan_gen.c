@@ -24,20 +24,21 @@ static int has_key(const pascal_plan *p, uint32_t o, pascal_plan_path path, uint
   return 0;
 }
 
-/* The seven families the rule gives with a cap of 2, each with the given m. */
-static void check_families(const pascal_plan *p, const uint32_t *ms, size_t n_m)
+/* The seven families with a cap of 2: sync and TMA d = 1..6, one each, at
+ * the occupancies worked out by hand from the shared memory per SM (one
+ * CTA needs 128 + d x 16384 + 1024 bytes): on GB10 (102400 bytes) d <= 3 fit
+ * twice (d = 3: 2 x 50304) and d = 4, 5, 6 once (66688, 83072, 99456); on
+ * the H100 (233472 bytes) every depth fits at least twice (d = 6: 2 x 99456). */
+static const uint32_t gb10_o[7] = {2, 2, 2, 2, 1, 1, 1};
+static const uint32_t h100_o[7] = {2, 2, 2, 2, 2, 2, 2};
+
+static void check_families(const pascal_plan *p, const uint32_t o[7], const uint32_t *ms,
+                           size_t n_m)
 {
-  static const struct {
-    uint32_t o;
-    pascal_plan_path path;
-    uint32_t d;
-  } fam[] = {{1, PASCAL_PLAN_SYNC, 0}, {2, PASCAL_PLAN_SYNC, 0}, {1, PASCAL_PLAN_TMA, 2},
-             {1, PASCAL_PLAN_TMA, 3},  {1, PASCAL_PLAN_TMA, 4},  {2, PASCAL_PLAN_TMA, 2},
-             {2, PASCAL_PLAN_TMA, 3}};
   CHECK_INT(p->n_keys, 7 * n_m);
-  for (size_t f = 0; f < 7; f++)
+  for (uint32_t d = 0; d < 7; d++)
     for (size_t j = 0; j < n_m; j++)
-      CHECK(has_key(p, fam[f].o, fam[f].path, fam[f].d, ms[j]));
+      CHECK(has_key(p, o[d], d ? PASCAL_PLAN_TMA : PASCAL_PLAN_SYNC, d, ms[j]));
 }
 
 static void test_scan_calibration(void)
@@ -57,7 +58,7 @@ static void test_scan_calibration(void)
     }
     CHECK_INT(p.n_horizons, 4);
     CHECK_INT(p.repeats, 1);
-    check_families(&p, ms, 9);
+    check_families(&p, i ? h100_o : gb10_o, ms, 9);
     CHECK_INT(pascal_plan_run_count(&p), 756);
     pascal_plan_free(&p);
   }
@@ -84,7 +85,7 @@ static void test_scan_heldout(void)
       CHECK_INT(p.sizes[0], sizes[i][part - 1]);
       CHECK(p.sizes[0] > devs[i]->capacity_blocks);
       CHECK_INT(p.repeats, 2);
-      check_families(&p, ms, 6);
+      check_families(&p, i ? h100_o : gb10_o, ms, 6);
       for (size_t k = 0; k < p.n_keys; k++) /* held out: no key is calibrated */
         CHECK(!has_key(&cal, p.keys[k].o, p.keys[k].path, p.keys[k].d, p.keys[k].m));
       pairs += p.n_sizes * p.n_horizons;
@@ -139,23 +140,33 @@ static void test_occupancy(void)
   CHECK_INT(pascal_plan_max_occupancy(102400, 0, 16384), UINT32_MAX);
   CHECK_INT(pascal_plan_max_occupancy(0, 4, 16384), UINT32_MAX);
 
-  /* A higher cap uses what the H100 allows: o = min(cap, 6) at d = 2, 4 at d = 3. */
+  /* A higher cap uses what the H100 allows: 233472 / (128 + d x 16384 + 1024)
+   * = 13, 6, 4, 3, 2, 2 CTAs at d = 1..6; sync has no such limit. */
   pascal_plan_device dev = h100;
   dev.max_occupancy = 8;
   pascal_plan p;
   pascal_plan_init(&p);
   CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, NULL), PASCAL_OK);
-  CHECK(has_key(&p, 6, PASCAL_PLAN_TMA, 2, 0));
-  CHECK(has_key(&p, 4, PASCAL_PLAN_TMA, 3, 0));
+  static const uint32_t capped8[7] = {8, 8, 6, 4, 3, 2, 2};
+  for (uint32_t d = 0; d < 7; d++)
+    CHECK(has_key(&p, capped8[d], d ? PASCAL_PLAN_TMA : PASCAL_PLAN_SYNC, d, 14));
   CHECK_INT(p.n_keys, 63);
   pascal_plan_free(&p);
 
-  /* The sim (no shared-memory limit) gets the cap. */
+  /* The sim (no shared-memory limit) gets the cap at every depth; a cap of
+   * 1 gives one CTA per SM everywhere. */
   dev = gb10;
   dev.smem_per_sm = 0;
   dev.max_occupancy = 3;
   CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, NULL), PASCAL_OK);
-  CHECK(has_key(&p, 3, PASCAL_PLAN_TMA, 3, 14));
+  for (uint32_t d = 0; d < 7; d++)
+    CHECK(has_key(&p, 3, d ? PASCAL_PLAN_TMA : PASCAL_PLAN_SYNC, d, 0));
+  pascal_plan_free(&p);
+  dev = gb10;
+  dev.max_occupancy = 1;
+  CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, NULL), PASCAL_OK);
+  for (uint32_t d = 0; d < 7; d++)
+    CHECK(has_key(&p, 1, d ? PASCAL_PLAN_TMA : PASCAL_PLAN_SYNC, d, 6));
   pascal_plan_free(&p);
 }
 
@@ -165,13 +176,22 @@ static void test_refusals(void)
   pascal_plan_init(&p);
   pascal_error err;
   pascal_plan_device dev = gb10;
-  dev.smem_per_sm = 100607; /* two depth-3 CTAs no longer fit */
+  dev.smem_per_sm = 99455; /* one byte short of one depth-6 CTA */
   CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "smem_per_sm") == 0);
-  CHECK(strstr(err.message, "d=3") != NULL);
+  CHECK(strstr(err.message, "d=6") != NULL);
   CHECK(p.keys == NULL && p.sizes == NULL);
+  dev.smem_per_sm = 99456; /* exactly one: d = 6 at o = 1, d = 3 at o = 1 (< 2 x 50304) */
+  CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, &err), PASCAL_OK);
+  CHECK(has_key(&p, 1, PASCAL_PLAN_TMA, 6, 0) && has_key(&p, 1, PASCAL_PLAN_TMA, 3, 0));
+  CHECK(has_key(&p, 2, PASCAL_PLAN_TMA, 2, 0)); /* 2 x 33920 */
+  pascal_plan_free(&p);
   dev.smem_per_sm = 60000; /* not even one depth-4 CTA */
   CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, &err), PASCAL_EINVAL);
+  dev = gb10;
+  dev.max_occupancy = PASCAL_PLAN_MAX_OCCUPANCY + 1;
+  CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "max_occupancy") == 0);
   dev = gb10;
   dev.capacity_blocks = 0;
   CHECK_INT(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_SCAN, 1, &p, &err), PASCAL_EINVAL);

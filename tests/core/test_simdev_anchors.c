@@ -15,8 +15,9 @@
  *   - a within-wave checkpoint every 512 blocks brings d = 4, W = 32 back to
  *     K within 5 % of 1 at a small time cost (paper: 5.40 -> 1.00, +2.9 %);
  *   - divergence fades along the compute grid of the shipped paper plan:
- *     at N = 4096, W = 16, in every family that diverges there (d = 4 and
- *     o = 2, d = 3), no adjacent pair of m falls from K >= 2 to K <= 1.05.
+ *     at N = 4096, W = 16, in the families that diverge there, no adjacent
+ *     pair of m falls from K >= 2 to K <= 1.05: met by (o = 2, d = 3) and
+ *     d = 4, not by d = 5 and 6 (a known gap, checked strictly: see fade()).
  * and the bound the m = 8 anchor puts on the per-run SM clock spread, seen
  * from the other side: the spread the profile uses (the largest that keeps
  * m = 8 at K = 1.00 over 32 waves) makes the same compute-bound key drift
@@ -31,6 +32,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "pascal/plan_gen.h"
 #include "pascal/simdev.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -188,48 +190,78 @@ static void clock_drift(pascal_simdev *dev)
   pascal_simdev_free(still);
 }
 
+/* A family whose one-step drop at the fade row is known and not yet fixed:
+ * the deep pipelines d = 5, 6 at one CTA per SM hide the miss latency
+ * completely, so the whole chip turns from link-bound (m = 5, 335 ns of work
+ * per block against links of 324-358 ns) to SM-bound (m = 6, 405 ns) in one
+ * grid step, and the SMs' sustained speeds differ by less than that step
+ * (docs/sim-device.md, "The fade along the plan's grid"). Checked strictly:
+ * when the drop goes away, this test fails until the family is asserted. */
+static int known_drop(const pascal_plan_key *f)
+{
+  return f->path == PASCAL_PLAN_TMA && f->o == 1 && (f->d == 5 || f->d == 6);
+}
+
 /* Along the plan's compute grid, at the plan's N = 4096, W = 16 row: in
- * every one of the seven families of deploy/plans/scan-paper.json that
- * diverges there (K >= 2 at some m), K must not fall from >= 2 to <= 1.05
- * in one step of m, must pass through at least two grid points part-way
- * down, and must be back at <= 1.05 by the grid's end. The d = 4 and
- * (o = 2, d = 3) families diverge at this row; the others stay coherent.
+ * every family of the paper plan for this profile's device (`pascal plan`,
+ * core/src/plan_gen.c) that diverges there (K >= 2 at some m), K must not
+ * fall from >= 2 to <= 1.05 in one step of m, must pass through at least two
+ * grid points part-way down, and must be back at <= 1.05 by the grid's end.
+ * (o = 2, d = 3) and d = 4 diverge at this row and fade; d = 5 and 6 diverge
+ * and drop in one step (known_drop); sync, d = 1, 2 at o = 2 stay coherent.
  * (bench_simdev_panel's `fade` mode runs all twelve (N, W) rows of the
  * plan; docs/sim-device.md lists the rows where a one-step drop remains.) */
 static void fade(pascal_simdev *dev)
 {
   static const uint32_t grid[] = {0, 1, 2, 4, 5, 6, 12, 13, 14};
-  static const struct {
-    uint32_t o, tma, d;
-  } family[] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 2}, {1, 1, 3}, {1, 1, 4}, {2, 1, 2}, {2, 1, 3}};
-  enum { N_GRID = sizeof grid / sizeof grid[0], N_FAMILY = sizeof family / sizeof family[0] };
-  int diverges[N_FAMILY] = {0};
-  for (size_t f = 0; f < N_FAMILY; f++) {
+  enum { N_GRID = sizeof grid / sizeof grid[0] };
+  const pascal_simdev_profile *p = pascal_simdev_profile_of(dev);
+  const pascal_plan_device pd = {p->capacity_blocks, p->block_bytes, p->smem_per_sm, 0};
+  pascal_plan plan;
+  pascal_error err;
+  pascal_plan_init(&plan);
+  CHECK_INT(pascal_plan_generate(&pd, PASCAL_PLAN_KIND_SCAN, 1, &plan, &err), PASCAL_OK);
+  int fading = 0, dropping = 0;
+  for (size_t k = 0; k < plan.n_keys; k += N_GRID) { /* one family per N_GRID keys */
+    const pascal_plan_key *f = &plan.keys[k];
+    const int tma = f->path == PASCAL_PLAN_TMA;
     double K[N_GRID];
+    int diverges = 0, drops = 0;
     size_t partial = 0;
     for (size_t i = 0; i < N_GRID; i++) {
-      pascal_simdev_scan s = {family[f].o, family[f].tma, family[f].d, grid[i], N_BLOCKS, 16, 0, 0};
+      CHECK_INT(plan.keys[k + i].m, grid[i]); /* the plan's grid, in order */
+      pascal_simdev_scan s = {f->o, tma, f->d, grid[i], N_BLOCKS, 16, 0, 0};
       pascal_simdev_stats st;
-      pascal_error err;
       CHECK_INT(pascal_simdev_run_scan(dev, &s, &st, NULL, &err), PASCAL_OK);
       K[i] = st.K;
-      diverges[f] |= K[i] >= 2.0;
+      diverges |= K[i] >= 2.0;
     }
-    printf("fade o=%u %s d=%u W=16 K along m:", family[f].o, family[f].tma ? "tma" : "sync",
-           family[f].d);
+    printf("fade o=%u %s d=%u W=16 K along m:", f->o, tma ? "tma" : "sync", f->d);
     for (size_t i = 0; i < N_GRID; i++)
       printf(" %u:%.3f", grid[i], K[i]);
     printf("\n");
-    if (!diverges[f])
+    if (!diverges)
       continue;
+    for (size_t i = 0; i + 1 < N_GRID; i++)
+      drops += K[i] >= 2.0 && K[i + 1] <= 1.05;
+    if (known_drop(f)) {
+      if (!drops)
+        printf("fade: the d=%u drop is gone; assert this family's fade (known_drop)\n", f->d);
+      CHECK(drops > 0);
+      dropping++;
+      continue;
+    }
     for (size_t i = 0; i < N_GRID; i++)
       partial += K[i] > 1.05 && K[i] < 0.9 * K[0];
-    for (size_t i = 0; i + 1 < N_GRID; i++)
-      CHECK(!(K[i] >= 2.0 && K[i + 1] <= 1.05));
+    CHECK_INT(drops, 0);
     CHECK(K[0] >= 2.0 && K[N_GRID - 1] <= 1.05);
     CHECK(partial >= 2); /* at least two grid points part-way down */
+    fading++;
   }
-  CHECK(diverges[4] && diverges[6]); /* (1, tma, 4) and (2, tma, 3): not vacuous */
+  CHECK_INT(plan.n_keys, 7 * N_GRID);
+  CHECK_INT(fading, 2); /* (2, tma, 3) and (1, tma, 4): not vacuous */
+  CHECK_INT(dropping, 2);
+  pascal_plan_free(&plan);
 }
 
 int main(void)

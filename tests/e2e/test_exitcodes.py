@@ -86,8 +86,9 @@ def main():
         line = [l for l in text.splitlines() if "probe json: " in l]
         check(len(line) == 1, "one probe json line:\n" + text)
         probe = json.loads(line[0].split("probe json: ", 1)[1])
-        check(probe["capacity_blocks"] == 64 and probe["sm_count"] == 4 and probe["smem_per_sm"] == 0,
-              "sim probe constants: %r" % probe)
+        # smem_per_sm: tiny.profile keeps gb10-like's 100 KiB, for planning
+        check(probe["capacity_blocks"] == 64 and probe["sm_count"] == 4 and
+              probe["smem_per_sm"] == 102400, "sim probe constants: %r" % probe)
         # the profile's peaks (tiny.profile keeps the defaults, gb10-like's),
         # exactly as stated: measure.sh registers the device from this line
         check(probe.get("peaks") == {"dram_bytes_per_s": 273e9, "l2_bytes_per_s": 2.304e12,

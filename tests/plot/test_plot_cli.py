@@ -105,8 +105,8 @@ class PlotCli(unittest.TestCase):
 
     def test_scan_curves_chosen_family_and_size(self):
         b = json.load(open(SCAN))
-        runs = [r for r in b["measurements"] if fam(r) == (1, "sync", 0) and r["N"] == 3072]
-        s = self.plot(SCAN, "--kind", "curves", "--family", "1,sync,0", "--N", "3072")
+        runs = [r for r in b["measurements"] if fam(r) == (2, "sync", 0) and r["N"] == 3072]
+        s = self.plot(SCAN, "--kind", "curves", "--family", "2,sync,0", "--N", "3072")
         self.assertEqual(len(s), len({r["m"] for r in runs}))
         self.assertEqual(sum(p for p, _ in s.values()), len(runs))
 

@@ -12,12 +12,13 @@
  *     (GB10: 4096 and 5120, eta = 5/16 and 1/4);
  *   - occupancies: a TMA family (o, tma, d) is feasible when o CTAs, each with
  *     d buffers of block_bytes plus its barriers and the per-CTA reservation,
- *     fit into the shared memory of one SM. The seven families are the
- *     synchronous path at o = 1, 2, the depth sweep d = 2, 3, 4 at o = 1, and
- *     the highest feasible occupancy (at most `max_occupancy`, default 2) at
- *     d = 2 and d = 3. GB10 (100 KiB per SM) gives exactly the shipped
- *     deploy/plans/scan-paper.json. A device on which a family does not fit is
- *     refused with the family named, never given a smaller plan silently.
+ *     fit into the shared memory of one SM. The seven families are one per
+ *     depth, the synchronous path (d = 0) and TMA d = 1..6, each at the
+ *     highest feasible occupancy, at most `max_occupancy` (default 2, a cost
+ *     bound: simulated time grows with o). GB10 (100 KiB per SM) gives
+ *     exactly the shipped deploy/plans/scan-paper.json (o = 2 up to d = 3,
+ *     o = 1 from d = 4). A device on which d = 6 does not fit once is refused
+ *     with the family named, never given a smaller plan silently.
  * GEMM shapes are device-independent (they are the paper's grids).
  *
  * The held-out scan panel is not one cross product of sizes and horizons,
@@ -55,7 +56,7 @@ typedef struct pascal_plan_device {
   uint32_t block_bytes;     /* bytes per block (16384), multiple of 16     */
   uint64_t smem_per_sm;     /* shared memory per SM in bytes; 0: no limit
                                (the CPU sim device)                        */
-  uint32_t max_occupancy;   /* cap on the high-occupancy families; 0: 2    */
+  uint32_t max_occupancy;   /* cap on every family's occupancy; 0: 2       */
 } pascal_plan_device;
 
 /* "scan", "scan-heldout", "gemm", "gemm-heldout"; NULL for an invalid kind. */

@@ -68,6 +68,10 @@ typedef struct pascal_simdev_profile {
   uint32_t capacity_blocks;          /* C, effective L2 capacity       */
   uint32_t block_bytes;              /* bytes per logical block        */
   uint64_t l2_bytes;                 /* nominal L2 size (reported)     */
+  uint64_t smem_per_sm;              /* shared memory per SM in bytes,
+                                        reported for planning only (the
+                                        occupancies `pascal plan` picks);
+                                        0 = no limit                    */
   /* The identity a CUDA probe would report, as this profile states it for
    * registration with pascald: key `cuda_name` (printable ASCII, blanks
    * inside allowed, "" = not stated) and key `compute_capability` = M.m
