@@ -97,7 +97,7 @@ pascal_status pascal_sim_ttl_phases(uint64_t n, uint64_t c, const uint64_t *phas
   /* invariant: window lo fits (occupancy <= C; lo = 0 holds nothing), window
    * hi does not (a window of N rounds holds all N > C blocks) */
   uint64_t lo = 0, hi = n;
-  ttl_run run;
+  ttl_run run = {0, 0, 0};
   while (hi - lo > 1) {
     uint64_t mid = lo + (hi - lo) / 2;
     st = ttl_simulate(&src, mid, count_from, NULL, &run, err);
@@ -127,7 +127,7 @@ pascal_status pascal_sim_ttl_trace(const uint64_t *trace, size_t len, uint64_t u
     return pascal_error_set(err, PASCAL_EINVAL, "out", "output pointer is NULL");
   /* no slot is older than `slots`, so a longer window behaves like this one */
   uint64_t effective = window < src.slots ? window : src.slots;
-  ttl_run run;
+  ttl_run run = {0, 0, 0};
   st = ttl_simulate(&src, effective, 0, hits, &run, err);
   if (st != PASCAL_OK)
     return st;

@@ -158,7 +158,7 @@ void pascal_synth_plan_default(pascal_workload workload, pascal_synth_plan *plan
 
 static pascal_status check_key(const pascal_scan_key *key, const char *prefix, pascal_error *err)
 {
-  char field[PASCAL_ERROR_FIELD_MAX];
+  char field[PASCAL_ERROR_FIELD_MAX + 8]; /* prefix + name; the error keeps what fits */
   const char *bad = NULL, *why = NULL;
   if (key->o == 0)
     bad = "o", why = "o must be at least 1";
