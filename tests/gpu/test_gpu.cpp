@@ -145,9 +145,11 @@ void test_scans_correct(pascal_cuda_rig *rig)
 {
   pascal_error err;
   pascal_cuda_sample s;
-  const pascal_kern_open_config cfgs[] = {{1, 0, 0, 4, kB},  {2, 0, 0, 0, kB}, {1, 1, 1, 0, kB},
-                                          {1, 1, 2, 3, kB},  {1, 1, 4, 8, kB}, {2, 1, 3, 1, kB},
-                                          {1, 1, 4, 0, 4096}};
+  /* The last two are corners of the H100 plan: d = 1 with nothing primed
+   * at two CTAs per SM, and the deepest pipeline (d = 6) at two CTAs. */
+  const pascal_kern_open_config cfgs[] = {{1, 0, 0, 4, kB},   {2, 0, 0, 0, kB}, {1, 1, 1, 0, kB},
+                                          {1, 1, 2, 3, kB},   {1, 1, 4, 8, kB}, {2, 1, 3, 1, kB},
+                                          {1, 1, 4, 0, 4096}, {2, 1, 1, 2, kB}, {2, 1, 6, 5, kB}};
   for (const pascal_kern_open_config &c : cfgs) {
     if (!fits(c, rig->info()))
       continue;
