@@ -8,6 +8,7 @@
 #include "fuzz_daemon.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -157,6 +158,8 @@ static int send_all(int fd, const char *p, size_t n)
 {
   while (n > 0) {
     ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR)
+      continue;
     if (w <= 0)
       return -1;
     p += w;
@@ -166,7 +169,10 @@ static int send_all(int fd, const char *p, size_t n)
 }
 
 /* Read one answer: returns the status (0: closed before any byte, -1 on a
- * broken answer), the body into out, *close_after when the server closes. */
+ * broken answer), the body into out, *close_after when the server closes.
+ * A signal (libFuzzer's timeout alarm, every timeout / 2 + 1 seconds)
+ * interrupts a socket call that has SO_RCVTIMEO even under SA_RESTART
+ * (signal(7)): EINTR is retried, not taken for a closed connection. */
 static int read_answer(int fd, char *out, size_t outlen, int *close_after)
 {
   static char buf[1 << 20];
@@ -176,6 +182,8 @@ static int read_answer(int fd, char *out, size_t outlen, int *close_after)
     if (have + 1 >= sizeof buf)
       return -1;
     ssize_t r = recv(fd, buf + have, sizeof buf - 1 - have, 0);
+    if (r < 0 && errno == EINTR)
+      continue;
     if (r <= 0)
       return have == 0 ? 0 : -1;
     have += (size_t)r;
@@ -198,6 +206,8 @@ static int read_answer(int fd, char *out, size_t outlen, int *close_after)
     return -1;
   while (have < head + body_len) {
     ssize_t r = recv(fd, buf + have, sizeof buf - 1 - have, 0);
+    if (r < 0 && errno == EINTR)
+      continue;
     if (r <= 0)
       return -1;
     have += (size_t)r;
