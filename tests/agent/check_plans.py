@@ -12,6 +12,10 @@ chi(m) = min(m mod 4, 2); every size is above the default profile's C = 1280.
 gemm-paper: 120 distinct shapes inside the paper's ranges, multiples of the
 128 x 128 x 64 tile, none of them one of the paper's held-out test shapes.
 scan-small: a valid scan plan with every family covering every class.
+The shipped sim scan bundles (deploy/calibrations, sim-gb10 and sim-thor)
+hold exactly the rule's 63 calibration keys and 42 held-out keys for their
+profile's shared memory (deploy/profiles), so that a change of the rule
+cannot leave stale bundles behind.
 Usage: check_plans.py PLANDIR
 """
 import json
@@ -70,12 +74,41 @@ def check_scan(name, plan, want_keys=None, want_runs=None):
     return families
 
 
-def gb10_occupancy(d, cap=2):
+def occupancy(d, cap=2, smem=102400):
     """CTAs with d 16 KiB buffers (barriers padded to 128 bytes, 1 KiB driver
-    reservation each) that fit into 100 KiB, at most cap; sync: cap."""
+    reservation each) that fit into smem bytes (GB10: 100 KiB), at most cap;
+    sync: cap."""
     if d == 0:
         return cap
-    return min(cap, 102400 // (128 * ((8 * d + 127) // 128) + 16384 * d + 1024))
+    return min(cap, smem // (128 * ((8 * d + 127) // 128) + 16384 * d + 1024))
+
+
+def rule_families(smem):
+    return {(occupancy(d, smem=smem), "sync" if d == 0 else "tma", d) for d in range(7)}
+
+
+def profile_smem(path):
+    """smem_per_sm of a sim profile file (key = value lines, # comments)."""
+    with open(path) as f:
+        for line in f:
+            key, _, value = line.split("#", 1)[0].partition("=")
+            if key.strip() == "smem_per_sm":
+                return int(value)
+    return 102400  # the built-in default (gb10-like)
+
+
+def check_bundle(name, bundle, smem):
+    fams = rule_families(smem)
+    cal = {(r["o"], r["path"], r["d"], r["m"]) for r in bundle["measurements"]}
+    held = {(r["o"], r["path"], r["d"], r["m"]) for r in bundle.get("heldout", [])}
+    want_cal = {f + (m,) for f in fams for m in (0, 1, 2, 4, 5, 6, 12, 13, 14)}
+    want_held = {f + (m,) for f in fams for m in (3, 7, 8, 9, 10, 11)}
+    check(cal == want_cal, name + ": calibration keys %d, differ from the rule by %r"
+          % (len(cal), sorted(cal ^ want_cal)[:4]))
+    check(held == want_held, name + ": held-out keys %d, differ from the rule by %r"
+          % (len(held), sorted(held ^ want_held)[:4]))
+    check(len(bundle["measurements"]) == 756 and len(bundle.get("heldout", [])) == 420,
+          name + ": 756 calibration and 420 held-out runs")
 
 
 def check_gemm(name, plan):
@@ -106,18 +139,26 @@ def self_test():
     check(caught, "self-test: a family with only class 0 must be rejected")
     check(chi(0) == 0 and chi(1) == 1 and chi(2) == 2 and chi(3) == 2 and chi(7) == 2,
           "self-test: chi")
-    check([gb10_occupancy(d, cap=8) for d in range(1, 7)] == [5, 3, 2, 1, 1, 1],
+    check([occupancy(d, cap=8) for d in range(1, 7)] == [5, 3, 2, 1, 1, 1],
           "self-test: occupancy at 100 KiB")
+    check([occupancy(d, cap=8, smem=233472) for d in range(1, 7)] == [8, 6, 4, 3, 2, 2],
+          "self-test: occupancy at 228 KiB")
 
 
 def main():
     plandir = sys.argv[1]
     self_test()
     fams = check_scan("scan-paper", load(plandir, "scan-paper.json"), want_keys=63, want_runs=756)
-    want = {(gb10_occupancy(d), "sync" if d == 0 else "tma", d) for d in range(7)}
+    want = rule_families(102400)
     check(set(fams) == want, "scan-paper: families %r, want %r" % (sorted(fams), sorted(want)))
     check_scan("scan-small", load(plandir, "scan-small.json"))
     check_gemm("gemm-paper", load(plandir, "gemm-paper.json"))
+    deploy = os.path.dirname(os.path.abspath(plandir))
+    for dev, profile in (("gb10", "gb10-like"), ("thor", "thor-like")):
+        with open(os.path.join(deploy, "calibrations", "sim-%s-scan.json" % dev)) as f:
+            bundle = json.load(f)
+        smem = profile_smem(os.path.join(deploy, "profiles", profile + ".profile"))
+        check_bundle("sim-%s-scan" % dev, bundle, smem)
     for f in FAILS:
         print("FAIL:", f)
     print("%d failures" % len(FAILS))
