@@ -43,27 +43,24 @@ typedef struct family {
 #define NFAM 7u /* families of a paper plan (core/src/plan_gen.c) */
 
 /* The families of the paper plan `pascal plan` writes for this profile's
- * device (its C, block size and shared memory per SM), in plan order. */
+ * device (its C, block size and shared memory per SM), in plan order: the
+ * plan lists each family's keys together, NFAM blocks of equal size. */
 static int plan_families(const pascal_simdev_profile *p, family out[NFAM])
 {
   const pascal_plan_device pd = {p->capacity_blocks, p->block_bytes, p->smem_per_sm, 0};
   pascal_plan plan;
   pascal_error err;
-  size_t n = 0;
   pascal_plan_init(&plan);
   if (pascal_plan_generate(&pd, PASCAL_PLAN_KIND_SCAN, 1, &plan, &err) != PASCAL_OK) {
     fprintf(stderr, "plan: %s\n", err.message);
     return -1;
   }
-  for (size_t i = 0; i < plan.n_keys && n < NFAM; i++) {
-    const pascal_plan_key *k = &plan.keys[i];
-    if (n && out[n - 1].o == k->o && out[n - 1].d == k->d &&
-        out[n - 1].tma == (k->path == PASCAL_PLAN_TMA))
-      continue; /* the plan lists a family's keys together */
-    out[n++] = (family){k->o, k->path == PASCAL_PLAN_TMA, k->d};
+  for (size_t f = 0; f < NFAM; f++) {
+    const pascal_plan_key *k = &plan.keys[f * (plan.n_keys / NFAM)];
+    out[f] = (family){k->o, k->path == PASCAL_PLAN_TMA, k->d};
   }
   pascal_plan_free(&plan);
-  return n == NFAM ? 0 : -1;
+  return 0;
 }
 
 static const uint32_t PANEL_M[] = {3, 7, 8, 9, 10, 11};

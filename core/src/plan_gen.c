@@ -83,10 +83,9 @@ uint32_t pascal_plan_max_occupancy(uint64_t smem_per_sm, uint32_t d, uint32_t bl
   return o > UINT32_MAX ? UINT32_MAX : (uint32_t)o;
 }
 
-/* The seven families (o, path, d), one per depth: the synchronous path and
- * the TMA depths 1..6, each at the highest occupancy that fits, at most the
- * cap (docs/plans.md, "Families"). */
-static const uint32_t family_depth[N_FAMILIES] = {0, 1, 2, 3, 4, 5, 6}; /* 0: sync */
+/* The seven families (o, path, d), one per depth d = 0..6: the synchronous
+ * path (d = 0) and the TMA depths 1..6, each at the highest occupancy that
+ * fits, at most the cap (docs/plans.md, "Families"). */
 
 static pascal_status scan_families(const pascal_plan_device *dev, pascal_plan_key fam[N_FAMILIES],
                                    pascal_error *err)
@@ -96,15 +95,14 @@ static pascal_status scan_families(const pascal_plan_device *dev, pascal_plan_ke
     return pascal_error_set(err, PASCAL_EINVAL, "max_occupancy",
                             "max_occupancy must be in [1, %u], got %u", PASCAL_PLAN_MAX_OCCUPANCY,
                             cap);
-  for (unsigned i = 0; i < N_FAMILIES; i++) {
-    const uint32_t d = family_depth[i];
+  for (uint32_t d = 0; d < N_FAMILIES; d++) {
     const uint32_t most = pascal_plan_max_occupancy(dev->smem_per_sm, d, dev->block_bytes);
     if (most == 0)
       return pascal_error_set(err, PASCAL_EINVAL, "smem_per_sm",
                               "family (tma, d=%u) does not fit: %llu bytes of shared memory per "
                               "SM hold no CTA with %u buffers of %u bytes",
                               d, (unsigned long long)dev->smem_per_sm, d, dev->block_bytes);
-    fam[i] =
+    fam[d] =
         (pascal_plan_key){most < cap ? most : cap, d ? PASCAL_PLAN_TMA : PASCAL_PLAN_SYNC, d, 0};
   }
   return PASCAL_OK;
