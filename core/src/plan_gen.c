@@ -86,7 +86,6 @@ uint32_t pascal_plan_max_occupancy(uint64_t smem_per_sm, uint32_t d, uint32_t bl
 /* The seven families (o, path, d), one per depth d = 0..6: the synchronous
  * path (d = 0) and the TMA depths 1..6, each at the highest occupancy that
  * fits, at most the cap (docs/plans.md, "Families"). */
-
 static pascal_status scan_families(const pascal_plan_device *dev, pascal_plan_key fam[N_FAMILIES],
                                    pascal_error *err)
 {
