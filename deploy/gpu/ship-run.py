@@ -131,9 +131,6 @@ def provenance(report, work, phase, runs, heldout_runs, heldout_phase, extra):
 def ship(pascal, calib, panel, prov, dest):
     bundle = {k: calib[k] for k in HASHED if k in calib}
     bundle["provenance"] = prov
-    for r in panel:
-        if any(r is m for m in calib["measurements"]):
-            fail("a held-out run is also a calibration run")
     bundle["heldout"] = panel
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
         json.dump(bundle, f)
@@ -164,21 +161,23 @@ def main():
         fail("--name: 1-41 of a-z 0-9 -, got %r" % a.name)
     if not os.path.isdir(a.run):
         fail("%s: not a folder" % a.run)
+    if not os.path.isdir(a.out):
+        fail("--out: %s is not a folder" % a.out)
     if not os.access(a.pascal, os.X_OK):
         fail("--pascal: %s is not executable (make build)" % a.pascal)
     report = load_json(a.run, "report.json")
     work = work_files(a.run)
     extra = {"note": a.note} if a.note else {}
 
+    # Read and check everything before writing anything.
     scan = load_json(a.run, "scan.json")
     parts = load_json(a.run, "heldout.json", required=False)
     panel = []
     for i, part in enumerate((parts or {}).get("parts", [])):
         same_device(scan, part, "heldout.json part %d" % (i + 1))
         panel += part["measurements"]
-    prov = provenance(report, work, "scan", scan, panel, "heldout" if panel else None, extra)
-    ship(a.pascal, scan, panel, prov, os.path.join(a.out, a.name + "-scan.json"))
-
+    jobs = [(scan, panel, provenance(report, work, "scan", scan, panel, "heldout" if panel else None, extra),
+             a.name + "-scan.json")]
     gemm = load_json(a.run, "gemm.json", required=False)
     if gemm is not None:
         held = load_json(a.run, "gemm-heldout.json", required=False)
@@ -188,12 +187,13 @@ def main():
             if held.get("gemm") != gemm.get("gemm"):
                 fail("gemm-heldout.json: its tiling differs from gemm.json's")
             gpanel = held["measurements"]
-        runs = gemm["measurements"] + gpanel
         prov = provenance(report, work, "gemm", gemm, [], None, extra)
-        prov["phase_seconds"] = {"gemm (calibration + held-out)": phase_seconds(report).get("gemm")}
-        prov["seconds_per_measurement_beyond_kernel"] = per_run_cost(phase_seconds(report).get("gemm"), runs)
-        ship(a.pascal, gemm, gpanel, prov, os.path.join(a.out, a.name + "-tiled-gemm.json"))
-
+        seconds = phase_seconds(report).get("gemm")
+        prov["phase_seconds"] = {"gemm (calibration + held-out)": seconds}
+        prov["seconds_per_measurement_beyond_kernel"] = per_run_cost(seconds, gemm["measurements"] + gpanel)
+        jobs.append((gemm, gpanel, prov, a.name + "-tiled-gemm.json"))
+    for calib, runs, prov, name in jobs:
+        ship(a.pascal, calib, runs, prov, os.path.join(a.out, name))
 
 if __name__ == "__main__":
     main()
