@@ -94,6 +94,11 @@ typedef struct pascal_kern_open_plan {
 cudaError_t pascal_kern_open_plan_make(int device, const pascal_kern_open_config *cfg,
                                        pascal_kern_open_plan *out);
 
+/* SM clock cycles a TMA-path CTA waits for one block's bulk copy before it
+ * reports the CTA and traps (about 2 s at 2 GHz; a copy of one block takes
+ * microseconds even with every SM loading). */
+#define PASCAL_KERN_TMA_WAIT_CYCLES (1ull << 32)
+
 /* Launch `ctas` (= W x M) CTAs, each scanning blocks 0..n_blocks-1 once.
  * checksum[c] receives the sum (mod 2^32) of all words CTA c read;
  * iterations[c] the number of WMMA iterations CTA c completed, counted
@@ -103,6 +108,12 @@ cudaError_t pascal_kern_open_scan(const pascal_kern_open_config *cfg,
                                   const pascal_kern_open_plan *plan, const uint4 *data,
                                   uint64_t n_blocks, uint32_t ctas, uint32_t *checksum,
                                   uint32_t *iterations, cudaStream_t stream);
+
+/* Fault injection for the GPU self-test: one CTA waits on an mbarrier that
+ * no copy completes, with a bound of `budget` cycles; the launch must fail
+ * with cudaErrorLaunchFailure (the context is lost) and print the wait's
+ * message. */
+cudaError_t pascal_kern_tma_stall(uint64_t budget, cudaStream_t stream);
 
 /* ---- GEMM ---------------------------------------------------------------- */
 

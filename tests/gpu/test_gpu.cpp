@@ -13,7 +13,8 @@
  *      phases for c from 1 to M, plus packed clusters where sharing makes K=1;
  *   4. the open scan showing K > 1.05 for at least one deep TMA pipeline;
  *   5. as the agent runs it: a job on a thread of its own, and a fresh rig
- *      measuring again after a kernel fault lost the context.
+ *      measuring again after a kernel fault lost the context (the fault: a
+ *      TMA mbarrier wait that traps at its bound instead of hanging).
  * Measured figures are printed for docs/gpu.md.
  */
 #include <math.h>
@@ -294,12 +295,13 @@ void test_thread_and_fault(void)
 
   pascal_cuda_rig::drop_if_lost(&rig); /* a healthy context is kept */
   CHECK(rig != nullptr);
-  printf("provoking a kernel fault (illegal address), then reopening the device\n");
-  uint32_t *sink = nullptr;
-  CHECK(cudaMalloc(&sink, sizeof *sink) == cudaSuccess);
-  const uint4 *unmapped = reinterpret_cast<const uint4 *>(uintptr_t{1} << 47);
-  CHECK(pascal_kern_l2_flush(unmapped, 1u << 20, sink, nullptr) == cudaSuccess);
-  CHECK(cudaDeviceSynchronize() != cudaSuccess); /* the fault */
+  /* The fault: an mbarrier wait that nothing completes, bounded at 2^24
+   * cycles (about 10 ms), traps instead of hanging the process. */
+  printf("provoking a kernel fault (a TMA wait past its bound), then reopening the device\n");
+  CHECK(pascal_kern_tma_stall(1ull << 24, nullptr) == cudaSuccess);
+  const cudaError_t fault = cudaDeviceSynchronize();
+  printf("the stalled wait ended with: %s\n", cudaGetErrorString(fault));
+  CHECK(fault == cudaErrorLaunchFailure);
   pascal_cuda_rig::drop_if_lost(&rig);
   CHECK(rig == nullptr);
   check_status(pascal_cuda_rig::open(0, &rig, &err), err, "open after the fault");
