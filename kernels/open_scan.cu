@@ -8,6 +8,7 @@
  * kernels/occupancy.cu through the dynamic shared-memory size.
  */
 #include "device_common.cuh"
+#include "kernel_load.cuh"
 #include "pascal_kernels.h"
 #include "tma.cuh"
 
@@ -128,6 +129,11 @@ __global__ void tma_stall(uint64_t budget)
 }
 
 } // namespace
+
+cudaError_t pascal_kern_load_open_scan(void)
+{
+  return pascal_kern_load(open_scan_sync, open_scan_tma, tma_stall);
+}
 
 cudaError_t pascal_kern_tma_stall(uint64_t budget, cudaStream_t stream)
 {

@@ -32,6 +32,13 @@
 /* Largest TMA pipeline depth (shared-memory buffers) a job may ask for. */
 #define PASCAL_KERN_MAX_DEPTH    16u
 
+/* Load every kernel of this library into the current context (CUDA loads
+ * modules lazily by default, at a kernel's first launch, which a measurement
+ * would then time; kernel_load.cuh). Call once the device's context exists,
+ * before any timed launch; an architecture missing from the build fails
+ * here with cudaErrorNoKernelImageForDevice. */
+cudaError_t pascal_kern_load_all(void);
+
 /* TMA priming count n_p of this binary as a function of the depth d
  * (Algorithm `dynamic-kernel`: d - 1 on the paper's GB10 binary, d on its Thor
  * binary). Fixed at build time by PASCAL_TMA_PRIME_EXTRA (0 or 1, CMake option

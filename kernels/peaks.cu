@@ -6,6 +6,7 @@
  * calibrator/cuda/peak_bench.cpp.
  */
 #include "device_common.cuh"
+#include "kernel_load.cuh"
 #include "peak_kernels.h"
 
 namespace {
@@ -60,6 +61,11 @@ __global__ void clock_spin(uint64_t cycles, unsigned long long *seen)
 __global__ void empty_kernel() {}
 
 } // namespace
+
+cudaError_t pascal_kern_load_peaks(void)
+{
+  return pascal_kern_load(stream_read, mma_chain, clock_spin, empty_kernel);
+}
 
 cudaError_t pascal_kern_peak_stream(const uint4 *buf, uint64_t bytes, uint32_t passes,
                                     uint32_t ctas, uint32_t *sink, cudaStream_t stream)

@@ -160,6 +160,11 @@ pascal_status pascal_cuda_rig::open(int device, pascal_cuda_rig **out, pascal_er
                           p.name, p.major, p.minor);
     goto fail;
   }
+  /* Every kernel loaded now, so that no timed launch loads a module. */
+  if ((e = pascal_kern_load_all()) != cudaSuccess) {
+    st = pascal_cuda_fail(err, "kernel loading", e);
+    goto fail;
+  }
   if (r->info_.l2_bytes == 0) {
     st = pascal_error_set(err, PASCAL_ENOTFOUND, "device", "%s reports no L2 cache", p.name);
     goto fail;

@@ -30,6 +30,10 @@ must agree. The decoder was also checked against the counts the review of
 the GPU path took with cuobjdump at commit 9f21cfa: 20 HMMA in mma_chain and
 31 in each open-scan kernel (4 x 5 and 31 wmma kept, one half each).
 
+The same objects give the kernel inventory: every kernel in the sm_90 code
+must be named in one pascal_kern_load() list (kernel_load.cuh), so that
+pascal_kern_load_all loads all of them before the first timed launch.
+
 Negative case, checked by hand: on the kernels of 9f21cfa (element 0 of
 each accumulator only) this test fails (mma_chain 20, want 8; open scans 31,
 want 2), and with only `#pragma unroll 1` added to them it still fails
@@ -218,6 +222,19 @@ def main():
         others = {k: v for k, v in counts.items() if not any(re.search(r"\d" + s, k) for s in want)}
         check(len(others) >= 5, "the other kernels were found: %r" % sorted(others))
         check(all(v == 0 for v in others.values()), "HMMA in kernels that issue none: %r" % others)
+        # Every kernel is loaded before the first timed launch: each one in
+        # the SASS is named in a pascal_kern_load() list (kernel_load.cuh).
+        listed = set()
+        for src in sorted(os.listdir(KSRC)):
+            if src.endswith(".cu"):
+                with open(os.path.join(KSRC, src)) as f:
+                    for args in re.findall(r"return pascal_kern_load\(([^)]*)\)", f.read()):
+                        listed |= {a.strip() for a in args.split(",")}
+        for k in counts:
+            name = next((n for n in listed if re.search(r"\d%s[EI]" % re.escape(n), k)), None)
+            check(name is not None, "kernel %s is in no pascal_kern_load() list" % k)
+        check(len(listed) == len(counts), "load lists name %d kernels, the SASS holds %d"
+              % (len(listed), len(counts)))
     if FAILS:
         print("%d failure(s)" % len(FAILS))
         return 1
