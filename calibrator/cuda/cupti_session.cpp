@@ -197,16 +197,16 @@ pascal_status current_context(CUcontext *out, pascal_error *err)
 
 } // namespace
 
-struct pascal_cupti_session::config {
+struct pcu_cupti_session::config {
   std::vector<std::string> metrics;
   host_config host;
   std::vector<uint8_t> image;
 };
 
-pascal_cupti_session::pascal_cupti_session() = default;
+pcu_cupti_session::pcu_cupti_session() = default;
 
-pascal_status pascal_cupti_metric_known(const std::string &chip, const uint8_t *availability,
-                                        const char *metric, bool *out, pascal_error *err)
+pascal_status pcu_cupti_metric_known(const std::string &chip, const uint8_t *availability,
+                                     const char *metric, bool *out, pascal_error *err)
 {
   host_config h;
   pascal_status st = h.init(chip, availability, err);
@@ -217,9 +217,9 @@ pascal_status pascal_cupti_metric_known(const std::string &chip, const uint8_t *
   return PASCAL_OK;
 }
 
-pascal_status pascal_cupti_pass_count(const std::string &chip, const uint8_t *availability,
-                                      const std::vector<std::string> &metrics, size_t *out,
-                                      pascal_error *err)
+pascal_status pcu_cupti_pass_count(const std::string &chip, const uint8_t *availability,
+                                   const std::vector<std::string> &metrics, size_t *out,
+                                   pascal_error *err)
 {
   host_config h;
   std::vector<uint8_t> image;
@@ -236,9 +236,9 @@ pascal_status pascal_cupti_pass_count(const std::string &chip, const uint8_t *av
   return PASCAL_OK;
 }
 
-pascal_status pascal_cupti_session::open(int device, pascal_cupti_session **out, pascal_error *err)
+pascal_status pcu_cupti_session::open(int device, pcu_cupti_session **out, pascal_error *err)
 {
-  pascal_cupti_session *s = new pascal_cupti_session();
+  pcu_cupti_session *s = new pcu_cupti_session();
   pascal_status st = PASCAL_OK;
   CUcontext ctx = nullptr;
   CUptiResult r;
@@ -282,7 +282,7 @@ fail:
   return st;
 }
 
-pascal_cupti_session::~pascal_cupti_session()
+pcu_cupti_session::~pcu_cupti_session()
 {
   config_.reset(); /* host objects go before the profiler is deinitialized */
   if (initialized_) {
@@ -291,10 +291,9 @@ pascal_cupti_session::~pascal_cupti_session()
   }
 }
 
-pascal_status pascal_cupti_session::measure(const std::vector<std::string> &metrics,
-                                            pascal_cupti_step prepare, pascal_cupti_step launch,
-                                            void *ctx, std::vector<double> *values,
-                                            pascal_error *err)
+pascal_status pcu_cupti_session::measure(const std::vector<std::string> &metrics,
+                                         pcu_cupti_step prepare, pcu_cupti_step launch, void *ctx,
+                                         std::vector<double> *values, pascal_error *err)
 {
   pascal_status st = PASCAL_OK;
   if (!config_ || config_->metrics != metrics) {
