@@ -7,8 +7,11 @@
 #include "cuda_rig.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 
+#include "peak_kernels.h"
+#include "peak_math.h"
 #include "reference.h"
 
 pascal_status pcu_fail(pascal_error *err, const char *what, cudaError_t e)
@@ -313,6 +316,51 @@ pascal_status pcu_rig::measure_cold_read(uint64_t bytes,
   return measure_launch(
       cupti_, this, "cold read", [=]() { return pascal_kern_l2_flush(data, bytes, sink, nullptr); },
       metrics, values, &ns, err);
+}
+
+pascal_status pcu_rig::measure_cost(unsigned n, pcu_run_cost *out, pascal_error *err)
+{
+  using clock = std::chrono::steady_clock;
+  const auto seconds = [](clock::time_point a) {
+    return std::chrono::duration<double>(clock::now() - a).count();
+  };
+  const std::vector<pcu_fill_metric> m{metric_};
+  std::vector<double> with, without, fill;
+  pcu_rig_launch l{this, [] { return pascal_kern_peak_empty(nullptr); }, nullptr, nullptr,
+                   "empty kernel"};
+  pascal_status st = PASCAL_OK;
+  cudaError_t e = cudaEventCreate(&l.start);
+  if (e == cudaSuccess)
+    e = cudaEventCreate(&l.stop);
+  if (e != cudaSuccess)
+    st = pcu_fail(err, "cudaEventCreate", e);
+  for (unsigned i = 0; i < n && st == PASCAL_OK; ++i) {
+    double ns = 0;
+    const clock::time_point t0 = clock::now();
+    if ((st = measure_launch(cupti_, this, l.what, l.kernel, m, &fill, &ns, err)) != PASCAL_OK)
+      break;
+    with.push_back(seconds(t0));
+    const clock::time_point t1 = clock::now();
+    float ms = 0;
+    if ((st = pcu_rig_launch::prepare(&l, err)) != PASCAL_OK ||
+        (st = pcu_rig_launch::launch(&l, err)) != PASCAL_OK)
+      break;
+    if ((e = cudaDeviceSynchronize()) != cudaSuccess ||
+        (e = cudaEventElapsedTime(&ms, l.start, l.stop)) != cudaSuccess) {
+      st = pcu_fail(err, "timed launch without CUPTI", e);
+      break;
+    }
+    without.push_back(seconds(t1));
+  }
+  if (l.start != nullptr)
+    cudaEventDestroy(l.start);
+  if (l.stop != nullptr)
+    cudaEventDestroy(l.stop);
+  if (st != PASCAL_OK)
+    return st;
+  out->with_cupti_s = pcu_peak_median(with);
+  out->without_cupti_s = pcu_peak_median(without);
+  return PASCAL_OK;
 }
 
 pascal_status pcu_rig::run_open_scan(const pascal_kern_open_config &cfg, uint64_t n_blocks,

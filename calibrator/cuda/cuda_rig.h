@@ -36,6 +36,16 @@ struct pcu_cold_read {
   std::vector<double> values;           /* bytes reported by each */
 };
 
+/* What one measured run costs besides its kernel: wall seconds per run
+ * (medians) of an empty kernel measured as every job is (L2 flush, range
+ * profiler enabled, configured and disabled around one pass, counters
+ * decoded and evaluated) and of the same flush and timed launch without
+ * CUPTI. */
+struct pcu_run_cost {
+  double with_cupti_s = 0;
+  double without_cupti_s = 0;
+};
+
 /* A measured run: fill bytes (> 0) and kernel time (ns, > 0). */
 struct pcu_sample {
   double fill_bytes = 0;
@@ -75,6 +85,9 @@ public:
   /* Read `bytes` of cold data once; values of `metrics` in bytes. */
   pascal_status measure_cold_read(uint64_t bytes, const std::vector<pcu_fill_metric> &metrics,
                                   std::vector<double> *values, pascal_error *err);
+
+  /* `n` runs of an empty kernel each way (pcu_run_cost). */
+  pascal_status measure_cost(unsigned n, pcu_run_cost *out, pascal_error *err);
 
   /* Make the rig's device current on the calling thread: a thread the CUDA
    * runtime has not seen starts on device 0 (the agent runs every job on a

@@ -37,7 +37,8 @@ typedef pascal_status (*pcu_cupti_step)(void *ctx, pascal_error *err);
  * returning. */
 class pcu_cupti_session {
 public:
-  /* Initializes the profiler and reads the chip name and the counter
+  /* Initializes the profiler (the first open of the process does; it stays
+   * initialized until the process exits) and reads the chip name and the counter
    * availability of the device's primary context (which the caller made
    * current, and which measure() profiles). Permission problems give
    * PASCAL_EREFUSED with a message saying how to allow profiling. */
@@ -70,7 +71,7 @@ private:
   std::string chip_;
   std::vector<uint8_t> avail_;
   void *context_ = nullptr; /* CUcontext measured */
-  bool initialized_ = false;
+  uint64_t measured_ = 0;   /* measurements completed, for error messages */
 };
 
 #endif

@@ -1,9 +1,10 @@
 /*
  * probe.cpp - pascal_cuda_probe() (cuda_probe.h): device constants, the fill
  * counter chosen and its cold-read validation, the TMA priming count of this
- * binary, the capacity scan with the proposed effective capacity C
- * (paper Section 5.1, Figure `capacity`), and the device peaks of the
- * latency pipeline (peak_bench.h).
+ * binary, what one measured run costs with and without CUPTI (measure.sh
+ * sizes the scan plan with it), the capacity scan with the proposed
+ * effective capacity C (paper Section 5.1, Figure `capacity`), and the
+ * device peaks of the latency pipeline (peak_bench.h).
  */
 #include "cuda_probe.h"
 
@@ -15,6 +16,10 @@
 #include "peak_bench.h"
 
 namespace {
+
+/* Empty-kernel runs timed each way for the run cost (an odd count: the
+ * median is a measured run). */
+const unsigned kCostRuns = 9;
 
 void print_device(FILE *out, const pcu_rig &rig, uint32_t block_bytes)
 {
@@ -77,7 +82,17 @@ pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
     return st;
   std::vector<pcu_capacity_row> rows;
   uint64_t c = 0;
+  pcu_run_cost cost;
   print_device(out, *rig, block_bytes);
+  if ((st = rig->measure_cost(kCostRuns, &cost, err)) != PASCAL_OK)
+    goto done;
+  fprintf(out,
+          "run cost      %.4f s per measured run with CUPTI, %.4f s without (CUPTI adds %.4f s; "
+          "median of %u empty-kernel runs)\n",
+          cost.with_cupti_s, cost.without_cupti_s, cost.with_cupti_s - cost.without_cupti_s,
+          kCostRuns);
+  fprintf(out, "run cost: {\"with_cupti_s\":%.6f,\"without_cupti_s\":%.6f,\"runs\":%u}\n",
+          cost.with_cupti_s, cost.without_cupti_s, kCostRuns);
   fprintf(out, "capacity scan (sync, o=1, W=%u, %u repeat(s), median):\n", PCU_CAPACITY_WAVES,
           repeats);
   fprintf(out, "%12s %14s %10s %12s\n", "blocks", "bytes", "fill/bytes", "kernel_us");

@@ -271,11 +271,22 @@ void test_open_divergence(pcu_rig *rig)
   CHECK(best > 1.05);
 }
 
+/* What a measured run costs besides its kernel: CUPTI adds time, and a run
+ * without it still flushes L2 and synchronizes. */
+void test_run_cost(pcu_rig *rig)
+{
+  pcu_run_cost c;
+  pascal_error err;
+  check_status(rig->measure_cost(9, &c, &err), err, "run cost");
+  printf("run cost: %.4f s with CUPTI, %.4f s without\n", c.with_cupti_s, c.without_cupti_s);
+  CHECK(c.without_cupti_s > 0 && c.with_cupti_s > c.without_cupti_s);
+}
+
 /* As the agent uses the backend: a job measured on a thread of its own
  * (bound to the device first), and a kernel fault, which loses the context
  * for every later call, followed by a fresh rig on a reset device that
- * measures again (CUPTI deinitialized and initialized again in one
- * process). */
+ * measures again (CUPTI stays initialized across the reset: it is
+ * initialized once per process). */
 void test_thread_and_fault(void)
 {
   pcu_rig *rig = nullptr;
@@ -349,6 +360,7 @@ int main(void)
   test_counters(rig);
   test_static_clusters(rig);
   test_open_divergence(rig);
+  test_run_cost(rig);
   delete rig;
   test_thread_and_fault();
   return check_summary();
