@@ -587,11 +587,13 @@ phase_report() {
     if [ -z "$left" ]; then
       echo "Every requested phase finished: nothing to continue."
     else
-      echo "Not finished: $left. The work archive (measure-work.tar.gz) holds everything"
-      echo "measured so far; commit it as deploy/gpu/runs/<date>-<gpu>/measure-work.tar.gz and"
-      echo "give the next window's command \`--resume deploy/gpu/runs/<date>-<gpu>/measure-work.tar.gz\`"
-      echo "(docs/gpu.md): finished phases are skipped and a calibration cut short continues"
-      echo "with the runs it lacks."
+      echo "Not finished: $left."
+      echo
+      echo "The work archive (measure-work.tar.gz) holds everything measured so far:"
+      echo "commit it as deploy/gpu/runs/<date>-<gpu>/measure-work.tar.gz and give the next"
+      echo "window's command \`--resume deploy/gpu/runs/<date>-<gpu>/measure-work.tar.gz\`"
+      echo "(docs/gpu.md): finished phases are skipped and a calibration cut short"
+      echo "continues with the runs it lacks."
     fi
     echo
     echo "Plan: $(cat "$WORK/plans/choice.txt" 2>/dev/null || echo "not made yet")"

@@ -75,7 +75,10 @@ def two_windows(tmp):
     scratch = os.path.join(tmp, "w1-scratch")
     os.makedirs(scratch)
     out1, out2 = os.path.join(tmp, "window1"), os.path.join(tmp, "window2")
-    p = subprocess.Popen(command(out1, ["--budget-s", "120"]), stderr=subprocess.PIPE, text=True,
+    # the phases up to the static table (held-out and GEMM calibrations go
+    # the same way as the scan, and the main run covers them)
+    phases = ["--phases", "env,probe,plans,scan,static,report"]
+    p = subprocess.Popen(command(out1, ["--budget-s", "120"] + phases), stderr=subprocess.PIPE, text=True,
                          env=dict(os.environ, TMPDIR=scratch))
     stopped, limit = False, time.time() + 150
     while not stopped and p.poll() is None and time.time() < limit:
@@ -99,10 +102,11 @@ def two_windows(tmp):
     first = scan_done_ids(os.path.join(out1, "measure-work.tar.gz"))
     check(50 <= len(first) < 756, "window 1 measured part of the scan: %d runs" % len(first))
 
-    rc, log2, _ = measure(out2, "--budget-s", "120", "--resume", os.path.join(out1, "measure-work.tar.gz"))
+    rc, log2, _ = measure(out2, "--budget-s", "120", "--resume", os.path.join(out1, "measure-work.tar.gz"),
+                          *phases)
     check(rc == 0, "window 2 finishes (rc %d):\n%s" % (rc, log2))
     check("continuing from" in log2 and "phase probe: results present, skipped" in log2
-          and "scan: measuring calibration 1" in log2 and "created" not in log2.split("heldout-1")[0],
+          and "scan: measuring calibration 1" in log2 and "created" not in log2,
           "window 2 continues calibration 1:\n" + log2)
     both = scan_done_ids(os.path.join(out2, "measure-work.tar.gz"))
     print("window 1: %d scan runs before the stop; both windows: %d" % (len(first), len(both)))
@@ -112,7 +116,7 @@ def two_windows(tmp):
     check(len(load(out2, "scan.json")["measurements"]) == 756, "window 2 exports the 756 runs")
     rep2 = load(out2, "report.json")
     states = {x["phase"]: x["state"] for x in rep2["phases"]}
-    check(all(states.get(x) == "ok" for x in ("env", "probe", "plans", "scan", "static", "heldout", "gemm"))
+    check(all(states.get(x) == "ok" for x in ("env", "probe", "plans", "scan", "static"))
           and rep2["next_window"] == [], "window 2 ends every phase: %r %r" % (states, rep2["next_window"]))
 
 
