@@ -235,11 +235,8 @@ def main():
             check(name is not None, "kernel %s is in no pascal_kern_load() list" % k)
         check(len(listed) == len(counts), "load lists name %d kernels, the SASS holds %d"
               % (len(listed), len(counts)))
-    if FAILS:
-        print("%d failure(s)" % len(FAILS))
-        return 1
-    print("OK")
-    return 0
+    print("%d failure(s)" % len(FAILS) if FAILS else "OK")
+    return 1 if FAILS else 0
 
 
 if __name__ == "__main__":
