@@ -563,6 +563,7 @@ phase_report() {
         printf "%s{\"phase\":\"%s\",\"state\":\"%s\",\"seconds\":%s,\"at\":\"%s\",\"message\":\"%s\"}",
                (n++ ? "," : ""), f[2], f[3], f[4], f[1], f[5] } }' "$WORK/phases.tsv"
     printf '],"plan_choice":"%s",' "$(cat "$WORK/plans/choice.txt" 2>/dev/null | json_escape)"
+    printf '"archive_note":"%s",' "$(echo "$BLOCKED" | json_escape)"
     printf '"next_window":[%s],' "$(for p in $left; do printf '"%s"\n' "$p"; done | paste -sd, -)"
     printf '"static":%s,"loko":{"scan":%s,"gemm":%s},"heldout":%s,' "$static" "$loko_scan" "$loko_gemm" "$(report_heldout)"
     printf '"files":['
@@ -596,6 +597,7 @@ phase_report() {
       echo "continues with the runs it lacks."
     fi
     echo
+    [ -z "$BLOCKED" ] || { echo "Archive: $BLOCKED."; echo; }
     echo "Plan: $(cat "$WORK/plans/choice.txt" 2>/dev/null || echo "not made yet")"
     echo
     echo "## Probe (fill metric, cold-read ratios, run cost, capacity scan, peaks)"
