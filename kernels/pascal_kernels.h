@@ -118,8 +118,8 @@ cudaError_t pascal_kern_open_scan(const pascal_kern_open_config *cfg,
 
 /* Fault injection for the GPU self-test: one CTA waits on an mbarrier that
  * no copy completes, with a bound of `budget` cycles; the launch must fail
- * with cudaErrorLaunchFailure (the context is lost) and print the wait's
- * message. */
+ * (a trap: the context is lost, every later call fails until a reset) and
+ * print the wait's message. */
 cudaError_t pascal_kern_tma_stall(uint64_t budget, cudaStream_t stream);
 
 /* ---- GEMM ---------------------------------------------------------------- */

@@ -52,8 +52,8 @@ __device__ __forceinline__ void pascal_tma_load(void *dst, const void *src, uint
  * most `budget` SM clock cycles: a bulk copy that never lands (a wrong byte
  * count, a barrier armed twice) would otherwise spin until the process is
  * killed. Past the budget, thread 0 prints which CTA waited and every waiting
- * thread traps, so the launch fails with cudaErrorLaunchFailure and the
- * message in the process's output. */
+ * thread traps, so the launch fails (the context is lost) with the message
+ * in the process's output. */
 __device__ __forceinline__ void pascal_tma_wait(uint64_t *bar, uint32_t parity, uint64_t budget)
 {
   const uint32_t b = pascal_tma_smem(bar);

@@ -52,7 +52,7 @@ def command(out, extra, bundle=BUILD):
 
 def measure(out, *extra, bundle=BUILD):
     t0 = time.time()
-    p = subprocess.run(command(out, extra, bundle), capture_output=True, text=True, timeout=170)
+    p = subprocess.run(command(out, extra, bundle), capture_output=True, text=True, timeout=300)
     return p.returncode, p.stderr, time.time() - t0
 
 
@@ -317,7 +317,7 @@ def main():
         # build without CUDA); the report still comes out.
         out3 = os.path.join(tmp, "cuda")
         p = subprocess.run(["bash", MEASURE, "--bundle", BUILD, "--out", out3, "--backend", "cuda",
-                            "--phases", "env,probe,report"], capture_output=True, text=True, timeout=170)
+                            "--phases", "env,probe,report"], capture_output=True, text=True, timeout=300)
         phases = {x["phase"]: x for x in load(out3, "report.json")["phases"]}
         if phases["probe"]["state"] != "ok":
             check(p.returncode == 1, "a failed phase makes the exit status 1")
