@@ -21,8 +21,10 @@
 
 #define COLS_MAX 3
 
-/* Solve the k x k system a x = b (Gaussian elimination, partial pivoting);
- * false when it is singular. a and b are overwritten. */
+/* Solve the k x k system a x = b of unit-norm columns (Gaussian
+ * elimination, partial pivoting); false when it is singular: a pivot below
+ * 1e-12 (columns proportional to each other, such as the fixed cost and the
+ * cost of a reference timed at one horizon only). a and b are overwritten. */
 static bool solve(double a[COLS_MAX][COLS_MAX], double b[COLS_MAX], size_t k, double x[COLS_MAX])
 {
   for (size_t c = 0; c < k; c++) {
@@ -30,7 +32,7 @@ static bool solve(double a[COLS_MAX][COLS_MAX], double b[COLS_MAX], size_t k, do
     for (size_t r = c + 1; r < k; r++)
       if (fabs(a[r][c]) > fabs(a[p][c]))
         p = r;
-    if (!(fabs(a[p][c]) > 1e-300))
+    if (!(fabs(a[p][c]) > 1e-12))
       return false;
     if (p != c) {
       for (size_t j = 0; j < k; j++) {
@@ -59,27 +61,51 @@ static bool solve(double a[COLS_MAX][COLS_MAX], double b[COLS_MAX], size_t k, do
 }
 
 /* min |X x - 1|^2 over x >= 0 for the n x k matrix X (row-major, k <=
- * COLS_MAX): every non-empty column subset solved unconstrained, the best
- * one without a negative coefficient kept (columns outside it are 0).
- * Columns that are all zero get 0. False when no subset gives a solution. */
+ * COLS_MAX): every non-empty column subset solved unconstrained (columns
+ * scaled to unit norm, so that seconds and counts of very different sizes
+ * condition alike), the best one without a negative coefficient kept
+ * (columns outside it are 0); a later subset must lower the error by more
+ * than rounding (1e-15 per run), so that a column that explains nothing (a
+ * kernel time flat in W) is not kept at a vanishing value. Columns that are all zero get 0. False
+ * when no subset gives a solution. */
 static bool nnls(const double *X, size_t n, size_t k, double x[COLS_MAX])
 {
-  double best = INFINITY;
+  double norm[COLS_MAX] = {0}, best = INFINITY;
   bool found = false;
-  for (unsigned mask = 1; mask < (1u << k); mask++) {
+  for (size_t j = 0; j < k; j++) {
+    for (size_t r = 0; r < n; r++)
+      norm[j] += X[r * k + j] * X[r * k + j];
+    norm[j] = sqrt(norm[j]);
+  }
+  /* the subsets of up to three columns, fewest columns first and the
+     fixed cost (column 0) last among equals: one horizon per reference
+     is explained by its cost alone */
+  static const unsigned subsets[] = {2, 4, 1, 6, 3, 5, 7};
+  for (size_t s = 0; s < sizeof subsets / sizeof *subsets; s++) {
+    unsigned mask = subsets[s];
+    if (mask >= (1u << k))
+      continue;
     size_t idx[COLS_MAX], m = 0;
+    bool usable = true;
     for (size_t j = 0; j < k; j++)
-      if (mask & (1u << j))
+      if (mask & (1u << j)) {
+        usable = usable && norm[j] > 0;
         idx[m++] = j;
+      }
+    if (!usable)
+      continue;
     double a[COLS_MAX][COLS_MAX] = {{0}}, b[COLS_MAX] = {0}, y[COLS_MAX];
     for (size_t r = 0; r < n; r++)
       for (size_t p = 0; p < m; p++) {
-        b[p] += X[r * k + idx[p]];
+        double xp = X[r * k + idx[p]] / norm[idx[p]];
+        b[p] += xp;
         for (size_t q = 0; q < m; q++)
-          a[p][q] += X[r * k + idx[p]] * X[r * k + idx[q]];
+          a[p][q] += xp * X[r * k + idx[q]] / norm[idx[q]];
       }
     if (!solve(a, b, m, y))
       continue;
+    for (size_t p = 0; p < m; p++)
+      y[p] /= norm[idx[p]];
     bool ok = true;
     for (size_t p = 0; p < m; p++)
       ok = ok && isfinite(y[p]) && y[p] >= 0;
@@ -92,7 +118,7 @@ static bool nnls(const double *X, size_t n, size_t k, double x[COLS_MAX])
         v += X[r * k + idx[p]] * y[p];
       sse += v * v;
     }
-    if (sse < best) {
+    if (sse < best - 1e-15 * (double)n) {
       best = sse;
       found = true;
       for (size_t j = 0; j < k; j++)

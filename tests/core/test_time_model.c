@@ -300,8 +300,38 @@ static void test_sources(void)
   pascal_calibration_free(&cal);
 }
 
+/* Degenerate timings: a reference timed at one horizon is explained by its
+ * cost alone; kernel times flat in W (no cost per block) give no
+ * calibrated time, never a vanishing cost. */
+static void test_degenerate(void)
+{
+  pascal_calibration cal;
+  pascal_model *m = NULL;
+  scan_cal(&cal);
+  for (size_t i = 0; i < cal.n_scan_runs; i++)
+    cal.scan_runs[i].has_kernel_ns = cal.scan_runs[i].W == 16;
+  CHECK_INT(pascal_model_fit(&cal, &m, NULL), PASCAL_OK);
+  CHECK(pascal_model_time_calibrated(m));
+  double cost, fixed;
+  pascal_curve_view v;
+  CHECK_INT(pascal_model_curve(m, 0, &v, NULL), PASCAL_OK);
+  CHECK_INT(pascal_model_time_scan_ref(m, 0, &cost, &fixed, NULL), PASCAL_OK);
+  CHECK_NEAR(cost / ((law_fixed(&v.key) + 16.0 * v.N * law_cost(&v.key)) / (16.0 * v.N)), 1, 1e-12);
+  CHECK(fixed == 0);
+  pascal_model_free(m);
+  for (size_t i = 0; i < cal.n_scan_runs; i++) {
+    cal.scan_runs[i].has_kernel_ns = true;
+    cal.scan_runs[i].kernel_ns = 1000;
+  }
+  CHECK_INT(pascal_model_fit(&cal, &m, NULL), PASCAL_OK);
+  CHECK(!pascal_model_time_calibrated(m));
+  pascal_model_free(m);
+  pascal_calibration_free(&cal);
+}
+
 int main(void)
 {
+  test_degenerate();
   test_scan_fit();
   test_scan_transfer();
   test_gemm();
