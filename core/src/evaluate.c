@@ -6,8 +6,9 @@
  * and scores them, with the baselines of loko_baselines.h, on the same runs;
  * a panel is scored by the model of all calibration runs. Per key it also
  * counts diverged runs and the repeat-to-repeat floor, and times the runs
- * that carry a kernel time with each cache input of the latency pipeline
- * (eval_latency.c); eval_summary.c turns the keys into the table row.
+ * that carry a kernel time with each cache input, by the pipeline on peaks
+ * and by the calibrated time of the same (fold) model (eval_latency.c);
+ * eval_summary.c turns the keys into the table row.
  */
 #include "pascal/evaluate.h"
 
@@ -227,7 +228,7 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
                                size_t hi, pascal_key_report *kr, pascal_error *err)
 {
   double sum[PASCAL_METHOD_COUNT] = {0};
-  eval_latency_acc lat = {0};
+  eval_latency_acc lat = {0}, lat_cal = {0};
   kr->key = items[lo].key;
   kr->Mg = items[lo].Mg;
   kr->Ng = items[lo].Ng;
@@ -257,13 +258,14 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
     double fills[PASCAL_CACHE_COUNT];
     size_t r = items[i].index;
     cache_fills(cal, runs, r, obs, pred, fills);
-    st = cal->workload == PASCAL_WORKLOAD_SCAN
-             ? pc_eval_latency_add(model, &runs->scan[r], NULL, fills, &lat, err)
-             : pc_eval_latency_add(model, NULL, &runs->gemm[r], fills, &lat, err);
-    if (st)
+    const pascal_scan_run *scan = cal->workload == PASCAL_WORKLOAD_SCAN ? &runs->scan[r] : NULL;
+    const pascal_gemm_run *gemm = scan ? NULL : &runs->gemm[r];
+    if ((st = pc_eval_latency_add(model, PASCAL_TIME_PEAKS, scan, gemm, fills, &lat, err)) ||
+        (st = pc_eval_latency_add(model, PASCAL_TIME_CALIBRATED, scan, gemm, fills, &lat_cal, err)))
       return st;
   }
   pc_eval_latency_key(&lat, &kr->latency);
+  pc_eval_latency_key(&lat_cal, &kr->latency_calibrated);
   for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
     kr->mape[m] = kr->n_scored ? 100 * sum[m] / (double)kr->n_scored : NAN;
   key_floor(cal, runs, items, lo, hi, kr);
@@ -358,7 +360,9 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
   const pascal_loko_report *self = &rep;
   if (rep.n_keys_scored && (st = pascal_eval_summarize(&self, 1, &rep.summary, err)))
     goto fail;
-  if ((st = pc_eval_latency_rows(rep.keys, rep.n_keys, &rep.latency, err)))
+  if ((st = pc_eval_latency_rows(rep.keys, rep.n_keys, PASCAL_TIME_PEAKS, &rep.latency, err)) ||
+      (st = pc_eval_latency_rows(rep.keys, rep.n_keys, PASCAL_TIME_CALIBRATED,
+                                 &rep.latency_calibrated, err)))
     goto fail;
   if (!rep.n_keys_scored) { /* nothing scored: the row is undefined */
     for (int m = 0; m < PASCAL_METHOD_COUNT; m++) {

@@ -11,8 +11,8 @@
 #include "args.h"
 #include "commands.h"
 #include "output.h"
-#include "pascal/predict_time.h"
 #include "pascal/synth.h"
+#include "pascal/time_model.h"
 #include "pascal/validation.h"
 #include "pascal_codec.h"
 
@@ -87,14 +87,15 @@ typedef struct predict_query {
   uint32_t Mg, Ng, Kg;
 } predict_query;
 
-/* time_s and bound at the end of the answer, as pascald writes them, when
- * the bundle's device carries peaks (t != NULL). */
-static pascal_status add_time(json_t *doc, const pascal_latency *t, pascal_error *err)
+/* time_s, bound and time_source at the end of the answer, as pascald
+ * writes them, when the bundle's device carries peaks (t != NULL). */
+static pascal_status add_time(json_t *doc, const pascal_time *t, pascal_error *err)
 {
   if (!t)
     return PASCAL_OK;
   if (json_object_set_new(doc, "time_s", json_real(t->time_s)) ||
-      json_object_set_new(doc, "bound", json_string(pascal_bound_name(t->bound))))
+      json_object_set_new(doc, "bound", json_string(pascal_bound_name(t->bound))) ||
+      json_object_set_new(doc, "time_source", json_string(pascal_time_source_name(t->source))))
     return pascal_error_set(err, PASCAL_ENOMEM, "time_s", "out of memory");
   return PASCAL_OK;
 }
@@ -135,8 +136,8 @@ static pascal_status predict_run(const pascal_calibration *cal, const pascal_mod
     if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
       return st;
     pascal_validation_expect_gemm(v, &shape, &p);
-    pascal_latency t;
-    int timed = pascal_predict_time_gemm(model, &shape, p.fill_bytes, &t, NULL) == PASCAL_OK;
+    pascal_time t;
+    int timed = pascal_time_gemm(model, &shape, p.fill_bytes, &t, NULL) == PASCAL_OK;
     st = pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
     return st ? st : add_time(*doc, timed ? &t : NULL, err);
   }
@@ -148,9 +149,8 @@ static pascal_status predict_run(const pascal_calibration *cal, const pascal_mod
   if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
     return st;
   pascal_validation_expect_scan(v, &key, &p);
-  pascal_latency t;
-  int timed =
-      pascal_predict_time_scan(model, &key, q->N, q->W, p.fill_bytes, &t, NULL) == PASCAL_OK;
+  pascal_time t;
+  int timed = pascal_time_scan(model, &key, q->N, q->W, p.fill_bytes, &t, NULL) == PASCAL_OK;
   st = pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
   return st ? st : add_time(*doc, timed ? &t : NULL, err);
 }

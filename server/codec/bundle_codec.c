@@ -3,6 +3,7 @@
  * (docs/bundle-format.md; issue 3 item 7): strict decoding into a
  * pascal_calibration, encoding of plain and frozen bundles (fitted curves of
  * paper Eq. trafficcurve, LOKO report of Eq. dynamic_selection) and the
+ * the time fit of pascal/time_model.h under "model", and the
  * content hash: SHA-256 over the canonical serialisation of format, device,
  * workload, class_rule, gemm, measurements and the held-out panel (when it
  * has runs, so that bundles without one keep their hash). The device may
@@ -12,9 +13,11 @@
  * present, and a device without them hashes as before they existed.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json_util.h"
+#include "pascal/time_model.h"
 #include "pascal_codec.h"
 #include "pascal_sha256.h"
 
@@ -480,6 +483,40 @@ pascal_status pascal_codec_bundle_hash(const pascal_calibration *cal,
   return PASCAL_OK;
 }
 
+/* "time" of the model object: the time fit of pascal/time_model.h when the
+ * model carries one. Scan: "cost_s" and "fixed_s", one per curve in the
+ * curves' order; GEMM: "ctas_per_sm", "fixed_s", "iteration_s",
+ * "sm_iteration_s". */
+static pascal_status encode_model_time(const pascal_model *model, json_t *doc, pascal_error *err)
+{
+  if (!pascal_model_time_calibrated(model))
+    return PASCAL_OK;
+  json_t *t = json_object();
+  pascal_status st = codec_set(doc, "time", t, err);
+  if (st)
+    return st;
+  if (pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM) {
+    pascal_gemm_time_fit f;
+    if ((st = pascal_model_time_gemm(model, &f, err)) ||
+        (st = codec_set(t, "ctas_per_sm", codec_uint(f.ctas_per_sm), err)) ||
+        (st = codec_set(t, "fixed_s", codec_real(f.fixed_s), err)) ||
+        (st = codec_set(t, "iteration_s", codec_real(f.iteration_s), err)) ||
+        (st = codec_set(t, "sm_iteration_s", codec_real(f.sm_iteration_s), err)))
+      return st;
+    return PASCAL_OK;
+  }
+  size_t n = pascal_model_curve_count(model);
+  double *v = malloc(2 * (n ? n : 1) * sizeof *v);
+  if (!v)
+    return pascal_error_set(err, PASCAL_ENOMEM, "model.time", "out of memory");
+  for (size_t i = 0; !st && i < n; i++)
+    st = pascal_model_time_scan_ref(model, i, &v[i], &v[n + i], err);
+  if (!st && !(st = codec_set_real_array(t, "cost_s", v, n, err)))
+    st = codec_set_real_array(t, "fixed_s", v + n, n, err);
+  free(v);
+  return st;
+}
+
 pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out, pascal_error *err)
 {
   json_t *doc = json_object(), *curves = json_array();
@@ -502,6 +539,8 @@ pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out,
         !(st = codec_set_real_array(c, "y", v.curve->y, v.curve->n, err)))
       st = codec_set_real_array(c, "slope", v.curve->d, v.curve->n, err);
   }
+  if (!st)
+    st = encode_model_time(model, doc, err);
   if (st) {
     json_decref(doc);
     return st;
@@ -584,6 +623,10 @@ pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
   pascal_status st = pascal_codec_model_encode(model, &fitted, err);
   if (st)
     return st;
+  /* a bundle frozen before the time fit existed: its time is derived from
+     its (hashed) kernel times, the curves must still match */
+  if (!json_object_get(bundle->model, "time"))
+    json_object_del(fitted, "time");
   char absent[PASCAL_ERROR_FIELD_MAX];
   int same = json_equal(fitted, bundle->model);
   int missing = !same && first_missing(fitted, bundle->model, "model", absent, sizeof absent);

@@ -100,14 +100,16 @@ static pascal_status encode_latency_row(json_t *parent, const char *key,
   return PASCAL_OK;
 }
 
-/* "latency" of a report, present when its runs were timed. */
-static pascal_status encode_latency(json_t *parent, const pascal_latency_eval *l, pascal_error *err)
+/* "latency" (the pipeline on peaks) or "latency_calibrated" of a report,
+ * present when its runs were timed by that source. */
+static pascal_status encode_latency(json_t *parent, const char *name, const pascal_latency_eval *l,
+                                    pascal_error *err)
 {
   json_t *o;
   pascal_status st;
   if (!l->evaluated)
     return PASCAL_OK;
-  if ((st = child(parent, "latency", &o, err)) ||
+  if ((st = child(parent, name, &o, err)) ||
       (st = codec_set(o, "dram_bound_rise", codec_real(PASCAL_DRAM_BOUND_RISE), err)) ||
       (st = encode_latency_row(o, "all", &l->all, err)) ||
       (st = encode_latency_row(o, "dram_bound", &l->dram, err)))
@@ -115,15 +117,16 @@ static pascal_status encode_latency(json_t *parent, const pascal_latency_eval *l
   return PASCAL_OK;
 }
 
-/* "latency" of a key, present when it has timed runs. */
-static pascal_status encode_key_latency(json_t *parent, const pascal_key_latency *l,
-                                        pascal_error *err)
+/* "latency" or "latency_calibrated" of a key, present when it has timed
+ * runs. */
+static pascal_status encode_key_latency(json_t *parent, const char *name,
+                                        const pascal_key_latency *l, pascal_error *err)
 {
   json_t *o;
   pascal_status st;
   if (l->n_timed == 0)
     return PASCAL_OK;
-  if ((st = child(parent, "latency", &o, err)) ||
+  if ((st = child(parent, name, &o, err)) ||
       (st = codec_set(o, "n_timed", codec_uint(l->n_timed), err)) ||
       (st = codec_set(o, "n_dram_bound", codec_uint(l->n_dram), err)) ||
       (st = encode_inputs(o, "mape", l->mape, err)) ||
@@ -170,7 +173,8 @@ static pascal_status encode_key_report(json_t *arr, pascal_workload wl, const pa
       (st = codec_set(o, "n_above", codec_uint(k->n_above), err)) ||
       (st = codec_set(o, "n_floor_runs", codec_uint(k->n_floor_runs), err)) ||
       (st = codec_set(o, "floor_mape", codec_real_or_null(k->floor_mape), err)) ||
-      (st = encode_key_latency(o, &k->latency, err)))
+      (st = encode_key_latency(o, "latency", &k->latency, err)) ||
+      (st = encode_key_latency(o, "latency_calibrated", &k->latency_calibrated, err)))
     return st;
   return PASCAL_OK;
 }
@@ -193,7 +197,8 @@ pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out
       goto fail;
   if ((st = child(o, "summary", &summary, err)) ||
       (st = encode_summary_members(summary, &r->summary, err)) ||
-      (st = encode_latency(o, &r->latency, err)))
+      (st = encode_latency(o, "latency", &r->latency, err)) ||
+      (st = encode_latency(o, "latency_calibrated", &r->latency_calibrated, err)))
     goto fail;
   if (r->heldout && ((st = pascal_codec_loko_encode(r->heldout, &heldout, err)) ||
                      (st = codec_set(o, "heldout", heldout, err))))

@@ -15,8 +15,10 @@
  * "explain": false (GET: explain=false), with the compact answer {workload,
  * K, rho, fill_bytes, M, rule, expected_error_pct, extrapolated, device,
  * calibration}: what an autotuner ranks by. When the calibration's device
- * carries measured peaks, both forms end with time_s and bound, the fills
- * run through the latency pipeline (pascal/latency.h). The expected error is looked up
+ * carries measured peaks, both forms end with time_s, bound and time_source:
+ * the time calibrated on the calibration's own kernel times, or the fills
+ * through the latency pipeline on peaks when it has none
+ * (pascal/time_model.h). The expected error is looked up
  * in the validation the registry keeps beside each model (validation.h). Batch items are compact by
  * default; "explain": true in the batch gives every item the full document. Every answer is
  * streamed as text by the codec's writer (pascal_codec_*_prediction_write, json_text.h): no Jansson
@@ -42,7 +44,7 @@
 #include "jread.h"
 #include "jsonin.h"
 #include "jsonpar.h"
-#include "pascal/predict_time.h"
+#include "pascal/time_model.h"
 #include "pascal_codec.h"
 #include "qfields.h"
 #include "registry.h"
@@ -168,19 +170,19 @@ typedef struct pd_answer {
   const char *device; /* owned by the (never freed) model */
   pascal_scan_prediction scan;
   pascal_gemm_prediction gemm;
-  int timed; /* 1: `time` holds the latency pipeline's answer */
-  pascal_latency time;
+  int timed; /* 1: `time` holds the answer's time (pascal/time_model.h) */
+  pascal_time time;
 } pd_answer;
 
-/* time_s and the dominating bound, when the calibration's device carries
- * its peaks (pascal/predict_time.h); none for a fractional scan horizon. */
+/* time_s, the bound and the time's source, when the calibration's device
+ * carries its peaks (pascal/time_model.h); none for a fractional scan
+ * horizon. */
 static void answer_time(const pd_reg_entry *e, const pd_query *q, pd_answer *a)
 {
   pascal_status st =
       q->workload == PASCAL_WORKLOAD_SCAN
-          ? pascal_predict_time_scan(e->model, &q->key, q->N, q->W, a->scan.fill_bytes, &a->time,
-                                     NULL)
-          : pascal_predict_time_gemm(e->model, &q->shape, a->gemm.fill_bytes, &a->time, NULL);
+          ? pascal_time_scan(e->model, &q->key, q->N, q->W, a->scan.fill_bytes, &a->time, NULL)
+          : pascal_time_gemm(e->model, &q->shape, a->gemm.fill_bytes, &a->time, NULL);
   a->timed = st == PASCAL_OK;
 }
 
@@ -252,6 +254,7 @@ static void write_answer(pascal_jtext *w, const pd_query *q, const pd_answer *a,
   if (a->timed) {
     pascal_jtext_real(w, "time_s", a->time.time_s);
     pascal_jtext_string(w, "bound", pascal_bound_name(a->time.bound));
+    pascal_jtext_string(w, "time_source", pascal_time_source_name(a->time.source));
   }
   pascal_jtext_object_end(w);
 }
@@ -306,7 +309,7 @@ static int take_explain(pd_fields *q, int *explain, pd_reply *rep)
 }
 
 #define PD_ANSWER_RESERVE 3072 /* bytes: an explained answer fits without regrowth */
-#define PD_ITEM_RESERVE   264  /* bytes: a compact batch item, expected error and time included */
+#define PD_ITEM_RESERVE   296  /* bytes: a compact batch item, expected error and time included */
 
 static void predict_single(pd_ctx *ctx, pd_fields *fields, pd_reply *rep)
 {

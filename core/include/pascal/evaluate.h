@@ -20,9 +20,12 @@
  * 8). GEMM baselines need square tiles (tile_m == tile_n), else they are NaN.
  *
  * When the device has peaks, the scored runs that carry a kernel time are
- * also timed by the latency pipeline (pascal/predict_time.h) with three
- * cache inputs: the TileSight column's fills, PASCAL's and the measured
- * ones (paper section "End-to-end latency with TileSight", Table e2e).
+ * also timed with three cache inputs (the TileSight column's fills,
+ * PASCAL's and the measured ones; paper section "End-to-end latency with
+ * TileSight", Table e2e) by two time sources (pascal/time_model.h): the
+ * pipeline on peaks, the paper's protocol (`latency`), and the time
+ * calibrated on the fold's own calibration runs (`latency_calibrated`; a
+ * fold's key never enters its own time fit, a panel never enters any).
  *
  * A run the model refuses (its class has no other reference, say) is
  * counted as refused and scored by no method, so all methods are compared on
@@ -157,7 +160,10 @@ typedef struct pascal_key_report {
   size_t n_floor_runs;                    /* runs with another repeat of their configuration */
   double floor_mape;                      /* percent: each of those runs predicted by the mean
                                              fill of its other repeats; NaN if none         */
-  pascal_key_latency latency;             /* zero when the device has no peaks        */
+  pascal_key_latency latency;             /* the pipeline on peaks; zero when the
+                                             device has no peaks                    */
+  pascal_key_latency latency_calibrated;  /* the calibrated time; zero without peaks
+                                             or a calibrated time                   */
 } pascal_key_report;
 
 /* The row of the paper's comparison table for a set of scored keys. */
@@ -186,7 +192,9 @@ typedef struct pascal_loko_report {
                                dynamic_selection over the scored keys; NaN if
                                none or if the baseline is unavailable        */
   pascal_eval_summary summary;               /* intervals, gaps, floor, diverged runs      */
-  pascal_latency_eval latency;               /* Table e2e rows of these runs               */
+  pascal_latency_eval latency;               /* Table e2e rows of these runs: the
+                                                pipeline on peaks (paper protocol)     */
+  pascal_latency_eval latency_calibrated;    /* the same rows with the calibrated time  */
   struct pascal_loko_report *heldout;        /* owned: the held-out panel scored by
                                       the model of all calibration runs, when the
                                       calibration carries one; else NULL            */
