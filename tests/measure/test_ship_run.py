@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""test_ship_run.py - deploy/gpu/ship-run.py, which turns the folder a GPU
+host returned into the bundles of deploy/calibrations, and the measured
+H100 bundles it made.
+
+Round trip: the shipped h100-scan.json and h100-tiled-gemm.json are taken
+apart into the files a measure.sh run writes (the calibration without its
+panel, the panel as two held-out parts or as its own GEMM bundle, a
+report.json) and put together again by ship-run.py: the result must have
+the shipped bundle's content hash, panel and model, and a provenance read
+from the run's report. Every bad input exits 2 naming what is wrong and
+writes nothing. The shipped bundles themselves: provenance `cuda` with the
+facts docs/results-h100.md quotes, and `pascal evaluate` gives its held-out
+figures.
+
+Usage: test_ship_run.py BUILD_DIR SOURCE_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BUILD, SOURCE = sys.argv[1], sys.argv[2]
+SHIP = os.path.join(SOURCE, "deploy", "gpu", "ship-run.py")
+PASCAL = os.path.join(BUILD, "bin", "pascal")
+SHIPPED = os.path.join(SOURCE, "deploy", "calibrations")
+REPORT = {"env": {"date": "2026-11-26T16:21:33Z", "host": "Linux 6.18 x86_64 ", "backend": "cuda",
+                  "gpu": "NVIDIA H100 80GB HBM3, 580.159.04, 9.0 ", "bundle": "source: 9f21cfa "},
+          "probe": {"l2_bytes": 52428800},
+          "phases": [{"phase": "scan", "state": "ok", "seconds": 211},
+                     {"phase": "heldout", "state": "ok", "seconds": 157},
+                     {"phase": "gemm", "state": "ok", "seconds": 32}]}
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def write(path, doc):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+
+
+def without_panel(bundle):
+    return {k: v for k, v in bundle.items() if k not in ("heldout", "model", "report", "content_hash")}
+
+
+def run_folder(dest):
+    """The files measure.sh leaves in its --out folder, made from the shipped bundles."""
+    scan, gemm = load(os.path.join(SHIPPED, "h100-scan.json")), load(os.path.join(SHIPPED, "h100-tiled-gemm.json"))
+    write(os.path.join(dest, "scan.json"), without_panel(scan))
+    half = len(scan["heldout"]) // 2
+    parts = [dict(without_panel(scan), measurements=runs)
+             for runs in (scan["heldout"][:half], scan["heldout"][half:])]
+    write(os.path.join(dest, "heldout.json"), {"format": "pascal-heldout-parts/1", "parts": parts})
+    write(os.path.join(dest, "gemm.json"), without_panel(gemm))
+    write(os.path.join(dest, "gemm-heldout.json"), dict(without_panel(gemm), measurements=gemm["heldout"]))
+    write(os.path.join(dest, "report.json"), REPORT)
+    return scan, gemm
+
+
+def ship(run, out, *extra):
+    return subprocess.run([sys.executable, SHIP, run, "--name", "t", "--pascal", PASCAL, "--out", out]
+                          + list(extra), capture_output=True, text=True, timeout=120)
+
+
+class ShipRun(unittest.TestCase):
+    def test_round_trip_gives_the_shipped_bundles(self):
+        with tempfile.TemporaryDirectory() as run, tempfile.TemporaryDirectory() as out:
+            scan, gemm = run_folder(run)
+            p = ship(run, out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for name, want in (("t-scan.json", scan), ("t-tiled-gemm.json", gemm)):
+                got = load(os.path.join(out, name))
+                self.assertEqual(got["content_hash"], want["content_hash"], name)
+                self.assertEqual(got["heldout"], want["heldout"], name)
+                self.assertEqual(got["model"], want["model"], name)
+                prov = got["provenance"]
+                self.assertEqual((prov["source"], prov["gpu"], prov["driver"], prov["compute_capability"]),
+                                 ("cuda", "NVIDIA H100 80GB HBM3", "580.159.04", "9.0"), name)
+                self.assertEqual(prov["measured_commit"], "9f21cfa", name)
+            prov = load(os.path.join(out, "t-scan.json"))["provenance"]
+            # 211 s of wall time less the kernels' own time, over the 756 runs
+            kernel_s = sum(r["kernel_ns"] for r in scan["measurements"]) / 1e9
+            self.assertAlmostEqual(prov["seconds_per_measurement_beyond_kernel"],
+                                   (211 - kernel_s) / 756, places=3)
+            self.assertEqual(prov["phase_seconds"], {"scan": 211, "heldout": 157})
+
+    def test_bad_inputs_exit_2_and_write_nothing(self):
+        with tempfile.TemporaryDirectory() as run, tempfile.TemporaryDirectory() as out:
+            run_folder(run)
+            other = load(os.path.join(run, "heldout.json"))
+            other["parts"][1]["device"] = dict(other["parts"][1]["device"], name="other-gpu")
+            bad_part = os.path.join(run, "bad")
+            os.mkdir(bad_part)
+            for f in ("scan.json", "report.json"):
+                os.link(os.path.join(run, f), os.path.join(bad_part, f))
+            write(os.path.join(bad_part, "heldout.json"), other)
+            empty = os.path.join(run, "empty")
+            os.mkdir(empty)
+            cases = [((run, "--name", "Bad Name"), "--name"),
+                     ((empty,), "report.json"),
+                     ((bad_part,), "heldout.json part 2"),
+                     ((run, "--pascal", "/nonexistent/pascal"), "--pascal")]
+            for args, named in cases:
+                cmd = [sys.executable, SHIP, args[0], "--out", out]
+                rest = list(args[1:])
+                if "--name" not in rest:
+                    rest += ["--name", "t"]
+                if "--pascal" not in rest:
+                    rest += ["--pascal", PASCAL]
+                p = subprocess.run(cmd + rest, capture_output=True, text=True, timeout=60)
+                self.assertEqual(p.returncode, 2, (args, p.stderr))
+                self.assertIn(named, p.stderr, args)
+                self.assertEqual(os.listdir(out), [], args)
+
+
+class ShippedH100(unittest.TestCase):
+    def test_provenance_and_held_out_figures(self):
+        for name in ("h100-scan.json", "h100-tiled-gemm.json"):
+            prov = load(os.path.join(SHIPPED, name))["provenance"]
+            self.assertEqual(prov["source"], "cuda", name)
+            for key in ("gpu", "driver", "toolkit", "date", "fill_metric", "cold_read_check", "capacity"):
+                self.assertTrue(prov.get(key), (name, key))
+            self.assertTrue(prov["fill_metric"].startswith("dram__bytes_read.sum"), name)
+        p = subprocess.run([PASCAL, "evaluate", "--json", os.path.join(SHIPPED, "h100-scan.json"),
+                            os.path.join(SHIPPED, "h100-tiled-gemm.json")],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cals = json.loads(p.stdout)["calibrations"]
+        held = {c["workload"]: c["report"]["heldout"]["summary"] for c in cals}
+        # docs/results-h100.md quotes these (balanced MAPE %, two decimals)
+        self.assertEqual(round(held["scan"]["mape"]["pascal"], 2), 7.76)
+        self.assertEqual(round(held["scan"]["mape"]["aligned"], 2), 18.46)
+        self.assertEqual((held["scan"]["n_runs"], held["scan"]["n_above"]), (420, 136))
+        self.assertEqual(round(held["gemm"]["mape"]["pascal"], 2), 2.13)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
