@@ -134,7 +134,7 @@ def _mlp(hidden_layer_sizes, alpha):
                                                         max_iter=1000, random_state=SEED))
 
 
-BOOSTING_GRID = _grid(learning_rate=[0.1], max_depth=[2, 4])
+BOOSTING_GRID = _grid(learning_rate=[0.1], max_depth=[2, 4, 6])
 BOOSTING_STAGES = ("n_estimators", [25, 50, 100, 200])
 
 METHODS = (
@@ -150,5 +150,5 @@ METHODS = (
     Method("relative_boost", "relative boosting", "relative",
            _boosting("absolute_error"), BOOSTING_GRID, BOOSTING_STAGES),
     Method("mlp", "MLP (L-BFGS)", "log", _mlp,
-           _grid(hidden_layer_sizes=[(16,), (32, 32)], alpha=[1e-4, 1e-2, 1.0])),
+           _grid(hidden_layer_sizes=[(16,), (32, 32), (64, 64)], alpha=[1e-4, 1e-2, 1.0])),
 )
