@@ -95,17 +95,16 @@ def find_pascal(given):
     """--pascal, else $PASCAL_CLI, else build/bin/pascal of this checkout,
     else `pascal` on PATH."""
     if given is not None:
-        candidates, arg = [given], "--pascal"
+        candidates = [given]
     else:
         here = os.path.dirname(os.path.abspath(__file__))
         candidates = [os.environ.get("PASCAL_CLI"),
                       os.path.join(here, "..", "..", "build", "bin", "pascal"),
                       shutil.which("pascal")]
-        arg = "--pascal"
     for c in candidates:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
-    raise ArgError(arg, "no executable `pascal` CLI found (%s); build it or name it"
+    raise ArgError("--pascal", "no executable `pascal` CLI found (%s); build it or name it"
                    % (given if given is not None else "PASCAL_CLI, build/bin/pascal, PATH"))
 
 

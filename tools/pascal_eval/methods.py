@@ -26,6 +26,8 @@ exponentiated).
 """
 import itertools
 import warnings
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
@@ -49,6 +51,7 @@ def _grid(**axes):
     return [dict(zip(names, values)) for values in itertools.product(*axes.values())]
 
 
+@dataclass(frozen=True)
 class Method:
     """A learner: how to build it from hyper-parameters, which target it fits
     ("log": log K; "K": K; "relative": K with weights 1/K), its grid and,
@@ -56,14 +59,13 @@ class Method:
     (the first n trees of a boosted ensemble are the n-tree ensemble, so
     every n_estimators in `values` comes from one fit of the largest)."""
 
-    def __init__(self, name, label, target, build, grid, stages=None, max_neighbors=False):
-        self.name = name
-        self.label = label
-        self.target = target
-        self.build = build
-        self.grid = grid
-        self.stages = stages
-        self.max_neighbors = max_neighbors  # n_neighbors may not exceed the training runs
+    name: str
+    label: str
+    target: str
+    build: Callable
+    grid: List[dict]
+    stages: Optional[Tuple[str, List[int]]] = None
+    max_neighbors: bool = False  # n_neighbors may not exceed the training runs
 
     def candidates(self):
         """Every hyper-parameter point, in search order."""
