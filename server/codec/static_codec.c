@@ -86,8 +86,7 @@ static pascal_status reuse_models_compute(const pascal_codec_bounds_query *q,
   if (!(st = pascal_lru_misses_exact(q->n, q->c, q->phases, q->m, &out->lru_exact, err)) &&
       !(st = pascal_reuse_distance_compute(q->n, q->phases, q->m, rd, err)) &&
       !(st = pascal_expected_misses(PASCAL_HIT_SDCM, rd, q->m, geo, &out->sdcm_k, err)) &&
-      !(st = pascal_expected_misses(PASCAL_HIT_TILESIGHT, rd, q->m, geo, &out->tilesight_k,
-                                    err)) &&
+      !(st = pascal_expected_misses(PASCAL_HIT_TILESIGHT, rd, q->m, geo, &out->tilesight_k, err)) &&
       !(st = pascal_expected_misses(PASCAL_HIT_PPT_PUBLISHED, rd, q->m, geo, &out->ppt_published,
                                     err)))
     st = pascal_expected_misses(PASCAL_HIT_PPT_CORRECTED, rd, q->m, geo, &out->ppt_corrected, err);
