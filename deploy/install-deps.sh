@@ -1,7 +1,8 @@
 #!/bin/sh
 # install-deps.sh - install the Debian packages PASCAL needs, and only those
 # that are missing (chromium and chromium-driver: the dashboard browser test,
-# docs/dashboard.md). Safe to run again and again; needs root (or sudo) only
+# docs/dashboard.md; python3-sklearn: the learned baselines of tools/pascal_eval,
+# docs/learned-baselines.md). Safe to run again and again; needs root (or sudo) only
 # when something is missing. Used by `make run` and `make test`.
 # Then the OpenAPI linter of the test suite (Spectral, from the npm registry,
 # pinned) into $PASCAL_TOOLS_DIR (default build/tools; git ignores it), never
@@ -39,7 +40,7 @@ install_spectral() {
 
 BUNDLE_PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev
 libsqlite3-dev libcurl4-openssl-dev python3 patchelf"
-PACKAGES="$BUNDLE_PACKAGES python3-jsonschema python3-yaml python3-scipy
+PACKAGES="$BUNDLE_PACKAGES python3-jsonschema python3-yaml python3-scipy python3-sklearn
 python3-venv python3-pip python3-setuptools python3-wheel
 sqlite3 curl wrk systemd clang-14 libclang-rt-14-dev clang-format
 chromium chromium-driver nginx"

@@ -22,9 +22,9 @@ done
 for p in build-essential cmake patchelf libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev; do
   echo " $list " | grep -q " $p " || fail "the bundle's packages lack $p: $list"
 done
-# the full list still has what the test suite needs
+# the full list still has what the test suite needs (python3-sklearn: tests/learned)
 full=$(sh "$src/deploy/install-deps.sh" --list)
-for p in chromium nginx spectral patchelf; do
+for p in chromium nginx spectral patchelf python3-sklearn; do
   echo " $full " | tr '\n' ' ' | grep -q " $p " || fail "the full list lacks $p"
 done
 sh "$src/deploy/install-deps.sh" --bogus >/dev/null 2>&1 && fail "an unknown argument is accepted"

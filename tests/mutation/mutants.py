@@ -186,7 +186,27 @@ MUTANTS = [
       "(void)0;",
       "a server URL ending in '/' is accepted (double slashes in every route)"),
 
+    # --- learned baselines (tools/pascal_eval) -----------------------------------
+    M("learned-bootstrap-seed", "tools/pascal_eval/scoring.py",
+      "SEED = 12", "SEED = 13",
+      "learned columns' intervals drawn with another seed than pascal evaluate's"),
+    M("learned-scan-label", "tools/pascal_eval/bundles.py",
+      '(float(self.device["block_bytes"]) * r["W"] * float(r["N"]))',
+      '(float(self.device["block_bytes"]) * float(r["N"]))',
+      "scan label K not normalised by the horizon W"),
+    M("learned-relative-weights", "tools/pascal_eval/methods.py",
+      "est.fit(X, K, sample_weight=1.0 / K)", "est.fit(X, K)",
+      "relative boosting without its inverse observed-traffic weights"),
+    M("learned-folds-ungrouped", "tools/pascal_eval/selection.py",
+      "GroupKFold(n_splits=n).split(runs.X, runs.K, groups)",
+      '__import__("sklearn.model_selection").model_selection.KFold(n_splits=n)'
+      ".split(runs.X, runs.K)",
+      "cross-validation folds split a key's runs (not grouped as leave-one-key-out)"),
+
     # --- CLI -------------------------------------------------------------------
+    M("cli-bounds-tilesight", "server/codec/static_codec.c",
+      'pascal_jtext_real(w, "K", rm->tilesight_k);', 'pascal_jtext_real(w, "K", rm->sdcm_k);',
+      "bounds prints exact SDCM under the TileSight key"),
     M("cli-refused-exit", "server/cli/output.c",
       "return err->status == PASCAL_EREFUSED ? CLI_EXIT_REFUSED : CLI_EXIT_FAILURE;",
       "return CLI_EXIT_FAILURE;",
