@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/grow.h"
+
 /* Answers from pascald are small (a job, a device, progress); anything larger
  * than this is not the jobs API and is refused rather than buffered. */
 #define REPLY_MAX (1u << 20)
@@ -24,16 +26,8 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *userdata)
     b->overflow = 1;
     return 0; /* makes curl fail the transfer with CURLE_WRITE_ERROR */
   }
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + n + 1)
-      cap *= 2;
-    char *p = realloc(b->data, cap);
-    if (!p)
-      return 0;
-    b->data = p;
-    b->cap = cap;
-  }
+  if (pascal_grow((void **)&b->data, &b->cap, b->len + n + 1, 1))
+    return 0;
   memcpy(b->data + b->len, ptr, n);
   b->len += n;
   b->data[b->len] = '\0';

@@ -42,6 +42,7 @@
 #include "jread.h"
 #include "jsonin.h"
 #include "jsonpar.h"
+#include "pascal/grow.h"
 #include "pascal/predict_time.h"
 #include "pascal_codec.h"
 #include "qfields.h"
@@ -388,17 +389,9 @@ static int batch_add(pd_ctx *ctx, batch *b, const pd_fields *fields, pd_reply *r
     batch_refuse(ctx, rep);
     return -1;
   }
-  if (b->n == b->cap) {
-    size_t cap = b->cap ? 2 * b->cap : 64;
-    if (cap > ctx->cfg.batch_max)
-      cap = ctx->cfg.batch_max;
-    batch_item *items = realloc(b->items, cap * sizeof *items);
-    if (!items) {
-      pd_reply_error(rep, 500, "internal", NULL, "out of memory reading the batch");
-      return -1;
-    }
-    b->items = items;
-    b->cap = cap;
+  if (pascal_grow((void **)&b->items, &b->cap, b->n + 1, sizeof *b->items)) {
+    pd_reply_error(rep, 500, "internal", NULL, "out of memory reading the batch");
+    return -1;
   }
   char prefix[32];
   item_prefix(prefix, b->n);

@@ -34,6 +34,7 @@
 #include "cors.h"
 #include "jsonin.h"
 #include "jsonpar.h"
+#include "pascal/grow.h"
 #include "replica.h"
 #include "reply.h"
 #include "reqhead.h"
@@ -287,16 +288,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
       c->len = c->cap = 0;
       return MHD_YES;
     }
-    if (c->len + n + 1 > c->cap) {
-      size_t cap = c->cap ? c->cap : 1024;
-      while (cap < c->len + n + 1)
-        cap *= 2;
-      char *b = realloc(c->body, cap);
-      if (!b)
-        return MHD_NO;
-      c->body = b;
-      c->cap = cap;
-    }
+    if (pascal_grow((void **)&c->body, &c->cap, c->len + n + 1, 1))
+      return MHD_NO;
     memcpy(c->body + c->len, upload_data, n);
     c->len += n;
     c->body[c->len] = '\0';
