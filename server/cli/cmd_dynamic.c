@@ -196,11 +196,13 @@ int cli_cmd_predict(int argc, char **argv)
   return rc;
 }
 
-/* Readable LOKO table from the report document. */
+/* Readable LOKO table from the report document, the methods in the columns
+ * of the comparison table (PASCAL_METHODS). */
 static void print_loko(const json_t *r)
 {
-  static const char *const methods[] = {"pascal",     "tilesight", "ppt_gpu",
-                                        "exact_sdcm", "aligned",   "che"};
+  const char *methods[PASCAL_METHOD_COUNT];
+  for (unsigned c = 0; c < PASCAL_METHOD_COUNT; c++)
+    methods[c] = pascal_method_info_of(pascal_method_at_column(c))->key;
   const json_t *bm = json_object_get(r, "balanced_mape");
   printf("leave-one-key-out: %lld keys (%lld scored), %lld runs (%lld scored, %lld refused)\n",
          (long long)json_integer_value(json_object_get(r, "n_keys")),
@@ -209,7 +211,7 @@ static void print_loko(const json_t *r)
          (long long)json_integer_value(json_object_get(r, "n_scored")),
          (long long)json_integer_value(json_object_get(r, "n_refused")));
   printf("balanced MAPE (%%):");
-  for (size_t i = 0; i < 6; i++) {
+  for (size_t i = 0; i < PASCAL_METHOD_COUNT; i++) {
     const json_t *v = json_object_get(bm, methods[i]);
     if (json_is_number(v))
       printf("  %s %.2f", methods[i], json_number_value(v));
@@ -217,7 +219,7 @@ static void print_loko(const json_t *r)
       printf("  %s -", methods[i]);
   }
   printf("\n\n%-22s %5s", "key", "runs");
-  for (size_t i = 0; i < 6; i++)
+  for (size_t i = 0; i < PASCAL_METHOD_COUNT; i++)
     printf(" %10s", methods[i]);
   printf("\n");
   size_t i;
@@ -237,7 +239,7 @@ static void print_loko(const json_t *r)
                (long long)json_integer_value(json_object_get(k, "m")));
     printf("%-22s %5lld", key, (long long)json_integer_value(json_object_get(k, "n_runs")));
     const json_t *mape = json_object_get(k, "mape");
-    for (size_t j = 0; j < 6; j++) {
+    for (size_t j = 0; j < PASCAL_METHOD_COUNT; j++) {
       const json_t *v = json_object_get(mape, methods[j]);
       if (json_is_number(v))
         printf(" %10.2f", json_number_value(v));

@@ -513,9 +513,6 @@ static pascal_status transfer_gemm(const pascal_calibration *cal, const pascal_m
 
 /* ---- evaluation ------------------------------------------------------------- */
 
-static const char *const method_labels[PASCAL_METHOD_COUNT] = {
-    "PASCAL (LOKO folds)", "aligned (K=1)", "exact SDCM", "PPT-GPU", "Che", "TileSight SDCM"};
-
 typedef struct ranked {
   double err; /* PASCAL's error of the key; NaN sorts last */
   size_t key;
@@ -595,7 +592,7 @@ static pascal_status evaluation(const pascal_calibration *cal, pascal_chart *c, 
   c->x.scale = PASCAL_AXIS_LINEAR;
   c->y.scale = PASCAL_AXIS_LOG;
   for (int m = 0; m < PASCAL_METHOD_COUNT && !st; m++)
-    st = method_series(&r, order, (pascal_method)m, method_labels[m], c, err);
+    st = method_series(&r, order, (pascal_method)m, pascal_method_info_of(m)->label, c, err);
   if (!st && r.heldout)
     st = method_series(r.heldout, horder, PASCAL_METHOD_PASCAL, "PASCAL (held-out panel)", c, err);
   if (!st && isfinite(r.summary.floor_mape) && r.summary.floor_mape > 0) {

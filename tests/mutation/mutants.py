@@ -74,8 +74,8 @@ MUTANTS = [
       "p.fill_bytes = p.kappa * p.B0;", "p.fill_bytes = p.K * p.B0;",
       "GEMM fill bytes from K instead of kappa = K / K_0"),
     M("core-baseline-aligned", "core/src/loko_baselines.c",
-      "*out = (loko_baseline_k){.aligned = 1, .sdcm = NAN, .pptgpu = NAN, .che = NAN};",
-      "*out = (loko_baseline_k){.aligned = 0.5, .sdcm = NAN, .pptgpu = NAN, .che = NAN};",
+      "*out = only_aligned(1);",
+      "*out = only_aligned(0.5);",
       "aligned baseline default K wrong",
       equivalent="the default is overwritten by pascal_baseline_scan_k, which cannot fail "
                  "for the N, W, M >= 1 and C >= 1 a calibration guarantees"),
