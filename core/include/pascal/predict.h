@@ -62,13 +62,6 @@
 extern "C" {
 #endif
 
-/* The horizons a front end (pascald, the CLI) accepts in a query. */
-#define PASCAL_PREDICT_W_MIN 1e-9
-#define PASCAL_PREDICT_W_MAX 1e15
-/* The one message for a query that mixes scan and GEMM fields. */
-#define PASCAL_PREDICT_MIXED_MESSAGE                                                               \
-  "a query is either a scan (o, path, d, m, N, W) or a GEMM (Mg, Ng, Kg), not both"
-
 /* Anchored-interpolation weight gamma of Eq. graph. */
 #define PASCAL_GRAPH_GAMMA 4.0
 
