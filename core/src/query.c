@@ -17,21 +17,22 @@
 #define SCAN(member) offsetof(pascal_query, scan.member)
 #define GEMM(member) offsetof(pascal_query, gemm.member)
 static const pascal_query_field scan_fields[] = {
-    {"o", PASCAL_QUERY_UINT, true, 1, PASCAL_PLAN_MAX_OCCUPANCY, SCAN(key.o),
+    {"o", PASCAL_QUERY_UINT, true, true, 1, PASCAL_PLAN_MAX_OCCUPANCY, SCAN(key.o),
      "resident CTAs per SM"},
-    {"path", PASCAL_QUERY_PATH, true, 0, 0, SCAN(key.path), "load path: sync or tma"},
-    {"d", PASCAL_QUERY_UINT, false, 0, PASCAL_PLAN_MAX_DEPTH, SCAN(key.d),
+    {"path", PASCAL_QUERY_PATH, true, true, 0, 0, SCAN(key.path), "load path: sync or tma"},
+    {"d", PASCAL_QUERY_UINT, false, true, 0, PASCAL_PLAN_MAX_DEPTH, SCAN(key.d),
      "TMA pipeline depth: >= 1 for tma, 0 (or absent) for sync"},
-    {"m", PASCAL_QUERY_UINT, true, 0, PASCAL_PLAN_MAX_COMPUTE, SCAN(key.m),
+    {"m", PASCAL_QUERY_UINT, true, true, 0, PASCAL_PLAN_MAX_COMPUTE, SCAN(key.m),
      "matrix instructions per block"},
-    {"N", PASCAL_QUERY_UINT, true, 1, UINT32_MAX, SCAN(N), "blocks per scan"},
-    {"W", PASCAL_QUERY_REAL, true, PASCAL_PREDICT_W_MIN, PASCAL_PREDICT_W_MAX, SCAN(W),
+    {"N", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, SCAN(N), "blocks per scan"},
+    {"W", PASCAL_QUERY_REAL, true, true, PASCAL_PREDICT_W_MIN, PASCAL_PREDICT_W_MAX, SCAN(W),
      "horizon: scans per resident CTA slot (CTA waves)"},
 };
+#define SCAN_D 2 /* scan_fields[SCAN_D] is d, whose rule is check_scan's */
 static const pascal_query_field gemm_fields[] = {
-    {"Mg", PASCAL_QUERY_UINT, true, 1, UINT32_MAX, GEMM(shape.Mg), "rows of C (and of A)"},
-    {"Ng", PASCAL_QUERY_UINT, true, 1, UINT32_MAX, GEMM(shape.Ng), "columns of C (and of B)"},
-    {"Kg", PASCAL_QUERY_UINT, true, 1, UINT32_MAX, GEMM(shape.Kg), "the reduction dimension"},
+    {"Mg", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Mg), "rows of C (and of A)"},
+    {"Ng", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Ng), "columns of C (and of B)"},
+    {"Kg", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Kg), "the reduction dimension"},
 };
 #undef SCAN
 #undef GEMM
@@ -106,6 +107,14 @@ static const pascal_query_field *field_of(const pascal_query *q, size_t index)
   return index < n ? &f[index] : NULL;
 }
 
+/* A number field's value (UINT or REAL). */
+static double number_at(const pascal_query *q, const pascal_query_field *f)
+{
+  const char *at = (const char *)q + f->offset;
+  return f->type == PASCAL_QUERY_UINT ? (double)*(const uint32_t *)(const void *)at
+                                      : *(const double *)(const void *)at;
+}
+
 static pascal_status out_of_range(const pascal_query_field *f, const char *prefix,
                                   pascal_error *err)
 {
@@ -168,20 +177,14 @@ void pascal_query_get(const pascal_query *q, size_t index, pascal_query_value *o
   }
 }
 
-/* The first field of `w`'s table that no other workload's table has and
- * that is given, or NULL. */
+/* The first marking field of `w`'s table that is given, or NULL. */
 static const char *own_given(pascal_workload w, int (*given)(const char *, void *), void *arg)
 {
-  static const pascal_workload all[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM};
   const pascal_query_field *f;
   size_t n = pascal_query_fields(w, &f);
-  for (size_t i = 0; i < n; i++) {
-    int shared = 0;
-    for (size_t j = 0; j < sizeof all / sizeof *all && !shared; j++)
-      shared = all[j] != w && pascal_query_field_index(all[j], f[i].name, strlen(f[i].name)) >= 0;
-    if (!shared && given(f[i].name, arg))
+  for (size_t i = 0; i < n; i++)
+    if (f[i].marks && given(f[i].name, arg))
       return f[i].name;
-  }
   return NULL;
 }
 
@@ -208,10 +211,10 @@ static pascal_status check_scan(const pascal_query *q, const char *prefix, pasca
     field_name(name, prefix, "path");
     return pascal_error_set(err, PASCAL_EINVAL, name, "path must be \"sync\" or \"tma\"");
   }
-  int d_index = pascal_query_field_index(PASCAL_WORKLOAD_SCAN, "d", 1);
-  int given = (q->given >> d_index) & 1;
+  assert(scan_fields[SCAN_D].offset == offsetof(pascal_query, scan.key.d));
   if (k->path == PASCAL_PATH_TMA ? k->d != 0 : k->d == 0)
     return PASCAL_OK;
+  int given = (q->given >> SCAN_D) & 1;
   char name[PASCAL_ERROR_FIELD_MAX];
   field_name(name, prefix, "d");
   if (k->path == PASCAL_PATH_TMA && !given)
@@ -231,18 +234,18 @@ pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pasc
   if (n == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "workload", "unknown workload");
   for (size_t i = 0; i < n; i++) {
-    char name[PASCAL_ERROR_FIELD_MAX];
-    pascal_query_value v;
     if (!((q->given >> i) & 1)) {
       if (!f[i].required)
         continue;
+      char name[PASCAL_ERROR_FIELD_MAX];
       field_name(name, prefix, f[i].name);
       return pascal_error_set(err, PASCAL_EMISSING, name, "field '%s' is required", name);
     }
-    pascal_query_get(q, i, &v);
-    if ((f[i].type == PASCAL_QUERY_UINT && ((double)v.u < f[i].lo || (double)v.u > f[i].hi)) ||
-        (f[i].type == PASCAL_QUERY_REAL && !(v.r >= f[i].lo && v.r <= f[i].hi)))
-      return out_of_range(&f[i], prefix, err);
+    if (f[i].type != PASCAL_QUERY_PATH) {
+      double v = number_at(q, &f[i]);
+      if (!(v >= f[i].lo && v <= f[i].hi))
+        return out_of_range(&f[i], prefix, err);
+    }
   }
   return q->workload == PASCAL_WORKLOAD_SCAN ? check_scan(q, prefix, err) : PASCAL_OK;
 }

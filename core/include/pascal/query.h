@@ -80,6 +80,8 @@ typedef struct pascal_query_field {
   const char *name;
   pascal_query_type type;
   bool required; /* false: may be absent (its rule is pascal_query_check's) */
+  bool marks;    /* given, it says the query is this workload's (no other
+                    workload has a field of its name)                      */
   double lo, hi; /* UINT, REAL: the inclusive range                        */
   size_t offset; /* of its value inside pascal_query                       */
   const char *doc;
@@ -116,10 +118,10 @@ pascal_status pascal_query_set(pascal_query *q, size_t index, const pascal_query
 /* The value of field `index` (given or not: its zero). */
 void pascal_query_get(const pascal_query *q, size_t index, pascal_query_value *out);
 
-/* The workload a set of field names asks for: the one whose own fields
- * (those no other workload's table has) are given, scan when none is.
- * given(name, arg) says whether the field `name` is present. Fields of two
- * workloads: EINVAL naming the first given own field of the later one with
+/* The workload a set of field names asks for: the one whose marking fields
+ * are given, scan when none is. given(name, arg) says whether the field
+ * `name` is present. Marking fields of two workloads: EINVAL naming the
+ * first given marking field of the later one with
  * PASCAL_PREDICT_MIXED_MESSAGE. */
 pascal_status pascal_query_workload(int (*given)(const char *name, void *arg), void *arg,
                                     const char *prefix, pascal_workload *out, pascal_error *err);
