@@ -146,7 +146,7 @@ static int check_access(pd_ctx *ctx, const pd_route *route, pd_request *req, pd_
     return 0;
   if (need == PD_ACCESS_READ && !ctx->cfg.auth_reads && !hdr)
     return 0;
-  pd_auth_result a = pd_auth_check(ctx, req, hdr);
+  pd_auth_result a = pd_auth_check(ctx, req, hdr, need == PD_ACCESS_READ);
   if (a == PD_AUTH_UNAVAILABLE) {
     pd_reply_error(rep, 503, "unavailable", NULL, "the token store cannot be read; try again");
     return -1;

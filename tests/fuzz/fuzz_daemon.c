@@ -29,6 +29,7 @@
 #include "pascal_store.h"
 #include "registry.h"
 #include "routes.h"
+#include "tokens.h"
 
 struct fz_daemon {
   pd_ctx *ctx;
@@ -91,6 +92,7 @@ void fz_daemon_reset(void)
     return;
   drop_connection(d);
   pd_http_stop(d->ctx);
+  pd_tokens_free(d->ctx->tokens);
   pd_registry_free(d->ctx->registry);
   pascal_store_close(d->ctx->store);
   remove_dir(d->dir);
@@ -125,7 +127,8 @@ fz_daemon *fz_daemon_get(void)
   char msg[1024];
   if (pd_routes_stats_init(&ctx->stats) ||
       pascal_store_open(ctx->cfg.db_path, &ctx->store, NULL) != PASCAL_STORE_OK ||
-      pd_registry_new(&ctx->registry) || pd_calib_startup(ctx, msg, sizeof msg))
+      pd_registry_new(&ctx->registry) || pd_tokens_new(ctx->store, &ctx->tokens) ||
+      pd_calib_startup(ctx, msg, sizeof msg))
     die("cannot open the store or load the calibrations");
   make_token(d, "fuzz-admin", PASCAL_STORE_ROLE_ADMIN, d->admin);
   make_token(d, "fuzz-agent", PASCAL_STORE_ROLE_AGENT, d->agent);
