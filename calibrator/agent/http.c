@@ -83,13 +83,6 @@ int agent_reply_retryable(const agent_reply *r)
   return r->status == 0 || r->status >= 500;
 }
 
-const char *agent_reply_error_code(const agent_reply *r)
-{
-  json_t *err = r->body ? json_object_get(r->body, "error") : NULL;
-  const char *code = err ? json_string_value(json_object_get(err, "code")) : NULL;
-  return code ? code : "";
-}
-
 /* reason = "code: message (field F)" from the contract's error body, or the
  * HTTP status alone when the body is not one. */
 static void describe_error(agent_reply *r)

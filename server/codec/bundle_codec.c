@@ -480,7 +480,9 @@ pascal_status pascal_codec_bundle_hash(const pascal_calibration *cal,
   return PASCAL_OK;
 }
 
-pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out, pascal_error *err)
+/* The "model" object of a frozen bundle: {"curves": [...]}, see
+ * docs/bundle-format.md. */
+static pascal_status model_encode(const pascal_model *model, json_t **out, pascal_error *err)
 {
   json_t *doc = json_object(), *curves = json_array();
   int gemm = pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM;
@@ -523,8 +525,7 @@ pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal, const js
   if ((st = encode_content(cal, provenance, &doc, err)))
     return st;
   if (model) {
-    if ((st = pascal_codec_model_encode(model, &part, err)) ||
-        (st = codec_set(doc, "model", part, err)))
+    if ((st = model_encode(model, &part, err)) || (st = codec_set(doc, "model", part, err)))
       goto fail;
     part = NULL;
     if (report) {
@@ -581,7 +582,7 @@ pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
   if (!bundle->frozen)
     return PASCAL_OK;
   json_t *fitted;
-  pascal_status st = pascal_codec_model_encode(model, &fitted, err);
+  pascal_status st = model_encode(model, &fitted, err);
   if (st)
     return st;
   char absent[PASCAL_ERROR_FIELD_MAX];

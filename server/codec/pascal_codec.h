@@ -117,10 +117,6 @@ pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal, const js
 pascal_status pascal_codec_bundle_hash(const pascal_calibration *cal,
                                        char hash[PASCAL_CODEC_HASH_LEN + 1], pascal_error *err);
 
-/* The "model" object of a frozen bundle: {"curves": [...]}, see
- * docs/bundle-format.md. */
-pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out, pascal_error *err);
-
 /* For a frozen bundle: the stored model must equal `model` fitted from its
  * measurements, bit for bit (field "model" otherwise). OK for plain bundles. */
 pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,

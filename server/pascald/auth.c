@@ -57,7 +57,8 @@ void pd_token_hash(const char *token, char out[PD_HASH_HEX])
   pascal_sha256_hex(token, strlen(token), out);
 }
 
-int pd_ct_equal(const char *a, const char *b, size_t n)
+/* Constant-time equality of two equal-length strings. */
+static int ct_equal(const char *a, const char *b, size_t n)
 {
   volatile unsigned char acc = 0;
   for (size_t i = 0; i < n; i++)
@@ -104,7 +105,7 @@ pd_auth_result pd_auth_check(pd_ctx *ctx, pd_request *req, const char *header, i
     if (read && t.revoked == 0 && strlen(t.hash) == 64)
       pd_tokens_learn(ctx->tokens, &t);
   }
-  if (strlen(t.hash) != 64 || !pd_ct_equal(t.hash, hash, 64) || t.revoked != 0)
+  if (strlen(t.hash) != 64 || !ct_equal(t.hash, hash, 64) || t.revoked != 0)
     return PD_AUTH_INVALID;
   req->role = t.role == PASCAL_STORE_ROLE_ADMIN ? PD_ROLE_ADMIN : PD_ROLE_AGENT;
   req->token_id = t.id;

@@ -26,8 +26,6 @@ int pd_random_hex(size_t nbytes, char *out);
 int pd_token_generate(char *out);
 /* Hex SHA-256 of the token: what the store keeps. */
 void pd_token_hash(const char *token, char out[PD_HASH_HEX]);
-/* Constant-time equality of two equal-length strings. */
-int pd_ct_equal(const char *a, const char *b, size_t n);
 
 typedef enum pd_auth_result {
   PD_AUTH_ABSENT = 0,  /* no Authorization header */

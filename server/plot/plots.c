@@ -22,7 +22,8 @@
 static const char *const kind_names[PASCAL_PLOT_KIND_COUNT] = {"curves", "transfer", "evaluation",
                                                                "capacity", "static"};
 
-const char *pascal_plot_kind_name(pascal_plot_kind kind)
+/* "curves", "transfer", "evaluation", "capacity", "static". */
+static const char *kind_name(pascal_plot_kind kind)
 {
   return kind < PASCAL_PLOT_KIND_COUNT ? kind_names[kind] : "unknown";
 }
@@ -727,7 +728,7 @@ pascal_status pascal_plot_render(const pascal_calibration *cal, const pascal_mod
                             : req->W        ? "W"
                                             : "Kg",
                             "the %s plot shows the whole %s; it takes no family, N, W or Kg",
-                            pascal_plot_kind_name(req->kind),
+                            kind_name(req->kind),
                             req->kind == PASCAL_PLOT_EVALUATION ? "calibration" : "device");
   if (req->kind == PASCAL_PLOT_CURVES && (req->W || req->Kg))
     return pascal_error_set(err, PASCAL_EINVAL, req->W ? "W" : "Kg",

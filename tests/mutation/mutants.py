@@ -67,7 +67,7 @@ MUTANTS = [
     M("core-feedback-cadence", "core/src/feedback.c",
       "return fill > issue ? fill : issue;", "return fill < issue ? fill : issue;",
       "refill cadence takes the faster stage instead of the bottleneck"),
-    M("core-gemm-k0", "core/src/predict_gemm.c",
+    M("core-gemm-k0", "core/src/gemm_geometry.c",
       "p.K0 = p.M * p.B0 / p.Q;", "p.K0 = p.B0 / p.Q;",
       "GEMM aligned reuse K_0 forgets the resident CTA count M"),
     M("core-gemm-kappa", "core/src/predict_gemm.c",
@@ -180,7 +180,7 @@ MUTANTS = [
       "  if (x < lo || x > hi) {\n", "  if (x < lo) {\n",
       "integer fields lose their upper bound"),
     M("pascald-reply-emissing", "server/pascald/reply.c",
-      "    case PASCAL_EMISSING: return \"missing_field\";\n", "",
+      "  case PASCAL_EMISSING: return \"missing_field\";\n", "",
       "codec missing fields surface as invalid"),
 
     # --- agent -----------------------------------------------------------------

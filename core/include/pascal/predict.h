@@ -293,7 +293,6 @@ pascal_status pascal_model_predict_gemm(const pascal_model *model, const pascal_
 
 const pascal_device *pascal_model_device(const pascal_model *model);
 pascal_workload pascal_model_workload(const pascal_model *model);
-pascal_class_rule pascal_model_class_rule(const pascal_model *model);
 const pascal_gemm_params *pascal_model_gemm(const pascal_model *model);
 
 /* One fitted curve. Scan: key and N are set, the knots are x = log W.
