@@ -68,17 +68,6 @@ static pascal_status copy_name(const json_t *obj, const char *key, char *dst, si
   return PASCAL_OK;
 }
 
-/* The peaks' keys in the bundle, in pascal_peaks order. */
-static const char *const peak_keys[] = {"dram_bytes_per_s", "l2_bytes_per_s", "tensor_flops",
-                                        "sm_clock_hz", "launch_s"};
-
-static double *peak_slot(pascal_peaks *p, size_t i)
-{
-  double *slots[] = {&p->dram_bytes_per_s, &p->l2_bytes_per_s, &p->tensor_flops, &p->sm_clock_hz,
-                     &p->launch_s};
-  return slots[i];
-}
-
 /* Optional device.peaks: all five numbers, as pascal_peaks_check wants them. */
 static pascal_status decode_peaks(const json_t *dev_obj, pascal_device *dev, pascal_error *err)
 {
@@ -86,18 +75,9 @@ static pascal_status decode_peaks(const json_t *dev_obj, pascal_device *dev, pas
   pascal_status st;
   if (!json_object_get(dev_obj, "peaks"))
     return PASCAL_OK;
-  if ((st = codec_get_object(dev_obj, "device", "peaks", 1, &obj, err)))
+  if ((st = codec_get_object(dev_obj, "device", "peaks", 1, &obj, err)) ||
+      (st = codec_peaks_decode(obj, "device.peaks", &dev->peaks, err)))
     return st;
-  for (size_t i = 0; i < sizeof peak_keys / sizeof peak_keys[0]; i++)
-    if ((st = codec_get_number(obj, "device.peaks", peak_keys[i], 1, 0, peak_slot(&dev->peaks, i),
-                               NULL, err)))
-      return st;
-  pascal_error inner;
-  if (pascal_peaks_check(&dev->peaks, &inner) != PASCAL_OK) {
-    char field[PASCAL_ERROR_FIELD_MAX];
-    codec_path(field, sizeof field, "device.peaks", inner.field);
-    return pascal_error_set(err, PASCAL_EINVAL, field, "%s %s", field, inner.message);
-  }
   dev->has_peaks = 1;
   return PASCAL_OK;
 }
@@ -399,16 +379,10 @@ static pascal_status encode_device(json_t *doc, const pascal_device *dev, pascal
     return st;
   /* Each optional part is written only when present: a device without it
    * has the object, and so the hash, it had before the part existed. */
-  if (dev->has_peaks) {
-    json_t *peaks = json_object();
-    if ((st = codec_set(obj, "peaks", peaks, err)))
-      return st;
-    pascal_peaks p = dev->peaks;
-    for (size_t i = 0; i < sizeof peak_keys / sizeof peak_keys[0]; i++)
-      if ((st = codec_set(peaks, peak_keys[i], codec_real(*peak_slot(&p, i)), err)))
-        return st;
-  }
   json_t *v = NULL;
+  if (dev->has_peaks &&
+      ((st = codec_peaks_encode(&dev->peaks, &v, err)) || (st = codec_set(obj, "peaks", v, err))))
+    return st;
   if (dev->has_capacity_probe &&
       ((st = pascal_codec_capacity_probe_encode(&dev->capacity_probe, &v, err)) ||
        (st = codec_set(obj, "capacity_probe", v, err))))

@@ -1,7 +1,8 @@
 /*
  * jobs_codec.c - the JSON of the jobs protocol (pascal_codec_jobs.h): the
  * four request bodies and the replies, each written here once for both
- * pascald and pascal-agent. A job's run goes through the plan codec, so a
+ * pascald and pascal-agent, and the error body the agent reads from a
+ * refusal. A job's run goes through the plan codec, so a
  * run pascald hands out and a run the agent accepts obey the same
  * pascal/plan.h limits.
  */
@@ -339,4 +340,31 @@ pascal_status pascal_codec_outcome_reply_encode(int64_t id, const char *state,
   if (!st)
     st = codec_set(obj, "progress", progress_object(progress), err);
   return finish(obj, st, out);
+}
+
+/* A string member copied into dst (cut to fit); "" when null. */
+static pascal_status copy_text(const json_t *obj, const char *prefix, const char *key, int required,
+                               char *dst, size_t size, pascal_error *err)
+{
+  const char *s = NULL;
+  pascal_status st = json_is_null(json_object_get(obj, key))
+                         ? PASCAL_OK
+                         : codec_get_string(obj, prefix, key, required, &s, err);
+  snprintf(dst, size, "%s", s ? s : "");
+  return st;
+}
+
+pascal_status pascal_codec_api_error_decode(const json_t *body, pascal_codec_api_error *out,
+                                            pascal_error *err)
+{
+  json_t *e;
+  pascal_codec_api_error a;
+  pascal_status st;
+  if ((st = codec_get_object(body, "", "error", 1, &e, err)) ||
+      (st = copy_text(e, "error", "code", 1, a.code, sizeof a.code, err)) ||
+      (st = copy_text(e, "error", "message", 1, a.message, sizeof a.message, err)) ||
+      (st = copy_text(e, "error", "field", 0, a.field, sizeof a.field, err)))
+    return st;
+  *out = a;
+  return PASCAL_OK;
 }
