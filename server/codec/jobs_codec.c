@@ -6,6 +6,7 @@
  * run pascald hands out and a run the agent accepts obey the same
  * pascal/plan.h limits.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -251,6 +252,7 @@ static pascal_status finish(json_t *obj, pascal_status st, json_t **out)
 
 static json_t *progress_object(const pascal_codec_progress *p)
 {
+  assert(p->done >= 0 && p->done <= p->total); /* what pascal_codec_progress_decode takes */
   return json_pack("{s:I,s:I}", "done", (json_int_t)p->done, "total", (json_int_t)p->total);
 }
 
@@ -290,6 +292,13 @@ static json_t *seconds_value(double s)
 
 static pascal_status encode_job(const pascal_codec_job *j, json_t **out, pascal_error *err)
 {
+  /* The protocol's limits hold for what pascald sends: the agent's decoder
+   * (decode_job) takes every job this writes. */
+  assert(j->id >= 1 && j->calibration >= 1);
+  assert(strlen(j->lease_token) >= PASCAL_CODEC_LEASE_MIN &&
+         strlen(j->lease_token) <= PASCAL_CODEC_LEASE_MAX);
+  assert(isfinite(j->lease_seconds) && j->lease_seconds > 0);
+  assert(j->block_bytes >= 1 && j->block_bytes <= PASCAL_PLAN_MAX_BLOCK_BYTES);
   json_t *obj = json_object(), *run = NULL;
   pascal_status st;
   if ((st = codec_set(obj, "id", codec_uint((uint64_t)j->id), err)) ||
