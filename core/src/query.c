@@ -18,21 +18,24 @@
 #define GEMM(member) offsetof(pascal_query, gemm.member)
 static const pascal_query_field scan_fields[] = {
     {"o", PASCAL_QUERY_UINT, true, true, 1, PASCAL_PLAN_MAX_OCCUPANCY, SCAN(key.o),
-     "resident CTAs per SM"},
-    {"path", PASCAL_QUERY_PATH, true, true, 0, 0, SCAN(key.path), "load path: sync or tma"},
+     "resident CTAs per SM", "2"},
+    {"path", PASCAL_QUERY_PATH, true, true, 0, 0, SCAN(key.path), "load path: sync or tma", "tma"},
     {"d", PASCAL_QUERY_UINT, false, true, 0, PASCAL_PLAN_MAX_DEPTH, SCAN(key.d),
-     "TMA pipeline depth: >= 1 for tma, 0 (or absent) for sync"},
+     "TMA pipeline depth: >= 1 for tma, 0 (or absent) for sync", "3"},
     {"m", PASCAL_QUERY_UINT, true, true, 0, PASCAL_PLAN_MAX_COMPUTE, SCAN(key.m),
-     "matrix instructions per block"},
-    {"N", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, SCAN(N), "blocks per scan"},
+     "matrix instructions per block", "7"},
+    {"N", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, SCAN(N), "blocks per scan", "6144"},
     {"W", PASCAL_QUERY_REAL, true, true, PASCAL_PREDICT_W_MIN, PASCAL_PREDICT_W_MAX, SCAN(W),
-     "horizon: scans per resident CTA slot (CTA waves)"},
+     "horizon: scans per resident CTA slot (CTA waves)", "64"},
 };
 #define SCAN_D 2 /* scan_fields[SCAN_D] is d, whose rule is check_scan's */
 static const pascal_query_field gemm_fields[] = {
-    {"Mg", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Mg), "rows of C (and of A)"},
-    {"Ng", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Ng), "columns of C (and of B)"},
-    {"Kg", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Kg), "the reduction dimension"},
+    {"Mg", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Mg), "rows of C (and of A)",
+     "1024"},
+    {"Ng", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Ng), "columns of C (and of B)",
+     "1024"},
+    {"Kg", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Kg), "the reduction dimension",
+     "4096"},
 };
 #undef SCAN
 #undef GEMM

@@ -168,6 +168,14 @@ void pascal_codec_answer_write(pascal_jtext *w, const pascal_query *q, const pas
 pascal_status pascal_codec_answer_encode(const pascal_query *q, const pascal_answer *a,
                                          const pascal_codec_origin *origin, json_t **out,
                                          pascal_error *err);
+/* GET /v1/schema: {"queries": {"scan": [field...], "gemm": [...]},
+ * "methods": [method...]}; a field {"name", "type" ("integer", "number",
+ * "string"), "required", "minimum" and "maximum" (numbers) or "enum"
+ * (strings), "example", "doc"} in the order of its workload's table
+ * (pascal/query.h), a method {"key", "name", "title", "label"} in the
+ * columns of the comparison table (PASCAL_METHODS). */
+pascal_status pascal_codec_schema_encode(json_t **out, pascal_error *err);
+
 /* LOKO report: {"workload","n_keys","n_runs","n_scored","n_refused",
  * "n_keys_scored","balanced_mape":{"pascal","aligned","exact_sdcm","ppt_gpu",
  * "che","tilesight"},"keys":[...],"summary":{...}} plus "heldout" (the same

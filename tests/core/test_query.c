@@ -19,6 +19,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -110,6 +111,25 @@ static void tables(void)
   pascal_gemm_shape shape = {1024, 512, 4294967295u};
   c = pascal_query_gemm(&shape);
   CHECK(c.workload == PASCAL_WORKLOAD_GEMM && c.given == g.given && c.gemm.shape.Kg == shape.Kg);
+}
+
+/* Each workload's examples make a query the check accepts. */
+static void examples(void)
+{
+  static const pascal_workload all[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM};
+  for (size_t w = 0; w < 2; w++) {
+    const pascal_query_field *f;
+    size_t n = pascal_query_fields(all[w], &f);
+    pascal_query q;
+    pascal_query_init(&q, all[w]);
+    for (size_t i = 0; i < n; i++) {
+      CHECK(f[i].example && f[i].example[0]);
+      pascal_query_value v = {strtoull(f[i].example, NULL, 10), strtod(f[i].example, NULL),
+                              f[i].example};
+      CHECK_INT(pascal_query_set(&q, i, &v, NULL, NULL), PASCAL_OK);
+    }
+    CHECK_INT(pascal_query_check(&q, NULL, NULL), PASCAL_OK);
+  }
 }
 
 static void ranges(void)
@@ -289,6 +309,7 @@ static void answer_is_its_parts(void)
 int main(void)
 {
   tables();
+  examples();
   ranges();
   depth_rule();
   workload_of_fields();

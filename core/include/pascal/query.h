@@ -79,12 +79,14 @@ typedef enum pascal_query_type {
 typedef struct pascal_query_field {
   const char *name;
   pascal_query_type type;
-  bool required; /* false: may be absent (its rule is pascal_query_check's) */
-  bool marks;    /* given, it says the query is this workload's (no other
-                    workload has a field of its name)                      */
-  double lo, hi; /* UINT, REAL: the inclusive range                        */
-  size_t offset; /* of its value inside pascal_query                       */
-  const char *doc;
+  bool required;       /* false: may be absent (its rule is pascal_query_check's) */
+  bool marks;          /* given, it says the query is this workload's (no other
+                          workload has a field of its name)                      */
+  double lo, hi;       /* UINT, REAL: the inclusive range                        */
+  size_t offset;       /* of its value inside pascal_query                       */
+  const char *doc;     /* one line: what the field is                       */
+  const char *example; /* a value a first query may use (the schema's
+                          example, the dashboard's form)                   */
 } pascal_query_field;
 
 /* The field table of `workload` (*out) and its length; 0 (and *out NULL)
