@@ -49,8 +49,7 @@ typedef double (*query_fn)(const pascal_model *md, const pascal_validation *v, u
 
 /* Scan queries cycling through families (one with an uncalibrated depth),
  * computes 0..17, sizes between and outside the calibrated ones, horizons. */
-static double scan_query(const pascal_model *md, const pascal_validation *v, unsigned q,
-                         unsigned *rules)
+static pascal_query scan_mix(unsigned q)
 {
   static const uint32_t o_path_d[][3] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 1}, {1, 1, 2},
                                          {1, 1, 3}, {1, 1, 4}, {2, 1, 2}, {2, 1, 4}};
@@ -58,13 +57,20 @@ static double scan_query(const pascal_model *md, const pascal_validation *v, uns
   static const double horizons[] = {1, 8, 32, 80};
   const uint32_t *f = o_path_d[q % 8];
   pascal_scan_key key = {f[0], (pascal_path)f[1], f[2], (q / 8) % 18};
+  return pascal_query_scan(&key, sizes[(q / 3) % 4], horizons[(q / 5) % 4]);
+}
+
+static double scan_query(const pascal_model *md, const pascal_validation *v, unsigned q,
+                         unsigned *rules)
+{
+  pascal_query query = scan_mix(q);
+  const pascal_scan_query *s = &query.scan;
   pascal_scan_prediction p;
-  pascal_status st =
-      pascal_model_predict_scan(md, &key, sizes[(q / 3) % 4], horizons[(q / 5) % 4], &p, NULL);
+  pascal_status st = pascal_model_predict_scan(md, &s->key, s->N, s->W, &p, NULL);
   if (rules)
     rules[st ? REFUSED : p.why.rule]++;
   if (v && !st)
-    pascal_validation_expect_scan(v, &key, &p);
+    pascal_validation_expect_scan(v, &s->key, &p);
   return st ? -1 : p.K + p.expected.pct;
 }
 
@@ -83,18 +89,6 @@ static double gemm_query(const pascal_model *md, const pascal_validation *v, uns
   if (v && !st)
     pascal_validation_expect_gemm(v, &shape, &p);
   return st ? -1 : p.K + p.expected.pct;
-}
-
-/* The query q of the scan mix as a pascal_query (the same as scan_query's). */
-static pascal_query scan_mix(unsigned q)
-{
-  static const uint32_t o_path_d[][3] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 1}, {1, 1, 2},
-                                         {1, 1, 3}, {1, 1, 4}, {2, 1, 2}, {2, 1, 4}};
-  static const uint32_t sizes[] = {2048, 2560, 4096, 6000};
-  static const double horizons[] = {1, 8, 32, 80};
-  const uint32_t *f = o_path_d[q % 8];
-  pascal_scan_key key = {f[0], (pascal_path)f[1], f[2], (q / 8) % 18};
-  return pascal_query_scan(&key, sizes[(q / 3) % 4], horizons[(q / 5) % 4]);
 }
 
 /* The whole answer of scan query q through the one path. */

@@ -60,6 +60,7 @@ static int read_fields(const pd_fields *fs, const char *prefix, pd_query *out, s
   const pascal_query_field *f;
   size_t n = pascal_query_fields(out->q.workload, &f);
   char text[PASCAL_QUERY_FIELDS_MAX][TEXT_MAX];
+  uint32_t texts = 0; /* bit i: text[i] holds field i's value */
   pascal_error err;
   for (size_t i = 0; i < n; i++) {
     pascal_query_value v = {0};
@@ -74,16 +75,16 @@ static int read_fields(const pd_fields *fs, const char *prefix, pd_query *out, s
     if (rc > 0)
       continue;
     (*read)++;
-    if (f[i].type != PASCAL_QUERY_PATH &&
-        pascal_query_set(&out->q, i, &v, prefix, &err)) { /* the getter checked the range */
+    if (f[i].type == PASCAL_QUERY_PATH)
+      texts |= UINT32_C(1) << i;
+    else if (pascal_query_set(&out->q, i, &v, prefix, &err)) { /* the getter checked the range */
       reply_query_error(rep, &err);
       return -1;
     }
   }
   for (size_t i = 0; i < n; i++) {
     pascal_query_value v = {.text = text[i]};
-    if (f[i].type == PASCAL_QUERY_PATH && pd_fields_get(fs, f[i].name) &&
-        pascal_query_set(&out->q, i, &v, prefix, &err)) {
+    if (((texts >> i) & 1) && pascal_query_set(&out->q, i, &v, prefix, &err)) {
       reply_query_error(rep, &err);
       return -1;
     }
