@@ -63,25 +63,24 @@ int pascal_query_field_index(pascal_workload workload, const char *name, size_t 
   return -1;
 }
 
-void pascal_query_init(pascal_query *q, pascal_workload workload)
+/* The bits of `given` the fields of a table of n fields may have. */
+static uint32_t all_given(size_t n)
+{
+  return n < 32 ? (UINT32_C(1) << n) - 1 : UINT32_MAX;
+}
+
+/* An empty query of `workload` with the given bits. */
+static void query_init(pascal_query *q, pascal_workload workload, uint32_t given)
 {
   memset(q, 0, sizeof *q);
   q->workload = workload;
-}
-
-/* Every field of the workload's table given. */
-static uint32_t all_given(pascal_workload workload)
-{
-  const pascal_query_field *f;
-  size_t n = pascal_query_fields(workload, &f);
-  return n < 32 ? (UINT32_C(1) << n) - 1 : UINT32_MAX;
+  q->given = given;
 }
 
 pascal_query pascal_query_scan(const pascal_scan_key *key, uint32_t N, double W)
 {
   pascal_query q;
-  pascal_query_init(&q, PASCAL_WORKLOAD_SCAN);
-  q.given = all_given(PASCAL_WORKLOAD_SCAN);
+  query_init(&q, PASCAL_WORKLOAD_SCAN, all_given(sizeof scan_fields / sizeof *scan_fields));
   q.scan = (pascal_scan_query){*key, N, W};
   return q;
 }
@@ -89,8 +88,7 @@ pascal_query pascal_query_scan(const pascal_scan_key *key, uint32_t N, double W)
 pascal_query pascal_query_gemm(const pascal_gemm_shape *shape)
 {
   pascal_query q;
-  pascal_query_init(&q, PASCAL_WORKLOAD_GEMM);
-  q.given = all_given(PASCAL_WORKLOAD_GEMM);
+  query_init(&q, PASCAL_WORKLOAD_GEMM, all_given(sizeof gemm_fields / sizeof *gemm_fields));
   q.gemm.shape = *shape;
   return q;
 }
@@ -118,8 +116,11 @@ static double number_at(const pascal_query *q, const pascal_query_field *f)
                                       : *(const double *)(const void *)at;
 }
 
-static pascal_status out_of_range(const pascal_query_field *f, const char *prefix,
-                                  pascal_error *err)
+/* The errors of pascal_query_build and pascal_query_check, kept out of their
+ * paths (a batch reads and checks thousands of queries; an error formats
+ * its field's name once). */
+__attribute__((noinline, cold)) static pascal_status
+out_of_range(const pascal_query_field *f, const char *prefix, pascal_error *err)
 {
   char name[PASCAL_ERROR_FIELD_MAX];
   field_name(name, prefix, f->name);
@@ -130,38 +131,13 @@ static pascal_status out_of_range(const pascal_query_field *f, const char *prefi
                           f->hi);
 }
 
-pascal_status pascal_query_set(pascal_query *q, size_t index, const pascal_query_value *v,
-                               const char *prefix, pascal_error *err)
+__attribute__((noinline, cold)) static pascal_status
+not_a_path(const pascal_query_field *f, const char *text, const char *prefix, pascal_error *err)
 {
-  const pascal_query_field *f = field_of(q, index);
-  if (!f)
-    return pascal_error_set(err, PASCAL_EINVAL, "workload", "no field %zu in a %s query", index,
-                            pascal_workload_name(q->workload));
-  char *at = (char *)q + f->offset;
-  switch (f->type) {
-  case PASCAL_QUERY_UINT:
-    if ((double)v->u < f->lo || (double)v->u > f->hi)
-      return out_of_range(f, prefix, err);
-    *(uint32_t *)(void *)at = (uint32_t)v->u;
-    break;
-  case PASCAL_QUERY_REAL:
-    if (!isfinite(v->r) || v->r < f->lo || v->r > f->hi)
-      return out_of_range(f, prefix, err);
-    *(double *)(void *)at = v->r;
-    break;
-  case PASCAL_QUERY_PATH: {
-    char name[PASCAL_ERROR_FIELD_MAX];
-    field_name(name, prefix, f->name);
-    pascal_path path;
-    pascal_status st = pascal_path_parse(v->text, name, &path, err);
-    if (st)
-      return st;
-    *(pascal_path *)(void *)at = path;
-    break;
-  }
-  }
-  q->given |= UINT32_C(1) << index;
-  return PASCAL_OK;
+  char name[PASCAL_ERROR_FIELD_MAX];
+  pascal_path path;
+  field_name(name, prefix, f->name);
+  return pascal_path_parse(text, name, &path, err);
 }
 
 void pascal_query_get(const pascal_query *q, size_t index, pascal_query_value *out)
@@ -230,7 +206,9 @@ static pascal_status check_scan(const pascal_query *q, const char *prefix, pasca
                           "field '%s' must be 0 (or absent) for path sync", name);
 }
 
-pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pascal_error *err)
+/* Every required field given, and (when `ranges`) every number in its
+ * range; then the workload's rules. */
+static pascal_status check(const pascal_query *q, int ranges, const char *prefix, pascal_error *err)
 {
   const pascal_query_field *f;
   size_t n = pascal_query_fields(q->workload, &f);
@@ -244,11 +222,50 @@ pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pasc
       field_name(name, prefix, f[i].name);
       return pascal_error_set(err, PASCAL_EMISSING, name, "field '%s' is required", name);
     }
-    if (f[i].type != PASCAL_QUERY_PATH) {
+    if (ranges && f[i].type != PASCAL_QUERY_PATH) {
       double v = number_at(q, &f[i]);
       if (!(v >= f[i].lo && v <= f[i].hi))
         return out_of_range(&f[i], prefix, err);
     }
   }
   return q->workload == PASCAL_WORKLOAD_SCAN ? check_scan(q, prefix, err) : PASCAL_OK;
+}
+
+pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pascal_error *err)
+{
+  return check(q, 1, prefix, err);
+}
+
+pascal_status pascal_query_build(pascal_workload workload, const pascal_query_value *values,
+                                 uint32_t given, const char *prefix, pascal_query *out,
+                                 pascal_error *err)
+{
+  const pascal_query_field *f;
+  size_t n = pascal_query_fields(workload, &f);
+  query_init(out, workload, given & all_given(n));
+  for (size_t i = 0; i < n; i++) {
+    if (!((given >> i) & 1))
+      continue;
+    const pascal_query_value *v = &values[i];
+    char *at = (char *)out + f[i].offset;
+    pascal_path path;
+    switch (f[i].type) {
+    case PASCAL_QUERY_UINT:
+      if ((double)v->u < f[i].lo || (double)v->u > f[i].hi)
+        return out_of_range(&f[i], prefix, err);
+      *(uint32_t *)(void *)at = (uint32_t)v->u;
+      break;
+    case PASCAL_QUERY_REAL:
+      if (!isfinite(v->r) || v->r < f[i].lo || v->r > f[i].hi)
+        return out_of_range(&f[i], prefix, err);
+      *(double *)(void *)at = v->r;
+      break;
+    case PASCAL_QUERY_PATH:
+      if (pascal_path_parse(v->text, NULL, &path, NULL))
+        return not_a_path(&f[i], v->text, prefix, err);
+      *(pascal_path *)(void *)at = path;
+      break;
+    }
+  }
+  return check(out, 0, prefix, err); /* the numbers were taken in range */
 }

@@ -117,7 +117,7 @@ static void options_init(predict_options *o, const char **bundle, int *json)
         *a = (cli_arg){f[i].name,         0, CLI_ARG_U32, 0, &o->u[k], (uint64_t)f[i].lo,
                        (uint64_t)f[i].hi, 0};
       else if (f[i].type == PASCAL_QUERY_REAL)
-        a->kind = CLI_ARG_DOUBLE, a->dest = &o->r[k]; /* its range: pascal_query_set's */
+        a->kind = CLI_ARG_DOUBLE, a->dest = &o->r[k]; /* its range: pascal_query_build's */
     }
   }
   o->args[o->n++] = (cli_arg){"json", 0, CLI_ARG_FLAG, 0, json, 0, 0, 0};
@@ -162,16 +162,16 @@ static pascal_status options_query(const predict_options *o, pascal_workload wl,
                                 need);
       }
   }
-  pascal_query_init(q, wl);
+  pascal_query_value v[PASCAL_QUERY_FIELDS_MAX];
+  uint32_t given = 0;
   for (size_t k = 0; k < o->n; k++) {
     int i = pascal_query_field_index(wl, o->args[k].name, strlen(o->args[k].name));
     if (i < 0 || !o->args[k].seen)
       continue;
-    pascal_query_value v = {o->u[k], o->r[k], o->s[k]};
-    if ((st = pascal_query_set(q, (size_t)i, &v, NULL, err)))
-      return st;
+    v[i] = (pascal_query_value){o->u[k], o->r[k], o->s[k]};
+    given |= UINT32_C(1) << i;
   }
-  return pascal_query_check(q, NULL, err);
+  return pascal_query_build(wl, v, given, NULL, q, err);
 }
 
 /* Answer the query (pascal/answer.h); once it stands, build the

@@ -97,15 +97,21 @@ static int batch_add(pd_ctx *ctx, batch *b, const pd_fields *fields, pd_reply *r
     return -1;
   }
   char prefix[32];
-  item_prefix(prefix, b->n);
-  batch_item *it = &b->items[b->n++];
+  batch_item *it = &b->items[b->n];
   it->error = NULL;
   pd_reply r;
   memset(&r, 0, sizeof r);
+  if (fields && pd_query_read(fields, NULL, &it->q, &r) == 0) {
+    b->n++;
+    return 0;
+  }
+  /* The item's name is formatted only for an error: read it again, named. */
+  pd_reply_clear(&r);
+  item_prefix(prefix, b->n++);
   if (!fields)
     pd_reply_error(&r, 400, "invalid_type", prefix, "each query must be a JSON object");
-  else if (pd_query_read(fields, prefix, &it->q, &r) == 0)
-    return 0;
+  else
+    pd_query_read(fields, prefix, &it->q, &r);
   it->error = item_error(&r);
   return 0;
 }
@@ -131,22 +137,26 @@ static void *slice_run(void *arg)
       pascal_jtext_json(sl->out, NULL, it->error);
       continue;
     }
-    char prefix[32];
-    item_prefix(prefix, i);
     pd_reply item;
     memset(&item, 0, sizeof item);
     pascal_answer a;
     pascal_codec_origin origin;
     pascal_jtext_mark mark = pascal_jtext_mark_get(sl->out);
-    if (pd_query_answer(sl->ctx, &it->q, prefix, &a, &origin, &item) == 0) {
+    pascal_error err;
+    char prefix[32];
+    if (pd_query_answer(sl->ctx, &it->q, NULL, &a, &origin, &item) == 0) {
       pascal_codec_answer_write(sl->out, &it->q.q, &a, &origin, sl->b->detail);
-      pascal_error err;
       if (pascal_jtext_status(sl->out, &err) == PASCAL_OK) {
         sl->ok++;
         continue;
       }
       pascal_jtext_rewind(sl->out, mark); /* a value the codec refuses */
+      item_prefix(prefix, i);
       pd_reply_pascal_error_in(&item, &err, prefix);
+    } else { /* the item's name is formatted only for an error: answer it again, named */
+      pd_reply_clear(&item);
+      item_prefix(prefix, i);
+      pd_query_answer(sl->ctx, &it->q, prefix, &a, &origin, &item);
     }
     json_t *e = item_error(&item);
     pascal_jtext_json(sl->out, NULL, e);

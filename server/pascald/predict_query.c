@@ -45,12 +45,12 @@ static int strict(const pd_fields *fs, pascal_workload wl, const char *prefix, p
   return pd_fields_strict(fs, allowed, prefix, rep);
 }
 
-/* Each field of the workload's table in order, with its getter; a text
- * field's value is only kept here and read into the query after the
- * others, so that a missing or mistyped field is reported before a bad
- * path. *read counts the fields present. */
-static int read_fields(const pd_fields *fs, const char *prefix, pd_query *out, size_t *read,
-                       pd_reply *rep)
+/* Each field of the workload's table in order, with its getter, then the
+ * query built from what they read (pascal_query_build: a bad path and the
+ * rules between fields are reported after every missing or mistyped
+ * field). *read counts the fields present. */
+static int read_fields(const pd_fields *fs, pascal_workload wl, const char *prefix, pd_query *out,
+                       size_t *read, pd_reply *rep)
 {
   int cal;
   if (pd_field_str(fs, "device", 1, out->device, sizeof out->device, prefix, rep) ||
@@ -58,38 +58,28 @@ static int read_fields(const pd_fields *fs, const char *prefix, pd_query *out, s
     return -1;
   *read = 1 + (cal == 0);
   const pascal_query_field *f;
-  size_t n = pascal_query_fields(out->q.workload, &f);
+  size_t n = pascal_query_fields(wl, &f);
+  pascal_query_value v[PASCAL_QUERY_FIELDS_MAX];
   char text[PASCAL_QUERY_FIELDS_MAX][TEXT_MAX];
-  uint32_t texts = 0; /* bit i: text[i] holds field i's value */
-  pascal_error err;
+  uint32_t given = 0;
   for (size_t i = 0; i < n; i++) {
-    pascal_query_value v = {0};
-    int rc = f[i].type == PASCAL_QUERY_UINT
-                 ? pd_field_u64(fs, f[i].name, f[i].required, (uint64_t)f[i].lo, (uint64_t)f[i].hi,
-                                &v.u, prefix, rep)
-             : f[i].type == PASCAL_QUERY_REAL
-                 ? pd_field_num(fs, f[i].name, f[i].required, f[i].lo, f[i].hi, &v.r, prefix, rep)
-                 : pd_field_str(fs, f[i].name, f[i].required, text[i], TEXT_MAX, prefix, rep);
+    int rc =
+        f[i].type == PASCAL_QUERY_UINT
+            ? pd_field_u64(fs, f[i].name, f[i].required, (uint64_t)f[i].lo, (uint64_t)f[i].hi,
+                           &v[i].u, prefix, rep)
+        : f[i].type == PASCAL_QUERY_REAL
+            ? pd_field_num(fs, f[i].name, f[i].required, f[i].lo, f[i].hi, &v[i].r, prefix, rep)
+            : pd_field_str(fs, f[i].name, f[i].required, text[i], TEXT_MAX, prefix, rep);
     if (rc < 0)
       return -1;
-    if (rc > 0)
-      continue;
-    (*read)++;
-    if (f[i].type == PASCAL_QUERY_PATH)
-      texts |= UINT32_C(1) << i;
-    else if (pascal_query_set(&out->q, i, &v, prefix, &err)) { /* the getter checked the range */
-      reply_query_error(rep, &err);
-      return -1;
+    if (rc == 0) {
+      v[i].text = text[i];
+      given |= UINT32_C(1) << i;
+      (*read)++;
     }
   }
-  for (size_t i = 0; i < n; i++) {
-    pascal_query_value v = {.text = text[i]};
-    if (((texts >> i) & 1) && pascal_query_set(&out->q, i, &v, prefix, &err)) {
-      reply_query_error(rep, &err);
-      return -1;
-    }
-  }
-  if (pascal_query_check(&out->q, prefix, &err)) {
+  pascal_error err;
+  if (pascal_query_build(wl, v, given, prefix, &out->q, &err)) {
     reply_query_error(rep, &err);
     return -1;
   }
@@ -105,9 +95,8 @@ int pd_query_read(const pd_fields *fs, const char *prefix, pd_query *out, pd_rep
     return -1;
   }
   out->calibration = 0;
-  pascal_query_init(&out->q, wl);
   size_t read = 0;
-  int rc = read_fields(fs, prefix, out, &read, rep);
+  int rc = read_fields(fs, wl, prefix, out, &read, rep);
   /* An unknown key is refused before anything else is reported; the keys
    * are compared with the allowed ones only when a field failed or there
    * are more keys than fields read (the comparison was a quarter of a

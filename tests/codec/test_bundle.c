@@ -506,9 +506,8 @@ static void test_no_nan(void)
   pascal_answer a;
   memset(&a, 0, sizeof a);
   pascal_scan_prediction *pp = &a.scan, p;
-  pascal_query q;
-  pascal_query_init(&q, PASCAL_WORKLOAD_SCAN);
-  q.scan = (pascal_scan_query){{1, PASCAL_PATH_TMA, 2, 3}, 4096, 32.0};
+  pascal_scan_key key = {1, PASCAL_PATH_TMA, 2, 3};
+  pascal_query q = pascal_query_scan(&key, 4096, 32.0);
   memset(&p, 0, sizeof p);
   p.K = 2.0;
   p.rho = 2.0 / 48;

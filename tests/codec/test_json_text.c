@@ -381,9 +381,8 @@ static void test_prediction_forms(void)
   a.workload = PASCAL_WORKLOAD_GEMM;
   pascal_gemm_prediction p;
   memset(&p, 0, sizeof p);
-  pascal_query q;
-  pascal_query_init(&q, PASCAL_WORKLOAD_GEMM);
-  q.gemm.shape = (pascal_gemm_shape){1024, 512, 2048};
+  pascal_gemm_shape shape = {1024, 512, 2048};
+  pascal_query q = pascal_query_gemm(&shape);
   p.K = 1.0 / 3;
   p.rho = 0.1;
   p.fill_bytes = 123456789.125;

@@ -11,8 +11,8 @@
  *    model with peaks it equals, bit for bit, the prediction, the expected
  *    error from the validation and the time computed one by one; without a
  *    validation the expected error is unknown; a fractional horizon has no
- *    time; a refusal, a query of the other workload and a bad query fail
- *    naming their field.
+ *    time; a refusal, a query of the other workload and a shape the tile
+ *    does not divide fail naming their field.
  * Verified to fail: with check_scan's sync condition `k->d == 0` replaced by
  * 1 (a sync scan with a depth accepted) the rule cases fail; with the
  * validation lookup dropped from answer.c the composition check fails.
@@ -35,26 +35,54 @@ static int idx(pascal_workload w, const char *name)
   return pascal_query_field_index(w, name, strlen(name));
 }
 
-static void set_u(pascal_query *q, const char *name, uint64_t u)
+/* The values a reader read, by field name (given in that order). */
+typedef struct read_values {
+  pascal_query_value v[PASCAL_QUERY_FIELDS_MAX];
+  uint32_t given;
+} read_values;
+
+static void put(read_values *r, pascal_workload w, const char *name, pascal_query_value v)
 {
-  pascal_query_value v = {.u = u};
-  CHECK_INT(pascal_query_set(q, (size_t)idx(q->workload, name), &v, NULL, NULL), PASCAL_OK);
+  int i = idx(w, name);
+  CHECK(i >= 0);
+  r->v[i] = v;
+  r->given |= 1u << i;
 }
 
+/* A scan query as a reader builds it (d < 0: not given). */
+static pascal_status build_scan(const char *path, uint32_t o, int d, uint32_t m, uint32_t N,
+                                double W, const char *prefix, pascal_query *q, pascal_error *err)
+{
+  read_values r = {.given = 0};
+  pascal_workload w = PASCAL_WORKLOAD_SCAN;
+  put(&r, w, "path", (pascal_query_value){.text = path});
+  put(&r, w, "o", (pascal_query_value){.u = o});
+  if (d >= 0)
+    put(&r, w, "d", (pascal_query_value){.u = (uint64_t)d});
+  put(&r, w, "m", (pascal_query_value){.u = m});
+  put(&r, w, "N", (pascal_query_value){.u = N});
+  put(&r, w, "W", (pascal_query_value){.r = W});
+  return pascal_query_build(w, r.v, r.given, prefix, q, err);
+}
+
+/* A scan query that builds, for tests that need one. */
 static pascal_query scan_query(const char *path, uint32_t o, int d, uint32_t m, uint32_t N,
                                double W)
 {
   pascal_query q;
-  pascal_query_init(&q, PASCAL_WORKLOAD_SCAN);
-  pascal_query_value v = {.text = path};
-  CHECK_INT(pascal_query_set(&q, (size_t)idx(q.workload, "path"), &v, NULL, NULL), PASCAL_OK);
-  set_u(&q, "o", o);
-  if (d >= 0)
-    set_u(&q, "d", (uint64_t)d);
-  set_u(&q, "m", m);
-  set_u(&q, "N", N);
-  v.r = W;
-  CHECK_INT(pascal_query_set(&q, (size_t)idx(q.workload, "W"), &v, NULL, NULL), PASCAL_OK);
+  CHECK_INT(build_scan(path, o, d, m, N, W, NULL, &q, NULL), PASCAL_OK);
+  return q;
+}
+
+static pascal_query gemm_query(uint32_t Mg, uint32_t Ng, uint32_t Kg)
+{
+  read_values r = {.given = 0};
+  pascal_workload w = PASCAL_WORKLOAD_GEMM;
+  put(&r, w, "Mg", (pascal_query_value){.u = Mg});
+  put(&r, w, "Ng", (pascal_query_value){.u = Ng});
+  put(&r, w, "Kg", (pascal_query_value){.u = Kg});
+  pascal_query q;
+  CHECK_INT(pascal_query_build(w, r.v, r.given, NULL, &q, NULL), PASCAL_OK);
   return q;
 }
 
@@ -94,15 +122,11 @@ static void tables(void)
   CHECK(strcmp(v.text, "tma") == 0);
   pascal_query_get(&q, 5, &v);
   CHECK(v.r == 2.5);
-  pascal_query g;
-  pascal_query_init(&g, PASCAL_WORKLOAD_GEMM);
-  set_u(&g, "Mg", 1024);
-  set_u(&g, "Ng", 512);
-  set_u(&g, "Kg", 4294967295u);
+  pascal_query g = gemm_query(1024, 512, 4294967295u);
   CHECK(g.gemm.shape.Mg == 1024 && g.gemm.shape.Ng == 512 && g.gemm.shape.Kg == 4294967295u);
   CHECK_INT(pascal_query_check(&g, NULL, NULL), PASCAL_OK);
 
-  /* the constructors give what the setters give, every field given */
+  /* the constructors give what a reader builds, every field given */
   pascal_scan_key key = {3, PASCAL_PATH_TMA, 4, 5};
   pascal_query c = pascal_query_scan(&key, 4096, 2.5);
   CHECK(c.workload == q.workload && c.given == q.given && c.scan.key.o == 3 &&
@@ -120,51 +144,63 @@ static void examples(void)
   for (size_t w = 0; w < 2; w++) {
     const pascal_query_field *f;
     size_t n = pascal_query_fields(all[w], &f);
-    pascal_query q;
-    pascal_query_init(&q, all[w]);
+    pascal_query_value v[PASCAL_QUERY_FIELDS_MAX];
     for (size_t i = 0; i < n; i++) {
       CHECK(f[i].example && f[i].example[0]);
-      pascal_query_value v = {strtoull(f[i].example, NULL, 10), strtod(f[i].example, NULL),
-                              f[i].example};
-      CHECK_INT(pascal_query_set(&q, i, &v, NULL, NULL), PASCAL_OK);
+      v[i] = (pascal_query_value){strtoull(f[i].example, NULL, 10), strtod(f[i].example, NULL),
+                                  f[i].example};
     }
+    pascal_query q;
+    CHECK_INT(pascal_query_build(all[w], v, (1u << n) - 1, NULL, &q, NULL), PASCAL_OK);
     CHECK_INT(pascal_query_check(&q, NULL, NULL), PASCAL_OK);
   }
 }
 
+/* Each number of the scan taken at both ends of its range and refused just
+ * past them, naming prefix.field; a bad path; NaN. */
 static void ranges(void)
 {
   const pascal_query_field *f;
   size_t n = pascal_query_fields(PASCAL_WORKLOAD_SCAN, &f);
+  pascal_query_value ok[PASCAL_QUERY_FIELDS_MAX] = {{1, 1, "sync"}, {0, 0, "sync"}, {0, 0, "sync"},
+                                                    {0, 0, "sync"}, {1, 1, "sync"}, {1, 1, "sync"}};
   for (size_t i = 0; i < n; i++) {
-    if (f[i].type == PASCAL_QUERY_PATH)
-      continue;
+    if (f[i].type == PASCAL_QUERY_PATH || !strcmp(f[i].name, "d"))
+      continue; /* d: its rule is the depth rule's */
     pascal_query q;
-    pascal_query_init(&q, PASCAL_WORKLOAD_SCAN);
+    pascal_query_value v[PASCAL_QUERY_FIELDS_MAX];
     pascal_error err;
     char want[64];
     snprintf(want, sizeof want, "queries[2].%s", f[i].name);
     double edge[] = {f[i].lo, f[i].hi};
     for (int e = 0; e < 2; e++) {
-      pascal_query_value in = {(uint64_t)edge[e], edge[e], NULL};
-      CHECK_INT(pascal_query_set(&q, i, &in, "queries[2]", &err), PASCAL_OK);
+      memcpy(v, ok, sizeof v);
+      v[i] = (pascal_query_value){(uint64_t)edge[e], edge[e], NULL};
+      CHECK_INT(pascal_query_build(PASCAL_WORKLOAD_SCAN, v, 0x3b, "queries[2]", &q, &err),
+                PASCAL_OK);
     }
-    pascal_query_value lo = {(uint64_t)f[i].lo - 1, f[i].lo / 2, NULL};
-    pascal_query_value hi = {(uint64_t)f[i].hi + 1, f[i].hi * 2, NULL};
+    memcpy(v, ok, sizeof v);
     if (f[i].lo > 0) {
-      CHECK_INT(pascal_query_set(&q, i, &lo, "queries[2]", &err), PASCAL_ERANGE);
+      v[i] = (pascal_query_value){(uint64_t)f[i].lo - 1, f[i].lo / 2, NULL};
+      CHECK_INT(pascal_query_build(PASCAL_WORKLOAD_SCAN, v, 0x3b, "queries[2]", &q, &err),
+                PASCAL_ERANGE);
       CHECK(strcmp(err.field, want) == 0 && strstr(err.message, want));
     }
-    CHECK_INT(pascal_query_set(&q, i, &hi, "queries[2]", &err), PASCAL_ERANGE);
+    v[i] = (pascal_query_value){(uint64_t)f[i].hi + 1, f[i].hi * 2, NULL};
+    CHECK_INT(pascal_query_build(PASCAL_WORKLOAD_SCAN, v, 0x3b, "queries[2]", &q, &err),
+              PASCAL_ERANGE);
     CHECK(strcmp(err.field, want) == 0);
   }
-  pascal_query q = scan_query("sync", 1, -1, 0, 1, 1);
-  pascal_query_value bad = {.text = "dma"}, nan = {.r = NAN};
+  pascal_query q;
   pascal_error err;
-  CHECK_INT(pascal_query_set(&q, 1, &bad, NULL, &err), PASCAL_EINVAL);
-  CHECK(strcmp(err.field, "path") == 0 && q.scan.key.path == PASCAL_PATH_SYNC);
-  CHECK_INT(pascal_query_set(&q, 5, &nan, NULL, &err), PASCAL_ERANGE);
-  CHECK(q.scan.W == 1);
+  CHECK_INT(build_scan("dma", 1, -1, 0, 1, 1, NULL, &q, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "path") == 0);
+  CHECK_INT(build_scan("sync", 1, -1, 0, 1, NAN, NULL, &q, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "W") == 0);
+  /* the first error in the table's order: o (out of range) before a bad path */
+  CHECK_INT(build_scan("dma", 0, -1, 0, 1, 1, NULL, &q, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "o") == 0);
+  q = scan_query("sync", 1, -1, 0, 1, 1);
   /* a required field not given */
   q.given &= ~(1u << 4);
   CHECK_INT(pascal_query_check(&q, NULL, &err), PASCAL_EMISSING);
@@ -180,16 +216,19 @@ static void ranges(void)
   CHECK(strcmp(err.field, "path") == 0);
 }
 
-/* The depth belongs to the path, every case. */
+/* The depth belongs to the path, every case, through the reader's build
+ * and the check alike. */
 static void depth_rule(void)
 {
   static const int depths[] = {-1, 0, 1, 64};
   for (int p = 0; p < 2; p++)
     for (size_t i = 0; i < sizeof depths / sizeof *depths; i++) {
       int d = depths[i];
-      pascal_query q = scan_query(p ? "tma" : "sync", 1, d, 0, 1, 1);
+      pascal_query q;
       pascal_error err;
+      pascal_status built = build_scan(p ? "tma" : "sync", 1, d, 0, 1, 1, "queries[0]", &q, &err);
       pascal_status st = pascal_query_check(&q, "queries[0]", &err);
+      CHECK_INT(built, st);
       pascal_status want = p ? (d < 0    ? PASCAL_EMISSING
                                 : d == 0 ? PASCAL_EINVAL
                                          : PASCAL_OK)
@@ -273,14 +312,7 @@ static void answer_is_its_parts(void)
   pascal_answer a;
   pascal_query q = scan_query("tma", 3, 2, 1, 2048, 4); /* o = 3: no such family */
   CHECK_INT(pascal_answer_query(m, &v, &q, &a, &err), PASCAL_EREFUSED);
-  q = scan_query("tma", 1, -1, 1, 2048, 4);
-  CHECK_INT(pascal_answer_query(m, &v, &q, &a, &err), PASCAL_EMISSING);
-  CHECK(strcmp(err.field, "d") == 0);
-  pascal_query g;
-  pascal_query_init(&g, PASCAL_WORKLOAD_GEMM);
-  set_u(&g, "Mg", 1024);
-  set_u(&g, "Ng", 512);
-  set_u(&g, "Kg", 2048);
+  pascal_query g = gemm_query(1024, 512, 2048);
   CHECK_INT(pascal_answer_query(m, &v, &g, &a, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "workload") == 0);
   pascal_validation_free(&v);
@@ -298,7 +330,7 @@ static void answer_is_its_parts(void)
   CHECK(a.workload == PASCAL_WORKLOAD_GEMM && a.gemm.K == p.K && a.gemm.kappa == p.kappa);
   CHECK(a.gemm.expected.pct == p.expected.pct && a.gemm.expected.source != 0);
   CHECK(a.timed && a.time.time_s == t.time_s && a.time.bound == t.bound);
-  set_u(&g, "Mg", 1000); /* not a multiple of the tile */
+  g.gemm.shape.Mg = 1000; /* not a multiple of the tile */
   CHECK_INT(pascal_answer_query(m, &v, &g, &a, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "Mg") == 0);
   pascal_validation_free(&v);

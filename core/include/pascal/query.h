@@ -10,7 +10,8 @@
  * kept in pascal_query. The daemon's query readers, the CLI's options, the
  * codec's "query" echo and GET /v1/schema all walk these tables, so a new
  * model input is a member of the workload's struct, a row of its table and
- * its docs; pascal_query_check() holds the rules a table cannot say (the
+ * its docs; pascal_query_build() makes a query from the values a reader
+ * read, and pascal_query_check() holds the rules a table cannot say (the
  * scan's depth belongs to its path).
  *
  *   scan  o, path, d, m (the key z), N (blocks), W (horizon)
@@ -97,9 +98,6 @@ size_t pascal_query_fields(pascal_workload workload, const pascal_query_field **
  * table of `workload`, or -1. */
 int pascal_query_field_index(pascal_workload workload, const char *name, size_t len);
 
-/* An empty query of `workload`: nothing given, every value zero. Readers
- * fill it field by field with pascal_query_set. */
-void pascal_query_init(pascal_query *q, pascal_workload workload);
 /* A whole query from code: every field of its table given. */
 pascal_query pascal_query_scan(const pascal_scan_key *key, uint32_t N, double W);
 pascal_query pascal_query_gemm(const pascal_gemm_shape *shape);
@@ -111,12 +109,17 @@ typedef struct pascal_query_value {
   const char *text; /* PATH: its name ("sync", "tma") */
 } pascal_query_value;
 
-/* Keep the value of field `index` of q's table and mark it given: UINT
- * v->u in [lo, hi] (else ERANGE), REAL v->r finite in [lo, hi] (else
- * ERANGE), PATH v->text a path name (else EINVAL). q is unchanged on
- * failure. */
-pascal_status pascal_query_set(pascal_query *q, size_t index, const pascal_query_value *v,
-                               const char *prefix, pascal_error *err);
+/* The query of `workload` from what its reader read: values[i] is field
+ * i's value when bit i of `given` is set (the others are not read). Each
+ * value is taken as its field takes it, in the table's order (UINT: an
+ * integer in [lo, hi], REAL: a finite number in [lo, hi], else ERANGE;
+ * PATH: a path name, else EINVAL), then the query is checked as
+ * pascal_query_check checks it. *out is written in any case; an error
+ * names prefix.name. The one way readers (pascald, the CLI) make a
+ * query. */
+pascal_status pascal_query_build(pascal_workload workload, const pascal_query_value *values,
+                                 uint32_t given, const char *prefix, pascal_query *out,
+                                 pascal_error *err);
 /* The value of field `index` (given or not: its zero). */
 void pascal_query_get(const pascal_query *q, size_t index, pascal_query_value *out);
 
@@ -129,7 +132,7 @@ pascal_status pascal_query_workload(int (*given)(const char *name, void *arg), v
                                     const char *prefix, pascal_workload *out, pascal_error *err);
 
 /* Check a query: every required field given and every value in its range
- * (the messages of pascal_query_set), and the rules between fields: a tma
+ * (the messages of pascal_query_build), and the rules between fields: a tma
  * scan needs its depth d >= 1 (EMISSING when absent, EINVAL when 0), a sync
  * scan has d = 0. */
 pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pascal_error *err);
