@@ -112,12 +112,16 @@ static void options_init(predict_options *o, const char **bundle, int *json)
         continue; /* a name two workloads share is one option */
       size_t k = o->n++;
       cli_arg *a = &o->args[k];
-      *a = (cli_arg){f[i].name, 0, CLI_ARG_STRING, 0, &o->s[k], 0, 0, 0};
       if (f[i].type == PASCAL_QUERY_UINT)
-        *a = (cli_arg){f[i].name,         0, CLI_ARG_U32, 0, &o->u[k], (uint64_t)f[i].lo,
-                       (uint64_t)f[i].hi, 0};
-      else if (f[i].type == PASCAL_QUERY_REAL)
-        a->kind = CLI_ARG_DOUBLE, a->dest = &o->r[k]; /* its range: pascal_query_build's */
+        *a = (cli_arg){.name = f[i].name,
+                       .kind = CLI_ARG_U32,
+                       .dest = &o->u[k],
+                       .lo = (uint64_t)f[i].lo,
+                       .hi = (uint64_t)f[i].hi};
+      else if (f[i].type == PASCAL_QUERY_REAL) /* its range: pascal_query_build's */
+        *a = (cli_arg){.name = f[i].name, .kind = CLI_ARG_DOUBLE, .dest = &o->r[k]};
+      else
+        *a = (cli_arg){.name = f[i].name, .kind = CLI_ARG_STRING, .dest = &o->s[k]};
     }
   }
   o->args[o->n++] = (cli_arg){"json", 0, CLI_ARG_FLAG, 0, json, 0, 0, 0};
@@ -145,7 +149,7 @@ static void options_of(pascal_workload w, char *buf, size_t size)
 static pascal_status options_query(const predict_options *o, pascal_workload wl, pascal_query *q,
                                    pascal_error *err)
 {
-  pascal_workload asked;
+  pascal_workload asked; /* what the options alone say: only a mix is an error here */
   pascal_status st = pascal_query_workload(option_given, (void *)o, NULL, &asked, err);
   if (st)
     return st;
