@@ -190,8 +190,8 @@ static pascal_status gemm_che_hit(const pascal_baseline_gemm *run, uint64_t tile
  * place (scratch: n keys). A GEMM trace has up to millions of reuses but few
  * distinct distances, and each hit probability costs a binomial sum. */
 static pascal_status misses_by_distance(uint64_t *rd, size_t n, uint64_t *scratch,
-                                        const pascal_cache_geometry *g,
-                                        double fills[REUSE_MODELS], pascal_error *err)
+                                        const pascal_cache_geometry *g, double fills[REUSE_MODELS],
+                                        pascal_error *err)
 {
   pc_sort_u64(rd, n, scratch);
   for (int k = 0; k < REUSE_MODELS; k++)

@@ -21,20 +21,6 @@
 #include "loko_baselines.h"
 #include "model_internal.h"
 
-const char *pascal_method_name(pascal_method method)
-{
-  switch (method) {
-  case PASCAL_METHOD_PASCAL: return "pascal";
-  case PASCAL_METHOD_ALIGNED: return "aligned";
-  case PASCAL_METHOD_EXACT_SDCM: return "exact-sdcm";
-  case PASCAL_METHOD_PPTGPU: return "ppt-gpu";
-  case PASCAL_METHOD_CHE: return "che";
-  case PASCAL_METHOD_TILESIGHT: return "tilesight";
-  case PASCAL_METHOD_COUNT: break;
-  }
-  return "unknown";
-}
-
 pascal_status pascal_balanced_mape(const size_t *key, const double *pred, const double *obs,
                                    size_t n_runs, size_t n_keys, double *out_percent,
                                    pascal_error *err)
@@ -136,14 +122,15 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
                                pascal_error *err)
 {
   pascal_status st;
-  loko_baseline_k base;
+  pascal_baseline_k base;
+  double K;
   if (cal->workload == PASCAL_WORKLOAD_SCAN) {
     const pascal_scan_run *r = &runs->scan[index];
     pascal_scan_prediction p;
     if ((st = pascal_model_predict_scan(model, &r->key, r->N, r->W, &p, err)))
       return st;
     *obs = r->fill_bytes / ((double)cal->device.block_bytes * r->W * (double)r->N);
-    pred[PASCAL_METHOD_PASCAL] = p.K;
+    K = p.K;
     *rule = p.why.rule;
     if ((st = pc_loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
       return st;
@@ -153,7 +140,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
     if ((st = pascal_model_predict_gemm(model, &r->shape, &p, err)))
       return st;
     *obs = p.M * r->fill_bytes / p.Q;
-    pred[PASCAL_METHOD_PASCAL] = p.K;
+    K = p.K;
     *rule = p.why.rule;
     double tile_bytes = (double)cal->gemm.tile_m * cal->gemm.tile_k * cal->gemm.elem_bytes;
     if (cal->gemm.tile_m != cal->gemm.tile_n)
@@ -163,11 +150,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
                                      tile_bytes, &base, err)))
       return st;
   }
-  pred[PASCAL_METHOD_ALIGNED] = base.aligned;
-  pred[PASCAL_METHOD_EXACT_SDCM] = base.sdcm;
-  pred[PASCAL_METHOD_PPTGPU] = base.pptgpu;
-  pred[PASCAL_METHOD_CHE] = base.che;
-  pred[PASCAL_METHOD_TILESIGHT] = base.tilesight;
+  pc_loko_methods(K, &base, pred);
   return PASCAL_OK;
 }
 

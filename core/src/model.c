@@ -330,11 +330,6 @@ pascal_workload pascal_model_workload(const pascal_model *model)
   return model->workload;
 }
 
-pascal_class_rule pascal_model_class_rule(const pascal_model *model)
-{
-  return model->class_rule;
-}
-
 const pascal_gemm_params *pascal_model_gemm(const pascal_model *model)
 {
   return &model->gemm;

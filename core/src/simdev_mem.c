@@ -18,13 +18,8 @@
 static pascal_status lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity)
 {
   size_t need = (size_t)n + 1;
-  if (need > c->lines_cap) {
-    simdev_line *p = realloc(c->lines, need * sizeof *p);
-    if (!p)
-      return PASCAL_ENOMEM;
-    c->lines = p;
-    c->lines_cap = need;
-  }
+  if (pascal_grow((void **)&c->lines, &c->lines_cap, need, sizeof *c->lines))
+    return PASCAL_ENOMEM;
   for (uint32_t b = 0; b < n; b++) {
     c->lines[b].prev = c->lines[b].next = SIMDEV_NONE;
     c->lines[b].fill_ready = 0.0;

@@ -71,17 +71,6 @@ static pascal_status copy_name(const json_t *obj, const char *key, char *dst, si
   return PASCAL_OK;
 }
 
-/* The peaks' keys in the bundle, in pascal_peaks order. */
-static const char *const peak_keys[] = {"dram_bytes_per_s", "l2_bytes_per_s", "tensor_flops",
-                                        "sm_clock_hz", "launch_s"};
-
-static double *peak_slot(pascal_peaks *p, size_t i)
-{
-  double *slots[] = {&p->dram_bytes_per_s, &p->l2_bytes_per_s, &p->tensor_flops, &p->sm_clock_hz,
-                     &p->launch_s};
-  return slots[i];
-}
-
 /* Optional device.peaks: all five numbers, as pascal_peaks_check wants them. */
 static pascal_status decode_peaks(const json_t *dev_obj, pascal_device *dev, pascal_error *err)
 {
@@ -89,18 +78,9 @@ static pascal_status decode_peaks(const json_t *dev_obj, pascal_device *dev, pas
   pascal_status st;
   if (!json_object_get(dev_obj, "peaks"))
     return PASCAL_OK;
-  if ((st = codec_get_object(dev_obj, "device", "peaks", 1, &obj, err)))
+  if ((st = codec_get_object(dev_obj, "device", "peaks", 1, &obj, err)) ||
+      (st = codec_peaks_decode(obj, "device.peaks", &dev->peaks, err)))
     return st;
-  for (size_t i = 0; i < sizeof peak_keys / sizeof peak_keys[0]; i++)
-    if ((st = codec_get_number(obj, "device.peaks", peak_keys[i], 1, 0, peak_slot(&dev->peaks, i),
-                               NULL, err)))
-      return st;
-  pascal_error inner;
-  if (pascal_peaks_check(&dev->peaks, &inner) != PASCAL_OK) {
-    char field[PASCAL_ERROR_FIELD_MAX];
-    codec_path(field, sizeof field, "device.peaks", inner.field);
-    return pascal_error_set(err, PASCAL_EINVAL, field, "%s %s", field, inner.message);
-  }
   dev->has_peaks = 1;
   return PASCAL_OK;
 }
@@ -402,16 +382,10 @@ static pascal_status encode_device(json_t *doc, const pascal_device *dev, pascal
     return st;
   /* Each optional part is written only when present: a device without it
    * has the object, and so the hash, it had before the part existed. */
-  if (dev->has_peaks) {
-    json_t *peaks = json_object();
-    if ((st = codec_set(obj, "peaks", peaks, err)))
-      return st;
-    pascal_peaks p = dev->peaks;
-    for (size_t i = 0; i < sizeof peak_keys / sizeof peak_keys[0]; i++)
-      if ((st = codec_set(peaks, peak_keys[i], codec_real(*peak_slot(&p, i)), err)))
-        return st;
-  }
   json_t *v = NULL;
+  if (dev->has_peaks &&
+      ((st = codec_peaks_encode(&dev->peaks, &v, err)) || (st = codec_set(obj, "peaks", v, err))))
+    return st;
   if (dev->has_capacity_probe &&
       ((st = pascal_codec_capacity_probe_encode(&dev->capacity_probe, &v, err)) ||
        (st = codec_set(obj, "capacity_probe", v, err))))
@@ -517,7 +491,9 @@ static pascal_status encode_model_time(const pascal_model *model, json_t *doc, p
   return st;
 }
 
-pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out, pascal_error *err)
+/* The "model" object of a frozen bundle: {"curves": [...], ["time"]}, see
+ * docs/bundle-format.md. */
+static pascal_status model_encode(const pascal_model *model, json_t **out, pascal_error *err)
 {
   json_t *doc = json_object(), *curves = json_array();
   int gemm = pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM;
@@ -562,8 +538,7 @@ pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal, const js
   if ((st = encode_content(cal, provenance, &doc, err)))
     return st;
   if (model) {
-    if ((st = pascal_codec_model_encode(model, &part, err)) ||
-        (st = codec_set(doc, "model", part, err)))
+    if ((st = model_encode(model, &part, err)) || (st = codec_set(doc, "model", part, err)))
       goto fail;
     part = NULL;
     if (report) {
@@ -620,7 +595,7 @@ pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
   if (!bundle->frozen)
     return PASCAL_OK;
   json_t *fitted;
-  pascal_status st = pascal_codec_model_encode(model, &fitted, err);
+  pascal_status st = model_encode(model, &fitted, err);
   if (st)
     return st;
   /* a bundle frozen before the time fit existed: its time is derived from

@@ -564,9 +564,12 @@ static void test_gemm_bundle(void)
 /* Predictions never carry NaN/Inf; the core's NaN "not used" becomes null. */
 static void test_no_nan(void)
 {
-  pascal_scan_prediction p;
-  memset(&p, 0, sizeof p);
+  pascal_answer a;
+  memset(&a, 0, sizeof a);
+  pascal_scan_prediction *pp = &a.scan, p;
   pascal_scan_key key = {1, PASCAL_PATH_TMA, 2, 3};
+  pascal_query q = pascal_query_scan(&key, 4096, 32.0);
+  memset(&p, 0, sizeof p);
   p.K = 2.0;
   p.rho = 2.0 / 48;
   p.fill_bytes = 1e9;
@@ -576,22 +579,28 @@ static void test_no_nan(void)
   p.why.size[0].depth[0].p = NAN;
   p.why.size[0].depth[0].a_lin = NAN;
   json_t *doc = NULL;
-  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, NULL), PASCAL_OK);
+  *pp = p;
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, NULL), PASCAL_OK);
   char *text = pascal_codec_dump(doc, 0);
   CHECK(strstr(text, "NaN") == NULL && strstr(text, "nan") == NULL);
   CHECK(strstr(text, "\"p\":null") != NULL);
   free(text);
   json_decref(doc);
   pascal_error err;
-  p.K = INFINITY;
-  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, &err), PASCAL_ERANGE);
+  pp->K = INFINITY;
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, &err), PASCAL_ERANGE);
   CHECK(strcmp(err.field, "K") == 0);
-  p.K = NAN;
-  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, &err), PASCAL_ERANGE);
-  p.K = 2.0;
-  p.why.a = INFINITY;
-  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, &err), PASCAL_ERANGE);
+  pp->K = NAN;
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, &err), PASCAL_ERANGE);
+  pp->K = 2.0;
+  pp->why.a = INFINITY;
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, &err), PASCAL_ERANGE);
   CHECK(strcmp(err.field, "a") == 0);
+  pp->why.a = 0;
+  a.timed = 1;
+  a.time.time_s = NAN;
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "time_s") == 0);
 }
 
 /* Device peaks: optional; absent, the device object and the hash are as

@@ -30,6 +30,7 @@
 #include "pascal_store.h"
 #include "registry.h"
 #include "routes.h"
+#include "tokens.h"
 
 struct fz_daemon {
   pd_ctx *ctx;
@@ -101,6 +102,7 @@ void fz_daemon_reset(void)
     return;
   drop_connection(d);
   pd_http_stop(d->ctx);
+  pd_tokens_free(d->ctx->tokens);
   pd_registry_free(d->ctx->registry);
   pascal_store_close(d->ctx->store);
   remove_dir(d->dir);
@@ -139,16 +141,18 @@ fz_daemon *fz_daemon_get(void)
     die("cannot make the bundles directory");
   for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++) {
     char from[PATH_MAX], to[PATH_MAX];
-    snprintf(from, sizeof from, "%s/%s", PASCALD_SOURCE_BUNDLES, shipped[i]);
-    snprintf(to, sizeof to, "%s/%s", ctx->cfg.bundles_dir, shipped[i]);
-    if (symlink(from, to) != 0)
+    int nf = snprintf(from, sizeof from, "%s/%s", PASCALD_SOURCE_BUNDLES, shipped[i]);
+    int nt = snprintf(to, sizeof to, "%s/bundles/%s", d->dir, shipped[i]);
+    if (nf < 0 || (size_t)nf >= sizeof from || nt < 0 || (size_t)nt >= sizeof to ||
+        symlink(from, to) != 0)
       die("cannot link a shipped bundle");
   }
   atomic_init(&ctx->stopping, 0);
   char msg[1024];
   if (pd_routes_stats_init(&ctx->stats) ||
       pascal_store_open(ctx->cfg.db_path, &ctx->store, NULL) != PASCAL_STORE_OK ||
-      pd_registry_new(&ctx->registry) || pd_calib_startup(ctx, msg, sizeof msg))
+      pd_registry_new(&ctx->registry) || pd_tokens_new(ctx->store, &ctx->tokens) ||
+      pd_calib_startup(ctx, msg, sizeof msg))
     die("cannot open the store or load the calibrations");
   make_token(d, "fuzz-admin", PASCAL_STORE_ROLE_ADMIN, d->admin);
   make_token(d, "fuzz-agent", PASCAL_STORE_ROLE_AGENT, d->agent);
