@@ -3,16 +3,19 @@
  * counter chosen and its cold-read validation, the TMA priming count of this
  * binary, what one measured run costs with and without CUPTI (measure.sh
  * sizes the scan plan with it), the capacity scan with the proposed
- * effective capacity C (paper Section 5.1, Figure `capacity`), and the
- * device peaks of the latency pipeline (peak_bench.h).
+ * effective capacity C (paper Section 5.1, Figure `capacity`), the
+ * device peaks of the latency pipeline (peak_bench.h), and the GEMM's
+ * achieved TFLOP/s, own kernel and cuBLASLt side by side (gemm_bench.h).
  */
 #include "cuda_probe.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "c_boundary.h"
 #include "capacity.h"
 #include "cuda_rig.h"
+#include "gemm_bench.h"
 #include "peak_bench.h"
 
 namespace {
@@ -60,6 +63,22 @@ void keep_scan(const std::vector<pcu_capacity_row> &rows, pascal_backend_device 
     p->fill_ratio[p->n++] = r.ratio;
   }
   device->has_capacity_probe = pascal_capacity_probe_check(p, nullptr) == PASCAL_OK;
+}
+
+/* The GEMM's achieved TFLOP/s (gemm_bench.h): the project's kernel, and
+ * cuBLASLt where the host has it (one line says which). A failure is
+ * printed, never the probe's failure: the capacity and peaks stand. */
+void print_gemm(FILE *out)
+{
+  pcu_cublaslt *lib = pcu_gemm_cublaslt_line(out, getenv("PASCAL_CUBLASLT"));
+  pcu_gemm_bench bench;
+  pascal_error err;
+  pascal_error_clear(&err);
+  if (pcu_gemm_bench_run(lib, &bench, &err) == PASCAL_OK)
+    pcu_gemm_bench_print(out, bench);
+  else
+    fprintf(out, "GEMM          not measured: %s\n", err.message);
+  delete lib;
 }
 
 pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
@@ -136,6 +155,7 @@ pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
               perr.field[0] ? " - field " : "", perr.field);
     }
   }
+  print_gemm(out);
 done:
   delete rig;
   return st;
