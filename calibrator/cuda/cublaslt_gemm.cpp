@@ -153,8 +153,8 @@ pascal_status pcu_lt_gemm::caps(uint32_t algo, pcu_lt_caps *out, pascal_error *e
   int32_t split = 0;
   uint32_t swizzle = 0;
   size_t written = 0;
-  pcu_lt::status_t s = f.cublasLtMatmulAlgoInit(handle_, kCompute, kScale, kIn, kIn, kOut, kOut,
-                                                (int)algo, &a);
+  pcu_lt::status_t s =
+      f.cublasLtMatmulAlgoInit(handle_, kCompute, kScale, kIn, kIn, kOut, kOut, (int)algo, &a);
   if (s == pcu_lt::STATUS_SUCCESS)
     s = cap_ids(f, a, pcu_lt::CAP_TILE_IDS, &out->tiles);
   if (s == pcu_lt::STATUS_SUCCESS)
@@ -166,8 +166,8 @@ pascal_status pcu_lt_gemm::caps(uint32_t algo, pcu_lt_caps *out, pascal_error *e
     s = f.cublasLtMatmulAlgoCapGetAttribute(&a, pcu_lt::CAP_CTA_SWIZZLING_SUPPORT, &swizzle,
                                             sizeof swizzle, &written);
   if (s == pcu_lt::STATUS_SUCCESS)
-    s = f.cublasLtMatmulAlgoCapGetAttribute(&a, pcu_lt::CAP_REDUCTION_SCHEME_MASK,
-                                            &out->reductions, sizeof out->reductions, &written);
+    s = f.cublasLtMatmulAlgoCapGetAttribute(&a, pcu_lt::CAP_REDUCTION_SCHEME_MASK, &out->reductions,
+                                            sizeof out->reductions, &written);
   if (s != pcu_lt::STATUS_SUCCESS)
     return lt_fail(err, "algo capabilities", s);
   out->split_k = split != 0;
@@ -188,13 +188,13 @@ pascal_status pcu_lt_gemm::use_config(const pascal_cublaslt_config &c, pascal_er
   if (c.split_k > 1) {
     if ((st = caps(c.algo, &cap, err)) != PASCAL_OK)
       return st;
-    for (uint32_t r : {pcu_lt::REDUCTION_INPLACE, pcu_lt::REDUCTION_COMPUTE_TYPE,
-                       pcu_lt::REDUCTION_OUTPUT_TYPE})
+    for (uint32_t r :
+         {pcu_lt::REDUCTION_INPLACE, pcu_lt::REDUCTION_COMPUTE_TYPE, pcu_lt::REDUCTION_OUTPUT_TYPE})
       if (scheme == pcu_lt::REDUCTION_NONE && (cap.reductions & r) != 0)
         scheme = r;
   }
-  pcu_lt::status_t s = f.cublasLtMatmulAlgoInit(handle_, kCompute, kScale, kIn, kIn, kOut, kOut,
-                                                (int)c.algo, &a);
+  pcu_lt::status_t s =
+      f.cublasLtMatmulAlgoInit(handle_, kCompute, kScale, kIn, kIn, kOut, kOut, (int)c.algo, &a);
   if (s == pcu_lt::STATUS_SUCCESS)
     s = set_config(f, &a, pcu_lt::CONFIG_TILE_ID, c.tile_id);
   if (s == pcu_lt::STATUS_SUCCESS)

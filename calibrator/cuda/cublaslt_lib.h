@@ -48,8 +48,8 @@ struct heuristic_t {
 };
 
 const status_t STATUS_SUCCESS = 0, STATUS_ALLOC_FAILED = 3;
-const int R_16F = 2;      /* cudaDataType_t CUDA_R_16F */
-const int R_32F = 0;      /* CUDA_R_32F */
+const int R_16F = 2;        /* cudaDataType_t CUDA_R_16F */
+const int R_32F = 0;        /* CUDA_R_32F */
 const int COMPUTE_32F = 68; /* cublasComputeType_t CUBLAS_COMPUTE_32F */
 const int OP_N = 0, OP_T = 1;
 /* cublasLtMatmulDescAttributes_t */
@@ -73,9 +73,9 @@ const uint32_t REDUCTION_NONE = 0, REDUCTION_INPLACE = 1, REDUCTION_COMPUTE_TYPE
   X(cublasLtCreate, pcu_lt::status_t (*)(pcu_lt::handle_t *))                                      \
   X(cublasLtDestroy, pcu_lt::status_t (*)(pcu_lt::handle_t))                                       \
   X(cublasLtGetVersion, size_t (*)(void))                                                          \
-  X(cublasLtGetStatusName, const char *(*)(pcu_lt::status_t))                                    \
-  X(cublasLtMatmulDescCreate, pcu_lt::status_t (*)(pcu_lt::matmul_desc_t *, int, int))            \
-  X(cublasLtMatmulDescDestroy, pcu_lt::status_t (*)(pcu_lt::matmul_desc_t))                       \
+  X(cublasLtGetStatusName, const char *(*)(pcu_lt::status_t))                                      \
+  X(cublasLtMatmulDescCreate, pcu_lt::status_t (*)(pcu_lt::matmul_desc_t *, int, int))             \
+  X(cublasLtMatmulDescDestroy, pcu_lt::status_t (*)(pcu_lt::matmul_desc_t))                        \
   X(cublasLtMatmulDescSetAttribute,                                                                \
     pcu_lt::status_t (*)(pcu_lt::matmul_desc_t, int, const void *, size_t))                        \
   X(cublasLtMatrixLayoutCreate,                                                                    \

@@ -494,8 +494,8 @@ pascal_status pcu_rig::run_static_scan(const std::vector<uint32_t> &phases, uint
   return sample_from(metric_, fill[0], ns, (double)block_bytes * rounds * ctas, out, err);
 }
 
-pascal_status pcu_gemm_check(const float *c, uint32_t mg, uint32_t ng, uint32_t kg,
-                             bool col_major, pascal_error *err)
+pascal_status pcu_gemm_check(const float *c, uint32_t mg, uint32_t ng, uint32_t kg, bool col_major,
+                             pascal_error *err)
 {
   /* the four corners and a diagonal sample of 60 more elements */
   for (uint32_t s = 0; s < 64; ++s) {
@@ -525,8 +525,8 @@ pascal_status pcu_rig::cublaslt(const pcu_cublaslt **out, pascal_error *err)
   return PASCAL_OK;
 }
 
-pascal_status pcu_rig::run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32_t ng,
-                                uint32_t kg, pcu_sample *out, pascal_error *err)
+pascal_status pcu_rig::run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32_t ng, uint32_t kg,
+                                pcu_sample *out, pascal_error *err)
 {
   const bool lt = g.impl == PASCAL_GEMM_IMPL_CUBLASLT;
   __half *a = nullptr, *b = nullptr;

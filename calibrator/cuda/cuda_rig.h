@@ -138,8 +138,8 @@ private:
 /* Compare 64 sampled elements of the device matrix `c` (Mg x Ng, FP32,
  * row-major or column-major) with exact host dot products of the GEMM
  * inputs pascal_kern_fill_gemm_input wrote (seeds 1 and 2). */
-pascal_status pcu_gemm_check(const float *c, uint32_t mg, uint32_t ng, uint32_t kg,
-                             bool col_major, pascal_error *err);
+pascal_status pcu_gemm_check(const float *c, uint32_t mg, uint32_t ng, uint32_t kg, bool col_major,
+                             pascal_error *err);
 
 /* The two entry points the shared library exports (C ABI); everything else
  * stays hidden. */

@@ -18,8 +18,8 @@ typedef std::function<pascal_status(pascal_error *)> step_fn;
 
 /* Explicit configurations tried beside the heuristic's: tiles and stages
  * users' tuners name, in this order, where the algo lists them. */
-const uint32_t kTiles[] = {23, 24, 20};     /* 128x256, 256x128, 128x128 */
-const uint32_t kStages[] = {35, 16, 15};    /* 64xAUTO, 64x4, 64x3 */
+const uint32_t kTiles[] = {23, 24, 20};  /* 128x256, 256x128, 128x128 */
+const uint32_t kStages[] = {35, 16, 15}; /* 64xAUTO, 64x4, 64x3 */
 const size_t kMaxStagesPerTile = 2;
 const size_t kMaxConfigs = 12;
 const unsigned kWarmup = 2;
@@ -173,8 +173,8 @@ std::vector<pascal_cublaslt_config> pcu_gemm_candidates(const pcu_lt_caps &cap,
         const pascal_cublaslt_config c{heuristic.algo, t, s, z, 1};
         bool seen = false;
         for (const pascal_cublaslt_config &o : out)
-          seen = seen || (o.tile_id == t && o.stages_id == s && o.cta_swizzling == z &&
-                          o.split_k == 1);
+          seen = seen ||
+                 (o.tile_id == t && o.stages_id == s && o.cta_swizzling == z && o.split_k == 1);
         if (!seen && out.size() < kMaxConfigs)
           out.push_back(c);
       }

@@ -80,8 +80,7 @@ pascal_status check_gemm(const pascal_backend_job *job, uint64_t budget, pascal_
                             "Mg must be a positive multiple of %u up to 8388480, got %llu", t[0],
                             (unsigned long long)j->Mg);
   if (j->Ng == 0 || j->Ng % t[1] != 0 || j->Ng > 0xffffffffull)
-    return pascal_error_set(err, PASCAL_EINVAL, "Ng", "Ng must be a positive multiple of %u",
-                            t[1]);
+    return pascal_error_set(err, PASCAL_EINVAL, "Ng", "Ng must be a positive multiple of %u", t[1]);
   /* Kg < 2^22 keeps the host's exact check of the FP32 result valid. */
   if (j->Kg == 0 || j->Kg % t[2] != 0 || j->Kg >= (1u << 22))
     return pascal_error_set(err, PASCAL_EINVAL, "Kg",

@@ -21,8 +21,8 @@ typedef struct stages_row {
   uint32_t k, stages, id; /* stages 0: the library's choice (AUTO) */
 } stages_row;
 
-#define PC_TILE_ROW(M, N, ID)             {M, N, ID},
-#define PC_STAGES_ROW(K, SNAME, S, ID)    {K, S, ID},
+#define PC_TILE_ROW(M, N, ID)          {M, N, ID},
+#define PC_STAGES_ROW(K, SNAME, S, ID) {K, S, ID},
 
 static const tile_row kTiles[] = {PASCAL_CUBLASLT_TILES(PC_TILE_ROW)};
 static const stages_row kStages[] = {PASCAL_CUBLASLT_STAGES(PC_STAGES_ROW)};
@@ -84,8 +84,8 @@ pascal_status pascal_cublaslt_encode(const pascal_gemm_params *g, pascal_cublasl
       c.stages_id = kStages[i].id;
   if (c.stages_id == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "gemm.stages",
-                            "cuBLASLt has no stages id for tile_k %u with %u stage(s)%s",
-                            g->tile_k, g->stages, g->stages == 0 ? " (AUTO)" : "");
+                            "cuBLASLt has no stages id for tile_k %u with %u stage(s)%s", g->tile_k,
+                            g->stages, g->stages == 0 ? " (AUTO)" : "");
   if (g->cta_swizzling > 1)
     return pascal_error_set(err, PASCAL_EINVAL, "gemm.cta_swizzling",
                             "cta_swizzling must be 0 or 1, got %u", g->cta_swizzling);

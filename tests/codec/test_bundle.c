@@ -584,7 +584,10 @@ static void gemm_keys(const pascal_calibration *cal, char *buf, size_t size)
   json_t *keys = json_array();
   const char *k;
   json_t *v;
-  json_object_foreach(json_object_get(doc, "gemm"), k, v) json_array_append_new(keys, json_string(k));
+  json_object_foreach(json_object_get(doc, "gemm"), k, v)
+  {
+    json_array_append_new(keys, json_string(k));
+  }
   buf[0] = '\0';
   /* jansson keeps insertion order: sort by hand (few keys) */
   for (size_t n = json_array_size(keys); n > 0; n--) {
