@@ -17,6 +17,37 @@
 #include "peak_math.h"
 #include "reference.h"
 
+pcu_step pcu_cuda_step(const char *what, std::function<cudaError_t()> kernel)
+{
+  return [what, kernel](pascal_error *err) {
+    const cudaError_t e = kernel();
+    return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, what, e);
+  };
+}
+
+pascal_status pcu_gemm_operands::make(uint32_t mg, uint32_t ng, uint32_t kg, pascal_error *err)
+{
+  cudaError_t e = cudaMalloc(&a, (size_t)mg * kg * sizeof(__half));
+  if (e == cudaSuccess)
+    e = cudaMalloc(&b, (size_t)ng * kg * sizeof(__half));
+  if (e == cudaSuccess)
+    e = cudaMalloc(&c, (size_t)mg * ng * sizeof(float));
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(a, (uint64_t)mg * kg, 1, nullptr);
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(b, (uint64_t)ng * kg, 2, nullptr);
+  if (e == cudaSuccess)
+    e = cudaDeviceSynchronize();
+  return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, "GEMM buffers", e);
+}
+
+pcu_gemm_operands::~pcu_gemm_operands()
+{
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+}
+
 pascal_status pcu_fail(pascal_error *err, const char *what, cudaError_t e)
 {
   switch (e) {
@@ -39,10 +70,6 @@ pascal_status pcu_fail(pascal_error *err, const char *what, cudaError_t e)
     return pascal_error_set(err, PASCAL_EINVAL, "device", "%s: %s", what, cudaGetErrorString(e));
   }
 }
-
-/* A measured step: enqueue the work of one run (a kernel, or a library
- * call that launches its own). */
-typedef std::function<pascal_status(pascal_error *)> pcu_step;
 
 /* The closure a measured run hands to the CUPTI session. */
 struct pcu_rig_launch {
@@ -74,15 +101,6 @@ struct pcu_rig_launch {
 };
 
 namespace {
-
-/* A kernel launch as a step: its CUDA error becomes a status naming `what`. */
-pcu_step cuda_step(const char *what, std::function<cudaError_t()> kernel)
-{
-  return [what, kernel](pascal_error *err) {
-    const cudaError_t e = kernel();
-    return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, what, e);
-  };
-}
 
 /* Measure `step` with the rig's flush and the given metrics. */
 pascal_status measure_launch(pcu_cupti_session *cupti, pcu_rig *rig, const char *what,
@@ -127,8 +145,8 @@ pascal_status measure_launch(pcu_cupti_session *cupti, pcu_rig *rig, const char 
                              const std::vector<pcu_fill_metric> &metrics,
                              std::vector<double> *bytes, double *ns, pascal_error *err)
 {
-  return measure_launch(cupti, rig, what, cuda_step(what, std::move(kernel)), metrics, bytes, ns,
-                        err);
+  return measure_launch(cupti, rig, what, pcu_cuda_step(what, std::move(kernel)), metrics, bytes,
+                        ns, err);
 }
 
 /* A measured sample must have counted something: zero fills or time is a
@@ -353,7 +371,8 @@ pascal_status pcu_rig::measure_cost(unsigned n, pcu_run_cost *out, pascal_error 
   };
   const std::vector<pcu_fill_metric> m{metric_};
   std::vector<double> with, without, fill;
-  pcu_rig_launch l{this, cuda_step("empty kernel", [] { return pascal_kern_peak_empty(nullptr); }),
+  pcu_rig_launch l{this,
+                   pcu_cuda_step("empty kernel", [] { return pascal_kern_peak_empty(nullptr); }),
                    nullptr, nullptr, "empty kernel"};
   pascal_status st = PASCAL_OK;
   cudaError_t e = cudaEventCreate(&l.start);
@@ -529,51 +548,35 @@ pascal_status pcu_rig::run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32
                                 pcu_sample *out, pascal_error *err)
 {
   const bool lt = g.impl == PASCAL_GEMM_IMPL_CUBLASLT;
-  __half *a = nullptr, *b = nullptr;
-  float *c = nullptr;
+  pcu_gemm_operands x;
   pcu_lt_gemm *lt_gemm = nullptr;
   pascal_cublaslt_config cfg;
   const pcu_cublaslt *lib = nullptr;
-  pascal_status st = PASCAL_OK;
   std::vector<pcu_fill_metric> m{metric_};
   std::vector<double> fill;
   double ns = 0;
   pcu_step step;
-  cudaError_t e = cudaMalloc(&a, (size_t)mg * kg * sizeof(__half));
-  if (e == cudaSuccess)
-    e = cudaMalloc(&b, (size_t)ng * kg * sizeof(__half));
-  if (e == cudaSuccess)
-    e = cudaMalloc(&c, (size_t)mg * ng * sizeof(float));
-  if (e == cudaSuccess)
-    e = pascal_kern_fill_gemm_input(a, (uint64_t)mg * kg, 1, nullptr);
-  if (e == cudaSuccess)
-    e = pascal_kern_fill_gemm_input(b, (uint64_t)ng * kg, 2, nullptr);
-  if (e == cudaSuccess)
-    e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) {
-    st = pcu_fail(err, "GEMM buffers", e);
+  pascal_status st = x.make(mg, ng, kg, err);
+  if (st != PASCAL_OK)
     goto done;
-  }
   if (lt) {
     if ((st = pascal_cublaslt_encode(&g, &cfg, err)) != PASCAL_OK ||
         (st = cublaslt(&lib, err)) != PASCAL_OK ||
         (st = pcu_lt_gemm::create(lib, mg, ng, kg, &lt_gemm, err)) != PASCAL_OK ||
         (st = lt_gemm->use_config(cfg, err)) != PASCAL_OK)
       goto done;
-    step = [=](pascal_error *e2) { return lt_gemm->run(a, b, c, e2); };
+    step = [&x, lt_gemm](pascal_error *e) { return lt_gemm->run(x.a, x.b, x.c, e); };
   } else {
-    step = cuda_step("GEMM", [=]() { return pascal_kern_gemm(a, b, c, mg, ng, kg, nullptr); });
+    step = pcu_cuda_step("GEMM", [&x, mg, ng, kg]() {
+      return pascal_kern_gemm(x.a, x.b, x.c, mg, ng, kg, nullptr);
+    });
   }
-  st = measure_launch(cupti_, this, lt ? "cuBLASLt GEMM" : "GEMM", step, m, &fill, &ns, err);
-  if (st != PASCAL_OK)
-    goto done;
-  if ((st = pcu_gemm_check(c, mg, ng, kg, lt, err)) != PASCAL_OK)
+  if ((st = measure_launch(cupti_, this, lt ? "cuBLASLt GEMM" : "GEMM", step, m, &fill, &ns,
+                           err)) != PASCAL_OK ||
+      (st = pcu_gemm_check(x.c, mg, ng, kg, lt, err)) != PASCAL_OK)
     goto done;
   st = sample_from(metric_, fill[0], ns, 2.0 * ((double)mg * kg + (double)ng * kg), out, err);
 done:
   delete lt_gemm;
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(c);
   return st;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,22 @@ private:
   pcu_cublaslt *cublaslt_ = nullptr;
 
   friend struct pcu_rig_launch;
+};
+
+/* A measured step: enqueue the work of one run (a kernel, or a library
+ * call that launches its own); a kernel launch becomes one with
+ * pcu_cuda_step, its CUDA error a status naming `what`. */
+typedef std::function<pascal_status(pascal_error *)> pcu_step;
+pcu_step pcu_cuda_step(const char *what, std::function<cudaError_t()> kernel);
+
+/* The operands of one FP16 GEMM Mg x Ng x Kg on the device, in the layout
+ * of pascal_kern_gemm: A and B filled as pcu_gemm_check expects, C (FP32)
+ * left as allocated; freed with the object. */
+struct pcu_gemm_operands {
+  __half *a = nullptr, *b = nullptr;
+  float *c = nullptr;
+  pascal_status make(uint32_t mg, uint32_t ng, uint32_t kg, pascal_error *err);
+  ~pcu_gemm_operands();
 };
 
 /* Compare 64 sampled elements of the device matrix `c` (Mg x Ng, FP32,

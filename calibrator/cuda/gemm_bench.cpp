@@ -14,8 +14,6 @@
 
 namespace {
 
-typedef std::function<pascal_status(pascal_error *)> step_fn;
-
 /* Explicit configurations tried beside the heuristic's: tiles and stages
  * users' tuners name, in this order, where the algo lists them. */
 const uint32_t kTiles[] = {23, 24, 20};  /* 128x256, 256x128, 128x128 */
@@ -34,7 +32,7 @@ bool listed(const std::vector<uint32_t> &ids, uint32_t id)
 
 /* Run `step` kWarmup times, then `repeats` times each between two events;
  * the median in milliseconds. */
-pascal_status time_median(const step_fn &step, unsigned repeats, double *ms, pascal_error *err)
+pascal_status time_median(const pcu_step &step, unsigned repeats, double *ms, pascal_error *err)
 {
   cudaEvent_t start = nullptr, stop = nullptr;
   std::vector<double> t;
@@ -68,7 +66,7 @@ pascal_status time_median(const step_fn &step, unsigned repeats, double *ms, pas
 }
 
 /* Check the result of one run of `step`, then time it into fig->tflops. */
-pascal_status measure(const pcu_gemm_bench &b, const step_fn &step, float *c, bool col_major,
+pascal_status measure(const pcu_gemm_bench &b, const pcu_step &step, float *c, bool col_major,
                       pcu_gemm_figure *fig, pascal_error *err)
 {
   double ms = 0;
@@ -102,7 +100,7 @@ void measure_cublaslt(const pcu_cublaslt *lib, const __half *a, const __half *bm
     delete g;
     return;
   }
-  const step_fn run = [&](pascal_error *e) { return g->run(a, bm, c, e); };
+  const pcu_step run = [&](pascal_error *e) { return g->run(a, bm, c, e); };
   (void)measure(*b, run, c, true, &b->heuristic, &err);
   if (g->caps(b->heuristic.config.algo, &cap, &err) != PASCAL_OK) {
     pcu_gemm_figure f;
@@ -196,37 +194,19 @@ pcu_cublaslt *pcu_gemm_cublaslt_line(FILE *out, const char *env)
 
 pascal_status pcu_gemm_bench_run(const pcu_cublaslt *lib, pcu_gemm_bench *b, pascal_error *err)
 {
-  __half *a = nullptr, *bm = nullptr;
-  float *c = nullptr;
-  pascal_status st = PASCAL_OK;
+  pcu_gemm_operands x;
   const uint32_t m = b->m, n = b->n, k = b->k;
-  cudaError_t e = cudaMalloc(&a, (size_t)m * k * sizeof(__half));
-  if (e == cudaSuccess)
-    e = cudaMalloc(&bm, (size_t)n * k * sizeof(__half));
-  if (e == cudaSuccess)
-    e = cudaMalloc(&c, (size_t)m * n * sizeof(float));
-  if (e == cudaSuccess)
-    e = pascal_kern_fill_gemm_input(a, (uint64_t)m * k, 1, nullptr);
-  if (e == cudaSuccess)
-    e = pascal_kern_fill_gemm_input(bm, (uint64_t)n * k, 2, nullptr);
-  if (e == cudaSuccess)
-    e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) {
-    st = pcu_fail(err, "GEMM buffers", e);
-  } else {
-    const step_fn own = [&](pascal_error *e2) {
-      const cudaError_t r = pascal_kern_gemm(a, bm, c, m, n, k, nullptr);
-      return r == cudaSuccess ? PASCAL_OK : pcu_fail(e2, "GEMM", r);
-    };
-    st = measure(*b, own, c, false, &b->own, err);
-    b->have_cublaslt = lib != nullptr;
-    if (st == PASCAL_OK && lib != nullptr)
-      measure_cublaslt(lib, a, bm, c, b);
-  }
-  cudaFree(a);
-  cudaFree(bm);
-  cudaFree(c);
-  return st;
+  pascal_status st = x.make(m, n, k, err);
+  if (st != PASCAL_OK)
+    return st;
+  const pcu_step own =
+      pcu_cuda_step("GEMM", [&]() { return pascal_kern_gemm(x.a, x.b, x.c, m, n, k, nullptr); });
+  if ((st = measure(*b, own, x.c, false, &b->own, err)) != PASCAL_OK)
+    return st;
+  b->have_cublaslt = lib != nullptr;
+  if (lib != nullptr)
+    measure_cublaslt(lib, x.a, x.b, x.c, b);
+  return PASCAL_OK;
 }
 
 const pcu_gemm_figure *pcu_gemm_best_explicit(const pcu_gemm_bench &b)
