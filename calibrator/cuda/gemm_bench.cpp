@@ -73,8 +73,9 @@ pascal_status measure(const pcu_gemm_bench &b, const pcu_step &step, float *c, b
   pascal_status st = cudaMemset(c, 0, (size_t)b.m * b.n * sizeof(float)) == cudaSuccess
                          ? step(err)
                          : pascal_error_set(err, PASCAL_EINVAL, "result", "cannot clear C");
-  if (st == PASCAL_OK && cudaDeviceSynchronize() != cudaSuccess)
-    st = pascal_error_set(err, PASCAL_EINVAL, "result", "the GEMM failed on the device");
+  cudaError_t e = cudaSuccess;
+  if (st == PASCAL_OK && (e = cudaDeviceSynchronize()) != cudaSuccess)
+    st = pcu_fail(err, "GEMM run", e);
   if (st == PASCAL_OK)
     st = pcu_gemm_check(c, b.m, b.n, b.k, col_major, err);
   if (st == PASCAL_OK)
