@@ -118,6 +118,9 @@ static pascal_status sim_gemm(pascal_backend *b, const pascal_backend_job *job,
   const pascal_plan_shape *s = &job->run.shape;
   if (s->Mg > UINT32_MAX || s->Ng > UINT32_MAX || s->Kg > UINT32_MAX)
     return pascal_error_set(err, PASCAL_ERANGE, "Mg", "GEMM extents must be below 2^32");
+  if (job->gemm.impl != PASCAL_GEMM_IMPL_OWN)
+    return pascal_error_set(err, PASCAL_EINVAL, "impl",
+                            "the sim device runs the project's GEMM kernel only (impl \"own\")");
   pascal_calibration cal;
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
   pascal_simdev_gemm g = {.shape = {(uint32_t)s->Mg, (uint32_t)s->Ng, (uint32_t)s->Kg},

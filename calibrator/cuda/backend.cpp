@@ -146,8 +146,8 @@ pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backe
                                       job->block_bytes};
     st = b->rig->run_open_scan(cfg, r.N, r.W, &s, err);
   } else {
-    st =
-        b->rig->run_gemm((uint32_t)r.shape.Mg, (uint32_t)r.shape.Ng, (uint32_t)r.shape.Kg, &s, err);
+    st = b->rig->run_gemm(job->gemm, (uint32_t)r.shape.Mg, (uint32_t)r.shape.Ng,
+                          (uint32_t)r.shape.Kg, &s, err);
   }
   if (st != PASCAL_OK) {
     pcu_rig::drop_if_lost(&b->rig);

@@ -6,13 +6,47 @@
  */
 #include "cuda_rig.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <chrono>
 #include <functional>
 
+#include "cublaslt_gemm.h"
 #include "peak_kernels.h"
 #include "peak_math.h"
 #include "reference.h"
+
+pcu_step pcu_cuda_step(const char *what, std::function<cudaError_t()> kernel)
+{
+  return [what, kernel](pascal_error *err) {
+    const cudaError_t e = kernel();
+    return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, what, e);
+  };
+}
+
+pascal_status pcu_gemm_operands::make(uint32_t mg, uint32_t ng, uint32_t kg, pascal_error *err)
+{
+  cudaError_t e = cudaMalloc(&a, (size_t)mg * kg * sizeof(__half));
+  if (e == cudaSuccess)
+    e = cudaMalloc(&b, (size_t)ng * kg * sizeof(__half));
+  if (e == cudaSuccess)
+    e = cudaMalloc(&c, (size_t)mg * ng * sizeof(float));
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(a, (uint64_t)mg * kg, 1, nullptr);
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(b, (uint64_t)ng * kg, 2, nullptr);
+  if (e == cudaSuccess)
+    e = cudaDeviceSynchronize();
+  return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, "GEMM buffers", e);
+}
+
+pcu_gemm_operands::~pcu_gemm_operands()
+{
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+}
 
 pascal_status pcu_fail(pascal_error *err, const char *what, cudaError_t e)
 {
@@ -40,7 +74,7 @@ pascal_status pcu_fail(pascal_error *err, const char *what, cudaError_t e)
 /* The closure a measured run hands to the CUPTI session. */
 struct pcu_rig_launch {
   pcu_rig *rig;
-  std::function<cudaError_t()> kernel;
+  pcu_step kernel;
   cudaEvent_t start = nullptr, stop = nullptr;
   const char *what;
 
@@ -56,23 +90,24 @@ struct pcu_rig_launch {
   {
     auto *l = static_cast<pcu_rig_launch *>(ctx);
     cudaError_t e = cudaEventRecord(l->start, nullptr);
-    if (e == cudaSuccess)
-      e = l->kernel();
-    if (e == cudaSuccess)
-      e = cudaEventRecord(l->stop, nullptr);
+    if (e != cudaSuccess)
+      return pcu_fail(err, l->what, e);
+    const pascal_status st = l->kernel(err);
+    if (st != PASCAL_OK)
+      return st;
+    e = cudaEventRecord(l->stop, nullptr);
     return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, l->what, e);
   }
 };
 
 namespace {
 
-/* Measure `kernel` with the rig's flush and the given metrics. */
+/* Measure `step` with the rig's flush and the given metrics. */
 pascal_status measure_launch(pcu_cupti_session *cupti, pcu_rig *rig, const char *what,
-                             std::function<cudaError_t()> kernel,
-                             const std::vector<pcu_fill_metric> &metrics,
+                             pcu_step step, const std::vector<pcu_fill_metric> &metrics,
                              std::vector<double> *bytes, double *ns, pascal_error *err)
 {
-  pcu_rig_launch l{rig, std::move(kernel), nullptr, nullptr, what};
+  pcu_rig_launch l{rig, std::move(step), nullptr, nullptr, what};
   std::vector<std::string> names;
   for (const pcu_fill_metric &m : metrics)
     names.push_back(m.name);
@@ -103,6 +138,15 @@ done:
   if (l.stop != nullptr)
     cudaEventDestroy(l.stop);
   return st;
+}
+
+pascal_status measure_launch(pcu_cupti_session *cupti, pcu_rig *rig, const char *what,
+                             std::function<cudaError_t()> kernel,
+                             const std::vector<pcu_fill_metric> &metrics,
+                             std::vector<double> *bytes, double *ns, pascal_error *err)
+{
+  return measure_launch(cupti, rig, what, pcu_cuda_step(what, std::move(kernel)), metrics, bytes,
+                        ns, err);
 }
 
 /* A measured sample must have counted something: zero fills or time is a
@@ -196,6 +240,7 @@ fail:
 pcu_rig::~pcu_rig()
 {
   delete cupti_;
+  delete cublaslt_;
   cudaFree(flush_);
   cudaFree(sink_);
   cudaFree(data_);
@@ -326,8 +371,9 @@ pascal_status pcu_rig::measure_cost(unsigned n, pcu_run_cost *out, pascal_error 
   };
   const std::vector<pcu_fill_metric> m{metric_};
   std::vector<double> with, without, fill;
-  pcu_rig_launch l{this, [] { return pascal_kern_peak_empty(nullptr); }, nullptr, nullptr,
-                   "empty kernel"};
+  pcu_rig_launch l{this,
+                   pcu_cuda_step("empty kernel", [] { return pascal_kern_peak_empty(nullptr); }),
+                   nullptr, nullptr, "empty kernel"};
   pascal_status st = PASCAL_OK;
   cudaError_t e = cudaEventCreate(&l.start);
   if (e == cudaSuccess)
@@ -467,57 +513,70 @@ pascal_status pcu_rig::run_static_scan(const std::vector<uint32_t> &phases, uint
   return sample_from(metric_, fill[0], ns, (double)block_bytes * rounds * ctas, out, err);
 }
 
-pascal_status pcu_rig::run_gemm(uint32_t mg, uint32_t ng, uint32_t kg, pcu_sample *out,
-                                pascal_error *err)
+pascal_status pcu_gemm_check(const float *c, uint32_t mg, uint32_t ng, uint32_t kg, bool col_major,
+                             pascal_error *err)
 {
-  __half *a = nullptr, *b = nullptr;
-  float *c = nullptr;
-  pascal_status st = PASCAL_OK;
-  std::vector<pcu_fill_metric> m{metric_};
-  std::vector<double> fill;
-  double ns = 0;
-  cudaError_t e = cudaMalloc(&a, (size_t)mg * kg * sizeof(__half));
-  if (e == cudaSuccess)
-    e = cudaMalloc(&b, (size_t)ng * kg * sizeof(__half));
-  if (e == cudaSuccess)
-    e = cudaMalloc(&c, (size_t)mg * ng * sizeof(float));
-  if (e == cudaSuccess)
-    e = pascal_kern_fill_gemm_input(a, (uint64_t)mg * kg, 1, nullptr);
-  if (e == cudaSuccess)
-    e = pascal_kern_fill_gemm_input(b, (uint64_t)ng * kg, 2, nullptr);
-  if (e == cudaSuccess)
-    e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) {
-    st = pcu_fail(err, "GEMM buffers", e);
-    goto done;
-  }
-  st = measure_launch(
-      cupti_, this, "GEMM", [=]() { return pascal_kern_gemm(a, b, c, mg, ng, kg, nullptr); }, m,
-      &fill, &ns, err);
-  if (st != PASCAL_OK)
-    goto done;
-  /* Check the four corners and a diagonal sample of 60 more elements. */
+  /* the four corners and a diagonal sample of 60 more elements */
   for (uint32_t s = 0; s < 64; ++s) {
     const uint32_t row = s < 4 ? (s & 1 ? mg - 1 : 0) : (uint32_t)((uint64_t)s * 7919u % mg);
     const uint32_t col = s < 4 ? (s & 2 ? ng - 1 : 0) : (uint32_t)((uint64_t)s * 104729u % ng);
+    const size_t at = col_major ? (size_t)col * mg + row : (size_t)row * ng + col;
     float got = 0.0f;
-    if ((e = cudaMemcpy(&got, c + (size_t)row * ng + col, sizeof(float), cudaMemcpyDeviceToHost)) !=
-        cudaSuccess) {
-      st = pcu_fail(err, "GEMM result copy", e);
-      goto done;
-    }
+    const cudaError_t e = cudaMemcpy(&got, c + at, sizeof(float), cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess)
+      return pcu_fail(err, "GEMM result copy", e);
     const double want = pascal_ref_gemm_element(kg, row, col);
-    if ((double)got != want) {
-      st = pascal_error_set(err, PASCAL_ERANGE, "result",
-                            "GEMM result check failed at (%u, %u): %g (want %g)", row, col,
-                            (double)got, want);
-      goto done;
-    }
+    if ((double)got != want)
+      return pascal_error_set(err, PASCAL_ERANGE, "result",
+                              "GEMM result check failed at (%u, %u): %g (want %g)", row, col,
+                              (double)got, want);
   }
-  st = sample_from(metric_, fill[0], ns, 32768.0 * (mg / 128) * (ng / 128) * (kg / 64), out, err);
+  return PASCAL_OK;
+}
+
+pascal_status pcu_rig::cublaslt(const pcu_cublaslt **out, pascal_error *err)
+{
+  std::string why;
+  if (cublaslt_ == nullptr && !pcu_cublaslt::open(getenv("PASCAL_CUBLASLT"), &cublaslt_, &why))
+    return pascal_error_set(err, PASCAL_ENOTFOUND, "impl", "cuBLASLt is not available: %s",
+                            why.c_str());
+  *out = cublaslt_;
+  return PASCAL_OK;
+}
+
+pascal_status pcu_rig::run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32_t ng, uint32_t kg,
+                                pcu_sample *out, pascal_error *err)
+{
+  const bool lt = g.impl == PASCAL_GEMM_IMPL_CUBLASLT;
+  pcu_gemm_operands x;
+  pcu_lt_gemm *lt_gemm = nullptr;
+  pascal_cublaslt_config cfg;
+  const pcu_cublaslt *lib = nullptr;
+  std::vector<pcu_fill_metric> m{metric_};
+  std::vector<double> fill;
+  double ns = 0;
+  pcu_step step;
+  pascal_status st = x.make(mg, ng, kg, err);
+  if (st != PASCAL_OK)
+    goto done;
+  if (lt) {
+    if ((st = pascal_cublaslt_encode(&g, &cfg, err)) != PASCAL_OK ||
+        (st = cublaslt(&lib, err)) != PASCAL_OK ||
+        (st = pcu_lt_gemm::create(lib, mg, ng, kg, &lt_gemm, err)) != PASCAL_OK ||
+        (st = lt_gemm->use_config(cfg, err)) != PASCAL_OK)
+      goto done;
+    step = [&x, lt_gemm](pascal_error *e) { return lt_gemm->run(x.a, x.b, x.c, e); };
+  } else {
+    step = pcu_cuda_step("GEMM", [&x, mg, ng, kg]() {
+      return pascal_kern_gemm(x.a, x.b, x.c, mg, ng, kg, nullptr);
+    });
+  }
+  if ((st = measure_launch(cupti_, this, lt ? "cuBLASLt GEMM" : "GEMM", step, m, &fill, &ns,
+                           err)) != PASCAL_OK ||
+      (st = pcu_gemm_check(x.c, mg, ng, kg, lt, err)) != PASCAL_OK)
+    goto done;
+  st = sample_from(metric_, fill[0], ns, 2.0 * ((double)mg * kg + (double)ng * kg), out, err);
 done:
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(c);
+  delete lt_gemm;
   return st;
 }

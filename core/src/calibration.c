@@ -106,8 +106,16 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_err
        (st = check_positive(cal->gemm.tile_n, "gemm.tile_n", err)) ||
        (st = check_positive(cal->gemm.tile_k, "gemm.tile_k", err)) ||
        (st = check_positive(cal->gemm.elem_bytes, "gemm.elem_bytes", err)) ||
-       (st = check_positive(cal->gemm.resident_ctas, "gemm.resident_ctas", err))))
+       (st = check_positive(cal->gemm.resident_ctas, "gemm.resident_ctas", err)) ||
+       (st = pascal_gemm_impl_check(&cal->gemm, err))))
     return st;
+  /* The model's GEMM geometry is one CTA per output tile over the whole
+   * reduction: split-K partial sums are traffic it does not know. */
+  if (cal->workload == PASCAL_WORKLOAD_GEMM && cal->gemm.split_k > 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "gemm.split_k",
+                            "a calibration measures split_k 1 (the model has no split-K "
+                            "geometry), got %u",
+                            cal->gemm.split_k);
   return PASCAL_OK;
 }
 
@@ -309,6 +317,12 @@ static const char *panel_mismatch(const pascal_calibration *cal, const pascal_ca
     return "gemm.elem_bytes";
   if (panel->gemm.resident_ctas != cal->gemm.resident_ctas)
     return "gemm.resident_ctas";
+  if (panel->gemm.stages != cal->gemm.stages)
+    return "gemm.stages";
+  if (panel->gemm.impl != cal->gemm.impl || panel->gemm.algo != cal->gemm.algo ||
+      panel->gemm.cta_swizzling != cal->gemm.cta_swizzling ||
+      panel->gemm.split_k != cal->gemm.split_k)
+    return "gemm.impl";
   return NULL;
 }
 

@@ -9,7 +9,8 @@
 #             gpu_cuda_offline (CUPTI tables, no fault)           (archive)
 #   probe     pascal-agent --probe, at most 120 s: fill metric,
 #             cold-read ratio, what one measured run costs with and
-#             without CUPTI, capacity scan, proposed C, peaks    (archive)
+#             without CUPTI, capacity scan, proposed C, peaks, the
+#             GEMM's TFLOP/s (own kernel, cuBLASLt)               (archive)
 #   plans     pascal plan for this device from the probe; the scan
 #             plans at o <= 1 when the projected scan would not
 #             fit 80 % of the budget left                        (archive)
@@ -607,15 +608,19 @@ report_dram() {
 }
 
 phase_report() {
-  local loko_scan=null loko_gemm=null static=null probe=null envj=null left
+  local loko_scan=null loko_gemm=null static=null probe=null envj=null gemm_speed=null left
   [ -f "$out/scan.json" ] && loko_scan=$(cli loko "$out/scan.json" --json 2> "$WORK/logs/loko-scan.log" || echo null)
   [ -f "$out/gemm.json" ] && loko_gemm=$(cli loko "$out/gemm.json" --json 2> "$WORK/logs/loko-gemm.log" || echo null)
   [ -f "$out/static.json" ] && static=$(cat "$out/static.json")
   [ -f "$WORK/probe.json" ] && probe=$(cat "$WORK/probe.json")
   [ -f "$WORK/env.json" ] && envj=$(cat "$WORK/env.json")
+  # the GEMM's TFLOP/s, which the cuda probe prints (docs/gpu.md "The GEMM's speed")
+  gemm_speed=$(sed -n 's/^gemm json: //p' "$WORK/probe.log" 2>/dev/null | tail -n 1)
+  [ -n "$gemm_speed" ] || gemm_speed=null
   left=$(unfinished)
   {
     printf '{"format":"pascal-measure-report/1","backend":"%s","env":%s,"probe":%s,' "$backend" "$envj" "$probe"
+    printf '"gemm_speed":%s,' "$gemm_speed"
     printf '"phases":['
     awk -F'\t' '{last[$2]=$0} END {n=0; split("'"${PHASES_ALL% report}"'", order, " ");
       for (i=1; i in order; i++) if (order[i] in last) { split(last[order[i]], f, "\t");
@@ -660,6 +665,14 @@ phase_report() {
     echo
     [ -z "$BLOCKED" ] || { echo "Archive: $BLOCKED."; echo; }
     echo "Plan: $(cat "$WORK/plans/choice.txt" 2>/dev/null || echo "not made yet")"
+    echo
+    echo "## GEMM speed (probe: TFLOP/s at 4096 x 4096 x 4096 FP16, own kernel and cuBLASLt)"
+    echo
+    if grep -q '^GEMM' "$WORK/probe.log" 2>/dev/null; then
+      echo '```'; grep -E '^(cuBLASLt|GEMM)' "$WORK/probe.log"; echo '```'
+    else
+      echo "not measured (the probe did not run, or the $backend backend has no GEMM speed)"
+    fi
     echo
     echo "## Probe (fill metric, cold-read ratios, run cost, capacity scan, peaks)"
     echo

@@ -110,6 +110,23 @@ static pascal_status decode_device(const json_t *doc, pascal_device *dev, pascal
   return PASCAL_OK;
 }
 
+/* "impl" and its configuration (pascal/gemm_impl.h): absent is the own
+ * kernel; "cublaslt" states algo, cta_swizzling and split_k, which the own
+ * kernel must not (pascal_calibration_check says so, naming the field). */
+static pascal_status decode_gemm_impl(const json_t *obj, pascal_gemm_params *g, pascal_error *err)
+{
+  const char *impl = NULL;
+  pascal_status st = codec_get_string(obj, "gemm", "impl", 0, &impl, err);
+  if (st || (impl && (st = pascal_gemm_impl_parse(impl, "gemm.impl", &g->impl, err))))
+    return st;
+  const int cublaslt = g->impl == PASCAL_GEMM_IMPL_CUBLASLT;
+  if ((st = get_u32(obj, "gemm", "algo", cublaslt, &g->algo, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "cta_swizzling", cublaslt, &g->cta_swizzling, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "split_k", cublaslt, &g->split_k, NULL, err)))
+    return st;
+  return PASCAL_OK;
+}
+
 static pascal_status decode_gemm(const json_t *doc, pascal_gemm_params *g, pascal_error *err)
 {
   json_t *obj;
@@ -119,7 +136,9 @@ static pascal_status decode_gemm(const json_t *doc, pascal_gemm_params *g, pasca
       (st = get_u32(obj, "gemm", "tile_n", 1, &g->tile_n, NULL, err)) ||
       (st = get_u32(obj, "gemm", "tile_k", 1, &g->tile_k, NULL, err)) ||
       (st = get_u32(obj, "gemm", "elem_bytes", 1, &g->elem_bytes, NULL, err)) ||
-      (st = get_u32(obj, "gemm", "resident_ctas", 1, &g->resident_ctas, NULL, err)))
+      (st = get_u32(obj, "gemm", "resident_ctas", 1, &g->resident_ctas, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "stages", 0, &g->stages, NULL, err)) ||
+      (st = decode_gemm_impl(obj, g, err)))
     return st;
   return PASCAL_OK;
 }
@@ -406,7 +425,15 @@ static pascal_status encode_gemm(json_t *doc, const pascal_gemm_params *g, pasca
       (st = codec_set(obj, "tile_n", codec_uint(g->tile_n), err)) ||
       (st = codec_set(obj, "tile_k", codec_uint(g->tile_k), err)) ||
       (st = codec_set(obj, "elem_bytes", codec_uint(g->elem_bytes), err)) ||
-      (st = codec_set(obj, "resident_ctas", codec_uint(g->resident_ctas), err)))
+      (st = codec_set(obj, "resident_ctas", codec_uint(g->resident_ctas), err)) ||
+      (g->stages != 0 && (st = codec_set(obj, "stages", codec_uint(g->stages), err))))
+    return st;
+  /* the own kernel writes no "impl": bundles from before it keep their hash */
+  if (g->impl != PASCAL_GEMM_IMPL_OWN &&
+      ((st = codec_set(obj, "impl", json_string(pascal_gemm_impl_name(g->impl)), err)) ||
+       (st = codec_set(obj, "algo", codec_uint(g->algo), err)) ||
+       (st = codec_set(obj, "cta_swizzling", codec_uint(g->cta_swizzling), err)) ||
+       (st = codec_set(obj, "split_k", codec_uint(g->split_k), err))))
     return st;
   return PASCAL_OK;
 }

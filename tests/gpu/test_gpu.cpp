@@ -14,11 +14,17 @@
  *   4. the open scan showing K > 1.05 for at least one deep TMA pipeline;
  *   5. as the agent runs it: a job on a thread of its own, and a fresh rig
  *      measuring again after a kernel fault lost the context (the fault: a
- *      TMA mbarrier wait that traps at its bound instead of hanging).
+ *      TMA mbarrier wait that traps at its bound instead of hanging);
+ *   6. cuBLASLt where the host's toolkit has it: the heuristic's
+ *      configuration set explicitly runs as a job (result checked, fills
+ *      counted through the same CUPTI range), a tile the algo does not list
+ *      is refused naming it, and the probe's GEMM TFLOP/s lines; without
+ *      cuBLASLt a cuBLASLt job fails saying so.
  * Measured figures are printed for docs/gpu.md.
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <algorithm>
 #include <thread>
@@ -27,7 +33,9 @@
 extern "C" {
 #include "check.h"
 }
+#include "cublaslt_gemm.h"
 #include "cuda_rig.h"
+#include "gemm_bench.h"
 #include "pascal/static.h"
 #include "reference.h"
 
@@ -158,7 +166,8 @@ void test_scans_correct(pcu_rig *rig)
     printf("open scan o=%u %s d=%u m=%u N=257 W=2: fill %.0f bytes, %.1f us\n", c.o,
            c.tma ? "tma" : "sync", c.d, c.m, s.fill_bytes, s.kernel_ns / 1e3);
   }
-  check_status(rig->run_gemm(512, 640, 1024, &s, &err), err, "gemm");
+  const pascal_gemm_params own{};
+  check_status(rig->run_gemm(own, 512, 640, 1024, &s, &err), err, "gemm");
   printf("gemm 512x640x1024: fill %.0f bytes (cold inputs %d), %.1f us\n", s.fill_bytes,
          2 * (512 + 640) * 1024, s.kernel_ns / 1e3);
   /* Cold inputs must be read at least once. */
@@ -326,6 +335,64 @@ void test_thread_and_fault(void)
 
 } // namespace
 
+void test_cublaslt(pcu_rig *rig)
+{
+  pascal_error err;
+  pcu_sample s;
+  const pcu_cublaslt *lib = nullptr;
+  pascal_gemm_params g{};
+  g.impl = PASCAL_GEMM_IMPL_CUBLASLT;
+  g.tile_m = 128, g.tile_n = 128, g.tile_k = 64, g.split_k = 1;
+  if (rig->cublaslt(&lib, &err) != PASCAL_OK) {
+    printf("cuBLASLt not loaded: %s\n", err.message);
+    CHECK(rig->run_gemm(g, 512, 640, 1024, &s, &err) == PASCAL_ENOTFOUND);
+    CHECK(strcmp(err.field, "impl") == 0);
+    return;
+  }
+  printf("cuBLASLt %s, version %zu\n", lib->path().c_str(), lib->version());
+  pcu_lt_gemm *lt = nullptr;
+  pascal_cublaslt_config h;
+  pcu_lt_caps cap;
+  check_status(pcu_lt_gemm::create(lib, 512, 640, 1024, &lt, &err), err, "cuBLASLt GEMM");
+  if (lt == nullptr)
+    return;
+  check_status(lt->use_heuristic(&h, &err), err, "cuBLASLt heuristic");
+  check_status(lt->caps(h.algo, &cap, &err), err, "cuBLASLt caps");
+  char what[128];
+  pascal_cublaslt_describe(&h, what, sizeof what);
+  printf("cuBLASLt heuristic for 512x640x1024: %s; algo lists %zu tiles, %zu stages\n", what,
+         cap.tiles.size(), cap.stages.size());
+  if (pascal_cublaslt_decode(&h, &g, &err) == PASCAL_OK && 512 % g.tile_m == 0 &&
+      640 % g.tile_n == 0 && 1024 % g.tile_k == 0) {
+    check_status(rig->run_gemm(g, 512, 640, 1024, &s, &err), err, "cuBLASLt job");
+    printf("cuBLASLt job 512x640x1024: fill %.0f bytes, %.1f us\n", s.fill_bytes,
+           s.kernel_ns / 1e3);
+    CHECK(s.fill_bytes >= 0.8 * 2.0 * (512 + 640) * 1024);
+  } else {
+    printf("cuBLASLt heuristic configuration not a job for 512x640x1024: %s\n", err.message);
+  }
+  /* a tile the algo does not list: refused, never replaced */
+  for (uint32_t t : {1u, 25u, 35u}) {
+    bool listed = false;
+    for (uint32_t v : cap.tiles)
+      listed = listed || v == t;
+    if (listed || (cap.tiles.size() == 1 && cap.tiles[0] == 0))
+      continue;
+    pascal_cublaslt_config c = h;
+    c.tile_id = t;
+    pascal_error_clear(&err);
+    CHECK(lt->use_config(c, &err) == PASCAL_EINVAL);
+    CHECK(strcmp(err.field, "gemm") == 0 && strstr(err.message, "cuBLASLt rejects") != nullptr);
+    printf("refused as it must be: %s\n", err.message);
+    break;
+  }
+  delete lt;
+  pcu_gemm_bench b;
+  check_status(pcu_gemm_bench_run(lib, &b, &err), err, "GEMM bench");
+  pcu_gemm_bench_print(stdout, b);
+  CHECK(b.own.tflops > 0 && b.have_cublaslt);
+}
+
 int main(void)
 {
 #ifdef __SANITIZE_ADDRESS__
@@ -361,6 +428,7 @@ int main(void)
   test_static_clusters(rig);
   test_open_divergence(rig);
   test_run_cost(rig);
+  test_cublaslt(rig);
   delete rig;
   test_thread_and_fault();
   return check_summary();

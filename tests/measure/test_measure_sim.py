@@ -310,6 +310,45 @@ def dram_inputs_missing(tmp):
     check("scan-dram: not measured" in text and "gemm-dram: not measured" in text, "report.md: DRAM not measured")
 
 
+GEMM_LINES = [
+    "cuBLASLt      /usr/local/cuda/lib64/libcublasLt.so.13 (version 130000), loaded at run time",
+    "GEMM          4096 x 4096 x 4096 FP16, FP32 accumulate: median of 9 warm runs each",
+    "GEMM TFLOP/s      61.8  own wmma kernel 128x128x64",
+    "GEMM TFLOP/s     702.5  cuBLASLt heuristic (algo 66 tile 128x256 stages 64xAUTO swizzle 0 split-k 1)",
+    "GEMM TFLOP/s     715.0  cuBLASLt explicit, best of 2 measured (algo 66 tile 256x128 stages 64x4 swizzle 1 split-k 1)",
+]
+GEMM_JSON = ('{"m":4096,"n":4096,"k":4096,"repeats":9,"own_tflops":61.84,"cublaslt":{"heuristic":'
+             '{"config":{"algo":66,"tile_m":128,"tile_n":256,"tile_k":64,"stages":0,"cta_swizzling":0,'
+             '"split_k":1},"tflops":702.50},"explicit_best":null,"explicit_measured":0,"explicit_failed":0}}')
+
+
+def gemm_speed_report(tmp, archive):
+    """The GEMM's TFLOP/s lines of a cuda probe (their format is checked in
+    tests/gpu/test_cuda_offline.cpp) reach report.md as a section of their
+    own and report.json as "gemm_speed"; a probe without them (the sim's)
+    gives null and says so. Checked to fail against measure.sh before the
+    GEMM section."""
+    with open(os.path.join(tmp, "out-sim", "report.md")) as f:
+        check("## GEMM speed" in f.read(), "report.md has a GEMM section on the sim")
+    check(load(os.path.join(tmp, "out-sim"), "report.json")["gemm_speed"] is None,
+          "no GEMM speed on the sim")
+    work = os.path.join(tmp, "gemm-work")
+    with tarfile.open(archive) as t:
+        t.extractall(work)
+    with open(os.path.join(work, "probe.log"), "a") as f:
+        f.write("\n".join(GEMM_LINES) + "\ngemm json: " + GEMM_JSON + "\n")
+    forged = os.path.join(tmp, "gemm-work.tar.gz")
+    with tarfile.open(forged, "w:gz") as t:
+        t.add(work, arcname=".")
+    out = os.path.join(tmp, "gemm-report")
+    rc, log, _ = measure(out, "--phases", "report", "--resume", forged)
+    with open(os.path.join(out, "report.md")) as f:
+        md = f.read()
+    section = md.split("## GEMM speed", 1)[-1].split("\n## ", 1)[0]
+    check(all(line in section for line in GEMM_LINES), "report.md shows the GEMM lines:\n" + section)
+    check(load(out, "report.json")["gemm_speed"] == json.loads(GEMM_JSON), "report.json gemm_speed")
+
+
 def load(out, name):
     with open(os.path.join(out, name)) as f:
         return json.load(f)
@@ -470,6 +509,9 @@ def main():
         rc, log, _ = measure(out, "--phases", "bogus")
         check(rc == 2 and "unknown phase 'bogus'" in log, "a bad phase is a usage error")
 
+        rc, log, _ = measure(os.path.join(tmp, "out-sim"), "--phases", "env,probe,report")
+        check(rc == 0, "env, probe, report:\n" + log)
+        gemm_speed_report(tmp, os.path.join(tmp, "out-sim", "measure-work.tar.gz"))
         dram_inputs_missing(tmp)
         two_windows(tmp)
         committed_archives(tmp)

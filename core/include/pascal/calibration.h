@@ -26,6 +26,7 @@
 
 #include "pascal/device_data.h"
 #include "pascal/error.h"
+#include "pascal/gemm_impl.h"
 #include "pascal/latency.h"
 
 #ifdef __cplusplus
@@ -65,13 +66,21 @@ typedef struct pascal_device {
   pascal_static_table static_table;     /* device_data.h                        */
 } pascal_device;
 
-/* GEMM tiling (App. C "GEMM instantiation"); defaults 128 x 128 x 64, FP16. */
+/* GEMM tiling (App. C "GEMM instantiation"); defaults 128 x 128 x 64, FP16,
+ * the project's own kernel. The fields after resident_ctas are optional in a
+ * bundle (absent: 0 / the own kernel), so a bundle without them keeps its
+ * content hash; pascal/gemm_impl.h says which each implementation states. */
 typedef struct pascal_gemm_params {
   uint32_t tile_m;        /* output rows per CTA tile                        */
   uint32_t tile_n;        /* output columns per CTA tile                     */
   uint32_t tile_k;        /* reduction step per tile                         */
   uint32_t elem_bytes;    /* bytes per input element                         */
   uint32_t resident_ctas; /* M: CTAs resident at once; must be set (>= 1)    */
+  uint32_t stages;        /* buffered k-steps; 0: not stated (cuBLASLt: AUTO) */
+  pascal_gemm_impl impl;  /* which GEMM was measured (bundle "impl")         */
+  uint32_t algo;          /* cuBLASLt: the algo id; own kernel: 0            */
+  uint32_t cta_swizzling; /* cuBLASLt: 0 or 1; own kernel: 0                 */
+  uint32_t split_k;       /* cuBLASLt: >= 1; own kernel: 0                   */
 } pascal_gemm_params;
 
 /* A scan configuration key z = (o, path, d, m); its family is (o, path, d). */
