@@ -2,7 +2,8 @@
  * cublaslt_gemm.cpp - the cuBLASLt GEMM of cublaslt_gemm.h: descriptors of
  * the "TN" FP16 product with FP32 accumulate and output, the heuristic or
  * an explicit algo configuration (CUBLASLT_ALGO_CONFIG_TILE_ID, _STAGES_ID,
- * _CTA_SWIZZLING, _SPLITK_NUM) checked before use, and the launch.
+ * _CTA_SWIZZLING, _SPLITK_NUM, _CUSTOM_OPTION, _INNER_SHAPE_ID,
+ * _CLUSTER_SHAPE_ID) checked before use, and the launch.
  */
 #include "cublaslt_gemm.h"
 
@@ -39,6 +40,14 @@ pcu_lt::status_t cap_ids(const pcu_cublaslt_api &f, const pcu_lt::algo_t &a, int
   if (out->empty())
     return s;
   return f.cublasLtMatmulAlgoCapGetAttribute(&a, attr, out->data(), bytes, &bytes);
+}
+
+bool same_config(const pascal_cublaslt_config &x, const pascal_cublaslt_config &y)
+{
+  return x.algo == y.algo && x.tile_id == y.tile_id && x.stages_id == y.stages_id &&
+         x.cta_swizzling == y.cta_swizzling && x.split_k == y.split_k &&
+         x.custom_option == y.custom_option && x.inner_shape_id == y.inner_shape_id &&
+         x.cluster_shape_id == y.cluster_shape_id;
 }
 
 } // namespace
@@ -109,15 +118,19 @@ pascal_status pcu_lt_gemm::read_config(const pcu_lt::algo_t &a, pascal_cublaslt_
 {
   const pcu_cublaslt_api &f = lib_->api();
   int32_t id = 0, split = 0;
-  uint32_t tile = 0, stages = 0, swizzle = 0;
+  uint32_t tile = 0, stages = 0, swizzle = 0, option = 0;
+  uint16_t inner = 0, cluster = 0; /* uint16_t attributes in cublasLt.h */
   pcu_lt::status_t s;
   if ((s = get_config(f, a, pcu_lt::CONFIG_ID, &id)) != pcu_lt::STATUS_SUCCESS ||
       (s = get_config(f, a, pcu_lt::CONFIG_TILE_ID, &tile)) != pcu_lt::STATUS_SUCCESS ||
       (s = get_config(f, a, pcu_lt::CONFIG_STAGES_ID, &stages)) != pcu_lt::STATUS_SUCCESS ||
       (s = get_config(f, a, pcu_lt::CONFIG_CTA_SWIZZLING, &swizzle)) != pcu_lt::STATUS_SUCCESS ||
-      (s = get_config(f, a, pcu_lt::CONFIG_SPLITK_NUM, &split)) != pcu_lt::STATUS_SUCCESS)
+      (s = get_config(f, a, pcu_lt::CONFIG_SPLITK_NUM, &split)) != pcu_lt::STATUS_SUCCESS ||
+      (s = get_config(f, a, pcu_lt::CONFIG_CUSTOM_OPTION, &option)) != pcu_lt::STATUS_SUCCESS ||
+      (s = get_config(f, a, pcu_lt::CONFIG_INNER_SHAPE_ID, &inner)) != pcu_lt::STATUS_SUCCESS ||
+      (s = get_config(f, a, pcu_lt::CONFIG_CLUSTER_SHAPE_ID, &cluster)) != pcu_lt::STATUS_SUCCESS)
     return lt_fail(err, "algo configuration", s);
-  *out = {(uint32_t)id, tile, stages, swizzle, split};
+  *out = {(uint32_t)id, tile, stages, swizzle, split, option, inner, cluster};
   return PASCAL_OK;
 }
 
@@ -185,6 +198,7 @@ pascal_status pcu_lt_gemm::use_config(const pascal_cublaslt_config &c, pascal_er
   pcu_lt_caps cap;
   uint32_t scheme = pcu_lt::REDUCTION_NONE;
   pascal_status st;
+  selected_ = false;
   if (c.split_k > 1) {
     if ((st = caps(c.algo, &cap, err)) != PASCAL_OK)
       return st;
@@ -205,6 +219,13 @@ pascal_status pcu_lt_gemm::use_config(const pascal_cublaslt_config &c, pascal_er
     s = set_config(f, &a, pcu_lt::CONFIG_SPLITK_NUM, c.split_k);
   if (s == pcu_lt::STATUS_SUCCESS)
     s = set_config(f, &a, pcu_lt::CONFIG_REDUCTION_SCHEME, scheme);
+  /* 0 is AlgoInit's default for these three, so setting it changes nothing */
+  if (s == pcu_lt::STATUS_SUCCESS)
+    s = set_config(f, &a, pcu_lt::CONFIG_CUSTOM_OPTION, c.custom_option);
+  if (s == pcu_lt::STATUS_SUCCESS)
+    s = set_config(f, &a, pcu_lt::CONFIG_INNER_SHAPE_ID, (uint16_t)c.inner_shape_id);
+  if (s == pcu_lt::STATUS_SUCCESS)
+    s = set_config(f, &a, pcu_lt::CONFIG_CLUSTER_SHAPE_ID, (uint16_t)c.cluster_shape_id);
   if (s == pcu_lt::STATUS_SUCCESS)
     s = f.cublasLtMatmulAlgoCheck(handle_, desc_, la_, lb_, ld_, ld_, &a, &check);
   if (s != pcu_lt::STATUS_SUCCESS)
@@ -217,6 +238,15 @@ pascal_status pcu_lt_gemm::use_config(const pascal_cublaslt_config &c, pascal_er
   algo_ = a;
   selected_ = true;
   return PASCAL_OK;
+}
+
+pascal_status pcu_lt_gemm::use_stated(const pascal_cublaslt_config &c, pascal_error *err)
+{
+  pascal_cublaslt_config h;
+  pascal_error ignored;
+  if (use_heuristic(&h, &ignored) == PASCAL_OK && same_config(h, c))
+    return PASCAL_OK;
+  return use_config(c, err);
 }
 
 pascal_status pcu_lt_gemm::run(const __half *a, const __half *b, float *d, pascal_error *err)

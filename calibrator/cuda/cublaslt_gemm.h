@@ -48,11 +48,17 @@ public:
    * configuration (ids as the algo states them). */
   pascal_status use_heuristic(pascal_cublaslt_config *out, pascal_error *err);
   /* Select an explicit configuration: cublasLtMatmulAlgoInit(c.algo), tile,
-   * stages, CTA swizzling and split-K set (and for split-K > 1 the first
-   * reduction scheme the algo supports of in place, compute type, output
-   * type), then cublasLtMatmulAlgoCheck. Rejected: PASCAL_EINVAL, field
-   * "gemm", naming the configuration and cuBLASLt's status. */
+   * stages, CTA swizzling, split-K, custom option, inner and cluster shape
+   * set (and for split-K > 1 the first reduction scheme the algo supports
+   * of in place, compute type, output type), then cublasLtMatmulAlgoCheck.
+   * Rejected: PASCAL_EINVAL, field "gemm", naming the configuration and
+   * cuBLASLt's status; nothing is selected then. */
   pascal_status use_config(const pascal_cublaslt_config &c, pascal_error *err);
+  /* Select `c` the way a job reproduces a bundle's configuration: the
+   * heuristic's algo exactly as cuBLASLt returned it when its configuration
+   * is `c` (so what the heuristic ran always runs again), otherwise
+   * use_config(c). */
+  pascal_status use_stated(const pascal_cublaslt_config &c, pascal_error *err);
   /* Capabilities of algo id `algo` for this problem's types. */
   pascal_status caps(uint32_t algo, pcu_lt_caps *out, pascal_error *err);
   /* Enqueue D = A B with the selected algo on the legacy default stream. */

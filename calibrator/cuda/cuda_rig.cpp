@@ -563,7 +563,7 @@ pascal_status pcu_rig::run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32
     if ((st = pascal_cublaslt_encode(&g, &cfg, err)) != PASCAL_OK ||
         (st = cublaslt(&lib, err)) != PASCAL_OK ||
         (st = pcu_lt_gemm::create(lib, mg, ng, kg, &lt_gemm, err)) != PASCAL_OK ||
-        (st = lt_gemm->use_config(cfg, err)) != PASCAL_OK)
+        (st = lt_gemm->use_stated(cfg, err)) != PASCAL_OK)
       goto done;
     step = [&x, lt_gemm](pascal_error *e) { return lt_gemm->run(x.a, x.b, x.c, e); };
   } else {

@@ -2,7 +2,8 @@
  * gemm_bench.cpp - the probe's GEMM TFLOP/s (gemm_bench.h): one set of
  * 4096^3 operands, each implementation checked once and then timed over
  * warm repeats; for cuBLASLt the heuristic's algo and explicit
- * configurations of it chosen from what the algo states it supports.
+ * configurations of it: its own full configuration, then other tiles the
+ * algo lists (one not listed is skipped, saying so).
  */
 #include "gemm_bench.h"
 
@@ -14,12 +15,9 @@
 
 namespace {
 
-/* Explicit configurations tried beside the heuristic's: tiles and stages
- * users' tuners name, in this order, where the algo lists them. */
-const uint32_t kTiles[] = {23, 24, 20};  /* 128x256, 256x128, 128x128 */
-const uint32_t kStages[] = {35, 16, 15}; /* 64xAUTO, 64x4, 64x3 */
-const size_t kMaxStagesPerTile = 2;
-const size_t kMaxConfigs = 12;
+/* The tiles tried beside the heuristic's, in this order, where the algo
+ * lists them: those users' tuners name for a large FP16 GEMM. */
+const uint32_t kTiles[] = {23, 24, 20}; /* 128x256, 256x128, 128x128 */
 const unsigned kWarmup = 2;
 
 bool listed(const std::vector<uint32_t> &ids, uint32_t id)
@@ -110,32 +108,39 @@ void measure_cublaslt(const pcu_cublaslt *lib, const __half *a, const __half *bm
     f.error = err.message;
     b->explicit_configs.push_back(f);
   }
-  for (const pascal_cublaslt_config &cfg : pcu_gemm_candidates(cap, b->heuristic.config)) {
-    pcu_gemm_figure f;
-    f.cublaslt = true;
-    f.config = cfg;
+  for (pcu_gemm_figure &f : pcu_gemm_candidates(cap, b->heuristic.config)) {
     pascal_error_clear(&err);
-    if (g->use_config(cfg, &err) == PASCAL_OK)
+    if (!f.skipped && g->use_config(f.config, &err) == PASCAL_OK)
       (void)measure(*b, run, c, true, &f, &err);
-    else
+    else if (!f.skipped)
       f.error = err.message;
     b->explicit_configs.push_back(f);
   }
   delete g;
 }
 
+/* The bundle's gemm keys of `c` (ids where PASCAL cannot name its tile or
+ * stages); the Hopper attributes only where they are not 0, as a bundle
+ * writes them. */
 void print_config(FILE *out, const pascal_cublaslt_config &c)
 {
   pascal_gemm_params g{};
   if (pascal_cublaslt_decode(&c, &g, nullptr) == PASCAL_OK)
     fprintf(out,
             "{\"algo\":%u,\"tile_m\":%u,\"tile_n\":%u,\"tile_k\":%u,\"stages\":%u,"
-            "\"cta_swizzling\":%u,\"split_k\":%u}",
+            "\"cta_swizzling\":%u,\"split_k\":%u",
             g.algo, g.tile_m, g.tile_n, g.tile_k, g.stages, g.cta_swizzling, g.split_k);
   else
     fprintf(out,
-            "{\"algo\":%u,\"tile_id\":%u,\"stages_id\":%u,\"cta_swizzling\":%u,\"split_k\":%d}",
+            "{\"algo\":%u,\"tile_id\":%u,\"stages_id\":%u,\"cta_swizzling\":%u,\"split_k\":%d",
             c.algo, c.tile_id, c.stages_id, c.cta_swizzling, c.split_k);
+  if (c.custom_option != 0)
+    fprintf(out, ",\"custom_option\":%u", c.custom_option);
+  if (c.inner_shape_id != 0)
+    fprintf(out, ",\"inner_shape_id\":%u", c.inner_shape_id);
+  if (c.cluster_shape_id != 0)
+    fprintf(out, ",\"cluster_shape_id\":%u", c.cluster_shape_id);
+  fprintf(out, "}");
 }
 
 void print_figure_json(FILE *out, const pcu_gemm_figure *f)
@@ -151,32 +156,26 @@ void print_figure_json(FILE *out, const pcu_gemm_figure *f)
 
 } // namespace
 
-std::vector<pascal_cublaslt_config> pcu_gemm_candidates(const pcu_lt_caps &cap,
-                                                        const pascal_cublaslt_config &heuristic)
+std::vector<pcu_gemm_figure> pcu_gemm_candidates(const pcu_lt_caps &cap,
+                                                const pascal_cublaslt_config &heuristic)
 {
-  std::vector<pascal_cublaslt_config> out{heuristic};
-  std::vector<uint32_t> tiles, stages;
-  for (uint32_t t : kTiles)
-    if (listed(cap.tiles, t))
-      tiles.push_back(t);
-  if (tiles.empty())
-    tiles.push_back(heuristic.tile_id);
-  for (uint32_t s : {heuristic.stages_id, kStages[0], kStages[1], kStages[2]})
-    if (stages.size() < kMaxStagesPerTile && listed(cap.stages, s) && !listed(stages, s))
-      stages.push_back(s);
-  if (stages.empty())
-    stages.push_back(heuristic.stages_id);
-  for (uint32_t t : tiles)
-    for (uint32_t s : stages)
-      for (uint32_t z = 0; z <= (cap.swizzle ? 1u : 0u); ++z) {
-        const pascal_cublaslt_config c{heuristic.algo, t, s, z, 1};
-        bool seen = false;
-        for (const pascal_cublaslt_config &o : out)
-          seen = seen ||
-                 (o.tile_id == t && o.stages_id == s && o.cta_swizzling == z && o.split_k == 1);
-        if (!seen && out.size() < kMaxConfigs)
-          out.push_back(c);
-      }
+  std::vector<pcu_gemm_figure> out(1);
+  out[0].cublaslt = true;
+  out[0].config = heuristic;
+  for (uint32_t t : kTiles) {
+    if (t == heuristic.tile_id)
+      continue;
+    pcu_gemm_figure f = out[0];
+    f.config.tile_id = t;
+    if (!listed(cap.tiles, t)) {
+      char what[128];
+      pascal_cublaslt_describe(&f.config, what, sizeof what);
+      f.skipped = true;
+      f.error = std::string("its tile is not among the ") + std::to_string(cap.tiles.size()) +
+                " tile id(s) algo " + std::to_string(heuristic.algo) + " lists";
+    }
+    out.push_back(f);
+  }
   return out;
 }
 
@@ -222,7 +221,7 @@ const pcu_gemm_figure *pcu_gemm_best_explicit(const pcu_gemm_bench &b)
 void pcu_gemm_bench_print(FILE *out, const pcu_gemm_bench &b)
 {
   char what[128];
-  size_t failed = 0, measured = 0;
+  size_t failed = 0, measured = 0, skipped = 0;
   fprintf(out, "GEMM          %u x %u x %u FP16, FP32 accumulate: median of %u warm runs each\n",
           b.m, b.n, b.k, b.repeats);
   fprintf(out, "GEMM TFLOP/s  %8.1f  own wmma kernel 128x128x64\n", b.own.tflops);
@@ -236,6 +235,9 @@ void pcu_gemm_bench_print(FILE *out, const pcu_gemm_bench &b)
       pascal_cublaslt_describe(&f.config, what, sizeof what);
       if (f.tflops > 0) {
         measured++;
+      } else if (f.skipped) {
+        fprintf(out, "cuBLASLt      skipped (%s): %s\n", what, f.error.c_str());
+        skipped++;
       } else {
         fprintf(out, "cuBLASLt      not measured (%s): %s\n", what, f.error.c_str());
         failed++;
@@ -248,7 +250,7 @@ void pcu_gemm_bench_print(FILE *out, const pcu_gemm_bench &b)
               best->tflops, measured, what);
     } else {
       fprintf(out, "GEMM TFLOP/s  %8s  cuBLASLt explicit: none of %zu configurations ran\n", "-",
-              b.explicit_configs.size());
+              b.explicit_configs.size() - skipped);
     }
   }
   fprintf(out, "gemm json: {\"m\":%u,\"n\":%u,\"k\":%u,\"repeats\":%u,\"own_tflops\":%.2f,", b.m,
@@ -261,5 +263,6 @@ void pcu_gemm_bench_print(FILE *out, const pcu_gemm_bench &b)
   print_figure_json(out, &b.heuristic);
   fprintf(out, ",\"explicit_best\":");
   print_figure_json(out, pcu_gemm_best_explicit(b));
-  fprintf(out, ",\"explicit_measured\":%zu,\"explicit_failed\":%zu}}\n", measured, failed);
+  fprintf(out, ",\"explicit_measured\":%zu,\"explicit_failed\":%zu,\"explicit_skipped\":%zu}}\n",
+          measured, failed, skipped);
 }

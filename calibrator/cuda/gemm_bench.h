@@ -4,7 +4,7 @@
  * warm repeats timed with CUDA events (no L2 flush, no CUPTI), for the
  * project's wmma kernel and, when the host's toolkit has cuBLASLt, for
  * cuBLASLt's heuristic algo and the best of a few explicit configurations
- * of that algo (tile x stages x CTA swizzling the algo states it supports).
+ * of that algo (its full configuration, the tile varied where it lists one).
  * Every figure's result is checked against exact host dot products first.
  * Internal to the cuda backend (C++); docs/gpu.md reads the lines.
  */
@@ -28,6 +28,7 @@ struct pcu_gemm_figure {
   pascal_cublaslt_config config{}; /* cuBLASLt only */
   double tflops = 0;               /* 0 when not measured */
   std::string error;               /* why not measured: cuBLASLt's rejection, a failed check */
+  bool skipped = false;            /* not tried: the algo does not list its tile (error says) */
 };
 
 struct pcu_gemm_bench {
@@ -39,13 +40,13 @@ struct pcu_gemm_bench {
   std::vector<pcu_gemm_figure> explicit_configs; /* in the order tried */
 };
 
-/* The explicit configurations tried for an algo: first the heuristic's
- * own configuration set explicitly, then tiles 128x256, 256x128, 128x128
- * crossed with up to two stages ids (the heuristic's, 64xAUTO, 64x4, 64x3)
- * and CTA swizzling 0 and 1, each where `cap` lists it (the heuristic's
- * tile or stages when it lists none), split-K 1; at most 12, no repeats. */
-std::vector<pascal_cublaslt_config> pcu_gemm_candidates(const pcu_lt_caps &cap,
-                                                        const pascal_cublaslt_config &heuristic);
+/* The explicit configurations for the heuristic's algo, not yet measured:
+ * first the heuristic's full configuration (stages, swizzle, split-K,
+ * custom option, inner and cluster shape) set explicitly, then the same
+ * with each of tiles 128x256, 256x128, 128x128 that is not the heuristic's;
+ * a tile `cap` does not list comes back skipped, its error saying why. */
+std::vector<pcu_gemm_figure> pcu_gemm_candidates(const pcu_lt_caps &cap,
+                                                 const pascal_cublaslt_config &heuristic);
 
 /* Load cuBLASLt for the probe (`env`: PASCAL_CUBLASLT's value) and say so
  * in exactly one line: where it loaded from and its version, or why it did

@@ -321,7 +321,10 @@ static const char *panel_mismatch(const pascal_calibration *cal, const pascal_ca
     return "gemm.stages";
   if (panel->gemm.impl != cal->gemm.impl || panel->gemm.algo != cal->gemm.algo ||
       panel->gemm.cta_swizzling != cal->gemm.cta_swizzling ||
-      panel->gemm.split_k != cal->gemm.split_k)
+      panel->gemm.split_k != cal->gemm.split_k ||
+      panel->gemm.custom_option != cal->gemm.custom_option ||
+      panel->gemm.inner_shape_id != cal->gemm.inner_shape_id ||
+      panel->gemm.cluster_shape_id != cal->gemm.cluster_shape_id)
     return "gemm.impl";
   return NULL;
 }

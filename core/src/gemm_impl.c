@@ -71,7 +71,8 @@ pascal_status pascal_cublaslt_encode(const pascal_gemm_params *g, pascal_cublasl
   if (g->impl != PASCAL_GEMM_IMPL_CUBLASLT)
     return pascal_error_set(err, PASCAL_EINVAL, "gemm.impl",
                             "only a cuBLASLt configuration has cuBLASLt attributes");
-  pascal_cublaslt_config c = {g->algo, 0, 0, g->cta_swizzling, (int32_t)g->split_k};
+  pascal_cublaslt_config c = {g->algo,           0, 0, g->cta_swizzling, (int32_t)g->split_k,
+                              g->custom_option, g->inner_shape_id, g->cluster_shape_id};
   for (size_t i = 0; i < PC_COUNT(kTiles) && c.tile_id == 0; i++)
     if (kTiles[i].m == g->tile_m && kTiles[i].n == g->tile_n)
       c.tile_id = kTiles[i].id;
@@ -92,6 +93,14 @@ pascal_status pascal_cublaslt_encode(const pascal_gemm_params *g, pascal_cublasl
   if (g->split_k < 1 || g->split_k > PASCAL_CUBLASLT_MAX_SPLIT_K)
     return pascal_error_set(err, PASCAL_EINVAL, "gemm.split_k", "split_k must be in 1..%u, got %u",
                             PASCAL_CUBLASLT_MAX_SPLIT_K, g->split_k);
+  if (g->inner_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID ||
+      g->cluster_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID)
+    return pascal_error_set(err, PASCAL_EINVAL,
+                            g->inner_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID
+                                ? "gemm.inner_shape_id"
+                                : "gemm.cluster_shape_id",
+                            "inner_shape_id and cluster_shape_id must be at most %u",
+                            PASCAL_CUBLASLT_MAX_SHAPE_ID);
   *out = c;
   return PASCAL_OK;
 }
@@ -113,6 +122,13 @@ pascal_status pascal_cublaslt_decode(const pascal_cublaslt_config *c, pascal_gem
   if (c->split_k < 1 || (uint32_t)c->split_k > PASCAL_CUBLASLT_MAX_SPLIT_K)
     return pascal_error_set(err, PASCAL_EINVAL, "split_k", "split_k must be in 1..%u, got %d",
                             PASCAL_CUBLASLT_MAX_SPLIT_K, c->split_k);
+  if (c->inner_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID ||
+      c->cluster_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID)
+    return pascal_error_set(err, PASCAL_EINVAL,
+                            c->inner_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID ? "inner_shape_id"
+                                                                             : "cluster_shape_id",
+                            "inner_shape_id and cluster_shape_id must be at most %u",
+                            PASCAL_CUBLASLT_MAX_SHAPE_ID);
   g->impl = PASCAL_GEMM_IMPL_CUBLASLT;
   g->tile_m = t->m;
   g->tile_n = t->n;
@@ -121,6 +137,9 @@ pascal_status pascal_cublaslt_decode(const pascal_cublaslt_config *c, pascal_gem
   g->algo = c->algo;
   g->cta_swizzling = c->cta_swizzling;
   g->split_k = (uint32_t)c->split_k;
+  g->custom_option = c->custom_option;
+  g->inner_shape_id = c->inner_shape_id;
+  g->cluster_shape_id = c->cluster_shape_id;
   return PASCAL_OK;
 }
 
@@ -129,13 +148,17 @@ pascal_status pascal_gemm_impl_check(const pascal_gemm_params *g, pascal_error *
   pascal_cublaslt_config c;
   switch (g->impl) {
   case PASCAL_GEMM_IMPL_OWN:
-    if (g->algo != 0 || g->cta_swizzling != 0 || g->split_k != 0)
+    if (g->algo != 0 || g->cta_swizzling != 0 || g->split_k != 0 || g->custom_option != 0 ||
+        g->inner_shape_id != 0 || g->cluster_shape_id != 0)
       return pascal_error_set(err, PASCAL_EINVAL,
                               g->algo != 0            ? "gemm.algo"
                               : g->cta_swizzling != 0 ? "gemm.cta_swizzling"
-                                                      : "gemm.split_k",
-                              "only a cuBLASLt configuration states algo, cta_swizzling and "
-                              "split_k");
+                              : g->split_k != 0       ? "gemm.split_k"
+                              : g->custom_option != 0 ? "gemm.custom_option"
+                              : g->inner_shape_id != 0 ? "gemm.inner_shape_id"
+                                                       : "gemm.cluster_shape_id",
+                              "only a cuBLASLt configuration states algo, cta_swizzling, "
+                              "split_k, custom_option, inner_shape_id and cluster_shape_id");
     return PASCAL_OK;
   case PASCAL_GEMM_IMPL_CUBLASLT: return pascal_cublaslt_encode(g, &c, err);
   }
@@ -158,7 +181,17 @@ void pascal_cublaslt_describe(const pascal_cublaslt_config *c, char *buf, size_t
     snprintf(stages, sizeof stages, "stages %uxAUTO", s->k);
   else
     snprintf(stages, sizeof stages, "stages %ux%u", s->k, s->stages);
-  if (size > 0)
-    snprintf(buf, size, "algo %u %s %s swizzle %u split-k %d", c->algo, tile, stages,
-             c->cta_swizzling, c->split_k);
+  if (size == 0)
+    return;
+  int n = snprintf(buf, size, "algo %u %s %s swizzle %u split-k %d", c->algo, tile, stages,
+                   c->cta_swizzling, c->split_k);
+  const struct {
+    const char *name;
+    uint32_t v;
+  } extra[] = {{"custom-option", c->custom_option},
+               {"inner-shape", c->inner_shape_id},
+               {"cluster-shape", c->cluster_shape_id}};
+  for (size_t i = 0; i < PC_COUNT(extra); i++)
+    if (extra[i].v != 0 && n >= 0 && (size_t)n < size)
+      n += snprintf(buf + n, size - (size_t)n, " %s %u", extra[i].name, extra[i].v);
 }

@@ -111,8 +111,10 @@ static pascal_status decode_device(const json_t *doc, pascal_device *dev, pascal
 }
 
 /* "impl" and its configuration (pascal/gemm_impl.h): absent is the own
- * kernel; "cublaslt" states algo, cta_swizzling and split_k, which the own
- * kernel must not (pascal_calibration_check says so, naming the field). */
+ * kernel; "cublaslt" states algo, cta_swizzling and split_k, and may state
+ * custom_option, inner_shape_id and cluster_shape_id (absent: 0, so bundles
+ * from before them keep their hash); the own kernel states none of them
+ * (pascal_calibration_check says so, naming the field). */
 static pascal_status decode_gemm_impl(const json_t *obj, pascal_gemm_params *g, pascal_error *err)
 {
   const char *impl = NULL;
@@ -122,7 +124,10 @@ static pascal_status decode_gemm_impl(const json_t *obj, pascal_gemm_params *g, 
   const int cublaslt = g->impl == PASCAL_GEMM_IMPL_CUBLASLT;
   if ((st = get_u32(obj, "gemm", "algo", cublaslt, &g->algo, NULL, err)) ||
       (st = get_u32(obj, "gemm", "cta_swizzling", cublaslt, &g->cta_swizzling, NULL, err)) ||
-      (st = get_u32(obj, "gemm", "split_k", cublaslt, &g->split_k, NULL, err)))
+      (st = get_u32(obj, "gemm", "split_k", cublaslt, &g->split_k, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "custom_option", 0, &g->custom_option, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "inner_shape_id", 0, &g->inner_shape_id, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "cluster_shape_id", 0, &g->cluster_shape_id, NULL, err)))
     return st;
   return PASCAL_OK;
 }
@@ -433,7 +438,13 @@ static pascal_status encode_gemm(json_t *doc, const pascal_gemm_params *g, pasca
       ((st = codec_set(obj, "impl", json_string(pascal_gemm_impl_name(g->impl)), err)) ||
        (st = codec_set(obj, "algo", codec_uint(g->algo), err)) ||
        (st = codec_set(obj, "cta_swizzling", codec_uint(g->cta_swizzling), err)) ||
-       (st = codec_set(obj, "split_k", codec_uint(g->split_k), err))))
+       (st = codec_set(obj, "split_k", codec_uint(g->split_k), err)) ||
+       (g->custom_option != 0 &&
+        (st = codec_set(obj, "custom_option", codec_uint(g->custom_option), err))) ||
+       (g->inner_shape_id != 0 &&
+        (st = codec_set(obj, "inner_shape_id", codec_uint(g->inner_shape_id), err))) ||
+       (g->cluster_shape_id != 0 &&
+        (st = codec_set(obj, "cluster_shape_id", codec_uint(g->cluster_shape_id), err)))))
     return st;
   return PASCAL_OK;
 }

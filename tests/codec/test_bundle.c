@@ -650,8 +650,11 @@ static void test_gemm_impl_bundle(void)
   lt.gemm = own.gemm;
   CHECK_INT(pascal_codec_bundle_hash(&lt, h_own, NULL), PASCAL_OK);
   CHECK(strcmp(h_lt, h_own) != 0);
-  uint32_t *fields[] = {&lt.gemm.stages, &lt.gemm.algo, &lt.gemm.cta_swizzling, &lt.gemm.split_k};
-  for (size_t i = 0; i < 4; i++) {
+  uint32_t *fields[] = {&lt.gemm.stages,         &lt.gemm.algo,
+                        &lt.gemm.cta_swizzling,  &lt.gemm.split_k,
+                        &lt.gemm.custom_option,  &lt.gemm.inner_shape_id,
+                        &lt.gemm.cluster_shape_id};
+  for (size_t i = 0; i < 7; i++) {
     lt.gemm = keep;
     *fields[i] += 1;
     CHECK_INT(pascal_codec_bundle_hash(&lt, h_own, NULL), PASCAL_OK);
@@ -659,7 +662,28 @@ static void test_gemm_impl_bundle(void)
   }
   lt.gemm = keep;
 
-  json_t *d = json_deep_copy(doc);
+  /* Hopper's attributes: written only when stated (the keys above: a bundle
+   * without them keeps its hash), then read back */
+  pascal_calibration hop;
+  g.custom_option = 1, g.inner_shape_id = 4, g.cluster_shape_id = 2;
+  make_gemm(&hop, &g);
+  gemm_keys(&hop, keys, sizeof keys);
+  CHECK(strcmp(keys, "algo,cluster_shape_id,cta_swizzling,custom_option,elem_bytes,impl,"
+                     "inner_shape_id,resident_ctas,split_k,stages,tile_k,tile_m,tile_n") == 0);
+  json_t *hdoc = NULL;
+  CHECK_INT(pascal_codec_bundle_encode(&hop, prov, m, NULL, &hdoc, NULL), PASCAL_OK);
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(hdoc, &b, NULL), PASCAL_OK);
+  CHECK(memcmp(&b.cal.gemm, &hop.gemm, sizeof g) == 0);
+  pascal_codec_bundle_free(&b);
+  json_t *d = json_deep_copy(hdoc);
+  CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "inner_shape_id", json_integer(65536)),
+            0);
+  expect_bad(d, PASCAL_EINVAL, "gemm.inner_shape_id");
+  json_decref(hdoc);
+  pascal_calibration_free(&hop);
+
+  d = json_deep_copy(doc);
   CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "impl", json_string("cublas")), 0);
   expect_bad(d, PASCAL_EINVAL, "gemm.impl");
   d = json_deep_copy(doc);

@@ -51,22 +51,33 @@ static void test_tables(void)
 static int same_config(const pascal_cublaslt_config *x, const pascal_cublaslt_config *y)
 {
   return x->algo == y->algo && x->tile_id == y->tile_id && x->stages_id == y->stages_id &&
-         x->cta_swizzling == y->cta_swizzling && x->split_k == y->split_k;
+         x->cta_swizzling == y->cta_swizzling && x->split_k == y->split_k &&
+         x->custom_option == y->custom_option && x->inner_shape_id == y->inner_shape_id &&
+         x->cluster_shape_id == y->cluster_shape_id;
 }
 
-/* Every combination of the tables, two algo ids, both swizzles and four
- * split-K values, both ways. */
+/* Every combination of the tables, two algo ids, both swizzles, four
+ * split-K values and three sets of Hopper attributes (none stated; an
+ * sm_90 heuristic's custom option 1, inner shape MMA16816, cluster 1x1x1;
+ * the largest of each), both ways. Without the Hopper fields in decode or
+ * encode, same_config fails for the second and third sets (checked by
+ * dropping the three assignments from pascal_cublaslt_decode). */
 static void test_round_trip(void)
 {
   static const uint32_t algos[] = {0, 66};
   static const int32_t splits[] = {1, 2, 7, (int32_t)PASCAL_CUBLASLT_MAX_SPLIT_K};
+  static const uint32_t hopper[][3] = {
+      {0, 0, 0}, {1, 4, 2}, {UINT32_MAX, PASCAL_CUBLASLT_MAX_SHAPE_ID, PASCAL_CUBLASLT_MAX_SHAPE_ID}};
   size_t n = 0;
   for (size_t t = 0; t < N_TILES; t++)
     for (size_t s = 0; s < N_STAGES; s++)
       for (size_t a = 0; a < 2; a++)
         for (uint32_t z = 0; z < 2; z++)
-          for (size_t k = 0; k < 4; k++) {
-            const pascal_cublaslt_config c = {algos[a], tiles[t].id, stages[s].id, z, splits[k]};
+          for (size_t k = 0; k < 4; k++)
+            for (size_t h = 0; h < 3; h++) {
+            const pascal_cublaslt_config c = {algos[a],     tiles[t].id,  stages[s].id,
+                                              z,            splits[k],    hopper[h][0],
+                                              hopper[h][1], hopper[h][2]};
             pascal_gemm_params g;
             memset(&g, 0, sizeof g);
             g.elem_bytes = 2;
@@ -74,7 +85,9 @@ static void test_round_trip(void)
             CHECK_INT(pascal_cublaslt_decode(&c, &g, NULL), PASCAL_OK);
             CHECK(g.impl == PASCAL_GEMM_IMPL_CUBLASLT && g.tile_m == tiles[t].a &&
                   g.tile_n == tiles[t].b && g.tile_k == stages[s].a && g.stages == stages[s].b &&
-                  g.algo == algos[a] && g.cta_swizzling == z && g.split_k == (uint32_t)splits[k]);
+                  g.algo == algos[a] && g.cta_swizzling == z && g.split_k == (uint32_t)splits[k] &&
+                  g.custom_option == hopper[h][0] && g.inner_shape_id == hopper[h][1] &&
+                  g.cluster_shape_id == hopper[h][2]);
             CHECK(g.elem_bytes == 2 && g.resident_ctas == 132); /* untouched */
             CHECK_INT(pascal_gemm_impl_check(&g, NULL), PASCAL_OK);
             pascal_cublaslt_config back;
@@ -83,7 +96,7 @@ static void test_round_trip(void)
             CHECK(same_config(&c, &back));
             n++;
           }
-  CHECK_INT((int)n, (int)(N_TILES * N_STAGES * 2 * 2 * 4));
+  CHECK_INT((int)n, (int)(N_TILES * N_STAGES * 2 * 2 * 4 * 3));
 }
 
 static void expect_encode(const pascal_gemm_params *g, const char *field)
@@ -141,10 +154,14 @@ static void test_refusals(void)
   expect_encode(&g, "gemm.split_k");
   g = ok, g.split_k = PASCAL_CUBLASLT_MAX_SPLIT_K + 1;
   expect_encode(&g, "gemm.split_k");
+  g = ok, g.inner_shape_id = PASCAL_CUBLASLT_MAX_SHAPE_ID + 1; /* the attribute is uint16_t */
+  expect_encode(&g, "gemm.inner_shape_id");
+  g = ok, g.cluster_shape_id = PASCAL_CUBLASLT_MAX_SHAPE_ID + 1;
+  expect_encode(&g, "gemm.cluster_shape_id");
   g = ok, g.impl = PASCAL_GEMM_IMPL_OWN;
   expect_encode(&g, "gemm.impl");
 
-  const pascal_cublaslt_config good = {66, 23, 16, 0, 1};
+  const pascal_cublaslt_config good = {66, 23, 16, 0, 1, 0, 0, 0};
   pascal_cublaslt_config x = good;
   x.tile_id = 0; /* CUBLASLT_MATMUL_TILE_UNDEFINED */
   expect_decode(x, "tile_id");
@@ -162,6 +179,10 @@ static void test_refusals(void)
   expect_decode(x, "split_k");
   x = good, x.split_k = -1;
   expect_decode(x, "split_k");
+  x = good, x.inner_shape_id = PASCAL_CUBLASLT_MAX_SHAPE_ID + 1;
+  expect_decode(x, "inner_shape_id");
+  x = good, x.cluster_shape_id = PASCAL_CUBLASLT_MAX_SHAPE_ID + 1;
+  expect_decode(x, "cluster_shape_id");
 }
 
 static void test_names_and_check(void)
@@ -179,11 +200,21 @@ static void test_names_and_check(void)
   CHECK(strcmp(err.field, "gemm.impl") == 0 && impl == PASCAL_GEMM_IMPL_CUBLASLT);
 
   char buf[128];
-  const pascal_cublaslt_config c = {66, 23, 35, 1, 2}, odd = {7, 600, 99, 0, 1};
+  const pascal_cublaslt_config c = {66, 23, 35, 1, 2, 0, 0, 0}, odd = {7, 600, 99, 0, 1, 0, 0, 0};
   pascal_cublaslt_describe(&c, buf, sizeof buf);
   CHECK(strcmp(buf, "algo 66 tile 128x256 stages 64xAUTO swizzle 1 split-k 2") == 0);
   pascal_cublaslt_describe(&odd, buf, sizeof buf);
   CHECK(strcmp(buf, "algo 7 tile id 600 stages id 99 swizzle 0 split-k 1") == 0);
+  pascal_cublaslt_config hop = {66, 23, 35, 0, 1, 1, 0, 2};
+  pascal_cublaslt_describe(&hop, buf, sizeof buf);
+  CHECK(strcmp(buf, "algo 66 tile 128x256 stages 64xAUTO swizzle 0 split-k 1 custom-option 1 "
+                    "cluster-shape 2") == 0);
+  hop.inner_shape_id = 4;
+  pascal_cublaslt_describe(&hop, buf, 40); /* cut, still terminated */
+  CHECK(strlen(buf) == 39);
+  pascal_cublaslt_describe(&hop, buf, sizeof buf);
+  CHECK(strcmp(buf, "algo 66 tile 128x256 stages 64xAUTO swizzle 0 split-k 1 custom-option 1 "
+                    "inner-shape 4 cluster-shape 2") == 0);
 
   /* a calibration: the own kernel states no cuBLASLt field; a cuBLASLt one
    * encodes and measures split_k 1 */
@@ -194,7 +225,13 @@ static void test_names_and_check(void)
   cal.device.sm_count = 132, cal.device.capacity_blocks = 1371, cal.device.block_bytes = 16384;
   cal.gemm.resident_ctas = 132;
   CHECK_INT(pascal_calibration_check(&cal, NULL), PASCAL_OK);
-  cal.gemm.split_k = 1;
+  cal.gemm.cluster_shape_id = 2;
+  CHECK_INT(pascal_calibration_check(&cal, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "gemm.cluster_shape_id") == 0);
+  cal.gemm.cluster_shape_id = 0, cal.gemm.custom_option = 1;
+  CHECK_INT(pascal_calibration_check(&cal, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "gemm.custom_option") == 0);
+  cal.gemm.custom_option = 0, cal.gemm.split_k = 1;
   CHECK_INT(pascal_calibration_check(&cal, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "gemm.split_k") == 0);
   cal.gemm.impl = PASCAL_GEMM_IMPL_CUBLASLT;

@@ -49,8 +49,17 @@ static_assert(pcu_lt::CONFIG_ID == CUBLASLT_ALGO_CONFIG_ID &&
                   pcu_lt::CONFIG_SPLITK_NUM == CUBLASLT_ALGO_CONFIG_SPLITK_NUM &&
                   pcu_lt::CONFIG_REDUCTION_SCHEME == CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME &&
                   pcu_lt::CONFIG_CTA_SWIZZLING == CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING &&
-                  pcu_lt::CONFIG_STAGES_ID == CUBLASLT_ALGO_CONFIG_STAGES_ID,
+                  pcu_lt::CONFIG_STAGES_ID == CUBLASLT_ALGO_CONFIG_STAGES_ID &&
+                  pcu_lt::CONFIG_CUSTOM_OPTION == CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION &&
+                  pcu_lt::CONFIG_INNER_SHAPE_ID == CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID &&
+                  pcu_lt::CONFIG_CLUSTER_SHAPE_ID == CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID,
               "algo configuration attributes");
+/* 0 is AlgoInit's default of the inner and cluster shape (use_config sets 0
+ * for "not stated"), and both ids fit the uint16_t attributes */
+static_assert(CUBLASLT_MATMUL_INNER_SHAPE_UNDEFINED == 0 && CUBLASLT_CLUSTER_SHAPE_AUTO == 0 &&
+                  CUBLASLT_MATMUL_INNER_SHAPE_END - 1 <= PASCAL_CUBLASLT_MAX_SHAPE_ID &&
+                  CUBLASLT_CLUSTER_SHAPE_END - 1 <= PASCAL_CUBLASLT_MAX_SHAPE_ID,
+              "inner and cluster shape ids");
 static_assert(pcu_lt::CAP_SPLITK_SUPPORT == CUBLASLT_ALGO_CAP_SPLITK_SUPPORT &&
                   pcu_lt::CAP_REDUCTION_SCHEME_MASK == CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK &&
                   pcu_lt::CAP_CTA_SWIZZLING_SUPPORT == CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT &&

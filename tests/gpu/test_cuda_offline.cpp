@@ -356,29 +356,41 @@ static void test_cublaslt_load(void)
         line.find("version") != std::string::npos);
 }
 
-/* The explicit configurations the probe measures beside the heuristic's. */
+/* The explicit configurations the probe measures beside the heuristic's:
+ * its full configuration, Hopper attributes included, with the tile varied
+ * only where the algo lists the tile. (Before: the candidates crossed tiles,
+ * stages and swizzles and dropped the Hopper attributes, so c[0] was not
+ * the heuristic's configuration and this test failed.) */
 static void test_gemm_candidates(void)
 {
-  const pascal_cublaslt_config h = {66, 23, 35, 0, 1}; /* 128x256, 64xAUTO */
+  const pascal_cublaslt_config h = {66, 23, 35, 0, 1, 1, 4, 2}; /* 128x256, 64xAUTO */
   pcu_lt_caps cap;
-  cap.tiles = {20, 23, 24, 18};
+  cap.tiles = {20, 23, 18};
   cap.stages = {16, 35, 13};
   cap.swizzle = true;
-  std::vector<pascal_cublaslt_config> c = pcu_gemm_candidates(cap, h);
-  CHECK_INT((int)c.size(), 12); /* 3 tiles x 2 stages x 2 swizzles, h counted once */
-  CHECK(c[0].tile_id == 23 && c[0].stages_id == 35 && c[0].cta_swizzling == 0);
-  const uint32_t want[][3] = {{23, 35, 1}, {23, 16, 0}, {23, 16, 1}, {24, 35, 0},
-                              {24, 35, 1}, {24, 16, 0}, {24, 16, 1}, {20, 35, 0},
-                              {20, 35, 1}, {20, 16, 0}, {20, 16, 1}};
-  for (size_t i = 1; i < c.size(); i++)
-    CHECK(c[i].algo == 66 && c[i].tile_id == want[i - 1][0] && c[i].stages_id == want[i - 1][1] &&
-          c[i].cta_swizzling == want[i - 1][2] && c[i].split_k == 1);
-  /* an algo that lists no tiles or stages (or no swizzling): its own only */
+  std::vector<pcu_gemm_figure> c = pcu_gemm_candidates(cap, h);
+  CHECK_INT((int)c.size(), 3); /* the heuristic's, 256x128 (not listed), 128x128 */
+  const uint32_t tiles[] = {23, 24, 20};
+  for (size_t i = 0; i < c.size(); i++) {
+    pascal_cublaslt_config want = h;
+    want.tile_id = tiles[i];
+    CHECK(memcmp(&c[i].config, &want, sizeof want) == 0 && c[i].cublaslt && c[i].tflops == 0);
+  }
+  CHECK(!c[0].skipped && c[0].error.empty() && !c[2].skipped && c[2].error.empty());
+  CHECK(c[1].skipped && c[1].error == "its tile is not among the 3 tile id(s) algo 66 lists");
+  /* an algo that lists no tiles: its own configuration, the others skipped */
   cap.tiles = {0};
-  cap.stages = {0};
-  cap.swizzle = false;
   c = pcu_gemm_candidates(cap, h);
-  CHECK(c.size() == 1 && c[0].tile_id == 23 && c[0].stages_id == 35);
+  CHECK(c.size() == 3 && !c[0].skipped && c[1].skipped && c[2].skipped);
+  /* a heuristic tile that is not among the three: all three tried after it */
+  pascal_cublaslt_config h2 = h;
+  h2.tile_id = 18; /* 128x64 */
+  cap.tiles = {18, 20, 23, 24};
+  c = pcu_gemm_candidates(cap, h2);
+  CHECK(c.size() == 4 && c[0].config.tile_id == 18 && c[1].config.tile_id == 23 &&
+        c[2].config.tile_id == 24 && c[3].config.tile_id == 20);
+  for (const pcu_gemm_figure &f : c)
+    CHECK(!f.skipped && f.config.cluster_shape_id == 2 && f.config.stages_id == 35);
 }
 
 /* The probe's GEMM lines, which measure.sh copies into report.md (lines
@@ -394,33 +406,42 @@ static void test_gemm_print(void)
                   "\"own_tflops\":61.84,\"cublaslt\":null}\n") != std::string::npos);
   b.have_cublaslt = true;
   b.heuristic.cublaslt = true;
-  b.heuristic.config = {66, 23, 35, 0, 1};
+  b.heuristic.config = {66, 23, 35, 0, 1, 1, 0, 2};
   b.heuristic.tflops = 702.5;
   pcu_gemm_figure f = b.heuristic;
   f.tflops = 0;
   f.error = "cuBLASLt rejects it: CUBLAS_STATUS_NOT_SUPPORTED";
   b.explicit_configs.push_back(f);
-  f.config = {66, 24, 16, 1, 1};
+  f.config = {66, 24, 16, 1, 1, 0, 0, 0};
   f.tflops = 715.04;
   b.explicit_configs.push_back(f);
-  f.config = {66, 20, 16, 1, 1};
+  f.config = {66, 20, 16, 1, 1, 0, 0, 0};
   f.tflops = 650.0;
+  b.explicit_configs.push_back(f);
+  f.config = {66, 21, 16, 1, 1, 0, 0, 0}; /* 256x64 */
+  f.tflops = 0;
+  f.skipped = true;
+  f.error = "its tile is not among the 3 tile id(s) algo 66 lists";
   b.explicit_configs.push_back(f);
   CHECK(pcu_gemm_best_explicit(b) == &b.explicit_configs[1]);
   text = captured([&](FILE *out) { pcu_gemm_bench_print(out, b); });
-  CHECK(lines(text) == 6);
+  CHECK(lines(text) == 7);
   CHECK(text.find("GEMM TFLOP/s     702.5  cuBLASLt heuristic (algo 66 tile 128x256 stages "
-                  "64xAUTO swizzle 0 split-k 1)\n") != std::string::npos);
-  CHECK(text.find("cuBLASLt      not measured (algo 66 tile 128x256 stages 64xAUTO swizzle 0 "
-                  "split-k 1): cuBLASLt rejects it: CUBLAS_STATUS_NOT_SUPPORTED\n") !=
+                  "64xAUTO swizzle 0 split-k 1 custom-option 1 cluster-shape 2)\n") !=
         std::string::npos);
+  CHECK(text.find("cuBLASLt      not measured (algo 66 tile 128x256 stages 64xAUTO swizzle 0 "
+                  "split-k 1 custom-option 1 cluster-shape 2): cuBLASLt rejects it: "
+                  "CUBLAS_STATUS_NOT_SUPPORTED\n") != std::string::npos);
+  CHECK(text.find("cuBLASLt      skipped (algo 66 tile 256x64 stages 64x4 swizzle 1 split-k 1): "
+                  "its tile is not among the 3 tile id(s) algo 66 lists\n") != std::string::npos);
   CHECK(text.find("GEMM TFLOP/s     715.0  cuBLASLt explicit, best of 2 measured (algo 66 tile "
                   "256x128 stages 64x4 swizzle 1 split-k 1)\n") != std::string::npos);
   CHECK(text.find("\"cublaslt\":{\"heuristic\":{\"config\":{\"algo\":66,\"tile_m\":128,"
-                  "\"tile_n\":256,\"tile_k\":64,\"stages\":0,\"cta_swizzling\":0,\"split_k\":1},"
+                  "\"tile_n\":256,\"tile_k\":64,\"stages\":0,\"cta_swizzling\":0,\"split_k\":1,"
+                  "\"custom_option\":1,\"cluster_shape_id\":2},"
                   "\"tflops\":702.50},\"explicit_best\":{\"config\":{\"algo\":66,\"tile_m\":256,"
                   "\"tile_n\":128,\"tile_k\":64,\"stages\":4,\"cta_swizzling\":1,\"split_k\":1},"
-                  "\"tflops\":715.04},\"explicit_measured\":2,\"explicit_failed\":1}}\n") !=
+                  "\"tflops\":715.04},\"explicit_measured\":2,\"explicit_failed\":1,\"explicit_skipped\":1}}\n") !=
         std::string::npos);
 }
 

@@ -371,6 +371,11 @@ void test_cublaslt(pcu_rig *rig)
   } else {
     printf("cuBLASLt heuristic configuration not a job for 512x640x1024: %s\n", err.message);
   }
+  /* the heuristic's full configuration set explicitly (Hopper's custom
+   * option, inner and cluster shape included) passes cublasLtMatmulAlgoCheck;
+   * on an H100 without those three it was refused NOT_SUPPORTED */
+  pascal_error_clear(&err);
+  check_status(lt->use_config(h, &err), err, "cuBLASLt heuristic's configuration, explicit");
   /* a tile the algo does not list: refused, never replaced */
   for (uint32_t t : {1u, 25u, 35u}) {
     bool listed = false;

@@ -81,6 +81,9 @@ typedef struct pascal_gemm_params {
   uint32_t algo;          /* cuBLASLt: the algo id; own kernel: 0            */
   uint32_t cta_swizzling; /* cuBLASLt: 0 or 1; own kernel: 0                 */
   uint32_t split_k;       /* cuBLASLt: >= 1; own kernel: 0                   */
+  uint32_t custom_option;    /* cuBLASLt: the algo's custom option; else 0  */
+  uint32_t inner_shape_id;   /* cuBLASLt: inner shape id, 0 undefined; else 0 */
+  uint32_t cluster_shape_id; /* cuBLASLt: cluster shape id, 0 auto; else 0 */
 } pascal_gemm_params;
 
 /* A scan configuration key z = (o, path, d, m); its family is (o, path, d). */

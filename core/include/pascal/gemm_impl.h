@@ -4,7 +4,8 @@
  * encoding between a GEMM configuration (tile_m x tile_n x tile_k, stages,
  * CTA swizzling, split-K) and the algo configuration attributes that
  * cublasLtMatmulAlgoConfigSetAttribute() takes (CUBLASLT_ALGO_CONFIG_TILE_ID,
- * _STAGES_ID, _CTA_SWIZZLING, _SPLITK_NUM). Beyond the paper: its GEMM is
+ * _STAGES_ID, _CTA_SWIZZLING, _SPLITK_NUM, and Hopper's _CUSTOM_OPTION,
+ * _INNER_SHAPE_ID, _CLUSTER_SHAPE_ID). Beyond the paper: its GEMM is
  * one tiled kernel (Appendix "GEMM instantiation"); this names the kernel
  * users run instead.
  *
@@ -70,7 +71,16 @@ typedef struct pascal_cublaslt_config {
   uint32_t stages_id;     /* CUBLASLT_ALGO_CONFIG_STAGES_ID (a cublasLtMatmulStages_t)        */
   uint32_t cta_swizzling; /* CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING: 0 or 1                       */
   int32_t split_k;        /* CUBLASLT_ALGO_CONFIG_SPLITK_NUM: 1 .. PASCAL_CUBLASLT_MAX_SPLIT_K */
+  /* The attributes Hopper (sm_90) kernels state beside the ones above; 0 is
+   * cublasLtMatmulAlgoInit's default for each (option 0, INNER_SHAPE_UNDEFINED,
+   * CLUSTER_SHAPE_AUTO), which an sm_90 algo of the heuristic need not accept. */
+  uint32_t custom_option;    /* CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION                        */
+  uint32_t inner_shape_id;   /* CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID (uint16_t there)      */
+  uint32_t cluster_shape_id; /* CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID (uint16_t there)    */
 } pascal_cublaslt_config;
+
+/* The largest inner and cluster shape id (the attributes are uint16_t). */
+#define PASCAL_CUBLASLT_MAX_SHAPE_ID 65535u
 
 struct pascal_gemm_params; /* pascal/calibration.h */
 
@@ -89,16 +99,20 @@ pascal_status pascal_gemm_impl_check(const struct pascal_gemm_params *g, pascal_
 /* GEMM configuration -> cuBLASLt attributes. `g->impl` must be cuBLASLt;
  * (tile_m, tile_n) must be a tile of PASCAL_CUBLASLT_TILES, (tile_k, stages)
  * a stages id of PASCAL_CUBLASLT_STAGES (stages 0: KxAUTO), cta_swizzling 0
- * or 1, split_k in 1..PASCAL_CUBLASLT_MAX_SPLIT_K. PASCAL_EINVAL naming
- * "gemm.tile_m", "gemm.stages", "gemm.cta_swizzling", "gemm.split_k" or
- * "gemm.impl" otherwise; *out is written only on success. */
+ * or 1, split_k in 1..PASCAL_CUBLASLT_MAX_SPLIT_K, inner_shape_id and
+ * cluster_shape_id at most PASCAL_CUBLASLT_MAX_SHAPE_ID (custom_option is
+ * any uint32). PASCAL_EINVAL naming "gemm.tile_m", "gemm.stages",
+ * "gemm.cta_swizzling", "gemm.split_k", "gemm.inner_shape_id",
+ * "gemm.cluster_shape_id" or "gemm.impl" otherwise; *out is written only on
+ * success. */
 pascal_status pascal_cublaslt_encode(const struct pascal_gemm_params *g,
                                      pascal_cublaslt_config *out, pascal_error *err);
 
 /* cuBLASLt attributes -> GEMM configuration: sets impl (cuBLASLt), tile_m,
- * tile_n, tile_k, stages, algo, cta_swizzling and split_k of *g and leaves
- * its other fields. PASCAL_EINVAL naming "tile_id", "stages_id",
- * "cta_swizzling" or "split_k" for a value outside the tables and ranges
+ * tile_n, tile_k, stages, algo, cta_swizzling, split_k, custom_option,
+ * inner_shape_id and cluster_shape_id of *g and leaves its other fields.
+ * PASCAL_EINVAL naming "tile_id", "stages_id", "cta_swizzling", "split_k",
+ * "inner_shape_id" or "cluster_shape_id" for a value outside the tables and ranges
  * above (CUBLASLT_MATMUL_TILE_UNDEFINED and _STAGES_UNDEFINED included); *g
  * is written only on success. encode(decode(c)) == c for every c that
  * decodes, and decode(encode(g)) restores g's configuration fields. */
@@ -106,7 +120,9 @@ pascal_status pascal_cublaslt_decode(const pascal_cublaslt_config *c, struct pas
                                      pascal_error *err);
 
 /* "algo 66 tile 128x256 stages 64x3 swizzle 0 split-k 1" into buf (always
- * NUL-terminated); ids outside the tables print as "tile id 600". */
+ * NUL-terminated), followed by " custom-option 1", " inner-shape 4" and
+ * " cluster-shape 3" for those that are not 0; ids outside the tables print
+ * as "tile id 600". */
 void pascal_cublaslt_describe(const pascal_cublaslt_config *c, char *buf, size_t size);
 
 #ifdef __cplusplus
