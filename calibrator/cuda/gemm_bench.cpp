@@ -131,8 +131,7 @@ void print_config(FILE *out, const pascal_cublaslt_config &c)
             "\"cta_swizzling\":%u,\"split_k\":%u",
             g.algo, g.tile_m, g.tile_n, g.tile_k, g.stages, g.cta_swizzling, g.split_k);
   else
-    fprintf(out,
-            "{\"algo\":%u,\"tile_id\":%u,\"stages_id\":%u,\"cta_swizzling\":%u,\"split_k\":%d",
+    fprintf(out, "{\"algo\":%u,\"tile_id\":%u,\"stages_id\":%u,\"cta_swizzling\":%u,\"split_k\":%d",
             c.algo, c.tile_id, c.stages_id, c.cta_swizzling, c.split_k);
   if (c.custom_option != 0)
     fprintf(out, ",\"custom_option\":%u", c.custom_option);
@@ -157,7 +156,7 @@ void print_figure_json(FILE *out, const pcu_gemm_figure *f)
 } // namespace
 
 std::vector<pcu_gemm_figure> pcu_gemm_candidates(const pcu_lt_caps &cap,
-                                                const pascal_cublaslt_config &heuristic)
+                                                 const pascal_cublaslt_config &heuristic)
 {
   std::vector<pcu_gemm_figure> out(1);
   out[0].cublaslt = true;

@@ -71,8 +71,14 @@ pascal_status pascal_cublaslt_encode(const pascal_gemm_params *g, pascal_cublasl
   if (g->impl != PASCAL_GEMM_IMPL_CUBLASLT)
     return pascal_error_set(err, PASCAL_EINVAL, "gemm.impl",
                             "only a cuBLASLt configuration has cuBLASLt attributes");
-  pascal_cublaslt_config c = {g->algo,           0, 0, g->cta_swizzling, (int32_t)g->split_k,
-                              g->custom_option, g->inner_shape_id, g->cluster_shape_id};
+  pascal_cublaslt_config c = {g->algo,
+                              0,
+                              0,
+                              g->cta_swizzling,
+                              (int32_t)g->split_k,
+                              g->custom_option,
+                              g->inner_shape_id,
+                              g->cluster_shape_id};
   for (size_t i = 0; i < PC_COUNT(kTiles) && c.tile_id == 0; i++)
     if (kTiles[i].m == g->tile_m && kTiles[i].n == g->tile_n)
       c.tile_id = kTiles[i].id;
@@ -95,12 +101,11 @@ pascal_status pascal_cublaslt_encode(const pascal_gemm_params *g, pascal_cublasl
                             PASCAL_CUBLASLT_MAX_SPLIT_K, g->split_k);
   if (g->inner_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID ||
       g->cluster_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID)
-    return pascal_error_set(err, PASCAL_EINVAL,
-                            g->inner_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID
-                                ? "gemm.inner_shape_id"
-                                : "gemm.cluster_shape_id",
-                            "inner_shape_id and cluster_shape_id must be at most %u",
-                            PASCAL_CUBLASLT_MAX_SHAPE_ID);
+    return pascal_error_set(
+        err, PASCAL_EINVAL,
+        g->inner_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID ? "gemm.inner_shape_id"
+                                                         : "gemm.cluster_shape_id",
+        "inner_shape_id and cluster_shape_id must be at most %u", PASCAL_CUBLASLT_MAX_SHAPE_ID);
   *out = c;
   return PASCAL_OK;
 }
@@ -124,11 +129,10 @@ pascal_status pascal_cublaslt_decode(const pascal_cublaslt_config *c, pascal_gem
                             PASCAL_CUBLASLT_MAX_SPLIT_K, c->split_k);
   if (c->inner_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID ||
       c->cluster_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID)
-    return pascal_error_set(err, PASCAL_EINVAL,
-                            c->inner_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID ? "inner_shape_id"
-                                                                             : "cluster_shape_id",
-                            "inner_shape_id and cluster_shape_id must be at most %u",
-                            PASCAL_CUBLASLT_MAX_SHAPE_ID);
+    return pascal_error_set(
+        err, PASCAL_EINVAL,
+        c->inner_shape_id > PASCAL_CUBLASLT_MAX_SHAPE_ID ? "inner_shape_id" : "cluster_shape_id",
+        "inner_shape_id and cluster_shape_id must be at most %u", PASCAL_CUBLASLT_MAX_SHAPE_ID);
   g->impl = PASCAL_GEMM_IMPL_CUBLASLT;
   g->tile_m = t->m;
   g->tile_n = t->n;
@@ -151,10 +155,10 @@ pascal_status pascal_gemm_impl_check(const pascal_gemm_params *g, pascal_error *
     if (g->algo != 0 || g->cta_swizzling != 0 || g->split_k != 0 || g->custom_option != 0 ||
         g->inner_shape_id != 0 || g->cluster_shape_id != 0)
       return pascal_error_set(err, PASCAL_EINVAL,
-                              g->algo != 0            ? "gemm.algo"
-                              : g->cta_swizzling != 0 ? "gemm.cta_swizzling"
-                              : g->split_k != 0       ? "gemm.split_k"
-                              : g->custom_option != 0 ? "gemm.custom_option"
+                              g->algo != 0             ? "gemm.algo"
+                              : g->cta_swizzling != 0  ? "gemm.cta_swizzling"
+                              : g->split_k != 0        ? "gemm.split_k"
+                              : g->custom_option != 0  ? "gemm.custom_option"
                               : g->inner_shape_id != 0 ? "gemm.inner_shape_id"
                                                        : "gemm.cluster_shape_id",
                               "only a cuBLASLt configuration states algo, cta_swizzling, "

@@ -650,9 +650,8 @@ static void test_gemm_impl_bundle(void)
   lt.gemm = own.gemm;
   CHECK_INT(pascal_codec_bundle_hash(&lt, h_own, NULL), PASCAL_OK);
   CHECK(strcmp(h_lt, h_own) != 0);
-  uint32_t *fields[] = {&lt.gemm.stages,         &lt.gemm.algo,
-                        &lt.gemm.cta_swizzling,  &lt.gemm.split_k,
-                        &lt.gemm.custom_option,  &lt.gemm.inner_shape_id,
+  uint32_t *fields[] = {&lt.gemm.stages,          &lt.gemm.algo,          &lt.gemm.cta_swizzling,
+                        &lt.gemm.split_k,         &lt.gemm.custom_option, &lt.gemm.inner_shape_id,
                         &lt.gemm.cluster_shape_id};
   for (size_t i = 0; i < 7; i++) {
     lt.gemm = keep;

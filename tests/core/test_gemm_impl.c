@@ -67,7 +67,9 @@ static void test_round_trip(void)
   static const uint32_t algos[] = {0, 66};
   static const int32_t splits[] = {1, 2, 7, (int32_t)PASCAL_CUBLASLT_MAX_SPLIT_K};
   static const uint32_t hopper[][3] = {
-      {0, 0, 0}, {1, 4, 2}, {UINT32_MAX, PASCAL_CUBLASLT_MAX_SHAPE_ID, PASCAL_CUBLASLT_MAX_SHAPE_ID}};
+      {0, 0, 0},
+      {1, 4, 2},
+      {UINT32_MAX, PASCAL_CUBLASLT_MAX_SHAPE_ID, PASCAL_CUBLASLT_MAX_SHAPE_ID}};
   size_t n = 0;
   for (size_t t = 0; t < N_TILES; t++)
     for (size_t s = 0; s < N_STAGES; s++)
@@ -75,27 +77,27 @@ static void test_round_trip(void)
         for (uint32_t z = 0; z < 2; z++)
           for (size_t k = 0; k < 4; k++)
             for (size_t h = 0; h < 3; h++) {
-            const pascal_cublaslt_config c = {algos[a],     tiles[t].id,  stages[s].id,
-                                              z,            splits[k],    hopper[h][0],
-                                              hopper[h][1], hopper[h][2]};
-            pascal_gemm_params g;
-            memset(&g, 0, sizeof g);
-            g.elem_bytes = 2;
-            g.resident_ctas = 132;
-            CHECK_INT(pascal_cublaslt_decode(&c, &g, NULL), PASCAL_OK);
-            CHECK(g.impl == PASCAL_GEMM_IMPL_CUBLASLT && g.tile_m == tiles[t].a &&
-                  g.tile_n == tiles[t].b && g.tile_k == stages[s].a && g.stages == stages[s].b &&
-                  g.algo == algos[a] && g.cta_swizzling == z && g.split_k == (uint32_t)splits[k] &&
-                  g.custom_option == hopper[h][0] && g.inner_shape_id == hopper[h][1] &&
-                  g.cluster_shape_id == hopper[h][2]);
-            CHECK(g.elem_bytes == 2 && g.resident_ctas == 132); /* untouched */
-            CHECK_INT(pascal_gemm_impl_check(&g, NULL), PASCAL_OK);
-            pascal_cublaslt_config back;
-            memset(&back, 0xff, sizeof back);
-            CHECK_INT(pascal_cublaslt_encode(&g, &back, NULL), PASCAL_OK);
-            CHECK(same_config(&c, &back));
-            n++;
-          }
+              const pascal_cublaslt_config c = {
+                  algos[a],  tiles[t].id,  stages[s].id, z,
+                  splits[k], hopper[h][0], hopper[h][1], hopper[h][2]};
+              pascal_gemm_params g;
+              memset(&g, 0, sizeof g);
+              g.elem_bytes = 2;
+              g.resident_ctas = 132;
+              CHECK_INT(pascal_cublaslt_decode(&c, &g, NULL), PASCAL_OK);
+              CHECK(g.impl == PASCAL_GEMM_IMPL_CUBLASLT && g.tile_m == tiles[t].a &&
+                    g.tile_n == tiles[t].b && g.tile_k == stages[s].a && g.stages == stages[s].b &&
+                    g.algo == algos[a] && g.cta_swizzling == z &&
+                    g.split_k == (uint32_t)splits[k] && g.custom_option == hopper[h][0] &&
+                    g.inner_shape_id == hopper[h][1] && g.cluster_shape_id == hopper[h][2]);
+              CHECK(g.elem_bytes == 2 && g.resident_ctas == 132); /* untouched */
+              CHECK_INT(pascal_gemm_impl_check(&g, NULL), PASCAL_OK);
+              pascal_cublaslt_config back;
+              memset(&back, 0xff, sizeof back);
+              CHECK_INT(pascal_cublaslt_encode(&g, &back, NULL), PASCAL_OK);
+              CHECK(same_config(&c, &back));
+              n++;
+            }
   CHECK_INT((int)n, (int)(N_TILES * N_STAGES * 2 * 2 * 4 * 3));
 }
 

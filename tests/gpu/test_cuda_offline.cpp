@@ -441,8 +441,8 @@ static void test_gemm_print(void)
                   "\"custom_option\":1,\"cluster_shape_id\":2},"
                   "\"tflops\":702.50},\"explicit_best\":{\"config\":{\"algo\":66,\"tile_m\":256,"
                   "\"tile_n\":128,\"tile_k\":64,\"stages\":4,\"cta_swizzling\":1,\"split_k\":1},"
-                  "\"tflops\":715.04},\"explicit_measured\":2,\"explicit_failed\":1,\"explicit_skipped\":1}}\n") !=
-        std::string::npos);
+                  "\"tflops\":715.04},\"explicit_measured\":2,\"explicit_failed\":1,\"explicit_"
+                  "skipped\":1}}\n") != std::string::npos);
 }
 
 static void test_references(void)

@@ -71,16 +71,16 @@ typedef struct pascal_device {
  * bundle (absent: 0 / the own kernel), so a bundle without them keeps its
  * content hash; pascal/gemm_impl.h says which each implementation states. */
 typedef struct pascal_gemm_params {
-  uint32_t tile_m;        /* output rows per CTA tile                        */
-  uint32_t tile_n;        /* output columns per CTA tile                     */
-  uint32_t tile_k;        /* reduction step per tile                         */
-  uint32_t elem_bytes;    /* bytes per input element                         */
-  uint32_t resident_ctas; /* M: CTAs resident at once; must be set (>= 1)    */
-  uint32_t stages;        /* buffered k-steps; 0: not stated (cuBLASLt: AUTO) */
-  pascal_gemm_impl impl;  /* which GEMM was measured (bundle "impl")         */
-  uint32_t algo;          /* cuBLASLt: the algo id; own kernel: 0            */
-  uint32_t cta_swizzling; /* cuBLASLt: 0 or 1; own kernel: 0                 */
-  uint32_t split_k;       /* cuBLASLt: >= 1; own kernel: 0                   */
+  uint32_t tile_m;           /* output rows per CTA tile                        */
+  uint32_t tile_n;           /* output columns per CTA tile                     */
+  uint32_t tile_k;           /* reduction step per tile                         */
+  uint32_t elem_bytes;       /* bytes per input element                         */
+  uint32_t resident_ctas;    /* M: CTAs resident at once; must be set (>= 1)    */
+  uint32_t stages;           /* buffered k-steps; 0: not stated (cuBLASLt: AUTO) */
+  pascal_gemm_impl impl;     /* which GEMM was measured (bundle "impl")         */
+  uint32_t algo;             /* cuBLASLt: the algo id; own kernel: 0            */
+  uint32_t cta_swizzling;    /* cuBLASLt: 0 or 1; own kernel: 0                 */
+  uint32_t split_k;          /* cuBLASLt: >= 1; own kernel: 0                   */
   uint32_t custom_option;    /* cuBLASLt: the algo's custom option; else 0  */
   uint32_t inner_shape_id;   /* cuBLASLt: inner shape id, 0 undefined; else 0 */
   uint32_t cluster_shape_id; /* cuBLASLt: cluster shape id, 0 auto; else 0 */
