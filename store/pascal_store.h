@@ -101,6 +101,14 @@ pascal_store_status pascal_store_open(const char *path, pascal_store **out, pasc
 pascal_store_status pascal_store_open_read_only(const char *path, pascal_store **out,
                                                 pascal_error *err);
 
+/* IO (with the reason in err) when the path the store was opened with no
+ * longer names the file it holds open: unlinked, or replaced by another
+ * file (a rename over it, a restore). Every write transaction checks this
+ * first and refuses with IO, since what it wrote could never be read back
+ * by the next process to open that path. Reads go on from the open file.
+ * Lock-free (one stat), so a health check may call it at any rate. */
+pascal_store_status pascal_store_file_check(pascal_store *s, pascal_error *err);
+
 /* PRAGMA quick_check over the whole file (O(size); no index cross-checks).
  * OK when sound; CORRUPT with the first problem SQLite names in err. */
 pascal_store_status pascal_store_quick_check(pascal_store *s, pascal_error *err);

@@ -136,6 +136,9 @@ void pd_reply_store_error(pd_reply *rep, int st, const pascal_error *err)
       {PASCAL_STORE_CONFLICT, 409, "conflict"},   {PASCAL_STORE_STALE, 409, "stale_lease"},
       {PASCAL_STORE_FORBIDDEN, 403, "forbidden"}, {PASCAL_STORE_NOMEM, 500, "internal"},
       {PASCAL_STORE_IO, 503, "unavailable"},      {PASCAL_STORE_CORRUPT, 503, "unavailable"}};
+  if (st == PASCAL_STORE_IO || st == PASCAL_STORE_CORRUPT) /* an operator must act */
+    fprintf(stderr, "pascald: store unavailable: %s\n",
+            err && err->message[0] ? err->message : pascal_store_status_name(st));
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (map[i].st == st) {
       pd_reply_error(rep, map[i].http, map[i].code, err ? err->field : NULL, "%s",

@@ -44,6 +44,7 @@
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_BEGIN_READ] = "BEGIN DEFERRED",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_DEVICE_INSERT] =
@@ -174,13 +175,44 @@ void store_unlock(pascal_store *s)
   pthread_mutex_unlock(&s->lock);
 }
 
-pascal_store_status store_begin(pascal_store *s, pascal_error *err)
+pascal_store_status pascal_store_file_check(pascal_store *s, pascal_error *err)
+{
+  struct stat now;
+  if (!s->has_file)
+    return PASCAL_STORE_OK;
+  if (stat(s->path, &now) != 0)
+    return store_fail(err, PASCAL_STORE_IO, "db",
+                      "database file %s is gone (%s) while open: writes are refused, since "
+                      "they would be lost; restore the file and restart",
+                      s->path, strerror(errno));
+  if (now.st_dev != s->file_dev || now.st_ino != s->file_ino)
+    return store_fail(err, PASCAL_STORE_IO, "db",
+                      "database file %s was replaced while open: writes are refused, since "
+                      "they would go to the old file; restart to open the new one",
+                      s->path);
+  return PASCAL_STORE_OK;
+}
+
+static pascal_store_status begin(pascal_store *s, store_stmt which, pascal_error *err)
 {
   store_lock(s);
-  pascal_store_status status = store_step_done(s, store_stmt_get(s, ST_BEGIN), "begin", err);
+  pascal_store_status status =
+      which == ST_BEGIN ? pascal_store_file_check(s, err) : PASCAL_STORE_OK;
+  if (!status)
+    status = store_step_done(s, store_stmt_get(s, which), "begin", err);
   if (status)
     store_unlock(s);
   return status;
+}
+
+pascal_store_status store_begin(pascal_store *s, pascal_error *err)
+{
+  return begin(s, ST_BEGIN, err);
+}
+
+pascal_store_status store_begin_read(pascal_store *s, pascal_error *err)
+{
+  return begin(s, ST_BEGIN_READ, err);
 }
 
 pascal_store_status store_end(pascal_store *s, pascal_store_status status, pascal_error *err)
@@ -255,6 +287,7 @@ void pascal_store_close(pascal_store *s)
     sqlite3_finalize(s->stmt[i]);
   sqlite3_close(s->db);
   pthread_mutex_destroy(&s->lock);
+  free(s->path);
   free(s);
 }
 
@@ -267,6 +300,22 @@ static pascal_store_status configure_read_only(sqlite3 *db, pascal_error *err)
     return store_sql_error(db, rc, "busy_timeout", err);
   sqlite3_extended_result_codes(db, 1);
   return store_schema_require_latest(db, err);
+}
+
+/* Record the identity of the file just opened (pascal_store_file_check). */
+static pascal_store_status remember_file(pascal_store *s, pascal_error *err)
+{
+  const char *name = sqlite3_db_filename(s->db, "main"); /* absolute */
+  struct stat st;
+  if (!name || !*name || stat(name, &st) != 0)
+    return PASCAL_STORE_OK; /* nothing to compare with (a temporary database) */
+  s->path = strdup(name);
+  if (!s->path)
+    return store_fail(err, PASCAL_STORE_NOMEM, "db", "out of memory");
+  s->file_dev = st.st_dev;
+  s->file_ino = st.st_ino;
+  s->has_file = 1;
+  return PASCAL_STORE_OK;
 }
 
 static pascal_store_status open_file(const char *path, int read_only, pascal_store **out,
@@ -300,6 +349,9 @@ static pascal_store_status open_file(const char *path, int read_only, pascal_sto
     if (!status)
       status = store_migrate(s->db, err);
   }
+  if (status)
+    goto fail;
+  status = remember_file(s, err);
   if (status)
     goto fail;
   for (int i = 0; i < ST_COUNT; i++) {
