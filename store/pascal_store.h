@@ -327,6 +327,8 @@ typedef struct pascal_store_job {
   uint32_t attempts;                       /* leases handed out so far */
   uint32_t max_attempts;
   char last_error[PASCAL_STORE_MESSAGE_MAX];
+  int excluded; /* 1: an operator dropped this run (state done, no
+                   measurement; pascal_store_job_exclude) */
 } pascal_store_job;
 
 /* What a claim, a result or a failure left, read in the transaction that
@@ -385,6 +387,25 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const 
                                             int64_t now, pascal_store_job_outcome *outcome,
                                             pascal_error *err);
 
+/* The caller's judgement of a new result for `job` (read in the upload's
+ * transaction, after its lease was found live): OK to store it, or a
+ * failure status (with err) that the upload returns, storing nothing. It
+ * runs under the store's lock, so it must not call the store. */
+typedef pascal_store_status (*pascal_store_result_check)(const pascal_store_job *job,
+                                                         double fill_bytes, double kernel_ns,
+                                                         void *arg, pascal_error *err);
+
+/* pascal_store_job_result, with `check` (may be NULL) judging the values
+ * once the lease is known to be live: the lease's errors (STALE,
+ * FORBIDDEN) come first, an identical retry of a done job is not judged
+ * again. */
+pascal_store_status pascal_store_job_result_checked(pascal_store *s, int64_t job,
+                                                    const char *lease_token, int64_t holder,
+                                                    double fill_bytes, double kernel_ns,
+                                                    int64_t now, pascal_store_result_check check,
+                                                    void *arg, pascal_store_job_outcome *outcome,
+                                                    pascal_error *err);
+
 /* Report a failed attempt (message stored as last_error, truncated to at
  * most PASCAL_PLAN_MAX_MESSAGE bytes at a UTF-8 character boundary by
  * pascal_utf8_copy; NULL or "": "failed"). STALE
@@ -402,6 +423,27 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job, const ch
  * *requeued (may be NULL) counts the jobs requeued or failed. */
 pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s, int64_t now,
                                                       int64_t *requeued, pascal_error *err);
+
+/* An operator's corrections of a collecting calibration's run, so that one
+ * bad measurement never forces the whole calibration to be measured again.
+ * Both delete the run's measurement (if any) and record `reason` (optional,
+ * truncated to the message size) as the job's last error, in one
+ * transaction; *out (may be NULL) gets the job as it is then.
+ *   requeue  a done (or excluded) job goes back to the queue with all its
+ *            attempts: the next claim measures it again.
+ *   exclude  a queued, leased or done job becomes done with excluded = 1
+ *            and no measurement: the freeze fits without it. A lease held
+ *            on it ends (its holder's next call is STALE): this is also how
+ *            a running job is cancelled. Excluding an excluded job is OK.
+ * NOT_FOUND for an unknown job; CONFLICT naming "state" when the
+ * calibration is not collecting or the job is in no state for the action
+ * (requeue of a queued or leased job). */
+pascal_store_status pascal_store_job_requeue(pascal_store *s, int64_t job, const char *reason,
+                                             int64_t now, pascal_store_job *out,
+                                             pascal_error *err);
+pascal_store_status pascal_store_job_exclude(pascal_store *s, int64_t job, const char *reason,
+                                             int64_t now, pascal_store_job *out,
+                                             pascal_error *err);
 
 pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id, pascal_store_job *out,
                                          pascal_error *err);

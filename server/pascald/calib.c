@@ -23,6 +23,7 @@
 
 #include "device_data.h"
 #include "pascal/evaluate.h"
+#include "pascal/plausible.h"
 #include "pascal/predict.h"
 #include "pascal/validation.h"
 #include "pascal_codec.h"
@@ -141,6 +142,24 @@ done:
   return st;
 }
 
+/* The core device of a stored device, and the GEMM tiling pascald measures
+ * on it (the defaults, one 128x128 output tile CTA resident per SM:
+ * M = sm_count). */
+static pascal_status device_from_store(const pascal_store_device *dev, pascal_calibration *cal,
+                                       pascal_error *err)
+{
+  snprintf(cal->device.name, sizeof cal->device.name, "%s", dev->name);
+  snprintf(cal->device.arch, sizeof cal->device.arch, "%s", dev->arch);
+  cal->device.sm_count = dev->sm_count;
+  cal->device.capacity_blocks = dev->capacity_blocks;
+  cal->device.block_bytes = dev->block_bytes;
+  cal->device.has_peaks = dev->has_peaks; /* the bundle carries the device's peaks */
+  cal->device.peaks = dev->peaks;
+  cal->gemm.resident_ctas = dev->sm_count;
+  /* and its probe data, which the bundle carries too */
+  return pd_device_data_to_core(dev, &cal->device, err);
+}
+
 /* Rebuild the core calibration of a collecting calibration from the store. */
 static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_calibration *c,
                                             pascal_calibration *cal, pd_calib_outcome *o,
@@ -156,20 +175,35 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
     return store_fail(sst, err, o);
   pascal_calibration_init(cal, c->workload == PASCAL_STORE_GEMM ? PASCAL_WORKLOAD_GEMM
                                                                 : PASCAL_WORKLOAD_SCAN);
-  snprintf(cal->device.name, sizeof cal->device.name, "%s", dev.name);
-  snprintf(cal->device.arch, sizeof cal->device.arch, "%s", dev.arch);
-  cal->device.sm_count = dev.sm_count;
-  cal->device.capacity_blocks = dev.capacity_blocks;
-  cal->device.block_bytes = dev.block_bytes;
-  cal->device.has_peaks = dev.has_peaks; /* the bundle carries the device's peaks */
-  cal->device.peaks = dev.peaks;
-  /* One 128x128 output tile CTA resident per SM: M = sm_count for GEMM. */
-  cal->gemm.resident_ctas = dev.sm_count;
-  /* and its probe data, which the bundle carries too */
-  pascal_status st = pd_device_data_to_core(&dev, &cal->device, err);
+  pascal_status st = device_from_store(&dev, cal, err);
   for (size_t i = 0; i < n && st == PASCAL_OK; i++)
     st = pd_measurement_append(&ms[i], c->workload, cal, err);
   free(ms);
+  return st;
+}
+
+pascal_status pd_calib_check_result(const pascal_store_device *dev, const pascal_store_job *job,
+                                    double fill_bytes, double kernel_ns, pascal_error *err)
+{
+  pascal_calibration cal;
+  pascal_calibration_init(&cal, job->workload == PASCAL_STORE_GEMM ? PASCAL_WORKLOAD_GEMM
+                                                                   : PASCAL_WORKLOAD_SCAN);
+  pascal_status st = device_from_store(dev, &cal, err);
+  double cold = 0, most = 0;
+  const pascal_store_run *r = &job->run;
+  if (st == PASCAL_OK && job->workload == PASCAL_STORE_GEMM) {
+    pascal_gemm_shape shape = {(uint32_t)r->Mg, (uint32_t)r->Ng, (uint32_t)r->Kg};
+    st = r->Mg > UINT32_MAX || r->Ng > UINT32_MAX || r->Kg > UINT32_MAX
+             ? pascal_error_set(err, PASCAL_ERANGE, "run", "GEMM shape beyond 2^32")
+             : pascal_plausible_gemm_fills(&cal.gemm, &shape, &cold, &most, err);
+  } else if (st == PASCAL_OK) {
+    pascal_scan_key key = {r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m};
+    st = pascal_plausible_scan_fills(&cal.device, &key, (double)r->N, (double)r->W, &cold, &most,
+                                     err);
+  }
+  if (st == PASCAL_OK)
+    st = pascal_plausible_result(&cal.device, cold, most, fill_bytes, kernel_ns, err);
+  pascal_calibration_free(&cal);
   return st;
 }
 

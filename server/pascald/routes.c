@@ -45,6 +45,8 @@ static const pd_route route_table[] = {
     R("POST", "/v1/jobs/{id}/heartbeat", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_heartbeat),
     R("POST", "/v1/jobs/{id}/result", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_result),
     R("POST", "/v1/jobs/{id}/fail", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_fail),
+    R("POST", "/v1/jobs/{id}/requeue", PD_ACCESS_ADMIN, PD_BODY_OPTIONAL, pd_h_job_requeue),
+    R("POST", "/v1/jobs/{id}/exclude", PD_ACCESS_ADMIN, PD_BODY_OPTIONAL, pd_h_job_exclude),
     R("POST", "/v1/replication/sync", PD_ACCESS_ADMIN, PD_BODY_NONE, pd_h_replication_sync),
 };
 #undef R

@@ -33,7 +33,8 @@
   "j.id, j.calibration, c.workload, j.state, dv.block_bytes,"                                      \
   " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"                                   \
   " j.last_error, j.lease_token, c.device, coalesce(j.lease_holder, 0),"                           \
-  " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat, j.heldout"                        \
+  " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat, j.heldout,"                       \
+  " j.excluded, c.state"                                                                           \
   " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                                       \
   " JOIN devices dv ON dv.name = c.device"
 
@@ -102,6 +103,11 @@ static const char *const stmt_sql[ST_COUNT] = {
                      " THEN 'failed' ELSE 'queued' END, lease_token = NULL,"
                      " last_error = ?2, finished = CASE WHEN attempts >= max_attempts"
                      " THEN ?3 END WHERE id = ?1 RETURNING state",
+    [ST_JOB_REQUEUE] = "UPDATE jobs SET state = 'queued', excluded = 0, attempts = 0,"
+                       " lease_token = NULL, last_error = ?2, finished = NULL WHERE id = ?1",
+    [ST_JOB_EXCLUDE] = "UPDATE jobs SET state = 'done', excluded = 1, lease_token = NULL,"
+                       " last_error = ?2, finished = ?3 WHERE id = ?1",
+    [ST_MEAS_DELETE_OF_JOB] = "DELETE FROM measurements WHERE job = ?1",
     [ST_JOBS_EXPIRE] = "UPDATE jobs SET state = CASE WHEN attempts >= max_attempts"
                        " THEN 'failed' ELSE 'queued' END, lease_token = NULL,"
                        " last_error = 'lease expired', finished = CASE WHEN"

@@ -4,6 +4,9 @@
  * an identical retry), report a failure, and return expired leases to the
  * queue. A job's attempts are bounded: the attempt that reaches max_attempts
  * and fails (or whose lease expires) fails the job and its calibration.
+ * An operator may re-queue a done run or exclude a run of a collecting
+ * calibration (its measurement is deleted; an excluded job is done without
+ * one), so that one bad upload never costs the whole calibration.
  *
  * Lease invariant: a job is 'leased' with exactly one live lease_token; the
  * token is cleared whenever the job goes back to the queue, so a token that
@@ -38,13 +41,16 @@ enum {
   J_TOKEN,
   J_DEVICE,
   J_HOLDER,
-  J_RUN
+  J_RUN,
+  J_EXCLUDED = J_RUN + STORE_RUN_NCOLS,
+  J_CAL_STATE
 };
 
 /* A job as read inside a transaction, with its current lease token. */
 typedef struct job_row {
   pascal_store_job job;
   char token[PASCAL_STORE_LEASE_MAX];
+  int cal_state; /* its calibration's pascal_store_cal_state */
 } job_row;
 
 /* Equality of two NUL-terminated secrets whose time depends only on the
@@ -81,6 +87,8 @@ static pascal_store_status read_job(sqlite3_stmt *st, void *elem, pascal_error *
   store_column_copy(st, J_DEVICE, j->device, sizeof j->device);
   j->lease_holder = sqlite3_column_int64(st, J_HOLDER);
   store_read_run(st, J_RUN, &j->run);
+  j->excluded = sqlite3_column_int(st, J_EXCLUDED) != 0;
+  out->cal_state = store_cal_state_parse((const char *)sqlite3_column_text(st, J_CAL_STATE));
   /* The lease invariant (top of this file), on every job read: a queued job
    * has no token and an attempt left, a leased one exactly one token and
    * its holder, a failed one no token; attempts never pass the bound. */
@@ -333,10 +341,12 @@ static pascal_store_status read_outcome(pascal_store *s, const job_row *row,
   return store_device_progress(s, row->job.device, &outcome->done, &outcome->total, err);
 }
 
-pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const char *lease_token,
-                                            int64_t holder, double fill_bytes, double kernel_ns,
-                                            int64_t now, pascal_store_job_outcome *outcome,
-                                            pascal_error *err)
+pascal_store_status pascal_store_job_result_checked(pascal_store *s, int64_t job,
+                                                    const char *lease_token, int64_t holder,
+                                                    double fill_bytes, double kernel_ns,
+                                                    int64_t now, pascal_store_result_check check,
+                                                    void *arg, pascal_store_job_outcome *outcome,
+                                                    pascal_error *err)
 {
   pascal_store_status status = check_lease_args(lease_token, holder, now, 1, err);
   if (!status)
@@ -352,6 +362,8 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const 
       status = compare_done(s, job, fill_bytes, kernel_ns, err);
   } else {
     status = require_live_lease(&row, lease_token, holder, now, err);
+    if (!status && check)
+      status = check(&row.job, fill_bytes, kernel_ns, arg, err);
     if (!status)
       status = complete(s, &row, fill_bytes, kernel_ns, now, err);
   }
@@ -362,6 +374,15 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const 
   if (status == PASCAL_STORE_OK && outcome)
     *outcome = got_outcome;
   return status;
+}
+
+pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const char *lease_token,
+                                            int64_t holder, double fill_bytes, double kernel_ns,
+                                            int64_t now, pascal_store_job_outcome *outcome,
+                                            pascal_error *err)
+{
+  return pascal_store_job_result_checked(s, job, lease_token, holder, fill_bytes, kernel_ns, now,
+                                         NULL, NULL, outcome, err);
 }
 
 pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job, const char *lease_token,
@@ -401,6 +422,70 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job, const ch
   if (status == PASCAL_STORE_OK && outcome)
     *outcome = got_outcome;
   return status;
+}
+
+/* Requeue or exclude (pascal_store.h): the checks, the measurement's
+ * deletion and the job's update, in one transaction. */
+static pascal_store_status correct(pascal_store *s, int64_t job, store_stmt action,
+                                   const char *reason, int64_t now, pascal_store_job *out,
+                                   pascal_error *err)
+{
+  job_row row;
+  pascal_store_status status = store_check_time(now, err);
+  if (!status)
+    status = store_begin_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
+  if (status)
+    return status;
+  const pascal_store_job *j = &row.job;
+  int requeue = action == ST_JOB_REQUEUE;
+  if (row.cal_state != PASCAL_STORE_COLLECTING)
+    status = store_fail(err, PASCAL_STORE_CONFLICT, "state",
+                        "calibration %lld is %s: only a collecting calibration's runs change",
+                        (long long)j->calibration,
+                        pascal_store_cal_state_name((pascal_store_cal_state)row.cal_state));
+  else if (requeue ? j->state != PASCAL_STORE_DONE : j->state == PASCAL_STORE_JOB_FAILED)
+    status = store_fail(err, PASCAL_STORE_CONFLICT, "state", "job %lld is %s: %s", (long long)job,
+                        pascal_store_job_state_name(j->state),
+                        requeue ? "only a done run is re-queued" : "a failed run is not excluded");
+  if (status || (!requeue && j->excluded))
+    goto done; /* excluding twice: nothing more to do */
+  char text[PASCAL_STORE_MESSAGE_MAX];
+  pascal_utf8_copy(text, sizeof text,
+                   reason && *reason ? reason : requeue ? "re-queued by an operator"
+                                                        : "excluded by an operator");
+  sqlite3_stmt *st = store_stmt_get(s, ST_MEAS_DELETE_OF_JOB);
+  if (sqlite3_bind_int64(st, 1, job))
+    status = store_sql_error(s->db, sqlite3_errcode(s->db), "job", err);
+  if (!status)
+    status = store_step_done(s, st, "job", err);
+  st = store_stmt_get(s, action);
+  if (!status && (sqlite3_bind_int64(st, 1, job) ||
+                  sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT) ||
+                  (!requeue && sqlite3_bind_int64(st, 3, now))))
+    status = store_sql_error(s->db, sqlite3_errcode(s->db), "job", err);
+  if (!status)
+    status = store_step_done(s, st, "job", err);
+  if (!status)
+    status = store_read_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
+done:
+  status = store_end(s, status, err);
+  if (status == PASCAL_STORE_OK && out)
+    *out = row.job;
+  return status;
+}
+
+pascal_store_status pascal_store_job_requeue(pascal_store *s, int64_t job, const char *reason,
+                                             int64_t now, pascal_store_job *out,
+                                             pascal_error *err)
+{
+  return correct(s, job, ST_JOB_REQUEUE, reason, now, out, err);
+}
+
+pascal_store_status pascal_store_job_exclude(pascal_store *s, int64_t job, const char *reason,
+                                             int64_t now, pascal_store_job *out,
+                                             pascal_error *err)
+{
+  return correct(s, job, ST_JOB_EXCLUDE, reason, now, out, err);
 }
 
 pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id, pascal_store_job *out,

@@ -167,6 +167,10 @@ static const char *const migrations[] = {
     "  CHECK (capacity_probe IS NULL OR json_type(capacity_probe) = 'object');\n"
     "ALTER TABLE devices ADD COLUMN static_experiment TEXT\n"
     "  CHECK (static_experiment IS NULL OR json_type(static_experiment) = 'object');\n",
+    /* 7: an operator may drop a run from a collecting calibration: the job
+     *    is 'done' with excluded = 1 and has no measurement (jobs.c) */
+    "ALTER TABLE jobs ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0\n"
+    "  CHECK (excluded IN (0, 1) AND (excluded = 0 OR state = 'done'));\n",
 };
 
 int pascal_store_schema_latest(void)

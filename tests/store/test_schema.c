@@ -20,7 +20,7 @@ static void test_fresh_and_reopen(void)
    * identity, 3 the held-out flag of runs, 4 lease holders and hashed lease secrets,
    * 5 devices' measured peaks, 6 devices' probe data (capacity scan, static
    * cluster experiment). */
-  CHECK_INT(pascal_store_schema_latest(), 6);
+  CHECK_INT(pascal_store_schema_latest(), 7);
   CHECK_INT(version, pascal_store_schema_latest());
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
   /* WAL is a property of the file: a second connection sees it. */
@@ -101,7 +101,7 @@ static void test_failed_migration_rolls_back(void)
 }
 
 /* Migration 4 on a version-3 file (rebuilt from a fresh one by dropping the
- * columns of migrations 4 and 5 and storing clear-text secrets as versions
+ * columns of migrations 4 to 7 and storing clear-text secrets as versions
  * 1-3 did): the live lease
  * goes back to the queue with its attempt returned, no clear-text secret is
  * left (a frozen calibration's job included), the frozen guard is back. */
@@ -119,6 +119,7 @@ static void test_migration_4_hashes_leases(void)
                                "DROP TRIGGER jobs_frozen_update;"
                                "DROP TRIGGER jobs_frozen_update_into;"
                                "UPDATE jobs SET lease_token = 'cleartext' || id;"
+                               "ALTER TABLE jobs DROP COLUMN excluded;"
                                "ALTER TABLE jobs DROP COLUMN lease_holder;"
                                "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s;"
                                "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s;"
