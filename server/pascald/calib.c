@@ -16,6 +16,7 @@
 #include "calib.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,73 @@ static pascal_status loko_json(const pascal_calibration *cal, pascal_loko_report
   return pascal_codec_report_encode(cal, rep, out, err);
 }
 
+/* Relative agreement of two numbers of a report (absolute below 1): the
+ * baselines' sums differ in their last bits between builds and machines
+ * (measured: 1e-12 relative), an edit by far more. */
+#define PD_REPORT_TOLERANCE 1e-9
+
+/* The first place where two JSON values differ, as a dotted path into
+ * `path` ("" when they are equal); returns 1 when they differ. Numbers
+ * compare by value within PD_REPORT_TOLERANCE. */
+static int first_difference(const json_t *a, const json_t *b, char *path, size_t len)
+{
+  if (json_is_number(a) && json_is_number(b)) {
+    double x = json_number_value(a), y = json_number_value(b);
+    return !(fabs(x - y) <= PD_REPORT_TOLERANCE * fmax(1, fmax(fabs(x), fabs(y))));
+  }
+  if (json_typeof(a) != json_typeof(b))
+    return 1;
+  size_t used = strlen(path);
+  if (json_is_object(a)) {
+    const char *key;
+    json_t *va;
+    if (json_object_size(a) != json_object_size(b))
+      return 1;
+    json_object_foreach((json_t *)a, key, va) {
+      snprintf(path + used, len - used, "%s%s", used ? "." : "", key);
+      json_t *vb = json_object_get(b, key);
+      if (!vb || first_difference(va, vb, path, len))
+        return 1;
+      path[used] = '\0';
+    }
+    return 0;
+  }
+  if (json_is_array(a)) {
+    if (json_array_size(a) != json_array_size(b))
+      return 1;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+      snprintf(path + used, len - used, "[%zu]", i);
+      if (first_difference(json_array_get(a, i), json_array_get(b, i), path, len))
+        return 1;
+      path[used] = '\0';
+    }
+    return 0;
+  }
+  return !json_equal((json_t *)a, (json_t *)b);
+}
+
+/* A frozen bundle's report (NULL when it has none) must be the one its
+ * measurements give (`ours`, JSON null when there is none): the content
+ * hash does not cover it, and an edited report would be served and
+ * exported as if measured. A report of the layout before "summary" existed
+ * (docs/bundle-format.md) cannot be compared member by member; *replace =
+ * 1 says to keep ours in its place. */
+static pascal_status check_report(const json_t *theirs, const json_t *ours, int *replace,
+                                  pascal_error *err)
+{
+  char path[256] = "", field[PASCAL_ERROR_FIELD_MAX];
+  *replace = theirs && json_is_object(ours) && !json_object_get(theirs, "summary");
+  if (*replace || (!theirs ? json_is_null(ours) : !first_difference(theirs, ours, path, sizeof path)))
+    return PASCAL_OK;
+  int w = snprintf(field, sizeof field, "report%s%s", path[0] ? "." : "", path);
+  if (w < 0 || (size_t)w >= sizeof field)
+    snprintf(field, sizeof field, "report");
+  return pascal_error_set(err, PASCAL_EFORMAT, field,
+                          "%s differs from the report the bundle's measurements give: the "
+                          "bundle was changed after it was frozen",
+                          field);
+}
+
 pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_calib_outcome *o,
                               pascal_error *err)
 {
@@ -81,10 +149,16 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
   if ((st = loko_json(&b.cal, &loko, &have_loko, &report, err)) ||
       (st = pascal_validation_build(&b.cal, model, have_loko ? &loko : NULL, &valid, err)))
     goto done;
-  if (b.frozen) { /* keep its text; the stored model must match ours */
-    if ((st = pascal_codec_bundle_check_model(&b, model, err)))
+  if (b.frozen) { /* keep its text; the stored model and report must match ours */
+    int replace = 0;
+    if ((st = pascal_codec_bundle_check_model(&b, model, err)) ||
+        (st = check_report(b.report, report, &replace, err)))
       goto done;
-    frozen = json_incref((json_t *)doc);
+    frozen = replace ? json_deep_copy(doc) : json_incref((json_t *)doc);
+    if (!frozen || (replace && json_object_set(frozen, "report", report))) {
+      st = pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory importing the bundle");
+      goto done;
+    }
     snprintf(hash, sizeof hash, "%s", b.content_hash);
   } else {
     if ((st = pascal_codec_bundle_encode(&b.cal, b.provenance, model, have_loko ? &loko : NULL,
