@@ -33,6 +33,7 @@ static const char *const config_keys[] = {"listen",
                                           "read_only",
                                           "replica_of",
                                           "replica_interval",
+                                          "log_file",
                                           NULL};
 
 void pd_config_defaults(pd_config *cfg)
@@ -153,6 +154,10 @@ static int config_set(pd_config *cfg, const char *key, const char *value, char *
     ok = parse_uint(value, 0, 86400, &x) ? -1 : (cfg->cors_max_age = (unsigned)x, 0);
   else if (!strcmp(key, "replica_of"))
     ok = pd_replica_url_set(cfg->replica_of, sizeof cfg->replica_of, value);
+  else if (!strcmp(key, "log_file"))
+    ok = strlen(value) < sizeof cfg->log_file
+             ? (snprintf(cfg->log_file, sizeof cfg->log_file, "%s", value), 0)
+             : -1;
   else if (!strcmp(key, "replica_interval"))
     ok = parse_uint(value, 1, 86400, &x) ? -1 : (cfg->replica_interval_s = (unsigned)x, 0);
   else if (!strcmp(key, "cors_origins")) {

@@ -46,6 +46,8 @@ typedef struct pd_config {
   unsigned replica_interval_s; /* seconds between two syncs of a replica */
   int read_only;               /* 1: recovery: open the database read-only, start
                                   even when PRAGMA quick_check fails */
+  char log_file[4096];         /* the log (stderr) goes to this file, reopened on
+                                  SIGHUP (logfile.h); "" = stderr as inherited */
 } pd_config;
 
 /* --- roles and auth ------------------------------------------------------- */
