@@ -418,6 +418,12 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job, const ch
                                           int64_t holder, const char *message, int64_t now,
                                           pascal_store_job_outcome *outcome, pascal_error *err);
 
+/* Move every live lease's expiry by `delta` seconds: how a caller that saw
+ * the wall clock step by `delta` keeps each lease's remaining time (expiry
+ * is kept in wall time). *moved (may be NULL) counts the leases. */
+pascal_store_status pascal_store_leases_shift(pascal_store *s, int64_t delta, int64_t *moved,
+                                              pascal_error *err);
+
 /* Requeue every lease with lease_expires <= now (failing those on their last
  * attempt, with their calibration, as pascal_store_job_fail does).
  * *requeued (may be NULL) counts the jobs requeued or failed. */

@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "clock.h"
 #include "stats.h"
 
 typedef struct pd_sock {
@@ -61,11 +62,7 @@ int pd_conns_new(unsigned limit, unsigned deadline_s, pd_conns **out)
   if (!c)
     return -1;
   pthread_mutex_init(&c->lock, NULL);
-  pthread_condattr_t ca;
-  pthread_condattr_init(&ca);
-  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-  pthread_cond_init(&c->wake, &ca);
-  pthread_condattr_destroy(&ca);
+  pd_cond_init_monotonic(&c->wake);
   atomic_init(&c->count, 0);
   atomic_init(&c->refused, 0);
   atomic_init(&c->expired, 0);
@@ -200,10 +197,7 @@ static void *sweep(void *arg)
   pthread_mutex_lock(&c->lock);
   while (!c->stop) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t at = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec + period;
-    ts.tv_sec = at / 1000000000LL;
-    ts.tv_nsec = at % 1000000000LL;
+    pd_deadline_after_ms(&ts, (uint64_t)(period / 1000000));
     pthread_cond_timedwait(&c->wake, &c->lock, &ts);
     long long now = (long long)pd_now_ns();
     for (pd_sock *s = c->live; s && !c->stop; s = s->next) {

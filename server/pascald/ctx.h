@@ -17,6 +17,7 @@
 
 #include <stdatomic.h>
 
+#include "clock.h"
 #include "pascald.h"
 #include "stats.h"
 
@@ -38,6 +39,7 @@ struct pd_ctx {
   pd_plot_cache *plots;       /* thread-safe: mutex inside (plot_cache.h) */
   pd_tokens *tokens;          /* thread-safe: rwlock inside (tokens.h); reads'
                                  tokens, revalidated by a thread of its own */
+  pd_wallclock wall;          /* wall time for leases, steps detected (clock.h) */
   atomic_int stopping;        /* 1 once SIGTERM/SIGINT came: answers close their
                                  connections (http.c); set by the main thread */
 };

@@ -83,7 +83,7 @@ void pd_h_jobs_claim(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   pascal_store_job_outcome outcome;
   int claimed = 0;
   int st = pascal_store_job_claim(ctx->store, in.device, owner, lease_hash, req->token_id,
-                                  (int64_t)time(NULL), ctx->cfg.lease_seconds, &row, &claimed,
+                                  pd_wall_now(&ctx->wall, ctx->store), ctx->cfg.lease_seconds, &row, &claimed,
                                   &outcome, &err);
   if (st != PASCAL_STORE_OK) {
     pd_reply_store_error(rep, st, &err);
@@ -130,7 +130,7 @@ void pd_h_job_heartbeat(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   int64_t expires = 0;
   pascal_error err;
   pascal_error_clear(&err);
-  int st = pascal_store_job_heartbeat(ctx->store, id, lease, req->token_id, (int64_t)time(NULL),
+  int st = pascal_store_job_heartbeat(ctx->store, id, lease, req->token_id, pd_wall_now(&ctx->wall, ctx->store),
                                       ctx->cfg.lease_seconds, &expires, &err);
   if (st != PASCAL_STORE_OK) {
     pd_reply_store_error(rep, st, &err);
@@ -193,7 +193,7 @@ static void job_outcome(pd_ctx *ctx, pd_request *req, pd_reply *rep, pascal_code
   pascal_store_job_outcome outcome;
   pascal_error err;
   pascal_error_clear(&err);
-  int64_t now = (int64_t)time(NULL);
+  int64_t now = pd_wall_now(&ctx->wall, ctx->store);
   result_check rc = {.refused = 0};
   pascal_store_status st = kind == PASCAL_CODEC_RESULT
                ? upload_result(ctx, id, &in, lease, req->token_id, now, &outcome, &rc, &err)
@@ -250,7 +250,7 @@ static void job_correct(pd_ctx *ctx, pd_request *req, pd_reply *rep, int requeue
   pascal_error err;
   pascal_error_clear(&err);
   const char *reason = r ? json_string_value(r) : NULL;
-  int64_t now = (int64_t)time(NULL);
+  int64_t now = pd_wall_now(&ctx->wall, ctx->store);
   int st = requeue ? pascal_store_job_requeue(ctx->store, id, reason, now, &job, &err)
                    : pascal_store_job_exclude(ctx->store, id, reason, now, &job, &err);
   if (st != PASCAL_STORE_OK) {

@@ -250,6 +250,7 @@ static int serve_main(int argc, char **argv)
     return 2;
   }
   atomic_init(&ctx->stopping, 0);
+  pd_wallclock_init(&ctx->wall);
   if (pd_routes_stats_init(&ctx->stats)) {
     fprintf(stderr, "pascald: too many routes for the stats table\n");
     free(ctx);
@@ -307,6 +308,7 @@ done:
   pd_plot_cache_free(ctx->plots);
   pd_registry_free(ctx->registry);
   pascal_store_close(ctx->store);
+  pd_wallclock_destroy(&ctx->wall);
   free(ctx);
   return rc;
 }

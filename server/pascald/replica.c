@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "calib.h"
+#include "clock.h"
 #include "ctx.h"
 #include "device_ref.h"
 #include "pascal_codec_jobs.h"
@@ -317,8 +318,7 @@ static void *poll_main(void *arg)
               res.error[0] ? res.error : "ok again");
     snprintf(said, sizeof said, "%s", res.error);
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)ctx->cfg.replica_interval_s;
+    pd_deadline_after_ms(&until, 1000 * (uint64_t)ctx->cfg.replica_interval_s);
     pthread_mutex_lock(&r->mu);
     while (!atomic_load(&r->stop) && pthread_cond_timedwait(&r->wake, &r->mu, &until) == 0) {
     }
@@ -346,7 +346,7 @@ int pd_replica_start(pd_ctx *ctx, char *msg, size_t msglen)
   atomic_init(&r->stop, 0);
   pthread_mutex_init(&r->sync_mu, NULL);
   pthread_mutex_init(&r->mu, NULL);
-  pthread_cond_init(&r->wake, NULL);
+  pd_cond_init_monotonic(&r->wake); /* a wall-clock step never stretches the wait */
   r->newest_id = newest_frozen(ctx);
   ctx->replica = r;
   if (pthread_create(&r->thread, NULL, poll_main, ctx) != 0) {

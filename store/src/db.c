@@ -108,6 +108,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_JOB_EXCLUDE] = "UPDATE jobs SET state = 'done', excluded = 1, lease_token = NULL,"
                        " last_error = ?2, finished = ?3 WHERE id = ?1",
     [ST_MEAS_DELETE_OF_JOB] = "DELETE FROM measurements WHERE job = ?1",
+    [ST_JOBS_SHIFT] = "UPDATE jobs SET lease_expires = lease_expires + ?1"
+                      " WHERE state = 'leased'",
     [ST_JOBS_EXPIRE] = "UPDATE jobs SET state = CASE WHEN attempts >= max_attempts"
                        " THEN 'failed' ELSE 'queued' END, lease_token = NULL,"
                        " last_error = 'lease expired', finished = CASE WHEN"

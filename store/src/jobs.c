@@ -142,6 +142,27 @@ static pascal_store_status expire_leases(pascal_store *s, int64_t now, int64_t *
   return *count ? fail_calibrations(s, err) : PASCAL_STORE_OK;
 }
 
+pascal_store_status pascal_store_leases_shift(pascal_store *s, int64_t delta, int64_t *moved,
+                                              pascal_error *err)
+{
+  if (delta < -STORE_LEASE_MAX * 1024 || delta > STORE_LEASE_MAX * 1024)
+    return store_fail(err, PASCAL_STORE_INVALID, "delta", "a clock step of %lld s is beyond reason",
+                      (long long)delta);
+  pascal_store_status status = store_begin(s, err);
+  if (status)
+    return status;
+  sqlite3_stmt *st = store_stmt_get(s, ST_JOBS_SHIFT);
+  if (sqlite3_bind_int64(st, 1, delta) != SQLITE_OK)
+    status = store_sql_error(s->db, sqlite3_errcode(s->db), "shift", err);
+  if (!status)
+    status = store_step_done(s, st, "shift", err);
+  int64_t n = status ? 0 : sqlite3_changes64(s->db);
+  status = store_end(s, status, err);
+  if (status == PASCAL_STORE_OK && moved)
+    *moved = n;
+  return status;
+}
+
 pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s, int64_t now,
                                                       int64_t *requeued, pascal_error *err)
 {

@@ -119,7 +119,7 @@ class Response:
 class Daemon:
     """One pascald process on 127.0.0.1:0 with its own database."""
 
-    def __init__(self, workdir, args=(), db=None, bundles=""):
+    def __init__(self, workdir, args=(), db=None, bundles="", env=None):
         self.workdir = workdir
         self.db = db or os.path.join(workdir, "pascal.db")
         self.args = list(args)
@@ -128,13 +128,14 @@ class Daemon:
         self.port = None
         self.validator = SPEC_VALIDATOR
         self.stderr_path = os.path.join(workdir, "pascald.stderr")
+        self.env = env  # the daemon's environment (None: this process's)
 
     # Importing the shipped bundles recomputes their reports: about 7 s of
     # CPU in the ASan build, more than 20 s of wall time on a loaded machine.
     def start(self, timeout=60.0):
         self.stderr_file = open(self.stderr_path, "ab")
         cmd = [PASCALD, "--listen", "127.0.0.1:0", "--db", self.db, "--bundles", self.bundles] + self.args
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.stderr_file)
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.stderr_file, env=self.env)
         deadline = time.monotonic() + timeout
         line = b""
         while not line.endswith(b"\n"):
