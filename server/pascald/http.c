@@ -252,7 +252,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
   pd_ctx *ctx = cls;
   pd_conn *c = *con_cls;
-  (void)version;
   if (!c) {
     c = calloc(1, sizeof *c);
     if (!c)
@@ -263,7 +262,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     atomic_fetch_add_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
     pd_reply rep;
     memset(&rep, 0, sizeof rep);
-    if (pd_reqhead_check(conn, pd_conns_nul_in_url(conn), pd_conns_too_many_params(conn), &rep)) {
+    if (pd_reqhead_check(conn, version, pd_conns_nul_in_url(conn), pd_conns_too_many_params(conn),
+                         &rep)) {
       c->must_close = 1;
       return send_reply(ctx, conn, c, &rep);
     }
@@ -297,6 +297,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   }
   if (c->status)
     return MHD_YES; /* already answered (early 413) */
+  /* The whole request is in: the deadline stops here, so that a handler's
+   * own work (a freeze, an import) never costs its answer. */
+  pd_conns_answering(conn);
   pd_reply rep;
   memset(&rep, 0, sizeof rep);
   dispatch(ctx, conn, url, method, c, &rep);

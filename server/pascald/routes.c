@@ -1,7 +1,7 @@
 /*
  * routes.c - the routing table, the segment matcher and the parsing of "{id}"
  * path parameters. Literal segments win over "{x}" segments because the
- * table lists literal routes first.
+ * table lists literal routes first. HEAD takes the GET route of its path.
  */
 #include "routes.h"
 
@@ -102,10 +102,12 @@ int pd_route_match(const char *method, const char *path, pd_request *req, char *
   char params[PD_PATH_PARAMS][PD_PARAM_MAX];
   size_t used = 0;
   allow[0] = '\0';
+  /* HEAD is a GET whose body is not sent (libmicrohttpd drops it) */
+  const char *want = strcmp(method, "HEAD") ? method : "GET";
   for (size_t i = 0; i < n; i++) {
     if (!pattern_match(t[i].pattern, path, params))
       continue;
-    if (!strcmp(t[i].method, method)) {
+    if (!strcmp(t[i].method, want)) {
       memcpy(req->params, params, sizeof params);
       allow[0] = '\0';
       return (int)i;
