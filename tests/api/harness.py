@@ -359,6 +359,12 @@ def law_fill(run, device=DEVICE):
     return K * device["block_bytes"] * run["W"] * run["N"]
 
 
+# One kernel time for every harness run (flat in W, so no time is fitted from
+# it): 10 ms, which no harness run's fills beat at twice a test device's peak
+# DRAM bandwidth (pascald refuses a faster one as implausible).
+HARNESS_KERNEL_NS = 1e7
+
+
 def run_all_jobs(test, device_name, token):
     """Claim and complete every queued job of the device; returns the count."""
     done = 0
@@ -370,7 +376,7 @@ def run_all_jobs(test, device_name, token):
             return done
         r = test.req("POST", "/v1/jobs/%d/result" % job["id"],
                      {"lease_token": job["lease_token"], "fill_bytes": law_fill(job["run"]),
-                      "kernel_ns": 1000.0}, token=token)
+                      "kernel_ns": HARNESS_KERNEL_NS}, token=token)
         test.assertStatus(r, 200)
         done += 1
 
