@@ -329,6 +329,7 @@ typedef struct pascal_store_job {
   char last_error[PASCAL_STORE_MESSAGE_MAX];
   int excluded; /* 1: an operator dropped this run (state done, no
                    measurement; pascal_store_job_exclude) */
+  int64_t lease_started; /* unix seconds the current or last lease began, 0 if never */
 } pascal_store_job;
 
 /* What a claim, a result or a failure left, read in the transaction that
@@ -372,6 +373,17 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
                                                const char *lease_token, int64_t holder, int64_t now,
                                                int64_t lease_seconds, int64_t *lease_expires,
                                                pascal_error *err);
+
+/* pascal_store_job_heartbeat under a time limit (seconds; 0: none): the
+ * lease is never extended past lease_started + time_limit, and a heartbeat
+ * at or after that is STALE ("ran past its time limit"), so that a job that
+ * never ends goes back to the queue (an attempt spent) when its lease runs
+ * out. *lease_expires gets the expiry set. */
+pascal_store_status pascal_store_job_heartbeat_limited(pascal_store *s, int64_t job,
+                                                       const char *lease_token, int64_t holder,
+                                                       int64_t now, int64_t lease_seconds,
+                                                       int64_t time_limit, int64_t *lease_expires,
+                                                       pascal_error *err);
 
 /* Upload the result of a leased job: if the job is leased with this token and
  * the lease has not expired, insert the measurement (the job's run +
@@ -513,6 +525,15 @@ typedef struct pascal_store_agent {
  * themselves). */
 pascal_store_status pascal_store_agent_seen(pascal_store *s, const char *name, int64_t now,
                                             pascal_error *err);
+
+/* Admission of a new agent name: agents not seen since now - keep_seconds
+ * are forgotten first (they leave the stats and metrics); then `name`
+ * (which starts with `prefix`, pascald's "<token name>/") is OK when known,
+ * or when fewer than max_per_prefix known names share its prefix;
+ * CONFLICT naming "agent" otherwise. Records nothing: the claim does. */
+pascal_store_status pascal_store_agent_admit(pascal_store *s, const char *prefix, const char *name,
+                                             int64_t now, int64_t keep_seconds,
+                                             int64_t max_per_prefix, pascal_error *err);
 
 /* All agents ordered by name; free() the array. */
 pascal_store_status pascal_store_agent_list(pascal_store *s, pascal_store_agent **out,

@@ -2,13 +2,13 @@
  * plausible.c - the physically possible range of a measured run's fills and
  * kernel time (pascal/plausible.h): cold bytes to M fills per logical
  * reference, paper section 2 (K in [1/W, M] for a scan) and App. C
- * (K in [K0, M] for GEMM).
+ * (K in [K0, M] for GEMM); and the most one planned run may read.
  */
 #include "pascal/plausible.h"
 
 #include <math.h>
+#include <stdint.h>
 
-#include "pascal/predict.h"
 
 pascal_status pascal_plausible_scan_fills(const pascal_device *dev, const pascal_scan_key *key,
                                           double N, double W, double *cold, double *most,
@@ -30,12 +30,17 @@ pascal_status pascal_plausible_gemm_fills(const pascal_gemm_params *gemm,
                                           const pascal_gemm_shape *shape, double *cold,
                                           double *most, pascal_error *err)
 {
-  pascal_gemm_prediction geo;
-  pascal_status st = pascal_gemm_geometry(gemm, shape, &geo, err);
-  if (st != PASCAL_OK)
-    return st;
-  *cold = geo.B0;
-  *most = geo.Q;
+  if (shape->Mg == 0 || shape->Ng == 0 || shape->Kg == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, shape->Mg == 0 ? "Mg" : shape->Ng == 0 ? "Ng" : "Kg",
+                            "GEMM dimensions must be at least 1");
+  if (gemm->tile_m == 0 || gemm->tile_n == 0 || gemm->elem_bytes == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "gemm.tile_m", "GEMM tiling must be at least 1");
+  /* B0 and Q of pascal_gemm_geometry in closed form, defined for any shape:
+   * n_k (n_r tile_m + n_c tile_n) tile_k e = (Mg + Ng) Kg e, and
+   * n_r n_c n_k (tile_m + tile_n) tile_k e = Mg Ng Kg e (1/tile_n + 1/tile_m). */
+  double M = shape->Mg, N = shape->Ng, K = shape->Kg, e = gemm->elem_bytes;
+  *cold = (M + N) * K * e;
+  *most = M * N * K * e * (1.0 / gemm->tile_n + 1.0 / gemm->tile_m);
   return PASCAL_OK;
 }
 
@@ -59,5 +64,20 @@ pascal_status pascal_plausible_result(const pascal_device *dev, double cold, dou
                               "device's peak DRAM bandwidth (%.17g ns)",
                               kernel_ns, fill_bytes, fastest);
   }
+  return PASCAL_OK;
+}
+
+pascal_status pascal_plausible_run_size(double most, double reads, const char *field,
+                                        pascal_error *err)
+{
+  if (!(most <= (double)PASCAL_RUN_BYTES_MAX))
+    return pascal_error_set(err, PASCAL_ERANGE, field,
+                            "the run reads %.4g bytes, above the %.4g one run may read", most,
+                            (double)PASCAL_RUN_BYTES_MAX);
+  if (!(reads <= (double)PASCAL_RUN_READS_MAX))
+    return pascal_error_set(err, PASCAL_ERANGE, field,
+                            "the run makes %.4g block reads (M W N), above the %.4g one run may "
+                            "make",
+                            reads, (double)PASCAL_RUN_READS_MAX);
   return PASCAL_OK;
 }

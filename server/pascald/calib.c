@@ -256,27 +256,64 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
   return st;
 }
 
+/* The fill range [*cold, *most] of run `r` of `workload` on `cal`'s device
+ * and tiling, and its block reads (scan; 0 for GEMM). */
+static pascal_status run_range(const pascal_calibration *cal, pascal_store_workload workload,
+                               const pascal_store_run *r, double *cold, double *most,
+                               double *reads, pascal_error *err)
+{
+  *reads = 0;
+  if (workload == PASCAL_STORE_GEMM) {
+    pascal_gemm_shape shape = {(uint32_t)r->Mg, (uint32_t)r->Ng, (uint32_t)r->Kg};
+    return r->Mg > UINT32_MAX || r->Ng > UINT32_MAX || r->Kg > UINT32_MAX
+               ? pascal_error_set(err, PASCAL_ERANGE, "run", "GEMM shape beyond 2^32")
+               : pascal_plausible_gemm_fills(&cal->gemm, &shape, cold, most, err);
+  }
+  pascal_scan_key key = {r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m};
+  pascal_status st = pascal_plausible_scan_fills(&cal->device, &key, (double)r->N, (double)r->W,
+                                                 cold, most, err);
+  *reads = *most / cal->device.block_bytes;
+  return st;
+}
+
 pascal_status pd_calib_check_result(const pascal_store_device *dev, const pascal_store_job *job,
                                     double fill_bytes, double kernel_ns, pascal_error *err)
 {
   pascal_calibration cal;
   pascal_calibration_init(&cal, job->workload == PASCAL_STORE_GEMM ? PASCAL_WORKLOAD_GEMM
                                                                    : PASCAL_WORKLOAD_SCAN);
+  double cold = 0, most = 0, reads = 0;
   pascal_status st = device_from_store(dev, &cal, err);
-  double cold = 0, most = 0;
-  const pascal_store_run *r = &job->run;
-  if (st == PASCAL_OK && job->workload == PASCAL_STORE_GEMM) {
-    pascal_gemm_shape shape = {(uint32_t)r->Mg, (uint32_t)r->Ng, (uint32_t)r->Kg};
-    st = r->Mg > UINT32_MAX || r->Ng > UINT32_MAX || r->Kg > UINT32_MAX
-             ? pascal_error_set(err, PASCAL_ERANGE, "run", "GEMM shape beyond 2^32")
-             : pascal_plausible_gemm_fills(&cal.gemm, &shape, &cold, &most, err);
-  } else if (st == PASCAL_OK) {
-    pascal_scan_key key = {r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m};
-    st = pascal_plausible_scan_fills(&cal.device, &key, (double)r->N, (double)r->W, &cold, &most,
-                                     err);
-  }
+  if (st == PASCAL_OK)
+    st = run_range(&cal, job->workload, &job->run, &cold, &most, &reads, err);
   if (st == PASCAL_OK)
     st = pascal_plausible_result(&cal.device, cold, most, fill_bytes, kernel_ns, err);
+  pascal_calibration_free(&cal);
+  return st;
+}
+
+pascal_status pd_calib_check_runs(const pascal_store_device *dev, pascal_store_workload workload,
+                                  const pascal_store_run *runs, size_t n, pascal_error *err)
+{
+  pascal_calibration cal;
+  pascal_calibration_init(&cal, workload == PASCAL_STORE_GEMM ? PASCAL_WORKLOAD_GEMM
+                                                              : PASCAL_WORKLOAD_SCAN);
+  pascal_status st = device_from_store(dev, &cal, err);
+  for (size_t i = 0; i < n && st == PASCAL_OK; i++) {
+    double cold = 0, most = 0, reads = 0;
+    const pascal_store_run *r = &runs[i];
+    st = run_range(&cal, workload, r, &cold, &most, &reads, err);
+    if (st == PASCAL_OK && pascal_plausible_run_size(most, reads, "plan", err) != PASCAL_OK) {
+      char why[PASCAL_ERROR_MESSAGE_MAX];
+      snprintf(why, sizeof why, "%s", err->message);
+      st = workload == PASCAL_STORE_GEMM
+               ? pascal_error_set(err, PASCAL_ERANGE, "plan", "run %zu (GEMM %llu x %llu x %llu): %s",
+                                  i, (unsigned long long)r->Mg, (unsigned long long)r->Ng,
+                                  (unsigned long long)r->Kg, why)
+               : pascal_error_set(err, PASCAL_ERANGE, "plan", "run %zu (o=%u N=%llu W=%llu): %s", i,
+                                  r->o, (unsigned long long)r->N, (unsigned long long)r->W, why);
+    }
+  }
   pascal_calibration_free(&cal);
   return st;
 }

@@ -37,6 +37,12 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
 pascal_status pd_calib_check_result(const pascal_store_device *dev, const pascal_store_job *job,
                                     double fill_bytes, double kernel_ns, pascal_error *err);
 
+/* PASCAL_ERANGE when a planned run reads more than one run may
+ * (PASCAL_RUN_BYTES_MAX, PASCAL_RUN_READS_MAX) on `dev`; the message names
+ * the run, err->field is "plan". */
+pascal_status pd_calib_check_runs(const pascal_store_device *dev, pascal_store_workload workload,
+                                  const pascal_store_run *runs, size_t n, pascal_error *err);
+
 /* Load every frozen calibration into memory; on a database with no
  * calibration at all, import the *.json files of cfg.bundles_dir first. */
 int pd_calib_startup(pd_ctx *ctx, char *msg, size_t msglen);

@@ -29,6 +29,10 @@
 #include "reply.h"
 #include "runs.h"
 
+/* Agents not seen for this long are forgotten (stats, metrics, and the
+ * count of names a token may have: cfg.agents_per_token). */
+#define PD_AGENT_KEEP_S (7 * 86400)
+
 #define LEASE_BYTES 16 /* 128 bits -> 32 hex digits, PASCAL_CODEC_LEASE_MIN */
 
 /* A request body the codec refused: 400 naming the field. The codes are
@@ -82,9 +86,14 @@ void pd_h_jobs_claim(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   pascal_store_job row;
   pascal_store_job_outcome outcome;
   int claimed = 0;
-  int st = pascal_store_job_claim(ctx->store, in.device, owner, lease_hash, req->token_id,
-                                  pd_wall_now(&ctx->wall, ctx->store), ctx->cfg.lease_seconds, &row, &claimed,
-                                  &outcome, &err);
+  char prefix[sizeof req->token_name + 1];
+  snprintf(prefix, sizeof prefix, "%s/", req->token_name);
+  int64_t now = pd_wall_now(&ctx->wall, ctx->store);
+  int st = pascal_store_agent_admit(ctx->store, prefix, owner, now, PD_AGENT_KEEP_S,
+                                    ctx->cfg.agents_per_token, &err);
+  if (st == PASCAL_STORE_OK)
+    st = pascal_store_job_claim(ctx->store, in.device, owner, lease_hash, req->token_id, now,
+                                ctx->cfg.lease_seconds, &row, &claimed, &outcome, &err);
   if (st != PASCAL_STORE_OK) {
     pd_reply_store_error(rep, st, &err);
     return;
@@ -130,8 +139,10 @@ void pd_h_job_heartbeat(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   int64_t expires = 0;
   pascal_error err;
   pascal_error_clear(&err);
-  int st = pascal_store_job_heartbeat(ctx->store, id, lease, req->token_id, pd_wall_now(&ctx->wall, ctx->store),
-                                      ctx->cfg.lease_seconds, &expires, &err);
+  int st = pascal_store_job_heartbeat_limited(ctx->store, id, lease, req->token_id,
+                                              pd_wall_now(&ctx->wall, ctx->store),
+                                              ctx->cfg.lease_seconds, ctx->cfg.job_time_limit_s,
+                                              &expires, &err);
   if (st != PASCAL_STORE_OK) {
     pd_reply_store_error(rep, st, &err);
     return;

@@ -46,6 +46,10 @@ typedef struct pd_config {
   unsigned replica_interval_s; /* seconds between two syncs of a replica */
   int read_only;               /* 1: recovery: open the database read-only, start
                                   even when PRAGMA quick_check fails */
+  unsigned job_time_limit_s;   /* a job's lease is never extended past this many
+                                  seconds from its claim (0: no limit) */
+  unsigned agents_per_token;   /* distinct agent names one token may have in use
+                                  (seen in the last PD_AGENT_KEEP_S) */
   char log_file[4096];         /* the log (stderr) goes to this file, reopened on
                                   SIGHUP (logfile.h); "" = stderr as inherited */
 } pd_config;

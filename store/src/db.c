@@ -34,7 +34,7 @@
   " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"                                   \
   " j.last_error, j.lease_token, c.device, coalesce(j.lease_holder, 0),"                           \
   " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat, j.heldout,"                       \
-  " j.excluded, c.state"                                                                           \
+  " j.excluded, c.state, coalesce(j.lease_started, 0)"                                                                           \
   " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                                       \
   " JOIN devices dv ON dv.name = c.device"
 
@@ -96,6 +96,7 @@ static const char *const stmt_sql[ST_COUNT] = {
                            " ORDER BY j.id LIMIT 1",
     [ST_JOB_LEASE] = "UPDATE jobs SET state = 'leased', lease_token = ?2,"
                      " lease_owner = ?3, lease_expires = ?4, lease_holder = ?5,"
+                     " lease_started = ?6,"
                      " attempts = attempts + 1 WHERE id = ?1 AND state = 'queued'",
     [ST_JOB_EXTEND] = "UPDATE jobs SET lease_expires = ?2 WHERE id = ?1",
     [ST_JOB_DONE] = "UPDATE jobs SET state = 'done', finished = ?2 WHERE id = ?1",
@@ -108,8 +109,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_JOB_EXCLUDE] = "UPDATE jobs SET state = 'done', excluded = 1, lease_token = NULL,"
                        " last_error = ?2, finished = ?3 WHERE id = ?1",
     [ST_MEAS_DELETE_OF_JOB] = "DELETE FROM measurements WHERE job = ?1",
-    [ST_JOBS_SHIFT] = "UPDATE jobs SET lease_expires = lease_expires + ?1"
-                      " WHERE state = 'leased'",
+    [ST_JOBS_SHIFT] = "UPDATE jobs SET lease_expires = lease_expires + ?1,"
+                      " lease_started = lease_started + ?1 WHERE state = 'leased'",
     [ST_JOBS_EXPIRE] = "UPDATE jobs SET state = CASE WHEN attempts >= max_attempts"
                        " THEN 'failed' ELSE 'queued' END, lease_token = NULL,"
                        " last_error = 'lease expired', finished = CASE WHEN"
@@ -135,6 +136,10 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_AGENT_SEEN] = "INSERT INTO agents (name, last_seen) VALUES (?1, ?2)"
                       " ON CONFLICT (name) DO UPDATE SET"
                       " last_seen = max(last_seen, excluded.last_seen)",
+    [ST_AGENTS_EXPIRE] = "DELETE FROM agents WHERE last_seen < ?1",
+    [ST_AGENT_KNOWN] = "SELECT 1 FROM agents WHERE name = ?1",
+    [ST_AGENTS_OF_PREFIX] = "SELECT count(*) FROM agents"
+                            " WHERE substr(name, 1, length(?1)) = ?1",
     [ST_AGENT_LIST] = "SELECT name, last_seen FROM agents ORDER BY name",
     [ST_COUNT_CALS] = "SELECT state, count(*) FROM calibrations GROUP BY state",
     [ST_COUNT_JOBS] = "SELECT state, count(*) FROM jobs GROUP BY state",

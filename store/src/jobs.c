@@ -43,7 +43,8 @@ enum {
   J_HOLDER,
   J_RUN,
   J_EXCLUDED = J_RUN + STORE_RUN_NCOLS,
-  J_CAL_STATE
+  J_CAL_STATE,
+  J_LEASE_STARTED
 };
 
 /* A job as read inside a transaction, with its current lease token. */
@@ -88,6 +89,7 @@ static pascal_store_status read_job(sqlite3_stmt *st, void *elem, pascal_error *
   j->lease_holder = sqlite3_column_int64(st, J_HOLDER);
   store_read_run(st, J_RUN, &j->run);
   j->excluded = sqlite3_column_int(st, J_EXCLUDED) != 0;
+  j->lease_started = sqlite3_column_int64(st, J_LEASE_STARTED);
   out->cal_state = store_cal_state_parse((const char *)sqlite3_column_text(st, J_CAL_STATE));
   /* The lease invariant (top of this file), on every job read: a queued job
    * has no token and an attempt left, a leased one exactly one token and
@@ -106,6 +108,47 @@ static pascal_store_status agent_seen(pascal_store *s, const char *name, int64_t
   if (sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) || sqlite3_bind_int64(st, 2, now))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "agent", err);
   return store_step_done(s, st, "agent", err);
+}
+
+/* The single integer of `which` bound to one text, or -1 on failure. */
+static int64_t count_by_text(pascal_store *s, store_stmt which, const char *text,
+                             pascal_store_status *status, pascal_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int row = 0;
+  *status = store_row_by_text(s, which, text, &st, &row, "agent", err);
+  int64_t n = *status == PASCAL_STORE_OK && row ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_reset(st);
+  return *status ? -1 : n;
+}
+
+pascal_store_status pascal_store_agent_admit(pascal_store *s, const char *prefix, const char *name,
+                                             int64_t now, int64_t keep_seconds,
+                                             int64_t max_per_prefix, pascal_error *err)
+{
+  pascal_store_status status = store_check_label(name, "agent", err);
+  if (!status)
+    status = store_check_time(now, err);
+  if (!status && (!prefix || strncmp(name, prefix, strlen(prefix)) != 0))
+    status = store_fail(err, PASCAL_STORE_INVALID, "agent", "the agent name must start with %s",
+                        prefix ? prefix : "its prefix");
+  if (!status)
+    status = store_begin(s, err);
+  if (status)
+    return status;
+  sqlite3_stmt *st = store_stmt_get(s, ST_AGENTS_EXPIRE);
+  if (sqlite3_bind_int64(st, 1, now - keep_seconds))
+    status = store_sql_error(s->db, sqlite3_errcode(s->db), "agent", err);
+  if (!status)
+    status = store_step_done(s, st, "agent", err);
+  int64_t known = status ? 0 : count_by_text(s, ST_AGENT_KNOWN, name, &status, err);
+  int64_t n = status || known ? 0 : count_by_text(s, ST_AGENTS_OF_PREFIX, prefix, &status, err);
+  if (!status && !known && n >= max_per_prefix)
+    status = store_fail(err, PASCAL_STORE_CONFLICT, "agent",
+                        "%lld agents named %s... were seen in the last %lld s, the most one "
+                        "token may have; reuse a name, or wait for one to expire",
+                        (long long)n, prefix, (long long)keep_seconds);
+  return store_end(s, status, err);
 }
 
 pascal_store_status pascal_store_agent_seen(pascal_store *s, const char *name, int64_t now,
@@ -195,8 +238,8 @@ static pascal_store_status check_lease_args(const char *lease_token, int64_t hol
 
 /* Find the oldest queued job of the device and lease it; *id = 0 if none. */
 static pascal_store_status lease_next(pascal_store *s, const char *device, const char *agent,
-                                      const char *token, int64_t holder, int64_t expires,
-                                      int64_t *id, pascal_error *err)
+                                      const char *token, int64_t holder, int64_t now,
+                                      int64_t expires, int64_t *id, pascal_error *err)
 {
   sqlite3_stmt *st = NULL;
   int row = 0;
@@ -209,7 +252,7 @@ static pascal_store_status lease_next(pascal_store *s, const char *device, const
   st = store_stmt_get(s, ST_JOB_LEASE);
   if (sqlite3_bind_int64(st, 1, *id) || sqlite3_bind_text(st, 2, token, -1, SQLITE_STATIC) ||
       sqlite3_bind_text(st, 3, agent, -1, SQLITE_STATIC) || sqlite3_bind_int64(st, 4, expires) ||
-      sqlite3_bind_int64(st, 5, holder))
+      sqlite3_bind_int64(st, 5, holder) || sqlite3_bind_int64(st, 6, now))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "claim", err);
   return store_step_done(s, st, "claim", err);
 }
@@ -235,7 +278,8 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device, 
   if (!status)
     status = expire_leases(s, now, &expired, err);
   if (!status)
-    status = lease_next(s, device, agent, lease_token, holder, now + lease_seconds, &id, err);
+    status =
+        lease_next(s, device, agent, lease_token, holder, now, now + lease_seconds, &id, err);
   if (!status)
     status = agent_seen(s, agent, now, err);
   if (!status && id) {
@@ -284,21 +328,32 @@ static pascal_store_status require_live_lease(const job_row *row, const char *to
   return PASCAL_STORE_OK;
 }
 
-pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
-                                               const char *lease_token, int64_t holder, int64_t now,
-                                               int64_t lease_seconds, int64_t *lease_expires,
-                                               pascal_error *err)
+pascal_store_status pascal_store_job_heartbeat_limited(pascal_store *s, int64_t job,
+                                                       const char *lease_token, int64_t holder,
+                                                       int64_t now, int64_t lease_seconds,
+                                                       int64_t time_limit, int64_t *lease_expires,
+                                                       pascal_error *err)
 {
   job_row row;
   pascal_store_status status = check_lease_args(lease_token, holder, now, lease_seconds, err);
+  if (!status && (time_limit < 0 || time_limit > STORE_LEASE_MAX))
+    status = store_fail(err, PASCAL_STORE_INVALID, "time_limit", "time_limit must be in [0, 2^30]");
   if (!status)
     status = store_begin_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
   if (status)
     return status;
+  int64_t until = now + lease_seconds, end = row.job.lease_started + time_limit;
   status = require_live_lease(&row, lease_token, holder, now, err);
+  if (!status && time_limit && now >= end)
+    status = store_fail(err, PASCAL_STORE_STALE, "lease_token",
+                        "job %lld ran past its time limit of %lld s: its lease is not extended "
+                        "and ends as it is",
+                        (long long)job, (long long)time_limit);
   if (!status) {
+    if (time_limit && until > end)
+      until = end;
     sqlite3_stmt *st = store_stmt_get(s, ST_JOB_EXTEND);
-    if (sqlite3_bind_int64(st, 1, job) || sqlite3_bind_int64(st, 2, now + lease_seconds))
+    if (sqlite3_bind_int64(st, 1, job) || sqlite3_bind_int64(st, 2, until))
       status = store_sql_error(s->db, sqlite3_errcode(s->db), "heartbeat", err);
     else
       status = store_step_done(s, st, "heartbeat", err);
@@ -307,8 +362,17 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
     status = agent_seen(s, row.job.lease_owner, now, err);
   status = store_end(s, status, err);
   if (status == PASCAL_STORE_OK && lease_expires)
-    *lease_expires = now + lease_seconds;
+    *lease_expires = until;
   return status;
+}
+
+pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
+                                               const char *lease_token, int64_t holder, int64_t now,
+                                               int64_t lease_seconds, int64_t *lease_expires,
+                                               pascal_error *err)
+{
+  return pascal_store_job_heartbeat_limited(s, job, lease_token, holder, now, lease_seconds, 0,
+                                            lease_expires, err);
 }
 
 /* A repeat upload for a job done under this token: identical or conflict. */

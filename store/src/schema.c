@@ -168,9 +168,12 @@ static const char *const migrations[] = {
     "ALTER TABLE devices ADD COLUMN static_experiment TEXT\n"
     "  CHECK (static_experiment IS NULL OR json_type(static_experiment) = 'object');\n",
     /* 7: an operator may drop a run from a collecting calibration: the job
-     *    is 'done' with excluded = 1 and has no measurement (jobs.c) */
+     *    is 'done' with excluded = 1 and has no measurement (jobs.c); and a
+     *    lease's start, which bounds how long heartbeats may extend it */
     "ALTER TABLE jobs ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0\n"
-    "  CHECK (excluded IN (0, 1) AND (excluded = 0 OR state = 'done'));\n",
+    "  CHECK (excluded IN (0, 1) AND (excluded = 0 OR state = 'done'));\n"
+    "ALTER TABLE jobs ADD COLUMN lease_started INTEGER;\n"
+    "UPDATE jobs SET lease_started = lease_expires WHERE state = 'leased';\n",
 };
 
 int pascal_store_schema_latest(void)

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "pascal/plausible.h"
+#include "pascal/predict.h"
 
 static pascal_device device(void)
 {
@@ -62,9 +63,19 @@ static void test_gemm_range(void)
   CHECK_INT(pascal_plausible_gemm_fills(&g, &s, &lo, &hi, NULL), PASCAL_OK);
   CHECK(lo == 1048576.0);
   CHECK(hi == 2097152.0);
-  pascal_gemm_shape ragged = {200, 256, 1024};
+  /* the closed forms agree with pascal_gemm_geometry on every tile multiple */
+  for (uint32_t r = 1; r <= 8; r++)
+    for (uint32_t c = 1; c <= 8; c++)
+      for (uint32_t k = 1; k <= 32; k *= 2) {
+        pascal_gemm_shape sh = {128 * r, 128 * c, 64 * k};
+        pascal_gemm_prediction geo;
+        CHECK_INT(pascal_gemm_geometry(&g, &sh, &geo, NULL), PASCAL_OK);
+        CHECK_INT(pascal_plausible_gemm_fills(&g, &sh, &lo, &hi, NULL), PASCAL_OK);
+        CHECK(lo == geo.B0 && hi == geo.Q);
+      }
+  pascal_gemm_shape zero = {0, 256, 1024};
   pascal_error err;
-  CHECK_INT(pascal_plausible_gemm_fills(&g, &ragged, &lo, &hi, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_plausible_gemm_fills(&g, &zero, &lo, &hi, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "Mg") == 0);
 }
 

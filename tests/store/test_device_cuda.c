@@ -115,7 +115,7 @@ static void test_migration_from_1(void)
   fixture_open(&f);
   pascal_store_device d = fixture_device();
   CHECK_INT(pascal_store_device_create(f.s, &d, 7, NULL, NULL), PASCAL_STORE_OK);
-  CHECK_INT(fixture_sql_closed(&f, "ALTER TABLE jobs DROP COLUMN excluded; "
+  CHECK_INT(fixture_sql_closed(&f, "ALTER TABLE jobs DROP COLUMN excluded; ALTER TABLE jobs DROP COLUMN lease_started; "
                                    "ALTER TABLE devices DROP COLUMN cuda_name; "
                                    "ALTER TABLE devices DROP COLUMN cc_major; "
                                    "ALTER TABLE devices DROP COLUMN cc_minor; "

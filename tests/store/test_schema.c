@@ -119,7 +119,7 @@ static void test_migration_4_hashes_leases(void)
                                "DROP TRIGGER jobs_frozen_update;"
                                "DROP TRIGGER jobs_frozen_update_into;"
                                "UPDATE jobs SET lease_token = 'cleartext' || id;"
-                               "ALTER TABLE jobs DROP COLUMN excluded;"
+                               "ALTER TABLE jobs DROP COLUMN excluded; ALTER TABLE jobs DROP COLUMN lease_started;"
                                "ALTER TABLE jobs DROP COLUMN lease_holder;"
                                "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s;"
                                "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s;"
