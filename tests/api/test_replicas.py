@@ -15,7 +15,7 @@ import threading
 import time
 import unittest
 
-from harness import PASCALD, SMALL_PLAN, Client, Daemon, make_frozen_calibration
+from harness import PASCAL_CLI, PASCALD, SMALL_PLAN, Client, Daemon, make_frozen_calibration
 from replicas import BUNDLES, INTERVAL, SETTLE, frozen, primary_url, replica, start_replica_set, wait_until
 
 WRITES = [("POST", "/v1/devices"), ("POST", "/v1/calibrations"), ("POST", "/v1/calibrations/import"),
@@ -178,6 +178,19 @@ class FakePrimary(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def other_frozen(real, workdir):
+    """`real` on another device, frozen by `pascal fit`: a sound bundle with
+    its own content hash."""
+    plain = {k: v for k, v in real.items() if k not in ("model", "report", "content_hash")}
+    plain["device"] = dict(plain["device"], name="other-dev")
+    src, out = os.path.join(workdir, "other.json"), os.path.join(workdir, "other-frozen.json")
+    with open(src, "w") as f:
+        json.dump(plain, f)
+    subprocess.run([PASCAL_CLI, "fit", src, "-o", out], check=True)
+    with open(out) as f:
+        return json.load(f)
+
+
 class BadPrimary(unittest.TestCase):
     def test_wrong_hash_and_garbage_change_nothing(self):
         tmp = tempfile.TemporaryDirectory(prefix="pascald-fake-primary-")
@@ -207,12 +220,22 @@ class BadPrimary(unittest.TestCase):
             before = r.request("GET", pred)
             self.assertEqual(before.status, 200, before.raw)
             # calibration 8: content altered under the old hash; 9: the listed
-            # hash is not the bundle's
+            # hash is not the bundle's, which is itself a sound frozen bundle
+            # of other content (a replica that skipped comparing the two would
+            # import it: issue 37, finding 11; checked by deleting that
+            # comparison from replica.c, which fails this test)
             tampered = json.loads(json.dumps(real))
             tampered["measurements"][0]["fill_bytes"] *= 1.5
-            other = json.loads(json.dumps(real))
-            other["device"]["name"] = "other-dev"
-            serve([listing(7, h), listing(8, h), listing(9, "0" * 64)], {7: real, 8: tampered, 9: real})
+            other = other_frozen(real, tmp.name)
+            other_hash = other["content_hash"][len("sha256:"):]
+            self.assertNotEqual(other_hash, h)
+            nine = dict(listing(9, "0" * 64), device="other-dev")
+            serve([listing(7, h), nine], {7: real, 9: other})
+            resp = r.request("POST", "/v1/replication/sync", token=r.admin)
+            self.assertEqual((resp.status, resp.error_code()), (502, "sync_failed"), resp.raw)
+            self.assertIn("calibration 9 refused: its bundle's content_hash sha256:%s is not the "
+                          "listed sha256:%s" % (other_hash, "0" * 64), resp.json["error"]["message"])
+            serve([listing(7, h), listing(8, h), nine], {7: real, 8: tampered, 9: other})
             resp = r.request("POST", "/v1/replication/sync", token=r.admin)
             self.assertEqual((resp.status, resp.error_code()), (502, "sync_failed"), resp.raw)
             self.assertIn("calibration 8 refused", resp.json["error"]["message"])
