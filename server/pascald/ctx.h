@@ -32,6 +32,7 @@ struct pd_ctx {
   pd_stats stats;
   struct MHD_Daemon *mhd;
   struct pd_conns *conns; /* connection policy (conns.h); thread-safe */
+  struct pd_pool *pool;   /* workers for blocking routes (pool.h); thread-safe */
   unsigned bound_port;
   struct pascal_store *store; /* thread-safe: locks itself (store/pascal_store.h) */
   pd_registry *registry;      /* thread-safe: rwlock inside (registry.h) */

@@ -38,7 +38,9 @@ struct pd_replica {
   int64_t last_success, last_attempt; /* unix seconds; 0: none yet */
   int64_t newest_id;                  /* newest frozen calibration held; 0: none */
   uint64_t syncs_ok, syncs_failed, imported_total;
-  char last_error[512];
+  uint64_t started; /* syncs begun; the k-th is over once ok + failed >= k */
+  int requested;    /* POST /v1/replication/sync asked for one more */
+  char last_error[600];
 };
 
 static double mono_now(void)
@@ -274,6 +276,10 @@ int pd_replica_sync(pd_ctx *ctx, pd_sync_result *res)
   pd_replica *r = ctx->replica;
   memset(res, 0, sizeof *res);
   pthread_mutex_lock(&r->sync_mu);
+  pthread_mutex_lock(&r->mu);
+  r->started++;
+  r->requested = 0; /* this sync serves every request made so far */
+  pthread_mutex_unlock(&r->mu);
   pd_primary p;
   /* Shutdown aborts a transfer at once: `stopping` comes first (HTTP stops,
    * a sync a request asked for included), `stop` then ends the thread. */
@@ -293,7 +299,8 @@ int pd_replica_sync(pd_ctx *ctx, pd_sync_result *res)
   r->imported_total += res->imported;
   if (res->errors) {
     r->syncs_failed++;
-    snprintf(r->last_error, sizeof r->last_error, "%s", res->error);
+    snprintf(r->last_error, sizeof r->last_error, "%u error(s); first: %s", res->errors,
+             res->error);
   } else {
     r->syncs_ok++;
     r->last_success = r->last_attempt;
@@ -320,7 +327,8 @@ static void *poll_main(void *arg)
     struct timespec until;
     pd_deadline_after_ms(&until, 1000 * (uint64_t)ctx->cfg.replica_interval_s);
     pthread_mutex_lock(&r->mu);
-    while (!atomic_load(&r->stop) && pthread_cond_timedwait(&r->wake, &r->mu, &until) == 0) {
+    while (!atomic_load(&r->stop) && !r->requested &&
+           pthread_cond_timedwait(&r->wake, &r->mu, &until) == 0) {
     }
     pthread_mutex_unlock(&r->mu);
   }
@@ -356,6 +364,17 @@ int pd_replica_start(pd_ctx *ctx, char *msg, size_t msglen)
   }
   r->thread_started = 1;
   return 0;
+}
+
+uint64_t pd_replica_request_sync(pd_ctx *ctx)
+{
+  pd_replica *r = ctx->replica;
+  pthread_mutex_lock(&r->mu);
+  uint64_t k = r->started + 1;
+  r->requested = 1;
+  pthread_cond_signal(&r->wake);
+  pthread_mutex_unlock(&r->mu);
+  return k;
 }
 
 void pd_replica_stop(pd_ctx *ctx)
