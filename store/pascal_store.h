@@ -109,6 +109,23 @@ pascal_store_status pascal_store_open_read_only(const char *path, pascal_store *
  * Lock-free (one stat), so a health check may call it at any rate. */
 pascal_store_status pascal_store_file_check(pascal_store *s, pascal_error *err);
 
+/* The database's own facts (table meta): "instance" is a random id of 32
+ * hex digits drawn when the file was made (or first upgraded to schema 8);
+ * other keys are the caller's. get: NOT_FOUND for a missing key, the value
+ * copied (truncated) into value[size]. set: inserts or replaces; values of
+ * at most 255 bytes. */
+#define PASCAL_STORE_META_MAX 256
+pascal_store_status pascal_store_meta_get(pascal_store *s, const char *key, char *value,
+                                          size_t size, pascal_error *err);
+pascal_store_status pascal_store_meta_set(pascal_store *s, const char *key, const char *value,
+                                          pascal_error *err);
+
+/* Empty a mirror (a read replica's database) for a sync from scratch:
+ * every measurement, job, calibration (frozen ones included: their guards
+ * are lifted for this one transaction and put back), device and agent is
+ * deleted; tokens and meta stay. All or nothing. */
+pascal_store_status pascal_store_mirror_reset(pascal_store *s, pascal_error *err);
+
 /* PRAGMA quick_check over the whole file (O(size); no index cross-checks).
  * OK when sound; CORRUPT with the first problem SQLite names in err. */
 pascal_store_status pascal_store_quick_check(pascal_store *s, pascal_error *err);

@@ -144,6 +144,9 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_COUNT_CALS] = "SELECT state, count(*) FROM calibrations GROUP BY state",
     [ST_COUNT_JOBS] = "SELECT state, count(*) FROM jobs GROUP BY state",
     [ST_USER_VERSION] = "PRAGMA user_version",
+    [ST_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+    [ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?1, ?2)"
+                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 };
 
 sqlite3_stmt *store_stmt_get(pascal_store *s, store_stmt which)

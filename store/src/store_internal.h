@@ -61,6 +61,8 @@ typedef enum store_stmt {
   ST_COUNT_CALS,
   ST_COUNT_JOBS,
   ST_USER_VERSION,
+  ST_META_GET,
+  ST_META_SET,
   ST_COUNT
 } store_stmt;
 

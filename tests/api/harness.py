@@ -129,12 +129,14 @@ class Daemon:
         self.validator = SPEC_VALIDATOR
         self.stderr_path = os.path.join(workdir, "pascald.stderr")
         self.env = env  # the daemon's environment (None: this process's)
+        self.fixed_port = None  # set: listen on this port (a restart where clients point)
 
     # Importing the shipped bundles recomputes their reports: about 7 s of
     # CPU in the ASan build, more than 20 s of wall time on a loaded machine.
     def start(self, timeout=60.0):
         self.stderr_file = open(self.stderr_path, "ab")
-        cmd = [PASCALD, "--listen", "127.0.0.1:0", "--db", self.db, "--bundles", self.bundles] + self.args
+        listen = "127.0.0.1:%d" % (self.fixed_port or 0)
+        cmd = [PASCALD, "--listen", listen, "--db", self.db, "--bundles", self.bundles] + self.args
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.stderr_file, env=self.env)
         deadline = time.monotonic() + timeout
         line = b""

@@ -20,7 +20,7 @@ static void test_fresh_and_reopen(void)
    * identity, 3 the held-out flag of runs, 4 lease holders and hashed lease secrets,
    * 5 devices' measured peaks, 6 devices' probe data (capacity scan, static
    * cluster experiment). */
-  CHECK_INT(pascal_store_schema_latest(), 7);
+  CHECK_INT(pascal_store_schema_latest(), 8);
   CHECK_INT(version, pascal_store_schema_latest());
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
   /* WAL is a property of the file: a second connection sees it. */
