@@ -75,11 +75,43 @@ static int is_json_type(const char *ct)
   return next == '\0' || next == ';' || next == ' ' || next == '\t';
 }
 
+/* libmicrohttpd's side of a pd_stream (reply.h). */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+  pd_stream *s = cls;
+  (void)pos;
+  long n = s->read(s->state, buf, max);
+  return n < 0 ? MHD_CONTENT_READER_END_WITH_ERROR
+               : n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+  pd_stream *s = cls;
+  s->free(s->state);
+  free(s);
+}
+
+/* Bytes libmicrohttpd asks a stream for at once. */
+#define PD_STREAM_BLOCK (32u * 1024u)
+
 static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_conn *c,
                                   pd_reply *rep)
 {
   char *buf = NULL;
   size_t len = 0;
+  struct MHD_Response *r = NULL;
+  int has_body = rep->stream != NULL;
+  if (rep->stream) {
+    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, PD_STREAM_BLOCK, stream_read,
+                                          rep->stream, stream_free);
+    if (!r) {
+      pd_reply_clear(rep); /* frees the stream */
+      return MHD_NO;
+    }
+    rep->stream = NULL; /* libmicrohttpd's now */
+    goto headers;
+  }
   if (rep->json) {
     buf = json_dumps(rep->json, JSON_COMPACT | JSON_REAL_PRECISION(17));
     if (buf) {
@@ -107,12 +139,14 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
       return MHD_NO;
     memcpy(buf, oom, len);
   }
-  struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+  r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
   if (!r) {
     free(buf);
     return MHD_NO;
   }
-  if (buf)
+  has_body = buf != NULL;
+headers:
+  if (has_body)
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
                             rep->content_type ? rep->content_type : "application/json");
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -372,6 +406,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   pd_stats_record(&ctx->stats, c->route, c->status, pd_now_ns() - c->t0);
   atomic_fetch_sub_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
   int large = c->cap >= PD_TRIM_AFTER_BODY;
+  pd_reply_clear(&c->rep); /* an offloaded answer its client left before */
   json_decref(c->json);
   free(c->body);
   free(c);

@@ -94,6 +94,7 @@ typedef struct pd_reply {
   const char *cors_origin; /* allowed Origin of the request (CORS), or NULL */
   int cors_preflight;      /* 1: answer a CORS preflight (204, allowed methods) */
   const char *csp;         /* Content-Security-Policy of a page or image, or NULL */
+  struct pd_stream *stream; /* owned; an answer written as it is sent (reply.h) */
 } pd_reply;
 
 typedef struct pd_ctx pd_ctx;

@@ -16,9 +16,22 @@ void pd_reply_clear(pd_reply *rep)
 {
   json_decref(rep->json);
   free(rep->text);
+  if (rep->stream) {
+    rep->stream->free(rep->stream->state);
+    free(rep->stream);
+  }
   rep->json = NULL;
   rep->text = NULL;
   rep->text_len = 0;
+  rep->stream = NULL;
+}
+
+void pd_reply_stream(pd_reply *rep, unsigned status, const char *ctype, pd_stream *s)
+{
+  pd_reply_clear(rep);
+  rep->status = status;
+  rep->content_type = ctype;
+  rep->stream = s;
 }
 
 void pd_reply_json(pd_reply *rep, unsigned status, json_t *body)
