@@ -238,8 +238,8 @@ void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   metric_head(&b, "pascal_http_requests_in_flight", "gauge", "Requests being processed.");
   pd_sbuf_printf(&b, "pascal_http_requests_in_flight %" PRIu64 "\n", ld(&s->inflight));
   unsigned open_conns;
-  uint64_t refused, expired;
-  pd_conns_counts(ctx->conns, &open_conns, &refused, &expired);
+  uint64_t refused, expired, evicted;
+  pd_conns_counts(ctx->conns, &open_conns, &refused, &expired, &evicted);
   metric_head(&b, "pascal_http_connections", "gauge", "Open client connections.");
   pd_sbuf_printf(&b, "pascal_http_connections %u\n", open_conns);
   metric_head(&b, "pascal_http_connections_refused_total", "counter",
@@ -248,6 +248,9 @@ void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   metric_head(&b, "pascal_http_connections_expired_total", "counter",
               "Connections closed because a request missed request_deadline.");
   pd_sbuf_printf(&b, "pascal_http_connections_expired_total %" PRIu64 "\n", expired);
+  metric_head(&b, "pascal_http_connections_evicted_total", "counter",
+              "Connections shut down at connection_limit to make room for a new client.");
+  pd_sbuf_printf(&b, "pascal_http_connections_evicted_total %" PRIu64 "\n", evicted);
   metric_head(&b, "pascal_uptime_seconds", "gauge", "Seconds since the daemon started.");
   pd_sbuf_printf(&b, "pascal_uptime_seconds %.3f\n", pd_stats_uptime(s));
   metric_head(&b, "pascal_calibrations_loaded", "gauge", "Frozen calibrations held in memory.");
