@@ -56,6 +56,18 @@ def memory_mib(pid):
     return got["VmRSS"], got["VmHWM"]
 
 
+def connect_from(src, port, timeout=2):
+    """A connection to the daemon from loopback address `src`, or None."""
+    try:
+        s = socket.socket()
+        s.bind((src, 0))
+        s.settimeout(timeout)
+        s.connect(("127.0.0.1", port))
+        return s
+    except OSError:
+        return None
+
+
 def ask(port, path, src="127.0.0.1", timeout=10.0):
     """One request on a new connection: (status or None, seconds)."""
     t0 = time.monotonic()
@@ -113,16 +125,7 @@ def slowloris(port):
     held = []
 
     def holder(src):
-        conns = []
-        for _ in range(64):
-            try:
-                s = socket.socket()
-                s.bind((src, 0))
-                s.settimeout(2)
-                s.connect(("127.0.0.1", port))
-                conns.append(s)
-            except OSError:
-                pass
+        conns = [s for s in (connect_from(src, port) for _ in range(64)) if s]
         held.append(len(conns))
         while not stop.is_set():
             for s in list(conns):
@@ -133,14 +136,9 @@ def slowloris(port):
                 except OSError:
                     conns.remove(s)
                     s.close()
-                    try:  # a closed connection comes back at once, as an attacker's would
-                        n = socket.socket()
-                        n.bind((src, 0))
-                        n.settimeout(2)
-                        n.connect(("127.0.0.1", port))
-                        conns.append(n)
-                    except OSError:
-                        pass
+                    again = connect_from(src, port)  # back at once, as an attacker would be
+                    if again:
+                        conns.append(again)
             stop.wait(PERIOD)
         for s in conns:
             s.close()

@@ -14,7 +14,6 @@ struct pd_pool {
   pthread_mutex_t mu;
   pthread_cond_t work;
   pd_task *head, *tail;
-  size_t pending; /* queued + running */
   int stop;
   unsigned n;
   pthread_t threads[];
@@ -37,7 +36,6 @@ static void *worker(void *arg)
     t->fn(t->arg);
     free(t);
     pthread_mutex_lock(&p->mu);
-    p->pending--;
   }
   pthread_mutex_unlock(&p->mu);
   return NULL;
@@ -77,21 +75,12 @@ int pd_pool_submit(pd_pool *p, pd_task_fn fn, void *arg)
     else
       p->head = t;
     p->tail = t;
-    p->pending++;
     pthread_cond_signal(&p->work);
   }
   pthread_mutex_unlock(&p->mu);
   if (rc)
     free(t);
   return rc;
-}
-
-size_t pd_pool_pending(pd_pool *p)
-{
-  pthread_mutex_lock(&p->mu);
-  size_t n = p->pending;
-  pthread_mutex_unlock(&p->mu);
-  return n;
 }
 
 void pd_pool_stop(pd_pool *p)

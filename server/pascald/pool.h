@@ -19,8 +19,6 @@ int pd_pool_start(unsigned threads, pd_pool **out);
 /* Queue fn(arg). Returns 0, or -1 when out of memory or stopping (fn is
  * not run then). */
 int pd_pool_submit(pd_pool *p, pd_task_fn fn, void *arg);
-/* Tasks queued or running. */
-size_t pd_pool_pending(pd_pool *p);
 /* Run every task still queued, then join the workers and free the pool. */
 void pd_pool_stop(pd_pool *p);
 

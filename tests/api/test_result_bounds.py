@@ -19,16 +19,9 @@ unfittable and no write could reach the bad run.
 import json
 import unittest
 
-from harness import DEVICE, DaemonTest, law_fill
+from harness import DEVICE, SMALL_PLAN, DaemonTest, law_fill
 
-PLAN = {
-    "format": "pascal-plan/1",
-    "workload": "scan",
-    "sizes": [512, 1024],
-    "horizons": [1, 4, 16],
-    "repeats": 1,
-    "keys": [{"o": 1, "path": "tma", "d": 2, "m": m} for m in (0, 1, 2, 4, 5, 6)],
-}
+PLAN = dict(SMALL_PLAN, keys=[{"o": 1, "path": "tma", "d": 2, "m": m} for m in (0, 1, 2, 4, 5, 6)])
 TWIN = dict(DEVICE, name="twin")
 
 
