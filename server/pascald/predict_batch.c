@@ -29,10 +29,11 @@
 #define PD_BATCH_SLICES_MAX 8
 #define PD_BATCH_SLICE_MIN  1024 /* items per extra thread: below, one thread */
 /* An answer estimated above PD_BATCH_INLINE_MAX bytes is streamed in chunks
- * of PD_BATCH_CHUNK items (about 0.3 MiB explained, 76 KiB compact): what a
- * client that never reads holds (docs/http-api.md, "Limits"). */
-#define PD_BATCH_INLINE_MAX (1u << 20)
-#define PD_BATCH_CHUNK      256
+ * of about PD_BATCH_CHUNK_BYTES (1,771 compact items, answered on two
+ * threads; 442 explained): what a client that never reads holds
+ * (docs/http-api.md, "Connections"). */
+#define PD_BATCH_INLINE_MAX  (1u << 20)
+#define PD_BATCH_CHUNK_BYTES (512u * 1024u)
 _Static_assert(PD_BATCH_SLICES_MAX <= PD_FANOUT_MAX, "every slice gets its thread");
 
 typedef struct batch_item {
@@ -227,12 +228,13 @@ static void write_tail(pascal_jtext *w, size_t n, size_t ok)
   pascal_jtext_newline(w);
 }
 
-/* A batch answered while it is sent (pd_stream): PD_BATCH_CHUNK items at a
+/* A batch answered while it is sent (pd_stream): a chunk of items at a
  * time, each chunk written once the previous one is sent, so that a client
  * that does not read holds pascald to one chunk of text. */
 typedef struct batch_stream {
   pd_ctx *ctx;
   batch b;
+  size_t chunk;    /* items per chunk */
   size_t next, ok; /* first item not written yet; answered so far */
   int done;        /* the tail is written */
   pascal_jtext w;  /* the chunk being sent (its place in the document kept) */
@@ -249,7 +251,7 @@ static long stream_read(void *state, char *buf, size_t max)
     s->sent = 0;
     pascal_status st = PASCAL_OK;
     if (s->next < s->b.n) {
-      size_t hi = s->next + PD_BATCH_CHUNK < s->b.n ? s->next + PD_BATCH_CHUNK : s->b.n;
+      size_t hi = s->next + s->chunk < s->b.n ? s->next + s->chunk : s->b.n;
       s->ok += write_items(s->ctx, &s->b, s->next, hi, &s->w, &st);
       s->next = hi;
     } else {
@@ -283,7 +285,7 @@ static void batch_answer(pd_ctx *ctx, batch *b, pd_reply *rep)
 {
   size_t n = b->n, per_item = PD_ITEM_RESERVE * (b->detail == PASCAL_CODEC_EXPLAINED ? 4 : 1);
   pascal_jtext w;
-  pascal_jtext_init(&w, n * per_item > PD_BATCH_INLINE_MAX ? PD_BATCH_CHUNK * per_item
+  pascal_jtext_init(&w, n * per_item > PD_BATCH_INLINE_MAX ? PD_BATCH_CHUNK_BYTES
                                                            : 64 + per_item * n);
   pascal_jtext_object_begin(&w, NULL);
   pascal_jtext_array_begin(&w, "results");
@@ -298,6 +300,7 @@ static void batch_answer(pd_ctx *ctx, batch *b, pd_reply *rep)
       return;
     }
     s->ctx = ctx;
+    s->chunk = PD_BATCH_CHUNK_BYTES / per_item;
     s->b = *b;
     memset(b, 0, sizeof *b);
     s->w = w;
