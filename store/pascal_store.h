@@ -344,8 +344,8 @@ typedef struct pascal_store_job {
   uint32_t attempts;                       /* leases handed out so far */
   uint32_t max_attempts;
   char last_error[PASCAL_STORE_MESSAGE_MAX];
-  int excluded; /* 1: an operator dropped this run (state done, no
-                   measurement; pascal_store_job_exclude) */
+  int excluded;          /* 1: an operator dropped this run (state done, no
+                            measurement; pascal_store_job_exclude) */
   int64_t lease_started; /* unix seconds the current or last lease began, 0 if never */
 } pascal_store_job;
 
@@ -474,11 +474,9 @@ pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s, int64_t n
  * calibration is not collecting or the job is in no state for the action
  * (requeue of a queued or leased job). */
 pascal_store_status pascal_store_job_requeue(pascal_store *s, int64_t job, const char *reason,
-                                             int64_t now, pascal_store_job *out,
-                                             pascal_error *err);
+                                             int64_t now, pascal_store_job *out, pascal_error *err);
 pascal_store_status pascal_store_job_exclude(pascal_store *s, int64_t job, const char *reason,
-                                             int64_t now, pascal_store_job *out,
-                                             pascal_error *err);
+                                             int64_t now, pascal_store_job *out, pascal_error *err);
 
 pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id, pascal_store_job *out,
                                          pascal_error *err);

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdint.h>
 
-
 pascal_status pascal_plausible_scan_fills(const pascal_device *dev, const pascal_scan_key *key,
                                           double N, double W, double *cold, double *most,
                                           pascal_error *err)
@@ -31,7 +30,10 @@ pascal_status pascal_plausible_gemm_fills(const pascal_gemm_params *gemm,
                                           double *most, pascal_error *err)
 {
   if (shape->Mg == 0 || shape->Ng == 0 || shape->Kg == 0)
-    return pascal_error_set(err, PASCAL_EINVAL, shape->Mg == 0 ? "Mg" : shape->Ng == 0 ? "Ng" : "Kg",
+    return pascal_error_set(err, PASCAL_EINVAL,
+                            shape->Mg == 0   ? "Mg"
+                            : shape->Ng == 0 ? "Ng"
+                                             : "Kg",
                             "GEMM dimensions must be at least 1");
   if (gemm->tile_m == 0 || gemm->tile_n == 0 || gemm->elem_bytes == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "gemm.tile_m", "GEMM tiling must be at least 1");

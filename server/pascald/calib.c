@@ -82,7 +82,8 @@ static int first_difference(const json_t *a, const json_t *b, char *path, size_t
     json_t *va;
     if (json_object_size(a) != json_object_size(b))
       return 1;
-    json_object_foreach((json_t *)a, key, va) {
+    json_object_foreach((json_t *)a, key, va)
+    {
       snprintf(path + used, len - used, "%s%s", used ? "." : "", key);
       json_t *vb = json_object_get(b, key);
       if (!vb || first_difference(va, vb, path, len))
@@ -116,7 +117,8 @@ static pascal_status check_report(const json_t *theirs, const json_t *ours, int 
 {
   char path[256] = "", field[PASCAL_ERROR_FIELD_MAX];
   *replace = theirs && json_is_object(ours) && !json_object_get(theirs, "summary");
-  if (*replace || (!theirs ? json_is_null(ours) : !first_difference(theirs, ours, path, sizeof path)))
+  if (*replace ||
+      (!theirs ? json_is_null(ours) : !first_difference(theirs, ours, path, sizeof path)))
     return PASCAL_OK;
   int w = snprintf(field, sizeof field, "report%s%s", path[0] ? "." : "", path);
   if (w < 0 || (size_t)w >= sizeof field)
@@ -259,8 +261,8 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
 /* The fill range [*cold, *most] of run `r` of `workload` on `cal`'s device
  * and tiling, and its block reads (scan; 0 for GEMM). */
 static pascal_status run_range(const pascal_calibration *cal, pascal_store_workload workload,
-                               const pascal_store_run *r, double *cold, double *most,
-                               double *reads, pascal_error *err)
+                               const pascal_store_run *r, double *cold, double *most, double *reads,
+                               pascal_error *err)
 {
   *reads = 0;
   if (workload == PASCAL_STORE_GEMM) {
@@ -270,8 +272,8 @@ static pascal_status run_range(const pascal_calibration *cal, pascal_store_workl
                : pascal_plausible_gemm_fills(&cal->gemm, &shape, cold, most, err);
   }
   pascal_scan_key key = {r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m};
-  pascal_status st = pascal_plausible_scan_fills(&cal->device, &key, (double)r->N, (double)r->W,
-                                                 cold, most, err);
+  pascal_status st =
+      pascal_plausible_scan_fills(&cal->device, &key, (double)r->N, (double)r->W, cold, most, err);
   *reads = *most / cal->device.block_bytes;
   return st;
 }
@@ -307,8 +309,9 @@ pascal_status pd_calib_check_runs(const pascal_store_device *dev, pascal_store_w
       char why[PASCAL_ERROR_MESSAGE_MAX];
       snprintf(why, sizeof why, "%s", err->message);
       st = workload == PASCAL_STORE_GEMM
-               ? pascal_error_set(err, PASCAL_ERANGE, "plan", "run %zu (GEMM %llu x %llu x %llu): %s",
-                                  i, (unsigned long long)r->Mg, (unsigned long long)r->Ng,
+               ? pascal_error_set(err, PASCAL_ERANGE, "plan",
+                                  "run %zu (GEMM %llu x %llu x %llu): %s", i,
+                                  (unsigned long long)r->Mg, (unsigned long long)r->Ng,
                                   (unsigned long long)r->Kg, why)
                : pascal_error_set(err, PASCAL_ERANGE, "plan", "run %zu (o=%u N=%llu W=%llu): %s", i,
                                   r->o, (unsigned long long)r->N, (unsigned long long)r->W, why);

@@ -220,8 +220,8 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   }
   if (hj && take_panel(hj, panel_field, &plan, dev.capacity_blocks, &runs, &n, &canon_panel, rep))
     goto done;
-  if (pd_calib_check_runs(&dev, plan.workload == PASCAL_PLAN_GEMM ? PASCAL_STORE_GEMM
-                                                                  : PASCAL_STORE_SCAN,
+  if (pd_calib_check_runs(&dev,
+                          plan.workload == PASCAL_PLAN_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN,
                           runs, n, &err)) {
     pd_reply_pascal_error(rep, &err); /* 400 out_of_range, field "plan" */
     goto done;

@@ -139,10 +139,9 @@ void pd_h_job_heartbeat(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   int64_t expires = 0;
   pascal_error err;
   pascal_error_clear(&err);
-  int st = pascal_store_job_heartbeat_limited(ctx->store, id, lease, req->token_id,
-                                              pd_wall_now(&ctx->wall, ctx->store),
-                                              ctx->cfg.lease_seconds, ctx->cfg.job_time_limit_s,
-                                              &expires, &err);
+  int st = pascal_store_job_heartbeat_limited(
+      ctx->store, id, lease, req->token_id, pd_wall_now(&ctx->wall, ctx->store),
+      ctx->cfg.lease_seconds, ctx->cfg.job_time_limit_s, &expires, &err);
   if (st != PASCAL_STORE_OK) {
     pd_reply_store_error(rep, st, &err);
     return;
@@ -176,8 +175,9 @@ static pascal_store_status check_result(const pascal_store_job *job, double fill
 
 /* The upload of a result: the job's device first (NOT_FOUND for no job),
  * then the checked store call. */
-static pascal_store_status upload_result(pd_ctx *ctx, int64_t id, const pascal_codec_lease_request *in,
-                                         const char *lease, int64_t holder, int64_t now,
+static pascal_store_status upload_result(pd_ctx *ctx, int64_t id,
+                                         const pascal_codec_lease_request *in, const char *lease,
+                                         int64_t holder, int64_t now,
                                          pascal_store_job_outcome *outcome, result_check *rc,
                                          pascal_error *err)
 {
@@ -206,10 +206,11 @@ static void job_outcome(pd_ctx *ctx, pd_request *req, pd_reply *rep, pascal_code
   pascal_error_clear(&err);
   int64_t now = pd_wall_now(&ctx->wall, ctx->store);
   result_check rc = {.refused = 0};
-  pascal_store_status st = kind == PASCAL_CODEC_RESULT
-               ? upload_result(ctx, id, &in, lease, req->token_id, now, &outcome, &rc, &err)
-               : pascal_store_job_fail(ctx->store, id, lease, req->token_id,
-                                       in.message[0] ? in.message : NULL, now, &outcome, &err);
+  pascal_store_status st =
+      kind == PASCAL_CODEC_RESULT
+          ? upload_result(ctx, id, &in, lease, req->token_id, now, &outcome, &rc, &err)
+          : pascal_store_job_fail(ctx->store, id, lease, req->token_id,
+                                  in.message[0] ? in.message : NULL, now, &outcome, &err);
   if (rc.refused) {
     pd_reply_error(rep, 422, "implausible", err.field, "%s", err.message);
     return;

@@ -37,8 +37,8 @@
 #include "cors.h"
 #include "jsonin.h"
 #include "jsonpar.h"
-#include "pool.h"
 #include "pascal/grow.h"
+#include "pool.h"
 #include "replica.h"
 #include "reply.h"
 #include "reqhead.h"
@@ -81,8 +81,9 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
   pd_stream *s = cls;
   (void)pos;
   long n = s->read(s->state, buf, max);
-  return n < 0 ? MHD_CONTENT_READER_END_WITH_ERROR
-               : n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
+  return n < 0    ? MHD_CONTENT_READER_END_WITH_ERROR
+         : n == 0 ? MHD_CONTENT_READER_END_OF_STREAM
+                  : (ssize_t)n;
 }
 
 static void stream_free(void *cls)

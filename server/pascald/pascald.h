@@ -89,11 +89,11 @@ typedef struct pd_reply {
   char *text;   /* owned; used when json is NULL (metrics) */
   size_t text_len;
   const char *content_type;
-  char allow[32];          /* Allow header for 405 ("GET, POST"), or "" */
-  int www_authenticate;    /* 1: add WWW-Authenticate: Bearer */
-  const char *cors_origin; /* allowed Origin of the request (CORS), or NULL */
-  int cors_preflight;      /* 1: answer a CORS preflight (204, allowed methods) */
-  const char *csp;         /* Content-Security-Policy of a page or image, or NULL */
+  char allow[32];           /* Allow header for 405 ("GET, POST"), or "" */
+  int www_authenticate;     /* 1: add WWW-Authenticate: Bearer */
+  const char *cors_origin;  /* allowed Origin of the request (CORS), or NULL */
+  int cors_preflight;       /* 1: answer a CORS preflight (204, allowed methods) */
+  const char *csp;          /* Content-Security-Policy of a page or image, or NULL */
   struct pd_stream *stream; /* owned; an answer written as it is sent (reply.h) */
 } pd_reply;
 

@@ -25,9 +25,9 @@
 #include "registry.h"
 #include "reply.h"
 
-#define PD_ITEM_RESERVE     296 /* bytes: a compact item, expected error and time included */
-#define PD_BATCH_SLICES_MAX 8
-#define PD_BATCH_SLICE_MIN  1024 /* items per extra thread: below, one thread */
+#define PD_ITEM_RESERVE      296 /* bytes: a compact item, expected error and time included */
+#define PD_BATCH_SLICES_MAX  8
+#define PD_BATCH_SLICE_MIN   1024 /* items per extra thread: below, one thread */
 /* An answer estimated above PD_BATCH_INLINE_MAX bytes is streamed in chunks
  * of about PD_BATCH_CHUNK_BYTES (1,771 compact items, answered on two
  * threads; 442 explained): what a client that never reads holds
@@ -285,8 +285,8 @@ static void batch_answer(pd_ctx *ctx, batch *b, pd_reply *rep)
 {
   size_t n = b->n, per_item = PD_ITEM_RESERVE * (b->detail == PASCAL_CODEC_EXPLAINED ? 4 : 1);
   pascal_jtext w;
-  pascal_jtext_init(&w, n * per_item > PD_BATCH_INLINE_MAX ? PD_BATCH_CHUNK_BYTES
-                                                           : 64 + per_item * n);
+  pascal_jtext_init(&w,
+                    n * per_item > PD_BATCH_INLINE_MAX ? PD_BATCH_CHUNK_BYTES : 64 + per_item * n);
   pascal_jtext_object_begin(&w, NULL);
   pascal_jtext_array_begin(&w, "results");
   if (n * per_item > PD_BATCH_INLINE_MAX) {

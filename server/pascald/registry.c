@@ -1,6 +1,7 @@
 /*
  * registry.c - the in-memory set of frozen models (see registry.h). The entry
- * array only grows (or is emptied whole, for a replica's sync from scratch); a lookup is a short linear scan (tens of calibrations).
+ * array only grows (or is emptied whole, for a replica's sync from scratch); a lookup is a short
+ * linear scan (tens of calibrations).
  */
 #define _GNU_SOURCE /* pthread_rwlockattr_setkind_np (glibc) */
 #include "registry.h"

@@ -43,9 +43,9 @@ struct pd_replica {
   uint64_t started; /* syncs begun; the k-th is over once ok + failed >= k */
   int requested;    /* POST /v1/replication/sync asked for one more */
   char last_error[600];
-  uint64_t resyncs;                           /* syncs from scratch */
-  int64_t last_resync;                        /* unix seconds; 0: none yet */
-  char last_resync_why[300];                  /* what had changed */
+  uint64_t resyncs;                             /* syncs from scratch */
+  int64_t last_resync;                          /* unix seconds; 0: none yet */
+  char last_resync_why[300];                    /* what had changed */
   char primary_instance[PASCAL_STORE_META_MAX]; /* as last listed; "" unknown */
 };
 
@@ -348,8 +348,7 @@ static void sync_calibrations(pd_ctx *ctx, pd_primary *p, pd_sync_result *res)
     if (!lists_frozen(arr)) {
       /* a primary started on a wrong or empty database must not empty its
        * replicas: hold what is here until it lists calibrations again */
-      sync_error(res, "%s, but the primary lists no frozen calibration: holding what is here",
-                 why);
+      sync_error(res, "%s, but the primary lists no frozen calibration: holding what is here", why);
       arr = NULL;
     } else {
       pascal_store_calibration_array_free(local, nlocal);
@@ -559,13 +558,12 @@ json_t *pd_replica_status(pd_ctx *ctx)
     return NULL;
   pthread_mutex_lock(&r->mu);
   json_t *resync = r->last_resync ? json_pack("{s:o,s:s}", "at", pd_json_time(r->last_resync),
-                                               "why", r->last_resync_why)
-                                   : json_null();
+                                              "why", r->last_resync_why)
+                                  : json_null();
   json_t *v =
       json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:{s:I,s:I},s:I,s:o,s:o,s:I,s:o}", "primary",
-                ctx->cfg.replica_of,
-                "interval_seconds", (json_int_t)ctx->cfg.replica_interval_s, "lag_seconds",
-                pd_json_real(lag_locked(r)), "last_sync_at",
+                ctx->cfg.replica_of, "interval_seconds", (json_int_t)ctx->cfg.replica_interval_s,
+                "lag_seconds", pd_json_real(lag_locked(r)), "last_sync_at",
                 r->last_success ? pd_json_time(r->last_success) : json_null(), "last_attempt_at",
                 r->last_attempt ? pd_json_time(r->last_attempt) : json_null(), "newest_calibration",
                 r->newest_id ? json_integer(r->newest_id) : json_null(), "syncs", "ok",

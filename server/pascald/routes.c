@@ -15,7 +15,7 @@
   {                                                                                                \
     m, p, a, b, h, w, m " " p                                                                      \
   }
-#define MEM PD_WORK_MEMORY
+#define MEM   PD_WORK_MEMORY
 #define STORE PD_WORK_BLOCKING
 static const pd_route route_table[] = {
     R("GET", "/", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_ui_index, MEM),
@@ -36,11 +36,13 @@ static const pd_route route_table[] = {
     R("GET", "/v1/devices/{name}", PD_ACCESS_READ, PD_BODY_NONE, pd_h_device_get, STORE),
     R("GET", "/v1/calibrations", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibrations_list, STORE),
     R("POST", "/v1/calibrations", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_calibrations_post, STORE),
-    R("POST", "/v1/calibrations/import", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_calibration_import, STORE),
+    R("POST", "/v1/calibrations/import", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_calibration_import,
+      STORE),
     R("GET", "/v1/calibrations/{id}", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibration_get, STORE),
     R("POST", "/v1/calibrations/{id}/freeze", PD_ACCESS_ADMIN, PD_BODY_OPTIONAL,
       pd_h_calibration_freeze, STORE),
-    R("GET", "/v1/calibrations/{id}/export", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibration_export, STORE),
+    R("GET", "/v1/calibrations/{id}/export", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibration_export,
+      STORE),
     R("GET", "/v1/calibrations/{id}/plots/{kind}.svg", PD_ACCESS_READ, PD_BODY_NONE,
       pd_h_calibration_plot, STORE),
     R("POST", "/v1/jobs/claim", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_jobs_claim, STORE),

@@ -34,7 +34,7 @@
   " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"                                   \
   " j.last_error, j.lease_token, c.device, coalesce(j.lease_holder, 0),"                           \
   " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat, j.heldout,"                       \
-  " j.excluded, c.state, coalesce(j.lease_started, 0)"                                                                           \
+  " j.excluded, c.state, coalesce(j.lease_started, 0)"                                             \
   " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                                       \
   " JOIN devices dv ON dv.name = c.device"
 

@@ -278,8 +278,7 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device, 
   if (!status)
     status = expire_leases(s, now, &expired, err);
   if (!status)
-    status =
-        lease_next(s, device, agent, lease_token, holder, now, now + lease_seconds, &id, err);
+    status = lease_next(s, device, agent, lease_token, holder, now, now + lease_seconds, &id, err);
   if (!status)
     status = agent_seen(s, agent, now, err);
   if (!status && id) {
@@ -536,17 +535,18 @@ static pascal_store_status correct(pascal_store *s, int64_t job, store_stmt acti
     goto done; /* excluding twice: nothing more to do */
   char text[PASCAL_STORE_MESSAGE_MAX];
   pascal_utf8_copy(text, sizeof text,
-                   reason && *reason ? reason : requeue ? "re-queued by an operator"
-                                                        : "excluded by an operator");
+                   reason && *reason ? reason
+                   : requeue         ? "re-queued by an operator"
+                                     : "excluded by an operator");
   sqlite3_stmt *st = store_stmt_get(s, ST_MEAS_DELETE_OF_JOB);
   if (sqlite3_bind_int64(st, 1, job))
     status = store_sql_error(s->db, sqlite3_errcode(s->db), "job", err);
   if (!status)
     status = store_step_done(s, st, "job", err);
   st = store_stmt_get(s, action);
-  if (!status && (sqlite3_bind_int64(st, 1, job) ||
-                  sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT) ||
-                  (!requeue && sqlite3_bind_int64(st, 3, now))))
+  if (!status &&
+      (sqlite3_bind_int64(st, 1, job) || sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT) ||
+       (!requeue && sqlite3_bind_int64(st, 3, now))))
     status = store_sql_error(s->db, sqlite3_errcode(s->db), "job", err);
   if (!status)
     status = store_step_done(s, st, "job", err);
@@ -560,15 +560,13 @@ done:
 }
 
 pascal_store_status pascal_store_job_requeue(pascal_store *s, int64_t job, const char *reason,
-                                             int64_t now, pascal_store_job *out,
-                                             pascal_error *err)
+                                             int64_t now, pascal_store_job *out, pascal_error *err)
 {
   return correct(s, job, ST_JOB_REQUEUE, reason, now, out, err);
 }
 
 pascal_store_status pascal_store_job_exclude(pascal_store *s, int64_t job, const char *reason,
-                                             int64_t now, pascal_store_job *out,
-                                             pascal_error *err)
+                                             int64_t now, pascal_store_job *out, pascal_error *err)
 {
   return correct(s, job, ST_JOB_EXCLUDE, reason, now, out, err);
 }

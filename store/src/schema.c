@@ -44,20 +44,21 @@
 /* Every guard of frozen rows, as migration 1 creates them (migration 4
  * recreates two of them with the same text). */
 #define FROZEN_GUARDS_SQL                                                                          \
-  "CREATE TRIGGER calibrations_frozen_update BEFORE UPDATE ON calibrations\n"                       \
+  "CREATE TRIGGER calibrations_frozen_update BEFORE UPDATE ON calibrations\n"                      \
   "WHEN OLD.state = 'frozen'\n"                                                                    \
   "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"                                     \
-  "CREATE TRIGGER calibrations_frozen_delete BEFORE DELETE ON calibrations\n"                       \
+  "CREATE TRIGGER calibrations_frozen_delete BEFORE DELETE ON calibrations\n"                      \
   "WHEN OLD.state = 'frozen'\n"                                                                    \
-  "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"                                     \
-  FROZEN_GUARD("measurements_frozen_insert", "INSERT", "measurements", "NEW.calibration")          \
-  FROZEN_GUARD("measurements_frozen_update", "UPDATE", "measurements", "OLD.calibration")          \
-  FROZEN_GUARD("measurements_frozen_update_into", "UPDATE", "measurements", "NEW.calibration")     \
-  FROZEN_GUARD("measurements_frozen_delete", "DELETE", "measurements", "OLD.calibration")          \
-  FROZEN_GUARD("jobs_frozen_insert", "INSERT", "jobs", "NEW.calibration")                          \
-  FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")                          \
-  FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration")                     \
-  FROZEN_GUARD("jobs_frozen_delete", "DELETE", "jobs", "OLD.calibration")
+  "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n" FROZEN_GUARD(                       \
+      "measurements_frozen_insert", "INSERT", "measurements", "NEW.calibration")                   \
+      FROZEN_GUARD("measurements_frozen_update", "UPDATE", "measurements", "OLD.calibration")      \
+          FROZEN_GUARD("measurements_frozen_update_into", "UPDATE", "measurements",                \
+                       "NEW.calibration") FROZEN_GUARD("measurements_frozen_delete", "DELETE",     \
+                                                       "measurements", "OLD.calibration")          \
+              FROZEN_GUARD("jobs_frozen_insert", "INSERT", "jobs", "NEW.calibration")              \
+                  FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")          \
+                      FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration") \
+                          FROZEN_GUARD("jobs_frozen_delete", "DELETE", "jobs", "OLD.calibration")
 
 static const char *const migrations[] = {
     /* 1: the initial schema */
@@ -121,8 +122,7 @@ static const char *const migrations[] = {
     "  hash TEXT NOT NULL UNIQUE CHECK (length(hash) = 64),\n"
     "  created INTEGER NOT NULL,\n"
     "  revoked INTEGER\n"
-    ") STRICT;\n"
-    FROZEN_GUARDS_SQL,
+    ") STRICT;\n" FROZEN_GUARDS_SQL,
     /* 2: a device's identity as CUDA reports it (NULL: unknown, e.g. a device
      *    registered from a bundle or before this migration) */
     "ALTER TABLE devices ADD COLUMN cuda_name TEXT\n"
@@ -190,11 +190,16 @@ static const char *const migrations[] = {
 
 /* The guards of frozen rows as the schema has them now (migrations 1 and
  * 4), dropped and recreated around pascal_store_mirror_reset. */
-static const char *const frozen_guards[] = {
-    "calibrations_frozen_update", "calibrations_frozen_delete", "measurements_frozen_insert",
-    "measurements_frozen_update", "measurements_frozen_update_into", "measurements_frozen_delete",
-    "jobs_frozen_insert",         "jobs_frozen_update",         "jobs_frozen_update_into",
-    "jobs_frozen_delete"};
+static const char *const frozen_guards[] = {"calibrations_frozen_update",
+                                            "calibrations_frozen_delete",
+                                            "measurements_frozen_insert",
+                                            "measurements_frozen_update",
+                                            "measurements_frozen_update_into",
+                                            "measurements_frozen_delete",
+                                            "jobs_frozen_insert",
+                                            "jobs_frozen_update",
+                                            "jobs_frozen_update_into",
+                                            "jobs_frozen_delete"};
 
 static const char guards_sql[] = FROZEN_GUARDS_SQL;
 

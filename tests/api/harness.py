@@ -258,6 +258,17 @@ class Daemon:
 SPEC_VALIDATOR = SpecValidator()
 
 
+def clock_skew_env(skew_file):
+    """An environment for a daemon whose wall clock reads the real time plus
+    the seconds written in skew_file (tests/harness/clock_skew.c, built by
+    tests/api/CMakeLists.txt and named by PASCAL_TEST_CLOCK_LIB)."""
+    env = dict(os.environ, PASCAL_TEST_CLOCK_SKEW_FILE=skew_file)
+    env["LD_PRELOAD"] = os.environ["PASCAL_TEST_CLOCK_LIB"]
+    # a sanitized pascald wants its runtime first in the library list
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
+    return env
+
+
 class ApiAsserts:
     def req(self, *a, **k):
         return self.d.request(*a, **k)

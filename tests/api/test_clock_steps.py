@@ -19,7 +19,7 @@ import tempfile
 import time
 import unittest
 
-from harness import DEVICE, Daemon, law_fill
+from harness import DEVICE, Daemon, clock_skew_env, law_fill
 from replicas import primary_url
 
 PLAN = {"format": "pascal-plan/1", "workload": "scan", "sizes": [512], "horizons": [1, 4],
@@ -27,15 +27,6 @@ PLAN = {"format": "pascal-plan/1", "workload": "scan", "sizes": [512], "horizons
 LEASE = 3
 
 
-def skewed_env(skew_file):
-    env = dict(os.environ, PASCAL_TEST_CLOCK_SKEW_FILE=skew_file)
-    env["LD_PRELOAD"] = os.environ["PASCAL_TEST_CLOCK_LIB"]
-    # a sanitized pascald wants its runtime first in the library list
-    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
-    return env
-
-
-@unittest.skipUnless(os.environ.get("PASCAL_TEST_CLOCK_LIB"), "needs tests/harness/clock_skew.c")
 class ClockSteps(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="pascald-clock-")
@@ -55,7 +46,7 @@ class ClockSteps(unittest.TestCase):
 
     def daemon(self, name, args, **kw):
         d = Daemon(self.tmp.name, args, db=os.path.join(self.tmp.name, name + ".db"),
-                   env=skewed_env(self.skew), **kw)
+                   env=clock_skew_env(self.skew), **kw)
         d.stderr_path = os.path.join(self.tmp.name, name + ".stderr")
         d.admin = d.token("admin", name + "-admin")
         d.agent = d.token("agent", name + "-agent")

@@ -68,10 +68,12 @@ static void test_migration_from_5(fixture *f)
   pascal_store_device d = fixture_device(), got;
   snprintf(d.name, sizeof d.name, "old5");
   CHECK_INT(pascal_store_device_create(f->s, &d, 9, NULL, NULL), PASCAL_STORE_OK);
-  CHECK_INT(fixture_sql_closed(f, "ALTER TABLE jobs DROP COLUMN excluded; ALTER TABLE jobs DROP COLUMN lease_started;"
-                                  "ALTER TABLE devices DROP COLUMN capacity_probe;"
-                                  "ALTER TABLE devices DROP COLUMN static_experiment;"
-                                  "PRAGMA user_version = 5"),
+  CHECK_INT(fixture_sql_closed(
+                f,
+                "ALTER TABLE jobs DROP COLUMN excluded; ALTER TABLE jobs DROP COLUMN lease_started;"
+                "ALTER TABLE devices DROP COLUMN capacity_probe;"
+                "ALTER TABLE devices DROP COLUMN static_experiment;"
+                "PRAGMA user_version = 5"),
             SQLITE_OK);
   CHECK_INT(pascal_store_open(f->path, &f->s, NULL), PASCAL_STORE_OK);
   CHECK_INT(fixture_sql_int(f, "PRAGMA user_version"), pascal_store_schema_latest());

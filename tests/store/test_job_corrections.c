@@ -87,8 +87,7 @@ static void test_exclude_and_freeze(void)
             PASCAL_STORE_OK);
   CHECK_INT(pascal_store_job_requeue(f.s, a.id, NULL, NOW + 7, NULL, &err), PASCAL_STORE_CONFLICT);
   CHECK(strstr(err.message, "frozen") != NULL);
-  CHECK_INT(pascal_store_job_exclude(f.s, 999, NULL, NOW + 7, NULL, NULL),
-            PASCAL_STORE_NOT_FOUND);
+  CHECK_INT(pascal_store_job_exclude(f.s, 999, NULL, NOW + 7, NULL, NULL), PASCAL_STORE_NOT_FOUND);
   fixture_done(&f);
 }
 

@@ -50,11 +50,12 @@ static void test_reset(void)
   fixture_frozen_calibration(&f, tok, &j, 100);
   fixture_calibration(&f, 3, 3);
   int64_t tid = 0;
-  CHECK_INT(pascal_store_token_create(f.s, "keep", PASCAL_STORE_ROLE_ADMIN,
-                                      "abababababababababababababababababababababababababababababababab",
-                                      1, &tid, NULL),
+  CHECK_INT(pascal_store_token_create(
+                f.s, "keep", PASCAL_STORE_ROLE_ADMIN,
+                "abababababababababababababababababababababababababababababababab", 1, &tid, NULL),
             PASCAL_STORE_OK);
-  long long triggers = fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'");
+  long long triggers =
+      fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'");
   CHECK(fixture_sql(&f, "DELETE FROM calibrations WHERE state = 'frozen'") != SQLITE_OK);
   CHECK_INT(pascal_store_mirror_reset(f.s, NULL), PASCAL_STORE_OK);
   const char *tables[] = {"calibrations", "jobs", "measurements", "devices", "agents"};
