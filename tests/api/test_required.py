@@ -18,7 +18,7 @@ import urllib.parse
 
 import jsonschema
 
-from harness import (DEVICE, SMALL_PLAN, SOURCE, DaemonTest, load_spec, make_frozen_calibration,
+from harness import (DEVICE, SMALL_PLAN, SOURCE, DaemonTest, law_fill, load_spec, make_frozen_calibration,
                      resolve_pointer)
 
 SPEC = load_spec()
@@ -267,7 +267,7 @@ class RequiredFields(DaemonTest):
         lease = {"lease_token": jobs[0]["lease_token"]}
         for op_id, action, sample in (
                 ("heartbeatJob", "heartbeat", lease),
-                ("uploadJobResult", "result", dict(lease, fill_bytes=1.0e6, kernel_ns=10.0)),
+                ("uploadJobResult", "result", dict(lease, fill_bytes=law_fill(jobs[0]["run"]), kernel_ns=10.0)),
                 ("failJob", "fail", {"lease_token": jobs[1]["lease_token"], "message": "x"})):
             job = jobs[1] if action == "fail" else jobs[0]
             send = self.post("/v1/jobs/%d/%s" % (job["id"], action), self.agent)

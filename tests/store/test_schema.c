@@ -20,7 +20,7 @@ static void test_fresh_and_reopen(void)
    * identity, 3 the held-out flag of runs, 4 lease holders and hashed lease secrets,
    * 5 devices' measured peaks, 6 devices' probe data (capacity scan, static
    * cluster experiment). */
-  CHECK_INT(pascal_store_schema_latest(), 6);
+  CHECK_INT(pascal_store_schema_latest(), 8);
   CHECK_INT(version, pascal_store_schema_latest());
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
   /* WAL is a property of the file: a second connection sees it. */
@@ -101,7 +101,7 @@ static void test_failed_migration_rolls_back(void)
 }
 
 /* Migration 4 on a version-3 file (rebuilt from a fresh one by dropping the
- * columns of migrations 4 and 5 and storing clear-text secrets as versions
+ * columns of migrations 4 to 7 and storing clear-text secrets as versions
  * 1-3 did): the live lease
  * goes back to the queue with its attempt returned, no clear-text secret is
  * left (a frozen calibration's job included), the frozen guard is back. */
@@ -115,25 +115,27 @@ static void test_migration_4_hashes_leases(void)
   fixture_calibration(&f, 2, 0);
   CHECK_INT(fixture_claim(&f, "b", tok, 'b', 20, &j), PASCAL_STORE_OK);
   int triggers = fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'");
-  CHECK_INT(fixture_sql_closed(&f,
-                               "DROP TRIGGER jobs_frozen_update;"
-                               "DROP TRIGGER jobs_frozen_update_into;"
-                               "UPDATE jobs SET lease_token = 'cleartext' || id;"
-                               "ALTER TABLE jobs DROP COLUMN lease_holder;"
-                               "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s;"
-                               "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s;"
-                               "ALTER TABLE devices DROP COLUMN peak_tensor_flops;"
-                               "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz;"
-                               "ALTER TABLE devices DROP COLUMN peak_launch_s;"
-                               "ALTER TABLE devices DROP COLUMN capacity_probe;"
-                               "ALTER TABLE devices DROP COLUMN static_experiment;"
-                               "CREATE TRIGGER jobs_frozen_update BEFORE UPDATE ON jobs"
-                               " WHEN (SELECT state FROM calibrations WHERE id = OLD.calibration)"
-                               " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
-                               "CREATE TRIGGER jobs_frozen_update_into BEFORE UPDATE ON jobs"
-                               " WHEN (SELECT state FROM calibrations WHERE id = NEW.calibration)"
-                               " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
-                               "PRAGMA user_version = 3"),
+  CHECK_INT(fixture_sql_closed(
+                &f,
+                "DROP TRIGGER jobs_frozen_update;"
+                "DROP TRIGGER jobs_frozen_update_into;"
+                "UPDATE jobs SET lease_token = 'cleartext' || id;"
+                "ALTER TABLE jobs DROP COLUMN excluded; ALTER TABLE jobs DROP COLUMN lease_started;"
+                "ALTER TABLE jobs DROP COLUMN lease_holder;"
+                "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s;"
+                "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s;"
+                "ALTER TABLE devices DROP COLUMN peak_tensor_flops;"
+                "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz;"
+                "ALTER TABLE devices DROP COLUMN peak_launch_s;"
+                "ALTER TABLE devices DROP COLUMN capacity_probe;"
+                "ALTER TABLE devices DROP COLUMN static_experiment;"
+                "CREATE TRIGGER jobs_frozen_update BEFORE UPDATE ON jobs"
+                " WHEN (SELECT state FROM calibrations WHERE id = OLD.calibration)"
+                " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
+                "CREATE TRIGGER jobs_frozen_update_into BEFORE UPDATE ON jobs"
+                " WHEN (SELECT state FROM calibrations WHERE id = NEW.calibration)"
+                " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
+                "PRAGMA user_version = 3"),
             SQLITE_OK);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
