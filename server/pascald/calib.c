@@ -103,7 +103,7 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
   for (size_t i = 0; i < n; i++) {
     int held = i >= n_fit;
     size_t j = held ? i - n_fit : i;
-    if (b.cal.workload == PASCAL_WORKLOAD_SCAN)
+    if (pascal_workload_scans(b.cal.workload))
       pd_measurement_from_scan(held ? &b.cal.heldout_scan_runs[j] : &b.cal.scan_runs[j], held,
                                &ms[i]);
     else
@@ -119,7 +119,7 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
   dev.block_bytes = b.cal.device.block_bytes;
   int sst = pascal_store_calibration_import_as(
       ctx->store, as_id, &dev,
-      b.cal.workload == PASCAL_WORKLOAD_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN, NULL, ms, n,
+      pd_store_workload(b.cal.workload), NULL, ms, n,
       bundle_text, report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created, err);
   if (sst != PASCAL_STORE_OK) {
     st = store_fail(sst, err, o);
@@ -154,8 +154,7 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
     sst = pascal_store_measurement_list(ctx->store, c->id, &ms, &n, err);
   if (sst != PASCAL_STORE_OK)
     return store_fail(sst, err, o);
-  pascal_calibration_init(cal, c->workload == PASCAL_STORE_GEMM ? PASCAL_WORKLOAD_GEMM
-                                                                : PASCAL_WORKLOAD_SCAN);
+  pascal_calibration_init(cal, pd_core_workload(c->workload));
   snprintf(cal->device.name, sizeof cal->device.name, "%s", dev.name);
   snprintf(cal->device.arch, sizeof cal->device.arch, "%s", dev.arch);
   cal->device.sm_count = dev.sm_count;

@@ -6,6 +6,26 @@
 
 #include "reply.h"
 
+pascal_store_workload pd_store_workload(pascal_workload w)
+{
+  switch (w) {
+  case PASCAL_WORKLOAD_SCAN: break;
+  case PASCAL_WORKLOAD_GEMM: return PASCAL_STORE_GEMM;
+  case PASCAL_WORKLOAD_ATTENTION: return PASCAL_STORE_ATTENTION;
+  }
+  return PASCAL_STORE_SCAN;
+}
+
+pascal_workload pd_core_workload(pascal_store_workload w)
+{
+  switch (w) {
+  case PASCAL_STORE_SCAN: break;
+  case PASCAL_STORE_GEMM: return PASCAL_WORKLOAD_GEMM;
+  case PASCAL_STORE_ATTENTION: return PASCAL_WORKLOAD_ATTENTION;
+  }
+  return PASCAL_WORKLOAD_SCAN;
+}
+
 void pd_run_from_plan(const pascal_plan_run *r, int heldout, pascal_store_run *out)
 {
   memset(out, 0, sizeof *out);
