@@ -26,8 +26,8 @@ double pascal_attention_step_bytes(const pascal_attention_params *a)
   return 2.0 * a->block_kv * a->head_dim * a->elem_bytes;
 }
 
-pascal_status pascal_attention_params_check(const pascal_attention_params *a,
-                                            uint32_t block_bytes, pascal_error *err)
+pascal_status pascal_attention_params_check(const pascal_attention_params *a, uint32_t block_bytes,
+                                            pascal_error *err)
 {
   const struct {
     const char *field;

@@ -252,8 +252,7 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
     double fills[PASCAL_CACHE_COUNT];
     size_t r = items[i].index;
     cache_fills(cal, runs, r, obs, pred, fills);
-    const pascal_scan_run *scan =
-        pascal_workload_scans(cal->workload) ? &runs->scan[r] : NULL;
+    const pascal_scan_run *scan = pascal_workload_scans(cal->workload) ? &runs->scan[r] : NULL;
     const pascal_gemm_run *gemm = scan ? NULL : &runs->gemm[r];
     if ((st = pc_eval_latency_add(model, PASCAL_TIME_PEAKS, scan, gemm, fills, &lat, err)) ||
         (st = pc_eval_latency_add(model, PASCAL_TIME_CALIBRATED, scan, gemm, fills, &lat_cal, err)))

@@ -83,8 +83,8 @@ pascal_status pascal_model_predict_attention(const pascal_model *md,
                             "the calibration measured");
   uint32_t kv_heads = s->kv_heads ? s->kv_heads : 1;
   if (s->heads % kv_heads)
-    return pascal_error_set(err, PASCAL_EINVAL, "kv_heads",
-                            "kv_heads (%u) must divide heads (%u)", kv_heads, s->heads);
+    return pascal_error_set(err, PASCAL_EINVAL, "kv_heads", "kv_heads (%u) must divide heads (%u)",
+                            kv_heads, s->heads);
   if (kv_heads != 1)
     return pascal_error_set(err, PASCAL_EREFUSED, "kv_heads",
                             "grouped-query K/V (kv_heads = %u) is not modelled: %u K/V heads are "

@@ -222,9 +222,7 @@ pascal_status pascal_query_workload(int (*given)(const char *name, void *arg), v
                             mixed == gemm ? PASCAL_PREDICT_MIXED_MESSAGE
                                           : PASCAL_PREDICT_MIXED_ATTENTION_MESSAGE);
   }
-  *out = attention ? PASCAL_WORKLOAD_ATTENTION
-         : gemm    ? PASCAL_WORKLOAD_GEMM
-                   : PASCAL_WORKLOAD_SCAN;
+  *out = attention ? PASCAL_WORKLOAD_ATTENTION : gemm ? PASCAL_WORKLOAD_GEMM : PASCAL_WORKLOAD_SCAN;
   return PASCAL_OK;
 }
 
@@ -258,8 +256,7 @@ static pascal_status check_scan(const pascal_query *q, const char *prefix, pasca
 static pascal_status check_attention(const pascal_query *q, const char *prefix, pascal_error *err)
 {
   assert(attention_fields[ATT_HEADS].offset == offsetof(pascal_query, attention.shape.heads) &&
-         attention_fields[ATT_KV_HEADS].offset ==
-             offsetof(pascal_query, attention.shape.kv_heads));
+         attention_fields[ATT_KV_HEADS].offset == offsetof(pascal_query, attention.shape.kv_heads));
   const pascal_attention_shape *s = &q->attention.shape;
   if (!((q->given >> ATT_KV_HEADS) & 1) || s->heads % s->kv_heads == 0)
     return PASCAL_OK;

@@ -118,9 +118,8 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
   dev.capacity_blocks = b.cal.device.capacity_blocks;
   dev.block_bytes = b.cal.device.block_bytes;
   int sst = pascal_store_calibration_import_as(
-      ctx->store, as_id, &dev,
-      pd_store_workload(b.cal.workload), NULL, ms, n,
-      bundle_text, report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created, err);
+      ctx->store, as_id, &dev, pd_store_workload(b.cal.workload), NULL, ms, n, bundle_text,
+      report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created, err);
   if (sst != PASCAL_STORE_OK) {
     st = store_fail(sst, err, o);
     goto done;

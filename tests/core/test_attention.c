@@ -132,11 +132,8 @@ static pascal_attention_shape shape_at(uint32_t N, uint32_t W, uint32_t d)
 {
   /* W M CTAs of one 64-row tile: 4 heads of seq_q = 64 W M / 4 rows */
   uint32_t ctas = W * 48 * o_at(d);
-  return (pascal_attention_shape){.seq_q = 64 * ctas / 4,
-                                  .seq_kv = 64 * N,
-                                  .heads = 4,
-                                  .head_dim = 64,
-                                  .stages = d};
+  return (pascal_attention_shape){
+      .seq_q = 64 * ctas / 4, .seq_kv = 64 * N, .heads = 4, .head_dim = 64, .stages = d};
 }
 
 /* At every reference the prediction is the exact rule and gives back the
@@ -171,8 +168,8 @@ static void test_exact_at_references(const pascal_model *md)
  * cache (N <= C) is read once: K = 1/W. */
 static void test_between_and_resident(const pascal_model *md)
 {
-  pascal_attention_shape s = {.seq_q = 1250, .seq_kv = 64 * 3000 + 1, .heads = 5,
-                              .head_dim = 64, .stages = 2};
+  pascal_attention_shape s = {
+      .seq_q = 1250, .seq_kv = 64 * 3000 + 1, .heads = 5, .head_dim = 64, .stages = 2};
   pascal_attention_prediction p;
   CHECK_INT(pascal_model_predict_attention(md, &s, &p, NULL), PASCAL_OK);
   CHECK_INT(p.ctas, 20 * 5); /* ceil(1250 / 64) = 20 tiles per head */
@@ -267,8 +264,8 @@ static void test_query(const pascal_model *md, const pascal_model *scan_model)
   const struct {
     const char *name;
     uint64_t value;
-  } in[] = {{"seq_q", 4096}, {"seq_kv", 64 * 3840}, {"heads", 9}, {"kv_heads", 1},
-            {"head_dim", 64}, {"stages", 2}};
+  } in[] = {{"seq_q", 4096}, {"seq_kv", 64 * 3840}, {"heads", 9},
+            {"kv_heads", 1}, {"head_dim", 64},      {"stages", 2}};
   for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
     int k = pascal_query_field_index(PASCAL_WORKLOAD_ATTENTION, in[i].name, strlen(in[i].name));
     CHECK(k >= 0);
@@ -292,13 +289,13 @@ static void test_query(const pascal_model *md, const pascal_model *scan_model)
   CHECK_INT(pascal_query_build(PASCAL_WORKLOAD_ATTENTION, v, given, NULL, &q, NULL), PASCAL_OK);
   int causal = pascal_query_field_index(PASCAL_WORKLOAD_ATTENTION, "causal", 6);
   v[causal].u = 2;
-  CHECK_INT(pascal_query_build(PASCAL_WORKLOAD_ATTENTION, v, given | (UINT32_C(1) << causal),
-                               NULL, &q, &err),
+  CHECK_INT(pascal_query_build(PASCAL_WORKLOAD_ATTENTION, v, given | (UINT32_C(1) << causal), NULL,
+                               &q, &err),
             PASCAL_ERANGE);
   CHECK(strcmp(err.field, "causal") == 0);
   int st = pascal_query_field_index(PASCAL_WORKLOAD_ATTENTION, "stages", 6);
-  CHECK_INT(pascal_query_build(PASCAL_WORKLOAD_ATTENTION, v, given & ~(UINT32_C(1) << st), NULL,
-                               &q, &err),
+  CHECK_INT(pascal_query_build(PASCAL_WORKLOAD_ATTENTION, v, given & ~(UINT32_C(1) << st), NULL, &q,
+                               &err),
             PASCAL_EMISSING);
   CHECK(strcmp(err.field, "stages") == 0);
 }

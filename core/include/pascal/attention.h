@@ -51,13 +51,13 @@ extern "C" {
  * block_q, block_kv or elem_bytes means "the calibration's"; kv_heads 0
  * means 1 (multi-query); causal is 0 or 1. */
 typedef struct pascal_attention_shape {
-  uint32_t seq_q, seq_kv;      /* query and key/value sequence lengths */
-  uint32_t heads, kv_heads;    /* query heads; K/V heads               */
-  uint32_t head_dim;           /* columns of Q, K, V, O                */
-  uint32_t block_q, block_kv;  /* the kernel's tiles                   */
-  uint32_t stages;             /* pipeline depth of the K/V stream     */
-  uint32_t elem_bytes;         /* bytes per element                    */
-  uint32_t causal;             /* 1: causal mask (refused)             */
+  uint32_t seq_q, seq_kv;     /* query and key/value sequence lengths */
+  uint32_t heads, kv_heads;   /* query heads; K/V heads               */
+  uint32_t head_dim;          /* columns of Q, K, V, O                */
+  uint32_t block_q, block_kv; /* the kernel's tiles                   */
+  uint32_t stages;            /* pipeline depth of the K/V stream     */
+  uint32_t elem_bytes;        /* bytes per element                    */
+  uint32_t causal;            /* 1: causal mask (refused)             */
 } pascal_attention_shape;
 
 /* 16x16x16 tensor-core products per K/V step: 2 block_q block_kv head_dim /
@@ -71,8 +71,8 @@ double pascal_attention_step_bytes(const pascal_attention_params *a);
 /* Check a tiling for a device whose block is `block_bytes`: every member
  * >= 1, block_q, block_kv and head_dim multiples of 16, the K/V step equal to
  * the block. Errors name "attention.block_q", ... (PASCAL_EINVAL). */
-pascal_status pascal_attention_params_check(const pascal_attention_params *a,
-                                            uint32_t block_bytes, pascal_error *err);
+pascal_status pascal_attention_params_check(const pascal_attention_params *a, uint32_t block_bytes,
+                                            pascal_error *err);
 
 /* The query tiles' bytes in the fills of a calibration run with W M CTAs:
  * W sm_count o q. */
@@ -83,17 +83,17 @@ double pascal_attention_run_q_bytes(const pascal_attention_params *a, uint32_t s
  * (its K, explanation, extrapolations, advice and expected error), and the
  * traffic of the whole launch. */
 typedef struct pascal_attention_prediction {
-  pascal_scan_key key;        /* (o, tma, stages, m)                         */
-  uint32_t N;                 /* K/V steps per scan                          */
-  double W;                   /* CTAs / M                                    */
-  uint64_t ctas;              /* ceil(seq_q / block_q) heads                 */
-  pascal_scan_prediction kv;  /* the K/V scan: K, its fill bytes K b W N ... */
-  double K;                   /* kv.K: the excess on the shared K/V traffic  */
-  double q_bytes;             /* query tiles read once: seq_q heads hd e     */
-  double kv_bytes;            /* one pass over K and V: b N                  */
-  double o_bytes;             /* output written once (not a fill)            */
-  double b0_bytes;            /* static reference, K = 1: q_bytes + b W N    */
-  double fill_bytes;          /* predicted fills: q_bytes + kv.fill_bytes    */
+  pascal_scan_key key;       /* (o, tma, stages, m)                         */
+  uint32_t N;                /* K/V steps per scan                          */
+  double W;                  /* CTAs / M                                    */
+  uint64_t ctas;             /* ceil(seq_q / block_q) heads                 */
+  pascal_scan_prediction kv; /* the K/V scan: K, its fill bytes K b W N ... */
+  double K;                  /* kv.K: the excess on the shared K/V traffic  */
+  double q_bytes;            /* query tiles read once: seq_q heads hd e     */
+  double kv_bytes;           /* one pass over K and V: b N                  */
+  double o_bytes;            /* output written once (not a fill)            */
+  double b0_bytes;           /* static reference, K = 1: q_bytes + b W N    */
+  double fill_bytes;         /* predicted fills: q_bytes + kv.fill_bytes    */
 } pascal_attention_prediction;
 
 /* Predict `shape` from an attention model. PASCAL_EINVAL for a model of

@@ -4,10 +4,11 @@
  *
  * A calibration is plain data: the device constants, the workload (scan,
  * GEMM or attention), the execution-class rule of the measured binary, the
- * GEMM tiling or the attention kernel's tiling, and the measured runs. Runs enter only through the append functions, which
- * validate each run and name it in the error ("measurements[12].fill_bytes"),
- * so every calibration that exists in memory holds only positive, finite
- * measurements of well-formed configurations.
+ * GEMM tiling or the attention kernel's tiling, and the measured runs. Runs
+ * enter only through the append functions, which validate each run and name
+ * it in the error ("measurements[12].fill_bytes"), so every calibration
+ * that exists in memory holds only positive, finite measurements of
+ * well-formed configurations.
  *
  * Units: C = capacity_blocks (blocks of block_bytes bytes); a scan run of W
  * scans of N blocks that filled V bytes has K = V / (b W N); M = sm_count * o.
@@ -37,8 +38,8 @@ extern "C" {
 #endif
 
 typedef enum pascal_workload {
-  PASCAL_WORKLOAD_SCAN = 0, /* shared cyclic scan (Algorithm dynamic-kernel) */
-  PASCAL_WORKLOAD_GEMM = 1, /* tiled GEMM with shared operands (section 4.5)  */
+  PASCAL_WORKLOAD_SCAN = 0,     /* shared cyclic scan (Algorithm dynamic-kernel) */
+  PASCAL_WORKLOAD_GEMM = 1,     /* tiled GEMM with shared operands (section 4.5)  */
   PASCAL_WORKLOAD_ATTENTION = 2 /* attention forward: a scan of shared K/V blocks
                                    (pascal/attention.h)                         */
 } pascal_workload;
@@ -137,7 +138,7 @@ typedef struct pascal_calibration {
   pascal_device device;
   pascal_workload workload;
   pascal_class_rule class_rule;
-  pascal_gemm_params gemm; /* used when workload == PASCAL_WORKLOAD_GEMM */
+  pascal_gemm_params gemm;           /* used when workload == PASCAL_WORKLOAD_GEMM */
   pascal_attention_params attention; /* used when workload == ATTENTION  */
   /* Runs in append order; read freely, grow only with the append functions.
    * Exactly one of the two arrays is used, according to workload (scan runs
@@ -186,8 +187,8 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_err
  * multiple of its tile ("measurements[3].Kg": "Kg (1000) is not a multiple of
  * tile_k (64)"), an attention run that is not on the tma path, whose m is
  * not its tiling's or whose fills do not exceed its query tiles' bytes, or a
- * duplicate of an earlier run (PASCAL_EINVAL), or PASCAL_ENOMEM. GEMM runs are checked against cal->gemm, so set the tiling
- * before appending. On failure the calibration is unchanged. */
+ * duplicate of an earlier run (PASCAL_EINVAL), or PASCAL_ENOMEM. GEMM runs are checked against
+ * cal->gemm, so set the tiling before appending. On failure the calibration is unchanged. */
 pascal_status pascal_calibration_append_scan(pascal_calibration *cal, const pascal_scan_run *run,
                                              pascal_error *err);
 pascal_status pascal_calibration_append_gemm(pascal_calibration *cal, const pascal_gemm_run *run,
