@@ -77,6 +77,9 @@ pascal_status pcu_job_check(const pascal_backend_job *job, uint64_t device_bytes
   switch (job->run.workload) {
   case PASCAL_PLAN_SCAN: return check_scan(job, budget, err);
   case PASCAL_PLAN_GEMM: return check_gemm(job, budget, err);
+  case PASCAL_PLAN_ATTENTION:
+    return pascal_error_set(err, PASCAL_EINVAL, "workload",
+                            "the cuda backend has no attention kernel yet (docs/attention.md)");
   }
   return pascal_error_set(err, PASCAL_EINVAL, "workload", "workload must be scan or gemm");
 }

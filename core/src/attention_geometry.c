@@ -2,10 +2,13 @@
  * attention_geometry.c - the arithmetic of attention as a shared cyclic scan
  * (pascal/attention.h, docs/attention.md): a tiling's tensor work per K/V
  * step (the scan's m), its query-tile and K/V-step bytes, the tiling's
- * check against the device's block, and the query tiles' share of a
- * calibration run's fills (the query adjustment).
+ * check against the device's block, the kernel's occupancy from its shared
+ * memory, and the query tiles' share of a calibration run's fills (the
+ * query adjustment).
  */
 #include "pascal/attention.h"
+
+#include <math.h>
 
 /* The edge of a 16x16x16 tensor-core product. */
 #define MMA_EDGE 16u
@@ -50,6 +53,17 @@ pascal_status pascal_attention_params_check(const pascal_attention_params *a, ui
                             "the device's block (%u bytes)",
                             step, block_bytes);
   return PASCAL_OK;
+}
+
+uint32_t pascal_attention_occupancy(const pascal_attention_params *a, uint32_t stages,
+                                    uint64_t smem_per_sm, uint32_t max_occupancy)
+{
+  if (smem_per_sm == 0)
+    return max_occupancy;
+  double cta = pascal_attention_q_tile_bytes(a) + stages * pascal_attention_step_bytes(a) +
+               PASCAL_ATTENTION_SMEM_OVERHEAD;
+  double fit = floor((double)smem_per_sm / cta);
+  return fit < max_occupancy ? (uint32_t)fit : max_occupancy;
 }
 
 double pascal_attention_run_q_bytes(const pascal_attention_params *a, uint32_t sm_count,

@@ -26,7 +26,7 @@ void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload)
   cal->gemm.tile_k = 64;
   cal->gemm.elem_bytes = 2;
   cal->gemm.resident_ctas = 0;
-  cal->attention = (pascal_attention_params){64, 64, 64, 2};
+  cal->attention = PASCAL_ATTENTION_DEFAULT;
 }
 
 void pascal_calibration_free(pascal_calibration *cal)

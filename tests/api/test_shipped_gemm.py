@@ -85,7 +85,7 @@ class ServedGemm(DaemonTest):
             r = self.req("GET", "/v1/devices/" + dev)
             self.assertStatus(r, 200)
             cals = {c["workload"]: c for c in r.json["calibrations"]}
-            self.assertEqual(sorted(cals), ["gemm", "scan"], dev)
+            self.assertEqual(sorted(cals), ["attention", "gemm", "scan"], dev)
             gemm = cals["gemm"]
             self.assertEqual(gemm["state"], "frozen", dev)
             rep = self.req("GET", "/v1/calibrations/%d" % gemm["id"]).json["report"]

@@ -60,6 +60,10 @@ typedef struct pascal_attention_shape {
   uint32_t causal;            /* 1: causal mask (refused)             */
 } pascal_attention_shape;
 
+/* The tiling calibrations default to and attention plans measure: 64 x 64,
+ * head_dim 64, FP16 (a 16 KiB K/V step, m = 128). */
+#define PASCAL_ATTENTION_DEFAULT ((pascal_attention_params){64, 64, 64, 2})
+
 /* 16x16x16 tensor-core products per K/V step: 2 block_q block_kv head_dim /
  * 4096 (QK^T and PV). */
 uint32_t pascal_attention_m(const pascal_attention_params *a);
@@ -73,6 +77,18 @@ double pascal_attention_step_bytes(const pascal_attention_params *a);
  * the block. Errors name "attention.block_q", ... (PASCAL_EINVAL). */
 pascal_status pascal_attention_params_check(const pascal_attention_params *a, uint32_t block_bytes,
                                             pascal_error *err);
+
+/* Shared memory a CTA takes besides its tiles: the driver's reservation
+ * (1 KiB from sm_80 on) and one 128-byte block of pipeline barriers. */
+#define PASCAL_ATTENTION_SMEM_OVERHEAD 1152u
+
+/* The kernel's resident CTAs per SM at depth `stages`: as many CTAs as
+ * their shared memory (a query tile, `stages` K/V steps and the overhead)
+ * fits in smem_per_sm, capped at max_occupancy (0 smem: no limit); 0 when
+ * not even one fits. The occupancy the attention plans measure at each
+ * depth. */
+uint32_t pascal_attention_occupancy(const pascal_attention_params *a, uint32_t stages,
+                                    uint64_t smem_per_sm, uint32_t max_occupancy);
 
 /* The query tiles' bytes in the fills of a calibration run with W M CTAs:
  * W sm_count o q. */
