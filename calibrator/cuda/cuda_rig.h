@@ -82,6 +82,13 @@ public:
   /* FP16 GEMM Mg x Ng x Kg (multiples of 128, 128, 64); sampled outputs
    * are compared with exact host dot products. */
   pascal_status run_gemm(uint32_t mg, uint32_t ng, uint32_t kg, pcu_sample *out, pascal_error *err);
+  /* An attention plan's run (docs/attention.md): W x M CTAs of the
+   * FlashAttention-2 kernel at occupancy o and depth `stages`, W query
+   * tiles of each of M = sm_count o heads sharing one K/V head of N steps;
+   * sampled output rows are compared with a double-precision host
+   * reference. */
+  pascal_status run_attention(uint32_t o, uint32_t stages, uint64_t n_steps, uint64_t w,
+                              pcu_sample *out, pascal_error *err);
   /* Read `bytes` of cold data once; values of `metrics` in bytes. */
   pascal_status measure_cold_read(uint64_t bytes, const std::vector<pcu_fill_metric> &metrics,
                                   std::vector<double> *values, pascal_error *err);

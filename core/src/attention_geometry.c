@@ -55,14 +55,23 @@ pascal_status pascal_attention_params_check(const pascal_attention_params *a, ui
   return PASCAL_OK;
 }
 
+/* The driver's shared-memory reservation per CTA (sm_80 on). */
+#define SMEM_RESERVED_PER_CTA 1024.0
+
+double pascal_attention_smem_bytes(const pascal_attention_params *a, uint32_t stages)
+{
+  double q = a->block_q, kv = a->block_kv, hd = a->head_dim;
+  double barriers = 128.0 * floor(((stages + 1.0) * 8.0 + 127.0) / 128.0);
+  return barriers + pascal_attention_q_tile_bytes(a) + stages * pascal_attention_step_bytes(a) +
+         q * kv * 4.0 + q * kv * 2.0 + q * hd * 4.0 + 2.0 * q * 4.0 + SMEM_RESERVED_PER_CTA;
+}
+
 uint32_t pascal_attention_occupancy(const pascal_attention_params *a, uint32_t stages,
                                     uint64_t smem_per_sm, uint32_t max_occupancy)
 {
   if (smem_per_sm == 0)
     return max_occupancy;
-  double cta = pascal_attention_q_tile_bytes(a) + stages * pascal_attention_step_bytes(a) +
-               PASCAL_ATTENTION_SMEM_OVERHEAD;
-  double fit = floor((double)smem_per_sm / cta);
+  double fit = floor((double)smem_per_sm / pascal_attention_smem_bytes(a, stages));
   return fit < max_occupancy ? (uint32_t)fit : max_occupancy;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "pascal/attention.h"
 #include "pascal/latency.h"
 #include "pascal/plan_gen.h"
 
@@ -281,15 +282,21 @@ static void test_refusals(void)
 }
 
 /* The attention protocol (plan_gen.h): one key per depth 1..3 at the
- * occupancy worked out by hand (a CTA takes an 8 KiB query tile, d 16 KiB
- * K/V steps and 1152 bytes: on GB10's 102400 bytes d = 1 fits 4 times, d =
- * 2 twice (2 x 42112), d = 3 once (58496); on the H100 every depth at least
- * twice), m = 128; 96 reference runs at 1.5, 2, 3, 4 C, 24 held-out at
+ * occupancy worked out by hand from the kernel's layout (a CTA takes 128
+ * bytes of barriers, an 8 KiB query tile, d 16 KiB K/V steps, 16 KiB of
+ * scores, 8 KiB of probabilities, a 16 KiB accumulator, 512 bytes of row
+ * statistics and the 1 KiB reservation: 50816 + 16384 d bytes; on GB10's
+ * 102400 bytes once at d = 1, 2, 3 (67200, 83584, 99968); on the H100's
+ * 233472 bytes three times at d = 1, capped at 2, twice at d = 2 and 3),
+ * m = 128; 96 reference runs at 1.5, 2, 3, 4 C, 24 held-out at
  * 2.5 and 3.5 C (disjoint sizes), 5 cells of 6 runs off both grids. */
 static void test_attention(void)
 {
   const pascal_plan_device *devs[] = {&gb10, &h100};
-  const uint32_t want_o[2][3] = {{2, 2, 1}, {2, 2, 2}};
+  const uint32_t want_o[2][3] = {{1, 1, 1}, {2, 2, 2}};
+  const pascal_attention_params a = PASCAL_ATTENTION_DEFAULT;
+  for (uint32_t d = 1; d <= 3; d++)
+    CHECK(pascal_attention_smem_bytes(&a, d) == 50816.0 + 16384.0 * d);
   for (int i = 0; i < 2; i++) {
     uint64_t C = devs[i]->capacity_blocks;
     pascal_plan ref, held;

@@ -78,15 +78,18 @@ double pascal_attention_step_bytes(const pascal_attention_params *a);
 pascal_status pascal_attention_params_check(const pascal_attention_params *a, uint32_t block_bytes,
                                             pascal_error *err);
 
-/* Shared memory a CTA takes besides its tiles: the driver's reservation
- * (1 KiB from sm_80 on) and one 128-byte block of pipeline barriers. */
-#define PASCAL_ATTENTION_SMEM_OVERHEAD 1152u
+/* Shared memory one CTA of the attention kernel (kernels/attention.cu)
+ * takes at depth `stages`: its pipeline barriers (128 bytes per 16
+ * stages), the query tile, `stages` K/V steps, the scores (FP32), the
+ * probabilities (FP16), the output accumulator (FP32), the row maxima and
+ * sums (FP32), and the driver's 1 KiB reservation per CTA. Default tiling:
+ * 50816 + 16384 stages bytes. */
+double pascal_attention_smem_bytes(const pascal_attention_params *a, uint32_t stages);
 
 /* The kernel's resident CTAs per SM at depth `stages`: as many CTAs as
- * their shared memory (a query tile, `stages` K/V steps and the overhead)
- * fits in smem_per_sm, capped at max_occupancy (0 smem: no limit); 0 when
- * not even one fits. The occupancy the attention plans measure at each
- * depth. */
+ * pascal_attention_smem_bytes fits in smem_per_sm, capped at max_occupancy
+ * (0 smem: no limit); 0 when not even one fits. The occupancy the
+ * attention plans measure at each depth. */
 uint32_t pascal_attention_occupancy(const pascal_attention_params *a, uint32_t stages,
                                     uint64_t smem_per_sm, uint32_t max_occupancy);
 
