@@ -87,24 +87,39 @@ __device__ __forceinline__ void load_step(const att_params &p, const att_smem &s
   pascal_tma_copy(dst + TILE, vh + j * TILE, TILE_BYTES, &sm.bars[slot]);
 }
 
-/* S[r0 .. r0+15][0 .. 63] = Q[r0 ..][:] K^T: K is row-major [key][dim], so
- * K^T is K read column-major. */
-__device__ __forceinline__ void scores(const att_smem &sm, const __half *ks, uint32_t r0)
+/* One warp's 16 x 64 product C (FP32, rows of T) = A (16 x 64 FP16, rows
+ * of T) x B (64 x 64 FP16), added to C when `add`, else into a zeroed C:
+ * 16 wmma. B's 16 x 16 tile (kt, nt) is at b + kt * b_k + nt * b_n in
+ * layout L. */
+template <typename L>
+__device__ __forceinline__ void warp_product(float *c, bool add, const __half *a, const __half *b,
+                                             uint32_t b_k, uint32_t b_n)
 {
 #pragma unroll
   for (uint32_t nt = 0; nt < T / 16u; ++nt) {
     wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-    wmma::fill_fragment(acc, 0.0f);
+    if (add)
+      wmma::load_matrix_sync(acc, c + nt * 16u, T, wmma::mem_row_major);
+    else
+      wmma::fill_fragment(acc, 0.0f);
 #pragma unroll
     for (uint32_t kt = 0; kt < T / 16u; ++kt) {
-      wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
-      wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b;
-      wmma::load_matrix_sync(a, sm.q + r0 * T + kt * 16u, T);
-      wmma::load_matrix_sync(b, ks + nt * 16u * T + kt * 16u, T);
-      wmma::mma_sync(acc, a, b, acc);
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+      wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, L> fb;
+      wmma::load_matrix_sync(fa, a + kt * 16u, T);
+      wmma::load_matrix_sync(fb, b + kt * b_k + nt * b_n, T);
+      wmma::mma_sync(acc, fa, fb, acc);
     }
-    wmma::store_matrix_sync(sm.s + r0 * T + nt * 16u, acc, T, wmma::mem_row_major);
+    wmma::store_matrix_sync(c + nt * 16u, acc, T, wmma::mem_row_major);
   }
+}
+
+/* S[r0 .. r0+15][:] = Q[r0 ..][:] K^T: K is row-major [key][dim], so K^T
+ * is K read column-major (its tile (kt, nt) starts at row 16 nt, column
+ * 16 kt). */
+__device__ __forceinline__ void scores(const att_smem &sm, const __half *ks, uint32_t r0)
+{
+  warp_product<wmma::col_major>(sm.s + r0 * T, false, sm.q + r0 * T, ks, 16u, 16u * T);
 }
 
 /* The online softmax of one row half: lane pairs (2i, 2i + 1) share row
@@ -137,23 +152,10 @@ __device__ __forceinline__ void softmax(const att_smem &sm, uint32_t r0, uint32_
   }
 }
 
-/* O[r0 .. r0+15][:] += P[r0 ..][:] V. */
+/* O[r0 .. r0+15][:] += P[r0 ..][:] V (V row-major [key][dim]). */
 __device__ __forceinline__ void accumulate(const att_smem &sm, const __half *vs, uint32_t r0)
 {
-#pragma unroll
-  for (uint32_t nt = 0; nt < T / 16u; ++nt) {
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-    wmma::load_matrix_sync(acc, sm.o + r0 * T + nt * 16u, T, wmma::mem_row_major);
-#pragma unroll
-    for (uint32_t kt = 0; kt < T / 16u; ++kt) {
-      wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
-      wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b;
-      wmma::load_matrix_sync(a, sm.p + r0 * T + kt * 16u, T);
-      wmma::load_matrix_sync(b, vs + kt * 16u * T + nt * 16u, T);
-      wmma::mma_sync(acc, a, b, acc);
-    }
-    wmma::store_matrix_sync(sm.o + r0 * T + nt * 16u, acc, T, wmma::mem_row_major);
-  }
+  warp_product<wmma::row_major>(sm.o + r0 * T, true, sm.p + r0 * T, vs, 16u * T, 16u);
 }
 
 __global__ void __launch_bounds__(PASCAL_KERN_ATT_THREADS) attention_fwd(att_params p)

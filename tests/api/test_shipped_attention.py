@@ -24,7 +24,7 @@ import unittest
 from harness import PASCAL_CLI, SOURCE, DaemonTest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
-from sim_profile import profile_values  # noqa: E402
+from sim_profile import check_sim_bundle  # noqa: E402
 
 BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
 DEVICES = {"sim-gb10": "sim-gb10-tiled-attention.json",
@@ -57,15 +57,7 @@ class ShippedAttentionBundles(unittest.TestCase):
     def test_bundles_follow_the_protocol_and_their_profile(self):
         for dev, name in DEVICES.items():
             b = load(name)
-            self.assertEqual((b["workload"], b["device"]["name"]), ("attention", dev), name)
-            prov = b["provenance"]
-            self.assertEqual(prov["source"], "sim", name)
-            prof = profile_values(os.path.join(SOURCE, prov["profile_file"]))
-            self.assertEqual(prov["profile"], prof["name"], name)
-            self.assertEqual((b["device"]["sm_count"], b["device"]["capacity_blocks"],
-                              b["device"]["block_bytes"]),
-                             (int(prof["sm_count"]), int(prof["capacity_blocks"]),
-                              int(prof["block_bytes"])), name)
+            prof = check_sim_bundle(self, b, "attention", dev, name, SOURCE)
             self.assertEqual(b["attention"], {"block_q": 64, "block_kv": 64, "head_dim": 64,
                                               "elem_bytes": 2}, name)
             self.assertEqual(sorted(run_tuple(r) for r in b["measurements"]),

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .results import Prediction
-from .triton import _ELEM_BYTES, dtype_name
+from .triton import _ELEM_BYTES, _KwargsConfig, dtype_name
 
 
 @dataclass
@@ -164,16 +164,6 @@ class AttentionRanker:
         """Triton early_config_prune: covered configurations best first (at
         most top_k), then every other one by the fallback key."""
         ranked = self.rank(configs, **dict(named_args, **kwargs))
-        covered = [a.config for a in ranked if a.covered]
-        if self.top_k is not None:
-            covered = covered[:self.top_k]
-        return covered + [a.config for a in ranked if not a.covered]
-
-
-class _KwargsConfig:
-    """A configuration seen through perf_model's flat keyword arguments."""
-
-    def __init__(self, kw):
-        self.kwargs = kw
-        self.num_warps = kw.get("num_warps")
-        self.num_stages = kw.get("num_stages")
+        n = sum(a.covered for a in ranked)  # the covered ones come first
+        cut = n if self.top_k is None else min(n, self.top_k)
+        return [a.config for i, a in enumerate(ranked) if i < cut or not a.covered]
