@@ -145,8 +145,6 @@ class AttentionApi(unittest.TestCase):
         self.assertIn("not modelled", r.json["error"]["message"])
 
     def test_cli_answers_the_same(self):
-        if not os.path.exists(PASCAL_CLI):
-            self.skipTest("no pascal CLI")
         q = query(768, 16, 3)
         post = self.req("POST", "/v1/predict", q).json
         args = [PASCAL_CLI, "predict", "--bundle", self.path, "--json"]
