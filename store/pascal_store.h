@@ -187,7 +187,8 @@ pascal_store_status pascal_store_device_list(pascal_store *s, pascal_store_devic
 
 typedef enum pascal_store_workload {
   PASCAL_STORE_SCAN = 0,
-  PASCAL_STORE_GEMM = 1
+  PASCAL_STORE_GEMM = 1,
+  PASCAL_STORE_ATTENTION = 2 /* its runs are scan runs */
 } pascal_store_workload;
 
 /* One run of a plan (a job) or of a measurement. Scan uses o/path_tma/d/m/N/W,

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 
 #include "cublaslt_gemm.h"
@@ -578,5 +579,90 @@ pascal_status pcu_rig::run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32
   st = sample_from(metric_, fill[0], ns, 2.0 * ((double)mg * kg + (double)ng * kg), out, err);
 done:
   delete lt_gemm;
+  return st;
+}
+
+/* |kernel - reference| of an output element: the probabilities are rounded
+ * to FP16 before PV (relative error 2^-11 each), so a weighted average of
+ * values of magnitude at most 1/2 may move by 2 x 2^-11 x 1/2 = 4.9e-4;
+ * FP32 accumulation adds far less. */
+static const double ATTENTION_TOLERANCE = 1e-3;
+
+pascal_status pcu_rig::run_attention(uint32_t o, uint32_t stages, uint64_t n_steps, uint64_t w,
+                                     pcu_sample *out, pascal_error *err)
+{
+  pascal_kern_open_plan plan;
+  cudaError_t e = pascal_kern_attention_plan_make(device_, stages, o, &plan);
+  if (e == cudaErrorInvalidConfiguration)
+    return pascal_error_set(err, PASCAL_EINVAL, "o",
+                            "occupancy o=%u not reachable on %s for attention at stages=%u "
+                            "(nearest verified occupancy %d)",
+                            o, info_.name.c_str(), stages, plan.occupancy);
+  if (e != cudaSuccess)
+    return pcu_fail(err, "attention occupancy plan", e);
+  const uint64_t heads = (uint64_t)info_.sm_count * o, T = PASCAL_KERN_ATT_TILE;
+  if (w * T > 0x7fffffffull || n_steps * T > 0x7fffffffull || heads * w > 0x7fffffffull)
+    return pascal_error_set(err, PASCAL_ERANGE, "W", "the run's sequences exceed 2^31 rows");
+  const uint32_t seq_q = (uint32_t)(w * T), seq_kv = (uint32_t)(n_steps * T);
+  const size_t q_elems = (size_t)heads * seq_q * T, kv_elems = (size_t)seq_kv * T;
+  __half *q = nullptr, *k = nullptr, *v = nullptr;
+  float *o_buf = nullptr;
+  pascal_status st = PASCAL_OK;
+  std::vector<pcu_fill_metric> m{metric_};
+  std::vector<double> fill;
+  double ns = 0;
+  pascal_kern_attention_args a{};
+  e = cudaMalloc(&q, q_elems * sizeof(__half));
+  if (e == cudaSuccess)
+    e = cudaMalloc(&k, kv_elems * sizeof(__half));
+  if (e == cudaSuccess)
+    e = cudaMalloc(&v, kv_elems * sizeof(__half));
+  if (e == cudaSuccess)
+    e = cudaMalloc(&o_buf, q_elems * sizeof(float));
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(q, q_elems, PASCAL_REF_ATT_SEED_Q, nullptr);
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(k, kv_elems, PASCAL_REF_ATT_SEED_K, nullptr);
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(v, kv_elems, PASCAL_REF_ATT_SEED_V, nullptr);
+  if (e == cudaSuccess)
+    e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    st = pcu_fail(err, "attention buffers", e);
+    goto done;
+  }
+  a = pascal_kern_attention_args{q, k, v, o_buf, seq_q, seq_kv, (uint32_t)heads, 1u, stages};
+  st = measure_launch(
+      cupti_, this, "attention", [=]() { return pascal_kern_attention(&a, &plan, nullptr); }, m,
+      &fill, &ns, err);
+  if (st != PASCAL_OK)
+    goto done;
+  /* Eight rows: the first and last of the launch and six spread over it. */
+  for (uint32_t s = 0; s < 8; ++s) {
+    const uint64_t rows = heads * seq_q;
+    const uint64_t at = s == 0 ? 0 : s == 7 ? rows - 1 : (uint64_t)s * 2654435761u % rows;
+    const uint32_t head = (uint32_t)(at / seq_q), row = (uint32_t)(at % seq_q);
+    float got[64];
+    double want[64];
+    if ((e = cudaMemcpy(got, o_buf + at * T, sizeof got, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+      st = pcu_fail(err, "attention result copy", e);
+      goto done;
+    }
+    pascal_ref_attention_row(seq_q, seq_kv, (uint32_t)heads, head, row, want);
+    for (uint32_t c = 0; c < 64; ++c)
+      if (!(std::fabs((double)got[c] - want[c]) <= ATTENTION_TOLERANCE)) {
+        st = pascal_error_set(err, PASCAL_ERANGE, "result",
+                              "attention result check failed at head %u row %u column %u: %.9g "
+                              "(want %.9g)",
+                              head, row, c, (double)got[c], want[c]);
+        goto done;
+      }
+  }
+  st = sample_from(metric_, fill[0], ns, 16384.0 * (double)heads * w * n_steps, out, err);
+done:
+  cudaFree(q);
+  cudaFree(k);
+  cudaFree(v);
+  cudaFree(o_buf);
   return st;
 }

@@ -92,6 +92,13 @@ public:
   /* cuBLASLt, loaded on first use (cublaslt_lib.h, PASCAL_CUBLASLT from the
    * environment); PASCAL_ENOTFOUND, field "impl", saying why it is absent. */
   pascal_status cublaslt(const pcu_cublaslt **out, pascal_error *err);
+  /* An attention plan's run (docs/attention.md): W x M CTAs of the
+   * FlashAttention-2 kernel at occupancy o and depth `stages`, W query
+   * tiles of each of M = sm_count o heads sharing one K/V head of N steps;
+   * sampled output rows are compared with a double-precision host
+   * reference. */
+  pascal_status run_attention(uint32_t o, uint32_t stages, uint64_t n_steps, uint64_t w,
+                              pcu_sample *out, pascal_error *err);
   /* Read `bytes` of cold data once; values of `metrics` in bytes. */
   pascal_status measure_cold_read(uint64_t bytes, const std::vector<pcu_fill_metric> &metrics,
                                   std::vector<double> *values, pascal_error *err);

@@ -3,7 +3,8 @@
  * keys (o, path, d, m) per paper Section 4.2 (sync rows have d = 0), sizes
  * N and horizons W, GEMM shapes in whole tiles of the implementation the
  * job names (the project's 128x128x64, Appendix `GEMM instantiation`, or a
- * cuBLASLt configuration's, pascal/gemm_impl.h).
+ * cuBLASLt configuration's, pascal/gemm_impl.h), attention runs of the
+ * kernel's tiling (docs/attention.md).
  */
 #include "job_check.h"
 
@@ -94,6 +95,40 @@ pascal_status check_gemm(const pascal_backend_job *job, uint64_t budget, pascal_
   return PASCAL_OK;
 }
 
+/* An attention plan's run: the kernel's tiling (64 x 64, head_dim 64,
+ * FP16: a K/V step is one 16 KiB block, m = 128 products per step), a
+ * depth the kernel takes, K and V within budget (Q and the output, W x M
+ * tiles, are the rig's allocation, which names its failure). */
+pascal_status check_attention(const pascal_backend_job *job, uint64_t budget, pascal_error *err)
+{
+  const pascal_plan_key &k = job->run.key;
+  const pascal_plan_run *j = &job->run;
+  const uint64_t T = PASCAL_KERN_ATT_TILE, step = 2u * T * T * 2u;
+  if (job->block_bytes != step)
+    return pascal_error_set(err, PASCAL_EINVAL, "block_bytes",
+                            "an attention run's K/V step is %llu bytes, the block is %u",
+                            (unsigned long long)step, job->block_bytes);
+  if (k.path != PASCAL_PLAN_TMA || k.d == 0 || k.d > PASCAL_KERN_MAX_DEPTH)
+    return pascal_error_set(err, PASCAL_EINVAL, "d",
+                            "attention streams K/V on the tma path with "
+                            "stages in 1..%u",
+                            PASCAL_KERN_MAX_DEPTH);
+  if (k.o == 0 || k.o > PCU_MAX_O)
+    return pascal_error_set(err, PASCAL_EINVAL, "o", "o must be in 1..%u, got %u", PCU_MAX_O, k.o);
+  if (k.m != 2u * T * T * T / 4096u)
+    return pascal_error_set(err, PASCAL_EINVAL, "m",
+                            "m must be %llu, the tiling's products per step",
+                            (unsigned long long)(2u * T * T * T / 4096u));
+  if (j->N == 0 || j->W == 0 || j->N * T > 0x7fffffffull || j->W * T > 0x7fffffffull)
+    return pascal_error_set(err, PASCAL_EINVAL, "N", "N and W must be in 1..%llu",
+                            0x7fffffffull / T);
+  if ((double)j->N * step > (double)budget)
+    return pascal_error_set(err, PASCAL_ERANGE, "N",
+                            "N = %llu K/V steps of %llu bytes exceed half the device memory",
+                            (unsigned long long)j->N, (unsigned long long)step);
+  return PASCAL_OK;
+}
+
 } // namespace
 
 pascal_status pcu_job_check(const pascal_backend_job *job, uint64_t device_bytes, pascal_error *err)
@@ -109,6 +144,8 @@ pascal_status pcu_job_check(const pascal_backend_job *job, uint64_t device_bytes
   switch (job->run.workload) {
   case PASCAL_PLAN_SCAN: return check_scan(job, budget, err);
   case PASCAL_PLAN_GEMM: return check_gemm(job, budget, err);
+  case PASCAL_PLAN_ATTENTION: return check_attention(job, budget, err);
   }
-  return pascal_error_set(err, PASCAL_EINVAL, "workload", "workload must be scan or gemm");
+  return pascal_error_set(err, PASCAL_EINVAL, "workload",
+                          "workload must be scan, gemm or attention");
 }

@@ -1,6 +1,7 @@
 /*
  * answer.c - from a query to its whole answer (pascal/answer.h): the check,
- * the model's prediction (predict_scan.c, predict_gemm.c), the expected
+ * the model's prediction (predict_scan.c, predict_gemm.c,
+ * predict_attention.c), the expected
  * error from the calibration's validation (validation.c) and the time of
  * the predicted fills (time_model.c: calibrated on the calibration's own
  * kernel times, else the pipeline on the device's peaks).
@@ -8,6 +9,7 @@
 #include "pascal/answer.h"
 
 #include <assert.h>
+#include <math.h>
 
 #include "pascal/time_model.h"
 
@@ -31,6 +33,14 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
       pascal_validation_expect_scan(validation, &s->key, &out->scan);
     /* no time for a fractional horizon (not a whole number of waves) */
     out->timed = pascal_time_scan(model, &s->key, s->N, s->W, out->scan.fill_bytes, &out->time,
+                                  NULL) == PASCAL_OK;
+  } else if (q->workload == PASCAL_WORKLOAD_ATTENTION) {
+    pascal_attention_prediction *p = &out->attention;
+    if ((st = pascal_model_predict_attention(model, &q->attention.shape, p, err)))
+      return st;
+    if (validation)
+      pascal_validation_expect_scan(validation, &p->key, &p->kv);
+    out->timed = pascal_time_scan(model, &p->key, p->N, ceil(p->W), p->fill_bytes, &out->time,
                                   NULL) == PASCAL_OK;
   } else {
     const pascal_gemm_shape *shape = &q->gemm.shape;

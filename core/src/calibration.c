@@ -3,7 +3,8 @@
  * validated appends of measured runs (paper section 4.1-4.2) and of the
  * held-out panel's runs (section 5.4), device and
  * tiling checks, the execution-class rule chi(m) = min(m mod 4, 2)
- * (section 4.3) and the stable names used by codecs.
+ * (section 4.3), the measured K of a scan run (section 4.2; query-adjusted
+ * for attention, pascal/attention.h) and the stable names used by codecs.
  */
 #include "pascal/calibration.h"
 
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/attention.h"
 #include "pascal/grow.h"
 
 void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload)
@@ -24,6 +26,7 @@ void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload)
   cal->gemm.tile_k = 64;
   cal->gemm.elem_bytes = 2;
   cal->gemm.resident_ctas = 0;
+  cal->attention = PASCAL_ATTENTION_DEFAULT;
 }
 
 void pascal_calibration_free(pascal_calibration *cal)
@@ -40,6 +43,7 @@ void pascal_calibration_free(pascal_calibration *cal)
   cal->device = tmp.device;
   cal->class_rule = tmp.class_rule;
   cal->gemm = tmp.gemm;
+  cal->attention = tmp.attention;
 }
 
 /* malloc'd copy of n elements of `size` bytes at src (*dst = NULL for n = 0). */
@@ -88,8 +92,10 @@ static pascal_status check_positive(uint32_t v, const char *field, pascal_error 
 pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_error *err)
 {
   pascal_status st;
-  if (cal->workload != PASCAL_WORKLOAD_SCAN && cal->workload != PASCAL_WORKLOAD_GEMM)
-    return pascal_error_set(err, PASCAL_EINVAL, "workload", "workload must be scan or gemm");
+  if (cal->workload != PASCAL_WORKLOAD_SCAN && cal->workload != PASCAL_WORKLOAD_GEMM &&
+      cal->workload != PASCAL_WORKLOAD_ATTENTION)
+    return pascal_error_set(err, PASCAL_EINVAL, "workload",
+                            "workload must be scan, gemm or attention");
   if (cal->class_rule != PASCAL_CLASS_MOD4_MIN2)
     return pascal_error_set(err, PASCAL_EINVAL, "class_rule", "unknown class rule");
   if (cal->device.name[0] == '\0' || !memchr(cal->device.name, '\0', sizeof cal->device.name))
@@ -116,6 +122,8 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_err
                             "a calibration measures split_k 1 (the model has no split-K "
                             "geometry), got %u",
                             cal->gemm.split_k);
+  if (cal->workload == PASCAL_WORKLOAD_ATTENTION)
+    return pascal_attention_params_check(&cal->attention, cal->device.block_bytes, err);
   return PASCAL_OK;
 }
 
@@ -144,8 +152,31 @@ static pascal_status run_field_error(pascal_error *err, const char *list, size_t
   return pascal_error_set(err, PASCAL_EINVAL, field, "%s", message);
 }
 
-static pascal_status check_scan_run(const pascal_scan_run *r, const char *list, size_t index,
-                                    pascal_error *err)
+/* An attention run is a tma scan of its tiling's m whose fills cover its
+ * query tiles (its K/V part, pascal_calibration_scan_k, is positive). */
+static pascal_status check_attention_run(const pascal_calibration *cal, const pascal_scan_run *r,
+                                         const char *list, size_t index, pascal_error *err)
+{
+  char msg[160];
+  if (r->key.path != PASCAL_PATH_TMA)
+    return run_field_error(err, list, index, "path",
+                           "an attention run streams K/V on the tma path (d = stages >= 1)");
+  uint32_t m = pascal_attention_m(&cal->attention);
+  if (r->key.m != m) {
+    snprintf(msg, sizeof msg, "an attention run's m is its tiling's tensor work per step, %u", m);
+    return run_field_error(err, list, index, "m", msg);
+  }
+  double q = pascal_attention_run_q_bytes(&cal->attention, cal->device.sm_count, r);
+  if (!(r->fill_bytes > q)) {
+    snprintf(msg, sizeof msg, "fill_bytes (%g) must exceed the query tiles' bytes (%g)",
+             r->fill_bytes, q);
+    return run_field_error(err, list, index, "fill_bytes", msg);
+  }
+  return PASCAL_OK;
+}
+
+static pascal_status check_scan_run(const pascal_calibration *cal, const pascal_scan_run *r,
+                                    const char *list, size_t index, pascal_error *err)
 {
   if (r->key.o == 0)
     return run_field_error(err, list, index, "o", "o (resident CTAs per SM) must be at least 1");
@@ -158,7 +189,10 @@ static pascal_status check_scan_run(const pascal_scan_run *r, const char *list, 
   if (r->W == 0)
     return run_field_error(err, list, index, "W",
                            "W (scans per resident worker) must be at least 1");
-  return check_common(list, index, r->fill_bytes, r->has_kernel_ns, r->kernel_ns, err);
+  pascal_status st = check_common(list, index, r->fill_bytes, r->has_kernel_ns, r->kernel_ns, err);
+  if (st || cal->workload != PASCAL_WORKLOAD_ATTENTION)
+    return st;
+  return check_attention_run(cal, r, list, index, err);
 }
 
 static pascal_status check_dim(uint32_t v, uint32_t tile, const char *list, size_t index,
@@ -232,9 +266,10 @@ static pascal_status append_scan_to(pascal_calibration *cal, const char *list,
 {
   size_t index = *n;
   pascal_status st;
-  if (cal->workload != PASCAL_WORKLOAD_SCAN)
-    return pascal_error_set(err, PASCAL_EINVAL, "workload", "a scan run needs a scan calibration");
-  if ((st = check_scan_run(run, list, index, err)))
+  if (!pascal_workload_scans(cal->workload))
+    return pascal_error_set(err, PASCAL_EINVAL, "workload",
+                            "a scan run needs a scan or attention calibration");
+  if ((st = check_scan_run(cal, run, list, index, err)))
     return st;
   for (size_t i = 0; i < index; i++)
     if (same_scan_run(&(*runs)[i], run))
@@ -305,6 +340,18 @@ static const char *panel_mismatch(const pascal_calibration *cal, const pascal_ca
     return "device.capacity_blocks";
   if (panel->device.block_bytes != cal->device.block_bytes)
     return "device.block_bytes";
+  if (cal->workload == PASCAL_WORKLOAD_ATTENTION) {
+    const pascal_attention_params *a = &cal->attention, *b = &panel->attention;
+    if (a->block_q != b->block_q)
+      return "attention.block_q";
+    if (a->block_kv != b->block_kv)
+      return "attention.block_kv";
+    if (a->head_dim != b->head_dim)
+      return "attention.head_dim";
+    if (a->elem_bytes != b->elem_bytes)
+      return "attention.elem_bytes";
+    return NULL;
+  }
   if (cal->workload != PASCAL_WORKLOAD_GEMM)
     return NULL;
   if (panel->gemm.tile_m != cal->gemm.tile_m)
@@ -398,9 +445,22 @@ unsigned pascal_calibration_class(const pascal_calibration *cal, uint32_t m)
   return pascal_class_rule_apply(cal->class_rule, m);
 }
 
+double pascal_calibration_scan_k(const pascal_calibration *cal, const pascal_scan_run *run)
+{
+  double v = run->fill_bytes;
+  if (cal->workload == PASCAL_WORKLOAD_ATTENTION)
+    v -= pascal_attention_run_q_bytes(&cal->attention, cal->device.sm_count, run);
+  return v / ((double)cal->device.block_bytes * (double)run->W * (double)run->N);
+}
+
 const char *pascal_workload_name(pascal_workload workload)
 {
-  return workload == PASCAL_WORKLOAD_GEMM ? "gemm" : "scan";
+  switch (workload) {
+  case PASCAL_WORKLOAD_SCAN: return "scan";
+  case PASCAL_WORKLOAD_GEMM: return "gemm";
+  case PASCAL_WORKLOAD_ATTENTION: return "attention";
+  }
+  return "scan";
 }
 
 const char *pascal_path_name(pascal_path path)
@@ -421,8 +481,11 @@ pascal_status pascal_workload_parse(const char *name, const char *field, pascal_
     *out = PASCAL_WORKLOAD_SCAN;
   else if (name && strcmp(name, "gemm") == 0)
     *out = PASCAL_WORKLOAD_GEMM;
+  else if (name && strcmp(name, "attention") == 0)
+    *out = PASCAL_WORKLOAD_ATTENTION;
   else
-    return pascal_error_set(err, PASCAL_EINVAL, field, "workload must be \"scan\" or \"gemm\"");
+    return pascal_error_set(err, PASCAL_EINVAL, field,
+                            "workload must be \"scan\", \"gemm\" or \"attention\"");
   return PASCAL_OK;
 }
 
@@ -460,10 +523,10 @@ pascal_status pascal_calibration_check_runs(const pascal_calibration *cal, pasca
         return st;
   } else {
     for (size_t i = 0; i < cal->n_scan_runs; i++)
-      if ((st = check_scan_run(&cal->scan_runs[i], "measurements", i, err)))
+      if ((st = check_scan_run(cal, &cal->scan_runs[i], "measurements", i, err)))
         return st;
     for (size_t i = 0; i < cal->n_heldout_scan_runs; i++)
-      if ((st = check_scan_run(&cal->heldout_scan_runs[i], "heldout", i, err)))
+      if ((st = check_scan_run(cal, &cal->heldout_scan_runs[i], "heldout", i, err)))
         return st;
   }
   return PASCAL_OK;

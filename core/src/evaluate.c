@@ -20,6 +20,7 @@
 #include "eval_latency.h"
 #include "loko_baselines.h"
 #include "model_internal.h"
+#include "pascal/attention.h"
 
 pascal_status pascal_balanced_mape(const size_t *key, const double *pred, const double *obs,
                                    size_t n_runs, size_t n_keys, double *out_percent,
@@ -124,12 +125,12 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
   pascal_status st;
   pascal_baseline_k base;
   double K;
-  if (cal->workload == PASCAL_WORKLOAD_SCAN) {
+  if (pascal_workload_scans(cal->workload)) {
     const pascal_scan_run *r = &runs->scan[index];
     pascal_scan_prediction p;
     if ((st = pascal_model_predict_scan(model, &r->key, r->N, r->W, &p, err)))
       return st;
-    *obs = r->fill_bytes / ((double)cal->device.block_bytes * r->W * (double)r->N);
+    *obs = pascal_calibration_scan_k(cal, r);
     K = p.K;
     *rule = p.why.rule;
     if ((st = pc_loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
@@ -159,20 +160,21 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
 static bool same_configuration(const pascal_calibration *cal, const run_list *runs, size_t a,
                                size_t b)
 {
-  if (cal->workload == PASCAL_WORKLOAD_SCAN)
+  if (pascal_workload_scans(cal->workload))
     return runs->scan[a].N == runs->scan[b].N && runs->scan[a].W == runs->scan[b].W;
   return runs->gemm[a].shape.Kg == runs->gemm[b].shape.Kg;
 }
 
-static double fill_of(const pascal_calibration *cal, const run_list *runs, size_t i)
+/* The measured K of run i up to a factor its repeats share (a GEMM's fills;
+ * a scan's or attention's K, whose query tiles are no part of it). */
+static double k_of(const pascal_calibration *cal, const run_list *runs, size_t i)
 {
-  return cal->workload == PASCAL_WORKLOAD_SCAN ? runs->scan[i].fill_bytes
-                                               : runs->gemm[i].fill_bytes;
+  return pascal_workload_scans(cal->workload) ? pascal_calibration_scan_k(cal, &runs->scan[i])
+                                              : runs->gemm[i].fill_bytes;
 }
 
 /* Repeat-to-repeat floor of one key: every run that has other repeats of its
- * configuration is predicted by their mean fill (the normalisation of K is
- * the same for all of them, so fills compare like K). */
+ * configuration is predicted by their mean K (up to the factor they share). */
 static void key_floor(const pascal_calibration *cal, const run_list *runs, const loko_item *items,
                       size_t lo, size_t hi, pascal_key_report *kr)
 {
@@ -182,26 +184,35 @@ static void key_floor(const pascal_calibration *cal, const run_list *runs, const
     size_t n = 0;
     for (size_t j = lo; j < hi; j++)
       if (j != i && same_configuration(cal, runs, items[i].index, items[j].index)) {
-        others += fill_of(cal, runs, items[j].index);
+        others += k_of(cal, runs, items[j].index);
         n++;
       }
     if (n == 0)
       continue;
-    sum += fabs(others / (double)n / fill_of(cal, runs, items[i].index) - 1);
+    sum += fabs(others / (double)n / k_of(cal, runs, items[i].index) - 1);
     kr->n_floor_runs++;
   }
   kr->floor_mape = kr->n_floor_runs ? 100 * sum / (double)kr->n_floor_runs : NAN;
 }
 
-/* The run's fills with each cache input of the latency pipeline: K scales
- * with the fills (obs and the predictions share the normalisation). */
+/* The run's fills with each cache input of the latency pipeline: the part
+ * of the fills K describes scales with K (obs and the predictions share the
+ * normalisation); an attention run's query tiles are read once whatever K. */
 static void cache_fills(const pascal_calibration *cal, const run_list *runs, size_t index,
                         double obs, const double pred[PASCAL_METHOD_COUNT],
                         double fills[PASCAL_CACHE_COUNT])
 {
-  double fill = fill_of(cal, runs, index);
-  fills[PASCAL_CACHE_TILESIGHT] = pred[PASCAL_METHOD_TILESIGHT] / obs * fill;
-  fills[PASCAL_CACHE_PASCAL] = pred[PASCAL_METHOD_PASCAL] / obs * fill;
+  double fill, fixed = 0;
+  if (pascal_workload_scans(cal->workload)) {
+    const pascal_scan_run *r = &runs->scan[index];
+    fill = r->fill_bytes;
+    if (cal->workload == PASCAL_WORKLOAD_ATTENTION)
+      fixed = pascal_attention_run_q_bytes(&cal->attention, cal->device.sm_count, r);
+  } else {
+    fill = runs->gemm[index].fill_bytes;
+  }
+  fills[PASCAL_CACHE_TILESIGHT] = fixed + pred[PASCAL_METHOD_TILESIGHT] / obs * (fill - fixed);
+  fills[PASCAL_CACHE_PASCAL] = fixed + pred[PASCAL_METHOD_PASCAL] / obs * (fill - fixed);
   fills[PASCAL_CACHE_MEASURED] = fill;
 }
 
@@ -241,7 +252,7 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
     double fills[PASCAL_CACHE_COUNT];
     size_t r = items[i].index;
     cache_fills(cal, runs, r, obs, pred, fills);
-    const pascal_scan_run *scan = cal->workload == PASCAL_WORKLOAD_SCAN ? &runs->scan[r] : NULL;
+    const pascal_scan_run *scan = pascal_workload_scans(cal->workload) ? &runs->scan[r] : NULL;
     const pascal_gemm_run *gemm = scan ? NULL : &runs->gemm[r];
     if ((st = pc_eval_latency_add(model, PASCAL_TIME_PEAKS, scan, gemm, fills, &lat, err)) ||
         (st = pc_eval_latency_add(model, PASCAL_TIME_CALIBRATED, scan, gemm, fills, &lat_cal, err)))
@@ -279,7 +290,7 @@ static pascal_status collect_keys(const pascal_calibration *cal, const run_list 
     return pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory");
   for (size_t i = 0; i < runs->n; i++) {
     items[i].index = i;
-    if (cal->workload == PASCAL_WORKLOAD_SCAN) {
+    if (pascal_workload_scans(cal->workload)) {
       items[i].key = runs->scan[i].key;
     } else {
       items[i].Mg = runs->gemm[i].shape.Mg;

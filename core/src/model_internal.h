@@ -60,6 +60,7 @@ struct pascal_model {
   pascal_device device;
   pascal_class_rule class_rule;
   pascal_gemm_params gemm;
+  pascal_attention_params attention; /* an attention model's tiling */
   /* scan */
   model_size *sizes;
   size_t n_sizes;

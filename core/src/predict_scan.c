@@ -209,7 +209,7 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
 pascal_status pc_scan_query_check(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
                                   double W, pascal_error *err)
 {
-  if (md->workload != PASCAL_WORKLOAD_SCAN)
+  if (!pascal_workload_scans(md->workload)) /* an attention model predicts its K/V scan */
     return pascal_error_set(err, PASCAL_EINVAL, "workload",
                             "this calibration is for GEMM, not a scan");
   if (key->o == 0)

@@ -47,7 +47,7 @@ static pascal_status add_in_sample(const pascal_calibration *cal, const pascal_m
   bool *done = calloc(n_runs ? n_runs : 1, sizeof *done);
   if (!done)
     return pascal_error_set(err, PASCAL_ENOMEM, "validation", "out of memory");
-  bool scan = cal->workload == PASCAL_WORKLOAD_SCAN;
+  bool scan = pascal_workload_scans(cal->workload);
   for (size_t i = 0; i < n_runs && st == PASCAL_OK; i++) {
     if (done[i])
       continue;
@@ -67,7 +67,7 @@ static pascal_status add_in_sample(const pascal_calibration *cal, const pascal_m
           continue;
         pred = p.K;
         rule = p.why.rule;
-        obs = r->fill_bytes / ((double)cal->device.block_bytes * r->W * (double)r->N);
+        obs = pascal_calibration_scan_k(cal, r);
         k.key = r->key;
       } else {
         const pascal_gemm_run *r = &cal->gemm_runs[j], *a = &cal->gemm_runs[i];

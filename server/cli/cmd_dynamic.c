@@ -90,7 +90,8 @@ typedef struct predict_options {
   const char *s[PREDICT_OPTIONS_MAX];
 } predict_options;
 
-static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM};
+static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM,
+                                            PASCAL_WORKLOAD_ATTENTION};
 
 static int has_option(const predict_options *o, const char *name)
 {

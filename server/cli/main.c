@@ -26,8 +26,9 @@ static const command commands[] = {
      "--alpha A --beta B --d D --lambda-hit L --lambda-miss L [--json]"},
     {"fit", cli_cmd_fit, "BUNDLE [-o FROZEN]"},
     {"predict", cli_cmd_predict,
-     "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K) "
-     "[--json]"},
+     "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K | "
+     "--seq_q Q --seq_kv S --heads H --head_dim D --stages S [--kv_heads G --block_q BQ "
+     "--block_kv BK --elem_bytes E --causal 0|1]) [--json]"},
     {"loko", cli_cmd_loko, "BUNDLE [--json]"},
     {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--json]"},
     {"plot", cli_cmd_plot,
@@ -35,8 +36,13 @@ static const command commands[] = {
      "[--W W] [--Kg K] [-o FILE.svg]"},
     {"synth", cli_cmd_synth,
      "--law scan|gemm[,name=value...] [--plan PLAN] [--heldout PANEL_PLAN] [-o BUNDLE]"},
+    {"sim", cli_cmd_sim,
+     "attention --seq-q Q --seq-kv S --heads H --stages D [--profile P] [--kv-heads G] "
+     "[--head-dim 64] [--block-q 64] [--block-kv 64] [--elem-bytes 2] [--causal] [--o O] "
+     "[--seed S] [--json]"},
     {"plan", cli_cmd_plan,
-     "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram (--probe PROBE.json | --C C | "
+     "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram|attention|attention-heldout|"
+     "attention-cells (--probe PROBE.json | --C C | "
      "--l2-bytes B) "
      "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
 };

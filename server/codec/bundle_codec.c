@@ -148,6 +148,21 @@ static pascal_status decode_gemm(const json_t *doc, pascal_gemm_params *g, pasca
   return PASCAL_OK;
 }
 
+/* "attention": the kernel's tiling (an attention bundle's, required). */
+static pascal_status decode_attention(const json_t *doc, pascal_attention_params *a,
+                                      pascal_error *err)
+{
+  json_t *obj;
+  pascal_status st;
+  if ((st = codec_get_object(doc, "", "attention", 1, &obj, err)) ||
+      (st = get_u32(obj, "attention", "block_q", 1, &a->block_q, NULL, err)) ||
+      (st = get_u32(obj, "attention", "block_kv", 1, &a->block_kv, NULL, err)) ||
+      (st = get_u32(obj, "attention", "head_dim", 1, &a->head_dim, NULL, err)) ||
+      (st = get_u32(obj, "attention", "elem_bytes", 1, &a->elem_bytes, NULL, err)))
+    return st;
+  return PASCAL_OK;
+}
+
 static pascal_status decode_provenance(const json_t *doc, json_t **out, pascal_error *err)
 {
   json_t *obj;
@@ -326,7 +341,16 @@ pascal_status pascal_codec_bundle_decode(const json_t *doc, pascal_codec_bundle 
     if ((st = decode_gemm(doc, &b.cal.gemm, err)))
       goto fail;
   } else if (json_object_get(doc, "gemm")) {
-    st = pascal_error_set(err, PASCAL_EFORMAT, "gemm", "a scan bundle has no gemm object");
+    st = pascal_error_set(err, PASCAL_EFORMAT, "gemm", "a %s bundle has no gemm object",
+                          pascal_workload_name(wl));
+    goto fail;
+  }
+  if (wl == PASCAL_WORKLOAD_ATTENTION) {
+    if ((st = decode_attention(doc, &b.cal.attention, err)))
+      goto fail;
+  } else if (json_object_get(doc, "attention")) {
+    st = pascal_error_set(err, PASCAL_EFORMAT, "attention", "a %s bundle has no attention object",
+                          pascal_workload_name(wl));
     goto fail;
   }
   if ((st = pascal_calibration_check(&b.cal, err)) ||
@@ -449,7 +473,22 @@ static pascal_status encode_gemm(json_t *doc, const pascal_gemm_params *g, pasca
   return PASCAL_OK;
 }
 
+static pascal_status encode_attention(json_t *doc, const pascal_attention_params *a,
+                                      pascal_error *err)
+{
+  json_t *obj = json_object();
+  pascal_status st;
+  if ((st = codec_set(doc, "attention", obj, err)) ||
+      (st = codec_set(obj, "block_q", codec_uint(a->block_q), err)) ||
+      (st = codec_set(obj, "block_kv", codec_uint(a->block_kv), err)) ||
+      (st = codec_set(obj, "head_dim", codec_uint(a->head_dim), err)) ||
+      (st = codec_set(obj, "elem_bytes", codec_uint(a->elem_bytes), err)))
+    return st;
+  return PASCAL_OK;
+}
+
 /* The hashed content: format, device, workload, class_rule, gemm (GEMM only),
+ * attention (attention only),
  * measurements and heldout (only when the panel has runs), in this key order. `provenance`
  * (borrowed, may be NULL) is inserted before measurements when given. */
 static pascal_status encode_content(const pascal_calibration *cal, const json_t *provenance,
@@ -464,6 +503,9 @@ static pascal_status encode_content(const pascal_calibration *cal, const json_t 
            codec_set(doc, "class_rule", json_string(pascal_class_rule_name(cal->class_rule)), err)))
     goto fail;
   if (cal->workload == PASCAL_WORKLOAD_GEMM && (st = encode_gemm(doc, &cal->gemm, err)))
+    goto fail;
+  if (cal->workload == PASCAL_WORKLOAD_ATTENTION &&
+      (st = encode_attention(doc, &cal->attention, err)))
     goto fail;
   if (provenance && (st = codec_set(doc, "provenance", json_deep_copy(provenance), err)))
     goto fail;

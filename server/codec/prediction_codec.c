@@ -1,7 +1,8 @@
 /*
  * prediction_codec.c - the JSON form of an answer (pascal/answer.h): the
- * scan or GEMM prediction with its explanation (paper Algorithm predict,
- * Eq. graph, App. C "GEMM instantiation"), the query it answers (every field
+ * scan, GEMM or attention prediction with its explanation (paper Algorithm
+ * predict, Eq. graph, App. C "GEMM instantiation"; attention as the scan of
+ * its shared K/V, pascal/attention.h), the query it answers (every field
  * of its workload's table, pascal/query.h), who answered and its time; keys
  * are documented in docs/cli.md. This is the one writer of answers: pascald
  * streams it as text (single answers, batches), the CLI gets the same text
@@ -211,6 +212,38 @@ static void put_scan(pascal_jtext *w, const pascal_query *q, const pascal_scan_p
   pascal_jtext_object_end(w); /* the explanation holds the expected error and the advice */
 }
 
+/* An attention answer: K is the K/V scan's, fill_bytes the launch's (query
+ * tiles added); the explained form gives the scan coordinates the launch
+ * maps to and the traffic's parts, then the K/V scan's explanation. */
+static void put_attention(pascal_jtext *w, const pascal_query *q,
+                          const pascal_attention_prediction *p, pascal_codec_detail detail)
+{
+  const pascal_scan_prediction *kv = &p->kv;
+  put_common(w, "attention", p->K, kv->rho, p->fill_bytes, kv->M, kv->why.rule, &kv->expected,
+             &kv->extrapolated);
+  if (detail == PASCAL_CODEC_COMPACT)
+    return;
+  put_query(w, q);
+  pascal_jtext_object_begin(w, "scan");
+  pascal_jtext_uint(w, "o", p->key.o);
+  pascal_jtext_string(w, "path", pascal_path_name(p->key.path));
+  pascal_jtext_uint(w, "d", p->key.d);
+  pascal_jtext_uint(w, "m", p->key.m);
+  pascal_jtext_uint(w, "N", p->N);
+  pascal_jtext_real(w, "W", p->W);
+  pascal_jtext_uint(w, "ctas", p->ctas);
+  pascal_jtext_object_end(w);
+  pascal_jtext_real(w, "q_bytes", p->q_bytes);
+  pascal_jtext_real(w, "kv_bytes", p->kv_bytes);
+  pascal_jtext_real(w, "kv_fill_bytes", kv->fill_bytes);
+  pascal_jtext_real(w, "o_bytes", p->o_bytes);
+  pascal_jtext_real(w, "B0", p->b0_bytes);
+  put_scan_explanation(w, &kv->why);
+  put_expected_error(w, &kv->expected, 0, kv->why.rule);
+  put_advice(w, &kv->advice);
+  pascal_jtext_object_end(w); /* the explanation, as for a scan */
+}
+
 static void put_gemm_step(pascal_jtext *w, const char *key, const pascal_gemm_step *s)
 {
   pascal_jtext_object_begin(w, key);
@@ -267,10 +300,11 @@ void pascal_codec_answer_write(pascal_jtext *w, const pascal_query *q, const pas
                                const pascal_codec_origin *origin, pascal_codec_detail detail)
 {
   pascal_jtext_object_begin(w, NULL);
-  if (a->workload == PASCAL_WORKLOAD_SCAN)
-    put_scan(w, q, &a->scan, detail);
-  else
-    put_gemm(w, q, &a->gemm, detail);
+  switch (a->workload) {
+  case PASCAL_WORKLOAD_SCAN: put_scan(w, q, &a->scan, detail); break;
+  case PASCAL_WORKLOAD_GEMM: put_gemm(w, q, &a->gemm, detail); break;
+  case PASCAL_WORKLOAD_ATTENTION: put_attention(w, q, &a->attention, detail); break;
+  }
   if (origin) {
     pascal_jtext_string(w, "device", origin->device);
     pascal_jtext_int(w, "calibration", origin->calibration);

@@ -47,7 +47,8 @@ static pascal_status encode_field(json_t *arr, const pascal_query_field *f, pasc
 
 pascal_status pascal_codec_schema_encode(json_t **out, pascal_error *err)
 {
-  static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM};
+  static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM,
+                                              PASCAL_WORKLOAD_ATTENTION};
   json_t *doc = json_object(), *queries = json_object(), *methods = json_array();
   pascal_status st;
   if ((st = codec_set(doc, "queries", queries, err)) ||

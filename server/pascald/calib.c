@@ -180,7 +180,7 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
   for (size_t i = 0; i < n; i++) {
     int held = i >= n_fit;
     size_t j = held ? i - n_fit : i;
-    if (b.cal.workload == PASCAL_WORKLOAD_SCAN)
+    if (pascal_workload_scans(b.cal.workload))
       pd_measurement_from_scan(held ? &b.cal.heldout_scan_runs[j] : &b.cal.scan_runs[j], held,
                                &ms[i]);
     else
@@ -195,9 +195,8 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
   dev.capacity_blocks = b.cal.device.capacity_blocks;
   dev.block_bytes = b.cal.device.block_bytes;
   int sst = pascal_store_calibration_import_as(
-      ctx->store, as_id, &dev,
-      b.cal.workload == PASCAL_WORKLOAD_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN, NULL, ms, n,
-      bundle_text, report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created, err);
+      ctx->store, as_id, &dev, pd_store_workload(b.cal.workload), NULL, ms, n, bundle_text,
+      report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created, err);
   if (sst != PASCAL_STORE_OK) {
     st = store_fail(sst, err, o);
     goto done;
@@ -249,8 +248,7 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
     sst = pascal_store_measurement_list(ctx->store, c->id, &ms, &n, err);
   if (sst != PASCAL_STORE_OK)
     return store_fail(sst, err, o);
-  pascal_calibration_init(cal, c->workload == PASCAL_STORE_GEMM ? PASCAL_WORKLOAD_GEMM
-                                                                : PASCAL_WORKLOAD_SCAN);
+  pascal_calibration_init(cal, pd_core_workload(c->workload));
   pascal_status st = device_from_store(&dev, cal, err);
   for (size_t i = 0; i < n && st == PASCAL_OK; i++)
     st = pd_measurement_append(&ms[i], c->workload, cal, err);

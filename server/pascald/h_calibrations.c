@@ -234,9 +234,9 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
     goto done;
   }
   int64_t id = 0;
-  int st = pascal_store_calibration_create(
-      ctx->store, device, plan.workload == PASCAL_PLAN_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN,
-      text, runs, n, ctx->cfg.max_attempts, (int64_t)time(NULL), &id, &err);
+  int st = pascal_store_calibration_create(ctx->store, device,
+                                           pd_plan_store_workload(plan.workload), text, runs, n,
+                                           ctx->cfg.max_attempts, (int64_t)time(NULL), &id, &err);
   if (st != PASCAL_STORE_OK) {
     if (st == PASCAL_STORE_NOT_FOUND && !err.field[0])
       snprintf(err.field, sizeof err.field, "device");

@@ -134,7 +134,7 @@ class ClientAnswers(DaemonTest):
         self.assertEqual(names, sorted(bundled))
         dev, cals = self.c.device("sim-gb10")
         self.assertEqual(dev.sm_count, 48)
-        self.assertEqual(sorted(c["workload"] for c in cals), ["gemm", "scan"])
+        self.assertEqual(sorted(c["workload"] for c in cals), ["attention", "gemm", "scan"])
         gemm = [c["id"] for c in cals if c["workload"] == "gemm"][0]
         self.assertEqual(self.c.calibration_bundle(gemm)["gemm"]["tile_m"], 128)
 

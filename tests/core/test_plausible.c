@@ -57,7 +57,8 @@ static void test_scan_range(void)
 
 static void test_gemm_range(void)
 {
-  pascal_gemm_params g = {128, 128, 64, 2, 48};
+  pascal_gemm_params g = {
+      .tile_m = 128, .tile_n = 128, .tile_k = 64, .elem_bytes = 2, .resident_ctas = 48};
   pascal_gemm_shape s = {256, 256, 1024};
   double lo = 0, hi = 0;
   CHECK_INT(pascal_plausible_gemm_fills(&g, &s, &lo, &hi, NULL), PASCAL_OK);

@@ -7,8 +7,11 @@
  * peaks), clear errors from the backend when no device is present, and
  * cuBLASLt's run-time load: the search order, the one-line fallback to the
  * project's kernel, the real library where this host's toolkit has it, the
- * explicit configurations the probe tries, and GEMM jobs per implementation.
+ * explicit configurations the probe tries, GEMM jobs per implementation,
+ * and attention jobs, the attention kernel's shared memory and its host
+ * reference.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,8 @@ extern "C" {
 #include "fill_metric.h"
 #include "gemm_bench.h"
 #include "job_check.h"
+#include "pascal/attention.h"
+#include "pascal_kernels.h"
 #include "peak_bench.h"
 #include "peak_math.h"
 #include "reference.h"
@@ -208,6 +213,85 @@ static void test_job_check(void)
   j.run.shape.Kg = 96;
   expect_field(j, "Kg");
   CHECK(pcu_job_check(nullptr, 1, &err) == PASCAL_EINVAL);
+}
+
+/* An attention plan's run (docs/attention.md): the kernel's tiling only. */
+static pascal_backend_job attention_job(void)
+{
+  pascal_backend_job j = scan_job();
+  j.run.workload = PASCAL_PLAN_ATTENTION;
+  j.run.key = {2, PASCAL_PLAN_TMA, 2, 128};
+  return j;
+}
+
+static void test_attention_job_check(void)
+{
+  pascal_error err;
+  pascal_backend_job j = attention_job();
+  CHECK_INT(pcu_job_check(&j, 80ull << 30, &err), PASCAL_OK);
+  j.run.key.m = 127;
+  expect_field(j, "m");
+  j = attention_job();
+  j.run.key.path = PASCAL_PLAN_SYNC;
+  j.run.key.d = 0;
+  expect_field(j, "d");
+  j = attention_job();
+  j.block_bytes = 32768;
+  expect_field(j, "block_bytes");
+  j = attention_job();
+  j.run.key.o = 0;
+  expect_field(j, "o");
+  j = attention_job();
+  j.run.N = 1ull << 40;
+  expect_field(j, "N");
+}
+
+/* The attention kernel's shared memory (kernels/attention.cu) is what the
+ * plans' occupancy rule counts (pascal_attention_smem_bytes, less the
+ * driver's 1 KiB reservation), at every depth the kernel takes. */
+static void test_attention_smem(void)
+{
+  const pascal_attention_params a = PASCAL_ATTENTION_DEFAULT;
+  for (uint32_t d = 1; d <= PASCAL_KERN_MAX_DEPTH; ++d)
+    CHECK((double)pascal_kern_attention_smem(d) + 1024.0 == pascal_attention_smem_bytes(&a, d));
+}
+
+/* The host reference of an attention row against a second computation
+ * (the softmax without its maximum subtracted, in long double) and its
+ * convexity: every output element lies between the smallest and the
+ * largest value of its column. */
+static void test_attention_reference(void)
+{
+  const uint32_t seq_q = 128, seq_kv = 192, heads_per_kv = 2;
+  for (uint32_t head = 0; head < 4; head += 3)
+    for (uint32_t row = 0; row < seq_q; row += 37) {
+      double out[64];
+      pascal_ref_attention_row(seq_q, seq_kv, heads_per_kv, head, row, out);
+      const uint64_t q0 = ((uint64_t)head * seq_q + row) * 64u;
+      const uint64_t kv0 = (uint64_t)(head / heads_per_kv) * seq_kv * 64u;
+      long double num[64] = {0}, den = 0;
+      double lo[64], hi[64];
+      for (uint32_t c = 0; c < 64; ++c)
+        lo[c] = 1.0, hi[c] = -1.0;
+      for (uint32_t j = 0; j < seq_kv; ++j) {
+        long double dot = 0;
+        for (uint32_t c = 0; c < 64; ++c)
+          dot += (long double)pascal_ref_gemm_value(PASCAL_REF_ATT_SEED_Q, q0 + c) *
+                 pascal_ref_gemm_value(PASCAL_REF_ATT_SEED_K, kv0 + j * 64u + c);
+        const long double w = expl(dot / 8);
+        den += w;
+        for (uint32_t c = 0; c < 64; ++c) {
+          const double v = pascal_ref_gemm_value(PASCAL_REF_ATT_SEED_V, kv0 + j * 64u + c);
+          num[c] += w * v;
+          lo[c] = v < lo[c] ? v : lo[c];
+          hi[c] = v > hi[c] ? v : hi[c];
+        }
+      }
+      for (uint32_t c = 0; c < 64; ++c) {
+        CHECK(fabs(out[c] - (double)(num[c] / den)) < 1e-12);
+        CHECK(out[c] >= lo[c] && out[c] <= hi[c]);
+      }
+    }
 }
 
 static pascal_backend_job gemm_job(const pascal_gemm_params &g, uint64_t mg, uint64_t ng,
@@ -581,12 +665,15 @@ int main(void)
   test_fill_pick();
   test_capacity_propose();
   test_job_check();
+  test_attention_job_check();
   test_gemm_job_check();
   test_cublaslt_search();
   test_cublaslt_load();
   test_gemm_candidates();
   test_gemm_print();
   test_references();
+  test_attention_reference();
+  test_attention_smem();
   test_peak_median();
   test_peaks_from_samples();
   test_no_device_errors();

@@ -19,7 +19,10 @@
  *      configuration set explicitly runs as a job (result checked, fills
  *      counted through the same CUPTI range), a tile the algo does not list
  *      is refused naming it, and the probe's GEMM TFLOP/s lines; without
- *      cuBLASLt a cuBLASLt job fails saying so.
+ *      cuBLASLt a cuBLASLt job fails saying so;
+ *   7. the attention kernel at depths 1-3, its sampled output rows against
+ *      the host reference, and one run past the cache (docs/attention.md);
+ *      `gpu_kernels attention` runs only this part.
  * Measured figures are printed for docs/gpu.md.
  */
 #include <math.h>
@@ -172,6 +175,40 @@ void test_scans_correct(pcu_rig *rig)
          2 * (512 + 640) * 1024, s.kernel_ns / 1e3);
   /* Cold inputs must be read at least once. */
   CHECK(s.fill_bytes >= 0.8 * 2.0 * (512 + 640) * 1024);
+}
+
+/* Attention (docs/attention.md) at depths 1-3 and one and two CTAs per SM:
+ * every run checks eight output rows against the host reference; the cold
+ * query tiles and K/V steps are read at least once. Then one run past the
+ * cache (N = 4 C, W = 8 at o = 2, d = 2) prints its query-adjusted K. */
+void test_attention(pcu_rig *rig)
+{
+  pascal_error err;
+  pcu_sample s;
+  const pcu_info &in = rig->info();
+  for (uint32_t o = 1; o <= 2; ++o)
+    for (uint32_t d = 1; d <= 3; ++d) {
+      const uint64_t n = 37, w = 2, heads = (uint64_t)in.sm_count * o;
+      const pascal_status st = rig->run_attention(o, d, n, w, &s, &err);
+      if (st != PASCAL_OK && strstr(err.message, "reachable"))
+        continue; /* the occupancy may not be reachable on a small-memory device */
+      check_status(st, err, "attention");
+      if (st != PASCAL_OK)
+        continue;
+      const double cold = heads * w * 8192.0 + n * 16384.0;
+      printf("attention o=%u stages=%u N=%llu W=%llu: fill %.0f bytes (cold %.0f), %.1f us\n", o, d,
+             (unsigned long long)n, (unsigned long long)w, s.fill_bytes, cold, s.kernel_ns / 1e3);
+      CHECK(s.fill_bytes >= 0.8 * cold);
+    }
+  const uint64_t c = in.l2_bytes / 16384u, n = 4 * c, w = 8, heads = 2ull * in.sm_count;
+  if (rig->run_attention(2, 2, n, w, &s, &err) == PASCAL_OK) {
+    const double q = heads * w * 8192.0;
+    printf("attention o=2 stages=2 N=%llu (4 C) W=%llu: fill %.0f bytes, K = %.3f, %.1f ms\n",
+           (unsigned long long)n, (unsigned long long)w, s.fill_bytes,
+           (s.fill_bytes - q) / (16384.0 * w * n), s.kernel_ns / 1e6);
+  } else {
+    printf("attention at 4 C: %s\n", err.message);
+  }
 }
 
 void test_counters(pcu_rig *rig)
@@ -398,7 +435,7 @@ void test_cublaslt(pcu_rig *rig)
   CHECK(b.own.tflops > 0 && b.have_cublaslt);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 #ifdef __SANITIZE_ADDRESS__
   /* CUPTI dlopens libnvperf_host.so with RTLD_DEEPBIND, which the
@@ -426,9 +463,15 @@ int main(void)
   printf("device %s sm_%d%d chip %s, %u SMs, L2 %llu bytes, metric %s\n", in.name.c_str(),
          in.cc_major, in.cc_minor, in.chip.c_str(), in.sm_count, (unsigned long long)in.l2_bytes,
          rig->metric().name.c_str());
+  if (argc > 1 && strcmp(argv[1], "attention") == 0) { /* measure.sh's attention check */
+    test_attention(rig);
+    delete rig;
+    return check_summary();
+  }
   test_gemm_full();
   test_occupancy(in);
   test_scans_correct(rig);
+  test_attention(rig);
   test_counters(rig);
   test_static_clusters(rig);
   test_open_divergence(rig);

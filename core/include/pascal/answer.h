@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 
+#include "pascal/attention.h"
 #include "pascal/error.h"
 #include "pascal/latency.h"
 #include "pascal/predict.h"
@@ -38,6 +39,7 @@ typedef struct pascal_answer {
                                extrapolations, expected error (and advice) */
     pascal_scan_prediction scan;
     pascal_gemm_prediction gemm;
+    pascal_attention_prediction attention;
   };
   bool timed;       /* the device has peaks and the query a time:        */
   pascal_time time; /* time_s, its bound and source (pascal/time_model.h) */
@@ -48,8 +50,11 @@ typedef struct pascal_answer {
  * `model`: PASCAL_EINVAL for a query of another workload than the model's
  * (field "workload"), else the prediction's own errors (PASCAL_EINVAL
  * naming a shape the calibration's tile does not divide, PASCAL_EREFUSED for
- * an unknown family or an unidentifiable class, PASCAL_ERANGE for fill bytes
- * beyond a double). `validation` gives the expected error (NULL: unknown,
+ * an unknown family or an unidentifiable class, or for attention what the
+ * model does not describe (pascal/attention.h), PASCAL_ERANGE for fill bytes
+ * beyond a double). An attention answer's time is the K/V scan's at
+ * ceil(W) waves (a partial wave of CTAs scans all of K/V as a full one
+ * does) with the launch's whole fills. `validation` gives the expected error (NULL: unknown,
  * source none). On failure `out` holds nothing usable (it is written in
  * place: an answer is about a kilobyte, and batches answer thousands).
  * Reads only its arguments: any number of threads may answer from one model

@@ -2,16 +2,21 @@
  * pascal/calibration.h - the calibration data model of the dynamic predictor
  * (paper section 4.1-4.2, Eq. dynamic_target; docs/design.md §4).
  *
- * A calibration is plain data: the device constants, the workload (scan or
- * GEMM), the execution-class rule of the measured binary, the GEMM tiling, and
- * the measured runs. Runs enter only through the append functions, which
- * validate each run and name it in the error ("measurements[12].fill_bytes"),
- * so every calibration that exists in memory holds only positive, finite
- * measurements of well-formed configurations.
+ * A calibration is plain data: the device constants, the workload (scan,
+ * GEMM or attention), the execution-class rule of the measured binary, the
+ * GEMM tiling or the attention kernel's tiling, and the measured runs. Runs
+ * enter only through the append functions, which validate each run and name
+ * it in the error ("measurements[12].fill_bytes"), so every calibration
+ * that exists in memory holds only positive, finite measurements of
+ * well-formed configurations.
  *
  * Units: C = capacity_blocks (blocks of block_bytes bytes); a scan run of W
  * scans of N blocks that filled V bytes has K = V / (b W N); M = sm_count * o.
  * A GEMM run has K = M V / Q with M = gemm.resident_ctas (see predict.h).
+ * An attention run is a scan run of its shared K/V blocks (pascal/attention.h:
+ * N K/V steps of b bytes, W * M CTAs of one query tile each) whose fills
+ * also hold the W M query tiles: K = (V - W M q) / (b W N), q the bytes of
+ * one query tile (the query-adjusted shared K/V traffic).
  *
  * Ownership: pascal_calibration_init() leaves the struct owning no memory;
  * the append functions grow arrays owned by the struct; pascal_calibration_free()
@@ -34,9 +39,18 @@ extern "C" {
 #endif
 
 typedef enum pascal_workload {
-  PASCAL_WORKLOAD_SCAN = 0, /* shared cyclic scan (Algorithm dynamic-kernel) */
-  PASCAL_WORKLOAD_GEMM = 1  /* tiled GEMM with shared operands (section 4.5)  */
+  PASCAL_WORKLOAD_SCAN = 0,     /* shared cyclic scan (Algorithm dynamic-kernel) */
+  PASCAL_WORKLOAD_GEMM = 1,     /* tiled GEMM with shared operands (section 4.5)  */
+  PASCAL_WORKLOAD_ATTENTION = 2 /* attention forward: a scan of shared K/V blocks
+                                   (pascal/attention.h)                         */
 } pascal_workload;
+
+/* Whether a workload's runs are scan runs (scan_runs / heldout_scan_runs):
+ * the scan and attention, whose runs are scans of the shared K/V blocks. */
+static inline bool pascal_workload_scans(pascal_workload workload)
+{
+  return workload == PASCAL_WORKLOAD_SCAN || workload == PASCAL_WORKLOAD_ATTENTION;
+}
 
 typedef enum pascal_path {
   PASCAL_PATH_SYNC = 0, /* synchronous loads; the depth d is always 0 */
@@ -86,6 +100,17 @@ typedef struct pascal_gemm_params {
   uint32_t cluster_shape_id; /* cuBLASLt: cluster shape id, 0 auto; else 0 */
 } pascal_gemm_params;
 
+/* The tiling of a FlashAttention-2 forward kernel (pascal/attention.h): a
+ * CTA holds one query tile of block_q rows and streams the shared K and V
+ * in steps of block_kv rows; head_dim columns of elem_bytes bytes each.
+ * Defaults 64, 64, 64, 2 (FP16): a K/V step is 16 KiB. */
+typedef struct pascal_attention_params {
+  uint32_t block_q;    /* query rows per CTA (its query tile)        */
+  uint32_t block_kv;   /* K/V rows per pipeline step                 */
+  uint32_t head_dim;   /* columns of Q, K, V and O                   */
+  uint32_t elem_bytes; /* bytes per element of Q, K, V              */
+} pascal_attention_params;
+
 /* A scan configuration key z = (o, path, d, m); its family is (o, path, d). */
 typedef struct pascal_scan_key {
   uint32_t o;       /* resident CTAs per SM, >= 1          */
@@ -125,9 +150,11 @@ typedef struct pascal_calibration {
   pascal_device device;
   pascal_workload workload;
   pascal_class_rule class_rule;
-  pascal_gemm_params gemm; /* used when workload == PASCAL_WORKLOAD_GEMM */
+  pascal_gemm_params gemm;           /* used when workload == PASCAL_WORKLOAD_GEMM */
+  pascal_attention_params attention; /* used when workload == ATTENTION  */
   /* Runs in append order; read freely, grow only with the append functions.
-   * Exactly one of the two arrays is used, according to workload. */
+   * Exactly one of the two arrays is used, according to workload (scan runs
+   * for scan and attention, pascal_workload_scans). */
   pascal_scan_run *scan_runs;
   size_t n_scan_runs;
   pascal_gemm_run *gemm_runs;
@@ -145,8 +172,9 @@ typedef struct pascal_calibration {
 } pascal_calibration;
 
 /* Empty calibration of `workload` with class rule mod4-min2, GEMM tiling
- * 128x128x64 with 2-byte elements and resident_ctas 0 (unset), and a zeroed
- * device that the caller fills in. Owns no memory yet. */
+ * 128x128x64 with 2-byte elements and resident_ctas 0 (unset), attention
+ * tiling 64x64, head_dim 64, 2-byte elements, and a zeroed device that the
+ * caller fills in. Owns no memory yet. */
 void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload);
 
 /* Release the run arrays and reset to an empty calibration of the same
@@ -158,7 +186,10 @@ pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_cali
                                       pascal_error *err);
 
 /* Check the device constants (field "device.sm_count", ...) and, for GEMM,
- * the tiling ("gemm.tile_m", ..., "gemm.resident_ctas"). */
+ * the tiling ("gemm.tile_m", ..., "gemm.resident_ctas"); for attention the
+ * kernel's tiling ("attention.block_q", ...: each >= 1, block_q, block_kv
+ * and head_dim multiples of 16, one K/V step 2 block_kv head_dim elem_bytes
+ * bytes equal to device.block_bytes). */
 pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_error *err);
 
 /* Validate `run` and append a copy. Errors name the run by the index it would
@@ -166,9 +197,10 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_err
  * unknown path, sync with d != 0, N or W == 0, fill_bytes not finite or
  * <= 0, kernel_ns not finite or < 0, a GEMM dimension that is 0 or not a
  * multiple of its tile ("measurements[3].Kg": "Kg (1000) is not a multiple of
- * tile_k (64)"), or a duplicate of an earlier run (PASCAL_EINVAL), or
- * PASCAL_ENOMEM. GEMM runs are checked against cal->gemm, so set the tiling
- * before appending. On failure the calibration is unchanged. */
+ * tile_k (64)"), an attention run that is not on the tma path, whose m is
+ * not its tiling's or whose fills do not exceed its query tiles' bytes, or a
+ * duplicate of an earlier run (PASCAL_EINVAL), or PASCAL_ENOMEM. GEMM runs are checked against
+ * cal->gemm, so set the tiling before appending. On failure the calibration is unchanged. */
 pascal_status pascal_calibration_append_scan(pascal_calibration *cal, const pascal_scan_run *run,
                                              pascal_error *err);
 pascal_status pascal_calibration_append_gemm(pascal_calibration *cal, const pascal_gemm_run *run,
@@ -209,7 +241,11 @@ size_t pascal_calibration_heldout_count(const pascal_calibration *cal);
 unsigned pascal_calibration_class(const pascal_calibration *cal, uint32_t m);
 unsigned pascal_class_rule_apply(pascal_class_rule rule, uint32_t m);
 
-/* Stable names and their parsers, for codecs and CLIs: "scan"/"gemm",
+/* Measured K of scan run `run` of `cal` (scan or attention, section 4.2's
+ * target): V / (b W N), for attention (V - W M q) / (b W N) (see above). */
+double pascal_calibration_scan_k(const pascal_calibration *cal, const pascal_scan_run *run);
+
+/* Stable names and their parsers, for codecs and CLIs: "scan"/"gemm"/"attention",
  * "sync"/"tma", "mod4-min2". Parsers return PASCAL_EINVAL with `field` set to
  * the given field name for unknown names. */
 const char *pascal_workload_name(pascal_workload workload);

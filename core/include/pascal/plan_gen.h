@@ -36,6 +36,20 @@
  *     over L2 peak, 0.44 on the H100, plus 10 %) at which an L2-bound kernel
  *     becomes DRAM-bound.
  *
+ * The attention plans (docs/attention.md; the paper's exploratory
+ * FlashAttention-2 protocol: 96 reference and 24 held-out runs at disjoint
+ * sequence lengths over depths 1-3, and 15 further held-out (N, W, d) cells
+ * with two repeats each) measure the default tiling (pascal/attention.h),
+ * one key per depth d = 1..3 at the occupancy its shared memory allows
+ * (pascal_attention_occupancy, capped like the scan's), N in K/V steps:
+ *   - attention: N = C x {30, 40, 60, 80} / 20 (1.5 C to 4 C), W in
+ *     {1, 3, 8, 24}, two repeats: 3 x 4 x 4 x 2 = 96 runs;
+ *   - attention-heldout: N = C x {50, 70} / 20 (between the reference
+ *     sizes), the same horizons, once: 24 runs;
+ *   - attention-cells: parts 1..5, one (N, W) cell each off both grids
+ *     (N = C x {35, 45, 55, 65, 75} / 20 with W = 2, 12, 5, 20, 16), the
+ *     three depths, two repeats: 15 cells, 30 runs.
+ *
  * The held-out scan panel is not one cross product of sizes and horizons,
  * so it is emitted as PASCAL_PLAN_SCAN_HELDOUT_PARTS ordinary plans (parts
  * 1..n), one per held-out size; together they hold 42 keys x 5 (N, W) pairs
@@ -55,15 +69,19 @@ extern "C" {
 #endif
 
 typedef enum pascal_plan_kind {
-  PASCAL_PLAN_KIND_SCAN = 0,         /* 63 keys x 3 sizes x 4 horizons = 756 runs */
-  PASCAL_PLAN_KIND_SCAN_HELDOUT = 1, /* 42 keys, parts 1..2, 420 runs in all       */
-  PASCAL_PLAN_KIND_GEMM = 2,         /* 120 shapes                                 */
-  PASCAL_PLAN_KIND_GEMM_HELDOUT = 3, /* 60 shapes                                  */
-  PASCAL_PLAN_KIND_SCAN_DRAM = 4,    /* 14 keys x 5 sizes x 2 horizons = 140 runs  */
-  PASCAL_PLAN_KIND_GEMM_DRAM = 5     /* 10 shapes                                  */
+  PASCAL_PLAN_KIND_SCAN = 0,              /* 63 keys x 3 sizes x 4 horizons = 756 runs */
+  PASCAL_PLAN_KIND_SCAN_HELDOUT = 1,      /* 42 keys, parts 1..2, 420 runs in all       */
+  PASCAL_PLAN_KIND_GEMM = 2,              /* 120 shapes                                 */
+  PASCAL_PLAN_KIND_GEMM_HELDOUT = 3,      /* 60 shapes                                  */
+  PASCAL_PLAN_KIND_SCAN_DRAM = 4,         /* 14 keys x 5 sizes x 2 horizons = 140 runs  */
+  PASCAL_PLAN_KIND_GEMM_DRAM = 5,         /* 10 shapes                                  */
+  PASCAL_PLAN_KIND_ATTENTION = 6,         /* 3 keys x 4 sizes x 4 horizons x 2 = 96     */
+  PASCAL_PLAN_KIND_ATTENTION_HELDOUT = 7, /* 3 keys x 2 sizes x 4 horizons = 24     */
+  PASCAL_PLAN_KIND_ATTENTION_CELLS = 8    /* parts 1..5: 3 keys x 1 cell x 2 = 6    */
 } pascal_plan_kind;
 
 #define PASCAL_PLAN_SCAN_HELDOUT_PARTS    2u
+#define PASCAL_PLAN_ATTENTION_CELL_PARTS  5u
 /* Bytes of shared memory the driver reserves per resident CTA (sm_80 on). */
 #define PASCAL_PLAN_SMEM_RESERVED_PER_CTA 1024u
 
@@ -76,14 +94,17 @@ typedef struct pascal_plan_device {
   uint32_t max_occupancy;   /* cap on every family's occupancy; 0: 2       */
 } pascal_plan_device;
 
-/* "scan", "scan-heldout", "gemm", "gemm-heldout", "scan-dram", "gemm-dram";
- * NULL for an invalid kind. */
+/* "scan", "scan-heldout", "gemm", "gemm-heldout", "scan-dram", "gemm-dram",
+ * "attention", "attention-heldout", "attention-cells"; NULL for an invalid
+ * kind. */
 const char *pascal_plan_kind_name(pascal_plan_kind kind);
-/* Whether the kind is a scan plan (it then depends on the device). */
+/* Whether the kind is a scan-shaped plan, scan or attention (it then
+ * depends on the device). */
 int pascal_plan_kind_is_scan(pascal_plan_kind kind);
 /* Parse the names above; PASCAL_EINVAL (field "kind") otherwise. */
 pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out, pascal_error *err);
-/* Number of plan files the kind is emitted as (scan-heldout: 2, else 1). */
+/* Number of plan files the kind is emitted as (scan-heldout: 2,
+ * attention-cells: 5, else 1). */
 unsigned pascal_plan_kind_parts(pascal_plan_kind kind);
 
 /* Highest occupancy o at which o CTAs with d TMA buffers of block_bytes fit
