@@ -262,7 +262,7 @@ static pascal_status run_fold(const pascal_calibration *cal, const run_list *run
 {
   pascal_model *model = NULL;
   model_exclusion ex = {
-      .active = true, .key = items[lo].key, .Mg = items[lo].Mg, .Ng = items[lo].Ng};
+      .kind = PC_EXCLUDE_KEY, .key = items[lo].key, .Mg = items[lo].Mg, .Ng = items[lo].Ng};
   pascal_status st = pc_model_fit_excluding(cal, &ex, &model, err);
   if (st)
     return st;

@@ -60,13 +60,27 @@ static bool same_prefix(const fit_item *i, const fit_item *j, int depth)
 
 static bool excluded_scan(const model_exclusion *ex, const pascal_scan_run *r)
 {
-  return ex && ex->active && ex->key.o == r->key.o && ex->key.path == r->key.path &&
-         ex->key.d == r->key.d && ex->key.m == r->key.m;
+  if (!ex)
+    return false;
+  switch (ex->kind) {
+  case PC_EXCLUDE_KEY:
+    return ex->key.o == r->key.o && ex->key.path == r->key.path && ex->key.d == r->key.d &&
+           ex->key.m == r->key.m;
+  case PC_EXCLUDE_W: return r->W == ex->level;
+  case PC_EXCLUDE_N: return r->N == ex->level;
+  default: return false;
+  }
 }
 
 static bool excluded_gemm(const model_exclusion *ex, const pascal_gemm_run *r)
 {
-  return ex && ex->active && ex->Mg == r->shape.Mg && ex->Ng == r->shape.Ng;
+  if (!ex)
+    return false;
+  switch (ex->kind) {
+  case PC_EXCLUDE_KEY: return ex->Mg == r->shape.Mg && ex->Ng == r->shape.Ng;
+  case PC_EXCLUDE_KG: return r->shape.Kg == ex->level;
+  default: return false;
+  }
 }
 
 /* Collect the included runs as sorted fit items. */

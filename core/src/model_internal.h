@@ -81,11 +81,23 @@ struct pascal_model {
   pascal_gemm_time_fit gemm_time;
 };
 
-/* Runs to leave out of a fit: a scan key, or a GEMM grid (Mg, Ng). */
+/* Runs to leave out of a fit: a scan key or a GEMM grid (Mg, Ng) (the
+ * leave-one-key-out folds), or every run at one level of a coordinate the
+ * curves and sizes are calibrated at (the level folds of residuals.c): a
+ * horizon W or a size N of a scan, a reduction length Kg of a GEMM. */
+typedef enum model_exclusion_kind {
+  PC_EXCLUDE_NONE = 0,
+  PC_EXCLUDE_KEY = 1, /* key (scan) or Mg, Ng (GEMM)  */
+  PC_EXCLUDE_W = 2,   /* scan runs with W == level     */
+  PC_EXCLUDE_N = 3,   /* scan runs with N == level     */
+  PC_EXCLUDE_KG = 4   /* GEMM runs with Kg == level    */
+} model_exclusion_kind;
+
 typedef struct model_exclusion {
-  bool active;
+  model_exclusion_kind kind;
   pascal_scan_key key;
   uint32_t Mg, Ng;
+  uint32_t level;
 } model_exclusion;
 
 /* pascal_model_fit() leaving out the runs matched by `ex` (NULL: none). */

@@ -36,6 +36,20 @@
  *     over L2 peak, 0.44 on the H100, plus 10 %) at which an L2-bound kernel
  *     becomes DRAM-bound.
  *
+ * The off-grid panel puts runs where users ask but neither the calibration
+ * nor the held-out panel measures (docs/expected-error.md, "The off-grid
+ * panel"); it is measured like a held-out panel, never fitted and never
+ * used to set an answer's interval, only to score it:
+ *   - scan-offgrid, the seven families, two repeats, four parts: (1) N =
+ *     16C/5 at W = 2, 32 (between the horizons) and 96 (beyond), m = 1 and
+ *     12; (2) N = 2C and 12C (below and far beyond the sizes) at W = 16,
+ *     m = 2 and 13; (3) m = 16, 17, 18 (beyond the compute values, one per
+ *     class) at N = 16C/5, W = 16; (4) m = 9, N = 8C, W = 8 (all three off
+ *     their grids): 84 + 56 + 42 + 14 = 196 runs;
+ *   - gemm-offgrid, 22 shapes, two repeats: Kg = 512, 3072 and 16384 on
+ *     three calibrated grids, grids with Mg or Ng of 128 (below) or 16384 /
+ *     8192 (beyond), and grids and Kg between the calibrated ones.
+ *
  * The held-out scan panel is not one cross product of sizes and horizons,
  * so it is emitted as PASCAL_PLAN_SCAN_HELDOUT_PARTS ordinary plans (parts
  * 1..n), one per held-out size; together they hold 42 keys x 5 (N, W) pairs
@@ -60,10 +74,15 @@ typedef enum pascal_plan_kind {
   PASCAL_PLAN_KIND_GEMM = 2,         /* 120 shapes                                 */
   PASCAL_PLAN_KIND_GEMM_HELDOUT = 3, /* 60 shapes                                  */
   PASCAL_PLAN_KIND_SCAN_DRAM = 4,    /* 14 keys x 5 sizes x 2 horizons = 140 runs  */
-  PASCAL_PLAN_KIND_GEMM_DRAM = 5     /* 10 shapes                                  */
+  PASCAL_PLAN_KIND_GEMM_DRAM = 5,    /* 10 shapes                                  */
+  PASCAL_PLAN_KIND_SCAN_OFFGRID = 6, /* parts 1..4, 196 runs in all                */
+  PASCAL_PLAN_KIND_GEMM_OFFGRID = 7  /* 22 shapes x 2 repeats = 44 runs            */
 } pascal_plan_kind;
 
 #define PASCAL_PLAN_SCAN_HELDOUT_PARTS    2u
+#define PASCAL_PLAN_SCAN_OFFGRID_PARTS    4u
+/* The most parts any kind is written as. */
+#define PASCAL_PLAN_PARTS_MAX             PASCAL_PLAN_SCAN_OFFGRID_PARTS
 /* Bytes of shared memory the driver reserves per resident CTA (sm_80 on). */
 #define PASCAL_PLAN_SMEM_RESERVED_PER_CTA 1024u
 
@@ -76,14 +95,16 @@ typedef struct pascal_plan_device {
   uint32_t max_occupancy;   /* cap on every family's occupancy; 0: 2       */
 } pascal_plan_device;
 
-/* "scan", "scan-heldout", "gemm", "gemm-heldout", "scan-dram", "gemm-dram";
+/* "scan", "scan-heldout", "gemm", "gemm-heldout", "scan-dram", "gemm-dram",
+ * "scan-offgrid", "gemm-offgrid";
  * NULL for an invalid kind. */
 const char *pascal_plan_kind_name(pascal_plan_kind kind);
 /* Whether the kind is a scan plan (it then depends on the device). */
 int pascal_plan_kind_is_scan(pascal_plan_kind kind);
 /* Parse the names above; PASCAL_EINVAL (field "kind") otherwise. */
 pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out, pascal_error *err);
-/* Number of plan files the kind is emitted as (scan-heldout: 2, else 1). */
+/* Number of plan files the kind is emitted as (scan-heldout: 2,
+ * scan-offgrid: 4, else 1). */
 unsigned pascal_plan_kind_parts(pascal_plan_kind kind);
 
 /* Highest occupancy o at which o CTAs with d TMA buffers of block_bytes fit
