@@ -14,6 +14,7 @@
 #ifndef PASCAL_MODEL_INTERNAL_H
 #define PASCAL_MODEL_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -114,6 +115,38 @@ static inline void pc_span_narrow(double *lo, double *hi, double a, double b)
     *hi = b;
 }
 
+/* Record a transfer along c unless it is at a reference (distance 0) or
+ * the list is full; a coordinate listed again keeps the least direct kind
+ * and the largest distance. */
+static inline void pc_transfer_add(pascal_transfers *t, pascal_coordinate c,
+                                   pascal_transfer_kind kind, double distance)
+{
+  if (!(distance > 1e-12))
+    return;
+  for (size_t i = 0; i < t->n; i++)
+    if (t->item[i].coordinate == c) {
+      if (kind > t->item[i].kind)
+        t->item[i].kind = kind;
+      if (distance > t->item[i].distance)
+        t->item[i].distance = distance;
+      return;
+    }
+  if (t->n < PASCAL_TRANSFERS_MAX)
+    t->item[t->n++] = (pascal_transfer){c, kind, distance};
+}
+
+/* Distance of t from the nearest of the n sorted knots x. */
+static inline double pc_knot_distance(const double *x, size_t n, double t)
+{
+  double best = INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    double e = t > x[i] ? t - x[i] : x[i] - t;
+    if (e < best)
+      best = e;
+  }
+  return best;
+}
+
 /* Record coordinate c when value lies outside [lo, hi]. */
 static inline void pc_extrapolation_flag(pascal_extrapolations *ex, pascal_coordinate c,
                                          double value, double lo, double hi,
@@ -139,6 +172,8 @@ typedef enum pc_ref_value {
  * pascal_model_predict_scan's. */
 typedef struct scan_span {
   double m_lo, m_hi, lw_lo, lw_hi, d_lo, d_hi;
+  double lw_dist; /* the largest distance of log W from the nearest knot of
+                     a curve read (0 when W is a knot of every curve read) */
 } scan_span;
 pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
                                double W, pc_ref_value value, pascal_scan_explanation *why,
