@@ -58,7 +58,7 @@ static bool same_prefix(const fit_item *i, const fit_item *j, int depth)
   return true;
 }
 
-static bool excluded_scan(const model_exclusion *ex, const pascal_scan_run *r)
+bool pc_excludes_scan(const model_exclusion *ex, const pascal_scan_run *r)
 {
   if (!ex)
     return false;
@@ -72,7 +72,7 @@ static bool excluded_scan(const model_exclusion *ex, const pascal_scan_run *r)
   }
 }
 
-static bool excluded_gemm(const model_exclusion *ex, const pascal_gemm_run *r)
+bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r)
 {
   if (!ex)
     return false;
@@ -97,7 +97,7 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
     it.index = i;
     if (cal->workload == PASCAL_WORKLOAD_SCAN) {
       const pascal_scan_run *r = &cal->scan_runs[i];
-      if (excluded_scan(ex, r))
+      if (pc_excludes_scan(ex, r))
         continue;
       it.a = r->N;
       it.b = r->key.o;
@@ -110,7 +110,7 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
     } else {
       const pascal_gemm_run *r = &cal->gemm_runs[i];
       pascal_gemm_prediction g;
-      if (excluded_gemm(ex, r))
+      if (pc_excludes_gemm(ex, r))
         continue;
       pascal_status st = pascal_gemm_geometry(&cal->gemm, &r->shape, &g, err);
       if (st) {

@@ -101,6 +101,10 @@ typedef struct model_exclusion {
   uint32_t level;
 } model_exclusion;
 
+/* Whether `ex` (NULL: nothing) leaves run `r` out. */
+bool pc_excludes_scan(const model_exclusion *ex, const pascal_scan_run *r);
+bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r);
+
 /* pascal_model_fit() leaving out the runs matched by `ex` (NULL: none). */
 pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
                                      pascal_model **out, pascal_error *err);
