@@ -40,6 +40,7 @@
 
 #include "pascal/calibration.h"
 #include "pascal/error.h"
+#include "pascal/interval.h"
 #include "pascal/predict.h"
 
 #ifdef __cplusplus
@@ -233,6 +234,10 @@ typedef struct pascal_loko_report {
   struct pascal_loko_report *heldout;        /* owned: the held-out panel scored by
                                       the model of all calibration runs, when the
                                       calibration carries one; else NULL            */
+  struct pascal_loko_report *offgrid;        /* owned: the off-grid panel, likewise        */
+  pascal_coverage coverage;                  /* a panel's: how its runs fall in their
+                                                answers' intervals (pascal/interval.h);
+                                                level 0 for the folds                  */
 } pascal_loko_report;
 
 /* Summarise reports as one table row: balanced MAPE, intervals and the floor
@@ -244,16 +249,22 @@ pascal_status pascal_eval_summarize(const pascal_loko_report *const *reports, si
                                     pascal_eval_summary *out, pascal_error *err);
 
 /* Run leave-one-key-out over every key of `cal` (at least two keys), with the
- * summary; when `cal` has a held-out panel, also score it (`heldout`).
- * *out is filled and owns `keys` and `heldout`; release it with
+ * summary; score each panel `cal` carries (`heldout`, `offgrid`).
+ * *out is filled and owns `keys` and the panels; release it with
  * pascal_loko_report_free().
  * Errors: invalid calibration (named field), fewer than two keys, ENOMEM. */
 pascal_status pascal_loko_run(const pascal_calibration *cal, pascal_loko_report *out,
                               pascal_error *err);
 
-/* Score the held-out panel of `cal` (at least one run) with the model fitted
- * to all its calibration runs; same layout as a LOKO report (heldout NULL).
- * Errors: invalid calibration, empty panel ("heldout"), a fit that fails. */
+/* Score the panel `set` (PASCAL_RUNS_HELDOUT or PASCAL_RUNS_OFFGRID, at
+ * least one run) of `cal` with the model fitted to all its calibration
+ * runs, and its coverage by that model's intervals (built from the
+ * calibration's folds, pascal_interval_build); same layout as a LOKO report
+ * (no panels of its own). Errors: invalid calibration, another set ("set"),
+ * empty panel ("heldout", "offgrid"), a fit that fails. */
+pascal_status pascal_panel_run(const pascal_calibration *cal, pascal_run_set set,
+                               pascal_loko_report *out, pascal_error *err);
+/* pascal_panel_run of the held-out panel. */
 pascal_status pascal_heldout_run(const pascal_calibration *cal, pascal_loko_report *out,
                                  pascal_error *err);
 void pascal_loko_report_free(pascal_loko_report *report);

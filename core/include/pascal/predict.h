@@ -163,7 +163,9 @@ typedef enum pascal_error_source {
   PASCAL_ERRSRC_NONE = 0,      /* no validated key fits: unknown          */
   PASCAL_ERRSRC_LOKO = 1,      /* leave-one-key-out fold errors            */
   PASCAL_ERRSRC_IN_SAMPLE = 2, /* the reference's own runs (exact answers) */
-  PASCAL_ERRSRC_HELD_OUT = 3   /* a held-out validation panel              */
+  PASCAL_ERRSRC_HELD_OUT = 3,  /* a held-out validation panel              */
+  PASCAL_ERRSRC_INTERVAL = 4   /* the mean error of the answer's interval
+                                  groups (pascal/interval.h), where larger  */
 } pascal_error_source;
 
 /* "none", "loko", "in-sample", "held-out". */
