@@ -5,6 +5,7 @@
  * it into an answer's expected_error_pct.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,22 @@ pascal_status pascal_family_losses(const pascal_loko_report *loko, pascal_family
     (*out)[(*n)++] = f;
   }
   return PASCAL_OK;
+}
+
+void pascal_family_loss_describe(const pascal_family_loss *f, pascal_workload workload, char *buf,
+                                 size_t len)
+{
+  char family[64];
+  if (workload == PASCAL_WORKLOAD_SCAN)
+    snprintf(family, sizeof family, "family o=%u %s d=%u", f->family.o,
+             pascal_path_name(f->family.path), f->family.d);
+  else
+    snprintf(family, sizeof family, "the GEMM grids");
+  snprintf(buf, len,
+           "%s: PASCAL's leave-one-key-out error %.2f %% exceeds aligned %s's %.2f %% over its "
+           "%zu keys",
+           family, f->pascal_pct, workload == PASCAL_WORKLOAD_SCAN ? "K = 1" : "K_0",
+           f->aligned_pct, f->n_keys);
 }
 
 const pascal_family_loss *pascal_family_loss_find(const pascal_family_loss *losses, size_t n,

@@ -76,6 +76,13 @@ typedef struct pascal_validation {
 pascal_status pascal_family_losses(const pascal_loko_report *loko, pascal_family_loss **out,
                                    size_t *n, pascal_error *err);
 
+/* The warning `pascal fit` and pascald's freeze give for a loss, in one
+ * line ("family o=1 tma d=4: PASCAL's leave-one-key-out error 27.99 %
+ * exceeds aligned K = 1's 24.75 % over its 9 keys"), truncated to len - 1
+ * bytes. */
+void pascal_family_loss_describe(const pascal_family_loss *f, pascal_workload workload, char *buf,
+                                 size_t len);
+
 /* The loss of the family of `key` (NULL for GEMM) among the n `losses`, or
  * NULL where the model does not lose. */
 const pascal_family_loss *pascal_family_loss_find(const pascal_family_loss *losses, size_t n,
