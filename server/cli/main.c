@@ -29,14 +29,16 @@ static const command commands[] = {
      "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K) "
      "[--json]"},
     {"loko", cli_cmd_loko, "BUNDLE [--json]"},
-    {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--json]"},
+    {"evaluate", cli_cmd_evaluate,
+     "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--offgrid PANEL[,PANEL...]] [--json]"},
     {"plot", cli_cmd_plot,
      "BUNDLE --kind curves|transfer|evaluation|capacity|static [--family o,path,d|Mg] [--N N] "
      "[--W W] [--Kg K] [-o FILE.svg]"},
     {"synth", cli_cmd_synth,
      "--law scan|gemm[,name=value...] [--plan PLAN] [--heldout PANEL_PLAN] [-o BUNDLE]"},
     {"plan", cli_cmd_plan,
-     "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram (--probe PROBE.json | --C C | "
+     "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram|scan-offgrid|gemm-offgrid "
+     "(--probe PROBE.json | --C C | "
      "--l2-bytes B) "
      "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
 };

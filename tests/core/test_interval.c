@@ -5,7 +5,9 @@
  * repeats' spread, the pooled time residuals); the residuals a calibration
  * gives its folds (a calibration with K = 1 everywhere is reproduced by
  * every fold: the intervals are the floor); a panel's coverage by groups;
- * the families whose folds favour aligned K = 1.
+ * the families whose folds favour aligned K = 1; and that a panel's
+ * coverage counts exactly the runs inside the intervals the answers
+ * themselves carry (pascal_answer_query, widening included).
  *
  * Verified to fail without the fixes: with the rates not divided by the
  * distance, or the bounds not scaled by it, the worked bounds are off by a
@@ -19,8 +21,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "pascal/answer.h"
 #include "pascal/evaluate.h"
 #include "pascal/interval.h"
+#include "pascal/synth.h"
 #include "pascal/validation.h"
 
 static pascal_transfers one(pascal_coordinate c, pascal_transfer_kind k, double distance)
@@ -310,11 +314,74 @@ static void test_family_losses(void)
   free(loss);
 }
 
+/* The synthetic scan law (noise on) fitted on the default plan, scored on an
+ * off-grid panel of the same law: W between and beyond the horizons, N
+ * below and beyond the sizes, m past the compute values. */
+static void test_panel_coverage_is_the_answers(void)
+{
+  pascal_synth_law law;
+  pascal_synth_plan plan;
+  pascal_calibration cal, panel;
+  pascal_synth_law_default(PASCAL_WORKLOAD_SCAN, &law);
+  pascal_synth_plan_default(PASCAL_WORKLOAD_SCAN, &plan);
+  CHECK_INT(pascal_synth_calibration(&law, &plan, &cal, NULL), PASCAL_OK);
+  static const pascal_scan_key keys[] = {
+      {1, PASCAL_PATH_TMA, 2, 3}, {2, PASCAL_PATH_TMA, 4, 20}, {1, PASCAL_PATH_SYNC, 0, 8}};
+  static const uint32_t sizes[] = {1024, 4096, 12000}, horizons[] = {2, 8, 100};
+  pascal_synth_plan off = {.keys = keys,
+                           .n_keys = 3,
+                           .sizes = sizes,
+                           .n_sizes = 3,
+                           .horizons = horizons,
+                           .n_horizons = 3,
+                           .repeats = 1};
+  CHECK_INT(pascal_synth_calibration(&law, &off, &panel, NULL), PASCAL_OK);
+  const pascal_calibration *parts[] = {&panel};
+  CHECK_INT(pascal_calibration_set_panel(&cal, PASCAL_RUNS_OFFGRID, parts, 1, NULL), PASCAL_OK);
+
+  pascal_loko_report rep;
+  pascal_model *md = NULL;
+  pascal_validation v;
+  CHECK_INT(pascal_loko_run(&cal, &rep, NULL), PASCAL_OK);
+  CHECK_INT(pascal_model_fit(&cal, &md, NULL), PASCAL_OK);
+  CHECK_INT(pascal_validation_build(&cal, md, &rep, &v, NULL), PASCAL_OK);
+  CHECK(rep.offgrid != NULL && rep.heldout == NULL);
+  if (!rep.offgrid || !md)
+    return;
+  const pascal_coverage *c = &rep.offgrid->coverage;
+  size_t covered = 0, scored = 0, in_groups = 0;
+  for (size_t i = 0; i < panel.n_scan_runs; i++) {
+    const pascal_scan_run *r = &panel.scan_runs[i];
+    pascal_query q = pascal_query_scan(&r->key, r->N, r->W);
+    pascal_answer a;
+    if (pascal_answer_query(md, &v, &q, &a, NULL) != PASCAL_OK)
+      continue;
+    double K = r->fill_bytes / (16384.0 * r->W * r->N);
+    CHECK(a.interval.known);
+    covered += K >= a.interval.K_low && K <= a.interval.K_high;
+    scored++;
+  }
+  for (size_t g = 0; g < c->n_groups; g++)
+    in_groups += c->group[g].n_runs;
+  CHECK_INT(c->all.n_runs, scored);
+  CHECK_INT(in_groups, scored);
+  CHECK_INT(c->all.n_covered, covered);
+  CHECK(c->n_groups >= 3); /* W, N and m transfers at least */
+  CHECK_NEAR(c->level, PASCAL_INTERVAL_LEVEL, 0);
+  CHECK(rep.coverage.level == 0); /* the folds are not a panel */
+  pascal_validation_free(&v);
+  pascal_model_free(md);
+  pascal_loko_report_free(&rep);
+  pascal_calibration_free(&panel);
+  pascal_calibration_free(&cal);
+}
+
 int main(void)
 {
   test_bounds_by_hand();
   test_folds_of_a_flat_calibration();
   test_coverage();
   test_family_losses();
+  test_panel_coverage_is_the_answers();
   return check_summary();
 }
