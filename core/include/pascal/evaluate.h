@@ -9,9 +9,10 @@
  * grid (Mg, Ng) (its curve runs over Kg). A fold removes one key at every
  * size and horizon (every N and W, every Kg), refits the whole model from the
  * remaining runs and predicts each held-out run; every measured run (each
- * repeat) is scored against its own observed K. A held-out panel is scored
- * the same way by the model fitted to all calibration runs: its runs never
- * enter any fit. The same runs are scored with the baselines: aligned K = 1
+ * repeat) is scored against its own observed K. A panel (held-out or
+ * off-grid) is scored the same way by the model fitted to all calibration
+ * runs, and for coverage by the intervals its answers carry
+ * (pascal/interval.h): its runs never enter any fit or interval. The same runs are scored with the baselines: aligned K = 1
  * (K_0 for GEMM, the uniform-advance assumption of TileSight-style models),
  * exact SDCM, TileSight's SDCM arithmetic, PPT-GPU as published and Che, all
  * from pascal/baselines.h under the uniform-advance reuse profile, whole-run
