@@ -12,13 +12,13 @@
  * repeat) is scored against its own observed K. A panel (held-out or
  * off-grid) is scored the same way by the model fitted to all calibration
  * runs, and for coverage by the intervals its answers carry
- * (pascal/interval.h): its runs never enter any fit or interval. The same runs are scored with the baselines: aligned K = 1
- * (K_0 for GEMM, the uniform-advance assumption of TileSight-style models),
- * exact SDCM, TileSight's SDCM arithmetic, PPT-GPU as published and Che, all
- * from pascal/baselines.h under the uniform-advance reuse profile, whole-run
- * K (cold first pass included); the SDCM-based columns use the paper's hit
- * rule of 8 ways (C/8 sets; fully associative when C is not a multiple of
- * 8). GEMM baselines need square tiles (tile_m == tile_n), else they are NaN.
+ * (pascal/interval.h): its runs never enter any fit or interval. The same runs are scored with the
+ * baselines: aligned K = 1 (K_0 for GEMM, the uniform-advance assumption of TileSight-style
+ * models), exact SDCM, TileSight's SDCM arithmetic, PPT-GPU as published and Che, all from
+ * pascal/baselines.h under the uniform-advance reuse profile, whole-run K (cold first pass
+ * included); the SDCM-based columns use the paper's hit rule of 8 ways (C/8 sets; fully associative
+ * when C is not a multiple of 8). GEMM baselines need square tiles (tile_m == tile_n), else they
+ * are NaN.
  *
  * When the device has peaks, the scored runs that carry a kernel time are
  * also timed with three cache inputs (the TileSight column's fills,
