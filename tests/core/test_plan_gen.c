@@ -130,7 +130,10 @@ static void test_gemm(void)
 
 /* Where fills decide the time: the capacity edge of the H100's measured C
  * (1371 blocks) and skinny GEMMs whose compulsory fills alone make the
- * pipeline on the H100's measured peaks (2026-11-26) DRAM-bound by > 10 %. */
+ * pipeline on the H100's measured peaks DRAM-bound by > 10 %: the peaks of
+ * run 3 (2026-11-26, the shipped calibration's probe), where the margin is
+ * 11.8-12.3 %; on run 1's (tensor 1216.6 TFLOP/s, twice the work done) it
+ * was 10.7-11.2 %, and with a tensor peak of 200 TFLOP/s the check fails. */
 static void test_dram_plans(void)
 {
   const pascal_plan_device probe = {1371, 16384, 233472, 0};
@@ -151,8 +154,8 @@ static void test_dram_plans(void)
 
   CHECK_INT(pascal_plan_generate(&probe, PASCAL_PLAN_KIND_GEMM_DRAM, 1, &p, NULL), PASCAL_OK);
   CHECK_INT(p.n_shapes, 10);
-  const pascal_peaks peaks = {3011526936844.1714, 6902779342651.337, 1216558422250966.0,
-                              1978750243.8233654, 3.550656080245972e-06};
+  const pascal_peaks peaks = {2981026289919.3242, 7273105597132.543, 549735542166194.69,
+                              1978192904.8579168, 4.2848958969116207e-06};
   for (size_t i = 0; i < p.n_shapes; i++) {
     const pascal_plan_shape *s = &p.shapes[i];
     uint64_t nr = s->Mg / 128, nc = s->Ng / 128, nk = s->Kg / 64;
