@@ -278,13 +278,11 @@ static set_fields fields_of(pascal_calibration *cal, pascal_run_set set)
 {
   switch (set) {
   case PASCAL_RUNS_HELDOUT:
-    return (set_fields){&cal->heldout_scan_runs, &cal->n_heldout_scan_runs,
-                        &cal->heldout_gemm_runs, &cal->n_heldout_gemm_runs,
-                        &cal->heldout_capacity};
+    return (set_fields){&cal->heldout_scan_runs, &cal->n_heldout_scan_runs, &cal->heldout_gemm_runs,
+                        &cal->n_heldout_gemm_runs, &cal->heldout_capacity};
   case PASCAL_RUNS_OFFGRID:
-    return (set_fields){&cal->offgrid_scan_runs, &cal->n_offgrid_scan_runs,
-                        &cal->offgrid_gemm_runs, &cal->n_offgrid_gemm_runs,
-                        &cal->offgrid_capacity};
+    return (set_fields){&cal->offgrid_scan_runs, &cal->n_offgrid_scan_runs, &cal->offgrid_gemm_runs,
+                        &cal->n_offgrid_gemm_runs, &cal->offgrid_capacity};
   case PASCAL_RUNS_FIT: break;
   }
   return (set_fields){&cal->scan_runs, &cal->n_scan_runs, &cal->gemm_runs, &cal->n_gemm_runs,

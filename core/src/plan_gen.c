@@ -45,10 +45,10 @@ typedef struct offgrid_part {
   size_t n_m;
 } offgrid_part;
 static const offgrid_part scan_offgrid[PASCAL_PLAN_SCAN_OFFGRID_PARTS] = {
-    {{64}, 1, {2, 32, 96}, 3, {1, 12}, 2},  /* W between and beyond the horizons */
-    {{40, 240}, 2, {16}, 1, {2, 13}, 2},    /* N = 2 C and 12 C, around the sizes */
-    {{64}, 1, {16}, 1, {16, 17, 18}, 3},    /* m beyond the grid, every class    */
-    {{160}, 1, {8}, 1, {9}, 1},             /* all three off their grids at once */
+    {{64}, 1, {2, 32, 96}, 3, {1, 12}, 2}, /* W between and beyond the horizons */
+    {{40, 240}, 2, {16}, 1, {2, 13}, 2},   /* N = 2 C and 12 C, around the sizes */
+    {{64}, 1, {16}, 1, {16, 17, 18}, 3},   /* m beyond the grid, every class    */
+    {{160}, 1, {8}, 1, {9}, 1},            /* all three off their grids at once */
 };
 
 /* Compute values m = 4k + r: calibration k in {0, 1, 3}, r in {0, 1, 2};
@@ -68,11 +68,11 @@ static const uint64_t gemm_heldout_kg[] = {1280, 2560, 5120};
  * grids, grids below and beyond the calibrated Mg and Ng, and both at once
  * between the grids. */
 static const pascal_plan_shape gemm_offgrid_shapes[] = {
-    {512, 512, 512},     {512, 512, 3072},     {512, 512, 16384},   {2048, 1024, 512},
-    {2048, 1024, 3072},  {2048, 1024, 16384},  {8192, 4096, 512},   {8192, 4096, 3072},
-    {8192, 4096, 16384}, {128, 1024, 2048},    {16384, 1024, 2048}, {1024, 128, 2048},
-    {1024, 8192, 2048},  {128, 128, 2048},     {16384, 8192, 2048}, {384, 768, 3072},
-    {384, 3072, 3072},   {1536, 768, 3072},    {1536, 3072, 3072},  {3072, 768, 3072},
+    {512, 512, 512},     {512, 512, 3072},    {512, 512, 16384},   {2048, 1024, 512},
+    {2048, 1024, 3072},  {2048, 1024, 16384}, {8192, 4096, 512},   {8192, 4096, 3072},
+    {8192, 4096, 16384}, {128, 1024, 2048},   {16384, 1024, 2048}, {1024, 128, 2048},
+    {1024, 8192, 2048},  {128, 128, 2048},    {16384, 8192, 2048}, {384, 768, 3072},
+    {384, 3072, 3072},   {1536, 768, 3072},   {1536, 3072, 3072},  {3072, 768, 3072},
     {3072, 3072, 3072},  {12288, 6144, 12288}};
 /* Skinny direct-raster grids (plan_gen.h): 1 x n tiles and n x 1, n = 264
  * and 528 (one and two waves of an H100 at two CTAs per SM), and 1 x 132
@@ -84,8 +84,9 @@ static const pascal_plan_shape gemm_dram_shapes[] = {
 #define COUNT(a)   (sizeof(a) / sizeof((a)[0]))
 #define N_FAMILIES 7u
 
-static const char *const kind_names[] = {"scan",      "scan-heldout", "gemm",       "gemm-heldout",
-                                         "scan-dram", "gemm-dram",    "scan-offgrid", "gemm-offgrid"};
+static const char *const kind_names[] = {"scan",         "scan-heldout", "gemm",
+                                         "gemm-heldout", "scan-dram",    "gemm-dram",
+                                         "scan-offgrid", "gemm-offgrid"};
 
 const char *pascal_plan_kind_name(pascal_plan_kind kind)
 {

@@ -296,7 +296,8 @@ pascal_status pascal_codec_bundle_decode(const json_t *doc, pascal_codec_bundle 
       (st = decode_provenance(doc, &b.provenance, err)) ||
       (st = decode_runs(doc, PASCAL_RUNS_FIT, &b.cal, err)) ||
       (st = decode_runs(doc, PASCAL_RUNS_HELDOUT, &b.cal, err)) ||
-      (st = decode_runs(doc, PASCAL_RUNS_OFFGRID, &b.cal, err)) || (st = decode_frozen(doc, &b, err)))
+      (st = decode_runs(doc, PASCAL_RUNS_OFFGRID, &b.cal, err)) ||
+      (st = decode_frozen(doc, &b, err)))
     goto fail;
   *out = b;
   return PASCAL_OK;
@@ -407,8 +408,8 @@ static pascal_status encode_gemm(json_t *doc, const pascal_gemm_params *g, pasca
 }
 
 /* The hashed content: format, device, workload, class_rule, gemm (GEMM only),
- * measurements, heldout and offgrid (each panel only when it has runs), in this key order. `provenance`
- * (borrowed, may be NULL) is inserted before measurements when given. */
+ * measurements, heldout and offgrid (each panel only when it has runs), in this key order.
+ * `provenance` (borrowed, may be NULL) is inserted before measurements when given. */
 static pascal_status encode_content(const pascal_calibration *cal, const json_t *provenance,
                                     json_t **out, pascal_error *err)
 {

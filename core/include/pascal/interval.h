@@ -1,7 +1,7 @@
 /*
  * pascal/interval.h - prediction intervals: how far the measured K (and
  * kernel time) of a query may lie from its answer, at a stated level, from
- * the calibration's own out-of-fold and held-out residuals (paper section
+ * the calibration's own out-of-fold residuals and repeats (paper section
  * 4.4, whose leave-one-key-out folds this reuses run by run;
  * docs/expected-error.md derives it and states its limits).
  *
@@ -17,7 +17,7 @@
  * (the noise group). Neither panel's predictions enter: both score the
  * intervals out of sample (pascal_coverage below).
  *
- * An answer's interval, for each of its transfers, takes its group's
+ * An answer's interval of K, for each of its transfers, takes its group's
  * (1 - level)/2 and (1 + level)/2 quantiles of the rate times the answer's
  * distance (so it widens with the distance, the farther past the last
  * reference the wider), each side at least 0 (the interval holds the
@@ -30,7 +30,10 @@
  * group in log units at distance 1, and says so (`borrowed`). An answer at
  * its references (no transfer) has the noise group's interval, or none
  * (zero width) when the calibration has no repeated runs: what it measured
- * is what it answers.
+ * is what it answers. The interval of time is the quantiles of every
+ * residual's time (the folds' own time models), whatever the answer
+ * transferred, with the same floors: the time's error is its fit's, which
+ * does not grow with the distance as K's does.
  *
  * Everything is computed once when a model is loaded; an interval is a
  * lookup of at most PASCAL_TRANSFERS_MAX groups (no allocation), so any
