@@ -37,6 +37,8 @@ void pascal_calibration_free(pascal_calibration *cal)
   free(cal->gemm_runs);
   free(cal->heldout_scan_runs);
   free(cal->heldout_gemm_runs);
+  free(cal->offgrid_scan_runs);
+  free(cal->offgrid_gemm_runs);
   pascal_workload workload = cal->workload;
   pascal_calibration tmp = *cal;
   pascal_calibration_init(cal, workload);
@@ -71,6 +73,10 @@ pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_cali
                     src->n_heldout_scan_runs, sizeof *tmp.heldout_scan_runs);
   bad |= copy_array((void **)&tmp.heldout_gemm_runs, src->heldout_gemm_runs,
                     src->n_heldout_gemm_runs, sizeof *tmp.heldout_gemm_runs);
+  bad |= copy_array((void **)&tmp.offgrid_scan_runs, src->offgrid_scan_runs,
+                    src->n_offgrid_scan_runs, sizeof *tmp.offgrid_scan_runs);
+  bad |= copy_array((void **)&tmp.offgrid_gemm_runs, src->offgrid_gemm_runs,
+                    src->n_offgrid_gemm_runs, sizeof *tmp.offgrid_gemm_runs);
   if (bad) {
     pascal_calibration_free(&tmp);
     return pascal_error_set(err, PASCAL_ENOMEM, "measurements",
@@ -78,6 +84,7 @@ pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_cali
   }
   tmp.capacity = src->n_scan_runs + src->n_gemm_runs;
   tmp.heldout_capacity = src->n_heldout_scan_runs + src->n_heldout_gemm_runs;
+  tmp.offgrid_capacity = src->n_offgrid_scan_runs + src->n_offgrid_gemm_runs;
   *dst = tmp;
   return PASCAL_OK;
 }
@@ -301,32 +308,87 @@ static pascal_status append_gemm_to(pascal_calibration *cal, const char *list,
   return PASCAL_OK;
 }
 
+/* The arrays of run set `set`. */
+typedef struct set_fields {
+  pascal_scan_run **scan;
+  size_t *n_scan;
+  pascal_gemm_run **gemm;
+  size_t *n_gemm;
+  size_t *capacity;
+} set_fields;
+
+static set_fields fields_of(pascal_calibration *cal, pascal_run_set set)
+{
+  switch (set) {
+  case PASCAL_RUNS_HELDOUT:
+    return (set_fields){&cal->heldout_scan_runs, &cal->n_heldout_scan_runs, &cal->heldout_gemm_runs,
+                        &cal->n_heldout_gemm_runs, &cal->heldout_capacity};
+  case PASCAL_RUNS_OFFGRID:
+    return (set_fields){&cal->offgrid_scan_runs, &cal->n_offgrid_scan_runs, &cal->offgrid_gemm_runs,
+                        &cal->n_offgrid_gemm_runs, &cal->offgrid_capacity};
+  case PASCAL_RUNS_FIT: break;
+  }
+  return (set_fields){&cal->scan_runs, &cal->n_scan_runs, &cal->gemm_runs, &cal->n_gemm_runs,
+                      &cal->capacity};
+}
+
+const char *pascal_run_set_name(pascal_run_set set)
+{
+  switch (set) {
+  case PASCAL_RUNS_FIT: return "measurements";
+  case PASCAL_RUNS_HELDOUT: return "heldout";
+  case PASCAL_RUNS_OFFGRID: return "offgrid";
+  }
+  return NULL;
+}
+
+pascal_status pascal_calibration_append_scan_to(pascal_calibration *cal, pascal_run_set set,
+                                                const pascal_scan_run *run, pascal_error *err)
+{
+  set_fields f = fields_of(cal, set);
+  return append_scan_to(cal, pascal_run_set_name(set), f.scan, f.n_scan, f.capacity, run, err);
+}
+
+pascal_status pascal_calibration_append_gemm_to(pascal_calibration *cal, pascal_run_set set,
+                                                const pascal_gemm_run *run, pascal_error *err)
+{
+  set_fields f = fields_of(cal, set);
+  return append_gemm_to(cal, pascal_run_set_name(set), f.gemm, f.n_gemm, f.capacity, run, err);
+}
+
 pascal_status pascal_calibration_append_scan(pascal_calibration *cal, const pascal_scan_run *run,
                                              pascal_error *err)
 {
-  return append_scan_to(cal, "measurements", &cal->scan_runs, &cal->n_scan_runs, &cal->capacity,
-                        run, err);
+  return pascal_calibration_append_scan_to(cal, PASCAL_RUNS_FIT, run, err);
 }
 
 pascal_status pascal_calibration_append_gemm(pascal_calibration *cal, const pascal_gemm_run *run,
                                              pascal_error *err)
 {
-  return append_gemm_to(cal, "measurements", &cal->gemm_runs, &cal->n_gemm_runs, &cal->capacity,
-                        run, err);
+  return pascal_calibration_append_gemm_to(cal, PASCAL_RUNS_FIT, run, err);
 }
 
 pascal_status pascal_calibration_append_heldout_scan(pascal_calibration *cal,
                                                      const pascal_scan_run *run, pascal_error *err)
 {
-  return append_scan_to(cal, "heldout", &cal->heldout_scan_runs, &cal->n_heldout_scan_runs,
-                        &cal->heldout_capacity, run, err);
+  return pascal_calibration_append_scan_to(cal, PASCAL_RUNS_HELDOUT, run, err);
 }
 
 pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
                                                      const pascal_gemm_run *run, pascal_error *err)
 {
-  return append_gemm_to(cal, "heldout", &cal->heldout_gemm_runs, &cal->n_heldout_gemm_runs,
-                        &cal->heldout_capacity, run, err);
+  return pascal_calibration_append_gemm_to(cal, PASCAL_RUNS_HELDOUT, run, err);
+}
+
+size_t pascal_calibration_runs_of(const pascal_calibration *cal, pascal_run_set set,
+                                  const pascal_scan_run **scan, const pascal_gemm_run **gemm)
+{
+  set_fields f = fields_of((pascal_calibration *)cal, set);
+  if (scan)
+    *scan = *f.scan;
+  if (gemm)
+    *gemm = *f.gemm;
+  return cal->workload == PASCAL_WORKLOAD_GEMM ? *f.n_gemm : *f.n_scan;
 }
 
 /* Where a panel's constants differ from the calibration's, or NULL. */
@@ -376,46 +438,58 @@ static const char *panel_mismatch(const pascal_calibration *cal, const pascal_ca
   return NULL;
 }
 
-pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
-                                             const pascal_calibration *const *parts, size_t n_parts,
-                                             pascal_error *err)
+pascal_status pascal_calibration_set_panel(pascal_calibration *cal, pascal_run_set set,
+                                           const pascal_calibration *const *parts, size_t n_parts,
+                                           pascal_error *err)
 {
+  const char *what = set == PASCAL_RUNS_OFFGRID ? "off-grid" : "held-out";
+  if (set != PASCAL_RUNS_HELDOUT && set != PASCAL_RUNS_OFFGRID)
+    return pascal_error_set(err, PASCAL_EINVAL, "set", "only a panel can be set");
   if (n_parts == 0)
-    return pascal_error_set(err, PASCAL_EINVAL, "measurements", "no held-out panel given");
+    return pascal_error_set(err, PASCAL_EINVAL, "measurements", "no %s panel given", what);
   for (size_t p = 0; p < n_parts; p++) {
     const char *field = panel_mismatch(cal, parts[p]);
     if (field)
       return pascal_error_set(err, PASCAL_EINVAL, field,
-                              "the held-out panel's %s differs from the calibration's (part %zu)",
+                              "the %s panel's %s differs from the calibration's (part %zu)", what,
                               field, p + 1);
     if (pascal_calibration_run_count(parts[p]) == 0)
       return pascal_error_set(err, PASCAL_EINVAL, "measurements",
-                              "the held-out panel has no run (part %zu)", p + 1);
+                              "the %s panel has no run (part %zu)", what, p + 1);
   }
   pascal_calibration tmp = *cal; /* borrow the constants; own a fresh panel */
-  tmp.heldout_scan_runs = NULL;
-  tmp.heldout_gemm_runs = NULL;
-  tmp.n_heldout_scan_runs = tmp.n_heldout_gemm_runs = tmp.heldout_capacity = 0;
+  set_fields f = fields_of(&tmp, set);
+  *f.scan = NULL;
+  *f.gemm = NULL;
+  *f.n_scan = *f.n_gemm = *f.capacity = 0;
   pascal_status st = PASCAL_OK;
   for (size_t p = 0; !st && p < n_parts; p++) {
     for (size_t i = 0; !st && i < parts[p]->n_scan_runs; i++)
-      st = pascal_calibration_append_heldout_scan(&tmp, &parts[p]->scan_runs[i], err);
+      st = pascal_calibration_append_scan_to(&tmp, set, &parts[p]->scan_runs[i], err);
     for (size_t i = 0; !st && i < parts[p]->n_gemm_runs; i++)
-      st = pascal_calibration_append_heldout_gemm(&tmp, &parts[p]->gemm_runs[i], err);
+      st = pascal_calibration_append_gemm_to(&tmp, set, &parts[p]->gemm_runs[i], err);
   }
   if (st) {
-    free(tmp.heldout_scan_runs);
-    free(tmp.heldout_gemm_runs);
+    free(*f.scan);
+    free(*f.gemm);
     return st;
   }
-  free(cal->heldout_scan_runs);
-  free(cal->heldout_gemm_runs);
-  cal->heldout_scan_runs = tmp.heldout_scan_runs;
-  cal->heldout_gemm_runs = tmp.heldout_gemm_runs;
-  cal->n_heldout_scan_runs = tmp.n_heldout_scan_runs;
-  cal->n_heldout_gemm_runs = tmp.n_heldout_gemm_runs;
-  cal->heldout_capacity = tmp.heldout_capacity;
+  set_fields old = fields_of(cal, set);
+  free(*old.scan);
+  free(*old.gemm);
+  *old.scan = *f.scan;
+  *old.gemm = *f.gemm;
+  *old.n_scan = *f.n_scan;
+  *old.n_gemm = *f.n_gemm;
+  *old.capacity = *f.capacity;
   return PASCAL_OK;
+}
+
+pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
+                                             const pascal_calibration *const *parts, size_t n_parts,
+                                             pascal_error *err)
+{
+  return pascal_calibration_set_panel(cal, PASCAL_RUNS_HELDOUT, parts, n_parts, err);
 }
 
 size_t pascal_calibration_run_count(const pascal_calibration *cal)
@@ -425,8 +499,7 @@ size_t pascal_calibration_run_count(const pascal_calibration *cal)
 
 size_t pascal_calibration_heldout_count(const pascal_calibration *cal)
 {
-  return cal->workload == PASCAL_WORKLOAD_GEMM ? cal->n_heldout_gemm_runs
-                                               : cal->n_heldout_scan_runs;
+  return pascal_calibration_runs_of(cal, PASCAL_RUNS_HELDOUT, NULL, NULL);
 }
 
 unsigned pascal_class_rule_apply(pascal_class_rule rule, uint32_t m)
@@ -514,19 +587,15 @@ pascal_status pascal_class_rule_parse(const char *name, const char *field, pasca
 pascal_status pascal_calibration_check_runs(const pascal_calibration *cal, pascal_error *err)
 {
   pascal_status st;
-  if (cal->workload == PASCAL_WORKLOAD_GEMM) {
-    for (size_t i = 0; i < cal->n_gemm_runs; i++)
-      if ((st = check_gemm_run(cal, &cal->gemm_runs[i], "measurements", i, err)))
-        return st;
-    for (size_t i = 0; i < cal->n_heldout_gemm_runs; i++)
-      if ((st = check_gemm_run(cal, &cal->heldout_gemm_runs[i], "heldout", i, err)))
-        return st;
-  } else {
-    for (size_t i = 0; i < cal->n_scan_runs; i++)
-      if ((st = check_scan_run(cal, &cal->scan_runs[i], "measurements", i, err)))
-        return st;
-    for (size_t i = 0; i < cal->n_heldout_scan_runs; i++)
-      if ((st = check_scan_run(cal, &cal->heldout_scan_runs[i], "heldout", i, err)))
+  for (int set = 0; set < PASCAL_RUN_SETS; set++) {
+    const pascal_scan_run *scan;
+    const pascal_gemm_run *gemm;
+    size_t n = pascal_calibration_runs_of(cal, (pascal_run_set)set, &scan, &gemm);
+    const char *list = pascal_run_set_name((pascal_run_set)set);
+    for (size_t i = 0; i < n; i++)
+      if ((st = cal->workload == PASCAL_WORKLOAD_GEMM
+                    ? check_gemm_run(cal, &gemm[i], list, i, err)
+                    : check_scan_run(cal, &scan[i], list, i, err)))
         return st;
   }
   return PASCAL_OK;

@@ -58,15 +58,29 @@ static bool same_prefix(const fit_item *i, const fit_item *j, int depth)
   return true;
 }
 
-static bool excluded_scan(const model_exclusion *ex, const pascal_scan_run *r)
+bool pc_excludes_scan(const model_exclusion *ex, const pascal_scan_run *r)
 {
-  return ex && ex->active && ex->key.o == r->key.o && ex->key.path == r->key.path &&
-         ex->key.d == r->key.d && ex->key.m == r->key.m;
+  if (!ex)
+    return false;
+  switch (ex->kind) {
+  case PC_EXCLUDE_KEY:
+    return ex->key.o == r->key.o && ex->key.path == r->key.path && ex->key.d == r->key.d &&
+           ex->key.m == r->key.m;
+  case PC_EXCLUDE_W: return r->W == ex->level;
+  case PC_EXCLUDE_N: return r->N == ex->level;
+  default: return false;
+  }
 }
 
-static bool excluded_gemm(const model_exclusion *ex, const pascal_gemm_run *r)
+bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r)
 {
-  return ex && ex->active && ex->Mg == r->shape.Mg && ex->Ng == r->shape.Ng;
+  if (!ex)
+    return false;
+  switch (ex->kind) {
+  case PC_EXCLUDE_KEY: return ex->Mg == r->shape.Mg && ex->Ng == r->shape.Ng;
+  case PC_EXCLUDE_KG: return r->shape.Kg == ex->level;
+  default: return false;
+  }
 }
 
 /* Collect the included runs as sorted fit items. */
@@ -82,7 +96,7 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
     it.index = i;
     if (pascal_workload_scans(cal->workload)) {
       const pascal_scan_run *r = &cal->scan_runs[i];
-      if (excluded_scan(ex, r))
+      if (pc_excludes_scan(ex, r))
         continue;
       it.a = r->N;
       it.b = r->key.o;
@@ -95,7 +109,7 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
     } else {
       const pascal_gemm_run *r = &cal->gemm_runs[i];
       pascal_gemm_prediction g;
-      if (excluded_gemm(ex, r))
+      if (pc_excludes_gemm(ex, r))
         continue;
       pascal_status st = pascal_gemm_geometry(&cal->gemm, &r->shape, &g, err);
       if (st) {

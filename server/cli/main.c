@@ -30,7 +30,8 @@ static const command commands[] = {
      "--seq_q Q --seq_kv S --heads H --head_dim D --stages S [--kv_heads G --block_q BQ "
      "--block_kv BK --elem_bytes E --causal 0|1]) [--json]"},
     {"loko", cli_cmd_loko, "BUNDLE [--json]"},
-    {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--json]"},
+    {"evaluate", cli_cmd_evaluate,
+     "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--offgrid PANEL[,PANEL...]] [--json]"},
     {"plot", cli_cmd_plot,
      "BUNDLE --kind curves|transfer|evaluation|capacity|static [--family o,path,d|Mg] [--N N] "
      "[--W W] [--Kg K] [-o FILE.svg]"},
@@ -41,8 +42,8 @@ static const command commands[] = {
      "[--head-dim 64] [--block-q 64] [--block-kv 64] [--elem-bytes 2] [--causal] [--o O] "
      "[--seed S] [--json]"},
     {"plan", cli_cmd_plan,
-     "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram|attention|attention-heldout|"
-     "attention-cells (--probe PROBE.json | --C C | "
+     "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram|scan-offgrid|gemm-offgrid|"
+     "attention|attention-heldout|attention-cells (--probe PROBE.json | --C C | "
      "--l2-bytes B) "
      "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
 };

@@ -198,22 +198,7 @@ static pascal_status decode_optionals(const json_t *obj, const char *field, bool
   return PASCAL_OK;
 }
 
-/* Append a run to the measurements or to the held-out panel. */
-static pascal_status append_scan(pascal_calibration *cal, bool heldout, const pascal_scan_run *r,
-                                 pascal_error *err)
-{
-  return heldout ? pascal_calibration_append_heldout_scan(cal, r, err)
-                 : pascal_calibration_append_scan(cal, r, err);
-}
-
-static pascal_status append_gemm(pascal_calibration *cal, bool heldout, const pascal_gemm_run *r,
-                                 pascal_error *err)
-{
-  return heldout ? pascal_calibration_append_heldout_gemm(cal, r, err)
-                 : pascal_calibration_append_gemm(cal, r, err);
-}
-
-static pascal_status decode_scan_run(const json_t *obj, const char *field, bool heldout,
+static pascal_status decode_scan_run(const json_t *obj, const char *field, pascal_run_set set,
                                      pascal_calibration *cal, pascal_error *err)
 {
   pascal_scan_run r;
@@ -233,10 +218,10 @@ static pascal_status decode_scan_run(const json_t *obj, const char *field, bool 
       (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns, &r.kernel_ns,
                              err)))
     return st;
-  return append_scan(cal, heldout, &r, err);
+  return pascal_calibration_append_scan_to(cal, set, &r, err);
 }
 
-static pascal_status decode_gemm_run(const json_t *obj, const char *field, bool heldout,
+static pascal_status decode_gemm_run(const json_t *obj, const char *field, pascal_run_set set,
                                      pascal_calibration *cal, pascal_error *err)
 {
   pascal_gemm_run r;
@@ -249,15 +234,17 @@ static pascal_status decode_gemm_run(const json_t *obj, const char *field, bool 
       (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns, &r.kernel_ns,
                              err)))
     return st;
-  return append_gemm(cal, heldout, &r, err);
+  return pascal_calibration_append_gemm_to(cal, set, &r, err);
 }
 
-/* The run array `key`: "measurements" (required) or "heldout" (optional). */
-static pascal_status decode_runs(const json_t *doc, const char *key, bool heldout,
-                                 pascal_calibration *cal, pascal_error *err)
+/* The run array of set `set`: "measurements" (required), "heldout" or
+ * "offgrid" (optional). */
+static pascal_status decode_runs(const json_t *doc, pascal_run_set set, pascal_calibration *cal,
+                                 pascal_error *err)
 {
   json_t *arr;
-  pascal_status st = codec_get_array(doc, "", key, !heldout, &arr, err);
+  const char *key = pascal_run_set_name(set);
+  pascal_status st = codec_get_array(doc, "", key, set == PASCAL_RUNS_FIT, &arr, err);
   if (st || !arr)
     return st;
   for (size_t i = 0; i < json_array_size(arr); i++) {
@@ -266,8 +253,8 @@ static pascal_status decode_runs(const json_t *doc, const char *key, bool heldou
     json_t *run = json_array_get(arr, i);
     if (!json_is_object(run))
       return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an object", field);
-    st = cal->workload == PASCAL_WORKLOAD_GEMM ? decode_gemm_run(run, field, heldout, cal, err)
-                                               : decode_scan_run(run, field, heldout, cal, err);
+    st = cal->workload == PASCAL_WORKLOAD_GEMM ? decode_gemm_run(run, field, set, cal, err)
+                                               : decode_scan_run(run, field, set, cal, err);
     if (st)
       return st;
   }
@@ -355,8 +342,10 @@ pascal_status pascal_codec_bundle_decode(const json_t *doc, pascal_codec_bundle 
   }
   if ((st = pascal_calibration_check(&b.cal, err)) ||
       (st = decode_provenance(doc, &b.provenance, err)) ||
-      (st = decode_runs(doc, "measurements", false, &b.cal, err)) ||
-      (st = decode_runs(doc, "heldout", true, &b.cal, err)) || (st = decode_frozen(doc, &b, err)))
+      (st = decode_runs(doc, PASCAL_RUNS_FIT, &b.cal, err)) ||
+      (st = decode_runs(doc, PASCAL_RUNS_HELDOUT, &b.cal, err)) ||
+      (st = decode_runs(doc, PASCAL_RUNS_OFFGRID, &b.cal, err)) ||
+      (st = decode_frozen(doc, &b, err)))
     goto fail;
   *out = b;
   return PASCAL_OK;
@@ -378,12 +367,15 @@ static pascal_status encode_optionals(json_t *obj, bool has_repeat, uint32_t rep
   return st;
 }
 
-static pascal_status encode_run(const pascal_calibration *cal, bool heldout, size_t i, json_t *obj,
-                                pascal_error *err)
+static pascal_status encode_run(const pascal_calibration *cal, pascal_run_set set, size_t i,
+                                json_t *obj, pascal_error *err)
 {
   pascal_status st;
+  const pascal_scan_run *scan;
+  const pascal_gemm_run *gemm;
+  pascal_calibration_runs_of(cal, set, &scan, &gemm);
   if (cal->workload == PASCAL_WORKLOAD_GEMM) {
-    const pascal_gemm_run *r = heldout ? &cal->heldout_gemm_runs[i] : &cal->gemm_runs[i];
+    const pascal_gemm_run *r = &gemm[i];
     if ((st = codec_set(obj, "Mg", codec_uint(r->shape.Mg), err)) ||
         (st = codec_set(obj, "Ng", codec_uint(r->shape.Ng), err)) ||
         (st = codec_set(obj, "Kg", codec_uint(r->shape.Kg), err)) ||
@@ -391,7 +383,7 @@ static pascal_status encode_run(const pascal_calibration *cal, bool heldout, siz
       return st;
     return encode_optionals(obj, r->has_repeat, r->repeat, r->has_kernel_ns, r->kernel_ns, err);
   }
-  const pascal_scan_run *r = heldout ? &cal->heldout_scan_runs[i] : &cal->scan_runs[i];
+  const pascal_scan_run *r = &scan[i];
   if ((st = codec_set_scan_key(obj, &r->key, err)) ||
       (st = codec_set(obj, "N", codec_uint(r->N), err)) ||
       (st = codec_set(obj, "W", codec_uint(r->W), err)) ||
@@ -400,19 +392,23 @@ static pascal_status encode_run(const pascal_calibration *cal, bool heldout, siz
   return encode_optionals(obj, r->has_repeat, r->repeat, r->has_kernel_ns, r->kernel_ns, err);
 }
 
-/* doc[key] = the runs of the measurements or of the held-out panel. */
-static pascal_status encode_runs(json_t *doc, const char *key, const pascal_calibration *cal,
-                                 bool heldout, pascal_error *err)
+/* doc[name of set] = the runs of the set: the measurements always, a panel
+ * only when it has runs (a bundle without it hashes as before it existed). */
+static pascal_status encode_runs(json_t *doc, const pascal_calibration *cal, pascal_run_set set,
+                                 pascal_error *err)
 {
+  size_t n = pascal_calibration_runs_of(cal, set, NULL, NULL);
+  if (n == 0 && set != PASCAL_RUNS_FIT)
+    return PASCAL_OK;
+  const char *key = pascal_run_set_name(set);
   json_t *arr = json_array();
   pascal_status st = codec_set(doc, key, arr, err);
-  size_t n = heldout ? pascal_calibration_heldout_count(cal) : pascal_calibration_run_count(cal);
   for (size_t i = 0; !st && i < n; i++) {
     char field[PASCAL_ERROR_FIELD_MAX];
     codec_path_index(field, sizeof field, key, i);
     json_t *run = json_object();
     if (!(st = codec_append(arr, run, field, err)))
-      st = encode_run(cal, heldout, i, run, err);
+      st = encode_run(cal, set, i, run, err);
   }
   return st;
 }
@@ -488,9 +484,9 @@ static pascal_status encode_attention(json_t *doc, const pascal_attention_params
 }
 
 /* The hashed content: format, device, workload, class_rule, gemm (GEMM only),
- * attention (attention only),
- * measurements and heldout (only when the panel has runs), in this key order. `provenance`
- * (borrowed, may be NULL) is inserted before measurements when given. */
+ * attention (attention only), measurements, heldout and offgrid (each panel
+ * only when it has runs), in this key order. `provenance` (borrowed, may be
+ * NULL) is inserted before measurements when given. */
 static pascal_status encode_content(const pascal_calibration *cal, const json_t *provenance,
                                     json_t **out, pascal_error *err)
 {
@@ -509,10 +505,9 @@ static pascal_status encode_content(const pascal_calibration *cal, const json_t 
     goto fail;
   if (provenance && (st = codec_set(doc, "provenance", json_deep_copy(provenance), err)))
     goto fail;
-  if ((st = encode_runs(doc, "measurements", cal, false, err)) ||
-      (pascal_calibration_heldout_count(cal) > 0 &&
-       (st = encode_runs(doc, "heldout", cal, true, err))))
-    goto fail;
+  for (int set = 0; set < PASCAL_RUN_SETS; set++)
+    if ((st = encode_runs(doc, cal, (pascal_run_set)set, err)))
+      goto fail;
   *out = doc;
   return PASCAL_OK;
 fail:

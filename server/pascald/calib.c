@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "device_data.h"
+#include "pascal/attention.h"
 #include "pascal/evaluate.h"
 #include "pascal/plausible.h"
 #include "pascal/predict.h"
@@ -257,7 +258,7 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
 }
 
 /* The fill range [*cold, *most] of run `r` of `workload` on `cal`'s device
- * and tiling, and its block reads (scan; 0 for GEMM). */
+ * and tiling, and its block reads (scan and attention; 0 for GEMM). */
 static pascal_status run_range(const pascal_calibration *cal, pascal_store_workload workload,
                                const pascal_store_run *r, double *cold, double *most, double *reads,
                                pascal_error *err)
@@ -273,6 +274,11 @@ static pascal_status run_range(const pascal_calibration *cal, pascal_store_workl
   pascal_status st =
       pascal_plausible_scan_fills(&cal->device, &key, (double)r->N, (double)r->W, cold, most, err);
   *reads = *most / cal->device.block_bytes;
+  if (st == PASCAL_OK && workload == PASCAL_STORE_ATTENTION) {
+    /* an attention run reads its query tiles once besides the K/V scan */
+    const pascal_scan_run run = {.key = key, .N = (uint32_t)r->N, .W = (uint32_t)r->W};
+    *most += pascal_attention_run_q_bytes(&cal->attention, cal->device.sm_count, &run);
+  }
   return st;
 }
 
@@ -280,8 +286,7 @@ pascal_status pd_calib_check_result(const pascal_store_device *dev, const pascal
                                     double fill_bytes, double kernel_ns, pascal_error *err)
 {
   pascal_calibration cal;
-  pascal_calibration_init(&cal, job->workload == PASCAL_STORE_GEMM ? PASCAL_WORKLOAD_GEMM
-                                                                   : PASCAL_WORKLOAD_SCAN);
+  pascal_calibration_init(&cal, pd_core_workload(job->workload));
   double cold = 0, most = 0, reads = 0;
   pascal_status st = device_from_store(dev, &cal, err);
   if (st == PASCAL_OK)
@@ -296,8 +301,7 @@ pascal_status pd_calib_check_runs(const pascal_store_device *dev, pascal_store_w
                                   const pascal_store_run *runs, size_t n, pascal_error *err)
 {
   pascal_calibration cal;
-  pascal_calibration_init(&cal, workload == PASCAL_STORE_GEMM ? PASCAL_WORKLOAD_GEMM
-                                                              : PASCAL_WORKLOAD_SCAN);
+  pascal_calibration_init(&cal, pd_core_workload(workload));
   pascal_status st = device_from_store(dev, &cal, err);
   for (size_t i = 0; i < n && st == PASCAL_OK; i++) {
     double cold = 0, most = 0, reads = 0;

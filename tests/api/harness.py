@@ -378,8 +378,9 @@ def law_fill(run, device=DEVICE):
 HARNESS_KERNEL_NS = 1e7
 
 
-def run_all_jobs(test, device_name, token):
-    """Claim and complete every queued job of the device; returns the count."""
+def run_all_jobs(test, device_name, token, fill=law_fill):
+    """Claim and complete every queued job of the device with fill(run)
+    bytes; returns the count."""
     done = 0
     while True:
         r = test.req("POST", "/v1/jobs/claim", {"device": device_name, "agent": "harness"}, token=token)
@@ -388,7 +389,7 @@ def run_all_jobs(test, device_name, token):
         if job is None:
             return done
         r = test.req("POST", "/v1/jobs/%d/result" % job["id"],
-                     {"lease_token": job["lease_token"], "fill_bytes": law_fill(job["run"]),
+                     {"lease_token": job["lease_token"], "fill_bytes": fill(job["run"]),
                       "kernel_ns": HARNESS_KERNEL_NS}, token=token)
         test.assertStatus(r, 200)
         done += 1

@@ -5,8 +5,10 @@ configurations (pascal_client.attention) by PASCAL's predictions.
 Standard library only; Python 3.9+."""
 from .client import Client
 from .errors import PascalError, PascalHTTPError, PascalProtocolError, PascalUnavailable
-from .results import Advice, Bounds, Device, Extrapolation, Prediction, PredictionError
+from .results import (Advice, Bounds, Device, Extrapolation, Interval, Prediction, PredictionError,
+                      Validation)
 
 __all__ = ["Client", "PascalError", "PascalHTTPError", "PascalProtocolError", "PascalUnavailable",
-           "Advice", "Bounds", "Device", "Extrapolation", "Prediction", "PredictionError"]
+           "Advice", "Bounds", "Device", "Extrapolation", "Interval", "Prediction", "PredictionError",
+           "Validation"]
 __version__ = "0.1.0"

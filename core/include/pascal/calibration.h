@@ -169,7 +169,30 @@ typedef struct pascal_calibration {
   pascal_gemm_run *heldout_gemm_runs;
   size_t n_heldout_gemm_runs;
   size_t heldout_capacity; /* internal */
+  /* The off-grid panel: runs measured like the ones above where users ask
+   * but neither the calibration nor the held-out panel measures (m, W, N
+   * off their grids; GEMM grids and Kg outside or between the calibrated
+   * ones). Never fitted and never used to set an answer's interval: only
+   * predicted and scored (pascal_offgrid_run in pascal/evaluate.h). Same
+   * rules as the held-out panel; may be empty. */
+  pascal_scan_run *offgrid_scan_runs;
+  size_t n_offgrid_scan_runs;
+  pascal_gemm_run *offgrid_gemm_runs;
+  size_t n_offgrid_gemm_runs;
+  size_t offgrid_capacity; /* internal */
 } pascal_calibration;
+
+/* The three sets of runs a calibration holds. */
+typedef enum pascal_run_set {
+  PASCAL_RUNS_FIT = 0,     /* the calibration runs, the only ones fitted     */
+  PASCAL_RUNS_HELDOUT = 1, /* the held-out panel ("heldout")                 */
+  PASCAL_RUNS_OFFGRID = 2  /* the off-grid panel ("offgrid")                 */
+} pascal_run_set;
+#define PASCAL_RUN_SETS 3
+
+/* The name of a set in bundles, plans and errors: "measurements",
+ * "heldout", "offgrid"; NULL for a value that is not a set. */
+const char *pascal_run_set_name(pascal_run_set set);
 
 /* Empty calibration of `workload` with class rule mod4-min2, GEMM tiling
  * 128x128x64 with 2-byte elements and resident_ctas 0 (unset), attention
@@ -213,6 +236,26 @@ pascal_status pascal_calibration_append_heldout_scan(pascal_calibration *cal,
 pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
                                                      const pascal_gemm_run *run, pascal_error *err);
 
+/* Append `run` to the run set `set` of `cal`, as the functions above do
+ * (errors name "measurements[i]", "heldout[i]" or "offgrid[i]"; duplicates
+ * are checked within the set). */
+pascal_status pascal_calibration_append_scan_to(pascal_calibration *cal, pascal_run_set set,
+                                                const pascal_scan_run *run, pascal_error *err);
+pascal_status pascal_calibration_append_gemm_to(pascal_calibration *cal, pascal_run_set set,
+                                                const pascal_gemm_run *run, pascal_error *err);
+
+/* The runs of set `set` (*scan or *gemm, the one of the calibration's
+ * workload; either pointer may be NULL) and their number. */
+size_t pascal_calibration_runs_of(const pascal_calibration *cal, pascal_run_set set,
+                                  const pascal_scan_run **scan, const pascal_gemm_run **gemm);
+
+/* Make the measurements of the `n_parts` calibrations `parts` together the
+ * panel `set` (HELDOUT or OFFGRID) of `cal`, as pascal_calibration_set_heldout
+ * does for the held-out panel (errors say "the off-grid panel" for OFFGRID). */
+pascal_status pascal_calibration_set_panel(pascal_calibration *cal, pascal_run_set set,
+                                           const pascal_calibration *const *parts, size_t n_parts,
+                                           pascal_error *err);
+
 /* Make the measurements of the `n_parts` calibrations `parts` together the
  * held-out panel of `cal`, replacing any panel `cal` had (`pascal evaluate
  * --heldout`; a panel measured in parts, e.g. one per size, is joined here).
@@ -226,7 +269,7 @@ pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
                                              const pascal_calibration *const *parts, size_t n_parts,
                                              pascal_error *err);
 
-/* Check every run (held-out panel included) as the append functions do
+/* Check every run (both panels included) as the append functions do
  * (duplicates excepted), for callers that filled the run arrays by other
  * means; errors name the run. */
 pascal_status pascal_calibration_check_runs(const pascal_calibration *cal, pascal_error *err);
