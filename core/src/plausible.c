@@ -8,6 +8,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "pascal/attention.h"
 
 pascal_status pascal_plausible_scan_fills(const pascal_device *dev, const pascal_scan_key *key,
                                           double N, double W, double *cold, double *most,
@@ -81,5 +84,46 @@ pascal_status pascal_plausible_run_size(double most, double reads, const char *f
                             "the run makes %.4g block reads (M W N), above the %.4g one run may "
                             "make",
                             reads, (double)PASCAL_RUN_READS_MAX);
+  return PASCAL_OK;
+}
+
+pascal_status pascal_plausible_scan_run_fills(const pascal_calibration *cal,
+                                              const pascal_scan_run *run, double *cold,
+                                              double *most, pascal_error *err)
+{
+  pascal_status st = pascal_plausible_scan_fills(&cal->device, &run->key, (double)run->N,
+                                                 (double)run->W, cold, most, err);
+  if (st == PASCAL_OK && cal->workload == PASCAL_WORKLOAD_ATTENTION)
+    *most += pascal_attention_run_q_bytes(&cal->attention, cal->device.sm_count, run);
+  return st;
+}
+
+pascal_status pascal_plausible_calibration(const pascal_calibration *cal, pascal_error *err)
+{
+  for (int set = 0; set < PASCAL_RUN_SETS; set++) {
+    const pascal_scan_run *scan;
+    const pascal_gemm_run *gemm;
+    size_t n = pascal_calibration_runs_of(cal, (pascal_run_set)set, &scan, &gemm);
+    for (size_t i = 0; i < n; i++) {
+      pascal_error why;
+      double cold = 0, most = 0, fill, ns;
+      pascal_status st;
+      if (pascal_workload_scans(cal->workload)) {
+        fill = scan[i].fill_bytes, ns = scan[i].has_kernel_ns ? scan[i].kernel_ns : 0;
+        st = pascal_plausible_scan_run_fills(cal, &scan[i], &cold, &most, &why);
+      } else {
+        fill = gemm[i].fill_bytes, ns = gemm[i].has_kernel_ns ? gemm[i].kernel_ns : 0;
+        st = pascal_plausible_gemm_fills(&cal->gemm, &gemm[i].shape, &cold, &most, &why);
+      }
+      if (st == PASCAL_OK)
+        st = pascal_plausible_result(&cal->device, cold, most, fill, ns, &why);
+      if (st != PASCAL_OK) {
+        char field[PASCAL_ERROR_FIELD_MAX + 48]; /* the set's name and index before it */
+        snprintf(field, sizeof field, "%s[%zu].%s", pascal_run_set_name((pascal_run_set)set), i,
+                 why.field);
+        return pascal_error_set(err, st, field, "%s", why.message);
+      }
+    }
+  }
   return PASCAL_OK;
 }

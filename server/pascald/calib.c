@@ -15,6 +15,7 @@
  */
 #include "calib.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,7 +24,6 @@
 #include <time.h>
 
 #include "device_data.h"
-#include "pascal/attention.h"
 #include "pascal/evaluate.h"
 #include "pascal/plausible.h"
 #include "pascal/predict.h"
@@ -148,6 +148,7 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
   pascal_store_measurement *ms = NULL;
   pascal_status st;
   if ((st = pascal_codec_bundle_decode(doc, &b, err)) ||
+      (st = pascal_plausible_calibration(&b.cal, err)) ||
       (st = pascal_model_fit(&b.cal, &model, err)))
     goto done;
   /* The report is always recomputed, so that what is served has the current
@@ -273,15 +274,14 @@ static pascal_status run_range(const pascal_calibration *cal, pascal_store_workl
                ? pascal_error_set(err, PASCAL_ERANGE, "run", "GEMM shape beyond 2^32")
                : pascal_plausible_gemm_fills(&cal->gemm, &shape, cold, most, err);
   }
-  pascal_scan_key key = {r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m};
-  pascal_status st =
-      pascal_plausible_scan_fills(&cal->device, &key, (double)r->N, (double)r->W, cold, most, err);
+  /* plans hold N and W up to 2^32 - 1 (PASCAL_PLAN_MAX_EXTENT) */
+  assert(r->N <= UINT32_MAX && r->W <= UINT32_MAX);
+  const pascal_scan_run run = {
+      .key = {r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m},
+      .N = (uint32_t)r->N,
+      .W = (uint32_t)r->W};
+  pascal_status st = pascal_plausible_scan_run_fills(cal, &run, cold, most, err);
   *reads = *most / cal->device.block_bytes;
-  if (st == PASCAL_OK && workload == PASCAL_STORE_ATTENTION) {
-    /* an attention run reads its query tiles once besides the K/V scan */
-    const pascal_scan_run run = {.key = key, .N = (uint32_t)r->N, .W = (uint32_t)r->W};
-    *most += pascal_attention_run_q_bytes(&cal->attention, cal->device.sm_count, &run);
-  }
   return st;
 }
 

@@ -10,16 +10,23 @@ finding 2), through the real daemon:
   the calibration freezes to the very model a clean run of the same plan
   gives (an independent twin device measured without the mistake);
 - an excluded run (a cancelled lease included) lets the calibration freeze
-  without it.
+  without it;
+- an imported bundle is held to the same ranges: a run of its measurements
+  or of its held-out panel outside them is refused with 422 naming the run
+  (`measurements[3].fill_bytes`), and nothing is stored. Verified to fail
+  before the import checked them: 1e-300 imported with 201.
 
 Verified to fail without the change: before it, 1e-300 answered 200 and the
 re-queue route answered 404 (no route); the freeze then answered 422
 unfittable and no write could reach the bad run.
 """
 import json
+import os
+import subprocess
+import tempfile
 import unittest
 
-from harness import DEVICE, SMALL_PLAN, DaemonTest, law_fill
+from harness import DEVICE, PASCAL_CLI, SMALL_PLAN, DaemonTest, law_fill
 
 PLAN = dict(SMALL_PLAN, keys=[{"o": 1, "path": "tma", "d": 2, "m": m} for m in (0, 1, 2, 4, 5, 6)])
 TWIN = dict(DEVICE, name="twin")
@@ -112,6 +119,35 @@ class ResultBounds(DaemonTest):
         r = self.req("GET", "/v1/calibrations/%d" % cid)
         self.assertEqual(n, sum(r.json["jobs"].values()) - 1)
         self.assertStatus(self.req("POST", "/v1/jobs/999999/exclude", token=self.admin), 404)
+
+
+
+class ImportedBounds(DaemonTest):
+    def synth(self, law):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "b.json")
+            subprocess.run([PASCAL_CLI, "synth", "--law", law, "-o", out], check=True)
+            with open(out) as f:
+                doc = json.load(f)
+        for k in ("model", "report", "content_hash"):
+            doc.pop(k, None)
+        return doc
+
+    def test_implausible_runs_refused(self):
+        for n_before, law in enumerate(("scan", "gemm")):
+            good = self.synth(law)
+            good["heldout"] = [dict(m) for m in good["measurements"][:4]]
+            for where in ("measurements", "heldout"):
+                for value in (1e-300, 5e-324, 1e300):
+                    doc = json.loads(json.dumps(good))
+                    doc[where][3]["fill_bytes"] = value
+                    r = self.req("POST", "/v1/calibrations/import", doc, token=self.admin)
+                    self.assertStatus(r, 422)
+                    self.assertEqual(r.json["error"]["field"], "%s[3].fill_bytes" % where, (law, value))
+            r = self.req("GET", "/v1/calibrations", token=self.admin)
+            self.assertEqual(len(r.json["calibrations"]), n_before, law)  # nothing refused was stored
+            r = self.req("POST", "/v1/calibrations/import", good, token=self.admin)
+            self.assertStatus(r, 201)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,10 @@ anything. An archive measured with another bundle takes no new runs. The
 plan choice: a projected scan over 80 % of the budget left makes the plans
 at o <= 1, and says so; the scan-dram plan follows the scan's occupancies.
 
+The attention phase (docs/gpu.md): the attention protocol's plans made
+from the probe, one calibration of 96 runs with its 54-run panel, frozen
+into the work archive and scored in the report.
+
 The dram phase (docs/gpu.md): the scan-dram and gemm-dram plans measured
 and frozen into the work archive (--out keeps its 8 files), the report
 scoring them as panels of the scan and GEMM calibrations, K and latency,
@@ -277,7 +281,7 @@ def dram_phase(out, report, scan, md):
         bound = panel["latency"]["dram_bound"]
         check(bound["n_runs"] > 0 and set(bound["mape"]) == {"tilesight", "origami", "pascal", "measured"},
               "report: %s-dram has DRAM-bound runs on the peaks: %r" % (w, bound))
-    section = md[md.index("## Where the fills decide the time"):md.index("## Self-test")]
+    section = md[md.index("## Where the fills decide the time"):md.index("## Attention")]
     check("scan-dram.json (in the work archive) against scan.json" in section
           and "gemm-dram.json (in the work archive) against gemm.json" in section
           and section.count("balanced overall") == 2 and section.count("DRAM-bound (") == 4,
@@ -293,6 +297,33 @@ def dram_phase(out, report, scan, md):
     check(edge["K"] == low["K"] and any(x["coordinate"] == "N" and x["action"] == "clamped"
                                         for x in edge["extrapolated"]),
           "a scan-dram size answers with the smallest size's K, N clamped: %r" % edge["extrapolated"])
+
+
+def attention_phase(out, report, md):
+    """The attention protocol of the main run: its calibration in the work
+    archive, frozen, with the 96 reference runs (one key per depth 1-3 on
+    the tma path at m = 128, four sizes 1.5-4 C, four horizons, two
+    repeats) and the 54-run panel (24 held-out runs at 2.5 and 3.5 C, 15
+    cells x 2 repeats); the report scores it on that panel. Checked to
+    fail against measure.sh before the phase ("unknown phase" is not
+    raised for the default phases, but every check below fails: no
+    attention.json, no "attention" in the report)."""
+    work = os.path.join(out, "measure-work.tar.gz")
+    check("attention.json" not in os.listdir(out), "the attention bundle stays in the archive")
+    att = json.loads(archived(work, "attention.json"))
+    check(att["workload"] == "attention" and "content_hash" in att, "the attention calibration is frozen")
+    runs, panel = att["measurements"], att.get("heldout", [])
+    check(len(runs) == 96 and len(panel) == 54, "attention: 96 runs, 54 held-out: %d, %d" % (len(runs), len(panel)))
+    check({(m["path"], m["m"]) for m in runs + panel} == {("tma", 128)}
+          and {m["d"] for m in runs} == {1, 2, 3}, "attention keys: tma, m = 128, d = 1..3")
+    check({m["N"] for m in runs} == {round(k * 64 / 20) for k in (30, 40, 60, 80)}
+          and {m["W"] for m in runs} == {1, 3, 8, 24}, "attention sizes and horizons")
+    check(not {m["N"] for m in panel} & {m["N"] for m in runs}, "no held-out size is calibrated")
+    check(all(m.get("kernel_ns", 0) > 0 for m in runs + panel), "kernel_ns in every attention run")
+    row = (report.get("attention") or {}).get("table", {}).get("rows", [{}])[0]
+    check(row.get("workload") == "attention" and row.get("validation") == "heldout" and row.get("n_runs") == 54,
+          "report: attention held-out row over 54 runs: %r" % {k: row.get(k) for k in ("workload", "validation", "n_runs")})
+    check("## Attention" in md and "attention e2e-tiny heldout" in md, "report.md holds the attention table")
 
 
 def dram_inputs_missing(tmp):
@@ -395,7 +426,7 @@ def main():
             check(f in files, "%s written" % f)
         report = load(out, "report.json")
         states = {p["phase"]: p["state"] for p in report["phases"]}
-        for p in ("env", "probe", "static", "plans", "scan", "dram", "heldout", "gemm"):
+        for p in ("env", "probe", "static", "plans", "scan", "dram", "heldout", "gemm", "attention"):
             check(states.get(p) == "ok", "phase %s ok: %r" % (p, states))
         check("selftest" not in states, "the fault-injecting self-test runs only when asked: %r" % states)
         check(report["next_window"] == [], "nothing left for a next window: %r" % report["next_window"])
@@ -467,13 +498,14 @@ def main():
         check(len(pairs) == 5 and all(sum(1 for m in runs if (m["N"], m["W"]) == pr) == 84
                                       for pr in pairs), "5 (N, W) pairs x 42 keys x 2 repeats")
         dram_phase(out, report, scan, md)
+        attention_phase(out, report, md)
 
         # A second run skips every phase that has results; env (this window's
         # host) and the report are redone.
         with open(os.path.join(out, "scan.json"), "rb") as f:
             before = f.read()
         rc, log, secs = measure(out)
-        check(rc == 0 and log.count("results present, skipped") == 7 and "phase env: ok" in log,
+        check(rc == 0 and log.count("results present, skipped") == 8 and "phase env: ok" in log,
               "second run skips:\n" + log)
         rc, log, _ = measure(out, "--phases", "selftest")
         check(rc == 0 and "phase selftest: not-applicable" in log, "selftest when asked:\n" + log)

@@ -61,6 +61,18 @@ pascal_status pascal_plausible_gemm_fills(const pascal_gemm_params *gemm,
 pascal_status pascal_plausible_run_size(double most, double reads, const char *field,
                                         pascal_error *err);
 
+/* The fill range of scan run `run` of `cal` (scan or attention: an
+ * attention run also reads its query tiles once, pascal/attention.h). */
+pascal_status pascal_plausible_scan_run_fills(const pascal_calibration *cal,
+                                              const pascal_scan_run *run, double *cold,
+                                              double *most, pascal_error *err);
+
+/* Every run of `cal`, its measurements and both panels, against its range
+ * (pascal_plausible_result), so that a bundle brings in no run an agent's
+ * upload could not: PASCAL_EREFUSED naming the run's field, for example
+ * "heldout[3].fill_bytes", otherwise. */
+pascal_status pascal_plausible_calibration(const pascal_calibration *cal, pascal_error *err);
+
 /* PASCAL_OK when fill_bytes lies in [cold, most] (widened by the slack) and
  * kernel_ns is 0 or a finite positive time the device's peaks allow;
  * PASCAL_EREFUSED naming the field otherwise. */
