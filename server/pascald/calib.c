@@ -110,14 +110,17 @@ static int first_difference(const json_t *a, const json_t *b, char *path, size_t
 /* A frozen bundle's report (NULL when it has none) must be the one its
  * measurements give (`ours`, JSON null when there is none): the content
  * hash does not cover it, and an edited report would be served and
- * exported as if measured. A report of the layout before "summary" existed
- * (docs/bundle-format.md) cannot be compared member by member; *replace =
- * 1 says to keep ours in its place. */
+ * exported as if measured. A report of a layout before "summary" or the
+ * Origami column existed (docs/bundle-format.md: no "summary", or no
+ * "origami" in "balanced_mape") cannot be compared member by member;
+ * *replace = 1 says to keep ours in its place (nothing of theirs is kept). */
 static pascal_status check_report(const json_t *theirs, const json_t *ours, int *replace,
                                   pascal_error *err)
 {
   char path[256] = "", field[PASCAL_ERROR_FIELD_MAX];
-  *replace = theirs && json_is_object(ours) && !json_object_get(theirs, "summary");
+  *replace = theirs && json_is_object(ours) &&
+             (!json_object_get(theirs, "summary") ||
+              !json_object_get(json_object_get(theirs, "balanced_mape"), "origami"));
   if (*replace ||
       (!theirs ? json_is_null(ours) : !first_difference(theirs, ours, path, sizeof path)))
     return PASCAL_OK;

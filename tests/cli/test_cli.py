@@ -517,7 +517,8 @@ class Dynamic(unittest.TestCase):
         self.assertLess(r["balanced_mape"]["pascal"], r["balanced_mape"]["aligned"])
         for k in r["keys"]:
             self.assertEqual(set(k["mape"]), {"pascal", "aligned", "exact_sdcm", "ppt_gpu", "che",
-                                              "tilesight"})
+                                              "tilesight", "origami"})
+            self.assertIsNone(k["mape"]["origami"])  # Origami models GEMM only
         human = run("loko", self.scan).stdout
         self.assertIn("balanced MAPE", human)
         self.assertIn("o=1 tma d=4 m=8", human)

@@ -128,7 +128,7 @@ class PlotCli(unittest.TestCase):
         rep = json.loads(run("loko", bundle, "--json").stdout)
         names = {"pascal": "PASCAL (LOKO folds)", "aligned": "aligned (K=1)",
                  "exact_sdcm": "exact SDCM", "ppt_gpu": "PPT-GPU", "che": "Che",
-                 "tilesight": "TileSight SDCM"}
+                 "tilesight": "TileSight SDCM", "origami": "Origami (tritonBLAS)"}
         for key, name in names.items():
             vals = [k["mape"][key] for k in rep["keys"] if k["mape"][key] is not None]
             if vals:
