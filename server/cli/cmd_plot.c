@@ -1,5 +1,5 @@
 /*
- * cmd_plot.c - `pascal plot BUNDLE --kind curves|transfer|evaluation|
+ * cmd_plot.c - `pascal plot BUNDLE --kind curves|transfer|evaluation|heldout|
  * capacity|static [--family F] [--N N] [--W W] [--Kg K] [-o FILE.svg]`:
  * draws a chart of a calibration bundle as SVG (server/plot/plots.h,
  * docs/plots.md). A choice the bundle cannot satisfy (an unknown family, a
@@ -43,7 +43,7 @@ int cli_cmd_plot(int argc, char **argv)
   double W = 0;
   cli_arg args[] = {
       {"kind", 0, CLI_ARG_STRING, 1, &kind, 0, 0, "KIND",
-       "curves, transfer, evaluation, capacity or static", 0},
+       "curves, transfer, evaluation, heldout, capacity or static", 0},
       {"family", 0, CLI_ARG_STRING, 0, &family, 0, 0, "o,path,d|Mg",
        "the scan family (1,tma,4) or GEMM row (Mg) to draw", 0},
       {"N", 0, CLI_ARG_U32, 0, &N, 1, UINT32_MAX, "N",

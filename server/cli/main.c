@@ -41,7 +41,8 @@ static const command commands[] = {
      "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--offgrid PANEL[,PANEL...]] [--json]",
      "the paper's comparison table over bundles, with held-out and off-grid panels"},
     {"plot", cli_cmd_plot,
-     "BUNDLE --kind curves|transfer|evaluation|capacity|static [--family o,path,d|Mg] [--N N] "
+     "BUNDLE --kind curves|transfer|evaluation|heldout|capacity|static [--family o,path,d|Mg] "
+     "[--N N] "
      "[--W W] [--Kg K] [-o FILE.svg]",
      "draw a chart of a bundle as SVG"},
     {"synth", cli_cmd_synth,
