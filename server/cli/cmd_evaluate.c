@@ -308,9 +308,13 @@ int cli_cmd_evaluate(int argc, char **argv)
 {
   const char *panel[PASCAL_RUN_SETS] = {NULL}, *paths[EVAL_BUNDLES_MAX];
   int json = 0;
-  cli_arg args[] = {{"heldout", 0, CLI_ARG_STRING, 0, &panel[PASCAL_RUNS_HELDOUT], 0, 0, 0},
-                    {"offgrid", 0, CLI_ARG_STRING, 0, &panel[PASCAL_RUNS_OFFGRID], 0, 0, 0},
-                    {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0}};
+  cli_arg args[] = {{"heldout", 0, CLI_ARG_STRING, 0, &panel[PASCAL_RUNS_HELDOUT], 0, 0,
+                     "PANEL[,PANEL...]", "bundles whose runs score the model as its held-out panel",
+                     0},
+                    {"offgrid", 0, CLI_ARG_STRING, 0, &panel[PASCAL_RUNS_OFFGRID], 0, 0,
+                     "PANEL[,PANEL...]", "bundles whose runs score it off the calibration grid", 0},
+                    {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, NULL,
+                     "print the JSON report instead of the table", 0}};
   size_t n = 0;
   int rc = cli_parse("evaluate", argc, argv, args, N_ARGS(args), paths, 1, EVAL_BUNDLES_MAX, &n);
   if (rc)

@@ -38,20 +38,29 @@ static int sim_attention(int argc, char **argv)
   s->kv_heads = 1;
   int json = 0, causal = 0;
   cli_arg args[] = {
-      {"profile", 0, CLI_ARG_STRING, 0, &profile_path, 0, 0, 0},
-      {"seq-q", 0, CLI_ARG_U32, 1, &s->seq_q, 1, INT32_MAX, 0},
-      {"seq-kv", 0, CLI_ARG_U32, 1, &s->seq_kv, 1, INT32_MAX, 0},
-      {"heads", 0, CLI_ARG_U32, 1, &s->heads, 1, 65536, 0},
-      {"kv-heads", 0, CLI_ARG_U32, 0, &s->kv_heads, 1, 65536, 0},
-      {"head-dim", 0, CLI_ARG_U32, 0, &s->head_dim, 16, 1024, 0},
-      {"block-q", 0, CLI_ARG_U32, 0, &s->block_q, 16, 1024, 0},
-      {"block-kv", 0, CLI_ARG_U32, 0, &s->block_kv, 16, 1024, 0},
-      {"stages", 0, CLI_ARG_U32, 1, &s->stages, 1, 64, 0},
-      {"elem-bytes", 0, CLI_ARG_U32, 0, &s->elem_bytes, 1, 8, 0},
-      {"causal", 0, CLI_ARG_FLAG, 0, &causal, 0, 0, 0},
-      {"o", 0, CLI_ARG_U32, 0, &run.o, 1, 64, 0},
-      {"seed", 0, CLI_ARG_U64, 0, &run.seed, 0, UINT64_MAX, 0},
-      {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
+      {"profile", 0, CLI_ARG_STRING, 0, &profile_path, 0, 0, "FILE",
+       "sim device profile (default: the built-in gb10-like one)", 0},
+      {"seq-q", 0, CLI_ARG_U32, 1, &s->seq_q, 1, INT32_MAX, "Q", "query length", 0},
+      {"seq-kv", 0, CLI_ARG_U32, 1, &s->seq_kv, 1, INT32_MAX, "S", "key/value length", 0},
+      {"heads", 0, CLI_ARG_U32, 1, &s->heads, 1, 65536, "H", "query heads", 0},
+      {"kv-heads", 0, CLI_ARG_U32, 0, &s->kv_heads, 1, 65536, "G", "key/value heads (default 1)",
+       0},
+      {"head-dim", 0, CLI_ARG_U32, 0, &s->head_dim, 16, 1024, "D", "head dimension (default 64)",
+       0},
+      {"block-q", 0, CLI_ARG_U32, 0, &s->block_q, 16, 1024, "BQ", "query tile rows (default 64)",
+       0},
+      {"block-kv", 0, CLI_ARG_U32, 0, &s->block_kv, 16, 1024, "BK",
+       "key/value tile rows (default 64)", 0},
+      {"stages", 0, CLI_ARG_U32, 1, &s->stages, 1, 64, "S", "K/V pipeline stages", 0},
+      {"elem-bytes", 0, CLI_ARG_U32, 0, &s->elem_bytes, 1, 8, "E", "bytes per element (default 2)",
+       0},
+      {"causal", 0, CLI_ARG_FLAG, 0, &causal, 0, 0, NULL, "causal mask", 0},
+      {"o", 0, CLI_ARG_U32, 0, &run.o, 1, 64, "O",
+       "CTAs per SM (default: the plans' occupancy for the profile, at most 2)", 0},
+      {"seed", 0, CLI_ARG_U64, 0, &run.seed, 0, UINT64_MAX, "SEED",
+       "random seed of the sim (default 0)", 0},
+      {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, NULL,
+       "print the JSON document instead of key: value lines", 0},
   };
   int rc = cli_parse("sim attention", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc != CLI_EXIT_OK)
@@ -98,6 +107,8 @@ int cli_cmd_sim(int argc, char **argv)
 {
   if (argc >= 1 && strcmp(argv[0], "attention") == 0)
     return sim_attention(argc - 1, argv + 1);
+  if (cli_args_wants_help(argc, argv)) /* the one workload's options */
+    return sim_attention(argc, argv);
   fprintf(stderr, "pascal sim: give a workload: pascal sim attention ... (docs/cli.md)\n");
   return CLI_EXIT_USAGE;
 }

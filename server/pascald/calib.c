@@ -107,6 +107,34 @@ static int first_difference(const json_t *a, const json_t *b, char *path, size_t
   return !json_equal((json_t *)a, (json_t *)b);
 }
 
+/* The device an import registers: the bundle's constants, and what its
+ * device object knows besides them (peaks, the capacity scan, the static
+ * experiment) where the stored device does not know it yet, so that the
+ * device's facts agree with what its calibrations' plots draw. What the
+ * store knows already is never contradicted: an import does not fail over
+ * probe data measured another time. */
+static pascal_status import_device(pd_ctx *ctx, const pascal_device *core, pascal_store_device *dev,
+                                   pascal_error *err)
+{
+  pascal_store_device known;
+  memset(dev, 0, sizeof *dev);
+  memset(&known, 0, sizeof known);
+  snprintf(dev->name, sizeof dev->name, "%s", core->name);
+  snprintf(dev->arch, sizeof dev->arch, "%s", core->arch);
+  dev->sm_count = core->sm_count;
+  dev->capacity_blocks = core->capacity_blocks;
+  dev->block_bytes = core->block_bytes;
+  int exists = pascal_store_device_get(ctx->store, core->name, &known, NULL) == PASCAL_STORE_OK;
+  pascal_device fill = *core;
+  fill.has_capacity_probe &= !known.capacity_probe[0];
+  fill.has_static_table &= !known.static_experiment[0];
+  if (core->has_peaks && !(exists && known.has_peaks)) {
+    dev->has_peaks = 1;
+    dev->peaks = core->peaks;
+  }
+  return pd_device_data_from_core(&fill, dev, err);
+}
+
 /* A frozen bundle's report (NULL when it has none) must be the one its
  * measurements give (`ours`, JSON null when there is none): the content
  * hash does not cover it, and an edited report would be served and
@@ -193,12 +221,8 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
                                &ms[i]);
   }
   pascal_store_device dev;
-  memset(&dev, 0, sizeof dev);
-  snprintf(dev.name, sizeof dev.name, "%s", b.cal.device.name);
-  snprintf(dev.arch, sizeof dev.arch, "%s", b.cal.device.arch);
-  dev.sm_count = b.cal.device.sm_count;
-  dev.capacity_blocks = b.cal.device.capacity_blocks;
-  dev.block_bytes = b.cal.device.block_bytes;
+  if ((st = import_device(ctx, &b.cal.device, &dev, err)))
+    goto done;
   int sst = pascal_store_calibration_import_as(
       ctx->store, as_id, &dev, pd_store_workload(b.cal.workload), NULL, ms, n, bundle_text,
       report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created, err);

@@ -291,8 +291,8 @@ class BadArguments(unittest.TestCase):
                 self.assertIn(name, lines[0])
                 self.assertEqual(p.stdout, "")
 
-    def test_help(self):
-        self.assertIn("pascal bounds", run("--help").stdout)
+    def test_help(self):  # every command and option: tests/cli/test_help.py
+        self.assertIn("  bounds ", run("--help").stdout)
         self.assertIn("--phases", run("bounds", "--help").stdout)
 
 
