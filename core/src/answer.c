@@ -3,12 +3,14 @@
  * the model's prediction (predict_scan.c, predict_gemm.c), the expected
  * error from the calibration's validation (validation.c) and the time of
  * the predicted fills (time_model.c: calibrated on the calibration's own
- * kernel times, else the pipeline on the device's peaks).
+ * kernel times, else the pipeline on the device's peaks); a GEMM in the
+ * configuration it names (predict_config.c, pascal/gemm_config.h).
  */
 #include "pascal/answer.h"
 
 #include <assert.h>
 
+#include "model_internal.h"
 #include "pascal/time_model.h"
 
 pascal_status pascal_answer_query(const pascal_model *model, const pascal_validation *validation,
@@ -33,13 +35,16 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
     out->timed = pascal_time_scan(model, &s->key, s->N, s->W, out->scan.fill_bytes, &out->time,
                                   NULL) == PASCAL_OK;
   } else {
-    const pascal_gemm_shape *shape = &q->gemm.shape;
-    if ((st = pascal_model_predict_gemm(model, shape, &out->gemm, err)))
+    pascal_gemm_config_answer *ca = &out->gemm_config;
+    if ((st = pc_gemm_predict_config(model, &q->gemm, &out->gemm, ca, err)))
       return st;
-    if (validation)
-      pascal_validation_expect_gemm(validation, shape, &out->gemm);
+    /* the validation measured the calibration's configuration; a transferred
+     * answer's own error is not known per answer (docs/autotuning.md
+     * measures the transfer on the sim): it stays NaN, source none */
+    if (validation && !ca->transferred)
+      pascal_validation_expect_gemm(validation, &ca->anchor, &out->gemm);
     out->timed =
-        pascal_time_gemm(model, shape, out->gemm.fill_bytes, &out->time, NULL) == PASCAL_OK;
+        pc_gemm_time_config(model, &q->gemm, &out->gemm, ca, &out->time, NULL) == PASCAL_OK;
   }
   return PASCAL_OK;
 }

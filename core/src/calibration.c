@@ -24,6 +24,8 @@ void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload)
   cal->gemm.tile_k = 64;
   cal->gemm.elem_bytes = 2;
   cal->gemm.resident_ctas = 0;
+  cal->gemm.stages = 1;
+  cal->gemm.group_m = 1;
 }
 
 void pascal_calibration_free(pascal_calibration *cal)
@@ -106,8 +108,13 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_err
        (st = check_positive(cal->gemm.tile_n, "gemm.tile_n", err)) ||
        (st = check_positive(cal->gemm.tile_k, "gemm.tile_k", err)) ||
        (st = check_positive(cal->gemm.elem_bytes, "gemm.elem_bytes", err)) ||
-       (st = check_positive(cal->gemm.resident_ctas, "gemm.resident_ctas", err))))
+       (st = check_positive(cal->gemm.resident_ctas, "gemm.resident_ctas", err)) ||
+       (st = check_positive(cal->gemm.stages, "gemm.stages", err)) ||
+       (st = check_positive(cal->gemm.group_m, "gemm.group_m", err))))
     return st;
+  if (cal->workload == PASCAL_WORKLOAD_GEMM && cal->gemm.stages > PASCAL_GEMM_STAGES_MAX)
+    return pascal_error_set(err, PASCAL_ERANGE, "gemm.stages", "gemm.stages must be at most %u",
+                            PASCAL_GEMM_STAGES_MAX);
   return PASCAL_OK;
 }
 
@@ -309,6 +316,10 @@ static const char *panel_mismatch(const pascal_calibration *cal, const pascal_ca
     return "gemm.elem_bytes";
   if (panel->gemm.resident_ctas != cal->gemm.resident_ctas)
     return "gemm.resident_ctas";
+  if (panel->gemm.stages != cal->gemm.stages)
+    return "gemm.stages";
+  if (panel->gemm.group_m != cal->gemm.group_m)
+    return "gemm.group_m";
   return NULL;
 }
 

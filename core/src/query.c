@@ -36,7 +36,22 @@ static const pascal_query_field gemm_fields[] = {
      "1024"},
     {"Kg", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Kg), "the reduction dimension",
      "4096"},
+    {"tile_m", PASCAL_QUERY_UINT, false, true, 1, PASCAL_QUERY_TILE_MAX, GEMM(config.tile_m),
+     "output rows per CTA (Triton BLOCK_M); absent: the calibration's", "128"},
+    {"tile_n", PASCAL_QUERY_UINT, false, true, 1, PASCAL_QUERY_TILE_MAX, GEMM(config.tile_n),
+     "output columns per CTA (Triton BLOCK_N); absent: the calibration's", "128"},
+    {"tile_k", PASCAL_QUERY_UINT, false, true, 1, PASCAL_QUERY_TILE_MAX, GEMM(config.tile_k),
+     "reduction step per k-iteration (Triton BLOCK_K); absent: the calibration's", "64"},
+    {"elem_bytes", PASCAL_QUERY_UINT, false, true, 1, 8, GEMM(config.elem_bytes),
+     "bytes per input element: 1, 2, 4 or 8; absent: the calibration's", "2"},
+    {"stages", PASCAL_QUERY_UINT, false, true, 1, PASCAL_GEMM_STAGES_MAX, GEMM(config.stages),
+     "k-steps of tiles a CTA keeps buffered (Triton num_stages); absent: the calibration's", "3"},
+    {"group_m", PASCAL_QUERY_UINT, false, true, 1, PASCAL_QUERY_GROUP_MAX, GEMM(config.group_m),
+     "tile rows per raster group (Triton GROUP_SIZE_M; 1: direct); absent: the calibration's", "8"},
 };
+#define GEMM_SHAPE_FIELDS 3 /* Mg, Ng, Kg; then the configuration */
+#define GEMM_ELEM_BYTES                                                                            \
+  6 /* gemm_fields[GEMM_ELEM_BYTES] is elem_bytes, whose rule is check_gemm's */
 #undef SCAN
 #undef GEMM
 _Static_assert(sizeof scan_fields / sizeof *scan_fields <= PASCAL_QUERY_FIELDS_MAX &&
@@ -69,6 +84,8 @@ static uint32_t all_given(size_t n)
   return n < 32 ? (UINT32_C(1) << n) - 1 : UINT32_MAX;
 }
 
+static double number_at(const pascal_query *q, const pascal_query_field *f);
+
 /* An empty query of `workload` with the given bits. */
 static void query_init(pascal_query *q, pascal_workload workload, uint32_t given)
 {
@@ -85,11 +102,17 @@ pascal_query pascal_query_scan(const pascal_scan_key *key, uint32_t N, double W)
   return q;
 }
 
-pascal_query pascal_query_gemm(const pascal_gemm_shape *shape)
+pascal_query pascal_query_gemm(const pascal_gemm_shape *shape, const pascal_gemm_config *config)
 {
   pascal_query q;
-  query_init(&q, PASCAL_WORKLOAD_GEMM, all_given(sizeof gemm_fields / sizeof *gemm_fields));
+  query_init(&q, PASCAL_WORKLOAD_GEMM, all_given(GEMM_SHAPE_FIELDS));
   q.gemm.shape = *shape;
+  if (config) {
+    q.gemm.config = *config;
+    for (size_t i = GEMM_SHAPE_FIELDS; i < sizeof gemm_fields / sizeof *gemm_fields; i++)
+      if (number_at(&q, &gemm_fields[i]) != 0)
+        q.given |= UINT32_C(1) << i;
+  }
   return q;
 }
 
@@ -206,6 +229,18 @@ static pascal_status check_scan(const pascal_query *q, const char *prefix, pasca
                           "field '%s' must be 0 (or absent) for path sync", name);
 }
 
+/* A GEMM's element size is one a matrix unit reads. */
+static pascal_status check_gemm(const pascal_query *q, const char *prefix, pascal_error *err)
+{
+  assert(gemm_fields[GEMM_ELEM_BYTES].offset == offsetof(pascal_query, gemm.config.elem_bytes));
+  uint32_t e = q->gemm.config.elem_bytes;
+  if (!((q->given >> GEMM_ELEM_BYTES) & 1) || e == 1 || e == 2 || e == 4 || e == 8)
+    return PASCAL_OK;
+  char name[PASCAL_ERROR_FIELD_MAX];
+  field_name(name, prefix, "elem_bytes");
+  return pascal_error_set(err, PASCAL_EINVAL, name, "field '%s' must be 1, 2, 4 or 8", name);
+}
+
 /* Every required field given, and (when `ranges`) every number in its
  * range; then the workload's rules. */
 static pascal_status check(const pascal_query *q, int ranges, const char *prefix, pascal_error *err)
@@ -228,7 +263,8 @@ static pascal_status check(const pascal_query *q, int ranges, const char *prefix
         return out_of_range(&f[i], prefix, err);
     }
   }
-  return q->workload == PASCAL_WORKLOAD_SCAN ? check_scan(q, prefix, err) : PASCAL_OK;
+  return q->workload == PASCAL_WORKLOAD_SCAN ? check_scan(q, prefix, err)
+                                             : check_gemm(q, prefix, err);
 }
 
 pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pascal_error *err)

@@ -26,8 +26,8 @@ static const command commands[] = {
      "--alpha A --beta B --d D --lambda-hit L --lambda-miss L [--json]"},
     {"fit", cli_cmd_fit, "BUNDLE [-o FROZEN]"},
     {"predict", cli_cmd_predict,
-     "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K) "
-     "[--json]"},
+     "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K "
+     "[--tile_m T --tile_n T --tile_k T --elem_bytes E --stages S --group_m G]) [--json]"},
     {"loko", cli_cmd_loko, "BUNDLE [--json]"},
     {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--json]"},
     {"plot", cli_cmd_plot,

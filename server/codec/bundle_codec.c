@@ -107,6 +107,10 @@ static pascal_status decode_device(const json_t *doc, pascal_device *dev, pascal
                                                   err)))
     return st;
   dev->has_static_table = v != NULL;
+  uint64_t smem = 0;
+  if ((st = codec_get_uint(obj, "device", "smem_per_sm", 0, 1, UINT64_MAX >> 1, &smem, NULL, err)))
+    return st;
+  dev->smem_per_sm = smem;
   return PASCAL_OK;
 }
 
@@ -114,12 +118,15 @@ static pascal_status decode_gemm(const json_t *doc, pascal_gemm_params *g, pasca
 {
   json_t *obj;
   pascal_status st;
+  int given; /* stages and group_m are optional: absent, they keep 1 */
   if ((st = codec_get_object(doc, "", "gemm", 1, &obj, err)) ||
       (st = get_u32(obj, "gemm", "tile_m", 1, &g->tile_m, NULL, err)) ||
       (st = get_u32(obj, "gemm", "tile_n", 1, &g->tile_n, NULL, err)) ||
       (st = get_u32(obj, "gemm", "tile_k", 1, &g->tile_k, NULL, err)) ||
       (st = get_u32(obj, "gemm", "elem_bytes", 1, &g->elem_bytes, NULL, err)) ||
-      (st = get_u32(obj, "gemm", "resident_ctas", 1, &g->resident_ctas, NULL, err)))
+      (st = get_u32(obj, "gemm", "resident_ctas", 1, &g->resident_ctas, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "stages", 0, &g->stages, &given, err)) ||
+      (st = get_u32(obj, "gemm", "group_m", 0, &g->group_m, &given, err)))
     return st;
   return PASCAL_OK;
 }
@@ -394,6 +401,8 @@ static pascal_status encode_device(json_t *doc, const pascal_device *dev, pascal
       ((st = pascal_codec_static_table_encode(&dev->static_table, &v, err)) ||
        (st = codec_set(obj, "static_experiment", v, err))))
     return st;
+  if (dev->smem_per_sm && (st = codec_set(obj, "smem_per_sm", codec_uint(dev->smem_per_sm), err)))
+    return st;
   return PASCAL_OK;
 }
 
@@ -407,6 +416,12 @@ static pascal_status encode_gemm(json_t *doc, const pascal_gemm_params *g, pasca
       (st = codec_set(obj, "tile_k", codec_uint(g->tile_k), err)) ||
       (st = codec_set(obj, "elem_bytes", codec_uint(g->elem_bytes), err)) ||
       (st = codec_set(obj, "resident_ctas", codec_uint(g->resident_ctas), err)))
+    return st;
+  /* one stage and the direct raster are the defaults, written only when
+   * another value was measured: a bundle from before they existed keeps
+   * its object, and so its hash */
+  if ((g->stages != 1 && (st = codec_set(obj, "stages", codec_uint(g->stages), err))) ||
+      (g->group_m != 1 && (st = codec_set(obj, "group_m", codec_uint(g->group_m), err))))
     return st;
   return PASCAL_OK;
 }

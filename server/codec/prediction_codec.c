@@ -186,6 +186,10 @@ static void put_query(pascal_jtext *w, const pascal_query *q)
   size_t n = pascal_query_fields(q->workload, &f);
   pascal_jtext_object_begin(w, "query");
   for (size_t i = 0; i < n; i++) {
+    /* an optional field whose absence means the calibration's value (a
+     * GEMM's configuration) is echoed only when given, never as its 0 */
+    if (!((q->given >> i) & 1) && !f[i].required && f[i].lo > 0)
+      continue;
     pascal_query_value v;
     pascal_query_get(q, i, &v);
     switch (f[i].type) {
@@ -242,11 +246,55 @@ static void put_gemm_explanation(pascal_jtext *w, const pascal_gemm_explanation 
   put_gemm_step(w, "row", &x->row);
 }
 
+static void put_config_members(pascal_jtext *w, const pascal_gemm_config *c)
+{
+  pascal_jtext_uint(w, "tile_m", c->tile_m);
+  pascal_jtext_uint(w, "tile_n", c->tile_n);
+  pascal_jtext_uint(w, "tile_k", c->tile_k);
+  pascal_jtext_uint(w, "elem_bytes", c->elem_bytes);
+  pascal_jtext_uint(w, "stages", c->stages);
+  pascal_jtext_uint(w, "group_m", c->group_m);
+}
+
+/* "config": the configuration answered, what was transferred to it from
+ * the calibration's (pascal/gemm_config.h), its occupancy and anchor; in
+ * both forms (a tuner ranks from the compact one, which stays a prefix of
+ * the explained one). */
+static void put_gemm_config(pascal_jtext *w, const pascal_gemm_config_answer *ca)
+{
+  pascal_jtext_object_begin(w, "config");
+  put_config_members(w, &ca->config);
+  pascal_jtext_uint(w, "ctas_per_sm", ca->ctas_per_sm);
+  pascal_jtext_string(w, "occupancy", pascal_gemm_occupancy_source_name(ca->occupancy));
+  pascal_jtext_array_begin(w, "transferred");
+  for (unsigned b = 0; b < PASCAL_GEMM_TRANSFER_COUNT; b++)
+    if (ca->transferred >> b & 1)
+      pascal_jtext_string(w, NULL, pascal_gemm_transfer_name(b));
+  pascal_jtext_array_end(w);
+  pascal_jtext_object_begin(w, "calibrated");
+  put_config_members(w, &ca->calibrated);
+  pascal_jtext_object_end(w);
+  if (ca->smem_per_sm)
+    pascal_jtext_uint(w, "smem_per_sm", ca->smem_per_sm);
+  else
+    pascal_jtext_null(w, "smem_per_sm");
+  pascal_jtext_object_begin(w, "anchor");
+  pascal_jtext_uint(w, "Mg", ca->anchor.Mg);
+  pascal_jtext_uint(w, "Ng", ca->anchor.Ng);
+  pascal_jtext_uint(w, "Kg", ca->anchor.Kg);
+  pascal_jtext_real(w, "fill_bytes", ca->anchor_fills);
+  pascal_jtext_object_end(w);
+  pascal_jtext_real_or_null(w, "static_fills", ca->static_fills);
+  pascal_jtext_real_or_null(w, "anchor_static_fills", ca->anchor_static_fills);
+  pascal_jtext_object_end(w);
+}
+
 static void put_gemm(pascal_jtext *w, const pascal_query *q, const pascal_gemm_prediction *p,
-                     pascal_codec_detail detail)
+                     const pascal_gemm_config_answer *ca, pascal_codec_detail detail)
 {
   put_common(w, "gemm", p->K, p->rho, p->fill_bytes, p->M, p->why.rule, &p->expected,
              &p->extrapolated);
+  put_gemm_config(w, ca);
   if (detail == PASCAL_CODEC_COMPACT)
     return;
   put_query(w, q);
@@ -270,7 +318,7 @@ void pascal_codec_answer_write(pascal_jtext *w, const pascal_query *q, const pas
   if (a->workload == PASCAL_WORKLOAD_SCAN)
     put_scan(w, q, &a->scan, detail);
   else
-    put_gemm(w, q, &a->gemm, detail);
+    put_gemm(w, q, &a->gemm, &a->gemm_config, detail);
   if (origin) {
     pascal_jtext_string(w, "device", origin->device);
     pascal_jtext_int(w, "calibration", origin->calibration);

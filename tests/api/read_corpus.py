@@ -16,7 +16,8 @@ past the limit ("this one holds more"), also when the JSON after it is
 invalid ("batch over limit objects then bad json"). Deliberate changes since,
 each re-recorded and checked to change nothing else: the five bounds answers
 gained the "tilesight" object (TileSight's SDCM arithmetic next to exact
-SDCM)."""
+SDCM); the nine GEMM answers (single and in batches) gained the "config"
+object (the configuration answered, issue 31), nothing else changed."""
 import json
 import os
 import sys

@@ -10,8 +10,8 @@ transferred to the configuration (its `config` member says which); the key
 is the answer's `time_s`, or its fill bytes on a device without peaks.
 
 What can go wrong never reaches the tuner:
-- a configuration the device cannot run (the daemon's 422 `does_not_fit`:
-  shared memory, for example) is pruned by early_config_prune, as Triton's
+- a configuration the device cannot run (the daemon's 422 naming one of
+  its fields: shared memory, registers) is pruned by early_config_prune, as Triton's
   own early_config_prune prunes by shared memory, and gets the largest
   finite key from perf_model;
 - a configuration the daemon does not answer (SPLIT_K > 1, an element size
@@ -51,6 +51,9 @@ _ELEM_BYTES = {
     "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e4m3fnuz": 1, "float8_e5m2fnuz": 1,
     "fp8e4nv": 1, "fp8e5": 1, "fp8": 1, "int8": 1, "uint8": 1,
 }
+
+# The query's configuration fields: a 422 naming one is "cannot run".
+_CONFIG_FIELDS = ("tile_m", "tile_n", "tile_k", "elem_bytes", "stages", "group_m")
 
 # Peaks of the local roofline when the device's are unknown: an H100 SXM's
 # published dense FP16 tensor rate and HBM3 bandwidth, and an L2 rate of
@@ -276,7 +279,7 @@ class MatmulRanker:
                 a.status, a.prediction = "answered", r
                 a.key_name = "time_s" if r.time_s is not None else "fill_bytes"
                 a.key = r.time_s if r.time_s is not None else r.fill_bytes
-            elif r.code == "does_not_fit":
+            elif r.status == 422 and (r.field or "").rsplit(".", 1)[-1] in _CONFIG_FIELDS:
                 a.status, a.reason = "cannot_run", r.message
             elif r.status == 404:
                 raise _ServiceDown("device '%s': %s" % (device, r.message))

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 
 #include "pascal/error.h"
+#include "pascal/gemm_config.h"
 #include "pascal/latency.h"
 #include "pascal/predict.h"
 #include "pascal/query.h"
@@ -39,8 +40,11 @@ typedef struct pascal_answer {
     pascal_scan_prediction scan;
     pascal_gemm_prediction gemm;
   };
-  bool timed;       /* the device has peaks and the query a time:        */
-  pascal_time time; /* time_s, its bound and source (pascal/time_model.h) */
+  bool timed;                            /* the device has peaks and the query a time:        */
+  pascal_time time;                      /* time_s, its bound and source (pascal/time_model.h) */
+  pascal_gemm_config_answer gemm_config; /* GEMM: the configuration answered,
+                                            measured or transferred
+                                            (pascal/gemm_config.h)          */
 } pascal_answer;
 
 /* Answer `q`, which pascal_query_check has accepted (the readers check it,

@@ -63,16 +63,27 @@ typedef struct pascal_device {
   pascal_capacity_probe capacity_probe; /* device_data.h; C = capacity_blocks */
   int has_static_table;                 /* 1: the static cluster experiment     */
   pascal_static_table static_table;     /* device_data.h                        */
+  uint64_t smem_per_sm;                 /* shared memory per SM in bytes; 0:
+                                           unknown (pascal_gemm_smem_per_sm) */
 } pascal_device;
 
-/* GEMM tiling (App. C "GEMM instantiation"); defaults 128 x 128 x 64, FP16. */
+/* GEMM tiling (App. C "GEMM instantiation"); defaults 128 x 128 x 64, FP16,
+ * one stage, direct raster. `stages` and `group_m` are what a Triton matmul
+ * calls num_stages and GROUP_SIZE_M: k-steps of A and B tiles a CTA keeps
+ * buffered (1: it waits for each step's tiles), and the raster's group of
+ * tile rows (1: row-major CTAs; G: Triton's grouped order, G rows swept
+ * column by column, core/src/gemm_raster.c). */
 typedef struct pascal_gemm_params {
   uint32_t tile_m;        /* output rows per CTA tile                        */
   uint32_t tile_n;        /* output columns per CTA tile                     */
   uint32_t tile_k;        /* reduction step per tile                         */
   uint32_t elem_bytes;    /* bytes per input element                         */
   uint32_t resident_ctas; /* M: CTAs resident at once; must be set (>= 1)    */
+  uint32_t stages;        /* pipeline stages, 1..PASCAL_GEMM_STAGES_MAX      */
+  uint32_t group_m;       /* raster group of tile rows, >= 1 (1: direct)     */
 } pascal_gemm_params;
+
+#define PASCAL_GEMM_STAGES_MAX 16u
 
 /* A scan configuration key z = (o, path, d, m); its family is (o, path, d). */
 typedef struct pascal_scan_key {
@@ -133,7 +144,8 @@ typedef struct pascal_calibration {
 } pascal_calibration;
 
 /* Empty calibration of `workload` with class rule mod4-min2, GEMM tiling
- * 128x128x64 with 2-byte elements and resident_ctas 0 (unset), and a zeroed
+ * 128x128x64 with 2-byte elements, one stage, the direct raster and
+ * resident_ctas 0 (unset), and a zeroed
  * device that the caller fills in. Owns no memory yet. */
 void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload);
 
@@ -146,7 +158,8 @@ pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_cali
                                       pascal_error *err);
 
 /* Check the device constants (field "device.sm_count", ...) and, for GEMM,
- * the tiling ("gemm.tile_m", ..., "gemm.resident_ctas"). */
+ * the tiling ("gemm.tile_m", ..., "gemm.resident_ctas", "gemm.stages",
+ * "gemm.group_m"). */
 pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_error *err);
 
 /* Validate `run` and append a copy. Errors name the run by the index it would

@@ -15,7 +15,9 @@
  * scan's depth belongs to its path).
  *
  *   scan  o, path, d, m (the key z), N (blocks), W (horizon)
- *   gemm  Mg, Ng, Kg (the problem shape)
+ *   gemm  Mg, Ng, Kg (the problem shape); optionally the configuration
+ *         tile_m, tile_n, tile_k, elem_bytes, stages, group_m (each absent
+ *         one is the calibration's: pascal/gemm_config.h)
  *
  * Error convention (pascal/error.h): fields are named `prefix.name` when a
  * prefix is given ("queries[3].d", a batch item), else `name`; PASCAL_EMISSING
@@ -39,8 +41,11 @@ extern "C" {
 #endif
 
 /* The horizons a scan query may ask for. */
-#define PASCAL_PREDICT_W_MIN 1e-9
-#define PASCAL_PREDICT_W_MAX 1e15
+#define PASCAL_PREDICT_W_MIN   1e-9
+#define PASCAL_PREDICT_W_MAX   1e15
+/* The largest tile side and raster group a GEMM query may name. */
+#define PASCAL_QUERY_TILE_MAX  4096
+#define PASCAL_QUERY_GROUP_MAX 65536
 /* The one message for a query that mixes the fields of two workloads. */
 #define PASCAL_PREDICT_MIXED_MESSAGE                                                               \
   "a query is either a scan (o, path, d, m, N, W) or a GEMM (Mg, Ng, Kg), not both"
@@ -52,9 +57,20 @@ typedef struct pascal_scan_query {
   double W;
 } pascal_scan_query;
 
-/* A tiled GEMM: the problem shape, in multiples of the calibration's tile. */
+/* What a matmul autotuner varies (Triton: BLOCK_M x BLOCK_N x BLOCK_K, the
+ * dtype's size, num_stages, GROUP_SIZE_M). In a query, 0 is a field not
+ * given: the calibration's value. */
+typedef struct pascal_gemm_config {
+  uint32_t tile_m, tile_n, tile_k;
+  uint32_t elem_bytes; /* 1, 2, 4 or 8 */
+  uint32_t stages;     /* 1..PASCAL_GEMM_STAGES_MAX */
+  uint32_t group_m;    /* >= 1; 1 is the direct raster */
+} pascal_gemm_config;
+
+/* A tiled GEMM: the problem shape, in multiples of the configuration's tile. */
 typedef struct pascal_gemm_query {
   pascal_gemm_shape shape;
+  pascal_gemm_config config;
 } pascal_gemm_query;
 
 /* The tagged query. `given` has bit i set when field i of the workload's
@@ -98,9 +114,11 @@ size_t pascal_query_fields(pascal_workload workload, const pascal_query_field **
  * table of `workload`, or -1. */
 int pascal_query_field_index(pascal_workload workload, const char *name, size_t len);
 
-/* A whole query from code: every field of its table given. */
+/* A whole query from code: every field of its table given (GEMM: the
+ * shape; the configuration fields of `config` that are not 0, config NULL:
+ * none). */
 pascal_query pascal_query_scan(const pascal_scan_key *key, uint32_t N, double W);
-pascal_query pascal_query_gemm(const pascal_gemm_shape *shape);
+pascal_query pascal_query_gemm(const pascal_gemm_shape *shape, const pascal_gemm_config *config);
 
 /* A field's value as readers give it and writers read it. */
 typedef struct pascal_query_value {
@@ -134,7 +152,7 @@ pascal_status pascal_query_workload(int (*given)(const char *name, void *arg), v
 /* Check a query: every required field given and every value in its range
  * (the messages of pascal_query_build), and the rules between fields: a tma
  * scan needs its depth d >= 1 (EMISSING when absent, EINVAL when 0), a sync
- * scan has d = 0. */
+ * scan has d = 0; a GEMM's elem_bytes is 1, 2, 4 or 8. */
 pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pascal_error *err);
 
 #ifdef __cplusplus

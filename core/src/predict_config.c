@@ -1,0 +1,148 @@
+/*
+ * predict_config.c - a GEMM answer for any configuration a device can run
+ * (pascal/gemm_config.h "Transfer"): the calibrated prediction (paper
+ * section 4.5, App. C "GEMM instantiation"; predict_gemm.c) and time
+ * (time_model.c) at the anchor, carried to the query's tile, element size,
+ * stages and raster by the static reference of each raster (gemm_raster.c)
+ * and by the latency pipeline of TileSight as the paper's section
+ * "End-to-end latency with TileSight" uses it (latency.c). Beyond the
+ * paper, which answers the one tiling it measured.
+ */
+#include <math.h>
+
+#include "model_internal.h"
+#include "pascal/gemm_config.h"
+#include "pascal/latency.h"
+
+/* The multiple of `tile` nearest to v, at least one tile, at most the
+ * largest multiple a uint32_t holds. */
+static uint32_t nearest_multiple(uint32_t v, uint32_t tile)
+{
+  uint64_t n = ((uint64_t)v + tile / 2) / tile;
+  uint64_t most = UINT32_MAX / tile;
+  n = n < 1 ? 1 : n > most ? most : n;
+  return (uint32_t)(n * tile);
+}
+
+static unsigned differences(const pascal_gemm_config *a, const pascal_gemm_config *b)
+{
+  return (a->tile_m != b->tile_m || a->tile_n != b->tile_n || a->tile_k != b->tile_k
+              ? PASCAL_GEMM_TRANSFER_TILE
+              : 0) |
+         (a->elem_bytes != b->elem_bytes ? PASCAL_GEMM_TRANSFER_ELEM_BYTES : 0) |
+         (a->stages != b->stages ? PASCAL_GEMM_TRANSFER_STAGES : 0) |
+         (a->group_m != b->group_m ? PASCAL_GEMM_TRANSFER_GROUP_M : 0);
+}
+
+static pascal_gemm_params params_of(const pascal_gemm_config *c, uint32_t resident_ctas)
+{
+  return (pascal_gemm_params){c->tile_m,     c->tile_n, c->tile_k, c->elem_bytes,
+                              resident_ctas, c->stages, c->group_m};
+}
+
+/* The configuration, its occupancy and its anchor (no prediction yet). */
+static pascal_status resolve(const pascal_model *md, const pascal_gemm_query *q,
+                             pascal_gemm_config_answer *ca, pascal_error *err)
+{
+  const pascal_gemm_params *g = pascal_model_gemm(md);
+  const pascal_device *dev = pascal_model_device(md);
+  uint32_t measured = g->resident_ctas / dev->sm_count;
+  measured = measured ? measured : 1;
+  pascal_gemm_config_of(g, &ca->calibrated);
+  pascal_gemm_config_resolve(g, &q->config, &ca->config);
+  ca->transferred = differences(&ca->config, &ca->calibrated);
+  ca->smem_per_sm = pascal_gemm_smem_per_sm(dev);
+  ca->static_fills = ca->anchor_static_fills = NAN;
+  pascal_status st =
+      pascal_gemm_ctas_per_sm(ca->smem_per_sm, &ca->config, measured, &ca->ctas_per_sm, err);
+  if (st)
+    return st;
+  ca->occupancy = ca->smem_per_sm ? PASCAL_OCCUPANCY_RESOURCES : PASCAL_OCCUPANCY_ASSUMED;
+  if (!ca->transferred) { /* the kernel measured: its own occupancy */
+    ca->ctas_per_sm = measured;
+    ca->occupancy = PASCAL_OCCUPANCY_MEASURED;
+  }
+  ca->anchor = (pascal_gemm_shape){nearest_multiple(q->shape.Mg, g->tile_m),
+                                   nearest_multiple(q->shape.Ng, g->tile_n),
+                                   nearest_multiple(q->shape.Kg, g->tile_k)};
+  if (ca->anchor.Mg != q->shape.Mg || ca->anchor.Ng != q->shape.Ng || ca->anchor.Kg != q->shape.Kg)
+    ca->transferred |= PASCAL_GEMM_TRANSFER_SHAPE;
+  return PASCAL_OK;
+}
+
+pascal_status pc_gemm_predict_config(const pascal_model *md, const pascal_gemm_query *q,
+                                     pascal_gemm_prediction *out, pascal_gemm_config_answer *ca,
+                                     pascal_error *err)
+{
+  pascal_status st;
+  if ((st = resolve(md, q, ca, err)))
+    return st;
+  const pascal_device *dev = pascal_model_device(md);
+  pascal_gemm_prediction anchor;
+  if ((st = pascal_model_predict_gemm(md, &ca->anchor, &anchor, err)))
+    return st;
+  ca->anchor_fills = anchor.fill_bytes;
+  if (!ca->transferred) {
+    *out = anchor;
+    return PASCAL_OK;
+  }
+  pascal_gemm_params qp = params_of(&ca->config, ca->ctas_per_sm * dev->sm_count);
+  pascal_gemm_prediction p;
+  if ((st = pascal_gemm_geometry(&qp, &q->shape, &p, err)))
+    return st;
+  double capacity = (double)dev->capacity_blocks * dev->block_bytes;
+  if ((st = pascal_gemm_static_fills(&q->shape, &ca->config, p.M, capacity, &ca->static_fills,
+                                     err)) ||
+      (st = pascal_gemm_static_fills(&ca->anchor, &ca->calibrated, anchor.M, capacity,
+                                     &ca->anchor_static_fills, err)))
+    return st;
+  double v = anchor.fill_bytes * (ca->static_fills / ca->anchor_static_fills);
+  p.fill_bytes = fmin(fmax(v, p.B0), p.Q);
+  p.kappa = p.fill_bytes / p.B0;
+  p.K = p.M * p.fill_bytes / p.Q;
+  p.rho = p.K / p.M;
+  p.why = anchor.why;
+  p.extrapolated = anchor.extrapolated;
+  p.expected = anchor.expected;
+  *out = p;
+  return PASCAL_OK;
+}
+
+/* The pipeline's time of `c` at `shape` with `fills` and c_sm CTAs per SM. */
+static pascal_status pipeline(const pascal_device *dev, const pascal_gemm_config *c,
+                              const pascal_gemm_shape *shape, uint32_t c_sm, double fills,
+                              pascal_latency *lat, pascal_pipeline_kernel *k, pascal_error *err)
+{
+  pascal_status st =
+      pascal_latency_gemm(shape->Mg, shape->Ng, shape->Kg, c->tile_m, c->tile_n, c->tile_k,
+                          c->elem_bytes, dev->sm_count, c_sm, c->stages, fills, k, err);
+  return st ? st : pascal_latency_time(&dev->peaks, k, lat, err);
+}
+
+pascal_status pc_gemm_time_config(const pascal_model *md, const pascal_gemm_query *q,
+                                  const pascal_gemm_prediction *pred,
+                                  const pascal_gemm_config_answer *ca, pascal_time *out,
+                                  pascal_error *err)
+{
+  pascal_status st;
+  pascal_time anchor;
+  if ((st = pascal_time_gemm(md, &ca->anchor, ca->anchor_fills, &anchor, err)))
+    return st;
+  if (!ca->transferred) {
+    *out = anchor;
+    return PASCAL_OK;
+  }
+  const pascal_device *dev = pascal_model_device(md);
+  uint32_t c_cal = pascal_model_gemm(md)->resident_ctas / dev->sm_count;
+  pascal_latency lq, la;
+  pascal_pipeline_kernel kq, ka;
+  if ((st = pipeline(dev, &ca->config, &q->shape, ca->ctas_per_sm, pred->fill_bytes, &lq, &kq,
+                     err)) ||
+      (st = pipeline(dev, &ca->calibrated, &ca->anchor, c_cal ? c_cal : 1, ca->anchor_fills, &la,
+                     &ka, err)))
+    return st;
+  pc_time_from_pipeline(&dev->peaks, &lq, &kq, out);
+  out->time_s = anchor.time_s * (lq.time_s / la.time_s);
+  out->source = anchor.source;
+  return PASCAL_OK;
+}

@@ -1,0 +1,344 @@
+/*
+ * test_gemm_config.c - a GEMM across a matmul autotuner's configurations
+ * (pascal/gemm_config.h): the grouped raster against Triton's order worked
+ * by hand, the static reference against its definition evaluated by brute
+ * force and against a hand-worked direct/grouped pair, the resources and
+ * occupancy rules on worked examples, and the transfer of an answer
+ * recomputed from its parts.
+ *
+ * How these checks were seen to fail: swapping i and j in the grouped
+ * order breaks raster_by_hand (and crashes the brute force, which indexes
+ * by them); counting a panel's own bytes out of the stack distance
+ * (fen_prefix(w) - fen_prefix(u + 1)) breaks 6705 of the brute-force
+ * comparisons; dropping the 1 KiB reserve admits the 100 KiB 128x32x64x5
+ * configuration on a 100 KiB SM (a GPU of 100 KiB gives a CTA 99).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "pascal/answer.h"
+#include "pascal/gemm_config.h"
+#include "pascal/synth.h"
+#include "pascal/time_model.h"
+
+static void raster_by_hand(void)
+{
+  /* 4 tile rows x 3 columns, groups of 2 rows swept column by column */
+  static const uint32_t want[12][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2},
+                                       {2, 0}, {3, 0}, {2, 1}, {3, 1}, {2, 2}, {3, 2}};
+  for (uint64_t pid = 0; pid < 12; pid++) {
+    uint32_t i, j;
+    pascal_gemm_raster_tile(4, 3, 2, pid, &i, &j);
+    CHECK(i == want[pid][0] && j == want[pid][1]);
+  }
+  /* a short last group: 3 rows in groups of 2, the third row alone */
+  uint32_t i, j;
+  pascal_gemm_raster_tile(3, 3, 2, 7, &i, &j);
+  CHECK(i == 2 && j == 1);
+  /* group 1 is row-major, a group of every row column-major */
+  for (uint64_t pid = 0; pid < 20; pid++) {
+    pascal_gemm_raster_tile(4, 5, 1, pid, &i, &j);
+    CHECK(i == pid / 5 && j == pid % 5);
+    pascal_gemm_raster_tile(4, 5, 9, pid, &i, &j);
+    CHECK(i == pid % 4 && j == pid / 4);
+  }
+  /* every order is a permutation of the tiles */
+  for (uint32_t nr = 1; nr <= 7; nr++)
+    for (uint32_t nc = 1; nc <= 7; nc++)
+      for (uint32_t g = 1; g <= 8; g++) {
+        unsigned char hit[49] = {0};
+        for (uint64_t pid = 0; pid < (uint64_t)nr * nc; pid++) {
+          pascal_gemm_raster_tile(nr, nc, g, pid, &i, &j);
+          CHECK(i < nr && j < nc && !hit[i * nc + j]);
+          hit[i * nc + j] = 1;
+        }
+      }
+}
+
+/* The static reference by its definition, quadratically: a wave's panel
+ * read earlier, last by wave u, hits when the panels whose latest reader
+ * before wave w lies in u .. w-1 weigh at most the capacity. */
+static double brute_static(uint32_t nr, uint32_t nc, uint32_t g, uint32_t M, double cap,
+                           double row_bytes, double col_bytes)
+{
+  uint64_t tiles = (uint64_t)nr * nc, waves = (tiles + M - 1) / M;
+  long last[32];
+  for (int p = 0; p < 32; p++)
+    last[p] = -1;
+  double fills = 0;
+  for (uint64_t w = 0; w < waves; w++) {
+    int in[32] = {0};
+    for (uint64_t pid = w * M; pid < tiles && pid < (w + 1) * M; pid++) {
+      uint32_t i, j;
+      pascal_gemm_raster_tile(nr, nc, g, pid, &i, &j);
+      in[i] = in[nr + j] = 1;
+    }
+    for (uint32_t p = 0; p < nr + nc; p++) {
+      if (!in[p])
+        continue;
+      double between = 0;
+      for (uint32_t o = 0; o < nr + nc; o++)
+        if (last[p] >= 0 && last[o] >= last[p])
+          between += o < nr ? row_bytes : col_bytes;
+      if (last[p] < 0 || between > cap)
+        fills += p < nr ? row_bytes : col_bytes;
+    }
+    for (uint32_t p = 0; p < nr + nc; p++)
+      if (in[p])
+        last[p] = (long)w;
+  }
+  return fills;
+}
+
+static void static_reference(void)
+{
+  /* against the definition: every small grid, raster, wave and capacity */
+  for (uint32_t nr = 1; nr <= 6; nr++)
+    for (uint32_t nc = 1; nc <= 6; nc++)
+      for (uint32_t g = 1; g <= 4; g++)
+        for (uint32_t M = 1; M <= 7; M++)
+          for (int cap = 0; cap <= 12; cap++) {
+            pascal_gemm_config c = {32, 64, 16, 2, 3, g};
+            pascal_gemm_shape s = {32 * nr, 64 * nc, 16 * 5};
+            double row = 80.0 * 32 * 2, col = 80.0 * 64 * 2, v;
+            CHECK_INT(pascal_gemm_static_fills(&s, &c, M, cap * row, &v, NULL), PASCAL_OK);
+            CHECK_NEAR(v, brute_static(nr, nc, g, M, cap * row, row, col), 0);
+          }
+  /* the ends: a cache holding every panel reads each once (B_0); an
+   * empty one reads every wave's panels */
+  pascal_gemm_config c = {128, 128, 64, 2, 1, 1};
+  pascal_gemm_shape s = {1024, 2048, 4096};
+  double v, b0 = 4096.0 * (1024 + 2048) * 2;
+  CHECK_INT(pascal_gemm_static_fills(&s, &c, 48, 1e12, &v, NULL), PASCAL_OK);
+  CHECK_NEAR(v, b0, 0);
+  CHECK_INT(pascal_gemm_static_fills(&s, &c, 16, 0, &v, NULL), PASCAL_OK);
+  CHECK_NEAR(v, 8 * (1 + 16) * 4096.0 * 128 * 2, 0); /* 8 waves of one row and 16 columns */
+  /* worked: 8 x 8 tiles, M = 8, room for 8 panels. Direct: each wave is a
+   * tile row; its 8 column panels come back one wave later behind 9
+   * panels: 8 waves x 9 panels. Groups of 2 rows: a wave is 2 rows x 4
+   * columns; the rows hit in the group's second wave (6 panels behind
+   * them), the columns miss in the next group (10 behind them): 4 groups
+   * x (2 rows + 8 columns) */
+  pascal_gemm_shape sq = {8 * 64, 8 * 64, 64};
+  double panel = 64.0 * 64 * 2;
+  pascal_gemm_config direct = {64, 64, 64, 2, 2, 1}, grouped = direct;
+  grouped.group_m = 2;
+  CHECK_INT(pascal_gemm_static_fills(&sq, &direct, 8, 8 * panel, &v, NULL), PASCAL_OK);
+  CHECK_NEAR(v, 72 * panel, 0);
+  CHECK_INT(pascal_gemm_static_fills(&sq, &grouped, 8, 8 * panel, &v, NULL), PASCAL_OK);
+  CHECK_NEAR(v, 40 * panel, 0);
+  /* errors name the field */
+  pascal_error err;
+  sq.Ng = 100;
+  CHECK_INT(pascal_gemm_static_fills(&sq, &direct, 8, 0, &v, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "Ng") == 0);
+  sq.Ng = 512;
+  CHECK_INT(pascal_gemm_static_fills(&sq, &direct, 0, 0, &v, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "M") == 0);
+}
+
+static void resources(void)
+{
+  pascal_device dev;
+  memset(&dev, 0, sizeof dev);
+  strcpy(dev.arch, "sm_90");
+  CHECK(pascal_gemm_smem_per_sm(&dev) == 233472);
+  strcpy(dev.arch, "sim");
+  CHECK(pascal_gemm_smem_per_sm(&dev) == 0);
+  dev.smem_per_sm = 102400;
+  CHECK(pascal_gemm_smem_per_sm(&dev) == 102400);
+
+  pascal_gemm_config c = {128, 128, 64, 2, 3, 8};
+  CHECK(pascal_gemm_smem_per_cta(&c) == 98304);
+  uint32_t n;
+  pascal_error err;
+  /* 96 KiB + 1 KiB on a 100 KiB SM: one CTA; on 228 KiB: two */
+  CHECK_INT(pascal_gemm_ctas_per_sm(102400, &c, 0, &n, NULL), PASCAL_OK);
+  CHECK_INT(n, 1);
+  CHECK_INT(pascal_gemm_ctas_per_sm(233472, &c, 0, &n, NULL), PASCAL_OK);
+  CHECK_INT(n, 2);
+  c.stages = 4; /* 128 KiB: no CTA on 100 KiB, the stages are why */
+  CHECK_INT(pascal_gemm_ctas_per_sm(102400, &c, 0, &n, &err), PASCAL_EREFUSED);
+  CHECK(strcmp(err.field, "stages") == 0 && strstr(err.message, "131072 bytes"));
+  c = (pascal_gemm_config){128, 32, 64, 2, 5, 8}; /* exactly 100 KiB, + 1 KiB reserved */
+  CHECK(pascal_gemm_smem_per_cta(&c) == 102400);
+  CHECK_INT(pascal_gemm_ctas_per_sm(102400, &c, 0, &n, &err), PASCAL_EREFUSED);
+  CHECK(strcmp(err.field, "stages") == 0);
+  c = (pascal_gemm_config){256, 128, 256, 2, 1, 1}; /* one stage is already 192 KiB */
+  CHECK_INT(pascal_gemm_ctas_per_sm(102400, &c, 0, &n, &err), PASCAL_EREFUSED);
+  CHECK(strcmp(err.field, "tile_k") == 0);
+  /* accumulators: 32 x 64 FP32 is 8 KiB, 16 per 128 KiB; 5 stages of it
+   * take 30 KiB + 1 KiB, 7 per 228 KiB; 2 stages 13 KiB: 17, capped at 8;
+   * 256 x 256 is 256 KiB: refused whatever the shared memory */
+  c = (pascal_gemm_config){32, 64, 32, 2, 5, 8};
+  CHECK_INT(pascal_gemm_ctas_per_sm(233472, &c, 0, &n, NULL), PASCAL_OK);
+  CHECK_INT(n, 7);
+  c.stages = 2;
+  CHECK_INT(pascal_gemm_ctas_per_sm(233472, &c, 0, &n, NULL), PASCAL_OK);
+  CHECK_INT(n, PASCAL_GEMM_CTAS_PER_SM_MAX);
+  c = (pascal_gemm_config){256, 256, 32, 1, 1, 1};
+  CHECK_INT(pascal_gemm_ctas_per_sm(0, &c, 3, &n, &err), PASCAL_EREFUSED);
+  CHECK(strcmp(err.field, "tile_m") == 0);
+  /* unknown shared memory: the calibration's count is assumed */
+  c = (pascal_gemm_config){128, 128, 64, 2, 9, 1};
+  CHECK_INT(pascal_gemm_ctas_per_sm(0, &c, 3, &n, NULL), PASCAL_OK);
+  CHECK_INT(n, 3);
+
+  pascal_gemm_params cal = {128, 128, 64, 2, 48, 1, 1};
+  pascal_gemm_config given = {0, 0, 32, 0, 4, 0}, r;
+  pascal_gemm_config_resolve(&cal, &given, &r);
+  CHECK(r.tile_m == 128 && r.tile_n == 128 && r.tile_k == 32 && r.elem_bytes == 2 &&
+        r.stages == 4 && r.group_m == 1);
+}
+
+static const pascal_peaks PEAKS = {273e9, 2.304e12, 6.5536e12, 1e9, 2e-6};
+
+static pascal_model *fit_gemm(pascal_calibration *cal, uint64_t smem)
+{
+  pascal_synth_law law;
+  pascal_synth_plan plan;
+  pascal_model *m = NULL;
+  pascal_synth_law_default(PASCAL_WORKLOAD_GEMM, &law);
+  pascal_synth_plan_default(PASCAL_WORKLOAD_GEMM, &plan);
+  CHECK_INT(pascal_synth_calibration(&law, &plan, cal, NULL), PASCAL_OK);
+  cal->device.has_peaks = 1;
+  cal->device.peaks = PEAKS;
+  cal->device.smem_per_sm = smem;
+  CHECK_INT(pascal_model_fit(cal, &m, NULL), PASCAL_OK);
+  return m;
+}
+
+static pascal_query query(uint32_t Mg, uint32_t Ng, uint32_t Kg, pascal_gemm_config c)
+{
+  pascal_gemm_shape s = {Mg, Ng, Kg};
+  return pascal_query_gemm(&s, &c);
+}
+
+/* One pipeline time, as the transfer takes it. */
+static double pipeline_s(const pascal_device *dev, const pascal_gemm_config *c,
+                         const pascal_gemm_shape *s, uint32_t per_sm, double fills)
+{
+  pascal_pipeline_kernel k;
+  pascal_latency lat;
+  CHECK_INT(pascal_latency_gemm(s->Mg, s->Ng, s->Kg, c->tile_m, c->tile_n, c->tile_k, c->elem_bytes,
+                                dev->sm_count, per_sm, c->stages, fills, &k, NULL),
+            PASCAL_OK);
+  CHECK_INT(pascal_latency_time(&dev->peaks, &k, &lat, NULL), PASCAL_OK);
+  return lat.time_s;
+}
+
+static void transfer(void)
+{
+  pascal_calibration cal;
+  pascal_model *m = fit_gemm(&cal, 102400);
+  const pascal_device *dev = &cal.device;
+  const double capacity = (double)dev->capacity_blocks * dev->block_bytes;
+
+  /* the calibration's own configuration, named or not: the measured answer */
+  pascal_answer a, b;
+  pascal_query q0 = query(2048, 1024, 4096, (pascal_gemm_config){0});
+  pascal_query q1 = query(2048, 1024, 4096, (pascal_gemm_config){128, 128, 64, 2, 1, 1});
+  CHECK_INT(pascal_answer_query(m, NULL, &q0, &a, NULL), PASCAL_OK);
+  CHECK_INT(pascal_answer_query(m, NULL, &q1, &b, NULL), PASCAL_OK);
+  pascal_gemm_prediction p;
+  CHECK_INT(pascal_model_predict_gemm(m, &q0.gemm.shape, &p, NULL), PASCAL_OK);
+  CHECK(a.gemm.fill_bytes == p.fill_bytes && b.gemm.fill_bytes == p.fill_bytes);
+  CHECK(a.gemm_config.transferred == 0 && b.gemm_config.transferred == 0 &&
+        a.gemm_config.occupancy == PASCAL_OCCUPANCY_MEASURED && a.gemm_config.ctas_per_sm == 1);
+  CHECK(a.timed && b.timed && a.time.time_s == b.time.time_s);
+
+  /* Triton's 64 x 128 x 32 tile, 4 stages, groups of 8, on M = 1000 padded
+   * to 1024: the anchor is 1024 x 1024 x 4096 (whole 128 x 128 x 64 tiles),
+   * the fills the anchor's scaled by the two static references */
+  pascal_gemm_config tc = {64, 128, 32, 2, 4, 8};
+  pascal_query qt = query(1024, 1024, 4096, tc);
+  CHECK_INT(pascal_answer_query(m, NULL, &qt, &a, NULL), PASCAL_OK);
+  const pascal_gemm_config_answer *ca = &a.gemm_config;
+  CHECK_INT(ca->transferred,
+            PASCAL_GEMM_TRANSFER_TILE | PASCAL_GEMM_TRANSFER_STAGES | PASCAL_GEMM_TRANSFER_GROUP_M);
+  /* (64 + 128) x 32 x 4 x 2 = 48 KiB + 1 KiB: two CTAs per SM */
+  CHECK(ca->ctas_per_sm == 2 && ca->occupancy == PASCAL_OCCUPANCY_RESOURCES);
+  CHECK(ca->anchor.Mg == 1024 && ca->anchor.Ng == 1024 && ca->anchor.Kg == 4096);
+  pascal_gemm_prediction pa;
+  CHECK_INT(pascal_model_predict_gemm(m, &ca->anchor, &pa, NULL), PASCAL_OK);
+  double vs_q, vs_a;
+  pascal_gemm_config calc = {128, 128, 64, 2, 1, 1};
+  CHECK_INT(pascal_gemm_static_fills(&qt.gemm.shape, &tc, 96, capacity, &vs_q, NULL), PASCAL_OK);
+  CHECK_INT(pascal_gemm_static_fills(&ca->anchor, &calc, 48, capacity, &vs_a, NULL), PASCAL_OK);
+  double b0 = 4096.0 * (1024 + 1024) * 2, q = 16.0 * 8 * 128 * (64 + 128) * 32 * 2;
+  double v = fmin(fmax(pa.fill_bytes * vs_q / vs_a, b0), q);
+  CHECK_NEAR(a.gemm.fill_bytes, v, 1e-12 * fabs(v));
+  CHECK(a.gemm.M == 96 && a.gemm.n_r == 16 && a.gemm.n_c == 8 && a.gemm.n_k == 128);
+  CHECK_NEAR(a.gemm.K, 96 * v / q, 1e-12 * fabs(96 * v / q));
+  CHECK_NEAR(a.gemm.kappa, v / b0, 1e-12 * fabs(v / b0));
+  /* the time: the anchor's, times the pipeline's ratio */
+  pascal_time ta;
+  CHECK_INT(pascal_time_gemm(m, &ca->anchor, pa.fill_bytes, &ta, NULL), PASCAL_OK);
+  double ratio = pipeline_s(dev, &tc, &qt.gemm.shape, 2, v) /
+                 pipeline_s(dev, &calc, &ca->anchor, 1, pa.fill_bytes);
+  CHECK(a.timed);
+  CHECK_NEAR(a.time.time_s, ta.time_s * ratio, 1e-12 * fabs(ta.time_s * ratio));
+  CHECK(a.time.source == ta.source && a.time.ctas_per_sm == 2);
+
+  /* more stages: the same fills, the pipeline's overlap in the time */
+  pascal_gemm_config s2 = tc;
+  s2.stages = 2;
+  pascal_query qs = query(1024, 1024, 4096, s2);
+  CHECK_INT(pascal_answer_query(m, NULL, &qs, &b, NULL), PASCAL_OK);
+  CHECK(b.gemm.fill_bytes == a.gemm.fill_bytes && b.time.time_s != a.time.time_s);
+
+  /* the grouped raster on a shape whose B does not fit beside A: fewer fills */
+  pascal_gemm_config g1 = {128, 128, 64, 2, 2, 1}, g8 = g1;
+  g8.group_m = 8;
+  pascal_query qg1 = query(8192, 8192, 8192, g1), qg8 = query(8192, 8192, 8192, g8);
+  CHECK_INT(pascal_answer_query(m, NULL, &qg1, &a, NULL), PASCAL_OK);
+  CHECK_INT(pascal_answer_query(m, NULL, &qg8, &b, NULL), PASCAL_OK);
+  CHECK(b.gemm.fill_bytes < a.gemm.fill_bytes);
+  CHECK(b.gemm_config.static_fills < a.gemm_config.static_fills);
+
+  /* what cannot run is refused, naming why */
+  pascal_error err;
+  pascal_query qx = query(1024, 1024, 4096, (pascal_gemm_config){128, 256, 64, 2, 3, 8});
+  CHECK_INT(pascal_answer_query(m, NULL, &qx, &a, &err), PASCAL_EREFUSED);
+  CHECK(strcmp(err.field, "stages") == 0);
+  /* a shape off the query's own tile stays an error of the shape */
+  qx = query(1000, 1024, 4096, tc);
+  CHECK_INT(pascal_answer_query(m, NULL, &qx, &a, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "Mg") == 0);
+  pascal_model_free(m);
+  pascal_calibration_free(&cal);
+
+  /* shared memory unknown: nothing refused, the calibration's CTAs assumed */
+  m = fit_gemm(&cal, 0);
+  qx = query(1024, 1024, 4096, (pascal_gemm_config){128, 256, 64, 2, 3, 8});
+  CHECK_INT(pascal_answer_query(m, NULL, &qx, &a, NULL), PASCAL_OK);
+  CHECK(a.gemm_config.occupancy == PASCAL_OCCUPANCY_ASSUMED && a.gemm_config.ctas_per_sm == 1);
+  pascal_model_free(m);
+  pascal_calibration_free(&cal);
+}
+
+static void query_fields(void)
+{
+  pascal_query q = query(1024, 1024, 1024, (pascal_gemm_config){0, 0, 0, 3, 0, 0});
+  pascal_error err;
+  CHECK_INT(pascal_query_check(&q, "queries[2]", &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "queries[2].elem_bytes") == 0);
+  q = query(1024, 1024, 1024, (pascal_gemm_config){0, 0, 0, 4, 0, 0});
+  CHECK_INT(pascal_query_check(&q, NULL, NULL), PASCAL_OK);
+  q.gemm.config.stages = PASCAL_GEMM_STAGES_MAX + 1;
+  q.given |= 1u << 7;
+  CHECK_INT(pascal_query_check(&q, NULL, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "stages") == 0);
+}
+
+int main(void)
+{
+  raster_by_hand();
+  static_reference();
+  resources();
+  transfer();
+  query_fields();
+  return check_summary();
+}
