@@ -43,8 +43,8 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
      * measures the transfer on the sim): it stays NaN, source none */
     if (validation && !ca->transferred)
       pascal_validation_expect_gemm(validation, &ca->anchor, &out->gemm);
-    out->timed =
-        pc_gemm_time_config(model, &q->gemm, &out->gemm, ca, &out->time, NULL) == PASCAL_OK;
+    out->timed = pascal_gemm_time_config(model, &q->gemm, ca, out->gemm.fill_bytes,
+                                         ca->anchor_fills, &out->time, NULL) == PASCAL_OK;
   }
   return PASCAL_OK;
 }

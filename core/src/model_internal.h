@@ -163,16 +163,12 @@ void pc_gemm_waves(uint64_t tiles, uint32_t sm_count, uint32_t c_max, uint64_t *
 void pc_time_from_pipeline(const pascal_peaks *peaks, const pascal_latency *lat,
                            const pascal_pipeline_kernel *k, pascal_time *out);
 
-/* A GEMM query's prediction and time in its configuration
- * (predict_config.c; pascal/gemm_config.h "Transfer"): the calibration's
- * own where the configuration and the shape are measured ones. */
+/* A GEMM query's prediction in its configuration (predict_config.c;
+ * pascal/gemm_config.h "Transfer"): the calibration's own where the
+ * configuration and the shape are measured ones. */
 pascal_status pc_gemm_predict_config(const pascal_model *md, const pascal_gemm_query *q,
                                      pascal_gemm_prediction *out, pascal_gemm_config_answer *ca,
                                      pascal_error *err);
-pascal_status pc_gemm_time_config(const pascal_model *md, const pascal_gemm_query *q,
-                                  const pascal_gemm_prediction *pred,
-                                  const pascal_gemm_config_answer *ca, pascal_time *out,
-                                  pascal_error *err);
 
 /* The advice of a scan prediction whose K, M, fill_bytes and rule are set
  * (predict_advice.c); given only when it predicts divergence. */

@@ -4,15 +4,15 @@
  * section 4.5, App. C "GEMM instantiation"; predict_gemm.c) and time
  * (time_model.c) at the anchor, carried to the query's tile, element size,
  * stages and raster by the static reference of each raster (gemm_raster.c)
- * and by the latency pipeline of TileSight as the paper's section
- * "End-to-end latency with TileSight" uses it (latency.c). Beyond the
- * paper, which answers the one tiling it measured.
+ * and by the rounds of co-resident CTAs of each configuration, timed on
+ * the device's peaks like the terms of the paper's section "End-to-end
+ * latency with TileSight". Beyond the paper, which answers the one tiling
+ * it measured.
  */
 #include <math.h>
 
 #include "model_internal.h"
 #include "pascal/gemm_config.h"
-#include "pascal/latency.h"
 
 /* The multiple of `tile` nearest to v, at least one tile, at most the
  * largest multiple a uint32_t holds. */
@@ -108,41 +108,71 @@ pascal_status pc_gemm_predict_config(const pascal_model *md, const pascal_gemm_q
   return PASCAL_OK;
 }
 
-/* The pipeline's time of `c` at `shape` with `fills` and c_sm CTAs per SM. */
-static pascal_status pipeline(const pascal_device *dev, const pascal_gemm_config *c,
-                              const pascal_gemm_shape *shape, uint32_t c_sm, double fills,
-                              pascal_latency *lat, pascal_pipeline_kernel *k, pascal_error *err)
+/* The time of configuration `c` on `shape` with `fills` and c_sm CTAs per
+ * SM, up to the anchor's factor (pascal/gemm_config.h "Time"): rounds of
+ * c_sm co-resident CTAs per SM, each k-iteration of a round the largest of
+ * its c_sm CTAs' compute, L2 reads and share of the DRAM fills on the
+ * peaks and of one CTA's latency over its stages. */
+static void config_time(const pascal_device *dev, const pascal_gemm_config *c,
+                        const pascal_gemm_shape *shape, uint32_t c_sm, double fills,
+                        double latency_s, pascal_time *out)
 {
-  pascal_status st =
-      pascal_latency_gemm(shape->Mg, shape->Ng, shape->Kg, c->tile_m, c->tile_n, c->tile_k,
-                          c->elem_bytes, dev->sm_count, c_sm, c->stages, fills, k, err);
-  return st ? st : pascal_latency_time(&dev->peaks, k, lat, err);
+  const pascal_peaks *pk = &dev->peaks;
+  double sm = dev->sm_count;
+  uint64_t n_r = shape->Mg / c->tile_m, n_c = shape->Ng / c->tile_n, n_k = shape->Kg / c->tile_k;
+  uint64_t tiles = n_r * n_c, batches = (tiles + c_sm - 1) / c_sm;
+  double rounds = ceil((double)batches / sm);
+  double flops = 2.0 * c->tile_m * (double)c->tile_n * c->tile_k;
+  double bytes = (double)c->tile_k * ((double)c->tile_m + c->tile_n) * c->elem_bytes;
+  double compute = c_sm * flops / (pk->tensor_flops / sm);
+  double l2 = c_sm * bytes / (pk->l2_bytes_per_s / sm);
+  double dram = c_sm * fills / ((double)tiles * n_k) / (pk->dram_bytes_per_s / sm);
+  double lat = (flops / (pk->tensor_flops / sm) + latency_s) / c->stages;
+  double step = fmax(fmax(compute, l2), fmax(dram, lat));
+  pascal_bound bound = step == compute ? PASCAL_BOUND_COMPUTE
+                       : step == l2    ? PASCAL_BOUND_L2
+                       : step == dram  ? PASCAL_BOUND_DRAM
+                                       : PASCAL_BOUND_LATENCY;
+  uint64_t wave = (uint64_t)sm * c_sm;
+  *out = (pascal_time){.time_s = n_k * step * rounds,
+                       .bound = bound,
+                       .rule = PASCAL_RULE_EXACT,
+                       .ctas_per_sm = c_sm,
+                       .full_waves = tiles / wave,
+                       .tail_ctas = tiles % wave,
+                       .step_s = step,
+                       .in_flight_bytes_per_sm = (double)c_sm * c->stages * bytes,
+                       .latency_s = latency_s};
 }
 
-pascal_status pc_gemm_time_config(const pascal_model *md, const pascal_gemm_query *q,
-                                  const pascal_gemm_prediction *pred,
-                                  const pascal_gemm_config_answer *ca, pascal_time *out,
-                                  pascal_error *err)
+pascal_status pascal_gemm_time_config(const pascal_model *md, const pascal_gemm_query *q,
+                                      const pascal_gemm_config_answer *ca, double fill_bytes,
+                                      double anchor_fill_bytes, pascal_time *out, pascal_error *err)
 {
   pascal_status st;
   pascal_time anchor;
-  if ((st = pascal_time_gemm(md, &ca->anchor, ca->anchor_fills, &anchor, err)))
+  if ((st = pascal_time_gemm(md, &ca->anchor, anchor_fill_bytes, &anchor, err)))
     return st;
   if (!ca->transferred) {
     *out = anchor;
     return PASCAL_OK;
   }
   const pascal_device *dev = pascal_model_device(md);
-  uint32_t c_cal = pascal_model_gemm(md)->resident_ctas / dev->sm_count;
-  pascal_latency lq, la;
-  pascal_pipeline_kernel kq, ka;
-  if ((st = pipeline(dev, &ca->config, &q->shape, ca->ctas_per_sm, pred->fill_bytes, &lq, &kq,
-                     err)) ||
-      (st = pipeline(dev, &ca->calibrated, &ca->anchor, c_cal ? c_cal : 1, ca->anchor_fills, &la,
-                     &ka, err)))
-    return st;
-  pc_time_from_pipeline(&dev->peaks, &lq, &kq, out);
-  out->time_s = anchor.time_s * (lq.time_s / la.time_s);
+  const pascal_gemm_params *g = pascal_model_gemm(md);
+  uint32_t c_cal = g->resident_ctas / dev->sm_count;
+  /* a CTA's latency per k-iteration beyond its compute, from the calibrated
+   * time of a CTA alone (0 without one: the peaks see no latency) */
+  double flops = 2.0 * g->tile_m * (double)g->tile_n * g->tile_k;
+  double latency =
+      md->timed
+          ? fmax(0, md->gemm_time.iteration_s - flops / (dev->peaks.tensor_flops / dev->sm_count))
+          : 0;
+  pascal_time ta;
+  config_time(dev, &ca->calibrated, &ca->anchor, c_cal ? c_cal : 1, anchor_fill_bytes, latency,
+              &ta);
+  config_time(dev, &ca->config, &q->shape, ca->ctas_per_sm, fill_bytes, latency, out);
+  out->time_s = anchor.time_s * (out->time_s / ta.time_s);
+  out->fixed_s = anchor.fixed_s;
   out->source = anchor.source;
   return PASCAL_OK;
 }

@@ -319,6 +319,27 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   return PASCAL_OK;
 }
 
+pascal_status pascal_simdev_gemm_of_config(const pascal_simdev_profile *p,
+                                           const pascal_gemm_shape *shape,
+                                           const pascal_gemm_config *c, uint64_t seed,
+                                           pascal_simdev_gemm *out, pascal_error *err)
+{
+  uint32_t per_sm;
+  pascal_status st = pascal_gemm_ctas_per_sm(p->smem_per_sm, c, 1, &per_sm, err);
+  if (st)
+    return st;
+  pascal_simdev_gemm g;
+  memset(&g, 0, sizeof g);
+  g.shape = *shape;
+  g.tiling = (pascal_gemm_params){
+      c->tile_m, c->tile_n, c->tile_k, c->elem_bytes, per_sm * p->sm_count, c->stages, c->group_m};
+  g.m = pascal_simdev_gemm_step_m(&g.tiling);
+  g.out_elem_bytes = 4; /* FP32 accumulators written out */
+  g.seed = seed;
+  *out = g;
+  return PASCAL_OK;
+}
+
 uint32_t pascal_simdev_gemm_step_m(const pascal_gemm_params *tiling)
 {
   if (!tiling)

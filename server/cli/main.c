@@ -39,6 +39,10 @@ static const command commands[] = {
      "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram (--probe PROBE.json | --C C | "
      "--l2-bytes B) "
      "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
+    {"sim", cli_cmd_sim,
+     "gemm --profile P --Mg M --Ng N --Kg K --tile MxNxK --stages S --elem-bytes B "
+     "[--group-m G] [--seed S] [--json] | scan --profile P --o O --path sync|tma [--d D] --m M "
+     "--N N --W W [--seed S] [--json]"},
 };
 
 static void usage(FILE *out)

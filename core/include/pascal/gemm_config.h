@@ -30,11 +30,25 @@
  * rounded to whole calibration tiles (at least one). Fills: the calibrated
  * prediction at the anchor, scaled by the static references of the query's
  * configuration over the calibration's at the anchor, within [B_0, Q] of
- * the query. Time: the calibrated time at the anchor, scaled by the latency
- * pipeline (pascal/latency.h: stages, CTAs per SM, waves) of the query's
- * configuration over the calibration's. A query whose configuration is the
+ * the query. Time: the calibrated time at the anchor (pascal_time_gemm),
+ * scaled by the rounds model of the query's configuration over the
+ * calibration's at the anchor. A query whose configuration is the
  * calibration's and whose shape is whole calibration tiles is the measured
  * answer, unchanged.
+ *
+ * Time (the rounds model). The c CTAs an SM holds at once start and end
+ * together, so a grid of T CTAs runs ceil(ceil(T / c) / sm_count) rounds
+ * of c CTAs on the busiest SM (a tail of fewer than sm_count c CTAs is
+ * packed c to an SM, not spread), each round n_k k-iterations of
+ *   max(c compute, c L2 reads, c DRAM fills, (compute + latency) / stages)
+ * on the device's peaks: compute = 2 tile_m tile_n tile_k / (tensor FLOP/s
+ * / sm_count), L2 reads (tile_m + tile_n) tile_k elem_bytes / (L2 B/s /
+ * sm_count), fills the predicted fills of one CTA's k-iteration / (DRAM B/s
+ * / sm_count); latency is what a CTA alone waits per k-iteration beyond
+ * its compute: the calibrated iteration_s of pascal_gemm_time_fit minus the
+ * calibration's compute (0 without calibrated times), which `stages`
+ * buffers overlap. Ignored: warps, per-iteration issue overhead, the
+ * epilogue, L2 contention between rounds.
  */
 #ifndef PASCAL_GEMM_CONFIG_H
 #define PASCAL_GEMM_CONFIG_H
@@ -44,7 +58,9 @@
 
 #include "pascal/calibration.h"
 #include "pascal/error.h"
+#include "pascal/predict.h"
 #include "pascal/query.h"
+#include "pascal/time_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -123,6 +139,18 @@ void pascal_gemm_raster_tile(uint32_t n_r, uint32_t n_c, uint32_t group_m, uint6
 pascal_status pascal_gemm_static_fills(const pascal_gemm_shape *shape, const pascal_gemm_config *c,
                                        uint32_t M, double capacity_bytes, double *out,
                                        pascal_error *err);
+
+/* The time of query `q` answered as `ca` says (pascal_answer_query fills
+ * `ca`) with fills of fill_bytes, its anchor's with anchor_fill_bytes: the
+ * anchor's time (pascal_time_gemm) times the pipeline's ratio (the header's
+ * "Transfer"), or the anchor's own when nothing was transferred. The
+ * answer's time is this with the predicted fills; other fills (B_0 of
+ * both: the aligned reference) time the same configuration otherwise.
+ * Errors of pascal_time_gemm and pascal_latency_gemm (ENOTFOUND "peaks"). */
+pascal_status pascal_gemm_time_config(const pascal_model *model, const pascal_gemm_query *q,
+                                      const pascal_gemm_config_answer *ca, double fill_bytes,
+                                      double anchor_fill_bytes, pascal_time *out,
+                                      pascal_error *err);
 
 #ifdef __cplusplus
 }

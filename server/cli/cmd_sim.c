@@ -1,0 +1,173 @@
+/*
+ * cmd_sim.c - `pascal sim gemm|scan`: one run on the CPU sim device
+ * (core/include/pascal/simdev.h, docs/sim-device.md) without a daemon, for
+ * users who want to try a kernel and for tests that need ground truth. A
+ * GEMM is a matmul kernel in the configuration a Triton autotuner names
+ * (pascal_simdev_gemm_of_config: tile, element size, stages, raster; CTAs
+ * per SM from the profile's shared memory); a scan is the open scan of the
+ * paper's Algorithm dynamic-kernel. docs/cli.md.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "output.h"
+#include "pascal/simdev.h"
+
+/* The profile: gb10-like built in, another name NAME the checkout's
+ * deploy/profiles/NAME.profile, anything else a profile file. */
+static pascal_status load_profile(const char *name, pascal_simdev_profile *p, pascal_error *err)
+{
+  if (strcmp(name, "gb10-like") == 0) {
+    pascal_simdev_profile_default(p);
+    return PASCAL_OK;
+  }
+  char path[512];
+  if (!strchr(name, '/') && !strchr(name, '.'))
+    snprintf(path, sizeof path, "deploy/profiles/%s.profile", name);
+  else
+    snprintf(path, sizeof path, "%s", name);
+  pascal_status st = pascal_simdev_profile_load(path, p, err);
+  if (st)
+    return pascal_error_set(err, PASCAL_EINVAL, "--profile", "%s: %s", path, err->message);
+  return PASCAL_OK;
+}
+
+/* "MxNxK" with each side in 1..4096. */
+static pascal_status parse_tile(const char *text, pascal_gemm_config *c, pascal_error *err)
+{
+  unsigned m, n, k;
+  char tail;
+  if (!text || sscanf(text, "%ux%ux%u%c", &m, &n, &k, &tail) != 3 || m < 1 || n < 1 || k < 1 ||
+      m > PASCAL_QUERY_TILE_MAX || n > PASCAL_QUERY_TILE_MAX || k > PASCAL_QUERY_TILE_MAX)
+    return pascal_error_set(err, PASCAL_EINVAL, "--tile",
+                            "--tile must be MxNxK with each side in [1, %d], got \"%s\"",
+                            PASCAL_QUERY_TILE_MAX, text ? text : "");
+  c->tile_m = m;
+  c->tile_n = n;
+  c->tile_k = k;
+  return PASCAL_OK;
+}
+
+static json_t *stats_doc(const char *workload, const char *profile, const pascal_simdev_stats *st)
+{
+  return json_pack("{s:s,s:s,s:f,s:f,s:f,s:I,s:I,s:I,s:I,s:i}", "workload", workload, "profile",
+                   profile, "fill_bytes", st->fill_bytes, "K", st->K, "kernel_ns", st->kernel_ns,
+                   "requests", (json_int_t)st->requests, "hits", (json_int_t)st->hits, "merges",
+                   (json_int_t)st->merges, "fills", (json_int_t)st->fills, "M", (int)st->M);
+}
+
+/* Run on a device of profile p; errors of the run name its field. */
+static pascal_status run_gemm(const pascal_simdev_profile *p, const pascal_gemm_shape *shape,
+                              const pascal_gemm_config *c, uint64_t seed, pascal_simdev_stats *out,
+                              pascal_simdev_gemm *run, pascal_error *err)
+{
+  pascal_simdev *dev = NULL;
+  pascal_status st = pascal_simdev_gemm_of_config(p, shape, c, seed, run, err);
+  if (!st)
+    st = pascal_simdev_new(p, &dev, err);
+  if (!st)
+    st = pascal_simdev_run_gemm(dev, run, out, err);
+  pascal_simdev_free(dev);
+  return st;
+}
+
+static int sim_gemm(int argc, char **argv)
+{
+  const char *profile = NULL, *tile = NULL;
+  pascal_gemm_shape shape = {0};
+  pascal_gemm_config c = {0, 0, 0, 2, 1, 1};
+  uint64_t seed = 0;
+  int json = 0;
+  cli_arg args[] = {
+      {"profile", 0, CLI_ARG_STRING, 1, &profile, 0, 0, 0},
+      {"Mg", 0, CLI_ARG_U32, 1, &shape.Mg, 1, UINT32_MAX, 0},
+      {"Ng", 0, CLI_ARG_U32, 1, &shape.Ng, 1, UINT32_MAX, 0},
+      {"Kg", 0, CLI_ARG_U32, 1, &shape.Kg, 1, UINT32_MAX, 0},
+      {"tile", 0, CLI_ARG_STRING, 1, &tile, 0, 0, 0},
+      {"stages", 0, CLI_ARG_U32, 1, &c.stages, 1, PASCAL_GEMM_STAGES_MAX, 0},
+      {"elem-bytes", 0, CLI_ARG_U32, 1, &c.elem_bytes, 1, 8, 0},
+      {"group-m", 0, CLI_ARG_U32, 0, &c.group_m, 1, PASCAL_QUERY_GROUP_MAX, 0},
+      {"seed", 0, CLI_ARG_U64, 0, &seed, 0, UINT64_MAX, 0},
+      {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
+  };
+  int rc = cli_parse("sim", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
+  if (rc)
+    return rc;
+  pascal_error err = {0};
+  pascal_simdev_profile p;
+  pascal_status st = parse_tile(tile, &c, &err);
+  if (!st && c.elem_bytes != 1 && c.elem_bytes != 2 && c.elem_bytes != 4 && c.elem_bytes != 8)
+    st = pascal_error_set(&err, PASCAL_EINVAL, "--elem-bytes", "--elem-bytes must be 1, 2, 4 or 8");
+  if (!st)
+    st = load_profile(profile, &p, &err);
+  if (st)
+    return cli_arg_error("sim", args, N_ARGS(args), &err);
+  pascal_simdev_stats out;
+  pascal_simdev_gemm run;
+  st = run_gemm(&p, &shape, &c, seed, &out, &run, &err);
+  if (st == PASCAL_EREFUSED)
+    return cli_input_error("sim", "refused", &err);
+  if (st)
+    return cli_arg_error("sim", args, N_ARGS(args), &err);
+  json_t *doc = stats_doc("gemm", p.name, &out);
+  json_object_set_new(doc, "tile", json_string(tile));
+  json_object_set_new(doc, "stages", json_integer(c.stages));
+  json_object_set_new(doc, "elem_bytes", json_integer(c.elem_bytes));
+  json_object_set_new(doc, "group_m", json_integer(c.group_m));
+  json_object_set_new(doc, "ctas_per_sm", json_integer(run.tiling.resident_ctas / p.sm_count));
+  return cli_print(doc, json);
+}
+
+static int sim_scan(int argc, char **argv)
+{
+  const char *profile = NULL, *path = NULL;
+  pascal_simdev_scan s = {0};
+  int json = 0;
+  cli_arg args[] = {
+      {"profile", 0, CLI_ARG_STRING, 1, &profile, 0, 0, 0},
+      {"o", 0, CLI_ARG_U32, 1, &s.o, 1, 64, 0},
+      {"path", 0, CLI_ARG_STRING, 1, &path, 0, 0, 0},
+      {"d", 0, CLI_ARG_U32, 0, &s.d, 0, 64, 0},
+      {"m", 0, CLI_ARG_U32, 1, &s.m, 0, 1000000, 0},
+      {"N", 0, CLI_ARG_U64, 1, &s.N, 1, UINT32_MAX, 0},
+      {"W", 0, CLI_ARG_U64, 1, &s.W, 1, UINT32_MAX, 0},
+      {"seed", 0, CLI_ARG_U64, 0, &s.seed, 0, UINT64_MAX, 0},
+      {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
+  };
+  int rc = cli_parse("sim", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
+  if (rc)
+    return rc;
+  pascal_error err = {0};
+  pascal_simdev_profile p;
+  pascal_path kind;
+  pascal_status st = pascal_path_parse(path, "--path", &kind, &err);
+  if (!st && kind == PASCAL_PATH_TMA && s.d == 0)
+    st = pascal_error_set(&err, PASCAL_EINVAL, "--d", "--d (>= 1) is required for --path tma");
+  if (!st && kind == PASCAL_PATH_SYNC && s.d != 0)
+    st = pascal_error_set(&err, PASCAL_EINVAL, "--d", "--d must be 0 (or absent) for --path sync");
+  if (!st)
+    st = load_profile(profile, &p, &err);
+  s.path_tma = kind == PASCAL_PATH_TMA;
+  pascal_simdev *dev = NULL;
+  pascal_simdev_stats out;
+  if (!st)
+    st = pascal_simdev_new(&p, &dev, &err);
+  if (!st)
+    st = pascal_simdev_run_scan(dev, &s, &out, NULL, &err);
+  pascal_simdev_free(dev);
+  if (st)
+    return cli_arg_error("sim", args, N_ARGS(args), &err);
+  return cli_print(stats_doc("scan", p.name, &out), json);
+}
+
+int cli_cmd_sim(int argc, char **argv)
+{
+  if (argc >= 1 && strcmp(argv[0], "gemm") == 0)
+    return sim_gemm(argc - 1, argv + 1);
+  if (argc >= 1 && strcmp(argv[0], "scan") == 0)
+    return sim_scan(argc - 1, argv + 1);
+  fprintf(stderr, "pascal sim: the first argument must be gemm or scan\n");
+  return CLI_EXIT_USAGE;
+}
