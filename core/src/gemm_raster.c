@@ -6,10 +6,8 @@
  * (App. C "GEMM instantiation"); here B_0 is the value of a cache that
  * holds the whole input, and V_s says what a smaller one refetches.
  *
- * The order reproduces the arithmetic of Triton's tutorial matmul
- * (python/tutorials/03-matrix-multiplication.py in triton-lang/triton, read,
- * not copied): pids in groups of group_m x n_c, group g covering tile rows
- * g group_m .. (a last group may be shorter), swept column by column.
+ * The order is pascal/gemm_raster.h's (Triton's tutorial matmul), shared
+ * with the CUDA kernel.
  *
  * V_s walks the waves (CTAs wM .. wM + M - 1) once. A panel is an A row
  * panel (tile row i, all k) or a B column panel (tile column j, all k). A
@@ -22,6 +20,7 @@
 #include <stdlib.h>
 
 #include "pascal/gemm_config.h"
+#include "pascal/gemm_raster.h"
 
 /* The most output tiles a static reference walks (16 Mi: a 65536 x 65536
  * output of 16 x 16 tiles). */
@@ -30,12 +29,7 @@
 void pascal_gemm_raster_tile(uint32_t n_r, uint32_t n_c, uint32_t group_m, uint64_t pid,
                              uint32_t *i, uint32_t *j)
 {
-  uint64_t in_group = (uint64_t)group_m * n_c;
-  uint64_t first = pid / in_group * group_m;
-  uint64_t rows = n_r - first < group_m ? n_r - first : group_m;
-  uint64_t at = pid % in_group;
-  *i = (uint32_t)(first + at % rows);
-  *j = (uint32_t)(at / rows);
+  pascal_gemm_raster_ij(n_r, n_c, group_m, pid, i, j);
 }
 
 /* Fenwick tree of bytes over waves 0 .. n-1. */

@@ -121,6 +121,41 @@ void test_gemm_full(void)
   cudaFree(c);
 }
 
+/* The staged, grouped-raster kernel: the exact product for every stage
+ * count and a group that divides the tile rows, one that does not (3 of 4
+ * rows) and one beyond them, on a grid with more tiles than an SM holds. */
+void test_gemm_staged(void)
+{
+  const uint32_t mg = 512, ng = 384, kg = 320; /* 4 x 3 tiles, 5 k-steps */
+  __half *a = nullptr, *b = nullptr;
+  float *c = nullptr;
+  CHECK(cudaMalloc(&a, (size_t)mg * kg * 2) == cudaSuccess);
+  CHECK(cudaMalloc(&b, (size_t)ng * kg * 2) == cudaSuccess);
+  CHECK(cudaMalloc(&c, (size_t)mg * ng * 4) == cudaSuccess);
+  CHECK(pascal_kern_fill_gemm_input(a, (uint64_t)mg * kg, 1, nullptr) == cudaSuccess);
+  CHECK(pascal_kern_fill_gemm_input(b, (uint64_t)ng * kg, 2, nullptr) == cudaSuccess);
+  std::vector<float> got((size_t)mg * ng);
+  for (uint32_t stages = 1; stages <= PASCAL_KERN_GEMM_STAGES_MAX; ++stages)
+    for (uint32_t group : {1u, 3u, 8u}) {
+      CHECK(cudaMemset(c, 0xff, (size_t)mg * ng * 4) == cudaSuccess);
+      CHECK(pascal_kern_gemm_staged(a, b, c, mg, ng, kg, stages, group, nullptr) == cudaSuccess);
+      CHECK(cudaMemcpy(got.data(), c, got.size() * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+      long bad = 0;
+      for (uint32_t r = 0; r < mg; ++r)
+        for (uint32_t q = 0; q < ng; ++q)
+          bad += (double)got[(size_t)r * ng + q] != pascal_ref_gemm_element(kg, r, q);
+      CHECK_INT(bad, 0);
+    }
+  CHECK(pascal_kern_gemm_staged(a, b, c, mg, ng, kg, 0, 1, nullptr) == cudaErrorInvalidValue);
+  CHECK(pascal_kern_gemm_staged(a, b, c, mg, ng, kg, PASCAL_KERN_GEMM_STAGES_MAX + 1, 1, nullptr) ==
+        cudaErrorInvalidValue);
+  CHECK(pascal_kern_gemm_staged(a, b, c, mg, ng, 100, 2, 1, nullptr) == cudaErrorInvalidValue);
+  CHECK(pascal_kern_gemm_staged(a, b, c, mg, ng, kg, 2, 0, nullptr) == cudaErrorInvalidValue);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+}
+
 void test_occupancy(const pcu_info &in)
 {
   for (int tma = 0; tma <= 1; ++tma)
@@ -355,6 +390,7 @@ int main(void)
          in.cc_major, in.cc_minor, in.chip.c_str(), in.sm_count, (unsigned long long)in.l2_bytes,
          rig->metric().name.c_str());
   test_gemm_full();
+  test_gemm_staged();
   test_occupancy(in);
   test_scans_correct(rig);
   test_counters(rig);
