@@ -51,17 +51,34 @@ static uint32_t given_or(uint32_t given, uint32_t cal)
 
 void pascal_gemm_config_of(const pascal_gemm_params *cal, pascal_gemm_config *out)
 {
-  *out = (pascal_gemm_config){cal->tile_m,     cal->tile_n, cal->tile_k,
-                              cal->elem_bytes, cal->stages, cal->group_m};
+  *out = (pascal_gemm_config){cal->tile_m,
+                              cal->tile_n,
+                              cal->tile_k,
+                              cal->elem_bytes,
+                              pascal_gemm_stages(cal),
+                              pascal_gemm_group_m(cal)};
+}
+
+pascal_gemm_params pascal_gemm_params_of(const pascal_gemm_config *c, uint32_t resident_ctas)
+{
+  return (pascal_gemm_params){.tile_m = c->tile_m,
+                              .tile_n = c->tile_n,
+                              .tile_k = c->tile_k,
+                              .elem_bytes = c->elem_bytes,
+                              .resident_ctas = resident_ctas,
+                              .stages = c->stages,
+                              .group_m = c->group_m};
 }
 
 void pascal_gemm_config_resolve(const pascal_gemm_params *cal, const pascal_gemm_config *given,
                                 pascal_gemm_config *out)
 {
-  *out = (pascal_gemm_config){
-      given_or(given->tile_m, cal->tile_m), given_or(given->tile_n, cal->tile_n),
-      given_or(given->tile_k, cal->tile_k), given_or(given->elem_bytes, cal->elem_bytes),
-      given_or(given->stages, cal->stages), given_or(given->group_m, cal->group_m)};
+  *out = (pascal_gemm_config){given_or(given->tile_m, cal->tile_m),
+                              given_or(given->tile_n, cal->tile_n),
+                              given_or(given->tile_k, cal->tile_k),
+                              given_or(given->elem_bytes, cal->elem_bytes),
+                              given_or(given->stages, pascal_gemm_stages(cal)),
+                              given_or(given->group_m, pascal_gemm_group_m(cal))};
 }
 
 uint64_t pascal_gemm_smem_per_sm(const pascal_device *dev)

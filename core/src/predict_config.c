@@ -34,12 +34,6 @@ static unsigned differences(const pascal_gemm_config *a, const pascal_gemm_confi
          (a->group_m != b->group_m ? PASCAL_GEMM_TRANSFER_GROUP_M : 0);
 }
 
-static pascal_gemm_params params_of(const pascal_gemm_config *c, uint32_t resident_ctas)
-{
-  return (pascal_gemm_params){c->tile_m,     c->tile_n, c->tile_k, c->elem_bytes,
-                              resident_ctas, c->stages, c->group_m};
-}
-
 /* The configuration, its occupancy and its anchor (no prediction yet). */
 static pascal_status resolve(const pascal_model *md, const pascal_gemm_query *q,
                              pascal_gemm_config_answer *ca, pascal_error *err)
@@ -86,7 +80,7 @@ pascal_status pc_gemm_predict_config(const pascal_model *md, const pascal_gemm_q
     *out = anchor;
     return PASCAL_OK;
   }
-  pascal_gemm_params qp = params_of(&ca->config, ca->ctas_per_sm * dev->sm_count);
+  pascal_gemm_params qp = pascal_gemm_params_of(&ca->config, ca->ctas_per_sm * dev->sm_count);
   pascal_gemm_prediction p;
   if ((st = pascal_gemm_geometry(&qp, &q->shape, &p, err)))
     return st;
@@ -104,6 +98,7 @@ pascal_status pc_gemm_predict_config(const pascal_model *md, const pascal_gemm_q
   p.why = anchor.why;
   p.extrapolated = anchor.extrapolated;
   p.expected = anchor.expected;
+  p.transfers = anchor.transfers;
   *out = p;
   return PASCAL_OK;
 }

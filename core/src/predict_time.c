@@ -51,9 +51,9 @@ pascal_status pascal_predict_time_gemm(const pascal_model *model, const pascal_g
   const pascal_gemm_params *g = pascal_model_gemm(model);
   uint32_t per_sm = g->resident_ctas / dev->sm_count;
   pascal_pipeline_kernel k;
-  pascal_status st = pascal_latency_gemm(shape->Mg, shape->Ng, shape->Kg, g->tile_m, g->tile_n,
-                                         g->tile_k, g->elem_bytes, dev->sm_count,
-                                         per_sm ? per_sm : 1, g->stages, fill_bytes, &k, err);
+  pascal_status st = pascal_latency_gemm(
+      shape->Mg, shape->Ng, shape->Kg, g->tile_m, g->tile_n, g->tile_k, g->elem_bytes,
+      dev->sm_count, per_sm ? per_sm : 1, pascal_gemm_stages(g), fill_bytes, &k, err);
   if (!st && kernel)
     *kernel = k;
   return st ? st : pascal_latency_time(peaks, &k, out, err);

@@ -109,11 +109,9 @@ static pascal_status gemm_check(const pascal_simdev *dev, const pascal_simdev_ge
   if (g->resident_ctas > (1u << 18))
     return pascal_error_set(err, PASCAL_EINVAL, "resident_ctas",
                             "resident_ctas must be at most 2^18");
-  if (g->stages < 1 || g->stages > PASCAL_GEMM_STAGES_MAX)
-    return pascal_error_set(err, PASCAL_EINVAL, "stages", "stages must be in [1, %u]",
+  if (g->stages > PASCAL_GEMM_STAGES_MAX)
+    return pascal_error_set(err, PASCAL_EINVAL, "stages", "stages must be in [0, %u]",
                             PASCAL_GEMM_STAGES_MAX);
-  if (g->group_m < 1)
-    return pascal_error_set(err, PASCAL_EINVAL, "group_m", "group_m must be at least 1");
   if (run->m > GEMM_MAX_STEP_M)
     return pascal_error_set(err, PASCAL_EINVAL, "m", "m must be at most %u", GEMM_MAX_STEP_M);
   uint32_t u = gcd_u32(g->tile_m, g->tile_n);
@@ -266,8 +264,8 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   r.n_r = geo.n_r;
   r.n_c = geo.n_c;
   r.n_k = geo.n_k;
-  r.stages = g->stages;
-  r.group_m = g->group_m;
+  r.stages = pascal_gemm_stages(g);
+  r.group_m = pascal_gemm_group_m(g);
   r.a_lines = g->tile_m / u;
   r.b_lines = g->tile_n / u;
   r.tiles = (uint64_t)geo.n_r * geo.n_c;
@@ -331,8 +329,7 @@ pascal_status pascal_simdev_gemm_of_config(const pascal_simdev_profile *p,
   pascal_simdev_gemm g;
   memset(&g, 0, sizeof g);
   g.shape = *shape;
-  g.tiling = (pascal_gemm_params){
-      c->tile_m, c->tile_n, c->tile_k, c->elem_bytes, per_sm * p->sm_count, c->stages, c->group_m};
+  g.tiling = pascal_gemm_params_of(c, per_sm * p->sm_count);
   g.m = pascal_simdev_gemm_step_m(&g.tiling);
   g.out_elem_bytes = 4; /* FP32 accumulators written out */
   g.seed = seed;

@@ -1,11 +1,15 @@
 /*
- * cmd_sim.c - `pascal sim gemm|scan`: one run on the CPU sim device
- * (core/include/pascal/simdev.h, docs/sim-device.md) without a daemon, for
- * users who want to try a kernel and for tests that need ground truth. A
- * GEMM is a matmul kernel in the configuration a Triton autotuner names
- * (pascal_simdev_gemm_of_config: tile, element size, stages, raster; CTAs
- * per SM from the profile's shared memory); a scan is the open scan of the
- * paper's Algorithm dynamic-kernel. docs/cli.md.
+ * cmd_sim.c - `pascal sim gemm|scan|attention`: one run on the CPU sim
+ * device (core/include/pascal/simdev.h, docs/sim-device.md) without pascald
+ * or an agent, for users who want to try a kernel and for tests and
+ * autotuning benchmarks that need ground truth. A GEMM is a matmul kernel in
+ * the configuration a Triton autotuner names (pascal_simdev_gemm_of_config:
+ * tile, element size, stages, raster; CTAs per SM from the profile's shared
+ * memory); a scan is the open scan of the paper's Algorithm dynamic-kernel;
+ * attention is one FlashAttention-2 forward launch (docs/attention.md) at
+ * the plans' occupancy (pascal_attention_occupancy on the profile's shared
+ * memory) unless --o gives one. One table below names each workload, its
+ * runner and its usage. docs/cli.md.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -13,13 +17,18 @@
 
 #include "commands.h"
 #include "output.h"
+#include "pascal/attention.h"
 #include "pascal/simdev.h"
 
-/* The profile: gb10-like built in, another name NAME the checkout's
- * deploy/profiles/NAME.profile, anything else a profile file. */
+/* The occupancy cap of the attention plans (docs/plans.md). */
+#define SIM_MAX_OCCUPANCY 2u
+
+/* The profile: absent or gb10-like the built-in one, another bare NAME the
+ * checkout's deploy/profiles/NAME.profile, anything else a profile file.
+ * Errors name --profile. */
 static pascal_status load_profile(const char *name, pascal_simdev_profile *p, pascal_error *err)
 {
-  if (strcmp(name, "gb10-like") == 0) {
+  if (!name || strcmp(name, "gb10-like") == 0) {
     pascal_simdev_profile_default(p);
     return PASCAL_OK;
   }
@@ -28,9 +37,9 @@ static pascal_status load_profile(const char *name, pascal_simdev_profile *p, pa
     snprintf(path, sizeof path, "deploy/profiles/%s.profile", name);
   else
     snprintf(path, sizeof path, "%s", name);
-  pascal_status st = pascal_simdev_profile_load(path, p, err);
-  if (st)
-    return pascal_error_set(err, PASCAL_EINVAL, "--profile", "%s: %s", path, err->message);
+  pascal_error load;
+  if (pascal_simdev_profile_load(path, p, &load))
+    return pascal_error_set(err, PASCAL_EINVAL, "--profile", "%s", load.message);
   return PASCAL_OK;
 }
 
@@ -50,27 +59,13 @@ static pascal_status parse_tile(const char *text, pascal_gemm_config *c, pascal_
   return PASCAL_OK;
 }
 
+/* What every workload prints: the sim's counters of the run. */
 static json_t *stats_doc(const char *workload, const char *profile, const pascal_simdev_stats *st)
 {
   return json_pack("{s:s,s:s,s:f,s:f,s:f,s:I,s:I,s:I,s:I,s:i}", "workload", workload, "profile",
                    profile, "fill_bytes", st->fill_bytes, "K", st->K, "kernel_ns", st->kernel_ns,
                    "requests", (json_int_t)st->requests, "hits", (json_int_t)st->hits, "merges",
                    (json_int_t)st->merges, "fills", (json_int_t)st->fills, "M", (int)st->M);
-}
-
-/* Run on a device of profile p; errors of the run name its field. */
-static pascal_status run_gemm(const pascal_simdev_profile *p, const pascal_gemm_shape *shape,
-                              const pascal_gemm_config *c, uint64_t seed, pascal_simdev_stats *out,
-                              pascal_simdev_gemm *run, pascal_error *err)
-{
-  pascal_simdev *dev = NULL;
-  pascal_status st = pascal_simdev_gemm_of_config(p, shape, c, seed, run, err);
-  if (!st)
-    st = pascal_simdev_new(p, &dev, err);
-  if (!st)
-    st = pascal_simdev_run_gemm(dev, run, out, err);
-  pascal_simdev_free(dev);
-  return st;
 }
 
 static int sim_gemm(int argc, char **argv)
@@ -81,7 +76,7 @@ static int sim_gemm(int argc, char **argv)
   uint64_t seed = 0;
   int json = 0;
   cli_arg args[] = {
-      {"profile", 0, CLI_ARG_STRING, 1, &profile, 0, 0, 0},
+      {"profile", 0, CLI_ARG_STRING, 0, &profile, 0, 0, 0},
       {"Mg", 0, CLI_ARG_U32, 1, &shape.Mg, 1, UINT32_MAX, 0},
       {"Ng", 0, CLI_ARG_U32, 1, &shape.Ng, 1, UINT32_MAX, 0},
       {"Kg", 0, CLI_ARG_U32, 1, &shape.Kg, 1, UINT32_MAX, 0},
@@ -92,7 +87,7 @@ static int sim_gemm(int argc, char **argv)
       {"seed", 0, CLI_ARG_U64, 0, &seed, 0, UINT64_MAX, 0},
       {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
   };
-  int rc = cli_parse("sim", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
+  int rc = cli_parse("sim gemm", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc)
     return rc;
   pascal_error err = {0};
@@ -103,14 +98,20 @@ static int sim_gemm(int argc, char **argv)
   if (!st)
     st = load_profile(profile, &p, &err);
   if (st)
-    return cli_arg_error("sim", args, N_ARGS(args), &err);
+    return cli_arg_error("sim gemm", args, N_ARGS(args), &err);
   pascal_simdev_stats out;
   pascal_simdev_gemm run;
-  st = run_gemm(&p, &shape, &c, seed, &out, &run, &err);
+  pascal_simdev *dev = NULL;
+  st = pascal_simdev_gemm_of_config(&p, &shape, &c, seed, &run, &err);
   if (st == PASCAL_EREFUSED)
-    return cli_input_error("sim", "refused", &err);
+    return cli_input_error("sim gemm", "refused", &err);
+  if (!st)
+    st = pascal_simdev_new(&p, &dev, &err);
+  if (!st)
+    st = pascal_simdev_run_gemm(dev, &run, &out, &err);
+  pascal_simdev_free(dev);
   if (st)
-    return cli_arg_error("sim", args, N_ARGS(args), &err);
+    return cli_arg_error("sim gemm", args, N_ARGS(args), &err);
   json_t *doc = stats_doc("gemm", p.name, &out);
   json_object_set_new(doc, "tile", json_string(tile));
   json_object_set_new(doc, "stages", json_integer(c.stages));
@@ -126,7 +127,7 @@ static int sim_scan(int argc, char **argv)
   pascal_simdev_scan s = {0};
   int json = 0;
   cli_arg args[] = {
-      {"profile", 0, CLI_ARG_STRING, 1, &profile, 0, 0, 0},
+      {"profile", 0, CLI_ARG_STRING, 0, &profile, 0, 0, 0},
       {"o", 0, CLI_ARG_U32, 1, &s.o, 1, 64, 0},
       {"path", 0, CLI_ARG_STRING, 1, &path, 0, 0, 0},
       {"d", 0, CLI_ARG_U32, 0, &s.d, 0, 64, 0},
@@ -136,7 +137,7 @@ static int sim_scan(int argc, char **argv)
       {"seed", 0, CLI_ARG_U64, 0, &s.seed, 0, UINT64_MAX, 0},
       {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
   };
-  int rc = cli_parse("sim", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
+  int rc = cli_parse("sim scan", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc)
     return rc;
   pascal_error err = {0};
@@ -158,16 +159,85 @@ static int sim_scan(int argc, char **argv)
     st = pascal_simdev_run_scan(dev, &s, &out, NULL, &err);
   pascal_simdev_free(dev);
   if (st)
-    return cli_arg_error("sim", args, N_ARGS(args), &err);
+    return cli_arg_error("sim scan", args, N_ARGS(args), &err);
   return cli_print(stats_doc("scan", p.name, &out), json);
 }
 
+static int sim_attention(int argc, char **argv)
+{
+  const char *profile = NULL;
+  pascal_simdev_attention run;
+  memset(&run, 0, sizeof run);
+  pascal_attention_shape *s = &run.shape;
+  s->block_q = s->block_kv = s->head_dim = 64;
+  s->elem_bytes = 2;
+  s->kv_heads = 1;
+  int json = 0, causal = 0;
+  cli_arg args[] = {
+      {"profile", 0, CLI_ARG_STRING, 0, &profile, 0, 0, 0},
+      {"seq-q", 0, CLI_ARG_U32, 1, &s->seq_q, 1, INT32_MAX, 0},
+      {"seq-kv", 0, CLI_ARG_U32, 1, &s->seq_kv, 1, INT32_MAX, 0},
+      {"heads", 0, CLI_ARG_U32, 1, &s->heads, 1, 65536, 0},
+      {"kv-heads", 0, CLI_ARG_U32, 0, &s->kv_heads, 1, 65536, 0},
+      {"head-dim", 0, CLI_ARG_U32, 0, &s->head_dim, 16, 1024, 0},
+      {"block-q", 0, CLI_ARG_U32, 0, &s->block_q, 16, 1024, 0},
+      {"block-kv", 0, CLI_ARG_U32, 0, &s->block_kv, 16, 1024, 0},
+      {"stages", 0, CLI_ARG_U32, 1, &s->stages, 1, 64, 0},
+      {"elem-bytes", 0, CLI_ARG_U32, 0, &s->elem_bytes, 1, 8, 0},
+      {"causal", 0, CLI_ARG_FLAG, 0, &causal, 0, 0, 0},
+      {"o", 0, CLI_ARG_U32, 0, &run.o, 1, 64, 0},
+      {"seed", 0, CLI_ARG_U64, 0, &run.seed, 0, UINT64_MAX, 0},
+      {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
+  };
+  int rc = cli_parse("sim attention", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
+  if (rc)
+    return rc;
+  s->causal = (uint32_t)causal;
+  pascal_error err = {0};
+  pascal_simdev_profile p;
+  pascal_status st = load_profile(profile, &p, &err);
+  if (st)
+    return cli_arg_error("sim attention", args, N_ARGS(args), &err);
+  pascal_attention_params a = {s->block_q, s->block_kv, s->head_dim, s->elem_bytes};
+  if (!run.o &&
+      !(run.o = pascal_attention_occupancy(&a, s->stages, p.smem_per_sm, SIM_MAX_OCCUPANCY))) {
+    pascal_error_set(&err, PASCAL_EINVAL, "stages",
+                     "a query tile and %u K/V steps do not fit the profile's %llu bytes of shared "
+                     "memory per SM",
+                     s->stages, (unsigned long long)p.smem_per_sm);
+    return cli_arg_error("sim attention", args, N_ARGS(args), &err);
+  }
+  pascal_simdev *dev = NULL;
+  pascal_simdev_stats out;
+  st = pascal_simdev_new(&p, &dev, &err);
+  if (!st)
+    st = pascal_simdev_run_attention(dev, &run, &out, &err);
+  pascal_simdev_free(dev);
+  if (st)
+    return cli_arg_error("sim attention", args, N_ARGS(args), &err);
+  json_t *doc = stats_doc("attention", p.name, &out);
+  json_object_set_new(doc, "o", json_integer(run.o));
+  json_object_set_new(doc, "seed", json_integer((json_int_t)run.seed));
+  json_object_set_new(doc, "q_bytes",
+                      json_real((double)s->seq_q * s->heads * s->head_dim * s->elem_bytes));
+  return cli_print(doc, json);
+}
+
+/* The workloads `pascal sim` runs. */
+static const struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+} workloads[] = {
+    {"gemm", sim_gemm},
+    {"scan", sim_scan},
+    {"attention", sim_attention},
+};
+
 int cli_cmd_sim(int argc, char **argv)
 {
-  if (argc >= 1 && strcmp(argv[0], "gemm") == 0)
-    return sim_gemm(argc - 1, argv + 1);
-  if (argc >= 1 && strcmp(argv[0], "scan") == 0)
-    return sim_scan(argc - 1, argv + 1);
-  fprintf(stderr, "pascal sim: the first argument must be gemm or scan\n");
+  for (size_t i = 0; argc >= 1 && i < sizeof workloads / sizeof *workloads; i++)
+    if (strcmp(argv[0], workloads[i].name) == 0)
+      return workloads[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "pascal sim: the first argument must be gemm, scan or attention (docs/cli.md)\n");
   return CLI_EXIT_USAGE;
 }

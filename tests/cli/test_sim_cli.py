@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""test_sim_cli.py - `pascal sim gemm|scan` black-box (issue 31 item 2): one
-run on the sim device without a daemon.
+"""test_sim_cli.py - `pascal sim gemm|scan|attention` black-box (issue 31
+item 2): one run on the sim device without a daemon.
 
 Worked by hand (gb10-like: 48 SMs, 100 KiB of shared memory, C = 20 MiB):
 a 1024^3 FP16 GEMM with Triton's 64 x 128 x 32 tile, 4 stages: a CTA holds
@@ -9,8 +9,12 @@ a 1024^3 FP16 GEMM with Triton's 64 x 128 x 32 tile, 4 stages: a CTA holds
 16 x 8 x 32 x (64 + 128) x 32 x 2 = 50331648, K = M V / Q = 8; lines are 64
 rows (gcd), an A tile one line and a B tile two: 16 x 8 x 32 x 3 = 12288
 requests. A resident scan (N = 1024 <= C = 1280 blocks) fills each block
-once: V = 1024 x 16 KiB, K = 1 / W. Bad arguments exit 2 with one line
-naming the option; a configuration that does not fit exits 3.
+once: V = 1024 x 16 KiB, K = 1 / W. A resident attention launch (64 x 64
+tiles, head_dim 64, FP16: a K/V step is 16 KiB, a query tile 8 KiB) of
+seq_q 64, seq_kv 1024 and 2 query heads on one K/V head, o = 1 (M = 48):
+16 K/V steps filled once and 2 query tiles, V = 16 x 16384 + 2 x 8192 =
+278528 bytes; 32 K/V requests, K = M x 16 / 32 = 24. Bad arguments exit 2
+with one line naming the option; a configuration that does not fit exits 3.
 
 Usage: test_sim_cli.py PASCAL_BINARY SOURCE_DIR
 """
@@ -62,6 +66,14 @@ class Sim(unittest.TestCase):
         self.assertEqual((d["profile"], d["fill_bytes"], d["K"]), ("thor-like", 1024 * 16384.0,
                                                                    0.25))
 
+    def test_attention_worked(self):
+        rc, out, err = run("attention", "--seq-q", "64", "--seq-kv", "1024", "--heads", "2",
+                           "--stages", "2", "--o", "1", "--json")
+        self.assertEqual(rc, 0, err)
+        d = json.loads(out)
+        self.assertEqual((d["profile"], d["fill_bytes"], d["K"], d["M"], d["q_bytes"]),
+                         ("gb10-like", 278528.0, 24.0, 48, 16384.0))
+
     def test_bad_arguments_name_the_option(self):
         for args, opt in ((with_(GEMM, tile="64x128"), "--tile"),
                           (with_(GEMM, elem_bytes="3"), "--elem-bytes"),
@@ -72,7 +84,11 @@ class Sim(unittest.TestCase):
                             "--m", "6", "--N", "1024", "--W", "4"], "--path"),
                           (["scan", "--profile", "gb10-like", "--o", "1", "--path", "tma",
                             "--m", "6", "--N", "1024", "--W", "4"], "--d"),
-                          (["matmul"], "gemm or scan")):
+                          (["attention", "--seq-q", "64", "--seq-kv", "1024", "--heads", "2",
+                            "--stages", "0"], "--stages"),
+                          (["attention", "--seq-q", "64", "--seq-kv", "1024", "--heads", "2",
+                            "--stages", "2", "--profile", "none/such.profile"], "--profile"),
+                          (["matmul"], "gemm, scan or attention")):
             rc, out, err = run(*args)
             self.assertEqual(rc, 2, (args, err))
             self.assertEqual(len(err.strip().splitlines()), 1, err)

@@ -186,7 +186,8 @@ static void resources(void)
   CHECK_INT(pascal_gemm_ctas_per_sm(0, &c, 3, &n, NULL), PASCAL_OK);
   CHECK_INT(n, 3);
 
-  pascal_gemm_params cal = {128, 128, 64, 2, 48, 1, 1};
+  pascal_gemm_params cal = {
+      .tile_m = 128, .tile_n = 128, .tile_k = 64, .elem_bytes = 2, .resident_ctas = 48};
   pascal_gemm_config given = {0, 0, 32, 0, 4, 0}, r;
   pascal_gemm_config_resolve(&cal, &given, &r);
   CHECK(r.tile_m == 128 && r.tile_n == 128 && r.tile_k == 32 && r.elem_bytes == 2 &&

@@ -100,12 +100,15 @@ static void tables(void)
   CHECK_INT(pascal_query_fields(PASCAL_WORKLOAD_GEMM, &f), 9);
   for (size_t i = 0; i < 9; i++) /* the shape is required, the configuration optional */
     CHECK(strcmp(f[i].name, gemm[i]) == 0 && f[i].required == (i < 3) && f[i].lo == 1);
-  /* a field marks its workload exactly when no other workload has its name */
-  static const pascal_workload all[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM};
-  for (size_t w = 0; w < 2; w++) {
+  /* a field marks its workload exactly when no other workload has its name
+   * (GEMM and attention share stages and elem_bytes) */
+  static const pascal_workload all[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM,
+                                        PASCAL_WORKLOAD_ATTENTION};
+  for (size_t w = 0; w < 3; w++) {
     size_t n = pascal_query_fields(all[w], &f);
     for (size_t i = 0; i < n; i++)
-      CHECK_INT(f[i].marks, idx(all[1 - w], f[i].name) < 0);
+      CHECK_INT(f[i].marks,
+                idx(all[(w + 1) % 3], f[i].name) < 0 && idx(all[(w + 2) % 3], f[i].name) < 0);
   }
   CHECK_INT(pascal_query_fields((pascal_workload)7, &f), 0);
   CHECK(f == NULL);

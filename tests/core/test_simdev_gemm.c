@@ -35,7 +35,8 @@ static pascal_simdev_gemm gemm_run(uint32_t n_r, uint32_t n_c, uint32_t n_k, uin
   pascal_simdev_gemm g;
   memset(&g, 0, sizeof g);
   g.shape = (pascal_gemm_shape){n_r * 128, n_c * 128, n_k * 64};
-  g.tiling = (pascal_gemm_params){128, 128, 64, 2, M, 1, 1};
+  g.tiling = (pascal_gemm_params){
+      .tile_m = 128, .tile_n = 128, .tile_k = 64, .elem_bytes = 2, .resident_ctas = M};
   g.m = 8;
   g.C = C;
   g.seed = 7;
@@ -247,11 +248,17 @@ static void test_validation(pascal_simdev *dev)
   g = gemm_run(2, 2, 2, 4, 0);
   g.tiling.stages = PASCAL_GEMM_STAGES_MAX + 1;
   expect_field(dev, &g, "stages");
-  g.tiling.stages = 0;
-  expect_field(dev, &g, "stages");
-  g = gemm_run(2, 2, 2, 4, 0);
-  g.tiling.group_m = 0;
-  expect_field(dev, &g, "group_m");
+  /* stages and group_m 0 state neither: the one-stage direct kernel, run
+   * for run (same counters and time, the same seed) */
+  pascal_simdev_stats unstated, stated;
+  pascal_error err;
+  g = gemm_run(3, 2, 4, 4, 0);
+  g.tiling.stages = g.tiling.group_m = 0;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &unstated, &err), PASCAL_OK);
+  g.tiling.stages = g.tiling.group_m = 1;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &stated, &err), PASCAL_OK);
+  CHECK(unstated.fills == stated.fills && unstated.hits == stated.hits &&
+        unstated.kernel_ns == stated.kernel_ns);
   g = gemm_run(2, 2, 2, 0, 0);
   expect_field(dev, &g, "gemm.resident_ctas");
   g = gemm_run(2, 2, 2, 4, 0);

@@ -112,6 +112,9 @@ void pascal_gemm_config_resolve(const pascal_gemm_params *cal, const pascal_gemm
                                 pascal_gemm_config *out);
 /* The configuration a calibration measured. */
 void pascal_gemm_config_of(const pascal_gemm_params *cal, pascal_gemm_config *out);
+/* The own kernel's tiling of configuration `c` with resident_ctas CTAs
+ * resident at once (what pascal_gemm_geometry and the sim take). */
+pascal_gemm_params pascal_gemm_params_of(const pascal_gemm_config *c, uint32_t resident_ctas);
 
 /* Shared memory per SM of `dev` in bytes (the header's rule), 0 when unknown. */
 uint64_t pascal_gemm_smem_per_sm(const pascal_device *dev);

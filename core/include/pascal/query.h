@@ -14,10 +14,12 @@
  * read, and pascal_query_check() holds the rules a table cannot say (the
  * scan's depth belongs to its path).
  *
- *   scan  o, path, d, m (the key z), N (blocks), W (horizon)
- *   gemm  Mg, Ng, Kg (the problem shape); optionally the configuration
- *         tile_m, tile_n, tile_k, elem_bytes, stages, group_m (each absent
- *         one is the calibration's: pascal/gemm_config.h)
+ *   scan       o, path, d, m (the key z), N (blocks), W (horizon)
+ *   gemm       Mg, Ng, Kg (the problem shape); optionally the configuration
+ *              tile_m, tile_n, tile_k, elem_bytes, stages, group_m (each
+ *              absent one is the calibration's: pascal/gemm_config.h)
+ *   attention  seq_q, seq_kv, heads, head_dim, stages; optional kv_heads,
+ *              block_q, block_kv, elem_bytes, causal (pascal/attention.h)
  *
  * Error convention (pascal/error.h): fields are named `prefix.name` when a
  * prefix is given ("queries[3].d", a batch item), else `name`; PASCAL_EMISSING
@@ -33,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pascal/attention.h"
 #include "pascal/calibration.h"
 #include "pascal/error.h"
 
@@ -46,9 +49,12 @@ extern "C" {
 /* The largest tile side and raster group a GEMM query may name. */
 #define PASCAL_QUERY_TILE_MAX  4096
 #define PASCAL_QUERY_GROUP_MAX 65536
-/* The one message for a query that mixes the fields of two workloads. */
+/* The messages for a query that mixes the fields of two workloads: a scan's
+ * and a GEMM's; attention's and another's. */
 #define PASCAL_PREDICT_MIXED_MESSAGE                                                               \
   "a query is either a scan (o, path, d, m, N, W) or a GEMM (Mg, Ng, Kg), not both"
+#define PASCAL_PREDICT_MIXED_ATTENTION_MESSAGE                                                     \
+  "an attention query (seq_q, seq_kv, heads, head_dim, stages, ...) takes no scan or GEMM field"
 
 /* A shared cyclic scan: the key z = (o, path, d, m), N blocks, horizon W. */
 typedef struct pascal_scan_query {
@@ -73,6 +79,11 @@ typedef struct pascal_gemm_query {
   pascal_gemm_config config;
 } pascal_gemm_query;
 
+/* An attention launch (pascal/attention.h). */
+typedef struct pascal_attention_query {
+  pascal_attention_shape shape;
+} pascal_attention_query;
+
 /* The tagged query. `given` has bit i set when field i of the workload's
  * table was given (an optional field that is not given keeps its zero). */
 typedef struct pascal_query {
@@ -81,6 +92,7 @@ typedef struct pascal_query {
   union {
     pascal_scan_query scan;
     pascal_gemm_query gemm;
+    pascal_attention_query attention;
   };
 } pascal_query;
 
@@ -119,6 +131,7 @@ int pascal_query_field_index(pascal_workload workload, const char *name, size_t 
  * none). */
 pascal_query pascal_query_scan(const pascal_scan_key *key, uint32_t N, double W);
 pascal_query pascal_query_gemm(const pascal_gemm_shape *shape, const pascal_gemm_config *config);
+pascal_query pascal_query_attention(const pascal_attention_shape *shape);
 
 /* A field's value as readers give it and writers read it. */
 typedef struct pascal_query_value {
@@ -145,14 +158,18 @@ void pascal_query_get(const pascal_query *q, size_t index, pascal_query_value *o
  * are given, scan when none is. given(name, arg) says whether the field
  * `name` is present. Marking fields of two workloads: EINVAL naming the
  * first given marking field of the later one with
- * PASCAL_PREDICT_MIXED_MESSAGE. */
+ * PASCAL_PREDICT_MIXED_MESSAGE (scan and GEMM) or
+ * PASCAL_PREDICT_MIXED_ATTENTION_MESSAGE (attention and another). */
 pascal_status pascal_query_workload(int (*given)(const char *name, void *arg), void *arg,
                                     const char *prefix, pascal_workload *out, pascal_error *err);
 
 /* Check a query: every required field given and every value in its range
  * (the messages of pascal_query_build), and the rules between fields: a tma
  * scan needs its depth d >= 1 (EMISSING when absent, EINVAL when 0), a sync
- * scan has d = 0; a GEMM's elem_bytes is 1, 2, 4 or 8. */
+ * scan has d = 0; a GEMM's elem_bytes is 1, 2, 4 or 8; attention's kv_heads
+ * divides heads (EINVAL). What the attention model does not describe
+ * (causal, kv_heads > 1, another tiling) is its refusal,
+ * pascal_model_predict_attention's. */
 pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pascal_error *err);
 
 #ifdef __cplusplus
