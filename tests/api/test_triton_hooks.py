@@ -27,6 +27,7 @@ import unittest
 import warnings
 
 from harness import SOURCE, DaemonTest
+from nginx import free_port
 
 sys.path.insert(0, os.path.join(SOURCE, "clients", "python"))
 from pascal_client import Client  # noqa: E402
@@ -124,14 +125,6 @@ class CountingRefuser:
 
     def close(self):
         self.sock.close()
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class HooksWithoutDaemon(unittest.TestCase):
