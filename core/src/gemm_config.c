@@ -81,14 +81,17 @@ void pascal_gemm_config_resolve(const pascal_gemm_params *cal, const pascal_gemm
                               given_or(given->group_m, pascal_gemm_group_m(cal))};
 }
 
-uint64_t pascal_gemm_smem_per_sm(const pascal_device *dev)
+uint64_t pascal_gemm_smem_of_arch(const char *arch)
 {
-  if (dev->smem_per_sm)
-    return dev->smem_per_sm;
   for (size_t i = 0; i < sizeof smem_by_arch / sizeof *smem_by_arch; i++)
-    if (strcmp(dev->arch, smem_by_arch[i].arch) == 0)
+    if (strcmp(arch, smem_by_arch[i].arch) == 0)
       return smem_by_arch[i].smem_per_sm;
   return 0;
+}
+
+uint64_t pascal_gemm_smem_per_sm(const pascal_device *dev)
+{
+  return dev->smem_per_sm ? dev->smem_per_sm : pascal_gemm_smem_of_arch(dev->arch);
 }
 
 uint64_t pascal_gemm_smem_per_cta(const pascal_gemm_config *c)

@@ -116,6 +116,10 @@ void pascal_gemm_config_of(const pascal_gemm_params *cal, pascal_gemm_config *ou
  * resident at once (what pascal_gemm_geometry and the sim take). */
 pascal_gemm_params pascal_gemm_params_of(const pascal_gemm_config *c, uint32_t resident_ctas);
 
+/* Shared memory per SM of compute capability `arch` ("sm_90", "sm_121";
+ * the table of gemm_config.c), 0 for one the table does not list. */
+uint64_t pascal_gemm_smem_of_arch(const char *arch);
+
 /* Shared memory per SM of `dev` in bytes (the header's rule), 0 when unknown. */
 uint64_t pascal_gemm_smem_per_sm(const pascal_device *dev);
 
