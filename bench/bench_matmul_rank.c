@@ -27,11 +27,13 @@
  * them a shape of the calibration's grid (Mg, Ng in 256..8192, Kg in
  * 1024..8192, powers of two).
  *
- * usage: bench_matmul_rank BUNDLE [PROFILE] [--smem B]
+ * usage: bench_matmul_rank BUNDLE [PROFILE] [--smem B] [--only TEXT]
  *   BUNDLE a GEMM calibration of the sim device (the shipped
  *   deploy/calibrations/sim-gb10-tiled-gemm.json), PROFILE its sim profile
  *   file (default: the built-in gb10-like); --smem gives the model the
- *   device's shared memory per SM when the bundle does not state it.
+ *   device's shared memory per SM when the bundle does not state it;
+ *   --only runs the shapes whose name contains TEXT; BENCH_ROWS=1 prints
+ *   every configuration's times.
  * Prints; asserts nothing. About 20 s of CPU on gb10-like.
  */
 #include <math.h>
@@ -274,14 +276,16 @@ static size_t one_shape(const bench *b, const shape *sh, double tau[N_RANKERS],
 int main(int argc, char **argv)
 {
   if (argc < 2) {
-    fprintf(stderr, "usage: bench_matmul_rank BUNDLE [PROFILE] [--smem B]\n");
+    fprintf(stderr, "usage: bench_matmul_rank BUNDLE [PROFILE] [--smem B] [--only TEXT]\n");
     return 2;
   }
-  const char *profile_path = NULL;
+  const char *profile_path = NULL, *only = NULL;
   uint64_t smem = 0;
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--smem") == 0 && i + 1 < argc)
       smem = strtoull(argv[++i], NULL, 10);
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i];
     else
       profile_path = argv[i];
   }
@@ -318,23 +322,27 @@ int main(int argc, char **argv)
   for (size_t r = 0; r < N_RANKERS; r++)
     printf("  %-8s tau  regret top4", rankers[r].name);
   printf("\n");
+  size_t done = 0;
   for (size_t i = 0; i < ns; i++) {
+    if (only && !strstr(shapes[i].name, only))
+      continue;
     double t[N_RANKERS], g[N_RANKERS];
     int h[N_RANKERS];
     size_t kept = one_shape(&b, &shapes[i], t, g, h, &mismatch);
     printf("%-24s %6zu", shapes[i].name, kept);
     for (size_t r = 0; r < N_RANKERS; r++) {
       printf("  %13.3f %6.2f%% %4s", t[r], 100 * g[r], h[r] ? "yes" : "no");
-      tau[r][i] = t[r];
-      regret[r][i] = g[r];
+      tau[r][done] = t[r];
+      regret[r][done] = g[r];
       hits[r] += h[r];
     }
     printf("\n");
+    done++;
   }
   printf("%-24s %6s", "median (hit rate)", "");
   for (size_t r = 0; r < N_RANKERS; r++)
-    printf("  %13.3f %6.2f%% %3zu/%zu", median(tau[r], ns), 100 * median(regret[r], ns),
-           (size_t)hits[r], ns);
+    printf("  %13.3f %6.2f%% %3zu/%zu", median(tau[r], done), 100 * median(regret[r], done),
+           (size_t)hits[r], done);
   printf("\nconfigurations the model and the sim disagree on running: %zu\n", mismatch);
   pascal_simdev_free(dev);
   pascal_model_free(model);
