@@ -222,6 +222,13 @@ pascal_status pc_gemm_predict_config(const pascal_model *md, const pascal_gemm_q
                                      pascal_gemm_prediction *out, pascal_gemm_config_answer *ca,
                                      pascal_error *err);
 
+/* Fit the per-k-iteration overhead of the configurations' time on the
+ * calibration's configuration runs (gemm_config_fit.c) into
+ * m->gemm_time.step_overhead_s; 0 without runs or a calibrated time.
+ * Errors of pc_gemm_predict_config for a run. */
+pascal_status pc_gemm_fit_step_overhead(pascal_model *m, const pascal_calibration *cal,
+                                        pascal_error *err);
+
 /* The advice of a scan prediction whose K, M, fill_bytes and rule are set
  * (predict_advice.c); given only when it predicts divergence. */
 void pc_scan_advise(const pascal_device *dev, const pascal_scan_key *key, uint32_t N, double W,

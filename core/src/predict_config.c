@@ -106,11 +106,11 @@ pascal_status pc_gemm_predict_config(const pascal_model *md, const pascal_gemm_q
 /* The time of configuration `c` on `shape` with `fills` and c_sm CTAs per
  * SM, up to the anchor's factor (pascal/gemm_config.h "Time"): rounds of
  * c_sm co-resident CTAs per SM, each k-iteration of a round the largest of
- * its c_sm CTAs' compute, L2 reads and share of the DRAM fills on the
- * peaks and of one CTA's latency over its stages. */
+ * its c_sm CTAs' compute and step overhead, L2 reads and share of the DRAM
+ * fills on the peaks and of one CTA's latency over its stages. */
 static void config_time(const pascal_device *dev, const pascal_gemm_config *c,
                         const pascal_gemm_shape *shape, uint32_t c_sm, double fills,
-                        double latency_s, pascal_time *out)
+                        double overhead_s, double latency_s, pascal_time *out)
 {
   const pascal_peaks *pk = &dev->peaks;
   double sm = dev->sm_count;
@@ -119,10 +119,11 @@ static void config_time(const pascal_device *dev, const pascal_gemm_config *c,
   double rounds = ceil((double)batches / sm);
   double flops = 2.0 * c->tile_m * (double)c->tile_n * c->tile_k;
   double bytes = (double)c->tile_k * ((double)c->tile_m + c->tile_n) * c->elem_bytes;
-  double compute = c_sm * flops / (pk->tensor_flops / sm);
+  double work = flops / (pk->tensor_flops / sm) + overhead_s; /* one CTA's, on the pipes */
+  double compute = c_sm * work;
   double l2 = c_sm * bytes / (pk->l2_bytes_per_s / sm);
   double dram = c_sm * fills / ((double)tiles * n_k) / (pk->dram_bytes_per_s / sm);
-  double lat = (flops / (pk->tensor_flops / sm) + latency_s) / c->stages;
+  double lat = (work + latency_s) / c->stages;
   double step = fmax(fmax(compute, l2), fmax(dram, lat));
   pascal_bound bound = step == compute ? PASCAL_BOUND_COMPUTE
                        : step == l2    ? PASCAL_BOUND_L2
@@ -155,17 +156,18 @@ pascal_status pascal_gemm_time_config(const pascal_model *md, const pascal_gemm_
   const pascal_device *dev = pascal_model_device(md);
   const pascal_gemm_params *g = pascal_model_gemm(md);
   uint32_t c_cal = g->resident_ctas / dev->sm_count;
-  /* a CTA's latency per k-iteration beyond its compute, from the calibrated
-   * time of a CTA alone (0 without one: the peaks see no latency) */
+  /* a CTA's latency per k-iteration beyond its compute and step overhead,
+   * from the calibrated time of a CTA alone (0 without one: the peaks see
+   * no latency) */
   double flops = 2.0 * g->tile_m * (double)g->tile_n * g->tile_k;
-  double latency =
-      md->timed
-          ? fmax(0, md->gemm_time.iteration_s - flops / (dev->peaks.tensor_flops / dev->sm_count))
-          : 0;
+  double o = md->timed ? md->gemm_time.step_overhead_s : 0;
+  double latency = md->timed ? fmax(0, md->gemm_time.iteration_s - o -
+                                           flops / (dev->peaks.tensor_flops / dev->sm_count))
+                             : 0;
   pascal_time ta;
-  config_time(dev, &ca->calibrated, &ca->anchor, c_cal ? c_cal : 1, anchor_fill_bytes, latency,
+  config_time(dev, &ca->calibrated, &ca->anchor, c_cal ? c_cal : 1, anchor_fill_bytes, o, latency,
               &ta);
-  config_time(dev, &ca->config, &q->shape, ca->ctas_per_sm, fill_bytes, latency, out);
+  config_time(dev, &ca->config, &q->shape, ca->ctas_per_sm, fill_bytes, o, latency, out);
   out->time_s = anchor.time_s * (out->time_s / ta.time_s);
   out->fixed_s = anchor.fixed_s;
   out->source = anchor.source;

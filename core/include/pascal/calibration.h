@@ -128,6 +128,16 @@ static inline uint32_t pascal_gemm_group_m(const pascal_gemm_params *g)
   return g->group_m ? g->group_m : 1;
 }
 
+/* What a matmul autotuner varies (Triton: BLOCK_M x BLOCK_N x BLOCK_K, the
+ * dtype's size, num_stages, GROUP_SIZE_M; pascal/gemm_config.h). In a
+ * query, 0 is a field not given: the calibration's value. */
+typedef struct pascal_gemm_config {
+  uint32_t tile_m, tile_n, tile_k;
+  uint32_t elem_bytes; /* 1, 2, 4 or 8 */
+  uint32_t stages;     /* 1..PASCAL_GEMM_STAGES_MAX */
+  uint32_t group_m;    /* >= 1; 1 is the direct raster */
+} pascal_gemm_config;
+
 /* The tiling of a FlashAttention-2 forward kernel (pascal/attention.h): a
  * CTA holds one query tile of block_q rows and streams the shared K and V
  * in steps of block_kv rows; head_dim columns of elem_bytes bytes each.
@@ -174,6 +184,16 @@ typedef struct pascal_gemm_run {
   double kernel_ns;
 } pascal_gemm_run;
 
+/* A timed run of a GEMM configuration other than the calibration's own
+ * (bundle "configurations"): fitted only for what a configuration's time
+ * has beyond the calibrated one's, the per-k-iteration overhead
+ * (pascal/gemm_config.h "Time"); never a fill curve, panel or interval. */
+typedef struct pascal_gemm_config_run {
+  pascal_gemm_config config; /* every member set                        */
+  pascal_gemm_run run;       /* shape in whole tiles of `config`; fill_bytes
+                                and kernel_ns required                     */
+} pascal_gemm_config_run;
+
 typedef struct pascal_calibration {
   pascal_device device;
   pascal_workload workload;
@@ -208,6 +228,11 @@ typedef struct pascal_calibration {
   pascal_gemm_run *offgrid_gemm_runs;
   size_t n_offgrid_gemm_runs;
   size_t offgrid_capacity; /* internal */
+  /* GEMM only: timed runs of other configurations (may be empty); grow only
+   * with pascal_calibration_append_config_run. */
+  pascal_gemm_config_run *config_runs;
+  size_t n_config_runs;
+  size_t config_capacity; /* internal */
 } pascal_calibration;
 
 /* The three sets of runs a calibration holds. */
@@ -271,6 +296,17 @@ pascal_status pascal_calibration_append_scan_to(pascal_calibration *cal, pascal_
                                                 const pascal_scan_run *run, pascal_error *err);
 pascal_status pascal_calibration_append_gemm_to(pascal_calibration *cal, pascal_run_set set,
                                                 const pascal_gemm_run *run, pascal_error *err);
+
+/* Validate a timed run of another configuration and append a copy (GEMM
+ * only). Errors name "configurations[i].field": a configuration member out
+ * of a query's range (pascal/query.h), one the device cannot run
+ * (pascal_gemm_ctas_per_sm's field and reason), a dimension that is 0 or
+ * not a multiple of the run's own tile, fill_bytes as above, kernel_ns
+ * absent or not > 0, a duplicate (same configuration, shape and repeat);
+ * PASCAL_ENOMEM. On failure the calibration is unchanged. */
+pascal_status pascal_calibration_append_config_run(pascal_calibration *cal,
+                                                   const pascal_gemm_config_run *run,
+                                                   pascal_error *err);
 
 /* The runs of set `set` (*scan or *gemm, the one of the calibration's
  * workload; either pointer may be NULL) and their number. */

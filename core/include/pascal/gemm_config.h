@@ -40,15 +40,19 @@
  * together, so a grid of T CTAs runs ceil(ceil(T / c) / sm_count) rounds
  * of c CTAs on the busiest SM (a tail of fewer than sm_count c CTAs is
  * packed c to an SM, not spread), each round n_k k-iterations of
- *   max(c compute, c L2 reads, c DRAM fills, (compute + latency) / stages)
- * on the device's peaks: compute = 2 tile_m tile_n tile_k / (tensor FLOP/s
- * / sm_count), L2 reads (tile_m + tile_n) tile_k elem_bytes / (L2 B/s /
- * sm_count), fills the predicted fills of one CTA's k-iteration / (DRAM B/s
- * / sm_count); latency is what a CTA alone waits per k-iteration beyond
- * its compute: the calibrated iteration_s of pascal_gemm_time_fit minus the
- * calibration's compute (0 without calibrated times), which `stages`
- * buffers overlap. Ignored: warps, per-iteration issue overhead, the
- * epilogue, L2 contention between rounds.
+ *   max(c work, c L2 reads, c DRAM fills, (work + latency) / stages)
+ * on the device's peaks: work = compute + o, compute = 2 tile_m tile_n
+ * tile_k / (tensor FLOP/s / sm_count), o the step overhead; L2 reads
+ * (tile_m + tile_n) tile_k elem_bytes / (L2 B/s / sm_count), fills the
+ * predicted fills of one CTA's k-iteration / (DRAM B/s / sm_count);
+ * latency is what a CTA alone waits per k-iteration beyond its work: the
+ * calibrated iteration_s of pascal_gemm_time_fit minus the calibration's
+ * compute and o (0 without calibrated times), which `stages` buffers
+ * overlap. The step overhead o (pascal_gemm_time_fit.step_overhead_s) is
+ * what a k-iteration costs beyond its matrix work on the SM's pipes,
+ * whatever the tile: fitted on the calibration's runs of other
+ * configurations (gemm_config_fit.c), 0 without them. Ignored: warps, the
+ * epilogue, a CTA's launch and prologue, L2 contention between rounds.
  */
 #ifndef PASCAL_GEMM_CONFIG_H
 #define PASCAL_GEMM_CONFIG_H

@@ -63,16 +63,6 @@ typedef struct pascal_scan_query {
   double W;
 } pascal_scan_query;
 
-/* What a matmul autotuner varies (Triton: BLOCK_M x BLOCK_N x BLOCK_K, the
- * dtype's size, num_stages, GROUP_SIZE_M). In a query, 0 is a field not
- * given: the calibration's value. */
-typedef struct pascal_gemm_config {
-  uint32_t tile_m, tile_n, tile_k;
-  uint32_t elem_bytes; /* 1, 2, 4 or 8 */
-  uint32_t stages;     /* 1..PASCAL_GEMM_STAGES_MAX */
-  uint32_t group_m;    /* >= 1; 1 is the direct raster */
-} pascal_gemm_config;
-
 /* A tiled GEMM: the problem shape, in multiples of the configuration's tile. */
 typedef struct pascal_gemm_query {
   pascal_gemm_shape shape;
