@@ -10,10 +10,10 @@
  * then the medians over shapes (and the top-4 hit rate).
  *
  * Predictors (a peer is one more row of `rankers`):
- *   pascal   time_s of pascal_answer_query (the daemon's answer): the
+ *   pascal   time_s of pascal_gemm_rank (the daemon's answer): the
  *            calibration's time at the anchor, carried to the configuration
- *            by the static raster references and the latency pipeline
- *            (pascal/gemm_config.h);
+ *            by the static raster references and the rounds model with its
+ *            fitted step overhead (pascal/gemm_config.h);
  *   aligned  the same transfer with aligned K = 1 fills: B_0 at the query
  *            and at the anchor (pascal_gemm_time_config);
  *   triton   triton.ops.matmul_perf_model.estimate_matmul_time's
@@ -101,16 +101,17 @@ static pascal_status answer(const bench *b, const pascal_gemm_shape *s, const co
   return pascal_answer_query(b->model, NULL, &q, a, NULL);
 }
 
+/* What an autotuner calls: pascal_gemm_rank on the unpadded problem (it
+ * pads to the configuration's tiles as `s` is). */
 static pascal_status rank_pascal(const bench *b, const shape *sh, const pascal_gemm_shape *s,
                                  const config *cf, double *out)
 {
-  (void)sh;
-  pascal_answer a;
-  pascal_status st = answer(b, s, cf, &a);
-  if (!st && !a.timed)
-    st = PASCAL_ENOTFOUND;
-  if (!st)
-    *out = a.time.time_s;
+  (void)s;
+  pascal_gemm_shape problem = {sh->M, sh->N, sh->K};
+  pascal_gemm_ranked r;
+  pascal_status st = pascal_gemm_rank(b->model, &problem, &cf->c, 1, &r, NULL);
+  if (!st && !(st = r.status))
+    *out = r.time_s;
   return st;
 }
 
@@ -159,10 +160,16 @@ static pascal_status rank_triton(const bench *b, const shape *sh, const pascal_g
   return PASCAL_OK;
 }
 
+/* The methods compared, one row each: a peer's estimator is one more row
+ * (its name and its ranker_fn); every column below follows this table. */
 static const struct {
   const char *name;
   ranker_fn fn;
-} rankers[] = {{"pascal", rank_pascal}, {"aligned", rank_aligned}, {"triton", rank_triton}};
+} rankers[] = {
+    {"pascal", rank_pascal},
+    {"aligned", rank_aligned},
+    {"triton", rank_triton},
+};
 #define N_RANKERS (sizeof rankers / sizeof *rankers)
 
 /* Kendall's tau-b of x and y (n pairs). */
@@ -241,12 +248,14 @@ static size_t one_shape(const bench *b, const shape *sh, double tau[N_RANKERS],
       (*refused_mismatch)++;
     if (!all)
       continue;
-    if (getenv("BENCH_ROWS"))
-      printf(
-          "  %ux%ux%u s%u g%u w%u ctas/sm %u: sim %.4g ms  pascal %.4g aligned %.4g triton %.4g\n",
-          c->tile_m, c->tile_n, c->tile_k, c->stages, c->group_m, cfg[i].warps,
-          run.tiling.resident_ctas / b->profile->sm_count, st.kernel_ns * 1e-6, 1e3 * t[0],
-          1e3 * t[1], t[2]);
+    if (getenv("BENCH_ROWS")) { /* triton's unit is its own (milliseconds) */
+      printf("  %ux%ux%u s%u g%u w%u ctas/sm %u: sim %.4g ms", c->tile_m, c->tile_n, c->tile_k,
+             c->stages, c->group_m, cfg[i].warps, run.tiling.resident_ctas / b->profile->sm_count,
+             st.kernel_ns * 1e-6);
+      for (size_t r = 0; r < N_RANKERS; r++)
+        printf("  %s %.4g", rankers[r].name, t[r]);
+      printf("\n");
+    }
     meas[kept] = st.kernel_ns;
     for (size_t r = 0; r < N_RANKERS; r++)
       pred[r][kept] = t[r];

@@ -424,6 +424,54 @@ static void step_overhead(void)
   pascal_calibration_free(&cal);
 }
 
+/* pascal_gemm_rank: the order of the configurations' own answers on the
+ * problem padded by hand to each tile, equal times in the caller's order,
+ * what cannot run last with its refusal. */
+static void rank(void)
+{
+  pascal_calibration cal;
+  pascal_model *m = fit_gemm(&cal, 102400);
+  static const pascal_gemm_config cfg[] = {
+      {64, 32, 32, 2, 3, 1},   {128, 256, 64, 2, 3, 8}, /* 147 KiB: cannot run */
+      {128, 128, 64, 2, 2, 8}, {64, 128, 32, 2, 4, 8},  {0, 0, 0, 0, 0, 0}, /* the calibration's */
+      {64, 32, 32, 2, 3, 1}, /* the first again: ties keep the caller's order */
+      {128, 64, 64, 1, 4, 1}};
+  const size_t n = sizeof cfg / sizeof *cfg;
+  const pascal_gemm_shape problem = {1000, 3000, 2000};
+  pascal_gemm_ranked out[sizeof cfg / sizeof *cfg];
+  CHECK_INT(pascal_gemm_rank(m, &problem, cfg, n, out, NULL), PASCAL_OK);
+  double want[sizeof cfg / sizeof *cfg];
+  for (size_t i = 0; i < n; i++) {
+    uint32_t tm = cfg[i].tile_m ? cfg[i].tile_m : 128, tn = cfg[i].tile_n ? cfg[i].tile_n : 128,
+             tk = cfg[i].tile_k ? cfg[i].tile_k : 64;
+    pascal_query q = query((1000 + tm - 1) / tm * tm, (3000 + tn - 1) / tn * tn,
+                           (2000 + tk - 1) / tk * tk, cfg[i]);
+    pascal_answer a;
+    want[i] = pascal_answer_query(m, NULL, &q, &a, NULL) == PASCAL_OK ? a.time.time_s : INFINITY;
+  }
+  for (size_t k = 0; k < n; k++) {
+    size_t i = out[k].index;
+    CHECK(out[k].time_s == want[i]);
+    if (k > 0)
+      CHECK(out[k - 1].time_s < out[k].time_s ||
+            (out[k - 1].time_s == out[k].time_s && out[k - 1].index < i));
+  }
+  CHECK(out[n - 1].index == 1 && out[n - 1].status == PASCAL_EREFUSED && isinf(out[n - 1].time_s));
+  CHECK(want[0] == want[5] && want[0] < INFINITY);
+  /* every shape whole tiles of its own tile, the least that holds the problem */
+  for (size_t k = 0; k < n; k++) {
+    const pascal_gemm_config *c = &cfg[out[k].index];
+    CHECK(!c->tile_m || (out[k].shape.Mg % c->tile_m == 0 && out[k].shape.Mg >= 1000 &&
+                         out[k].shape.Mg < 1000 + c->tile_m));
+  }
+  pascal_error err;
+  const pascal_gemm_shape empty = {1000, 0, 2000};
+  CHECK_INT(pascal_gemm_rank(m, &empty, cfg, n, out, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "Ng") == 0);
+  pascal_model_free(m);
+  pascal_calibration_free(&cal);
+}
+
 static void query_fields(void)
 {
   pascal_query q = query(1024, 1024, 1024, (pascal_gemm_config){0, 0, 0, 3, 0, 0});
@@ -445,6 +493,7 @@ int main(void)
   resources();
   transfer();
   step_overhead();
+  rank();
   query_fields();
   return check_summary();
 }

@@ -163,6 +163,28 @@ pascal_status pascal_gemm_time_config(const pascal_model *model, const pascal_ge
                                       double anchor_fill_bytes, pascal_time *out,
                                       pascal_error *err);
 
+/* One configuration's place in a ranking (pascal_gemm_rank). */
+typedef struct pascal_gemm_ranked {
+  size_t index;            /* of the configuration in the caller's list         */
+  pascal_status status;    /* PASCAL_OK, or why it has no time (PASCAL_EREFUSED:
+                              the device cannot run it; PASCAL_ENOTFOUND: the
+                              device has no peaks, nothing is timed)          */
+  double time_s;           /* the answer's time_s; INFINITY without a time      */
+  pascal_gemm_shape shape; /* what was answered: the problem in whole tiles    */
+} pascal_gemm_ranked;
+
+/* Rank configs[0..n-1] for an Mg x Ng x Kg problem by predicted time, as an
+ * autotuner asks: each configuration (its 0 members the calibration's, as
+ * in a query) is answered by pascal_answer_query on the problem padded up
+ * to whole tiles of its own tile (a masked kernel's grid). out[0..n-1]
+ * lists them fastest first, equal times in the caller's order, those
+ * without a time last (in the caller's order). PASCAL_EINVAL naming "Mg",
+ * "Ng" or "Kg" for a dimension of 0 (out untouched); otherwise PASCAL_OK,
+ * whatever each configuration's status. */
+pascal_status pascal_gemm_rank(const pascal_model *model, const pascal_gemm_shape *problem,
+                               const pascal_gemm_config *configs, size_t n, pascal_gemm_ranked *out,
+                               pascal_error *err);
+
 #ifdef __cplusplus
 }
 #endif
