@@ -112,12 +112,12 @@ typedef struct predict_options {
 static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM,
                                             PASCAL_WORKLOAD_ATTENTION};
 
-static int has_option(const predict_options *o, const char *name)
+static cli_arg *find_option(predict_options *o, const char *name)
 {
   for (size_t k = 0; k < o->n; k++)
     if (strcmp(o->args[k].name, name) == 0)
-      return 1;
-  return 0;
+      return &o->args[k];
+  return NULL;
 }
 
 static void options_init(predict_options *o, const char **bundle, int *json)
@@ -131,8 +131,13 @@ static void options_init(predict_options *o, const char **bundle, int *json)
     const pascal_query_field *f;
     size_t n = pascal_query_fields(workloads[w], &f);
     for (size_t i = 0; i < n; i++) {
-      if (has_option(o, f[i].name))
-        continue; /* a name two workloads share is one option */
+      cli_arg *same = find_option(o, f[i].name);
+      if (same) { /* a name two workloads share is one option over both
+                     ranges; pascal_query_build checks the bundle's */
+        same->lo = same->lo < (uint64_t)f[i].lo ? same->lo : (uint64_t)f[i].lo;
+        same->hi = same->hi > (uint64_t)f[i].hi ? same->hi : (uint64_t)f[i].hi;
+        continue;
+      }
       size_t k = o->n++;
       cli_arg *a = &o->args[k];
       if (f[i].type == PASCAL_QUERY_UINT)

@@ -37,4 +37,7 @@ int cli_cmd_sim(int argc, char **argv);
 /* device-aware plans (cmd_plan.c) */
 int cli_cmd_plan(int argc, char **argv);
 
+/* one run on the sim device (cmd_sim.c) */
+int cli_cmd_sim(int argc, char **argv);
+
 #endif

@@ -32,7 +32,8 @@ static const command commands[] = {
     {"fit", cli_cmd_fit, "BUNDLE [-o FROZEN]",
      "fit a bundle, run leave-one-key-out, write the frozen bundle"},
     {"predict", cli_cmd_predict,
-     "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K | "
+     "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K "
+     "[--tile_m T --tile_n T --tile_k T --elem_bytes E --stages S --group_m G] | "
      "--seq_q Q --seq_kv S --heads H --head_dim D --stages S [--kv_heads G --block_q BQ "
      "--block_kv BK --elem_bytes E --causal 0|1]) [--json]",
      "predict the fills of one scan, GEMM or attention configuration"},
@@ -49,10 +50,12 @@ static const command commands[] = {
      "--law scan|gemm[,name=value...] [--plan PLAN] [--heldout PANEL_PLAN] [-o BUNDLE]",
      "write a synthetic bundle from a documented response law"},
     {"sim", cli_cmd_sim,
-     "attention --seq-q Q --seq-kv S --heads H --stages S [--profile P] [--kv-heads G] "
-     "[--head-dim D] [--block-q BQ] [--block-kv BK] [--elem-bytes E] [--causal] [--o O] "
-     "[--seed S] [--json]",
-     "run one attention launch on the sim device and print what it measured"},
+     "gemm [--profile P] --Mg M --Ng N --Kg K --tile MxNxK --stages S --elem-bytes B "
+     "[--group-m G] [--seed S] [--json] | scan [--profile P] --o O --path sync|tma [--d D] --m M "
+     "--N N --W W [--seed S] [--json] | attention [--profile P] --seq-q Q --seq-kv S --heads H "
+     "--stages D [--kv-heads G] [--head-dim 64] [--block-q 64] [--block-kv 64] [--elem-bytes 2] "
+     "[--causal] [--o O] [--seed S] [--json]",
+     "run one GEMM, scan or attention launch on the sim device and print what it measured"},
     {"plan", cli_cmd_plan,
      "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram|scan-offgrid|gemm-offgrid|"
      "attention|attention-heldout|attention-cells (--probe PROBE.json | --C C | "

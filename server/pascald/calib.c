@@ -25,6 +25,7 @@
 
 #include "device_data.h"
 #include "pascal/evaluate.h"
+#include "pascal/gemm_config.h"
 #include "pascal/plausible.h"
 #include "pascal/predict.h"
 #include "pascal/validation.h"
@@ -248,7 +249,10 @@ done:
 
 /* The core device of a stored device, and the GEMM tiling pascald measures
  * on it (the defaults, one 128x128 output tile CTA resident per SM:
- * M = sm_count). */
+ * M = sm_count). A GEMM calibration of a device whose arch does not say its
+ * shared memory per SM (the sim's "sim") states the registered compute
+ * capability's (pascal_gemm_smem_of_arch), which the configurations it
+ * answers are sized by (pascal/gemm_config.h). */
 static pascal_status device_from_store(const pascal_store_device *dev, pascal_calibration *cal,
                                        pascal_error *err)
 {
@@ -260,6 +264,12 @@ static pascal_status device_from_store(const pascal_store_device *dev, pascal_ca
   cal->device.has_peaks = dev->has_peaks; /* the bundle carries the device's peaks */
   cal->device.peaks = dev->peaks;
   cal->gemm.resident_ctas = dev->sm_count;
+  if (cal->workload == PASCAL_WORKLOAD_GEMM && dev->cc_major &&
+      !pascal_gemm_smem_per_sm(&cal->device)) {
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm_%u%u", dev->cc_major, dev->cc_minor);
+    cal->device.smem_per_sm = pascal_gemm_smem_of_arch(arch);
+  }
   /* and its probe data, which the bundle carries too */
   return pd_device_data_to_core(dev, &cal->device, err);
 }
