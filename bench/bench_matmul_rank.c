@@ -43,6 +43,7 @@
 
 #include "pascal/answer.h"
 #include "pascal/gemm_config.h"
+#include "pascal/origami.h"
 #include "pascal/simdev.h"
 #include "pascal_codec.h"
 
@@ -160,6 +161,31 @@ static pascal_status rank_triton(const bench *b, const shape *sh, const pascal_g
   return PASCAL_OK;
 }
 
+/* Origami (docs/origami.md): its own time of the configuration on the
+ * bundle's device (sm_count, C, peaks), with the configuration's raster and
+ * CTAs per SM, on the unpadded problem shape as tritonBLAS gives it (its
+ * work utilisation charges the padding). */
+static pascal_status rank_origami(const bench *b, const shape *sh, const pascal_gemm_shape *s,
+                                  const config *cf, double *out)
+{
+  (void)s;
+  const pascal_device *dev = pascal_model_device(b->model);
+  pascal_origami_device d;
+  pascal_origami_device_of(dev, &d);
+  uint32_t ctas = 1;
+  pascal_status st = pascal_gemm_ctas_per_sm(pascal_gemm_smem_per_sm(dev), &cf->c, 1, &ctas, NULL);
+  if (st)
+    return st;
+  pascal_origami_config c = {cf->c.tile_m,     cf->c.tile_n,  cf->c.tile_k,
+                             cf->c.elem_bytes, cf->c.group_m, ctas};
+  pascal_gemm_shape p = {sh->M, sh->N, sh->K};
+  pascal_origami_time t;
+  if ((st = pascal_origami_time_of(&d, &p, &c, &t, NULL)))
+    return st;
+  *out = t.time_s;
+  return PASCAL_OK;
+}
+
 /* The methods compared, one row each: a peer's estimator is one more row
  * (its name and its ranker_fn); every column below follows this table. */
 static const struct {
@@ -169,6 +195,7 @@ static const struct {
     {"pascal", rank_pascal},
     {"aligned", rank_aligned},
     {"triton", rank_triton},
+    {"origami", rank_origami},
 };
 #define N_RANKERS (sizeof rankers / sizeof *rankers)
 
