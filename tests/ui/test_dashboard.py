@@ -550,6 +550,10 @@ class Dashboard(unittest.TestCase):
         self.assertEqual(wd.js("return ['scan-fields', 'gemm-fields'].map(i => "
                                "getComputedStyle(document.getElementById(i)).display)"),
                          ["none", "inline-block"])
+        # the calibrated configuration: the optional tile, stages, element
+        # size and raster fields cleared (their examples ask for another)
+        wd.js("for (const i of document.querySelectorAll('#gemm-fields input'))"
+              " if (!['Mg', 'Ng', 'Kg'].includes(i.name)) i.value = '';")
         status, raw = http("POST", self.url + "/v1/predict",
                            {"device": "sim-gb10", "Mg": 1024, "Ng": 1024, "Kg": 4096})
         g = json.loads(raw)
