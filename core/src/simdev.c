@@ -51,7 +51,7 @@ void pascal_simdev_free(pascal_simdev *dev)
 {
   if (!dev)
     return;
-  pc_simdev_lru_free(&dev->mem.lru);
+  pc_simdev_cache_free(&dev->mem.cache);
   free(dev->mem.link_free);
   free(dev->mem.link_block_ns);
   free(dev->mem.link_run_ns);

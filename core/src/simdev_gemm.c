@@ -14,8 +14,8 @@
  * does; pascal_simdev_gemm_step_m gives a tile step's, so the GEMM computes
  * at the profile's one per-SM matrix rate). Lines are tiles: A tile (i, k)
  * is line i n_k + k, B tile (k, j) is line n_r n_k + k n_c + j, so the cache holds
- * capacity_bytes / tile_bytes lines and every DRAM and link time scales
- * with the tile size. When a CTA ends it writes its output tile into the
+ * the profile's L2 bytes in lines of one tile (its sets scaled, its ways
+ * kept) and every DRAM, L2 and link time scales with the tile size. When a CTA ends it writes its output tile into the
  * cache: out_lines = ceil(tile_m tile_n out_elem_bytes / tile_bytes) lines
  * after the inputs (line (n_r + n_c) n_k + t out_lines + q), allocated
  * without a read (pc_simdev_mem_write), so the output competes with A and B
@@ -62,11 +62,10 @@ typedef struct gemm_run {
 } gemm_run;
 
 /* Resolve the run's geometry and cache size, checking every field. */
-static pascal_status gemm_check(const pascal_simdev *dev, const pascal_simdev_gemm *run,
-                                pascal_gemm_prediction *geo, uint32_t *lines, uint32_t *out_lines,
-                                uint32_t *capacity, pascal_error *err)
+static pascal_status gemm_check(const pascal_simdev_gemm *run, pascal_gemm_prediction *geo,
+                                uint32_t *lines, uint32_t *out_lines, uint32_t *capacity,
+                                pascal_error *err)
 {
-  const pascal_simdev_profile *p = &dev->profile;
   const pascal_gemm_params *g = &run->tiling;
   pascal_status st = pascal_gemm_geometry(g, &run->shape, geo, err);
   if (st != PASCAL_OK)
@@ -94,13 +93,8 @@ static pascal_status gemm_check(const pascal_simdev *dev, const pascal_simdev_ge
   if (n >= (1ull << 31))
     return pascal_error_set(err, PASCAL_ERANGE, "Kg", "%llu input and output lines exceed 2^31",
                             (unsigned long long)n);
-  uint64_t cap = run->C ? run->C : (uint64_t)p->capacity_blocks * p->block_bytes / tile_bytes;
-  if (cap < 1 || cap > UINT32_MAX)
-    return pascal_error_set(err, PASCAL_EINVAL, "C",
-                            "the cache holds %llu tiles; it must hold 1 to 2^32 - 1",
-                            (unsigned long long)cap);
   *lines = (uint32_t)n;
-  *capacity = (uint32_t)cap;
+  *capacity = run->C; /* 0: the profile's L2 in lines of one tile (pc_simdev_mem_prepare) */
   return PASCAL_OK;
 }
 
@@ -133,9 +127,9 @@ static void gemm_issue_step(gemm_run *r, uint32_t s, double now)
   uint32_t a = sl->i * r->n_k + sl->k;
   uint32_t b = r->n_r * r->n_k + sl->k * r->n_c + sl->j;
   double ready;
-  pc_simdev_mem_lookup(r->mem, a, now, &ready);
+  pc_simdev_mem_lookup(r->mem, sl->sm, a, now, &ready);
   pc_simdev_heap_push(r->heap, ready, r->M + 2 * s);
-  pc_simdev_mem_lookup(r->mem, b, now, &ready);
+  pc_simdev_mem_lookup(r->mem, sl->sm, b, now, &ready);
   pc_simdev_heap_push(r->heap, ready, r->M + 2 * s + 1);
   sl->pending = 2;
   sl->data_at = now;
@@ -188,7 +182,7 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
     return pascal_error_set(err, PASCAL_EINVAL, "run", "device, run and out must be given");
   pascal_gemm_prediction geo;
   uint32_t lines = 0, out_lines = 0, capacity = 0;
-  pascal_status st = gemm_check(dev, run, &geo, &lines, &out_lines, &capacity, err);
+  pascal_status st = gemm_check(run, &geo, &lines, &out_lines, &capacity, err);
   if (st != PASCAL_OK)
     return st;
   const pascal_simdev_profile *p = &dev->profile;

@@ -51,6 +51,11 @@ static const key_spec KEYS[] = {
     {"compute_capability", KEY_CC, F(cc_major), 0, 0, 0, "MAJOR.MINOR, 1..99 . 0..99"},
     {"seed", KEY_U64, F(seed), 0, 1.8446744073709552e19, 0, "an unsigned 64-bit integer"},
     {"priming", KEY_PRIMING, F(priming_extra), 0, 1, 0, "d-1 or d"},
+    {"l2_ways", KEY_U32, F(l2_ways), 0, 65536, 0, "an integer in [0, 65536]"},
+    {"l2_sets", KEY_U32, F(l2_sets), 1, 1u << 30, 0, "an integer in [1, 2^30]"},
+    {"l2_partitions", KEY_U32, F(l2_partitions), 1, 64, 0, "an integer in [1, 64]"},
+    {"l2_far_ns", KEY_F64, F(l2_far_ns), 0, BIG, 0, "a number >= 0"},
+    {"l2_gbps", KEY_F64, F(l2_gbps), 0, BIG, 0, "a number >= 0"},
     {"hop_ns", KEY_F64, F(hop_ns), 0, BIG, 0, "a number >= 0"},
     {"sm_read_gbps", KEY_F64, F(sm_read_gbps), 1e-3, BIG, 0, "a number >= 0.001"},
     {"sm_read_spread", KEY_F64, F(sm_read_spread), 0, 0.5, 1, "a number in [0, 0.5)"},
@@ -102,6 +107,11 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out)
   out->cc_minor = 1;
   out->seed = 1;
   out->priming_extra = 0;
+  out->l2_ways = 0;
+  out->l2_sets = 1;
+  out->l2_partitions = 1;
+  out->l2_far_ns = 0.0;
+  out->l2_gbps = 0.0;
   out->hop_ns = 200.0;
   out->sm_read_gbps = 48.0;
   out->sm_read_spread = 0.03;
@@ -241,6 +251,27 @@ static pascal_status peaks_validate(const pascal_simdev_profile *p, pascal_error
                           "%s must be > 0 when any peak is stated (all four rates or none)", key);
 }
 
+/* The L2 array: sets and partitions only with ways; at most 2^30 lines. */
+static pascal_status l2_validate(const pascal_simdev_profile *p, pascal_error *err)
+{
+  if (p->l2_ways == 0) {
+    if (p->l2_sets != 1)
+      return pascal_error_set(err, PASCAL_EINVAL, "l2_sets",
+                              "l2_sets must be 1 when l2_ways = 0 (fully associative)");
+    if (p->l2_partitions != 1)
+      return pascal_error_set(err, PASCAL_EINVAL, "l2_partitions",
+                              "l2_partitions must be 1 when l2_ways = 0 (fully associative)");
+    return PASCAL_OK;
+  }
+  if ((double)p->l2_partitions * p->l2_sets * p->l2_ways > (double)(1u << 30))
+    return pascal_error_set(err, PASCAL_EINVAL, "l2_sets",
+                            "l2_partitions x l2_sets x l2_ways must be at most 2^30 lines");
+  if (p->l2_partitions > p->sm_count)
+    return pascal_error_set(err, PASCAL_EINVAL, "l2_partitions",
+                            "l2_partitions must be at most sm_count (each has SMs next to it)");
+  return PASCAL_OK;
+}
+
 pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p, pascal_error *err)
 {
   if (!p)
@@ -249,6 +280,9 @@ pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p, pas
     if (!key_in_domain(p, &KEYS[i]))
       return pascal_error_set(err, PASCAL_EINVAL, KEYS[i].key, "%s must be %s", KEYS[i].key,
                               KEYS[i].help);
+  pascal_status st = l2_validate(p, err);
+  if (st != PASCAL_OK)
+    return st;
   return peaks_validate(p, err);
 }
 

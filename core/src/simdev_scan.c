@@ -128,7 +128,7 @@ static void issue(scan_run *r, uint32_t s, double now)
   uint32_t b = sl->issued++;
   uint32_t idx = b % r->R;
   double ready;
-  pc_simdev_mem_lookup(r->mem, b, now, &ready);
+  pc_simdev_mem_lookup(r->mem, sl->sm, b, now, &ready);
   r->ring_arrival[(size_t)s * r->R + idx] = -1.0;
   pc_simdev_heap_push(r->heap, ready, r->M + s * r->R + idx);
 }
@@ -361,7 +361,7 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   if (st != PASCAL_OK)
     return st;
   r.capacity = p->capacity_blocks;
-  st = pc_simdev_mem_prepare(dev, r.N, r.capacity, p->block_bytes, &r.rng, err);
+  st = pc_simdev_mem_prepare(dev, r.N, 0, p->block_bytes, &r.rng, err);
   if (st != PASCAL_OK)
     return st;
   r.mem = &dev->mem;

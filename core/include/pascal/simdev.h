@@ -12,10 +12,12 @@
  *     compute; TMA path = d buffers, priming count n_p (d-1 or d, a profile
  *     parameter), then per block: wait, consume, compute m, intra-CTA sync,
  *     issue block j + n_p.
- *   - One shared fully associative LRU cache of C blocks. A line is allocated
- *     when its miss is looked up; a request for a resident line whose fill is
- *     still outstanding waits for that fill and counts as a merge (MSHR-like),
- *     not as a fill.
+ *   - A shared L2: one fully associative LRU cache of C blocks, or one
+ *     split into partitions of hashed sets of a few ways each (LRU in a
+ *     set; a line homed in the far partition is copied from it). A line is
+ *     allocated when its miss is looked up; a request for a resident line
+ *     whose fill is still outstanding waits for that fill and counts as a
+ *     merge (MSHR-like), not as a fill.
  *   - A FIFO DRAM server with finite bandwidth (service time per block) and a
  *     base latency; per-SM L2->SM links with finite bandwidth (the read
  *     reference) whose speed differs slightly between SMs; per-block consume
@@ -65,7 +67,9 @@ typedef struct pascal_simdev_profile {
   char name[PASCAL_SIMDEV_NAME_MAX]; /* "gb10-like" */
   char arch[PASCAL_SIMDEV_ARCH_MAX]; /* reported to pascald, "sim" */
   uint32_t sm_count;                 /* SMs; M = sm_count * o        */
-  uint32_t capacity_blocks;          /* C, effective L2 capacity       */
+  uint32_t capacity_blocks;          /* C, effective L2 capacity (the
+                                        device's registered C; also the
+                                        cache's size when l2_ways = 0)  */
   uint32_t block_bytes;              /* bytes per logical block        */
   uint64_t l2_bytes;                 /* nominal L2 size (reported)     */
   uint64_t smem_per_sm;              /* shared memory per SM in bytes,
@@ -81,6 +85,19 @@ typedef struct pascal_simdev_profile {
   uint64_t seed;          /* base seed of every run         */
   uint32_t priming_extra; /* n_p = d - 1 + priming_extra; text
                              form `priming = d-1` (0) or `d` (1) */
+  /* The L2 array (docs/sim-device.md, "Memory path"): l2_ways = 0 is one
+   * fully associative LRU of capacity_blocks lines (l2_sets and
+   * l2_partitions must then be 1); l2_ways = A > 0 is l2_partitions P
+   * partitions of l2_sets S sets of A ways (P S A lines of block_bytes),
+   * hashed set index, LRU within a set; SM s is next to partition
+   * s P / sm_count, and a line homed in the other partition is copied from
+   * there, l2_far_ns each way. */
+  uint32_t l2_ways;       /* A, 0: fully associative                      */
+  uint32_t l2_sets;       /* S per partition                              */
+  uint32_t l2_partitions; /* P                                            */
+  double l2_far_ns;       /* near -> home partition latency, each way     */
+  double l2_gbps;         /* the L2's own data rate shared by all SMs,
+                             GB/s; 0: none (each SM's link only)          */
   double hop_ns;          /* SM -> L2 request latency incl. tag lookup    */
   double sm_read_gbps;    /* per-SM L2 -> SM link bandwidth, GB/s         */
   double sm_read_spread;  /* relative spread of per-SM link speed, [0,0.5) */
@@ -214,14 +231,16 @@ typedef struct pascal_simdev_static {
   uint32_t M;             /* workers, >= 1                                */
   const uint64_t *phases; /* M phases, each < N (borrowed)               */
   uint64_t H;             /* rounds, >= 1                                 */
-  uint32_t C;             /* capacity in blocks, 1 <= C; 0: the profile's */
+  uint32_t C;             /* > 0: a fully associative LRU of C blocks (the
+                             theory's cache); 0: the profile's L2          */
   uint64_t seed;          /* mixed into the profile seed                  */
 } pascal_simdev_static;
 
 /* Run the static kernel: round k, worker w (in index order) requests block
- * (k + phases[w]) mod N; a grid barrier ends each round. fills equal the
- * misses of fully associative LRU (empty at start) on that trace; the timing
- * (kernel_ns) uses the same DRAM/link model as the scan. */
+ * (k + phases[w]) mod N; a grid barrier ends each round. With C > 0 (or a
+ * fully associative profile) fills equal the misses of fully associative
+ * LRU (empty at start) on that trace; the timing (kernel_ns) uses the same
+ * DRAM/link model as the scan. */
 pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_static *run,
                                        pascal_simdev_stats *out, pascal_error *err);
 
@@ -244,8 +263,12 @@ typedef struct pascal_simdev_gemm {
                                 tiling's own: pascal_simdev_gemm_step_m  */
   uint32_t out_elem_bytes;   /* bytes per output element a CTA writes into
                                 the cache when it ends (FP32: 4); 0: none */
-  uint32_t C;                /* capacity in tiles; 0: the profile's
-                                capacity_blocks * block_bytes / tile bytes */
+  uint32_t C;                /* > 0: a fully associative LRU of C tiles;
+                                0: the profile's L2 in lines of one tile
+                                (fully associative: capacity_blocks *
+                                block_bytes / tile bytes lines; set-
+                                associative: its sets scaled by
+                                block_bytes / tile bytes, its ways kept) */
   uint64_t seed;             /* mixed into the profile seed (the repeat)   */
 } pascal_simdev_gemm;
 
