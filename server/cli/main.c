@@ -38,6 +38,10 @@ static const command commands[] = {
     {"plan", cli_cmd_plan,
      "--kind scan|scan-heldout|gemm|gemm-heldout (--probe PROBE.json | --C C | --l2-bytes B) "
      "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
+    {"sim", cli_cmd_sim,
+     "scan --profile P --o O --path sync|tma [--d D] --m M --N N --W W [--seed S] [--json] | "
+     "gemm --profile P --Mg M --Ng N --Kg K [--tile 128x128x64] [--elem-bytes 2] [--seed S] "
+     "[--json]"},
 };
 
 static void usage(FILE *out)

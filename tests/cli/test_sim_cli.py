@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""test_sim_cli.py - `pascal sim scan|gemm` black-box: one run on the sim
+device without a daemon. The independent expectation is the shipped sim
+bundles: their runs were measured by pascal-agent --backend sim through
+pascald, so `pascal sim` with the same profile, key, size and seed must give
+the same fill bytes and kernel time bit for bit (the sim is deterministic).
+Profiles by shipped name and by file; K = fill_bytes / (W N block_bytes);
+every bad argument exits 2 with one line naming it; a malformed profile file
+exits 1 naming the key.
+
+Usage: test_sim_cli.py PASCAL_BINARY REPO_ROOT
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+PASCAL = sys.argv[1]
+ROOT = sys.argv[2]
+
+
+def run(*args):
+    p = subprocess.run([PASCAL, "sim"] + list(args), capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def sim(*args):
+    rc, out, err = run(*(list(args) + ["--json"]))
+    if rc != 0:
+        raise AssertionError("pascal sim %s: exit %d: %s" % (" ".join(args), rc, err))
+    return json.loads(out)
+
+
+def bundle(name):
+    with open(os.path.join(ROOT, "deploy", "calibrations", name)) as f:
+        return json.load(f)
+
+
+def scan_args(profile, r):
+    a = ["scan", "--profile", profile, "--o", str(r["o"]), "--path", r["path"], "--m", str(r["m"]),
+         "--N", str(r["N"]), "--W", str(r["W"]), "--seed", str(r.get("repeat", 0))]
+    if r["path"] == "tma":
+        a += ["--d", str(r["d"])]
+    return a
+
+
+class SimCli(unittest.TestCase):
+    def test_scan_reproduces_shipped_runs(self):
+        for name, profile in (("sim-gb10-scan.json", "gb10-like"),
+                              ("sim-thor-scan.json", "thor-like")):
+            b = bundle(name)
+            block = b["device"]["block_bytes"]
+            picked = [r for r in b["measurements"] if r["W"] == 1][::9][:4]
+            picked += [r for r in b["heldout"] if r["W"] == 1 and r.get("repeat") == 1][:2]
+            self.assertGreaterEqual(len(picked), 6)
+            for r in picked:
+                got = sim(*scan_args(profile, r))
+                self.assertEqual(got["fill_bytes"], r["fill_bytes"], (name, r))
+                self.assertEqual(got["kernel_ns"], r["kernel_ns"], (name, r))
+                self.assertAlmostEqual(got["K"], got["fill_bytes"] / (r["W"] * r["N"] * block))
+                self.assertEqual(got["requests"], got["hits"] + got["merges"] + got["fills"])
+                self.assertEqual(got["device"], profile)
+
+    def test_gemm_reproduces_shipped_runs(self):
+        b = bundle("sim-gb10-tiled-gemm.json")
+        small = sorted(b["measurements"], key=lambda r: r["Mg"] * r["Ng"] * r["Kg"])[:3]
+        for r in small:
+            got = sim("gemm", "--profile", "gb10-like", "--Mg", str(r["Mg"]), "--Ng", str(r["Ng"]),
+                      "--Kg", str(r["Kg"]), "--seed", str(r.get("repeat", 0)))
+            self.assertEqual(got["fill_bytes"], r["fill_bytes"], r)
+            self.assertEqual(got["kernel_ns"], r["kernel_ns"], r)
+            self.assertEqual(got["tile"], "128x128x64")
+            self.assertEqual(got["resident_ctas"], 48)
+
+    def test_profile_file_and_name_agree(self):
+        path = os.path.join(ROOT, "deploy", "profiles", "thor-like.profile")
+        a = ["--o", "2", "--path", "tma", "--d", "3", "--m", "5", "--N", "2000", "--W", "2"]
+        self.assertEqual(sim("scan", "--profile", path, *a), sim("scan", "--profile", "thor-like", *a))
+
+    def test_bad_arguments_exit_2_naming_them(self):
+        ok = ["--profile", "gb10-like", "--o", "1", "--path", "tma", "--d", "4", "--m", "0",
+              "--N", "100", "--W", "1"]
+
+        def without(opt):
+            i = ok.index(opt)
+            return ok[:i] + ok[i + 2:]
+
+        def replaced(opt, value):
+            i = ok.index(opt)
+            return ok[:i + 1] + [value] + ok[i + 2:]
+
+        cases = [
+            (["scan"] + replaced("--profile", "no-such-profile"), "--profile"),
+            (["scan"] + replaced("--profile", "/nonexistent/x.profile"), "--profile"),
+            (["scan"] + replaced("--o", "0"), "--o"),
+            (["scan"] + replaced("--o", "65"), "--o"),
+            (["scan"] + replaced("--path", "dma"), "--path"),
+            (["scan"] + without("--d"), "--d"),
+            (["scan"] + replaced("--d", "0"), "--d"),
+            (["scan"] + replaced("--path", "sync"), "--d"),
+            (["scan"] + replaced("--m", "x"), "--m"),
+            (["scan"] + replaced("--N", "0"), "--N"),
+            (["scan"] + replaced("--W", "0"), "--W"),
+            (["scan"] + without("--N"), "--N"),
+            (["scan"] + ok + ["--bogus", "1"], "--bogus"),
+            (["gemm", "--profile", "gb10-like", "--Mg", "1000", "--Ng", "1024", "--Kg", "1024"],
+             "--Mg"),
+            (["gemm", "--profile", "gb10-like", "--Mg", "1024", "--Ng", "1024", "--Kg", "1024",
+              "--tile", "128x64x64"], "--tile"),
+            (["gemm", "--profile", "gb10-like", "--Mg", "1024", "--Ng", "1024", "--Kg", "1024",
+              "--tile", "128x128"], "--tile"),
+            (["gemm", "--profile", "gb10-like", "--Ng", "1024", "--Kg", "1024"], "--Mg"),
+            (["dance"], "scan or gemm"),
+            ([], "scan or gemm"),
+        ]
+        for args, named in cases:
+            rc, out, err = run(*args)
+            self.assertEqual(rc, 2, (args, err))
+            self.assertEqual(out, "", args)
+            self.assertEqual(len(err.strip().splitlines()), 1, (args, err))
+            self.assertIn(named, err, args)
+
+    def test_malformed_profile_exits_1_naming_the_key(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".profile", delete=False) as f:
+            f.write("sm_count = 48\nl2_ways = lots\n")
+        try:
+            rc, out, err = run("scan", "--profile", f.name, "--o", "1", "--path", "sync",
+                               "--m", "0", "--N", "10", "--W", "1")
+            self.assertEqual(rc, 1, err)
+            self.assertIn("l2_ways", err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+        finally:
+            os.unlink(f.name)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0]], verbosity=1)
