@@ -216,8 +216,7 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   r.heap = &dev->heap;
   r.slots = dev->gemm_slots;
   r.work_ns = 2.0 * p->consume_ns + pc_simdev_compute_ns(p, run->m) + p->cta_sync_ns;
-  for (uint32_t i = 0; i < p->sm_count; i++)
-    dev->sm_clock[i] = pc_simdev_rng_jitter(&r.rng, 1.0, p->sm_clock_spread);
+  pc_simdev_draw_clocks(dev, &r.rng);
   r.sm_clock = dev->sm_clock;
   uint32_t first = r.tiles < r.M ? (uint32_t)r.tiles : r.M;
   for (uint32_t s = 0; s < first; s++) {

@@ -127,6 +127,9 @@ typedef struct simdev_mem {
   double dram_block_ns;                  /* DRAM service time per line               */
   double dram_latency_ns;                /* added after service                      */
   double l2_line_ns;                     /* shared L2 data server per line; 0: none  */
+  double rounds;                         /* dependent rounds per request: hop, far
+                                            hop and DRAM latency are paid this many
+                                            times (1 after prepare)                  */
   double jitter;                         /* relative service jitter                  */
   double dram_tail_prob, dram_tail_ns;   /* fill latency tail           */
   double link_stall_prob, link_stall_ns; /* link transfer stalls        */
@@ -184,6 +187,7 @@ struct pascal_simdev {
   size_t ring_cap;
   uint64_t *scratch; /* snapshot positions; first-wave dispatch order */
   size_t scratch_cap;
+  double *sm_skew;       /* per SM: the chip's fixed work factor (sm_count) */
   double *sm_clock;      /* per SM: this run's work factor (sm_count) */
   double *exec_free;     /* per SM: execution pipes busy until (sm_count) */
   gemm_slot *gemm_slots; /* GEMM engine: one per resident CTA */
@@ -211,6 +215,10 @@ static inline double pc_simdev_compute_ns(const pascal_simdev_profile *p, uint32
   uint32_t cls = r < 2u ? r : 2u;
   return p->compute_ns * (double)(m - r) + p->tail_ns[cls];
 }
+
+/* simdev.c: draw this run's per-SM work factors into dev->sm_clock: the
+ * chip's fixed skew times a factor uniform in +-sm_clock_spread from rng. */
+void pc_simdev_draw_clocks(pascal_simdev *dev, simdev_rng *rng);
 
 /* simdev.c: grow *buf (elements of `elem` bytes) to hold `need`; *cap tracks
  * it. The device keeps the per-run buffers and reuses them from run to run. */

@@ -21,6 +21,10 @@
  * read costs one fill while it stays in its home partition, and each half
  * holds every line its SMs read: the capacity a scan shared by all SMs can
  * use is one partition's.
+ *
+ * A request the SM makes in `rounds` dependent rounds (the sync path's
+ * per-thread loads, simdev_scan.c) pays the hop, the far hop and the DRAM
+ * latency once per round; the DRAM service and the transfer are the line's.
  */
 #include <assert.h>
 #include <string.h>
@@ -35,7 +39,7 @@ static double dram_fill(simdev_mem *mm, double at)
   double start = at > mm->dram_free ? at : mm->dram_free;
   mm->dram_free = start + pc_simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
   mm->fills++;
-  return mm->dram_free + mm->dram_latency_ns +
+  return mm->dram_free + mm->rounds * mm->dram_latency_ns +
          pc_simdev_rng_tail(mm->rng, mm->dram_tail_prob, mm->dram_tail_ns);
 }
 
@@ -63,7 +67,7 @@ simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t sm, uint32_t b, dou
                                     double *ready)
 {
   simdev_cache *c = &mm->cache;
-  double at = t + mm->hop_ns;
+  double at = t + mm->rounds * mm->hop_ns, far = mm->rounds * mm->far_ns;
   uint32_t near = (uint32_t)((uint64_t)sm * c->parts / mm->sm_count);
   simdev_line *copy;
   assert(b < c->n && sm < mm->sm_count);
@@ -75,11 +79,11 @@ simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t sm, uint32_t b, dou
       *ready = dram_fill(mm, at);
     } else { /* the near copy comes from the home partition */
       simdev_line *line;
-      double far_at = at + mm->far_ns;
+      double far_at = at + far;
       o = part_lookup(mm, home, b, far_at, ready, &line);
       if (line)
         *ready = line->fill_ready = dram_fill(mm, far_at);
-      *ready += mm->far_ns;
+      *ready += far;
     }
     copy->fill_ready = *ready;
   }
@@ -173,6 +177,7 @@ pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t cap
   mm->dram_tail_ns = p->dram_tail_ns;
   mm->link_stall_prob = p->link_stall_prob;
   mm->link_stall_ns = p->link_stall_ns;
+  mm->rounds = 1.0;
   mm->dram_free = mm->l2_free = 0.0;
   mm->requests = mm->hits = mm->merges = mm->fills = 0;
   mm->rng = rng;

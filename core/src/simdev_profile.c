@@ -38,7 +38,7 @@ typedef struct key_spec {
 } key_spec;
 
 #define F(field) offsetof(pascal_simdev_profile, field)
-#define BIG      1e15
+#define BIG      1e18
 static const key_spec KEYS[] = {
     {"name", KEY_STR_NAME, F(name), 0, 0, 0, "1-63 chars of [A-Za-z0-9._-]"},
     {"arch", KEY_STR_ARCH, F(arch), 0, 0, 0, "1-31 chars of [A-Za-z0-9._-]"},
@@ -66,15 +66,20 @@ static const key_spec KEYS[] = {
     {"tail0_ns", KEY_F64, F(tail_ns[0]), 0, BIG, 0, "a number >= 0"},
     {"tail1_ns", KEY_F64, F(tail_ns[1]), 0, BIG, 0, "a number >= 0"},
     {"tail2_ns", KEY_F64, F(tail_ns[2]), 0, BIG, 0, "a number >= 0"},
+    {"mma_setup_ns", KEY_F64, F(mma_setup_ns), 0, BIG, 0, "a number >= 0"},
     {"sync_issue_ns", KEY_F64, F(sync_issue_ns), 0, BIG, 0, "a number >= 0"},
+    {"sync_rounds", KEY_U32, F(sync_rounds), 1, 64, 0, "an integer in [1, 64]"},
     {"tma_issue_ns", KEY_F64, F(tma_issue_ns), 0, BIG, 0, "a number >= 0"},
     {"cta_sync_ns", KEY_F64, F(cta_sync_ns), 0, BIG, 0, "a number >= 0"},
+    {"exec_shared", KEY_F64, F(exec_shared), 0, 1, 0, "a number in [0, 1]"},
     {"grid_barrier_ns", KEY_F64, F(grid_barrier_ns), 0, BIG, 0, "a number >= 0"},
     {"launch_ns", KEY_F64, F(launch_ns), 0, BIG, 0, "a number >= 0"},
     {"start_jitter_ns", KEY_F64, F(start_jitter_ns), 0, BIG, 0, "a number >= 0"},
     {"service_jitter", KEY_F64, F(service_jitter), 0, 1, 1, "a number in [0, 1)"},
     {"sm_read_run_spread", KEY_F64, F(sm_read_run_spread), 0, 0.5, 1, "a number in [0, 0.5)"},
     {"sm_clock_spread", KEY_F64, F(sm_clock_spread), 0, 0.5, 1, "a number in [0, 0.5)"},
+    {"clock_skew", KEY_F64, F(clock_skew), 0, 0.5, 1, "a number in [0, 0.5)"},
+    {"clock_skew_groups", KEY_U32, F(clock_skew_groups), 1, 4096, 0, "an integer in [1, 4096]"},
     {"work_noise", KEY_F64, F(work_noise), 0, 0.5, 0, "a number in [0, 0.5]"},
     {"work_noise_blocks", KEY_F64, F(work_noise_blocks), 1, BIG, 0, "a number >= 1"},
     {"link_stall_prob", KEY_F64, F(link_stall_prob), 0, 1, 0, "a number in [0, 1]"},
@@ -122,15 +127,20 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out)
   out->tail_ns[0] = 0.0;
   out->tail_ns[1] = 40.0;
   out->tail_ns[2] = 110.0;
+  out->mma_setup_ns = 0.0;
   out->sync_issue_ns = 20.0;
+  out->sync_rounds = 1;
   out->tma_issue_ns = 10.0;
   out->cta_sync_ns = 15.0;
+  out->exec_shared = 1.0;
   out->grid_barrier_ns = 1500.0;
   out->launch_ns = 2000.0;
   out->start_jitter_ns = 200.0;
   out->service_jitter = 0.10;
   out->sm_read_run_spread = 0.02;
   out->sm_clock_spread = 0.007;
+  out->clock_skew = 0.0;
+  out->clock_skew_groups = 1;
   out->work_noise = 0.05;
   out->work_noise_blocks = 4.0;
   out->link_stall_prob = 0.1;

@@ -15,9 +15,12 @@
  * K, depth or m beyond the costs above: divergence or coherence comes from
  * who misses, who merges and who waits (Theorems coherence and feedback).
  *
- * The CTAs on one SM share its execution pipes: the consume + compute part
- * of their per-block work is served in turn (an SM's compute throughput is
- * finite), the intra-CTA sync is not.
+ * The CTAs on one SM share its execution pipes: the exec_shared part of the
+ * consume + compute of their per-block work is served in turn (an SM's
+ * compute throughput is finite; 0 where the work is latency-bound and the
+ * CTAs overlap), the intra-CTA sync is not. With m >= 1 a block also pays
+ * the compute loop's fixed cost mma_setup_ns. The sync path loads a block
+ * in sync_rounds dependent rounds (simdev_mem.c).
  *
  * Variation (docs/sim-device.md): each SM's work is scaled by a per-run
  * clock factor, each CTA's by an AR(1) deviation that persists over
@@ -369,7 +372,10 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   r.slots = dev->slots;
   r.ring_arrival = dev->ring_arrival;
   r.issue_ns = r.tma ? p->tma_issue_ns : p->sync_issue_ns;
-  r.work_ns = p->consume_ns + pc_simdev_compute_ns(p, scan->m) + p->cta_sync_ns;
+  r.work_ns = p->consume_ns + pc_simdev_compute_ns(p, scan->m) + p->cta_sync_ns +
+              (scan->m > 0 ? p->mma_setup_ns : 0.0);
+  if (!r.tma) /* the sync path loads a block in sync_rounds dependent rounds */
+    dev->mem.rounds = (double)p->sync_rounds;
   r.jitter = p->service_jitter;
   r.launch_ns = p->launch_ns;
   r.start_jitter_ns = p->start_jitter_ns;
@@ -379,13 +385,13 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
   r.noise_sd = p->work_noise;
   r.noise_phi = exp(-1.0 / p->work_noise_blocks);
   r.noise_innov = p->work_noise * sqrt(1.0 - r.noise_phi * r.noise_phi);
-  for (uint32_t i = 0; i < p->sm_count; i++)
-    dev->sm_clock[i] = pc_simdev_rng_jitter(&r.rng, 1.0, p->sm_clock_spread);
+  pc_simdev_draw_clocks(dev, &r.rng);
   r.sm_clock = dev->sm_clock;
   for (uint32_t i = 0; i < p->sm_count; i++)
     dev->exec_free[i] = 0.0;
   r.exec_free = dev->exec_free;
-  r.shared_frac = r.work_ns > 0.0 ? (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
+  r.shared_frac =
+      r.work_ns > 0.0 ? p->exec_shared * (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
   r.ctas_total = scan->W * r.M;
   r.ctas_launched = r.M;
   /* the first wave is dispatched in a per-run random order of the slots */

@@ -107,9 +107,21 @@ typedef struct pascal_simdev_profile {
   double compute_ns;      /* cost per unit of m in full groups of four    */
   double tail_ns[3];      /* loop-tail cost per execution class chi(m):
                              keys tail0_ns, tail1_ns, tail2_ns            */
+  double mma_setup_ns;    /* scan: the compute loop's fixed cost per block
+                             when m >= 1 (accumulator set-up, the wait for
+                             the chain's result); not charged by the GEMM,
+                             whose accumulators live across its k-steps   */
   double sync_issue_ns;   /* sync path: cooperative load issue per block  */
+  uint32_t sync_rounds;   /* sync path: dependent rounds of per-thread loads
+                             per block, each paying the hop and, on a miss,
+                             the DRAM latency (1: one round trip)         */
   double tma_issue_ns;    /* TMA path: bulk-copy issue per block          */
   double cta_sync_ns;     /* intra-CTA synchronisation per block          */
+  double exec_shared;     /* scan: share of a block's consume + compute
+                             that holds the SM's execution pipes, so that
+                             CTAs on one SM take turns for it, [0, 1]
+                             (1: throughput-bound work; 0: latency-bound
+                             work the CTAs of an SM overlap fully)        */
   double grid_barrier_ns; /* static kernel: grid barrier per round        */
   double launch_ns;       /* CTA launch overhead when a slot frees        */
   double start_jitter_ns; /* CTA start delay, uniform in [0, this)        */
@@ -120,6 +132,12 @@ typedef struct pascal_simdev_profile {
                                 uniform in +-this, [0,0.5)               */
   double sm_clock_spread;    /* per-run factor on each SM's work (its
                                 effective clock), uniform in +-this, [0,0.5) */
+  double clock_skew;         /* a fixed property of the chip: the SMs form
+                                clock_skew_groups groups (SM s in group
+                                s G / sm_count) whose work is scaled by
+                                factors evenly spaced from 1 - this to
+                                1 + this, [0, 0.5); 0: none             */
+  uint32_t clock_skew_groups; /* G >= 1 (1: no skew)                      */
   double work_noise;         /* sd of a CTA's autocorrelated relative work
                                 deviation (AR(1) over its blocks), [0,0.5] */
   double work_noise_blocks;  /* correlation length of that noise, blocks, >= 1 */

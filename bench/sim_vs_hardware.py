@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+"""sim_vs_hardware.py - the sim device scored against a GPU's measured runs.
+
+Runs `pascal sim scan` with a sim profile on the runs of a measured scan
+bundle (its held-out panel, its calibration runs, or both) and prints,
+against the measured values, per family and overall:
+
+  - balanced MAPE of K (per key the mean |K_sim - K_hw| / K_hw over its runs,
+    then the mean over keys),
+  - the share of runs on which both agree about divergence (K > 1.05 on both,
+    or on neither),
+  - balanced MAPE of the kernel time.
+
+Each run is simulated with the bundle's key, N, W and its repeat index as the
+run seed. A sample draws, per key, `--per-key` of its runs at random (seeded
+by --seed; 0 = all runs of every key), so the check draws its own runs.
+
+usage: sim_vs_hardware.py --pascal build/bin/pascal
+           --bundle deploy/calibrations/h100-scan.json --profile h100-like
+           [--part heldout|calibration|both] [--per-key 2] [--seed 1]
+           [--jobs 2] [--runs] [--json OUT.json]
+
+With the H100 bundle and the h100-like profile a 2-per-key sample of the
+held-out panel (84 runs) takes about 15 CPU-minutes; the whole panel about
+75 (docs/sim-device.md, "The sim against the H100").
+"""
+import argparse
+import json
+import random
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+DIVERGED = 1.05
+
+
+def family(r):
+    return "o=%d %s d=%d" % (r["o"], r["path"], r["d"])
+
+
+def key_of(r):
+    return (r["o"], r["path"], r["d"], r["m"])
+
+
+def measured_K(r, block_bytes):
+    return r["fill_bytes"] / (r["W"] * r["N"] * block_bytes)
+
+
+def simulate(pascal, profile, r):
+    a = [pascal, "sim", "scan", "--profile", profile, "--o", str(r["o"]), "--path", r["path"],
+         "--m", str(r["m"]), "--N", str(r["N"]), "--W", str(r["W"]),
+         "--seed", str(r.get("repeat", 0)), "--json"]
+    if r["path"] == "tma":
+        a += ["--d", str(r["d"])]
+    p = subprocess.run(a, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit("sim_vs_hardware: pascal sim failed: %s" % p.stderr.strip())
+    return json.loads(p.stdout)
+
+
+def draw(runs, per_key, seed):
+    by_key = {}
+    for r in runs:
+        by_key.setdefault(key_of(r), []).append(r)
+    rng = random.Random(seed)
+    out = []
+    for k in sorted(by_key, key=str):
+        rs = by_key[k]
+        out += rs if per_key == 0 or per_key >= len(rs) else rng.sample(rs, per_key)
+    return out
+
+
+def score(rows):
+    """rows: dicts with key, Khw, Ksim, thw, tsim -> (balanced K MAPE, agree share,
+    balanced time MAPE, runs, keys)."""
+    keys = {}
+    agree = 0
+    for x in rows:
+        keys.setdefault(x["key"], []).append(x)
+        agree += (x["Khw"] > DIVERGED) == (x["Ksim"] > DIVERGED)
+    kerr = [sum(abs(x["Ksim"] - x["Khw"]) / x["Khw"] for x in v) / len(v) for v in keys.values()]
+    terr = [sum(abs(x["tsim"] - x["thw"]) / x["thw"] for x in v) / len(v) for v in keys.values()]
+    return (100 * sum(kerr) / len(kerr), 100 * agree / len(rows), 100 * sum(terr) / len(terr),
+            len(rows), len(keys))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pascal", required=True)
+    ap.add_argument("--bundle", required=True)
+    ap.add_argument("--profile", required=True)
+    ap.add_argument("--part", choices=("heldout", "calibration", "both"), default="heldout")
+    ap.add_argument("--per-key", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--runs", action="store_true", help="print every run")
+    ap.add_argument("--json", help="write the rows and the summary here")
+    a = ap.parse_args()
+    if a.per_key < 0 or a.jobs < 1:
+        ap.error("--per-key must be >= 0 and --jobs >= 1")
+    with open(a.bundle) as f:
+        b = json.load(f)
+    if b.get("workload") != "scan":
+        ap.error("--bundle must be a scan bundle")
+    block = b["device"]["block_bytes"]
+    parts = {"heldout": ["heldout"], "calibration": ["measurements"],
+             "both": ["measurements", "heldout"]}[a.part]
+    runs = []
+    for part in parts:
+        src = b.get(part) or []
+        runs += draw([r for r in src if "kernel_ns" in r], a.per_key, a.seed)
+    if not runs:
+        ap.error("the bundle has no runs with kernel_ns in --part %s" % a.part)
+    with ThreadPoolExecutor(a.jobs) as ex:
+        sims = list(ex.map(lambda r: simulate(a.pascal, a.profile, r), runs))
+    rows = []
+    for r, s in zip(runs, sims):
+        rows.append({"family": family(r), "key": key_of(r), "m": r["m"], "N": r["N"], "W": r["W"],
+                     "repeat": r.get("repeat", 0), "Khw": measured_K(r, block), "Ksim": s["K"],
+                     "thw": r["kernel_ns"], "tsim": s["kernel_ns"]})
+    print("sim profile %s against %s (%s, %s): %d runs" %
+          (a.profile, b["device"]["name"], a.part,
+           "all runs" if a.per_key == 0 else "%d per key, seed %d" % (a.per_key, a.seed),
+           len(rows)))
+    if a.runs:
+        for x in rows:
+            print("  %-14s m=%-2d N=%-5d W=%-3d rep=%d  K hw %6.3f sim %6.3f   time hw %10.0f "
+                  "sim %10.0f ns" % (x["family"], x["m"], x["N"], x["W"], x["repeat"], x["Khw"],
+                                     x["Ksim"], x["thw"], x["tsim"]))
+    print("%-16s %5s %5s %12s %10s %12s %9s" % ("family", "runs", "keys", "K MAPE (%)",
+                                               "agree (%)", "time MAPE (%)", "hw K>1.05"))
+    fams = sorted({x["family"] for x in rows})
+    summary = {}
+    for f in fams + ["all"]:
+        sel = [x for x in rows if f == "all" or x["family"] == f]
+        k, ag, t, n, nk = score(sel)
+        above = sum(x["Khw"] > DIVERGED for x in sel)
+        print("%-16s %5d %5d %12.2f %10.1f %12.2f %5d/%d" % (f, n, nk, k, ag, t, above, n))
+        summary[f] = {"runs": n, "keys": nk, "K_mape": k, "agree": ag, "time_mape": t,
+                      "hw_above": above, "sim_above": sum(x["Ksim"] > DIVERGED for x in sel)}
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"profile": a.profile, "bundle": a.bundle, "part": a.part,
+                       "per_key": a.per_key, "seed": a.seed, "summary": summary,
+                       "rows": [dict(x, key=list(x["key"])) for x in rows]}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
