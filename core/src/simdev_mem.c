@@ -132,7 +132,9 @@ static pascal_status geometry(const pascal_simdev_profile *p, uint32_t capacity,
     return PASCAL_OK;
   }
   double scale = (double)p->block_bytes / (double)line_bytes;
-  double lines = p->l2_ways ? (double)p->l2_sets * scale : (double)p->capacity_blocks * scale;
+  uint32_t sets =
+      p->l2_sets ? p->l2_sets : (p->l2_ways ? p->capacity_blocks / (p->l2_partitions * p->l2_ways) : 0);
+  double lines = p->l2_ways ? (double)sets * scale : (double)p->capacity_blocks * scale;
   if (!(lines >= 1.0) || lines > 4294967295.0)
     return pascal_error_set(err, PASCAL_EINVAL, "C",
                             "the cache would hold %.0f lines of %u bytes; it must hold 1 to "

@@ -52,7 +52,7 @@ static const key_spec KEYS[] = {
     {"seed", KEY_U64, F(seed), 0, 1.8446744073709552e19, 0, "an unsigned 64-bit integer"},
     {"priming", KEY_PRIMING, F(priming_extra), 0, 1, 0, "d-1 or d"},
     {"l2_ways", KEY_U32, F(l2_ways), 0, 65536, 0, "an integer in [0, 65536]"},
-    {"l2_sets", KEY_U32, F(l2_sets), 1, 1u << 30, 0, "an integer in [1, 2^30]"},
+    {"l2_sets", KEY_U32, F(l2_sets), 0, 1u << 30, 0, "an integer in [0, 2^30]"},
     {"l2_partitions", KEY_U32, F(l2_partitions), 1, 64, 0, "an integer in [1, 64]"},
     {"l2_far_ns", KEY_F64, F(l2_far_ns), 0, BIG, 0, "a number >= 0"},
     {"l2_gbps", KEY_F64, F(l2_gbps), 0, BIG, 0, "a number >= 0"},
@@ -112,8 +112,8 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out)
   out->cc_minor = 1;
   out->seed = 1;
   out->priming_extra = 0;
-  out->l2_ways = 0;
-  out->l2_sets = 1;
+  out->l2_ways = 16;
+  out->l2_sets = 0;
   out->l2_partitions = 1;
   out->l2_far_ns = 0.0;
   out->l2_gbps = 0.0;
@@ -261,19 +261,27 @@ static pascal_status peaks_validate(const pascal_simdev_profile *p, pascal_error
                           "%s must be > 0 when any peak is stated (all four rates or none)", key);
 }
 
-/* The L2 array: sets and partitions only with ways; at most 2^30 lines. */
+/* The L2 array: sets and partitions only with ways; l2_sets = 0 takes the
+ * sets from capacity_blocks, which must then divide evenly; at most 2^30
+ * lines. */
 static pascal_status l2_validate(const pascal_simdev_profile *p, pascal_error *err)
 {
   if (p->l2_ways == 0) {
-    if (p->l2_sets != 1)
+    if (p->l2_sets != 0)
       return pascal_error_set(err, PASCAL_EINVAL, "l2_sets",
-                              "l2_sets must be 1 when l2_ways = 0 (fully associative)");
+                              "l2_sets must be 0 when l2_ways = 0 (fully associative)");
     if (p->l2_partitions != 1)
       return pascal_error_set(err, PASCAL_EINVAL, "l2_partitions",
                               "l2_partitions must be 1 when l2_ways = 0 (fully associative)");
     return PASCAL_OK;
   }
-  if ((double)p->l2_partitions * p->l2_sets * p->l2_ways > (double)(1u << 30))
+  uint64_t per_set = (uint64_t)p->l2_partitions * p->l2_ways;
+  if (p->l2_sets == 0 && p->capacity_blocks % per_set != 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "l2_sets",
+                            "capacity_blocks (%u) is not a multiple of l2_partitions x l2_ways "
+                            "(%llu): give l2_sets, or l2_ways = 0",
+                            p->capacity_blocks, (unsigned long long)per_set);
+  if (per_set * (p->l2_sets ? p->l2_sets : p->capacity_blocks / per_set) > (1ull << 30))
     return pascal_error_set(err, PASCAL_EINVAL, "l2_sets",
                             "l2_partitions x l2_sets x l2_ways must be at most 2^30 lines");
   if (p->l2_partitions > p->sm_count)

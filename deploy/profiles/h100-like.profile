@@ -48,13 +48,13 @@ l2_gbps = 6902.8              # the probe's L2-resident read rate, shared by all
 # memory path
 # hop_ns, dram_latency_ns and l2_far_ns: a grid on the W = 1 paces of sync
 # (m = 0, 4, 14), d = 1 (m = 0, 4, 12) and d = 2 (m = 0, 12). The sync path
-# pays them four times (sync_rounds), d = 1 and 2 once, so no setting fits
-# both: hop 150 / DRAM 110 ns gives sync -2..0 %, d = 1 -7..-10 %; the sync
-# pace rises 4 x as fast as d = 1's with either. Of the settings that fit the
-# sync path, the one with the larger miss penalty is kept: with 110 ns the
-# leader's miss no longer pulls the pack of d = 1 back against clock_skew
-# (K = 1.41 at m = 5, N = 6581, W = 64, where the H100 measured 1.00 in all
-# 120 runs of d = 1 and 2), with 160 ns it does (1.00).
+# pays them four times (sync_rounds), d = 1 and 2 once, so the settings that
+# fit the sync path leave d = 1 7-10 % fast (hop 150 / DRAM 110 ns: sync
+# -2..0 %, d = 1 -7..-10 %, d = 2 -2..-3 %; hop 100 / DRAM 160: the same
+# within 1 %). Of these the one with the larger miss penalty is kept: with
+# 110 ns the leader's miss no longer pulls the pack of d = 1 back against
+# clock_skew (K = 1.41 at m = 5, N = 6581, W = 64, where the H100 measured
+# 1.00 in every run of d = 1 and 2), with 160 ns it does (1.00).
 hop_ns = 100
 dram_latency_ns = 160
 sm_read_gbps = 253.3          # an SM's own port: 128 B per clock at the probe's 1979 MHz (assumed width)

@@ -288,9 +288,9 @@ static void test_profile_keys(void)
   static const struct {
     const char *text, *field;
   } bad[] = {
-      {"l2_sets = 4\n", "l2_sets"},               /* sets without ways */
-      {"l2_partitions = 2\n", "l2_partitions"},   /* partitions without ways */
-      {"l2_ways = 16\nl2_sets = 0\n", "l2_sets"}, /* no set */
+      {"l2_ways = 0\nl2_sets = 4\n", "l2_sets"},             /* sets without ways */
+      {"l2_ways = 0\nl2_partitions = 2\n", "l2_partitions"}, /* partitions without ways */
+      {"l2_ways = 48\n", "l2_sets"}, /* capacity_blocks 1280 not a multiple of 48 */
       {"l2_ways = 65537\n", "l2_ways"},
       {"l2_ways = 2048\nl2_sets = 1048576\n", "l2_sets"}, /* over 2^30 lines */
       {"l2_ways = 4\nl2_sets = 2\nl2_partitions = 49\n", "l2_partitions"}, /* > sm_count */

@@ -86,14 +86,14 @@ typedef struct pascal_simdev_profile {
   uint32_t priming_extra; /* n_p = d - 1 + priming_extra; text
                              form `priming = d-1` (0) or `d` (1) */
   /* The L2 array (docs/sim-device.md, "Memory path"): l2_ways = 0 is one
-   * fully associative LRU of capacity_blocks lines (l2_sets and
-   * l2_partitions must then be 1); l2_ways = A > 0 is l2_partitions P
-   * partitions of l2_sets S sets of A ways (P S A lines of block_bytes),
-   * hashed set index, LRU within a set; SM s is next to partition
-   * s P / sm_count, and a line homed in the other partition is copied from
-   * there, l2_far_ns each way. */
+   * fully associative LRU of capacity_blocks lines (l2_sets must then be 0
+   * and l2_partitions 1); l2_ways = A > 0 is l2_partitions P partitions of
+   * S sets of A ways (P S A lines of block_bytes), S = l2_sets, or
+   * capacity_blocks / (P A) when l2_sets = 0; hashed set index, LRU within
+   * a set; SM s is next to partition s P / sm_count, and a line homed in the
+   * other partition is copied from there, l2_far_ns each way. */
   uint32_t l2_ways;       /* A, 0: fully associative                      */
-  uint32_t l2_sets;       /* S per partition                              */
+  uint32_t l2_sets;       /* S per partition, 0: from capacity_blocks     */
   uint32_t l2_partitions; /* P                                            */
   double l2_far_ns;       /* near -> home partition latency, each way     */
   double l2_gbps;         /* the L2's own data rate shared by all SMs,
