@@ -14,9 +14,13 @@ against the measured values, per family and overall:
 Each run is simulated with the bundle's key, N, W and its repeat index as the
 run seed. A sample draws, per key, `--per-key` of its runs at random (seeded
 by --seed; 0 = all runs of every key), so the check draws its own runs.
+With --sim-bundle the sim's runs are taken from a sim calibration measured
+with the same plans (e.g. deploy/calibrations/sim-h100-scan.json), matched
+by key, N, W and repeat, instead of being run again: the sim is
+deterministic, so they are the runs `pascal sim` gives.
 
-usage: sim_vs_hardware.py --pascal build/bin/pascal
-           --bundle deploy/calibrations/h100-scan.json --profile h100-like
+usage: sim_vs_hardware.py --bundle deploy/calibrations/h100-scan.json
+           (--pascal build/bin/pascal --profile h100-like | --sim-bundle SIM.json)
            [--part heldout|calibration|both] [--per-key 2] [--seed 1]
            [--jobs 2] [--runs] [--json OUT.json]
 
@@ -86,9 +90,10 @@ def score(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--pascal", required=True)
+    ap.add_argument("--pascal", help="the pascal CLI (runs `pascal sim scan`)")
+    ap.add_argument("--sim-bundle", help="take the sim's runs from this sim bundle instead")
     ap.add_argument("--bundle", required=True)
-    ap.add_argument("--profile", required=True)
+    ap.add_argument("--profile", help="the sim profile (with --pascal)")
     ap.add_argument("--part", choices=("heldout", "calibration", "both"), default="heldout")
     ap.add_argument("--per-key", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
@@ -98,6 +103,8 @@ def main():
     a = ap.parse_args()
     if a.per_key < 0 or a.jobs < 1:
         ap.error("--per-key must be >= 0 and --jobs >= 1")
+    if bool(a.sim_bundle) == bool(a.pascal and a.profile):
+        ap.error("give either --pascal and --profile, or --sim-bundle")
     with open(a.bundle) as f:
         b = json.load(f)
     if b.get("workload") != "scan":
@@ -111,8 +118,24 @@ def main():
         runs += draw([r for r in src if "kernel_ns" in r], a.per_key, a.seed)
     if not runs:
         ap.error("the bundle has no runs with kernel_ns in --part %s" % a.part)
-    with ThreadPoolExecutor(a.jobs) as ex:
-        sims = list(ex.map(lambda r: simulate(a.pascal, a.profile, r), runs))
+    if a.sim_bundle:
+        with open(a.sim_bundle) as f:
+            sb = json.load(f)
+        have = {}
+        for r in (sb.get("measurements") or []) + (sb.get("heldout") or []):
+            have[key_of(r) + (r["N"], r["W"], r.get("repeat", 0))] = r
+        sims = []
+        for r in runs:
+            s = have.get(key_of(r) + (r["N"], r["W"], r.get("repeat", 0)))
+            if s is None:
+                ap.error("--sim-bundle has no run %s N=%d W=%d repeat %d" %
+                         (key_of(r), r["N"], r["W"], r.get("repeat", 0)))
+            sims.append({"K": measured_K(s, sb["device"]["block_bytes"]),
+                         "kernel_ns": s["kernel_ns"]})
+        a.profile = "%s (%s)" % (sb["provenance"].get("profile", "?"), a.sim_bundle)
+    else:
+        with ThreadPoolExecutor(a.jobs) as ex:
+            sims = list(ex.map(lambda r: simulate(a.pascal, a.profile, r), runs))
     rows = []
     for r, s in zip(runs, sims):
         rows.append({"family": family(r), "key": key_of(r), "m": r["m"], "N": r["N"], "W": r["W"],
