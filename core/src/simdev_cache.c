@@ -58,27 +58,11 @@ pascal_status pc_simdev_cache_reset(simdev_cache *c, uint32_t n, uint32_t parts,
   assert(parts >= 1 && sets >= 1 && ways >= 1);
   size_t stride = (size_t)n + sets;
   size_t need = stride * parts, nsets = (size_t)sets * parts;
-  if (need > c->lines_cap) {
-    simdev_line *p = realloc(c->lines, need * sizeof *p);
-    if (!p)
-      return PASCAL_ENOMEM;
-    c->lines = p;
-    c->lines_cap = need;
-  }
-  if (sets > 1 && n > c->set_cap) {
-    uint32_t *p = realloc(c->set_of, (size_t)n * sizeof *p);
-    if (!p)
-      return PASCAL_ENOMEM;
-    c->set_of = p;
-    c->set_cap = n;
-  }
-  if (nsets > c->count_cap) {
-    uint32_t *p = realloc(c->count, nsets * sizeof *p);
-    if (!p)
-      return PASCAL_ENOMEM;
-    c->count = p;
-    c->count_cap = nsets;
-  }
+  if (pc_simdev_grow((void **)&c->lines, &c->lines_cap, need, sizeof *c->lines, "N", NULL) ||
+      (sets > 1 &&
+       pc_simdev_grow((void **)&c->set_of, &c->set_cap, n, sizeof *c->set_of, "N", NULL)) ||
+      pc_simdev_grow((void **)&c->count, &c->count_cap, nsets, sizeof *c->count, "N", NULL))
+    return PASCAL_ENOMEM;
   for (uint32_t q = 0; q < parts; q++) {
     simdev_line *l = c->lines + (size_t)q * stride;
     for (uint32_t b = 0; b < n; b++) {
