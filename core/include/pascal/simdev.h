@@ -19,13 +19,17 @@
  *     whose fill is still outstanding waits for that fill and counts as a
  *     merge (MSHR-like), not as a fill.
  *   - A FIFO DRAM server with finite bandwidth (service time per block) and a
- *     base latency; per-SM L2->SM links with finite bandwidth (the read
- *     reference) whose speed differs slightly between SMs; per-block consume
- *     cost; compute cost per unit m with an execution-class tail
- *     (chi(m) = min(m mod 4, 2), paper App. C); start-time and service jitter.
+ *     base latency; optionally the L2's own data rate shared by all SMs;
+ *     per-SM L2->SM links with finite bandwidth (the read reference) whose
+ *     speed differs slightly between SMs; per-block consume cost; compute
+ *     cost per unit m with an execution-class tail (chi(m) = min(m mod 4, 2),
+ *     paper App. C) and a fixed cost when the loop runs; work the CTAs of
+ *     one SM share or overlap; a sync path that loads a block in dependent
+ *     rounds; start-time and service jitter.
  *   - Variation that lasts a run and is redrawn per repeat: per-SM link and
  *     clock factors, autocorrelated per-CTA work noise, link stalls and a
  *     DRAM latency tail, a CTA dispatcher with a random first-wave order;
+ *     a fixed work skew between groups of SMs (a property of the chip);
  *     an optional within-wave checkpoint (paper §3.6's experiment).
  *   - Static kernel: M workers with given phases, synchronous loads, a grid
  *     barrier each round, H rounds. Its fills equal fully associative LRU on
