@@ -5,7 +5,8 @@
 #               ASan+UBSan, run the whole suite under ctest in both builds,
 #               then fuzz each tests/fuzz harness for 10 s (clang build)
 #   make fuzz   the same harnesses for FUZZ_SECONDS (600) each
-#   make gpu-bundle   the relocatable GPU-host bundle in dist/ (docs/gpu.md)
+#   make gpu-bundle   the relocatable GPU-host bundle and its archive in dist/
+#               (docs/gpu.md)
 # Everything else is plain CMake: see README.md.
 
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
@@ -65,12 +66,15 @@ test: build build-sanitize build-fuzz
 install: deps
 	@DESTDIR="$(DESTDIR)" sh deploy/install.sh --prefix $(PREFIX)
 
-# Relocatable GPU-host bundle in dist/pascal-gpu-host (docs/gpu.md): its own
-# Release build with the CUDA toolkit, for GPU_ARCHS (default 90: H100/H200;
-# any CMake list, e.g. GPU_ARCHS="90;121").
+# Relocatable GPU-host bundle in dist/pascal-gpu-host and its archive
+# dist/pascal-gpu-host.tar.gz, the one file a GPU window carries (docs/gpu.md):
+# its own Release build with the CUDA toolkit, for GPU_ARCHS (default 90:
+# H100/H200; any CMake list, e.g. GPU_ARCHS="90;121"). Installs only the
+# packages that build needs (install-deps.sh --bundle).
 GPU_ARCHS ?= 90
 BUNDLE_BUILD ?= build-gpu-bundle
-gpu-bundle: deps
+gpu-bundle:
+	@sh deploy/install-deps.sh --bundle
 	@cmake -S . -B $(BUNDLE_BUILD) --log-level=NOTICE -DCMAKE_BUILD_TYPE=Release -DPASCAL_WITH_CUDA=ON \
 	       -DPASCAL_CUDA_ARCHITECTURES="$(GPU_ARCHS)" $(CMAKE_FLAGS)
 	@cmake --build $(BUNDLE_BUILD) -j $(JOBS) --target gpu-bundle

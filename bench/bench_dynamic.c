@@ -3,16 +3,22 @@
  * budgets): one scan prediction from a fitted 756-run calibration (63 keys x
  * 3 sizes x 4 horizons, budget 2 us), one GEMM prediction from the 120-shape
  * calibration (5 us), fitting the 756-run calibration (50 ms), and a full
- * leave-one-key-out evaluation over its 63 keys (2 s). Prints medians.
+ * leave-one-key-out evaluation over its 63 keys (2 s). For the same query
+ * mix it also times the whole answer the daemon gives (pascal_answer_query:
+ * the check, the prediction, the expected error and the time, on a device
+ * with peaks) next to the same parts called one by one, so that the one
+ * path's own cost shows. Prints medians.
  *
  * Usage: bench_dynamic [repetitions-scale]   (default 1; larger = longer)
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pascal/answer.h"
 #include "pascal/evaluate.h"
 #include "pascal/predict.h"
 #include "pascal/synth.h"
+#include "pascal/time_model.h"
 #include "pascal/validation.h"
 #include "timing.h"
 
@@ -43,8 +49,7 @@ typedef double (*query_fn)(const pascal_model *md, const pascal_validation *v, u
 
 /* Scan queries cycling through families (one with an uncalibrated depth),
  * computes 0..17, sizes between and outside the calibrated ones, horizons. */
-static double scan_query(const pascal_model *md, const pascal_validation *v, unsigned q,
-                         unsigned *rules)
+static pascal_query scan_mix(unsigned q)
 {
   static const uint32_t o_path_d[][3] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 1}, {1, 1, 2},
                                          {1, 1, 3}, {1, 1, 4}, {2, 1, 2}, {2, 1, 4}};
@@ -52,13 +57,20 @@ static double scan_query(const pascal_model *md, const pascal_validation *v, uns
   static const double horizons[] = {1, 8, 32, 80};
   const uint32_t *f = o_path_d[q % 8];
   pascal_scan_key key = {f[0], (pascal_path)f[1], f[2], (q / 8) % 18};
+  return pascal_query_scan(&key, sizes[(q / 3) % 4], horizons[(q / 5) % 4]);
+}
+
+static double scan_query(const pascal_model *md, const pascal_validation *v, unsigned q,
+                         unsigned *rules)
+{
+  pascal_query query = scan_mix(q);
+  const pascal_scan_query *s = &query.scan;
   pascal_scan_prediction p;
-  pascal_status st =
-      pascal_model_predict_scan(md, &key, sizes[(q / 3) % 4], horizons[(q / 5) % 4], &p, NULL);
+  pascal_status st = pascal_model_predict_scan(md, &s->key, s->N, s->W, &p, NULL);
   if (rules)
     rules[st ? REFUSED : p.why.rule]++;
   if (v && !st)
-    pascal_validation_expect_scan(v, &key, &p);
+    pascal_validation_expect_scan(v, &s->key, &p);
   return st ? -1 : p.K + p.expected.pct;
 }
 
@@ -77,6 +89,34 @@ static double gemm_query(const pascal_model *md, const pascal_validation *v, uns
   if (v && !st)
     pascal_validation_expect_gemm(v, &shape, &p);
   return st ? -1 : p.K + p.expected.pct;
+}
+
+/* The whole answer of scan query q through the one path. */
+static double scan_answer(const pascal_model *md, const pascal_validation *v, unsigned q,
+                          unsigned *rules)
+{
+  (void)rules;
+  pascal_query query = scan_mix(q);
+  pascal_answer a;
+  if (pascal_answer_query(md, v, &query, &a, NULL))
+    return -1;
+  return a.scan.K + a.scan.expected.pct + (a.timed ? a.time.time_s : 0);
+}
+
+/* The same answer's parts, called one by one. */
+static double scan_parts(const pascal_model *md, const pascal_validation *v, unsigned q,
+                         unsigned *rules)
+{
+  (void)rules;
+  pascal_query query = scan_mix(q);
+  const pascal_scan_query *s = &query.scan;
+  pascal_scan_prediction p;
+  pascal_time t;
+  if (pascal_model_predict_scan(md, &s->key, s->N, s->W, &p, NULL))
+    return -1;
+  pascal_validation_expect_scan(v, &s->key, &p);
+  int timed = pascal_time_scan(md, &s->key, s->N, s->W, p.fill_bytes, &t, NULL) == 0;
+  return p.K + p.expected.pct + (timed ? t.time_s : 0);
 }
 
 /* Median nanoseconds per query over `samples` batches of BATCH queries; the
@@ -155,6 +195,18 @@ int main(int argc, char **argv)
   double gemm_ns = bench_predict(gemm_model, NULL, gemm_query, 50 * scale, gemm_rules);
   double scan_v_ns = bench_predict(scan_model, &scan_v, scan_query, 100 * scale, NULL);
   double gemm_v_ns = bench_predict(gemm_model, &gemm_v, gemm_query, 50 * scale, NULL);
+  /* the daemon's whole answer, on the same model with a device's peaks */
+  pascal_model *timed_model = NULL;
+  scan.device.has_peaks = 1;
+  scan.device.peaks = (pascal_peaks){273e9, 1.92e12, 6.5536e12, 1e9, 2e-6};
+  if (pascal_model_fit(&scan, &timed_model, NULL)) {
+    fprintf(stderr, "bench_dynamic: setup failed\n");
+    return 1;
+  }
+  double parts_ns = bench_predict(timed_model, &scan_v, scan_parts, 100 * scale, NULL);
+  double answer_ns = bench_predict(timed_model, &scan_v, scan_answer, 100 * scale, NULL);
+  pascal_model_free(timed_model);
+  scan.device.has_peaks = 0;
   double fit_ns = bench_fit(&scan, 30 * scale);
   double gemm_fit_ns = bench_fit(&gemm, 30 * scale);
   double loko_ns = bench_loko(&scan, 3 * scale, &rep);
@@ -165,6 +217,8 @@ int main(int argc, char **argv)
       "    query mix: exact %u, graph %u, clamp %u, depth-fallback %u, resident %u, refused %u\n",
       rules[0], rules[1], rules[2], rules[3], rules[4], rules[REFUSED]);
   printf("    with its expected error (%zu validated keys): %8.3f us\n", scan_v.n, scan_v_ns / 1e3);
+  printf("    its parts one by one, time included:     %8.3f us\n", parts_ns / 1e3);
+  printf("    the whole answer (pascal_answer_query):  %8.3f us\n", answer_ns / 1e3);
   printf("  gemm predict (120-shape model):            %8.3f us  (budget 5 us)\n", gemm_ns / 1e3);
   printf("    query mix: exact %u, graph %u, clamp %u, refused %u\n", gemm_rules[0], gemm_rules[1],
          gemm_rules[2], gemm_rules[REFUSED]);

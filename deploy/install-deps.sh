@@ -1,12 +1,30 @@
 #!/bin/sh
 # install-deps.sh - install the Debian packages PASCAL needs, and only those
 # that are missing (chromium and chromium-driver: the dashboard browser test,
-# docs/dashboard.md). Safe to run again and again; needs root (or sudo) only
+# docs/dashboard.md; python3-sklearn: the learned baselines of tools/pascal_eval,
+# docs/learned-baselines.md). Safe to run again and again; needs root (or sudo) only
 # when something is missing. Used by `make run` and `make test`.
 # Then the OpenAPI linter of the test suite (Spectral, from the npm registry,
 # pinned) into $PASCAL_TOOLS_DIR (default build/tools; git ignores it), never
 # into the repository itself or a global node prefix.
+#
+#   install-deps.sh            everything: build, tests, dashboard, linter
+#   install-deps.sh --bundle   only what `make gpu-bundle` builds with (the
+#                              compilers, CMake, the libraries the bundle
+#                              copies, patchelf): no browser, web server,
+#                              Node.js or linter
+#   ... --list                 print the packages (and "spectral") it would
+#                              see to, install nothing
 set -eu
+
+bundle=0 list=0
+for a in "$@"; do
+  case "$a" in
+    --bundle) bundle=1 ;;
+    --list) list=1 ;;
+    *) echo "install-deps: unknown argument '$a' (--bundle, --list)" >&2; exit 2 ;;
+  esac
+done
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 SPECTRAL_VERSION=6.16.3
@@ -20,11 +38,18 @@ install_spectral() {
     "@stoplight/spectral-cli@$SPECTRAL_VERSION"
 }
 
-PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev
-libsqlite3-dev libcurl4-openssl-dev python3 python3-jsonschema python3-yaml python3-scipy
+BUNDLE_PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev
+libsqlite3-dev libcurl4-openssl-dev python3 patchelf"
+PACKAGES="$BUNDLE_PACKAGES python3-jsonschema python3-yaml python3-scipy python3-sklearn
 python3-venv python3-pip python3-setuptools python3-wheel
-sqlite3 curl wrk systemd patchelf clang-14 libclang-rt-14-dev clang-format
+sqlite3 curl wrk systemd clang-14 libclang-rt-14-dev clang-format
 chromium chromium-driver nginx"
+[ "$bundle" -eq 0 ] || PACKAGES=$BUNDLE_PACKAGES
+if [ "$list" -eq 1 ]; then
+  echo $PACKAGES
+  [ "$bundle" -eq 1 ] || echo spectral
+  exit 0
+fi
 
 missing=""
 for p in $PACKAGES; do
@@ -32,9 +57,9 @@ for p in $PACKAGES; do
 done
 # node and npm may come from another source than Debian (NodeSource ships npm
 # inside its nodejs): ask for the Debian packages only when npm is absent.
-command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
+[ "$bundle" -eq 1 ] || command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
 if [ -z "$missing" ]; then
-  install_spectral
+  [ "$bundle" -eq 1 ] || install_spectral
   exit 0
 fi
 
@@ -45,4 +70,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing
-install_spectral
+[ "$bundle" -eq 1 ] || install_spectral

@@ -25,6 +25,7 @@ add_library(pascal_kernels STATIC
   ${CMAKE_CURRENT_LIST_DIR}/gemm.cu
   ${CMAKE_CURRENT_LIST_DIR}/util.cu
   ${CMAKE_CURRENT_LIST_DIR}/peaks.cu
+  ${CMAKE_CURRENT_LIST_DIR}/preload.cu
   ${CMAKE_CURRENT_LIST_DIR}/reference.cpp)
 target_include_directories(pascal_kernels PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_definitions(pascal_kernels PRIVATE PASCAL_TMA_PRIME_EXTRA=${_pascal_prime_extra})

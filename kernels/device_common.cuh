@@ -34,10 +34,25 @@ __device__ __forceinline__ uint32_t pascal_dev_cta_sum(uint32_t v, uint32_t *scr
   return s;
 }
 
+/* The MMA count an accumulator holds when every element agrees (with A = 1
+ * and B = 1/16 each MMA adds exactly 1 to every element), else NaN. Every
+ * element feeds the result: a 16x16x16 wmma is two HMMA.16816 on sm_90, one
+ * per n = 8 half, and an element that feeds nothing lets the compiler remove
+ * the HMMA computing it (tests/gpu/test_sass_hmma.py counts them). */
+__device__ __forceinline__ float
+pascal_dev_mma_count(const nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> &c)
+{
+  bool same = true;
+  for (int e = 1; e < c.num_elements; ++e)
+    same = same && c.x[e] == c.x[0];
+  return same ? c.x[0] : __int_as_float(0x7fc00000);
+}
+
 /* The compute loop: m chained 16x16x16 FP16 MMAs with FP32 accumulation per
- * warp. With A = 1 and B = 1/16 every MMA adds exactly 1 to each accumulator
- * element, so the returned count (element 0, per warp) equals m when all
- * iterations ran; it is folded into the CTA's result so that no MMA is dead. */
+ * warp, one wmma (two HMMA on sm_90) per step, not unrolled, so that the
+ * SASS holds exactly the work of one step. The returned count equals m when
+ * all iterations ran and every element agrees (0xffffffff otherwise); it is
+ * folded into the CTA's result so that no MMA is dead. */
 struct pascal_dev_mma {
   nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, __half, nvcuda::wmma::row_major> a;
   nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, __half, nvcuda::wmma::col_major> b;
@@ -52,9 +67,11 @@ struct pascal_dev_mma {
   {
     nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> c;
     nvcuda::wmma::fill_fragment(c, 0.0f);
+#pragma unroll 1
     for (uint32_t i = 0; i < m; ++i)
       nvcuda::wmma::mma_sync(c, a, b, c);
-    return (uint32_t)c.x[0];
+    const float n = pascal_dev_mma_count(c);
+    return n == n ? (uint32_t)n : 0xffffffffu;
   }
 };
 

@@ -9,6 +9,7 @@
  */
 #include <mma.h>
 
+#include "kernel_load.cuh"
 #include "pascal_kernels.h"
 
 namespace {
@@ -72,6 +73,11 @@ __global__ void __launch_bounds__(PASCAL_KERN_GEMM_THREADS)
 }
 
 } // namespace
+
+cudaError_t pascal_kern_load_gemm(void)
+{
+  return pascal_kern_load(gemm_128x128x64);
+}
 
 cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_t Mg, uint32_t Ng,
                              uint32_t Kg, cudaStream_t stream)

@@ -2,12 +2,13 @@
  * open_scan.cu - the open scan of paper Algorithm `dynamic-kernel`
  * (Section 5.3): W x M CTAs, each scanning blocks 0..N-1 once from block zero,
  * no grid barrier. Per block: load (sync path: __ldcg of 16-byte lanes; TMA
- * path: cp.async.bulk into one of d shared-memory buffers, mbarrier
- * completion, n_p blocks primed), consume, m WMMA iterations, __syncthreads,
+ * path: cp.async.bulk into one of d shared-memory buffers, bounded mbarrier
+ * wait, n_p blocks primed), consume, m WMMA iterations, __syncthreads,
  * then issue block j + n_p into the freed buffer. Occupancy is forced by
  * kernels/occupancy.cu through the dynamic shared-memory size.
  */
 #include "device_common.cuh"
+#include "kernel_load.cuh"
 #include "pascal_kernels.h"
 #include "tma.cuh"
 
@@ -100,7 +101,7 @@ __global__ void __launch_bounds__(PASCAL_KERN_OPEN_THREADS) open_scan_tma(open_p
       pascal_tma_fence_proxy();
       pascal_tma_load(bufs + slot * p.lanes, p.data + j * p.lanes, bytes, &bars[slot]);
     }
-    pascal_tma_wait(&bars[slot], (uint32_t)((j / p.d) & 1u));
+    pascal_tma_wait(&bars[slot], (uint32_t)((j / p.d) & 1u), PASCAL_KERN_TMA_WAIT_CYCLES);
     const uint4 *buf = bufs + slot * p.lanes;
     for (uint32_t l = threadIdx.x; l < p.lanes; l += blockDim.x)
       acc = pascal_dev_consume(acc, buf[l]);
@@ -118,7 +119,27 @@ __global__ void __launch_bounds__(PASCAL_KERN_OPEN_THREADS) open_scan_tma(open_p
   pascal_dev_finish(acc, iters, scratch, p.checksum, p.iterations);
 }
 
+/* One thread arms nothing and waits: the bound of pascal_tma_wait traps. */
+__global__ void tma_stall(uint64_t budget)
+{
+  __shared__ uint64_t bar;
+  pascal_tma_bar_init(&bar);
+  pascal_tma_fence_init();
+  pascal_tma_wait(&bar, 0u, budget);
+}
+
 } // namespace
+
+cudaError_t pascal_kern_load_open_scan(void)
+{
+  return pascal_kern_load(open_scan_sync, open_scan_tma, tma_stall);
+}
+
+cudaError_t pascal_kern_tma_stall(uint64_t budget, cudaStream_t stream)
+{
+  tma_stall<<<1, 1, 0, stream>>>(budget);
+  return cudaGetLastError();
+}
 
 /* Kernel selected by the path; used by the occupancy plan and the launch. */
 const void *pascal_kern_open_function(int tma);

@@ -32,6 +32,13 @@
 /* Largest TMA pipeline depth (shared-memory buffers) a job may ask for. */
 #define PASCAL_KERN_MAX_DEPTH    16u
 
+/* Load every kernel of this library into the current context (CUDA loads
+ * modules lazily by default, at a kernel's first launch, which a measurement
+ * would then time; kernel_load.cuh). Call once the device's context exists,
+ * before any timed launch; an architecture missing from the build fails
+ * here with cudaErrorNoKernelImageForDevice. */
+cudaError_t pascal_kern_load_all(void);
+
 /* TMA priming count n_p of this binary as a function of the depth d
  * (Algorithm `dynamic-kernel`: d - 1 on the paper's GB10 binary, d on its Thor
  * binary). Fixed at build time by PASCAL_TMA_PRIME_EXTRA (0 or 1, CMake option
@@ -94,6 +101,11 @@ typedef struct pascal_kern_open_plan {
 cudaError_t pascal_kern_open_plan_make(int device, const pascal_kern_open_config *cfg,
                                        pascal_kern_open_plan *out);
 
+/* SM clock cycles a TMA-path CTA waits for one block's bulk copy before it
+ * reports the CTA and traps (about 2 s at 2 GHz; a copy of one block takes
+ * microseconds even with every SM loading). */
+#define PASCAL_KERN_TMA_WAIT_CYCLES (1ull << 32)
+
 /* Launch `ctas` (= W x M) CTAs, each scanning blocks 0..n_blocks-1 once.
  * checksum[c] receives the sum (mod 2^32) of all words CTA c read;
  * iterations[c] the number of WMMA iterations CTA c completed, counted
@@ -103,6 +115,12 @@ cudaError_t pascal_kern_open_scan(const pascal_kern_open_config *cfg,
                                   const pascal_kern_open_plan *plan, const uint4 *data,
                                   uint64_t n_blocks, uint32_t ctas, uint32_t *checksum,
                                   uint32_t *iterations, cudaStream_t stream);
+
+/* Fault injection for the GPU self-test: one CTA waits on an mbarrier that
+ * no copy completes, with a bound of `budget` cycles; the launch must fail
+ * (a trap: the context is lost, every later call fails until a reset) and
+ * print the wait's message. */
+cudaError_t pascal_kern_tma_stall(uint64_t budget, cudaStream_t stream);
 
 /* ---- GEMM ---------------------------------------------------------------- */
 

@@ -38,9 +38,10 @@ cudaError_t pascal_kern_peak_stream(const uint4 *buf, uint64_t bytes, uint32_t p
                                     uint32_t ctas, uint32_t *sink, cudaStream_t stream);
 
 /* `ctas` CTAs of PASCAL_PEAK_THREADS threads; each warp runs `iters` rounds
- * of PASCAL_PEAK_MMA_CHAINS MMAs. out[c] (ctas entries) receives the CTA's
- * first accumulator element: iters x PASCAL_PEAK_MMA_CHAINS when every MMA ran
- * (A = 1, B = 1/16: each MMA adds one). */
+ * of PASCAL_PEAK_MMA_CHAINS MMAs. out[c] (ctas entries) receives the sum over
+ * the accumulators of thread 0 of each one's count: iters x
+ * PASCAL_PEAK_MMA_CHAINS when every MMA ran (A = 1, B = 1/16: each MMA adds
+ * one to every element); NaN when an accumulator's elements disagree. */
 cudaError_t pascal_kern_peak_mma(uint32_t ctas, uint32_t iters, float *out, cudaStream_t stream);
 
 /* `ctas` CTAs of one thread spin until clock64() advanced by `cycles`;

@@ -8,6 +8,7 @@
 #include <cooperative_groups.h>
 
 #include "device_common.cuh"
+#include "kernel_load.cuh"
 #include "pascal_kernels.h"
 
 namespace cg = cooperative_groups;
@@ -35,6 +36,11 @@ __global__ void __launch_bounds__(1024) static_scan(pascal_kern_static_args a)
 }
 
 } // namespace
+
+cudaError_t pascal_kern_load_static_scan(void)
+{
+  return pascal_kern_load(static_scan);
+}
 
 uint32_t pascal_kern_static_threads(uint32_t block_bytes)
 {

@@ -1,13 +1,14 @@
 /*
  * tma.cuh - the bulk-copy (TMA) primitives of the open scan's TMA path, as
- * inline PTX for sm_90 and newer: mbarrier init / expect_tx / parity wait and
- * cp.async.bulk global -> shared with mbarrier completion
+ * inline PTX for sm_90 and newer: mbarrier init / expect_tx / bounded parity
+ * wait and cp.async.bulk global -> shared with mbarrier completion
  * (docs/gpu.md "TMA / bulk copy pipeline").
  */
 #ifndef PASCAL_KERNELS_TMA_CUH
 #define PASCAL_KERNELS_TMA_CUH
 
 #include <stdint.h>
+#include <stdio.h>
 
 __device__ __forceinline__ uint32_t pascal_tma_smem(const void *p)
 {
@@ -47,17 +48,32 @@ __device__ __forceinline__ void pascal_tma_load(void *dst, const void *src, uint
       : "memory");
 }
 
-/* Spin until the phase with the given parity of `bar` has completed. */
-__device__ __forceinline__ void pascal_tma_wait(uint64_t *bar, uint32_t parity)
+/* Wait until the phase with the given parity of `bar` has completed, for at
+ * most `budget` SM clock cycles: a bulk copy that never lands (a wrong byte
+ * count, a barrier armed twice) would otherwise spin until the process is
+ * killed. Past the budget, thread 0 prints which CTA waited and every waiting
+ * thread traps, so the launch fails (the context is lost) with the message
+ * in the process's output. */
+__device__ __forceinline__ void pascal_tma_wait(uint64_t *bar, uint32_t parity, uint64_t budget)
 {
   const uint32_t b = pascal_tma_smem(bar);
-  uint32_t done = 0;
-  while (!done) {
+  const long long start = clock64();
+  for (;;) {
+    uint32_t done = 0;
     asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
                  " selp.u32 %0, 1, 0, p;\n}\n"
                  : "=r"(done)
                  : "r"(b), "r"(parity)
                  : "memory");
+    if (done)
+      return;
+    if ((uint64_t)(clock64() - start) > budget) {
+      if (threadIdx.x == 0)
+        printf("pascal: TMA mbarrier wait of CTA %u (parity %u) passed %llu cycles: the bulk "
+               "copy never completed\n",
+               blockIdx.x, parity, (unsigned long long)budget);
+      __trap();
+    }
   }
 }
 

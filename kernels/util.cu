@@ -4,6 +4,7 @@
  * between kernels, so every measured launch is preceded by streaming a
  * buffer larger than L2; docs/gpu.md "Flushing L2").
  */
+#include "kernel_load.cuh"
 #include "pascal_kernels.h"
 #include "reference.h"
 
@@ -44,6 +45,11 @@ __global__ void l2_flush(const uint4 *buf, uint64_t lanes, uint32_t *sink)
 }
 
 } // namespace
+
+cudaError_t pascal_kern_load_util(void)
+{
+  return pascal_kern_load(fill_pattern, fill_gemm, l2_flush);
+}
 
 cudaError_t pascal_kern_fill_pattern(uint32_t *data, uint64_t words, cudaStream_t stream)
 {

@@ -8,6 +8,7 @@
 #define PASCAL_AGENT_DEVICE_H
 
 #include "client.h"
+#include "pascal_codec_jobs.h"
 
 /* The effective capacity C pascald has stored for the agent's device, so that
  * a backend that measures C does not measure it again on every start:
@@ -19,13 +20,18 @@ void agent_device_known_capacity(agent_client *c, uint32_t *out);
  * unreachable, protocol) after logging why. */
 int agent_device_ensure(agent_client *c, const pascal_backend_device *dev);
 
-/* The registration body for `dev` under the name `name` (new reference). */
+/* The backend's device `dev` as the codec writes it, under the name `name`. */
+void agent_device_of(const pascal_backend_device *dev, const char *name, pascal_codec_device *out);
+/* Its registration body (new reference; NULL when it cannot be written). */
 json_t *agent_device_body(const pascal_backend_device *dev, const char *name);
 
-/* 0 when the server's device object has the same constants as `want`
- * (arch, sm_count, capacity_blocks, block_bytes, and cuda_name,
- * compute_capability, l2_bytes where both sides know them); -1 with the
- * first differing field in `msg` otherwise. Accepts {"device":{...}} or {...}. */
-int agent_device_compare(json_t *server, const json_t *want, char *msg, size_t msglen);
+/* 0 when the server's device reply ({"device":{...}} or {...}, read by the
+ * codec) has the same constants as `want` (arch, sm_count,
+ * capacity_blocks, block_bytes, and cuda_name, compute_capability,
+ * l2_bytes, peaks and the capacity probe where both sides know them); -1
+ * with the first differing field, or why the reply cannot be read, in
+ * `msg` otherwise. */
+int agent_device_compare(const json_t *server, const pascal_codec_device *want, char *msg,
+                         size_t msglen);
 
 #endif

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/grow.h"
+#include "pascal_codec_jobs.h"
+
 /* Answers from pascald are small (a job, a device, progress); anything larger
  * than this is not the jobs API and is refused rather than buffered. */
 #define REPLY_MAX (1u << 20)
@@ -24,16 +27,8 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *userdata)
     b->overflow = 1;
     return 0; /* makes curl fail the transfer with CURLE_WRITE_ERROR */
   }
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + n + 1)
-      cap *= 2;
-    char *p = realloc(b->data, cap);
-    if (!p)
-      return 0;
-    b->data = p;
-    b->cap = cap;
-  }
+  if (pascal_grow((void **)&b->data, &b->cap, b->len + n + 1, 1))
+    return 0;
   memcpy(b->data + b->len, ptr, n);
   b->len += n;
   b->data[b->len] = '\0';
@@ -89,27 +84,18 @@ int agent_reply_retryable(const agent_reply *r)
   return r->status == 0 || r->status >= 500;
 }
 
-const char *agent_reply_error_code(const agent_reply *r)
-{
-  json_t *err = r->body ? json_object_get(r->body, "error") : NULL;
-  const char *code = err ? json_string_value(json_object_get(err, "code")) : NULL;
-  return code ? code : "";
-}
-
 /* reason = "code: message (field F)" from the contract's error body, or the
  * HTTP status alone when the body is not one. */
 static void describe_error(agent_reply *r)
 {
-  json_t *err = r->body ? json_object_get(r->body, "error") : NULL;
-  const char *code = err ? json_string_value(json_object_get(err, "code")) : NULL;
-  const char *message = err ? json_string_value(json_object_get(err, "message")) : NULL;
-  const char *field = err ? json_string_value(json_object_get(err, "field")) : NULL;
-  if (code && message && field)
-    snprintf(r->reason, sizeof r->reason, "%s: %s (field %s)", code, message, field);
-  else if (code && message)
-    snprintf(r->reason, sizeof r->reason, "%s: %s", code, message);
-  else
+  pascal_codec_api_error e;
+  if (!r->body || pascal_codec_api_error_decode(r->body, &e, NULL) != PASCAL_OK)
     snprintf(r->reason, sizeof r->reason, "HTTP %ld", r->status);
+  else if (e.field[0]) /* cut to fit the reason: code, then the message, then the field */
+    snprintf(r->reason, sizeof r->reason, "%.40s: %.140s (field %.60s)", e.code, e.message,
+             e.field);
+  else
+    snprintf(r->reason, sizeof r->reason, "%.40s: %.200s", e.code, e.message);
 }
 
 void agent_http_call(agent_http *h, const char *method, const char *path, json_t *body,

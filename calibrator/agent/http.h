@@ -41,7 +41,4 @@ void agent_reply_free(agent_reply *r);
 /* Transport failures and 5xx are worth retrying; 2xx/4xx are answers. */
 int agent_reply_retryable(const agent_reply *r);
 
-/* The server's error code ("stale_lease", ...) or "" when there is none. */
-const char *agent_reply_error_code(const agent_reply *r);
-
 #endif

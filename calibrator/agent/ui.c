@@ -88,11 +88,3 @@ void agent_ui_progress(agent_ui *ui, long done, long total, const char *event)
   }
   pthread_mutex_unlock(&ui->mu);
 }
-
-void agent_ui_get_progress(agent_ui *ui, long *done, long *total)
-{
-  pthread_mutex_lock(&ui->mu);
-  *done = ui->progress.done;
-  *total = ui->progress.total;
-  pthread_mutex_unlock(&ui->mu);
-}

@@ -30,9 +30,6 @@ void agent_ui_log(agent_ui *ui, const char *fmt, ...) __attribute__((format(prin
  * ("job 7 done ..."); it is logged with the progress when not on a terminal. */
 void agent_ui_progress(agent_ui *ui, long done, long total, const char *event);
 
-/* The last progress the server reported. */
-void agent_ui_get_progress(agent_ui *ui, long *done, long *total);
-
 /* Monotonic clock in seconds. */
 double agent_now_s(void);
 

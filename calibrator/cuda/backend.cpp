@@ -11,7 +11,7 @@
  * every entry point binds the device to its thread; a job whose kernel
  * faulted (the context is lost) fails, and the next one opens the device
  * again on a fresh context. Every entry point is wrapped by
- * pascal_c_boundary(): no exception reaches the C caller.
+ * pcu_c_boundary(): no exception reaches the C caller.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +26,7 @@
 
 struct pascal_backend {
   int device;
-  pascal_cuda_rig *rig;     /* NULL after a kernel fault lost the context */
+  pcu_rig *rig;             /* NULL after a kernel fault lost the context */
   uint32_t capacity_blocks; /* 0 until the capacity scan ran */
   int has_peaks;            /* 1 once measured with the capacity */
   pascal_peaks peaks;
@@ -57,13 +57,13 @@ pascal_status parse_device(const char *profile, int *out, pascal_error *err)
 
 pascal_status cuda_open(const char *profile, pascal_backend **out, pascal_error *err)
 {
-  return pascal_c_boundary("cuda backend open", err, [&]() -> pascal_status {
+  return pcu_c_boundary("cuda backend open", err, [&]() -> pascal_status {
     int device = 0;
     pascal_status st = parse_device(profile, &device, err);
     if (st != PASCAL_OK)
       return st;
-    pascal_cuda_rig *rig = nullptr;
-    if ((st = pascal_cuda_rig::open(device, &rig, err)) != PASCAL_OK)
+    pcu_rig *rig = nullptr;
+    if ((st = pcu_rig::open(device, &rig, err)) != PASCAL_OK)
       return st;
     *out = new pascal_backend{device, rig, 0, 0, {}};
     return PASCAL_OK;
@@ -76,7 +76,7 @@ pascal_status cuda_open(const char *profile, pascal_backend **out, pascal_error 
 pascal_status usable_rig(pascal_backend *b, pascal_error *err)
 {
   if (b->rig == nullptr) {
-    pascal_status st = pascal_cuda_rig::open(b->device, &b->rig, err);
+    pascal_status st = pcu_rig::open(b->device, &b->rig, err);
     if (st != PASCAL_OK)
       return st;
   }
@@ -89,22 +89,22 @@ pascal_status describe(pascal_backend *b, uint32_t known_capacity, pascal_backen
   pascal_status st = usable_rig(b, err);
   if (st != PASCAL_OK)
     return st;
-  const pascal_cuda_info &in = b->rig->info();
+  const pcu_info &in = b->rig->info();
   if (known_capacity != 0)
     b->capacity_blocks = known_capacity;
   if (b->capacity_blocks == 0) {
-    std::vector<pascal_capacity_row> rows;
-    st = pascal_capacity_scan(b->rig, kBlockBytes, kCapacityRepeats, &rows, err);
+    std::vector<pcu_capacity_row> rows;
+    st = pcu_capacity_scan(b->rig, kBlockBytes, kCapacityRepeats, &rows, err);
     if (st != PASCAL_OK)
       return st;
-    const uint64_t c = pascal_capacity_propose(rows);
+    const uint64_t c = pcu_capacity_propose(rows);
     if (c == 0)
       return pascal_error_set(err, PASCAL_ERANGE, "capacity_blocks",
                               "capacity scan: even %llu blocks exceed the fill tolerance",
                               (unsigned long long)rows[0].n_blocks);
     b->capacity_blocks = (uint32_t)c;
     pascal_error perr;
-    b->has_peaks = pascal_peak_measure(in, 0, nullptr, &b->peaks, &perr) == PASCAL_OK;
+    b->has_peaks = pcu_peak_measure(in, 0, nullptr, &b->peaks, &perr) == PASCAL_OK;
   }
   pascal_backend_device d;
   memset(&d, 0, sizeof d);
@@ -127,8 +127,8 @@ pascal_status describe(pascal_backend *b, uint32_t known_capacity, pascal_backen
 pascal_status cuda_describe(pascal_backend *b, uint32_t known_capacity, pascal_backend_device *out,
                             pascal_error *err)
 {
-  return pascal_c_boundary("cuda backend describe", err,
-                           [&] { return describe(b, known_capacity, out, err); });
+  return pcu_c_boundary("cuda backend describe", err,
+                        [&] { return describe(b, known_capacity, out, err); });
 }
 
 pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backend_result *out,
@@ -136,10 +136,10 @@ pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backe
 {
   pascal_status st = usable_rig(b, err);
   if (st == PASCAL_OK)
-    st = pascal_cuda_job_check(job, b->rig->info().global_bytes, err);
+    st = pcu_job_check(job, b->rig->info().global_bytes, err);
   if (st != PASCAL_OK)
     return st;
-  pascal_cuda_sample s;
+  pcu_sample s;
   const pascal_plan_run &r = job->run;
   if (r.workload == PASCAL_PLAN_SCAN) {
     const pascal_kern_open_config cfg{r.key.o, r.key.path == PASCAL_PLAN_TMA, r.key.d, r.key.m,
@@ -150,7 +150,7 @@ pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backe
         b->rig->run_gemm((uint32_t)r.shape.Mg, (uint32_t)r.shape.Ng, (uint32_t)r.shape.Kg, &s, err);
   }
   if (st != PASCAL_OK) {
-    pascal_cuda_rig::drop_if_lost(&b->rig);
+    pcu_rig::drop_if_lost(&b->rig);
     return st;
   }
   out->fill_bytes = s.fill_bytes;
@@ -161,25 +161,25 @@ pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backe
 pascal_status cuda_run(pascal_backend *b, const pascal_backend_job *job, pascal_backend_result *out,
                        pascal_error *err)
 {
-  return pascal_c_boundary("cuda backend run", err, [&] { return run(b, job, out, err); });
+  return pcu_c_boundary("cuda backend run", err, [&] { return run(b, job, out, err); });
 }
 
 pascal_status cuda_run_static(pascal_backend *b, const pascal_backend_static *run,
                               pascal_backend_result *out, pascal_error *err)
 {
-  return pascal_c_boundary("cuda backend static run", err, [&]() -> pascal_status {
+  return pcu_c_boundary("cuda backend static run", err, [&]() -> pascal_status {
     std::vector<uint32_t> phases(run->M);
     for (uint32_t w = 0; w < run->M; ++w) {
       if (run->phases[w] > UINT32_MAX)
         return pascal_error_set(err, PASCAL_EINVAL, "phases", "phase %u does not fit 32 bits", w);
       phases[w] = (uint32_t)run->phases[w];
     }
-    pascal_cuda_sample s;
+    pcu_sample s;
     pascal_status st = usable_rig(b, err);
     if (st == PASCAL_OK)
       st = b->rig->run_static_scan(phases, run->N, run->block_bytes, run->H, &s, err);
     if (st != PASCAL_OK) {
-      pascal_cuda_rig::drop_if_lost(&b->rig);
+      pcu_rig::drop_if_lost(&b->rig);
       return st;
     }
     out->fill_bytes = s.fill_bytes;
@@ -192,7 +192,7 @@ void cuda_close(pascal_backend *b)
 {
   if (b == nullptr)
     return;
-  (void)pascal_c_boundary("cuda backend close", nullptr, [&] {
+  (void)pcu_c_boundary("cuda backend close", nullptr, [&] {
     delete b->rig;
     delete b;
     return PASCAL_OK;
@@ -204,7 +204,7 @@ const pascal_backend_ops kCudaOps = {"cuda",          cuda_open,  cuda_describe,
 
 } // namespace
 
-PASCAL_CUDA_API const pascal_backend_ops *pascal_backend_cuda_ops(void)
+PCU_API const pascal_backend_ops *pascal_backend_cuda_ops(void)
 {
   return &kCudaOps;
 }

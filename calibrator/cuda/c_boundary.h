@@ -3,7 +3,7 @@
  * (backend.h, cuda_probe.h): pascal-agent is C, and an exception unwinding
  * into C frames is undefined behaviour (in practice std::terminate, which
  * would lose the job's lease without a word). Every extern "C" entry point
- * runs its body through pascal_c_boundary(), which turns std::bad_alloc into
+ * runs its body through pcu_c_boundary(), which turns std::bad_alloc into
  * PASCAL_ENOMEM and any other exception into an error naming the call.
  */
 #ifndef PASCAL_CUDA_C_BOUNDARY_H
@@ -15,7 +15,7 @@
 #include "pascal/error.h"
 
 template <typename Body>
-pascal_status pascal_c_boundary(const char *what, pascal_error *err, Body &&body) noexcept
+pascal_status pcu_c_boundary(const char *what, pascal_error *err, Body &&body) noexcept
 {
   try {
     return body();

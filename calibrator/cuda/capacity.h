@@ -16,11 +16,11 @@
 
 #include "cuda_rig.h"
 
-#define PASCAL_CAPACITY_SIZES     15u
-#define PASCAL_CAPACITY_WAVES     4u
-#define PASCAL_CAPACITY_TOLERANCE 0.10
+#define PCU_CAPACITY_SIZES     15u
+#define PCU_CAPACITY_WAVES     4u
+#define PCU_CAPACITY_TOLERANCE 0.10
 
-struct pascal_capacity_row {
+struct pcu_capacity_row {
   uint64_t n_blocks;
   double ratio;     /* median fill bytes / (n_blocks x block_bytes) */
   double kernel_ns; /* median kernel time */
@@ -28,10 +28,10 @@ struct pascal_capacity_row {
 
 /* The largest C as above from rows sorted by size; 0 if the smallest size
  * already exceeds the tolerance. Pure function, tested without a GPU. */
-uint64_t pascal_capacity_propose(const std::vector<pascal_capacity_row> &rows);
+uint64_t pcu_capacity_propose(const std::vector<pcu_capacity_row> &rows);
 
 /* Run the scan on `rig` (repeats >= 1 runs per size, medians kept). */
-pascal_status pascal_capacity_scan(pascal_cuda_rig *rig, uint32_t block_bytes, uint32_t repeats,
-                                   std::vector<pascal_capacity_row> *rows, pascal_error *err);
+pascal_status pcu_capacity_scan(pcu_rig *rig, uint32_t block_bytes, uint32_t repeats,
+                                std::vector<pcu_capacity_row> *rows, pascal_error *err);
 
 #endif

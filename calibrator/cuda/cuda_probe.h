@@ -32,7 +32,8 @@ extern "C" {
 
 /*
  * Probe the first CUDA device. Prints a human-readable report to `out`
- * (device constants, chosen metric, TMA priming count of this binary, one line
+ * (device constants, chosen metric, TMA priming count of this binary, the
+ * cost of one measured run with and without CUPTI ("run cost:" line), one line
  * per capacity-scan size, proposed C). `block_bytes` is the logical block
  * size (0 selects 16384; must be a positive multiple of 16); `repeats` is the
  * number of measured runs per size (0 selects 3; the median is used).

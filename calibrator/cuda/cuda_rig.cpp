@@ -7,11 +7,14 @@
 #include "cuda_rig.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 
+#include "peak_kernels.h"
+#include "peak_math.h"
 #include "reference.h"
 
-pascal_status pascal_cuda_fail(pascal_error *err, const char *what, cudaError_t e)
+pascal_status pcu_fail(pascal_error *err, const char *what, cudaError_t e)
 {
   switch (e) {
   case cudaErrorNoKernelImageForDevice:
@@ -35,43 +38,43 @@ pascal_status pascal_cuda_fail(pascal_error *err, const char *what, cudaError_t 
 }
 
 /* The closure a measured run hands to the CUPTI session. */
-struct pascal_rig_launch {
-  pascal_cuda_rig *rig;
+struct pcu_rig_launch {
+  pcu_rig *rig;
   std::function<cudaError_t()> kernel;
   cudaEvent_t start = nullptr, stop = nullptr;
   const char *what;
 
   static pascal_status prepare(void *ctx, pascal_error *err)
   {
-    auto *l = static_cast<pascal_rig_launch *>(ctx);
+    auto *l = static_cast<pcu_rig_launch *>(ctx);
     cudaError_t e = pascal_kern_l2_flush(static_cast<const uint4 *>(l->rig->flush_),
                                          l->rig->flush_bytes_, l->rig->sink_, nullptr);
-    return e == cudaSuccess ? PASCAL_OK : pascal_cuda_fail(err, "L2 flush", e);
+    return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, "L2 flush", e);
   }
 
   static pascal_status launch(void *ctx, pascal_error *err)
   {
-    auto *l = static_cast<pascal_rig_launch *>(ctx);
+    auto *l = static_cast<pcu_rig_launch *>(ctx);
     cudaError_t e = cudaEventRecord(l->start, nullptr);
     if (e == cudaSuccess)
       e = l->kernel();
     if (e == cudaSuccess)
       e = cudaEventRecord(l->stop, nullptr);
-    return e == cudaSuccess ? PASCAL_OK : pascal_cuda_fail(err, l->what, e);
+    return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, l->what, e);
   }
 };
 
 namespace {
 
 /* Measure `kernel` with the rig's flush and the given metrics. */
-pascal_status measure_launch(pascal_cupti_session *cupti, pascal_cuda_rig *rig, const char *what,
+pascal_status measure_launch(pcu_cupti_session *cupti, pcu_rig *rig, const char *what,
                              std::function<cudaError_t()> kernel,
-                             const std::vector<pascal_fill_metric> &metrics,
+                             const std::vector<pcu_fill_metric> &metrics,
                              std::vector<double> *bytes, double *ns, pascal_error *err)
 {
-  pascal_rig_launch l{rig, std::move(kernel), nullptr, nullptr, what};
+  pcu_rig_launch l{rig, std::move(kernel), nullptr, nullptr, what};
   std::vector<std::string> names;
-  for (const pascal_fill_metric &m : metrics)
+  for (const pcu_fill_metric &m : metrics)
     names.push_back(m.name);
   std::vector<double> raw;
   float ms = 0.0f;
@@ -80,14 +83,14 @@ pascal_status measure_launch(pascal_cupti_session *cupti, pascal_cuda_rig *rig, 
   if (e == cudaSuccess)
     e = cudaEventCreate(&l.stop);
   if (e != cudaSuccess) {
-    st = pascal_cuda_fail(err, "cudaEventCreate", e);
+    st = pcu_fail(err, "cudaEventCreate", e);
     goto done;
   }
-  st = cupti->measure(names, pascal_rig_launch::prepare, pascal_rig_launch::launch, &l, &raw, err);
+  st = cupti->measure(names, pcu_rig_launch::prepare, pcu_rig_launch::launch, &l, &raw, err);
   if (st != PASCAL_OK)
     goto done;
   if ((e = cudaEventElapsedTime(&ms, l.start, l.stop)) != cudaSuccess) {
-    st = pascal_cuda_fail(err, "cudaEventElapsedTime", e);
+    st = pcu_fail(err, "cudaEventElapsedTime", e);
     goto done;
   }
   bytes->clear();
@@ -104,8 +107,8 @@ done:
 
 /* A measured sample must have counted something: zero fills or time is a
  * measurement failure, never a value. */
-pascal_status sample_from(const pascal_fill_metric &m, double fill, double ns, double logical,
-                          pascal_cuda_sample *out, pascal_error *err)
+pascal_status sample_from(const pcu_fill_metric &m, double fill, double ns, double logical,
+                          pcu_sample *out, pascal_error *err)
 {
   if (!(fill > 0.0))
     return pascal_error_set(err, PASCAL_ERANGE, "fill_bytes",
@@ -123,12 +126,12 @@ pascal_status copy_back(std::vector<T> *dst, const T *src, size_t n, pascal_erro
 {
   dst->assign(n, T());
   cudaError_t e = cudaMemcpy(dst->data(), src, n * sizeof(T), cudaMemcpyDeviceToHost);
-  return e == cudaSuccess ? PASCAL_OK : pascal_cuda_fail(err, "result copy", e);
+  return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, "result copy", e);
 }
 
 } // namespace
 
-pascal_status pascal_cuda_rig::open(int device, pascal_cuda_rig **out, pascal_error *err)
+pascal_status pcu_rig::open(int device, pcu_rig **out, pascal_error *err)
 {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -138,13 +141,13 @@ pascal_status pascal_cuda_rig::open(int device, pascal_cuda_rig **out, pascal_er
   if (device < 0 || device >= count)
     return pascal_error_set(err, PASCAL_EINVAL, "device", "device %d out of range (0..%d)", device,
                             count - 1);
-  pascal_cuda_rig *r = new pascal_cuda_rig();
+  pcu_rig *r = new pcu_rig();
   pascal_status st = PASCAL_OK;
   cudaDeviceProp p;
   r->device_ = device;
   if ((e = cudaSetDevice(device)) != cudaSuccess || (e = cudaFree(nullptr)) != cudaSuccess ||
       (e = cudaGetDeviceProperties(&p, device)) != cudaSuccess) {
-    st = pascal_cuda_fail(err, "device setup", e);
+    st = pcu_fail(err, "device setup", e);
     goto fail;
   }
   r->info_.name = p.name;
@@ -160,6 +163,11 @@ pascal_status pascal_cuda_rig::open(int device, pascal_cuda_rig **out, pascal_er
                           p.name, p.major, p.minor);
     goto fail;
   }
+  /* Every kernel loaded now, so that no timed launch loads a module. */
+  if ((e = pascal_kern_load_all()) != cudaSuccess) {
+    st = pcu_fail(err, "kernel loading", e);
+    goto fail;
+  }
   if (r->info_.l2_bytes == 0) {
     st = pascal_error_set(err, PASCAL_ENOTFOUND, "device", "%s reports no L2 cache", p.name);
     goto fail;
@@ -170,10 +178,10 @@ pascal_status pascal_cuda_rig::open(int device, pascal_cuda_rig **out, pascal_er
   if ((e = cudaMalloc(&r->flush_, r->flush_bytes_)) != cudaSuccess ||
       (e = cudaMalloc(&r->sink_, sizeof(uint32_t))) != cudaSuccess ||
       (e = cudaMemset(r->flush_, 0, r->flush_bytes_)) != cudaSuccess) {
-    st = pascal_cuda_fail(err, "flush buffer", e);
+    st = pcu_fail(err, "flush buffer", e);
     goto fail;
   }
-  if ((st = pascal_cupti_session::open(device, &r->cupti_, err)) != PASCAL_OK)
+  if ((st = pcu_cupti_session::open(device, &r->cupti_, err)) != PASCAL_OK)
     goto fail;
   r->info_.chip = r->cupti_->chip();
   if ((st = r->choose_metric(err)) != PASCAL_OK)
@@ -185,7 +193,7 @@ fail:
   return st;
 }
 
-pascal_cuda_rig::~pascal_cuda_rig()
+pcu_rig::~pcu_rig()
 {
   delete cupti_;
   cudaFree(flush_);
@@ -196,13 +204,13 @@ pascal_cuda_rig::~pascal_cuda_rig()
   cudaFree(phases_);
 }
 
-pascal_status pascal_cuda_rig::bind_thread(pascal_error *err)
+pascal_status pcu_rig::bind_thread(pascal_error *err)
 {
   const cudaError_t e = cudaSetDevice(device_);
-  return e == cudaSuccess ? PASCAL_OK : pascal_cuda_fail(err, "cudaSetDevice", e);
+  return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, "cudaSetDevice", e);
 }
 
-void pascal_cuda_rig::drop_if_lost(pascal_cuda_rig **rig)
+void pcu_rig::drop_if_lost(pcu_rig **rig)
 {
   if (*rig == nullptr)
     return;
@@ -216,13 +224,13 @@ void pascal_cuda_rig::drop_if_lost(pascal_cuda_rig **rig)
   cudaDeviceReset();
 }
 
-pascal_status pascal_cuda_rig::choose_metric(pascal_error *err)
+pascal_status pcu_rig::choose_metric(pascal_error *err)
 {
-  pascal_fill_choice choice;
-  pascal_status st = pascal_fill_choice_resolve(info_.chip, cupti_->availability(), &choice, err);
+  pcu_fill_choice choice;
+  pascal_status st = pcu_fill_choice_resolve(info_.chip, cupti_->availability(), &choice, err);
   if (st != PASCAL_OK)
     return st;
-  const std::vector<pascal_fill_metric> all = pascal_fill_cold_read_metrics(choice);
+  const std::vector<pcu_fill_metric> all = pcu_fill_cold_read_metrics(choice);
   /* Cold read of twice the flush volume: far more than L2, so every line is
    * filled exactly once from memory. */
   const uint64_t bytes = 2 * flush_bytes_;
@@ -233,7 +241,7 @@ pascal_status pascal_cuda_rig::choose_metric(pascal_error *err)
   cold_.metrics = all;
   cold_.values = values;
   std::vector<double> cand(values.begin(), values.begin() + (long)choice.candidates.size());
-  const int pick = pascal_fill_pick(cand, (double)bytes);
+  const int pick = pcu_fill_pick(cand, (double)bytes);
   if (pick < 0) {
     std::string seen;
     for (size_t i = 0; i < cand.size(); ++i)
@@ -246,7 +254,7 @@ pascal_status pascal_cuda_rig::choose_metric(pascal_error *err)
   return PASCAL_OK;
 }
 
-pascal_status pascal_cuda_rig::ensure_data(uint64_t bytes, pascal_error *err)
+pascal_status pcu_rig::ensure_data(uint64_t bytes, pascal_error *err)
 {
   if (bytes <= data_bytes_)
     return PASCAL_OK;
@@ -259,12 +267,12 @@ pascal_status pascal_cuda_rig::ensure_data(uint64_t bytes, pascal_error *err)
   if (e == cudaSuccess)
     e = cudaDeviceSynchronize();
   if (e != cudaSuccess)
-    return pascal_cuda_fail(err, "scan data", e);
+    return pcu_fail(err, "scan data", e);
   data_bytes_ = bytes;
   return PASCAL_OK;
 }
 
-pascal_status pascal_cuda_rig::ensure_outputs(uint64_t ctas, pascal_error *err)
+pascal_status pcu_rig::ensure_outputs(uint64_t ctas, pascal_error *err)
 {
   if (ctas <= out_ctas_)
     return PASCAL_OK;
@@ -279,12 +287,12 @@ pascal_status pascal_cuda_rig::ensure_outputs(uint64_t ctas, pascal_error *err)
   if (e == cudaSuccess)
     e = cudaMalloc(&phases_, ctas * sizeof(uint32_t));
   if (e != cudaSuccess)
-    return pascal_cuda_fail(err, "result buffers", e);
+    return pcu_fail(err, "result buffers", e);
   out_ctas_ = ctas;
   return PASCAL_OK;
 }
 
-const std::vector<uint32_t> &pascal_cuda_rig::block_sums(uint64_t n_blocks, uint32_t block_bytes)
+const std::vector<uint32_t> &pcu_rig::block_sums(uint64_t n_blocks, uint32_t block_bytes)
 {
   if (sums_n_ != n_blocks || sums_b_ != block_bytes) {
     sums_ = pascal_ref_block_sums(n_blocks, block_bytes);
@@ -294,9 +302,9 @@ const std::vector<uint32_t> &pascal_cuda_rig::block_sums(uint64_t n_blocks, uint
   return sums_;
 }
 
-pascal_status pascal_cuda_rig::measure_cold_read(uint64_t bytes,
-                                                 const std::vector<pascal_fill_metric> &metrics,
-                                                 std::vector<double> *values, pascal_error *err)
+pascal_status pcu_rig::measure_cold_read(uint64_t bytes,
+                                         const std::vector<pcu_fill_metric> &metrics,
+                                         std::vector<double> *values, pascal_error *err)
 {
   bytes = bytes / 16 * 16;
   pascal_status st = ensure_data(bytes, err);
@@ -310,8 +318,53 @@ pascal_status pascal_cuda_rig::measure_cold_read(uint64_t bytes,
       metrics, values, &ns, err);
 }
 
-pascal_status pascal_cuda_rig::run_open_scan(const pascal_kern_open_config &cfg, uint64_t n_blocks,
-                                             uint64_t w, pascal_cuda_sample *out, pascal_error *err)
+pascal_status pcu_rig::measure_cost(unsigned n, pcu_run_cost *out, pascal_error *err)
+{
+  using clock = std::chrono::steady_clock;
+  const auto seconds = [](clock::time_point a) {
+    return std::chrono::duration<double>(clock::now() - a).count();
+  };
+  const std::vector<pcu_fill_metric> m{metric_};
+  std::vector<double> with, without, fill;
+  pcu_rig_launch l{this, [] { return pascal_kern_peak_empty(nullptr); }, nullptr, nullptr,
+                   "empty kernel"};
+  pascal_status st = PASCAL_OK;
+  cudaError_t e = cudaEventCreate(&l.start);
+  if (e == cudaSuccess)
+    e = cudaEventCreate(&l.stop);
+  if (e != cudaSuccess)
+    st = pcu_fail(err, "cudaEventCreate", e);
+  for (unsigned i = 0; i < n && st == PASCAL_OK; ++i) {
+    double ns = 0;
+    const clock::time_point t0 = clock::now();
+    if ((st = measure_launch(cupti_, this, l.what, l.kernel, m, &fill, &ns, err)) != PASCAL_OK)
+      break;
+    with.push_back(seconds(t0));
+    const clock::time_point t1 = clock::now();
+    float ms = 0;
+    if ((st = pcu_rig_launch::prepare(&l, err)) != PASCAL_OK ||
+        (st = pcu_rig_launch::launch(&l, err)) != PASCAL_OK)
+      break;
+    if ((e = cudaDeviceSynchronize()) != cudaSuccess ||
+        (e = cudaEventElapsedTime(&ms, l.start, l.stop)) != cudaSuccess) {
+      st = pcu_fail(err, "timed launch without CUPTI", e);
+      break;
+    }
+    without.push_back(seconds(t1));
+  }
+  if (l.start != nullptr)
+    cudaEventDestroy(l.start);
+  if (l.stop != nullptr)
+    cudaEventDestroy(l.stop);
+  if (st != PASCAL_OK)
+    return st;
+  out->with_cupti_s = pcu_peak_median(with);
+  out->without_cupti_s = pcu_peak_median(without);
+  return PASCAL_OK;
+}
+
+pascal_status pcu_rig::run_open_scan(const pascal_kern_open_config &cfg, uint64_t n_blocks,
+                                     uint64_t w, pcu_sample *out, pascal_error *err)
 {
   pascal_kern_open_plan plan;
   cudaError_t e = pascal_kern_open_plan_make(device_, &cfg, &plan);
@@ -322,7 +375,7 @@ pascal_status pascal_cuda_rig::run_open_scan(const pascal_kern_open_config &cfg,
                             cfg.o, info_.name.c_str(), cfg.tma ? "tma" : "sync", cfg.d,
                             cfg.block_bytes, plan.occupancy);
   if (e != cudaSuccess)
-    return pascal_cuda_fail(err, "occupancy plan", e);
+    return pcu_fail(err, "occupancy plan", e);
   const uint64_t ctas = w * (uint64_t)info_.sm_count * cfg.o;
   if (ctas > 0x7fffffffull)
     return pascal_error_set(err, PASCAL_ERANGE, "W", "W x M = %llu CTAs exceeds the grid limit",
@@ -336,7 +389,7 @@ pascal_status pascal_cuda_rig::run_open_scan(const pascal_kern_open_config &cfg,
 
   const uint4 *data = static_cast<const uint4 *>(data_);
   uint32_t *cs = checksum_, *it = iterations_;
-  std::vector<pascal_fill_metric> m{metric_};
+  std::vector<pcu_fill_metric> m{metric_};
   std::vector<double> fill;
   double ns = 0;
   st = measure_launch(
@@ -364,15 +417,14 @@ pascal_status pascal_cuda_rig::run_open_scan(const pascal_kern_open_config &cfg,
   return sample_from(metric_, fill[0], ns, (double)bytes * (double)ctas, out, err);
 }
 
-pascal_status pascal_cuda_rig::run_static_scan(const std::vector<uint32_t> &phases,
-                                               uint64_t n_blocks, uint32_t block_bytes,
-                                               uint64_t rounds, pascal_cuda_sample *out,
-                                               pascal_error *err)
+pascal_status pcu_rig::run_static_scan(const std::vector<uint32_t> &phases, uint64_t n_blocks,
+                                       uint32_t block_bytes, uint64_t rounds, pcu_sample *out,
+                                       pascal_error *err)
 {
   uint32_t max_ctas = 0;
   cudaError_t e = pascal_kern_static_max_ctas(device_, block_bytes, &max_ctas);
   if (e != cudaSuccess)
-    return pascal_cuda_fail(err, "static scan occupancy", e);
+    return pcu_fail(err, "static scan occupancy", e);
   if (phases.empty() || phases.size() > max_ctas)
     return pascal_error_set(err, PASCAL_EINVAL, "M",
                             "static scan needs 1..%u co-resident CTAs, got %zu", max_ctas,
@@ -389,11 +441,11 @@ pascal_status pascal_cuda_rig::run_static_scan(const std::vector<uint32_t> &phas
     return st;
   if ((e = cudaMemcpy(phases_, phases.data(), ctas * sizeof(uint32_t), cudaMemcpyHostToDevice)) !=
       cudaSuccess)
-    return pascal_cuda_fail(err, "phases copy", e);
+    return pcu_fail(err, "phases copy", e);
 
   pascal_kern_static_args a{
       static_cast<const uint4 *>(data_), n_blocks, block_bytes, phases_, ctas, rounds, checksum_};
-  std::vector<pascal_fill_metric> m{metric_};
+  std::vector<pcu_fill_metric> m{metric_};
   std::vector<double> fill;
   double ns = 0;
   st = measure_launch(
@@ -415,13 +467,13 @@ pascal_status pascal_cuda_rig::run_static_scan(const std::vector<uint32_t> &phas
   return sample_from(metric_, fill[0], ns, (double)block_bytes * rounds * ctas, out, err);
 }
 
-pascal_status pascal_cuda_rig::run_gemm(uint32_t mg, uint32_t ng, uint32_t kg,
-                                        pascal_cuda_sample *out, pascal_error *err)
+pascal_status pcu_rig::run_gemm(uint32_t mg, uint32_t ng, uint32_t kg, pcu_sample *out,
+                                pascal_error *err)
 {
   __half *a = nullptr, *b = nullptr;
   float *c = nullptr;
   pascal_status st = PASCAL_OK;
-  std::vector<pascal_fill_metric> m{metric_};
+  std::vector<pcu_fill_metric> m{metric_};
   std::vector<double> fill;
   double ns = 0;
   cudaError_t e = cudaMalloc(&a, (size_t)mg * kg * sizeof(__half));
@@ -436,7 +488,7 @@ pascal_status pascal_cuda_rig::run_gemm(uint32_t mg, uint32_t ng, uint32_t kg,
   if (e == cudaSuccess)
     e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
-    st = pascal_cuda_fail(err, "GEMM buffers", e);
+    st = pcu_fail(err, "GEMM buffers", e);
     goto done;
   }
   st = measure_launch(
@@ -451,7 +503,7 @@ pascal_status pascal_cuda_rig::run_gemm(uint32_t mg, uint32_t ng, uint32_t kg,
     float got = 0.0f;
     if ((e = cudaMemcpy(&got, c + (size_t)row * ng + col, sizeof(float), cudaMemcpyDeviceToHost)) !=
         cudaSuccess) {
-      st = pascal_cuda_fail(err, "GEMM result copy", e);
+      st = pcu_fail(err, "GEMM result copy", e);
       goto done;
     }
     const double want = pascal_ref_gemm_element(kg, row, col);

@@ -19,7 +19,7 @@
 #include "pascal/error.h"
 #include "pascal_kernels.h"
 
-struct pascal_cuda_info {
+struct pcu_info {
   std::string name;
   std::string chip; /* CUPTI chip name, e.g. GH100 */
   int cc_major = 0, cc_minor = 0;
@@ -30,52 +30,64 @@ struct pascal_cuda_info {
 };
 
 /* The cold read made at open time to pick / validate the fill counter. */
-struct pascal_cuda_cold_read {
-  double bytes = 0;                        /* logical bytes read once */
-  std::vector<pascal_fill_metric> metrics; /* candidates then checks */
-  std::vector<double> values;              /* bytes reported by each */
+struct pcu_cold_read {
+  double bytes = 0;                     /* logical bytes read once */
+  std::vector<pcu_fill_metric> metrics; /* candidates then checks */
+  std::vector<double> values;           /* bytes reported by each */
+};
+
+/* What one measured run costs besides its kernel: wall seconds per run
+ * (medians) of an empty kernel measured as every job is (L2 flush, range
+ * profiler enabled, configured and disabled around one pass, counters
+ * decoded and evaluated) and of the same flush and timed launch without
+ * CUPTI. */
+struct pcu_run_cost {
+  double with_cupti_s = 0;
+  double without_cupti_s = 0;
 };
 
 /* A measured run: fill bytes (> 0) and kernel time (ns, > 0). */
-struct pascal_cuda_sample {
+struct pcu_sample {
   double fill_bytes = 0;
   double kernel_ns = 0;
 };
 
-class pascal_cuda_rig {
+class pcu_rig {
 public:
   /* Select `device`, create its context, open CUPTI, choose the fill
    * counter (cold-read test) and allocate the flush buffer. */
-  static pascal_status open(int device, pascal_cuda_rig **out, pascal_error *err);
-  ~pascal_cuda_rig();
+  static pascal_status open(int device, pcu_rig **out, pascal_error *err);
+  ~pcu_rig();
 
-  const pascal_cuda_info &info() const
+  const pcu_info &info() const
   {
     return info_;
   }
-  const pascal_fill_metric &metric() const
+  const pcu_fill_metric &metric() const
   {
     return metric_;
   }
-  const pascal_cuda_cold_read &cold_read() const
+  const pcu_cold_read &cold_read() const
   {
     return cold_;
   }
 
   /* Open scan: W x M CTAs (M = SMs x o) over N blocks of cfg.block_bytes. */
   pascal_status run_open_scan(const pascal_kern_open_config &cfg, uint64_t n_blocks, uint64_t w,
-                              pascal_cuda_sample *out, pascal_error *err);
+                              pcu_sample *out, pascal_error *err);
   /* Static scan: one CTA per phase, `rounds` rounds with a grid barrier. */
   pascal_status run_static_scan(const std::vector<uint32_t> &phases, uint64_t n_blocks,
-                                uint32_t block_bytes, uint64_t rounds, pascal_cuda_sample *out,
+                                uint32_t block_bytes, uint64_t rounds, pcu_sample *out,
                                 pascal_error *err);
   /* FP16 GEMM Mg x Ng x Kg (multiples of 128, 128, 64); sampled outputs
    * are compared with exact host dot products. */
-  pascal_status run_gemm(uint32_t mg, uint32_t ng, uint32_t kg, pascal_cuda_sample *out,
-                         pascal_error *err);
+  pascal_status run_gemm(uint32_t mg, uint32_t ng, uint32_t kg, pcu_sample *out, pascal_error *err);
   /* Read `bytes` of cold data once; values of `metrics` in bytes. */
-  pascal_status measure_cold_read(uint64_t bytes, const std::vector<pascal_fill_metric> &metrics,
+  pascal_status measure_cold_read(uint64_t bytes, const std::vector<pcu_fill_metric> &metrics,
                                   std::vector<double> *values, pascal_error *err);
+
+  /* `n` runs of an empty kernel each way (pcu_run_cost). */
+  pascal_status measure_cost(unsigned n, pcu_run_cost *out, pascal_error *err);
 
   /* Make the rig's device current on the calling thread: a thread the CUDA
    * runtime has not seen starts on device 0 (the agent runs every job on a
@@ -85,20 +97,20 @@ public:
    * such as an illegal address is sticky: every later CUDA call returns it),
    * delete *rig and reset the device, leaving *rig NULL so that a fresh rig
    * can be opened; otherwise leave *rig as it is. */
-  static void drop_if_lost(pascal_cuda_rig **rig);
+  static void drop_if_lost(pcu_rig **rig);
 
 private:
-  pascal_cuda_rig() = default;
+  pcu_rig() = default;
   pascal_status choose_metric(pascal_error *err);
   pascal_status ensure_data(uint64_t bytes, pascal_error *err);
   pascal_status ensure_outputs(uint64_t ctas, pascal_error *err);
   const std::vector<uint32_t> &block_sums(uint64_t n_blocks, uint32_t block_bytes);
 
   int device_ = 0;
-  pascal_cuda_info info_;
-  pascal_cupti_session *cupti_ = nullptr;
-  pascal_fill_metric metric_;
-  pascal_cuda_cold_read cold_;
+  pcu_info info_;
+  pcu_cupti_session *cupti_ = nullptr;
+  pcu_fill_metric metric_;
+  pcu_cold_read cold_;
   void *flush_ = nullptr;
   uint64_t flush_bytes_ = 0;
   uint32_t *sink_ = nullptr;
@@ -110,15 +122,15 @@ private:
   uint64_t sums_n_ = 0;
   uint32_t sums_b_ = 0;
 
-  friend struct pascal_rig_launch;
+  friend struct pcu_rig_launch;
 };
 
 /* The two entry points the shared library exports (C ABI); everything else
  * stays hidden. */
-#define PASCAL_CUDA_API extern "C" __attribute__((visibility("default")))
+#define PCU_API extern "C" __attribute__((visibility("default")))
 
 /* Map a CUDA runtime error of `what` to a status and message (no kernel
  * image for this architecture, no device, out of memory, ...). */
-pascal_status pascal_cuda_fail(pascal_error *err, const char *what, cudaError_t e);
+pascal_status pcu_fail(pascal_error *err, const char *what, cudaError_t e);
 
 #endif

@@ -21,28 +21,29 @@
  * (availability: counter-availability image of a live device, or NULL for the
  * chip's full metric list). Works without a GPU or driver. ENOTFOUND when
  * CUPTI does not support the chip at all. */
-pascal_status pascal_cupti_metric_known(const std::string &chip, const uint8_t *availability,
-                                        const char *metric, bool *out, pascal_error *err);
+pascal_status pcu_cupti_metric_known(const std::string &chip, const uint8_t *availability,
+                                     const char *metric, bool *out, pascal_error *err);
 
 /* Number of replay passes the metrics need on `chip` (offline as above). */
-pascal_status pascal_cupti_pass_count(const std::string &chip, const uint8_t *availability,
-                                      const std::vector<std::string> &metrics, size_t *out,
-                                      pascal_error *err);
+pascal_status pcu_cupti_pass_count(const std::string &chip, const uint8_t *availability,
+                                   const std::vector<std::string> &metrics, size_t *out,
+                                   pascal_error *err);
 
 /* One step of a measured run: returns PASCAL_OK or fills err. */
-typedef pascal_status (*pascal_cupti_step)(void *ctx, pascal_error *err);
+typedef pascal_status (*pcu_cupti_step)(void *ctx, pascal_error *err);
 
 /* A profiling session on the current CUDA context of one device. Each
  * measure() enables a range profiler on that context and disables it before
  * returning. */
-class pascal_cupti_session {
+class pcu_cupti_session {
 public:
-  /* Initializes the profiler and reads the chip name and the counter
+  /* Initializes the profiler (the first open of the process does; it stays
+   * initialized until the process exits) and reads the chip name and the counter
    * availability of the device's primary context (which the caller made
    * current, and which measure() profiles). Permission problems give
    * PASCAL_EREFUSED with a message saying how to allow profiling. */
-  static pascal_status open(int device, pascal_cupti_session **out, pascal_error *err);
-  ~pascal_cupti_session();
+  static pascal_status open(int device, pcu_cupti_session **out, pascal_error *err);
+  ~pcu_cupti_session();
 
   const std::string &chip() const
   {
@@ -56,8 +57,8 @@ public:
   /* Run prepare (outside the range) and launch (inside it) once per pass
    * until all passes of `metrics` are submitted, then evaluate the range:
    * values[i] is metrics[i] summed over the launch. */
-  pascal_status measure(const std::vector<std::string> &metrics, pascal_cupti_step prepare,
-                        pascal_cupti_step launch, void *ctx, std::vector<double> *values,
+  pascal_status measure(const std::vector<std::string> &metrics, pcu_cupti_step prepare,
+                        pcu_cupti_step launch, void *ctx, std::vector<double> *values,
                         pascal_error *err);
 
   /* The config of the last metric list measured, reused while the list is
@@ -65,12 +66,12 @@ public:
   struct config;
 
 private:
-  pascal_cupti_session();
+  pcu_cupti_session();
   std::unique_ptr<config> config_;
   std::string chip_;
   std::vector<uint8_t> avail_;
   void *context_ = nullptr; /* CUcontext measured */
-  bool initialized_ = false;
+  uint64_t measured_ = 0;   /* measurements completed, for error messages */
 };
 
 #endif

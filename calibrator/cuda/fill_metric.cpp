@@ -10,25 +10,25 @@
 
 namespace {
 
-const pascal_fill_metric kDram{"dram__bytes_read.sum", 1.0};
-const pascal_fill_metric kFillDevice{"lts__d_sectors_fill_device.sum", 32.0};
-const pascal_fill_metric kFillSysmem{"lts__d_sectors_fill_sysmem.sum", 32.0};
+const pcu_fill_metric kDram{"dram__bytes_read.sum", 1.0};
+const pcu_fill_metric kFillDevice{"lts__d_sectors_fill_device.sum", 32.0};
+const pcu_fill_metric kFillSysmem{"lts__d_sectors_fill_sysmem.sum", 32.0};
 
 } // namespace
 
-pascal_status pascal_fill_choice_resolve(const std::string &chip, const uint8_t *availability,
-                                         pascal_fill_choice *out, pascal_error *err)
+pascal_status pcu_fill_choice_resolve(const std::string &chip, const uint8_t *availability,
+                                      pcu_fill_choice *out, pascal_error *err)
 {
   bool dram = false, dev = false, sys = false;
-  pascal_status st = pascal_cupti_metric_known(chip, availability, kDram.name.c_str(), &dram, err);
+  pascal_status st = pcu_cupti_metric_known(chip, availability, kDram.name.c_str(), &dram, err);
   if (st == PASCAL_OK)
-    st = pascal_cupti_metric_known(chip, availability, kFillDevice.name.c_str(), &dev, err);
+    st = pcu_cupti_metric_known(chip, availability, kFillDevice.name.c_str(), &dev, err);
   if (st == PASCAL_OK)
-    st = pascal_cupti_metric_known(chip, availability, kFillSysmem.name.c_str(), &sys, err);
+    st = pcu_cupti_metric_known(chip, availability, kFillSysmem.name.c_str(), &sys, err);
   if (st != PASCAL_OK)
     return st;
 
-  pascal_fill_choice c;
+  pcu_fill_choice c;
   if (dram) {
     c.empirical = false;
     c.candidates.push_back(kDram);
@@ -50,14 +50,14 @@ pascal_status pascal_fill_choice_resolve(const std::string &chip, const uint8_t 
   return PASCAL_OK;
 }
 
-std::vector<pascal_fill_metric> pascal_fill_cold_read_metrics(const pascal_fill_choice &choice)
+std::vector<pcu_fill_metric> pcu_fill_cold_read_metrics(const pcu_fill_choice &choice)
 {
-  std::vector<pascal_fill_metric> all = choice.candidates;
+  std::vector<pcu_fill_metric> all = choice.candidates;
   all.insert(all.end(), choice.checks.begin(), choice.checks.end());
   return all;
 }
 
-int pascal_fill_pick(const std::vector<double> &values, double bytes)
+int pcu_fill_pick(const std::vector<double> &values, double bytes)
 {
   int best = -1;
   double best_dist = 0.0;

@@ -22,30 +22,30 @@
 
 #include "pascal/error.h"
 
-struct pascal_fill_metric {
+struct pcu_fill_metric {
   std::string name;
   double bytes_per_unit; /* 1 for byte metrics, 32 for sector counts */
 };
 
-struct pascal_fill_choice {
-  bool empirical;                             /* false: dram rule, true: cold-read test */
-  std::vector<pascal_fill_metric> candidates; /* dram rule: [0] is the metric */
-  std::vector<pascal_fill_metric> checks;     /* read alongside by the probe */
+struct pcu_fill_choice {
+  bool empirical;                          /* false: dram rule, true: cold-read test */
+  std::vector<pcu_fill_metric> candidates; /* dram rule: [0] is the metric */
+  std::vector<pcu_fill_metric> checks;     /* read alongside by the probe */
 };
 
 /* Resolve the choice for `chip` from CUPTI's metric tables (offline when
  * availability is NULL). ENOTFOUND: chip unknown to CUPTI, or none of the
  * fill metrics exists on it (the message lists what was tried). */
-pascal_status pascal_fill_choice_resolve(const std::string &chip, const uint8_t *availability,
-                                         pascal_fill_choice *out, pascal_error *err);
+pascal_status pcu_fill_choice_resolve(const std::string &chip, const uint8_t *availability,
+                                      pcu_fill_choice *out, pascal_error *err);
 
 /* The metrics the open-time cold read measures: the candidates, then the
  * checks (every later run reads only the candidate picked). */
-std::vector<pascal_fill_metric> pascal_fill_cold_read_metrics(const pascal_fill_choice &choice);
+std::vector<pcu_fill_metric> pcu_fill_cold_read_metrics(const pcu_fill_choice &choice);
 
 /* Of `values` (one per candidate, in bytes) for a cold read of `bytes`,
  * the index of the candidate that reports the read: within [0.8, 1.3] x bytes,
  * closest to 1 in log ratio; -1 if none does. */
-int pascal_fill_pick(const std::vector<double> &values, double bytes);
+int pcu_fill_pick(const std::vector<double> &values, double bytes);
 
 #endif

@@ -15,9 +15,8 @@ pascal_status check_scan(const pascal_backend_job *job, uint64_t budget, pascal_
   const pascal_plan_key &k = job->run.key;
   const pascal_plan_run *j = &job->run;
   const int tma = k.path == PASCAL_PLAN_TMA;
-  if (k.o == 0 || k.o > PASCAL_CUDA_MAX_O)
-    return pascal_error_set(err, PASCAL_EINVAL, "o", "o must be in 1..%u, got %u",
-                            PASCAL_CUDA_MAX_O, k.o);
+  if (k.o == 0 || k.o > PCU_MAX_O)
+    return pascal_error_set(err, PASCAL_EINVAL, "o", "o must be in 1..%u, got %u", PCU_MAX_O, k.o);
   if (k.path != PASCAL_PLAN_SYNC && k.path != PASCAL_PLAN_TMA)
     return pascal_error_set(err, PASCAL_EINVAL, "path", "path must be sync or tma");
   if (!tma && k.d != 0)
@@ -25,18 +24,18 @@ pascal_status check_scan(const pascal_backend_job *job, uint64_t budget, pascal_
   if (tma && (k.d == 0 || k.d > PASCAL_KERN_MAX_DEPTH))
     return pascal_error_set(err, PASCAL_EINVAL, "d", "the tma path needs d in 1..%u, got %u",
                             PASCAL_KERN_MAX_DEPTH, k.d);
-  if (k.m > PASCAL_CUDA_MAX_M)
-    return pascal_error_set(err, PASCAL_EINVAL, "m", "m must be at most %u, got %u",
-                            PASCAL_CUDA_MAX_M, k.m);
+  if (k.m > PCU_MAX_M)
+    return pascal_error_set(err, PASCAL_EINVAL, "m", "m must be at most %u, got %u", PCU_MAX_M,
+                            k.m);
   if (j->N == 0)
     return pascal_error_set(err, PASCAL_EINVAL, "N", "N must be positive");
   if (j->N > budget / job->block_bytes)
     return pascal_error_set(err, PASCAL_ERANGE, "N",
                             "N = %llu blocks of %u bytes exceed half the device memory",
                             (unsigned long long)j->N, job->block_bytes);
-  if (j->W == 0 || j->W > 0x7fffffffull / ((uint64_t)PASCAL_CUDA_MAX_O * 1024u))
+  if (j->W == 0 || j->W > 0x7fffffffull / ((uint64_t)PCU_MAX_O * 1024u))
     return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be in 1..%llu, got %llu",
-                            0x7fffffffull / ((uint64_t)PASCAL_CUDA_MAX_O * 1024u),
+                            0x7fffffffull / ((uint64_t)PCU_MAX_O * 1024u),
                             (unsigned long long)j->W);
   return PASCAL_OK;
 }
@@ -65,16 +64,15 @@ pascal_status check_gemm(const pascal_backend_job *job, uint64_t budget, pascal_
 
 } // namespace
 
-pascal_status pascal_cuda_job_check(const pascal_backend_job *job, uint64_t device_bytes,
-                                    pascal_error *err)
+pascal_status pcu_job_check(const pascal_backend_job *job, uint64_t device_bytes, pascal_error *err)
 {
   if (job == nullptr)
     return pascal_error_set(err, PASCAL_EINVAL, "job", "no job");
   if (job->block_bytes < 16 || job->block_bytes % 16u != 0 ||
-      job->block_bytes > PASCAL_CUDA_MAX_BLOCK_BYTES)
+      job->block_bytes > PCU_MAX_BLOCK_BYTES)
     return pascal_error_set(err, PASCAL_EINVAL, "block_bytes",
                             "block_bytes must be a multiple of 16 in 16..%u, got %u",
-                            PASCAL_CUDA_MAX_BLOCK_BYTES, job->block_bytes);
+                            PCU_MAX_BLOCK_BYTES, job->block_bytes);
   const uint64_t budget = device_bytes / 2;
   switch (job->run.workload) {
   case PASCAL_PLAN_SCAN: return check_scan(job, budget, err);

@@ -8,17 +8,17 @@
 
 #include "backend.h"
 
-#define PASCAL_CUDA_MAX_O           32u
-#define PASCAL_CUDA_MAX_M           65536u
-#define PASCAL_CUDA_MAX_BLOCK_BYTES (1u << 20)
+#define PCU_MAX_O           32u
+#define PCU_MAX_M           65536u
+#define PCU_MAX_BLOCK_BYTES (1u << 20)
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* `device_bytes` is the device's global memory; a job may use half of it. */
-pascal_status pascal_cuda_job_check(const pascal_backend_job *job, uint64_t device_bytes,
-                                    pascal_error *err);
+pascal_status pcu_job_check(const pascal_backend_job *job, uint64_t device_bytes,
+                            pascal_error *err);
 
 #ifdef __cplusplus
 }

@@ -62,7 +62,7 @@ pascal_status timed(bench_env &env, const char *what, const std::function<cudaEr
   if (e == cudaSuccess)
     e = cudaEventElapsedTime(&ms, env.start, env.stop);
   if (e != cudaSuccess)
-    return pascal_cuda_fail(err, what, e);
+    return pcu_fail(err, what, e);
   *seconds = 1e-3 * (double)ms;
   return PASCAL_OK;
 }
@@ -80,8 +80,7 @@ pascal_status repeat(bench_env &env, const char *what, uint32_t repeats,
   return st;
 }
 
-pascal_status setup(const pascal_cuda_info &info, uint64_t buf_bytes, bench_env &env,
-                    pascal_error *err)
+pascal_status setup(const pcu_info &info, uint64_t buf_bytes, bench_env &env, pascal_error *err)
 {
   const uint32_t mma_ctas = info.sm_count * kMmaCtasPerSm;
   cudaError_t e = cudaStreamCreateWithFlags(&env.stream, cudaStreamNonBlocking);
@@ -103,7 +102,7 @@ pascal_status setup(const pascal_cuda_info &info, uint64_t buf_bytes, bench_env 
     e = cudaMemsetAsync(env.sink, 0, sizeof *env.sink, env.stream);
   if (e == cudaSuccess)
     e = cudaStreamSynchronize(env.stream);
-  return e == cudaSuccess ? PASCAL_OK : pascal_cuda_fail(err, "peak benchmark setup", e);
+  return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, "peak benchmark setup", e);
 }
 
 /* Every warp ran every MMA: each CTA's sum is PASCAL_PEAK_MMA_CHAINS x iters. */
@@ -112,7 +111,7 @@ pascal_status check_mma(const bench_env &env, uint32_t ctas, pascal_error *err)
   std::vector<float> got(ctas);
   cudaError_t e = cudaMemcpy(got.data(), env.mma_out, ctas * sizeof(float), cudaMemcpyDeviceToHost);
   if (e != cudaSuccess)
-    return pascal_cuda_fail(err, "mma benchmark result", e);
+    return pcu_fail(err, "mma benchmark result", e);
   const float want = (float)PASCAL_PEAK_MMA_CHAINS * (float)kMmaIters;
   for (uint32_t c = 0; c < ctas; ++c)
     if (got[c] != want)
@@ -129,7 +128,7 @@ pascal_status clock_cycles(const bench_env &env, uint32_t ctas, double *out, pas
   cudaError_t e =
       cudaMemcpy(got.data(), env.cycles, ctas * sizeof *env.cycles, cudaMemcpyDeviceToHost);
   if (e != cudaSuccess)
-    return pascal_cuda_fail(err, "clock spin result", e);
+    return pcu_fail(err, "clock spin result", e);
   unsigned long long m = 0;
   for (unsigned long long c : got)
     m = c > m ? c : m;
@@ -137,7 +136,7 @@ pascal_status clock_cycles(const bench_env &env, uint32_t ctas, double *out, pas
   return PASCAL_OK;
 }
 
-pascal_status measure(const pascal_cuda_info &info, uint32_t repeats, pascal_peak_samples &s,
+pascal_status measure(const pcu_info &info, uint32_t repeats, pcu_peak_samples &s,
                       pascal_error *err)
 {
   if (info.sm_count == 0 || info.l2_bytes == 0)
@@ -211,22 +210,21 @@ pascal_status measure(const pascal_cuda_info &info, uint32_t repeats, pascal_pea
 
 } // namespace
 
-pascal_status pascal_peak_measure(const pascal_cuda_info &info, uint32_t repeats,
-                                  pascal_peak_samples *samples, pascal_peaks *out,
-                                  pascal_error *err)
+pascal_status pcu_peak_measure(const pcu_info &info, uint32_t repeats, pcu_peak_samples *samples,
+                               pascal_peaks *out, pascal_error *err)
 {
   if (repeats == 0)
-    repeats = PASCAL_PEAK_REPEATS;
-  pascal_peak_samples s;
+    repeats = PCU_PEAK_REPEATS;
+  pcu_peak_samples s;
   pascal_status st = measure(info, repeats, s, err);
   if (st == PASCAL_OK)
-    st = pascal_peaks_from_samples(s, out, err);
+    st = pcu_peaks_from_samples(s, out, err);
   if (st == PASCAL_OK && samples)
     *samples = s;
   return st;
 }
 
-void pascal_peak_print(FILE *out, const pascal_peak_samples &s, const pascal_peaks &p)
+void pcu_peak_print(FILE *out, const pcu_peak_samples &s, const pascal_peaks &p)
 {
   fprintf(out, "peaks (warm-up + %zu repeats each, median):\n", s.dram_s.size());
   fprintf(out, "  DRAM          %.1f GB/s (stream read of %.0f MiB with __ldcg)\n",

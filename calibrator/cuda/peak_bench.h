@@ -19,17 +19,16 @@
 
 /* Timed repeats per benchmark when the caller gives 0 (odd: the median is a
  * sample). */
-#define PASCAL_PEAK_REPEATS 7u
+#define PCU_PEAK_REPEATS 7u
 
 /* Run every benchmark on the current device (`info` as the rig found it).
  * On success fills *out (and *samples, when given, with what was timed);
  * any CUDA error, a failed result check or an implausible value returns an
  * error naming the benchmark and leaves *out untouched: no partial peaks. */
-pascal_status pascal_peak_measure(const pascal_cuda_info &info, uint32_t repeats,
-                                  pascal_peak_samples *samples, pascal_peaks *out,
-                                  pascal_error *err);
+pascal_status pcu_peak_measure(const pcu_info &info, uint32_t repeats, pcu_peak_samples *samples,
+                               pascal_peaks *out, pascal_error *err);
 
 /* The probe's lines for measured peaks, with the work each benchmark did. */
-void pascal_peak_print(FILE *out, const pascal_peak_samples &s, const pascal_peaks &p);
+void pcu_peak_print(FILE *out, const pcu_peak_samples &s, const pascal_peaks &p);
 
 #endif

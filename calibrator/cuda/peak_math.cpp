@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-double pascal_peak_median(std::vector<double> v)
+double pcu_peak_median(std::vector<double> v)
 {
   if (v.empty())
     return NAN;
@@ -48,8 +48,8 @@ pascal_status check_work(const char *peak, const char *what, double work, pascal
 
 } // namespace
 
-pascal_status pascal_peaks_from_samples(const pascal_peak_samples &s, pascal_peaks *out,
-                                        pascal_error *err)
+pascal_status pcu_peaks_from_samples(const pcu_peak_samples &s, pascal_peaks *out,
+                                     pascal_error *err)
 {
   const size_t n = s.dram_s.size();
   if (n == 0)
@@ -70,11 +70,11 @@ pascal_status pascal_peaks_from_samples(const pascal_peak_samples &s, pascal_pea
   for (size_t i = 0; i < n; ++i)
     hz[i] = s.clock_cycles[i] / s.clock_s[i];
   pascal_peaks p;
-  p.dram_bytes_per_s = s.dram_bytes / pascal_peak_median(s.dram_s);
-  p.l2_bytes_per_s = s.l2_bytes / pascal_peak_median(s.l2_s);
-  p.tensor_flops = s.mma_flops / pascal_peak_median(s.mma_s);
-  p.sm_clock_hz = pascal_peak_median(hz);
-  p.launch_s = pascal_peak_median(s.launch_s) / (double)s.launches;
+  p.dram_bytes_per_s = s.dram_bytes / pcu_peak_median(s.dram_s);
+  p.l2_bytes_per_s = s.l2_bytes / pcu_peak_median(s.l2_s);
+  p.tensor_flops = s.mma_flops / pcu_peak_median(s.mma_s);
+  p.sm_clock_hz = pcu_peak_median(hz);
+  p.launch_s = pcu_peak_median(s.launch_s) / (double)s.launches;
   if ((st = pascal_peaks_check(&p, err)))
     return st;
   *out = p;

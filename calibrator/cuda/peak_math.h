@@ -17,7 +17,7 @@
 
 /* What each benchmark did once (the work) and how long each repeat took
  * (seconds, from CUDA events). */
-struct pascal_peak_samples {
+struct pcu_peak_samples {
   double dram_bytes = 0; /* bytes one DRAM stream read moves          */
   std::vector<double> dram_s;
   double l2_bytes = 0; /* bytes one L2 stream read moves            */
@@ -32,7 +32,7 @@ struct pascal_peak_samples {
 
 /* Median of `v` (the mean of the middle two for an even count); NaN when
  * empty. */
-double pascal_peak_median(std::vector<double> v);
+double pcu_peak_median(std::vector<double> v);
 
 /* The peaks: dram = dram_bytes / median(dram_s), l2 and tensor likewise,
  * sm_clock_hz = median of clock_cycles[i] / clock_s[i], launch_s =
@@ -40,7 +40,7 @@ double pascal_peak_median(std::vector<double> v);
  * and > 0 and every benchmark must have the same number of repeats (>= 1);
  * otherwise an error names the peak ("dram_bytes_per_s", ...) and *out is
  * untouched. */
-pascal_status pascal_peaks_from_samples(const pascal_peak_samples &s, pascal_peaks *out,
-                                        pascal_error *err);
+pascal_status pcu_peaks_from_samples(const pcu_peak_samples &s, pascal_peaks *out,
+                                     pascal_error *err);
 
 #endif

@@ -1,9 +1,10 @@
 /*
  * probe.cpp - pascal_cuda_probe() (cuda_probe.h): device constants, the fill
  * counter chosen and its cold-read validation, the TMA priming count of this
- * binary, the capacity scan with the proposed effective capacity C
- * (paper Section 5.1, Figure `capacity`), and the device peaks of the
- * latency pipeline (peak_bench.h).
+ * binary, what one measured run costs with and without CUPTI (measure.sh
+ * sizes the scan plan with it), the capacity scan with the proposed
+ * effective capacity C (paper Section 5.1, Figure `capacity`), and the
+ * device peaks of the latency pipeline (peak_bench.h).
  */
 #include "cuda_probe.h"
 
@@ -16,9 +17,13 @@
 
 namespace {
 
-void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes)
+/* Empty-kernel runs timed each way for the run cost (an odd count: the
+ * median is a measured run). */
+const unsigned kCostRuns = 9;
+
+void print_device(FILE *out, const pcu_rig &rig, uint32_t block_bytes)
 {
-  const pascal_cuda_info &in = rig.info();
+  const pcu_info &in = rig.info();
   fprintf(out, "device        %s (sm_%d%d, CUPTI chip %s)\n", in.name.c_str(), in.cc_major,
           in.cc_minor, in.chip.c_str());
   fprintf(out, "CUDA name     \"%s\", compute capability %d.%d\n", in.name.c_str(), in.cc_major,
@@ -31,11 +36,11 @@ void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes)
           pascal_kern_tma_priming(4), pascal_kern_tma_priming(4) == 3 ? "d-1" : "d");
   size_t passes = 0;
   pascal_error err;
-  if (pascal_cupti_pass_count(in.chip, nullptr, {rig.metric().name}, &passes, &err) != PASCAL_OK)
+  if (pcu_cupti_pass_count(in.chip, nullptr, {rig.metric().name}, &passes, &err) != PASCAL_OK)
     passes = 0;
   fprintf(out, "fill metric   %s (x %g bytes, %zu replay pass(es))\n", rig.metric().name.c_str(),
           rig.metric().bytes_per_unit, passes);
-  const pascal_cuda_cold_read &c = rig.cold_read();
+  const pcu_cold_read &c = rig.cold_read();
   fprintf(out, "cold read     %.0f bytes:", c.bytes);
   for (size_t i = 0; i < c.metrics.size(); ++i)
     fprintf(out, " %s=%.4f", c.metrics[i].name.c_str(), c.values[i] / c.bytes);
@@ -44,11 +49,11 @@ void print_device(FILE *out, const pascal_cuda_rig &rig, uint32_t block_bytes)
 
 /* The scan's rows as the device's capacity probe (pascal/device_data.h), which
  * the agent prints on its "capacity probe:" line for the registration. */
-void keep_scan(const std::vector<pascal_capacity_row> &rows, pascal_backend_device *device)
+void keep_scan(const std::vector<pcu_capacity_row> &rows, pascal_backend_device *device)
 {
   pascal_capacity_probe *p = &device->capacity_probe;
-  p->waves = PASCAL_CAPACITY_WAVES;
-  for (const pascal_capacity_row &r : rows) {
+  p->waves = PCU_CAPACITY_WAVES;
+  for (const pcu_capacity_row &r : rows) {
     if (p->n == PASCAL_CAPACITY_PROBE_MAX)
       break;
     p->size_blocks[p->n] = r.n_blocks;
@@ -71,22 +76,32 @@ pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
     return pascal_error_set(err, PASCAL_EINVAL, "block_bytes",
                             "block_bytes must be a multiple of 16 up to 1048576, got %u",
                             block_bytes);
-  pascal_cuda_rig *rig = nullptr;
-  pascal_status st = pascal_cuda_rig::open(0, &rig, err);
+  pcu_rig *rig = nullptr;
+  pascal_status st = pcu_rig::open(0, &rig, err);
   if (st != PASCAL_OK)
     return st;
-  std::vector<pascal_capacity_row> rows;
+  std::vector<pcu_capacity_row> rows;
   uint64_t c = 0;
+  pcu_run_cost cost;
   print_device(out, *rig, block_bytes);
-  fprintf(out, "capacity scan (sync, o=1, W=%u, %u repeat(s), median):\n", PASCAL_CAPACITY_WAVES,
+  if ((st = rig->measure_cost(kCostRuns, &cost, err)) != PASCAL_OK)
+    goto done;
+  fprintf(out,
+          "run cost      %.4f s per measured run with CUPTI, %.4f s without (CUPTI adds %.4f s; "
+          "median of %u empty-kernel runs)\n",
+          cost.with_cupti_s, cost.without_cupti_s, cost.with_cupti_s - cost.without_cupti_s,
+          kCostRuns);
+  fprintf(out, "run cost: {\"with_cupti_s\":%.6f,\"without_cupti_s\":%.6f,\"runs\":%u}\n",
+          cost.with_cupti_s, cost.without_cupti_s, kCostRuns);
+  fprintf(out, "capacity scan (sync, o=1, W=%u, %u repeat(s), median):\n", PCU_CAPACITY_WAVES,
           repeats);
   fprintf(out, "%12s %14s %10s %12s\n", "blocks", "bytes", "fill/bytes", "kernel_us");
-  if ((st = pascal_capacity_scan(rig, block_bytes, repeats, &rows, err)) != PASCAL_OK)
+  if ((st = pcu_capacity_scan(rig, block_bytes, repeats, &rows, err)) != PASCAL_OK)
     goto done;
-  for (const pascal_capacity_row &r : rows)
+  for (const pcu_capacity_row &r : rows)
     fprintf(out, "%12llu %14llu %10.4f %12.1f\n", (unsigned long long)r.n_blocks,
             (unsigned long long)(r.n_blocks * block_bytes), r.ratio, r.kernel_ns / 1e3);
-  c = pascal_capacity_propose(rows);
+  c = pcu_capacity_propose(rows);
   if (c == 0) {
     st = pascal_error_set(err, PASCAL_ERANGE, "capacity_blocks",
                           "capacity scan: even the smallest size exceeds the fill tolerance");
@@ -94,7 +109,7 @@ pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
   }
   fprintf(out, "proposed C    %llu blocks (%llu bytes; fill within %.0f %% of the scanned bytes)\n",
           (unsigned long long)c, (unsigned long long)(c * block_bytes),
-          100.0 * PASCAL_CAPACITY_TOLERANCE);
+          100.0 * PCU_CAPACITY_TOLERANCE);
   memset(device, 0, sizeof *device);
   snprintf(device->name, sizeof device->name, "%s", rig->info().name.c_str());
   snprintf(device->arch, sizeof device->arch, "sm_%d%d", rig->info().cc_major,
@@ -110,12 +125,12 @@ pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
   keep_scan(rows, device);
   {
     /* no peaks rather than wrong ones: a failed benchmark leaves has_peaks 0 */
-    pascal_peak_samples samples;
+    pcu_peak_samples samples;
     pascal_error perr;
     pascal_error_clear(&perr);
-    if (pascal_peak_measure(rig->info(), 0, &samples, &device->peaks, &perr) == PASCAL_OK) {
+    if (pcu_peak_measure(rig->info(), 0, &samples, &device->peaks, &perr) == PASCAL_OK) {
       device->has_peaks = 1;
-      pascal_peak_print(out, samples, device->peaks);
+      pcu_peak_print(out, samples, device->peaks);
     } else {
       fprintf(out, "peaks         not measured: %s%s%s\n", perr.message,
               perr.field[0] ? " - field " : "", perr.field);
@@ -128,9 +143,9 @@ done:
 
 } // namespace
 
-PASCAL_CUDA_API pascal_status pascal_cuda_probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
-                                                pascal_backend_device *device, pascal_error *err)
+PCU_API pascal_status pascal_cuda_probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
+                                        pascal_backend_device *device, pascal_error *err)
 {
-  return pascal_c_boundary("cuda probe", err,
-                           [&] { return probe(out, block_bytes, repeats, device, err); });
+  return pcu_c_boundary("cuda probe", err,
+                        [&] { return probe(out, block_bytes, repeats, device, err); });
 }

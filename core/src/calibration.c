@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/grow.h"
+
 void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload)
 {
   memset(cal, 0, sizeof *cal);
@@ -200,14 +202,8 @@ static bool same_gemm_run(const pascal_gemm_run *a, const pascal_gemm_run *b)
 /* Make room for one more run in `*array` (element size `size`, `n` used). */
 static pascal_status grow(void **array, size_t *capacity, size_t n, size_t size, pascal_error *err)
 {
-  if (n < *capacity)
-    return PASCAL_OK;
-  size_t cap = *capacity ? *capacity * 2 : 64;
-  void *p = realloc(*array, cap * size);
-  if (!p)
+  if (pascal_grow(array, capacity, n + 1, size))
     return pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory appending a run");
-  *array = p;
-  *capacity = cap;
   return PASCAL_OK;
 }
 

@@ -1,7 +1,8 @@
 /*
  * cluster_exp.c - the pure parts of the static cluster experiment
- * (pascal/cluster_exp.h; paper section 5.2, Table "static"): cluster
- * counts, equally spaced phases, and the gap-law / SDCM / Che expectations.
+ * (pascal/cluster_exp.h; paper section 5.2, Table "static"): the scan
+ * length for a device's L2, cluster counts, equally spaced phases, and the
+ * gap-law / SDCM / Che expectations.
  */
 #include "pascal/cluster_exp.h"
 
@@ -9,6 +10,23 @@
 
 #include "pascal/baselines.h"
 #include "pascal/static.h"
+
+pascal_status pascal_cluster_scan_blocks(uint64_t l2_bytes, uint32_t block_bytes, uint64_t *n,
+                                         pascal_error *err)
+{
+  if (block_bytes == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "block_bytes", "block_bytes must be at least 1");
+  uint64_t blocks = PASCAL_CLUSTER_N_MIN;
+  while (blocks * block_bytes <= l2_bytes) {
+    if (blocks >= (1ull << 30))
+      return pascal_error_set(err, PASCAL_ERANGE, "l2_bytes",
+                              "an L2 of %llu bytes needs a ring above 2^31 blocks of %u bytes",
+                              (unsigned long long)l2_bytes, block_bytes);
+    blocks *= 2;
+  }
+  *n = blocks;
+  return PASCAL_OK;
+}
 
 pascal_status pascal_cluster_counts(uint32_t m, uint32_t out[PASCAL_CLUSTER_COUNTS], size_t *n,
                                     pascal_error *err)

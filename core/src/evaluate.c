@@ -6,8 +6,9 @@
  * and scores them, with the baselines of loko_baselines.h, on the same runs;
  * a panel is scored by the model of all calibration runs. Per key it also
  * counts diverged runs and the repeat-to-repeat floor, and times the runs
- * that carry a kernel time with each cache input of the latency pipeline
- * (eval_latency.c); eval_summary.c turns the keys into the table row.
+ * that carry a kernel time with each cache input, by the pipeline on peaks
+ * and by the calibrated time of the same (fold) model (eval_latency.c);
+ * eval_summary.c turns the keys into the table row.
  */
 #include "pascal/evaluate.h"
 
@@ -19,20 +20,6 @@
 #include "eval_latency.h"
 #include "loko_baselines.h"
 #include "model_internal.h"
-
-const char *pascal_method_name(pascal_method method)
-{
-  switch (method) {
-  case PASCAL_METHOD_PASCAL: return "pascal";
-  case PASCAL_METHOD_ALIGNED: return "aligned";
-  case PASCAL_METHOD_EXACT_SDCM: return "exact-sdcm";
-  case PASCAL_METHOD_PPTGPU: return "ppt-gpu";
-  case PASCAL_METHOD_CHE: return "che";
-  case PASCAL_METHOD_TILESIGHT: return "tilesight";
-  case PASCAL_METHOD_COUNT: break;
-  }
-  return "unknown";
-}
 
 pascal_status pascal_balanced_mape(const size_t *key, const double *pred, const double *obs,
                                    size_t n_runs, size_t n_keys, double *out_percent,
@@ -135,14 +122,15 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
                                pascal_error *err)
 {
   pascal_status st;
-  loko_baseline_k base;
+  pascal_baseline_k base;
+  double K;
   if (cal->workload == PASCAL_WORKLOAD_SCAN) {
     const pascal_scan_run *r = &runs->scan[index];
     pascal_scan_prediction p;
     if ((st = pascal_model_predict_scan(model, &r->key, r->N, r->W, &p, err)))
       return st;
     *obs = r->fill_bytes / ((double)cal->device.block_bytes * r->W * (double)r->N);
-    pred[PASCAL_METHOD_PASCAL] = p.K;
+    K = p.K;
     *rule = p.why.rule;
     if ((st = pc_loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
       return st;
@@ -152,7 +140,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
     if ((st = pascal_model_predict_gemm(model, &r->shape, &p, err)))
       return st;
     *obs = p.M * r->fill_bytes / p.Q;
-    pred[PASCAL_METHOD_PASCAL] = p.K;
+    K = p.K;
     *rule = p.why.rule;
     double tile_bytes = (double)cal->gemm.tile_m * cal->gemm.tile_k * cal->gemm.elem_bytes;
     if (cal->gemm.tile_m != cal->gemm.tile_n)
@@ -162,11 +150,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
                                      tile_bytes, &base, err)))
       return st;
   }
-  pred[PASCAL_METHOD_ALIGNED] = base.aligned;
-  pred[PASCAL_METHOD_EXACT_SDCM] = base.sdcm;
-  pred[PASCAL_METHOD_PPTGPU] = base.pptgpu;
-  pred[PASCAL_METHOD_CHE] = base.che;
-  pred[PASCAL_METHOD_TILESIGHT] = base.tilesight;
+  pc_loko_methods(K, &base, pred);
   return PASCAL_OK;
 }
 
@@ -227,7 +211,7 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
                                size_t hi, pascal_key_report *kr, pascal_error *err)
 {
   double sum[PASCAL_METHOD_COUNT] = {0};
-  eval_latency_acc lat = {0};
+  eval_latency_acc lat = {0}, lat_cal = {0};
   kr->key = items[lo].key;
   kr->Mg = items[lo].Mg;
   kr->Ng = items[lo].Ng;
@@ -257,13 +241,14 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
     double fills[PASCAL_CACHE_COUNT];
     size_t r = items[i].index;
     cache_fills(cal, runs, r, obs, pred, fills);
-    st = cal->workload == PASCAL_WORKLOAD_SCAN
-             ? pc_eval_latency_add(model, &runs->scan[r], NULL, fills, &lat, err)
-             : pc_eval_latency_add(model, NULL, &runs->gemm[r], fills, &lat, err);
-    if (st)
+    const pascal_scan_run *scan = cal->workload == PASCAL_WORKLOAD_SCAN ? &runs->scan[r] : NULL;
+    const pascal_gemm_run *gemm = scan ? NULL : &runs->gemm[r];
+    if ((st = pc_eval_latency_add(model, PASCAL_TIME_PEAKS, scan, gemm, fills, &lat, err)) ||
+        (st = pc_eval_latency_add(model, PASCAL_TIME_CALIBRATED, scan, gemm, fills, &lat_cal, err)))
       return st;
   }
   pc_eval_latency_key(&lat, &kr->latency);
+  pc_eval_latency_key(&lat_cal, &kr->latency_calibrated);
   for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
     kr->mape[m] = kr->n_scored ? 100 * sum[m] / (double)kr->n_scored : NAN;
   key_floor(cal, runs, items, lo, hi, kr);
@@ -358,7 +343,9 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
   const pascal_loko_report *self = &rep;
   if (rep.n_keys_scored && (st = pascal_eval_summarize(&self, 1, &rep.summary, err)))
     goto fail;
-  if ((st = pc_eval_latency_rows(rep.keys, rep.n_keys, &rep.latency, err)))
+  if ((st = pc_eval_latency_rows(rep.keys, rep.n_keys, PASCAL_TIME_PEAKS, &rep.latency, err)) ||
+      (st = pc_eval_latency_rows(rep.keys, rep.n_keys, PASCAL_TIME_CALIBRATED,
+                                 &rep.latency_calibrated, err)))
     goto fail;
   if (!rep.n_keys_scored) { /* nothing scored: the row is undefined */
     for (int m = 0; m < PASCAL_METHOD_COUNT; m++) {

@@ -1,6 +1,7 @@
 /*
- * loko_baselines.c - baseline predictions for leave-one-key-out scoring
- * (evaluate.c, paper section 5.4), from pascal/baselines.h under the
+ * loko_baselines.c - each method's prediction of a scored run of a
+ * leave-one-key-out fold or a held-out panel (evaluate.c, paper section
+ * 5.4): the baselines from pascal/baselines.h under the
  * uniform-advance reuse profile: aligned K = 1 (scan) / K_0 (GEMM), exact
  * SDCM, TileSight's SDCM arithmetic and PPT-GPU (as published) with the
  * paper's shared hit rule of 8 ways
@@ -8,12 +9,11 @@
  * Whole-run K (cold first pass included), the quantity a measured run gives.
  * A baseline that cannot be computed for a run (a GEMM trace too long for
  * the exact reuse-distance profile, non-square tiles) is NaN, not an error.
+ * The k readers below are the last column of PASCAL_METHODS.
  */
 #include "loko_baselines.h"
 
 #include <math.h>
-
-#include "pascal/baselines.h"
 
 #define LOKO_WAYS 8
 
@@ -28,33 +28,35 @@ static void set_geometry(uint64_t c, uint64_t *ways, uint64_t *sets)
   }
 }
 
-static void from_baseline(const pascal_baseline_k *k, loko_baseline_k *out)
+/* The baselines' K with only the aligned one known. */
+static pascal_baseline_k only_aligned(double aligned)
 {
-  out->aligned = k->aligned;
-  out->sdcm = k->sdcm;
-  out->pptgpu = k->ppt_published;
-  out->che = k->che;
-  out->tilesight = k->tilesight;
+  return (pascal_baseline_k){.aligned = aligned,
+                             .che = NAN,
+                             .sdcm = NAN,
+                             .ppt_published = NAN,
+                             .ppt_corrected = NAN,
+                             .tilesight = NAN};
 }
 
 pascal_status pc_loko_baselines_scan(uint64_t N, uint64_t W, uint64_t M, uint64_t C,
-                                     loko_baseline_k *out, pascal_error *err)
+                                     pascal_baseline_k *out, pascal_error *err)
 {
   pascal_baseline_scan run = {.n = N, .w = W, .m = (size_t)M, .c = C};
   pascal_baseline_k whole;
   set_geometry(C, &run.ways, &run.sets);
-  *out = (loko_baseline_k){.aligned = 1, .sdcm = NAN, .pptgpu = NAN, .che = NAN, .tilesight = NAN};
+  *out = only_aligned(1);
   if (pascal_baseline_scan_k(&run, NULL, &whole, err) == PASCAL_OK)
-    from_baseline(&whole, out);
+    *out = whole;
   return PASCAL_OK;
 }
 
 pascal_status pc_loko_baselines_gemm(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint64_t M,
-                                     double c_bytes, double tile_bytes, loko_baseline_k *out,
+                                     double c_bytes, double tile_bytes, pascal_baseline_k *out,
                                      pascal_error *err)
 {
   double k0 = (double)M * (n_r + n_c) / (2.0 * n_r * n_c);
-  *out = (loko_baseline_k){.aligned = k0, .sdcm = NAN, .pptgpu = NAN, .che = NAN, .tilesight = NAN};
+  *out = only_aligned(k0);
   if (!(tile_bytes > 0) || c_bytes / tile_bytes < 1)
     return PASCAL_OK;
   pascal_baseline_gemm run = {
@@ -62,6 +64,54 @@ pascal_status pc_loko_baselines_gemm(uint32_t n_r, uint32_t n_c, uint32_t n_k, u
   pascal_baseline_k k;
   set_geometry(run.c, &run.ways, &run.sets);
   if (pascal_baseline_gemm_k(&run, &k, NULL, err) == PASCAL_OK)
-    from_baseline(&k, out);
+    *out = k;
   return PASCAL_OK;
+}
+
+/* ---- the k readers of PASCAL_METHODS -------------------------------------- */
+
+typedef struct scored {
+  double pascal;                 /* PASCAL's answer for the run */
+  const pascal_baseline_k *base; /* the baselines' */
+} scored;
+
+static double k_pascal(const scored *s)
+{
+  return s->pascal;
+}
+static double k_aligned(const scored *s)
+{
+  return s->base->aligned;
+}
+static double k_exact_sdcm(const scored *s)
+{
+  return s->base->sdcm;
+}
+static double k_ppt_gpu(const scored *s)
+{
+  return s->base->ppt_published;
+}
+static double k_che(const scored *s)
+{
+  return s->base->che;
+}
+static double k_tilesight(const scored *s)
+{
+  return s->base->tilesight;
+}
+
+static double (*const method_k[])(const scored *) = {
+#define PC_METHOD_K(id, name, key, title, label, column, k) [PASCAL_METHOD_##id] = k,
+    PASCAL_METHODS(PC_METHOD_K)
+#undef PC_METHOD_K
+};
+_Static_assert(sizeof method_k / sizeof *method_k == PASCAL_METHOD_COUNT,
+               "every method has its k reader");
+
+void pc_loko_methods(double pascal_K, const pascal_baseline_k *base,
+                     double pred[PASCAL_METHOD_COUNT])
+{
+  scored s = {pascal_K, base};
+  for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
+    pred[m] = method_k[m](&s);
 }

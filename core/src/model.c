@@ -3,7 +3,9 @@
  * App. C Eq. trafficcurve; GEMM: App. C "GEMM instantiation"): one
  * cumulative traffic curve per (size N_j, key z) over log W, or per grid
  * (n_r, n_c) over log n_k, grouped for the transfer of predict_scan.c and
- * predict_gemm.c; plus the read-only accessors used to serialise the model.
+ * predict_gemm.c, and the time fit of the same runs' kernel times
+ * (time_fit.c, pascal/time_model.h); plus the read-only accessors used to
+ * serialise the model.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@ typedef struct fit_item {
   uint32_t a, b, c, e, f;
   double h;
   double k;     /* K (scan) or kappa (GEMM) of the run */
+  double t;     /* kernel seconds, or 0 when the run carries no time */
   size_t index; /* run index, for error messages */
 } fit_item;
 
@@ -89,6 +92,7 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
       it.f = r->key.m;
       it.h = r->W;
       it.k = r->fill_bytes / (b * (double)r->W * (double)r->N);
+      it.t = r->has_kernel_ns ? 1e-9 * r->kernel_ns : 0;
     } else {
       const pascal_gemm_run *r = &cal->gemm_runs[i];
       pascal_gemm_prediction g;
@@ -103,6 +107,7 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
       it.b = g.n_c;
       it.h = g.n_k;
       it.k = r->fill_bytes / g.B0;
+      it.t = r->has_kernel_ns ? 1e-9 * r->kernel_ns : 0;
     }
     if (!(it.k > 0)) { /* V > 0 was checked at append, but V / (b W N) can underflow */
       char field[PASCAL_ERROR_FIELD_MAX];
@@ -154,8 +159,23 @@ static size_t count_groups(const fit_item *items, size_t n, int depth)
   return g;
 }
 
+/* The time fit of the reference items[lo, hi): false when none of its runs
+ * is timed or no positive cost fits (the model then has no calibrated time). */
+static bool fit_ref_time(const fit_item *items, size_t lo, size_t hi, double *scratch,
+                         model_ref *ref)
+{
+  double *W = scratch, *T = scratch + (hi - lo), *X = scratch + 2 * (hi - lo);
+  size_t n = 0;
+  for (size_t i = lo; i < hi; i++)
+    if (items[i].t > 0) {
+      W[n] = items[i].h;
+      T[n++] = items[i].t;
+    }
+  return n > 0 && pc_time_fit_scan_ref(W, T, n, items[lo].a, X, &ref->log_cost, &ref->fixed);
+}
+
 static pascal_status build_scan(pascal_model *m, const fit_item *items, size_t n, double *hs,
-                                double *ks, pascal_error *err)
+                                double *ks, double *scratch, pascal_error *err)
 {
   pascal_status st;
   m->n_sizes = count_groups(items, n, 1);
@@ -167,6 +187,7 @@ static pascal_status build_scan(pascal_model *m, const fit_item *items, size_t n
       (st = alloc_array((void **)&m->ref_m, m->n_refs, sizeof *m->ref_m, err)))
     return st;
   size_t s = 0, f = 0, r = 0;
+  m->timed = true;
   for (size_t lo = 0, hi; lo < n; lo = hi) {
     for (hi = lo + 1; hi < n && same_prefix(&items[lo], &items[hi], 5); hi++)
       ;
@@ -192,13 +213,26 @@ static pascal_status build_scan(pascal_model *m, const fit_item *items, size_t n
     fam->n_refs++;
     if ((st = fit_group(items, lo, hi, hs, ks, &ref->curve, err)))
       return st;
+    m->timed = m->timed && fit_ref_time(items, lo, hi, scratch, ref);
     r++;
   }
   return PASCAL_OK;
 }
 
+/* The GEMM time fit over the timed runs among items[0, n). */
+static void fit_gemm_time(pascal_model *m, const fit_item *items, size_t n, double *scratch)
+{
+  pc_gemm_timed_run *runs = (pc_gemm_timed_run *)(void *)scratch;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (items[i].t > 0)
+      runs[k++] =
+          (pc_gemm_timed_run){(uint64_t)items[i].a * items[i].b, (uint32_t)items[i].h, items[i].t};
+  m->timed = pc_time_fit_gemm(runs, k, m->device.sm_count, &m->gemm_time, scratch + 3 * n);
+}
+
 static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n, double *hs,
-                                double *ks, pascal_error *err)
+                                double *ks, double *scratch, pascal_error *err)
 {
   pascal_status st;
   m->n_rows = count_groups(items, n, 1);
@@ -226,6 +260,7 @@ static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n
       return st;
     g++;
   }
+  fit_gemm_time(m, items, n, scratch);
   return PASCAL_OK;
 }
 
@@ -242,16 +277,16 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
   if ((st = collect_items(cal, ex, &items, &n, err)))
     return st;
   if ((st = alloc_array((void **)&m, 1, sizeof *m, err)) ||
-      (st = alloc_array((void **)&scratch, 2 * n, sizeof *scratch, err)))
+      (st = alloc_array((void **)&scratch, 8 * n, sizeof *scratch, err)))
     goto fail;
   m->workload = cal->workload;
   m->device = cal->device;
   m->class_rule = cal->class_rule;
   m->gemm = cal->gemm;
   if (cal->workload == PASCAL_WORKLOAD_SCAN)
-    st = build_scan(m, items, n, scratch, scratch + n, err);
+    st = build_scan(m, items, n, scratch, scratch + n, scratch + 2 * n, err);
   else
-    st = build_gemm(m, items, n, scratch, scratch + n, err);
+    st = build_gemm(m, items, n, scratch, scratch + n, scratch + 2 * n, err);
   if (st)
     goto fail;
   free(items);
@@ -293,11 +328,6 @@ const pascal_device *pascal_model_device(const pascal_model *model)
 pascal_workload pascal_model_workload(const pascal_model *model)
 {
   return model->workload;
-}
-
-pascal_class_rule pascal_model_class_rule(const pascal_model *model)
-{
-  return model->class_rule;
 }
 
 const pascal_gemm_params *pascal_model_gemm(const pascal_model *model)

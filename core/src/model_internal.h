@@ -19,12 +19,15 @@
 #include <stdint.h>
 
 #include "pascal/predict.h"
+#include "pascal/time_model.h"
 
 typedef struct model_ref {
   uint32_t m;
   unsigned cls;
   size_t family; /* index into families[] */
   pascal_curve curve;
+  double log_cost; /* time (time_fit.c): log of the cost per block and wave */
+  double fixed;    /* time: seconds once per kernel                         */
 } model_ref;
 
 typedef struct model_family {
@@ -72,6 +75,10 @@ struct pascal_model {
   model_grid *grids;
   double *grid_lnc;
   size_t n_grids;
+  /* calibrated time (time_fit.c): every scan reference's log_cost and
+     fixed, or the GEMM fit below, when `timed` */
+  bool timed;
+  pascal_gemm_time_fit gemm_time;
 };
 
 /* Runs to leave out of a fit: a scan key, or a GEMM grid (Mg, Ng). */
@@ -104,6 +111,51 @@ static inline void pc_extrapolation_flag(pascal_extrapolations *ex, pascal_coord
     return;
   ex->item[ex->n++] = (pascal_extrapolation){c, value, lo, hi, action};
 }
+
+/* Which value of a reference a scan transfer reads: K's encoded a at log W
+ * (the curve), or the time fit's log cost or fixed cost. */
+typedef enum pc_ref_value {
+  PC_VALUE_K = 0,
+  PC_VALUE_LOG_COST = 1,
+  PC_VALUE_FIXED = 2
+} pc_ref_value;
+
+/* The transfer of pascal_model_predict_scan (rules 1-6 at the sizes
+ * adjacent to N, then linear in eta) applied to `value`; N <= C reads the
+ * sizes as any other N (no closed form). Fills `why` and `sp_out` (the span
+ * of (m, log W, d) inside every reference read; may be NULL). Errors as
+ * pascal_model_predict_scan's. */
+typedef struct scan_span {
+  double m_lo, m_hi, lw_lo, lw_hi, d_lo, d_hi;
+} scan_span;
+pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
+                               double W, pc_ref_value value, pascal_scan_explanation *why,
+                               scan_span *sp_out, pascal_error *err);
+
+/* The query checks of a scan prediction (fields "workload", "o", "path",
+ * "d", "N", "W"), and the refusal of an (o, path) never calibrated. */
+pascal_status pc_scan_query_check(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
+                                  double W, pascal_error *err);
+
+/* The time fits (time_fit.c). A scan reference's runs: horizons W[i] and
+ * kernel seconds T[i] > 0 (n >= 1) at size N; false when no positive cost
+ * fits. The GEMM fit over the included runs' tile counts and kernel seconds;
+ * false with fewer than three runs. `scratch` holds 2 n (scan) or 3 n
+ * (GEMM) doubles. */
+bool pc_time_fit_scan_ref(const double *W, const double *T, size_t n, uint32_t N, double *scratch,
+                          double *log_cost, double *fixed);
+typedef struct pc_gemm_timed_run {
+  uint64_t tiles;
+  uint32_t n_k;
+  double T; /* kernel seconds, > 0 */
+} pc_gemm_timed_run;
+bool pc_time_fit_gemm(const pc_gemm_timed_run *runs, size_t n, uint32_t sm_count,
+                      pascal_gemm_time_fit *out, double *scratch);
+
+/* Waves of `tiles` CTAs on sm_count SMs holding c_max CTAs each: full
+ * waves, the tail's CTAs and its busiest SM's count (0 without a tail). */
+void pc_gemm_waves(uint64_t tiles, uint32_t sm_count, uint32_t c_max, uint64_t *full,
+                   uint64_t *tail, uint32_t *c_tail);
 
 /* The advice of a scan prediction whose K, M, fill_bytes and rule are set
  * (predict_advice.c); given only when it predicts divergence. */

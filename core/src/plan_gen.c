@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sizes as multiples of C / 5: eta = C/N = 5/k (GB10: 1280 x k / 5). */
-static const uint32_t scan_size_k[] = {12, 16, 24}; /* 3072, 4096, 6144 */
+/* Sizes as multiples of C / 20: eta = C/N = 20/k (GB10: 1280 x k / 20). */
+static const uint32_t scan_size_k[] = {48, 64, 96}; /* 3072, 4096, 6144 */
 static const uint64_t scan_horizons[] = {1, 4, 16, 64};
 /* Held-out: N = 16 C/5 and 4 C (GB10: 4096 and 5120), five (N, W) pairs
  * from short to long work, containing the three pairs the paper names:
@@ -26,9 +26,13 @@ typedef struct heldout_part {
   size_t n_horizons;
 } heldout_part;
 static const heldout_part scan_heldout[PASCAL_PLAN_SCAN_HELDOUT_PARTS] = {
-    {16, {1, 8, 64}, 3},
-    {20, {24, 80}, 2},
+    {64, {1, 8, 64}, 3},
+    {80, {24, 80}, 2},
 };
+/* Where fills decide the time (plan_gen.h): the capacity edge. */
+static const uint32_t scan_dram_k[] = {21, 22, 24, 26, 28}; /* 1.05 C .. 1.4 C */
+static const uint64_t scan_dram_horizons[] = {4, 16};
+static const uint32_t scan_dram_m[] = {0, 6};
 #define HELDOUT_REPEATS 2u
 
 /* Compute values m = 4k + r: calibration k in {0, 1, 3}, r in {0, 1, 2};
@@ -44,11 +48,18 @@ static const uint64_t gemm_kg[] = {1024, 2048, 4096, 8192};
 static const uint64_t gemm_heldout_mg[] = {640, 896, 1280, 2560, 5120};
 static const uint64_t gemm_heldout_ng[] = {640, 896, 1280, 2560};
 static const uint64_t gemm_heldout_kg[] = {1280, 2560, 5120};
-
+/* Skinny direct-raster grids (plan_gen.h): 1 x n tiles and n x 1, n = 264
+ * and 528 (one and two waves of an H100 at two CTAs per SM), and 1 x 132
+ * (one CTA per SM) with the longest reduction. */
+static const pascal_plan_shape gemm_dram_shapes[] = {
+    {128, 33792, 8192},  {128, 33792, 16384}, {128, 67584, 8192}, {128, 67584, 16384},
+    {33792, 128, 8192},  {33792, 128, 16384}, {67584, 128, 8192}, {67584, 128, 16384},
+    {128, 16896, 32768}, {16896, 128, 32768}};
 #define COUNT(a)   (sizeof(a) / sizeof((a)[0]))
 #define N_FAMILIES 7u
 
-static const char *const kind_names[] = {"scan", "scan-heldout", "gemm", "gemm-heldout"};
+static const char *const kind_names[] = {"scan",         "scan-heldout", "gemm",
+                                         "gemm-heldout", "scan-dram",    "gemm-dram"};
 
 const char *pascal_plan_kind_name(pascal_plan_kind kind)
 {
@@ -63,7 +74,14 @@ pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out, pa
       return PASCAL_OK;
     }
   return pascal_error_set(err, PASCAL_EINVAL, "kind",
-                          "kind must be scan, scan-heldout, gemm or gemm-heldout");
+                          "kind must be scan, scan-heldout, gemm, gemm-heldout, scan-dram or "
+                          "gemm-dram");
+}
+
+int pascal_plan_kind_is_scan(pascal_plan_kind kind)
+{
+  return kind == PASCAL_PLAN_KIND_SCAN || kind == PASCAL_PLAN_KIND_SCAN_HELDOUT ||
+         kind == PASCAL_PLAN_KIND_SCAN_DRAM;
 }
 
 unsigned pascal_plan_kind_parts(pascal_plan_kind kind)
@@ -122,8 +140,8 @@ static pascal_status scan_plan(const pascal_plan_device *dev, const uint32_t *k,
   out->keys = malloc(N_FAMILIES * n_m * sizeof *out->keys);
   if (!out->sizes || !out->horizons || !out->keys)
     return pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory building the plan");
-  for (size_t i = 0; i < n_k; i++) /* N = round(k C / 5) */
-    out->sizes[i] = (k[i] * dev->capacity_blocks * 2u + 5u) / 10u;
+  for (size_t i = 0; i < n_k; i++) /* N = round(k C / 20) */
+    out->sizes[i] = (k[i] * dev->capacity_blocks * 2u + 20u) / 40u;
   out->n_sizes = n_k;
   memcpy(out->horizons, horizons, n_h * sizeof *horizons);
   out->n_horizons = n_h;
@@ -150,9 +168,22 @@ static pascal_status gemm_plan(const uint64_t *mg, size_t n_mg, const uint64_t *
   return PASCAL_OK;
 }
 
+static pascal_status gemm_list(const pascal_plan_shape *shapes, size_t n, pascal_plan *out,
+                               pascal_error *err)
+{
+  out->workload = PASCAL_PLAN_GEMM;
+  out->repeats = 1;
+  out->shapes = malloc(n * sizeof *out->shapes);
+  if (!out->shapes)
+    return pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory building the plan");
+  memcpy(out->shapes, shapes, n * sizeof *shapes);
+  out->n_shapes = n;
+  return PASCAL_OK;
+}
+
 static pascal_status check_device(const pascal_plan_device *dev, pascal_error *err)
 {
-  /* 24/5 C must stay a plan extent (and 48 C must not overflow). */
+  /* 24/5 C must stay a plan extent (and 192 C must not overflow). */
   if (dev->capacity_blocks < 1 || dev->capacity_blocks > PASCAL_PLAN_MAX_EXTENT / 5u)
     return pascal_error_set(err, PASCAL_EINVAL, "capacity_blocks",
                             "capacity_blocks must be in [1, %llu], got %llu",
@@ -197,10 +228,17 @@ pascal_status pascal_plan_generate(const pascal_plan_device *dev, pascal_plan_ki
     st = gemm_plan(gemm_heldout_mg, COUNT(gemm_heldout_mg), gemm_heldout_ng, COUNT(gemm_heldout_ng),
                    gemm_heldout_kg, COUNT(gemm_heldout_kg), out, err);
     break;
+  case PASCAL_PLAN_KIND_SCAN_DRAM:
+    st = scan_plan(dev, scan_dram_k, COUNT(scan_dram_k), scan_dram_horizons,
+                   COUNT(scan_dram_horizons), scan_dram_m, COUNT(scan_dram_m), 1, out, err);
+    break;
+  case PASCAL_PLAN_KIND_GEMM_DRAM:
+    st = gemm_list(gemm_dram_shapes, COUNT(gemm_dram_shapes), out, err);
+    break;
   }
   if (st == PASCAL_OK)
     st = pascal_plan_validate(out, err);
-  if (st == PASCAL_OK && kind <= PASCAL_PLAN_KIND_SCAN_HELDOUT)
+  if (st == PASCAL_OK && pascal_plan_kind_is_scan(kind))
     st = pascal_plan_check_capacity(out, dev->capacity_blocks, err);
   if (st)
     pascal_plan_free(out);

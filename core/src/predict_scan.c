@@ -4,7 +4,9 @@
  * anchored interpolation of Eq. graph (gamma = 4), linear interpolation in
  * eta = C/N between adjacent reference sizes (App. C, after Proposition
  * graph), and the decode of Eq. dynamic_decode; the closed form for N <= C
- * (rule resident) and the per-coordinate extrapolation flags.
+ * (rule resident) and the per-coordinate extrapolation flags. The same
+ * transfer reads the time fit's values of the references (pc_scan_transfer,
+ * used by time_model.c), so an answer's time and K follow one rule.
  *
  * Hot path: no allocation, no mutable state; only the curves of the few
  * references a rule reads are evaluated (the pooled PCHIP needs at most four
@@ -16,16 +18,25 @@
 #include "curve_internal.h"
 #include "model_internal.h"
 
-/* The part of (m, log W, d) inside the range of every reference read so far
- * (an intersection: outside it at least one reference used extrapolates). */
-typedef struct scan_span {
-  double m_lo, m_hi, lw_lo, lw_hi, d_lo, d_hi;
-} scan_span;
+/* What a transfer reads from each reference: K's encoded value at log W,
+ * or one of the time fit's values (time_model.c). A scan_span
+ * (model_internal.h) is the part of (m, log W, d) inside the range of every
+ * reference read so far (an intersection: outside it at least one reference
+ * used extrapolates). */
+typedef struct ref_query {
+  pc_ref_value value;
+  double lw;
+} ref_query;
 
-static double ref_a(const model_ref *r, double lw, scan_span *sp)
+static double ref_a(const model_ref *r, const ref_query *q, scan_span *sp)
 {
+  switch (q->value) {
+  case PC_VALUE_LOG_COST: return r->log_cost;
+  case PC_VALUE_FIXED: return r->fixed;
+  case PC_VALUE_K: break;
+  }
   pc_span_narrow(&sp->lw_lo, &sp->lw_hi, r->curve.x[0], r->curve.x[r->curve.n - 1]);
-  return pascal_excess_encode(pc_curve_log_k_at(&r->curve, lw));
+  return pascal_excess_encode(pc_curve_log_k_at(&r->curve, q->lw));
 }
 
 static void family_step_reset(pascal_family_step *s, uint32_t d)
@@ -56,7 +67,7 @@ static size_t lower_bound_m(const model_ref *refs, size_t n, uint32_t m)
 
 /* Rules 1, 3 and 4 inside one family whose references include class cls. */
 static void family_transfer(const pascal_model *md, const model_family *f, uint32_t m, unsigned cls,
-                            double lw, scan_span *sp, pascal_family_step *s)
+                            const ref_query *q, scan_span *sp, pascal_family_step *s)
 {
   const model_ref *refs = md->refs + f->first_ref;
   const double *xm = md->ref_m + f->first_ref;
@@ -67,7 +78,7 @@ static void family_transfer(const pascal_model *md, const model_family *f, uint3
   if (pos < n && refs[pos].m == m) { /* rule 1 */
     s->rule = PASCAL_RULE_EXACT;
     s->m_left = s->m_right = m;
-    s->a = s->a_left = s->a_right = ref_a(&refs[pos], lw, sp);
+    s->a = s->a_left = s->a_right = ref_a(&refs[pos], q, sp);
     return;
   }
   size_t left = pos, right = pos; /* same-class neighbours; n = none */
@@ -88,7 +99,7 @@ static void family_transfer(const pascal_model *md, const model_family *f, uint3
     size_t k = has_left ? left : right;
     s->rule = PASCAL_RULE_CLAMP;
     s->m_left = s->m_right = refs[k].m;
-    s->a = s->a_left = s->a_right = ref_a(&refs[k], lw, sp);
+    s->a = s->a_left = s->a_right = ref_a(&refs[k], q, sp);
     return;
   }
   /* rule 3: refs[pos - 1].m < m < refs[pos].m, and the pooled PCHIP (rule 2)
@@ -97,11 +108,11 @@ static void family_transfer(const pascal_model *md, const model_family *f, uint3
   double yw[4];
   pc_pchip_window(n, i, &lo, &hi);
   for (size_t k = lo; k <= hi; k++)
-    yw[k - lo] = ref_a(&refs[k], lw, sp);
+    yw[k - lo] = ref_a(&refs[k], q, sp);
   double t = m;
   s->p = pc_pchip_eval_window(xm, n, i, yw, lo, t);
-  s->a_left = left >= lo ? yw[left - lo] : ref_a(&refs[left], lw, sp);
-  s->a_right = right <= hi ? yw[right - lo] : ref_a(&refs[right], lw, sp);
+  s->a_left = left >= lo ? yw[left - lo] : ref_a(&refs[left], q, sp);
+  s->a_right = right <= hi ? yw[right - lo] : ref_a(&refs[right], q, sp);
   s->m_left = refs[left].m;
   s->m_right = refs[right].m;
   s->m_minus = refs[i].m;
@@ -131,7 +142,7 @@ static void family_range(const pascal_model *md, const model_size *sz, uint32_t 
 
 /* Rules 1-6 at one reference size. */
 static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
-                                   const pascal_scan_key *key, unsigned cls, double lw,
+                                   const pascal_scan_key *key, unsigned cls, const ref_query *q,
                                    scan_span *sp, pascal_size_step *s, pascal_error *err)
 {
   size_t b, e;
@@ -159,7 +170,7 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
     if (f->d == key->d) {
       s->n_depths = 1;
       s->depth_weight[0] = 1;
-      family_transfer(md, f, key->m, cls, lw, sp, &s->depth[0]);
+      family_transfer(md, f, key->m, cls, q, sp, &s->depth[0]);
       s->rule = s->depth[0].rule;
       s->a = s->depth[0].a;
       return PASCAL_OK;
@@ -182,21 +193,21 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
     s->n_depths = 2;
     s->depth_weight[1] = (double)(key->d - fl->d) / (double)(fu->d - fl->d);
     s->depth_weight[0] = 1 - s->depth_weight[1];
-    family_transfer(md, fl, key->m, cls, lw, sp, &s->depth[0]);
-    family_transfer(md, fu, key->m, cls, lw, sp, &s->depth[1]);
+    family_transfer(md, fl, key->m, cls, q, sp, &s->depth[0]);
+    family_transfer(md, fu, key->m, cls, q, sp, &s->depth[1]);
     s->a = s->depth_weight[0] * s->depth[0].a + s->depth_weight[1] * s->depth[1].a;
   } else {
     s->n_depths = 1;
     s->depth_weight[0] = 1;
-    family_transfer(md, &md->families[lower != e ? lower : upper], key->m, cls, lw, sp,
+    family_transfer(md, &md->families[lower != e ? lower : upper], key->m, cls, q, sp,
                     &s->depth[0]);
     s->a = s->depth[0].a;
   }
   return PASCAL_OK;
 }
 
-static pascal_status check_query(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
-                                 double W, pascal_error *err)
+pascal_status pc_scan_query_check(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
+                                  double W, pascal_error *err)
 {
   if (md->workload != PASCAL_WORKLOAD_SCAN)
     return pascal_error_set(err, PASCAL_EINVAL, "workload",
@@ -217,7 +228,13 @@ static pascal_status check_query(const pascal_model *md, const pascal_scan_key *
     return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be a positive finite number");
   if ((uint64_t)md->device.sm_count * key->o > UINT32_MAX)
     return pascal_error_set(err, PASCAL_EINVAL, "o", "o is too large for this device");
-  return PASCAL_OK;
+  for (size_t k = 0; k < md->n_families; k++)
+    if (md->families[k].o == key->o && md->families[k].path == key->path)
+      return PASCAL_OK;
+  return pascal_error_set(err, PASCAL_EREFUSED, "path",
+                          "no calibrated family with o=%u, path=%s: unmeasured occupancy/path "
+                          "families are refused, never extrapolated",
+                          key->o, pascal_path_name(key->path));
 }
 
 /* N <= C: the whole operand stays resident in the (LRU) cache, so the fills
@@ -257,40 +274,16 @@ static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *k
   pc_extrapolation_flag(ex, PASCAL_COORD_D, key->d, sp->d_lo, sp->d_hi, PASCAL_EXTRAP_CLAMPED);
 }
 
-/* Is (o, path) calibrated at any size? */
-static bool family_known(const pascal_model *md, const pascal_scan_key *key)
-{
-  for (size_t k = 0; k < md->n_families; k++)
-    if (md->families[k].o == key->o && md->families[k].path == key->path)
-      return true;
-  return false;
-}
-
-pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_scan_key *key,
-                                        uint32_t N, double W, pascal_scan_prediction *out,
-                                        pascal_error *err)
+pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
+                               double W, pc_ref_value value, pascal_scan_explanation *why,
+                               scan_span *sp_out, pascal_error *err)
 {
   pascal_status st;
-  if ((st = check_query(md, key, N, W, err)))
-    return st;
-  if (!family_known(md, key))
-    return pascal_error_set(err, PASCAL_EREFUSED, "path",
-                            "no calibrated family with o=%u, path=%s: unmeasured occupancy/path "
-                            "families are refused, never extrapolated",
-                            key->o, pascal_path_name(key->path));
-  pascal_scan_prediction p = {0};
-  pascal_scan_explanation *why = &p.why;
-  p.expected = (pascal_expected_error){.pct = NAN};
   why->o = key->o;
   why->path = key->path;
   why->d = key->d;
   why->class_id = pascal_class_rule_apply(md->class_rule, key->m);
   why->eta = (double)md->device.capacity_blocks / N;
-  if (N <= md->device.capacity_blocks) {
-    predict_resident(md, key, N, W, &p);
-    *out = p;
-    return PASCAL_OK;
-  }
   /* The sizes adjacent to N (sorted by N, so by decreasing eta), clamped. */
   size_t j = 0;
   while (j < md->n_sizes && md->sizes[j].N < N)
@@ -304,13 +297,13 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
     first = j - 1;
     count = 2;
   }
-  double lw = log(W);
+  ref_query q = {value, log(W)};
   scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY};
   why->n_sizes = count;
   why->rule = PASCAL_RULE_EXACT;
   for (size_t k = 0; k < count; k++) {
     pascal_size_step *s = &why->size[k];
-    if ((st = size_transfer(md, &md->sizes[first + k], key, why->class_id, lw, &sp, s, err)))
+    if ((st = size_transfer(md, &md->sizes[first + k], key, why->class_id, &q, &sp, s, err)))
       return st;
     if (s->rule > why->rule)
       why->rule = s->rule;
@@ -324,6 +317,34 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
     why->size[0].weight = 1;
     why->a = why->size[0].a;
   }
+  if (sp_out)
+    *sp_out = sp;
+  return PASCAL_OK;
+}
+
+pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_scan_key *key,
+                                        uint32_t N, double W, pascal_scan_prediction *out,
+                                        pascal_error *err)
+{
+  pascal_status st;
+  if ((st = pc_scan_query_check(md, key, N, W, err)))
+    return st;
+  pascal_scan_prediction p = {0};
+  pascal_scan_explanation *why = &p.why;
+  p.expected = (pascal_expected_error){.pct = NAN};
+  if (N <= md->device.capacity_blocks) {
+    why->o = key->o;
+    why->path = key->path;
+    why->d = key->d;
+    why->class_id = pascal_class_rule_apply(md->class_rule, key->m);
+    why->eta = (double)md->device.capacity_blocks / N;
+    predict_resident(md, key, N, W, &p);
+    *out = p;
+    return PASCAL_OK;
+  }
+  scan_span sp;
+  if ((st = pc_scan_transfer(md, key, N, W, PC_VALUE_K, why, &sp, err)))
+    return st;
   p.M = md->device.sm_count * key->o;
   p.K = pascal_excess_decode(why->a, 1, p.M);
   p.rho = p.K / p.M;

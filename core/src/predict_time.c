@@ -1,7 +1,9 @@
 /*
- * predict_time.c - the time of a prediction (pascal/predict_time.h): the
- * calibration kernel of the model's workload, built with the latency
- * module's GEMM and scan builders, timed on the model's device peaks.
+ * predict_time.c - the pipeline time of a prediction on peaks
+ * (pascal/predict_time.h): the calibration kernel of the model's workload,
+ * built with the latency module's GEMM and scan builders, timed on the
+ * model's device peaks. The paper's protocol; time_model.c answers with it
+ * where no calibrated time exists.
  */
 #include <math.h>
 
@@ -20,7 +22,7 @@ static const pascal_peaks *device_peaks(const pascal_model *model, pascal_error 
 
 pascal_status pascal_predict_time_scan(const pascal_model *model, const pascal_scan_key *key,
                                        uint32_t N, double W, double fill_bytes, pascal_latency *out,
-                                       pascal_error *err)
+                                       pascal_pipeline_kernel *kernel, pascal_error *err)
 {
   const pascal_peaks *peaks = device_peaks(model, err);
   if (!peaks)
@@ -33,11 +35,14 @@ pascal_status pascal_predict_time_scan(const pascal_model *model, const pascal_s
   pascal_status st =
       pascal_latency_scan(dev->sm_count, key->o, key->d, key->m, N, (uint64_t)W, dev->block_bytes,
                           PASCAL_SCAN_MMA_FLOPS, fill_bytes, &k, err);
+  if (!st && kernel)
+    *kernel = k;
   return st ? st : pascal_latency_time(peaks, &k, out, err);
 }
 
 pascal_status pascal_predict_time_gemm(const pascal_model *model, const pascal_gemm_shape *shape,
-                                       double fill_bytes, pascal_latency *out, pascal_error *err)
+                                       double fill_bytes, pascal_latency *out,
+                                       pascal_pipeline_kernel *kernel, pascal_error *err)
 {
   const pascal_peaks *peaks = device_peaks(model, err);
   if (!peaks)
@@ -49,5 +54,7 @@ pascal_status pascal_predict_time_gemm(const pascal_model *model, const pascal_g
   pascal_status st = pascal_latency_gemm(
       shape->Mg, shape->Ng, shape->Kg, g->tile_m, g->tile_n, g->tile_k, g->elem_bytes,
       dev->sm_count, per_sm ? per_sm : 1, PASCAL_GEMM_KERNEL_STAGES, fill_bytes, &k, err);
+  if (!st && kernel)
+    *kernel = k;
   return st ? st : pascal_latency_time(peaks, &k, out, err);
 }

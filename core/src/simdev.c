@@ -89,15 +89,8 @@ const pascal_simdev_profile *pascal_simdev_profile_of(const pascal_simdev *dev)
 pascal_status pc_simdev_grow(void **buf, size_t *cap, size_t need, size_t elem, const char *what,
                              pascal_error *err)
 {
-  if (need <= *cap)
-    return PASCAL_OK;
-  if (need > SIZE_MAX / elem)
-    return pascal_error_set(err, PASCAL_ERANGE, what, "%s: %zu entries overflow", what, need);
-  void *p = realloc(*buf, need * elem);
-  if (!p)
+  if (pascal_grow(buf, cap, need, elem))
     return pascal_error_set(err, PASCAL_ENOMEM, what, "%s: cannot allocate %zu entries", what,
                             need);
-  *buf = p;
-  *cap = need;
   return PASCAL_OK;
 }

@@ -17,13 +17,8 @@
 
 pascal_status pc_simdev_heap_reserve(simdev_heap *h, size_t cap)
 {
-  if (cap > h->cap) {
-    simdev_event *p = realloc(h->items, cap * sizeof *p);
-    if (!p)
-      return PASCAL_ENOMEM;
-    h->items = p;
-    h->cap = cap;
-  }
+  if (pascal_grow((void **)&h->items, &h->cap, cap, sizeof *h->items))
+    return PASCAL_ENOMEM;
   h->len = 0;
   h->next_seq = 0;
   return PASCAL_OK;

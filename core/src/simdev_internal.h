@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pascal/grow.h"
 #include "pascal/simdev.h"
 
 /* ---- PRNG: splitmix64, one state per run (no global state) ---- */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pascal/evaluate.h"
+#include "pascal/grow.h"
 #include "pascal/validation.h"
 
 pascal_status pascal_validation_add(pascal_validation *v, const pascal_validated_key *k,
@@ -20,14 +21,8 @@ pascal_status pascal_validation_add(pascal_validation *v, const pascal_validated
   if (k->source != PASCAL_ERRSRC_LOKO && k->source != PASCAL_ERRSRC_IN_SAMPLE &&
       k->source != PASCAL_ERRSRC_HELD_OUT)
     return pascal_error_set(err, PASCAL_EINVAL, "source", "unknown validation source");
-  if (v->n == v->cap) {
-    size_t cap = v->cap ? 2 * v->cap : 64;
-    pascal_validated_key *keys = realloc(v->keys, cap * sizeof *keys);
-    if (!keys)
-      return pascal_error_set(err, PASCAL_ENOMEM, "validation", "out of memory");
-    v->keys = keys;
-    v->cap = cap;
-  }
+  if (pascal_grow((void **)&v->keys, &v->cap, v->n + 1, sizeof *v->keys))
+    return pascal_error_set(err, PASCAL_ENOMEM, "validation", "out of memory");
   v->keys[v->n++] = *k;
   return PASCAL_OK;
 }

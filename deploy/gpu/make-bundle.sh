@@ -5,9 +5,14 @@
 #   OUT/lib/  the cuda backend library and every runtime library the programs
 #             need that a minimal Linux with only glibc, libstdc++ and the
 #             NVIDIA driver lacks (libjansson, libmicrohttpd, libsqlite3,
-#             libcurl and its TLS/HTTP2 stack, the CUDA runtime, CUPTI and the
-#             NVIDIA perf libraries CUPTI loads at run time)
+#             libcurl and its TLS/HTTP2 stack, the CUDA runtime, CUPTI and
+#             libnvperf_host.so, the one NVIDIA perf library CUPTI loads at
+#             run time: libnvperf_target.so, 5.3 MB, is named by neither)
 #   OUT/share/ the plans and sim profiles measure.sh uses
+#   OUT.tar.gz the same folder as one archive (17 MB for sm_90): the file a GPU
+#             window carries (docs/gpu.md). Its size plus the repository's
+#             tracked files must stay under 48 MiB, a margin below the 64 MiB
+#             a window carries in all; checked here and by tests/bundle.
 #
 # Programs find lib/ through an $ORIGIN-relative DT_RPATH (not RUNPATH: an
 # executable's RPATH also serves the libraries' own dependencies and CUPTI's
@@ -22,6 +27,7 @@ set -euo pipefail
 # Libraries the target system provides (glibc, the C++ runtime, the driver).
 ALLOW='^(linux-vdso\.so\.1|ld-linux-x86-64\.so\.2|libc\.so\.6|libm\.so\.6|libdl\.so\.2|librt\.so\.1|libpthread\.so\.0|libresolv\.so\.2|libutil\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libcuda\.so\.1)$'
 MAX_BYTES=$((64 * 1024 * 1024))
+CARRY_MAX_BYTES=$((48 * 1024 * 1024))
 
 die() { echo "make-bundle: $*" >&2; exit 1; }
 [ $# -eq 2 ] || die "usage: make-bundle.sh BUILD_DIR OUT_DIR"
@@ -63,10 +69,10 @@ while [ "$changed" -eq 1 ]; do
     done < <(LD_LIBRARY_PATH= ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}')
   done
 done
-# CUPTI's host API loads the NVIDIA perf libraries with dlopen (ldd misses them).
+# CUPTI's host API loads libnvperf_host.so with dlopen (ldd misses it).
 cupti=$(LD_LIBRARY_PATH= ldd "$tmp/lib/"libpascal_cuda_backend.so* 2>/dev/null | awk '$1 ~ /^libcupti/ {print $3}' || true)
 if [ -n "$cupti" ]; then
-  for l in libnvperf_host.so libnvperf_target.so; do
+  for l in libnvperf_host.so; do
     cand=$(ls "$(dirname "$(readlink -f "$cupti")")/$l" /usr/local/cuda/lib64/$l 2>/dev/null | head -n 1 || true)
     [ -n "$cand" ] || die "CUPTI needs $l at run time; not found next to $cupti"
     cp -L "$cand" "$tmp/lib/$l"
@@ -92,7 +98,16 @@ size=$(du -sb "$tmp" | cut -f1)
   echo "cuda architectures: $(sed -n 's/^PASCAL_CUDA_ARCHITECTURES:[A-Z]*=//p' "$build/CMakeCache.txt")"
   echo "bytes: $size"
 } > "$tmp/MANIFEST"
-rm -rf "$out"
+rm -rf "$out" "$out.tar.gz"
 mv "$tmp" "$out"
 trap - EXIT
-echo "make-bundle: $out ($((size / 1024 / 1024)) MiB)"
+tar -czf "$out.tar.gz.tmp" --owner=0 --group=0 --numeric-owner -C "$(dirname "$out")" "$(basename "$out")" &&
+  mv "$out.tar.gz.tmp" "$out.tar.gz" || die "cannot write $out.tar.gz"
+packed=$(stat -c %s "$out.tar.gz")
+# What a window carries: the working tree (the tracked files) and the archive.
+if tracked=$(git -C "$src" ls-files -z 2>/dev/null | (cd "$src" && xargs -0 stat -c %s 2>/dev/null) |
+             awk '{s += $1} END {print s + 0}') && [ "$tracked" -gt 0 ]; then
+  [ $((packed + tracked)) -lt "$CARRY_MAX_BYTES" ] ||
+    die "$out.tar.gz ($packed bytes) and the tracked files ($tracked bytes) reach the 48 MiB margin"
+fi
+echo "make-bundle: $out ($((size / 1024 / 1024)) MiB), $out.tar.gz ($((packed / 1024 / 1024)) MiB)"

@@ -1,41 +1,65 @@
 #!/bin/bash
-# measure.sh - one resumable measurement of a device, for a GPU host that is
-# available briefly (docs/gpu.md "A GPU for half an hour"), and for the CPU
-# sim device in CI. Phases, in order, each under its own timeout (and the
-# remaining --budget-s), each writing its results as soon as it ends, each
-# skipped on a later run when its results exist:
+# measure.sh - one resumable measurement of a device, for a GPU host lent
+# for one short window (docs/gpu.md starts with the command), and for the
+# CPU sim device in CI. Phases, in this order, each under its own timeout
+# and what is left of --budget-s, each writing its results as soon as it
+# ends, each skipped on a later run when its results exist:
 #
-#   env       host, driver, toolkit, GPU name and constants      (archive)
-#   probe     pascal-agent --probe: fill metric, cold-read ratio,
-#             capacity scan (3 repeats), proposed C, device peaks
-#             (microbenchmarks, registered with the device)        (archive)
-#   selftest  the GPU test programs (cuda only)                   (archive)
-#   static    the paper's cluster experiment through the backend  static.json
-#   plans     pascal plan for this device from the probe          (archive)
+#   env       host, driver, GPU, bundle; on cuda the quick self-check
+#             gpu_cuda_offline (CUPTI tables, no fault)           (archive)
+#   probe     pascal-agent --probe, at most 120 s: fill metric,
+#             cold-read ratio, what one measured run costs with and
+#             without CUPTI, capacity scan, proposed C, peaks    (archive)
+#   plans     pascal plan for this device from the probe; the scan
+#             plans at o <= 1 when the projected scan would not
+#             fit 80 % of the budget left                        (archive)
 #   scan      scan calibration through pascald + one agent,
 #             frozen and exported                                 scan.json
+#   static    the paper's cluster experiment through the backend  static.json
 #   heldout   the held-out scan panel (two plans), frozen,
 #             exported as one document of two bundles             heldout.json
 #   gemm      GEMM calibration and held-out shapes                gemm.json,
 #                                                                 gemm-heldout.json
+#   selftest  the GPU test programs, which fault the GPU on
+#             purpose: only when --phases names it (cuda only)    (archive)
 #   report    device, provenance, phases, static table, LOKO,  report.json,
-#             held-out comparison                                 report.md
+#             held-out comparison, what a next window continues   report.md
 #
 # Everything else (logs, probe and env facts, plans, the pascald database
 # with partial progress, phase states) is kept in one archive,
-# measure-work.tar.gz, rewritten after every phase and unpacked at the start
-# of the next run: at most 8 files in --out, so that they all come back from
-# a host that returns only a few files.
+# measure-work.tar.gz, rewritten after every phase and on a stop signal:
+# at most 8 files in --out, so that they all come back from a host that
+# returns only a few files. A later run continues from the archive in --out,
+# or, for an --out without one, from --resume ARCHIVE (an archive an earlier
+# window returned, committed under deploy/gpu/runs/): no phase with results
+# and no measured run is done again. The report is written by every run,
+# also when the budget is spent or a signal stops it.
 #
 # Usage: measure.sh [--bundle DIR] --out DIR [--backend cuda|sim] [--phases LIST]
-#                   [--budget-s S] [--profile P] [--device NAME] [--rounds H]
-# (--bundle defaults to the bundle this script is in.)
+#                   [--budget-s S] [--resume ARCHIVE] [--run-cost-s S]
+#                   [--profile P] [--device NAME] [--rounds H]
+# --budget-s 0 (the default) sets no budget; give the host's command limit
+# less a minute. --run-cost-s replaces the probe's measured cost of one run
+# in the plan choice. (--bundle defaults to the bundle this script is in.)
 set -uo pipefail
 
-PHASES_ALL="env probe selftest static plans scan heldout gemm report"
+PHASES_ALL="env probe plans scan static heldout gemm selftest report"
+PHASES_DEFAULT="env probe plans scan static heldout gemm report"
 # Default timeout of each phase, seconds (the budget may shorten it).
-declare -A TIMEOUT=([env]=60 [probe]=420 [selftest]=240 [static]=420 [plans]=60 [scan]=3600
-                    [heldout]=3600 [gemm]=3600 [report]=300)
+declare -A TIMEOUT=([env]=60 [probe]=120 [plans]=60 [scan]=3600 [static]=420
+                    [heldout]=3600 [gemm]=3600 [selftest]=240 [report]=120)
+# Plan choice (docs/gpu.md "What one measurement costs"): a scan run costs
+# its kernel plus the rig's per-run work (the probe's "run cost" with CUPTI)
+# plus the agent's claim and upload (at most 5 ms a job on the sim on two
+# cores: 0.01 s is allowed). Kernel seconds are projected as KERNEL_FACTOR x
+# the plan's bytes / the L2 peak: 1.80-1.86 on the H100 run of 2026-11-26
+# (scan, both held-out parts), whose kernels kept one HMMA of each wmma; 2
+# allows for the second, which they issue since (not yet measured). The
+# scan must fit SCAN_SHARE of what is left of the budget, else the plans run
+# at one CTA per SM.
+AGENT_RUN_S=0.01
+KERNEL_FACTOR=2.0
+SCAN_SHARE=0.8
 
 usage() {
   sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
@@ -43,7 +67,8 @@ usage() {
 
 die() { echo "measure.sh: $*" >&2; exit 2; }
 
-bundle="" out="" backend=cuda phases="$PHASES_ALL" budget=0 profile="" device="" rounds=""
+bundle="" out="" backend=cuda phases="$PHASES_DEFAULT" budget=0 profile="" device="" rounds=""
+resume="" run_cost=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --help|-h) usage; exit 0 ;;
@@ -52,6 +77,8 @@ while [ $# -gt 0 ]; do
     --backend) backend=${2:-}; shift 2 ;;
     --phases) phases=$(echo "${2:-}" | tr ',' ' '); shift 2 ;;
     --budget-s) budget=${2:-}; shift 2 ;;
+    --resume) resume=${2:-}; shift 2 ;;
+    --run-cost-s) run_cost=${2:-}; shift 2 ;;
     --profile) profile=${2:-}; shift 2 ;;
     --device) device=${2:-}; shift 2 ;;
     --rounds) rounds=${2:-}; shift 2 ;;
@@ -65,6 +92,8 @@ if [ -z "$bundle" ] && [ -x "$(dirname "$0")/pascald" ]; then bundle=$(dirname "
 case "$backend" in cuda|sim) ;; *) die "--backend must be cuda or sim, got '$backend'" ;; esac
 [[ "$budget" =~ ^[0-9]+$ ]] || die "--budget-s must be whole seconds, got '$budget'"
 [ -z "$rounds" ] || [[ "$rounds" =~ ^[0-9]+$ ]] || die "--rounds must be a whole number"
+[ -z "$run_cost" ] || [[ "$run_cost" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--run-cost-s must be seconds, got '$run_cost'"
+[ -z "$resume" ] || [ -f "$resume" ] || die "--resume: no archive $resume"
 for p in $phases; do
   [[ " $PHASES_ALL " == *" $p "* ]] || die "unknown phase '$p' (phases: $PHASES_ALL)"
 done
@@ -75,20 +104,27 @@ for p in pascald pascal-agent pascal; do
   [ -x "$BIN/$p" ] || die "$BIN/$p is missing (build the bundle: make gpu-bundle)"
 done
 [ -z "$profile" ] || profile=$(cd "$(dirname "$profile")" && echo "$PWD/$(basename "$profile")")
+[ -z "$resume" ] || resume=$(cd "$(dirname "$resume")" && echo "$PWD/$(basename "$resume")")
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 ARCHIVE=$out/measure-work.tar.gz
 START=$(date +%s)
+# Modules loaded when the context is created, not at a kernel's first
+# (timed) launch; the backend also loads every kernel itself.
+export CUDA_MODULE_LOADING=EAGER
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pascal-measure.XXXXXX") || die "cannot create a work folder"
-DAEMON_PID=""
+DAEMON_PID="" CHILD="" CURRENT=""
 cleanup() {
   if [ -n "$DAEMON_PID" ]; then kill "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-if [ -f "$ARCHIVE" ]; then
-  tar -xzf "$ARCHIVE" -C "$WORK" || die "cannot unpack $ARCHIVE"
+# The archive in --out (this window's, the newest) wins over --resume.
+FROM=""
+if [ -f "$ARCHIVE" ]; then FROM=$ARCHIVE; elif [ -n "$resume" ]; then FROM=$resume; fi
+if [ -n "$FROM" ]; then
+  tar -xzf "$FROM" -C "$WORK" || die "cannot unpack $FROM"
 fi
 mkdir -p "$WORK/logs" "$WORK/plans"
 AGENT_OPTS=(--backend "$backend")
@@ -100,6 +136,7 @@ log() {
   LAST_LOG="$*"
   echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$WORK/logs/measure.log" >&2
 }
+[ -n "$FROM" ] && log "continuing from $FROM"
 
 # Seconds a phase may run: its default, cut to what is left of the budget.
 phase_limit() {
@@ -109,6 +146,27 @@ phase_limit() {
     [ "$left" -lt "$t" ] && t=$left
   fi
   echo "$t"
+}
+
+# bounded SIGNAL DEADLINE PROGRAM ARGS...: run PROGRAM under timeout until
+# DEADLINE (epoch seconds), sending SIGNAL then, KILL 10 s later. A step
+# with no time left is skipped (status 124), never started: `timeout 0`
+# would mean no limit at all. The program runs in the background and is
+# waited for, so that a signal to this script is handled at once.
+bounded() {
+  local sig=$1 deadline=$2
+  shift 2
+  local left=$((deadline - $(date +%s)))
+  if [ "$left" -le 0 ]; then
+    log "$(basename "$1"): skipped, no time left"
+    return 124
+  fi
+  timeout -s "$sig" -k 10 "$left" "$@" &
+  CHILD=$!
+  wait "$CHILD"
+  local rc=$?
+  CHILD=""
+  return "$rc"
 }
 
 # Pack the work folder (the daemon's database must be consistent: phases
@@ -208,7 +266,8 @@ register_device() {
   # the probe's measured peaks (absent when a peak benchmark failed)
   peaks=$(sed -n 's/.*"peaks":\({[^}]*}\).*/,"peaks":\1/p' "$WORK/probe.json")
   # the probe's capacity scan and the static table, where the agent printed
-  # them: kept with the device, so the calibrations' bundles carry them
+  # them: kept with the device, so the calibrations' bundles carry them (the
+  # static table those frozen after it: it is measured after the scan)
   line=$(sed -n 's/^capacity probe: //p' "$WORK/probe.log" 2>/dev/null)
   [ -n "$line" ] && extra="$extra,\"capacity_probe\":$line"
   line=$(sed -n 's/^static table: //p' "$WORK/static.log" 2>/dev/null)
@@ -258,56 +317,74 @@ calibrate() { # tag plan-file export-file deadline(epoch s)
   mv "$dest.tmp" "$dest"
 }
 
-# Run the agent until no job is left (or the deadline), then freeze.
+# Run the agent until no job is left (or the deadline), then freeze. The
+# agent is stopped with INT: it finishes the run in hand, which is kept.
 measure_runs() { # tag id device deadline
   local tag=$1 id=$2 name=$3 deadline=$4
-  local left=$((deadline - $(date +%s)))
-  [ "$left" -gt 0 ] || { log "$tag: no time left"; return 124; }
-  timeout -s INT -k 10 "$left" "$BIN/pascal-agent" --server "$URL" --token-file "$WORK/admin.token" \
+  bounded INT "$deadline" "$BIN/pascal-agent" --server "$URL" --token-file "$WORK/admin.token" \
     --device "$name" "${AGENT_OPTS[@]}" --capacity-blocks "$(probe_field capacity_blocks)" \
     --until-idle --name "measure-$tag" >> "$WORK/logs/$tag-agent.log" 2>&1
   local rc=$?
-  [ "$rc" -eq 0 ] || { log "$tag: agent exit $rc (logs/$tag-agent.log)"; return "$rc"; }
+  if [ "$rc" -ne 0 ]; then
+    http GET "/v1/calibrations/$id" > "$WORK/logs/$tag-state.json"
+    log "$tag: agent exit $rc, $(progress "$WORK/logs/$tag-state.json") (logs/$tag-agent.log)"
+    return "$rc"
+  fi
   http POST "/v1/calibrations/$id/freeze" > "$WORK/logs/$tag-freeze.json"
   case "$(status)" in 200|201) ;; *) log "$tag: freeze: HTTP $(status): $(head -c 300 "$WORK/logs/$tag-freeze.json")"; return 1 ;; esac
+}
+
+# "D of T runs measured" from a calibration's state document.
+progress() {
+  local p
+  p=$(tr -d ' \n' < "$1" | grep -o '"progress":{"done":[0-9]*,"total":[0-9]*}' | grep -o '[0-9][0-9]*' | paste -sd/)
+  echo "${p%/*} of ${p#*/} runs measured"
 }
 
 # --- the phases: each returns 0 (done), 3 (not applicable here) or another
 # status (failed; 124 = timed out). $1 is the phase's deadline. ------------
 
+# The quick self-check (cuda): the offline CUPTI checks from the bundle,
+# which load CUPTI and the NVIDIA perf library and fault nothing.
 phase_env() {
   {
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; echo "host: $(uname -srm)"
+    echo "== window $(date -u +%Y-%m-%dT%H:%M:%SZ) =="; echo "host: $(uname -srm)"
     echo "glibc: $(ldd --version 2>&1 | head -n 1)"; echo "backend: $backend"
     cat "$bundle/MANIFEST" 2>/dev/null
     if command -v nvidia-smi >/dev/null; then
-      nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv 2>&1
-      nvidia-smi -q 2>&1 | head -n 60
+      bounded TERM "$1" nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv 2>&1
+      bounded TERM "$1" nvidia-smi -q 2>&1 | head -n 60
     else
       echo "nvidia-smi: not installed"
     fi
     if command -v nvcc >/dev/null; then nvcc --version 2>&1 | tail -n 2; else echo "nvcc: not on PATH"; fi
-  } > "$WORK/env.txt"
+  } >> "$WORK/env.txt"
   local gpu="null"
   if command -v nvidia-smi >/dev/null; then
-    gpu="\"$(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>&1 | head -n 1 | json_escape)\""
+    gpu="\"$(bounded TERM "$1" nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>&1 | head -n 1 | json_escape)\""
   fi
   printf '{"date":"%s","host":"%s","backend":"%s","gpu":%s,"bundle":"%s"}\n' \
     "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(uname -srm | json_escape)" "$backend" "$gpu" \
-    "$(head -n 2 "$bundle/MANIFEST" 2>/dev/null | tail -n 1 | json_escape)" > "$WORK/env.json"
+    "$(bundle_source | json_escape)" > "$WORK/env.json"
+  [ "$backend" = cuda ] || return 0
+  [ -x "$BIN/gpu_cuda_offline" ] || { log "env: gpu_cuda_offline is missing from the bundle"; return 1; }
+  bounded TERM "$1" "$BIN/gpu_cuda_offline" > "$WORK/logs/selfcheck.log" 2>&1
+  local rc=$?
+  [ "$rc" -eq 0 ] || log "env: quick self-check gpu_cuda_offline exit $rc: $(tail -n 1 "$WORK/logs/selfcheck.log" | head -c 150)"
+  return "$rc"
 }
 
 phase_probe() {
-  local left=$(($1 - $(date +%s)))
-  timeout -k 10 "$left" "$BIN/pascal-agent" --probe "${AGENT_OPTS[@]}" > "$WORK/probe.log" 2>&1
+  bounded TERM "$1" "$BIN/pascal-agent" --probe "${AGENT_OPTS[@]}" > "$WORK/probe.log" 2>&1
   local rc=$?
   [ "$rc" -eq 0 ] || { log "probe: exit $rc: $(tail -n 2 "$WORK/probe.log")"; return "$rc"; }
   agent_json probe "$WORK/probe.log" "$WORK/probe.json"
 }
 
-# selftest.txt keeps the last run's exit codes for the report; only a run
-# that passed (or does not apply) leaves selftest.passed, so a failed or
-# timed-out self-test runs again once the bundle is rebuilt with a fix.
+# The fault-injecting self-test (only when asked: it faults the GPU and
+# resets it). selftest.txt keeps the last run's exit codes for the report;
+# only a run that passed (or does not apply) leaves selftest.passed, so a
+# failed or timed-out self-test runs again once the bundle is rebuilt.
 phase_selftest() {
   if [ "$backend" != cuda ]; then
     echo "sim backend: no GPU test programs" > "$WORK/selftest.txt"
@@ -318,8 +395,7 @@ phase_selftest() {
   : > "$WORK/selftest.log"
   for t in gpu_cuda_offline gpu_kernels; do
     [ -x "$BIN/$t" ] || { echo "$t: missing from the bundle" >> "$WORK/selftest.log"; log "selftest: $t is missing from the bundle"; rc=1; continue; }
-    local left=$(($1 - $(date +%s)))
-    timeout -k 10 "$left" "$BIN/$t" >> "$WORK/selftest.log" 2>&1
+    bounded TERM "$1" "$BIN/$t" >> "$WORK/selftest.log" 2>&1
     local r=$?
     [ "$r" -eq 0 ] || { rc=$r; log "selftest: $t exit $r: $(tail -n 1 "$WORK/selftest.log" | head -c 150)"; }
     echo "$t: exit $r" >> "$WORK/selftest.log"
@@ -329,27 +405,86 @@ phase_selftest() {
   return "$rc"
 }
 
+# The static table: from the agent's log when an earlier window measured it
+# (its static.json was not brought back), else measured.
 phase_static() {
   [ -f "$WORK/probe.json" ] || { log "static: needs the probe"; return 1; }
-  local left=$(($1 - $(date +%s))) extra=()
+  if grep -q '^static json: ' "$WORK/static.log" 2>/dev/null; then
+    log "static: measured by an earlier run, restored from its log"
+    agent_json static "$WORK/static.log" "$out/static.json"
+    return
+  fi
+  local extra=()
   [ -n "$rounds" ] && extra=(--rounds "$rounds")
-  timeout -k 10 "$left" "$BIN/pascal-agent" --static "${AGENT_OPTS[@]}" \
+  bounded TERM "$1" "$BIN/pascal-agent" --static "${AGENT_OPTS[@]}" \
     --capacity-blocks "$(probe_field capacity_blocks)" "${extra[@]}" > "$WORK/static.log" 2>&1
   local rc=$?
   [ "$rc" -eq 0 ] || { log "static: exit $rc: $(tail -n 2 "$WORK/static.log")"; return "$rc"; }
   agent_json static "$WORK/static.log" "$out/static.json"
 }
 
+# plan_runs PLAN: "runs bytes" of a scan plan on this device (bytes read by
+# all its runs: repeats x sum of o x SMs x block bytes x N x W).
+plan_runs() {
+  local doc
+  doc=$(tr -d ' \n\t' < "$1")
+  list() { echo "$doc" | sed -n "s/.*\"$1\":\[\([0-9,]*\)\].*/\1/p" | tr ',' ' '; }
+  echo "$doc" | grep -o '"o":[0-9]*' | cut -d: -f2 |
+    awk -v sizes="$(list sizes)" -v horizons="$(list horizons)" -v rep="$(echo "$doc" | json_int repeats)" \
+        -v sms="$(probe_field sm_count)" -v block="$(probe_field block_bytes)" '
+      { keys++; o += $1 }
+      END { ns = split(sizes, n, " "); nw = split(horizons, w, " ")
+            for (i = 1; i <= ns; i++) sn += n[i]; for (i = 1; i <= nw; i++) sw += w[i]
+            printf "%d %.0f\n", keys * ns * nw * rep, rep * o * sms * block * sn * sw }'
+}
+
+# Seconds the scan plan is projected to take (see AGENT_RUN_S above); empty
+# when the probe measured no run cost (the sim) and none was given.
+projected_scan_s() {
+  local cost=$run_cost l2 rb
+  [ -n "$cost" ] || cost=$(sed -n 's/^run cost: .*"with_cupti_s":\([0-9.e+-]*\).*/\1/p' "$WORK/probe.log" 2>/dev/null)
+  [ -n "$cost" ] || return 0
+  l2=$(sed -n 's/.*"l2_bytes_per_s":\([0-9.e+]*\).*/\1/p' "$WORK/probe.json")
+  rb=$(plan_runs "$1")
+  awk -v rb="$rb" -v cost="$cost" -v l2="${l2:-0}" -v agent="$AGENT_RUN_S" -v f="$KERNEL_FACTOR" '
+    BEGIN { split(rb, x, " "); k = l2 > 0 ? f * x[2] / l2 : 0
+            printf "%.0f\n", x[1] * (cost + agent) + k }'
+}
+
 # The plans for this device (sizes from the probe's C, occupancies from its
-# shared memory; GEMM shapes are the same everywhere).
+# shared memory; GEMM shapes are the same everywhere). When the projected
+# scan does not fit SCAN_SHARE of the budget left, every scan plan is made
+# again at one CTA per SM (--max-occupancy 1: half the CTAs of the H100's
+# o = 2), and the choice is logged and kept for the report.
 phase_plans() {
   [ -f "$WORK/probe.json" ] || { log "plans: needs the probe"; return 1; }
-  local p
   plan() { "$BIN/pascal" plan "$@" 2>> "$WORK/logs/plans.log" || { log "plans: $(tail -n 1 "$WORK/logs/plans.log")"; return 1; }; }
-  plan --kind scan --probe "$WORK/probe.json" -o "$WORK/plans/scan.json" || return 1
-  for p in 1 2; do
-    plan --kind scan-heldout --part "$p" --probe "$WORK/probe.json" -o "$WORK/plans/scan-heldout-$p.json" || return 1
-  done
+  scan_plans() {
+    local p
+    plan --kind scan --probe "$WORK/probe.json" "$@" -o "$WORK/plans/scan.json" || return 1
+    for p in 1 2; do
+      plan --kind scan-heldout --part "$p" --probe "$WORK/probe.json" "$@" -o "$WORK/plans/scan-heldout-$p.json" || return 1
+    done
+  }
+  scan_plans || return 1
+  local proj left share choice
+  proj=$(projected_scan_s "$WORK/plans/scan.json")
+  left=$((budget - ($(date +%s) - START)))
+  if [ -z "$proj" ]; then
+    choice="default plan (o <= 2): no run cost measured ($backend backend)"
+  elif [ "$budget" -eq 0 ]; then
+    choice="default plan (o <= 2): projected scan $proj s, no budget"
+  else
+    share=$(awk -v l="$left" -v s="$SCAN_SHARE" 'BEGIN { printf "%.0f", l * s }')
+    if [ "$proj" -le "$share" ]; then
+      choice="default plan (o <= 2): projected scan $proj s fits $share s ($SCAN_SHARE of $left s left)"
+    else
+      scan_plans --max-occupancy 1 || return 1
+      choice="smaller plan (o <= 1): projected scan $proj s at o <= 2 exceeds $share s ($SCAN_SHARE of $left s left); at o <= 1 $(projected_scan_s "$WORK/plans/scan.json") s"
+    fi
+  fi
+  echo "$choice" > "$WORK/plans/choice.txt"
+  log "plans: $choice"
   plan --kind gemm -o "$WORK/plans/gemm.json" && plan --kind gemm-heldout -o "$WORK/plans/gemm-heldout.json"
 }
 
@@ -375,17 +510,19 @@ phase_gemm() {
   calibrate gemm-heldout "$WORK/plans/gemm-heldout.json" "$out/gemm-heldout.json" "$1"
 }
 
+# The pascal CLI in the report, bounded like every program started here.
+cli() { timeout -k 5 60 "$BIN/pascal" "$@"; }
+
 # The held-out comparison (`pascal evaluate`, the paper's table layout):
 # the scan calibration scored on its panel (measured in two parts, joined by
-# --heldout A,B), the GEMM calibration on its held-out shapes. JSON of
-# {"scan": ..., "gemm": ...}, null where not measured. With an argument
-# "text", the same as the readable tables.
+# --heldout A,B), the GEMM calibration on its held-out shapes. With --json,
+# the JSON document; without, the readable tables.
 evaluate_heldout() { # workload [--json]
   case "$1" in
     scan) [ -f "$out/scan.json" ] && [ -f "$WORK/heldout-1.json" ] && [ -f "$WORK/heldout-2.json" ] &&
-            "$BIN/pascal" evaluate "$out/scan.json" --heldout "$WORK/heldout-1.json,$WORK/heldout-2.json" ${2:-} ;;
+            cli evaluate "$out/scan.json" --heldout "$WORK/heldout-1.json,$WORK/heldout-2.json" ${2:-} ;;
     gemm) [ -f "$out/gemm.json" ] && [ -f "$out/gemm-heldout.json" ] &&
-            "$BIN/pascal" evaluate "$out/gemm.json" --heldout "$out/gemm-heldout.json" ${2:-} ;;
+            cli evaluate "$out/gemm.json" --heldout "$out/gemm-heldout.json" ${2:-} ;;
   esac 2>> "$WORK/logs/evaluate.log"
 }
 report_heldout() {
@@ -394,13 +531,29 @@ report_heldout() {
   gemm=$(evaluate_heldout gemm --json) || gemm=null
   printf '{"scan":%s,"gemm":%s}' "$scan" "$gemm"
 }
+
+# The last state phases.tsv records for a phase (empty when none).
+last_state() { awk -F'\t' -v p="$1" '$2 == p {s = $3} END {print s}' "$WORK/phases.tsv" 2>/dev/null; }
+# Requested phases a next window would still run: neither with results nor
+# last recorded ok or not applicable.
+unfinished() {
+  local p st
+  for p in $phases; do
+    case "$p" in report) continue ;; esac
+    [ -e "$(done_file "$p")" ] && continue
+    st=$(last_state "$p")
+    [ "$st" = ok ] || [ "$st" = not-applicable ] || printf '%s ' "$p"
+  done | sed 's/ $//'
+}
+
 phase_report() {
-  local loko_scan=null loko_gemm=null static=null probe=null envj=null
-  [ -f "$out/scan.json" ] && loko_scan=$("$BIN/pascal" loko "$out/scan.json" --json 2> "$WORK/logs/loko-scan.log" || echo null)
-  [ -f "$out/gemm.json" ] && loko_gemm=$("$BIN/pascal" loko "$out/gemm.json" --json 2> "$WORK/logs/loko-gemm.log" || echo null)
+  local loko_scan=null loko_gemm=null static=null probe=null envj=null left
+  [ -f "$out/scan.json" ] && loko_scan=$(cli loko "$out/scan.json" --json 2> "$WORK/logs/loko-scan.log" || echo null)
+  [ -f "$out/gemm.json" ] && loko_gemm=$(cli loko "$out/gemm.json" --json 2> "$WORK/logs/loko-gemm.log" || echo null)
   [ -f "$out/static.json" ] && static=$(cat "$out/static.json")
   [ -f "$WORK/probe.json" ] && probe=$(cat "$WORK/probe.json")
   [ -f "$WORK/env.json" ] && envj=$(cat "$WORK/env.json")
+  left=$(unfinished)
   {
     printf '{"format":"pascal-measure-report/1","backend":"%s","env":%s,"probe":%s,' "$backend" "$envj" "$probe"
     printf '"phases":['
@@ -409,7 +562,10 @@ phase_report() {
         gsub(/"/, "\\\"", f[5]);
         printf "%s{\"phase\":\"%s\",\"state\":\"%s\",\"seconds\":%s,\"at\":\"%s\",\"message\":\"%s\"}",
                (n++ ? "," : ""), f[2], f[3], f[4], f[1], f[5] } }' "$WORK/phases.tsv"
-    printf '],"static":%s,"loko":{"scan":%s,"gemm":%s},"heldout":%s,' "$static" "$loko_scan" "$loko_gemm" "$(report_heldout)"
+    printf '],"plan_choice":"%s",' "$(cat "$WORK/plans/choice.txt" 2>/dev/null | json_escape)"
+    printf '"archive_note":"%s",' "$(echo "$BLOCKED" | json_escape)"
+    printf '"next_window":[%s],' "$(for p in $left; do printf '"%s"\n' "$p"; done | paste -sd, -)"
+    printf '"static":%s,"loko":{"scan":%s,"gemm":%s},"heldout":%s,' "$static" "$loko_scan" "$loko_gemm" "$(report_heldout)"
     printf '"files":['
     ls "$out" | grep -v '\.tmp$' | sed 's/.*/"&"/' | paste -sd, -
     printf ']}\n'
@@ -427,13 +583,26 @@ phase_report() {
       for (i=1; i in order; i++) if (order[i] in last) { split(last[order[i]], f, "\t");
         printf "| %s | %s | %s | %s | %s |\n", f[2], f[3], f[4], f[1], f[5] } }' "$WORK/phases.tsv"
     echo
-    echo "## Probe (fill metric, cold-read ratios, capacity scan, peaks)"
+    echo "## Next window"
+    echo
+    if [ -z "$left" ]; then
+      echo "Every requested phase finished: nothing to continue."
+    else
+      echo "Not finished: $left."
+      echo
+      echo "The work archive (measure-work.tar.gz) holds everything measured so far:"
+      echo "commit it as deploy/gpu/runs/<date>-<gpu>/measure-work.tar.gz and give the next"
+      echo "window's command \`--resume deploy/gpu/runs/<date>-<gpu>/measure-work.tar.gz\`"
+      echo "(docs/gpu.md): finished phases are skipped and a calibration cut short"
+      echo "continues with the runs it lacks."
+    fi
+    echo
+    [ -z "$BLOCKED" ] || { echo "Archive: $BLOCKED."; echo; }
+    echo "Plan: $(cat "$WORK/plans/choice.txt" 2>/dev/null || echo "not made yet")"
+    echo
+    echo "## Probe (fill metric, cold-read ratios, run cost, capacity scan, peaks)"
     echo
     if [ -f "$WORK/probe.log" ]; then echo '```'; head -n 80 "$WORK/probe.log"; echo '```'; else echo "not run"; fi
-    echo
-    echo "## Self-test"
-    echo
-    if [ -f "$WORK/selftest.txt" ]; then echo '```'; cat "$WORK/selftest.txt"; echo '```'; else echo "not run"; fi
     echo
     echo "## Static cluster experiment (paper Table static)"
     echo
@@ -441,7 +610,7 @@ phase_report() {
     echo
     echo "## Leave-one-key-out (scan calibration)"
     echo
-    if [ -f "$out/scan.json" ]; then echo '```'; "$BIN/pascal" loko "$out/scan.json" 2>&1 | head -n 20; echo '```'; else echo "no scan calibration yet"; fi
+    if [ -f "$out/scan.json" ]; then echo '```'; cli loko "$out/scan.json" 2>&1 | head -n 20; echo '```'; else echo "no scan calibration yet"; fi
     echo
     echo "## Held-out panel"
     echo
@@ -456,23 +625,89 @@ phase_report() {
       echo; echo "GEMM held-out shapes:"
       echo; echo '```'; evaluate_heldout gemm || echo "evaluation failed (logs/evaluate.log)"; echo '```'
     fi
+    echo
+    echo "## Self-test (fault-injecting; only when asked)"
+    echo
+    if [ -f "$WORK/selftest.txt" ]; then echo '```'; cat "$WORK/selftest.txt"; echo '```'; else echo "not run"; fi
   } > "$out/report.md.tmp"
   mv "$out/report.json.tmp" "$out/report.json" && mv "$out/report.md.tmp" "$out/report.md"
 }
 
-# Results that mark a phase done.
+# Results that mark a phase done; env and the report run every time (env
+# records this window's host and runs the quick self-check).
 done_file() {
   case "$1" in
-    env) echo "$WORK/env.json" ;; probe) echo "$WORK/probe.json" ;;
-    selftest) echo "$WORK/selftest.passed" ;; static) echo "$out/static.json" ;;
-    plans) echo "$WORK/plans/gemm-heldout.json" ;; scan) echo "$out/scan.json" ;;
-    heldout) echo "$out/heldout.json" ;; gemm) echo "$out/gemm-heldout.json" ;;
-    report) echo "/nonexistent" ;; # the report is rewritten on every run
+    probe) echo "$WORK/probe.json" ;; selftest) echo "$WORK/selftest.passed" ;;
+    static) echo "$out/static.json" ;; plans) echo "$WORK/plans/gemm-heldout.json" ;;
+    scan) echo "$out/scan.json" ;; heldout) echo "$out/heldout.json" ;;
+    gemm) echo "$out/gemm-heldout.json" ;; *) echo "/nonexistent" ;;
   esac
 }
 
-# Stopped from outside: keep what the running phase has measured so far.
-trap 'log "stopped by a signal"; stop_daemon; save_work; exit 130' INT TERM
+# The source revision of this bundle (MANIFEST), empty for a build tree.
+bundle_source() { sed -n 's/^source: //p' "$bundle/MANIFEST" 2>/dev/null; }
+
+# The build an archive's runs were measured with: bundle.txt, or for
+# archives written before it, env.json's bundle field.
+archive_bundle() {
+  if [ -f "$WORK/bundle.txt" ]; then
+    cat "$WORK/bundle.txt"
+  elif [ -f "$WORK/env.json" ]; then
+    json_str bundle < "$WORK/env.json" | sed 's/^source: //; s/ *$//'
+  fi
+}
+
+# Why the archive continued here must not take new runs: measured with
+# another build (another kernel) or on another device, whose runs must never
+# join its calibrations. Empty when it may.
+foreign_archive() {
+  local was now
+  was=$(archive_bundle)
+  now=$(bundle_source)
+  if [ -n "$was" ] && [ -n "$now" ] && [ "$was" != "$now" ]; then
+    echo "the work archive was measured with bundle $was, this is bundle $now"
+    return
+  fi
+  if [ "$backend" = cuda ] && [ -f "$WORK/probe.json" ] && command -v nvidia-smi >/dev/null; then
+    was=$(json_str name < "$WORK/probe.json")
+    now=$(timeout 30 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+    [ -z "$now" ] || [ "$was" = "$now" ] || echo "the work archive was measured on '$was', this host has '$now'"
+  fi
+}
+
+# A foreign archive still gives back what it finished (exports, the static
+# table from its log, the report); every phase that would measure is not run.
+BLOCKED=""
+if [ -n "$FROM" ]; then
+  BLOCKED=$(foreign_archive)
+  [ -z "$BLOCKED" ] || BLOCKED="$BLOCKED: phases it did not finish are not run here (start a new archive without --resume, or use its bundle and device)"
+  [ -z "$BLOCKED" ] || log "$BLOCKED"
+fi
+# The archive keeps the build its first run measured with.
+if [ ! -f "$WORK/bundle.txt" ]; then
+  b=$(archive_bundle)
+  [ -n "$b" ] || b=$(bundle_source)
+  echo "$b" > "$WORK/bundle.txt"
+fi
+
+# Stopped from outside (the host's limit): the program running is stopped
+# (the agent finishes its run in hand), the work is saved and the report
+# written, within seconds.
+on_signal() {
+  trap '' INT TERM
+  log "stopped by a signal${CURRENT:+ during $CURRENT}"
+  if [ -n "$CHILD" ]; then kill -TERM "$CHILD" 2>/dev/null; wait "$CHILD" 2>/dev/null; fi
+  stop_daemon
+  [ -n "$CURRENT" ] && record "$CURRENT" stopped $(($(date +%s) - t0)) "stopped by a signal; run again to continue"
+  save_work
+  CURRENT=report
+  phase_report
+  record report ok 0 "after the signal"
+  save_work
+  exit 130
+}
+trap on_signal INT TERM
+
 failed=0
 for p in $PHASES_ALL; do
   [[ " $phases " == *" $p "* ]] || continue
@@ -480,24 +715,33 @@ for p in $PHASES_ALL; do
     log "phase $p: results present, skipped"
     continue
   fi
+  if [ -n "$BLOCKED" ] && [ "$p" != env ] && [ "$p" != report ] && [ "$(last_state "$p")" != ok ]; then
+    record "$p" not-run 0 "$BLOCKED"
+    failed=1
+    continue
+  fi
   limit=$(phase_limit "$p")
-  # The report (seconds of work) runs even when the budget is spent, so that
-  # every run's results come back with its phase table.
-  if [ "$limit" -le 0 ] && [ "$p" != report ]; then
-    record "$p" "not-run" 0 "budget spent"
+  # The report runs even when the budget is spent (its CLI calls have their
+  # own bound), so that every run's results come back with its phase table.
+  [ "$p" = report ] && [ "$limit" -le 0 ] && limit=${TIMEOUT[report]}
+  if [ "$limit" -le 0 ]; then
+    record "$p" not-run 0 "budget spent; the next window continues"
+    failed=1
     continue
   fi
   t0=$(date +%s)
   LAST_LOG=""
+  CURRENT=$p
   "phase_$p" $((t0 + limit))
   rc=$?
+  CURRENT=""
   reason=${LAST_LOG:-see logs in measure-work.tar.gz}
   stop_daemon
   dt=$(($(date +%s) - t0))
   case "$rc" in
     0) record "$p" ok "$dt" "" ;;
     3) record "$p" not-applicable "$dt" "$backend backend" ;;
-    124|130|137) record "$p" timeout "$dt" "over ${limit} s; run again to continue"; failed=1 ;;
+    124|130|137) record "$p" timeout "$dt" "over ${limit} s: $(echo "$reason" | tr "\t" " " | cut -c1-200); the next run continues"; failed=1 ;;
     *) record "$p" failed "$dt" "$(echo "$reason" | tr "\t" " " | cut -c1-240)"; failed=1 ;;
   esac
   save_work

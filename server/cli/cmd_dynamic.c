@@ -11,7 +11,7 @@
 #include "args.h"
 #include "commands.h"
 #include "output.h"
-#include "pascal/predict_time.h"
+#include "pascal/answer.h"
 #include "pascal/synth.h"
 #include "pascal/validation.h"
 #include "pascal_codec.h"
@@ -78,103 +78,129 @@ done:
   return rc;
 }
 
-/* The query options of `pascal predict`: a scan key, size and horizon, or a
- * GEMM shape; never a mix. */
-typedef struct predict_query {
-  uint32_t o, d, m, N;
-  const char *path;
-  double W;
-  uint32_t Mg, Ng, Kg;
-} predict_query;
+/* `pascal predict`'s options: --bundle, --json, then every field of every
+ * workload's query table (pascal/query.h), each once, typed by its field;
+ * the values are kept per option, in `u`, `r` or `s`. */
+#define PREDICT_OPTIONS_MAX (2 + 2 * PASCAL_QUERY_FIELDS_MAX)
+typedef struct predict_options {
+  cli_arg args[PREDICT_OPTIONS_MAX];
+  size_t n;
+  uint32_t u[PREDICT_OPTIONS_MAX];
+  double r[PREDICT_OPTIONS_MAX];
+  const char *s[PREDICT_OPTIONS_MAX];
+} predict_options;
 
-/* time_s and bound at the end of the answer, as pascald writes them, when
- * the bundle's device carries peaks (t != NULL). */
-static pascal_status add_time(json_t *doc, const pascal_latency *t, pascal_error *err)
+static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM};
+
+static int has_option(const predict_options *o, const char *name)
 {
-  if (!t)
-    return PASCAL_OK;
-  if (json_object_set_new(doc, "time_s", json_real(t->time_s)) ||
-      json_object_set_new(doc, "bound", json_string(pascal_bound_name(t->bound))))
-    return pascal_error_set(err, PASCAL_ENOMEM, "time_s", "out of memory");
-  return PASCAL_OK;
+  for (size_t k = 0; k < o->n; k++)
+    if (strcmp(o->args[k].name, name) == 0)
+      return 1;
+  return 0;
 }
 
-/* Predict; once a prediction stands, build the calibration's own validation
- * into *v as pascald builds it (a leave-one-key-out run) for its expected
- * error. */
-static pascal_status predict_run(const pascal_calibration *cal, const pascal_model *model,
-                                 pascal_validation *v, const predict_query *q, const cli_arg *args,
-                                 size_t n_args, json_t **doc, pascal_error *err)
+static void options_init(predict_options *o, const char **bundle, int *json)
 {
-  static const char *const scan_opts[] = {"o", "path", "d", "m", "N", "W"};
-  static const char *const gemm_opts[] = {"Mg", "Ng", "Kg"};
-  int gemm = pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM;
-  const char *const *need = gemm ? gemm_opts : scan_opts, *const *other =
-                                                              gemm ? scan_opts : gemm_opts;
-  size_t n_need = gemm ? 3 : 6, n_other = gemm ? 6 : 3;
-  for (size_t g = 0; g < 3; g++) /* the daemon's rule: the first GEMM field is named */
-    for (size_t i = 0; i < 6 && cli_args_seen(args, n_args, gemm_opts[g]); i++)
-      if (cli_args_seen(args, n_args, scan_opts[i]))
-        return pascal_error_set(err, PASCAL_EINVAL, gemm_opts[g], PASCAL_PREDICT_MIXED_MESSAGE);
-  for (size_t i = 0; i < n_other; i++)
-    if (cli_args_seen(args, n_args, other[i]))
-      return pascal_error_set(err, PASCAL_EINVAL, other[i],
-                              "the bundle is a %s calibration: give %s", gemm ? "gemm" : "scan",
-                              gemm ? "--Mg --Ng --Kg" : "--o --path --d --m --N --W");
-  for (size_t i = 0; i < n_need; i++)
-    if (!cli_args_seen(args, n_args, need[i]) &&
-        !(strcmp(need[i], "d") == 0 && q->path && strcmp(q->path, "sync") == 0))
-      return pascal_error_set(err, PASCAL_EINVAL, need[i], "missing required option");
-  if (!gemm && (q->W < PASCAL_PREDICT_W_MIN || q->W > PASCAL_PREDICT_W_MAX))
-    return pascal_error_set(err, PASCAL_EINVAL, "W", "W must be in [%g, %g]", PASCAL_PREDICT_W_MIN,
-                            PASCAL_PREDICT_W_MAX);
-  if (gemm) {
-    pascal_gemm_shape shape = {q->Mg, q->Ng, q->Kg};
-    pascal_gemm_prediction p;
-    pascal_status st = pascal_model_predict_gemm(model, &shape, &p, err);
-    if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
-      return st;
-    pascal_validation_expect_gemm(v, &shape, &p);
-    pascal_latency t;
-    int timed = pascal_predict_time_gemm(model, &shape, p.fill_bytes, &t, NULL) == PASCAL_OK;
-    st = pascal_codec_gemm_prediction_encode(&shape, &p, doc, err);
-    return st ? st : add_time(*doc, timed ? &t : NULL, err);
+  memset(o, 0, sizeof *o);
+  o->args[o->n++] = (cli_arg){"bundle", 0, CLI_ARG_STRING, 1, bundle, 0, 0, 0};
+  for (size_t w = 0; w < sizeof workloads / sizeof *workloads; w++) {
+    const pascal_query_field *f;
+    size_t n = pascal_query_fields(workloads[w], &f);
+    for (size_t i = 0; i < n; i++) {
+      if (has_option(o, f[i].name))
+        continue; /* a name two workloads share is one option */
+      size_t k = o->n++;
+      cli_arg *a = &o->args[k];
+      if (f[i].type == PASCAL_QUERY_UINT)
+        *a = (cli_arg){.name = f[i].name,
+                       .kind = CLI_ARG_U32,
+                       .dest = &o->u[k],
+                       .lo = (uint64_t)f[i].lo,
+                       .hi = (uint64_t)f[i].hi};
+      else if (f[i].type == PASCAL_QUERY_REAL) /* its range: pascal_query_build's */
+        *a = (cli_arg){.name = f[i].name, .kind = CLI_ARG_DOUBLE, .dest = &o->r[k]};
+      else
+        *a = (cli_arg){.name = f[i].name, .kind = CLI_ARG_STRING, .dest = &o->s[k]};
+    }
   }
-  pascal_scan_key key = {q->o, PASCAL_PATH_SYNC, q->d, q->m};
-  pascal_scan_prediction p;
-  pascal_status st = pascal_path_parse(q->path, "path", &key.path, err);
-  if (!st)
-    st = pascal_model_predict_scan(model, &key, q->N, q->W, &p, err);
-  if (st || (st = pascal_validation_build(cal, model, NULL, v, err)))
+  o->args[o->n++] = (cli_arg){"json", 0, CLI_ARG_FLAG, 0, json, 0, 0, 0};
+}
+
+static int option_given(const char *name, void *arg)
+{
+  const predict_options *o = arg;
+  return cli_args_seen(o->args, o->n, name);
+}
+
+/* "--o --path --d --m --N --W": the options of a workload. */
+static void options_of(pascal_workload w, char *buf, size_t size)
+{
+  const pascal_query_field *f;
+  size_t n = pascal_query_fields(w, &f), len = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < n && len < size; i++)
+    len += (size_t)snprintf(buf + len, size - len, "%s--%s", i ? " " : "", f[i].name);
+}
+
+/* The query the options give for a bundle of workload `wl`: a GEMM option
+ * beside a scan option is the daemon's mixed query; an option of the other
+ * workload names the ones the bundle needs. */
+static pascal_status options_query(const predict_options *o, pascal_workload wl, pascal_query *q,
+                                   pascal_error *err)
+{
+  pascal_workload asked; /* what the options alone say: only a mix is an error here */
+  pascal_status st = pascal_query_workload(option_given, (void *)o, NULL, &asked, err);
+  if (st)
     return st;
-  pascal_validation_expect_scan(v, &key, &p);
-  pascal_latency t;
-  int timed =
-      pascal_predict_time_scan(model, &key, q->N, q->W, p.fill_bytes, &t, NULL) == PASCAL_OK;
-  st = pascal_codec_scan_prediction_encode(&key, q->N, q->W, &p, doc, err);
-  return st ? st : add_time(*doc, timed ? &t : NULL, err);
+  for (size_t w = 0; w < sizeof workloads / sizeof *workloads; w++) {
+    const pascal_query_field *f;
+    size_t n = pascal_query_fields(workloads[w], &f);
+    for (size_t i = 0; i < n && workloads[w] != wl; i++)
+      if (option_given(f[i].name, (void *)o) &&
+          pascal_query_field_index(wl, f[i].name, strlen(f[i].name)) < 0) {
+        char need[128];
+        options_of(wl, need, sizeof need);
+        return pascal_error_set(err, PASCAL_EINVAL, f[i].name,
+                                "the bundle is a %s calibration: give %s", pascal_workload_name(wl),
+                                need);
+      }
+  }
+  pascal_query_value v[PASCAL_QUERY_FIELDS_MAX];
+  uint32_t given = 0;
+  for (size_t k = 0; k < o->n; k++) {
+    int i = pascal_query_field_index(wl, o->args[k].name, strlen(o->args[k].name));
+    if (i < 0 || !o->args[k].seen)
+      continue;
+    v[i] = (pascal_query_value){o->u[k], o->r[k], o->s[k]};
+    given |= UINT32_C(1) << i;
+  }
+  return pascal_query_build(wl, v, given, NULL, q, err);
+}
+
+/* Answer the query (pascal/answer.h); once it stands, build the
+ * calibration's own validation into *v as pascald builds it (a
+ * leave-one-key-out run) and answer it again with its expected error. */
+static pascal_status predict_run(const pascal_calibration *cal, const pascal_model *model,
+                                 pascal_validation *v, const pascal_query *q, json_t **doc,
+                                 pascal_error *err)
+{
+  pascal_answer a;
+  pascal_status st = pascal_answer_query(model, NULL, q, &a, err);
+  if (!st)
+    st = pascal_validation_build(cal, model, NULL, v, err);
+  if (!st)
+    st = pascal_answer_query(model, v, q, &a, err);
+  return st ? st : pascal_codec_answer_encode(q, &a, NULL, doc, err);
 }
 
 int cli_cmd_predict(int argc, char **argv)
 {
-  predict_query q = {0};
   const char *bundle_path = NULL;
   int json = 0;
-  cli_arg args[] = {
-      {"bundle", 0, CLI_ARG_STRING, 1, &bundle_path, 0, 0, 0},
-      /* the daemon's ranges (h_predict.c), so that both give the same verdict */
-      {"o", 0, CLI_ARG_U32, 0, &q.o, 1, PASCAL_PLAN_MAX_OCCUPANCY, 0},
-      {"path", 0, CLI_ARG_STRING, 0, &q.path, 0, 0, 0},
-      {"d", 0, CLI_ARG_U32, 0, &q.d, 0, PASCAL_PLAN_MAX_DEPTH, 0},
-      {"m", 0, CLI_ARG_U32, 0, &q.m, 0, PASCAL_PLAN_MAX_COMPUTE, 0},
-      {"N", 0, CLI_ARG_U32, 0, &q.N, 1, UINT32_MAX, 0},
-      {"W", 0, CLI_ARG_DOUBLE, 0, &q.W, 0, 0, 0},
-      {"Mg", 0, CLI_ARG_U32, 0, &q.Mg, 1, UINT32_MAX, 0},
-      {"Ng", 0, CLI_ARG_U32, 0, &q.Ng, 1, UINT32_MAX, 0},
-      {"Kg", 0, CLI_ARG_U32, 0, &q.Kg, 1, UINT32_MAX, 0},
-      {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0},
-  };
-  int rc = cli_parse("predict", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
+  predict_options o;
+  options_init(&o, &bundle_path, &json);
+  int rc = cli_parse("predict", argc, argv, o.args, o.n, NULL, 0, 0, NULL);
   if (rc)
     return rc;
   pascal_codec_bundle bundle;
@@ -184,11 +210,17 @@ int cli_cmd_predict(int argc, char **argv)
   if (!(rc = cli_load_model("predict", bundle_path, &bundle, &model))) {
     pascal_error err = {0};
     json_t *doc = NULL;
-    pascal_status st = predict_run(&bundle.cal, model, &valid, &q, args, N_ARGS(args), &doc, &err);
-    if (st == PASCAL_EREFUSED)
+    pascal_query q;
+    pascal_status st = options_query(&o, pascal_model_workload(model), &q, &err);
+    if (!st)
+      st = predict_run(&bundle.cal, model, &valid, &q, &doc, &err);
+    if (st == PASCAL_EREFUSED) {
       rc = cli_input_error("predict", "refused", &err);
-    else
-      rc = cli_finish("predict", args, N_ARGS(args), st, doc, json, &err);
+    } else {
+      if (st == PASCAL_EMISSING) /* an option the query needs: a usage error */
+        err.status = PASCAL_EINVAL;
+      rc = cli_finish("predict", o.args, o.n, st, doc, json, &err);
+    }
   }
   pascal_validation_free(&valid);
   pascal_model_free(model);
@@ -196,11 +228,13 @@ int cli_cmd_predict(int argc, char **argv)
   return rc;
 }
 
-/* Readable LOKO table from the report document. */
+/* Readable LOKO table from the report document, the methods in the columns
+ * of the comparison table (PASCAL_METHODS). */
 static void print_loko(const json_t *r)
 {
-  static const char *const methods[] = {"pascal",     "tilesight", "ppt_gpu",
-                                        "exact_sdcm", "aligned",   "che"};
+  const char *methods[PASCAL_METHOD_COUNT];
+  for (unsigned c = 0; c < PASCAL_METHOD_COUNT; c++)
+    methods[c] = pascal_method_info_of(pascal_method_at_column(c))->key;
   const json_t *bm = json_object_get(r, "balanced_mape");
   printf("leave-one-key-out: %lld keys (%lld scored), %lld runs (%lld scored, %lld refused)\n",
          (long long)json_integer_value(json_object_get(r, "n_keys")),
@@ -209,7 +243,7 @@ static void print_loko(const json_t *r)
          (long long)json_integer_value(json_object_get(r, "n_scored")),
          (long long)json_integer_value(json_object_get(r, "n_refused")));
   printf("balanced MAPE (%%):");
-  for (size_t i = 0; i < 6; i++) {
+  for (size_t i = 0; i < PASCAL_METHOD_COUNT; i++) {
     const json_t *v = json_object_get(bm, methods[i]);
     if (json_is_number(v))
       printf("  %s %.2f", methods[i], json_number_value(v));
@@ -217,7 +251,7 @@ static void print_loko(const json_t *r)
       printf("  %s -", methods[i]);
   }
   printf("\n\n%-22s %5s", "key", "runs");
-  for (size_t i = 0; i < 6; i++)
+  for (size_t i = 0; i < PASCAL_METHOD_COUNT; i++)
     printf(" %10s", methods[i]);
   printf("\n");
   size_t i;
@@ -237,7 +271,7 @@ static void print_loko(const json_t *r)
                (long long)json_integer_value(json_object_get(k, "m")));
     printf("%-22s %5lld", key, (long long)json_integer_value(json_object_get(k, "n_runs")));
     const json_t *mape = json_object_get(k, "mape");
-    for (size_t j = 0; j < 6; j++) {
+    for (size_t j = 0; j < PASCAL_METHOD_COUNT; j++) {
       const json_t *v = json_object_get(mape, methods[j]);
       if (json_is_number(v))
         printf(" %10.2f", json_number_value(v));

@@ -75,8 +75,8 @@ int cli_cmd_plan(int argc, char **argv)
   pascal_plan plan;
   json_t *doc = NULL;
   pascal_plan_init(&plan);
-  const int scan = pascal_plan_kind_parse(kind_text, &kind, &err) == PASCAL_OK &&
-                   kind <= PASCAL_PLAN_KIND_SCAN_HELDOUT;
+  const int scan =
+      pascal_plan_kind_parse(kind_text, &kind, &err) == PASCAL_OK && pascal_plan_kind_is_scan(kind);
   const int sources = (probe != NULL) + cli_args_seen(args, N_ARGS(args), "C") +
                       cli_args_seen(args, N_ARGS(args), "l2-bytes");
   pascal_status st = err.status;

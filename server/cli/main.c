@@ -36,7 +36,8 @@ static const command commands[] = {
     {"synth", cli_cmd_synth,
      "--law scan|gemm[,name=value...] [--plan PLAN] [--heldout PANEL_PLAN] [-o BUNDLE]"},
     {"plan", cli_cmd_plan,
-     "--kind scan|scan-heldout|gemm|gemm-heldout (--probe PROBE.json | --C C | --l2-bytes B) "
+     "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram (--probe PROBE.json | --C C | "
+     "--l2-bytes B) "
      "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
     {"sim", cli_cmd_sim,
      "scan --profile P --o O --path sync|tma [--d D] --m M --N N --W W [--seed S] [--json] | "

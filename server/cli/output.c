@@ -30,6 +30,9 @@ static int is_scalar_array(const json_t *v)
 }
 
 static void render_value(FILE *out, const json_t *v, int indent);
+/* Readable rendering of a JSON document: "key: value" lines, nested objects
+ * indented, scalar arrays on one line, reals with 10 significant digits. */
+static void render(FILE *out, const json_t *doc, int indent);
 
 static void render_array(FILE *out, const json_t *v, int indent)
 {
@@ -58,7 +61,7 @@ static void render_value(FILE *out, const json_t *v, int indent)
 {
   if (json_is_object(v)) {
     fputc('\n', out);
-    cli_render(out, v, indent);
+    render(out, v, indent);
   } else if (json_is_array(v)) {
     render_array(out, v, indent);
   } else {
@@ -68,7 +71,7 @@ static void render_value(FILE *out, const json_t *v, int indent)
   }
 }
 
-void cli_render(FILE *out, const json_t *doc, int indent)
+static void render(FILE *out, const json_t *doc, int indent)
 {
   const char *key;
   json_t *v;
@@ -92,7 +95,7 @@ int cli_print(json_t *doc, int json)
       rc = CLI_EXIT_FAILURE;
     free(text);
   } else {
-    cli_render(stdout, doc, 0);
+    render(stdout, doc, 0);
   }
   json_decref(doc);
   if (fflush(stdout) != 0)

@@ -27,10 +27,6 @@ int cli_print(json_t *doc, int json);
  * `path` is NULL. Returns the exit status, reporting a write error. */
 int cli_emit(const char *cmd, json_t *doc, const char *path);
 
-/* Readable rendering of a JSON document: "key: value" lines, nested objects
- * indented, scalar arrays on one line, reals with 10 significant digits. */
-void cli_render(FILE *out, const json_t *doc, int indent);
-
 /* An argument error: "pascal CMD: --opt: message" (field names that match an
  * option of `args` are shown as that option, '_' written '-'). Returns
  * CLI_EXIT_USAGE for PASCAL_EINVAL / PASCAL_ERANGE, else as cli_input_error. */

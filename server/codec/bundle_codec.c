@@ -3,6 +3,7 @@
  * (docs/bundle-format.md; issue 3 item 7): strict decoding into a
  * pascal_calibration, encoding of plain and frozen bundles (fitted curves of
  * paper Eq. trafficcurve, LOKO report of Eq. dynamic_selection) and the
+ * the time fit of pascal/time_model.h under "model", and the
  * content hash: SHA-256 over the canonical serialisation of format, device,
  * workload, class_rule, gemm, measurements and the held-out panel (when it
  * has runs, so that bundles without one keep their hash). The device may
@@ -12,9 +13,11 @@
  * present, and a device without them hashes as before they existed.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json_util.h"
+#include "pascal/time_model.h"
 #include "pascal_codec.h"
 #include "pascal_sha256.h"
 
@@ -68,17 +71,6 @@ static pascal_status copy_name(const json_t *obj, const char *key, char *dst, si
   return PASCAL_OK;
 }
 
-/* The peaks' keys in the bundle, in pascal_peaks order. */
-static const char *const peak_keys[] = {"dram_bytes_per_s", "l2_bytes_per_s", "tensor_flops",
-                                        "sm_clock_hz", "launch_s"};
-
-static double *peak_slot(pascal_peaks *p, size_t i)
-{
-  double *slots[] = {&p->dram_bytes_per_s, &p->l2_bytes_per_s, &p->tensor_flops, &p->sm_clock_hz,
-                     &p->launch_s};
-  return slots[i];
-}
-
 /* Optional device.peaks: all five numbers, as pascal_peaks_check wants them. */
 static pascal_status decode_peaks(const json_t *dev_obj, pascal_device *dev, pascal_error *err)
 {
@@ -86,18 +78,9 @@ static pascal_status decode_peaks(const json_t *dev_obj, pascal_device *dev, pas
   pascal_status st;
   if (!json_object_get(dev_obj, "peaks"))
     return PASCAL_OK;
-  if ((st = codec_get_object(dev_obj, "device", "peaks", 1, &obj, err)))
+  if ((st = codec_get_object(dev_obj, "device", "peaks", 1, &obj, err)) ||
+      (st = codec_peaks_decode(obj, "device.peaks", &dev->peaks, err)))
     return st;
-  for (size_t i = 0; i < sizeof peak_keys / sizeof peak_keys[0]; i++)
-    if ((st = codec_get_number(obj, "device.peaks", peak_keys[i], 1, 0, peak_slot(&dev->peaks, i),
-                               NULL, err)))
-      return st;
-  pascal_error inner;
-  if (pascal_peaks_check(&dev->peaks, &inner) != PASCAL_OK) {
-    char field[PASCAL_ERROR_FIELD_MAX];
-    codec_path(field, sizeof field, "device.peaks", inner.field);
-    return pascal_error_set(err, PASCAL_EINVAL, field, "%s %s", field, inner.message);
-  }
   dev->has_peaks = 1;
   return PASCAL_OK;
 }
@@ -399,16 +382,10 @@ static pascal_status encode_device(json_t *doc, const pascal_device *dev, pascal
     return st;
   /* Each optional part is written only when present: a device without it
    * has the object, and so the hash, it had before the part existed. */
-  if (dev->has_peaks) {
-    json_t *peaks = json_object();
-    if ((st = codec_set(obj, "peaks", peaks, err)))
-      return st;
-    pascal_peaks p = dev->peaks;
-    for (size_t i = 0; i < sizeof peak_keys / sizeof peak_keys[0]; i++)
-      if ((st = codec_set(peaks, peak_keys[i], codec_real(*peak_slot(&p, i)), err)))
-        return st;
-  }
   json_t *v = NULL;
+  if (dev->has_peaks &&
+      ((st = codec_peaks_encode(&dev->peaks, &v, err)) || (st = codec_set(obj, "peaks", v, err))))
+    return st;
   if (dev->has_capacity_probe &&
       ((st = pascal_codec_capacity_probe_encode(&dev->capacity_probe, &v, err)) ||
        (st = codec_set(obj, "capacity_probe", v, err))))
@@ -480,7 +457,43 @@ pascal_status pascal_codec_bundle_hash(const pascal_calibration *cal,
   return PASCAL_OK;
 }
 
-pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out, pascal_error *err)
+/* "time" of the model object: the time fit of pascal/time_model.h when the
+ * model carries one. Scan: "cost_s" and "fixed_s", one per curve in the
+ * curves' order; GEMM: "ctas_per_sm", "fixed_s", "iteration_s",
+ * "sm_iteration_s". */
+static pascal_status encode_model_time(const pascal_model *model, json_t *doc, pascal_error *err)
+{
+  if (!pascal_model_time_calibrated(model))
+    return PASCAL_OK;
+  json_t *t = json_object();
+  pascal_status st = codec_set(doc, "time", t, err);
+  if (st)
+    return st;
+  if (pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM) {
+    pascal_gemm_time_fit f;
+    if ((st = pascal_model_time_gemm(model, &f, err)) ||
+        (st = codec_set(t, "ctas_per_sm", codec_uint(f.ctas_per_sm), err)) ||
+        (st = codec_set(t, "fixed_s", codec_real(f.fixed_s), err)) ||
+        (st = codec_set(t, "iteration_s", codec_real(f.iteration_s), err)) ||
+        (st = codec_set(t, "sm_iteration_s", codec_real(f.sm_iteration_s), err)))
+      return st;
+    return PASCAL_OK;
+  }
+  size_t n = pascal_model_curve_count(model);
+  double *v = malloc(2 * (n ? n : 1) * sizeof *v);
+  if (!v)
+    return pascal_error_set(err, PASCAL_ENOMEM, "model.time", "out of memory");
+  for (size_t i = 0; !st && i < n; i++)
+    st = pascal_model_time_scan_ref(model, i, &v[i], &v[n + i], err);
+  if (!st && !(st = codec_set_real_array(t, "cost_s", v, n, err)))
+    st = codec_set_real_array(t, "fixed_s", v + n, n, err);
+  free(v);
+  return st;
+}
+
+/* The "model" object of a frozen bundle: {"curves": [...], ["time"]}, see
+ * docs/bundle-format.md. */
+static pascal_status model_encode(const pascal_model *model, json_t **out, pascal_error *err)
 {
   json_t *doc = json_object(), *curves = json_array();
   int gemm = pascal_model_workload(model) == PASCAL_WORKLOAD_GEMM;
@@ -502,6 +515,8 @@ pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out,
         !(st = codec_set_real_array(c, "y", v.curve->y, v.curve->n, err)))
       st = codec_set_real_array(c, "slope", v.curve->d, v.curve->n, err);
   }
+  if (!st)
+    st = encode_model_time(model, doc, err);
   if (st) {
     json_decref(doc);
     return st;
@@ -523,8 +538,7 @@ pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal, const js
   if ((st = encode_content(cal, provenance, &doc, err)))
     return st;
   if (model) {
-    if ((st = pascal_codec_model_encode(model, &part, err)) ||
-        (st = codec_set(doc, "model", part, err)))
+    if ((st = model_encode(model, &part, err)) || (st = codec_set(doc, "model", part, err)))
       goto fail;
     part = NULL;
     if (report) {
@@ -581,9 +595,13 @@ pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
   if (!bundle->frozen)
     return PASCAL_OK;
   json_t *fitted;
-  pascal_status st = pascal_codec_model_encode(model, &fitted, err);
+  pascal_status st = model_encode(model, &fitted, err);
   if (st)
     return st;
+  /* a bundle frozen before the time fit existed: its time is derived from
+     its (hashed) kernel times, the curves must still match */
+  if (!json_object_get(bundle->model, "time"))
+    json_object_del(fitted, "time");
   char absent[PASCAL_ERROR_FIELD_MAX];
   int same = json_equal(fitted, bundle->model);
   int missing = !same && first_missing(fitted, bundle->model, "model", absent, sizeof absent);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/grow.h"
+
 /* Deepest nesting of arrays/objects found in `text`, scanning outside
  * strings; stops counting once above `limit`. Done before Jansson parses so
  * that a hostile document cannot make the parser recurse deeply. */
@@ -62,12 +64,8 @@ pascal_status pascal_codec_load_file(const char *path, json_t **out, pascal_erro
     return pascal_error_set(err, PASCAL_ENOTFOUND, "file", "cannot open %s: %s", path,
                             strerror(errno));
   pascal_status st = PASCAL_OK;
-  size_t cap = 65536, len = 0;
-  char *buf = malloc(cap);
-  if (!buf) {
-    st = pascal_error_set(err, PASCAL_ENOMEM, "file", "out of memory reading %s", path);
-    goto done;
-  }
+  size_t cap = 0, len = 0;
+  char *buf = NULL;
   for (;;) {
     if (len == cap) {
       if (cap > PASCAL_CODEC_MAX_DOCUMENT) {
@@ -75,13 +73,10 @@ pascal_status pascal_codec_load_file(const char *path, json_t **out, pascal_erro
                               PASCAL_CODEC_MAX_DOCUMENT);
         goto done;
       }
-      char *bigger = realloc(buf, cap * 2);
-      if (!bigger) {
+      if (pascal_grow((void **)&buf, &cap, cap ? cap + 1 : 65536, 1)) {
         st = pascal_error_set(err, PASCAL_ENOMEM, "file", "out of memory reading %s", path);
         goto done;
       }
-      buf = bigger;
-      cap *= 2;
     }
     size_t got = fread(buf + len, 1, cap - len, f);
     len += got;

@@ -1,10 +1,12 @@
 /*
  * jobs_codec.c - the JSON of the jobs protocol (pascal_codec_jobs.h): the
  * four request bodies and the replies, each written here once for both
- * pascald and pascal-agent. A job's run goes through the plan codec, so a
+ * pascald and pascal-agent, and the error body the agent reads from a
+ * refusal. A job's run goes through the plan codec, so a
  * run pascald hands out and a run the agent accepts obey the same
  * pascal/plan.h limits.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -250,6 +252,7 @@ static pascal_status finish(json_t *obj, pascal_status st, json_t **out)
 
 static json_t *progress_object(const pascal_codec_progress *p)
 {
+  assert(p->done >= 0 && p->done <= p->total); /* what pascal_codec_progress_decode takes */
   return json_pack("{s:I,s:I}", "done", (json_int_t)p->done, "total", (json_int_t)p->total);
 }
 
@@ -289,6 +292,13 @@ static json_t *seconds_value(double s)
 
 static pascal_status encode_job(const pascal_codec_job *j, json_t **out, pascal_error *err)
 {
+  /* The protocol's limits hold for what pascald sends: the agent's decoder
+   * (decode_job) takes every job this writes. */
+  assert(j->id >= 1 && j->calibration >= 1);
+  assert(strlen(j->lease_token) >= PASCAL_CODEC_LEASE_MIN &&
+         strlen(j->lease_token) <= PASCAL_CODEC_LEASE_MAX);
+  assert(isfinite(j->lease_seconds) && j->lease_seconds > 0);
+  assert(j->block_bytes >= 1 && j->block_bytes <= PASCAL_PLAN_MAX_BLOCK_BYTES);
   json_t *obj = json_object(), *run = NULL;
   pascal_status st;
   if ((st = codec_set(obj, "id", codec_uint((uint64_t)j->id), err)) ||
@@ -339,4 +349,31 @@ pascal_status pascal_codec_outcome_reply_encode(int64_t id, const char *state,
   if (!st)
     st = codec_set(obj, "progress", progress_object(progress), err);
   return finish(obj, st, out);
+}
+
+/* A string member copied into dst (cut to fit); "" when null. */
+static pascal_status copy_text(const json_t *obj, const char *prefix, const char *key, int required,
+                               char *dst, size_t size, pascal_error *err)
+{
+  const char *s = NULL;
+  pascal_status st = json_is_null(json_object_get(obj, key))
+                         ? PASCAL_OK
+                         : codec_get_string(obj, prefix, key, required, &s, err);
+  snprintf(dst, size, "%s", s ? s : "");
+  return st;
+}
+
+pascal_status pascal_codec_api_error_decode(const json_t *body, pascal_codec_api_error *out,
+                                            pascal_error *err)
+{
+  json_t *e;
+  pascal_codec_api_error a;
+  pascal_status st;
+  if ((st = codec_get_object(body, "", "error", 1, &e, err)) ||
+      (st = copy_text(e, "error", "code", 1, a.code, sizeof a.code, err)) ||
+      (st = copy_text(e, "error", "message", 1, a.message, sizeof a.message, err)) ||
+      (st = copy_text(e, "error", "field", 0, a.field, sizeof a.field, err)))
+    return st;
+  *out = a;
+  return PASCAL_OK;
 }

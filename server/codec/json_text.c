@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/grow.h"
+
 void pascal_jtext_init(pascal_jtext *w, size_t reserve)
 {
   memset(w, 0, sizeof *w);
@@ -60,24 +62,18 @@ static void fail(pascal_jtext *w, pascal_status st, const char *key)
   snprintf(w->field, sizeof w->field, "%s", key ? key : "");
 }
 
-/* Room for `more` bytes plus the NUL; 0 on success. Doubling keeps appends
- * amortised O(1). */
+/* Room for `more` bytes plus the NUL; 0 on success. */
 static int reserve(pascal_jtext *w, size_t more)
 {
   if (w->status != PASCAL_OK)
     return -1;
   if (w->len + more < w->cap)
     return 0;
-  size_t cap = w->cap ? w->cap : 256;
-  while (cap <= w->len + more)
-    cap *= 2;
-  char *t = realloc(w->text, cap);
-  if (!t) {
+  if (more > SIZE_MAX - 1 - w->len ||
+      pascal_grow((void **)&w->text, &w->cap, w->len + more + 1, 1)) {
     fail(w, PASCAL_ENOMEM, NULL);
     return -1;
   }
-  w->text = t;
-  w->cap = cap;
   return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
  * json_util.c - strict, path-naming JSON field access and NaN-proof number
- * constructors for pascal_codec (json_util.h).
+ * constructors for pascal_codec, and the one JSON form of device peaks
+ * (json_util.h).
  */
 #include "json_util.h"
 
@@ -239,4 +240,49 @@ pascal_status codec_text_to_tree(const pascal_jtext *w, json_t **out, pascal_err
   if (st == PASCAL_OK)
     st = pascal_codec_parse(w->text, w->len, out, err);
   return st;
+}
+
+/* The peaks' keys, in pascal_peaks order. */
+static const char *const peak_keys[] = {"dram_bytes_per_s", "l2_bytes_per_s", "tensor_flops",
+                                        "sm_clock_hz", "launch_s"};
+
+static double *peak_slot(pascal_peaks *p, size_t i)
+{
+  double *slots[] = {&p->dram_bytes_per_s, &p->l2_bytes_per_s, &p->tensor_flops, &p->sm_clock_hz,
+                     &p->launch_s};
+  return slots[i];
+}
+
+pascal_status codec_peaks_encode(const pascal_peaks *p, json_t **out, pascal_error *err)
+{
+  json_t *obj = json_object();
+  pascal_peaks v = *p;
+  pascal_status st =
+      obj ? PASCAL_OK : pascal_error_set(err, PASCAL_ENOMEM, "peaks", "out of memory");
+  for (size_t i = 0; !st && i < sizeof peak_keys / sizeof *peak_keys; i++)
+    st = codec_set(obj, peak_keys[i], codec_real(*peak_slot(&v, i)), err);
+  if (st) {
+    json_decref(obj);
+    return st;
+  }
+  *out = obj;
+  return PASCAL_OK;
+}
+
+pascal_status codec_peaks_decode(const json_t *obj, const char *prefix, pascal_peaks *out,
+                                 pascal_error *err)
+{
+  pascal_peaks p;
+  pascal_status st;
+  for (size_t i = 0; i < sizeof peak_keys / sizeof *peak_keys; i++)
+    if ((st = codec_get_number(obj, prefix, peak_keys[i], 1, 0, peak_slot(&p, i), NULL, err)))
+      return st;
+  pascal_error inner;
+  if (pascal_peaks_check(&p, &inner) != PASCAL_OK) {
+    char field[PASCAL_ERROR_FIELD_MAX];
+    codec_path(field, sizeof field, prefix, inner.field);
+    return pascal_error_set(err, PASCAL_EINVAL, field, "%s %s", field, inner.message);
+  }
+  *out = p;
+  return PASCAL_OK;
 }

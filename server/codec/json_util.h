@@ -56,6 +56,14 @@ pascal_status codec_set_uint_array(json_t *obj, const char *key, const uint64_t 
                                    pascal_error *err);
 pascal_status codec_set_real_array(json_t *obj, const char *key, const double *v, size_t n,
                                    pascal_error *err);
+/* A device's peaks (pascal/latency.h) as {"dram_bytes_per_s",
+ * "l2_bytes_per_s", "tensor_flops", "sm_clock_hz", "launch_s"}: the one JSON
+ * form of bundles, device registrations and device replies. Decoding needs
+ * all five numbers and pascal_peaks_check's approval; errors name
+ * prefix.key. */
+pascal_status codec_peaks_encode(const pascal_peaks *p, json_t **out, pascal_error *err);
+pascal_status codec_peaks_decode(const json_t *obj, const char *prefix, pascal_peaks *out,
+                                 pascal_error *err);
 /* The tree form of a document written by the text writer: the writer's
  * text parsed (its reals read back as the same doubles, so the tree holds
  * exactly the computed values); the writer's failure if it had one. The

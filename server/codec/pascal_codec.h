@@ -23,11 +23,13 @@
 #include <stddef.h>
 
 #include "json_text.h" /* streaming text writer, pascal_json_real_format */
+#include "pascal/answer.h"
 #include "pascal/calibration.h"
 #include "pascal/error.h"
 #include "pascal/evaluate.h"
 #include "pascal/plan.h"
 #include "pascal/predict.h"
+#include "pascal/query.h"
 #include "pascal_codec_static.h" /* bounds, simulate, coherence, feedback */
 
 #ifdef __cplusplus
@@ -115,10 +117,6 @@ pascal_status pascal_codec_bundle_encode(const pascal_calibration *cal, const js
 pascal_status pascal_codec_bundle_hash(const pascal_calibration *cal,
                                        char hash[PASCAL_CODEC_HASH_LEN + 1], pascal_error *err);
 
-/* The "model" object of a frozen bundle: {"curves": [...]}, see
- * docs/bundle-format.md. */
-pascal_status pascal_codec_model_encode(const pascal_model *model, json_t **out, pascal_error *err);
-
 /* For a frozen bundle: the stored model must equal `model` fitted from its
  * measurements, bit for bit (field "model" otherwise). OK for plain bundles. */
 pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
@@ -140,34 +138,44 @@ pascal_status pascal_codec_static_table_encode(const pascal_static_table *table,
 
 /* ---- dynamic results ---------------------------------------------------- */
 
-/* How much of a prediction to write: the compact form {workload, K, rho,
- * fill_bytes, M, rule} is a prefix of the explained one. */
+/* How much of an answer to write: the compact form {workload, K, rho,
+ * fill_bytes, M, rule, expected_error_pct, extrapolated} is a prefix of the
+ * explained one. */
 typedef enum pascal_codec_detail {
   PASCAL_CODEC_COMPACT,
   PASCAL_CODEC_EXPLAINED
 } pascal_codec_detail;
 
-/* Scan prediction: {"workload":"scan","K","rho","fill_bytes","M","rule",
- * "query":{o,path,d,m,N,W},"explanation":{...}} (docs/cli.md). The _write
- * form streams the members into the object the caller has open in `w`
- * (pascald adds "device" and "calibration" before closing it); check
- * pascal_jtext_status() afterwards (PASCAL_ERANGE naming a non-finite
- * value). The _encode form returns the same document as a tree. */
-void pascal_codec_scan_prediction_write(pascal_jtext *w, const pascal_scan_key *key, uint32_t N,
-                                        double W, const pascal_scan_prediction *pred,
-                                        pascal_codec_detail detail);
-pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, uint32_t N, double W,
-                                                  const pascal_scan_prediction *pred, json_t **out,
-                                                  pascal_error *err);
-/* GEMM prediction: {"workload":"gemm","K","rho","fill_bytes","M","rule",
- * "query":{Mg,Ng,Kg},"n_r","n_c","n_k","B0","Q","K0","kappa",
- * "explanation":{...}}; _write and _encode as for scan. */
-void pascal_codec_gemm_prediction_write(pascal_jtext *w, const pascal_gemm_shape *shape,
-                                        const pascal_gemm_prediction *pred,
-                                        pascal_codec_detail detail);
-pascal_status pascal_codec_gemm_prediction_encode(const pascal_gemm_shape *shape,
-                                                  const pascal_gemm_prediction *pred, json_t **out,
-                                                  pascal_error *err);
+/* Who answered: pascald names the device and the calibration; the CLI,
+ * answering from a bundle, names none (NULL origin). */
+typedef struct pascal_codec_origin {
+  const char *device;
+  int64_t calibration;
+} pascal_codec_origin;
+
+/* An answer (pascal/answer.h) to `q` as one JSON object (docs/cli.md):
+ * {"workload","K","rho","fill_bytes","M","rule","expected_error_pct",
+ * "extrapolated"} (the compact form stops here), then the explained form's
+ * "query" (every field of the workload's table), for a GEMM
+ * "n_r","n_c","n_k","B0","Q","K0","kappa", then "explanation",
+ * "expected_error" and "advice"; then "device" and "calibration" with an
+ * origin, and "time_s" and "bound" when the answer is timed. The _write
+ * form streams it into `w` as a value (an array element or the top level);
+ * check pascal_jtext_status() afterwards (PASCAL_ERANGE naming a non-finite
+ * value). The _encode form returns the explained document as a tree. */
+void pascal_codec_answer_write(pascal_jtext *w, const pascal_query *q, const pascal_answer *a,
+                               const pascal_codec_origin *origin, pascal_codec_detail detail);
+pascal_status pascal_codec_answer_encode(const pascal_query *q, const pascal_answer *a,
+                                         const pascal_codec_origin *origin, json_t **out,
+                                         pascal_error *err);
+/* GET /v1/schema: {"queries": {"scan": [field...], "gemm": [...]},
+ * "methods": [method...]}; a field {"name", "type" ("integer", "number",
+ * "string"), "required", "minimum" and "maximum" (numbers) or "enum"
+ * (strings), "example", "doc"} in the order of its workload's table
+ * (pascal/query.h), a method {"key", "name", "title", "label"} in the
+ * columns of the comparison table (PASCAL_METHODS). */
+pascal_status pascal_codec_schema_encode(json_t **out, pascal_error *err);
+
 /* LOKO report: {"workload","n_keys","n_runs","n_scored","n_refused",
  * "n_keys_scored","balanced_mape":{"pascal","aligned","exact_sdcm","ppt_gpu",
  * "che","tilesight"},"keys":[...],"summary":{...}} plus "heldout" (the same

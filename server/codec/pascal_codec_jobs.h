@@ -1,9 +1,11 @@
 /*
- * pascal_codec_jobs.h - the jobs protocol between pascald and pascal-agent
+ * pascal_codec_jobs.h - the protocol between pascald and pascal-agent
  * (docs/http-api.md "Jobs", api-spec/openapi.yaml claimJob, heartbeatJob,
- * uploadJobResult, failJob): every request and reply body in one JSON form,
- * encoded by the side that sends it and decoded by the side that reads it
- * (the agent sends requests and reads replies, pascald the reverse).
+ * uploadJobResult, failJob, registerDevice, getDevice, and the error body of
+ * every refusal): every request and reply body in one JSON form, encoded by
+ * the side that sends it and decoded by the side that reads it (the agent
+ * sends requests and reads replies, pascald the reverse; a replica reads
+ * the primary's devices the way the agent does).
  *
  * Limits: every number of a job's run is bounded by the core's plan limits
  * (pascal/plan.h, through pascal_codec_plan_run_decode), a failure message
@@ -22,7 +24,9 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "pascal/device_data.h"
 #include "pascal/error.h"
+#include "pascal/latency.h"
 #include "pascal/plan.h"
 
 #ifdef __cplusplus
@@ -128,6 +132,49 @@ pascal_status pascal_codec_outcome_reply_encode(int64_t id, const char *state,
 /* The "progress" member of any jobs reply. */
 pascal_status pascal_codec_progress_decode(const json_t *reply, pascal_codec_progress *out,
                                            pascal_error *err);
+
+/* ---- devices: the agent registers its own and reads pascald's ----------- */
+
+/* A device as POST /v1/devices takes it and GET /v1/devices/{name} gives it
+ * back (docs/http-api.md "Devices"). The CUDA identity, the peaks and the
+ * capacity probe are optional: "" / 0 / has_* = 0 when unknown. */
+typedef struct pascal_codec_device {
+  char name[PASCAL_CODEC_NAME_MAX + 1];
+  char arch[32];
+  uint32_t sm_count, capacity_blocks, block_bytes; /* >= 1 */
+  char cuda_name[64];
+  uint32_t cc_major, cc_minor; /* compute capability MAJOR.MINOR */
+  uint64_t l2_bytes;
+  int has_peaks;
+  pascal_peaks peaks;
+  int has_capacity_probe;
+  pascal_capacity_probe capacity_probe;
+} pascal_codec_device;
+
+/* The registration body: name, arch, sm_count, capacity_blocks,
+ * block_bytes, then cuda_name, compute_capability ("9.0"), l2_bytes, peaks
+ * and capacity_probe where known. */
+pascal_status pascal_codec_device_encode(const pascal_codec_device *dev, json_t **out,
+                                         pascal_error *err);
+/* A device reply, {"device": {...}} or the device itself. A null or absent
+ * optional member is unknown; other members (created_at,
+ * static_experiment) are ignored. */
+pascal_status pascal_codec_device_decode(const json_t *reply, pascal_codec_device *out,
+                                         pascal_error *err);
+/* A compute capability "MAJOR.MINOR" (9.0, 12.1; one or two digits each,
+ * major >= 1): 0, or -1. */
+int pascal_codec_cc_parse(const char *s, uint32_t *major, uint32_t *minor);
+
+/* ---- the error body of every refusal ------------------------------------ */
+
+/* {"error": {"code", "message", "field"}}; field is "" when null. */
+typedef struct pascal_codec_api_error {
+  char code[64];
+  char message[512];
+  char field[128];
+} pascal_codec_api_error;
+pascal_status pascal_codec_api_error_decode(const json_t *body, pascal_codec_api_error *out,
+                                            pascal_error *err);
 
 #ifdef __cplusplus
 }

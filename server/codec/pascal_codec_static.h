@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 /* Above this many workers the O(M^2) exact LRU reuse distances (lru.exact,
- * sdcm, ppt_gpu) are skipped and written as null. */
+ * sdcm, tilesight, ppt_gpu) are skipped and written as null. */
 #define PASCAL_CODEC_EXACT_RD_MAX_M 4096u
 
 typedef struct pascal_codec_bounds_query {
@@ -40,8 +40,9 @@ typedef struct pascal_codec_bounds_query {
 /* {"N","C","M","gaps","D","theta":{"num","den","exact","decimal"},"T_star",
  *  "K_ttl","rho_ttl","lru":{"lower","upper","certified","exact"},
  *  "policy_lower_bound":{"value","exact","whole","frac_num","frac_den","phi"},
- *  "che":{"hit_rate","K"},"sdcm":{"ways","sets","K"},
- *  "ppt_gpu":{"published","corrected"}} */
+ *  "che":{"hit_rate","K"},"sdcm":{"ways","sets","K"},"tilesight":{"K"},
+ *  "ppt_gpu":{"published","corrected"}} (tilesight: TileSight's SDCM
+ *  arithmetic, PASCAL_HIT_TILESIGHT, with the geometry of "sdcm") */
 pascal_status pascal_codec_bounds(const pascal_codec_bounds_query *q, json_t **out,
                                   pascal_error *err);
 /* The same document streamed as text into `w` (pascald's fast path): one

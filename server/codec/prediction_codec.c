@@ -1,11 +1,12 @@
 /*
- * prediction_codec.c - the JSON form of scan and GEMM predictions with their
- * explanations (paper Algorithm predict, Eq. graph, App. C "GEMM
- * instantiation"); keys are documented in docs/cli.md. This is the one
- * writer of prediction documents: pascald streams it as text (single
- * answers, batches), the CLI gets the same text parsed into a tree
- * (pascal_codec_*_prediction_encode). The core's NaN ("not used by this
- * rule") is written as null.
+ * prediction_codec.c - the JSON form of an answer (pascal/answer.h): the
+ * scan or GEMM prediction with its explanation (paper Algorithm predict,
+ * Eq. graph, App. C "GEMM instantiation"), the query it answers (every field
+ * of its workload's table, pascal/query.h), who answered and its time; keys
+ * are documented in docs/cli.md. This is the one writer of answers: pascald
+ * streams it as text (single answers, batches), the CLI gets the same text
+ * parsed into a tree (pascal_codec_answer_encode). The core's NaN ("not used
+ * by this rule") is written as null.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,26 +179,36 @@ static void put_common(pascal_jtext *w, const char *workload, double K, double r
   put_extrapolations(w, ex);
 }
 
-void pascal_codec_scan_prediction_write(pascal_jtext *w, const pascal_scan_key *key, uint32_t N,
-                                        double W, const pascal_scan_prediction *pred,
-                                        pascal_codec_detail detail)
+/* "query": every field of the workload's table, in its order. */
+static void put_query(pascal_jtext *w, const pascal_query *q)
+{
+  const pascal_query_field *f;
+  size_t n = pascal_query_fields(q->workload, &f);
+  pascal_jtext_object_begin(w, "query");
+  for (size_t i = 0; i < n; i++) {
+    pascal_query_value v;
+    pascal_query_get(q, i, &v);
+    switch (f[i].type) {
+    case PASCAL_QUERY_UINT: pascal_jtext_uint(w, f[i].name, v.u); break;
+    case PASCAL_QUERY_REAL: pascal_jtext_real(w, f[i].name, v.r); break;
+    case PASCAL_QUERY_PATH: pascal_jtext_string(w, f[i].name, v.text); break;
+    }
+  }
+  pascal_jtext_object_end(w);
+}
+
+static void put_scan(pascal_jtext *w, const pascal_query *q, const pascal_scan_prediction *pred,
+                     pascal_codec_detail detail)
 {
   put_common(w, "scan", pred->K, pred->rho, pred->fill_bytes, pred->M, pred->why.rule,
              &pred->expected, &pred->extrapolated);
   if (detail == PASCAL_CODEC_COMPACT)
     return;
-  pascal_jtext_object_begin(w, "query");
-  pascal_jtext_uint(w, "o", key->o);
-  pascal_jtext_string(w, "path", pascal_path_name(key->path));
-  pascal_jtext_uint(w, "d", key->d);
-  pascal_jtext_uint(w, "m", key->m);
-  pascal_jtext_uint(w, "N", N);
-  pascal_jtext_real(w, "W", W);
-  pascal_jtext_object_end(w);
+  put_query(w, q);
   put_scan_explanation(w, &pred->why);
   put_expected_error(w, &pred->expected, 0, pred->why.rule);
   put_advice(w, &pred->advice);
-  pascal_jtext_object_end(w);
+  pascal_jtext_object_end(w); /* the explanation holds the expected error and the advice */
 }
 
 static void put_gemm_step(pascal_jtext *w, const char *key, const pascal_gemm_step *s)
@@ -231,18 +242,14 @@ static void put_gemm_explanation(pascal_jtext *w, const pascal_gemm_explanation 
   put_gemm_step(w, "row", &x->row);
 }
 
-void pascal_codec_gemm_prediction_write(pascal_jtext *w, const pascal_gemm_shape *shape,
-                                        const pascal_gemm_prediction *p, pascal_codec_detail detail)
+static void put_gemm(pascal_jtext *w, const pascal_query *q, const pascal_gemm_prediction *p,
+                     pascal_codec_detail detail)
 {
   put_common(w, "gemm", p->K, p->rho, p->fill_bytes, p->M, p->why.rule, &p->expected,
              &p->extrapolated);
   if (detail == PASCAL_CODEC_COMPACT)
     return;
-  pascal_jtext_object_begin(w, "query");
-  pascal_jtext_uint(w, "Mg", shape->Mg);
-  pascal_jtext_uint(w, "Ng", shape->Ng);
-  pascal_jtext_uint(w, "Kg", shape->Kg);
-  pascal_jtext_object_end(w);
+  put_query(w, q);
   pascal_jtext_uint(w, "n_r", p->n_r);
   pascal_jtext_uint(w, "n_c", p->n_c);
   pascal_jtext_uint(w, "n_k", p->n_k);
@@ -253,32 +260,36 @@ void pascal_codec_gemm_prediction_write(pascal_jtext *w, const pascal_gemm_shape
   put_gemm_explanation(w, &p->why);
   put_expected_error(w, &p->expected, 1, p->why.rule);
   pascal_jtext_null(w, "advice"); /* Theorem coherence is about cyclic scans */
+  pascal_jtext_object_end(w);     /* the explanation, as for a scan */
+}
+
+void pascal_codec_answer_write(pascal_jtext *w, const pascal_query *q, const pascal_answer *a,
+                               const pascal_codec_origin *origin, pascal_codec_detail detail)
+{
+  pascal_jtext_object_begin(w, NULL);
+  if (a->workload == PASCAL_WORKLOAD_SCAN)
+    put_scan(w, q, &a->scan, detail);
+  else
+    put_gemm(w, q, &a->gemm, detail);
+  if (origin) {
+    pascal_jtext_string(w, "device", origin->device);
+    pascal_jtext_int(w, "calibration", origin->calibration);
+  }
+  if (a->timed) {
+    pascal_jtext_real(w, "time_s", a->time.time_s);
+    pascal_jtext_string(w, "bound", pascal_bound_name(a->time.bound));
+    pascal_jtext_string(w, "time_source", pascal_time_source_name(a->time.source));
+  }
   pascal_jtext_object_end(w);
 }
 
-pascal_status pascal_codec_scan_prediction_encode(const pascal_scan_key *key, uint32_t N, double W,
-                                                  const pascal_scan_prediction *pred, json_t **out,
-                                                  pascal_error *err)
+pascal_status pascal_codec_answer_encode(const pascal_query *q, const pascal_answer *a,
+                                         const pascal_codec_origin *origin, json_t **out,
+                                         pascal_error *err)
 {
   pascal_jtext w;
   pascal_jtext_init(&w, 2048);
-  pascal_jtext_object_begin(&w, NULL);
-  pascal_codec_scan_prediction_write(&w, key, N, W, pred, PASCAL_CODEC_EXPLAINED);
-  pascal_jtext_object_end(&w);
-  pascal_status st = codec_text_to_tree(&w, out, err);
-  pascal_jtext_free(&w);
-  return st;
-}
-
-pascal_status pascal_codec_gemm_prediction_encode(const pascal_gemm_shape *shape,
-                                                  const pascal_gemm_prediction *pred, json_t **out,
-                                                  pascal_error *err)
-{
-  pascal_jtext w;
-  pascal_jtext_init(&w, 2048);
-  pascal_jtext_object_begin(&w, NULL);
-  pascal_codec_gemm_prediction_write(&w, shape, pred, PASCAL_CODEC_EXPLAINED);
-  pascal_jtext_object_end(&w);
+  pascal_codec_answer_write(&w, q, a, origin, PASCAL_CODEC_EXPLAINED);
   pascal_status st = codec_text_to_tree(&w, out, err);
   pascal_jtext_free(&w);
   return st;

@@ -7,7 +7,6 @@
  * values (NaN) are written as null. Predictions: prediction_codec.c.
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,17 +21,6 @@ static pascal_status child(json_t *parent, const char *key, json_t **out, pascal
   return key ? codec_set(parent, key, obj, err) : codec_append(parent, obj, "keys", err);
 }
 
-/* The JSON key of a method: its name with '-' turned into '_' so the keys
- * stay snake_case ("pascal", "aligned", "exact_sdcm", "ppt_gpu", "che",
- * "tilesight"). */
-static void method_key(int m, char name[32])
-{
-  snprintf(name, 32, "%s", pascal_method_name((pascal_method)m));
-  for (char *c = name; *c; c++)
-    if (*c == '-')
-      *c = '_';
-}
-
 /* [lo,hi] of a finite interval, else null. */
 static json_t *interval_or_null(pascal_interval i)
 {
@@ -40,18 +28,17 @@ static json_t *interval_or_null(pascal_interval i)
                                           : json_null();
 }
 
-/* {"pascal":..,"aligned":..,...}: one value per method, the number (or null)
- * of `v`, or where `v` is NULL the interval [lo,hi] (or null) of `ci`. */
+/* {"pascal":..,"aligned":..,...}: one value per method under its key
+ * (PASCAL_METHODS), the number (or null) of `v`, or where `v` is NULL the
+ * interval [lo,hi] (or null) of `ci`. */
 static pascal_status encode_methods(json_t *parent, const char *key, const double *v,
                                     const pascal_interval *ci, pascal_error *err)
 {
   json_t *o;
   pascal_status st = child(parent, key, &o, err);
-  for (int m = 0; !st && m < PASCAL_METHOD_COUNT; m++) {
-    char name[32];
-    method_key(m, name);
-    st = codec_set(o, name, v ? codec_real_or_null(v[m]) : interval_or_null(ci[m]), err);
-  }
+  for (int m = 0; !st && m < PASCAL_METHOD_COUNT; m++)
+    st = codec_set(o, pascal_method_info_of((pascal_method)m)->key,
+                   v ? codec_real_or_null(v[m]) : interval_or_null(ci[m]), err);
   return st;
 }
 
@@ -100,14 +87,16 @@ static pascal_status encode_latency_row(json_t *parent, const char *key,
   return PASCAL_OK;
 }
 
-/* "latency" of a report, present when its runs were timed. */
-static pascal_status encode_latency(json_t *parent, const pascal_latency_eval *l, pascal_error *err)
+/* "latency" (the pipeline on peaks) or "latency_calibrated" of a report,
+ * present when its runs were timed by that source. */
+static pascal_status encode_latency(json_t *parent, const char *name, const pascal_latency_eval *l,
+                                    pascal_error *err)
 {
   json_t *o;
   pascal_status st;
   if (!l->evaluated)
     return PASCAL_OK;
-  if ((st = child(parent, "latency", &o, err)) ||
+  if ((st = child(parent, name, &o, err)) ||
       (st = codec_set(o, "dram_bound_rise", codec_real(PASCAL_DRAM_BOUND_RISE), err)) ||
       (st = encode_latency_row(o, "all", &l->all, err)) ||
       (st = encode_latency_row(o, "dram_bound", &l->dram, err)))
@@ -115,15 +104,16 @@ static pascal_status encode_latency(json_t *parent, const pascal_latency_eval *l
   return PASCAL_OK;
 }
 
-/* "latency" of a key, present when it has timed runs. */
-static pascal_status encode_key_latency(json_t *parent, const pascal_key_latency *l,
-                                        pascal_error *err)
+/* "latency" or "latency_calibrated" of a key, present when it has timed
+ * runs. */
+static pascal_status encode_key_latency(json_t *parent, const char *name,
+                                        const pascal_key_latency *l, pascal_error *err)
 {
   json_t *o;
   pascal_status st;
   if (l->n_timed == 0)
     return PASCAL_OK;
-  if ((st = child(parent, "latency", &o, err)) ||
+  if ((st = child(parent, name, &o, err)) ||
       (st = codec_set(o, "n_timed", codec_uint(l->n_timed), err)) ||
       (st = codec_set(o, "n_dram_bound", codec_uint(l->n_dram), err)) ||
       (st = encode_inputs(o, "mape", l->mape, err)) ||
@@ -170,7 +160,8 @@ static pascal_status encode_key_report(json_t *arr, pascal_workload wl, const pa
       (st = codec_set(o, "n_above", codec_uint(k->n_above), err)) ||
       (st = codec_set(o, "n_floor_runs", codec_uint(k->n_floor_runs), err)) ||
       (st = codec_set(o, "floor_mape", codec_real_or_null(k->floor_mape), err)) ||
-      (st = encode_key_latency(o, &k->latency, err)))
+      (st = encode_key_latency(o, "latency", &k->latency, err)) ||
+      (st = encode_key_latency(o, "latency_calibrated", &k->latency_calibrated, err)))
     return st;
   return PASCAL_OK;
 }
@@ -193,7 +184,8 @@ pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out
       goto fail;
   if ((st = child(o, "summary", &summary, err)) ||
       (st = encode_summary_members(summary, &r->summary, err)) ||
-      (st = encode_latency(o, &r->latency, err)))
+      (st = encode_latency(o, "latency", &r->latency, err)) ||
+      (st = encode_latency(o, "latency_calibrated", &r->latency_calibrated, err)))
     goto fail;
   if (r->heldout && ((st = pascal_codec_loko_encode(r->heldout, &heldout, err)) ||
                      (st = codec_set(o, "heldout", heldout, err))))
@@ -210,10 +202,6 @@ static const pascal_loko_report *row_report(const pascal_loko_report *r)
 {
   return r->heldout ? r->heldout : r;
 }
-
-static const int table_columns[PASCAL_METHOD_COUNT] = {
-    PASCAL_METHOD_PASCAL,     PASCAL_METHOD_TILESIGHT, PASCAL_METHOD_PPTGPU,
-    PASCAL_METHOD_EXACT_SDCM, PASCAL_METHOD_ALIGNED,   PASCAL_METHOD_CHE};
 
 static pascal_status encode_row(json_t *rows, const char *device, const pascal_loko_report *r,
                                 pascal_error *err)
@@ -248,9 +236,8 @@ pascal_status pascal_codec_table_encode(const pascal_loko_report *const *reports
   if ((st = pascal_eval_summarize(used, n, &total, err)) ||
       (st = codec_set(o, "columns", columns = json_array(), err)))
     goto fail;
-  for (int c = 0; c < PASCAL_METHOD_COUNT; c++) {
-    char name[32];
-    method_key(table_columns[c], name);
+  for (unsigned c = 0; c < PASCAL_METHOD_COUNT; c++) {
+    const char *name = pascal_method_info_of(pascal_method_at_column(c))->key;
     if ((st = codec_append(columns, json_string(name), "table.columns", err)))
       goto fail;
   }

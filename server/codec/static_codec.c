@@ -1,7 +1,8 @@
 /*
  * static_codec.c - the static answers of paper section 3 as JSON: gap law
  * (Eq. waterfill, Theorem 1), LRU certificate and exact LRU (Theorem 2),
- * policy bound (Theorem 3, Eq. policy), Che and SDCM/PPT-GPU baselines,
+ * policy bound (Theorem 3, Eq. policy), Che, exact SDCM, TileSight's SDCM
+ * arithmetic and PPT-GPU baselines,
  * reference simulators, coherence (Theorem 4) and feedback (Theorem 5).
  * Computation is libpascal's; this file validates what the core does not
  * (geometry, simulation size) and encodes.
@@ -62,12 +63,13 @@ static void put_policy_bound(pascal_jtext *w, const pascal_policy_bound *b)
   pascal_jtext_object_end(w);
 }
 
-/* Exact LRU, SDCM and PPT-GPU all rest on the exact reuse distances; all
- * skipped (written as null) above PASCAL_CODEC_EXACT_RD_MAX_M workers. */
+/* Exact LRU, SDCM, TileSight and PPT-GPU all rest on the exact reuse
+ * distances; all skipped (written as null) above PASCAL_CODEC_EXACT_RD_MAX_M
+ * workers. */
 typedef struct reuse_models {
   int known;
   size_t lru_exact;
-  double sdcm_k, ppt_published, ppt_corrected;
+  double sdcm_k, tilesight_k, ppt_published, ppt_corrected;
 } reuse_models;
 
 static pascal_status reuse_models_compute(const pascal_codec_bounds_query *q,
@@ -84,6 +86,7 @@ static pascal_status reuse_models_compute(const pascal_codec_bounds_query *q,
   if (!(st = pascal_lru_misses_exact(q->n, q->c, q->phases, q->m, &out->lru_exact, err)) &&
       !(st = pascal_reuse_distance_compute(q->n, q->phases, q->m, rd, err)) &&
       !(st = pascal_expected_misses(PASCAL_HIT_SDCM, rd, q->m, geo, &out->sdcm_k, err)) &&
+      !(st = pascal_expected_misses(PASCAL_HIT_TILESIGHT, rd, q->m, geo, &out->tilesight_k, err)) &&
       !(st = pascal_expected_misses(PASCAL_HIT_PPT_PUBLISHED, rd, q->m, geo, &out->ppt_published,
                                     err)))
     st = pascal_expected_misses(PASCAL_HIT_PPT_CORRECTED, rd, q->m, geo, &out->ppt_corrected, err);
@@ -112,6 +115,12 @@ static void put_reuse_models(pascal_jtext *w, const pascal_cache_geometry *geo,
   pascal_jtext_uint(w, "sets", geo->sets);
   if (rm->known)
     pascal_jtext_real(w, "K", rm->sdcm_k);
+  else
+    pascal_jtext_null(w, "K");
+  pascal_jtext_object_end(w);
+  pascal_jtext_object_begin(w, "tilesight"); /* same geometry as "sdcm" */
+  if (rm->known)
+    pascal_jtext_real(w, "K", rm->tilesight_k);
   else
     pascal_jtext_null(w, "K");
   pascal_jtext_object_end(w);

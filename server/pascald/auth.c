@@ -1,8 +1,10 @@
 /*
  * auth.c - bearer-token generation, hashing and checking. Tokens are
  * "pasc_" + 64 hex digits of getrandom() output (256 bits); only their
- * SHA-256 is stored. The store looks a token up by hash; the hash it returns
- * is compared again in constant time before the role is trusted.
+ * SHA-256 is stored. A read looks the hash up in the daemon's table of
+ * tokens (tokens.h) first; a write, or a read the table cannot answer, asks
+ * the store, which looks it up by hash. The hash found is compared again in
+ * constant time before the role is trusted.
  */
 #include "auth.h"
 
@@ -14,6 +16,7 @@
 
 #include "pascal_sha256.h"
 #include "pascal_store.h"
+#include "tokens.h"
 
 static void hex(const uint8_t *in, size_t n, char *out)
 {
@@ -54,7 +57,8 @@ void pd_token_hash(const char *token, char out[PD_HASH_HEX])
   pascal_sha256_hex(token, strlen(token), out);
 }
 
-int pd_ct_equal(const char *a, const char *b, size_t n)
+/* Constant-time equality of two equal-length strings. */
+static int ct_equal(const char *a, const char *b, size_t n)
 {
   volatile unsigned char acc = 0;
   for (size_t i = 0; i < n; i++)
@@ -72,7 +76,7 @@ static int token_well_formed(const char *t, size_t n)
   return 1;
 }
 
-pd_auth_result pd_auth_check(pd_ctx *ctx, pd_request *req, const char *header)
+pd_auth_result pd_auth_check(pd_ctx *ctx, pd_request *req, const char *header, int read)
 {
   if (!header)
     return PD_AUTH_ABSENT;
@@ -92,12 +96,16 @@ pd_auth_result pd_auth_check(pd_ctx *ctx, pd_request *req, const char *header)
   char hash[PD_HASH_HEX];
   pd_token_hash(token, hash);
   pascal_store_token t;
-  pascal_store_status st = pascal_store_token_find(ctx->store, hash, &t, NULL);
-  if (st == PASCAL_STORE_NOT_FOUND)
-    return PD_AUTH_INVALID;
-  if (st != PASCAL_STORE_OK)
-    return PD_AUTH_UNAVAILABLE;
-  if (strlen(t.hash) != 64 || !pd_ct_equal(t.hash, hash, 64) || t.revoked != 0)
+  if (!read || !pd_tokens_find(ctx->tokens, hash, &t)) {
+    pascal_store_status st = pascal_store_token_find(ctx->store, hash, &t, NULL);
+    if (st == PASCAL_STORE_NOT_FOUND)
+      return PD_AUTH_INVALID;
+    if (st != PASCAL_STORE_OK)
+      return PD_AUTH_UNAVAILABLE;
+    if (read && t.revoked == 0 && strlen(t.hash) == 64)
+      pd_tokens_learn(ctx->tokens, &t);
+  }
+  if (strlen(t.hash) != 64 || !ct_equal(t.hash, hash, 64) || t.revoked != 0)
     return PD_AUTH_INVALID;
   req->role = t.role == PASCAL_STORE_ROLE_ADMIN ? PD_ROLE_ADMIN : PD_ROLE_AGENT;
   req->token_id = t.id;

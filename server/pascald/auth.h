@@ -2,7 +2,8 @@
  * auth.h - bearer tokens: generation (>= 128 random bits from getrandom; the
  * same random hex makes the jobs' lease tokens), hashing for storage
  * (SHA-256, hex), and checking a request's Authorization header against the
- * store with a constant-time comparison.
+ * daemon's table of tokens (reads, tokens.h) or the store (writes) with a
+ * constant-time comparison.
  */
 #ifndef PASCALD_AUTH_H
 #define PASCALD_AUTH_H
@@ -25,8 +26,6 @@ int pd_random_hex(size_t nbytes, char *out);
 int pd_token_generate(char *out);
 /* Hex SHA-256 of the token: what the store keeps. */
 void pd_token_hash(const char *token, char out[PD_HASH_HEX]);
-/* Constant-time equality of two equal-length strings. */
-int pd_ct_equal(const char *a, const char *b, size_t n);
 
 typedef enum pd_auth_result {
   PD_AUTH_ABSENT = 0,  /* no Authorization header */
@@ -37,7 +36,9 @@ typedef enum pd_auth_result {
 } pd_auth_result;
 
 /* Check the request's Authorization header; on PD_AUTH_OK sets role and
- * token id in req. */
-pd_auth_result pd_auth_check(pd_ctx *ctx, pd_request *req, const char *header);
+ * token id in req. `read`: the route only reads, so the token may be
+ * answered from the table of tokens (it never waits for the store's mutex
+ * once the token is known there). */
+pd_auth_result pd_auth_check(pd_ctx *ctx, pd_request *req, const char *header, int read);
 
 #endif

@@ -114,7 +114,8 @@ static int parse_bool(const char *v, int *out)
   return 0;
 }
 
-int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg, size_t msglen)
+/* Apply one option; returns 0 or -1 with a message in msg. */
+static int config_set(pd_config *cfg, const char *key, const char *value, char *msg, size_t msglen)
 {
   unsigned long x;
   int ok = -1;
@@ -222,7 +223,7 @@ static int load_file(pd_config *cfg, const char *path, char *msg, size_t msglen)
       val[vl - 1] = '\0';
       val++;
     }
-    if (pd_config_set(cfg, key, val, inner, sizeof inner)) {
+    if (config_set(cfg, key, val, inner, sizeof inner)) {
       snprintf(msg, msglen, "%s:%d: %s", path, lineno, inner);
       rc = -1;
     }
@@ -240,7 +241,7 @@ static int load_env(pd_config *cfg, char *msg, size_t msglen)
       name[n++] = (char)toupper((unsigned char)*k);
     name[n] = '\0';
     const char *v = getenv(name);
-    if (v && pd_config_set(cfg, config_keys[i], v, msg, msglen))
+    if (v && config_set(cfg, config_keys[i], v, msg, msglen))
       return -1;
   }
   return 0;
@@ -299,7 +300,7 @@ int pd_config_load(pd_config *cfg, int argc, char **argv, char *msg, size_t msgl
     return -1;
   for (int i = 0; i < argc;) {
     int used = flag_at(argc, argv, i, key, sizeof key, &value);
-    if (strcmp(key, "config") != 0 && pd_config_set(cfg, key, value, msg, msglen))
+    if (strcmp(key, "config") != 0 && config_set(cfg, key, value, msg, msglen))
       return -1;
     i += used;
   }

@@ -16,9 +16,6 @@
 
 void pd_config_defaults(pd_config *cfg);
 
-/* Apply one option; returns 0 or -1 with a message in msg. */
-int pd_config_set(pd_config *cfg, const char *key, const char *value, char *msg, size_t msglen);
-
 /* Full resolution for `pascald [serve]`: argv flags (after the subcommand),
  * --config FILE, env. Returns 0, or -1 with a message. */
 int pd_config_load(pd_config *cfg, int argc, char **argv, char *msg, size_t msglen);

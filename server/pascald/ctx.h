@@ -6,7 +6,8 @@
  * written before MHD starts and only read afterwards; the store
  * serializes its callers on the mutex inside pascal_store (one SQLite
  * connection, locked for the whole of every store call); the prediction
- * registry has its own read-mostly lock (registry.h); stats and `stopping`
+ * registry has its own read-mostly lock (registry.h), so has the table of
+ * tokens that authenticated reads (tokens.h); stats and `stopping`
  * are atomics; mhd and bound_port belong to the main thread; a replica's
  * sync thread shares only the store and the registry, and keeps its own
  * state behind its own mutex (replica.c).
@@ -23,6 +24,7 @@ struct pascal_store;
 typedef struct pd_registry pd_registry;
 typedef struct pd_replica pd_replica;
 typedef struct pd_plot_cache pd_plot_cache;
+typedef struct pd_tokens pd_tokens;
 
 struct pd_ctx {
   pd_config cfg;
@@ -34,6 +36,8 @@ struct pd_ctx {
   pd_registry *registry;      /* thread-safe: rwlock inside (registry.h) */
   pd_replica *replica;        /* replica mode state (replica.h), NULL on a primary */
   pd_plot_cache *plots;       /* thread-safe: mutex inside (plot_cache.h) */
+  pd_tokens *tokens;          /* thread-safe: rwlock inside (tokens.h); reads'
+                                 tokens, revalidated by a thread of its own */
   atomic_int stopping;        /* 1 once SIGTERM/SIGINT came: answers close their
                                  connections (http.c); set by the main thread */
 };

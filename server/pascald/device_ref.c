@@ -26,28 +26,6 @@ int pd_device_has_cuda_name(const pascal_store_device *d, const char *cuda_name)
   return d->cuda_name[0] && cuda_name && !strcasecmp(d->cuda_name, cuda_name);
 }
 
-int pd_cc_parse(const char *s, uint32_t *major, uint32_t *minor)
-{
-  unsigned long v[2] = {0, 0};
-  for (int part = 0; part < 2; part++) {
-    if (!isdigit((unsigned char)*s))
-      return -1;
-    size_t digits = 0;
-    while (isdigit((unsigned char)*s)) {
-      if (++digits > 2)
-        return -1;
-      v[part] = v[part] * 10 + (unsigned long)(*s++ - '0');
-    }
-    if (part == 0 && *s++ != '.')
-      return -1;
-  }
-  if (*s || v[0] < 1)
-    return -1;
-  *major = (uint32_t)v[0];
-  *minor = (uint32_t)v[1];
-  return 0;
-}
-
 /* Levenshtein distance of a and b, ASCII case ignored (both < 64 bytes). */
 static size_t distance(const char *a, const char *b)
 {

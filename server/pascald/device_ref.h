@@ -29,7 +29,4 @@ const char *pd_device_for_prediction(pd_ctx *ctx, const char *ref, char *name, p
 /* 1 when `d` has the CUDA name `cuda_name` (ASCII case ignored). */
 int pd_device_has_cuda_name(const pascal_store_device *d, const char *cuda_name);
 
-/* Parse a compute capability "MAJOR.MINOR" (9.0, 12.1): 0, or -1. */
-int pd_cc_parse(const char *s, uint32_t *major, uint32_t *minor);
-
 #endif

@@ -20,6 +20,7 @@
 #include "handlers.h"
 #include "jsonin.h"
 #include "pascal/plan.h"
+#include "pascal_codec_jobs.h"
 #include "reply.h"
 #include "views.h"
 
@@ -39,7 +40,7 @@ void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   json_decref(q);
   if (bad)
     return;
-  if (cc[0] && pd_cc_parse(cc, &major, &minor)) {
+  if (cc[0] && pascal_codec_cc_parse(cc, &major, &minor)) {
     pd_reply_error(rep, 400, "invalid_value", "cc",
                    "cc must be a compute capability MAJOR.MINOR such as 9.0 (got '%s')", cc);
     return;
@@ -118,7 +119,7 @@ void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
       pd_get_u64(b, "l2_bytes", 0, 1, UINT64_C(1) << 53, &l2, NULL, rep) < 0 ||
       get_peaks(b, &dev, rep) < 0 || pd_device_data_take(b, &dev, rep))
     return;
-  if (cc[0] && pd_cc_parse(cc, &dev.cc_major, &dev.cc_minor)) {
+  if (cc[0] && pascal_codec_cc_parse(cc, &dev.cc_major, &dev.cc_minor)) {
     pd_reply_error(rep, 400, "invalid_value", "compute_capability",
                    "compute_capability must be MAJOR.MINOR such as 9.0 (got '%s')", cc);
     return;

@@ -1,5 +1,6 @@
 /*
- * h_meta.c - health, version, /v1/stats (JSON) and /metrics (Prometheus text
+ * h_meta.c - health, version, the query and method schema, /v1/stats (JSON)
+ * and /metrics (Prometheus text
  * exposition format 0.0.4: pascal_ prefix, _total counters, cumulative
  * histogram buckets ending with le="+Inf").
  */
@@ -14,6 +15,7 @@
 #include "ctx.h"
 #include "handlers.h"
 #include "pascal/version.h"
+#include "pascal_codec.h"
 #include "pascal_store.h"
 #include "registry.h"
 #include "replica.h"
@@ -38,6 +40,21 @@ void pd_h_version(pd_ctx *ctx, pd_request *req, pd_reply *rep)
                 json_pack("{s:s,s:s,s:s,s:s,s:[s,s]}", "name", "pascald", "version",
                           pascal_version(), "release", PASCAL_VERSION, "api", "v1", "formats",
                           "pascal-calibration/1", "pascal-plan/1"));
+}
+
+/* The fields of every workload's query and the evaluation methods, as the
+ * daemon reads and writes them (pascal_codec_schema_encode). */
+void pd_h_schema(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
+  (void)ctx;
+  (void)req;
+  json_t *doc = NULL;
+  pascal_error err;
+  if (pascal_codec_schema_encode(&doc, &err) != PASCAL_OK) {
+    pd_reply_pascal_error(rep, &err);
+    return;
+  }
+  pd_reply_json(rep, 200, doc);
 }
 
 /* Store-side counts and agents; on failure the stats still answer without them. */

@@ -10,6 +10,7 @@
 /* h_meta.c */
 void pd_h_healthz(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_version(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_schema(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_stats(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 /* h_predict.c */

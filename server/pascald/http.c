@@ -34,6 +34,7 @@
 #include "cors.h"
 #include "jsonin.h"
 #include "jsonpar.h"
+#include "pascal/grow.h"
 #include "replica.h"
 #include "reply.h"
 #include "reqhead.h"
@@ -145,7 +146,7 @@ static int check_access(pd_ctx *ctx, const pd_route *route, pd_request *req, pd_
     return 0;
   if (need == PD_ACCESS_READ && !ctx->cfg.auth_reads && !hdr)
     return 0;
-  pd_auth_result a = pd_auth_check(ctx, req, hdr);
+  pd_auth_result a = pd_auth_check(ctx, req, hdr, need == PD_ACCESS_READ);
   if (a == PD_AUTH_UNAVAILABLE) {
     pd_reply_error(rep, 503, "unavailable", NULL, "the token store cannot be read; try again");
     return -1;
@@ -287,16 +288,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
       c->len = c->cap = 0;
       return MHD_YES;
     }
-    if (c->len + n + 1 > c->cap) {
-      size_t cap = c->cap ? c->cap : 1024;
-      while (cap < c->len + n + 1)
-        cap *= 2;
-      char *b = realloc(c->body, cap);
-      if (!b)
-        return MHD_NO;
-      c->body = b;
-      c->cap = cap;
-    }
+    if (pascal_grow((void **)&c->body, &c->cap, c->len + n + 1, 1))
+      return MHD_NO;
     memcpy(c->body + c->len, upload_data, n);
     c->len += n;
     c->body[c->len] = '\0';

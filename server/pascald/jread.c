@@ -36,7 +36,8 @@ int pd_jread_at_end(pd_jread *r)
   return r->p == r->end;
 }
 
-int pd_jread_string(pd_jread *r, const char **s, size_t *len)
+/* A string without escapes: s[0..len) borrowed from the text. */
+static int jread_string(pd_jread *r, const char **s, size_t *len)
 {
   if (!pd_jread_take(r, '"'))
     return -1;
@@ -127,7 +128,7 @@ int pd_jread_scalar(pd_jread *r, pd_value *v)
   if (r->p == r->end)
     return -1;
   switch (*r->p) {
-  case '"': v->kind = PD_V_STRING; return pd_jread_string(r, &v->s, &v->len);
+  case '"': v->kind = PD_V_STRING; return jread_string(r, &v->s, &v->len);
   case 't': v->kind = PD_V_BOOL, v->i = 1; return literal(r, "true", 4);
   case 'f': v->kind = PD_V_BOOL, v->i = 0; return literal(r, "false", 5);
   case 'n': v->kind = PD_V_NULL; return literal(r, "null", 4);
@@ -140,7 +141,7 @@ int pd_jread_scalar(pd_jread *r, pd_value *v)
 
 int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *klen)
 {
-  if (pd_jread_string(r, k, klen) || !pd_jread_take(r, ':'))
+  if (jread_string(r, k, klen) || !pd_jread_take(r, ':'))
     return -1;
   for (size_t i = 0; i < seen->n; i++)
     if (seen->f[i].klen == *klen && memcmp(seen->f[i].key, *k, *klen) == 0)

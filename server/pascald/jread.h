@@ -26,8 +26,6 @@ typedef struct pd_jread {
 int pd_jread_take(pd_jread *r, char c);
 /* 1 when only whitespace is left. */
 int pd_jread_at_end(pd_jread *r);
-/* A string without escapes: s[0..len) borrowed from the text. */
-int pd_jread_string(pd_jread *r, const char **s, size_t *len);
 /* A string, number, true, false or null; -1 at '{', '[' or bad text. */
 int pd_jread_scalar(pd_jread *r, pd_value *v);
 /* A member's key and its ':'; -1 also when `seen` already holds the key. */

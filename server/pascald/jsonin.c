@@ -97,14 +97,6 @@ int pd_get_u64(json_t *obj, const char *key, int required, uint64_t lo, uint64_t
   return pd_value_u64(&v, key, required, lo, hi, out, prefix, rep);
 }
 
-int pd_get_i64(json_t *obj, const char *key, int required, int64_t lo, int64_t hi, int64_t *out,
-               const char *prefix, pd_reply *rep)
-{
-  pd_value v;
-  pd_value_from_json(json_object_get(obj, key), &v);
-  return pd_value_i64(&v, key, required, lo, hi, out, prefix, rep);
-}
-
 int pd_get_num(json_t *obj, const char *key, int required, double lo, double hi, double *out,
                const char *prefix, pd_reply *rep)
 {

@@ -50,8 +50,6 @@ int pd_json_strict(json_t *obj, const char *const *allowed, const char *prefix, 
 
 int pd_get_u64(json_t *obj, const char *key, int required, uint64_t lo, uint64_t hi, uint64_t *out,
                const char *prefix, pd_reply *rep);
-int pd_get_i64(json_t *obj, const char *key, int required, int64_t lo, int64_t hi, int64_t *out,
-               const char *prefix, pd_reply *rep);
 /* Finite number (integer or real) in [lo, hi]. */
 int pd_get_num(json_t *obj, const char *key, int required, double lo, double hi, double *out,
                const char *prefix, pd_reply *rep);

@@ -7,7 +7,8 @@
  *   1. one string-aware scan finds, at depth 1, the array value spanning most
  *      of the body and splits it at element commas into k slices;
  *   2. each slice "[e_i, ..., e_j]" is parsed by Jansson on its own thread,
- *      the rest of the body (the array replaced by []) on the calling one;
+ *      and so is the rest of the body (the array replaced by []), through
+ *      the request fan-out of fanout.h;
  *   3. the slices' elements are joined into one array set in place.
  * The result is the tree the serial parse gives: every piece is parsed by
  * Jansson with the same flags, splits fall on ASCII commas between elements
@@ -19,13 +20,14 @@
  */
 #include "jsonpar.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fanout.h"
 #include "jsonin.h"
 
 #define SLICES_MAX 8
+_Static_assert(SLICES_MAX + 1 <= PD_FANOUT_MAX, "the slices and the rest run at once");
 
 typedef struct span {
   size_t open, close;         /* '[' and its ']' */
@@ -82,15 +84,15 @@ static int find_split(const char *b, size_t len, size_t parts, span *sp)
 }
 
 typedef struct slice_job {
-  char *text; /* "[" + elements + "]" */
+  char *text; /* "[" + elements + "]", or the rest of the body */
   size_t len;
-  json_t *arr;
+  json_t *arr; /* what Jansson made of it, or NULL */
 } slice_job;
 
 static void *slice_parse(void *arg)
 {
   slice_job *j = arg;
-  j->arr = json_loadb(j->text, j->len, JSON_REJECT_DUPLICATES, NULL);
+  j->arr = j->text ? json_loadb(j->text, j->len, JSON_REJECT_DUPLICATES, NULL) : NULL;
   return NULL;
 }
 
@@ -118,44 +120,30 @@ static json_t *parse_split(const char *b, size_t len, size_t parts)
     parts = SLICES_MAX;
   if (find_split(b, len, parts, &sp))
     return NULL;
-  slice_job jobs[SLICES_MAX];
-  pthread_t tid[SLICES_MAX];
-  int started[SLICES_MAX] = {0};
+  /* jobs[0..k): the slices; jobs[k]: the rest of the body, the array
+   * emptied: b[0..open] + b[close..] = "[]" */
+  slice_job jobs[SLICES_MAX + 1];
   memset(jobs, 0, sizeof jobs);
-  json_t *outer = NULL, *all = NULL;
-  char *outer_text = NULL;
   int ok = 1;
   for (size_t j = 0; j < sp.k && ok; j++)
     ok = (jobs[j].text = splice("[", b, sp.cut[j] + 1, sp.cut[j + 1], "]", &jobs[j].len)) != NULL;
-  if (ok) {
-    for (size_t j = 1; j < sp.k; j++)
-      started[j] = pthread_create(&tid[j], NULL, slice_parse, &jobs[j]) == 0;
-    slice_parse(&jobs[0]);
-    /* the rest of the body, the array emptied: b[0..open] + b[close..] = "[]" */
-    size_t olen = sp.open + 1 + (len - sp.close);
-    outer_text = malloc(olen + 1);
-    if (outer_text) {
-      memcpy(outer_text, b, sp.open + 1);
-      memcpy(outer_text + sp.open + 1, b + sp.close, len - sp.close);
-      outer = json_loadb(outer_text, olen, JSON_REJECT_DUPLICATES, NULL);
-    }
-    for (size_t j = 1; j < sp.k; j++) {
-      if (started[j])
-        pthread_join(tid[j], NULL);
-      else
-        slice_parse(&jobs[j]);
-    }
+  slice_job *rest = &jobs[sp.k];
+  rest->len = sp.open + 1 + (len - sp.close);
+  if (ok && (rest->text = malloc(rest->len + 1))) {
+    memcpy(rest->text, b, sp.open + 1);
+    memcpy(rest->text + sp.open + 1, b + sp.close, len - sp.close);
+    pd_fanout(sp.k + 1, slice_parse, jobs, sizeof *jobs);
   }
+  json_t *outer = rest->arr, *all = json_array();
+  free(rest->text);
   /* join: every slice must be a non-empty array (a trailing comma would
    * otherwise slip through as an empty last slice) */
-  all = json_array();
   for (size_t j = 0; j < sp.k; j++) {
     ok = ok && jobs[j].arr && json_array_size(jobs[j].arr) > 0 && all &&
          json_array_extend(all, jobs[j].arr) == 0;
     json_decref(jobs[j].arr);
     free(jobs[j].text);
   }
-  free(outer_text);
   /* put the joined array where the empty one is */
   const char *key = NULL;
   json_t *v = NULL;

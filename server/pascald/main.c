@@ -30,6 +30,7 @@
 #include "replica.h"
 #include "reply.h"
 #include "routes.h"
+#include "tokens.h"
 
 /* Exit status of `pascald serve` (docs/http-api.md): 0 after a signal, 1 on
  * any other failure to start, 2 for bad usage, 3 for a damaged database. */
@@ -237,10 +238,15 @@ static int serve_main(int argc, char **argv)
     rc = opened;
     goto done;
   }
-  if (pd_registry_new(&ctx->registry) || pd_plot_cache_new(&ctx->plots))
+  if (pd_registry_new(&ctx->registry) || pd_plot_cache_new(&ctx->plots) ||
+      pd_tokens_new(ctx->store, &ctx->tokens))
     goto done;
   if (pd_calib_startup(ctx, msg, sizeof msg)) {
     fprintf(stderr, "pascald: %s\n", msg);
+    goto done;
+  }
+  if (pd_tokens_start(ctx->tokens, PD_TOKEN_REVALIDATE_MS)) {
+    fprintf(stderr, "pascald: cannot start the token revalidation thread\n");
     goto done;
   }
   if (pd_replica_start(ctx, msg, sizeof msg) || pd_http_start(ctx, msg, sizeof msg)) {
@@ -262,6 +268,7 @@ static int serve_main(int argc, char **argv)
   rc = 0;
 done:
   pd_replica_stop(ctx);
+  pd_tokens_free(ctx->tokens);
   pd_plot_cache_free(ctx->plots);
   pd_registry_free(ctx->registry);
   pascal_store_close(ctx->store);

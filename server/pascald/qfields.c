@@ -29,7 +29,8 @@ void pd_fields_free(pd_fields *fs)
   pd_fields_init(fs);
 }
 
-int pd_fields_add(pd_fields *fs, const char *key, size_t klen, const pd_value *v)
+/* Append a field (the caller has checked that the key is new); -1 on OOM. */
+static int fields_add(pd_fields *fs, const char *key, size_t klen, const pd_value *v)
 {
   if (fs->n == fs->cap) {
     size_t cap = 2 * fs->cap;
@@ -99,7 +100,7 @@ int pd_fields_from_json(json_t *obj, pd_fields *out, pd_reply *rep)
   {
     pd_value v;
     pd_value_from_json(j, &v);
-    if (pd_fields_add(out, key, strlen(key), &v)) {
+    if (fields_add(out, key, strlen(key), &v)) {
       pd_reply_error(rep, 500, "internal", NULL, "out of memory");
       return -1;
     }
@@ -163,8 +164,9 @@ static void field_fail(pd_reply *rep, const char *code, const char *prefix, cons
   pd_reply_error(rep, 400, code, f, "field '%s' %s", f, what);
 }
 
-int pd_value_i64(const pd_value *v, const char *key, int required, int64_t lo, int64_t hi,
-                 int64_t *out, const char *prefix, pd_reply *rep)
+/* An integer in [lo, hi] (a real with no fraction counts). */
+static int value_i64(const pd_value *v, const char *key, int required, int64_t lo, int64_t hi,
+                     int64_t *out, const char *prefix, pd_reply *rep)
 {
   int rc = presence(v, key, required, prefix, rep);
   if (rc)
@@ -193,7 +195,7 @@ int pd_value_u64(const pd_value *v, const char *key, int required, uint64_t lo, 
   int64_t x;
   int64_t ilo = lo > INT64_MAX ? INT64_MAX : (int64_t)lo;
   int64_t ihi = hi > INT64_MAX ? INT64_MAX : (int64_t)hi;
-  int rc = pd_value_i64(v, key, required, ilo, ihi, &x, prefix, rep);
+  int rc = value_i64(v, key, required, ilo, ihi, &x, prefix, rep);
   if (rc == 0)
     *out = (uint64_t)x;
   return rc;
@@ -248,7 +250,7 @@ static const pd_value *value_of(const pd_fields *fs, const char *key)
 int pd_field_i64(const pd_fields *fs, const char *key, int required, int64_t lo, int64_t hi,
                  int64_t *out, const char *prefix, pd_reply *rep)
 {
-  return pd_value_i64(value_of(fs, key), key, required, lo, hi, out, prefix, rep);
+  return value_i64(value_of(fs, key), key, required, lo, hi, out, prefix, rep);
 }
 
 int pd_field_u64(const pd_fields *fs, const char *key, int required, uint64_t lo, uint64_t hi,
@@ -379,7 +381,7 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
                    "a query parameter name is not valid UTF-8");
     goto fail;
   }
-  if (pd_fields_add(ar->out, key, key_size, &v)) {
+  if (fields_add(ar->out, key, key_size, &v)) {
     pd_reply_error(ar->rep, 500, "internal", NULL, "out of memory");
     goto fail;
   }

@@ -55,8 +55,6 @@ typedef struct pd_fields {
 
 void pd_fields_init(pd_fields *fs);
 void pd_fields_free(pd_fields *fs);
-/* Append a field (the caller has checked that the key is new); -1 on OOM. */
-int pd_fields_add(pd_fields *fs, const char *key, size_t klen, const pd_value *v);
 /* The field named `key`, or NULL. */
 pd_field *pd_fields_get(const pd_fields *fs, const char *key);
 /* Remove the field named `key` (keeping the others' order). */
@@ -79,8 +77,6 @@ int pd_fields_strict(const pd_fields *fs, const char *const *allowed, const char
 
 /* Checks of one value (v->kind PD_V_ABSENT when the field is not there),
  * naming the field prefix.key in errors. */
-int pd_value_i64(const pd_value *v, const char *key, int required, int64_t lo, int64_t hi,
-                 int64_t *out, const char *prefix, pd_reply *rep);
 int pd_value_u64(const pd_value *v, const char *key, int required, uint64_t lo, uint64_t hi,
                  uint64_t *out, const char *prefix, pd_reply *rep);
 int pd_value_num(const pd_value *v, const char *key, int required, double lo, double hi,

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/grow.h"
+
 struct pd_registry {
   pthread_rwlock_t lock;
   pd_reg_entry *entries;
@@ -59,16 +61,8 @@ int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model, pascal_vali
   for (size_t i = 0; i < r->n && rc == 0; i++)
     if (r->entries[i].id == id)
       rc = 1;
-  if (rc == 0 && r->n == r->cap) {
-    size_t cap = r->cap ? 2 * r->cap : 16;
-    pd_reg_entry *e = realloc(r->entries, cap * sizeof *e);
-    if (!e)
-      rc = -1;
-    else {
-      r->entries = e;
-      r->cap = cap;
-    }
-  }
+  if (rc == 0 && pascal_grow((void **)&r->entries, &r->cap, r->n + 1, sizeof *r->entries))
+    rc = -1;
   if (rc == 0) {
     pd_reg_entry *e = &r->entries[r->n++];
     e->id = id;

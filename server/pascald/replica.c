@@ -21,6 +21,7 @@
 #include "calib.h"
 #include "ctx.h"
 #include "device_ref.h"
+#include "pascal_codec_jobs.h"
 #include "pascal_store.h"
 #include "primary.h"
 #include "reply.h"
@@ -100,49 +101,24 @@ static void sync_error(pd_sync_result *res, const char *fmt, ...)
   }
 }
 
-static int copy_str(const json_t *o, const char *key, int required, char *dst, size_t n)
-{
-  const json_t *v = json_object_get(o, key);
-  if (!v || json_is_null(v))
-    return required ? -1 : 0;
-  const char *s = json_string_value(v);
-  if (!s || strlen(s) >= n)
-    return -1;
-  snprintf(dst, n, "%s", s);
-  return 0;
-}
-
-static int copy_u64(const json_t *o, const char *key, int required, uint64_t max, uint64_t *out)
-{
-  const json_t *v = json_object_get(o, key);
-  if (!v || json_is_null(v))
-    return required ? -1 : 0;
-  if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > max)
-    return -1;
-  *out = (uint64_t)json_integer_value(v);
-  return 0;
-}
-
-/* A device as GET /v1/devices lists it; the store checks the values. */
+/* A device as GET /v1/devices lists it, read by the codec as pascal-agent
+ * reads it; its identity is what the replica registers (the store checks
+ * the values). */
 static int device_from_json(const json_t *o, pascal_store_device *d)
 {
-  uint64_t sm = 0, cap = 0, bb = 0, l2 = 0;
-  char cc[8] = "";
-  memset(d, 0, sizeof *d);
-  if (!json_is_object(o) || copy_str(o, "name", 1, d->name, sizeof d->name) ||
-      copy_str(o, "arch", 1, d->arch, sizeof d->arch) ||
-      copy_u64(o, "sm_count", 1, UINT32_MAX, &sm) ||
-      copy_u64(o, "capacity_blocks", 1, UINT32_MAX, &cap) ||
-      copy_u64(o, "block_bytes", 1, UINT32_MAX, &bb) ||
-      copy_str(o, "cuda_name", 0, d->cuda_name, sizeof d->cuda_name) ||
-      copy_str(o, "compute_capability", 0, cc, sizeof cc) ||
-      copy_u64(o, "l2_bytes", 0, UINT64_MAX, &l2) ||
-      (cc[0] && pd_cc_parse(cc, &d->cc_major, &d->cc_minor)))
+  pascal_codec_device c;
+  if (!json_is_object(o) || pascal_codec_device_decode(o, &c, NULL) != PASCAL_OK)
     return -1;
-  d->sm_count = (uint32_t)sm;
-  d->capacity_blocks = (uint32_t)cap;
-  d->block_bytes = (uint32_t)bb;
-  d->l2_bytes = l2;
+  memset(d, 0, sizeof *d);
+  snprintf(d->name, sizeof d->name, "%s", c.name);
+  snprintf(d->arch, sizeof d->arch, "%s", c.arch);
+  snprintf(d->cuda_name, sizeof d->cuda_name, "%s", c.cuda_name);
+  d->sm_count = c.sm_count;
+  d->capacity_blocks = c.capacity_blocks;
+  d->block_bytes = c.block_bytes;
+  d->cc_major = c.cc_major;
+  d->cc_minor = c.cc_minor;
+  d->l2_bytes = c.l2_bytes;
   return 0;
 }
 

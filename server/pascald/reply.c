@@ -55,7 +55,7 @@ void pd_reply_error(pd_reply *rep, unsigned status, const char *code, const char
                           "request rejected (details not representable)", "field");
 }
 
-unsigned pd_status_for_pascal(pascal_status st)
+static unsigned status_for(pascal_status st)
 {
   switch (st) {
   case PASCAL_ENOTFOUND: return 404;
@@ -65,7 +65,7 @@ unsigned pd_status_for_pascal(pascal_status st)
   }
 }
 
-const char *pd_code_for_pascal(pascal_status st)
+static const char *code_for(pascal_status st)
 {
   switch (st) {
   case PASCAL_ENOTFOUND: return "not_found";
@@ -80,8 +80,7 @@ const char *pd_code_for_pascal(pascal_status st)
 
 void pd_reply_pascal_error(pd_reply *rep, const pascal_error *err)
 {
-  pd_reply_error(rep, pd_status_for_pascal(err->status), pd_code_for_pascal(err->status),
-                 err->field, "%s",
+  pd_reply_error(rep, status_for(err->status), code_for(err->status), err->field, "%s",
                  err->message[0] ? err->message : pascal_status_name(err->status));
 }
 
@@ -93,7 +92,7 @@ void pd_reply_pascal_error_in(pd_reply *rep, const pascal_error *err, const char
   }
   char f[PASCAL_ERROR_FIELD_MAX + 96];
   snprintf(f, sizeof f, "%s%s%s", prefix, err->field[0] ? "." : "", err->field);
-  pd_reply_error(rep, pd_status_for_pascal(err->status), pd_code_for_pascal(err->status), f, "%s",
+  pd_reply_error(rep, status_for(err->status), code_for(err->status), f, "%s",
                  err->message[0] ? err->message : pascal_status_name(err->status));
 }
 

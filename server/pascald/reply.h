@@ -23,8 +23,6 @@ void pd_reply_pascal_error(pd_reply *rep, const pascal_error *err);
 /* The same, naming the field inside `prefix` ("plan" + "sizes[1]" ->
  * "plan.sizes[1]"); prefix may be NULL. */
 void pd_reply_pascal_error_in(pd_reply *rep, const pascal_error *err, const char *prefix);
-unsigned pd_status_for_pascal(pascal_status st);
-const char *pd_code_for_pascal(pascal_status st);
 
 /* Plain text (metrics). Takes ownership of `text` (malloc'd). */
 void pd_reply_text(pd_reply *rep, unsigned status, char *text, size_t len, const char *ctype);

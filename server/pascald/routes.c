@@ -21,6 +21,7 @@ static const pd_route route_table[] = {
     R("GET", "/healthz", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_healthz),
     R("GET", "/metrics", PD_ACCESS_READ, PD_BODY_NONE, pd_h_metrics),
     R("GET", "/v1/version", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_version),
+    R("GET", "/v1/schema", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_schema),
     R("GET", "/v1/stats", PD_ACCESS_READ, PD_BODY_NONE, pd_h_stats),
     R("GET", "/v1/predict", PD_ACCESS_READ, PD_BODY_NONE, pd_h_predict_get),
     R("POST", "/v1/predict", PD_ACCESS_READ, PD_BODY_TEXT, pd_h_predict_post),

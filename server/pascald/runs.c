@@ -22,7 +22,9 @@ void pd_run_from_plan(const pascal_plan_run *r, int heldout, pascal_store_run *o
   out->heldout = heldout;
 }
 
-void pd_run_to_plan(const pascal_store_run *r, pascal_store_workload workload, pascal_plan_run *out)
+/* A store run as a plan run (the held-out flag is not part of a plan run). */
+static void run_to_plan(const pascal_store_run *r, pascal_store_workload workload,
+                        pascal_plan_run *out)
 {
   memset(out, 0, sizeof *out);
   out->workload = workload == PASCAL_STORE_GEMM ? PASCAL_PLAN_GEMM : PASCAL_PLAN_SCAN;
@@ -46,7 +48,7 @@ void pd_job_to_codec(const pascal_store_job *j, unsigned lease_seconds, pascal_c
   out->lease_seconds = lease_seconds;
   out->attempt = j->attempts;
   out->block_bytes = j->block_bytes;
-  pd_run_to_plan(&j->run, j->workload, &out->run);
+  run_to_plan(&j->run, j->workload, &out->run);
 }
 
 void pd_measurement_from_scan(const pascal_scan_run *r, int heldout, pascal_store_measurement *m)

@@ -17,9 +17,6 @@
 /* A plan's run as the store keeps it (`heldout`: a run of the held-out
  * panel). */
 void pd_run_from_plan(const pascal_plan_run *r, int heldout, pascal_store_run *out);
-/* The inverse (the held-out flag is not part of a plan run). */
-void pd_run_to_plan(const pascal_store_run *r, pascal_store_workload workload,
-                    pascal_plan_run *out);
 /* A leased job as the claim reply carries it; out->lease_token, the secret
  * the store never sees, is left as it is. */
 void pd_job_to_codec(const pascal_store_job *j, unsigned lease_seconds, pascal_codec_job *out);

@@ -8,22 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/grow.h"
+
 static int reserve(pd_sbuf *b, size_t more)
 {
   if (b->failed)
     return -1;
-  if (b->len + more + 1 <= b->cap)
-    return 0;
-  size_t cap = b->cap ? b->cap : 4096;
-  while (cap < b->len + more + 1)
-    cap *= 2;
-  char *q = realloc(b->p, cap);
-  if (!q) {
+  if (pascal_grow((void **)&b->p, &b->cap, b->len + more + 1, 1)) {
     b->failed = 1;
     return -1;
   }
-  b->p = q;
-  b->cap = cap;
   return 0;
 }
 

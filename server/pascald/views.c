@@ -32,7 +32,7 @@ json_t *pd_view_device(const pascal_store_device *d)
                    "static_experiment", pd_device_data_view(d->static_experiment));
 }
 
-json_t *pd_view_progress(int64_t done, int64_t total)
+static json_t *view_progress(int64_t done, int64_t total)
 {
   return json_pack("{s:I,s:I}", "done", (json_int_t)done, "total", (json_int_t)total);
 }
@@ -57,8 +57,8 @@ json_t *pd_view_calibration(const pascal_store_calibration *c, int full)
                 pascal_store_cal_state_name(c->state), "created_at", pd_json_time(c->created),
                 "frozen_at", c->frozen_at ? pd_json_time(c->frozen_at) : json_null(),
                 "content_hash", c->content_hash[0] ? json_string(c->content_hash) : json_null(),
-                "progress", pd_view_progress(c->jobs[PASCAL_STORE_DONE], c->jobs_total), "jobs",
-                jobs, "measurements", (json_int_t)c->measurements);
+                "progress", view_progress(c->jobs[PASCAL_STORE_DONE], c->jobs_total), "jobs", jobs,
+                "measurements", (json_int_t)c->measurements);
   if (v && full) {
     json_object_set_new(v, "plan", embedded(c->plan_json));
     json_object_set_new(v, "report", embedded(c->report_json));

@@ -12,7 +12,6 @@
 #include "pascal_store.h"
 
 json_t *pd_view_device(const pascal_store_device *d);
-json_t *pd_view_progress(int64_t done, int64_t total);
 /* Summary (list) or full (get: adds the plan and the LOKO report) view.
  * Embedded JSON texts that fail to parse are shown as null. */
 json_t *pd_view_calibration(const pascal_store_calibration *c, int full);

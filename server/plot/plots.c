@@ -22,7 +22,8 @@
 static const char *const kind_names[PASCAL_PLOT_KIND_COUNT] = {"curves", "transfer", "evaluation",
                                                                "capacity", "static"};
 
-const char *pascal_plot_kind_name(pascal_plot_kind kind)
+/* "curves", "transfer", "evaluation", "capacity", "static". */
+static const char *kind_name(pascal_plot_kind kind)
 {
   return kind < PASCAL_PLOT_KIND_COUNT ? kind_names[kind] : "unknown";
 }
@@ -513,9 +514,6 @@ static pascal_status transfer_gemm(const pascal_calibration *cal, const pascal_m
 
 /* ---- evaluation ------------------------------------------------------------- */
 
-static const char *const method_labels[PASCAL_METHOD_COUNT] = {
-    "PASCAL (LOKO folds)", "aligned (K=1)", "exact SDCM", "PPT-GPU", "Che", "TileSight SDCM"};
-
 typedef struct ranked {
   double err; /* PASCAL's error of the key; NaN sorts last */
   size_t key;
@@ -595,7 +593,7 @@ static pascal_status evaluation(const pascal_calibration *cal, pascal_chart *c, 
   c->x.scale = PASCAL_AXIS_LINEAR;
   c->y.scale = PASCAL_AXIS_LOG;
   for (int m = 0; m < PASCAL_METHOD_COUNT && !st; m++)
-    st = method_series(&r, order, (pascal_method)m, method_labels[m], c, err);
+    st = method_series(&r, order, (pascal_method)m, pascal_method_info_of(m)->label, c, err);
   if (!st && r.heldout)
     st = method_series(r.heldout, horder, PASCAL_METHOD_PASCAL, "PASCAL (held-out panel)", c, err);
   if (!st && isfinite(r.summary.floor_mape) && r.summary.floor_mape > 0) {
@@ -730,7 +728,7 @@ pascal_status pascal_plot_render(const pascal_calibration *cal, const pascal_mod
                             : req->W        ? "W"
                                             : "Kg",
                             "the %s plot shows the whole %s; it takes no family, N, W or Kg",
-                            pascal_plot_kind_name(req->kind),
+                            kind_name(req->kind),
                             req->kind == PASCAL_PLOT_EVALUATION ? "calibration" : "device");
   if (req->kind == PASCAL_PLOT_CURVES && (req->W || req->Kg))
     return pascal_error_set(err, PASCAL_EINVAL, req->W ? "W" : "Kg",

@@ -48,8 +48,6 @@ typedef enum pascal_plot_kind {
   PASCAL_PLOT_KIND_COUNT
 } pascal_plot_kind;
 
-/* "curves", "transfer", "evaluation", "capacity", "static". */
-const char *pascal_plot_kind_name(pascal_plot_kind kind);
 /* PASCAL_EINVAL naming "kind" (listing the kinds) for an unknown name. */
 pascal_status pascal_plot_kind_parse(const char *name, pascal_plot_kind *out, pascal_error *err);
 

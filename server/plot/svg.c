@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/grow.h"
+
 /* Plot area inside the viewBox: room for the title above, tick labels and
  * the axis label left and below, the legend on the right. */
 #define AREA_LEFT   78.0
@@ -59,14 +61,9 @@ static pascal_status oom(pascal_error *err)
 pascal_status pascal_chart_add_series(pascal_chart *chart, const char *name, size_t *index,
                                       pascal_error *err)
 {
-  if (chart->n_series == chart->cap_series) {
-    size_t cap = chart->cap_series ? 2 * chart->cap_series : 8;
-    pascal_chart_series *s = realloc(chart->series, cap * sizeof *s);
-    if (!s)
-      return oom(err);
-    chart->series = s;
-    chart->cap_series = cap;
-  }
+  if (pascal_grow((void **)&chart->series, &chart->cap_series, chart->n_series + 1,
+                  sizeof *chart->series))
+    return oom(err);
   pascal_chart_series *s = &chart->series[chart->n_series];
   memset(s, 0, sizeof *s);
   snprintf(s->name, sizeof s->name, "%s", name);
@@ -74,17 +71,17 @@ pascal_status pascal_chart_add_series(pascal_chart *chart, const char *name, siz
   return PASCAL_OK;
 }
 
-/* Grow the `n_arrays` arrays of one list to hold one more entry. */
+/* Grow the `n_arrays` parallel arrays of one list (capacity *cap) to hold
+ * n + 1 entries. Each array is grown with its own copy of the capacity;
+ * *cap changes only once all of them have grown, so after a failure the
+ * arrays already grown are merely larger than *cap says. */
 static int grow(double **arrays[], size_t n_arrays, size_t n, size_t *cap)
 {
-  if (n < *cap)
-    return 0;
-  size_t want = *cap ? 2 * *cap : 16;
+  size_t want = *cap;
   for (size_t i = 0; i < n_arrays; i++) {
-    double *p = realloc(*arrays[i], want * sizeof *p);
-    if (!p)
-      return -1; /* arrays already grown stay valid: cap is unchanged */
-    *arrays[i] = p;
+    want = *cap;
+    if (pascal_grow((void **)arrays[i], &want, n + 1, sizeof **arrays[i]))
+      return -1;
   }
   *cap = want;
   return 0;
@@ -230,16 +227,10 @@ static void put(svgbuf *b, const char *fmt, ...)
       b->len += (size_t)w;
       return;
     }
-    size_t cap = b->cap ? 2 * b->cap : 16384;
-    while (cap - b->len <= (size_t)w)
-      cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
+    if (pascal_grow((void **)&b->p, &b->cap, b->len + (size_t)w + 1, 1)) {
       b->failed = 1;
       return;
     }
-    b->p = p;
-    b->cap = cap;
   }
 }
 

@@ -14,6 +14,7 @@
  */
 #include "store_internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +81,13 @@ static pascal_store_status read_job(sqlite3_stmt *st, void *elem, pascal_error *
   store_column_copy(st, J_DEVICE, j->device, sizeof j->device);
   j->lease_holder = sqlite3_column_int64(st, J_HOLDER);
   store_read_run(st, J_RUN, &j->run);
+  /* The lease invariant (top of this file), on every job read: a queued job
+   * has no token and an attempt left, a leased one exactly one token and
+   * its holder, a failed one no token; attempts never pass the bound. */
+  assert(j->max_attempts >= 1 && j->attempts <= j->max_attempts);
+  assert(j->state != PASCAL_STORE_QUEUED || (!out->token[0] && j->attempts < j->max_attempts));
+  assert(j->state != PASCAL_STORE_LEASED || (out->token[0] && j->lease_holder >= 1));
+  assert(j->state != PASCAL_STORE_JOB_FAILED || !out->token[0]);
   return PASCAL_STORE_OK;
 }
 
@@ -201,8 +209,13 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device, 
     status = lease_next(s, device, agent, lease_token, holder, now + lease_seconds, &id, err);
   if (!status)
     status = agent_seen(s, agent, now, err);
-  if (!status && id)
+  if (!status && id) {
     status = store_read_by_id(s, ST_JOB_GET, id, read_job, &row, "job", err);
+    /* the job just leased holds this lease and no other */
+    assert(status ||
+           (row.job.state == PASCAL_STORE_LEASED && secret_equal(row.token, lease_token) &&
+            row.job.lease_holder == holder && row.job.lease_expires == now + lease_seconds));
+  }
   pascal_store_job_outcome got = {.state = id ? PASCAL_STORE_LEASED : PASCAL_STORE_QUEUED};
   if (!status && outcome)
     status = store_device_progress(s, device, &got.done, &got.total, err);

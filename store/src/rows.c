@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/grow.h"
+
 static const char *const cal_states[PASCAL_STORE_CAL_STATES] = {"collecting", "frozen", "failed"};
 static const char *const job_states[PASCAL_STORE_JOB_STATES] = {"queued", "leased", "done",
                                                                 "failed"};
@@ -132,15 +134,9 @@ pascal_store_status store_collect(pascal_store *s, sqlite3_stmt *st, size_t elem
   int row = 0;
   pascal_store_status status;
   while ((status = store_step_row(s, st, &row, "list", err)) == PASCAL_STORE_OK && row) {
-    if (n == cap) {
-      size_t next = cap ? cap * 2 : 16;
-      char *grown = realloc(list, next * elem);
-      if (!grown) {
-        status = store_fail(err, PASCAL_STORE_NOMEM, "", "out of memory");
-        break;
-      }
-      list = grown;
-      cap = next;
+    if (pascal_grow((void **)&list, &cap, n + 1, elem)) {
+      status = store_fail(err, PASCAL_STORE_NOMEM, "", "out of memory");
+      break;
     }
     memset(list + n * elem, 0, elem);
     status = read(st, list + n * elem, err);

@@ -214,11 +214,15 @@ static void test_tokens(void)
   unlink(path);
 }
 
-/* agent_device_compare of the server's device document `text` with `want`. */
-static int compare_text(const char *text, const json_t *want, char *msg, size_t msglen)
+/* agent_device_compare of the server's device document `text` with the
+ * backend device `dev` named `name`. */
+static int compare_text(const char *text, const pascal_backend_device *dev, const char *name,
+                        char *msg, size_t msglen)
 {
   json_t *got = load(text);
-  int rc = agent_device_compare(got, want, msg, msglen);
+  pascal_codec_device want;
+  agent_device_of(dev, name, &want);
+  int rc = agent_device_compare(got, &want, msg, msglen);
   json_decref(got);
   return rc;
 }
@@ -232,21 +236,27 @@ static void test_device_compare(void)
                                .block_bytes = 16384};
   json_t *want = agent_device_body(&dev, "gb10");
   CHECK(strcmp(json_string_value(json_object_get(want, "name")), "gb10") == 0);
+  json_decref(want);
   char msg[256];
   CHECK_INT(compare_text("{\"device\":{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
                          "\"capacity_blocks\":1280,\"block_bytes\":16384,\"created_at\":\"x\"}}",
-                         want, msg, sizeof msg),
+                         &dev, "gb10", msg, sizeof msg),
             0);
   CHECK_INT(compare_text("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
                          "\"capacity_blocks\":1280,\"block_bytes\":16384}",
-                         want, msg, sizeof msg),
+                         &dev, "gb10", msg, sizeof msg),
             0);
   CHECK_INT(compare_text("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
                          "\"capacity_blocks\":2048,\"block_bytes\":16384}",
-                         want, msg, sizeof msg),
+                         &dev, "gb10", msg, sizeof msg),
             -1);
   CHECK(strstr(msg, "capacity_blocks") != NULL && strstr(msg, "2048") != NULL);
-  json_decref(want);
+  /* a reply the codec cannot read is a difference, said so */
+  CHECK_INT(compare_text("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":\"48\","
+                         "\"capacity_blocks\":1280,\"block_bytes\":16384}",
+                         &dev, "gb10", msg, sizeof msg),
+            -1);
+  CHECK(strstr(msg, "cannot be read") != NULL && strstr(msg, "sm_count") != NULL);
 
   /* The CUDA identity is sent when known and compared where both know it. */
   pascal_backend_device gpu = dev;
@@ -262,14 +272,20 @@ static void test_device_compare(void)
   CHECK_INT(compare_text("{\"name\":\"h100\",\"arch\":\"sim\",\"sm_count\":48,"
                          "\"capacity_blocks\":1280,\"block_bytes\":16384,\"cuda_name\":null,"
                          "\"compute_capability\":null,\"l2_bytes\":null}",
-                         want, msg, sizeof msg),
+                         &gpu, "h100", msg, sizeof msg),
             0);
   CHECK_INT(compare_text("{\"name\":\"h100\",\"arch\":\"sim\",\"sm_count\":48,"
                          "\"capacity_blocks\":1280,\"block_bytes\":16384,"
                          "\"cuda_name\":\"NVIDIA H200\",\"compute_capability\":\"9.0\"}",
-                         want, msg, sizeof msg),
+                         &gpu, "h100", msg, sizeof msg),
             -1);
   CHECK(strstr(msg, "cuda_name") != NULL && strstr(msg, "NVIDIA H200") != NULL);
+  CHECK_INT(compare_text("{\"name\":\"h100\",\"arch\":\"sim\",\"sm_count\":48,"
+                         "\"capacity_blocks\":1280,\"block_bytes\":16384,"
+                         "\"compute_capability\":\"9.1\",\"l2_bytes\":52428800}",
+                         &gpu, "h100", msg, sizeof msg),
+            -1);
+  CHECK(strstr(msg, "compute_capability: server has 9.1, backend has 9.0") != NULL);
   json_decref(want);
   /* a backend that knows nothing of it sends nothing */
   want = agent_device_body(&dev, "gb10");
@@ -289,13 +305,15 @@ static void test_device_compare(void)
                         "\"capacity_blocks\":1280,\"block_bytes\":16384,\"peaks\":{"
                         "\"dram_bytes_per_s\":273e9,\"l2_bytes_per_s\":1.92e12,"
                         "\"tensor_flops\":6.5536e12,\"sm_clock_hz\":1e9,\"launch_s\":2e-6}}");
-  CHECK_INT(agent_device_compare(agrees, want, msg, sizeof msg), 0);
+  pascal_codec_device sim_want;
+  agent_device_of(&sim, "gb10", &sim_want);
+  CHECK_INT(agent_device_compare(agrees, &sim_want, msg, sizeof msg), 0);
   json_object_set_new(json_object_get(agrees, "peaks"), "launch_s", json_real(3e-6));
-  CHECK_INT(agent_device_compare(agrees, want, msg, sizeof msg), -1);
+  CHECK_INT(agent_device_compare(agrees, &sim_want, msg, sizeof msg), -1);
   CHECK(strstr(msg, "peaks") != NULL);
   CHECK_INT(compare_text("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,"
                          "\"capacity_blocks\":1280,\"block_bytes\":16384,\"peaks\":null}",
-                         want, msg, sizeof msg),
+                         &sim, "gb10", msg, sizeof msg),
             0);
   json_decref(agrees);
   json_decref(want);

@@ -13,7 +13,10 @@ The answers were compared with those of the daemon before the rewrite: all
 identical but one deliberate change, the 413 of an oversized batch, which
 used to count the whole array ("got 6") and now refuses at the first item
 past the limit ("this one holds more"), also when the JSON after it is
-invalid ("batch over limit objects then bad json")."""
+invalid ("batch over limit objects then bad json"). Deliberate changes since,
+each re-recorded and checked to change nothing else: the five bounds answers
+gained the "tilesight" object (TileSight's SDCM arithmetic next to exact
+SDCM)."""
 import json
 import os
 import sys

@@ -9,6 +9,7 @@ simulation of the phase trace, coherence and feedback formulas by hand.
 Every bad-argument path must exit 2 with one line naming the argument.
 """
 import json
+import math
 import os
 import random
 import subprocess
@@ -117,6 +118,7 @@ class Static(unittest.TestCase):
         self.assertEqual(r["che"], {"hit_rate": 0.25, "K": 1.5})  # hit C/N, K = M (1 - C/N)
         self.assertEqual(r["sdcm"]["K"], 2.0)  # SDCM-FA is exact LRU
         self.assertEqual((r["sdcm"]["ways"], r["sdcm"]["sets"]), (2, 1))
+        self.assertEqual(r["tilesight"], {"K": 2.0})  # one set: the limit r < A, exact LRU too
 
     def test_human_output(self):
         out = run("bounds", "--N", 8, "--C", 2, "--phases", "0,4").stdout
@@ -162,6 +164,31 @@ class Static(unittest.TestCase):
         r = run_json("bounds", "--N", 64, "--C", 8, "--phases", "0,20,40", "--ways", 2, "--sets", 4)
         self.assertEqual((r["sdcm"]["ways"], r["sdcm"]["sets"]), (2, 4))
         self.assertTrue(0 <= r["sdcm"]["K"] <= 3)
+
+    def test_tilesight_arithmetic(self):
+        """TileSight's SDCM next to exact SDCM. One worker scanning N blocks
+        reuses each after N - 1 distinct others, so K = 1 - P(hit | r = N - 1)
+        with A ways and S sets, p = 1/S. Up to r = 8 TileSight evaluates the
+        exact binomial (both columns agree); above, a normal with continuity
+        correction, Phi((A - 1/2 - r p) / sqrt(r p (1 - p))), through a
+        polynomial CDF good to 1e-5, which is compared here with erf.
+        (Checked failing with the codec writing the exact-SDCM value under
+        "tilesight": the r = 19 case then differs by 0.011.)"""
+        def binom_hit(r, ways, p):
+            return sum(math.comb(r, i) * p ** i * (1 - p) ** (r - i) for i in range(ways))
+
+        # r = 7 <= 8: the exact binomial in both
+        r = run_json("bounds", "--N", 8, "--C", 4, "--phases", 0, "--ways", 2, "--sets", 2)
+        self.assertAlmostEqual(r["sdcm"]["K"], 1 - binom_hit(7, 2, 0.5), places=14)
+        self.assertAlmostEqual(r["tilesight"]["K"], 1 - binom_hit(7, 2, 0.5), places=14)
+        # r = 19 > 8: the normal approximation, away from the exact binomial
+        r = run_json("bounds", "--N", 20, "--C", 10, "--phases", 0, "--ways", 2, "--sets", 5)
+        exact = 1 - binom_hit(19, 2, 0.2)
+        z = (2 - 0.5 - 19 * 0.2) / math.sqrt(19 * 0.2 * 0.8)
+        normal = 1 - 0.5 * (1 + math.erf(z / math.sqrt(2)))
+        self.assertAlmostEqual(r["sdcm"]["K"], exact, places=14)
+        self.assertLess(abs(r["tilesight"]["K"] - normal), 1e-5)
+        self.assertGreater(abs(r["tilesight"]["K"] - exact), 0.01)
 
     def test_coherence(self):
         r = run_json("coherence", "--sigma", 3, "--C", 5, "--M", 2, "--E", 100)

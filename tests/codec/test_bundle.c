@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "pascal/time_model.h"
 #include "pascal_codec.h"
 #include "test_device.h"
 
@@ -168,6 +169,66 @@ static void test_frozen_round_trip(void)
   pascal_codec_bundle_free(&b2);
   json_decref(doc1);
   json_decref(doc2);
+  json_decref(prov);
+  pascal_calibration_free(&cal);
+}
+
+/* The time fit travels under model.time and round-trips bit for bit; a
+ * bundle frozen before it existed (no model.time) is still accepted, its
+ * time derived from the hashed kernel times; an edited time is refused. */
+static void test_frozen_time(void)
+{
+  pascal_calibration cal;
+  pascal_model *m0 = NULL, *m1 = NULL;
+  json_t *prov = provenance(), *doc = NULL;
+  pascal_codec_bundle b;
+  pascal_error err;
+  make_scan(&cal);
+  for (size_t i = 0; i < cal.n_scan_runs; i++) {
+    pascal_scan_run *r = &cal.scan_runs[i];
+    r->has_kernel_ns = true;
+    r->kernel_ns = 2e4 + 1.7 * r->W * r->N * (1 + r->key.m) + awkward[i % 7] * 1e-300;
+  }
+  CHECK_INT(pascal_model_fit(&cal, &m0, NULL), PASCAL_OK);
+  CHECK(pascal_model_time_calibrated(m0));
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, m0, NULL, &doc, NULL), PASCAL_OK);
+  json_t *t = json_object_get(json_object_get(doc, "model"), "time");
+  CHECK_INT(json_array_size(json_object_get(t, "cost_s")), pascal_model_curve_count(m0));
+  CHECK_INT(json_array_size(json_object_get(t, "fixed_s")), pascal_model_curve_count(m0));
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(doc, &b, NULL), PASCAL_OK);
+  CHECK_INT(pascal_model_fit(&b.cal, &m1, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_check_model(&b, m1, NULL), PASCAL_OK);
+  for (size_t i = 0; i < pascal_model_curve_count(m0); i++) {
+    double c0, f0, c1, f1;
+    CHECK_INT(pascal_model_time_scan_ref(m0, i, &c0, &f0, NULL), PASCAL_OK);
+    CHECK_INT(pascal_model_time_scan_ref(m1, i, &c1, &f1, NULL), PASCAL_OK);
+    CHECK(c0 == c1 && f0 == f1);
+    CHECK(c0 == json_real_value(json_array_get(json_object_get(t, "cost_s"), i)));
+  }
+  pascal_codec_bundle_free(&b);
+  /* frozen before the time fit: accepted */
+  json_t *old = json_deep_copy(doc);
+  json_object_del(json_object_get(old, "model"), "time");
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(old, &b, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_check_model(&b, m1, NULL), PASCAL_OK);
+  pascal_codec_bundle_free(&b);
+  json_decref(old);
+  /* an edited time: refused (the hash covers the runs, the check the fit) */
+  json_t *edited = json_deep_copy(doc);
+  json_array_set_new(
+      json_object_get(json_object_get(json_object_get(edited, "model"), "time"), "cost_s"), 0,
+      json_real(1e-6));
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(edited, &b, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_check_model(&b, m1, &err), PASCAL_EFORMAT);
+  CHECK(strcmp(err.field, "model") == 0);
+  pascal_codec_bundle_free(&b);
+  json_decref(edited);
+  pascal_model_free(m0);
+  pascal_model_free(m1);
+  json_decref(doc);
   json_decref(prov);
   pascal_calibration_free(&cal);
 }
@@ -503,9 +564,12 @@ static void test_gemm_bundle(void)
 /* Predictions never carry NaN/Inf; the core's NaN "not used" becomes null. */
 static void test_no_nan(void)
 {
-  pascal_scan_prediction p;
-  memset(&p, 0, sizeof p);
+  pascal_answer a;
+  memset(&a, 0, sizeof a);
+  pascal_scan_prediction *pp = &a.scan, p;
   pascal_scan_key key = {1, PASCAL_PATH_TMA, 2, 3};
+  pascal_query q = pascal_query_scan(&key, 4096, 32.0);
+  memset(&p, 0, sizeof p);
   p.K = 2.0;
   p.rho = 2.0 / 48;
   p.fill_bytes = 1e9;
@@ -515,22 +579,28 @@ static void test_no_nan(void)
   p.why.size[0].depth[0].p = NAN;
   p.why.size[0].depth[0].a_lin = NAN;
   json_t *doc = NULL;
-  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, NULL), PASCAL_OK);
+  *pp = p;
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, NULL), PASCAL_OK);
   char *text = pascal_codec_dump(doc, 0);
   CHECK(strstr(text, "NaN") == NULL && strstr(text, "nan") == NULL);
   CHECK(strstr(text, "\"p\":null") != NULL);
   free(text);
   json_decref(doc);
   pascal_error err;
-  p.K = INFINITY;
-  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, &err), PASCAL_ERANGE);
+  pp->K = INFINITY;
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, &err), PASCAL_ERANGE);
   CHECK(strcmp(err.field, "K") == 0);
-  p.K = NAN;
-  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, &err), PASCAL_ERANGE);
-  p.K = 2.0;
-  p.why.a = INFINITY;
-  CHECK_INT(pascal_codec_scan_prediction_encode(&key, 4096, 32.0, &p, &doc, &err), PASCAL_ERANGE);
+  pp->K = NAN;
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, &err), PASCAL_ERANGE);
+  pp->K = 2.0;
+  pp->why.a = INFINITY;
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, &err), PASCAL_ERANGE);
   CHECK(strcmp(err.field, "a") == 0);
+  pp->why.a = 0;
+  a.timed = 1;
+  a.time.time_s = NAN;
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "time_s") == 0);
 }
 
 /* Device peaks: optional; absent, the device object and the hash are as
@@ -654,6 +724,7 @@ int main(void)
 {
   test_plain_round_trip();
   test_frozen_round_trip();
+  test_frozen_time();
   test_hash_scope();
   test_device_peaks();
   test_device_probe_data();

@@ -3,7 +3,10 @@
  * side and every reply pascald encodes decodes on the agent's; malformed
  * requests are refused naming the field with the status pascald maps to
  * its HTTP codes; the protocol's limits are the plan's and the message
- * limit's (pascal/plan.h), and a message is cut at a UTF-8 boundary. */
+ * limit's (pascal/plan.h), and a message is cut at a UTF-8 boundary. The
+ * device the agent registers reads back bit for bit, pascald's device view
+ * (nulls for what it does not know) reads as unknowns, bad members are
+ * named; the error body of a refusal reads with and without its field. */
 #include <stdio.h>
 #include <string.h>
 
@@ -210,8 +213,97 @@ static void test_utf8_cut(void)
   }
 }
 
+/* Member by member (the structs' padding is not part of the value). */
+static int same_device(const pascal_codec_device *a, const pascal_codec_device *b)
+{
+  const pascal_peaks *p = &a->peaks, *q = &b->peaks;
+  int same = !strcmp(a->name, b->name) && !strcmp(a->arch, b->arch) && a->sm_count == b->sm_count &&
+             a->capacity_blocks == b->capacity_blocks && a->block_bytes == b->block_bytes &&
+             !strcmp(a->cuda_name, b->cuda_name) && a->cc_major == b->cc_major &&
+             a->cc_minor == b->cc_minor && a->l2_bytes == b->l2_bytes &&
+             a->has_peaks == b->has_peaks && p->dram_bytes_per_s == q->dram_bytes_per_s &&
+             p->l2_bytes_per_s == q->l2_bytes_per_s && p->tensor_flops == q->tensor_flops &&
+             p->sm_clock_hz == q->sm_clock_hz && p->launch_s == q->launch_s &&
+             a->has_capacity_probe == b->has_capacity_probe &&
+             a->capacity_probe.waves == b->capacity_probe.waves &&
+             a->capacity_probe.n == b->capacity_probe.n;
+  for (size_t i = 0; same && i < a->capacity_probe.n; i++)
+    same = a->capacity_probe.size_blocks[i] == b->capacity_probe.size_blocks[i] &&
+           a->capacity_probe.fill_ratio[i] == b->capacity_probe.fill_ratio[i];
+  return same;
+}
+
+static void test_device_and_errors(void)
+{
+  pascal_codec_device d = {.name = "h100",
+                           .arch = "sm_90",
+                           .sm_count = 132,
+                           .capacity_blocks = 3062,
+                           .block_bytes = 16384,
+                           .cuda_name = "NVIDIA H100 80GB HBM3",
+                           .cc_major = 9,
+                           .cc_minor = 0,
+                           .l2_bytes = 52428800,
+                           .has_peaks = 1,
+                           .peaks = {3.35e12, 1.1e13, 9.89e14, 1.98e9, 4.1e-6},
+                           .has_capacity_probe = 1,
+                           .capacity_probe = {4, 2, {100, 200}, {1.0 / 3, 2.5}}},
+                      back;
+  json_t *doc = NULL;
+  CHECK_INT(pascal_codec_device_encode(&d, &doc, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_device_decode(doc, &back, NULL), PASCAL_OK);
+  CHECK(same_device(&d, &back));
+  json_t *wrapped = json_pack("{s:O}", "device", doc);
+  memset(&back, 0, sizeof back);
+  CHECK_INT(pascal_codec_device_decode(wrapped, &back, NULL), PASCAL_OK);
+  CHECK(same_device(&d, &back));
+  json_decref(wrapped);
+  json_decref(doc);
+  /* pascald's view of a device it knows little of */
+  doc = load("{\"name\":\"gb10\",\"arch\":\"sim\",\"sm_count\":48,\"capacity_blocks\":1280,"
+             "\"block_bytes\":16384,\"created_at\":\"2026-01-01T00:00:00Z\",\"cuda_name\":null,"
+             "\"compute_capability\":null,\"l2_bytes\":null,\"peaks\":null,"
+             "\"capacity_probe\":null,\"static_experiment\":null}");
+  CHECK_INT(pascal_codec_device_decode(doc, &back, NULL), PASCAL_OK);
+  CHECK(back.sm_count == 48 && !back.cuda_name[0] && !back.cc_major && !back.l2_bytes &&
+        !back.has_peaks && !back.has_capacity_probe);
+  pascal_error err;
+  json_object_set_new(doc, "compute_capability", json_string("9"));
+  CHECK_INT(pascal_codec_device_decode(doc, &back, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "compute_capability") == 0);
+  json_object_set_new(doc, "compute_capability", json_null());
+  json_object_set_new(doc, "peaks", json_pack("{s:f}", "dram_bytes_per_s", 1e9));
+  CHECK_INT(pascal_codec_device_decode(doc, &back, &err), PASCAL_EMISSING);
+  CHECK(strcmp(err.field, "peaks.l2_bytes_per_s") == 0);
+  json_object_del(doc, "sm_count");
+  CHECK_INT(pascal_codec_device_decode(doc, &back, &err), PASCAL_EMISSING);
+  CHECK(strcmp(err.field, "sm_count") == 0);
+  json_decref(doc);
+  uint32_t major = 0, minor = 0;
+  CHECK(pascal_codec_cc_parse("12.1", &major, &minor) == 0 && major == 12 && minor == 1);
+  CHECK(pascal_codec_cc_parse("0.9", &major, &minor) == -1);
+  CHECK(pascal_codec_cc_parse("123.1", &major, &minor) == -1);
+
+  pascal_codec_api_error e;
+  doc = load("{\"error\":{\"code\":\"stale_lease\",\"message\":\"the lease expired\","
+             "\"field\":\"lease_token\"}}");
+  CHECK_INT(pascal_codec_api_error_decode(doc, &e, NULL), PASCAL_OK);
+  CHECK(strcmp(e.code, "stale_lease") == 0 && strcmp(e.message, "the lease expired") == 0 &&
+        strcmp(e.field, "lease_token") == 0);
+  json_decref(doc);
+  doc = load("{\"error\":{\"code\":\"internal\",\"message\":\"x\",\"field\":null}}");
+  CHECK_INT(pascal_codec_api_error_decode(doc, &e, NULL), PASCAL_OK);
+  CHECK(e.field[0] == '\0');
+  json_decref(doc);
+  doc = load("{\"error\":{\"code\":\"internal\"}}");
+  CHECK_INT(pascal_codec_api_error_decode(doc, &e, &err), PASCAL_EMISSING);
+  CHECK(strcmp(err.field, "error.message") == 0);
+  json_decref(doc);
+}
+
 int main(void)
 {
+  test_device_and_errors();
   test_request_round_trips();
   test_request_refusals();
   test_reply_round_trips();

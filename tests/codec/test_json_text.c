@@ -371,13 +371,18 @@ static void test_writer_errors(void)
   pascal_jtext_free(&w);
 }
 
-/* The compact prediction is the explained one's prefix, the tree form holds
- * the same values, and non-finite values fail naming the key. */
+/* The compact answer is the explained one's prefix, the tree form holds the
+ * same values, the query echo has every field of the table, origin and time
+ * come last, and non-finite values fail naming the key. */
 static void test_prediction_forms(void)
 {
+  pascal_answer a;
+  memset(&a, 0, sizeof a);
+  a.workload = PASCAL_WORKLOAD_GEMM;
   pascal_gemm_prediction p;
   memset(&p, 0, sizeof p);
   pascal_gemm_shape shape = {1024, 512, 2048};
+  pascal_query q = pascal_query_gemm(&shape);
   p.K = 1.0 / 3;
   p.rho = 0.1;
   p.fill_bytes = 123456789.125;
@@ -391,19 +396,33 @@ static void test_prediction_forms(void)
   p.expected.pct = NAN;
   p.extrapolated.n = 1;
   p.extrapolated.item[0] = (pascal_extrapolation){PASCAL_COORD_N_K, 32, 2, 16, PASCAL_EXTRAP_HELD};
+  a.gemm = p;
   pascal_jtext c, e;
   pascal_jtext_init(&c, 0);
   pascal_jtext_init(&e, 0);
-  pascal_codec_gemm_prediction_write(&c, &shape, &p, PASCAL_CODEC_COMPACT);
-  pascal_codec_gemm_prediction_write(&e, &shape, &p, PASCAL_CODEC_EXPLAINED);
-  CHECK(c.text && e.text && e.len > c.len && strncmp(c.text, e.text, c.len) == 0);
-  CHECK(c.text && strcmp(c.text, "\"workload\":\"gemm\",\"K\":0.3333333333333333,\"rho\":0.1,"
+  pascal_codec_answer_write(&c, &q, &a, NULL, PASCAL_CODEC_COMPACT);
+  pascal_codec_answer_write(&e, &q, &a, NULL, PASCAL_CODEC_EXPLAINED);
+  CHECK(c.text && e.text && e.len > c.len && strncmp(c.text, e.text, c.len - 1) == 0);
+  CHECK(c.text && strcmp(c.text, "{\"workload\":\"gemm\",\"K\":0.3333333333333333,\"rho\":0.1,"
                                  "\"fill_bytes\":123456789.125,\"M\":48,\"rule\":\"exact\","
                                  "\"expected_error_pct\":null,\"extrapolated\":[{\"coordinate\":"
                                  "\"n_k\",\"value\":32.0,\"min\":2.0,\"max\":16.0,\"action\":"
-                                 "\"held-at-end\"}]") == 0);
+                                 "\"held-at-end\"}]}") == 0);
+  CHECK(e.text && strstr(e.text, ",\"query\":{\"Mg\":1024,\"Ng\":512,\"Kg\":2048},\"n_r\":"));
+  pascal_jtext_free(&c);
+  pascal_jtext_init(&c, 0);
+  pascal_codec_origin origin = {"gb10", 7};
+  a.timed = 1;
+  a.time.time_s = 0.25;
+  a.time.bound = PASCAL_BOUND_L2;
+  a.time.source = PASCAL_TIME_CALIBRATED;
+  pascal_codec_answer_write(&c, &q, &a, &origin, PASCAL_CODEC_COMPACT);
+  CHECK(c.text &&
+        strstr(c.text, "\"held-at-end\"}],\"device\":\"gb10\",\"calibration\":7,"
+                       "\"time_s\":0.25,\"bound\":\"l2\",\"time_source\":\"calibrated\"}"));
+  a.timed = 0;
   json_t *doc = NULL;
-  CHECK_INT(pascal_codec_gemm_prediction_encode(&shape, &p, &doc, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, NULL), PASCAL_OK);
   CHECK(json_real_value(json_object_get(doc, "K")) == 1.0 / 3);
   CHECK(json_real_value(json_object_get(doc, "B0")) == 1e-7);
   json_t *rows = json_object_get(json_object_get(doc, "explanation"), "rows");
@@ -414,8 +433,8 @@ static void test_prediction_forms(void)
   pascal_jtext_free(&c);
   pascal_jtext_free(&e);
   pascal_error err;
-  p.kappa = INFINITY;
-  CHECK_INT(pascal_codec_gemm_prediction_encode(&shape, &p, &doc, &err), PASCAL_ERANGE);
+  a.gemm.kappa = INFINITY;
+  CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, &err), PASCAL_ERANGE);
   CHECK(strcmp(err.field, "kappa") == 0);
 }
 

@@ -367,6 +367,36 @@ static void method_names(void)
   CHECK(strcmp(pascal_method_name(PASCAL_METHOD_PASCAL), "pascal") == 0);
   CHECK(strcmp(pascal_method_name(PASCAL_METHOD_ALIGNED), "aligned") == 0);
   CHECK(strcmp(pascal_method_name(PASCAL_METHOD_PPTGPU), "ppt-gpu") == 0);
+  CHECK(strcmp(pascal_method_name(PASCAL_METHOD_COUNT), "unknown") == 0);
+  CHECK(pascal_method_info_of(PASCAL_METHOD_COUNT) == NULL);
+}
+
+/* The table of methods (PASCAL_METHODS): every row complete, each key its
+ * name in snake_case, the columns a permutation with PASCAL first, in the
+ * paper's order, and pascal_method_at_column its inverse. A duplicated
+ * column in a new row passes the table's _Static_asserts and fails here. */
+static void method_table(void)
+{
+  static const char *const paper_order[] = {"pascal",     "tilesight", "ppt_gpu",
+                                            "exact_sdcm", "aligned",   "che"};
+  CHECK_INT(PASCAL_METHOD_COUNT, sizeof paper_order / sizeof *paper_order);
+  int seen[PASCAL_METHOD_COUNT] = {0};
+  for (int m = 0; m < PASCAL_METHOD_COUNT; m++) {
+    const pascal_method_info *i = pascal_method_info_of((pascal_method)m);
+    CHECK(i && i->name && i->key && i->title && i->label);
+    char snake[32];
+    snprintf(snake, sizeof snake, "%s", i->name);
+    for (char *c = snake; *c; c++)
+      *c = *c == '-' ? '_' : *c;
+    CHECK(strcmp(snake, i->key) == 0);
+    CHECK(strlen(i->title) <= 12); /* the CLI table's column width */
+    CHECK(i->column < PASCAL_METHOD_COUNT && !seen[i->column]);
+    seen[i->column % PASCAL_METHOD_COUNT] = 1;
+    CHECK_INT(pascal_method_at_column(i->column), m);
+  }
+  for (unsigned c = 0; c < PASCAL_METHOD_COUNT; c++)
+    CHECK(strcmp(pascal_method_info_of(pascal_method_at_column(c))->key, paper_order[c]) == 0);
+  CHECK_INT(pascal_method_at_column(PASCAL_METHOD_COUNT), PASCAL_METHOD_COUNT);
 }
 
 int main(void)
@@ -375,6 +405,7 @@ int main(void)
   loko_hand_worked();
   baselines_when_everything_fits();
   method_names();
+  method_table();
   bootstrap_tiny();
   bootstrap_properties();
   summary_rows();

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "pascal/latency.h"
 #include "pascal/plan_gen.h"
 
 static const pascal_plan_device gb10 = {1280, 16384, 100u * 1024u, 0};
@@ -127,6 +128,53 @@ static void test_gemm(void)
   pascal_plan_free(&test);
 }
 
+/* Where fills decide the time: the capacity edge of the H100's measured C
+ * (1371 blocks) and skinny GEMMs whose compulsory fills alone make the
+ * pipeline on the H100's measured peaks (2026-11-26) DRAM-bound by > 10 %. */
+static void test_dram_plans(void)
+{
+  const pascal_plan_device probe = {1371, 16384, 233472, 0};
+  pascal_plan p;
+  pascal_plan_init(&p);
+  CHECK_INT(pascal_plan_generate(&probe, PASCAL_PLAN_KIND_SCAN_DRAM, 1, &p, NULL), PASCAL_OK);
+  static const uint64_t sizes[] = {1440, 1508, 1645, 1782, 1919}; /* round(C k / 20) */
+  CHECK_INT(p.n_sizes, 5);
+  for (size_t i = 0; i < 5 && i < p.n_sizes; i++)
+    CHECK_INT(p.sizes[i], sizes[i]);
+  CHECK_INT(p.n_horizons, 2);
+  CHECK_INT(p.n_keys, 14);
+  CHECK(has_key(&p, 2, PASCAL_PLAN_SYNC, 0, 0) && has_key(&p, 2, PASCAL_PLAN_TMA, 6, 6));
+  CHECK_INT(pascal_plan_run_count(&p), 140);
+  CHECK(pascal_plan_kind_is_scan(PASCAL_PLAN_KIND_SCAN_DRAM));
+  CHECK(!pascal_plan_kind_is_scan(PASCAL_PLAN_KIND_GEMM_DRAM));
+  CHECK(strcmp(pascal_plan_kind_name(PASCAL_PLAN_KIND_SCAN_DRAM), "scan-dram") == 0);
+
+  CHECK_INT(pascal_plan_generate(&probe, PASCAL_PLAN_KIND_GEMM_DRAM, 1, &p, NULL), PASCAL_OK);
+  CHECK_INT(p.n_shapes, 10);
+  const pascal_peaks peaks = {3011526936844.1714, 6902779342651.337, 1216558422250966.0,
+                              1978750243.8233654, 3.550656080245972e-06};
+  for (size_t i = 0; i < p.n_shapes; i++) {
+    const pascal_plan_shape *s = &p.shapes[i];
+    uint64_t nr = s->Mg / 128, nc = s->Ng / 128, nk = s->Kg / 64;
+    CHECK(nr == 1 || nc == 1);
+    /* every tile of the long side is read by one CTA: B_0 >= Q / 2 */
+    double b0 = (double)nk * (nr * 128.0 + nc * 128.0) * 64 * 2;
+    double q = (double)nr * nc * nk * 256.0 * 64 * 2;
+    CHECK(b0 / q >= 0.5);
+    pascal_pipeline_kernel k0, k;
+    pascal_latency t0, t;
+    CHECK_INT(pascal_latency_gemm(s->Mg, s->Ng, s->Kg, 128, 128, 64, 2, 132, 1, 1, 0, &k0, NULL),
+              PASCAL_OK);
+    CHECK_INT(pascal_latency_gemm(s->Mg, s->Ng, s->Kg, 128, 128, 64, 2, 132, 1, 1, b0, &k, NULL),
+              PASCAL_OK);
+    CHECK_INT(pascal_latency_time(&peaks, &k0, &t0, NULL), PASCAL_OK);
+    CHECK_INT(pascal_latency_time(&peaks, &k, &t, NULL), PASCAL_OK);
+    CHECK(t.time_s > 1.1 * t0.time_s);
+    CHECK_INT(t.bound, PASCAL_BOUND_DRAM);
+  }
+  pascal_plan_free(&p);
+}
+
 static void test_occupancy(void)
 {
   /* One CTA with d buffers: 128 bytes of barriers + d x 16 KiB + 1 KiB. */
@@ -234,6 +282,7 @@ static void test_refusals(void)
 
 int main(void)
 {
+  test_dram_plans();
   test_scan_calibration();
   test_scan_heldout();
   test_gemm();

@@ -36,9 +36,9 @@ static void test_gemm(void)
   pascal_gemm_shape s = {1024, 512, 2048};
   pascal_latency t;
   pascal_error err;
-  CHECK_INT(pascal_predict_time_gemm(none, &s, 1e8, &t, &err), PASCAL_ENOTFOUND);
+  CHECK_INT(pascal_predict_time_gemm(none, &s, 1e8, &t, NULL, &err), PASCAL_ENOTFOUND);
   CHECK(strcmp(err.field, "peaks") == 0);
-  CHECK_INT(pascal_predict_time_gemm(m, &s, 1e8, &t, NULL), PASCAL_OK);
+  CHECK_INT(pascal_predict_time_gemm(m, &s, 1e8, &t, NULL, NULL), PASCAL_OK);
   /* 32 tiles on 48 SMs: one partial wave, 32 SMs share DRAM and L2; 32
      iterations of load (max(DRAM, L2)) then compute, one store. */
   double dram = 1e8 / (32.0 * 32) / 273e9 * 32, l2 = 64.0 * 256 * 2 / 1.92e12 * 32;
@@ -58,12 +58,12 @@ static void test_scan(void)
   pascal_latency t, want;
   pascal_pipeline_kernel k;
   pascal_error err;
-  CHECK_INT(pascal_predict_time_scan(m, &key, 4096, 16, 3e9, &t, NULL), PASCAL_OK);
+  CHECK_INT(pascal_predict_time_scan(m, &key, 4096, 16, 3e9, &t, NULL, NULL), PASCAL_OK);
   CHECK_INT(pascal_latency_scan(48, 1, 3, 5, 4096, 16, 16384, 8192, 3e9, &k, NULL), PASCAL_OK);
   CHECK_INT(k.stages, 3);
   CHECK_INT(pascal_latency_time(&PEAKS, &k, &want, NULL), PASCAL_OK);
   CHECK(t.time_s == want.time_s && t.bound == want.bound);
-  CHECK_INT(pascal_predict_time_scan(m, &key, 4096, 2.5, 3e9, &t, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_predict_time_scan(m, &key, 4096, 2.5, 3e9, &t, NULL, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "W") == 0);
   pascal_model_free(m);
 }

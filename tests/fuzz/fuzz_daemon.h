@@ -1,7 +1,7 @@
 /*
  * fuzz_daemon.h - a real pascald inside the fuzzing process: the daemon's own
  * code (pascald_lib) on 127.0.0.1 with a real SQLite file in a temporary
- * directory and the shipped calibrations imported, plus a minimal HTTP/1.1
+ * directory and the shipped sim-gb10 calibrations imported, plus a minimal HTTP/1.1
  * client over one kept-alive loopback connection. The HTTP harnesses send
  * each input through the whole request path (framing checks, routing, auth,
  * JSON limits, handler, store) and assert that no input gets a 5xx.

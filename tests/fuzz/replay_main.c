@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pascal/grow.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int run_file(const char *path)
@@ -23,13 +25,8 @@ static int run_file(const char *path)
   uint8_t *buf = NULL;
   size_t len = 0, cap = 0;
   for (;;) {
-    if (len == cap) {
-      cap = cap ? 2 * cap : 4096;
-      uint8_t *grown = realloc(buf, cap);
-      if (!grown)
-        abort();
-      buf = grown;
-    }
+    if (len == cap && pascal_grow((void **)&buf, &cap, cap ? cap + 1 : 4096, 1))
+      abort();
     size_t r = fread(buf + len, 1, cap - len, f);
     if (r == 0)
       break;

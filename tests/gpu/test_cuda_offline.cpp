@@ -31,52 +31,52 @@ extern "C" {
  * Not under AddressSanitizer: CUPTI's host API dlopens libnvperf_host.so with
  * RTLD_DEEPBIND, which the ASan runtime refuses (google/sanitizers#611). */
 #ifndef __SANITIZE_ADDRESS__
-static std::vector<std::string> names(const std::vector<pascal_fill_metric> &v)
+static std::vector<std::string> names(const std::vector<pcu_fill_metric> &v)
 {
   std::vector<std::string> out;
-  for (const pascal_fill_metric &m : v)
+  for (const pcu_fill_metric &m : v)
     out.push_back(m.name);
   return out;
 }
 
 static void test_fill_choice(void)
 {
-  pascal_fill_choice c;
+  pcu_fill_choice c;
   pascal_error err;
   /* H100/H200: DRAM read bytes, cross-checked with L2 fills from device memory. */
-  CHECK_INT(pascal_fill_choice_resolve("GH100", nullptr, &c, &err), PASCAL_OK);
+  CHECK_INT(pcu_fill_choice_resolve("GH100", nullptr, &c, &err), PASCAL_OK);
   CHECK(!c.empirical);
   CHECK(names(c.candidates) == std::vector<std::string>{"dram__bytes_read.sum"});
   CHECK(names(c.checks) == std::vector<std::string>{"lts__d_sectors_fill_device.sum"});
   CHECK(c.candidates[0].bytes_per_unit == 1.0 && c.checks[0].bytes_per_unit == 32.0);
   /* GB10 (GB20B): no dram__ metric; both L2 fill apertures are candidates. */
-  CHECK_INT(pascal_fill_choice_resolve("GB20B", nullptr, &c, &err), PASCAL_OK);
+  CHECK_INT(pcu_fill_choice_resolve("GB20B", nullptr, &c, &err), PASCAL_OK);
   CHECK(c.empirical);
   CHECK((names(c.candidates) == std::vector<std::string>{"lts__d_sectors_fill_device.sum",
                                                          "lts__d_sectors_fill_sysmem.sum"}));
   CHECK(c.checks.empty());
   /* Thor (GB10B): only the sysmem fill counter exists. */
-  CHECK_INT(pascal_fill_choice_resolve("GB10B", nullptr, &c, &err), PASCAL_OK);
+  CHECK_INT(pcu_fill_choice_resolve("GB10B", nullptr, &c, &err), PASCAL_OK);
   CHECK(c.empirical);
   CHECK(names(c.candidates) == std::vector<std::string>{"lts__d_sectors_fill_sysmem.sum"});
   /* B200 (GB100) has DRAM bytes like GH100. */
-  CHECK_INT(pascal_fill_choice_resolve("GB100", nullptr, &c, &err), PASCAL_OK);
+  CHECK_INT(pcu_fill_choice_resolve("GB100", nullptr, &c, &err), PASCAL_OK);
   CHECK(!c.empirical && c.candidates[0].name == "dram__bytes_read.sum");
   /* A chip CUPTI does not know is an error that names it. */
-  CHECK_INT(pascal_fill_choice_resolve("XY999", nullptr, &c, &err), PASCAL_ENOTFOUND);
+  CHECK_INT(pcu_fill_choice_resolve("XY999", nullptr, &c, &err), PASCAL_ENOTFOUND);
   CHECK(strstr(err.message, "XY999") != nullptr);
 
   bool known = true;
-  CHECK_INT(pascal_cupti_metric_known("GB10B", nullptr, "dram__bytes_read.sum", &known, &err),
+  CHECK_INT(pcu_cupti_metric_known("GB10B", nullptr, "dram__bytes_read.sum", &known, &err),
             PASCAL_OK);
   CHECK(!known);
   size_t passes = 0;
-  CHECK_INT(pascal_cupti_pass_count("GH100", nullptr,
-                                    {"dram__bytes_read.sum", "lts__d_sectors_fill_device.sum"},
-                                    &passes, &err),
+  CHECK_INT(pcu_cupti_pass_count("GH100", nullptr,
+                                 {"dram__bytes_read.sum", "lts__d_sectors_fill_device.sum"},
+                                 &passes, &err),
             PASCAL_OK);
   CHECK_INT(passes, 1);
-  CHECK_INT(pascal_cupti_pass_count("GB10B", nullptr, {"dram__bytes_read.sum"}, &passes, &err),
+  CHECK_INT(pcu_cupti_pass_count("GB10B", nullptr, {"dram__bytes_read.sum"}, &passes, &err),
             PASCAL_ENOTFOUND);
   CHECK(strstr(err.message, "dram__bytes_read.sum") != nullptr);
 }
@@ -89,17 +89,17 @@ static void test_fill_choice(void)
 static void test_run_metric_lists(void)
 {
   for (const char *chip : {"GH100", "GB100", "GB20B", "GB10B"}) {
-    pascal_fill_choice c;
+    pcu_fill_choice c;
     pascal_error err;
-    CHECK_INT(pascal_fill_choice_resolve(chip, nullptr, &c, &err), PASCAL_OK);
-    const std::vector<std::string> cold = names(pascal_fill_cold_read_metrics(c));
+    CHECK_INT(pcu_fill_choice_resolve(chip, nullptr, &c, &err), PASCAL_OK);
+    const std::vector<std::string> cold = names(pcu_fill_cold_read_metrics(c));
     CHECK_INT(cold.size(), c.candidates.size() + c.checks.size());
     size_t passes = 0;
-    CHECK_INT(pascal_cupti_pass_count(chip, nullptr, cold, &passes, &err), PASCAL_OK);
+    CHECK_INT(pcu_cupti_pass_count(chip, nullptr, cold, &passes, &err), PASCAL_OK);
     CHECK_INT(passes, 1);
     for (const std::string &m : names(c.candidates)) {
       passes = 0;
-      CHECK_INT(pascal_cupti_pass_count(chip, nullptr, {m}, &passes, &err), PASCAL_OK);
+      CHECK_INT(pcu_cupti_pass_count(chip, nullptr, {m}, &passes, &err), PASCAL_OK);
       CHECK_INT(passes, 1);
     }
   }
@@ -109,22 +109,22 @@ static void test_run_metric_lists(void)
 static void test_fill_pick(void)
 {
   /* 1e9 bytes read once: 0.95e9 is in range and closer (in log) than 1.25e9. */
-  CHECK_INT(pascal_fill_pick({1.25e9, 0.95e9}, 1e9), 1);
-  CHECK_INT(pascal_fill_pick({0.0, 1.1e9}, 1e9), 1);
-  CHECK_INT(pascal_fill_pick({0.5e9, 2e9}, 1e9), -1);
-  CHECK_INT(pascal_fill_pick({}, 1e9), -1);
-  CHECK_INT(pascal_fill_pick({0.8e9}, 1e9), 0);
+  CHECK_INT(pcu_fill_pick({1.25e9, 0.95e9}, 1e9), 1);
+  CHECK_INT(pcu_fill_pick({0.0, 1.1e9}, 1e9), 1);
+  CHECK_INT(pcu_fill_pick({0.5e9, 2e9}, 1e9), -1);
+  CHECK_INT(pcu_fill_pick({}, 1e9), -1);
+  CHECK_INT(pcu_fill_pick({0.8e9}, 1e9), 0);
 }
 
 static void test_capacity_propose(void)
 {
-  std::vector<pascal_capacity_row> rows = {
+  std::vector<pcu_capacity_row> rows = {
       {100, 1.00, 1}, {200, 1.02, 1}, {300, 1.09, 1}, {400, 1.6, 1}, {500, 1.05, 1}};
   /* Stops at the first size past 10 %: a later dip does not count. */
-  CHECK_INT(pascal_capacity_propose(rows), 300);
+  CHECK_INT(pcu_capacity_propose(rows), 300);
   rows[0].ratio = 1.2;
-  CHECK_INT(pascal_capacity_propose(rows), 0);
-  CHECK_INT(pascal_capacity_propose({}), 0);
+  CHECK_INT(pcu_capacity_propose(rows), 0);
+  CHECK_INT(pcu_capacity_propose({}), 0);
 }
 
 static pascal_backend_job scan_job(void)
@@ -146,7 +146,7 @@ static void expect_field(pascal_backend_job j, const char *field)
 {
   pascal_error err;
   pascal_error_clear(&err);
-  CHECK(pascal_cuda_job_check(&j, 80ull << 30, &err) != PASCAL_OK);
+  CHECK(pcu_job_check(&j, 80ull << 30, &err) != PASCAL_OK);
   CHECK(strcmp(err.field, field) == 0);
 }
 
@@ -154,14 +154,14 @@ static void test_job_check(void)
 {
   pascal_error err;
   pascal_backend_job j = scan_job();
-  CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
+  CHECK_INT(pcu_job_check(&j, 80ull << 30, &err), PASCAL_OK);
   j.run.key.o = 0;
   expect_field(j, "o");
   j = scan_job();
   j.run.key.path = PASCAL_PLAN_SYNC;
   expect_field(j, "d"); /* sync with d = 4 */
   j.run.key.d = 0;
-  CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
+  CHECK_INT(pcu_job_check(&j, 80ull << 30, &err), PASCAL_OK);
   j = scan_job();
   j.run.key.d = 0;
   expect_field(j, "d");
@@ -191,7 +191,7 @@ static void test_job_check(void)
   j.run.shape.Mg = 640;
   j.run.shape.Ng = 896;
   j.run.shape.Kg = 1280;
-  CHECK_INT(pascal_cuda_job_check(&j, 80ull << 30, &err), PASCAL_OK);
+  CHECK_INT(pcu_job_check(&j, 80ull << 30, &err), PASCAL_OK);
   j.run.shape.Mg = 100;
   expect_field(j, "Mg");
   j.run.shape.Mg = 640;
@@ -200,7 +200,7 @@ static void test_job_check(void)
   j.run.shape.Ng = 896;
   j.run.shape.Kg = 96;
   expect_field(j, "Kg");
-  CHECK(pascal_cuda_job_check(nullptr, 1, &err) == PASCAL_EINVAL);
+  CHECK(pcu_job_check(nullptr, 1, &err) == PASCAL_EINVAL);
 }
 
 static void test_references(void)
@@ -258,12 +258,12 @@ static void test_no_device_errors(void)
 
 static void test_peak_median(void)
 {
-  CHECK(pascal_peak_median({3, 1, 2}) == 2);
-  CHECK(pascal_peak_median({4, 1, 3, 2}) == 2.5);
-  CHECK(pascal_peak_median({7}) == 7);
-  CHECK(pascal_peak_median({}) != pascal_peak_median({})); /* NaN */
+  CHECK(pcu_peak_median({3, 1, 2}) == 2);
+  CHECK(pcu_peak_median({4, 1, 3, 2}) == 2.5);
+  CHECK(pcu_peak_median({7}) == 7);
+  CHECK(pcu_peak_median({}) != pcu_peak_median({})); /* NaN */
   /* an outlier moves the mean, not the median */
-  CHECK(pascal_peak_median({1.0, 1.1, 0.9, 50.0, 1.05}) == 1.05);
+  CHECK(pcu_peak_median({1.0, 1.1, 0.9, 50.0, 1.05}) == 1.05);
 }
 
 /* Three repeats of every benchmark, numbers chosen by hand: a 512 MiB read
@@ -271,9 +271,9 @@ static void test_peak_median(void)
  * 0.5, 0.4, 0.45 ms (median 0.45 ms), 1e12 FLOPs in 5 ms (200 TFLOP/s), 2e7
  * cycles in 10 ms, 10.5 ms and 20e6/9.8e6... (median ratio 2 GHz), and 1000
  * launches in 2.1, 2.0, 2.4 ms (median 2.1 us each). */
-static pascal_peak_samples hand_samples(void)
+static pcu_peak_samples hand_samples(void)
 {
-  pascal_peak_samples s;
+  pcu_peak_samples s;
   s.dram_bytes = 512.0 * (1 << 20);
   s.dram_s = {2e-3, 2.2e-3, 1.9e-3};
   s.l2_bytes = 4.0 * (1u << 30);
@@ -291,8 +291,8 @@ static void test_peaks_from_samples(void)
 {
   pascal_peaks p;
   pascal_error err;
-  pascal_peak_samples s = hand_samples();
-  CHECK_INT(pascal_peaks_from_samples(s, &p, &err), PASCAL_OK);
+  pcu_peak_samples s = hand_samples();
+  CHECK_INT(pcu_peaks_from_samples(s, &p, &err), PASCAL_OK);
   CHECK_NEAR(p.dram_bytes_per_s, 512.0 * (1 << 20) / 2e-3, 1e-3);
   CHECK_NEAR(p.l2_bytes_per_s, 4.0 * (1u << 30) / 0.45e-3, 1e-3);
   CHECK_NEAR(p.tensor_flops, 2e14, 1e-3);
@@ -304,25 +304,25 @@ static void test_peaks_from_samples(void)
   const pascal_peaks before = {1, 2, 3, 4, 5};
   struct broken {
     const char *field;
-    void (*breakit)(pascal_peak_samples &);
+    void (*breakit)(pcu_peak_samples &);
   } cases[] = {
-      {"dram_bytes_per_s", [](pascal_peak_samples &t) { t.dram_s.clear(); }},
-      {"dram_bytes_per_s", [](pascal_peak_samples &t) { t.dram_s[1] = 0; }},
-      {"l2_bytes_per_s", [](pascal_peak_samples &t) { t.l2_s[2] = -1; }},
-      {"l2_bytes_per_s", [](pascal_peak_samples &t) { t.l2_s.pop_back(); }},
-      {"tensor_flops", [](pascal_peak_samples &t) { t.mma_s[0] = 0.0 / 0.0; }},
-      {"tensor_flops", [](pascal_peak_samples &t) { t.mma_flops = 0; }},
-      {"sm_clock_hz", [](pascal_peak_samples &t) { t.clock_cycles[1] = 0; }},
-      {"sm_clock_hz", [](pascal_peak_samples &t) { t.clock_s.push_back(1); }},
-      {"launch_s", [](pascal_peak_samples &t) { t.launches = 0; }},
-      {"launch_s", [](pascal_peak_samples &t) { t.launch_s[0] = 1.0 / 0.0; }},
+      {"dram_bytes_per_s", [](pcu_peak_samples &t) { t.dram_s.clear(); }},
+      {"dram_bytes_per_s", [](pcu_peak_samples &t) { t.dram_s[1] = 0; }},
+      {"l2_bytes_per_s", [](pcu_peak_samples &t) { t.l2_s[2] = -1; }},
+      {"l2_bytes_per_s", [](pcu_peak_samples &t) { t.l2_s.pop_back(); }},
+      {"tensor_flops", [](pcu_peak_samples &t) { t.mma_s[0] = 0.0 / 0.0; }},
+      {"tensor_flops", [](pcu_peak_samples &t) { t.mma_flops = 0; }},
+      {"sm_clock_hz", [](pcu_peak_samples &t) { t.clock_cycles[1] = 0; }},
+      {"sm_clock_hz", [](pcu_peak_samples &t) { t.clock_s.push_back(1); }},
+      {"launch_s", [](pcu_peak_samples &t) { t.launches = 0; }},
+      {"launch_s", [](pcu_peak_samples &t) { t.launch_s[0] = 1.0 / 0.0; }},
   };
   for (const broken &c : cases) {
-    pascal_peak_samples t = hand_samples();
+    pcu_peak_samples t = hand_samples();
     c.breakit(t);
     pascal_peaks q = before;
     pascal_error_clear(&err);
-    CHECK(pascal_peaks_from_samples(t, &q, &err) != PASCAL_OK);
+    CHECK(pcu_peaks_from_samples(t, &q, &err) != PASCAL_OK);
     CHECK(strcmp(err.field, c.field) == 0);
     CHECK(memcmp(&q, &before, sizeof q) == 0);
   }

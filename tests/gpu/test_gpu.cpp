@@ -13,7 +13,8 @@
  *      phases for c from 1 to M, plus packed clusters where sharing makes K=1;
  *   4. the open scan showing K > 1.05 for at least one deep TMA pipeline;
  *   5. as the agent runs it: a job on a thread of its own, and a fresh rig
- *      measuring again after a kernel fault lost the context.
+ *      measuring again after a kernel fault lost the context (the fault: a
+ *      TMA mbarrier wait that traps at its bound instead of hanging).
  * Measured figures are printed for docs/gpu.md.
  */
 #include <math.h>
@@ -91,7 +92,7 @@ void check_status(pascal_status st, const pascal_error &err, const char *what)
 
 /* Whether o CTAs with d buffers of b bytes (plus barriers and 2 KiB of
  * per-CTA overhead) fit in one SM's shared memory. */
-bool fits(const pascal_kern_open_config &c, const pascal_cuda_info &in)
+bool fits(const pascal_kern_open_config &c, const pcu_info &in)
 {
   return c.o * ((uint64_t)c.d * c.block_bytes + 128 + 2048) <= in.smem_per_sm;
 }
@@ -120,7 +121,7 @@ void test_gemm_full(void)
   cudaFree(c);
 }
 
-void test_occupancy(const pascal_cuda_info &in)
+void test_occupancy(const pcu_info &in)
 {
   for (int tma = 0; tma <= 1; ++tma)
     for (uint32_t o = 1; o <= 4; ++o) {
@@ -141,10 +142,10 @@ void test_occupancy(const pascal_cuda_info &in)
   CHECK(pascal_kern_open_plan_make(0, &too_many, &plan) == cudaErrorInvalidConfiguration);
 }
 
-void test_scans_correct(pascal_cuda_rig *rig)
+void test_scans_correct(pcu_rig *rig)
 {
   pascal_error err;
-  pascal_cuda_sample s;
+  pcu_sample s;
   /* The last two are corners of the H100 plan: d = 1 with nothing primed
    * at two CTAs per SM, and the deepest pipeline (d = 6) at two CTAs. */
   const pascal_kern_open_config cfgs[] = {{1, 0, 0, 4, kB},   {2, 0, 0, 0, kB}, {1, 1, 1, 0, kB},
@@ -164,13 +165,13 @@ void test_scans_correct(pascal_cuda_rig *rig)
   CHECK(s.fill_bytes >= 0.8 * 2.0 * (512 + 640) * 1024);
 }
 
-void test_counters(pascal_cuda_rig *rig)
+void test_counters(pcu_rig *rig)
 {
-  const pascal_cuda_info &in = rig->info();
+  const pcu_info &in = rig->info();
   pascal_error err;
   /* Cold read far larger than L2: fills ~ logical bytes, for the chosen
    * metric and for every cross-check metric. */
-  const pascal_cuda_cold_read &cold = rig->cold_read();
+  const pcu_cold_read &cold = rig->cold_read();
   for (size_t i = 0; i < cold.metrics.size(); ++i)
     printf("cold read %.0f bytes: %s = %.4f x\n", cold.bytes, cold.metrics[i].name.c_str(),
            cold.values[i] / cold.bytes);
@@ -185,7 +186,7 @@ void test_counters(pascal_cuda_rig *rig)
       CHECK_NEAR(cold.values[i] / cold.bytes, 1.0, 0.2); /* GH100 cross-check */
 
   /* A scan of L2/4 over 4 waves: later waves hit, fills ~ its size once. */
-  pascal_cuda_sample s;
+  pcu_sample s;
   const uint64_t n = in.l2_bytes / 4 / kB;
   check_status(rig->run_open_scan({1, 0, 0, 0, kB}, n, 4, &s, &err), err, "small scan");
   printf("scan of L2/4 (%llu blocks), W=4: fill / size = %.4f\n", (unsigned long long)n,
@@ -197,19 +198,19 @@ void test_counters(pascal_cuda_rig *rig)
  * spaced phases, CTAs assigned round-robin, H = 4000 rounds; N = 4 x L2 in
  * blocks, C taken as half of L2 (the expectations below hold for any C
  * from 512 blocks up to N). */
-double static_case(pascal_cuda_rig *rig, const std::vector<uint32_t> &phases, uint64_t n,
-                   uint64_t rounds, const char *label)
+double static_case(pcu_rig *rig, const std::vector<uint32_t> &phases, uint64_t n, uint64_t rounds,
+                   const char *label)
 {
   pascal_error err;
-  pascal_cuda_sample s;
+  pcu_sample s;
   pascal_status st = rig->run_static_scan(phases, n, kB, rounds, &s, &err);
   check_status(st, err, label);
   return st == PASCAL_OK ? s.fill_bytes / ((double)kB * rounds) : -1.0;
 }
 
-void test_static_clusters(pascal_cuda_rig *rig)
+void test_static_clusters(pcu_rig *rig)
 {
-  const pascal_cuda_info &in = rig->info();
+  const pcu_info &in = rig->info();
   const uint32_t m = in.sm_count;
   const uint64_t n = 4 * in.l2_bytes / kB, c_model = in.l2_bytes / 2 / kB, rounds = 4000;
   std::vector<uint32_t> counts = {1, 2, 3, 4, 6, 8, 12, 16, m / 4, m / 2, m};
@@ -247,9 +248,9 @@ void test_static_clusters(pascal_cuda_rig *rig)
 /* Open scan: some deep TMA pipeline separates (K > 1.05), as in the paper's
  * depth sweep (d = 4 at W = 32 on GB10 reached K = 5.58). Depths 3..8 at
  * o = 1 and 4, 6 at o = 2, where the buffers fit in shared memory. */
-void test_open_divergence(pascal_cuda_rig *rig)
+void test_open_divergence(pcu_rig *rig)
 {
-  const pascal_cuda_info &in = rig->info();
+  const pcu_info &in = rig->info();
   const uint64_t n = 2 * in.l2_bytes / kB, w = 32;
   double best = 0;
   const pascal_kern_open_config cfgs[] = {{1, 0, 0, 0, kB}, {1, 1, 3, 0, kB}, {1, 1, 4, 0, kB},
@@ -259,7 +260,7 @@ void test_open_divergence(pascal_cuda_rig *rig)
     if (!fits(c, in))
       continue;
     pascal_error err;
-    pascal_cuda_sample s;
+    pcu_sample s;
     check_status(rig->run_open_scan(c, n, w, &s, &err), err, "open scan divergence");
     const double k = s.fill_bytes / ((double)kB * w * n);
     printf("open scan o=%u %s d=%u N=%llu W=%llu: K = %.3f, %.1f ms\n", c.o, c.tma ? "tma" : "sync",
@@ -270,21 +271,32 @@ void test_open_divergence(pascal_cuda_rig *rig)
   CHECK(best > 1.05);
 }
 
+/* What a measured run costs besides its kernel: CUPTI adds time, and a run
+ * without it still flushes L2 and synchronizes. */
+void test_run_cost(pcu_rig *rig)
+{
+  pcu_run_cost c;
+  pascal_error err;
+  check_status(rig->measure_cost(9, &c, &err), err, "run cost");
+  printf("run cost: %.4f s with CUPTI, %.4f s without\n", c.with_cupti_s, c.without_cupti_s);
+  CHECK(c.without_cupti_s > 0 && c.with_cupti_s > c.without_cupti_s);
+}
+
 /* As the agent uses the backend: a job measured on a thread of its own
  * (bound to the device first), and a kernel fault, which loses the context
  * for every later call, followed by a fresh rig on a reset device that
- * measures again (CUPTI deinitialized and initialized again in one
- * process). */
+ * measures again (CUPTI stays initialized across the reset: it is
+ * initialized once per process). */
 void test_thread_and_fault(void)
 {
-  pascal_cuda_rig *rig = nullptr;
+  pcu_rig *rig = nullptr;
   pascal_error err;
-  check_status(pascal_cuda_rig::open(0, &rig, &err), err, "open");
+  check_status(pcu_rig::open(0, &rig, &err), err, "open");
   if (rig == nullptr)
     return;
   pascal_status st = PASCAL_EINVAL;
   std::thread runner([&] {
-    pascal_cuda_sample s;
+    pcu_sample s;
     st = rig->bind_thread(&err);
     if (st == PASCAL_OK)
       st = rig->run_open_scan({1, 1, 2, 1, kB}, 257, 2, &s, &err);
@@ -292,20 +304,21 @@ void test_thread_and_fault(void)
   runner.join();
   check_status(st, err, "scan on a runner thread");
 
-  pascal_cuda_rig::drop_if_lost(&rig); /* a healthy context is kept */
+  pcu_rig::drop_if_lost(&rig); /* a healthy context is kept */
   CHECK(rig != nullptr);
-  printf("provoking a kernel fault (illegal address), then reopening the device\n");
-  uint32_t *sink = nullptr;
-  CHECK(cudaMalloc(&sink, sizeof *sink) == cudaSuccess);
-  const uint4 *unmapped = reinterpret_cast<const uint4 *>(uintptr_t{1} << 47);
-  CHECK(pascal_kern_l2_flush(unmapped, 1u << 20, sink, nullptr) == cudaSuccess);
-  CHECK(cudaDeviceSynchronize() != cudaSuccess); /* the fault */
-  pascal_cuda_rig::drop_if_lost(&rig);
+  /* The fault: an mbarrier wait that nothing completes, bounded at 2^24
+   * cycles (about 10 ms), traps instead of hanging the process. */
+  printf("provoking a kernel fault (a TMA wait past its bound), then reopening the device\n");
+  CHECK(pascal_kern_tma_stall(1ull << 24, nullptr) == cudaSuccess);
+  const cudaError_t fault = cudaDeviceSynchronize();
+  printf("the stalled wait ended with: %s\n", cudaGetErrorString(fault));
+  CHECK(fault != cudaSuccess); /* a trap: the context is lost */
+  pcu_rig::drop_if_lost(&rig);
   CHECK(rig == nullptr);
-  check_status(pascal_cuda_rig::open(0, &rig, &err), err, "open after the fault");
+  check_status(pcu_rig::open(0, &rig, &err), err, "open after the fault");
   if (rig == nullptr)
     return;
-  pascal_cuda_sample s;
+  pcu_sample s;
   check_status(rig->run_open_scan({1, 1, 2, 1, kB}, 257, 2, &s, &err), err, "scan after the fault");
   printf("measured again after the fault: fill %.0f bytes\n", s.fill_bytes);
   delete rig;
@@ -331,13 +344,13 @@ int main(void)
            e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
     return SKIP_CODE;
   }
-  pascal_cuda_rig *rig = nullptr;
+  pcu_rig *rig = nullptr;
   pascal_error err;
-  if (pascal_cuda_rig::open(0, &rig, &err) != PASCAL_OK) {
+  if (pcu_rig::open(0, &rig, &err) != PASCAL_OK) {
     fprintf(stderr, "cannot open the device for measurement: %s\n", err.message);
     return 1;
   }
-  const pascal_cuda_info &in = rig->info();
+  const pcu_info &in = rig->info();
   printf("device %s sm_%d%d chip %s, %u SMs, L2 %llu bytes, metric %s\n", in.name.c_str(),
          in.cc_major, in.cc_minor, in.chip.c_str(), in.sm_count, (unsigned long long)in.l2_bytes,
          rig->metric().name.c_str());
@@ -347,6 +360,7 @@ int main(void)
   test_counters(rig);
   test_static_clusters(rig);
   test_open_divergence(rig);
+  test_run_cost(rig);
   delete rig;
   test_thread_and_fault();
   return check_summary();

@@ -1,20 +1,35 @@
 #!/usr/bin/python3
 """test_measure_sim.py - deploy/gpu/measure.sh --backend sim, end to end, on
-the tiny sim profile (4 SMs, C = 64): all phases run (selftest is not
-applicable on the sim; GEMM runs on the sim's tiled GEMM), at most 8 result files of at most 16 MiB, the
-static table agrees with the gap law (the sim is exact LRU), the scan
-calibration is frozen with the paper's 756 runs and the held-out panel has
-420 runs of 42 keys none of which is calibrated, every size above C; a second
-run skips every phase and changes nothing (a failed self-test is run again);
-a scan cut short by its budget continues the same calibration on the next run,
-and the report of the cut-short run still comes out.
+the tiny sim profile (4 SMs, C = 64), through the real pascald and agent:
+all phases run (the fault-injecting self-test only when asked; GEMM runs on
+the sim's tiled GEMM), at most 8 result files of at most 16 MiB, the static
+table agrees with the gap law (the sim is exact LRU), the scan calibration
+is frozen with the paper's 756 runs and the held-out panel has 420 runs of
+42 keys none of which is calibrated, every size above C; a second run skips
+every phase with results and changes nothing (a failed self-test is run
+again); a scan cut short by its budget continues the same calibration on
+the next run, and the report of the cut-short run still comes out.
+
+Across windows (docs/gpu.md): a run with --budget-s 120 stopped by the host
+(SIGTERM) in the middle of the scan still returns its report and archive;
+a second run with --budget-s 120 in an empty --out, from that archive
+(--resume), continues the same calibration and measures no run twice (the
+job ids of the agent's "done" lines, kept in the archive across both
+windows, are the plan's 756, each once). Every archive committed under
+deploy/gpu/runs/ resumes without measuring anything. An archive measured
+with another bundle takes no new runs. The plan choice: a projected scan
+over 80 % of the budget left makes the plans at o <= 1, and says so.
 
 Usage: test_measure_sim.py BUILD_DIR SOURCE_DIR   (BUILD_DIR/bin holds the programs)
 """
+import glob
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 
@@ -30,12 +45,140 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def measure(out, *extra):
+def command(out, extra, bundle=BUILD):
+    return ["bash", MEASURE, "--bundle", bundle, "--out", out, "--backend", "sim",
+            "--profile", PROFILE, "--rounds", "500"] + list(extra)
+
+
+def measure(out, *extra, bundle=BUILD):
     t0 = time.time()
-    p = subprocess.run(["bash", MEASURE, "--bundle", BUILD, "--out", out, "--backend", "sim",
-                        "--profile", PROFILE, "--rounds", "500"] + list(extra),
-                       capture_output=True, text=True, timeout=170)
+    p = subprocess.run(command(out, extra, bundle), capture_output=True, text=True, timeout=300)
     return p.returncode, p.stderr, time.time() - t0
+
+
+def archived(archive, name):
+    """The text of one file of a work archive ('' when absent)."""
+    with tarfile.open(archive) as t:
+        try:
+            return t.extractfile("./" + name).read().decode()
+        except KeyError:
+            return ""
+
+
+def scan_done_ids(archive):
+    """Job ids of the scan agent's "done" lines, across every window."""
+    return [int(j) for j in re.findall(r"job (\d+) scan .* done:", archived(archive, "logs/scan-agent.log"))]
+
+
+def two_windows(tmp):
+    """Window 1 is stopped by the host in its scan; window 2 continues it."""
+    scratch = os.path.join(tmp, "w1-scratch")
+    os.makedirs(scratch)
+    out1, out2 = os.path.join(tmp, "window1"), os.path.join(tmp, "window2")
+    # the phases up to the static table (held-out and GEMM calibrations go
+    # the same way as the scan, and the main run covers them)
+    phases = ["--phases", "env,probe,plans,scan,static,report"]
+    p = subprocess.Popen(command(out1, ["--budget-s", "120"] + phases), stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, TMPDIR=scratch))
+    stopped, limit = False, time.time() + 150
+    while not stopped and p.poll() is None and time.time() < limit:
+        for log in glob.glob(os.path.join(scratch, "pascal-measure.*", "logs", "scan-agent.log")):
+            with open(log) as f:
+                if f.read().count(" done:") >= 50:
+                    p.send_signal(signal.SIGTERM)
+                    stopped = True
+        time.sleep(0.01)
+    log1 = p.communicate(timeout=120)[1]
+    check(stopped and p.returncode == 130, "window 1 stopped in its scan (rc %r):\n%s" % (p.returncode, log1))
+    files = os.listdir(out1)
+    check({"report.json", "report.md", "measure-work.tar.gz"} <= set(files) and "scan.json" not in files,
+          "the stopped window returns its report and archive: %r" % files)
+    rep1 = load(out1, "report.json")
+    states = {x["phase"]: x["state"] for x in rep1["phases"]}
+    check(states.get("scan") == "stopped" and states.get("probe") == "ok", "window 1 phases: %r" % states)
+    check(rep1["next_window"][:2] == ["scan", "static"], "window 1 leaves: %r" % rep1["next_window"])
+    with open(os.path.join(out1, "report.md")) as f:
+        check("--resume deploy/gpu/runs/" in f.read(), "report.md says how to continue")
+    first = scan_done_ids(os.path.join(out1, "measure-work.tar.gz"))
+    check(50 <= len(first) < 756, "window 1 measured part of the scan: %d runs" % len(first))
+
+    rc, log2, _ = measure(out2, "--budget-s", "120", "--resume", os.path.join(out1, "measure-work.tar.gz"),
+                          *phases)
+    check(rc == 0, "window 2 finishes (rc %d):\n%s" % (rc, log2))
+    check("continuing from" in log2 and "phase probe: results present, skipped" in log2
+          and "scan: measuring calibration 1" in log2 and "created" not in log2,
+          "window 2 continues calibration 1:\n" + log2)
+    both = scan_done_ids(os.path.join(out2, "measure-work.tar.gz"))
+    print("window 1: %d scan runs before the stop; both windows: %d" % (len(first), len(both)))
+    check(both[:len(first)] == first and len(both) == 756 and len(set(both)) == 756,
+          "no scan run measured twice: %d done lines, %d distinct, window 1 %d"
+          % (len(both), len(set(both)), len(first)))
+    check(len(load(out2, "scan.json")["measurements"]) == 756, "window 2 exports the 756 runs")
+    rep2 = load(out2, "report.json")
+    states = {x["phase"]: x["state"] for x in rep2["phases"]}
+    check(all(states.get(x) == "ok" for x in ("env", "probe", "plans", "scan", "static"))
+          and rep2["next_window"] == [], "window 2 ends every phase: %r %r" % (states, rep2["next_window"]))
+
+
+def committed_archives(tmp):
+    """Every archive a GPU window returned, as committed, resumes without a run."""
+    archives = sorted(glob.glob(os.path.join(SOURCE, "deploy", "gpu", "runs", "*", "measure-work.tar.gz")))
+    check(len(archives) >= 1, "archives under deploy/gpu/runs/: %r" % archives)
+    for i, a in enumerate(archives):
+        out = os.path.join(tmp, "committed-%d" % i)
+        rc, log, _ = measure(out, "--resume", a, "--phases", "probe,plans,scan,static,heldout,gemm,report")
+        check(rc == 0 and "measuring" not in log and "created" not in log,
+              "%s resumes without measuring:\n%s" % (a, log))
+        rep = load(out, "report.json")
+        check(rep["next_window"] == [], "%s: nothing left: %r" % (a, rep["next_window"]))
+        scan = load(out, "scan.json")
+        check(len(scan["measurements"]) == 756 and "content_hash" in scan, "%s: the frozen scan" % a)
+
+
+def foreign_bundle(tmp):
+    """Runs of another build never join an archive's calibrations."""
+    def bundle(name, source):
+        path = os.path.join(tmp, name)
+        os.makedirs(os.path.join(path, "bin"))
+        for prog in ("pascald", "pascal-agent", "pascal"):
+            os.symlink(os.path.abspath(os.path.join(BUILD, "bin", prog)), os.path.join(path, "bin", prog))
+        with open(os.path.join(path, "MANIFEST"), "w") as f:
+            f.write("pascal-gpu-host bundle\nsource: %s\n" % source)
+        return path
+    old, new = bundle("bundle-old", "1111111"), bundle("bundle-new", "2222222")
+    out_old, out_new = os.path.join(tmp, "old"), os.path.join(tmp, "new")
+    rc, log, _ = measure(out_old, "--phases", "env,probe,plans,report", bundle=old)
+    check(rc == 0, "the old bundle's probe and plans:\n" + log)
+    rc, log, _ = measure(out_new, "--resume", os.path.join(out_old, "measure-work.tar.gz"), bundle=new)
+    states = {x["phase"]: x for x in load(out_new, "report.json")["phases"]}
+    check(rc == 1 and "measuring" not in log and states["scan"]["state"] == "not-run"
+          and "bundle 1111111, this is bundle 2222222" in states["scan"]["message"],
+          "another bundle takes no runs (rc %d): %r\n%s" % (rc, states.get("scan"), log))
+
+
+def plan_choice(tmp):
+    """The scan plans shrink to o <= 1 when the projection does not fit."""
+    for cost, budget, smaller in (("0.5", "120", True), ("0.05", "600", False)):
+        out = os.path.join(tmp, "plan-%s" % cost)
+        rc, log, _ = measure(out, "--phases", "env,probe,plans", "--budget-s", budget, "--run-cost-s", cost)
+        work = os.path.join(out, "measure-work.tar.gz")
+        plan = json.loads(archived(work, "plans/scan.json"))
+        probe = json.loads(archived(work, "probe.json"))
+        # the projection, independently: runs x (cost + 0.01 s) + 2 x bytes / L2 peak
+        runs = len(plan["keys"]) * len(plan["sizes"]) * len(plan["horizons"]) * plan["repeats"]
+        want = round(runs * (float(cost) + 0.01) + 2.0 * plan["repeats"] * sum(k["o"] for k in plan["keys"])
+                     * probe["sm_count"] * probe["block_bytes"] * sum(plan["sizes"]) * sum(plan["horizons"])
+                     / probe["peaks"]["l2_bytes_per_s"])
+        occ = {k["o"] for k in plan["keys"]}
+        if smaller:
+            check(rc == 0 and "plans: smaller plan (o <= 1)" in log and occ == {1}
+                  and ("at o <= 1 %d s" % want) in log, "a high run cost gives o <= 1 (%d s):\n%s" % (want, log))
+            for part in (1, 2):
+                held = json.loads(archived(work, "plans/scan-heldout-%d.json" % part))
+                check({k["o"] for k in held["keys"]} == {1}, "held-out part %d at o <= 1" % part)
+        else:
+            check(rc == 0 and ("default plan (o <= 2): projected scan %d s" % want) in log and occ == {1, 2},
+                  "a low run cost keeps the default plan (%d s):\n%s" % (want, log))
 
 
 def load(out, name):
@@ -82,7 +225,8 @@ def main():
         states = {p["phase"]: p["state"] for p in report["phases"]}
         for p in ("env", "probe", "static", "plans", "scan", "heldout", "gemm"):
             check(states.get(p) == "ok", "phase %s ok: %r" % (p, states))
-        check(states.get("selftest") == "not-applicable", "selftest not applicable on the sim")
+        check("selftest" not in states, "the fault-injecting self-test runs only when asked: %r" % states)
+        check(report["next_window"] == [], "nothing left for a next window: %r" % report["next_window"])
         check(report["probe"]["capacity_blocks"] == 64, "probe C = 64")
 
         static = load(out, "static.json")
@@ -92,12 +236,15 @@ def main():
 
         scan = load(out, "scan.json")
         check(len(scan["measurements"]) == 756 and "content_hash" in scan, "scan: 756 runs, frozen")
-        # the device carries the probe's capacity scan and the static table
+        # the device carries the probe's capacity scan from the scan on, and
+        # the static table (measured after the scan froze) from the held-out
+        # panel on: a frozen bundle keeps what its device had at the freeze
         want = [{k: r[k] for k in ("block_bytes", "C", "clusters", "K", "gap_law", "sdcm", "che")}
                 for r in static["rows"]]
-        got = scan["device"].get("static_experiment") or {}
-        check(got.get("rows") == want and got.get("M") == static["M"],
-              "the scan bundle's device carries the static table: %r" % got)
+        for name in ("gemm.json", "gemm-heldout.json"):
+            got = load(out, name)["device"].get("static_experiment") or {}
+            check(got.get("rows") == want and got.get("M") == static["M"],
+                  "%s's device carries the static table: %r" % (name, got))
         probe = scan["device"].get("capacity_probe") or {}
         check(len(probe.get("size_blocks", [])) == 15 and probe.get("waves") == 4,
               "the scan bundle's device carries the capacity scan: %r" % probe)
@@ -147,11 +294,15 @@ def main():
         check(len(pairs) == 5 and all(sum(1 for m in runs if (m["N"], m["W"]) == pr) == 84
                                       for pr in pairs), "5 (N, W) pairs x 42 keys x 2 repeats")
 
-        # A second run skips every phase that has results; the report is redone.
+        # A second run skips every phase that has results; env (this window's
+        # host) and the report are redone.
         with open(os.path.join(out, "scan.json"), "rb") as f:
             before = f.read()
         rc, log, secs = measure(out)
-        check(rc == 0 and log.count("results present, skipped") == 8, "second run skips:\n" + log)
+        check(rc == 0 and log.count("results present, skipped") == 6 and "phase env: ok" in log,
+              "second run skips:\n" + log)
+        rc, log, _ = measure(out, "--phases", "selftest")
+        check(rc == 0 and "phase selftest: not-applicable" in log, "selftest when asked:\n" + log)
         with open(os.path.join(out, "scan.json"), "rb") as f:
             check(f.read() == before, "scan.json unchanged by the second run")
 
@@ -166,7 +317,7 @@ def main():
         # build without CUDA); the report still comes out.
         out3 = os.path.join(tmp, "cuda")
         p = subprocess.run(["bash", MEASURE, "--bundle", BUILD, "--out", out3, "--backend", "cuda",
-                            "--phases", "env,probe,report"], capture_output=True, text=True, timeout=170)
+                            "--phases", "env,probe,report"], capture_output=True, text=True, timeout=300)
         phases = {x["phase"]: x for x in load(out3, "report.json")["phases"]}
         if phases["probe"]["state"] != "ok":
             check(p.returncode == 1, "a failed phase makes the exit status 1")
@@ -188,6 +339,11 @@ def main():
 
         rc, log, _ = measure(out, "--phases", "bogus")
         check(rc == 2 and "unknown phase 'bogus'" in log, "a bad phase is a usage error")
+
+        two_windows(tmp)
+        committed_archives(tmp)
+        foreign_bundle(tmp)
+        plan_choice(tmp)
     if FAILS:
         print("%d failure(s)" % len(FAILS))
         return 1

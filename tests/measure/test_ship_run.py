@@ -11,7 +11,8 @@ the shipped bundle's content hash, panel and model, and a provenance read
 from the run's report. Every bad input exits 2 naming what is wrong and
 writes nothing. The shipped bundles themselves: provenance `cuda` with the
 facts docs/results-h100.md quotes, and `pascal evaluate` gives its held-out
-figures.
+figures, K and the latency table before (pipeline on peaks) and after (the
+calibrated time).
 
 Usage: test_ship_run.py BUILD_DIR SOURCE_DIR
 """
@@ -137,6 +138,12 @@ class ShippedH100(unittest.TestCase):
         self.assertEqual(round(held["scan"]["mape"]["aligned"], 2), 18.46)
         self.assertEqual((held["scan"]["n_runs"], held["scan"]["n_above"]), (420, 136))
         self.assertEqual(round(held["gemm"]["mape"]["pascal"], 2), 2.13)
+        # and the latency table before (the pipeline on peaks) and after (the
+        # time calibrated on the calibration runs' own kernel_ns), PASCAL's fills
+        lat = {c["workload"]: c["report"]["heldout"] for c in cals}
+        for wl, before, after in (("scan", 42.46, 1.53), ("gemm", 81.40, 4.80)):
+            self.assertEqual(round(lat[wl]["latency"]["all"]["mape"]["pascal"], 2), before, wl)
+            self.assertEqual(round(lat[wl]["latency_calibrated"]["all"]["mape"]["pascal"], 2), after, wl)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,21 @@ extern "C" {
 #endif
 
 #define PASCAL_CLUSTER_COUNTS 11u
+/* The scan length the experiment starts from (the paper's N). */
+#define PASCAL_CLUSTER_N_MIN  8192u
+
+/* The scan length N of the experiment for a device whose whole L2 holds
+ * l2_bytes (0: unknown) and whose smallest block size is block_bytes:
+ * PASCAL_CLUSTER_N_MIN, doubled until N block_bytes exceeds l2_bytes. Every
+ * reuse of the experiment lies about N blocks back (the c clusters tile the
+ * ring between two reads of a block), so a ring that fits in the physical
+ * L2 can be held whole by a sharing pattern the effective C does not
+ * describe (docs/results-h100.md: the H100's 4 KiB rows with 81 and 132
+ * clusters, a 32 MiB ring in a 50 MiB L2). PASCAL_EINVAL naming
+ * "block_bytes" when it is 0, PASCAL_ERANGE naming "l2_bytes" when N would
+ * pass 2^31. */
+pascal_status pascal_cluster_scan_blocks(uint64_t l2_bytes, uint32_t block_bytes, uint64_t *n,
+                                         pascal_error *err);
 
 /* Up to 11 distinct cluster counts from 1 to M, increasing, spread
  * geometrically (c_i = round(M^(i/10)), duplicates replaced by the next free

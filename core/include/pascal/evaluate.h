@@ -20,9 +20,12 @@
  * 8). GEMM baselines need square tiles (tile_m == tile_n), else they are NaN.
  *
  * When the device has peaks, the scored runs that carry a kernel time are
- * also timed by the latency pipeline (pascal/predict_time.h) with three
- * cache inputs: the TileSight column's fills, PASCAL's and the measured
- * ones (paper section "End-to-end latency with TileSight", Table e2e).
+ * also timed with three cache inputs (the TileSight column's fills,
+ * PASCAL's and the measured ones; paper section "End-to-end latency with
+ * TileSight", Table e2e) by two time sources (pascal/time_model.h): the
+ * pipeline on peaks, the paper's protocol (`latency`), and the time
+ * calibrated on the fold's own calibration runs (`latency_calibrated`; a
+ * fold's key never enters its own time fit, a panel never enters any).
  *
  * A run the model refuses (its class has no other reference, say) is
  * counted as refused and scored by no method, so all methods are compared on
@@ -43,23 +46,58 @@
 extern "C" {
 #endif
 
+/* The evaluation methods: one row each, in the order of pascal_method,
+ *   X(ID, name, key, title, label, column, k)
+ * ID      PASCAL_METHOD_<ID>;
+ * name    stable name (pascal_method_name);
+ * key     its member in reports and tables ("exact_sdcm"; reports written
+ *         before the TileSight column existed call exact SDCM "sdcm");
+ * title   its column heading in tables (the CLI's, the dashboard's);
+ * label   its legend in plots;
+ * column  its place in the paper's comparison table (0: PASCAL);
+ * k       the function of loko_baselines.c that reads its prediction of a
+ *         scored run (PASCAL's own answer, or one of pascal_baseline_k).
+ * Everything that lists methods (the evaluation, the report and table codec,
+ * the CLI's tables, the plots, the dashboard through GET /v1/schema) reads
+ * this table, so adding a method is one row here and its k function. */
+#define PASCAL_METHODS(X)                                                                          \
+  /* this model, out of fold */                                                                    \
+  X(PASCAL, "pascal", "pascal", "PASCAL", "PASCAL (LOKO folds)", 0, k_pascal)                      \
+  /* K = 1 (scan) / K = K_0 (GEMM): uniform advance */                                             \
+  X(ALIGNED, "aligned", "aligned", "aligned K=1", "aligned (K=1)", 4, k_aligned)                   \
+  /* stack-distance model, exact binomial */                                                       \
+  X(EXACT_SDCM, "exact-sdcm", "exact_sdcm", "exact SDCM", "exact SDCM", 3, k_exact_sdcm)           \
+  /* PPT-GPU's normal approximation of SDCM, as published */                                       \
+  X(PPTGPU, "ppt-gpu", "ppt_gpu", "PPT-GPU", "PPT-GPU", 2, k_ppt_gpu)                              \
+  /* Che's characteristic-time approximation */                                                    \
+  X(CHE, "che", "che", "Che", "Che", 5, k_che)                                                     \
+  /* SDCM as TileSight's code computes it */                                                       \
+  X(TILESIGHT, "tilesight", "tilesight", "TileSight", "TileSight SDCM", 1, k_tilesight)
+
 typedef enum pascal_method {
-  PASCAL_METHOD_PASCAL = 0,     /* this model, out of fold                 */
-  PASCAL_METHOD_ALIGNED = 1,    /* K = 1 (scan) / K = K_0 (GEMM)           */
-  PASCAL_METHOD_EXACT_SDCM = 2, /* stack-distance model, exact binomial    */
-  PASCAL_METHOD_PPTGPU = 3,     /* PPT-GPU's normal approximation of SDCM,
-                                   as published                            */
-  PASCAL_METHOD_CHE = 4,        /* Che's characteristic-time approximation */
-  PASCAL_METHOD_TILESIGHT = 5,  /* SDCM as TileSight's code computes it    */
-  PASCAL_METHOD_COUNT = 6
+#define PASCAL_METHOD_ENUM(id, name, key, title, label, column, k) PASCAL_METHOD_##id,
+  PASCAL_METHODS(PASCAL_METHOD_ENUM)
+#undef PASCAL_METHOD_ENUM
+      PASCAL_METHOD_COUNT
 } pascal_method;
 
 /* The former name of the exact-binomial column, kept so that code written
  * before the TileSight column existed still compiles. */
 #define PASCAL_METHOD_SDCM PASCAL_METHOD_EXACT_SDCM
 
-/* "pascal", "aligned", "exact-sdcm", "ppt-gpu", "che", "tilesight". Reports
- * written before the TileSight column existed call exact SDCM "sdcm". */
+/* A method's row of PASCAL_METHODS. */
+typedef struct pascal_method_info {
+  const char *name, *key, *title, *label;
+  unsigned column;
+} pascal_method_info;
+
+/* The row of `method`; NULL for a value that is not a method. */
+const pascal_method_info *pascal_method_info_of(pascal_method method);
+/* The method in column `column` (< PASCAL_METHOD_COUNT) of the comparison
+ * table. */
+pascal_method pascal_method_at_column(unsigned column);
+/* Its stable name ("pascal", "aligned", "exact-sdcm", "ppt-gpu", "che",
+ * "tilesight"), "unknown" for a value that is not a method. */
 const char *pascal_method_name(pascal_method method);
 
 /* Balanced MAPE in percent: (100/|Z|) sum_z (1/n_z) sum_j |pred/obs - 1| over
@@ -157,7 +195,10 @@ typedef struct pascal_key_report {
   size_t n_floor_runs;                    /* runs with another repeat of their configuration */
   double floor_mape;                      /* percent: each of those runs predicted by the mean
                                              fill of its other repeats; NaN if none         */
-  pascal_key_latency latency;             /* zero when the device has no peaks        */
+  pascal_key_latency latency;             /* the pipeline on peaks; zero when the
+                                             device has no peaks                    */
+  pascal_key_latency latency_calibrated;  /* the calibrated time; zero without peaks
+                                             or a calibrated time                   */
 } pascal_key_report;
 
 /* The row of the paper's comparison table for a set of scored keys. */
@@ -186,7 +227,9 @@ typedef struct pascal_loko_report {
                                dynamic_selection over the scored keys; NaN if
                                none or if the baseline is unavailable        */
   pascal_eval_summary summary;               /* intervals, gaps, floor, diverged runs      */
-  pascal_latency_eval latency;               /* Table e2e rows of these runs               */
+  pascal_latency_eval latency;               /* Table e2e rows of these runs: the
+                                                pipeline on peaks (paper protocol)     */
+  pascal_latency_eval latency_calibrated;    /* the same rows with the calibrated time  */
   struct pascal_loko_report *heldout;        /* owned: the held-out panel scored by
                                       the model of all calibration runs, when the
                                       calibration carries one; else NULL            */

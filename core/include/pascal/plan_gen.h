@@ -21,6 +21,21 @@
  *     with the family named, never given a smaller plan silently.
  * GEMM shapes are device-independent (they are the paper's grids).
  *
+ * Beside the paper's plans, two kinds put where the fills decide the time
+ * on a device like the H100 (docs/plans.md, "Where fills decide the time";
+ * chosen from the 2026-11-26 H100 runs, docs/results-h100.md):
+ *   - scan-dram: the seven families at m = 0 and 6 at the capacity edge,
+ *     N = C x {21, 22, 24, 26, 28} / 20 (1.05 C to 1.4 C), W = 4 and 16: the
+ *     fills per round move between 1/W (the ring stays resident) and 1 (every
+ *     round refills), which cost the H100's synchronous path 59 % more time
+ *     per block in the probe's capacity scan; every size stays above C;
+ *   - gemm-dram: skinny direct-raster grids, one tile row (or column) by 264
+ *     or 528 tiles, Kg = 8192 and 16384, and one row of 132 tiles with
+ *     Kg = 32768: every B (A) tile is read by one CTA only, so at least half
+ *     of the bytes read are fills (K_0 / M >= 1/2), above the share (DRAM
+ *     over L2 peak, 0.44 on the H100, plus 10 %) at which an L2-bound kernel
+ *     becomes DRAM-bound.
+ *
  * The held-out scan panel is not one cross product of sizes and horizons,
  * so it is emitted as PASCAL_PLAN_SCAN_HELDOUT_PARTS ordinary plans (parts
  * 1..n), one per held-out size; together they hold 42 keys x 5 (N, W) pairs
@@ -43,7 +58,9 @@ typedef enum pascal_plan_kind {
   PASCAL_PLAN_KIND_SCAN = 0,         /* 63 keys x 3 sizes x 4 horizons = 756 runs */
   PASCAL_PLAN_KIND_SCAN_HELDOUT = 1, /* 42 keys, parts 1..2, 420 runs in all       */
   PASCAL_PLAN_KIND_GEMM = 2,         /* 120 shapes                                 */
-  PASCAL_PLAN_KIND_GEMM_HELDOUT = 3  /* 60 shapes                                  */
+  PASCAL_PLAN_KIND_GEMM_HELDOUT = 3, /* 60 shapes                                  */
+  PASCAL_PLAN_KIND_SCAN_DRAM = 4,    /* 14 keys x 5 sizes x 2 horizons = 140 runs  */
+  PASCAL_PLAN_KIND_GEMM_DRAM = 5     /* 10 shapes                                  */
 } pascal_plan_kind;
 
 #define PASCAL_PLAN_SCAN_HELDOUT_PARTS    2u
@@ -59,8 +76,11 @@ typedef struct pascal_plan_device {
   uint32_t max_occupancy;   /* cap on every family's occupancy; 0: 2       */
 } pascal_plan_device;
 
-/* "scan", "scan-heldout", "gemm", "gemm-heldout"; NULL for an invalid kind. */
+/* "scan", "scan-heldout", "gemm", "gemm-heldout", "scan-dram", "gemm-dram";
+ * NULL for an invalid kind. */
 const char *pascal_plan_kind_name(pascal_plan_kind kind);
+/* Whether the kind is a scan plan (it then depends on the device). */
+int pascal_plan_kind_is_scan(pascal_plan_kind kind);
 /* Parse the names above; PASCAL_EINVAL (field "kind") otherwise. */
 pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out, pascal_error *err);
 /* Number of plan files the kind is emitted as (scan-heldout: 2, else 1). */

@@ -62,13 +62,6 @@
 extern "C" {
 #endif
 
-/* The horizons a front end (pascald, the CLI) accepts in a query. */
-#define PASCAL_PREDICT_W_MIN 1e-9
-#define PASCAL_PREDICT_W_MAX 1e15
-/* The one message for a query that mixes scan and GEMM fields. */
-#define PASCAL_PREDICT_MIXED_MESSAGE                                                               \
-  "a query is either a scan (o, path, d, m, N, W) or a GEMM (Mg, Ng, Kg), not both"
-
 /* Anchored-interpolation weight gamma of Eq. graph. */
 #define PASCAL_GRAPH_GAMMA 4.0
 
@@ -300,7 +293,6 @@ pascal_status pascal_model_predict_gemm(const pascal_model *model, const pascal_
 
 const pascal_device *pascal_model_device(const pascal_model *model);
 pascal_workload pascal_model_workload(const pascal_model *model);
-pascal_class_rule pascal_model_class_rule(const pascal_model *model);
 const pascal_gemm_params *pascal_model_gemm(const pascal_model *model);
 
 /* One fitted curve. Scan: key and N are set, the knots are x = log W.

@@ -1,7 +1,9 @@
 // app.js - the dashboard's behaviour (docs/dashboard.md). Reads this daemon's
 // own API only (same origin, no token: the page only reads), builds every
 // element with DOM calls and textContent (no HTML from data), and refreshes
-// the calibration list and the service figures while jobs run.
+// the calibration list and the service figures while jobs run. The predict
+// form's fields and the validation table's headings come from GET
+// /v1/schema: the query tables and the methods table the daemon itself uses.
 "use strict";
 
 const PLOT_KINDS = ["curves", "transfer", "evaluation", "capacity", "static"];
@@ -9,9 +11,14 @@ const PLOT_KINDS = ["curves", "transfer", "evaluation", "capacity", "static"];
 // take no family.
 const DEVICE_KINDS = ["capacity", "static"];
 const WHOLE_KINDS = ["evaluation", ...DEVICE_KINDS];
-const METHOD_LABELS = {pascal: "PASCAL", aligned: "aligned (K=1)", exact_sdcm: "exact SDCM",
-                       sdcm: "exact SDCM", ppt_gpu: "PPT-GPU", che: "Che", tilesight: "TileSight"};
-const state = {calibrations: [], selected: null, detail: null, timer: null};
+// Reports written before the TileSight column existed call exact SDCM "sdcm".
+const FORMER_KEYS = {sdcm: "exact_sdcm"};
+const state = {calibrations: [], selected: null, detail: null, timer: null, schema: null};
+
+function methodTitle(key) {
+  const m = state.schema.methods.find(v => v.key === (FORMER_KEYS[key] || key));
+  return m ? m.title : key;
+}
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
@@ -114,7 +121,7 @@ function schedule(ms) {
 function validationRows(report) {
   const cols = (report.table && report.table.columns) || Object.keys(report.balanced_mape);
   const head = el("tr", {}, el("th", {text: "validation"}), el("th", {text: "keys"}),
-                  ...cols.map(c => el("th", {text: METHOD_LABELS[c] || c})));
+                  ...cols.map(c => el("th", {text: methodTitle(c)})));
   const rows = [];
   const add = (name, r) => rows.push(el("tr", {"data-validation": name},
     el("td", {text: name}), el("td", {text: r.n_keys_scored ?? r.n_keys}),
@@ -201,25 +208,40 @@ function showWorkloads() {
   const had = sel.value;
   const frozen = new Set(state.calibrations.filter(v => v.device === dev && v.state === "frozen")
                                             .map(v => v.workload));
-  const have = ["scan", "gemm"].filter(w => frozen.has(w));
+  const have = Object.keys(state.schema.queries).filter(w => frozen.has(w));
   sel.replaceChildren(...have.map(w => el("option", {value: w, text: w})));
   if (have.includes(had)) sel.value = had;
   showWorkloadFields();
 }
 
 function showWorkloadFields() {
-  const gemm = document.getElementById("predict-workload").value === "gemm";
-  document.getElementById("scan-fields").hidden = gemm;
-  document.getElementById("gemm-fields").hidden = !gemm;
+  const chosen = document.getElementById("predict-workload").value;
+  for (const w of Object.keys(state.schema.queries))
+    document.getElementById(w + "-fields").hidden = w !== chosen;
+}
+
+// One fieldset per workload, one input per field of its query (GET
+// /v1/schema), filled with the field's example.
+function buildQueryFields(schema) {
+  document.getElementById("predict-fields").replaceChildren(
+    ...Object.entries(schema.queries).map(([w, fields]) => el("fieldset", {id: w + "-fields"},
+      el("legend", {text: w}), ...fields.map(f => el("label", {title: f.doc}, f.name + " ",
+        f.enum ? el("select", {name: f.name},
+                    ...f.enum.map(v => Object.assign(el("option", {value: v, text: v}),
+                                                     {selected: v === f.example})))
+               : el("input", {name: f.name, type: "number", min: String(f.minimum),
+                              max: String(f.maximum), step: f.type === "number" ? "any" : "1",
+                              value: String(f.example)}))))));
 }
 
 function predictBody(form) {
   const f = new FormData(form);
-  const gemm = document.getElementById("scan-fields").hidden;
+  const w = document.getElementById("predict-workload").value;
   const body = {device: f.get("device")};
-  const names = gemm ? ["Mg", "Ng", "Kg"] : ["o", "d", "m", "N", "W"];
-  for (const n of names) body[n] = Number(f.get(n));
-  if (!gemm) body.path = f.get("path");
+  for (const field of state.schema.queries[w]) {
+    const v = f.get(field.name);
+    if (v !== null && v !== "") body[field.name] = field.type === "string" ? v : Number(v);
+  }
   return body;
 }
 
@@ -250,6 +272,10 @@ async function predict(ev) {
 
 async function refresh() {
   try {
+    if (!state.schema) {
+      state.schema = await api("/v1/schema");
+      buildQueryFields(state.schema);
+    }
     await Promise.all([loadStats(), loadDevices(), loadCalibrations()]);
     showWorkloads();
     setStatus("Up to date at " + new Date().toLocaleTimeString() + ".");

@@ -1,0 +1,63 @@
+/*
+ * pascal/answer.h - the one code path from a query to its answer (paper
+ * section 4, Algorithm predict; section "End-to-end latency with
+ * TileSight"): pascal_answer_query() takes a query pascal_query_check has
+ * accepted, predicts it from the fitted model (K, fill bytes, the
+ * explanation, what it extrapolates and, for a diverging scan, Theorem
+ * coherence's advice), looks up how far to trust it in the calibration's
+ * validation (the expected error) and runs the predicted fills through the
+ * latency pipeline for time_s and its bound. pascald (single queries,
+ * batches, GET and POST), `pascal predict` and the dashboard's form
+ * (through pascald) all answer through it, and the codec writes the answer
+ * (pascal_codec_answer_write): the front ends only read queries and write
+ * answers.
+ *
+ * The answer is one struct for every workload, so that what later features
+ * add to an answer (an interval, a calibrated time) is a member here and in
+ * its writer, not a change of every caller.
+ */
+#ifndef PASCAL_ANSWER_H
+#define PASCAL_ANSWER_H
+
+#include <stdbool.h>
+
+#include "pascal/error.h"
+#include "pascal/latency.h"
+#include "pascal/predict.h"
+#include "pascal/query.h"
+#include "pascal/time_model.h"
+#include "pascal/validation.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pascal_answer {
+  pascal_workload workload; /* the query's                                  */
+  union {                   /* the prediction with its explanation,
+                               extrapolations, expected error (and advice) */
+    pascal_scan_prediction scan;
+    pascal_gemm_prediction gemm;
+  };
+  bool timed;       /* the device has peaks and the query a time:        */
+  pascal_time time; /* time_s, its bound and source (pascal/time_model.h) */
+} pascal_answer;
+
+/* Answer `q`, which pascal_query_check has accepted (the readers check it,
+ * naming the field in their own terms; the Debug build asserts it), from
+ * `model`: PASCAL_EINVAL for a query of another workload than the model's
+ * (field "workload"), else the prediction's own errors (PASCAL_EINVAL
+ * naming a shape the calibration's tile does not divide, PASCAL_EREFUSED for
+ * an unknown family or an unidentifiable class, PASCAL_ERANGE for fill bytes
+ * beyond a double). `validation` gives the expected error (NULL: unknown,
+ * source none). On failure `out` holds nothing usable (it is written in
+ * place: an answer is about a kilobyte, and batches answer thousands).
+ * Reads only its arguments: any number of threads may answer from one model
+ * at once. */
+pascal_status pascal_answer_query(const pascal_model *model, const pascal_validation *validation,
+                                  const pascal_query *q, pascal_answer *out, pascal_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,271 @@
+/*
+ * query.c - the field tables of each workload's query, the typed access to
+ * a field through its table, the workload a set of fields asks for and the
+ * check of a whole query (pascal/query.h; paper section 4: a scan key
+ * z = (o, path, d, m) with its size N and horizon W, Algorithm predict; a
+ * GEMM shape, App. C "GEMM instantiation").
+ */
+#include "pascal/query.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pascal/plan.h"
+
+#define SCAN(member) offsetof(pascal_query, scan.member)
+#define GEMM(member) offsetof(pascal_query, gemm.member)
+static const pascal_query_field scan_fields[] = {
+    {"o", PASCAL_QUERY_UINT, true, true, 1, PASCAL_PLAN_MAX_OCCUPANCY, SCAN(key.o),
+     "resident CTAs per SM", "2"},
+    {"path", PASCAL_QUERY_PATH, true, true, 0, 0, SCAN(key.path), "load path: sync or tma", "tma"},
+    {"d", PASCAL_QUERY_UINT, false, true, 0, PASCAL_PLAN_MAX_DEPTH, SCAN(key.d),
+     "TMA pipeline depth: >= 1 for tma, 0 (or absent) for sync", "3"},
+    {"m", PASCAL_QUERY_UINT, true, true, 0, PASCAL_PLAN_MAX_COMPUTE, SCAN(key.m),
+     "matrix instructions per block", "7"},
+    {"N", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, SCAN(N), "blocks per scan", "6144"},
+    {"W", PASCAL_QUERY_REAL, true, true, PASCAL_PREDICT_W_MIN, PASCAL_PREDICT_W_MAX, SCAN(W),
+     "horizon: scans per resident CTA slot (CTA waves)", "64"},
+};
+#define SCAN_D 2 /* scan_fields[SCAN_D] is d, whose rule is check_scan's */
+static const pascal_query_field gemm_fields[] = {
+    {"Mg", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Mg), "rows of C (and of A)",
+     "1024"},
+    {"Ng", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Ng), "columns of C (and of B)",
+     "1024"},
+    {"Kg", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Kg), "the reduction dimension",
+     "4096"},
+};
+#undef SCAN
+#undef GEMM
+_Static_assert(sizeof scan_fields / sizeof *scan_fields <= PASCAL_QUERY_FIELDS_MAX &&
+                   sizeof gemm_fields / sizeof *gemm_fields <= PASCAL_QUERY_FIELDS_MAX,
+               "`given` has a bit for every field");
+
+size_t pascal_query_fields(pascal_workload workload, const pascal_query_field **out)
+{
+  switch (workload) {
+  case PASCAL_WORKLOAD_SCAN: *out = scan_fields; return sizeof scan_fields / sizeof *scan_fields;
+  case PASCAL_WORKLOAD_GEMM: *out = gemm_fields; return sizeof gemm_fields / sizeof *gemm_fields;
+  }
+  *out = NULL;
+  return 0;
+}
+
+int pascal_query_field_index(pascal_workload workload, const char *name, size_t len)
+{
+  const pascal_query_field *f;
+  size_t n = pascal_query_fields(workload, &f);
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(f[i].name, name, len) == 0 && f[i].name[len] == '\0')
+      return (int)i;
+  return -1;
+}
+
+/* The bits of `given` the fields of a table of n fields may have. */
+static uint32_t all_given(size_t n)
+{
+  return n < 32 ? (UINT32_C(1) << n) - 1 : UINT32_MAX;
+}
+
+/* An empty query of `workload` with the given bits. */
+static void query_init(pascal_query *q, pascal_workload workload, uint32_t given)
+{
+  memset(q, 0, sizeof *q);
+  q->workload = workload;
+  q->given = given;
+}
+
+pascal_query pascal_query_scan(const pascal_scan_key *key, uint32_t N, double W)
+{
+  pascal_query q;
+  query_init(&q, PASCAL_WORKLOAD_SCAN, all_given(sizeof scan_fields / sizeof *scan_fields));
+  q.scan = (pascal_scan_query){*key, N, W};
+  return q;
+}
+
+pascal_query pascal_query_gemm(const pascal_gemm_shape *shape)
+{
+  pascal_query q;
+  query_init(&q, PASCAL_WORKLOAD_GEMM, all_given(sizeof gemm_fields / sizeof *gemm_fields));
+  q.gemm.shape = *shape;
+  return q;
+}
+
+/* "prefix.name", or "name" without a prefix. */
+static void field_name(char out[PASCAL_ERROR_FIELD_MAX], const char *prefix, const char *name)
+{
+  snprintf(out, PASCAL_ERROR_FIELD_MAX, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", name);
+}
+
+/* The field `index` of q's table (its index checked). */
+static const pascal_query_field *field_of(const pascal_query *q, size_t index)
+{
+  const pascal_query_field *f;
+  size_t n = pascal_query_fields(q->workload, &f);
+  assert(index < n);
+  return index < n ? &f[index] : NULL;
+}
+
+/* A number field's value (UINT or REAL). */
+static double number_at(const pascal_query *q, const pascal_query_field *f)
+{
+  const char *at = (const char *)q + f->offset;
+  return f->type == PASCAL_QUERY_UINT ? (double)*(const uint32_t *)(const void *)at
+                                      : *(const double *)(const void *)at;
+}
+
+/* The errors of pascal_query_build and pascal_query_check, kept out of their
+ * paths (a batch reads and checks thousands of queries; an error formats
+ * its field's name once). */
+__attribute__((noinline, cold)) static pascal_status
+out_of_range(const pascal_query_field *f, const char *prefix, pascal_error *err)
+{
+  char name[PASCAL_ERROR_FIELD_MAX];
+  field_name(name, prefix, f->name);
+  if (f->type == PASCAL_QUERY_UINT)
+    return pascal_error_set(err, PASCAL_ERANGE, name, "field '%s' must be in [%.0f, %.0f]", name,
+                            f->lo, f->hi);
+  return pascal_error_set(err, PASCAL_ERANGE, name, "field '%s' must be in [%g, %g]", name, f->lo,
+                          f->hi);
+}
+
+__attribute__((noinline, cold)) static pascal_status
+not_a_path(const pascal_query_field *f, const char *text, const char *prefix, pascal_error *err)
+{
+  char name[PASCAL_ERROR_FIELD_MAX];
+  pascal_path path;
+  field_name(name, prefix, f->name);
+  return pascal_path_parse(text, name, &path, err);
+}
+
+void pascal_query_get(const pascal_query *q, size_t index, pascal_query_value *out)
+{
+  const pascal_query_field *f = field_of(q, index);
+  memset(out, 0, sizeof *out);
+  if (!f)
+    return;
+  const char *at = (const char *)q + f->offset;
+  switch (f->type) {
+  case PASCAL_QUERY_UINT: out->u = *(const uint32_t *)(const void *)at; break;
+  case PASCAL_QUERY_REAL: out->r = *(const double *)(const void *)at; break;
+  case PASCAL_QUERY_PATH:
+    out->text = pascal_path_name(*(const pascal_path *)(const void *)at);
+    break;
+  }
+}
+
+/* The first marking field of `w`'s table that is given, or NULL. */
+static const char *own_given(pascal_workload w, int (*given)(const char *, void *), void *arg)
+{
+  const pascal_query_field *f;
+  size_t n = pascal_query_fields(w, &f);
+  for (size_t i = 0; i < n; i++)
+    if (f[i].marks && given(f[i].name, arg))
+      return f[i].name;
+  return NULL;
+}
+
+pascal_status pascal_query_workload(int (*given)(const char *name, void *arg), void *arg,
+                                    const char *prefix, pascal_workload *out, pascal_error *err)
+{
+  const char *gemm = own_given(PASCAL_WORKLOAD_GEMM, given, arg);
+  if (gemm && own_given(PASCAL_WORKLOAD_SCAN, given, arg)) {
+    char name[PASCAL_ERROR_FIELD_MAX];
+    field_name(name, prefix, gemm);
+    return pascal_error_set(err, PASCAL_EINVAL, name, PASCAL_PREDICT_MIXED_MESSAGE);
+  }
+  *out = gemm ? PASCAL_WORKLOAD_GEMM : PASCAL_WORKLOAD_SCAN;
+  return PASCAL_OK;
+}
+
+/* A scan's path is one of the two, and its depth belongs to it: never a
+ * silent d = 0 for tma. */
+static pascal_status check_scan(const pascal_query *q, const char *prefix, pascal_error *err)
+{
+  const pascal_scan_key *k = &q->scan.key;
+  if (k->path != PASCAL_PATH_SYNC && k->path != PASCAL_PATH_TMA) {
+    char name[PASCAL_ERROR_FIELD_MAX];
+    field_name(name, prefix, "path");
+    return pascal_error_set(err, PASCAL_EINVAL, name, "path must be \"sync\" or \"tma\"");
+  }
+  assert(scan_fields[SCAN_D].offset == offsetof(pascal_query, scan.key.d));
+  if (k->path == PASCAL_PATH_TMA ? k->d != 0 : k->d == 0)
+    return PASCAL_OK;
+  int given = (q->given >> SCAN_D) & 1;
+  char name[PASCAL_ERROR_FIELD_MAX];
+  field_name(name, prefix, "d");
+  if (k->path == PASCAL_PATH_TMA && !given)
+    return pascal_error_set(err, PASCAL_EMISSING, name,
+                            "field '%s' (prefetch depth >= 1) is required for path tma", name);
+  if (k->path == PASCAL_PATH_TMA)
+    return pascal_error_set(err, PASCAL_EINVAL, name,
+                            "field '%s' must be >= 1 for path tma (d = 0 is the sync path)", name);
+  return pascal_error_set(err, PASCAL_EINVAL, name,
+                          "field '%s' must be 0 (or absent) for path sync", name);
+}
+
+/* Every required field given, and (when `ranges`) every number in its
+ * range; then the workload's rules. */
+static pascal_status check(const pascal_query *q, int ranges, const char *prefix, pascal_error *err)
+{
+  const pascal_query_field *f;
+  size_t n = pascal_query_fields(q->workload, &f);
+  if (n == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "workload", "unknown workload");
+  for (size_t i = 0; i < n; i++) {
+    if (!((q->given >> i) & 1)) {
+      if (!f[i].required)
+        continue;
+      char name[PASCAL_ERROR_FIELD_MAX];
+      field_name(name, prefix, f[i].name);
+      return pascal_error_set(err, PASCAL_EMISSING, name, "field '%s' is required", name);
+    }
+    if (ranges && f[i].type != PASCAL_QUERY_PATH) {
+      double v = number_at(q, &f[i]);
+      if (!(v >= f[i].lo && v <= f[i].hi))
+        return out_of_range(&f[i], prefix, err);
+    }
+  }
+  return q->workload == PASCAL_WORKLOAD_SCAN ? check_scan(q, prefix, err) : PASCAL_OK;
+}
+
+pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pascal_error *err)
+{
+  return check(q, 1, prefix, err);
+}
+
+pascal_status pascal_query_build(pascal_workload workload, const pascal_query_value *values,
+                                 uint32_t given, const char *prefix, pascal_query *out,
+                                 pascal_error *err)
+{
+  const pascal_query_field *f;
+  size_t n = pascal_query_fields(workload, &f);
+  query_init(out, workload, given & all_given(n));
+  for (size_t i = 0; i < n; i++) {
+    if (!((given >> i) & 1))
+      continue;
+    const pascal_query_value *v = &values[i];
+    char *at = (char *)out + f[i].offset;
+    pascal_path path;
+    switch (f[i].type) {
+    case PASCAL_QUERY_UINT:
+      if ((double)v->u < f[i].lo || (double)v->u > f[i].hi)
+        return out_of_range(&f[i], prefix, err);
+      *(uint32_t *)(void *)at = (uint32_t)v->u;
+      break;
+    case PASCAL_QUERY_REAL:
+      if (!isfinite(v->r) || v->r < f[i].lo || v->r > f[i].hi)
+        return out_of_range(&f[i], prefix, err);
+      *(double *)(void *)at = v->r;
+      break;
+    case PASCAL_QUERY_PATH:
+      if (pascal_path_parse(v->text, NULL, &path, NULL))
+        return not_a_path(&f[i], v->text, prefix, err);
+      *(pascal_path *)(void *)at = path;
+      break;
+    }
+  }
+  return check(out, 0, prefix, err); /* the numbers were taken in range */
+}

@@ -1,0 +1,301 @@
+/*
+ * predict_batch.c - batches of /v1/predict queries (predict_batch.h). Items
+ * are read into `batch_item`s (a read query, or the error the item gets);
+ * the answers are written as text directly (a Jansson tree for 10,000 items
+ * would cost more than the predictions), by up to cfg.threads slices on as
+ * many threads (fanout.h), each slice holding the registry's read lock for
+ * its items and writing them in order into its own text, concatenated in
+ * slice order: the items come back in the order they were asked.
+ */
+#include "predict_batch.h"
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx.h"
+#include "fanout.h"
+#include "jsonin.h"
+#include "pascal/grow.h"
+#include "predict_query.h"
+#include "registry.h"
+#include "reply.h"
+
+#define PD_ITEM_RESERVE     296 /* bytes: a compact item, expected error and time included */
+#define PD_BATCH_SLICES_MAX 8
+#define PD_BATCH_SLICE_MIN  1024 /* items per extra thread: below, one thread */
+_Static_assert(PD_BATCH_SLICES_MAX <= PD_FANOUT_MAX, "every slice gets its thread");
+
+typedef struct batch_item {
+  pd_query q;
+  json_t *error; /* the item's error body {"error":{...},"status":N}, or NULL */
+} batch_item;
+
+typedef struct batch {
+  batch_item *items;
+  size_t n, cap;
+  pascal_codec_detail detail;
+} batch;
+
+void pd_predict_count(pd_ctx *ctx, uint64_t ok, uint64_t refused)
+{
+  if (ok)
+    atomic_fetch_add_explicit(&ctx->stats.predictions, ok, memory_order_relaxed);
+  if (refused)
+    atomic_fetch_add_explicit(&ctx->stats.predictions_refused, refused, memory_order_relaxed);
+}
+
+static void batch_free(batch *b)
+{
+  for (size_t i = 0; i < b->n; i++)
+    json_decref(b->items[i].error);
+  free(b->items);
+  memset(b, 0, sizeof *b);
+}
+
+/* "queries[i]", the name of batch item i in errors, without printf. */
+static void item_prefix(char out[32], size_t i)
+{
+  char d[24];
+  size_t n = sizeof d;
+  do {
+    d[--n] = (char)('0' + i % 10);
+    i /= 10;
+  } while (i);
+  memcpy(out, "queries[", 8);
+  memcpy(out + 8, d + n, sizeof d - n);
+  out[8 + sizeof d - n] = ']';
+  out[9 + sizeof d - n] = '\0';
+}
+
+/* The error an item answers with: its error body, with its status. */
+static json_t *item_error(pd_reply *r)
+{
+  json_t *e = r->json;
+  r->json = NULL;
+  json_object_set_new(e, "status", json_integer(r->status));
+  return e;
+}
+
+static void batch_refuse(pd_ctx *ctx, pd_reply *rep)
+{
+  pd_reply_error(rep, 413, "batch_too_large", "queries",
+                 "a batch holds at most %zu queries; this one holds more", ctx->cfg.batch_max);
+}
+
+/* Add the next item: its fields, or NULL when it is not a JSON object.
+ * -1 with rep filled when the batch is refused (too many items, memory). */
+static int batch_add(pd_ctx *ctx, batch *b, const pd_fields *fields, pd_reply *rep)
+{
+  if (b->n == ctx->cfg.batch_max) {
+    batch_refuse(ctx, rep);
+    return -1;
+  }
+  if (pascal_grow((void **)&b->items, &b->cap, b->n + 1, sizeof *b->items)) {
+    pd_reply_error(rep, 500, "internal", NULL, "out of memory reading the batch");
+    return -1;
+  }
+  char prefix[32];
+  batch_item *it = &b->items[b->n];
+  it->error = NULL;
+  pd_reply r;
+  memset(&r, 0, sizeof r);
+  if (fields && pd_query_read(fields, NULL, &it->q, &r) == 0) {
+    b->n++;
+    return 0;
+  }
+  /* The item's name is formatted only for an error: read it again, named. */
+  pd_reply_clear(&r);
+  item_prefix(prefix, b->n++);
+  if (!fields)
+    pd_reply_error(&r, 400, "invalid_type", prefix, "each query must be a JSON object");
+  else
+    pd_query_read(fields, prefix, &it->q, &r);
+  it->error = item_error(&r);
+  return 0;
+}
+
+/* One slice [lo, hi) of a batch, answered as comma-separated items into
+ * `out` (slice 0 writes into the reply itself). Slices only read the
+ * items, the registry (read lock) and the models. */
+typedef struct batch_slice {
+  pd_ctx *ctx;
+  const batch *b;
+  size_t lo, hi, ok;
+  pascal_jtext *out;
+  pascal_jtext own; /* the text of slices 1.. */
+} batch_slice;
+
+static void *slice_run(void *arg)
+{
+  batch_slice *sl = arg;
+  pd_registry_rdlock(sl->ctx->registry);
+  for (size_t i = sl->lo; i < sl->hi; i++) {
+    const batch_item *it = &sl->b->items[i];
+    if (it->error) {
+      pascal_jtext_json(sl->out, NULL, it->error);
+      continue;
+    }
+    pd_reply item;
+    memset(&item, 0, sizeof item);
+    pascal_answer a;
+    pascal_codec_origin origin;
+    pascal_jtext_mark mark = pascal_jtext_mark_get(sl->out);
+    pascal_error err;
+    char prefix[32];
+    if (pd_query_answer(sl->ctx, &it->q, NULL, &a, &origin, &item) == 0) {
+      pascal_codec_answer_write(sl->out, &it->q.q, &a, &origin, sl->b->detail);
+      if (pascal_jtext_status(sl->out, &err) == PASCAL_OK) {
+        sl->ok++;
+        continue;
+      }
+      pascal_jtext_rewind(sl->out, mark); /* a value the codec refuses */
+      item_prefix(prefix, i);
+      pd_reply_pascal_error_in(&item, &err, prefix);
+    } else { /* the item's name is formatted only for an error: answer it again, named */
+      pd_reply_clear(&item);
+      item_prefix(prefix, i);
+      pd_query_answer(sl->ctx, &it->q, prefix, &a, &origin, &item);
+    }
+    json_t *e = item_error(&item);
+    pascal_jtext_json(sl->out, NULL, e);
+    json_decref(e);
+  }
+  pd_registry_unlock(sl->ctx->registry);
+  return NULL;
+}
+
+/* Answer the batch: {"results":[ slice 0, slice 1, ... ],"count","ok",
+ * "errors"}, about PD_ITEM_RESERVE bytes per compact item. */
+static void batch_answer(pd_ctx *ctx, const batch *b, pd_reply *rep)
+{
+  size_t n = b->n;
+  size_t k = n / PD_BATCH_SLICE_MIN + 1;
+  if (k > ctx->cfg.threads)
+    k = ctx->cfg.threads;
+  if (k > PD_BATCH_SLICES_MAX)
+    k = PD_BATCH_SLICES_MAX;
+  if (k < 1)
+    k = 1;
+  pascal_jtext w;
+  pascal_jtext_init(&w, 64 + PD_ITEM_RESERVE * n);
+  pascal_jtext_object_begin(&w, NULL);
+  pascal_jtext_array_begin(&w, "results");
+  batch_slice sl[PD_BATCH_SLICES_MAX];
+  memset(sl, 0, sizeof sl);
+  for (size_t j = 0; j < k; j++) {
+    sl[j].ctx = ctx;
+    sl[j].b = b;
+    sl[j].lo = n * j / k;
+    sl[j].hi = n * (j + 1) / k;
+    if (j > 0)
+      pascal_jtext_init(&sl[j].own, PD_ITEM_RESERVE * (sl[j].hi - sl[j].lo));
+    sl[j].out = j > 0 ? &sl[j].own : &w;
+  }
+  pd_fanout(k, slice_run, sl, sizeof *sl);
+  size_t ok = sl[0].ok;
+  pascal_status st = PASCAL_OK;
+  for (size_t j = 1; j < k; j++) {    /* k > 1 only when every slice has items */
+    assert(sl[j].lo == sl[j - 1].hi); /* the slices tile the batch in order */
+    if (st == PASCAL_OK)
+      st = pascal_jtext_status(&sl[j].own, NULL);
+    pascal_jtext_raw(&w, NULL, sl[j].own.text, sl[j].own.len);
+    ok += sl[j].ok;
+    pascal_jtext_free(&sl[j].own);
+  }
+  assert(sl[k - 1].hi == n && ok <= n);
+  pascal_jtext_array_end(&w);
+  pascal_jtext_uint(&w, "count", n);
+  pascal_jtext_uint(&w, "ok", ok);
+  pascal_jtext_uint(&w, "errors", n - ok);
+  pascal_jtext_object_end(&w);
+  pascal_jtext_newline(&w);
+  pd_predict_count(ctx, ok, n - ok);
+  size_t len = 0;
+  char *text = st == PASCAL_OK ? pascal_jtext_take(&w, &len) : NULL;
+  pascal_jtext_free(&w);
+  if (!text) {
+    pd_reply_error(rep, 500, "internal", NULL, "out of memory writing the batch answer");
+    return;
+  }
+  pd_reply_text(rep, 200, text, len, "application/json");
+}
+
+/* The items of the "queries" array from its text: 1 when read to its ']',
+ * -1 when the batch was refused (rep filled), 0 for a shape left to
+ * Jansson. */
+static int items_from_text(pd_ctx *ctx, pd_jread *r, batch *b, pd_reply *rep)
+{
+  if (!pd_jread_take(r, '['))
+    return 0;
+  r->p--; /* count from the '[' */
+  if (pd_jread_count_objects(r, ctx->cfg.batch_max) > ctx->cfg.batch_max) {
+    batch_refuse(ctx, rep);
+    return -1;
+  }
+  r->p++;
+  if (pd_jread_take(r, ']'))
+    return 1;
+  pd_fields item;
+  pd_fields_init(&item);
+  do {
+    if (pd_jread_flat_object(r, &item))
+      return 0;
+    if (batch_add(ctx, b, &item, rep))
+      return -1;
+  } while (pd_jread_take(r, ','));
+  return pd_jread_take(r, ']') ? 1 : 0;
+}
+
+int pd_batch_from_text(pd_ctx *ctx, pd_jread *r, int explain, pd_reply *rep)
+{
+  batch b;
+  memset(&b, 0, sizeof b);
+  b.detail = explain ? PASCAL_CODEC_EXPLAINED : PASCAL_CODEC_COMPACT;
+  int rc = items_from_text(ctx, r, &b, rep);
+  if (rc == 1 && (!pd_jread_take(r, '}') || !pd_jread_at_end(r)))
+    rc = 0;
+  if (rc == 1)
+    batch_answer(ctx, &b, rep);
+  batch_free(&b);
+  return rc != 0;
+}
+
+void pd_batch_from_tree(pd_ctx *ctx, json_t *body, pd_reply *rep)
+{
+  static const char *const allowed[] = {"queries", "explain", NULL};
+  if (pd_json_strict(body, allowed, NULL, rep))
+    return;
+  json_t *ex = json_object_get(body, "explain");
+  if (ex && !json_is_boolean(ex)) {
+    pd_reply_error(rep, 400, "invalid_type", "explain", "explain must be true or false");
+    return;
+  }
+  json_t *qs = json_object_get(body, "queries");
+  if (!json_is_array(qs)) {
+    pd_reply_error(rep, 400, "invalid_type", "queries", "queries must be an array");
+    return;
+  }
+  if (json_array_size(qs) > ctx->cfg.batch_max) {
+    batch_refuse(ctx, rep);
+    return;
+  }
+  batch b;
+  memset(&b, 0, sizeof b);
+  b.detail = ex && json_is_true(ex) ? PASCAL_CODEC_EXPLAINED : PASCAL_CODEC_COMPACT;
+  pd_fields item;
+  pd_fields_init(&item);
+  int failed = 0;
+  for (size_t i = 0; i < json_array_size(qs) && !failed; i++) {
+    json_t *q = json_array_get(qs, i);
+    item.n = 0;
+    failed = json_is_object(q)
+                 ? pd_fields_from_json(q, &item, rep) || batch_add(ctx, &b, &item, rep)
+                 : batch_add(ctx, &b, NULL, rep);
+  }
+  pd_fields_free(&item);
+  if (!failed)
+    batch_answer(ctx, &b, rep);
+  batch_free(&b);
+}
