@@ -16,6 +16,10 @@
 #   scan      scan calibration through pascald + one agent,
 #             frozen and exported                                 scan.json
 #   static    the paper's cluster experiment through the backend  static.json
+#   dram      where the fills decide the time: the scan-dram and
+#             gemm-dram plans, each frozen (scan-dram.json and
+#             gemm-dram.json in the archive: --out holds 8 files
+#             already); the report scores them as panels          (archive)
 #   heldout   the held-out scan panel (two plans), frozen,
 #             exported as one document of two bundles             heldout.json
 #   gemm      GEMM calibration and held-out shapes                gemm.json,
@@ -23,10 +27,12 @@
 #   selftest  the GPU test programs, which fault the GPU on
 #             purpose: only when --phases names it (cuda only)    (archive)
 #   report    device, provenance, phases, static table, LOKO,  report.json,
-#             held-out comparison, what a next window continues   report.md
+#             held-out comparison, the DRAM runs as panels of     report.md
+#             the calibrations, what a next window continues
 #
-# Everything else (logs, probe and env facts, plans, the pascald database
-# with partial progress, phase states) is kept in one archive,
+# Everything else (logs, probe and env facts, plans, the DRAM runs' and
+# the held-out parts' bundles, the pascald database with partial progress,
+# phase states) is kept in one archive,
 # measure-work.tar.gz, rewritten after every phase and on a stop signal:
 # at most 8 files in --out, so that they all come back from a host that
 # returns only a few files. A later run continues from the archive in --out,
@@ -43,10 +49,13 @@
 # in the plan choice. (--bundle defaults to the bundle this script is in.)
 set -uo pipefail
 
-PHASES_ALL="env probe plans scan static heldout gemm selftest report"
-PHASES_DEFAULT="env probe plans scan static heldout gemm report"
+# dram runs before the held-out panel (docs/gpu.md "Phases and where the
+# 540 s go"): about 30 s on an H100, never measured yet; a window cut short
+# leaves the panel, not the DRAM runs, to the next one.
+PHASES_ALL="env probe plans scan static dram heldout gemm selftest report"
+PHASES_DEFAULT="env probe plans scan static dram heldout gemm report"
 # Default timeout of each phase, seconds (the budget may shorten it).
-declare -A TIMEOUT=([env]=60 [probe]=120 [plans]=60 [scan]=3600 [static]=420
+declare -A TIMEOUT=([env]=60 [probe]=120 [plans]=60 [scan]=3600 [static]=420 [dram]=600
                     [heldout]=3600 [gemm]=3600 [selftest]=240 [report]=120)
 # Plan choice (docs/gpu.md "What one measurement costs"): a scan run costs
 # its kernel plus the rig's per-run work (the probe's "run cost" with CUPTI)
@@ -467,7 +476,7 @@ phase_plans() {
     done
   }
   scan_plans || return 1
-  local proj left share choice
+  local proj left share choice smaller=()
   proj=$(projected_scan_s "$WORK/plans/scan.json")
   left=$((budget - ($(date +%s) - START)))
   if [ -z "$proj" ]; then
@@ -479,18 +488,37 @@ phase_plans() {
     if [ "$proj" -le "$share" ]; then
       choice="default plan (o <= 2): projected scan $proj s fits $share s ($SCAN_SHARE of $left s left)"
     else
-      scan_plans --max-occupancy 1 || return 1
+      smaller=(--max-occupancy 1)
+      scan_plans "${smaller[@]}" || return 1
       choice="smaller plan (o <= 1): projected scan $proj s at o <= 2 exceeds $share s ($SCAN_SHARE of $left s left); at o <= 1 $(projected_scan_s "$WORK/plans/scan.json") s"
     fi
   fi
   echo "$choice" > "$WORK/plans/choice.txt"
   log "plans: $choice"
+  # The DRAM plans (docs/plans.md "Where fills decide the time"): scan-dram
+  # at the scan plans' occupancies, so that its families are the scan
+  # calibration's.
+  plan --kind scan-dram --probe "$WORK/probe.json" "${smaller[@]}" -o "$WORK/plans/scan-dram.json" &&
+    plan --kind gemm-dram -o "$WORK/plans/gemm-dram.json" || return 1
+  [ -z "$proj" ] || log "plans: scan-dram projected $(projected_scan_s "$WORK/plans/scan-dram.json") s"
   plan --kind gemm -o "$WORK/plans/gemm.json" && plan --kind gemm-heldout -o "$WORK/plans/gemm-heldout.json"
 }
 
 phase_scan() {
   [ -f "$WORK/plans/scan.json" ] || { log "scan: needs the plans"; return 1; }
   calibrate scan "$WORK/plans/scan.json" "$out/scan.json" "$1"
+}
+
+# The runs where the fills decide the time, each plan a calibration of its
+# own, frozen and exported into the work folder (the 8 files of --out are
+# taken): the report scores them as panels.
+phase_dram() {
+  [ -f "$WORK/plans/scan-dram.json" ] && [ -f "$WORK/plans/gemm-dram.json" ] ||
+    { log "dram: needs the DRAM plans (the plans phase makes them)"; return 1; }
+  if [ ! -f "$WORK/scan-dram.json" ]; then
+    calibrate scan-dram "$WORK/plans/scan-dram.json" "$WORK/scan-dram.json" "$1" || return $?
+  fi
+  calibrate gemm-dram "$WORK/plans/gemm-dram.json" "$WORK/gemm-dram.json" "$1"
 }
 
 phase_heldout() {
@@ -513,22 +541,31 @@ phase_gemm() {
 # The pascal CLI in the report, bounded like every program started here.
 cli() { timeout -k 5 60 "$BIN/pascal" "$@"; }
 
-# The held-out comparison (`pascal evaluate`, the paper's table layout):
-# the scan calibration scored on its panel (measured in two parts, joined by
-# --heldout A,B), the GEMM calibration on its held-out shapes. With --json,
-# the JSON document; without, the readable tables.
-evaluate_heldout() { # workload [--json]
+# A calibration scored on a panel (`pascal evaluate`, the paper's table
+# layout: K, then latency on peaks and calibrated): the scan calibration on
+# its held-out panel (measured in two parts, joined by --heldout A,B) or on
+# the scan-dram runs, the GEMM calibration on its held-out shapes or on the
+# gemm-dram shapes. With --json, the JSON document; without, the readable
+# tables. Fails when either side is missing.
+evaluate_panel() { # scan|gemm|scan-dram|gemm-dram [--json]
   case "$1" in
     scan) [ -f "$out/scan.json" ] && [ -f "$WORK/heldout-1.json" ] && [ -f "$WORK/heldout-2.json" ] &&
             cli evaluate "$out/scan.json" --heldout "$WORK/heldout-1.json,$WORK/heldout-2.json" ${2:-} ;;
     gemm) [ -f "$out/gemm.json" ] && [ -f "$out/gemm-heldout.json" ] &&
             cli evaluate "$out/gemm.json" --heldout "$out/gemm-heldout.json" ${2:-} ;;
+    scan-dram) [ -f "$out/scan.json" ] && [ -f "$WORK/scan-dram.json" ] &&
+            cli evaluate "$out/scan.json" --heldout "$WORK/scan-dram.json" ${2:-} ;;
+    gemm-dram) [ -f "$out/gemm.json" ] && [ -f "$WORK/gemm-dram.json" ] &&
+            cli evaluate "$out/gemm.json" --heldout "$WORK/gemm-dram.json" ${2:-} ;;
   esac 2>> "$WORK/logs/evaluate.log"
 }
-report_heldout() {
+# {"scan":..., "gemm":...}: the scan and GEMM calibrations scored on their
+# held-out panels (SUFFIX "") or on the DRAM runs ("-dram"); null where a
+# side is missing.
+report_panels() { # SUFFIX
   local scan gemm
-  scan=$(evaluate_heldout scan --json) || scan=null
-  gemm=$(evaluate_heldout gemm --json) || gemm=null
+  scan=$(evaluate_panel "scan$1" --json) || scan=null
+  gemm=$(evaluate_panel "gemm$1" --json) || gemm=null
   printf '{"scan":%s,"gemm":%s}' "$scan" "$gemm"
 }
 
@@ -544,6 +581,29 @@ unfinished() {
     st=$(last_state "$p")
     [ "$st" = ok ] || [ "$st" = not-applicable ] || printf '%s ' "$p"
   done | sed 's/ $//'
+}
+
+# report.md's DRAM section: each DRAM plan scored as a panel of its
+# calibration (docs/gpu.md "The DRAM runs in the report").
+report_dram() {
+  local w
+  echo "The scan-dram runs (the seven families at m = 0 and 6, N = 1.05 C to 1.4 C, W = 4 and 16)"
+  echo "scored as a panel of the scan calibration, the gemm-dram shapes (10 skinny grids) as one of"
+  echo "the GEMM calibration: K against every baseline (aligned K = 1 among them), then latency"
+  echo "with TileSight's, PASCAL's and the measured fills, on the peaks and calibrated, all runs and"
+  echo "the DRAM-bound ones. The scan-dram sizes lie below the calibration's smallest: PASCAL answers"
+  echo "them with that size's K and cost per block and wave (N clamped, flagged extrapolated)."
+  for w in scan gemm; do
+    echo
+    if [ ! -f "$WORK/$w-dram.json" ]; then
+      echo "$w-dram: not measured"
+    elif [ ! -f "$out/$w.json" ]; then
+      echo "$w-dram: measured ($w-dram.json in the work archive); no $w calibration to score it against yet"
+    else
+      echo "$w-dram.json (in the work archive) against $w.json:"
+      echo; echo '```'; evaluate_panel "$w-dram" || echo "evaluation failed (logs/evaluate.log)"; echo '```'
+    fi
+  done
 }
 
 phase_report() {
@@ -565,7 +625,8 @@ phase_report() {
     printf '],"plan_choice":"%s",' "$(cat "$WORK/plans/choice.txt" 2>/dev/null | json_escape)"
     printf '"archive_note":"%s",' "$(echo "$BLOCKED" | json_escape)"
     printf '"next_window":[%s],' "$(for p in $left; do printf '"%s"\n' "$p"; done | paste -sd, -)"
-    printf '"static":%s,"loko":{"scan":%s,"gemm":%s},"heldout":%s,' "$static" "$loko_scan" "$loko_gemm" "$(report_heldout)"
+    printf '"static":%s,"loko":{"scan":%s,"gemm":%s},"heldout":%s,"dram":%s,' "$static" "$loko_scan" "$loko_gemm" \
+      "$(report_panels "")" "$(report_panels -dram)"
     printf '"files":['
     ls "$out" | grep -v '\.tmp$' | sed 's/.*/"&"/' | paste -sd, -
     printf ']}\n'
@@ -617,14 +678,18 @@ phase_report() {
     if [ -f "$out/heldout.json" ]; then
       echo "heldout.json holds the two held-out parts as frozen bundles (42 keys x 5 (N, W) x 2 repeats)."
       echo "PASCAL against the baselines on them (\`pascal evaluate\`):"
-      echo; echo '```'; evaluate_heldout scan || echo "evaluation failed (logs/evaluate.log)"; echo '```'
+      echo; echo '```'; evaluate_panel scan || echo "evaluation failed (logs/evaluate.log)"; echo '```'
     else
       echo "not measured"
     fi
     if [ -f "$out/gemm-heldout.json" ]; then
       echo; echo "GEMM held-out shapes:"
-      echo; echo '```'; evaluate_heldout gemm || echo "evaluation failed (logs/evaluate.log)"; echo '```'
+      echo; echo '```'; evaluate_panel gemm || echo "evaluation failed (logs/evaluate.log)"; echo '```'
     fi
+    echo
+    echo "## Where the fills decide the time (DRAM plans)"
+    echo
+    report_dram
     echo
     echo "## Self-test (fault-injecting; only when asked)"
     echo
@@ -640,7 +705,8 @@ done_file() {
     probe) echo "$WORK/probe.json" ;; selftest) echo "$WORK/selftest.passed" ;;
     static) echo "$out/static.json" ;; plans) echo "$WORK/plans/gemm-heldout.json" ;;
     scan) echo "$out/scan.json" ;; heldout) echo "$out/heldout.json" ;;
-    gemm) echo "$out/gemm-heldout.json" ;; *) echo "/nonexistent" ;;
+    gemm) echo "$out/gemm-heldout.json" ;; dram) echo "$WORK/gemm-dram.json" ;;
+    *) echo "/nonexistent" ;;
   esac
 }
 

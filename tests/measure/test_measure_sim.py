@@ -15,10 +15,21 @@ Across windows (docs/gpu.md): a run with --budget-s 120 stopped by the host
 a second run with --budget-s 120 in an empty --out, from that archive
 (--resume), continues the same calibration and measures no run twice (the
 job ids of the agent's "done" lines, kept in the archive across both
-windows, are the plan's 756, each once). Every archive committed under
-deploy/gpu/runs/ resumes without measuring anything. An archive measured
-with another bundle takes no new runs. The plan choice: a projected scan
-over 80 % of the budget left makes the plans at o <= 1, and says so.
+windows, are the plan's 756, each once); the second window is stopped in
+the dram phase and a third continues it, again with no run measured twice.
+Every archive committed under deploy/gpu/runs/ resumes without measuring
+anything. An archive measured with another bundle takes no new runs. The
+plan choice: a projected scan over 80 % of the budget left makes the plans
+at o <= 1, and says so; the scan-dram plan follows the scan's occupancies.
+
+The dram phase (docs/gpu.md): the scan-dram and gemm-dram plans measured
+and frozen into the work archive (--out keeps its 8 files), the report
+scoring them as panels of the scan and GEMM calibrations, K and latency,
+with DRAM-bound rows; without its plans it fails with the reason and the
+report still comes out. Checked to fail: against measure.sh before the dram
+phase (every DRAM check: "unknown phase 'dram'"), and with the scan-dram
+plan made without the smaller plan's --max-occupancy 1 (the families check
+of the plan choice).
 
 Usage: test_measure_sim.py BUILD_DIR SOURCE_DIR   (BUILD_DIR/bin holds the programs)
 """
@@ -65,31 +76,44 @@ def archived(archive, name):
             return ""
 
 
+def done_ids(archive, tag):
+    """Job ids of the "done" lines of the agent of calibration TAG (scan,
+    scan-dram, gemm-dram, ...), across every window."""
+    return [int(j) for j in re.findall(r"job (\d+) \w+ .* done:", archived(archive, "logs/%s-agent.log" % tag))]
+
+
 def scan_done_ids(archive):
-    """Job ids of the scan agent's "done" lines, across every window."""
-    return [int(j) for j in re.findall(r"job (\d+) scan .* done:", archived(archive, "logs/scan-agent.log"))]
+    return done_ids(archive, "scan")
 
 
-def two_windows(tmp):
-    """Window 1 is stopped by the host in its scan; window 2 continues it."""
-    scratch = os.path.join(tmp, "w1-scratch")
+def stopped_window(tmp, name, extra, tag, runs):
+    """measure.sh stopped by the host (SIGTERM) once the agent of TAG has
+    measured RUNS runs: (out, exit status, log, stopped)."""
+    scratch = os.path.join(tmp, name + "-scratch")
     os.makedirs(scratch)
-    out1, out2 = os.path.join(tmp, "window1"), os.path.join(tmp, "window2")
-    # the phases up to the static table (held-out and GEMM calibrations go
-    # the same way as the scan, and the main run covers them)
-    phases = ["--phases", "env,probe,plans,scan,static,report"]
-    p = subprocess.Popen(command(out1, ["--budget-s", "120"] + phases), stderr=subprocess.PIPE, text=True,
+    out = os.path.join(tmp, name)
+    p = subprocess.Popen(command(out, extra), stderr=subprocess.PIPE, text=True,
                          env=dict(os.environ, TMPDIR=scratch))
     stopped, limit = False, time.time() + 150
     while not stopped and p.poll() is None and time.time() < limit:
-        for log in glob.glob(os.path.join(scratch, "pascal-measure.*", "logs", "scan-agent.log")):
+        for log in glob.glob(os.path.join(scratch, "pascal-measure.*", "logs", tag + "-agent.log")):
             with open(log) as f:
-                if f.read().count(" done:") >= 50:
+                if f.read().count(" done:") >= runs:
                     p.send_signal(signal.SIGTERM)
                     stopped = True
         time.sleep(0.01)
-    log1 = p.communicate(timeout=120)[1]
-    check(stopped and p.returncode == 130, "window 1 stopped in its scan (rc %r):\n%s" % (p.returncode, log1))
+    log = p.communicate(timeout=120)[1]
+    return out, p.returncode, log, stopped
+
+
+def two_windows(tmp):
+    """Window 1 is stopped by the host in its scan; window 2 continues it and
+    is stopped in its DRAM runs; window 3 continues those."""
+    # the phases up to the DRAM runs (held-out and GEMM calibrations go the
+    # same way as the scan, and the main run covers them)
+    phases = ["--phases", "env,probe,plans,scan,static,dram,report"]
+    out1, rc, log1, stopped = stopped_window(tmp, "window1", ["--budget-s", "120"] + phases, "scan", 50)
+    check(stopped and rc == 130, "window 1 stopped in its scan (rc %r):\n%s" % (rc, log1))
     files = os.listdir(out1)
     check({"report.json", "report.md", "measure-work.tar.gz"} <= set(files) and "scan.json" not in files,
           "the stopped window returns its report and archive: %r" % files)
@@ -102,13 +126,14 @@ def two_windows(tmp):
     first = scan_done_ids(os.path.join(out1, "measure-work.tar.gz"))
     check(50 <= len(first) < 756, "window 1 measured part of the scan: %d runs" % len(first))
 
-    rc, log2, _ = measure(out2, "--budget-s", "120", "--resume", os.path.join(out1, "measure-work.tar.gz"),
-                          *phases)
-    check(rc == 0, "window 2 finishes (rc %d):\n%s" % (rc, log2))
+    resume = ["--budget-s", "120", "--resume", os.path.join(out1, "measure-work.tar.gz")] + phases
+    out2, rc, log2, stopped = stopped_window(tmp, "window2", resume, "scan-dram", 20)
+    check(stopped and rc == 130, "window 2 stopped in its DRAM runs (rc %r):\n%s" % (rc, log2))
     check("continuing from" in log2 and "phase probe: results present, skipped" in log2
-          and "scan: measuring calibration 1" in log2 and "created" not in log2,
+          and "scan: measuring calibration 1" in log2 and "scan: calibration" not in log2,
           "window 2 continues calibration 1:\n" + log2)
-    both = scan_done_ids(os.path.join(out2, "measure-work.tar.gz"))
+    work2 = os.path.join(out2, "measure-work.tar.gz")
+    both = scan_done_ids(work2)
     print("window 1: %d scan runs before the stop; both windows: %d" % (len(first), len(both)))
     check(both[:len(first)] == first and len(both) == 756 and len(set(both)) == 756,
           "no scan run measured twice: %d done lines, %d distinct, window 1 %d"
@@ -117,7 +142,25 @@ def two_windows(tmp):
     rep2 = load(out2, "report.json")
     states = {x["phase"]: x["state"] for x in rep2["phases"]}
     check(all(states.get(x) == "ok" for x in ("env", "probe", "plans", "scan", "static"))
-          and rep2["next_window"] == [], "window 2 ends every phase: %r %r" % (states, rep2["next_window"]))
+          and states.get("dram") == "stopped" and rep2["next_window"] == ["dram"],
+          "window 2 leaves the DRAM runs: %r %r" % (states, rep2["next_window"]))
+    dram2 = done_ids(work2, "scan-dram")
+    check(20 <= len(dram2) < 140, "window 2 measured part of the DRAM runs: %d" % len(dram2))
+
+    rc, log3, _ = measure(os.path.join(tmp, "window3"), "--budget-s", "120", "--resume", work2,
+                          "--phases", "dram,report")
+    check(rc == 0 and "scan-dram: measuring calibration" in log3 and "scan-dram: calibration" not in log3,
+          "window 3 continues the DRAM runs (rc %d):\n%s" % (rc, log3))
+    work3 = os.path.join(tmp, "window3", "measure-work.tar.gz")
+    scan_dram, gemm_dram = done_ids(work3, "scan-dram"), done_ids(work3, "gemm-dram")
+    print("window 2: %d scan-dram runs before the stop; both windows: %d + %d gemm-dram"
+          % (len(dram2), len(scan_dram), len(gemm_dram)))
+    check(scan_dram[:len(dram2)] == dram2 and len(scan_dram) == len(set(scan_dram)) == 140
+          and len(gemm_dram) == len(set(gemm_dram)) == 10 and not set(scan_dram) & set(gemm_dram),
+          "no DRAM run measured twice: %d + %d done lines" % (len(scan_dram), len(gemm_dram)))
+    rep3 = load(os.path.join(tmp, "window3"), "report.json")
+    check(rep3["next_window"] == [] and {x["phase"]: x["state"] for x in rep3["phases"]}.get("dram") == "ok",
+          "window 3 ends every phase: %r" % rep3["next_window"])
 
 
 def committed_archives(tmp):
@@ -156,19 +199,25 @@ def foreign_bundle(tmp):
           "another bundle takes no runs (rc %d): %r\n%s" % (rc, states.get("scan"), log))
 
 
+def projected(plan, probe, cost):
+    """A scan plan's projected seconds, independently of measure.sh: runs x
+    (cost + 0.01 s) + 2 x bytes / L2 peak."""
+    runs = len(plan["keys"]) * len(plan["sizes"]) * len(plan["horizons"]) * plan["repeats"]
+    return round(runs * (float(cost) + 0.01) + 2.0 * plan["repeats"] * sum(k["o"] for k in plan["keys"])
+                 * probe["sm_count"] * probe["block_bytes"] * sum(plan["sizes"]) * sum(plan["horizons"])
+                 / probe["peaks"]["l2_bytes_per_s"])
+
+
 def plan_choice(tmp):
-    """The scan plans shrink to o <= 1 when the projection does not fit."""
+    """The scan plans shrink to o <= 1 when the projection does not fit; the
+    scan-dram plan keeps the scan plan's occupancies."""
     for cost, budget, smaller in (("0.5", "120", True), ("0.05", "600", False)):
         out = os.path.join(tmp, "plan-%s" % cost)
         rc, log, _ = measure(out, "--phases", "env,probe,plans", "--budget-s", budget, "--run-cost-s", cost)
         work = os.path.join(out, "measure-work.tar.gz")
         plan = json.loads(archived(work, "plans/scan.json"))
         probe = json.loads(archived(work, "probe.json"))
-        # the projection, independently: runs x (cost + 0.01 s) + 2 x bytes / L2 peak
-        runs = len(plan["keys"]) * len(plan["sizes"]) * len(plan["horizons"]) * plan["repeats"]
-        want = round(runs * (float(cost) + 0.01) + 2.0 * plan["repeats"] * sum(k["o"] for k in plan["keys"])
-                     * probe["sm_count"] * probe["block_bytes"] * sum(plan["sizes"]) * sum(plan["horizons"])
-                     / probe["peaks"]["l2_bytes_per_s"])
+        want = projected(plan, probe, cost)
         occ = {k["o"] for k in plan["keys"]}
         if smaller:
             check(rc == 0 and "plans: smaller plan (o <= 1)" in log and occ == {1}
@@ -179,6 +228,86 @@ def plan_choice(tmp):
         else:
             check(rc == 0 and ("default plan (o <= 2): projected scan %d s" % want) in log and occ == {1, 2},
                   "a low run cost keeps the default plan (%d s):\n%s" % (want, log))
+        dram = json.loads(archived(work, "plans/scan-dram.json"))
+        fams = {(k["o"], k["path"], k["d"]) for k in plan["keys"]}
+        check({(k["o"], k["path"], k["d"]) for k in dram["keys"]} == fams
+              and ("plans: scan-dram projected %d s" % projected(dram, probe, cost)) in log,
+              "the scan-dram plan has the scan plan's families and its projection (%s s):\n%s" % (cost, log))
+
+
+# The gemm-dram shapes as docs/plans.md lists them: one tile row (column) by
+# 264 and 528 tiles at Kg = 8192 and 16384, and by 132 tiles at Kg = 32768.
+GEMM_DRAM = ({(128, 128 * n, kg) for n in (264, 528) for kg in (8192, 16384)}
+             | {(128 * n, 128, kg) for n in (264, 528) for kg in (8192, 16384)}
+             | {(128, 128 * 132, 32768), (128 * 132, 128, 32768)})
+
+
+def dram_phase(out, report, scan, md):
+    """The DRAM runs of the main run: in the work archive, frozen, and scored
+    in the report as panels of the calibrations."""
+    work = os.path.join(out, "measure-work.tar.gz")
+    check("scan-dram.json" not in os.listdir(out), "the DRAM bundles stay in the archive")
+    sd, gd = json.loads(archived(work, "scan-dram.json")), json.loads(archived(work, "gemm-dram.json"))
+    check("content_hash" in sd and "content_hash" in gd, "the DRAM calibrations are frozen")
+    # the capacity edge: N = round(k C / 20), k = 21..28, C = 64 (67..90),
+    # between C and the scan calibration's smallest size
+    sizes = {m["N"] for m in sd["measurements"]}
+    check(sizes == {round(k * 64 / 20) for k in (21, 22, 24, 26, 28)}
+          and min(sizes) > 64 and max(sizes) < min(m["N"] for m in scan["measurements"]),
+          "scan-dram sizes at the capacity edge: %r" % sorted(sizes))
+    families = {k[:3] for k in keys(scan)}
+    check(len(sd["measurements"]) == 140 and {m["W"] for m in sd["measurements"]} == {4, 16}
+          and keys(sd) == {f + (m,) for f in families for m in (0, 6)},
+          "scan-dram: the calibration's seven families at m = 0 and 6: %r" % sorted(keys(sd)))
+    shapes = {(m["Mg"], m["Ng"], m["Kg"]) for m in gd["measurements"]}
+    check(len(gd["measurements"]) == 10 and shapes == GEMM_DRAM, "gemm-dram: the 10 shapes: %r" % shapes)
+    for w, runs in (("scan", 140), ("gemm", 10)):
+        doc = report["dram"][w]
+        row = doc["table"]["rows"][0]
+        check(row["validation"] == "heldout" and row["workload"] == w and row["n_runs"] == runs
+              and "aligned" in row["mape"] and "pascal" in row["mape"],
+              "report: %s-dram K row over %d runs: %r" % (w, runs, {k: row.get(k) for k in
+                                                                  ("validation", "workload", "n_runs")}))
+        panel = doc["calibrations"][0]["report"]["heldout"]
+        for source in ("latency", "latency_calibrated"):
+            lat = panel.get(source, {})
+            check(lat.get("all", {}).get("n_runs") == runs and "dram_bound" in lat,
+                  "report: %s-dram %s rows: %r" % (w, source, lat.get("all")))
+        # the tiny device's DRAM (273 GB/s for 4 SMs) binds on the peaks
+        bound = panel["latency"]["dram_bound"]
+        check(bound["n_runs"] > 0 and set(bound["mape"]) == {"tilesight", "pascal", "measured"},
+              "report: %s-dram has DRAM-bound runs on the peaks: %r" % (w, bound))
+    section = md[md.index("## Where the fills decide the time"):md.index("## Self-test")]
+    check("scan-dram.json (in the work archive) against scan.json" in section
+          and "gemm-dram.json (in the work archive) against gemm.json" in section
+          and section.count("balanced overall") == 2 and section.count("DRAM-bound (") == 4,
+          "report.md scores both DRAM plans:\n" + section)
+    # What the scan-dram rows measure (docs/gpu.md): PASCAL answers a size
+    # below the calibration's smallest with that size's K, N clamped.
+    sync = [f for f in families if f[2] == 0][0]
+    probe = [os.path.join(BUILD, "bin", "pascal"), "predict", "--bundle", os.path.join(out, "scan.json"),
+             "--o", str(sync[0]), "--path", sync[1], "--d", "0", "--m", "0", "--W", "4", "--json"]
+    edge, low = (json.loads(subprocess.run(probe + ["--N", str(n)], capture_output=True, text=True,
+                                           check=True).stdout)
+                 for n in (min(sizes), min(m["N"] for m in scan["measurements"])))
+    check(edge["K"] == low["K"] and any(x["coordinate"] == "N" and x["action"] == "clamped"
+                                        for x in edge["extrapolated"]),
+          "a scan-dram size answers with the smallest size's K, N clamped: %r" % edge["extrapolated"])
+
+
+def dram_inputs_missing(tmp):
+    """Without its plans the dram phase fails with the reason; the report
+    still comes out, with the DRAM section saying so."""
+    out = os.path.join(tmp, "dram-alone")
+    rc, log, _ = measure(out, "--phases", "dram,report")
+    rep = load(out, "report.json")
+    states = {x["phase"]: x for x in rep["phases"]}
+    check(rc == 1 and states["dram"]["state"] == "failed" and "needs the DRAM plans" in states["dram"]["message"]
+          and rep["dram"] == {"scan": None, "gemm": None} and rep["next_window"] == ["dram"],
+          "dram without its plans (rc %d): %r\n%s" % (rc, states.get("dram"), log))
+    with open(os.path.join(out, "report.md")) as f:
+        text = f.read()
+    check("scan-dram: not measured" in text and "gemm-dram: not measured" in text, "report.md: DRAM not measured")
 
 
 def load(out, name):
@@ -223,7 +352,7 @@ def main():
             check(f in files, "%s written" % f)
         report = load(out, "report.json")
         states = {p["phase"]: p["state"] for p in report["phases"]}
-        for p in ("env", "probe", "static", "plans", "scan", "heldout", "gemm"):
+        for p in ("env", "probe", "static", "plans", "scan", "dram", "heldout", "gemm"):
             check(states.get(p) == "ok", "phase %s ok: %r" % (p, states))
         check("selftest" not in states, "the fault-injecting self-test runs only when asked: %r" % states)
         check(report["next_window"] == [], "nothing left for a next window: %r" % report["next_window"])
@@ -293,13 +422,14 @@ def main():
         pairs = {(m["N"], m["W"]) for m in runs}
         check(len(pairs) == 5 and all(sum(1 for m in runs if (m["N"], m["W"]) == pr) == 84
                                       for pr in pairs), "5 (N, W) pairs x 42 keys x 2 repeats")
+        dram_phase(out, report, scan, md)
 
         # A second run skips every phase that has results; env (this window's
         # host) and the report are redone.
         with open(os.path.join(out, "scan.json"), "rb") as f:
             before = f.read()
         rc, log, secs = measure(out)
-        check(rc == 0 and log.count("results present, skipped") == 6 and "phase env: ok" in log,
+        check(rc == 0 and log.count("results present, skipped") == 7 and "phase env: ok" in log,
               "second run skips:\n" + log)
         rc, log, _ = measure(out, "--phases", "selftest")
         check(rc == 0 and "phase selftest: not-applicable" in log, "selftest when asked:\n" + log)
@@ -340,6 +470,7 @@ def main():
         rc, log, _ = measure(out, "--phases", "bogus")
         check(rc == 2 and "unknown phase 'bogus'" in log, "a bad phase is a usage error")
 
+        dram_inputs_missing(tmp)
         two_windows(tmp)
         committed_archives(tmp)
         foreign_bundle(tmp)
