@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pascal/calibration.h"
 #include "pascal/device_data.h"
 #include "pascal/error.h"
 #include "pascal/latency.h"
@@ -29,10 +30,16 @@ extern "C" {
  * (o, path, d, m) with path SYNC = __ldcg and d == 0, TMA = bulk copies
  * into d buffers; size N in blocks; horizon W in scans per resident CTA;
  * gemm: the shape; the repeat index, also mixed into the sim seed), and the
- * device's block size, which a plan run does not carry. */
+ * device's block size, which a plan run does not carry. `gemm` names the
+ * GEMM implementation and its configuration (pascal/gemm_impl.h); all zero
+ * is the project's own kernel at its fixed 128x128x64 tile, which is what
+ * every job of today's plans runs. A backend runs exactly the configuration
+ * asked for, or fails the job naming why (cuda: cuBLASLt absent, or
+ * rejecting the configuration); it never substitutes another. */
 typedef struct pascal_backend_job {
   pascal_plan_run run;
-  uint32_t block_bytes; /* bytes per logical block (16384 by default) */
+  uint32_t block_bytes;    /* bytes per logical block (16384 by default) */
+  pascal_gemm_params gemm; /* GEMM jobs only; elem_bytes, resident_ctas unused */
 } pascal_backend_job;
 
 typedef struct pascal_backend_result {

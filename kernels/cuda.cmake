@@ -23,6 +23,7 @@ add_library(pascal_kernels STATIC
   ${CMAKE_CURRENT_LIST_DIR}/open_scan.cu
   ${CMAKE_CURRENT_LIST_DIR}/occupancy.cu
   ${CMAKE_CURRENT_LIST_DIR}/gemm.cu
+  ${CMAKE_CURRENT_LIST_DIR}/attention.cu
   ${CMAKE_CURRENT_LIST_DIR}/util.cu
   ${CMAKE_CURRENT_LIST_DIR}/peaks.cu
   ${CMAKE_CURRENT_LIST_DIR}/preload.cu

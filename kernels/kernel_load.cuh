@@ -28,6 +28,7 @@ template <typename... K> cudaError_t pascal_kern_load(K... kernels)
 cudaError_t pascal_kern_load_static_scan(void);
 cudaError_t pascal_kern_load_open_scan(void);
 cudaError_t pascal_kern_load_gemm(void);
+cudaError_t pascal_kern_load_attention(void);
 cudaError_t pascal_kern_load_util(void);
 cudaError_t pascal_kern_load_peaks(void);
 

@@ -12,11 +12,16 @@
  *                 iterations per block; occupancy o forced and verified;
  *   GEMM          FP16 inputs, FP32 output, 128x128x64 tiles, direct CTA raster
  *                 (paper Section 4.5 and Appendix `GEMM instantiation`);
+ *   attention     FlashAttention-2-style forward (the paper's exploratory
+ *                 attention section, docs/attention.md): a CTA per 64-row
+ *                 query tile and head, K/V streamed in 64-row steps through
+ *                 `stages` TMA buffers, QK^T and PV on tensor cores, online
+ *                 softmax, FP16 inputs, FP32 accumulation and output;
  *   utilities     data pattern, L2 flush by streaming a buffer larger than L2.
  *
  * Every kernel writes a result the host can check (kernels/reference.h): scans
  * a per-CTA checksum of the words read plus the count of compute iterations,
- * GEMM its output matrix. All functions only enqueue work on `stream` and
+ * GEMM and attention their output matrices. All functions only enqueue work on `stream` and
  * return the launch status; none allocates.
  */
 #ifndef PASCAL_KERNELS_H
@@ -137,5 +142,45 @@ cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_
 
 /* Fill n halves with pascal_ref_gemm_value(seed, i). */
 cudaError_t pascal_kern_fill_gemm_input(__half *x, uint64_t n, uint32_t seed, cudaStream_t stream);
+
+/* ---- attention ----------------------------------------------------------- */
+
+/* The tiling: 64-row query tiles, 64-row K/V steps, head_dim 64 (FP16: a
+ * K/V step is 16 KiB, one block). Threads per CTA: four warps, 16 query
+ * rows each. */
+#define PASCAL_KERN_ATT_TILE    64u
+#define PASCAL_KERN_ATT_THREADS 128u
+
+typedef struct pascal_kern_attention_args {
+  const __half *q;   /* [heads][seq_q][64], row-major                      */
+  const __half *k;   /* [kv_heads][seq_kv][64]                             */
+  const __half *v;   /* [kv_heads][seq_kv][64]                             */
+  float *o;          /* [heads][seq_q][64] (out)                           */
+  uint32_t seq_q;    /* multiple of 64                                      */
+  uint32_t seq_kv;   /* multiple of 64                                      */
+  uint32_t heads;    /* query heads; CTA c is tile c mod (seq_q / 64) of
+                        head c / (seq_q / 64)                               */
+  uint32_t kv_heads; /* divides heads: head h reads K/V head h / (heads /
+                        kv_heads); 1 is multi-query                         */
+  uint32_t stages;   /* K/V pipeline depth d, 1..PASCAL_KERN_MAX_DEPTH      */
+} pascal_kern_attention_args;
+
+/* Dynamic shared memory the kernel needs at depth d: barriers, the query
+ * tile, d K/V steps, the scores (FP32), the probabilities (FP16), the
+ * output accumulator (FP32) and the row maxima and sums. */
+size_t pascal_kern_attention_smem(uint32_t stages);
+
+/* Force exactly o resident CTAs per SM at depth `stages` (as
+ * pascal_kern_open_plan_make: the same errors; priming n_p as the open
+ * scan's, pascal_kern_tma_priming). */
+cudaError_t pascal_kern_attention_plan_make(int device, uint32_t stages, uint32_t o,
+                                            pascal_kern_open_plan *out);
+
+/* Launch (seq_q / 64) x heads CTAs. Every query tile and K/V step is read
+ * with bulk copies; O[h][r] = softmax(Q K^T / 8) V of its row, the
+ * probabilities rounded to FP16 before PV as FlashAttention-2 does.
+ * cudaErrorInvalidValue for a malformed args or plan. */
+cudaError_t pascal_kern_attention(const pascal_kern_attention_args *args,
+                                  const pascal_kern_open_plan *plan, cudaStream_t stream);
 
 #endif

@@ -9,8 +9,8 @@
 cudaError_t pascal_kern_load_all(void)
 {
   cudaError_t (*const files[])(void) = {pascal_kern_load_static_scan, pascal_kern_load_open_scan,
-                                        pascal_kern_load_gemm, pascal_kern_load_util,
-                                        pascal_kern_load_peaks};
+                                        pascal_kern_load_gemm,        pascal_kern_load_attention,
+                                        pascal_kern_load_util,        pascal_kern_load_peaks};
   for (cudaError_t (*load)(void) : files) {
     const cudaError_t e = load();
     if (e != cudaSuccess)

@@ -4,6 +4,8 @@
  */
 #include "reference.h"
 
+#include <cmath>
+
 std::vector<uint32_t> pascal_ref_block_sums(uint64_t n_blocks, uint32_t block_bytes)
 {
   const uint64_t words = block_bytes / 4u;
@@ -44,4 +46,33 @@ double pascal_ref_gemm_element(uint32_t Kg, uint32_t row, uint32_t col)
     s += (double)pascal_ref_gemm_value(1, (uint64_t)row * Kg + k) *
          (double)pascal_ref_gemm_value(2, (uint64_t)col * Kg + k);
   return s;
+}
+
+void pascal_ref_attention_row(uint32_t seq_q, uint32_t seq_kv, uint32_t heads_per_kv, uint32_t head,
+                              uint32_t row, double out[64])
+{
+  const uint64_t q0 = ((uint64_t)head * seq_q + row) * 64u;
+  const uint64_t kv0 = (uint64_t)(head / heads_per_kv) * seq_kv * 64u;
+  std::vector<double> s(seq_kv);
+  double mx = -1e300;
+  for (uint32_t j = 0; j < seq_kv; ++j) {
+    double dot = 0.0;
+    for (uint32_t c = 0; c < 64; ++c)
+      dot += (double)pascal_ref_gemm_value(PASCAL_REF_ATT_SEED_Q, q0 + c) *
+             (double)pascal_ref_gemm_value(PASCAL_REF_ATT_SEED_K, kv0 + (uint64_t)j * 64u + c);
+    s[j] = dot / 8.0;
+    mx = s[j] > mx ? s[j] : mx;
+  }
+  double sum = 0.0;
+  for (uint32_t c = 0; c < 64; ++c)
+    out[c] = 0.0;
+  for (uint32_t j = 0; j < seq_kv; ++j) {
+    const double p = std::exp(s[j] - mx);
+    sum += p;
+    for (uint32_t c = 0; c < 64; ++c)
+      out[c] +=
+          p * (double)pascal_ref_gemm_value(PASCAL_REF_ATT_SEED_V, kv0 + (uint64_t)j * 64u + c);
+  }
+  for (uint32_t c = 0; c < 64; ++c)
+    out[c] /= sum;
 }

@@ -53,4 +53,17 @@ uint32_t pascal_ref_open_checksum(const std::vector<uint32_t> &block_sums);
  * plain dot product in double (exact for these inputs). */
 double pascal_ref_gemm_element(uint32_t Kg, uint32_t row, uint32_t col);
 
+/* Seeds of the attention inputs: element i of Q, K, V is
+ * pascal_ref_gemm_value(seed, i) in the kernel's layouts
+ * (pascal_kernels.h). */
+#define PASCAL_REF_ATT_SEED_Q 11u
+#define PASCAL_REF_ATT_SEED_K 12u
+#define PASCAL_REF_ATT_SEED_V 13u
+
+/* Row `row` of query head `head`'s attention output, head_dim 64, softmax
+ * scale 1/8, its K/V head head / heads_per_kv, computed in double by plain
+ * loops (scores, their maximum, exponentials, weighted sum): out[0..63]. */
+void pascal_ref_attention_row(uint32_t seq_q, uint32_t seq_kv, uint32_t heads_per_kv, uint32_t head,
+                              uint32_t row, double out[64]);
+
 #endif

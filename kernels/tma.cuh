@@ -1,5 +1,6 @@
 /*
- * tma.cuh - the bulk-copy (TMA) primitives of the open scan's TMA path, as
+ * tma.cuh - the bulk-copy (TMA) primitives of the TMA pipelines (the open
+ * scan's TMA path, the attention kernel's query tile and K/V stages), as
  * inline PTX for sm_90 and newer: mbarrier init / expect_tx / bounded parity
  * wait and cp.async.bulk global -> shared with mbarrier completion
  * (docs/gpu.md "TMA / bulk copy pipeline").
@@ -33,19 +34,32 @@ __device__ __forceinline__ void pascal_tma_fence_proxy(void)
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-/* Arm `bar` for `bytes` and start the copy of `bytes` (multiple of 16, both
- * addresses 16-byte aligned) from global `src` into shared `dst`. */
-__device__ __forceinline__ void pascal_tma_load(void *dst, const void *src, uint32_t bytes,
+/* Arm `bar` (its one arrival) for `bytes` of copies still to land. */
+__device__ __forceinline__ void pascal_tma_expect(uint64_t *bar, uint32_t bytes)
+{
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(pascal_tma_smem(bar)),
+               "r"(bytes)
+               : "memory");
+}
+
+/* Start the copy of `bytes` (multiple of 16, both addresses 16-byte
+ * aligned) from global `src` into shared `dst`, completing on `bar`. */
+__device__ __forceinline__ void pascal_tma_copy(void *dst, const void *src, uint32_t bytes,
                                                 uint64_t *bar)
 {
-  const uint32_t b = pascal_tma_smem(bar);
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(bytes)
-               : "memory");
   asm volatile(
       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
           "r"(pascal_tma_smem(dst)),
-      "l"(src), "r"(bytes), "r"(b)
+      "l"(src), "r"(bytes), "r"(pascal_tma_smem(bar))
       : "memory");
+}
+
+/* Arm `bar` for one copy of `bytes` and start it. */
+__device__ __forceinline__ void pascal_tma_load(void *dst, const void *src, uint32_t bytes,
+                                                uint64_t *bar)
+{
+  pascal_tma_expect(bar, bytes);
+  pascal_tma_copy(dst, src, bytes, bar);
 }
 
 /* Wait until the phase with the given parity of `bar` has completed, for at

@@ -101,6 +101,31 @@ pascal_store_status pascal_store_open(const char *path, pascal_store **out, pasc
 pascal_store_status pascal_store_open_read_only(const char *path, pascal_store **out,
                                                 pascal_error *err);
 
+/* IO (with the reason in err) when the path the store was opened with no
+ * longer names the file it holds open: unlinked, or replaced by another
+ * file (a rename over it, a restore). Every write transaction checks this
+ * first and refuses with IO, since what it wrote could never be read back
+ * by the next process to open that path. Reads go on from the open file.
+ * Lock-free (one stat), so a health check may call it at any rate. */
+pascal_store_status pascal_store_file_check(pascal_store *s, pascal_error *err);
+
+/* The database's own facts (table meta): "instance" is a random id of 32
+ * hex digits drawn when the file was made (or first upgraded to schema 8);
+ * other keys are the caller's. get: NOT_FOUND for a missing key, the value
+ * copied (truncated) into value[size]. set: inserts or replaces; values of
+ * at most 255 bytes. */
+#define PASCAL_STORE_META_MAX 256
+pascal_store_status pascal_store_meta_get(pascal_store *s, const char *key, char *value,
+                                          size_t size, pascal_error *err);
+pascal_store_status pascal_store_meta_set(pascal_store *s, const char *key, const char *value,
+                                          pascal_error *err);
+
+/* Empty a mirror (a read replica's database) for a sync from scratch:
+ * every measurement, job, calibration (frozen ones included: their guards
+ * are lifted for this one transaction and put back), device and agent is
+ * deleted; tokens and meta stay. All or nothing. */
+pascal_store_status pascal_store_mirror_reset(pascal_store *s, pascal_error *err);
+
 /* PRAGMA quick_check over the whole file (O(size); no index cross-checks).
  * OK when sound; CORRUPT with the first problem SQLite names in err. */
 pascal_store_status pascal_store_quick_check(pascal_store *s, pascal_error *err);
@@ -162,7 +187,8 @@ pascal_store_status pascal_store_device_list(pascal_store *s, pascal_store_devic
 
 typedef enum pascal_store_workload {
   PASCAL_STORE_SCAN = 0,
-  PASCAL_STORE_GEMM = 1
+  PASCAL_STORE_GEMM = 1,
+  PASCAL_STORE_ATTENTION = 2 /* its runs are scan runs */
 } pascal_store_workload;
 
 /* One run of a plan (a job) or of a measurement. Scan uses o/path_tma/d/m/N/W,
@@ -319,6 +345,9 @@ typedef struct pascal_store_job {
   uint32_t attempts;                       /* leases handed out so far */
   uint32_t max_attempts;
   char last_error[PASCAL_STORE_MESSAGE_MAX];
+  int excluded;          /* 1: an operator dropped this run (state done, no
+                            measurement; pascal_store_job_exclude) */
+  int64_t lease_started; /* unix seconds the current or last lease began, 0 if never */
 } pascal_store_job;
 
 /* What a claim, a result or a failure left, read in the transaction that
@@ -363,6 +392,17 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
                                                int64_t lease_seconds, int64_t *lease_expires,
                                                pascal_error *err);
 
+/* pascal_store_job_heartbeat under a time limit (seconds; 0: none): the
+ * lease is never extended past lease_started + time_limit, and a heartbeat
+ * at or after that is STALE ("ran past its time limit"), so that a job that
+ * never ends goes back to the queue (an attempt spent) when its lease runs
+ * out. *lease_expires gets the expiry set. */
+pascal_store_status pascal_store_job_heartbeat_limited(pascal_store *s, int64_t job,
+                                                       const char *lease_token, int64_t holder,
+                                                       int64_t now, int64_t lease_seconds,
+                                                       int64_t time_limit, int64_t *lease_expires,
+                                                       pascal_error *err);
+
 /* Upload the result of a leased job: if the job is leased with this token and
  * the lease has not expired, insert the measurement (the job's run +
  * fill_bytes, kernel_ns) and mark the job done, in one transaction.
@@ -377,6 +417,25 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const 
                                             int64_t now, pascal_store_job_outcome *outcome,
                                             pascal_error *err);
 
+/* The caller's judgement of a new result for `job` (read in the upload's
+ * transaction, after its lease was found live): OK to store it, or a
+ * failure status (with err) that the upload returns, storing nothing. It
+ * runs under the store's lock, so it must not call the store. */
+typedef pascal_store_status (*pascal_store_result_check)(const pascal_store_job *job,
+                                                         double fill_bytes, double kernel_ns,
+                                                         void *arg, pascal_error *err);
+
+/* pascal_store_job_result, with `check` (may be NULL) judging the values
+ * once the lease is known to be live: the lease's errors (STALE,
+ * FORBIDDEN) come first, an identical retry of a done job is not judged
+ * again. */
+pascal_store_status pascal_store_job_result_checked(pascal_store *s, int64_t job,
+                                                    const char *lease_token, int64_t holder,
+                                                    double fill_bytes, double kernel_ns,
+                                                    int64_t now, pascal_store_result_check check,
+                                                    void *arg, pascal_store_job_outcome *outcome,
+                                                    pascal_error *err);
+
 /* Report a failed attempt (message stored as last_error, truncated to at
  * most PASCAL_PLAN_MAX_MESSAGE bytes at a UTF-8 character boundary by
  * pascal_utf8_copy; NULL or "": "failed"). STALE
@@ -389,11 +448,36 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job, const ch
                                           int64_t holder, const char *message, int64_t now,
                                           pascal_store_job_outcome *outcome, pascal_error *err);
 
+/* Move every live lease's expiry by `delta` seconds: how a caller that saw
+ * the wall clock step by `delta` keeps each lease's remaining time (expiry
+ * is kept in wall time). *moved (may be NULL) counts the leases. */
+pascal_store_status pascal_store_leases_shift(pascal_store *s, int64_t delta, int64_t *moved,
+                                              pascal_error *err);
+
 /* Requeue every lease with lease_expires <= now (failing those on their last
  * attempt, with their calibration, as pascal_store_job_fail does).
  * *requeued (may be NULL) counts the jobs requeued or failed. */
 pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s, int64_t now,
                                                       int64_t *requeued, pascal_error *err);
+
+/* An operator's corrections of a collecting calibration's run, so that one
+ * bad measurement never forces the whole calibration to be measured again.
+ * Both delete the run's measurement (if any) and record `reason` (optional,
+ * truncated to the message size) as the job's last error, in one
+ * transaction; *out (may be NULL) gets the job as it is then.
+ *   requeue  a done (or excluded) job goes back to the queue with all its
+ *            attempts: the next claim measures it again.
+ *   exclude  a queued, leased or done job becomes done with excluded = 1
+ *            and no measurement: the freeze fits without it. A lease held
+ *            on it ends (its holder's next call is STALE): this is also how
+ *            a running job is cancelled. Excluding an excluded job is OK.
+ * NOT_FOUND for an unknown job; CONFLICT naming "state" when the
+ * calibration is not collecting or the job is in no state for the action
+ * (requeue of a queued or leased job). */
+pascal_store_status pascal_store_job_requeue(pascal_store *s, int64_t job, const char *reason,
+                                             int64_t now, pascal_store_job *out, pascal_error *err);
+pascal_store_status pascal_store_job_exclude(pascal_store *s, int64_t job, const char *reason,
+                                             int64_t now, pascal_store_job *out, pascal_error *err);
 
 pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id, pascal_store_job *out,
                                          pascal_error *err);
@@ -457,6 +541,15 @@ typedef struct pascal_store_agent {
  * themselves). */
 pascal_store_status pascal_store_agent_seen(pascal_store *s, const char *name, int64_t now,
                                             pascal_error *err);
+
+/* Admission of a new agent name: agents not seen since now - keep_seconds
+ * are forgotten first (they leave the stats and metrics); then `name`
+ * (which starts with `prefix`, pascald's "<token name>/") is OK when known,
+ * or when fewer than max_per_prefix known names share its prefix;
+ * CONFLICT naming "agent" otherwise. Records nothing: the claim does. */
+pascal_store_status pascal_store_agent_admit(pascal_store *s, const char *prefix, const char *name,
+                                             int64_t now, int64_t keep_seconds,
+                                             int64_t max_per_prefix, pascal_error *err);
 
 /* All agents ordered by name; free() the array. */
 pascal_store_status pascal_store_agent_list(pascal_store *s, pascal_store_agent **out,

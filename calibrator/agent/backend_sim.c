@@ -3,7 +3,8 @@
  * the CPU sim device of core/simdev (pascal/simdev.h; docs/design.md §6).
  * Describing the device runs the probe's capacity scan on the sim (its C
  * stays the profile's). A scan job becomes one pascal_simdev_run_scan, a GEMM job one
- * pascal_simdev_run_gemm, each with the job's repeat as the run seed, so a
+ * pascal_simdev_run_gemm, an attention job one pascal_simdev_run_attention
+ * (the default tiling, docs/attention.md), each with the job's repeat as the run seed, so a
  * repeat is a different but reproducible measurement. A GEMM job runs with
  * the tiling pascald fits it with: the default calibration tiling
  * (pascal_calibration_init), one resident CTA per SM, FP32 outputs, and a
@@ -118,6 +119,9 @@ static pascal_status sim_gemm(pascal_backend *b, const pascal_backend_job *job,
   const pascal_plan_shape *s = &job->run.shape;
   if (s->Mg > UINT32_MAX || s->Ng > UINT32_MAX || s->Kg > UINT32_MAX)
     return pascal_error_set(err, PASCAL_ERANGE, "Mg", "GEMM extents must be below 2^32");
+  if (job->gemm.impl != PASCAL_GEMM_IMPL_OWN)
+    return pascal_error_set(err, PASCAL_EINVAL, "impl",
+                            "the sim device runs the project's GEMM kernel only (impl \"own\")");
   pascal_calibration cal;
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
   pascal_simdev_gemm g = {.shape = {(uint32_t)s->Mg, (uint32_t)s->Ng, (uint32_t)s->Kg},
@@ -129,6 +133,35 @@ static pascal_status sim_gemm(pascal_backend *b, const pascal_backend_job *job,
   return pascal_simdev_run_gemm(b->dev, &g, st, err);
 }
 
+/* An attention plan's run (pascal/attention.h): W M CTAs of the default
+ * tiling, as W query tiles of each of M heads sharing one K/V head of N
+ * steps, at the run's occupancy and depth. */
+static pascal_status sim_attention(pascal_backend *b, const pascal_backend_job *job,
+                                   pascal_simdev_stats *st, pascal_error *err)
+{
+  const pascal_plan_run *r = &job->run;
+  const pascal_attention_params a = PASCAL_ATTENTION_DEFAULT;
+  const uint32_t M = pascal_simdev_profile_of(b->dev)->sm_count * r->key.o;
+  if (pascal_attention_step_bytes(&a) != job->block_bytes)
+    return pascal_error_set(err, PASCAL_EINVAL, "block_bytes",
+                            "an attention run's K/V step (%.0f bytes) must be the block (%u)",
+                            pascal_attention_step_bytes(&a), job->block_bytes);
+  if (r->W * a.block_q > INT32_MAX || r->N * a.block_kv > INT32_MAX || M > 65536)
+    return pascal_error_set(err, PASCAL_ERANGE, "N", "the run's sequences exceed 2^31 rows");
+  pascal_simdev_attention run = {.shape = {.seq_q = (uint32_t)(r->W * a.block_q),
+                                           .seq_kv = (uint32_t)(r->N * a.block_kv),
+                                           .heads = M,
+                                           .kv_heads = 1,
+                                           .head_dim = a.head_dim,
+                                           .block_q = a.block_q,
+                                           .block_kv = a.block_kv,
+                                           .stages = r->key.d,
+                                           .elem_bytes = a.elem_bytes},
+                                 .o = r->key.o,
+                                 .seed = r->repeat};
+  return pascal_simdev_run_attention(b->dev, &run, st, err);
+}
+
 static pascal_status sim_run(pascal_backend *b, const pascal_backend_job *job,
                              pascal_backend_result *out, pascal_error *err)
 {
@@ -138,8 +171,12 @@ static pascal_status sim_run(pascal_backend *b, const pascal_backend_job *job,
                             "job block_bytes %u differs from the sim profile's %u",
                             job->block_bytes, p->block_bytes);
   pascal_simdev_stats st;
-  pascal_status s = job->run.workload == PASCAL_PLAN_GEMM ? sim_gemm(b, job, &st, err)
-                                                          : sim_scan(b, job, &st, err);
+  pascal_status s;
+  switch (job->run.workload) {
+  case PASCAL_PLAN_GEMM: s = sim_gemm(b, job, &st, err); break;
+  case PASCAL_PLAN_ATTENTION: s = sim_attention(b, job, &st, err); break;
+  default: s = sim_scan(b, job, &st, err); break;
+  }
   if (s != PASCAL_OK)
     return s;
   if (!(st.fill_bytes > 0.0) || !(st.kernel_ns > 0.0))

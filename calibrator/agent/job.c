@@ -11,10 +11,10 @@ void agent_job_describe(const pascal_codec_job *job, char *buf, size_t buflen)
 {
   const pascal_plan_run *r = &job->run;
   long long id = (long long)job->id;
-  if (r->workload == PASCAL_PLAN_SCAN)
-    snprintf(buf, buflen, "job %lld scan o=%u %s d=%u m=%u N=%llu W=%llu repeat %u", id, r->key.o,
-             pascal_plan_path_name(r->key.path), r->key.d, r->key.m, (unsigned long long)r->N,
-             (unsigned long long)r->W, r->repeat);
+  if (r->workload != PASCAL_PLAN_GEMM)
+    snprintf(buf, buflen, "job %lld %s o=%u %s d=%u m=%u N=%llu W=%llu repeat %u", id,
+             pascal_plan_workload_name(r->workload), r->key.o, pascal_plan_path_name(r->key.path),
+             r->key.d, r->key.m, (unsigned long long)r->N, (unsigned long long)r->W, r->repeat);
   else
     snprintf(buf, buflen, "job %lld gemm %llux%llux%llu repeat %u", id,
              (unsigned long long)r->shape.Mg, (unsigned long long)r->shape.Ng,

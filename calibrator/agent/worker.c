@@ -268,7 +268,7 @@ static int handle_job(worker *w, const pascal_codec_job *job)
   if (out == RUN_FAILED)
     return report_failure(w, job, why) < 0 ? -1 : 0;
   const pascal_plan_run *run = &job->run;
-  double reads = run->workload == PASCAL_PLAN_SCAN
+  double reads = run->workload != PASCAL_PLAN_GEMM /* scan, attention: b W N (+ queries) */
                      ? (double)job->block_bytes * (double)run->W * (double)run->N
                      : 0.0;
   if (reads > 0.0)

@@ -141,13 +141,20 @@ pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backe
     return st;
   pcu_sample s;
   const pascal_plan_run &r = job->run;
-  if (r.workload == PASCAL_PLAN_SCAN) {
+  switch (r.workload) {
+  case PASCAL_PLAN_SCAN: {
     const pascal_kern_open_config cfg{r.key.o, r.key.path == PASCAL_PLAN_TMA, r.key.d, r.key.m,
                                       job->block_bytes};
     st = b->rig->run_open_scan(cfg, r.N, r.W, &s, err);
-  } else {
-    st =
-        b->rig->run_gemm((uint32_t)r.shape.Mg, (uint32_t)r.shape.Ng, (uint32_t)r.shape.Kg, &s, err);
+    break;
+  }
+  case PASCAL_PLAN_ATTENTION:
+    st = b->rig->run_attention(r.key.o, r.key.d, r.N, r.W, &s, err);
+    break;
+  case PASCAL_PLAN_GEMM:
+    st = b->rig->run_gemm(job->gemm, (uint32_t)r.shape.Mg, (uint32_t)r.shape.Ng,
+                          (uint32_t)r.shape.Kg, &s, err);
+    break;
   }
   if (st != PASCAL_OK) {
     pcu_rig::drop_if_lost(&b->rig);

@@ -6,13 +6,48 @@
  */
 #include "cuda_rig.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 
+#include "cublaslt_gemm.h"
 #include "peak_kernels.h"
 #include "peak_math.h"
 #include "reference.h"
+
+pcu_step pcu_cuda_step(const char *what, std::function<cudaError_t()> kernel)
+{
+  return [what, kernel](pascal_error *err) {
+    const cudaError_t e = kernel();
+    return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, what, e);
+  };
+}
+
+pascal_status pcu_gemm_operands::make(uint32_t mg, uint32_t ng, uint32_t kg, pascal_error *err)
+{
+  cudaError_t e = cudaMalloc(&a, (size_t)mg * kg * sizeof(__half));
+  if (e == cudaSuccess)
+    e = cudaMalloc(&b, (size_t)ng * kg * sizeof(__half));
+  if (e == cudaSuccess)
+    e = cudaMalloc(&c, (size_t)mg * ng * sizeof(float));
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(a, (uint64_t)mg * kg, 1, nullptr);
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(b, (uint64_t)ng * kg, 2, nullptr);
+  if (e == cudaSuccess)
+    e = cudaDeviceSynchronize();
+  return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, "GEMM buffers", e);
+}
+
+pcu_gemm_operands::~pcu_gemm_operands()
+{
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+}
 
 pascal_status pcu_fail(pascal_error *err, const char *what, cudaError_t e)
 {
@@ -40,7 +75,7 @@ pascal_status pcu_fail(pascal_error *err, const char *what, cudaError_t e)
 /* The closure a measured run hands to the CUPTI session. */
 struct pcu_rig_launch {
   pcu_rig *rig;
-  std::function<cudaError_t()> kernel;
+  pcu_step kernel;
   cudaEvent_t start = nullptr, stop = nullptr;
   const char *what;
 
@@ -56,23 +91,24 @@ struct pcu_rig_launch {
   {
     auto *l = static_cast<pcu_rig_launch *>(ctx);
     cudaError_t e = cudaEventRecord(l->start, nullptr);
-    if (e == cudaSuccess)
-      e = l->kernel();
-    if (e == cudaSuccess)
-      e = cudaEventRecord(l->stop, nullptr);
+    if (e != cudaSuccess)
+      return pcu_fail(err, l->what, e);
+    const pascal_status st = l->kernel(err);
+    if (st != PASCAL_OK)
+      return st;
+    e = cudaEventRecord(l->stop, nullptr);
     return e == cudaSuccess ? PASCAL_OK : pcu_fail(err, l->what, e);
   }
 };
 
 namespace {
 
-/* Measure `kernel` with the rig's flush and the given metrics. */
+/* Measure `step` with the rig's flush and the given metrics. */
 pascal_status measure_launch(pcu_cupti_session *cupti, pcu_rig *rig, const char *what,
-                             std::function<cudaError_t()> kernel,
-                             const std::vector<pcu_fill_metric> &metrics,
+                             pcu_step step, const std::vector<pcu_fill_metric> &metrics,
                              std::vector<double> *bytes, double *ns, pascal_error *err)
 {
-  pcu_rig_launch l{rig, std::move(kernel), nullptr, nullptr, what};
+  pcu_rig_launch l{rig, std::move(step), nullptr, nullptr, what};
   std::vector<std::string> names;
   for (const pcu_fill_metric &m : metrics)
     names.push_back(m.name);
@@ -103,6 +139,15 @@ done:
   if (l.stop != nullptr)
     cudaEventDestroy(l.stop);
   return st;
+}
+
+pascal_status measure_launch(pcu_cupti_session *cupti, pcu_rig *rig, const char *what,
+                             std::function<cudaError_t()> kernel,
+                             const std::vector<pcu_fill_metric> &metrics,
+                             std::vector<double> *bytes, double *ns, pascal_error *err)
+{
+  return measure_launch(cupti, rig, what, pcu_cuda_step(what, std::move(kernel)), metrics, bytes,
+                        ns, err);
 }
 
 /* A measured sample must have counted something: zero fills or time is a
@@ -196,6 +241,7 @@ fail:
 pcu_rig::~pcu_rig()
 {
   delete cupti_;
+  delete cublaslt_;
   cudaFree(flush_);
   cudaFree(sink_);
   cudaFree(data_);
@@ -326,8 +372,9 @@ pascal_status pcu_rig::measure_cost(unsigned n, pcu_run_cost *out, pascal_error 
   };
   const std::vector<pcu_fill_metric> m{metric_};
   std::vector<double> with, without, fill;
-  pcu_rig_launch l{this, [] { return pascal_kern_peak_empty(nullptr); }, nullptr, nullptr,
-                   "empty kernel"};
+  pcu_rig_launch l{this,
+                   pcu_cuda_step("empty kernel", [] { return pascal_kern_peak_empty(nullptr); }),
+                   nullptr, nullptr, "empty kernel"};
   pascal_status st = PASCAL_OK;
   cudaError_t e = cudaEventCreate(&l.start);
   if (e == cudaSuccess)
@@ -467,57 +514,155 @@ pascal_status pcu_rig::run_static_scan(const std::vector<uint32_t> &phases, uint
   return sample_from(metric_, fill[0], ns, (double)block_bytes * rounds * ctas, out, err);
 }
 
-pascal_status pcu_rig::run_gemm(uint32_t mg, uint32_t ng, uint32_t kg, pcu_sample *out,
-                                pascal_error *err)
+pascal_status pcu_gemm_check(const float *c, uint32_t mg, uint32_t ng, uint32_t kg, bool col_major,
+                             pascal_error *err)
 {
-  __half *a = nullptr, *b = nullptr;
-  float *c = nullptr;
+  /* the four corners and a diagonal sample of 60 more elements */
+  for (uint32_t s = 0; s < 64; ++s) {
+    const uint32_t row = s < 4 ? (s & 1 ? mg - 1 : 0) : (uint32_t)((uint64_t)s * 7919u % mg);
+    const uint32_t col = s < 4 ? (s & 2 ? ng - 1 : 0) : (uint32_t)((uint64_t)s * 104729u % ng);
+    const size_t at = col_major ? (size_t)col * mg + row : (size_t)row * ng + col;
+    float got = 0.0f;
+    const cudaError_t e = cudaMemcpy(&got, c + at, sizeof(float), cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess)
+      return pcu_fail(err, "GEMM result copy", e);
+    const double want = pascal_ref_gemm_element(kg, row, col);
+    if ((double)got != want)
+      return pascal_error_set(err, PASCAL_ERANGE, "result",
+                              "GEMM result check failed at (%u, %u): %g (want %g)", row, col,
+                              (double)got, want);
+  }
+  return PASCAL_OK;
+}
+
+pascal_status pcu_rig::cublaslt(const pcu_cublaslt **out, pascal_error *err)
+{
+  std::string why;
+  if (cublaslt_ == nullptr && !pcu_cublaslt::open(getenv("PASCAL_CUBLASLT"), &cublaslt_, &why))
+    return pascal_error_set(err, PASCAL_ENOTFOUND, "impl", "cuBLASLt is not available: %s",
+                            why.c_str());
+  *out = cublaslt_;
+  return PASCAL_OK;
+}
+
+pascal_status pcu_rig::run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32_t ng, uint32_t kg,
+                                pcu_sample *out, pascal_error *err)
+{
+  const bool lt = g.impl == PASCAL_GEMM_IMPL_CUBLASLT;
+  pcu_gemm_operands x;
+  pcu_lt_gemm *lt_gemm = nullptr;
+  pascal_cublaslt_config cfg;
+  const pcu_cublaslt *lib = nullptr;
+  std::vector<pcu_fill_metric> m{metric_};
+  std::vector<double> fill;
+  double ns = 0;
+  pcu_step step;
+  pascal_status st = x.make(mg, ng, kg, err);
+  if (st != PASCAL_OK)
+    goto done;
+  if (lt) {
+    if ((st = pascal_cublaslt_encode(&g, &cfg, err)) != PASCAL_OK ||
+        (st = cublaslt(&lib, err)) != PASCAL_OK ||
+        (st = pcu_lt_gemm::create(lib, mg, ng, kg, &lt_gemm, err)) != PASCAL_OK ||
+        (st = lt_gemm->use_stated(cfg, err)) != PASCAL_OK)
+      goto done;
+    step = [&x, lt_gemm](pascal_error *e) { return lt_gemm->run(x.a, x.b, x.c, e); };
+  } else {
+    step = pcu_cuda_step("GEMM", [&x, mg, ng, kg]() {
+      return pascal_kern_gemm(x.a, x.b, x.c, mg, ng, kg, nullptr);
+    });
+  }
+  if ((st = measure_launch(cupti_, this, lt ? "cuBLASLt GEMM" : "GEMM", step, m, &fill, &ns,
+                           err)) != PASCAL_OK ||
+      (st = pcu_gemm_check(x.c, mg, ng, kg, lt, err)) != PASCAL_OK)
+    goto done;
+  st = sample_from(metric_, fill[0], ns, 2.0 * ((double)mg * kg + (double)ng * kg), out, err);
+done:
+  delete lt_gemm;
+  return st;
+}
+
+/* |kernel - reference| of an output element: the probabilities are rounded
+ * to FP16 before PV (relative error 2^-11 each), so a weighted average of
+ * values of magnitude at most 1/2 may move by 2 x 2^-11 x 1/2 = 4.9e-4;
+ * FP32 accumulation adds far less. */
+static const double ATTENTION_TOLERANCE = 1e-3;
+
+pascal_status pcu_rig::run_attention(uint32_t o, uint32_t stages, uint64_t n_steps, uint64_t w,
+                                     pcu_sample *out, pascal_error *err)
+{
+  pascal_kern_open_plan plan;
+  cudaError_t e = pascal_kern_attention_plan_make(device_, stages, o, &plan);
+  if (e == cudaErrorInvalidConfiguration)
+    return pascal_error_set(err, PASCAL_EINVAL, "o",
+                            "occupancy o=%u not reachable on %s for attention at stages=%u "
+                            "(nearest verified occupancy %d)",
+                            o, info_.name.c_str(), stages, plan.occupancy);
+  if (e != cudaSuccess)
+    return pcu_fail(err, "attention occupancy plan", e);
+  const uint64_t heads = (uint64_t)info_.sm_count * o, T = PASCAL_KERN_ATT_TILE;
+  if (w * T > 0x7fffffffull || n_steps * T > 0x7fffffffull || heads * w > 0x7fffffffull)
+    return pascal_error_set(err, PASCAL_ERANGE, "W", "the run's sequences exceed 2^31 rows");
+  const uint32_t seq_q = (uint32_t)(w * T), seq_kv = (uint32_t)(n_steps * T);
+  const size_t q_elems = (size_t)heads * seq_q * T, kv_elems = (size_t)seq_kv * T;
+  __half *q = nullptr, *k = nullptr, *v = nullptr;
+  float *o_buf = nullptr;
   pascal_status st = PASCAL_OK;
   std::vector<pcu_fill_metric> m{metric_};
   std::vector<double> fill;
   double ns = 0;
-  cudaError_t e = cudaMalloc(&a, (size_t)mg * kg * sizeof(__half));
+  pascal_kern_attention_args a{};
+  e = cudaMalloc(&q, q_elems * sizeof(__half));
   if (e == cudaSuccess)
-    e = cudaMalloc(&b, (size_t)ng * kg * sizeof(__half));
+    e = cudaMalloc(&k, kv_elems * sizeof(__half));
   if (e == cudaSuccess)
-    e = cudaMalloc(&c, (size_t)mg * ng * sizeof(float));
+    e = cudaMalloc(&v, kv_elems * sizeof(__half));
   if (e == cudaSuccess)
-    e = pascal_kern_fill_gemm_input(a, (uint64_t)mg * kg, 1, nullptr);
+    e = cudaMalloc(&o_buf, q_elems * sizeof(float));
   if (e == cudaSuccess)
-    e = pascal_kern_fill_gemm_input(b, (uint64_t)ng * kg, 2, nullptr);
+    e = pascal_kern_fill_gemm_input(q, q_elems, PASCAL_REF_ATT_SEED_Q, nullptr);
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(k, kv_elems, PASCAL_REF_ATT_SEED_K, nullptr);
+  if (e == cudaSuccess)
+    e = pascal_kern_fill_gemm_input(v, kv_elems, PASCAL_REF_ATT_SEED_V, nullptr);
   if (e == cudaSuccess)
     e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
-    st = pcu_fail(err, "GEMM buffers", e);
+    st = pcu_fail(err, "attention buffers", e);
     goto done;
   }
+  a = pascal_kern_attention_args{q, k, v, o_buf, seq_q, seq_kv, (uint32_t)heads, 1u, stages};
   st = measure_launch(
-      cupti_, this, "GEMM", [=]() { return pascal_kern_gemm(a, b, c, mg, ng, kg, nullptr); }, m,
+      cupti_, this, "attention", [=]() { return pascal_kern_attention(&a, &plan, nullptr); }, m,
       &fill, &ns, err);
   if (st != PASCAL_OK)
     goto done;
-  /* Check the four corners and a diagonal sample of 60 more elements. */
-  for (uint32_t s = 0; s < 64; ++s) {
-    const uint32_t row = s < 4 ? (s & 1 ? mg - 1 : 0) : (uint32_t)((uint64_t)s * 7919u % mg);
-    const uint32_t col = s < 4 ? (s & 2 ? ng - 1 : 0) : (uint32_t)((uint64_t)s * 104729u % ng);
-    float got = 0.0f;
-    if ((e = cudaMemcpy(&got, c + (size_t)row * ng + col, sizeof(float), cudaMemcpyDeviceToHost)) !=
-        cudaSuccess) {
-      st = pcu_fail(err, "GEMM result copy", e);
+  /* Eight rows: the first and last of the launch and six spread over it. */
+  for (uint32_t s = 0; s < 8; ++s) {
+    const uint64_t rows = heads * seq_q;
+    const uint64_t at = s == 0 ? 0 : s == 7 ? rows - 1 : (uint64_t)s * 2654435761u % rows;
+    const uint32_t head = (uint32_t)(at / seq_q), row = (uint32_t)(at % seq_q);
+    float got[64];
+    double want[64];
+    if ((e = cudaMemcpy(got, o_buf + at * T, sizeof got, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+      st = pcu_fail(err, "attention result copy", e);
       goto done;
     }
-    const double want = pascal_ref_gemm_element(kg, row, col);
-    if ((double)got != want) {
-      st = pascal_error_set(err, PASCAL_ERANGE, "result",
-                            "GEMM result check failed at (%u, %u): %g (want %g)", row, col,
-                            (double)got, want);
-      goto done;
-    }
+    pascal_ref_attention_row(seq_q, seq_kv, (uint32_t)heads, head, row, want);
+    for (uint32_t c = 0; c < 64; ++c)
+      if (!(std::fabs((double)got[c] - want[c]) <= ATTENTION_TOLERANCE)) {
+        st = pascal_error_set(err, PASCAL_ERANGE, "result",
+                              "attention result check failed at head %u row %u column %u: %.9g "
+                              "(want %.9g)",
+                              head, row, c, (double)got[c], want[c]);
+        goto done;
+      }
   }
-  st = sample_from(metric_, fill[0], ns, 32768.0 * (mg / 128) * (ng / 128) * (kg / 64), out, err);
+  st = sample_from(metric_, fill[0], ns, 16384.0 * (double)heads * w * n_steps, out, err);
 done:
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(c);
+  cudaFree(q);
+  cudaFree(k);
+  cudaFree(v);
+  cudaFree(o_buf);
   return st;
 }

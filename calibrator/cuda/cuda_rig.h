@@ -11,11 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "cublaslt_lib.h"
 #include "cupti_session.h"
 #include "fill_metric.h"
+#include "pascal/calibration.h"
 #include "pascal/error.h"
 #include "pascal_kernels.h"
 
@@ -79,9 +82,23 @@ public:
   pascal_status run_static_scan(const std::vector<uint32_t> &phases, uint64_t n_blocks,
                                 uint32_t block_bytes, uint64_t rounds, pcu_sample *out,
                                 pascal_error *err);
-  /* FP16 GEMM Mg x Ng x Kg (multiples of 128, 128, 64); sampled outputs
-   * are compared with exact host dot products. */
-  pascal_status run_gemm(uint32_t mg, uint32_t ng, uint32_t kg, pcu_sample *out, pascal_error *err);
+  /* FP16 GEMM Mg x Ng x Kg (FP32 accumulate and output) on the
+   * implementation `g` names: the project's kernel (multiples of 128, 128,
+   * 64) or cuBLASLt with g's explicit configuration (cublaslt_gemm.h; a
+   * configuration cuBLASLt rejects fails the run). Sampled outputs are
+   * compared with exact host dot products. */
+  pascal_status run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32_t ng, uint32_t kg,
+                         pcu_sample *out, pascal_error *err);
+  /* cuBLASLt, loaded on first use (cublaslt_lib.h, PASCAL_CUBLASLT from the
+   * environment); PASCAL_ENOTFOUND, field "impl", saying why it is absent. */
+  pascal_status cublaslt(const pcu_cublaslt **out, pascal_error *err);
+  /* An attention plan's run (docs/attention.md): W x M CTAs of the
+   * FlashAttention-2 kernel at occupancy o and depth `stages`, W query
+   * tiles of each of M = sm_count o heads sharing one K/V head of N steps;
+   * sampled output rows are compared with a double-precision host
+   * reference. */
+  pascal_status run_attention(uint32_t o, uint32_t stages, uint64_t n_steps, uint64_t w,
+                              pcu_sample *out, pascal_error *err);
   /* Read `bytes` of cold data once; values of `metrics` in bytes. */
   pascal_status measure_cold_read(uint64_t bytes, const std::vector<pcu_fill_metric> &metrics,
                                   std::vector<double> *values, pascal_error *err);
@@ -121,9 +138,32 @@ private:
   std::vector<uint32_t> sums_;
   uint64_t sums_n_ = 0;
   uint32_t sums_b_ = 0;
+  pcu_cublaslt *cublaslt_ = nullptr;
 
   friend struct pcu_rig_launch;
 };
+
+/* A measured step: enqueue the work of one run (a kernel, or a library
+ * call that launches its own); a kernel launch becomes one with
+ * pcu_cuda_step, its CUDA error a status naming `what`. */
+typedef std::function<pascal_status(pascal_error *)> pcu_step;
+pcu_step pcu_cuda_step(const char *what, std::function<cudaError_t()> kernel);
+
+/* The operands of one FP16 GEMM Mg x Ng x Kg on the device, in the layout
+ * of pascal_kern_gemm: A and B filled as pcu_gemm_check expects, C (FP32)
+ * left as allocated; freed with the object. */
+struct pcu_gemm_operands {
+  __half *a = nullptr, *b = nullptr;
+  float *c = nullptr;
+  pascal_status make(uint32_t mg, uint32_t ng, uint32_t kg, pascal_error *err);
+  ~pcu_gemm_operands();
+};
+
+/* Compare 64 sampled elements of the device matrix `c` (Mg x Ng, FP32,
+ * row-major or column-major) with exact host dot products of the GEMM
+ * inputs pascal_kern_fill_gemm_input wrote (seeds 1 and 2). */
+pascal_status pcu_gemm_check(const float *c, uint32_t mg, uint32_t ng, uint32_t kg, bool col_major,
+                             pascal_error *err);
 
 /* The two entry points the shared library exports (C ABI); everything else
  * stays hidden. */

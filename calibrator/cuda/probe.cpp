@@ -3,16 +3,19 @@
  * counter chosen and its cold-read validation, the TMA priming count of this
  * binary, what one measured run costs with and without CUPTI (measure.sh
  * sizes the scan plan with it), the capacity scan with the proposed
- * effective capacity C (paper Section 5.1, Figure `capacity`), and the
- * device peaks of the latency pipeline (peak_bench.h).
+ * effective capacity C (paper Section 5.1, Figure `capacity`), the
+ * device peaks of the latency pipeline (peak_bench.h), and the GEMM's
+ * achieved TFLOP/s, own kernel and cuBLASLt side by side (gemm_bench.h).
  */
 #include "cuda_probe.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "c_boundary.h"
 #include "capacity.h"
 #include "cuda_rig.h"
+#include "gemm_bench.h"
 #include "peak_bench.h"
 
 namespace {
@@ -60,6 +63,49 @@ void keep_scan(const std::vector<pcu_capacity_row> &rows, pascal_backend_device 
     p->fill_ratio[p->n++] = r.ratio;
   }
   device->has_capacity_probe = pascal_capacity_probe_check(p, nullptr) == PASCAL_OK;
+}
+
+/* One measured run (CUPTI range, L2 flushed) of the 4096^3 GEMM on `g`'s
+ * implementation: the fills cuBLASLt's kernels cause, counted the way
+ * every job's are, beside the own kernel's. */
+void print_gemm_fills(FILE *out, pcu_rig *rig, const char *what, const pascal_gemm_params &g,
+                      const pcu_gemm_bench &b)
+{
+  pcu_sample s;
+  pascal_error err;
+  const double operands = 2.0 * ((double)b.m * b.k + (double)b.n * b.k);
+  if (rig->run_gemm(g, b.m, b.n, b.k, &s, &err) == PASCAL_OK)
+    fprintf(out, "GEMM fills    %.0f bytes (%.2f x the operands), %.1f us  %s (CUPTI range)\n",
+            s.fill_bytes, s.fill_bytes / operands, s.kernel_ns / 1e3, what);
+  else
+    fprintf(out, "GEMM fills    not measured  %s: %s\n", what, err.message);
+}
+
+/* The GEMM's achieved TFLOP/s (gemm_bench.h): the project's kernel, and
+ * cuBLASLt where the host has it (one line says which), then one measured
+ * run of each through the jobs' CUPTI path. A failure is printed, never
+ * the probe's failure: the capacity and peaks stand. */
+void print_gemm(FILE *out, pcu_rig *rig)
+{
+  pcu_cublaslt *lib = pcu_gemm_cublaslt_line(out, getenv("PASCAL_CUBLASLT"));
+  pcu_gemm_bench bench;
+  pascal_error err;
+  pascal_error_clear(&err);
+  if (pcu_gemm_bench_run(lib, &bench, &err) == PASCAL_OK) {
+    pcu_gemm_bench_print(out, bench);
+    print_gemm_fills(out, rig, "own wmma kernel", pascal_gemm_params{}, bench);
+    pascal_gemm_params g{};
+    if (bench.have_cublaslt && bench.heuristic.tflops > 0) {
+      if (pascal_cublaslt_decode(&bench.heuristic.config, &g, &err) == PASCAL_OK)
+        print_gemm_fills(out, rig, "cuBLASLt heuristic's configuration", g, bench);
+      else
+        fprintf(out, "GEMM fills    not measured  cuBLASLt heuristic's configuration: %s\n",
+                err.message);
+    }
+  } else {
+    fprintf(out, "GEMM          not measured: %s\n", err.message);
+  }
+  delete lib;
 }
 
 pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
@@ -136,6 +182,7 @@ pascal_status probe(FILE *out, uint32_t block_bytes, uint32_t repeats,
               perr.field[0] ? " - field " : "", perr.field);
     }
   }
+  print_gemm(out, rig);
 done:
   delete rig;
   return st;

@@ -1,15 +1,52 @@
 /*
  * answer.c - from a query to its whole answer (pascal/answer.h): the check,
- * the model's prediction (predict_scan.c, predict_gemm.c), the expected
- * error from the calibration's validation (validation.c) and the time of
- * the predicted fills (time_model.c: calibrated on the calibration's own
- * kernel times, else the pipeline on the device's peaks).
+ * the model's prediction (predict_scan.c, predict_gemm.c,
+ * predict_attention.c), the expected error from the calibration's
+ * validation (validation.c), the time of the predicted fills (time_model.c:
+ * calibrated on the calibration's own kernel times, else the pipeline on the
+ * device's peaks), and the interval of all three from the calibration's
+ * residuals (interval.c).
  */
 #include "pascal/answer.h"
 
 #include <assert.h>
+#include <math.h>
 
 #include "pascal/time_model.h"
+
+/* The interval of K, fills and time (see pascal_answer_interval). */
+static void answer_interval(const pascal_validation *v, const pascal_transfers *t, double K,
+                            double fill_bytes, double K_aligned, pascal_answer *out)
+{
+  pascal_answer_interval *iv = &out->interval;
+  pascal_interval_bounds b;
+  *iv = (pascal_answer_interval){.level = PASCAL_INTERVAL_LEVEL,
+                                 .K_low = NAN,
+                                 .K_high = NAN,
+                                 .fill_bytes_low = NAN,
+                                 .fill_bytes_high = NAN,
+                                 .time_s_low = NAN,
+                                 .time_s_high = NAN};
+  if (!v)
+    return;
+  pascal_interval_bounds_of(&v->interval, t, &b);
+  if (!b.known[PASCAL_INTERVAL_K])
+    return;
+  iv->known = true;
+  iv->n_residuals = b.n_residuals;
+  iv->borrowed = b.borrowed;
+  if (out->loses && K > 0 && K_aligned > 0)
+    iv->widened_to_aligned = pascal_interval_widen_k(&b, log(K_aligned / K));
+  double lo = b.lo[PASCAL_INTERVAL_K], hi = b.hi[PASCAL_INTERVAL_K];
+  iv->K_low = K * exp(lo);
+  iv->K_high = K * exp(hi);
+  iv->fill_bytes_low = fill_bytes * exp(lo);
+  iv->fill_bytes_high = fill_bytes * exp(hi);
+  if (out->timed && b.known[PASCAL_INTERVAL_TIME]) {
+    iv->time_s_low = out->time.time_s * exp(b.lo[PASCAL_INTERVAL_TIME]);
+    iv->time_s_high = out->time.time_s * exp(b.hi[PASCAL_INTERVAL_TIME]);
+  }
+}
 
 pascal_status pascal_answer_query(const pascal_model *model, const pascal_validation *validation,
                                   const pascal_query *q, pascal_answer *out, pascal_error *err)
@@ -32,6 +69,14 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
     /* no time for a fractional horizon (not a whole number of waves) */
     out->timed = pascal_time_scan(model, &s->key, s->N, s->W, out->scan.fill_bytes, &out->time,
                                   NULL) == PASCAL_OK;
+  } else if (q->workload == PASCAL_WORKLOAD_ATTENTION) {
+    pascal_attention_prediction *p = &out->attention;
+    if ((st = pascal_model_predict_attention(model, &q->attention.shape, p, err)))
+      return st;
+    if (validation)
+      pascal_validation_expect_scan(validation, &p->key, &p->kv);
+    out->timed = pascal_time_scan(model, &p->key, p->N, ceil(p->W), p->fill_bytes, &out->time,
+                                  NULL) == PASCAL_OK;
   } else {
     const pascal_gemm_shape *shape = &q->gemm.shape;
     if ((st = pascal_model_predict_gemm(model, shape, &out->gemm, err)))
@@ -41,5 +86,22 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
     out->timed =
         pascal_time_gemm(model, shape, out->gemm.fill_bytes, &out->time, NULL) == PASCAL_OK;
   }
+  /* What the interval and the family's loss read: for attention its K/V
+   * scan's transfers and key, with the launch's K and fills. */
+  const pascal_transfers *t = &out->gemm.transfers;
+  const pascal_scan_key *key = NULL;
+  double K = out->gemm.K, fill = out->gemm.fill_bytes, aligned = out->gemm.K0;
+  if (q->workload == PASCAL_WORKLOAD_SCAN) {
+    t = &out->scan.transfers, key = &q->scan.key;
+    K = out->scan.K, fill = out->scan.fill_bytes, aligned = 1.0;
+  } else if (q->workload == PASCAL_WORKLOAD_ATTENTION) {
+    t = &out->attention.kv.transfers, key = &out->attention.key;
+    K = out->attention.K, fill = out->attention.fill_bytes, aligned = 1.0;
+  }
+  const pascal_family_loss *loss =
+      validation ? pascal_family_loss_find(validation->losses, validation->n_losses, key) : NULL;
+  out->loses = loss != NULL;
+  out->loss = loss ? *loss : (pascal_family_loss){.pascal_pct = NAN, .aligned_pct = NAN};
+  answer_interval(validation, t, K, fill, aligned, out);
   return PASCAL_OK;
 }

@@ -13,11 +13,11 @@
  */
 #include "pascal/baselines.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "pascal/simulate.h"
 #include "pascal/static.h"
-#include "sort_u64.h"
 
 /* Geometry of a run: both 0 -> fully associative {C, 1}, else both >= 1. */
 static pascal_status run_geometry(uint64_t c, uint64_t ways, uint64_t sets,
@@ -186,28 +186,37 @@ static pascal_status gemm_che_hit(const pascal_baseline_gemm *run, uint64_t tile
 }
 
 /* The expected misses of each reuse model (fills[], in reuse_models order)
- * over rd[0..n), every distinct distance evaluated once: rd is sorted in
- * place (scratch: n keys). A GEMM trace has up to millions of reuses but few
- * distinct distances, and each hit probability costs a binomial sum. */
-static pascal_status misses_by_distance(uint64_t *rd, size_t n, uint64_t *scratch,
+ * over rd[0..n), every distinct distance evaluated once, in increasing
+ * order with the cold references last. The distances of a trace over
+ * `universe` addresses lie below it, so a count per distance replaces a
+ * sort: a GEMM trace has up to millions of reuses but few distinct
+ * distances, and each hit probability costs a binomial sum. */
+static pascal_status misses_by_distance(const uint64_t *rd, size_t n, uint64_t universe,
                                         const pascal_cache_geometry *g, double fills[REUSE_MODELS],
                                         pascal_error *err)
 {
-  pc_sort_u64(rd, n, scratch);
+  uint64_t *count = calloc(universe + 1, sizeof *count); /* [universe]: the cold ones */
+  if (!count)
+    return pascal_error_set(err, PASCAL_ENOMEM, "n_k", "cannot allocate the distance counts");
+  for (size_t i = 0; i < n; i++) {
+    assert(rd[i] == PASCAL_RD_COLD || rd[i] < universe);
+    count[rd[i] == PASCAL_RD_COLD ? universe : rd[i]]++;
+  }
   for (int k = 0; k < REUSE_MODELS; k++)
     fills[k] = 0.0;
-  for (size_t i = 0, j; i < n; i = j) {
-    for (j = i + 1; j < n && rd[j] == rd[i]; j++)
-      ;
-    for (int k = 0; k < REUSE_MODELS; k++) {
+  pascal_status st = PASCAL_OK;
+  for (uint64_t d = 0; d <= universe && st == PASCAL_OK; d++) {
+    if (count[d] == 0)
+      continue;
+    for (int k = 0; k < REUSE_MODELS && st == PASCAL_OK; k++) {
       double p_hit;
-      pascal_status st = pascal_hit_probability(reuse_models[k], rd[i], g, &p_hit, err);
-      if (st != PASCAL_OK)
-        return st;
-      fills[k] += (double)(j - i) * (1.0 - p_hit);
+      st = pascal_hit_probability(reuse_models[k], d == universe ? PASCAL_RD_COLD : d, g, &p_hit,
+                                  err);
+      fills[k] += (double)count[d] * (1.0 - p_hit);
     }
   }
-  return PASCAL_OK;
+  free(count);
+  return st;
 }
 
 pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run, pascal_baseline_k *out,
@@ -232,8 +241,8 @@ pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run, pascal_bas
   gemm_trace(run, trace);
   st = pascal_trace_reuse_distance_compute(trace, requests, tiles, rd, err);
   double fills[REUSE_MODELS], h_che;
-  if (st == PASCAL_OK) /* the trace is no longer needed: it is the sort's scratch */
-    st = misses_by_distance(rd, requests, trace, &g, fills, err);
+  if (st == PASCAL_OK)
+    st = misses_by_distance(rd, requests, tiles, &g, fills, err);
   if (st == PASCAL_OK)
     st = gemm_che_hit(run, tiles, &h_che, err);
   if (st != PASCAL_OK)

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "quantile.h"
+
 /* splitmix64 (Steele, Lea and Flood): one 64-bit draw per call. */
 static uint64_t splitmix64(uint64_t *state)
 {
@@ -26,22 +28,6 @@ static size_t draw_index(uint64_t *state, size_t n)
   double u = (double)(splitmix64(state) >> 11) * 0x1.0p-53;
   size_t i = (size_t)(u * (double)n);
   return i < n ? i : n - 1;
-}
-
-static int cmp_double(const void *pa, const void *pb)
-{
-  double a = *(const double *)pa, b = *(const double *)pb;
-  return (a > b) - (a < b);
-}
-
-/* Type-7 quantile q of the sorted s[0..n-1]. */
-static double quantile(const double *s, size_t n, double q)
-{
-  double h = q * (double)(n - 1);
-  size_t i = (size_t)floor(h);
-  if (i + 1 >= n)
-    return s[n - 1];
-  return s[i] + (h - (double)i) * (s[i + 1] - s[i]);
 }
 
 static pascal_status check_input(const double *const *values, const size_t *n, size_t n_groups,
@@ -92,9 +78,9 @@ pascal_status pascal_key_bootstrap(const double *const *values, const size_t *n,
     }
     stat[r] = total / (double)n_groups;
   }
-  qsort(stat, resamples, sizeof *stat, cmp_double);
-  out->lo = quantile(stat, resamples, (1 - level) / 2);
-  out->hi = quantile(stat, resamples, (1 + level) / 2);
+  pc_sort_doubles(stat, resamples);
+  out->lo = pc_quantile_sorted(stat, resamples, (1 - level) / 2);
+  out->hi = pc_quantile_sorted(stat, resamples, (1 + level) / 2);
   free(stat);
   return PASCAL_OK;
 }

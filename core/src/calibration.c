@@ -3,7 +3,8 @@
  * validated appends of measured runs (paper section 4.1-4.2) and of the
  * held-out panel's runs (section 5.4), device and
  * tiling checks, the execution-class rule chi(m) = min(m mod 4, 2)
- * (section 4.3) and the stable names used by codecs.
+ * (section 4.3), the measured K of a scan run (section 4.2; query-adjusted
+ * for attention, pascal/attention.h) and the stable names used by codecs.
  */
 #include "pascal/calibration.h"
 
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pascal/attention.h"
 #include "pascal/grow.h"
 
 void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload)
@@ -24,6 +26,7 @@ void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload)
   cal->gemm.tile_k = 64;
   cal->gemm.elem_bytes = 2;
   cal->gemm.resident_ctas = 0;
+  cal->attention = PASCAL_ATTENTION_DEFAULT;
 }
 
 void pascal_calibration_free(pascal_calibration *cal)
@@ -34,12 +37,15 @@ void pascal_calibration_free(pascal_calibration *cal)
   free(cal->gemm_runs);
   free(cal->heldout_scan_runs);
   free(cal->heldout_gemm_runs);
+  free(cal->offgrid_scan_runs);
+  free(cal->offgrid_gemm_runs);
   pascal_workload workload = cal->workload;
   pascal_calibration tmp = *cal;
   pascal_calibration_init(cal, workload);
   cal->device = tmp.device;
   cal->class_rule = tmp.class_rule;
   cal->gemm = tmp.gemm;
+  cal->attention = tmp.attention;
 }
 
 /* malloc'd copy of n elements of `size` bytes at src (*dst = NULL for n = 0). */
@@ -67,6 +73,10 @@ pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_cali
                     src->n_heldout_scan_runs, sizeof *tmp.heldout_scan_runs);
   bad |= copy_array((void **)&tmp.heldout_gemm_runs, src->heldout_gemm_runs,
                     src->n_heldout_gemm_runs, sizeof *tmp.heldout_gemm_runs);
+  bad |= copy_array((void **)&tmp.offgrid_scan_runs, src->offgrid_scan_runs,
+                    src->n_offgrid_scan_runs, sizeof *tmp.offgrid_scan_runs);
+  bad |= copy_array((void **)&tmp.offgrid_gemm_runs, src->offgrid_gemm_runs,
+                    src->n_offgrid_gemm_runs, sizeof *tmp.offgrid_gemm_runs);
   if (bad) {
     pascal_calibration_free(&tmp);
     return pascal_error_set(err, PASCAL_ENOMEM, "measurements",
@@ -74,6 +84,7 @@ pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_cali
   }
   tmp.capacity = src->n_scan_runs + src->n_gemm_runs;
   tmp.heldout_capacity = src->n_heldout_scan_runs + src->n_heldout_gemm_runs;
+  tmp.offgrid_capacity = src->n_offgrid_scan_runs + src->n_offgrid_gemm_runs;
   *dst = tmp;
   return PASCAL_OK;
 }
@@ -88,8 +99,10 @@ static pascal_status check_positive(uint32_t v, const char *field, pascal_error 
 pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_error *err)
 {
   pascal_status st;
-  if (cal->workload != PASCAL_WORKLOAD_SCAN && cal->workload != PASCAL_WORKLOAD_GEMM)
-    return pascal_error_set(err, PASCAL_EINVAL, "workload", "workload must be scan or gemm");
+  if (cal->workload != PASCAL_WORKLOAD_SCAN && cal->workload != PASCAL_WORKLOAD_GEMM &&
+      cal->workload != PASCAL_WORKLOAD_ATTENTION)
+    return pascal_error_set(err, PASCAL_EINVAL, "workload",
+                            "workload must be scan, gemm or attention");
   if (cal->class_rule != PASCAL_CLASS_MOD4_MIN2)
     return pascal_error_set(err, PASCAL_EINVAL, "class_rule", "unknown class rule");
   if (cal->device.name[0] == '\0' || !memchr(cal->device.name, '\0', sizeof cal->device.name))
@@ -106,8 +119,18 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_err
        (st = check_positive(cal->gemm.tile_n, "gemm.tile_n", err)) ||
        (st = check_positive(cal->gemm.tile_k, "gemm.tile_k", err)) ||
        (st = check_positive(cal->gemm.elem_bytes, "gemm.elem_bytes", err)) ||
-       (st = check_positive(cal->gemm.resident_ctas, "gemm.resident_ctas", err))))
+       (st = check_positive(cal->gemm.resident_ctas, "gemm.resident_ctas", err)) ||
+       (st = pascal_gemm_impl_check(&cal->gemm, err))))
     return st;
+  /* The model's GEMM geometry is one CTA per output tile over the whole
+   * reduction: split-K partial sums are traffic it does not know. */
+  if (cal->workload == PASCAL_WORKLOAD_GEMM && cal->gemm.split_k > 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "gemm.split_k",
+                            "a calibration measures split_k 1 (the model has no split-K "
+                            "geometry), got %u",
+                            cal->gemm.split_k);
+  if (cal->workload == PASCAL_WORKLOAD_ATTENTION)
+    return pascal_attention_params_check(&cal->attention, cal->device.block_bytes, err);
   return PASCAL_OK;
 }
 
@@ -136,8 +159,31 @@ static pascal_status run_field_error(pascal_error *err, const char *list, size_t
   return pascal_error_set(err, PASCAL_EINVAL, field, "%s", message);
 }
 
-static pascal_status check_scan_run(const pascal_scan_run *r, const char *list, size_t index,
-                                    pascal_error *err)
+/* An attention run is a tma scan of its tiling's m whose fills cover its
+ * query tiles (its K/V part, pascal_calibration_scan_k, is positive). */
+static pascal_status check_attention_run(const pascal_calibration *cal, const pascal_scan_run *r,
+                                         const char *list, size_t index, pascal_error *err)
+{
+  char msg[160];
+  if (r->key.path != PASCAL_PATH_TMA)
+    return run_field_error(err, list, index, "path",
+                           "an attention run streams K/V on the tma path (d = stages >= 1)");
+  uint32_t m = pascal_attention_m(&cal->attention);
+  if (r->key.m != m) {
+    snprintf(msg, sizeof msg, "an attention run's m is its tiling's tensor work per step, %u", m);
+    return run_field_error(err, list, index, "m", msg);
+  }
+  double q = pascal_attention_run_q_bytes(&cal->attention, cal->device.sm_count, r);
+  if (!(r->fill_bytes > q)) {
+    snprintf(msg, sizeof msg, "fill_bytes (%g) must exceed the query tiles' bytes (%g)",
+             r->fill_bytes, q);
+    return run_field_error(err, list, index, "fill_bytes", msg);
+  }
+  return PASCAL_OK;
+}
+
+static pascal_status check_scan_run(const pascal_calibration *cal, const pascal_scan_run *r,
+                                    const char *list, size_t index, pascal_error *err)
 {
   if (r->key.o == 0)
     return run_field_error(err, list, index, "o", "o (resident CTAs per SM) must be at least 1");
@@ -150,7 +196,10 @@ static pascal_status check_scan_run(const pascal_scan_run *r, const char *list, 
   if (r->W == 0)
     return run_field_error(err, list, index, "W",
                            "W (scans per resident worker) must be at least 1");
-  return check_common(list, index, r->fill_bytes, r->has_kernel_ns, r->kernel_ns, err);
+  pascal_status st = check_common(list, index, r->fill_bytes, r->has_kernel_ns, r->kernel_ns, err);
+  if (st || cal->workload != PASCAL_WORKLOAD_ATTENTION)
+    return st;
+  return check_attention_run(cal, r, list, index, err);
 }
 
 static pascal_status check_dim(uint32_t v, uint32_t tile, const char *list, size_t index,
@@ -224,9 +273,10 @@ static pascal_status append_scan_to(pascal_calibration *cal, const char *list,
 {
   size_t index = *n;
   pascal_status st;
-  if (cal->workload != PASCAL_WORKLOAD_SCAN)
-    return pascal_error_set(err, PASCAL_EINVAL, "workload", "a scan run needs a scan calibration");
-  if ((st = check_scan_run(run, list, index, err)))
+  if (!pascal_workload_scans(cal->workload))
+    return pascal_error_set(err, PASCAL_EINVAL, "workload",
+                            "a scan run needs a scan or attention calibration");
+  if ((st = check_scan_run(cal, run, list, index, err)))
     return st;
   for (size_t i = 0; i < index; i++)
     if (same_scan_run(&(*runs)[i], run))
@@ -258,32 +308,87 @@ static pascal_status append_gemm_to(pascal_calibration *cal, const char *list,
   return PASCAL_OK;
 }
 
+/* The arrays of run set `set`. */
+typedef struct set_fields {
+  pascal_scan_run **scan;
+  size_t *n_scan;
+  pascal_gemm_run **gemm;
+  size_t *n_gemm;
+  size_t *capacity;
+} set_fields;
+
+static set_fields fields_of(pascal_calibration *cal, pascal_run_set set)
+{
+  switch (set) {
+  case PASCAL_RUNS_HELDOUT:
+    return (set_fields){&cal->heldout_scan_runs, &cal->n_heldout_scan_runs, &cal->heldout_gemm_runs,
+                        &cal->n_heldout_gemm_runs, &cal->heldout_capacity};
+  case PASCAL_RUNS_OFFGRID:
+    return (set_fields){&cal->offgrid_scan_runs, &cal->n_offgrid_scan_runs, &cal->offgrid_gemm_runs,
+                        &cal->n_offgrid_gemm_runs, &cal->offgrid_capacity};
+  case PASCAL_RUNS_FIT: break;
+  }
+  return (set_fields){&cal->scan_runs, &cal->n_scan_runs, &cal->gemm_runs, &cal->n_gemm_runs,
+                      &cal->capacity};
+}
+
+const char *pascal_run_set_name(pascal_run_set set)
+{
+  switch (set) {
+  case PASCAL_RUNS_FIT: return "measurements";
+  case PASCAL_RUNS_HELDOUT: return "heldout";
+  case PASCAL_RUNS_OFFGRID: return "offgrid";
+  }
+  return NULL;
+}
+
+pascal_status pascal_calibration_append_scan_to(pascal_calibration *cal, pascal_run_set set,
+                                                const pascal_scan_run *run, pascal_error *err)
+{
+  set_fields f = fields_of(cal, set);
+  return append_scan_to(cal, pascal_run_set_name(set), f.scan, f.n_scan, f.capacity, run, err);
+}
+
+pascal_status pascal_calibration_append_gemm_to(pascal_calibration *cal, pascal_run_set set,
+                                                const pascal_gemm_run *run, pascal_error *err)
+{
+  set_fields f = fields_of(cal, set);
+  return append_gemm_to(cal, pascal_run_set_name(set), f.gemm, f.n_gemm, f.capacity, run, err);
+}
+
 pascal_status pascal_calibration_append_scan(pascal_calibration *cal, const pascal_scan_run *run,
                                              pascal_error *err)
 {
-  return append_scan_to(cal, "measurements", &cal->scan_runs, &cal->n_scan_runs, &cal->capacity,
-                        run, err);
+  return pascal_calibration_append_scan_to(cal, PASCAL_RUNS_FIT, run, err);
 }
 
 pascal_status pascal_calibration_append_gemm(pascal_calibration *cal, const pascal_gemm_run *run,
                                              pascal_error *err)
 {
-  return append_gemm_to(cal, "measurements", &cal->gemm_runs, &cal->n_gemm_runs, &cal->capacity,
-                        run, err);
+  return pascal_calibration_append_gemm_to(cal, PASCAL_RUNS_FIT, run, err);
 }
 
 pascal_status pascal_calibration_append_heldout_scan(pascal_calibration *cal,
                                                      const pascal_scan_run *run, pascal_error *err)
 {
-  return append_scan_to(cal, "heldout", &cal->heldout_scan_runs, &cal->n_heldout_scan_runs,
-                        &cal->heldout_capacity, run, err);
+  return pascal_calibration_append_scan_to(cal, PASCAL_RUNS_HELDOUT, run, err);
 }
 
 pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
                                                      const pascal_gemm_run *run, pascal_error *err)
 {
-  return append_gemm_to(cal, "heldout", &cal->heldout_gemm_runs, &cal->n_heldout_gemm_runs,
-                        &cal->heldout_capacity, run, err);
+  return pascal_calibration_append_gemm_to(cal, PASCAL_RUNS_HELDOUT, run, err);
+}
+
+size_t pascal_calibration_runs_of(const pascal_calibration *cal, pascal_run_set set,
+                                  const pascal_scan_run **scan, const pascal_gemm_run **gemm)
+{
+  set_fields f = fields_of((pascal_calibration *)cal, set);
+  if (scan)
+    *scan = *f.scan;
+  if (gemm)
+    *gemm = *f.gemm;
+  return cal->workload == PASCAL_WORKLOAD_GEMM ? *f.n_gemm : *f.n_scan;
 }
 
 /* Where a panel's constants differ from the calibration's, or NULL. */
@@ -297,6 +402,18 @@ static const char *panel_mismatch(const pascal_calibration *cal, const pascal_ca
     return "device.capacity_blocks";
   if (panel->device.block_bytes != cal->device.block_bytes)
     return "device.block_bytes";
+  if (cal->workload == PASCAL_WORKLOAD_ATTENTION) {
+    const pascal_attention_params *a = &cal->attention, *b = &panel->attention;
+    if (a->block_q != b->block_q)
+      return "attention.block_q";
+    if (a->block_kv != b->block_kv)
+      return "attention.block_kv";
+    if (a->head_dim != b->head_dim)
+      return "attention.head_dim";
+    if (a->elem_bytes != b->elem_bytes)
+      return "attention.elem_bytes";
+    return NULL;
+  }
   if (cal->workload != PASCAL_WORKLOAD_GEMM)
     return NULL;
   if (panel->gemm.tile_m != cal->gemm.tile_m)
@@ -309,49 +426,70 @@ static const char *panel_mismatch(const pascal_calibration *cal, const pascal_ca
     return "gemm.elem_bytes";
   if (panel->gemm.resident_ctas != cal->gemm.resident_ctas)
     return "gemm.resident_ctas";
+  if (panel->gemm.stages != cal->gemm.stages)
+    return "gemm.stages";
+  if (panel->gemm.impl != cal->gemm.impl || panel->gemm.algo != cal->gemm.algo ||
+      panel->gemm.cta_swizzling != cal->gemm.cta_swizzling ||
+      panel->gemm.split_k != cal->gemm.split_k ||
+      panel->gemm.custom_option != cal->gemm.custom_option ||
+      panel->gemm.inner_shape_id != cal->gemm.inner_shape_id ||
+      panel->gemm.cluster_shape_id != cal->gemm.cluster_shape_id)
+    return "gemm.impl";
   return NULL;
+}
+
+pascal_status pascal_calibration_set_panel(pascal_calibration *cal, pascal_run_set set,
+                                           const pascal_calibration *const *parts, size_t n_parts,
+                                           pascal_error *err)
+{
+  const char *what = set == PASCAL_RUNS_OFFGRID ? "off-grid" : "held-out";
+  if (set != PASCAL_RUNS_HELDOUT && set != PASCAL_RUNS_OFFGRID)
+    return pascal_error_set(err, PASCAL_EINVAL, "set", "only a panel can be set");
+  if (n_parts == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "measurements", "no %s panel given", what);
+  for (size_t p = 0; p < n_parts; p++) {
+    const char *field = panel_mismatch(cal, parts[p]);
+    if (field)
+      return pascal_error_set(err, PASCAL_EINVAL, field,
+                              "the %s panel's %s differs from the calibration's (part %zu)", what,
+                              field, p + 1);
+    if (pascal_calibration_run_count(parts[p]) == 0)
+      return pascal_error_set(err, PASCAL_EINVAL, "measurements",
+                              "the %s panel has no run (part %zu)", what, p + 1);
+  }
+  pascal_calibration tmp = *cal; /* borrow the constants; own a fresh panel */
+  set_fields f = fields_of(&tmp, set);
+  *f.scan = NULL;
+  *f.gemm = NULL;
+  *f.n_scan = *f.n_gemm = *f.capacity = 0;
+  pascal_status st = PASCAL_OK;
+  for (size_t p = 0; !st && p < n_parts; p++) {
+    for (size_t i = 0; !st && i < parts[p]->n_scan_runs; i++)
+      st = pascal_calibration_append_scan_to(&tmp, set, &parts[p]->scan_runs[i], err);
+    for (size_t i = 0; !st && i < parts[p]->n_gemm_runs; i++)
+      st = pascal_calibration_append_gemm_to(&tmp, set, &parts[p]->gemm_runs[i], err);
+  }
+  if (st) {
+    free(*f.scan);
+    free(*f.gemm);
+    return st;
+  }
+  set_fields old = fields_of(cal, set);
+  free(*old.scan);
+  free(*old.gemm);
+  *old.scan = *f.scan;
+  *old.gemm = *f.gemm;
+  *old.n_scan = *f.n_scan;
+  *old.n_gemm = *f.n_gemm;
+  *old.capacity = *f.capacity;
+  return PASCAL_OK;
 }
 
 pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
                                              const pascal_calibration *const *parts, size_t n_parts,
                                              pascal_error *err)
 {
-  if (n_parts == 0)
-    return pascal_error_set(err, PASCAL_EINVAL, "measurements", "no held-out panel given");
-  for (size_t p = 0; p < n_parts; p++) {
-    const char *field = panel_mismatch(cal, parts[p]);
-    if (field)
-      return pascal_error_set(err, PASCAL_EINVAL, field,
-                              "the held-out panel's %s differs from the calibration's (part %zu)",
-                              field, p + 1);
-    if (pascal_calibration_run_count(parts[p]) == 0)
-      return pascal_error_set(err, PASCAL_EINVAL, "measurements",
-                              "the held-out panel has no run (part %zu)", p + 1);
-  }
-  pascal_calibration tmp = *cal; /* borrow the constants; own a fresh panel */
-  tmp.heldout_scan_runs = NULL;
-  tmp.heldout_gemm_runs = NULL;
-  tmp.n_heldout_scan_runs = tmp.n_heldout_gemm_runs = tmp.heldout_capacity = 0;
-  pascal_status st = PASCAL_OK;
-  for (size_t p = 0; !st && p < n_parts; p++) {
-    for (size_t i = 0; !st && i < parts[p]->n_scan_runs; i++)
-      st = pascal_calibration_append_heldout_scan(&tmp, &parts[p]->scan_runs[i], err);
-    for (size_t i = 0; !st && i < parts[p]->n_gemm_runs; i++)
-      st = pascal_calibration_append_heldout_gemm(&tmp, &parts[p]->gemm_runs[i], err);
-  }
-  if (st) {
-    free(tmp.heldout_scan_runs);
-    free(tmp.heldout_gemm_runs);
-    return st;
-  }
-  free(cal->heldout_scan_runs);
-  free(cal->heldout_gemm_runs);
-  cal->heldout_scan_runs = tmp.heldout_scan_runs;
-  cal->heldout_gemm_runs = tmp.heldout_gemm_runs;
-  cal->n_heldout_scan_runs = tmp.n_heldout_scan_runs;
-  cal->n_heldout_gemm_runs = tmp.n_heldout_gemm_runs;
-  cal->heldout_capacity = tmp.heldout_capacity;
-  return PASCAL_OK;
+  return pascal_calibration_set_panel(cal, PASCAL_RUNS_HELDOUT, parts, n_parts, err);
 }
 
 size_t pascal_calibration_run_count(const pascal_calibration *cal)
@@ -361,8 +499,7 @@ size_t pascal_calibration_run_count(const pascal_calibration *cal)
 
 size_t pascal_calibration_heldout_count(const pascal_calibration *cal)
 {
-  return cal->workload == PASCAL_WORKLOAD_GEMM ? cal->n_heldout_gemm_runs
-                                               : cal->n_heldout_scan_runs;
+  return pascal_calibration_runs_of(cal, PASCAL_RUNS_HELDOUT, NULL, NULL);
 }
 
 unsigned pascal_class_rule_apply(pascal_class_rule rule, uint32_t m)
@@ -381,9 +518,22 @@ unsigned pascal_calibration_class(const pascal_calibration *cal, uint32_t m)
   return pascal_class_rule_apply(cal->class_rule, m);
 }
 
+double pascal_calibration_scan_k(const pascal_calibration *cal, const pascal_scan_run *run)
+{
+  double v = run->fill_bytes;
+  if (cal->workload == PASCAL_WORKLOAD_ATTENTION)
+    v -= pascal_attention_run_q_bytes(&cal->attention, cal->device.sm_count, run);
+  return v / ((double)cal->device.block_bytes * (double)run->W * (double)run->N);
+}
+
 const char *pascal_workload_name(pascal_workload workload)
 {
-  return workload == PASCAL_WORKLOAD_GEMM ? "gemm" : "scan";
+  switch (workload) {
+  case PASCAL_WORKLOAD_SCAN: return "scan";
+  case PASCAL_WORKLOAD_GEMM: return "gemm";
+  case PASCAL_WORKLOAD_ATTENTION: return "attention";
+  }
+  return "scan";
 }
 
 const char *pascal_path_name(pascal_path path)
@@ -404,8 +554,11 @@ pascal_status pascal_workload_parse(const char *name, const char *field, pascal_
     *out = PASCAL_WORKLOAD_SCAN;
   else if (name && strcmp(name, "gemm") == 0)
     *out = PASCAL_WORKLOAD_GEMM;
+  else if (name && strcmp(name, "attention") == 0)
+    *out = PASCAL_WORKLOAD_ATTENTION;
   else
-    return pascal_error_set(err, PASCAL_EINVAL, field, "workload must be \"scan\" or \"gemm\"");
+    return pascal_error_set(err, PASCAL_EINVAL, field,
+                            "workload must be \"scan\", \"gemm\" or \"attention\"");
   return PASCAL_OK;
 }
 
@@ -434,19 +587,15 @@ pascal_status pascal_class_rule_parse(const char *name, const char *field, pasca
 pascal_status pascal_calibration_check_runs(const pascal_calibration *cal, pascal_error *err)
 {
   pascal_status st;
-  if (cal->workload == PASCAL_WORKLOAD_GEMM) {
-    for (size_t i = 0; i < cal->n_gemm_runs; i++)
-      if ((st = check_gemm_run(cal, &cal->gemm_runs[i], "measurements", i, err)))
-        return st;
-    for (size_t i = 0; i < cal->n_heldout_gemm_runs; i++)
-      if ((st = check_gemm_run(cal, &cal->heldout_gemm_runs[i], "heldout", i, err)))
-        return st;
-  } else {
-    for (size_t i = 0; i < cal->n_scan_runs; i++)
-      if ((st = check_scan_run(&cal->scan_runs[i], "measurements", i, err)))
-        return st;
-    for (size_t i = 0; i < cal->n_heldout_scan_runs; i++)
-      if ((st = check_scan_run(&cal->heldout_scan_runs[i], "heldout", i, err)))
+  for (int set = 0; set < PASCAL_RUN_SETS; set++) {
+    const pascal_scan_run *scan;
+    const pascal_gemm_run *gemm;
+    size_t n = pascal_calibration_runs_of(cal, (pascal_run_set)set, &scan, &gemm);
+    const char *list = pascal_run_set_name((pascal_run_set)set);
+    for (size_t i = 0; i < n; i++)
+      if ((st = cal->workload == PASCAL_WORKLOAD_GEMM
+                    ? check_gemm_run(cal, &gemm[i], list, i, err)
+                    : check_scan_run(cal, &scan[i], list, i, err)))
         return st;
   }
   return PASCAL_OK;

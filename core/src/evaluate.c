@@ -20,6 +20,10 @@
 #include "eval_latency.h"
 #include "loko_baselines.h"
 #include "model_internal.h"
+#include "pascal/attention.h"
+#include "pascal/interval.h"
+#include "pascal/time_model.h"
+#include "pascal/validation.h"
 
 pascal_status pascal_balanced_mape(const size_t *key, const double *pred, const double *obs,
                                    size_t n_runs, size_t n_keys, double *out_percent,
@@ -75,13 +79,24 @@ typedef struct run_list {
   size_t n;
 } run_list;
 
-static run_list runs_of(const pascal_calibration *cal, bool heldout)
+static run_list runs_of(const pascal_calibration *cal, pascal_run_set set)
 {
-  if (heldout)
-    return (run_list){cal->heldout_scan_runs, cal->heldout_gemm_runs,
-                      pascal_calibration_heldout_count(cal)};
-  return (run_list){cal->scan_runs, cal->gemm_runs, pascal_calibration_run_count(cal)};
+  run_list r;
+  r.n = pascal_calibration_runs_of(cal, set, &r.scan, &r.gemm);
+  return r;
 }
+
+/* What a panel's scoring adds: the intervals of the model of all runs, the
+ * families whose folds favour aligned K = 1 (their intervals hold it, as an
+ * answer's do: pascal/answer.h) and one covered run per scored run
+ * (pascal/interval.h). */
+typedef struct panel_cover {
+  const pascal_interval_calibration *ic;
+  const pascal_family_loss *losses;
+  size_t n_losses;
+  pascal_covered_run *runs;
+  size_t n;
+} panel_cover;
 
 /* Run indices sorted by key, so that each key's runs are contiguous. */
 typedef struct loko_item {
@@ -113,25 +128,26 @@ static bool same_key(const loko_item *a, const loko_item *b)
          a->key.m == b->key.m && a->Mg == b->Mg && a->Ng == b->Ng;
 }
 
-/* Observed K, the model's K and rule (or a refusal) and the baselines for
- * run `index` of `runs`. Returns PASCAL_EREFUSED (with err filled) for a
- * refusal. */
+/* Observed K, the model's K, rule and transfers (or a refusal) and the
+ * baselines for run `index` of `runs`. Returns PASCAL_EREFUSED (with err
+ * filled) for a refusal. */
 static pascal_status score_run(const pascal_calibration *cal, const run_list *runs,
                                const pascal_model *model, size_t index, double *obs,
                                double pred[PASCAL_METHOD_COUNT], pascal_rule *rule,
-                               pascal_error *err)
+                               pascal_transfers *transfers, pascal_error *err)
 {
   pascal_status st;
   pascal_baseline_k base;
   double K;
-  if (cal->workload == PASCAL_WORKLOAD_SCAN) {
+  if (pascal_workload_scans(cal->workload)) {
     const pascal_scan_run *r = &runs->scan[index];
     pascal_scan_prediction p;
     if ((st = pascal_model_predict_scan(model, &r->key, r->N, r->W, &p, err)))
       return st;
-    *obs = r->fill_bytes / ((double)cal->device.block_bytes * r->W * (double)r->N);
+    *obs = pascal_calibration_scan_k(cal, r);
     K = p.K;
     *rule = p.why.rule;
+    *transfers = p.transfers;
     if ((st = pc_loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
       return st;
   } else {
@@ -142,6 +158,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
     *obs = p.M * r->fill_bytes / p.Q;
     K = p.K;
     *rule = p.why.rule;
+    *transfers = p.transfers;
     double tile_bytes = (double)cal->gemm.tile_m * cal->gemm.tile_k * cal->gemm.elem_bytes;
     if (cal->gemm.tile_m != cal->gemm.tile_n)
       tile_bytes = NAN; /* the baselines model square A/B tiles only */
@@ -159,20 +176,21 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
 static bool same_configuration(const pascal_calibration *cal, const run_list *runs, size_t a,
                                size_t b)
 {
-  if (cal->workload == PASCAL_WORKLOAD_SCAN)
+  if (pascal_workload_scans(cal->workload))
     return runs->scan[a].N == runs->scan[b].N && runs->scan[a].W == runs->scan[b].W;
   return runs->gemm[a].shape.Kg == runs->gemm[b].shape.Kg;
 }
 
-static double fill_of(const pascal_calibration *cal, const run_list *runs, size_t i)
+/* The measured K of run i up to a factor its repeats share (a GEMM's fills;
+ * a scan's or attention's K, whose query tiles are no part of it). */
+static double k_of(const pascal_calibration *cal, const run_list *runs, size_t i)
 {
-  return cal->workload == PASCAL_WORKLOAD_SCAN ? runs->scan[i].fill_bytes
-                                               : runs->gemm[i].fill_bytes;
+  return pascal_workload_scans(cal->workload) ? pascal_calibration_scan_k(cal, &runs->scan[i])
+                                              : runs->gemm[i].fill_bytes;
 }
 
 /* Repeat-to-repeat floor of one key: every run that has other repeats of its
- * configuration is predicted by their mean fill (the normalisation of K is
- * the same for all of them, so fills compare like K). */
+ * configuration is predicted by their mean K (up to the factor they share). */
 static void key_floor(const pascal_calibration *cal, const run_list *runs, const loko_item *items,
                       size_t lo, size_t hi, pascal_key_report *kr)
 {
@@ -182,33 +200,79 @@ static void key_floor(const pascal_calibration *cal, const run_list *runs, const
     size_t n = 0;
     for (size_t j = lo; j < hi; j++)
       if (j != i && same_configuration(cal, runs, items[i].index, items[j].index)) {
-        others += fill_of(cal, runs, items[j].index);
+        others += k_of(cal, runs, items[j].index);
         n++;
       }
     if (n == 0)
       continue;
-    sum += fabs(others / (double)n / fill_of(cal, runs, items[i].index) - 1);
+    sum += fabs(others / (double)n / k_of(cal, runs, items[i].index) - 1);
     kr->n_floor_runs++;
   }
   kr->floor_mape = kr->n_floor_runs ? 100 * sum / (double)kr->n_floor_runs : NAN;
 }
 
-/* The run's fills with each cache input of the latency pipeline: K scales
- * with the fills (obs and the predictions share the normalisation). */
+/* The run's fills with each cache input of the latency pipeline: the part
+ * of the fills K describes scales with K (obs and the predictions share the
+ * normalisation); an attention run's query tiles are read once whatever K. */
 static void cache_fills(const pascal_calibration *cal, const run_list *runs, size_t index,
                         double obs, const double pred[PASCAL_METHOD_COUNT],
                         double fills[PASCAL_CACHE_COUNT])
 {
-  double fill = fill_of(cal, runs, index);
-  fills[PASCAL_CACHE_TILESIGHT] = pred[PASCAL_METHOD_TILESIGHT] / obs * fill;
-  fills[PASCAL_CACHE_PASCAL] = pred[PASCAL_METHOD_PASCAL] / obs * fill;
+  double fill, fixed = 0;
+  if (pascal_workload_scans(cal->workload)) {
+    const pascal_scan_run *r = &runs->scan[index];
+    fill = r->fill_bytes;
+    if (cal->workload == PASCAL_WORKLOAD_ATTENTION)
+      fixed = pascal_attention_run_q_bytes(&cal->attention, cal->device.sm_count, r);
+  } else {
+    fill = runs->gemm[index].fill_bytes;
+  }
+  fills[PASCAL_CACHE_TILESIGHT] = fixed + pred[PASCAL_METHOD_TILESIGHT] / obs * (fill - fixed);
+  fills[PASCAL_CACHE_PASCAL] = fixed + pred[PASCAL_METHOD_PASCAL] / obs * (fill - fixed);
   fills[PASCAL_CACHE_MEASURED] = fill;
 }
 
-/* Score the runs items[lo, hi) of one key with `model`. */
+/* A scored panel run with its answer's intervals of K and time. */
+static void cover_run(const pascal_model *model, const pascal_scan_run *scan,
+                      const pascal_gemm_run *gemm, double obs,
+                      const double pred[PASCAL_METHOD_COUNT], double fill,
+                      const pascal_transfers *tr, panel_cover *pc)
+{
+  pascal_interval_bounds b;
+  pascal_interval_bounds_of(pc->ic, tr, &b);
+  double K = pred[PASCAL_METHOD_PASCAL];
+  if (pascal_family_loss_find(pc->losses, pc->n_losses, scan ? &scan->key : NULL) && K > 0)
+    pascal_interval_widen_k(&b, log(pred[PASCAL_METHOD_ALIGNED] / K));
+  double lo = b.known[PASCAL_INTERVAL_K] ? b.lo[0] : 0,
+         hi = b.known[PASCAL_INTERVAL_K] ? b.hi[0] : 0;
+  pascal_covered_run *c = &pc->runs[pc->n++];
+  *c = (pascal_covered_run){.signature = pascal_transfer_signature(tr),
+                            .K_obs = obs,
+                            .K = K,
+                            .K_low = K * exp(lo),
+                            .K_high = K * exp(hi),
+                            .K_aligned = pred[PASCAL_METHOD_ALIGNED],
+                            .t_obs = NAN,
+                            .t_low = NAN,
+                            .t_high = NAN};
+  pascal_time t;
+  double fills = K / obs * fill, kernel_ns = scan ? scan->kernel_ns : gemm->kernel_ns;
+  bool timed = (scan ? scan->has_kernel_ns : gemm->has_kernel_ns) &&
+               b.known[PASCAL_INTERVAL_TIME] &&
+               (scan ? pascal_time_scan(model, &scan->key, scan->N, scan->W, fills, &t, NULL)
+                     : pascal_time_gemm(model, &gemm->shape, fills, &t, NULL)) == PASCAL_OK;
+  if (timed) {
+    c->t_obs = kernel_ns * 1e-9;
+    c->t_low = t.time_s * exp(b.lo[PASCAL_INTERVAL_TIME]);
+    c->t_high = t.time_s * exp(b.hi[PASCAL_INTERVAL_TIME]);
+  }
+}
+
+/* Score the runs items[lo, hi) of one key with `model` (a panel's also for
+ * coverage: `pc`, else NULL). */
 static pascal_status score_key(const pascal_calibration *cal, const run_list *runs,
                                const pascal_model *model, const loko_item *items, size_t lo,
-                               size_t hi, pascal_key_report *kr, pascal_error *err)
+                               size_t hi, panel_cover *pc, pascal_key_report *kr, pascal_error *err)
 {
   double sum[PASCAL_METHOD_COUNT] = {0};
   eval_latency_acc lat = {0}, lat_cal = {0};
@@ -219,9 +283,11 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
   for (size_t i = lo; i < hi; i++) {
     double obs, pred[PASCAL_METHOD_COUNT];
     pascal_rule rule = PASCAL_RULE_EXACT;
+    pascal_transfers tr;
     pascal_error run_err;
     pascal_error_clear(&run_err);
-    pascal_status st = score_run(cal, runs, model, items[i].index, &obs, pred, &rule, &run_err);
+    pascal_status st =
+        score_run(cal, runs, model, items[i].index, &obs, pred, &rule, &tr, &run_err);
     if (st == PASCAL_EREFUSED) {
       if (kr->refusal[0] == '\0')
         snprintf(kr->refusal, sizeof kr->refusal, "%s", run_err.message);
@@ -241,11 +307,13 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
     double fills[PASCAL_CACHE_COUNT];
     size_t r = items[i].index;
     cache_fills(cal, runs, r, obs, pred, fills);
-    const pascal_scan_run *scan = cal->workload == PASCAL_WORKLOAD_SCAN ? &runs->scan[r] : NULL;
+    const pascal_scan_run *scan = pascal_workload_scans(cal->workload) ? &runs->scan[r] : NULL;
     const pascal_gemm_run *gemm = scan ? NULL : &runs->gemm[r];
     if ((st = pc_eval_latency_add(model, PASCAL_TIME_PEAKS, scan, gemm, fills, &lat, err)) ||
         (st = pc_eval_latency_add(model, PASCAL_TIME_CALIBRATED, scan, gemm, fills, &lat_cal, err)))
       return st;
+    if (pc)
+      cover_run(model, scan, gemm, obs, pred, fills[PASCAL_CACHE_MEASURED], &tr, pc);
   }
   pc_eval_latency_key(&lat, &kr->latency);
   pc_eval_latency_key(&lat_cal, &kr->latency_calibrated);
@@ -262,11 +330,11 @@ static pascal_status run_fold(const pascal_calibration *cal, const run_list *run
 {
   pascal_model *model = NULL;
   model_exclusion ex = {
-      .active = true, .key = items[lo].key, .Mg = items[lo].Mg, .Ng = items[lo].Ng};
+      .kind = PC_EXCLUDE_KEY, .key = items[lo].key, .Mg = items[lo].Mg, .Ng = items[lo].Ng};
   pascal_status st = pc_model_fit_excluding(cal, &ex, &model, err);
   if (st)
     return st;
-  st = score_key(cal, runs, model, items, lo, hi, kr, err);
+  st = score_key(cal, runs, model, items, lo, hi, NULL, kr, err);
   pascal_model_free(model);
   return st;
 }
@@ -279,7 +347,7 @@ static pascal_status collect_keys(const pascal_calibration *cal, const run_list 
     return pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory");
   for (size_t i = 0; i < runs->n; i++) {
     items[i].index = i;
-    if (cal->workload == PASCAL_WORKLOAD_SCAN) {
+    if (pascal_workload_scans(cal->workload)) {
       items[i].key = runs->scan[i].key;
     } else {
       items[i].Mg = runs->gemm[i].shape.Mg;
@@ -296,10 +364,11 @@ static pascal_status collect_keys(const pascal_calibration *cal, const run_list 
 }
 
 /* The evaluation both reports share: group the runs by key, score each key
- * with the model `fixed` or, when it is NULL, with its leave-one-key-out
- * fold, then total and summarise. */
+ * with the model `fixed` (a panel, also scored for coverage by `pc`) or,
+ * when it is NULL, with its leave-one-key-out fold, then total and
+ * summarise. */
 static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list *runs,
-                                   size_t min_keys, const pascal_model *fixed,
+                                   size_t min_keys, const pascal_model *fixed, panel_cover *pc,
                                    pascal_loko_report *out, pascal_error *err)
 {
   pascal_status st;
@@ -326,7 +395,7 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
     for (hi = lo + 1; hi < runs->n && same_key(&items[lo], &items[hi]); hi++)
       ;
     pascal_key_report *kr = &rep.keys[k];
-    st = fixed ? score_key(cal, runs, fixed, items, lo, hi, kr, err)
+    st = fixed ? score_key(cal, runs, fixed, items, lo, hi, pc, kr, err)
                : run_fold(cal, runs, items, lo, hi, kr, err);
     if (st)
       goto fail;
@@ -345,7 +414,8 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
     goto fail;
   if ((st = pc_eval_latency_rows(rep.keys, rep.n_keys, PASCAL_TIME_PEAKS, &rep.latency, err)) ||
       (st = pc_eval_latency_rows(rep.keys, rep.n_keys, PASCAL_TIME_CALIBRATED,
-                                 &rep.latency_calibrated, err)))
+                                 &rep.latency_calibrated, err)) ||
+      (pc && (st = pascal_coverage_of(pc->runs, pc->n, &rep.coverage, err))))
     goto fail;
   if (!rep.n_keys_scored) { /* nothing scored: the row is undefined */
     for (int m = 0; m < PASCAL_METHOD_COUNT; m++) {
@@ -364,59 +434,123 @@ fail:
   return st;
 }
 
-pascal_status pascal_heldout_run(const pascal_calibration *cal, pascal_loko_report *out,
-                                 pascal_error *err)
+/* pascal_panel_run with the family losses of the calibration's folds. */
+static pascal_status panel_run(const pascal_calibration *cal, pascal_run_set set,
+                               const pascal_family_loss *losses, size_t n_losses,
+                               pascal_loko_report *out, pascal_error *err)
 {
   pascal_status st;
   pascal_model *model = NULL;
-  run_list runs = runs_of(cal, true);
+  pascal_interval_calibration ic = {0};
+  const char *name = pascal_run_set_name(set);
+  if (set != PASCAL_RUNS_HELDOUT && set != PASCAL_RUNS_OFFGRID)
+    return pascal_error_set(err, PASCAL_EINVAL, "set", "only a panel (heldout, offgrid) is scored");
+  run_list runs = runs_of(cal, set);
   if ((st = pascal_calibration_check(cal, err)) || (st = pascal_calibration_check_runs(cal, err)))
     return st;
   if (runs.n == 0)
-    return pascal_error_set(err, PASCAL_EINVAL, "heldout", "the held-out panel has no run");
-  if ((st = pascal_model_fit(cal, &model, err)))
-    return st;
-  st = evaluate_runs(cal, &runs, 1, model, out, err);
+    return pascal_error_set(err, PASCAL_EINVAL, name, "the %s panel has no run",
+                            set == PASCAL_RUNS_OFFGRID ? "off-grid" : "held-out");
+  panel_cover pc = {
+      .ic = &ic, .losses = losses, .n_losses = n_losses, .runs = calloc(runs.n, sizeof *pc.runs)};
+  if (!pc.runs)
+    return pascal_error_set(err, PASCAL_ENOMEM, name, "out of memory");
+  if ((st = pascal_model_fit(cal, &model, err)) || (st = pascal_interval_build(cal, &ic, err)))
+    goto done;
+  st = evaluate_runs(cal, &runs, 1, model, &pc, out, err);
+done:
+  pascal_interval_free(&ic);
   pascal_model_free(model);
+  free(pc.runs);
+  return st;
+}
+
+/* The leave-one-key-out report of the calibration runs and its family
+ * losses. */
+static pascal_status folds(const pascal_calibration *cal, pascal_loko_report *rep,
+                           pascal_family_loss **losses, size_t *n_losses, pascal_error *err)
+{
+  run_list runs = runs_of(cal, PASCAL_RUNS_FIT);
+  pascal_status st;
+  if ((st = pascal_calibration_check(cal, err)) || (st = pascal_calibration_check_runs(cal, err)) ||
+      (st = evaluate_runs(cal, &runs, 2, NULL, NULL, rep, err)))
+    return st;
+  if ((st = pascal_family_losses(rep, losses, n_losses, err)))
+    pascal_loko_report_free(rep);
+  return st;
+}
+
+pascal_status pascal_panel_run(const pascal_calibration *cal, pascal_run_set set,
+                               pascal_loko_report *out, pascal_error *err)
+{
+  pascal_loko_report rep;
+  pascal_family_loss *losses = NULL;
+  size_t n_losses = 0;
+  pascal_error ferr;
+  pascal_error_clear(&ferr);
+  pascal_status st = folds(cal, &rep, &losses, &n_losses, &ferr);
+  if (st == PASCAL_ENOMEM)
+    return pascal_error_set(err, st, "measurements", "out of memory");
+  if (st == PASCAL_OK) /* else fewer than two keys: no folds, no losses */
+    pascal_loko_report_free(&rep);
+  st = panel_run(cal, set, losses, n_losses, out, err);
+  free(losses);
+  return st;
+}
+
+pascal_status pascal_heldout_run(const pascal_calibration *cal, pascal_loko_report *out,
+                                 pascal_error *err)
+{
+  return pascal_panel_run(cal, PASCAL_RUNS_HELDOUT, out, err);
+}
+
+/* The panel `set` of `cal`, scored into *out when it has runs. */
+static pascal_status attach_panel(const pascal_calibration *cal, pascal_run_set set,
+                                  const pascal_family_loss *losses, size_t n_losses,
+                                  pascal_loko_report **out, pascal_error *err)
+{
+  if (pascal_calibration_runs_of(cal, set, NULL, NULL) == 0)
+    return PASCAL_OK;
+  pascal_status st;
+  *out = calloc(1, sizeof **out);
+  if (!*out)
+    return pascal_error_set(err, PASCAL_ENOMEM, pascal_run_set_name(set), "out of memory");
+  if ((st = panel_run(cal, set, losses, n_losses, *out, err))) {
+    free(*out);
+    *out = NULL;
+  }
   return st;
 }
 
 pascal_status pascal_loko_run(const pascal_calibration *cal, pascal_loko_report *out,
                               pascal_error *err)
 {
-  pascal_status st;
-  run_list runs = runs_of(cal, false);
   pascal_loko_report rep;
-  if ((st = pascal_calibration_check(cal, err)) || (st = pascal_calibration_check_runs(cal, err)))
+  pascal_family_loss *losses = NULL;
+  size_t n_losses = 0;
+  pascal_status st = folds(cal, &rep, &losses, &n_losses, err);
+  if (st)
     return st;
-  if ((st = evaluate_runs(cal, &runs, 2, NULL, &rep, err)))
-    return st;
-  if (pascal_calibration_heldout_count(cal) > 0) {
-    rep.heldout = calloc(1, sizeof *rep.heldout);
-    if (!rep.heldout)
-      st = pascal_error_set(err, PASCAL_ENOMEM, "heldout", "out of memory");
-    else if ((st = pascal_heldout_run(cal, rep.heldout, err))) {
-      free(rep.heldout);
-      rep.heldout = NULL;
-    }
-    if (st) {
-      pascal_loko_report_free(&rep);
-      return st;
-    }
-  }
-  *out = rep;
-  return PASCAL_OK;
+  if ((st = attach_panel(cal, PASCAL_RUNS_HELDOUT, losses, n_losses, &rep.heldout, err)) ||
+      (st = attach_panel(cal, PASCAL_RUNS_OFFGRID, losses, n_losses, &rep.offgrid, err)))
+    pascal_loko_report_free(&rep);
+  else
+    *out = rep;
+  free(losses);
+  return st;
 }
 
 void pascal_loko_report_free(pascal_loko_report *report)
 {
   if (!report)
     return;
-  if (report->heldout) {
-    pascal_loko_report_free(report->heldout);
-    free(report->heldout);
-    report->heldout = NULL;
-  }
+  pascal_loko_report **panels[] = {&report->heldout, &report->offgrid};
+  for (size_t i = 0; i < sizeof panels / sizeof *panels; i++)
+    if (*panels[i]) {
+      pascal_loko_report_free(*panels[i]);
+      free(*panels[i]);
+      *panels[i] = NULL;
+    }
   free(report->keys);
   report->keys = NULL;
   report->n_keys = 0;

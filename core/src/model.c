@@ -58,15 +58,29 @@ static bool same_prefix(const fit_item *i, const fit_item *j, int depth)
   return true;
 }
 
-static bool excluded_scan(const model_exclusion *ex, const pascal_scan_run *r)
+bool pc_excludes_scan(const model_exclusion *ex, const pascal_scan_run *r)
 {
-  return ex && ex->active && ex->key.o == r->key.o && ex->key.path == r->key.path &&
-         ex->key.d == r->key.d && ex->key.m == r->key.m;
+  if (!ex)
+    return false;
+  switch (ex->kind) {
+  case PC_EXCLUDE_KEY:
+    return ex->key.o == r->key.o && ex->key.path == r->key.path && ex->key.d == r->key.d &&
+           ex->key.m == r->key.m;
+  case PC_EXCLUDE_W: return r->W == ex->level;
+  case PC_EXCLUDE_N: return r->N == ex->level;
+  default: return false;
+  }
 }
 
-static bool excluded_gemm(const model_exclusion *ex, const pascal_gemm_run *r)
+bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r)
 {
-  return ex && ex->active && ex->Mg == r->shape.Mg && ex->Ng == r->shape.Ng;
+  if (!ex)
+    return false;
+  switch (ex->kind) {
+  case PC_EXCLUDE_KEY: return ex->Mg == r->shape.Mg && ex->Ng == r->shape.Ng;
+  case PC_EXCLUDE_KG: return r->shape.Kg == ex->level;
+  default: return false;
+  }
 }
 
 /* Collect the included runs as sorted fit items. */
@@ -77,13 +91,12 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
   fit_item *items = malloc((n_all ? n_all : 1) * sizeof *items);
   if (!items)
     return pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory fitting a model");
-  double b = cal->device.block_bytes;
   for (size_t i = 0; i < n_all; i++) {
     fit_item it = {0};
     it.index = i;
-    if (cal->workload == PASCAL_WORKLOAD_SCAN) {
+    if (pascal_workload_scans(cal->workload)) {
       const pascal_scan_run *r = &cal->scan_runs[i];
-      if (excluded_scan(ex, r))
+      if (pc_excludes_scan(ex, r))
         continue;
       it.a = r->N;
       it.b = r->key.o;
@@ -91,12 +104,12 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
       it.e = r->key.d;
       it.f = r->key.m;
       it.h = r->W;
-      it.k = r->fill_bytes / (b * (double)r->W * (double)r->N);
+      it.k = pascal_calibration_scan_k(cal, r);
       it.t = r->has_kernel_ns ? 1e-9 * r->kernel_ns : 0;
     } else {
       const pascal_gemm_run *r = &cal->gemm_runs[i];
       pascal_gemm_prediction g;
-      if (excluded_gemm(ex, r))
+      if (pc_excludes_gemm(ex, r))
         continue;
       pascal_status st = pascal_gemm_geometry(&cal->gemm, &r->shape, &g, err);
       if (st) {
@@ -283,7 +296,8 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
   m->device = cal->device;
   m->class_rule = cal->class_rule;
   m->gemm = cal->gemm;
-  if (cal->workload == PASCAL_WORKLOAD_SCAN)
+  m->attention = cal->attention;
+  if (pascal_workload_scans(cal->workload))
     st = build_scan(m, items, n, scratch, scratch + n, scratch + 2 * n, err);
   else
     st = build_gemm(m, items, n, scratch, scratch + n, scratch + 2 * n, err);
@@ -337,7 +351,7 @@ const pascal_gemm_params *pascal_model_gemm(const pascal_model *model)
 
 size_t pascal_model_curve_count(const pascal_model *model)
 {
-  return model->workload == PASCAL_WORKLOAD_SCAN ? model->n_refs : model->n_grids;
+  return pascal_workload_scans(model->workload) ? model->n_refs : model->n_grids;
 }
 
 pascal_status pascal_model_curve(const pascal_model *model, size_t index, pascal_curve_view *out,
@@ -347,7 +361,7 @@ pascal_status pascal_model_curve(const pascal_model *model, size_t index, pascal
   if (index >= pascal_model_curve_count(model))
     return pascal_error_set(err, PASCAL_ENOTFOUND, "index", "curve %zu does not exist (%zu curves)",
                             index, pascal_model_curve_count(model));
-  if (model->workload == PASCAL_WORKLOAD_SCAN) {
+  if (pascal_workload_scans(model->workload)) {
     const model_ref *r = &model->refs[index];
     const model_family *f = &model->families[r->family];
     v.key = (pascal_scan_key){.o = f->o, .path = f->path, .d = f->d, .m = r->m};

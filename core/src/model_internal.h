@@ -14,6 +14,7 @@
 #ifndef PASCAL_MODEL_INTERNAL_H
 #define PASCAL_MODEL_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,6 +61,7 @@ struct pascal_model {
   pascal_device device;
   pascal_class_rule class_rule;
   pascal_gemm_params gemm;
+  pascal_attention_params attention; /* an attention model's tiling */
   /* scan */
   model_size *sizes;
   size_t n_sizes;
@@ -81,12 +83,28 @@ struct pascal_model {
   pascal_gemm_time_fit gemm_time;
 };
 
-/* Runs to leave out of a fit: a scan key, or a GEMM grid (Mg, Ng). */
+/* Runs to leave out of a fit: a scan key or a GEMM grid (Mg, Ng) (the
+ * leave-one-key-out folds), or every run at one level of a coordinate the
+ * curves and sizes are calibrated at (the level folds of residuals.c): a
+ * horizon W or a size N of a scan, a reduction length Kg of a GEMM. */
+typedef enum model_exclusion_kind {
+  PC_EXCLUDE_NONE = 0,
+  PC_EXCLUDE_KEY = 1, /* key (scan) or Mg, Ng (GEMM)  */
+  PC_EXCLUDE_W = 2,   /* scan runs with W == level     */
+  PC_EXCLUDE_N = 3,   /* scan runs with N == level     */
+  PC_EXCLUDE_KG = 4   /* GEMM runs with Kg == level    */
+} model_exclusion_kind;
+
 typedef struct model_exclusion {
-  bool active;
+  model_exclusion_kind kind;
   pascal_scan_key key;
   uint32_t Mg, Ng;
+  uint32_t level;
 } model_exclusion;
+
+/* Whether `ex` (NULL: nothing) leaves run `r` out. */
+bool pc_excludes_scan(const model_exclusion *ex, const pascal_scan_run *r);
+bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r);
 
 /* pascal_model_fit() leaving out the runs matched by `ex` (NULL: none). */
 pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
@@ -100,6 +118,38 @@ static inline void pc_span_narrow(double *lo, double *hi, double a, double b)
     *lo = a;
   if (b < *hi)
     *hi = b;
+}
+
+/* Record a transfer along c unless it is at a reference (distance 0) or
+ * the list is full; a coordinate listed again keeps the least direct kind
+ * and the largest distance. */
+static inline void pc_transfer_add(pascal_transfers *t, pascal_coordinate c,
+                                   pascal_transfer_kind kind, double distance)
+{
+  if (!(distance > 1e-12))
+    return;
+  for (size_t i = 0; i < t->n; i++)
+    if (t->item[i].coordinate == c) {
+      if (kind > t->item[i].kind)
+        t->item[i].kind = kind;
+      if (distance > t->item[i].distance)
+        t->item[i].distance = distance;
+      return;
+    }
+  if (t->n < PASCAL_TRANSFERS_MAX)
+    t->item[t->n++] = (pascal_transfer){c, kind, distance};
+}
+
+/* Distance of t from the nearest of the n sorted knots x. */
+static inline double pc_knot_distance(const double *x, size_t n, double t)
+{
+  double best = INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    double e = t > x[i] ? t - x[i] : x[i] - t;
+    if (e < best)
+      best = e;
+  }
+  return best;
 }
 
 /* Record coordinate c when value lies outside [lo, hi]. */
@@ -127,6 +177,8 @@ typedef enum pc_ref_value {
  * pascal_model_predict_scan's. */
 typedef struct scan_span {
   double m_lo, m_hi, lw_lo, lw_hi, d_lo, d_hi;
+  double lw_dist; /* the largest distance of log W from the nearest knot of
+                     a curve read (0 when W is a knot of every curve read) */
 } scan_span;
 pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
                                double W, pc_ref_value value, pascal_scan_explanation *why,

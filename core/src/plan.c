@@ -1,8 +1,9 @@
 /*
  * plan.c - calibration plans (pascal/plan.h): validation, grid expansion and
  * the deterministic run order of docs/design.md §5 (sizes, keys, horizons,
- * repeats; GEMM: shapes, repeats). Pure C, no allocation except where the
- * caller asks for an expanded array.
+ * repeats; GEMM: shapes, repeats; attention as a scan whose keys are the
+ * default tiling's, pascal/attention.h). Pure C, no allocation except where
+ * the caller asks for an expanded array.
  */
 #include "pascal/plan.h"
 
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pascal/attention.h"
 
 const uint64_t pascal_plan_default_horizons[4] = {1, 4, 16, 64};
 
@@ -20,6 +23,25 @@ const char *pascal_plan_path_name(pascal_plan_path path)
   case PASCAL_PLAN_TMA: return "tma";
   }
   return NULL;
+}
+
+static const char *const workload_names[] = {"scan", "gemm", "attention"};
+
+const char *pascal_plan_workload_name(pascal_plan_workload workload)
+{
+  return (unsigned)workload < 3 ? workload_names[workload] : NULL;
+}
+
+pascal_status pascal_plan_workload_parse(const char *text, const char *field,
+                                         pascal_plan_workload *out, pascal_error *err)
+{
+  for (unsigned i = 0; text && i < 3; i++)
+    if (strcmp(text, workload_names[i]) == 0) {
+      *out = (pascal_plan_workload)i;
+      return PASCAL_OK;
+    }
+  return pascal_error_set(err, PASCAL_EINVAL, field,
+                          "workload must be \"scan\", \"gemm\" or \"attention\"");
 }
 
 pascal_status pascal_plan_path_parse(const char *text, pascal_plan_path *out, pascal_error *err)
@@ -233,6 +255,28 @@ static pascal_status check_keys(const pascal_plan *plan, pascal_error *err)
   return PASCAL_OK;
 }
 
+/* An attention plan measures the default tiling: every key streams K/V on
+ * the tma path with its m. */
+static pascal_status check_attention_keys(const pascal_plan *plan, pascal_error *err)
+{
+  const uint32_t m = pascal_attention_m(&PASCAL_ATTENTION_DEFAULT);
+  for (size_t i = 0; i < plan->n_keys; i++) {
+    char name[PASCAL_ERROR_FIELD_MAX];
+    if (plan->keys[i].path != PASCAL_PLAN_TMA) {
+      snprintf(name, sizeof name, "keys[%zu].path", i);
+      return pascal_error_set(err, PASCAL_EINVAL, name,
+                              "%s: an attention plan streams K/V on the tma path", name);
+    }
+    if (plan->keys[i].m != m) {
+      snprintf(name, sizeof name, "keys[%zu].m", i);
+      return pascal_error_set(err, PASCAL_EINVAL, name,
+                              "%s must be %u, the attention tiling's tensor work per step", name,
+                              m);
+    }
+  }
+  return PASCAL_OK;
+}
+
 static pascal_status check_shapes(const pascal_plan *plan, pascal_error *err)
 {
   char name[PASCAL_ERROR_FIELD_MAX];
@@ -281,11 +325,15 @@ pascal_status pascal_plan_validate(const pascal_plan *plan, pascal_error *err)
                             PASCAL_PLAN_MAX_REPEATS, plan->repeats);
   switch (plan->workload) {
   case PASCAL_PLAN_SCAN:
+  case PASCAL_PLAN_ATTENTION:
     if (plan->n_shapes)
-      return pascal_error_set(err, PASCAL_EINVAL, "shapes", "a scan plan has no shapes");
+      return pascal_error_set(err, PASCAL_EINVAL, "shapes", "a %s plan has no shapes",
+                              pascal_plan_workload_name(plan->workload));
     if ((st = check_extents(plan->sizes, plan->n_sizes, "sizes", err)) ||
         (st = check_extents(plan->horizons, plan->n_horizons, "horizons", err)) ||
         (st = check_keys(plan, err)))
+      return st;
+    if (plan->workload == PASCAL_PLAN_ATTENTION && (st = check_attention_keys(plan, err)))
       return st;
     break;
   case PASCAL_PLAN_GEMM:
@@ -300,7 +348,7 @@ pascal_status pascal_plan_validate(const pascal_plan *plan, pascal_error *err)
     break;
   default:
     return pascal_error_set(err, PASCAL_EINVAL, "workload",
-                            "workload must be \"scan\" or \"gemm\"");
+                            "workload must be \"scan\", \"gemm\" or \"attention\"");
   }
   return check_run_total(plan, err);
 }

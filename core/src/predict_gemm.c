@@ -60,6 +60,8 @@ static void axis_transfer(const double *x, size_t n, double t, axis_value_fn val
  * read (an intersection, as for the scan). */
 typedef struct gemm_span {
   double lnc_lo, lnc_hi, lnk_lo, lnk_hi;
+  double lnk_dist; /* the largest distance of log n_k from the nearest knot
+                      of a curve read */
 } gemm_span;
 
 typedef struct gemm_ctx {
@@ -75,6 +77,7 @@ static double grid_value(const void *p, size_t k)
   const gemm_ctx *c = p;
   const model_grid *g = &c->md->grids[c->row->first_grid + k];
   pc_span_narrow(&c->span->lnk_lo, &c->span->lnk_hi, g->curve.x[0], g->curve.x[g->curve.n - 1]);
+  c->span->lnk_dist = fmax(c->span->lnk_dist, pc_knot_distance(g->curve.x, g->curve.n, c->lnk));
   return pascal_excess_encode(pc_curve_log_k_at(&g->curve, c->lnk));
 }
 
@@ -119,6 +122,33 @@ static void gemm_extrapolations(const pascal_model *md, const pascal_gemm_predic
                         tile_count(sp->lnk_hi), PASCAL_EXTRAP_HELD);
 }
 
+/* The transfer of one step along log tile count t (GRAPH: between left and
+ * right, CLAMP: from left). */
+static void step_transfer(const pascal_gemm_step *s, pascal_coordinate c, double t,
+                          pascal_transfers *out)
+{
+  double dl = fabs(t - log((double)s->left)), dr = fabs(log((double)s->right) - t);
+  if (s->rule == PASCAL_RULE_GRAPH)
+    pc_transfer_add(out, c, PASCAL_TRANSFER_INTERP, fmin(dl, dr));
+  else if (s->rule == PASCAL_RULE_CLAMP)
+    pc_transfer_add(out, c, PASCAL_TRANSFER_EXTRAP, dl);
+}
+
+/* How far the answer is from the grids and knots it read. */
+static void gemm_transfers(const pascal_gemm_prediction *p, const gemm_span *sp,
+                           pascal_transfers *t)
+{
+  t->n = 0;
+  step_transfer(&p->why.row, PASCAL_COORD_N_R, log((double)p->n_r), t);
+  for (size_t k = 0; k < p->why.n_rows; k++)
+    step_transfer(&p->why.col[k], PASCAL_COORD_N_C, log((double)p->n_c), t);
+  double lnk = log((double)p->n_k);
+  pc_transfer_add(t, PASCAL_COORD_N_K,
+                  lnk < sp->lnk_lo || lnk > sp->lnk_hi ? PASCAL_TRANSFER_EXTRAP
+                                                       : PASCAL_TRANSFER_INTERP,
+                  sp->lnk_dist);
+}
+
 pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gemm_shape *shape,
                                         pascal_gemm_prediction *out, pascal_error *err)
 {
@@ -129,7 +159,7 @@ pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gem
                             "this calibration is for a scan, not GEMM");
   if ((st = pascal_gemm_geometry(&md->gemm, shape, &p, err)))
     return st;
-  gemm_span span = {-INFINITY, INFINITY, -INFINITY, INFINITY};
+  gemm_span span = {-INFINITY, INFINITY, -INFINITY, INFINITY, 0};
   gemm_ctx c = {.md = md, .lnk = log((double)p.n_k), .lnc = log((double)p.n_c), .span = &span};
   p.expected = (pascal_expected_error){.pct = NAN};
   pascal_gemm_explanation *why = &p.why;
@@ -151,6 +181,7 @@ pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gem
   p.rho = p.K / p.M;
   p.fill_bytes = p.kappa * p.B0;
   gemm_extrapolations(md, &p, &span, &p.extrapolated);
+  gemm_transfers(&p, &span, &p.transfers);
   *out = p;
   return PASCAL_OK;
 }

@@ -35,6 +35,11 @@ const char *pascal_extrapolation_action_name(pascal_extrapolation_action a)
   return a == PASCAL_EXTRAP_HELD ? "held-at-end" : "clamped";
 }
 
+const char *pascal_transfer_kind_name(pascal_transfer_kind kind)
+{
+  return kind == PASCAL_TRANSFER_EXTRAP ? "extrapolated" : "interpolated";
+}
+
 const char *pascal_error_source_name(pascal_error_source s)
 {
   switch (s) {
@@ -42,6 +47,7 @@ const char *pascal_error_source_name(pascal_error_source s)
   case PASCAL_ERRSRC_LOKO: return "loko";
   case PASCAL_ERRSRC_IN_SAMPLE: return "in-sample";
   case PASCAL_ERRSRC_HELD_OUT: return "held-out";
+  case PASCAL_ERRSRC_INTERVAL: return "interval";
   }
   return "unknown";
 }

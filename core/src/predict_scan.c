@@ -36,6 +36,7 @@ static double ref_a(const model_ref *r, const ref_query *q, scan_span *sp)
   case PC_VALUE_K: break;
   }
   pc_span_narrow(&sp->lw_lo, &sp->lw_hi, r->curve.x[0], r->curve.x[r->curve.n - 1]);
+  sp->lw_dist = fmax(sp->lw_dist, pc_knot_distance(r->curve.x, r->curve.n, q->lw));
   return pascal_excess_encode(pc_curve_log_k_at(&r->curve, q->lw));
 }
 
@@ -209,7 +210,7 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
 pascal_status pc_scan_query_check(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
                                   double W, pascal_error *err)
 {
-  if (md->workload != PASCAL_WORKLOAD_SCAN)
+  if (!pascal_workload_scans(md->workload)) /* an attention model predicts its K/V scan */
     return pascal_error_set(err, PASCAL_EINVAL, "workload",
                             "this calibration is for GEMM, not a scan");
   if (key->o == 0)
@@ -274,6 +275,46 @@ static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *k
   pc_extrapolation_flag(ex, PASCAL_COORD_D, key->d, sp->d_lo, sp->d_hi, PASCAL_EXTRAP_CLAMPED);
 }
 
+/* The transfers of one family step along m: graph interpolates between
+ * same-class references, clamp takes the nearest one. */
+static void family_transfers(const pascal_family_step *f, uint32_t m, pascal_transfers *t)
+{
+  double dl = fabs((double)m - f->m_left), dr = fabs((double)f->m_right - m);
+  if (f->rule == PASCAL_RULE_GRAPH)
+    pc_transfer_add(t, PASCAL_COORD_M, PASCAL_TRANSFER_INTERP, fmin(dl, dr));
+  else if (f->rule == PASCAL_RULE_CLAMP)
+    pc_transfer_add(t, PASCAL_COORD_M, PASCAL_TRANSFER_EXTRAP, dl);
+}
+
+/* How far the answer is from the references it read, per coordinate. */
+static void scan_transfers(const pascal_scan_key *key, uint32_t N, double W,
+                           const pascal_scan_explanation *why, const scan_span *sp,
+                           pascal_transfers *t)
+{
+  t->n = 0;
+  double lw = log(W);
+  for (size_t k = 0; k < why->n_sizes; k++) {
+    const pascal_size_step *s = &why->size[k];
+    double dd = INFINITY;
+    for (size_t j = 0; j < s->n_depths; j++) {
+      family_transfers(&s->depth[j], key->m, t);
+      dd = fmin(dd, fabs((double)key->d - s->depth[j].d));
+    }
+    if (s->rule == PASCAL_RULE_DEPTH_FALLBACK)
+      pc_transfer_add(t, PASCAL_COORD_D,
+                      s->n_depths == 2 ? PASCAL_TRANSFER_INTERP : PASCAL_TRANSFER_EXTRAP, dd);
+  }
+  pc_transfer_add(t, PASCAL_COORD_W,
+                  lw < sp->lw_lo || lw > sp->lw_hi ? PASCAL_TRANSFER_EXTRAP
+                                                   : PASCAL_TRANSFER_INTERP,
+                  sp->lw_dist);
+  double dn = INFINITY;
+  for (size_t k = 0; k < why->n_sizes; k++)
+    dn = fmin(dn, fabs(log((double)N) - log((double)why->size[k].N)));
+  pc_transfer_add(t, PASCAL_COORD_N,
+                  why->n_sizes == 2 ? PASCAL_TRANSFER_INTERP : PASCAL_TRANSFER_EXTRAP, dn);
+}
+
 pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
                                double W, pc_ref_value value, pascal_scan_explanation *why,
                                scan_span *sp_out, pascal_error *err)
@@ -298,7 +339,7 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
     count = 2;
   }
   ref_query q = {value, log(W)};
-  scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY};
+  scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, 0};
   why->n_sizes = count;
   why->rule = PASCAL_RULE_EXACT;
   for (size_t k = 0; k < count; k++) {
@@ -353,6 +394,7 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
     return pascal_error_set(err, PASCAL_ERANGE, "W",
                             "W = %g gives fill bytes beyond the range of a double", W);
   scan_extrapolations(md, key, N, W, &sp, &p.extrapolated);
+  scan_transfers(key, N, W, why, &sp, &p.transfers);
   pc_scan_advise(&md->device, key, N, W, &p, &p.advice);
   *out = p;
   return PASCAL_OK;

@@ -3,7 +3,8 @@
  * a field through its table, the workload a set of fields asks for and the
  * check of a whole query (pascal/query.h; paper section 4: a scan key
  * z = (o, path, d, m) with its size N and horizon W, Algorithm predict; a
- * GEMM shape, App. C "GEMM instantiation").
+ * GEMM shape, App. C "GEMM instantiation"; an attention launch,
+ * pascal/attention.h).
  */
 #include "pascal/query.h"
 
@@ -16,6 +17,7 @@
 
 #define SCAN(member) offsetof(pascal_query, scan.member)
 #define GEMM(member) offsetof(pascal_query, gemm.member)
+#define ATT(member)  offsetof(pascal_query, attention.shape.member)
 static const pascal_query_field scan_fields[] = {
     {"o", PASCAL_QUERY_UINT, true, true, 1, PASCAL_PLAN_MAX_OCCUPANCY, SCAN(key.o),
      "resident CTAs per SM", "2"},
@@ -37,10 +39,37 @@ static const pascal_query_field gemm_fields[] = {
     {"Kg", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Kg), "the reduction dimension",
      "4096"},
 };
+/* The tiling members are optional (0: the calibration's); a value the
+ * calibration does not have is the model's refusal, not a range. */
+static const pascal_query_field attention_fields[] = {
+    {"seq_q", PASCAL_QUERY_UINT, true, true, 1, INT32_MAX, ATT(seq_q), "query sequence length",
+     "4096"},
+    {"seq_kv", PASCAL_QUERY_UINT, true, true, 1, INT32_MAX, ATT(seq_kv),
+     "key/value sequence length", "16384"},
+    {"heads", PASCAL_QUERY_UINT, true, true, 1, 65536, ATT(heads), "query heads", "8"},
+    {"kv_heads", PASCAL_QUERY_UINT, false, true, 1, 65536, ATT(kv_heads),
+     "key/value heads (absent: 1, multi-query; only 1 is modelled)", "1"},
+    {"head_dim", PASCAL_QUERY_UINT, true, true, 1, 1024, ATT(head_dim),
+     "columns of Q, K, V and O (the calibration's)", "64"},
+    {"block_q", PASCAL_QUERY_UINT, false, true, 1, 1024, ATT(block_q),
+     "query rows per CTA (absent: the calibration's)", "64"},
+    {"block_kv", PASCAL_QUERY_UINT, false, true, 1, 1024, ATT(block_kv),
+     "K/V rows per pipeline step (absent: the calibration's)", "64"},
+    {"stages", PASCAL_QUERY_UINT, true, true, 1, PASCAL_PLAN_MAX_DEPTH, ATT(stages),
+     "pipeline depth of the K/V stream (a calibrated depth)", "2"},
+    {"elem_bytes", PASCAL_QUERY_UINT, false, true, 1, 8, ATT(elem_bytes),
+     "bytes per element (absent: the calibration's)", "2"},
+    {"causal", PASCAL_QUERY_UINT, false, true, 0, 1, ATT(causal),
+     "1: causal mask (not modelled: refused); absent or 0: none", "0"},
+};
 #undef SCAN
 #undef GEMM
+#undef ATT
+#define ATT_HEADS    2 /* attention_fields[ATT_HEADS] is heads    */
+#define ATT_KV_HEADS 3 /* attention_fields[ATT_KV_HEADS] is kv_heads */
 _Static_assert(sizeof scan_fields / sizeof *scan_fields <= PASCAL_QUERY_FIELDS_MAX &&
-                   sizeof gemm_fields / sizeof *gemm_fields <= PASCAL_QUERY_FIELDS_MAX,
+                   sizeof gemm_fields / sizeof *gemm_fields <= PASCAL_QUERY_FIELDS_MAX &&
+                   sizeof attention_fields / sizeof *attention_fields <= PASCAL_QUERY_FIELDS_MAX,
                "`given` has a bit for every field");
 
 size_t pascal_query_fields(pascal_workload workload, const pascal_query_field **out)
@@ -48,6 +77,9 @@ size_t pascal_query_fields(pascal_workload workload, const pascal_query_field **
   switch (workload) {
   case PASCAL_WORKLOAD_SCAN: *out = scan_fields; return sizeof scan_fields / sizeof *scan_fields;
   case PASCAL_WORKLOAD_GEMM: *out = gemm_fields; return sizeof gemm_fields / sizeof *gemm_fields;
+  case PASCAL_WORKLOAD_ATTENTION:
+    *out = attention_fields;
+    return sizeof attention_fields / sizeof *attention_fields;
   }
   *out = NULL;
   return 0;
@@ -90,6 +122,15 @@ pascal_query pascal_query_gemm(const pascal_gemm_shape *shape)
   pascal_query q;
   query_init(&q, PASCAL_WORKLOAD_GEMM, all_given(sizeof gemm_fields / sizeof *gemm_fields));
   q.gemm.shape = *shape;
+  return q;
+}
+
+pascal_query pascal_query_attention(const pascal_attention_shape *shape)
+{
+  pascal_query q;
+  query_init(&q, PASCAL_WORKLOAD_ATTENTION,
+             all_given(sizeof attention_fields / sizeof *attention_fields));
+  q.attention.shape = *shape;
   return q;
 }
 
@@ -170,13 +211,18 @@ static const char *own_given(pascal_workload w, int (*given)(const char *, void 
 pascal_status pascal_query_workload(int (*given)(const char *name, void *arg), void *arg,
                                     const char *prefix, pascal_workload *out, pascal_error *err)
 {
+  const char *scan = own_given(PASCAL_WORKLOAD_SCAN, given, arg);
   const char *gemm = own_given(PASCAL_WORKLOAD_GEMM, given, arg);
-  if (gemm && own_given(PASCAL_WORKLOAD_SCAN, given, arg)) {
+  const char *attention = own_given(PASCAL_WORKLOAD_ATTENTION, given, arg);
+  const char *mixed = gemm && scan ? gemm : attention && (scan || gemm) ? attention : NULL;
+  if (mixed) {
     char name[PASCAL_ERROR_FIELD_MAX];
-    field_name(name, prefix, gemm);
-    return pascal_error_set(err, PASCAL_EINVAL, name, PASCAL_PREDICT_MIXED_MESSAGE);
+    field_name(name, prefix, mixed);
+    return pascal_error_set(err, PASCAL_EINVAL, name, "%s",
+                            mixed == gemm ? PASCAL_PREDICT_MIXED_MESSAGE
+                                          : PASCAL_PREDICT_MIXED_ATTENTION_MESSAGE);
   }
-  *out = gemm ? PASCAL_WORKLOAD_GEMM : PASCAL_WORKLOAD_SCAN;
+  *out = attention ? PASCAL_WORKLOAD_ATTENTION : gemm ? PASCAL_WORKLOAD_GEMM : PASCAL_WORKLOAD_SCAN;
   return PASCAL_OK;
 }
 
@@ -206,6 +252,20 @@ static pascal_status check_scan(const pascal_query *q, const char *prefix, pasca
                           "field '%s' must be 0 (or absent) for path sync", name);
 }
 
+/* Attention's kv_heads (1 when absent) divides its heads. */
+static pascal_status check_attention(const pascal_query *q, const char *prefix, pascal_error *err)
+{
+  assert(attention_fields[ATT_HEADS].offset == offsetof(pascal_query, attention.shape.heads) &&
+         attention_fields[ATT_KV_HEADS].offset == offsetof(pascal_query, attention.shape.kv_heads));
+  const pascal_attention_shape *s = &q->attention.shape;
+  if (!((q->given >> ATT_KV_HEADS) & 1) || s->heads % s->kv_heads == 0)
+    return PASCAL_OK;
+  char name[PASCAL_ERROR_FIELD_MAX];
+  field_name(name, prefix, "kv_heads");
+  return pascal_error_set(err, PASCAL_EINVAL, name, "field '%s' (%u) must divide heads (%u)", name,
+                          s->kv_heads, s->heads);
+}
+
 /* Every required field given, and (when `ranges`) every number in its
  * range; then the workload's rules. */
 static pascal_status check(const pascal_query *q, int ranges, const char *prefix, pascal_error *err)
@@ -228,7 +288,12 @@ static pascal_status check(const pascal_query *q, int ranges, const char *prefix
         return out_of_range(&f[i], prefix, err);
     }
   }
-  return q->workload == PASCAL_WORKLOAD_SCAN ? check_scan(q, prefix, err) : PASCAL_OK;
+  switch (q->workload) {
+  case PASCAL_WORKLOAD_SCAN: return check_scan(q, prefix, err);
+  case PASCAL_WORKLOAD_ATTENTION: return check_attention(q, prefix, err);
+  case PASCAL_WORKLOAD_GEMM: break;
+  }
+  return PASCAL_OK;
 }
 
 pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pascal_error *err)

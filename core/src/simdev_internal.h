@@ -221,6 +221,38 @@ static inline double pc_simdev_compute_ns(const pascal_simdev_profile *p, uint32
  * chip's fixed skew times a factor uniform in +-sm_clock_spread from rng. */
 void pc_simdev_draw_clocks(pascal_simdev *dev, simdev_rng *rng);
 
+/* ---- the scan engine (simdev_scan.c) ---- */
+
+/* What a run of the scan engine streams: a scan's W M CTAs over blocks
+ * 0..N-1 (pascal_simdev_run_scan), or an attention launch's CTAs over their
+ * heads' K/V steps with a query tile and an output tile each
+ * (simdev_attention.c). */
+typedef struct pc_scan_cfg {
+  uint32_t o, d;
+  int tma;
+  uint32_t N;          /* blocks per stream                           */
+  uint64_t ctas;       /* CTAs in all (a scan: W M), >= 1             */
+  uint32_t lines;      /* cache lines the run names (all ids < lines)  */
+  uint32_t line_bytes; /* bytes per line: DRAM and link times scale    */
+  uint32_t capacity;   /* 0: the profile's L2 (pc_simdev_mem_prepare)  */
+  double work_ns;      /* per block, before clock, noise and jitter    */
+  uint32_t checkpoint_blocks;
+  uint64_t seed;       /* the run's rng seed                           */
+  /* attention (tiles = 1): CTA c is tile c mod tiles_per_head of head
+   * c / tiles_per_head, whose K/V head (c / tiles_per_head) / heads_per_kv
+   * has lines [that * N, that * N + N); query tile line q_first + c,
+   * output tile line o_first + c; causal: the steps up to its last row */
+  int tiles, causal;
+  uint64_t tiles_per_head;
+  uint32_t heads_per_kv, block_q, block_kv, q_first, o_first;
+} pc_scan_cfg;
+
+/* Run the engine; out as pascal_simdev_run_scan's, with K = fills /
+ * (ctas / M * N). */
+pascal_status pc_simdev_scan_engine(pascal_simdev *dev, const pc_scan_cfg *cfg,
+                                    pascal_simdev_stats *out, pascal_simdev_snapshots *snaps,
+                                    pascal_error *err);
+
 /* simdev.c: grow *buf (elements of `elem` bytes) to hold `need`; *cap tracks
  * it. The device keeps the per-run buffers and reuses them from run to run. */
 pascal_status pc_simdev_grow(void **buf, size_t *cap, size_t need, size_t elem, const char *what,

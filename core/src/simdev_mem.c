@@ -131,15 +131,15 @@ static pascal_status geometry(const pascal_simdev_profile *p, uint32_t capacity,
     g[2] = capacity;
     return PASCAL_OK;
   }
-  double scale = (double)p->block_bytes / (double)line_bytes;
-  uint32_t sets =
+  uint64_t sets =
       p->l2_sets ? p->l2_sets : (p->l2_ways ? p->capacity_blocks / (p->l2_partitions * p->l2_ways) : 0);
-  double lines = p->l2_ways ? (double)sets * scale : (double)p->capacity_blocks * scale;
-  if (!(lines >= 1.0) || lines > 4294967295.0)
+  /* in whole lines of line_bytes (exact integer arithmetic) */
+  uint64_t lines = (p->l2_ways ? sets : p->capacity_blocks) * p->block_bytes / line_bytes;
+  if (lines < 1 || lines > UINT32_MAX)
     return pascal_error_set(err, PASCAL_EINVAL, "C",
-                            "the cache would hold %.0f lines of %u bytes; it must hold 1 to "
+                            "the cache would hold %llu lines of %u bytes; it must hold 1 to "
                             "2^32 - 1",
-                            lines, line_bytes);
+                            (unsigned long long)lines, line_bytes);
   if (p->l2_ways) { /* sets scale with the line size, ways stay */
     g[0] = p->l2_partitions;
     g[1] = (uint32_t)lines;

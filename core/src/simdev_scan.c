@@ -35,6 +35,14 @@
  * L2 -> SM link transfer).
  * Request ids index a per-slot ring of n_p + 1 entries: the outstanding
  * blocks of a CTA are j .. j + n_p, distinct modulo n_p + 1.
+ *
+ * The same engine runs an attention launch (simdev_attention.c, through
+ * pc_simdev_scan_engine): its blocks are K/V steps, a CTA's stream may be
+ * shorter than N (causal) and start at another head's lines, and with
+ * `tiles` each CTA first reads a query tile of its own (its own event id
+ * after the rings; block 0's work waits for it) and writes an output tile
+ * when it ends. A plain scan takes none of these paths and draws the same
+ * random numbers as before them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -54,6 +62,9 @@ struct simdev_slot {
   double noise;      /* the CTA's AR(1) relative work deviation    */
   uint64_t wave;     /* wave of the current (or next) CTA          */
   uint64_t progress; /* blocks consumed by this slot over all CTAs */
+  uint64_t cta;      /* the current (or next) CTA's index          */
+  uint32_t n, base;  /* its stream: blocks base .. base + n - 1    */
+  double q_arrival;  /* tiles: its query tile's arrival (< 0: not yet) */
 };
 
 typedef struct scan_run {
@@ -67,6 +78,7 @@ typedef struct scan_run {
   simdev_rng rng;
   uint32_t M, R, np, N, capacity, checkpoint;
   int tma;
+  const pc_scan_cfg *cfg;
   double issue_ns, work_ns, jitter, launch_ns, start_jitter_ns, dispatch_ns, barrier_ns;
   double noise_sd, noise_phi, noise_innov; /* AR(1): x' = phi x + innov U(-1,1) */
   double dispatch_free;                    /* the dispatcher is busy until */
@@ -131,7 +143,7 @@ static void issue(scan_run *r, uint32_t s, double now)
   uint32_t b = sl->issued++;
   uint32_t idx = b % r->R;
   double ready;
-  pc_simdev_mem_lookup(r->mem, sl->sm, b, now, &ready);
+  pc_simdev_mem_lookup(r->mem, sl->sm, sl->base + b, now, &ready);
   r->ring_arrival[(size_t)s * r->R + idx] = -1.0;
   pc_simdev_heap_push(r->heap, ready, r->M + s * r->R + idx);
 }
@@ -158,6 +170,18 @@ static void begin_work(scan_run *r, uint32_t s, double start)
   pc_simdev_heap_push(r->heap, start + work, s);
 }
 
+/* When block j's work may start as far as its data goes: its arrival, for
+ * block 0 of a CTA with a query tile the later of it and the tile's; < 0
+ * while one is still on its way. */
+static double data_at(const scan_run *r, uint32_t s)
+{
+  const simdev_slot *sl = &r->slots[s];
+  double arr = r->ring_arrival[(size_t)s * r->R + sl->j % r->R];
+  if (!r->cfg->tiles || sl->j != 0 || arr < 0.0)
+    return arr;
+  return sl->q_arrival < 0.0 ? -1.0 : fmax(arr, sl->q_arrival);
+}
+
 /* Top of Algorithm 2's loop for block j at worker time t (>= now). */
 static void loop_top(scan_run *r, uint32_t s, double now, double t)
 {
@@ -166,12 +190,27 @@ static void loop_top(scan_run *r, uint32_t s, double now, double t)
     issue(r, s, now);
     t += r->issue_ns;
   }
-  double arr = r->ring_arrival[(size_t)s * r->R + sl->j % r->R];
+  double arr = data_at(r, s);
   if (arr >= 0.0) {
     begin_work(r, s, arr > t ? arr : t);
   } else {
     sl->waiting = 1;
     sl->wait_from = t;
+  }
+}
+
+/* The blocks CTA `cta` streams (the whole scan for a scan). */
+static void cta_stream(const pc_scan_cfg *c, uint64_t cta, uint32_t *base, uint32_t *n)
+{
+  *base = 0;
+  *n = c->N;
+  if (!c->tiles)
+    return;
+  uint64_t head = cta / c->tiles_per_head, tile = cta % c->tiles_per_head;
+  *base = (uint32_t)(head / c->heads_per_kv * c->N);
+  if (c->causal) { /* the steps holding keys 0 .. its last query row */
+    uint64_t keys = (tile + 1) * c->block_q, steps = (keys + c->block_kv - 1) / c->block_kv;
+    *n = steps < c->N ? (uint32_t)steps : c->N;
   }
 }
 
@@ -182,8 +221,16 @@ static void on_start(scan_run *r, uint32_t s, double now)
   sl->j = sl->issued = 0;
   sl->noise = r->noise_sd > 0.0 ? centred(r, r->noise_sd) : 0.0; /* stationary start */
   double t = now;
+  cta_stream(r->cfg, sl->cta, &sl->base, &sl->n);
+  if (r->cfg->tiles) { /* its query tile, a line of its own */
+    double ready;
+    pc_simdev_mem_lookup(r->mem, sl->sm, r->cfg->q_first + (uint32_t)sl->cta, now, &ready);
+    sl->q_arrival = -1.0;
+    pc_simdev_heap_push(r->heap, ready, r->M + r->M * r->R + s);
+    t += r->issue_ns;
+  }
   if (r->tma) {
-    uint32_t prime = r->np < r->N ? r->np : r->N;
+    uint32_t prime = r->np < sl->n ? r->np : sl->n;
     for (uint32_t b = 0; b < prime; b++) {
       issue(r, s, now);
       t += r->issue_ns;
@@ -216,24 +263,27 @@ static void on_block_done(scan_run *r, uint32_t s, double now)
 {
   simdev_slot *sl = &r->slots[s];
   double t = now;
-  if (r->np > 0 && sl->j + r->np < r->N) {
+  if (r->np > 0 && sl->j + r->np < sl->n) {
     issue(r, s, now); /* block j + n_p: the CTA has issued exactly j + n_p */
     t += r->issue_ns;
   }
   sl->j++;
   sl->progress++;
-  if (sl->j < r->N) {
+  if (sl->j < sl->n) {
     if (r->checkpoint && sl->j % r->checkpoint == 0)
       arrive(r, s, t);
     else
       loop_top(r, s, now, t);
     return;
   }
-  sl->active = 0; /* CTA done; the slot takes the next one, if any */
+  sl->active = 0;    /* CTA done; the slot takes the next one, if any */
+  if (r->cfg->tiles) /* its output tile, written without a read */
+    pc_simdev_mem_write(r->mem, r->cfg->o_first + (uint32_t)sl->cta, now);
   if (t > r->end_ns)
     r->end_ns = t;
   if (r->ctas_launched < r->ctas_total) {
     sl->wave = r->ctas_launched / r->M;
+    sl->cta = r->ctas_launched;
     r->ctas_launched++;
     pc_simdev_heap_push(r->heap, draw_start(r, t), s);
   }
@@ -246,17 +296,34 @@ static void on_resume(scan_run *r, uint32_t s, double now)
   loop_top(r, s, now, now);
 }
 
+/* Slot s waits for block j's data: start its work if it is all there. */
+static void resume_if_ready(scan_run *r, uint32_t s)
+{
+  simdev_slot *sl = &r->slots[s];
+  double arr = data_at(r, s);
+  if (arr < 0.0)
+    return;
+  sl->waiting = 0;
+  begin_work(r, s, arr > sl->wait_from ? arr : sl->wait_from);
+}
+
 static void on_ready(scan_run *r, uint32_t req, double now)
 {
   uint32_t s = req / r->R, idx = req % r->R;
   simdev_slot *sl = &r->slots[s];
   double arr = pc_simdev_mem_transfer(r->mem, sl->sm, now);
-  if (sl->waiting && sl->j % r->R == idx) {
-    sl->waiting = 0;
-    begin_work(r, s, arr > sl->wait_from ? arr : sl->wait_from);
-  } else {
-    r->ring_arrival[(size_t)s * r->R + idx] = arr;
-  }
+  r->ring_arrival[(size_t)s * r->R + idx] = arr;
+  if (sl->waiting && sl->j % r->R == idx)
+    resume_if_ready(r, s);
+}
+
+/* Slot s's query tile reached L2: over the link, then block 0 may start. */
+static void on_query_ready(scan_run *r, uint32_t s, double now)
+{
+  simdev_slot *sl = &r->slots[s];
+  sl->q_arrival = pc_simdev_mem_transfer(r->mem, sl->sm, now);
+  if (sl->waiting && sl->j == 0)
+    resume_if_ready(r, s);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -330,8 +397,106 @@ static pascal_status scan_buffers(pascal_simdev *dev, uint32_t M, uint32_t R, pa
   st = pc_simdev_grow((void **)&dev->scratch, &dev->scratch_cap, M, sizeof(uint64_t), "slots", err);
   if (st != PASCAL_OK)
     return st;
-  if (pc_simdev_heap_reserve(&dev->heap, (size_t)M * (R + 1)) != PASCAL_OK)
+  if (pc_simdev_heap_reserve(&dev->heap, (size_t)M * (R + 2)) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "slots", "cannot allocate the event queue");
+  return PASCAL_OK;
+}
+
+pascal_status pc_simdev_scan_engine(pascal_simdev *dev, const pc_scan_cfg *cfg,
+                                    pascal_simdev_stats *out, pascal_simdev_snapshots *snaps,
+                                    pascal_error *err)
+{
+  const pascal_simdev_profile *p = &dev->profile;
+  scan_run r;
+  memset(&r, 0, sizeof r);
+  r.cfg = cfg;
+  r.M = p->sm_count * cfg->o;
+  r.N = cfg->N;
+  r.tma = cfg->tma;
+  r.np = r.tma ? cfg->d - 1 + p->priming_extra : 0;
+  r.R = r.np + 1;
+  r.rng.s = cfg->seed;
+  pascal_status st = scan_buffers(dev, r.M, r.R, err);
+  if (st != PASCAL_OK)
+    return st;
+  st = pc_simdev_mem_prepare(dev, cfg->lines, cfg->capacity, cfg->line_bytes, &r.rng, err);
+  if (st != PASCAL_OK)
+    return st;
+  /* the snapshots' gap law reads the cache as C lines */
+  r.capacity = cfg->capacity ? cfg->capacity
+                             : (uint32_t)((uint64_t)p->capacity_blocks * p->block_bytes /
+                                          cfg->line_bytes);
+  if (!r.tma) /* the sync path loads a block in sync_rounds dependent rounds */
+    dev->mem.rounds = (double)p->sync_rounds;
+  r.mem = &dev->mem;
+  r.heap = &dev->heap;
+  r.slots = dev->slots;
+  r.ring_arrival = dev->ring_arrival;
+  r.issue_ns = r.tma ? p->tma_issue_ns : p->sync_issue_ns;
+  r.work_ns = cfg->work_ns;
+  r.jitter = p->service_jitter;
+  r.launch_ns = p->launch_ns;
+  r.start_jitter_ns = p->start_jitter_ns;
+  r.dispatch_ns = p->dispatch_ns;
+  r.barrier_ns = p->grid_barrier_ns;
+  r.checkpoint = cfg->checkpoint_blocks;
+  r.noise_sd = p->work_noise;
+  r.noise_phi = exp(-1.0 / p->work_noise_blocks);
+  r.noise_innov = p->work_noise * sqrt(1.0 - r.noise_phi * r.noise_phi);
+  pc_simdev_draw_clocks(dev, &r.rng);
+  r.sm_clock = dev->sm_clock;
+  for (uint32_t i = 0; i < p->sm_count; i++)
+    dev->exec_free[i] = 0.0;
+  r.exec_free = dev->exec_free;
+  r.shared_frac =
+      r.work_ns > 0.0 ? p->exec_shared * (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
+  r.ctas_total = cfg->ctas;
+  uint32_t first = cfg->ctas < r.M ? (uint32_t)cfg->ctas : r.M; /* a launch may not fill a wave */
+  r.ctas_launched = first;
+  /* the first wave is dispatched in a per-run random order of the slots */
+  uint64_t *order = dev->scratch;
+  for (uint32_t s = 0; s < r.M; s++) {
+    memset(&r.slots[s], 0, sizeof r.slots[s]);
+    r.slots[s].sm = s % p->sm_count;
+    r.slots[s].cta = s;
+    order[s] = s;
+  }
+  for (uint32_t i = r.M; i > 1; i--) {
+    uint32_t k = (uint32_t)(pc_simdev_rng_unit(&r.rng) * i), last = i - 1;
+    uint64_t tmp = order[k];
+    order[k] = order[last];
+    order[last] = tmp;
+  }
+  for (uint32_t i = 0; i < r.M; i++)
+    if (order[i] < first)
+      pc_simdev_heap_push(r.heap, draw_start(&r, 0.0), (uint32_t)order[i]);
+  if (snaps)
+    snaps->count = 0;
+  double next_snap = snaps ? snaps->interval_ns : INFINITY;
+  uint32_t queries = r.M + r.M * r.R; /* event ids of the query tiles' reads */
+  simdev_event e;
+  while (pc_simdev_heap_pop(r.heap, &e)) {
+    while (e.t > next_snap) {
+      if (snaps->count < snaps->capacity) {
+        snapshot(&r, next_snap, dev->scratch, &snaps->items[snaps->count++]);
+        next_snap += snaps->interval_ns;
+      } else {
+        next_snap = INFINITY;
+      }
+    }
+    if (e.id >= queries)
+      on_query_ready(&r, e.id - queries, e.t);
+    else if (e.id >= r.M)
+      on_ready(&r, e.id - r.M, e.t);
+    else if (!r.slots[e.id].active)
+      on_start(&r, e.id, e.t);
+    else if (r.slots[e.id].at_checkpoint)
+      on_resume(&r, e.id, e.t);
+    else
+      on_block_done(&r, e.id, e.t);
+  }
+  pc_simdev_mem_stats(r.mem, cfg->line_bytes, r.end_ns, (double)cfg->ctas / r.M * (double)cfg->N,
+                      r.M, out);
   return PASCAL_OK;
 }
 
@@ -349,88 +514,20 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
     return pascal_error_set(err, PASCAL_EINVAL, "snapshots",
                             "snapshots need interval_ns > 0 and items for their capacity");
   const pascal_simdev_profile *p = &dev->profile;
-  scan_run r;
-  memset(&r, 0, sizeof r);
-  r.M = p->sm_count * scan->o;
-  r.N = (uint32_t)scan->N;
-  r.tma = scan->path_tma;
-  r.np = r.tma ? scan->d - 1 + p->priming_extra : 0;
-  r.R = r.np + 1;
-  uint64_t key = pc_simdev_seed_mix(pc_simdev_seed_mix(pc_simdev_seed_mix(scan->o, (uint64_t)r.tma),
-                                                       ((uint64_t)scan->d << 32) | scan->m),
-                                    pc_simdev_seed_mix(scan->N, scan->W));
-  r.rng.s = pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, key), scan->seed);
-  st = scan_buffers(dev, r.M, r.R, err);
-  if (st != PASCAL_OK)
-    return st;
-  r.capacity = p->capacity_blocks;
-  st = pc_simdev_mem_prepare(dev, r.N, 0, p->block_bytes, &r.rng, err);
-  if (st != PASCAL_OK)
-    return st;
-  r.mem = &dev->mem;
-  r.heap = &dev->heap;
-  r.slots = dev->slots;
-  r.ring_arrival = dev->ring_arrival;
-  r.issue_ns = r.tma ? p->tma_issue_ns : p->sync_issue_ns;
-  r.work_ns = p->consume_ns + pc_simdev_compute_ns(p, scan->m) + p->cta_sync_ns +
-              (scan->m > 0 ? p->mma_setup_ns : 0.0);
-  if (!r.tma) /* the sync path loads a block in sync_rounds dependent rounds */
-    dev->mem.rounds = (double)p->sync_rounds;
-  r.jitter = p->service_jitter;
-  r.launch_ns = p->launch_ns;
-  r.start_jitter_ns = p->start_jitter_ns;
-  r.dispatch_ns = p->dispatch_ns;
-  r.barrier_ns = p->grid_barrier_ns;
-  r.checkpoint = scan->checkpoint_blocks;
-  r.noise_sd = p->work_noise;
-  r.noise_phi = exp(-1.0 / p->work_noise_blocks);
-  r.noise_innov = p->work_noise * sqrt(1.0 - r.noise_phi * r.noise_phi);
-  pc_simdev_draw_clocks(dev, &r.rng);
-  r.sm_clock = dev->sm_clock;
-  for (uint32_t i = 0; i < p->sm_count; i++)
-    dev->exec_free[i] = 0.0;
-  r.exec_free = dev->exec_free;
-  r.shared_frac =
-      r.work_ns > 0.0 ? p->exec_shared * (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
-  r.ctas_total = scan->W * r.M;
-  r.ctas_launched = r.M;
-  /* the first wave is dispatched in a per-run random order of the slots */
-  uint64_t *order = dev->scratch;
-  for (uint32_t s = 0; s < r.M; s++) {
-    memset(&r.slots[s], 0, sizeof r.slots[s]);
-    r.slots[s].sm = s % p->sm_count;
-    order[s] = s;
-  }
-  for (uint32_t i = r.M; i > 1; i--) {
-    uint32_t k = (uint32_t)(pc_simdev_rng_unit(&r.rng) * i), last = i - 1;
-    uint64_t tmp = order[k];
-    order[k] = order[last];
-    order[last] = tmp;
-  }
-  for (uint32_t i = 0; i < r.M; i++)
-    pc_simdev_heap_push(r.heap, draw_start(&r, 0.0), (uint32_t)order[i]);
-  if (snaps)
-    snaps->count = 0;
-  double next_snap = snaps ? snaps->interval_ns : INFINITY;
-  simdev_event e;
-  while (pc_simdev_heap_pop(r.heap, &e)) {
-    while (e.t > next_snap) {
-      if (snaps->count < snaps->capacity) {
-        snapshot(&r, next_snap, dev->scratch, &snaps->items[snaps->count++]);
-        next_snap += snaps->interval_ns;
-      } else {
-        next_snap = INFINITY;
-      }
-    }
-    if (e.id >= r.M)
-      on_ready(&r, e.id - r.M, e.t);
-    else if (!r.slots[e.id].active)
-      on_start(&r, e.id, e.t);
-    else if (r.slots[e.id].at_checkpoint)
-      on_resume(&r, e.id, e.t);
-    else
-      on_block_done(&r, e.id, e.t);
-  }
-  pc_simdev_mem_stats(r.mem, p->block_bytes, r.end_ns, (double)scan->W * (double)scan->N, r.M, out);
-  return PASCAL_OK;
+  uint64_t key =
+      pc_simdev_seed_mix(pc_simdev_seed_mix(pc_simdev_seed_mix(scan->o, (uint64_t)scan->path_tma),
+                                            ((uint64_t)scan->d << 32) | scan->m),
+                         pc_simdev_seed_mix(scan->N, scan->W));
+  pc_scan_cfg cfg = {.o = scan->o,
+                     .tma = scan->path_tma,
+                     .d = scan->d,
+                     .N = (uint32_t)scan->N,
+                     .ctas = scan->W * p->sm_count * scan->o,
+                     .lines = (uint32_t)scan->N,
+                     .line_bytes = p->block_bytes,
+                     .work_ns = p->consume_ns + pc_simdev_compute_ns(p, scan->m) + p->cta_sync_ns +
+                                (scan->m > 0 ? p->mma_setup_ns : 0.0),
+                     .checkpoint_blocks = scan->checkpoint_blocks,
+                     .seed = pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, key), scan->seed)};
+  return pc_simdev_scan_engine(dev, &cfg, out, snaps, err);
 }

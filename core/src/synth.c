@@ -1,7 +1,8 @@
 /*
  * synth.c - synthetic calibrations from the documented response laws of
  * pascal/synth.h (issue 3 item 8): smooth within an execution class of
- * section 4.3, with seeded log-normal measurement noise.
+ * section 4.3, with seeded log-normal measurement noise, kept within the
+ * physically possible range of each run (pascal/plausible.h).
  */
 #include "pascal/synth.h"
 
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pascal/plausible.h"
 #include "pascal/predict.h"
 
 /* Law parameters by name, with their domains. */
@@ -225,6 +227,14 @@ static double normal(uint64_t *state)
   return sqrt(-2 * log(u1)) * cos(TWO_PI * u2);
 }
 
+/* A noisy measurement kept where a real one can lie (pascal/plausible.h):
+ * no run fills less than its cold bytes nor more than M fills per
+ * reference. */
+static double within(double fill_bytes, double cold, double most)
+{
+  return fill_bytes < cold ? cold : fill_bytes > most ? most : fill_bytes;
+}
+
 static pascal_status check_plan_u32(const uint32_t *v, size_t n, const char *name,
                                     pascal_error *err)
 {
@@ -263,11 +273,14 @@ static pascal_status synth_scan(const pascal_synth_law *law, const pascal_synth_
                                  .W = plan->horizons[h],
                                  .has_repeat = true,
                                  .repeat = r};
-          double K;
-          if ((st = pascal_synth_scan_k(law, &run.key, run.N, run.W, &K, err)))
+          double K, cold, most;
+          if ((st = pascal_synth_scan_k(law, &run.key, run.N, run.W, &K, err)) ||
+              (st = pascal_plausible_scan_fills(&law->device, &run.key, run.N, run.W, &cold, &most,
+                                                err)))
             return st;
-          run.fill_bytes =
-              K * law->device.block_bytes * (double)run.W * run.N * exp(law->noise * normal(rng));
+          run.fill_bytes = within(K * law->device.block_bytes * (double)run.W * run.N *
+                                      exp(law->noise * normal(rng)),
+                                  cold, most);
           if ((st = pascal_calibration_append_scan(cal, &run, err)))
             return st;
         }
@@ -297,7 +310,10 @@ static pascal_status synth_gemm(const pascal_synth_law *law, const pascal_synth_
       if ((st = pascal_synth_gemm_k(law, &run.shape, &K, err)) ||
           (st = pascal_gemm_geometry(&law->gemm, &run.shape, &g, err)))
         return st;
-      run.fill_bytes = K * g.Q / g.M * exp(law->noise * normal(rng));
+      double cold, most;
+      if ((st = pascal_plausible_gemm_fills(&law->gemm, &run.shape, &cold, &most, err)))
+        return st;
+      run.fill_bytes = within(K * g.Q / g.M * exp(law->noise * normal(rng)), cold, most);
       if ((st = pascal_calibration_append_gemm(cal, &run, err)))
         return st;
     }

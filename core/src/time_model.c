@@ -40,7 +40,7 @@ pascal_status pascal_model_time_gemm(const pascal_model *model, pascal_gemm_time
 pascal_status pascal_model_time_scan_ref(const pascal_model *model, size_t index, double *cost_s,
                                          double *fixed_s, pascal_error *err)
 {
-  if (model->workload != PASCAL_WORKLOAD_SCAN)
+  if (!pascal_workload_scans(model->workload))
     return pascal_error_set(err, PASCAL_EINVAL, "workload", "this is a GEMM model, not a scan");
   if (!model->timed)
     return pascal_error_set(err, PASCAL_ENOTFOUND, "time", "the model has no calibrated time");

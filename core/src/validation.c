@@ -5,6 +5,7 @@
  * it into an answer's expected_error_pct.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,83 @@ pascal_status pascal_validation_add(pascal_validation *v, const pascal_validated
 void pascal_validation_free(pascal_validation *v)
 {
   free(v->keys);
+  free(v->losses);
+  pascal_interval_free(&v->interval);
   memset(v, 0, sizeof *v);
+}
+
+static bool same_family(const pascal_scan_key *a, const pascal_scan_key *b)
+{
+  return a->o == b->o && a->path == b->path && a->d == b->d;
+}
+
+pascal_status pascal_family_losses(const pascal_loko_report *loko, pascal_family_loss **out,
+                                   size_t *n, pascal_error *err)
+{
+  bool scan = pascal_workload_scans(loko->workload);
+  *out = NULL;
+  *n = 0;
+  size_t cap = 0;
+  for (size_t i = 0; i < loko->n_keys; i++) { /* i: the family's first key */
+    const pascal_key_report *first = &loko->keys[i];
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = !scan || same_family(&loko->keys[j].key, &first->key);
+    if (seen)
+      continue;
+    pascal_family_loss f = {.family = {0}};
+    if (scan)
+      f.family = (pascal_scan_key){.o = first->key.o, .path = first->key.path, .d = first->key.d};
+    for (size_t j = i; j < loko->n_keys; j++) {
+      const pascal_key_report *k = &loko->keys[j];
+      double p = k->mape[PASCAL_METHOD_PASCAL], a = k->mape[PASCAL_METHOD_ALIGNED];
+      if ((scan && !same_family(&k->key, &first->key)) || !k->n_scored || !isfinite(p) ||
+          !isfinite(a))
+        continue;
+      f.pascal_pct += p;
+      f.aligned_pct += a;
+      f.n_keys++;
+    }
+    if (!f.n_keys)
+      continue;
+    f.pascal_pct /= (double)f.n_keys;
+    f.aligned_pct /= (double)f.n_keys;
+    if (!(f.pascal_pct > f.aligned_pct))
+      continue;
+    if (pascal_grow((void **)out, &cap, *n + 1, sizeof **out)) {
+      free(*out);
+      *out = NULL;
+      *n = 0;
+      return pascal_error_set(err, PASCAL_ENOMEM, "validation", "out of memory");
+    }
+    (*out)[(*n)++] = f;
+  }
+  return PASCAL_OK;
+}
+
+void pascal_family_loss_describe(const pascal_family_loss *f, pascal_workload workload, char *buf,
+                                 size_t len)
+{
+  char family[64];
+  if (pascal_workload_scans(workload))
+    snprintf(family, sizeof family, "family o=%u %s d=%u", f->family.o,
+             pascal_path_name(f->family.path), f->family.d);
+  else
+    snprintf(family, sizeof family, "the GEMM grids");
+  snprintf(buf, len,
+           "%s: PASCAL's leave-one-key-out error %.2f %% exceeds aligned %s's %.2f %% over its "
+           "%zu keys",
+           family, f->pascal_pct, pascal_workload_scans(workload) ? "K = 1" : "K_0", f->aligned_pct,
+           f->n_keys);
+}
+
+const pascal_family_loss *pascal_family_loss_find(const pascal_family_loss *losses, size_t n,
+                                                  const pascal_scan_key *key)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!key || same_family(&losses[i].family, key))
+      return &losses[i];
+  return NULL;
 }
 
 static bool same_scan_key(const pascal_scan_key *a, const pascal_scan_key *b)
@@ -47,7 +124,7 @@ static pascal_status add_in_sample(const pascal_calibration *cal, const pascal_m
   bool *done = calloc(n_runs ? n_runs : 1, sizeof *done);
   if (!done)
     return pascal_error_set(err, PASCAL_ENOMEM, "validation", "out of memory");
-  bool scan = cal->workload == PASCAL_WORKLOAD_SCAN;
+  bool scan = pascal_workload_scans(cal->workload);
   for (size_t i = 0; i < n_runs && st == PASCAL_OK; i++) {
     if (done[i])
       continue;
@@ -67,7 +144,7 @@ static pascal_status add_in_sample(const pascal_calibration *cal, const pascal_m
           continue;
         pred = p.K;
         rule = p.why.rule;
-        obs = r->fill_bytes / ((double)cal->device.block_bytes * r->W * (double)r->N);
+        obs = pascal_calibration_scan_k(cal, r);
         k.key = r->key;
       } else {
         const pascal_gemm_run *r = &cal->gemm_runs[j], *a = &cal->gemm_runs[i];
@@ -124,13 +201,17 @@ pascal_status pascal_validation_build(const pascal_calibration *cal, const pasca
   memset(out, 0, sizeof *out);
   out->workload = cal->workload;
   pascal_status st = add_in_sample(cal, model, out, err);
-  if (st)
+  if (st || (st = pascal_interval_build(cal, &out->interval, err)))
     return st;
   pascal_loko_report own;
   if (!loko) {
+    /* the off-grid panel informs no answer: the folds run here leave it
+     * unscored (its GEMM baselines are the costliest part of a report) */
+    pascal_calibration folds_only = *cal;
+    folds_only.n_offgrid_scan_runs = folds_only.n_offgrid_gemm_runs = 0;
     pascal_error lerr;
     pascal_error_clear(&lerr);
-    if (pascal_loko_run(cal, &own, &lerr) != PASCAL_OK)
+    if (pascal_loko_run(&folds_only, &own, &lerr) != PASCAL_OK)
       return lerr.status == PASCAL_ENOMEM
                  ? pascal_error_set(err, PASCAL_ENOMEM, "validation", "out of memory")
                  : PASCAL_OK; /* fewer than two keys: no folds */
@@ -139,6 +220,8 @@ pascal_status pascal_validation_build(const pascal_calibration *cal, const pasca
   st = add_report(rep, PASCAL_ERRSRC_LOKO, out, err);
   if (st == PASCAL_OK && rep->heldout)
     st = add_report(rep->heldout, PASCAL_ERRSRC_HELD_OUT, out, err);
+  if (st == PASCAL_OK)
+    st = pascal_family_losses(rep, &out->losses, &out->n_losses, err);
   if (!loko)
     pascal_loko_report_free(&own);
   return st;
@@ -241,8 +324,8 @@ static const pascal_validated_key *in_sample(const pascal_validation *v, const p
   return NULL;
 }
 
-void pascal_validation_expect_scan(const pascal_validation *v, const pascal_scan_key *key,
-                                   pascal_scan_prediction *p)
+static void lookup_scan(const pascal_validation *v, const pascal_scan_key *key,
+                        pascal_scan_prediction *p)
 {
   static const pascal_error_source sources[] = {PASCAL_ERRSRC_HELD_OUT, PASCAL_ERRSRC_LOKO};
   pascal_expected_error *x = &p->expected;
@@ -273,8 +356,8 @@ void pascal_validation_expect_scan(const pascal_validation *v, const pascal_scan
     }
 }
 
-void pascal_validation_expect_gemm(const pascal_validation *v, const pascal_gemm_shape *shape,
-                                   pascal_gemm_prediction *p)
+static void lookup_gemm(const pascal_validation *v, const pascal_gemm_shape *shape,
+                        pascal_gemm_prediction *p)
 {
   static const pascal_error_source sources[] = {PASCAL_ERRSRC_HELD_OUT, PASCAL_ERRSRC_LOKO};
   pascal_expected_error *x = &p->expected;
@@ -318,4 +401,38 @@ void pascal_validation_expect_gemm(const pascal_validation *v, const pascal_gemm
         return;
       }
     }
+}
+
+/* An answer off its references expects at least the mean error of its
+ * interval's groups (never less than the interval's floor). */
+static void at_least_interval(const pascal_validation *v, const pascal_transfers *t,
+                              pascal_expected_error *x)
+{
+  pascal_interval_bounds b;
+  if (!v || !t->n)
+    return;
+  pascal_interval_bounds_of(&v->interval, t, &b);
+  if (!b.known[PASCAL_INTERVAL_K])
+    return;
+  double pct = 100 * expm1(fmax(b.mean_abs, PASCAL_INTERVAL_FLOOR));
+  if (x->pct >= pct)
+    return;
+  x->pct = pct;
+  x->source = PASCAL_ERRSRC_INTERVAL;
+  x->widened = 0;
+  x->n_keys = 0;
+}
+
+void pascal_validation_expect_scan(const pascal_validation *v, const pascal_scan_key *key,
+                                   pascal_scan_prediction *p)
+{
+  lookup_scan(v, key, p);
+  at_least_interval(v, &p->transfers, &p->expected);
+}
+
+void pascal_validation_expect_gemm(const pascal_validation *v, const pascal_gemm_shape *shape,
+                                   pascal_gemm_prediction *p)
+{
+  lookup_gemm(v, shape, p);
+  at_least_interval(v, &p->transfers, &p->expected);
 }

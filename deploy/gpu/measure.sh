@@ -9,7 +9,8 @@
 #             gpu_cuda_offline (CUPTI tables, no fault)           (archive)
 #   probe     pascal-agent --probe, at most 120 s: fill metric,
 #             cold-read ratio, what one measured run costs with and
-#             without CUPTI, capacity scan, proposed C, peaks    (archive)
+#             without CUPTI, capacity scan, proposed C, peaks, the
+#             GEMM's TFLOP/s (own kernel, cuBLASLt)               (archive)
 #   plans     pascal plan for this device from the probe; the scan
 #             plans at o <= 1 when the projected scan would not
 #             fit 80 % of the budget left                        (archive)
@@ -24,6 +25,10 @@
 #             exported as one document of two bundles             heldout.json
 #   gemm      GEMM calibration and held-out shapes                gemm.json,
 #                                                                 gemm-heldout.json
+#   attention the attention protocol (docs/attention.md): plans
+#             from the probe, 96 runs with a 54-run held-out
+#             panel (24 runs, 15 cells x 2) as one calibration,
+#             frozen into the archive; the report scores it      (archive)
 #   selftest  the GPU test programs, which fault the GPU on
 #             purpose: only when --phases names it (cuda only)    (archive)
 #   report    device, provenance, phases, static table, LOKO,  report.json,
@@ -50,13 +55,14 @@
 set -uo pipefail
 
 # dram runs before the held-out panel (docs/gpu.md "Phases and where the
-# 540 s go"): about 30 s on an H100, never measured yet; a window cut short
-# leaves the panel, not the DRAM runs, to the next one.
-PHASES_ALL="env probe plans scan static dram heldout gemm selftest report"
-PHASES_DEFAULT="env probe plans scan static dram heldout gemm report"
+# 540 s go"): about 30 s on an H100; a window cut short leaves the panel,
+# not the DRAM runs, to the next one. attention comes last: projected at
+# about 30 s on an H100, never measured yet.
+PHASES_ALL="env probe plans scan static dram heldout gemm attention selftest report"
+PHASES_DEFAULT="env probe plans scan static dram heldout gemm attention report"
 # Default timeout of each phase, seconds (the budget may shorten it).
 declare -A TIMEOUT=([env]=60 [probe]=120 [plans]=60 [scan]=3600 [static]=420 [dram]=600
-                    [heldout]=3600 [gemm]=3600 [selftest]=240 [report]=120)
+                    [heldout]=3600 [gemm]=3600 [attention]=900 [selftest]=240 [report]=120)
 # Plan choice (docs/gpu.md "What one measurement costs"): a scan run costs
 # its kernel plus the rig's per-run work (the probe's "run cost" with CUPTI)
 # plus the agent's claim and upload (at most 5 ms a job on the sim on two
@@ -300,14 +306,16 @@ register_device() {
 
 # Measure one plan into a frozen calibration exported to $3. The calibration
 # id is kept in the work folder, so an interrupted run continues it.
-calibrate() { # tag plan-file export-file deadline(epoch s)
-  local tag=$1 plan=$2 dest=$3 deadline=$4 name id
+calibrate() { # tag plan-file export-file deadline(epoch s) [held-out-array-file]
+  local tag=$1 plan=$2 dest=$3 deadline=$4 panel=${5:-} name id
   name=$(device_name)
   start_daemon && register_device "$name" || return 1
   if [ -f "$WORK/$tag.id" ]; then
     id=$(cat "$WORK/$tag.id")
   else
-    { printf '{"device":"%s","plan":' "$name"; cat "$plan"; printf '}'; } > "$WORK/$tag.body"
+    { printf '{"device":"%s","plan":' "$name"; cat "$plan"
+      [ -z "$panel" ] || { printf ',"heldout":'; cat "$panel"; }
+      printf '}'; } > "$WORK/$tag.body"
     http POST /v1/calibrations "$WORK/$tag.body" > "$WORK/logs/$tag-create.json"
     [ "$(status)" = 201 ] || { log "$tag: create: HTTP $(status): $(cat "$WORK/logs/$tag-create.json")"; return 1; }
     id=$(json_int id < "$WORK/logs/$tag-create.json")
@@ -465,9 +473,11 @@ projected_scan_s() {
 # scan does not fit SCAN_SHARE of the budget left, every scan plan is made
 # again at one CTA per SM (--max-occupancy 1: half the CTAs of the H100's
 # o = 2), and the choice is logged and kept for the report.
+# `pascal plan`, its error in logs/plans.log and the log's last line.
+plan() { "$BIN/pascal" plan "$@" 2>> "$WORK/logs/plans.log" || { log "plans: $(tail -n 1 "$WORK/logs/plans.log")"; return 1; }; }
+
 phase_plans() {
   [ -f "$WORK/probe.json" ] || { log "plans: needs the probe"; return 1; }
-  plan() { "$BIN/pascal" plan "$@" 2>> "$WORK/logs/plans.log" || { log "plans: $(tail -n 1 "$WORK/logs/plans.log")"; return 1; }; }
   scan_plans() {
     local p
     plan --kind scan --probe "$WORK/probe.json" "$@" -o "$WORK/plans/scan.json" || return 1
@@ -538,6 +548,29 @@ phase_gemm() {
   calibrate gemm-heldout "$WORK/plans/gemm-heldout.json" "$out/gemm-heldout.json" "$1"
 }
 
+# The attention protocol (docs/attention.md, docs/plans.md): its plans from
+# the probe (one key per depth 1-3 at the kernel's occupancy), made here so
+# that an archive whose plans phase finished before this phase existed
+# continues too; the 96 reference runs as one calibration with the held-out
+# runs and the five cells as its panel, frozen and exported into the work
+# archive (--out keeps its 8 files). The cuda agent checks sampled output
+# rows of every run against the host reference.
+phase_attention() {
+  [ -f "$WORK/probe.json" ] || { log "attention: needs the probe"; return 1; }
+  local p panel=$WORK/plans/attention-panel.json
+  if [ ! -f "$panel" ]; then
+    plan --kind attention --probe "$WORK/probe.json" -o "$WORK/plans/attention.json" &&
+      plan --kind attention-heldout --probe "$WORK/probe.json" -o "$WORK/plans/attention-heldout.json" || return 1
+    for p in 1 2 3 4 5; do
+      plan --kind attention-cells --part "$p" --probe "$WORK/probe.json" -o "$WORK/plans/attention-cells-$p.json" || return 1
+    done
+    { printf '['; cat "$WORK/plans/attention-heldout.json"
+      for p in 1 2 3 4 5; do printf ','; cat "$WORK/plans/attention-cells-$p.json"; done
+      printf ']'; } > "$panel.tmp" && mv "$panel.tmp" "$panel"
+  fi
+  calibrate attention "$WORK/plans/attention.json" "$WORK/attention.json" "$1" "$panel"
+}
+
 # The pascal CLI in the report, bounded like every program started here.
 cli() { timeout -k 5 60 "$BIN/pascal" "$@"; }
 
@@ -545,9 +578,9 @@ cli() { timeout -k 5 60 "$BIN/pascal" "$@"; }
 # layout: K, then latency on peaks and calibrated): the scan calibration on
 # its held-out panel (measured in two parts, joined by --heldout A,B) or on
 # the scan-dram runs, the GEMM calibration on its held-out shapes or on the
-# gemm-dram shapes. With --json, the JSON document; without, the readable
+# gemm-dram shapes, the attention calibration on the panel it holds. With --json, the JSON document; without, the readable
 # tables. Fails when either side is missing.
-evaluate_panel() { # scan|gemm|scan-dram|gemm-dram [--json]
+evaluate_panel() { # scan|gemm|scan-dram|gemm-dram|attention [--json]
   case "$1" in
     scan) [ -f "$out/scan.json" ] && [ -f "$WORK/heldout-1.json" ] && [ -f "$WORK/heldout-2.json" ] &&
             cli evaluate "$out/scan.json" --heldout "$WORK/heldout-1.json,$WORK/heldout-2.json" ${2:-} ;;
@@ -557,6 +590,7 @@ evaluate_panel() { # scan|gemm|scan-dram|gemm-dram [--json]
             cli evaluate "$out/scan.json" --heldout "$WORK/scan-dram.json" ${2:-} ;;
     gemm-dram) [ -f "$out/gemm.json" ] && [ -f "$WORK/gemm-dram.json" ] &&
             cli evaluate "$out/gemm.json" --heldout "$WORK/gemm-dram.json" ${2:-} ;;
+    attention) [ -f "$WORK/attention.json" ] && cli evaluate "$WORK/attention.json" ${2:-} ;;
   esac 2>> "$WORK/logs/evaluate.log"
 }
 # {"scan":..., "gemm":...}: the scan and GEMM calibrations scored on their
@@ -607,15 +641,19 @@ report_dram() {
 }
 
 phase_report() {
-  local loko_scan=null loko_gemm=null static=null probe=null envj=null left
+  local loko_scan=null loko_gemm=null static=null probe=null envj=null gemm_speed=null left
   [ -f "$out/scan.json" ] && loko_scan=$(cli loko "$out/scan.json" --json 2> "$WORK/logs/loko-scan.log" || echo null)
   [ -f "$out/gemm.json" ] && loko_gemm=$(cli loko "$out/gemm.json" --json 2> "$WORK/logs/loko-gemm.log" || echo null)
   [ -f "$out/static.json" ] && static=$(cat "$out/static.json")
   [ -f "$WORK/probe.json" ] && probe=$(cat "$WORK/probe.json")
   [ -f "$WORK/env.json" ] && envj=$(cat "$WORK/env.json")
+  # the GEMM's TFLOP/s, which the cuda probe prints (docs/gpu.md "The GEMM's speed")
+  gemm_speed=$(sed -n 's/^gemm json: //p' "$WORK/probe.log" 2>/dev/null | tail -n 1)
+  [ -n "$gemm_speed" ] || gemm_speed=null
   left=$(unfinished)
   {
     printf '{"format":"pascal-measure-report/1","backend":"%s","env":%s,"probe":%s,' "$backend" "$envj" "$probe"
+    printf '"gemm_speed":%s,' "$gemm_speed"
     printf '"phases":['
     awk -F'\t' '{last[$2]=$0} END {n=0; split("'"${PHASES_ALL% report}"'", order, " ");
       for (i=1; i in order; i++) if (order[i] in last) { split(last[order[i]], f, "\t");
@@ -627,6 +665,7 @@ phase_report() {
     printf '"next_window":[%s],' "$(for p in $left; do printf '"%s"\n' "$p"; done | paste -sd, -)"
     printf '"static":%s,"loko":{"scan":%s,"gemm":%s},"heldout":%s,"dram":%s,' "$static" "$loko_scan" "$loko_gemm" \
       "$(report_panels "")" "$(report_panels -dram)"
+    printf '"attention":%s,' "$(evaluate_panel attention --json || echo null)"
     printf '"files":['
     ls "$out" | grep -v '\.tmp$' | sed 's/.*/"&"/' | paste -sd, -
     printf ']}\n'
@@ -661,6 +700,14 @@ phase_report() {
     [ -z "$BLOCKED" ] || { echo "Archive: $BLOCKED."; echo; }
     echo "Plan: $(cat "$WORK/plans/choice.txt" 2>/dev/null || echo "not made yet")"
     echo
+    echo "## GEMM speed (probe: TFLOP/s at 4096 x 4096 x 4096 FP16, own kernel and cuBLASLt)"
+    echo
+    if grep -q '^GEMM' "$WORK/probe.log" 2>/dev/null; then
+      echo '```'; grep -E '^(cuBLASLt|GEMM)' "$WORK/probe.log"; echo '```'
+    else
+      echo "not measured (the probe did not run, or the $backend backend has no GEMM speed)"
+    fi
+    echo
     echo "## Probe (fill metric, cold-read ratios, run cost, capacity scan, peaks)"
     echo
     if [ -f "$WORK/probe.log" ]; then echo '```'; head -n 80 "$WORK/probe.log"; echo '```'; else echo "not run"; fi
@@ -691,6 +738,16 @@ phase_report() {
     echo
     report_dram
     echo
+    echo "## Attention (FlashAttention-2 forward, docs/attention.md)"
+    echo
+    if [ -f "$WORK/attention.json" ]; then
+      echo "attention.json (in the work archive): 96 runs, its held-out panel of 24 runs and 15 cells x 2;"
+      echo "PASCAL against the baselines on the panel (\`pascal evaluate\`):"
+      echo; echo '```'; evaluate_panel attention || echo "evaluation failed (logs/evaluate.log)"; echo '```'
+    else
+      echo "not measured"
+    fi
+    echo
     echo "## Self-test (fault-injecting; only when asked)"
     echo
     if [ -f "$WORK/selftest.txt" ]; then echo '```'; cat "$WORK/selftest.txt"; echo '```'; else echo "not run"; fi
@@ -706,6 +763,7 @@ done_file() {
     static) echo "$out/static.json" ;; plans) echo "$WORK/plans/gemm-heldout.json" ;;
     scan) echo "$out/scan.json" ;; heldout) echo "$out/heldout.json" ;;
     gemm) echo "$out/gemm-heldout.json" ;; dram) echo "$WORK/gemm-dram.json" ;;
+    attention) echo "$WORK/attention.json" ;;
     *) echo "/nonexistent" ;;
   esac
 }

@@ -40,6 +40,22 @@ int cli_load_model(const char *cmd, const char *path, pascal_codec_bundle *bundl
   return st ? cli_input_error(cmd, path, &err) : CLI_EXIT_OK;
 }
 
+/* One warning line on stderr per family whose folds favour aligned K = 1
+ * (the frozen report lists them as "losing_families"). */
+static pascal_status warn_losses(const pascal_loko_report *report, pascal_error *err)
+{
+  pascal_family_loss *loss = NULL;
+  size_t n = 0;
+  pascal_status st = pascal_family_losses(report, &loss, &n, err);
+  for (size_t i = 0; i < n; i++) {
+    char line[256];
+    pascal_family_loss_describe(&loss[i], report->workload, line, sizeof line);
+    fprintf(stderr, "pascal fit: warning: %s\n", line);
+  }
+  free(loss);
+  return st;
+}
+
 int cli_cmd_fit(int argc, char **argv)
 {
   const char *out = NULL, *path = NULL;
@@ -69,6 +85,8 @@ int cli_cmd_fit(int argc, char **argv)
   if (!st)
     st = pascal_codec_bundle_encode(&bundle.cal, bundle.provenance, model,
                                     have_report ? &report : NULL, &doc, &err);
+  if (!st && have_report)
+    st = warn_losses(&report, &err);
   rc = st ? cli_input_error("fit", path, &err) : cli_emit("fit", doc, out);
 done:
   if (have_report)
@@ -90,7 +108,8 @@ typedef struct predict_options {
   const char *s[PREDICT_OPTIONS_MAX];
 } predict_options;
 
-static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM};
+static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM,
+                                            PASCAL_WORKLOAD_ATTENTION};
 
 static int has_option(const predict_options *o, const char *name)
 {

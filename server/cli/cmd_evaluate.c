@@ -1,14 +1,17 @@
 /*
  * cmd_evaluate.c - `pascal evaluate BUNDLE... [--heldout PANEL[,PANEL...]]
- * [--json]`: the paper's comparison table (section 5.4) offline. Each bundle
- * is fitted (a frozen one must match its stored model), evaluated by
- * leave-one-key-out folds and, when it carries one, on its held-out panel;
- * --heldout makes the measurements of other bundles (a panel measured in
- * parts, e.g. one per size, joined) the panel of a single BUNDLE. The table
- * has one row per bundle (its panel, else its LOKO folds) and the balanced
- * overall row, with 95% paired key-bootstrap intervals. For calibrations
- * whose runs carry kernel times and whose device has peaks, a second table
- * in the layout of the paper's Table e2e follows: latency MAPE of the
+ * [--offgrid PANEL[,PANEL...]] [--json]`: the paper's comparison table
+ * (section 5.4) offline. Each bundle is fitted (a frozen one must match its
+ * stored model), evaluated by leave-one-key-out folds and on each panel it
+ * carries; --heldout and --offgrid make the measurements of other bundles (a
+ * panel measured in parts, e.g. one per size, joined) the held-out or
+ * off-grid panel of a single BUNDLE. The table has one row per bundle (its
+ * held-out panel, else its LOKO folds) and the balanced overall row, with
+ * 95% paired key-bootstrap intervals. Then each panel's coverage by the
+ * answers' prediction intervals, per group of runs with the same transfers
+ * (pascal/interval.h), with PASCAL's and aligned K = 1's MAPE; and, for
+ * calibrations whose runs carry kernel times and whose device has peaks, a
+ * table in the layout of the paper's Table e2e: latency MAPE of the
  * pipeline's time with the TileSight, PASCAL and measured fills.
  */
 #include <math.h>
@@ -169,7 +172,47 @@ static void print_latency(const json_t *doc, const char *key, const char *title)
   }
 }
 
-/* Parts of a --heldout list: 1 to EVAL_PANEL_PARTS_MAX non-empty paths
+/* One row of a coverage table. */
+static void print_coverage_row(const char *label, const char *group, const json_t *g)
+{
+  printf("%-28s %-46s %5lld %7.1f %6.2f %8.2f %8.2f\n", label, group,
+         (long long)json_integer_value(json_object_get(g, "n_runs")), number(g, "coverage_pct"),
+         number(g, "median_K_high_over_low"), number(g, "pascal_pct"), number(g, "aligned_pct"));
+}
+
+/* Each panel's coverage: per group of transfers, the share of runs inside
+ * their interval, its median width and the MAPE of PASCAL and of aligned
+ * K = 1 over the group's runs. */
+static void print_coverage(const json_t *doc)
+{
+  static const char *const panels[] = {"heldout", "offgrid"}, *const names[] = {"held-out",
+                                                                                "off-grid"};
+  size_t i, j;
+  const json_t *cal, *g;
+  int header = 0;
+  json_array_foreach(json_object_get(doc, "calibrations"), i, cal)
+  {
+    for (size_t p = 0; p < 2; p++) {
+      const json_t *report = json_object_get(cal, "report");
+      const json_t *cov = json_object_get(json_object_get(report, panels[p]), "coverage");
+      if (!cov)
+        continue;
+      if (!header++)
+        printf("\ncoverage of the answers' %.0f%% intervals of K on the panels, per group of runs "
+               "with the same transfers (run-mean MAPE, %%)\n\n%-28s %-46s %5s %7s %6s %8s %8s\n",
+               100 * number(cov, "level"), "workload / device / panel", "group (transfers)", "runs",
+               "cover%", "hi/lo", "PASCAL", "aligned");
+      char label[96];
+      snprintf(label, sizeof label, "%s %s %s", json_string_value(json_object_get(cal, "workload")),
+               json_string_value(json_object_get(cal, "device")), names[p]);
+      print_coverage_row(label, "all", json_object_get(cov, "all"));
+      json_array_foreach(json_object_get(cov, "groups"), j, g)
+          print_coverage_row("", json_string_value(json_object_get(g, "transfers")), g);
+    }
+  }
+}
+
+/* Parts of a panel list: 1 to EVAL_PANEL_PARTS_MAX non-empty paths
  * separated by commas; 0 when malformed. */
 static size_t panel_parts(const char *list)
 {
@@ -185,8 +228,8 @@ static size_t panel_parts(const char *list)
 }
 
 /* Read the panel bundles of the well-formed comma-separated `list` and make
- * them, together, the held-out panel of `cal`. */
-static int attach_panel(const char *list, pascal_calibration *cal)
+ * them, together, the panel `set` of `cal`. */
+static int attach_panel(const char *list, pascal_run_set set, pascal_calibration *cal)
 {
   pascal_codec_bundle parts[EVAL_PANEL_PARTS_MAX];
   const pascal_calibration *cals[EVAL_PANEL_PARTS_MAX];
@@ -205,16 +248,17 @@ static int attach_panel(const char *list, pascal_calibration *cal)
   }
   const char *what = st ? path : list;
   if (!st)
-    st = pascal_calibration_set_heldout(cal, cals, n, &err);
+    st = pascal_calibration_set_panel(cal, set, cals, n, &err);
   int rc = st ? cli_input_error("evaluate", what, &err) : CLI_EXIT_OK;
   for (size_t i = 0; i < n; i++)
     pascal_codec_bundle_free(&parts[i]);
   return rc;
 }
 
-/* Load, attach the panel, evaluate. */
-static int evaluate_one(const char *path, const char *panel_list, pascal_codec_bundle *bundle,
-                        pascal_loko_report *report)
+/* Load, attach the panels (lists by run set; NULL: the bundle's own),
+ * evaluate. */
+static int evaluate_one(const char *path, const char *const panel_list[PASCAL_RUN_SETS],
+                        pascal_codec_bundle *bundle, pascal_loko_report *report)
 {
   pascal_model *model = NULL;
   pascal_error err = {0};
@@ -222,8 +266,9 @@ static int evaluate_one(const char *path, const char *panel_list, pascal_codec_b
   pascal_model_free(model); /* loaded only to check a frozen bundle's model */
   if (rc)
     return rc;
-  if (panel_list && (rc = attach_panel(panel_list, &bundle->cal)))
-    return rc;
+  for (int set = PASCAL_RUNS_HELDOUT; set < PASCAL_RUN_SETS; set++)
+    if (panel_list[set] && (rc = attach_panel(panel_list[set], (pascal_run_set)set, &bundle->cal)))
+      return rc;
   if (pascal_loko_run(&bundle->cal, report, &err))
     return cli_input_error("evaluate", path, &err);
   return CLI_EXIT_OK;
@@ -259,23 +304,26 @@ static pascal_status encode_all(pascal_codec_bundle *bundles, pascal_loko_report
 
 int cli_cmd_evaluate(int argc, char **argv)
 {
-  const char *panel = NULL, *paths[EVAL_BUNDLES_MAX];
+  const char *panel[PASCAL_RUN_SETS] = {NULL}, *paths[EVAL_BUNDLES_MAX];
   int json = 0;
-  cli_arg args[] = {{"heldout", 0, CLI_ARG_STRING, 0, &panel, 0, 0, 0},
+  cli_arg args[] = {{"heldout", 0, CLI_ARG_STRING, 0, &panel[PASCAL_RUNS_HELDOUT], 0, 0, 0},
+                    {"offgrid", 0, CLI_ARG_STRING, 0, &panel[PASCAL_RUNS_OFFGRID], 0, 0, 0},
                     {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0}};
   size_t n = 0;
   int rc = cli_parse("evaluate", argc, argv, args, N_ARGS(args), paths, 1, EVAL_BUNDLES_MAX, &n);
   if (rc)
     return rc;
-  if (panel && (n != 1 || !panel_parts(panel))) {
-    pascal_error err = {0};
-    if (n != 1)
-      pascal_error_set(&err, PASCAL_EINVAL, "heldout", "--heldout needs exactly one BUNDLE");
-    else
-      pascal_error_set(&err, PASCAL_EINVAL, "heldout",
-                       "takes 1 to %d bundle paths separated by commas", EVAL_PANEL_PARTS_MAX);
-    return cli_arg_error("evaluate", args, N_ARGS(args), &err);
-  }
+  for (int set = PASCAL_RUNS_HELDOUT; set < PASCAL_RUN_SETS; set++)
+    if (panel[set] && (n != 1 || !panel_parts(panel[set]))) {
+      pascal_error err = {0};
+      const char *name = pascal_run_set_name((pascal_run_set)set);
+      if (n != 1)
+        pascal_error_set(&err, PASCAL_EINVAL, name, "--%s needs exactly one BUNDLE", name);
+      else
+        pascal_error_set(&err, PASCAL_EINVAL, name,
+                         "takes 1 to %d bundle paths separated by commas", EVAL_PANEL_PARTS_MAX);
+      return cli_arg_error("evaluate", args, N_ARGS(args), &err);
+    }
   pascal_codec_bundle bundles[EVAL_BUNDLES_MAX];
   pascal_loko_report reports[EVAL_BUNDLES_MAX];
   size_t done = 0;
@@ -293,6 +341,7 @@ int cli_cmd_evaluate(int argc, char **argv)
     rc = cli_print(doc, 1);
   } else if (!rc) {
     print_table(json_object_get(doc, "table"));
+    print_coverage(doc);
     print_latency(doc, "latency",
                   "the pipeline on measured peaks (the paper's protocol, nothing fitted)");
     print_latency(doc, "latency_calibrated",

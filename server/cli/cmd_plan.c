@@ -64,7 +64,7 @@ int cli_cmd_plan(int argc, char **argv)
       {"block-bytes", 0, CLI_ARG_U32, 0, &block, 16, 1u << 20, 0},
       {"smem-per-sm", 0, CLI_ARG_U64, 0, &smem, 0, UINT64_MAX, 0},
       {"max-occupancy", 0, CLI_ARG_U32, 0, &max_occ, 1, PASCAL_PLAN_MAX_OCCUPANCY, 0},
-      {"part", 0, CLI_ARG_U32, 0, &part, 1, PASCAL_PLAN_SCAN_HELDOUT_PARTS, 0},
+      {"part", 0, CLI_ARG_U32, 0, &part, 1, PASCAL_PLAN_PARTS_MAX, 0},
       {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0},
   };
   int rc = cli_parse("plan", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);

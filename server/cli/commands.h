@@ -34,7 +34,7 @@ int cli_load_model(const char *cmd, const char *path, pascal_codec_bundle *bundl
 /* device-aware plans (cmd_plan.c) */
 int cli_cmd_plan(int argc, char **argv);
 
-/* one run on the CPU sim device (cmd_sim.c) */
+/* one run on the CPU sim device: scan, GEMM or attention (cmd_sim.c) */
 int cli_cmd_sim(int argc, char **argv);
 
 #endif

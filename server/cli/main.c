@@ -26,23 +26,27 @@ static const command commands[] = {
      "--alpha A --beta B --d D --lambda-hit L --lambda-miss L [--json]"},
     {"fit", cli_cmd_fit, "BUNDLE [-o FROZEN]"},
     {"predict", cli_cmd_predict,
-     "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K) "
-     "[--json]"},
+     "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K | "
+     "--seq_q Q --seq_kv S --heads H --head_dim D --stages S [--kv_heads G --block_q BQ "
+     "--block_kv BK --elem_bytes E --causal 0|1]) [--json]"},
     {"loko", cli_cmd_loko, "BUNDLE [--json]"},
-    {"evaluate", cli_cmd_evaluate, "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--json]"},
+    {"evaluate", cli_cmd_evaluate,
+     "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--offgrid PANEL[,PANEL...]] [--json]"},
     {"plot", cli_cmd_plot,
      "BUNDLE --kind curves|transfer|evaluation|capacity|static [--family o,path,d|Mg] [--N N] "
      "[--W W] [--Kg K] [-o FILE.svg]"},
     {"synth", cli_cmd_synth,
      "--law scan|gemm[,name=value...] [--plan PLAN] [--heldout PANEL_PLAN] [-o BUNDLE]"},
     {"plan", cli_cmd_plan,
-     "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram (--probe PROBE.json | --C C | "
+     "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram|scan-offgrid|gemm-offgrid|"
+     "attention|attention-heldout|attention-cells (--probe PROBE.json | --C C | "
      "--l2-bytes B) "
      "[--smem-per-sm B] [--block-bytes 16384] [--max-occupancy 2] [--part P] [-o PLAN]"},
     {"sim", cli_cmd_sim,
-     "scan --profile P --o O --path sync|tma [--d D] --m M --N N --W W [--seed S] [--json] | "
-     "gemm --profile P --Mg M --Ng N --Kg K [--tile 128x128x64] [--elem-bytes 2] [--seed S] "
-     "[--json]"},
+     "scan --o O --path sync|tma [--d D] --m M --N N --W W | gemm --Mg M --Ng N --Kg K "
+     "[--tile 128x128x64] [--elem-bytes 2] | attention --seq-q Q --seq-kv S --heads H "
+     "--stages D [--kv-heads G] [--head-dim 64] [--block-q 64] [--block-kv 64] [--elem-bytes 2] "
+     "[--causal] [--o O]; each [--profile P] [--seed S] [--json]"},
 };
 
 static void usage(FILE *out)

@@ -110,6 +110,28 @@ static pascal_status decode_device(const json_t *doc, pascal_device *dev, pascal
   return PASCAL_OK;
 }
 
+/* "impl" and its configuration (pascal/gemm_impl.h): absent is the own
+ * kernel; "cublaslt" states algo, cta_swizzling and split_k, and may state
+ * custom_option, inner_shape_id and cluster_shape_id (absent: 0, so bundles
+ * from before them keep their hash); the own kernel states none of them
+ * (pascal_calibration_check says so, naming the field). */
+static pascal_status decode_gemm_impl(const json_t *obj, pascal_gemm_params *g, pascal_error *err)
+{
+  const char *impl = NULL;
+  pascal_status st = codec_get_string(obj, "gemm", "impl", 0, &impl, err);
+  if (st || (impl && (st = pascal_gemm_impl_parse(impl, "gemm.impl", &g->impl, err))))
+    return st;
+  const int cublaslt = g->impl == PASCAL_GEMM_IMPL_CUBLASLT;
+  if ((st = get_u32(obj, "gemm", "algo", cublaslt, &g->algo, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "cta_swizzling", cublaslt, &g->cta_swizzling, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "split_k", cublaslt, &g->split_k, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "custom_option", 0, &g->custom_option, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "inner_shape_id", 0, &g->inner_shape_id, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "cluster_shape_id", 0, &g->cluster_shape_id, NULL, err)))
+    return st;
+  return PASCAL_OK;
+}
+
 static pascal_status decode_gemm(const json_t *doc, pascal_gemm_params *g, pascal_error *err)
 {
   json_t *obj;
@@ -119,7 +141,24 @@ static pascal_status decode_gemm(const json_t *doc, pascal_gemm_params *g, pasca
       (st = get_u32(obj, "gemm", "tile_n", 1, &g->tile_n, NULL, err)) ||
       (st = get_u32(obj, "gemm", "tile_k", 1, &g->tile_k, NULL, err)) ||
       (st = get_u32(obj, "gemm", "elem_bytes", 1, &g->elem_bytes, NULL, err)) ||
-      (st = get_u32(obj, "gemm", "resident_ctas", 1, &g->resident_ctas, NULL, err)))
+      (st = get_u32(obj, "gemm", "resident_ctas", 1, &g->resident_ctas, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "stages", 0, &g->stages, NULL, err)) ||
+      (st = decode_gemm_impl(obj, g, err)))
+    return st;
+  return PASCAL_OK;
+}
+
+/* "attention": the kernel's tiling (an attention bundle's, required). */
+static pascal_status decode_attention(const json_t *doc, pascal_attention_params *a,
+                                      pascal_error *err)
+{
+  json_t *obj;
+  pascal_status st;
+  if ((st = codec_get_object(doc, "", "attention", 1, &obj, err)) ||
+      (st = get_u32(obj, "attention", "block_q", 1, &a->block_q, NULL, err)) ||
+      (st = get_u32(obj, "attention", "block_kv", 1, &a->block_kv, NULL, err)) ||
+      (st = get_u32(obj, "attention", "head_dim", 1, &a->head_dim, NULL, err)) ||
+      (st = get_u32(obj, "attention", "elem_bytes", 1, &a->elem_bytes, NULL, err)))
     return st;
   return PASCAL_OK;
 }
@@ -159,22 +198,7 @@ static pascal_status decode_optionals(const json_t *obj, const char *field, bool
   return PASCAL_OK;
 }
 
-/* Append a run to the measurements or to the held-out panel. */
-static pascal_status append_scan(pascal_calibration *cal, bool heldout, const pascal_scan_run *r,
-                                 pascal_error *err)
-{
-  return heldout ? pascal_calibration_append_heldout_scan(cal, r, err)
-                 : pascal_calibration_append_scan(cal, r, err);
-}
-
-static pascal_status append_gemm(pascal_calibration *cal, bool heldout, const pascal_gemm_run *r,
-                                 pascal_error *err)
-{
-  return heldout ? pascal_calibration_append_heldout_gemm(cal, r, err)
-                 : pascal_calibration_append_gemm(cal, r, err);
-}
-
-static pascal_status decode_scan_run(const json_t *obj, const char *field, bool heldout,
+static pascal_status decode_scan_run(const json_t *obj, const char *field, pascal_run_set set,
                                      pascal_calibration *cal, pascal_error *err)
 {
   pascal_scan_run r;
@@ -194,10 +218,10 @@ static pascal_status decode_scan_run(const json_t *obj, const char *field, bool 
       (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns, &r.kernel_ns,
                              err)))
     return st;
-  return append_scan(cal, heldout, &r, err);
+  return pascal_calibration_append_scan_to(cal, set, &r, err);
 }
 
-static pascal_status decode_gemm_run(const json_t *obj, const char *field, bool heldout,
+static pascal_status decode_gemm_run(const json_t *obj, const char *field, pascal_run_set set,
                                      pascal_calibration *cal, pascal_error *err)
 {
   pascal_gemm_run r;
@@ -210,15 +234,17 @@ static pascal_status decode_gemm_run(const json_t *obj, const char *field, bool 
       (st = decode_optionals(obj, field, &r.has_repeat, &r.repeat, &r.has_kernel_ns, &r.kernel_ns,
                              err)))
     return st;
-  return append_gemm(cal, heldout, &r, err);
+  return pascal_calibration_append_gemm_to(cal, set, &r, err);
 }
 
-/* The run array `key`: "measurements" (required) or "heldout" (optional). */
-static pascal_status decode_runs(const json_t *doc, const char *key, bool heldout,
-                                 pascal_calibration *cal, pascal_error *err)
+/* The run array of set `set`: "measurements" (required), "heldout" or
+ * "offgrid" (optional). */
+static pascal_status decode_runs(const json_t *doc, pascal_run_set set, pascal_calibration *cal,
+                                 pascal_error *err)
 {
   json_t *arr;
-  pascal_status st = codec_get_array(doc, "", key, !heldout, &arr, err);
+  const char *key = pascal_run_set_name(set);
+  pascal_status st = codec_get_array(doc, "", key, set == PASCAL_RUNS_FIT, &arr, err);
   if (st || !arr)
     return st;
   for (size_t i = 0; i < json_array_size(arr); i++) {
@@ -227,8 +253,8 @@ static pascal_status decode_runs(const json_t *doc, const char *key, bool heldou
     json_t *run = json_array_get(arr, i);
     if (!json_is_object(run))
       return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an object", field);
-    st = cal->workload == PASCAL_WORKLOAD_GEMM ? decode_gemm_run(run, field, heldout, cal, err)
-                                               : decode_scan_run(run, field, heldout, cal, err);
+    st = cal->workload == PASCAL_WORKLOAD_GEMM ? decode_gemm_run(run, field, set, cal, err)
+                                               : decode_scan_run(run, field, set, cal, err);
     if (st)
       return st;
   }
@@ -302,13 +328,24 @@ pascal_status pascal_codec_bundle_decode(const json_t *doc, pascal_codec_bundle 
     if ((st = decode_gemm(doc, &b.cal.gemm, err)))
       goto fail;
   } else if (json_object_get(doc, "gemm")) {
-    st = pascal_error_set(err, PASCAL_EFORMAT, "gemm", "a scan bundle has no gemm object");
+    st = pascal_error_set(err, PASCAL_EFORMAT, "gemm", "a %s bundle has no gemm object",
+                          pascal_workload_name(wl));
+    goto fail;
+  }
+  if (wl == PASCAL_WORKLOAD_ATTENTION) {
+    if ((st = decode_attention(doc, &b.cal.attention, err)))
+      goto fail;
+  } else if (json_object_get(doc, "attention")) {
+    st = pascal_error_set(err, PASCAL_EFORMAT, "attention", "a %s bundle has no attention object",
+                          pascal_workload_name(wl));
     goto fail;
   }
   if ((st = pascal_calibration_check(&b.cal, err)) ||
       (st = decode_provenance(doc, &b.provenance, err)) ||
-      (st = decode_runs(doc, "measurements", false, &b.cal, err)) ||
-      (st = decode_runs(doc, "heldout", true, &b.cal, err)) || (st = decode_frozen(doc, &b, err)))
+      (st = decode_runs(doc, PASCAL_RUNS_FIT, &b.cal, err)) ||
+      (st = decode_runs(doc, PASCAL_RUNS_HELDOUT, &b.cal, err)) ||
+      (st = decode_runs(doc, PASCAL_RUNS_OFFGRID, &b.cal, err)) ||
+      (st = decode_frozen(doc, &b, err)))
     goto fail;
   *out = b;
   return PASCAL_OK;
@@ -330,12 +367,15 @@ static pascal_status encode_optionals(json_t *obj, bool has_repeat, uint32_t rep
   return st;
 }
 
-static pascal_status encode_run(const pascal_calibration *cal, bool heldout, size_t i, json_t *obj,
-                                pascal_error *err)
+static pascal_status encode_run(const pascal_calibration *cal, pascal_run_set set, size_t i,
+                                json_t *obj, pascal_error *err)
 {
   pascal_status st;
+  const pascal_scan_run *scan;
+  const pascal_gemm_run *gemm;
+  pascal_calibration_runs_of(cal, set, &scan, &gemm);
   if (cal->workload == PASCAL_WORKLOAD_GEMM) {
-    const pascal_gemm_run *r = heldout ? &cal->heldout_gemm_runs[i] : &cal->gemm_runs[i];
+    const pascal_gemm_run *r = &gemm[i];
     if ((st = codec_set(obj, "Mg", codec_uint(r->shape.Mg), err)) ||
         (st = codec_set(obj, "Ng", codec_uint(r->shape.Ng), err)) ||
         (st = codec_set(obj, "Kg", codec_uint(r->shape.Kg), err)) ||
@@ -343,7 +383,7 @@ static pascal_status encode_run(const pascal_calibration *cal, bool heldout, siz
       return st;
     return encode_optionals(obj, r->has_repeat, r->repeat, r->has_kernel_ns, r->kernel_ns, err);
   }
-  const pascal_scan_run *r = heldout ? &cal->heldout_scan_runs[i] : &cal->scan_runs[i];
+  const pascal_scan_run *r = &scan[i];
   if ((st = codec_set_scan_key(obj, &r->key, err)) ||
       (st = codec_set(obj, "N", codec_uint(r->N), err)) ||
       (st = codec_set(obj, "W", codec_uint(r->W), err)) ||
@@ -352,19 +392,23 @@ static pascal_status encode_run(const pascal_calibration *cal, bool heldout, siz
   return encode_optionals(obj, r->has_repeat, r->repeat, r->has_kernel_ns, r->kernel_ns, err);
 }
 
-/* doc[key] = the runs of the measurements or of the held-out panel. */
-static pascal_status encode_runs(json_t *doc, const char *key, const pascal_calibration *cal,
-                                 bool heldout, pascal_error *err)
+/* doc[name of set] = the runs of the set: the measurements always, a panel
+ * only when it has runs (a bundle without it hashes as before it existed). */
+static pascal_status encode_runs(json_t *doc, const pascal_calibration *cal, pascal_run_set set,
+                                 pascal_error *err)
 {
+  size_t n = pascal_calibration_runs_of(cal, set, NULL, NULL);
+  if (n == 0 && set != PASCAL_RUNS_FIT)
+    return PASCAL_OK;
+  const char *key = pascal_run_set_name(set);
   json_t *arr = json_array();
   pascal_status st = codec_set(doc, key, arr, err);
-  size_t n = heldout ? pascal_calibration_heldout_count(cal) : pascal_calibration_run_count(cal);
   for (size_t i = 0; !st && i < n; i++) {
     char field[PASCAL_ERROR_FIELD_MAX];
     codec_path_index(field, sizeof field, key, i);
     json_t *run = json_object();
     if (!(st = codec_append(arr, run, field, err)))
-      st = encode_run(cal, heldout, i, run, err);
+      st = encode_run(cal, set, i, run, err);
   }
   return st;
 }
@@ -406,14 +450,43 @@ static pascal_status encode_gemm(json_t *doc, const pascal_gemm_params *g, pasca
       (st = codec_set(obj, "tile_n", codec_uint(g->tile_n), err)) ||
       (st = codec_set(obj, "tile_k", codec_uint(g->tile_k), err)) ||
       (st = codec_set(obj, "elem_bytes", codec_uint(g->elem_bytes), err)) ||
-      (st = codec_set(obj, "resident_ctas", codec_uint(g->resident_ctas), err)))
+      (st = codec_set(obj, "resident_ctas", codec_uint(g->resident_ctas), err)) ||
+      (g->stages != 0 && (st = codec_set(obj, "stages", codec_uint(g->stages), err))))
+    return st;
+  /* the own kernel writes no "impl": bundles from before it keep their hash */
+  if (g->impl != PASCAL_GEMM_IMPL_OWN &&
+      ((st = codec_set(obj, "impl", json_string(pascal_gemm_impl_name(g->impl)), err)) ||
+       (st = codec_set(obj, "algo", codec_uint(g->algo), err)) ||
+       (st = codec_set(obj, "cta_swizzling", codec_uint(g->cta_swizzling), err)) ||
+       (st = codec_set(obj, "split_k", codec_uint(g->split_k), err)) ||
+       (g->custom_option != 0 &&
+        (st = codec_set(obj, "custom_option", codec_uint(g->custom_option), err))) ||
+       (g->inner_shape_id != 0 &&
+        (st = codec_set(obj, "inner_shape_id", codec_uint(g->inner_shape_id), err))) ||
+       (g->cluster_shape_id != 0 &&
+        (st = codec_set(obj, "cluster_shape_id", codec_uint(g->cluster_shape_id), err)))))
+    return st;
+  return PASCAL_OK;
+}
+
+static pascal_status encode_attention(json_t *doc, const pascal_attention_params *a,
+                                      pascal_error *err)
+{
+  json_t *obj = json_object();
+  pascal_status st;
+  if ((st = codec_set(doc, "attention", obj, err)) ||
+      (st = codec_set(obj, "block_q", codec_uint(a->block_q), err)) ||
+      (st = codec_set(obj, "block_kv", codec_uint(a->block_kv), err)) ||
+      (st = codec_set(obj, "head_dim", codec_uint(a->head_dim), err)) ||
+      (st = codec_set(obj, "elem_bytes", codec_uint(a->elem_bytes), err)))
     return st;
   return PASCAL_OK;
 }
 
 /* The hashed content: format, device, workload, class_rule, gemm (GEMM only),
- * measurements and heldout (only when the panel has runs), in this key order. `provenance`
- * (borrowed, may be NULL) is inserted before measurements when given. */
+ * attention (attention only), measurements, heldout and offgrid (each panel
+ * only when it has runs), in this key order. `provenance` (borrowed, may be
+ * NULL) is inserted before measurements when given. */
 static pascal_status encode_content(const pascal_calibration *cal, const json_t *provenance,
                                     json_t **out, pascal_error *err)
 {
@@ -427,12 +500,14 @@ static pascal_status encode_content(const pascal_calibration *cal, const json_t 
     goto fail;
   if (cal->workload == PASCAL_WORKLOAD_GEMM && (st = encode_gemm(doc, &cal->gemm, err)))
     goto fail;
+  if (cal->workload == PASCAL_WORKLOAD_ATTENTION &&
+      (st = encode_attention(doc, &cal->attention, err)))
+    goto fail;
   if (provenance && (st = codec_set(doc, "provenance", json_deep_copy(provenance), err)))
     goto fail;
-  if ((st = encode_runs(doc, "measurements", cal, false, err)) ||
-      (pascal_calibration_heldout_count(cal) > 0 &&
-       (st = encode_runs(doc, "heldout", cal, true, err))))
-    goto fail;
+  for (int set = 0; set < PASCAL_RUN_SETS; set++)
+    if ((st = encode_runs(doc, cal, (pascal_run_set)set, err)))
+      goto fail;
   *out = doc;
   return PASCAL_OK;
 fail:

@@ -152,13 +152,9 @@ pascal_status pascal_codec_lease_request_decode(pascal_codec_jobs_request kind, 
 static pascal_status read_workload(const json_t *job, pascal_plan_workload *out, pascal_error *err)
 {
   const char *w = json_string_value(json_object_get(job, "workload"));
-  if (w && strcmp(w, "scan") == 0)
-    *out = PASCAL_PLAN_SCAN;
-  else if (w && strcmp(w, "gemm") == 0)
-    *out = PASCAL_PLAN_GEMM;
-  else
+  if (pascal_plan_workload_parse(w, "job.workload", out, NULL))
     return pascal_error_set(err, PASCAL_EINVAL, "job.workload",
-                            "job.workload must be \"scan\" or \"gemm\"");
+                            "job.workload must be \"scan\", \"gemm\" or \"attention\"");
   return PASCAL_OK;
 }
 
@@ -307,8 +303,8 @@ static pascal_status encode_job(const pascal_codec_job *j, json_t **out, pascal_
       (st = codec_set(obj, "lease_expires_at", json_string(j->lease_expires_at), err)) ||
       (st = codec_set(obj, "lease_seconds", seconds_value(j->lease_seconds), err)) ||
       (st = codec_set(obj, "attempt", codec_uint(j->attempt), err)) ||
-      (st = codec_set(obj, "workload",
-                      json_string(j->run.workload == PASCAL_PLAN_GEMM ? "gemm" : "scan"), err)) ||
+      (st = codec_set(obj, "workload", json_string(pascal_plan_workload_name(j->run.workload)),
+                      err)) ||
       (st = codec_set(obj, "block_bytes", codec_uint(j->block_bytes), err)) ||
       (st = pascal_codec_plan_run_encode(&j->run, &run, err)))
     return finish(obj, st, out);

@@ -243,10 +243,10 @@ pascal_status pascal_codec_plan_decode(const json_t *doc, pascal_plan *out, pasc
     goto fail;
   }
   plan.repeats = (uint32_t)repeats;
-  if (strcmp(workload, "scan") == 0) {
-    plan.workload = PASCAL_PLAN_SCAN;
+  if (strcmp(workload, "scan") == 0 || strcmp(workload, "attention") == 0) {
+    plan.workload = workload[0] == 's' ? PASCAL_PLAN_SCAN : PASCAL_PLAN_ATTENTION;
     if (json_object_get(doc, "shapes")) {
-      st = pascal_error_set(err, PASCAL_EFORMAT, "shapes", "a scan plan has no shapes");
+      st = pascal_error_set(err, PASCAL_EFORMAT, "shapes", "a %s plan has no shapes", workload);
       goto fail;
     }
     st = decode_scan(doc, &plan, err);
@@ -262,7 +262,8 @@ pascal_status pascal_codec_plan_decode(const json_t *doc, pascal_plan *out, pasc
     st = decode_shapes(doc, &plan, err);
   } else {
     st = pascal_error_set(err, PASCAL_EINVAL, "workload",
-                          "workload must be \"scan\" or \"gemm\", got \"%.40s\"", workload);
+                          "workload must be \"scan\", \"gemm\" or \"attention\", got \"%.40s\"",
+                          workload);
   }
   if (st || (st = pascal_plan_validate(&plan, err)))
     goto fail;
@@ -300,9 +301,10 @@ pascal_status pascal_codec_plan_encode(const pascal_plan *plan, json_t **out, pa
   if (st)
     return st;
   json_t *doc = json_object();
-  int scan = plan->workload == PASCAL_PLAN_SCAN;
+  int scan = plan->workload != PASCAL_PLAN_GEMM; /* scan-shaped: scan, attention */
   if ((st = codec_set(doc, "format", json_string(PASCAL_PLAN_FORMAT), err)) ||
-      (st = codec_set(doc, "workload", json_string(scan ? "scan" : "gemm"), err)) ||
+      (st = codec_set(doc, "workload", json_string(pascal_plan_workload_name(plan->workload)),
+                      err)) ||
       (st = codec_set(doc, "repeats", codec_uint(plan->repeats), err)))
     goto fail;
   json_t *arr = json_array();

@@ -1,7 +1,8 @@
 /*
  * prediction_codec.c - the JSON form of an answer (pascal/answer.h): the
- * scan or GEMM prediction with its explanation (paper Algorithm predict,
- * Eq. graph, App. C "GEMM instantiation"), the query it answers (every field
+ * scan, GEMM or attention prediction with its explanation (paper Algorithm
+ * predict, Eq. graph, App. C "GEMM instantiation"; attention as the scan of
+ * its shared K/V, pascal/attention.h), the query it answers (every field
  * of its workload's table, pascal/query.h), who answered and its time; keys
  * are documented in docs/cli.md. This is the one writer of answers: pascald
  * streams it as text (single answers, batches), the CLI gets the same text
@@ -120,6 +121,11 @@ static void put_expected_error(pascal_jtext *w, const pascal_expected_error *x, 
              x->source == PASCAL_ERRSRC_LOKO ? "leave-one-key-out folds" : "held-out panel", rule,
              x->n_keys, scope[gemm][x->widened < 3 ? x->widened : 2]);
     break;
+  case PASCAL_ERRSRC_INTERVAL:
+    snprintf(method, sizeof method,
+             "mean error of the out-of-fold residuals of this answer's transfers, scaled by "
+             "how far it is from its references (larger than the nearest keys' error)");
+    break;
   }
   pascal_jtext_object_begin(w, "expected_error");
   pascal_jtext_real_or_null(w, "pct", x->pct);
@@ -162,12 +168,63 @@ static void put_advice(pascal_jtext *w, const pascal_scan_advice *a)
   pascal_jtext_object_end(w);
 }
 
-/* workload, K, rho, fill_bytes, M, rule, expected_error_pct and
- * extrapolated: the keys every prediction has, first, so that the compact
- * form is a prefix of the explained one. */
+/* "interval": K, fills and (when timed) time at the stated level, null when
+ * the calibration gave no residual; "validation" where the family's folds
+ * favour aligned K = 1. */
+static void put_interval(pascal_jtext *w, const pascal_answer *a)
+{
+  const pascal_answer_interval *iv = &a->interval;
+  if (!iv->known) {
+    pascal_jtext_null(w, "interval");
+  } else {
+    pascal_jtext_object_begin(w, "interval");
+    pascal_jtext_real(w, "level", iv->level);
+    pascal_jtext_real(w, "K_low", iv->K_low);
+    pascal_jtext_real(w, "K_high", iv->K_high);
+    pascal_jtext_real(w, "fill_bytes_low", iv->fill_bytes_low);
+    pascal_jtext_real(w, "fill_bytes_high", iv->fill_bytes_high);
+    if (a->timed) {
+      pascal_jtext_real_or_null(w, "time_s_low", iv->time_s_low);
+      pascal_jtext_real_or_null(w, "time_s_high", iv->time_s_high);
+    }
+    pascal_jtext_object_end(w);
+  }
+  if (a->loses) {
+    pascal_jtext_object_begin(w, "validation");
+    pascal_jtext_real(w, "pascal_pct", a->loss.pascal_pct);
+    pascal_jtext_real(w, "aligned_pct", a->loss.aligned_pct);
+    pascal_jtext_object_end(w);
+  }
+}
+
+/* In the explanation: what the interval rests on (its transfers, the
+ * residuals behind them, borrowed groups, the widening to aligned K = 1). */
+static void put_interval_basis(pascal_jtext *w, const pascal_transfers *t,
+                               const pascal_answer_interval *iv)
+{
+  pascal_jtext_object_begin(w, "interval");
+  pascal_jtext_array_begin(w, "transfers");
+  for (size_t i = 0; i < t->n; i++) {
+    pascal_jtext_object_begin(w, NULL);
+    pascal_jtext_string(w, "coordinate", pascal_coordinate_name(t->item[i].coordinate));
+    pascal_jtext_string(w, "kind", pascal_transfer_kind_name(t->item[i].kind));
+    pascal_jtext_real(w, "distance", t->item[i].distance);
+    pascal_jtext_object_end(w);
+  }
+  pascal_jtext_array_end(w);
+  pascal_jtext_uint(w, "residuals", iv->n_residuals);
+  pascal_jtext_uint(w, "borrowed", iv->borrowed);
+  pascal_jtext_bool(w, "widened_to_aligned", iv->widened_to_aligned);
+  pascal_jtext_object_end(w);
+}
+
+/* workload, K, rho, fill_bytes, M, rule, expected_error_pct, extrapolated,
+ * interval (and validation): the keys every prediction has, first, so that
+ * the compact form is a prefix of the explained one. */
 static void put_common(pascal_jtext *w, const char *workload, double K, double rho,
                        double fill_bytes, uint32_t M, pascal_rule rule,
-                       const pascal_expected_error *expected, const pascal_extrapolations *ex)
+                       const pascal_expected_error *expected, const pascal_extrapolations *ex,
+                       const pascal_answer *a)
 {
   pascal_jtext_string(w, "workload", workload);
   pascal_jtext_real(w, "K", K);
@@ -177,6 +234,7 @@ static void put_common(pascal_jtext *w, const char *workload, double K, double r
   put_rule(w, rule);
   pascal_jtext_real_or_null(w, "expected_error_pct", expected->pct);
   put_extrapolations(w, ex);
+  put_interval(w, a);
 }
 
 /* "query": every field of the workload's table, in its order. */
@@ -197,18 +255,54 @@ static void put_query(pascal_jtext *w, const pascal_query *q)
   pascal_jtext_object_end(w);
 }
 
-static void put_scan(pascal_jtext *w, const pascal_query *q, const pascal_scan_prediction *pred,
+static void put_scan(pascal_jtext *w, const pascal_query *q, const pascal_answer *a,
                      pascal_codec_detail detail)
 {
+  const pascal_scan_prediction *pred = &a->scan;
   put_common(w, "scan", pred->K, pred->rho, pred->fill_bytes, pred->M, pred->why.rule,
-             &pred->expected, &pred->extrapolated);
+             &pred->expected, &pred->extrapolated, a);
   if (detail == PASCAL_CODEC_COMPACT)
     return;
   put_query(w, q);
   put_scan_explanation(w, &pred->why);
   put_expected_error(w, &pred->expected, 0, pred->why.rule);
+  put_interval_basis(w, &pred->transfers, &a->interval);
   put_advice(w, &pred->advice);
   pascal_jtext_object_end(w); /* the explanation holds the expected error and the advice */
+}
+
+/* An attention answer: K is the K/V scan's, fill_bytes the launch's (query
+ * tiles added); the explained form gives the scan coordinates the launch
+ * maps to and the traffic's parts, then the K/V scan's explanation. */
+static void put_attention(pascal_jtext *w, const pascal_query *q, const pascal_answer *a,
+                          pascal_codec_detail detail)
+{
+  const pascal_attention_prediction *p = &a->attention;
+  const pascal_scan_prediction *kv = &p->kv;
+  put_common(w, "attention", p->K, kv->rho, p->fill_bytes, kv->M, kv->why.rule, &kv->expected,
+             &kv->extrapolated, a);
+  if (detail == PASCAL_CODEC_COMPACT)
+    return;
+  put_query(w, q);
+  pascal_jtext_object_begin(w, "scan");
+  pascal_jtext_uint(w, "o", p->key.o);
+  pascal_jtext_string(w, "path", pascal_path_name(p->key.path));
+  pascal_jtext_uint(w, "d", p->key.d);
+  pascal_jtext_uint(w, "m", p->key.m);
+  pascal_jtext_uint(w, "N", p->N);
+  pascal_jtext_real(w, "W", p->W);
+  pascal_jtext_uint(w, "ctas", p->ctas);
+  pascal_jtext_object_end(w);
+  pascal_jtext_real(w, "q_bytes", p->q_bytes);
+  pascal_jtext_real(w, "kv_bytes", p->kv_bytes);
+  pascal_jtext_real(w, "kv_fill_bytes", kv->fill_bytes);
+  pascal_jtext_real(w, "o_bytes", p->o_bytes);
+  pascal_jtext_real(w, "B0", p->b0_bytes);
+  put_scan_explanation(w, &kv->why);
+  put_expected_error(w, &kv->expected, 0, kv->why.rule);
+  put_interval_basis(w, &kv->transfers, &a->interval);
+  put_advice(w, &kv->advice);
+  pascal_jtext_object_end(w); /* the explanation, as for a scan */
 }
 
 static void put_gemm_step(pascal_jtext *w, const char *key, const pascal_gemm_step *s)
@@ -242,11 +336,12 @@ static void put_gemm_explanation(pascal_jtext *w, const pascal_gemm_explanation 
   put_gemm_step(w, "row", &x->row);
 }
 
-static void put_gemm(pascal_jtext *w, const pascal_query *q, const pascal_gemm_prediction *p,
+static void put_gemm(pascal_jtext *w, const pascal_query *q, const pascal_answer *a,
                      pascal_codec_detail detail)
 {
+  const pascal_gemm_prediction *p = &a->gemm;
   put_common(w, "gemm", p->K, p->rho, p->fill_bytes, p->M, p->why.rule, &p->expected,
-             &p->extrapolated);
+             &p->extrapolated, a);
   if (detail == PASCAL_CODEC_COMPACT)
     return;
   put_query(w, q);
@@ -259,6 +354,7 @@ static void put_gemm(pascal_jtext *w, const pascal_query *q, const pascal_gemm_p
   pascal_jtext_real(w, "kappa", p->kappa);
   put_gemm_explanation(w, &p->why);
   put_expected_error(w, &p->expected, 1, p->why.rule);
+  put_interval_basis(w, &p->transfers, &a->interval);
   pascal_jtext_null(w, "advice"); /* Theorem coherence is about cyclic scans */
   pascal_jtext_object_end(w);     /* the explanation, as for a scan */
 }
@@ -267,10 +363,11 @@ void pascal_codec_answer_write(pascal_jtext *w, const pascal_query *q, const pas
                                const pascal_codec_origin *origin, pascal_codec_detail detail)
 {
   pascal_jtext_object_begin(w, NULL);
-  if (a->workload == PASCAL_WORKLOAD_SCAN)
-    put_scan(w, q, &a->scan, detail);
-  else
-    put_gemm(w, q, &a->gemm, detail);
+  switch (a->workload) {
+  case PASCAL_WORKLOAD_SCAN: put_scan(w, q, a, detail); break;
+  case PASCAL_WORKLOAD_GEMM: put_gemm(w, q, a, detail); break;
+  case PASCAL_WORKLOAD_ATTENTION: put_attention(w, q, a, detail); break;
+  }
   if (origin) {
     pascal_jtext_string(w, "device", origin->device);
     pascal_jtext_int(w, "calibration", origin->calibration);

@@ -2,8 +2,10 @@
  * results_codec.c - JSON form of evaluation reports: leave-one-key-out folds
  * and held-out panels (paper Eq. dynamic_selection, section 5.4), their
  * summaries (intervals, gaps, floor, diverged runs), their latency rows
- * (Table e2e: the pipeline's time with each cache input) and the comparison
- * table in the paper's layout. Keys are documented in docs/cli.md; unavailable
+ * (Table e2e: the pipeline's time with each cache input), a panel's
+ * coverage by the prediction intervals (pascal/interval.h), the families
+ * where the folds favour aligned K = 1, and the comparison table in the
+ * paper's layout. Keys are documented in docs/cli.md; unavailable
  * values (NaN) are written as null. Predictions: prediction_codec.c.
  */
 #include <math.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "json_util.h"
+#include "pascal/validation.h"
 #include "pascal_codec.h"
 
 /* A new object stored under `key` of `parent` (or appended when key is NULL). */
@@ -166,9 +169,84 @@ static pascal_status encode_key_report(json_t *arr, pascal_workload wl, const pa
   return PASCAL_OK;
 }
 
+static double share_pct(size_t part, size_t whole)
+{
+  return whole ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+/* One group of a panel's coverage (the whole panel: `transfers` NULL). */
+static pascal_status encode_coverage_group(json_t *parent, const char *key,
+                                           const pascal_coverage_group *g, pascal_error *err)
+{
+  json_t *o;
+  pascal_status st;
+  char name[160];
+  pascal_signature_name(g->signature, name, sizeof name);
+  if ((st = child(parent, key, &o, err)) ||
+      (!key && (st = codec_set(o, "transfers", json_string(name), err))) ||
+      (st = codec_set(o, "n_runs", codec_uint(g->n_runs), err)) ||
+      (st = codec_set(o, "n_covered", codec_uint(g->n_covered), err)) ||
+      (st = codec_set(o, "coverage_pct", codec_real_or_null(share_pct(g->n_covered, g->n_runs)),
+                      err)) ||
+      (st = codec_set(o, "median_K_high_over_low", codec_real_or_null(g->median_ratio), err)) ||
+      (st = codec_set(o, "pascal_pct", codec_real_or_null(g->mape_pascal), err)) ||
+      (st = codec_set(o, "aligned_pct", codec_real_or_null(g->mape_aligned), err)) ||
+      (st = codec_set(o, "n_timed", codec_uint(g->n_timed), err)) ||
+      (st = codec_set(o, "time_coverage_pct",
+                      codec_real_or_null(share_pct(g->n_time_covered, g->n_timed)), err)))
+    return st;
+  return PASCAL_OK;
+}
+
+/* "coverage" of a panel: level, the whole panel, the groups. */
+static pascal_status encode_coverage(json_t *parent, const pascal_coverage *c, pascal_error *err)
+{
+  json_t *o, *groups;
+  pascal_status st;
+  if ((st = child(parent, "coverage", &o, err)) ||
+      (st = codec_set(o, "level", codec_real(c->level), err)) ||
+      (st = encode_coverage_group(o, "all", &c->all, err)) ||
+      (st = codec_set(o, "groups", groups = json_array(), err)))
+    return st;
+  for (size_t i = 0; i < c->n_groups; i++)
+    if ((st = encode_coverage_group(groups, NULL, &c->group[i], err)))
+      return st;
+  return PASCAL_OK;
+}
+
+/* "losing_families": where PASCAL's balanced fold error exceeds aligned
+ * K = 1's (scan: per (o, path, d); GEMM: the calibration). */
+static pascal_status encode_losses(json_t *parent, const pascal_loko_report *r, pascal_error *err)
+{
+  pascal_family_loss *loss = NULL;
+  size_t n = 0;
+  json_t *arr, *o;
+  pascal_status st;
+  if ((st = pascal_family_losses(r, &loss, &n, err)) ||
+      (st = codec_set(parent, "losing_families", arr = json_array(), err)))
+    goto done;
+  for (size_t i = 0; i < n && st == PASCAL_OK; i++) {
+    const pascal_family_loss *f = &loss[i];
+    if ((st = child(arr, NULL, &o, err)))
+      break;
+    if (pascal_workload_scans(r->workload) &&
+        ((st = codec_set(o, "o", codec_uint(f->family.o), err)) ||
+         (st = codec_set(o, "path", json_string(pascal_path_name(f->family.path)), err)) ||
+         (st = codec_set(o, "d", codec_uint(f->family.d), err))))
+      break;
+    if ((st = codec_set(o, "n_keys", codec_uint(f->n_keys), err)) ||
+        (st = codec_set(o, "pascal_pct", codec_real(f->pascal_pct), err)) ||
+        (st = codec_set(o, "aligned_pct", codec_real(f->aligned_pct), err)))
+      break;
+  }
+done:
+  free(loss);
+  return st;
+}
+
 pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out, pascal_error *err)
 {
-  json_t *o = json_object(), *keys, *summary, *heldout;
+  json_t *o = json_object(), *keys, *summary, *heldout, *offgrid;
   pascal_status st;
   if ((st = codec_set(o, "workload", json_string(pascal_workload_name(r->workload)), err)) ||
       (st = codec_set(o, "n_keys", codec_uint(r->n_keys), err)) ||
@@ -187,8 +265,12 @@ pascal_status pascal_codec_loko_encode(const pascal_loko_report *r, json_t **out
       (st = encode_latency(o, "latency", &r->latency, err)) ||
       (st = encode_latency(o, "latency_calibrated", &r->latency_calibrated, err)))
     goto fail;
-  if (r->heldout && ((st = pascal_codec_loko_encode(r->heldout, &heldout, err)) ||
-                     (st = codec_set(o, "heldout", heldout, err))))
+  if ((r->coverage.level > 0 ? (st = encode_coverage(o, &r->coverage, err))
+                             : (st = encode_losses(o, r, err))) ||
+      (r->heldout && ((st = pascal_codec_loko_encode(r->heldout, &heldout, err)) ||
+                      (st = codec_set(o, "heldout", heldout, err)))) ||
+      (r->offgrid && ((st = pascal_codec_loko_encode(r->offgrid, &offgrid, err)) ||
+                      (st = codec_set(o, "offgrid", offgrid, err)))))
     goto fail;
   *out = o;
   return PASCAL_OK;

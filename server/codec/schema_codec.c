@@ -1,13 +1,15 @@
 /*
  * schema_codec.c - what GET /v1/schema answers: the fields of each
- * workload's query (pascal/query.h) and the evaluation methods in the
- * columns of the comparison table (PASCAL_METHODS, pascal/evaluate.h), so
- * that clients and the dashboard build their forms and table headings from
- * the tables the daemon itself reads and writes with.
+ * workload's query (pascal/query.h), the evaluation methods in the
+ * columns of the comparison table (PASCAL_METHODS, pascal/evaluate.h) and
+ * the level and bounds of every answer's interval (pascal/interval.h), so
+ * that clients and the dashboard build their forms, table headings and
+ * readers from the tables the daemon itself reads and writes with.
  */
 #include <stdlib.h>
 
 #include "json_util.h"
+#include "pascal/interval.h"
 #include "pascal_codec.h"
 
 /* A number of field `f` (its range ends, its example) as JSON. */
@@ -47,11 +49,21 @@ static pascal_status encode_field(json_t *arr, const pascal_query_field *f, pasc
 
 pascal_status pascal_codec_schema_encode(json_t **out, pascal_error *err)
 {
-  static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM};
+  static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM,
+                                              PASCAL_WORKLOAD_ATTENTION};
   json_t *doc = json_object(), *queries = json_object(), *methods = json_array();
   pascal_status st;
   if ((st = codec_set(doc, "queries", queries, err)) ||
-      (st = codec_set(doc, "methods", methods, err)))
+      (st = codec_set(doc, "methods", methods, err)) ||
+      (st = codec_set(doc, "interval",
+                      json_pack("{s:o,s:[s,s,s,s,s,s],s:s}", "level",
+                                codec_real(PASCAL_INTERVAL_LEVEL), "bounds", "K_low", "K_high",
+                                "fill_bytes_low", "fill_bytes_high", "time_s_low", "time_s_high",
+                                "doc",
+                                "every answer's interval holds the measured value at this level "
+                                "(docs/expected-error.md); time_s_low and time_s_high only "
+                                "where time_s is answered"),
+                      err)))
     goto fail;
   for (size_t w = 0; w < sizeof workloads / sizeof *workloads; w++) {
     const pascal_query_field *f;

@@ -15,7 +15,9 @@
  */
 #include "calib.h"
 
+#include <assert.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 
 #include "device_data.h"
 #include "pascal/evaluate.h"
+#include "pascal/plausible.h"
 #include "pascal/predict.h"
 #include "pascal/validation.h"
 #include "pascal_codec.h"
@@ -58,6 +61,75 @@ static pascal_status loko_json(const pascal_calibration *cal, pascal_loko_report
   return pascal_codec_report_encode(cal, rep, out, err);
 }
 
+/* Relative agreement of two numbers of a report (absolute below 1): the
+ * baselines' sums differ in their last bits between builds and machines
+ * (measured: 1e-12 relative), an edit by far more. */
+#define PD_REPORT_TOLERANCE 1e-9
+
+/* The first place where two JSON values differ, as a dotted path into
+ * `path` ("" when they are equal); returns 1 when they differ. Numbers
+ * compare by value within PD_REPORT_TOLERANCE. */
+static int first_difference(const json_t *a, const json_t *b, char *path, size_t len)
+{
+  if (json_is_number(a) && json_is_number(b)) {
+    double x = json_number_value(a), y = json_number_value(b);
+    return !(fabs(x - y) <= PD_REPORT_TOLERANCE * fmax(1, fmax(fabs(x), fabs(y))));
+  }
+  if (json_typeof(a) != json_typeof(b))
+    return 1;
+  size_t used = strlen(path);
+  if (json_is_object(a)) {
+    const char *key;
+    json_t *va;
+    if (json_object_size(a) != json_object_size(b))
+      return 1;
+    json_object_foreach((json_t *)a, key, va)
+    {
+      snprintf(path + used, len - used, "%s%s", used ? "." : "", key);
+      json_t *vb = json_object_get(b, key);
+      if (!vb || first_difference(va, vb, path, len))
+        return 1;
+      path[used] = '\0';
+    }
+    return 0;
+  }
+  if (json_is_array(a)) {
+    if (json_array_size(a) != json_array_size(b))
+      return 1;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+      snprintf(path + used, len - used, "[%zu]", i);
+      if (first_difference(json_array_get(a, i), json_array_get(b, i), path, len))
+        return 1;
+      path[used] = '\0';
+    }
+    return 0;
+  }
+  return !json_equal((json_t *)a, (json_t *)b);
+}
+
+/* A frozen bundle's report (NULL when it has none) must be the one its
+ * measurements give (`ours`, JSON null when there is none): the content
+ * hash does not cover it, and an edited report would be served and
+ * exported as if measured. A report of the layout before "summary" existed
+ * (docs/bundle-format.md) cannot be compared member by member; *replace =
+ * 1 says to keep ours in its place. */
+static pascal_status check_report(const json_t *theirs, const json_t *ours, int *replace,
+                                  pascal_error *err)
+{
+  char path[256] = "", field[PASCAL_ERROR_FIELD_MAX];
+  *replace = theirs && json_is_object(ours) && !json_object_get(theirs, "summary");
+  if (*replace ||
+      (!theirs ? json_is_null(ours) : !first_difference(theirs, ours, path, sizeof path)))
+    return PASCAL_OK;
+  int w = snprintf(field, sizeof field, "report%s%s", path[0] ? "." : "", path);
+  if (w < 0 || (size_t)w >= sizeof field)
+    snprintf(field, sizeof field, "report");
+  return pascal_error_set(err, PASCAL_EFORMAT, field,
+                          "%s differs from the report the bundle's measurements give: the "
+                          "bundle was changed after it was frozen",
+                          field);
+}
+
 pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_calib_outcome *o,
                               pascal_error *err)
 {
@@ -73,6 +145,7 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
   pascal_store_measurement *ms = NULL;
   pascal_status st;
   if ((st = pascal_codec_bundle_decode(doc, &b, err)) ||
+      (st = pascal_plausible_calibration(&b.cal, err)) ||
       (st = pascal_model_fit(&b.cal, &model, err)))
     goto done;
   /* The report is always recomputed, so that what is served has the current
@@ -80,10 +153,16 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
   if ((st = loko_json(&b.cal, &loko, &have_loko, &report, err)) ||
       (st = pascal_validation_build(&b.cal, model, have_loko ? &loko : NULL, &valid, err)))
     goto done;
-  if (b.frozen) { /* keep its text; the stored model must match ours */
-    if ((st = pascal_codec_bundle_check_model(&b, model, err)))
+  if (b.frozen) { /* keep its text; the stored model and report must match ours */
+    int replace = 0;
+    if ((st = pascal_codec_bundle_check_model(&b, model, err)) ||
+        (st = check_report(b.report, report, &replace, err)))
       goto done;
-    frozen = json_incref((json_t *)doc);
+    frozen = replace ? json_deep_copy(doc) : json_incref((json_t *)doc);
+    if (!frozen || (replace && json_object_set(frozen, "report", report))) {
+      st = pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory importing the bundle");
+      goto done;
+    }
     snprintf(hash, sizeof hash, "%s", b.content_hash);
   } else {
     if ((st = pascal_codec_bundle_encode(&b.cal, b.provenance, model, have_loko ? &loko : NULL,
@@ -103,7 +182,7 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
   for (size_t i = 0; i < n; i++) {
     int held = i >= n_fit;
     size_t j = held ? i - n_fit : i;
-    if (b.cal.workload == PASCAL_WORKLOAD_SCAN)
+    if (pascal_workload_scans(b.cal.workload))
       pd_measurement_from_scan(held ? &b.cal.heldout_scan_runs[j] : &b.cal.scan_runs[j], held,
                                &ms[i]);
     else
@@ -118,9 +197,8 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
   dev.capacity_blocks = b.cal.device.capacity_blocks;
   dev.block_bytes = b.cal.device.block_bytes;
   int sst = pascal_store_calibration_import_as(
-      ctx->store, as_id, &dev,
-      b.cal.workload == PASCAL_WORKLOAD_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN, NULL, ms, n,
-      bundle_text, report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created, err);
+      ctx->store, as_id, &dev, pd_store_workload(b.cal.workload), NULL, ms, n, bundle_text,
+      report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created, err);
   if (sst != PASCAL_STORE_OK) {
     st = store_fail(sst, err, o);
     goto done;
@@ -141,6 +219,24 @@ done:
   return st;
 }
 
+/* The core device of a stored device, and the GEMM tiling pascald measures
+ * on it (the defaults, one 128x128 output tile CTA resident per SM:
+ * M = sm_count). */
+static pascal_status device_from_store(const pascal_store_device *dev, pascal_calibration *cal,
+                                       pascal_error *err)
+{
+  snprintf(cal->device.name, sizeof cal->device.name, "%s", dev->name);
+  snprintf(cal->device.arch, sizeof cal->device.arch, "%s", dev->arch);
+  cal->device.sm_count = dev->sm_count;
+  cal->device.capacity_blocks = dev->capacity_blocks;
+  cal->device.block_bytes = dev->block_bytes;
+  cal->device.has_peaks = dev->has_peaks; /* the bundle carries the device's peaks */
+  cal->device.peaks = dev->peaks;
+  cal->gemm.resident_ctas = dev->sm_count;
+  /* and its probe data, which the bundle carries too */
+  return pd_device_data_to_core(dev, &cal->device, err);
+}
+
 /* Rebuild the core calibration of a collecting calibration from the store. */
 static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_calibration *c,
                                             pascal_calibration *cal, pd_calib_outcome *o,
@@ -154,22 +250,76 @@ static pascal_status calibration_from_store(pd_ctx *ctx, const pascal_store_cali
     sst = pascal_store_measurement_list(ctx->store, c->id, &ms, &n, err);
   if (sst != PASCAL_STORE_OK)
     return store_fail(sst, err, o);
-  pascal_calibration_init(cal, c->workload == PASCAL_STORE_GEMM ? PASCAL_WORKLOAD_GEMM
-                                                                : PASCAL_WORKLOAD_SCAN);
-  snprintf(cal->device.name, sizeof cal->device.name, "%s", dev.name);
-  snprintf(cal->device.arch, sizeof cal->device.arch, "%s", dev.arch);
-  cal->device.sm_count = dev.sm_count;
-  cal->device.capacity_blocks = dev.capacity_blocks;
-  cal->device.block_bytes = dev.block_bytes;
-  cal->device.has_peaks = dev.has_peaks; /* the bundle carries the device's peaks */
-  cal->device.peaks = dev.peaks;
-  /* One 128x128 output tile CTA resident per SM: M = sm_count for GEMM. */
-  cal->gemm.resident_ctas = dev.sm_count;
-  /* and its probe data, which the bundle carries too */
-  pascal_status st = pd_device_data_to_core(&dev, &cal->device, err);
+  pascal_calibration_init(cal, pd_core_workload(c->workload));
+  pascal_status st = device_from_store(&dev, cal, err);
   for (size_t i = 0; i < n && st == PASCAL_OK; i++)
     st = pd_measurement_append(&ms[i], c->workload, cal, err);
   free(ms);
+  return st;
+}
+
+/* The fill range [*cold, *most] of run `r` of `workload` on `cal`'s device
+ * and tiling, and its block reads (scan and attention; 0 for GEMM). */
+static pascal_status run_range(const pascal_calibration *cal, pascal_store_workload workload,
+                               const pascal_store_run *r, double *cold, double *most, double *reads,
+                               pascal_error *err)
+{
+  *reads = 0;
+  if (workload == PASCAL_STORE_GEMM) {
+    pascal_gemm_shape shape = {(uint32_t)r->Mg, (uint32_t)r->Ng, (uint32_t)r->Kg};
+    return r->Mg > UINT32_MAX || r->Ng > UINT32_MAX || r->Kg > UINT32_MAX
+               ? pascal_error_set(err, PASCAL_ERANGE, "run", "GEMM shape beyond 2^32")
+               : pascal_plausible_gemm_fills(&cal->gemm, &shape, cold, most, err);
+  }
+  /* plans hold N and W up to 2^32 - 1 (PASCAL_PLAN_MAX_EXTENT) */
+  assert(r->N <= UINT32_MAX && r->W <= UINT32_MAX);
+  const pascal_scan_run run = {
+      .key = {r->o, r->path_tma ? PASCAL_PATH_TMA : PASCAL_PATH_SYNC, r->d, r->m},
+      .N = (uint32_t)r->N,
+      .W = (uint32_t)r->W};
+  pascal_status st = pascal_plausible_scan_run_fills(cal, &run, cold, most, err);
+  *reads = *most / cal->device.block_bytes;
+  return st;
+}
+
+pascal_status pd_calib_check_result(const pascal_store_device *dev, const pascal_store_job *job,
+                                    double fill_bytes, double kernel_ns, pascal_error *err)
+{
+  pascal_calibration cal;
+  pascal_calibration_init(&cal, pd_core_workload(job->workload));
+  double cold = 0, most = 0, reads = 0;
+  pascal_status st = device_from_store(dev, &cal, err);
+  if (st == PASCAL_OK)
+    st = run_range(&cal, job->workload, &job->run, &cold, &most, &reads, err);
+  if (st == PASCAL_OK)
+    st = pascal_plausible_result(&cal.device, cold, most, fill_bytes, kernel_ns, err);
+  pascal_calibration_free(&cal);
+  return st;
+}
+
+pascal_status pd_calib_check_runs(const pascal_store_device *dev, pascal_store_workload workload,
+                                  const pascal_store_run *runs, size_t n, pascal_error *err)
+{
+  pascal_calibration cal;
+  pascal_calibration_init(&cal, pd_core_workload(workload));
+  pascal_status st = device_from_store(dev, &cal, err);
+  for (size_t i = 0; i < n && st == PASCAL_OK; i++) {
+    double cold = 0, most = 0, reads = 0;
+    const pascal_store_run *r = &runs[i];
+    st = run_range(&cal, workload, r, &cold, &most, &reads, err);
+    if (st == PASCAL_OK && pascal_plausible_run_size(most, reads, "plan", err) != PASCAL_OK) {
+      char why[PASCAL_ERROR_MESSAGE_MAX];
+      snprintf(why, sizeof why, "%s", err->message);
+      st = workload == PASCAL_STORE_GEMM
+               ? pascal_error_set(err, PASCAL_ERANGE, "plan",
+                                  "run %zu (GEMM %llu x %llu x %llu): %s", i,
+                                  (unsigned long long)r->Mg, (unsigned long long)r->Ng,
+                                  (unsigned long long)r->Kg, why)
+               : pascal_error_set(err, PASCAL_ERANGE, "plan", "run %zu (o=%u N=%llu W=%llu): %s", i,
+                                  r->o, (unsigned long long)r->N, (unsigned long long)r->W, why);
+    }
+  }
+  pascal_calibration_free(&cal);
   return st;
 }
 

@@ -33,6 +33,9 @@ static const char *const config_keys[] = {"listen",
                                           "read_only",
                                           "replica_of",
                                           "replica_interval",
+                                          "log_file",
+                                          "job_time_limit",
+                                          "agents_per_token",
                                           NULL};
 
 void pd_config_defaults(pd_config *cfg)
@@ -66,6 +69,8 @@ void pd_config_defaults(pd_config *cfg)
   cfg->cors_origins[0] = '\0';
   cfg->cors_max_age = 600;
   cfg->replica_interval_s = 5;
+  cfg->job_time_limit_s = 3600;
+  cfg->agents_per_token = 256;
 }
 
 static int parse_uint(const char *v, unsigned long lo, unsigned long hi, unsigned long *out)
@@ -153,6 +158,14 @@ static int config_set(pd_config *cfg, const char *key, const char *value, char *
     ok = parse_uint(value, 0, 86400, &x) ? -1 : (cfg->cors_max_age = (unsigned)x, 0);
   else if (!strcmp(key, "replica_of"))
     ok = pd_replica_url_set(cfg->replica_of, sizeof cfg->replica_of, value);
+  else if (!strcmp(key, "job_time_limit"))
+    ok = parse_uint(value, 0, 2592000, &x) ? -1 : (cfg->job_time_limit_s = (unsigned)x, 0);
+  else if (!strcmp(key, "agents_per_token"))
+    ok = parse_uint(value, 1, 100000, &x) ? -1 : (cfg->agents_per_token = (unsigned)x, 0);
+  else if (!strcmp(key, "log_file"))
+    ok = strlen(value) < sizeof cfg->log_file
+             ? (snprintf(cfg->log_file, sizeof cfg->log_file, "%s", value), 0)
+             : -1;
   else if (!strcmp(key, "replica_interval"))
     ok = parse_uint(value, 1, 86400, &x) ? -1 : (cfg->replica_interval_s = (unsigned)x, 0);
   else if (!strcmp(key, "cors_origins")) {

@@ -1,8 +1,10 @@
 /*
  * conns.c - the connection policy that libmicrohttpd 0.9.75 does not provide
  * by itself (see conns.h and docs/http-api.md, "Connections"):
- *   - a total limit answered by closing the new socket at once (the accept
- *     policy callback) instead of leaving clients in the kernel backlog;
+ *   - a total limit at which a new client takes the place of a connection
+ *     not being answered, from the address holding the most (the accept
+ *     policy callback evicts it), or, when every slot is being answered, is
+ *     closed at once instead of left in the kernel backlog;
  *   - a request deadline: MHD's connection timeout is an idle timeout that
  *     every received byte resets, so a client sending one byte a second holds
  *     its slot forever. A sweeper thread shuts down every connection that has
@@ -22,6 +24,7 @@
 #include "conns.h"
 
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -29,6 +32,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "clock.h"
 #include "stats.h"
 
 typedef struct pd_sock {
@@ -40,6 +44,8 @@ typedef struct pd_sock {
   int swept;             /* shut down by the sweeper already */
   int nul_in_url;        /* written and read by the connection's MHD thread */
   unsigned decoded;      /* strings URL-decoded in this request (MHD thread) */
+  unsigned char ip[16];  /* the client's address (v4 in its first 4 bytes) */
+  int family;            /* AF_INET, AF_INET6, or 0 when unknown */
 } pd_sock;
 
 struct pd_conns {
@@ -52,7 +58,7 @@ struct pd_conns {
   int stop;
   pthread_t sweeper;
   int sweeper_running;
-  atomic_ullong refused, expired;
+  atomic_ullong refused, expired, evicted;
 };
 
 int pd_conns_new(unsigned limit, unsigned deadline_s, pd_conns **out)
@@ -61,13 +67,10 @@ int pd_conns_new(unsigned limit, unsigned deadline_s, pd_conns **out)
   if (!c)
     return -1;
   pthread_mutex_init(&c->lock, NULL);
-  pthread_condattr_t ca;
-  pthread_condattr_init(&ca);
-  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-  pthread_cond_init(&c->wake, &ca);
-  pthread_condattr_destroy(&ca);
+  pd_cond_init_monotonic(&c->wake);
   atomic_init(&c->count, 0);
   atomic_init(&c->refused, 0);
+  atomic_init(&c->evicted, 0);
   atomic_init(&c->expired, 0);
   c->limit = limit;
   c->deadline_ns = (int64_t)deadline_s * 1000000000LL;
@@ -85,15 +88,76 @@ void pd_conns_free(pd_conns *c)
   free(c);
 }
 
+/* The IP of a socket address into ip[16]; its family, 0 when neither. */
+static int address_of(const struct sockaddr *a, unsigned char ip[16])
+{
+  memset(ip, 0, 16);
+  if (a && a->sa_family == AF_INET) {
+    memcpy(ip, &((const struct sockaddr_in *)(const void *)a)->sin_addr, 4);
+    return AF_INET;
+  }
+  if (a && a->sa_family == AF_INET6) {
+    memcpy(ip, &((const struct sockaddr_in6 *)(const void *)a)->sin6_addr, 16);
+    return AF_INET6;
+  }
+  return 0;
+}
+
+static int same_address(const pd_sock *a, const pd_sock *b)
+{
+  return a->family && a->family == b->family && !memcmp(a->ip, b->ip, sizeof a->ip);
+}
+
+/* At the limit, a place for the new client: among the connections not
+ * being answered (idle between requests, or still sending one), those of
+ * the address that holds the most, and of them the one waiting longest for
+ * its request, is shut down (the sweeper's way). A client holding slots
+ * with slow or idle requests thus loses them to newcomers, and clients from
+ * many addresses cannot hold every slot. Under c->lock; 1 when one went. */
+static int evict_one(pd_conns *c, const unsigned char ip[16], int family)
+{
+  pd_sock *victim = NULL;
+  unsigned victim_share = 0;
+  pd_sock newcomer = {.family = family};
+  memcpy(newcomer.ip, ip, sizeof newcomer.ip);
+  for (pd_sock *s = c->live; s; s = s->next) {
+    if (s->swept || s->fd < 0 || atomic_load(&s->answering))
+      continue;
+    unsigned share = 0;
+    for (pd_sock *t = c->live; t; t = t->next)
+      share += same_address(s, t) || (!s->family && t == s);
+    if (same_address(s, &newcomer))
+      share++; /* the newcomer's own address counts against it */
+    if (!victim || share > victim_share ||
+        (share == victim_share && atomic_load(&s->since_ns) < atomic_load(&victim->since_ns))) {
+      victim = s;
+      victim_share = share;
+    }
+  }
+  if (!victim)
+    return 0;
+  shutdown(victim->fd, SHUT_RDWR);
+  victim->swept = 1;
+  return 1;
+}
+
 enum MHD_Result pd_conns_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
   pd_conns *c = cls;
-  (void)addr;
   (void)addrlen;
   if (atomic_load_explicit(&c->count, memory_order_relaxed) < c->limit)
     return MHD_YES;
+  unsigned char ip[16];
+  int family = address_of(addr, ip);
+  pthread_mutex_lock(&c->lock);
+  int made_room = evict_one(c, ip, family);
+  pthread_mutex_unlock(&c->lock);
+  if (made_room) {
+    atomic_fetch_add_explicit(&c->evicted, 1, memory_order_relaxed);
+    return MHD_YES;
+  }
   atomic_fetch_add_explicit(&c->refused, 1, memory_order_relaxed);
-  return MHD_NO; /* MHD closes the socket at once */
+  return MHD_NO; /* every slot is answering: MHD closes the socket at once */
 }
 
 void pd_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
@@ -107,6 +171,9 @@ void pd_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_conte
     if (!s)
       return; /* the connection lives on without a deadline */
     s->fd = fd ? fd->connect_fd : -1;
+    const union MHD_ConnectionInfo *ca =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    s->family = address_of(ca ? ca->client_addr : NULL, s->ip);
     atomic_init(&s->since_ns, (long long)pd_now_ns());
     atomic_init(&s->answering, 0);
     atomic_init(&s->doomed, 0);
@@ -200,10 +267,7 @@ static void *sweep(void *arg)
   pthread_mutex_lock(&c->lock);
   while (!c->stop) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t at = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec + period;
-    ts.tv_sec = at / 1000000000LL;
-    ts.tv_nsec = at % 1000000000LL;
+    pd_deadline_after_ms(&ts, (uint64_t)(period / 1000000));
     pthread_cond_timedwait(&c->wake, &c->lock, &ts);
     long long now = (long long)pd_now_ns();
     for (pd_sock *s = c->live; s && !c->stop; s = s->next) {
@@ -242,9 +306,11 @@ void pd_conns_stop(pd_conns *c)
   c->sweeper_running = 0;
 }
 
-void pd_conns_counts(pd_conns *c, unsigned *open, uint64_t *refused, uint64_t *expired)
+void pd_conns_counts(pd_conns *c, unsigned *open, uint64_t *refused, uint64_t *expired,
+                     uint64_t *evicted)
 {
   *open = atomic_load(&c->count);
   *refused = atomic_load(&c->refused);
   *expired = atomic_load(&c->expired);
+  *evicted = atomic_load(&c->evicted);
 }

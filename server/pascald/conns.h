@@ -1,6 +1,8 @@
 /*
  * conns.h - pascald's connection policy on top of libmicrohttpd: a total
- * connection limit answered by an immediate close, a deadline for each whole
+ * connection limit at which a newcomer evicts the longest-waiting idle or
+ * slow connection of the address holding the most (or, when every slot is
+ * being answered, is closed at once), a deadline for each whole
  * request (head and body) enforced by a sweeper thread, the NUL-in-URL flag
  * set by the URL decoder, which also closes requests with too many query
  * parameters. The pd_conns_* callbacks are registered with
@@ -37,11 +39,13 @@ size_t pd_conns_unescape(void *cls, struct MHD_Connection *conn, char *s);
 /* Per request, from the access handler's thread. */
 int pd_conns_nul_in_url(struct MHD_Connection *conn);      /* %00 decoded in the URL */
 int pd_conns_too_many_params(struct MHD_Connection *conn); /* > PD_QUERY_PARAMS_MAX */
-void pd_conns_answering(struct MHD_Connection *conn);      /* deadline met: answering */
+void pd_conns_answering(struct MHD_Connection *conn);      /* request in: deadline met */
 void pd_conns_request_done(struct MHD_Connection *conn);   /* next request's clock starts */
 
-/* Open connections, refused (limit reached) and expired (deadline, or too
- * many query parameters) so far. */
-void pd_conns_counts(pd_conns *c, unsigned *open, uint64_t *refused, uint64_t *expired);
+/* Open connections, refused (limit reached, every slot answering), expired
+ * (deadline, or too many query parameters) and evicted (a slot given to a
+ * newcomer at the limit) so far. */
+void pd_conns_counts(pd_conns *c, unsigned *open, uint64_t *refused, uint64_t *expired,
+                     uint64_t *evicted);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include <stdatomic.h>
 
+#include "clock.h"
 #include "pascald.h"
 #include "stats.h"
 
@@ -31,6 +32,7 @@ struct pd_ctx {
   pd_stats stats;
   struct MHD_Daemon *mhd;
   struct pd_conns *conns; /* connection policy (conns.h); thread-safe */
+  struct pd_pool *pool;   /* workers for blocking routes (pool.h); thread-safe */
   unsigned bound_port;
   struct pascal_store *store; /* thread-safe: locks itself (store/pascal_store.h) */
   pd_registry *registry;      /* thread-safe: rwlock inside (registry.h) */
@@ -38,6 +40,7 @@ struct pd_ctx {
   pd_plot_cache *plots;       /* thread-safe: mutex inside (plot_cache.h) */
   pd_tokens *tokens;          /* thread-safe: rwlock inside (tokens.h); reads'
                                  tokens, revalidated by a thread of its own */
+  pd_wallclock wall;          /* wall time for leases, steps detected (clock.h) */
   atomic_int stopping;        /* 1 once SIGTERM/SIGINT came: answers close their
                                  connections (http.c); set by the main thread */
 };

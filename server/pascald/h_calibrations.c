@@ -220,6 +220,12 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   }
   if (hj && take_panel(hj, panel_field, &plan, dev.capacity_blocks, &runs, &n, &canon_panel, rep))
     goto done;
+  if (pd_calib_check_runs(&dev,
+                          plan.workload == PASCAL_PLAN_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN,
+                          runs, n, &err)) {
+    pd_reply_pascal_error(rep, &err); /* 400 out_of_range, field "plan" */
+    goto done;
+  }
   if (canon_panel)
     json_object_set(canon, "heldout", canon_panel);
   text = pascal_codec_dump(canon, 0);
@@ -228,9 +234,9 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
     goto done;
   }
   int64_t id = 0;
-  int st = pascal_store_calibration_create(
-      ctx->store, device, plan.workload == PASCAL_PLAN_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN,
-      text, runs, n, ctx->cfg.max_attempts, (int64_t)time(NULL), &id, &err);
+  int st = pascal_store_calibration_create(ctx->store, device,
+                                           pd_plan_store_workload(plan.workload), text, runs, n,
+                                           ctx->cfg.max_attempts, (int64_t)time(NULL), &id, &err);
   if (st != PASCAL_STORE_OK) {
     if (st == PASCAL_STORE_NOT_FOUND && !err.field[0])
       snprintf(err.field, sizeof err.field, "device");
@@ -269,10 +275,20 @@ void pd_h_calibrations_list(pd_ctx *ctx, pd_request *req, pd_reply *rep)
     return;
   }
   json_t *arr = json_array();
-  for (size_t i = 0; i < n; i++)
+  int64_t generation = 0;
+  for (size_t i = 0; i < n; i++) {
     json_array_append_new(arr, pd_view_calibration(&list[i], 0));
+    if (list[i].id > generation)
+      generation = list[i].id;
+  }
   pascal_store_calibration_array_free(list, n);
-  pd_reply_json(rep, 200, json_pack("{s:o}", "calibrations", arr));
+  /* which database answers, and how far its history goes: a replica notices
+   * from these that its primary was rebuilt or restored (replica.c) */
+  char instance[PASCAL_STORE_META_MAX] = "";
+  (void)pascal_store_meta_get(ctx->store, "instance", instance, sizeof instance, NULL);
+  pd_reply_json(rep, 200,
+                json_pack("{s:o,s:{s:s,s:I}}", "calibrations", arr, "database", "instance",
+                          instance, "generation", (json_int_t)generation));
 }
 
 void pd_h_calibration_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)

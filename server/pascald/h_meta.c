@@ -22,14 +22,22 @@
 #include "reply.h"
 #include "sbuf.h"
 
+/* 200 while the daemon can serve everything; 503 "degraded" when the
+ * database file it holds was unlinked or replaced (writes are refused then,
+ * pascal_store_file_check): predictions still answer, but nothing written
+ * could be kept, so a monitor must see it. */
 void pd_h_healthz(pd_ctx *ctx, pd_request *req, pd_reply *rep)
 {
   (void)req;
-  pd_reply_json(rep, 200,
-                json_pack("{s:s,s:I,s:o,s:o*}", "status", "ok", "calibrations_loaded",
-                          (json_int_t)pd_registry_count(ctx->registry), "uptime_seconds",
-                          pd_json_real(pd_stats_uptime(&ctx->stats)), "replica",
-                          pd_replica_status(ctx)));
+  pascal_error err;
+  pascal_error_clear(&err);
+  int lost = pascal_store_file_check(ctx->store, &err) != PASCAL_STORE_OK;
+  json_t *store = json_pack("{s:b,s:s*}", "writable", !lost, "error", lost ? err.message : NULL);
+  pd_reply_json(rep, lost ? 503 : 200,
+                json_pack("{s:s,s:I,s:o,s:o,s:o*}", "status", lost ? "degraded" : "ok",
+                          "calibrations_loaded", (json_int_t)pd_registry_count(ctx->registry),
+                          "uptime_seconds", pd_json_real(pd_stats_uptime(&ctx->stats)), "store",
+                          store, "replica", pd_replica_status(ctx)));
 }
 
 void pd_h_version(pd_ctx *ctx, pd_request *req, pd_reply *rep)
@@ -230,8 +238,8 @@ void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   metric_head(&b, "pascal_http_requests_in_flight", "gauge", "Requests being processed.");
   pd_sbuf_printf(&b, "pascal_http_requests_in_flight %" PRIu64 "\n", ld(&s->inflight));
   unsigned open_conns;
-  uint64_t refused, expired;
-  pd_conns_counts(ctx->conns, &open_conns, &refused, &expired);
+  uint64_t refused, expired, evicted;
+  pd_conns_counts(ctx->conns, &open_conns, &refused, &expired, &evicted);
   metric_head(&b, "pascal_http_connections", "gauge", "Open client connections.");
   pd_sbuf_printf(&b, "pascal_http_connections %u\n", open_conns);
   metric_head(&b, "pascal_http_connections_refused_total", "counter",
@@ -240,6 +248,9 @@ void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   metric_head(&b, "pascal_http_connections_expired_total", "counter",
               "Connections closed because a request missed request_deadline.");
   pd_sbuf_printf(&b, "pascal_http_connections_expired_total %" PRIu64 "\n", expired);
+  metric_head(&b, "pascal_http_connections_evicted_total", "counter",
+              "Connections shut down at connection_limit to make room for a new client.");
+  pd_sbuf_printf(&b, "pascal_http_connections_evicted_total %" PRIu64 "\n", evicted);
   metric_head(&b, "pascal_uptime_seconds", "gauge", "Seconds since the daemon started.");
   pd_sbuf_printf(&b, "pascal_uptime_seconds %.3f\n", pd_stats_uptime(s));
   metric_head(&b, "pascal_calibrations_loaded", "gauge", "Frozen calibrations held in memory.");

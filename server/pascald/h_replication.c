@@ -1,8 +1,9 @@
 /*
- * h_replication.c - POST /v1/replication/sync (admin): a replica syncs from
- * its primary now and answers what it did (replica.h). 200 when the sync
- * succeeded, 502 sync_failed with the first error otherwise (what was held
- * stays held); 409 not_a_replica on a primary.
+ * h_replication.c - POST /v1/replication/sync (admin): a replica's own
+ * thread syncs from its primary at once (replica.h). 202 with the number of
+ * that sync ("sync": k; it is over once the replica status counts
+ * syncs.ok + syncs.failed >= k, its outcome in last_error), so that the
+ * request never waits on the primary; 409 not_a_replica on a primary.
  */
 #include "ctx.h"
 #include "handlers.h"
@@ -17,13 +18,6 @@ void pd_h_replication_sync(pd_ctx *ctx, pd_request *req, pd_reply *rep)
                    "this daemon is not a replica (start it with --replica-of URL)");
     return;
   }
-  pd_sync_result res;
-  if (pd_replica_sync(ctx, &res)) {
-    pd_reply_error(rep, 502, "sync_failed", NULL, "%u error(s); first: %s", res.errors, res.error);
-    return;
-  }
-  pd_reply_json(rep, 200,
-                json_pack("{s:I,s:I,s:I,s:o}", "devices", (json_int_t)res.devices, "imported",
-                          (json_int_t)res.imported, "held", (json_int_t)res.held, "replica",
-                          pd_replica_status(ctx)));
+  json_int_t k = (json_int_t)pd_replica_request_sync(ctx);
+  pd_reply_json(rep, 202, json_pack("{s:I,s:o}", "sync", k, "replica", pd_replica_status(ctx)));
 }

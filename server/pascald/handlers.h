@@ -42,6 +42,9 @@ void pd_h_jobs_claim(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_job_heartbeat(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_job_result(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_job_fail(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+/* admin: an operator's re-queue or exclusion of a collecting calibration's run */
+void pd_h_job_requeue(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_job_exclude(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 /* h_replication.c */
 void pd_h_replication_sync(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 

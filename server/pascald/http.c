@@ -11,6 +11,9 @@
  *                limits (400), then the handler; the reply is sent from here
  *                only (send_reply), and counted (and the request's memory
  *                released) when MHD reports completion.
+ * A route that may wait (the store's lock) is run on pascald's worker pool
+ * while its connection is suspended (pool.h), so that libmicrohttpd's
+ * threads stay free for predictions.
  * MHD runs epoll with an internal thread pool sized to the cores, with an
  * explicit idle timeout, per-address limit and per-connection memory cap;
  * the total limit, the request deadline and the %00 detection in URLs are
@@ -35,6 +38,7 @@
 #include "jsonin.h"
 #include "jsonpar.h"
 #include "pascal/grow.h"
+#include "pool.h"
 #include "replica.h"
 #include "reply.h"
 #include "reqhead.h"
@@ -53,6 +57,13 @@ typedef struct pd_conn {
   int must_close; /* framing refused: the rest of the stream cannot be trusted */
   json_t *json;   /* parsed body; released when MHD reports completion, so that
                      freeing a large tree never delays the answer */
+  /* A blocking route runs on the worker pool (pool.h) while the connection
+   * is suspended; its answer waits in `rep` until MHD calls back. */
+  int offloaded;
+  pd_ctx *ctx;
+  struct MHD_Connection *conn;
+  const char *url, *method;
+  pd_reply rep;
 } pd_conn;
 
 static int is_json_type(const char *ct)
@@ -64,11 +75,44 @@ static int is_json_type(const char *ct)
   return next == '\0' || next == ';' || next == ' ' || next == '\t';
 }
 
+/* libmicrohttpd's side of a pd_stream (reply.h). */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+  pd_stream *s = cls;
+  (void)pos;
+  long n = s->read(s->state, buf, max);
+  return n < 0    ? MHD_CONTENT_READER_END_WITH_ERROR
+         : n == 0 ? MHD_CONTENT_READER_END_OF_STREAM
+                  : (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+  pd_stream *s = cls;
+  s->free(s->state);
+  free(s);
+}
+
+/* Bytes libmicrohttpd asks a stream for at once. */
+#define PD_STREAM_BLOCK (32u * 1024u)
+
 static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_conn *c,
                                   pd_reply *rep)
 {
   char *buf = NULL;
   size_t len = 0;
+  struct MHD_Response *r = NULL;
+  int has_body = rep->stream != NULL;
+  if (rep->stream) {
+    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, PD_STREAM_BLOCK, stream_read,
+                                          rep->stream, stream_free);
+    if (!r) {
+      pd_reply_clear(rep); /* frees the stream */
+      return MHD_NO;
+    }
+    rep->stream = NULL; /* libmicrohttpd's now */
+    goto headers;
+  }
   if (rep->json) {
     buf = json_dumps(rep->json, JSON_COMPACT | JSON_REAL_PRECISION(17));
     if (buf) {
@@ -96,12 +140,14 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
       return MHD_NO;
     memcpy(buf, oom, len);
   }
-  struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+  r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
   if (!r) {
     free(buf);
     return MHD_NO;
   }
-  if (buf)
+  has_body = buf != NULL;
+headers:
+  if (has_body)
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
                             rep->content_type ? rep->content_type : "application/json");
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -246,13 +292,51 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url, 
   route->handler(ctx, &req, rep);
 }
 
+/* 1 when the request's route may wait (the store, the network). */
+static int blocking(const char *method, const char *url)
+{
+  pd_request probe;
+  char allow[32];
+  size_t n;
+  int idx = pd_route_match(method, url, &probe, allow, sizeof allow);
+  return idx >= 0 && pd_routes(&n)[idx].work == PD_WORK_BLOCKING;
+}
+
+/* On a worker of the pool: the request, then its connection resumed. */
+static void run_offloaded(void *arg)
+{
+  pd_conn *c = arg;
+  dispatch(c->ctx, c->conn, c->url, c->method, c, &c->rep);
+  MHD_resume_connection(c->conn);
+}
+
+/* Suspend the connection and queue the request on the pool; -1 when it
+ * cannot be queued (it then runs here). */
+static int offload(pd_ctx *ctx, struct MHD_Connection *conn, const char *url, const char *method,
+                   pd_conn *c)
+{
+  if (!ctx->pool)
+    return -1;
+  c->offloaded = 1;
+  c->ctx = ctx;
+  c->conn = conn;
+  c->url = url;
+  c->method = method;
+  memset(&c->rep, 0, sizeof c->rep);
+  MHD_suspend_connection(conn);
+  if (pd_pool_submit(ctx->pool, run_offloaded, c) == 0)
+    return 0;
+  c->offloaded = 0;
+  MHD_resume_connection(conn);
+  return -1;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
 {
   pd_ctx *ctx = cls;
   pd_conn *c = *con_cls;
-  (void)version;
   if (!c) {
     c = calloc(1, sizeof *c);
     if (!c)
@@ -263,7 +347,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     atomic_fetch_add_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
     pd_reply rep;
     memset(&rep, 0, sizeof rep);
-    if (pd_reqhead_check(conn, pd_conns_nul_in_url(conn), pd_conns_too_many_params(conn), &rep)) {
+    if (pd_reqhead_check(conn, version, pd_conns_nul_in_url(conn), pd_conns_too_many_params(conn),
+                         &rep)) {
       c->must_close = 1;
       return send_reply(ctx, conn, c, &rep);
     }
@@ -297,6 +382,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   }
   if (c->status)
     return MHD_YES; /* already answered (early 413) */
+  if (c->offloaded) /* called back after the pool resumed the connection */
+    return send_reply(ctx, conn, c, &c->rep);
+  /* The whole request is in: the deadline stops here, so that a handler's
+   * own work (a freeze, an import) never costs its answer. */
+  pd_conns_answering(conn);
+  if (blocking(method, url) && offload(ctx, conn, url, method, c) == 0)
+    return MHD_YES;
   pd_reply rep;
   memset(&rep, 0, sizeof rep);
   dispatch(ctx, conn, url, method, c, &rep);
@@ -315,6 +407,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   pd_stats_record(&ctx->stats, c->route, c->status, pd_now_ns() - c->t0);
   atomic_fetch_sub_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
   int large = c->cap >= PD_TRIM_AFTER_BODY;
+  pd_reply_clear(&c->rep); /* an offloaded answer its client left before */
   json_decref(c->json);
   free(c->body);
   free(c);
@@ -344,8 +437,15 @@ int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen)
              gai_strerror(gai));
     return -1;
   }
+  if (pd_pool_start(ctx->cfg.threads < 2 ? 2 : ctx->cfg.threads, &ctx->pool)) {
+    freeaddrinfo(ai);
+    snprintf(msg, msglen, "cannot start the worker pool");
+    return -1;
+  }
   if (pd_conns_new(ctx->cfg.connection_limit, ctx->cfg.request_deadline_s, &ctx->conns) ||
       pd_conns_start(ctx->conns)) {
+    pd_pool_stop(ctx->pool);
+    ctx->pool = NULL;
     freeaddrinfo(ai);
     pd_conns_free(ctx->conns);
     ctx->conns = NULL;
@@ -357,7 +457,8 @@ int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen)
    * threshold after the first such free and serve the next ones from the
    * heap, which then stays at its high-water mark. */
   mallopt(M_MMAP_THRESHOLD, PD_TRIM_AFTER_BODY);
-  unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+  unsigned flags =
+      MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
   if (ai->ai_family == AF_INET6)
     flags |= MHD_USE_IPv6;
   /* MHD's own limit sits above pascald's (the accept policy refuses first
@@ -375,6 +476,8 @@ int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen)
       on_completed, ctx, MHD_OPTION_END);
   freeaddrinfo(ai);
   if (!ctx->mhd) {
+    pd_pool_stop(ctx->pool);
+    ctx->pool = NULL;
     pd_conns_free(ctx->conns);
     ctx->conns = NULL;
     snprintf(msg, msglen, "cannot listen on %s:%u (address in use or not allowed)",
@@ -400,6 +503,10 @@ void pd_http_stop(pd_ctx *ctx)
     struct timespec ts = {0, 10 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
+  /* every offloaded request answered and its connection resumed: MHD must
+   * not be stopped with a connection suspended */
+  pd_pool_stop(ctx->pool);
+  ctx->pool = NULL;
   pd_conns_stop(ctx->conns); /* no sweep while MHD closes its connections */
   MHD_stop_daemon(ctx->mhd);
   if (s != MHD_INVALID_SOCKET)

@@ -9,6 +9,7 @@
  * database has no calibration at all), start HTTP, print the bound address as
  * the first stdout line, then wait for SIGTERM/SIGINT and shut down
  * gracefully (no new connections, in-flight requests finish, store closed).
+ * SIGHUP reopens the log file; other stray signals are logged and ignored.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "ctx.h"
 #include "http.h"
 #include "jsonin.h"
+#include "logfile.h"
 #include "pascal/version.h"
 #include "pascal_codec_jobs.h"
 #include "pascal_store.h"
@@ -45,6 +47,7 @@ static void usage(FILE *f)
              "               [--body-max BYTES] [--batch-max N] [--auth-reads] [--read-only]\n"
              "               [--cors-origins ORIGIN,...] [--cors-max-age S]\n"
              "               [--replica-of PRIMARY_URL] [--replica-interval S]\n"
+             "               [--log-file PATH]\n"
              "       pascald token create --db PATH --role admin|agent --name NAME\n"
              "       pascald token list --db PATH\n"
              "       pascald token revoke --db PATH --id ID\n"
@@ -205,6 +208,34 @@ static int token_main(int argc, char **argv)
 
 /* ---- serve ----------------------------------------------------------------- */
 
+/* The signals the main thread takes (blocked everywhere else): SIGTERM and
+ * SIGINT stop the daemon gracefully, SIGHUP reopens the log file, and the
+ * others, whose default would kill the daemon mid-request, are logged and
+ * ignored. */
+static const int handled_signals[] = {SIGTERM, SIGINT,    SIGHUP,  SIGUSR1, SIGUSR2,
+                                      SIGALRM, SIGVTALRM, SIGPROF, SIGIO};
+
+/* Take signals until one asks to stop; returns it. */
+static int serve_signals(pd_ctx *ctx, const sigset_t *sigs)
+{
+  for (;;) {
+    int sig = 0;
+    if (sigwait(sigs, &sig) != 0)
+      continue;
+    if (sig == SIGTERM || sig == SIGINT)
+      return sig;
+    char msg[512];
+    if (sig != SIGHUP)
+      fprintf(stderr, "pascald: signal %d ignored (SIGTERM or SIGINT stop the daemon)\n", sig);
+    else if (!ctx->cfg.log_file[0])
+      fprintf(stderr, "pascald: SIGHUP: no log_file to reopen (logging to stderr)\n");
+    else if (pd_logfile_open(ctx->cfg.log_file, msg, sizeof msg))
+      fprintf(stderr, "pascald: SIGHUP: %s; logging on to the old file\n", msg);
+    else
+      fprintf(stderr, "pascald: SIGHUP: log file %s reopened\n", ctx->cfg.log_file);
+  }
+}
+
 static int serve_main(int argc, char **argv)
 {
   pd_ctx *ctx = calloc(1, sizeof *ctx); /* large (stats); on the heap */
@@ -219,19 +250,26 @@ static int serve_main(int argc, char **argv)
     return 2;
   }
   atomic_init(&ctx->stopping, 0);
+  pd_wallclock_init(&ctx->wall);
   if (pd_routes_stats_init(&ctx->stats)) {
     fprintf(stderr, "pascald: too many routes for the stats table\n");
     free(ctx);
     return 1;
   }
-  /* Block the shutdown signals before any thread exists: MHD's threads
-   * inherit the mask and the main thread takes them with sigwait(). */
+  /* Block the signals the main thread handles before any thread exists:
+   * every thread inherits the mask and the main thread takes them with
+   * sigwait() (serve_signals). */
   sigset_t sigs;
   sigemptyset(&sigs);
-  sigaddset(&sigs, SIGTERM);
-  sigaddset(&sigs, SIGINT);
+  for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++)
+    sigaddset(&sigs, handled_signals[i]);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
+  if (ctx->cfg.log_file[0] && pd_logfile_open(ctx->cfg.log_file, msg, sizeof msg)) {
+    fprintf(stderr, "pascald: %s\n", msg);
+    free(ctx);
+    return 1;
+  }
 
   int opened = open_checked_store(&ctx->cfg, &ctx->store);
   if (opened) {
@@ -260,9 +298,7 @@ static int serve_main(int argc, char **argv)
   fprintf(stderr, "pascald: database %s%s, %zu frozen calibration(s) loaded, %u threads\n",
           ctx->cfg.db_path, ctx->cfg.read_only ? " (read-only)" : "",
           pd_registry_count(ctx->registry), ctx->cfg.threads);
-  int sig = 0;
-  while (sigwait(&sigs, &sig) != 0) {
-  }
+  int sig = serve_signals(ctx, &sigs);
   fprintf(stderr, "pascald: signal %d, shutting down\n", sig);
   pd_http_stop(ctx);
   rc = 0;
@@ -272,6 +308,7 @@ done:
   pd_plot_cache_free(ctx->plots);
   pd_registry_free(ctx->registry);
   pascal_store_close(ctx->store);
+  pd_wallclock_destroy(&ctx->wall);
   free(ctx);
   return rc;
 }

@@ -46,6 +46,12 @@ typedef struct pd_config {
   unsigned replica_interval_s; /* seconds between two syncs of a replica */
   int read_only;               /* 1: recovery: open the database read-only, start
                                   even when PRAGMA quick_check fails */
+  unsigned job_time_limit_s;   /* a job's lease is never extended past this many
+                                  seconds from its claim (0: no limit) */
+  unsigned agents_per_token;   /* distinct agent names one token may have in use
+                                  (seen in the last PD_AGENT_KEEP_S) */
+  char log_file[4096];         /* the log (stderr) goes to this file, reopened on
+                                  SIGHUP (logfile.h); "" = stderr as inherited */
 } pd_config;
 
 /* --- roles and auth ------------------------------------------------------- */
@@ -83,11 +89,12 @@ typedef struct pd_reply {
   char *text;   /* owned; used when json is NULL (metrics) */
   size_t text_len;
   const char *content_type;
-  char allow[32];          /* Allow header for 405 ("GET, POST"), or "" */
-  int www_authenticate;    /* 1: add WWW-Authenticate: Bearer */
-  const char *cors_origin; /* allowed Origin of the request (CORS), or NULL */
-  int cors_preflight;      /* 1: answer a CORS preflight (204, allowed methods) */
-  const char *csp;         /* Content-Security-Policy of a page or image, or NULL */
+  char allow[32];           /* Allow header for 405 ("GET, POST"), or "" */
+  int www_authenticate;     /* 1: add WWW-Authenticate: Bearer */
+  const char *cors_origin;  /* allowed Origin of the request (CORS), or NULL */
+  int cors_preflight;       /* 1: answer a CORS preflight (204, allowed methods) */
+  const char *csp;          /* Content-Security-Policy of a page or image, or NULL */
+  struct pd_stream *stream; /* owned; an answer written as it is sent (reply.h) */
 } pd_reply;
 
 typedef struct pd_ctx pd_ctx;

@@ -45,6 +45,17 @@ void pd_plot_cache_free(pd_plot_cache *c)
   free(c);
 }
 
+void pd_plot_cache_clear(pd_plot_cache *c)
+{
+  pthread_mutex_lock(&c->mu);
+  for (size_t i = 0; i < c->n; i++) {
+    free(c->slot[i].key);
+    free(c->slot[i].svg);
+  }
+  c->n = c->next = 0;
+  pthread_mutex_unlock(&c->mu);
+}
+
 static entry *find(pd_plot_cache *c, const char *key)
 {
   for (size_t i = 0; i < c->n; i++)

@@ -17,6 +17,8 @@ typedef struct pd_plot_cache pd_plot_cache;
 
 int pd_plot_cache_new(pd_plot_cache **out);
 void pd_plot_cache_free(pd_plot_cache *cache);
+/* Forget every plot (their keys name calibration ids that now mean others). */
+void pd_plot_cache_clear(pd_plot_cache *cache);
 
 /* A malloc'd copy of the SVG cached under `key` (its length in *len), or
  * NULL when there is none (or no memory for the copy). */

@@ -5,7 +5,10 @@
  * would cost more than the predictions), by up to cfg.threads slices on as
  * many threads (fanout.h), each slice holding the registry's read lock for
  * its items and writing them in order into its own text, concatenated in
- * slice order: the items come back in the order they were asked.
+ * slice order: the items come back in the order they were asked. A large
+ * answer is streamed: written a chunk of items at a time as the client
+ * reads it (pd_stream, reply.h), so that its memory is bounded per
+ * connection however slowly the client reads.
  */
 #include "predict_batch.h"
 
@@ -22,9 +25,15 @@
 #include "registry.h"
 #include "reply.h"
 
-#define PD_ITEM_RESERVE     296 /* bytes: a compact item, expected error and time included */
-#define PD_BATCH_SLICES_MAX 8
-#define PD_BATCH_SLICE_MIN  1024 /* items per extra thread: below, one thread */
+#define PD_ITEM_RESERVE      296 /* bytes: a compact item, expected error and time included */
+#define PD_BATCH_SLICES_MAX  8
+#define PD_BATCH_SLICE_MIN   1024 /* items per extra thread: below, one thread */
+/* An answer estimated above PD_BATCH_INLINE_MAX bytes is streamed in chunks
+ * of about PD_BATCH_CHUNK_BYTES (1,771 compact items, answered on two
+ * threads; 442 explained): what a client that never reads holds
+ * (docs/http-api.md, "Connections"). */
+#define PD_BATCH_INLINE_MAX  (1u << 20)
+#define PD_BATCH_CHUNK_BYTES (512u * 1024u)
 _Static_assert(PD_BATCH_SLICES_MAX <= PD_FANOUT_MAX, "every slice gets its thread");
 
 typedef struct batch_item {
@@ -166,11 +175,14 @@ static void *slice_run(void *arg)
   return NULL;
 }
 
-/* Answer the batch: {"results":[ slice 0, slice 1, ... ],"count","ok",
- * "errors"}, about PD_ITEM_RESERVE bytes per compact item. */
-static void batch_answer(pd_ctx *ctx, const batch *b, pd_reply *rep)
+/* Items [lo, hi) of the batch appended to w's "results" array, in order,
+ * by up to cfg.threads slices; returns how many were answered (not
+ * refused). *status: PASCAL_OK, or a slice writer's failure (w's own is in
+ * w). */
+static size_t write_items(pd_ctx *ctx, const batch *b, size_t lo, size_t hi, pascal_jtext *w,
+                          pascal_status *status)
 {
-  size_t n = b->n;
+  size_t n = hi - lo;
   size_t k = n / PD_BATCH_SLICE_MIN + 1;
   if (k > ctx->cfg.threads)
     k = ctx->cfg.threads;
@@ -178,42 +190,132 @@ static void batch_answer(pd_ctx *ctx, const batch *b, pd_reply *rep)
     k = PD_BATCH_SLICES_MAX;
   if (k < 1)
     k = 1;
-  pascal_jtext w;
-  pascal_jtext_init(&w, 64 + PD_ITEM_RESERVE * n);
-  pascal_jtext_object_begin(&w, NULL);
-  pascal_jtext_array_begin(&w, "results");
   batch_slice sl[PD_BATCH_SLICES_MAX];
   memset(sl, 0, sizeof sl);
   for (size_t j = 0; j < k; j++) {
     sl[j].ctx = ctx;
     sl[j].b = b;
-    sl[j].lo = n * j / k;
-    sl[j].hi = n * (j + 1) / k;
+    sl[j].lo = lo + n * j / k;
+    sl[j].hi = lo + n * (j + 1) / k;
     if (j > 0)
       pascal_jtext_init(&sl[j].own, PD_ITEM_RESERVE * (sl[j].hi - sl[j].lo));
-    sl[j].out = j > 0 ? &sl[j].own : &w;
+    sl[j].out = j > 0 ? &sl[j].own : w;
   }
   pd_fanout(k, slice_run, sl, sizeof *sl);
   size_t ok = sl[0].ok;
   pascal_status st = PASCAL_OK;
   for (size_t j = 1; j < k; j++) {    /* k > 1 only when every slice has items */
-    assert(sl[j].lo == sl[j - 1].hi); /* the slices tile the batch in order */
+    assert(sl[j].lo == sl[j - 1].hi); /* the slices tile the range in order */
     if (st == PASCAL_OK)
       st = pascal_jtext_status(&sl[j].own, NULL);
-    pascal_jtext_raw(&w, NULL, sl[j].own.text, sl[j].own.len);
+    pascal_jtext_raw(w, NULL, sl[j].own.text, sl[j].own.len);
     ok += sl[j].ok;
     pascal_jtext_free(&sl[j].own);
   }
-  assert(sl[k - 1].hi == n && ok <= n);
-  pascal_jtext_array_end(&w);
-  pascal_jtext_uint(&w, "count", n);
-  pascal_jtext_uint(&w, "ok", ok);
-  pascal_jtext_uint(&w, "errors", n - ok);
-  pascal_jtext_object_end(&w);
-  pascal_jtext_newline(&w);
+  assert(sl[k - 1].hi == hi && ok <= n);
+  *status = st == PASCAL_OK ? pascal_jtext_status(w, NULL) : st;
+  return ok;
+}
+
+/* The end of the answer: the array closed, then "count", "ok", "errors". */
+static void write_tail(pascal_jtext *w, size_t n, size_t ok)
+{
+  pascal_jtext_array_end(w);
+  pascal_jtext_uint(w, "count", n);
+  pascal_jtext_uint(w, "ok", ok);
+  pascal_jtext_uint(w, "errors", n - ok);
+  pascal_jtext_object_end(w);
+  pascal_jtext_newline(w);
+}
+
+/* A batch answered while it is sent (pd_stream): a chunk of items at a
+ * time, each chunk written once the previous one is sent, so that a client
+ * that does not read holds pascald to one chunk of text. */
+typedef struct batch_stream {
+  pd_ctx *ctx;
+  batch b;
+  size_t chunk;    /* items per chunk */
+  size_t next, ok; /* first item not written yet; answered so far */
+  int done;        /* the tail is written */
+  pascal_jtext w;  /* the chunk being sent (its place in the document kept) */
+  size_t sent;     /* bytes of w.text sent */
+} batch_stream;
+
+static long stream_read(void *state, char *buf, size_t max)
+{
+  batch_stream *s = state;
+  while (s->sent == s->w.len) {
+    if (s->done)
+      return 0;
+    s->w.len = 0; /* the sent text dropped; the writer's place (comma) kept */
+    s->sent = 0;
+    pascal_status st = PASCAL_OK;
+    if (s->next < s->b.n) {
+      size_t hi = s->next + s->chunk < s->b.n ? s->next + s->chunk : s->b.n;
+      s->ok += write_items(s->ctx, &s->b, s->next, hi, &s->w, &st);
+      s->next = hi;
+    } else {
+      write_tail(&s->w, s->b.n, s->ok);
+      pd_predict_count(s->ctx, s->ok, s->b.n - s->ok);
+      s->done = 1;
+      st = pascal_jtext_status(&s->w, NULL);
+    }
+    if (st != PASCAL_OK)
+      return -1;
+  }
+  size_t k = s->w.len - s->sent < max ? s->w.len - s->sent : max;
+  memcpy(buf, s->w.text + s->sent, k);
+  s->sent += k;
+  return (long)k;
+}
+
+static void stream_free(void *state)
+{
+  batch_stream *s = state;
+  batch_free(&s->b);
+  pascal_jtext_free(&s->w);
+  free(s);
+}
+
+/* Answer the batch: {"results":[...],"count","ok","errors"}, about
+ * PD_ITEM_RESERVE bytes per compact item. An answer that would pass
+ * PD_BATCH_INLINE_MAX is streamed instead of built whole; the batch's items
+ * move into the stream (b is left empty). */
+static void batch_answer(pd_ctx *ctx, batch *b, pd_reply *rep)
+{
+  size_t n = b->n, per_item = PD_ITEM_RESERVE * (b->detail == PASCAL_CODEC_EXPLAINED ? 4 : 1);
+  pascal_jtext w;
+  pascal_jtext_init(&w,
+                    n * per_item > PD_BATCH_INLINE_MAX ? PD_BATCH_CHUNK_BYTES : 64 + per_item * n);
+  pascal_jtext_object_begin(&w, NULL);
+  pascal_jtext_array_begin(&w, "results");
+  if (n * per_item > PD_BATCH_INLINE_MAX) {
+    batch_stream *s = calloc(1, sizeof *s);
+    pd_stream *st = malloc(sizeof *st);
+    if (!s || !st) {
+      free(s);
+      free(st);
+      pascal_jtext_free(&w);
+      pd_reply_error(rep, 500, "internal", NULL, "out of memory streaming the batch answer");
+      return;
+    }
+    s->ctx = ctx;
+    s->chunk = PD_BATCH_CHUNK_BYTES / per_item;
+    s->b = *b;
+    memset(b, 0, sizeof *b);
+    s->w = w;
+    *st = (pd_stream){stream_read, stream_free, s};
+    pd_reply_stream(rep, 200, "application/json", st);
+    return;
+  }
+  pascal_status st = PASCAL_OK;
+  size_t ok = write_items(ctx, b, 0, n, &w, &st);
+  write_tail(&w, n, ok);
   pd_predict_count(ctx, ok, n - ok);
   size_t len = 0;
-  char *text = st == PASCAL_OK ? pascal_jtext_take(&w, &len) : NULL;
+  char *text = st == PASCAL_OK && pascal_jtext_status(&w, NULL) == PASCAL_OK
+                   ? pascal_jtext_take(&w, &len)
+                   : NULL;
   pascal_jtext_free(&w);
   if (!text) {
     pd_reply_error(rep, 500, "internal", NULL, "out of memory writing the batch answer");

@@ -17,7 +17,8 @@
 /* What a text field's value may hold ("sync", "tma"). */
 #define TEXT_MAX 8
 
-static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM};
+static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM,
+                                            PASCAL_WORKLOAD_ATTENTION};
 
 static int field_given(const char *name, void *fs)
 {

@@ -164,22 +164,19 @@ static void field_fail(pd_reply *rep, const char *code, const char *prefix, cons
   pd_reply_error(rep, 400, code, f, "field '%s' %s", f, what);
 }
 
-/* An integer in [lo, hi] (a real with no fraction counts). */
+/* An integer in [lo, hi], written as one: 4096.0 and 4.096e3 are reals,
+ * refused like 4096.5, so that a client's float never passes for a count. */
 static int value_i64(const pd_value *v, const char *key, int required, int64_t lo, int64_t hi,
                      int64_t *out, const char *prefix, pd_reply *rep)
 {
   int rc = presence(v, key, required, prefix, rep);
   if (rc)
     return rc;
-  int64_t x;
-  if (v->kind == PD_V_INT) {
-    x = v->i;
-  } else if (v->kind == PD_V_REAL && v->d == floor(v->d) && fabs(v->d) < 9.0e15) {
-    x = (int64_t)v->d; /* 4096.0 is accepted as 4096 */
-  } else {
+  if (v->kind != PD_V_INT) {
     field_fail(rep, "invalid_type", prefix, key, "must be an integer");
     return -1;
   }
+  int64_t x = v->i;
   if (x < lo || x > hi) {
     field_fail(rep, "out_of_range", prefix, key, "must be in [%lld, %lld]", (long long)lo,
                (long long)hi);

@@ -1,6 +1,7 @@
 /*
  * registry.c - the in-memory set of frozen models (see registry.h). The entry
- * array only grows; a lookup is a short linear scan (tens of calibrations).
+ * array only grows (or is emptied whole, for a replica's sync from scratch); a lookup is a short
+ * linear scan (tens of calibrations).
  */
 #define _GNU_SOURCE /* pthread_rwlockattr_setkind_np (glibc) */
 #include "registry.h"
@@ -52,6 +53,17 @@ void pd_registry_free(pd_registry *r)
   free(r->entries);
   pthread_rwlock_destroy(&r->lock);
   free(r);
+}
+
+void pd_registry_clear(pd_registry *r)
+{
+  pthread_rwlock_wrlock(&r->lock);
+  for (size_t i = 0; i < r->n; i++) {
+    pascal_model_free(r->entries[i].model);
+    pascal_validation_free(&r->entries[i].validation);
+  }
+  r->n = 0;
+  pthread_rwlock_unlock(&r->lock);
 }
 
 int pd_registry_add(pd_registry *r, int64_t id, pascal_model *model, pascal_validation *validation)

@@ -46,5 +46,8 @@ const pd_reg_entry *pd_registry_by_id(const pd_registry *r, int64_t id);
 const pd_reg_entry *pd_registry_newest(const pd_registry *r, const char *device,
                                        pascal_workload workload, int *any_device);
 size_t pd_registry_count(pd_registry *r);
+/* Drop every model (a replica that syncs from scratch; replica.c). Takes the
+ * write lock: no entry pointer read before may be used after. */
+void pd_registry_clear(pd_registry *r);
 
 #endif

@@ -19,11 +19,14 @@
 #include <time.h>
 
 #include "calib.h"
+#include "clock.h"
 #include "ctx.h"
 #include "device_ref.h"
 #include "pascal_codec_jobs.h"
 #include "pascal_store.h"
+#include "plot_cache.h"
 #include "primary.h"
+#include "registry.h"
 #include "reply.h"
 
 struct pd_replica {
@@ -37,7 +40,13 @@ struct pd_replica {
   int64_t last_success, last_attempt; /* unix seconds; 0: none yet */
   int64_t newest_id;                  /* newest frozen calibration held; 0: none */
   uint64_t syncs_ok, syncs_failed, imported_total;
-  char last_error[512];
+  uint64_t started; /* syncs begun; the k-th is over once ok + failed >= k */
+  int requested;    /* POST /v1/replication/sync asked for one more */
+  char last_error[600];
+  uint64_t resyncs;                             /* syncs from scratch */
+  int64_t last_resync;                          /* unix seconds; 0: none yet */
+  char last_resync_why[300];                    /* what had changed */
+  char primary_instance[PASCAL_STORE_META_MAX]; /* as last listed; "" unknown */
 };
 
 static double mono_now(void)
@@ -213,6 +222,115 @@ static void import_one(pd_ctx *ctx, pd_primary *p, int64_t id, const char *hash,
   json_decref(doc);
 }
 
+/* The listed entry with this id, or NULL. */
+static const json_t *listed(const json_t *arr, int64_t id)
+{
+  size_t i;
+  json_t *o;
+  json_array_foreach(arr, i, o)
+  {
+    json_t *jid = json_object_get(o, "id");
+    if (json_is_integer(jid) && json_integer_value(jid) == id)
+      return o;
+  }
+  return NULL;
+}
+
+/* 1 when the listing has at least one frozen calibration. */
+static int lists_frozen(const json_t *arr)
+{
+  size_t i;
+  json_t *o;
+  json_array_foreach(arr, i, o)
+  {
+    const char *state = json_string_value(json_object_get(o, "state"));
+    if (state && !strcmp(state, "frozen"))
+      return 1;
+  }
+  return 0;
+}
+
+/* Has the primary's history changed under what this replica holds? Another
+ * database (its instance id differs from the one last seen), a history that
+ * went back (a lower generation: a restored backup), or a frozen
+ * calibration held here that the primary no longer lists with the same hash.
+ * 1 with the reason in why. */
+static int primary_changed(pd_ctx *ctx, const json_t *doc, const json_t *arr,
+                           const pascal_store_calibration *local, size_t nlocal, char *why,
+                           size_t n)
+{
+  const json_t *db = json_object_get(doc, "database");
+  const char *inst = json_string_value(json_object_get(db, "instance"));
+  json_t *jgen = json_object_get(db, "generation");
+  char seen[PASCAL_STORE_META_MAX] = "", seen_gen[32] = "";
+  (void)pascal_store_meta_get(ctx->store, "primary_instance", seen, sizeof seen, NULL);
+  (void)pascal_store_meta_get(ctx->store, "primary_generation", seen_gen, sizeof seen_gen, NULL);
+  if (inst && seen[0] && strcmp(inst, seen) != 0) {
+    snprintf(why, n, "the primary's database is another one (instance %.32s, was %.32s)", inst,
+             seen);
+    return 1;
+  }
+  if (json_is_integer(jgen) && seen_gen[0] && json_integer_value(jgen) < atoll(seen_gen)) {
+    snprintf(why, n, "the primary's history went back (generation %lld, was %s)",
+             (long long)json_integer_value(jgen), seen_gen);
+    return 1;
+  }
+  for (size_t k = 0; k < nlocal; k++) {
+    if (local[k].state != PASCAL_STORE_FROZEN)
+      continue;
+    const json_t *o = listed(arr, local[k].id);
+    const char *hash = o ? json_string_value(json_object_get(o, "content_hash")) : NULL;
+    if (!hash || strcmp(hash, local[k].content_hash) != 0) {
+      snprintf(why, n, "calibration %lld held here is %s on the primary", (long long)local[k].id,
+               o ? "another one" : "no longer");
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Start over: empty the store and the in-memory models, then sync the
+ * devices again (the calibrations follow in the same sync). */
+static int resync_from_scratch(pd_ctx *ctx, pd_primary *p, const char *why, pd_sync_result *res)
+{
+  pd_replica *r = ctx->replica;
+  pascal_error err;
+  pascal_error_clear(&err);
+  fprintf(stderr, "pascald: replica of %s: %s; syncing again from scratch\n", ctx->cfg.replica_of,
+          why);
+  if (pascal_store_mirror_reset(ctx->store, &err) != PASCAL_STORE_OK) {
+    sync_error(res, "cannot start over (%s): %s", why, err.message);
+    return -1;
+  }
+  pd_registry_clear(ctx->registry);
+  pd_plot_cache_clear(ctx->plots);
+  pthread_mutex_lock(&r->mu);
+  r->resyncs++;
+  r->last_resync = (int64_t)time(NULL);
+  snprintf(r->last_resync_why, sizeof r->last_resync_why, "%s", why);
+  r->newest_id = 0;
+  pthread_mutex_unlock(&r->mu);
+  sync_devices(ctx, p, res);
+  return 0;
+}
+
+/* Remember the primary's database as listed, for the next comparison. */
+static void remember_primary(pd_ctx *ctx, const json_t *doc)
+{
+  const json_t *db = json_object_get(doc, "database");
+  const char *inst = json_string_value(json_object_get(db, "instance"));
+  json_t *jgen = json_object_get(db, "generation");
+  char gen[32];
+  if (!inst || !json_is_integer(jgen))
+    return; /* a primary that does not say */
+  snprintf(gen, sizeof gen, "%lld", (long long)json_integer_value(jgen));
+  (void)pascal_store_meta_set(ctx->store, "primary_instance", inst, NULL);
+  (void)pascal_store_meta_set(ctx->store, "primary_generation", gen, NULL);
+  pthread_mutex_lock(&ctx->replica->mu);
+  snprintf(ctx->replica->primary_instance, sizeof ctx->replica->primary_instance, "%s", inst);
+  pthread_mutex_unlock(&ctx->replica->mu);
+}
+
 static void sync_calibrations(pd_ctx *ctx, pd_primary *p, pd_sync_result *res)
 {
   json_t *doc = NULL, *arr = get_list(p, "/v1/calibrations", "calibrations", &doc, res);
@@ -225,6 +343,23 @@ static void sync_calibrations(pd_ctx *ctx, pd_primary *p, pd_sync_result *res)
     sync_error(res, "cannot list local calibrations: %s", err.message);
     arr = NULL;
   }
+  char why[256];
+  if (arr && primary_changed(ctx, doc, arr, local, nlocal, why, sizeof why)) {
+    if (!lists_frozen(arr)) {
+      /* a primary started on a wrong or empty database must not empty its
+       * replicas: hold what is here until it lists calibrations again */
+      sync_error(res, "%s, but the primary lists no frozen calibration: holding what is here", why);
+      arr = NULL;
+    } else {
+      pascal_store_calibration_array_free(local, nlocal);
+      local = NULL;
+      nlocal = 0;
+      if (resync_from_scratch(ctx, p, why, res))
+        arr = NULL;
+    }
+  }
+  if (arr)
+    remember_primary(ctx, doc);
   json_t *o;
   json_array_foreach(arr, i, o)
   {
@@ -244,7 +379,7 @@ static void sync_calibrations(pd_ctx *ctx, pd_primary *p, pd_sync_result *res)
       import_one(ctx, p, id, hash, res);
     else if (mine->state == PASCAL_STORE_FROZEN && !strcmp(mine->content_hash, hash))
       res->held++;
-    else
+    else /* collecting here: this database did not start empty */
       sync_error(res,
                  "calibration %" PRId64 " here is not the primary's (content hash "
                  "or state differs)",
@@ -273,6 +408,10 @@ int pd_replica_sync(pd_ctx *ctx, pd_sync_result *res)
   pd_replica *r = ctx->replica;
   memset(res, 0, sizeof *res);
   pthread_mutex_lock(&r->sync_mu);
+  pthread_mutex_lock(&r->mu);
+  r->started++;
+  r->requested = 0; /* this sync serves every request made so far */
+  pthread_mutex_unlock(&r->mu);
   pd_primary p;
   /* Shutdown aborts a transfer at once: `stopping` comes first (HTTP stops,
    * a sync a request asked for included), `stop` then ends the thread. */
@@ -292,7 +431,8 @@ int pd_replica_sync(pd_ctx *ctx, pd_sync_result *res)
   r->imported_total += res->imported;
   if (res->errors) {
     r->syncs_failed++;
-    snprintf(r->last_error, sizeof r->last_error, "%s", res->error);
+    snprintf(r->last_error, sizeof r->last_error, "%u error(s); first: %s", res->errors,
+             res->error);
   } else {
     r->syncs_ok++;
     r->last_success = r->last_attempt;
@@ -317,10 +457,10 @@ static void *poll_main(void *arg)
               res.error[0] ? res.error : "ok again");
     snprintf(said, sizeof said, "%s", res.error);
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)ctx->cfg.replica_interval_s;
+    pd_deadline_after_ms(&until, 1000 * (uint64_t)ctx->cfg.replica_interval_s);
     pthread_mutex_lock(&r->mu);
-    while (!atomic_load(&r->stop) && pthread_cond_timedwait(&r->wake, &r->mu, &until) == 0) {
+    while (!atomic_load(&r->stop) && !r->requested &&
+           pthread_cond_timedwait(&r->wake, &r->mu, &until) == 0) {
     }
     pthread_mutex_unlock(&r->mu);
   }
@@ -346,8 +486,10 @@ int pd_replica_start(pd_ctx *ctx, char *msg, size_t msglen)
   atomic_init(&r->stop, 0);
   pthread_mutex_init(&r->sync_mu, NULL);
   pthread_mutex_init(&r->mu, NULL);
-  pthread_cond_init(&r->wake, NULL);
+  pd_cond_init_monotonic(&r->wake); /* a wall-clock step never stretches the wait */
   r->newest_id = newest_frozen(ctx);
+  (void)pascal_store_meta_get(ctx->store, "primary_instance", r->primary_instance,
+                              sizeof r->primary_instance, NULL);
   ctx->replica = r;
   if (pthread_create(&r->thread, NULL, poll_main, ctx) != 0) {
     snprintf(msg, msglen, "cannot start the replication thread");
@@ -356,6 +498,17 @@ int pd_replica_start(pd_ctx *ctx, char *msg, size_t msglen)
   }
   r->thread_started = 1;
   return 0;
+}
+
+uint64_t pd_replica_request_sync(pd_ctx *ctx)
+{
+  pd_replica *r = ctx->replica;
+  pthread_mutex_lock(&r->mu);
+  uint64_t k = r->started + 1;
+  r->requested = 1;
+  pthread_cond_signal(&r->wake);
+  pthread_mutex_unlock(&r->mu);
+  return k;
 }
 
 void pd_replica_stop(pd_ctx *ctx)
@@ -404,16 +557,21 @@ json_t *pd_replica_status(pd_ctx *ctx)
   if (!r)
     return NULL;
   pthread_mutex_lock(&r->mu);
+  json_t *resync = r->last_resync ? json_pack("{s:o,s:s}", "at", pd_json_time(r->last_resync),
+                                              "why", r->last_resync_why)
+                                  : json_null();
   json_t *v =
-      json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:{s:I,s:I},s:I,s:o}", "primary", ctx->cfg.replica_of,
-                "interval_seconds", (json_int_t)ctx->cfg.replica_interval_s, "lag_seconds",
-                pd_json_real(lag_locked(r)), "last_sync_at",
+      json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:{s:I,s:I},s:I,s:o,s:o,s:I,s:o}", "primary",
+                ctx->cfg.replica_of, "interval_seconds", (json_int_t)ctx->cfg.replica_interval_s,
+                "lag_seconds", pd_json_real(lag_locked(r)), "last_sync_at",
                 r->last_success ? pd_json_time(r->last_success) : json_null(), "last_attempt_at",
                 r->last_attempt ? pd_json_time(r->last_attempt) : json_null(), "newest_calibration",
                 r->newest_id ? json_integer(r->newest_id) : json_null(), "syncs", "ok",
                 (json_int_t)r->syncs_ok, "failed", (json_int_t)r->syncs_failed, "imported",
                 (json_int_t)r->imported_total, "last_error",
-                r->last_error[0] ? json_string(r->last_error) : json_null());
+                r->last_error[0] ? json_string(r->last_error) : json_null(), "primary_instance",
+                r->primary_instance[0] ? json_string(r->primary_instance) : json_null(), "resyncs",
+                (json_int_t)r->resyncs, "last_resync", resync);
   pthread_mutex_unlock(&r->mu);
   return v;
 }

@@ -5,8 +5,9 @@
  * exports each one it lacks, checks the bundle against the content hash the
  * primary listed (the codec checks the hash against the content), and imports
  * it through the path of POST /v1/calibrations/import. It syncs on a thread
- * of its own every replica_interval seconds and on POST /v1/replication/sync,
- * one sync at a time. Every write route is refused with 421 naming the
+ * of its own every replica_interval seconds, and at once when
+ * POST /v1/replication/sync asks (202: the request never waits on the
+ * primary), one sync at a time. Every write route is refused with 421 naming the
  * primary. A primary that is down or answers garbage changes nothing here:
  * each import is one transaction, and the error is reported.
  */
@@ -15,6 +16,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pascald.h"
 #include "routes.h"
@@ -40,8 +42,13 @@ typedef struct pd_sync_result {
   char error[512];   /* "" when the sync succeeded */
 } pd_sync_result;
 
-/* One sync now (waits for one in progress). 0 when it succeeded. */
+/* One sync now (waits for one in progress). 0 when it succeeded. Run by
+ * the replica's own thread only. */
 int pd_replica_sync(pd_ctx *ctx, pd_sync_result *res);
+/* Ask the replica's thread for a sync that begins after this call; returns
+ * its number k: it is over once syncs.ok + syncs.failed >= k
+ * (pd_replica_status), its outcome then in last_error. Never waits. */
+uint64_t pd_replica_request_sync(pd_ctx *ctx);
 
 /* On a replica, a write route gets 421 naming the primary: returns 1 with
  * the reply made. 0 otherwise, and for the /v1/replication/ routes, which

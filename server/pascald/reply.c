@@ -16,9 +16,22 @@ void pd_reply_clear(pd_reply *rep)
 {
   json_decref(rep->json);
   free(rep->text);
+  if (rep->stream) {
+    rep->stream->free(rep->stream->state);
+    free(rep->stream);
+  }
   rep->json = NULL;
   rep->text = NULL;
   rep->text_len = 0;
+  rep->stream = NULL;
+}
+
+void pd_reply_stream(pd_reply *rep, unsigned status, const char *ctype, pd_stream *s)
+{
+  pd_reply_clear(rep);
+  rep->status = status;
+  rep->content_type = ctype;
+  rep->stream = s;
 }
 
 void pd_reply_json(pd_reply *rep, unsigned status, json_t *body)
@@ -136,6 +149,9 @@ void pd_reply_store_error(pd_reply *rep, int st, const pascal_error *err)
       {PASCAL_STORE_CONFLICT, 409, "conflict"},   {PASCAL_STORE_STALE, 409, "stale_lease"},
       {PASCAL_STORE_FORBIDDEN, 403, "forbidden"}, {PASCAL_STORE_NOMEM, 500, "internal"},
       {PASCAL_STORE_IO, 503, "unavailable"},      {PASCAL_STORE_CORRUPT, 503, "unavailable"}};
+  if (st == PASCAL_STORE_IO || st == PASCAL_STORE_CORRUPT) /* an operator must act */
+    fprintf(stderr, "pascald: store unavailable: %s\n",
+            err && err->message[0] ? err->message : pascal_store_status_name(st));
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (map[i].st == st) {
       pd_reply_error(rep, map[i].http, map[i].code, err ? err->field : NULL, "%s",

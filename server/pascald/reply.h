@@ -30,6 +30,20 @@ void pd_reply_text(pd_reply *rep, unsigned status, char *text, size_t len, const
 /* A JSON number that is never NaN/Inf: non-finite values become null. */
 json_t *pd_json_real(double x);
 
+/* An answer produced while it is sent, so that a client that does not read
+ * holds only what `read` last made (http.c hands it to libmicrohttpd).
+ * read: the next bytes into buf (at most max): their count, 0 at the end,
+ * -1 on failure (the connection is closed: the status was sent already).
+ * free: release `state` (called once, also when never read). */
+typedef struct pd_stream {
+  long (*read)(void *state, char *buf, size_t max);
+  void (*free)(void *state);
+  void *state;
+} pd_stream;
+
+/* Answer `status` with the stream `s` (taken over, freed with the reply). */
+void pd_reply_stream(pd_reply *rep, unsigned status, const char *ctype, pd_stream *s);
+
 void pd_reply_clear(pd_reply *rep);
 
 /* Map a store failure: invalid -> 400, not_found -> 404, conflict -> 409

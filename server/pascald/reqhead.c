@@ -15,7 +15,7 @@
 typedef struct head_scan {
   pd_reply *rep;
   int failed;
-  unsigned content_lengths, transfer_encodings;
+  unsigned content_lengths, transfer_encodings, hosts;
   int te_chunked;
 } head_scan;
 
@@ -67,6 +67,9 @@ static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *ke
       return fail(h, key, "Content-Length given more than once");
     if (!all_digits(value, value_size))
       return fail(h, key, "Content-Length must be a decimal number of bytes");
+  } else if (!strcasecmp(key, MHD_HTTP_HEADER_HOST)) {
+    if (++h->hosts > 1)
+      return fail(h, key, "Host given more than once");
   } else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
     if (++h->transfer_encodings > 1)
       return fail(h, key, "Transfer-Encoding given more than once");
@@ -86,8 +89,8 @@ static enum MHD_Result argument(void *cls, enum MHD_ValueKind kind, const char *
   return MHD_YES;
 }
 
-int pd_reqhead_check(struct MHD_Connection *conn, int nul_in_url, int too_many_params,
-                     pd_reply *rep)
+int pd_reqhead_check(struct MHD_Connection *conn, const char *version, int nul_in_url,
+                     int too_many_params, pd_reply *rep)
 {
   if (too_many_params) {
     pd_reply_error(rep, 414, "uri_too_long", NULL, "more than %d query parameters",
@@ -98,6 +101,8 @@ int pd_reqhead_check(struct MHD_Connection *conn, int nul_in_url, int too_many_p
   memset(&h, 0, sizeof h);
   h.rep = rep;
   MHD_get_connection_values_n(conn, MHD_HEADER_KIND, header, &h);
+  if (!h.failed && !h.hosts && version && !strcmp(version, MHD_HTTP_VERSION_1_1))
+    fail(&h, MHD_HTTP_HEADER_HOST, "an HTTP/1.1 request needs a Host header (RFC 9112 3.2)");
   if (!h.failed && h.content_lengths && h.transfer_encodings)
     fail(&h, MHD_HTTP_HEADER_TRANSFER_ENCODING,
          "Content-Length and Transfer-Encoding together are ambiguous");

@@ -4,7 +4,8 @@
  * takes the first of two Content-Length headers, lets Transfer-Encoding
  * override Content-Length and waits for a body it cannot delimit under other
  * transfer codings; a proxy in front may frame the same bytes differently.
- * pascald refuses every such request with a 400 and closes the connection.
+ * pascald refuses every such request with a 400 and closes the connection,
+ * and so an HTTP/1.1 request without exactly one Host header.
  */
 #ifndef PASCALD_REQHEAD_H
 #define PASCALD_REQHEAD_H
@@ -13,9 +14,11 @@
 
 /* 0 when the head is acceptable; -1 with a 400 (414 for too many query
  * parameters) in rep, after which the connection must be closed.
- * nul_in_url: the URL decoder met %00; too_many_params: it decoded more
- * than PD_QUERY_PARAMS_MAX parameters (conns.h). */
-int pd_reqhead_check(struct MHD_Connection *conn, int nul_in_url, int too_many_params,
-                     pd_reply *rep);
+ * version: the request's HTTP version (an HTTP/1.1 request needs exactly
+ * one Host header, RFC 9112 section 3.2); nul_in_url: the URL decoder met
+ * %00; too_many_params: it decoded more than PD_QUERY_PARAMS_MAX parameters
+ * (conns.h). */
+int pd_reqhead_check(struct MHD_Connection *conn, const char *version, int nul_in_url,
+                     int too_many_params, pd_reply *rep);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * routes.c - the routing table, the segment matcher and the parsing of "{id}"
  * path parameters. Literal segments win over "{x}" segments because the
- * table lists literal routes first.
+ * table lists literal routes first. HEAD takes the GET route of its path.
  */
 #include "routes.h"
 
@@ -11,43 +11,51 @@
 
 #include "handlers.h"
 
-#define R(m, p, a, b, h)                                                                           \
+#define R(m, p, a, b, h, w)                                                                        \
   {                                                                                                \
-    m, p, a, b, h, m " " p                                                                         \
+    m, p, a, b, h, w, m " " p                                                                      \
   }
+#define MEM   PD_WORK_MEMORY
+#define STORE PD_WORK_BLOCKING
 static const pd_route route_table[] = {
-    R("GET", "/", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_ui_index),
-    R("GET", "/ui/{file}", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_ui_file),
-    R("GET", "/healthz", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_healthz),
-    R("GET", "/metrics", PD_ACCESS_READ, PD_BODY_NONE, pd_h_metrics),
-    R("GET", "/v1/version", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_version),
-    R("GET", "/v1/schema", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_schema),
-    R("GET", "/v1/stats", PD_ACCESS_READ, PD_BODY_NONE, pd_h_stats),
-    R("GET", "/v1/predict", PD_ACCESS_READ, PD_BODY_NONE, pd_h_predict_get),
-    R("POST", "/v1/predict", PD_ACCESS_READ, PD_BODY_TEXT, pd_h_predict_post),
-    R("GET", "/v1/bounds", PD_ACCESS_READ, PD_BODY_NONE, pd_h_bounds_get),
-    R("POST", "/v1/bounds", PD_ACCESS_READ, PD_BODY_JSON, pd_h_bounds_post),
-    R("POST", "/v1/bounds/coherence", PD_ACCESS_READ, PD_BODY_JSON, pd_h_coherence),
-    R("POST", "/v1/bounds/feedback", PD_ACCESS_READ, PD_BODY_JSON, pd_h_feedback),
-    R("GET", "/v1/devices", PD_ACCESS_READ, PD_BODY_NONE, pd_h_devices_list),
-    R("POST", "/v1/devices", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_devices_post),
-    R("GET", "/v1/devices/{name}", PD_ACCESS_READ, PD_BODY_NONE, pd_h_device_get),
-    R("GET", "/v1/calibrations", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibrations_list),
-    R("POST", "/v1/calibrations", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_calibrations_post),
-    R("POST", "/v1/calibrations/import", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_calibration_import),
-    R("GET", "/v1/calibrations/{id}", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibration_get),
+    R("GET", "/", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_ui_index, MEM),
+    R("GET", "/ui/{file}", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_ui_file, MEM),
+    R("GET", "/healthz", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_healthz, MEM),
+    R("GET", "/metrics", PD_ACCESS_READ, PD_BODY_NONE, pd_h_metrics, STORE),
+    R("GET", "/v1/version", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_version, MEM),
+    R("GET", "/v1/schema", PD_ACCESS_OPEN, PD_BODY_NONE, pd_h_schema, MEM),
+    R("GET", "/v1/stats", PD_ACCESS_READ, PD_BODY_NONE, pd_h_stats, STORE),
+    R("GET", "/v1/predict", PD_ACCESS_READ, PD_BODY_NONE, pd_h_predict_get, MEM),
+    R("POST", "/v1/predict", PD_ACCESS_READ, PD_BODY_TEXT, pd_h_predict_post, MEM),
+    R("GET", "/v1/bounds", PD_ACCESS_READ, PD_BODY_NONE, pd_h_bounds_get, MEM),
+    R("POST", "/v1/bounds", PD_ACCESS_READ, PD_BODY_JSON, pd_h_bounds_post, MEM),
+    R("POST", "/v1/bounds/coherence", PD_ACCESS_READ, PD_BODY_JSON, pd_h_coherence, MEM),
+    R("POST", "/v1/bounds/feedback", PD_ACCESS_READ, PD_BODY_JSON, pd_h_feedback, MEM),
+    R("GET", "/v1/devices", PD_ACCESS_READ, PD_BODY_NONE, pd_h_devices_list, STORE),
+    R("POST", "/v1/devices", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_devices_post, STORE),
+    R("GET", "/v1/devices/{name}", PD_ACCESS_READ, PD_BODY_NONE, pd_h_device_get, STORE),
+    R("GET", "/v1/calibrations", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibrations_list, STORE),
+    R("POST", "/v1/calibrations", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_calibrations_post, STORE),
+    R("POST", "/v1/calibrations/import", PD_ACCESS_ADMIN, PD_BODY_JSON, pd_h_calibration_import,
+      STORE),
+    R("GET", "/v1/calibrations/{id}", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibration_get, STORE),
     R("POST", "/v1/calibrations/{id}/freeze", PD_ACCESS_ADMIN, PD_BODY_OPTIONAL,
-      pd_h_calibration_freeze),
-    R("GET", "/v1/calibrations/{id}/export", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibration_export),
+      pd_h_calibration_freeze, STORE),
+    R("GET", "/v1/calibrations/{id}/export", PD_ACCESS_READ, PD_BODY_NONE, pd_h_calibration_export,
+      STORE),
     R("GET", "/v1/calibrations/{id}/plots/{kind}.svg", PD_ACCESS_READ, PD_BODY_NONE,
-      pd_h_calibration_plot),
-    R("POST", "/v1/jobs/claim", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_jobs_claim),
-    R("POST", "/v1/jobs/{id}/heartbeat", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_heartbeat),
-    R("POST", "/v1/jobs/{id}/result", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_result),
-    R("POST", "/v1/jobs/{id}/fail", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_fail),
-    R("POST", "/v1/replication/sync", PD_ACCESS_ADMIN, PD_BODY_NONE, pd_h_replication_sync),
+      pd_h_calibration_plot, STORE),
+    R("POST", "/v1/jobs/claim", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_jobs_claim, STORE),
+    R("POST", "/v1/jobs/{id}/heartbeat", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_heartbeat, STORE),
+    R("POST", "/v1/jobs/{id}/result", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_result, STORE),
+    R("POST", "/v1/jobs/{id}/fail", PD_ACCESS_AGENT, PD_BODY_JSON, pd_h_job_fail, STORE),
+    R("POST", "/v1/jobs/{id}/requeue", PD_ACCESS_ADMIN, PD_BODY_OPTIONAL, pd_h_job_requeue, STORE),
+    R("POST", "/v1/jobs/{id}/exclude", PD_ACCESS_ADMIN, PD_BODY_OPTIONAL, pd_h_job_exclude, STORE),
+    R("POST", "/v1/replication/sync", PD_ACCESS_ADMIN, PD_BODY_NONE, pd_h_replication_sync, STORE),
 };
 #undef R
+#undef MEM
+#undef STORE
 
 const pd_route *pd_routes(size_t *n)
 {
@@ -100,10 +108,12 @@ int pd_route_match(const char *method, const char *path, pd_request *req, char *
   char params[PD_PATH_PARAMS][PD_PARAM_MAX];
   size_t used = 0;
   allow[0] = '\0';
+  /* HEAD is a GET whose body is not sent (libmicrohttpd drops it) */
+  const char *want = strcmp(method, "HEAD") ? method : "GET";
   for (size_t i = 0; i < n; i++) {
     if (!pattern_match(t[i].pattern, path, params))
       continue;
-    if (!strcmp(t[i].method, method)) {
+    if (!strcmp(t[i].method, want)) {
       memcpy(req->params, params, sizeof params);
       allow[0] = '\0';
       return (int)i;

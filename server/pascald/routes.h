@@ -17,12 +17,21 @@ typedef enum pd_body {
                        itself (req->json is NULL; jread.h, jsonin.h) */
 } pd_body;
 
+/* Where a route runs (pool.h): memory-only routes on libmicrohttpd's
+ * threads; a route that may wait (the store's lock, the network) on the
+ * worker pool, its connection suspended meanwhile. */
+typedef enum pd_work {
+  PD_WORK_MEMORY = 0, /* reads memory only: never waits */
+  PD_WORK_BLOCKING    /* reads or writes the store */
+} pd_work;
+
 typedef struct pd_route {
   const char *method;
   const char *pattern; /* segments; "{x}" matches one segment */
   pd_access access;
   pd_body body;
   pd_handler handler;
+  pd_work work;
   const char *name; /* "POST /v1/predict", for stats */
 } pd_route;
 

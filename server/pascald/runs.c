@@ -6,6 +6,47 @@
 
 #include "reply.h"
 
+pascal_store_workload pd_store_workload(pascal_workload w)
+{
+  switch (w) {
+  case PASCAL_WORKLOAD_SCAN: break;
+  case PASCAL_WORKLOAD_GEMM: return PASCAL_STORE_GEMM;
+  case PASCAL_WORKLOAD_ATTENTION: return PASCAL_STORE_ATTENTION;
+  }
+  return PASCAL_STORE_SCAN;
+}
+
+pascal_workload pd_core_workload(pascal_store_workload w)
+{
+  switch (w) {
+  case PASCAL_STORE_SCAN: break;
+  case PASCAL_STORE_GEMM: return PASCAL_WORKLOAD_GEMM;
+  case PASCAL_STORE_ATTENTION: return PASCAL_WORKLOAD_ATTENTION;
+  }
+  return PASCAL_WORKLOAD_SCAN;
+}
+
+pascal_store_workload pd_plan_store_workload(pascal_plan_workload w)
+{
+  switch (w) {
+  case PASCAL_PLAN_SCAN: break;
+  case PASCAL_PLAN_GEMM: return PASCAL_STORE_GEMM;
+  case PASCAL_PLAN_ATTENTION: return PASCAL_STORE_ATTENTION;
+  }
+  return PASCAL_STORE_SCAN;
+}
+
+/* The inverse, for the runs of a stored calibration. */
+static pascal_plan_workload plan_workload(pascal_store_workload w)
+{
+  switch (w) {
+  case PASCAL_STORE_SCAN: break;
+  case PASCAL_STORE_GEMM: return PASCAL_PLAN_GEMM;
+  case PASCAL_STORE_ATTENTION: return PASCAL_PLAN_ATTENTION;
+  }
+  return PASCAL_PLAN_SCAN;
+}
+
 void pd_run_from_plan(const pascal_plan_run *r, int heldout, pascal_store_run *out)
 {
   memset(out, 0, sizeof *out);
@@ -27,7 +68,7 @@ static void run_to_plan(const pascal_store_run *r, pascal_store_workload workloa
                         pascal_plan_run *out)
 {
   memset(out, 0, sizeof *out);
-  out->workload = workload == PASCAL_STORE_GEMM ? PASCAL_PLAN_GEMM : PASCAL_PLAN_SCAN;
+  out->workload = plan_workload(workload);
   out->key.o = r->o;
   out->key.path = r->path_tma ? PASCAL_PLAN_TMA : PASCAL_PLAN_SYNC;
   out->key.d = r->d;

@@ -14,6 +14,12 @@
 #include "pascal_codec_jobs.h"
 #include "pascal_store.h"
 
+/* A calibration's workload as the store names it, and back. */
+pascal_store_workload pd_store_workload(pascal_workload w);
+pascal_workload pd_core_workload(pascal_store_workload w);
+/* A plan's workload as the store names its calibration's. */
+pascal_store_workload pd_plan_store_workload(pascal_plan_workload w);
+
 /* A plan's run as the store keeps it (`heldout`: a run of the held-out
  * panel). */
 void pd_run_from_plan(const pascal_plan_run *r, int heldout, pascal_store_run *out);

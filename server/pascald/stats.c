@@ -12,7 +12,7 @@ const double pd_stats_bucket_le[PD_STATS_BUCKETS] = {0.00005, 0.0001, 0.00025, 0
                                                      0.1,     0.25,   1.0,     5.0,    INFINITY};
 
 const unsigned pd_stats_status_codes[PD_STATS_STATUSES - 1] = {
-    200, 201, 400, 401, 403, 404, 405, 409, 413, 415, 421, 422, 500, 502, 503, 0};
+    200, 201, 202, 400, 401, 403, 404, 405, 409, 413, 415, 421, 422, 500, 502, 503, 0};
 
 uint64_t pd_now_ns(void)
 {

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#define PD_STATS_ROUTES_MAX 32 /* route table entries + 1 for "unmatched" */
-#define PD_STATS_STATUSES   17 /* tracked HTTP statuses + "other" */
+#define PD_STATS_ROUTES_MAX 48 /* route table entries + 1 for "unmatched" */
+#define PD_STATS_STATUSES   18 /* tracked HTTP statuses + "other" */
 #define PD_STATS_BUCKETS    15 /* latency buckets, the last one is +Inf */
 
 typedef struct pd_route_stats {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "pascal/grow.h"
 
 struct pd_tokens {
@@ -32,7 +33,7 @@ int pd_tokens_new(pascal_store *store, pd_tokens **out)
   t->store = store;
   pthread_rwlock_init(&t->lock, NULL);
   pthread_mutex_init(&t->mu, NULL);
-  pthread_cond_init(&t->wake, NULL);
+  pd_cond_init_monotonic(&t->wake);
   *out = t;
   return 0;
 }
@@ -119,13 +120,7 @@ static void *revalidate_main(void *arg)
   pthread_mutex_lock(&t->mu);
   while (!t->stop) {
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += t->interval_ms / 1000;
-    until.tv_nsec += (long)(t->interval_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
+    pd_deadline_after_ms(&until, t->interval_ms);
     while (!t->stop && pthread_cond_timedwait(&t->wake, &t->mu, &until) == 0) {
     }
     if (t->stop)

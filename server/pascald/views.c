@@ -4,8 +4,10 @@
 #include "views.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "device_data.h"
+#include "pascal/validation.h"
 #include "reply.h"
 
 static json_t *view_peaks(const pascal_store_device *d)
@@ -45,6 +47,35 @@ static json_t *embedded(const char *text)
   return v ? v : json_null();
 }
 
+/* One line per family of the report's "losing_families" (where the folds
+ * favour aligned K = 1), as `pascal fit` warns. */
+static json_t *view_warnings(const json_t *report)
+{
+  json_t *out = json_array(), *f;
+  const json_t *losses = json_object_get(report, "losing_families");
+  const char *wl = json_string_value(json_object_get(report, "workload"));
+  pascal_workload workload = PASCAL_WORKLOAD_SCAN;
+  if (!wl || pascal_workload_parse(wl, "workload", &workload, NULL) != PASCAL_OK)
+    return out; /* a report this build did not write */
+  size_t i;
+  json_array_foreach(losses, i, f)
+  {
+    pascal_family_loss l = {.family = {.o = (uint32_t)json_integer_value(json_object_get(f, "o")),
+                                       .d = (uint32_t)json_integer_value(json_object_get(f, "d"))},
+                            .n_keys = (size_t)json_integer_value(json_object_get(f, "n_keys")),
+                            .pascal_pct = json_number_value(json_object_get(f, "pascal_pct")),
+                            .aligned_pct = json_number_value(json_object_get(f, "aligned_pct"))};
+    const char *path = json_string_value(json_object_get(f, "path"));
+    if (pascal_workload_scans(workload) &&
+        (!path || pascal_path_parse(path, "path", &l.family.path, NULL) != PASCAL_OK))
+      continue; /* a report this build did not write */
+    char line[256];
+    pascal_family_loss_describe(&l, workload, line, sizeof line);
+    json_array_append_new(out, json_string(line));
+  }
+  return out;
+}
+
 json_t *pd_view_calibration(const pascal_store_calibration *c, int full)
 {
   json_t *jobs = json_object();
@@ -61,7 +92,9 @@ json_t *pd_view_calibration(const pascal_store_calibration *c, int full)
                 "measurements", (json_int_t)c->measurements);
   if (v && full) {
     json_object_set_new(v, "plan", embedded(c->plan_json));
-    json_object_set_new(v, "report", embedded(c->report_json));
+    json_t *report = embedded(c->report_json);
+    json_object_set_new(v, "warnings", view_warnings(report));
+    json_object_set_new(v, "report", report);
   }
   return v;
 }

@@ -94,7 +94,7 @@ pascal_status pascal_plot_family_parse(const char *text, pascal_workload workloa
 
 static double scan_k(const pascal_calibration *cal, const pascal_scan_run *r)
 {
-  return r->fill_bytes / ((double)cal->device.block_bytes * r->W * r->N);
+  return pascal_calibration_scan_k(cal, r); /* attention: its query-adjusted K */
 }
 
 static double gemm_k(const pascal_calibration *cal, const pascal_gemm_run *r)

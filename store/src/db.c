@@ -33,7 +33,8 @@
   "j.id, j.calibration, c.workload, j.state, dv.block_bytes,"                                      \
   " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"                                   \
   " j.last_error, j.lease_token, c.device, coalesce(j.lease_holder, 0),"                           \
-  " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat, j.heldout"                        \
+  " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat, j.heldout,"                       \
+  " j.excluded, c.state, coalesce(j.lease_started, 0)"                                             \
   " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                                       \
   " JOIN devices dv ON dv.name = c.device"
 
@@ -44,6 +45,7 @@
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_BEGIN_READ] = "BEGIN DEFERRED",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_DEVICE_INSERT] =
@@ -94,6 +96,7 @@ static const char *const stmt_sql[ST_COUNT] = {
                            " ORDER BY j.id LIMIT 1",
     [ST_JOB_LEASE] = "UPDATE jobs SET state = 'leased', lease_token = ?2,"
                      " lease_owner = ?3, lease_expires = ?4, lease_holder = ?5,"
+                     " lease_started = ?6,"
                      " attempts = attempts + 1 WHERE id = ?1 AND state = 'queued'",
     [ST_JOB_EXTEND] = "UPDATE jobs SET lease_expires = ?2 WHERE id = ?1",
     [ST_JOB_DONE] = "UPDATE jobs SET state = 'done', finished = ?2 WHERE id = ?1",
@@ -101,6 +104,13 @@ static const char *const stmt_sql[ST_COUNT] = {
                      " THEN 'failed' ELSE 'queued' END, lease_token = NULL,"
                      " last_error = ?2, finished = CASE WHEN attempts >= max_attempts"
                      " THEN ?3 END WHERE id = ?1 RETURNING state",
+    [ST_JOB_REQUEUE] = "UPDATE jobs SET state = 'queued', excluded = 0, attempts = 0,"
+                       " lease_token = NULL, last_error = ?2, finished = NULL WHERE id = ?1",
+    [ST_JOB_EXCLUDE] = "UPDATE jobs SET state = 'done', excluded = 1, lease_token = NULL,"
+                       " last_error = ?2, finished = ?3 WHERE id = ?1",
+    [ST_MEAS_DELETE_OF_JOB] = "DELETE FROM measurements WHERE job = ?1",
+    [ST_JOBS_SHIFT] = "UPDATE jobs SET lease_expires = lease_expires + ?1,"
+                      " lease_started = lease_started + ?1 WHERE state = 'leased'",
     [ST_JOBS_EXPIRE] = "UPDATE jobs SET state = CASE WHEN attempts >= max_attempts"
                        " THEN 'failed' ELSE 'queued' END, lease_token = NULL,"
                        " last_error = 'lease expired', finished = CASE WHEN"
@@ -126,10 +136,17 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_AGENT_SEEN] = "INSERT INTO agents (name, last_seen) VALUES (?1, ?2)"
                       " ON CONFLICT (name) DO UPDATE SET"
                       " last_seen = max(last_seen, excluded.last_seen)",
+    [ST_AGENTS_EXPIRE] = "DELETE FROM agents WHERE last_seen < ?1",
+    [ST_AGENT_KNOWN] = "SELECT 1 FROM agents WHERE name = ?1",
+    [ST_AGENTS_OF_PREFIX] = "SELECT count(*) FROM agents"
+                            " WHERE substr(name, 1, length(?1)) = ?1",
     [ST_AGENT_LIST] = "SELECT name, last_seen FROM agents ORDER BY name",
     [ST_COUNT_CALS] = "SELECT state, count(*) FROM calibrations GROUP BY state",
     [ST_COUNT_JOBS] = "SELECT state, count(*) FROM jobs GROUP BY state",
     [ST_USER_VERSION] = "PRAGMA user_version",
+    [ST_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+    [ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?1, ?2)"
+                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 };
 
 sqlite3_stmt *store_stmt_get(pascal_store *s, store_stmt which)
@@ -174,13 +191,44 @@ void store_unlock(pascal_store *s)
   pthread_mutex_unlock(&s->lock);
 }
 
-pascal_store_status store_begin(pascal_store *s, pascal_error *err)
+pascal_store_status pascal_store_file_check(pascal_store *s, pascal_error *err)
+{
+  struct stat now;
+  if (!s->has_file)
+    return PASCAL_STORE_OK;
+  if (stat(s->path, &now) != 0)
+    return store_fail(err, PASCAL_STORE_IO, "db",
+                      "database file %s is gone (%s) while open: writes are refused, since "
+                      "they would be lost; restore the file and restart",
+                      s->path, strerror(errno));
+  if (now.st_dev != s->file_dev || now.st_ino != s->file_ino)
+    return store_fail(err, PASCAL_STORE_IO, "db",
+                      "database file %s was replaced while open: writes are refused, since "
+                      "they would go to the old file; restart to open the new one",
+                      s->path);
+  return PASCAL_STORE_OK;
+}
+
+static pascal_store_status begin(pascal_store *s, store_stmt which, pascal_error *err)
 {
   store_lock(s);
-  pascal_store_status status = store_step_done(s, store_stmt_get(s, ST_BEGIN), "begin", err);
+  pascal_store_status status =
+      which == ST_BEGIN ? pascal_store_file_check(s, err) : PASCAL_STORE_OK;
+  if (!status)
+    status = store_step_done(s, store_stmt_get(s, which), "begin", err);
   if (status)
     store_unlock(s);
   return status;
+}
+
+pascal_store_status store_begin(pascal_store *s, pascal_error *err)
+{
+  return begin(s, ST_BEGIN, err);
+}
+
+pascal_store_status store_begin_read(pascal_store *s, pascal_error *err)
+{
+  return begin(s, ST_BEGIN_READ, err);
 }
 
 pascal_store_status store_end(pascal_store *s, pascal_store_status status, pascal_error *err)
@@ -255,6 +303,7 @@ void pascal_store_close(pascal_store *s)
     sqlite3_finalize(s->stmt[i]);
   sqlite3_close(s->db);
   pthread_mutex_destroy(&s->lock);
+  free(s->path);
   free(s);
 }
 
@@ -267,6 +316,22 @@ static pascal_store_status configure_read_only(sqlite3 *db, pascal_error *err)
     return store_sql_error(db, rc, "busy_timeout", err);
   sqlite3_extended_result_codes(db, 1);
   return store_schema_require_latest(db, err);
+}
+
+/* Record the identity of the file just opened (pascal_store_file_check). */
+static pascal_store_status remember_file(pascal_store *s, pascal_error *err)
+{
+  const char *name = sqlite3_db_filename(s->db, "main"); /* absolute */
+  struct stat st;
+  if (!name || !*name || stat(name, &st) != 0)
+    return PASCAL_STORE_OK; /* nothing to compare with (a temporary database) */
+  s->path = strdup(name);
+  if (!s->path)
+    return store_fail(err, PASCAL_STORE_NOMEM, "db", "out of memory");
+  s->file_dev = st.st_dev;
+  s->file_ino = st.st_ino;
+  s->has_file = 1;
+  return PASCAL_STORE_OK;
 }
 
 static pascal_store_status open_file(const char *path, int read_only, pascal_store **out,
@@ -300,6 +365,9 @@ static pascal_store_status open_file(const char *path, int read_only, pascal_sto
     if (!status)
       status = store_migrate(s->db, err);
   }
+  if (status)
+    goto fail;
+  status = remember_file(s, err);
   if (status)
     goto fail;
   for (int i = 0; i < ST_COUNT; i++) {

@@ -4,6 +4,9 @@
  * an identical retry), report a failure, and return expired leases to the
  * queue. A job's attempts are bounded: the attempt that reaches max_attempts
  * and fails (or whose lease expires) fails the job and its calibration.
+ * An operator may re-queue a done run or exclude a run of a collecting
+ * calibration (its measurement is deleted; an excluded job is done without
+ * one), so that one bad upload never costs the whole calibration.
  *
  * Lease invariant: a job is 'leased' with exactly one live lease_token; the
  * token is cleared whenever the job goes back to the queue, so a token that
@@ -38,13 +41,17 @@ enum {
   J_TOKEN,
   J_DEVICE,
   J_HOLDER,
-  J_RUN
+  J_RUN,
+  J_EXCLUDED = J_RUN + STORE_RUN_NCOLS,
+  J_CAL_STATE,
+  J_LEASE_STARTED
 };
 
 /* A job as read inside a transaction, with its current lease token. */
 typedef struct job_row {
   pascal_store_job job;
   char token[PASCAL_STORE_LEASE_MAX];
+  int cal_state; /* its calibration's pascal_store_cal_state */
 } job_row;
 
 /* Equality of two NUL-terminated secrets whose time depends only on the
@@ -81,6 +88,9 @@ static pascal_store_status read_job(sqlite3_stmt *st, void *elem, pascal_error *
   store_column_copy(st, J_DEVICE, j->device, sizeof j->device);
   j->lease_holder = sqlite3_column_int64(st, J_HOLDER);
   store_read_run(st, J_RUN, &j->run);
+  j->excluded = sqlite3_column_int(st, J_EXCLUDED) != 0;
+  j->lease_started = sqlite3_column_int64(st, J_LEASE_STARTED);
+  out->cal_state = store_cal_state_parse((const char *)sqlite3_column_text(st, J_CAL_STATE));
   /* The lease invariant (top of this file), on every job read: a queued job
    * has no token and an attempt left, a leased one exactly one token and
    * its holder, a failed one no token; attempts never pass the bound. */
@@ -98,6 +108,47 @@ static pascal_store_status agent_seen(pascal_store *s, const char *name, int64_t
   if (sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) || sqlite3_bind_int64(st, 2, now))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "agent", err);
   return store_step_done(s, st, "agent", err);
+}
+
+/* The single integer of `which` bound to one text, or -1 on failure. */
+static int64_t count_by_text(pascal_store *s, store_stmt which, const char *text,
+                             pascal_store_status *status, pascal_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int row = 0;
+  *status = store_row_by_text(s, which, text, &st, &row, "agent", err);
+  int64_t n = *status == PASCAL_STORE_OK && row ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_reset(st);
+  return *status ? -1 : n;
+}
+
+pascal_store_status pascal_store_agent_admit(pascal_store *s, const char *prefix, const char *name,
+                                             int64_t now, int64_t keep_seconds,
+                                             int64_t max_per_prefix, pascal_error *err)
+{
+  pascal_store_status status = store_check_label(name, "agent", err);
+  if (!status)
+    status = store_check_time(now, err);
+  if (!status && (!prefix || strncmp(name, prefix, strlen(prefix)) != 0))
+    status = store_fail(err, PASCAL_STORE_INVALID, "agent", "the agent name must start with %s",
+                        prefix ? prefix : "its prefix");
+  if (!status)
+    status = store_begin(s, err);
+  if (status)
+    return status;
+  sqlite3_stmt *st = store_stmt_get(s, ST_AGENTS_EXPIRE);
+  if (sqlite3_bind_int64(st, 1, now - keep_seconds))
+    status = store_sql_error(s->db, sqlite3_errcode(s->db), "agent", err);
+  if (!status)
+    status = store_step_done(s, st, "agent", err);
+  int64_t known = status ? 0 : count_by_text(s, ST_AGENT_KNOWN, name, &status, err);
+  int64_t n = status || known ? 0 : count_by_text(s, ST_AGENTS_OF_PREFIX, prefix, &status, err);
+  if (!status && !known && n >= max_per_prefix)
+    status = store_fail(err, PASCAL_STORE_CONFLICT, "agent",
+                        "%lld agents named %s... were seen in the last %lld s, the most one "
+                        "token may have; reuse a name, or wait for one to expire",
+                        (long long)n, prefix, (long long)keep_seconds);
+  return store_end(s, status, err);
 }
 
 pascal_store_status pascal_store_agent_seen(pascal_store *s, const char *name, int64_t now,
@@ -134,6 +185,27 @@ static pascal_store_status expire_leases(pascal_store *s, int64_t now, int64_t *
   return *count ? fail_calibrations(s, err) : PASCAL_STORE_OK;
 }
 
+pascal_store_status pascal_store_leases_shift(pascal_store *s, int64_t delta, int64_t *moved,
+                                              pascal_error *err)
+{
+  if (delta < -STORE_LEASE_MAX * 1024 || delta > STORE_LEASE_MAX * 1024)
+    return store_fail(err, PASCAL_STORE_INVALID, "delta", "a clock step of %lld s is beyond reason",
+                      (long long)delta);
+  pascal_store_status status = store_begin(s, err);
+  if (status)
+    return status;
+  sqlite3_stmt *st = store_stmt_get(s, ST_JOBS_SHIFT);
+  if (sqlite3_bind_int64(st, 1, delta) != SQLITE_OK)
+    status = store_sql_error(s->db, sqlite3_errcode(s->db), "shift", err);
+  if (!status)
+    status = store_step_done(s, st, "shift", err);
+  int64_t n = status ? 0 : sqlite3_changes64(s->db);
+  status = store_end(s, status, err);
+  if (status == PASCAL_STORE_OK && moved)
+    *moved = n;
+  return status;
+}
+
 pascal_store_status pascal_store_jobs_requeue_expired(pascal_store *s, int64_t now,
                                                       int64_t *requeued, pascal_error *err)
 {
@@ -166,8 +238,8 @@ static pascal_store_status check_lease_args(const char *lease_token, int64_t hol
 
 /* Find the oldest queued job of the device and lease it; *id = 0 if none. */
 static pascal_store_status lease_next(pascal_store *s, const char *device, const char *agent,
-                                      const char *token, int64_t holder, int64_t expires,
-                                      int64_t *id, pascal_error *err)
+                                      const char *token, int64_t holder, int64_t now,
+                                      int64_t expires, int64_t *id, pascal_error *err)
 {
   sqlite3_stmt *st = NULL;
   int row = 0;
@@ -180,7 +252,7 @@ static pascal_store_status lease_next(pascal_store *s, const char *device, const
   st = store_stmt_get(s, ST_JOB_LEASE);
   if (sqlite3_bind_int64(st, 1, *id) || sqlite3_bind_text(st, 2, token, -1, SQLITE_STATIC) ||
       sqlite3_bind_text(st, 3, agent, -1, SQLITE_STATIC) || sqlite3_bind_int64(st, 4, expires) ||
-      sqlite3_bind_int64(st, 5, holder))
+      sqlite3_bind_int64(st, 5, holder) || sqlite3_bind_int64(st, 6, now))
     return store_sql_error(s->db, sqlite3_errcode(s->db), "claim", err);
   return store_step_done(s, st, "claim", err);
 }
@@ -206,7 +278,7 @@ pascal_store_status pascal_store_job_claim(pascal_store *s, const char *device, 
   if (!status)
     status = expire_leases(s, now, &expired, err);
   if (!status)
-    status = lease_next(s, device, agent, lease_token, holder, now + lease_seconds, &id, err);
+    status = lease_next(s, device, agent, lease_token, holder, now, now + lease_seconds, &id, err);
   if (!status)
     status = agent_seen(s, agent, now, err);
   if (!status && id) {
@@ -255,21 +327,32 @@ static pascal_store_status require_live_lease(const job_row *row, const char *to
   return PASCAL_STORE_OK;
 }
 
-pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
-                                               const char *lease_token, int64_t holder, int64_t now,
-                                               int64_t lease_seconds, int64_t *lease_expires,
-                                               pascal_error *err)
+pascal_store_status pascal_store_job_heartbeat_limited(pascal_store *s, int64_t job,
+                                                       const char *lease_token, int64_t holder,
+                                                       int64_t now, int64_t lease_seconds,
+                                                       int64_t time_limit, int64_t *lease_expires,
+                                                       pascal_error *err)
 {
   job_row row;
   pascal_store_status status = check_lease_args(lease_token, holder, now, lease_seconds, err);
+  if (!status && (time_limit < 0 || time_limit > STORE_LEASE_MAX))
+    status = store_fail(err, PASCAL_STORE_INVALID, "time_limit", "time_limit must be in [0, 2^30]");
   if (!status)
     status = store_begin_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
   if (status)
     return status;
+  int64_t until = now + lease_seconds, end = row.job.lease_started + time_limit;
   status = require_live_lease(&row, lease_token, holder, now, err);
+  if (!status && time_limit && now >= end)
+    status = store_fail(err, PASCAL_STORE_STALE, "lease_token",
+                        "job %lld ran past its time limit of %lld s: its lease is not extended "
+                        "and ends as it is",
+                        (long long)job, (long long)time_limit);
   if (!status) {
+    if (time_limit && until > end)
+      until = end;
     sqlite3_stmt *st = store_stmt_get(s, ST_JOB_EXTEND);
-    if (sqlite3_bind_int64(st, 1, job) || sqlite3_bind_int64(st, 2, now + lease_seconds))
+    if (sqlite3_bind_int64(st, 1, job) || sqlite3_bind_int64(st, 2, until))
       status = store_sql_error(s->db, sqlite3_errcode(s->db), "heartbeat", err);
     else
       status = store_step_done(s, st, "heartbeat", err);
@@ -278,8 +361,17 @@ pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
     status = agent_seen(s, row.job.lease_owner, now, err);
   status = store_end(s, status, err);
   if (status == PASCAL_STORE_OK && lease_expires)
-    *lease_expires = now + lease_seconds;
+    *lease_expires = until;
   return status;
+}
+
+pascal_store_status pascal_store_job_heartbeat(pascal_store *s, int64_t job,
+                                               const char *lease_token, int64_t holder, int64_t now,
+                                               int64_t lease_seconds, int64_t *lease_expires,
+                                               pascal_error *err)
+{
+  return pascal_store_job_heartbeat_limited(s, job, lease_token, holder, now, lease_seconds, 0,
+                                            lease_expires, err);
 }
 
 /* A repeat upload for a job done under this token: identical or conflict. */
@@ -333,10 +425,12 @@ static pascal_store_status read_outcome(pascal_store *s, const job_row *row,
   return store_device_progress(s, row->job.device, &outcome->done, &outcome->total, err);
 }
 
-pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const char *lease_token,
-                                            int64_t holder, double fill_bytes, double kernel_ns,
-                                            int64_t now, pascal_store_job_outcome *outcome,
-                                            pascal_error *err)
+pascal_store_status pascal_store_job_result_checked(pascal_store *s, int64_t job,
+                                                    const char *lease_token, int64_t holder,
+                                                    double fill_bytes, double kernel_ns,
+                                                    int64_t now, pascal_store_result_check check,
+                                                    void *arg, pascal_store_job_outcome *outcome,
+                                                    pascal_error *err)
 {
   pascal_store_status status = check_lease_args(lease_token, holder, now, 1, err);
   if (!status)
@@ -352,6 +446,8 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const 
       status = compare_done(s, job, fill_bytes, kernel_ns, err);
   } else {
     status = require_live_lease(&row, lease_token, holder, now, err);
+    if (!status && check)
+      status = check(&row.job, fill_bytes, kernel_ns, arg, err);
     if (!status)
       status = complete(s, &row, fill_bytes, kernel_ns, now, err);
   }
@@ -362,6 +458,15 @@ pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const 
   if (status == PASCAL_STORE_OK && outcome)
     *outcome = got_outcome;
   return status;
+}
+
+pascal_store_status pascal_store_job_result(pascal_store *s, int64_t job, const char *lease_token,
+                                            int64_t holder, double fill_bytes, double kernel_ns,
+                                            int64_t now, pascal_store_job_outcome *outcome,
+                                            pascal_error *err)
+{
+  return pascal_store_job_result_checked(s, job, lease_token, holder, fill_bytes, kernel_ns, now,
+                                         NULL, NULL, outcome, err);
 }
 
 pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job, const char *lease_token,
@@ -401,6 +506,69 @@ pascal_store_status pascal_store_job_fail(pascal_store *s, int64_t job, const ch
   if (status == PASCAL_STORE_OK && outcome)
     *outcome = got_outcome;
   return status;
+}
+
+/* Requeue or exclude (pascal_store.h): the checks, the measurement's
+ * deletion and the job's update, in one transaction. */
+static pascal_store_status correct(pascal_store *s, int64_t job, store_stmt action,
+                                   const char *reason, int64_t now, pascal_store_job *out,
+                                   pascal_error *err)
+{
+  job_row row;
+  pascal_store_status status = store_check_time(now, err);
+  if (!status)
+    status = store_begin_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
+  if (status)
+    return status;
+  const pascal_store_job *j = &row.job;
+  int requeue = action == ST_JOB_REQUEUE;
+  if (row.cal_state != PASCAL_STORE_COLLECTING)
+    status = store_fail(err, PASCAL_STORE_CONFLICT, "state",
+                        "calibration %lld is %s: only a collecting calibration's runs change",
+                        (long long)j->calibration,
+                        pascal_store_cal_state_name((pascal_store_cal_state)row.cal_state));
+  else if (requeue ? j->state != PASCAL_STORE_DONE : j->state == PASCAL_STORE_JOB_FAILED)
+    status = store_fail(err, PASCAL_STORE_CONFLICT, "state", "job %lld is %s: %s", (long long)job,
+                        pascal_store_job_state_name(j->state),
+                        requeue ? "only a done run is re-queued" : "a failed run is not excluded");
+  if (status || (!requeue && j->excluded))
+    goto done; /* excluding twice: nothing more to do */
+  char text[PASCAL_STORE_MESSAGE_MAX];
+  pascal_utf8_copy(text, sizeof text,
+                   reason && *reason ? reason
+                   : requeue         ? "re-queued by an operator"
+                                     : "excluded by an operator");
+  sqlite3_stmt *st = store_stmt_get(s, ST_MEAS_DELETE_OF_JOB);
+  if (sqlite3_bind_int64(st, 1, job))
+    status = store_sql_error(s->db, sqlite3_errcode(s->db), "job", err);
+  if (!status)
+    status = store_step_done(s, st, "job", err);
+  st = store_stmt_get(s, action);
+  if (!status &&
+      (sqlite3_bind_int64(st, 1, job) || sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT) ||
+       (!requeue && sqlite3_bind_int64(st, 3, now))))
+    status = store_sql_error(s->db, sqlite3_errcode(s->db), "job", err);
+  if (!status)
+    status = store_step_done(s, st, "job", err);
+  if (!status)
+    status = store_read_by_id(s, ST_JOB_GET, job, read_job, &row, "job", err);
+done:
+  status = store_end(s, status, err);
+  if (status == PASCAL_STORE_OK && out)
+    *out = row.job;
+  return status;
+}
+
+pascal_store_status pascal_store_job_requeue(pascal_store *s, int64_t job, const char *reason,
+                                             int64_t now, pascal_store_job *out, pascal_error *err)
+{
+  return correct(s, job, ST_JOB_REQUEUE, reason, now, out, err);
+}
+
+pascal_store_status pascal_store_job_exclude(pascal_store *s, int64_t job, const char *reason,
+                                             int64_t now, pascal_store_job *out, pascal_error *err)
+{
+  return correct(s, job, ST_JOB_EXCLUDE, reason, now, out, err);
 }
 
 pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id, pascal_store_job *out,

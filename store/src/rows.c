@@ -14,7 +14,7 @@
 static const char *const cal_states[PASCAL_STORE_CAL_STATES] = {"collecting", "frozen", "failed"};
 static const char *const job_states[PASCAL_STORE_JOB_STATES] = {"queued", "leased", "done",
                                                                 "failed"};
-static const char *const workloads[2] = {"scan", "gemm"};
+static const char *const workloads[3] = {"scan", "gemm", "attention"};
 static const char *const roles[2] = {"admin", "agent"};
 
 static int parse(const char *text, const char *const *names, int count)
@@ -37,7 +37,7 @@ int store_job_state_parse(const char *text)
 
 int store_workload_parse(const char *text)
 {
-  return parse(text, workloads, 2);
+  return parse(text, workloads, 3);
 }
 
 int store_role_parse(const char *text)
@@ -57,7 +57,7 @@ const char *pascal_store_job_state_name(pascal_store_job_state state)
 
 const char *pascal_store_workload_name(pascal_store_workload workload)
 {
-  return (unsigned)workload < 2 ? workloads[workload] : "unknown";
+  return (unsigned)workload < 3 ? workloads[workload] : "unknown";
 }
 
 const char *pascal_store_role_name(pascal_store_role role)
@@ -77,7 +77,7 @@ int store_bind_run(sqlite3_stmt *st, int first, const pascal_store_run *r, pasca
   int rc = SQLITE_OK;
   for (int i = 0; i < STORE_RUN_NCOLS && rc == SQLITE_OK; i++) {
     if (i == 1)
-      rc = w == PASCAL_STORE_SCAN
+      rc = w != PASCAL_STORE_GEMM /* scan and attention runs are scans */
                ? sqlite3_bind_text(st, first + i, r->path_tma ? "tma" : "sync", -1, SQLITE_STATIC)
                : sqlite3_bind_null(st, first + i);
     else

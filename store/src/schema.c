@@ -41,6 +41,25 @@
   "WHEN (SELECT state FROM calibrations WHERE id = " cal_expr ") = 'frozen'\n"                     \
   "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"
 
+/* Every guard of frozen rows, as migration 1 creates them (migration 4
+ * recreates two of them with the same text). */
+#define FROZEN_GUARDS_SQL                                                                          \
+  "CREATE TRIGGER calibrations_frozen_update BEFORE UPDATE ON calibrations\n"                      \
+  "WHEN OLD.state = 'frozen'\n"                                                                    \
+  "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"                                     \
+  "CREATE TRIGGER calibrations_frozen_delete BEFORE DELETE ON calibrations\n"                      \
+  "WHEN OLD.state = 'frozen'\n"                                                                    \
+  "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n" FROZEN_GUARD(                       \
+      "measurements_frozen_insert", "INSERT", "measurements", "NEW.calibration")                   \
+      FROZEN_GUARD("measurements_frozen_update", "UPDATE", "measurements", "OLD.calibration")      \
+          FROZEN_GUARD("measurements_frozen_update_into", "UPDATE", "measurements",                \
+                       "NEW.calibration") FROZEN_GUARD("measurements_frozen_delete", "DELETE",     \
+                                                       "measurements", "OLD.calibration")          \
+              FROZEN_GUARD("jobs_frozen_insert", "INSERT", "jobs", "NEW.calibration")              \
+                  FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")          \
+                      FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration") \
+                          FROZEN_GUARD("jobs_frozen_delete", "DELETE", "jobs", "OLD.calibration")
+
 static const char *const migrations[] = {
     /* 1: the initial schema */
     "CREATE TABLE devices (\n"
@@ -103,22 +122,7 @@ static const char *const migrations[] = {
     "  hash TEXT NOT NULL UNIQUE CHECK (length(hash) = 64),\n"
     "  created INTEGER NOT NULL,\n"
     "  revoked INTEGER\n"
-    ") STRICT;\n"
-    "CREATE TRIGGER calibrations_frozen_update BEFORE UPDATE ON calibrations\n"
-    "WHEN OLD.state = 'frozen'\n"
-    "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n"
-    "CREATE TRIGGER calibrations_frozen_delete BEFORE DELETE ON calibrations\n"
-    "WHEN OLD.state = 'frozen'\n"
-    "BEGIN SELECT RAISE(ABORT, 'calibration is frozen'); END;\n" FROZEN_GUARD(
-        "measurements_frozen_insert", "INSERT", "measurements", "NEW.calibration")
-        FROZEN_GUARD("measurements_frozen_update", "UPDATE", "measurements", "OLD.calibration")
-            FROZEN_GUARD("measurements_frozen_update_into", "UPDATE", "measurements",
-                         "NEW.calibration") FROZEN_GUARD("measurements_frozen_delete", "DELETE",
-                                                         "measurements", "OLD.calibration")
-                FROZEN_GUARD("jobs_frozen_insert", "INSERT", "jobs", "NEW.calibration")
-                    FROZEN_GUARD("jobs_frozen_update", "UPDATE", "jobs", "OLD.calibration")
-                        FROZEN_GUARD("jobs_frozen_update_into", "UPDATE", "jobs", "NEW.calibration")
-                            FROZEN_GUARD("jobs_frozen_delete", "DELETE", "jobs", "OLD.calibration"),
+    ") STRICT;\n" FROZEN_GUARDS_SQL,
     /* 2: a device's identity as CUDA reports it (NULL: unknown, e.g. a device
      *    registered from a bundle or before this migration) */
     "ALTER TABLE devices ADD COLUMN cuda_name TEXT\n"
@@ -167,7 +171,51 @@ static const char *const migrations[] = {
     "  CHECK (capacity_probe IS NULL OR json_type(capacity_probe) = 'object');\n"
     "ALTER TABLE devices ADD COLUMN static_experiment TEXT\n"
     "  CHECK (static_experiment IS NULL OR json_type(static_experiment) = 'object');\n",
+    /* 7: an operator may drop a run from a collecting calibration: the job
+     *    is 'done' with excluded = 1 and has no measurement (jobs.c); and a
+     *    lease's start, which bounds how long heartbeats may extend it */
+    "ALTER TABLE jobs ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0\n"
+    "  CHECK (excluded IN (0, 1) AND (excluded = 0 OR state = 'done'));\n"
+    "ALTER TABLE jobs ADD COLUMN lease_started INTEGER;\n"
+    "UPDATE jobs SET lease_started = lease_expires WHERE state = 'leased';\n",
+    /* 8: facts about the database itself: 'instance', a random id drawn
+     *    when the file is made (a database rebuilt from exports has another),
+     *    which a replica compares to notice that its primary changed */
+    "CREATE TABLE IF NOT EXISTS meta (\n"
+    "  key TEXT PRIMARY KEY NOT NULL,\n"
+    "  value TEXT NOT NULL\n"
+    ") STRICT;\n"
+    "INSERT OR IGNORE INTO meta (key, value) VALUES ('instance', lower(hex(randomblob(16))));\n",
+    /* 9: the attention workload (its runs are scan runs, RUN_CHECK holds).
+     *    SQLite cannot alter a CHECK; widening one whose old rows all pass
+     *    the new one is the text edit SQLite's ALTER TABLE documentation
+     *    gives ("making other kinds of table schema changes"), followed by
+     *    the schema_version bump apply() does for it (SCHEMA_TEXT_EDIT). */
+    "PRAGMA writable_schema = ON;\n"
+    "UPDATE sqlite_schema SET sql = replace(sql,\n"
+    "  'CHECK (workload IN (''scan'', ''gemm''))',\n"
+    "  'CHECK (workload IN (''scan'', ''gemm'', ''attention''))')\n"
+    "WHERE type = 'table' AND name = 'calibrations';\n"
+    "PRAGMA writable_schema = OFF;\n",
 };
+/* The migration that edits the schema's text (and so bumps schema_version
+ * itself, so that every connection reads the edited schema). */
+#define SCHEMA_TEXT_EDIT 9
+
+/* The guards of frozen rows as the schema has them now (migrations 1 and
+ * 4), dropped and recreated around pascal_store_mirror_reset. */
+static const char *const frozen_guards[] = {"calibrations_frozen_update",
+                                            "calibrations_frozen_delete",
+                                            "measurements_frozen_insert",
+                                            "measurements_frozen_update",
+                                            "measurements_frozen_update_into",
+                                            "measurements_frozen_delete",
+                                            "jobs_frozen_insert",
+                                            "jobs_frozen_update",
+                                            "jobs_frozen_update_into",
+                                            "jobs_frozen_delete"};
+
+static const char guards_sql[] = FROZEN_GUARDS_SQL;
 
 int pascal_store_schema_latest(void)
 {
@@ -194,6 +242,22 @@ static pascal_store_status read_version(sqlite3 *db, int *version, pascal_error 
   return status;
 }
 
+/* Bump the schema cookie after an edit of the schema's text. */
+static pascal_store_status bump_schema_version(sqlite3 *db, pascal_error *err)
+{
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA schema_version", -1, &st, NULL);
+  if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    char bump[64];
+    snprintf(bump, sizeof bump, "PRAGMA schema_version = %lld", sqlite3_column_int64(st, 0) + 1);
+    sqlite3_finalize(st);
+    return exec(db, bump, err);
+  }
+  pascal_store_status status = store_sql_error(db, rc, "reading schema_version", err);
+  sqlite3_finalize(st);
+  return status;
+}
+
 /* Apply migration number `target` (1-based) unless another connection did. */
 static pascal_store_status apply(sqlite3 *db, int target, pascal_error *err)
 {
@@ -204,6 +268,8 @@ static pascal_store_status apply(sqlite3 *db, int target, pascal_error *err)
   status = read_version(db, &version, err);
   if (status == PASCAL_STORE_OK && version < target) {
     status = exec(db, migrations[target - 1], err);
+    if (status == PASCAL_STORE_OK && target == SCHEMA_TEXT_EDIT)
+      status = bump_schema_version(db, err);
     if (status == PASCAL_STORE_OK) {
       char bump[48];
       snprintf(bump, sizeof bump, "PRAGMA user_version = %d", target);
@@ -245,4 +311,24 @@ pascal_store_status store_migrate(sqlite3 *db, pascal_error *err)
       return status;
   }
   return PASCAL_STORE_OK;
+}
+
+pascal_store_status pascal_store_mirror_reset(pascal_store *s, pascal_error *err)
+{
+  pascal_store_status status = store_begin(s, err);
+  if (status)
+    return status;
+  char drop[96];
+  for (size_t i = 0; i < sizeof frozen_guards / sizeof frozen_guards[0] && !status; i++) {
+    snprintf(drop, sizeof drop, "DROP TRIGGER %s", frozen_guards[i]);
+    status = exec(s->db, drop, err);
+  }
+  if (!status)
+    status = exec(s->db,
+                  "DELETE FROM measurements; DELETE FROM jobs; DELETE FROM calibrations;"
+                  " DELETE FROM devices; DELETE FROM agents;",
+                  err);
+  if (!status)
+    status = exec(s->db, guards_sql, err);
+  return store_end(s, status, err);
 }

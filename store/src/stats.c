@@ -29,7 +29,7 @@ pascal_store_status pascal_store_counts_get(pascal_store *s, pascal_store_counts
   pascal_store_counts c;
   memset(&c, 0, sizeof c);
   /* One read transaction, so both counts come from the same snapshot. */
-  pascal_store_status status = store_begin(s, err);
+  pascal_store_status status = store_begin_read(s, err);
   if (status)
     return status;
   status = count_by_state(s, ST_COUNT_CALS, store_cal_state_parse, c.calibrations, err);

@@ -5,6 +5,7 @@
  */
 #include "store_internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -64,5 +65,11 @@ pascal_store_status store_sql_error(sqlite3 *db, int rc, const char *what, pasca
     status = PASCAL_STORE_NOMEM;
   else if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
     status = PASCAL_STORE_CORRUPT;
+  /* SQLite reports a full disk met while growing its shared-memory or
+   * journal file as a generic I/O error; the system's errno tells. */
+  int sys = db ? sqlite3_system_errno(db) : 0;
+  if (primary == SQLITE_FULL || (primary == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT)))
+    return store_fail(err, status, "", "%s: the disk is full (%s)", what,
+                      db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
   return store_fail(err, status, "", "%s: %s", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 }

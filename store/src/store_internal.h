@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <sqlite3.h>
+#include <sys/types.h>
 
 #include "pascal_store.h"
 
@@ -15,6 +16,7 @@
  * connection in pascal_store_open() and reused (reset + cleared) per call. */
 typedef enum store_stmt {
   ST_BEGIN,
+  ST_BEGIN_READ,
   ST_COMMIT,
   ST_ROLLBACK,
   ST_DEVICE_INSERT,
@@ -38,6 +40,10 @@ typedef enum store_stmt {
   ST_JOB_EXTEND,
   ST_JOB_DONE,
   ST_JOB_RETRY,
+  ST_JOB_REQUEUE,
+  ST_JOB_EXCLUDE,
+  ST_MEAS_DELETE_OF_JOB,
+  ST_JOBS_SHIFT,
   ST_JOBS_EXPIRE,
   ST_MEAS_INSERT,
   ST_MEAS_OF_JOB,
@@ -48,10 +54,15 @@ typedef enum store_stmt {
   ST_TOKEN_REVOKE,
   ST_TOKEN_EXISTS,
   ST_AGENT_SEEN,
+  ST_AGENTS_EXPIRE,
+  ST_AGENT_KNOWN,
+  ST_AGENTS_OF_PREFIX,
   ST_AGENT_LIST,
   ST_COUNT_CALS,
   ST_COUNT_JOBS,
   ST_USER_VERSION,
+  ST_META_GET,
+  ST_META_SET,
   ST_COUNT
 } store_stmt;
 
@@ -59,6 +70,13 @@ struct pascal_store {
   sqlite3 *db;
   pthread_mutex_t lock; /* held for the whole of every public call */
   sqlite3_stmt *stmt[ST_COUNT];
+  /* The identity of the file opened, to detect that its path was unlinked
+   * or now names another file (pascal_store_file_check); immutable after
+   * open. has_file = 0 when the path could not be stat()ed at open. */
+  char *path;
+  dev_t file_dev;
+  ino_t file_ino;
+  int has_file;
 };
 
 /* The migrations (schema.c): run them all on an open connection. */
@@ -88,10 +106,15 @@ pascal_store_status store_step_done(pascal_store *s, sqlite3_stmt *st, const cha
 pascal_store_status store_step_row(pascal_store *s, sqlite3_stmt *st, int *row, const char *what,
                                    pascal_error *err);
 
-/* Lock the handle and BEGIN IMMEDIATE (the write lock is taken up front, so
+/* Lock the handle, check that the path still names the file opened
+ * (pascal_store_file_check: a write to an unlinked or replaced file would
+ * be acknowledged and lost) and BEGIN IMMEDIATE (the write lock is taken up front, so
  * two writers never deadlock on a lock upgrade; the busy timeout queues them).
  * On failure the handle is unlocked again. */
 pascal_store_status store_begin(pascal_store *s, pascal_error *err);
+/* Lock the handle and BEGIN a read transaction (deferred: it takes no
+ * write lock, so it never waits on a writer in WAL mode); end with store_end. */
+pascal_store_status store_begin_read(pascal_store *s, pascal_error *err);
 /* COMMIT if status is OK, else ROLLBACK; unlock; return the final status
  * (a failed COMMIT rolls back and reports IO). */
 pascal_store_status store_end(pascal_store *s, pascal_store_status status, pascal_error *err);

@@ -124,8 +124,9 @@ pascal_store_status store_check_time(int64_t now, pascal_error *err)
 
 pascal_store_status store_check_workload(pascal_store_workload w, pascal_error *err)
 {
-  if (w != PASCAL_STORE_SCAN && w != PASCAL_STORE_GEMM)
-    return store_fail(err, PASCAL_STORE_INVALID, "workload", "workload must be scan or gemm");
+  if (w != PASCAL_STORE_SCAN && w != PASCAL_STORE_GEMM && w != PASCAL_STORE_ATTENTION)
+    return store_fail(err, PASCAL_STORE_INVALID, "workload",
+                      "workload must be scan, gemm or attention");
   return PASCAL_STORE_OK;
 }
 
@@ -144,7 +145,7 @@ pascal_store_status store_check_run(const pascal_store_run *r, pascal_store_work
   const uint64_t big = (uint64_t)INT64_MAX;
   if (r->heldout != 0 && r->heldout != 1)
     return run_field(err, field, "heldout", "must be 0 or 1");
-  if (w == PASCAL_STORE_SCAN) {
+  if (w != PASCAL_STORE_GEMM) { /* scan and attention runs are scans */
     if (r->o < 1)
       return run_field(err, field, "o", "must be at least 1");
     if (r->path_tma != 0 && r->path_tma != 1)

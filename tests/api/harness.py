@@ -119,7 +119,7 @@ class Response:
 class Daemon:
     """One pascald process on 127.0.0.1:0 with its own database."""
 
-    def __init__(self, workdir, args=(), db=None, bundles=""):
+    def __init__(self, workdir, args=(), db=None, bundles="", env=None):
         self.workdir = workdir
         self.db = db or os.path.join(workdir, "pascal.db")
         self.args = list(args)
@@ -128,13 +128,16 @@ class Daemon:
         self.port = None
         self.validator = SPEC_VALIDATOR
         self.stderr_path = os.path.join(workdir, "pascald.stderr")
+        self.env = env  # the daemon's environment (None: this process's)
+        self.fixed_port = None  # set: listen on this port (a restart where clients point)
 
     # Importing the shipped bundles recomputes their reports: about 7 s of
     # CPU in the ASan build, more than 20 s of wall time on a loaded machine.
     def start(self, timeout=60.0):
         self.stderr_file = open(self.stderr_path, "ab")
-        cmd = [PASCALD, "--listen", "127.0.0.1:0", "--db", self.db, "--bundles", self.bundles] + self.args
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.stderr_file)
+        listen = "127.0.0.1:%d" % (self.fixed_port or 0)
+        cmd = [PASCALD, "--listen", listen, "--db", self.db, "--bundles", self.bundles] + self.args
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.stderr_file, env=self.env)
         deadline = time.monotonic() + timeout
         line = b""
         while not line.endswith(b"\n"):
@@ -255,6 +258,17 @@ class Daemon:
 SPEC_VALIDATOR = SpecValidator()
 
 
+def clock_skew_env(skew_file):
+    """An environment for a daemon whose wall clock reads the real time plus
+    the seconds written in skew_file (tests/harness/clock_skew.c, built by
+    tests/api/CMakeLists.txt and named by PASCAL_TEST_CLOCK_LIB)."""
+    env = dict(os.environ, PASCAL_TEST_CLOCK_SKEW_FILE=skew_file)
+    env["LD_PRELOAD"] = os.environ["PASCAL_TEST_CLOCK_LIB"]
+    # a sanitized pascald wants its runtime first in the library list
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
+    return env
+
+
 class ApiAsserts:
     def req(self, *a, **k):
         return self.d.request(*a, **k)
@@ -358,8 +372,15 @@ def law_fill(run, device=DEVICE):
     return K * device["block_bytes"] * run["W"] * run["N"]
 
 
-def run_all_jobs(test, device_name, token):
-    """Claim and complete every queued job of the device; returns the count."""
+# One kernel time for every harness run (flat in W, so no time is fitted from
+# it): 10 ms, which no harness run's fills beat at twice a test device's peak
+# DRAM bandwidth (pascald refuses a faster one as implausible).
+HARNESS_KERNEL_NS = 1e7
+
+
+def run_all_jobs(test, device_name, token, fill=law_fill):
+    """Claim and complete every queued job of the device with fill(run)
+    bytes; returns the count."""
     done = 0
     while True:
         r = test.req("POST", "/v1/jobs/claim", {"device": device_name, "agent": "harness"}, token=token)
@@ -368,8 +389,8 @@ def run_all_jobs(test, device_name, token):
         if job is None:
             return done
         r = test.req("POST", "/v1/jobs/%d/result" % job["id"],
-                     {"lease_token": job["lease_token"], "fill_bytes": law_fill(job["run"]),
-                      "kernel_ns": 1000.0}, token=token)
+                     {"lease_token": job["lease_token"], "fill_bytes": fill(job["run"]),
+                      "kernel_ns": HARNESS_KERNEL_NS}, token=token)
         test.assertStatus(r, 200)
         done += 1
 

@@ -63,3 +63,20 @@ def wait_until(pred, timeout):
             return time.monotonic() - t0
         time.sleep(0.05)
     return None
+
+
+def sync_now(r, timeout=SETTLE):
+    """POST /v1/replication/sync (202), then wait for that sync to end;
+    returns the replica status it left (its last_error says how it ended)."""
+    resp = r.request("POST", "/v1/replication/sync", token=r.admin)
+    assert resp.status == 202, resp.raw
+    k = resp.json["sync"]
+    done = {}
+
+    def over():
+        st = r.request("GET", "/healthz").json["replica"]
+        done["st"] = st
+        return st["syncs"]["ok"] + st["syncs"]["failed"] >= k
+
+    assert wait_until(over, timeout) is not None, done
+    return done["st"]

@@ -13,7 +13,8 @@ import tempfile
 import unittest
 import urllib.parse
 
-from harness import PASCAL_CLI, SOURCE, Daemon, DaemonTest, make_frozen_calibration
+from harness import (DEVICE, PASCAL_CLI, SMALL_PLAN, SOURCE, Daemon, DaemonTest, law_fill,
+                     make_frozen_calibration, run_all_jobs)
 
 BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
 SIM = os.path.join(BUNDLES, "sim-gb10-scan.json")
@@ -63,12 +64,21 @@ class AnswerTrust(unittest.TestCase):
             sample = re.search(r'`(\{"workload":"scan",[^`]*\})`', f.read()).group(1)
         want = json.loads(re.sub(r'(-?[0-9.e+-]+)\u2026', r'"\1"', sample))
         c = self.get(o=1, path="tma", d=4, m=3, N=4096, W=32, explain="false")
+        words = ("workload", "rule", "device", "bound", "time_source")
+
+        def match(got, want, where):
+            if isinstance(want, dict):  # the interval, the validation: member by member
+                self.assertEqual(list(got), list(want), where)
+                for k, v in want.items():
+                    match(got[k], v, where + "." + k)
+            elif isinstance(want, str) and where.split(".")[-1] not in words:
+                self.assertTrue(repr(got).startswith(want), (where, got, want))  # a truncated number
+            else:
+                self.assertEqual(got, want, where)
+
         self.assertEqual(list(c), list(want))
         for k, v in want.items():
-            if isinstance(v, str) and k not in ("workload", "rule", "device", "bound", "time_source"):
-                self.assertTrue(repr(c[k]).startswith(v), (k, c[k], v))  # a truncated number
-            else:
-                self.assertEqual(c[k], v, k)
+            match(c[k], v, k)
 
     def test_tma_without_d_is_refused(self):
         r = self.d.request("GET", "/v1/predict?device=sim-gb10&o=1&path=tma&m=3&N=4096&W=32")
@@ -180,6 +190,71 @@ class FrozenHereAndRestarted(DaemonTest):
         self.assertEqual(self.d.stop(), 0)
         self.d.start()
         self.assertEqual(self.req("GET", url).json, before)
+
+
+def alternating_fill(run):
+    """The tma family's K alternates along m within each class (1 at m = 0,
+    1, 2, 8, 9, 10; 1.5 at m = 4, 5, 6), so that a fold's interpolation in m
+    lands on the wrong level and aligned K = 1 does better; the sync family
+    keeps law_fill's smooth law."""
+    if run["path"] == "sync":
+        return law_fill(run)
+    K = 1.5 if run["m"] // 4 == 1 else 1.0
+    return K * DEVICE["block_bytes"] * run["W"] * run["N"]
+
+
+class LosingFamily(DaemonTest):
+    """Freezing a calibration whose leave-one-key-out folds favour aligned
+    K = 1 in a family warns about it, and answers from that family carry
+    both errors with an interval that holds the aligned answer. (Before the
+    warnings, the freeze reply had no "warnings" and the answers no
+    "validation": this test failed on both.)"""
+
+    def test_freeze_warns_and_answers_say_so(self):
+        self.assertIn(self.req("POST", "/v1/devices", DEVICE, token=self.admin).status, (200, 201))
+        r = self.req("POST", "/v1/calibrations", {"device": DEVICE["name"], "plan": SMALL_PLAN},
+                     token=self.admin)
+        self.assertStatus(r, 201)
+        cid = r.json["id"]
+        run_all_jobs(self, DEVICE["name"], self.agent, fill=alternating_fill)
+        frozen = self.req("POST", "/v1/calibrations/%d/freeze" % cid, token=self.admin)
+        self.assertStatus(frozen, 200)
+        report = frozen.json["report"]
+        # the families that lose, recomputed from the per-key fold errors
+        fam = {}
+        for k in report["keys"]:
+            f = fam.setdefault((k["o"], k["path"], k["d"]), [0.0, 0.0, 0])
+            f[0] += k["mape"]["pascal"]
+            f[1] += k["mape"]["aligned"]
+            f[2] += 1
+        losing = {key: (p / n, a / n) for key, (p, a, n) in fam.items() if p > a}
+        self.assertIn((1, "tma", 2), losing)  # by construction
+        self.assertEqual({(f["o"], f["path"], f["d"]) for f in report["losing_families"]}, set(losing))
+        self.assertEqual(len(frozen.json["warnings"]), len(losing))
+        self.assertTrue(any(w.startswith("family o=1 tma d=2: PASCAL's leave-one-key-out error")
+                            for w in frozen.json["warnings"]), frozen.json["warnings"])
+        self.assertEqual(self.req("GET", "/v1/calibrations/%d" % cid).json["warnings"],
+                         frozen.json["warnings"])
+        # an answer from the family: both errors, and the interval reaches K = 1
+        a = self.req("GET", "/v1/predict?device=testdev&o=1&path=tma&d=2&m=3&N=700&W=8").json
+        p, al = losing[(1, "tma", 2)]
+        self.assertAlmostEqual(a["validation"]["pascal_pct"], p, places=9)
+        self.assertAlmostEqual(a["validation"]["aligned_pct"], al, places=9)
+        self.assertLessEqual(a["interval"]["K_low"], 1.0)
+        self.assertGreaterEqual(a["interval"]["K_high"], 1.0)
+        if (1, "sync", 0) not in losing:
+            s = self.req("GET", "/v1/predict?device=testdev&o=1&path=sync&m=3&N=700&W=8").json
+            self.assertNotIn("validation", s)
+        # `pascal fit` warns the same on the exported bundle
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "b.json")
+            with open(path, "w") as f:
+                json.dump(self.req("GET", "/v1/calibrations/%d/export" % cid).json, f)
+            fit = subprocess.run([PASCAL_CLI, "fit", path, "-o", os.path.join(tmp, "f.json")],
+                                 capture_output=True, text=True)
+            self.assertEqual(fit.returncode, 0, fit.stderr)
+            self.assertEqual(fit.stderr.splitlines(),
+                             ["pascal fit: warning: " + w for w in frozen.json["warnings"]])
 
 
 if __name__ == "__main__":

@@ -107,6 +107,67 @@ class Tamper(DaemonTest):
                 if p.status in (200, 201):  # valid content: only the hash can tell
                     self.assertEqual(r.json["error"]["field"], "content_hash", r.raw[:300])
 
+    def test_report(self):
+        """The report is not hashed but recomputed on import (issue 37,
+        finding 7): an export whose report was edited (the paper's headline
+        MAPE set to 0.01, a key's score, a count, a member dropped or added,
+        the whole report nulled) is refused with 400 naming the report's
+        field, nothing written. Verified to fail before the check: the edited
+        export imported with 201 and was exported as edited."""
+        bundle = self.exported("scan")
+        first = next(i for i, k in enumerate(bundle["report"]["keys"]) if k.get("mape"))
+        edits = [
+            (("summary", "mape", "pascal"), 0.01, "report.summary.mape.pascal"),
+            (("keys", first, "mape", "pascal"), 1e-3, "report.keys[%d].mape.pascal" % first),
+            (("n_runs",), bundle["report"]["n_runs"] + 1, "report.n_runs"),
+            (("summary", "mape", "made_up"), 1.0, "report.summary.mape"),
+        ]
+        cases = []
+        for path, value, field in edits:
+            bad = copy.deepcopy(bundle)
+            set_path(bad["report"], path, value)
+            cases.append((bad, field))
+        dropped = copy.deepcopy(bundle)
+        del dropped["report"]["table"]
+        cases.append((dropped, "report"))
+        nulled = dict(bundle, report=None)
+        cases.append((nulled, "report"))
+        # within the tolerance (the last bits a build may differ in) is the same report
+        close = copy.deepcopy(bundle)
+        m = close["report"]["summary"]["mape"]
+        m["pascal"] = m["pascal"] * (1 + 1e-13)
+        self.assertStatus(self.req("POST", "/v1/calibrations/import", close, token=self.admin), 200)
+        for bad, field in cases:
+            with self.subTest(field=field):
+                before = self.d.row_counts()
+                r = self.req("POST", "/v1/calibrations/import", bad, token=self.admin)
+                self.assertStatus(r, 400)
+                self.assertEqual(r.json["error"]["field"], field, r.raw[:300])
+                self.assertIn("changed after it was frozen", r.json["error"]["message"])
+                self.assertEqual(self.d.row_counts(), before, "a refused import wrote rows")
+
+    def test_report_old_layout(self):
+        """A report of the layout before `summary` existed (docs/bundle-format.md)
+        is not compared but replaced: what is exported is the report the
+        measurements give, whatever the old one said."""
+        plain = copy.deepcopy(self.plain["scan"])
+        plain["device"]["name"] = "old-layout"
+        with tempfile.TemporaryDirectory() as tmp:
+            src, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
+            with open(src, "w", encoding="utf-8") as f:
+                json.dump(plain, f)
+            subprocess.run([PASCAL_CLI, "fit", src, "-o", out], check=True)
+            with open(out, encoding="utf-8") as f:
+                frozen = json.load(f)
+        truth = frozen["report"]
+        old = {k: v for k, v in truth.items() if k not in ("summary", "heldout", "table")}
+        old["balanced_mape"] = {"pascal": 0.01, "sdcm": 1.0}
+        r = self.req("POST", "/v1/calibrations/import", dict(frozen, report=old), token=self.admin)
+        self.assertStatus(r, 201)
+        r = self.req("GET", "/v1/calibrations/%d/export" % r.json["id"])
+        self.assertEqual(r.json["report"]["balanced_mape"], truth["balanced_mape"])
+        self.assertEqual(r.json["report"]["summary"], truth["summary"])
+
     def test_scan(self):
         self.check_law("scan")
 

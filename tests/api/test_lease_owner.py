@@ -7,7 +7,7 @@ import hashlib
 import sqlite3
 import unittest
 
-from harness import DEVICE, DaemonTest
+from harness import DEVICE, DaemonTest, law_fill
 
 PLAN = {"format": "pascal-plan/1", "workload": "scan", "sizes": [512], "horizons": [1, 4],
         "repeats": 1, "keys": [{"o": 1, "path": "tma", "d": 2, "m": 0}]}
@@ -40,7 +40,7 @@ class LeaseOwner(DaemonTest):
         before = self.d.row_counts()
         expires = self.sql("SELECT lease_expires FROM jobs WHERE id = ?", (jid,))
         calls = [("heartbeat", {"lease_token": secret}),
-                 ("result", {"lease_token": secret, "fill_bytes": 1e6}),
+                 ("result", {"lease_token": secret, "fill_bytes": law_fill(job["run"])}),
                  ("fail", {"lease_token": secret, "message": "not mine"})]
         for token in (other, self.admin):
             for what, body in calls:
@@ -56,7 +56,7 @@ class LeaseOwner(DaemonTest):
         self.assertStatus(r, 409, "stale_lease")
         r = self.req("POST", "/v1/jobs/%d/heartbeat" % jid, {"lease_token": secret}, token=self.agent)
         self.assertStatus(r, 200)
-        up = {"lease_token": secret, "fill_bytes": 1e6}
+        up = {"lease_token": secret, "fill_bytes": law_fill(job["run"])}
         self.assertStatus(self.req("POST", "/v1/jobs/%d/result" % jid, up, token=self.agent), 200)
         # the identical retry of a done job is the claimer's alone
         self.assertStatus(self.req("POST", "/v1/jobs/%d/result" % jid, up, token=other), 403, "forbidden")

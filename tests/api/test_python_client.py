@@ -51,6 +51,15 @@ class ClientAnswers(DaemonTest):
         for k in ("K", "rho", "fill_bytes", "M", "rule", "expected_error_pct", "calibration"):
             self.assertEqual(getattr(p, k), want[k], k)
         self.assertEqual(p.explanation, want["explanation"])
+        self.assertEqual((p.interval.level, p.interval.K_low, p.interval.K_high),
+                         (want["interval"]["level"], want["interval"]["K_low"], want["interval"]["K_high"]))
+        self.assertEqual(p.interval.time_s_high, want["interval"].get("time_s_high"))
+        self.assertTrue(p.interval.holds(p.K))
+        if "validation" in want:
+            self.assertEqual((p.validation.pascal_pct, p.validation.aligned_pct),
+                             (want["validation"]["pascal_pct"], want["validation"]["aligned_pct"]))
+        else:
+            self.assertIsNone(p.validation)
         self.assertEqual(p.workload, "scan")
         self.assertFalse(p.is_extrapolated)
 
@@ -134,7 +143,7 @@ class ClientAnswers(DaemonTest):
         self.assertEqual(names, sorted(bundled))
         dev, cals = self.c.device("sim-gb10")
         self.assertEqual(dev.sm_count, 48)
-        self.assertEqual(sorted(c["workload"] for c in cals), ["gemm", "scan"])
+        self.assertEqual(sorted(c["workload"] for c in cals), ["attention", "gemm", "scan"])
         gemm = [c["id"] for c in cals if c["workload"] == "gemm"][0]
         self.assertEqual(self.c.calibration_bundle(gemm)["gemm"]["tile_m"], 128)
 

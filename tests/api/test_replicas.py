@@ -15,8 +15,9 @@ import threading
 import time
 import unittest
 
-from harness import PASCALD, SMALL_PLAN, Client, Daemon, make_frozen_calibration
-from replicas import BUNDLES, INTERVAL, SETTLE, frozen, primary_url, replica, start_replica_set, wait_until
+from harness import PASCAL_CLI, PASCALD, SMALL_PLAN, Client, Daemon, make_frozen_calibration
+from replicas import (BUNDLES, INTERVAL, SETTLE, frozen, primary_url, replica, start_replica_set,
+                      sync_now, wait_until)
 
 WRITES = [("POST", "/v1/devices"), ("POST", "/v1/calibrations"), ("POST", "/v1/calibrations/import"),
           ("POST", "/v1/calibrations/1/freeze"), ("POST", "/v1/jobs/claim"),
@@ -102,12 +103,14 @@ class Replicas(unittest.TestCase):
                     self.assertEqual(resp.error_code(), "read_only_replica")
                     self.assertEqual(resp.json["error"]["primary"], primary_url(self.p))
                     self.assertIn(primary_url(self.p), resp.json["error"]["message"])
-        # on demand sync: admin only, 200 on a replica, 409 on a primary
+        # on demand sync: admin only, 202 on a replica (it never waits on the
+        # primary), 409 on a primary
         self.assertEqual(self.r[0].request("POST", "/v1/replication/sync").status, 401)
-        resp = self.r[0].request("POST", "/v1/replication/sync", token=self.r[0].admin)
-        self.assertEqual(resp.status, 200, resp.raw)
-        self.assertEqual(resp.json["imported"], 0)
-        self.assertEqual(resp.json["held"], len(frozen(self.p)))
+        before = self.r[0].request("GET", "/healthz").json["replica"]["imported"]
+        st = sync_now(self.r[0])
+        self.assertIsNone(st["last_error"])
+        self.assertEqual(st["imported"], before)
+        self.assertEqual(frozen(self.r[0]), frozen(self.p))
         resp = self.p.request("POST", "/v1/replication/sync", token=self.p.admin)
         self.assertEqual((resp.status, resp.error_code()), (409, "not_a_replica"))
 
@@ -126,8 +129,7 @@ class Replicas(unittest.TestCase):
             self.assertIsNotNone(wait_until(
                 lambda: r.request("GET", "/healthz").json["replica"]["last_error"], SETTLE))
             self.assertEqual(frozen(r), held)  # a dead primary empties nothing
-            resp = r.request("POST", "/v1/replication/sync", token=r.admin)
-            self.assertEqual((resp.status, resp.error_code()), (502, "sync_failed"))
+            self.assertIsNotNone(sync_now(r)["last_error"])
         finally:
             self.p.start()
 
@@ -178,6 +180,19 @@ class FakePrimary(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def other_frozen(real, workdir):
+    """`real` on another device, frozen by `pascal fit`: a sound bundle with
+    its own content hash."""
+    plain = {k: v for k, v in real.items() if k not in ("model", "report", "content_hash")}
+    plain["device"] = dict(plain["device"], name="other-dev")
+    src, out = os.path.join(workdir, "other.json"), os.path.join(workdir, "other-frozen.json")
+    with open(src, "w") as f:
+        json.dump(plain, f)
+    subprocess.run([PASCAL_CLI, "fit", src, "-o", out], check=True)
+    with open(out) as f:
+        return json.load(f)
+
+
 class BadPrimary(unittest.TestCase):
     def test_wrong_hash_and_garbage_change_nothing(self):
         tmp = tempfile.TemporaryDirectory(prefix="pascald-fake-primary-")
@@ -207,42 +222,51 @@ class BadPrimary(unittest.TestCase):
             before = r.request("GET", pred)
             self.assertEqual(before.status, 200, before.raw)
             # calibration 8: content altered under the old hash; 9: the listed
-            # hash is not the bundle's
+            # hash is not the bundle's, which is itself a sound frozen bundle
+            # of other content (a replica that skipped comparing the two would
+            # import it: issue 37, finding 11; checked by deleting that
+            # comparison from replica.c, which fails this test)
             tampered = json.loads(json.dumps(real))
             tampered["measurements"][0]["fill_bytes"] *= 1.5
-            other = json.loads(json.dumps(real))
-            other["device"]["name"] = "other-dev"
-            serve([listing(7, h), listing(8, h), listing(9, "0" * 64)], {7: real, 8: tampered, 9: real})
-            resp = r.request("POST", "/v1/replication/sync", token=r.admin)
-            self.assertEqual((resp.status, resp.error_code()), (502, "sync_failed"), resp.raw)
-            self.assertIn("calibration 8 refused", resp.json["error"]["message"])
-            self.assertIn("content_hash", resp.json["error"]["message"])
-            self.assertIn("2 error(s)", resp.json["error"]["message"])
+            other = other_frozen(real, tmp.name)
+            other_hash = other["content_hash"][len("sha256:"):]
+            self.assertNotEqual(other_hash, h)
+            nine = dict(listing(9, "0" * 64), device="other-dev")
+            serve([listing(7, h), nine], {7: real, 9: other})
+            self.assertIn("calibration 9 refused: its bundle's content_hash sha256:%s is not the "
+                          "listed sha256:%s" % (other_hash, "0" * 64), sync_now(r)["last_error"])
+            serve([listing(7, h), listing(8, h), nine], {7: real, 8: tampered, 9: other})
+            why = sync_now(r)["last_error"]
+            self.assertIn("calibration 8 refused", why)
+            self.assertIn("content_hash", why)
+            self.assertIn("2 error(s)", why)
             for garbage in (b"{not json", b"[]", b'{"calibrations": 3}', b'{"calibrations": []}'):
                 FakePrimary.routes["/v1/calibrations"] = garbage
-                resp = r.request("POST", "/v1/replication/sync", token=r.admin)
-                if garbage == b'{"calibrations": []}':  # a valid, empty answer: nothing to add
-                    self.assertEqual(resp.status, 200, resp.raw)
-                else:
-                    self.assertEqual(resp.status, 502, resp.raw)
+                why = sync_now(r)["last_error"]
+                self.assertIsNotNone(why, garbage)
+                if garbage == b'{"calibrations": []}':  # valid, but calibration 7 is gone from it
+                    self.assertIn("holding what is here", why)
             FakePrimary.routes = {"/v1/devices": b"\x00\xff garbage"}
-            self.assertEqual(r.request("POST", "/v1/replication/sync", token=r.admin).status, 502)
+            self.assertIsNotNone(sync_now(r)["last_error"])
             self.assertEqual(frozen(r), {7: h})  # kept, nothing else came in
             self.assertEqual(r.request("GET", pred).json, before.json)
             st = r.request("GET", "/v1/stats").json["replica"]
             self.assertIn("GET /v1/devices", st["last_error"])
             self.assertGreaterEqual(st["syncs"]["failed"], 5)
-            # a primary that never answers: SIGTERM still ends the replica at
-            # once, a sync asked for over HTTP included (transfers are aborted)
+            # a primary that never answers (issue 37, finding 5): every
+            # request for a sync answers 202 at once and /healthz and the
+            # predictions go on while the sync hangs (before, each request
+            # held an HTTP thread for the whole sync: 59.8 s without /healthz);
+            # SIGTERM still ends the replica at once (transfers are aborted)
             FakePrimary.delay = 25
-            asked = threading.Thread(target=lambda: r.request(
-                "POST", "/v1/replication/sync", token=r.admin, validate=False))
-            asked.start()
-            time.sleep(1)
+            asked = [r.request("POST", "/v1/replication/sync", token=r.admin) for _ in range(6)]
+            self.assertEqual([a.status for a in asked], [202] * 6)
+            for _ in range(6):
+                self.assertEqual(r.request("GET", "/healthz").status, 200)
+                self.assertEqual(r.request("GET", pred).status, 200)
             t0 = time.monotonic()
             self.assertEqual(r.stop(), 0)
             self.assertLess(time.monotonic() - t0, 10)
-            asked.join()
         finally:
             FakePrimary.delay = 0
             r.stop()

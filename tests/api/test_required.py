@@ -18,7 +18,7 @@ import urllib.parse
 
 import jsonschema
 
-from harness import (DEVICE, SMALL_PLAN, SOURCE, DaemonTest, load_spec, make_frozen_calibration,
+from harness import (DEVICE, SMALL_PLAN, SOURCE, DaemonTest, law_fill, load_spec, make_frozen_calibration,
                      resolve_pointer)
 
 SPEC = load_spec()
@@ -108,6 +108,15 @@ def alternatives(schema):
 
 SCAN_QUERY = {"device": DEVICE["name"], "o": 1, "path": "tma", "d": 2, "m": 1, "N": 1024, "W": 4}
 GEMM_QUERY = {"device": DEVICE["name"], "Mg": 2, "Ng": 2, "Kg": 4}
+ATTENTION_QUERY = {"device": DEVICE["name"], "seq_q": 4096, "seq_kv": 65536, "heads": 8,
+                   "kv_heads": 1, "head_dim": 64, "block_q": 64, "block_kv": 64, "stages": 2,
+                   "elem_bytes": 2, "causal": 0}
+QUERIES = (SCAN_QUERY, GEMM_QUERY, ATTENTION_QUERY)
+
+
+def sample_for(alt):
+    """The query of QUERIES that the spec's alternative `alt` accepts."""
+    return next(s for s in QUERIES if jsonschema.Draft202012Validator(dict(SPEC, **alt)).is_valid(s))
 
 
 class RequiredFields(DaemonTest):
@@ -167,8 +176,7 @@ class RequiredFields(DaemonTest):
         for alt in alternatives(body_schema(self.ops["predictPost"][2])):
             if "queries" in alt.get("required", []):
                 continue
-            sample = SCAN_QUERY if "W" in alt.get("properties", {}) else GEMM_QUERY
-            tried += self.walk_limits("predictPost", sample, post, alt)
+            tried += self.walk_limits("predictPost", sample_for(alt), post, alt)
         for op_id, sample in (("boundsPost", {"N": 64, "C": 32, "phases": [0, 4]}),
                               ("boundsCoherence", {"sigma": 4, "C": 64, "M": 4, "E": 16})):
             tried += self.walk_limits(op_id, sample, self.post(self.ops[op_id][1]),
@@ -181,12 +189,10 @@ class RequiredFields(DaemonTest):
     def test_predict(self):
         post = self.post("/v1/predict")
         alts = alternatives(body_schema(self.ops["predictPost"][2]))
-        samples = {"ScanQuery": SCAN_QUERY, "GemmQuery": GEMM_QUERY}
         for alt in alts:
             if "queries" in alt.get("required", []):
                 continue  # the batch: its items are walked below
-            sample = next(s for s in samples.values() if jsonschema.Draft202012Validator(
-                dict(SPEC, **alt)).is_valid(s))
+            sample = sample_for(alt)
             self.assertNotEqual(post(sample).status, 400, sample)
             fields = self.walk_body("predictPost", sample, post, alt)
             # the same object as a GET query string
@@ -267,7 +273,7 @@ class RequiredFields(DaemonTest):
         lease = {"lease_token": jobs[0]["lease_token"]}
         for op_id, action, sample in (
                 ("heartbeatJob", "heartbeat", lease),
-                ("uploadJobResult", "result", dict(lease, fill_bytes=1.0e6, kernel_ns=10.0)),
+                ("uploadJobResult", "result", dict(lease, fill_bytes=law_fill(jobs[0]["run"]), kernel_ns=10.0)),
                 ("failJob", "fail", {"lease_token": jobs[1]["lease_token"], "message": "x"})):
             job = jobs[1] if action == "fail" else jobs[0]
             send = self.post("/v1/jobs/%d/%s" % (job["id"], action), self.agent)

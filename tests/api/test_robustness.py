@@ -9,6 +9,7 @@
   space left answers 503 unavailable and changes no table, the daemon keeps
   answering reads, and the file stays sound.
 """
+import contextlib
 import os
 import random
 import sqlite3
@@ -104,19 +105,45 @@ def mount_tmpfs(path, size):
 
 
 class DiskFull(unittest.TestCase):
-    def test_full_disk_answers_503_and_changes_nothing(self):
+    @contextlib.contextmanager
+    def tmpfs(self, size):
+        """(directory, mount point) of a tmpfs of `size`, unmounted after;
+        the test is skipped without root (ci_skip rule: only outside CI)."""
         with tempfile.TemporaryDirectory(prefix="pascald-full-") as tmp:
             mnt = os.path.join(tmp, "mnt")
             os.mkdir(mnt)
-            why = mount_tmpfs(mnt, "1m")
+            why = mount_tmpfs(mnt, size)
             if why and ci_skip.in_ci():
                 self.fail("%s; CI runs as root and must run this test" % why)
             if why:
-                self.skipTest(why)  # ci_skip rule: skipped only outside CI
+                self.skipTest(why)
             try:
-                self.run_full(mnt)
+                yield tmp, mnt
             finally:
                 subprocess.run(["umount", "-l", mnt], check=False)
+
+    def test_full_disk_answers_503_and_changes_nothing(self):
+        with self.tmpfs("1m") as (_, mnt):
+            self.run_full(mnt)
+
+    def test_full_disk_at_start_says_so(self):
+        """A disk full before the first start (issue 37, finding 10): SQLite
+        calls running out of room for its shared-memory file a disk I/O error;
+        pascald says the disk is full. Verified to fail before: the message
+        was 'reading user_version: disk I/O error'."""
+        with self.tmpfs("128k") as (tmp, mnt):
+            for free_kib in (8, 24):  # the shm file's I/O error, and SQLITE_FULL
+                with open(os.path.join(mnt, "fill"), "wb") as f:
+                    f.write(b"\0" * ((128 - free_kib) * 1024))
+                for name in os.listdir(mnt):
+                    if name != "fill":
+                        os.unlink(os.path.join(mnt, name))
+                d = Daemon(tmp, db=os.path.join(mnt, "pascal.db"))  # its log off the full disk
+                d.stderr_path = os.path.join(tmp, "start-%d.stderr" % free_kib)
+                with self.assertRaises(RuntimeError) as e:
+                    d.start()
+                self.assertIn("the disk is full", str(e.exception))
+                os.unlink(os.path.join(mnt, "fill"))
 
     def run_full(self, mnt):
         d = Daemon(mnt)

@@ -31,7 +31,7 @@ class Schema(SynthDaemonTest):
         return {f["name"]: f["example"] for f in self.schema["queries"][workload]}
 
     def test_examples_are_queries(self):
-        self.assertEqual(sorted(self.schema["queries"]), ["gemm", "scan"])
+        self.assertEqual(sorted(self.schema["queries"]), ["attention", "gemm", "scan"])
         for w in ("scan", "gemm"):
             with self.subTest(workload=w):
                 q = dict(self.example(w), device=self.device)

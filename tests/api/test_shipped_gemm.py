@@ -20,7 +20,7 @@ import unittest
 from harness import SOURCE, DaemonTest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
-from sim_profile import profile_values  # noqa: E402
+from sim_profile import check_sim_bundle  # noqa: E402
 
 BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
 DEVICES = {"sim-gb10": "sim-gb10-tiled-gemm.json", "sim-thor": "sim-thor-tiled-gemm.json"}
@@ -48,15 +48,7 @@ class ShippedGemmBundles(unittest.TestCase):
     def test_bundles_follow_the_paper_plan_and_their_profile(self):
         for dev, name in DEVICES.items():
             b = load(name)
-            self.assertEqual((b["workload"], b["device"]["name"]), ("gemm", dev), name)
-            prov = b["provenance"]
-            self.assertEqual(prov["source"], "sim", name)
-            prof = profile_values(os.path.join(SOURCE, prov["profile_file"]))
-            self.assertEqual(prov["profile"], prof["name"], name)
-            self.assertEqual((b["device"]["sm_count"], b["device"]["capacity_blocks"],
-                              b["device"]["block_bytes"]),
-                             (int(prof["sm_count"]), int(prof["capacity_blocks"]),
-                              int(prof["block_bytes"])), name)
+            prof = check_sim_bundle(self, b, "gemm", dev, name, SOURCE)
             self.assertEqual(b["device"]["peaks"],
                              {k: float(prof["peak_" + k]) for k in PEAK_KEYS}, name)
             self.assertEqual(b["gemm"], {"tile_m": 128, "tile_n": 128, "tile_k": 64,
@@ -85,7 +77,7 @@ class ServedGemm(DaemonTest):
             r = self.req("GET", "/v1/devices/" + dev)
             self.assertStatus(r, 200)
             cals = {c["workload"]: c for c in r.json["calibrations"]}
-            self.assertEqual(sorted(cals), ["gemm", "scan"], dev)
+            self.assertEqual(sorted(cals), ["attention", "gemm", "scan"], dev)
             gemm = cals["gemm"]
             self.assertEqual(gemm["state"], "frozen", dev)
             rep = self.req("GET", "/v1/calibrations/%d" % gemm["id"]).json["report"]

@@ -48,8 +48,8 @@ class TritonAdapter(DaemonTest):
                                   ((128, 128, 64), 4, 2.0)):
             with open(GEMM_BUNDLE, encoding="utf-8") as f:
                 b = json.load(f)
-            for k in ("model", "report", "content_hash", "heldout"):
-                del b[k]
+            for k in ("model", "report", "content_hash", "heldout", "offgrid"):
+                b.pop(k, None)  # the panels measured another tile's bytes
             b["device"]["name"] = DEV
             del b["device"]["peaks"]
             for m in b["measurements"]:  # another tile or element size moves other bytes

@@ -428,10 +428,24 @@ class Dynamic(unittest.TestCase):
         sizes = [r["N"] for r in self.load(self.scan)["measurements"]]
         self.assertEqual((p["extrapolated"][0]["min"], p["extrapolated"][0]["max"]),
                          (min(sizes), max(sizes)))
+        # m = 4 is no reference (graph), N is clamped and W held: the answer expects at
+        # least the mean error of its interval's groups, here more than the nearest keys'
+        # folds give (before the interval, this read the m folds' error alone)
         x = p["explanation"]["expected_error"]
-        self.assertEqual((p["rule"], x["source"]), ("graph", "loko"))  # m = 4 is no reference
-        self.assertAlmostEqual(p["expected_error_pct"],
-                               sum(k["error_pct"] for k in x["keys"]) / len(x["keys"]), places=12)
+        self.assertEqual((p["rule"], x["source"], x["keys"]), ("graph", "interval", []))
+        basis = p["explanation"]["interval"]
+        self.assertEqual([(t["coordinate"], t["kind"]) for t in basis["transfers"]],
+                         [("m", "interpolated"), ("W", "extrapolated"), ("N", "extrapolated")])
+        self.assertAlmostEqual(basis["transfers"][0]["distance"], 4)  # from m = 0 and 8
+        self.assertAlmostEqual(basis["transfers"][2]["distance"], math.log(20000 / max(sizes)))
+        iv = p["interval"]
+        self.assertEqual(iv["level"], 0.8)
+        self.assertLess(iv["K_low"], p["K"])
+        self.assertGreater(iv["K_high"], p["K"])
+        # the interval holds the expected error on its wider side
+        self.assertGreater(max(iv["K_high"] / p["K"], p["K"] / iv["K_low"]) - 1,
+                           p["expected_error_pct"] / 100)
+        self.assertAlmostEqual(iv["fill_bytes_high"] / iv["K_high"] / (p["fill_bytes"] / p["K"]), 1)
         a = p["explanation"]["advice"]
         if p["K"] > 1.05:
             self.assertEqual((a["sigma_max"], a["checkpoint_blocks"]), (640, 637))

@@ -561,6 +561,181 @@ static void test_gemm_bundle(void)
   pascal_calibration_free(&cal);
 }
 
+/* A plain GEMM calibration of `g`'s configuration over whole tiles of it. */
+static void make_gemm(pascal_calibration *cal, const pascal_gemm_params *g)
+{
+  test_device_calibration(cal, PASCAL_WORKLOAD_GEMM, "gemm-gpu");
+  snprintf(cal->device.arch, sizeof cal->device.arch, "sm_90");
+  cal->gemm = *g;
+  for (uint32_t i = 1; i <= 3; i++) {
+    pascal_gemm_run r;
+    memset(&r, 0, sizeof r);
+    r.shape = (pascal_gemm_shape){2 * i * g->tile_m, 2 * g->tile_n, 8 * i * g->tile_k};
+    r.fill_bytes = 1e6 * i + 0.5;
+    CHECK_INT(pascal_calibration_append_gemm(cal, &r, NULL), PASCAL_OK);
+  }
+}
+
+/* The keys of the "gemm" object of cal's plain bundle, sorted, comma-joined. */
+static void gemm_keys(const pascal_calibration *cal, char *buf, size_t size)
+{
+  json_t *prov = provenance(), *doc = NULL;
+  CHECK_INT(pascal_codec_bundle_encode(cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
+  json_t *keys = json_array();
+  const char *k;
+  json_t *v;
+  json_object_foreach(json_object_get(doc, "gemm"), k, v)
+  {
+    json_array_append_new(keys, json_string(k));
+  }
+  buf[0] = '\0';
+  /* jansson keeps insertion order: sort by hand (few keys) */
+  for (size_t n = json_array_size(keys); n > 0; n--) {
+    size_t min = 0;
+    for (size_t i = 1; i < n; i++)
+      if (strcmp(json_string_value(json_array_get(keys, i)),
+                 json_string_value(json_array_get(keys, min))) < 0)
+        min = i;
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? "," : "",
+             json_string_value(json_array_get(keys, min)));
+    json_array_remove(keys, min);
+  }
+  json_decref(keys);
+  json_decref(doc);
+  json_decref(prov);
+}
+
+/* The GEMM implementation in a bundle (pascal/gemm_impl.h): absent for the
+ * own kernel, so a bundle without it has the keys and hash it always had;
+ * "cublaslt" with its configuration round-trips and enters the hash; a
+ * configuration that cannot run is refused naming its field. Verified to
+ * fail: with encode_gemm writing "impl" for the own kernel the key list and
+ * the shipped hashes (test_shipped_hashes) both change. */
+static void test_gemm_impl_bundle(void)
+{
+  pascal_calibration own, lt;
+  pascal_gemm_params g;
+  pascal_calibration_init(&own, PASCAL_WORKLOAD_GEMM);
+  g = own.gemm;
+  g.resident_ctas = 132;
+  make_gemm(&own, &g);
+  char keys[256], h_own[PASCAL_CODEC_HASH_LEN + 1], h_lt[PASCAL_CODEC_HASH_LEN + 1];
+  gemm_keys(&own, keys, sizeof keys);
+  CHECK(strcmp(keys, "elem_bytes,resident_ctas,tile_k,tile_m,tile_n") == 0);
+
+  g.impl = PASCAL_GEMM_IMPL_CUBLASLT;
+  g.tile_n = 256;
+  g.stages = 4;
+  g.algo = 66;
+  g.cta_swizzling = 1;
+  g.split_k = 1;
+  make_gemm(&lt, &g);
+  gemm_keys(&lt, keys, sizeof keys);
+  CHECK(strcmp(keys, "algo,cta_swizzling,elem_bytes,impl,resident_ctas,split_k,stages,tile_k,"
+                     "tile_m,tile_n") == 0);
+  json_t *prov = provenance(), *doc = NULL;
+  pascal_model *m = NULL;
+  CHECK_INT(pascal_model_fit(&lt, &m, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_encode(&lt, prov, m, NULL, &doc, NULL), PASCAL_OK);
+  pascal_codec_bundle b;
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(doc, &b, NULL), PASCAL_OK);
+  CHECK(memcmp(&b.cal.gemm, &lt.gemm, sizeof g) == 0);
+  CHECK_INT(pascal_codec_bundle_check_model(&b, m, NULL), PASCAL_OK);
+  pascal_codec_bundle_free(&b);
+  /* the configuration is hashed: the same runs as the own kernel's differ,
+   * and so does each field alone */
+  CHECK_INT(pascal_codec_bundle_hash(&lt, h_lt, NULL), PASCAL_OK);
+  const pascal_gemm_params keep = lt.gemm;
+  lt.gemm = own.gemm;
+  CHECK_INT(pascal_codec_bundle_hash(&lt, h_own, NULL), PASCAL_OK);
+  CHECK(strcmp(h_lt, h_own) != 0);
+  uint32_t *fields[] = {&lt.gemm.stages,          &lt.gemm.algo,          &lt.gemm.cta_swizzling,
+                        &lt.gemm.split_k,         &lt.gemm.custom_option, &lt.gemm.inner_shape_id,
+                        &lt.gemm.cluster_shape_id};
+  for (size_t i = 0; i < 7; i++) {
+    lt.gemm = keep;
+    *fields[i] += 1;
+    CHECK_INT(pascal_codec_bundle_hash(&lt, h_own, NULL), PASCAL_OK);
+    CHECK(strcmp(h_lt, h_own) != 0);
+  }
+  lt.gemm = keep;
+
+  /* Hopper's attributes: written only when stated (the keys above: a bundle
+   * without them keeps its hash), then read back */
+  pascal_calibration hop;
+  g.custom_option = 1, g.inner_shape_id = 4, g.cluster_shape_id = 2;
+  make_gemm(&hop, &g);
+  gemm_keys(&hop, keys, sizeof keys);
+  CHECK(strcmp(keys, "algo,cluster_shape_id,cta_swizzling,custom_option,elem_bytes,impl,"
+                     "inner_shape_id,resident_ctas,split_k,stages,tile_k,tile_m,tile_n") == 0);
+  json_t *hdoc = NULL;
+  CHECK_INT(pascal_codec_bundle_encode(&hop, prov, m, NULL, &hdoc, NULL), PASCAL_OK);
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(hdoc, &b, NULL), PASCAL_OK);
+  CHECK(memcmp(&b.cal.gemm, &hop.gemm, sizeof g) == 0);
+  pascal_codec_bundle_free(&b);
+  json_t *d = json_deep_copy(hdoc);
+  CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "inner_shape_id", json_integer(65536)),
+            0);
+  expect_bad(d, PASCAL_EINVAL, "gemm.inner_shape_id");
+  json_decref(hdoc);
+  pascal_calibration_free(&hop);
+
+  d = json_deep_copy(doc);
+  CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "impl", json_string("cublas")), 0);
+  expect_bad(d, PASCAL_EINVAL, "gemm.impl");
+  d = json_deep_copy(doc);
+  CHECK_INT(json_object_del(json_object_get(d, "gemm"), "split_k"), 0);
+  expect_bad(d, PASCAL_EMISSING, "gemm.split_k");
+  d = json_deep_copy(doc);
+  CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "split_k", json_integer(2)), 0);
+  expect_bad(d, PASCAL_EINVAL, "gemm.split_k"); /* the model has no split-K geometry */
+  d = json_deep_copy(doc);
+  CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "cta_swizzling", json_integer(2)), 0);
+  expect_bad(d, PASCAL_EINVAL, "gemm.cta_swizzling");
+  d = json_deep_copy(doc);
+  CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "tile_n", json_integer(100)), 0);
+  expect_bad(d, PASCAL_EINVAL, "gemm.tile_m"); /* 128x100 is no cuBLASLt tile */
+  d = json_deep_copy(doc);
+  CHECK_INT(json_object_set_new(json_object_get(d, "gemm"), "stages", json_integer(9)), 0);
+  expect_bad(d, PASCAL_EINVAL, "gemm.stages"); /* no 64x9 */
+  d = json_deep_copy(doc);
+  CHECK_INT(json_object_del(json_object_get(d, "gemm"), "impl"), 0);
+  expect_bad(d, PASCAL_EINVAL, "gemm.algo"); /* the own kernel states no algo */
+  json_decref(doc);
+  json_decref(prov);
+  pascal_model_free(m);
+  pascal_calibration_free(&own);
+  pascal_calibration_free(&lt);
+}
+
+/* The shipped GEMM bundles: still read (their content_hash is checked
+ * against the content this build writes), as the own kernel, with the gemm
+ * keys they always had. */
+static void test_shipped_hashes(void)
+{
+  static const char *const names[] = {"h100-tiled-gemm.json", "sim-gb10-tiled-gemm.json",
+                                      "sim-thor-tiled-gemm.json"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char path[1024], hash[PASCAL_CODEC_HASH_LEN + 1], keys[256];
+    snprintf(path, sizeof path, "%s/%s", PASCAL_CALIBRATIONS_DIR, names[i]);
+    json_t *doc = NULL;
+    pascal_error err;
+    pascal_codec_bundle b;
+    pascal_codec_bundle_init(&b);
+    CHECK_INT(pascal_codec_load_file(path, &doc, &err), PASCAL_OK);
+    CHECK_INT(pascal_codec_bundle_decode(doc, &b, &err), PASCAL_OK);
+    CHECK(b.frozen && b.cal.gemm.impl == PASCAL_GEMM_IMPL_OWN && b.cal.gemm.stages == 0);
+    CHECK_INT(pascal_codec_bundle_hash(&b.cal, hash, NULL), PASCAL_OK);
+    CHECK(strcmp(hash, json_string_value(json_object_get(doc, "content_hash"))) == 0);
+    gemm_keys(&b.cal, keys, sizeof keys);
+    CHECK(strcmp(keys, "elem_bytes,resident_ctas,tile_k,tile_m,tile_n") == 0);
+    pascal_codec_bundle_free(&b);
+    json_decref(doc);
+  }
+}
+
 /* Predictions never carry NaN/Inf; the core's NaN "not used" becomes null. */
 static void test_no_nan(void)
 {
@@ -732,6 +907,8 @@ int main(void)
   test_malformed_scan();
   test_malformed_frozen();
   test_gemm_bundle();
+  test_gemm_impl_bundle();
+  test_shipped_hashes();
   test_no_nan();
   return check_summary();
 }

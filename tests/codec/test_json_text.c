@@ -407,7 +407,7 @@ static void test_prediction_forms(void)
                                  "\"fill_bytes\":123456789.125,\"M\":48,\"rule\":\"exact\","
                                  "\"expected_error_pct\":null,\"extrapolated\":[{\"coordinate\":"
                                  "\"n_k\",\"value\":32.0,\"min\":2.0,\"max\":16.0,\"action\":"
-                                 "\"held-at-end\"}]}") == 0);
+                                 "\"held-at-end\"}],\"interval\":null}") == 0);
   CHECK(e.text && strstr(e.text, ",\"query\":{\"Mg\":1024,\"Ng\":512,\"Kg\":2048},\"n_r\":"));
   pascal_jtext_free(&c);
   pascal_jtext_init(&c, 0);
@@ -418,9 +418,30 @@ static void test_prediction_forms(void)
   a.time.source = PASCAL_TIME_CALIBRATED;
   pascal_codec_answer_write(&c, &q, &a, &origin, PASCAL_CODEC_COMPACT);
   CHECK(c.text &&
-        strstr(c.text, "\"held-at-end\"}],\"device\":\"gb10\",\"calibration\":7,"
+        strstr(c.text, "\"held-at-end\"}],\"interval\":null,\"device\":\"gb10\",\"calibration\":7,"
                        "\"time_s\":0.25,\"bound\":\"l2\",\"time_source\":\"calibrated\"}"));
+  /* a known interval, timed, from a family that loses to aligned K = 1:
+   * every bound and both errors, in the compact form too */
+  a.interval = (pascal_answer_interval){.known = true,
+                                        .level = 0.8,
+                                        .K_low = 0.25,
+                                        .K_high = 0.5,
+                                        .fill_bytes_low = 2,
+                                        .fill_bytes_high = 4,
+                                        .time_s_low = 0.125,
+                                        .time_s_high = 0.375};
+  a.loses = true;
+  a.loss = (pascal_family_loss){.pascal_pct = 24.5, .aligned_pct = 6.75};
+  pascal_jtext_free(&c);
+  pascal_jtext_init(&c, 0);
+  pascal_codec_answer_write(&c, &q, &a, NULL, PASCAL_CODEC_COMPACT);
+  CHECK(c.text && strstr(c.text, "\"interval\":{\"level\":0.8,\"K_low\":0.25,\"K_high\":0.5,"
+                                 "\"fill_bytes_low\":2.0,\"fill_bytes_high\":4.0,"
+                                 "\"time_s_low\":0.125,\"time_s_high\":0.375},"
+                                 "\"validation\":{\"pascal_pct\":24.5,\"aligned_pct\":6.75}"));
   a.timed = 0;
+  a.loses = false;
+  a.interval.known = false;
   json_t *doc = NULL;
   CHECK_INT(pascal_codec_answer_encode(&q, &a, NULL, &doc, NULL), PASCAL_OK);
   CHECK(json_real_value(json_object_get(doc, "K")) == 1.0 / 3);

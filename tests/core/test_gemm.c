@@ -71,7 +71,8 @@ static void worked_numbers(void)
   CHECK(strcmp(err.field, "Kg") == 0);
   /* Generalised tiles: 64 x 128 x 32 with 4-byte elements:
    * B_0 = n_k (n_r 64 + n_c 128) 32 * 4, Q = n_r n_c n_k (64 + 128) 32 * 4. */
-  pascal_gemm_params t = {64, 128, 32, 4, 10};
+  pascal_gemm_params t = {
+      .tile_m = 64, .tile_n = 128, .tile_k = 32, .elem_bytes = 4, .resident_ctas = 10};
   s = (pascal_gemm_shape){640, 1280, 320};
   CHECK_INT(pascal_gemm_geometry(&t, &s, &g, &err), PASCAL_OK);
   CHECK(g.B0 == 10.0 * (10 * 64 + 10 * 128) * 128);

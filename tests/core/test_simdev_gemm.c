@@ -27,7 +27,8 @@ static pascal_simdev_gemm gemm_run(uint32_t n_r, uint32_t n_c, uint32_t n_k, uin
   pascal_simdev_gemm g;
   memset(&g, 0, sizeof g);
   g.shape = (pascal_gemm_shape){n_r * 128, n_c * 128, n_k * 64};
-  g.tiling = (pascal_gemm_params){128, 128, 64, 2, M};
+  g.tiling = (pascal_gemm_params){
+      .tile_m = 128, .tile_n = 128, .tile_k = 64, .elem_bytes = 2, .resident_ctas = M};
   g.m = 8;
   g.C = C;
   g.seed = 7;

@@ -76,7 +76,8 @@ static void test_step_compute(const char *name)
   CHECK_NEAR(p.peaks.tensor_flops / rate, 1.0, 1e-6);
   /* 2 x 128 x 128 x 64 = 2097152 FLOPs = 256 instructions; 256 mod 4 = 0,
    * so the sim charges 256 compute_ns plus the class-0 tail */
-  pascal_gemm_params cal = {128, 128, 64, 2, p.sm_count};
+  pascal_gemm_params cal = {
+      .tile_m = 128, .tile_n = 128, .tile_k = 64, .elem_bytes = 2, .resident_ctas = p.sm_count};
   CHECK_INT(pascal_simdev_gemm_step_m(&cal), 256);
   double sim_ns = 256 * p.compute_ns + p.tail_ns[0];
   pascal_pipeline_kernel k;
@@ -90,8 +91,14 @@ static void test_step_compute(const char *name)
 
 static void test_step_m(void)
 {
-  pascal_gemm_params one = {16, 16, 16, 2, 1}, part = {8, 8, 8, 2, 1},
-                     big = {1u << 16, 1u << 16, 1u << 16, 2, 1};
+  pascal_gemm_params
+      one = {.tile_m = 16, .tile_n = 16, .tile_k = 16, .elem_bytes = 2, .resident_ctas = 1},
+      part = {.tile_m = 8, .tile_n = 8, .tile_k = 8, .elem_bytes = 2, .resident_ctas = 1},
+      big = {.tile_m = 1u << 16,
+             .tile_n = 1u << 16,
+             .tile_k = 1u << 16,
+             .elem_bytes = 2,
+             .resident_ctas = 1};
   CHECK_INT(pascal_simdev_gemm_step_m(&one), 1);       /* exactly one instruction */
   CHECK_INT(pascal_simdev_gemm_step_m(&part), 1);      /* 1024 FLOPs round up to one */
   CHECK_INT(pascal_simdev_gemm_step_m(&big), 1000000); /* 2^49 / 2^13 = 2^36: the cap */
@@ -116,7 +123,8 @@ static void test_compute_bound(const char *name, uint32_t n_r, uint32_t n_c)
   pascal_simdev_gemm run;
   memset(&run, 0, sizeof run);
   run.shape = (pascal_gemm_shape){128 * n_r, 128 * n_c, 64 * 20};
-  run.tiling = (pascal_gemm_params){128, 128, 64, 2, p.sm_count};
+  run.tiling = (pascal_gemm_params){
+      .tile_m = 128, .tile_n = 128, .tile_k = 64, .elem_bytes = 2, .resident_ctas = p.sm_count};
   run.m = pascal_simdev_gemm_step_m(&run.tiling);
   run.seed = 3;
   pascal_simdev_stats sim;
@@ -156,7 +164,8 @@ static void test_dram_bound(void)
   pascal_simdev_gemm run;
   memset(&run, 0, sizeof run);
   run.shape = (pascal_gemm_shape){8 * 6, 8 * 8, 1024 * 8};
-  run.tiling = (pascal_gemm_params){8, 8, 1024, 2, p.sm_count};
+  run.tiling = (pascal_gemm_params){
+      .tile_m = 8, .tile_n = 8, .tile_k = 1024, .elem_bytes = 2, .resident_ctas = p.sm_count};
   run.m = pascal_simdev_gemm_step_m(&run.tiling);
   CHECK_INT(run.m, 16);
   run.C = 1;

@@ -5,7 +5,9 @@ device registered from a profile (default gb10-like), the paper's plan and
 its held-out panel written for that device by `pascal plan` from the
 agent's probe, N pascal-agents (default 2) with --until-idle, then freeze.
 --workload scan (default): 756 runs and a 420-run panel in two parts;
---workload gemm: the 120 calibration shapes and the 60 held-out shapes.
+--workload gemm: the 120 calibration shapes and the 60 held-out shapes;
+--workload attention: the 96 attention reference runs, a panel of the 24
+held-out runs and the 15 (N, W, d) cells x 2 repeats (docs/attention.md).
 Prints the wall time, the agents' job rate and the report's table (LOKO
 and held-out), and with --export writes the frozen bundle with its
 provenance completed (source sim, profile, seeds, plans) for
@@ -42,12 +44,17 @@ PLAN_KINDS = {
     "scan": [["--kind", "scan"], ["--kind", "scan-heldout", "--part", "1"],
              ["--kind", "scan-heldout", "--part", "2"]],
     "gemm": [["--kind", "gemm"], ["--kind", "gemm-heldout"]],
+    "attention": [["--kind", "attention"], ["--kind", "attention-heldout"]]
+    + [["--kind", "attention-cells", "--part", str(p)] for p in range(1, 6)],
 }
 PLAN_NAMES = {
     "scan": ("pascal plan --kind scan --probe (the sim agent's probe)",
              "pascal plan --kind scan-heldout --part 1 and --part 2 --probe (two parts)"),
     "gemm": ("pascal plan --kind gemm (the paper's 120 shapes)",
              "pascal plan --kind gemm-heldout (the paper's 60 held-out shapes)"),
+    "attention": ("pascal plan --kind attention --probe (96 runs)",
+                  "pascal plan --kind attention-heldout (24 runs) and --kind attention-cells"
+                  " --part 1..5 (15 cells x 2 repeats) --probe"),
 }
 
 
@@ -66,7 +73,7 @@ def device_plans(args, profile_path):
             f.write(line[0].split(":", 1)[1])
         for i, kind in enumerate(PLAN_KINDS[args.workload]):
             path = os.path.join(tmp, "plan-%d.json" % i)
-            device = ["--probe", probe] if args.workload == "scan" else []
+            device = ["--probe", probe] if args.workload != "gemm" else []
             subprocess.run([args.cli, "plan"] + kind + device + ["-o", path], check=True)
             with open(path) as f:
                 docs.append(json.load(f))
@@ -169,7 +176,7 @@ def main():
                 "profile": prof.get("name"), "profile_file": args.profile,
                 "seed": int(prof.get("seed", "1")),
                 "run_seeds": "the run's repeat index (0, 1, ... up to the plan's repeats), with"
-                " the profile seed and the %s" % ("key" if args.workload == "scan" else "shape"),
+                " the profile seed and the %s" % ("shape" if args.workload == "gemm" else "key"),
                 "plan": (args.plan or PLAN_NAMES[args.workload][0]) +
                         (", sizes %s" % args.plan_sizes if args.plan_sizes else ""),
                 "heldout_plan": None if args.no_heldout else PLAN_NAMES[args.workload][1] +

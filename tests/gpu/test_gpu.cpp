@@ -14,11 +14,20 @@
  *   4. the open scan showing K > 1.05 for at least one deep TMA pipeline;
  *   5. as the agent runs it: a job on a thread of its own, and a fresh rig
  *      measuring again after a kernel fault lost the context (the fault: a
- *      TMA mbarrier wait that traps at its bound instead of hanging).
+ *      TMA mbarrier wait that traps at its bound instead of hanging);
+ *   6. cuBLASLt where the host's toolkit has it: the heuristic's
+ *      configuration set explicitly runs as a job (result checked, fills
+ *      counted through the same CUPTI range), a tile the algo does not list
+ *      is refused naming it, and the probe's GEMM TFLOP/s lines; without
+ *      cuBLASLt a cuBLASLt job fails saying so;
+ *   7. the attention kernel at depths 1-3, its sampled output rows against
+ *      the host reference, and one run past the cache (docs/attention.md);
+ *      `gpu_kernels attention` runs only this part.
  * Measured figures are printed for docs/gpu.md.
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <algorithm>
 #include <thread>
@@ -27,7 +36,9 @@
 extern "C" {
 #include "check.h"
 }
+#include "cublaslt_gemm.h"
 #include "cuda_rig.h"
+#include "gemm_bench.h"
 #include "pascal/static.h"
 #include "reference.h"
 
@@ -158,11 +169,46 @@ void test_scans_correct(pcu_rig *rig)
     printf("open scan o=%u %s d=%u m=%u N=257 W=2: fill %.0f bytes, %.1f us\n", c.o,
            c.tma ? "tma" : "sync", c.d, c.m, s.fill_bytes, s.kernel_ns / 1e3);
   }
-  check_status(rig->run_gemm(512, 640, 1024, &s, &err), err, "gemm");
+  const pascal_gemm_params own{};
+  check_status(rig->run_gemm(own, 512, 640, 1024, &s, &err), err, "gemm");
   printf("gemm 512x640x1024: fill %.0f bytes (cold inputs %d), %.1f us\n", s.fill_bytes,
          2 * (512 + 640) * 1024, s.kernel_ns / 1e3);
   /* Cold inputs must be read at least once. */
   CHECK(s.fill_bytes >= 0.8 * 2.0 * (512 + 640) * 1024);
+}
+
+/* Attention (docs/attention.md) at depths 1-3 and one and two CTAs per SM:
+ * every run checks eight output rows against the host reference; the cold
+ * query tiles and K/V steps are read at least once. Then one run past the
+ * cache (N = 4 C, W = 8 at o = 2, d = 2) prints its query-adjusted K. */
+void test_attention(pcu_rig *rig)
+{
+  pascal_error err;
+  pcu_sample s;
+  const pcu_info &in = rig->info();
+  for (uint32_t o = 1; o <= 2; ++o)
+    for (uint32_t d = 1; d <= 3; ++d) {
+      const uint64_t n = 37, w = 2, heads = (uint64_t)in.sm_count * o;
+      const pascal_status st = rig->run_attention(o, d, n, w, &s, &err);
+      if (st != PASCAL_OK && strstr(err.message, "reachable"))
+        continue; /* the occupancy may not be reachable on a small-memory device */
+      check_status(st, err, "attention");
+      if (st != PASCAL_OK)
+        continue;
+      const double cold = heads * w * 8192.0 + n * 16384.0;
+      printf("attention o=%u stages=%u N=%llu W=%llu: fill %.0f bytes (cold %.0f), %.1f us\n", o, d,
+             (unsigned long long)n, (unsigned long long)w, s.fill_bytes, cold, s.kernel_ns / 1e3);
+      CHECK(s.fill_bytes >= 0.8 * cold);
+    }
+  const uint64_t c = in.l2_bytes / 16384u, n = 4 * c, w = 8, heads = 2ull * in.sm_count;
+  if (rig->run_attention(2, 2, n, w, &s, &err) == PASCAL_OK) {
+    const double q = heads * w * 8192.0;
+    printf("attention o=2 stages=2 N=%llu (4 C) W=%llu: fill %.0f bytes, K = %.3f, %.1f ms\n",
+           (unsigned long long)n, (unsigned long long)w, s.fill_bytes,
+           (s.fill_bytes - q) / (16384.0 * w * n), s.kernel_ns / 1e6);
+  } else {
+    printf("attention at 4 C: %s\n", err.message);
+  }
 }
 
 void test_counters(pcu_rig *rig)
@@ -326,7 +372,70 @@ void test_thread_and_fault(void)
 
 } // namespace
 
-int main(void)
+void test_cublaslt(pcu_rig *rig)
+{
+  pascal_error err;
+  pcu_sample s;
+  const pcu_cublaslt *lib = nullptr;
+  pascal_gemm_params g{};
+  g.impl = PASCAL_GEMM_IMPL_CUBLASLT;
+  g.tile_m = 128, g.tile_n = 128, g.tile_k = 64, g.split_k = 1;
+  if (rig->cublaslt(&lib, &err) != PASCAL_OK) {
+    printf("cuBLASLt not loaded: %s\n", err.message);
+    CHECK(rig->run_gemm(g, 512, 640, 1024, &s, &err) == PASCAL_ENOTFOUND);
+    CHECK(strcmp(err.field, "impl") == 0);
+    return;
+  }
+  printf("cuBLASLt %s, version %zu\n", lib->path().c_str(), lib->version());
+  pcu_lt_gemm *lt = nullptr;
+  pascal_cublaslt_config h;
+  pcu_lt_caps cap;
+  check_status(pcu_lt_gemm::create(lib, 512, 640, 1024, &lt, &err), err, "cuBLASLt GEMM");
+  if (lt == nullptr)
+    return;
+  check_status(lt->use_heuristic(&h, &err), err, "cuBLASLt heuristic");
+  check_status(lt->caps(h.algo, &cap, &err), err, "cuBLASLt caps");
+  char what[128];
+  pascal_cublaslt_describe(&h, what, sizeof what);
+  printf("cuBLASLt heuristic for 512x640x1024: %s; algo lists %zu tiles, %zu stages\n", what,
+         cap.tiles.size(), cap.stages.size());
+  if (pascal_cublaslt_decode(&h, &g, &err) == PASCAL_OK && 512 % g.tile_m == 0 &&
+      640 % g.tile_n == 0 && 1024 % g.tile_k == 0) {
+    check_status(rig->run_gemm(g, 512, 640, 1024, &s, &err), err, "cuBLASLt job");
+    printf("cuBLASLt job 512x640x1024: fill %.0f bytes, %.1f us\n", s.fill_bytes,
+           s.kernel_ns / 1e3);
+    CHECK(s.fill_bytes >= 0.8 * 2.0 * (512 + 640) * 1024);
+  } else {
+    printf("cuBLASLt heuristic configuration not a job for 512x640x1024: %s\n", err.message);
+  }
+  /* the heuristic's full configuration set explicitly (Hopper's custom
+   * option, inner and cluster shape included) passes cublasLtMatmulAlgoCheck;
+   * on an H100 without those three it was refused NOT_SUPPORTED */
+  pascal_error_clear(&err);
+  check_status(lt->use_config(h, &err), err, "cuBLASLt heuristic's configuration, explicit");
+  /* a tile the algo does not list: refused, never replaced */
+  for (uint32_t t : {1u, 25u, 35u}) {
+    bool listed = false;
+    for (uint32_t v : cap.tiles)
+      listed = listed || v == t;
+    if (listed || (cap.tiles.size() == 1 && cap.tiles[0] == 0))
+      continue;
+    pascal_cublaslt_config c = h;
+    c.tile_id = t;
+    pascal_error_clear(&err);
+    CHECK(lt->use_config(c, &err) == PASCAL_EINVAL);
+    CHECK(strcmp(err.field, "gemm") == 0 && strstr(err.message, "cuBLASLt rejects") != nullptr);
+    printf("refused as it must be: %s\n", err.message);
+    break;
+  }
+  delete lt;
+  pcu_gemm_bench b;
+  check_status(pcu_gemm_bench_run(lib, &b, &err), err, "GEMM bench");
+  pcu_gemm_bench_print(stdout, b);
+  CHECK(b.own.tflops > 0 && b.have_cublaslt);
+}
+
+int main(int argc, char **argv)
 {
 #ifdef __SANITIZE_ADDRESS__
   /* CUPTI dlopens libnvperf_host.so with RTLD_DEEPBIND, which the
@@ -354,13 +463,20 @@ int main(void)
   printf("device %s sm_%d%d chip %s, %u SMs, L2 %llu bytes, metric %s\n", in.name.c_str(),
          in.cc_major, in.cc_minor, in.chip.c_str(), in.sm_count, (unsigned long long)in.l2_bytes,
          rig->metric().name.c_str());
+  if (argc > 1 && strcmp(argv[1], "attention") == 0) { /* measure.sh's attention check */
+    test_attention(rig);
+    delete rig;
+    return check_summary();
+  }
   test_gemm_full();
   test_occupancy(in);
   test_scans_correct(rig);
+  test_attention(rig);
   test_counters(rig);
   test_static_clusters(rig);
   test_open_divergence(rig);
   test_run_cost(rig);
+  test_cublaslt(rig);
   delete rig;
   test_thread_and_fault();
   return check_summary();

@@ -12,6 +12,8 @@ Expected per kernel (each loop that issues wmma runs with `#pragma unroll 1`,
 so the static count is the per-iteration count):
   mma_chain (peaks.cu)           2 x PASCAL_PEAK_MMA_CHAINS (one round)
   open_scan_sync, open_scan_tma  2 (one wmma per step of m)
+  attention_fwd                  2 x 2 x (T / 16)^2 (QK^T and PV of one K/V
+                                 step, T = PASCAL_KERN_ATT_TILE: 64)
   gemm_128x128x64                2 x (TK / 16) x 4 x 2 (the K = 64 step of
                                  a warp's 4 x 2 accumulators)
   every other kernel             0
@@ -207,11 +209,13 @@ def main():
         counts = count(objects, tmp)
         chains = define("peak_kernels.h", "PASCAL_PEAK_MMA_CHAINS")
         tk = define("pascal_kernels.h", "PASCAL_KERN_GEMM_TILE_K")
+        att = define("pascal_kernels.h", "PASCAL_KERN_ATT_TILE")
         want = {
             "mma_chain": 2 * chains,
             "open_scan_sync": 2,
             "open_scan_tma": 2,
             "gemm_128x128x64": 2 * (tk // 16) * 4 * 2,
+            "attention_fwd": 2 * 2 * (att // 16) ** 2,
         }
         for short, n in want.items():
             got = kernel(counts, short)

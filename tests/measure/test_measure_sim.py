@@ -22,6 +22,10 @@ anything. An archive measured with another bundle takes no new runs. The
 plan choice: a projected scan over 80 % of the budget left makes the plans
 at o <= 1, and says so; the scan-dram plan follows the scan's occupancies.
 
+The attention phase (docs/gpu.md): the attention protocol's plans made
+from the probe, one calibration of 96 runs with its 54-run panel, frozen
+into the work archive and scored in the report.
+
 The dram phase (docs/gpu.md): the scan-dram and gemm-dram plans measured
 and frozen into the work archive (--out keeps its 8 files), the report
 scoring them as panels of the scan and GEMM calibrations, K and latency,
@@ -277,7 +281,7 @@ def dram_phase(out, report, scan, md):
         bound = panel["latency"]["dram_bound"]
         check(bound["n_runs"] > 0 and set(bound["mape"]) == {"tilesight", "pascal", "measured"},
               "report: %s-dram has DRAM-bound runs on the peaks: %r" % (w, bound))
-    section = md[md.index("## Where the fills decide the time"):md.index("## Self-test")]
+    section = md[md.index("## Where the fills decide the time"):md.index("## Attention")]
     check("scan-dram.json (in the work archive) against scan.json" in section
           and "gemm-dram.json (in the work archive) against gemm.json" in section
           and section.count("balanced overall") == 2 and section.count("DRAM-bound (") == 4,
@@ -295,6 +299,33 @@ def dram_phase(out, report, scan, md):
           "a scan-dram size answers with the smallest size's K, N clamped: %r" % edge["extrapolated"])
 
 
+def attention_phase(out, report, md):
+    """The attention protocol of the main run: its calibration in the work
+    archive, frozen, with the 96 reference runs (one key per depth 1-3 on
+    the tma path at m = 128, four sizes 1.5-4 C, four horizons, two
+    repeats) and the 54-run panel (24 held-out runs at 2.5 and 3.5 C, 15
+    cells x 2 repeats); the report scores it on that panel. Checked to
+    fail against measure.sh before the phase ("unknown phase" is not
+    raised for the default phases, but every check below fails: no
+    attention.json, no "attention" in the report)."""
+    work = os.path.join(out, "measure-work.tar.gz")
+    check("attention.json" not in os.listdir(out), "the attention bundle stays in the archive")
+    att = json.loads(archived(work, "attention.json"))
+    check(att["workload"] == "attention" and "content_hash" in att, "the attention calibration is frozen")
+    runs, panel = att["measurements"], att.get("heldout", [])
+    check(len(runs) == 96 and len(panel) == 54, "attention: 96 runs, 54 held-out: %d, %d" % (len(runs), len(panel)))
+    check({(m["path"], m["m"]) for m in runs + panel} == {("tma", 128)}
+          and {m["d"] for m in runs} == {1, 2, 3}, "attention keys: tma, m = 128, d = 1..3")
+    check({m["N"] for m in runs} == {round(k * 64 / 20) for k in (30, 40, 60, 80)}
+          and {m["W"] for m in runs} == {1, 3, 8, 24}, "attention sizes and horizons")
+    check(not {m["N"] for m in panel} & {m["N"] for m in runs}, "no held-out size is calibrated")
+    check(all(m.get("kernel_ns", 0) > 0 for m in runs + panel), "kernel_ns in every attention run")
+    row = (report.get("attention") or {}).get("table", {}).get("rows", [{}])[0]
+    check(row.get("workload") == "attention" and row.get("validation") == "heldout" and row.get("n_runs") == 54,
+          "report: attention held-out row over 54 runs: %r" % {k: row.get(k) for k in ("workload", "validation", "n_runs")})
+    check("## Attention" in md and "attention e2e-tiny heldout" in md, "report.md holds the attention table")
+
+
 def dram_inputs_missing(tmp):
     """Without its plans the dram phase fails with the reason; the report
     still comes out, with the DRAM section saying so."""
@@ -308,6 +339,48 @@ def dram_inputs_missing(tmp):
     with open(os.path.join(out, "report.md")) as f:
         text = f.read()
     check("scan-dram: not measured" in text and "gemm-dram: not measured" in text, "report.md: DRAM not measured")
+
+
+GEMM_LINES = [
+    "cuBLASLt      /usr/local/cuda/lib64/libcublasLt.so.13 (version 130000), loaded at run time",
+    "GEMM          4096 x 4096 x 4096 FP16, FP32 accumulate: median of 9 warm runs each",
+    "GEMM TFLOP/s      61.8  own wmma kernel 128x128x64",
+    "GEMM TFLOP/s     702.5  cuBLASLt heuristic (algo 66 tile 128x256 stages 64xAUTO swizzle 0 split-k 1)",
+    "GEMM TFLOP/s     715.0  cuBLASLt explicit, best of 2 measured (algo 66 tile 256x128 stages 64x4 swizzle 1 split-k 1)",
+]
+GEMM_JSON = ('{"m":4096,"n":4096,"k":4096,"repeats":9,"own_tflops":61.84,"cublaslt":{"heuristic":'
+             '{"config":{"algo":66,"tile_m":128,"tile_n":256,"tile_k":64,"stages":0,"cta_swizzling":0,'
+             '"split_k":1},"tflops":702.50},"explicit_best":null,"explicit_measured":0,"explicit_failed":0}}')
+
+
+def gemm_speed_report(tmp, sim_out):
+    """The GEMM's TFLOP/s lines of a cuda probe (their format is checked in
+    tests/gpu/test_cuda_offline.cpp) reach report.md as a section of their
+    own and report.json as "gemm_speed"; a probe without them (the sim's)
+    gives null and says so. Both reports are made from the archive of
+    `sim_out`'s probe, as is and with the lines added. Checked to fail
+    against measure.sh before the GEMM section."""
+    archive = os.path.join(sim_out, "measure-work.tar.gz")
+    plain = os.path.join(tmp, "gemm-report-sim")
+    measure(plain, "--phases", "report", "--resume", archive)
+    with open(os.path.join(plain, "report.md")) as f:
+        check("## GEMM speed" in f.read(), "report.md has a GEMM section on the sim")
+    check(load(plain, "report.json")["gemm_speed"] is None, "no GEMM speed on the sim")
+    work = os.path.join(tmp, "gemm-work")
+    with tarfile.open(archive) as t:
+        t.extractall(work)
+    with open(os.path.join(work, "probe.log"), "a") as f:
+        f.write("\n".join(GEMM_LINES) + "\ngemm json: " + GEMM_JSON + "\n")
+    forged = os.path.join(tmp, "gemm-work.tar.gz")
+    with tarfile.open(forged, "w:gz") as t:
+        t.add(work, arcname=".")
+    out = os.path.join(tmp, "gemm-report")
+    measure(out, "--phases", "report", "--resume", forged)
+    with open(os.path.join(out, "report.md")) as f:
+        md = f.read()
+    section = md.split("## GEMM speed", 1)[-1].split("\n## ", 1)[0]
+    check(all(line in section for line in GEMM_LINES), "report.md shows the GEMM lines:\n" + section)
+    check(load(out, "report.json")["gemm_speed"] == json.loads(GEMM_JSON), "report.json gemm_speed")
 
 
 def load(out, name):
@@ -326,6 +399,7 @@ def main():
         # continues the same calibration (its id survives in the archive).
         rc, log, _ = measure(out, "--phases", "env,probe,plans")
         check(rc == 0, "env, probe, plans:\n" + log)
+        gemm_speed_report(tmp, out)
         # Under load the unpacking alone may spend a 1 s budget before the scan
         # starts ("budget spent"); a larger budget is then tried, up to one
         # that still cuts the scan short.
@@ -352,7 +426,7 @@ def main():
             check(f in files, "%s written" % f)
         report = load(out, "report.json")
         states = {p["phase"]: p["state"] for p in report["phases"]}
-        for p in ("env", "probe", "static", "plans", "scan", "dram", "heldout", "gemm"):
+        for p in ("env", "probe", "static", "plans", "scan", "dram", "heldout", "gemm", "attention"):
             check(states.get(p) == "ok", "phase %s ok: %r" % (p, states))
         check("selftest" not in states, "the fault-injecting self-test runs only when asked: %r" % states)
         check(report["next_window"] == [], "nothing left for a next window: %r" % report["next_window"])
@@ -423,13 +497,14 @@ def main():
         check(len(pairs) == 5 and all(sum(1 for m in runs if (m["N"], m["W"]) == pr) == 84
                                       for pr in pairs), "5 (N, W) pairs x 42 keys x 2 repeats")
         dram_phase(out, report, scan, md)
+        attention_phase(out, report, md)
 
         # A second run skips every phase that has results; env (this window's
         # host) and the report are redone.
         with open(os.path.join(out, "scan.json"), "rb") as f:
             before = f.read()
         rc, log, secs = measure(out)
-        check(rc == 0 and log.count("results present, skipped") == 7 and "phase env: ok" in log,
+        check(rc == 0 and log.count("results present, skipped") == 8 and "phase env: ok" in log,
               "second run skips:\n" + log)
         rc, log, _ = measure(out, "--phases", "selftest")
         check(rc == 0 and "phase selftest: not-applicable" in log, "selftest when asked:\n" + log)

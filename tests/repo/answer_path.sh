@@ -17,8 +17,9 @@ bad=0
 for need in pascal_answer_query pascal_codec_answer_write pascal_codec_answer_encode; do
   echo "$undef" | grep -qx "$need" || { echo "no front end calls $need"; bad=1; }
 done
-for part in pascal_model_predict_scan pascal_model_predict_gemm pascal_validation_expect_scan \
-            pascal_validation_expect_gemm pascal_predict_time_scan pascal_predict_time_gemm; do
+for part in pascal_model_predict_scan pascal_model_predict_gemm pascal_model_predict_attention \
+            pascal_validation_expect_scan pascal_validation_expect_gemm pascal_predict_time_scan \
+            pascal_predict_time_gemm; do
   if echo "$undef" | grep -qx "$part"; then
     echo "a front end calls $part itself: answer through pascal_answer_query"
     bad=1

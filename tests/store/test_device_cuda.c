@@ -115,22 +115,25 @@ static void test_migration_from_1(void)
   fixture_open(&f);
   pascal_store_device d = fixture_device();
   CHECK_INT(pascal_store_device_create(f.s, &d, 7, NULL, NULL), PASCAL_STORE_OK);
-  CHECK_INT(fixture_sql_closed(&f, "ALTER TABLE devices DROP COLUMN cuda_name; "
-                                   "ALTER TABLE devices DROP COLUMN cc_major; "
-                                   "ALTER TABLE devices DROP COLUMN cc_minor; "
-                                   "ALTER TABLE devices DROP COLUMN l2_bytes; "
-                                   "ALTER TABLE jobs DROP COLUMN heldout; "
-                                   "ALTER TABLE measurements DROP COLUMN heldout; "
-                                   "ALTER TABLE jobs DROP COLUMN lease_holder; "
-                                   "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s; "
-                                   "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s; "
-                                   "ALTER TABLE devices DROP COLUMN peak_tensor_flops; "
-                                   "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz; "
-                                   "ALTER TABLE devices DROP COLUMN peak_launch_s; "
-                                   "ALTER TABLE devices DROP COLUMN capacity_probe; "
-                                   "ALTER TABLE devices DROP COLUMN static_experiment; "
-                                   "PRAGMA user_version = 1"),
-            SQLITE_OK);
+  CHECK_INT(
+      fixture_sql_closed(
+          &f, "ALTER TABLE jobs DROP COLUMN excluded; ALTER TABLE jobs DROP COLUMN lease_started; "
+              "ALTER TABLE devices DROP COLUMN cuda_name; "
+              "ALTER TABLE devices DROP COLUMN cc_major; "
+              "ALTER TABLE devices DROP COLUMN cc_minor; "
+              "ALTER TABLE devices DROP COLUMN l2_bytes; "
+              "ALTER TABLE jobs DROP COLUMN heldout; "
+              "ALTER TABLE measurements DROP COLUMN heldout; "
+              "ALTER TABLE jobs DROP COLUMN lease_holder; "
+              "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s; "
+              "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s; "
+              "ALTER TABLE devices DROP COLUMN peak_tensor_flops; "
+              "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz; "
+              "ALTER TABLE devices DROP COLUMN peak_launch_s; "
+              "ALTER TABLE devices DROP COLUMN capacity_probe; "
+              "ALTER TABLE devices DROP COLUMN static_experiment; "
+              "PRAGMA user_version = 1"),
+      SQLITE_OK);
   CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM pragma_table_info('devices')"), 6);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
   CHECK(fixture_sql_int(&f, "PRAGMA user_version") >= 2);

@@ -61,19 +61,22 @@ static void test_fill_in_and_conflict(fixture *f)
   CHECK_INT(pascal_store_device_get(f->s, "unterminated", &got, NULL), PASCAL_STORE_NOT_FOUND);
 }
 
-/* A version-5 file (the columns of migration 6 dropped) opens at the latest
+/* A version-5 file (the columns of migrations 6 and 7 dropped) opens at the latest
  * version with its device and no probe data. */
 static void test_migration_from_5(fixture *f)
 {
   pascal_store_device d = fixture_device(), got;
   snprintf(d.name, sizeof d.name, "old5");
   CHECK_INT(pascal_store_device_create(f->s, &d, 9, NULL, NULL), PASCAL_STORE_OK);
-  CHECK_INT(fixture_sql_closed(f, "ALTER TABLE devices DROP COLUMN capacity_probe;"
-                                  "ALTER TABLE devices DROP COLUMN static_experiment;"
-                                  "PRAGMA user_version = 5"),
+  CHECK_INT(fixture_sql_closed(
+                f,
+                "ALTER TABLE jobs DROP COLUMN excluded; ALTER TABLE jobs DROP COLUMN lease_started;"
+                "ALTER TABLE devices DROP COLUMN capacity_probe;"
+                "ALTER TABLE devices DROP COLUMN static_experiment;"
+                "PRAGMA user_version = 5"),
             SQLITE_OK);
   CHECK_INT(pascal_store_open(f->path, &f->s, NULL), PASCAL_STORE_OK);
-  CHECK_INT(fixture_sql_int(f, "PRAGMA user_version"), 6);
+  CHECK_INT(fixture_sql_int(f, "PRAGMA user_version"), pascal_store_schema_latest());
   CHECK_INT(pascal_store_device_get(f->s, "old5", &got, NULL), PASCAL_STORE_OK);
   CHECK_INT(got.created, 9);
   CHECK(!got.capacity_probe[0] && !got.static_experiment[0]);

@@ -19,8 +19,9 @@ static void test_fresh_and_reopen(void)
   /* Migrations in store/src/schema.c: 1 the initial schema, 2 devices' CUDA
    * identity, 3 the held-out flag of runs, 4 lease holders and hashed lease secrets,
    * 5 devices' measured peaks, 6 devices' probe data (capacity scan, static
-   * cluster experiment). */
-  CHECK_INT(pascal_store_schema_latest(), 6);
+   * cluster experiment), 7 excluded runs and lease starts, 8 the database's
+   * instance id, 9 the attention workload. */
+  CHECK_INT(pascal_store_schema_latest(), 9);
   CHECK_INT(version, pascal_store_schema_latest());
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
   /* WAL is a property of the file: a second connection sees it. */
@@ -101,7 +102,7 @@ static void test_failed_migration_rolls_back(void)
 }
 
 /* Migration 4 on a version-3 file (rebuilt from a fresh one by dropping the
- * columns of migrations 4 and 5 and storing clear-text secrets as versions
+ * columns of migrations 4 to 7 and storing clear-text secrets as versions
  * 1-3 did): the live lease
  * goes back to the queue with its attempt returned, no clear-text secret is
  * left (a frozen calibration's job included), the frozen guard is back. */
@@ -115,25 +116,27 @@ static void test_migration_4_hashes_leases(void)
   fixture_calibration(&f, 2, 0);
   CHECK_INT(fixture_claim(&f, "b", tok, 'b', 20, &j), PASCAL_STORE_OK);
   int triggers = fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'");
-  CHECK_INT(fixture_sql_closed(&f,
-                               "DROP TRIGGER jobs_frozen_update;"
-                               "DROP TRIGGER jobs_frozen_update_into;"
-                               "UPDATE jobs SET lease_token = 'cleartext' || id;"
-                               "ALTER TABLE jobs DROP COLUMN lease_holder;"
-                               "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s;"
-                               "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s;"
-                               "ALTER TABLE devices DROP COLUMN peak_tensor_flops;"
-                               "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz;"
-                               "ALTER TABLE devices DROP COLUMN peak_launch_s;"
-                               "ALTER TABLE devices DROP COLUMN capacity_probe;"
-                               "ALTER TABLE devices DROP COLUMN static_experiment;"
-                               "CREATE TRIGGER jobs_frozen_update BEFORE UPDATE ON jobs"
-                               " WHEN (SELECT state FROM calibrations WHERE id = OLD.calibration)"
-                               " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
-                               "CREATE TRIGGER jobs_frozen_update_into BEFORE UPDATE ON jobs"
-                               " WHEN (SELECT state FROM calibrations WHERE id = NEW.calibration)"
-                               " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
-                               "PRAGMA user_version = 3"),
+  CHECK_INT(fixture_sql_closed(
+                &f,
+                "DROP TRIGGER jobs_frozen_update;"
+                "DROP TRIGGER jobs_frozen_update_into;"
+                "UPDATE jobs SET lease_token = 'cleartext' || id;"
+                "ALTER TABLE jobs DROP COLUMN excluded; ALTER TABLE jobs DROP COLUMN lease_started;"
+                "ALTER TABLE jobs DROP COLUMN lease_holder;"
+                "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s;"
+                "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s;"
+                "ALTER TABLE devices DROP COLUMN peak_tensor_flops;"
+                "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz;"
+                "ALTER TABLE devices DROP COLUMN peak_launch_s;"
+                "ALTER TABLE devices DROP COLUMN capacity_probe;"
+                "ALTER TABLE devices DROP COLUMN static_experiment;"
+                "CREATE TRIGGER jobs_frozen_update BEFORE UPDATE ON jobs"
+                " WHEN (SELECT state FROM calibrations WHERE id = OLD.calibration)"
+                " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
+                "CREATE TRIGGER jobs_frozen_update_into BEFORE UPDATE ON jobs"
+                " WHEN (SELECT state FROM calibrations WHERE id = NEW.calibration)"
+                " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
+                "PRAGMA user_version = 3"),
             SQLITE_OK);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
@@ -165,11 +168,67 @@ static void test_open_arguments(void)
   CHECK(strcmp(pascal_store_status_name(PASCAL_STORE_NOT_FOUND), "not_found") == 0);
 }
 
+/* Migration 9 on a version-8 file (the calibrations' CHECK edited back to
+ * scan and gemm, as versions 1-8 wrote it, and a frozen scan calibration
+ * in it): the file opens at the latest version, an attention calibration
+ * is then accepted by the store and by SQLite's CHECK on a second
+ * connection (so every connection reads the edited schema), a workload the
+ * CHECK does not name is still refused, the frozen guards still hold and
+ * the integrity check passes. Verified to fail without the migration (its
+ * UPDATE removed: the store's attention insert fails the CHECK) and without
+ * the schema_version bump (the store's own connection still checks the old
+ * CHECK and refuses the attention calibration). */
+static void test_migration_9_attention(void)
+{
+  fixture f;
+  fixture_open(&f);
+  char tok[33];
+  pascal_store_job j;
+  int64_t frozen = fixture_frozen_calibration(&f, tok, &j, 10);
+  CHECK_INT(fixture_sql_closed(&f, "PRAGMA writable_schema = ON;"
+                                   "UPDATE sqlite_schema SET sql = replace(sql,"
+                                   " ', ''attention''', '') WHERE name = 'calibrations';"
+                                   "PRAGMA writable_schema = OFF;"
+                                   "PRAGMA user_version = 8"),
+            SQLITE_OK);
+  CHECK_INT(fixture_sql(&f, "INSERT INTO calibrations (device, workload, state, created)"
+                            " VALUES ('gb10', 'attention', 'collecting', 1)"),
+            SQLITE_CONSTRAINT);
+  CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
+  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), 9);
+  pascal_store_run run = fixture_scan_run(1); /* a tma run: attention runs are scans */
+  int64_t id = 0;
+  pascal_error err;
+  CHECK_INT(pascal_store_calibration_create(f.s, "gb10", PASCAL_STORE_ATTENTION, "{}", &run, 1, 0,
+                                            20, &id, &err),
+            PASCAL_STORE_OK);
+  pascal_store_calibration c;
+  memset(&c, 0, sizeof c);
+  CHECK_INT(pascal_store_calibration_get(f.s, id, &c, NULL), PASCAL_STORE_OK);
+  CHECK_INT(c.workload, PASCAL_STORE_ATTENTION);
+  CHECK(strcmp(pascal_store_workload_name(c.workload), "attention") == 0);
+  pascal_store_calibration_clear(&c);
+  CHECK_INT(fixture_sql(&f, "INSERT INTO calibrations (device, workload, state, created)"
+                            " VALUES ('gb10', 'attention', 'collecting', 1)"),
+            SQLITE_OK);
+  CHECK_INT(fixture_sql(&f, "INSERT INTO calibrations (device, workload, state, created)"
+                            " VALUES ('gb10', 'conv', 'collecting', 1)"),
+            SQLITE_CONSTRAINT);
+  char sql[96];
+  snprintf(sql, sizeof sql, "DELETE FROM calibrations WHERE id = %lld", (long long)frozen);
+  CHECK_INT(fixture_sql(&f, sql), SQLITE_CONSTRAINT);
+  CHECK_INT(fixture_sql_int(&f, "SELECT count(*) FROM pragma_integrity_check"
+                                " WHERE integrity_check <> 'ok'"),
+            0);
+  fixture_done(&f);
+}
+
 int main(void)
 {
   test_fresh_and_reopen();
   test_newer_version_refused();
   test_failed_migration_rolls_back();
+  test_migration_9_attention();
   test_migration_4_hashes_leases();
   test_open_arguments();
   return check_summary();

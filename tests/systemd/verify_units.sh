@@ -54,11 +54,16 @@ has() { grep -Eq "^$2\$" "$src/systemd/$1" || fail "$1 lacks '$2'"; }
 lacks() { grep -Eq "^$2" "$src/systemd/$1" && fail "$1 must not have '$2'"; }
 for u in pascald.service pascal-agent@.service; do
   for line in 'NoNewPrivileges=yes' 'ProtectSystem=strict' 'ProtectHome=yes' 'PrivateTmp=yes' \
-              'CapabilityBoundingSet=' 'SystemCallFilter=@system-service' 'Restart=on-failure' \
+              'CapabilityBoundingSet=' 'SystemCallFilter=@system-service' \
               'RestrictAddressFamilies=.*' '(DynamicUser=yes|User=pascal)'; do
     has "$u" "$line"
   done
 done
+has pascal-agent@.service 'Restart=on-failure'
+# the daemon comes back after any exit it was not asked for (issue 37, finding 9)
+has pascald.service 'Restart=always'
+has pascald.service 'RestartPreventExitStatus=2 3'
+has pascald.service 'ExecReload=/bin/kill -HUP \$MAINPID'
 has pascald.service 'StateDirectory=pascal'
 has pascald.service 'PrivateDevices=yes'
 lacks pascal-agent@.service 'PrivateDevices=yes'

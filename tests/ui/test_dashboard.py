@@ -363,10 +363,10 @@ class Dashboard(unittest.TestCase):
         self.assertTrue(wd.js("return document.getElementById('explanation').textContent"
                               ".includes('\"rule\"')"))
 
-        # sim-gb10 has a GEMM calibration too: the form offers it, asks for the
-        # GEMM fields and shows the API's GEMM answer
+        # sim-gb10 has a GEMM and an attention calibration too: the form offers
+        # them, asks for the GEMM fields and shows the API's GEMM answer
         self.assertEqual(wd.js("return [...document.getElementById('predict-workload').options]"
-                               ".map(o => o.value)"), ["scan", "gemm"])
+                               ".map(o => o.value)"), ["scan", "gemm", "attention"])
         wd.js("const s = document.getElementById('predict-workload'); s.value = 'gemm';"
               "s.dispatchEvent(new Event('change'));"
               "document.getElementById('answer').replaceChildren();")

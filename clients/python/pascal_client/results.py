@@ -2,8 +2,11 @@
 
 Prediction mirrors the daemon's prediction document (docs/http-api.md,
 "Predictions"): the fill traffic K and fill_bytes, the transfer rule, the
-expected error in percent, the coordinates that were extrapolated and, for a
-full answer, the explanation and the coherence advice. PredictionError is a
+expected error in percent, the coordinates that were extrapolated, the
+prediction interval (Interval: where the measured K, fills and time lie at
+its level), the family's fold errors where it loses to aligned K = 1
+(Validation) and, for a full answer, the explanation and the coherence
+advice. PredictionError is a
 batch item the daemon refused (its HTTP status, error code, message, field);
 a batch returns both kinds in query order, so `result.ok` tells them apart.
 """
@@ -47,6 +50,41 @@ class Advice:
 
 
 @dataclass(frozen=True)
+class Interval:
+    """Where the measured value lies at `level` (0.8; docs/expected-error.md);
+    time_s_low/high only where the answer has time_s."""
+    level: float
+    K_low: float
+    K_high: float
+    fill_bytes_low: float
+    fill_bytes_high: float
+    time_s_low: Optional[float] = None
+    time_s_high: Optional[float] = None
+
+    @classmethod
+    def from_json(cls, doc):
+        if doc is None:
+            return None
+        return cls(**{k: doc.get(k) for k in cls.__dataclass_fields__})
+
+    def holds(self, K):
+        """Whether a measured K lies inside the interval."""
+        return self.K_low <= K <= self.K_high
+
+
+@dataclass(frozen=True)
+class Validation:
+    """Present where the answer's family loses to aligned K = 1 in its
+    leave-one-key-out folds: both balanced errors, percent."""
+    pascal_pct: float
+    aligned_pct: float
+
+    @classmethod
+    def from_json(cls, doc):
+        return None if doc is None else cls(doc["pascal_pct"], doc["aligned_pct"])
+
+
+@dataclass(frozen=True)
 class Prediction:
     """A prediction the daemon answered; time_s and bound only when the
     device has measured peaks and the daemon runs the latency pipeline."""
@@ -64,6 +102,8 @@ class Prediction:
     advice: Optional[Advice] = None
     time_s: Optional[float] = None
     bound: Optional[str] = None
+    interval: Optional[Interval] = None
+    validation: Optional[Validation] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     ok = True
 
@@ -81,7 +121,8 @@ class Prediction:
                    extrapolated=[Extrapolation.from_json(e) for e in doc.get("extrapolated", [])],
                    device=doc["device"], calibration=doc["calibration"],
                    explanation=explanation, advice=advice, time_s=doc.get("time_s"),
-                   bound=doc.get("bound"), raw=doc)
+                   bound=doc.get("bound"), interval=Interval.from_json(doc.get("interval")),
+                   validation=Validation.from_json(doc.get("validation")), raw=doc)
 
 
 @dataclass(frozen=True)

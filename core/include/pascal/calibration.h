@@ -2,16 +2,21 @@
  * pascal/calibration.h - the calibration data model of the dynamic predictor
  * (paper section 4.1-4.2, Eq. dynamic_target; docs/design.md §4).
  *
- * A calibration is plain data: the device constants, the workload (scan or
- * GEMM), the execution-class rule of the measured binary, the GEMM tiling, and
- * the measured runs. Runs enter only through the append functions, which
- * validate each run and name it in the error ("measurements[12].fill_bytes"),
- * so every calibration that exists in memory holds only positive, finite
- * measurements of well-formed configurations.
+ * A calibration is plain data: the device constants, the workload (scan,
+ * GEMM or attention), the execution-class rule of the measured binary, the
+ * GEMM tiling or the attention kernel's tiling, and the measured runs. Runs
+ * enter only through the append functions, which validate each run and name
+ * it in the error ("measurements[12].fill_bytes"), so every calibration
+ * that exists in memory holds only positive, finite measurements of
+ * well-formed configurations.
  *
  * Units: C = capacity_blocks (blocks of block_bytes bytes); a scan run of W
  * scans of N blocks that filled V bytes has K = V / (b W N); M = sm_count * o.
  * A GEMM run has K = M V / Q with M = gemm.resident_ctas (see predict.h).
+ * An attention run is a scan run of its shared K/V blocks (pascal/attention.h:
+ * N K/V steps of b bytes, W * M CTAs of one query tile each) whose fills
+ * also hold the W M query tiles: K = (V - W M q) / (b W N), q the bytes of
+ * one query tile (the query-adjusted shared K/V traffic).
  *
  * Ownership: pascal_calibration_init() leaves the struct owning no memory;
  * the append functions grow arrays owned by the struct; pascal_calibration_free()
@@ -26,6 +31,7 @@
 
 #include "pascal/device_data.h"
 #include "pascal/error.h"
+#include "pascal/gemm_impl.h"
 #include "pascal/latency.h"
 
 #ifdef __cplusplus
@@ -33,9 +39,18 @@ extern "C" {
 #endif
 
 typedef enum pascal_workload {
-  PASCAL_WORKLOAD_SCAN = 0, /* shared cyclic scan (Algorithm dynamic-kernel) */
-  PASCAL_WORKLOAD_GEMM = 1  /* tiled GEMM with shared operands (section 4.5)  */
+  PASCAL_WORKLOAD_SCAN = 0,     /* shared cyclic scan (Algorithm dynamic-kernel) */
+  PASCAL_WORKLOAD_GEMM = 1,     /* tiled GEMM with shared operands (section 4.5)  */
+  PASCAL_WORKLOAD_ATTENTION = 2 /* attention forward: a scan of shared K/V blocks
+                                   (pascal/attention.h)                         */
 } pascal_workload;
+
+/* Whether a workload's runs are scan runs (scan_runs / heldout_scan_runs):
+ * the scan and attention, whose runs are scans of the shared K/V blocks. */
+static inline bool pascal_workload_scans(pascal_workload workload)
+{
+  return workload == PASCAL_WORKLOAD_SCAN || workload == PASCAL_WORKLOAD_ATTENTION;
+}
 
 typedef enum pascal_path {
   PASCAL_PATH_SYNC = 0, /* synchronous loads; the depth d is always 0 */
@@ -65,14 +80,36 @@ typedef struct pascal_device {
   pascal_static_table static_table;     /* device_data.h                        */
 } pascal_device;
 
-/* GEMM tiling (App. C "GEMM instantiation"); defaults 128 x 128 x 64, FP16. */
+/* GEMM tiling (App. C "GEMM instantiation"); defaults 128 x 128 x 64, FP16,
+ * the project's own kernel. The fields after resident_ctas are optional in a
+ * bundle (absent: 0 / the own kernel), so a bundle without them keeps its
+ * content hash; pascal/gemm_impl.h says which each implementation states. */
 typedef struct pascal_gemm_params {
-  uint32_t tile_m;        /* output rows per CTA tile                        */
-  uint32_t tile_n;        /* output columns per CTA tile                     */
-  uint32_t tile_k;        /* reduction step per tile                         */
-  uint32_t elem_bytes;    /* bytes per input element                         */
-  uint32_t resident_ctas; /* M: CTAs resident at once; must be set (>= 1)    */
+  uint32_t tile_m;           /* output rows per CTA tile                        */
+  uint32_t tile_n;           /* output columns per CTA tile                     */
+  uint32_t tile_k;           /* reduction step per tile                         */
+  uint32_t elem_bytes;       /* bytes per input element                         */
+  uint32_t resident_ctas;    /* M: CTAs resident at once; must be set (>= 1)    */
+  uint32_t stages;           /* buffered k-steps; 0: not stated (cuBLASLt: AUTO) */
+  pascal_gemm_impl impl;     /* which GEMM was measured (bundle "impl")         */
+  uint32_t algo;             /* cuBLASLt: the algo id; own kernel: 0            */
+  uint32_t cta_swizzling;    /* cuBLASLt: 0 or 1; own kernel: 0                 */
+  uint32_t split_k;          /* cuBLASLt: >= 1; own kernel: 0                   */
+  uint32_t custom_option;    /* cuBLASLt: the algo's custom option; else 0  */
+  uint32_t inner_shape_id;   /* cuBLASLt: inner shape id, 0 undefined; else 0 */
+  uint32_t cluster_shape_id; /* cuBLASLt: cluster shape id, 0 auto; else 0 */
 } pascal_gemm_params;
+
+/* The tiling of a FlashAttention-2 forward kernel (pascal/attention.h): a
+ * CTA holds one query tile of block_q rows and streams the shared K and V
+ * in steps of block_kv rows; head_dim columns of elem_bytes bytes each.
+ * Defaults 64, 64, 64, 2 (FP16): a K/V step is 16 KiB. */
+typedef struct pascal_attention_params {
+  uint32_t block_q;    /* query rows per CTA (its query tile)        */
+  uint32_t block_kv;   /* K/V rows per pipeline step                 */
+  uint32_t head_dim;   /* columns of Q, K, V and O                   */
+  uint32_t elem_bytes; /* bytes per element of Q, K, V              */
+} pascal_attention_params;
 
 /* A scan configuration key z = (o, path, d, m); its family is (o, path, d). */
 typedef struct pascal_scan_key {
@@ -113,9 +150,11 @@ typedef struct pascal_calibration {
   pascal_device device;
   pascal_workload workload;
   pascal_class_rule class_rule;
-  pascal_gemm_params gemm; /* used when workload == PASCAL_WORKLOAD_GEMM */
+  pascal_gemm_params gemm;           /* used when workload == PASCAL_WORKLOAD_GEMM */
+  pascal_attention_params attention; /* used when workload == ATTENTION  */
   /* Runs in append order; read freely, grow only with the append functions.
-   * Exactly one of the two arrays is used, according to workload. */
+   * Exactly one of the two arrays is used, according to workload (scan runs
+   * for scan and attention, pascal_workload_scans). */
   pascal_scan_run *scan_runs;
   size_t n_scan_runs;
   pascal_gemm_run *gemm_runs;
@@ -130,11 +169,35 @@ typedef struct pascal_calibration {
   pascal_gemm_run *heldout_gemm_runs;
   size_t n_heldout_gemm_runs;
   size_t heldout_capacity; /* internal */
+  /* The off-grid panel: runs measured like the ones above where users ask
+   * but neither the calibration nor the held-out panel measures (m, W, N
+   * off their grids; GEMM grids and Kg outside or between the calibrated
+   * ones). Never fitted and never used to set an answer's interval: only
+   * predicted and scored (pascal_offgrid_run in pascal/evaluate.h). Same
+   * rules as the held-out panel; may be empty. */
+  pascal_scan_run *offgrid_scan_runs;
+  size_t n_offgrid_scan_runs;
+  pascal_gemm_run *offgrid_gemm_runs;
+  size_t n_offgrid_gemm_runs;
+  size_t offgrid_capacity; /* internal */
 } pascal_calibration;
 
+/* The three sets of runs a calibration holds. */
+typedef enum pascal_run_set {
+  PASCAL_RUNS_FIT = 0,     /* the calibration runs, the only ones fitted     */
+  PASCAL_RUNS_HELDOUT = 1, /* the held-out panel ("heldout")                 */
+  PASCAL_RUNS_OFFGRID = 2  /* the off-grid panel ("offgrid")                 */
+} pascal_run_set;
+#define PASCAL_RUN_SETS 3
+
+/* The name of a set in bundles, plans and errors: "measurements",
+ * "heldout", "offgrid"; NULL for a value that is not a set. */
+const char *pascal_run_set_name(pascal_run_set set);
+
 /* Empty calibration of `workload` with class rule mod4-min2, GEMM tiling
- * 128x128x64 with 2-byte elements and resident_ctas 0 (unset), and a zeroed
- * device that the caller fills in. Owns no memory yet. */
+ * 128x128x64 with 2-byte elements and resident_ctas 0 (unset), attention
+ * tiling 64x64, head_dim 64, 2-byte elements, and a zeroed device that the
+ * caller fills in. Owns no memory yet. */
 void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload);
 
 /* Release the run arrays and reset to an empty calibration of the same
@@ -146,7 +209,10 @@ pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_cali
                                       pascal_error *err);
 
 /* Check the device constants (field "device.sm_count", ...) and, for GEMM,
- * the tiling ("gemm.tile_m", ..., "gemm.resident_ctas"). */
+ * the tiling ("gemm.tile_m", ..., "gemm.resident_ctas"); for attention the
+ * kernel's tiling ("attention.block_q", ...: each >= 1, block_q, block_kv
+ * and head_dim multiples of 16, one K/V step 2 block_kv head_dim elem_bytes
+ * bytes equal to device.block_bytes). */
 pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_error *err);
 
 /* Validate `run` and append a copy. Errors name the run by the index it would
@@ -154,9 +220,10 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_err
  * unknown path, sync with d != 0, N or W == 0, fill_bytes not finite or
  * <= 0, kernel_ns not finite or < 0, a GEMM dimension that is 0 or not a
  * multiple of its tile ("measurements[3].Kg": "Kg (1000) is not a multiple of
- * tile_k (64)"), or a duplicate of an earlier run (PASCAL_EINVAL), or
- * PASCAL_ENOMEM. GEMM runs are checked against cal->gemm, so set the tiling
- * before appending. On failure the calibration is unchanged. */
+ * tile_k (64)"), an attention run that is not on the tma path, whose m is
+ * not its tiling's or whose fills do not exceed its query tiles' bytes, or a
+ * duplicate of an earlier run (PASCAL_EINVAL), or PASCAL_ENOMEM. GEMM runs are checked against
+ * cal->gemm, so set the tiling before appending. On failure the calibration is unchanged. */
 pascal_status pascal_calibration_append_scan(pascal_calibration *cal, const pascal_scan_run *run,
                                              pascal_error *err);
 pascal_status pascal_calibration_append_gemm(pascal_calibration *cal, const pascal_gemm_run *run,
@@ -168,6 +235,26 @@ pascal_status pascal_calibration_append_heldout_scan(pascal_calibration *cal,
                                                      const pascal_scan_run *run, pascal_error *err);
 pascal_status pascal_calibration_append_heldout_gemm(pascal_calibration *cal,
                                                      const pascal_gemm_run *run, pascal_error *err);
+
+/* Append `run` to the run set `set` of `cal`, as the functions above do
+ * (errors name "measurements[i]", "heldout[i]" or "offgrid[i]"; duplicates
+ * are checked within the set). */
+pascal_status pascal_calibration_append_scan_to(pascal_calibration *cal, pascal_run_set set,
+                                                const pascal_scan_run *run, pascal_error *err);
+pascal_status pascal_calibration_append_gemm_to(pascal_calibration *cal, pascal_run_set set,
+                                                const pascal_gemm_run *run, pascal_error *err);
+
+/* The runs of set `set` (*scan or *gemm, the one of the calibration's
+ * workload; either pointer may be NULL) and their number. */
+size_t pascal_calibration_runs_of(const pascal_calibration *cal, pascal_run_set set,
+                                  const pascal_scan_run **scan, const pascal_gemm_run **gemm);
+
+/* Make the measurements of the `n_parts` calibrations `parts` together the
+ * panel `set` (HELDOUT or OFFGRID) of `cal`, as pascal_calibration_set_heldout
+ * does for the held-out panel (errors say "the off-grid panel" for OFFGRID). */
+pascal_status pascal_calibration_set_panel(pascal_calibration *cal, pascal_run_set set,
+                                           const pascal_calibration *const *parts, size_t n_parts,
+                                           pascal_error *err);
 
 /* Make the measurements of the `n_parts` calibrations `parts` together the
  * held-out panel of `cal`, replacing any panel `cal` had (`pascal evaluate
@@ -182,7 +269,7 @@ pascal_status pascal_calibration_set_heldout(pascal_calibration *cal,
                                              const pascal_calibration *const *parts, size_t n_parts,
                                              pascal_error *err);
 
-/* Check every run (held-out panel included) as the append functions do
+/* Check every run (both panels included) as the append functions do
  * (duplicates excepted), for callers that filled the run arrays by other
  * means; errors name the run. */
 pascal_status pascal_calibration_check_runs(const pascal_calibration *cal, pascal_error *err);
@@ -197,7 +284,11 @@ size_t pascal_calibration_heldout_count(const pascal_calibration *cal);
 unsigned pascal_calibration_class(const pascal_calibration *cal, uint32_t m);
 unsigned pascal_class_rule_apply(pascal_class_rule rule, uint32_t m);
 
-/* Stable names and their parsers, for codecs and CLIs: "scan"/"gemm",
+/* Measured K of scan run `run` of `cal` (scan or attention, section 4.2's
+ * target): V / (b W N), for attention (V - W M q) / (b W N) (see above). */
+double pascal_calibration_scan_k(const pascal_calibration *cal, const pascal_scan_run *run);
+
+/* Stable names and their parsers, for codecs and CLIs: "scan"/"gemm"/"attention",
  * "sync"/"tma", "mod4-min2". Parsers return PASCAL_EINVAL with `field` set to
  * the given field name for unknown names. */
 const char *pascal_workload_name(pascal_workload workload);

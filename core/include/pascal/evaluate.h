@@ -9,15 +9,16 @@
  * grid (Mg, Ng) (its curve runs over Kg). A fold removes one key at every
  * size and horizon (every N and W, every Kg), refits the whole model from the
  * remaining runs and predicts each held-out run; every measured run (each
- * repeat) is scored against its own observed K. A held-out panel is scored
- * the same way by the model fitted to all calibration runs: its runs never
- * enter any fit. The same runs are scored with the baselines: aligned K = 1
- * (K_0 for GEMM, the uniform-advance assumption of TileSight-style models),
- * exact SDCM, TileSight's SDCM arithmetic, PPT-GPU as published and Che, all
- * from pascal/baselines.h under the uniform-advance reuse profile, whole-run
- * K (cold first pass included); the SDCM-based columns use the paper's hit
- * rule of 8 ways (C/8 sets; fully associative when C is not a multiple of
- * 8). GEMM baselines need square tiles (tile_m == tile_n), else they are NaN.
+ * repeat) is scored against its own observed K. A panel (held-out or
+ * off-grid) is scored the same way by the model fitted to all calibration
+ * runs, and for coverage by the intervals its answers carry
+ * (pascal/interval.h): its runs never enter any fit or interval. The same runs are scored with the
+ * baselines: aligned K = 1 (K_0 for GEMM, the uniform-advance assumption of TileSight-style
+ * models), exact SDCM, TileSight's SDCM arithmetic, PPT-GPU as published and Che, all from
+ * pascal/baselines.h under the uniform-advance reuse profile, whole-run K (cold first pass
+ * included); the SDCM-based columns use the paper's hit rule of 8 ways (C/8 sets; fully associative
+ * when C is not a multiple of 8). GEMM baselines need square tiles (tile_m == tile_n), else they
+ * are NaN.
  *
  * When the device has peaks, the scored runs that carry a kernel time are
  * also timed with three cache inputs (the TileSight column's fills,
@@ -40,6 +41,7 @@
 
 #include "pascal/calibration.h"
 #include "pascal/error.h"
+#include "pascal/interval.h"
 #include "pascal/predict.h"
 
 #ifdef __cplusplus
@@ -233,6 +235,10 @@ typedef struct pascal_loko_report {
   struct pascal_loko_report *heldout;        /* owned: the held-out panel scored by
                                       the model of all calibration runs, when the
                                       calibration carries one; else NULL            */
+  struct pascal_loko_report *offgrid;        /* owned: the off-grid panel, likewise        */
+  pascal_coverage coverage;                  /* a panel's: how its runs fall in their
+                                                answers' intervals (pascal/interval.h);
+                                                level 0 for the folds                  */
 } pascal_loko_report;
 
 /* Summarise reports as one table row: balanced MAPE, intervals and the floor
@@ -244,16 +250,22 @@ pascal_status pascal_eval_summarize(const pascal_loko_report *const *reports, si
                                     pascal_eval_summary *out, pascal_error *err);
 
 /* Run leave-one-key-out over every key of `cal` (at least two keys), with the
- * summary; when `cal` has a held-out panel, also score it (`heldout`).
- * *out is filled and owns `keys` and `heldout`; release it with
+ * summary; score each panel `cal` carries (`heldout`, `offgrid`).
+ * *out is filled and owns `keys` and the panels; release it with
  * pascal_loko_report_free().
  * Errors: invalid calibration (named field), fewer than two keys, ENOMEM. */
 pascal_status pascal_loko_run(const pascal_calibration *cal, pascal_loko_report *out,
                               pascal_error *err);
 
-/* Score the held-out panel of `cal` (at least one run) with the model fitted
- * to all its calibration runs; same layout as a LOKO report (heldout NULL).
- * Errors: invalid calibration, empty panel ("heldout"), a fit that fails. */
+/* Score the panel `set` (PASCAL_RUNS_HELDOUT or PASCAL_RUNS_OFFGRID, at
+ * least one run) of `cal` with the model fitted to all its calibration
+ * runs, and its coverage by that model's intervals (built from the
+ * calibration's folds, pascal_interval_build); same layout as a LOKO report
+ * (no panels of its own). Errors: invalid calibration, another set ("set"),
+ * empty panel ("heldout", "offgrid"), a fit that fails. */
+pascal_status pascal_panel_run(const pascal_calibration *cal, pascal_run_set set,
+                               pascal_loko_report *out, pascal_error *err);
+/* pascal_panel_run of the held-out panel. */
 pascal_status pascal_heldout_run(const pascal_calibration *cal, pascal_loko_report *out,
                                  pascal_error *err);
 void pascal_loko_report_free(pascal_loko_report *report);

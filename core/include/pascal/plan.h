@@ -7,12 +7,14 @@
  * A plan says which reference runs a calibration needs. Scan plans list the
  * sizes N_j, the configuration keys z = (o, path, d, m), the horizons W and a
  * repeat count; GEMM plans list problem shapes (Mg, Ng, Kg) and a repeat
- * count. The JSON form is `pascal-plan/1` (docs/bundle-format.md), read and
- * written by server/codec; this header is the pure-C model, no JSON.
+ * count; attention plans are scan plans of K/V steps (pascal/attention.h:
+ * N steps, W M CTAs of one query tile each, the default tiling, so every key
+ * is on the tma path with m = 128). The JSON form is `pascal-plan/1` (docs/bundle-format.md), read
+ * and written by server/codec; this header is the pure-C model, no JSON.
  *
  * Expansion order is fixed and documented, so that run index i means the same
  * run to pascald, the agent and the tests:
- *   scan: for each size (plan order), for each key (plan order), for each
+ *   scan, attention: for each size (plan order), for each key (plan order), for each
  *         horizon (plan order), for each repeat 0..repeats-1;
  *   gemm: for each shape (plan order), for each repeat.
  *
@@ -54,8 +56,15 @@ extern "C" {
 
 typedef enum pascal_plan_workload {
   PASCAL_PLAN_SCAN = 0,
-  PASCAL_PLAN_GEMM = 1
+  PASCAL_PLAN_GEMM = 1,
+  PASCAL_PLAN_ATTENTION = 2 /* scan-shaped: sizes, keys, horizons */
 } pascal_plan_workload;
+
+/* The workload's name ("scan", "gemm", "attention"; NULL for another value)
+ * and its parser (PASCAL_EINVAL naming `field`). */
+const char *pascal_plan_workload_name(pascal_plan_workload workload);
+pascal_status pascal_plan_workload_parse(const char *text, const char *field,
+                                         pascal_plan_workload *out, pascal_error *err);
 
 typedef enum pascal_plan_path {
   PASCAL_PLAN_SYNC = 0, /* synchronous loads; d must be 0            */

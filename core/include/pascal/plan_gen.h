@@ -36,6 +36,33 @@
  *     over L2 peak, 0.44 on the H100, plus 10 %) at which an L2-bound kernel
  *     becomes DRAM-bound.
  *
+ * The attention plans (docs/attention.md; the paper's exploratory
+ * FlashAttention-2 protocol: 96 reference and 24 held-out runs at disjoint
+ * sequence lengths over depths 1-3, and 15 further held-out (N, W, d) cells
+ * with two repeats each) measure the default tiling (pascal/attention.h),
+ * one key per depth d = 1..3 at the occupancy its shared memory allows
+ * (pascal_attention_occupancy, capped like the scan's), N in K/V steps:
+ *   - attention: N = C x {30, 40, 60, 80} / 20 (1.5 C to 4 C), W in
+ *     {1, 3, 8, 24}, two repeats: 3 x 4 x 4 x 2 = 96 runs;
+ *   - attention-heldout: N = C x {50, 70} / 20 (between the reference
+ *     sizes), the same horizons, once: 24 runs;
+ *   - attention-cells: parts 1..5, one (N, W) cell each off both grids
+ *     (N = C x {35, 45, 55, 65, 75} / 20 with W = 2, 12, 5, 20, 16), the
+ *     three depths, two repeats: 15 cells, 30 runs.
+ * The off-grid panel puts runs where users ask but neither the calibration
+ * nor the held-out panel measures (docs/expected-error.md, "The off-grid
+ * panel"); it is measured like a held-out panel, never fitted and never
+ * used to set an answer's interval, only to score it:
+ *   - scan-offgrid, the seven families, two repeats, four parts: (1) N =
+ *     16C/5 at W = 2, 32 (between the horizons) and 96 (beyond), m = 1 and
+ *     12; (2) N = 2C and 12C (below and far beyond the sizes) at W = 16,
+ *     m = 2 and 13; (3) m = 16, 17, 18 (beyond the compute values, one per
+ *     class) at N = 16C/5, W = 16; (4) m = 9, N = 8C, W = 8 (all three off
+ *     their grids): 84 + 56 + 42 + 14 = 196 runs;
+ *   - gemm-offgrid, 22 shapes, two repeats: Kg = 512, 3072 and 16384 on
+ *     three calibrated grids, grids with Mg or Ng of 128 (below) or 16384 /
+ *     8192 (beyond), and grids and Kg between the calibrated ones.
+ *
  * The held-out scan panel is not one cross product of sizes and horizons,
  * so it is emitted as PASCAL_PLAN_SCAN_HELDOUT_PARTS ordinary plans (parts
  * 1..n), one per held-out size; together they hold 42 keys x 5 (N, W) pairs
@@ -55,15 +82,24 @@ extern "C" {
 #endif
 
 typedef enum pascal_plan_kind {
-  PASCAL_PLAN_KIND_SCAN = 0,         /* 63 keys x 3 sizes x 4 horizons = 756 runs */
-  PASCAL_PLAN_KIND_SCAN_HELDOUT = 1, /* 42 keys, parts 1..2, 420 runs in all       */
-  PASCAL_PLAN_KIND_GEMM = 2,         /* 120 shapes                                 */
-  PASCAL_PLAN_KIND_GEMM_HELDOUT = 3, /* 60 shapes                                  */
-  PASCAL_PLAN_KIND_SCAN_DRAM = 4,    /* 14 keys x 5 sizes x 2 horizons = 140 runs  */
-  PASCAL_PLAN_KIND_GEMM_DRAM = 5     /* 10 shapes                                  */
+  PASCAL_PLAN_KIND_SCAN = 0,              /* 63 keys x 3 sizes x 4 horizons = 756 runs */
+  PASCAL_PLAN_KIND_SCAN_HELDOUT = 1,      /* 42 keys, parts 1..2, 420 runs in all       */
+  PASCAL_PLAN_KIND_GEMM = 2,              /* 120 shapes                                 */
+  PASCAL_PLAN_KIND_GEMM_HELDOUT = 3,      /* 60 shapes                                  */
+  PASCAL_PLAN_KIND_SCAN_DRAM = 4,         /* 14 keys x 5 sizes x 2 horizons = 140 runs  */
+  PASCAL_PLAN_KIND_GEMM_DRAM = 5,         /* 10 shapes                                  */
+  PASCAL_PLAN_KIND_SCAN_OFFGRID = 6,      /* parts 1..4, 196 runs in all                */
+  PASCAL_PLAN_KIND_GEMM_OFFGRID = 7,      /* 22 shapes x 2 repeats = 44 runs            */
+  PASCAL_PLAN_KIND_ATTENTION = 8,         /* 3 keys x 4 sizes x 4 horizons x 2 = 96     */
+  PASCAL_PLAN_KIND_ATTENTION_HELDOUT = 9, /* 3 keys x 2 sizes x 4 horizons = 24         */
+  PASCAL_PLAN_KIND_ATTENTION_CELLS = 10   /* parts 1..5: 3 keys x 1 cell x 2 = 6        */
 } pascal_plan_kind;
 
 #define PASCAL_PLAN_SCAN_HELDOUT_PARTS    2u
+#define PASCAL_PLAN_SCAN_OFFGRID_PARTS    4u
+#define PASCAL_PLAN_ATTENTION_CELL_PARTS  5u
+/* The most parts any kind is written as. */
+#define PASCAL_PLAN_PARTS_MAX             PASCAL_PLAN_ATTENTION_CELL_PARTS
 /* Bytes of shared memory the driver reserves per resident CTA (sm_80 on). */
 #define PASCAL_PLAN_SMEM_RESERVED_PER_CTA 1024u
 
@@ -76,14 +112,17 @@ typedef struct pascal_plan_device {
   uint32_t max_occupancy;   /* cap on every family's occupancy; 0: 2       */
 } pascal_plan_device;
 
-/* "scan", "scan-heldout", "gemm", "gemm-heldout", "scan-dram", "gemm-dram";
- * NULL for an invalid kind. */
+/* "scan", "scan-heldout", "gemm", "gemm-heldout", "scan-dram", "gemm-dram",
+ * "scan-offgrid", "gemm-offgrid", "attention", "attention-heldout",
+ * "attention-cells"; NULL for an invalid kind. */
 const char *pascal_plan_kind_name(pascal_plan_kind kind);
-/* Whether the kind is a scan plan (it then depends on the device). */
+/* Whether the kind is a scan-shaped plan, scan or attention (it then
+ * depends on the device). */
 int pascal_plan_kind_is_scan(pascal_plan_kind kind);
 /* Parse the names above; PASCAL_EINVAL (field "kind") otherwise. */
 pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out, pascal_error *err);
-/* Number of plan files the kind is emitted as (scan-heldout: 2, else 1). */
+/* Number of plan files the kind is emitted as (scan-heldout: 2,
+ * scan-offgrid: 4, attention-cells: 5, else 1). */
 unsigned pascal_plan_kind_parts(pascal_plan_kind kind);
 
 /* Highest occupancy o at which o CTAs with d TMA buffers of block_bytes fit

@@ -98,6 +98,8 @@ typedef enum pascal_coordinate {
   PASCAL_COORD_N_C = 5,
   PASCAL_COORD_N_K = 6
 } pascal_coordinate;
+/* The number of coordinates (a workload that adds one extends both). */
+#define PASCAL_COORDINATES 7
 
 /* "N", "W", "m", "d", "n_r", "n_c", "n_k". */
 const char *pascal_coordinate_name(pascal_coordinate c);
@@ -128,12 +130,42 @@ typedef struct pascal_extrapolations {
   pascal_extrapolation item[PASCAL_EXTRAPOLATION_MAX];
 } pascal_extrapolations;
 
+/* How an answer was carried from its nearest references along one
+ * coordinate: interpolated between references or extrapolated past them
+ * (clamped or held), and how far, in the coordinate's own unit: |log v -
+ * log v_ref| for the multiplicative coordinates (N, W, n_r, n_c, n_k), the
+ * difference for the additive ones (m, d). A coordinate the answer reads at
+ * a reference is not listed. The residual groups of pascal/interval.h are
+ * keyed by (coordinate, kind) and scaled by the distance, so a workload
+ * states its transfers and its interval follows. */
+typedef enum pascal_transfer_kind {
+  PASCAL_TRANSFER_INTERP = 0, /* between references                 */
+  PASCAL_TRANSFER_EXTRAP = 1  /* past the last reference on one side */
+} pascal_transfer_kind;
+
+/* "interpolated", "extrapolated". */
+const char *pascal_transfer_kind_name(pascal_transfer_kind kind);
+
+typedef struct pascal_transfer {
+  pascal_coordinate coordinate;
+  pascal_transfer_kind kind;
+  double distance; /* > 0: from the nearest reference read */
+} pascal_transfer;
+
+#define PASCAL_TRANSFERS_MAX 6
+typedef struct pascal_transfers {
+  size_t n; /* 0: every coordinate at a reference */
+  pascal_transfer item[PASCAL_TRANSFERS_MAX];
+} pascal_transfers;
+
 /* Where an expected error came from (pascal/validation.h). */
 typedef enum pascal_error_source {
   PASCAL_ERRSRC_NONE = 0,      /* no validated key fits: unknown          */
   PASCAL_ERRSRC_LOKO = 1,      /* leave-one-key-out fold errors            */
   PASCAL_ERRSRC_IN_SAMPLE = 2, /* the reference's own runs (exact answers) */
-  PASCAL_ERRSRC_HELD_OUT = 3   /* a held-out validation panel              */
+  PASCAL_ERRSRC_HELD_OUT = 3,  /* a held-out validation panel              */
+  PASCAL_ERRSRC_INTERVAL = 4   /* the mean error of the answer's interval
+                                  groups (pascal/interval.h), where larger  */
 } pascal_error_source;
 
 /* "none", "loko", "in-sample", "held-out". */
@@ -227,6 +259,7 @@ typedef struct pascal_scan_prediction {
   uint32_t M;        /* sm_count * o                                       */
   pascal_scan_explanation why;
   pascal_extrapolations extrapolated;
+  pascal_transfers transfers; /* empty for rule resident (no reference read) */
   pascal_scan_advice advice;
   pascal_expected_error expected; /* filled by pascal_validation_expect_scan */
 } pascal_scan_prediction;
@@ -274,6 +307,7 @@ typedef struct pascal_gemm_prediction {
   uint32_t M;             /* resident CTAs                                         */
   pascal_gemm_explanation why;
   pascal_extrapolations extrapolated;
+  pascal_transfers transfers;
   pascal_expected_error expected; /* filled by pascal_validation_expect_gemm */
 } pascal_gemm_prediction;
 

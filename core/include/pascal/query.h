@@ -14,8 +14,10 @@
  * read, and pascal_query_check() holds the rules a table cannot say (the
  * scan's depth belongs to its path).
  *
- *   scan  o, path, d, m (the key z), N (blocks), W (horizon)
- *   gemm  Mg, Ng, Kg (the problem shape)
+ *   scan       o, path, d, m (the key z), N (blocks), W (horizon)
+ *   gemm       Mg, Ng, Kg (the problem shape)
+ *   attention  seq_q, seq_kv, heads, head_dim, stages; optional kv_heads,
+ *              block_q, block_kv, elem_bytes, causal (pascal/attention.h)
  *
  * Error convention (pascal/error.h): fields are named `prefix.name` when a
  * prefix is given ("queries[3].d", a batch item), else `name`; PASCAL_EMISSING
@@ -31,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pascal/attention.h"
 #include "pascal/calibration.h"
 #include "pascal/error.h"
 
@@ -41,9 +44,12 @@ extern "C" {
 /* The horizons a scan query may ask for. */
 #define PASCAL_PREDICT_W_MIN 1e-9
 #define PASCAL_PREDICT_W_MAX 1e15
-/* The one message for a query that mixes the fields of two workloads. */
+/* The messages for a query that mixes the fields of two workloads: a scan's
+ * and a GEMM's; attention's and another's. */
 #define PASCAL_PREDICT_MIXED_MESSAGE                                                               \
   "a query is either a scan (o, path, d, m, N, W) or a GEMM (Mg, Ng, Kg), not both"
+#define PASCAL_PREDICT_MIXED_ATTENTION_MESSAGE                                                     \
+  "an attention query (seq_q, seq_kv, heads, head_dim, stages, ...) takes no scan or GEMM field"
 
 /* A shared cyclic scan: the key z = (o, path, d, m), N blocks, horizon W. */
 typedef struct pascal_scan_query {
@@ -57,6 +63,11 @@ typedef struct pascal_gemm_query {
   pascal_gemm_shape shape;
 } pascal_gemm_query;
 
+/* An attention launch (pascal/attention.h). */
+typedef struct pascal_attention_query {
+  pascal_attention_shape shape;
+} pascal_attention_query;
+
 /* The tagged query. `given` has bit i set when field i of the workload's
  * table was given (an optional field that is not given keeps its zero). */
 typedef struct pascal_query {
@@ -65,6 +76,7 @@ typedef struct pascal_query {
   union {
     pascal_scan_query scan;
     pascal_gemm_query gemm;
+    pascal_attention_query attention;
   };
 } pascal_query;
 
@@ -101,6 +113,7 @@ int pascal_query_field_index(pascal_workload workload, const char *name, size_t 
 /* A whole query from code: every field of its table given. */
 pascal_query pascal_query_scan(const pascal_scan_key *key, uint32_t N, double W);
 pascal_query pascal_query_gemm(const pascal_gemm_shape *shape);
+pascal_query pascal_query_attention(const pascal_attention_shape *shape);
 
 /* A field's value as readers give it and writers read it. */
 typedef struct pascal_query_value {
@@ -127,14 +140,17 @@ void pascal_query_get(const pascal_query *q, size_t index, pascal_query_value *o
  * are given, scan when none is. given(name, arg) says whether the field
  * `name` is present. Marking fields of two workloads: EINVAL naming the
  * first given marking field of the later one with
- * PASCAL_PREDICT_MIXED_MESSAGE. */
+ * PASCAL_PREDICT_MIXED_MESSAGE (scan and GEMM) or
+ * PASCAL_PREDICT_MIXED_ATTENTION_MESSAGE (attention and another). */
 pascal_status pascal_query_workload(int (*given)(const char *name, void *arg), void *arg,
                                     const char *prefix, pascal_workload *out, pascal_error *err);
 
 /* Check a query: every required field given and every value in its range
  * (the messages of pascal_query_build), and the rules between fields: a tma
  * scan needs its depth d >= 1 (EMISSING when absent, EINVAL when 0), a sync
- * scan has d = 0. */
+ * scan has d = 0; attention's kv_heads divides heads (EINVAL). What the
+ * attention model does not describe (causal, kv_heads > 1, another tiling)
+ * is its refusal, pascal_model_predict_attention's. */
 pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pascal_error *err);
 
 #ifdef __cplusplus

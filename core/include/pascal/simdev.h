@@ -50,6 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pascal/attention.h"
 #include "pascal/calibration.h"
 #include "pascal/error.h"
 #include "pascal/latency.h"
@@ -301,6 +302,42 @@ typedef struct pascal_simdev_gemm {
  * "tile_n", "C", ...). */
 pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gemm *run,
                                      pascal_simdev_stats *out, pascal_error *err);
+
+/* One FlashAttention-2 forward launch (docs/attention.md, the paper's
+ * exploratory attention section) on the scan engine: CTA c is query tile
+ * c mod t of head c / t (t = ceil(seq_q / block_q) tiles per head),
+ * launched in that order onto M = sm_count * o slots like a scan's CTAs
+ * (the first wave in a per-run random order). A CTA reads its query tile
+ * (one line of its own, a fill), then streams its heads' K/V steps 0 ..
+ * n - 1 as the scan streams blocks (n = ceil(seq_kv / block_kv); causal:
+ * the steps up to its tile's last row, top-left aligned) through `stages`
+ * buffers: its first step's work waits for the query tile too. Per step:
+ * 2 consume (the K and the V tile) + compute(m) + intra-CTA sync, m =
+ * pascal_attention_m. At its end it writes its output tile (one line,
+ * allocated without a read). The cache's line is one K/V step
+ * (2 block_kv head_dim elem_bytes bytes): it holds capacity_blocks *
+ * block_bytes / that many lines, and DRAM and link times scale with it; a
+ * query or output tile takes one line too (for the default tiling half a
+ * line's bytes: the sim overstates their footprint, and their DRAM and
+ * link time, by that much). The kv_heads K/V heads are separate lines;
+ * query head h reads K/V head h / (heads / kv_heads). */
+typedef struct pascal_simdev_attention {
+  pascal_attention_shape shape; /* every member but kv_heads (0: 1) and
+                                   causal >= 1; block_q, block_kv and
+                                   head_dim multiples of 16              */
+  uint32_t o;                   /* resident CTAs per SM, >= 1           */
+  uint64_t seed;                /* mixed into the profile seed          */
+} pascal_simdev_attention;
+
+/* Run one attention launch. out: requests (query tiles and K/V steps),
+ * hits, merges, fills (query tiles included, every one a fill), fill_bytes
+ * = K/V fills * step bytes + query fills * query tile bytes (what a fill
+ * counter measures), kernel_ns, K = M * K/V fills / K/V requests (the
+ * query-adjusted excess: fills / (W N) for a multi-query, non-causal
+ * launch of W M CTAs), M. Errors name the field ("seq_q", "block_kv",
+ * "kv_heads", "o", ...). Deterministic for a given profile and run. */
+pascal_status pascal_simdev_run_attention(pascal_simdev *dev, const pascal_simdev_attention *run,
+                                          pascal_simdev_stats *out, pascal_error *err);
 
 /* The compute of one k-step of `tiling`: its 2 tile_m tile_n tile_k FLOPs
  * as 16x16x16 matrix instructions (PASCAL_SCAN_MMA_FLOPS each, the unit a

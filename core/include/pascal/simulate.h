@@ -104,7 +104,8 @@ pascal_status pascal_sim_belady_trace(const uint64_t *trace, size_t len, uint64_
 /* LRU stack (reuse) distance of every request of an address trace: rd[i] =
  * number of distinct addresses strictly between request i and the previous
  * request to the same address, or PASCAL_RD_COLD for a first reference.
- * O(len log len) (Fenwick tree over request times); memory O(len + universe). */
+ * O(len log universe) (a Fenwick tree over 2 universe slots, compacted when
+ * full); memory O(universe) besides rd. */
 #define PASCAL_RD_COLD UINT64_MAX
 pascal_status pascal_trace_reuse_distance_compute(const uint64_t *trace, size_t len,
                                                   uint64_t universe, uint64_t *rd,

@@ -17,7 +17,16 @@
  * (scan: the nearest key on each side in m within (o, path, d), averaged;
  * widened to the nearest depth of (o, path), then to any rule, and said so;
  * GEMM: the two nearest grids in (log Mg, log Ng)). An exact answer takes
- * its own key's in-sample error; a resident answer (N <= C) has none.
+ * its own key's in-sample error; a resident answer (N <= C) has none. An
+ * answer that transferred (pascal/predict.h, pascal_transfers) expects at
+ * least the mean error its interval's residual groups give it (source
+ * "interval"), so that no answer off its references reads near zero.
+ *
+ * A validation also holds the calibration's prediction intervals
+ * (pascal/interval.h) and the families where the model loses to the
+ * trivial baseline: PASCAL's leave-one-key-out error, balanced over the
+ * family's keys, above aligned K = 1's (K_0 for GEMM) on the same runs. A
+ * scan family is (o, path, d); a GEMM calibration is one family.
  */
 #ifndef PASCAL_VALIDATION_H
 #define PASCAL_VALIDATION_H
@@ -28,6 +37,7 @@
 #include "pascal/calibration.h"
 #include "pascal/error.h"
 #include "pascal/evaluate.h"
+#include "pascal/interval.h"
 #include "pascal/predict.h"
 
 #ifdef __cplusplus
@@ -42,17 +52,48 @@ typedef struct pascal_validated_key {
   double error_pct;           /* finite, >= 0                                 */
 } pascal_validated_key;
 
+/* A family where the model loses to aligned K = 1 under its folds. */
+typedef struct pascal_family_loss {
+  pascal_scan_key family; /* scan: o, path, d (m 0); GEMM: zero      */
+  size_t n_keys;          /* its scored keys                           */
+  double pascal_pct;      /* balanced leave-one-key-out MAPE, percent  */
+  double aligned_pct;     /* aligned K = 1's on the same runs          */
+} pascal_family_loss;
+
 typedef struct pascal_validation {
   pascal_workload workload;
   size_t n, cap;
-  pascal_validated_key *keys; /* owned */
+  pascal_validated_key *keys;           /* owned */
+  pascal_interval_calibration interval; /* owned: the intervals' residuals */
+  size_t n_losses;
+  pascal_family_loss *losses; /* owned: families where PASCAL loses */
 } pascal_validation;
 
+/* The families of the leave-one-key-out report `loko` where PASCAL's
+ * balanced MAPE exceeds aligned's (keys without a scored run or an aligned
+ * error are left out), in the report's key order, into *out (owned by the
+ * caller: free()) and *n. ENOMEM. */
+pascal_status pascal_family_losses(const pascal_loko_report *loko, pascal_family_loss **out,
+                                   size_t *n, pascal_error *err);
+
+/* The warning `pascal fit` and pascald's freeze give for a loss, in one
+ * line ("family o=1 tma d=4: PASCAL's leave-one-key-out error 27.99 %
+ * exceeds aligned K = 1's 24.75 % over its 9 keys"), truncated to len - 1
+ * bytes. */
+void pascal_family_loss_describe(const pascal_family_loss *f, pascal_workload workload, char *buf,
+                                 size_t len);
+
+/* The loss of the family of `key` (NULL for GEMM) among the n `losses`, or
+ * NULL where the model does not lose. */
+const pascal_family_loss *pascal_family_loss_find(const pascal_family_loss *losses, size_t n,
+                                                  const pascal_scan_key *key);
+
 /* In-sample errors of `model` (fitted from `cal`) on every key's runs, and
- * the leave-one-key-out fold errors when `cal` has at least two keys: from
- * `loko` when the caller has run pascal_loko_run() on `cal` already, else
- * run here (NULL). Keys whose runs were all refused are left out. Free with
- * pascal_validation_free() (also after a failure). */
+ * the leave-one-key-out fold errors and family losses when `cal` has at
+ * least two keys: from `loko` when the caller has run pascal_loko_run() on
+ * `cal` already, else run here (NULL); the intervals from `cal`'s folds
+ * (pascal_interval_build). Keys whose runs were all refused are left out.
+ * Free with pascal_validation_free() (also after a failure). */
 pascal_status pascal_validation_build(const pascal_calibration *cal, const pascal_model *model,
                                       const pascal_loko_report *loko, pascal_validation *out,
                                       pascal_error *err);

@@ -128,6 +128,7 @@ function validationRows(report) {
     ...cols.map(c => el("td", {text: fmt(r.balanced_mape[c])}))));
   add("LOKO folds", report);
   if (report.heldout) add("held-out panel", report.heldout);
+  if (report.offgrid) add("off-grid panel", report.offgrid);
   return {head, rows, cols};
 }
 
@@ -143,13 +144,20 @@ async function selectCalibration(id) {
     table.tHead.replaceChildren(v.head);
     fillTable(table, v.rows);
     const s = d.report.summary || {};
+    const cover = ["heldout", "offgrid"].filter(p => d.report[p] && d.report[p].coverage)
+      .map(p => " " + (p === "heldout" ? "Held-out" : "Off-grid") + " runs inside their 80% interval: " +
+                fmt(d.report[p].coverage.all.coverage_pct) + "%.");
     note.textContent = d.report.n_scored + " of " + d.report.n_runs + " runs scored, " +
       d.report.n_refused + " refused; repeat-to-repeat floor " +
-      (s.floor_mape == null ? "unknown (no repeats)" : fmt(s.floor_mape) + "%") + ".";
+      (s.floor_mape == null ? "unknown (no repeats)" : fmt(s.floor_mape) + "%") + "." +
+      cover.join("");
+    const warn = (d.warnings || []).map(w => el("li", {text: w}));
+    document.getElementById("validation-warnings").replaceChildren(...warn);
   } else {
     table.tHead.replaceChildren();
     fillTable(table, []);
     note.textContent = "This calibration has no validation report.";
+    document.getElementById("validation-warnings").replaceChildren();
   }
   fillFamilies(d);
   showPlots();
@@ -257,6 +265,10 @@ async function predict(ev) {
       ...[["K", fmt(a.K, 4)], ["rho", fmt(a.rho, 4)], ["fill bytes", fmt(a.fill_bytes)],
           ["rule", a.rule], ["expected error", a.expected_error_pct == null ? "unknown"
                                                   : fmt(a.expected_error_pct) + "%"],
+          ["80% interval of K", a.interval ? fmt(a.interval.K_low, 4) + " .. " +
+                                               fmt(a.interval.K_high, 4) : "unknown"],
+          ["model vs aligned K=1", a.validation ? "loses in its folds: " +
+              fmt(a.validation.pascal_pct) + "% vs " + fmt(a.validation.aligned_pct) + "%" : "-"],
           ["extrapolated", ext.length ? ext.join(", ") : "no"],
           ["calibration", "#" + a.calibration]]
         .map(([k, v]) => el("div", {"data-figure": k}, el("dt", {text: k}),

@@ -1,0 +1,129 @@
+/*
+ * bench_interval.c - how the prediction intervals of a calibration hold on
+ * its panels (pascal/interval.h; docs/expected-error.md): the residual
+ * groups the intervals come from (the calibration's leave-one-key-out and
+ * level folds, the repeats), then, for the held-out and the off-grid panel,
+ * the share of runs inside the 80 % interval of K (and of time, where
+ * timed), the median K_high / K_low and the run-mean MAPE of PASCAL and of
+ * aligned K = 1 (K_0 for GEMM), over all runs and per group of runs with
+ * the same transfers.
+ *
+ * usage: bench_interval BUNDLE.json [OFFGRID.json ...]
+ *   OFFGRID bundles (measured calibrations of the scan-offgrid or
+ *   gemm-offgrid plans) become the off-grid panel, replacing the bundle's.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pascal/evaluate.h"
+#include "pascal/interval.h"
+#include "pascal_codec.h"
+
+static void print_groups(const pascal_interval_calibration *ic)
+{
+  printf("residual groups (rate = log(measured/predicted) per unit distance; 10%%/90%% "
+         "quantiles)\n");
+  printf("  %-16s %6s %9s %9s %6s %9s %9s\n", "group", "n K", "lo", "hi", "n t", "lo t", "hi t");
+  for (int c = 0; c < PASCAL_COORDINATES; c++)
+    for (int k = 0; k < 2; k++) {
+      const pascal_interval_group *g = &ic->group[c][k];
+      if (!g->n[PASCAL_INTERVAL_K])
+        continue;
+      char name[64];
+      pascal_signature_name(1u << (2 * c + k), name, sizeof name);
+      printf("  %-16s %6zu %9.4f %9.4f %6zu %9.4f %9.4f\n", name, g->n[0], g->lo[0], g->hi[0],
+             g->n[1], g->lo[1], g->hi[1]);
+    }
+  const pascal_interval_group *g = &ic->noise_group;
+  printf("  %-16s %6zu %9.4f %9.4f %6zu %9.4f %9.4f\n\n", "repeats", g->n[0], g->lo[0], g->hi[0],
+         g->n[1], g->lo[1], g->hi[1]);
+}
+
+static void print_row(const char *name, const pascal_coverage_group *g)
+{
+  printf("  %-44s %5zu %7.1f %7.2f %8.2f %8.2f", name, g->n_runs,
+         g->n_runs ? 100.0 * (double)g->n_covered / (double)g->n_runs : NAN, g->median_ratio,
+         g->mape_pascal, g->mape_aligned);
+  if (g->n_timed)
+    printf(" %6.1f (%zu)", 100.0 * (double)g->n_time_covered / (double)g->n_timed, g->n_timed);
+  printf("\n");
+}
+
+static void print_panel(const char *title, const pascal_loko_report *rep)
+{
+  if (!rep)
+    return;
+  const pascal_coverage *c = &rep->coverage;
+  printf("%s: %zu runs, %zu scored, interval level %.0f %%\n", title, rep->n_runs, rep->n_scored,
+         100 * c->level);
+  printf("  %-44s %5s %7s %7s %8s %8s %s\n", "group (transfers)", "runs", "cover%", "hi/lo",
+         "PASCAL%", "aligned%", "time cover% (timed)");
+  print_row("all", &c->all);
+  for (size_t i = 0; i < c->n_groups; i++) {
+    char name[128];
+    pascal_signature_name(c->group[i].signature, name, sizeof name);
+    print_row(name, &c->group[i]);
+  }
+  printf("\n");
+}
+
+static int load(const char *path, json_t **doc, pascal_codec_bundle *b, pascal_error *err)
+{
+  pascal_codec_bundle_init(b);
+  return pascal_codec_load_file(path, doc, err) || pascal_codec_bundle_decode(*doc, b, err);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s BUNDLE.json [OFFGRID.json ...]\n", argv[0]);
+    return 2;
+  }
+  int n_parts = argc - 2, rc = 1;
+  pascal_error err = {0};
+  json_t *doc = NULL, **part_doc = calloc((size_t)n_parts + 1, sizeof *part_doc);
+  pascal_codec_bundle b, *parts = calloc((size_t)n_parts + 1, sizeof *parts);
+  const pascal_calibration **part_cal = calloc((size_t)n_parts + 1, sizeof *part_cal);
+  pascal_interval_calibration ic = {0};
+  pascal_loko_report rep = {0};
+  int have_rep = 0, loaded = 0;
+  const char *where = argv[1];
+  if (!part_doc || !parts || !part_cal || load(argv[1], &doc, &b, &err))
+    goto done;
+  for (; loaded < n_parts; loaded++) {
+    where = argv[2 + loaded];
+    if (load(argv[2 + loaded], &part_doc[loaded], &parts[loaded], &err))
+      goto done;
+    part_cal[loaded] = &parts[loaded].cal;
+  }
+  where = argv[1];
+  if ((n_parts && pascal_calibration_set_panel(&b.cal, PASCAL_RUNS_OFFGRID, part_cal,
+                                               (size_t)n_parts, &err)) ||
+      pascal_interval_build(&b.cal, &ic, &err) || pascal_loko_run(&b.cal, &rep, &err))
+    goto done;
+  have_rep = 1;
+  printf("%s: %zu calibration runs, %zu residuals, %zu repeat deviations\n\n", argv[1],
+         pascal_calibration_run_count(&b.cal), ic.n, ic.n_noise);
+  print_groups(&ic);
+  print_panel("held-out panel", rep.heldout);
+  print_panel("off-grid panel", rep.offgrid);
+  rc = 0;
+done:
+  if (rc)
+    fprintf(stderr, "%s: %s: %s\n", where, err.field, err.message);
+  if (have_rep)
+    pascal_loko_report_free(&rep);
+  pascal_interval_free(&ic);
+  for (int i = 0; parts && i <= loaded && i < n_parts; i++) { /* the loaded ones, the failed one */
+    pascal_codec_bundle_free(&parts[i]);
+    json_decref(part_doc[i]);
+  }
+  pascal_codec_bundle_free(&b);
+  json_decref(doc);
+  free(part_doc);
+  free(parts);
+  free(part_cal);
+  return rc;
+}

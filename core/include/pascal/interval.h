@@ -1,0 +1,209 @@
+/*
+ * pascal/interval.h - prediction intervals: how far the measured K (and
+ * kernel time) of a query may lie from its answer, at a stated level, from
+ * the calibration's own out-of-fold residuals and repeats (paper section
+ * 4.4, whose leave-one-key-out folds this reuses run by run;
+ * docs/expected-error.md derives it and states its limits).
+ *
+ * A residual is log(measured / predicted) of one calibration run predicted
+ * by a model that never saw it: a leave-one-key-out fold (a scan key, a GEMM
+ * grid) or a level fold (every run at one horizon W, size N or reduction
+ * length Kg left out; residuals.c). It keeps the transfers of its prediction
+ * (pascal_transfers, pascal/predict.h: which coordinates were interpolated
+ * or extrapolated, how far). A residual with exactly one transfer is
+ * evidence about that transfer alone: it enters the group (coordinate,
+ * kind) as the rate log-ratio / distance. Repeated runs of one
+ * configuration (calibration or held-out panel) give the run-to-run spread
+ * (the noise group). Neither panel's predictions enter: both score the
+ * intervals out of sample (pascal_coverage below).
+ *
+ * An answer's interval of K, for each of its transfers, takes its group's
+ * (1 - level)/2 and (1 + level)/2 quantiles of the rate times the answer's
+ * distance (so it widens with the distance, the farther past the last
+ * reference the wider), each side at least 0 (the interval holds the
+ * answer); the transfers combine in quadrature (independent errors add in
+ * variance); the noise group's quantiles are the floor (a new run varies
+ * that much even at a reference), and off its references no half-width is
+ * below PASCAL_INTERVAL_FLOOR. A group with fewer than
+ * PASCAL_INTERVAL_MIN_RESIDUALS rates borrows the other kind of the same
+ * coordinate (extrapolated from interpolated and back), then the widest
+ * group in log units at distance 1, and says so (`borrowed`). An answer at
+ * its references (no transfer) has the noise group's interval, or none
+ * (zero width) when the calibration has no repeated runs: what it measured
+ * is what it answers. The interval of time is the quantiles of every
+ * residual's time (the folds' own time models), whatever the answer
+ * transferred, with the same floors: the time's error is its fit's, which
+ * does not grow with the distance as K's does.
+ *
+ * Everything is computed once when a model is loaded; an interval is a
+ * lookup of at most PASCAL_TRANSFERS_MAX groups (no allocation), so any
+ * number of threads may compute intervals from one calibration at once.
+ */
+#ifndef PASCAL_INTERVAL_H
+#define PASCAL_INTERVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pascal/calibration.h"
+#include "pascal/error.h"
+#include "pascal/predict.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The stated level of every interval. */
+#define PASCAL_INTERVAL_LEVEL         0.8
+/* A group with fewer rates than this borrows (see above). */
+#define PASCAL_INTERVAL_MIN_RESIDUALS 8
+/* The least half-width, in log units (about 1 %), of an answer that is not
+ * at its references: a stated floor, not fitted to any panel. */
+#define PASCAL_INTERVAL_FLOOR         0.01
+
+/* What an interval bounds: the fill-equivalent count K (and with it the
+ * fill bytes) or the kernel time. */
+typedef enum pascal_interval_quantity {
+  PASCAL_INTERVAL_K = 0,
+  PASCAL_INTERVAL_TIME = 1,
+  PASCAL_INTERVAL_QUANTITIES = 2
+} pascal_interval_quantity;
+
+/* One out-of-sample run. */
+typedef struct pascal_residual {
+  pascal_transfers transfers;                   /* of its prediction            */
+  double log_ratio[PASCAL_INTERVAL_QUANTITIES]; /* log(measured / predicted);
+                                                   NaN when not measured (an
+                                                   untimed run's time)          */
+} pascal_residual;
+
+/* The summary of one group, per quantity. */
+typedef struct pascal_interval_group {
+  size_t n[PASCAL_INTERVAL_QUANTITIES];        /* rates                      */
+  double lo[PASCAL_INTERVAL_QUANTITIES];       /* (1 - level)/2 quantile     */
+  double hi[PASCAL_INTERVAL_QUANTITIES];       /* (1 + level)/2 quantile     */
+  double mean_abs[PASCAL_INTERVAL_QUANTITIES]; /* mean |rate|                */
+} pascal_interval_group;
+
+/* The residuals of one calibration and their groups. */
+typedef struct pascal_interval_calibration {
+  size_t n, cap;
+  pascal_residual *items; /* owned */
+  size_t n_noise, cap_noise;
+  double (*noise)[PASCAL_INTERVAL_QUANTITIES];        /* owned: per quantity, one
+                                                         run's deviation (NaN for a
+                                                         quantity not measured)   */
+  pascal_interval_group group[PASCAL_COORDINATES][2]; /* [coordinate][kind] */
+  pascal_interval_group noise_group;                  /* one run's deviation */
+  pascal_interval_group pooled;                       /* every residual's log-ratio (the time's
+                                                         interval: see above)                  */
+  pascal_interval_group widest;                       /* per quantity, the group of the widest
+                                                         (hi - lo) among the groups above */
+} pascal_interval_calibration;
+
+/* The residuals and groups of `cal` (its folds and repeats, residuals.c),
+ * finished. Errors: an invalid calibration (named field), ENOMEM. A fold
+ * the model cannot be fitted without gives no residual. Release with
+ * pascal_interval_free() (also after a failure). */
+pascal_status pascal_interval_build(const pascal_calibration *cal, pascal_interval_calibration *out,
+                                    pascal_error *err);
+
+/* Add one residual (its log-ratio of K must be finite: field
+ * "log_ratio"), or one repeat pair's log(run a / run b) (K finite, time
+ * finite or NaN), which enters the noise group as +-ratio / sqrt 2: the
+ * spread of one run about its configuration's level (a difference of two
+ * runs has twice its variance). ENOMEM. */
+pascal_status pascal_interval_add(pascal_interval_calibration *c, const pascal_residual *r,
+                                  pascal_error *err);
+pascal_status pascal_interval_add_noise(pascal_interval_calibration *c,
+                                        const double log_ratio[PASCAL_INTERVAL_QUANTITIES],
+                                        pascal_error *err);
+/* Summarise the groups (after the last add; may be called again). ENOMEM. */
+pascal_status pascal_interval_finish(pascal_interval_calibration *c, pascal_error *err);
+void pascal_interval_free(pascal_interval_calibration *c);
+
+/* How far the truth may lie from an answer with transfers t, per quantity,
+ * in log units relative to the answer: [value e^lo, value e^hi]. */
+typedef struct pascal_interval_bounds {
+  double level;                           /* PASCAL_INTERVAL_LEVEL        */
+  double lo[PASCAL_INTERVAL_QUANTITIES];  /* <= 0                          */
+  double hi[PASCAL_INTERVAL_QUANTITIES];  /* >= 0                          */
+  size_t n_residuals;                     /* K rates behind it (its groups,
+                                             borrowed ones included)       */
+  double mean_abs;                        /* K: its groups' mean |rate| times
+                                             the distances, in quadrature
+                                             (log units; 0: no transfer)   */
+  unsigned borrowed;                      /* transfers whose group was too
+                                             small and borrowed            */
+  bool known[PASCAL_INTERVAL_QUANTITIES]; /* false: no residual at all of
+                                             this quantity (lo = hi = NaN) */
+} pascal_interval_bounds;
+
+void pascal_interval_bounds_of(const pascal_interval_calibration *c, const pascal_transfers *t,
+                               pascal_interval_bounds *out);
+
+/* Widen the K bounds of b to hold the log-ratio `to` (another answer
+ * relative to this one: aligned K = 1 where the answer's family loses to
+ * it, pascal/answer.h); true when that widened them. */
+bool pascal_interval_widen_k(pascal_interval_bounds *b, double to);
+
+/* The group index a transfer reads, for reports: its coordinate and kind. */
+const pascal_interval_group *pascal_interval_group_of(const pascal_interval_calibration *c,
+                                                      pascal_coordinate coordinate,
+                                                      pascal_transfer_kind kind);
+
+/* ---- coverage: how the intervals hold on a panel -------------------------
+ *
+ * The runs of a panel (held-out or off-grid: never in any fold) are
+ * predicted by the model of all calibration runs and grouped by what their
+ * answers transferred: the set of (coordinate, kind) of their transfers, a
+ * signature with bit 2 coordinate + kind per transfer (0: every coordinate
+ * at a reference). Per group and over all: the share of runs whose
+ * measured K lies inside the answer's interval, the median K_high / K_low,
+ * and the run-mean |pred/obs - 1| of PASCAL and of aligned K = 1 (K_0 for
+ * GEMM), the baseline an answer must beat. */
+
+/* One scored run of a panel. */
+typedef struct pascal_covered_run {
+  unsigned signature;             /* pascal_transfer_signature            */
+  double K_obs, K, K_low, K_high; /* measured, answered, its interval     */
+  double K_aligned;               /* aligned K = 1 (K_0 for GEMM)         */
+  double t_obs, t_low, t_high;    /* kernel time and its interval, s; NaN
+                                     when the run or the answer is untimed */
+} pascal_covered_run;
+
+#define PASCAL_COVERAGE_GROUPS_MAX 16
+/* The group of the runs whose signature found no free group. */
+#define PASCAL_COVERAGE_OTHER      0xffffffffu
+
+typedef struct pascal_coverage_group {
+  unsigned signature;
+  size_t n_runs, n_covered;         /* K inside [K_low, K_high]               */
+  size_t n_timed, n_time_covered;   /* timed runs, time inside its interval   */
+  double median_ratio;              /* median K_high / K_low                  */
+  double mape_pascal, mape_aligned; /* percent, mean over the runs          */
+} pascal_coverage_group;
+
+typedef struct pascal_coverage {
+  double level;              /* PASCAL_INTERVAL_LEVEL; 0: not scored   */
+  pascal_coverage_group all; /* every scored run (signature 0)         */
+  size_t n_groups;           /* by signature, ascending ("other" last) */
+  pascal_coverage_group group[PASCAL_COVERAGE_GROUPS_MAX];
+} pascal_coverage;
+
+/* The signature of the transfers t. */
+unsigned pascal_transfer_signature(const pascal_transfers *t);
+
+/* A signature in words: "at references", "other", else its transfers
+ * joined by ", " ("m interpolated, W extrapolated"), coordinates in the
+ * order of pascal_coordinate; truncated to len - 1 bytes. */
+void pascal_signature_name(unsigned signature, char *buf, size_t len);
+
+/* Group and score the n runs. Errors: ENOMEM. */
+pascal_status pascal_coverage_of(const pascal_covered_run *runs, size_t n, pascal_coverage *out,
+                                 pascal_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,213 @@
+/*
+ * interval.c - prediction intervals from out-of-sample residuals
+ * (pascal/interval.h; docs/expected-error.md): residuals grouped by the one
+ * transfer their prediction made, as rates per unit distance; an answer's
+ * interval combines its transfers' group quantiles, scaled by its own
+ * distances, in quadrature, with the run-to-run spread as the floor.
+ */
+#include "pascal/interval.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pascal/grow.h"
+#include "quantile.h"
+
+pascal_status pascal_interval_add(pascal_interval_calibration *c, const pascal_residual *r,
+                                  pascal_error *err)
+{
+  if (!isfinite(r->log_ratio[PASCAL_INTERVAL_K]))
+    return pascal_error_set(err, PASCAL_EINVAL, "log_ratio", "a residual of K must be finite");
+  if (pascal_grow((void **)&c->items, &c->cap, c->n + 1, sizeof *c->items))
+    return pascal_error_set(err, PASCAL_ENOMEM, "interval", "out of memory");
+  c->items[c->n++] = *r;
+  return PASCAL_OK;
+}
+
+pascal_status pascal_interval_add_noise(pascal_interval_calibration *c,
+                                        const double log_ratio[PASCAL_INTERVAL_QUANTITIES],
+                                        pascal_error *err)
+{
+  if (!isfinite(log_ratio[PASCAL_INTERVAL_K]))
+    return pascal_error_set(err, PASCAL_EINVAL, "log_ratio", "a residual of K must be finite");
+  if (pascal_grow((void **)&c->noise, &c->cap_noise, c->n_noise + 2, sizeof *c->noise))
+    return pascal_error_set(err, PASCAL_ENOMEM, "interval", "out of memory");
+  for (int q = 0; q < PASCAL_INTERVAL_QUANTITIES; q++) {
+    c->noise[c->n_noise][q] = log_ratio[q] / sqrt(2.0);
+    c->noise[c->n_noise + 1][q] = -log_ratio[q] / sqrt(2.0);
+  }
+  c->n_noise += 2;
+  return PASCAL_OK;
+}
+
+void pascal_interval_free(pascal_interval_calibration *c)
+{
+  free(c->items);
+  free(c->noise);
+  memset(c, 0, sizeof *c);
+}
+
+/* Quantiles and mean |v| of the finite values of v[0..n) (sorted in place:
+ * the non-finite ones are dropped first) as quantity q of g. */
+static void summarise(double *v, size_t n, int q, pascal_interval_group *g)
+{
+  size_t k = 0;
+  double sum = 0;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite(v[i])) {
+      sum += fabs(v[i]);
+      v[k++] = v[i];
+    }
+  g->n[q] = k;
+  if (k == 0) {
+    g->lo[q] = g->hi[q] = g->mean_abs[q] = NAN;
+    return;
+  }
+  pc_sort_doubles(v, k);
+  g->lo[q] = pc_quantile_sorted(v, k, (1 - PASCAL_INTERVAL_LEVEL) / 2);
+  g->hi[q] = pc_quantile_sorted(v, k, (1 + PASCAL_INTERVAL_LEVEL) / 2);
+  g->mean_abs[q] = sum / (double)k;
+}
+
+pascal_status pascal_interval_finish(pascal_interval_calibration *c, pascal_error *err)
+{
+  size_t n_scratch = c->n > c->n_noise ? c->n : c->n_noise;
+  double *v = malloc((n_scratch ? n_scratch : 1) * sizeof *v);
+  if (!v)
+    return pascal_error_set(err, PASCAL_ENOMEM, "interval", "out of memory");
+  for (int q = 0; q < PASCAL_INTERVAL_QUANTITIES; q++) {
+    for (int coord = 0; coord < PASCAL_COORDINATES; coord++)
+      for (int kind = 0; kind < 2; kind++) {
+        size_t k = 0;
+        for (size_t i = 0; i < c->n; i++) {
+          const pascal_residual *r = &c->items[i];
+          const pascal_transfer *t = &r->transfers.item[0];
+          if (r->transfers.n == 1 && (int)t->coordinate == coord && (int)t->kind == kind)
+            v[k++] = r->log_ratio[q] / t->distance;
+        }
+        summarise(v, k, q, &c->group[coord][kind]);
+      }
+    for (size_t i = 0; i < c->n; i++)
+      v[i] = c->items[i].log_ratio[q];
+    summarise(v, c->n, q, &c->pooled);
+    for (size_t i = 0; i < c->n_noise; i++)
+      v[i] = c->noise[i][q];
+    summarise(v, c->n_noise, q, &c->noise_group);
+    /* the widest populated group, for a transfer without evidence */
+    double best = -1;
+    c->widest.n[q] = 0;
+    c->widest.lo[q] = c->widest.hi[q] = c->widest.mean_abs[q] = NAN;
+    for (int coord = 0; coord < PASCAL_COORDINATES; coord++)
+      for (int kind = 0; kind < 2; kind++) {
+        const pascal_interval_group *g = &c->group[coord][kind];
+        if (g->n[q] >= PASCAL_INTERVAL_MIN_RESIDUALS && g->hi[q] - g->lo[q] > best) {
+          best = g->hi[q] - g->lo[q];
+          c->widest.n[q] = g->n[q];
+          c->widest.lo[q] = g->lo[q];
+          c->widest.hi[q] = g->hi[q];
+          c->widest.mean_abs[q] = g->mean_abs[q];
+        }
+      }
+  }
+  free(v);
+  return PASCAL_OK;
+}
+
+const pascal_interval_group *pascal_interval_group_of(const pascal_interval_calibration *c,
+                                                      pascal_coordinate coordinate,
+                                                      pascal_transfer_kind kind)
+{
+  if ((unsigned)coordinate >= PASCAL_COORDINATES || (unsigned)kind > 1)
+    return NULL;
+  return &c->group[coordinate][kind];
+}
+
+/* The group a transfer of quantity q reads: its own, else the other kind of
+ * its coordinate, else the widest (*borrowed set then). */
+static const pascal_interval_group *group_for(const pascal_interval_calibration *c,
+                                              const pascal_transfer *t, int q, bool *borrowed)
+{
+  const pascal_interval_group *own = &c->group[t->coordinate][t->kind];
+  const pascal_interval_group *other = &c->group[t->coordinate][1 - t->kind];
+  *borrowed = false;
+  if (own->n[q] >= PASCAL_INTERVAL_MIN_RESIDUALS)
+    return own;
+  *borrowed = true;
+  if (other->n[q] >= PASCAL_INTERVAL_MIN_RESIDUALS)
+    return other;
+  return c->widest.n[q] ? &c->widest : NULL;
+}
+
+/* K: the transfers' groups, scaled by their distances, in quadrature. */
+static bool transfers_bounds(const pascal_interval_calibration *c, const pascal_transfers *t,
+                             double *lo, double *hi, pascal_interval_bounds *out)
+{
+  int q = PASCAL_INTERVAL_K;
+  double lo2 = 0, hi2 = 0, mean2 = 0;
+  bool known = false;
+  for (size_t i = 0; i < t->n; i++) {
+    bool borrowed;
+    const pascal_interval_group *g = group_for(c, &t->item[i], q, &borrowed);
+    if (!g)
+      continue;
+    known = true;
+    double dist = t->item[i].distance;
+    double l = fmin(0, g->lo[q] * dist), h = fmax(0, g->hi[q] * dist);
+    double m = g->mean_abs[q] * dist;
+    lo2 += l * l;
+    hi2 += h * h;
+    mean2 += m * m;
+    out->n_residuals += g->n[q];
+    out->borrowed += borrowed;
+  }
+  *lo = -sqrt(lo2);
+  *hi = sqrt(hi2);
+  out->mean_abs = sqrt(mean2);
+  return known;
+}
+
+void pascal_interval_bounds_of(const pascal_interval_calibration *c, const pascal_transfers *t,
+                               pascal_interval_bounds *out)
+{
+  memset(out, 0, sizeof *out);
+  out->level = PASCAL_INTERVAL_LEVEL;
+  for (int q = 0; q < PASCAL_INTERVAL_QUANTITIES; q++) {
+    double lo = 0, hi = 0;
+    bool known;
+    if (q == PASCAL_INTERVAL_K) {
+      known = transfers_bounds(c, t, &lo, &hi, out);
+    } else { /* time: every fold's residual, whatever it transferred */
+      known = c->pooled.n[q] > 0;
+      if (known) {
+        lo = fmin(0, c->pooled.lo[q]);
+        hi = fmax(0, c->pooled.hi[q]);
+      }
+    }
+    const pascal_interval_group *noise = &c->noise_group;
+    if (noise->n[q] > 0) { /* a new run varies this much at any answer */
+      known = true;
+      lo = fmin(lo, fmin(0, noise->lo[q]));
+      hi = fmax(hi, fmax(0, noise->hi[q]));
+    }
+    if (t->n > 0 && known) {
+      lo = fmin(lo, -PASCAL_INTERVAL_FLOOR);
+      hi = fmax(hi, PASCAL_INTERVAL_FLOOR);
+    }
+    if (q == PASCAL_INTERVAL_K && t->n == 0 && !known) /* at its references, no repeats: exact */
+      known = c->n > 0;
+    out->known[q] = known;
+    out->lo[q] = known ? lo : NAN;
+    out->hi[q] = known ? hi : NAN;
+  }
+}
+
+bool pascal_interval_widen_k(pascal_interval_bounds *b, double to)
+{
+  int q = PASCAL_INTERVAL_K;
+  if (!b->known[q] || !isfinite(to) || (to >= b->lo[q] && to <= b->hi[q]))
+    return false;
+  b->lo[q] = fmin(b->lo[q], to);
+  b->hi[q] = fmax(b->hi[q], to);
+  return true;
+}

@@ -1,0 +1,387 @@
+/*
+ * test_interval.c - prediction intervals (pascal/interval.h): group
+ * quantiles and an answer's bounds from hand-made residuals (type-7
+ * quantiles worked by hand, distances, quadrature, borrowing, the floor, the
+ * repeats' spread, the pooled time residuals); the residuals a calibration
+ * gives its folds (a calibration with K = 1 everywhere is reproduced by
+ * every fold: the intervals are the floor); a panel's coverage by groups;
+ * the families whose folds favour aligned K = 1; and that a panel's
+ * coverage counts exactly the runs inside the intervals the answers
+ * themselves carry (pascal_answer_query, widening included).
+ *
+ * Verified to fail without the fixes: with the rates not divided by the
+ * distance, or the bounds not scaled by it, the worked bounds are off by a
+ * factor 2; without the floor a transfer on exact residuals reads 0 width
+ * (the issue's "1e-14 %"); without the sqrt 2 the repeat bound is 0.1458,
+ * not 0.1031.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "pascal/answer.h"
+#include "pascal/evaluate.h"
+#include "pascal/interval.h"
+#include "pascal/synth.h"
+#include "pascal/validation.h"
+
+static pascal_transfers one(pascal_coordinate c, pascal_transfer_kind k, double distance)
+{
+  pascal_transfers t = {.n = 1};
+  t.item[0] = (pascal_transfer){c, k, distance};
+  return t;
+}
+
+static void add(pascal_interval_calibration *c, pascal_transfers t, double k, double time)
+{
+  pascal_residual r = {.transfers = t, .log_ratio = {k, time}};
+  CHECK_INT(pascal_interval_add(c, &r, NULL), PASCAL_OK);
+}
+
+static void test_bounds_by_hand(void)
+{
+  pascal_interval_calibration c = {0};
+  /* W interpolated at distance 0.5: log-ratios 0.05 (i - 4), rates 0.1 (i - 4)
+   * = -0.4 .. 0.5; type 7 at 0.1: h = 0.9 -> -0.4 + 0.9 * 0.1 = -0.31; at
+   * 0.9: h = 8.1 -> 0.4 + 0.1 * 0.1 = 0.41 */
+  for (int i = 0; i < 10; i++)
+    add(&c, one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 0.5), 0.05 * (i - 4), 0.01 * i);
+  /* m interpolated, 8 rates of 0.2 at distance 1 (the least a group needs) */
+  for (int i = 0; i < 8; i++)
+    add(&c, one(PASCAL_COORD_M, PASCAL_TRANSFER_INTERP, 1), 0.2, NAN);
+  /* d extrapolated: 8 exact residuals */
+  for (int i = 0; i < 8; i++)
+    add(&c, one(PASCAL_COORD_D, PASCAL_TRANSFER_EXTRAP, 1), 0, NAN);
+  /* two transfers: evidence for no single group */
+  pascal_transfers two = one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 1);
+  two.item[two.n++] = (pascal_transfer){PASCAL_COORD_N, PASCAL_TRANSFER_EXTRAP, 1};
+  add(&c, two, 5, NAN);
+  /* N interpolated: 7 rates, one short of a group */
+  for (int i = 0; i < 7; i++)
+    add(&c, one(PASCAL_COORD_N, PASCAL_TRANSFER_INTERP, 1), 3, NAN);
+  pascal_residual bad = {.log_ratio = {NAN, 0}};
+  CHECK_INT(pascal_interval_add(&c, &bad, NULL), PASCAL_EINVAL);
+  CHECK_INT(pascal_interval_finish(&c, NULL), PASCAL_OK);
+
+  const pascal_interval_group *w = pascal_interval_group_of(&c, PASCAL_COORD_W, 0);
+  CHECK_INT(w->n[PASCAL_INTERVAL_K], 10);
+  CHECK_NEAR(w->lo[PASCAL_INTERVAL_K], -0.31, 1e-12);
+  CHECK_NEAR(w->hi[PASCAL_INTERVAL_K], 0.41, 1e-12);
+  CHECK_NEAR(w->mean_abs[PASCAL_INTERVAL_K], 0.25, 1e-12); /* (4+3+2+1+0+1+2+3+4+5)/100 */
+  CHECK_INT(pascal_interval_group_of(&c, PASCAL_COORD_N, PASCAL_TRANSFER_EXTRAP)->n[0], 0);
+  CHECK(pascal_interval_group_of(&c, (pascal_coordinate)PASCAL_COORDINATES, 0) == NULL);
+
+  pascal_interval_bounds b;
+  pascal_transfers t = one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 2);
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK(b.known[PASCAL_INTERVAL_K]);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.62, 1e-12); /* the rate quantiles times 2 */
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0.82, 1e-12);
+  CHECK_NEAR(b.mean_abs, 0.5, 1e-12);
+  CHECK_INT(b.n_residuals, 10);
+  CHECK_INT(b.borrowed, 0);
+  CHECK_NEAR(b.level, 0.8, 0);
+
+  /* W and m: in quadrature; the m group's quantiles are both 0.2, so its
+   * lower side is 0 (an interval holds its answer) */
+  t.item[t.n++] = (pascal_transfer){PASCAL_COORD_M, PASCAL_TRANSFER_INTERP, 1};
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.62, 1e-12);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], sqrt(0.82 * 0.82 + 0.04), 1e-12);
+  CHECK_INT(b.n_residuals, 18);
+
+  /* W extrapolated has no group: it borrows W interpolated's */
+  t = one(PASCAL_COORD_W, PASCAL_TRANSFER_EXTRAP, 1);
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_INT(b.borrowed, 1);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0.41, 1e-12);
+  /* N interpolated (7 rates) and N extrapolated (none): the widest group,
+   * W interpolated (0.72 wide against m's 0 and d's 0) */
+  t = one(PASCAL_COORD_N, PASCAL_TRANSFER_INTERP, 3);
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_INT(b.borrowed, 1);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.93, 1e-12);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 1.23, 1e-12);
+  /* exact residuals: the floor, never zero off the references */
+  t = one(PASCAL_COORD_D, PASCAL_TRANSFER_EXTRAP, 1);
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -PASCAL_INTERVAL_FLOOR, 0);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], PASCAL_INTERVAL_FLOOR, 0);
+  /* at the references, no repeats: the measured point itself */
+  t.n = 0;
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK(b.known[PASCAL_INTERVAL_K]);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], 0, 0);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0, 0);
+  /* time: the quantiles of every residual's time (0 .. 0.09, type 7 at
+   * 0.1 and 0.9 of ten: 0.009 and 0.081), whatever the transfers; the lower
+   * side at most 0 */
+  CHECK(b.known[PASCAL_INTERVAL_TIME]);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_TIME], 0, 1e-12);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_TIME], 0.081, 1e-12);
+
+  /* one repeat pair 20 % apart: one run's deviation +-log(1.2)/sqrt 2; the
+   * 0.1 quantile of the two is -0.8 of it; it floors every answer */
+  double pair[PASCAL_INTERVAL_QUANTITIES] = {log(1.2), NAN};
+  CHECK_INT(pascal_interval_add_noise(&c, pair, NULL), PASCAL_OK);
+  CHECK_INT(pascal_interval_finish(&c, NULL), PASCAL_OK);
+  pascal_interval_bounds_of(&c, &t, &b);
+  double a = log(1.2) / sqrt(2.0);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.8 * a, 1e-12);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0.8 * a, 1e-12);
+
+  /* widening to another answer */
+  CHECK(pascal_interval_widen_k(&b, -1));
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -1, 0);
+  CHECK(!pascal_interval_widen_k(&b, 0.01));
+  pascal_interval_free(&c);
+
+  /* no residual at all: nothing is known */
+  pascal_interval_calibration none = {0};
+  CHECK_INT(pascal_interval_finish(&none, NULL), PASCAL_OK);
+  pascal_interval_bounds_of(&none, &t, &b);
+  CHECK(!b.known[PASCAL_INTERVAL_K]);
+  CHECK(isnan(b.lo[PASCAL_INTERVAL_K]));
+  pascal_interval_free(&none);
+}
+
+/* A scan calibration of one family at K = 1 everywhere (no divergence):
+ * every fold predicts every left-out run exactly. */
+static void test_folds_of_a_flat_calibration(void)
+{
+  pascal_calibration cal;
+  pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
+  cal.device = (pascal_device){.sm_count = 4, .capacity_blocks = 256, .block_bytes = 16384};
+  snprintf(cal.device.name, sizeof cal.device.name, "flat");
+  snprintf(cal.device.arch, sizeof cal.device.arch, "sim");
+  static const uint32_t ms[] = {0, 1, 2, 4, 5, 6, 8, 9, 10}, Ns[] = {512, 768, 1024},
+                        Ws[] = {1, 4, 16};
+  size_t n_runs = 0;
+  for (size_t i = 0; i < 9; i++)
+    for (size_t j = 0; j < 3; j++)
+      for (size_t k = 0; k < 3; k++) {
+        pascal_scan_run r = {.key = {1, PASCAL_PATH_TMA, 2, ms[i]}, .N = Ns[j], .W = Ws[k]};
+        r.fill_bytes = 16384.0 * r.W * r.N;
+        CHECK_INT(pascal_calibration_append_scan(&cal, &r, NULL), PASCAL_OK);
+        n_runs++;
+      }
+  pascal_interval_calibration ic;
+  CHECK_INT(pascal_interval_build(&cal, &ic, NULL), PASCAL_OK);
+  /* each run in its key fold, its W fold and its N fold (at most; a fold
+   * that cannot be fitted gives none), every one exact */
+  CHECK(ic.n > n_runs && ic.n <= 3 * n_runs);
+  size_t exact = 0;
+  for (size_t i = 0; i < ic.n; i++)
+    exact += fabs(ic.items[i].log_ratio[PASCAL_INTERVAL_K]) < 1e-9;
+  CHECK_INT(exact, ic.n);
+  CHECK_INT(ic.n_noise, 0);
+  /* so an answer that transferred has the floor */
+  pascal_transfers t = one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 1.5);
+  pascal_interval_bounds b;
+  pascal_interval_bounds_of(&ic, &t, &b);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -PASCAL_INTERVAL_FLOOR, 1e-9);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], PASCAL_INTERVAL_FLOOR, 1e-9);
+  pascal_interval_free(&ic);
+
+  /* a repeat 10 % above one run: one pair, whose spread bounds even an
+   * answer at its references */
+  pascal_scan_run again = cal.scan_runs[0];
+  again.has_repeat = true;
+  again.repeat = 1;
+  again.fill_bytes *= 1.1;
+  CHECK_INT(pascal_calibration_append_scan(&cal, &again, NULL), PASCAL_OK);
+  CHECK_INT(pascal_interval_build(&cal, &ic, NULL), PASCAL_OK);
+  CHECK_INT(ic.n_noise, 2);
+  t.n = 0;
+  pascal_interval_bounds_of(&ic, &t, &b);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0.8 * log(1.1) / sqrt(2.0), 1e-12);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.8 * log(1.1) / sqrt(2.0), 1e-12);
+  pascal_interval_free(&ic);
+  pascal_calibration_free(&cal);
+}
+
+static pascal_covered_run covered(unsigned sig, double obs, double K, double lo, double hi)
+{
+  return (pascal_covered_run){.signature = sig,
+                              .K_obs = obs,
+                              .K = K,
+                              .K_low = lo,
+                              .K_high = hi,
+                              .K_aligned = 1,
+                              .t_obs = NAN,
+                              .t_low = NAN,
+                              .t_high = NAN};
+}
+
+static void test_coverage(void)
+{
+  pascal_covered_run runs[5] = {
+      covered(4, 1.0, 1.1, 0.9, 1.2), /* in; |1.1 - 1| = 10 %, aligned 0 */
+      covered(4, 2.0, 1.5, 1.0, 1.8), /* out (above); 25 %, aligned 50 % */
+      covered(1, 1.0, 1.0, 1.0, 1.0), /* in: a closed interval holds its end */
+      covered(4, 1.2, 1.2, 1.0, 1.5), /* in; 0 %, aligned 1/6 */
+      covered(0, 1.0, 1.0, 1.0, 1.0),
+  };
+  runs[3].t_obs = 2;
+  runs[3].t_low = 1;
+  runs[3].t_high = 3;
+  pascal_coverage c;
+  CHECK_INT(pascal_coverage_of(runs, 5, &c, NULL), PASCAL_OK);
+  CHECK_NEAR(c.level, PASCAL_INTERVAL_LEVEL, 0);
+  CHECK_INT(c.all.n_runs, 5);
+  CHECK_INT(c.all.n_covered, 4);
+  CHECK_INT(c.n_groups, 3);
+  CHECK_INT(c.group[0].signature, 0); /* ascending */
+  CHECK_INT(c.group[2].signature, 4);
+  const pascal_coverage_group *g = &c.group[2];
+  CHECK_INT(g->n_runs, 3);
+  CHECK_INT(g->n_covered, 2);
+  CHECK_INT(g->n_timed, 1);
+  CHECK_INT(g->n_time_covered, 1);
+  CHECK_NEAR(g->mape_pascal, 100 * (0.1 + 0.25 + 0) / 3, 1e-9);
+  CHECK_NEAR(g->mape_aligned, 100 * (0 + 0.5 + 0.2 / 1.2) / 3, 1e-9);
+  CHECK_NEAR(g->median_ratio, 1.5, 1e-12);                  /* ratios 1.333, 1.8, 1.5 */
+  CHECK_NEAR(c.all.median_ratio, 1.333333333333333, 1e-12); /* 1, 1, 1.33, 1.5, 1.8 */
+  char name[128];
+  pascal_signature_name(4, name, sizeof name); /* bit 2 W + 0 */
+  CHECK(strcmp(name, "W interpolated") == 0);
+  pascal_signature_name((1u << 5) | (1u << 2), name, sizeof name); /* m extrap., W interp. */
+  CHECK(strcmp(name, "W interpolated, m extrapolated") == 0);
+  pascal_signature_name(0, name, sizeof name);
+  CHECK(strcmp(name, "at references") == 0);
+  pascal_signature_name(PASCAL_COVERAGE_OTHER, name, sizeof name);
+  CHECK(strcmp(name, "other") == 0);
+
+  /* more signatures than groups: the rest are "other", last */
+  pascal_covered_run many[20];
+  for (unsigned i = 0; i < 20; i++)
+    many[i] = covered(i + 1, 1, 1, 1, 1);
+  CHECK_INT(pascal_coverage_of(many, 20, &c, NULL), PASCAL_OK);
+  CHECK_INT(c.n_groups, PASCAL_COVERAGE_GROUPS_MAX);
+  CHECK_INT(c.group[PASCAL_COVERAGE_GROUPS_MAX - 1].signature, PASCAL_COVERAGE_OTHER);
+  CHECK_INT(c.group[PASCAL_COVERAGE_GROUPS_MAX - 1].n_runs, 20 - (PASCAL_COVERAGE_GROUPS_MAX - 1));
+  CHECK_INT(c.all.n_runs, 20);
+}
+
+static pascal_key_report key(uint32_t d, uint32_t m, double pascal, double aligned)
+{
+  pascal_key_report k = {.key = {1, PASCAL_PATH_TMA, d, m}, .n_runs = 2, .n_scored = 2};
+  for (int i = 0; i < PASCAL_METHOD_COUNT; i++)
+    k.mape[i] = NAN;
+  k.mape[PASCAL_METHOD_PASCAL] = pascal;
+  k.mape[PASCAL_METHOD_ALIGNED] = aligned;
+  return k;
+}
+
+static void test_family_losses(void)
+{
+  /* d = 2 loses (mean 20 against 10), d = 3 ties (not a loss), d = 4 wins;
+   * a key without scored runs is left out of its family's mean */
+  pascal_key_report keys[] = {key(2, 0, 30, 10), key(2, 4, 10, 10), key(3, 0, 5, 5),
+                              key(4, 0, 1, 9),   key(4, 4, 50, 1),  key(4, 8, 1, 9)};
+  keys[4].n_scored = 0;
+  pascal_loko_report rep = {.workload = PASCAL_WORKLOAD_SCAN, .n_keys = 6, .keys = keys};
+  pascal_family_loss *loss;
+  size_t n;
+  CHECK_INT(pascal_family_losses(&rep, &loss, &n, NULL), PASCAL_OK);
+  CHECK_INT(n, 1);
+  if (n == 1) {
+    CHECK_INT(loss[0].family.d, 2);
+    CHECK_INT(loss[0].n_keys, 2);
+    CHECK_NEAR(loss[0].pascal_pct, 20, 1e-12);
+    CHECK_NEAR(loss[0].aligned_pct, 10, 1e-12);
+    pascal_scan_key q = {1, PASCAL_PATH_TMA, 2, 7};
+    CHECK(pascal_family_loss_find(loss, n, &q) == &loss[0]);
+    q.d = 3;
+    CHECK(pascal_family_loss_find(loss, n, &q) == NULL);
+    char line[256];
+    pascal_family_loss_describe(&loss[0], PASCAL_WORKLOAD_SCAN, line, sizeof line);
+    CHECK(strcmp(line, "family o=1 tma d=2: PASCAL's leave-one-key-out error 20.00 % exceeds "
+                       "aligned K = 1's 10.00 % over its 2 keys") == 0);
+  }
+  free(loss);
+  /* GEMM: one family, every grid */
+  rep.workload = PASCAL_WORKLOAD_GEMM;
+  CHECK_INT(pascal_family_losses(&rep, &loss, &n, NULL), PASCAL_OK);
+  CHECK_INT(n, 1); /* (30 + 10 + 5 + 1 + 1) / 5 = 9.4 against 8.6 */
+  if (n == 1) {
+    CHECK_INT(loss[0].n_keys, 5);
+    CHECK_NEAR(loss[0].pascal_pct, 9.4, 1e-12);
+    CHECK(pascal_family_loss_find(loss, n, NULL) == &loss[0]);
+  }
+  free(loss);
+}
+
+/* The synthetic scan law (noise on) fitted on the default plan, scored on an
+ * off-grid panel of the same law: W between and beyond the horizons, N
+ * below and beyond the sizes, m past the compute values. */
+static void test_panel_coverage_is_the_answers(void)
+{
+  pascal_synth_law law;
+  pascal_synth_plan plan;
+  pascal_calibration cal, panel;
+  pascal_synth_law_default(PASCAL_WORKLOAD_SCAN, &law);
+  pascal_synth_plan_default(PASCAL_WORKLOAD_SCAN, &plan);
+  CHECK_INT(pascal_synth_calibration(&law, &plan, &cal, NULL), PASCAL_OK);
+  static const pascal_scan_key keys[] = {
+      {1, PASCAL_PATH_TMA, 2, 3}, {2, PASCAL_PATH_TMA, 4, 20}, {1, PASCAL_PATH_SYNC, 0, 8}};
+  static const uint32_t sizes[] = {1024, 4096, 12000}, horizons[] = {2, 8, 100};
+  pascal_synth_plan off = {.keys = keys,
+                           .n_keys = 3,
+                           .sizes = sizes,
+                           .n_sizes = 3,
+                           .horizons = horizons,
+                           .n_horizons = 3,
+                           .repeats = 1};
+  CHECK_INT(pascal_synth_calibration(&law, &off, &panel, NULL), PASCAL_OK);
+  const pascal_calibration *parts[] = {&panel};
+  CHECK_INT(pascal_calibration_set_panel(&cal, PASCAL_RUNS_OFFGRID, parts, 1, NULL), PASCAL_OK);
+
+  pascal_loko_report rep;
+  pascal_model *md = NULL;
+  pascal_validation v;
+  CHECK_INT(pascal_loko_run(&cal, &rep, NULL), PASCAL_OK);
+  CHECK_INT(pascal_model_fit(&cal, &md, NULL), PASCAL_OK);
+  CHECK_INT(pascal_validation_build(&cal, md, &rep, &v, NULL), PASCAL_OK);
+  CHECK(rep.offgrid != NULL && rep.heldout == NULL);
+  if (!rep.offgrid || !md)
+    return;
+  const pascal_coverage *c = &rep.offgrid->coverage;
+  size_t covered = 0, scored = 0, in_groups = 0;
+  for (size_t i = 0; i < panel.n_scan_runs; i++) {
+    const pascal_scan_run *r = &panel.scan_runs[i];
+    pascal_query q = pascal_query_scan(&r->key, r->N, r->W);
+    pascal_answer a;
+    if (pascal_answer_query(md, &v, &q, &a, NULL) != PASCAL_OK)
+      continue;
+    double K = r->fill_bytes / (16384.0 * r->W * r->N);
+    CHECK(a.interval.known);
+    covered += K >= a.interval.K_low && K <= a.interval.K_high;
+    scored++;
+  }
+  for (size_t g = 0; g < c->n_groups; g++)
+    in_groups += c->group[g].n_runs;
+  CHECK_INT(c->all.n_runs, scored);
+  CHECK_INT(in_groups, scored);
+  CHECK_INT(c->all.n_covered, covered);
+  CHECK(c->n_groups >= 3); /* W, N and m transfers at least */
+  CHECK_NEAR(c->level, PASCAL_INTERVAL_LEVEL, 0);
+  CHECK(rep.coverage.level == 0); /* the folds are not a panel */
+  pascal_validation_free(&v);
+  pascal_model_free(md);
+  pascal_loko_report_free(&rep);
+  pascal_calibration_free(&panel);
+  pascal_calibration_free(&cal);
+}
+
+int main(void)
+{
+  test_bounds_by_hand();
+  test_folds_of_a_flat_calibration();
+  test_coverage();
+  test_family_losses();
+  test_panel_coverage_is_the_answers();
+  return check_summary();
+}
