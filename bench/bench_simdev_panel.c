@@ -197,8 +197,8 @@ int main(int argc, char **argv)
   if (argc >= 5 && strcmp(argv[3], "--sizes") == 0) { /* panel sizes instead of the plan's */
     unsigned long long a = 0, b = 0;
     char tail;
-    if (sscanf(argv[4], "%llu,%llu%c", &a, &b, &tail) != 2 || a < 1 || b < 1 ||
-        a >= (1ull << 31) || b >= (1ull << 31)) {
+    if (sscanf(argv[4], "%llu,%llu%c", &a, &b, &tail) != 2 || a < 1 || b < 1 || a >= (1ull << 31) ||
+        b >= (1ull << 31)) {
       fprintf(stderr, "--sizes SHORT,LONG: two block counts below 2^31\n");
       return 2;
     }

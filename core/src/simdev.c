@@ -28,8 +28,8 @@ pascal_status pascal_simdev_new(const pascal_simdev_profile *profile, pascal_sim
   dev->sm_clock = calloc(sms, sizeof(double));
   dev->sm_skew = calloc(sms, sizeof(double));
   dev->exec_free = calloc(sms, sizeof(double));
-  if (!dev->mem.link_free || !dev->mem.link_block_ns || !dev->mem.link_run_ns || !dev->sm_clock || !dev->sm_skew ||
-      !dev->exec_free) {
+  if (!dev->mem.link_free || !dev->mem.link_block_ns || !dev->mem.link_run_ns || !dev->sm_clock ||
+      !dev->sm_skew || !dev->exec_free) {
     st = pascal_error_set(err, PASCAL_ENOMEM, "sm_count", "cannot allocate %u SM links", sms);
     goto fail;
   }

@@ -15,8 +15,8 @@
  * at the profile's one per-SM matrix rate). Lines are tiles: A tile (i, k)
  * is line i n_k + k, B tile (k, j) is line n_r n_k + k n_c + j, so the cache holds
  * the profile's L2 bytes in lines of one tile (its sets scaled, its ways
- * kept) and every DRAM, L2 and link time scales with the tile size. When a CTA ends it writes its output tile into the
- * cache: out_lines = ceil(tile_m tile_n out_elem_bytes / tile_bytes) lines
+ * kept) and every DRAM, L2 and link time scales with the tile size. When a CTA ends it writes its
+ * output tile into the cache: out_lines = ceil(tile_m tile_n out_elem_bytes / tile_bytes) lines
  * after the inputs (line (n_r + n_c) n_k + t out_lines + q), allocated
  * without a read (pc_simdev_mem_write), so the output competes with A and B
  * for capacity as on the GPU, where L2 holds the written tiles.

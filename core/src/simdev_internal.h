@@ -237,7 +237,7 @@ typedef struct pc_scan_cfg {
   uint32_t capacity;   /* 0: the profile's L2 (pc_simdev_mem_prepare)  */
   double work_ns;      /* per block, before clock, noise and jitter    */
   uint32_t checkpoint_blocks;
-  uint64_t seed;       /* the run's rng seed                           */
+  uint64_t seed; /* the run's rng seed                           */
   /* attention (tiles = 1): CTA c is tile c mod tiles_per_head of head
    * c / tiles_per_head, whose K/V head (c / tiles_per_head) / heads_per_kv
    * has lines [that * N, that * N + N); query tile line q_first + c,

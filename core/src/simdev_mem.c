@@ -131,8 +131,9 @@ static pascal_status geometry(const pascal_simdev_profile *p, uint32_t capacity,
     g[2] = capacity;
     return PASCAL_OK;
   }
-  uint64_t sets =
-      p->l2_sets ? p->l2_sets : (p->l2_ways ? p->capacity_blocks / (p->l2_partitions * p->l2_ways) : 0);
+  uint64_t sets = p->l2_sets
+                      ? p->l2_sets
+                      : (p->l2_ways ? p->capacity_blocks / (p->l2_partitions * p->l2_ways) : 0);
   /* in whole lines of line_bytes (exact integer arithmetic) */
   uint64_t lines = (p->l2_ways ? sets : p->capacity_blocks) * p->block_bytes / line_bytes;
   if (lines < 1 || lines > UINT32_MAX)
@@ -160,8 +161,8 @@ pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t cap
   if (st != PASCAL_OK)
     return st;
   if (pc_simdev_cache_reset(&mm->cache, n, g[0], g[1], g[2]) != PASCAL_OK)
-    return pascal_error_set(err, PASCAL_ENOMEM, "N",
-                            "cannot allocate the cache index for %u lines", n);
+    return pascal_error_set(err, PASCAL_ENOMEM, "N", "cannot allocate the cache index for %u lines",
+                            n);
   double scale = (double)line_bytes / (double)p->block_bytes;
   for (uint32_t s = 0; s < p->sm_count; s++) {
     mm->link_free[s] = 0.0;

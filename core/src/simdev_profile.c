@@ -112,7 +112,7 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out)
   out->cc_minor = 1;
   out->seed = 1;
   out->priming_extra = 0;
-  out->l2_ways = 16;
+  out->l2_ways = 0; /* one fully associative LRU of capacity_blocks */
   out->l2_sets = 0;
   out->l2_partitions = 1;
   out->l2_far_ns = 0.0;

@@ -423,9 +423,9 @@ pascal_status pc_simdev_scan_engine(pascal_simdev *dev, const pc_scan_cfg *cfg,
   if (st != PASCAL_OK)
     return st;
   /* the snapshots' gap law reads the cache as C lines */
-  r.capacity = cfg->capacity ? cfg->capacity
-                             : (uint32_t)((uint64_t)p->capacity_blocks * p->block_bytes /
-                                          cfg->line_bytes);
+  r.capacity = cfg->capacity
+                   ? cfg->capacity
+                   : (uint32_t)((uint64_t)p->capacity_blocks * p->block_bytes / cfg->line_bytes);
   if (!r.tma) /* the sync path loads a block in sync_rounds dependent rounds */
     dev->mem.rounds = (double)p->sync_rounds;
   r.mem = &dev->mem;
@@ -448,8 +448,7 @@ pascal_status pc_simdev_scan_engine(pascal_simdev *dev, const pc_scan_cfg *cfg,
   for (uint32_t i = 0; i < p->sm_count; i++)
     dev->exec_free[i] = 0.0;
   r.exec_free = dev->exec_free;
-  r.shared_frac =
-      r.work_ns > 0.0 ? p->exec_shared * (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
+  r.shared_frac = r.work_ns > 0.0 ? p->exec_shared * (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
   r.ctas_total = cfg->ctas;
   uint32_t first = cfg->ctas < r.M ? (uint32_t)cfg->ctas : r.M; /* a launch may not fill a wave */
   r.ctas_launched = first;

@@ -88,8 +88,14 @@ static size_t option_table(unsigned workload, sim_opts *o, cli_arg args[N_OPTION
   size_t n = 0;
   for (size_t i = 0; i < N_OPTIONS; i++)
     if (OPTIONS[i].takes & workload)
-      args[n++] = (cli_arg){OPTIONS[i].name, 0, OPTIONS[i].kind, (OPTIONS[i].needs & workload) != 0,
-                            (char *)o + OPTIONS[i].offset, OPTIONS[i].lo, OPTIONS[i].hi, 0};
+      args[n++] = (cli_arg){OPTIONS[i].name,
+                            0,
+                            OPTIONS[i].kind,
+                            (OPTIONS[i].needs & workload) != 0,
+                            (char *)o + OPTIONS[i].offset,
+                            OPTIONS[i].lo,
+                            OPTIONS[i].hi,
+                            0};
   return n;
 }
 
@@ -124,8 +130,9 @@ static int open_device(const char *cmd, const char *profile, pascal_simdev **dev
     pascal_simdev_profile_default(&p);
     snprintf(path, sizeof path, "the built-in profile");
   } else if (!profile_path(profile, path, sizeof path)) {
-    fprintf(stderr, "pascal %s: --profile: '%.80s' is neither a shipped profile (gb10-like, "
-                    "thor-like, h100-like) nor a profile file\n",
+    fprintf(stderr,
+            "pascal %s: --profile: '%.80s' is neither a shipped profile (gb10-like, "
+            "thor-like, h100-like) nor a profile file\n",
             cmd, profile);
     return CLI_EXIT_USAGE;
   } else if ((st = pascal_simdev_profile_load(path, &p, &err)) == PASCAL_ENOTFOUND) {
@@ -161,8 +168,13 @@ static pascal_status run_scan(pascal_simdev *dev, const sim_opts *o, json_t **do
   if (strcmp(o->path, "tma") != 0 && strcmp(o->path, "sync") != 0)
     return pascal_error_set(err, PASCAL_EINVAL, "path", "must be sync or tma, got '%.40s'",
                             o->path);
-  pascal_simdev_scan s = {.o = o->o, .path_tma = strcmp(o->path, "tma") == 0, .d = o->d,
-                          .m = o->m, .N = o->N, .W = o->W, .seed = o->seed};
+  pascal_simdev_scan s = {.o = o->o,
+                          .path_tma = strcmp(o->path, "tma") == 0,
+                          .d = o->d,
+                          .m = o->m,
+                          .N = o->N,
+                          .W = o->W,
+                          .seed = o->seed};
   if (s.path_tma && s.d < 1)
     return pascal_error_set(err, PASCAL_EINVAL, "d", "the tma path needs a depth --d of 1 to 64");
   if (!s.path_tma && s.d != 0)
@@ -260,8 +272,8 @@ static pascal_status run_attention(pascal_simdev *dev, const sim_opts *o, json_t
                                 (json_int_t)o->heads, "kv_heads", (json_int_t)o->kv_heads,
                                 "head_dim", (json_int_t)o->head_dim, "block_q",
                                 (json_int_t)o->block_q, "block_kv", (json_int_t)o->block_kv,
-                                "stages", (json_int_t)o->stages, "causal", o->causal,
-                                "elem_bytes", (json_int_t)o->elem_bytes, "q_bytes", q_bytes),
+                                "stages", (json_int_t)o->stages, "causal", o->causal, "elem_bytes",
+                                (json_int_t)o->elem_bytes, "q_bytes", q_bytes),
                       o, dev, &st);
   }
   return status;

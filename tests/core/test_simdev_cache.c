@@ -146,8 +146,7 @@ static void test_hashed_index(void)
   pc_simdev_cache_free(&c);
 }
 
-static pascal_simdev *quiet_device(uint32_t sm_count, uint32_t ways, uint32_t sets,
-                                   uint32_t parts)
+static pascal_simdev *quiet_device(uint32_t sm_count, uint32_t ways, uint32_t sets, uint32_t parts)
 {
   pascal_simdev_profile p;
   pascal_simdev_profile_default(&p);
@@ -202,7 +201,7 @@ static void test_conflict_miss(void)
     uint64_t blocks[3] = {0 + (pick & 1), 2 + ((pick >> 1) & 1), 4 + ((pick >> 2) & 1)};
     uint64_t f_sa = static_fills(sa, blocks, 3, 6, 0);
     uint64_t f_fa = static_fills(sa, blocks, 3, 6, 4); /* C = 4: fully associative */
-    CHECK_INT(f_fa, 3); /* three compulsory misses, then hits */
+    CHECK_INT(f_fa, 3);                                /* three compulsory misses, then hits */
     CHECK(f_sa >= 3);
     if (f_sa == 18) /* every one of 6 x 3 accesses missed */
       thrashing++;
@@ -292,7 +291,7 @@ static void test_profile_keys(void)
       {"l2_ways = 0\nl2_partitions = 2\n", "l2_partitions"}, /* partitions without ways */
       {"l2_ways = 48\n", "l2_sets"}, /* capacity_blocks 1280 not a multiple of 48 */
       {"l2_ways = 65537\n", "l2_ways"},
-      {"l2_ways = 2048\nl2_sets = 1048576\n", "l2_sets"}, /* over 2^30 lines */
+      {"l2_ways = 2048\nl2_sets = 1048576\n", "l2_sets"},                  /* over 2^30 lines */
       {"l2_ways = 4\nl2_sets = 2\nl2_partitions = 49\n", "l2_partitions"}, /* > sm_count */
       {"l2_far_ns = -1\n", "l2_far_ns"},
       {"l2_gbps = nan\n", "l2_gbps"},

@@ -78,7 +78,7 @@ int main(void)
     int tma;
     uint32_t d, m;
     double ns; /* measured, kernel_ns / (W N) at W = 1, N = 3290 */
-  } first[] = {{0, 0, 0, 1735.0}, {1, 1, 0, 939.0},  {1, 2, 0, 894.0},
+  } first[] = {{0, 0, 0, 1735.0}, {1, 1, 0, 939.0}, {1, 2, 0, 894.0},
                {1, 4, 0, 647.0},  {1, 4, 5, 904.0}, {1, 4, 12, 1009.0}};
   for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
     pascal_simdev_stats st = run(dev, first[i].tma, first[i].d, first[i].m, 3290, 1);

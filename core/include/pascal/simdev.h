@@ -133,24 +133,24 @@ typedef struct pascal_simdev_profile {
   double service_jitter;  /* relative service jitter, uniform in +-this, [0,1) */
   /* Variation that persists within a run and is redrawn for every run
    * (docs/sim-device.md, "Variation between runs"): */
-  double sm_read_run_spread; /* per-run factor on each SM's link speed,
-                                uniform in +-this, [0,0.5)               */
-  double sm_clock_spread;    /* per-run factor on each SM's work (its
-                                effective clock), uniform in +-this, [0,0.5) */
-  double clock_skew;         /* a fixed property of the chip: the SMs form
-                                clock_skew_groups groups (SM s in group
-                                s G / sm_count) whose work is scaled by
-                                factors evenly spaced from 1 - this to
-                                1 + this, [0, 0.5); 0: none             */
+  double sm_read_run_spread;  /* per-run factor on each SM's link speed,
+                                 uniform in +-this, [0,0.5)               */
+  double sm_clock_spread;     /* per-run factor on each SM's work (its
+                                 effective clock), uniform in +-this, [0,0.5) */
+  double clock_skew;          /* a fixed property of the chip: the SMs form
+                                 clock_skew_groups groups (SM s in group
+                                 s G / sm_count) whose work is scaled by
+                                 factors evenly spaced from 1 - this to
+                                 1 + this, [0, 0.5); 0: none             */
   uint32_t clock_skew_groups; /* G >= 1 (1: no skew)                      */
-  double work_noise;         /* sd of a CTA's autocorrelated relative work
-                                deviation (AR(1) over its blocks), [0,0.5] */
-  double work_noise_blocks;  /* correlation length of that noise, blocks, >= 1 */
-  double link_stall_prob;    /* a link transfer stalls with this probability */
-  double link_stall_ns;      /* mean of the exponential stall               */
-  double dram_tail_prob;     /* a fill's latency has a tail with this prob. */
-  double dram_tail_ns;       /* mean of the exponential latency tail        */
-  double dispatch_ns;        /* CTA dispatcher: one launch per this many ns */
+  double work_noise;          /* sd of a CTA's autocorrelated relative work
+                                 deviation (AR(1) over its blocks), [0,0.5] */
+  double work_noise_blocks;   /* correlation length of that noise, blocks, >= 1 */
+  double link_stall_prob;     /* a link transfer stalls with this probability */
+  double link_stall_ns;       /* mean of the exponential stall               */
+  double dram_tail_prob;      /* a fill's latency has a tail with this prob. */
+  double dram_tail_ns;        /* mean of the exponential latency tail        */
+  double dispatch_ns;         /* CTA dispatcher: one launch per this many ns */
   /* The peaks a microbenchmark would measure on this device, as the profile
    * states them for registration and bundles (keys peak_dram_bytes_per_s,
    * peak_l2_bytes_per_s, peak_tensor_flops, peak_sm_clock_hz, peak_launch_s;
