@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "pascal/predict.h"
 #include "pascal/plausible.h"
+#include "pascal/predict.h"
 #include "pascal/synth.h"
 
 static void scan_law_values(void)
