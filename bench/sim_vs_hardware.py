@@ -29,10 +29,10 @@ usage: sim_vs_hardware.py --bundle deploy/calibrations/h100-scan.json|h100-tiled
            [--part heldout|calibration|both] [--per-key 2] [--seed 1]
            [--jobs 2] [--runs] [--json OUT.json]
 
-With the H100 bundle and the h100-like profile a 2-per-key sample of the
-held-out panel (84 runs) takes about 14 CPU-minutes; the whole panel about
-70; the whole GEMM bundle about a second (docs/sim-device.md, "The sim
-against the H100").
+With the shipped H100 bundles (run 3) and the h100-like profile a 2-per-key
+sample of the held-out panel (84 runs, 3.9 G simulated requests) takes about
+15 CPU-minutes; the whole panel about 77; the whole GEMM bundle about a
+second (docs/sim-device.md, "The sim against the H100").
 """
 import argparse
 import json

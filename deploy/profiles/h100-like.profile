@@ -4,9 +4,14 @@
 # the built-in (gb10-like) defaults; all are written out for reading.
 #
 # Sources. Every value comes from the H100's probe (the run reports and the
-# device section of deploy/calibrations/h100-scan.json), from its 756
-# calibration runs (`measurements` of that bundle: their fills and kernel
+# device section of the H100's scan bundle), from the 756 calibration runs of
+# its run 1 (`measurements` of deploy/calibrations/h100-scan.json as shipped
+# before commit 3d277e9, the bundle of 9f21cfa, whose report is
+# deploy/gpu/runs/2026-11-26-h100/run1-report.md: their fills and kernel
 # times), from the scan kernel's source, or is an assumption said to be one.
+# The shipped H100 bundle is now run 3's, measured with kernels that issue
+# both HMMA halves of a wmma step (run 1's m was half the tensor work); its
+# paces are higher (docs/sim-device.md, "The sim against the H100").
 # Nothing comes from its held-out panel, which the sim is scored on
 # (bench/sim_vs_hardware.py). "Pace" below is kernel_ns / (W N): the time one
 # CTA spends per block, averaged over the W = 1 and 4 calibration runs of a

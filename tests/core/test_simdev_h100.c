@@ -1,8 +1,10 @@
 /*
  * test_simdev_h100.c - the shipped h100-like sim profile against what the
- * NVIDIA H100 measured in its calibration runs (deploy/calibrations/
- * h100-scan.json, `measurements`: o = 2, 264 CTAs, C = 1371, 16 KiB blocks;
- * the held-out panel is not used here or in the profile):
+ * NVIDIA H100 measured in the calibration runs of its run 1, which the
+ * profile was set from (deploy/calibrations/h100-scan.json before commit
+ * 3d277e9, `measurements`: o = 2, 264 CTAs, C = 1371, 16 KiB blocks; the
+ * held-out panel is not used here or in the profile; the shipped bundle is
+ * now run 3's, with higher paces: docs/sim-device.md):
  *   - it loads, with the probe's geometry;
  *   - the time per CTA and block at W = 1 (kernel_ns / (W N), N = 3290):
  *     sync m = 0 1735 ns, d = 1 m = 0 939, d = 2 m = 0 894, d = 4 m = 0 647
