@@ -55,7 +55,7 @@ static int gemm_rate(pascal_simdev *dev)
   double requests = 0.0, cpu_secs = 0.0, wall = 0.0;
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     pascal_simdev_gemm g = {
-        .shape = shapes[i], .tiling = {128, 128, 64, 2, 48}, .m = 8, .out_elem_bytes = 4};
+        .shape = shapes[i], .tiling = {128, 128, 64, 2, 48, 1, 1}, .m = 8, .out_elem_bytes = 4};
     pascal_simdev_stats st;
     pascal_error err;
     clock_t c0 = clock();

@@ -5,8 +5,9 @@ database, a free port):
   1. predict_many throughput: queries per second from a Python list to typed
      results (encode, HTTP, daemon, decode), compact answers, median of ROUNDS;
   2. single predict(): median round trip of sequential calls (full answer);
-  3. adapter overhead per configuration: MatmulRanker.rank over 20
-     configurations for SHAPES distinct problem shapes (one batch per shape),
+  3. adapter overhead per configuration: MatmulRanker.rank over the 16
+     configurations of Triton's tutorial matmul for SHAPES distinct problem
+     shapes (one batch per shape),
      once against the daemon and once against an in-process stand-in that
      answers instantly, which isolates the adapter's own Python cost.
 usage: bench/python_client.py [BUILD_DIR]   (ROUNDS, default 5; QUERIES per
@@ -51,19 +52,15 @@ def scan_queries(n):
 
 
 class InstantClient:
-    """Answers the adapter's calls from memory: one calibration, no HTTP."""
+    """Answers the adapter's calls from memory: one answer, no HTTP."""
 
     def __init__(self, real):
         self._dev = real.device("sim-gb10")
-        cal = next(c["id"] for c in self._dev[1] if c["workload"] == "gemm")
-        self._bundle = real.calibration_bundle(cal)
-        self._answer = real.predict("sim-gb10", explain=False, Mg=1024, Ng=1024, Kg=1024).raw
+        self._answer = real.predict("sim-gb10", explain=False, Mg=1024, Ng=1024, Kg=1024,
+                                    tile_m=64, stages=3, group_m=8).raw
 
     def device(self, name):
         return self._dev
-
-    def calibration_bundle(self, cid):
-        return self._bundle
 
     def predict_many(self, queries, explain=False):
         return [Prediction.from_json(self._answer) for _ in queries]
@@ -113,8 +110,9 @@ def main():
                                     max(rates)))
     print("predict (one query, full answer): median %.3f ms per call, p90 %.3f ms"
           % (1e3 * statistics.median(lat), 1e3 * sorted(lat)[int(0.9 * len(lat))]))
-    print("adapter, 20 configurations x %d shapes: %.1f us per configuration with the daemon, "
-          "%.1f us adapter-only (in-process answers)" % (SHAPES, 1e6 * http_cfg, 1e6 * local_cfg))
+    print("adapter, %d configurations x %d shapes: %.1f us per configuration with the daemon, "
+          "%.1f us adapter-only (in-process answers)"
+          % (len(configs()), SHAPES, 1e6 * http_cfg, 1e6 * local_cfg))
 
 
 if __name__ == "__main__":

@@ -70,10 +70,13 @@ def measured_K(r, b):
     return r["fill_bytes"] / (r["W"] * r["N"] * b["device"]["block_bytes"])
 
 
-def simulate(pascal, profile, r):
-    if "Mg" in r:
+def simulate(pascal, profile, r, b):
+    if "Mg" in r:  # the bundle's tiling, one stage, its resident CTAs per SM
+        g = b["gemm"]
         a = [pascal, "sim", "gemm", "--Mg", str(r["Mg"]), "--Ng", str(r["Ng"]),
-             "--Kg", str(r["Kg"])]
+             "--Kg", str(r["Kg"]), "--tile", "%dx%dx%d" % (g["tile_m"], g["tile_n"], g["tile_k"]),
+             "--elem-bytes", str(g["elem_bytes"]), "--stages", "1",
+             "--ctas-per-sm", str(g["resident_ctas"] // b["device"]["sm_count"])]
     else:
         a = [pascal, "sim", "scan", "--o", str(r["o"]), "--path", r["path"], "--m", str(r["m"]),
              "--N", str(r["N"]), "--W", str(r["W"])]
@@ -157,7 +160,7 @@ def main():
         a.profile = "%s (%s)" % (sb["provenance"].get("profile", "?"), a.sim_bundle)
     else:
         with ThreadPoolExecutor(a.jobs) as ex:
-            sims = list(ex.map(lambda r: simulate(a.pascal, a.profile, r), runs))
+            sims = list(ex.map(lambda r: simulate(a.pascal, a.profile, r, b), runs))
     rows = []
     for r, s in zip(runs, sims):
         rows.append({"family": family(r), "key": key_of(r), "size": size_of(r)[:-1],

@@ -7,6 +7,7 @@
 #   lib/pkgconfig/pascal.pc                  for pkg-config users
 #   lib/cmake/pascal/                        for find_package(pascal) -> pascal::pascal
 #   share/doc/pascal/README.md, docs/*.md    the manuals the systemd units name
+#   share/man/man1/*.1                       pascald(1), pascal(1), pascal-agent(1) (man/)
 include(CMakePackageConfigHelpers)
 
 install(TARGETS pascal EXPORT pascalTargets
@@ -35,3 +36,6 @@ install(FILES ${PROJECT_BINARY_DIR}/generated/pascalConfig.cmake
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         FILES_MATCHING PATTERN "*.md")
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/man/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
+        FILES_MATCHING PATTERN "*.1")

@@ -2,7 +2,8 @@
 # install-deps.sh - install the Debian packages PASCAL needs, and only those
 # that are missing (chromium and chromium-driver: the dashboard browser test,
 # docs/dashboard.md; python3-sklearn: the learned baselines of tools/pascal_eval,
-# docs/learned-baselines.md). Safe to run again and again; needs root (or sudo) only
+# docs/learned-baselines.md; python3-venv: the Python client's install test in
+# a plain venv, docs/autotuning.md; man-db: the manual pages' test). Safe to run again and again; needs root (or sudo) only
 # when something is missing. Used by `make run` and `make test`.
 # Then the OpenAPI linter of the test suite (Spectral, from the npm registry,
 # pinned) into $PASCAL_TOOLS_DIR (default build/tools; git ignores it), never
@@ -41,8 +42,8 @@ install_spectral() {
 BUNDLE_PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev
 libsqlite3-dev libcurl4-openssl-dev python3 patchelf"
 PACKAGES="$BUNDLE_PACKAGES python3-jsonschema python3-yaml python3-scipy python3-sklearn
-python3-venv python3-pip python3-setuptools python3-wheel
-sqlite3 curl wrk systemd clang-14 libclang-rt-14-dev clang-format
+python3-venv python3-pip
+sqlite3 curl wrk systemd clang-14 libclang-rt-14-dev clang-format man-db
 chromium chromium-driver nginx"
 [ "$bundle" -eq 0 ] || PACKAGES=$BUNDLE_PACKAGES
 if [ "$list" -eq 1 ]; then

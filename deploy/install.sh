@@ -1,6 +1,7 @@
 #!/bin/sh
 # install.sh - build PASCAL and install it with `cmake --install` (programs,
-# libpascal with its headers, pascal.pc and CMake package, docs), plus what
+# libpascal with its headers, pascal.pc and CMake package, docs, manual
+# pages), plus what
 # CMake does not install: the bundled calibrations, the config and proxy
 # examples, the systemd units, the sysusers.d entry for the "pascal" user,
 # and /etc/pascal/pascald.conf (created from

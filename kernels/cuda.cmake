@@ -29,6 +29,8 @@ add_library(pascal_kernels STATIC
   ${CMAKE_CURRENT_LIST_DIR}/preload.cu
   ${CMAKE_CURRENT_LIST_DIR}/reference.cpp)
 target_include_directories(pascal_kernels PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+# the grouped raster (pascal/gemm_raster.h) is the C core's, compiled here too
+target_include_directories(pascal_kernels PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../core/include)
 target_compile_definitions(pascal_kernels PRIVATE PASCAL_TMA_PRIME_EXTRA=${_pascal_prime_extra})
 target_link_libraries(pascal_kernels PUBLIC CUDA::cudart)
 set_target_properties(pascal_kernels PROPERTIES

@@ -6,10 +6,18 @@
  * (i, j) reads the 16 KiB tiles A(i, k) and B(k, j), the traffic the GEMM
  * extension of the predictor models. Eight warps, each owning a 64x32 slice
  * of the tile as 4x2 WMMA 16x16x16 accumulators.
+ *
+ * The same tile as a Triton matmul's configuration (issue 31): `stages`
+ * buffers of k-steps in dynamic shared memory filled by cp.async
+ * (stages - 1 steps in flight while one is computed; one stage is the
+ * calibration kernel's wait for each step) and the grouped raster of
+ * pascal/gemm_raster.h on a one-dimensional grid.
  */
+#include <cuda_pipeline.h>
 #include <mma.h>
 
 #include "kernel_load.cuh"
+#include "pascal/gemm_raster.h"
 #include "pascal_kernels.h"
 
 namespace {
@@ -31,6 +39,46 @@ __device__ __forceinline__ void load_tile(__half (*dst)[LD], const __half *src, 
   }
 }
 
+/* The same copy by cp.async (16 bytes per instruction, L2 only). */
+__device__ __forceinline__ void load_tile_async(__half (*dst)[LD], const __half *src, uint64_t ld)
+{
+  constexpr uint32_t chunks = TK / 8;
+  for (uint32_t c = threadIdx.x; c < TM * chunks; c += blockDim.x) {
+    const uint32_t r = c / chunks, q = c % chunks;
+    __pipeline_memcpy_async(&dst[r][q * 8], src + r * ld + q * 8, 16);
+  }
+}
+
+using acc_tile = wmma::fragment<wmma::accumulator, 16, 16, 16, float>[4][2];
+
+/* One k-step of a warp's 64 x 32 slice from the tiles in shared memory. */
+__device__ __forceinline__ void mma_step(acc_tile &acc, __half (*As)[LD], __half (*Bs)[LD],
+                                         uint32_t wm, uint32_t wn)
+{
+  for (uint32_t kk = 0; kk < TK; kk += 16) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a[4];
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b[2];
+    for (int i = 0; i < 4; ++i)
+      wmma::load_matrix_sync(a[i], &As[wm * 64 + i * 16][kk], LD);
+    for (int j = 0; j < 2; ++j)
+      wmma::load_matrix_sync(b[j], &Bs[wn * 32 + j * 16][kk], LD);
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 2; ++j)
+        wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+  }
+}
+
+__device__ __forceinline__ void store_tile(acc_tile &acc, float *C, uint32_t Ng, uint32_t tile_row,
+                                           uint32_t tile_col, uint32_t wm, uint32_t wn)
+{
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 2; ++j) {
+      const uint64_t row = (uint64_t)tile_row * TM + wm * 64 + i * 16;
+      const uint64_t col = (uint64_t)tile_col * TN + wn * 32 + j * 16;
+      wmma::store_matrix_sync(C + row * Ng + col, acc[i][j], Ng, wmma::mem_row_major);
+    }
+}
+
 __global__ void __launch_bounds__(PASCAL_KERN_GEMM_THREADS)
     gemm_128x128x64(const __half *A, const __half *B, float *C, uint32_t Ng, uint32_t Kg)
 {
@@ -40,7 +88,7 @@ __global__ void __launch_bounds__(PASCAL_KERN_GEMM_THREADS)
   const uint32_t warp = threadIdx.x / 32u;
   const uint32_t wm = warp / 4u, wn = warp % 4u; /* 2 x 4 warps of 64 x 32 */
 
-  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][2];
+  acc_tile acc;
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 2; ++j)
       wmma::fill_fragment(acc[i][j], 0.0f);
@@ -51,32 +99,63 @@ __global__ void __launch_bounds__(PASCAL_KERN_GEMM_THREADS)
     load_tile(As, a_base + k0, Kg);
     load_tile(Bs, b_base + k0, Kg);
     __syncthreads();
-    for (uint32_t kk = 0; kk < TK; kk += 16) {
-      wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a[4];
-      wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b[2];
-      for (int i = 0; i < 4; ++i)
-        wmma::load_matrix_sync(a[i], &As[wm * 64 + i * 16][kk], LD);
-      for (int j = 0; j < 2; ++j)
-        wmma::load_matrix_sync(b[j], &Bs[wn * 32 + j * 16][kk], LD);
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 2; ++j)
-          wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
-    }
+    mma_step(acc, As, Bs, wm, wn);
     __syncthreads();
   }
+  store_tile(acc, C, Ng, tile_row, tile_col, wm, wn);
+}
+
+/* Triton's configuration of the same tile: `stages` buffers (the dynamic
+ * shared memory holds stages A and stages B tiles), CTA blockIdx.x runs the
+ * tile of the grouped raster. Step k's copies are committed as one group;
+ * waiting for all but the newest stages - 1 groups leaves step k's landed. */
+__global__ void __launch_bounds__(PASCAL_KERN_GEMM_THREADS)
+    gemm_128x128x64_staged(const __half *A, const __half *B, float *C, uint32_t Mg, uint32_t Ng,
+                           uint32_t Kg, uint32_t stages, uint32_t group_m)
+{
+  extern __shared__ __align__(128) unsigned char smem[];
+  auto As = reinterpret_cast<__half(*)[TM][LD]>(smem);
+  auto Bs = reinterpret_cast<__half(*)[TN][LD]>(smem + (size_t)stages * TM * LD * sizeof(__half));
+  uint32_t tile_row, tile_col;
+  pascal_gemm_raster_ij(Mg / TM, Ng / TN, group_m, blockIdx.x, &tile_row, &tile_col);
+  const uint32_t warp = threadIdx.x / 32u;
+  const uint32_t wm = warp / 4u, wn = warp % 4u;
+
+  acc_tile acc;
   for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 2; ++j) {
-      const uint64_t row = (uint64_t)tile_row * TM + wm * 64 + i * 16;
-      const uint64_t col = (uint64_t)tile_col * TN + wn * 32 + j * 16;
-      wmma::store_matrix_sync(C + row * Ng + col, acc[i][j], Ng, wmma::mem_row_major);
+    for (int j = 0; j < 2; ++j)
+      wmma::fill_fragment(acc[i][j], 0.0f);
+
+  const __half *a_base = A + (uint64_t)tile_row * TM * Kg;
+  const __half *b_base = B + (uint64_t)tile_col * TN * Kg;
+  const uint32_t n_k = Kg / TK;
+  for (uint32_t s = 0; s + 1 < stages; ++s) { /* the prologue: stages - 1 steps */
+    if (s < n_k) {
+      load_tile_async(As[s], a_base + (uint64_t)s * TK, Kg);
+      load_tile_async(Bs[s], b_base + (uint64_t)s * TK, Kg);
     }
+    __pipeline_commit();
+  }
+  for (uint32_t k = 0; k < n_k; ++k) {
+    const uint32_t next = k + stages - 1; /* into the buffer step k - 1 freed */
+    if (next < n_k) {
+      load_tile_async(As[next % stages], a_base + (uint64_t)next * TK, Kg);
+      load_tile_async(Bs[next % stages], b_base + (uint64_t)next * TK, Kg);
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(stages - 1);
+    __syncthreads();
+    mma_step(acc, As[k % stages], Bs[k % stages], wm, wn);
+    __syncthreads();
+  }
+  store_tile(acc, C, Ng, tile_row, tile_col, wm, wn);
 }
 
 } // namespace
 
 cudaError_t pascal_kern_load_gemm(void)
 {
-  return pascal_kern_load(gemm_128x128x64);
+  return pascal_kern_load(gemm_128x128x64, gemm_128x128x64_staged);
 }
 
 cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_t Mg, uint32_t Ng,
@@ -86,5 +165,24 @@ cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_
       Mg % TM != 0 || Ng % TN != 0 || Kg % TK != 0 || Mg / TM > 65535u)
     return cudaErrorInvalidValue;
   gemm_128x128x64<<<dim3(Ng / TN, Mg / TM), PASCAL_KERN_GEMM_THREADS, 0, stream>>>(A, B, C, Ng, Kg);
+  return cudaGetLastError();
+}
+
+cudaError_t pascal_kern_gemm_staged(const __half *A, const __half *B, float *C, uint32_t Mg,
+                                    uint32_t Ng, uint32_t Kg, uint32_t stages, uint32_t group_m,
+                                    cudaStream_t stream)
+{
+  if (A == nullptr || B == nullptr || C == nullptr || Mg == 0 || Ng == 0 || Kg == 0 ||
+      Mg % TM != 0 || Ng % TN != 0 || Kg % TK != 0 || stages < 1 ||
+      stages > PASCAL_KERN_GEMM_STAGES_MAX || group_m < 1 ||
+      (uint64_t)(Mg / TM) * (Ng / TN) > 0x7fffffffu)
+    return cudaErrorInvalidValue;
+  const size_t smem = (size_t)stages * (TM + TN) * LD * sizeof(__half);
+  cudaError_t e = cudaFuncSetAttribute(gemm_128x128x64_staged,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  if (e != cudaSuccess)
+    return e;
+  gemm_128x128x64_staged<<<(Mg / TM) * (Ng / TN), PASCAL_KERN_GEMM_THREADS, smem, stream>>>(
+      A, B, C, Mg, Ng, Kg, stages, group_m);
   return cudaGetLastError();
 }

@@ -140,6 +140,18 @@ cudaError_t pascal_kern_tma_stall(uint64_t budget, cudaStream_t stream);
 cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_t Mg, uint32_t Ng,
                              uint32_t Kg, cudaStream_t stream);
 
+/* The same product by the same tile as a Triton matmul configuration:
+ * `stages` (1..PASCAL_KERN_GEMM_STAGES_MAX) k-steps buffered in dynamic
+ * shared memory (stages x 36 KiB with the padded rows) and filled by
+ * cp.async, CTAs in the grouped raster of `group_m` tile rows
+ * (pascal/gemm_raster.h; 1 is row-major) on a 1-D grid of (Mg/128)(Ng/128).
+ * cudaErrorInvalidValue for a shape off the tile, stages or group_m out of
+ * range; the device's error when its shared memory cannot hold the stages. */
+#define PASCAL_KERN_GEMM_STAGES_MAX 4u
+cudaError_t pascal_kern_gemm_staged(const __half *A, const __half *B, float *C, uint32_t Mg,
+                                    uint32_t Ng, uint32_t Kg, uint32_t stages, uint32_t group_m,
+                                    cudaStream_t stream);
+
 /* Fill n halves with pascal_ref_gemm_value(seed, i). */
 cudaError_t pascal_kern_fill_gemm_input(__half *x, uint64_t n, uint32_t seed, cudaStream_t stream);
 

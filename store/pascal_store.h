@@ -348,6 +348,7 @@ typedef struct pascal_store_job {
   int excluded;          /* 1: an operator dropped this run (state done, no
                             measurement; pascal_store_job_exclude) */
   int64_t lease_started; /* unix seconds the current or last lease began, 0 if never */
+  int64_t finished;      /* unix seconds it became done or failed, 0 while it is not */
 } pascal_store_job;
 
 /* What a claim, a result or a failure left, read in the transaction that
@@ -481,6 +482,15 @@ pascal_store_status pascal_store_job_exclude(pascal_store *s, int64_t job, const
 
 pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id, pascal_store_job *out,
                                          pascal_error *err);
+
+/* Jobs ordered by id, those of `calibration` (0: of every calibration) in
+ * state `state` (a pascal_store_job_state, or -1: any) with an id above
+ * `after` (0: from the first), at most `limit` of them (0: all); free() the
+ * array (NULL when empty). An unknown calibration lists nothing. Lease
+ * tokens are not read into the list. */
+pascal_store_status pascal_store_job_list(pascal_store *s, int64_t calibration, int state,
+                                          int64_t after, size_t limit, pascal_store_job **out,
+                                          size_t *count, pascal_error *err);
 
 /* Progress over the device's collecting calibrations: done and total jobs
  * (0/0 if none). NOT_FOUND if the device is unknown. */

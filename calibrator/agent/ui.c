@@ -73,10 +73,30 @@ void agent_ui_log(agent_ui *ui, const char *fmt, ...)
   pthread_mutex_unlock(&ui->mu);
 }
 
+int agent_ui_first_complete(agent_ui *ui)
+{
+  pthread_mutex_lock(&ui->mu);
+  int first = agent_progress_complete(&ui->progress) && !ui->announced;
+  ui->announced |= first;
+  pthread_mutex_unlock(&ui->mu);
+  return first;
+}
+
+void agent_ui_announce(agent_ui *ui, const char *text)
+{
+  pthread_mutex_lock(&ui->mu);
+  clear_line(ui);
+  fputs(text, stdout);
+  fflush(stdout);
+  pthread_mutex_unlock(&ui->mu);
+}
+
 void agent_ui_progress(agent_ui *ui, long done, long total, const char *event)
 {
   pthread_mutex_lock(&ui->mu);
-  agent_progress_update(&ui->progress, done, total, agent_now_s());
+  agent_progress_update(&ui->progress, done, total, agent_now_s(), event != NULL);
+  if (!agent_progress_complete(&ui->progress))
+    ui->announced = 0;
   if (ui->tty) {
     draw_line(ui);
   } else if (event) {

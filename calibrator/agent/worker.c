@@ -18,6 +18,7 @@
 #include "client.h"
 #include "exitcode.h"
 #include "job.h"
+#include "next_step.h"
 
 typedef struct worker {
   agent_ctx *ctx;
@@ -283,6 +284,21 @@ static int handle_job(worker *w, const pascal_codec_job *job)
              : 0;
 }
 
+/* Every run of the device is measured: say so, and name the freeze call of
+ * each calibration that is ready (its id from the server's list). */
+static void announce_next_step(worker *w, long done)
+{
+  agent_ctx *ctx = w->ctx;
+  char path[128], text[2048];
+  snprintf(path, sizeof path, "/v1/calibrations?device=%s", ctx->args->device);
+  agent_reply r;
+  agent_client_call(&w->client, "calibrations", "GET", path, NULL, 1, &r);
+  agent_next_step_text(r.status == 200 ? r.body : NULL, ctx->args->server, ctx->args->device, done,
+                       text, sizeof text);
+  agent_reply_free(&r);
+  agent_ui_announce(&ctx->ui, text);
+}
+
 /* One claim. 1: a job is in `job`; 0: nothing queued (progress updated);
  * -1: stop (fatal recorded, or --until-idle and all done). */
 static int claim(worker *w, pascal_codec_job *job, int *idle_logged)
@@ -323,11 +339,18 @@ static int claim(worker *w, pascal_codec_job *job, int *idle_logged)
     agent_fatal(ctx, AGENT_EXIT_PROTOCOL);
   } else if (!claimed) {
     agent_ui_progress(&ctx->ui, done, total, NULL);
+    if (agent_ui_first_complete(&ctx->ui))
+      announce_next_step(w, done);
     if (ctx->args->until_idle && done == total) {
-      agent_ui_log(&ctx->ui, "no job left for device '%s' (%ld/%ld done)", ctx->args->device, done,
-                   total);
+      agent_ui_log(&ctx->ui, "no job left for device '%s' (%ld/%ld done); exiting (--until-idle)",
+                   ctx->args->device, done, total);
     } else {
-      if (!*idle_logged)
+      if (!*idle_logged && done == total && total > 0)
+        agent_ui_log(&ctx->ui,
+                     "idle: every run of device '%s' is measured (%ld/%ld); waiting for new "
+                     "jobs, polling every %g s (Ctrl-C stops)",
+                     ctx->args->device, done, total, ctx->args->poll_s);
+      else if (!*idle_logged)
         agent_ui_log(&ctx->ui, "no job queued for device '%s' (%ld/%ld done); polling every %g s",
                      ctx->args->device, done, total, ctx->args->poll_s);
       *idle_logged = 1;

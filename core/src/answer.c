@@ -1,17 +1,19 @@
 /*
  * answer.c - from a query to its whole answer (pascal/answer.h): the check,
  * the model's prediction (predict_scan.c, predict_gemm.c,
- * predict_attention.c), the expected error from the calibration's
- * validation (validation.c), the time of the predicted fills (time_model.c:
- * calibrated on the calibration's own kernel times, else the pipeline on the
- * device's peaks), and the interval of all three from the calibration's
- * residuals (interval.c).
+ * predict_attention.c; a GEMM in the configuration it names:
+ * predict_config.c, pascal/gemm_config.h), the expected error from the
+ * calibration's validation (validation.c), the time of the predicted fills
+ * (time_model.c: calibrated on the calibration's own kernel times, else the
+ * pipeline on the device's peaks), and the interval of all three from the
+ * calibration's residuals (interval.c).
  */
 #include "pascal/answer.h"
 
 #include <assert.h>
 #include <math.h>
 
+#include "model_internal.h"
 #include "pascal/time_model.h"
 
 /* The interval of K, fills and time (see pascal_answer_interval). */
@@ -78,13 +80,16 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
     out->timed = pascal_time_scan(model, &p->key, p->N, ceil(p->W), p->fill_bytes, &out->time,
                                   NULL) == PASCAL_OK;
   } else {
-    const pascal_gemm_shape *shape = &q->gemm.shape;
-    if ((st = pascal_model_predict_gemm(model, shape, &out->gemm, err)))
+    pascal_gemm_config_answer *ca = &out->gemm_config;
+    if ((st = pc_gemm_predict_config(model, &q->gemm, &out->gemm, ca, err)))
       return st;
-    if (validation)
-      pascal_validation_expect_gemm(validation, shape, &out->gemm);
-    out->timed =
-        pascal_time_gemm(model, shape, out->gemm.fill_bytes, &out->time, NULL) == PASCAL_OK;
+    /* the validation measured the calibration's configuration; a transferred
+     * answer's own error is not known per answer (docs/autotuning.md
+     * measures the transfer on the sim): it stays NaN, source none */
+    if (validation && !ca->transferred)
+      pascal_validation_expect_gemm(validation, &ca->anchor, &out->gemm);
+    out->timed = pascal_gemm_time_config(model, &q->gemm, ca, out->gemm.fill_bytes,
+                                         ca->anchor_fills, &out->time, NULL) == PASCAL_OK;
   }
   /* What the interval and the family's loss read: for attention its K/V
    * scan's transfers and key, with the launch's K and fills. */
@@ -103,5 +108,6 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
   out->loses = loss != NULL;
   out->loss = loss ? *loss : (pascal_family_loss){.pascal_pct = NAN, .aligned_pct = NAN};
   answer_interval(validation, t, K, fill, aligned, out);
+  out->interval.transferred = q->workload == PASCAL_WORKLOAD_GEMM && out->gemm_config.transferred;
   return PASCAL_OK;
 }

@@ -4,7 +4,9 @@
  * held-out panel's runs (section 5.4), device and
  * tiling checks, the execution-class rule chi(m) = min(m mod 4, 2)
  * (section 4.3), the measured K of a scan run (section 4.2; query-adjusted
- * for attention, pascal/attention.h) and the stable names used by codecs.
+ * for attention, pascal/attention.h) and the stable names used by codecs;
+ * a GEMM calibration's timed runs of other configurations (issue 31,
+ * pascal/gemm_config.h).
  */
 #include "pascal/calibration.h"
 
@@ -14,7 +16,12 @@
 #include <string.h>
 
 #include "pascal/attention.h"
+#include "pascal/gemm_config.h"
 #include "pascal/grow.h"
+#include "pascal/query.h"
+
+/* The bundle key and error prefix of the configuration runs. */
+#define CONFIG_RUNS "configurations"
 
 void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload)
 {
@@ -26,6 +33,8 @@ void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload)
   cal->gemm.tile_k = 64;
   cal->gemm.elem_bytes = 2;
   cal->gemm.resident_ctas = 0;
+  cal->gemm.stages = 0;
+  cal->gemm.group_m = 0;
   cal->attention = PASCAL_ATTENTION_DEFAULT;
 }
 
@@ -39,6 +48,7 @@ void pascal_calibration_free(pascal_calibration *cal)
   free(cal->heldout_gemm_runs);
   free(cal->offgrid_scan_runs);
   free(cal->offgrid_gemm_runs);
+  free(cal->config_runs);
   pascal_workload workload = cal->workload;
   pascal_calibration tmp = *cal;
   pascal_calibration_init(cal, workload);
@@ -77,6 +87,8 @@ pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_cali
                     src->n_offgrid_scan_runs, sizeof *tmp.offgrid_scan_runs);
   bad |= copy_array((void **)&tmp.offgrid_gemm_runs, src->offgrid_gemm_runs,
                     src->n_offgrid_gemm_runs, sizeof *tmp.offgrid_gemm_runs);
+  bad |= copy_array((void **)&tmp.config_runs, src->config_runs, src->n_config_runs,
+                    sizeof *tmp.config_runs);
   if (bad) {
     pascal_calibration_free(&tmp);
     return pascal_error_set(err, PASCAL_ENOMEM, "measurements",
@@ -85,6 +97,7 @@ pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_cali
   tmp.capacity = src->n_scan_runs + src->n_gemm_runs;
   tmp.heldout_capacity = src->n_heldout_scan_runs + src->n_heldout_gemm_runs;
   tmp.offgrid_capacity = src->n_offgrid_scan_runs + src->n_offgrid_gemm_runs;
+  tmp.config_capacity = src->n_config_runs;
   *dst = tmp;
   return PASCAL_OK;
 }
@@ -122,6 +135,16 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_err
        (st = check_positive(cal->gemm.resident_ctas, "gemm.resident_ctas", err)) ||
        (st = pascal_gemm_impl_check(&cal->gemm, err))))
     return st;
+  if (cal->workload == PASCAL_WORKLOAD_GEMM && cal->gemm.stages > PASCAL_GEMM_STAGES_MAX)
+    return pascal_error_set(err, PASCAL_ERANGE, "gemm.stages", "gemm.stages must be at most %u",
+                            PASCAL_GEMM_STAGES_MAX);
+  /* cuBLASLt orders its CTAs by cta_swizzling, not by Triton's groups. */
+  if (cal->workload == PASCAL_WORKLOAD_GEMM && cal->gemm.impl != PASCAL_GEMM_IMPL_OWN &&
+      cal->gemm.group_m > 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "gemm.group_m",
+                            "a cuBLASLt calibration has no group_m (its raster is cta_swizzling), "
+                            "got %u",
+                            cal->gemm.group_m);
   /* The model's GEMM geometry is one CTA per output tile over the whole
    * reduction: split-K partial sums are traffic it does not know. */
   if (cal->workload == PASCAL_WORKLOAD_GEMM && cal->gemm.split_k > 1)
@@ -308,6 +331,70 @@ static pascal_status append_gemm_to(pascal_calibration *cal, const char *list,
   return PASCAL_OK;
 }
 
+/* A configuration run's configuration: the ranges of a query's
+ * (pascal/query.h), and one the device can run (pascal/gemm_config.h). */
+static pascal_status check_config(const pascal_calibration *cal, const pascal_gemm_config *c,
+                                  size_t index, pascal_error *err)
+{
+  const char *list = CONFIG_RUNS;
+  const struct {
+    const char *name;
+    uint32_t v, hi;
+  } range[] = {{"tile_m", c->tile_m, PASCAL_QUERY_TILE_MAX},
+               {"tile_n", c->tile_n, PASCAL_QUERY_TILE_MAX},
+               {"tile_k", c->tile_k, PASCAL_QUERY_TILE_MAX},
+               {"stages", c->stages, PASCAL_GEMM_STAGES_MAX},
+               {"group_m", c->group_m, PASCAL_QUERY_GROUP_MAX}};
+  char msg[160];
+  for (size_t i = 0; i < sizeof range / sizeof *range; i++)
+    if (range[i].v < 1 || range[i].v > range[i].hi) {
+      snprintf(msg, sizeof msg, "%s must be in [1, %u] (got %u)", range[i].name, range[i].hi,
+               range[i].v);
+      return run_field_error(err, list, index, range[i].name, msg);
+    }
+  if (c->elem_bytes != 1 && c->elem_bytes != 2 && c->elem_bytes != 4 && c->elem_bytes != 8)
+    return run_field_error(err, list, index, "elem_bytes", "elem_bytes must be 1, 2, 4 or 8");
+  uint32_t per_sm;
+  pascal_error why;
+  if (pascal_gemm_ctas_per_sm(pascal_gemm_smem_per_sm(&cal->device), c, 1, &per_sm, &why)) {
+    char name[16]; /* "stages", "tile_k" or "tile_m" */
+    snprintf(name, sizeof name, "%.15s", why.field);
+    return run_field_error(err, list, index, name, why.message);
+  }
+  return PASCAL_OK;
+}
+
+pascal_status pascal_calibration_append_config_run(pascal_calibration *cal,
+                                                   const pascal_gemm_config_run *run,
+                                                   pascal_error *err)
+{
+  size_t index = cal->n_config_runs;
+  const pascal_gemm_config *c = &run->config;
+  const pascal_gemm_run *r = &run->run;
+  pascal_status st;
+  if (cal->workload != PASCAL_WORKLOAD_GEMM)
+    return pascal_error_set(err, PASCAL_EINVAL, CONFIG_RUNS,
+                            "configuration runs belong to a gemm calibration");
+  if ((st = check_config(cal, c, index, err)) ||
+      (st = check_dim(r->shape.Mg, c->tile_m, CONFIG_RUNS, index, "Mg", "tile_m", err)) ||
+      (st = check_dim(r->shape.Ng, c->tile_n, CONFIG_RUNS, index, "Ng", "tile_n", err)) ||
+      (st = check_dim(r->shape.Kg, c->tile_k, CONFIG_RUNS, index, "Kg", "tile_k", err)) ||
+      (st = check_common(CONFIG_RUNS, index, r->fill_bytes, r->has_kernel_ns, r->kernel_ns, err)))
+    return st;
+  if (!r->has_kernel_ns || !(r->kernel_ns > 0))
+    return run_field_error(err, CONFIG_RUNS, index, "kernel_ns",
+                           "a configuration run is timed: kernel_ns must be > 0");
+  for (size_t i = 0; i < index; i++)
+    if (!memcmp(&cal->config_runs[i].config, c, sizeof *c) &&
+        same_gemm_run(&cal->config_runs[i].run, r))
+      return duplicate_error(err, CONFIG_RUNS, index, i);
+  if ((st = grow((void **)&cal->config_runs, &cal->config_capacity, index, sizeof *run, err)))
+    return st;
+  cal->config_runs[index] = *run;
+  cal->n_config_runs = index + 1;
+  return PASCAL_OK;
+}
+
 /* The arrays of run set `set`. */
 typedef struct set_fields {
   pascal_scan_run **scan;
@@ -428,6 +515,8 @@ static const char *panel_mismatch(const pascal_calibration *cal, const pascal_ca
     return "gemm.resident_ctas";
   if (panel->gemm.stages != cal->gemm.stages)
     return "gemm.stages";
+  if (panel->gemm.group_m != cal->gemm.group_m)
+    return "gemm.group_m";
   if (panel->gemm.impl != cal->gemm.impl || panel->gemm.algo != cal->gemm.algo ||
       panel->gemm.cta_swizzling != cal->gemm.cta_swizzling ||
       panel->gemm.split_k != cal->gemm.split_k ||

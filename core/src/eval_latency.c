@@ -1,9 +1,9 @@
 /*
  * eval_latency.c - the latency columns of an evaluation, in the layout of
  * the paper's Table e2e (section "End-to-end latency with TileSight"): each
- * scored run that carries a kernel time is timed with three cache inputs
- * (the TileSight column's fills, PASCAL's out-of-fold fills, the measured
- * fills) by one time source of pascal/time_model.h (the pipeline on the
+ * scored run that carries a kernel time is timed with four cache inputs
+ * (the TileSight and Origami columns' fills, PASCAL's out-of-fold fills,
+ * the measured fills) by one time source of pascal/time_model.h (the pipeline on the
  * device's peaks, the paper's protocol; or the time calibrated on the
  * calibration's own timings) and compared with its kernel time; a run is
  * DRAM-bound when its measured fills raise that source's time by more than
@@ -18,15 +18,25 @@
 
 #include "pascal/time_model.h"
 
+static const struct {
+  const char *name, *title;
+} cache_inputs[] = {
+    [PASCAL_CACHE_TILESIGHT] = {"tilesight", "TileSight"},
+    [PASCAL_CACHE_ORIGAMI] = {"origami", "Origami"},
+    [PASCAL_CACHE_PASCAL] = {"pascal", "PASCAL"},
+    [PASCAL_CACHE_MEASURED] = {"measured", "Measured"},
+};
+_Static_assert(sizeof cache_inputs / sizeof *cache_inputs == PASCAL_CACHE_COUNT,
+               "every cache input has its name");
+
 const char *pascal_cache_input_name(pascal_cache_input input)
 {
-  switch (input) {
-  case PASCAL_CACHE_TILESIGHT: return "tilesight";
-  case PASCAL_CACHE_PASCAL: return "pascal";
-  case PASCAL_CACHE_MEASURED: return "measured";
-  case PASCAL_CACHE_COUNT: break;
-  }
-  return "unknown";
+  return (unsigned)input < PASCAL_CACHE_COUNT ? cache_inputs[input].name : "unknown";
+}
+
+const char *pascal_cache_input_title(pascal_cache_input input)
+{
+  return (unsigned)input < PASCAL_CACHE_COUNT ? cache_inputs[input].title : "unknown";
 }
 
 /* The source's time of the run with `fill_bytes` of DRAM fills. */

@@ -138,7 +138,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
 {
   pascal_status st;
   pascal_baseline_k base;
-  double K;
+  double K, origami = NAN;
   if (pascal_workload_scans(cal->workload)) {
     const pascal_scan_run *r = &runs->scan[index];
     pascal_scan_prediction p;
@@ -166,8 +166,9 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
                                      (double)cal->device.capacity_blocks * cal->device.block_bytes,
                                      tile_bytes, &base, err)))
       return st;
+    origami = pc_loko_origami_gemm(cal, &r->shape, p.M);
   }
-  pc_loko_methods(K, &base, pred);
+  pc_loko_methods(K, &base, origami, pred);
   return PASCAL_OK;
 }
 
@@ -228,6 +229,7 @@ static void cache_fills(const pascal_calibration *cal, const run_list *runs, siz
     fill = runs->gemm[index].fill_bytes;
   }
   fills[PASCAL_CACHE_TILESIGHT] = fixed + pred[PASCAL_METHOD_TILESIGHT] / obs * (fill - fixed);
+  fills[PASCAL_CACHE_ORIGAMI] = fixed + pred[PASCAL_METHOD_ORIGAMI] / obs * (fill - fixed);
   fills[PASCAL_CACHE_PASCAL] = fixed + pred[PASCAL_METHOD_PASCAL] / obs * (fill - fixed);
   fills[PASCAL_CACHE_MEASURED] = fill;
 }

@@ -5,7 +5,8 @@
  * uniform-advance reuse profile: aligned K = 1 (scan) / K_0 (GEMM), exact
  * SDCM, TileSight's SDCM arithmetic and PPT-GPU (as published) with the
  * paper's shared hit rule of 8 ways
- * (C / 8 sets; fully associative when C is not a multiple of 8), and Che.
+ * (C / 8 sets; fully associative when C is not a multiple of 8), and Che;
+ * for GEMM also Origami's predicted DRAM traffic (pascal/origami.h).
  * Whole-run K (cold first pass included), the quantity a measured run gives.
  * A baseline that cannot be computed for a run (a GEMM trace too long for
  * the exact reuse-distance profile, non-square tiles) is NaN, not an error.
@@ -14,6 +15,8 @@
 #include "loko_baselines.h"
 
 #include <math.h>
+
+#include "pascal/origami.h"
 
 #define LOKO_WAYS 8
 
@@ -68,11 +71,34 @@ pascal_status pc_loko_baselines_gemm(uint32_t n_r, uint32_t n_c, uint32_t n_k, u
   return PASCAL_OK;
 }
 
+double pc_loko_origami_gemm(const pascal_calibration *cal, const pascal_gemm_shape *shape,
+                            uint64_t M)
+{
+  const pascal_gemm_params *g = &cal->gemm;
+  if (g->impl != PASCAL_GEMM_IMPL_OWN || cal->device.sm_count == 0 || M == 0)
+    return NAN;
+  pascal_origami_device dev;
+  pascal_origami_device_of(&cal->device, &dev);
+  uint64_t occupancy = (M + dev.sm_count - 1) / dev.sm_count;
+  pascal_origami_config c = {.tile_m = g->tile_m,
+                             .tile_n = g->tile_n,
+                             .tile_k = g->tile_k,
+                             .elem_bytes = g->elem_bytes,
+                             .group_m = 1, /* the own kernel's row-major raster */
+                             .occupancy =
+                                 occupancy > UINT32_MAX ? UINT32_MAX : (uint32_t)occupancy};
+  pascal_origami_traffic t;
+  if (pascal_origami_traffic_of(&dev, shape, &c, &t, NULL) != PASCAL_OK)
+    return NAN;
+  return (double)M * t.dram_bytes / t.requested_bytes;
+}
+
 /* ---- the k readers of PASCAL_METHODS -------------------------------------- */
 
 typedef struct scored {
   double pascal;                 /* PASCAL's answer for the run */
   const pascal_baseline_k *base; /* the baselines' */
+  double origami;                /* Origami's K, NaN when none */
 } scored;
 
 static double k_pascal(const scored *s)
@@ -99,6 +125,10 @@ static double k_tilesight(const scored *s)
 {
   return s->base->tilesight;
 }
+static double k_origami(const scored *s)
+{
+  return s->origami;
+}
 
 static double (*const method_k[])(const scored *) = {
 #define PC_METHOD_K(id, name, key, title, label, column, k) [PASCAL_METHOD_##id] = k,
@@ -108,10 +138,10 @@ static double (*const method_k[])(const scored *) = {
 _Static_assert(sizeof method_k / sizeof *method_k == PASCAL_METHOD_COUNT,
                "every method has its k reader");
 
-void pc_loko_methods(double pascal_K, const pascal_baseline_k *base,
+void pc_loko_methods(double pascal_K, const pascal_baseline_k *base, double origami_K,
                      double pred[PASCAL_METHOD_COUNT])
 {
-  scored s = {pascal_K, base};
+  scored s = {pascal_K, base, origami_K};
   for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
     pred[m] = method_k[m](&s);
 }

@@ -4,8 +4,9 @@
  * cumulative traffic curve per (size N_j, key z) over log W, or per grid
  * (n_r, n_c) over log n_k, grouped for the transfer of predict_scan.c and
  * predict_gemm.c, and the time fit of the same runs' kernel times
- * (time_fit.c, pascal/time_model.h); plus the read-only accessors used to
- * serialise the model.
+ * (time_fit.c, pascal/time_model.h) and, for GEMM, the step overhead of
+ * its configurations (gemm_config_fit.c); plus the read-only accessors used
+ * to serialise the model.
  */
 #include <math.h>
 #include <stdio.h>
@@ -316,7 +317,15 @@ fail:
 
 pascal_status pascal_model_fit(const pascal_calibration *cal, pascal_model **out, pascal_error *err)
 {
-  return pc_model_fit_excluding(cal, NULL, out, err);
+  pascal_model *m;
+  pascal_status st = pc_model_fit_excluding(cal, NULL, &m, err);
+  if (!st && (st = pc_gemm_fit_step_overhead(m, cal, err))) {
+    pascal_model_free(m);
+    return st;
+  }
+  if (!st)
+    *out = m;
+  return st;
 }
 
 void pascal_model_free(pascal_model *model)

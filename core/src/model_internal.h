@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pascal/gemm_config.h"
 #include "pascal/predict.h"
 #include "pascal/time_model.h"
 
@@ -208,6 +209,25 @@ bool pc_time_fit_gemm(const pc_gemm_timed_run *runs, size_t n, uint32_t sm_count
  * waves, the tail's CTAs and its busiest SM's count (0 without a tail). */
 void pc_gemm_waves(uint64_t tiles, uint32_t sm_count, uint32_t c_max, uint64_t *full,
                    uint64_t *tail, uint32_t *c_tail);
+
+/* The time of a kernel the pipeline timed on peaks (time_model.c): time_s,
+ * bound, waves, CTAs per SM, step and in-flight bytes, source peaks. */
+void pc_time_from_pipeline(const pascal_peaks *peaks, const pascal_latency *lat,
+                           const pascal_pipeline_kernel *k, pascal_time *out);
+
+/* A GEMM query's prediction in its configuration (predict_config.c;
+ * pascal/gemm_config.h "Transfer"): the calibration's own where the
+ * configuration and the shape are measured ones. */
+pascal_status pc_gemm_predict_config(const pascal_model *md, const pascal_gemm_query *q,
+                                     pascal_gemm_prediction *out, pascal_gemm_config_answer *ca,
+                                     pascal_error *err);
+
+/* Fit the per-k-iteration overhead of the configurations' time on the
+ * calibration's configuration runs (gemm_config_fit.c) into
+ * m->gemm_time.step_overhead_s; 0 without runs or a calibrated time.
+ * Errors of pc_gemm_predict_config for a run. */
+pascal_status pc_gemm_fit_step_overhead(pascal_model *m, const pascal_calibration *cal,
+                                        pascal_error *err);
 
 /* The advice of a scan prediction whose K, M, fill_bytes and rule are set
  * (predict_advice.c); given only when it predicts divergence. */

@@ -53,7 +53,7 @@ pascal_status pascal_predict_time_gemm(const pascal_model *model, const pascal_g
   pascal_pipeline_kernel k;
   pascal_status st = pascal_latency_gemm(
       shape->Mg, shape->Ng, shape->Kg, g->tile_m, g->tile_n, g->tile_k, g->elem_bytes,
-      dev->sm_count, per_sm ? per_sm : 1, PASCAL_GEMM_KERNEL_STAGES, fill_bytes, &k, err);
+      dev->sm_count, per_sm ? per_sm : 1, pascal_gemm_stages(g), fill_bytes, &k, err);
   if (!st && kernel)
     *kernel = k;
   return st ? st : pascal_latency_time(peaks, &k, out, err);

@@ -38,7 +38,23 @@ static const pascal_query_field gemm_fields[] = {
      "1024"},
     {"Kg", PASCAL_QUERY_UINT, true, true, 1, UINT32_MAX, GEMM(shape.Kg), "the reduction dimension",
      "4096"},
+    {"tile_m", PASCAL_QUERY_UINT, false, true, 1, PASCAL_QUERY_TILE_MAX, GEMM(config.tile_m),
+     "output rows per CTA (Triton BLOCK_M); absent: the calibration's", "128"},
+    {"tile_n", PASCAL_QUERY_UINT, false, true, 1, PASCAL_QUERY_TILE_MAX, GEMM(config.tile_n),
+     "output columns per CTA (Triton BLOCK_N); absent: the calibration's", "128"},
+    {"tile_k", PASCAL_QUERY_UINT, false, true, 1, PASCAL_QUERY_TILE_MAX, GEMM(config.tile_k),
+     "reduction step per k-iteration (Triton BLOCK_K); absent: the calibration's", "64"},
+    {"elem_bytes", PASCAL_QUERY_UINT, false, false, 1, 8, GEMM(config.elem_bytes),
+     "bytes per input element: 1, 2, 4 or 8; absent: the calibration's", "2"},
+    {"stages", PASCAL_QUERY_UINT, false, false, 1, PASCAL_GEMM_STAGES_MAX, GEMM(config.stages),
+     "k-steps of tiles a CTA keeps buffered (Triton num_stages); absent: the calibration's", "3"},
+    {"group_m", PASCAL_QUERY_UINT, false, true, 1, PASCAL_QUERY_GROUP_MAX, GEMM(config.group_m),
+     "tile rows per raster group (Triton GROUP_SIZE_M; 1: direct); absent: the calibration's", "8"},
 };
+#define GEMM_SHAPE_FIELDS 3 /* Mg, Ng, Kg; then the configuration */
+#define GEMM_ELEM_BYTES                                                                            \
+  6 /* gemm_fields[GEMM_ELEM_BYTES] is elem_bytes, whose rule is check_gemm's */
+
 /* The tiling members are optional (0: the calibration's); a value the
  * calibration does not have is the model's refusal, not a range. */
 static const pascal_query_field attention_fields[] = {
@@ -55,9 +71,9 @@ static const pascal_query_field attention_fields[] = {
      "query rows per CTA (absent: the calibration's)", "64"},
     {"block_kv", PASCAL_QUERY_UINT, false, true, 1, 1024, ATT(block_kv),
      "K/V rows per pipeline step (absent: the calibration's)", "64"},
-    {"stages", PASCAL_QUERY_UINT, true, true, 1, PASCAL_PLAN_MAX_DEPTH, ATT(stages),
+    {"stages", PASCAL_QUERY_UINT, true, false, 1, PASCAL_PLAN_MAX_DEPTH, ATT(stages),
      "pipeline depth of the K/V stream (a calibrated depth)", "2"},
-    {"elem_bytes", PASCAL_QUERY_UINT, false, true, 1, 8, ATT(elem_bytes),
+    {"elem_bytes", PASCAL_QUERY_UINT, false, false, 1, 8, ATT(elem_bytes),
      "bytes per element (absent: the calibration's)", "2"},
     {"causal", PASCAL_QUERY_UINT, false, true, 0, 1, ATT(causal),
      "1: causal mask (not modelled: refused); absent or 0: none", "0"},
@@ -101,6 +117,8 @@ static uint32_t all_given(size_t n)
   return n < 32 ? (UINT32_C(1) << n) - 1 : UINT32_MAX;
 }
 
+static double number_at(const pascal_query *q, const pascal_query_field *f);
+
 /* An empty query of `workload` with the given bits. */
 static void query_init(pascal_query *q, pascal_workload workload, uint32_t given)
 {
@@ -117,11 +135,17 @@ pascal_query pascal_query_scan(const pascal_scan_key *key, uint32_t N, double W)
   return q;
 }
 
-pascal_query pascal_query_gemm(const pascal_gemm_shape *shape)
+pascal_query pascal_query_gemm(const pascal_gemm_shape *shape, const pascal_gemm_config *config)
 {
   pascal_query q;
-  query_init(&q, PASCAL_WORKLOAD_GEMM, all_given(sizeof gemm_fields / sizeof *gemm_fields));
+  query_init(&q, PASCAL_WORKLOAD_GEMM, all_given(GEMM_SHAPE_FIELDS));
   q.gemm.shape = *shape;
+  if (config) {
+    q.gemm.config = *config;
+    for (size_t i = GEMM_SHAPE_FIELDS; i < sizeof gemm_fields / sizeof *gemm_fields; i++)
+      if (number_at(&q, &gemm_fields[i]) != 0)
+        q.given |= UINT32_C(1) << i;
+  }
   return q;
 }
 
@@ -252,6 +276,18 @@ static pascal_status check_scan(const pascal_query *q, const char *prefix, pasca
                           "field '%s' must be 0 (or absent) for path sync", name);
 }
 
+/* A GEMM's element size is one a matrix unit reads. */
+static pascal_status check_gemm(const pascal_query *q, const char *prefix, pascal_error *err)
+{
+  assert(gemm_fields[GEMM_ELEM_BYTES].offset == offsetof(pascal_query, gemm.config.elem_bytes));
+  uint32_t e = q->gemm.config.elem_bytes;
+  if (!((q->given >> GEMM_ELEM_BYTES) & 1) || e == 1 || e == 2 || e == 4 || e == 8)
+    return PASCAL_OK;
+  char name[PASCAL_ERROR_FIELD_MAX];
+  field_name(name, prefix, "elem_bytes");
+  return pascal_error_set(err, PASCAL_EINVAL, name, "field '%s' must be 1, 2, 4 or 8", name);
+}
+
 /* Attention's kv_heads (1 when absent) divides its heads. */
 static pascal_status check_attention(const pascal_query *q, const char *prefix, pascal_error *err)
 {
@@ -290,8 +326,8 @@ static pascal_status check(const pascal_query *q, int ranges, const char *prefix
   }
   switch (q->workload) {
   case PASCAL_WORKLOAD_SCAN: return check_scan(q, prefix, err);
+  case PASCAL_WORKLOAD_GEMM: return check_gemm(q, prefix, err);
   case PASCAL_WORKLOAD_ATTENTION: return check_attention(q, prefix, err);
-  case PASCAL_WORKLOAD_GEMM: break;
   }
   return PASCAL_OK;
 }

@@ -63,8 +63,13 @@ void pascal_synth_law_default(pascal_workload workload, pascal_synth_law *law)
   law->device.sm_count = 48;
   law->device.capacity_blocks = 1280;
   law->device.block_bytes = 16384;
-  law->gemm = (pascal_gemm_params){
-      .tile_m = 128, .tile_n = 128, .tile_k = 64, .elem_bytes = 2, .resident_ctas = 48};
+  law->gemm = (pascal_gemm_params){.tile_m = 128,
+                                   .tile_n = 128,
+                                   .tile_k = 64,
+                                   .elem_bytes = 2,
+                                   .resident_ctas = 48,
+                                   .stages = 1,
+                                   .group_m = 1};
   law->amp = 1.5;
   law->class_gain[0] = 1.0;
   law->class_gain[1] = 0.4;

@@ -211,7 +211,8 @@ static bool fit_at(const pc_gemm_timed_run *runs, size_t n, uint32_t sm_count, u
     double x[COLS_MAX];
     if (!nnls(X, n, 3, x))
       continue;
-    pascal_gemm_time_fit f = {c_max, x[0], x[1], x[2]};
+    pascal_gemm_time_fit f = {
+        .ctas_per_sm = c_max, .fixed_s = x[0], .iteration_s = x[1], .sm_iteration_s = x[2]};
     if (!(f.iteration_s > 0)) /* every count throughput-bound: L is the count-1 time */
       f.iteration_s = f.sm_iteration_s;
     if (!(f.iteration_s > 0))

@@ -91,8 +91,8 @@ static pascal_status check_waves(double W, pascal_error *err)
 }
 
 /* The pipeline's answer in the terms of pascal_time. */
-static void from_pipeline(const pascal_peaks *peaks, const pascal_latency *lat,
-                          const pascal_pipeline_kernel *k, pascal_time *out)
+void pc_time_from_pipeline(const pascal_peaks *peaks, const pascal_latency *lat,
+                           const pascal_pipeline_kernel *k, pascal_time *out)
 {
   double step = fmax(fmax(lat->dram_iter_s, lat->l2_iter_s), lat->compute_iter_s);
   double in_flight = (double)k->tiles_per_sm * k->stages * k->l2_bytes_per_iter;
@@ -162,7 +162,7 @@ pascal_status pascal_time_scan_from(const pascal_model *model, pascal_time_sourc
   pascal_pipeline_kernel k;
   if ((st = pascal_predict_time_scan(model, key, N, W, fill_bytes, &lat, &k, err)))
     return st;
-  from_pipeline(peaks, &lat, &k, out);
+  pc_time_from_pipeline(peaks, &lat, &k, out);
   return PASCAL_OK;
 }
 
@@ -240,7 +240,7 @@ pascal_status pascal_time_gemm_from(const pascal_model *model, pascal_time_sourc
   pascal_pipeline_kernel k;
   if ((st = pascal_predict_time_gemm(model, shape, fill_bytes, &lat, &k, err)))
     return st;
-  from_pipeline(peaks, &lat, &k, out);
+  pc_time_from_pipeline(peaks, &lat, &k, out);
   return PASCAL_OK;
 }
 

@@ -208,3 +208,45 @@ int cli_args_seen(const cli_arg *args, size_t n_args, const char *name)
       return args[i].seen;
   return 0;
 }
+
+int cli_args_wants_help(int argc, char **argv)
+{
+  for (int i = 0; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+      return 1;
+  return 0;
+}
+
+/* The value's placeholder when the table gives none. */
+static const char *default_meta(const cli_arg *a)
+{
+  switch (a->kind) {
+  case CLI_ARG_U64:
+  case CLI_ARG_U32: return "N";
+  case CLI_ARG_DOUBLE: return "X";
+  case CLI_ARG_STRING: return "TEXT";
+  case CLI_ARG_U64_LIST: return "N,N,...";
+  case CLI_ARG_FLAG: break;
+  }
+  return "";
+}
+
+void cli_args_help(FILE *out, const cli_arg *args, size_t n_args)
+{
+  for (size_t i = 0; i < n_args; i++) {
+    const cli_arg *a = &args[i];
+    const char *meta = a->meta ? a->meta : default_meta(a);
+    char head[96];
+    int w = a->shorthand ? snprintf(head, sizeof head, "-%c, --%s%s%s", a->shorthand, a->name,
+                                    *meta ? " " : "", meta)
+                         : snprintf(head, sizeof head, "--%s%s%s", a->name, *meta ? " " : "", meta);
+    fprintf(out, "  %-*s  %s", w > 22 ? w : 22, head, a->help ? a->help : "");
+    uint64_t top = a->kind == CLI_ARG_U32 ? UINT32_MAX : UINT64_MAX;
+    int ranged = a->kind == CLI_ARG_U32 || a->kind == CLI_ARG_U64 || a->kind == CLI_ARG_U64_LIST;
+    if (ranged && a->hi && a->hi < top)
+      fprintf(out, " [%" PRIu64 "..%" PRIu64 "]", a->lo, a->hi);
+    else if (ranged && a->lo > 0)
+      fprintf(out, " (>= %" PRIu64 ")", a->lo);
+    fprintf(out, "%s\n", a->required ? " (required)" : "");
+  }
+}

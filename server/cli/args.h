@@ -4,13 +4,16 @@
  * cli_args_parse() fills the destinations, checks types, ranges, duplicates,
  * missing values, unknown options and required options, and on any mistake
  * returns PASCAL_EINVAL with the option named ("--N") and a one-line message.
- * The caller prints it and exits 2. No global state.
+ * The caller prints it and exits 2. The same table writes the command's
+ * help (cli_args_help), one line per option, so the two cannot drift. No
+ * global state.
  */
 #ifndef PASCAL_CLI_ARGS_H
 #define PASCAL_CLI_ARGS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pascal/error.h"
 
@@ -34,10 +37,12 @@ typedef struct cli_arg {
   const char *name; /* option name without the leading "--"            */
   char shorthand;   /* single-dash alias ('o' for "-o"), or 0           */
   cli_arg_kind kind;
-  int required;    /* 1: missing option is an error                  */
-  void *dest;      /* typed by kind, see above                          */
-  uint64_t lo, hi; /* inclusive integer range (U64, U32, U64_LIST)      */
-  int seen;        /* set by the parser                                 */
+  int required;     /* 1: missing option is an error                  */
+  void *dest;       /* typed by kind, see above                          */
+  uint64_t lo, hi;  /* inclusive integer range (U64, U32, U64_LIST)      */
+  const char *meta; /* the value in the help ("N", "FILE"); NULL: from the kind */
+  const char *help; /* one line for the help: what the option is            */
+  int seen;         /* set by the parser                                 */
 } cli_arg;
 
 /* Entries of an option table (an array, not a pointer). */
@@ -55,6 +60,13 @@ pascal_status cli_args_parse(int argc, char **argv, cli_arg *args, size_t n_args
 
 /* Free the lists the table's CLI_ARG_U64_LIST destinations hold. */
 void cli_args_release(cli_arg *args, size_t n_args);
+
+/* 1 when argv[0..argc-1] asks for help ("--help" or "-h" anywhere). */
+int cli_args_wants_help(int argc, char **argv);
+
+/* One line per option of the table: "  --name META   help (required)",
+ * with the integer range when it is narrower than the type's. */
+void cli_args_help(FILE *out, const cli_arg *args, size_t n_args);
 
 /* Option `name` was given on the command line. */
 int cli_args_seen(const cli_arg *args, size_t n_args, const char *name);

@@ -59,7 +59,8 @@ static pascal_status warn_losses(const pascal_loko_report *report, pascal_error 
 int cli_cmd_fit(int argc, char **argv)
 {
   const char *out = NULL, *path = NULL;
-  cli_arg args[] = {{"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0}};
+  cli_arg args[] = {{"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, "FROZEN",
+                     "write the frozen bundle here (default stdout)", 0}};
   size_t n_pos;
   int rc = cli_parse("fit", argc, argv, args, N_ARGS(args), &path, 1, 1, &n_pos);
   if (rc)
@@ -111,24 +112,32 @@ typedef struct predict_options {
 static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM,
                                             PASCAL_WORKLOAD_ATTENTION};
 
-static int has_option(const predict_options *o, const char *name)
+static cli_arg *find_option(predict_options *o, const char *name)
 {
   for (size_t k = 0; k < o->n; k++)
     if (strcmp(o->args[k].name, name) == 0)
-      return 1;
-  return 0;
+      return &o->args[k];
+  return NULL;
 }
 
 static void options_init(predict_options *o, const char **bundle, int *json)
 {
   memset(o, 0, sizeof *o);
-  o->args[o->n++] = (cli_arg){"bundle", 0, CLI_ARG_STRING, 1, bundle, 0, 0, 0};
+  o->args[o->n++] = (cli_arg){"bundle", 0,      CLI_ARG_STRING,
+                              1,        bundle, 0,
+                              0,        "FILE", "calibration bundle (plain or frozen) to ask",
+                              0};
   for (size_t w = 0; w < sizeof workloads / sizeof *workloads; w++) {
     const pascal_query_field *f;
     size_t n = pascal_query_fields(workloads[w], &f);
     for (size_t i = 0; i < n; i++) {
-      if (has_option(o, f[i].name))
-        continue; /* a name two workloads share is one option */
+      cli_arg *same = find_option(o, f[i].name);
+      if (same) { /* a name two workloads share is one option over both
+                     ranges; pascal_query_build checks the bundle's */
+        same->lo = same->lo < (uint64_t)f[i].lo ? same->lo : (uint64_t)f[i].lo;
+        same->hi = same->hi > (uint64_t)f[i].hi ? same->hi : (uint64_t)f[i].hi;
+        continue;
+      }
       size_t k = o->n++;
       cli_arg *a = &o->args[k];
       if (f[i].type == PASCAL_QUERY_UINT)
@@ -141,9 +150,11 @@ static void options_init(predict_options *o, const char **bundle, int *json)
         *a = (cli_arg){.name = f[i].name, .kind = CLI_ARG_DOUBLE, .dest = &o->r[k]};
       else
         *a = (cli_arg){.name = f[i].name, .kind = CLI_ARG_STRING, .dest = &o->s[k]};
+      a->help = f[i].doc; /* the query table's line: the help cannot drift from it */
     }
   }
-  o->args[o->n++] = (cli_arg){"json", 0, CLI_ARG_FLAG, 0, json, 0, 0, 0};
+  o->args[o->n++] =
+      (cli_arg){"json", 0, CLI_ARG_FLAG, 0, json, 0, 0, NULL, "print the JSON answer", 0};
 }
 
 static int option_given(const char *name, void *arg)
@@ -307,7 +318,8 @@ int cli_cmd_loko(int argc, char **argv)
 {
   const char *path = NULL;
   int json = 0;
-  cli_arg args[] = {{"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0}};
+  cli_arg args[] = {{"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, NULL,
+                     "print the JSON report instead of the table", 0}};
   size_t n_pos;
   int rc = cli_parse("loko", argc, argv, args, N_ARGS(args), &path, 1, 1, &n_pos);
   if (rc)
@@ -365,7 +377,7 @@ static pascal_status parse_law(const char *spec, pascal_synth_law *law, pascal_e
     /* Reuse the CLI's strict number parser through a one-entry table. */
     double v = 0;
     char *argv1[] = {(char *)"--value", value};
-    cli_arg vt[] = {{"value", 0, CLI_ARG_DOUBLE, 1, &v, 0, 0, 0}};
+    cli_arg vt[] = {{"value", 0, CLI_ARG_DOUBLE, 1, &v, 0, 0, NULL, NULL, 0}};
     size_t none;
     if (cli_args_parse(2, argv1, vt, 1, NULL, 0, 0, &none, err))
       return pascal_error_set(err, PASCAL_EINVAL, "law", "--law %s: '%s' is not a number", name,
@@ -492,10 +504,14 @@ int cli_cmd_synth(int argc, char **argv)
 {
   const char *law_spec = NULL, *plan_path = NULL, *panel_path = NULL, *out = NULL;
   cli_arg args[] = {
-      {"law", 0, CLI_ARG_STRING, 1, &law_spec, 0, 0, 0},
-      {"plan", 0, CLI_ARG_STRING, 0, &plan_path, 0, 0, 0},
-      {"heldout", 0, CLI_ARG_STRING, 0, &panel_path, 0, 0, 0},
-      {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0},
+      {"law", 0, CLI_ARG_STRING, 1, &law_spec, 0, 0, "scan|gemm[,k=v...]",
+       "response law and its parameters, e.g. scan,noise=0,seed=7", 0},
+      {"plan", 0, CLI_ARG_STRING, 0, &plan_path, 0, 0, "PLAN",
+       "pascal-plan/1 file of the runs (default: the paper's plan)", 0},
+      {"heldout", 0, CLI_ARG_STRING, 0, &panel_path, 0, 0, "PANEL",
+       "pascal-plan/1 file of a held-out panel of the same workload", 0},
+      {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, "BUNDLE",
+       "write the bundle here (default stdout)", 0},
   };
   int rc = cli_parse("synth", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc)

@@ -120,15 +120,15 @@ static void print_table(const json_t *table)
  * latency MAPE with its interval, then TileSight's paired gap to PASCAL. */
 static void print_latency_row(const char *label, const char *runs, const json_t *row)
 {
-  static const char *const inputs[] = {"tilesight", "pascal", "measured"};
   const json_t *mape = json_object_get(row, "mape");
   char ci[64], count[48];
   snprintf(count, sizeof count, "%s (%lld)", runs,
            (long long)json_integer_value(json_object_get(row, "n_runs")));
   printf("%-26s %-17s", label, count);
-  for (size_t c = 0; c < sizeof inputs / sizeof *inputs; c++) {
-    interval_text(json_object_get(row, "ci"), inputs[c], ci, sizeof ci);
-    print_value(number(mape, inputs[c]), "%9.2f");
+  for (int c = 0; c < PASCAL_CACHE_COUNT; c++) {
+    const char *input = pascal_cache_input_name((pascal_cache_input)c);
+    interval_text(json_object_get(row, "ci"), input, ci, sizeof ci);
+    print_value(number(mape, input), "%9.2f");
     printf(" %-18s", ci);
   }
   interval_text(json_object_get(row, "gap_ci"), "tilesight", ci, sizeof ci);
@@ -153,13 +153,15 @@ static void print_latency(const json_t *doc, const char *key, const char *title)
     const json_t *lat = json_object_get(heldout ? heldout : report, key);
     if (!lat)
       continue;
-    if (!header++)
+    if (!header++) {
       printf("\nlatency MAPE (%%) of %s with each cache input (key-balanced, "
              "95%% paired key-bootstrap intervals); DRAM-bound: measured fills raise the time "
-             "by > %.0f%% over no DRAM traffic; gap = TileSight - PASCAL\n\n%-26s %-17s"
-             "%9s %-18s%9s %-18s%9s %-18s %s\n",
-             title, 100 * number(lat, "dram_bound_rise"), "workload / device", "runs", "TileSight",
-             "  [95% CI]", "PASCAL", "  [95% CI]", "Measured", "  [95% CI]", "gap [95% CI]");
+             "by > %.0f%% over no DRAM traffic; gap = TileSight - PASCAL\n\n%-26s %-17s",
+             title, 100 * number(lat, "dram_bound_rise"), "workload / device", "runs");
+      for (int c = 0; c < PASCAL_CACHE_COUNT; c++)
+        printf("%9s %-18s", pascal_cache_input_title((pascal_cache_input)c), "  [95% CI]");
+      printf(" %s\n", "gap [95% CI]");
+    }
     char label[96];
     snprintf(label, sizeof label, "%s %s %s", json_string_value(json_object_get(cal, "workload")),
              json_string_value(json_object_get(cal, "device")), heldout ? "held-out" : "LOKO");
@@ -306,9 +308,13 @@ int cli_cmd_evaluate(int argc, char **argv)
 {
   const char *panel[PASCAL_RUN_SETS] = {NULL}, *paths[EVAL_BUNDLES_MAX];
   int json = 0;
-  cli_arg args[] = {{"heldout", 0, CLI_ARG_STRING, 0, &panel[PASCAL_RUNS_HELDOUT], 0, 0, 0},
-                    {"offgrid", 0, CLI_ARG_STRING, 0, &panel[PASCAL_RUNS_OFFGRID], 0, 0, 0},
-                    {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, 0}};
+  cli_arg args[] = {{"heldout", 0, CLI_ARG_STRING, 0, &panel[PASCAL_RUNS_HELDOUT], 0, 0,
+                     "PANEL[,PANEL...]", "bundles whose runs score the model as its held-out panel",
+                     0},
+                    {"offgrid", 0, CLI_ARG_STRING, 0, &panel[PASCAL_RUNS_OFFGRID], 0, 0,
+                     "PANEL[,PANEL...]", "bundles whose runs score it off the calibration grid", 0},
+                    {"json", 0, CLI_ARG_FLAG, 0, &json, 0, 0, NULL,
+                     "print the JSON report instead of the table", 0}};
   size_t n = 0;
   int rc = cli_parse("evaluate", argc, argv, args, N_ARGS(args), paths, 1, EVAL_BUNDLES_MAX, &n);
   if (rc)

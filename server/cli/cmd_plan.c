@@ -57,15 +57,28 @@ int cli_cmd_plan(int argc, char **argv)
   uint64_t c = 0, l2 = 0, smem = 0;
   uint32_t block = 16384, max_occ = 2, part = 1;
   cli_arg args[] = {
-      {"kind", 0, CLI_ARG_STRING, 1, &kind_text, 0, 0, 0},
-      {"probe", 0, CLI_ARG_STRING, 0, &probe, 0, 0, 0},
-      {"C", 0, CLI_ARG_U64, 0, &c, 1, PASCAL_PLAN_MAX_EXTENT, 0},
-      {"l2-bytes", 0, CLI_ARG_U64, 0, &l2, 1, UINT64_MAX, 0},
-      {"block-bytes", 0, CLI_ARG_U32, 0, &block, 16, 1u << 20, 0},
-      {"smem-per-sm", 0, CLI_ARG_U64, 0, &smem, 0, UINT64_MAX, 0},
-      {"max-occupancy", 0, CLI_ARG_U32, 0, &max_occ, 1, PASCAL_PLAN_MAX_OCCUPANCY, 0},
-      {"part", 0, CLI_ARG_U32, 0, &part, 1, PASCAL_PLAN_PARTS_MAX, 0},
-      {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0},
+      {"kind", 0, CLI_ARG_STRING, 1, &kind_text, 0, 0, "KIND",
+       "scan, scan-heldout, gemm, gemm-heldout, scan-dram, gemm-dram, scan-offgrid, gemm-offgrid, "
+       "attention, attention-heldout or attention-cells",
+       0},
+      {"probe", 0, CLI_ARG_STRING, 0, &probe, 0, 0, "PROBE.json",
+       "the agent's probe JSON of the device (scan and attention kinds)", 0},
+      {"C", 0, CLI_ARG_U64, 0, &c, 1, PASCAL_PLAN_MAX_EXTENT, "C",
+       "the device's capacity in blocks, instead of --probe", 0},
+      {"l2-bytes", 0, CLI_ARG_U64, 0, &l2, 1, UINT64_MAX, "B",
+       "the device's L2 size in bytes, instead of --probe or --C", 0},
+      {"block-bytes", 0, CLI_ARG_U32, 0, &block, 16, 1u << 20, "B",
+       "bytes per block (default 16384)", 0},
+      {"smem-per-sm", 0, CLI_ARG_U64, 0, &smem, 0, UINT64_MAX, "B",
+       "shared memory per SM in bytes, with --C or --l2-bytes", 0},
+      {"max-occupancy", 0, CLI_ARG_U32, 0, &max_occ, 1, PASCAL_PLAN_MAX_OCCUPANCY, "O",
+       "largest occupancy o in the plan (default 2)", 0},
+      {"part", 0, CLI_ARG_U32, 0, &part, 1, PASCAL_PLAN_PARTS_MAX, "P",
+       "part of a plan given in parts (scan-heldout 1..2, scan-offgrid 1..4, attention-cells "
+       "1..5)",
+       0},
+      {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, "PLAN", "write the plan here (default stdout)",
+       0},
   };
   int rc = cli_parse("plan", argc, argv, args, N_ARGS(args), NULL, 0, 0, NULL);
   if (rc)

@@ -1,5 +1,5 @@
 /*
- * cmd_plot.c - `pascal plot BUNDLE --kind curves|transfer|evaluation|
+ * cmd_plot.c - `pascal plot BUNDLE --kind curves|transfer|evaluation|heldout|
  * capacity|static [--family F] [--N N] [--W W] [--Kg K] [-o FILE.svg]`:
  * draws a chart of a calibration bundle as SVG (server/plot/plots.h,
  * docs/plots.md). A choice the bundle cannot satisfy (an unknown family, a
@@ -41,12 +41,17 @@ int cli_cmd_plot(int argc, char **argv)
   const char *path = NULL, *kind = NULL, *family = NULL, *out = NULL;
   uint32_t N = 0, Kg = 0;
   double W = 0;
-  cli_arg args[] = {{"kind", 0, CLI_ARG_STRING, 1, &kind, 0, 0, 0},
-                    {"family", 0, CLI_ARG_STRING, 0, &family, 0, 0, 0},
-                    {"N", 0, CLI_ARG_U32, 0, &N, 1, UINT32_MAX, 0},
-                    {"W", 0, CLI_ARG_DOUBLE, 0, &W, 0, 0, 0},
-                    {"Kg", 0, CLI_ARG_U32, 0, &Kg, 1, UINT32_MAX, 0},
-                    {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, 0}};
+  cli_arg args[] = {
+      {"kind", 0, CLI_ARG_STRING, 1, &kind, 0, 0, "KIND",
+       "curves, transfer, evaluation, heldout, capacity or static", 0},
+      {"family", 0, CLI_ARG_STRING, 0, &family, 0, 0, "o,path,d|Mg",
+       "the scan family (1,tma,4) or GEMM row (Mg) to draw", 0},
+      {"N", 0, CLI_ARG_U32, 0, &N, 1, UINT32_MAX, "N",
+       "the size N whose curves to draw (default: each reference size)", 0},
+      {"W", 0, CLI_ARG_DOUBLE, 0, &W, 0, 0, "W", "the horizon W of a transfer chart", 0},
+      {"Kg", 0, CLI_ARG_U32, 0, &Kg, 1, UINT32_MAX, "Kg", "the GEMM depth Kg to draw", 0},
+      {"out", 'o', CLI_ARG_STRING, 0, &out, 0, 0, "FILE.svg", "write the SVG here (default stdout)",
+       0}};
   size_t n_pos;
   int rc = cli_parse("plot", argc, argv, args, N_ARGS(args), &path, 1, 1, &n_pos);
   if (rc)

@@ -154,6 +154,11 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_arg *args, size_t n_ar
               const char **positional, size_t min_positional, size_t max_positional,
               size_t *n_positional)
 {
+  if (cli_args_wants_help(argc, argv)) {
+    printf("options:\n");
+    cli_args_help(stdout, args, n_args);
+    return CLI_HELP_SHOWN;
+  }
   pascal_error err;
   pascal_error_clear(&err);
   size_t dummy;

@@ -18,6 +18,9 @@
 #define CLI_EXIT_FAILURE 1 /* unreadable or malformed input file, I/O, memory */
 #define CLI_EXIT_USAGE   2 /* bad command-line argument                       */
 #define CLI_EXIT_REFUSED 3 /* the model refuses to predict this configuration  */
+/* Not an exit status: cli_parse printed the options for --help; the command
+ * returns it at once and main exits 0. */
+#define CLI_HELP_SHOWN   (-1)
 
 /* Print `doc` to stdout: pretty JSON when `json`, else the readable form.
  * Consumes `doc`. Returns CLI_EXIT_OK or CLI_EXIT_FAILURE. */
@@ -37,7 +40,9 @@ int cli_arg_error(const char *cmd, const cli_arg *args, size_t n_args, const pas
  * CLI_EXIT_FAILURE. */
 int cli_input_error(const char *cmd, const char *what, const pascal_error *err);
 
-/* cli_args_parse(), reporting a failure: CLI_EXIT_OK or CLI_EXIT_USAGE. */
+/* cli_args_parse(), reporting a failure: CLI_EXIT_OK or CLI_EXIT_USAGE; or,
+ * when argv asks for --help, the table's options on stdout (cli_args_help)
+ * and CLI_HELP_SHOWN. */
 int cli_parse(const char *cmd, int argc, char **argv, cli_arg *args, size_t n_args,
               const char **positional, size_t min_positional, size_t max_positional,
               size_t *n_positional);

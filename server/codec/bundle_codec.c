@@ -107,6 +107,10 @@ static pascal_status decode_device(const json_t *doc, pascal_device *dev, pascal
                                                   err)))
     return st;
   dev->has_static_table = v != NULL;
+  uint64_t smem = 0;
+  if ((st = codec_get_uint(obj, "device", "smem_per_sm", 0, 1, UINT64_MAX >> 1, &smem, NULL, err)))
+    return st;
+  dev->smem_per_sm = smem;
   return PASCAL_OK;
 }
 
@@ -143,6 +147,7 @@ static pascal_status decode_gemm(const json_t *doc, pascal_gemm_params *g, pasca
       (st = get_u32(obj, "gemm", "elem_bytes", 1, &g->elem_bytes, NULL, err)) ||
       (st = get_u32(obj, "gemm", "resident_ctas", 1, &g->resident_ctas, NULL, err)) ||
       (st = get_u32(obj, "gemm", "stages", 0, &g->stages, NULL, err)) ||
+      (st = get_u32(obj, "gemm", "group_m", 0, &g->group_m, NULL, err)) ||
       (st = decode_gemm_impl(obj, g, err)))
     return st;
   return PASCAL_OK;
@@ -235,6 +240,51 @@ static pascal_status decode_gemm_run(const json_t *obj, const char *field, pasca
                              err)))
     return st;
   return pascal_calibration_append_gemm_to(cal, set, &r, err);
+}
+
+/* The members of a GEMM configuration (pascal_gemm_config), all required. */
+static const char *const config_keys[] = {"tile_m",     "tile_n", "tile_k",
+                                          "elem_bytes", "stages", "group_m"};
+
+static uint32_t *config_member(pascal_gemm_config *c, size_t i)
+{
+  uint32_t *m[] = {&c->tile_m, &c->tile_n, &c->tile_k, &c->elem_bytes, &c->stages, &c->group_m};
+  return m[i];
+}
+
+/* "configurations" (GEMM only, optional): timed runs of other
+ * configurations, {tile_m, tile_n, tile_k, elem_bytes, stages, group_m, Mg,
+ * Ng, Kg, fill_bytes, kernel_ns[, repeat]} each. */
+static pascal_status decode_config_runs(const json_t *doc, pascal_calibration *cal,
+                                        pascal_error *err)
+{
+  json_t *arr;
+  pascal_status st = codec_get_array(doc, "", "configurations", 0, &arr, err);
+  if (st || !arr)
+    return st;
+  if (cal->workload != PASCAL_WORKLOAD_GEMM)
+    return pascal_error_set(err, PASCAL_EINVAL, "configurations",
+                            "configurations belong to a gemm bundle");
+  for (size_t i = 0; i < json_array_size(arr); i++) {
+    char field[PASCAL_ERROR_FIELD_MAX];
+    codec_path_index(field, sizeof field, "configurations", i);
+    json_t *obj = json_array_get(arr, i);
+    if (!json_is_object(obj))
+      return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an object", field);
+    pascal_gemm_config_run r;
+    memset(&r, 0, sizeof r);
+    for (size_t k = 0; k < sizeof config_keys / sizeof *config_keys && !st; k++)
+      st = get_u32(obj, field, config_keys[k], 1, config_member(&r.config, k), NULL, err);
+    if (st || (st = get_u32(obj, field, "Mg", 1, &r.run.shape.Mg, NULL, err)) ||
+        (st = get_u32(obj, field, "Ng", 1, &r.run.shape.Ng, NULL, err)) ||
+        (st = get_u32(obj, field, "Kg", 1, &r.run.shape.Kg, NULL, err)) ||
+        (st = codec_get_number(obj, field, "fill_bytes", 1, 0, &r.run.fill_bytes, NULL, err)) ||
+        (st = decode_optionals(obj, field, &r.run.has_repeat, &r.run.repeat, &r.run.has_kernel_ns,
+                               &r.run.kernel_ns, err)) ||
+        (st = pascal_calibration_append_config_run(cal, &r, err)))
+      return st;
+  }
+  return PASCAL_OK;
 }
 
 /* The run array of set `set`: "measurements" (required), "heldout" or
@@ -345,7 +395,7 @@ pascal_status pascal_codec_bundle_decode(const json_t *doc, pascal_codec_bundle 
       (st = decode_runs(doc, PASCAL_RUNS_FIT, &b.cal, err)) ||
       (st = decode_runs(doc, PASCAL_RUNS_HELDOUT, &b.cal, err)) ||
       (st = decode_runs(doc, PASCAL_RUNS_OFFGRID, &b.cal, err)) ||
-      (st = decode_frozen(doc, &b, err)))
+      (st = decode_config_runs(doc, &b.cal, err)) || (st = decode_frozen(doc, &b, err)))
     goto fail;
   *out = b;
   return PASCAL_OK;
@@ -413,6 +463,32 @@ static pascal_status encode_runs(json_t *doc, const pascal_calibration *cal, pas
   return st;
 }
 
+/* doc["configurations"], only when the calibration has configuration runs
+ * (a bundle without them hashes as before they existed). */
+static pascal_status encode_config_runs(json_t *doc, const pascal_calibration *cal,
+                                        pascal_error *err)
+{
+  if (cal->n_config_runs == 0)
+    return PASCAL_OK;
+  json_t *arr = json_array();
+  pascal_status st = codec_set(doc, "configurations", arr, err);
+  for (size_t i = 0; !st && i < cal->n_config_runs; i++) {
+    pascal_gemm_config_run r = cal->config_runs[i];
+    json_t *obj = json_object();
+    st = codec_append(arr, obj, "configurations", err);
+    for (size_t k = 0; k < sizeof config_keys / sizeof *config_keys && !st; k++)
+      st = codec_set(obj, config_keys[k], codec_uint(*config_member(&r.config, k)), err);
+    if (st || (st = codec_set(obj, "Mg", codec_uint(r.run.shape.Mg), err)) ||
+        (st = codec_set(obj, "Ng", codec_uint(r.run.shape.Ng), err)) ||
+        (st = codec_set(obj, "Kg", codec_uint(r.run.shape.Kg), err)) ||
+        (st = codec_set(obj, "fill_bytes", codec_real(r.run.fill_bytes), err)))
+      break;
+    st = encode_optionals(obj, r.run.has_repeat, r.run.repeat, r.run.has_kernel_ns, r.run.kernel_ns,
+                          err);
+  }
+  return st;
+}
+
 static pascal_status encode_device(json_t *doc, const pascal_device *dev, pascal_error *err)
 {
   json_t *obj = json_object();
@@ -438,6 +514,8 @@ static pascal_status encode_device(json_t *doc, const pascal_device *dev, pascal
       ((st = pascal_codec_static_table_encode(&dev->static_table, &v, err)) ||
        (st = codec_set(obj, "static_experiment", v, err))))
     return st;
+  if (dev->smem_per_sm && (st = codec_set(obj, "smem_per_sm", codec_uint(dev->smem_per_sm), err)))
+    return st;
   return PASCAL_OK;
 }
 
@@ -451,7 +529,10 @@ static pascal_status encode_gemm(json_t *doc, const pascal_gemm_params *g, pasca
       (st = codec_set(obj, "tile_k", codec_uint(g->tile_k), err)) ||
       (st = codec_set(obj, "elem_bytes", codec_uint(g->elem_bytes), err)) ||
       (st = codec_set(obj, "resident_ctas", codec_uint(g->resident_ctas), err)) ||
-      (g->stages != 0 && (st = codec_set(obj, "stages", codec_uint(g->stages), err))))
+      /* stages and group_m 0 (not stated) are written as absent:
+       * a bundle from before they existed keeps its object, and so its hash */
+      (g->stages != 0 && (st = codec_set(obj, "stages", codec_uint(g->stages), err))) ||
+      (g->group_m != 0 && (st = codec_set(obj, "group_m", codec_uint(g->group_m), err))))
     return st;
   /* the own kernel writes no "impl": bundles from before it keep their hash */
   if (g->impl != PASCAL_GEMM_IMPL_OWN &&
@@ -485,7 +566,8 @@ static pascal_status encode_attention(json_t *doc, const pascal_attention_params
 
 /* The hashed content: format, device, workload, class_rule, gemm (GEMM only),
  * attention (attention only), measurements, heldout and offgrid (each panel
- * only when it has runs), in this key order. `provenance` (borrowed, may be
+ * only when it has runs) and configurations (GEMM, only when it has some),
+ * in this key order. `provenance` (borrowed, may be
  * NULL) is inserted before measurements when given. */
 static pascal_status encode_content(const pascal_calibration *cal, const json_t *provenance,
                                     json_t **out, pascal_error *err)
@@ -508,6 +590,8 @@ static pascal_status encode_content(const pascal_calibration *cal, const json_t 
   for (int set = 0; set < PASCAL_RUN_SETS; set++)
     if ((st = encode_runs(doc, cal, (pascal_run_set)set, err)))
       goto fail;
+  if ((st = encode_config_runs(doc, cal, err)))
+    goto fail;
   *out = doc;
   return PASCAL_OK;
 fail:
@@ -535,7 +619,7 @@ pascal_status pascal_codec_bundle_hash(const pascal_calibration *cal,
 /* "time" of the model object: the time fit of pascal/time_model.h when the
  * model carries one. Scan: "cost_s" and "fixed_s", one per curve in the
  * curves' order; GEMM: "ctas_per_sm", "fixed_s", "iteration_s",
- * "sm_iteration_s". */
+ * "sm_iteration_s" and, when not 0, "step_overhead_s". */
 static pascal_status encode_model_time(const pascal_model *model, json_t *doc, pascal_error *err)
 {
   if (!pascal_model_time_calibrated(model))
@@ -550,7 +634,9 @@ static pascal_status encode_model_time(const pascal_model *model, json_t *doc, p
         (st = codec_set(t, "ctas_per_sm", codec_uint(f.ctas_per_sm), err)) ||
         (st = codec_set(t, "fixed_s", codec_real(f.fixed_s), err)) ||
         (st = codec_set(t, "iteration_s", codec_real(f.iteration_s), err)) ||
-        (st = codec_set(t, "sm_iteration_s", codec_real(f.sm_iteration_s), err)))
+        (st = codec_set(t, "sm_iteration_s", codec_real(f.sm_iteration_s), err)) ||
+        (f.step_overhead_s != 0 &&
+         (st = codec_set(t, "step_overhead_s", codec_real(f.step_overhead_s), err))))
       return st;
     return PASCAL_OK;
   }

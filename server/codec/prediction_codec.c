@@ -169,8 +169,9 @@ static void put_advice(pascal_jtext *w, const pascal_scan_advice *a)
 }
 
 /* "interval": K, fills and (when timed) time at the stated level, null when
- * the calibration gave no residual; "validation" where the family's folds
- * favour aligned K = 1. */
+ * the calibration gave no residual, and for a GEMM whether its
+ * configuration was transferred (pascal_answer_interval); "validation"
+ * where the family's folds favour aligned K = 1. */
 static void put_interval(pascal_jtext *w, const pascal_answer *a)
 {
   const pascal_answer_interval *iv = &a->interval;
@@ -187,6 +188,9 @@ static void put_interval(pascal_jtext *w, const pascal_answer *a)
       pascal_jtext_real_or_null(w, "time_s_low", iv->time_s_low);
       pascal_jtext_real_or_null(w, "time_s_high", iv->time_s_high);
     }
+    /* a GEMM's bounds hold at `level` for the configuration measured */
+    if (a->workload == PASCAL_WORKLOAD_GEMM)
+      pascal_jtext_bool(w, "transferred", iv->transferred);
     pascal_jtext_object_end(w);
   }
   if (a->loses) {
@@ -244,6 +248,10 @@ static void put_query(pascal_jtext *w, const pascal_query *q)
   size_t n = pascal_query_fields(q->workload, &f);
   pascal_jtext_object_begin(w, "query");
   for (size_t i = 0; i < n; i++) {
+    /* a GEMM's configuration field is echoed only when given, never as
+     * the 0 of its absence (the calibration's value: the "config" object) */
+    if (q->workload == PASCAL_WORKLOAD_GEMM && !((q->given >> i) & 1) && !f[i].required)
+      continue;
     pascal_query_value v;
     pascal_query_get(q, i, &v);
     switch (f[i].type) {
@@ -336,12 +344,56 @@ static void put_gemm_explanation(pascal_jtext *w, const pascal_gemm_explanation 
   put_gemm_step(w, "row", &x->row);
 }
 
+static void put_config_members(pascal_jtext *w, const pascal_gemm_config *c)
+{
+  pascal_jtext_uint(w, "tile_m", c->tile_m);
+  pascal_jtext_uint(w, "tile_n", c->tile_n);
+  pascal_jtext_uint(w, "tile_k", c->tile_k);
+  pascal_jtext_uint(w, "elem_bytes", c->elem_bytes);
+  pascal_jtext_uint(w, "stages", c->stages);
+  pascal_jtext_uint(w, "group_m", c->group_m);
+}
+
+/* "config": the configuration answered, what was transferred to it from
+ * the calibration's (pascal/gemm_config.h), its occupancy and anchor; in
+ * both forms (a tuner ranks from the compact one, which stays a prefix of
+ * the explained one). */
+static void put_gemm_config(pascal_jtext *w, const pascal_gemm_config_answer *ca)
+{
+  pascal_jtext_object_begin(w, "config");
+  put_config_members(w, &ca->config);
+  pascal_jtext_uint(w, "ctas_per_sm", ca->ctas_per_sm);
+  pascal_jtext_string(w, "occupancy", pascal_gemm_occupancy_source_name(ca->occupancy));
+  pascal_jtext_array_begin(w, "transferred");
+  for (unsigned b = 0; b < PASCAL_GEMM_TRANSFER_COUNT; b++)
+    if (ca->transferred >> b & 1)
+      pascal_jtext_string(w, NULL, pascal_gemm_transfer_name(b));
+  pascal_jtext_array_end(w);
+  pascal_jtext_object_begin(w, "calibrated");
+  put_config_members(w, &ca->calibrated);
+  pascal_jtext_object_end(w);
+  if (ca->smem_per_sm)
+    pascal_jtext_uint(w, "smem_per_sm", ca->smem_per_sm);
+  else
+    pascal_jtext_null(w, "smem_per_sm");
+  pascal_jtext_object_begin(w, "anchor");
+  pascal_jtext_uint(w, "Mg", ca->anchor.Mg);
+  pascal_jtext_uint(w, "Ng", ca->anchor.Ng);
+  pascal_jtext_uint(w, "Kg", ca->anchor.Kg);
+  pascal_jtext_real(w, "fill_bytes", ca->anchor_fills);
+  pascal_jtext_object_end(w);
+  pascal_jtext_real_or_null(w, "static_fills", ca->static_fills);
+  pascal_jtext_real_or_null(w, "anchor_static_fills", ca->anchor_static_fills);
+  pascal_jtext_object_end(w);
+}
+
 static void put_gemm(pascal_jtext *w, const pascal_query *q, const pascal_answer *a,
                      pascal_codec_detail detail)
 {
   const pascal_gemm_prediction *p = &a->gemm;
   put_common(w, "gemm", p->K, p->rho, p->fill_bytes, p->M, p->why.rule, &p->expected,
              &p->extrapolated, a);
+  put_gemm_config(w, &a->gemm_config);
   if (detail == PASCAL_CODEC_COMPACT)
     return;
   put_query(w, q);

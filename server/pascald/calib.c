@@ -25,6 +25,7 @@
 
 #include "device_data.h"
 #include "pascal/evaluate.h"
+#include "pascal/gemm_config.h"
 #include "pascal/plausible.h"
 #include "pascal/predict.h"
 #include "pascal/validation.h"
@@ -107,17 +108,48 @@ static int first_difference(const json_t *a, const json_t *b, char *path, size_t
   return !json_equal((json_t *)a, (json_t *)b);
 }
 
+/* The device an import registers: the bundle's constants, and what its
+ * device object knows besides them (peaks, the capacity scan, the static
+ * experiment) where the stored device does not know it yet, so that the
+ * device's facts agree with what its calibrations' plots draw. What the
+ * store knows already is never contradicted: an import does not fail over
+ * probe data measured another time. */
+static pascal_status import_device(pd_ctx *ctx, const pascal_device *core, pascal_store_device *dev,
+                                   pascal_error *err)
+{
+  pascal_store_device known;
+  memset(dev, 0, sizeof *dev);
+  memset(&known, 0, sizeof known);
+  snprintf(dev->name, sizeof dev->name, "%s", core->name);
+  snprintf(dev->arch, sizeof dev->arch, "%s", core->arch);
+  dev->sm_count = core->sm_count;
+  dev->capacity_blocks = core->capacity_blocks;
+  dev->block_bytes = core->block_bytes;
+  int exists = pascal_store_device_get(ctx->store, core->name, &known, NULL) == PASCAL_STORE_OK;
+  pascal_device fill = *core;
+  fill.has_capacity_probe &= !known.capacity_probe[0];
+  fill.has_static_table &= !known.static_experiment[0];
+  if (core->has_peaks && !(exists && known.has_peaks)) {
+    dev->has_peaks = 1;
+    dev->peaks = core->peaks;
+  }
+  return pd_device_data_from_core(&fill, dev, err);
+}
+
 /* A frozen bundle's report (NULL when it has none) must be the one its
  * measurements give (`ours`, JSON null when there is none): the content
  * hash does not cover it, and an edited report would be served and
- * exported as if measured. A report of the layout before "summary" existed
- * (docs/bundle-format.md) cannot be compared member by member; *replace =
- * 1 says to keep ours in its place. */
+ * exported as if measured. A report of a layout before "summary" or the
+ * Origami column existed (docs/bundle-format.md: no "summary", or no
+ * "origami" in "balanced_mape") cannot be compared member by member;
+ * *replace = 1 says to keep ours in its place (nothing of theirs is kept). */
 static pascal_status check_report(const json_t *theirs, const json_t *ours, int *replace,
                                   pascal_error *err)
 {
   char path[256] = "", field[PASCAL_ERROR_FIELD_MAX];
-  *replace = theirs && json_is_object(ours) && !json_object_get(theirs, "summary");
+  *replace = theirs && json_is_object(ours) &&
+             (!json_object_get(theirs, "summary") ||
+              !json_object_get(json_object_get(theirs, "balanced_mape"), "origami"));
   if (*replace ||
       (!theirs ? json_is_null(ours) : !first_difference(theirs, ours, path, sizeof path)))
     return PASCAL_OK;
@@ -190,12 +222,8 @@ pascal_status pd_calib_import(pd_ctx *ctx, const json_t *doc, int64_t as_id, pd_
                                &ms[i]);
   }
   pascal_store_device dev;
-  memset(&dev, 0, sizeof dev);
-  snprintf(dev.name, sizeof dev.name, "%s", b.cal.device.name);
-  snprintf(dev.arch, sizeof dev.arch, "%s", b.cal.device.arch);
-  dev.sm_count = b.cal.device.sm_count;
-  dev.capacity_blocks = b.cal.device.capacity_blocks;
-  dev.block_bytes = b.cal.device.block_bytes;
+  if ((st = import_device(ctx, &b.cal.device, &dev, err)))
+    goto done;
   int sst = pascal_store_calibration_import_as(
       ctx->store, as_id, &dev, pd_store_workload(b.cal.workload), NULL, ms, n, bundle_text,
       report_text, hash_hex(hash), (int64_t)time(NULL), &o->id, &o->created, err);
@@ -221,7 +249,10 @@ done:
 
 /* The core device of a stored device, and the GEMM tiling pascald measures
  * on it (the defaults, one 128x128 output tile CTA resident per SM:
- * M = sm_count). */
+ * M = sm_count). A GEMM calibration of a device whose arch does not say its
+ * shared memory per SM (the sim's "sim") states the registered compute
+ * capability's (pascal_gemm_smem_of_arch), which the configurations it
+ * answers are sized by (pascal/gemm_config.h). */
 static pascal_status device_from_store(const pascal_store_device *dev, pascal_calibration *cal,
                                        pascal_error *err)
 {
@@ -233,6 +264,12 @@ static pascal_status device_from_store(const pascal_store_device *dev, pascal_ca
   cal->device.has_peaks = dev->has_peaks; /* the bundle carries the device's peaks */
   cal->device.peaks = dev->peaks;
   cal->gemm.resident_ctas = dev->sm_count;
+  if (cal->workload == PASCAL_WORKLOAD_GEMM && dev->cc_major &&
+      !pascal_gemm_smem_per_sm(&cal->device)) {
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm_%u%u", dev->cc_major, dev->cc_minor);
+    cal->device.smem_per_sm = pascal_gemm_smem_of_arch(arch);
+  }
   /* and its probe data, which the bundle carries too */
   return pd_device_data_to_core(dev, &cal->device, err);
 }

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,28 +16,72 @@
 #include "cors.h"
 #include "replica.h"
 
-static const char *const config_keys[] = {"listen",
-                                          "db",
-                                          "bundles",
-                                          "lease_seconds",
-                                          "max_attempts",
-                                          "threads",
-                                          "connection_limit",
-                                          "connection_timeout",
-                                          "body_max",
-                                          "batch_max",
-                                          "auth_reads",
-                                          "cors_origins",
-                                          "cors_max_age",
-                                          "request_deadline",
-                                          "connection_limit_per_ip",
-                                          "read_only",
-                                          "replica_of",
-                                          "replica_interval",
-                                          "log_file",
-                                          "job_time_limit",
-                                          "agents_per_token",
-                                          NULL};
+/* How an option's value is read (config_set) and shown (pd_config_help). */
+typedef enum opt_kind {
+  OPT_UINT,   /* unsigned, decimal in [lo, hi]                        */
+  OPT_SIZE,   /* size_t, decimal in [lo, hi]                          */
+  OPT_BOOL,   /* int: 1/true/yes/on or 0/false/no/off                 */
+  OPT_TEXT,   /* char[size]; lo = 1: may not be empty                 */
+  OPT_LISTEN, /* HOST:PORT into listen_host and listen_port           */
+  OPT_CORS,   /* comma-separated origins, checked by cors.h           */
+  OPT_REPLICA /* the primary's URL, checked by replica.h              */
+} opt_kind;
+
+typedef struct opt_spec {
+  const char *key; /* file key and PASCAL_<KEY>; the flag is --key with '-' for '_' */
+  opt_kind kind;
+  size_t offset, size; /* of the value in pd_config */
+  unsigned long lo, hi;
+  const char *meta; /* the value in the help */
+  const char *help; /* one line */
+} opt_spec;
+
+#define AT(field) offsetof(pd_config, field), sizeof(((pd_config *)0)->field)
+
+/* Every option pascald reads, once: the parser, the environment and the
+ * help all walk this table, so that none of them can miss one. */
+static const opt_spec OPTIONS[] = {
+    {"listen", OPT_LISTEN, AT(listen_host), 0, 0, "HOST:PORT",
+     "address to serve; port 0: any free port"},
+    {"db", OPT_TEXT, AT(db_path), 1, 0, "PATH", "SQLite database file (its directory is created)"},
+    {"bundles", OPT_TEXT, AT(bundles_dir), 0, 0, "DIR",
+     "calibration bundles imported into an empty database (\"\": none)"},
+    {"lease_seconds", OPT_UINT, AT(lease_seconds), 1, 86400, "S",
+     "a job's lease without a heartbeat"},
+    {"max_attempts", OPT_UINT, AT(max_attempts), 1, 100, "N",
+     "leases per job before it and its calibration fail"},
+    {"threads", OPT_UINT, AT(threads), 0, 256, "N", "HTTP worker threads (0: one per core)"},
+    {"connection_limit", OPT_UINT, AT(connection_limit), 1, 100000, "N",
+     "simultaneous connections; the next is closed at once"},
+    {"connection_limit_per_ip", OPT_UINT, AT(connection_limit_per_ip), 0, 100000, "N",
+     "simultaneous connections from one address (0: no limit)"},
+    {"connection_timeout", OPT_UINT, AT(connection_timeout_s), 1, 3600, "S",
+     "seconds a connection may stay silent"},
+    {"request_deadline", OPT_UINT, AT(request_deadline_s), 1, 3600, "S",
+     "seconds for a whole request (head and body) to arrive"},
+    {"body_max", OPT_SIZE, AT(body_max), 1024, 256ul << 20, "BYTES",
+     "request body cap (413 above it)"},
+    {"batch_max", OPT_SIZE, AT(batch_max), 1, 1000000, "N",
+     "queries in one predict batch (413 above it)"},
+    {"auth_reads", OPT_BOOL, AT(auth_reads), 0, 0, NULL, "reads need a token too"},
+    {"read_only", OPT_BOOL, AT(read_only), 0, 0, NULL,
+     "recovery: open the database read-only, serve even a damaged one"},
+    {"cors_origins", OPT_CORS, AT(cors_origins), 0, 0, "ORIGIN,...",
+     "browser origins allowed to call the API (\"\": CORS off)"},
+    {"cors_max_age", OPT_UINT, AT(cors_max_age), 0, 86400, "S",
+     "seconds a browser may cache a CORS preflight"},
+    {"replica_of", OPT_REPLICA, AT(replica_of), 0, 0, "URL",
+     "run as the read replica of this primary (\"\": a primary)"},
+    {"replica_interval", OPT_UINT, AT(replica_interval_s), 1, 86400, "S",
+     "seconds between two syncs of a replica"},
+    {"job_time_limit", OPT_UINT, AT(job_time_limit_s), 0, 2592000, "S",
+     "seconds from a claim past which heartbeats stop extending a lease (0: none)"},
+    {"agents_per_token", OPT_UINT, AT(agents_per_token), 1, 100000, "N",
+     "agent names one agent token may use"},
+    {"log_file", OPT_TEXT, AT(log_file), 0, 0, "PATH",
+     "append the log here, reopened on SIGHUP (\"\": stderr)"},
+};
+#define N_OPTIONS (sizeof OPTIONS / sizeof *OPTIONS)
 
 void pd_config_defaults(pd_config *cfg)
 {
@@ -119,71 +164,49 @@ static int parse_bool(const char *v, int *out)
   return 0;
 }
 
+static const opt_spec *find_option(const char *key)
+{
+  for (size_t i = 0; i < N_OPTIONS; i++)
+    if (!strcmp(OPTIONS[i].key, key))
+      return &OPTIONS[i];
+  return NULL;
+}
+
 /* Apply one option; returns 0 or -1 with a message in msg. */
 static int config_set(pd_config *cfg, const char *key, const char *value, char *msg, size_t msglen)
 {
-  unsigned long x;
-  int ok = -1;
-  if (!strcmp(key, "listen"))
-    ok = parse_listen(cfg, value);
-  else if (!strcmp(key, "db"))
-    ok = (*value && strlen(value) < sizeof cfg->db_path)
-             ? (snprintf(cfg->db_path, sizeof cfg->db_path, "%s", value), 0)
-             : -1;
-  else if (!strcmp(key, "bundles"))
-    ok = strlen(value) < sizeof cfg->bundles_dir
-             ? (snprintf(cfg->bundles_dir, sizeof cfg->bundles_dir, "%s", value), 0)
-             : -1;
-  else if (!strcmp(key, "lease_seconds"))
-    ok = parse_uint(value, 1, 86400, &x) ? -1 : (cfg->lease_seconds = (unsigned)x, 0);
-  else if (!strcmp(key, "max_attempts"))
-    ok = parse_uint(value, 1, 100, &x) ? -1 : (cfg->max_attempts = (unsigned)x, 0);
-  else if (!strcmp(key, "threads"))
-    ok = parse_uint(value, 0, 256, &x) ? -1 : (cfg->threads = (unsigned)x, 0);
-  else if (!strcmp(key, "connection_limit"))
-    ok = parse_uint(value, 1, 100000, &x) ? -1 : (cfg->connection_limit = (unsigned)x, 0);
-  else if (!strcmp(key, "connection_timeout"))
-    ok = parse_uint(value, 1, 3600, &x) ? -1 : (cfg->connection_timeout_s = (unsigned)x, 0);
-  else if (!strcmp(key, "request_deadline"))
-    ok = parse_uint(value, 1, 3600, &x) ? -1 : (cfg->request_deadline_s = (unsigned)x, 0);
-  else if (!strcmp(key, "connection_limit_per_ip"))
-    ok = parse_uint(value, 0, 100000, &x) ? -1 : (cfg->connection_limit_per_ip = (unsigned)x, 0);
-  else if (!strcmp(key, "body_max"))
-    ok = parse_uint(value, 1024, 256ul << 20, &x) ? -1 : (cfg->body_max = x, 0);
-  else if (!strcmp(key, "batch_max"))
-    ok = parse_uint(value, 1, 1000000, &x) ? -1 : (cfg->batch_max = x, 0);
-  else if (!strcmp(key, "auth_reads"))
-    ok = parse_bool(value, &cfg->auth_reads);
-  else if (!strcmp(key, "cors_max_age"))
-    ok = parse_uint(value, 0, 86400, &x) ? -1 : (cfg->cors_max_age = (unsigned)x, 0);
-  else if (!strcmp(key, "replica_of"))
-    ok = pd_replica_url_set(cfg->replica_of, sizeof cfg->replica_of, value);
-  else if (!strcmp(key, "job_time_limit"))
-    ok = parse_uint(value, 0, 2592000, &x) ? -1 : (cfg->job_time_limit_s = (unsigned)x, 0);
-  else if (!strcmp(key, "agents_per_token"))
-    ok = parse_uint(value, 1, 100000, &x) ? -1 : (cfg->agents_per_token = (unsigned)x, 0);
-  else if (!strcmp(key, "log_file"))
-    ok = strlen(value) < sizeof cfg->log_file
-             ? (snprintf(cfg->log_file, sizeof cfg->log_file, "%s", value), 0)
-             : -1;
-  else if (!strcmp(key, "replica_interval"))
-    ok = parse_uint(value, 1, 86400, &x) ? -1 : (cfg->replica_interval_s = (unsigned)x, 0);
-  else if (!strcmp(key, "cors_origins")) {
-    char list[sizeof cfg->cors_origins], why[256];
-    if (pd_cors_parse_origins(value, list, sizeof list, why, sizeof why)) {
-      snprintf(msg, msglen, "invalid value for cors_origins: %s", why);
-      return -1;
-    }
-    memcpy(cfg->cors_origins, list, sizeof list);
-    return 0;
-  } else if (!strcmp(key, "read_only"))
-    ok = parse_bool(value, &cfg->read_only);
-  else {
+  const opt_spec *o = find_option(key);
+  if (!o) {
     snprintf(msg, msglen, "unknown option '%s'", key);
     return -1;
   }
+  char *slot = (char *)cfg + o->offset;
+  unsigned long x;
+  int ok = -1;
+  switch (o->kind) {
+  case OPT_UINT:
+    ok = parse_uint(value, o->lo, o->hi, &x) ? -1 : (*(unsigned *)slot = (unsigned)x, 0);
+    break;
+  case OPT_SIZE: ok = parse_uint(value, o->lo, o->hi, &x) ? -1 : (*(size_t *)slot = x, 0); break;
+  case OPT_BOOL: ok = parse_bool(value, (int *)slot); break;
+  case OPT_TEXT:
+    ok = strlen(value) < o->size && (*value || !o->lo) ? (snprintf(slot, o->size, "%s", value), 0)
+                                                       : -1;
+    break;
+  case OPT_LISTEN: ok = parse_listen(cfg, value); break;
+  case OPT_REPLICA: ok = pd_replica_url_set(slot, o->size, value); break;
+  case OPT_CORS: {
+    char list[sizeof cfg->cors_origins], why[256];
+    if (pd_cors_parse_origins(value, list, sizeof list, why, sizeof why)) {
+      snprintf(msg, msglen, "invalid value for %s: %s", key, why);
+      return -1;
+    }
+    memcpy(slot, list, sizeof list);
+    return 0;
+  }
+  }
   if (ok)
-    snprintf(msg, msglen, "invalid value '%s' for %s", value, key);
+    snprintf(msg, msglen, "invalid value for %s: '%.80s'", key, value);
   return ok;
 }
 
@@ -247,14 +270,14 @@ static int load_file(pd_config *cfg, const char *path, char *msg, size_t msglen)
 
 static int load_env(pd_config *cfg, char *msg, size_t msglen)
 {
-  for (size_t i = 0; config_keys[i]; i++) {
+  for (size_t i = 0; i < N_OPTIONS; i++) {
     char name[64] = "PASCAL_";
     size_t n = strlen(name);
-    for (const char *k = config_keys[i]; *k && n + 1 < sizeof name; k++)
+    for (const char *k = OPTIONS[i].key; *k && n + 1 < sizeof name; k++)
       name[n++] = (char)toupper((unsigned char)*k);
     name[n] = '\0';
     const char *v = getenv(name);
-    if (v && config_set(cfg, config_keys[i], v, msg, msglen))
+    if (v && config_set(cfg, OPTIONS[i].key, v, msg, msglen))
       return -1;
   }
   return 0;
@@ -280,7 +303,8 @@ static int flag_at(int argc, char **argv, int i, char *key, size_t keylen, const
     *value = eq + 1;
     return 1;
   }
-  if (!strcmp(key, "auth_reads") || !strcmp(key, "read_only")) {
+  const opt_spec *o = find_option(key);
+  if (o && o->kind == OPT_BOOL) { /* a switch: --auth-reads, --read-only */
     *value = "true";
     return 1;
   }
@@ -322,4 +346,30 @@ int pd_config_load(pd_config *cfg, int argc, char **argv, char *msg, size_t msgl
     cfg->threads = n > 0 ? (unsigned)n : 1;
   }
   return 0;
+}
+
+void pd_config_help(FILE *out)
+{
+  pd_config def;
+  pd_config_defaults(&def);
+  for (size_t i = 0; i < N_OPTIONS; i++) {
+    const opt_spec *o = &OPTIONS[i];
+    const char *slot = (const char *)&def + o->offset;
+    char head[64], flag[40], dflt[300] = "";
+    size_t k = 0;
+    for (; o->key[k] && k + 1 < sizeof flag; k++)
+      flag[k] = o->key[k] == '_' ? '-' : o->key[k];
+    flag[k] = '\0';
+    snprintf(head, sizeof head, "--%s%s%s", flag, o->meta ? " " : "", o->meta ? o->meta : "");
+    switch (o->kind) {
+    case OPT_UINT: snprintf(dflt, sizeof dflt, "%u", *(const unsigned *)slot); break;
+    case OPT_SIZE: snprintf(dflt, sizeof dflt, "%zu", *(const size_t *)slot); break;
+    case OPT_BOOL: snprintf(dflt, sizeof dflt, "%s", *(const int *)slot ? "on" : "off"); break;
+    case OPT_LISTEN: snprintf(dflt, sizeof dflt, "%s:%u", def.listen_host, def.listen_port); break;
+    case OPT_TEXT:
+    case OPT_CORS:
+    case OPT_REPLICA: snprintf(dflt, sizeof dflt, "%s", *slot ? slot : "\"\""); break;
+    }
+    fprintf(out, "  %-28s  %s (default %s)\n", head, o->help, dflt);
+  }
 }

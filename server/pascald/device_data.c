@@ -80,6 +80,21 @@ pascal_status pd_device_data_to_core(const pascal_store_device *dev, pascal_devi
   return st;
 }
 
+pascal_status pd_device_data_from_core(const pascal_device *core, pascal_store_device *dev,
+                                       pascal_error *err)
+{
+  json_t *obj = NULL;
+  pascal_status st = PASCAL_OK;
+  if (core->has_capacity_probe &&
+      !(st = pascal_codec_capacity_probe_encode(&core->capacity_probe, &obj, err)))
+    st = canonical(obj, "capacity_probe", dev->capacity_probe, sizeof dev->capacity_probe, err);
+  if (!st && core->has_static_table &&
+      !(st = pascal_codec_static_table_encode(&core->static_table, &obj, err)))
+    st = canonical(obj, "static_experiment", dev->static_experiment, sizeof dev->static_experiment,
+                   err);
+  return st;
+}
+
 json_t *pd_device_data_view(const char *text)
 {
   json_t *v = text[0] ? json_loads(text, 0, NULL) : NULL;

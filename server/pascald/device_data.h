@@ -23,6 +23,11 @@ int pd_device_data_take(const json_t *body, pascal_store_device *dev, pd_reply *
 pascal_status pd_device_data_to_core(const pascal_store_device *dev, pascal_device *core,
                                      pascal_error *err);
 
+/* The other way: the probe data a bundle's core device carries into dev's
+ * texts (those it does not carry are left as they are). */
+pascal_status pd_device_data_from_core(const pascal_device *core, pascal_store_device *dev,
+                                       pascal_error *err);
+
 /* A stored text as a JSON value for a view: the object, or null. */
 json_t *pd_device_data_view(const char *text);
 

@@ -1,9 +1,10 @@
 /*
  * h_bounds.c - static questions (paper section 3): POST/GET /v1/bounds (gap
  * law, LRU certificate and exact LRU, policy lower bound, baselines; Theorems
- * 1-3), POST /v1/bounds/coherence (Theorem 4) and POST /v1/bounds/feedback
- * (Theorem 5). The codec computes and encodes, so the answers are the same
- * documents `pascal bounds` prints; this file only validates HTTP input.
+ * 1-3), POST/GET /v1/bounds/coherence (Theorem 4) and POST/GET
+ * /v1/bounds/feedback (Theorem 5); GET takes the same fields as query
+ * arguments and answers the same document. The codec computes and encodes, so the answers are the
+ * same documents `pascal bounds` prints; this file only validates HTTP input.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -170,16 +171,30 @@ void pd_h_bounds_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   free(phases);
 }
 
-void pd_h_coherence(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+/* The fields of a question from the JSON body (POST) or the query string
+ * (GET), refused unless every key is `allowed`: one check for both. */
+static int question_fields(pd_request *req, int from_query, const char *const *allowed,
+                           pd_fields *fs, pd_reply *rep)
+{
+  static const char *const no_strings[] = {NULL};
+  pd_fields_init(fs);
+  int bad = from_query ? pd_fields_from_args(req->conn, no_strings, fs, rep)
+                       : pd_fields_from_json(req->json, fs, rep);
+  return bad || pd_fields_strict(fs, allowed, NULL, rep);
+}
+
+static void coherence(pd_request *req, int from_query, pd_reply *rep)
 {
   static const char *const allowed[] = {"sigma", "C", "M", "E", NULL};
-  json_t *b = req->json;
   uint64_t sigma, c, m, e;
-  if (pd_json_strict(b, allowed, NULL, rep) ||
-      pd_get_u64(b, "sigma", 1, 1, UINT64_C(1) << 62, &sigma, NULL, rep) ||
-      pd_get_u64(b, "C", 1, 1, UINT64_C(1) << 62, &c, NULL, rep) ||
-      pd_get_u64(b, "M", 1, 2, UINT64_C(1) << 32, &m, NULL, rep) ||
-      pd_get_u64(b, "E", 1, 1, UINT64_C(1) << 62, &e, NULL, rep))
+  pd_fields fs;
+  int bad = question_fields(req, from_query, allowed, &fs, rep) ||
+            pd_field_u64(&fs, "sigma", 1, 1, UINT64_C(1) << 62, &sigma, NULL, rep) ||
+            pd_field_u64(&fs, "C", 1, 1, UINT64_C(1) << 62, &c, NULL, rep) ||
+            pd_field_u64(&fs, "M", 1, 2, UINT64_C(1) << 32, &m, NULL, rep) ||
+            pd_field_u64(&fs, "E", 1, 1, UINT64_C(1) << 62, &e, NULL, rep);
+  pd_fields_free(&fs);
+  if (bad)
     return;
   json_t *out = NULL;
   pascal_error err;
@@ -188,22 +203,44 @@ void pd_h_coherence(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   reply_codec(rep, st, out, &err);
 }
 
-void pd_h_feedback(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+static void feedback(pd_request *req, int from_query, pd_reply *rep)
 {
   static const char *const allowed[] = {"alpha", "beta", "d", "lambda_hit", "lambda_miss", NULL};
-  json_t *b = req->json;
   double alpha, beta, lh, lm;
   uint64_t d;
-  if (pd_json_strict(b, allowed, NULL, rep) ||
-      pd_get_num(b, "alpha", 1, 0, 1e300, &alpha, NULL, rep) ||
-      pd_get_num(b, "beta", 1, 0, 1e300, &beta, NULL, rep) ||
-      pd_get_u64(b, "d", 1, 2, 1u << 20, &d, NULL, rep) ||
-      pd_get_num(b, "lambda_hit", 1, 0, 1e300, &lh, NULL, rep) ||
-      pd_get_num(b, "lambda_miss", 1, 0, 1e300, &lm, NULL, rep))
+  pd_fields fs;
+  int bad = question_fields(req, from_query, allowed, &fs, rep) ||
+            pd_field_num(&fs, "alpha", 1, 0, 1e300, &alpha, NULL, rep) ||
+            pd_field_num(&fs, "beta", 1, 0, 1e300, &beta, NULL, rep) ||
+            pd_field_u64(&fs, "d", 1, 2, 1u << 20, &d, NULL, rep) ||
+            pd_field_num(&fs, "lambda_hit", 1, 0, 1e300, &lh, NULL, rep) ||
+            pd_field_num(&fs, "lambda_miss", 1, 0, 1e300, &lm, NULL, rep);
+  pd_fields_free(&fs);
+  if (bad)
     return;
   json_t *out = NULL;
   pascal_error err;
   pascal_error_clear(&err);
   pascal_status st = pascal_codec_feedback(alpha, beta, (uint32_t)d, lh, lm, &out, &err);
   reply_codec(rep, st, out, &err);
+}
+
+void pd_h_coherence_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
+  coherence(req, 0, rep);
+}
+
+void pd_h_coherence_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
+  coherence(req, 1, rep);
+}
+
+void pd_h_feedback_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
+  feedback(req, 0, rep);
+}
+
+void pd_h_feedback_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)
+{
+  feedback(req, 1, rep);
 }

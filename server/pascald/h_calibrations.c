@@ -15,6 +15,7 @@
 #include "ctx.h"
 #include "handlers.h"
 #include "jsonin.h"
+#include "page.h"
 #include "pascal/plan.h"
 #include "pascal/plan_gen.h"
 #include "pascal_codec.h"
@@ -36,6 +37,8 @@ static void reply_calibration(pd_ctx *ctx, pd_reply *rep, int64_t id, unsigned s
   int st = pascal_store_calibration_get(ctx->store, id, &c, &err);
   if (st != PASCAL_STORE_OK)
     pd_reply_store_error(rep, st, &err);
+  else if (status == 201)
+    pd_reply_created(rep, pd_view_calibration(&c, 1), "/v1/calibrations/%lld", (long long)id);
   else
     pd_reply_json(rep, status, pd_view_calibration(&c, 1));
   pascal_store_calibration_clear(&c);
@@ -254,14 +257,16 @@ done:
 
 void pd_h_calibrations_list(pd_ctx *ctx, pd_request *req, pd_reply *rep)
 {
-  static const char *const strings[] = {"device", NULL};
-  static const char *const allowed[] = {"device", NULL};
+  static const char *const strings[] = {"device", PD_PAGE_STRING_KEYS, NULL};
+  static const char *const allowed[] = {"device", PD_PAGE_KEYS, NULL};
   json_t *q = NULL;
   char device[64] = "";
+  pd_page pg;
   if (pd_query_object(req->conn, strings, &q, rep))
     return;
   int bad = pd_json_strict(q, allowed, NULL, rep) ||
-            pd_get_name(q, "device", 0, device, sizeof device, NULL, rep) < 0;
+            pd_get_name(q, "device", 0, device, sizeof device, NULL, rep) < 0 ||
+            pd_page_parse(q, "calibrations", 0, &pg, rep);
   json_decref(q);
   if (bad)
     return;
@@ -282,13 +287,14 @@ void pd_h_calibrations_list(pd_ctx *ctx, pd_request *req, pd_reply *rep)
       generation = list[i].id;
   }
   pascal_store_calibration_array_free(list, n);
+  json_t *next = pd_page_apply(&pg, arr); /* generation: of the whole list */
   /* which database answers, and how far its history goes: a replica notices
    * from these that its primary was rebuilt or restored (replica.c) */
   char instance[PASCAL_STORE_META_MAX] = "";
   (void)pascal_store_meta_get(ctx->store, "instance", instance, sizeof instance, NULL);
   pd_reply_json(rep, 200,
-                json_pack("{s:o,s:{s:s,s:I}}", "calibrations", arr, "database", "instance",
-                          instance, "generation", (json_int_t)generation));
+                json_pack("{s:o,s:{s:s,s:I},s:o}", "calibrations", arr, "database", "instance",
+                          instance, "generation", (json_int_t)generation, "next_cursor", next));
 }
 
 void pd_h_calibration_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)

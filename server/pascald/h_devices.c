@@ -19,24 +19,29 @@
 #include "device_ref.h"
 #include "handlers.h"
 #include "jsonin.h"
+#include "page.h"
 #include "pascal/plan.h"
 #include "pascal_codec_jobs.h"
 #include "reply.h"
 #include "views.h"
 
-/* GET /v1/devices[?cuda_name=NAME][&cc=MAJOR.MINOR]. A cuda_name that no
+/* GET /v1/devices[?cuda_name=NAME][&cc=MAJOR.MINOR][&limit=N][&cursor=C]
+ * (page.h). A cuda_name that no
  * device has is a 404 with the close matches; several devices may share one. */
 void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep)
 {
-  static const char *const strings[] = {"cuda_name", "cc", NULL};
+  static const char *const strings[] = {"cuda_name", "cc", PD_PAGE_STRING_KEYS, NULL};
+  static const char *const allowed[] = {"cuda_name", "cc", PD_PAGE_KEYS, NULL};
   json_t *q = NULL;
   char cuda_name[PASCAL_STORE_NAME_MAX] = "", cc[8] = "";
   uint32_t major = 0, minor = 0;
+  pd_page pg;
   if (pd_query_object(req->conn, strings, &q, rep))
     return;
-  int bad = pd_json_strict(q, strings, NULL, rep) ||
+  int bad = pd_json_strict(q, allowed, NULL, rep) ||
             pd_get_str(q, "cuda_name", 0, cuda_name, sizeof cuda_name, NULL, rep) < 0 ||
-            pd_get_str(q, "cc", 0, cc, sizeof cc, NULL, rep) < 0;
+            pd_get_str(q, "cc", 0, cc, sizeof cc, NULL, rep) < 0 ||
+            pd_page_parse(q, "devices", 1, &pg, rep);
   json_decref(q);
   if (bad)
     return;
@@ -70,7 +75,8 @@ void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep)
     pd_device_resolve(ctx, cuda_name, "cuda_name", 1, unused, rep); /* 404, candidates */
     return;
   }
-  pd_reply_json(rep, 200, json_pack("{s:o}", "devices", arr));
+  json_t *next = pd_page_apply(&pg, arr);
+  pd_reply_json(rep, 200, json_pack("{s:o,s:o}", "devices", arr, "next_cursor", next));
 }
 
 /* Optional "peaks": all five numbers, rates > 0 and launch_s >= 0 (what
@@ -138,7 +144,10 @@ void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
     pd_reply_store_error(rep, st, &err);
     return;
   }
-  pd_reply_json(rep, created ? 201 : 200, pd_view_device(&dev));
+  if (created)
+    pd_reply_created(rep, pd_view_device(&dev), "/v1/devices/%s", dev.name);
+  else
+    pd_reply_json(rep, 200, pd_view_device(&dev));
 }
 
 void pd_h_device_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)

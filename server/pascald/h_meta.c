@@ -186,49 +186,67 @@ static void metric_head(pd_sbuf *b, const char *name, const char *type, const ch
   pd_sbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A route's stats name ("GET /v1/predict") as the labels method="GET",
+ * path="/v1/predict"; the slot of requests no route matched is
+ * method="other", path="unmatched". */
+static void route_labels(const char *name, char *out, size_t n)
+{
+  const char *sp = strchr(name, ' ');
+  char esc[160];
+  label_escape(sp ? sp + 1 : "unmatched", esc, sizeof esc);
+  snprintf(out, n, "method=\"%.*s\",path=\"%s\"", sp ? (int)(sp - name) : 5, sp ? name : "other",
+           esc);
+}
+
 void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep)
 {
   (void)req;
   pd_stats *s = &ctx->stats;
   pd_sbuf b = {0};
-  metric_head(&b, "pascal_http_requests_total", "counter", "HTTP requests by route and status.");
-  for (size_t r = 0; r < s->nroutes; r++)
+  char labels[200];
+  metric_head(&b, "pascal_build_info", "gauge",
+              "Always 1; the labels name the build: version, release, API.");
+  pd_sbuf_printf(&b, "pascal_build_info{version=\"%s\",release=\"%s\",api=\"v1\"} 1\n",
+                 pascal_version(), PASCAL_VERSION);
+  metric_head(&b, "pascal_http_requests_total", "counter",
+              "HTTP requests by route (method and path pattern) and status.");
+  for (size_t r = 0; r < s->nroutes; r++) {
+    route_labels(s->route_names[r], labels, sizeof labels);
     for (size_t k = 0; k < PD_STATS_STATUSES; k++) {
       uint64_t c = ld(&s->routes[r].by_status[k]);
       unsigned code = k + 1 < PD_STATS_STATUSES ? pd_stats_status_codes[k] : 0;
       if (c && code)
-        pd_sbuf_printf(&b, "pascal_http_requests_total{route=\"%s\",status=\"%u\"} %" PRIu64 "\n",
-                       s->route_names[r], code, c);
+        pd_sbuf_printf(&b, "pascal_http_requests_total{%s,status=\"%u\"} %" PRIu64 "\n", labels,
+                       code, c);
       else if (c)
-        pd_sbuf_printf(&b,
-                       "pascal_http_requests_total{route=\"%s\",status=\"other\"} %" PRIu64 "\n",
-                       s->route_names[r], c);
+        pd_sbuf_printf(&b, "pascal_http_requests_total{%s,status=\"other\"} %" PRIu64 "\n", labels,
+                       c);
     }
+  }
   metric_head(&b, "pascal_http_request_duration_seconds", "histogram",
-              "Time from request start to completion, by route.");
+              "Time from request start to completion, by route (method and path pattern).");
   for (size_t r = 0; r < s->nroutes; r++) {
     uint64_t cum = 0;
     for (size_t k = 0; k < PD_STATS_BUCKETS; k++)
       cum += ld(&s->routes[r].latency[k]);
     if (!cum)
       continue;
+    route_labels(s->route_names[r], labels, sizeof labels);
     cum = 0;
     for (size_t k = 0; k < PD_STATS_BUCKETS; k++) {
       cum += ld(&s->routes[r].latency[k]);
       if (isinf(pd_stats_bucket_le[k]))
-        pd_sbuf_printf(
-            &b,
-            "pascal_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
-            s->route_names[r], cum);
+        pd_sbuf_printf(&b,
+                       "pascal_http_request_duration_seconds_bucket{%s,le=\"+Inf\"} %" PRIu64 "\n",
+                       labels, cum);
       else
-        pd_sbuf_printf(
-            &b, "pascal_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %" PRIu64 "\n",
-            s->route_names[r], pd_stats_bucket_le[k], cum);
+        pd_sbuf_printf(&b,
+                       "pascal_http_request_duration_seconds_bucket{%s,le=\"%g\"} %" PRIu64 "\n",
+                       labels, pd_stats_bucket_le[k], cum);
     }
-    pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_sum{route=\"%s\"} %.9f\n",
-                   s->route_names[r], (double)ld(&s->routes[r].latency_sum_ns) * 1e-9);
-    pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_count{route=\"%s\"} %" PRIu64 "\n",
-                   s->route_names[r], cum);
+    pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_sum{%s} %.9f\n", labels,
+                   (double)ld(&s->routes[r].latency_sum_ns) * 1e-9);
+    pd_sbuf_printf(&b, "pascal_http_request_duration_seconds_count{%s} %" PRIu64 "\n", labels, cum);
   }
   metric_head(&b, "pascal_predictions_total", "counter", "Prediction items answered.");
   pd_sbuf_printf(&b, "pascal_predictions_total %" PRIu64 "\n", ld(&s->predictions));

@@ -3,13 +3,17 @@
  * calibration (server/plot/plots.h, docs/plots.md) with the choices of
  * `pascal plot` as query parameters (family, N, W, Kg). The stored bundle is
  * decoded and fitted once per distinct request; the SVG is then served
- * from the plot cache, since a frozen calibration never changes.
+ * from the plot cache, since a frozen calibration never changes. The
+ * device's probe data (capacity and static plots) is the bundle's, else the
+ * device's as registered, so a plot and the device's row agree; a device's
+ * probe data, once known, never changes either (it is only filled in).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctx.h"
+#include "device_data.h"
 #include "handlers.h"
 #include "jsonin.h"
 #include "pascal_codec.h"
@@ -46,6 +50,26 @@ static int parse_query(pd_request *req, pascal_plot_request *q, char *family, si
   return bad ? -1 : 0;
 }
 
+/* Probe data the bundle's device lacks, from the device as registered. */
+static void device_data_fallback(pd_ctx *ctx, pascal_device *core)
+{
+  pascal_store_device dev;
+  pascal_device known;
+  memset(&known, 0, sizeof known);
+  if ((core->has_capacity_probe && core->has_static_table) ||
+      pascal_store_device_get(ctx->store, core->name, &dev, NULL) != PASCAL_STORE_OK ||
+      pd_device_data_to_core(&dev, &known, NULL) != PASCAL_OK)
+    return;
+  if (!core->has_capacity_probe && known.has_capacity_probe) {
+    core->capacity_probe = known.capacity_probe;
+    core->has_capacity_probe = 1;
+  }
+  if (!core->has_static_table && known.has_static_table) {
+    core->static_table = known.static_table;
+    core->has_static_table = 1;
+  }
+}
+
 /* Draw the plot of calibration `id` from its stored bundle. */
 static void draw(pd_ctx *ctx, int64_t id, pascal_plot_request *q, const char *family,
                  const char *key, pd_reply *rep)
@@ -78,6 +102,7 @@ static void draw(pd_ctx *ctx, int64_t id, pascal_plot_request *q, const char *fa
                    (long long)id);
     goto done;
   }
+  device_data_fallback(ctx, &bundle.cal.device);
   if ((family[0] && pascal_plot_family_parse(family, bundle.cal.workload, q, &err)) ||
       pascal_plot_render(&bundle.cal, model, q, &svg, &len, &err)) {
     pd_reply_pascal_error(rep, &err);

@@ -19,8 +19,10 @@ void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 /* h_bounds.c */
 void pd_h_bounds_get(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep);
-void pd_h_coherence(pd_ctx *ctx, pd_request *req, pd_reply *rep);
-void pd_h_feedback(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_coherence_get(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_coherence_post(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_feedback_get(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_feedback_post(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 /* h_devices.c */
 void pd_h_devices_list(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_devices_post(pd_ctx *ctx, pd_request *req, pd_reply *rep);
@@ -45,6 +47,9 @@ void pd_h_job_fail(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 /* admin: an operator's re-queue or exclusion of a collecting calibration's run */
 void pd_h_job_requeue(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_job_exclude(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+/* h_lists.c: paged listings */
+void pd_h_jobs_list(pd_ctx *ctx, pd_request *req, pd_reply *rep);
+void pd_h_tokens_list(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 /* h_replication.c */
 void pd_h_replication_sync(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 

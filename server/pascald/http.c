@@ -153,6 +153,8 @@ headers:
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
   if (rep->allow[0])
     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rep->allow);
+  if (rep->status == 201 && rep->location[0])
+    MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, rep->location);
   if (rep->csp) { /* the dashboard and plots: a browser renders them */
     MHD_add_response_header(r, "Content-Security-Policy", rep->csp);
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
@@ -161,8 +163,10 @@ headers:
     MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"pascald\"");
   if (ctx->cfg.cors_origins[0])
     MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Origin");
-  if (rep->cors_origin)
+  if (rep->cors_origin) {
     MHD_add_response_header(r, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, rep->cors_origin);
+    MHD_add_response_header(r, "Access-Control-Expose-Headers", "Location");
+  }
   if (rep->cors_preflight) {
     char age[16];
     snprintf(age, sizeof age, "%u", ctx->cfg.cors_max_age);

@@ -38,22 +38,44 @@
  * any other failure to start, 2 for bad usage, 3 for a damaged database. */
 #define PD_EXIT_DAMAGED 3
 
+/* The short form, on a usage error. */
 static void usage(FILE *f)
 {
-  fprintf(f, "usage: pascald [serve] [--listen HOST:PORT] [--db PATH] [--config FILE]\n"
-             "               [--bundles DIR] [--lease-seconds N] [--max-attempts N]\n"
-             "               [--threads N] [--connection-limit N] [--connection-limit-per-ip N]\n"
-             "               [--connection-timeout S] [--request-deadline S]\n"
-             "               [--body-max BYTES] [--batch-max N] [--auth-reads] [--read-only]\n"
-             "               [--cors-origins ORIGIN,...] [--cors-max-age S]\n"
-             "               [--replica-of PRIMARY_URL] [--replica-interval S]\n"
-             "               [--log-file PATH]\n"
+  fprintf(f, "usage: pascald [serve] [OPTIONS]       (pascald --help lists them; man pascald)\n"
+             "       pascald token create|list|revoke [TOKEN OPTIONS]\n"
+             "       pascald --version | --help\n");
+}
+
+/* --help: every option from the table the parser reads (config.c). */
+static void help(FILE *f)
+{
+  static const char *const token_options[][2] = {
+      {"--role admin|agent", "create: what the token may do (admin: everything; agent: run jobs)"},
+      {"--name NAME", "create: who holds it (A-Z a-z 0-9 . _ -, at most 63)"},
+      {"--id ID", "revoke: the id `token list` shows"},
+      {"--db PATH", "the database (or any option above, or its PASCAL_ variable)"},
+  };
+  fprintf(f, "usage: pascald [serve] [OPTIONS]\n"
              "       pascald token create --db PATH --role admin|agent --name NAME\n"
              "       pascald token list --db PATH\n"
              "       pascald token revoke --db PATH --id ID\n"
              "       pascald --version | --help\n"
-             "Environment: PASCAL_LISTEN, PASCAL_DB, PASCAL_BUNDLES, PASCAL_LEASE_SECONDS, ...\n"
-             "(PASCAL_<OPTION>), PASCAL_CONFIG; flags override env, env overrides the file.\n");
+             "\n"
+             "Serves PASCAL's predictions, calibrations and dashboard over HTTP/JSON;\n"
+             "prints the bound address as its first line, stops on SIGTERM or SIGINT.\n"
+             "Each option is also PASCAL_<KEY> in the environment and `key = value` in\n"
+             "the --config file; flags override the environment, which overrides the file.\n"
+             "\n"
+             "options:\n");
+  fprintf(f, "  %-28s  %s\n", "--config FILE", "read options from FILE (also PASCAL_CONFIG)");
+  pd_config_help(f);
+  fprintf(f, "  %-28s  %s\n", "-h, --help", "this text");
+  fprintf(f, "  %-28s  %s\n", "--version", "print the version and exit");
+  fprintf(f, "\ntoken options:\n");
+  for (size_t i = 0; i < sizeof token_options / sizeof *token_options; i++)
+    fprintf(f, "  %-28s  %s\n", token_options[i][0], token_options[i][1]);
+  fprintf(f, "\nexit status: 0 stopped by a signal, 1 failed to start, 2 bad usage,\n"
+             "3 damaged database (start with --read-only to read what is left)\n");
 }
 
 static int open_store(const char *path, pascal_store **out)
@@ -318,7 +340,7 @@ int main(int argc, char **argv)
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") ||
         (i == 1 && !strcmp(argv[i], "help"))) {
-      usage(stdout);
+      help(stdout);
       return 0;
     }
   if (argc >= 2 && !strcmp(argv[1], "--version")) {

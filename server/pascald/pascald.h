@@ -90,6 +90,7 @@ typedef struct pd_reply {
   size_t text_len;
   const char *content_type;
   char allow[32];           /* Allow header for 405 ("GET, POST"), or "" */
+  char location[96];        /* Location of what a 201 created ("/v1/devices/x"), or "" */
   int www_authenticate;     /* 1: add WWW-Authenticate: Bearer */
   const char *cors_origin;  /* allowed Origin of the request (CORS), or NULL */
   int cors_preflight;       /* 1: answer a CORS preflight (204, allowed methods) */

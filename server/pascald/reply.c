@@ -46,6 +46,15 @@ void pd_reply_json(pd_reply *rep, unsigned status, json_t *body)
   rep->content_type = "application/json";
 }
 
+void pd_reply_created(pd_reply *rep, json_t *body, const char *fmt, ...)
+{
+  pd_reply_json(rep, 201, body);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(rep->location, sizeof rep->location, fmt, ap);
+  va_end(ap);
+}
+
 void pd_reply_error(pd_reply *rep, unsigned status, const char *code, const char *field,
                     const char *fmt, ...)
 {

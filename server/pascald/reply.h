@@ -13,6 +13,11 @@
 /* Take ownership of `body` (may be NULL on allocation failure -> 500). */
 void pd_reply_json(pd_reply *rep, unsigned status, json_t *body);
 
+/* 201 Created with `body` (taken over, as pd_reply_json) and a Location
+ * header: the path, formatted, where a GET reads what was created. */
+void pd_reply_created(pd_reply *rep, json_t *body, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* `field` may be NULL (serialized as null). The message is one line. */
 void pd_reply_error(pd_reply *rep, unsigned status, const char *code, const char *field,
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -8,7 +8,9 @@
 
 #include "device_data.h"
 #include "pascal/validation.h"
+#include "pascal_codec.h"
 #include "reply.h"
+#include "runs.h"
 
 static json_t *view_peaks(const pascal_store_device *d)
 {
@@ -97,4 +99,38 @@ json_t *pd_view_calibration(const pascal_store_calibration *c, int full)
     json_object_set_new(v, "report", report);
   }
   return v;
+}
+
+/* A time, or null for 0 (never). */
+static json_t *time_or_null(int64_t t)
+{
+  return t ? pd_json_time(t) : json_null();
+}
+
+json_t *pd_view_job(const pascal_store_job *j)
+{
+  pascal_codec_job cj;
+  memset(&cj, 0, sizeof cj);
+  pd_job_to_codec(j, 0, &cj);
+  json_t *run = NULL;
+  pascal_error err;
+  if (pascal_codec_plan_run_encode(&cj.run, &run, &err))
+    return NULL;
+  int leased = j->state == PASCAL_STORE_LEASED;
+  return json_pack(
+      "{s:I,s:I,s:s,s:s,s:s,s:o,s:b,s:b,s:i,s:i,s:s?,s:o,s:o,s:o,s:s?}", "id", (json_int_t)j->id,
+      "calibration", (json_int_t)j->calibration, "device", j->device, "workload",
+      pascal_store_workload_name(j->workload), "state", pascal_store_job_state_name(j->state),
+      "run", run, "heldout", j->run.heldout, "excluded", j->excluded, "attempts", (int)j->attempts,
+      "max_attempts", (int)j->max_attempts, "agent", j->lease_owner[0] ? j->lease_owner : NULL,
+      "lease_started_at", time_or_null(j->lease_started), "lease_expires_at",
+      leased ? pd_json_time(j->lease_expires) : json_null(), "finished_at",
+      time_or_null(j->finished), "last_error", j->last_error[0] ? j->last_error : NULL);
+}
+
+json_t *pd_view_token(const pascal_store_token *t)
+{
+  return json_pack("{s:I,s:s,s:s,s:o,s:o}", "id", (json_int_t)t->id, "name", t->name, "role",
+                   pascal_store_role_name(t->role), "created_at", pd_json_time(t->created),
+                   "revoked_at", time_or_null(t->revoked));
 }

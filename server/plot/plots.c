@@ -1,6 +1,8 @@
 /*
  * plots.c - the charts of plots.h: which runs and which model answers each
- * kind draws (paper section 4.2 curves, 4.3 transfer rules, 4.4 evaluation).
+ * kind draws (paper section 4.2 curves, 4.3 transfer rules, 4.4 evaluation:
+ * the calibration's leave-one-key-out errors and the held-out panel's, on
+ * charts of their own).
  * Measured K is computed as everywhere else: scan K = V / (b W N), GEMM
  * K = M V / Q (pascal/calibration.h, predict.h); model lines are the
  * fitted model's own answers (pascal_model_predict_*), so a plot shows what
@@ -19,10 +21,10 @@
 /* Samples of a model line along a continuous axis. */
 #define LINE_SAMPLES 48
 
-static const char *const kind_names[PASCAL_PLOT_KIND_COUNT] = {"curves", "transfer", "evaluation",
-                                                               "capacity", "static"};
+static const char *const kind_names[PASCAL_PLOT_KIND_COUNT] = {"curves",   "transfer", "evaluation",
+                                                               "capacity", "static",   "heldout"};
 
-/* "curves", "transfer", "evaluation", "capacity", "static". */
+/* "curves", "transfer", "evaluation", "capacity", "static", "heldout". */
 static const char *kind_name(pascal_plot_kind kind)
 {
   return kind < PASCAL_PLOT_KIND_COUNT ? kind_names[kind] : "unknown";
@@ -36,8 +38,8 @@ pascal_status pascal_plot_kind_parse(const char *name, pascal_plot_kind *out, pa
       return PASCAL_OK;
     }
   return pascal_error_set(err, PASCAL_EINVAL, "kind",
-                          "unknown plot kind '%.40s' (curves, transfer, evaluation, capacity, "
-                          "static)",
+                          "unknown plot kind '%.40s' (curves, transfer, evaluation, heldout, "
+                          "capacity, static)",
                           name);
 }
 
@@ -547,11 +549,16 @@ static size_t *sorted_keys(const pascal_loko_report *r)
   return order;
 }
 
+/* Markers of the methods sit side by side around their key's rank (x =
+ * rank + DODGE x (method - middle)), so that methods with the same error on
+ * a key (aligned K = 1 and exact SDCM often agree) all stay visible. */
+#define DODGE 0.11
+
 /* One series of `method` over `r`'s keys in `order` (none if no key has a
- * value). */
+ * value), shifted by `shift` along the rank axis. */
 static pascal_status method_series(const pascal_loko_report *r, const size_t *order,
-                                   pascal_method method, const char *name, pascal_chart *c,
-                                   pascal_error *err)
+                                   pascal_method method, const char *name, double shift,
+                                   pascal_chart *c, pascal_error *err)
 {
   size_t si = (size_t)-1;
   pascal_status st = PASCAL_OK;
@@ -562,51 +569,66 @@ static pascal_status method_series(const pascal_loko_report *r, const size_t *or
     if (si == (size_t)-1)
       st = pascal_chart_add_series(c, name, &si, err);
     if (!st)
-      st = pascal_chart_add_point(c, si, (double)(i + 1), v, NAN, NAN, err);
+      st = pascal_chart_add_point(c, si, (double)(i + 1) + shift, v, NAN, NAN, err);
   }
   return st;
 }
 
-static pascal_status evaluation(const pascal_calibration *cal, pascal_chart *c, pascal_error *err)
+/* The per-key errors of every method over one set of keys: the calibration's
+ * (leave-one-key-out folds) or its held-out panel's, each on its own chart
+ * with its own rank axis (two panels of one picture would put unrelated keys
+ * on one axis). */
+static pascal_status key_errors(const pascal_calibration *cal, int heldout, pascal_chart *c,
+                                pascal_error *err)
 {
   pascal_loko_report r;
   pascal_status st = pascal_loko_run(cal, &r, err);
   if (st)
     return st;
-  size_t *order = sorted_keys(&r), *horder = r.heldout ? sorted_keys(r.heldout) : NULL;
-  if (!order || (r.heldout && !horder)) {
+  const pascal_loko_report *set = heldout ? r.heldout : &r;
+  size_t *order = NULL;
+  if (!set) {
+    st = pascal_error_set(err, PASCAL_ENOTFOUND, "heldout",
+                          "the calibration carries no held-out panel; the heldout plot needs one");
+    goto done;
+  }
+  if (!(order = sorted_keys(set))) {
     st = pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory");
     goto done;
   }
-  snprintf(c->title, sizeof c->title, "%s: per-key error of PASCAL and the baselines (%s)",
-           cal->device.name, pascal_workload_name(cal->workload));
+  const char *what = heldout ? "held-out panel" : "calibration (leave-one-key-out)";
+  snprintf(c->title, sizeof c->title, "%s: per-key error, %s (%s)", cal->device.name, what,
+           pascal_workload_name(cal->workload));
   snprintf(c->desc, sizeof c->desc,
-           "Mean absolute percentage error of each key (log scale), keys sorted by PASCAL's "
-           "leave-one-key-out error, for PASCAL and each baseline on the same scored runs of "
-           "device %s (%zu keys, %zu of %zu runs scored)%s; the horizontal line is the "
-           "repeat-to-repeat noise floor%s.",
-           cal->device.name, r.n_keys, r.n_scored, r.n_runs,
-           r.heldout ? ", and PASCAL on the held-out panel (its keys sorted on their own)" : "",
-           isfinite(r.summary.floor_mape) ? "" : ", absent here: no run has a repeat");
-  snprintf(c->x.label, sizeof c->x.label, "key rank (sorted by PASCAL's error)");
+           "Mean absolute percentage error of each key (log scale) of the %s of device %s, "
+           "keys sorted by PASCAL's error, for PASCAL and each baseline on the same scored runs "
+           "(%zu keys, %zu of %zu runs scored); each method's marker sits at its own offset "
+           "around the key's rank so that equal errors stay visible%s.",
+           what, cal->device.name, set->n_keys, set->n_scored, set->n_runs,
+           isfinite(set->summary.floor_mape) && set->summary.floor_mape > 0
+               ? "; the horizontal line is the repeat-to-repeat noise floor"
+               : "; no repeat-to-repeat floor (no run has a repeat)");
+  snprintf(c->x.label, sizeof c->x.label, "%s key rank (sorted by PASCAL's error)",
+           heldout ? "held-out" : "calibration");
   snprintf(c->y.label, sizeof c->y.label, "error of the key (%%, MAPE)");
   c->x.scale = PASCAL_AXIS_LINEAR;
   c->y.scale = PASCAL_AXIS_LOG;
-  for (int m = 0; m < PASCAL_METHOD_COUNT && !st; m++)
-    st = method_series(&r, order, (pascal_method)m, pascal_method_info_of(m)->label, c, err);
-  if (!st && r.heldout)
-    st = method_series(r.heldout, horder, PASCAL_METHOD_PASCAL, "PASCAL (held-out panel)", c, err);
-  if (!st && isfinite(r.summary.floor_mape) && r.summary.floor_mape > 0) {
+  for (int m = 0; m < PASCAL_METHOD_COUNT && !st; m++) {
+    const char *name = heldout && m == PASCAL_METHOD_PASCAL ? "PASCAL (held-out panel)"
+                                                            : pascal_method_info_of(m)->label;
+    st = method_series(set, order, (pascal_method)m, name,
+                       DODGE * (m - (PASCAL_METHOD_COUNT - 1) / 2.0), c, err);
+  }
+  if (!st && isfinite(set->summary.floor_mape) && set->summary.floor_mape > 0) {
     size_t si;
     st = pascal_chart_add_series(c, "repeat-to-repeat floor", &si, err);
     if (!st)
-      st = pascal_chart_add_vertex(c, si, 1, r.summary.floor_mape, err);
+      st = pascal_chart_add_vertex(c, si, 1, set->summary.floor_mape, err);
     if (!st)
-      st = pascal_chart_add_vertex(c, si, (double)r.n_keys, r.summary.floor_mape, err);
+      st = pascal_chart_add_vertex(c, si, (double)set->n_keys, set->summary.floor_mape, err);
   }
 done:
   free(order);
-  free(horder);
   pascal_loko_report_free(&r);
   return st;
 }
@@ -722,14 +744,15 @@ pascal_status pascal_plot_render(const pascal_calibration *cal, const pascal_mod
   if (!gemm && req->Kg)
     return pascal_error_set(err, PASCAL_EINVAL, "Kg", "Kg applies to GEMM calibrations");
   if (req->kind >= PASCAL_PLOT_EVALUATION && (req->has_family || req->N || req->W || req->Kg))
-    return pascal_error_set(err, PASCAL_EINVAL,
-                            req->has_family ? "family"
-                            : req->N        ? "N"
-                            : req->W        ? "W"
-                                            : "Kg",
-                            "the %s plot shows the whole %s; it takes no family, N, W or Kg",
-                            kind_name(req->kind),
-                            req->kind == PASCAL_PLOT_EVALUATION ? "calibration" : "device");
+    return pascal_error_set(
+        err, PASCAL_EINVAL,
+        req->has_family ? "family"
+        : req->N        ? "N"
+        : req->W        ? "W"
+                        : "Kg",
+        "the %s plot shows the whole %s; it takes no family, N, W or Kg", kind_name(req->kind),
+        req->kind == PASCAL_PLOT_EVALUATION || req->kind == PASCAL_PLOT_HELDOUT ? "calibration"
+                                                                                : "device");
   if (req->kind == PASCAL_PLOT_CURVES && (req->W || req->Kg))
     return pascal_error_set(err, PASCAL_EINVAL, req->W ? "W" : "Kg",
                             "the curves plot spans every horizon; it takes no %s",
@@ -744,7 +767,8 @@ pascal_status pascal_plot_render(const pascal_calibration *cal, const pascal_mod
   case PASCAL_PLOT_TRANSFER:
     st = gemm ? transfer_gemm(cal, model, req, &c, err) : transfer_scan(cal, model, req, &c, err);
     break;
-  case PASCAL_PLOT_EVALUATION: st = evaluation(cal, &c, err); break;
+  case PASCAL_PLOT_EVALUATION: st = key_errors(cal, 0, &c, err); break;
+  case PASCAL_PLOT_HELDOUT: st = key_errors(cal, 1, &c, err); break;
   case PASCAL_PLOT_CAPACITY: st = capacity(cal, &c, err); break;
   case PASCAL_PLOT_STATIC: st = static_table(cal, &c, err); break;
   default: st = pascal_error_set(err, PASCAL_EINVAL, "kind", "unknown plot kind");

@@ -12,10 +12,12 @@
  *              every integer m, one line per execution class (section 4.3,
  *              Eq. graph), and the held-out keys when the calibration has a
  *              panel; GEMM: K at one Kg against Ng along a row Mg;
- *  evaluation  the per-key error of PASCAL (leave-one-key-out folds, and the
- *              held-out panel when present) and of each baseline, keys
- *              sorted by PASCAL's error, with the repeat-to-repeat noise floor
- *              (section 4.4);
+ *  evaluation  the per-key error of PASCAL (leave-one-key-out folds) and of
+ *              each baseline, keys sorted by PASCAL's error, each method's
+ *              markers offset around the rank so equal errors stay visible,
+ *              with the repeat-to-repeat noise floor (section 4.4);
+ *  heldout     the same for the held-out panel's keys, on its own axis
+ *              (PASCAL_ENOTFOUND naming "heldout" without a panel);
  *  capacity    the device's capacity probe (pascal/device_data.h, section
  *              5.1): fill over scanned bytes against the scanned size, with
  *              the chosen C and the probe's tolerance;
@@ -45,6 +47,7 @@ typedef enum pascal_plot_kind {
   PASCAL_PLOT_EVALUATION,
   PASCAL_PLOT_CAPACITY,
   PASCAL_PLOT_STATIC,
+  PASCAL_PLOT_HELDOUT, /* the evaluation of the held-out panel's keys */
   PASCAL_PLOT_KIND_COUNT
 } pascal_plot_kind;
 

@@ -28,8 +28,12 @@ static const char *const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7"
 /* Dash patterns of lines: grey-scale prints tell series apart by these and
  * by the marker shapes below. */
 static const char *const dashes[] = {"", "6 3", "2 3", "8 3 2 3"};
-#define N_DASHES  (sizeof dashes / sizeof *dashes)
-#define N_MARKERS 7u
+#define N_DASHES            (sizeof dashes / sizeof *dashes)
+#define N_MARKERS           7u
+/* Markers are filled see-through with a solid outline in the series colour,
+ * so that a marker drawn over another of the same place (two methods with
+ * the same error) leaves the outline of the one below visible. */
+#define MARKER_FILL_OPACITY "0.55"
 
 /* ---- the chart model ---------------------------------------------------- */
 
@@ -408,7 +412,8 @@ static void put_series(svgbuf *b, const pascal_chart *c, size_t i, const axis_ma
   const char *colour = palette[i % N_COLOURS];
   put(b, "<g class=\"series\" data-series=\"");
   put_text(b, s->name);
-  put(b, "\" fill=\"%s\" stroke=\"%s\">\n<title>", colour, colour);
+  put(b, "\" fill=\"%s\" fill-opacity=\"%s\" stroke=\"%s\">\n<title>", colour, MARKER_FILL_OPACITY,
+      colour);
   put_text(b, s->name);
   put(b, "</title>\n");
   if (s->n_line) {
@@ -443,7 +448,8 @@ static void put_legend(svgbuf *b, const pascal_chart *c)
     const pascal_chart_series *s = &c->series[i];
     const char *colour = palette[i % N_COLOURS];
     double y = AREA_TOP + 8 + 20.0 * (double)i, x = AREA_RIGHT + 16;
-    put(b, "<g class=\"legend-entry\" fill=\"%s\" stroke=\"%s\">", colour, colour);
+    put(b, "<g class=\"legend-entry\" fill=\"%s\" fill-opacity=\"%s\" stroke=\"%s\">", colour,
+        MARKER_FILL_OPACITY, colour);
     if (s->n_line)
       put(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke-width=\"1.8\"%s%s%s/>",
           x, x + 28, y, y, dashes[i % N_DASHES][0] ? " stroke-dasharray=\"" : "",
@@ -452,7 +458,7 @@ static void put_legend(svgbuf *b, const pascal_chart *c)
       put_marker(b, (unsigned)i, x + 14, y);
     put(b,
         "<text x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"middle\" stroke=\"none\" "
-        "fill=\"#222\">",
+        "fill=\"#222\" fill-opacity=\"1\">",
         x + 36, y);
     put_text(b, s->name);
     put(b, "</text></g>\n");

@@ -34,7 +34,7 @@
   " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"                                   \
   " j.last_error, j.lease_token, c.device, coalesce(j.lease_holder, 0),"                           \
   " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat, j.heldout,"                       \
-  " j.excluded, c.state, coalesce(j.lease_started, 0)"                                             \
+  " j.excluded, c.state, coalesce(j.lease_started, 0), coalesce(j.finished, 0)"                    \
   " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                                       \
   " JOIN devices dv ON dv.name = c.device"
 
@@ -90,6 +90,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                       ", state, max_attempts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
                       " ?8, ?9, ?10, ?11, ?12, 'queued', ?13)",
     [ST_JOB_GET] = "SELECT " JOB_COLUMNS " WHERE j.id = ?1",
+    [ST_JOB_LIST] = "SELECT " JOB_COLUMNS " WHERE (?1 = 0 OR j.calibration = ?1)"
+                    " AND (?2 IS NULL OR j.state = ?2) AND j.id > ?3 ORDER BY j.id LIMIT ?4",
     [ST_JOB_NEXT_QUEUED] = "SELECT j.id FROM jobs j JOIN calibrations c"
                            " ON c.id = j.calibration WHERE j.state = 'queued'"
                            " AND c.device = ?1 AND c.state = 'collecting'"

@@ -44,7 +44,8 @@ enum {
   J_RUN,
   J_EXCLUDED = J_RUN + STORE_RUN_NCOLS,
   J_CAL_STATE,
-  J_LEASE_STARTED
+  J_LEASE_STARTED,
+  J_FINISHED
 };
 
 /* A job as read inside a transaction, with its current lease token. */
@@ -90,6 +91,7 @@ static pascal_store_status read_job(sqlite3_stmt *st, void *elem, pascal_error *
   store_read_run(st, J_RUN, &j->run);
   j->excluded = sqlite3_column_int(st, J_EXCLUDED) != 0;
   j->lease_started = sqlite3_column_int64(st, J_LEASE_STARTED);
+  j->finished = sqlite3_column_int64(st, J_FINISHED);
   out->cal_state = store_cal_state_parse((const char *)sqlite3_column_text(st, J_CAL_STATE));
   /* The lease invariant (top of this file), on every job read: a queued job
    * has no token and an attempt left, a leased one exactly one token and
@@ -569,6 +571,42 @@ pascal_store_status pascal_store_job_exclude(pascal_store *s, int64_t job, const
                                              int64_t now, pascal_store_job *out, pascal_error *err)
 {
   return correct(s, job, ST_JOB_EXCLUDE, reason, now, out, err);
+}
+
+/* A store_row_reader for lists: the job without its lease token. */
+static pascal_store_status read_job_public(sqlite3_stmt *st, void *elem, pascal_error *err)
+{
+  job_row row;
+  pascal_store_status status = read_job(st, &row, err);
+  if (status == PASCAL_STORE_OK)
+    *(pascal_store_job *)elem = row.job;
+  return status;
+}
+
+pascal_store_status pascal_store_job_list(pascal_store *s, int64_t calibration, int state,
+                                          int64_t after, size_t limit, pascal_store_job **out,
+                                          size_t *count, pascal_error *err)
+{
+  if (calibration < 0 || after < 0 || state < -1 || state >= PASCAL_STORE_JOB_STATES ||
+      limit > (size_t)INT64_MAX)
+    return store_fail(err, PASCAL_STORE_INVALID, calibration < 0 ? "calibration" : "state",
+                      "invalid job list filter");
+  store_lock(s);
+  sqlite3_stmt *st = store_stmt_get(s, ST_JOB_LIST);
+  pascal_store_status status = PASCAL_STORE_OK;
+  if (sqlite3_bind_int64(st, 1, calibration) ||
+      (state >= 0
+           ? sqlite3_bind_text(st, 2, pascal_store_job_state_name((pascal_store_job_state)state),
+                               -1, SQLITE_STATIC)
+           : sqlite3_bind_null(st, 2)) ||
+      sqlite3_bind_int64(st, 3, after) || sqlite3_bind_int64(st, 4, limit ? (int64_t)limit : -1))
+    status = store_sql_error(s->db, sqlite3_errcode(s->db), "jobs", err);
+  if (status == PASCAL_STORE_OK)
+    status = store_collect(s, st, sizeof **out, read_job_public, NULL, (void **)out, count, err);
+  else
+    sqlite3_reset(st);
+  store_unlock(s);
+  return status;
 }
 
 pascal_store_status pascal_store_job_get(pascal_store *s, int64_t id, pascal_store_job *out,

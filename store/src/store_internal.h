@@ -35,6 +35,7 @@ typedef enum store_stmt {
   ST_CAL_JOBS_NOT_DONE,
   ST_JOB_INSERT,
   ST_JOB_GET,
+  ST_JOB_LIST,
   ST_JOB_NEXT_QUEUED,
   ST_JOB_LEASE,
   ST_JOB_EXTEND,

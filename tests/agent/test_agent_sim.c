@@ -112,7 +112,7 @@ static void test_runs(void)
   /* a k-step's compute: 2 x 128 x 128 x 64 FLOPs = 256 16x16x16 matrix
    * instructions of 8192 FLOPs, the unit the profile's compute_ns costs */
   pascal_simdev_gemm g = {.shape = {256, 384, 1024},
-                          .tiling = {128, 128, 64, 2, 4},
+                          .tiling = {128, 128, 64, 2, 4, 1, 1},
                           .m = 256,
                           .out_elem_bytes = 4,
                           .seed = 2};

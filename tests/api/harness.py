@@ -77,8 +77,9 @@ class SpecValidator:
             resp = resolve_pointer(self.spec, resp["$ref"])
         return resp
 
-    def check(self, method, path, status, ctype, body):
-        """Raise AssertionError unless the response is described by the spec."""
+    def check(self, method, path, status, ctype, body, headers=None):
+        """Raise AssertionError unless the response is described by the spec,
+        its required headers (a 201's Location) included."""
         resp = self.response(method, path, status)
         if resp is None and status in (404, 405) and (
                 self.template(path) is None
@@ -86,6 +87,13 @@ class SpecValidator:
             resp = resolve_pointer(self.spec, "#/components/responses/NotFound")  # routing errors
         if resp is None:
             raise AssertionError("spec has no %s %s -> %d" % (method, path, status))
+        for name, h in resp.get("headers", {}).items():
+            if "$ref" in h:
+                h = resolve_pointer(self.spec, h["$ref"])
+            if h.get("required") and headers is not None and name.lower() not in headers:
+                raise AssertionError("%s %s %d lacks the header %s" % (method, path, status, name))
+            if name.lower() in (headers or {}):
+                jsonschema.Draft202012Validator(h["schema"]).validate(headers[name.lower()])
         content = resp.get("content", {})
         media = (ctype or "").split(";")[0].strip()
         if media not in content:
@@ -210,7 +218,7 @@ class Daemon:
         finally:
             conn.close()
         if validate:
-            self.validator.check(method, path, resp.status, resp.ctype, resp.json)
+            self.validator.check(method, path, resp.status, resp.ctype, resp.json, resp.headers)
         return resp
 
     def request_raw(self, method, path, data, hdrs):

@@ -17,7 +17,11 @@ invalid ("batch over limit objects then bad json"). Deliberate changes since,
 each re-recorded and checked to change nothing else: the five bounds answers
 gained the "tilesight" object (TileSight's SDCM arithmetic next to exact
 SDCM); an integral real for an integer field ("integral real", "reals for
-integers", formerly accepted) is refused with 400 invalid_type (issue 37)."""
+integers", formerly accepted) is refused with 400 invalid_type (issue 37);
+the GEMM answers (single and in batches) gained the "config" object (the
+configuration answered, issue 31) and, where their interval is known,
+its "transferred" member; nothing else changed (checked by comparing the
+re-recorded file with the previous one answer by answer)."""
 import json
 import os
 import sys

@@ -21,7 +21,9 @@ from replicas import (BUNDLES, INTERVAL, SETTLE, frozen, primary_url, replica, s
 
 WRITES = [("POST", "/v1/devices"), ("POST", "/v1/calibrations"), ("POST", "/v1/calibrations/import"),
           ("POST", "/v1/calibrations/1/freeze"), ("POST", "/v1/jobs/claim"),
-          ("POST", "/v1/jobs/1/heartbeat"), ("POST", "/v1/jobs/1/result"), ("POST", "/v1/jobs/1/fail")]
+          ("POST", "/v1/jobs/1/heartbeat"), ("POST", "/v1/jobs/1/result"), ("POST", "/v1/jobs/1/fail"),
+          # primary-only listings: a replica holds no jobs or the primary's tokens
+          ("GET", "/v1/jobs"), ("GET", "/v1/tokens")]
 PREDICT = "/v1/predict?device=testdev&o=1&path=tma&d=2&m=4&N=1024&W=16"
 
 
@@ -98,7 +100,7 @@ class Replicas(unittest.TestCase):
         for r in self.r:
             for method, path in WRITES:
                 for token in (None, r.admin):
-                    resp = r.request(method, path, {}, token=token)
+                    resp = r.request(method, path, {} if method == "POST" else None, token=token)
                     self.assertEqual(resp.status, 421, (path, resp.raw))
                     self.assertEqual(resp.error_code(), "read_only_replica")
                     self.assertEqual(resp.json["error"]["primary"], primary_url(self.p))

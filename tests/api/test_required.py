@@ -233,6 +233,15 @@ class RequiredFields(DaemonTest):
             send = self.post(self.ops[op_id][1])
             self.assertEqual(send(sample).status, 200, op_id)
             self.walk_body(op_id, sample, send)
+            # the same fields as the GET form's query parameters, each one dropped
+            _, tmpl, op = self.ops[op_id + "Get"]
+            get = lambda q, tmpl=tmpl: self.req("GET", tmpl + "?" + urllib.parse.urlencode(q))
+            self.assertEqual(get(sample).status, 200, op_id + "Get")
+            names = [p["name"] for p in op["parameters"] if p.get("required")]
+            self.assertEqual(sorted(names), sorted(sample))
+            for name in names:
+                with self.subTest(op=op_id + "Get", field=name):
+                    self.expect_missing(get({k: v for k, v in sample.items() if k != name}), name)
 
     def test_devices_and_plans(self):
         dev = dict(DEVICE, name="req-dev")
@@ -283,7 +292,7 @@ class RequiredFields(DaemonTest):
     def test_every_input_walked(self):
         """Each operation with a body or a required query parameter has a walk."""
         walked = {"predictPost", "predictGet", "boundsPost", "boundsGet", "boundsCoherence",
-                  "boundsFeedback", "createDevice", "createCalibration", "importCalibration",
+                  "boundsCoherenceGet", "boundsFeedback", "boundsFeedbackGet", "createDevice", "createCalibration", "importCalibration",
                   "claimJob", "heartbeatJob", "uploadJobResult", "failJob"}
         need = set()
         for op_id, (_, _, op) in self.ops.items():

@@ -228,7 +228,7 @@ class Routes(DaemonTest):
         self.assertStatus(m, 200)
         self.assertTrue(m.ctype.startswith("text/plain; version=0.0.4"))
         text = m.raw.decode()
-        self.assertIn('pascal_http_requests_total{route="GET /healthz",status="200"}', text)
+        self.assertIn('pascal_http_requests_total{method="GET",path="/healthz",status="200"}', text)
         self.assertIn('le="+Inf"', text)
         self.assertIn("# TYPE pascal_http_request_duration_seconds histogram", text)
         for line in text.splitlines():

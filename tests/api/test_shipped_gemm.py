@@ -11,7 +11,22 @@ one resident CTA per SM); every fill lies between the cold-input bytes B_0
 and the logical demand Q of its shape. pascald serves each device's GEMM
 calibration (frozen, its report with a held-out part of 60 runs over 20
 grids) next to its scan calibration, answers a GEMM query with it and,
-since the bundle carries peaks, a time. No shipped bundle is synthetic."""
+since the bundle carries peaks, a time. No shipped bundle is synthetic.
+
+Issue 31 item 6: every configuration of Triton's tutorial matmul autotune
+lists (the tiles below at 2 and 1 bytes, stages 2 to 5, GROUP_SIZE_M 1 and
+8) is answered on both sim devices from the one calibrated configuration,
+in one batch over real HTTP. Independently of the server, the test sizes
+each configuration by the rule docs/autotuning.md states (Triton's
+early_config_prune): a CTA holds stages (BM + BN) BK elem_bytes bytes of
+shared memory plus the runtime's 1 KiB; CTAs per SM = min(what the
+profile's smem_per_sm holds, what 128 KiB of accumulators hold at 4 BM BN
+bytes each, 8). A configuration that fits gets 200 with a positive time, its
+own configuration echoed, those CTAs per SM and the transferred items this
+test expects; one that does not (sim-gb10: 20 of 68 tile x stage pairs;
+sim-thor: 3) gets 422 naming stages, "does not fit". Without the re-shipped
+device.smem_per_sm every configuration answers with the calibration's one
+CTA per SM and none is refused (checked: the test fails)."""
 import json
 import os
 import sys
@@ -20,7 +35,7 @@ import unittest
 from harness import SOURCE, DaemonTest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
-from sim_profile import check_sim_bundle  # noqa: E402
+from sim_profile import check_sim_bundle, profile_values  # noqa: E402
 
 BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
 DEVICES = {"sim-gb10": "sim-gb10-tiled-gemm.json", "sim-thor": "sim-thor-tiled-gemm.json"}
@@ -30,6 +45,13 @@ CAL_SHAPES = {(m, n, k) for m in (256, 512, 1024, 2048, 4096, 8192)
 HELDOUT_SHAPES = {(m, n, k) for m in (640, 896, 1280, 2560, 5120)
                   for n in (640, 896, 1280, 2560) for k in (1280, 2560, 5120)}
 PEAK_KEYS = ("dram_bytes_per_s", "l2_bytes_per_s", "tensor_flops", "sm_clock_hz", "launch_s")
+PROFILES = {"sim-gb10": "gb10-like.profile", "sim-thor": "thor-like.profile"}
+# Triton's tutorial matmul autotune lists (03-matrix-multiplication.py):
+# (BLOCK_M, BLOCK_N, BLOCK_K) at 2 bytes (FP16), and at 1 byte (FP8).
+TUTORIAL_TILES = {2: [(128, 256, 64), (64, 256, 32), (128, 128, 32), (128, 64, 32), (64, 128, 32),
+                      (128, 32, 32), (64, 32, 32), (32, 64, 32), (128, 128, 64)],
+                  1: [(128, 256, 128), (256, 128, 128), (256, 64, 128), (64, 256, 128),
+                      (128, 128, 128), (128, 64, 64), (64, 128, 64), (128, 32, 64)]}
 
 
 def load(name):
@@ -51,6 +73,7 @@ class ShippedGemmBundles(unittest.TestCase):
             prof = check_sim_bundle(self, b, "gemm", dev, name, SOURCE)
             self.assertEqual(b["device"]["peaks"],
                              {k: float(prof["peak_" + k]) for k in PEAK_KEYS}, name)
+            self.assertEqual(b["device"]["smem_per_sm"], int(prof["smem_per_sm"]), name)
             self.assertEqual(b["gemm"], {"tile_m": 128, "tile_n": 128, "tile_k": 64,
                                          "elem_bytes": 2,
                                          "resident_ctas": int(prof["sm_count"])}, name)
@@ -86,6 +109,53 @@ class ServedGemm(DaemonTest):
             self.assertStatus(p, 200)
             self.assertEqual((p.json["workload"], p.json["calibration"]), ("gemm", gemm["id"]), dev)
             self.assertGreater(p.json["time_s"], 0, dev)
+
+
+def ctas_per_sm(smem, m, n, k, b, stages):
+    """The docs' resource rule; 0: the configuration does not fit."""
+    by_smem = smem // (stages * (m + n) * k * b + 1024)
+    by_acc = (128 * 1024) // (4 * m * n)
+    return min(by_smem, by_acc, 8)
+
+
+class TritonTutorialConfigs(DaemonTest):
+    bundles = BUNDLES
+
+    def test_every_tutorial_configuration_is_answered(self):
+        shape = {"Mg": 2048, "Ng": 1024, "Kg": 4096}  # whole tiles of every listed tile
+        for dev, prof_name in PROFILES.items():
+            prof = profile_values(os.path.join(SOURCE, "deploy", "profiles", prof_name))
+            smem = int(prof["smem_per_sm"])
+            configs = [(m, n, k, b, s, g) for b, tiles in TUTORIAL_TILES.items()
+                       for (m, n, k) in tiles for s in (2, 3, 4, 5) for g in (1, 8)]
+            queries = [dict(shape, device=dev, tile_m=m, tile_n=n, tile_k=k, elem_bytes=b,
+                            stages=s, group_m=g) for (m, n, k, b, s, g) in configs]
+            r = self.req("POST", "/v1/predict", {"queries": queries})
+            self.assertStatus(r, 200)
+            self.assertEqual(r.json["count"], len(configs))
+            refused = 0
+            for i, ((m, n, k, b, s, g), a) in enumerate(zip(configs, r.json["results"])):
+                where = (dev, m, n, k, b, s, g)
+                c = ctas_per_sm(smem, m, n, k, b, s)
+                if c == 0:
+                    refused += 1
+                    self.assertEqual(a["status"], 422, where)
+                    self.assertEqual(a["error"]["field"], "queries[%d].stages" % i, where)
+                    self.assertIn("does not fit", a["error"]["message"], where)
+                    continue
+                self.assertEqual(a["workload"], "gemm", where)
+                self.assertTrue(0 < a["time_s"] < float("inf"), where)
+                cfg = a["config"]
+                self.assertEqual((cfg["tile_m"], cfg["tile_n"], cfg["tile_k"], cfg["elem_bytes"],
+                                  cfg["stages"], cfg["group_m"]), (m, n, k, b, s, g), where)
+                self.assertEqual((cfg["ctas_per_sm"], cfg["occupancy"], cfg["smem_per_sm"]),
+                                 (c, "resources", smem), where)
+                want = ([] if (m, n, k) == (128, 128, 64) else ["tile"]) + \
+                    ([] if b == 2 else ["elem_bytes"]) + ["stages"] + \
+                    ([] if g == 1 else ["group_m"])
+                self.assertEqual(cfg["transferred"], want, where)
+                self.assertTrue(a["interval"] is None or a["interval"]["transferred"], where)
+            self.assertEqual(refused, {"sim-gb10": 40, "sim-thor": 6}[dev], dev)
 
 
 if __name__ == "__main__":

@@ -291,8 +291,8 @@ class BadArguments(unittest.TestCase):
                 self.assertIn(name, lines[0])
                 self.assertEqual(p.stdout, "")
 
-    def test_help(self):
-        self.assertIn("pascal bounds", run("--help").stdout)
+    def test_help(self):  # every command and option: tests/cli/test_help.py
+        self.assertIn("  bounds ", run("--help").stdout)
         self.assertIn("--phases", run("bounds", "--help").stdout)
 
 
@@ -517,7 +517,8 @@ class Dynamic(unittest.TestCase):
         self.assertLess(r["balanced_mape"]["pascal"], r["balanced_mape"]["aligned"])
         for k in r["keys"]:
             self.assertEqual(set(k["mape"]), {"pascal", "aligned", "exact_sdcm", "ppt_gpu", "che",
-                                              "tilesight"})
+                                              "tilesight", "origami"})
+            self.assertIsNone(k["mape"]["origami"])  # Origami models GEMM only
         human = run("loko", self.scan).stdout
         self.assertIn("balanced MAPE", human)
         self.assertIn("o=1 tma d=4 m=8", human)

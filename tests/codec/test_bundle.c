@@ -605,6 +605,75 @@ static void gemm_keys(const pascal_calibration *cal, char *buf, size_t size)
   json_decref(prov);
 }
 
+/* Configuration runs (bundle "configurations"): round-trip exactly, enter
+ * the hash only when present (a bundle without them hashes as before), are
+ * refused in a scan bundle and name the member at fault. Verified to fail:
+ * with encode_config_runs writing an empty array the hashes are equal no
+ * more. */
+static void test_config_runs_bundle(void)
+{
+  pascal_calibration cal;
+  pascal_gemm_params g = {
+      .tile_m = 128, .tile_n = 128, .tile_k = 64, .elem_bytes = 2, .resident_ctas = 132};
+  make_gemm(&cal, &g);
+  char plain[PASCAL_CODEC_HASH_LEN + 1], with[PASCAL_CODEC_HASH_LEN + 1];
+  CHECK_INT(pascal_codec_bundle_hash(&cal, plain, NULL), PASCAL_OK);
+  pascal_gemm_config_run r;
+  memset(&r, 0, sizeof r);
+  r.config = (pascal_gemm_config){64, 32, 32, 1, 3, 8};
+  r.run = (pascal_gemm_run){.shape = {1024, 512, 2048},
+                            .fill_bytes = 3e6 + 0.25,
+                            .has_kernel_ns = true,
+                            .kernel_ns = 1234567.5,
+                            .has_repeat = true,
+                            .repeat = 1};
+  CHECK_INT(pascal_calibration_append_config_run(&cal, &r, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_bundle_hash(&cal, with, NULL), PASCAL_OK);
+  CHECK(strcmp(plain, with) != 0);
+  json_t *prov = provenance(), *doc = NULL;
+  CHECK_INT(pascal_codec_bundle_encode(&cal, prov, NULL, NULL, &doc, NULL), PASCAL_OK);
+  pascal_codec_bundle b;
+  pascal_codec_bundle_init(&b);
+  CHECK_INT(through_text(doc, &b, NULL), PASCAL_OK);
+  CHECK(b.cal.n_config_runs == 1 &&
+        memcmp(&b.cal.config_runs[0].config, &r.config, sizeof r.config) == 0 &&
+        b.cal.config_runs[0].run.fill_bytes == r.run.fill_bytes &&
+        b.cal.config_runs[0].run.kernel_ns == r.run.kernel_ns &&
+        b.cal.config_runs[0].run.repeat == 1);
+  CHECK_INT(pascal_codec_bundle_hash(&b.cal, plain, NULL), PASCAL_OK);
+  CHECK(strcmp(plain, with) == 0);
+  pascal_codec_bundle_free(&b);
+  json_t *c0 = json_array_get(json_object_get(doc, "configurations"), 0), *d;
+  static const struct {
+    const char *key;
+    json_int_t value; /* -1: delete the key */
+    const char *field;
+  } bad[] = {{"tile_m", 0, "configurations[0].tile_m"},
+             {"elem_bytes", 3, "configurations[0].elem_bytes"},
+             {"stages", 40, "configurations[0].stages"},
+             {"Kg", 1000, "configurations[0].Kg"},
+             {"kernel_ns", -1, "configurations[0].kernel_ns"},
+             {"group_m", -1, "configurations[0].group_m"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    json_t *saved = json_deep_copy(json_object_get(c0, bad[i].key));
+    if (bad[i].value < 0)
+      json_object_del(c0, bad[i].key);
+    else
+      json_object_set_new(c0, bad[i].key, json_integer(bad[i].value));
+    expect_bad(json_deep_copy(doc),
+               bad[i].value < 0 && strcmp(bad[i].key, "group_m") == 0 ? PASCAL_EMISSING
+                                                                      : PASCAL_EINVAL,
+               bad[i].field);
+    json_object_set_new(c0, bad[i].key, saved);
+  }
+  d = base_doc(); /* a scan bundle */
+  json_object_set(d, "configurations", json_object_get(doc, "configurations"));
+  expect_bad(d, PASCAL_EINVAL, "configurations");
+  json_decref(doc);
+  json_decref(prov);
+  pascal_calibration_free(&cal);
+}
+
 /* The GEMM implementation in a bundle (pascal/gemm_impl.h): absent for the
  * own kernel, so a bundle without it has the keys and hash it always had;
  * "cublaslt" with its configuration round-trips and enters the hash; a
@@ -908,6 +977,7 @@ int main(void)
   test_malformed_frozen();
   test_gemm_bundle();
   test_gemm_impl_bundle();
+  test_config_runs_bundle();
   test_shipped_hashes();
   test_no_nan();
   return check_summary();

@@ -382,7 +382,7 @@ static void test_prediction_forms(void)
   pascal_gemm_prediction p;
   memset(&p, 0, sizeof p);
   pascal_gemm_shape shape = {1024, 512, 2048};
-  pascal_query q = pascal_query_gemm(&shape);
+  pascal_query q = pascal_query_gemm(&shape, NULL);
   p.K = 1.0 / 3;
   p.rho = 0.1;
   p.fill_bytes = 123456789.125;
@@ -397,6 +397,17 @@ static void test_prediction_forms(void)
   p.extrapolated.n = 1;
   p.extrapolated.item[0] = (pascal_extrapolation){PASCAL_COORD_N_K, 32, 2, 16, PASCAL_EXTRAP_HELD};
   a.gemm = p;
+  a.gemm_config = (pascal_gemm_config_answer){.config = {128, 128, 64, 2, 3, 8},
+                                              .calibrated = {128, 128, 64, 2, 1, 1},
+                                              .transferred = PASCAL_GEMM_TRANSFER_STAGES |
+                                                             PASCAL_GEMM_TRANSFER_GROUP_M,
+                                              .ctas_per_sm = 1,
+                                              .occupancy = PASCAL_OCCUPANCY_RESOURCES,
+                                              .smem_per_sm = 102400,
+                                              .anchor = shape,
+                                              .anchor_fills = 1.5,
+                                              .static_fills = 2,
+                                              .anchor_static_fills = NAN};
   pascal_jtext c, e;
   pascal_jtext_init(&c, 0);
   pascal_jtext_init(&e, 0);
@@ -407,7 +418,14 @@ static void test_prediction_forms(void)
                                  "\"fill_bytes\":123456789.125,\"M\":48,\"rule\":\"exact\","
                                  "\"expected_error_pct\":null,\"extrapolated\":[{\"coordinate\":"
                                  "\"n_k\",\"value\":32.0,\"min\":2.0,\"max\":16.0,\"action\":"
-                                 "\"held-at-end\"}],\"interval\":null}") == 0);
+                                 "\"held-at-end\"}],\"interval\":null,\"config\":{\"tile_m\":128,"
+                                 "\"tile_n\":128,\"tile_k\":64,\"elem_bytes\":2,\"stages\":3,"
+                                 "\"group_m\":8,\"ctas_per_sm\":1,\"occupancy\":\"resources\","
+                                 "\"transferred\":[\"stages\",\"group_m\"],\"calibrated\":{"
+                                 "\"tile_m\":128,\"tile_n\":128,\"tile_k\":64,\"elem_bytes\":2,"
+                                 "\"stages\":1,\"group_m\":1},\"smem_per_sm\":102400,\"anchor\":{"
+                                 "\"Mg\":1024,\"Ng\":512,\"Kg\":2048,\"fill_bytes\":1.5},"
+                                 "\"static_fills\":2.0,\"anchor_static_fills\":null}}") == 0);
   CHECK(e.text && strstr(e.text, ",\"query\":{\"Mg\":1024,\"Ng\":512,\"Kg\":2048},\"n_r\":"));
   pascal_jtext_free(&c);
   pascal_jtext_init(&c, 0);
@@ -418,7 +436,7 @@ static void test_prediction_forms(void)
   a.time.source = PASCAL_TIME_CALIBRATED;
   pascal_codec_answer_write(&c, &q, &a, &origin, PASCAL_CODEC_COMPACT);
   CHECK(c.text &&
-        strstr(c.text, "\"held-at-end\"}],\"interval\":null,\"device\":\"gb10\",\"calibration\":7,"
+        strstr(c.text, "\"anchor_static_fills\":null},\"device\":\"gb10\",\"calibration\":7,"
                        "\"time_s\":0.25,\"bound\":\"l2\",\"time_source\":\"calibrated\"}"));
   /* a known interval, timed, from a family that loses to aligned K = 1:
    * every bound and both errors, in the compact form too */
@@ -429,7 +447,8 @@ static void test_prediction_forms(void)
                                         .fill_bytes_low = 2,
                                         .fill_bytes_high = 4,
                                         .time_s_low = 0.125,
-                                        .time_s_high = 0.375};
+                                        .time_s_high = 0.375,
+                                        .transferred = true};
   a.loses = true;
   a.loss = (pascal_family_loss){.pascal_pct = 24.5, .aligned_pct = 6.75};
   pascal_jtext_free(&c);
@@ -437,7 +456,7 @@ static void test_prediction_forms(void)
   pascal_codec_answer_write(&c, &q, &a, NULL, PASCAL_CODEC_COMPACT);
   CHECK(c.text && strstr(c.text, "\"interval\":{\"level\":0.8,\"K_low\":0.25,\"K_high\":0.5,"
                                  "\"fill_bytes_low\":2.0,\"fill_bytes_high\":4.0,"
-                                 "\"time_s_low\":0.125,\"time_s_high\":0.375},"
+                                 "\"time_s_low\":0.125,\"time_s_high\":0.375,\"transferred\":true},"
                                  "\"validation\":{\"pascal_pct\":24.5,\"aligned_pct\":6.75}"));
   a.timed = 0;
   a.loses = false;

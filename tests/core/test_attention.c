@@ -250,6 +250,11 @@ static void test_query(const pascal_model *md, const pascal_model *scan_model)
   names n = {att};
   CHECK_INT(pascal_query_workload(has, &n, NULL, &w, NULL), PASCAL_OK);
   CHECK_INT(w, PASCAL_WORKLOAD_ATTENTION);
+  /* stages and elem_bytes are GEMM fields too (issue 31): they mark neither */
+  static const char *const gemm[] = {"Mg", "Ng", "Kg", "stages", "elem_bytes", NULL};
+  n.v = gemm;
+  CHECK_INT(pascal_query_workload(has, &n, NULL, &w, NULL), PASCAL_OK);
+  CHECK_INT(w, PASCAL_WORKLOAD_GEMM);
   n.v = mix;
   CHECK_INT(pascal_query_workload(has, &n, "queries[2]", &w, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "queries[2].seq_q") == 0);

@@ -3,7 +3,8 @@
  * dynamic_selection), leave-one-key-out folds and a held-out panel on a
  * hand-worked calibration whose predictions follow from the rules by hand,
  * the key bootstrap on cases small enough to enumerate plus its properties,
- * and the table row (balanced over keys, paired gaps, floor).
+ * the table row (balanced over keys, paired gaps, floor) and the Origami
+ * column's plumbing.
  */
 #include <math.h>
 #include <stdint.h>
@@ -12,7 +13,10 @@
 
 #include "check.h"
 #include "pascal/evaluate.h"
+#include "pascal/origami.h"
 #include "pascal/predict.h"
+#include "pascal/synth.h"
+#include "pascal/time_model.h"
 #include "pascal/validation.h"
 
 static void balanced_mape(void)
@@ -368,6 +372,81 @@ static void heldout_panel(void)
   pascal_calibration_free(&cal);
 }
 
+/* The Origami column of a GEMM evaluation is Origami's K = M (1 - H) of
+ * pascal/origami.h (checked on its own in test_origami) for the calibration
+ * kernel's row-major raster, one CTA per SM and C = capacity_blocks x
+ * block_bytes, scored against each run's observed K = M V / Q; a scan has
+ * none. Verified to fail with group_m 2, or C in blocks instead of bytes. */
+static void origami_column(void)
+{
+  pascal_synth_law law;
+  pascal_synth_plan plan;
+  pascal_calibration cal;
+  pascal_loko_report rep;
+  pascal_synth_law_default(PASCAL_WORKLOAD_GEMM, &law);
+  pascal_synth_plan_default(PASCAL_WORKLOAD_GEMM, &plan);
+  CHECK_INT(pascal_synth_calibration(&law, &plan, &cal, NULL), PASCAL_OK);
+  /* peaks and kernel times: the latency table's Origami input is its DRAM
+   * traffic through the pipeline on peaks, like the others' */
+  cal.device.has_peaks = 1;
+  cal.device.peaks = (pascal_peaks){.dram_bytes_per_s = 2.7e11,
+                                    .l2_bytes_per_s = 2.3e12,
+                                    .tensor_flops = 6.5e12,
+                                    .sm_clock_hz = 1e9,
+                                    .launch_s = 2e-6};
+  for (size_t i = 0; i < cal.n_gemm_runs; i++) {
+    cal.gemm_runs[i].has_kernel_ns = true;
+    cal.gemm_runs[i].kernel_ns = 1e5 * (1 + i % 7);
+  }
+  pascal_model *all = NULL;
+  CHECK_INT(pascal_model_fit(&cal, &all, NULL), PASCAL_OK);
+  CHECK_INT(pascal_loko_run(&cal, &rep, NULL), PASCAL_OK);
+  pascal_origami_device dev = {.sm_count = 48, .l2_bytes = 1280.0 * 16384};
+  pascal_origami_config c = {128, 128, 64, 2, 1, 1};
+  double balanced = 0;
+  size_t keys = 0, differs = 0;
+  for (size_t k = 0; k < rep.n_keys; k++) {
+    double sum = 0, lat = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < cal.n_gemm_runs; i++) {
+      const pascal_gemm_run *r = &cal.gemm_runs[i];
+      if (r->shape.Mg != rep.keys[k].Mg || r->shape.Ng != rep.keys[k].Ng)
+        continue;
+      pascal_origami_traffic t;
+      CHECK_INT(pascal_origami_traffic_of(&dev, &r->shape, &c, &t, NULL), PASCAL_OK);
+      double Q =
+          2.0 * 128 * 128 * 2 * (r->shape.Mg / 128) * (r->shape.Ng / 128) * r->shape.Kg / 128;
+      CHECK_NEAR(t.requested_bytes, Q, 0);
+      double K = 48 * t.dram_bytes / Q, obs = 48 * r->fill_bytes / Q;
+      sum += fabs(K / obs - 1);
+      pascal_time tm;
+      CHECK_INT(pascal_time_gemm_from(all, PASCAL_TIME_PEAKS, &r->shape, t.dram_bytes, &tm, NULL),
+                PASCAL_OK);
+      lat += fabs(tm.time_s / (1e-9 * r->kernel_ns) - 1);
+      n++;
+    }
+    CHECK(n > 0);
+    CHECK_NEAR(rep.keys[k].latency.mape[PASCAL_CACHE_ORIGAMI], 100 * lat / n, 1e-9);
+    CHECK_NEAR(rep.keys[k].mape[PASCAL_METHOD_ORIGAMI], 100 * sum / n, 1e-9);
+    differs += fabs(rep.keys[k].mape[PASCAL_METHOD_ORIGAMI] -
+                    rep.keys[k].mape[PASCAL_METHOD_ALIGNED]) > 1e-6;
+    balanced += 100 * sum / n;
+    keys++;
+  }
+  CHECK(differs > 0); /* not aligned K_0 in disguise: grids beyond one timestep differ */
+  CHECK_NEAR(rep.balanced_mape[PASCAL_METHOD_ORIGAMI], balanced / keys, 1e-9);
+  CHECK(isfinite(rep.latency.all.mape[PASCAL_CACHE_ORIGAMI]));
+  pascal_model_free(all);
+  pascal_loko_report_free(&rep);
+  pascal_calibration_free(&cal);
+  pascal_calibration scan = three_keys(1280, 2048, 4096);
+  CHECK_INT(pascal_loko_run(&scan, &rep, NULL), PASCAL_OK);
+  CHECK(isnan(rep.keys[0].mape[PASCAL_METHOD_ORIGAMI]));
+  CHECK(isnan(rep.balanced_mape[PASCAL_METHOD_ORIGAMI]));
+  pascal_loko_report_free(&rep);
+  pascal_calibration_free(&scan);
+}
+
 static void method_names(void)
 {
   CHECK(strcmp(pascal_method_name(PASCAL_METHOD_EXACT_SDCM), "exact-sdcm") == 0);
@@ -375,6 +454,7 @@ static void method_names(void)
   CHECK(strcmp(pascal_method_name(PASCAL_METHOD_PASCAL), "pascal") == 0);
   CHECK(strcmp(pascal_method_name(PASCAL_METHOD_ALIGNED), "aligned") == 0);
   CHECK(strcmp(pascal_method_name(PASCAL_METHOD_PPTGPU), "ppt-gpu") == 0);
+  CHECK(strcmp(pascal_method_name(PASCAL_METHOD_ORIGAMI), "origami") == 0);
   CHECK(strcmp(pascal_method_name(PASCAL_METHOD_COUNT), "unknown") == 0);
   CHECK(pascal_method_info_of(PASCAL_METHOD_COUNT) == NULL);
 }
@@ -385,8 +465,8 @@ static void method_names(void)
  * column in a new row passes the table's _Static_asserts and fails here. */
 static void method_table(void)
 {
-  static const char *const paper_order[] = {"pascal",     "tilesight", "ppt_gpu",
-                                            "exact_sdcm", "aligned",   "che"};
+  static const char *const paper_order[] = {"pascal",  "tilesight", "ppt_gpu", "exact_sdcm",
+                                            "aligned", "che",       "origami"};
   CHECK_INT(PASCAL_METHOD_COUNT, sizeof paper_order / sizeof *paper_order);
   int seen[PASCAL_METHOD_COUNT] = {0};
   for (int m = 0; m < PASCAL_METHOD_COUNT; m++) {
@@ -414,6 +494,7 @@ int main(void)
   baselines_when_everything_fits();
   method_names();
   method_table();
+  origami_column();
   bootstrap_tiny();
   bootstrap_properties();
   summary_rows();

@@ -89,22 +89,26 @@ static pascal_query gemm_query(uint32_t Mg, uint32_t Ng, uint32_t Kg)
 static void tables(void)
 {
   static const char *const scan[] = {"o", "path", "d", "m", "N", "W"};
-  static const char *const gemm[] = {"Mg", "Ng", "Kg"};
+  static const char *const gemm[] = {"Mg",     "Ng",         "Kg",     "tile_m", "tile_n",
+                                     "tile_k", "elem_bytes", "stages", "group_m"};
   const pascal_query_field *f;
   CHECK_INT(pascal_query_fields(PASCAL_WORKLOAD_SCAN, &f), 6);
   for (size_t i = 0; i < 6; i++)
     CHECK(strcmp(f[i].name, scan[i]) == 0 && f[i].doc && f[i].doc[0]);
   CHECK(!f[2].required && f[0].required && f[5].type == PASCAL_QUERY_REAL);
   CHECK(f[0].hi == PASCAL_PLAN_MAX_OCCUPANCY && f[3].hi == PASCAL_PLAN_MAX_COMPUTE);
-  CHECK_INT(pascal_query_fields(PASCAL_WORKLOAD_GEMM, &f), 3);
-  for (size_t i = 0; i < 3; i++)
-    CHECK(strcmp(f[i].name, gemm[i]) == 0 && f[i].required && f[i].lo == 1);
-  /* a field marks its workload exactly when no other workload has its name */
-  static const pascal_workload all[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM};
-  for (size_t w = 0; w < 2; w++) {
+  CHECK_INT(pascal_query_fields(PASCAL_WORKLOAD_GEMM, &f), 9);
+  for (size_t i = 0; i < 9; i++) /* the shape is required, the configuration optional */
+    CHECK(strcmp(f[i].name, gemm[i]) == 0 && f[i].required == (i < 3) && f[i].lo == 1);
+  /* a field marks its workload exactly when no other workload has its name
+   * (GEMM and attention share stages and elem_bytes) */
+  static const pascal_workload all[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM,
+                                        PASCAL_WORKLOAD_ATTENTION};
+  for (size_t w = 0; w < 3; w++) {
     size_t n = pascal_query_fields(all[w], &f);
     for (size_t i = 0; i < n; i++)
-      CHECK_INT(f[i].marks, idx(all[1 - w], f[i].name) < 0);
+      CHECK_INT(f[i].marks,
+                idx(all[(w + 1) % 3], f[i].name) < 0 && idx(all[(w + 2) % 3], f[i].name) < 0);
   }
   CHECK_INT(pascal_query_fields((pascal_workload)7, &f), 0);
   CHECK(f == NULL);
@@ -133,7 +137,7 @@ static void tables(void)
         c.scan.key.path == q.scan.key.path && c.scan.key.d == 4 && c.scan.key.m == 5 &&
         c.scan.N == 4096 && c.scan.W == 2.5);
   pascal_gemm_shape shape = {1024, 512, 4294967295u};
-  c = pascal_query_gemm(&shape);
+  c = pascal_query_gemm(&shape, NULL);
   CHECK(c.workload == PASCAL_WORKLOAD_GEMM && c.given == g.given && c.gemm.shape.Kg == shape.Kg);
 }
 

@@ -1,6 +1,6 @@
 /*
- * test_simdev_gemm.c - the sim device's tiled GEMM (direct CTA raster over
- * the shared cache; paper §4.5 and App. C "GEMM instantiation") against
+ * test_simdev_gemm.c - the sim device's tiled GEMM (CTA raster over the
+ * shared cache; paper §4.5 and App. C "GEMM instantiation") against
  * independent expectations:
  *   - when all A and B tiles fit, the fills are the compulsory tiles
  *     (n_r + n_c) n_k exactly, V = B_0, for any number of resident CTAs;
@@ -11,7 +11,15 @@
  *     with capacity over a sweep;
  *   - a hand-worked case of the aligned / PASCAL K relation:
  *     K = M V / Q is K_0 when everything fits and M without reuse;
- *   - determinism for a seed, and input validation naming the field.
+ *   - determinism for a seed, and input validation naming the field;
+ *   - Triton's configurations (issue 31): with one resident CTA the fills
+ *     equal the brute-force LRU on the raster trace for non-square tiles
+ *     (lines of gcd(tile_m, tile_n) rows), any stage count and the grouped
+ *     raster (its order written here from Triton's tutorial formula, not
+ *     from the engine's); deeper stages hide a latency-bound CTA's waits;
+ *     two CTAs on an SM share its matrix pipes (a compute-bound run takes
+ *     as long with twice the resident CTAs; with each CTA at the SM's full
+ *     rate, as before the pipes were shared, it took about half).
  */
 #include <string.h>
 
@@ -58,22 +66,45 @@ static int lru_touch(uint32_t *list, uint32_t *len, uint32_t C, uint32_t line)
  * raster trace of one CTA at a time: tile (i, j) row-major, step k reads
  * A(i, k) then B(k, j); after its last step the tile writes `out` output
  * lines (allocated like a miss, not counted: nothing is read). */
-static uint64_t lru_raster(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t out, uint32_t C)
+/* Tile (i, j) of pid in Triton's grouped order (tutorial 03, matmul_kernel):
+ * group_id = pid / (G n_c), first_pid_m = group_id G, group_size_m =
+ * min(n_r - first_pid_m, G), pid_m = first_pid_m + (pid % (G n_c)) %
+ * group_size_m, pid_n = (pid % (G n_c)) / group_size_m. */
+static void triton_order(uint32_t n_r, uint32_t n_c, uint32_t G, uint32_t pid, uint32_t *i,
+                         uint32_t *j)
+{
+  uint32_t in_group = G * n_c, first = pid / in_group * G;
+  uint32_t size = n_r - first < G ? n_r - first : G;
+  *i = first + (pid % in_group) % size;
+  *j = (pid % in_group) / size;
+}
+
+/* The same LRU on the raster trace of `group` with tiles of a and b lines
+ * (A then B lines of each step). */
+static uint64_t lru_raster_lines(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t a, uint32_t b,
+                                 uint32_t group, uint32_t out, uint32_t C)
 {
   uint32_t list[MAX_TRACE];
   uint32_t len = 0;
   uint64_t misses = 0;
-  for (uint32_t i = 0; i < n_r; i++)
-    for (uint32_t j = 0; j < n_c; j++) {
-      for (uint32_t k = 0; k < n_k; k++)
-        for (int op = 0; op < 2; op++) {
-          uint32_t line = op == 0 ? 1000000u + i * 1000u + k : 2000000u + k * 1000u + j;
-          misses += lru_touch(list, &len, C, line);
-        }
-      for (uint32_t q = 0; q < out; q++)
-        lru_touch(list, &len, C, 3000000u + (i * n_c + j) * 8u + q);
+  for (uint32_t pid = 0; pid < n_r * n_c; pid++) {
+    uint32_t i, j;
+    triton_order(n_r, n_c, group, pid, &i, &j);
+    for (uint32_t k = 0; k < n_k; k++) {
+      for (uint32_t q = 0; q < a; q++)
+        misses += lru_touch(list, &len, C, 1000000u + (i * 1000u + k) * 8u + q);
+      for (uint32_t q = 0; q < b; q++)
+        misses += lru_touch(list, &len, C, 9000000u + (k * 1000u + j) * 8u + q);
     }
+    for (uint32_t q = 0; q < out; q++)
+      lru_touch(list, &len, C, 30000000u + (i * n_c + j) * 8u + q);
+  }
   return misses;
+}
+
+static uint64_t lru_raster(uint32_t n_r, uint32_t n_c, uint32_t n_k, uint32_t out, uint32_t C)
+{
+  return lru_raster_lines(n_r, n_c, n_k, 1, 1, 1, out, C);
 }
 
 static void test_compulsory_when_fits(pascal_simdev *dev)
@@ -215,9 +246,19 @@ static void test_validation(pascal_simdev *dev)
   g.shape.Kg = 0;
   expect_field(dev, &g, "Kg");
   g = gemm_run(2, 2, 2, 4, 0);
-  g.tiling.tile_n = 64;
-  g.shape.Ng = 128;
-  expect_field(dev, &g, "tile_n");
+  g.tiling.stages = PASCAL_GEMM_STAGES_MAX + 1;
+  expect_field(dev, &g, "stages");
+  /* stages and group_m 0 state neither: the one-stage direct kernel, run
+   * for run (same counters and time, the same seed) */
+  pascal_simdev_stats unstated, stated;
+  pascal_error err;
+  g = gemm_run(3, 2, 4, 4, 0);
+  g.tiling.stages = g.tiling.group_m = 0;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &unstated, &err), PASCAL_OK);
+  g.tiling.stages = g.tiling.group_m = 1;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &stated, &err), PASCAL_OK);
+  CHECK(unstated.fills == stated.fills && unstated.hits == stated.hits &&
+        unstated.kernel_ns == stated.kernel_ns);
   g = gemm_run(2, 2, 2, 0, 0);
   expect_field(dev, &g, "gemm.resident_ctas");
   g = gemm_run(2, 2, 2, 4, 0);
@@ -232,11 +273,71 @@ static void test_validation(pascal_simdev *dev)
   expect_field(dev, &g, "C");
 }
 
+/* One CTA at a time: the read order is the raster's whatever the stages
+ * (steps are requested in k order, the next CTA starts after the output),
+ * so every configuration's fills are the brute-force LRU's. */
+static void test_configurations_single_cta(pascal_simdev *dev)
+{
+  static const uint32_t tiles[][2] = {{128, 128}, {128, 64}, {64, 128}, {128, 32}, {64, 96}};
+  static const uint32_t stages[] = {1, 2, 4}, groups[] = {1, 2, 3};
+  for (size_t t = 0; t < 5; t++)
+    for (size_t si = 0; si < 3; si++)
+      for (size_t gi = 0; gi < 3; gi++) {
+        uint32_t tm = tiles[t][0], tn = tiles[t][1], u = tm < tn ? tm : tn;
+        while (tm % u || tn % u)
+          u--;
+        uint32_t a = tm / u, b = tn / u, n_r = 4, n_c = 3, n_k = 3;
+        uint32_t lines = (n_r * a + n_c * b) * n_k;
+        for (uint32_t C = 1; C <= lines + 1; C += 3) {
+          pascal_simdev_gemm g = gemm_run(n_r, n_c, n_k, 1, C);
+          g.shape = (pascal_gemm_shape){n_r * tm, n_c * tn, n_k * 64};
+          g.tiling.tile_m = tm;
+          g.tiling.tile_n = tn;
+          g.tiling.stages = stages[si];
+          g.tiling.group_m = groups[gi];
+          pascal_simdev_stats st;
+          CHECK_INT(pascal_simdev_run_gemm(dev, &g, &st, NULL), PASCAL_OK);
+          CHECK_INT(st.fills, lru_raster_lines(n_r, n_c, n_k, a, b, groups[gi], 0, C));
+          CHECK_INT(st.requests, (uint64_t)n_r * n_c * n_k * (a + b));
+          CHECK_NEAR(st.fill_bytes, st.fills * (double)u * 64 * 2, 0.0);
+          if (check_failures())
+            return;
+        }
+      }
+}
+
+/* Stages hide the wait for the tiles: one CTA whose step is short against
+ * its reads' latency runs faster with four buffers than with one; with
+ * everything resident the fills are the inputs whatever the stages. */
+static void test_stages_and_pipes(pascal_simdev *dev)
+{
+  pascal_simdev_stats one, four;
+  pascal_simdev_gemm g = gemm_run(2, 2, 32, 1, 0);
+  g.m = 1;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &one, NULL), PASCAL_OK);
+  g.tiling.stages = 4;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &four, NULL), PASCAL_OK);
+  CHECK(four.kernel_ns < 0.8 * one.kernel_ns);
+  CHECK_INT(four.fills, one.fills);
+  CHECK_INT(one.fills, (2 + 2) * 32);
+  /* compute-bound (m = 256 per step): 96 CTAs on 48 SMs, one or two at a
+   * time per SM, take about the same time; the pipes are the SM's */
+  pascal_simdev_stats a, b;
+  g = gemm_run(12, 8, 8, 48, 0);
+  g.m = 256;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &a, NULL), PASCAL_OK);
+  g.tiling.resident_ctas = 96;
+  CHECK_INT(pascal_simdev_run_gemm(dev, &g, &b, NULL), PASCAL_OK);
+  CHECK(b.kernel_ns > 0.9 * a.kernel_ns && b.kernel_ns < 1.1 * a.kernel_ns);
+}
+
 int main(void)
 {
   static void (*const tests[])(pascal_simdev *) = {
-      test_compulsory_when_fits, test_single_cta_is_raster_lru, test_many_ctas_bounds,
-      test_hand_worked_k,        test_determinism_and_time,     test_validation};
+      test_compulsory_when_fits,      test_single_cta_is_raster_lru,
+      test_many_ctas_bounds,          test_hand_worked_k,
+      test_determinism_and_time,      test_validation,
+      test_configurations_single_cta, test_stages_and_pipes};
   pascal_simdev_profile gb10;
   pascal_simdev_profile_default(&gb10); /* C = 1280 blocks of 16 KiB: 1280 tiles */
   pascal_simdev *dev = NULL;

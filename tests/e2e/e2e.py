@@ -231,11 +231,12 @@ class World:
     def api(self, method, path, body=None, token=None):
         return http(method, self.url + path, body, token)
 
-    def register_tiny(self, name):
-        """Register the tiny sim device with the constants the sim reports."""
+    def register_tiny(self, name, **extra):
+        """Register the tiny sim device with the constants the sim reports
+        (and any optional ones `extra` names, e.g. compute_capability)."""
         st, body = self.api("POST", "/v1/devices",
-                            {"name": name, "arch": "sim", "sm_count": 4, "capacity_blocks": 64,
-                             "block_bytes": 16384}, self.admin)
+                            dict({"name": name, "arch": "sim", "sm_count": 4, "capacity_blocks": 64,
+                                  "block_bytes": 16384}, **extra), self.admin)
         check(st in (200, 201), "register device %s: %s %s" % (name, st, body))
 
     def create_calibration(self, device, plan):

@@ -267,8 +267,12 @@ def main():
         check(code == 0, "exit 0 on a terminal: %s" % code)
         check(b"\r\x1b[K" in tty and b"3/3  100.0%" in tty and b"ETA" in tty,
               "progress redrawn with \\r and erase-line: %r" % tty[-300:])
-        check(b"done: fill_bytes" not in tty and b"\n" not in tty.rstrip(b"\r\n"),
+        # the progress is one line; below it, once all is measured, the next step
+        line, _, step = tty.partition(b"all 3 runs of device")
+        check(b"done: fill_bytes" not in line and b"\n" not in line,
               "no per-job lines on the terminal, one line only: %r" % tty[-300:])
+        check(b"3/3  100.0%  all runs measured" in line and b"/v1/calibrations/ID/freeze" in step,
+              "then the next step below it: %r" % tty[-300:])
         fake.close()
 
         scenario("--concurrency 2 runs every job once")

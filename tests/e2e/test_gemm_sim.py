@@ -36,7 +36,7 @@ def measure(w, name):
 def main():
     args = parse_args()
     with World(args) as w:
-        w.register_tiny("tiny")
+        w.register_tiny("tiny", compute_capability="12.1")
         cal, got = measure(w, "agent-a")
         check(len(got) == len(SHAPES), "one measurement per shape: %d" % len(got))
         for s in SHAPES:
@@ -54,6 +54,13 @@ def main():
         exported = {(m["Mg"], m["Ng"], m["Kg"]): m.get("kernel_ns") for m in bundle.get("measurements", [])}
         check(st == 200 and exported == {k: t for k, (_, t) in got.items()},
               "the export carries every run's stored kernel_ns: %s %r" % (st, exported))
+        # the device is registered with arch "sim" and compute capability
+        # 12.1 (tiny.profile keeps the built-in gb10-like one): the frozen
+        # GEMM calibration states that capability's 100 KiB of shared memory
+        # per SM, which sizes the configurations it answers (without the rule
+        # in pascald's device_from_store the key is absent: checked)
+        smem = bundle.get("device", {}).get("smem_per_sm")
+        check(smem == 100 * 1024, "the GEMM bundle states the shared memory per SM: %r" % smem)
         _, again = measure(w, "agent-b")
         check(again == got, "the same plan measures the same volumes and times again")
     finish()

@@ -108,28 +108,69 @@ bool fits(const pascal_kern_open_config &c, const pcu_info &in)
   return c.o * ((uint64_t)c.d * c.block_bytes + 128 + 2048) <= in.smem_per_sm;
 }
 
-void test_gemm_full(void)
-{
-  const uint32_t mg = 256, ng = 384, kg = 192;
+/* GEMM operands seeded 1 and 2 (pascal_ref_gemm_value) and an FP32 result. */
+struct gemm_buffers {
   __half *a = nullptr, *b = nullptr;
   float *c = nullptr;
-  CHECK(cudaMalloc(&a, (size_t)mg * kg * 2) == cudaSuccess);
-  CHECK(cudaMalloc(&b, (size_t)ng * kg * 2) == cudaSuccess);
-  CHECK(cudaMalloc(&c, (size_t)mg * ng * 4) == cudaSuccess);
-  CHECK(pascal_kern_fill_gemm_input(a, (uint64_t)mg * kg, 1, nullptr) == cudaSuccess);
-  CHECK(pascal_kern_fill_gemm_input(b, (uint64_t)ng * kg, 2, nullptr) == cudaSuccess);
-  CHECK(pascal_kern_gemm(a, b, c, mg, ng, kg, nullptr) == cudaSuccess);
-  CHECK(pascal_kern_gemm(a, b, c, mg, ng, 100, nullptr) == cudaErrorInvalidValue);
-  std::vector<float> got((size_t)mg * ng);
-  CHECK(cudaMemcpy(got.data(), c, got.size() * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
-  long bad = 0;
-  for (uint32_t r = 0; r < mg; ++r)
-    for (uint32_t q = 0; q < ng; ++q)
-      bad += (double)got[(size_t)r * ng + q] != pascal_ref_gemm_element(kg, r, q);
-  CHECK_INT(bad, 0);
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(c);
+  uint32_t mg, ng, kg;
+  gemm_buffers(uint32_t m, uint32_t n, uint32_t k) : mg(m), ng(n), kg(k)
+  {
+    CHECK(cudaMalloc(&a, (size_t)mg * kg * 2) == cudaSuccess);
+    CHECK(cudaMalloc(&b, (size_t)ng * kg * 2) == cudaSuccess);
+    CHECK(cudaMalloc(&c, (size_t)mg * ng * 4) == cudaSuccess);
+    CHECK(pascal_kern_fill_gemm_input(a, (uint64_t)mg * kg, 1, nullptr) == cudaSuccess);
+    CHECK(pascal_kern_fill_gemm_input(b, (uint64_t)ng * kg, 2, nullptr) == cudaSuccess);
+    CHECK(cudaMemset(c, 0xff, (size_t)mg * ng * 4) == cudaSuccess);
+  }
+  ~gemm_buffers()
+  {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+  }
+  /* Elements of C that differ from the exact product. */
+  long wrong() const
+  {
+    std::vector<float> got((size_t)mg * ng);
+    CHECK(cudaMemcpy(got.data(), c, got.size() * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    long bad = 0;
+    for (uint32_t r = 0; r < mg; ++r)
+      for (uint32_t q = 0; q < ng; ++q)
+        bad += (double)got[(size_t)r * ng + q] != pascal_ref_gemm_element(kg, r, q);
+    return bad;
+  }
+};
+
+void test_gemm_full(void)
+{
+  gemm_buffers g(256, 384, 192);
+  CHECK(pascal_kern_gemm(g.a, g.b, g.c, g.mg, g.ng, g.kg, nullptr) == cudaSuccess);
+  CHECK(pascal_kern_gemm(g.a, g.b, g.c, g.mg, g.ng, 100, nullptr) == cudaErrorInvalidValue);
+  CHECK_INT(g.wrong(), 0);
+}
+
+/* The staged, grouped-raster kernel: the exact product for every stage
+ * count and a group that divides the tile rows, one that does not (3 of 4
+ * rows) and one beyond them; bad arguments refused. */
+void test_gemm_staged(void)
+{
+  gemm_buffers g(512, 384, 320); /* 4 x 3 tiles, 5 k-steps */
+  for (uint32_t stages = 1; stages <= PASCAL_KERN_GEMM_STAGES_MAX; ++stages)
+    for (uint32_t group : {1u, 3u, 8u}) {
+      CHECK(cudaMemset(g.c, 0xff, (size_t)g.mg * g.ng * 4) == cudaSuccess);
+      CHECK(pascal_kern_gemm_staged(g.a, g.b, g.c, g.mg, g.ng, g.kg, stages, group, nullptr) ==
+            cudaSuccess);
+      CHECK_INT(g.wrong(), 0);
+    }
+  const uint32_t too_many = PASCAL_KERN_GEMM_STAGES_MAX + 1;
+  CHECK(pascal_kern_gemm_staged(g.a, g.b, g.c, g.mg, g.ng, g.kg, 0, 1, nullptr) ==
+        cudaErrorInvalidValue);
+  CHECK(pascal_kern_gemm_staged(g.a, g.b, g.c, g.mg, g.ng, g.kg, too_many, 1, nullptr) ==
+        cudaErrorInvalidValue);
+  CHECK(pascal_kern_gemm_staged(g.a, g.b, g.c, g.mg, g.ng, 100, 2, 1, nullptr) ==
+        cudaErrorInvalidValue);
+  CHECK(pascal_kern_gemm_staged(g.a, g.b, g.c, g.mg, g.ng, g.kg, 2, 0, nullptr) ==
+        cudaErrorInvalidValue);
 }
 
 void test_occupancy(const pcu_info &in)
@@ -469,6 +510,7 @@ int main(int argc, char **argv)
     return check_summary();
   }
   test_gemm_full();
+  test_gemm_staged();
   test_occupancy(in);
   test_scans_correct(rig);
   test_attention(rig);

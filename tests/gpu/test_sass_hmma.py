@@ -16,6 +16,7 @@ so the static count is the per-iteration count):
                                  step, T = PASCAL_KERN_ATT_TILE: 64)
   gemm_128x128x64                2 x (TK / 16) x 4 x 2 (the K = 64 step of
                                  a warp's 4 x 2 accumulators)
+  gemm_128x128x64_staged         the same (the same step, from a stage buffer)
   every other kernel             0
 
 The kernels fill A and B with constants, so the two halves of an MMA have
@@ -182,8 +183,16 @@ def count(objects, tmp):
     return results[0][1]
 
 
+def named(mangled, short):
+    """The mangled name holds `short` as a whole identifier: after a length
+    digit, and not continued by "_" or a digit (gemm_128x128x64 is not
+    gemm_128x128x64_staged; what follows a name is E, I or a parameter's
+    letter)."""
+    return re.search(r"\d%s(?![_0-9])" % re.escape(short), mangled) is not None
+
+
 def kernel(counts, short):
-    hits = [k for k in counts if re.search(r"\d%s" % re.escape(short), k)]
+    hits = [k for k in counts if named(k, short)]
     check(len(hits) == 1, "one sm_%d kernel named %s, found %r" % (SM, short, hits))
     return counts[hits[0]] if hits else None
 
@@ -215,6 +224,7 @@ def main():
             "open_scan_sync": 2,
             "open_scan_tma": 2,
             "gemm_128x128x64": 2 * (tk // 16) * 4 * 2,
+            "gemm_128x128x64_staged": 2 * (tk // 16) * 4 * 2,
             "attention_fwd": 2 * 2 * (att // 16) ** 2,
         }
         for short, n in want.items():
@@ -223,7 +233,7 @@ def main():
             check(got == n, "%s: %r HMMA in the sm_%d SASS, but the kernel issues %d: the "
                   "compiler removed tensor work (an accumulator element feeds no result) or a "
                   "wmma loop lost its `#pragma unroll 1`" % (short, got, SM, n))
-        others = {k: v for k, v in counts.items() if not any(re.search(r"\d" + s, k) for s in want)}
+        others = {k: v for k, v in counts.items() if not any(named(k, s) for s in want)}
         check(len(others) >= 5, "the other kernels were found: %r" % sorted(others))
         check(all(v == 0 for v in others.values()), "HMMA in kernels that issue none: %r" % others)
         # Every kernel is loaded before the first timed launch: each one in

@@ -279,7 +279,7 @@ def dram_phase(out, report, scan, md):
                   "report: %s-dram %s rows: %r" % (w, source, lat.get("all")))
         # the tiny device's DRAM (273 GB/s for 4 SMs) binds on the peaks
         bound = panel["latency"]["dram_bound"]
-        check(bound["n_runs"] > 0 and set(bound["mape"]) == {"tilesight", "pascal", "measured"},
+        check(bound["n_runs"] > 0 and set(bound["mape"]) == {"tilesight", "origami", "pascal", "measured"},
               "report: %s-dram has DRAM-bound runs on the peaks: %r" % (w, bound))
     section = md[md.index("## Where the fills decide the time"):md.index("## Attention")]
     check("scan-dram.json (in the work archive) against scan.json" in section
@@ -472,7 +472,8 @@ def main():
         check(row["validation"] == "heldout" and row["n_keys"] == 42 and row["n_runs"] == 420,
               "report: held-out row over 42 keys, 420 runs: %r" % {k: row.get(k) for k in
                                                                  ("validation", "n_keys", "n_runs")})
-        check(set(row["mape"]) == {"pascal", "tilesight", "ppt_gpu", "exact_sdcm", "aligned", "che"},
+        check(set(row["mape"]) == {"pascal", "tilesight", "ppt_gpu", "exact_sdcm", "aligned", "che",
+                                   "origami"},
               "report: every baseline column")
         grow = report["heldout"]["gemm"]["table"]["rows"][0]
         check(grow["validation"] == "heldout" and grow["workload"] == "gemm" and grow["n_runs"] == 60,

@@ -43,6 +43,31 @@ def series(path):
     return out
 
 
+def marker_centres(path):
+    """(x, y) centre of every data marker of an SVG chart, from its geometry
+    as svg.c writes each shape (circle; square; three paths starting at the
+    centre's x; an x starting at x - r), rounded to 0.01 px."""
+    out = []
+    for g in ET.parse(path).getroot().iter(SVG + "g"):
+        if g.get("class") != "series":
+            continue
+        for e in g:
+            if e.get("class") != "marker":
+                continue
+            if e.tag == SVG + "circle":
+                x, y = float(e.get("cx")), float(e.get("cy"))
+            elif e.tag == SVG + "rect":
+                x = float(e.get("x")) + float(e.get("width")) / 2
+                y = float(e.get("y")) + float(e.get("height")) / 2
+            else:
+                nums = [float(v) for v in e.get("d").replace("M", " ").replace("L", " ")
+                        .replace("Z", " ").split()]
+                xs, ys = nums[0::2], nums[1::2]
+                x, y = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+            out.append((round(x, 2), round(y, 2)))
+    return out
+
+
 def scan_k(b, r):
     return r["fill_bytes"] / (b["device"]["block_bytes"] * r["W"] * r["N"])
 
@@ -123,21 +148,41 @@ class PlotCli(unittest.TestCase):
         bars = [e for e in root.iter(SVG + "path") if e.get("class") == "errorbar"]
         self.assertEqual(len(bars), 7 + 2)
 
-    def check_evaluation(self, bundle, heldout):
-        s = self.plot(bundle, "--kind", "evaluation")
-        rep = json.loads(run("loko", bundle, "--json").stdout)
+    def check_key_errors(self, s, keys):
         names = {"pascal": "PASCAL (LOKO folds)", "aligned": "aligned (K=1)",
                  "exact_sdcm": "exact SDCM", "ppt_gpu": "PPT-GPU", "che": "Che",
-                 "tilesight": "TileSight SDCM"}
+                 "tilesight": "TileSight SDCM", "origami": "Origami (tritonBLAS)"}
         for key, name in names.items():
-            vals = [k["mape"][key] for k in rep["keys"] if k["mape"][key] is not None]
+            vals = [k["mape"][key] for k in keys if k["mape"][key] is not None]
             if vals:
                 self.assertEqual(s[name][0], sum(1 for v in vals if v > 0), name)
             else:
                 self.assertNotIn(name, s)
+
+    def check_evaluation(self, bundle, heldout):
+        s = self.plot(bundle, "--kind", "evaluation")
+        rep = json.loads(run("loko", bundle, "--json").stdout)
+        self.check_key_errors(s, rep["keys"])
         floor = rep["summary"]["floor_mape"]
         self.assertEqual("repeat-to-repeat floor" in s, floor is not None and floor > 0)
-        self.assertEqual("PASCAL (held-out panel)" in s, heldout)
+        # the held-out keys are never on the calibration's rank axis
+        self.assertFalse(any("held-out" in name for name in s), list(s))
+        centres = marker_centres(os.path.join(self.tmp.name, "out.svg"))
+        self.assertEqual(len(centres), len(set(centres)), "two markers on one spot")
+        if not heldout:
+            p = run("plot", bundle, "--kind", "heldout", "-o",
+                    os.path.join(self.tmp.name, "none.svg"), check=False)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("heldout", p.stderr)
+            return
+        h = self.plot(bundle, "--kind", "heldout")
+        panel = rep["heldout"]
+        vals = [k["mape"]["pascal"] for k in panel["keys"] if k["mape"]["pascal"] is not None]
+        self.assertEqual(h["PASCAL (held-out panel)"][0], sum(1 for v in vals if v > 0))
+        self.assertNotIn("PASCAL (LOKO folds)", h)  # a panel is scored by the full model
+        root = ET.parse(os.path.join(self.tmp.name, "out.svg")).getroot()
+        labels = [t.text for t in root.iter(SVG + "text") if t.get("class") == "label"]
+        self.assertTrue(any(l.startswith("held-out key rank") for l in labels), labels)
 
     def test_evaluation(self):
         for bundle in (SCAN, GEMM):  # the shipped scan bundle carries a panel, GEMM not

@@ -25,6 +25,7 @@
 
 #include "pascal/attention.h"
 #include "pascal/error.h"
+#include "pascal/gemm_config.h"
 #include "pascal/latency.h"
 #include "pascal/predict.h"
 #include "pascal/query.h"
@@ -40,7 +41,10 @@ extern "C" {
  * query) and the time interval applied to time_s. Where the answer's family
  * loses to aligned K = 1 (pascal_answer.loses), the K interval is widened
  * to hold the aligned answer (K = 1; K_0 for GEMM): the folds say that
- * answer is at least as likely. */
+ * answer is at least as likely. A GEMM answered by transfer
+ * (pascal/gemm_config.h) keeps the anchor's bounds, scaled to its own K,
+ * fills and time, and says so (`transferred`): the residuals measured the
+ * calibration's configuration, not the transfer (docs/expected-error.md). */
 typedef struct pascal_answer_interval {
   bool known; /* false: no validation, or a calibration without residuals */
   double level;
@@ -49,6 +53,10 @@ typedef struct pascal_answer_interval {
   size_t n_residuals;             /* the K rates behind it                 */
   unsigned borrowed;              /* transfers whose group borrowed        */
   bool widened_to_aligned;        /* the family's loss widened it          */
+  bool transferred;               /* GEMM: a configuration or shape the
+                                     calibration did not measure; the
+                                     bounds are the anchor's residuals'
+                                     and `level` their coverage there only */
 } pascal_answer_interval;
 
 typedef struct pascal_answer {
@@ -62,8 +70,11 @@ typedef struct pascal_answer {
   bool timed;       /* the device has peaks and the query a time:        */
   pascal_time time; /* time_s, its bound and source (pascal/time_model.h) */
   pascal_answer_interval interval;
-  bool loses;              /* the family's folds favour aligned K = 1:   */
-  pascal_family_loss loss; /* both errors (pascal/validation.h)          */
+  bool loses;                            /* the family's folds favour aligned K = 1:   */
+  pascal_family_loss loss;               /* both errors (pascal/validation.h)          */
+  pascal_gemm_config_answer gemm_config; /* GEMM: the configuration answered,
+                                            measured or transferred
+                                            (pascal/gemm_config.h)          */
 } pascal_answer;
 
 /* Answer `q`, which pascal_query_check has accepted (the readers check it,

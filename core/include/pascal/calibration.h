@@ -78,12 +78,24 @@ typedef struct pascal_device {
   pascal_capacity_probe capacity_probe; /* device_data.h; C = capacity_blocks */
   int has_static_table;                 /* 1: the static cluster experiment     */
   pascal_static_table static_table;     /* device_data.h                        */
+  uint64_t smem_per_sm;                 /* shared memory per SM in bytes; 0:
+                                           unknown (pascal_gemm_smem_per_sm) */
 } pascal_device;
 
 /* GEMM tiling (App. C "GEMM instantiation"); defaults 128 x 128 x 64, FP16,
- * the project's own kernel. The fields after resident_ctas are optional in a
- * bundle (absent: 0 / the own kernel), so a bundle without them keeps its
- * content hash; pascal/gemm_impl.h says which each implementation states. */
+ * the project's own kernel, stages and raster not stated. The fields after
+ * resident_ctas are optional in a bundle (absent: 0, the own kernel), so a
+ * bundle without them keeps its content hash; pascal/gemm_impl.h says which
+ * each implementation states.
+ *
+ * `stages` and `group_m` are what a Triton matmul calls num_stages and
+ * GROUP_SIZE_M: k-steps of A and B tiles a CTA keeps buffered, and the
+ * raster's group of tile rows (1: row-major CTAs; G: Triton's grouped order,
+ * G rows swept column by column, core/src/gemm_raster.c). 0 states neither:
+ * the own kernel and the sim's calibration kernel then buffer
+ * PASCAL_GEMM_KERNEL_STAGES (one) step (cuBLASLt chooses: AUTO) and run the
+ * direct raster (cuBLASLt: its cta_swizzling); pascal_gemm_stages() and
+ * pascal_gemm_group_m() give the values a kernel runs. */
 typedef struct pascal_gemm_params {
   uint32_t tile_m;           /* output rows per CTA tile                        */
   uint32_t tile_n;           /* output columns per CTA tile                     */
@@ -91,6 +103,7 @@ typedef struct pascal_gemm_params {
   uint32_t elem_bytes;       /* bytes per input element                         */
   uint32_t resident_ctas;    /* M: CTAs resident at once; must be set (>= 1)    */
   uint32_t stages;           /* buffered k-steps; 0: not stated (cuBLASLt: AUTO) */
+  uint32_t group_m;          /* raster group of tile rows; 0: not stated (1)   */
   pascal_gemm_impl impl;     /* which GEMM was measured (bundle "impl")         */
   uint32_t algo;             /* cuBLASLt: the algo id; own kernel: 0            */
   uint32_t cta_swizzling;    /* cuBLASLt: 0 or 1; own kernel: 0                 */
@@ -99,6 +112,31 @@ typedef struct pascal_gemm_params {
   uint32_t inner_shape_id;   /* cuBLASLt: inner shape id, 0 undefined; else 0 */
   uint32_t cluster_shape_id; /* cuBLASLt: cluster shape id, 0 auto; else 0 */
 } pascal_gemm_params;
+
+#define PASCAL_GEMM_STAGES_MAX 16u
+
+/* The k-steps a kernel of tiling `g` buffers: g->stages, or for 0 (not
+ * stated) PASCAL_GEMM_KERNEL_STAGES. */
+static inline uint32_t pascal_gemm_stages(const pascal_gemm_params *g)
+{
+  return g->stages ? g->stages : PASCAL_GEMM_KERNEL_STAGES;
+}
+
+/* The raster group of tiling `g`: g->group_m, or 1 (direct) for 0. */
+static inline uint32_t pascal_gemm_group_m(const pascal_gemm_params *g)
+{
+  return g->group_m ? g->group_m : 1;
+}
+
+/* What a matmul autotuner varies (Triton: BLOCK_M x BLOCK_N x BLOCK_K, the
+ * dtype's size, num_stages, GROUP_SIZE_M; pascal/gemm_config.h). In a
+ * query, 0 is a field not given: the calibration's value. */
+typedef struct pascal_gemm_config {
+  uint32_t tile_m, tile_n, tile_k;
+  uint32_t elem_bytes; /* 1, 2, 4 or 8 */
+  uint32_t stages;     /* 1..PASCAL_GEMM_STAGES_MAX */
+  uint32_t group_m;    /* >= 1; 1 is the direct raster */
+} pascal_gemm_config;
 
 /* The tiling of a FlashAttention-2 forward kernel (pascal/attention.h): a
  * CTA holds one query tile of block_q rows and streams the shared K and V
@@ -146,6 +184,16 @@ typedef struct pascal_gemm_run {
   double kernel_ns;
 } pascal_gemm_run;
 
+/* A timed run of a GEMM configuration other than the calibration's own
+ * (bundle "configurations"): fitted only for what a configuration's time
+ * has beyond the calibrated one's, the per-k-iteration overhead
+ * (pascal/gemm_config.h "Time"); never a fill curve, panel or interval. */
+typedef struct pascal_gemm_config_run {
+  pascal_gemm_config config; /* every member set                        */
+  pascal_gemm_run run;       /* shape in whole tiles of `config`; fill_bytes
+                                and kernel_ns required                     */
+} pascal_gemm_config_run;
+
 typedef struct pascal_calibration {
   pascal_device device;
   pascal_workload workload;
@@ -180,6 +228,11 @@ typedef struct pascal_calibration {
   pascal_gemm_run *offgrid_gemm_runs;
   size_t n_offgrid_gemm_runs;
   size_t offgrid_capacity; /* internal */
+  /* GEMM only: timed runs of other configurations (may be empty); grow only
+   * with pascal_calibration_append_config_run. */
+  pascal_gemm_config_run *config_runs;
+  size_t n_config_runs;
+  size_t config_capacity; /* internal */
 } pascal_calibration;
 
 /* The three sets of runs a calibration holds. */
@@ -195,9 +248,9 @@ typedef enum pascal_run_set {
 const char *pascal_run_set_name(pascal_run_set set);
 
 /* Empty calibration of `workload` with class rule mod4-min2, GEMM tiling
- * 128x128x64 with 2-byte elements and resident_ctas 0 (unset), attention
- * tiling 64x64, head_dim 64, 2-byte elements, and a zeroed device that the
- * caller fills in. Owns no memory yet. */
+ * 128x128x64 with 2-byte elements, stages and raster not stated,
+ * resident_ctas 0 (unset), attention tiling 64x64, head_dim 64, 2-byte
+ * elements, and a zeroed device that the caller fills in. Owns no memory yet. */
 void pascal_calibration_init(pascal_calibration *cal, pascal_workload workload);
 
 /* Release the run arrays and reset to an empty calibration of the same
@@ -209,10 +262,10 @@ pascal_status pascal_calibration_copy(pascal_calibration *dst, const pascal_cali
                                       pascal_error *err);
 
 /* Check the device constants (field "device.sm_count", ...) and, for GEMM,
- * the tiling ("gemm.tile_m", ..., "gemm.resident_ctas"); for attention the
- * kernel's tiling ("attention.block_q", ...: each >= 1, block_q, block_kv
- * and head_dim multiples of 16, one K/V step 2 block_kv head_dim elem_bytes
- * bytes equal to device.block_bytes). */
+ * the tiling ("gemm.tile_m", ..., "gemm.resident_ctas", "gemm.stages",
+ * "gemm.group_m"); for attention the kernel's tiling ("attention.block_q",
+ * ...: each >= 1, block_q, block_kv and head_dim multiples of 16, one K/V
+ * step 2 block_kv head_dim elem_bytes bytes equal to device.block_bytes). */
 pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_error *err);
 
 /* Validate `run` and append a copy. Errors name the run by the index it would
@@ -243,6 +296,17 @@ pascal_status pascal_calibration_append_scan_to(pascal_calibration *cal, pascal_
                                                 const pascal_scan_run *run, pascal_error *err);
 pascal_status pascal_calibration_append_gemm_to(pascal_calibration *cal, pascal_run_set set,
                                                 const pascal_gemm_run *run, pascal_error *err);
+
+/* Validate a timed run of another configuration and append a copy (GEMM
+ * only). Errors name "configurations[i].field": a configuration member out
+ * of a query's range (pascal/query.h), one the device cannot run
+ * (pascal_gemm_ctas_per_sm's field and reason), a dimension that is 0 or
+ * not a multiple of the run's own tile, fill_bytes as above, kernel_ns
+ * absent or not > 0, a duplicate (same configuration, shape and repeat);
+ * PASCAL_ENOMEM. On failure the calibration is unchanged. */
+pascal_status pascal_calibration_append_config_run(pascal_calibration *cal,
+                                                   const pascal_gemm_config_run *run,
+                                                   pascal_error *err);
 
 /* The runs of set `set` (*scan or *gemm, the one of the calibration's
  * workload; either pointer may be NULL) and their number. */

@@ -18,12 +18,15 @@
  * pascal/baselines.h under the uniform-advance reuse profile, whole-run K (cold first pass
  * included); the SDCM-based columns use the paper's hit rule of 8 ways (C/8 sets; fully associative
  * when C is not a multiple of 8). GEMM baselines need square tiles (tile_m == tile_n), else they
- * are NaN.
+ * are NaN. GEMM runs are also scored with Origami, the analytical selector of tritonBLAS
+ * (pascal/origami.h): its predicted DRAM traffic under the kernel's raster (the own kernel's
+ * row-major; NaN for cuBLASLt, whose raster is not known), K = M (1 - H); NaN for scans and
+ * attention.
  *
  * When the device has peaks, the scored runs that carry a kernel time are
- * also timed with three cache inputs (the TileSight column's fills,
- * PASCAL's and the measured ones; paper section "End-to-end latency with
- * TileSight", Table e2e) by two time sources (pascal/time_model.h): the
+ * also timed with four cache inputs (the TileSight column's fills,
+ * Origami's, PASCAL's and the measured ones; paper section "End-to-end
+ * latency with TileSight", Table e2e) by two time sources (pascal/time_model.h): the
  * pipeline on peaks, the paper's protocol (`latency`), and the time
  * calibrated on the fold's own calibration runs (`latency_calibrated`; a
  * fold's key never enters its own time fit, a panel never enters any).
@@ -74,7 +77,9 @@ extern "C" {
   /* Che's characteristic-time approximation */                                                    \
   X(CHE, "che", "che", "Che", "Che", 5, k_che)                                                     \
   /* SDCM as TileSight's code computes it */                                                       \
-  X(TILESIGHT, "tilesight", "tilesight", "TileSight", "TileSight SDCM", 1, k_tilesight)
+  X(TILESIGHT, "tilesight", "tilesight", "TileSight", "TileSight SDCM", 1, k_tilesight)            \
+  /* tritonBLAS's analytical selector: unique tiles per timestep (GEMM only) */                    \
+  X(ORIGAMI, "origami", "origami", "Origami", "Origami (tritonBLAS)", 6, k_origami)
 
 typedef enum pascal_method {
 #define PASCAL_METHOD_ENUM(id, name, key, title, label, column, k) PASCAL_METHOD_##id,
@@ -99,7 +104,7 @@ const pascal_method_info *pascal_method_info_of(pascal_method method);
  * table. */
 pascal_method pascal_method_at_column(unsigned column);
 /* Its stable name ("pascal", "aligned", "exact-sdcm", "ppt-gpu", "che",
- * "tilesight"), "unknown" for a value that is not a method. */
+ * "tilesight", "origami"), "unknown" for a value that is not a method. */
 const char *pascal_method_name(pascal_method method);
 
 /* Balanced MAPE in percent: (100/|Z|) sum_z (1/n_z) sum_j |pred/obs - 1| over
@@ -141,14 +146,17 @@ pascal_status pascal_key_bootstrap(const double *const *values, const size_t *n,
  * the paper's Table e2e (section "End-to-end latency with TileSight"). */
 typedef enum pascal_cache_input {
   PASCAL_CACHE_TILESIGHT = 0, /* fills of the TILESIGHT method (its SDCM)   */
-  PASCAL_CACHE_PASCAL = 1,    /* PASCAL's predicted fills (out of fold)     */
-  PASCAL_CACHE_MEASURED = 2,  /* the run's measured fills: the pipeline's
+  PASCAL_CACHE_ORIGAMI = 1,   /* fills of the ORIGAMI method (GEMM only)    */
+  PASCAL_CACHE_PASCAL = 2,    /* PASCAL's predicted fills (out of fold)     */
+  PASCAL_CACHE_MEASURED = 3,  /* the run's measured fills: the pipeline's
                                  error floor                                */
-  PASCAL_CACHE_COUNT = 3
+  PASCAL_CACHE_COUNT = 4
 } pascal_cache_input;
 
-/* "tilesight", "pascal", "measured". */
+/* "tilesight", "origami", "pascal", "measured". */
 const char *pascal_cache_input_name(pascal_cache_input input);
+/* Its column heading: "TileSight", "Origami", "PASCAL", "Measured". */
+const char *pascal_cache_input_title(pascal_cache_input input);
 
 /* A run is DRAM-bound when its measured fills raise the predicted time by
  * more than this share over zero DRAM traffic. */

@@ -15,7 +15,9 @@
  * scan's depth belongs to its path).
  *
  *   scan       o, path, d, m (the key z), N (blocks), W (horizon)
- *   gemm       Mg, Ng, Kg (the problem shape)
+ *   gemm       Mg, Ng, Kg (the problem shape); optionally the configuration
+ *              tile_m, tile_n, tile_k, elem_bytes, stages, group_m (each
+ *              absent one is the calibration's: pascal/gemm_config.h)
  *   attention  seq_q, seq_kv, heads, head_dim, stages; optional kv_heads,
  *              block_q, block_kv, elem_bytes, causal (pascal/attention.h)
  *
@@ -42,8 +44,11 @@ extern "C" {
 #endif
 
 /* The horizons a scan query may ask for. */
-#define PASCAL_PREDICT_W_MIN 1e-9
-#define PASCAL_PREDICT_W_MAX 1e15
+#define PASCAL_PREDICT_W_MIN   1e-9
+#define PASCAL_PREDICT_W_MAX   1e15
+/* The largest tile side and raster group a GEMM query may name. */
+#define PASCAL_QUERY_TILE_MAX  4096
+#define PASCAL_QUERY_GROUP_MAX 65536
 /* The messages for a query that mixes the fields of two workloads: a scan's
  * and a GEMM's; attention's and another's. */
 #define PASCAL_PREDICT_MIXED_MESSAGE                                                               \
@@ -58,9 +63,10 @@ typedef struct pascal_scan_query {
   double W;
 } pascal_scan_query;
 
-/* A tiled GEMM: the problem shape, in multiples of the calibration's tile. */
+/* A tiled GEMM: the problem shape, in multiples of the configuration's tile. */
 typedef struct pascal_gemm_query {
   pascal_gemm_shape shape;
+  pascal_gemm_config config;
 } pascal_gemm_query;
 
 /* An attention launch (pascal/attention.h). */
@@ -110,9 +116,11 @@ size_t pascal_query_fields(pascal_workload workload, const pascal_query_field **
  * table of `workload`, or -1. */
 int pascal_query_field_index(pascal_workload workload, const char *name, size_t len);
 
-/* A whole query from code: every field of its table given. */
+/* A whole query from code: every field of its table given (GEMM: the
+ * shape; the configuration fields of `config` that are not 0, config NULL:
+ * none). */
 pascal_query pascal_query_scan(const pascal_scan_key *key, uint32_t N, double W);
-pascal_query pascal_query_gemm(const pascal_gemm_shape *shape);
+pascal_query pascal_query_gemm(const pascal_gemm_shape *shape, const pascal_gemm_config *config);
 pascal_query pascal_query_attention(const pascal_attention_shape *shape);
 
 /* A field's value as readers give it and writers read it. */
@@ -148,9 +156,10 @@ pascal_status pascal_query_workload(int (*given)(const char *name, void *arg), v
 /* Check a query: every required field given and every value in its range
  * (the messages of pascal_query_build), and the rules between fields: a tma
  * scan needs its depth d >= 1 (EMISSING when absent, EINVAL when 0), a sync
- * scan has d = 0; attention's kv_heads divides heads (EINVAL). What the
- * attention model does not describe (causal, kv_heads > 1, another tiling)
- * is its refusal, pascal_model_predict_attention's. */
+ * scan has d = 0; a GEMM's elem_bytes is 1, 2, 4 or 8; attention's kv_heads
+ * divides heads (EINVAL). What the attention model does not describe
+ * (causal, kv_heads > 1, another tiling) is its refusal,
+ * pascal_model_predict_attention's. */
 pascal_status pascal_query_check(const pascal_query *q, const char *prefix, pascal_error *err);
 
 #ifdef __cplusplus

@@ -53,6 +53,7 @@
 #include "pascal/attention.h"
 #include "pascal/calibration.h"
 #include "pascal/error.h"
+#include "pascal/gemm_config.h"
 #include "pascal/latency.h"
 
 #ifdef __cplusplus
@@ -268,16 +269,17 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_s
                                        pascal_simdev_stats *out, pascal_error *err);
 
 /* One tiled GEMM run (paper §4.5 and App. C "GEMM instantiation"): the
- * n_r x n_c output tiles (Mg/tile_m, Ng/tile_n) are CTAs launched in
- * row-major raster order onto M = tiling.resident_ctas slots (slot s on SM
- * s mod sm_count; the next CTA takes the first slot to free). CTA (i, j)
- * runs n_k = Kg/tile_k steps; step k requests A tile (i, k) and B tile
- * (k, j) at once, waits for both over its SM's link, then works
- * 2 consume + compute(m) + intra-CTA sync; after its last step it writes
- * its output tile (tile_m x tile_n x out_elem_bytes, in lines of one input
- * tile's size) into the cache, which evicts like a miss but reads nothing.
- * A and B tiles must have the same size (tile_m == tile_n): one cache line
- * per tile. */
+ * n_r x n_c output tiles (Mg/tile_m, Ng/tile_n) are CTAs launched in the
+ * raster order of tiling.group_m (0 or 1: row-major) onto M =
+ * tiling.resident_ctas slots (slot s on SM s mod sm_count; the next CTA
+ * takes the first slot to free). CTA (i, j) runs n_k = Kg/tile_k steps
+ * through tiling.stages buffers (0: one): step k requests A tile (i, k) and B tile
+ * (k, j), its work (2 consume + compute(m) + intra-CTA sync, the first two
+ * on the SM's shared pipes) starts when both have crossed its SM's link
+ * and step k-1's work has ended; after its last step it writes its output
+ * tile (tile_m x tile_n x out_elem_bytes) into the cache, which evicts like
+ * a miss but reads nothing. Lines are gcd(tile_m, tile_n) rows of a tile
+ * (simdev_gemm.c). */
 typedef struct pascal_simdev_gemm {
   pascal_gemm_shape shape;   /* Mg, Ng, Kg: multiples of the tile sizes    */
   pascal_gemm_params tiling; /* tile_m/n/k, elem_bytes, resident_ctas >= 1 */
@@ -286,23 +288,34 @@ typedef struct pascal_simdev_gemm {
                                 tiling's own: pascal_simdev_gemm_step_m  */
   uint32_t out_elem_bytes;   /* bytes per output element a CTA writes into
                                 the cache when it ends (FP32: 4); 0: none */
-  uint32_t C;                /* > 0: a fully associative LRU of C tiles;
-                                0: the profile's L2 in lines of one tile
-                                (fully associative: capacity_blocks *
-                                block_bytes / tile bytes lines; set-
-                                associative: its sets scaled by
-                                block_bytes / tile bytes, its ways kept) */
+  uint32_t C;                /* > 0: a fully associative LRU of C lines;
+                                0: the profile's L2 in lines of the run's
+                                line bytes (fully associative:
+                                capacity_blocks * block_bytes / line bytes
+                                lines; set-associative: its sets scaled by
+                                block_bytes / line bytes, its ways kept) */
   uint64_t seed;             /* mixed into the profile seed (the repeat)   */
 } pascal_simdev_gemm;
 
-/* Run one GEMM. out: requests = 2 n_r n_c n_k tile reads, fills in tiles,
- * fill_bytes = fills * tile bytes (the measured V), kernel_ns, K = M V / Q
+/* Run one GEMM. out: requests = n_r n_c n_k (tile_m + tile_n) / u line
+ * reads, fills in lines, fill_bytes = fills * line bytes (the measured V), kernel_ns, K = M V / Q
  * (Q = logical input bytes, pascal_gemm_geometry), M. Deterministic for a
  * given profile and run (including seed). Errors name the field ("Mg",
  * "tile_n", "C", ...). */
 pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gemm *run,
                                      pascal_simdev_stats *out, pascal_error *err);
 
+/* The sim's run of a matmul kernel in configuration `c` (a Triton matmul,
+ * pascal/gemm_config.h) on `shape`: its tiling with resident_ctas =
+ * sm_count x the CTAs per SM the profile's shared memory and the
+ * accumulators allow (one per SM when the profile states none), the
+ * tiling's own compute per step, FP32 outputs, `seed`. PASCAL_EREFUSED
+ * naming the field when the configuration does not fit
+ * (pascal_gemm_ctas_per_sm); *out written on success only. */
+pascal_status pascal_simdev_gemm_of_config(const pascal_simdev_profile *p,
+                                           const pascal_gemm_shape *shape,
+                                           const pascal_gemm_config *c, uint64_t seed,
+                                           pascal_simdev_gemm *out, pascal_error *err);
 /* One FlashAttention-2 forward launch (docs/attention.md, the paper's
  * exploratory attention section) on the scan engine: CTA c is query tile
  * c mod t of head c / t (t = ceil(seq_q / block_q) tiles per head),

@@ -95,11 +95,14 @@ bool pascal_model_time_calibrated(const pascal_model *model);
 
 /* The fitted GEMM parameters (valid when pascal_model_time_calibrated). */
 typedef struct pascal_gemm_time_fit {
-  uint32_t ctas_per_sm;  /* c_max, identified from the waves                   */
-  double fixed_s;        /* once per kernel                                    */
-  double iteration_s;    /* L: one k-iteration of a CTA alone on its SM        */
-  double sm_iteration_s; /* s: an SM's time per CTA-iteration when throughput-
-                            bound; 0 when no timed wave identified it          */
+  uint32_t ctas_per_sm;   /* c_max, identified from the waves                   */
+  double fixed_s;         /* once per kernel                                    */
+  double iteration_s;     /* L: one k-iteration of a CTA alone on its SM        */
+  double sm_iteration_s;  /* s: an SM's time per CTA-iteration when throughput-
+                             bound; 0 when no timed wave identified it          */
+  double step_overhead_s; /* o: what a k-iteration costs beyond its matrix work
+                             on the SM's pipes, fitted on the configuration
+                             runs (pascal/gemm_config.h "Time"); 0 without */
 } pascal_gemm_time_fit;
 
 /* PASCAL_EINVAL naming "workload" for a scan model, PASCAL_ENOTFOUND naming
