@@ -24,17 +24,6 @@
 #include "check.h"
 #include "pascal/simdev.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
 static int load(pascal_simdev_profile *p)
 {
   const char *me = __FILE__, *cut = strstr(me, "tests/core/");
