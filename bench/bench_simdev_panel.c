@@ -20,9 +20,13 @@
  *          and every place where K falls from >= 2 to <= 1.05 between
  *          adjacent m of the grid (divergence switching off in one step).
  *
- * usage: bench_simdev_panel PROFILE|- panel|fade [o path d]
- *   (`-` is the built-in gb10-like profile; o path d runs that one family
- *   instead of the plan's seven, which may be a family outside the plan)
+ * usage: bench_simdev_panel PROFILE|- panel|fade [--sizes SHORT,LONG] [o path d]
+ *   (`-` is the built-in gb10-like profile; --sizes runs the panel at these
+ *   two N instead of 16C/5 and 4C, e.g. the paper's 4096,5120; o path d runs
+ *   that one family instead of the plan's seven, which may be a family
+ *   outside the plan). The panel also prints aligned K = 1's balanced MAPE
+ *   on its runs (per key the mean of (K - 1) / K), as `pascal evaluate`
+ *   computes it from the runs' K.
  * A full panel is ~5.3 G simulated requests on gb10-like (~8 CPU-minutes),
  * ~4.5 G on thor-like; the full fade ~5.4 G on gb10-like.
  */
@@ -64,7 +68,8 @@ static int plan_families(const pascal_simdev_profile *p, family out[NFAM])
 }
 
 static const uint32_t PANEL_M[] = {3, 7, 8, 9, 10, 11};
-/* (N as k C / 5, W), the plan's held-out sizes */
+/* (N as k C / 5, W), the plan's held-out sizes; the first three use the
+ * panel's short size, the last two its long one (--sizes replaces both) */
 static const uint64_t PANEL_NW[][2] = {{16, 1}, {16, 8}, {16, 64}, {20, 24}, {20, 80}};
 #define PANEL_NM  (sizeof PANEL_M / sizeof PANEL_M[0])
 #define PANEL_NNW (sizeof PANEL_NW / sizeof PANEL_NW[0])
@@ -81,10 +86,22 @@ static uint64_t plan_size(const pascal_simdev *dev, uint64_t k)
   return (k * pascal_simdev_profile_of(dev)->capacity_blocks * 2u + 5u) / 10u;
 }
 
+/* --sizes SHORT,LONG: the panel's two N instead of 16C/5 and 4C (0: none) */
+static uint64_t panel_sizes[2];
+
+/* N of a run: the panel's override for its k (16: short, 20: long), else
+ * round(k C / 5) */
+static uint64_t run_size(const pascal_simdev *dev, uint64_t k)
+{
+  if (panel_sizes[0] && (k == 16 || k == 20))
+    return panel_sizes[k == 20];
+  return plan_size(dev, k);
+}
+
 static int run_K(pascal_simdev *dev, const family *f, uint32_t m, uint64_t k, uint64_t W,
                  uint64_t seed, double *K)
 {
-  pascal_simdev_scan s = {f->o, f->tma, f->d, m, plan_size(dev, k), W, seed, 0};
+  pascal_simdev_scan s = {f->o, f->tma, f->d, m, run_size(dev, k), W, seed, 0};
   pascal_simdev_stats st;
   pascal_error err;
   if (pascal_simdev_run_scan(dev, &s, &st, NULL, &err) != PASCAL_OK) {
@@ -103,12 +120,12 @@ static const char *path_name(const family *f)
 static int panel(pascal_simdev *dev, const family *fams, size_t nfam)
 {
   size_t runs = 0, diverged = 0, keys = 0;
-  double err_sum = 0.0, key_err_sum = 0.0;
+  double err_sum = 0.0, key_err_sum = 0.0, aligned_sum = 0.0;
   printf("family        m  K per (N,W) for repeats 0/1 ...\n");
   for (size_t fi = 0; fi < nfam; fi++) {
     const family *f = &fams[fi];
     for (size_t mi = 0; mi < PANEL_NM; mi++) {
-      double key_err = 0.0;
+      double key_err = 0.0, key_aligned = 0.0;
       printf("o=%u %-4s d=%u %2u ", f->o, path_name(f), f->d, PANEL_M[mi]);
       for (size_t k = 0; k < PANEL_NNW; k++) {
         double a, b;
@@ -121,19 +138,23 @@ static int panel(pascal_simdev *dev, const family *fams, size_t nfam)
         double e = fabs(a - b) / b + fabs(b - a) / a; /* b predicted by a, a by b */
         err_sum += e;
         key_err += e;
+        key_aligned += fabs(a - 1.0) / a + fabs(b - 1.0) / b; /* aligned K = 1's error */
       }
       printf("\n");
       fflush(stdout);
       key_err_sum += key_err / (2.0 * PANEL_NNW);
+      aligned_sum += key_aligned / (2.0 * PANEL_NNW);
       keys++;
     }
   }
   if (!runs)
     return 1;
   printf("panel: %zu keys, %zu runs; K > %.2f in %zu runs (%.1f%%); repeat-to-repeat floor: "
-         "MAPE %.2f%% over runs, %.2f%% balanced over keys\n",
+         "MAPE %.2f%% over runs, %.2f%% balanced over keys; aligned K = 1: balanced MAPE "
+         "%.2f%%\n",
          keys, runs, DIVERGED, diverged, 100.0 * (double)diverged / (double)runs,
-         100.0 * err_sum / (double)runs, 100.0 * key_err_sum / (double)keys);
+         100.0 * err_sum / (double)runs, 100.0 * key_err_sum / (double)keys,
+         100.0 * aligned_sum / (double)keys);
   return 0;
 }
 
@@ -173,8 +194,23 @@ static int fade(pascal_simdev *dev, const family *fams, size_t nfam)
 
 int main(int argc, char **argv)
 {
+  if (argc >= 5 && strcmp(argv[3], "--sizes") == 0) { /* panel sizes instead of the plan's */
+    unsigned long long a = 0, b = 0;
+    char tail;
+    if (sscanf(argv[4], "%llu,%llu%c", &a, &b, &tail) != 2 || a < 1 || b < 1 || a >= (1ull << 31) ||
+        b >= (1ull << 31)) {
+      fprintf(stderr, "--sizes SHORT,LONG: two block counts below 2^31\n");
+      return 2;
+    }
+    panel_sizes[0] = a;
+    panel_sizes[1] = b;
+    for (int i = 3; i + 2 < argc; i++)
+      argv[i] = argv[i + 2];
+    argc -= 2;
+  }
   if (argc != 3 && argc != 6) {
-    fprintf(stderr, "usage: bench_simdev_panel PROFILE|- panel|fade [o sync|tma d]\n");
+    fprintf(stderr,
+            "usage: bench_simdev_panel PROFILE|- panel|fade [--sizes SHORT,LONG] [o sync|tma d]\n");
     return 2;
   }
   pascal_simdev_profile p;

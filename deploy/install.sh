@@ -76,6 +76,9 @@ install -d -m 0755 "$destdir$prefix/share/pascal/calibrations"
 for bundle in "$here"/deploy/calibrations/*.json; do
   [ -f "$bundle" ] && install -m 0644 "$bundle" "$destdir$prefix/share/pascal/calibrations/"
 done
+# Sim device profiles, for `pascal sim --profile NAME` and pascal-agent --profile.
+install -d -m 0755 "$destdir$prefix/share/pascal/profiles"
+install -m 0644 "$here"/deploy/profiles/*.profile "$destdir$prefix/share/pascal/profiles/"
 install -d -m 0755 "$destdir$prefix/share/pascal/examples"
 install -m 0644 "$here/deploy/pascald.conf.example" "$here/deploy/nginx-tls.conf.example" \
   "$destdir$prefix/share/pascal/examples/"

@@ -26,9 +26,10 @@ pascal_status pascal_simdev_new(const pascal_simdev_profile *profile, pascal_sim
   dev->mem.link_block_ns = calloc(sms, sizeof(double));
   dev->mem.link_run_ns = calloc(sms, sizeof(double));
   dev->sm_clock = calloc(sms, sizeof(double));
+  dev->sm_skew = calloc(sms, sizeof(double));
   dev->exec_free = calloc(sms, sizeof(double));
   if (!dev->mem.link_free || !dev->mem.link_block_ns || !dev->mem.link_run_ns || !dev->sm_clock ||
-      !dev->exec_free) {
+      !dev->sm_skew || !dev->exec_free) {
     st = pascal_error_set(err, PASCAL_ENOMEM, "sm_count", "cannot allocate %u SM links", sms);
     goto fail;
   }
@@ -40,6 +41,13 @@ pascal_status pascal_simdev_new(const pascal_simdev_profile *profile, pascal_sim
   double nominal = (double)profile->block_bytes / profile->sm_read_gbps;
   for (uint32_t s = 0; s < sms; s++)
     dev->mem.link_block_ns[s] = pc_simdev_rng_jitter(&rng, nominal, profile->sm_read_spread);
+  /* The chip's work skew: group g of G gets 1 - skew + 2 skew g / (G - 1). */
+  uint32_t groups = profile->clock_skew_groups;
+  for (uint32_t s = 0; s < sms; s++) {
+    uint32_t g = (uint32_t)((uint64_t)s * groups / sms);
+    dev->sm_skew[s] =
+        groups > 1 ? 1.0 - profile->clock_skew + 2.0 * profile->clock_skew * g / (groups - 1) : 1.0;
+  }
   *out = dev;
   return PASCAL_OK;
 fail:
@@ -51,11 +59,12 @@ void pascal_simdev_free(pascal_simdev *dev)
 {
   if (!dev)
     return;
-  pc_simdev_lru_free(&dev->mem.lru);
+  pc_simdev_cache_free(&dev->mem.cache);
   free(dev->mem.link_free);
   free(dev->mem.link_block_ns);
   free(dev->mem.link_run_ns);
   free(dev->sm_clock);
+  free(dev->sm_skew);
   free(dev->exec_free);
   pc_simdev_heap_free(&dev->heap);
   free(dev->slots);
@@ -63,6 +72,13 @@ void pascal_simdev_free(pascal_simdev *dev)
   free(dev->scratch);
   free(dev->gemm_slots);
   free(dev);
+}
+
+void pc_simdev_draw_clocks(pascal_simdev *dev, simdev_rng *rng)
+{
+  for (uint32_t i = 0; i < dev->profile.sm_count; i++)
+    dev->sm_clock[i] =
+        dev->sm_skew[i] * pc_simdev_rng_jitter(rng, 1.0, dev->profile.sm_clock_spread);
 }
 
 const pascal_simdev_profile *pascal_simdev_profile_of(const pascal_simdev *dev)

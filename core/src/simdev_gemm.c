@@ -27,8 +27,9 @@
  * cache line of u tile_k elem_bytes bytes; an A tile is tile_m / u lines, a
  * B tile tile_n / u (one line each when the tile is square). A(i, k) is
  * lines (i n_k + k) a .. + a - 1, B(k, j) lines n_r n_k a + (k n_c + j) b
- * .., so the cache holds capacity_bytes / line bytes lines and every DRAM
- * and link time scales with the line. When a CTA ends it writes its output
+ * .., so the cache holds the profile's L2 bytes in lines of that size (a
+ * set-associative L2's sets scaled, its ways kept) and every DRAM, L2 and
+ * link time scales with the line. When a CTA ends it writes its output
  * tile into the cache: out_lines = ceil(tile_m tile_n out_elem_bytes / line
  * bytes) lines after the inputs, allocated without a read
  * (pc_simdev_mem_write), so the output competes with A and B for capacity
@@ -97,11 +98,10 @@ static uint32_t gcd_u32(uint32_t a, uint32_t b)
 }
 
 /* Resolve the run's geometry and cache size, checking every field. */
-static pascal_status gemm_check(const pascal_simdev *dev, const pascal_simdev_gemm *run,
-                                pascal_gemm_prediction *geo, uint32_t *lines, uint32_t *line_bytes,
-                                uint32_t *out_lines, uint32_t *capacity, pascal_error *err)
+static pascal_status gemm_check(const pascal_simdev_gemm *run, pascal_gemm_prediction *geo,
+                                uint32_t *lines, uint32_t *line_bytes, uint32_t *out_lines,
+                                uint32_t *capacity, pascal_error *err)
 {
-  const pascal_simdev_profile *p = &dev->profile;
   const pascal_gemm_params *g = &run->tiling;
   pascal_status st = pascal_gemm_geometry(g, &run->shape, geo, err);
   if (st != PASCAL_OK)
@@ -130,14 +130,9 @@ static pascal_status gemm_check(const pascal_simdev *dev, const pascal_simdev_ge
   if (n >= (1ull << 31))
     return pascal_error_set(err, PASCAL_ERANGE, "Kg", "%llu input and output lines exceed 2^31",
                             (unsigned long long)n);
-  uint64_t cap = run->C ? run->C : (uint64_t)p->capacity_blocks * p->block_bytes / lb;
-  if (cap < 1 || cap > UINT32_MAX)
-    return pascal_error_set(err, PASCAL_EINVAL, "C",
-                            "the cache holds %llu lines; it must hold 1 to 2^32 - 1",
-                            (unsigned long long)cap);
   *lines = (uint32_t)n;
   *line_bytes = (uint32_t)lb;
-  *capacity = (uint32_t)cap;
+  *capacity = run->C; /* 0: the profile's L2 in lines of lb bytes (pc_simdev_mem_prepare) */
   return PASCAL_OK;
 }
 
@@ -171,11 +166,11 @@ static void gemm_issue_step(gemm_run *r, uint32_t s, double now)
   uint32_t id = r->M + s * r->stages + b;
   double ready;
   for (uint32_t q = 0; q < r->a_lines; q++) {
-    pc_simdev_mem_lookup(r->mem, a0 + q, now, &ready);
+    pc_simdev_mem_lookup(r->mem, sl->sm, a0 + q, now, &ready);
     pc_simdev_heap_push(r->heap, ready, id);
   }
   for (uint32_t q = 0; q < r->b_lines; q++) {
-    pc_simdev_mem_lookup(r->mem, b0 + q, now, &ready);
+    pc_simdev_mem_lookup(r->mem, sl->sm, b0 + q, now, &ready);
     pc_simdev_heap_push(r->heap, ready, id);
   }
   sl->buf[b] = (gemm_buffer){r->a_lines + r->b_lines, now};
@@ -251,7 +246,7 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
     return pascal_error_set(err, PASCAL_EINVAL, "run", "device, run and out must be given");
   pascal_gemm_prediction geo;
   uint32_t lines = 0, line_bytes = 0, out_lines = 0, capacity = 0;
-  pascal_status st = gemm_check(dev, run, &geo, &lines, &line_bytes, &out_lines, &capacity, err);
+  pascal_status st = gemm_check(run, &geo, &lines, &line_bytes, &out_lines, &capacity, err);
   if (st != PASCAL_OK)
     return st;
   const pascal_simdev_profile *p = &dev->profile;
@@ -294,10 +289,9 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   r.slots = dev->gemm_slots;
   r.work_ns = 2.0 * p->consume_ns + pc_simdev_compute_ns(p, run->m) + p->cta_sync_ns;
   r.shared_frac = r.work_ns > 0.0 ? (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
-  for (uint32_t i = 0; i < p->sm_count; i++) {
-    dev->sm_clock[i] = pc_simdev_rng_jitter(&r.rng, 1.0, p->sm_clock_spread);
+  pc_simdev_draw_clocks(dev, &r.rng);
+  for (uint32_t i = 0; i < p->sm_count; i++)
     dev->exec_free[i] = 0.0;
-  }
   r.sm_clock = dev->sm_clock;
   r.exec_free = dev->exec_free;
   uint32_t first = r.tiles < r.M ? (uint32_t)r.tiles : r.M;

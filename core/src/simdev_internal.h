@@ -72,11 +72,14 @@ void pc_simdev_heap_push(simdev_heap *h, double t, uint32_t id);
 /* Pop the earliest event into *out; returns 0 when empty. */
 int pc_simdev_heap_pop(simdev_heap *h, simdev_event *out);
 
-/* ---- LRU cache over blocks 0..N-1 with per-line fill-ready time ----
- * Invariant: lines in the list are exactly the resident lines, MRU first,
- * count <= capacity. A line is allocated when its miss is looked up; its
- * fill_ready is the time the DRAM fill lands. A request for a resident line
- * that arrives before fill_ready is a merge and waits for the fill. */
+/* ---- the L2 array (simdev_cache.c): P partitions x S sets x A ways over
+ * blocks 0..n-1, LRU within a set, with per-line fill-ready time ----
+ * Invariant: the lines in a set's list are exactly that set's resident
+ * lines of that partition, MRU first, count <= ways. A line is allocated
+ * when its miss is looked up; its fill_ready is the time its data lands.
+ * A request for a resident line that arrives before fill_ready is a merge
+ * and waits for the fill. P = S = 1 with A = C is the fully associative LRU
+ * of C lines. */
 
 typedef struct simdev_line {
   uint32_t prev, next; /* list links; prev == SIMDEV_NONE: not resident */
@@ -85,50 +88,83 @@ typedef struct simdev_line {
 
 #define SIMDEV_NONE UINT32_MAX
 
-typedef struct simdev_lru {
-  simdev_line *lines; /* N + 1 entries, index N is the list sentinel */
-  size_t lines_cap;
-  uint32_t n, capacity, count;
-} simdev_lru;
+typedef struct simdev_cache {
+  simdev_line *lines; /* parts x (n + sets): partition q's line b at
+                         q (n + sets) + b, its set sentinels after its n lines */
+  uint32_t *count;    /* parts x sets: resident lines per set */
+  uint32_t *set_of;   /* n: each block's set (when sets > 1) */
+  size_t lines_cap, count_cap, set_cap;
+  uint32_t n, parts, sets, ways;
+} simdev_cache;
 
-void pc_simdev_lru_free(simdev_lru *c);
+/* Empty cache of `parts` x `sets` x `ways` lines over blocks 0..n-1
+ * (buffers kept from run to run). PASCAL_ENOMEM when they cannot grow. */
+pascal_status pc_simdev_cache_reset(simdev_cache *c, uint32_t n, uint32_t parts, uint32_t sets,
+                                    uint32_t ways);
+void pc_simdev_cache_free(simdev_cache *c);
+/* Hashed set index of block b (0 with one set) and its home partition. */
+uint32_t pc_simdev_cache_set(const simdev_cache *c, uint32_t b);
+uint32_t pc_simdev_cache_home(const simdev_cache *c, uint32_t b);
+/* Partition q's line for b made MRU of its set, or NULL if not resident. */
+simdev_line *pc_simdev_cache_touch(simdev_cache *c, uint32_t q, uint32_t b);
+/* Make absent b resident in partition q as MRU of its set, evicting the
+ * set's LRU line (even if in flight) when the set is full. */
+simdev_line *pc_simdev_cache_insert(simdev_cache *c, uint32_t q, uint32_t b);
+/* The invariant above, checked by walking every list (tests, asserts). */
+int pc_simdev_cache_consistent(const simdev_cache *c);
 
 typedef enum simdev_outcome { SIMDEV_HIT = 0, SIMDEV_MERGE, SIMDEV_FILL } simdev_outcome;
 
-/* ---- memory path: one DRAM FIFO server, per-SM L2->SM link FIFOs ---- */
+/* ---- memory path (simdev_mem.c): the L2 array, its partitions' far hop,
+ * one DRAM FIFO server, an optional shared L2 data server, per-SM
+ * L2 -> SM link FIFOs ---- */
 
 typedef struct simdev_mem {
-  simdev_lru lru;
+  simdev_cache cache;
+  uint32_t sm_count;                     /* SM s sits next to partition
+                                            s * parts / sm_count           */
   double hop_ns;                         /* SM -> L2 request latency                 */
-  double dram_block_ns;                  /* DRAM service time per block              */
+  double far_ns;                         /* near -> home partition, each way         */
+  double dram_block_ns;                  /* DRAM service time per line               */
   double dram_latency_ns;                /* added after service                      */
+  double l2_line_ns;                     /* shared L2 data server per line; 0: none  */
+  double rounds;                         /* dependent rounds per request: hop, far
+                                            hop and DRAM latency are paid this many
+                                            times (1 after prepare)                  */
   double jitter;                         /* relative service jitter                  */
   double dram_tail_prob, dram_tail_ns;   /* fill latency tail           */
   double link_stall_prob, link_stall_ns; /* link transfer stalls        */
   double dram_free;                      /* DRAM server busy until                   */
+  double l2_free;                        /* shared L2 data server busy until         */
   double *link_free;                     /* per SM: link busy until (sm_count)       */
   double *link_block_ns;                 /* per SM: transfer time per block, fixed by
                                             the profile and its seed (sm_count)      */
-  double *link_run_ns;                   /* per SM: this run's transfer time per block:
+  double *link_run_ns;                   /* per SM: this run's transfer time per line:
                                             link_block_ns times a per-run factor     */
   uint64_t requests, hits, merges, fills;
   simdev_rng *rng;
 } simdev_mem;
 
-/* Look block `b` up at issue time `t` (its L2 arrival is t + hop_ns; issue
- * times must be non-decreasing across calls, so lookups and the DRAM FIFO
- * see requests in arrival order). Returns the outcome and writes the time
- * the data is ready at L2. Counts the request. */
-simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready);
+/* SM `sm` looks line `b` up at issue time `t`: at t + hop_ns in the
+ * partition next to it; a line homed in the other partition that is not
+ * there is copied from its home partition (far_ns each way), which fills
+ * it from DRAM if it lacks it too. Issue times must be non-decreasing
+ * across calls, so lookups and the DRAM FIFO see requests in arrival order.
+ * Returns the outcome (a fill: this request read DRAM; a merge: it waited
+ * for an outstanding fill; a hit: neither) and writes the time the data is
+ * ready at the SM's partition. Counts the request. */
+simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t sm, uint32_t b, double t,
+                                    double *ready);
 
-/* Write line `b` into the cache at issue time `t` (same ordering rule as
- * lookups): it becomes resident and MRU without a DRAM read (a full-line
- * write allocates), evicting like a miss; its write-back occupies the DRAM
- * server for one service. Not a request: the counts do not change. */
+/* Write line `b` into its home partition at issue time `t` (same ordering
+ * rule as lookups): it becomes resident and MRU without a DRAM read (a
+ * full-line write allocates), evicting like a miss; its write-back occupies
+ * the DRAM server for one service. Not a request: the counts do not change. */
 void pc_simdev_mem_write(simdev_mem *mm, uint32_t b, double t);
 
-/* Transfer one block over SM `sm`'s link, data ready at `ready` (calls must
- * come in non-decreasing `ready` order per link). Returns arrival at the SM. */
+/* Move one line from L2 to SM `sm`, data ready at `ready`: through the
+ * shared L2 data server (if any), then over the SM's link. Calls must come
+ * in non-decreasing `ready` order. Returns arrival at the SM. */
 double pc_simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready);
 
 /* The run's stats from the memory path's counts: fill_bytes = fills *
@@ -152,18 +188,22 @@ struct pascal_simdev {
   size_t ring_cap;
   uint64_t *scratch; /* snapshot positions; first-wave dispatch order */
   size_t scratch_cap;
+  double *sm_skew;       /* per SM: the chip's fixed work factor (sm_count) */
   double *sm_clock;      /* per SM: this run's work factor (sm_count) */
   double *exec_free;     /* per SM: execution pipes busy until (sm_count) */
   gemm_slot *gemm_slots; /* GEMM engine: one per resident CTA */
   size_t gemm_slots_cap;
 };
 
-/* Prepare dev->mem for a run: empty cache of `capacity` lines over n
- * lines of `line_bytes` each (a scan block is the profile's block_bytes, a
- * GEMM tile its own size: DRAM and link times scale with it), idle servers,
- * zero counts, the run's rng, and this run's per-SM link speeds (the chip's,
- * each scaled by a factor drawn from the run's rng: uniform in
- * +-sm_read_run_spread). */
+/* Prepare dev->mem for a run over n lines of `line_bytes` each (a scan
+ * block is the profile's block_bytes, a GEMM tile its own size: DRAM, L2 and
+ * link times scale with it): an empty cache, idle servers, zero counts, the
+ * run's rng, and this run's per-SM link speeds (the chip's, each scaled by
+ * a factor drawn from the run's rng: uniform in +-sm_read_run_spread).
+ * capacity > 0: one fully associative LRU of that many lines (the theory's
+ * cache); 0: the profile's L2 (its partitions, sets and ways, or its
+ * fully associative capacity_blocks), in lines of line_bytes. Errors name
+ * `C` when the cache would hold no line or too many. */
 pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
                                     uint32_t line_bytes, simdev_rng *rng, pascal_error *err);
 
@@ -176,6 +216,10 @@ static inline double pc_simdev_compute_ns(const pascal_simdev_profile *p, uint32
   uint32_t cls = r < 2u ? r : 2u;
   return p->compute_ns * (double)(m - r) + p->tail_ns[cls];
 }
+
+/* simdev.c: draw this run's per-SM work factors into dev->sm_clock: the
+ * chip's fixed skew times a factor uniform in +-sm_clock_spread from rng. */
+void pc_simdev_draw_clocks(pascal_simdev *dev, simdev_rng *rng);
 
 /* ---- the scan engine (simdev_scan.c) ---- */
 
@@ -190,7 +234,7 @@ typedef struct pc_scan_cfg {
   uint64_t ctas;       /* CTAs in all (a scan: W M), >= 1             */
   uint32_t lines;      /* cache lines the run names (all ids < lines)  */
   uint32_t line_bytes; /* bytes per line: DRAM and link times scale    */
-  uint32_t capacity;   /* cache lines                                  */
+  uint32_t capacity;   /* 0: the profile's L2 (pc_simdev_mem_prepare)  */
   double work_ns;      /* per block, before clock, noise and jitter    */
   uint32_t checkpoint_blocks;
   uint64_t seed; /* the run's rng seed                           */

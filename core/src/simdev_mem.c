@@ -1,142 +1,154 @@
 /*
- * simdev_mem.c - the sim device's memory path: the shared fully associative
- * LRU cache of C blocks (O(1): a direct array over block ids 0..N-1 with an
- * intrusive doubly linked list), request merging for lines whose fill is
- * still outstanding (MSHR-like), the FIFO DRAM server with finite bandwidth
- * and base latency, and the per-SM L2->SM link servers.
+ * simdev_mem.c - the sim device's memory path: requests through the L2
+ * array of simdev_cache.c (its partitions, sets and ways, or one fully
+ * associative LRU), request merging for lines whose fill is still
+ * outstanding (MSHR-like), the far-partition hop, the FIFO DRAM server with
+ * finite bandwidth and base latency, the optional shared L2 data server and
+ * the per-SM L2 -> SM link servers (docs/sim-device.md, "Memory path").
  *
- * The cache is exact LRU on the sequence of lookups, lines allocated at miss
- * time, so with lookups in the static kernel's trace order its misses are
- * the LRU misses of paper §3.3 (Theorem lru).
+ * With one partition and one set the cache is exact LRU on the sequence of
+ * lookups, lines allocated at miss time, so with lookups in the static
+ * kernel's trace order its misses are the LRU misses of paper §3.3
+ * (Theorem lru).
+ *
+ * Partitions (an L2 split in two halves, each next to half of the SMs, as
+ * on the H100): a request goes to the partition next to its SM. A line
+ * homed there is served, or filled from DRAM, as with one partition. A line
+ * homed in the other partition is kept as a copy in the near one: if the
+ * copy is missing, the request crosses to the home partition (far_ns),
+ * which serves it or fills it from DRAM, and the data comes back (far_ns)
+ * into a new near copy. Only DRAM reads are fills, so a line both halves
+ * read costs one fill while it stays in its home partition, and each half
+ * holds every line its SMs read: the capacity a scan shared by all SMs can
+ * use is one partition's.
+ *
+ * A request the SM makes in `rounds` dependent rounds (the sync path's
+ * per-thread loads, simdev_scan.c) pays the hop, the far hop and the DRAM
+ * latency once per round; the DRAM service and the transfer are the line's.
  */
 #include <assert.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "simdev_internal.h"
 
-static pascal_status lru_reset(simdev_lru *c, uint32_t n, uint32_t capacity)
+/* A DRAM fill of a line that arrives at its partition at `at`: FIFO
+ * service (at is non-decreasing across lookups up to the far hop), then
+ * the latency and its tail. */
+static double dram_fill(simdev_mem *mm, double at)
 {
-  size_t need = (size_t)n + 1;
-  if (pascal_grow((void **)&c->lines, &c->lines_cap, need, sizeof *c->lines))
-    return PASCAL_ENOMEM;
-  for (uint32_t b = 0; b < n; b++) {
-    c->lines[b].prev = c->lines[b].next = SIMDEV_NONE;
-    c->lines[b].fill_ready = 0.0;
-  }
-  c->lines[n].prev = c->lines[n].next = n; /* empty circular list */
-  c->n = n;
-  c->capacity = capacity;
-  c->count = 0;
-  return PASCAL_OK;
+  double start = at > mm->dram_free ? at : mm->dram_free;
+  mm->dram_free = start + pc_simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
+  mm->fills++;
+  return mm->dram_free + mm->rounds * mm->dram_latency_ns +
+         pc_simdev_rng_tail(mm->rng, mm->dram_tail_prob, mm->dram_tail_ns);
 }
 
-void pc_simdev_lru_free(simdev_lru *c)
+/* Look b up in partition q at time `at`: a resident line is a hit, or a
+ * merge while its fill is outstanding; a missing one is allocated, returned
+ * in *missing, and the caller sets its data's ready time. */
+static simdev_outcome part_lookup(simdev_mem *mm, uint32_t q, uint32_t b, double at, double *ready,
+                                  simdev_line **missing)
 {
-  free(c->lines);
-  c->lines = NULL;
-  c->lines_cap = 0;
-}
-
-#ifndef NDEBUG
-/* The list invariant of simdev_internal.h: walking from the sentinel both
- * ways meets exactly `count` <= capacity resident lines, links agree. */
-static int lru_consistent(const simdev_lru *c)
-{
-  const simdev_line *l = c->lines;
-  uint32_t seen = 0;
-  for (uint32_t b = l[c->n].next; b != c->n; b = l[b].next) {
-    if (b >= c->n || l[l[b].next].prev != b || ++seen > c->count)
-      return 0;
-  }
-  return seen == c->count && c->count <= c->capacity;
-}
-#endif
-
-static void lru_unlink(simdev_line *l, uint32_t b)
-{
-  l[l[b].prev].next = l[b].next;
-  l[l[b].next].prev = l[b].prev;
-}
-
-static void lru_push_front(simdev_line *l, uint32_t sentinel, uint32_t b)
-{
-  uint32_t first = l[sentinel].next;
-  l[b].prev = sentinel;
-  l[b].next = first;
-  l[first].prev = b;
-  l[sentinel].next = b;
-}
-
-/* Make absent line b resident as MRU, evicting the LRU line (even if in
- * flight) when the cache is full. */
-static void lru_insert(simdev_lru *c, uint32_t b)
-{
-  simdev_line *l = c->lines;
-  assert(c->capacity >= 1 && c->count <= c->capacity);
-  if (c->count == c->capacity) {
-    uint32_t victim = l[c->n].prev;
-    lru_unlink(l, victim);
-    l[victim].prev = l[victim].next = SIMDEV_NONE;
-  } else {
-    c->count++;
-  }
-  lru_push_front(l, c->n, b);
-}
-
-simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t b, double t, double *ready)
-{
-  simdev_lru *c = &mm->lru;
-  simdev_line *l = c->lines;
-  double at_l2 = t + mm->hop_ns;
-  assert(b < c->n);
-  mm->requests++;
-  if (l[b].prev != SIMDEV_NONE) { /* resident: touch */
-    lru_unlink(l, b);
-    lru_push_front(l, c->n, b);
-    if (l[b].fill_ready > at_l2) { /* fill outstanding: wait for it */
-      mm->merges++;
-      *ready = l[b].fill_ready;
+  simdev_line *l = pc_simdev_cache_touch(&mm->cache, q, b);
+  *missing = NULL;
+  if (l) {
+    if (l->fill_ready > at) {
+      *ready = l->fill_ready;
       return SIMDEV_MERGE;
     }
-    mm->hits++;
-    *ready = at_l2;
+    *ready = at;
     return SIMDEV_HIT;
   }
-  lru_insert(c, b);
-  /* FIFO DRAM: at_l2 is non-decreasing across lookups */
-  double start = at_l2 > mm->dram_free ? at_l2 : mm->dram_free;
-  mm->dram_free = start + pc_simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
-  l[b].fill_ready = mm->dram_free + mm->dram_latency_ns +
-                    pc_simdev_rng_tail(mm->rng, mm->dram_tail_prob, mm->dram_tail_ns);
-  mm->fills++;
-  *ready = l[b].fill_ready;
+  *missing = pc_simdev_cache_insert(&mm->cache, q, b);
   return SIMDEV_FILL;
+}
+
+simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t sm, uint32_t b, double t,
+                                    double *ready)
+{
+  simdev_cache *c = &mm->cache;
+  double at = t + mm->rounds * mm->hop_ns, far = mm->rounds * mm->far_ns;
+  uint32_t near = (uint32_t)((uint64_t)sm * c->parts / mm->sm_count);
+  simdev_line *copy;
+  assert(b < c->n && sm < mm->sm_count);
+  mm->requests++;
+  simdev_outcome o = part_lookup(mm, near, b, at, ready, &copy);
+  if (copy) {
+    uint32_t home = pc_simdev_cache_home(c, b);
+    if (home == near) {
+      *ready = dram_fill(mm, at);
+    } else { /* the near copy comes from the home partition */
+      simdev_line *line;
+      double far_at = at + far;
+      o = part_lookup(mm, home, b, far_at, ready, &line);
+      if (line)
+        *ready = line->fill_ready = dram_fill(mm, far_at);
+      *ready += far;
+    }
+    copy->fill_ready = *ready;
+  }
+  if (o == SIMDEV_HIT)
+    mm->hits++;
+  else if (o == SIMDEV_MERGE)
+    mm->merges++;
+  return o;
 }
 
 void pc_simdev_mem_write(simdev_mem *mm, uint32_t b, double t)
 {
-  simdev_lru *c = &mm->lru;
-  double at_l2 = t + mm->hop_ns;
+  simdev_cache *c = &mm->cache;
+  uint32_t home = pc_simdev_cache_home(c, b);
+  double at = t + mm->hop_ns;
   assert(b < c->n);
-  if (c->lines[b].prev != SIMDEV_NONE) { /* rewritten: touch */
-    lru_unlink(c->lines, b);
-    lru_push_front(c->lines, c->n, b);
-  } else {
-    lru_insert(c, b);
-  }
-  c->lines[b].fill_ready = at_l2;
+  simdev_line *l = pc_simdev_cache_touch(c, home, b); /* rewritten: touched */
+  if (!l)
+    l = pc_simdev_cache_insert(c, home, b);
+  l->fill_ready = at;
   /* its write-back takes one DRAM service (charged now, in arrival order) */
-  double start = at_l2 > mm->dram_free ? at_l2 : mm->dram_free;
+  double start = at > mm->dram_free ? at : mm->dram_free;
   mm->dram_free = start + pc_simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
 }
 
 double pc_simdev_mem_transfer(simdev_mem *mm, uint32_t sm, double ready)
 {
+  if (mm->l2_line_ns > 0.0) { /* the L2's own data rate, shared by every SM */
+    double start = ready > mm->l2_free ? ready : mm->l2_free;
+    mm->l2_free = start + pc_simdev_rng_jitter(mm->rng, mm->l2_line_ns, mm->jitter);
+    ready = mm->l2_free;
+  }
   double start = ready > mm->link_free[sm] ? ready : mm->link_free[sm];
   mm->link_free[sm] = start + pc_simdev_rng_jitter(mm->rng, mm->link_run_ns[sm], mm->jitter) +
                       pc_simdev_rng_tail(mm->rng, mm->link_stall_prob, mm->link_stall_ns);
   return mm->link_free[sm];
+}
+
+/* The cache geometry of a run in lines of line_bytes (see the header). */
+static pascal_status geometry(const pascal_simdev_profile *p, uint32_t capacity,
+                              uint32_t line_bytes, uint32_t g[3], pascal_error *err)
+{
+  g[0] = g[1] = g[2] = 1;
+  if (capacity > 0) {
+    g[2] = capacity;
+    return PASCAL_OK;
+  }
+  uint64_t sets = p->l2_sets
+                      ? p->l2_sets
+                      : (p->l2_ways ? p->capacity_blocks / (p->l2_partitions * p->l2_ways) : 0);
+  /* in whole lines of line_bytes (exact integer arithmetic) */
+  uint64_t lines = (p->l2_ways ? sets : p->capacity_blocks) * p->block_bytes / line_bytes;
+  if (lines < 1 || lines > UINT32_MAX)
+    return pascal_error_set(err, PASCAL_EINVAL, "C",
+                            "the cache would hold %llu lines of %u bytes; it must hold 1 to "
+                            "2^32 - 1",
+                            (unsigned long long)lines, line_bytes);
+  if (p->l2_ways) { /* sets scale with the line size, ways stay */
+    g[0] = p->l2_partitions;
+    g[1] = (uint32_t)lines;
+    g[2] = p->l2_ways;
+  } else {
+    g[2] = (uint32_t)lines;
+  }
+  return PASCAL_OK;
 }
 
 pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
@@ -144,24 +156,32 @@ pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t cap
 {
   const pascal_simdev_profile *p = &dev->profile;
   simdev_mem *mm = &dev->mem;
-  if (lru_reset(&mm->lru, n, capacity) != PASCAL_OK)
-    return pascal_error_set(err, PASCAL_ENOMEM, "N",
-                            "cannot allocate the cache index for %u blocks", n);
+  uint32_t g[3];
+  pascal_status st = geometry(p, capacity, line_bytes, g, err);
+  if (st != PASCAL_OK)
+    return st;
+  if (pc_simdev_cache_reset(&mm->cache, n, g[0], g[1], g[2]) != PASCAL_OK)
+    return pascal_error_set(err, PASCAL_ENOMEM, "N", "cannot allocate the cache index for %u lines",
+                            n);
   double scale = (double)line_bytes / (double)p->block_bytes;
   for (uint32_t s = 0; s < p->sm_count; s++) {
     mm->link_free[s] = 0.0;
     mm->link_run_ns[s] =
         pc_simdev_rng_jitter(rng, mm->link_block_ns[s], p->sm_read_run_spread) * scale;
   }
+  mm->sm_count = p->sm_count;
   mm->hop_ns = p->hop_ns;
+  mm->far_ns = g[0] > 1 ? p->l2_far_ns : 0.0;
   mm->dram_block_ns = (double)line_bytes / p->dram_gbps;
   mm->dram_latency_ns = p->dram_latency_ns;
+  mm->l2_line_ns = p->l2_gbps > 0.0 ? (double)line_bytes / p->l2_gbps : 0.0;
   mm->jitter = p->service_jitter;
   mm->dram_tail_prob = p->dram_tail_prob;
   mm->dram_tail_ns = p->dram_tail_ns;
   mm->link_stall_prob = p->link_stall_prob;
   mm->link_stall_ns = p->link_stall_ns;
-  mm->dram_free = 0.0;
+  mm->rounds = 1.0;
+  mm->dram_free = mm->l2_free = 0.0;
   mm->requests = mm->hits = mm->merges = mm->fills = 0;
   mm->rng = rng;
   return PASCAL_OK;
@@ -170,7 +190,7 @@ pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t cap
 void pc_simdev_mem_stats(const simdev_mem *mm, uint32_t block_bytes, double kernel_ns, double k_per,
                          uint32_t M, pascal_simdev_stats *out)
 {
-  assert(lru_consistent(&mm->lru));
+  assert(pc_simdev_cache_consistent(&mm->cache));
   assert(mm->requests == mm->hits + mm->merges + mm->fills);
   memset(out, 0, sizeof *out);
   out->requests = mm->requests;

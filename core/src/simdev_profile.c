@@ -38,7 +38,7 @@ typedef struct key_spec {
 } key_spec;
 
 #define F(field) offsetof(pascal_simdev_profile, field)
-#define BIG      1e15
+#define BIG      1e18
 static const key_spec KEYS[] = {
     {"name", KEY_STR_NAME, F(name), 0, 0, 0, "1-63 chars of [A-Za-z0-9._-]"},
     {"arch", KEY_STR_ARCH, F(arch), 0, 0, 0, "1-31 chars of [A-Za-z0-9._-]"},
@@ -51,6 +51,11 @@ static const key_spec KEYS[] = {
     {"compute_capability", KEY_CC, F(cc_major), 0, 0, 0, "MAJOR.MINOR, 1..99 . 0..99"},
     {"seed", KEY_U64, F(seed), 0, 1.8446744073709552e19, 0, "an unsigned 64-bit integer"},
     {"priming", KEY_PRIMING, F(priming_extra), 0, 1, 0, "d-1 or d"},
+    {"l2_ways", KEY_U32, F(l2_ways), 0, 65536, 0, "an integer in [0, 65536]"},
+    {"l2_sets", KEY_U32, F(l2_sets), 0, 1u << 30, 0, "an integer in [0, 2^30]"},
+    {"l2_partitions", KEY_U32, F(l2_partitions), 1, 64, 0, "an integer in [1, 64]"},
+    {"l2_far_ns", KEY_F64, F(l2_far_ns), 0, BIG, 0, "a number >= 0"},
+    {"l2_gbps", KEY_F64, F(l2_gbps), 0, BIG, 0, "a number >= 0"},
     {"hop_ns", KEY_F64, F(hop_ns), 0, BIG, 0, "a number >= 0"},
     {"sm_read_gbps", KEY_F64, F(sm_read_gbps), 1e-3, BIG, 0, "a number >= 0.001"},
     {"sm_read_spread", KEY_F64, F(sm_read_spread), 0, 0.5, 1, "a number in [0, 0.5)"},
@@ -61,15 +66,20 @@ static const key_spec KEYS[] = {
     {"tail0_ns", KEY_F64, F(tail_ns[0]), 0, BIG, 0, "a number >= 0"},
     {"tail1_ns", KEY_F64, F(tail_ns[1]), 0, BIG, 0, "a number >= 0"},
     {"tail2_ns", KEY_F64, F(tail_ns[2]), 0, BIG, 0, "a number >= 0"},
+    {"mma_setup_ns", KEY_F64, F(mma_setup_ns), 0, BIG, 0, "a number >= 0"},
     {"sync_issue_ns", KEY_F64, F(sync_issue_ns), 0, BIG, 0, "a number >= 0"},
+    {"sync_rounds", KEY_U32, F(sync_rounds), 1, 64, 0, "an integer in [1, 64]"},
     {"tma_issue_ns", KEY_F64, F(tma_issue_ns), 0, BIG, 0, "a number >= 0"},
     {"cta_sync_ns", KEY_F64, F(cta_sync_ns), 0, BIG, 0, "a number >= 0"},
+    {"exec_shared", KEY_F64, F(exec_shared), 0, 1, 0, "a number in [0, 1]"},
     {"grid_barrier_ns", KEY_F64, F(grid_barrier_ns), 0, BIG, 0, "a number >= 0"},
     {"launch_ns", KEY_F64, F(launch_ns), 0, BIG, 0, "a number >= 0"},
     {"start_jitter_ns", KEY_F64, F(start_jitter_ns), 0, BIG, 0, "a number >= 0"},
     {"service_jitter", KEY_F64, F(service_jitter), 0, 1, 1, "a number in [0, 1)"},
     {"sm_read_run_spread", KEY_F64, F(sm_read_run_spread), 0, 0.5, 1, "a number in [0, 0.5)"},
     {"sm_clock_spread", KEY_F64, F(sm_clock_spread), 0, 0.5, 1, "a number in [0, 0.5)"},
+    {"clock_skew", KEY_F64, F(clock_skew), 0, 0.5, 1, "a number in [0, 0.5)"},
+    {"clock_skew_groups", KEY_U32, F(clock_skew_groups), 1, 4096, 0, "an integer in [1, 4096]"},
     {"work_noise", KEY_F64, F(work_noise), 0, 0.5, 0, "a number in [0, 0.5]"},
     {"work_noise_blocks", KEY_F64, F(work_noise_blocks), 1, BIG, 0, "a number >= 1"},
     {"link_stall_prob", KEY_F64, F(link_stall_prob), 0, 1, 0, "a number in [0, 1]"},
@@ -102,6 +112,11 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out)
   out->cc_minor = 1;
   out->seed = 1;
   out->priming_extra = 0;
+  out->l2_ways = 0; /* one fully associative LRU of capacity_blocks */
+  out->l2_sets = 0;
+  out->l2_partitions = 1;
+  out->l2_far_ns = 0.0;
+  out->l2_gbps = 0.0;
   out->hop_ns = 200.0;
   out->sm_read_gbps = 48.0;
   out->sm_read_spread = 0.03;
@@ -112,15 +127,20 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out)
   out->tail_ns[0] = 0.0;
   out->tail_ns[1] = 40.0;
   out->tail_ns[2] = 110.0;
+  out->mma_setup_ns = 0.0;
   out->sync_issue_ns = 20.0;
+  out->sync_rounds = 1;
   out->tma_issue_ns = 10.0;
   out->cta_sync_ns = 15.0;
+  out->exec_shared = 1.0;
   out->grid_barrier_ns = 1500.0;
   out->launch_ns = 2000.0;
   out->start_jitter_ns = 200.0;
   out->service_jitter = 0.10;
   out->sm_read_run_spread = 0.02;
   out->sm_clock_spread = 0.007;
+  out->clock_skew = 0.0;
+  out->clock_skew_groups = 1;
   out->work_noise = 0.05;
   out->work_noise_blocks = 4.0;
   out->link_stall_prob = 0.1;
@@ -241,6 +261,35 @@ static pascal_status peaks_validate(const pascal_simdev_profile *p, pascal_error
                           "%s must be > 0 when any peak is stated (all four rates or none)", key);
 }
 
+/* The L2 array: sets and partitions only with ways; l2_sets = 0 takes the
+ * sets from capacity_blocks, which must then divide evenly; at most 2^30
+ * lines. */
+static pascal_status l2_validate(const pascal_simdev_profile *p, pascal_error *err)
+{
+  if (p->l2_ways == 0) {
+    if (p->l2_sets != 0)
+      return pascal_error_set(err, PASCAL_EINVAL, "l2_sets",
+                              "l2_sets must be 0 when l2_ways = 0 (fully associative)");
+    if (p->l2_partitions != 1)
+      return pascal_error_set(err, PASCAL_EINVAL, "l2_partitions",
+                              "l2_partitions must be 1 when l2_ways = 0 (fully associative)");
+    return PASCAL_OK;
+  }
+  uint64_t per_set = (uint64_t)p->l2_partitions * p->l2_ways;
+  if (p->l2_sets == 0 && p->capacity_blocks % per_set != 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "l2_sets",
+                            "capacity_blocks (%u) is not a multiple of l2_partitions x l2_ways "
+                            "(%llu): give l2_sets, or l2_ways = 0",
+                            p->capacity_blocks, (unsigned long long)per_set);
+  if (per_set * (p->l2_sets ? p->l2_sets : p->capacity_blocks / per_set) > (1ull << 30))
+    return pascal_error_set(err, PASCAL_EINVAL, "l2_sets",
+                            "l2_partitions x l2_sets x l2_ways must be at most 2^30 lines");
+  if (p->l2_partitions > p->sm_count)
+    return pascal_error_set(err, PASCAL_EINVAL, "l2_partitions",
+                            "l2_partitions must be at most sm_count (each has SMs next to it)");
+  return PASCAL_OK;
+}
+
 pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p, pascal_error *err)
 {
   if (!p)
@@ -249,6 +298,9 @@ pascal_status pascal_simdev_profile_validate(const pascal_simdev_profile *p, pas
     if (!key_in_domain(p, &KEYS[i]))
       return pascal_error_set(err, PASCAL_EINVAL, KEYS[i].key, "%s must be %s", KEYS[i].key,
                               KEYS[i].help);
+  pascal_status st = l2_validate(p, err);
+  if (st != PASCAL_OK)
+    return st;
   return peaks_validate(p, err);
 }
 

@@ -15,9 +15,12 @@
  * K, depth or m beyond the costs above: divergence or coherence comes from
  * who misses, who merges and who waits (Theorems coherence and feedback).
  *
- * The CTAs on one SM share its execution pipes: the consume + compute part
- * of their per-block work is served in turn (an SM's compute throughput is
- * finite), the intra-CTA sync is not.
+ * The CTAs on one SM share its execution pipes: the exec_shared part of the
+ * consume + compute of their per-block work is served in turn (an SM's
+ * compute throughput is finite; 0 where the work is latency-bound and the
+ * CTAs overlap), the intra-CTA sync is not. With m >= 1 a block also pays
+ * the compute loop's fixed cost mma_setup_ns. The sync path loads a block
+ * in sync_rounds dependent rounds (simdev_mem.c).
  *
  * Variation (docs/sim-device.md): each SM's work is scaled by a per-run
  * clock factor, each CTA's by an AR(1) deviation that persists over
@@ -140,7 +143,7 @@ static void issue(scan_run *r, uint32_t s, double now)
   uint32_t b = sl->issued++;
   uint32_t idx = b % r->R;
   double ready;
-  pc_simdev_mem_lookup(r->mem, sl->base + b, now, &ready);
+  pc_simdev_mem_lookup(r->mem, sl->sm, sl->base + b, now, &ready);
   r->ring_arrival[(size_t)s * r->R + idx] = -1.0;
   pc_simdev_heap_push(r->heap, ready, r->M + s * r->R + idx);
 }
@@ -221,7 +224,7 @@ static void on_start(scan_run *r, uint32_t s, double now)
   cta_stream(r->cfg, sl->cta, &sl->base, &sl->n);
   if (r->cfg->tiles) { /* its query tile, a line of its own */
     double ready;
-    pc_simdev_mem_lookup(r->mem, r->cfg->q_first + (uint32_t)sl->cta, now, &ready);
+    pc_simdev_mem_lookup(r->mem, sl->sm, r->cfg->q_first + (uint32_t)sl->cta, now, &ready);
     sl->q_arrival = -1.0;
     pc_simdev_heap_push(r->heap, ready, r->M + r->M * r->R + s);
     t += r->issue_ns;
@@ -416,10 +419,15 @@ pascal_status pc_simdev_scan_engine(pascal_simdev *dev, const pc_scan_cfg *cfg,
   pascal_status st = scan_buffers(dev, r.M, r.R, err);
   if (st != PASCAL_OK)
     return st;
-  r.capacity = cfg->capacity;
-  st = pc_simdev_mem_prepare(dev, cfg->lines, r.capacity, cfg->line_bytes, &r.rng, err);
+  st = pc_simdev_mem_prepare(dev, cfg->lines, cfg->capacity, cfg->line_bytes, &r.rng, err);
   if (st != PASCAL_OK)
     return st;
+  /* the snapshots' gap law reads the cache as C lines */
+  r.capacity = cfg->capacity
+                   ? cfg->capacity
+                   : (uint32_t)((uint64_t)p->capacity_blocks * p->block_bytes / cfg->line_bytes);
+  if (!r.tma) /* the sync path loads a block in sync_rounds dependent rounds */
+    dev->mem.rounds = (double)p->sync_rounds;
   r.mem = &dev->mem;
   r.heap = &dev->heap;
   r.slots = dev->slots;
@@ -435,13 +443,12 @@ pascal_status pc_simdev_scan_engine(pascal_simdev *dev, const pc_scan_cfg *cfg,
   r.noise_sd = p->work_noise;
   r.noise_phi = exp(-1.0 / p->work_noise_blocks);
   r.noise_innov = p->work_noise * sqrt(1.0 - r.noise_phi * r.noise_phi);
-  for (uint32_t i = 0; i < p->sm_count; i++)
-    dev->sm_clock[i] = pc_simdev_rng_jitter(&r.rng, 1.0, p->sm_clock_spread);
+  pc_simdev_draw_clocks(dev, &r.rng);
   r.sm_clock = dev->sm_clock;
   for (uint32_t i = 0; i < p->sm_count; i++)
     dev->exec_free[i] = 0.0;
   r.exec_free = dev->exec_free;
-  r.shared_frac = r.work_ns > 0.0 ? (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
+  r.shared_frac = r.work_ns > 0.0 ? p->exec_shared * (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
   r.ctas_total = cfg->ctas;
   uint32_t first = cfg->ctas < r.M ? (uint32_t)cfg->ctas : r.M; /* a launch may not fill a wave */
   r.ctas_launched = first;
@@ -517,8 +524,8 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
                      .ctas = scan->W * p->sm_count * scan->o,
                      .lines = (uint32_t)scan->N,
                      .line_bytes = p->block_bytes,
-                     .capacity = p->capacity_blocks,
-                     .work_ns = p->consume_ns + pc_simdev_compute_ns(p, scan->m) + p->cta_sync_ns,
+                     .work_ns = p->consume_ns + pc_simdev_compute_ns(p, scan->m) + p->cta_sync_ns +
+                                (scan->m > 0 ? p->mma_setup_ns : 0.0),
                      .checkpoint_blocks = scan->checkpoint_blocks,
                      .seed = pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, key), scan->seed)};
   return pc_simdev_scan_engine(dev, &cfg, out, snaps, err);

@@ -40,7 +40,7 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_s
   if (st != PASCAL_OK)
     return st;
   const pascal_simdev_profile *p = &dev->profile;
-  uint32_t capacity = run->C ? run->C : p->capacity_blocks;
+  uint32_t capacity = run->C; /* 0: the profile's L2 */
   simdev_rng rng = {
       pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, 0x535441544943ULL /* "STATIC" */),
                          pc_simdev_seed_mix(run->seed, run->N * 1000003u + run->M))};
@@ -57,7 +57,7 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_s
     for (uint32_t w = 0; w < run->M; w++) {
       double ready;
       uint32_t b = (uint32_t)((k + run->phases[w]) % run->N);
-      pc_simdev_mem_lookup(mm, b, release, &ready);
+      pc_simdev_mem_lookup(mm, w % p->sm_count, b, release, &ready);
       pc_simdev_heap_push(&dev->heap, ready, w);
     }
     /* data reaches each SM over its link in order of readiness */

@@ -27,6 +27,9 @@ arch = sim
 # geometry
 sm_count = 48
 capacity_blocks = 1280        # C, effective L2 capacity in blocks
+# the L2 is one fully associative LRU of C blocks (no l2_ways: NVIDIA
+# publishes no associativity for this chip, and every shipped sim bundle was
+# measured so; docs/sim-device.md, "Which profiles use which L2")
 block_bytes = 16384
 l2_bytes = 25165824           # nominal 24 MiB, reported only
 smem_per_sm = 102400          # 100 KiB (compute capability 12.x), for planning

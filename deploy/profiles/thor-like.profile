@@ -33,6 +33,9 @@ arch = sim
 # geometry
 sm_count = 20
 capacity_blocks = 2048        # C = 32 MiB / 16 KiB
+# the L2 is one fully associative LRU of C blocks (no l2_ways: NVIDIA
+# publishes no associativity for this chip, and every shipped sim bundle was
+# measured so; docs/sim-device.md, "Which profiles use which L2")
 block_bytes = 16384
 l2_bytes = 33554432           # 32 MiB
 smem_per_sm = 233472          # 228 KiB (compute capability 10.x/11.x), for planning

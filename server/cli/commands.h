@@ -31,13 +31,10 @@ pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle, pas
 int cli_load_model(const char *cmd, const char *path, pascal_codec_bundle *bundle,
                    pascal_model **model);
 
-/* one launch on the sim device (cmd_sim.c) */
-int cli_cmd_sim(int argc, char **argv);
-
 /* device-aware plans (cmd_plan.c) */
 int cli_cmd_plan(int argc, char **argv);
 
-/* one run on the sim device (cmd_sim.c) */
+/* one run on the CPU sim device: scan, GEMM or attention (cmd_sim.c) */
 int cli_cmd_sim(int argc, char **argv);
 
 #endif

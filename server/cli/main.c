@@ -50,12 +50,11 @@ static const command commands[] = {
      "--law scan|gemm[,name=value...] [--plan PLAN] [--heldout PANEL_PLAN] [-o BUNDLE]",
      "write a synthetic bundle from a documented response law"},
     {"sim", cli_cmd_sim,
-     "gemm [--profile P] --Mg M --Ng N --Kg K --tile MxNxK --stages S --elem-bytes B "
-     "[--group-m G] [--seed S] [--json] | scan [--profile P] --o O --path sync|tma [--d D] --m M "
-     "--N N --W W [--seed S] [--json] | attention [--profile P] --seq-q Q --seq-kv S --heads H "
-     "--stages D [--kv-heads G] [--head-dim 64] [--block-q 64] [--block-kv 64] [--elem-bytes 2] "
-     "[--causal] [--o O] [--seed S] [--json]",
-     "run one GEMM, scan or attention launch on the sim device and print what it measured"},
+     "scan --o O --path sync|tma [--d D] --m M --N N --W W | gemm --Mg M --Ng N --Kg K "
+     "--tile MxNxK --stages S --elem-bytes B [--group-m G] [--ctas-per-sm C] | attention "
+     "--seq-q Q --seq-kv S --heads H --stages D [--kv-heads G] [--head-dim 64] [--block-q 64] "
+     "[--block-kv 64] [--elem-bytes 2] [--causal] [--o O]; each [--profile P] [--seed S] [--json]",
+     "run one scan, GEMM or attention launch on the sim device and print what it measured"},
     {"plan", cli_cmd_plan,
      "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram|scan-offgrid|gemm-offgrid|"
      "attention|attention-heldout|attention-cells (--probe PROBE.json | --C C | "

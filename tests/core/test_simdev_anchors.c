@@ -35,17 +35,6 @@
 #include "pascal/plan_gen.h"
 #include "pascal/simdev.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
 #define N_BLOCKS  4096u
 #define MAX_WAVES 64u
 #define SNAPS     8192u

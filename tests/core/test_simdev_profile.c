@@ -32,6 +32,11 @@ static int profiles_equal(const pascal_simdev_profile *a, const pascal_simdev_pr
          a->work_noise_blocks == b->work_noise_blocks && a->link_stall_prob == b->link_stall_prob &&
          a->link_stall_ns == b->link_stall_ns && a->dram_tail_prob == b->dram_tail_prob &&
          a->dram_tail_ns == b->dram_tail_ns && a->dispatch_ns == b->dispatch_ns &&
+         a->l2_ways == b->l2_ways && a->l2_sets == b->l2_sets &&
+         a->l2_partitions == b->l2_partitions && a->l2_far_ns == b->l2_far_ns &&
+         a->l2_gbps == b->l2_gbps && a->mma_setup_ns == b->mma_setup_ns &&
+         a->sync_rounds == b->sync_rounds && a->exec_shared == b->exec_shared &&
+         a->clock_skew == b->clock_skew && a->clock_skew_groups == b->clock_skew_groups &&
          memcmp(&a->peaks, &b->peaks, sizeof a->peaks) == 0;
 }
 

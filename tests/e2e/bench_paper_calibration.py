@@ -17,6 +17,7 @@ Not a ctest test (a scan takes minutes): a benchmark, run by hand.
     tests/e2e/bench_paper_calibration.py --pascald build/bin/pascald \\
         --agent build/bin/pascal-agent --cli build/bin/pascal --source . \\
         [--workload gemm] [--profile deploy/profiles/thor-like.profile --device sim-thor] \\
+        [--plan-sizes 3072,4096,6144] [--heldout-sizes 4096,5120] [--timeout S] \\
         [--export FILE]
 """
 import argparse
@@ -79,7 +80,25 @@ def device_plans(args, profile_path):
     if args.plan:
         with open(os.path.join(args.source, args.plan)) as f:
             docs[0] = json.load(f)
+    if args.plan_sizes:
+        docs[0]["sizes"] = args.plan_sizes
+    if args.heldout_sizes:
+        if len(args.heldout_sizes) != len(docs) - 1:
+            sys.exit("--heldout-sizes needs one size per held-out part (%d)" % (len(docs) - 1))
+        for part, n in zip(docs[1:], args.heldout_sizes):
+            part["sizes"] = [n]
     return docs[0], docs[1:]
+
+
+def sizes(text):
+    """A comma-separated list of block counts."""
+    try:
+        v = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected N,N,...: %r" % text)
+    if not v or min(v) < 1:
+        raise argparse.ArgumentTypeError("sizes must be positive: %r" % text)
+    return v
 
 
 def print_table(report):
@@ -101,6 +120,12 @@ def main():
     ap.add_argument("--agents", type=int, default=2)
     ap.add_argument("--device", default="sim-gb10")
     ap.add_argument("--export")
+    ap.add_argument("--plan-sizes", type=sizes,
+                    help="N of the calibration plan instead of the probe's (e.g. 3072,4096,6144)")
+    ap.add_argument("--heldout-sizes", type=sizes,
+                    help="N of each held-out part instead of the probe's (e.g. 4096,5120)")
+    ap.add_argument("--timeout", type=float, default=3600.0,
+                    help="seconds the agents may take (default 3600)")
     args = ap.parse_args()
     profile_path = os.path.join(args.source, args.profile)
     plan, panel = device_plans(args, profile_path)
@@ -120,7 +145,7 @@ def main():
         t0 = time.monotonic()
         agents = [Agent(w, "agent-%d" % i, common + ["--name", "agent-%d" % i], token=w.agent_token)
                   for i in range(args.agents)]
-        codes = [a.wait(timeout=3600) for a in agents]
+        codes = [a.wait(timeout=args.timeout) for a in agents]
         wall = time.monotonic() - t0
         ru = resource.getrusage(resource.RUSAGE_CHILDREN)  # the agents (the daemon still runs)
         cpu = ru.ru_utime + ru.ru_stime
@@ -152,8 +177,10 @@ def main():
                 "seed": int(prof.get("seed", "1")),
                 "run_seeds": "the run's repeat index (0, 1, ... up to the plan's repeats), with"
                 " the profile seed and the %s" % ("shape" if args.workload == "gemm" else "key"),
-                "plan": args.plan or PLAN_NAMES[args.workload][0],
-                "heldout_plan": None if args.no_heldout else PLAN_NAMES[args.workload][1],
+                "plan": (args.plan or PLAN_NAMES[args.workload][0]) +
+                        (", sizes %s" % args.plan_sizes if args.plan_sizes else ""),
+                "heldout_plan": None if args.no_heldout else PLAN_NAMES[args.workload][1] +
+                        (", sizes %s" % args.heldout_sizes if args.heldout_sizes else ""),
                 "agents": args.agents, "wall_seconds": round(wall, 1),
                 "agent_cpu_seconds": round(cpu, 1),
                 "machine": "2-core dev machine shared with other work"})

@@ -25,4 +25,16 @@ long check_failures(void);
 #define CHECK_INT(got, want)                                                                       \
   check_record_int((long long)(got), (long long)(want), __FILE__, __LINE__, #got " == " #want)
 
+/* 1 in an AddressSanitizer build (gcc or clang): long runs check less there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 #endif

@@ -12,18 +12,24 @@
  *     compute; TMA path = d buffers, priming count n_p (d-1 or d, a profile
  *     parameter), then per block: wait, consume, compute m, intra-CTA sync,
  *     issue block j + n_p.
- *   - One shared fully associative LRU cache of C blocks. A line is allocated
- *     when its miss is looked up; a request for a resident line whose fill is
- *     still outstanding waits for that fill and counts as a merge (MSHR-like),
- *     not as a fill.
+ *   - A shared L2: one fully associative LRU cache of C blocks, or one
+ *     split into partitions of hashed sets of a few ways each (LRU in a
+ *     set; a line homed in the far partition is copied from it). A line is
+ *     allocated when its miss is looked up; a request for a resident line
+ *     whose fill is still outstanding waits for that fill and counts as a
+ *     merge (MSHR-like), not as a fill.
  *   - A FIFO DRAM server with finite bandwidth (service time per block) and a
- *     base latency; per-SM L2->SM links with finite bandwidth (the read
- *     reference) whose speed differs slightly between SMs; per-block consume
- *     cost; compute cost per unit m with an execution-class tail
- *     (chi(m) = min(m mod 4, 2), paper App. C); start-time and service jitter.
+ *     base latency; optionally the L2's own data rate shared by all SMs;
+ *     per-SM L2->SM links with finite bandwidth (the read reference) whose
+ *     speed differs slightly between SMs; per-block consume cost; compute
+ *     cost per unit m with an execution-class tail (chi(m) = min(m mod 4, 2),
+ *     paper App. C) and a fixed cost when the loop runs; work the CTAs of
+ *     one SM share or overlap; a sync path that loads a block in dependent
+ *     rounds; start-time and service jitter.
  *   - Variation that lasts a run and is redrawn per repeat: per-SM link and
  *     clock factors, autocorrelated per-CTA work noise, link stalls and a
  *     DRAM latency tail, a CTA dispatcher with a random first-wave order;
+ *     a fixed work skew between groups of SMs (a property of the chip);
  *     an optional within-wave checkpoint (paper §3.6's experiment).
  *   - Static kernel: M workers with given phases, synchronous loads, a grid
  *     barrier each round, H rounds. Its fills equal fully associative LRU on
@@ -67,7 +73,9 @@ typedef struct pascal_simdev_profile {
   char name[PASCAL_SIMDEV_NAME_MAX]; /* "gb10-like" */
   char arch[PASCAL_SIMDEV_ARCH_MAX]; /* reported to pascald, "sim" */
   uint32_t sm_count;                 /* SMs; M = sm_count * o        */
-  uint32_t capacity_blocks;          /* C, effective L2 capacity       */
+  uint32_t capacity_blocks;          /* C, effective L2 capacity (the
+                                        device's registered C; also the
+                                        cache's size when l2_ways = 0)  */
   uint32_t block_bytes;              /* bytes per logical block        */
   uint64_t l2_bytes;                 /* nominal L2 size (reported)     */
   uint64_t smem_per_sm;              /* shared memory per SM in bytes,
@@ -83,6 +91,19 @@ typedef struct pascal_simdev_profile {
   uint64_t seed;          /* base seed of every run         */
   uint32_t priming_extra; /* n_p = d - 1 + priming_extra; text
                              form `priming = d-1` (0) or `d` (1) */
+  /* The L2 array (docs/sim-device.md, "Memory path"): l2_ways = 0 is one
+   * fully associative LRU of capacity_blocks lines (l2_sets must then be 0
+   * and l2_partitions 1); l2_ways = A > 0 is l2_partitions P partitions of
+   * S sets of A ways (P S A lines of block_bytes), S = l2_sets, or
+   * capacity_blocks / (P A) when l2_sets = 0; hashed set index, LRU within
+   * a set; SM s is next to partition s P / sm_count, and a line homed in the
+   * other partition is copied from there, l2_far_ns each way. */
+  uint32_t l2_ways;       /* A, 0: fully associative                      */
+  uint32_t l2_sets;       /* S per partition, 0: from capacity_blocks     */
+  uint32_t l2_partitions; /* P                                            */
+  double l2_far_ns;       /* near -> home partition latency, each way     */
+  double l2_gbps;         /* the L2's own data rate shared by all SMs,
+                             GB/s; 0: none (each SM's link only)          */
   double hop_ns;          /* SM -> L2 request latency incl. tag lookup    */
   double sm_read_gbps;    /* per-SM L2 -> SM link bandwidth, GB/s         */
   double sm_read_spread;  /* relative spread of per-SM link speed, [0,0.5) */
@@ -92,27 +113,45 @@ typedef struct pascal_simdev_profile {
   double compute_ns;      /* cost per unit of m in full groups of four    */
   double tail_ns[3];      /* loop-tail cost per execution class chi(m):
                              keys tail0_ns, tail1_ns, tail2_ns            */
+  double mma_setup_ns;    /* scan: the compute loop's fixed cost per block
+                             when m >= 1 (accumulator set-up, the wait for
+                             the chain's result); not charged by the GEMM,
+                             whose accumulators live across its k-steps   */
   double sync_issue_ns;   /* sync path: cooperative load issue per block  */
+  uint32_t sync_rounds;   /* sync path: dependent rounds of per-thread loads
+                             per block, each paying the hop and, on a miss,
+                             the DRAM latency (1: one round trip)         */
   double tma_issue_ns;    /* TMA path: bulk-copy issue per block          */
   double cta_sync_ns;     /* intra-CTA synchronisation per block          */
+  double exec_shared;     /* scan: share of a block's consume + compute
+                             that holds the SM's execution pipes, so that
+                             CTAs on one SM take turns for it, [0, 1]
+                             (1: throughput-bound work; 0: latency-bound
+                             work the CTAs of an SM overlap fully)        */
   double grid_barrier_ns; /* static kernel: grid barrier per round        */
   double launch_ns;       /* CTA launch overhead when a slot frees        */
   double start_jitter_ns; /* CTA start delay, uniform in [0, this)        */
   double service_jitter;  /* relative service jitter, uniform in +-this, [0,1) */
   /* Variation that persists within a run and is redrawn for every run
    * (docs/sim-device.md, "Variation between runs"): */
-  double sm_read_run_spread; /* per-run factor on each SM's link speed,
-                                uniform in +-this, [0,0.5)               */
-  double sm_clock_spread;    /* per-run factor on each SM's work (its
-                                effective clock), uniform in +-this, [0,0.5) */
-  double work_noise;         /* sd of a CTA's autocorrelated relative work
-                                deviation (AR(1) over its blocks), [0,0.5] */
-  double work_noise_blocks;  /* correlation length of that noise, blocks, >= 1 */
-  double link_stall_prob;    /* a link transfer stalls with this probability */
-  double link_stall_ns;      /* mean of the exponential stall               */
-  double dram_tail_prob;     /* a fill's latency has a tail with this prob. */
-  double dram_tail_ns;       /* mean of the exponential latency tail        */
-  double dispatch_ns;        /* CTA dispatcher: one launch per this many ns */
+  double sm_read_run_spread;  /* per-run factor on each SM's link speed,
+                                 uniform in +-this, [0,0.5)               */
+  double sm_clock_spread;     /* per-run factor on each SM's work (its
+                                 effective clock), uniform in +-this, [0,0.5) */
+  double clock_skew;          /* a fixed property of the chip: the SMs form
+                                 clock_skew_groups groups (SM s in group
+                                 s G / sm_count) whose work is scaled by
+                                 factors evenly spaced from 1 - this to
+                                 1 + this, [0, 0.5); 0: none             */
+  uint32_t clock_skew_groups; /* G >= 1 (1: no skew)                      */
+  double work_noise;          /* sd of a CTA's autocorrelated relative work
+                                 deviation (AR(1) over its blocks), [0,0.5] */
+  double work_noise_blocks;   /* correlation length of that noise, blocks, >= 1 */
+  double link_stall_prob;     /* a link transfer stalls with this probability */
+  double link_stall_ns;       /* mean of the exponential stall               */
+  double dram_tail_prob;      /* a fill's latency has a tail with this prob. */
+  double dram_tail_ns;        /* mean of the exponential latency tail        */
+  double dispatch_ns;         /* CTA dispatcher: one launch per this many ns */
   /* The peaks a microbenchmark would measure on this device, as the profile
    * states them for registration and bundles (keys peak_dram_bytes_per_s,
    * peak_l2_bytes_per_s, peak_tensor_flops, peak_sm_clock_hz, peak_launch_s;
@@ -216,14 +255,16 @@ typedef struct pascal_simdev_static {
   uint32_t M;             /* workers, >= 1                                */
   const uint64_t *phases; /* M phases, each < N (borrowed)               */
   uint64_t H;             /* rounds, >= 1                                 */
-  uint32_t C;             /* capacity in blocks, 1 <= C; 0: the profile's */
+  uint32_t C;             /* > 0: a fully associative LRU of C blocks (the
+                             theory's cache); 0: the profile's L2          */
   uint64_t seed;          /* mixed into the profile seed                  */
 } pascal_simdev_static;
 
 /* Run the static kernel: round k, worker w (in index order) requests block
- * (k + phases[w]) mod N; a grid barrier ends each round. fills equal the
- * misses of fully associative LRU (empty at start) on that trace; the timing
- * (kernel_ns) uses the same DRAM/link model as the scan. */
+ * (k + phases[w]) mod N; a grid barrier ends each round. With C > 0 (or a
+ * fully associative profile) fills equal the misses of fully associative
+ * LRU (empty at start) on that trace; the timing (kernel_ns) uses the same
+ * DRAM/link model as the scan. */
 pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_static *run,
                                        pascal_simdev_stats *out, pascal_error *err);
 
@@ -247,8 +288,12 @@ typedef struct pascal_simdev_gemm {
                                 tiling's own: pascal_simdev_gemm_step_m  */
   uint32_t out_elem_bytes;   /* bytes per output element a CTA writes into
                                 the cache when it ends (FP32: 4); 0: none */
-  uint32_t C;                /* capacity in lines; 0: the profile's
-                                capacity_blocks * block_bytes / line bytes */
+  uint32_t C;                /* > 0: a fully associative LRU of C lines;
+                                0: the profile's L2 in lines of the run's
+                                line bytes (fully associative:
+                                capacity_blocks * block_bytes / line bytes
+                                lines; set-associative: its sets scaled by
+                                block_bytes / line bytes, its ways kept) */
   uint64_t seed;             /* mixed into the profile seed (the repeat)   */
 } pascal_simdev_gemm;
 
