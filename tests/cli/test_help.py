@@ -67,9 +67,10 @@ class PascalHelp(unittest.TestCase):
                     self.assertEqual(p.stderr, "")
                     synopsis = p.stdout.splitlines()[0]
                     self.assertTrue(synopsis.startswith("usage: pascal %s " % cmd), synopsis)
-                    if prefix:
-                        parts = synopsis[len("usage: pascal %s " % cmd):].split(" | ")
-                        synopsis = [x for x in parts if x.startswith(prefix[0] + " ")][0]
+                    if prefix:  # "w1 ... | w2 ... | w3 ...; each [common options]"
+                        rest, _, common = synopsis[len("usage: pascal %s " % cmd):].partition("; each ")
+                        parts = rest.split(" | ")
+                        synopsis = [x for x in parts if x.startswith(prefix[0] + " ")][0] + " " + common
                     opts = option_lines(p.stdout)
                     self.assertTrue(opts, p.stdout)
                     for name, (meta, text) in opts.items():
