@@ -62,6 +62,12 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
                             pascal_workload_name(pascal_model_workload(model)),
                             pascal_workload_name(q->workload));
   out->workload = q->workload;
+  /* What the interval and the family's loss read (for attention its K/V
+   * scan's transfers and key, with the launch's K and fills), set by the
+   * workload's branch. */
+  const pascal_transfers *t;
+  const pascal_scan_key *key = NULL;
+  double K, fill, aligned = 1.0;
   if (q->workload == PASCAL_WORKLOAD_SCAN) {
     const pascal_scan_query *s = &q->scan;
     if ((st = pascal_model_predict_scan(model, &s->key, s->N, s->W, &out->scan, err)))
@@ -71,6 +77,7 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
     /* no time for a fractional horizon (not a whole number of waves) */
     out->timed = pascal_time_scan(model, &s->key, s->N, s->W, out->scan.fill_bytes, &out->time,
                                   NULL) == PASCAL_OK;
+    t = &out->scan.transfers, key = &s->key, K = out->scan.K, fill = out->scan.fill_bytes;
   } else if (q->workload == PASCAL_WORKLOAD_ATTENTION) {
     pascal_attention_prediction *p = &out->attention;
     if ((st = pascal_model_predict_attention(model, &q->attention.shape, p, err)))
@@ -79,6 +86,7 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
       pascal_validation_expect_scan(validation, &p->key, &p->kv);
     out->timed = pascal_time_scan(model, &p->key, p->N, ceil(p->W), p->fill_bytes, &out->time,
                                   NULL) == PASCAL_OK;
+    t = &p->kv.transfers, key = &p->key, K = p->K, fill = p->fill_bytes;
   } else {
     pascal_gemm_config_answer *ca = &out->gemm_config;
     if ((st = pc_gemm_predict_config(model, &q->gemm, &out->gemm, ca, err)))
@@ -90,18 +98,8 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
       pascal_validation_expect_gemm(validation, &ca->anchor, &out->gemm);
     out->timed = pascal_gemm_time_config(model, &q->gemm, ca, out->gemm.fill_bytes,
                                          ca->anchor_fills, &out->time, NULL) == PASCAL_OK;
-  }
-  /* What the interval and the family's loss read: for attention its K/V
-   * scan's transfers and key, with the launch's K and fills. */
-  const pascal_transfers *t = &out->gemm.transfers;
-  const pascal_scan_key *key = NULL;
-  double K = out->gemm.K, fill = out->gemm.fill_bytes, aligned = out->gemm.K0;
-  if (q->workload == PASCAL_WORKLOAD_SCAN) {
-    t = &out->scan.transfers, key = &q->scan.key;
-    K = out->scan.K, fill = out->scan.fill_bytes, aligned = 1.0;
-  } else if (q->workload == PASCAL_WORKLOAD_ATTENTION) {
-    t = &out->attention.kv.transfers, key = &out->attention.key;
-    K = out->attention.K, fill = out->attention.fill_bytes, aligned = 1.0;
+    t = &out->gemm.transfers, K = out->gemm.K, fill = out->gemm.fill_bytes;
+    aligned = out->gemm.K0;
   }
   const pascal_family_loss *loss =
       validation ? pascal_family_loss_find(validation->losses, validation->n_losses, key) : NULL;
