@@ -8,9 +8,11 @@
  */
 #include "pascal/baselines.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "pascal/simulate.h"
 
@@ -147,18 +149,24 @@ pascal_status pascal_expected_misses(pascal_hit_model model, const uint64_t *rd,
   return PASCAL_OK;
 }
 
-/* sum_i (1 - exp(-q_i t)) for rates normalised by `total`. Items whose
- * normalised rate is 0 (a zero rate, or one that underflows next to a huge
- * one) hold no space; skipping them keeps 0 * inf out of the sum when t has
- * grown to infinity. */
-static double che_occupancy(const double *rates, size_t n, double total, double t)
+/* The rates as runs of equal values: che_run[i] holds `count` items of
+ * normalised rate q. A GEMM's rates take two values (A tiles, B tiles), so
+ * the bisection below evaluates two exponentials per step, not one per
+ * tile. */
+typedef struct che_run {
+  double q;
+  double count;
+} che_run;
+
+/* sum_i (1 - exp(-q_i t)) over the runs. Items whose normalised rate is 0
+ * (a zero rate, or one that underflows next to a huge one) hold no space;
+ * skipping them keeps 0 * inf out of the sum when t has grown to infinity. */
+static double che_occupancy(const che_run *runs, size_t n, double t)
 {
   double sum = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    double q = rates[i] / total;
-    if (q > 0.0)
-      sum += -expm1(-q * t);
-  }
+  for (size_t i = 0; i < n; i++)
+    if (runs[i].q > 0.0)
+      sum += runs[i].count * -expm1(-runs[i].q * t);
   return sum;
 }
 
@@ -172,7 +180,7 @@ pascal_status pascal_che_characteristic_time(const double *rates, size_t n, doub
   if (!t_c || !hit_rate)
     return pascal_error_set(err, PASCAL_EINVAL, t_c ? "hit_rate" : "t_c", "output pointer is NULL");
   double total = 0.0;
-  size_t positive = 0;
+  size_t positive = 0, n_runs = 0;
   for (size_t i = 0; i < n; i++) {
     if (!isfinite(rates[i]) || rates[i] < 0.0) {
       char field[40];
@@ -181,6 +189,7 @@ pascal_status pascal_che_characteristic_time(const double *rates, size_t n, doub
     }
     total += rates[i];
     positive += rates[i] > 0.0;
+    n_runs += i == 0 || rates[i] != rates[i - 1];
   }
   if (positive == 0 || !isfinite(total))
     return pascal_error_set(err, PASCAL_EINVAL, "rates", "rates must have a finite positive sum");
@@ -189,26 +198,37 @@ pascal_status pascal_che_characteristic_time(const double *rates, size_t n, doub
     *hit_rate = 1.0;
     return PASCAL_OK;
   }
+  che_run *runs = malloc(n_runs * sizeof *runs);
+  if (!runs)
+    return pascal_error_set(err, PASCAL_ENOMEM, "rates", "cannot allocate the rate runs");
+  size_t r = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0 && rates[i] == rates[i - 1]) {
+      runs[r - 1].count += 1.0;
+      continue;
+    }
+    runs[r++] = (che_run){.q = rates[i] / total, .count = 1.0};
+  }
+  assert(r == n_runs);
   /* occupancy rises from 0 to `positive` > c: bracket, then bisect. With
    * rates spanning more than the double range T_C is not representable: hi
    * stops at infinity, the bisection ends at once and the hit rate is that of
    * t = infinity (every item with a representable rate hits). */
   double lo = 0.0, hi = 1.0;
-  while (che_occupancy(rates, n, total, hi) < c && isfinite(hi))
+  while (che_occupancy(runs, n_runs, hi) < c && isfinite(hi))
     hi *= 2.0;
   while (hi - lo > CHE_TOLERANCE * hi) {
     double mid = 0.5 * (lo + hi);
-    if (che_occupancy(rates, n, total, mid) < c)
+    if (che_occupancy(runs, n_runs, mid) < c)
       lo = mid;
     else
       hi = mid;
   }
   double t = 0.5 * (lo + hi), hits = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    double q = rates[i] / total;
-    if (q > 0.0)
-      hits += q * -expm1(-q * t);
-  }
+  for (size_t i = 0; i < n_runs; i++)
+    if (runs[i].q > 0.0)
+      hits += runs[i].count * runs[i].q * -expm1(-runs[i].q * t);
+  free(runs);
   *t_c = t;
   *hit_rate = hits;
   return PASCAL_OK;

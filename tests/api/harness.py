@@ -26,6 +26,19 @@ PASCALD = os.environ.get("PASCALD", "build/bin/pascald")
 PASCAL_CLI = os.environ.get("PASCAL_CLI", "build/bin/pascal")
 SOURCE = os.environ.get("PASCAL_SOURCE", os.path.join(os.path.dirname(__file__), "..", ".."))
 SPEC_PATH = os.path.join(SOURCE, "api-spec", "openapi.yaml")
+SHIPPED = os.path.join(SOURCE, "deploy", "calibrations")
+
+
+def shipped_bundles(workdir, *names):
+    """A folder in workdir linking only the named bundles of deploy/calibrations,
+    for --bundles: a first start imports every bundle it is given and
+    recomputes its report (a GEMM bundle's takes seconds under the
+    sanitizers), so a test imports the ones it asks about."""
+    folder = os.path.join(workdir, "shipped")
+    os.makedirs(folder, exist_ok=True)
+    for name in names:
+        os.symlink(os.path.join(os.path.abspath(SHIPPED), name), os.path.join(folder, name))
+    return folder
 
 
 def load_spec():
@@ -299,12 +312,14 @@ class DaemonTest(ApiAsserts, unittest.TestCase):
     """A test case with one daemon per class and admin/agent tokens."""
 
     daemon_args = ()
-    bundles = ""
+    bundles = ""  # --bundles; or name shipped bundles in `shipped`
+    shipped = ()
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-api-")
-        cls.d = Daemon(cls.tmp.name, cls.daemon_args, bundles=cls.bundles)
+        bundles = shipped_bundles(cls.tmp.name, *cls.shipped) if cls.shipped else cls.bundles
+        cls.d = Daemon(cls.tmp.name, cls.daemon_args, bundles=bundles)
         cls.admin = cls.d.token("admin", "test-admin")
         cls.agent = cls.d.token("agent", "test-agent")
         cls.d.start()

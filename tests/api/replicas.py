@@ -5,9 +5,11 @@ SQLite file in one temporary directory; replicas follow the primary with
 import os
 import time
 
-from harness import SOURCE, Daemon
+from harness import Daemon, shipped_bundles
 
-BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
+# What the primary imports at its first start: two workloads of the shipped
+# set (every import, the replicas' too, recomputes a report).
+BUNDLES = ("sim-gb10-scan.json", "sim-gb10-tiled-attention.json")
 INTERVAL = 1  # seconds between two syncs of a replica
 SETTLE = 60   # seconds a first sync may take (imports refit: slow under sanitizers)
 
@@ -16,8 +18,8 @@ def primary_url(d):
     return "http://127.0.0.1:%d" % d.port
 
 
-def start_primary(workdir, bundles=BUNDLES):
-    d = Daemon(os.path.join(workdir), bundles=bundles, db=os.path.join(workdir, "primary.db"))
+def start_primary(workdir):
+    d = Daemon(workdir, bundles=shipped_bundles(workdir, *BUNDLES), db=os.path.join(workdir, "primary.db"))
     d.stderr_path = os.path.join(workdir, "primary.stderr")
     d.admin = d.token("admin", "primary-admin")
     d.agent = d.token("agent", "primary-agent")

@@ -13,11 +13,10 @@ import tempfile
 import unittest
 import urllib.parse
 
-from harness import (DEVICE, PASCAL_CLI, SMALL_PLAN, SOURCE, Daemon, DaemonTest, law_fill,
-                     make_frozen_calibration, run_all_jobs)
+from harness import (DEVICE, PASCAL_CLI, SHIPPED, SMALL_PLAN, SOURCE, Daemon, DaemonTest, law_fill,
+                     make_frozen_calibration, run_all_jobs, shipped_bundles)
 
-BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
-SIM = os.path.join(BUNDLES, "sim-gb10-scan.json")
+SIM = os.path.join(SHIPPED, "sim-gb10-scan.json")
 C, B, SMS = 1280, 16384, 48  # the sim-gb10 device
 
 
@@ -25,7 +24,8 @@ class AnswerTrust(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="pascald-trust-")
-        cls.d = Daemon(cls.tmp.name, bundles=BUNDLES).start()
+        cls.d = Daemon(cls.tmp.name, bundles=shipped_bundles(
+            cls.tmp.name, "sim-gb10-scan.json", "sim-gb10-tiled-gemm.json")).start()
         cals = cls.d.request("GET", "/v1/calibrations").json["calibrations"]
         cls.scan_id = [c["id"] for c in cals if c["device"] == "sim-gb10"][0]
 
@@ -77,6 +77,11 @@ class AnswerTrust(unittest.TestCase):
                 self.assertEqual(got, want, where)
 
         self.assertEqual(list(c), list(want))
+        # the README's daemon imported every shipped bundle, in name order;
+        # this one fewer: the calibration is named by its own id
+        first_run = sorted(f for f in os.listdir(SHIPPED) if f.endswith(".json"))
+        self.assertEqual(want.pop("calibration"), first_run.index(os.path.basename(SIM)) + 1)
+        self.assertEqual(c.pop("calibration"), self.scan_id)
         for k, v in want.items():
             match(c[k], v, k)
 

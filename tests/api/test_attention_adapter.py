@@ -23,8 +23,6 @@ sys.path.insert(0, os.path.join(SOURCE, "clients", "python"))
 from pascal_client import Client  # noqa: E402
 from pascal_client.attention import AttentionRanker  # noqa: E402
 
-BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
-
 
 class Config:
     """triton.Config's shape: kwargs, num_warps, num_stages."""
@@ -42,7 +40,7 @@ PROBLEM = dict(Z=2, H=8, N_CTX=16384, HEAD_DIM=64, dtype="float16")
 
 
 class AttentionAdapter(DaemonTest):
-    bundles = BUNDLES
+    shipped = ("sim-gb10-tiled-attention.json", "sim-thor-tiled-attention.json")
 
     def client(self):
         return Client("http://127.0.0.1:%d" % self.d.port, token=self.admin)

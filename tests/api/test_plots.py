@@ -11,10 +11,9 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-from harness import (DEVICE, PASCAL_CLI, SMALL_PLAN, SOURCE, Daemon, DaemonTest)
+from harness import (DEVICE, PASCAL_CLI, SMALL_PLAN, SOURCE, Daemon, DaemonTest, shipped_bundles)
 
 SVG = "{http://www.w3.org/2000/svg}"
-BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
 
 
 def n_series(raw):
@@ -24,7 +23,7 @@ def n_series(raw):
 
 
 class Plots(DaemonTest):
-    bundles = BUNDLES
+    shipped = ("sim-gb10-scan.json", "sim-gb10-tiled-gemm.json")
 
     def cal_ids(self):
         r = self.req("GET", "/v1/calibrations")
@@ -136,7 +135,7 @@ class Plots(DaemonTest):
 class PlotsWithAuthReads(unittest.TestCase):
     def test_page_open_plots_need_a_token(self):
         with tempfile.TemporaryDirectory() as tmp:
-            d = Daemon(tmp, ("--auth-reads",), bundles=BUNDLES)
+            d = Daemon(tmp, ("--auth-reads",), bundles=shipped_bundles(tmp, "sim-gb10-scan.json"))
             reader = d.token("agent", "reader")
             d.start()
             try:

@@ -119,8 +119,6 @@ def scan_time(o, d, m, N, W, fill, sm=48, block=16384):
 
 
 class PredictTime(DaemonTest):
-    bundles = CALS
-
     @classmethod
     def setUpClass(cls):
         super().setUpClass()

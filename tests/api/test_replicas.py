@@ -15,7 +15,8 @@ import threading
 import time
 import unittest
 
-from harness import PASCAL_CLI, PASCALD, SMALL_PLAN, Client, Daemon, make_frozen_calibration
+from harness import (PASCAL_CLI, PASCALD, SHIPPED, SMALL_PLAN, Client, Daemon,
+                     make_frozen_calibration)
 from replicas import (BUNDLES, INTERVAL, SETTLE, frozen, primary_url, replica, start_replica_set,
                       sync_now, wait_until)
 
@@ -46,8 +47,7 @@ class Replicas(unittest.TestCase):
 
     def test_1_new_calibrations_reach_every_replica_within_the_interval(self):
         shipped = frozen(self.p)
-        bundled = [f for f in os.listdir(BUNDLES) if f.endswith(".json")]
-        self.assertEqual(len(shipped), len(bundled))  # deploy/calibrations, imported at first start
+        self.assertEqual(len(shipped), len(BUNDLES))  # imported at first start
         for r in self.r:
             self.assertIsNotNone(wait_until(lambda: frozen(r) == shipped, SETTLE), r.stderr_text())
         # one made through the jobs API and frozen, one imported; the freeze
@@ -67,7 +67,7 @@ class Replicas(unittest.TestCase):
         # cores (generous: the freeze also ran the jobs), plus a second of slack
         bound = INTERVAL + 4 * (t_freeze + t_import) + 1.0
         want = frozen(self.p)
-        self.assertEqual(len(want), len(bundled) + 2)
+        self.assertEqual(len(want), len(BUNDLES) + 2)
         for r in self.r:
             took = wait_until(lambda: frozen(r) == want, bound)
             self.assertIsNotNone(took, "replica did not follow within the interval: " + r.stderr_text())
@@ -200,7 +200,7 @@ class BadPrimary(unittest.TestCase):
         tmp = tempfile.TemporaryDirectory(prefix="pascald-fake-primary-")
         srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakePrimary)
         threading.Thread(target=srv.serve_forever, daemon=True).start()
-        with open(os.path.join(BUNDLES, "sim-gb10-scan.json")) as f:
+        with open(os.path.join(SHIPPED, "sim-gb10-scan.json")) as f:
             real = json.load(f)
         dev = dict(real["device"])
         h = real["content_hash"][len("sha256:"):]

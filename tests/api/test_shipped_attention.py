@@ -75,7 +75,7 @@ class ShippedAttentionBundles(unittest.TestCase):
 
 
 class ServedAttention(DaemonTest):
-    bundles = BUNDLES
+    shipped = tuple(DEVICES.values())
 
     def test_each_device_serves_its_attention_calibration(self):
         for dev, name in DEVICES.items():

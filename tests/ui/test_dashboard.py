@@ -49,14 +49,18 @@ import urllib.request
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "api"))
-from harness import DEVICE, PASCAL_CLI, SMALL_PLAN, SOURCE, Daemon, law_fill  # noqa: E402
+from harness import (DEVICE, PASCAL_CLI, SHIPPED, SMALL_PLAN, Daemon, law_fill,  # noqa: E402
+                     shipped_bundles)
 from test_answer_trust import alternating_fill  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 import ci_skip  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plot"))
 from test_plot_cli import marker_centres  # noqa: E402
 
-BUNDLES = os.path.join(SOURCE, "deploy", "calibrations")
+# The shipped bundles the daemon imports: the measured H100 (its capacity
+# scan) and every workload of sim-gb10 (sim-thor's would add only import time).
+BUNDLES = ("h100-scan.json", "h100-tiled-gemm.json", "sim-gb10-scan.json",
+           "sim-gb10-tiled-gemm.json", "sim-gb10-tiled-attention.json")
 # Probe data of the extra device (as POST /v1/devices takes it).
 PROBE = {"waves": 4, "size_blocks": [64, 128, 192, 256, 320, 384],
          "fill_ratio": [1.0, 1.0, 1.01, 1.04, 3.1, 4.0]}
@@ -71,10 +75,9 @@ def shipped_devices():
     """The device of every bundle pascald imports at start-up, one entry per
     bundle (a device with a scan and a GEMM bundle appears twice)."""
     names = []
-    for f in sorted(os.listdir(BUNDLES)):
-        if f.endswith(".json"):
-            with open(os.path.join(BUNDLES, f)) as fh:
-                names.append(json.load(fh)["device"]["name"])
+    for f in BUNDLES:
+        with open(os.path.join(SHIPPED, f)) as fh:
+            names.append(json.load(fh)["device"]["name"])
     return sorted(names)
 
 
@@ -222,7 +225,7 @@ class Dashboard(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="pascal-ui-")
-        cls.d = Daemon(cls.tmp.name, bundles=BUNDLES)
+        cls.d = Daemon(cls.tmp.name, bundles=shipped_bundles(cls.tmp.name, *BUNDLES))
         cls.admin = cls.d.token("admin", "ui-admin")
         cls.agent = cls.d.token("agent", "ui-agent")
         cls.d.start()
