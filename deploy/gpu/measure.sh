@@ -75,6 +75,8 @@ declare -A TIMEOUT=([env]=60 [probe]=120 [plans]=60 [scan]=3600 [static]=420 [dr
 AGENT_RUN_S=0.01
 KERNEL_FACTOR=2.0
 SCAN_SHARE=0.8
+# Seconds a starting pascald may take to answer /healthz (start_daemon).
+START_S=300
 
 usage() {
   sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
@@ -238,20 +240,26 @@ start_daemon() {
   fi
   TOKEN=$(cat "$WORK/admin.token")
   mkdir -p "$WORK/no-bundles"
-  local try port
+  # A start loads every frozen calibration of the work database (each one's
+  # validation is refitted: seconds when a resumed window holds several), so
+  # a live daemon is waited for, up to START_S; another port is tried only
+  # when it exited (its port was taken).
+  local try port waited
   for try in 1 2 3 4 5 6 7 8 9 10; do
     port=$((20000 + RANDOM % 30000))
     "$BIN/pascald" --listen "127.0.0.1:$port" --db "$db" --bundles "$WORK/no-bundles" \
       >> "$WORK/logs/pascald.log" 2>&1 &
     DAEMON_PID=$!
     URL="http://127.0.0.1:$port"
-    for _ in $(seq 1 50); do
-      kill -0 "$DAEMON_PID" 2>/dev/null || break
+    waited=0
+    while kill -0 "$DAEMON_PID" 2>/dev/null && [ "$waited" -lt $((START_S * 10)) ]; do
       http GET /healthz > /dev/null
       [ "$(status)" = 200 ] && return 0
       sleep 0.1
+      waited=$((waited + 1))
     done
     kill "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""
+    [ "$waited" -lt $((START_S * 10)) ] || break
   done
   log "pascald did not start (logs/pascald.log)"
   return 1
