@@ -43,7 +43,9 @@ def shipped_bundles(workdir, *names):
 
 def load_spec():
     with open(SPEC_PATH, encoding="utf-8") as f:
-        return yaml.safe_load(f)
+        # libyaml's loader where PyYAML has it (Debian's does): the spec loads
+        # in every test process, 0.05 s against 0.45 s of pure Python
+        return yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def resolve_pointer(doc, ref):
