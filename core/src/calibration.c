@@ -11,6 +11,7 @@
 #include "pascal/calibration.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,29 +158,40 @@ pascal_status pascal_calibration_check(const pascal_calibration *cal, pascal_err
   return PASCAL_OK;
 }
 
-/* Checks shared by both run kinds: fill_bytes and the optional kernel_ns. */
-static pascal_status check_common(const char *list, size_t index, double fill_bytes,
-                                  bool has_kernel_ns, double kernel_ns, pascal_error *err)
+/* The error of member `name` of run `index` of `list`; the field is named
+ * only here, on failure (checking a calibration's runs formats nothing). */
+static pascal_status run_field_errorf(pascal_error *err, const char *list, size_t index,
+                                      const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static pascal_status run_field_errorf(pascal_error *err, const char *list, size_t index,
+                                      const char *name, const char *fmt, ...)
 {
-  char field[PASCAL_ERROR_FIELD_MAX];
-  snprintf(field, sizeof field, "%s[%zu].fill_bytes", list, index);
-  if (!isfinite(fill_bytes) || fill_bytes <= 0)
-    return pascal_error_set(err, PASCAL_EINVAL, field,
-                            "fill_bytes must be a positive finite number (got %g)", fill_bytes);
-  if (has_kernel_ns && (!isfinite(kernel_ns) || kernel_ns < 0)) {
-    snprintf(field, sizeof field, "%s[%zu].kernel_ns", list, index);
-    return pascal_error_set(err, PASCAL_EINVAL, field,
-                            "kernel_ns must be a finite number >= 0 (got %g)", kernel_ns);
-  }
-  return PASCAL_OK;
+  char field[PASCAL_ERROR_FIELD_MAX], message[PASCAL_ERROR_MESSAGE_MAX];
+  snprintf(field, sizeof field, "%s[%zu].%s", list, index, name);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof message, fmt, ap);
+  va_end(ap);
+  return pascal_error_set(err, PASCAL_EINVAL, field, "%s", message);
 }
 
 static pascal_status run_field_error(pascal_error *err, const char *list, size_t index,
                                      const char *name, const char *message)
 {
-  char field[PASCAL_ERROR_FIELD_MAX];
-  snprintf(field, sizeof field, "%s[%zu].%s", list, index, name);
-  return pascal_error_set(err, PASCAL_EINVAL, field, "%s", message);
+  return run_field_errorf(err, list, index, name, "%s", message);
+}
+
+/* Checks shared by both run kinds: fill_bytes and the optional kernel_ns. */
+static pascal_status check_common(const char *list, size_t index, double fill_bytes,
+                                  bool has_kernel_ns, double kernel_ns, pascal_error *err)
+{
+  if (!isfinite(fill_bytes) || fill_bytes <= 0)
+    return run_field_errorf(err, list, index, "fill_bytes",
+                            "fill_bytes must be a positive finite number (got %g)", fill_bytes);
+  if (has_kernel_ns && (!isfinite(kernel_ns) || kernel_ns < 0))
+    return run_field_errorf(err, list, index, "kernel_ns",
+                            "kernel_ns must be a finite number >= 0 (got %g)", kernel_ns);
+  return PASCAL_OK;
 }
 
 /* An attention run is a tma scan of its tiling's m whose fills cover its
@@ -228,12 +240,10 @@ static pascal_status check_scan_run(const pascal_calibration *cal, const pascal_
 static pascal_status check_dim(uint32_t v, uint32_t tile, const char *list, size_t index,
                                const char *name, const char *tile_name, pascal_error *err)
 {
-  char field[PASCAL_ERROR_FIELD_MAX];
-  snprintf(field, sizeof field, "%s[%zu].%s", list, index, name);
   if (v == 0)
-    return pascal_error_set(err, PASCAL_EINVAL, field, "%s must be at least 1", name);
+    return run_field_errorf(err, list, index, name, "%s must be at least 1", name);
   if (v % tile != 0)
-    return pascal_error_set(err, PASCAL_EINVAL, field, "%s (%u) is not a multiple of %s (%u)", name,
+    return run_field_errorf(err, list, index, name, "%s (%u) is not a multiple of %s (%u)", name,
                             v, tile_name, tile);
   return PASCAL_OK;
 }

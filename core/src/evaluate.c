@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "eval_latency.h"
+#include "evaluate_internal.h"
 #include "loko_baselines.h"
 #include "model_internal.h"
 #include "pascal/attention.h"
@@ -72,16 +73,20 @@ pascal_status pascal_balanced_mape(const size_t *key, const double *pred, const 
   return PASCAL_OK;
 }
 
-/* The runs one evaluation scores: the calibration's or its held-out panel. */
+/* The runs one evaluation scores (the calibration's or a panel's) and with
+ * which methods: every one for a report, or only PASCAL and aligned K = 1,
+ * all that an answer's validation reads, without the GEMM trace baselines and
+ * the bootstrap that cost nearly all of a report. */
 typedef struct run_list {
   const pascal_scan_run *scan;
   const pascal_gemm_run *gemm;
   size_t n;
+  bool every_method;
 } run_list;
 
-static run_list runs_of(const pascal_calibration *cal, pascal_run_set set)
+static run_list runs_of(const pascal_calibration *cal, pascal_run_set set, bool every_method)
 {
-  run_list r;
+  run_list r = {.every_method = every_method};
   r.n = pascal_calibration_runs_of(cal, set, &r.scan, &r.gemm);
   return r;
 }
@@ -160,13 +165,14 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
     *rule = p.why.rule;
     *transfers = p.transfers;
     double tile_bytes = (double)cal->gemm.tile_m * cal->gemm.tile_k * cal->gemm.elem_bytes;
-    if (cal->gemm.tile_m != cal->gemm.tile_n)
-      tile_bytes = NAN; /* the baselines model square A/B tiles only */
+    if (cal->gemm.tile_m != cal->gemm.tile_n || !runs->every_method)
+      tile_bytes = NAN; /* square A/B tiles only; without it, only K_0 */
     if ((st = pc_loko_baselines_gemm(p.n_r, p.n_c, p.n_k, p.M,
                                      (double)cal->device.capacity_blocks * cal->device.block_bytes,
                                      tile_bytes, &base, err)))
       return st;
-    origami = pc_loko_origami_gemm(cal, &r->shape, p.M);
+    if (runs->every_method)
+      origami = pc_loko_origami_gemm(cal, &r->shape, p.M);
   }
   pc_loko_methods(K, &base, origami, pred);
   return PASCAL_OK;
@@ -311,8 +317,10 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
     cache_fills(cal, runs, r, obs, pred, fills);
     const pascal_scan_run *scan = pascal_workload_scans(cal->workload) ? &runs->scan[r] : NULL;
     const pascal_gemm_run *gemm = scan ? NULL : &runs->gemm[r];
-    if ((st = pc_eval_latency_add(model, PASCAL_TIME_PEAKS, scan, gemm, fills, &lat, err)) ||
-        (st = pc_eval_latency_add(model, PASCAL_TIME_CALIBRATED, scan, gemm, fills, &lat_cal, err)))
+    if (runs->every_method &&
+        ((st = pc_eval_latency_add(model, PASCAL_TIME_PEAKS, scan, gemm, fills, &lat, err)) ||
+         (st = pc_eval_latency_add(model, PASCAL_TIME_CALIBRATED, scan, gemm, fills, &lat_cal,
+                                   err))))
       return st;
     if (pc)
       cover_run(model, scan, gemm, obs, pred, fills[PASCAL_CACHE_MEASURED], &tr, pc);
@@ -412,14 +420,16 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
   for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
     rep.balanced_mape[m] = rep.n_keys_scored ? sum[m] / (double)rep.n_keys_scored : NAN;
   const pascal_loko_report *self = &rep;
-  if (rep.n_keys_scored && (st = pascal_eval_summarize(&self, 1, &rep.summary, err)))
+  if (rep.n_keys_scored && runs->every_method &&
+      (st = pascal_eval_summarize(&self, 1, &rep.summary, err)))
     goto fail;
-  if ((st = pc_eval_latency_rows(rep.keys, rep.n_keys, PASCAL_TIME_PEAKS, &rep.latency, err)) ||
-      (st = pc_eval_latency_rows(rep.keys, rep.n_keys, PASCAL_TIME_CALIBRATED,
-                                 &rep.latency_calibrated, err)) ||
-      (pc && (st = pascal_coverage_of(pc->runs, pc->n, &rep.coverage, err))))
+  if (runs->every_method &&
+      ((st = pc_eval_latency_rows(rep.keys, rep.n_keys, PASCAL_TIME_PEAKS, &rep.latency, err)) ||
+       (st = pc_eval_latency_rows(rep.keys, rep.n_keys, PASCAL_TIME_CALIBRATED,
+                                  &rep.latency_calibrated, err)) ||
+       (pc && (st = pascal_coverage_of(pc->runs, pc->n, &rep.coverage, err)))))
     goto fail;
-  if (!rep.n_keys_scored) { /* nothing scored: the row is undefined */
+  if (!rep.n_keys_scored || !runs->every_method) { /* no row: nothing scored, or not asked */
     for (int m = 0; m < PASCAL_METHOD_COUNT; m++) {
       rep.summary.balanced_mape[m] = rep.summary.gap[m] = NAN;
       rep.summary.ci[m] = rep.summary.gap_ci[m] = (pascal_interval){NAN, NAN};
@@ -438,8 +448,8 @@ fail:
 
 /* pascal_panel_run with the family losses of the calibration's folds. */
 static pascal_status panel_run(const pascal_calibration *cal, pascal_run_set set,
-                               const pascal_family_loss *losses, size_t n_losses,
-                               pascal_loko_report *out, pascal_error *err)
+                               bool every_method, const pascal_family_loss *losses,
+                               size_t n_losses, pascal_loko_report *out, pascal_error *err)
 {
   pascal_status st;
   pascal_model *model = NULL;
@@ -447,7 +457,7 @@ static pascal_status panel_run(const pascal_calibration *cal, pascal_run_set set
   const char *name = pascal_run_set_name(set);
   if (set != PASCAL_RUNS_HELDOUT && set != PASCAL_RUNS_OFFGRID)
     return pascal_error_set(err, PASCAL_EINVAL, "set", "only a panel (heldout, offgrid) is scored");
-  run_list runs = runs_of(cal, set);
+  run_list runs = runs_of(cal, set, every_method);
   if ((st = pascal_calibration_check(cal, err)) || (st = pascal_calibration_check_runs(cal, err)))
     return st;
   if (runs.n == 0)
@@ -457,9 +467,10 @@ static pascal_status panel_run(const pascal_calibration *cal, pascal_run_set set
       .ic = &ic, .losses = losses, .n_losses = n_losses, .runs = calloc(runs.n, sizeof *pc.runs)};
   if (!pc.runs)
     return pascal_error_set(err, PASCAL_ENOMEM, name, "out of memory");
-  if ((st = pascal_model_fit(cal, &model, err)) || (st = pascal_interval_build(cal, &ic, err)))
+  if ((st = pascal_model_fit(cal, &model, err)) ||
+      (every_method && (st = pascal_interval_build(cal, &ic, err))))
     goto done;
-  st = evaluate_runs(cal, &runs, 1, model, &pc, out, err);
+  st = evaluate_runs(cal, &runs, 1, model, every_method ? &pc : NULL, out, err);
 done:
   pascal_interval_free(&ic);
   pascal_model_free(model);
@@ -469,10 +480,11 @@ done:
 
 /* The leave-one-key-out report of the calibration runs and its family
  * losses. */
-static pascal_status folds(const pascal_calibration *cal, pascal_loko_report *rep,
-                           pascal_family_loss **losses, size_t *n_losses, pascal_error *err)
+static pascal_status folds(const pascal_calibration *cal, bool every_method,
+                           pascal_loko_report *rep, pascal_family_loss **losses,
+                           size_t *n_losses, pascal_error *err)
 {
-  run_list runs = runs_of(cal, PASCAL_RUNS_FIT);
+  run_list runs = runs_of(cal, PASCAL_RUNS_FIT, every_method);
   pascal_status st;
   if ((st = pascal_calibration_check(cal, err)) || (st = pascal_calibration_check_runs(cal, err)) ||
       (st = evaluate_runs(cal, &runs, 2, NULL, NULL, rep, err)))
@@ -490,12 +502,12 @@ pascal_status pascal_panel_run(const pascal_calibration *cal, pascal_run_set set
   size_t n_losses = 0;
   pascal_error ferr;
   pascal_error_clear(&ferr);
-  pascal_status st = folds(cal, &rep, &losses, &n_losses, &ferr);
+  pascal_status st = folds(cal, true, &rep, &losses, &n_losses, &ferr);
   if (st == PASCAL_ENOMEM)
     return pascal_error_set(err, st, "measurements", "out of memory");
   if (st == PASCAL_OK) /* else fewer than two keys: no folds, no losses */
     pascal_loko_report_free(&rep);
-  st = panel_run(cal, set, losses, n_losses, out, err);
+  st = panel_run(cal, set, true, losses, n_losses, out, err);
   free(losses);
   return st;
 }
@@ -508,8 +520,8 @@ pascal_status pascal_heldout_run(const pascal_calibration *cal, pascal_loko_repo
 
 /* The panel `set` of `cal`, scored into *out when it has runs. */
 static pascal_status attach_panel(const pascal_calibration *cal, pascal_run_set set,
-                                  const pascal_family_loss *losses, size_t n_losses,
-                                  pascal_loko_report **out, pascal_error *err)
+                                  bool every_method, const pascal_family_loss *losses,
+                                  size_t n_losses, pascal_loko_report **out, pascal_error *err)
 {
   if (pascal_calibration_runs_of(cal, set, NULL, NULL) == 0)
     return PASCAL_OK;
@@ -517,29 +529,45 @@ static pascal_status attach_panel(const pascal_calibration *cal, pascal_run_set 
   *out = calloc(1, sizeof **out);
   if (!*out)
     return pascal_error_set(err, PASCAL_ENOMEM, pascal_run_set_name(set), "out of memory");
-  if ((st = panel_run(cal, set, losses, n_losses, *out, err))) {
+  if ((st = panel_run(cal, set, every_method, losses, n_losses, *out, err))) {
     free(*out);
     *out = NULL;
   }
   return st;
 }
 
-pascal_status pascal_loko_run(const pascal_calibration *cal, pascal_loko_report *out,
-                              pascal_error *err)
+/* The folds and the panels (the off-grid one only for a whole report),
+ * with every method or with only those validation reads. */
+static pascal_status loko_run(const pascal_calibration *cal, bool every_method,
+                              pascal_loko_report *out, pascal_error *err)
 {
   pascal_loko_report rep;
   pascal_family_loss *losses = NULL;
   size_t n_losses = 0;
-  pascal_status st = folds(cal, &rep, &losses, &n_losses, err);
+  pascal_status st = folds(cal, every_method, &rep, &losses, &n_losses, err);
   if (st)
     return st;
-  if ((st = attach_panel(cal, PASCAL_RUNS_HELDOUT, losses, n_losses, &rep.heldout, err)) ||
-      (st = attach_panel(cal, PASCAL_RUNS_OFFGRID, losses, n_losses, &rep.offgrid, err)))
+  if ((st = attach_panel(cal, PASCAL_RUNS_HELDOUT, every_method, losses, n_losses, &rep.heldout,
+                         err)) ||
+      (every_method && (st = attach_panel(cal, PASCAL_RUNS_OFFGRID, every_method, losses,
+                                          n_losses, &rep.offgrid, err))))
     pascal_loko_report_free(&rep);
   else
     *out = rep;
   free(losses);
   return st;
+}
+
+pascal_status pascal_loko_run(const pascal_calibration *cal, pascal_loko_report *out,
+                              pascal_error *err)
+{
+  return loko_run(cal, true, out, err);
+}
+
+pascal_status pc_loko_run_validation(const pascal_calibration *cal, pascal_loko_report *out,
+                                     pascal_error *err)
+{
+  return loko_run(cal, false, out, err);
 }
 
 void pascal_loko_report_free(pascal_loko_report *report)

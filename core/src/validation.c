@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evaluate_internal.h"
 #include "pascal/evaluate.h"
 #include "pascal/grow.h"
 #include "pascal/validation.h"
@@ -205,13 +206,9 @@ pascal_status pascal_validation_build(const pascal_calibration *cal, const pasca
     return st;
   pascal_loko_report own;
   if (!loko) {
-    /* the off-grid panel informs no answer: the folds run here leave it
-     * unscored (its GEMM baselines are the costliest part of a report) */
-    pascal_calibration folds_only = *cal;
-    folds_only.n_offgrid_scan_runs = folds_only.n_offgrid_gemm_runs = 0;
     pascal_error lerr;
     pascal_error_clear(&lerr);
-    if (pascal_loko_run(&folds_only, &own, &lerr) != PASCAL_OK)
+    if (pc_loko_run_validation(cal, &own, &lerr) != PASCAL_OK)
       return lerr.status == PASCAL_ENOMEM
                  ? pascal_error_set(err, PASCAL_ENOMEM, "validation", "out of memory")
                  : PASCAL_OK; /* fewer than two keys: no folds */

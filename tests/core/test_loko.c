@@ -3,7 +3,9 @@
  * class-aware laws of pascal/synth.h: leave-one-key-out balanced MAPE stays
  * small and well below the aligned baseline, for the scan (63 keys x 3
  * sizes x 4 horizons) and GEMM (120 shapes); a calibration that lacks a class
- * is refused for that class, and LOKO counts such folds as refused.
+ * is refused for that class, and LOKO counts such folds as refused. The
+ * validation's evaluation (PASCAL and aligned K = 1 only, no off-grid panel)
+ * scores exactly what the whole report scores for those two.
  *
  * Thresholds: with 2 % measurement noise the observed scan figure is about
  * 9 % (the keys at the ends of the compute range are clamped), GEMM about
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../core/src/evaluate_internal.h"
 #include "check.h"
 #include "pascal/evaluate.h"
 #include "pascal/predict.h"
@@ -132,11 +135,60 @@ static void lacking_class_is_refused(void)
   pascal_calibration_free(&cal);
 }
 
+/* Every run of the synthetic calibration appears in each panel too; the
+ * validation's scope must agree with the whole report key by key for PASCAL
+ * and aligned K = 1, and leave the rest unscored (else it saved nothing:
+ * checked by making pc_loko_run_validation call pascal_loko_run). */
+static void validation_scope(pascal_workload w)
+{
+  pascal_synth_law law;
+  pascal_synth_plan plan;
+  pascal_calibration cal;
+  pascal_loko_report all, val;
+  pascal_error err;
+  pascal_synth_law_default(w, &law);
+  pascal_synth_plan_default(w, &plan);
+  CHECK_INT(pascal_synth_calibration(&law, &plan, &cal, &err), PASCAL_OK);
+  size_t n = pascal_calibration_run_count(&cal);
+  for (size_t i = 0; i < n; i += 5)
+    for (pascal_run_set set = PASCAL_RUNS_HELDOUT; set <= PASCAL_RUNS_OFFGRID; set++)
+      CHECK_INT(w == PASCAL_WORKLOAD_SCAN
+                    ? pascal_calibration_append_scan_to(&cal, set, &cal.scan_runs[i], &err)
+                    : pascal_calibration_append_gemm_to(&cal, set, &cal.gemm_runs[i], &err),
+                PASCAL_OK);
+  CHECK_INT(pascal_loko_run(&cal, &all, &err), PASCAL_OK);
+  CHECK_INT(pc_loko_run_validation(&cal, &val, &err), PASCAL_OK);
+  CHECK(all.offgrid != NULL && val.offgrid == NULL);
+  CHECK(all.heldout != NULL && val.heldout != NULL);
+  const pascal_loko_report *pairs[2][2] = {{&all, &val}, {all.heldout, val.heldout}};
+  for (int p = 0; p < 2; p++) {
+    const pascal_loko_report *a = pairs[p][0], *v = pairs[p][1];
+    CHECK_INT(v->n_keys, a->n_keys);
+    for (size_t k = 0; k < a->n_keys && k < v->n_keys; k++) {
+      const pascal_key_report *ka = &a->keys[k], *kv = &v->keys[k];
+      CHECK_INT(kv->n_scored, ka->n_scored);
+      CHECK_INT(kv->rule, ka->rule);
+      CHECK(kv->mape[PASCAL_METHOD_PASCAL] == ka->mape[PASCAL_METHOD_PASCAL]);
+      CHECK(kv->mape[PASCAL_METHOD_ALIGNED] == ka->mape[PASCAL_METHOD_ALIGNED]);
+      if (w == PASCAL_WORKLOAD_GEMM) /* the trace baselines: only in the report */
+        CHECK(isfinite(ka->mape[PASCAL_METHOD_EXACT_SDCM]) &&
+              isnan(kv->mape[PASCAL_METHOD_EXACT_SDCM]));
+    }
+    CHECK(isfinite(a->summary.ci[PASCAL_METHOD_PASCAL].lo) &&
+          isnan(v->summary.ci[PASCAL_METHOD_PASCAL].lo)); /* no bootstrap */
+  }
+  pascal_loko_report_free(&all);
+  pascal_loko_report_free(&val);
+  pascal_calibration_free(&cal);
+}
+
 int main(void)
 {
   recovery(PASCAL_WORKLOAD_SCAN, 12);
   recovery(PASCAL_WORKLOAD_GEMM, 6);
   in_sample();
   lacking_class_is_refused();
+  validation_scope(PASCAL_WORKLOAD_SCAN);
+  validation_scope(PASCAL_WORKLOAD_GEMM);
   return check_summary();
 }
