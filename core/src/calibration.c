@@ -243,8 +243,8 @@ static pascal_status check_dim(uint32_t v, uint32_t tile, const char *list, size
   if (v == 0)
     return run_field_errorf(err, list, index, name, "%s must be at least 1", name);
   if (v % tile != 0)
-    return run_field_errorf(err, list, index, name, "%s (%u) is not a multiple of %s (%u)", name,
-                            v, tile_name, tile);
+    return run_field_errorf(err, list, index, name, "%s (%u) is not a multiple of %s (%u)", name, v,
+                            tile_name, tile);
   return PASCAL_OK;
 }
 

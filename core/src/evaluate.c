@@ -447,9 +447,9 @@ fail:
 }
 
 /* pascal_panel_run with the family losses of the calibration's folds. */
-static pascal_status panel_run(const pascal_calibration *cal, pascal_run_set set,
-                               bool every_method, const pascal_family_loss *losses,
-                               size_t n_losses, pascal_loko_report *out, pascal_error *err)
+static pascal_status panel_run(const pascal_calibration *cal, pascal_run_set set, bool every_method,
+                               const pascal_family_loss *losses, size_t n_losses,
+                               pascal_loko_report *out, pascal_error *err)
 {
   pascal_status st;
   pascal_model *model = NULL;
@@ -481,8 +481,8 @@ done:
 /* The leave-one-key-out report of the calibration runs and its family
  * losses. */
 static pascal_status folds(const pascal_calibration *cal, bool every_method,
-                           pascal_loko_report *rep, pascal_family_loss **losses,
-                           size_t *n_losses, pascal_error *err)
+                           pascal_loko_report *rep, pascal_family_loss **losses, size_t *n_losses,
+                           pascal_error *err)
 {
   run_list runs = runs_of(cal, PASCAL_RUNS_FIT, every_method);
   pascal_status st;
@@ -549,8 +549,8 @@ static pascal_status loko_run(const pascal_calibration *cal, bool every_method,
     return st;
   if ((st = attach_panel(cal, PASCAL_RUNS_HELDOUT, every_method, losses, n_losses, &rep.heldout,
                          err)) ||
-      (every_method && (st = attach_panel(cal, PASCAL_RUNS_OFFGRID, every_method, losses,
-                                          n_losses, &rep.offgrid, err))))
+      (every_method && (st = attach_panel(cal, PASCAL_RUNS_OFFGRID, every_method, losses, n_losses,
+                                          &rep.offgrid, err))))
     pascal_loko_report_free(&rep);
   else
     *out = rep;
