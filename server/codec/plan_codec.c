@@ -195,6 +195,33 @@ static pascal_status decode_shapes(const json_t *doc, pascal_plan *plan, pascal_
   return PASCAL_OK;
 }
 
+/* "configurations" (gemm, optional): the configuration objects, every
+ * member required; ranges, distinctness and whole tiles are
+ * pascal_plan_validate's. */
+static pascal_status decode_configs(const json_t *doc, pascal_plan *plan, pascal_error *err)
+{
+  json_t *arr;
+  pascal_status st = codec_get_array(doc, "", "configurations", 0, &arr, err);
+  if (st || !arr)
+    return st;
+  size_t n = json_array_size(arr);
+  void *mem;
+  if ((st = list_alloc(n, sizeof *plan->configs, "configurations", &mem, err)))
+    return st;
+  plan->configs = mem;
+  plan->n_configs = n;
+  for (size_t i = 0; i < n; i++) {
+    char field[PASCAL_ERROR_FIELD_MAX];
+    codec_path_index(field, sizeof field, "configurations", i);
+    json_t *c = json_array_get(arr, i);
+    if (!json_is_object(c))
+      return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an object", field);
+    if ((st = codec_config_decode(c, field, 1, &plan->configs[i], NULL, err)))
+      return st;
+  }
+  return PASCAL_OK;
+}
+
 static pascal_status decode_scan(const json_t *doc, pascal_plan *plan, pascal_error *err)
 {
   json_t *keys = json_object_get(doc, "keys"), *grid = json_object_get(doc, "grid");
@@ -245,10 +272,13 @@ pascal_status pascal_codec_plan_decode(const json_t *doc, pascal_plan *out, pasc
   plan.repeats = (uint32_t)repeats;
   if (strcmp(workload, "scan") == 0 || strcmp(workload, "attention") == 0) {
     plan.workload = workload[0] == 's' ? PASCAL_PLAN_SCAN : PASCAL_PLAN_ATTENTION;
-    if (json_object_get(doc, "shapes")) {
-      st = pascal_error_set(err, PASCAL_EFORMAT, "shapes", "a %s plan has no shapes", workload);
-      goto fail;
-    }
+    static const char *const gemm_only[] = {"shapes", "configurations"};
+    for (size_t i = 0; i < 2; i++)
+      if (json_object_get(doc, gemm_only[i])) {
+        st = pascal_error_set(err, PASCAL_EFORMAT, gemm_only[i], "a %s plan has no %s", workload,
+                              gemm_only[i]);
+        goto fail;
+      }
     st = decode_scan(doc, &plan, err);
   } else if (strcmp(workload, "gemm") == 0) {
     plan.workload = PASCAL_PLAN_GEMM;
@@ -259,7 +289,8 @@ pascal_status pascal_codec_plan_decode(const json_t *doc, pascal_plan *out, pasc
                               scan_only[i]);
         goto fail;
       }
-    st = decode_shapes(doc, &plan, err);
+    if (!(st = decode_shapes(doc, &plan, err)))
+      st = decode_configs(doc, &plan, err);
   } else {
     st = pascal_error_set(err, PASCAL_EINVAL, "workload",
                           "workload must be \"scan\", \"gemm\" or \"attention\", got \"%.40s\"",
@@ -318,6 +349,17 @@ pascal_status pascal_codec_plan_encode(const pascal_plan *plan, json_t **out, pa
                    : encode_shape_fields(item, &plan->shapes[i], err)))
       goto fail;
   }
+  if (plan->n_configs) {
+    json_t *configs = json_array();
+    if ((st = codec_set(doc, "configurations", configs, err)))
+      goto fail;
+    for (size_t i = 0; i < plan->n_configs; i++) {
+      json_t *item = json_object();
+      if ((st = codec_append(configs, item, "configurations", err)) ||
+          (st = codec_config_encode(item, &plan->configs[i], err)))
+        goto fail;
+    }
+  }
   if (scan && ((st = codec_set_uint_array(doc, "sizes", plan->sizes, plan->n_sizes, err)) ||
                (st = codec_set_uint_array(doc, "horizons", plan->horizons, plan->n_horizons, err))))
     goto fail;
@@ -335,10 +377,13 @@ pascal_status pascal_codec_plan_run_encode(const pascal_plan_run *run, json_t **
   pascal_status st;
   if (!obj)
     return pascal_error_set(err, PASCAL_ENOMEM, "run", "out of memory");
-  if (run->workload == PASCAL_PLAN_GEMM)
-    st = encode_shape_fields(obj, &run->shape, err);
-  else if (!(st = encode_key_fields(obj, &run->key, err)) &&
-           !(st = codec_set(obj, "N", codec_uint(run->N), err)))
+  if (run->workload == PASCAL_PLAN_GEMM) {
+    /* a configuration run carries its configuration; the calibration's own
+     * kernel's run has none */
+    if (!(st = encode_shape_fields(obj, &run->shape, err)) && run->config.tile_m)
+      st = codec_config_encode(obj, &run->config, err);
+  } else if (!(st = encode_key_fields(obj, &run->key, err)) &&
+             !(st = codec_set(obj, "N", codec_uint(run->N), err)))
     st = codec_set(obj, "W", codec_uint(run->W), err);
   if (!st)
     st = codec_set(obj, "repeat", codec_uint(run->repeat), err);
@@ -362,6 +407,7 @@ pascal_status codec_plan_run_decode(const json_t *obj, const char *field,
 {
   pascal_plan_run r;
   uint64_t repeat = 0;
+  int has_config = 0;
   pascal_status st;
   memset(&r, 0, sizeof r);
   r.workload = workload;
@@ -373,7 +419,9 @@ pascal_status codec_plan_run_decode(const json_t *obj, const char *field,
         (st = codec_get_uint(obj, field, "Ng", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.shape.Ng, NULL,
                              err)) ||
         (st = codec_get_uint(obj, field, "Kg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.shape.Kg, NULL,
-                             err)))
+                             err)) ||
+        (st = codec_config_decode(obj, field, 0, &r.config, &has_config, err)) ||
+        (has_config && (st = pascal_plan_config_validate(&r.config, field, err))))
       return st;
   } else if ((st = decode_key(obj, field, &r.key, err)) ||
              (st =

@@ -344,6 +344,17 @@ pascal_status pd_calib_check_runs(const pascal_store_device *dev, pascal_store_w
     double cold = 0, most = 0, reads = 0;
     const pascal_store_run *r = &runs[i];
     st = run_range(&cal, workload, r, &cold, &most, &reads, err);
+    uint32_t per_sm = 0;
+    pascal_error fit;
+    if (st == PASCAL_OK && r->config.tile_m &&
+        pascal_gemm_ctas_per_sm(pascal_gemm_smem_per_sm(&cal.device), &r->config, 1, &per_sm,
+                                &fit) != PASCAL_OK)
+      st = pascal_error_set(err, PASCAL_EINVAL, "plan.configurations",
+                            "configuration %ux%ux%u, %u bytes, stages %u, group_m %u cannot run "
+                            "on device %s: %s",
+                            r->config.tile_m, r->config.tile_n, r->config.tile_k,
+                            r->config.elem_bytes, r->config.stages, r->config.group_m, dev->name,
+                            fit.message);
     if (st == PASCAL_OK && pascal_plausible_run_size(most, reads, "plan", err) != PASCAL_OK) {
       char why[PASCAL_ERROR_MESSAGE_MAX];
       snprintf(why, sizeof why, "%s", err->message);

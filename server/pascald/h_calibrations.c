@@ -183,7 +183,7 @@ static int take_panel(const json_t *hj, const char *field, const pascal_plan *pl
 
 void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
 {
-  static const char *const allowed[] = {"device", "plan", "heldout", NULL};
+  static const char *const allowed[] = {"device", "plan", "heldout", "base", NULL};
   char device[64];
   if (pd_json_strict(req->json, allowed, NULL, rep) ||
       pd_get_name(req->json, "device", 1, device, sizeof device, NULL, rep))
@@ -223,6 +223,37 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   }
   if (hj && take_panel(hj, panel_field, &plan, dev.capacity_blocks, &runs, &n, &canon_panel, rep))
     goto done;
+  /* "base": extend a frozen GEMM calibration of this device by the plan's
+   * runs (measure.sh's configs phase: configuration runs after the GEMM
+   * calibration froze, docs/http-api.md) */
+  json_t *bj = json_object_get(req->json, "base");
+  int64_t base = 0;
+  if (bj) {
+    pascal_store_calibration bc;
+    memset(&bc, 0, sizeof bc);
+    if (!json_is_integer(bj) || json_integer_value(bj) < 1) {
+      pd_reply_error(rep, 400, "invalid_type", "base",
+                     "base must be the id of a frozen gemm calibration");
+      goto done;
+    }
+    base = (int64_t)json_integer_value(bj);
+    int bst = pascal_store_calibration_get(ctx->store, base, &bc, &err);
+    if (bst != PASCAL_STORE_OK) {
+      snprintf(err.field, sizeof err.field, "base");
+      pd_reply_store_error(rep, bst, &err);
+      goto done;
+    }
+    const char *why = bc.state != PASCAL_STORE_FROZEN ? "is not frozen"
+                      : strcmp(bc.device, device)     ? "belongs to another device"
+                      : bc.workload != PASCAL_STORE_GEMM || plan.workload != PASCAL_PLAN_GEMM
+                          ? "and the plan must both be gemm"
+                          : NULL;
+    pascal_store_calibration_clear(&bc);
+    if (why) {
+      pd_reply_error(rep, 409, "conflict", "base", "calibration %lld %s", (long long)base, why);
+      goto done;
+    }
+  }
   if (pd_calib_check_runs(&dev,
                           plan.workload == PASCAL_PLAN_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN,
                           runs, n, &err)) {
@@ -237,9 +268,12 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
     goto done;
   }
   int64_t id = 0;
-  int st = pascal_store_calibration_create(ctx->store, device,
-                                           pd_plan_store_workload(plan.workload), text, runs, n,
-                                           ctx->cfg.max_attempts, (int64_t)time(NULL), &id, &err);
+  int st =
+      base ? pascal_store_calibration_extend(ctx->store, base, text, runs, n, ctx->cfg.max_attempts,
+                                             (int64_t)time(NULL), &id, &err)
+           : pascal_store_calibration_create(ctx->store, device,
+                                             pd_plan_store_workload(plan.workload), text, runs, n,
+                                             ctx->cfg.max_attempts, (int64_t)time(NULL), &id, &err);
   if (st != PASCAL_STORE_OK) {
     if (st == PASCAL_STORE_NOT_FOUND && !err.field[0])
       snprintf(err.field, sizeof err.field, "device");

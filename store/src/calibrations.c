@@ -199,6 +199,53 @@ pascal_store_calibration_create(pascal_store *s, const char *device, pascal_stor
   return status;
 }
 
+pascal_store_status pascal_store_calibration_extend(pascal_store *s, int64_t base,
+                                                    const char *plan_json,
+                                                    const pascal_store_run *runs, size_t nruns,
+                                                    uint32_t max_attempts, int64_t now, int64_t *id,
+                                                    pascal_error *err)
+{
+  pascal_store_status status = store_check_text(plan_json, "plan", err);
+  if (!status)
+    status = store_check_time(now, err);
+  if (!status && (!runs || nruns == 0))
+    status = store_fail(err, PASCAL_STORE_INVALID, "runs", "the plan has no runs");
+  if (status)
+    return status;
+  if (max_attempts == 0)
+    max_attempts = PASCAL_STORE_DEFAULT_MAX_ATTEMPTS;
+  status = store_begin(s, err);
+  if (status)
+    return status;
+  pascal_store_calibration b;
+  memset(&b, 0, sizeof b);
+  int64_t cal = 0;
+  status = get_calibration(s, base, &b, err);
+  if (status == PASCAL_STORE_NOT_FOUND)
+    status =
+        store_fail(err, PASCAL_STORE_NOT_FOUND, "base", "no calibration %lld", (long long)base);
+  else if (!status && b.state != PASCAL_STORE_FROZEN)
+    status = store_fail(err, PASCAL_STORE_CONFLICT, "base",
+                        "calibration %lld is %s: only a frozen one is extended", (long long)base,
+                        pascal_store_cal_state_name(b.state));
+  if (!status)
+    status = insert_calibration(s, b.device, b.workload, plan_json, now, &cal, err);
+  if (!status)
+    status = insert_jobs(s, cal, b.workload, runs, nruns, max_attempts, err);
+  if (!status) {
+    sqlite3_stmt *st = store_stmt_get(s, ST_MEAS_COPY);
+    if (sqlite3_bind_int64(st, 1, base) || sqlite3_bind_int64(st, 2, cal))
+      status = store_sql_error(s->db, sqlite3_errcode(s->db), "base", err);
+    else
+      status = store_step_done(s, st, "measurement copy", err);
+  }
+  pascal_store_calibration_clear(&b);
+  status = store_end(s, status, err);
+  if (status == PASCAL_STORE_OK)
+    *id = cal;
+  return status;
+}
+
 static pascal_store_status check_frozen_texts(const char *bundle_json, const char *report_json,
                                               const char *content_hash, pascal_error *err)
 {

@@ -255,7 +255,7 @@ static void test_refusals(void)
   CHECK_INT(pascal_plan_generate(&gb10, PASCAL_PLAN_KIND_SCAN_HELDOUT, 3, &p, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "part") == 0);
   CHECK_INT(pascal_plan_generate(&gb10, PASCAL_PLAN_KIND_GEMM, 2, &p, &err), PASCAL_EINVAL);
-  CHECK_INT(pascal_plan_generate(&gb10, (pascal_plan_kind)11, 1, &p, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_plan_generate(&gb10, (pascal_plan_kind)12, 1, &p, &err), PASCAL_EINVAL);
   /* The smallest C still gives three distinct sizes above it. */
   dev = gb10;
   dev.capacity_blocks = 1;
