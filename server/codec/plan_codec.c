@@ -206,6 +206,9 @@ static pascal_status decode_configs(const json_t *doc, pascal_plan *plan, pascal
     return st;
   size_t n = json_array_size(arr);
   void *mem;
+  if (n == 0) /* absent is the calibration's own kernel; empty is a mistake */
+    return pascal_error_set(err, PASCAL_EINVAL, "configurations",
+                            "configurations must not be empty (leave it out for none)");
   if ((st = list_alloc(n, sizeof *plan->configs, "configurations", &mem, err)))
     return st;
   plan->configs = mem;
