@@ -84,10 +84,12 @@ static const pascal_plan_shape gemm_dram_shapes[] = {
     {128, 33792, 8192},  {128, 33792, 16384}, {128, 67584, 8192}, {128, 67584, 16384},
     {33792, 128, 8192},  {33792, 128, 16384}, {67584, 128, 8192}, {67584, 128, 16384},
     {128, 16896, 32768}, {16896, 128, 32768}};
-/* Configuration runs (plan_gen.h, "gemm-configs"). On a device without a
- * shared-memory limit (the sim): the per-k-iteration matrix work spread over
- * a factor of 32, stages 2 to 4, both rasters, one 1-byte configuration. On
- * a device that states its shared memory (a GPU host): configurations
+/* Configuration runs (plan_gen.h, "gemm-configs"). On a device that states
+ * no shared memory per SM (smem_per_sm 0, as the shipped sim bundles'
+ * configurations were measured): the per-k-iteration matrix work spread
+ * over a factor of 32, stages 2 to 4, both rasters, one 1-byte
+ * configuration. On a device that states it (a GPU host; a sim profile
+ * that states one, as gb10-like's 100 KiB): configurations
  * cuBLASLt can run as stated (tiles of its tile ids, (tile_k, stages) of
  * its stages ids, FP16, the direct raster: its CTA swizzling is on or off,
  * not a group of G tile rows), the 128 x 128 x 64 ones at stages 2..4 also

@@ -69,13 +69,16 @@
  *     that fits its shared memory (pascal_gemm_ctas_per_sm), once: timed
  *     runs of tiles, stages and rasters other than the calibration's own,
  *     which a bundle keeps as its "configurations" and the step overhead is
- *     fitted on (gemm_config_fit.c). A device without a shared-memory limit
- *     (the sim) gets nine configurations over 32 x 64 x 32 to 128 x 128 x 64
- *     tiles, stages 2 to 4, G = 1 and 8, one at 1 byte, on three of the GEMM
- *     calibration's grids (27 runs); a device that states it (a GPU host)
- *     ten FP16 direct-raster configurations cuBLASLt runs as stated (tiles
- *     64 x 64 to 256 x 128, tile_k 32 to 64, stages 2 to 4) on 4096^3,
- *     2048 x 2048 x 8192 and 8192 x 1024 x 4096 (30 runs on an H100).
+ *     fitted on (gemm_config_fit.c). A device that states no shared memory
+ *     per SM (smem_per_sm 0: how the shipped sim bundles' configurations
+ *     were measured, tools/measure-configs.py) gets nine configurations over
+ *     32 x 64 x 32 to 128 x 128 x 64 tiles, stages 2 to 4, G = 1 and 8, one
+ *     at 1 byte, on three of the GEMM calibration's grids (27 runs); a
+ *     device that states it (a GPU host, or a sim profile that states one)
+ *     the ten FP16 direct-raster configurations cuBLASLt runs as stated
+ *     (tiles 64 x 64 to 256 x 128, tile_k 32 to 64, stages 2 to 4) that fit,
+ *     on 4096^3, 2048 x 2048 x 8192 and 8192 x 1024 x 4096 (all ten, 30
+ *     runs, on an H100's 228 KiB; six, 18 runs, on 100 KiB).
  *
  * The held-out scan panel is not one cross product of sizes and horizons,
  * so it is emitted as PASCAL_PLAN_SCAN_HELDOUT_PARTS ordinary plans (parts
