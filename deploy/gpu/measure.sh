@@ -582,11 +582,16 @@ phase_configs() {
 # kernel time), and the step overhead the frozen model fitted on them.
 # $1: md or json (null when not measured).
 report_configs() {
+  # (return 0: in the stop trap a bare return would give the status of the
+  # command the signal interrupted)
   if [ ! -f "$WORK/configs.json" ]; then
-    [ "$1" = json ] && echo null || echo "not measured"
-    return
+    if [ "$1" = json ]; then echo null; else echo "not measured"; fi
+    return 0
   fi
-  command -v python3 >/dev/null || { [ "$1" = json ] && echo null || echo "configs.json is in the work archive (python3 is needed to summarise it here)"; return; }
+  if ! command -v python3 >/dev/null; then
+    if [ "$1" = json ]; then echo null; else echo "configs.json is in the work archive (python3 summarises it)"; fi
+    return 0
+  fi
   python3 - "$WORK/configs.json" "$1" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))

@@ -168,61 +168,72 @@ done:
   return st;
 }
 
-static pascal_status decode_shapes(const json_t *doc, pascal_plan *plan, pascal_error *err)
+/* One element of an object list: `obj` (an object), named `field`, into
+ * `elem`. */
+typedef pascal_status (*decode_one)(const json_t *obj, const char *field, void *elem,
+                                    pascal_error *err);
+
+/* The list of objects under `key` (required or not; present, not empty)
+ * into a malloc'd array of `size`-byte elements, *n of them. */
+static pascal_status decode_objects(const json_t *doc, const char *key, int required, size_t size,
+                                    void **out, size_t *n, decode_one one, pascal_error *err)
 {
   json_t *arr;
-  pascal_status st = codec_get_array(doc, "", "shapes", 1, &arr, err);
-  if (st)
+  pascal_status st = codec_get_array(doc, "", key, required, &arr, err);
+  if (st || !arr)
     return st;
-  size_t n = json_array_size(arr);
+  size_t count = json_array_size(arr);
+  if (!required && count == 0) /* absent has a meaning; empty is a mistake */
+    return pascal_error_set(err, PASCAL_EINVAL, key, "%s must not be empty (leave it out for none)",
+                            key);
   void *mem;
-  if ((st = list_alloc(n, sizeof *plan->shapes, "shapes", &mem, err)))
+  if ((st = list_alloc(count, size, key, &mem, err)))
     return st;
-  plan->shapes = mem;
-  plan->n_shapes = n;
-  for (size_t i = 0; i < n; i++) {
+  *out = mem;
+  *n = count;
+  for (size_t i = 0; i < count; i++) {
     char field[PASCAL_ERROR_FIELD_MAX];
-    codec_path_index(field, sizeof field, "shapes", i);
-    json_t *s = json_array_get(arr, i);
-    pascal_plan_shape *sh = &plan->shapes[i];
-    if (!json_is_object(s))
+    codec_path_index(field, sizeof field, key, i);
+    json_t *obj = json_array_get(arr, i);
+    if (!json_is_object(obj))
       return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an object", field);
-    if ((st = codec_get_uint(s, field, "Mg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Mg, NULL, err)) ||
-        (st = codec_get_uint(s, field, "Ng", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Ng, NULL, err)) ||
-        (st = codec_get_uint(s, field, "Kg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Kg, NULL, err)))
+    if ((st = one(obj, field, (char *)mem + i * size, err)))
       return st;
   }
   return PASCAL_OK;
 }
 
-/* "configurations" (gemm, optional): the configuration objects, every
- * member required; ranges, distinctness and whole tiles are
- * pascal_plan_validate's. */
-static pascal_status decode_configs(const json_t *doc, pascal_plan *plan, pascal_error *err)
+static pascal_status decode_shape(const json_t *s, const char *field, void *elem, pascal_error *err)
 {
-  json_t *arr;
-  pascal_status st = codec_get_array(doc, "", "configurations", 0, &arr, err);
-  if (st || !arr)
+  pascal_plan_shape *sh = elem;
+  pascal_status st;
+  if ((st = codec_get_uint(s, field, "Mg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Mg, NULL, err)) ||
+      (st = codec_get_uint(s, field, "Ng", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Ng, NULL, err)) ||
+      (st = codec_get_uint(s, field, "Kg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Kg, NULL, err)))
     return st;
-  size_t n = json_array_size(arr);
-  void *mem;
-  if (n == 0) /* absent is the calibration's own kernel; empty is a mistake */
-    return pascal_error_set(err, PASCAL_EINVAL, "configurations",
-                            "configurations must not be empty (leave it out for none)");
-  if ((st = list_alloc(n, sizeof *plan->configs, "configurations", &mem, err)))
-    return st;
-  plan->configs = mem;
-  plan->n_configs = n;
-  for (size_t i = 0; i < n; i++) {
-    char field[PASCAL_ERROR_FIELD_MAX];
-    codec_path_index(field, sizeof field, "configurations", i);
-    json_t *c = json_array_get(arr, i);
-    if (!json_is_object(c))
-      return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an object", field);
-    if ((st = codec_config_decode(c, field, 1, &plan->configs[i], NULL, err)))
-      return st;
-  }
   return PASCAL_OK;
+}
+
+/* A configuration: every member required; ranges, distinctness and whole
+ * tiles are pascal_plan_validate's. */
+static pascal_status decode_config(const json_t *c, const char *field, void *elem,
+                                   pascal_error *err)
+{
+  return codec_config_decode(c, field, 1, elem, NULL, err);
+}
+
+/* "shapes" (required) and "configurations" (optional) of a gemm plan. */
+static pascal_status decode_gemm(const json_t *doc, pascal_plan *plan, pascal_error *err)
+{
+  void *shapes = NULL, *configs = NULL;
+  pascal_status st = decode_objects(doc, "shapes", 1, sizeof *plan->shapes, &shapes,
+                                    &plan->n_shapes, decode_shape, err);
+  plan->shapes = shapes; /* owned by the plan from here, also on failure */
+  if (!st)
+    st = decode_objects(doc, "configurations", 0, sizeof *plan->configs, &configs, &plan->n_configs,
+                        decode_config, err);
+  plan->configs = configs;
+  return st;
 }
 
 static pascal_status decode_scan(const json_t *doc, pascal_plan *plan, pascal_error *err)
@@ -292,8 +303,7 @@ pascal_status pascal_codec_plan_decode(const json_t *doc, pascal_plan *out, pasc
                               scan_only[i]);
         goto fail;
       }
-    if (!(st = decode_shapes(doc, &plan, err)))
-      st = decode_configs(doc, &plan, err);
+    st = decode_gemm(doc, &plan, err);
   } else {
     st = pascal_error_set(err, PASCAL_EINVAL, "workload",
                           "workload must be \"scan\", \"gemm\" or \"attention\", got \"%.40s\"",
