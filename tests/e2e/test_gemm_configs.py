@@ -11,8 +11,9 @@ Independent expectations: every stored configuration run equals, to the
 byte and the nanosecond, what the offline `pascal sim gemm` prints for the
 same profile, shape, configuration and seed (the repeat); the base
 calibration is unchanged. Refusals name the field: a base that is not
-frozen, a configuration that does not fit the device's 100 KiB of shared
-memory per SM, a configuration member out of range. Verified to fail: with
+frozen, none at all for a plan of configurations, a configuration that
+does not fit the device's 100 KiB of shared memory per SM, a configuration
+member out of range. Verified to fail: with
 the sim backend ignoring run.config (the calibration's own tiling) the
 first configuration's fill and time differ from `pascal sim gemm`'s."""
 import json
@@ -76,6 +77,10 @@ def main():
                           "base": base}, w.admin)
         check(st == 400 and body.get("error", {}).get("field") == "plan.configurations[0].stages",
               "stages 0 is refused naming it: %s %s" % (st, body))
+        st, body = w.api("POST", "/v1/calibrations", {"device": "tiny", "plan": plan(CONFIGS)},
+                         w.admin)
+        check(st == 400 and body.get("error", {}).get("field") == "base",
+              "configuration runs alone are refused, naming base: %s %s" % (st, body))
         st, body = w.api("POST", "/v1/calibrations",
                          {"device": "tiny", "plan": plan(CONFIGS), "base": "1"}, w.admin)
         check(st == 400 and body.get("error", {}).get("field") == "base",
