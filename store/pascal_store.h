@@ -205,6 +205,10 @@ typedef struct pascal_store_run {
   uint64_t Mg, Ng, Kg;
   uint32_t repeat;
   int heldout; /* 1: a run of the held-out panel (never fitted), else 0 */
+  /* GEMM only: the configuration of a configuration run (a bundle's
+   * "configurations"; every member set, pascal_plan_config_validate), all
+   * zero for a run of the calibration's own kernel and for every scan */
+  pascal_gemm_config config;
 } pascal_store_run;
 
 /* One measured run. kernel_ns == 0 means "not measured" (stored as NULL). */
@@ -270,6 +274,19 @@ pascal_store_status
 pascal_store_calibration_create(pascal_store *s, const char *device, pascal_store_workload workload,
                                 const char *plan_json, const pascal_store_run *runs, size_t nruns,
                                 uint32_t max_attempts, int64_t now, int64_t *id, pascal_error *err);
+
+/* Create a collecting calibration that extends the frozen calibration
+ * `base` (which stays as it is): on base's device and workload, starting
+ * with copies of every measurement row of base (job NULL: fitted runs,
+ * held-out runs, configuration runs) and one queued job per run of
+ * `runs`, in one transaction. NOT_FOUND (field "base") for no such
+ * calibration, CONFLICT (field "base") for one that is not frozen; the
+ * rest as pascal_store_calibration_create. */
+pascal_store_status pascal_store_calibration_extend(pascal_store *s, int64_t base,
+                                                    const char *plan_json,
+                                                    const pascal_store_run *runs, size_t nruns,
+                                                    uint32_t max_attempts, int64_t now, int64_t *id,
+                                                    pascal_error *err);
 
 /* One calibration with its progress and all three JSON texts. */
 pascal_store_status pascal_store_calibration_get(pascal_store *s, int64_t id,

@@ -7,17 +7,16 @@ A GEMM calibration measures one configuration (128 x 128 x 64 FP16, one
 stage, direct raster); the time of the others is carried from it
 (pascal/gemm_config.h "Time"), with one parameter of its own, the
 per-k-iteration overhead, that only runs of other configurations can fit.
-This tool measures a few: each configuration below on each shape below,
-one `pascal sim gemm` run (seed 0) on the bundle's sim profile, and writes
-them as the bundle's `configurations` array; everything else (device,
-measurements, panels) stays as it is, the provenance says what was done,
-and `pascal fit` refits and freezes (a new content hash).
-
-The configurations spread the per-k-iteration matrix work over a factor of
-32 (32x64x32 to 128x128x64), stages 2 to 4 and both rasters, at 2 bytes
-and one at 1 byte; the shapes are points of the calibration's own grid
-(Mg, Ng in 256..8192, Kg in 1024..8192, powers of two), none a shape the
-ranking benchmark scores (bench/bench_matmul_rank.c).
+This tool measures those of the sim's configuration plan (`pascal plan
+--kind gemm-configs --smem-per-sm 0`, the plan a sim device's pascald jobs
+and measure.sh's configs phase measure; plan_gen.h says how it is chosen):
+each configuration on each shape, one `pascal sim gemm` run (seed 0, as the
+sim agent runs repeat 0) on the bundle's sim profile, and writes them as
+the bundle's `configurations` array; everything else (device, measurements,
+panels) stays as it is, the provenance says what was done, and `pascal fit`
+refits and freezes (a new content hash). It exists beside the job path
+(POST /v1/calibrations with "base") for the shipped bundles, whose off-grid
+panels and provenance a pascald import does not keep as measurement rows.
 
     tools/measure-configs.py BUNDLE --profile PROFILE [--bin build/bin]
                              [--out BUNDLE] [--nice 10]
@@ -32,12 +31,7 @@ import sys
 import tempfile
 import time
 
-# (tile_m, tile_n, tile_k, elem_bytes, stages, group_m)
-CONFIGS = [(64, 32, 32, 2, 3, 1), (32, 64, 32, 2, 4, 8), (128, 32, 32, 2, 3, 1),
-           (64, 128, 32, 2, 3, 8), (128, 128, 32, 2, 2, 1), (128, 64, 64, 2, 3, 8),
-           (64, 64, 64, 2, 2, 1), (128, 128, 64, 2, 3, 1), (128, 64, 64, 1, 4, 1)]
-# (Mg, Ng, Kg)
-SHAPES = [(1024, 1024, 2048), (2048, 2048, 1024), (4096, 512, 2048)]
+KEYS = ("tile_m", "tile_n", "tile_k", "elem_bytes", "stages", "group_m")
 
 
 def fail(msg, code=1):
@@ -71,8 +65,12 @@ def main():
         fail("%s is not a gemm bundle" % a.bundle, 2)
     pascal = os.path.join(a.bin, "pascal")
     runs, start = [], time.time()
-    for (tm, tn, tk, eb, st, gm) in CONFIGS:
-        for (mg, ng, kg) in SHAPES:
+    plan = json.loads(run([pascal, "plan", "--kind", "gemm-configs", "--smem-per-sm", "0"],
+                          "pascal plan --kind gemm-configs"))
+    configs = [tuple(c[k] for k in KEYS) for c in plan["configurations"]]
+    shapes = [(s["Mg"], s["Ng"], s["Kg"]) for s in plan["shapes"]]
+    for (tm, tn, tk, eb, st, gm) in configs:  # the order of the shipped bundles
+        for (mg, ng, kg) in shapes:
             out = run(["nice", "-n", str(a.nice), pascal, "sim", "gemm", "--profile", a.profile,
                        "--Mg", str(mg), "--Ng", str(ng), "--Kg", str(kg),
                        "--tile", "%dx%dx%d" % (tm, tn, tk), "--elem-bytes", str(eb),
@@ -86,7 +84,8 @@ def main():
         doc.pop(k, None)
     doc["configurations"] = runs
     prov = doc.setdefault("provenance", {})
-    prov["configurations_producer"] = "tools/measure-configs.py (pascal sim gemm, seed 0)"
+    prov["configurations_producer"] = ("tools/measure-configs.py (pascal plan --kind gemm-configs,"
+                                       " pascal sim gemm, seed 0)")
     prov["configurations_profile"] = a.profile
     prov["configurations_wall_seconds"] = round(time.time() - start, 1)
     with tempfile.TemporaryDirectory() as work:

@@ -9,6 +9,10 @@
  * the tiling pascald fits it with: the default calibration tiling
  * (pascal_calibration_init), one resident CTA per SM, FP32 outputs, and a
  * k-step's compute the tile's FLOPs at the profile's matrix-instruction cost.
+ * A configuration run (a GEMM job with a configuration, plan kind
+ * gemm-configs) runs that configuration as `pascal sim gemm` does
+ * (pascal_simdev_gemm_of_config: its tile, element size, stages and raster,
+ * the CTAs per SM the profile's shared memory allows), seeded by its repeat.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,13 +126,20 @@ static pascal_status sim_gemm(pascal_backend *b, const pascal_backend_job *job,
   if (job->gemm.impl != PASCAL_GEMM_IMPL_OWN)
     return pascal_error_set(err, PASCAL_EINVAL, "impl",
                             "the sim device runs the project's GEMM kernel only (impl \"own\")");
+  pascal_simdev_gemm g;
+  if (job->run.config.tile_m) {
+    const pascal_gemm_shape shape = {(uint32_t)s->Mg, (uint32_t)s->Ng, (uint32_t)s->Kg};
+    pascal_status st_c = pascal_simdev_gemm_of_config(pascal_simdev_profile_of(b->dev), &shape,
+                                                      &job->run.config, job->run.repeat, &g, err);
+    return st_c ? st_c : pascal_simdev_run_gemm(b->dev, &g, st, err);
+  }
   pascal_calibration cal;
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
-  pascal_simdev_gemm g = {.shape = {(uint32_t)s->Mg, (uint32_t)s->Ng, (uint32_t)s->Kg},
-                          .tiling = cal.gemm,
-                          .m = pascal_simdev_gemm_step_m(&cal.gemm),
-                          .out_elem_bytes = SIM_GEMM_OUT_BYTES,
-                          .seed = job->run.repeat};
+  g = (pascal_simdev_gemm){.shape = {(uint32_t)s->Mg, (uint32_t)s->Ng, (uint32_t)s->Kg},
+                           .tiling = cal.gemm,
+                           .m = pascal_simdev_gemm_step_m(&cal.gemm),
+                           .out_elem_bytes = SIM_GEMM_OUT_BYTES,
+                           .seed = job->run.repeat};
   g.tiling.resident_ctas = pascal_simdev_profile_of(b->dev)->sm_count;
   return pascal_simdev_run_gemm(b->dev, &g, st, err);
 }

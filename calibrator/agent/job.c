@@ -15,6 +15,12 @@ void agent_job_describe(const pascal_codec_job *job, char *buf, size_t buflen)
     snprintf(buf, buflen, "job %lld %s o=%u %s d=%u m=%u N=%llu W=%llu repeat %u", id,
              pascal_plan_workload_name(r->workload), r->key.o, pascal_plan_path_name(r->key.path),
              r->key.d, r->key.m, (unsigned long long)r->N, (unsigned long long)r->W, r->repeat);
+  else if (r->config.tile_m) /* a configuration run */
+    snprintf(buf, buflen,
+             "job %lld gemm %llux%llux%llu tile %ux%ux%u elem %u stages %u group_m %u repeat %u",
+             id, (unsigned long long)r->shape.Mg, (unsigned long long)r->shape.Ng,
+             (unsigned long long)r->shape.Kg, r->config.tile_m, r->config.tile_n, r->config.tile_k,
+             r->config.elem_bytes, r->config.stages, r->config.group_m, r->repeat);
   else
     snprintf(buf, buflen, "job %lld gemm %llux%llux%llu repeat %u", id,
              (unsigned long long)r->shape.Mg, (unsigned long long)r->shape.Ng,

@@ -252,7 +252,7 @@ static int handle_job(worker *w, const pascal_codec_job *job)
   w->lease_lost = 0;
   if (!w->ctx->ui.tty) /* plain log: one line per claim, one per outcome */
     agent_ui_log(&w->ctx->ui, "%s claimed (lease %g s)", desc, job->lease_seconds);
-  pascal_backend_result res;
+  pascal_backend_result res = {0};
   run_outcome out = execute(w, job, &res, why, sizeof why);
   if (out == RUN_ABANDONED) {
     report_failure(w, job, "agent stopping");
@@ -276,8 +276,11 @@ static int handle_job(worker *w, const pascal_codec_job *job)
     snprintf(event, sizeof event, "%s done: fill_bytes %.6g (K = %.3f), kernel %.3f ms", desc,
              res.fill_bytes, res.fill_bytes / reads, res.kernel_ns * 1e-6);
   else
-    snprintf(event, sizeof event, "%s done: fill_bytes %.6g, kernel %.3f ms", desc, res.fill_bytes,
-             res.kernel_ns * 1e-6);
+    snprintf(event, sizeof event, "%s done: fill_bytes %.6g, kernel %.3f ms%s%s", desc,
+             res.fill_bytes, res.kernel_ns * 1e-6, res.note[0] ? " (" : "",
+             res.note[0] ? res.note : "");
+  if (res.note[0])
+    strncat(event, ")", sizeof event - strlen(event) - 1);
   return post_outcome(w, job, "result", agent_job_body(job, PASCAL_CODEC_RESULT, &res, NULL),
                       event) < 0
              ? -1

@@ -545,6 +545,21 @@ pascal_status pcu_rig::cublaslt(const pcu_cublaslt **out, pascal_error *err)
   return PASCAL_OK;
 }
 
+pascal_status pcu_rig::measure_gemm(pcu_gemm_operands &x, const pcu_step &step, bool col_major,
+                                    const char *what, uint32_t mg, uint32_t ng, uint32_t kg,
+                                    pcu_sample *out, pascal_error *err)
+{
+  std::vector<pcu_fill_metric> m{metric_};
+  std::vector<double> fill;
+  double ns = 0;
+  pascal_status st = measure_launch(cupti_, this, what, step, m, &fill, &ns, err);
+  if (st == PASCAL_OK)
+    st = pcu_gemm_check(x.c, mg, ng, kg, col_major, err);
+  if (st == PASCAL_OK)
+    st = sample_from(metric_, fill[0], ns, 2.0 * ((double)mg * kg + (double)ng * kg), out, err);
+  return st;
+}
+
 pascal_status pcu_rig::run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32_t ng, uint32_t kg,
                                 pcu_sample *out, pascal_error *err)
 {
@@ -553,9 +568,6 @@ pascal_status pcu_rig::run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32
   pcu_lt_gemm *lt_gemm = nullptr;
   pascal_cublaslt_config cfg;
   const pcu_cublaslt *lib = nullptr;
-  std::vector<pcu_fill_metric> m{metric_};
-  std::vector<double> fill;
-  double ns = 0;
   pcu_step step;
   pascal_status st = x.make(mg, ng, kg, err);
   if (st != PASCAL_OK)
@@ -572,11 +584,51 @@ pascal_status pcu_rig::run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32
       return pascal_kern_gemm(x.a, x.b, x.c, mg, ng, kg, nullptr);
     });
   }
-  if ((st = measure_launch(cupti_, this, lt ? "cuBLASLt GEMM" : "GEMM", step, m, &fill, &ns,
-                           err)) != PASCAL_OK ||
-      (st = pcu_gemm_check(x.c, mg, ng, kg, lt, err)) != PASCAL_OK)
+  st = measure_gemm(x, step, lt, lt ? "cuBLASLt GEMM" : "GEMM", mg, ng, kg, out, err);
+done:
+  delete lt_gemm;
+  return st;
+}
+
+pascal_status pcu_rig::run_gemm_config(const pascal_gemm_config &c, uint32_t mg, uint32_t ng,
+                                       uint32_t kg, pcu_sample *out, std::string *fallback,
+                                       pascal_error *err)
+{
+  static_assert(PASCAL_GEMM_OWN_STAGES_MAX == PASCAL_KERN_GEMM_STAGES_MAX,
+                "pascal/gemm_impl.h and kernels/pascal_kernels.h disagree on the stages");
+  pcu_gemm_operands x;
+  pcu_lt_gemm *lt_gemm = nullptr;
+  const pcu_cublaslt *lib = nullptr;
+  pascal_cublaslt_config heuristic, cfg;
+  pascal_gemm_params g;
+  pcu_step step;
+  pascal_error absent;
+  const bool lt = cublaslt(&lib, &absent) == PASCAL_OK;
+  pascal_status st = x.make(mg, ng, kg, err);
+  if (st != PASCAL_OK)
     goto done;
-  st = sample_from(metric_, fill[0], ns, 2.0 * ((double)mg * kg + (double)ng * kg), out, err);
+  if (lt) {
+    if ((st = pcu_lt_gemm::create(lib, mg, ng, kg, &lt_gemm, err)) != PASCAL_OK ||
+        (st = lt_gemm->use_heuristic(&heuristic, err)) != PASCAL_OK ||
+        (st = pascal_cublaslt_of_config(&c, &heuristic, &g, err)) != PASCAL_OK ||
+        (st = pascal_cublaslt_encode(&g, &cfg, err)) != PASCAL_OK ||
+        (st = lt_gemm->use_stated(cfg, err)) != PASCAL_OK)
+      goto done;
+    step = [&x, lt_gemm](pascal_error *e) { return lt_gemm->run(x.a, x.b, x.c, e); };
+  } else {
+    pascal_error own;
+    if (pascal_gemm_own_runs_config(&c, &own) != PASCAL_OK) {
+      st = pascal_error_set(err, PASCAL_ENOTFOUND, "impl", "%s; %s", absent.message, own.message);
+      goto done;
+    }
+    if (fallback)
+      *fallback = std::string(absent.message) + ": the project's own staged kernel ran it";
+    const uint32_t stages = c.stages, group_m = c.group_m;
+    step = pcu_cuda_step("staged GEMM", [&x, mg, ng, kg, stages, group_m]() {
+      return pascal_kern_gemm_staged(x.a, x.b, x.c, mg, ng, kg, stages, group_m, nullptr);
+    });
+  }
+  st = measure_gemm(x, step, lt, lt ? "cuBLASLt GEMM" : "staged GEMM", mg, ng, kg, out, err);
 done:
   delete lt_gemm;
   return st;

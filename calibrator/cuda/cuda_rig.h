@@ -89,9 +89,24 @@ public:
    * compared with exact host dot products. */
   pascal_status run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32_t ng, uint32_t kg,
                          pcu_sample *out, pascal_error *err);
+  /* A configuration run (plan kind gemm-configs) Mg x Ng x Kg: cuBLASLt
+   * with the configuration stated (pascal_cublaslt_of_config on the
+   * heuristic's algo for the shape; what cuBLASLt cannot express fails the
+   * run in one line), or, when cuBLASLt is missing, the project's own
+   * staged kernel for the configurations it runs
+   * (pascal_gemm_own_runs_config), which *fallback (may be NULL) then
+   * says in one line; otherwise the run fails naming both reasons. */
+  pascal_status run_gemm_config(const pascal_gemm_config &c, uint32_t mg, uint32_t ng, uint32_t kg,
+                                pcu_sample *out, std::string *fallback, pascal_error *err);
   /* cuBLASLt, loaded on first use (cublaslt_lib.h, PASCAL_CUBLASLT from the
    * environment); PASCAL_ENOTFOUND, field "impl", saying why it is absent. */
   pascal_status cublaslt(const pcu_cublaslt **out, pascal_error *err);
+  /* What run_gemm and run_gemm_config share: one CUPTI-measured launch of
+   * `step` on operands x, its result checked (col_major: cuBLASLt's). */
+  pascal_status measure_gemm(struct pcu_gemm_operands &x,
+                             const std::function<pascal_status(pascal_error *)> &step,
+                             bool col_major, const char *what, uint32_t mg, uint32_t ng,
+                             uint32_t kg, pcu_sample *out, pascal_error *err);
   /* An attention plan's run (docs/attention.md): W x M CTAs of the
    * FlashAttention-2 kernel at occupancy o and depth `stages`, W query
    * tiles of each of M = sm_count o heads sharing one K/V head of N steps;

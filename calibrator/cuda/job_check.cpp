@@ -72,7 +72,12 @@ pascal_status check_gemm(const pascal_backend_job *job, uint64_t budget, pascal_
 {
   const pascal_plan_shape *j = &job->run.shape;
   uint32_t t[3];
-  pascal_status st = check_impl(job->gemm, t, err);
+  const pascal_gemm_config &c = job->run.config;
+  pascal_status st = PASCAL_OK;
+  if (c.tile_m) /* a configuration run: measured in whole tiles of its own */
+    t[0] = c.tile_m, t[1] = c.tile_n, t[2] = c.tile_k;
+  else
+    st = check_impl(job->gemm, t, err);
   if (st != PASCAL_OK)
     return st;
   /* Grid rows of the project's kernel: Mg / 128 <= 65535. */

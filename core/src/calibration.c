@@ -19,6 +19,7 @@
 #include "pascal/attention.h"
 #include "pascal/gemm_config.h"
 #include "pascal/grow.h"
+#include "pascal/plan.h"
 #include "pascal/query.h"
 
 /* The bundle key and error prefix of the configuration runs. */
@@ -347,23 +348,11 @@ static pascal_status check_config(const pascal_calibration *cal, const pascal_ge
                                   size_t index, pascal_error *err)
 {
   const char *list = CONFIG_RUNS;
-  const struct {
-    const char *name;
-    uint32_t v, hi;
-  } range[] = {{"tile_m", c->tile_m, PASCAL_QUERY_TILE_MAX},
-               {"tile_n", c->tile_n, PASCAL_QUERY_TILE_MAX},
-               {"tile_k", c->tile_k, PASCAL_QUERY_TILE_MAX},
-               {"stages", c->stages, PASCAL_GEMM_STAGES_MAX},
-               {"group_m", c->group_m, PASCAL_QUERY_GROUP_MAX}};
-  char msg[160];
-  for (size_t i = 0; i < sizeof range / sizeof *range; i++)
-    if (range[i].v < 1 || range[i].v > range[i].hi) {
-      snprintf(msg, sizeof msg, "%s must be in [1, %u] (got %u)", range[i].name, range[i].hi,
-               range[i].v);
-      return run_field_error(err, list, index, range[i].name, msg);
-    }
-  if (c->elem_bytes != 1 && c->elem_bytes != 2 && c->elem_bytes != 4 && c->elem_bytes != 8)
-    return run_field_error(err, list, index, "elem_bytes", "elem_bytes must be 1, 2, 4 or 8");
+  char prefix[PASCAL_ERROR_FIELD_MAX];
+  snprintf(prefix, sizeof prefix, "%s[%zu]", list, index);
+  pascal_status st = pascal_plan_config_validate(c, prefix, err);
+  if (st)
+    return st;
   uint32_t per_sm;
   pascal_error why;
   if (pascal_gemm_ctas_per_sm(pascal_gemm_smem_per_sm(&cal->device), c, 1, &per_sm, &why)) {

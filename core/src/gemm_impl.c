@@ -199,3 +199,61 @@ void pascal_cublaslt_describe(const pascal_cublaslt_config *c, char *buf, size_t
     if (extra[i].v != 0 && n >= 0 && (size_t)n < size)
       n += snprintf(buf + n, size - (size_t)n, " %s %u", extra[i].name, extra[i].v);
 }
+
+pascal_status pascal_cublaslt_of_config(const pascal_gemm_config *c,
+                                        const pascal_cublaslt_config *heuristic,
+                                        pascal_gemm_params *out, pascal_error *err)
+{
+  if (c->elem_bytes != 2)
+    return pascal_error_set(err, PASCAL_EINVAL, "configuration.elem_bytes",
+                            "cuBLASLt runs configuration runs with FP16 operands here "
+                            "(elem_bytes 2), not elem_bytes %u",
+                            c->elem_bytes);
+  if (c->group_m != 1)
+    return pascal_error_set(err, PASCAL_EINVAL, "configuration.group_m",
+                            "cuBLASLt cannot run group_m %u: its CTA swizzling is on or off, not "
+                            "a grouped raster of G tile rows (group_m 1 only)",
+                            c->group_m);
+  pascal_gemm_params g;
+  memset(&g, 0, sizeof g);
+  g.impl = PASCAL_GEMM_IMPL_CUBLASLT;
+  g.tile_m = c->tile_m;
+  g.tile_n = c->tile_n;
+  g.tile_k = c->tile_k;
+  g.elem_bytes = c->elem_bytes;
+  g.stages = c->stages;
+  g.algo = heuristic->algo;
+  g.split_k = 1;
+  g.custom_option = heuristic->custom_option;
+  g.inner_shape_id = heuristic->inner_shape_id;
+  g.cluster_shape_id = heuristic->cluster_shape_id;
+  pascal_cublaslt_config probe;
+  pascal_error why;
+  if (pascal_cublaslt_encode(&g, &probe, &why) != PASCAL_OK)
+    return pascal_error_set(err, PASCAL_EINVAL,
+                            strcmp(why.field, "gemm.tile_m") == 0 ? "configuration.tile_m"
+                                                                  : "configuration.stages",
+                            "%s", why.message);
+  *out = g;
+  return PASCAL_OK;
+}
+
+pascal_status pascal_gemm_own_runs_config(const pascal_gemm_config *c, pascal_error *err)
+{
+  if (c->tile_m != 128 || c->tile_n != 128 || c->tile_k != 64)
+    return pascal_error_set(err, PASCAL_EINVAL, "configuration.tile_m",
+                            "the project's own GEMM kernel has the 128x128x64 tile only, not "
+                            "%ux%ux%u",
+                            c->tile_m, c->tile_n, c->tile_k);
+  if (c->elem_bytes != 2)
+    return pascal_error_set(err, PASCAL_EINVAL, "configuration.elem_bytes",
+                            "the project's own GEMM kernel reads FP16 (elem_bytes 2), not %u",
+                            c->elem_bytes);
+  if (c->stages < 1 || c->stages > PASCAL_GEMM_OWN_STAGES_MAX || c->group_m < 1)
+    return pascal_error_set(err, PASCAL_EINVAL,
+                            c->group_m < 1 ? "configuration.group_m" : "configuration.stages",
+                            "the project's own GEMM kernel buffers 1..%u stages with group_m >= 1 "
+                            "(got stages %u, group_m %u)",
+                            PASCAL_GEMM_OWN_STAGES_MAX, c->stages, c->group_m);
+  return PASCAL_OK;
+}

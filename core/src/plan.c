@@ -1,7 +1,7 @@
 /*
  * plan.c - calibration plans (pascal/plan.h): validation, grid expansion and
  * the deterministic run order of docs/design.md §5 (sizes, keys, horizons,
- * repeats; GEMM: shapes, repeats; attention as a scan whose keys are the
+ * repeats; GEMM: shapes, configurations, repeats; attention as a scan whose keys are the
  * default tiling's, pascal/attention.h). Pure C, no allocation except where
  * the caller asks for an expanded array.
  */
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pascal/attention.h"
+#include "pascal/query.h"
 
 const uint64_t pascal_plan_default_horizons[4] = {1, 4, 16, 64};
 
@@ -72,6 +73,7 @@ void pascal_plan_free(pascal_plan *plan)
   free(plan->horizons);
   free(plan->keys);
   free(plan->shapes);
+  free(plan->configs);
   pascal_plan_init(plan);
 }
 
@@ -83,6 +85,33 @@ static int key_equal(const pascal_plan_key *a, const pascal_plan_key *b)
 static int shape_equal(const pascal_plan_shape *a, const pascal_plan_shape *b)
 {
   return a->Mg == b->Mg && a->Ng == b->Ng && a->Kg == b->Kg;
+}
+
+pascal_status pascal_plan_config_validate(const pascal_gemm_config *config, const char *field,
+                                          pascal_error *err)
+{
+  const struct {
+    const char *name;
+    uint32_t v, hi;
+  } range[] = {{"tile_m", config->tile_m, PASCAL_QUERY_TILE_MAX},
+               {"tile_n", config->tile_n, PASCAL_QUERY_TILE_MAX},
+               {"tile_k", config->tile_k, PASCAL_QUERY_TILE_MAX},
+               {"stages", config->stages, PASCAL_GEMM_STAGES_MAX},
+               {"group_m", config->group_m, PASCAL_QUERY_GROUP_MAX}};
+  char name[PASCAL_ERROR_FIELD_MAX];
+  for (size_t i = 0; i < sizeof range / sizeof *range; i++)
+    if (range[i].v < 1 || range[i].v > range[i].hi) {
+      snprintf(name, sizeof name, "%s.%s", field, range[i].name);
+      return pascal_error_set(err, PASCAL_EINVAL, name, "%s must be in [1, %u] (got %u)",
+                              range[i].name, range[i].hi, range[i].v);
+    }
+  const uint32_t e = config->elem_bytes;
+  if (e != 1 && e != 2 && e != 4 && e != 8) {
+    snprintf(name, sizeof name, "%s.elem_bytes", field);
+    return pascal_error_set(err, PASCAL_EINVAL, name, "elem_bytes must be 1, 2, 4 or 8 (got %u)",
+                            e);
+  }
+  return PASCAL_OK;
 }
 
 pascal_status pascal_plan_key_validate(const pascal_plan_key *key, const char *field,
@@ -304,6 +333,42 @@ static pascal_status check_shapes(const pascal_plan *plan, pascal_error *err)
   return PASCAL_OK;
 }
 
+/* A GEMM plan's configurations (optional): each valid, distinct, and every
+ * shape a whole number of its tiles (a configuration run is measured on
+ * whole tiles, as a bundle's "configurations" keeps it). */
+static pascal_status check_configs(const pascal_plan *plan, pascal_error *err)
+{
+  char name[PASCAL_ERROR_FIELD_MAX];
+  if (!plan->n_configs)
+    return PASCAL_OK;
+  pascal_status st = check_length(plan->configs, plan->n_configs, "configurations",
+                                  "configurations must not be empty", err);
+  if (st)
+    return st;
+  for (size_t i = 0; i < plan->n_configs; i++) {
+    const pascal_gemm_config *c = &plan->configs[i];
+    snprintf(name, sizeof name, "configurations[%zu]", i);
+    if ((st = pascal_plan_config_validate(c, name, err)))
+      return st;
+    for (size_t j = 0; j < i; j++)
+      if (!memcmp(&plan->configs[j], c, sizeof *c))
+        return pascal_error_set(err, PASCAL_EINVAL, name, "%s repeats configurations[%zu]", name,
+                                j);
+    for (size_t k = 0; k < plan->n_shapes; k++) {
+      const pascal_plan_shape *s = &plan->shapes[k];
+      if (s->Mg % c->tile_m || s->Ng % c->tile_n || s->Kg % c->tile_k) {
+        snprintf(name, sizeof name, "shapes[%zu]", k);
+        return pascal_error_set(err, PASCAL_EINVAL, name,
+                                "%s (%llu x %llu x %llu) is not a whole number of "
+                                "configurations[%zu]'s %u x %u x %u tiles",
+                                name, (unsigned long long)s->Mg, (unsigned long long)s->Ng,
+                                (unsigned long long)s->Kg, i, c->tile_m, c->tile_n, c->tile_k);
+      }
+    }
+  }
+  return PASCAL_OK;
+}
+
 /* Product of the list lengths, refused above MAX_RUNS. Each factor is at most
  * MAX_LIST (or MAX_REPEATS), so the running product never overflows size_t
  * before the comparison. */
@@ -326,9 +391,10 @@ pascal_status pascal_plan_validate(const pascal_plan *plan, pascal_error *err)
   switch (plan->workload) {
   case PASCAL_PLAN_SCAN:
   case PASCAL_PLAN_ATTENTION:
-    if (plan->n_shapes)
-      return pascal_error_set(err, PASCAL_EINVAL, "shapes", "a %s plan has no shapes",
-                              pascal_plan_workload_name(plan->workload));
+    if (plan->n_shapes || plan->n_configs)
+      return pascal_error_set(err, PASCAL_EINVAL, plan->n_shapes ? "shapes" : "configurations",
+                              "a %s plan has no %s", pascal_plan_workload_name(plan->workload),
+                              plan->n_shapes ? "shapes" : "configurations");
     if ((st = check_extents(plan->sizes, plan->n_sizes, "sizes", err)) ||
         (st = check_extents(plan->horizons, plan->n_horizons, "horizons", err)) ||
         (st = check_keys(plan, err)))
@@ -343,7 +409,7 @@ pascal_status pascal_plan_validate(const pascal_plan *plan, pascal_error *err)
                               : plan->n_keys ? "keys"
                                              : "horizons",
                               "a gemm plan has shapes, not sizes, keys or horizons");
-    if ((st = check_shapes(plan, err)))
+    if ((st = check_shapes(plan, err)) || (st = check_configs(plan, err)))
       return st;
     break;
   default:
@@ -356,7 +422,7 @@ pascal_status pascal_plan_validate(const pascal_plan *plan, pascal_error *err)
 size_t pascal_plan_run_count(const pascal_plan *plan)
 {
   if (plan->workload == PASCAL_PLAN_GEMM)
-    return plan->n_shapes * (size_t)plan->repeats;
+    return plan->n_shapes * (plan->n_configs ? plan->n_configs : 1u) * (size_t)plan->repeats;
   return plan->n_sizes * plan->n_keys * plan->n_horizons * (size_t)plan->repeats;
 }
 
@@ -370,10 +436,15 @@ pascal_status pascal_plan_run_get(const pascal_plan *plan, size_t index, pascal_
   pascal_plan_run r;
   memset(&r, 0, sizeof r);
   r.workload = plan->workload;
-  /* Innermost first: repeat, then horizon, key, size (scan) or shape (gemm). */
+  /* Innermost first: repeat, then horizon, key, size (scan) or
+   * configuration, shape (gemm). */
   r.repeat = (uint32_t)(index % plan->repeats);
   index /= plan->repeats;
   if (plan->workload == PASCAL_PLAN_GEMM) {
+    if (plan->n_configs) {
+      r.config = plan->configs[index % plan->n_configs];
+      index /= plan->n_configs;
+    }
     r.shape = plan->shapes[index];
   } else {
     r.W = plan->horizons[index % plan->n_horizons];

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "pascal/attention.h"
+#include "pascal/gemm_config.h"
 
 /* Sizes as multiples of C / 20: eta = C/N = 20/k (GB10: 1280 x k / 20). */
 static const uint32_t scan_size_k[] = {48, 64, 96}; /* 3072, 4096, 6144 */
@@ -83,6 +84,29 @@ static const pascal_plan_shape gemm_dram_shapes[] = {
     {128, 33792, 8192},  {128, 33792, 16384}, {128, 67584, 8192}, {128, 67584, 16384},
     {33792, 128, 8192},  {33792, 128, 16384}, {67584, 128, 8192}, {67584, 128, 16384},
     {128, 16896, 32768}, {16896, 128, 32768}};
+/* Configuration runs (plan_gen.h, "gemm-configs"). On a device that states
+ * no shared memory per SM (smem_per_sm 0, as the shipped sim bundles'
+ * configurations were measured): the per-k-iteration matrix work spread
+ * over a factor of 32, stages 2 to 4, both rasters, one 1-byte
+ * configuration. On a device that states it (a GPU host; a sim profile
+ * that states one, as gb10-like's 100 KiB): configurations
+ * cuBLASLt can run as stated (tiles of its tile ids, (tile_k, stages) of
+ * its stages ids, FP16, the direct raster: its CTA swizzling is on or off,
+ * not a group of G tile rows), the 128 x 128 x 64 ones at stages 2..4 also
+ * the project's own staged kernel's, each kept where one CTA fits. */
+static const pascal_gemm_config configs_sim[] = {
+    {64, 32, 32, 2, 3, 1},  {32, 64, 32, 2, 4, 8},   {128, 32, 32, 2, 3, 1},
+    {64, 128, 32, 2, 3, 8}, {128, 128, 32, 2, 2, 1}, {128, 64, 64, 2, 3, 8},
+    {64, 64, 64, 2, 2, 1},  {128, 128, 64, 2, 3, 1}, {128, 64, 64, 1, 4, 1}};
+static const pascal_plan_shape configs_sim_shapes[] = {
+    {1024, 1024, 2048}, {2048, 2048, 1024}, {4096, 512, 2048}};
+static const pascal_gemm_config configs_gpu[] = {{64, 64, 64, 2, 4, 1},   {128, 64, 64, 2, 3, 1},
+                                                 {64, 128, 64, 2, 3, 1},  {128, 128, 32, 2, 4, 1},
+                                                 {128, 128, 64, 2, 2, 1}, {128, 128, 64, 2, 3, 1},
+                                                 {128, 128, 64, 2, 4, 1}, {128, 256, 64, 2, 3, 1},
+                                                 {256, 128, 64, 2, 3, 1}, {256, 128, 64, 2, 4, 1}};
+static const pascal_plan_shape configs_gpu_shapes[] = {
+    {4096, 4096, 4096}, {2048, 2048, 8192}, {8192, 1024, 4096}};
 /* Attention (plan_gen.h): sizes in C / 20, horizons, the cells. */
 static const uint32_t attention_size_k[] = {30, 40, 60, 80};
 static const uint32_t attention_heldout_k[] = {50, 70};
@@ -98,9 +122,18 @@ static const attention_cell attention_cells[PASCAL_PLAN_ATTENTION_CELL_PARTS] = 
 #define COUNT(a)          (sizeof(a) / sizeof((a)[0]))
 #define N_FAMILIES        7u
 
-static const char *const kind_names[] = {
-    "scan",         "scan-heldout", "gemm",      "gemm-heldout",      "scan-dram",      "gemm-dram",
-    "scan-offgrid", "gemm-offgrid", "attention", "attention-heldout", "attention-cells"};
+static const char *const kind_names[] = {"scan",
+                                         "scan-heldout",
+                                         "gemm",
+                                         "gemm-heldout",
+                                         "scan-dram",
+                                         "gemm-dram",
+                                         "scan-offgrid",
+                                         "gemm-offgrid",
+                                         "attention",
+                                         "attention-heldout",
+                                         "attention-cells",
+                                         "gemm-configs"};
 
 const char *pascal_plan_kind_name(pascal_plan_kind kind)
 {
@@ -116,8 +149,8 @@ pascal_status pascal_plan_kind_parse(const char *text, pascal_plan_kind *out, pa
     }
   return pascal_error_set(err, PASCAL_EINVAL, "kind",
                           "kind must be scan, scan-heldout, gemm, gemm-heldout, scan-dram, "
-                          "gemm-dram, scan-offgrid, gemm-offgrid, attention, attention-heldout "
-                          "or attention-cells");
+                          "gemm-dram, scan-offgrid, gemm-offgrid, attention, attention-heldout, "
+                          "attention-cells or gemm-configs");
 }
 
 int pascal_plan_kind_is_scan(pascal_plan_kind kind)
@@ -270,6 +303,33 @@ static pascal_status gemm_list(const pascal_plan_shape *shapes, size_t n, uint32
   return PASCAL_OK;
 }
 
+/* The configuration runs for the device: its list's configurations that
+ * fit its shared memory (all where it states none) on its list's shapes. */
+static pascal_status configs_plan(const pascal_plan_device *dev, pascal_plan *out,
+                                  pascal_error *err)
+{
+  const int gpu = dev->smem_per_sm != 0;
+  const pascal_gemm_config *list = gpu ? configs_gpu : configs_sim;
+  const size_t n = gpu ? COUNT(configs_gpu) : COUNT(configs_sim);
+  pascal_status st = gpu ? gemm_list(configs_gpu_shapes, COUNT(configs_gpu_shapes), 1, out, err)
+                         : gemm_list(configs_sim_shapes, COUNT(configs_sim_shapes), 1, out, err);
+  if (st)
+    return st;
+  if (!(out->configs = malloc(n * sizeof *out->configs)))
+    return pascal_error_set(err, PASCAL_ENOMEM, "", "out of memory building the plan");
+  for (size_t i = 0; i < n; i++) {
+    uint32_t per_sm = 0;
+    if (pascal_gemm_ctas_per_sm(dev->smem_per_sm, &list[i], 1, &per_sm, NULL) == PASCAL_OK)
+      out->configs[out->n_configs++] = list[i];
+  }
+  if (out->n_configs == 0)
+    return pascal_error_set(err, PASCAL_EINVAL, "smem_per_sm",
+                            "no configuration of the gemm-configs plan fits %llu bytes of shared "
+                            "memory per SM",
+                            (unsigned long long)dev->smem_per_sm);
+  return PASCAL_OK;
+}
+
 static pascal_status check_device(const pascal_plan_device *dev, pascal_error *err)
 {
   /* 24/5 C must stay a plan extent (and 192 C must not overflow). */
@@ -348,6 +408,7 @@ pascal_status pascal_plan_generate(const pascal_plan_device *dev, pascal_plan_ki
     st = attention_plan(dev, &cell->k, 1, &cell->W, 1, ATTENTION_REPEATS, out, err);
     break;
   }
+  case PASCAL_PLAN_KIND_GEMM_CONFIGS: st = configs_plan(dev, out, err); break;
   }
   if (st == PASCAL_OK)
     st = pascal_plan_validate(out, err);

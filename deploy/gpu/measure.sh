@@ -25,6 +25,12 @@
 #             exported as one document of two bundles             heldout.json
 #   gemm      GEMM calibration and held-out shapes                gemm.json,
 #                                                                 gemm-heldout.json
+#   configs   configuration runs (pascal plan --kind gemm-configs:
+#             tiles, stages, rasters that fit the device) as an
+#             extension of the frozen GEMM calibration, frozen
+#             into the archive; cuda: cuBLASLt with each stated
+#             configuration; the report gives each one's TFLOP/s
+#             and the fitted step overhead                     (archive)
 #   attention the attention protocol (docs/attention.md): plans
 #             from the probe, 96 runs with a 54-run held-out
 #             panel (24 runs, 15 cells x 2) as one calibration,
@@ -57,12 +63,17 @@ set -uo pipefail
 # dram runs before the held-out panel (docs/gpu.md "Phases and where the
 # 540 s go"): about 30 s on an H100; a window cut short leaves the panel,
 # not the DRAM runs, to the next one. attention comes last: projected at
-# about 30 s on an H100, never measured yet.
-PHASES_ALL="env probe plans scan static dram heldout gemm attention selftest report"
-PHASES_DEFAULT="env probe plans scan static dram heldout gemm attention report"
+# about 30 s on an H100, never measured yet. configs follows gemm, whose
+# frozen calibration it extends (in the same database), and comes before
+# attention: 30 runs of a few milliseconds each on an H100 (about 15 s
+# with the rig's per-run cost), so a window cut short in attention still
+# brings the configurations back, and one cut short before them leaves
+# them, with attention, to the next.
+PHASES_ALL="env probe plans scan static dram heldout gemm configs attention selftest report"
+PHASES_DEFAULT="env probe plans scan static dram heldout gemm configs attention report"
 # Default timeout of each phase, seconds (the budget may shorten it).
 declare -A TIMEOUT=([env]=60 [probe]=120 [plans]=60 [scan]=3600 [static]=420 [dram]=600
-                    [heldout]=3600 [gemm]=3600 [attention]=900 [selftest]=240 [report]=120)
+                    [heldout]=3600 [gemm]=3600 [configs]=600 [attention]=900 [selftest]=240 [report]=120)
 # Plan choice (docs/gpu.md "What one measurement costs"): a scan run costs
 # its kernel plus the rig's per-run work (the probe's "run cost" with CUPTI)
 # plus the agent's claim and upload (at most 5 ms a job on the sim on two
@@ -313,9 +324,10 @@ register_device() {
 }
 
 # Measure one plan into a frozen calibration exported to $3. The calibration
-# id is kept in the work folder, so an interrupted run continues it.
-calibrate() { # tag plan-file export-file deadline(epoch s) [held-out-array-file]
-  local tag=$1 plan=$2 dest=$3 deadline=$4 panel=${5:-} name id
+# id is kept in the work folder, so an interrupted run continues it. With a
+# base id, the calibration extends that frozen one (POST "base").
+calibrate() { # tag plan-file export-file deadline(epoch s) [held-out-array-file] [base-id]
+  local tag=$1 plan=$2 dest=$3 deadline=$4 panel=${5:-} base=${6:-} name id
   name=$(device_name)
   start_daemon && register_device "$name" || return 1
   if [ -f "$WORK/$tag.id" ]; then
@@ -323,6 +335,7 @@ calibrate() { # tag plan-file export-file deadline(epoch s) [held-out-array-file
   else
     { printf '{"device":"%s","plan":' "$name"; cat "$plan"
       [ -z "$panel" ] || { printf ',"heldout":'; cat "$panel"; }
+      [ -z "$base" ] || printf ',"base":%s' "$base"
       printf '}'; } > "$WORK/$tag.body"
     http POST /v1/calibrations "$WORK/$tag.body" > "$WORK/logs/$tag-create.json"
     [ "$(status)" = 201 ] || { log "$tag: create: HTTP $(status): $(cat "$WORK/logs/$tag-create.json")"; return 1; }
@@ -556,6 +569,64 @@ phase_gemm() {
   calibrate gemm-heldout "$WORK/plans/gemm-heldout.json" "$out/gemm-heldout.json" "$1"
 }
 
+# Configuration runs (docs/autotuning.md "Configurations"): the
+# gemm-configs plan from the probe (the configurations that fit its shared
+# memory per SM; on the sim, which states none, the sim's list), made here
+# so that an archive whose plans phase finished before this phase existed
+# continues too, measured as an extension of the frozen GEMM calibration
+# and exported into the work archive (--out keeps its 8 files).
+phase_configs() {
+  [ -f "$WORK/probe.json" ] || { log "configs: needs the probe"; return 1; }
+  [ -f "$WORK/gemm.id" ] && [ -f "$out/gemm.json" ] ||
+    { log "configs: needs the frozen GEMM calibration (the gemm phase)"; return 1; }
+  if [ ! -f "$WORK/plans/gemm-configs.json" ]; then
+    plan --kind gemm-configs --probe "$WORK/probe.json" -o "$WORK/plans/gemm-configs.json" || return 1
+  fi
+  calibrate configs "$WORK/plans/gemm-configs.json" "$WORK/configs.json" "$1" "" "$(cat "$WORK/gemm.id")"
+}
+
+# The configurations section of the report (docs/gpu.md "Configurations in
+# the report"): per configuration run its achieved TFLOP/s (2 Mg Ng Kg /
+# kernel time), and the step overhead the frozen model fitted on them.
+# $1: md or json (null when not measured).
+report_configs() {
+  # (return 0: in the stop trap a bare return would give the status of the
+  # command the signal interrupted)
+  if [ ! -f "$WORK/configs.json" ]; then
+    if [ "$1" = json ]; then echo null; else echo "not measured"; fi
+    return 0
+  fi
+  if ! command -v python3 >/dev/null; then
+    if [ "$1" = json ]; then echo null; else echo "configs.json is in the work archive (python3 summarises it)"; fi
+    return 0
+  fi
+  python3 - "$WORK/configs.json" "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+runs = doc.get("configurations", [])
+rows = []
+for r in runs:
+    tflops = 2.0 * r["Mg"] * r["Ng"] * r["Kg"] / r["kernel_ns"] / 1e3
+    rows.append({"tile": "%dx%dx%d" % (r["tile_m"], r["tile_n"], r["tile_k"]),
+                 "elem_bytes": r["elem_bytes"], "stages": r["stages"], "group_m": r["group_m"],
+                 "shape": "%dx%dx%d" % (r["Mg"], r["Ng"], r["Kg"]), "kernel_ns": r["kernel_ns"],
+                 "fill_bytes": r["fill_bytes"], "tflops": round(tflops, 3)})
+overhead = doc.get("model", {}).get("time", {}).get("step_overhead_s", 0.0)
+if sys.argv[2] == "json":
+    print(json.dumps({"runs": rows, "step_overhead_s": overhead}, separators=(",", ":")))
+    sys.exit(0)
+print("%d configuration runs (configs.json in the work archive), an extension of gemm.json;"
+      % len(rows))
+print("fitted step overhead per k-iteration: %.1f ns" % (overhead * 1e9))
+print()
+print("| tile | elem | stages | group_m | shape | kernel ms | TFLOP/s |")
+print("|---|---|---|---|---|---|---|")
+for r in rows:
+    print("| %s | %d | %d | %d | %s | %.3f | %.2f |" % (r["tile"], r["elem_bytes"], r["stages"],
+          r["group_m"], r["shape"], r["kernel_ns"] * 1e-6, r["tflops"]))
+PY
+}
+
 # The attention protocol (docs/attention.md, docs/plans.md): its plans from
 # the probe (one key per depth 1-3 at the kernel's occupancy), made here so
 # that an archive whose plans phase finished before this phase existed
@@ -674,6 +745,7 @@ phase_report() {
     printf '"static":%s,"loko":{"scan":%s,"gemm":%s},"heldout":%s,"dram":%s,' "$static" "$loko_scan" "$loko_gemm" \
       "$(report_panels "")" "$(report_panels -dram)"
     printf '"attention":%s,' "$(evaluate_panel attention --json || echo null)"
+    printf '"configurations":%s,' "$(report_configs json || echo null)"
     printf '"files":['
     ls "$out" | grep -v '\.tmp$' | sed 's/.*/"&"/' | paste -sd, -
     printf ']}\n'
@@ -746,6 +818,10 @@ phase_report() {
     echo
     report_dram
     echo
+    echo "## Configurations (GEMM tiles, stages, rasters; docs/autotuning.md)"
+    echo
+    report_configs md
+    echo
     echo "## Attention (FlashAttention-2 forward, docs/attention.md)"
     echo
     if [ -f "$WORK/attention.json" ]; then
@@ -771,7 +847,7 @@ done_file() {
     static) echo "$out/static.json" ;; plans) echo "$WORK/plans/gemm-heldout.json" ;;
     scan) echo "$out/scan.json" ;; heldout) echo "$out/heldout.json" ;;
     gemm) echo "$out/gemm-heldout.json" ;; dram) echo "$WORK/gemm-dram.json" ;;
-    attention) echo "$WORK/attention.json" ;;
+    attention) echo "$WORK/attention.json" ;; configs) echo "$WORK/configs.json" ;;
     *) echo "/nonexistent" ;;
   esac
 }

@@ -59,10 +59,10 @@ int cli_cmd_plan(int argc, char **argv)
   cli_arg args[] = {
       {"kind", 0, CLI_ARG_STRING, 1, &kind_text, 0, 0, "KIND",
        "scan, scan-heldout, gemm, gemm-heldout, scan-dram, gemm-dram, scan-offgrid, gemm-offgrid, "
-       "attention, attention-heldout or attention-cells",
+       "attention, attention-heldout, attention-cells or gemm-configs",
        0},
       {"probe", 0, CLI_ARG_STRING, 0, &probe, 0, 0, "PROBE.json",
-       "the agent's probe JSON of the device (scan and attention kinds)", 0},
+       "the agent's probe JSON of the device (scan, attention and gemm-configs kinds)", 0},
       {"C", 0, CLI_ARG_U64, 0, &c, 1, PASCAL_PLAN_MAX_EXTENT, "C",
        "the device's capacity in blocks, instead of --probe", 0},
       {"l2-bytes", 0, CLI_ARG_U64, 0, &l2, 1, UINT64_MAX, "B",
@@ -70,7 +70,7 @@ int cli_cmd_plan(int argc, char **argv)
       {"block-bytes", 0, CLI_ARG_U32, 0, &block, 16, 1u << 20, "B",
        "bytes per block (default 16384)", 0},
       {"smem-per-sm", 0, CLI_ARG_U64, 0, &smem, 0, UINT64_MAX, "B",
-       "shared memory per SM in bytes, with --C or --l2-bytes", 0},
+       "shared memory per SM in bytes, with --C or --l2-bytes (gemm-configs: alone)", 0},
       {"max-occupancy", 0, CLI_ARG_U32, 0, &max_occ, 1, PASCAL_PLAN_MAX_OCCUPANCY, "O",
        "largest occupancy o in the plan (default 2)", 0},
       {"part", 0, CLI_ARG_U32, 0, &part, 1, PASCAL_PLAN_PARTS_MAX, "P",
@@ -92,14 +92,26 @@ int cli_cmd_plan(int argc, char **argv)
       pascal_plan_kind_parse(kind_text, &kind, &err) == PASCAL_OK && pascal_plan_kind_is_scan(kind);
   const int sources = (probe != NULL) + cli_args_seen(args, N_ARGS(args), "C") +
                       cli_args_seen(args, N_ARGS(args), "l2-bytes");
+  /* gemm-configs depends on the device's shared memory alone */
+  const int configs = !scan && err.status == PASCAL_OK && kind == PASCAL_PLAN_KIND_GEMM_CONFIGS;
+  const int smem_seen = cli_args_seen(args, N_ARGS(args), "smem-per-sm");
   pascal_status st = err.status;
-  if (!st && scan && sources != 1)
+  if (!st && configs && (probe != NULL) + smem_seen != 1)
+    st = pascal_error_set(&err, PASCAL_EINVAL, probe ? "probe" : "smem_per_sm",
+                          "gemm-configs needs exactly one of --probe, --smem-per-sm (0 for the CPU "
+                          "sim device)");
+  else if (!st && configs &&
+           (sources - (probe != NULL) || cli_args_seen(args, N_ARGS(args), "max-occupancy")))
+    st = pascal_error_set(&err, PASCAL_EINVAL, "C",
+                          "gemm-configs depends on the shared memory per SM alone: give no C, "
+                          "L2 size or occupancy");
+  else if (!st && scan && sources != 1)
     st = pascal_error_set(&err, PASCAL_EINVAL, sources ? "probe" : "C",
                           "a scan plan needs exactly one of --probe, --C, --l2-bytes");
   else if (!st && scan && !probe && !cli_args_seen(args, N_ARGS(args), "smem-per-sm"))
     st = pascal_error_set(&err, PASCAL_EINVAL, "smem_per_sm",
                           "a scan plan needs --smem-per-sm (0 for the CPU sim device) or --probe");
-  else if (!st && !scan &&
+  else if (!st && !scan && !configs &&
            (sources || cli_args_seen(args, N_ARGS(args), "smem-per-sm") ||
             cli_args_seen(args, N_ARGS(args), "max-occupancy")))
     st = pascal_error_set(&err, PASCAL_EINVAL,
@@ -122,7 +134,9 @@ int cli_cmd_plan(int argc, char **argv)
     rc = cli_input_error("plan", probe, &err);
     goto done;
   }
-  if (!scan) /* GEMM shapes do not depend on the device (refused above) */
+  if (configs) /* the configurations depend on the shared memory alone */
+    dev = (pascal_plan_device){1, 16384, dev.smem_per_sm, 2};
+  else if (!scan) /* GEMM shapes do not depend on the device (refused above) */
     dev = (pascal_plan_device){1, 16384, 0, 2};
   if ((st = pascal_plan_generate(&dev, kind, part, &plan, &err))) {
     rc = probe && st != PASCAL_ENOMEM ? cli_input_error("plan", probe, &err)

@@ -57,10 +57,10 @@ static const command commands[] = {
      "run one scan, GEMM or attention launch on the sim device and print what it measured"},
     {"plan", cli_cmd_plan,
      "--kind scan|scan-heldout|gemm|gemm-heldout|scan-dram|gemm-dram|scan-offgrid|gemm-offgrid|"
-     "attention|attention-heldout|attention-cells (--probe PROBE.json | --C C | "
+     "attention|attention-heldout|attention-cells|gemm-configs (--probe PROBE.json | --C C | "
      "--l2-bytes B) "
      "[--smem-per-sm B] [--block-bytes B] [--max-occupancy O] [--part P] [-o PLAN]",
-     "write a device's calibration, held-out or off-grid plan"},
+     "write a device's calibration, held-out, off-grid or configuration plan"},
 };
 
 static void usage(FILE *out)

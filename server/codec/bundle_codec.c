@@ -242,16 +242,6 @@ static pascal_status decode_gemm_run(const json_t *obj, const char *field, pasca
   return pascal_calibration_append_gemm_to(cal, set, &r, err);
 }
 
-/* The members of a GEMM configuration (pascal_gemm_config), all required. */
-static const char *const config_keys[] = {"tile_m",     "tile_n", "tile_k",
-                                          "elem_bytes", "stages", "group_m"};
-
-static uint32_t *config_member(pascal_gemm_config *c, size_t i)
-{
-  uint32_t *m[] = {&c->tile_m, &c->tile_n, &c->tile_k, &c->elem_bytes, &c->stages, &c->group_m};
-  return m[i];
-}
-
 /* "configurations" (GEMM only, optional): timed runs of other
  * configurations, {tile_m, tile_n, tile_k, elem_bytes, stages, group_m, Mg,
  * Ng, Kg, fill_bytes, kernel_ns[, repeat]} each. */
@@ -273,9 +263,8 @@ static pascal_status decode_config_runs(const json_t *doc, pascal_calibration *c
       return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an object", field);
     pascal_gemm_config_run r;
     memset(&r, 0, sizeof r);
-    for (size_t k = 0; k < sizeof config_keys / sizeof *config_keys && !st; k++)
-      st = get_u32(obj, field, config_keys[k], 1, config_member(&r.config, k), NULL, err);
-    if (st || (st = get_u32(obj, field, "Mg", 1, &r.run.shape.Mg, NULL, err)) ||
+    if ((st = codec_config_decode(obj, field, 1, &r.config, NULL, err)) ||
+        (st = get_u32(obj, field, "Mg", 1, &r.run.shape.Mg, NULL, err)) ||
         (st = get_u32(obj, field, "Ng", 1, &r.run.shape.Ng, NULL, err)) ||
         (st = get_u32(obj, field, "Kg", 1, &r.run.shape.Kg, NULL, err)) ||
         (st = codec_get_number(obj, field, "fill_bytes", 1, 0, &r.run.fill_bytes, NULL, err)) ||
@@ -476,9 +465,8 @@ static pascal_status encode_config_runs(json_t *doc, const pascal_calibration *c
     pascal_gemm_config_run r = cal->config_runs[i];
     json_t *obj = json_object();
     st = codec_append(arr, obj, "configurations", err);
-    for (size_t k = 0; k < sizeof config_keys / sizeof *config_keys && !st; k++)
-      st = codec_set(obj, config_keys[k], codec_uint(*config_member(&r.config, k)), err);
-    if (st || (st = codec_set(obj, "Mg", codec_uint(r.run.shape.Mg), err)) ||
+    if (st || (st = codec_config_encode(obj, &r.config, err)) ||
+        (st = codec_set(obj, "Mg", codec_uint(r.run.shape.Mg), err)) ||
         (st = codec_set(obj, "Ng", codec_uint(r.run.shape.Ng), err)) ||
         (st = codec_set(obj, "Kg", codec_uint(r.run.shape.Kg), err)) ||
         (st = codec_set(obj, "fill_bytes", codec_real(r.run.fill_bytes), err)))

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pascal_codec.h"
 
@@ -285,4 +286,48 @@ pascal_status codec_peaks_decode(const json_t *obj, const char *prefix, pascal_p
   }
   *out = p;
   return PASCAL_OK;
+}
+
+/* The members of a GEMM configuration, in pascal_gemm_config's order. */
+static const char *const config_keys[] = {"tile_m",     "tile_n", "tile_k",
+                                          "elem_bytes", "stages", "group_m"};
+#define N_CONFIG_KEYS (sizeof config_keys / sizeof *config_keys)
+
+static uint32_t *config_member(pascal_gemm_config *c, size_t i)
+{
+  uint32_t *m[N_CONFIG_KEYS] = {&c->tile_m,     &c->tile_n, &c->tile_k,
+                                &c->elem_bytes, &c->stages, &c->group_m};
+  return m[i];
+}
+
+pascal_status codec_config_decode(const json_t *obj, const char *prefix, int required,
+                                  pascal_gemm_config *out, int *present, pascal_error *err)
+{
+  pascal_gemm_config c;
+  memset(&c, 0, sizeof c);
+  size_t seen = 0;
+  for (size_t k = 0; k < N_CONFIG_KEYS; k++)
+    seen += json_object_get(obj, config_keys[k]) != NULL;
+  if (present)
+    *present = seen > 0;
+  if (!required && seen == 0)
+    return PASCAL_OK;
+  for (size_t k = 0; k < N_CONFIG_KEYS; k++) {
+    uint64_t v = 0;
+    pascal_status st = codec_get_uint(obj, prefix, config_keys[k], 1, 0, UINT32_MAX, &v, NULL, err);
+    if (st)
+      return st;
+    *config_member(&c, k) = (uint32_t)v;
+  }
+  *out = c;
+  return PASCAL_OK;
+}
+
+pascal_status codec_config_encode(json_t *obj, const pascal_gemm_config *c, pascal_error *err)
+{
+  pascal_gemm_config copy = *c;
+  pascal_status st = PASCAL_OK;
+  for (size_t k = 0; k < N_CONFIG_KEYS && !st; k++)
+    st = codec_set(obj, config_keys[k], codec_uint(*config_member(&copy, k)), err);
+  return st;
 }

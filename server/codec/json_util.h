@@ -20,6 +20,16 @@ void codec_path(char *buf, size_t size, const char *prefix, const char *key);
 /* "prefix[index]". */
 void codec_path_index(char *buf, size_t size, const char *prefix, size_t index);
 
+/* A GEMM configuration's members in `obj` (tile_m, tile_n, tile_k,
+ * elem_bytes, stages, group_m: the keys of a bundle's "configurations" and
+ * of a plan's): decode all of them (each required when `required`, else all
+ * or none; *present, may be NULL, says which), or set all of them. Ranges
+ * are the caller's (pascal_plan_config_validate). Errors name
+ * "<prefix>.<member>". */
+pascal_status codec_config_decode(const json_t *obj, const char *prefix, int required,
+                                  pascal_gemm_config *out, int *present, pascal_error *err);
+pascal_status codec_config_encode(json_t *obj, const pascal_gemm_config *c, pascal_error *err);
+
 /* Member `key` of object `obj`; NULL when absent. Absent and required:
  * PASCAL_EMISSING "missing field". Present with the wrong JSON type:
  * PASCAL_EFORMAT "must be an integer/number/string/object/array". */

@@ -168,31 +168,72 @@ done:
   return st;
 }
 
-static pascal_status decode_shapes(const json_t *doc, pascal_plan *plan, pascal_error *err)
+/* One element of an object list: `obj` (an object), named `field`, into
+ * `elem`. */
+typedef pascal_status (*decode_one)(const json_t *obj, const char *field, void *elem,
+                                    pascal_error *err);
+
+/* The list of objects under `key` (required or not; present, not empty)
+ * into a malloc'd array of `size`-byte elements, *n of them. */
+static pascal_status decode_objects(const json_t *doc, const char *key, int required, size_t size,
+                                    void **out, size_t *n, decode_one one, pascal_error *err)
 {
   json_t *arr;
-  pascal_status st = codec_get_array(doc, "", "shapes", 1, &arr, err);
-  if (st)
+  pascal_status st = codec_get_array(doc, "", key, required, &arr, err);
+  if (st || !arr)
     return st;
-  size_t n = json_array_size(arr);
+  size_t count = json_array_size(arr);
+  if (!required && count == 0) /* absent has a meaning; empty is a mistake */
+    return pascal_error_set(err, PASCAL_EINVAL, key, "%s must not be empty (leave it out for none)",
+                            key);
   void *mem;
-  if ((st = list_alloc(n, sizeof *plan->shapes, "shapes", &mem, err)))
+  if ((st = list_alloc(count, size, key, &mem, err)))
     return st;
-  plan->shapes = mem;
-  plan->n_shapes = n;
-  for (size_t i = 0; i < n; i++) {
+  *out = mem;
+  *n = count;
+  for (size_t i = 0; i < count; i++) {
     char field[PASCAL_ERROR_FIELD_MAX];
-    codec_path_index(field, sizeof field, "shapes", i);
-    json_t *s = json_array_get(arr, i);
-    pascal_plan_shape *sh = &plan->shapes[i];
-    if (!json_is_object(s))
+    codec_path_index(field, sizeof field, key, i);
+    json_t *obj = json_array_get(arr, i);
+    if (!json_is_object(obj))
       return pascal_error_set(err, PASCAL_EFORMAT, field, "%s must be an object", field);
-    if ((st = codec_get_uint(s, field, "Mg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Mg, NULL, err)) ||
-        (st = codec_get_uint(s, field, "Ng", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Ng, NULL, err)) ||
-        (st = codec_get_uint(s, field, "Kg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Kg, NULL, err)))
+    if ((st = one(obj, field, (char *)mem + i * size, err)))
       return st;
   }
   return PASCAL_OK;
+}
+
+static pascal_status decode_shape(const json_t *s, const char *field, void *elem, pascal_error *err)
+{
+  pascal_plan_shape *sh = elem;
+  pascal_status st;
+  if ((st = codec_get_uint(s, field, "Mg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Mg, NULL, err)) ||
+      (st = codec_get_uint(s, field, "Ng", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Ng, NULL, err)) ||
+      (st = codec_get_uint(s, field, "Kg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &sh->Kg, NULL, err)))
+    return st;
+  return PASCAL_OK;
+}
+
+/* A configuration: every member required; ranges, distinctness and whole
+ * tiles are pascal_plan_validate's. */
+static pascal_status decode_config(const json_t *c, const char *field, void *elem,
+                                   pascal_error *err)
+{
+  return codec_config_decode(c, field, 1, elem, NULL, err);
+}
+
+/* "shapes" (required) and "configurations" (optional) of a gemm plan. */
+static pascal_status decode_gemm(const json_t *doc, pascal_plan *plan, pascal_error *err)
+{
+  void *shapes = NULL, *configs = NULL;
+  pascal_status st = decode_objects(doc, "shapes", 1, sizeof *plan->shapes, &shapes,
+                                    &plan->n_shapes, decode_shape, err);
+  plan->shapes = shapes; /* owned by the plan from here, also on failure */
+  if (!st)
+    st = decode_objects(doc, "configurations", 0, sizeof *plan->configs, &configs, &plan->n_configs,
+                        decode_config, err);
+  plan->configs = configs;
+  return st;
 }
 
 static pascal_status decode_scan(const json_t *doc, pascal_plan *plan, pascal_error *err)
@@ -245,10 +286,13 @@ pascal_status pascal_codec_plan_decode(const json_t *doc, pascal_plan *out, pasc
   plan.repeats = (uint32_t)repeats;
   if (strcmp(workload, "scan") == 0 || strcmp(workload, "attention") == 0) {
     plan.workload = workload[0] == 's' ? PASCAL_PLAN_SCAN : PASCAL_PLAN_ATTENTION;
-    if (json_object_get(doc, "shapes")) {
-      st = pascal_error_set(err, PASCAL_EFORMAT, "shapes", "a %s plan has no shapes", workload);
-      goto fail;
-    }
+    static const char *const gemm_only[] = {"shapes", "configurations"};
+    for (size_t i = 0; i < 2; i++)
+      if (json_object_get(doc, gemm_only[i])) {
+        st = pascal_error_set(err, PASCAL_EFORMAT, gemm_only[i], "a %s plan has no %s", workload,
+                              gemm_only[i]);
+        goto fail;
+      }
     st = decode_scan(doc, &plan, err);
   } else if (strcmp(workload, "gemm") == 0) {
     plan.workload = PASCAL_PLAN_GEMM;
@@ -259,7 +303,7 @@ pascal_status pascal_codec_plan_decode(const json_t *doc, pascal_plan *out, pasc
                               scan_only[i]);
         goto fail;
       }
-    st = decode_shapes(doc, &plan, err);
+    st = decode_gemm(doc, &plan, err);
   } else {
     st = pascal_error_set(err, PASCAL_EINVAL, "workload",
                           "workload must be \"scan\", \"gemm\" or \"attention\", got \"%.40s\"",
@@ -318,6 +362,17 @@ pascal_status pascal_codec_plan_encode(const pascal_plan *plan, json_t **out, pa
                    : encode_shape_fields(item, &plan->shapes[i], err)))
       goto fail;
   }
+  if (plan->n_configs) {
+    json_t *configs = json_array();
+    if ((st = codec_set(doc, "configurations", configs, err)))
+      goto fail;
+    for (size_t i = 0; i < plan->n_configs; i++) {
+      json_t *item = json_object();
+      if ((st = codec_append(configs, item, "configurations", err)) ||
+          (st = codec_config_encode(item, &plan->configs[i], err)))
+        goto fail;
+    }
+  }
   if (scan && ((st = codec_set_uint_array(doc, "sizes", plan->sizes, plan->n_sizes, err)) ||
                (st = codec_set_uint_array(doc, "horizons", plan->horizons, plan->n_horizons, err))))
     goto fail;
@@ -335,10 +390,13 @@ pascal_status pascal_codec_plan_run_encode(const pascal_plan_run *run, json_t **
   pascal_status st;
   if (!obj)
     return pascal_error_set(err, PASCAL_ENOMEM, "run", "out of memory");
-  if (run->workload == PASCAL_PLAN_GEMM)
-    st = encode_shape_fields(obj, &run->shape, err);
-  else if (!(st = encode_key_fields(obj, &run->key, err)) &&
-           !(st = codec_set(obj, "N", codec_uint(run->N), err)))
+  if (run->workload == PASCAL_PLAN_GEMM) {
+    /* a configuration run carries its configuration; the calibration's own
+     * kernel's run has none */
+    if (!(st = encode_shape_fields(obj, &run->shape, err)) && run->config.tile_m)
+      st = codec_config_encode(obj, &run->config, err);
+  } else if (!(st = encode_key_fields(obj, &run->key, err)) &&
+             !(st = codec_set(obj, "N", codec_uint(run->N), err)))
     st = codec_set(obj, "W", codec_uint(run->W), err);
   if (!st)
     st = codec_set(obj, "repeat", codec_uint(run->repeat), err);
@@ -362,6 +420,7 @@ pascal_status codec_plan_run_decode(const json_t *obj, const char *field,
 {
   pascal_plan_run r;
   uint64_t repeat = 0;
+  int has_config = 0;
   pascal_status st;
   memset(&r, 0, sizeof r);
   r.workload = workload;
@@ -373,7 +432,9 @@ pascal_status codec_plan_run_decode(const json_t *obj, const char *field,
         (st = codec_get_uint(obj, field, "Ng", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.shape.Ng, NULL,
                              err)) ||
         (st = codec_get_uint(obj, field, "Kg", 1, 1, PASCAL_PLAN_MAX_EXTENT, &r.shape.Kg, NULL,
-                             err)))
+                             err)) ||
+        (st = codec_config_decode(obj, field, 0, &r.config, &has_config, err)) ||
+        (has_config && (st = pascal_plan_config_validate(&r.config, field, err))))
       return st;
   } else if ((st = decode_key(obj, field, &r.key, err)) ||
              (st =

@@ -304,9 +304,16 @@ static pascal_status run_range(const pascal_calibration *cal, pascal_store_workl
   *reads = 0;
   if (workload == PASCAL_STORE_GEMM) {
     pascal_gemm_shape shape = {(uint32_t)r->Mg, (uint32_t)r->Ng, (uint32_t)r->Kg};
+    pascal_gemm_params tiling = cal->gemm;
+    if (r->config.tile_m) { /* a configuration run reads in its own tiles and elements */
+      tiling.tile_m = r->config.tile_m;
+      tiling.tile_n = r->config.tile_n;
+      tiling.tile_k = r->config.tile_k;
+      tiling.elem_bytes = r->config.elem_bytes;
+    }
     return r->Mg > UINT32_MAX || r->Ng > UINT32_MAX || r->Kg > UINT32_MAX
                ? pascal_error_set(err, PASCAL_ERANGE, "run", "GEMM shape beyond 2^32")
-               : pascal_plausible_gemm_fills(&cal->gemm, &shape, cold, most, err);
+               : pascal_plausible_gemm_fills(&tiling, &shape, cold, most, err);
   }
   /* plans hold N and W up to 2^32 - 1 (PASCAL_PLAN_MAX_EXTENT) */
   assert(r->N <= UINT32_MAX && r->W <= UINT32_MAX);
@@ -344,6 +351,17 @@ pascal_status pd_calib_check_runs(const pascal_store_device *dev, pascal_store_w
     double cold = 0, most = 0, reads = 0;
     const pascal_store_run *r = &runs[i];
     st = run_range(&cal, workload, r, &cold, &most, &reads, err);
+    uint32_t per_sm = 0;
+    pascal_error fit;
+    if (st == PASCAL_OK && r->config.tile_m &&
+        pascal_gemm_ctas_per_sm(pascal_gemm_smem_per_sm(&cal.device), &r->config, 1, &per_sm,
+                                &fit) != PASCAL_OK)
+      st = pascal_error_set(err, PASCAL_EINVAL, "plan.configurations",
+                            "configuration %ux%ux%u, %u bytes, stages %u, group_m %u cannot run "
+                            "on device %s: %s",
+                            r->config.tile_m, r->config.tile_n, r->config.tile_k,
+                            r->config.elem_bytes, r->config.stages, r->config.group_m, dev->name,
+                            fit.message);
     if (st == PASCAL_OK && pascal_plausible_run_size(most, reads, "plan", err) != PASCAL_OK) {
       char why[PASCAL_ERROR_MESSAGE_MAX];
       snprintf(why, sizeof why, "%s", err->message);

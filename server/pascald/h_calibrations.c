@@ -181,9 +181,55 @@ static int take_panel(const json_t *hj, const char *field, const pascal_plan *pl
   return 0;
 }
 
+/* "base": the id of a frozen GEMM calibration of `device` that the plan's
+ * runs extend (measure.sh's configs phase: configuration runs after the
+ * GEMM calibration froze, docs/http-api.md), into *base (0: none). A plan
+ * with configurations needs one: its runs alone fit no calibration. The
+ * store checks the state again, atomically. */
+static int take_base(pd_ctx *ctx, const json_t *body, const char *device, const pascal_plan *plan,
+                     int64_t *base, pd_reply *rep)
+{
+  const json_t *bj = json_object_get(body, "base");
+  if (!bj) {
+    if (plan->n_configs == 0)
+      return 0;
+    pd_reply_error(rep, 400, "missing_field", "base",
+                   "a plan with configurations extends a frozen gemm calibration: give its id "
+                   "as base");
+    return -1;
+  }
+  if (!json_is_integer(bj) || json_integer_value(bj) < 1) {
+    pd_reply_error(rep, 400, "invalid_type", "base",
+                   "base must be the id of a frozen gemm calibration");
+    return -1;
+  }
+  *base = (int64_t)json_integer_value(bj);
+  pascal_store_calibration bc;
+  memset(&bc, 0, sizeof bc);
+  pascal_error err;
+  pascal_error_clear(&err);
+  int st = pascal_store_calibration_get(ctx->store, *base, &bc, &err);
+  if (st != PASCAL_STORE_OK) {
+    snprintf(err.field, sizeof err.field, "base");
+    pd_reply_store_error(rep, st, &err);
+    return -1;
+  }
+  const char *why = bc.state != PASCAL_STORE_FROZEN ? "is not frozen"
+                    : strcmp(bc.device, device)     ? "belongs to another device"
+                    : bc.workload != PASCAL_STORE_GEMM || plan->workload != PASCAL_PLAN_GEMM
+                        ? "and the plan must both be gemm"
+                        : NULL;
+  pascal_store_calibration_clear(&bc);
+  if (why) {
+    pd_reply_error(rep, 409, "conflict", "base", "calibration %lld %s", (long long)*base, why);
+    return -1;
+  }
+  return 0;
+}
+
 void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
 {
-  static const char *const allowed[] = {"device", "plan", "heldout", NULL};
+  static const char *const allowed[] = {"device", "plan", "heldout", "base", NULL};
   char device[64];
   if (pd_json_strict(req->json, allowed, NULL, rep) ||
       pd_get_name(req->json, "device", 1, device, sizeof device, NULL, rep))
@@ -223,6 +269,9 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   }
   if (hj && take_panel(hj, panel_field, &plan, dev.capacity_blocks, &runs, &n, &canon_panel, rep))
     goto done;
+  int64_t base = 0;
+  if (take_base(ctx, req->json, device, &plan, &base, rep))
+    goto done;
   if (pd_calib_check_runs(&dev,
                           plan.workload == PASCAL_PLAN_GEMM ? PASCAL_STORE_GEMM : PASCAL_STORE_SCAN,
                           runs, n, &err)) {
@@ -237,9 +286,12 @@ void pd_h_calibrations_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
     goto done;
   }
   int64_t id = 0;
-  int st = pascal_store_calibration_create(ctx->store, device,
-                                           pd_plan_store_workload(plan.workload), text, runs, n,
-                                           ctx->cfg.max_attempts, (int64_t)time(NULL), &id, &err);
+  int st =
+      base ? pascal_store_calibration_extend(ctx->store, base, text, runs, n, ctx->cfg.max_attempts,
+                                             (int64_t)time(NULL), &id, &err)
+           : pascal_store_calibration_create(ctx->store, device,
+                                             pd_plan_store_workload(plan.workload), text, runs, n,
+                                             ctx->cfg.max_attempts, (int64_t)time(NULL), &id, &err);
   if (st != PASCAL_STORE_OK) {
     if (st == PASCAL_STORE_NOT_FOUND && !err.field[0])
       snprintf(err.field, sizeof err.field, "device");

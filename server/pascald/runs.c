@@ -61,6 +61,7 @@ void pd_run_from_plan(const pascal_plan_run *r, int heldout, pascal_store_run *o
   out->Kg = r->shape.Kg;
   out->repeat = r->repeat;
   out->heldout = heldout;
+  out->config = r->config;
 }
 
 /* A store run as a plan run (the held-out flag is not part of a plan run). */
@@ -78,6 +79,7 @@ static void run_to_plan(const pascal_store_run *r, pascal_store_workload workloa
   out->shape.Mg = r->Mg;
   out->shape.Ng = r->Ng;
   out->shape.Kg = r->Kg;
+  out->config = r->config;
   out->repeat = r->repeat;
 }
 
@@ -133,6 +135,10 @@ pascal_status pd_measurement_append(const pascal_store_measurement *m,
                          r->repeat,
                          m->kernel_ns > 0,
                          m->kernel_ns};
+    if (r->config.tile_m) { /* a configuration run: the bundle's "configurations" */
+      const pascal_gemm_config_run c = {r->config, g};
+      return pascal_calibration_append_config_run(cal, &c, err);
+    }
     return r->heldout ? pascal_calibration_append_heldout_gemm(cal, &g, err)
                       : pascal_calibration_append_gemm(cal, &g, err);
   }

@@ -166,14 +166,21 @@ static pascal_store_status insert_jobs(pascal_store *s, int64_t cal, pascal_stor
   return PASCAL_STORE_OK;
 }
 
-pascal_store_status
-pascal_store_calibration_create(pascal_store *s, const char *device, pascal_store_workload workload,
-                                const char *plan_json, const pascal_store_run *runs, size_t nruns,
-                                uint32_t max_attempts, int64_t now, int64_t *id, pascal_error *err)
+/* Create a collecting calibration with one queued job per run: on `device`
+ * for `workload` (base 0), or on the frozen calibration `base`'s device and
+ * workload, starting with copies of its measurement rows. */
+static pascal_store_status create(pascal_store *s, const char *device,
+                                  pascal_store_workload workload, int64_t base,
+                                  const char *plan_json, const pascal_store_run *runs, size_t nruns,
+                                  uint32_t max_attempts, int64_t now, int64_t *id,
+                                  pascal_error *err)
 {
-  pascal_store_status status = store_check_device_name(device, "device", err);
-  if (!status)
-    status = store_check_workload(workload, err);
+  pascal_store_status status = PASCAL_STORE_OK;
+  if (!base) {
+    status = store_check_device_name(device, "device", err);
+    if (!status)
+      status = store_check_workload(workload, err);
+  }
   if (!status)
     status = store_check_text(plan_json, "plan", err);
   if (!status)
@@ -187,16 +194,59 @@ pascal_store_calibration_create(pascal_store *s, const char *device, pascal_stor
   status = store_begin(s, err);
   if (status)
     return status;
+  pascal_store_calibration b;
+  memset(&b, 0, sizeof b);
   int64_t cal = 0;
-  status = store_device_require(s, device, err);
+  if (!base) {
+    status = store_device_require(s, device, err);
+  } else {
+    status = get_calibration(s, base, &b, err);
+    if (status == PASCAL_STORE_NOT_FOUND)
+      status =
+          store_fail(err, PASCAL_STORE_NOT_FOUND, "base", "no calibration %lld", (long long)base);
+    else if (!status && b.state != PASCAL_STORE_FROZEN)
+      status = store_fail(err, PASCAL_STORE_CONFLICT, "base",
+                          "calibration %lld is %s: only a frozen one is extended", (long long)base,
+                          pascal_store_cal_state_name(b.state));
+    device = b.device;
+    workload = b.workload;
+  }
   if (!status)
     status = insert_calibration(s, device, workload, plan_json, now, &cal, err);
   if (!status)
     status = insert_jobs(s, cal, workload, runs, nruns, max_attempts, err);
+  if (!status && base) {
+    sqlite3_stmt *st = store_stmt_get(s, ST_MEAS_COPY);
+    if (sqlite3_bind_int64(st, 1, base) || sqlite3_bind_int64(st, 2, cal))
+      status = store_sql_error(s->db, sqlite3_errcode(s->db), "base", err);
+    else
+      status = store_step_done(s, st, "measurement copy", err);
+  }
   status = store_end(s, status, err);
+  pascal_store_calibration_clear(&b);
   if (status == PASCAL_STORE_OK)
     *id = cal;
   return status;
+}
+
+pascal_store_status
+pascal_store_calibration_create(pascal_store *s, const char *device, pascal_store_workload workload,
+                                const char *plan_json, const pascal_store_run *runs, size_t nruns,
+                                uint32_t max_attempts, int64_t now, int64_t *id, pascal_error *err)
+{
+  return create(s, device, workload, 0, plan_json, runs, nruns, max_attempts, now, id, err);
+}
+
+pascal_store_status pascal_store_calibration_extend(pascal_store *s, int64_t base,
+                                                    const char *plan_json,
+                                                    const pascal_store_run *runs, size_t nruns,
+                                                    uint32_t max_attempts, int64_t now, int64_t *id,
+                                                    pascal_error *err)
+{
+  if (base < 1)
+    return store_fail(err, PASCAL_STORE_INVALID, "base", "base must be a calibration id >= 1");
+  return create(s, NULL, PASCAL_STORE_GEMM, base, plan_json, runs, nruns, max_attempts, now, id,
+                err);
 }
 
 static pascal_store_status check_frozen_texts(const char *bundle_json, const char *report_json,

@@ -34,6 +34,7 @@
   " j.lease_owner, j.lease_expires, j.attempts, j.max_attempts,"                                   \
   " j.last_error, j.lease_token, c.device, coalesce(j.lease_holder, 0),"                           \
   " j.o, j.path, j.d, j.m, j.N, j.W, j.Mg, j.Ng, j.Kg, j.repeat, j.heldout,"                       \
+  " j.tile_m, j.tile_n, j.tile_k, j.elem_bytes, j.stages, j.group_m,"                              \
   " j.excluded, c.state, coalesce(j.lease_started, 0), coalesce(j.finished, 0)"                    \
   " FROM jobs j JOIN calibrations c ON c.id = j.calibration"                                       \
   " JOIN devices dv ON dv.name = c.device"
@@ -88,7 +89,7 @@ static const char *const stmt_sql[ST_COUNT] = {
                              " AND state <> 'done'",
     [ST_JOB_INSERT] = "INSERT INTO jobs (calibration, " STORE_RUN_COLUMNS
                       ", state, max_attempts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-                      " ?8, ?9, ?10, ?11, ?12, 'queued', ?13)",
+                      " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, 'queued', ?19)",
     [ST_JOB_GET] = "SELECT " JOB_COLUMNS " WHERE j.id = ?1",
     [ST_JOB_LIST] = "SELECT " JOB_COLUMNS " WHERE (?1 = 0 OR j.calibration = ?1)"
                     " AND (?2 IS NULL OR j.state = ?2) AND j.id > ?3 ORDER BY j.id LIMIT ?4",
@@ -119,12 +120,16 @@ static const char *const stmt_sql[ST_COUNT] = {
                        " attempts >= max_attempts THEN ?1 END"
                        " WHERE state = 'leased' AND lease_expires <= ?1",
     [ST_MEAS_INSERT] = "INSERT INTO measurements (calibration, job, " STORE_RUN_COLUMNS
-                       ", fill_bytes, kernel_ns) VALUES (?1,"
-                       " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                       ", fill_bytes, kernel_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+                       " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
     [ST_MEAS_OF_JOB] = "SELECT fill_bytes, kernel_ns FROM measurements"
                        " WHERE job = ?1",
     [ST_MEAS_LIST] = "SELECT " STORE_RUN_COLUMNS ", fill_bytes, kernel_ns, job"
                      " FROM measurements WHERE calibration = ?1"
+                     " ORDER BY job, id",
+    [ST_MEAS_COPY] = "INSERT INTO measurements (calibration, job, " STORE_RUN_COLUMNS
+                     ", fill_bytes, kernel_ns) SELECT ?2, NULL, " STORE_RUN_COLUMNS
+                     ", fill_bytes, kernel_ns FROM measurements WHERE calibration = ?1"
                      " ORDER BY job, id",
     [ST_TOKEN_INSERT] = "INSERT INTO tokens (name, role, hash, created)"
                         " VALUES (?1, ?2, ?3, ?4)",

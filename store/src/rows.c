@@ -68,12 +68,23 @@ const char *pascal_store_role_name(pascal_store_role role)
 int store_bind_run(sqlite3_stmt *st, int first, const pascal_store_run *r, pascal_store_workload w)
 {
   /* Values were range-checked by store_check_run(): every one fits int64. */
-  const int64_t ints[STORE_RUN_NCOLS] = {r->o,           0,
-                                         r->d,           r->m,
-                                         (int64_t)r->N,  (int64_t)r->W,
-                                         (int64_t)r->Mg, (int64_t)r->Ng,
-                                         (int64_t)r->Kg, r->repeat,
-                                         r->heldout};
+  const int64_t ints[STORE_RUN_NCOLS] = {r->o,
+                                         0,
+                                         r->d,
+                                         r->m,
+                                         (int64_t)r->N,
+                                         (int64_t)r->W,
+                                         (int64_t)r->Mg,
+                                         (int64_t)r->Ng,
+                                         (int64_t)r->Kg,
+                                         r->repeat,
+                                         r->heldout,
+                                         r->config.tile_m,
+                                         r->config.tile_n,
+                                         r->config.tile_k,
+                                         r->config.elem_bytes,
+                                         r->config.stages,
+                                         r->config.group_m};
   int rc = SQLITE_OK;
   for (int i = 0; i < STORE_RUN_NCOLS && rc == SQLITE_OK; i++) {
     if (i == 1)
@@ -101,6 +112,10 @@ void store_read_run(sqlite3_stmt *st, int first, pascal_store_run *r)
   r->Kg = (uint64_t)sqlite3_column_int64(st, first + 8);
   r->repeat = (uint32_t)sqlite3_column_int64(st, first + 9);
   r->heldout = sqlite3_column_int64(st, first + 10) != 0;
+  uint32_t *config[] = {&r->config.tile_m,     &r->config.tile_n, &r->config.tile_k,
+                        &r->config.elem_bytes, &r->config.stages, &r->config.group_m};
+  for (int i = 0; i < 6; i++)
+    *config[i] = (uint32_t)sqlite3_column_int64(st, first + 11 + i);
 }
 
 void store_column_copy(sqlite3_stmt *st, int col, char *dst, size_t size)

@@ -197,6 +197,24 @@ static const char *const migrations[] = {
     "  'CHECK (workload IN (''scan'', ''gemm'', ''attention''))')\n"
     "WHERE type = 'table' AND name = 'calibrations';\n"
     "PRAGMA writable_schema = OFF;\n",
+    /* 10: a GEMM run of another configuration than the calibration's own
+     *     (a plan's "configurations", a bundle's "configurations"): its
+     *     tile, element size, stages and raster; 0 in every column for
+     *     every other run (the store checks the rest, validate.c) */
+    "ALTER TABLE jobs ADD COLUMN tile_m INTEGER NOT NULL DEFAULT 0 CHECK (tile_m >= 0);\n"
+    "ALTER TABLE jobs ADD COLUMN tile_n INTEGER NOT NULL DEFAULT 0 CHECK (tile_n >= 0);\n"
+    "ALTER TABLE jobs ADD COLUMN tile_k INTEGER NOT NULL DEFAULT 0 CHECK (tile_k >= 0);\n"
+    "ALTER TABLE jobs ADD COLUMN elem_bytes INTEGER NOT NULL DEFAULT 0 CHECK (elem_bytes >= 0);\n"
+    "ALTER TABLE jobs ADD COLUMN stages INTEGER NOT NULL DEFAULT 0 CHECK (stages >= 0);\n"
+    "ALTER TABLE jobs ADD COLUMN group_m INTEGER NOT NULL DEFAULT 0 CHECK (group_m >= 0);\n"
+    "ALTER TABLE measurements ADD COLUMN tile_m INTEGER NOT NULL DEFAULT 0 CHECK (tile_m >= 0);\n"
+    "ALTER TABLE measurements ADD COLUMN tile_n INTEGER NOT NULL DEFAULT 0 CHECK (tile_n >= 0);\n"
+    "ALTER TABLE measurements ADD COLUMN tile_k INTEGER NOT NULL DEFAULT 0 CHECK (tile_k >= 0);\n"
+    "ALTER TABLE measurements ADD COLUMN elem_bytes INTEGER NOT NULL DEFAULT 0 CHECK (elem_bytes "
+    ">= 0);\n"
+    "ALTER TABLE measurements ADD COLUMN stages INTEGER NOT NULL DEFAULT 0 CHECK (stages >= 0);\n"
+    "ALTER TABLE measurements ADD COLUMN group_m INTEGER NOT NULL DEFAULT 0 CHECK (group_m >= "
+    "0);\n",
 };
 /* The migration that edits the schema's text (and so bumps schema_version
  * itself, so that every connection reads the edited schema). */

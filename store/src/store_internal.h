@@ -49,6 +49,7 @@ typedef enum store_stmt {
   ST_MEAS_INSERT,
   ST_MEAS_OF_JOB,
   ST_MEAS_LIST,
+  ST_MEAS_COPY,
   ST_TOKEN_INSERT,
   ST_TOKEN_FIND,
   ST_TOKEN_LIST,
@@ -161,10 +162,14 @@ pascal_store_status store_check_device(const pascal_store_device *dev, pascal_er
 
 /* ---- row helpers shared by jobs and measurements (runs.c) ---- */
 /* The run columns, in this order, in every statement that binds or reads a
- * run: o, path, d, m, N, W, Mg, Ng, Kg, repeat, heldout. `path` is
- * 'sync'/'tma' for scan and NULL for GEMM. */
-#define STORE_RUN_COLUMNS "o, path, d, m, N, W, Mg, Ng, Kg, repeat, heldout"
-#define STORE_RUN_NCOLS   11
+ * run: o, path, d, m, N, W, Mg, Ng, Kg, repeat, heldout, then the GEMM
+ * configuration tile_m, tile_n, tile_k, elem_bytes, stages, group_m (all 0
+ * but for a configuration run). `path` is 'sync'/'tma' for scan and NULL
+ * for GEMM. */
+#define STORE_RUN_COLUMNS                                                                          \
+  "o, path, d, m, N, W, Mg, Ng, Kg, repeat, heldout,"                                              \
+  " tile_m, tile_n, tile_k, elem_bytes, stages, group_m"
+#define STORE_RUN_NCOLS 17
 int store_bind_run(sqlite3_stmt *st, int first, const pascal_store_run *r, pascal_store_workload w);
 void store_read_run(sqlite3_stmt *st, int first, pascal_store_run *r);
 

@@ -145,6 +145,14 @@ pascal_store_status store_check_run(const pascal_store_run *r, pascal_store_work
   const uint64_t big = (uint64_t)INT64_MAX;
   if (r->heldout != 0 && r->heldout != 1)
     return run_field(err, field, "heldout", "must be 0 or 1");
+  const pascal_gemm_config none = {0, 0, 0, 0, 0, 0};
+  const int configured = memcmp(&r->config, &none, sizeof none) != 0;
+  if (configured && w != PASCAL_STORE_GEMM)
+    return run_field(err, field, "tile_m", "a configuration belongs to a gemm run");
+  if (configured && r->heldout)
+    return run_field(err, field, "heldout", "a configuration run is not a held-out run");
+  if (configured && pascal_plan_config_validate(&r->config, field, err))
+    return PASCAL_STORE_INVALID;
   if (w != PASCAL_STORE_GEMM) { /* scan and attention runs are scans */
     if (r->o < 1)
       return run_field(err, field, "o", "must be at least 1");

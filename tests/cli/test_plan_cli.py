@@ -35,7 +35,7 @@ def plan(*args):
 
 def runs(p):
     if p["workload"] == "gemm":
-        return len(p["shapes"]) * p["repeats"]
+        return len(p["shapes"]) * len(p.get("configurations", [None])) * p["repeats"]
     return len(p["sizes"]) * len(p["keys"]) * len(p["horizons"]) * p["repeats"]
 
 
@@ -86,6 +86,18 @@ class PlanCli(unittest.TestCase):
         gcal = {(s["Mg"], s["Ng"], s["Kg"]) for s in self.shipped("gemm-paper.json")["shapes"]}
         self.assertFalse({(s["Mg"], s["Ng"], s["Kg"]) for s in g["shapes"]} & gcal)
 
+    def test_gemm_configs(self):
+        # from the H100 probe (228 KiB per SM): the ten FP16 direct-raster
+        # configurations, 30 runs; the same from --smem-per-sm; the sim list
+        # from --smem-per-sm 0 (nine, 27 runs, three at G = 8)
+        p = plan("--kind", "gemm-configs", "--probe", self.probe)
+        self.assertEqual((len(p["configurations"]), runs(p)), (10, 30))
+        self.assertTrue(all(c["group_m"] == 1 and c["elem_bytes"] == 2 for c in p["configurations"]))
+        self.assertEqual(plan("--kind", "gemm-configs", "--smem-per-sm", str(H100_PROBE["smem_per_sm"])), p)
+        s = plan("--kind", "gemm-configs", "--smem-per-sm", "0")
+        self.assertEqual((len(s["configurations"]), runs(s)), (9, 27))
+        self.assertEqual(sum(c["group_m"] == 8 for c in s["configurations"]), 3)
+
     def test_bad_arguments_exit_2(self):
         cases = [
             (["--kind", "scan-test", "--C", "1280", "--smem-per-sm", "0"], "--kind"),
@@ -99,6 +111,10 @@ class PlanCli(unittest.TestCase):
              "--max-occupancy"),
             (["--kind", "gemm", "--C", "1280"], "--C"),
             (["--kind", "gemm-heldout", "--probe", self.probe], "--probe"),
+            (["--kind", "gemm-configs"], "--smem-per-sm"),
+            (["--kind", "gemm-configs", "--smem-per-sm", "0", "--probe", self.probe], "--probe"),
+            (["--kind", "gemm-configs", "--smem-per-sm", "0", "--C", "1280"], "--C"),
+            (["--kind", "gemm-configs", "--smem-per-sm", "1000"], "--smem-per-sm"),
         ]
         for args, named in cases:
             rc, out, err = run(*args)

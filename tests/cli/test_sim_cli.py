@@ -119,6 +119,18 @@ class SimCli(unittest.TestCase):
                       "--group-m", str(c["group_m"]))
             self.assertEqual((got["fill_bytes"], got["kernel_ns"]),
                              (c["fill_bytes"], c["kernel_ns"]), c)
+        # they are the sim's gemm-configs plan, configurations x shapes, in
+        # the order tools/measure-configs.py writes them (checked to fail
+        # with one configuration of plan_gen.c's sim list changed)
+        p = subprocess.run([PASCAL, "plan", "--kind", "gemm-configs", "--smem-per-sm", "0"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        plan = json.loads(p.stdout)
+        keys = ("tile_m", "tile_n", "tile_k", "elem_bytes", "stages", "group_m")
+        want = [tuple(c[k] for k in keys) + (s["Mg"], s["Ng"], s["Kg"])
+                for c in plan["configurations"] for s in plan["shapes"]]
+        got = [tuple(c[k] for k in keys + ("Mg", "Ng", "Kg")) for c in b["configurations"]]
+        self.assertEqual(got, want)
 
     def test_attention_reproduces_shipped_runs(self):
         # an attention plan's run (o, d, N, W) is W query tiles of each of

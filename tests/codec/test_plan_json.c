@@ -285,8 +285,108 @@ static void test_file_errors(void)
   CHECK(strcmp(err.field, "file") == 0);
 }
 
+/* GEMM plans with configurations (kind gemm-configs): the expansion order
+ * shape, configuration, repeat; the canonical encoding round-trips; each
+ * run carries its configuration through the job codec; every malformed
+ * configuration is refused naming its field. Verified to fail: with the
+ * configuration loop outside the shape loop in pascal_plan_run_get the
+ * order check fails; without the whole-tile rule the shapes[1] row passes. */
+#define GEMM "\"format\":\"pascal-plan/1\",\"workload\":\"gemm\","
+#define CFG(m, n, k, e, s, g)                                                                      \
+  "{\"tile_m\":" #m ",\"tile_n\":" #n ",\"tile_k\":" #k ",\"elem_bytes\":" #e ",\"stages\":" #s    \
+  ",\"group_m\":" #g "}"
+static void test_configurations(void)
+{
+  const char *text = "{" GEMM "\"repeats\":2,\"shapes\":[{\"Mg\":1024,\"Ng\":1024,\"Kg\":2048},"
+                     "{\"Mg\":2048,\"Ng\":512,\"Kg\":1024}],\"configurations\":[" CFG(
+                         64, 32, 32, 2, 3, 1) "," CFG(128, 128, 64, 1, 4, 8) "]}";
+  pascal_plan p, q;
+  pascal_plan_init(&p);
+  pascal_plan_init(&q);
+  CHECK_INT(decode_text(text, &p, NULL), PASCAL_OK);
+  CHECK_INT(p.n_configs, 2);
+  CHECK_INT(pascal_plan_run_count(&p), 8);
+  pascal_plan_run r;
+  for (size_t i = 0; i < 8; i++) {
+    CHECK_INT(pascal_plan_run_get(&p, i, &r, NULL), PASCAL_OK);
+    CHECK_INT(r.repeat, i % 2);
+    CHECK_INT(r.config.tile_m, (i / 2) % 2 ? 128 : 64);
+    CHECK_INT(r.shape.Mg, i / 4 ? 2048 : 1024);
+    /* the job codec carries the configuration both ways */
+    json_t *run = NULL;
+    pascal_plan_run back;
+    CHECK_INT(pascal_codec_plan_run_encode(&r, &run, NULL), PASCAL_OK);
+    CHECK_INT(pascal_codec_plan_run_decode(run, PASCAL_PLAN_GEMM, &back, NULL), PASCAL_OK);
+    CHECK(memcmp(&back.config, &r.config, sizeof r.config) == 0);
+    json_decref(run);
+  }
+  json_t *doc = NULL;
+  CHECK_INT(pascal_codec_plan_encode(&p, &doc, NULL), PASCAL_OK);
+  CHECK_INT(pascal_codec_plan_decode(doc, &q, NULL), PASCAL_OK);
+  CHECK_INT(q.n_configs, 2);
+  CHECK(q.n_configs == 2 && memcmp(q.configs, p.configs, 2 * sizeof *p.configs) == 0);
+  json_decref(doc);
+  pascal_plan_free(&p);
+  pascal_plan_free(&q);
+  /* a plain GEMM plan's runs carry none, and its encoding has no key */
+  CHECK_INT(decode_text("{" GEMM "\"shapes\":[{\"Mg\":128,\"Ng\":128,\"Kg\":64}]}", &p, NULL),
+            PASCAL_OK);
+  CHECK_INT(pascal_plan_run_get(&p, 0, &r, NULL), PASCAL_OK);
+  CHECK_INT(r.config.tile_m, 0);
+  CHECK_INT(pascal_codec_plan_encode(&p, &doc, NULL), PASCAL_OK);
+  CHECK(json_object_get(doc, "configurations") == NULL);
+  json_decref(doc);
+  pascal_plan_free(&p);
+
+  static const struct {
+    const char *configs; /* the "configurations" value */
+    const char *field;
+  } bad[] = {
+      {"[]", "configurations"},
+      {"{}", "configurations"},
+      {"[1]", "configurations[0]"},
+      {"[{\"tile_m\":64,\"tile_n\":64,\"tile_k\":32,\"elem_bytes\":2,\"stages\":2}]",
+       "configurations[0].group_m"},
+      {"[" CFG(0, 64, 32, 2, 2, 1) "]", "configurations[0].tile_m"},
+      {"[" CFG(64, 8192, 32, 2, 2, 1) "]", "configurations[0].tile_n"},
+      {"[" CFG(64, 64, 32, 3, 2, 1) "]", "configurations[0].elem_bytes"},
+      {"[" CFG(64, 64, 32, 2, 0, 1) "]", "configurations[0].stages"},
+      {"[" CFG(64, 64, 32, 2, 17, 1) "]", "configurations[0].stages"},
+      {"[" CFG(64, 64, 32, 2, 2, 0) "]", "configurations[0].group_m"},
+      {"[" CFG(64, 64, 32, 2, 2, -1) "]", "configurations[0].group_m"},
+      {"[" CFG(64, 64, 32, 2, 2, 1) "," CFG(64, 64, 32, 2, 2, 1) "]", "configurations[1]"},
+      {"[" CFG(64, 64, 32, 2, 2, 1) "," CFG(256, 64, 32, 2, 2, 1) "]", "shapes[1]"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "{" GEMM "\"shapes\":[{\"Mg\":512,\"Ng\":512,\"Kg\":512},"
+             "{\"Mg\":128,\"Ng\":128,\"Kg\":128}],\"configurations\":%s}",
+             bad[i].configs);
+    pascal_plan b;
+    pascal_error err;
+    pascal_plan_init(&b);
+    pascal_error_clear(&err);
+    CHECK(decode_text(buf, &b, &err) != PASCAL_OK);
+    if (strcmp(err.field, bad[i].field) != 0)
+      fprintf(stderr, "  %s\n  -> field '%s' (%s), wanted '%s'\n", buf, err.field, err.message,
+              bad[i].field);
+    CHECK(strcmp(err.field, bad[i].field) == 0);
+    CHECK(b.configs == NULL && b.shapes == NULL);
+  }
+  /* configurations belong to a gemm plan only */
+  expect_error("{" SCAN "\"sizes\":[8],\"keys\":[" KEY "],\"configurations\":[]}", PASCAL_EFORMAT,
+               "configurations");
+  expect_run_error("{\"Mg\":128,\"Ng\":128,\"Kg\":64,\"tile_m\":128}", PASCAL_PLAN_GEMM,
+                   "run.tile_n");
+  expect_run_error("{\"Mg\":128,\"Ng\":128,\"Kg\":64,\"tile_m\":128,\"tile_n\":128,"
+                   "\"tile_k\":64,\"elem_bytes\":2,\"stages\":3,\"group_m\":0}",
+                   PASCAL_PLAN_GEMM, "run.group_m");
+}
+
 int main(void)
 {
+  test_configurations();
   test_keys_plan();
   test_grid_plan();
   test_errors();

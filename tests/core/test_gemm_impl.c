@@ -247,9 +247,83 @@ static void test_names_and_check(void)
   pascal_calibration_free(&cal);
 }
 
+/* A configuration run as cuBLASLt runs it (pascal_cublaslt_of_config):
+ * every tile x (tile_k, stages) of the tables maps to exactly its ids, with
+ * the heuristic's algo and Hopper attributes, swizzle 0, split-K 1; what
+ * cuBLASLt cannot express is refused naming the member, *out untouched.
+ * Verified to fail: mapping group_m 8 to swizzle 1 instead of refusing it
+ * fails the group_m row; dropping the heuristic's cluster shape fails every
+ * round trip. */
+static void test_config_mapping(void)
+{
+  const pascal_cublaslt_config h = {66, 20, 15, 1, 4, 7, 3, 9};
+  size_t mapped = 0;
+  for (size_t i = 0; i < sizeof tiles / sizeof *tiles; i++)
+    for (size_t j = 0; j < sizeof stages / sizeof *stages; j++) {
+      if (stages[j].b == 0) /* AUTO: a configuration states its stages */
+        continue;
+      const pascal_gemm_config c = {tiles[i].a, tiles[i].b, stages[j].a, 2, stages[j].b, 1};
+      pascal_gemm_params g;
+      pascal_cublaslt_config got;
+      CHECK_INT(pascal_cublaslt_of_config(&c, &h, &g, NULL), PASCAL_OK);
+      CHECK_INT(pascal_cublaslt_encode(&g, &got, NULL), PASCAL_OK);
+      CHECK_INT(got.tile_id, tiles[i].id);
+      CHECK_INT(got.stages_id, stages[j].id);
+      CHECK_INT(got.algo, 66);
+      CHECK_INT(got.cta_swizzling, 0);
+      CHECK_INT(got.split_k, 1);
+      CHECK_INT(got.custom_option, 7);
+      CHECK_INT(got.inner_shape_id, 3);
+      CHECK_INT(got.cluster_shape_id, 9);
+      mapped++;
+    }
+  /* 29 stated stages ids: 16, 32, 64, 128 x 1..6, 32x10, 16x10, 8x3, 8x4, 8x5 */
+  CHECK_INT(mapped, (sizeof tiles / sizeof *tiles) * 29u);
+  static const struct {
+    pascal_gemm_config c;
+    const char *field;
+  } refused[] = {
+      {{128, 128, 64, 1, 3, 1}, "configuration.elem_bytes"},
+      {{128, 128, 64, 4, 3, 1}, "configuration.elem_bytes"},
+      {{128, 128, 64, 2, 3, 8}, "configuration.group_m"},
+      {{128, 48, 64, 2, 3, 1}, "configuration.tile_m"},
+      {{128, 128, 64, 2, 7, 1}, "configuration.stages"},
+      {{128, 128, 48, 2, 3, 1}, "configuration.stages"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+    pascal_gemm_params g;
+    memset(&g, 0xab, sizeof g);
+    pascal_error err;
+    CHECK_INT(pascal_cublaslt_of_config(&refused[i].c, &h, &g, &err), PASCAL_EINVAL);
+    CHECK(strcmp(err.field, refused[i].field) == 0);
+    CHECK(strchr(err.message, '\n') == NULL);
+    CHECK_INT(g.tile_m, 0xababababu);
+  }
+  /* the own staged kernel's fallback: 128x128x64 FP16 at 1..4 stages */
+  static const struct {
+    pascal_gemm_config c;
+    const char *field; /* NULL: runs */
+  } own[] = {
+      {{128, 128, 64, 2, 1, 1}, NULL},
+      {{128, 128, 64, 2, 4, 8}, NULL},
+      {{128, 128, 64, 2, 5, 1}, "configuration.stages"},
+      {{128, 64, 64, 2, 3, 1}, "configuration.tile_m"},
+      {{128, 128, 32, 2, 3, 1}, "configuration.tile_m"},
+      {{128, 128, 64, 1, 3, 1}, "configuration.elem_bytes"},
+  };
+  for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
+    pascal_error err;
+    CHECK_INT(pascal_gemm_own_runs_config(&own[i].c, &err),
+              own[i].field ? PASCAL_EINVAL : PASCAL_OK);
+    if (own[i].field)
+      CHECK(strcmp(err.field, own[i].field) == 0);
+  }
+}
+
 int main(void)
 {
   test_tables();
+  test_config_mapping();
   test_round_trip();
   test_refusals();
   test_names_and_check();

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "pascal/attention.h"
+#include "pascal/gemm_config.h"
 #include "pascal/latency.h"
 #include "pascal/plan_gen.h"
 
@@ -255,7 +256,7 @@ static void test_refusals(void)
   CHECK_INT(pascal_plan_generate(&gb10, PASCAL_PLAN_KIND_SCAN_HELDOUT, 3, &p, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "part") == 0);
   CHECK_INT(pascal_plan_generate(&gb10, PASCAL_PLAN_KIND_GEMM, 2, &p, &err), PASCAL_EINVAL);
-  CHECK_INT(pascal_plan_generate(&gb10, (pascal_plan_kind)11, 1, &p, &err), PASCAL_EINVAL);
+  CHECK_INT(pascal_plan_generate(&gb10, (pascal_plan_kind)12, 1, &p, &err), PASCAL_EINVAL);
   /* The smallest C still gives three distinct sizes above it. */
   dev = gb10;
   dev.capacity_blocks = 1;
@@ -359,8 +360,61 @@ static void test_attention(void)
   pascal_plan_free(&p);
 }
 
+/* gemm-configs (plan_gen.h): the sim list on a device without a shared
+ * memory limit, the cuBLASLt-expressible FP16 direct-raster list on one
+ * that states it, cut to what fits; shapes whole tiles of every
+ * configuration (pascal_plan_validate), one repeat. Expected counts from
+ * the lists in plan_gen.h: 9 x 3 on the sim (three at G = 8); all 10 x 3
+ * on an H100's 228 KiB (the largest, 256x128x64 at 4 stages, buffers
+ * 4 x 384 x 64 x 2 = 192 KiB); on 100 KiB some but not all, each kept one
+ * fitting by pascal_gemm_ctas_per_sm and by its buffers alone. Verified to
+ * fail: with the fit filter removed, the 100 KiB plan keeps all 10. */
+static void test_gemm_configs(void)
+{
+  pascal_plan p;
+  pascal_plan_init(&p);
+  pascal_plan_device sim = {1280, 16384, 0, 2}, hopper = {3000, 16384, 233472, 2},
+                     small = {1280, 16384, 102400, 2}, none = {1280, 16384, 1024, 2};
+  CHECK_INT(pascal_plan_generate(&sim, PASCAL_PLAN_KIND_GEMM_CONFIGS, 1, &p, NULL), PASCAL_OK);
+  CHECK_INT(p.workload, PASCAL_PLAN_GEMM);
+  CHECK_INT(p.n_configs, 9);
+  CHECK_INT(pascal_plan_run_count(&p), 27);
+  size_t grouped = 0;
+  for (size_t i = 0; i < p.n_configs; i++)
+    grouped += p.configs[i].group_m > 1;
+  CHECK_INT(grouped, 3);
+  pascal_plan_free(&p);
+  CHECK_INT(pascal_plan_generate(&hopper, PASCAL_PLAN_KIND_GEMM_CONFIGS, 1, &p, NULL), PASCAL_OK);
+  CHECK_INT(p.n_configs, 10);
+  CHECK_INT(pascal_plan_run_count(&p), 30);
+  for (size_t i = 0; i < p.n_configs; i++) /* what cuBLASLt runs as stated */
+    CHECK(p.configs[i].group_m == 1 && p.configs[i].elem_bytes == 2);
+  pascal_plan_free(&p);
+  CHECK_INT(pascal_plan_generate(&small, PASCAL_PLAN_KIND_GEMM_CONFIGS, 1, &p, NULL), PASCAL_OK);
+  CHECK(p.n_configs >= 1 && p.n_configs < 10);
+  for (size_t i = 0; i < p.n_configs; i++) {
+    uint32_t per_sm = 0;
+    CHECK_INT(pascal_gemm_ctas_per_sm(small.smem_per_sm, &p.configs[i], 1, &per_sm, NULL),
+              PASCAL_OK);
+    CHECK(p.configs[i].stages * (p.configs[i].tile_m + p.configs[i].tile_n) * p.configs[i].tile_k *
+              2u <=
+          small.smem_per_sm);
+  }
+  pascal_plan_free(&p);
+  pascal_error err;
+  CHECK_INT(pascal_plan_generate(&none, PASCAL_PLAN_KIND_GEMM_CONFIGS, 1, &p, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "smem_per_sm") == 0);
+  CHECK_INT(pascal_plan_generate(&sim, PASCAL_PLAN_KIND_GEMM_CONFIGS, 2, &p, &err), PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "part") == 0);
+  pascal_plan_kind k;
+  CHECK_INT(pascal_plan_kind_parse("gemm-configs", &k, NULL), PASCAL_OK);
+  CHECK_INT(k, PASCAL_PLAN_KIND_GEMM_CONFIGS);
+  CHECK(!pascal_plan_kind_is_scan(k));
+}
+
 int main(void)
 {
+  test_gemm_configs();
   test_attention();
   test_dram_plans();
   test_scan_calibration();

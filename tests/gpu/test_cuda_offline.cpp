@@ -212,6 +212,17 @@ static void test_job_check(void)
   j.run.shape.Ng = 896;
   j.run.shape.Kg = 96;
   expect_field(j, "Kg");
+  /* a configuration run is measured in whole tiles of its own tile: 64 x
+   * 32 x 32 takes shapes the own kernel's 128 x 128 x 64 refuses, and
+   * refuses one off its tile (checked to fail with the own tile used) */
+  j.run.config = {64, 32, 32, 2, 3, 1};
+  j.run.shape.Mg = 320;
+  j.run.shape.Ng = 96;
+  j.run.shape.Kg = 96;
+  CHECK_INT(pcu_job_check(&j, 80ull << 30, &err), PASCAL_OK);
+  j.run.shape.Ng = 100;
+  expect_field(j, "Ng");
+  j.run.config = {};
   CHECK(pcu_job_check(nullptr, 1, &err) == PASCAL_EINVAL);
 }
 

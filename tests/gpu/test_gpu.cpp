@@ -425,6 +425,14 @@ void test_cublaslt(pcu_rig *rig)
     printf("cuBLASLt not loaded: %s\n", err.message);
     CHECK(rig->run_gemm(g, 512, 640, 1024, &s, &err) == PASCAL_ENOTFOUND);
     CHECK(strcmp(err.field, "impl") == 0);
+    /* a configuration job falls back to the own staged kernel where it
+     * runs the configuration as stated, and says so; elsewhere it fails */
+    std::string fallback;
+    const pascal_gemm_config own = {128, 128, 64, 2, 3, 8}, other = {64, 64, 64, 2, 4, 1};
+    check_status(rig->run_gemm_config(own, 512, 640, 1024, &s, &fallback, &err), err,
+                 "configuration job on the own staged kernel");
+    CHECK(!fallback.empty() && s.fill_bytes >= 0.8 * 2.0 * (512 + 640) * 1024);
+    CHECK(rig->run_gemm_config(other, 512, 640, 1024, &s, &fallback, &err) == PASCAL_ENOTFOUND);
     return;
   }
   printf("cuBLASLt %s, version %zu\n", lib->path().c_str(), lib->version());
@@ -470,6 +478,24 @@ void test_cublaslt(pcu_rig *rig)
     break;
   }
   delete lt;
+  /* configuration jobs (plan kind gemm-configs): 128x128x64 at 3 stages
+   * runs through cuBLASLt with the heuristic's algo and its output checked,
+   * or is refused in one line by cuBLASLt's AlgoCheck; group_m 8 is refused
+   * before any launch, naming configuration.group_m */
+  const pascal_gemm_config cfg = {128, 128, 64, 2, 3, 1};
+  std::string fallback;
+  pascal_error_clear(&err);
+  if (rig->run_gemm_config(cfg, 512, 640, 1024, &s, &fallback, &err) == PASCAL_OK) {
+    printf("configuration job 128x128x64x3 512x640x1024: fill %.0f bytes, %.1f us%s\n",
+           s.fill_bytes, s.kernel_ns / 1e3, fallback.empty() ? "" : " (own staged kernel)");
+    CHECK(fallback.empty() && s.fill_bytes >= 0.8 * 2.0 * (512 + 640) * 1024);
+  } else {
+    printf("configuration job 128x128x64x3 refused: %s\n", err.message);
+    CHECK(strchr(err.message, '\n') == nullptr);
+  }
+  const pascal_gemm_config grouped = {128, 128, 64, 2, 3, 8};
+  CHECK(rig->run_gemm_config(grouped, 512, 640, 1024, &s, &fallback, &err) == PASCAL_EINVAL);
+  CHECK(strcmp(err.field, "configuration.group_m") == 0);
   pcu_gemm_bench b;
   check_status(pcu_gemm_bench_run(lib, &b, &err), err, "GEMM bench");
   pcu_gemm_bench_print(stdout, b);

@@ -22,6 +22,11 @@ anything. An archive measured with another bundle takes no new runs. The
 plan choice: a projected scan over 80 % of the budget left makes the plans
 at o <= 1, and says so; the scan-dram plan follows the scan's occupancies.
 
+The configs phase (docs/gpu.md): the gemm-configs plan measured as an
+extension of the frozen GEMM calibration, its configuration runs frozen into
+the work archive (18 runs: the tiny profile states 100 KiB of shared memory
+per SM), each one's TFLOP/s and the fitted step overhead in the report.
+
 The attention phase (docs/gpu.md): the attention protocol's plans made
 from the probe, one calibration of 96 runs with its 54-run panel, frozen
 into the work archive and scored in the report.
@@ -299,6 +304,50 @@ def dram_phase(out, report, scan, md):
           "a scan-dram size answers with the smallest size's K, N clamped: %r" % edge["extrapolated"])
 
 
+# The gemm-configs plan (plan_gen.h) for a device that states its shared
+# memory, as the tiny profile's probe does (gb10-like: 100 KiB per SM): the
+# GPU list's FP16 direct-raster configurations whose buffers, stages x
+# (tile_m + tile_n) x tile_k x 2 bytes plus the 1 KiB reservation, fit; of
+# the ten, 64x64x64x4 (64 KiB), 128x64x64x3, 64x128x64x3 (72 KiB),
+# 128x128x32x4 (64 KiB), 128x128x64x2 (64 KiB) and x3 (96 KiB): six, on
+# three shapes, once.
+CONFIG_SHAPES = {(4096, 4096, 4096), (2048, 2048, 8192), (8192, 1024, 4096)}
+CONFIG_KEYS = ("tile_m", "tile_n", "tile_k", "elem_bytes", "stages", "group_m")
+CONFIGS_100K = {(64, 64, 64, 2, 4, 1), (128, 64, 64, 2, 3, 1), (64, 128, 64, 2, 3, 1),
+                (128, 128, 32, 2, 4, 1), (128, 128, 64, 2, 2, 1), (128, 128, 64, 2, 3, 1)}
+
+
+def configs_phase(out, report, md):
+    """The configs phase of the main run: the gemm-configs plan measured as
+    an extension of the frozen GEMM calibration, frozen into the work
+    archive: 18 timed configuration runs (6 configurations that fit 100 KiB x
+    3 shapes), the
+    GEMM calibration's own measurements unchanged, the report's TFLOP/s
+    recomputed here from each run's shape and kernel time, and the step
+    overhead the frozen model states. Checked to fail: with configs left out
+    of PHASES_DEFAULT (no configs.json, no configurations in the report)."""
+    work = os.path.join(out, "measure-work.tar.gz")
+    check("configs.json" not in os.listdir(out), "the configurations bundle stays in the archive")
+    text = archived(work, "configs.json")
+    cfg = json.loads(text) if text else {}
+    runs = cfg.get("configurations", [])
+    check(cfg.get("workload") == "gemm" and "content_hash" in cfg, "the configurations are frozen")
+    check(len(runs) == 18 and {(r["Mg"], r["Ng"], r["Kg"]) for r in runs} == CONFIG_SHAPES
+          and {tuple(r[k] for k in CONFIG_KEYS) for r in runs} == CONFIGS_100K,
+          "configs: 6 configurations x 3 shapes: %d runs" % len(runs))
+    check(all(r.get("kernel_ns", 0) > 0 and r["fill_bytes"] > 0 for r in runs), "every run timed")
+    check(cfg.get("measurements") == load(out, "gemm.json")["measurements"],
+          "the extension keeps the GEMM calibration's measurements")
+    rep = report.get("configurations") or {}
+    want = sorted(round(2.0 * r["Mg"] * r["Ng"] * r["Kg"] / r["kernel_ns"] / 1e3, 3) for r in runs)
+    check(sorted(r["tflops"] for r in rep.get("runs", [])) == want,
+          "report: TFLOP/s per configuration run: %r" % rep.get("runs", [])[:2])
+    overhead = cfg.get("model", {}).get("time", {}).get("step_overhead_s", 0.0)
+    check(rep.get("step_overhead_s") == overhead, "report: the fitted step overhead %r" % overhead)
+    check("## Configurations" in md and "| 64x64x64 | 2 | 4 | 1 | 4096x4096x4096 |" in md,
+          "report.md holds the configurations table")
+
+
 def attention_phase(out, report, md):
     """The attention protocol of the main run: its calibration in the work
     archive, frozen, with the 96 reference runs (one key per depth 1-3 on
@@ -426,7 +475,8 @@ def main():
             check(f in files, "%s written" % f)
         report = load(out, "report.json")
         states = {p["phase"]: p["state"] for p in report["phases"]}
-        for p in ("env", "probe", "static", "plans", "scan", "dram", "heldout", "gemm", "attention"):
+        for p in ("env", "probe", "static", "plans", "scan", "dram", "heldout", "gemm", "configs",
+                  "attention"):
             check(states.get(p) == "ok", "phase %s ok: %r" % (p, states))
         check("selftest" not in states, "the fault-injecting self-test runs only when asked: %r" % states)
         check(report["next_window"] == [], "nothing left for a next window: %r" % report["next_window"])
@@ -499,13 +549,14 @@ def main():
                                       for pr in pairs), "5 (N, W) pairs x 42 keys x 2 repeats")
         dram_phase(out, report, scan, md)
         attention_phase(out, report, md)
+        configs_phase(out, report, md)
 
         # A second run skips every phase that has results; env (this window's
         # host) and the report are redone.
         with open(os.path.join(out, "scan.json"), "rb") as f:
             before = f.read()
         rc, log, secs = measure(out)
-        check(rc == 0 and log.count("results present, skipped") == 8 and "phase env: ok" in log,
+        check(rc == 0 and log.count("results present, skipped") == 9 and "phase env: ok" in log,
               "second run skips:\n" + log)
         rc, log, _ = measure(out, "--phases", "selftest")
         check(rc == 0 and "phase selftest: not-applicable" in log, "selftest when asked:\n" + log)

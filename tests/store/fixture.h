@@ -55,6 +55,22 @@ int64_t fixture_frozen_calibration(fixture *f, char tok[33], pascal_store_job *j
 int fixture_sql(const fixture *f, const char *sql);
 /* Close the store's own connection (f->s = NULL), then fixture_sql: how a
  * test rewrites the file into what an older binary left behind. */
+/* SQL that drops the columns migration 10 adds (a configuration run's
+ * members), for tests that rewind a file to an older version. */
+#define FIXTURE_DROP_MIGRATION_10                                                                  \
+  "ALTER TABLE jobs DROP COLUMN tile_m;"                                                           \
+  "ALTER TABLE jobs DROP COLUMN tile_n;"                                                           \
+  "ALTER TABLE jobs DROP COLUMN tile_k;"                                                           \
+  "ALTER TABLE jobs DROP COLUMN elem_bytes;"                                                       \
+  "ALTER TABLE jobs DROP COLUMN stages;"                                                           \
+  "ALTER TABLE jobs DROP COLUMN group_m;"                                                          \
+  "ALTER TABLE measurements DROP COLUMN tile_m;"                                                   \
+  "ALTER TABLE measurements DROP COLUMN tile_n;"                                                   \
+  "ALTER TABLE measurements DROP COLUMN tile_k;"                                                   \
+  "ALTER TABLE measurements DROP COLUMN elem_bytes;"                                               \
+  "ALTER TABLE measurements DROP COLUMN stages;"                                                   \
+  "ALTER TABLE measurements DROP COLUMN group_m;"
+
 int fixture_sql_closed(fixture *f, const char *sql);
 /* The single integer result of a query on a raw connection (-1 on error). */
 long long fixture_sql_int(const fixture *f, const char *sql);

@@ -121,7 +121,7 @@ static void test_migration_from_1(void)
               "ALTER TABLE devices DROP COLUMN cuda_name; "
               "ALTER TABLE devices DROP COLUMN cc_major; "
               "ALTER TABLE devices DROP COLUMN cc_minor; "
-              "ALTER TABLE devices DROP COLUMN l2_bytes; "
+              "ALTER TABLE devices DROP COLUMN l2_bytes; " FIXTURE_DROP_MIGRATION_10
               "ALTER TABLE jobs DROP COLUMN heldout; "
               "ALTER TABLE measurements DROP COLUMN heldout; "
               "ALTER TABLE jobs DROP COLUMN lease_holder; "

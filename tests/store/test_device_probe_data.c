@@ -69,7 +69,7 @@ static void test_migration_from_5(fixture *f)
   snprintf(d.name, sizeof d.name, "old5");
   CHECK_INT(pascal_store_device_create(f->s, &d, 9, NULL, NULL), PASCAL_STORE_OK);
   CHECK_INT(fixture_sql_closed(
-                f,
+                f, FIXTURE_DROP_MIGRATION_10
                 "ALTER TABLE jobs DROP COLUMN excluded; ALTER TABLE jobs DROP COLUMN lease_started;"
                 "ALTER TABLE devices DROP COLUMN capacity_probe;"
                 "ALTER TABLE devices DROP COLUMN static_experiment;"

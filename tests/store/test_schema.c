@@ -21,7 +21,7 @@ static void test_fresh_and_reopen(void)
    * 5 devices' measured peaks, 6 devices' probe data (capacity scan, static
    * cluster experiment), 7 excluded runs and lease starts, 8 the database's
    * instance id, 9 the attention workload. */
-  CHECK_INT(pascal_store_schema_latest(), 9);
+  CHECK_INT(pascal_store_schema_latest(), 10);
   CHECK_INT(version, pascal_store_schema_latest());
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
   /* WAL is a property of the file: a second connection sees it. */
@@ -116,27 +116,27 @@ static void test_migration_4_hashes_leases(void)
   fixture_calibration(&f, 2, 0);
   CHECK_INT(fixture_claim(&f, "b", tok, 'b', 20, &j), PASCAL_STORE_OK);
   int triggers = fixture_sql_int(&f, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'");
-  CHECK_INT(fixture_sql_closed(
-                &f,
-                "DROP TRIGGER jobs_frozen_update;"
-                "DROP TRIGGER jobs_frozen_update_into;"
-                "UPDATE jobs SET lease_token = 'cleartext' || id;"
-                "ALTER TABLE jobs DROP COLUMN excluded; ALTER TABLE jobs DROP COLUMN lease_started;"
-                "ALTER TABLE jobs DROP COLUMN lease_holder;"
-                "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s;"
-                "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s;"
-                "ALTER TABLE devices DROP COLUMN peak_tensor_flops;"
-                "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz;"
-                "ALTER TABLE devices DROP COLUMN peak_launch_s;"
-                "ALTER TABLE devices DROP COLUMN capacity_probe;"
-                "ALTER TABLE devices DROP COLUMN static_experiment;"
-                "CREATE TRIGGER jobs_frozen_update BEFORE UPDATE ON jobs"
-                " WHEN (SELECT state FROM calibrations WHERE id = OLD.calibration)"
-                " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
-                "CREATE TRIGGER jobs_frozen_update_into BEFORE UPDATE ON jobs"
-                " WHEN (SELECT state FROM calibrations WHERE id = NEW.calibration)"
-                " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
-                "PRAGMA user_version = 3"),
+  CHECK_INT(fixture_sql_closed(&f,
+                               "DROP TRIGGER jobs_frozen_update;"
+                               "DROP TRIGGER jobs_frozen_update_into;"
+                               "UPDATE jobs SET lease_token = 'cleartext' || id;"
+                               "ALTER TABLE jobs DROP COLUMN excluded; ALTER TABLE jobs DROP "
+                               "COLUMN lease_started;" FIXTURE_DROP_MIGRATION_10
+                               "ALTER TABLE jobs DROP COLUMN lease_holder;"
+                               "ALTER TABLE devices DROP COLUMN peak_dram_bytes_per_s;"
+                               "ALTER TABLE devices DROP COLUMN peak_l2_bytes_per_s;"
+                               "ALTER TABLE devices DROP COLUMN peak_tensor_flops;"
+                               "ALTER TABLE devices DROP COLUMN peak_sm_clock_hz;"
+                               "ALTER TABLE devices DROP COLUMN peak_launch_s;"
+                               "ALTER TABLE devices DROP COLUMN capacity_probe;"
+                               "ALTER TABLE devices DROP COLUMN static_experiment;"
+                               "CREATE TRIGGER jobs_frozen_update BEFORE UPDATE ON jobs"
+                               " WHEN (SELECT state FROM calibrations WHERE id = OLD.calibration)"
+                               " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
+                               "CREATE TRIGGER jobs_frozen_update_into BEFORE UPDATE ON jobs"
+                               " WHEN (SELECT state FROM calibrations WHERE id = NEW.calibration)"
+                               " = 'frozen' BEGIN SELECT RAISE(ABORT, 'frozen'); END;"
+                               "PRAGMA user_version = 3"),
             SQLITE_OK);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
   CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), pascal_store_schema_latest());
@@ -185,17 +185,18 @@ static void test_migration_9_attention(void)
   char tok[33];
   pascal_store_job j;
   int64_t frozen = fixture_frozen_calibration(&f, tok, &j, 10);
-  CHECK_INT(fixture_sql_closed(&f, "PRAGMA writable_schema = ON;"
-                                   "UPDATE sqlite_schema SET sql = replace(sql,"
-                                   " ', ''attention''', '') WHERE name = 'calibrations';"
-                                   "PRAGMA writable_schema = OFF;"
-                                   "PRAGMA user_version = 8"),
+  CHECK_INT(fixture_sql_closed(&f, FIXTURE_DROP_MIGRATION_10
+                               "PRAGMA writable_schema = ON;"
+                               "UPDATE sqlite_schema SET sql = replace(sql,"
+                               " ', ''attention''', '') WHERE name = 'calibrations';"
+                               "PRAGMA writable_schema = OFF;"
+                               "PRAGMA user_version = 8"),
             SQLITE_OK);
   CHECK_INT(fixture_sql(&f, "INSERT INTO calibrations (device, workload, state, created)"
                             " VALUES ('gb10', 'attention', 'collecting', 1)"),
             SQLITE_CONSTRAINT);
   CHECK_INT(pascal_store_open(f.path, &f.s, NULL), PASCAL_STORE_OK);
-  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), 9);
+  CHECK_INT(fixture_sql_int(&f, "PRAGMA user_version"), 10);
   pascal_store_run run = fixture_scan_run(1); /* a tma run: attention runs are scans */
   int64_t id = 0;
   pascal_error err;

@@ -119,6 +119,31 @@ pascal_status pascal_cublaslt_encode(const struct pascal_gemm_params *g,
 pascal_status pascal_cublaslt_decode(const pascal_cublaslt_config *c, struct pascal_gemm_params *g,
                                      pascal_error *err);
 
+/* A configuration run (pascal/plan.h, plan kind gemm-configs) as cuBLASLt
+ * runs it: (tile_m, tile_n) -> TILE_ID, (tile_k, stages) -> STAGES_ID,
+ * CTA swizzling 0 and split-K 1; the algo id and the Hopper attributes
+ * (custom option, inner and cluster shape) are those of `heuristic`, the
+ * first answer cuBLASLt's heuristic gave for the shape, which an sm_90
+ * algo needs as stated. Into *out: impl cuBLASLt, the tile, stages and
+ * those attributes, ready for pascal_cublaslt_encode. What cuBLASLt cannot
+ * express is refused in one line (PASCAL_EINVAL): elem_bytes other than 2
+ * (field "configuration.elem_bytes": the rig runs FP16 operands), group_m
+ * other than 1 ("configuration.group_m": its swizzling is on or off, not a
+ * grouped raster of G tile rows), a tile or (tile_k, stages) without a
+ * cuBLASLt id ("configuration.tile_m", "configuration.stages"). */
+struct pascal_gemm_config; /* pascal/calibration.h */
+pascal_status pascal_cublaslt_of_config(const struct pascal_gemm_config *c,
+                                        const pascal_cublaslt_config *heuristic,
+                                        struct pascal_gemm_params *out, pascal_error *err);
+
+/* Whether the project's own staged kernel (kernels/gemm.cu,
+ * pascal_kern_gemm_staged) runs configuration `c` as stated: the 128 x 128
+ * x 64 FP16 tile, 1..PASCAL_GEMM_OWN_STAGES_MAX stages, any group_m. The
+ * cuda backend's fallback when cuBLASLt is missing; PASCAL_EINVAL naming
+ * "configuration.<member>" in one line otherwise. */
+#define PASCAL_GEMM_OWN_STAGES_MAX 4u
+pascal_status pascal_gemm_own_runs_config(const struct pascal_gemm_config *c, pascal_error *err);
+
 /* "algo 66 tile 128x256 stages 64x3 swizzle 0 split-k 1" into buf (always
  * NUL-terminated), followed by " custom-option 1", " inner-shape 4" and
  * " cluster-shape 3" for those that are not 0; ids outside the tables print

@@ -9,14 +9,19 @@
  * repeat count; GEMM plans list problem shapes (Mg, Ng, Kg) and a repeat
  * count; attention plans are scan plans of K/V steps (pascal/attention.h:
  * N steps, W M CTAs of one query tile each, the default tiling, so every key
- * is on the tma path with m = 128). The JSON form is `pascal-plan/1` (docs/bundle-format.md), read
- * and written by server/codec; this header is the pure-C model, no JSON.
+ * is on the tma path with m = 128). A GEMM plan may also list
+ * configurations (tile, element size, stages, raster: pascal_gemm_config,
+ * the keys of a bundle's "configurations" section); its runs are then timed
+ * runs of those configurations, not of the calibration's own kernel. The JSON form is
+ * `pascal-plan/1` (docs/bundle-format.md), read and written by server/codec; this header is the
+ * pure-C model, no JSON.
  *
  * Expansion order is fixed and documented, so that run index i means the same
  * run to pascald, the agent and the tests:
  *   scan, attention: for each size (plan order), for each key (plan order), for each
  *         horizon (plan order), for each repeat 0..repeats-1;
- *   gemm: for each shape (plan order), for each repeat.
+ *   gemm: for each shape (plan order), for each configuration (plan order;
+ *         none: the calibration's own), for each repeat.
  *
  * Ownership: a pascal_plan owns its arrays (malloc'd). pascal_plan_init()
  * zeroes one, pascal_plan_free() releases the arrays and zeroes it again.
@@ -29,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pascal/calibration.h"
 #include "pascal/error.h"
 
 #ifdef __cplusplus
@@ -113,17 +119,24 @@ typedef struct pascal_plan {
   /* gemm */
   pascal_plan_shape *shapes; /* distinct shapes, every extent >= 1 */
   size_t n_shapes;
+  /* gemm, optional: distinct configurations, every member set
+   * (pascal_plan_config_validate); each shape is then a whole number of
+   * every configuration's tiles */
+  pascal_gemm_config *configs;
+  size_t n_configs;
 } pascal_plan;
 
-/* One expanded run. For scan runs the shape is zero; for GEMM runs the key,
- * N and W are zero. */
+/* One expanded run. For scan runs the shape and configuration are zero; for
+ * GEMM runs the key, N and W are zero, and the configuration is zero for a
+ * run of the calibration's own kernel. */
 typedef struct pascal_plan_run {
   pascal_plan_workload workload;
   pascal_plan_key key;
   uint64_t N;
   uint64_t W;
   pascal_plan_shape shape;
-  uint32_t repeat; /* 0 .. repeats-1 */
+  pascal_gemm_config config; /* all zero: the calibration's own */
+  uint32_t repeat;           /* 0 .. repeats-1 */
 } pascal_plan_run;
 
 /* The horizons a plan gets when it names none: 1, 4, 16, 64. */
@@ -140,6 +153,14 @@ void pascal_plan_free(pascal_plan *plan);
 /* Check one key (the field name prefix, e.g. "keys[3]", is used in errors). */
 pascal_status pascal_plan_key_validate(const pascal_plan_key *key, const char *field,
                                        pascal_error *err);
+
+/* Check one GEMM configuration's members (errors name `field`.tile_m, ...):
+ * tiles 1..PASCAL_QUERY_TILE_MAX, elem_bytes 1, 2, 4 or 8, stages
+ * 1..PASCAL_GEMM_STAGES_MAX, group_m 1..PASCAL_QUERY_GROUP_MAX. Whether it
+ * fits a device's shared memory is the device's question
+ * (pascal_gemm_ctas_per_sm). */
+pascal_status pascal_plan_config_validate(const pascal_gemm_config *config, const char *field,
+                                          pascal_error *err);
 
 /* Expand a grid into a deduplicated, validated key list. On success *keys is
  * a malloc'd array the caller owns (free()) with *n_keys entries. Errors name

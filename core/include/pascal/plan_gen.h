@@ -63,6 +63,23 @@
  *     three calibrated grids, grids with Mg or Ng of 128 (below) or 16384 /
  *     8192 (beyond), and grids and Kg between the calibrated ones.
  *
+ * Configuration runs (docs/autotuning.md "Configurations", measured on the
+ * GPU host by measure.sh's configs phase):
+ *   - gemm-configs: three shapes, each configuration of the device's list
+ *     that fits its shared memory (pascal_gemm_ctas_per_sm), once: timed
+ *     runs of tiles, stages and rasters other than the calibration's own,
+ *     which a bundle keeps as its "configurations" and the step overhead is
+ *     fitted on (gemm_config_fit.c). A device that states no shared memory
+ *     per SM (smem_per_sm 0: how the shipped sim bundles' configurations
+ *     were measured, tools/measure-configs.py) gets nine configurations over
+ *     32 x 64 x 32 to 128 x 128 x 64 tiles, stages 2 to 4, G = 1 and 8, one
+ *     at 1 byte, on three of the GEMM calibration's grids (27 runs); a
+ *     device that states it (a GPU host, or a sim profile that states one)
+ *     the ten FP16 direct-raster configurations cuBLASLt runs as stated
+ *     (tiles 64 x 64 to 256 x 128, tile_k 32 to 64, stages 2 to 4) that fit,
+ *     on 4096^3, 2048 x 2048 x 8192 and 8192 x 1024 x 4096 (all ten, 30
+ *     runs, on an H100's 228 KiB; six, 18 runs, on 100 KiB).
+ *
  * The held-out scan panel is not one cross product of sizes and horizons,
  * so it is emitted as PASCAL_PLAN_SCAN_HELDOUT_PARTS ordinary plans (parts
  * 1..n), one per held-out size; together they hold 42 keys x 5 (N, W) pairs
@@ -92,7 +109,8 @@ typedef enum pascal_plan_kind {
   PASCAL_PLAN_KIND_GEMM_OFFGRID = 7,      /* 22 shapes x 2 repeats = 44 runs            */
   PASCAL_PLAN_KIND_ATTENTION = 8,         /* 3 keys x 4 sizes x 4 horizons x 2 = 96     */
   PASCAL_PLAN_KIND_ATTENTION_HELDOUT = 9, /* 3 keys x 2 sizes x 4 horizons = 24         */
-  PASCAL_PLAN_KIND_ATTENTION_CELLS = 10   /* parts 1..5: 3 keys x 1 cell x 2 = 6        */
+  PASCAL_PLAN_KIND_ATTENTION_CELLS = 10,  /* parts 1..5: 3 keys x 1 cell x 2 = 6        */
+  PASCAL_PLAN_KIND_GEMM_CONFIGS = 11      /* 3 shapes x the configurations that fit     */
 } pascal_plan_kind;
 
 #define PASCAL_PLAN_SCAN_HELDOUT_PARTS    2u
@@ -114,7 +132,7 @@ typedef struct pascal_plan_device {
 
 /* "scan", "scan-heldout", "gemm", "gemm-heldout", "scan-dram", "gemm-dram",
  * "scan-offgrid", "gemm-offgrid", "attention", "attention-heldout",
- * "attention-cells"; NULL for an invalid kind. */
+ * "attention-cells", "gemm-configs"; NULL for an invalid kind. */
 const char *pascal_plan_kind_name(pascal_plan_kind kind);
 /* Whether the kind is a scan-shaped plan, scan or attention (it then
  * depends on the device). */
