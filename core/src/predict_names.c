@@ -37,7 +37,12 @@ const char *pascal_extrapolation_action_name(pascal_extrapolation_action a)
 
 const char *pascal_transfer_kind_name(pascal_transfer_kind kind)
 {
-  return kind == PASCAL_TRANSFER_EXTRAP ? "extrapolated" : "interpolated";
+  switch (kind) {
+  case PASCAL_TRANSFER_EXTRAP: return "extrapolated";
+  case PASCAL_TRANSFER_ONE_PASS: return "interpolated-from-one-pass";
+  case PASCAL_TRANSFER_INTERP: break;
+  }
+  return "interpolated";
 }
 
 const char *pascal_error_source_name(pascal_error_source s)

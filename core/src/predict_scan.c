@@ -37,7 +37,8 @@ static double ref_a(const model_ref *r, const ref_query *q, scan_span *sp)
   }
   pc_span_narrow(&sp->lw_lo, &sp->lw_hi, r->curve.x[0], r->curve.x[r->curve.n - 1]);
   sp->lw_dist = fmax(sp->lw_dist, pc_knot_distance(r->curve.x, r->curve.n, q->lw));
-  return pascal_excess_encode(pc_curve_log_k_at(&r->curve, q->lw));
+  sp->lw_one_pass = sp->lw_one_pass || pc_curve_one_pass_segment(&r->curve, q->lw);
+  return pc_curve_excess_at(&r->curve, q->lw);
 }
 
 static void family_step_reset(pascal_family_step *s, uint32_t d)
@@ -306,6 +307,7 @@ static void scan_transfers(const pascal_scan_key *key, uint32_t N, double W,
   }
   pc_transfer_add(t, PASCAL_COORD_W,
                   lw < sp->lw_lo || lw > sp->lw_hi ? PASCAL_TRANSFER_EXTRAP
+                  : sp->lw_one_pass                ? PASCAL_TRANSFER_ONE_PASS
                                                    : PASCAL_TRANSFER_INTERP,
                   sp->lw_dist);
   double dn = INFINITY;
@@ -339,7 +341,7 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
     count = 2;
   }
   ref_query q = {value, log(W)};
-  scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, 0};
+  scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, 0, false};
   why->n_sizes = count;
   why->rule = PASCAL_RULE_EXACT;
   for (size_t k = 0; k < count; k++) {

@@ -139,11 +139,16 @@ typedef struct pascal_extrapolations {
  * keyed by (coordinate, kind) and scaled by the distance, so a workload
  * states its transfers and its interval follows. */
 typedef enum pascal_transfer_kind {
-  PASCAL_TRANSFER_INTERP = 0, /* between references                 */
-  PASCAL_TRANSFER_EXTRAP = 1  /* past the last reference on one side */
+  PASCAL_TRANSFER_INTERP = 0,  /* between references                 */
+  PASCAL_TRANSFER_EXTRAP = 1,  /* past the last reference on one side */
+  PASCAL_TRANSFER_ONE_PASS = 2 /* W between one pass (W = 1) and the first
+                                  horizon above it, read in the excess
+                                  coordinate (pascal_curve_excess): another
+                                  rule, so another residual group        */
 } pascal_transfer_kind;
+#define PASCAL_TRANSFER_KINDS 3
 
-/* "interpolated", "extrapolated". */
+/* "interpolated", "extrapolated", "interpolated-from-one-pass". */
 const char *pascal_transfer_kind_name(pascal_transfer_kind kind);
 
 typedef struct pascal_transfer {
