@@ -267,7 +267,8 @@ static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *k
 {
   ex->n = 0;
   pc_extrapolation_flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
-                        PASCAL_EXTRAP_CLAMPED);
+                        N < md->sizes[0].N && md->n_sizes >= 2 ? PASCAL_EXTRAP_LINEAR
+                                                               : PASCAL_EXTRAP_CLAMPED);
   double lw = log(W);
   if (lw < sp->lw_lo || lw > sp->lw_hi)
     pc_extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
@@ -313,8 +314,8 @@ static void scan_transfers(const pascal_scan_key *key, uint32_t N, double W,
   double dn = INFINITY;
   for (size_t k = 0; k < why->n_sizes; k++)
     dn = fmin(dn, fabs(log((double)N) - log((double)why->size[k].N)));
-  pc_transfer_add(t, PASCAL_COORD_N,
-                  why->n_sizes == 2 ? PASCAL_TRANSFER_INTERP : PASCAL_TRANSFER_EXTRAP, dn);
+  bool between = why->n_sizes == 2 && N > why->size[0].N && N < why->size[1].N;
+  pc_transfer_add(t, PASCAL_COORD_N, between ? PASCAL_TRANSFER_INTERP : PASCAL_TRANSFER_EXTRAP, dn);
 }
 
 pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
@@ -327,17 +328,22 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
   why->d = key->d;
   why->class_id = pascal_class_rule_apply(md->class_rule, key->m);
   why->eta = (double)md->device.capacity_blocks / N;
-  /* The sizes adjacent to N (sorted by N, so by decreasing eta), clamped. */
+  /* The sizes adjacent to N (sorted by N, so by decreasing eta); above the
+   * largest size the largest alone (the excess saturates as the cache
+   * becomes a small part of the operand); below the smallest the two
+   * smallest, whose excess is carried on linearly in eta toward N = C (the
+   * reach of the cache grows smoothly there), for K only: the time fit's
+   * values take the smallest size's (docs/design.md 4.1). */
   size_t j = 0;
   while (j < md->n_sizes && md->sizes[j].N < N)
     j++;
   size_t first, count = 1;
   if (j == md->n_sizes)
     first = md->n_sizes - 1;
-  else if (j == 0 || md->sizes[j].N == N)
+  else if (md->sizes[j].N == N || (j == 0 && (value != PC_VALUE_K || md->n_sizes < 2)))
     first = j;
   else {
-    first = j - 1;
+    first = j ? j - 1 : 0;
     count = 2;
   }
   ref_query q = {value, log(W)};

@@ -107,12 +107,17 @@ const char *pascal_coordinate_name(pascal_coordinate c);
 /* What the model does with a coordinate outside its calibrated range. */
 typedef enum pascal_extrapolation_action {
   PASCAL_EXTRAP_CLAMPED = 0, /* the value of the nearest reference is used
-                                (sizes, m, depths, n_r, n_c)             */
-  PASCAL_EXTRAP_HELD = 1     /* the curve is held at its end value
+                                (sizes above the largest, m, depths, n_r,
+                                n_c)                                     */
+  PASCAL_EXTRAP_HELD = 1,    /* the curve is held at its end value
                                 (horizon W, GEMM n_k)                    */
+  PASCAL_EXTRAP_LINEAR = 2   /* the excess is carried on linearly in
+                                eta = C/N from the two nearest sizes (a
+                                scan's N below the smallest size; its
+                                time's fit values stay clamped)          */
 } pascal_extrapolation_action;
 
-/* "clamped", "held-at-end". */
+/* "clamped", "held-at-end", "linear". */
 const char *pascal_extrapolation_action_name(pascal_extrapolation_action a);
 
 /* One coordinate of the query outside the range the answer's references
