@@ -1,7 +1,8 @@
 /*
  * curve.c - isotonic regression, PCHIP and the cumulative traffic curve of
  * paper section 4.2 / App. C Eq. trafficcurve, and the excess coordinate of
- * Eq. excess_coordinate / dynamic_decode.
+ * Eq. excess_coordinate / dynamic_decode, with the scan's reading from one
+ * pass to the first horizon in that coordinate (docs/design.md 4.1).
  *
  * PCHIP follows SciPy's PchipInterpolator (_find_derivatives, _edge_case)
  * so that fitted values match SciPy:

@@ -1,9 +1,11 @@
 /*
  * interval.c - prediction intervals from out-of-sample residuals
  * (pascal/interval.h; docs/expected-error.md): residuals grouped by the one
- * transfer their prediction made, as rates per unit distance; an answer's
- * interval combines its transfers' group quantiles, scaled by its own
- * distances, in quadrature, with the run-to-run spread as the floor.
+ * transfer their prediction made, as rates per unit distance (signed
+ * quantiles for extrapolated transfers, symmetric ones of |rate| for
+ * interpolated); an answer's interval combines its transfers' group
+ * bounds, scaled by its own distances, in quadrature, with the run-to-run
+ * spread as the floor.
  */
 #include "pascal/interval.h"
 

@@ -18,15 +18,20 @@
  * intervals out of sample (pascal_coverage below).
  *
  * An answer's interval of K, for each of its transfers, takes its group's
- * (1 - level)/2 and (1 + level)/2 quantiles of the rate times the answer's
- * distance (so it widens with the distance, the farther past the last
- * reference the wider), each side at least 0 (the interval holds the
- * answer); the transfers combine in quadrature (independent errors add in
+ * bounds times the answer's distance: for an extrapolated group the
+ * (1 - level)/2 and (1 + level)/2 quantiles of the rate (a held or clamped
+ * value errs on the side the curve moves on to), for an interpolated one
+ * (and W from one pass) -+ the level quantile of |rate| (an interpolant's
+ * error changes sign along the curve, so only its size carries over);
+ * so it widens with the distance, the farther past the last reference the
+ * wider, each side at least 0 (the interval holds the answer); the
+ * transfers combine in quadrature (independent errors add in
  * variance); the noise group's quantiles are the floor (a new run varies
  * that much even at a reference), and off its references no half-width is
  * below PASCAL_INTERVAL_FLOOR. A group with fewer than
  * PASCAL_INTERVAL_MIN_RESIDUALS rates borrows the other kind of the same
- * coordinate (extrapolated from interpolated and back), then the widest
+ * coordinate (extrapolated from interpolated and back, from one pass from
+ * interpolated), then the widest
  * group in log units at distance 1, and says so (`borrowed`). An answer at
  * its references (no transfer) has the noise group's interval, or none
  * (zero width) when the calibration has no repeated runs: what it measured
