@@ -27,12 +27,12 @@ static void print_groups(const pascal_interval_calibration *ic)
          "quantiles)\n");
   printf("  %-16s %6s %9s %9s %6s %9s %9s\n", "group", "n K", "lo", "hi", "n t", "lo t", "hi t");
   for (int c = 0; c < PASCAL_COORDINATES; c++)
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < PASCAL_TRANSFER_KINDS; k++) {
       const pascal_interval_group *g = &ic->group[c][k];
       if (!g->n[PASCAL_INTERVAL_K])
         continue;
       char name[64];
-      pascal_signature_name(1u << (2 * c + k), name, sizeof name);
+      pascal_signature_name(PASCAL_SIGNATURE_BIT(c, k), name, sizeof name);
       printf("  %-16s %6zu %9.4f %9.4f %6zu %9.4f %9.4f\n", name, g->n[0], g->lo[0], g->hi[0],
              g->n[1], g->lo[1], g->hi[1]);
     }

@@ -38,7 +38,7 @@ static void answer_interval(const pascal_validation *v, const pascal_transfers *
   iv->n_residuals = b.n_residuals;
   iv->borrowed = b.borrowed;
   if (out->loses && K > 0 && K_aligned > 0)
-    iv->widened_to_aligned = pascal_interval_widen_k(&b, log(K_aligned / K));
+    iv->widened_to_aligned = pascal_interval_widen_k(&b, t, log(K_aligned / K));
   double lo = b.lo[PASCAL_INTERVAL_K], hi = b.hi[PASCAL_INTERVAL_K];
   iv->K_low = K * exp(lo);
   iv->K_high = K * exp(hi);

@@ -16,7 +16,7 @@ unsigned pascal_transfer_signature(const pascal_transfers *t)
 {
   unsigned s = 0;
   for (size_t i = 0; i < t->n; i++)
-    s |= 1u << (2 * t->item[i].coordinate + t->item[i].kind);
+    s |= PASCAL_SIGNATURE_BIT(t->item[i].coordinate, t->item[i].kind);
   return s;
 }
 
@@ -31,8 +31,8 @@ void pascal_signature_name(unsigned signature, char *buf, size_t len)
   }
   size_t used = 0;
   for (int c = 0; c < PASCAL_COORDINATES; c++)
-    for (int kind = 0; kind < 2; kind++) {
-      if (!(signature & (1u << (2 * c + kind))))
+    for (int kind = 0; kind < PASCAL_TRANSFER_KINDS; kind++) {
+      if (!(signature & PASCAL_SIGNATURE_BIT(c, kind)))
         continue;
       int w = snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
                        pascal_coordinate_name((pascal_coordinate)c),

@@ -1,7 +1,8 @@
 /*
  * curve.c - isotonic regression, PCHIP and the cumulative traffic curve of
  * paper section 4.2 / App. C Eq. trafficcurve, and the excess coordinate of
- * Eq. excess_coordinate / dynamic_decode.
+ * Eq. excess_coordinate / dynamic_decode, with the scan's reading from one
+ * pass to the first horizon in that coordinate (docs/design.md 4.1).
  *
  * PCHIP follows SciPy's PchipInterpolator (_find_derivatives, _edge_case)
  * so that fitted values match SciPy:
@@ -207,6 +208,38 @@ double pc_curve_log_k_at(const pascal_curve *curve, double lw)
 double pascal_curve_log_k(const pascal_curve *curve, double W)
 {
   return pc_curve_log_k_at(curve, log(W));
+}
+
+/* From one pass (W = 1) to the first calibrated horizon above it the
+ * excess coordinate is interpolated linearly in log W between the two
+ * knots, instead of reading S: one pass of every worker over N > C blocks
+ * fills each block once, whatever the workers' progress, so the knot at
+ * W = 1 measures no divergence, only the aligned count, and S spread the
+ * first horizon's excess back to it as if the drift between workers that
+ * causes it were there from the first pass. In a the excess starts at its
+ * floor eps and grows geometrically in W until the first horizon's value
+ * (docs/design.md 4.1). Elsewhere, and on a curve without a knot at
+ * W = 1, a = encode(L). */
+bool pc_curve_one_pass_segment(const pascal_curve *curve, double lw)
+{
+  return curve->n >= 2 && curve->x[0] == 0 && lw > 0 && lw < curve->x[1];
+}
+
+double pc_curve_excess_at(const pascal_curve *curve, double lw)
+{
+  lw = clamp(lw, curve->x[0], curve->x[curve->n - 1]);
+  if (pc_curve_one_pass_segment(curve, lw)) {
+    double a0 = pascal_excess_encode(curve->y[0] - curve->x[0]);
+    double a1 = pascal_excess_encode(curve->y[1] - curve->x[1]);
+    double t = lw / curve->x[1];
+    return a0 + t * (a1 - a0);
+  }
+  return pascal_excess_encode(pc_curve_log_k_at(curve, lw));
+}
+
+double pascal_curve_excess(const pascal_curve *curve, double W)
+{
+  return pc_curve_excess_at(curve, log(W));
 }
 
 double pascal_excess_encode(double log_k)

@@ -7,6 +7,7 @@
 #ifndef PASCAL_CURVE_INTERNAL_H
 #define PASCAL_CURVE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pascal/curve.h"
@@ -27,5 +28,11 @@ double pc_pchip_eval_window(const double *x, size_t n, size_t i, const double *y
 
 /* L at log-horizon lw: S(clamped lw) - clamped lw. */
 double pc_curve_log_k_at(const pascal_curve *curve, double lw);
+
+/* a at log-horizon lw as the scan predictor reads it (pascal_curve_excess),
+ * and whether lw lies strictly between a knot at one pass (W = 1) and the
+ * next knot, where that reading differs from encode(L). */
+double pc_curve_excess_at(const pascal_curve *curve, double lw);
+bool pc_curve_one_pass_segment(const pascal_curve *curve, double lw);
 
 #endif

@@ -250,7 +250,7 @@ static void cover_run(const pascal_model *model, const pascal_scan_run *scan,
   pascal_interval_bounds_of(pc->ic, tr, &b);
   double K = pred[PASCAL_METHOD_PASCAL];
   if (pascal_family_loss_find(pc->losses, pc->n_losses, scan ? &scan->key : NULL) && K > 0)
-    pascal_interval_widen_k(&b, log(pred[PASCAL_METHOD_ALIGNED] / K));
+    pascal_interval_widen_k(&b, tr, log(pred[PASCAL_METHOD_ALIGNED] / K));
   double lo = b.known[PASCAL_INTERVAL_K] ? b.lo[0] : 0,
          hi = b.known[PASCAL_INTERVAL_K] ? b.hi[0] : 0;
   pascal_covered_run *c = &pc->runs[pc->n++];

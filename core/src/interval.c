@@ -1,9 +1,11 @@
 /*
  * interval.c - prediction intervals from out-of-sample residuals
  * (pascal/interval.h; docs/expected-error.md): residuals grouped by the one
- * transfer their prediction made, as rates per unit distance; an answer's
- * interval combines its transfers' group quantiles, scaled by its own
- * distances, in quadrature, with the run-to-run spread as the floor.
+ * transfer their prediction made, as rates per unit distance (signed
+ * quantiles for extrapolated transfers, symmetric ones of |rate| for
+ * interpolated); an answer's interval combines its transfers' group
+ * bounds, scaled by its own distances, in quadrature, with the run-to-run
+ * spread as the floor.
  */
 #include "pascal/interval.h"
 
@@ -49,15 +51,17 @@ void pascal_interval_free(pascal_interval_calibration *c)
 }
 
 /* Quantiles and mean |v| of the finite values of v[0..n) (sorted in place:
- * the non-finite ones are dropped first) as quantity q of g. */
-static void summarise(double *v, size_t n, int q, pascal_interval_group *g)
+ * the non-finite ones are dropped first) as quantity q of g: the
+ * (1 -+ level)/2 quantiles of v, or when `symmetric` -+ the level quantile
+ * of |v|. */
+static void summarise(double *v, size_t n, int q, bool symmetric, pascal_interval_group *g)
 {
   size_t k = 0;
   double sum = 0;
   for (size_t i = 0; i < n; i++)
     if (isfinite(v[i])) {
       sum += fabs(v[i]);
-      v[k++] = v[i];
+      v[k++] = symmetric ? fabs(v[i]) : v[i];
     }
   g->n[q] = k;
   if (k == 0) {
@@ -65,8 +69,13 @@ static void summarise(double *v, size_t n, int q, pascal_interval_group *g)
     return;
   }
   pc_sort_doubles(v, k);
-  g->lo[q] = pc_quantile_sorted(v, k, (1 - PASCAL_INTERVAL_LEVEL) / 2);
-  g->hi[q] = pc_quantile_sorted(v, k, (1 + PASCAL_INTERVAL_LEVEL) / 2);
+  if (symmetric) {
+    g->hi[q] = pc_quantile_sorted(v, k, PASCAL_INTERVAL_LEVEL);
+    g->lo[q] = -g->hi[q];
+  } else {
+    g->lo[q] = pc_quantile_sorted(v, k, (1 - PASCAL_INTERVAL_LEVEL) / 2);
+    g->hi[q] = pc_quantile_sorted(v, k, (1 + PASCAL_INTERVAL_LEVEL) / 2);
+  }
   g->mean_abs[q] = sum / (double)k;
 }
 
@@ -78,7 +87,7 @@ pascal_status pascal_interval_finish(pascal_interval_calibration *c, pascal_erro
     return pascal_error_set(err, PASCAL_ENOMEM, "interval", "out of memory");
   for (int q = 0; q < PASCAL_INTERVAL_QUANTITIES; q++) {
     for (int coord = 0; coord < PASCAL_COORDINATES; coord++)
-      for (int kind = 0; kind < 2; kind++) {
+      for (int kind = 0; kind < PASCAL_TRANSFER_KINDS; kind++) {
         size_t k = 0;
         for (size_t i = 0; i < c->n; i++) {
           const pascal_residual *r = &c->items[i];
@@ -86,20 +95,20 @@ pascal_status pascal_interval_finish(pascal_interval_calibration *c, pascal_erro
           if (r->transfers.n == 1 && (int)t->coordinate == coord && (int)t->kind == kind)
             v[k++] = r->log_ratio[q] / t->distance;
         }
-        summarise(v, k, q, &c->group[coord][kind]);
+        summarise(v, k, q, kind != PASCAL_TRANSFER_EXTRAP, &c->group[coord][kind]);
       }
     for (size_t i = 0; i < c->n; i++)
       v[i] = c->items[i].log_ratio[q];
-    summarise(v, c->n, q, &c->pooled);
+    summarise(v, c->n, q, false, &c->pooled);
     for (size_t i = 0; i < c->n_noise; i++)
       v[i] = c->noise[i][q];
-    summarise(v, c->n_noise, q, &c->noise_group);
+    summarise(v, c->n_noise, q, false, &c->noise_group);
     /* the widest populated group, for a transfer without evidence */
     double best = -1;
     c->widest.n[q] = 0;
     c->widest.lo[q] = c->widest.hi[q] = c->widest.mean_abs[q] = NAN;
     for (int coord = 0; coord < PASCAL_COORDINATES; coord++)
-      for (int kind = 0; kind < 2; kind++) {
+      for (int kind = 0; kind < PASCAL_TRANSFER_KINDS; kind++) {
         const pascal_interval_group *g = &c->group[coord][kind];
         if (g->n[q] >= PASCAL_INTERVAL_MIN_RESIDUALS && g->hi[q] - g->lo[q] > best) {
           best = g->hi[q] - g->lo[q];
@@ -118,18 +127,24 @@ const pascal_interval_group *pascal_interval_group_of(const pascal_interval_cali
                                                       pascal_coordinate coordinate,
                                                       pascal_transfer_kind kind)
 {
-  if ((unsigned)coordinate >= PASCAL_COORDINATES || (unsigned)kind > 1)
+  if ((unsigned)coordinate >= PASCAL_COORDINATES || (unsigned)kind >= PASCAL_TRANSFER_KINDS)
     return NULL;
   return &c->group[coordinate][kind];
 }
 
-/* The group a transfer of quantity q reads: its own, else the other kind of
- * its coordinate, else the widest (*borrowed set then). */
+/* The group a transfer of quantity q reads: its own, else the nearest
+ * other kind of its coordinate (interpolated and extrapolated borrow from
+ * each other, from one pass from interpolated), else the widest (*borrowed
+ * set then). */
 static const pascal_interval_group *group_for(const pascal_interval_calibration *c,
                                               const pascal_transfer *t, int q, bool *borrowed)
 {
+  static const pascal_transfer_kind lender[PASCAL_TRANSFER_KINDS] = {
+      [PASCAL_TRANSFER_INTERP] = PASCAL_TRANSFER_EXTRAP,
+      [PASCAL_TRANSFER_EXTRAP] = PASCAL_TRANSFER_INTERP,
+      [PASCAL_TRANSFER_ONE_PASS] = PASCAL_TRANSFER_INTERP};
   const pascal_interval_group *own = &c->group[t->coordinate][t->kind];
-  const pascal_interval_group *other = &c->group[t->coordinate][1 - t->kind];
+  const pascal_interval_group *other = &c->group[t->coordinate][lender[t->kind]];
   *borrowed = false;
   if (own->n[q] >= PASCAL_INTERVAL_MIN_RESIDUALS)
     return own;
@@ -202,10 +217,25 @@ void pascal_interval_bounds_of(const pascal_interval_calibration *c, const pasca
   }
 }
 
-bool pascal_interval_widen_k(pascal_interval_bounds *b, double to)
+/* Whether t carries the answer across keys (what a leave-one-key-out fold
+ * scores). */
+static bool across_keys(const pascal_transfers *t)
+{
+  for (size_t i = 0; i < t->n; i++)
+    switch (t->item[i].coordinate) {
+    case PASCAL_COORD_M:
+    case PASCAL_COORD_D:
+    case PASCAL_COORD_N_R:
+    case PASCAL_COORD_N_C: return true;
+    default: break;
+    }
+  return false;
+}
+
+bool pascal_interval_widen_k(pascal_interval_bounds *b, const pascal_transfers *t, double to)
 {
   int q = PASCAL_INTERVAL_K;
-  if (!b->known[q] || !isfinite(to) || (to >= b->lo[q] && to <= b->hi[q]))
+  if (!b->known[q] || !isfinite(to) || (to >= b->lo[q] && to <= b->hi[q]) || !across_keys(t))
     return false;
   b->lo[q] = fmin(b->lo[q], to);
   b->hi[q] = fmax(b->hi[q], to);

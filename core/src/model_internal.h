@@ -178,8 +178,10 @@ typedef enum pc_ref_value {
  * pascal_model_predict_scan's. */
 typedef struct scan_span {
   double m_lo, m_hi, lw_lo, lw_hi, d_lo, d_hi;
-  double lw_dist; /* the largest distance of log W from the nearest knot of
-                     a curve read (0 when W is a knot of every curve read) */
+  double lw_dist;   /* the largest distance of log W from the nearest knot of
+                       a curve read (0 when W is a knot of every curve read) */
+  bool lw_one_pass; /* a curve read on its segment from one pass
+                       (pc_curve_one_pass_segment)                          */
 } scan_span;
 pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
                                double W, pc_ref_value value, pascal_scan_explanation *why,

@@ -32,12 +32,22 @@ const char *pascal_coordinate_name(pascal_coordinate c)
 
 const char *pascal_extrapolation_action_name(pascal_extrapolation_action a)
 {
-  return a == PASCAL_EXTRAP_HELD ? "held-at-end" : "clamped";
+  switch (a) {
+  case PASCAL_EXTRAP_HELD: return "held-at-end";
+  case PASCAL_EXTRAP_LINEAR: return "linear";
+  case PASCAL_EXTRAP_CLAMPED: break;
+  }
+  return "clamped";
 }
 
 const char *pascal_transfer_kind_name(pascal_transfer_kind kind)
 {
-  return kind == PASCAL_TRANSFER_EXTRAP ? "extrapolated" : "interpolated";
+  switch (kind) {
+  case PASCAL_TRANSFER_EXTRAP: return "extrapolated";
+  case PASCAL_TRANSFER_ONE_PASS: return "interpolated-from-one-pass";
+  case PASCAL_TRANSFER_INTERP: break;
+  }
+  return "interpolated";
 }
 
 const char *pascal_error_source_name(pascal_error_source s)

@@ -37,7 +37,8 @@ static double ref_a(const model_ref *r, const ref_query *q, scan_span *sp)
   }
   pc_span_narrow(&sp->lw_lo, &sp->lw_hi, r->curve.x[0], r->curve.x[r->curve.n - 1]);
   sp->lw_dist = fmax(sp->lw_dist, pc_knot_distance(r->curve.x, r->curve.n, q->lw));
-  return pascal_excess_encode(pc_curve_log_k_at(&r->curve, q->lw));
+  sp->lw_one_pass = sp->lw_one_pass || pc_curve_one_pass_segment(&r->curve, q->lw);
+  return pc_curve_excess_at(&r->curve, q->lw);
 }
 
 static void family_step_reset(pascal_family_step *s, uint32_t d)
@@ -266,7 +267,8 @@ static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *k
 {
   ex->n = 0;
   pc_extrapolation_flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
-                        PASCAL_EXTRAP_CLAMPED);
+                        N < md->sizes[0].N && md->n_sizes >= 2 ? PASCAL_EXTRAP_LINEAR
+                                                               : PASCAL_EXTRAP_CLAMPED);
   double lw = log(W);
   if (lw < sp->lw_lo || lw > sp->lw_hi)
     pc_extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
@@ -306,13 +308,14 @@ static void scan_transfers(const pascal_scan_key *key, uint32_t N, double W,
   }
   pc_transfer_add(t, PASCAL_COORD_W,
                   lw < sp->lw_lo || lw > sp->lw_hi ? PASCAL_TRANSFER_EXTRAP
+                  : sp->lw_one_pass                ? PASCAL_TRANSFER_ONE_PASS
                                                    : PASCAL_TRANSFER_INTERP,
                   sp->lw_dist);
   double dn = INFINITY;
   for (size_t k = 0; k < why->n_sizes; k++)
     dn = fmin(dn, fabs(log((double)N) - log((double)why->size[k].N)));
-  pc_transfer_add(t, PASCAL_COORD_N,
-                  why->n_sizes == 2 ? PASCAL_TRANSFER_INTERP : PASCAL_TRANSFER_EXTRAP, dn);
+  bool between = why->n_sizes == 2 && N > why->size[0].N && N < why->size[1].N;
+  pc_transfer_add(t, PASCAL_COORD_N, between ? PASCAL_TRANSFER_INTERP : PASCAL_TRANSFER_EXTRAP, dn);
 }
 
 pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
@@ -325,21 +328,26 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
   why->d = key->d;
   why->class_id = pascal_class_rule_apply(md->class_rule, key->m);
   why->eta = (double)md->device.capacity_blocks / N;
-  /* The sizes adjacent to N (sorted by N, so by decreasing eta), clamped. */
+  /* The sizes adjacent to N (sorted by N, so by decreasing eta); above the
+   * largest size the largest alone (the excess saturates as the cache
+   * becomes a small part of the operand); below the smallest the two
+   * smallest, whose excess is carried on linearly in eta toward N = C (the
+   * reach of the cache grows smoothly there), for K only: the time fit's
+   * values take the smallest size's (docs/design.md 4.1). */
   size_t j = 0;
   while (j < md->n_sizes && md->sizes[j].N < N)
     j++;
   size_t first, count = 1;
   if (j == md->n_sizes)
     first = md->n_sizes - 1;
-  else if (j == 0 || md->sizes[j].N == N)
+  else if (md->sizes[j].N == N || (j == 0 && (value != PC_VALUE_K || md->n_sizes < 2)))
     first = j;
   else {
-    first = j - 1;
+    first = j ? j - 1 : 0;
     count = 2;
   }
   ref_query q = {value, log(W)};
-  scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, 0};
+  scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, 0, false};
   why->n_sizes = count;
   why->rule = PASCAL_RULE_EXACT;
   for (size_t k = 0; k < count; k++) {

@@ -21,7 +21,13 @@ integers", formerly accepted) is refused with 400 invalid_type (issue 37);
 the GEMM answers (single and in batches) gained the "config" object (the
 configuration answered, issue 31) and, where their interval is known,
 its "transferred" member; nothing else changed (checked by comparing the
-re-recorded file with the previous one answer by answer)."""
+re-recorded file with the previous one answer by answer). Issue 33's
+interval and one-pass changes re-recorded 34 answers, no status: every
+interval bound (interpolated residual groups symmetric), four expected
+errors (the interval groups' mean behind them), and the answer at W = 3
+("ok W int" and its batch item: K 1.0941 -> 1.0896, its W transfer now
+"interpolated-from-one-pass"), the only query between W = 1 and the first
+horizon; checked member by member."""
 import json
 import os
 import sys

@@ -148,12 +148,32 @@ static void scan_extrapolation(const pascal_model *md)
   check_item(&p.extrapolated.item[0], PASCAL_COORD_N, 9000, 2048, 4096, PASCAL_EXTRAP_CLAMPED);
   p = scan(md, 9, 32, 1500, 64); /* all four, in the order N, W, m, d */
   CHECK_INT(p.extrapolated.n, 4);
-  check_item(&p.extrapolated.item[0], PASCAL_COORD_N, 1500, 2048, 4096, PASCAL_EXTRAP_CLAMPED);
+  check_item(&p.extrapolated.item[0], PASCAL_COORD_N, 1500, 2048, 4096, PASCAL_EXTRAP_LINEAR);
   check_item(&p.extrapolated.item[1], PASCAL_COORD_W, 64, 1, 16, PASCAL_EXTRAP_HELD);
   check_item(&p.extrapolated.item[2], PASCAL_COORD_M, 32, 0, 8, PASCAL_EXTRAP_CLAMPED);
   check_item(&p.extrapolated.item[3], PASCAL_COORD_D, 9, 2, 3, PASCAL_EXTRAP_CLAMPED);
   CHECK(strcmp(pascal_coordinate_name(PASCAL_COORD_M), "m") == 0);
   CHECK(strcmp(pascal_extrapolation_action_name(PASCAL_EXTRAP_HELD), "held-at-end") == 0);
+  CHECK(strcmp(pascal_extrapolation_action_name(PASCAL_EXTRAP_LINEAR), "linear") == 0);
+  /* below the smallest size: the excess carried on linearly in eta = C/N
+   * from the two smallest sizes, whose own answers give their a (K > 1
+   * there, so encode(log K) is their a); above the largest, held.
+   * Verified to fail with the clamp answering below the sizes. */
+  pascal_scan_prediction p0 = scan(md, 2, 4, 2048, 8), p1 = scan(md, 2, 4, 4096, 8);
+  CHECK(p0.K > 1.05 && p1.K > 1.05 && p0.K < p0.M && p1.K < p1.M);
+  double a0 = pascal_excess_encode(log(p0.K)), a1 = pascal_excess_encode(log(p1.K));
+  for (uint32_t N = 1300; N < 2048; N += 149) { /* C = 1280 */
+    p = scan(md, 2, 4, N, 8);
+    double t = (p.why.eta - p0.why.eta) / (p1.why.eta - p0.why.eta); /* < 0 */
+    double want = pascal_excess_decode(a0 + t * (a1 - a0), 1, p.M);
+    CHECK_NEAR(p.K, want, 1e-9 * want);
+    CHECK_INT(p.why.n_sizes, 2);
+    CHECK(p.why.size[0].weight > 1 && p.why.size[1].weight < 0);
+    CHECK_INT(p.transfers.item[p.transfers.n - 1].coordinate, PASCAL_COORD_N);
+    CHECK_INT(p.transfers.item[p.transfers.n - 1].kind, PASCAL_TRANSFER_EXTRAP);
+  }
+  p = scan(md, 2, 4, 9000, 8);
+  CHECK_NEAR(p.K, p1.K, 1e-12 * p1.K);
 }
 
 static void gemm_extrapolation(void)

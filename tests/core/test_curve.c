@@ -105,6 +105,54 @@ static void excess_bound_randomised(void)
   }
 }
 
+/* The excess the scan predictor reads (pascal_curve_excess): from one pass
+ * (W = 1) to the first horizon above it, linear in log W in the excess
+ * coordinate; elsewhere encode(L). Exhaustive over a small grid of curves
+ * (K at W = 1 and at the first horizon W1 in {2, 4, 8}, two later horizons),
+ * against the closed form: at W = sqrt(W1) the excess is the geometric mean
+ * of the two knots' shifted excesses, K = 1 + sqrt((e0 + eps)(e1 + eps)) -
+ * eps. Verified to fail with pascal_curve_excess returning encode(L)
+ * everywhere (the first-segment checks). */
+static void excess_from_one_pass(void)
+{
+  static const double K1[] = {1, 1.1}, KW1[] = {1, 1.3, 4.65, 20}, W1s[] = {2, 4, 8};
+  for (size_t i = 0; i < sizeof K1 / sizeof *K1; i++)
+    for (size_t j = 0; j < sizeof KW1 / sizeof *KW1; j++)
+      for (size_t w = 0; w < sizeof W1s / sizeof *W1s; w++) {
+        double W1 = W1s[w];
+        const double W[] = {1, W1, 4 * W1, 16 * W1};
+        const double K[] = {K1[i], KW1[j], KW1[j] + 2, KW1[j] + 3};
+        pascal_curve c;
+        CHECK_INT(pascal_curve_fit(W, K, 4, &c, "x", NULL), PASCAL_OK);
+        for (size_t k = 0; k < 4; k++) /* the knots: both readings agree */
+          CHECK_NEAR(pascal_curve_excess(&c, W[k]),
+                     pascal_excess_encode(pascal_curve_log_k(&c, W[k])), 1e-12);
+        double e0 = K[0] - 1, e1 = K[1] - 1, eps = PASCAL_EXCESS_EPS;
+        double want = 1 + sqrt((e0 + eps) * (e1 + eps)) - eps;
+        double got = pascal_excess_decode(pascal_curve_excess(&c, sqrt(W1)), 1, 1e9);
+        CHECK_NEAR(got, want, 1e-12 * want);
+        /* monotone on the segment, from one knot's value to the other's */
+        double a0 = pascal_curve_excess(&c, 1), a1 = pascal_curve_excess(&c, W1), prev = a0;
+        for (int s = 1; s <= 16; s++) {
+          double a = pascal_curve_excess(&c, pow(W1, s / 16.0));
+          CHECK((a - prev) * (a1 - a0) >= -1e-12);
+          CHECK(a >= fmin(a0, a1) - 1e-12 && a <= fmax(a0, a1) + 1e-12);
+          prev = a;
+        }
+        /* past the first horizon, and held below W = 1: encode(L) */
+        for (double x = W1 * 1.5; x < 20 * W1; x *= 1.7)
+          CHECK_NEAR(pascal_curve_excess(&c, x), pascal_excess_encode(pascal_curve_log_k(&c, x)),
+                     1e-12);
+        CHECK_NEAR(pascal_curve_excess(&c, 0.5), pascal_excess_encode(log(K[0])), 1e-12);
+      }
+  /* a curve without a knot at W = 1 reads encode(L) everywhere */
+  const double W[] = {2, 8, 32}, K[] = {1.5, 4, 6};
+  pascal_curve c;
+  CHECK_INT(pascal_curve_fit(W, K, 3, &c, "x", NULL), PASCAL_OK);
+  for (double x = 1; x < 64; x *= 1.3)
+    CHECK_NEAR(pascal_curve_excess(&c, x), pascal_excess_encode(pascal_curve_log_k(&c, x)), 1e-12);
+}
+
 int main(void)
 {
   fit_geometric_mean_and_hold();
@@ -112,5 +160,6 @@ int main(void)
   fit_single_horizon_and_errors();
   encode_decode();
   excess_bound_randomised();
+  excess_from_one_pass();
   return check_summary();
 }

@@ -44,13 +44,16 @@ static void test_bounds_by_hand(void)
 {
   pascal_interval_calibration c = {0};
   /* W interpolated at distance 0.5: log-ratios 0.05 (i - 4), rates 0.1 (i - 4)
-   * = -0.4 .. 0.5; type 7 at 0.1: h = 0.9 -> -0.4 + 0.9 * 0.1 = -0.31; at
-   * 0.9: h = 8.1 -> 0.4 + 0.1 * 0.1 = 0.41 */
+   * = -0.4 .. 0.5. An interpolated group is symmetric: -+ the 0.8 quantile
+   * of |rate| (0, .1, .1, .2, .2, .3, .3, .4, .4, .5; type 7: h = 7.2 ->
+   * 0.4 + 0.2 * 0 = 0.4). (Signed, as an extrapolated group, it would be
+   * -0.31 and 0.41.) */
   for (int i = 0; i < 10; i++)
     add(&c, one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 0.5), 0.05 * (i - 4), 0.01 * i);
-  /* m interpolated, 8 rates of 0.2 at distance 1 (the least a group needs) */
+  /* m extrapolated, 8 rates of 0.2 at distance 1 (the least a group needs):
+   * signed quantiles, both 0.2 */
   for (int i = 0; i < 8; i++)
-    add(&c, one(PASCAL_COORD_M, PASCAL_TRANSFER_INTERP, 1), 0.2, NAN);
+    add(&c, one(PASCAL_COORD_M, PASCAL_TRANSFER_EXTRAP, 1), 0.2, NAN);
   /* d extrapolated: 8 exact residuals */
   for (int i = 0; i < 8; i++)
     add(&c, one(PASCAL_COORD_D, PASCAL_TRANSFER_EXTRAP, 1), 0, NAN);
@@ -67,8 +70,12 @@ static void test_bounds_by_hand(void)
 
   const pascal_interval_group *w = pascal_interval_group_of(&c, PASCAL_COORD_W, 0);
   CHECK_INT(w->n[PASCAL_INTERVAL_K], 10);
-  CHECK_NEAR(w->lo[PASCAL_INTERVAL_K], -0.31, 1e-12);
-  CHECK_NEAR(w->hi[PASCAL_INTERVAL_K], 0.41, 1e-12);
+  CHECK_NEAR(w->lo[PASCAL_INTERVAL_K], -0.4, 1e-12);
+  CHECK_NEAR(w->hi[PASCAL_INTERVAL_K], 0.4, 1e-12);
+  const pascal_interval_group *mx =
+      pascal_interval_group_of(&c, PASCAL_COORD_M, PASCAL_TRANSFER_EXTRAP);
+  CHECK_NEAR(mx->lo[PASCAL_INTERVAL_K], 0.2, 1e-12);
+  CHECK_NEAR(mx->hi[PASCAL_INTERVAL_K], 0.2, 1e-12);
   CHECK_NEAR(w->mean_abs[PASCAL_INTERVAL_K], 0.25, 1e-12); /* (4+3+2+1+0+1+2+3+4+5)/100 */
   CHECK_INT(pascal_interval_group_of(&c, PASCAL_COORD_N, PASCAL_TRANSFER_EXTRAP)->n[0], 0);
   CHECK(pascal_interval_group_of(&c, (pascal_coordinate)PASCAL_COORDINATES, 0) == NULL);
@@ -77,8 +84,8 @@ static void test_bounds_by_hand(void)
   pascal_transfers t = one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 2);
   pascal_interval_bounds_of(&c, &t, &b);
   CHECK(b.known[PASCAL_INTERVAL_K]);
-  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.62, 1e-12); /* the rate quantiles times 2 */
-  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0.82, 1e-12);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.8, 1e-12); /* the rate quantiles times 2 */
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0.8, 1e-12);
   CHECK_NEAR(b.mean_abs, 0.5, 1e-12);
   CHECK_INT(b.n_residuals, 10);
   CHECK_INT(b.borrowed, 0);
@@ -86,24 +93,30 @@ static void test_bounds_by_hand(void)
 
   /* W and m: in quadrature; the m group's quantiles are both 0.2, so its
    * lower side is 0 (an interval holds its answer) */
-  t.item[t.n++] = (pascal_transfer){PASCAL_COORD_M, PASCAL_TRANSFER_INTERP, 1};
+  t.item[t.n++] = (pascal_transfer){PASCAL_COORD_M, PASCAL_TRANSFER_EXTRAP, 1};
   pascal_interval_bounds_of(&c, &t, &b);
-  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.62, 1e-12);
-  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], sqrt(0.82 * 0.82 + 0.04), 1e-12);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.8, 1e-12);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], sqrt(0.8 * 0.8 + 0.04), 1e-12);
   CHECK_INT(b.n_residuals, 18);
 
   /* W extrapolated has no group: it borrows W interpolated's */
   t = one(PASCAL_COORD_W, PASCAL_TRANSFER_EXTRAP, 1);
   pascal_interval_bounds_of(&c, &t, &b);
   CHECK_INT(b.borrowed, 1);
-  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0.41, 1e-12);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0.4, 1e-12);
+  /* W from one pass has no group either: it borrows W interpolated's */
+  t = one(PASCAL_COORD_W, PASCAL_TRANSFER_ONE_PASS, 1);
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_INT(b.borrowed, 1);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.4, 1e-12);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0.4, 1e-12);
   /* N interpolated (7 rates) and N extrapolated (none): the widest group,
-   * W interpolated (0.72 wide against m's 0 and d's 0) */
+   * W interpolated (0.8 wide against m's 0 and d's 0) */
   t = one(PASCAL_COORD_N, PASCAL_TRANSFER_INTERP, 3);
   pascal_interval_bounds_of(&c, &t, &b);
   CHECK_INT(b.borrowed, 1);
-  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.93, 1e-12);
-  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 1.23, 1e-12);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -1.2, 1e-12);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 1.2, 1e-12);
   /* exact residuals: the floor, never zero off the references */
   t = one(PASCAL_COORD_D, PASCAL_TRANSFER_EXTRAP, 1);
   pascal_interval_bounds_of(&c, &t, &b);
@@ -132,10 +145,24 @@ static void test_bounds_by_hand(void)
   CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.8 * a, 1e-12);
   CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0.8 * a, 1e-12);
 
-  /* widening to another answer */
-  CHECK(pascal_interval_widen_k(&b, -1));
-  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -1, 0);
-  CHECK(!pascal_interval_widen_k(&b, 0.01));
+  /* widening to another answer: only an answer that transfers across keys
+   * (what a leave-one-key-out fold scores), each coordinate and kind alone
+   * (an at-reference answer, t.n = 0, never; with `across_keys` returning
+   * true for every coordinate the W, N and n_k rows fail) */
+  static const bool across[PASCAL_COORDINATES] = {[PASCAL_COORD_M] = true,
+                                                  [PASCAL_COORD_D] = true,
+                                                  [PASCAL_COORD_N_R] = true,
+                                                  [PASCAL_COORD_N_C] = true};
+  pascal_interval_bounds at = b;
+  CHECK(!pascal_interval_widen_k(&at, &t, -1));
+  for (int coord = 0; coord < PASCAL_COORDINATES; coord++)
+    for (int kind = 0; kind < 2; kind++) {
+      pascal_interval_bounds wid = b;
+      pascal_transfers one_t = one((pascal_coordinate)coord, (pascal_transfer_kind)kind, 1);
+      CHECK_INT(pascal_interval_widen_k(&wid, &one_t, -1), across[coord]);
+      CHECK_NEAR(wid.lo[PASCAL_INTERVAL_K], across[coord] ? -1 : -0.8 * a, 1e-12);
+      CHECK(!pascal_interval_widen_k(&wid, &one_t, 0.01)); /* inside already */
+    }
   pascal_interval_free(&c);
 
   /* no residual at all: nothing is known */
@@ -245,10 +272,13 @@ static void test_coverage(void)
   CHECK_NEAR(g->median_ratio, 1.5, 1e-12);                  /* ratios 1.333, 1.8, 1.5 */
   CHECK_NEAR(c.all.median_ratio, 1.333333333333333, 1e-12); /* 1, 1, 1.33, 1.5, 1.8 */
   char name[128];
-  pascal_signature_name(4, name, sizeof name); /* bit 2 W + 0 */
+  pascal_signature_name(1u << 3, name, sizeof name); /* bit 3 W + 0 */
   CHECK(strcmp(name, "W interpolated") == 0);
-  pascal_signature_name((1u << 5) | (1u << 2), name, sizeof name); /* m extrap., W interp. */
+  pascal_signature_name((1u << 7) | (1u << 3), name, sizeof name); /* m extrap., W interp. */
   CHECK(strcmp(name, "W interpolated, m extrapolated") == 0);
+  pascal_signature_name(PASCAL_SIGNATURE_BIT(PASCAL_COORD_W, PASCAL_TRANSFER_ONE_PASS), name,
+                        sizeof name);
+  CHECK(strcmp(name, "W interpolated-from-one-pass") == 0);
   pascal_signature_name(0, name, sizeof name);
   CHECK(strcmp(name, "at references") == 0);
   pascal_signature_name(PASCAL_COVERAGE_OTHER, name, sizeof name);

@@ -6,7 +6,10 @@
  *  - at a reference configuration the exact rule fires and the prediction
  *    is the fitted curve itself: K = min(M, max(1, exp L(W))) for a scan,
  *    K = min(M, K_0 max(1, exp L(n_k))) for GEMM (L read back from the
- *    model's curve views, independently of the transfer code);
+ *    model's curve views, independently of the transfer code), and between
+ *    W = 1 and the first horizon the curve read in the excess coordinate
+ *    (pascal_curve_excess, docs/design.md 4.1; verified to fail with the
+ *    paper's curve read there);
  *  - the excess coordinate round-trips: decode(encode(log K)) = K for K in
  *    [k0, M] to 1e-12 relative, and K below k0 decodes to k0;
  *  - the fit does not depend on the order of the measurements: the same runs
@@ -102,6 +105,42 @@ static void scan_exact_rule_is_the_curve(const pascal_calibration *cal, const pa
     checked++;
   }
   CHECK_INT(checked, 756 * REPEATS);
+}
+
+/* Between one pass (W = 1) and the first horizon (4) a reference key is
+ * read off its curve in the excess coordinate (pascal_curve_excess), and
+ * the answer's W transfer says so; at W = 4 and past it, as at the knots.
+ * Fails with predict_scan.c reading encode(L) on that segment (K differs)
+ * or labelling the transfer "interpolated". */
+static void scan_one_pass_segment(const pascal_calibration *cal, const pascal_model *md)
+{
+  size_t checked = 0;
+  for (size_t i = 0; i < cal->n_scan_runs && check_failures() == 0; i++) {
+    const pascal_scan_run *r = &cal->scan_runs[i];
+    if (r->W != 1)
+      continue;
+    const pascal_curve *c = find_curve(md, &r->key, r->N, 0, 0);
+    CHECK(c != NULL && c->n == 4 && c->x[0] == 0 && fabs(c->x[1] - log(4)) < 1e-15);
+    if (!c)
+      return;
+    static const double Ws[] = {1.5, 2, 3, 3.9};
+    for (size_t k = 0; k < sizeof Ws / sizeof *Ws; k++) {
+      pascal_scan_prediction p;
+      CHECK_INT(pascal_model_predict_scan(md, &r->key, r->N, Ws[k], &p, NULL), PASCAL_OK);
+      double want = pascal_excess_decode(pascal_curve_excess(c, Ws[k]), 1, p.M);
+      CHECK_INT(p.why.rule, PASCAL_RULE_EXACT);
+      CHECK_NEAR(p.K, want, 1e-12 * want);
+      CHECK_INT(p.transfers.n, 1);
+      CHECK_INT(p.transfers.item[0].coordinate, PASCAL_COORD_W);
+      CHECK_INT(p.transfers.item[0].kind, PASCAL_TRANSFER_ONE_PASS);
+      CHECK_NEAR(p.transfers.item[0].distance, fmin(log(Ws[k]), log(4 / Ws[k])), 1e-12);
+      checked++;
+    }
+    pascal_scan_prediction p; /* the next segment: the paper's curve */
+    CHECK_INT(pascal_model_predict_scan(md, &r->key, r->N, 8, &p, NULL), PASCAL_OK);
+    CHECK_INT(p.transfers.item[0].kind, PASCAL_TRANSFER_INTERP);
+  }
+  CHECK_INT(checked, 63 * 3 * REPEATS * 4);
 }
 
 static void gemm_exact_rule_is_the_curve(const pascal_calibration *cal, const pascal_model *md)
@@ -240,8 +279,10 @@ int main(void)
   test_synth_calibration(PASCAL_WORKLOAD_SCAN, REPEATS, &scan);
   test_synth_calibration(PASCAL_WORKLOAD_GEMM, REPEATS, &gemm);
   pascal_model *md = fit(&scan);
-  if (md)
+  if (md) {
     scan_exact_rule_is_the_curve(&scan, md);
+    scan_one_pass_segment(&scan, md);
+  }
   pascal_model_free(md);
   md = fit(&gemm);
   if (md)

@@ -264,22 +264,31 @@ static void sizes_eta(const pascal_model *md)
   CHECK_NEAR(p.why.size[1].weight, 2.0 / 3, 1e-14);
   CHECK_NEAR(p.why.size[0].eta, 0.625, 1e-15);
   CHECK_NEAR(p.why.a, a_of(3) / 3 + 2 * a_of(1.5) / 3, 1e-13);
-  /* Clamped outside the calibrated sizes (C < N < 2048), and said so. */
+  /* Below the calibrated sizes (C < N < 2048) the excess is carried on
+   * linearly in eta from the two smallest sizes (docs/design.md 4.1), and
+   * said so: eta = 1280/1500, weight of 4096 = (eta - 0.625)/(0.3125 -
+   * 0.625) < 0; K = 1 + exp(a) - eps (about 6.47, below M). */
   p = predict(md, 1, PASCAL_PATH_TMA, 4, 5, 1500, PASCAL_OK);
-  CHECK_INT(p.why.n_sizes, 1);
+  double w = (1280.0 / 1500 - 0.625) / (0.3125 - 0.625);
+  CHECK_INT(p.why.n_sizes, 2);
   CHECK_INT(p.why.size[0].N, 2048);
-  CHECK_NEAR(p.K, 3, 1e-12);
+  CHECK_NEAR(p.why.size[1].weight, w, 1e-14);
+  CHECK_NEAR(p.why.a, (1 - w) * a_of(3) + w * a_of(1.5), 1e-13);
+  CHECK_NEAR(p.K, 1 + exp(p.why.a) - PASCAL_EXCESS_EPS, 1e-12);
   CHECK_INT(p.extrapolated.n, 2); /* N, and W = 32 beyond the one horizon 16 */
   CHECK_INT(p.extrapolated.item[0].coordinate, PASCAL_COORD_N);
   CHECK_NEAR(p.extrapolated.item[0].min, 2048, 0);
   CHECK_NEAR(p.extrapolated.item[0].max, 4096, 0);
-  CHECK_INT(p.extrapolated.item[0].action, PASCAL_EXTRAP_CLAMPED);
+  CHECK_INT(p.extrapolated.item[0].action, PASCAL_EXTRAP_LINEAR);
+  /* above the largest size: clamped (held at the largest) */
   CHECK_INT(p.extrapolated.item[1].coordinate, PASCAL_COORD_W);
   CHECK_NEAR(p.extrapolated.item[1].min, W_REF, 0);
   CHECK_NEAR(p.extrapolated.item[1].max, W_REF, 0);
   CHECK_INT(p.extrapolated.item[1].action, PASCAL_EXTRAP_HELD);
   p = predict(md, 1, PASCAL_PATH_TMA, 4, 5, 100000, PASCAL_OK);
+  CHECK_INT(p.why.n_sizes, 1);
   CHECK_INT(p.why.size[0].N, 4096);
+  CHECK_INT(p.extrapolated.item[0].action, PASCAL_EXTRAP_CLAMPED);
   CHECK_NEAR(p.K, 1.5, 1e-12);
   CHECK_NEAR(p.fill_bytes, 1.5 * 16384 * 32 * 100000.0, 1e-2);
 }

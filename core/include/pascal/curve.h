@@ -74,6 +74,13 @@ double pascal_curve_log_k(const pascal_curve *curve, double W);
 /* a = log([exp L - 1]_+ + eps) (Eq. excess_coordinate). */
 double pascal_excess_encode(double log_k);
 
+/* The excess coordinate a of a scan curve at horizon W > 0 (clamped to the
+ * calibrated range) as the scan predictor reads it: encode(L(W)), except
+ * between a knot at one pass (W = 1) and the next knot, where a is linear
+ * in log W between the two knots' encoded values (one pass measures no
+ * divergence: docs/design.md 4.1). Equal to encode(L) at every knot. */
+double pascal_curve_excess(const pascal_curve *curve, double W);
+
 /* K = min(M, k0 * (1 + [exp a - eps]_+)) (Eq. dynamic_decode; k0 = 1 for a
  * scan, K_0 for GEMM). The result lies in [k0, M] when k0 <= M. */
 double pascal_excess_decode(double a, double k0, double M);

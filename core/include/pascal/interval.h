@@ -18,15 +18,20 @@
  * intervals out of sample (pascal_coverage below).
  *
  * An answer's interval of K, for each of its transfers, takes its group's
- * (1 - level)/2 and (1 + level)/2 quantiles of the rate times the answer's
- * distance (so it widens with the distance, the farther past the last
- * reference the wider), each side at least 0 (the interval holds the
- * answer); the transfers combine in quadrature (independent errors add in
+ * bounds times the answer's distance: for an extrapolated group the
+ * (1 - level)/2 and (1 + level)/2 quantiles of the rate (a held or clamped
+ * value errs on the side the curve moves on to), for an interpolated one
+ * (and W from one pass) -+ the level quantile of |rate| (an interpolant's
+ * error changes sign along the curve, so only its size carries over);
+ * so it widens with the distance, the farther past the last reference the
+ * wider, each side at least 0 (the interval holds the answer); the
+ * transfers combine in quadrature (independent errors add in
  * variance); the noise group's quantiles are the floor (a new run varies
  * that much even at a reference), and off its references no half-width is
  * below PASCAL_INTERVAL_FLOOR. A group with fewer than
  * PASCAL_INTERVAL_MIN_RESIDUALS rates borrows the other kind of the same
- * coordinate (extrapolated from interpolated and back), then the widest
+ * coordinate (extrapolated from interpolated and back, from one pass from
+ * interpolated), then the widest
  * group in log units at distance 1, and says so (`borrowed`). An answer at
  * its references (no transfer) has the noise group's interval, or none
  * (zero width) when the calibration has no repeated runs: what it measured
@@ -90,15 +95,15 @@ typedef struct pascal_interval_calibration {
   size_t n, cap;
   pascal_residual *items; /* owned */
   size_t n_noise, cap_noise;
-  double (*noise)[PASCAL_INTERVAL_QUANTITIES];        /* owned: per quantity, one
-                                                         run's deviation (NaN for a
-                                                         quantity not measured)   */
-  pascal_interval_group group[PASCAL_COORDINATES][2]; /* [coordinate][kind] */
-  pascal_interval_group noise_group;                  /* one run's deviation */
-  pascal_interval_group pooled;                       /* every residual's log-ratio (the time's
-                                                         interval: see above)                  */
-  pascal_interval_group widest;                       /* per quantity, the group of the widest
-                                                         (hi - lo) among the groups above */
+  double (*noise)[PASCAL_INTERVAL_QUANTITIES]; /* owned: per quantity, one
+                                                  run's deviation (NaN for a
+                                                  quantity not measured)   */
+  pascal_interval_group group[PASCAL_COORDINATES][PASCAL_TRANSFER_KINDS]; /* [coordinate][kind] */
+  pascal_interval_group noise_group;                                      /* one run's deviation */
+  pascal_interval_group pooled; /* every residual's log-ratio (the time's
+                                   interval: see above)                  */
+  pascal_interval_group widest; /* per quantity, the group of the widest
+                                   (hi - lo) among the groups above */
 } pascal_interval_calibration;
 
 /* The residuals and groups of `cal` (its folds and repeats, residuals.c),
@@ -142,10 +147,15 @@ typedef struct pascal_interval_bounds {
 void pascal_interval_bounds_of(const pascal_interval_calibration *c, const pascal_transfers *t,
                                pascal_interval_bounds *out);
 
-/* Widen the K bounds of b to hold the log-ratio `to` (another answer
- * relative to this one: aligned K = 1 where the answer's family loses to
- * it, pascal/answer.h); true when that widened them. */
-bool pascal_interval_widen_k(pascal_interval_bounds *b, double to);
+/* Widen the K bounds of b, an answer with transfers t, to hold the
+ * log-ratio `to` (another answer relative to this one: aligned K = 1 where
+ * the answer's family loses to it in its leave-one-key-out folds,
+ * pascal/answer.h); true when that widened them. Only an answer that
+ * transfers across keys (m or d of a scan, the grid n_r, n_c of a GEMM) is
+ * widened: those folds held keys out, so their verdict is about such
+ * transfers; an answer read on its own calibrated key's curves is not
+ * what lost there. */
+bool pascal_interval_widen_k(pascal_interval_bounds *b, const pascal_transfers *t, double to);
 
 /* The group index a transfer reads, for reports: its coordinate and kind. */
 const pascal_interval_group *pascal_interval_group_of(const pascal_interval_calibration *c,
@@ -157,8 +167,8 @@ const pascal_interval_group *pascal_interval_group_of(const pascal_interval_cali
  * The runs of a panel (held-out or off-grid: never in any fold) are
  * predicted by the model of all calibration runs and grouped by what their
  * answers transferred: the set of (coordinate, kind) of their transfers, a
- * signature with bit 2 coordinate + kind per transfer (0: every coordinate
- * at a reference). Per group and over all: the share of runs whose
+ * signature with bit PASCAL_SIGNATURE_BIT(coordinate, kind) per transfer
+ * (0: every coordinate at a reference). Per group and over all: the share of runs whose
  * measured K lies inside the answer's interval, the median K_high / K_low,
  * and the run-mean |pred/obs - 1| of PASCAL and of aligned K = 1 (K_0 for
  * GEMM), the baseline an answer must beat. */
@@ -190,6 +200,9 @@ typedef struct pascal_coverage {
   size_t n_groups;           /* by signature, ascending ("other" last) */
   pascal_coverage_group group[PASCAL_COVERAGE_GROUPS_MAX];
 } pascal_coverage;
+
+#define PASCAL_SIGNATURE_BIT(coordinate, kind)                                                     \
+  (1u << (PASCAL_TRANSFER_KINDS * (coordinate) + (kind)))
 
 /* The signature of the transfers t. */
 unsigned pascal_transfer_signature(const pascal_transfers *t);

@@ -107,12 +107,17 @@ const char *pascal_coordinate_name(pascal_coordinate c);
 /* What the model does with a coordinate outside its calibrated range. */
 typedef enum pascal_extrapolation_action {
   PASCAL_EXTRAP_CLAMPED = 0, /* the value of the nearest reference is used
-                                (sizes, m, depths, n_r, n_c)             */
-  PASCAL_EXTRAP_HELD = 1     /* the curve is held at its end value
+                                (sizes above the largest, m, depths, n_r,
+                                n_c)                                     */
+  PASCAL_EXTRAP_HELD = 1,    /* the curve is held at its end value
                                 (horizon W, GEMM n_k)                    */
+  PASCAL_EXTRAP_LINEAR = 2   /* the excess is carried on linearly in
+                                eta = C/N from the two nearest sizes (a
+                                scan's N below the smallest size; its
+                                time's fit values stay clamped)          */
 } pascal_extrapolation_action;
 
-/* "clamped", "held-at-end". */
+/* "clamped", "held-at-end", "linear". */
 const char *pascal_extrapolation_action_name(pascal_extrapolation_action a);
 
 /* One coordinate of the query outside the range the answer's references
@@ -139,11 +144,16 @@ typedef struct pascal_extrapolations {
  * keyed by (coordinate, kind) and scaled by the distance, so a workload
  * states its transfers and its interval follows. */
 typedef enum pascal_transfer_kind {
-  PASCAL_TRANSFER_INTERP = 0, /* between references                 */
-  PASCAL_TRANSFER_EXTRAP = 1  /* past the last reference on one side */
+  PASCAL_TRANSFER_INTERP = 0,  /* between references                 */
+  PASCAL_TRANSFER_EXTRAP = 1,  /* past the last reference on one side */
+  PASCAL_TRANSFER_ONE_PASS = 2 /* W between one pass (W = 1) and the first
+                                  horizon above it, read in the excess
+                                  coordinate (pascal_curve_excess): another
+                                  rule, so another residual group        */
 } pascal_transfer_kind;
+#define PASCAL_TRANSFER_KINDS 3
 
-/* "interpolated", "extrapolated". */
+/* "interpolated", "extrapolated", "interpolated-from-one-pass". */
 const char *pascal_transfer_kind_name(pascal_transfer_kind kind);
 
 typedef struct pascal_transfer {

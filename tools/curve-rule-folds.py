@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Score candidate transfer rules of the scan curve on a calibration's own runs.
+
+Reads only the calibration runs (`measurements`) of each scan bundle given,
+never its held-out or off-grid panel, and prints the mean |predicted / measured
+- 1| of K, per rule, over folds that hold one level out and read it back from
+the rest (docs/design.md 4.1 quotes the figures):
+
+  W = 4 held out  (read between W = 1 and 16): the paper's curve (PCHIP of
+                  log W K over log W, after isotonic regression) against the
+                  excess coordinate linear in log W from one pass (the rule
+                  core/src/curve.c applies), and the excess or the traffic
+                  linear in W;
+  W = 16 held out (read between 4 and 64): the paper's curve against the
+                  excess coordinate read linearly on every segment;
+  smallest / largest size held out: the nearest size's K (clamp) against a
+                  linear extrapolation of the excess coordinate in C/N;
+  smallest / largest m of a family held out: the nearest m against a linear
+                  extrapolation of the excess coordinate in m.
+
+The curve arithmetic follows core/src/curve.c (SciPy's PCHIP end rule); K =
+fill_bytes / (block_bytes N W); repeats merge by their geometric mean.
+"""
+import collections
+import json
+import math
+import sys
+
+EPS = 0.01  # PASCAL_EXCESS_EPS
+
+
+def pchip(x, y, t):
+    n = len(x)
+    t = min(max(t, x[0]), x[-1])
+    if n == 1:
+        return y[0]
+    h = [x[i + 1] - x[i] for i in range(n - 1)]
+    m = [(y[i + 1] - y[i]) / h[i] for i in range(n - 1)]
+    sg = lambda v: (v > 0) - (v < 0)
+    if n == 2:
+        d = [m[0], m[0]]
+    else:
+        d = [0.0] * n
+        for k in range(1, n - 1):
+            if sg(m[k - 1]) != sg(m[k]) or m[k - 1] == 0 or m[k] == 0:
+                continue
+            w1, w2 = 2 * h[k] + h[k - 1], h[k] + 2 * h[k - 1]
+            d[k] = (w1 + w2) / (w1 / m[k - 1] + w2 / m[k])
+
+        def edge(h0, h1, m0, m1):
+            e = ((2 * h0 + h1) * m0 - h0 * m1) / (h0 + h1)
+            if sg(e) != sg(m0):
+                return 0.0
+            if sg(m0) != sg(m1) and abs(e) > 3 * abs(m0):
+                return 3 * m0
+            return e
+
+        d[0] = edge(h[0], h[1], m[0], m[1])
+        d[-1] = edge(h[-1], h[-2], m[-1], m[-2])
+    i = max(j for j in range(n - 1) if x[j] <= t) if t < x[-1] else n - 2
+    s = (t - x[i]) / h[i]
+    u = 1 - s
+    return (y[i] * (1 + 2 * s) * u * u + d[i] * h[i] * s * u * u + y[i + 1] * s * s * (3 - 2 * s)
+            - d[i + 1] * h[i] * s * s * u)
+
+
+def isotonic(y):
+    blocks = []  # [mean, count]
+    for v in y:
+        blocks.append([v, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            b = blocks.pop()
+            a = blocks[-1]
+            a[0] = (a[0] * a[1] + b[0] * b[1]) / (a[1] + b[1])
+            a[1] += b[1]
+    return [b[0] for b in blocks for _ in range(b[1])]
+
+
+def enc(log_k):
+    return math.log(max(math.expm1(log_k), 0) + EPS)
+
+
+def dec(a):
+    return math.log1p(max(math.exp(a) - EPS, 0))
+
+
+def paper(c, W):
+    """log K at W of the curve through {W: log K} (paper App. C)."""
+    ws = sorted(c)
+    x = [math.log(w) for w in ws]
+    y = isotonic([math.log(w) + c[w] for w in ws])
+    return pchip(x, y, math.log(W)) - math.log(W)
+
+
+def segment(c, W):
+    ws = sorted(c)
+    for a, b in zip(ws, ws[1:]):
+        if a < W < b:
+            return a, b
+    return None
+
+
+def excess_log(c, W, first_only=True):
+    s = segment(c, W)
+    if not s or (first_only and s[0] != 1):
+        return paper(c, W)
+    a, b = s
+    t = math.log(W / a) / math.log(b / a)
+    return dec(enc(c[a]) + t * (enc(c[b]) - enc(c[a])))
+
+
+def linear_in_w(c, W, excess):
+    s = segment(c, W)
+    if not s or s[0] != 1:
+        return paper(c, W)
+    a, b = s
+    f = (lambda w: w * math.expm1(c[w])) if excess else (lambda w: w * math.exp(c[w]))
+    v = f(a) + (f(b) - f(a)) * (W - a) / (b - a)
+    return math.log1p(max(v, 0) / W) if excess else math.log(v / W)
+
+
+W_RULES = {
+    "paper curve": paper,
+    "excess linear in log W from one pass": excess_log,
+    "excess W(K-1) linear in W": lambda c, W: linear_in_w(c, W, True),
+    "traffic W K linear in W": lambda c, W: linear_in_w(c, W, False),
+    "excess linear in log W, every segment": lambda c, W: excess_log(c, W, False),
+}
+
+
+def err(pred_log, obs_log):
+    return abs(math.exp(pred_log - obs_log) - 1)
+
+
+def main(paths):
+    for path in paths:
+        b = json.load(open(path))
+        block = b["device"]["block_bytes"]
+        C = b["device"]["capacity_blocks"]
+        logs = collections.defaultdict(list)
+        for r in b["measurements"]:
+            k = (r["o"], r["path"], r["d"], r["m"], r["N"], r["W"])
+            logs[k].append(math.log(r["fill_bytes"] / (block * r["N"] * r["W"])))
+        K = {k: sum(v) / len(v) for k, v in logs.items()}  # log of the geometric mean
+        out = collections.defaultdict(list)
+        curves = collections.defaultdict(dict)  # (o, path, d, m, N) -> {W: log K}
+        for k, v in K.items():
+            curves[k[:5]][k[5]] = v
+        for c in curves.values():
+            for held in (4, 16):
+                if held in c and len(c) >= 3:
+                    rest = {w: v for w, v in c.items() if w != held}
+                    for name, rule in W_RULES.items():
+                        out["W = %d held out: %s" % (held, name)].append(err(rule(rest, held), c[held]))
+        sizes = collections.defaultdict(dict)  # (o, path, d, m, W) -> {N: log K}
+        for k, v in K.items():
+            sizes[k[:4] + (k[5],)][k[4]] = v
+        for g in sizes.values():
+            ns = sorted(g)
+            if len(ns) < 3:
+                continue
+            for held, a, b in ((ns[0], ns[1], ns[2]), (ns[-1], ns[-2], ns[-3])):
+                ea, eb = C / a, C / b
+                lin = enc(g[a]) + (enc(g[b]) - enc(g[a])) * (C / held - ea) / (eb - ea)
+                out["N %s held out: clamp" % ("smallest" if held == ns[0] else "largest")].append(err(g[a], g[held]))
+                out["N %s held out: linear in C/N" % ("smallest" if held == ns[0] else "largest")].append(err(dec(lin), g[held]))
+        ms_of = collections.defaultdict(dict)  # (o, path, d, N, W) -> {m: log K}
+        for k, v in K.items():
+            ms_of[k[:3] + k[4:]][k[3]] = v
+        for g in ms_of.values():
+            ms = sorted(g)
+            if len(ms) < 3:
+                continue
+            for held, a, b in ((ms[0], ms[1], ms[2]), (ms[-1], ms[-2], ms[-3])):
+                lin = enc(g[a]) + (enc(g[a]) - enc(g[b])) * (held - a) / (a - b)
+                side = "smallest" if held == ms[0] else "largest"
+                out["m %s held out: clamp" % side].append(err(g[a], g[held]))
+                out["m %s held out: linear in m" % side].append(err(dec(lin), g[held]))
+        print(path)
+        for k in sorted(out):
+            v = out[k]
+            print("  %-62s %5d  %7.2f %%" % (k, len(v), 100 * sum(v) / len(v)))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: curve-rule-folds.py BUNDLE...")
+    main(sys.argv[1:])
