@@ -167,19 +167,36 @@ int pd_jread_flat_object(pd_jread *r, pd_fields *out)
   return pd_jread_take(r, '}') ? 0 : -1;
 }
 
+/* Byte classes of the item counter: only these bytes are looked at, the
+ * runs between them are skipped by one table lookup a byte. */
+enum { JC_PLAIN, JC_QUOTE, JC_BACKSLASH, JC_OPEN_OBJECT, JC_OPEN_ARRAY, JC_CLOSE };
+static const unsigned char jclass[256] = {['"'] = JC_QUOTE,         ['\\'] = JC_BACKSLASH,
+                                          ['{'] = JC_OPEN_OBJECT,   ['['] = JC_OPEN_ARRAY,
+                                          ['}'] = JC_CLOSE,         [']'] = JC_CLOSE};
+
 size_t pd_jread_count_objects(const pd_jread *r, size_t limit)
 {
-  pd_json_scan sc = {0, 0};
+  const unsigned char *q = (const unsigned char *)r->p, *end = (const unsigned char *)r->end;
   size_t n = 0;
   int depth = 0;
-  for (const char *q = r->p; q < r->end && n <= limit; q++) {
-    char c = *q;
-    if (pd_json_scan_string(&sc, c))
+  while (q < end && n <= limit) {
+    unsigned c = jclass[*q++];
+    if (c == JC_PLAIN || c == JC_BACKSLASH) /* a backslash outside a string is no bracket */
       continue;
-    if (c == '{' || c == '[')
-      n += depth++ == 1 && c == '{';
-    else if ((c == '}' || c == ']') && --depth <= 0)
-      break;
+    if (c == JC_QUOTE) { /* skip the string: brackets in it do not count */
+      while (q < end) {
+        c = jclass[*q++];
+        if (c == JC_QUOTE)
+          break;
+        if (c == JC_BACKSLASH && q < end)
+          q++; /* the escaped byte */
+      }
+    } else if (c == JC_CLOSE) {
+      if (--depth <= 0)
+        break;
+    } else {
+      n += depth++ == 1 && c == JC_OPEN_OBJECT;
+    }
   }
   return n;
 }
