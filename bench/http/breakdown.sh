@@ -5,7 +5,8 @@
 # samples its threads with call stacks, and each sample is charged to the
 # innermost stage on its stack (a stage is a pascald function; the rest is
 # libmicrohttpd, the kernel's socket work and libc). The CPU per request
-# (user + system from /proc/PID/stat over the requests wrk completed) is
+# (time on the CPU of its threads, /proc/PID/task/*/schedstat, over the
+# requests wrk completed) is
 # split by the samples' shares.
 # usage: bench/http/breakdown.sh [BUILD_DIR] [ROUTE]
 #        ROUTE: get_explained (default), get_compact, post_single, get_bounds
@@ -45,7 +46,7 @@ case $ROUTE in
   *) echo "unknown route $ROUTE" >&2; exit 2 ;;
 esac
 wrk -t1 -c4 -d1s "$@" >/dev/null # warm-up
-cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f\n", ($14 + $15) / hz }' "/proc/$1/stat"; }
+cpu_s() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%.6f\n", s / 1e9 }'; }
 a=$(cpu_s "$pid")
 wrk -t1 -c4 -d"${DUR}s" "$@" >"$tmp/wrk" &
 wrk_pid=$!

@@ -11,9 +11,10 @@
 #      noisy machine slows them alike; each route's throughput is quoted as
 #      the median over the rounds of its ratio to the bare handler's in the
 #      same round (min-max beside it), with its median p99 latency, and its
-#      server CPU per request (user + system of the serving process over the
-#      requests wrk completed, /proc/PID/stat) as the median over the rounds
-#      and as the median of its ratio to the bare handler's in the same round;
+#      server CPU per request (time on the CPU of the serving process's
+#      threads over the requests wrk completed, /proc/PID/task/*/schedstat)
+#      as the median over the rounds and as the median of its ratio to the
+#      bare handler's in the same round;
 #   2. one POST batch of 1,000 and of 10,000 queries: median wall time over
 #      11 posts (curl), min-max, and the server CPU per query;
 #   3. the refusal of a batch one item over the limit (10,001 items): median
@@ -93,15 +94,19 @@ for u in "$PD_URL/v1/predict?$Q" "$PD_URL/v1/bounds?$B"; do
   curl -sf "$u" >/dev/null || { echo "request failed: $u" >&2; exit 1; }
 done
 
-# CPU seconds (user + system) the process PID has used so far
+# CPU seconds (user + system) the process PID has used so far, exited
+# threads included (a batch's fan-out threads), in clock ticks (10 ms)
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f\n", ($14 + $15) / hz }' "/proc/$1/stat"; }
+# the same to the nanosecond, over its live threads (schedstat's time on
+# the CPU): for loads that start no thread (a request, a refusal)
+cpu_ns_s() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%.6f\n", s / 1e9 }'; }
 # measure PID CONNS WRK-ARGS... -> "p99_us req_per_s server_cpu_us_per_request"
 measure() {
   p=$1 c=$2
   shift 2
-  a=$(cpu_s "$p")
+  a=$(cpu_ns_s "$p")
   wrk -t1 -c"$c" -d"${DUR}s" --latency "$@" >"$tmp/wrk.out"
-  b=$(cpu_s "$p")
+  b=$(cpu_ns_s "$p")
   awk -v a="$a" -v b="$b" '
     function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1e6; return v }
     $1 == "99%" { p99 = us($2) } $1 == "Requests/sec:" { rps = $2 } $2 == "requests" && $3 == "in" { n = $1 }
@@ -160,9 +165,9 @@ c0=$(cpu_s "$PD_PID")
 b10k=$(post11 "$PD_URL/v1/predict" "$tmp/batch-10000.json" | ms_stats)
 b10k_cpu=$(cpu_per_post "$PD_PID" "$c0")
 batch_ok=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["ok"], "/", d["count"])' "$tmp/post.out")
-c0=$(cpu_s "$PD_PID")
+c0=$(cpu_ns_s "$PD_PID")
 post11 "$PD_URL/v1/predict" "$tmp/batch-10001.json" >"$tmp/refusals"
-refusal_cpu=$(cpu_per_post "$PD_PID" "$c0")
+refusal_cpu=$(awk -v a="$c0" -v b="$(cpu_ns_s "$PD_PID")" 'BEGIN { printf "%.3f", (b - a) * 1000 / 11 }')
 refusal_codes=$(awk '{print $1}' "$tmp/refusals" | sort -u | tr '\n' ' ')
 refusal=$(ms_stats <"$tmp/refusals")
 upload=$(post11 "$BARE_URL/" "$tmp/batch-10001.json" | ms_stats)
@@ -203,7 +208,7 @@ col_median() { awk -v c="$2" '{ print $c }' "$1" | sort -n | awk '{ v[NR] = $1 }
 echo "pascald HTTP benchmark: wrk -t1, ${ROUNDS} alternating rounds of ${DUR} s per load, $(nproc) cores"
 echo "load average before: $load_before; after: $load_after"
 echo "(req/s and p99: wrk; 'of bare': the route's req/s over bare's in the same round; CPU us/req: the"
-echo " server's user+system CPU per request, which a loaded machine disturbs far less than req/s)"
+echo " server's CPU time per request (schedstat), which a loaded machine disturbs far less than req/s)"
 printf '%-19s %5s %8s %18s %9s %11s %18s %s\n' "route" "conns" "req/s" "of bare (min-max)" "p99 us" "CPU us/req" "x bare (min-max)" "targets"
 for c in $CONNS; do
   printf '%-19s %5s %8s %18s %9s %11s %18s\n' "bare libmicrohttpd" "$c" "$(col_median "$tmp/bare.$c" 2)" "1" \
