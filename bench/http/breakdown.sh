@@ -33,15 +33,10 @@ until grep -q "listening on http://" "$tmp/out"; do
 done
 url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$tmp/out" | head -n 1)
 Q="device=sim-gb10&o=1&path=tma&d=4&m=6&N=4096&W=16"
-cat >"$tmp/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"device":"sim-gb10","o":1,"path":"tma","d":4,"m":6,"N":4096,"W":16}'
-LUA
 case $ROUTE in
   get_explained) set -- "$url/v1/predict?$Q" ;;
   get_compact) set -- "$url/v1/predict?$Q&explain=false" ;;
-  post_single) set -- -s "$tmp/post.lua" "$url/v1/predict" ;;
+  post_single) set -- -s "$(dirname "$0")/post_single.lua" "$url/v1/predict" ;;
   get_bounds) set -- "$url/v1/bounds?N=4096&C=1024&phases=0,100,700,1500,2200,3000,3900" ;;
   *) echo "unknown route $ROUTE" >&2; exit 2 ;;
 esac

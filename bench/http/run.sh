@@ -85,11 +85,6 @@ rss_loaded=$(rss_kib "$PD_PID")
 
 Q="device=sim-gb10&o=1&path=tma&d=4&m=6&N=4096&W=16"
 B="N=4096&C=1024&phases=0,100,700,1500,2200,3000,3900"
-cat >"$tmp/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"device":"sim-gb10","o":1,"path":"tma","d":4,"m":6,"N":4096,"W":16}'
-LUA
 for u in "$PD_URL/v1/predict?$Q" "$PD_URL/v1/bounds?$B"; do
   curl -sf "$u" >/dev/null || { echo "request failed: $u" >&2; exit 1; }
 done
@@ -118,7 +113,7 @@ run_load() { # NAME CONNS
     bare) measure "$BARE_PID" "$2" "$BARE_URL/" ;;
     get_explained) measure "$PD_PID" "$2" "$PD_URL/v1/predict?$Q" ;;
     get_compact) measure "$PD_PID" "$2" "$PD_URL/v1/predict?$Q&explain=false" ;;
-    post_single) measure "$PD_PID" "$2" -s "$tmp/post.lua" "$PD_URL/v1/predict" ;;
+    post_single) measure "$PD_PID" "$2" -s "$(dirname "$0")/post_single.lua" "$PD_URL/v1/predict" ;;
     get_bounds) measure "$PD_PID" "$2" "$PD_URL/v1/bounds?$B" ;;
   esac
 }

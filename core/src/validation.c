@@ -58,7 +58,8 @@ static group group_of(const pascal_validation *v, pascal_error_source source,
                       const pascal_scan_key *fam)
 {
   bool any = fam == NULL;
-  return (group){v, group_bound(v, source, fam, any, false), group_bound(v, source, fam, any, true)};
+  return (group){v, group_bound(v, source, fam, any, false),
+                 group_bound(v, source, fam, any, true)};
 }
 
 static const pascal_validated_key *group_next(group *g)

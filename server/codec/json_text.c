@@ -133,14 +133,16 @@ int pascal_json_utf8_valid(const char *s, size_t n)
  * and '\\' (1 in this table). Runs of them (keys, names, most strings) are
  * copied at once. */
 #define PLAIN16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+/* clang-format off */
 static const unsigned char plain_byte[256] = {
     PLAIN16(0), PLAIN16(0),                         /* control characters */
     1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* ' ' to '/': '"' escaped */
-    PLAIN16(1), PLAIN16(1),
+    PLAIN16(1), PLAIN16(1),                         /* '0' to 'O' */
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 'P' to '_': '\\' escaped */
-    PLAIN16(1), PLAIN16(1),
+    PLAIN16(1), PLAIN16(1),                         /* '`' to DEL */
     /* 0x80 and above: UTF-8, checked */
 };
+/* clang-format on */
 #undef PLAIN16
 
 static size_t plain_run(const unsigned char *p, size_t n)

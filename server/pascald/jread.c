@@ -170,9 +170,9 @@ int pd_jread_flat_object(pd_jread *r, pd_fields *out)
 /* Byte classes of the item counter: only these bytes are looked at, the
  * runs between them are skipped by one table lookup a byte. */
 enum { JC_PLAIN, JC_QUOTE, JC_BACKSLASH, JC_OPEN_OBJECT, JC_OPEN_ARRAY, JC_CLOSE };
-static const unsigned char jclass[256] = {['"'] = JC_QUOTE,         ['\\'] = JC_BACKSLASH,
-                                          ['{'] = JC_OPEN_OBJECT,   ['['] = JC_OPEN_ARRAY,
-                                          ['}'] = JC_CLOSE,         [']'] = JC_CLOSE};
+static const unsigned char jclass[256] = {
+    ['"'] = JC_QUOTE,      ['\\'] = JC_BACKSLASH, ['{'] = JC_OPEN_OBJECT,
+    ['['] = JC_OPEN_ARRAY, ['}'] = JC_CLOSE,      [']'] = JC_CLOSE};
 
 size_t pd_jread_count_objects(const pd_jread *r, size_t limit)
 {
