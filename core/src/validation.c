@@ -2,7 +2,9 @@
  * validation.c - expected error per answer (pascal/validation.h): the
  * calibration's own per-key validation (paper section 4.4, leave-one-key-out;
  * in-sample errors for exact answers) and the nearest-key lookup that turns
- * it into an answer's expected_error_pct.
+ * it into an answer's expected_error_pct. The keys are grouped by (source,
+ * o, path) in an index kept as they are added, so that a lookup reads one
+ * group rather than every key.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +16,58 @@
 #include "pascal/grow.h"
 #include "pascal/validation.h"
 
+/* Sign of k's group (source, then o and path unless `any_family`) against
+ * (source, fam->o, fam->path). */
+static int group_cmp(const pascal_validated_key *k, pascal_error_source source,
+                     const pascal_scan_key *fam, bool any_family)
+{
+  if (k->source != source)
+    return k->source < source ? -1 : 1;
+  if (any_family)
+    return 0;
+  if (k->key.o != fam->o)
+    return k->key.o < fam->o ? -1 : 1;
+  if (k->key.path != fam->path)
+    return k->key.path < fam->path ? -1 : 1;
+  return 0;
+}
+
+/* First position in v->order whose key's group is above (`after`) or at
+ * least (!`after`) the given one. */
+static size_t group_bound(const pascal_validation *v, pascal_error_source source,
+                          const pascal_scan_key *fam, bool any_family, bool after)
+{
+  size_t lo = 0, hi = v->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = group_cmp(&v->keys[v->order[mid]], source, fam, any_family);
+    if (c < 0 || (after && c == 0))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The keys of one group, in the order they were added. */
+typedef struct group {
+  const pascal_validation *v;
+  size_t i, end;
+} group;
+
+static group group_of(const pascal_validation *v, pascal_error_source source,
+                      const pascal_scan_key *fam)
+{
+  bool any = fam == NULL;
+  return (group){v, group_bound(v, source, fam, any, false),
+                 group_bound(v, source, fam, any, true)};
+}
+
+static const pascal_validated_key *group_next(group *g)
+{
+  return g->i < g->end ? &g->v->keys[g->v->order[g->i++]] : NULL;
+}
+
 pascal_status pascal_validation_add(pascal_validation *v, const pascal_validated_key *k,
                                     pascal_error *err)
 {
@@ -23,8 +77,13 @@ pascal_status pascal_validation_add(pascal_validation *v, const pascal_validated
   if (k->source != PASCAL_ERRSRC_LOKO && k->source != PASCAL_ERRSRC_IN_SAMPLE &&
       k->source != PASCAL_ERRSRC_HELD_OUT)
     return pascal_error_set(err, PASCAL_EINVAL, "source", "unknown validation source");
-  if (pascal_grow((void **)&v->keys, &v->cap, v->n + 1, sizeof *v->keys))
+  if (v->n >= UINT32_MAX || pascal_grow((void **)&v->keys, &v->cap, v->n + 1, sizeof *v->keys) ||
+      pascal_grow((void **)&v->order, &v->order_cap, v->n + 1, sizeof *v->order))
     return pascal_error_set(err, PASCAL_ENOMEM, "validation", "out of memory");
+  /* after the last key of its group: a group keeps the order of addition */
+  size_t at = group_bound(v, k->source, &k->key, false, true);
+  memmove(v->order + at + 1, v->order + at, (v->n - at) * sizeof *v->order);
+  v->order[at] = (uint32_t)v->n;
   v->keys[v->n++] = *k;
   return PASCAL_OK;
 }
@@ -32,6 +91,7 @@ pascal_status pascal_validation_add(pascal_validation *v, const pascal_validated
 void pascal_validation_free(pascal_validation *v)
 {
   free(v->keys);
+  free(v->order);
   free(v->losses);
   pascal_interval_free(&v->interval);
   memset(v, 0, sizeof *v);
@@ -234,10 +294,10 @@ typedef struct scan_filter {
   pascal_rule rule;
 } scan_filter;
 
+/* Within the group (f->source, o, path) of f->key. */
 static bool scan_match(const pascal_validated_key *k, const scan_filter *f, uint32_t d)
 {
-  return k->source == f->source && k->key.o == f->key->o && k->key.path == f->key->path &&
-         (f->any_depth ? k->key.d == d : k->key.d == f->key->d) &&
+  return (f->any_depth ? k->key.d == d : k->key.d == f->key->d) &&
          (f->any_rule || k->rule == f->rule);
 }
 
@@ -257,8 +317,8 @@ static size_t scan_nearest(const pascal_validation *v, const scan_filter *f, uin
 {
   const pascal_validated_key *lo = NULL, *hi = NULL;
   uint32_t m = f->key->m;
-  for (size_t i = 0; i < v->n; i++) {
-    const pascal_validated_key *k = &v->keys[i];
+  group g = group_of(v, f->source, f->key);
+  for (const pascal_validated_key *k; (k = group_next(&g));) {
     if (!scan_match(k, f, d))
       continue;
     if (k->key.m <= m && (!lo || k->key.m > lo->key.m))
@@ -280,8 +340,8 @@ static bool nearest_depth(const pascal_validation *v, const scan_filter *f, uint
 {
   bool found = false;
   uint32_t best = 0, dist = 0;
-  for (size_t i = 0; i < v->n; i++) {
-    const pascal_validated_key *k = &v->keys[i];
+  group g = group_of(v, f->source, f->key);
+  for (const pascal_validated_key *k; (k = group_next(&g));) {
     if (!scan_match(k, f, k->key.d))
       continue;
     uint32_t dd = k->key.d > f->key->d ? k->key.d - f->key->d : f->key->d - k->key.d;
@@ -311,10 +371,8 @@ static void finish(pascal_expected_error *x, pascal_error_source source, pascal_
 static const pascal_validated_key *in_sample(const pascal_validation *v, const pascal_scan_key *key,
                                              uint32_t Mg, uint32_t Ng)
 {
-  for (size_t i = 0; i < v->n; i++) {
-    const pascal_validated_key *k = &v->keys[i];
-    if (k->source != PASCAL_ERRSRC_IN_SAMPLE)
-      continue;
+  group g = group_of(v, PASCAL_ERRSRC_IN_SAMPLE, key);
+  for (const pascal_validated_key *k; (k = group_next(&g));) {
     if (key ? same_scan_key(&k->key, key) : k->Mg == Mg && k->Ng == Ng)
       return k;
   }
@@ -375,9 +433,9 @@ static void lookup_gemm(const pascal_validation *v, const pascal_gemm_shape *sha
     for (size_t s = 0; s < 2; s++) {
       const pascal_validated_key *best[PASCAL_EXPECTED_KEYS_MAX] = {NULL, NULL};
       double dist[PASCAL_EXPECTED_KEYS_MAX] = {INFINITY, INFINITY};
-      for (size_t i = 0; i < v->n; i++) {
-        const pascal_validated_key *k = &v->keys[i];
-        if (k->source != sources[s] || (level == 0 && k->rule != rule))
+      group g = group_of(v, sources[s], NULL);
+      for (const pascal_validated_key *k; (k = group_next(&g));) {
+        if (level == 0 && k->rule != rule)
           continue;
         double a = log((double)k->Mg) - lm, b = log((double)k->Ng) - ln, e = a * a + b * b;
         if (e < dist[0]) {

@@ -73,7 +73,7 @@ static const struct {
 
 /* a * b rounded to 64 bits (the upper half of the 128-bit product, rounded
  * half up), with 32-bit halves so that it is plain C11. */
-static diy diy_mul(diy a, diy b)
+static inline diy diy_mul(diy a, diy b)
 {
   uint64_t al = a.f & 0xffffffffu, ah = a.f >> 32, bl = b.f & 0xffffffffu, bh = b.f >> 32;
   uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
@@ -97,7 +97,11 @@ static diy diy_normalize(diy a)
  * corrected by the loops. */
 static diy cached_power(int e, int *k)
 {
-  int want = (int)ceil((-60 - 64 - e + 63) * 0.30102999566398114); /* 10^want ~ 2^(-61-e) */
+  /* want = ceil((-61 - e) * log10(2)), 10^want ~ 2^(-61-e), in integers:
+   * 78913 / 2^18 is log10(2) close enough that this equals the rounded
+   * double product's ceiling for every |e| <= 1200 (checked exhaustively) */
+  int p = (-61 - e) * 78913;
+  int want = p >= 0 ? (p + (1 << 18) - 1) >> 18 : -((-p) >> 18);
   int i = (want - POW10_FIRST + POW10_STEP - 1) / POW10_STEP;
   if (i < 0)
     i = 0;

@@ -130,11 +130,25 @@ int pascal_json_utf8_valid(const char *s, size_t n)
 }
 
 /* Bytes that need no escape and no UTF-8 check: printable ASCII but '"'
- * and '\\'. Runs of them (keys, names, most strings) are copied at once. */
+ * and '\\' (1 in this table). Runs of them (keys, names, most strings) are
+ * copied at once. */
+#define PLAIN16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+/* clang-format off */
+static const unsigned char plain_byte[256] = {
+    PLAIN16(0), PLAIN16(0),                         /* control characters */
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* ' ' to '/': '"' escaped */
+    PLAIN16(1), PLAIN16(1),                         /* '0' to 'O' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 'P' to '_': '\\' escaped */
+    PLAIN16(1), PLAIN16(1),                         /* '`' to DEL */
+    /* 0x80 and above: UTF-8, checked */
+};
+/* clang-format on */
+#undef PLAIN16
+
 static size_t plain_run(const unsigned char *p, size_t n)
 {
   size_t i = 0;
-  while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
+  while (i < n && plain_byte[p[i]])
     i++;
   return i;
 }
@@ -192,14 +206,23 @@ static void put_quoted(pascal_jtext *w, const char *s, const char *key)
   w->text[w->len] = '\0';
 }
 
-/* The ',' and "key": before a value; 0 when the value may follow. */
+/* The ',' and "key": before a value; 0 when the value may follow. A key
+ * that needs no escape (every key the codecs write) is copied at once. */
 static int begin_value(pascal_jtext *w, const char *key, size_t value_len)
 {
-  if (reserve(w, 1 + value_len))
+  size_t klen = key ? strlen(key) : 0;
+  if (reserve(w, 1 + klen + 3 + value_len))
     return -1;
   if (w->comma)
     w->text[w->len++] = ',';
-  if (key) {
+  if (key && plain_run((const unsigned char *)key, klen) == klen) {
+    char *t = w->text + w->len;
+    t[0] = '"';
+    memcpy(t + 1, key, klen);
+    t[klen + 1] = '"';
+    t[klen + 2] = ':';
+    w->len += klen + 3;
+  } else if (key) {
     put_quoted(w, key, key);
     if (reserve(w, 1 + value_len))
       return -1;

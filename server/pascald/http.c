@@ -358,11 +358,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     const char *cl =
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (cl && strtoull(cl, NULL, 10) > ctx->cfg.body_max) {
+    unsigned long long declared = cl ? strtoull(cl, NULL, 10) : 0;
+    if (declared > ctx->cfg.body_max) {
       c->too_large = 1; /* answer now: the body is never read */
       dispatch(ctx, conn, url, method, c, &rep);
       return send_reply(ctx, conn, c, &rep);
     }
+    /* the declared body's room at once: no regrowth (and copy) as it comes */
+    if (declared > 0 && pascal_grow((void **)&c->body, &c->cap, (size_t)declared + 1, 1))
+      return MHD_NO;
     return MHD_YES;
   }
   if (*upload_data_size > 0) {

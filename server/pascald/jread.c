@@ -167,19 +167,107 @@ int pd_jread_flat_object(pd_jread *r, pd_fields *out)
   return pd_jread_take(r, '}') ? 0 : -1;
 }
 
+/* The item counter looks only at quotes, backslashes and brackets, eight
+ * bytes at a time: each 64-bit word's such bytes are found by exact
+ * per-byte comparisons (no branch per byte). In a word without a
+ * backslash, which bytes lie inside a string follows from the quotes
+ * before them (a running xor), so only its brackets outside strings are
+ * visited; a word with a backslash is walked byte event by byte event. */
+#define BYTES_1  UINT64_C(0x0101010101010101)
+#define BYTES_7F UINT64_C(0x7f7f7f7f7f7f7f7f)
+
+/* 0x80 in each byte of x equal to c, 0 in the others: (t & 0x7f) + 0x7f
+ * sets bit 7 of a byte of t with any low bit set, without a carry into the
+ * next byte, and t's own bit 7 covers the rest. */
+static uint64_t bytes_equal(uint64_t x, unsigned char c)
+{
+  uint64_t t = x ^ (BYTES_1 * c);
+  return ~(((t & BYTES_7F) + BYTES_7F) | t) & ~BYTES_7F;
+}
+
+/* Bit 7 of each byte: the xor of bit 7 of that byte and the ones before. */
+static uint64_t running_xor(uint64_t m)
+{
+  m ^= m << 8;
+  m ^= m << 16;
+  return m ^ m << 32;
+}
+
+/* Bytes p[0..7] with p[i] in bits 8i..8i+7, whatever the machine's order. */
+static uint64_t load_le(const unsigned char *p)
+{
+  return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+         (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+typedef struct counter {
+  size_t n;
+  int depth, in_string;
+} counter;
+
+/* A byte outside strings (brackets count, others not); 1 when the array
+ * closed. */
+static int count_bracket(counter *k, unsigned char c)
+{
+  if (c == '{' || c == '[')
+    k->n += k->depth++ == 1 && c == '{';
+  else if (c == '}' || c == ']')
+    return --k->depth <= 0;
+  return 0;
+}
+
+/* One byte c. Returns 0 to go on, 1 when the array closed, 2 when the next
+ * byte is escaped (skip it). */
+static int count_byte(counter *k, unsigned char c)
+{
+  if (k->in_string) {
+    if (c == '"')
+      k->in_string = 0;
+    return c == '\\' ? 2 : 0;
+  }
+  if (c == '"') {
+    k->in_string = 1;
+    return 0;
+  }
+  return count_bracket(k, c);
+}
+
 size_t pd_jread_count_objects(const pd_jread *r, size_t limit)
 {
-  pd_json_scan sc = {0, 0};
-  size_t n = 0;
-  int depth = 0;
-  for (const char *q = r->p; q < r->end && n <= limit; q++) {
-    char c = *q;
-    if (pd_json_scan_string(&sc, c))
+  const unsigned char *q = (const unsigned char *)r->p, *end = (const unsigned char *)r->end;
+  counter k = {0, 0, 0};
+  while (q < end && k.n <= limit) {
+    if (end - q < 8) { /* the tail, byte by byte */
+      int st = count_byte(&k, *q);
+      if (st == 1)
+        break;
+      q += st == 2 && end - q > 1 ? 2 : 1;
       continue;
-    if (c == '{' || c == '[')
-      n += depth++ == 1 && c == '{';
-    else if ((c == '}' || c == ']') && --depth <= 0)
-      break;
+    }
+    const unsigned char *next = q + 8;
+    uint64_t x = load_le(q), y = x | BYTES_1 * 0x20; /* '[', ']' as '{', '}' */
+    uint64_t quotes = bytes_equal(x, '"'), brackets = bytes_equal(y, '{') | bytes_equal(y, '}');
+    uint64_t backslashes = bytes_equal(x, '\\');
+    if (!backslashes) {
+      uint64_t inside = running_xor(quotes) ^ (k.in_string ? ~BYTES_7F : 0);
+      for (uint64_t m = brackets & ~inside; m; m &= m - 1)
+        if (count_bracket(&k, q[__builtin_ctzll(m) >> 3]) || k.n > limit)
+          return k.n;
+      k.in_string = (int)(inside >> 63);
+      q = next;
+      continue;
+    }
+    for (uint64_t m = quotes | brackets | backslashes; m; m &= m - 1) {
+      const unsigned char *at = q + (__builtin_ctzll(m) >> 3);
+      int st = count_byte(&k, *at);
+      if (st == 1 || k.n > limit)
+        return k.n;
+      if (st == 2) { /* resume after the escaped byte */
+        next = end - at > 1 ? at + 2 : end;
+        break;
+      }
+    }
+    q = next;
   }
-  return n;
+  return k.n;
 }

@@ -322,6 +322,37 @@ static void test_writer_strings(void)
     CHECK(v && strcmp(json_string_value(v), str) == 0);
     json_decref(v);
     pascal_jtext_free(&w);
+    /* the same as a key (keys without escapes take a shorter path) */
+    pascal_jtext_init(&w, 0);
+    pascal_jtext_object_begin(&w, NULL);
+    pascal_jtext_uint(&w, str, 7);
+    pascal_jtext_object_end(&w);
+    v = json_loadb(w.text, w.len, 0, NULL);
+    CHECK(v && json_object_size(v) == 1 && json_integer_value(json_object_get(v, str)) == 7);
+    json_decref(v);
+    pascal_jtext_free(&w);
+  }
+  /* every ASCII byte alone, as a key and as a string: escaped exactly where
+   * JSON requires ('"', '\\', controls), copied otherwise */
+  for (int c = 1; c < 0x80; c++) {
+    char one[2] = {(char)c, 0}, expect[16];
+    const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : NULL;
+    if (esc)
+      snprintf(expect, sizeof expect, "{\"%s\":\"%s\"}", esc, esc);
+    else if (c < 0x20)
+      expect[0] = '\0'; /* checked through Jansson below */
+    else
+      snprintf(expect, sizeof expect, "{\"%c\":\"%c\"}", c, c);
+    pascal_jtext_init(&w, 0);
+    pascal_jtext_object_begin(&w, NULL);
+    pascal_jtext_string(&w, one, one);
+    pascal_jtext_object_end(&w);
+    if (expect[0])
+      CHECK(w.text && strcmp(w.text, expect) == 0);
+    json_t *v = json_loadb(w.text, w.len, 0, NULL);
+    CHECK(v && strcmp(json_string_value(json_object_get(v, one)), one) == 0);
+    json_decref(v);
+    pascal_jtext_free(&w);
   }
 
   static const char *const bad[] = {

@@ -6,6 +6,7 @@
  * integers, bit-identical doubles, the same string bytes. This is the
  * reader's one promise (it reads only what it reads exactly as Jansson
  * would, and leaves everything else to Jansson), so any difference aborts.
+ * A whole array also checks pd_jread_count_objects (the batch's counter).
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -91,6 +92,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   pd_fields_init(&fs);
   json_error_t jerr;
   json_t *doc = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
+  if (json_is_array(doc)) {
+    /* the batch's counter (which refuses an oversized batch before the
+     * reader or Jansson reads it) counts Jansson's object items, escapes
+     * and brackets in strings included, and stops one past its limit */
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(doc); i++)
+      n += json_is_object(json_array_get(doc, i));
+    pd_jread whole = {text, text + size};
+    while (whole.p < whole.end && *whole.p != '[')
+      whole.p++;
+    if (pd_jread_count_objects(&whole, SIZE_MAX) != n ||
+        (n > 0 && pd_jread_count_objects(&whole, n - 1) != n) ||
+        (n > 1 && pd_jread_count_objects(&whole, 0) != 1))
+      fail("counted items differ", text);
+  }
   if (size > 0 && text[0] == '[') {
     /* the reader's verdict on the whole array first, then the items */
     if (read_array(text, size, NULL, NULL) == 0) {

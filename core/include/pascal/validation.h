@@ -63,7 +63,12 @@ typedef struct pascal_family_loss {
 typedef struct pascal_validation {
   pascal_workload workload;
   size_t n, cap;
-  pascal_validated_key *keys;           /* owned */
+  pascal_validated_key *keys; /* owned */
+  /* owned: indices into keys, stably sorted by (source, o, path), so that
+   * a lookup reads only its own group's keys, in the order they were added
+   * (kept by pascal_validation_add) */
+  uint32_t *order;
+  size_t order_cap;
   pascal_interval_calibration interval; /* owned: the intervals' residuals */
   size_t n_losses;
   pascal_family_loss *losses; /* owned: families where PASCAL loses */
