@@ -21,7 +21,8 @@ computation:
     horizons (status and field named);
   * the scan transfer (docs/design.md §4.3 rules 1-6, Eq. graph with
     gamma = 4, linear in d between depths, linear in eta = C/N between the
-    adjacent sizes, Eq. dynamic_decode): which rule fires, how many sizes
+    adjacent sizes and on from the two smallest below them, Eq.
+    dynamic_decode): which rule fires, how many sizes
     are used, a_hat and K, recomputed here from the references' K with the
     pooled PCHIP from SciPy; a size N <= C reads no curve: only the N cold
     fills, K = min(M, 1/W) (rule resident);
@@ -224,8 +225,11 @@ def scan_transfer(runs, d, m, n):
         return "resident", 0, math.nan, min(M_WORKERS, 1 / W_QUERY)
     sizes = sorted({run[2] for run in runs})
     j = next((i for i, size in enumerate(sizes) if size >= n), len(sizes))
+    # above the largest size its value alone; below the smallest the two
+    # smallest, carried on linearly in eta (weights outside [0, 1])
     used = ([len(sizes) - 1] if j == len(sizes) else
-            [j] if j == 0 or sizes[j] == n else [j - 1, j])
+            [j] if sizes[j] == n or len(sizes) == 1 else
+            [0, 1] if j == 0 else [j - 1, j])
     steps = []
     for i in used:
         families = {}
