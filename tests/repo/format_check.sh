@@ -34,13 +34,18 @@ else
   files=$(find . -path ./build -prune -o -path './build-*' -prune -o -path ./tests/fuzz/corpus -prune \
     -o \( -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) -print)
 fi
-bad=0
-for f in $files; do
-  if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
-    echo "not formatted: $f (clang-format -i $f)"
-    bad=$((bad + 1))
-  fi
-done
+# one clang-format for every file (a process per file took 18 s of the
+# suite); its violations name file:line:col, one file per line below
 n=$(echo "$files" | wc -w)
-[ "$bad" = 0 ] || { echo "FAIL: $bad of $n files differ from .clang-format" >&2; exit 1; }
+out=$(echo "$files" | xargs clang-format --dry-run --Werror 2>&1)
+rc=$?
+bad=$(printf '%s\n' "$out" | sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: .*clang-format-violations.*/\1/p' | sort -u)
+for f in $bad; do
+  echo "not formatted: $f (clang-format -i $f)"
+done
+if [ -n "$bad" ]; then
+  echo "FAIL: $(echo "$bad" | wc -w) of $n files differ from .clang-format" >&2
+  exit 1
+fi
+[ "$rc" = 0 ] || { printf 'FAIL: clang-format failed:\n%s\n' "$out" >&2; exit 1; }
 echo "ok: $n files follow .clang-format"
