@@ -1,7 +1,9 @@
 /*
  * bare_mhd.c - the ceiling of pascald's HTTP stack: libmicrohttpd with the
  * same daemon flags as pascald (epoll, internal thread pool sized to the
- * cores), answering every request with a fixed small JSON body. bench/http/
+ * cores, pascald's 64 KiB of memory per connection, which libmicrohttpd
+ * clears for every request), answering every request with a fixed small
+ * JSON body. bench/http/
  * run.sh measures it next to pascald in the same run.
  *
  * usage: bare_mhd [PORT]   (0 or absent: a free port; the first stdout line
@@ -58,7 +60,8 @@ int main(int argc, char **argv)
   struct MHD_Daemon *d = MHD_start_daemon(
       MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, answer, r,
       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
-      (unsigned int)(cores > 0 ? cores : 1), MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_END);
+      (unsigned int)(cores > 0 ? cores : 1), MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
   if (!d) {
     fprintf(stderr, "bare_mhd: cannot listen on port %u\n", port);
     return 1;
