@@ -21,16 +21,22 @@
 #include "pascal/predict.h"
 #include "pascal/synth.h"
 
-static void recovery(pascal_workload w, double max_mape)
+/* The calibration of workload w's default law and plan. */
+static void default_calibration(pascal_workload w, pascal_calibration *cal)
 {
   pascal_synth_law law;
   pascal_synth_plan plan;
+  pascal_synth_law_default(w, &law);
+  pascal_synth_plan_default(w, &plan);
+  CHECK_INT(pascal_synth_calibration(&law, &plan, cal, NULL), PASCAL_OK);
+}
+
+static void recovery(pascal_workload w, double max_mape)
+{
   pascal_calibration cal;
   pascal_loko_report rep;
   pascal_error err;
-  pascal_synth_law_default(w, &law);
-  pascal_synth_plan_default(w, &plan);
-  CHECK_INT(pascal_synth_calibration(&law, &plan, &cal, &err), PASCAL_OK);
+  default_calibration(w, &cal);
   CHECK_INT(pascal_loko_run(&cal, &rep, &err), PASCAL_OK);
   CHECK_INT(rep.n_refused, 0);
   CHECK_INT(rep.n_scored, pascal_calibration_run_count(&cal));
@@ -141,14 +147,10 @@ static void lacking_class_is_refused(void)
  * checked by making pc_loko_run_validation call pascal_loko_run). */
 static void validation_scope(pascal_workload w)
 {
-  pascal_synth_law law;
-  pascal_synth_plan plan;
   pascal_calibration cal;
   pascal_loko_report all, val;
   pascal_error err;
-  pascal_synth_law_default(w, &law);
-  pascal_synth_plan_default(w, &plan);
-  CHECK_INT(pascal_synth_calibration(&law, &plan, &cal, &err), PASCAL_OK);
+  default_calibration(w, &cal);
   size_t n = pascal_calibration_run_count(&cal);
   for (size_t i = 0; i < n; i += 5)
     for (pascal_run_set set = PASCAL_RUNS_HELDOUT; set <= PASCAL_RUNS_OFFGRID; set++)
