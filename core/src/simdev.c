@@ -66,7 +66,7 @@ void pascal_simdev_free(pascal_simdev *dev)
   free(dev->sm_clock);
   free(dev->sm_skew);
   free(dev->exec_free);
-  pc_simdev_heap_free(&dev->heap);
+  pc_simdev_queue_free(&dev->queue);
   free(dev->slots);
   free(dev->ring_arrival);
   free(dev->scratch);

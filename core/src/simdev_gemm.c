@@ -73,7 +73,7 @@ struct gemm_slot {
 
 typedef struct gemm_run {
   simdev_mem *mem;
-  simdev_heap *heap;
+  simdev_queue *queue;
   gemm_slot *slots;
   const pascal_simdev_profile *p;
   simdev_rng rng;
@@ -153,7 +153,7 @@ static void gemm_assign(gemm_run *r, uint32_t s, double at)
   gemm_slot *sl = &r->slots[s];
   pascal_gemm_raster_tile(r->n_r, r->n_c, r->group_m, r->launched++, &sl->i, &sl->j);
   sl->active = 0;
-  pc_simdev_heap_push(r->heap, gemm_start_at(r, at), s);
+  pc_simdev_queue_push(r->queue, gemm_start_at(r, at), s);
 }
 
 /* Slot s requests the A and B tiles of its next step into a buffer at `now`. */
@@ -167,11 +167,11 @@ static void gemm_issue_step(gemm_run *r, uint32_t s, double now)
   double ready;
   for (uint32_t q = 0; q < r->a_lines; q++) {
     pc_simdev_mem_lookup(r->mem, sl->sm, a0 + q, now, &ready);
-    pc_simdev_heap_push(r->heap, ready, id);
+    pc_simdev_queue_push(r->queue, ready, id);
   }
   for (uint32_t q = 0; q < r->b_lines; q++) {
     pc_simdev_mem_lookup(r->mem, sl->sm, b0 + q, now, &ready);
-    pc_simdev_heap_push(r->heap, ready, id);
+    pc_simdev_queue_push(r->queue, ready, id);
   }
   sl->buf[b] = (gemm_buffer){r->a_lines + r->b_lines, now};
 }
@@ -188,7 +188,7 @@ static void gemm_begin_work(gemm_run *r, uint32_t s, double start)
     start = *pipes;
   *pipes = start + work * r->shared_frac;
   sl->working = 1;
-  pc_simdev_heap_push(r->heap, start + work, s);
+  pc_simdev_queue_push(r->queue, start + work, s);
 }
 
 /* Slot s's event: start its CTA, or end the work of its step `next`. */
@@ -279,13 +279,13 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   if (st != PASCAL_OK)
     return st;
   size_t events = (size_t)r.M * (1 + (size_t)r.stages * (r.a_lines + r.b_lines));
-  if (pc_simdev_heap_reserve(&dev->heap, events) != PASCAL_OK)
+  if (pc_simdev_queue_reserve(&dev->queue, events) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "resident_ctas", "cannot allocate the event queue");
   st = pc_simdev_mem_prepare(dev, lines, capacity, line_bytes, &r.rng, err);
   if (st != PASCAL_OK)
     return st;
   r.mem = &dev->mem;
-  r.heap = &dev->heap;
+  r.queue = &dev->queue;
   r.slots = dev->gemm_slots;
   r.work_ns = 2.0 * p->consume_ns + pc_simdev_compute_ns(p, run->m) + p->cta_sync_ns;
   r.shared_frac = r.work_ns > 0.0 ? (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
@@ -301,7 +301,7 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
     gemm_assign(&r, s, 0.0);
   }
   simdev_event e;
-  while (pc_simdev_heap_pop(r.heap, &e)) {
+  while (pc_simdev_queue_pop(r.queue, &e)) {
     if (e.id < r.M)
       gemm_on_slot(&r, e.id, e.t);
     else

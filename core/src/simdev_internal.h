@@ -1,6 +1,6 @@
 /*
  * simdev_internal.h - private pieces of the sim device (core/src/simdev*.c):
- * the per-run PRNG, the event heap, the LRU cache with fill timestamps
+ * the per-run PRNG, the event queue, the LRU cache with fill timestamps
  * (request merging), the memory path (DRAM server + per-SM links) and the
  * device struct that owns their buffers. Not installed; see pascal/simdev.h.
  */
@@ -48,29 +48,44 @@ double pc_simdev_rng_tail(simdev_rng *r, double prob, double mean_ns);
 /* Mix a value into a seed (one splitmix64 step of the xor). */
 uint64_t pc_simdev_seed_mix(uint64_t seed, uint64_t value);
 
-/* ---- event heap: 4-ary min-heap on (t, seq); seq makes ties FIFO and the
- * whole run deterministic ---- */
+/* ---- event queue (simdev_queue.c): events in (t, seq) order; seq makes
+ * ties FIFO and the whole run deterministic ---- */
 
 typedef struct simdev_event {
-  double t;     /* >= 0 always (the heap compares its bits)  */
+  double t;     /* >= 0 always (the queue compares its bits)  */
   uint32_t seq; /* wraps after 2^32 pushes: order stays total, so runs stay
                    deterministic; FIFO among exact ties is what it serves */
   uint32_t id;  /* meaning chosen by the engine that pushed it */
 } simdev_event;
 
-typedef struct simdev_heap {
-  simdev_event *items;
-  size_t len, cap;
-  uint32_t next_seq;
-} simdev_heap;
+#define QUEUE_SLOTS 4096u /* buckets on the timing wheel (a power of two) */
+
+typedef struct simdev_queue {
+  size_t cap, len;         /* room and events held (wheel + far) */
+  uint32_t next_seq;       /* seq of the next push */
+  uint32_t on_wheel;       /* events on the wheel */
+  uint64_t base;           /* the current bucket: floor(t / width) */
+  double width, inv_width; /* bucket width in ns and its inverse */
+  double epoch_start;      /* time of the pop that began this epoch */
+  uint32_t epoch_pops;     /* pops since then */
+  uint32_t free_node;      /* free list through node_next */
+  simdev_event *nodes;     /* cap wheel entries */
+  uint32_t *node_next;     /* cap list links (NIL-terminated) */
+  simdev_event *far;       /* cap: 4-ary min-heap of the events beyond the wheel */
+  size_t far_len;
+  simdev_event *spill;             /* cap: scratch for a rebuild */
+  uint32_t head[QUEUE_SLOTS];      /* per bucket: its list's first node */
+  uint32_t tail[QUEUE_SLOTS];      /* and its last (valid while head is not NIL) */
+  uint64_t used[QUEUE_SLOTS / 64]; /* per bucket: 1 when its list is non-empty */
+} simdev_queue;
 
 /* Make room for `cap` events (keeps the contents' memory, empties it). */
-pascal_status pc_simdev_heap_reserve(simdev_heap *h, size_t cap);
-void pc_simdev_heap_free(simdev_heap *h);
+pascal_status pc_simdev_queue_reserve(simdev_queue *q, size_t cap);
+void pc_simdev_queue_free(simdev_queue *q);
 /* Push; the caller reserved enough room (asserted by the engines' bounds). */
-void pc_simdev_heap_push(simdev_heap *h, double t, uint32_t id);
+void pc_simdev_queue_push(simdev_queue *q, double t, uint32_t id);
 /* Pop the earliest event into *out; returns 0 when empty. */
-int pc_simdev_heap_pop(simdev_heap *h, simdev_event *out);
+int pc_simdev_queue_pop(simdev_queue *q, simdev_event *out);
 
 /* ---- the L2 array (simdev_cache.c): P partitions x S sets x A ways over
  * blocks 0..n-1, LRU within a set, with per-line fill-ready time ----
@@ -180,7 +195,7 @@ typedef struct gemm_slot gemm_slot;     /* GEMM engine's per-slot state */
 struct pascal_simdev {
   pascal_simdev_profile profile;
   simdev_mem mem;
-  simdev_heap heap;
+  simdev_queue queue;
   /* scan engine buffers, grown on demand */
   simdev_slot *slots;
   size_t slots_cap;

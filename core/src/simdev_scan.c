@@ -69,7 +69,7 @@ struct simdev_slot {
 
 typedef struct scan_run {
   simdev_mem *mem;
-  simdev_heap *heap;
+  simdev_queue *queue;
   simdev_slot *slots;
   double *ring_arrival;   /* < 0: data not arrived (or not known yet) */
   const double *sm_clock; /* per SM: this run's work factor */
@@ -145,7 +145,7 @@ static void issue(scan_run *r, uint32_t s, double now)
   double ready;
   pc_simdev_mem_lookup(r->mem, sl->sm, sl->base + b, now, &ready);
   r->ring_arrival[(size_t)s * r->R + idx] = -1.0;
-  pc_simdev_heap_push(r->heap, ready, r->M + s * r->R + idx);
+  pc_simdev_queue_push(r->queue, ready, r->M + s * r->R + idx);
 }
 
 /* Slot s holds block j's data from `start`: schedule the end of its work,
@@ -167,7 +167,7 @@ static void begin_work(scan_run *r, uint32_t s, double start)
   if (start < *pipes)
     start = *pipes;
   *pipes = start + work * r->shared_frac;
-  pc_simdev_heap_push(r->heap, start + work, s);
+  pc_simdev_queue_push(r->queue, start + work, s);
 }
 
 /* When block j's work may start as far as its data goes: its arrival, for
@@ -226,7 +226,7 @@ static void on_start(scan_run *r, uint32_t s, double now)
     double ready;
     pc_simdev_mem_lookup(r->mem, sl->sm, r->cfg->q_first + (uint32_t)sl->cta, now, &ready);
     sl->q_arrival = -1.0;
-    pc_simdev_heap_push(r->heap, ready, r->M + r->M * r->R + s);
+    pc_simdev_queue_push(r->queue, ready, r->M + r->M * r->R + s);
     t += r->issue_ns;
   }
   if (r->tma) {
@@ -255,7 +255,7 @@ static void arrive(scan_run *r, uint32_t s, double t)
   for (uint32_t i = 0; i < r->M; i++) {
     const simdev_slot *o = &r->slots[i];
     if (o->active && o->at_checkpoint && o->wave == wave)
-      pc_simdev_heap_push(r->heap, release, i);
+      pc_simdev_queue_push(r->queue, release, i);
   }
 }
 
@@ -285,7 +285,7 @@ static void on_block_done(scan_run *r, uint32_t s, double now)
     sl->wave = r->ctas_launched / r->M;
     sl->cta = r->ctas_launched;
     r->ctas_launched++;
-    pc_simdev_heap_push(r->heap, draw_start(r, t), s);
+    pc_simdev_queue_push(r->queue, draw_start(r, t), s);
   }
 }
 
@@ -397,7 +397,7 @@ static pascal_status scan_buffers(pascal_simdev *dev, uint32_t M, uint32_t R, pa
   st = pc_simdev_grow((void **)&dev->scratch, &dev->scratch_cap, M, sizeof(uint64_t), "slots", err);
   if (st != PASCAL_OK)
     return st;
-  if (pc_simdev_heap_reserve(&dev->heap, (size_t)M * (R + 2)) != PASCAL_OK)
+  if (pc_simdev_queue_reserve(&dev->queue, (size_t)M * (R + 2)) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "slots", "cannot allocate the event queue");
   return PASCAL_OK;
 }
@@ -429,7 +429,7 @@ pascal_status pc_simdev_scan_engine(pascal_simdev *dev, const pc_scan_cfg *cfg,
   if (!r.tma) /* the sync path loads a block in sync_rounds dependent rounds */
     dev->mem.rounds = (double)p->sync_rounds;
   r.mem = &dev->mem;
-  r.heap = &dev->heap;
+  r.queue = &dev->queue;
   r.slots = dev->slots;
   r.ring_arrival = dev->ring_arrival;
   r.issue_ns = r.tma ? p->tma_issue_ns : p->sync_issue_ns;
@@ -468,13 +468,13 @@ pascal_status pc_simdev_scan_engine(pascal_simdev *dev, const pc_scan_cfg *cfg,
   }
   for (uint32_t i = 0; i < r.M; i++)
     if (order[i] < first)
-      pc_simdev_heap_push(r.heap, draw_start(&r, 0.0), (uint32_t)order[i]);
+      pc_simdev_queue_push(r.queue, draw_start(&r, 0.0), (uint32_t)order[i]);
   if (snaps)
     snaps->count = 0;
   double next_snap = snaps ? snaps->interval_ns : INFINITY;
   uint32_t queries = r.M + r.M * r.R; /* event ids of the query tiles' reads */
   simdev_event e;
-  while (pc_simdev_heap_pop(r.heap, &e)) {
+  while (pc_simdev_queue_pop(r.queue, &e)) {
     while (e.t > next_snap) {
       if (snaps->count < snaps->capacity) {
         snapshot(&r, next_snap, dev->scratch, &snaps->items[snaps->count++]);

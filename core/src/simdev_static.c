@@ -47,7 +47,7 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_s
   st = pc_simdev_mem_prepare(dev, (uint32_t)run->N, capacity, p->block_bytes, &rng, err);
   if (st != PASCAL_OK)
     return st;
-  if (pc_simdev_heap_reserve(&dev->heap, run->M) != PASCAL_OK)
+  if (pc_simdev_queue_reserve(&dev->queue, run->M) != PASCAL_OK)
     return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate the event queue");
   simdev_mem *mm = &dev->mem;
   double work_ns = p->consume_ns + p->cta_sync_ns;
@@ -58,12 +58,12 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_s
       double ready;
       uint32_t b = (uint32_t)((k + run->phases[w]) % run->N);
       pc_simdev_mem_lookup(mm, w % p->sm_count, b, release, &ready);
-      pc_simdev_heap_push(&dev->heap, ready, w);
+      pc_simdev_queue_push(&dev->queue, ready, w);
     }
     /* data reaches each SM over its link in order of readiness */
     double round_end = release;
     simdev_event e;
-    while (pc_simdev_heap_pop(&dev->heap, &e)) {
+    while (pc_simdev_queue_pop(&dev->queue, &e)) {
       double arr = pc_simdev_mem_transfer(mm, e.id % p->sm_count, e.t);
       double done = arr + p->sync_issue_ns + pc_simdev_rng_jitter(&rng, work_ns, p->service_jitter);
       if (done > round_end)
