@@ -2,9 +2,8 @@
 # and their host-side reference checks). Included by kernels/CMakeLists.txt
 # only when cmake/cuda.cmake found a toolkit (PASCAL_HAVE_CUDA).
 #
-# Architectures: sm_90 (H100/H200) and the newest ones CUDA 13.0 supports:
-# sm_100 (B200), sm_110 (Jetson Thor), sm_120 (RTX Blackwell), sm_121 (GB10).
-# Override with -DPASCAL_CUDA_ARCHITECTURES="90;121" to build faster.
+# Architectures: PASCAL_CUDA_ARCHITECTURES (calibrator/cuda/languages.cmake:
+# this machine's GPUs, else sm_90 and its PTX).
 include(${CMAKE_CURRENT_LIST_DIR}/../calibrator/cuda/languages.cmake)
 
 set(PASCAL_TMA_PRIMING "d-1" CACHE STRING
