@@ -198,6 +198,14 @@ static int grisu2(double v, char *digits, int *dexp)
   return n;
 }
 
+/* An integer below 10^15 is written by pascal_json_real_format directly:
+ * its ulp is at most 1/8, so the rounding interval holds no other integer
+ * and Grisu2's digits are the integer's own (digit_gen stops at the units
+ * digit or above, where the rest is a fraction of an ulp, and round_weed
+ * cannot lower a digit worth 1 or more inside an interval narrower than 1);
+ * tests/codec/test_json_text.c checks integers up to 2^53, on both sides of
+ * 10^15, against printf's digits. */
+
 /* "e+XX" / "e-XXX": at least two exponent digits, as printf writes them. */
 static size_t put_exponent(char *out, int x)
 {
@@ -226,6 +234,16 @@ size_t pascal_json_real_format(double v, char out[PASCAL_JSON_REAL_MAX])
   if (v == 0) {
     memcpy(out + n, "0.0", 4);
     return n + 3;
+  }
+  if (v < 1e15 && v == (double)(uint64_t)v) { /* an integer: its digits, ".0" */
+    char d[16];
+    size_t k = sizeof d;
+    for (uint64_t i = (uint64_t)v; i; i /= 10)
+      d[--k] = (char)('0' + i % 10);
+    memcpy(out + n, d + k, sizeof d - k);
+    n += sizeof d - k;
+    memcpy(out + n, ".0", 3);
+    return n + 2;
   }
   char d[24];
   int dexp, len = grisu2(v, d, &dexp);

@@ -43,13 +43,14 @@ static int jread_string(pd_jread *r, const char **s, size_t *len)
     return -1;
   const char *b = r->p;
   const char *q = b;
+  unsigned char high = 0; /* bit 7 set when a byte is not ASCII */
   /* printable ASCII but the quote and the backslash, and UTF-8 bytes:
    * control characters and escapes send the body to Jansson */
   while (q < r->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-    q++;
+    high |= (unsigned char)*q++;
   if (q == r->end || *q != '"')
     return -1;
-  if (!pascal_json_utf8_valid(b, (size_t)(q - b)))
+  if ((high & 0x80) && !pascal_json_utf8_valid(b, (size_t)(q - b)))
     return -1;
   *s = b;
   *len = (size_t)(q - b);
