@@ -68,7 +68,7 @@ typedef struct pd_conn {
    * decides where the request runs, then dispatch answers it. */
   int matched, idx; /* idx: a route, PD_ROUTE_NOT_FOUND or PD_ROUTE_BAD_METHOD */
   char params[PD_PATH_PARAMS][PD_PARAM_MAX];
-  char allow[sizeof ((pd_reply *)0)->allow];
+  char allow[sizeof((pd_reply *)0)->allow];
 } pd_conn;
 
 /* The request's route (pd_route_match), matched on the first call. */
