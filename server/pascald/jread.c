@@ -145,7 +145,8 @@ int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *kle
   if (jread_string(r, k, klen) || !pd_jread_take(r, ':'))
     return -1;
   for (size_t i = 0; i < seen->n; i++)
-    if (seen->f[i].klen == *klen && memcmp(seen->f[i].key, *k, *klen) == 0)
+    if (seen->f[i].klen == *klen && (*klen == 0 || seen->f[i].key[0] == (*k)[0]) &&
+        memcmp(seen->f[i].key, *k, *klen) == 0)
       return -1;
   return 0;
 }
