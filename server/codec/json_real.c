@@ -129,6 +129,39 @@ static void round_weed(char *digits, int n, uint64_t delta, uint64_t rest, uint6
   }
 }
 
+/* The decimal digits of p1 > 0, most significant first, two at a time;
+ * returns their count.
+ *
+ * digit_gen writes them all at once when the interval is narrower than one
+ * unit of the integral part (delta < one), as it is for every normal
+ * double (delta is about 2^11 of the 2^32..2^60 units of `one`): the rest
+ * after a digit, (p1 mod 10^kappa) * one + p2, can then be within delta
+ * only once p1's remaining digits are all zero, so the digits stop either
+ * at p1's trailing zeros (when the fraction p2 <= delta) or not before p1's
+ * last digit. This gives the digits the digit-by-digit loop gives (checked
+ * on 10^8 doubles against it when written). */
+static int integral_digits(uint32_t p1, char *out)
+{
+  static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
+                              "34353637383940414243444546474849505152535455565758596061626364656667"
+                              "6869707172737475767778798081828384858687888990919293949596979899";
+  char t[10];
+  int k = 10;
+  while (p1 >= 100) {
+    k -= 2;
+    memcpy(t + k, pairs + 2 * (p1 % 100), 2);
+    p1 /= 100;
+  }
+  if (p1 >= 10) {
+    k -= 2;
+    memcpy(t + k, pairs + 2 * p1, 2);
+  } else {
+    t[--k] = (char)('0' + p1);
+  }
+  memcpy(out, t + k, (size_t)(10 - k));
+  return 10 - k;
+}
+
 /* Digits of Wp until inside [Wp - delta, Wp]. *dexp receives the decimal
  * exponent of the last digit relative to the scaling. Returns the count. */
 static int digit_gen(diy w, diy wp, uint64_t delta, char *digits, int *dexp)
@@ -141,6 +174,17 @@ static int digit_gen(diy w, diy wp, uint64_t delta, char *digits, int *dexp)
   uint64_t p2 = wp.f & (one - 1);          /* fraction */
   char p1_digits[10]; /* p1's decimal digits, lowest first: constant divisors only */
   int kappa = 0, n = 0;
+  if (delta < one) { /* every normal double: see integral_digits */
+    n = integral_digits(p1, digits);
+    if (p2 <= delta) {
+      while (digits[n - 1 - kappa] == '0')
+        kappa++;
+      *dexp = kappa;
+      round_weed(digits, n - kappa, delta, p2, (uint64_t)pow10_u32[kappa] << shift, wp_w);
+      return n - kappa;
+    }
+    goto fraction;
+  }
   for (uint32_t t = p1; t; t /= 10)
     p1_digits[kappa++] = (char)(t % 10);
   while (kappa > 0) {
@@ -154,6 +198,7 @@ static int digit_gen(diy w, diy wp, uint64_t delta, char *digits, int *dexp)
       return n;
     }
   }
+fraction:
   for (;;) { /* fractional digits: scale fraction, delta and wp_w by 10 together */
     p2 *= 10;
     delta *= 10;
@@ -198,6 +243,14 @@ static int grisu2(double v, char *digits, int *dexp)
   return n;
 }
 
+/* An integer below 10^15 is written by pascal_json_real_format directly:
+ * its ulp is at most 1/8, so the rounding interval holds no other integer
+ * and Grisu2's digits are the integer's own (digit_gen stops at the units
+ * digit or above, where the rest is a fraction of an ulp, and round_weed
+ * cannot lower a digit worth 1 or more inside an interval narrower than 1);
+ * tests/codec/test_json_text.c checks integers up to 2^53, on both sides of
+ * 10^15, against printf's digits. */
+
 /* "e+XX" / "e-XXX": at least two exponent digits, as printf writes them. */
 static size_t put_exponent(char *out, int x)
 {
@@ -226,6 +279,16 @@ size_t pascal_json_real_format(double v, char out[PASCAL_JSON_REAL_MAX])
   if (v == 0) {
     memcpy(out + n, "0.0", 4);
     return n + 3;
+  }
+  if (v < 1e15 && v == (double)(uint64_t)v) { /* an integer: its digits, ".0" */
+    char d[16];
+    size_t k = sizeof d;
+    for (uint64_t i = (uint64_t)v; i; i /= 10)
+      d[--k] = (char)('0' + i % 10);
+    memcpy(out + n, d + k, sizeof d - k);
+    n += sizeof d - k;
+    memcpy(out + n, ".0", 3);
+    return n + 2;
   }
   char d[24];
   int dexp, len = grisu2(v, d, &dexp);

@@ -206,10 +206,44 @@ static void put_quoted(pascal_jtext *w, const char *s, const char *key)
   w->text[w->len] = '\0';
 }
 
-/* The ',' and "key": before a value; 0 when the value may follow. A key
- * that needs no escape (every key the codecs write) is copied at once. */
+/* The plain bytes at the start of s, at most max of them, copied to t (the
+ * NUL is not plain: it ends the copy); returns how many. */
+static size_t copy_plain(char *t, const char *s, size_t max)
+{
+  size_t i = 0;
+  while (i < max && plain_byte[(unsigned char)s[i]]) {
+    t[i] = s[i];
+    i++;
+  }
+  return i;
+}
+
+/* Longest key (or string) copied in one pass (longer ones take the general
+ * path below). */
+#define KEY_FAST_MAX 48
+
+/* The ',' and "key": before a value of up to value_len bytes; 0 when the
+ * value may follow. A key that needs no escape (every key the codecs
+ * write) is copied in one pass that also finds its end, when the text has
+ * room for the longest such key; otherwise it is measured, checked and
+ * copied in turn. */
 static int begin_value(pascal_jtext *w, const char *key, size_t value_len)
 {
+  if (key && w->status == PASCAL_OK && w->cap - w->len > 1 + KEY_FAST_MAX + 3 + value_len) {
+    char *t = w->text + w->len;
+    size_t o = w->comma;
+    t[0] = ',';
+    t[o++] = '"';
+    size_t i = copy_plain(t + o, key, KEY_FAST_MAX);
+    if (key[i] == '\0') {
+      o += i;
+      t[o++] = '"';
+      t[o++] = ':';
+      w->len += o;
+      w->comma = 1;
+      return 0;
+    } /* else: a key with an escape, or a long one; nothing was committed */
+  }
   size_t klen = key ? strlen(key) : 0;
   if (reserve(w, 1 + klen + 3 + value_len))
     return -1;
@@ -268,10 +302,23 @@ void pascal_jtext_array_end(pascal_jtext *w)
   container_close(w, "]");
 }
 
+/* A short string without escapes (names, rules, units) is copied in one
+ * pass, as begin_value copies keys; others are measured, checked and
+ * escaped by put_quoted. */
 void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s)
 {
-  if (begin_value(w, key, 0) == 0)
+  if (begin_value(w, key, KEY_FAST_MAX + 2) != 0)
+    return;
+  char *t = w->text + w->len;
+  size_t i = copy_plain(t + 1, s, KEY_FAST_MAX);
+  if (s[i] != '\0') {
     put_quoted(w, s, key);
+    return;
+  }
+  t[0] = '"';
+  t[i + 1] = '"';
+  t[i + 2] = '\0';
+  w->len += i + 2;
 }
 
 /* -m when `negative`, else m, in decimal without printf. */
@@ -309,14 +356,15 @@ void pascal_jtext_null(pascal_jtext *w, const char *key)
   put_value(w, key, "null", 4);
 }
 
+/* The number is formatted in place, after its key. */
 void pascal_jtext_real(pascal_jtext *w, const char *key, double v)
 {
-  char num[PASCAL_JSON_REAL_MAX];
-  size_t n = pascal_json_real_format(v, num);
-  if (n == 0)
+  if (!isfinite(v)) {
     fail(w, PASCAL_ERANGE, key);
-  else
-    put_value(w, key, num, n);
+    return;
+  }
+  if (begin_value(w, key, PASCAL_JSON_REAL_MAX) == 0)
+    w->len += pascal_json_real_format(v, w->text + w->len); /* NUL-terminated */
 }
 
 void pascal_jtext_real_or_null(pascal_jtext *w, const char *key, double v)

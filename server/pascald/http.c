@@ -64,7 +64,25 @@ typedef struct pd_conn {
   struct MHD_Connection *conn;
   const char *url, *method;
   pd_reply rep;
+  /* The route, matched once per request (route_of): whether it blocks
+   * decides where the request runs, then dispatch answers it. */
+  int matched, idx; /* idx: a route, PD_ROUTE_NOT_FOUND or PD_ROUTE_BAD_METHOD */
+  char params[PD_PATH_PARAMS][PD_PARAM_MAX];
+  char allow[sizeof((pd_reply *)0)->allow];
 } pd_conn;
+
+/* The request's route (pd_route_match), matched on the first call. */
+static int route_of(pd_conn *c, const char *method, const char *url)
+{
+  if (!c->matched) {
+    pd_request probe;
+    c->idx = pd_route_match(method, url, &probe, c->allow, sizeof c->allow);
+    if (c->idx >= 0)
+      memcpy(c->params, probe.params, sizeof c->params);
+    c->matched = 1;
+  }
+  return c->idx;
+}
 
 static int is_json_type(const char *ct)
 {
@@ -253,7 +271,9 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url, 
   req.token_id = -1;
   req.body = c->body ? c->body : "";
   req.body_len = c->len;
-  int idx = pd_route_match(method, url, &req, rep->allow, sizeof rep->allow);
+  int idx = route_of(c, method, url);
+  memcpy(req.params, c->params, sizeof req.params);
+  memcpy(rep->allow, c->allow, sizeof rep->allow);
   if (ctx->cfg.cors_origins[0] && cors(ctx, conn, method, idx, rep))
     return;
   if (idx == PD_ROUTE_NOT_FOUND) {
@@ -297,12 +317,10 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url, 
 }
 
 /* 1 when the request's route may wait (the store, the network). */
-static int blocking(const char *method, const char *url)
+static int blocking(pd_conn *c, const char *method, const char *url)
 {
-  pd_request probe;
-  char allow[32];
   size_t n;
-  int idx = pd_route_match(method, url, &probe, allow, sizeof allow);
+  int idx = route_of(c, method, url);
   return idx >= 0 && pd_routes(&n)[idx].work == PD_WORK_BLOCKING;
 }
 
@@ -395,7 +413,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   /* The whole request is in: the deadline stops here, so that a handler's
    * own work (a freeze, an import) never costs its answer. */
   pd_conns_answering(conn);
-  if (blocking(method, url) && offload(ctx, conn, url, method, c) == 0)
+  if (blocking(c, method, url) && offload(ctx, conn, url, method, c) == 0)
     return MHD_YES;
   pd_reply rep;
   memset(&rep, 0, sizeof rep);

@@ -43,13 +43,14 @@ static int jread_string(pd_jread *r, const char **s, size_t *len)
     return -1;
   const char *b = r->p;
   const char *q = b;
+  unsigned char high = 0; /* bit 7 set when a byte is not ASCII */
   /* printable ASCII but the quote and the backslash, and UTF-8 bytes:
    * control characters and escapes send the body to Jansson */
   while (q < r->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-    q++;
+    high |= (unsigned char)*q++;
   if (q == r->end || *q != '"')
     return -1;
-  if (!pascal_json_utf8_valid(b, (size_t)(q - b)))
+  if ((high & 0x80) && !pascal_json_utf8_valid(b, (size_t)(q - b)))
     return -1;
   *s = b;
   *len = (size_t)(q - b);
@@ -144,7 +145,8 @@ int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *kle
   if (jread_string(r, k, klen) || !pd_jread_take(r, ':'))
     return -1;
   for (size_t i = 0; i < seen->n; i++)
-    if (seen->f[i].klen == *klen && memcmp(seen->f[i].key, *k, *klen) == 0)
+    if (seen->f[i].klen == *klen && (*klen == 0 || seen->f[i].key[0] == (*k)[0]) &&
+        memcmp(seen->f[i].key, *k, *klen) == 0)
       return -1;
   return 0;
 }

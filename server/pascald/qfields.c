@@ -352,7 +352,7 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
     value = "";
   int is_string = 0;
   for (size_t i = 0; ar->string_keys[i]; i++)
-    is_string |= !strcmp(key, ar->string_keys[i]);
+    is_string |= key[0] == ar->string_keys[i][0] && !strcmp(key, ar->string_keys[i]);
   pd_value v = absent;
   int bad = is_string ? !pascal_json_utf8_valid(value, value_size)
                       : query_number(value, value_size, &v) != 0;

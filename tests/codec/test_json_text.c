@@ -216,6 +216,39 @@ static void test_real_structured(void)
   check_real(nextafter(DBL_MAX, 0));
 }
 
+/* An integer-valued double below 2^53 is written as its digits and ".0":
+ * pascal_json_real_format writes those below 10^15 without Grisu2, and
+ * above that Grisu2 gives the same text (random integers of every length,
+ * powers of two and ten and their neighbours). The same checks passed
+ * before the integer path existed, so it changes no answer; an integer
+ * path with a wrong leading digit fails them (tried). */
+static void test_real_integers(void)
+{
+  uint64_t s = 777;
+  char out[PASCAL_JSON_REAL_MAX], want[40];
+  long bad = 0, n = 0;
+  for (int i = 0; i < 300000; i++) {
+    uint64_t x = rng_next(&s) >> (11 + rng_next(&s) % 53); /* below 2^53 */
+    if (i % 3 == 0)
+      x = (uint64_t)pow(10, (double)(rng_next(&s) % 16)) + rng_next(&s) % 3 - 1;
+    if (i % 3 == 1)
+      x = (UINT64_C(1) << (rng_next(&s) % 53)) + rng_next(&s) % 3 - 1;
+    if (x >= UINT64_C(1) << 53)
+      continue;
+    double v = (double)x;
+    snprintf(want, sizeof want, "%.0f.0", v);
+    pascal_json_real_format(v, out);
+    n++;
+    if (strcmp(out, want) != 0 && bad++ < 10)
+      fprintf(stderr, "integer %s: got \"%s\"\n", want, out);
+    pascal_json_real_format(-v, out);
+    if (v != 0 && (out[0] != '-' || strcmp(out + 1, want) != 0) && bad++ < 10)
+      fprintf(stderr, "integer -%s: got \"%s\"\n", want, out);
+  }
+  CHECK(n > 290000);
+  CHECK_INT((int)bad, 0);
+}
+
 /* Every container and value kind, with commas in the right places. */
 static void test_writer_layout(void)
 {
@@ -514,6 +547,7 @@ int main(void)
   test_real_exact_forms();
   test_real_random_bits();
   test_real_structured();
+  test_real_integers();
   test_writer_layout();
   test_writer_strings();
   test_writer_errors();
