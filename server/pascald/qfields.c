@@ -48,11 +48,16 @@ static int fields_add(pd_fields *fs, const char *key, size_t klen, const pd_valu
 }
 
 /* The first byte decides most comparisons: a query's keys mostly differ there. */
+/* A field's key (klen bytes, not NUL-terminated) is the name `key`; key is
+ * read no further than its own end, whatever the field's bytes are (the
+ * readers refuse a NUL in a key today, so strncmp alone would do, but
+ * nothing here should rely on that). */
 static int key_is(const pd_field *f, const char *key)
 {
-  return f->klen > 0
-             ? f->key[0] == key[0] && strncmp(f->key, key, f->klen) == 0 && key[f->klen] == '\0'
-             : key[0] == '\0';
+  if (f->klen == 0)
+    return key[0] == '\0';
+  return f->key[0] == key[0] && strnlen(key, f->klen + 1) == f->klen &&
+         memcmp(f->key, key, f->klen) == 0;
 }
 
 pd_field *pd_fields_get(const pd_fields *fs, const char *key)
