@@ -1,9 +1,10 @@
 # The two quickstart commands, wrapping CMake:
 #   make run    install missing packages, build, start the daemon on the
 #               embedded default (./var/pascal.db + the bundled calibration)
-#   make test   install missing packages, build normally and with
-#               ASan+UBSan, run the whole suite under ctest in both builds,
-#               then fuzz each tests/fuzz harness for 10 s (clang build)
+#   make test   install missing packages, build normally, with ASan+UBSan
+#               and for fuzzing (clang), run the whole suite under ctest in
+#               the first two and fuzz each tests/fuzz harness for 10 s,
+#               overlapping the phases (tests/run_suite.sh)
 #   make fuzz   the same harnesses for FUZZ_SECONDS (600) each
 #   make gpu-bundle   the relocatable GPU-host bundle and its archive in dist/
 #               (docs/gpu.md)
@@ -54,16 +55,12 @@ fuzz: build-fuzz
 run: build
 	@exec $(BUILD)/bin/pascald --listen 127.0.0.1:8080 --db var/pascal.db
 
-test: build build-sanitize build-fuzz
-	@echo "== tests: normal build =="
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	@echo "== tests: ASan+UBSan build (all but the checks of the sources, label once) =="
-	@cd $(SANBUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) -LE '^once$$'
-	@echo "== fuzzing: each harness for 10 s =="
-	@cd $(FUZZBUILD) && cmake -DPASCAL_FUZZ_SECONDS=10 . >/dev/null && \
-	  ctest --output-on-failure -L fuzz -j $(JOBS)
+# tests/run_suite.sh: the normal build, its tests while the sanitizer and
+# fuzz builds compile beside them, then the sanitizer tests while each fuzz
+# harness runs for 10 s beside them (docs/testing.md).
+test:
+	@MAKE="$(MAKE)" JOBS="$(JOBS)" BUILD="$(BUILD)" SANBUILD="$(SANBUILD)" \
+	  FUZZBUILD="$(FUZZBUILD)" FUZZ_SECONDS=10 sh tests/run_suite.sh
 
 # deploy/install.sh: its own Release build for PREFIX, cmake --install (programs,
 # libpascal, headers, pascal.pc, CMake package, docs), config, units.

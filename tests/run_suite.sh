@@ -1,0 +1,68 @@
+#!/bin/sh
+# tests/run_suite.sh - what `make test` runs (docs/testing.md): the whole
+# suite in three builds, arranged so that two cores stay busy.
+#
+#   1. the normal build;
+#   2. its tests, while the ASan+UBSan and fuzz builds compile beside them
+#      at a lower priority (tests wait on daemons and sockets often enough
+#      to leave a core part idle, which the compilers take);
+#   3. the ASan+UBSan tests (all but label `once`, the checks that the
+#      normal pass already made), while each fuzz harness runs for
+#      FUZZ_SECONDS beside them, also at a lower priority.
+#
+# Every phase runs whatever an earlier one found; the exit status is 0 only
+# when all passed. Called by the Makefile with MAKE, JOBS and the build
+# folders in the environment.
+set -u
+
+MAKE=${MAKE:-make}
+JOBS=${JOBS:-2}
+BUILD=${BUILD:-build}
+SANBUILD=${SANBUILD:-build-sanitize}
+FUZZBUILD=${FUZZBUILD:-build-fuzz}
+FUZZ_SECONDS=${FUZZ_SECONDS:-10}
+
+failed=""
+fail() { failed="$failed $1"; }
+
+$MAKE --no-print-directory build || exit 1
+mkdir -p "$BUILD/suite-logs" && LOGS=$(cd "$BUILD/suite-logs" && pwd) || exit 1
+
+echo "== the ASan+UBSan and fuzz builds compile beside the normal tests (log: $LOGS/builds.txt) =="
+rm -f "$LOGS/builds.rc" "$LOGS/fuzz.rc"
+: >"$LOGS/fuzz.txt"
+(nice -n 10 $MAKE --no-print-directory build-sanitize build-fuzz >"$LOGS/builds.txt" 2>&1
+ echo $? >"$LOGS/builds.rc") &
+builds=$!
+
+echo "== tests: normal build =="
+(cd "$BUILD" && ctest --output-on-failure -j "$JOBS") || fail "normal"
+
+wait "$builds"
+if [ "$(cat "$LOGS/builds.rc" 2>/dev/null)" != 0 ]; then
+  tail -n 40 "$LOGS/builds.txt"
+  echo "the ASan+UBSan or fuzz build failed (whole log: $LOGS/builds.txt)"
+  exit 1
+fi
+
+echo "== fuzzing: each harness for $FUZZ_SECONDS s beside the sanitizer tests (log: $LOGS/fuzz.txt) =="
+(cd "$FUZZBUILD" && cmake -DPASCAL_FUZZ_SECONDS="$FUZZ_SECONDS" . >/dev/null &&
+ nice -n 10 ctest --output-on-failure -L fuzz -j "$JOBS" >"$LOGS/fuzz.txt" 2>&1
+ echo $? >"$LOGS/fuzz.rc") &
+fuzz=$!
+
+echo "== tests: ASan+UBSan build (all but the checks of the sources, label once) =="
+(cd "$SANBUILD" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --output-on-failure -j "$JOBS" -LE '^once$') || fail "sanitizer"
+
+wait "$fuzz"
+echo "== fuzzing: results =="
+cat "$LOGS/fuzz.txt"
+[ "$(cat "$LOGS/fuzz.rc" 2>/dev/null)" = 0 ] || fail "fuzzing"
+
+if [ -n "$failed" ]; then
+  echo "make test: failed:$failed"
+  exit 1
+fi
+echo "make test: all passed"
