@@ -24,45 +24,48 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 
 failed=""
 fail() { failed="$failed $1"; }
+start=$(date +%s)
+at() { echo "$(($(date +%s) - start)) s"; } # time since the start, for the headers
 
 $MAKE --no-print-directory build || exit 1
 mkdir -p "$BUILD/suite-logs" && LOGS=$(cd "$BUILD/suite-logs" && pwd) || exit 1
 
-echo "== the ASan+UBSan and fuzz builds compile beside the normal tests (log: $LOGS/builds.txt) =="
+echo "== at $(at): the ASan+UBSan and fuzz builds compile beside the normal tests (log: $LOGS/builds.txt) =="
 rm -f "$LOGS/builds.rc" "$LOGS/fuzz.rc"
 : >"$LOGS/fuzz.txt"
 (nice -n 10 $MAKE --no-print-directory build-sanitize build-fuzz >"$LOGS/builds.txt" 2>&1
  echo $? >"$LOGS/builds.rc") &
 builds=$!
 
-echo "== tests: normal build =="
+echo "== at $(at): tests: normal build =="
 (cd "$BUILD" && ctest --output-on-failure -j "$JOBS") || fail "normal"
 
 wait "$builds"
+echo "== at $(at): the ASan+UBSan and fuzz builds are done =="
 if [ "$(cat "$LOGS/builds.rc" 2>/dev/null)" != 0 ]; then
   tail -n 40 "$LOGS/builds.txt"
   echo "the ASan+UBSan or fuzz build failed (whole log: $LOGS/builds.txt)"
   exit 1
 fi
 
-echo "== fuzzing: each harness for $FUZZ_SECONDS s beside the sanitizer tests (log: $LOGS/fuzz.txt) =="
+echo "== at $(at): fuzzing: each harness for $FUZZ_SECONDS s beside the sanitizer tests (log: $LOGS/fuzz.txt) =="
 (cd "$FUZZBUILD" && cmake -DPASCAL_FUZZ_SECONDS="$FUZZ_SECONDS" . >/dev/null &&
  nice -n 10 ctest --output-on-failure -L fuzz -j "$JOBS" >"$LOGS/fuzz.txt" 2>&1
  echo $? >"$LOGS/fuzz.rc") &
 fuzz=$!
 
-echo "== tests: ASan+UBSan build (all but the checks of the sources, label once) =="
+echo "== at $(at): tests: ASan+UBSan build (all but label once) =="
 (cd "$SANBUILD" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --output-on-failure -j "$JOBS" -LE '^once$') || fail "sanitizer"
 
 wait "$fuzz"
-echo "== fuzzing: results =="
+echo "== at $(at): fuzzing: results =="
 cat "$LOGS/fuzz.txt"
 [ "$(cat "$LOGS/fuzz.rc" 2>/dev/null)" = 0 ] || fail "fuzzing"
 
 if [ -n "$failed" ]; then
-  echo "make test: failed:$failed"
+  echo "make test: failed:$failed (after $(at))"
   exit 1
 fi
-echo "make test: all passed"
+echo "make test: all passed in $(at)"
