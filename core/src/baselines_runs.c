@@ -13,8 +13,9 @@
  */
 #include "pascal/baselines.h"
 
-#include <assert.h>
 #include <stdlib.h>
+
+#include "gemm_distances.h"
 
 #include "pascal/simulate.h"
 #include "pascal/static.h"
@@ -151,24 +152,6 @@ static pascal_status check_gemm(const pascal_baseline_gemm *run, uint64_t *reque
   return PASCAL_OK;
 }
 
-/* The uniform-advance GEMM trace: waves of M CTAs in raster order, lockstep
- * over k, A(i, k) then B(k, j) per CTA. A tiles are 0 .. n_r n_k - 1, B tiles
- * follow. */
-static void gemm_trace(const pascal_baseline_gemm *run, uint64_t *trace)
-{
-  uint64_t ctas = run->n_r * run->n_c, b_base = run->n_r * run->n_k, t = 0;
-  for (uint64_t start = 0; start < ctas; start += run->m) {
-    uint64_t end = ctas - start > run->m ? start + run->m : ctas;
-    for (uint64_t k = 0; k < run->n_k; k++) {
-      for (uint64_t id = start; id < end; id++) {
-        uint64_t i = id / run->n_c, j = id % run->n_c;
-        trace[t++] = i * run->n_k + k;
-        trace[t++] = b_base + k * run->n_c + j;
-      }
-    }
-  }
-}
-
 /* Che on the GEMM's request rates (A tiles n_c each, B tiles n_r each). */
 static pascal_status gemm_che_hit(const pascal_baseline_gemm *run, uint64_t tiles, double *hit,
                                   pascal_error *err)
@@ -186,22 +169,15 @@ static pascal_status gemm_che_hit(const pascal_baseline_gemm *run, uint64_t tile
 }
 
 /* The expected misses of each reuse model (fills[], in reuse_models order)
- * over rd[0..n), every distinct distance evaluated once, in increasing
- * order with the cold references last. The distances of a trace over
- * `universe` addresses lie below it, so a count per distance replaces a
- * sort: a GEMM trace has up to millions of reuses but few distinct
- * distances, and each hit probability costs a binomial sum. */
-static pascal_status misses_by_distance(const uint64_t *rd, size_t n, uint64_t universe,
-                                        const pascal_cache_geometry *g, double fills[REUSE_MODELS],
-                                        pascal_error *err)
+ * from the count of references per reuse distance (count[universe]: the
+ * cold ones), every distinct distance evaluated once, in increasing order
+ * with the cold references last: a GEMM trace has up to millions of reuses
+ * but few distinct distances, and each hit probability costs a binomial
+ * sum. */
+static pascal_status misses_of_counts(const uint64_t *count, uint64_t universe,
+                                      const pascal_cache_geometry *g, double fills[REUSE_MODELS],
+                                      pascal_error *err)
 {
-  uint64_t *count = calloc(universe + 1, sizeof *count); /* [universe]: the cold ones */
-  if (!count)
-    return pascal_error_set(err, PASCAL_ENOMEM, "n_k", "cannot allocate the distance counts");
-  for (size_t i = 0; i < n; i++) {
-    assert(rd[i] == PASCAL_RD_COLD || rd[i] < universe);
-    count[rd[i] == PASCAL_RD_COLD ? universe : rd[i]]++;
-  }
   for (int k = 0; k < REUSE_MODELS; k++)
     fills[k] = 0.0;
   pascal_status st = PASCAL_OK;
@@ -215,7 +191,6 @@ static pascal_status misses_by_distance(const uint64_t *rd, size_t n, uint64_t u
       fills[k] += (double)count[d] * (1.0 - p_hit);
     }
   }
-  free(count);
   return st;
 }
 
@@ -232,17 +207,13 @@ pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run, pascal_bas
   if (st != PASCAL_OK)
     return st;
   uint64_t tiles = (run->n_r + run->n_c) * run->n_k;
-  uint64_t *trace = malloc(requests * sizeof *trace);
-  uint64_t *rd = malloc(requests * sizeof *rd);
-  if (!trace || !rd) {
-    st = pascal_error_set(err, PASCAL_ENOMEM, "n_k", "cannot allocate the trace");
-    goto done;
-  }
-  gemm_trace(run, trace);
-  st = pascal_trace_reuse_distance_compute(trace, requests, tiles, rd, err);
+  uint64_t *count = calloc(tiles + 1, sizeof *count); /* [tiles]: the cold ones */
+  if (!count)
+    return pascal_error_set(err, PASCAL_ENOMEM, "n_k", "cannot allocate the distance counts");
+  st = pc_gemm_distance_counts(run, count, NULL, err);
   double fills[REUSE_MODELS], h_che;
   if (st == PASCAL_OK)
-    st = misses_by_distance(rd, requests, tiles, &g, fills, err);
+    st = misses_of_counts(count, tiles, &g, fills, err);
   if (st == PASCAL_OK)
     st = gemm_che_hit(run, tiles, &h_che, err);
   if (st != PASCAL_OK)
@@ -258,7 +229,6 @@ pascal_status pascal_baseline_gemm_k(const pascal_baseline_gemm *run, pascal_bas
   if (k0)
     *k0 = out->aligned;
 done:
-  free(trace);
-  free(rd);
+  free(count);
   return st;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../../core/src/gemm_distances.h"
 #include "check.h"
 #include "pascal/baselines.h"
 #include "pascal/simulate.h"
@@ -207,6 +208,53 @@ static void test_gemm_runs(void)
   CHECK_NEAR(k0, 0.5, 1e-15);
 }
 
+/* The distance counts of the uniform-advance GEMM trace against the
+ * distance tree run over the whole trace, built here from its definition
+ * (waves of M CTAs in raster order, lockstep over k, A(i, k) then B(k, j)),
+ * for every shape up to 6 x 6 tiles, n_k up to 9 and every M up to one
+ * wave: equal counts everywhere, and beyond n_k = 3 from the affine form,
+ * never the whole walk. Checked to fail: with c2's sign flipped, the counts
+ * differ once the n_k = 3 check is dropped, and with the check kept the
+ * shapes fall back to the whole walk (walked > 0); so does reading n_k = 3's
+ * distances at n_k = 2's wave offsets. */
+static void test_gemm_distance_counts(void)
+{
+  enum { MAX_TILES = 6, MAX_K = 9, MAX_LEN = 2 * MAX_TILES * MAX_TILES * MAX_K };
+  static uint64_t trace[MAX_LEN], rd[MAX_LEN];
+  uint64_t want[2 * MAX_TILES * MAX_K + 1], got[2 * MAX_TILES * MAX_K + 1];
+  int shapes = 0, differ = 0, walked = 0;
+  for (uint64_t n_r = 1; n_r <= MAX_TILES; n_r++)
+    for (uint64_t n_c = 1; n_c <= MAX_TILES; n_c++)
+      for (uint64_t n_k = 1; n_k <= MAX_K; n_k++)
+        for (uint64_t M = 1; M <= n_r * n_c + 1; M++) {
+          uint64_t tiles = (n_r + n_c) * n_k, len = 0;
+          for (uint64_t first = 0; first < n_r * n_c; first += M)
+            for (uint64_t k = 0; k < n_k; k++)
+              for (uint64_t id = first; id < first + M && id < n_r * n_c; id++) {
+                trace[len++] = (id / n_c) * n_k + k;           /* A(i, k) */
+                trace[len++] = n_r * n_k + k * n_c + id % n_c; /* B(k, j) */
+              }
+          memset(want, 0, sizeof want);
+          memset(got, 0, sizeof got);
+          if (pascal_trace_reuse_distance_compute(trace, len, tiles, rd, NULL) != PASCAL_OK) {
+            differ++;
+            continue;
+          }
+          for (uint64_t i = 0; i < len; i++)
+            want[rd[i] == PASCAL_RD_COLD ? tiles : rd[i]]++;
+          pascal_baseline_gemm run = {n_r, n_c, n_k, (size_t)M, 1, 0, 0};
+          bool whole = true;
+          if (pc_gemm_distance_counts(&run, got, &whole, NULL) != PASCAL_OK ||
+              memcmp(want, got, (tiles + 1) * sizeof *got) != 0)
+            differ++;
+          walked += n_k > 3 && whole;
+          shapes++;
+        }
+  CHECK_INT(shapes, 4293);
+  CHECK_INT(differ, 0);
+  CHECK_INT(walked, 0);
+}
+
 static void test_errors(void)
 {
   pascal_cache_geometry g = {0, 4};
@@ -272,6 +320,7 @@ int main(void)
   test_static_phases();
   test_scan_runs();
   test_gemm_runs();
+  test_gemm_distance_counts();
   test_errors();
   return check_summary();
 }
