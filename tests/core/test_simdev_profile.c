@@ -22,12 +22,13 @@ static int profiles_equal(const pascal_simdev_profile *a, const pascal_simdev_pr
          a->hop_ns == b->hop_ns && a->sm_read_gbps == b->sm_read_gbps &&
          a->sm_read_spread == b->sm_read_spread && a->dram_gbps == b->dram_gbps &&
          a->dram_latency_ns == b->dram_latency_ns && a->consume_ns == b->consume_ns &&
-         a->compute_ns == b->compute_ns && a->tensor_pipe_ns == b->tensor_pipe_ns && a->tail_ns[0] == b->tail_ns[0] &&
-         a->tail_ns[1] == b->tail_ns[1] && a->tail_ns[2] == b->tail_ns[2] &&
-         a->sync_issue_ns == b->sync_issue_ns && a->tma_issue_ns == b->tma_issue_ns &&
-         a->cta_sync_ns == b->cta_sync_ns && a->grid_barrier_ns == b->grid_barrier_ns &&
-         a->launch_ns == b->launch_ns && a->start_jitter_ns == b->start_jitter_ns &&
-         a->service_jitter == b->service_jitter && a->sm_read_run_spread == b->sm_read_run_spread &&
+         a->compute_ns == b->compute_ns && a->tensor_pipe_ns == b->tensor_pipe_ns &&
+         a->tail_ns[0] == b->tail_ns[0] && a->tail_ns[1] == b->tail_ns[1] &&
+         a->tail_ns[2] == b->tail_ns[2] && a->sync_issue_ns == b->sync_issue_ns &&
+         a->tma_issue_ns == b->tma_issue_ns && a->cta_sync_ns == b->cta_sync_ns &&
+         a->grid_barrier_ns == b->grid_barrier_ns && a->launch_ns == b->launch_ns &&
+         a->start_jitter_ns == b->start_jitter_ns && a->service_jitter == b->service_jitter &&
+         a->sm_read_run_spread == b->sm_read_run_spread &&
          a->sm_clock_spread == b->sm_clock_spread && a->work_noise == b->work_noise &&
          a->work_noise_blocks == b->work_noise_blocks && a->link_stall_prob == b->link_stall_prob &&
          a->link_stall_ns == b->link_stall_ns && a->dram_tail_prob == b->dram_tail_prob &&
