@@ -18,7 +18,9 @@
  * and step k - 1's work has ended: 2 consume + compute(m) + intra-CTA sync,
  * scaled by the SM's per-run clock factor and jittered (m counts 16x16x16
  * matrix instructions, as the scan's does; pascal_simdev_gemm_step_m gives
- * a tile step's). The consume + compute part occupies the SM's execution
+ * a tile step's; they run at the profile's tensor_pipe_ns each, the pipe
+ * throughput a CTA's warps reach together, else at the scan's chain rate:
+ * pc_simdev_tile_compute_ns). The consume + compute part occupies the SM's execution
  * pipes, which the CTAs resident on one SM share, served in turn (as the
  * scan's do); the sync does not. With one stage a CTA waits for each
  * step's tiles, as the calibration kernel does.
@@ -287,7 +289,7 @@ pascal_status pascal_simdev_run_gemm(pascal_simdev *dev, const pascal_simdev_gem
   r.mem = &dev->mem;
   r.queue = &dev->queue;
   r.slots = dev->gemm_slots;
-  r.work_ns = 2.0 * p->consume_ns + pc_simdev_compute_ns(p, run->m) + p->cta_sync_ns;
+  r.work_ns = 2.0 * p->consume_ns + pc_simdev_tile_compute_ns(p, run->m) + p->cta_sync_ns;
   r.shared_frac = r.work_ns > 0.0 ? (r.work_ns - p->cta_sync_ns) / r.work_ns : 0.0;
   pc_simdev_draw_clocks(dev, &r.rng);
   for (uint32_t i = 0; i < p->sm_count; i++)

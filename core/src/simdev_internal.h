@@ -232,6 +232,16 @@ static inline double pc_simdev_compute_ns(const pascal_simdev_profile *p, uint32
   return p->compute_ns * (double)(m - r) + p->tail_ns[cls];
 }
 
+/* The compute of one tiled-GEMM k-step of m matrix instructions. A GEMM
+ * CTA's warps issue independent MMAs, so the SM's tensor pipe runs at its
+ * throughput, tensor_pipe_ns per instruction; a profile that states none
+ * charges the scan's dependent chain (pc_simdev_compute_ns), the rate the
+ * paper's GB10 anchors set. */
+static inline double pc_simdev_tile_compute_ns(const pascal_simdev_profile *p, uint32_t m)
+{
+  return p->tensor_pipe_ns > 0.0 ? p->tensor_pipe_ns * (double)m : pc_simdev_compute_ns(p, m);
+}
+
 /* simdev.c: draw this run's per-SM work factors into dev->sm_clock: the
  * chip's fixed skew times a factor uniform in +-sm_clock_spread from rng. */
 void pc_simdev_draw_clocks(pascal_simdev *dev, simdev_rng *rng);

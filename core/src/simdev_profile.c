@@ -63,6 +63,7 @@ static const key_spec KEYS[] = {
     {"dram_latency_ns", KEY_F64, F(dram_latency_ns), 0, BIG, 0, "a number >= 0"},
     {"consume_ns", KEY_F64, F(consume_ns), 0, BIG, 0, "a number >= 0"},
     {"compute_ns", KEY_F64, F(compute_ns), 0, BIG, 0, "a number >= 0"},
+    {"tensor_pipe_ns", KEY_F64, F(tensor_pipe_ns), 0, BIG, 0, "a number >= 0"},
     {"tail0_ns", KEY_F64, F(tail_ns[0]), 0, BIG, 0, "a number >= 0"},
     {"tail1_ns", KEY_F64, F(tail_ns[1]), 0, BIG, 0, "a number >= 0"},
     {"tail2_ns", KEY_F64, F(tail_ns[2]), 0, BIG, 0, "a number >= 0"},
@@ -124,6 +125,7 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out)
   out->dram_latency_ns = 205.0;
   out->consume_ns = 30.0;
   out->compute_ns = 60.0;
+  out->tensor_pipe_ns = 3.146;
   out->tail_ns[0] = 0.0;
   out->tail_ns[1] = 40.0;
   out->tail_ns[2] = 110.0;
@@ -150,7 +152,7 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out)
   out->dispatch_ns = 20.0;
   out->peaks.dram_bytes_per_s = 273e9;
   out->peaks.l2_bytes_per_s = 2.304e12;
-  out->peaks.tensor_flops = 6.5536e12;
+  out->peaks.tensor_flops = 125e12;
   out->peaks.sm_clock_hz = 1e9;
   out->peaks.launch_s = 2e-6;
 }

@@ -60,6 +60,13 @@ dram_tail_ns = 400            # of this mean
 # per-block SM work (Algorithm 2): consume + compute(m) + intra-CTA sync
 consume_ns = 30
 compute_ns = 60               # per unit of m in full groups of four
+# A tiled GEMM's CTA issues independent matrix instructions from all its
+# warps and reaches the SM's tensor-pipe throughput, not the one-warp chain
+# compute_ns was calibrated to. NVIDIA states GB10 at 1 PFLOP FP4 with
+# sparsity: / 2 dense, / 2 FP8, / 2 FP16 = 125 TFLOP/s FP16 dense, over 48
+# SMs 2.604 TFLOP/s per SM, so one 8192-FLOP 16x16x16 instruction takes
+# 8192 / 2.604e12 s = 3.146 ns. The scan (and attention) keep compute_ns.
+tensor_pipe_ns = 3.146        # tiled GEMM: one matrix instruction at the pipe rate
 tail0_ns = 0                  # loop tail, execution class chi(m) = 0 (m mod 4 == 0)
 tail1_ns = 40                 # class 1 (m mod 4 == 1): early exit
 tail2_ns = 110                # class 2 (m mod 4 in {2, 3}): same tail, third op predicated
@@ -83,6 +90,6 @@ service_jitter = 0.10         # link, DRAM and SM work times uniform in +-10 %
 # four rates stated.
 peak_dram_bytes_per_s = 273e9 # dram_gbps
 peak_l2_bytes_per_s = 2.304e12 # 48 SMs x sm_read_gbps
-peak_tensor_flops = 6.5536e12 # 48 SMs x one 8192-FLOP 16x16x16 matrix instruction per compute_ns
+peak_tensor_flops = 125e12    # the pipe rate a matmul microbenchmark reaches: 48 SMs x 8192 FLOP / tensor_pipe_ns
 peak_sm_clock_hz = 1e9        # the sim's clock is its nanosecond
 peak_launch_s = 2e-6          # launch_ns

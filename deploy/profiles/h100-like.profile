@@ -79,6 +79,10 @@ dram_tail_ns = 200
 consume_ns = 571
 cta_sync_ns = 15
 mma_setup_ns = 189            # the compute loop's fixed cost: at d = 1 the pace steps by 181 ns from m = 0 to 1 but by 33 from m = 4 to 5 (the same class step)
+# tiled GEMM at the SM's tensor-pipe throughput: the probe's wmma peak of
+# run 3 (549.7 TFLOP/s, FP16, FP32 accumulate) over 132 SMs is 4.164
+# TFLOP/s per SM, one 8192-FLOP instruction per 1.967 ns
+tensor_pipe_ns = 1.967
 compute_ns = 20.7             # per unit of m in full groups of four: (1009 - 873) / 8 = 17, 20.7 in the fit
 tail0_ns = 0
 tail1_ns = 21
@@ -114,11 +118,12 @@ service_jitter = 0.10         # gb10-like's
 # peaks, as a microbenchmark would measure them on this sim (registered with
 # the device and written into its bundles; read by the latency pipeline,
 # docs/autotuning.md): DRAM and L2 the H100's (the sim's rates), the matrix
-# rate the sim's own (132 SMs x one 8192-FLOP instruction per compute_ns:
-# the scan's compute is a dependent chain, far below the H100's 1216.6 TFLOP/s
-# peak), the sim's clock its nanosecond, the launch the probe's.
+# rate the H100's measured wmma peak (run 3's 549.7 TFLOP/s, which the sim's
+# tiled GEMM reaches through tensor_pipe_ns; the scan's compute is a
+# dependent chain at compute_ns, far below it), the sim's clock its
+# nanosecond, the launch the probe's.
 peak_dram_bytes_per_s = 3011.5e9
 peak_l2_bytes_per_s = 6902.8e9
-peak_tensor_flops = 5.2237e13 # 132 x 8192 / 20.7 ns
+peak_tensor_flops = 549.7e12  # 132 SMs x 8192 FLOP / tensor_pipe_ns
 peak_sm_clock_hz = 1e9
 peak_launch_s = 3.55e-6

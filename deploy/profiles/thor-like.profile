@@ -60,6 +60,12 @@ dram_tail_ns = 400
 # per-block SM work (gb10-like x 1.5)
 consume_ns = 45
 compute_ns = 90
+# tiled GEMM at the SM's tensor-pipe throughput (gb10-like.profile says why):
+# NVIDIA states Jetson AGX Thor at 2070 TFLOPS FP4 with sparsity: / 2 dense,
+# / 2 FP8, / 2 FP16 = 258.75 TFLOP/s FP16 dense (20 SMs x 4 tensor cores x
+# 2048 dense FP16 FLOP per clock x 1.57 GHz = 257 TFLOP/s agrees), over 20
+# SMs 12.94 TFLOP/s per SM: 8192 / 12.94e12 s = 0.633 ns per instruction.
+tensor_pipe_ns = 0.633
 tail0_ns = 0
 tail1_ns = 60
 tail2_ns = 165
@@ -82,6 +88,6 @@ service_jitter = 0.10
 # docs/autotuning.md). Stated here because the built-in ones are gb10-like's.
 peak_dram_bytes_per_s = 273e9 # dram_gbps
 peak_l2_bytes_per_s = 5.2e11  # 20 SMs x sm_read_gbps
-peak_tensor_flops = 1.820444e12 # 20 SMs x one 8192-FLOP 16x16x16 matrix instruction per compute_ns
+peak_tensor_flops = 258.75e12 # the pipe rate a matmul microbenchmark reaches: 20 SMs x 8192 FLOP / tensor_pipe_ns
 peak_sm_clock_hz = 1e9        # the sim's clock is its nanosecond
 peak_launch_s = 3e-6          # launch_ns

@@ -320,15 +320,54 @@ static void test_stages_and_pipes(pascal_simdev *dev)
   CHECK(four.kernel_ns < 0.8 * one.kernel_ns);
   CHECK_INT(four.fills, one.fills);
   CHECK_INT(one.fills, (2 + 2) * 32);
-  /* compute-bound (m = 256 per step): 96 CTAs on 48 SMs, one or two at a
-   * time per SM, take about the same time; the pipes are the SM's */
+  /* compute-bound (m = 5120 per step: 16.1 us at gb10-like's pipe rate of
+   * 3.146 ns, against a step's reads of about 1 us): 96 CTAs on 48 SMs, one
+   * or two at a time per SM, take about the same time; the pipes are the
+   * SM's */
   pascal_simdev_stats a, b;
   g = gemm_run(12, 8, 8, 48, 0);
-  g.m = 256;
+  g.m = 5120;
   CHECK_INT(pascal_simdev_run_gemm(dev, &g, &a, NULL), PASCAL_OK);
   g.tiling.resident_ctas = 96;
   CHECK_INT(pascal_simdev_run_gemm(dev, &g, &b, NULL), PASCAL_OK);
   CHECK(b.kernel_ns > 0.9 * a.kernel_ns && b.kernel_ns < 1.1 * a.kernel_ns);
+}
+
+/* The profile's tensor_pipe_ns is the GEMM step's matrix rate and nothing
+ * else's: one CTA (one slot, nothing shared) of 1 x 1 x 8 steps of m = 256
+ * on gb10-like (3.146 ns) and on a copy stating 0 (the scan's chain, 60 ns
+ * per instruction in groups of four, tail0_ns = 0). Per step the work
+ * differs by 256 (60 - 3.146) = 14555 ns, 8 steps 116.4 us, each step's
+ * work jittered by +-10 % (service_jitter); the reads and so the fills are
+ * the same. A scan with matrix work (m = 8) runs bit for bit the same on
+ * both: the anchors' chain rate is untouched. Checked to fail with the key
+ * not read by the GEMM (both runs equal). */
+static void test_tensor_pipe(void)
+{
+  pascal_simdev_profile pipe, chain;
+  pascal_simdev_profile_default(&pipe);
+  chain = pipe;
+  chain.tensor_pipe_ns = 0.0;
+  CHECK_NEAR(pipe.tensor_pipe_ns, 3.146, 0.0);
+  pascal_simdev *dp = NULL, *dc = NULL;
+  CHECK_INT(pascal_simdev_new(&pipe, &dp, NULL), PASCAL_OK);
+  CHECK_INT(pascal_simdev_new(&chain, &dc, NULL), PASCAL_OK);
+  if (dp && dc) {
+    pascal_simdev_gemm g = gemm_run(1, 1, 8, 1, 0);
+    g.m = 256;
+    pascal_simdev_stats a, b;
+    CHECK_INT(pascal_simdev_run_gemm(dp, &g, &a, NULL), PASCAL_OK);
+    CHECK_INT(pascal_simdev_run_gemm(dc, &g, &b, NULL), PASCAL_OK);
+    double gap = 8 * 256 * (pipe.compute_ns - pipe.tensor_pipe_ns);
+    CHECK(b.kernel_ns - a.kernel_ns > 0.9 * gap && b.kernel_ns - a.kernel_ns < 1.1 * gap);
+    CHECK_INT(a.fills, b.fills);
+    pascal_simdev_scan sc = {2, 1, 4, 8, 2048, 2, 5, 0};
+    CHECK_INT(pascal_simdev_run_scan(dp, &sc, &a, NULL, NULL), PASCAL_OK);
+    CHECK_INT(pascal_simdev_run_scan(dc, &sc, &b, NULL, NULL), PASCAL_OK);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+  }
+  pascal_simdev_free(dp);
+  pascal_simdev_free(dc);
 }
 
 int main(void)
@@ -345,5 +384,6 @@ int main(void)
   for (size_t i = 0; dev && i < sizeof tests / sizeof tests[0]; i++)
     tests[i](dev);
   pascal_simdev_free(dev);
+  test_tensor_pipe();
   return check_summary();
 }

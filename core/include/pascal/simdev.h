@@ -111,6 +111,10 @@ typedef struct pascal_simdev_profile {
   double dram_latency_ns; /* DRAM base latency after service              */
   double consume_ns;      /* per-block consume cost                       */
   double compute_ns;      /* cost per unit of m in full groups of four    */
+  double tensor_pipe_ns;  /* tiled GEMM: one matrix instruction at the
+                             SM's tensor-pipe throughput, which a CTA's
+                             warps reach by issuing independent MMAs;
+                             0 = the scan's dependent chain (compute_ns) */
   double tail_ns[3];      /* loop-tail cost per execution class chi(m):
                              keys tail0_ns, tail1_ns, tail2_ns            */
   double mma_setup_ns;    /* scan: the compute loop's fixed cost per block
@@ -354,7 +358,8 @@ pascal_status pascal_simdev_run_attention(pascal_simdev *dev, const pascal_simde
 
 /* The compute of one k-step of `tiling`: its 2 tile_m tile_n tile_k FLOPs
  * as 16x16x16 matrix instructions (PASCAL_SCAN_MMA_FLOPS each, the unit a
- * profile's compute_ns is the cost of and its peak_tensor_flops counts),
+ * profile's compute_ns and tensor_pipe_ns are the cost of and its
+ * peak_tensor_flops counts),
  * rounded up; 1000000 (the most a run takes) where it would be more; 0
  * for NULL. 128 x 128 x 64: 256. */
 uint32_t pascal_simdev_gemm_step_m(const pascal_gemm_params *tiling);
