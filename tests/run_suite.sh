@@ -8,7 +8,8 @@
 #      to leave a core part idle, which the compilers take);
 #   3. the ASan+UBSan tests (all but label `once`, the checks that the
 #      normal pass already made), while each fuzz harness runs for
-#      FUZZ_SECONDS beside them, also at a lower priority.
+#      FUZZ_SECONDS beside them (at full priority: niced, their first unit,
+#      which sets up a daemon, overran libFuzzer's unit timeout).
 #
 # Every phase runs whatever an earlier one found; the exit status is 0 only
 # when all passed. Called by the Makefile with MAKE, JOBS and the build
@@ -50,7 +51,7 @@ fi
 
 echo "== at $(at): fuzzing: each harness for $FUZZ_SECONDS s beside the sanitizer tests (log: $LOGS/fuzz.txt) =="
 (cd "$FUZZBUILD" && cmake -DPASCAL_FUZZ_SECONDS="$FUZZ_SECONDS" . >/dev/null &&
- nice -n 10 ctest --output-on-failure -L fuzz -j "$JOBS" >"$LOGS/fuzz.txt" 2>&1
+ ctest --output-on-failure -L fuzz -j "$JOBS" >"$LOGS/fuzz.txt" 2>&1
  echo $? >"$LOGS/fuzz.rc") &
 fuzz=$!
 
