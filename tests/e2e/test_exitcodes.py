@@ -92,7 +92,7 @@ def main():
         # the profile's peaks (tiny.profile keeps the defaults, gb10-like's),
         # exactly as stated: measure.sh registers the device from this line
         check(probe.get("peaks") == {"dram_bytes_per_s": 273e9, "l2_bytes_per_s": 2.304e12,
-                                     "tensor_flops": 6.5536e12, "sm_clock_hz": 1e9,
+                                     "tensor_flops": 125e12, "sm_clock_hz": 1e9,
                                      "launch_s": 2e-6}, "sim probe peaks: %r" % probe)
         # --static: the cluster experiment through the sim's static path; the
         # sim is exact LRU, so K is the cluster count, as the gap law says.
