@@ -17,8 +17,11 @@ usage: sweep_divergence.py --build build --source . --profile deploy/profiles/gb
            --device sim-gb10 [--centre deploy/calibrations/sim-gb10-scan.json]
            [--bench-args '--plan-sizes 3072,4096,6144 ...'] [--json OUT]
            KEY=VALUE[,KEY=VALUE] ...
-Each point is a whole calibration: ~17 CPU-minutes on gb10-like, ~14 on
-thor-like (docs/sim-device.md, "The margin as a range").
+Every point's profile is probed first (a bad key or value: exit 2, one line
+naming it); --json is rewritten after every point. Each point is a whole
+calibration: ~17 CPU-minutes on gb10-like, ~14 on thor-like on an idle
+machine, about twice that under load (docs/sim-device.md, "The margin as a
+range"). Tested on the tiny device by tests/e2e/test_sweep_divergence.py.
 """
 import argparse
 import json
