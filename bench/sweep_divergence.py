@@ -17,8 +17,11 @@ usage: sweep_divergence.py --build build --source . --profile deploy/profiles/gb
            --device sim-gb10 [--centre deploy/calibrations/sim-gb10-scan.json]
            [--bench-args '--plan-sizes 3072,4096,6144 ...'] [--json OUT]
            KEY=VALUE[,KEY=VALUE] ...
-Each point is a whole calibration: ~17 CPU-minutes on gb10-like, ~14 on
-thor-like (docs/sim-device.md, "The margin as a range").
+Every point's profile is probed first (a bad key or value: exit 2, one line
+naming it); --json is rewritten after every point. Each point is a whole
+calibration: ~17 CPU-minutes on gb10-like, ~14 on thor-like on an idle
+machine, about twice that under load (docs/sim-device.md, "The margin as a
+range"). Tested on the tiny device by tests/e2e/test_sweep_divergence.py.
 """
 import argparse
 import json
@@ -56,9 +59,20 @@ def heldout_row(bundle_path):
         b = json.load(f)
     h = b["report"]["heldout"]
     s = h["summary"]
+    prov = b.get("provenance", {})
     return {"pascal": h["balanced_mape"]["pascal"], "aligned": h["balanced_mape"]["aligned"],
             "gap": s["gap"]["aligned"], "gap_ci": s["gap_ci"]["aligned"],
-            "share": s["share_above"], "floor": s.get("floor_mape")}
+            "share": s["share_above"], "floor": s.get("floor_mape"),
+            "wall_seconds": prov.get("wall_seconds"),
+            "agent_cpu_seconds": prov.get("agent_cpu_seconds")}
+
+
+def write_json(path, a, rows):
+    """All rows so far (rewritten after every point, so a stopped sweep keeps them)."""
+    with open(path, "w") as f:
+        json.dump({"device": a.device, "profile": a.profile, "centre": a.centre,
+                   "bench_args": a.bench_args,
+                   "rows": [dict(r, setting=l) for l, r in rows]}, f, indent=1)
 
 
 def main():
@@ -79,23 +93,38 @@ def main():
         rows.append(("shipped", heldout_row(os.path.join(a.source, a.centre))))
     bench = os.path.join(a.source, "tests", "e2e", "bench_paper_calibration.py")
     binp = os.path.join(a.build, "bin")
-    for changes in a.points:
+    agent = os.path.join(binp, "pascal-agent")
+    tmp = tempfile.TemporaryDirectory()
+    # Every point's profile is written and probed before any is measured, so
+    # that a bad key or value stops the sweep at once with the parser's line.
+    profiles = []
+    for i, changes in enumerate(a.points):
         label = ",".join("%s=%s" % kv for kv in changes)
-        with tempfile.TemporaryDirectory() as tmp:
-            prof = os.path.join(tmp, "point.profile")
-            with open(prof, "w") as f:
-                f.write(changed_profile(base, changes))
-            out = os.path.join(tmp, "bundle.json")
-            cmd = [sys.executable, bench, "--pascald", os.path.join(binp, "pascald"),
-                   "--agent", os.path.join(binp, "pascal-agent"), "--cli", os.path.join(binp, "pascal"),
-                   "--source", a.source, "--profile", os.path.relpath(prof, a.source),
-                   "--device", a.device, "--timeout", "36000", "--export", out]
-            cmd += shlex.split(a.bench_args)
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode != 0:
-                sys.exit("sweep_divergence: %s failed:\n%s%s" % (label, p.stdout, p.stderr))
-            rows.append((label, heldout_row(out)))
-        print("%-40s done" % label, flush=True)
+        prof = os.path.join(tmp.name, "point%d.profile" % i)
+        with open(prof, "w") as f:
+            f.write(changed_profile(base, changes))
+        p = subprocess.run([agent, "--backend", "sim", "--profile", prof, "--probe"],
+                           capture_output=True, text=True)
+        if p.returncode != 0:  # bad input: exit 2 with the parser's one line
+            print("sweep_divergence: %s: %s" % (label, p.stderr.strip()), file=sys.stderr)
+            return 2
+        profiles.append((label, prof))
+    for i, (label, prof) in enumerate(profiles):
+        out = os.path.join(tmp.name, "bundle%d.json" % i)
+        cmd = [sys.executable, bench, "--pascald", os.path.join(binp, "pascald"),
+               "--agent", agent, "--cli", os.path.join(binp, "pascal"),
+               "--source", a.source, "--profile", os.path.relpath(prof, a.source),
+               "--device", a.device, "--timeout", "36000", "--export", out]
+        cmd += shlex.split(a.bench_args)
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit("sweep_divergence: %s failed:\n%s%s" % (label, p.stdout, p.stderr))
+        rows.append((label, heldout_row(out)))
+        r = rows[-1][1]
+        print("%-40s done: PASCAL %.2f, K=1 %.2f, %.0f agent CPU-s" %
+              (label, r["pascal"], r["aligned"], r["agent_cpu_seconds"] or 0), flush=True)
+        if a.json:
+            write_json(a.json, a, rows)
     print("%s (%s), held-out panel, balanced MAPE %%:" % (a.device, a.profile))
     print("%-40s %8s %8s %22s %8s %7s" % ("setting", "PASCAL", "K=1", "lead [95% CI]", "K>1.05",
                                          "floor"))
@@ -107,9 +136,8 @@ def main():
     print("PASCAL's lead over aligned K = 1: %.2f to %.2f points over %d settings" %
           (min(gaps), max(gaps), len(rows)))
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"device": a.device, "profile": a.profile,
-                       "rows": [dict(r, setting=l) for l, r in rows]}, f, indent=1)
+        write_json(a.json, a, rows)
+    tmp.cleanup()
     return 0
 
 
