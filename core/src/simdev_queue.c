@@ -5,9 +5,10 @@
  *
  * A timing wheel over a 4-ary heap. Time is cut into buckets of `width` ns;
  * the wheel holds the QUEUE_SLOTS buckets from the current one, each a
- * short list of events in (t, seq) order, and a bitmap of its non-empty buckets finds the next
- * one with a count of trailing zeros. An event beyond the wheel waits in the
- * heap and moves onto the wheel when the wheel has turned far enough.
+ * short list of events in (t, seq) order, and a bitmap of its non-empty
+ * buckets finds the next one with a count of trailing zeros. An event
+ * beyond the wheel waits in the heap and moves onto the wheel when the
+ * wheel has turned far enough.
  * Invariant: every wheel event's bucket is in [base, base + QUEUE_SLOTS) and
  * every heap event's bucket is >= base + QUEUE_SLOTS, so the earliest wheel
  * event (the minimum of its first non-empty bucket's list) is the earliest
