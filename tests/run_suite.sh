@@ -11,7 +11,7 @@
 #      FUZZ_SECONDS beside them (at full priority: niced, their first unit,
 #      which sets up a daemon, overran libFuzzer's unit timeout).
 #
-# Every phase runs whatever an earlier one found; the exit status is 0 only
+# A failing phase does not stop the later ones; the exit status is 0 only
 # when all passed. Called by the Makefile with MAKE, JOBS and the build
 # folders in the environment.
 set -u
