@@ -23,6 +23,7 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pascal/simulate.h"
 
@@ -74,42 +75,36 @@ static pascal_status count_whole(const pascal_baseline_gemm *run, uint64_t *coun
 }
 
 /* The affine form of every reference from the n_k = 2 and 3 traces (rd2,
- * rd3); 0 when it holds for all of them, with count filled; else -1 and
- * count untouched. */
+ * rd3), counted into `count`; -1 as soon as one reference breaks it (the
+ * caller then zeroes count and walks the whole trace). */
 static int count_affine(const pascal_baseline_gemm *run, const uint64_t *rd2, const uint64_t *rd3,
                         uint64_t *count)
 {
   const uint64_t ctas = run->n_r * run->n_c, n_k = run->n_k;
   const uint64_t tiles = (run->n_r + run->n_c) * n_k;
-  /* pass 0 checks every reference, pass 1 counts: nothing is counted
-   * unless all of them hold */
-  for (int pass = 0; pass < 2; pass++) {
-    for (uint64_t start = 0; start < ctas; start += run->m) {
-      uint64_t step = 2 * ((ctas - start > run->m ? start + run->m : ctas) - start);
-      const uint64_t *a2 = rd2 + 2 * start * 2, *a3 = rd3 + 2 * start * 3;
-      for (uint64_t q = 0; q < step; q++) {
-        uint64_t d20 = a2[q], d21 = a2[step + q];
-        uint64_t d30 = a3[q], d31 = a3[step + q], d32 = a3[2 * step + q];
-        int cold = d20 == PASCAL_RD_COLD;
-        if (cold != (d21 == PASCAL_RD_COLD) || cold != (d30 == PASCAL_RD_COLD) ||
-            cold != (d31 == PASCAL_RD_COLD) || cold != (d32 == PASCAL_RD_COLD))
-          return -1;
-        if (cold) {
-          if (pass == 1)
-            count[tiles] += n_k;
-          continue;
-        }
-        int64_t c2 = (int64_t)d21 - (int64_t)d20, c1 = (int64_t)d30 - (int64_t)d20;
-        int64_t c0 = (int64_t)d20 - 2 * c1;
-        if ((int64_t)d31 != c0 + 3 * c1 + c2 || (int64_t)d32 != c0 + 3 * c1 + 2 * c2)
-          return -1;
-        int64_t first = c0 + c1 * (int64_t)n_k, last = first + c2 * (int64_t)(n_k - 1);
-        if (first < 0 || last < 0 || (uint64_t)first >= tiles || (uint64_t)last >= tiles)
-          return -1; /* affine in k: the ends bound every value */
-        if (pass == 1)
-          for (uint64_t k = 0; k < n_k; k++)
-            count[first + c2 * (int64_t)k]++;
+  for (uint64_t start = 0; start < ctas; start += run->m) {
+    uint64_t step = 2 * ((ctas - start > run->m ? start + run->m : ctas) - start);
+    const uint64_t *a2 = rd2 + 2 * start * 2, *a3 = rd3 + 2 * start * 3;
+    for (uint64_t q = 0; q < step; q++) {
+      uint64_t d20 = a2[q], d21 = a2[step + q];
+      uint64_t d30 = a3[q], d31 = a3[step + q], d32 = a3[2 * step + q];
+      int cold = d20 == PASCAL_RD_COLD;
+      if (cold != (d21 == PASCAL_RD_COLD) || cold != (d30 == PASCAL_RD_COLD) ||
+          cold != (d31 == PASCAL_RD_COLD) || cold != (d32 == PASCAL_RD_COLD))
+        return -1;
+      if (cold) {
+        count[tiles] += n_k;
+        continue;
       }
+      int64_t c2 = (int64_t)d21 - (int64_t)d20, c1 = (int64_t)d30 - (int64_t)d20;
+      int64_t c0 = (int64_t)d20 - 2 * c1;
+      if ((int64_t)d31 != c0 + 3 * c1 + c2 || (int64_t)d32 != c0 + 3 * c1 + 2 * c2)
+        return -1;
+      int64_t first = c0 + c1 * (int64_t)n_k, last = first + c2 * (int64_t)(n_k - 1);
+      if (first < 0 || last < 0 || (uint64_t)first >= tiles || (uint64_t)last >= tiles)
+        return -1; /* affine in k: the ends bound every value */
+      for (uint64_t k = 0; k < n_k; k++)
+        count[first + c2 * (int64_t)k]++;
     }
   }
   return 0;
@@ -137,6 +132,7 @@ pascal_status pc_gemm_distance_counts(const pascal_baseline_gemm *run, uint64_t 
   if (st == PASCAL_OK && count_affine(run, rd2, rd3, count) != 0) {
     if (whole)
       *whole = true;
+    memset(count, 0, ((run->n_r + run->n_c) * run->n_k + 1) * sizeof *count);
     st = count_whole(run, count, err);
   }
   free(rd2);

@@ -61,7 +61,7 @@ typedef struct simdev_event {
 #define QUEUE_SLOTS 4096u /* buckets on the timing wheel (a power of two) */
 
 typedef struct simdev_queue {
-  size_t cap, len;         /* room and events held (wheel + far) */
+  size_t cap;              /* room for events (on the wheel + far) */
   uint32_t next_seq;       /* seq of the next push */
   uint32_t on_wheel;       /* events on the wheel */
   uint64_t base;           /* the current bucket: floor(t / width) */

@@ -213,7 +213,7 @@ pascal_status pc_simdev_queue_reserve(simdev_queue *q, size_t cap)
   if (c >= NIL)
     return PASCAL_ENOMEM;
   q->cap = c;
-  q->len = q->far_len = 0;
+  q->far_len = 0;
   q->next_seq = 0;
   q->epoch_pops = 0;
   q->epoch_start = 0.0;
@@ -232,17 +232,16 @@ void pc_simdev_queue_free(simdev_queue *q)
 
 void pc_simdev_queue_push(simdev_queue *q, double t, uint32_t id)
 {
-  assert(t >= 0.0 && q->len < q->cap); /* tkey's order needs t >= 0 */
+  assert(t >= 0.0 && q->on_wheel + q->far_len < q->cap); /* tkey's order needs t >= 0 */
   simdev_event e = {t, q->next_seq++, id};
-  q->len++;
   place(q, e);
 }
 
 int pc_simdev_queue_pop(simdev_queue *q, simdev_event *out)
 {
-  if (q->len == 0)
-    return 0;
   if (q->on_wheel == 0) { /* turn the wheel to the heap's earliest */
+    if (q->far_len == 0)
+      return 0;
     q->base = bucket_of(q, q->far[0].t);
     take_from_far(q);
   }
@@ -257,7 +256,6 @@ int pc_simdev_queue_pop(simdev_queue *q, simdev_event *out)
   if (q->head[slot] == NIL)
     q->used[slot / 64] &= ~((uint64_t)1 << (slot % 64));
   q->on_wheel--;
-  q->len--;
   if (ahead > 0)
     take_from_far(q);
   if (++q->epoch_pops == QUEUE_EPOCH)
