@@ -14,7 +14,12 @@
  *     L2-bound scan at M N block_bytes / l2_gbps, which the SMs' links alone
  *     do not;
  *   - clock_skew with clock_skew_groups: the chip's fixed work factors,
- *     1 - skew and 1 + skew for two groups, in every run.
+ *     1 - skew and 1 + skew for two groups, in every run;
+ *   - clock_skew_consume: the skew scales the compute loop whole and this
+ *     share of the rest of the work;
+ *   - skew_shared: the skew scales only blocks whose line the other group
+ *     filled: a group that fills its own lines runs at its nominal speed;
+ *   - tma_latency_ns: exposed once per block at d = 1, not on the sync path.
  * Each check fails with the key's effect removed (its default value), which
  * is how each was checked: the default-run comparisons are in the test.
  */
@@ -131,6 +136,64 @@ static void test_clock_skew(void)
   CHECK_NEAR(scan(&p, 1, 1, 4, m, N).kernel_ns, plain, 1e-6);
 }
 
+/* As test_clock_skew, with a dearer consume: skew 0.1 on the loop only. */
+static void test_skew_consume(void)
+{
+  pascal_simdev_profile p = quiet(2);
+  p.sm_read_gbps = 1e6;
+  p.consume_ns = 2000.0;
+  const uint64_t N = 300;
+  const uint32_t m = 40; /* loop 40 x 60 = 2400 ns of 4415 */
+  double plain = scan(&p, 1, 1, 4, m, N).kernel_ns;
+  p.clock_skew = 0.1;
+  p.clock_skew_groups = 2;
+  p.clock_skew_consume = 0.0;
+  double loop_only = scan(&p, 1, 1, 4, m, N).kernel_ns;
+  double work = p.consume_ns + p.compute_ns * m + p.cta_sync_ns;
+  printf("clock_skew_consume: ratio %.4f with the loop skewed alone (expected %.4f)\n",
+         loop_only / plain, 1.0 + 0.1 * p.compute_ns * m / work);
+  CHECK_NEAR(loop_only / plain, 1.0 + 0.1 * p.compute_ns * m / work, 0.005);
+  p.clock_skew_consume = 1.0; /* the whole work: as test_clock_skew */
+  CHECK_NEAR(scan(&p, 1, 1, 4, m, N).kernel_ns / plain, 1.1, 0.01);
+}
+
+/* Two SMs in two groups read the same lines. With an L2 of one line the
+ * follower finds none of the leader's lines and fills its own, so with
+ * skew_shared it runs at its nominal speed (without, at 1 + skew); with an
+ * L2 that holds them all it reads the leader's and runs slow either way. */
+static void test_skew_shared(void)
+{
+  pascal_simdev_profile p = quiet(2);
+  p.sm_read_gbps = 1e6;
+  const uint64_t N = 300;
+  const uint32_t m = 40;
+  double plain = scan(&p, 1, 1, 4, m, N).kernel_ns;
+  p.clock_skew = 0.1;
+  p.clock_skew_groups = 2;
+  p.skew_shared = 1;
+  double held = scan(&p, 1, 1, 4, m, N).kernel_ns;
+  p.capacity_blocks = 1;
+  pascal_simdev_stats own = scan(&p, 1, 1, 4, m, N);
+  p.skew_shared = 0;
+  double always = scan(&p, 1, 1, 4, m, N).kernel_ns;
+  printf("skew_shared: ratio %.4f sharing, %.4f filling its own (%.4f unshared), K %.3f\n",
+         held / plain, own.kernel_ns / plain, always / plain, own.K);
+  CHECK_NEAR(held / plain, 1.1, 0.01);
+  CHECK_NEAR(own.kernel_ns / plain, 1.0, 0.01);
+  CHECK_NEAR(always / plain, 1.1, 0.01);
+  CHECK(own.K > 1.9);
+}
+
+static void test_tma_latency(void)
+{
+  pascal_simdev_profile p = quiet(1);
+  const uint64_t N = 5;
+  double tma0 = scan(&p, 1, 1, 1, 0, N).kernel_ns, sync0 = scan(&p, 1, 0, 0, 0, N).kernel_ns;
+  p.tma_latency_ns = 77.0;
+  CHECK_NEAR(scan(&p, 1, 1, 1, 0, N).kernel_ns - tma0, N * 77.0, 1e-6);
+  CHECK_NEAR(scan(&p, 1, 0, 0, 0, N).kernel_ns, sync0, 1e-6);
+}
+
 int main(void)
 {
   test_sync_rounds();
@@ -138,5 +201,8 @@ int main(void)
   test_exec_shared();
   test_l2_rate();
   test_clock_skew();
+  test_skew_consume();
+  test_skew_shared();
+  test_tma_latency();
   return check_summary();
 }
