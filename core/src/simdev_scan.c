@@ -87,7 +87,8 @@ typedef struct scan_run {
   uint32_t M, R, np, N, capacity, checkpoint, groups;
   int tma, skew_shared;
   const pc_scan_cfg *cfg;
-  double issue_ns, tma_latency_ns, work_ns, jitter, launch_ns, start_jitter_ns, dispatch_ns, barrier_ns;
+  double issue_ns, tma_latency_ns, work_ns, jitter, launch_ns, start_jitter_ns, dispatch_ns,
+      barrier_ns;
   double noise_sd, noise_phi, noise_innov; /* AR(1): x' = phi x + innov U(-1,1) */
   double dispatch_free;                    /* the dispatcher is busy until */
   uint32_t arrived[2];                     /* CTAs at the pending checkpoint, by wave parity */
@@ -241,8 +242,7 @@ static void on_start(scan_run *r, uint32_t s, double now)
   cta_stream(r->cfg, sl->cta, &sl->base, &sl->n);
   if (r->cfg->tiles) { /* its query tile, a line of its own */
     double ready;
-    pc_simdev_mem_lookup(r->mem, sl->sm, r->cfg->q_first + (uint32_t)sl->cta, now, &ready,
-                         NULL);
+    pc_simdev_mem_lookup(r->mem, sl->sm, r->cfg->q_first + (uint32_t)sl->cta, now, &ready, NULL);
     sl->q_arrival = -1.0;
     pc_simdev_queue_push(r->queue, ready, r->M + r->M * r->R + s);
     t += r->issue_ns;
@@ -557,7 +557,8 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
                      .line_bytes = p->block_bytes,
                      .work_ns = p->consume_ns + pc_simdev_compute_ns(p, scan->m) + p->cta_sync_ns +
                                 (scan->m > 0 ? p->mma_setup_ns : 0.0),
-                     .loop_ns = pc_simdev_compute_ns(p, scan->m) + (scan->m > 0 ? p->mma_setup_ns : 0.0),
+                     .loop_ns =
+                         pc_simdev_compute_ns(p, scan->m) + (scan->m > 0 ? p->mma_setup_ns : 0.0),
                      .checkpoint_blocks = scan->checkpoint_blocks,
                      .seed = pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, key), scan->seed)};
   return pc_simdev_scan_engine(dev, &cfg, out, snaps, err);
