@@ -117,71 +117,75 @@ static void test_l2_rate(void)
   CHECK(free_ns < 0.5 * bound);
 }
 
-/* Two SMs, two groups: SM 0 works at 1 - skew, SM 1 at 1 + skew; one CTA
- * each, compute-bound; the kernel ends with the slower SM. */
+/* Two SMs in two skew groups (0.1), one CTA each, compute-bound (m = 40,
+ * latency hidden at d = 4): SM 0 works at 1 - skew, SM 1 at 1 + skew, and
+ * the kernel ends with the slower SM. skew_ratio: its time over the same
+ * run without the skew. */
+#define SKEW_N 300
+#define SKEW_M 40
+
+static pascal_simdev_profile skewed_pair(void)
+{
+  pascal_simdev_profile p = quiet(2);
+  p.sm_read_gbps = 1e6;
+  p.clock_skew = 0.1;
+  p.clock_skew_groups = 2;
+  return p;
+}
+
+static double skew_ratio(const pascal_simdev_profile *p)
+{
+  pascal_simdev_profile plain = *p;
+  plain.clock_skew = 0.0;
+  return scan(p, 1, 1, 4, SKEW_M, SKEW_N).kernel_ns /
+         scan(&plain, 1, 1, 4, SKEW_M, SKEW_N).kernel_ns;
+}
+
 static void test_clock_skew(void)
 {
-  pascal_simdev_profile p = quiet(2);
-  p.sm_read_gbps = 1e6;
-  const uint64_t N = 300;
-  const uint32_t m = 40;
-  double plain = scan(&p, 1, 1, 4, m, N).kernel_ns;
-  p.clock_skew = 0.1;
-  p.clock_skew_groups = 2;
-  double skewed = scan(&p, 1, 1, 4, m, N).kernel_ns;
-  printf("clock_skew: %.0f ns without, %.0f with skew 0.1 (ratio %.4f)\n", plain, skewed,
-         skewed / plain);
-  CHECK_NEAR(skewed / plain, 1.1, 0.01);
+  pascal_simdev_profile p = skewed_pair();
+  double ratio = skew_ratio(&p);
+  printf("clock_skew: ratio %.4f with skew 0.1\n", ratio);
+  CHECK_NEAR(ratio, 1.1, 0.01);
   p.clock_skew_groups = 1; /* one group: no skew */
-  CHECK_NEAR(scan(&p, 1, 1, 4, m, N).kernel_ns, plain, 1e-6);
+  CHECK_NEAR(skew_ratio(&p), 1.0, 1e-9);
 }
 
-/* As test_clock_skew, with a dearer consume: skew 0.1 on the loop only. */
+/* With a dearer consume, the skew on the loop alone (40 x 60 of 4415 ns). */
 static void test_skew_consume(void)
 {
-  pascal_simdev_profile p = quiet(2);
-  p.sm_read_gbps = 1e6;
+  pascal_simdev_profile p = skewed_pair();
   p.consume_ns = 2000.0;
-  const uint64_t N = 300;
-  const uint32_t m = 40; /* loop 40 x 60 = 2400 ns of 4415 */
-  double plain = scan(&p, 1, 1, 4, m, N).kernel_ns;
-  p.clock_skew = 0.1;
-  p.clock_skew_groups = 2;
   p.clock_skew_consume = 0.0;
-  double loop_only = scan(&p, 1, 1, 4, m, N).kernel_ns;
-  double work = p.consume_ns + p.compute_ns * m + p.cta_sync_ns;
-  printf("clock_skew_consume: ratio %.4f with the loop skewed alone (expected %.4f)\n",
-         loop_only / plain, 1.0 + 0.1 * p.compute_ns * m / work);
-  CHECK_NEAR(loop_only / plain, 1.0 + 0.1 * p.compute_ns * m / work, 0.005);
-  p.clock_skew_consume = 1.0; /* the whole work: as test_clock_skew */
-  CHECK_NEAR(scan(&p, 1, 1, 4, m, N).kernel_ns / plain, 1.1, 0.01);
+  double loop = p.compute_ns * SKEW_M, work = p.consume_ns + loop + p.cta_sync_ns;
+  double ratio = skew_ratio(&p);
+  printf("clock_skew_consume: ratio %.4f with the loop skewed alone (expected %.4f)\n", ratio,
+         1.0 + 0.1 * loop / work);
+  CHECK_NEAR(ratio, 1.0 + 0.1 * loop / work, 0.005);
+  p.clock_skew_consume = 1.0; /* the whole work */
+  CHECK_NEAR(skew_ratio(&p), 1.1, 0.01);
 }
 
-/* Two SMs in two groups read the same lines. With an L2 of one line the
- * follower finds none of the leader's lines and fills its own, so with
- * skew_shared it runs at its nominal speed (without, at 1 + skew); with an
- * L2 that holds them all it reads the leader's and runs slow either way. */
+/* Both SMs read the same lines. With an L2 that holds them all the follower
+ * reads the leader's and runs slow; with an L2 of one line it finds none of
+ * them and fills its own, so with skew_shared it runs at its nominal speed
+ * (without skew_shared at 1 + skew). */
 static void test_skew_shared(void)
 {
-  pascal_simdev_profile p = quiet(2);
-  p.sm_read_gbps = 1e6;
-  const uint64_t N = 300;
-  const uint32_t m = 40;
-  double plain = scan(&p, 1, 1, 4, m, N).kernel_ns;
-  p.clock_skew = 0.1;
-  p.clock_skew_groups = 2;
+  pascal_simdev_profile p = skewed_pair();
   p.skew_shared = 1;
-  double held = scan(&p, 1, 1, 4, m, N).kernel_ns;
+  double held = skew_ratio(&p);
   p.capacity_blocks = 1;
-  pascal_simdev_stats own = scan(&p, 1, 1, 4, m, N);
+  double own = skew_ratio(&p);
+  double K = scan(&p, 1, 1, 4, SKEW_M, SKEW_N).K;
   p.skew_shared = 0;
-  double always = scan(&p, 1, 1, 4, m, N).kernel_ns;
-  printf("skew_shared: ratio %.4f sharing, %.4f filling its own (%.4f unshared), K %.3f\n",
-         held / plain, own.kernel_ns / plain, always / plain, own.K);
-  CHECK_NEAR(held / plain, 1.1, 0.01);
-  CHECK_NEAR(own.kernel_ns / plain, 1.0, 0.01);
-  CHECK_NEAR(always / plain, 1.1, 0.01);
-  CHECK(own.K > 1.9);
+  double always = skew_ratio(&p);
+  printf("skew_shared: ratio %.4f sharing, %.4f filling its own (%.4f unshared), K %.3f\n", held,
+         own, always, K);
+  CHECK_NEAR(held, 1.1, 0.01);
+  CHECK_NEAR(own, 1.0, 0.01);
+  CHECK_NEAR(always, 1.1, 0.01);
+  CHECK(K > 1.9);
 }
 
 static void test_tma_latency(void)
