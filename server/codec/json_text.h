@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pascal/error.h"
 
@@ -35,6 +36,8 @@ typedef struct pascal_jtext {
   int comma;
   pascal_status status;               /* first failure, PASCAL_OK while none */
   char field[PASCAL_ERROR_FIELD_MAX]; /* its key ("" for array elements) */
+  const char *key;                    /* "key": of pascal_jtext_key until its value, or NULL */
+  size_t key_len;
 } pascal_jtext;
 
 /* Longest text pascal_json_real_format writes, NUL included. */
@@ -71,6 +74,42 @@ void pascal_jtext_raw(pascal_jtext *w, const char *key, const char *json, size_t
 /* A Jansson value (any kind, nested), members in the tree's order; reals
  * as pascal_jtext_real. For small trees built elsewhere (error bodies). */
 void pascal_jtext_json(pascal_jtext *w, const char *key, const json_t *v);
+/* A member's key given apart from its value, for keys known when the
+ * program is compiled: PASCAL_JTEXT_KEY(w, "K") takes a string literal
+ * that needs no escape (every key the codecs write) and passes its text
+ * with quotes and colon, "K":, and its length, both fixed at compile
+ * time, so that the key is copied without being measured or checked. The
+ * value follows through any writer above with key NULL (an error in it
+ * names this key). PASCAL_JTEXT_REAL(w, "K", v) and its kin below are the
+ * two calls in one. */
+void pascal_jtext_key_slow(pascal_jtext *w, const char *text, size_t len);
+static inline void pascal_jtext_key(pascal_jtext *w, const char *text, size_t len)
+{
+  if (w->status != PASCAL_OK || w->cap - w->len <= len + 2) {
+    pascal_jtext_key_slow(w, text, len);
+    return;
+  }
+  char *t = w->text + w->len;
+  t[0] = ',';
+  memcpy(t + w->comma, text, len);
+  w->len += (size_t)w->comma + len;
+  w->text[w->len] = '\0';
+  w->comma = 0;
+  w->key = text;
+  w->key_len = len;
+}
+#define PASCAL_JTEXT_KEY(w, k) pascal_jtext_key((w), "\"" k "\":", sizeof(k) + 2)
+#define PASCAL_JTEXT_REAL(w, k, v) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_real((w), NULL, (v)))
+#define PASCAL_JTEXT_REAL_OR_NULL(w, k, v)                                                    \
+  (PASCAL_JTEXT_KEY(w, k), pascal_jtext_real_or_null((w), NULL, (v)))
+#define PASCAL_JTEXT_UINT(w, k, v) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_uint((w), NULL, (v)))
+#define PASCAL_JTEXT_INT(w, k, v) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_int((w), NULL, (v)))
+#define PASCAL_JTEXT_BOOL(w, k, v) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_bool((w), NULL, (v)))
+#define PASCAL_JTEXT_NULL(w, k) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_null((w), NULL))
+#define PASCAL_JTEXT_STRING(w, k, s) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_string((w), NULL, (s)))
+#define PASCAL_JTEXT_OBJECT(w, k) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_object_begin((w), NULL))
+#define PASCAL_JTEXT_ARRAY(w, k) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_array_begin((w), NULL))
+
 /* A newline after a complete document (replies end with one). */
 void pascal_jtext_newline(pascal_jtext *w);
 
