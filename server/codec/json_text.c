@@ -392,8 +392,26 @@ void pascal_jtext_real(pascal_jtext *w, const char *key, double v)
     fail_value(w, PASCAL_ERANGE, key);
     return;
   }
-  if (begin_value(w, key, PASCAL_JSON_REAL_MAX) == 0)
-    w->len += pascal_json_real_format(v, w->text + w->len); /* NUL-terminated */
+  if (begin_value(w, key, PASCAL_JSON_REAL_MAX) != 0)
+    return;
+  char *t = w->text + w->len; /* room for PASCAL_JSON_REAL_MAX bytes */
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  _Static_assert(PASCAL_JTEXT_MEMO == 16, "the slot is the hash's top 4 bits");
+  pascal_jtext_memo *m = &w->memo[(bits * 0x9e3779b97f4a7c15u) >> 60];
+  if (m->len && m->bits == bits) {
+    memcpy(t, m->text, PASCAL_JTEXT_MEMO_TEXT);
+    t[m->len] = '\0';
+    w->len += m->len;
+    return;
+  }
+  size_t n = pascal_json_real_format(v, t); /* NUL-terminated */
+  if (n <= PASCAL_JTEXT_MEMO_TEXT) {
+    m->bits = bits;
+    m->len = (unsigned char)n;
+    memcpy(m->text, t, PASCAL_JTEXT_MEMO_TEXT);
+  }
+  w->len += n;
 }
 
 void pascal_jtext_real_or_null(pascal_jtext *w, const char *key, double v)
