@@ -35,7 +35,7 @@ extern "C" {
  * validation errors, the interval's level in every item of a batch), and a
  * repeat is copied instead of formatted again (about 20 instructions
  * against 400). Direct-mapped; len 0 marks an empty slot. */
-#define PASCAL_JTEXT_MEMO 16
+#define PASCAL_JTEXT_MEMO      16
 #define PASCAL_JTEXT_MEMO_TEXT 23 /* longer texts are not kept */
 typedef struct pascal_jtext_memo {
   uint64_t bits;
@@ -112,17 +112,17 @@ static inline void pascal_jtext_key(pascal_jtext *w, const char *text, size_t le
   w->key = text;
   w->key_len = len;
 }
-#define PASCAL_JTEXT_KEY(w, k) pascal_jtext_key((w), "\"" k "\":", sizeof(k) + 2)
+#define PASCAL_JTEXT_KEY(w, k)     pascal_jtext_key((w), "\"" k "\":", sizeof(k) + 2)
 #define PASCAL_JTEXT_REAL(w, k, v) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_real((w), NULL, (v)))
-#define PASCAL_JTEXT_REAL_OR_NULL(w, k, v)                                                    \
+#define PASCAL_JTEXT_REAL_OR_NULL(w, k, v)                                                         \
   (PASCAL_JTEXT_KEY(w, k), pascal_jtext_real_or_null((w), NULL, (v)))
-#define PASCAL_JTEXT_UINT(w, k, v) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_uint((w), NULL, (v)))
-#define PASCAL_JTEXT_INT(w, k, v) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_int((w), NULL, (v)))
-#define PASCAL_JTEXT_BOOL(w, k, v) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_bool((w), NULL, (v)))
-#define PASCAL_JTEXT_NULL(w, k) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_null((w), NULL))
+#define PASCAL_JTEXT_UINT(w, k, v)   (PASCAL_JTEXT_KEY(w, k), pascal_jtext_uint((w), NULL, (v)))
+#define PASCAL_JTEXT_INT(w, k, v)    (PASCAL_JTEXT_KEY(w, k), pascal_jtext_int((w), NULL, (v)))
+#define PASCAL_JTEXT_BOOL(w, k, v)   (PASCAL_JTEXT_KEY(w, k), pascal_jtext_bool((w), NULL, (v)))
+#define PASCAL_JTEXT_NULL(w, k)      (PASCAL_JTEXT_KEY(w, k), pascal_jtext_null((w), NULL))
 #define PASCAL_JTEXT_STRING(w, k, s) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_string((w), NULL, (s)))
-#define PASCAL_JTEXT_OBJECT(w, k) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_object_begin((w), NULL))
-#define PASCAL_JTEXT_ARRAY(w, k) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_array_begin((w), NULL))
+#define PASCAL_JTEXT_OBJECT(w, k)    (PASCAL_JTEXT_KEY(w, k), pascal_jtext_object_begin((w), NULL))
+#define PASCAL_JTEXT_ARRAY(w, k)     (PASCAL_JTEXT_KEY(w, k), pascal_jtext_array_begin((w), NULL))
 
 /* A newline after a complete document (replies end with one). */
 void pascal_jtext_newline(pascal_jtext *w);

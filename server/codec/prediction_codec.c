@@ -131,9 +131,8 @@ static size_t error_method(char out[256], const pascal_expected_error *x, int ge
       count[--c] = (char)('0' + k % 10);
       k /= 10;
     } while (k);
-    size_t n = append(out, 0,
-                      x->source == PASCAL_ERRSRC_LOKO ? "\"leave-one-key-out folds"
-                                                      : "\"held-out panel");
+    size_t n = append(
+        out, 0, x->source == PASCAL_ERRSRC_LOKO ? "\"leave-one-key-out folds" : "\"held-out panel");
     n = append(out, n, ": mean error of the ");
     n = append(out, n, pascal_rule_name(x->rule));
     n = append(out, n, " rule on the ");
