@@ -241,6 +241,12 @@ static size_t copy_plain(char *t, const char *s, size_t max)
  * copied in turn. */
 static int begin_value(pascal_jtext *w, const char *key, size_t value_len)
 {
+  if (!key && w->status == PASCAL_OK && w->cap - w->len > 1 + value_len) {
+    w->text[w->len] = ','; /* a value after pascal_jtext_key, or an element */
+    w->len += (size_t)w->comma;
+    w->comma = 1;
+    return 0;
+  }
   if (key && w->status == PASCAL_OK && w->cap - w->len > 1 + KEY_FAST_MAX + 3 + value_len) {
     char *t = w->text + w->len;
     size_t o = w->comma;
@@ -350,9 +356,17 @@ void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s)
   w->len += i + 2;
 }
 
-/* -m when `negative`, else m, in decimal without printf. */
+/* -m when `negative`, else m, in decimal without printf; a single digit
+ * (most counts, depths and flags of an answer) is written directly. */
 static void put_decimal(pascal_jtext *w, const char *key, uint64_t m, int negative)
 {
+  if (m < 10 && !negative) {
+    if (begin_value(w, key, 1) == 0) {
+      w->text[w->len++] = (char)('0' + m);
+      w->text[w->len] = '\0';
+    }
+    return;
+  }
   char d[24];
   size_t n = sizeof d;
   do {
