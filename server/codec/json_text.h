@@ -7,7 +7,9 @@
  * naming its key, or null through pascal_jtext_real_or_null), strings
  * checked as UTF-8 and escaped, reals always written as reals ("48.0",
  * "1e-05") in a short form that reads back to the same double
- * (pascal_json_real_format).
+ * (pascal_json_real_format). Keys known when the program is compiled are
+ * given as string literals rendered then ("K":, PASCAL_JTEXT_KEY), and a
+ * real written lately is copied rather than formatted again (the memo).
  *
  * Errors are sticky: the first failing write records its status and key and
  * every later write is ignored, so an encoder writes straight through and
@@ -27,9 +29,6 @@
 extern "C" {
 #endif
 
-/* Invariant: text[0..len) is the document so far, NUL-terminated once
- * anything was written; `comma` is 1 when the innermost open container (or
- * the top level) already holds a value, so the next value needs a ','. */
 /* Reals formatted lately, by their bits: an answer repeats some (a
  * reference's curve value at every level of its explanation, a family's
  * validation errors, the interval's level in every item of a batch), and a
@@ -43,13 +42,18 @@ typedef struct pascal_jtext_memo {
   char text[PASCAL_JTEXT_MEMO_TEXT];
 } pascal_jtext_memo;
 
+/* Invariant: text[0..len) is the document so far, NUL-terminated once
+ * anything was written; `comma` is 1 when the innermost open container (or
+ * the top level) already holds a value, so the next value needs a ','. */
 typedef struct pascal_jtext {
   char *text; /* malloc'd, owned */
   size_t len, cap;
   int comma;
   pascal_status status;               /* first failure, PASCAL_OK while none */
   char field[PASCAL_ERROR_FIELD_MAX]; /* its key ("" for array elements) */
-  const char *key;                    /* "key": of pascal_jtext_key until its value, or NULL */
+  /* the "key": last given by pascal_jtext_key, until the next key or a
+   * container opens or closes (an error in its value names it); or NULL */
+  const char *key;
   size_t key_len;
   pascal_jtext_memo memo[PASCAL_JTEXT_MEMO];
 } pascal_jtext;
