@@ -115,12 +115,12 @@ static pascal_status scan_calibrated(const pascal_model *md, const pascal_peaks 
                                      double fill_bytes, pascal_time *out, pascal_error *err)
 {
   pascal_scan_explanation why;
-  pascal_status st = pc_scan_transfer(md, key, N, W, PC_VALUE_LOG_COST, &why, NULL, err);
+  pascal_status st = pc_scan_transfer(md, key, N, NAN, PC_VALUE_LOG_COST, &why, NULL, err);
   if (st)
     return st;
   double cost = exp(why.a);
   pascal_rule rule = why.rule;
-  if ((st = pc_scan_transfer(md, key, N, W, PC_VALUE_FIXED, &why, NULL, err)))
+  if ((st = pc_scan_transfer(md, key, N, NAN, PC_VALUE_FIXED, &why, NULL, err)))
     return st;
   double fixed = why.a, rounds = W * (double)N, b = md->device.block_bytes;
   double M = (double)md->device.sm_count * key->o;

@@ -214,7 +214,7 @@ MUTANTS = [
 
     # --- CLI -------------------------------------------------------------------
     M("cli-bounds-tilesight", "server/codec/static_codec.c",
-      'pascal_jtext_real(w, "K", rm->tilesight_k);', 'pascal_jtext_real(w, "K", rm->sdcm_k);',
+      'PASCAL_JTEXT_REAL(w, "K", rm->tilesight_k);', 'PASCAL_JTEXT_REAL(w, "K", rm->sdcm_k);',
       "bounds prints exact SDCM under the TileSight key"),
     M("cli-refused-exit", "server/cli/output.c",
       "return err->status == PASCAL_EREFUSED ? CLI_EXIT_REFUSED : CLI_EXIT_FAILURE;",
