@@ -412,6 +412,8 @@ void pascal_jtext_real(pascal_jtext *w, const char *key, double v)
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
   _Static_assert(PASCAL_JTEXT_MEMO == 16, "the slot is the hash's top 4 bits");
+  _Static_assert(PASCAL_JTEXT_MEMO_TEXT < PASCAL_JSON_REAL_MAX,
+                 "a slot's text fits the room reserved");
   pascal_jtext_memo *m = &w->memo[(bits * UINT64_C(0x9e3779b97f4a7c15)) >> 60];
   if (m->len && m->bits == bits) {
     memcpy(t, m->text, PASCAL_JTEXT_MEMO_TEXT);
