@@ -34,5 +34,7 @@ double pc_curve_log_k_at(const pascal_curve *curve, double lw);
  * next knot, where that reading differs from encode(L). */
 double pc_curve_excess_at(const pascal_curve *curve, double lw);
 bool pc_curve_one_pass_segment(const pascal_curve *curve, double lw);
+/* The excess K - 1 >= 0 at knot j (what the onset fit reads). */
+double pc_curve_knot_excess(const pascal_curve *curve, size_t j);
 
 #endif

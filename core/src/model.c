@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curve_internal.h"
 #include "model_internal.h"
 
 /* One included run with the coordinates it is grouped and sorted by.
@@ -233,6 +234,37 @@ static pascal_status build_scan(pascal_model *m, const fit_item *items, size_t n
   return PASCAL_OK;
 }
 
+static bool same_key(const pascal_model *m, const model_ref *a, const model_ref *b)
+{
+  const model_family *fa = &m->families[a->family], *fb = &m->families[b->family];
+  return a->m == b->m && fa->o == fb->o && fa->path == fb->path && fa->d == fb->d;
+}
+
+/* Each reference's onset W_0 = c / N, c fitted on the knots above one pass
+ * of every size of its key in blocks per slot x = W N (docs/design.md 4.1):
+ * the drift that starts the excess is counted in blocks, so the sizes of a
+ * key share it. x and e hold at least as many entries as the model has
+ * knots in all. */
+static void fit_scan_onsets(pascal_model *m, double *x, double *e)
+{
+  for (size_t r = 0; r < m->n_refs; r++) {
+    size_t k = 0;
+    for (size_t q = 0; q < m->n_refs; q++) {
+      const model_ref *o = &m->refs[q];
+      if (!same_key(m, &m->refs[r], o))
+        continue;
+      double N = m->sizes[m->families[o->family].size].N;
+      for (size_t j = 0; j < o->curve.n; j++)
+        if (o->curve.x[j] > 0) {
+          x[k] = N * exp(o->curve.x[j]);
+          e[k++] = pc_curve_knot_excess(&o->curve, j);
+        }
+    }
+    m->refs[r].curve.onset =
+        pascal_onset_fit(x, e, k) / m->sizes[m->families[m->refs[r].family].size].N;
+  }
+}
+
 /* The GEMM time fit over the timed runs among items[0, n). */
 static void fit_gemm_time(pascal_model *m, const fit_item *items, size_t n, double *scratch)
 {
@@ -298,9 +330,10 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
   m->class_rule = cal->class_rule;
   m->gemm = cal->gemm;
   m->attention = cal->attention;
-  if (pascal_workload_scans(cal->workload))
-    st = build_scan(m, items, n, scratch, scratch + n, scratch + 2 * n, err);
-  else
+  if (pascal_workload_scans(cal->workload)) {
+    if (!(st = build_scan(m, items, n, scratch, scratch + n, scratch + 2 * n, err)))
+      fit_scan_onsets(m, scratch, scratch + n);
+  } else
     st = build_gemm(m, items, n, scratch, scratch + n, scratch + 2 * n, err);
   if (st)
     goto fail;
