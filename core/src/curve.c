@@ -1,8 +1,9 @@
 /*
  * curve.c - isotonic regression, PCHIP and the cumulative traffic curve of
  * paper section 4.2 / App. C Eq. trafficcurve, and the excess coordinate of
- * Eq. excess_coordinate / dynamic_decode, with the scan's reading from one
- * pass to the first horizon in that coordinate (docs/design.md 4.1).
+ * Eq. excess_coordinate / dynamic_decode, with the scan's onset law from
+ * one pass to the first horizon and past the last and its fit
+ * (docs/design.md 4.1).
  *
  * PCHIP follows SciPy's PchipInterpolator (_find_derivatives, _edge_case)
  * so that fitted values match SciPy:
@@ -196,13 +197,7 @@ pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs, p
   for (size_t j = 0; j < c.n; j++)
     assert(c.d[j] >= 0 && (j == 0 || c.x[j - 1] < c.x[j]));
   double xs[PASCAL_CURVE_MAX_KNOTS], es[PASCAL_CURVE_MAX_KNOTS];
-  size_t k = 0;
-  for (size_t j = 0; j < c.n; j++)
-    if (c.x[j] > 0) {
-      xs[k] = exp(c.x[j]);
-      es[k++] = pc_curve_knot_excess(&c, j);
-    }
-  c.onset = pascal_onset_fit(xs, es, k);
+  c.onset = pascal_onset_fit(xs, es, pc_curve_onset_points(&c, 1, xs, es));
   *out = c;
   return PASCAL_OK;
 }
@@ -225,10 +220,21 @@ bool pc_curve_one_pass_segment(const pascal_curve *curve, double lw)
   return curve->n >= 2 && curve->x[0] == 0 && lw > 0 && lw < curve->x[1];
 }
 
-double pc_curve_knot_excess(const pascal_curve *curve, size_t j)
+static double knot_excess(const pascal_curve *curve, size_t j)
 {
   double e = expm1(curve->y[j] - curve->x[j]);
   return e > 0 ? e : 0;
+}
+
+size_t pc_curve_onset_points(const pascal_curve *curve, double N, double *x, double *e)
+{
+  size_t k = 0;
+  for (size_t j = 0; j < curve->n; j++)
+    if (curve->x[j] > 0) {
+      x[k] = N * exp(curve->x[j]);
+      e[k++] = knot_excess(curve, j);
+    }
+  return k;
 }
 
 /* On the segment from one pass to the first horizon, and past the last
@@ -259,7 +265,7 @@ double pc_curve_excess_at(const pascal_curve *curve, double lw)
   double wa = exp(curve->x[b - 1]), wb = exp(curve->x[b]), w = exp(lw);
   double w0 = curve->onset < wb ? curve->onset : 0;
   double ha = -1 / fmax(wa, w0), hb = -1 / fmax(wb, w0), h = -1 / fmax(w, w0);
-  double ea = pc_curve_knot_excess(curve, b - 1), eb = pc_curve_knot_excess(curve, b);
+  double ea = knot_excess(curve, b - 1), eb = knot_excess(curve, b);
   double e = ea + (eb - ea) * (h - ha) / (hb - ha);
   return log((e > 0 ? e : 0) + PASCAL_EXCESS_EPS);
 }

@@ -31,10 +31,12 @@ double pc_curve_log_k_at(const pascal_curve *curve, double lw);
 
 /* a at log-horizon lw as the scan predictor reads it (pascal_curve_excess),
  * and whether lw lies strictly between a knot at one pass (W = 1) and the
- * next knot, where that reading differs from encode(L). */
+ * next knot, where the onset law is read (an interval group of its own). */
 double pc_curve_excess_at(const pascal_curve *curve, double lw);
 bool pc_curve_one_pass_segment(const pascal_curve *curve, double lw);
-/* The excess K - 1 >= 0 at knot j (what the onset fit reads). */
-double pc_curve_knot_excess(const pascal_curve *curve, size_t j);
+/* The knots above one pass as onset-fit points (pascal_onset_fit): x the
+ * blocks per slot W N, e the excess K - 1 >= 0. Writes at most curve->n
+ * entries to x and e and returns how many. */
+size_t pc_curve_onset_points(const pascal_curve *curve, double N, double *x, double *e);
 
 #endif

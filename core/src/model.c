@@ -253,12 +253,8 @@ static void fit_scan_onsets(pascal_model *m, double *x, double *e)
       const model_ref *o = &m->refs[q];
       if (!same_key(m, &m->refs[r], o))
         continue;
-      double N = m->sizes[m->families[o->family].size].N;
-      for (size_t j = 0; j < o->curve.n; j++)
-        if (o->curve.x[j] > 0) {
-          x[k] = N * exp(o->curve.x[j]);
-          e[k++] = pc_curve_knot_excess(&o->curve, j);
-        }
+      k += pc_curve_onset_points(&o->curve, m->sizes[m->families[o->family].size].N, x + k,
+                                 e + k);
     }
     m->refs[r].curve.onset =
         pascal_onset_fit(x, e, k) / m->sizes[m->families[m->refs[r].family].size].N;
