@@ -134,20 +134,30 @@ def linear_in_w(c, W, excess):
     return math.log1p(max(v, 0) / W) if excess else math.log(v / W)
 
 
+def onset_error(pts, c):
+    g = [max(0.0, 1 - c / x) for x, _ in pts]
+    gg = sum(v * v for v in g)
+    if gg == 0:
+        return math.inf
+    A = max(0.0, sum(v * e for v, (_, e) in zip(g, pts)) / gg)
+    return sum((math.log(A * v + EPS) - math.log(e + EPS)) ** 2 for v, (_, e) in zip(g, pts))
+
+
 def onset_fit(pts):
-    """c of e = A max(0, 1 - c / x) over pts [(x, e)] (pascal_onset_fit)."""
+    """c of e = A max(0, 1 - c / x) over pts [(x, e)], as pascal_onset_fit
+    searches it: c = 0, then x_max 2^(-k/32) for every eighth k in 0..384,
+    then the k within 7 of the best of those."""
     x_max = max((x for x, _ in pts), default=0)
-    best_c, best_s = 0.0, math.inf
-    for k in range(-1, 385):
-        c = 0.0 if k < 0 else x_max * 2 ** (-k / 32)
-        g = [max(0.0, 1 - c / x) for x, _ in pts]
-        gg = sum(v * v for v in g)
-        if gg == 0:
-            continue
-        A = max(0.0, sum(v * e for v, (_, e) in zip(g, pts)) / gg)
-        s = sum((math.log(A * v + EPS) - math.log(e + EPS)) ** 2 for v, (_, e) in zip(g, pts))
+    best_c, best_s, best_k = 0.0, onset_error(pts, 0.0), -1
+    for k in range(0, 385, 8):
+        s = onset_error(pts, x_max * 2 ** (-k / 32))
         if s < best_s:
-            best_c, best_s = c, s
+            best_c, best_s, best_k = x_max * 2 ** (-k / 32), s, k
+    for k in range(best_k - 7, best_k + 8) if best_k >= 0 else ():
+        if 0 <= k <= 384 and k != best_k:
+            s = onset_error(pts, x_max * 2 ** (-k / 32))
+            if s < best_s:
+                best_c, best_s = x_max * 2 ** (-k / 32), s
     return best_c
 
 

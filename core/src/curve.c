@@ -153,8 +153,8 @@ double pc_pchip_eval_window(const double *x, size_t n, size_t i, const double *y
   return hermite(x[i], x[i + 1], yw[i - lo], yw[i + 1 - lo], d0, d1, t);
 }
 
-pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs, pascal_curve *out,
-                               const char *field, pascal_error *err)
+pascal_status pc_curve_fit_knots(const double *W, const double *K, size_t n_obs, pascal_curve *out,
+                                 const char *field, pascal_error *err)
 {
   pascal_curve c = {0};
   double sum[PASCAL_CURVE_MAX_KNOTS];
@@ -196,10 +196,18 @@ pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs, p
    * every knot slope is >= 0, so log(W K(W)) never decreases in log W. */
   for (size_t j = 0; j < c.n; j++)
     assert(c.d[j] >= 0 && (j == 0 || c.x[j - 1] < c.x[j]));
-  double xs[PASCAL_CURVE_MAX_KNOTS], es[PASCAL_CURVE_MAX_KNOTS];
-  c.onset = pascal_onset_fit(xs, es, pc_curve_onset_points(&c, 1, xs, es));
   *out = c;
   return PASCAL_OK;
+}
+
+pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs, pascal_curve *out,
+                               const char *field, pascal_error *err)
+{
+  double xs[PASCAL_CURVE_MAX_KNOTS], es[PASCAL_CURVE_MAX_KNOTS];
+  pascal_status st = pc_curve_fit_knots(W, K, n_obs, out, field, err);
+  if (!st)
+    out->onset = pascal_onset_fit(xs, es, pc_curve_onset_points(out, 1, xs, es));
+  return st;
 }
 
 double pc_curve_log_k_at(const pascal_curve *curve, double lw)
@@ -275,25 +283,47 @@ double pascal_curve_excess(const pascal_curve *curve, double W)
   return pc_curve_excess_at(curve, log(W));
 }
 
+/* The squared error in the excess coordinate of the best amplitude for
+ * onset c (INFINITY when no point is past c). */
+static double onset_error(const double *x, const double *e, size_t n, double c)
+{
+  double gg = 0, ge = 0, s = 0;
+  for (size_t i = 0; i < n; i++) {
+    double g = fmax(0, 1 - c / x[i]);
+    gg += g * g;
+    ge += g * e[i];
+  }
+  if (gg == 0)
+    return INFINITY;
+  double A = fmax(0, ge / gg);
+  for (size_t i = 0; i < n; i++) {
+    double r = log(A * fmax(0, 1 - c / x[i]) + PASCAL_EXCESS_EPS) - log(e[i] + PASCAL_EXCESS_EPS);
+    s += r * r;
+  }
+  return s;
+}
+
+/* c = 0, then the grid x_max 2^(-k/32), k = 0..384, searched coarse to fine:
+ * every eighth k, then the k within 7 of the best of those. */
 double pascal_onset_fit(const double *x, const double *e, size_t n)
 {
-  double x_max = 0, best_c = 0, best_s = INFINITY;
+  double x_max = 0;
   for (size_t i = 0; i < n; i++)
     x_max = fmax(x_max, x[i]);
-  for (int k = -1; k <= 384; k++) {
-    double c = k < 0 ? 0 : x_max * exp2(-k / 32.0), gg = 0, ge = 0, s = 0;
-    for (size_t i = 0; i < n; i++) {
-      double g = fmax(0, 1 - c / x[i]);
-      gg += g * g;
-      ge += g * e[i];
+  double best_c = 0, best_s = onset_error(x, e, n, 0);
+  int best_k = -1;
+  for (int k = 0; k <= 384; k += 8) {
+    double c = x_max * exp2(-k / 32.0), s = onset_error(x, e, n, c);
+    if (s < best_s) {
+      best_s = s;
+      best_c = c;
+      best_k = k;
     }
-    if (gg == 0)
+  }
+  for (int k = best_k - 7; best_k >= 0 && k <= best_k + 7; k++) {
+    if (k < 0 || k > 384 || k == best_k)
       continue;
-    double A = fmax(0, ge / gg);
-    for (size_t i = 0; i < n; i++) {
-      double r = log(A * fmax(0, 1 - c / x[i]) + PASCAL_EXCESS_EPS) - log(e[i] + PASCAL_EXCESS_EPS);
-      s += r * r;
-    }
+    double c = x_max * exp2(-k / 32.0), s = onset_error(x, e, n, c);
     if (s < best_s) {
       best_s = s;
       best_c = c;

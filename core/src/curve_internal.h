@@ -26,6 +26,11 @@ void pc_pchip_window(size_t n, size_t i, size_t *lo, size_t *hi);
 double pc_pchip_eval_window(const double *x, size_t n, size_t i, const double *yw, size_t lo,
                             double t);
 
+/* pascal_curve_fit without the onset (left 0): the model fits it per key
+ * over all sizes (model.c), a GEMM grid's curve has none. */
+pascal_status pc_curve_fit_knots(const double *W, const double *K, size_t n_obs, pascal_curve *out,
+                                 const char *field, pascal_error *err);
+
 /* L at log-horizon lw: S(clamped lw) - clamped lw. */
 double pc_curve_log_k_at(const pascal_curve *curve, double lw);
 

@@ -154,7 +154,7 @@ static pascal_status fit_group(const fit_item *items, size_t lo, size_t hi, doub
     ks[i - lo] = items[i].k;
   }
   snprintf(field, sizeof field, "measurements[%zu]", items[lo].index);
-  return pascal_curve_fit(hs, ks, hi - lo, out, field, err);
+  return pc_curve_fit_knots(hs, ks, hi - lo, out, field, err);
 }
 
 static pascal_status alloc_array(void **p, size_t n, size_t size, pascal_error *err)
@@ -234,6 +234,11 @@ static pascal_status build_scan(pascal_model *m, const fit_item *items, size_t n
   return PASCAL_OK;
 }
 
+static double ref_N(const pascal_model *m, size_t r)
+{
+  return m->sizes[m->families[m->refs[r].family].size].N;
+}
+
 static bool same_key(const pascal_model *m, const model_ref *a, const model_ref *b)
 {
   const model_family *fa = &m->families[a->family], *fb = &m->families[b->family];
@@ -248,16 +253,18 @@ static bool same_key(const pascal_model *m, const model_ref *a, const model_ref 
 static void fit_scan_onsets(pascal_model *m, double *x, double *e)
 {
   for (size_t r = 0; r < m->n_refs; r++) {
-    size_t k = 0;
-    for (size_t q = 0; q < m->n_refs; q++) {
-      const model_ref *o = &m->refs[q];
-      if (!same_key(m, &m->refs[r], o))
-        continue;
-      k += pc_curve_onset_points(&o->curve, m->sizes[m->families[o->family].size].N, x + k,
-                                 e + k);
-    }
-    m->refs[r].curve.onset =
-        pascal_onset_fit(x, e, k) / m->sizes[m->families[m->refs[r].family].size].N;
+    size_t k = 0, q;
+    for (q = 0; q < r && !same_key(m, &m->refs[q], &m->refs[r]); q++)
+      ;
+    if (q < r) /* the key's first reference fitted it for all */
+      continue;
+    for (q = r; q < m->n_refs; q++)
+      if (same_key(m, &m->refs[r], &m->refs[q]))
+        k += pc_curve_onset_points(&m->refs[q].curve, ref_N(m, q), x + k, e + k);
+    double c = pascal_onset_fit(x, e, k);
+    for (q = r; q < m->n_refs; q++)
+      if (same_key(m, &m->refs[r], &m->refs[q]))
+        m->refs[q].curve.onset = c / ref_N(m, q);
   }
 }
 

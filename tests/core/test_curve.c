@@ -111,9 +111,9 @@ static void excess_bound_randomised(void)
  * Exhaustive over a small grid of curves whose knots follow the law (first
  * horizon W1 in {2, 4, 8}, onset W_0 from one pass to just below W1,
  * amplitude A), against the law's closed form; the onset the fit finds on
- * the curve's own knots lies within one step of its grid (2^(1/32)) of W_0. Verified to
- * fail with the previous reading (the excess coordinate linear in log W on
- * the first segment, L held past the last knot). */
+ * the curve's own knots lies within one step of its grid (2^(1/32)) of
+ * W_0. Verified to fail with the previous reading (the excess coordinate
+ * linear in log W on the first segment, L held past the last knot). */
 static void excess_onset_law(void)
 {
   static const double W1s[] = {2, 4, 8}, W0s[] = {1, 1.5, 1.9}, As[] = {0.3, 4, 19};

@@ -90,11 +90,12 @@ double pascal_excess_encode(double log_k);
 double pascal_curve_excess(const pascal_curve *curve, double W);
 
 /* The onset c >= 0 of the excess law e = A max(0, 1 - c / x) fitted to n
- * points (x_i > 0, e_i >= 0): for each candidate c (0, then x_max 2^(-k/32)
- * for k = 0..384) the amplitude A >= 0 is the least-squares fit of e, and
- * the c kept is the first whose fit has the smallest squared error in the
- * excess coordinate, log(A g_i + eps) - log(e_i + eps). 0 when n == 0. For a
- * scan x = W N (blocks per slot) and the onset horizon is W_0 = c / N. */
+ * points (x_i > 0, e_i >= 0): for a candidate c the amplitude A >= 0 is the
+ * least-squares fit of e, and the c kept is the first whose fit has the
+ * smallest squared error in the excess coordinate, log(A g_i + eps) -
+ * log(e_i + eps). Candidates: c = 0, then x_max 2^(-k/32) for every eighth
+ * k in 0..384, then the k within 7 of the best of those. 0 when n == 0. For
+ * a scan x = W N (blocks per slot) and the onset horizon is W_0 = c / N. */
 double pascal_onset_fit(const double *x, const double *e, size_t n);
 
 /* K = min(M, k0 * (1 + [exp a - eps]_+)) (Eq. dynamic_decode; k0 = 1 for a
