@@ -23,7 +23,9 @@ the rest (docs/design.md 4.1 quotes the figures):
                   grid): log(x K) linear in log x (the paper's curve's
                   reading), a linear in log x, the onset law;
   smallest / largest size held out: the nearest size's K (clamp) against a
-                  linear extrapolation of the excess coordinate in C/N;
+                  linear extrapolation of the excess coordinate in C/N and
+                  against the nearest size's curve read at the same blocks
+                  per slot W N (the onset law's variable; W = 1 as is);
   smallest / largest m of a family held out: the nearest m against a linear
                   extrapolation of the excess coordinate in m.
 
@@ -178,6 +180,18 @@ def onset_segment(c, N, W, segment_knots):
     return math.log1p(onset_law(a * N, excess(la), b * N, excess(lb), W * N, c))
 
 
+def read_as_shipped(curve, N, W, c):
+    """log K at W of one size's curve {W: log K} as core/src/curve.c reads it."""
+    ws = sorted(curve)
+    if W in curve or W < ws[0]:
+        return curve[W if W in curve else ws[0]]
+    if ws[0] == 1 and W < ws[1]:
+        return onset_segment(c, N, W, [(w, curve[w]) for w in ws[:2]])
+    if W > ws[-1]:
+        return onset_segment(c, N, W, [(w, curve[w]) for w in ws[-2:]])
+    return paper(curve, W)
+
+
 W_RULES = {
     "paper curve": paper,
     "excess linear in log W from one pass": excess_log,
@@ -249,6 +263,18 @@ def main(paths):
                 lin = enc(g[a]) + (enc(g[b]) - enc(g[a])) * (C / held - ea) / (eb - ea)
                 out["N %s held out: clamp" % ("smallest" if held == ns[0] else "largest")].append(err(g[a], g[held]))
                 out["N %s held out: linear in C/N" % ("smallest" if held == ns[0] else "largest")].append(err(dec(lin), g[held]))
+        for pts in by_key.values():  # a size read at the same blocks per slot
+            ns = sorted({n for n, _ in pts})
+            if len(ns) < 3:
+                continue
+            for held, near in ((ns[0], ns[1]), (ns[-1], ns[-2])):
+                rest = {k: v for k, v in pts.items() if k[0] != held}
+                on = onset_fit([(n * w, excess(v)) for (n, w), v in rest.items() if w > 1])
+                curve = {w: v for (n, w), v in rest.items() if n == near}
+                side = "smallest" if held == ns[0] else "largest"
+                for w in sorted(w for n, w in pts if n == held):
+                    pred = read_as_shipped(curve, near, w * held / near if w > 1 else w, on)
+                    out["N %s held out: nearest size at the same W N" % side].append(err(pred, pts[held, w]))
         ms_of = collections.defaultdict(dict)  # (o, path, d, N, W) -> {m: log K}
         for k, v in K.items():
             ms_of[k[:3] + k[4:]][k[3]] = v
