@@ -269,9 +269,12 @@ static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *k
   pc_extrapolation_flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
                         N < md->sizes[0].N && md->n_sizes >= 2 ? PASCAL_EXTRAP_LINEAR
                                                                : PASCAL_EXTRAP_CLAMPED);
+  /* Past the last horizon every curve read (each of two knots or more when
+   * the span is not one point) carries its last segment's onset law on. */
   if (lw < sp->lw_lo || lw > sp->lw_hi)
     pc_extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
-                          PASCAL_EXTRAP_HELD);
+                          lw > sp->lw_hi && sp->lw_lo < sp->lw_hi ? PASCAL_EXTRAP_LINEAR
+                                                                  : PASCAL_EXTRAP_HELD);
   pc_extrapolation_flag(ex, PASCAL_COORD_M, key->m, sp->m_lo, sp->m_hi, PASCAL_EXTRAP_CLAMPED);
   pc_extrapolation_flag(ex, PASCAL_COORD_D, key->d, sp->d_lo, sp->d_hi, PASCAL_EXTRAP_CLAMPED);
 }
