@@ -7,16 +7,33 @@ never its held-out or off-grid panel, and prints the mean |predicted / measured
 the rest (docs/design.md 4.1 quotes the figures):
 
   W = 4 held out  (read between W = 1 and 16): the paper's curve (PCHIP of
-                  log W K over log W, after isotonic regression) against the
-                  excess coordinate linear in log W from one pass (the rule
-                  core/src/curve.c applies), and the excess or the traffic
-                  linear in W;
+                  log W K over log W, after isotonic regression), the excess
+                  coordinate linear in log W from one pass, the excess or the
+                  traffic linear in W, and the onset law (below) with the
+                  key's onset fitted on the rest (the rule core/src/curve.c
+                  applies);
   W = 16 held out (read between 4 and 64): the paper's curve against the
-                  excess coordinate read linearly on every segment;
+                  excess coordinate read linearly on every segment and the
+                  onset law on that segment;
+  W = 64 held out (read past W = 16 from 4 and 16): the last knot's value
+                  held against the onset law of the last segment;
+  blocks per slot (x = W N): each of a key's points held out and read from
+                  its two neighbours in x among the key's other sizes and
+                  horizons (gaps of 1.3x to 2x, as between a panel's W and the
+                  grid): log(x K) linear in log x (the paper's curve's
+                  reading), a linear in log x, the onset law;
   smallest / largest size held out: the nearest size's K (clamp) against a
-                  linear extrapolation of the excess coordinate in C/N;
+                  linear extrapolation of the excess coordinate in C/N and
+                  against the nearest size's curve read at the same blocks
+                  per slot W N (the onset law's variable; W = 1 as is);
   smallest / largest m of a family held out: the nearest m against a linear
                   extrapolation of the excess coordinate in m.
+
+The onset law: the excess e = K - 1 of a key is A max(0, 1 - c / (W N)),
+no excess until the workers have drifted a cache apart after c blocks per
+slot, then the same excess per pass; c is fitted per key over its sizes and
+horizons above one pass (pascal_onset_fit), and a segment [W_a, W_b] is read
+with e linear in -1 / max(W, c / N) through its two knots.
 
 The curve arithmetic follows core/src/curve.c (SciPy's PCHIP end rule); K =
 fill_bytes / (block_bytes N W); repeats merge by their geometric mean.
@@ -119,6 +136,62 @@ def linear_in_w(c, W, excess):
     return math.log1p(max(v, 0) / W) if excess else math.log(v / W)
 
 
+def onset_error(pts, c):
+    g = [max(0.0, 1 - c / x) for x, _ in pts]
+    gg = sum(v * v for v in g)
+    if gg == 0:
+        return math.inf
+    A = max(0.0, sum(v * e for v, (_, e) in zip(g, pts)) / gg)
+    return sum((math.log(A * v + EPS) - math.log(e + EPS)) ** 2 for v, (_, e) in zip(g, pts))
+
+
+def onset_fit(pts):
+    """c of e = A max(0, 1 - c / x) over pts [(x, e)], as pascal_onset_fit
+    searches it: c = 0, then x_max 2^(-k/32) for every eighth k in 0..384,
+    then the k within 7 of the best of those."""
+    x_max = max((x for x, _ in pts), default=0)
+    best_c, best_s, best_k = 0.0, onset_error(pts, 0.0), -1
+    for k in range(0, 385, 8):
+        s = onset_error(pts, x_max * 2 ** (-k / 32))
+        if s < best_s:
+            best_c, best_s, best_k = x_max * 2 ** (-k / 32), s, k
+    for k in range(best_k - 7, best_k + 8) if best_k >= 0 else ():
+        if 0 <= k <= 384 and k != best_k:
+            s = onset_error(pts, x_max * 2 ** (-k / 32))
+            if s < best_s:
+                best_c, best_s = x_max * 2 ** (-k / 32), s
+    return best_c
+
+
+def excess(log_k):
+    return max(math.expm1(log_k), 0.0)
+
+
+def onset_law(xa, ea, xb, eb, x, c):
+    """e at x on the segment [(xa, ea), (xb, eb)] (x past xb: its line goes on)."""
+    c = c if c < xb else 0.0
+    ha, hb, h = -1 / max(xa, c), -1 / max(xb, c), -1 / max(x, c)
+    return max(0.0, ea + (eb - ea) * (h - ha) / (hb - ha))
+
+
+def onset_segment(c, N, W, segment_knots):
+    """log K at W from the onset law on the segment of knots {W: log K}."""
+    (a, la), (b, lb) = segment_knots
+    return math.log1p(onset_law(a * N, excess(la), b * N, excess(lb), W * N, c))
+
+
+def read_as_shipped(curve, N, W, c):
+    """log K at W of one size's curve {W: log K} as core/src/curve.c reads it."""
+    ws = sorted(curve)
+    if W in curve or W < ws[0]:
+        return curve[W if W in curve else ws[0]]
+    if ws[0] == 1 and W < ws[1]:
+        return onset_segment(c, N, W, [(w, curve[w]) for w in ws[:2]])
+    if W > ws[-1]:
+        return onset_segment(c, N, W, [(w, curve[w]) for w in ws[-2:]])
+    return paper(curve, W)
+
+
 W_RULES = {
     "paper curve": paper,
     "excess linear in log W from one pass": excess_log,
@@ -146,12 +219,38 @@ def main(paths):
         curves = collections.defaultdict(dict)  # (o, path, d, m, N) -> {W: log K}
         for k, v in K.items():
             curves[k[:5]][k[5]] = v
-        for c in curves.values():
-            for held in (4, 16):
-                if held in c and len(c) >= 3:
-                    rest = {w: v for w, v in c.items() if w != held}
-                    for name, rule in W_RULES.items():
-                        out["W = %d held out: %s" % (held, name)].append(err(rule(rest, held), c[held]))
+        by_key = collections.defaultdict(dict)  # (o, path, d, m) -> {(N, W): log K}
+        for k, v in K.items():
+            by_key[k[:4]][k[4], k[5]] = v
+        for z, c in curves.items():
+            pts = by_key[z[:4]]
+            for held in (4, 16, 64):
+                if held not in c or len(c) < 3:
+                    continue
+                rest = {w: v for w, v in c.items() if w != held}
+                on = onset_fit([(n * w, excess(v)) for (n, w), v in pts.items() if w not in (1, held)])
+                ws = sorted(rest)
+                if held == 64:
+                    seg = [(w, rest[w]) for w in ws[-2:]]
+                    out["W = 64 held out: last knot held"].append(err(rest[ws[-1]], c[held]))
+                    out["W = 64 held out: onset law"].append(err(onset_segment(on, z[4], held, seg), c[held]))
+                    continue
+                for name, rule in W_RULES.items():
+                    out["W = %d held out: %s" % (held, name)].append(err(rule(rest, held), c[held]))
+                a, b = segment(rest, held)
+                pred = onset_segment(on, z[4], held, [(a, rest[a]), (b, rest[b])])
+                out["W = %d held out: onset law" % held].append(err(pred, c[held]))
+        for pts in by_key.values():
+            P = sorted((n * w, v) for (n, w), v in pts.items() if w > 1)
+            for i in range(1, len(P) - 1):
+                (xa, la), (x, obs), (xb, lb) = P[i - 1], P[i], P[i + 1]
+                on = onset_fit([(u, excess(v)) for j, (u, v) in enumerate(P) if j != i])
+                t = math.log(x / xa) / math.log(xb / xa)
+                y = math.log(xa) + la + t * (math.log(xb) + lb - math.log(xa) - la)
+                out["x = W N held out: log(x K) linear in log x"].append(err(y - math.log(x), obs))
+                out["x = W N held out: a linear in log x"].append(err(dec(enc(la) + t * (enc(lb) - enc(la))), obs))
+                e = onset_law(xa, excess(la), xb, excess(lb), x, on)
+                out["x = W N held out: onset law"].append(err(math.log1p(e), obs))
         sizes = collections.defaultdict(dict)  # (o, path, d, m, W) -> {N: log K}
         for k, v in K.items():
             sizes[k[:4] + (k[5],)][k[4]] = v
@@ -164,6 +263,18 @@ def main(paths):
                 lin = enc(g[a]) + (enc(g[b]) - enc(g[a])) * (C / held - ea) / (eb - ea)
                 out["N %s held out: clamp" % ("smallest" if held == ns[0] else "largest")].append(err(g[a], g[held]))
                 out["N %s held out: linear in C/N" % ("smallest" if held == ns[0] else "largest")].append(err(dec(lin), g[held]))
+        for pts in by_key.values():  # a size read at the same blocks per slot
+            ns = sorted({n for n, _ in pts})
+            if len(ns) < 3:
+                continue
+            for held, near in ((ns[0], ns[1]), (ns[-1], ns[-2])):
+                rest = {k: v for k, v in pts.items() if k[0] != held}
+                on = onset_fit([(n * w, excess(v)) for (n, w), v in rest.items() if w > 1])
+                curve = {w: v for (n, w), v in rest.items() if n == near}
+                side = "smallest" if held == ns[0] else "largest"
+                for w in sorted(w for n, w in pts if n == held):
+                    pred = read_as_shipped(curve, near, w * held / near if w > 1 else w, on)
+                    out["N %s held out: nearest size at the same W N" % side].append(err(pred, pts[held, w]))
         ms_of = collections.defaultdict(dict)  # (o, path, d, N, W) -> {m: log K}
         for k, v in K.items():
             ms_of[k[:3] + k[4:]][k[3]] = v

@@ -40,10 +40,11 @@ static void answer_interval(const pascal_validation *v, const pascal_transfers *
   if (out->loses && K > 0 && K_aligned > 0)
     iv->widened_to_aligned = pascal_interval_widen_k(&b, t, log(K_aligned / K));
   double lo = b.lo[PASCAL_INTERVAL_K], hi = b.hi[PASCAL_INTERVAL_K];
-  iv->K_low = K * exp(lo);
-  iv->K_high = K * exp(hi);
-  iv->fill_bytes_low = fill_bytes * exp(lo);
-  iv->fill_bytes_high = fill_bytes * exp(hi);
+  double scale_lo = exp(lo), scale_hi = exp(hi); /* K and the fills scale alike */
+  iv->K_low = K * scale_lo;
+  iv->K_high = K * scale_hi;
+  iv->fill_bytes_low = fill_bytes * scale_lo;
+  iv->fill_bytes_high = fill_bytes * scale_hi;
   if (out->timed && b.known[PASCAL_INTERVAL_TIME]) {
     iv->time_s_low = out->time.time_s * exp(b.lo[PASCAL_INTERVAL_TIME]);
     iv->time_s_high = out->time.time_s * exp(b.hi[PASCAL_INTERVAL_TIME]);

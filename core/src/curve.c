@@ -1,8 +1,9 @@
 /*
  * curve.c - isotonic regression, PCHIP and the cumulative traffic curve of
  * paper section 4.2 / App. C Eq. trafficcurve, and the excess coordinate of
- * Eq. excess_coordinate / dynamic_decode, with the scan's reading from one
- * pass to the first horizon in that coordinate (docs/design.md 4.1).
+ * Eq. excess_coordinate / dynamic_decode, with the scan's onset law from
+ * one pass to the first horizon and past the last and its fit
+ * (docs/design.md 4.1).
  *
  * PCHIP follows SciPy's PchipInterpolator (_find_derivatives, _edge_case)
  * so that fitted values match SciPy:
@@ -152,8 +153,8 @@ double pc_pchip_eval_window(const double *x, size_t n, size_t i, const double *y
   return hermite(x[i], x[i + 1], yw[i - lo], yw[i + 1 - lo], d0, d1, t);
 }
 
-pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs, pascal_curve *out,
-                               const char *field, pascal_error *err)
+pascal_status pc_curve_fit_knots(const double *W, const double *K, size_t n_obs, pascal_curve *out,
+                                 const char *field, pascal_error *err)
 {
   pascal_curve c = {0};
   double sum[PASCAL_CURVE_MAX_KNOTS];
@@ -199,6 +200,16 @@ pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs, p
   return PASCAL_OK;
 }
 
+pascal_status pascal_curve_fit(const double *W, const double *K, size_t n_obs, pascal_curve *out,
+                               const char *field, pascal_error *err)
+{
+  double xs[PASCAL_CURVE_MAX_KNOTS], es[PASCAL_CURVE_MAX_KNOTS];
+  pascal_status st = pc_curve_fit_knots(W, K, n_obs, out, field, err);
+  if (!st)
+    out->onset = pascal_onset_fit(xs, es, pc_curve_onset_points(out, 1, xs, es));
+  return st;
+}
+
 double pc_curve_log_k_at(const pascal_curve *curve, double lw)
 {
   lw = clamp(lw, curve->x[0], curve->x[curve->n - 1]);
@@ -210,36 +221,115 @@ double pascal_curve_log_k(const pascal_curve *curve, double W)
   return pc_curve_log_k_at(curve, log(W));
 }
 
-/* From one pass (W = 1) to the first calibrated horizon above it the
- * excess coordinate is interpolated linearly in log W between the two
- * knots, instead of reading S: one pass of every worker over N > C blocks
- * fills each block once, whatever the workers' progress, so the knot at
- * W = 1 measures no divergence, only the aligned count, and S spread the
- * first horizon's excess back to it as if the drift between workers that
- * causes it were there from the first pass. In a the excess starts at its
- * floor eps and grows geometrically in W until the first horizon's value
- * (docs/design.md 4.1). Elsewhere, and on a curve without a knot at
- * W = 1, a = encode(L). */
+/* The W = 1 knot's segment: its transfer is an interval group of its own
+ * (docs/expected-error.md). */
 bool pc_curve_one_pass_segment(const pascal_curve *curve, double lw)
 {
   return curve->n >= 2 && curve->x[0] == 0 && lw > 0 && lw < curve->x[1];
 }
 
+static double knot_excess(const pascal_curve *curve, size_t j)
+{
+  double e = expm1(curve->y[j] - curve->x[j]);
+  return e > 0 ? e : 0;
+}
+
+size_t pc_curve_onset_points(const pascal_curve *curve, double N, double *x, double *e)
+{
+  size_t k = 0;
+  for (size_t j = 0; j < curve->n; j++)
+    if (curve->x[j] > 0) {
+      x[k] = N * exp(curve->x[j]);
+      e[k++] = knot_excess(curve, j);
+    }
+  return k;
+}
+
+/* On the segment from one pass to the first horizon, and past the last
+ * knot, the excess e = K - 1 is read off the law e = A max(0, 1 - W_0 / W)
+ * that a drift between workers makes: blocks are refilled only once the
+ * leading workers are a cache's worth ahead of the trailing ones, after W_0
+ * passes, and from then on each pass adds the same excess (the fills of the
+ * excess are W (K - 1) = A (W - W_0) blocks per block). On a segment
+ * [W_a, W_b] that is e linear in h(W) = -1 / max(W, W_0) through the two
+ * knots (W_0 ignored when not below W_b); past the last knot the last
+ * segment's line goes on, towards its amplitude A. One pass (e = 0 at
+ * W = 1) measures no divergence, and the paper's curve S, which joins
+ * log(W K) smoothly, spread the first horizon's excess back to it; past
+ * the last knot S holds the last value. Between the other knots S is read
+ * (encode(L)); below the first knot its value is held. The rules were
+ * chosen on calibration folds (docs/design.md 4.1). */
 double pc_curve_excess_at(const pascal_curve *curve, double lw)
 {
-  lw = clamp(lw, curve->x[0], curve->x[curve->n - 1]);
-  if (pc_curve_one_pass_segment(curve, lw)) {
-    double a0 = pascal_excess_encode(curve->y[0] - curve->x[0]);
-    double a1 = pascal_excess_encode(curve->y[1] - curve->x[1]);
-    double t = lw / curve->x[1];
-    return a0 + t * (a1 - a0);
-  }
-  return pascal_excess_encode(pc_curve_log_k_at(curve, lw));
+  size_t n = curve->n, b;
+  if (n == 1 || lw <= curve->x[0])
+    return pascal_excess_encode(curve->y[0] - curve->x[0]);
+  if (pc_curve_one_pass_segment(curve, lw))
+    b = 1;
+  else if (lw > curve->x[n - 1])
+    b = n - 1;
+  else
+    return pascal_excess_encode(pc_curve_log_k_at(curve, lw));
+  double wa = exp(curve->x[b - 1]), wb = exp(curve->x[b]), w = exp(lw);
+  double w0 = curve->onset < wb ? curve->onset : 0;
+  double ha = -1 / fmax(wa, w0), hb = -1 / fmax(wb, w0), h = -1 / fmax(w, w0);
+  double ea = knot_excess(curve, b - 1), eb = knot_excess(curve, b);
+  double e = ea + (eb - ea) * (h - ha) / (hb - ha);
+  return log((e > 0 ? e : 0) + PASCAL_EXCESS_EPS);
 }
 
 double pascal_curve_excess(const pascal_curve *curve, double W)
 {
   return pc_curve_excess_at(curve, log(W));
+}
+
+/* The squared error in the excess coordinate of the best amplitude for
+ * onset c (INFINITY when no point is past c). */
+static double onset_error(const double *x, const double *e, size_t n, double c)
+{
+  double gg = 0, ge = 0, s = 0;
+  for (size_t i = 0; i < n; i++) {
+    double g = fmax(0, 1 - c / x[i]);
+    gg += g * g;
+    ge += g * e[i];
+  }
+  if (gg == 0)
+    return INFINITY;
+  double A = fmax(0, ge / gg);
+  for (size_t i = 0; i < n; i++) {
+    double r = log(A * fmax(0, 1 - c / x[i]) + PASCAL_EXCESS_EPS) - log(e[i] + PASCAL_EXCESS_EPS);
+    s += r * r;
+  }
+  return s;
+}
+
+/* c = 0, then the grid x_max 2^(-k/32), k = 0..384, searched coarse to fine:
+ * every eighth k, then the k within 7 of the best of those. */
+double pascal_onset_fit(const double *x, const double *e, size_t n)
+{
+  double x_max = 0;
+  for (size_t i = 0; i < n; i++)
+    x_max = fmax(x_max, x[i]);
+  double best_c = 0, best_s = onset_error(x, e, n, 0);
+  int best_k = -1;
+  for (int k = 0; k <= 384; k += 8) {
+    double c = x_max * exp2(-k / 32.0), s = onset_error(x, e, n, c);
+    if (s < best_s) {
+      best_s = s;
+      best_c = c;
+      best_k = k;
+    }
+  }
+  for (int k = best_k - 7; best_k >= 0 && k <= best_k + 7; k++) {
+    if (k < 0 || k > 384 || k == best_k)
+      continue;
+    double c = x_max * exp2(-k / 32.0), s = onset_error(x, e, n, c);
+    if (s < best_s) {
+      best_s = s;
+      best_c = c;
+    }
+  }
+  return best_c;
 }
 
 double pascal_excess_encode(double log_k)

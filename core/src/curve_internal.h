@@ -26,13 +26,22 @@ void pc_pchip_window(size_t n, size_t i, size_t *lo, size_t *hi);
 double pc_pchip_eval_window(const double *x, size_t n, size_t i, const double *yw, size_t lo,
                             double t);
 
+/* pascal_curve_fit without the onset (left 0): the model fits it per key
+ * over all sizes (model.c), a GEMM grid's curve has none. */
+pascal_status pc_curve_fit_knots(const double *W, const double *K, size_t n_obs, pascal_curve *out,
+                                 const char *field, pascal_error *err);
+
 /* L at log-horizon lw: S(clamped lw) - clamped lw. */
 double pc_curve_log_k_at(const pascal_curve *curve, double lw);
 
 /* a at log-horizon lw as the scan predictor reads it (pascal_curve_excess),
  * and whether lw lies strictly between a knot at one pass (W = 1) and the
- * next knot, where that reading differs from encode(L). */
+ * next knot, where the onset law is read (an interval group of its own). */
 double pc_curve_excess_at(const pascal_curve *curve, double lw);
 bool pc_curve_one_pass_segment(const pascal_curve *curve, double lw);
+/* The knots above one pass as onset-fit points (pascal_onset_fit): x the
+ * blocks per slot W N, e the excess K - 1 >= 0. Writes at most curve->n
+ * entries to x and e and returns how many. */
+size_t pc_curve_onset_points(const pascal_curve *curve, double N, double *x, double *e);
 
 #endif

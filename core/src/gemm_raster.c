@@ -11,11 +11,17 @@
  *
  * V_s walks the waves (CTAs wM .. wM + M - 1) once. A panel is an A row
  * panel (tile row i, all k) or a B column panel (tile column j, all k). A
- * wave reads each of its distinct panels; one read by an earlier wave u is
+ * wave reads each of its distinct panels, then its CTAs write their output
+ * tiles, which are never read again; a panel read by an earlier wave u is
  * a hit when the bytes of the distinct panels whose last reader lies in
- * waves u .. w - 1 (the panel itself among them) fit in the capacity: the
- * stack distance of LRU at panel granularity, kept in a Fenwick tree over
- * waves. O(tiles + panels log waves) time, O(panels + waves) memory.
+ * waves u .. w - 1 (the panel itself among them) and of the output tiles
+ * those waves wrote fit in the capacity: the stack distance of LRU at
+ * panel granularity, kept in a Fenwick tree over waves. The outputs decide
+ * where a raster's reuse fits the cache only just: a 3072^2 FP16 GEMM of
+ * 128 x 128 tiles keeps all of B (18.9 MB) and a wave's two A panels
+ * (1.6 MB) in a 21 MB cache, not with the wave's 3.1 MB of FP32 outputs
+ * as well (the direct raster then reads B once per wave).
+ * O(tiles + panels log waves) time, O(panels + waves) memory.
  */
 #include <stdlib.h>
 
@@ -75,6 +81,7 @@ pascal_status pascal_gemm_static_fills(const pascal_gemm_shape *shape, const pas
   uint64_t panels = (uint64_t)n_r + n_c;
   double row_bytes = (double)shape->Kg * c->tile_m * c->elem_bytes;
   double col_bytes = (double)shape->Kg * c->tile_n * c->elem_bytes;
+  double out_bytes = (double)c->tile_m * c->tile_n * PASCAL_GEMM_OUT_ELEM_BYTES;
   int64_t *last = malloc(panels * sizeof *last);  /* wave of the last read, -1: none */
   uint64_t *seen = malloc(panels * sizeof *seen); /* wave + 1 that listed it */
   uint64_t *list = malloc((panels < 2ull * M ? panels : 2ull * M) * sizeof *list);
@@ -116,6 +123,7 @@ pascal_status pascal_gemm_static_fills(const pascal_gemm_shape *shape, const pas
       fen_add(fen, waves, w, bytes);
       last[p] = (int64_t)w;
     }
+    fen_add(fen, waves, w, (double)(end - w * M) * out_bytes); /* the wave's outputs */
   }
   *out = fills;
   st = PASCAL_OK;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curve_internal.h"
 #include "model_internal.h"
 
 /* One included run with the coordinates it is grouped and sorted by.
@@ -153,7 +154,7 @@ static pascal_status fit_group(const fit_item *items, size_t lo, size_t hi, doub
     ks[i - lo] = items[i].k;
   }
   snprintf(field, sizeof field, "measurements[%zu]", items[lo].index);
-  return pascal_curve_fit(hs, ks, hi - lo, out, field, err);
+  return pc_curve_fit_knots(hs, ks, hi - lo, out, field, err);
 }
 
 static pascal_status alloc_array(void **p, size_t n, size_t size, pascal_error *err)
@@ -233,6 +234,40 @@ static pascal_status build_scan(pascal_model *m, const fit_item *items, size_t n
   return PASCAL_OK;
 }
 
+static double ref_N(const pascal_model *m, size_t r)
+{
+  return m->sizes[m->families[m->refs[r].family].size].N;
+}
+
+static bool same_key(const pascal_model *m, const model_ref *a, const model_ref *b)
+{
+  const model_family *fa = &m->families[a->family], *fb = &m->families[b->family];
+  return a->m == b->m && fa->o == fb->o && fa->path == fb->path && fa->d == fb->d;
+}
+
+/* Each reference's onset W_0 = c / N, c fitted on the knots above one pass
+ * of every size of its key in blocks per slot x = W N (docs/design.md 4.1):
+ * the drift that starts the excess is counted in blocks, so the sizes of a
+ * key share it. x and e hold at least as many entries as the model has
+ * knots in all. */
+static void fit_scan_onsets(pascal_model *m, double *x, double *e)
+{
+  for (size_t r = 0; r < m->n_refs; r++) {
+    size_t k = 0, q;
+    for (q = 0; q < r && !same_key(m, &m->refs[q], &m->refs[r]); q++)
+      ;
+    if (q < r) /* the key's first reference fitted it for all */
+      continue;
+    for (q = r; q < m->n_refs; q++)
+      if (same_key(m, &m->refs[r], &m->refs[q]))
+        k += pc_curve_onset_points(&m->refs[q].curve, ref_N(m, q), x + k, e + k);
+    double c = pascal_onset_fit(x, e, k);
+    for (q = r; q < m->n_refs; q++)
+      if (same_key(m, &m->refs[r], &m->refs[q]))
+        m->refs[q].curve.onset = c / ref_N(m, q);
+  }
+}
+
 /* The GEMM time fit over the timed runs among items[0, n). */
 static void fit_gemm_time(pascal_model *m, const fit_item *items, size_t n, double *scratch)
 {
@@ -298,9 +333,10 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
   m->class_rule = cal->class_rule;
   m->gemm = cal->gemm;
   m->attention = cal->attention;
-  if (pascal_workload_scans(cal->workload))
-    st = build_scan(m, items, n, scratch, scratch + n, scratch + 2 * n, err);
-  else
+  if (pascal_workload_scans(cal->workload)) {
+    if (!(st = build_scan(m, items, n, scratch, scratch + n, scratch + 2 * n, err)))
+      fit_scan_onsets(m, scratch, scratch + n);
+  } else
     st = build_gemm(m, items, n, scratch, scratch + n, scratch + 2 * n, err);
   if (st)
     goto fail;

@@ -173,9 +173,11 @@ typedef enum pc_ref_value {
 
 /* The transfer of pascal_model_predict_scan (rules 1-6 at the sizes
  * adjacent to N, then linear in eta) applied to `value`; N <= C reads the
- * sizes as any other N (no closed form). Fills `why` and `sp_out` (the span
- * of (m, log W, d) inside every reference read; may be NULL). Errors as
- * pascal_model_predict_scan's. */
+ * sizes as any other N (no closed form). `lw` is log W, computed once by
+ * the caller (K's curves are read at it; the time fit's values do not
+ * depend on W, and their callers pass NAN). Fills `why` and `sp_out` (the
+ * span of (m, log W, d) inside every reference read; may be NULL). Errors
+ * as pascal_model_predict_scan's. */
 typedef struct scan_span {
   double m_lo, m_hi, lw_lo, lw_hi, d_lo, d_hi;
   double lw_dist;   /* the largest distance of log W from the nearest knot of
@@ -184,7 +186,7 @@ typedef struct scan_span {
                        (pc_curve_one_pass_segment)                          */
 } scan_span;
 pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
-                               double W, pc_ref_value value, pascal_scan_explanation *why,
+                               double lw, pc_ref_value value, pascal_scan_explanation *why,
                                scan_span *sp_out, pascal_error *err);
 
 /* The query checks of a scan prediction (fields "workload", "o", "path",

@@ -263,16 +263,18 @@ static double knot_value(double x)
 
 /* The coordinates of the query outside the span of what was read. */
 static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
-                                double W, const scan_span *sp, pascal_extrapolations *ex)
+                                double W, double lw, const scan_span *sp, pascal_extrapolations *ex)
 {
   ex->n = 0;
   pc_extrapolation_flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
                         N < md->sizes[0].N && md->n_sizes >= 2 ? PASCAL_EXTRAP_LINEAR
                                                                : PASCAL_EXTRAP_CLAMPED);
-  double lw = log(W);
+  /* Past the last horizon every curve read (each of two knots or more when
+   * the span is not one point) carries its last segment's onset law on. */
   if (lw < sp->lw_lo || lw > sp->lw_hi)
     pc_extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
-                          PASCAL_EXTRAP_HELD);
+                          lw > sp->lw_hi && sp->lw_lo < sp->lw_hi ? PASCAL_EXTRAP_LINEAR
+                                                                  : PASCAL_EXTRAP_HELD);
   pc_extrapolation_flag(ex, PASCAL_COORD_M, key->m, sp->m_lo, sp->m_hi, PASCAL_EXTRAP_CLAMPED);
   pc_extrapolation_flag(ex, PASCAL_COORD_D, key->d, sp->d_lo, sp->d_hi, PASCAL_EXTRAP_CLAMPED);
 }
@@ -289,12 +291,11 @@ static void family_transfers(const pascal_family_step *f, uint32_t m, pascal_tra
 }
 
 /* How far the answer is from the references it read, per coordinate. */
-static void scan_transfers(const pascal_scan_key *key, uint32_t N, double W,
+static void scan_transfers(const pascal_scan_key *key, uint32_t N, double lw,
                            const pascal_scan_explanation *why, const scan_span *sp,
                            pascal_transfers *t)
 {
   t->n = 0;
-  double lw = log(W);
   for (size_t k = 0; k < why->n_sizes; k++) {
     const pascal_size_step *s = &why->size[k];
     double dd = INFINITY;
@@ -311,15 +312,15 @@ static void scan_transfers(const pascal_scan_key *key, uint32_t N, double W,
                   : sp->lw_one_pass                ? PASCAL_TRANSFER_ONE_PASS
                                                    : PASCAL_TRANSFER_INTERP,
                   sp->lw_dist);
-  double dn = INFINITY;
+  double dn = INFINITY, ln = log((double)N);
   for (size_t k = 0; k < why->n_sizes; k++)
-    dn = fmin(dn, fabs(log((double)N) - log((double)why->size[k].N)));
+    dn = fmin(dn, fabs(ln - log((double)why->size[k].N)));
   bool between = why->n_sizes == 2 && N > why->size[0].N && N < why->size[1].N;
   pc_transfer_add(t, PASCAL_COORD_N, between ? PASCAL_TRANSFER_INTERP : PASCAL_TRANSFER_EXTRAP, dn);
 }
 
 pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
-                               double W, pc_ref_value value, pascal_scan_explanation *why,
+                               double lw, pc_ref_value value, pascal_scan_explanation *why,
                                scan_span *sp_out, pascal_error *err)
 {
   pascal_status st;
@@ -346,7 +347,7 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
     first = j ? j - 1 : 0;
     count = 2;
   }
-  ref_query q = {value, log(W)};
+  ref_query q = {value, lw};
   scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, 0, false};
   why->n_sizes = count;
   why->rule = PASCAL_RULE_EXACT;
@@ -392,7 +393,8 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
     return PASCAL_OK;
   }
   scan_span sp;
-  if ((st = pc_scan_transfer(md, key, N, W, PC_VALUE_K, why, &sp, err)))
+  double lw = log(W); /* once per answer: the transfer, the flags and the distances read it */
+  if ((st = pc_scan_transfer(md, key, N, lw, PC_VALUE_K, why, &sp, err)))
     return st;
   p.M = md->device.sm_count * key->o;
   p.K = pascal_excess_decode(why->a, 1, p.M);
@@ -401,8 +403,8 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
   if (!isfinite(p.fill_bytes)) /* W finite but near DBL_MAX */
     return pascal_error_set(err, PASCAL_ERANGE, "W",
                             "W = %g gives fill bytes beyond the range of a double", W);
-  scan_extrapolations(md, key, N, W, &sp, &p.extrapolated);
-  scan_transfers(key, N, W, why, &sp, &p.transfers);
+  scan_extrapolations(md, key, N, W, lw, &sp, &p.extrapolated);
+  scan_transfers(key, N, lw, why, &sp, &p.transfers);
   pc_scan_advise(&md->device, key, N, W, &p, &p.advice);
   *out = p;
   return PASCAL_OK;

@@ -3,8 +3,8 @@
  * (pascal/simdev.h, docs/attention.md, docs/sim-device.md; the paper's
  * exploratory attention section): its checks, its lines (K/V steps per K/V
  * head, then a query tile and an output tile per CTA), its per-step work at
- * the profile's rates, the scan engine's run (simdev_scan.c), and its
- * fills in bytes with the query tiles counted at their own size.
+ * the profile's rates (the matrix products at the tensor pipe's), the scan engine's run
+ * (simdev_scan.c), and its fills in bytes with the query tiles counted at their own size.
  */
 #include <math.h>
 #include <string.h>
@@ -101,8 +101,8 @@ pascal_status pascal_simdev_run_attention(pascal_simdev *dev, const pascal_simde
       .ctas = ctas,
       .lines = (uint32_t)(kv_lines + 2 * ctas),
       .line_bytes = (uint32_t)step_bytes,
-      .work_ns = 2 * p->consume_ns + pc_simdev_compute_ns(p, m) + p->cta_sync_ns,
-      .loop_ns = pc_simdev_compute_ns(p, m),
+      .work_ns = 2 * p->consume_ns + pc_simdev_tile_compute_ns(p, m) + p->cta_sync_ns,
+      .loop_ns = pc_simdev_tile_compute_ns(p, m),
       .seed = pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, key), run->seed),
       .tiles = 1,
       .causal = (int)s->causal,

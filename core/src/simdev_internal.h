@@ -239,9 +239,10 @@ static inline double pc_simdev_compute_ns(const pascal_simdev_profile *p, uint32
   return p->compute_ns * (double)(m - r) + p->tail_ns[cls];
 }
 
-/* The compute of one tiled-GEMM k-step of m matrix instructions. A GEMM
- * CTA's warps issue independent MMAs, so the SM's tensor pipe runs at its
- * throughput, tensor_pipe_ns per instruction; a profile that states none
+/* The compute of one tile step of m matrix instructions (a tiled GEMM's
+ * k-step, an attention launch's K/V step). Such a CTA's warps issue
+ * independent MMAs, so the SM's tensor pipe runs at its throughput,
+ * tensor_pipe_ns per instruction; a profile that states none
  * charges the scan's dependent chain (pc_simdev_compute_ns), the rate the
  * paper's GB10 anchors set. */
 static inline double pc_simdev_tile_compute_ns(const pascal_simdev_profile *p, uint32_t m)

@@ -115,12 +115,12 @@ static pascal_status scan_calibrated(const pascal_model *md, const pascal_peaks 
                                      double fill_bytes, pascal_time *out, pascal_error *err)
 {
   pascal_scan_explanation why;
-  pascal_status st = pc_scan_transfer(md, key, N, W, PC_VALUE_LOG_COST, &why, NULL, err);
+  pascal_status st = pc_scan_transfer(md, key, N, NAN, PC_VALUE_LOG_COST, &why, NULL, err);
   if (st)
     return st;
   double cost = exp(why.a);
   pascal_rule rule = why.rule;
-  if ((st = pc_scan_transfer(md, key, N, W, PC_VALUE_FIXED, &why, NULL, err)))
+  if ((st = pc_scan_transfer(md, key, N, NAN, PC_VALUE_FIXED, &why, NULL, err)))
     return st;
   double fixed = why.a, rounds = W * (double)N, b = md->device.block_bytes;
   double M = (double)md->device.sm_count * key->o;
@@ -148,7 +148,7 @@ pascal_status pascal_time_scan_from(const pascal_model *model, pascal_time_sourc
                                     const pascal_scan_key *key, uint32_t N, double W,
                                     double fill_bytes, pascal_time *out, pascal_error *err)
 {
-  const pascal_peaks *peaks;
+  const pascal_peaks *peaks = NULL; /* set by check_common */
   pascal_status st;
   if ((st = pc_scan_query_check(model, key, N, W, err)) ||
       (st = check_common(model, fill_bytes, &peaks, err)) || (st = check_waves(W, err)))
@@ -222,7 +222,7 @@ pascal_status pascal_time_gemm_from(const pascal_model *model, pascal_time_sourc
                                     const pascal_gemm_shape *shape, double fill_bytes,
                                     pascal_time *out, pascal_error *err)
 {
-  const pascal_peaks *peaks;
+  const pascal_peaks *peaks = NULL; /* set by check_common */
   pascal_gemm_prediction g;
   pascal_status st;
   if (model->workload != PASCAL_WORKLOAD_GEMM)

@@ -661,8 +661,9 @@ static pascal_status model_encode(const pascal_model *model, json_t **out, pasca
       st = codec_set(c, "N", codec_uint(v.N), err);
     }
     if (!st && !(st = codec_set_real_array(c, "x", v.curve->x, v.curve->n, err)) &&
-        !(st = codec_set_real_array(c, "y", v.curve->y, v.curve->n, err)))
-      st = codec_set_real_array(c, "slope", v.curve->d, v.curve->n, err);
+        !(st = codec_set_real_array(c, "y", v.curve->y, v.curve->n, err)) &&
+        !(st = codec_set_real_array(c, "slope", v.curve->d, v.curve->n, err)) && !gemm)
+      st = codec_set(c, "onset", codec_real(v.curve->onset), err);
   }
   if (!st)
     st = encode_model_time(model, doc, err);

@@ -140,11 +140,12 @@ static void round_weed(char *digits, int n, uint64_t delta, uint64_t rest, uint6
  * at p1's trailing zeros (when the fraction p2 <= delta) or not before p1's
  * last digit. This gives the digits the digit-by-digit loop gives (checked
  * on 10^8 doubles against it when written). */
+static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
+                            "34353637383940414243444546474849505152535455565758596061626364656667"
+                            "6869707172737475767778798081828384858687888990919293949596979899";
+
 static int integral_digits(uint32_t p1, char *out)
 {
-  static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
-                              "34353637383940414243444546474849505152535455565758596061626364656667"
-                              "6869707172737475767778798081828384858687888990919293949596979899";
   char t[10];
   int k = 10;
   while (p1 >= 100) {
@@ -199,6 +200,32 @@ static int digit_gen(diy w, diy wp, uint64_t delta, char *digits, int *dexp)
     }
   }
 fraction:
+  /* Two fractional digits per step while neither ends the digits. The
+   * loop below stops at the first digit whose rest p2 is below delta
+   * (both scaled by 10 per digit); once that holds it holds for every
+   * later digit (the rest at most multiplies by 10, delta does), so when
+   * the rest after two digits is not below delta, neither was the rest
+   * after the first, and the two digits are those the loop would write
+   * (floor(100 p2 / one) = 10 d1 + d2, and the rests agree). p2 * 100 fits
+   * when p2 < one <= 2^57; delta and wp_w are below one here. */
+  while (shift <= 57) {
+    uint64_t p = p2 * 100;
+    if ((p & (one - 1)) < delta * 100)
+      break; /* the digits end within these two: one at a time below */
+    unsigned d2 = (unsigned)(p >> shift);
+    if (n) {
+      memcpy(digits + n, pairs + 2 * d2, 2);
+      n += 2;
+    } else if (d2) { /* no digit yet: leading zeros are not written */
+      if (d2 >= 10)
+        digits[n++] = pairs[2 * d2];
+      digits[n++] = pairs[2 * d2 + 1];
+    }
+    p2 = p & (one - 1);
+    delta *= 100;
+    wp_w *= 100;
+    kappa -= 2;
+  }
   for (;;) { /* fractional digits: scale fraction, delta and wp_w by 10 together */
     p2 *= 10;
     delta *= 10;

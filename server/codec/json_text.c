@@ -62,6 +62,18 @@ static void fail(pascal_jtext *w, pascal_status st, const char *key)
   snprintf(w->field, sizeof w->field, "%s", key ? key : "");
 }
 
+/* A value's failure names its key: `key`, else the one pascal_jtext_key
+ * gave ("key": without its quotes and colon), else "" (an array element). */
+static void fail_value(pascal_jtext *w, pascal_status st, const char *key)
+{
+  if (key || !w->key)
+    fail(w, st, key);
+  else if (w->status == PASCAL_OK) {
+    w->status = st;
+    snprintf(w->field, sizeof w->field, "%.*s", (int)(w->key_len - 3), w->key + 1);
+  }
+}
+
 /* Room for `more` bytes plus the NUL; 0 on success. */
 static int reserve(pascal_jtext *w, size_t more)
 {
@@ -173,7 +185,7 @@ static void put_quoted(pascal_jtext *w, const char *s, const char *key)
     unsigned c = p[i];
     size_t u = c < 0x80 ? 1 : utf8_len(p + i);
     if (u == 0) {
-      fail(w, PASCAL_EFORMAT, key);
+      fail_value(w, PASCAL_EFORMAT, key);
       return;
     }
     if (c >= 0x80) { /* a valid multi-byte sequence, copied as is */
@@ -229,6 +241,12 @@ static size_t copy_plain(char *t, const char *s, size_t max)
  * copied in turn. */
 static int begin_value(pascal_jtext *w, const char *key, size_t value_len)
 {
+  if (!key && w->status == PASCAL_OK && w->cap - w->len > 1 + value_len) {
+    w->text[w->len] = ','; /* a value after pascal_jtext_key, or an element */
+    w->len += (size_t)w->comma;
+    w->comma = 1;
+    return 0;
+  }
   if (key && w->status == PASCAL_OK && w->cap - w->len > 1 + KEY_FAST_MAX + 3 + value_len) {
     char *t = w->text + w->len;
     size_t o = w->comma;
@@ -266,16 +284,32 @@ static int begin_value(pascal_jtext *w, const char *key, size_t value_len)
   return 0;
 }
 
+void pascal_jtext_key_slow(pascal_jtext *w, const char *text, size_t len)
+{
+  if (reserve(w, 1 + len))
+    return;
+  if (w->comma)
+    w->text[w->len++] = ',';
+  put(w, text, len);
+  w->comma = 0;
+  w->key = text;
+  w->key_len = len;
+}
+
 static void put_value(pascal_jtext *w, const char *key, const char *text, size_t n)
 {
   if (begin_value(w, key, n) == 0)
     put(w, text, n);
 }
 
+/* A key from pascal_jtext_key names its value in an error until the next
+ * key, or until a container opens or closes (inside, or after it, values
+ * have keys of their own, or none). */
 static void container_open(pascal_jtext *w, const char *key, const char *bracket)
 {
   put_value(w, key, bracket, 1);
   w->comma = 0;
+  w->key = NULL;
 }
 
 static void container_close(pascal_jtext *w, const char *bracket)
@@ -283,6 +317,7 @@ static void container_close(pascal_jtext *w, const char *bracket)
   if (reserve(w, 1) == 0)
     put(w, bracket, 1);
   w->comma = 1;
+  w->key = NULL;
 }
 
 void pascal_jtext_object_begin(pascal_jtext *w, const char *key)
@@ -321,9 +356,17 @@ void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s)
   w->len += i + 2;
 }
 
-/* -m when `negative`, else m, in decimal without printf. */
+/* -m when `negative`, else m, in decimal without printf; a single digit
+ * (most counts, depths and flags of an answer) is written directly. */
 static void put_decimal(pascal_jtext *w, const char *key, uint64_t m, int negative)
 {
+  if (m < 10 && !negative) {
+    if (begin_value(w, key, 1) == 0) {
+      w->text[w->len++] = (char)('0' + m);
+      w->text[w->len] = '\0';
+    }
+    return;
+  }
   char d[24];
   size_t n = sizeof d;
   do {
@@ -360,11 +403,31 @@ void pascal_jtext_null(pascal_jtext *w, const char *key)
 void pascal_jtext_real(pascal_jtext *w, const char *key, double v)
 {
   if (!isfinite(v)) {
-    fail(w, PASCAL_ERANGE, key);
+    fail_value(w, PASCAL_ERANGE, key);
     return;
   }
-  if (begin_value(w, key, PASCAL_JSON_REAL_MAX) == 0)
-    w->len += pascal_json_real_format(v, w->text + w->len); /* NUL-terminated */
+  if (begin_value(w, key, PASCAL_JSON_REAL_MAX) != 0)
+    return;
+  char *t = w->text + w->len; /* room for PASCAL_JSON_REAL_MAX bytes */
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  _Static_assert(PASCAL_JTEXT_MEMO == 16, "the slot is the hash's top 4 bits");
+  _Static_assert(PASCAL_JTEXT_MEMO_TEXT < PASCAL_JSON_REAL_MAX,
+                 "a slot's text fits the room reserved");
+  pascal_jtext_memo *m = &w->memo[(bits * UINT64_C(0x9e3779b97f4a7c15)) >> 60];
+  if (m->len && m->bits == bits) {
+    memcpy(t, m->text, PASCAL_JTEXT_MEMO_TEXT);
+    t[m->len] = '\0';
+    w->len += m->len;
+    return;
+  }
+  size_t n = pascal_json_real_format(v, t); /* NUL-terminated */
+  if (n <= PASCAL_JTEXT_MEMO_TEXT) {
+    m->bits = bits;
+    m->len = (unsigned char)n;
+    memcpy(m->text, t, PASCAL_JTEXT_MEMO_TEXT);
+  }
+  w->len += n;
 }
 
 void pascal_jtext_real_or_null(pascal_jtext *w, const char *key, double v)
@@ -425,6 +488,7 @@ void pascal_jtext_rewind(pascal_jtext *w, pascal_jtext_mark mark)
   w->field[0] = '\0';
   w->len = mark.len;
   w->comma = mark.comma;
+  w->key = NULL;
   if (w->text)
     w->text[w->len] = '\0';
 }

@@ -7,7 +7,9 @@
  * naming its key, or null through pascal_jtext_real_or_null), strings
  * checked as UTF-8 and escaped, reals always written as reals ("48.0",
  * "1e-05") in a short form that reads back to the same double
- * (pascal_json_real_format).
+ * (pascal_json_real_format). Keys known when the program is compiled are
+ * given as string literals rendered then ("K":, PASCAL_JTEXT_KEY), and a
+ * real written lately is copied rather than formatted again (the memo).
  *
  * Errors are sticky: the first failing write records its status and key and
  * every later write is ignored, so an encoder writes straight through and
@@ -19,12 +21,26 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pascal/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Reals formatted lately, by their bits: an answer repeats some (a
+ * reference's curve value at every level of its explanation, a family's
+ * validation errors, the interval's level in every item of a batch), and a
+ * repeat is copied instead of formatted again (about 20 instructions
+ * against 400). Direct-mapped; len 0 marks an empty slot. */
+#define PASCAL_JTEXT_MEMO      16
+#define PASCAL_JTEXT_MEMO_TEXT 23 /* longer texts are not kept */
+typedef struct pascal_jtext_memo {
+  uint64_t bits;
+  unsigned char len;
+  char text[PASCAL_JTEXT_MEMO_TEXT];
+} pascal_jtext_memo;
 
 /* Invariant: text[0..len) is the document so far, NUL-terminated once
  * anything was written; `comma` is 1 when the innermost open container (or
@@ -35,6 +51,11 @@ typedef struct pascal_jtext {
   int comma;
   pascal_status status;               /* first failure, PASCAL_OK while none */
   char field[PASCAL_ERROR_FIELD_MAX]; /* its key ("" for array elements) */
+  /* the "key": last given by pascal_jtext_key, until the next key or a
+   * container opens or closes (an error in its value names it); or NULL */
+  const char *key;
+  size_t key_len;
+  pascal_jtext_memo memo[PASCAL_JTEXT_MEMO];
 } pascal_jtext;
 
 /* Longest text pascal_json_real_format writes, NUL included. */
@@ -71,6 +92,42 @@ void pascal_jtext_raw(pascal_jtext *w, const char *key, const char *json, size_t
 /* A Jansson value (any kind, nested), members in the tree's order; reals
  * as pascal_jtext_real. For small trees built elsewhere (error bodies). */
 void pascal_jtext_json(pascal_jtext *w, const char *key, const json_t *v);
+/* A member's key given apart from its value, for keys known when the
+ * program is compiled: PASCAL_JTEXT_KEY(w, "K") takes a string literal
+ * that needs no escape (every key the codecs write) and passes its text
+ * with quotes and colon, "K":, and its length, both fixed at compile
+ * time, so that the key is copied without being measured or checked. The
+ * value follows through any writer above with key NULL (an error in it
+ * names this key). PASCAL_JTEXT_REAL(w, "K", v) and its kin below are the
+ * two calls in one. */
+void pascal_jtext_key_slow(pascal_jtext *w, const char *text, size_t len);
+static inline void pascal_jtext_key(pascal_jtext *w, const char *text, size_t len)
+{
+  if (w->status != PASCAL_OK || w->cap - w->len <= len + 2) {
+    pascal_jtext_key_slow(w, text, len);
+    return;
+  }
+  char *t = w->text + w->len;
+  t[0] = ',';
+  memcpy(t + w->comma, text, len);
+  w->len += (size_t)w->comma + len;
+  w->text[w->len] = '\0';
+  w->comma = 0;
+  w->key = text;
+  w->key_len = len;
+}
+#define PASCAL_JTEXT_KEY(w, k)     pascal_jtext_key((w), "\"" k "\":", sizeof(k) + 2)
+#define PASCAL_JTEXT_REAL(w, k, v) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_real((w), NULL, (v)))
+#define PASCAL_JTEXT_REAL_OR_NULL(w, k, v)                                                         \
+  (PASCAL_JTEXT_KEY(w, k), pascal_jtext_real_or_null((w), NULL, (v)))
+#define PASCAL_JTEXT_UINT(w, k, v)   (PASCAL_JTEXT_KEY(w, k), pascal_jtext_uint((w), NULL, (v)))
+#define PASCAL_JTEXT_INT(w, k, v)    (PASCAL_JTEXT_KEY(w, k), pascal_jtext_int((w), NULL, (v)))
+#define PASCAL_JTEXT_BOOL(w, k, v)   (PASCAL_JTEXT_KEY(w, k), pascal_jtext_bool((w), NULL, (v)))
+#define PASCAL_JTEXT_NULL(w, k)      (PASCAL_JTEXT_KEY(w, k), pascal_jtext_null((w), NULL))
+#define PASCAL_JTEXT_STRING(w, k, s) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_string((w), NULL, (s)))
+#define PASCAL_JTEXT_OBJECT(w, k)    (PASCAL_JTEXT_KEY(w, k), pascal_jtext_object_begin((w), NULL))
+#define PASCAL_JTEXT_ARRAY(w, k)     (PASCAL_JTEXT_KEY(w, k), pascal_jtext_array_begin((w), NULL))
+
 /* A newline after a complete document (replies end with one). */
 void pascal_jtext_newline(pascal_jtext *w);
 

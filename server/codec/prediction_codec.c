@@ -9,46 +9,46 @@
  * parsed into a tree (pascal_codec_answer_encode). The core's NaN ("not used
  * by this rule") is written as null.
  */
-#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "json_util.h"
 #include "pascal_codec.h"
 
 static void put_rule(pascal_jtext *w, pascal_rule rule)
 {
-  pascal_jtext_string(w, "rule", pascal_rule_name(rule));
+  PASCAL_JTEXT_STRING(w, "rule", pascal_rule_name(rule));
 }
 
 static void put_family_step(pascal_jtext *w, const pascal_family_step *f, double weight)
 {
   pascal_jtext_object_begin(w, NULL);
-  pascal_jtext_uint(w, "d", f->d);
-  pascal_jtext_real(w, "weight", weight);
+  PASCAL_JTEXT_UINT(w, "d", f->d);
+  PASCAL_JTEXT_REAL(w, "weight", weight);
   put_rule(w, f->rule);
-  pascal_jtext_real(w, "a", f->a);
-  pascal_jtext_real_or_null(w, "p", f->p);
-  pascal_jtext_real_or_null(w, "a_lin", f->a_lin);
-  pascal_jtext_real_or_null(w, "omega", f->omega);
-  pascal_jtext_real_or_null(w, "c0", f->c0);
-  pascal_jtext_uint(w, "m_left", f->m_left);
-  pascal_jtext_uint(w, "m_right", f->m_right);
-  pascal_jtext_real_or_null(w, "a_left", f->a_left);
-  pascal_jtext_real_or_null(w, "a_right", f->a_right);
-  pascal_jtext_uint(w, "m_minus", f->m_minus);
-  pascal_jtext_uint(w, "m_plus", f->m_plus);
+  PASCAL_JTEXT_REAL(w, "a", f->a);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "p", f->p);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "a_lin", f->a_lin);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "omega", f->omega);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "c0", f->c0);
+  PASCAL_JTEXT_UINT(w, "m_left", f->m_left);
+  PASCAL_JTEXT_UINT(w, "m_right", f->m_right);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "a_left", f->a_left);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "a_right", f->a_right);
+  PASCAL_JTEXT_UINT(w, "m_minus", f->m_minus);
+  PASCAL_JTEXT_UINT(w, "m_plus", f->m_plus);
   pascal_jtext_object_end(w);
 }
 
 static void put_size_step(pascal_jtext *w, const pascal_size_step *s)
 {
   pascal_jtext_object_begin(w, NULL);
-  pascal_jtext_uint(w, "N", s->N);
-  pascal_jtext_real(w, "eta", s->eta);
-  pascal_jtext_real(w, "weight", s->weight);
+  PASCAL_JTEXT_UINT(w, "N", s->N);
+  PASCAL_JTEXT_REAL(w, "eta", s->eta);
+  PASCAL_JTEXT_REAL(w, "weight", s->weight);
   put_rule(w, s->rule);
-  pascal_jtext_real(w, "a", s->a);
-  pascal_jtext_array_begin(w, "depths");
+  PASCAL_JTEXT_REAL(w, "a", s->a);
+  PASCAL_JTEXT_ARRAY(w, "depths");
   for (size_t i = 0; i < s->n_depths && i < 2; i++)
     put_family_step(w, &s->depth[i], s->depth_weight[i]);
   pascal_jtext_array_end(w);
@@ -57,17 +57,17 @@ static void put_size_step(pascal_jtext *w, const pascal_size_step *s)
 
 static void put_scan_explanation(pascal_jtext *w, const pascal_scan_explanation *x)
 {
-  pascal_jtext_object_begin(w, "explanation");
+  PASCAL_JTEXT_OBJECT(w, "explanation");
   put_rule(w, x->rule);
-  pascal_jtext_object_begin(w, "family");
-  pascal_jtext_uint(w, "o", x->o);
-  pascal_jtext_string(w, "path", pascal_path_name(x->path));
-  pascal_jtext_uint(w, "d", x->d);
+  PASCAL_JTEXT_OBJECT(w, "family");
+  PASCAL_JTEXT_UINT(w, "o", x->o);
+  PASCAL_JTEXT_STRING(w, "path", pascal_path_name(x->path));
+  PASCAL_JTEXT_UINT(w, "d", x->d);
   pascal_jtext_object_end(w);
-  pascal_jtext_uint(w, "class", x->class_id);
-  pascal_jtext_real(w, "eta", x->eta);
-  pascal_jtext_real_or_null(w, "a", x->a); /* null: rule resident reads no curve */
-  pascal_jtext_array_begin(w, "sizes");
+  PASCAL_JTEXT_UINT(w, "class", x->class_id);
+  PASCAL_JTEXT_REAL(w, "eta", x->eta);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "a", x->a); /* null: rule resident reads no curve */
+  PASCAL_JTEXT_ARRAY(w, "sizes");
   for (size_t i = 0; i < x->n_sizes && i < 2; i++)
     put_size_step(w, &x->size[i]);
   pascal_jtext_array_end(w);
@@ -77,73 +77,104 @@ static void put_scan_explanation(pascal_jtext *w, const pascal_scan_explanation 
  * range, the range, and what the model did. */
 static void put_extrapolations(pascal_jtext *w, const pascal_extrapolations *ex)
 {
-  pascal_jtext_array_begin(w, "extrapolated");
+  PASCAL_JTEXT_ARRAY(w, "extrapolated");
   for (size_t i = 0; i < ex->n && i < PASCAL_EXTRAPOLATION_MAX; i++) {
     const pascal_extrapolation *e = &ex->item[i];
     pascal_jtext_object_begin(w, NULL);
-    pascal_jtext_string(w, "coordinate", pascal_coordinate_name(e->coordinate));
-    pascal_jtext_real(w, "value", e->value);
-    pascal_jtext_real(w, "min", e->min);
-    pascal_jtext_real(w, "max", e->max);
-    pascal_jtext_string(w, "action", pascal_extrapolation_action_name(e->action));
+    PASCAL_JTEXT_STRING(w, "coordinate", pascal_coordinate_name(e->coordinate));
+    PASCAL_JTEXT_REAL(w, "value", e->value);
+    PASCAL_JTEXT_REAL(w, "min", e->min);
+    PASCAL_JTEXT_REAL(w, "max", e->max);
+    PASCAL_JTEXT_STRING(w, "action", pascal_extrapolation_action_name(e->action));
     pascal_jtext_object_end(w);
   }
   pascal_jtext_array_end(w);
+}
+
+/* s appended to t[0..at): the new length (the caller sized t). */
+static size_t append(char *t, size_t at, const char *s)
+{
+  size_t n = strlen(s);
+  memcpy(t + at, s, n);
+  return at + n;
+}
+
+/* The expected error's "method" in words, as JSON text: its sentences
+ * are constants (or constants around a rule name, a scope and a count,
+ * none of which needs an escape), so the text is put together already
+ * quoted and written as it is. */
+static size_t error_method(char out[256], const pascal_expected_error *x, int gemm,
+                           pascal_rule answer_rule)
+{
+#define QUOTED(s) "\"" s "\""
+  static const char *const scope[2][3] = {
+      {"the same family (o, path, d)", "the same (o, path) at other depths",
+       "the same (o, path), any rule (none validated with this rule)"},
+      {"the calibrated grids", "the calibrated grids", "the calibrated grids, any rule"}};
+  switch (x->source) {
+  case PASCAL_ERRSRC_NONE:
+    return append(out, 0,
+                  answer_rule == PASCAL_RULE_RESIDENT
+                      ? QUOTED("closed form for N <= C: not validated by the calibration")
+                      : QUOTED("no validated key of the calibration fits this answer: unknown"));
+  case PASCAL_ERRSRC_IN_SAMPLE:
+    return append(out, 0,
+                  QUOTED("exact answer: mean error of the fitted model on this reference's own "
+                         "runs (in-sample; leave-one-key-out never validates the exact rule)"));
+  case PASCAL_ERRSRC_LOKO:
+  case PASCAL_ERRSRC_HELD_OUT: {
+    char count[24];
+    size_t c = sizeof count;
+    size_t k = x->n_keys;
+    count[--c] = '\0';
+    do {
+      count[--c] = (char)('0' + k % 10);
+      k /= 10;
+    } while (k);
+    size_t n = append(
+        out, 0, x->source == PASCAL_ERRSRC_LOKO ? "\"leave-one-key-out folds" : "\"held-out panel");
+    n = append(out, n, ": mean error of the ");
+    n = append(out, n, pascal_rule_name(x->rule));
+    n = append(out, n, " rule on the ");
+    n = append(out, n, count + c);
+    n = append(out, n, " nearest validated key(s) of ");
+    n = append(out, n, scope[gemm][x->widened < 3 ? x->widened : 2]);
+    return append(out, n, "\"");
+  }
+  case PASCAL_ERRSRC_INTERVAL:
+    return append(out, 0,
+                  QUOTED("mean error of the out-of-fold residuals of this answer's transfers, "
+                         "scaled by how far it is from its references (larger than the nearest "
+                         "keys' error)"));
+  }
+#undef QUOTED
+  return append(out, 0, "\"\"");
 }
 
 /* How expected_error_pct was obtained, in words and in keys. */
 static void put_expected_error(pascal_jtext *w, const pascal_expected_error *x, int gemm,
                                pascal_rule answer_rule)
 {
-  static const char *const scope[2][3] = {
-      {"the same family (o, path, d)", "the same (o, path) at other depths",
-       "the same (o, path), any rule (none validated with this rule)"},
-      {"the calibrated grids", "the calibrated grids", "the calibrated grids, any rule"}};
   char method[256];
-  const char *rule = pascal_rule_name(x->rule);
-  switch (x->source) {
-  case PASCAL_ERRSRC_NONE:
-    snprintf(method, sizeof method, "%s",
-             answer_rule == PASCAL_RULE_RESIDENT
-                 ? "closed form for N <= C: not validated by the calibration"
-                 : "no validated key of the calibration fits this answer: unknown");
-    break;
-  case PASCAL_ERRSRC_IN_SAMPLE:
-    snprintf(method, sizeof method,
-             "exact answer: mean error of the fitted model on this reference's own runs "
-             "(in-sample; leave-one-key-out never validates the exact rule)");
-    break;
-  case PASCAL_ERRSRC_LOKO:
-  case PASCAL_ERRSRC_HELD_OUT:
-    snprintf(method, sizeof method,
-             "%s: mean error of the %s rule on the %zu nearest validated "
-             "key(s) of %s",
-             x->source == PASCAL_ERRSRC_LOKO ? "leave-one-key-out folds" : "held-out panel", rule,
-             x->n_keys, scope[gemm][x->widened < 3 ? x->widened : 2]);
-    break;
-  case PASCAL_ERRSRC_INTERVAL:
-    snprintf(method, sizeof method,
-             "mean error of the out-of-fold residuals of this answer's transfers, scaled by "
-             "how far it is from its references (larger than the nearest keys' error)");
-    break;
-  }
-  pascal_jtext_object_begin(w, "expected_error");
-  pascal_jtext_real_or_null(w, "pct", x->pct);
-  pascal_jtext_string(w, "source", pascal_error_source_name(x->source));
-  pascal_jtext_string(w, "method", method);
-  pascal_jtext_array_begin(w, "keys");
+  size_t method_len = error_method(method, x, gemm, answer_rule);
+  PASCAL_JTEXT_OBJECT(w, "expected_error");
+  PASCAL_JTEXT_REAL_OR_NULL(w, "pct", x->pct);
+  PASCAL_JTEXT_STRING(w, "source", pascal_error_source_name(x->source));
+  PASCAL_JTEXT_KEY(w, "method");
+  pascal_jtext_raw(w, NULL, method, method_len);
+  PASCAL_JTEXT_ARRAY(w, "keys");
   for (size_t i = 0; i < x->n_keys && i < PASCAL_EXPECTED_KEYS_MAX; i++) {
     pascal_jtext_object_begin(w, NULL);
     if (gemm) {
-      pascal_jtext_uint(w, "Mg", x->Mg[i]);
-      pascal_jtext_uint(w, "Ng", x->Ng[i]);
+      PASCAL_JTEXT_UINT(w, "Mg", x->Mg[i]);
+      PASCAL_JTEXT_UINT(w, "Ng", x->Ng[i]);
     } else {
-      pascal_jtext_uint(w, "o", x->key[i].o);
-      pascal_jtext_string(w, "path", pascal_path_name(x->key[i].path));
-      pascal_jtext_uint(w, "d", x->key[i].d);
-      pascal_jtext_uint(w, "m", x->key[i].m);
+      PASCAL_JTEXT_UINT(w, "o", x->key[i].o);
+      PASCAL_JTEXT_STRING(w, "path", pascal_path_name(x->key[i].path));
+      PASCAL_JTEXT_UINT(w, "d", x->key[i].d);
+      PASCAL_JTEXT_UINT(w, "m", x->key[i].m);
     }
-    pascal_jtext_real(w, "error_pct", x->key_pct[i]);
+    PASCAL_JTEXT_REAL(w, "error_pct", x->key_pct[i]);
     pascal_jtext_object_end(w);
   }
   pascal_jtext_array_end(w);
@@ -154,17 +185,17 @@ static void put_expected_error(pascal_jtext *w, const pascal_expected_error *x, 
 static void put_advice(pascal_jtext *w, const pascal_scan_advice *a)
 {
   if (!a->given) {
-    pascal_jtext_null(w, "advice");
+    PASCAL_JTEXT_NULL(w, "advice");
     return;
   }
-  pascal_jtext_object_begin(w, "advice");
-  pascal_jtext_uint(w, "sigma_max", a->sigma_max);
-  pascal_jtext_uint(w, "min_capacity", a->min_capacity);
-  pascal_jtext_uint(w, "checkpoint_blocks", a->checkpoint_blocks);
-  pascal_jtext_real(w, "K_coherent", a->K_coherent);
-  pascal_jtext_real(w, "fill_bytes_coherent", a->fill_bytes_coherent);
-  pascal_jtext_real(w, "fill_bytes_at_k1", a->fill_bytes_at_k1);
-  pascal_jtext_real(w, "fill_bytes_at_stake", a->fill_bytes_at_stake);
+  PASCAL_JTEXT_OBJECT(w, "advice");
+  PASCAL_JTEXT_UINT(w, "sigma_max", a->sigma_max);
+  PASCAL_JTEXT_UINT(w, "min_capacity", a->min_capacity);
+  PASCAL_JTEXT_UINT(w, "checkpoint_blocks", a->checkpoint_blocks);
+  PASCAL_JTEXT_REAL(w, "K_coherent", a->K_coherent);
+  PASCAL_JTEXT_REAL(w, "fill_bytes_coherent", a->fill_bytes_coherent);
+  PASCAL_JTEXT_REAL(w, "fill_bytes_at_k1", a->fill_bytes_at_k1);
+  PASCAL_JTEXT_REAL(w, "fill_bytes_at_stake", a->fill_bytes_at_stake);
   pascal_jtext_object_end(w);
 }
 
@@ -176,27 +207,27 @@ static void put_interval(pascal_jtext *w, const pascal_answer *a)
 {
   const pascal_answer_interval *iv = &a->interval;
   if (!iv->known) {
-    pascal_jtext_null(w, "interval");
+    PASCAL_JTEXT_NULL(w, "interval");
   } else {
-    pascal_jtext_object_begin(w, "interval");
-    pascal_jtext_real(w, "level", iv->level);
-    pascal_jtext_real(w, "K_low", iv->K_low);
-    pascal_jtext_real(w, "K_high", iv->K_high);
-    pascal_jtext_real(w, "fill_bytes_low", iv->fill_bytes_low);
-    pascal_jtext_real(w, "fill_bytes_high", iv->fill_bytes_high);
+    PASCAL_JTEXT_OBJECT(w, "interval");
+    PASCAL_JTEXT_REAL(w, "level", iv->level);
+    PASCAL_JTEXT_REAL(w, "K_low", iv->K_low);
+    PASCAL_JTEXT_REAL(w, "K_high", iv->K_high);
+    PASCAL_JTEXT_REAL(w, "fill_bytes_low", iv->fill_bytes_low);
+    PASCAL_JTEXT_REAL(w, "fill_bytes_high", iv->fill_bytes_high);
     if (a->timed) {
-      pascal_jtext_real_or_null(w, "time_s_low", iv->time_s_low);
-      pascal_jtext_real_or_null(w, "time_s_high", iv->time_s_high);
+      PASCAL_JTEXT_REAL_OR_NULL(w, "time_s_low", iv->time_s_low);
+      PASCAL_JTEXT_REAL_OR_NULL(w, "time_s_high", iv->time_s_high);
     }
     /* a GEMM's bounds hold at `level` for the configuration measured */
     if (a->workload == PASCAL_WORKLOAD_GEMM)
-      pascal_jtext_bool(w, "transferred", iv->transferred);
+      PASCAL_JTEXT_BOOL(w, "transferred", iv->transferred);
     pascal_jtext_object_end(w);
   }
   if (a->loses) {
-    pascal_jtext_object_begin(w, "validation");
-    pascal_jtext_real(w, "pascal_pct", a->loss.pascal_pct);
-    pascal_jtext_real(w, "aligned_pct", a->loss.aligned_pct);
+    PASCAL_JTEXT_OBJECT(w, "validation");
+    PASCAL_JTEXT_REAL(w, "pascal_pct", a->loss.pascal_pct);
+    PASCAL_JTEXT_REAL(w, "aligned_pct", a->loss.aligned_pct);
     pascal_jtext_object_end(w);
   }
 }
@@ -206,19 +237,19 @@ static void put_interval(pascal_jtext *w, const pascal_answer *a)
 static void put_interval_basis(pascal_jtext *w, const pascal_transfers *t,
                                const pascal_answer_interval *iv)
 {
-  pascal_jtext_object_begin(w, "interval");
-  pascal_jtext_array_begin(w, "transfers");
+  PASCAL_JTEXT_OBJECT(w, "interval");
+  PASCAL_JTEXT_ARRAY(w, "transfers");
   for (size_t i = 0; i < t->n; i++) {
     pascal_jtext_object_begin(w, NULL);
-    pascal_jtext_string(w, "coordinate", pascal_coordinate_name(t->item[i].coordinate));
-    pascal_jtext_string(w, "kind", pascal_transfer_kind_name(t->item[i].kind));
-    pascal_jtext_real(w, "distance", t->item[i].distance);
+    PASCAL_JTEXT_STRING(w, "coordinate", pascal_coordinate_name(t->item[i].coordinate));
+    PASCAL_JTEXT_STRING(w, "kind", pascal_transfer_kind_name(t->item[i].kind));
+    PASCAL_JTEXT_REAL(w, "distance", t->item[i].distance);
     pascal_jtext_object_end(w);
   }
   pascal_jtext_array_end(w);
-  pascal_jtext_uint(w, "residuals", iv->n_residuals);
-  pascal_jtext_uint(w, "borrowed", iv->borrowed);
-  pascal_jtext_bool(w, "widened_to_aligned", iv->widened_to_aligned);
+  PASCAL_JTEXT_UINT(w, "residuals", iv->n_residuals);
+  PASCAL_JTEXT_UINT(w, "borrowed", iv->borrowed);
+  PASCAL_JTEXT_BOOL(w, "widened_to_aligned", iv->widened_to_aligned);
   pascal_jtext_object_end(w);
 }
 
@@ -230,13 +261,13 @@ static void put_common(pascal_jtext *w, const char *workload, double K, double r
                        const pascal_expected_error *expected, const pascal_extrapolations *ex,
                        const pascal_answer *a)
 {
-  pascal_jtext_string(w, "workload", workload);
-  pascal_jtext_real(w, "K", K);
-  pascal_jtext_real(w, "rho", rho);
-  pascal_jtext_real(w, "fill_bytes", fill_bytes);
-  pascal_jtext_uint(w, "M", M);
+  PASCAL_JTEXT_STRING(w, "workload", workload);
+  PASCAL_JTEXT_REAL(w, "K", K);
+  PASCAL_JTEXT_REAL(w, "rho", rho);
+  PASCAL_JTEXT_REAL(w, "fill_bytes", fill_bytes);
+  PASCAL_JTEXT_UINT(w, "M", M);
   put_rule(w, rule);
-  pascal_jtext_real_or_null(w, "expected_error_pct", expected->pct);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "expected_error_pct", expected->pct);
   put_extrapolations(w, ex);
   put_interval(w, a);
 }
@@ -246,7 +277,7 @@ static void put_query(pascal_jtext *w, const pascal_query *q)
 {
   const pascal_query_field *f;
   size_t n = pascal_query_fields(q->workload, &f);
-  pascal_jtext_object_begin(w, "query");
+  PASCAL_JTEXT_OBJECT(w, "query");
   for (size_t i = 0; i < n; i++) {
     /* a GEMM's configuration field is echoed only when given, never as
      * the 0 of its absence (the calibration's value: the "config" object) */
@@ -292,20 +323,20 @@ static void put_attention(pascal_jtext *w, const pascal_query *q, const pascal_a
   if (detail == PASCAL_CODEC_COMPACT)
     return;
   put_query(w, q);
-  pascal_jtext_object_begin(w, "scan");
-  pascal_jtext_uint(w, "o", p->key.o);
-  pascal_jtext_string(w, "path", pascal_path_name(p->key.path));
-  pascal_jtext_uint(w, "d", p->key.d);
-  pascal_jtext_uint(w, "m", p->key.m);
-  pascal_jtext_uint(w, "N", p->N);
-  pascal_jtext_real(w, "W", p->W);
-  pascal_jtext_uint(w, "ctas", p->ctas);
+  PASCAL_JTEXT_OBJECT(w, "scan");
+  PASCAL_JTEXT_UINT(w, "o", p->key.o);
+  PASCAL_JTEXT_STRING(w, "path", pascal_path_name(p->key.path));
+  PASCAL_JTEXT_UINT(w, "d", p->key.d);
+  PASCAL_JTEXT_UINT(w, "m", p->key.m);
+  PASCAL_JTEXT_UINT(w, "N", p->N);
+  PASCAL_JTEXT_REAL(w, "W", p->W);
+  PASCAL_JTEXT_UINT(w, "ctas", p->ctas);
   pascal_jtext_object_end(w);
-  pascal_jtext_real(w, "q_bytes", p->q_bytes);
-  pascal_jtext_real(w, "kv_bytes", p->kv_bytes);
-  pascal_jtext_real(w, "kv_fill_bytes", kv->fill_bytes);
-  pascal_jtext_real(w, "o_bytes", p->o_bytes);
-  pascal_jtext_real(w, "B0", p->b0_bytes);
+  PASCAL_JTEXT_REAL(w, "q_bytes", p->q_bytes);
+  PASCAL_JTEXT_REAL(w, "kv_bytes", p->kv_bytes);
+  PASCAL_JTEXT_REAL(w, "kv_fill_bytes", kv->fill_bytes);
+  PASCAL_JTEXT_REAL(w, "o_bytes", p->o_bytes);
+  PASCAL_JTEXT_REAL(w, "B0", p->b0_bytes);
   put_scan_explanation(w, &kv->why);
   put_expected_error(w, &kv->expected, 0, kv->why.rule);
   put_interval_basis(w, &kv->transfers, &a->interval);
@@ -317,27 +348,27 @@ static void put_gemm_step(pascal_jtext *w, const char *key, const pascal_gemm_st
 {
   pascal_jtext_object_begin(w, key);
   put_rule(w, s->rule);
-  pascal_jtext_uint(w, "left", s->left);
-  pascal_jtext_uint(w, "right", s->right);
-  pascal_jtext_real_or_null(w, "a_left", s->a_left);
-  pascal_jtext_real_or_null(w, "a_right", s->a_right);
-  pascal_jtext_real_or_null(w, "p", s->p);
-  pascal_jtext_real_or_null(w, "a_lin", s->a_lin);
-  pascal_jtext_real(w, "a", s->a);
+  PASCAL_JTEXT_UINT(w, "left", s->left);
+  PASCAL_JTEXT_UINT(w, "right", s->right);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "a_left", s->a_left);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "a_right", s->a_right);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "p", s->p);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "a_lin", s->a_lin);
+  PASCAL_JTEXT_REAL(w, "a", s->a);
   pascal_jtext_object_end(w);
 }
 
 static void put_gemm_explanation(pascal_jtext *w, const pascal_gemm_explanation *x)
 {
   size_t n = x->n_rows < 2 ? x->n_rows : 2;
-  pascal_jtext_object_begin(w, "explanation");
+  PASCAL_JTEXT_OBJECT(w, "explanation");
   put_rule(w, x->rule);
-  pascal_jtext_real(w, "a", x->a);
-  pascal_jtext_array_begin(w, "rows");
+  PASCAL_JTEXT_REAL(w, "a", x->a);
+  PASCAL_JTEXT_ARRAY(w, "rows");
   for (size_t i = 0; i < n; i++)
     pascal_jtext_uint(w, NULL, x->row_n_r[i]);
   pascal_jtext_array_end(w);
-  pascal_jtext_array_begin(w, "columns");
+  PASCAL_JTEXT_ARRAY(w, "columns");
   for (size_t i = 0; i < n; i++)
     put_gemm_step(w, NULL, &x->col[i]);
   pascal_jtext_array_end(w);
@@ -346,12 +377,12 @@ static void put_gemm_explanation(pascal_jtext *w, const pascal_gemm_explanation 
 
 static void put_config_members(pascal_jtext *w, const pascal_gemm_config *c)
 {
-  pascal_jtext_uint(w, "tile_m", c->tile_m);
-  pascal_jtext_uint(w, "tile_n", c->tile_n);
-  pascal_jtext_uint(w, "tile_k", c->tile_k);
-  pascal_jtext_uint(w, "elem_bytes", c->elem_bytes);
-  pascal_jtext_uint(w, "stages", c->stages);
-  pascal_jtext_uint(w, "group_m", c->group_m);
+  PASCAL_JTEXT_UINT(w, "tile_m", c->tile_m);
+  PASCAL_JTEXT_UINT(w, "tile_n", c->tile_n);
+  PASCAL_JTEXT_UINT(w, "tile_k", c->tile_k);
+  PASCAL_JTEXT_UINT(w, "elem_bytes", c->elem_bytes);
+  PASCAL_JTEXT_UINT(w, "stages", c->stages);
+  PASCAL_JTEXT_UINT(w, "group_m", c->group_m);
 }
 
 /* "config": the configuration answered, what was transferred to it from
@@ -360,30 +391,30 @@ static void put_config_members(pascal_jtext *w, const pascal_gemm_config *c)
  * the explained one). */
 static void put_gemm_config(pascal_jtext *w, const pascal_gemm_config_answer *ca)
 {
-  pascal_jtext_object_begin(w, "config");
+  PASCAL_JTEXT_OBJECT(w, "config");
   put_config_members(w, &ca->config);
-  pascal_jtext_uint(w, "ctas_per_sm", ca->ctas_per_sm);
-  pascal_jtext_string(w, "occupancy", pascal_gemm_occupancy_source_name(ca->occupancy));
-  pascal_jtext_array_begin(w, "transferred");
+  PASCAL_JTEXT_UINT(w, "ctas_per_sm", ca->ctas_per_sm);
+  PASCAL_JTEXT_STRING(w, "occupancy", pascal_gemm_occupancy_source_name(ca->occupancy));
+  PASCAL_JTEXT_ARRAY(w, "transferred");
   for (unsigned b = 0; b < PASCAL_GEMM_TRANSFER_COUNT; b++)
     if (ca->transferred >> b & 1)
       pascal_jtext_string(w, NULL, pascal_gemm_transfer_name(b));
   pascal_jtext_array_end(w);
-  pascal_jtext_object_begin(w, "calibrated");
+  PASCAL_JTEXT_OBJECT(w, "calibrated");
   put_config_members(w, &ca->calibrated);
   pascal_jtext_object_end(w);
   if (ca->smem_per_sm)
-    pascal_jtext_uint(w, "smem_per_sm", ca->smem_per_sm);
+    PASCAL_JTEXT_UINT(w, "smem_per_sm", ca->smem_per_sm);
   else
-    pascal_jtext_null(w, "smem_per_sm");
-  pascal_jtext_object_begin(w, "anchor");
-  pascal_jtext_uint(w, "Mg", ca->anchor.Mg);
-  pascal_jtext_uint(w, "Ng", ca->anchor.Ng);
-  pascal_jtext_uint(w, "Kg", ca->anchor.Kg);
-  pascal_jtext_real(w, "fill_bytes", ca->anchor_fills);
+    PASCAL_JTEXT_NULL(w, "smem_per_sm");
+  PASCAL_JTEXT_OBJECT(w, "anchor");
+  PASCAL_JTEXT_UINT(w, "Mg", ca->anchor.Mg);
+  PASCAL_JTEXT_UINT(w, "Ng", ca->anchor.Ng);
+  PASCAL_JTEXT_UINT(w, "Kg", ca->anchor.Kg);
+  PASCAL_JTEXT_REAL(w, "fill_bytes", ca->anchor_fills);
   pascal_jtext_object_end(w);
-  pascal_jtext_real_or_null(w, "static_fills", ca->static_fills);
-  pascal_jtext_real_or_null(w, "anchor_static_fills", ca->anchor_static_fills);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "static_fills", ca->static_fills);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "anchor_static_fills", ca->anchor_static_fills);
   pascal_jtext_object_end(w);
 }
 
@@ -397,17 +428,17 @@ static void put_gemm(pascal_jtext *w, const pascal_query *q, const pascal_answer
   if (detail == PASCAL_CODEC_COMPACT)
     return;
   put_query(w, q);
-  pascal_jtext_uint(w, "n_r", p->n_r);
-  pascal_jtext_uint(w, "n_c", p->n_c);
-  pascal_jtext_uint(w, "n_k", p->n_k);
-  pascal_jtext_real(w, "B0", p->B0);
-  pascal_jtext_real(w, "Q", p->Q);
-  pascal_jtext_real(w, "K0", p->K0);
-  pascal_jtext_real(w, "kappa", p->kappa);
+  PASCAL_JTEXT_UINT(w, "n_r", p->n_r);
+  PASCAL_JTEXT_UINT(w, "n_c", p->n_c);
+  PASCAL_JTEXT_UINT(w, "n_k", p->n_k);
+  PASCAL_JTEXT_REAL(w, "B0", p->B0);
+  PASCAL_JTEXT_REAL(w, "Q", p->Q);
+  PASCAL_JTEXT_REAL(w, "K0", p->K0);
+  PASCAL_JTEXT_REAL(w, "kappa", p->kappa);
   put_gemm_explanation(w, &p->why);
   put_expected_error(w, &p->expected, 1, p->why.rule);
   put_interval_basis(w, &p->transfers, &a->interval);
-  pascal_jtext_null(w, "advice"); /* Theorem coherence is about cyclic scans */
+  PASCAL_JTEXT_NULL(w, "advice"); /* Theorem coherence is about cyclic scans */
   pascal_jtext_object_end(w);     /* the explanation, as for a scan */
 }
 
@@ -421,13 +452,13 @@ void pascal_codec_answer_write(pascal_jtext *w, const pascal_query *q, const pas
   case PASCAL_WORKLOAD_ATTENTION: put_attention(w, q, a, detail); break;
   }
   if (origin) {
-    pascal_jtext_string(w, "device", origin->device);
-    pascal_jtext_int(w, "calibration", origin->calibration);
+    PASCAL_JTEXT_STRING(w, "device", origin->device);
+    PASCAL_JTEXT_INT(w, "calibration", origin->calibration);
   }
   if (a->timed) {
-    pascal_jtext_real(w, "time_s", a->time.time_s);
-    pascal_jtext_string(w, "bound", pascal_bound_name(a->time.bound));
-    pascal_jtext_string(w, "time_source", pascal_time_source_name(a->time.source));
+    PASCAL_JTEXT_REAL(w, "time_s", a->time.time_s);
+    PASCAL_JTEXT_STRING(w, "bound", pascal_bound_name(a->time.bound));
+    PASCAL_JTEXT_STRING(w, "time_source", pascal_time_source_name(a->time.source));
   }
   pascal_jtext_object_end(w);
 }

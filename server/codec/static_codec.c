@@ -34,11 +34,11 @@ static void put_rational(pascal_jtext *w, const char *key, uint64_t num, uint64_
 
 static void put_theta(pascal_jtext *w, const pascal_static_result *r)
 {
-  pascal_jtext_object_begin(w, "theta");
-  pascal_jtext_uint(w, "num", r->theta.num);
-  pascal_jtext_uint(w, "den", r->theta.den);
+  PASCAL_JTEXT_OBJECT(w, "theta");
+  PASCAL_JTEXT_UINT(w, "num", r->theta.num);
+  PASCAL_JTEXT_UINT(w, "den", r->theta.den);
   put_rational(w, "exact", r->theta.num, r->theta.den);
-  pascal_jtext_real(w, "decimal", r->theta_value);
+  PASCAL_JTEXT_REAL(w, "decimal", r->theta_value);
   pascal_jtext_object_end(w);
 }
 
@@ -53,13 +53,13 @@ static void put_policy_bound(pascal_jtext *w, const pascal_policy_bound *b)
   else
     snprintf(exact, sizeof exact, "%" PRIu64 "+%" PRIu64 "/%" PRIu64, b->whole, b->frac.num,
              b->frac.den);
-  pascal_jtext_object_begin(w, "policy_lower_bound");
-  pascal_jtext_real(w, "value", b->bound);
-  pascal_jtext_string(w, "exact", exact);
-  pascal_jtext_uint(w, "whole", b->whole);
-  pascal_jtext_uint(w, "frac_num", b->frac.num);
-  pascal_jtext_uint(w, "frac_den", b->frac.den);
-  pascal_jtext_real(w, "phi", b->phi);
+  PASCAL_JTEXT_OBJECT(w, "policy_lower_bound");
+  PASCAL_JTEXT_REAL(w, "value", b->bound);
+  PASCAL_JTEXT_STRING(w, "exact", exact);
+  PASCAL_JTEXT_UINT(w, "whole", b->whole);
+  PASCAL_JTEXT_UINT(w, "frac_num", b->frac.num);
+  PASCAL_JTEXT_UINT(w, "frac_den", b->frac.den);
+  PASCAL_JTEXT_REAL(w, "phi", b->phi);
   pascal_jtext_object_end(w);
 }
 
@@ -96,41 +96,41 @@ static pascal_status reuse_models_compute(const pascal_codec_bounds_query *q,
 
 static void put_lru(pascal_jtext *w, const pascal_static_result *r, const reuse_models *rm)
 {
-  pascal_jtext_object_begin(w, "lru");
-  pascal_jtext_uint(w, "lower", r->lru.lower);
-  pascal_jtext_uint(w, "upper", r->lru.upper);
-  pascal_jtext_bool(w, "certified", r->lru.certified);
+  PASCAL_JTEXT_OBJECT(w, "lru");
+  PASCAL_JTEXT_UINT(w, "lower", r->lru.lower);
+  PASCAL_JTEXT_UINT(w, "upper", r->lru.upper);
+  PASCAL_JTEXT_BOOL(w, "certified", r->lru.certified);
   if (rm->known)
-    pascal_jtext_uint(w, "exact", rm->lru_exact);
+    PASCAL_JTEXT_UINT(w, "exact", rm->lru_exact);
   else
-    pascal_jtext_null(w, "exact");
+    PASCAL_JTEXT_NULL(w, "exact");
   pascal_jtext_object_end(w);
 }
 
 static void put_reuse_models(pascal_jtext *w, const pascal_cache_geometry *geo,
                              const reuse_models *rm)
 {
-  pascal_jtext_object_begin(w, "sdcm");
-  pascal_jtext_uint(w, "ways", geo->ways);
-  pascal_jtext_uint(w, "sets", geo->sets);
+  PASCAL_JTEXT_OBJECT(w, "sdcm");
+  PASCAL_JTEXT_UINT(w, "ways", geo->ways);
+  PASCAL_JTEXT_UINT(w, "sets", geo->sets);
   if (rm->known)
-    pascal_jtext_real(w, "K", rm->sdcm_k);
+    PASCAL_JTEXT_REAL(w, "K", rm->sdcm_k);
   else
-    pascal_jtext_null(w, "K");
+    PASCAL_JTEXT_NULL(w, "K");
   pascal_jtext_object_end(w);
-  pascal_jtext_object_begin(w, "tilesight"); /* same geometry as "sdcm" */
+  PASCAL_JTEXT_OBJECT(w, "tilesight"); /* same geometry as "sdcm" */
   if (rm->known)
-    pascal_jtext_real(w, "K", rm->tilesight_k);
+    PASCAL_JTEXT_REAL(w, "K", rm->tilesight_k);
   else
-    pascal_jtext_null(w, "K");
+    PASCAL_JTEXT_NULL(w, "K");
   pascal_jtext_object_end(w);
-  pascal_jtext_object_begin(w, "ppt_gpu");
+  PASCAL_JTEXT_OBJECT(w, "ppt_gpu");
   if (rm->known) {
-    pascal_jtext_real(w, "published", rm->ppt_published);
-    pascal_jtext_real(w, "corrected", rm->ppt_corrected);
+    PASCAL_JTEXT_REAL(w, "published", rm->ppt_published);
+    PASCAL_JTEXT_REAL(w, "corrected", rm->ppt_corrected);
   } else {
-    pascal_jtext_null(w, "published");
-    pascal_jtext_null(w, "corrected");
+    PASCAL_JTEXT_NULL(w, "published");
+    PASCAL_JTEXT_NULL(w, "corrected");
   }
   pascal_jtext_object_end(w);
 }
@@ -173,23 +173,23 @@ pascal_status pascal_codec_bounds_write(pascal_jtext *w, const pascal_codec_boun
   if ((st = pascal_gaps_from_phases(q->n, q->phases, q->m, gaps, &d, err)))
     goto done;
   pascal_jtext_object_begin(w, NULL);
-  pascal_jtext_uint(w, "N", q->n);
-  pascal_jtext_uint(w, "C", q->c);
-  pascal_jtext_uint(w, "M", q->m);
-  pascal_jtext_array_begin(w, "gaps");
+  PASCAL_JTEXT_UINT(w, "N", q->n);
+  PASCAL_JTEXT_UINT(w, "C", q->c);
+  PASCAL_JTEXT_UINT(w, "M", q->m);
+  PASCAL_JTEXT_ARRAY(w, "gaps");
   for (size_t i = 0; i < d; i++)
     pascal_jtext_uint(w, NULL, gaps[i]);
   pascal_jtext_array_end(w);
-  pascal_jtext_uint(w, "D", r.d);
+  PASCAL_JTEXT_UINT(w, "D", r.d);
   put_theta(w, &r);
-  pascal_jtext_uint(w, "T_star", r.t_star);
-  pascal_jtext_uint(w, "K_ttl", r.k_ttl);
-  pascal_jtext_real(w, "rho_ttl", r.rho_ttl);
+  PASCAL_JTEXT_UINT(w, "T_star", r.t_star);
+  PASCAL_JTEXT_UINT(w, "K_ttl", r.k_ttl);
+  PASCAL_JTEXT_REAL(w, "rho_ttl", r.rho_ttl);
   put_lru(w, &r, &rm);
   put_policy_bound(w, &pb);
-  pascal_jtext_object_begin(w, "che");
-  pascal_jtext_real(w, "hit_rate", che_hit);
-  pascal_jtext_real(w, "K", (double)q->m * (1.0 - che_hit));
+  PASCAL_JTEXT_OBJECT(w, "che");
+  PASCAL_JTEXT_REAL(w, "hit_rate", che_hit);
+  PASCAL_JTEXT_REAL(w, "K", (double)q->m * (1.0 - che_hit));
   pascal_jtext_object_end(w);
   put_reuse_models(w, &geo, &rm);
   pascal_jtext_object_end(w);

@@ -6,6 +6,7 @@
 #include "reqhead.h"
 
 #include <microhttpd.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -29,13 +30,18 @@ static enum MHD_Result fail(head_scan *h, const char *field, const char *msg)
 /* RFC 9110 token characters: a field name with a space ("Content-Length :")
  * or a control byte is not a header pascald can read the same way as a
  * proxy would. */
+/* RFC 9110 tchar: the visible ASCII characters (33..126) but the
+ * separators "(),/:;<=>?@[\]{}, as one bit per character below 128 (bit c
+ * of token_bits[c >> 6]). */
+static const uint64_t token_bits[2] = {UINT64_C(0x03ff6cfa00000000), UINT64_C(0x57ffffffc7fffffe)};
+
 static int is_token(const char *s, size_t n)
 {
   if (n == 0)
     return 0;
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c <= 32 || c >= 127 || strchr("\"(),/:;<=>?@[\\]{}", c))
+    if (c >= 128 || !((token_bits[c >> 6] >> (c & 63)) & 1))
       return 0;
   }
   return 1;

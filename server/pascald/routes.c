@@ -88,18 +88,25 @@ static int pattern_match(const char *pattern, const char *path,
       return 0;
     p++;
     s++;
-    const char *pe = strchr(p, '/'), *se = strchr(s, '/');
-    size_t pl = pe ? (size_t)(pe - p) : strlen(p), sl = se ? (size_t)(se - s) : strlen(s);
-    if (pl >= 2 && p[0] == '{') {
+    if (p[0] == '{' && p[1] && p[1] != '/') { /* "{name}": any non-empty segment */
+      size_t sl = 0;
+      while (s[sl] && s[sl] != '/')
+        sl++;
       if (sl == 0 || sl >= PD_PARAM_MAX || np >= PD_PATH_PARAMS)
         return 0;
       memcpy(params[np], s, sl);
       params[np++][sl] = '\0';
-    } else if (pl != sl || memcmp(p, s, pl) != 0) {
-      return 0;
+      while (*p && *p != '/')
+        p++;
+      s += sl;
+    } else { /* a literal segment: compared as far as it goes, both must end there */
+      while (*p && *p != '/' && *p == *s) {
+        p++;
+        s++;
+      }
+      if ((*p && *p != '/') || (*s && *s != '/'))
+        return 0;
     }
-    p += pl;
-    s += sl;
   }
   return *p == '\0' && *s == '\0';
 }

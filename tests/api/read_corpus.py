@@ -27,7 +27,11 @@ interval bound (interpolated residual groups symmetric), four expected
 errors (the interval groups' mean behind them), and the answer at W = 3
 ("ok W int" and its batch item: K 1.0941 -> 1.0896, its W transfer now
 "interpolated-from-one-pass"), the only query between W = 1 and the first
-horizon; checked member by member."""
+horizon; checked member by member. The onset law (issue 33, docs/design.md
+4.1) re-recorded 2 answers, no status: "ok W int" and its batch item, again
+the only query between W = 1 and the first horizon (K 1.0896 -> 1.1033, its
+fills, rho, interval bounds and explanation's a values with it); every other
+answer identical, checked member by member."""
 import json
 import os
 import sys

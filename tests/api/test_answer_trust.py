@@ -110,7 +110,7 @@ class AnswerTrust(unittest.TestCase):
                                                   max=6144.0, action="clamped")])
         p = self.all_forms(o=1, path="tma", d=4, m=40, N=4096, W=500)
         self.assertEqual([(e["coordinate"], e["min"], e["max"], e["action"]) for e in p["extrapolated"]],
-                         [("W", 1.0, 64.0, "held-at-end"), ("m", 0.0, 14.0, "clamped")])
+                         [("W", 1.0, 64.0, "linear"), ("m", 0.0, 14.0, "clamped")])
         p = self.all_forms(o=1, path="tma", d=9, m=4, N=4096, W=16)
         self.assertEqual(p["rule"], "depth-fallback")
         self.assertEqual(p["extrapolated"], [dict(coordinate="d", value=9.0, min=4.0, max=6.0,

@@ -424,7 +424,7 @@ class Dynamic(unittest.TestCase):
         self.assertIsNone(p["expected_error_pct"])
         p = run_json(*q, "--N", 20000, "--W", 100)
         self.assertEqual([(e["coordinate"], e["action"]) for e in p["extrapolated"]],
-                         [("N", "clamped"), ("W", "held-at-end")])
+                         [("N", "clamped"), ("W", "linear")])
         sizes = [r["N"] for r in self.load(self.scan)["measurements"]]
         self.assertEqual((p["extrapolated"][0]["min"], p["extrapolated"][0]["max"]),
                          (min(sizes), max(sizes)))

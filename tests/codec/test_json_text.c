@@ -435,6 +435,91 @@ static void test_writer_errors(void)
   pascal_jtext_free(&w);
 }
 
+/* Keys given apart (PASCAL_JTEXT_KEY and the macros that pair it with a
+ * value) write the same text as keys given with the value, from an empty
+ * writer (every key grows the text) and from a roomy one (the inline copy);
+ * an error names the key given apart, and a value inside a container
+ * opened after it is named as before (""). */
+static void test_writer_literal_keys(void)
+{
+  const char *want = "{\"a\":[1,{\"b\":null}],\"c\":{},\"t\":true,\"r\":0.25,\"n\":null,"
+                     "\"i\":-3,\"s\":\"x\",\"e\":[]}";
+  for (size_t reserve = 0; reserve <= 4096; reserve += 4096) {
+    pascal_jtext w;
+    pascal_jtext_init(&w, reserve);
+    pascal_jtext_object_begin(&w, NULL);
+    PASCAL_JTEXT_ARRAY(&w, "a");
+    pascal_jtext_uint(&w, NULL, 1);
+    pascal_jtext_object_begin(&w, NULL);
+    PASCAL_JTEXT_NULL(&w, "b");
+    pascal_jtext_object_end(&w);
+    pascal_jtext_array_end(&w);
+    PASCAL_JTEXT_OBJECT(&w, "c");
+    pascal_jtext_object_end(&w);
+    PASCAL_JTEXT_BOOL(&w, "t", 1);
+    PASCAL_JTEXT_REAL(&w, "r", 0.25);
+    PASCAL_JTEXT_REAL_OR_NULL(&w, "n", NAN);
+    PASCAL_JTEXT_INT(&w, "i", -3);
+    PASCAL_JTEXT_STRING(&w, "s", "x");
+    PASCAL_JTEXT_KEY(&w, "e");
+    pascal_jtext_raw(&w, NULL, "[]", 2);
+    pascal_jtext_object_end(&w);
+    CHECK_INT(pascal_jtext_status(&w, NULL), PASCAL_OK);
+    CHECK(w.text && strcmp(w.text, want) == 0 && w.len == strlen(want));
+    pascal_jtext_free(&w);
+  }
+  pascal_jtext w;
+  pascal_error err;
+  pascal_jtext_init(&w, 64);
+  pascal_jtext_object_begin(&w, NULL);
+  PASCAL_JTEXT_UINT(&w, "M", 3);
+  PASCAL_JTEXT_REAL(&w, "time_s", INFINITY);
+  CHECK_INT(pascal_jtext_status(&w, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "time_s") == 0);
+  pascal_jtext_free(&w);
+  pascal_jtext_init(&w, 64);
+  pascal_jtext_object_begin(&w, NULL);
+  PASCAL_JTEXT_STRING(&w, "rule", "\xff");
+  CHECK_INT(pascal_jtext_status(&w, &err), PASCAL_EFORMAT);
+  CHECK(strcmp(err.field, "rule") == 0);
+  pascal_jtext_free(&w);
+  pascal_jtext_init(&w, 64);
+  pascal_jtext_object_begin(&w, NULL);
+  PASCAL_JTEXT_ARRAY(&w, "rows");
+  pascal_jtext_real(&w, NULL, NAN);
+  CHECK_INT(pascal_jtext_status(&w, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "") == 0);
+  pascal_jtext_free(&w);
+}
+
+/* The memo of formatted reals: 100,000 values drawn from 64 (so that the
+ * 16 slots are taken over again and again by values of other bits,
+ * -0.0 and 0.0 among them) are each written as pascal_json_real_format
+ * writes them. Fails when a slot answers without comparing its bits
+ * (checked by dropping the comparison: the first reuse writes another
+ * value's digits). */
+static void test_writer_real_memo(void)
+{
+  double pool[64];
+  uint64_t rng = 77;
+  for (int i = 0; i < 64; i++)
+    pool[i] = i < 2 ? (i ? -0.0 : 0.0) : from_bits(rng_next(&rng) >> 2) * (i % 2 ? -1 : 1);
+  pascal_jtext w;
+  pascal_jtext_init(&w, 0);
+  int bad = 0;
+  for (int i = 0; i < 100000 && !bad; i++) {
+    double v = pool[rng_next(&rng) % 64];
+    char want[PASCAL_JSON_REAL_MAX];
+    size_t n = pascal_json_real_format(v, want);
+    size_t at = w.len + (w.comma ? 1 : 0);
+    pascal_jtext_real(&w, NULL, v);
+    bad = w.len - at != n || memcmp(w.text + at, want, n) != 0;
+  }
+  CHECK(!bad);
+  CHECK_INT(pascal_jtext_status(&w, NULL), PASCAL_OK);
+  pascal_jtext_free(&w);
+}
+
 /* The compact answer is the explained one's prefix, the tree form holds the
  * same values, the query echo has every field of the table, origin and time
  * come last, and non-finite values fail naming the key. */
@@ -551,6 +636,8 @@ int main(void)
   test_writer_layout();
   test_writer_strings();
   test_writer_errors();
+  test_writer_literal_keys();
+  test_writer_real_memo();
   test_prediction_forms();
   return check_summary();
 }

@@ -140,7 +140,7 @@ static void scan_extrapolation(const pascal_model *md)
   check_item(&p.extrapolated.item[0], PASCAL_COORD_D, 5, 2, 3, PASCAL_EXTRAP_CLAMPED);
   p = scan(md, 2, 4, 3000, 100);
   CHECK_INT(p.extrapolated.n, 1);
-  check_item(&p.extrapolated.item[0], PASCAL_COORD_W, 100, 1, 16, PASCAL_EXTRAP_HELD);
+  check_item(&p.extrapolated.item[0], PASCAL_COORD_W, 100, 1, 16, PASCAL_EXTRAP_LINEAR);
   p = scan(md, 2, 4, 3000, 0.5);
   check_item(&p.extrapolated.item[0], PASCAL_COORD_W, 0.5, 1, 16, PASCAL_EXTRAP_HELD);
   p = scan(md, 2, 4, 9000, 8);
@@ -149,7 +149,7 @@ static void scan_extrapolation(const pascal_model *md)
   p = scan(md, 9, 32, 1500, 64); /* all four, in the order N, W, m, d */
   CHECK_INT(p.extrapolated.n, 4);
   check_item(&p.extrapolated.item[0], PASCAL_COORD_N, 1500, 2048, 4096, PASCAL_EXTRAP_LINEAR);
-  check_item(&p.extrapolated.item[1], PASCAL_COORD_W, 64, 1, 16, PASCAL_EXTRAP_HELD);
+  check_item(&p.extrapolated.item[1], PASCAL_COORD_W, 64, 1, 16, PASCAL_EXTRAP_LINEAR);
   check_item(&p.extrapolated.item[2], PASCAL_COORD_M, 32, 0, 8, PASCAL_EXTRAP_CLAMPED);
   check_item(&p.extrapolated.item[3], PASCAL_COORD_D, 9, 2, 3, PASCAL_EXTRAP_CLAMPED);
   CHECK(strcmp(pascal_coordinate_name(PASCAL_COORD_M), "m") == 0);

@@ -106,51 +106,68 @@ static void excess_bound_randomised(void)
 }
 
 /* The excess the scan predictor reads (pascal_curve_excess): from one pass
- * (W = 1) to the first horizon above it, linear in log W in the excess
- * coordinate; elsewhere encode(L). Exhaustive over a small grid of curves
- * (K at W = 1 and at the first horizon W1 in {2, 4, 8}, two later horizons),
- * against the closed form: at W = sqrt(W1) the excess is the geometric mean
- * of the two knots' shifted excesses, K = 1 + sqrt((e0 + eps)(e1 + eps)) -
- * eps. Verified to fail with pascal_curve_excess returning encode(L)
- * everywhere (the first-segment checks). */
-static void excess_from_one_pass(void)
+ * (W = 1) to the first horizon above it, and past the last knot, the onset
+ * law e = A max(0, 1 - W_0 / W); between the other knots encode(L).
+ * Exhaustive over a small grid of curves whose knots follow the law (first
+ * horizon W1 in {2, 4, 8}, onset W_0 from one pass to just below W1,
+ * amplitude A), against the law's closed form; the onset the fit finds on
+ * the curve's own knots lies within one step of its grid (2^(1/32)) of
+ * W_0. Verified to fail with the previous reading (the excess coordinate
+ * linear in log W on the first segment, L held past the last knot). */
+static void excess_onset_law(void)
 {
-  static const double K1[] = {1, 1.1}, KW1[] = {1, 1.3, 4.65, 20}, W1s[] = {2, 4, 8};
-  for (size_t i = 0; i < sizeof K1 / sizeof *K1; i++)
-    for (size_t j = 0; j < sizeof KW1 / sizeof *KW1; j++)
-      for (size_t w = 0; w < sizeof W1s / sizeof *W1s; w++) {
-        double W1 = W1s[w];
+  static const double W1s[] = {2, 4, 8}, W0s[] = {1, 1.5, 1.9}, As[] = {0.3, 4, 19};
+  for (size_t w = 0; w < sizeof W1s / sizeof *W1s; w++)
+    for (size_t o = 0; o < sizeof W0s / sizeof *W0s; o++)
+      for (size_t i = 0; i < sizeof As / sizeof *As; i++) {
+        double W1 = W1s[w], W0 = W0s[o] * W1 / 2, A = As[i];
         const double W[] = {1, W1, 4 * W1, 16 * W1};
-        const double K[] = {K1[i], KW1[j], KW1[j] + 2, KW1[j] + 3};
+        double K[4];
+        for (size_t k = 0; k < 4; k++)
+          K[k] = 1 + A * fmax(0, 1 - W0 / W[k]);
         pascal_curve c;
         CHECK_INT(pascal_curve_fit(W, K, 4, &c, "x", NULL), PASCAL_OK);
+        CHECK(fabs(log(c.onset / W0)) <= log(2) / 32 + 1e-12);
+        c.onset = W0;
         for (size_t k = 0; k < 4; k++) /* the knots: both readings agree */
           CHECK_NEAR(pascal_curve_excess(&c, W[k]),
                      pascal_excess_encode(pascal_curve_log_k(&c, W[k])), 1e-12);
-        double e0 = K[0] - 1, e1 = K[1] - 1, eps = PASCAL_EXCESS_EPS;
-        double want = 1 + sqrt((e0 + eps) * (e1 + eps)) - eps;
-        double got = pascal_excess_decode(pascal_curve_excess(&c, sqrt(W1)), 1, 1e9);
-        CHECK_NEAR(got, want, 1e-12 * want);
-        /* monotone on the segment, from one knot's value to the other's */
-        double a0 = pascal_curve_excess(&c, 1), a1 = pascal_curve_excess(&c, W1), prev = a0;
-        for (int s = 1; s <= 16; s++) {
-          double a = pascal_curve_excess(&c, pow(W1, s / 16.0));
-          CHECK((a - prev) * (a1 - a0) >= -1e-12);
-          CHECK(a >= fmin(a0, a1) - 1e-12 && a <= fmax(a0, a1) + 1e-12);
-          prev = a;
+        for (int s = 1; s < 16; s++) { /* first segment, and past the last knot */
+          double x = pow(W1, s / 16.0), y = 16 * W1 * (1 + s / 4.0);
+          double want = A * fmax(0, 1 - W0 / x), want_y = A * (1 - W0 / y);
+          CHECK_NEAR(pascal_curve_excess(&c, x), log(want + PASCAL_EXCESS_EPS), 1e-9);
+          CHECK_NEAR(pascal_curve_excess(&c, y), log(want_y + PASCAL_EXCESS_EPS), 1e-9);
         }
-        /* past the first horizon, and held below W = 1: encode(L) */
-        for (double x = W1 * 1.5; x < 20 * W1; x *= 1.7)
+        /* between the later knots encode(L); held below W = 1 */
+        for (double x = W1 * 1.5; x < 16 * W1; x *= 1.7)
           CHECK_NEAR(pascal_curve_excess(&c, x), pascal_excess_encode(pascal_curve_log_k(&c, x)),
                      1e-12);
         CHECK_NEAR(pascal_curve_excess(&c, 0.5), pascal_excess_encode(log(K[0])), 1e-12);
       }
-  /* a curve without a knot at W = 1 reads encode(L) everywhere */
+  /* a curve without a knot at W = 1 reads encode(L) inside its knots */
   const double W[] = {2, 8, 32}, K[] = {1.5, 4, 6};
   pascal_curve c;
   CHECK_INT(pascal_curve_fit(W, K, 3, &c, "x", NULL), PASCAL_OK);
-  for (double x = 1; x < 64; x *= 1.3)
+  for (double x = 1; x <= 32; x *= 1.3)
     CHECK_NEAR(pascal_curve_excess(&c, x), pascal_excess_encode(pascal_curve_log_k(&c, x)), 1e-12);
+}
+
+/* The onset fit on points of the law itself: c within a grid step, and 0
+ * when every excess is 0 or none is given. */
+static void onset_fit_recovers_law(void)
+{
+  static const double cs[] = {500, 3000, 20000};
+  for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+    double x[6], e[6];
+    for (size_t k = 0; k < 6; k++) {
+      x[k] = 1000 * pow(3, (double)k);
+      e[k] = 7 * fmax(0, 1 - cs[i] / x[k]);
+    }
+    CHECK(fabs(log(pascal_onset_fit(x, e, 6) / cs[i])) <= log(2) / 32 + 1e-12);
+  }
+  double x[] = {10, 20}, zero[] = {0, 0};
+  CHECK(pascal_onset_fit(x, zero, 2) == 0);
+  CHECK(pascal_onset_fit(NULL, NULL, 0) == 0);
 }
 
 int main(void)
@@ -160,6 +177,7 @@ int main(void)
   fit_single_horizon_and_errors();
   encode_decode();
   excess_bound_randomised();
-  excess_from_one_pass();
+  excess_onset_law();
+  onset_fit_recovers_law();
   return check_summary();
 }

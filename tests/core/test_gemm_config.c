@@ -59,9 +59,10 @@ static void raster_by_hand(void)
 
 /* The static reference by its definition, quadratically: a wave's panel
  * read earlier, last by wave u, hits when the panels whose latest reader
- * before wave w lies in u .. w-1 weigh at most the capacity. */
+ * before wave w lies in u .. w-1 and the output tiles (out_bytes each) that
+ * waves u .. w-1 wrote weigh at most the capacity. */
 static double brute_static(uint32_t nr, uint32_t nc, uint32_t g, uint32_t M, double cap,
-                           double row_bytes, double col_bytes)
+                           double row_bytes, double col_bytes, double out_bytes)
 {
   uint64_t tiles = (uint64_t)nr * nc, waves = (tiles + M - 1) / M;
   long last[32];
@@ -82,6 +83,10 @@ static double brute_static(uint32_t nr, uint32_t nc, uint32_t g, uint32_t M, dou
       for (uint32_t o = 0; o < nr + nc; o++)
         if (last[p] >= 0 && last[o] >= last[p])
           between += o < nr ? row_bytes : col_bytes;
+      for (uint64_t u = last[p] < 0 ? w : (uint64_t)last[p]; u < w; u++) {
+        uint64_t end = (u + 1) * M < tiles ? (u + 1) * M : tiles;
+        between += (double)(end - u * M) * out_bytes;
+      }
       if (last[p] < 0 || between > cap)
         fills += p < nr ? row_bytes : col_bytes;
     }
@@ -94,17 +99,19 @@ static double brute_static(uint32_t nr, uint32_t nc, uint32_t g, uint32_t M, dou
 
 static void static_reference(void)
 {
-  /* against the definition: every small grid, raster, wave and capacity */
+  /* against the definition: every small grid, raster, wave and capacity
+   * (up to 36 row panels: a few waves of panels and their outputs) */
   for (uint32_t nr = 1; nr <= 6; nr++)
     for (uint32_t nc = 1; nc <= 6; nc++)
       for (uint32_t g = 1; g <= 4; g++)
         for (uint32_t M = 1; M <= 7; M++)
-          for (int cap = 0; cap <= 12; cap++) {
+          for (int cap = 0; cap <= 36; cap += 3) {
             pascal_gemm_config c = {32, 64, 16, 2, 3, g};
             pascal_gemm_shape s = {32 * nr, 64 * nc, 16 * 5};
             double row = 80.0 * 32 * 2, col = 80.0 * 64 * 2, v;
+            double out = 32.0 * 64 * PASCAL_GEMM_OUT_ELEM_BYTES;
             CHECK_INT(pascal_gemm_static_fills(&s, &c, M, cap * row, &v, NULL), PASCAL_OK);
-            CHECK_NEAR(v, brute_static(nr, nc, g, M, cap * row, row, col), 0);
+            CHECK_NEAR(v, brute_static(nr, nc, g, M, cap * row, row, col, out), 0);
           }
   /* the ends: a cache holding every panel reads each once (B_0); an
    * empty one reads every wave's panels */
@@ -115,20 +122,25 @@ static void static_reference(void)
   CHECK_NEAR(v, b0, 0);
   CHECK_INT(pascal_gemm_static_fills(&s, &c, 16, 0, &v, NULL), PASCAL_OK);
   CHECK_NEAR(v, 8 * (1 + 16) * 4096.0 * 128 * 2, 0); /* 8 waves of one row and 16 columns */
-  /* worked: 8 x 8 tiles, M = 8, room for 8 panels. Direct: each wave is a
-   * tile row; its 8 column panels come back one wave later behind 9
-   * panels: 8 waves x 9 panels. Groups of 2 rows: a wave is 2 rows x 4
-   * columns; the rows hit in the group's second wave (6 panels behind
-   * them), the columns miss in the next group (10 behind them): 4 groups
-   * x (2 rows + 8 columns) */
+  /* worked: 8 x 8 tiles, M = 8, room for 24 panels; an FP32 output tile
+   * weighs 2 panels, a wave's 8 of them 16. Direct: each wave is a tile
+   * row; its 8 column panels come back one wave later behind 9 panels and
+   * 16 of outputs, 25: 8 waves x 9 panels (without the outputs they would
+   * hit: 9 + 7 x 1 = 16). Groups of 2 rows: a wave is 2 rows x 4 columns;
+   * the rows hit in the group's second wave (6 panels and 16 behind them),
+   * the columns miss in the next group (10 and 32 behind them): 4 groups x
+   * (2 rows + 8 columns) */
   pascal_gemm_shape sq = {8 * 64, 8 * 64, 64};
   double panel = 64.0 * 64 * 2;
+  CHECK(64.0 * 64 * PASCAL_GEMM_OUT_ELEM_BYTES == 2 * panel);
   pascal_gemm_config direct = {64, 64, 64, 2, 2, 1}, grouped = direct;
   grouped.group_m = 2;
-  CHECK_INT(pascal_gemm_static_fills(&sq, &direct, 8, 8 * panel, &v, NULL), PASCAL_OK);
+  CHECK_INT(pascal_gemm_static_fills(&sq, &direct, 8, 24 * panel, &v, NULL), PASCAL_OK);
   CHECK_NEAR(v, 72 * panel, 0);
-  CHECK_INT(pascal_gemm_static_fills(&sq, &grouped, 8, 8 * panel, &v, NULL), PASCAL_OK);
+  CHECK_INT(pascal_gemm_static_fills(&sq, &grouped, 8, 24 * panel, &v, NULL), PASCAL_OK);
   CHECK_NEAR(v, 40 * panel, 0);
+  CHECK_INT(pascal_gemm_static_fills(&sq, &direct, 8, 25 * panel, &v, NULL), PASCAL_OK);
+  CHECK_NEAR(v, 16 * panel, 0); /* room for a wave's panels and outputs */
   /* errors name the field */
   pascal_error err;
   sq.Ng = 100;

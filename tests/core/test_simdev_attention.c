@@ -13,10 +13,16 @@
  *     M x K/V fills / K/V requests;
  *   - with many slots and the whole K/V in the cache, each K/V head is
  *     filled once (K = M / CTAs = 1/W);
+ *   - a step's matrix products run at the tensor pipe's rate: one CTA of
+ *     50 steps of 128 products each, its time grows by 50 x 128 x 100 ns
+ *     when tensor_pipe_ns grows by 100 ns (within the single SM's clock
+ *     factor and the work noise);
  *   - determinism for a seed, another seed another timing, and errors naming
  *     the field.
  * Verified to fail: with the query tile's line taken as K/V line 0 (the
- * lookup of on_start without q_first) the brute-force comparison fails.
+ * lookup of on_start without q_first) the brute-force comparison fails; with
+ * the step's products at the scan's chain rate (compute_ns) the pipe-rate
+ * case sees no change of time.
  */
 #include <stdio.h>
 #include <string.h>
@@ -152,6 +158,33 @@ static void test_resident_kv(void)
   pascal_simdev_free(dev);
 }
 
+/* The step's work is compute-bound at 12.8 us (128 products x 100 ns)
+ * against a 16 KiB step's sub-microsecond link and fill, so the launch's
+ * time is about its 50 steps' work; doubling the product's cost adds 50 x
+ * 128 x 100 ns = 640 us, scaled by the SM's clock factor and the mean of
+ * the work noise (the same draws: same seed). */
+static void test_products_at_the_pipe_rate(void)
+{
+  double kernel_ns[2];
+  for (int i = 0; i < 2; i++) {
+    pascal_simdev_profile p;
+    pascal_simdev_profile_default(&p);
+    p.sm_count = 1;
+    p.tensor_pipe_ns = 100.0 * (i + 1);
+    pascal_simdev *dev = NULL;
+    CHECK_INT(pascal_simdev_new(&p, &dev, NULL), PASCAL_OK);
+    pascal_simdev_attention r = launch(64, 64 * 50, 1, 1, 2, 0);
+    pascal_simdev_stats st;
+    CHECK_INT(pascal_simdev_run_attention(dev, &r, &st, NULL), PASCAL_OK);
+    kernel_ns[i] = st.kernel_ns;
+    pascal_simdev_free(dev);
+  }
+  double added = kernel_ns[1] - kernel_ns[0], want = 50.0 * 128 * 100;
+  if (added < 0.9 * want || added > 1.1 * want)
+    fprintf(stderr, "pipe rate: time grew by %.0f ns, want %.0f +- 10 %%\n", added, want);
+  CHECK(added > 0.9 * want && added < 1.1 * want);
+}
+
 static void test_determinism_and_errors(void)
 {
   pascal_simdev *dev = device(48, 1280);
@@ -193,6 +226,7 @@ int main(void)
 {
   test_one_slot_is_lru();
   test_resident_kv();
+  test_products_at_the_pipe_rate();
   test_determinism_and_errors();
   return check_summary();
 }

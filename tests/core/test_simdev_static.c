@@ -148,7 +148,7 @@ static void test_seeded_and_gap_law(pascal_simdev *dev)
     /* steady state over one period of N rounds: the one-round LRU
      * certificate brackets the per-round fills (Theorem lru, D <= C) and
      * they equal the gap law when the bracket collapses */
-    uint64_t g[MAX_M];
+    uint64_t g[MAX_M] = {0}; /* gaps_of sets the first D */
     uint32_t D = gaps_of(N, M, ph, g);
     if (D > C)
       continue;

@@ -89,8 +89,8 @@ MUTANTS = [
       "if (row->job.state != PASCAL_STORE_LEASED)",
       "the lease token is not compared: any caller may finish a job"),
     M("store-heartbeat-extend", "store/src/jobs.c",
-      "sqlite3_bind_int64(st, 2, now + lease_seconds))",
-      "sqlite3_bind_int64(st, 2, now))",
+      "int64_t until = now + lease_seconds, end",
+      "int64_t until = now, end",
       "a heartbeat does not extend the lease"),
     M("store-device-conflict", "store/src/devices.c",
       "  if (a->sm_count != b->sm_count)\n", "  if (0)\n",
@@ -106,10 +106,9 @@ MUTANTS = [
 
     # --- codec: JSON, bundles, plans, hashes ---------------------------------
     M("codec-hash-no-gemm", "server/codec/bundle_codec.c",
-      "  if (cal->workload == PASCAL_WORKLOAD_GEMM && (st = encode_gemm(doc, &cal->gemm, err)))\n"
-      "    goto fail;\n  if (provenance",
+      "  if (cal->workload == PASCAL_WORKLOAD_GEMM && (st = encode_gemm(doc, &cal->gemm, err)))",
       "  if (provenance && cal->workload == PASCAL_WORKLOAD_GEMM && "
-      "(st = encode_gemm(doc, &cal->gemm, err)))\n    goto fail;\n  if (provenance",
+      "(st = encode_gemm(doc, &cal->gemm, err)))",
       "the content hash ignores the GEMM parameters (written only with provenance)"),
     M("codec-hash-compare", "server/codec/bundle_codec.c",
       "  if (strcmp(hash, want) != 0)\n", "  if (strncmp(hash, want, 20) != 0)\n",
@@ -161,13 +160,13 @@ MUTANTS = [
       "{\"W\", PASCAL_QUERY_REAL, false,",
       "W made optional in the scan query's field table"),
     M("core-answer-no-time", "core/src/answer.c",
-      "out->timed = pascal_predict_time_scan(",
-      "out->timed = 0 && pascal_predict_time_scan(",
+      "out->timed = pascal_time_scan(model, &s->key,",
+      "out->timed = 0 && pascal_time_scan(model, &s->key,",
       "the one path from a query to its answer drops the scan's time: the daemon's and the "
       "CLI's answers both lose time_s"),
     M("core-answer-no-expected", "core/src/answer.c",
-      "    if (validation)\n      pascal_validation_expect_gemm",
-      "    if (!validation)\n      pascal_validation_expect_gemm",
+      "    if (validation && !ca->transferred)\n      pascal_validation_expect_gemm",
+      "    if (!validation && !ca->transferred)\n      pascal_validation_expect_gemm",
       "the GEMM answer never looks up its expected error"),
     M("pascald-batch-max", "server/pascald/predict_batch.c",
       "  if (b->n == ctx->cfg.batch_max) {\n", "  if (b->n == ctx->cfg.batch_max + 1) {\n",
@@ -214,7 +213,7 @@ MUTANTS = [
 
     # --- CLI -------------------------------------------------------------------
     M("cli-bounds-tilesight", "server/codec/static_codec.c",
-      'pascal_jtext_real(w, "K", rm->tilesight_k);', 'pascal_jtext_real(w, "K", rm->sdcm_k);',
+      'PASCAL_JTEXT_REAL(w, "K", rm->tilesight_k);', 'PASCAL_JTEXT_REAL(w, "K", rm->sdcm_k);',
       "bounds prints exact SDCM under the TileSight key"),
     M("cli-refused-exit", "server/cli/output.c",
       "return err->status == PASCAL_EREFUSED ? CLI_EXIT_REFUSED : CLI_EXIT_FAILURE;",

@@ -49,17 +49,21 @@ double pascal_pchip_eval(const double *x, const double *y, const double *d, size
 
 /* A fitted cumulative-traffic curve: knots x_j = log W_j (distinct horizons,
  * increasing), y_j = isotonic projection of log W_j + log K~_j where K~_j is
- * the geometric mean of the positive measured K at W_j, and the PCHIP knot
- * slopes. A value type: copy freely. */
+ * the geometric mean of the positive measured K at W_j, the PCHIP knot
+ * slopes, and the onset W_0 of the scan's excess (docs/design.md 4.1).
+ * A value type: copy freely. */
 typedef struct pascal_curve {
   size_t n;                         /* 1 .. PASCAL_CURVE_MAX_KNOTS */
   double x[PASCAL_CURVE_MAX_KNOTS]; /* log W_j                     */
   double y[PASCAL_CURVE_MAX_KNOTS]; /* isotonic Y_j                */
   double d[PASCAL_CURVE_MAX_KNOTS]; /* PCHIP slopes at the knots   */
+  double onset;                     /* W_0 >= 0: the excess starts  */
 } pascal_curve;
 
 /* Fit a curve from n_obs observations (W_i > 0, K_i > 0 and finite), in any
- * order, with repeats at a horizon allowed. The logs of repeats are summed in
+ * order, with repeats at a horizon allowed. The onset is fitted on the
+ * curve's own knots above W = 1 (pascal_onset_fit with x = W; the scan model
+ * replaces it by the fit over all sizes of the key). The logs of repeats are summed in
  * input order, so reordering repeats can change the last bits (the model fit
  * passes them sorted by value). `field` names the input in errors.
  * PASCAL_EINVAL for a non-positive or non-finite value or n_obs == 0,
@@ -74,12 +78,25 @@ double pascal_curve_log_k(const pascal_curve *curve, double W);
 /* a = log([exp L - 1]_+ + eps) (Eq. excess_coordinate). */
 double pascal_excess_encode(double log_k);
 
-/* The excess coordinate a of a scan curve at horizon W > 0 (clamped to the
- * calibrated range) as the scan predictor reads it: encode(L(W)), except
- * between a knot at one pass (W = 1) and the next knot, where a is linear
- * in log W between the two knots' encoded values (one pass measures no
- * divergence: docs/design.md 4.1). Equal to encode(L) at every knot. */
+/* The excess coordinate a of a scan curve at horizon W > 0 as the scan
+ * predictor reads it (docs/design.md 4.1): between a knot at one pass
+ * (W = 1) and the next knot W_b, and past the last knot along the last
+ * segment [W_a, W_b], the excess e = K - 1 is linear in
+ * h(W) = -1 / max(W, W_0) (W_0 the curve's onset, ignored when it is not
+ * below W_b): no excess added before the onset, then a constant excess per
+ * pass. Between the other knots encode(L); below the first knot the first
+ * knot's value is held; a curve of one knot is constant. Equal to
+ * encode(L) at every knot. */
 double pascal_curve_excess(const pascal_curve *curve, double W);
+
+/* The onset c >= 0 of the excess law e = A max(0, 1 - c / x) fitted to n
+ * points (x_i > 0, e_i >= 0): for a candidate c the amplitude A >= 0 is the
+ * least-squares fit of e, and the c kept is the first whose fit has the
+ * smallest squared error in the excess coordinate, log(A g_i + eps) -
+ * log(e_i + eps). Candidates: c = 0, then x_max 2^(-k/32) for every eighth
+ * k in 0..384, then the k within 7 of the best of those. 0 when n == 0. For
+ * a scan x = W N (blocks per slot) and the onset horizon is W_0 = c / N. */
+double pascal_onset_fit(const double *x, const double *e, size_t n);
 
 /* K = min(M, k0 * (1 + [exp a - eps]_+)) (Eq. dynamic_decode; k0 = 1 for a
  * scan, K_0 for GEMM). The result lies in [k0, M] when k0 <= M. */

@@ -22,9 +22,11 @@
  * (group_m = 1: row-major, the direct raster). Its static reference V_s is
  * the fills of the raster's waves of M CTAs in lock step under LRU: every
  * CTA of a wave reads its A row panel and B column panel (Kg tile_m
- * elem_bytes and Kg tile_n elem_bytes bytes); a panel a wave reads again is
- * a hit when the distinct panels read since its last wave fit in the
- * capacity, else it is read again. Stages and output tiles do not enter V_s.
+ * elem_bytes and Kg tile_n elem_bytes bytes) and, when it ends, writes its
+ * output tile (tile_m tile_n PASCAL_GEMM_OUT_ELEM_BYTES bytes) into the
+ * cache; a panel a wave reads again is a hit when the distinct panels read
+ * and the output tiles written since its last wave fit in the capacity,
+ * else it is read again. Stages do not enter V_s.
  *
  * Transfer (predict_config.c). A query is answered at its anchor: its shape
  * rounded to whole calibration tiles (at least one). Fills: the calibrated
@@ -141,6 +143,10 @@ pascal_status pascal_gemm_ctas_per_sm(uint64_t smem_per_sm, const pascal_gemm_co
  * over n_r x n_c tiles (pid < n_r n_c; group_m >= 1). */
 void pascal_gemm_raster_tile(uint32_t n_r, uint32_t n_c, uint32_t group_m, uint64_t pid,
                              uint32_t *i, uint32_t *j);
+
+/* Bytes per output element a CTA writes: the FP32 accumulators, as the
+ * calibration kernel (kernels/gemm.cu) and the sim's GEMM write them. */
+#define PASCAL_GEMM_OUT_ELEM_BYTES 4u
 
 /* The raster's static reference V_s in bytes (the header's rule) of a
  * Mg x Ng x Kg GEMM of configuration `c` (the shape whole tiles of it), M

@@ -110,11 +110,13 @@ typedef enum pascal_extrapolation_action {
                                 (sizes above the largest, m, depths, n_r,
                                 n_c)                                     */
   PASCAL_EXTRAP_HELD = 1,    /* the curve is held at its end value
-                                (horizon W, GEMM n_k)                    */
-  PASCAL_EXTRAP_LINEAR = 2   /* the excess is carried on linearly in
+                                (horizon W below the first, GEMM n_k)    */
+  PASCAL_EXTRAP_LINEAR = 2   /* the excess is carried on linearly: in
                                 eta = C/N from the two nearest sizes (a
                                 scan's N below the smallest size; its
-                                time's fit values stay clamped)          */
+                                time's fit values stay clamped), in
+                                -1/W along the last segment's onset law
+                                (a scan's W above the last horizon)      */
 } pascal_extrapolation_action;
 
 /* "clamped", "held-at-end", "linear". */

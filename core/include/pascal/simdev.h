@@ -111,10 +111,11 @@ typedef struct pascal_simdev_profile {
   double dram_latency_ns; /* DRAM base latency after service              */
   double consume_ns;      /* per-block consume cost                       */
   double compute_ns;      /* cost per unit of m in full groups of four    */
-  double tensor_pipe_ns;  /* tiled GEMM: one matrix instruction at the
-                             SM's tensor-pipe throughput, which a CTA's
-                             warps reach by issuing independent MMAs;
-                             0 = the scan's dependent chain (compute_ns) */
+  double tensor_pipe_ns;  /* tiled GEMM and attention: one matrix
+                             instruction at the SM's tensor-pipe
+                             throughput, which a CTA's warps reach by
+                             issuing independent MMAs; 0 = the scan's
+                             dependent chain (compute_ns)                */
   double tail_ns[3];      /* loop-tail cost per execution class chi(m):
                              keys tail0_ns, tail1_ns, tail2_ns            */
   double mma_setup_ns;    /* scan: the compute loop's fixed cost per block
