@@ -30,8 +30,8 @@ usage: sim_vs_hardware.py --bundle deploy/calibrations/h100-scan.json|h100-tiled
            [--jobs 2] [--runs] [--json OUT.json]
 
 With the shipped H100 bundles (run 3) and the h100-like profile a 2-per-key
-sample of the held-out panel (84 runs, 3.9 G simulated requests) takes about
-15 CPU-minutes; the whole panel about 77; the whole GEMM bundle about a
+sample of the held-out panel (84 runs, 3.9 G simulated requests) takes
+10-15 CPU-minutes; the whole panel 50-77; the whole GEMM bundle about a
 second (docs/sim-device.md, "The sim against the H100").
 """
 import argparse

@@ -69,6 +69,7 @@ void pascal_simdev_free(pascal_simdev *dev)
   pc_simdev_queue_free(&dev->queue);
   free(dev->slots);
   free(dev->ring_arrival);
+  free(dev->ring_foreign);
   free(dev->scratch);
   free(dev->gemm_slots);
   free(dev);

@@ -102,6 +102,7 @@ pascal_status pascal_simdev_run_attention(pascal_simdev *dev, const pascal_simde
       .lines = (uint32_t)(kv_lines + 2 * ctas),
       .line_bytes = (uint32_t)step_bytes,
       .work_ns = 2 * p->consume_ns + pc_simdev_tile_compute_ns(p, m) + p->cta_sync_ns,
+      .loop_ns = pc_simdev_tile_compute_ns(p, m),
       .seed = pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, key), run->seed),
       .tiles = 1,
       .causal = (int)s->causal,

@@ -168,11 +168,11 @@ static void gemm_issue_step(gemm_run *r, uint32_t s, double now)
   uint32_t id = r->M + s * r->stages + b;
   double ready;
   for (uint32_t q = 0; q < r->a_lines; q++) {
-    pc_simdev_mem_lookup(r->mem, sl->sm, a0 + q, now, &ready);
+    pc_simdev_mem_lookup(r->mem, sl->sm, a0 + q, now, &ready, NULL);
     pc_simdev_queue_push(r->queue, ready, id);
   }
   for (uint32_t q = 0; q < r->b_lines; q++) {
-    pc_simdev_mem_lookup(r->mem, sl->sm, b0 + q, now, &ready);
+    pc_simdev_mem_lookup(r->mem, sl->sm, b0 + q, now, &ready, NULL);
     pc_simdev_queue_push(r->queue, ready, id);
   }
   sl->buf[b] = (gemm_buffer){r->a_lines + r->b_lines, now};

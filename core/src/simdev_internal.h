@@ -98,6 +98,8 @@ int pc_simdev_queue_pop(simdev_queue *q, simdev_event *out);
 
 typedef struct simdev_line {
   uint32_t prev, next; /* list links; prev == SIMDEV_NONE: not resident */
+  uint32_t origin;     /* skew group of the SM whose request filled it from
+                          DRAM (a near copy keeps its home line's)      */
   double fill_ready;
 } simdev_line;
 
@@ -138,6 +140,8 @@ typedef struct simdev_mem {
   simdev_cache cache;
   uint32_t sm_count;                     /* SM s sits next to partition
                                             s * parts / sm_count           */
+  uint32_t groups;                       /* skew groups: SM s is in group
+                                            s * groups / sm_count          */
   double hop_ns;                         /* SM -> L2 request latency                 */
   double far_ns;                         /* near -> home partition, each way         */
   double dram_block_ns;                  /* DRAM service time per line               */
@@ -167,9 +171,10 @@ typedef struct simdev_mem {
  * across calls, so lookups and the DRAM FIFO see requests in arrival order.
  * Returns the outcome (a fill: this request read DRAM; a merge: it waited
  * for an outstanding fill; a hit: neither) and writes the time the data is
- * ready at the SM's partition. Counts the request. */
+ * ready at the SM's partition and, if `origin` is given, the skew group
+ * whose request filled the line it read. Counts the request. */
 simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t sm, uint32_t b, double t,
-                                    double *ready);
+                                    double *ready, uint32_t *origin);
 
 /* Write line `b` into its home partition at issue time `t` (same ordering
  * rule as lookups): it becomes resident and MRU without a DRAM read (a
@@ -201,6 +206,8 @@ struct pascal_simdev {
   size_t slots_cap;
   double *ring_arrival;
   size_t ring_cap;
+  uint8_t *ring_foreign; /* per ring entry: another skew group filled its line */
+  size_t foreign_cap;
   uint64_t *scratch; /* snapshot positions; first-wave dispatch order */
   size_t scratch_cap;
   double *sm_skew;       /* per SM: the chip's fixed work factor (sm_count) */
@@ -262,6 +269,7 @@ typedef struct pc_scan_cfg {
   uint32_t line_bytes; /* bytes per line: DRAM and link times scale    */
   uint32_t capacity;   /* 0: the profile's L2 (pc_simdev_mem_prepare)  */
   double work_ns;      /* per block, before clock, noise and jitter    */
+  double loop_ns;      /* its compute loop's part (mma_setup + compute) */
   uint32_t checkpoint_blocks;
   uint64_t seed; /* the run's rng seed                           */
   /* attention (tiles = 1): CTA c is tile c mod tiles_per_head of head

@@ -44,14 +44,14 @@ static double dram_fill(simdev_mem *mm, double at)
 }
 
 /* Look b up in partition q at time `at`: a resident line is a hit, or a
- * merge while its fill is outstanding; a missing one is allocated, returned
- * in *missing, and the caller sets its data's ready time. */
+ * merge while its fill is outstanding; a missing one is allocated (a fill:
+ * the caller sets its data's ready time and origin). *line: the line. */
 static simdev_outcome part_lookup(simdev_mem *mm, uint32_t q, uint32_t b, double at, double *ready,
-                                  simdev_line **missing)
+                                  simdev_line **line)
 {
   simdev_line *l = pc_simdev_cache_touch(&mm->cache, q, b);
-  *missing = NULL;
   if (l) {
+    *line = l;
     if (l->fill_ready > at) {
       *ready = l->fill_ready;
       return SIMDEV_MERGE;
@@ -59,12 +59,12 @@ static simdev_outcome part_lookup(simdev_mem *mm, uint32_t q, uint32_t b, double
     *ready = at;
     return SIMDEV_HIT;
   }
-  *missing = pc_simdev_cache_insert(&mm->cache, q, b);
+  *line = pc_simdev_cache_insert(&mm->cache, q, b);
   return SIMDEV_FILL;
 }
 
 simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t sm, uint32_t b, double t,
-                                    double *ready)
+                                    double *ready, uint32_t *origin)
 {
   simdev_cache *c = &mm->cache;
   double at = t + mm->rounds * mm->hop_ns, far = mm->rounds * mm->far_ns;
@@ -73,20 +73,26 @@ simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t sm, uint32_t b, dou
   assert(b < c->n && sm < mm->sm_count);
   mm->requests++;
   simdev_outcome o = part_lookup(mm, near, b, at, ready, &copy);
-  if (copy) {
+  if (o == SIMDEV_FILL) {
     uint32_t home = pc_simdev_cache_home(c, b);
     if (home == near) {
       *ready = dram_fill(mm, at);
+      copy->origin = (uint32_t)((uint64_t)sm * mm->groups / mm->sm_count);
     } else { /* the near copy comes from the home partition */
       simdev_line *line;
       double far_at = at + far;
       o = part_lookup(mm, home, b, far_at, ready, &line);
-      if (line)
+      if (o == SIMDEV_FILL) {
         *ready = line->fill_ready = dram_fill(mm, far_at);
+        line->origin = (uint32_t)((uint64_t)sm * mm->groups / mm->sm_count);
+      }
       *ready += far;
+      copy->origin = line->origin;
     }
     copy->fill_ready = *ready;
   }
+  if (origin)
+    *origin = copy->origin;
   if (o == SIMDEV_HIT)
     mm->hits++;
   else if (o == SIMDEV_MERGE)
@@ -104,6 +110,7 @@ void pc_simdev_mem_write(simdev_mem *mm, uint32_t b, double t)
   if (!l)
     l = pc_simdev_cache_insert(c, home, b);
   l->fill_ready = at;
+  l->origin = 0; /* no SM's read brought it in */
   /* its write-back takes one DRAM service (charged now, in arrival order) */
   double start = at > mm->dram_free ? at : mm->dram_free;
   mm->dram_free = start + pc_simdev_rng_jitter(mm->rng, mm->dram_block_ns, mm->jitter);
@@ -170,6 +177,7 @@ pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t cap
         pc_simdev_rng_jitter(rng, mm->link_block_ns[s], p->sm_read_run_spread) * scale;
   }
   mm->sm_count = p->sm_count;
+  mm->groups = p->clock_skew_groups;
   mm->hop_ns = p->hop_ns;
   mm->far_ns = g[0] > 1 ? p->l2_far_ns : 0.0;
   mm->dram_block_ns = (double)line_bytes / p->dram_gbps;

@@ -71,6 +71,7 @@ static const key_spec KEYS[] = {
     {"sync_issue_ns", KEY_F64, F(sync_issue_ns), 0, BIG, 0, "a number >= 0"},
     {"sync_rounds", KEY_U32, F(sync_rounds), 1, 64, 0, "an integer in [1, 64]"},
     {"tma_issue_ns", KEY_F64, F(tma_issue_ns), 0, BIG, 0, "a number >= 0"},
+    {"tma_latency_ns", KEY_F64, F(tma_latency_ns), 0, BIG, 0, "a number >= 0"},
     {"cta_sync_ns", KEY_F64, F(cta_sync_ns), 0, BIG, 0, "a number >= 0"},
     {"exec_shared", KEY_F64, F(exec_shared), 0, 1, 0, "a number in [0, 1]"},
     {"grid_barrier_ns", KEY_F64, F(grid_barrier_ns), 0, BIG, 0, "a number >= 0"},
@@ -81,6 +82,8 @@ static const key_spec KEYS[] = {
     {"sm_clock_spread", KEY_F64, F(sm_clock_spread), 0, 0.5, 1, "a number in [0, 0.5)"},
     {"clock_skew", KEY_F64, F(clock_skew), 0, 0.5, 1, "a number in [0, 0.5)"},
     {"clock_skew_groups", KEY_U32, F(clock_skew_groups), 1, 4096, 0, "an integer in [1, 4096]"},
+    {"clock_skew_consume", KEY_F64, F(clock_skew_consume), 0, 1, 0, "a number in [0, 1]"},
+    {"skew_shared", KEY_U32, F(skew_shared), 0, 1, 0, "0 or 1"},
     {"work_noise", KEY_F64, F(work_noise), 0, 0.5, 0, "a number in [0, 0.5]"},
     {"work_noise_blocks", KEY_F64, F(work_noise_blocks), 1, BIG, 0, "a number >= 1"},
     {"link_stall_prob", KEY_F64, F(link_stall_prob), 0, 1, 0, "a number in [0, 1]"},
@@ -133,6 +136,7 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out)
   out->sync_issue_ns = 20.0;
   out->sync_rounds = 1;
   out->tma_issue_ns = 10.0;
+  out->tma_latency_ns = 0.0;
   out->cta_sync_ns = 15.0;
   out->exec_shared = 1.0;
   out->grid_barrier_ns = 1500.0;
@@ -143,6 +147,8 @@ void pascal_simdev_profile_default(pascal_simdev_profile *out)
   out->sm_clock_spread = 0.007;
   out->clock_skew = 0.0;
   out->clock_skew_groups = 1;
+  out->clock_skew_consume = 1.0;
+  out->skew_shared = 0;
   out->work_noise = 0.05;
   out->work_noise_blocks = 4.0;
   out->link_stall_prob = 0.1;

@@ -20,10 +20,15 @@
  * compute throughput is finite; 0 where the work is latency-bound and the
  * CTAs overlap), the intra-CTA sync is not. With m >= 1 a block also pays
  * the compute loop's fixed cost mma_setup_ns. The sync path loads a block
- * in sync_rounds dependent rounds (simdev_mem.c).
+ * in sync_rounds dependent rounds (simdev_mem.c); on the TMA path a block's
+ * data counts as arrived tma_latency_ns after it crossed the link (the
+ * bulk copy's completion on the CTA's barrier).
  *
  * Variation (docs/sim-device.md): each SM's work is scaled by a per-run
- * clock factor, each CTA's by an AR(1) deviation that persists over
+ * clock factor (times its group's fixed skew, which scales the compute
+ * loop and clock_skew_consume of the rest of the work; with skew_shared only
+ * for a block whose line another group's request filled), each CTA's by an
+ * AR(1) deviation that persists over
  * work_noise_blocks blocks; CTAs are launched by one dispatcher, one per
  * dispatch_ns, the first wave in a per-run random order. With
  * checkpoint_blocks = c > 0 the M CTAs of a wave wait for each other before
@@ -72,14 +77,18 @@ typedef struct scan_run {
   simdev_queue *queue;
   simdev_slot *slots;
   double *ring_arrival;   /* < 0: data not arrived (or not known yet) */
+  uint8_t *ring_foreign;  /* skew_shared: another group filled its line */
   const double *sm_clock; /* per SM: this run's work factor */
+  const double *sm_skew;  /* per SM: the chip's skew, part of sm_clock */
+  double skew_weight;     /* share of the work the skew scales          */
   double *exec_free;      /* per SM: its execution pipes are busy until */
   double shared_frac;     /* share of the work that occupies the pipes  */
   simdev_rng rng;
-  uint32_t M, R, np, N, capacity, checkpoint;
-  int tma;
+  uint32_t M, R, np, N, capacity, checkpoint, groups;
+  int tma, skew_shared;
   const pc_scan_cfg *cfg;
-  double issue_ns, work_ns, jitter, launch_ns, start_jitter_ns, dispatch_ns, barrier_ns;
+  double issue_ns, tma_latency_ns, work_ns, jitter, launch_ns, start_jitter_ns, dispatch_ns,
+      barrier_ns;
   double noise_sd, noise_phi, noise_innov; /* AR(1): x' = phi x + innov U(-1,1) */
   double dispatch_free;                    /* the dispatcher is busy until */
   uint32_t arrived[2];                     /* CTAs at the pending checkpoint, by wave parity */
@@ -141,16 +150,20 @@ static void issue(scan_run *r, uint32_t s, double now)
 {
   simdev_slot *sl = &r->slots[s];
   uint32_t b = sl->issued++;
-  uint32_t idx = b % r->R;
+  uint32_t idx = b % r->R, origin;
   double ready;
-  pc_simdev_mem_lookup(r->mem, sl->sm, sl->base + b, now, &ready);
+  pc_simdev_mem_lookup(r->mem, sl->sm, sl->base + b, now, &ready, r->skew_shared ? &origin : NULL);
+  if (r->skew_shared)
+    r->ring_foreign[(size_t)s * r->R + idx] =
+        origin != (uint32_t)((uint64_t)sl->sm * r->groups / r->mem->sm_count);
   r->ring_arrival[(size_t)s * r->R + idx] = -1.0;
   pc_simdev_queue_push(r->queue, ready, r->M + s * r->R + idx);
 }
 
 /* Slot s holds block j's data from `start`: schedule the end of its work,
- * scaled by its SM's clock factor and its CTA's AR(1) deviation (floored so
- * that work never becomes negative), then jittered. The consume + compute
+ * scaled by its SM's clock factor (without its group's skew where
+ * skew_shared and its own group filled the line) and its CTA's AR(1)
+ * deviation (floored so that work never becomes negative), then jittered. The consume + compute
  * part occupies the SM's execution pipes, which the CTAs resident on one SM
  * share (served in turn); the intra-CTA sync does not. With o = 1 no CTA
  * ever waits for the pipes. */
@@ -158,6 +171,11 @@ static void begin_work(scan_run *r, uint32_t s, double start)
 {
   simdev_slot *sl = &r->slots[s];
   double factor = r->sm_clock[sl->sm];
+  if (r->skew_shared || r->skew_weight != 1.0) { /* the skew, on its share */
+    double skew = r->sm_skew[sl->sm];
+    int own = r->skew_shared && !r->ring_foreign[(size_t)s * r->R + sl->j % r->R];
+    factor = factor / skew * (own ? 1.0 : 1.0 + (skew - 1.0) * r->skew_weight);
+  }
   if (r->noise_sd > 0.0) {
     sl->noise = r->noise_phi * sl->noise + centred(r, r->noise_innov);
     factor *= sl->noise > -0.9 ? 1.0 + sl->noise : 0.1;
@@ -224,7 +242,7 @@ static void on_start(scan_run *r, uint32_t s, double now)
   cta_stream(r->cfg, sl->cta, &sl->base, &sl->n);
   if (r->cfg->tiles) { /* its query tile, a line of its own */
     double ready;
-    pc_simdev_mem_lookup(r->mem, sl->sm, r->cfg->q_first + (uint32_t)sl->cta, now, &ready);
+    pc_simdev_mem_lookup(r->mem, sl->sm, r->cfg->q_first + (uint32_t)sl->cta, now, &ready, NULL);
     sl->q_arrival = -1.0;
     pc_simdev_queue_push(r->queue, ready, r->M + r->M * r->R + s);
     t += r->issue_ns;
@@ -311,7 +329,7 @@ static void on_ready(scan_run *r, uint32_t req, double now)
 {
   uint32_t s = req / r->R, idx = req % r->R;
   simdev_slot *sl = &r->slots[s];
-  double arr = pc_simdev_mem_transfer(r->mem, sl->sm, now);
+  double arr = pc_simdev_mem_transfer(r->mem, sl->sm, now) + r->tma_latency_ns;
   r->ring_arrival[(size_t)s * r->R + idx] = arr;
   if (sl->waiting && sl->j % r->R == idx)
     resume_if_ready(r, s);
@@ -321,7 +339,7 @@ static void on_ready(scan_run *r, uint32_t req, double now)
 static void on_query_ready(scan_run *r, uint32_t s, double now)
 {
   simdev_slot *sl = &r->slots[s];
-  sl->q_arrival = pc_simdev_mem_transfer(r->mem, sl->sm, now);
+  sl->q_arrival = pc_simdev_mem_transfer(r->mem, sl->sm, now) + r->tma_latency_ns;
   if (sl->waiting && sl->j == 0)
     resume_if_ready(r, s);
 }
@@ -394,6 +412,10 @@ static pascal_status scan_buffers(pascal_simdev *dev, uint32_t M, uint32_t R, pa
                       "ring", err);
   if (st != PASCAL_OK)
     return st;
+  st = pc_simdev_grow((void **)&dev->ring_foreign, &dev->foreign_cap, (size_t)M * R,
+                      sizeof(uint8_t), "ring", err);
+  if (st != PASCAL_OK)
+    return st;
   st = pc_simdev_grow((void **)&dev->scratch, &dev->scratch_cap, M, sizeof(uint64_t), "slots", err);
   if (st != PASCAL_OK)
     return st;
@@ -432,7 +454,11 @@ pascal_status pc_simdev_scan_engine(pascal_simdev *dev, const pc_scan_cfg *cfg,
   r.queue = &dev->queue;
   r.slots = dev->slots;
   r.ring_arrival = dev->ring_arrival;
+  r.ring_foreign = dev->ring_foreign;
+  r.skew_shared = p->skew_shared && p->clock_skew_groups > 1;
+  r.groups = p->clock_skew_groups;
   r.issue_ns = r.tma ? p->tma_issue_ns : p->sync_issue_ns;
+  r.tma_latency_ns = r.tma ? p->tma_latency_ns : 0.0;
   r.work_ns = cfg->work_ns;
   r.jitter = p->service_jitter;
   r.launch_ns = p->launch_ns;
@@ -445,6 +471,11 @@ pascal_status pc_simdev_scan_engine(pascal_simdev *dev, const pc_scan_cfg *cfg,
   r.noise_innov = p->work_noise * sqrt(1.0 - r.noise_phi * r.noise_phi);
   pc_simdev_draw_clocks(dev, &r.rng);
   r.sm_clock = dev->sm_clock;
+  r.sm_skew = dev->sm_skew;
+  /* the skew scales the compute loop and clock_skew_consume of the rest */
+  r.skew_weight = r.work_ns > 0.0 ? p->clock_skew_consume +
+                                        (1.0 - p->clock_skew_consume) * cfg->loop_ns / r.work_ns
+                                  : 1.0;
   for (uint32_t i = 0; i < p->sm_count; i++)
     dev->exec_free[i] = 0.0;
   r.exec_free = dev->exec_free;
@@ -526,6 +557,8 @@ pascal_status pascal_simdev_run_scan(pascal_simdev *dev, const pascal_simdev_sca
                      .line_bytes = p->block_bytes,
                      .work_ns = p->consume_ns + pc_simdev_compute_ns(p, scan->m) + p->cta_sync_ns +
                                 (scan->m > 0 ? p->mma_setup_ns : 0.0),
+                     .loop_ns =
+                         pc_simdev_compute_ns(p, scan->m) + (scan->m > 0 ? p->mma_setup_ns : 0.0),
                      .checkpoint_blocks = scan->checkpoint_blocks,
                      .seed = pc_simdev_seed_mix(pc_simdev_seed_mix(p->seed, key), scan->seed)};
   return pc_simdev_scan_engine(dev, &cfg, out, snaps, err);

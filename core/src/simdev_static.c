@@ -57,7 +57,7 @@ pascal_status pascal_simdev_run_static(pascal_simdev *dev, const pascal_simdev_s
     for (uint32_t w = 0; w < run->M; w++) {
       double ready;
       uint32_t b = (uint32_t)((k + run->phases[w]) % run->N);
-      pc_simdev_mem_lookup(mm, w % p->sm_count, b, release, &ready);
+      pc_simdev_mem_lookup(mm, w % p->sm_count, b, release, &ready, NULL);
       pc_simdev_queue_push(&dev->queue, ready, w);
     }
     /* data reaches each SM over its link in order of readiness */

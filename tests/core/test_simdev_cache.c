@@ -228,15 +228,15 @@ static void test_partitions(void)
     b++;
   double ready;
   /* near the home: a DRAM fill */
-  CHECK_INT(pc_simdev_mem_lookup(mm, 0, b, 0.0, &ready), SIMDEV_FILL);
+  CHECK_INT(pc_simdev_mem_lookup(mm, 0, b, 0.0, &ready, NULL), SIMDEV_FILL);
   double landed = ready;
   /* the far half, long after: the home's copy, two far hops, no fill */
   double t = landed + 1000.0;
-  CHECK_INT(pc_simdev_mem_lookup(mm, 3, b, t, &ready), SIMDEV_HIT);
+  CHECK_INT(pc_simdev_mem_lookup(mm, 3, b, t, &ready, NULL), SIMDEV_HIT);
   CHECK_NEAR(ready, t + mm->hop_ns + 2.0 * mm->far_ns, 1e-9);
   /* then its own copy, at the near hop only */
   t += 2000.0;
-  CHECK_INT(pc_simdev_mem_lookup(mm, 2, b, t, &ready), SIMDEV_HIT);
+  CHECK_INT(pc_simdev_mem_lookup(mm, 2, b, t, &ready, NULL), SIMDEV_HIT);
   CHECK_NEAR(ready, t + mm->hop_ns, 1e-9);
   /* a line homed in partition 1 first read from partition 0's side: one
    * fill at the home, data back over the far hop; a second reader on that
@@ -245,10 +245,10 @@ static void test_partitions(void)
   while (pc_simdev_cache_home(&mm->cache, c) != 1)
     c++;
   t += 2000.0;
-  CHECK_INT(pc_simdev_mem_lookup(mm, 1, c, t, &ready), SIMDEV_FILL);
+  CHECK_INT(pc_simdev_mem_lookup(mm, 1, c, t, &ready, NULL), SIMDEV_FILL);
   CHECK(ready > t + mm->hop_ns + 2.0 * mm->far_ns + mm->dram_latency_ns - 1e-9);
   double copy_ready = ready;
-  CHECK_INT(pc_simdev_mem_lookup(mm, 0, c, t + 1.0, &ready), SIMDEV_MERGE);
+  CHECK_INT(pc_simdev_mem_lookup(mm, 0, c, t + 1.0, &ready, NULL), SIMDEV_MERGE);
   CHECK_NEAR(ready, copy_ready, 1e-9);
   CHECK_INT(mm->fills, 2);
   CHECK_INT(mm->requests, 5);

@@ -14,7 +14,12 @@
  *     L2-bound scan at M N block_bytes / l2_gbps, which the SMs' links alone
  *     do not;
  *   - clock_skew with clock_skew_groups: the chip's fixed work factors,
- *     1 - skew and 1 + skew for two groups, in every run.
+ *     1 - skew and 1 + skew for two groups, in every run;
+ *   - clock_skew_consume: the skew scales the compute loop whole and this
+ *     share of the rest of the work;
+ *   - skew_shared: the skew scales only blocks whose line the other group
+ *     filled: a group that fills its own lines runs at its nominal speed;
+ *   - tma_latency_ns: exposed once per block at d = 1, not on the sync path.
  * Each check fails with the key's effect removed (its default value), which
  * is how each was checked: the default-run comparisons are in the test.
  */
@@ -112,23 +117,85 @@ static void test_l2_rate(void)
   CHECK(free_ns < 0.5 * bound);
 }
 
-/* Two SMs, two groups: SM 0 works at 1 - skew, SM 1 at 1 + skew; one CTA
- * each, compute-bound; the kernel ends with the slower SM. */
-static void test_clock_skew(void)
+/* Two SMs in two skew groups (0.1), one CTA each, compute-bound (m = 40,
+ * latency hidden at d = 4): SM 0 works at 1 - skew, SM 1 at 1 + skew, and
+ * the kernel ends with the slower SM. skew_ratio: its time over the same
+ * run without the skew. */
+#define SKEW_N 300
+#define SKEW_M 40
+
+static pascal_simdev_profile skewed_pair(void)
 {
   pascal_simdev_profile p = quiet(2);
   p.sm_read_gbps = 1e6;
-  const uint64_t N = 300;
-  const uint32_t m = 40;
-  double plain = scan(&p, 1, 1, 4, m, N).kernel_ns;
   p.clock_skew = 0.1;
   p.clock_skew_groups = 2;
-  double skewed = scan(&p, 1, 1, 4, m, N).kernel_ns;
-  printf("clock_skew: %.0f ns without, %.0f with skew 0.1 (ratio %.4f)\n", plain, skewed,
-         skewed / plain);
-  CHECK_NEAR(skewed / plain, 1.1, 0.01);
+  return p;
+}
+
+static double skew_ratio(const pascal_simdev_profile *p)
+{
+  pascal_simdev_profile plain = *p;
+  plain.clock_skew = 0.0;
+  return scan(p, 1, 1, 4, SKEW_M, SKEW_N).kernel_ns /
+         scan(&plain, 1, 1, 4, SKEW_M, SKEW_N).kernel_ns;
+}
+
+static void test_clock_skew(void)
+{
+  pascal_simdev_profile p = skewed_pair();
+  double ratio = skew_ratio(&p);
+  printf("clock_skew: ratio %.4f with skew 0.1\n", ratio);
+  CHECK_NEAR(ratio, 1.1, 0.01);
   p.clock_skew_groups = 1; /* one group: no skew */
-  CHECK_NEAR(scan(&p, 1, 1, 4, m, N).kernel_ns, plain, 1e-6);
+  CHECK_NEAR(skew_ratio(&p), 1.0, 1e-9);
+}
+
+/* With a dearer consume, the skew on the loop alone (40 x 60 of 4415 ns). */
+static void test_skew_consume(void)
+{
+  pascal_simdev_profile p = skewed_pair();
+  p.consume_ns = 2000.0;
+  p.clock_skew_consume = 0.0;
+  double loop = p.compute_ns * SKEW_M, work = p.consume_ns + loop + p.cta_sync_ns;
+  double ratio = skew_ratio(&p);
+  printf("clock_skew_consume: ratio %.4f with the loop skewed alone (expected %.4f)\n", ratio,
+         1.0 + 0.1 * loop / work);
+  CHECK_NEAR(ratio, 1.0 + 0.1 * loop / work, 0.005);
+  p.clock_skew_consume = 1.0; /* the whole work */
+  CHECK_NEAR(skew_ratio(&p), 1.1, 0.01);
+}
+
+/* Both SMs read the same lines. With an L2 that holds them all the follower
+ * reads the leader's and runs slow; with an L2 of one line it finds none of
+ * them and fills its own, so with skew_shared it runs at its nominal speed
+ * (without skew_shared at 1 + skew). */
+static void test_skew_shared(void)
+{
+  pascal_simdev_profile p = skewed_pair();
+  p.skew_shared = 1;
+  double held = skew_ratio(&p);
+  p.capacity_blocks = 1;
+  double own = skew_ratio(&p);
+  double K = scan(&p, 1, 1, 4, SKEW_M, SKEW_N).K;
+  p.skew_shared = 0;
+  double always = skew_ratio(&p);
+  printf("skew_shared: ratio %.4f sharing, %.4f filling its own (%.4f unshared), K %.3f\n", held,
+         own, always, K);
+  CHECK_NEAR(held, 1.1, 0.01);
+  CHECK_NEAR(own, 1.0, 0.01);
+  CHECK_NEAR(always, 1.1, 0.01);
+  CHECK(K > 1.9);
+}
+
+static void test_tma_latency(void)
+{
+  pascal_simdev_profile p = quiet(1);
+  const uint64_t N = 5;
+  double tma0 = scan(&p, 1, 1, 1, 0, N).kernel_ns, sync0 = scan(&p, 1, 0, 0, 0, N).kernel_ns;
+  p.tma_latency_ns = 77.0;
+  CHECK_NEAR(scan(&p, 1, 1, 1, 0, N).kernel_ns - tma0, N * 77.0, 1e-6);
+  CHECK_NEAR(scan(&p, 1, 0, 0, 0, N).kernel_ns, sync0, 1e-6);
 }
 
 int main(void)
@@ -138,5 +205,8 @@ int main(void)
   test_exec_shared();
   test_l2_rate();
   test_clock_skew();
+  test_skew_consume();
+  test_skew_shared();
+  test_tma_latency();
   return check_summary();
 }

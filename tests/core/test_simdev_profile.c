@@ -38,6 +38,8 @@ static int profiles_equal(const pascal_simdev_profile *a, const pascal_simdev_pr
          a->l2_gbps == b->l2_gbps && a->mma_setup_ns == b->mma_setup_ns &&
          a->sync_rounds == b->sync_rounds && a->exec_shared == b->exec_shared &&
          a->clock_skew == b->clock_skew && a->clock_skew_groups == b->clock_skew_groups &&
+         a->skew_shared == b->skew_shared && a->tma_latency_ns == b->tma_latency_ns &&
+         a->clock_skew_consume == b->clock_skew_consume &&
          memcmp(&a->peaks, &b->peaks, sizeof a->peaks) == 0;
 }
 

@@ -127,6 +127,8 @@ typedef struct pascal_simdev_profile {
                              per block, each paying the hop and, on a miss,
                              the DRAM latency (1: one round trip)         */
   double tma_issue_ns;    /* TMA path: bulk-copy issue per block          */
+  double tma_latency_ns;  /* TMA path: from a block's data crossing the
+                             link to its barrier completing (0: none)   */
   double cta_sync_ns;     /* intra-CTA synchronisation per block          */
   double exec_shared;     /* scan: share of a block's consume + compute
                              that holds the SM's execution pipes, so that
@@ -149,6 +151,14 @@ typedef struct pascal_simdev_profile {
                                  factors evenly spaced from 1 - this to
                                  1 + this, [0, 0.5); 0: none             */
   uint32_t clock_skew_groups; /* G >= 1 (1: no skew)                      */
+  double clock_skew_consume;  /* share of the work outside the compute loop
+                                 (consume, intra-CTA sync) that the skew
+                                 scales, [0, 1]; the loop it scales whole */
+  uint32_t skew_shared;       /* 1: a group's skew factor scales only the
+                                 blocks whose line another group's request
+                                 brought into the L2 (the group reads data
+                                 it shares with a group ahead of it); 0:
+                                 every block (docs/sim-device.md)        */
   double work_noise;          /* sd of a CTA's autocorrelated relative work
                                  deviation (AR(1) over its blocks), [0,0.5] */
   double work_noise_blocks;   /* correlation length of that noise, blocks, >= 1 */
