@@ -21,6 +21,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "curve_internal.h"
 
@@ -284,8 +285,11 @@ double pascal_curve_excess(const pascal_curve *curve, double W)
 }
 
 /* The squared error in the excess coordinate of the best amplitude for
- * onset c (INFINITY when no point is past c). */
-static double onset_error(const double *x, const double *e, size_t n, double c)
+ * onset c (INFINITY when no point is past c), given le_i = log(e_i + eps);
+ * it stops adding once the sum reaches `bound` (the sum only grows, so such
+ * a c cannot beat the best so far), returning what it has. */
+static double onset_error(const double *x, const double *e, const double *le, size_t n, double c,
+                          double bound)
 {
   double gg = 0, ge = 0, s = 0;
   for (size_t i = 0; i < n; i++) {
@@ -295,41 +299,60 @@ static double onset_error(const double *x, const double *e, size_t n, double c)
   }
   if (gg == 0)
     return INFINITY;
-  double A = fmax(0, ge / gg);
-  for (size_t i = 0; i < n; i++) {
-    double r = log(A * fmax(0, 1 - c / x[i]) + PASCAL_EXCESS_EPS) - log(e[i] + PASCAL_EXCESS_EPS);
+  double A = fmax(0, ge / gg), log_eps = log(PASCAL_EXCESS_EPS);
+  for (size_t i = 0; i < n && s < bound; i++) {
+    double g = fmax(0, 1 - c / x[i]);
+    double r = (g > 0 ? log(A * g + PASCAL_EXCESS_EPS) : log_eps) - le[i];
     s += r * r;
   }
   return s;
 }
 
+/* The onsets a fit tries: c = 0 (k = -1), then x_max 2^(-k/32). */
+static double onset_candidate(double x_max, int k)
+{
+  return k < 0 ? 0 : x_max * exp2(-k / 32.0);
+}
+
+/* Points a fit takes without allocating (a key's sizes times horizons). */
+#define ONSET_POINTS_ON_STACK 64
+
 /* c = 0, then the grid x_max 2^(-k/32), k = 0..384, searched coarse to fine:
- * every eighth k, then the k within 7 of the best of those. */
+ * every eighth k, then the k within 7 of the best of those. Each candidate's
+ * error against the best so far (onset_error's bound): the same c as the
+ * full sums give, for a fraction of the logarithms. */
 double pascal_onset_fit(const double *x, const double *e, size_t n)
 {
+  double on_stack[ONSET_POINTS_ON_STACK], *le = on_stack;
+  if (n > ONSET_POINTS_ON_STACK && !(le = malloc(n * sizeof *le)))
+    return 0; /* no memory: no onset, the paper's curve */
   double x_max = 0;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     x_max = fmax(x_max, x[i]);
-  double best_c = 0, best_s = onset_error(x, e, n, 0);
+    le[i] = log(e[i] + PASCAL_EXCESS_EPS);
+  }
   int best_k = -1;
+  double best_s = onset_error(x, e, le, n, 0, INFINITY);
   for (int k = 0; k <= 384; k += 8) {
-    double c = x_max * exp2(-k / 32.0), s = onset_error(x, e, n, c);
+    double s = onset_error(x, e, le, n, onset_candidate(x_max, k), best_s);
     if (s < best_s) {
       best_s = s;
-      best_c = c;
       best_k = k;
     }
   }
-  for (int k = best_k - 7; best_k >= 0 && k <= best_k + 7; k++) {
-    if (k < 0 || k > 384 || k == best_k)
+  int coarse = best_k;
+  for (int k = coarse - 7; coarse >= 0 && k <= coarse + 7; k++) {
+    if (k < 0 || k > 384 || k == coarse)
       continue;
-    double c = x_max * exp2(-k / 32.0), s = onset_error(x, e, n, c);
+    double s = onset_error(x, e, le, n, onset_candidate(x_max, k), best_s);
     if (s < best_s) {
       best_s = s;
-      best_c = c;
+      best_k = k;
     }
   }
-  return best_c;
+  if (le != on_stack)
+    free(le);
+  return onset_candidate(x_max, best_k);
 }
 
 double pascal_excess_encode(double log_k)
