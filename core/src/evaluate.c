@@ -333,15 +333,16 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
   return PASCAL_OK;
 }
 
-/* One fold: refit without the key of items[lo, hi) and score its runs. */
+/* One fold: refit without the key of items[lo, hi) (the other keys'
+ * onsets from `all`, the model of every run, or NULL) and score its runs. */
 static pascal_status run_fold(const pascal_calibration *cal, const run_list *runs,
-                              const loko_item *items, size_t lo, size_t hi, pascal_key_report *kr,
-                              pascal_error *err)
+                              const loko_item *items, size_t lo, size_t hi, const pascal_model *all,
+                              pascal_key_report *kr, pascal_error *err)
 {
   pascal_model *model = NULL;
   model_exclusion ex = {
       .kind = PC_EXCLUDE_KEY, .key = items[lo].key, .Mg = items[lo].Mg, .Ng = items[lo].Ng};
-  pascal_status st = pc_model_fit_excluding(cal, &ex, &model, err);
+  pascal_status st = pc_model_fit_excluding(cal, &ex, all, &model, err);
   if (st)
     return st;
   st = score_key(cal, runs, model, items, lo, hi, NULL, kr, err);
@@ -383,10 +384,16 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
 {
   pascal_status st;
   loko_item *items = NULL;
+  pascal_model *all = NULL; /* the folds' shared onsets; none if it cannot be fitted */
   size_t n_keys = 0;
   pascal_loko_report rep = {.workload = cal->workload};
   if ((st = collect_keys(cal, runs, &items, &n_keys, err)))
     return st;
+  if (!fixed && pascal_workload_scans(cal->workload) &&
+      pc_model_fit_excluding(cal, NULL, NULL, &all, NULL) == PASCAL_ENOMEM) {
+    st = pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory");
+    goto fail;
+  }
   if (n_keys < min_keys) {
     st = pascal_error_set(err, PASCAL_EINVAL, "measurements",
                           "leave-one-key-out needs at least two keys (found %zu)", n_keys);
@@ -406,7 +413,7 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
       ;
     pascal_key_report *kr = &rep.keys[k];
     st = fixed ? score_key(cal, runs, fixed, items, lo, hi, pc, kr, err)
-               : run_fold(cal, runs, items, lo, hi, kr, err);
+               : run_fold(cal, runs, items, lo, hi, all, kr, err);
     if (st)
       goto fail;
     rep.n_scored += kr->n_scored;
@@ -438,10 +445,12 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
     rep.summary.n_runs = rep.n_runs;
   }
   free(items);
+  pascal_model_free(all);
   *out = rep;
   return PASCAL_OK;
 fail:
   free(items);
+  pascal_model_free(all);
   pascal_loko_report_free(&rep);
   return st;
 }

@@ -245,18 +245,50 @@ static bool same_key(const pascal_model *m, const model_ref *a, const model_ref 
   return a->m == b->m && fa->o == fb->o && fa->path == fb->path && fa->d == fb->d;
 }
 
+/* Whether reference r is of `key`. */
+static bool ref_is_key(const pascal_model *m, size_t r, const pascal_scan_key *key)
+{
+  const model_family *f = &m->families[m->refs[r].family];
+  return m->refs[r].m == key->m && f->o == key->o && f->path == key->path && f->d == key->d;
+}
+
+/* Copy into every reference of the key of reference r the onset of the
+ * same key and size in `base`; false when base lacks one of them. */
+static bool onsets_from(pascal_model *m, size_t r, const pascal_model *base)
+{
+  for (size_t q = r; q < m->n_refs; q++) {
+    if (!same_key(m, &m->refs[r], &m->refs[q]))
+      continue;
+    const model_family *f = &m->families[m->refs[q].family];
+    pascal_scan_key key = {.o = f->o, .path = f->path, .d = f->d, .m = m->refs[q].m};
+    size_t b = 0;
+    while (b < base->n_refs && !(ref_is_key(base, b, &key) && ref_N(base, b) == ref_N(m, q)))
+      b++;
+    if (b == base->n_refs)
+      return false;
+    m->refs[q].curve.onset = base->refs[b].curve.onset;
+  }
+  return true;
+}
+
 /* Each reference's onset W_0 = c / N, c fitted on the knots above one pass
  * of every size of its key in blocks per slot x = W N (docs/design.md 4.1):
  * the drift that starts the excess is counted in blocks, so the sizes of a
- * key share it. x and e hold at least as many entries as the model has
- * knots in all. */
-static void fit_scan_onsets(pascal_model *m, double *x, double *e)
+ * key share it, and a key's onset reads its own curves only. So a fit that
+ * leaves one key out (`ex`) takes the other keys' onsets from the model of
+ * all runs (`base`, or NULL) rather than fitting them again. x and e hold
+ * at least as many entries as the model has knots in all. */
+static void fit_scan_onsets(pascal_model *m, double *x, double *e, const pascal_model *base,
+                            const model_exclusion *ex)
 {
+  bool reuse = base && ex && ex->kind == PC_EXCLUDE_KEY;
   for (size_t r = 0; r < m->n_refs; r++) {
     size_t k = 0, q;
     for (q = 0; q < r && !same_key(m, &m->refs[q], &m->refs[r]); q++)
       ;
     if (q < r) /* the key's first reference fitted it for all */
+      continue;
+    if (reuse && !ref_is_key(m, r, &ex->key) && onsets_from(m, r, base))
       continue;
     for (q = r; q < m->n_refs; q++)
       if (same_key(m, &m->refs[r], &m->refs[q]))
@@ -314,7 +346,8 @@ static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n
 }
 
 pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
-                                     pascal_model **out, pascal_error *err)
+                                     const pascal_model *base, pascal_model **out,
+                                     pascal_error *err)
 {
   pascal_status st;
   fit_item *items = NULL;
@@ -335,7 +368,7 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
   m->attention = cal->attention;
   if (pascal_workload_scans(cal->workload)) {
     if (!(st = build_scan(m, items, n, scratch, scratch + n, scratch + 2 * n, err)))
-      fit_scan_onsets(m, scratch, scratch + n);
+      fit_scan_onsets(m, scratch, scratch + n, base, ex);
   } else
     st = build_gemm(m, items, n, scratch, scratch + n, scratch + 2 * n, err);
   if (st)
@@ -354,7 +387,7 @@ fail:
 pascal_status pascal_model_fit(const pascal_calibration *cal, pascal_model **out, pascal_error *err)
 {
   pascal_model *m;
-  pascal_status st = pc_model_fit_excluding(cal, NULL, &m, err);
+  pascal_status st = pc_model_fit_excluding(cal, NULL, NULL, &m, err);
   if (!st && (st = pc_gemm_fit_step_overhead(m, cal, err))) {
     pascal_model_free(m);
     return st;

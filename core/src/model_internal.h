@@ -107,9 +107,13 @@ typedef struct model_exclusion {
 bool pc_excludes_scan(const model_exclusion *ex, const pascal_scan_run *r);
 bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r);
 
-/* pascal_model_fit() leaving out the runs matched by `ex` (NULL: none). */
+/* pascal_model_fit() leaving out the runs matched by `ex` (NULL: none).
+ * `base` (or NULL): the model of all runs, whose onsets the keys that a
+ * key fold keeps take over instead of fitting them again (the same
+ * values: a key's onset reads its own curves only). */
 pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
-                                     pascal_model **out, pascal_error *err);
+                                     const pascal_model *base, pascal_model **out,
+                                     pascal_error *err);
 
 /* Narrow [*lo, *hi] to its intersection with [a, b]: the span in which no
  * reference read so far is extrapolated. */

@@ -63,16 +63,18 @@ static pascal_status add_run(const pascal_calibration *cal, const pascal_model *
   return pascal_interval_add(out, &r, err);
 }
 
-/* One fold: refit without the runs `ex` matches and predict each of them.
- * A fold the model cannot be fitted without (a class or curve left with
- * too few references) gives no residual. */
+/* One fold: refit without the runs `ex` matches (a key fold takes the
+ * other keys' onsets from `all`, the model of every run, or NULL) and
+ * predict each of them. A fold the model cannot be fitted without (a class
+ * or curve left with too few references) gives no residual. */
 static pascal_status run_fold(const pascal_calibration *cal, const model_exclusion *ex,
-                              pascal_interval_calibration *out, pascal_error *err)
+                              const pascal_model *all, pascal_interval_calibration *out,
+                              pascal_error *err)
 {
   pascal_model *md = NULL;
   pascal_error ferr;
   pascal_error_clear(&ferr);
-  pascal_status st = pc_model_fit_excluding(cal, ex, &md, &ferr);
+  pascal_status st = pc_model_fit_excluding(cal, ex, all, &md, &ferr);
   if (st)
     return st == PASCAL_ENOMEM ? pascal_error_set(err, st, "interval", "out of memory") : PASCAL_OK;
   size_t n = pascal_calibration_run_count(cal);
@@ -103,6 +105,10 @@ static pascal_status all_folds(const pascal_calibration *cal, pascal_interval_ca
 {
   pascal_status st = PASCAL_OK;
   size_t n = pascal_calibration_run_count(cal);
+  pascal_model *all = NULL; /* the folds' shared onsets; none if it cannot be fitted */
+  if (pascal_workload_scans(cal->workload) &&
+      pc_model_fit_excluding(cal, NULL, NULL, &all, NULL) == PASCAL_ENOMEM)
+    return pascal_error_set(err, PASCAL_ENOMEM, "interval", "out of memory");
   for (size_t i = 0; i < n && st == PASCAL_OK; i++) {
     model_exclusion ex[3];
     size_t n_ex;
@@ -120,8 +126,9 @@ static pascal_status all_folds(const pascal_calibration *cal, pascal_interval_ca
     }
     for (size_t k = 0; k < n_ex && st == PASCAL_OK; k++)
       if (!seen(cal, i, &ex[k]))
-        st = run_fold(cal, &ex[k], out, err);
+        st = run_fold(cal, &ex[k], all, out, err);
   }
+  pascal_model_free(all);
   return st;
 }
 
