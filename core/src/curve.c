@@ -21,7 +21,6 @@
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "curve_internal.h"
 
@@ -284,8 +283,13 @@ double pascal_curve_excess(const pascal_curve *curve, double W)
   return pc_curve_excess_at(curve, log(W));
 }
 
+/* Points whose log(e + eps) a fit computes once (a key's sizes times its
+ * horizons); past them each candidate computes its own. */
+#define ONSET_LOGS_KEPT 64
+
 /* The squared error in the excess coordinate of the best amplitude for
- * onset c (INFINITY when no point is past c), given le_i = log(e_i + eps);
+ * onset c (INFINITY when no point is past c), given le_i = log(e_i + eps)
+ * for i < ONSET_LOGS_KEPT;
  * it stops adding once the sum reaches `bound` (the sum only grows, so such
  * a c cannot beat the best so far), returning what it has. */
 static double onset_error(const double *x, const double *e, const double *le, size_t n, double c,
@@ -302,7 +306,8 @@ static double onset_error(const double *x, const double *e, const double *le, si
   double A = fmax(0, ge / gg), log_eps = log(PASCAL_EXCESS_EPS);
   for (size_t i = 0; i < n && s < bound; i++) {
     double g = fmax(0, 1 - c / x[i]);
-    double r = (g > 0 ? log(A * g + PASCAL_EXCESS_EPS) : log_eps) - le[i];
+    double r = (g > 0 ? log(A * g + PASCAL_EXCESS_EPS) : log_eps) -
+               (i < ONSET_LOGS_KEPT ? le[i] : log(e[i] + PASCAL_EXCESS_EPS));
     s += r * r;
   }
   return s;
@@ -314,22 +319,17 @@ static double onset_candidate(double x_max, int k)
   return k < 0 ? 0 : x_max * exp2(-k / 32.0);
 }
 
-/* Points a fit takes without allocating (a key's sizes times horizons). */
-#define ONSET_POINTS_ON_STACK 64
-
 /* c = 0, then the grid x_max 2^(-k/32), k = 0..384, searched coarse to fine:
  * every eighth k, then the k within 7 of the best of those. Each candidate's
  * error against the best so far (onset_error's bound): the same c as the
  * full sums give, for a fraction of the logarithms. */
 double pascal_onset_fit(const double *x, const double *e, size_t n)
 {
-  double on_stack[ONSET_POINTS_ON_STACK], *le = on_stack;
-  if (n > ONSET_POINTS_ON_STACK && !(le = malloc(n * sizeof *le)))
-    return 0; /* no memory: no onset, the paper's curve */
-  double x_max = 0;
+  double le[ONSET_LOGS_KEPT], x_max = 0;
   for (size_t i = 0; i < n; i++) {
     x_max = fmax(x_max, x[i]);
-    le[i] = log(e[i] + PASCAL_EXCESS_EPS);
+    if (i < ONSET_LOGS_KEPT)
+      le[i] = log(e[i] + PASCAL_EXCESS_EPS);
   }
   int best_k = -1;
   double best_s = onset_error(x, e, le, n, 0, INFINITY);
@@ -350,8 +350,6 @@ double pascal_onset_fit(const double *x, const double *e, size_t n)
       best_k = k;
     }
   }
-  if (le != on_stack)
-    free(le);
   return onset_candidate(x_max, best_k);
 }
 

@@ -44,7 +44,7 @@ pascal_status pascal_simdev_new(const pascal_simdev_profile *profile, pascal_sim
   /* The chip's work skew: group g of G gets 1 - skew + 2 skew g / (G - 1). */
   uint32_t groups = profile->clock_skew_groups;
   for (uint32_t s = 0; s < sms; s++) {
-    uint32_t g = (uint32_t)((uint64_t)s * groups / sms);
+    uint32_t g = pc_simdev_group_of(s, groups, sms);
     dev->sm_skew[s] =
         groups > 1 ? 1.0 - profile->clock_skew + 2.0 * profile->clock_skew * g / (groups - 1) : 1.0;
   }

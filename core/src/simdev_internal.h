@@ -229,6 +229,13 @@ struct pascal_simdev {
 pascal_status pc_simdev_mem_prepare(pascal_simdev *dev, uint32_t n, uint32_t capacity,
                                     uint32_t line_bytes, simdev_rng *rng, pascal_error *err);
 
+/* The skew group of SM `sm` among `groups` (0 for 0 or 1 group): SMs in
+ * order, equal shares, as the chip's halves sit next to its partitions. */
+static inline uint32_t pc_simdev_group_of(uint32_t sm, uint32_t groups, uint32_t sm_count)
+{
+  return (uint32_t)((uint64_t)sm * groups / sm_count);
+}
+
 /* compute(m): full groups of four at compute_ns per unit plus the loop tail
  * of execution class chi(m) = min(m mod 4, 2) (paper App. C: remainders two
  * and three run the same tail). */

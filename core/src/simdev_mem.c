@@ -77,14 +77,14 @@ simdev_outcome pc_simdev_mem_lookup(simdev_mem *mm, uint32_t sm, uint32_t b, dou
     uint32_t home = pc_simdev_cache_home(c, b);
     if (home == near) {
       *ready = dram_fill(mm, at);
-      copy->origin = (uint32_t)((uint64_t)sm * mm->groups / mm->sm_count);
+      copy->origin = pc_simdev_group_of(sm, mm->groups, mm->sm_count);
     } else { /* the near copy comes from the home partition */
       simdev_line *line;
       double far_at = at + far;
       o = part_lookup(mm, home, b, far_at, ready, &line);
       if (o == SIMDEV_FILL) {
         *ready = line->fill_ready = dram_fill(mm, far_at);
-        line->origin = (uint32_t)((uint64_t)sm * mm->groups / mm->sm_count);
+        line->origin = pc_simdev_group_of(sm, mm->groups, mm->sm_count);
       }
       *ready += far;
       copy->origin = line->origin;

@@ -84,7 +84,7 @@ typedef struct scan_run {
   double *exec_free;      /* per SM: its execution pipes are busy until */
   double shared_frac;     /* share of the work that occupies the pipes  */
   simdev_rng rng;
-  uint32_t M, R, np, N, capacity, checkpoint, groups;
+  uint32_t M, R, np, N, capacity, checkpoint;
   int tma, skew_shared;
   const pc_scan_cfg *cfg;
   double issue_ns, tma_latency_ns, work_ns, jitter, launch_ns, start_jitter_ns, dispatch_ns,
@@ -155,7 +155,7 @@ static void issue(scan_run *r, uint32_t s, double now)
   pc_simdev_mem_lookup(r->mem, sl->sm, sl->base + b, now, &ready, r->skew_shared ? &origin : NULL);
   if (r->skew_shared)
     r->ring_foreign[(size_t)s * r->R + idx] =
-        origin != (uint32_t)((uint64_t)sl->sm * r->groups / r->mem->sm_count);
+        origin != pc_simdev_group_of(sl->sm, r->mem->groups, r->mem->sm_count);
   r->ring_arrival[(size_t)s * r->R + idx] = -1.0;
   pc_simdev_queue_push(r->queue, ready, r->M + s * r->R + idx);
 }
@@ -456,7 +456,6 @@ pascal_status pc_simdev_scan_engine(pascal_simdev *dev, const pc_scan_cfg *cfg,
   r.ring_arrival = dev->ring_arrival;
   r.ring_foreign = dev->ring_foreign;
   r.skew_shared = p->skew_shared && p->clock_skew_groups > 1;
-  r.groups = p->clock_skew_groups;
   r.issue_ns = r.tma ? p->tma_issue_ns : p->sync_issue_ns;
   r.tma_latency_ns = r.tma ? p->tma_latency_ns : 0.0;
   r.work_ns = cfg->work_ns;

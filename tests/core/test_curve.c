@@ -174,7 +174,7 @@ static void onset_fit_recovers_law(void)
  * candidate's whole sum of squared log errors, the first smallest kept
  * (c = 0, then x_max 2^(-k/32) for every eighth k, then the 14 around the
  * best). Random point sets, noisy law, all-zero and mixed excesses, 1 to
- * 80 points (past the fit's 64 kept without allocating): the same c, to the
+ * 80 points (past the 64 whose logarithms the fit keeps): the same c, to the
  * bit, as the fit's early-stopped sums give. */
 static double onset_sum(const double *x, const double *e, size_t n, double c)
 {
