@@ -134,11 +134,12 @@ pascal_status pcu_lt_gemm::read_config(const pcu_lt::algo_t &a, pascal_cublaslt_
   return PASCAL_OK;
 }
 
-pascal_status pcu_lt_gemm::use_heuristic(pascal_cublaslt_config *out, pascal_error *err)
+pascal_status pcu_lt_gemm::ask_heuristic(int max, std::vector<pcu_lt::heuristic_t> *out,
+                                         pascal_error *err) const
 {
   const pcu_cublaslt_api &f = lib_->api();
   pcu_lt::preference_t pref = nullptr;
-  pcu_lt::heuristic_t h{};
+  std::vector<pcu_lt::heuristic_t> h((size_t)max);
   int found = 0;
   const uint64_t ws = kWorkspaceBytes;
   pcu_lt::status_t s = f.cublasLtMatmulPreferenceCreate(&pref);
@@ -146,17 +147,42 @@ pascal_status pcu_lt_gemm::use_heuristic(pascal_cublaslt_config *out, pascal_err
     s = f.cublasLtMatmulPreferenceSetAttribute(pref, pcu_lt::PREF_MAX_WORKSPACE_BYTES, &ws,
                                                sizeof ws);
   if (s == pcu_lt::STATUS_SUCCESS)
-    s = f.cublasLtMatmulAlgoGetHeuristic(handle_, desc_, la_, lb_, ld_, ld_, pref, 1, &h, &found);
+    s = f.cublasLtMatmulAlgoGetHeuristic(handle_, desc_, la_, lb_, ld_, ld_, pref, max, h.data(),
+                                         &found);
   if (pref != nullptr)
     f.cublasLtMatmulPreferenceDestroy(pref);
   if (s != pcu_lt::STATUS_SUCCESS)
     return lt_fail(err, "cublasLtMatmulAlgoGetHeuristic", s);
-  if (found < 1 || h.state != pcu_lt::STATUS_SUCCESS)
+  out->clear();
+  for (int i = 0; i < found && i < max; i++)
+    if (h[(size_t)i].state == pcu_lt::STATUS_SUCCESS)
+      out->push_back(h[(size_t)i]);
+  if (out->empty())
     return pascal_error_set(err, PASCAL_ENOTFOUND, "cublaslt",
                             "cuBLASLt's heuristic has no algo for this GEMM");
-  algo_ = h.algo;
+  return PASCAL_OK;
+}
+
+pascal_status pcu_lt_gemm::use_heuristic(pascal_cublaslt_config *out, pascal_error *err)
+{
+  std::vector<pcu_lt::heuristic_t> h;
+  const pascal_status st = ask_heuristic(1, &h, err);
+  if (st != PASCAL_OK)
+    return st;
+  algo_ = h[0].algo;
   selected_ = true;
   return read_config(algo_, out, err);
+}
+
+pascal_status pcu_lt_gemm::heuristic_answers(int max, std::vector<pascal_cublaslt_config> *out,
+                                             pascal_error *err)
+{
+  std::vector<pcu_lt::heuristic_t> h;
+  pascal_status st = ask_heuristic(max, &h, err);
+  out->assign(h.size(), pascal_cublaslt_config{});
+  for (size_t i = 0; st == PASCAL_OK && i < h.size(); i++)
+    st = read_config(h[i].algo, &(*out)[i], err);
+  return st;
 }
 
 pascal_status pcu_lt_gemm::caps(uint32_t algo, pcu_lt_caps *out, pascal_error *err)

@@ -8,7 +8,10 @@
  *
  * The algo is cuBLASLt's heuristic choice or an explicit configuration
  * (pascal/gemm_impl.h) checked by cublasLtMatmulAlgoCheck: a configuration
- * cuBLASLt rejects is an error naming it, never replaced by another.
+ * cuBLASLt rejects is an error naming it, never replaced by another. (The
+ * cuda rig may offer a configuration's tile and stages on the launch
+ * attributes of several heuristic answers, heuristic_answers(); the tile
+ * and stages stay as stated.)
  * Internal to the cuda backend (C++).
  */
 #ifndef PASCAL_CUDA_CUBLASLT_GEMM_H
@@ -47,6 +50,10 @@ public:
   /* Select cuBLASLt's first heuristic answer for this shape and say its
    * configuration (ids as the algo states them). */
   pascal_status use_heuristic(pascal_cublaslt_config *out, pascal_error *err);
+  /* The configurations of at most `max` of cuBLASLt's heuristic answers
+   * for this shape, best first (at least one); selects nothing. */
+  pascal_status heuristic_answers(int max, std::vector<pascal_cublaslt_config> *out,
+                                  pascal_error *err);
   /* Select an explicit configuration: cublasLtMatmulAlgoInit(c.algo), tile,
    * stages, CTA swizzling, split-K, custom option, inner and cluster shape
    * set (and for split-K > 1 the first reduction scheme the algo supports
@@ -69,6 +76,9 @@ private:
   pascal_status lt_fail(pascal_error *err, const char *what, pcu_lt::status_t s) const;
   pascal_status read_config(const pcu_lt::algo_t &a, pascal_cublaslt_config *out,
                             pascal_error *err) const;
+  /* At most `max` heuristic answers that cuBLASLt states as usable. */
+  pascal_status ask_heuristic(int max, std::vector<pcu_lt::heuristic_t> *out,
+                              pascal_error *err) const;
 
   const pcu_cublaslt *lib_ = nullptr;
   pcu_lt::handle_t handle_ = nullptr;

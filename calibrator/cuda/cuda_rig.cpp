@@ -590,6 +590,57 @@ done:
   return st;
 }
 
+/* How many of cuBLASLt's heuristic answers a configuration run may borrow
+ * launch attributes from. */
+static const int LT_ANSWERS = 16;
+
+/* Select configuration `c` (its tile, stages and direct raster, as stated)
+ * on the algo and launch attributes (custom option, inner and cluster shape)
+ * of the first of cuBLASLt's heuristic answers with which cuBLASLt accepts
+ * it: Hopper refuses a tile without them, and an answer's cluster shape may
+ * not suit another tile (run 6 on an H100: 64x64x64 at 4 stages refused on
+ * the first answer's cluster shape 3). A later answer's attributes are said
+ * in `note`; when none is accepted, the first answer's refusal. */
+static pascal_status use_config_on_answers(pcu_lt_gemm *lt, const pascal_gemm_config &c,
+                                           std::string *note, pascal_error *err)
+{
+  std::vector<pascal_cublaslt_config> answers;
+  pascal_status st = lt->heuristic_answers(LT_ANSWERS, &answers, err);
+  pascal_error first;
+  size_t tried = 0;
+  for (size_t i = 0; st == PASCAL_OK && i < answers.size(); i++) {
+    const pascal_cublaslt_config &h = answers[i];
+    bool seen = false;
+    for (size_t j = 0; j < i; j++)
+      seen = seen || (answers[j].algo == h.algo && answers[j].custom_option == h.custom_option &&
+                      answers[j].inner_shape_id == h.inner_shape_id &&
+                      answers[j].cluster_shape_id == h.cluster_shape_id);
+    if (seen)
+      continue;
+    pascal_gemm_params g;
+    pascal_cublaslt_config cfg;
+    if ((st = pascal_cublaslt_of_config(&c, &h, &g, err)) != PASCAL_OK ||
+        (st = pascal_cublaslt_encode(&g, &cfg, err)) != PASCAL_OK)
+      return st; /* the configuration itself has no cuBLASLt form */
+    pascal_error why;
+    if (lt->use_stated(cfg, &why) == PASCAL_OK) {
+      if (tried > 0 && note) {
+        char what[128];
+        pascal_cublaslt_describe(&cfg, what, sizeof what);
+        *note = "cuBLASLt accepted it on heuristic answer " + std::to_string(i + 1) + ": " + what;
+      }
+      return PASCAL_OK;
+    }
+    if (tried++ == 0)
+      first = why;
+  }
+  if (st != PASCAL_OK)
+    return st;
+  return pascal_error_set(err, PASCAL_EINVAL, "gemm",
+                          "%s (and on the launch attributes of %zu other heuristic answers)",
+                          first.message, tried - 1);
+}
+
 pascal_status pcu_rig::run_gemm_config(const pascal_gemm_config &c, uint32_t mg, uint32_t ng,
                                        uint32_t kg, pcu_sample *out, std::string *fallback,
                                        pascal_error *err)
@@ -599,8 +650,6 @@ pascal_status pcu_rig::run_gemm_config(const pascal_gemm_config &c, uint32_t mg,
   pcu_gemm_operands x;
   pcu_lt_gemm *lt_gemm = nullptr;
   const pcu_cublaslt *lib = nullptr;
-  pascal_cublaslt_config heuristic, cfg;
-  pascal_gemm_params g;
   pcu_step step;
   pascal_error absent;
   const bool lt = cublaslt(&lib, &absent) == PASCAL_OK;
@@ -609,10 +658,7 @@ pascal_status pcu_rig::run_gemm_config(const pascal_gemm_config &c, uint32_t mg,
     goto done;
   if (lt) {
     if ((st = pcu_lt_gemm::create(lib, mg, ng, kg, &lt_gemm, err)) != PASCAL_OK ||
-        (st = lt_gemm->use_heuristic(&heuristic, err)) != PASCAL_OK ||
-        (st = pascal_cublaslt_of_config(&c, &heuristic, &g, err)) != PASCAL_OK ||
-        (st = pascal_cublaslt_encode(&g, &cfg, err)) != PASCAL_OK ||
-        (st = lt_gemm->use_stated(cfg, err)) != PASCAL_OK)
+        (st = use_config_on_answers(lt_gemm, c, fallback, err)) != PASCAL_OK)
       goto done;
     step = [&x, lt_gemm](pascal_error *e) { return lt_gemm->run(x.a, x.b, x.c, e); };
   } else {

@@ -22,7 +22,12 @@
  *      cuBLASLt a cuBLASLt job fails saying so;
  *   7. the attention kernel at depths 1-3, its sampled output rows against
  *      the host reference, and one run past the cache (docs/attention.md);
- *      `gpu_kernels attention` runs only this part.
+ *      `gpu_kernels attention` runs only this part;
+ *   8. the configuration runs of this device's gemm-configs plan
+ *      (pascal plan --kind gemm-configs), each run once as a job runs it,
+ *      with its TFLOP/s and fills: every one must run (on an H100 the
+ *      first answer's cluster shape refused 64x64x64 at 4 stages);
+ *      `gpu_kernels configs` runs only this part.
  * Measured figures are printed for docs/gpu.md.
  */
 #include <math.h>
@@ -39,6 +44,7 @@ extern "C" {
 #include "cublaslt_gemm.h"
 #include "cuda_rig.h"
 #include "gemm_bench.h"
+#include "pascal/plan_gen.h"
 #include "pascal/static.h"
 #include "reference.h"
 
@@ -502,6 +508,45 @@ void test_cublaslt(pcu_rig *rig)
   CHECK(b.own.tflops > 0 && b.have_cublaslt);
 }
 
+/* Part 8: every run of the device's gemm-configs plan, as the agent runs it
+ * (pcu_rig::run_gemm_config), with what it measured. */
+void test_configs(pcu_rig *rig)
+{
+  const pcu_info &in = rig->info();
+  pascal_plan_device dev = {};
+  dev.capacity_blocks = 1;
+  dev.block_bytes = 16384;
+  dev.smem_per_sm = in.smem_per_sm;
+  pascal_plan plan;
+  pascal_plan_init(&plan);
+  pascal_error err;
+  check_status(pascal_plan_generate(&dev, PASCAL_PLAN_KIND_GEMM_CONFIGS, 1, &plan, &err), err,
+               "gemm-configs plan");
+  for (size_t i = 0; i < plan.n_shapes; i++)
+    for (size_t j = 0; j < plan.n_configs; j++) {
+      const pascal_plan_shape &sh = plan.shapes[i];
+      const pascal_gemm_config &c = plan.configs[j];
+      pcu_sample s;
+      std::string note;
+      pascal_error_clear(&err);
+      const pascal_status st = rig->run_gemm_config(c, (uint32_t)sh.Mg, (uint32_t)sh.Ng,
+                                                    (uint32_t)sh.Kg, &s, &note, &err);
+      printf("config %ux%ux%u stages %u on %llux%llux%llu: ", c.tile_m, c.tile_n, c.tile_k,
+             c.stages, (unsigned long long)sh.Mg, (unsigned long long)sh.Ng,
+             (unsigned long long)sh.Kg);
+      if (st != PASCAL_OK) {
+        printf("FAILED %s\n", err.message);
+        CHECK(st == PASCAL_OK);
+        continue;
+      }
+      printf("%.1f TFLOP/s, fill %.0f bytes%s%s\n",
+             2.0 * (double)sh.Mg * (double)sh.Ng * (double)sh.Kg / (double)s.kernel_ns / 1e3,
+             s.fill_bytes, note.empty() ? "" : "; ", note.c_str());
+      CHECK(s.fill_bytes >= 0.8 * 2.0 * (double)(sh.Mg + sh.Ng) * (double)sh.Kg);
+    }
+  pascal_plan_free(&plan);
+}
+
 int main(int argc, char **argv)
 {
 #ifdef __SANITIZE_ADDRESS__
@@ -535,6 +580,11 @@ int main(int argc, char **argv)
     delete rig;
     return check_summary();
   }
+  if (argc > 1 && strcmp(argv[1], "configs") == 0) { /* the configs phase's runs alone */
+    test_configs(rig);
+    delete rig;
+    return check_summary();
+  }
   test_gemm_full();
   test_gemm_staged();
   test_occupancy(in);
@@ -545,6 +595,7 @@ int main(int argc, char **argv)
   test_open_divergence(rig);
   test_run_cost(rig);
   test_cublaslt(rig);
+  test_configs(rig);
   delete rig;
   test_thread_and_fault();
   return check_summary();
