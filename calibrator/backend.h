@@ -35,11 +35,11 @@ extern "C" {
  * is the project's own kernel at its fixed 128x128x64 tile, which is what
  * every job of the calibration plans runs. A configuration run (run.config
  * set, plan kind gemm-configs) runs that configuration: on the sim as
- * `pascal sim gemm` does, on cuda through cuBLASLt, or where cuBLASLt is
- * missing through the project's own staged kernel when it runs the
- * configuration as stated, which result.note then says. A backend runs
+ * `pascal sim gemm` does, on cuda through the project's own staged kernel
+ * where it runs the configuration as stated, else through cuBLASLt (its
+ * tile and stages as stated), which result.note then says. A backend runs
  * exactly the configuration asked for, or fails the job naming why (cuda:
- * cuBLASLt absent, or rejecting the configuration); it never substitutes
+ * neither implementation runs it as stated); it never substitutes
  * another. */
 typedef struct pascal_backend_job {
   pascal_plan_run run;
@@ -51,8 +51,7 @@ typedef struct pascal_backend_result {
   double fill_bytes; /* DRAM -> L2 fill bytes for the whole run (> 0) */
   double kernel_ns;  /* kernel time, nanoseconds (> 0) */
   char note[192];    /* "" or one line the agent prints with the result: which
-                        kernel ran a configuration run when it is not the one
-                        asked for (cuda: cuBLASLt missing, the own kernel) */
+                        implementation ran a configuration run (cuda) */
 } pascal_backend_result;
 
 /* What the device is, for registering it with pascald. */

@@ -153,10 +153,10 @@ pascal_status run(pascal_backend *b, const pascal_backend_job *job, pascal_backe
     break;
   case PASCAL_PLAN_GEMM:
     if (r.config.tile_m) { /* a configuration run */
-      std::string fallback;
+      std::string ran;
       st = b->rig->run_gemm_config(r.config, (uint32_t)r.shape.Mg, (uint32_t)r.shape.Ng,
-                                   (uint32_t)r.shape.Kg, &s, &fallback, err);
-      snprintf(out->note, sizeof out->note, "%s", fallback.c_str());
+                                   (uint32_t)r.shape.Kg, &s, &ran, err);
+      snprintf(out->note, sizeof out->note, "%s", ran.c_str());
       break;
     }
     st = b->rig->run_gemm(job->gemm, (uint32_t)r.shape.Mg, (uint32_t)r.shape.Ng,

@@ -599,8 +599,9 @@ static const int LT_ANSWERS = 16;
  * of the first of cuBLASLt's heuristic answers with which cuBLASLt accepts
  * it: Hopper refuses a tile without them, and an answer's cluster shape may
  * not suit another tile (run 6 on an H100: 64x64x64 at 4 stages refused on
- * the first answer's cluster shape 3). A later answer's attributes are said
- * in `note`; when none is accepted, the first answer's refusal. */
+ * the first answer's cluster shape 3). `note` (may be NULL) names the
+ * configuration cuBLASLt runs; when none is accepted, the first answer's
+ * refusal. */
 static pascal_status use_config_on_answers(pcu_lt_gemm *lt, const pascal_gemm_config &c,
                                            std::string *note, pascal_error *err)
 {
@@ -624,10 +625,10 @@ static pascal_status use_config_on_answers(pcu_lt_gemm *lt, const pascal_gemm_co
       return st; /* the configuration itself has no cuBLASLt form */
     pascal_error why;
     if (lt->use_stated(cfg, &why) == PASCAL_OK) {
-      if (tried > 0 && note) {
+      if (note) {
         char what[128];
         pascal_cublaslt_describe(&cfg, what, sizeof what);
-        *note = "cuBLASLt accepted it on heuristic answer " + std::to_string(i + 1) + ": " + what;
+        *note = std::string("cuBLASLt ") + what;
       }
       return PASCAL_OK;
     }
@@ -642,7 +643,7 @@ static pascal_status use_config_on_answers(pcu_lt_gemm *lt, const pascal_gemm_co
 }
 
 pascal_status pcu_rig::run_gemm_config(const pascal_gemm_config &c, uint32_t mg, uint32_t ng,
-                                       uint32_t kg, pcu_sample *out, std::string *fallback,
+                                       uint32_t kg, pcu_sample *out, std::string *note,
                                        pascal_error *err)
 {
   static_assert(PASCAL_GEMM_OWN_STAGES_MAX == PASCAL_KERN_GEMM_STAGES_MAX,
@@ -651,30 +652,29 @@ pascal_status pcu_rig::run_gemm_config(const pascal_gemm_config &c, uint32_t mg,
   pcu_lt_gemm *lt_gemm = nullptr;
   const pcu_cublaslt *lib = nullptr;
   pcu_step step;
-  pascal_error absent;
-  const bool lt = cublaslt(&lib, &absent) == PASCAL_OK;
+  pascal_error own, absent;
+  const bool staged = pascal_gemm_own_runs_config(&c, &own) == PASCAL_OK;
   pascal_status st = x.make(mg, ng, kg, err);
   if (st != PASCAL_OK)
     goto done;
-  if (lt) {
-    if ((st = pcu_lt_gemm::create(lib, mg, ng, kg, &lt_gemm, err)) != PASCAL_OK ||
-        (st = use_config_on_answers(lt_gemm, c, fallback, err)) != PASCAL_OK)
-      goto done;
-    step = [&x, lt_gemm](pascal_error *e) { return lt_gemm->run(x.a, x.b, x.c, e); };
-  } else {
-    pascal_error own;
-    if (pascal_gemm_own_runs_config(&c, &own) != PASCAL_OK) {
-      st = pascal_error_set(err, PASCAL_ENOTFOUND, "impl", "%s; %s", absent.message, own.message);
-      goto done;
-    }
-    if (fallback)
-      *fallback = std::string(absent.message) + ": the project's own staged kernel ran it";
+  if (staged) {
+    if (note)
+      *note = "the project's own staged kernel";
     const uint32_t stages = c.stages, group_m = c.group_m;
     step = pcu_cuda_step("staged GEMM", [&x, mg, ng, kg, stages, group_m]() {
       return pascal_kern_gemm_staged(x.a, x.b, x.c, mg, ng, kg, stages, group_m, nullptr);
     });
+  } else if (cublaslt(&lib, &absent) == PASCAL_OK) {
+    if ((st = pcu_lt_gemm::create(lib, mg, ng, kg, &lt_gemm, err)) != PASCAL_OK ||
+        (st = use_config_on_answers(lt_gemm, c, note, err)) != PASCAL_OK)
+      goto done;
+    step = [&x, lt_gemm](pascal_error *e) { return lt_gemm->run(x.a, x.b, x.c, e); };
+  } else {
+    st = pascal_error_set(err, PASCAL_ENOTFOUND, "impl", "%s; %s", own.message, absent.message);
+    goto done;
   }
-  st = measure_gemm(x, step, lt, lt ? "cuBLASLt GEMM" : "staged GEMM", mg, ng, kg, out, err);
+  st = measure_gemm(x, step, !staged, staged ? "staged GEMM" : "cuBLASLt GEMM", mg, ng, kg, out,
+                    err);
 done:
   delete lt_gemm;
   return st;

@@ -89,15 +89,16 @@ public:
    * compared with exact host dot products. */
   pascal_status run_gemm(const pascal_gemm_params &g, uint32_t mg, uint32_t ng, uint32_t kg,
                          pcu_sample *out, pascal_error *err);
-  /* A configuration run (plan kind gemm-configs) Mg x Ng x Kg: cuBLASLt
-   * with the configuration stated (pascal_cublaslt_of_config on the
-   * heuristic's algo for the shape; what cuBLASLt cannot express fails the
-   * run in one line), or, when cuBLASLt is missing, the project's own
-   * staged kernel for the configurations it runs
-   * (pascal_gemm_own_runs_config), which *fallback (may be NULL) then
-   * says in one line; otherwise the run fails naming both reasons. */
+  /* A configuration run (plan kind gemm-configs) Mg x Ng x Kg, run as
+   * stated: on the project's own staged kernel where it runs the
+   * configuration (pascal_gemm_own_runs_config: 128 x 128 x 64, any stages
+   * up to its maximum and any group_m), else on cuBLASLt with its tile and
+   * stages on the launch attributes of the first heuristic answer it
+   * accepts them with (a configuration cuBLASLt cannot express or refuses
+   * fails the run in one line), else, cuBLASLt missing, the run fails
+   * naming both reasons. *note (may be NULL) says which ran. */
   pascal_status run_gemm_config(const pascal_gemm_config &c, uint32_t mg, uint32_t ng, uint32_t kg,
-                                pcu_sample *out, std::string *fallback, pascal_error *err);
+                                pcu_sample *out, std::string *note, pascal_error *err);
   /* cuBLASLt, loaded on first use (cublaslt_lib.h, PASCAL_CUBLASLT from the
    * environment); PASCAL_ENOTFOUND, field "impl", saying why it is absent. */
   pascal_status cublaslt(const pcu_cublaslt **out, pascal_error *err);

@@ -62,13 +62,13 @@ set -uo pipefail
 
 # dram runs before the held-out panel (docs/gpu.md "Phases and where the
 # 540 s go"): about 30 s on an H100; a window cut short leaves the panel,
-# not the DRAM runs, to the next one. attention comes last: projected at
-# about 30 s on an H100, never measured yet. configs follows gemm, whose
-# frozen calibration it extends (in the same database), and comes before
-# attention: 30 runs of a few milliseconds each on an H100 (about 15 s
-# with the rig's per-run cost), so a window cut short in attention still
-# brings the configurations back, and one cut short before them leaves
-# them, with attention, to the next.
+# not the DRAM runs, to the next one. attention comes last: 331 s on an
+# H100 (run 6, 2026-11-27: kernels up to 2.2 s a run). configs follows
+# gemm, whose frozen calibration it extends (in the same database), and
+# comes before attention: 24 runs of about a millisecond each on an H100
+# (about 5 s with the rig's per-run cost), so a window cut short in
+# attention still brings the configurations back, and one cut short
+# before them leaves them, with attention, to the next.
 PHASES_ALL="env probe plans scan static dram heldout gemm configs attention selftest report"
 PHASES_DEFAULT="env probe plans scan static dram heldout gemm configs attention report"
 # Default timeout of each phase, seconds (the budget may shorten it).

@@ -87,12 +87,15 @@ class PlanCli(unittest.TestCase):
         self.assertFalse({(s["Mg"], s["Ng"], s["Kg"]) for s in g["shapes"]} & gcal)
 
     def test_gemm_configs(self):
-        # from the H100 probe (228 KiB per SM): the ten FP16 direct-raster
-        # configurations, 30 runs; the same from --smem-per-sm; the sim list
-        # from --smem-per-sm 0 (nine, 27 runs, three at G = 8)
+        # from the H100 probe (228 KiB per SM): the own staged kernel's
+        # eight (128x128x64 FP16, stages 1-4, G = 1 and 8), 24 runs; the same
+        # from --smem-per-sm; the sim list from --smem-per-sm 0 (nine, 27
+        # runs, three at G = 8)
         p = plan("--kind", "gemm-configs", "--probe", self.probe)
-        self.assertEqual((len(p["configurations"]), runs(p)), (10, 30))
-        self.assertTrue(all(c["group_m"] == 1 and c["elem_bytes"] == 2 for c in p["configurations"]))
+        self.assertEqual((len(p["configurations"]), runs(p)), (8, 24))
+        self.assertEqual({(c["tile_m"], c["tile_n"], c["tile_k"], c["elem_bytes"], c["stages"], c["group_m"])
+                          for c in p["configurations"]},
+                         {(128, 128, 64, 2, s, g) for s in (1, 2, 3, 4) for g in (1, 8)})
         self.assertEqual(plan("--kind", "gemm-configs", "--smem-per-sm", str(H100_PROBE["smem_per_sm"])), p)
         s = plan("--kind", "gemm-configs", "--smem-per-sm", "0")
         self.assertEqual((len(s["configurations"]), runs(s)), (9, 27))

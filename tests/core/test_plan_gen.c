@@ -12,6 +12,7 @@
 #include "check.h"
 #include "pascal/attention.h"
 #include "pascal/gemm_config.h"
+#include "pascal/gemm_impl.h"
 #include "pascal/latency.h"
 #include "pascal/plan_gen.h"
 
@@ -361,14 +362,15 @@ static void test_attention(void)
 }
 
 /* gemm-configs (plan_gen.h): the sim list on a device without a shared
- * memory limit, the cuBLASLt-expressible FP16 direct-raster list on one
- * that states it, cut to what fits; shapes whole tiles of every
- * configuration (pascal_plan_validate), one repeat. Expected counts from
- * the lists in plan_gen.h: 9 x 3 on the sim (three at G = 8); all 10 x 3
- * on an H100's 228 KiB (the largest, 256x128x64 at 4 stages, buffers
- * 4 x 384 x 64 x 2 = 192 KiB); on 100 KiB some but not all, each kept one
- * fitting by pascal_gemm_ctas_per_sm and by its buffers alone. Verified to
- * fail: with the fit filter removed, the 100 KiB plan keeps all 10. */
+ * memory limit, the project's own staged kernel's list (128 x 128 x 64
+ * FP16, stages 1 to 4, G = 1 and 8) on one that states it, cut to what
+ * fits; shapes whole tiles of every configuration (pascal_plan_validate),
+ * one repeat. Expected counts from the lists in plan_gen.h: 9 x 3 on the
+ * sim (three at G = 8); all 8 x 3 on an H100's 228 KiB (4 stages: 4 x 256
+ * x 64 x 2 = 128 KiB); on 100 KiB stages 1 to 3 (3 stages: 96 KiB plus
+ * the 1 KiB reservation), each kept one fitting by pascal_gemm_ctas_per_sm
+ * and by its buffers alone. Verified to fail: with the fit filter removed,
+ * the 100 KiB plan keeps all 8. */
 static void test_gemm_configs(void)
 {
   pascal_plan p;
@@ -385,13 +387,13 @@ static void test_gemm_configs(void)
   CHECK_INT(grouped, 3);
   pascal_plan_free(&p);
   CHECK_INT(pascal_plan_generate(&hopper, PASCAL_PLAN_KIND_GEMM_CONFIGS, 1, &p, NULL), PASCAL_OK);
-  CHECK_INT(p.n_configs, 10);
-  CHECK_INT(pascal_plan_run_count(&p), 30);
-  for (size_t i = 0; i < p.n_configs; i++) /* what cuBLASLt runs as stated */
-    CHECK(p.configs[i].group_m == 1 && p.configs[i].elem_bytes == 2);
+  CHECK_INT(p.n_configs, 8);
+  CHECK_INT(pascal_plan_run_count(&p), 24);
+  for (size_t i = 0; i < p.n_configs; i++) /* what the own staged kernel runs as stated */
+    CHECK_INT(pascal_gemm_own_runs_config(&p.configs[i], NULL), PASCAL_OK);
   pascal_plan_free(&p);
   CHECK_INT(pascal_plan_generate(&small, PASCAL_PLAN_KIND_GEMM_CONFIGS, 1, &p, NULL), PASCAL_OK);
-  CHECK(p.n_configs >= 1 && p.n_configs < 10);
+  CHECK_INT(p.n_configs, 6);
   for (size_t i = 0; i < p.n_configs; i++) {
     uint32_t per_sm = 0;
     CHECK_INT(pascal_gemm_ctas_per_sm(small.smem_per_sm, &p.configs[i], 1, &per_sm, NULL),

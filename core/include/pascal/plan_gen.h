@@ -75,10 +75,11 @@
  *     32 x 64 x 32 to 128 x 128 x 64 tiles, stages 2 to 4, G = 1 and 8, one
  *     at 1 byte, on three of the GEMM calibration's grids (27 runs); a
  *     device that states it (a GPU host, or a sim profile that states one)
- *     the ten FP16 direct-raster configurations cuBLASLt runs as stated
- *     (tiles 64 x 64 to 256 x 128, tile_k 32 to 64, stages 2 to 4) that fit,
- *     on 4096^3, 2048 x 2048 x 8192 and 8192 x 1024 x 4096 (all ten, 30
- *     runs, on an H100's 228 KiB; six, 18 runs, on 100 KiB).
+ *     the eight configurations the project's own staged kernel runs as
+ *     stated (the 128 x 128 x 64 FP16 tile at 1 to 4 stages, G = 1 and 8)
+ *     that fit, on 4096^3, 2048 x 2048 x 8192 and 8192 x 1024 x 4096 (all
+ *     eight, 24 runs, on an H100's 228 KiB; stages 1 to 3, 18 runs, on
+ *     100 KiB).
  *
  * The held-out scan panel is not one cross product of sizes and horizons,
  * so it is emitted as PASCAL_PLAN_SCAN_HELDOUT_PARTS ordinary plans (parts
