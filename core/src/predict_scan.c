@@ -268,9 +268,12 @@ static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *k
   ex->n = 0;
   pc_extrapolation_flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
                         N < md->sizes[0].N && md->n_sizes >= 2 ? PASCAL_EXTRAP_LINEAR
+                        : sp->lw_shift > 0                     ? PASCAL_EXTRAP_SAME_SLOT
                                                                : PASCAL_EXTRAP_CLAMPED);
   /* Past the last horizon every curve read (each of two knots or more when
-   * the span is not one point) carries its last segment's onset law on. */
+   * the span is not one point) carries its last segment's onset law on.
+   * Above the largest size the span is that of W N / N_max mapped back to
+   * the query's W. */
   if (lw < sp->lw_lo || lw > sp->lw_hi)
     pc_extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
                           lw > sp->lw_hi && sp->lw_lo < sp->lw_hi ? PASCAL_EXTRAP_LINEAR
@@ -334,7 +337,10 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
    * becomes a small part of the operand); below the smallest the two
    * smallest, whose excess is carried on linearly in eta toward N = C (the
    * reach of the cache grows smoothly there), for K only: the time fit's
-   * values take the smallest size's (docs/design.md 4.1). */
+   * values take the smallest size's (docs/design.md 4.1). Above the
+   * largest size K is read off its curve at the same blocks per slot W N,
+   * the horizon W N / N_max (the onset law's variable); one pass or less
+   * (W <= 1) is read as it is. */
   size_t j = 0;
   while (j < md->n_sizes && md->sizes[j].N < N)
     j++;
@@ -347,8 +353,10 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
     first = j ? j - 1 : 0;
     count = 2;
   }
-  ref_query q = {value, lw};
-  scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, 0, false};
+  double shift =
+      j == md->n_sizes && value == PC_VALUE_K && lw > 0 ? log((double)N / md->sizes[first].N) : 0;
+  ref_query q = {value, lw + shift};
+  scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, 0, shift, false};
   why->n_sizes = count;
   why->rule = PASCAL_RULE_EXACT;
   for (size_t k = 0; k < count; k++) {
@@ -367,6 +375,8 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
     why->size[0].weight = 1;
     why->a = why->size[0].a;
   }
+  sp.lw_lo -= shift;
+  sp.lw_hi -= shift;
   if (sp_out)
     *sp_out = sp;
   return PASCAL_OK;
