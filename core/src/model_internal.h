@@ -181,9 +181,8 @@ typedef enum pc_ref_value {
  * the caller (K's curves are read at it; the time fit's values do not
  * depend on W, and their callers pass NAN). Above the largest size K's
  * curves are read at the same blocks per slot, log W + lw_shift (W > 1).
- * Fills `why` and `sp_out` (the span of (m, log W, d) inside every
- * reference read, in the query's log W; may be NULL). Errors as
- * pascal_model_predict_scan's. */
+ * Fills `why` and `sp_out` (the span of (m, log W read, d) inside every
+ * reference read; may be NULL). Errors as pascal_model_predict_scan's. */
 typedef struct scan_span {
   double m_lo, m_hi, lw_lo, lw_hi, d_lo, d_hi;
   double lw_dist;   /* the largest distance of the log W read from the

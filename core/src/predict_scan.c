@@ -261,7 +261,17 @@ static double knot_value(double x)
   return fabs(v - r) <= 1e-9 * fmax(1, r) ? r : v;
 }
 
-/* The coordinates of the query outside the span of what was read. */
+/* The query's horizon that reads the knot at log W = x: the knot's own,
+ * or above the largest size (read at the same blocks per slot) the knot
+ * times N_max / N. */
+static double query_horizon(const pascal_model *md, uint32_t N, const scan_span *sp, double x)
+{
+  double h = knot_value(x);
+  return sp->lw_shift > 0 ? h * md->sizes[md->n_sizes - 1].N / N : h;
+}
+
+/* The coordinates of the query outside the span of what was read; `lw` is
+ * the log W read (pc_scan_transfer). */
 static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
                                 double W, double lw, const scan_span *sp, pascal_extrapolations *ex)
 {
@@ -271,11 +281,10 @@ static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *k
                         : sp->lw_shift > 0                     ? PASCAL_EXTRAP_SAME_SLOT
                                                                : PASCAL_EXTRAP_CLAMPED);
   /* Past the last horizon every curve read (each of two knots or more when
-   * the span is not one point) carries its last segment's onset law on.
-   * Above the largest size the span is that of W N / N_max mapped back to
-   * the query's W. */
+   * the span is not one point) carries its last segment's onset law on. */
   if (lw < sp->lw_lo || lw > sp->lw_hi)
-    pc_extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
+    pc_extrapolation_flag(ex, PASCAL_COORD_W, W, query_horizon(md, N, sp, sp->lw_lo),
+                          query_horizon(md, N, sp, sp->lw_hi),
                           lw > sp->lw_hi && sp->lw_lo < sp->lw_hi ? PASCAL_EXTRAP_LINEAR
                                                                   : PASCAL_EXTRAP_HELD);
   pc_extrapolation_flag(ex, PASCAL_COORD_M, key->m, sp->m_lo, sp->m_hi, PASCAL_EXTRAP_CLAMPED);
@@ -375,8 +384,6 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
     why->size[0].weight = 1;
     why->a = why->size[0].a;
   }
-  sp.lw_lo -= shift;
-  sp.lw_hi -= shift;
   if (sp_out)
     *sp_out = sp;
   return PASCAL_OK;
@@ -413,6 +420,7 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
   if (!isfinite(p.fill_bytes)) /* W finite but near DBL_MAX */
     return pascal_error_set(err, PASCAL_ERANGE, "W",
                             "W = %g gives fill bytes beyond the range of a double", W);
+  lw += sp.lw_shift; /* the horizon read */
   scan_extrapolations(md, key, N, W, lw, &sp, &p.extrapolated);
   scan_transfers(key, N, lw, why, &sp, &p.transfers);
   pc_scan_advise(&md->device, key, N, W, &p, &p.advice);
