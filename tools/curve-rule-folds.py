@@ -27,7 +27,12 @@ the rest (docs/design.md 4.1 quotes the figures):
                   against the nearest size's curve read at the same blocks
                   per slot W N (the onset law's variable; W = 1 as is);
   smallest / largest m of a family held out: the nearest m against a linear
-                  extrapolation of the excess coordinate in m.
+                  extrapolation of the excess coordinate in m;
+  m between same-class references held out (rule 3, Eq. graph): the
+                  anchored mix of the pooled PCHIP over every m and the
+                  same-class line, for gamma = 0 (the pooled PCHIP alone),
+                  1/4, 1, 4 (the paper's), 16 and infinite (the line alone),
+                  and the nearest m of any class.
 
 The onset law: the excess e = K - 1 of a key is A max(0, 1 - c / (W N)),
 no excess until the workers have drifted a cache apart after c blocks per
@@ -201,6 +206,33 @@ W_RULES = {
 }
 
 
+def chi(m):
+    """Execution class of m under the class rule mod4-min2 (the only one)."""
+    return min(m % 4, 2)
+
+
+def graph(a, t, gamma):
+    """a at m = t by rule 3 from the references {m: a} (None without a
+    same-class reference on both sides): (1 - w) p + w a_lin, p the pooled
+    PCHIP, a_lin the same-class line, w = g / (c0 + g) with g = gamma
+    (1/h_l + 1/h_r) and c0 = 1/(t - m_i) + 1/(m_(i+1) - t)."""
+    ms = sorted(a)
+    left = [m for m in ms if m < t and chi(m) == chi(t)]
+    right = [m for m in ms if m > t and chi(m) == chi(t)]
+    if not left or not right:
+        return None
+    l, r = left[-1], right[0]
+    lo, hi = max(m for m in ms if m < t), min(m for m in ms if m > t)
+    p = pchip(ms, [a[m] for m in ms], t)
+    hl, hr = t - l, r - t
+    a_lin = (hr * a[l] + hl * a[r]) / (hl + hr)
+    if math.isinf(gamma):
+        return a_lin
+    g = gamma * (1 / hl + 1 / hr)
+    w = g / (1 / (t - lo) + 1 / (hi - t) + g)
+    return (1 - w) * p + w * a_lin
+
+
 def err(pred_log, obs_log):
     return abs(math.exp(pred_log - obs_log) - 1)
 
@@ -287,6 +319,15 @@ def main(paths):
                 side = "smallest" if held == ms[0] else "largest"
                 out["m %s held out: clamp" % side].append(err(g[a], g[held]))
                 out["m %s held out: linear in m" % side].append(err(dec(lin), g[held]))
+        for g in ms_of.values():  # an m between same-class references
+            for t in sorted(g):
+                rest = {m: enc(v) for m, v in g.items() if m != t}
+                if len(rest) < 2 or graph(rest, t, 4) is None:
+                    continue
+                for gamma in (0, 0.25, 1, 4, 16, math.inf):
+                    out["m between held out: graph, gamma = %g" % gamma].append(err(dec(graph(rest, t, gamma)), g[t]))
+                near = min(rest, key=lambda m: (abs(m - t), m))
+                out["m between held out: nearest m of any class"].append(err(g[near], g[t]))
         print(path)
         for k in sorted(out):
             v = out[k]

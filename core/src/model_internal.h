@@ -179,13 +179,17 @@ typedef enum pc_ref_value {
  * adjacent to N, then linear in eta) applied to `value`; N <= C reads the
  * sizes as any other N (no closed form). `lw` is log W, computed once by
  * the caller (K's curves are read at it; the time fit's values do not
- * depend on W, and their callers pass NAN). Fills `why` and `sp_out` (the
- * span of (m, log W, d) inside every reference read; may be NULL). Errors
- * as pascal_model_predict_scan's. */
+ * depend on W, and their callers pass NAN). Above the largest size K's
+ * curves are read at the same blocks per slot, log W + lw_shift (W > 1).
+ * Fills `why` and `sp_out` (the span of (m, log W read, d) inside every
+ * reference read; may be NULL). Errors as pascal_model_predict_scan's. */
 typedef struct scan_span {
   double m_lo, m_hi, lw_lo, lw_hi, d_lo, d_hi;
-  double lw_dist;   /* the largest distance of log W from the nearest knot of
-                       a curve read (0 when W is a knot of every curve read) */
+  double lw_dist;   /* the largest distance of the log W read from the
+                       nearest knot of a curve read (0 when it is a knot of
+                       every curve read)                                    */
+  double lw_shift;  /* log(N / N_max) when K's curves were read at the
+                       horizon W N / N_max of the largest size, else 0      */
   bool lw_one_pass; /* a curve read on its segment from one pass
                        (pc_curve_one_pass_segment)                          */
 } scan_span;

@@ -261,18 +261,30 @@ static double knot_value(double x)
   return fabs(v - r) <= 1e-9 * fmax(1, r) ? r : v;
 }
 
-/* The coordinates of the query outside the span of what was read. */
+/* The query's horizon that reads the knot at log W = x: the knot's own,
+ * or above the largest size (read at the same blocks per slot) the knot
+ * times N_max / N. */
+static double query_horizon(const pascal_model *md, uint32_t N, const scan_span *sp, double x)
+{
+  double h = knot_value(x);
+  return sp->lw_shift > 0 ? h * md->sizes[md->n_sizes - 1].N / N : h;
+}
+
+/* The coordinates of the query outside the span of what was read; `lw` is
+ * the log W read (pc_scan_transfer). */
 static void scan_extrapolations(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
                                 double W, double lw, const scan_span *sp, pascal_extrapolations *ex)
 {
   ex->n = 0;
   pc_extrapolation_flag(ex, PASCAL_COORD_N, N, md->sizes[0].N, md->sizes[md->n_sizes - 1].N,
                         N < md->sizes[0].N && md->n_sizes >= 2 ? PASCAL_EXTRAP_LINEAR
+                        : sp->lw_shift > 0                     ? PASCAL_EXTRAP_SAME_SLOT
                                                                : PASCAL_EXTRAP_CLAMPED);
   /* Past the last horizon every curve read (each of two knots or more when
    * the span is not one point) carries its last segment's onset law on. */
   if (lw < sp->lw_lo || lw > sp->lw_hi)
-    pc_extrapolation_flag(ex, PASCAL_COORD_W, W, knot_value(sp->lw_lo), knot_value(sp->lw_hi),
+    pc_extrapolation_flag(ex, PASCAL_COORD_W, W, query_horizon(md, N, sp, sp->lw_lo),
+                          query_horizon(md, N, sp, sp->lw_hi),
                           lw > sp->lw_hi && sp->lw_lo < sp->lw_hi ? PASCAL_EXTRAP_LINEAR
                                                                   : PASCAL_EXTRAP_HELD);
   pc_extrapolation_flag(ex, PASCAL_COORD_M, key->m, sp->m_lo, sp->m_hi, PASCAL_EXTRAP_CLAMPED);
@@ -334,7 +346,10 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
    * becomes a small part of the operand); below the smallest the two
    * smallest, whose excess is carried on linearly in eta toward N = C (the
    * reach of the cache grows smoothly there), for K only: the time fit's
-   * values take the smallest size's (docs/design.md 4.1). */
+   * values take the smallest size's (docs/design.md 4.1). Above the
+   * largest size K is read off its curve at the same blocks per slot W N,
+   * the horizon W N / N_max (the onset law's variable); one pass or less
+   * (W <= 1) is read as it is. */
   size_t j = 0;
   while (j < md->n_sizes && md->sizes[j].N < N)
     j++;
@@ -347,8 +362,10 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
     first = j ? j - 1 : 0;
     count = 2;
   }
-  ref_query q = {value, lw};
-  scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, 0, false};
+  double shift =
+      j == md->n_sizes && value == PC_VALUE_K && lw > 0 ? log((double)N / md->sizes[first].N) : 0;
+  ref_query q = {value, lw + shift};
+  scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, 0, shift, false};
   why->n_sizes = count;
   why->rule = PASCAL_RULE_EXACT;
   for (size_t k = 0; k < count; k++) {
@@ -403,6 +420,7 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
   if (!isfinite(p.fill_bytes)) /* W finite but near DBL_MAX */
     return pascal_error_set(err, PASCAL_ERANGE, "W",
                             "W = %g gives fill bytes beyond the range of a double", W);
+  lw += sp.lw_shift; /* the horizon read */
   scan_extrapolations(md, key, N, W, lw, &sp, &p.extrapolated);
   scan_transfers(key, N, lw, why, &sp, &p.transfers);
   pc_scan_advise(&md->device, key, N, W, &p, &p.advice);

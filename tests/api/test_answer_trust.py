@@ -105,7 +105,14 @@ class AnswerTrust(unittest.TestCase):
     def test_extrapolation_per_coordinate(self):
         inside = self.all_forms(o=1, path="tma", d=4, m=3, N=4096, W=32)
         self.assertEqual(inside["extrapolated"], [])
-        p = self.all_forms(o=1, path="tma", d=4, m=3, N=100000, W=32)
+        # above the largest size: its curve read at the same blocks per slot, here the
+        # horizon 16 * 12288 / 6144 = 32, inside the horizons; one pass as it is
+        p = self.all_forms(o=1, path="tma", d=4, m=3, N=12288, W=16)
+        self.assertEqual(p["extrapolated"], [dict(coordinate="N", value=12288.0, min=3072.0,
+                                                  max=6144.0, action="same-blocks-per-slot")])
+        self.assertAlmostEqual(p["K"] / self.all_forms(o=1, path="tma", d=4, m=3, N=6144, W=32)["K"],
+                               1, places=12)
+        p = self.all_forms(o=1, path="tma", d=4, m=3, N=100000, W=1)
         self.assertEqual(p["extrapolated"], [dict(coordinate="N", value=100000.0, min=3072.0,
                                                   max=6144.0, action="clamped")])
         p = self.all_forms(o=1, path="tma", d=4, m=40, N=4096, W=500)

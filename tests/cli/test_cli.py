@@ -424,11 +424,11 @@ class Dynamic(unittest.TestCase):
         self.assertIsNone(p["expected_error_pct"])
         p = run_json(*q, "--N", 20000, "--W", 100)
         self.assertEqual([(e["coordinate"], e["action"]) for e in p["extrapolated"]],
-                         [("N", "clamped"), ("W", "linear")])
+                         [("N", "same-blocks-per-slot"), ("W", "linear")])
         sizes = [r["N"] for r in self.load(self.scan)["measurements"]]
         self.assertEqual((p["extrapolated"][0]["min"], p["extrapolated"][0]["max"]),
                          (min(sizes), max(sizes)))
-        # m = 4 is no reference (graph), N is clamped and W held: the answer expects at
+        # m = 4 is no reference (graph), N and W past the grid: the answer expects at
         # least the mean error of its interval's groups, here more than the nearest keys'
         # folds give (before the interval, this read the m folds' error alone)
         x = p["explanation"]["expected_error"]

@@ -143,7 +143,10 @@ static void scan_extrapolation(const pascal_model *md)
   check_item(&p.extrapolated.item[0], PASCAL_COORD_W, 100, 1, 16, PASCAL_EXTRAP_LINEAR);
   p = scan(md, 2, 4, 3000, 0.5);
   check_item(&p.extrapolated.item[0], PASCAL_COORD_W, 0.5, 1, 16, PASCAL_EXTRAP_HELD);
-  p = scan(md, 2, 4, 9000, 8);
+  p = scan(md, 2, 4, 9000, 4); /* read at the horizon 4 * 9000 / 4096, inside 1..16 */
+  CHECK_INT(p.extrapolated.n, 1);
+  check_item(&p.extrapolated.item[0], PASCAL_COORD_N, 9000, 2048, 4096, PASCAL_EXTRAP_SAME_SLOT);
+  p = scan(md, 2, 4, 9000, 1);
   CHECK_INT(p.extrapolated.n, 1);
   check_item(&p.extrapolated.item[0], PASCAL_COORD_N, 9000, 2048, 4096, PASCAL_EXTRAP_CLAMPED);
   p = scan(md, 9, 32, 1500, 64); /* all four, in the order N, W, m, d */
@@ -157,7 +160,8 @@ static void scan_extrapolation(const pascal_model *md)
   CHECK(strcmp(pascal_extrapolation_action_name(PASCAL_EXTRAP_LINEAR), "linear") == 0);
   /* below the smallest size: the excess carried on linearly in eta = C/N
    * from the two smallest sizes, whose own answers give their a (K > 1
-   * there, so encode(log K) is their a); above the largest, held.
+   * there, so encode(log K) is their a); above the largest, the largest
+   * size's curve at the same blocks per slot (flat in W here: its K).
    * Verified to fail with the clamp answering below the sizes. */
   pascal_scan_prediction p0 = scan(md, 2, 4, 2048, 8), p1 = scan(md, 2, 4, 4096, 8);
   CHECK(p0.K > 1.05 && p1.K > 1.05 && p0.K < p0.M && p1.K < p1.M);
@@ -174,6 +178,78 @@ static void scan_extrapolation(const pascal_model *md)
   }
   p = scan(md, 2, 4, 9000, 8);
   CHECK_NEAR(p.K, p1.K, 1e-12 * p1.K);
+}
+
+/* The transfer of coordinate c in p (NULL: none). */
+static const pascal_transfer *transfer_of(const pascal_scan_prediction *p, pascal_coordinate c)
+{
+  for (size_t i = 0; i < p->transfers.n; i++)
+    if (p->transfers.item[i].coordinate == c)
+      return &p->transfers.item[i];
+  return NULL;
+}
+
+/* Above the largest size a scan is read off the largest size's curve at the
+ * same blocks per slot W N: K(N, W) = K(N_max, W N / N_max) for W > 1, and
+ * W = 1 as it is (docs/design.md 4.1). One key (1,tma,2), m = 0 and 8, at
+ * N = 2048 and 4096, horizons 1, 4, 16, 64; at 4096 K = 1, 1.2, 1.6, 1.8
+ * (log W K increasing, so PAVA leaves the knots and a knot reads back its
+ * own K). Verified to fail with the largest size's curve read at W itself
+ * (the clamp): K(8192, 8) read between 4 and 16 is 1.39, not 1.6, and the
+ * W transfer of W = 3 is the one-pass segment's at log(4/3) (67 of 516 checks). */
+static void scan_same_blocks_per_slot(void)
+{
+  static const double W[] = {1, 4, 16, 64}, K2[] = {1, 1.1, 1.4, 1.7}, K4[] = {1, 1.2, 1.6, 1.8};
+  pascal_calibration cal;
+  pascal_calibration_init(&cal, PASCAL_WORKLOAD_SCAN);
+  device(&cal, 48, 1280);
+  for (uint32_t m = 0; m <= 8; m += 8)
+    for (int h = 0; h < 4; h++) {
+      add_scan(&cal, 1, PASCAL_PATH_TMA, 2, m, 2048, W[h], K2[h]);
+      add_scan(&cal, 1, PASCAL_PATH_TMA, 2, m, 4096, W[h], K4[h]);
+    }
+  pascal_model *md = fit(&cal);
+  pascal_calibration_free(&cal);
+  if (!md)
+    return;
+  for (int h = 1; h < 4; h++) { /* twice the size at half the horizon: the knots */
+    pascal_scan_prediction p = scan(md, 2, 0, 8192, W[h] / 2);
+    CHECK_NEAR(p.K, K4[h], 1e-12);
+    CHECK_INT(p.extrapolated.n, 1);
+    check_item(&p.extrapolated.item[0], PASCAL_COORD_N, 8192, 2048, 4096, PASCAL_EXTRAP_SAME_SLOT);
+    CHECK(transfer_of(&p, PASCAL_COORD_W) == NULL); /* read at a knot */
+  }
+  pascal_scan_prediction p = scan(md, 2, 0, 8192, 1); /* one pass: as it is */
+  CHECK_NEAR(p.K, 1, 1e-12);
+  check_item(&p.extrapolated.item[0], PASCAL_COORD_N, 8192, 2048, 4096, PASCAL_EXTRAP_CLAMPED);
+  static const double Wq[] = {1.25, 3, 5, 24, 40, 100};
+  for (uint32_t N = 6144; N <= 12288; N += 6144)
+    for (size_t i = 0; i < sizeof Wq / sizeof *Wq; i++) {
+      double r = N / 4096.0;
+      pascal_scan_prediction q = scan(md, 2, 0, N, Wq[i]), at = scan(md, 2, 0, 4096, Wq[i] * r);
+      CHECK_NEAR(q.K, at.K, 1e-12 * at.K);
+      CHECK_NEAR(q.fill_bytes, at.fill_bytes, 1e-9 * at.fill_bytes); /* same W N */
+      const pascal_transfer *tq = transfer_of(&q, PASCAL_COORD_W),
+                            *ta = transfer_of(&at, PASCAL_COORD_W);
+      CHECK(tq && ta);
+      if (tq && ta) {
+        CHECK_INT(tq->kind, ta->kind);
+        CHECK_NEAR(tq->distance, ta->distance, 1e-12);
+      }
+      const pascal_transfer *tn = transfer_of(&q, PASCAL_COORD_N);
+      CHECK(tn && tn->kind == PASCAL_TRANSFER_EXTRAP && fabs(tn->distance - log(r)) < 1e-12);
+      bool past = Wq[i] * r > 64; /* the W range is the horizons mapped back */
+      CHECK_INT(q.extrapolated.n, past ? 2 : 1);
+      if (past)
+        check_item(&q.extrapolated.item[1], PASCAL_COORD_W, Wq[i], 1 / r, 64 / r,
+                   PASCAL_EXTRAP_LINEAR);
+    }
+  p = scan(md, 2, 0, 8192, 3); /* read at 6: between 4 and 16, nearest 4 */
+  const pascal_transfer *t = transfer_of(&p, PASCAL_COORD_W);
+  CHECK(t && t->kind == PASCAL_TRANSFER_INTERP && fabs(t->distance - log(1.5)) < 1e-12);
+  CHECK(strcmp(pascal_extrapolation_action_name(PASCAL_EXTRAP_SAME_SLOT), "same-blocks-per-slot") ==
+        0);
+  pascal_model_free(md);
 }
 
 static void gemm_extrapolation(void)
@@ -401,6 +477,7 @@ int main(void)
   resident_closed_form();
   gemm_extrapolation();
   validation_lookup();
+  scan_same_blocks_per_slot();
   pascal_calibration cal;
   trust_cal(&cal);
   pascal_model *md = fit(&cal);

@@ -280,15 +280,16 @@ static void sizes_eta(const pascal_model *md)
   CHECK_NEAR(p.extrapolated.item[0].min, 2048, 0);
   CHECK_NEAR(p.extrapolated.item[0].max, 4096, 0);
   CHECK_INT(p.extrapolated.item[0].action, PASCAL_EXTRAP_LINEAR);
-  /* above the largest size: clamped (held at the largest) */
   CHECK_INT(p.extrapolated.item[1].coordinate, PASCAL_COORD_W);
   CHECK_NEAR(p.extrapolated.item[1].min, W_REF, 0);
   CHECK_NEAR(p.extrapolated.item[1].max, W_REF, 0);
   CHECK_INT(p.extrapolated.item[1].action, PASCAL_EXTRAP_HELD);
+  /* above the largest size: its curve read at the same blocks per slot,
+   * W N / N_max (one horizon here, so its value) */
   p = predict(md, 1, PASCAL_PATH_TMA, 4, 5, 100000, PASCAL_OK);
   CHECK_INT(p.why.n_sizes, 1);
   CHECK_INT(p.why.size[0].N, 4096);
-  CHECK_INT(p.extrapolated.item[0].action, PASCAL_EXTRAP_CLAMPED);
+  CHECK_INT(p.extrapolated.item[0].action, PASCAL_EXTRAP_SAME_SLOT);
   CHECK_NEAR(p.K, 1.5, 1e-12);
   CHECK_NEAR(p.fill_bytes, 1.5 * 16384 * 32 * 100000.0, 1e-2);
 }

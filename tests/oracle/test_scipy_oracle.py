@@ -225,8 +225,9 @@ def scan_transfer(runs, d, m, n):
         return "resident", 0, math.nan, min(M_WORKERS, 1 / W_QUERY)
     sizes = sorted({run[2] for run in runs})
     j = next((i for i, size in enumerate(sizes) if size >= n), len(sizes))
-    # above the largest size its value alone; below the smallest the two
-    # smallest, carried on linearly in eta (weights outside [0, 1])
+    # above the largest size its curve alone, read at W N / N_max (the runs
+    # here have the one horizon W_QUERY, so its value); below the smallest
+    # the two smallest, carried on linearly in eta (weights outside [0, 1])
     used = ([len(sizes) - 1] if j == len(sizes) else
             [j] if sizes[j] == n or len(sizes) == 1 else
             [0, 1] if j == 0 else [j - 1, j])
