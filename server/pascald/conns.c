@@ -235,7 +235,7 @@ int pd_conns_too_many_params(struct MHD_Connection *conn)
 int pd_conns_nul_in_url(struct MHD_Connection *conn)
 {
   pd_sock *s = sock_of(conn);
-  return s && s->nul_in_url;
+  return s ? s->nul_in_url : -1;
 }
 
 void pd_conns_answering(struct MHD_Connection *conn)

@@ -112,10 +112,13 @@ int pd_reqhead_check(struct MHD_Connection *conn, const char *version, int nul_i
   if (!h.failed && h.content_lengths && h.transfer_encodings)
     fail(&h, MHD_HTTP_HEADER_TRANSFER_ENCODING,
          "Content-Length and Transfer-Encoding together are ambiguous");
-  if (!h.failed)
+  /* The arguments are looked through only when the decoder met %00 (or
+   * cannot tell): it decodes every argument, so without one none holds a
+   * NUL, and a request's arguments are not walked twice for nothing. */
+  if (!h.failed && nul_in_url)
     MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, argument, &h);
   /* %00 seen by the decoder and not in any argument: it is in the path */
-  if (!h.failed && nul_in_url)
+  if (!h.failed && nul_in_url > 0)
     fail(&h, "path", "the URL path contains a NUL byte (%00)");
   return h.failed ? -1 : 0;
 }
