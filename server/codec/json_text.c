@@ -356,26 +356,23 @@ void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s)
   w->len += i + 2;
 }
 
-/* -m when `negative`, else m, in decimal without printf; a single digit
- * (most counts, depths and flags of an answer) is written directly. */
+const char pascal_json_digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
+/* -m when `negative`, else m, in decimal without printf, written in place
+ * after its key. */
 static void put_decimal(pascal_jtext *w, const char *key, uint64_t m, int negative)
 {
-  if (m < 10 && !negative) {
-    if (begin_value(w, key, 1) == 0) {
-      w->text[w->len++] = (char)('0' + m);
-      w->text[w->len] = '\0';
-    }
+  if (begin_value(w, key, 21) != 0) /* '-' and 20 digits */
     return;
-  }
-  char d[24];
-  size_t n = sizeof d;
-  do {
-    d[--n] = (char)('0' + m % 10);
-    m /= 10;
-  } while (m);
-  if (negative)
-    d[--n] = '-';
-  put_value(w, key, d + n, sizeof d - n);
+  char *t = w->text + w->len;
+  t[0] = '-';
+  size_t n = (size_t)negative;
+  n += pascal_json_uint_digits(m, t + n);
+  t[n] = '\0';
+  w->len += n;
 }
 
 void pascal_jtext_uint(pascal_jtext *w, const char *key, uint64_t v)
