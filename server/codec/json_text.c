@@ -133,6 +133,10 @@ int pascal_json_utf8_valid(const char *s, size_t n)
 {
   const unsigned char *u = (const unsigned char *)s;
   for (size_t i = 0; i < n;) {
+    if (u[i] < 0x80) { /* ASCII, most of every text: no call */
+      i++;
+      continue;
+    }
     size_t k = utf8_len(u + i);
     if (k == 0 || k > n - i)
       return 0;
