@@ -243,14 +243,24 @@ static size_t copy_plain(char *t, const char *s, size_t max)
  * write) is copied in one pass that also finds its end, when the text has
  * room for the longest such key; otherwise it is measured, checked and
  * copied in turn. */
-static int begin_value(pascal_jtext *w, const char *key, size_t value_len)
+static int begin_value_slow(pascal_jtext *w, const char *key, size_t value_len);
+
+/* The common case inline in every writer (no key: a value after
+ * pascal_jtext_key, or an array element, with room for it); the others
+ * in begin_value_slow. */
+static inline int begin_value(pascal_jtext *w, const char *key, size_t value_len)
 {
   if (!key && w->status == PASCAL_OK && w->cap - w->len > 1 + value_len) {
-    w->text[w->len] = ','; /* a value after pascal_jtext_key, or an element */
+    w->text[w->len] = ',';
     w->len += (size_t)w->comma;
     w->comma = 1;
     return 0;
   }
+  return begin_value_slow(w, key, value_len);
+}
+
+static int begin_value_slow(pascal_jtext *w, const char *key, size_t value_len)
+{
   if (key && w->status == PASCAL_OK && w->cap - w->len > 1 + KEY_FAST_MAX + 3 + value_len) {
     char *t = w->text + w->len;
     size_t o = w->comma;
