@@ -190,7 +190,22 @@ fraction:
    * the rest after two digits is not below delta, neither was the rest
    * after the first, and the two digits are those the loop would write
    * (floor(100 p2 / one) = 10 d1 + d2, and the rests agree). p2 * 100 fits
-   * when p2 < one <= 2^57; delta and wp_w are below one here. */
+   * when p2 < one <= 2^57; delta and wp_w are below one here. The same
+   * holds for four digits (floor(10^4 p2 / one), when one <= 2^50), taken
+   * first once a digit is written (none of them is a leading zero). */
+  while (n && shift <= 50) {
+    uint64_t p = p2 * 10000;
+    if ((p & (one - 1)) < delta * 10000)
+      break; /* the digits end within these four: two or one at a time below */
+    unsigned d4 = (unsigned)(p >> shift);
+    memcpy(digits + n, pascal_json_digit_pairs + 2 * (d4 / 100), 2);
+    memcpy(digits + n + 2, pascal_json_digit_pairs + 2 * (d4 % 100), 2);
+    n += 4;
+    p2 = p & (one - 1);
+    delta *= 10000;
+    wp_w *= 10000;
+    kappa -= 4;
+  }
   while (shift <= 57) {
     uint64_t p = p2 * 100;
     if ((p & (one - 1)) < delta * 100)
