@@ -68,8 +68,8 @@ static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *ke
     return fail(h, key, "a header contains a NUL byte");
   if (!is_token(key, key_size))
     return fail(h, NULL, "malformed header name");
-  /* a name NUL-free and key_size long: a length compared first spares most
-   * headers the three comparisons */
+    /* a name NUL-free and key_size long: a length compared first spares most
+     * headers the three comparisons */
 #define NAME_IS(name) (key_size == sizeof name - 1 && !strcasecmp(key, name))
   if (NAME_IS(MHD_HTTP_HEADER_CONTENT_LENGTH)) {
     if (++h->content_lengths > 1)
