@@ -57,6 +57,13 @@ static int all_digits(const char *s, size_t n)
   return 1;
 }
 
+/* A header name (key_size bytes, NUL-free) is `name`, case aside; the
+ * lengths are compared first, which spares most headers the comparison. */
+static inline int name_is(const char *key, size_t key_size, const char *name)
+{
+  return key_size == strlen(name) && !strcasecmp(key, name);
+}
+
 static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
                               const char *value, size_t value_size)
 {
@@ -68,24 +75,20 @@ static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *ke
     return fail(h, key, "a header contains a NUL byte");
   if (!is_token(key, key_size))
     return fail(h, NULL, "malformed header name");
-    /* a name NUL-free and key_size long: a length compared first spares most
-     * headers the three comparisons */
-#define NAME_IS(name) (key_size == sizeof name - 1 && !strcasecmp(key, name))
-  if (NAME_IS(MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+  if (name_is(key, key_size, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
     if (++h->content_lengths > 1)
       return fail(h, key, "Content-Length given more than once");
     if (!all_digits(value, value_size))
       return fail(h, key, "Content-Length must be a decimal number of bytes");
-  } else if (NAME_IS(MHD_HTTP_HEADER_HOST)) {
+  } else if (name_is(key, key_size, MHD_HTTP_HEADER_HOST)) {
     if (++h->hosts > 1)
       return fail(h, key, "Host given more than once");
-  } else if (NAME_IS(MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+  } else if (name_is(key, key_size, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
     if (++h->transfer_encodings > 1)
       return fail(h, key, "Transfer-Encoding given more than once");
     if (strcasecmp(value, "chunked") != 0)
       return fail(h, key, "the only Transfer-Encoding accepted is chunked");
   }
-#undef NAME_IS
   return MHD_YES;
 }
 
