@@ -72,13 +72,20 @@ static const struct {
 #define POW10_COUNT (sizeof pow10_cache / sizeof pow10_cache[0])
 
 /* a * b rounded to 64 bits (the upper half of the 128-bit product, rounded
- * half up), with 32-bit halves so that it is plain C11. */
+ * half up): one multiply where the compiler has 128-bit integers, else
+ * with 32-bit halves in plain C11 (the same bits: the halves' sum is the
+ * product's upper half plus the carry of its lower half + 2^63). */
 static inline diy diy_mul(diy a, diy b)
 {
+#ifdef __SIZEOF_INT128__
+  unsigned __int128 p = (unsigned __int128)a.f * b.f;
+  diy r = {(uint64_t)(p >> 64) + ((uint64_t)p >> 63), a.e + b.e + 64};
+#else
   uint64_t al = a.f & 0xffffffffu, ah = a.f >> 32, bl = b.f & 0xffffffffu, bh = b.f >> 32;
   uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
   uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu) + (1u << 31);
   diy r = {hh + (lh >> 32) + (hl >> 32) + (mid >> 32), a.e + b.e + 64};
+#endif
   return r;
 }
 
@@ -129,10 +136,8 @@ static void round_weed(char *digits, int n, uint64_t delta, uint64_t rest, uint6
   }
 }
 
-/* The decimal digits of p1 > 0, most significant first, two at a time;
- * returns their count.
- *
- * digit_gen writes them all at once when the interval is narrower than one
+/* digit_gen writes p1's decimal digits all at once
+ * (pascal_json_uint_digits, two at a time) when the interval is narrower than one
  * unit of the integral part (delta < one), as it is for every normal
  * double (delta is about 2^11 of the 2^32..2^60 units of `one`): the rest
  * after a digit, (p1 mod 10^kappa) * one + p2, can then be within delta
@@ -140,28 +145,6 @@ static void round_weed(char *digits, int n, uint64_t delta, uint64_t rest, uint6
  * at p1's trailing zeros (when the fraction p2 <= delta) or not before p1's
  * last digit. This gives the digits the digit-by-digit loop gives (checked
  * on 10^8 doubles against it when written). */
-static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
-                            "34353637383940414243444546474849505152535455565758596061626364656667"
-                            "6869707172737475767778798081828384858687888990919293949596979899";
-
-static int integral_digits(uint32_t p1, char *out)
-{
-  char t[10];
-  int k = 10;
-  while (p1 >= 100) {
-    k -= 2;
-    memcpy(t + k, pairs + 2 * (p1 % 100), 2);
-    p1 /= 100;
-  }
-  if (p1 >= 10) {
-    k -= 2;
-    memcpy(t + k, pairs + 2 * p1, 2);
-  } else {
-    t[--k] = (char)('0' + p1);
-  }
-  memcpy(out, t + k, (size_t)(10 - k));
-  return 10 - k;
-}
 
 /* Digits of Wp until inside [Wp - delta, Wp]. *dexp receives the decimal
  * exponent of the last digit relative to the scaling. Returns the count. */
@@ -175,8 +158,8 @@ static int digit_gen(diy w, diy wp, uint64_t delta, char *digits, int *dexp)
   uint64_t p2 = wp.f & (one - 1);          /* fraction */
   char p1_digits[10]; /* p1's decimal digits, lowest first: constant divisors only */
   int kappa = 0, n = 0;
-  if (delta < one) { /* every normal double: see integral_digits */
-    n = integral_digits(p1, digits);
+  if (delta < one) { /* every normal double: see above */
+    n = (int)pascal_json_uint_digits(p1, digits);
     if (p2 <= delta) {
       while (digits[n - 1 - kappa] == '0')
         kappa++;
@@ -207,19 +190,34 @@ fraction:
    * the rest after two digits is not below delta, neither was the rest
    * after the first, and the two digits are those the loop would write
    * (floor(100 p2 / one) = 10 d1 + d2, and the rests agree). p2 * 100 fits
-   * when p2 < one <= 2^57; delta and wp_w are below one here. */
+   * when p2 < one <= 2^57; delta and wp_w are below one here. The same
+   * holds for four digits (floor(10^4 p2 / one), when one <= 2^50), taken
+   * first once a digit is written (none of them is a leading zero). */
+  while (n && shift <= 50) {
+    uint64_t p = p2 * 10000;
+    if ((p & (one - 1)) < delta * 10000)
+      break; /* the digits end within these four: two or one at a time below */
+    unsigned d4 = (unsigned)(p >> shift);
+    memcpy(digits + n, pascal_json_digit_pairs + 2 * (d4 / 100), 2);
+    memcpy(digits + n + 2, pascal_json_digit_pairs + 2 * (d4 % 100), 2);
+    n += 4;
+    p2 = p & (one - 1);
+    delta *= 10000;
+    wp_w *= 10000;
+    kappa -= 4;
+  }
   while (shift <= 57) {
     uint64_t p = p2 * 100;
     if ((p & (one - 1)) < delta * 100)
       break; /* the digits end within these two: one at a time below */
     unsigned d2 = (unsigned)(p >> shift);
     if (n) {
-      memcpy(digits + n, pairs + 2 * d2, 2);
+      memcpy(digits + n, pascal_json_digit_pairs + 2 * d2, 2);
       n += 2;
     } else if (d2) { /* no digit yet: leading zeros are not written */
       if (d2 >= 10)
-        digits[n++] = pairs[2 * d2];
-      digits[n++] = pairs[2 * d2 + 1];
+        digits[n++] = pascal_json_digit_pairs[2 * d2];
+      digits[n++] = pascal_json_digit_pairs[2 * d2 + 1];
     }
     p2 = p & (one - 1);
     delta *= 100;
@@ -308,12 +306,7 @@ size_t pascal_json_real_format(double v, char out[PASCAL_JSON_REAL_MAX])
     return n + 3;
   }
   if (v < 1e15 && v == (double)(uint64_t)v) { /* an integer: its digits, ".0" */
-    char d[16];
-    size_t k = sizeof d;
-    for (uint64_t i = (uint64_t)v; i; i /= 10)
-      d[--k] = (char)('0' + i % 10);
-    memcpy(out + n, d + k, sizeof d - k);
-    n += sizeof d - k;
+    n += pascal_json_uint_digits((uint64_t)v, out + n);
     memcpy(out + n, ".0", 3);
     return n + 2;
   }

@@ -133,6 +133,10 @@ int pascal_json_utf8_valid(const char *s, size_t n)
 {
   const unsigned char *u = (const unsigned char *)s;
   for (size_t i = 0; i < n;) {
+    if (u[i] < 0x80) { /* ASCII, most of every text: no call */
+      i++;
+      continue;
+    }
     size_t k = utf8_len(u + i);
     if (k == 0 || k > n - i)
       return 0;
@@ -239,14 +243,24 @@ static size_t copy_plain(char *t, const char *s, size_t max)
  * write) is copied in one pass that also finds its end, when the text has
  * room for the longest such key; otherwise it is measured, checked and
  * copied in turn. */
-static int begin_value(pascal_jtext *w, const char *key, size_t value_len)
+static int begin_value_slow(pascal_jtext *w, const char *key, size_t value_len);
+
+/* The common case inline in every writer (no key: a value after
+ * pascal_jtext_key, or an array element, with room for it); the others
+ * in begin_value_slow. */
+static inline int begin_value(pascal_jtext *w, const char *key, size_t value_len)
 {
   if (!key && w->status == PASCAL_OK && w->cap - w->len > 1 + value_len) {
-    w->text[w->len] = ','; /* a value after pascal_jtext_key, or an element */
+    w->text[w->len] = ',';
     w->len += (size_t)w->comma;
     w->comma = 1;
     return 0;
   }
+  return begin_value_slow(w, key, value_len);
+}
+
+static int begin_value_slow(pascal_jtext *w, const char *key, size_t value_len)
+{
   if (key && w->status == PASCAL_OK && w->cap - w->len > 1 + KEY_FAST_MAX + 3 + value_len) {
     char *t = w->text + w->len;
     size_t o = w->comma;
@@ -356,26 +370,23 @@ void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s)
   w->len += i + 2;
 }
 
-/* -m when `negative`, else m, in decimal without printf; a single digit
- * (most counts, depths and flags of an answer) is written directly. */
+const char pascal_json_digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
+/* -m when `negative`, else m, in decimal without printf, written in place
+ * after its key. */
 static void put_decimal(pascal_jtext *w, const char *key, uint64_t m, int negative)
 {
-  if (m < 10 && !negative) {
-    if (begin_value(w, key, 1) == 0) {
-      w->text[w->len++] = (char)('0' + m);
-      w->text[w->len] = '\0';
-    }
+  if (begin_value(w, key, 21) != 0) /* '-' and 20 digits */
     return;
-  }
-  char d[24];
-  size_t n = sizeof d;
-  do {
-    d[--n] = (char)('0' + m % 10);
-    m /= 10;
-  } while (m);
-  if (negative)
-    d[--n] = '-';
-  put_value(w, key, d + n, sizeof d - n);
+  char *t = w->text + w->len;
+  t[0] = '-';
+  size_t n = (size_t)negative;
+  n += pascal_json_uint_digits(m, t + n);
+  t[n] = '\0';
+  w->len += n;
 }
 
 void pascal_jtext_uint(pascal_jtext *w, const char *key, uint64_t v)

@@ -147,6 +147,29 @@ void pascal_jtext_rewind(pascal_jtext *w, pascal_jtext_mark mark);
  * (a NUL or a quote follows in every caller). */
 int pascal_json_utf8_valid(const char *s, size_t n);
 
+/* "00" "01" ... "99": a number's decimal digits are written two at a time. */
+extern const char pascal_json_digit_pairs[201];
+
+/* The decimal digits of v (no sign, no NUL), most significant first,
+ * written in place from the last pair back; returns their count (1..20). */
+static inline size_t pascal_json_uint_digits(uint64_t v, char *out)
+{
+  size_t n = 1;
+  for (uint64_t t = v; t >= 10; t /= 10)
+    n++;
+  size_t k = n;
+  while (v >= 100) {
+    k -= 2;
+    memcpy(out + k, pascal_json_digit_pairs + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  if (v >= 10)
+    memcpy(out, pascal_json_digit_pairs + 2 * v, 2);
+  else
+    out[0] = (char)('0' + v);
+  return n;
+}
+
 /* A finite double as a JSON real that reads back (strtod) as the same
  * double: the shortest such digit string in all but rare cases (about 1 in
  * 1,000 random doubles, where a shorter one lies within 1e-19 of the edge

@@ -215,11 +215,20 @@ static pd_sock *sock_of(struct MHD_Connection *conn)
 size_t pd_conns_unescape(void *cls, struct MHD_Connection *conn, char *s)
 {
   (void)cls;
-  size_t n = MHD_http_unescape(s);
+  /* Most keys and values hold no '%': their length is the decoded one and
+   * they cannot decode to a NUL, found in one pass without the decoder. */
+  size_t n = 0;
+  while (s[n] != '\0' && s[n] != '%')
+    n++;
+  int nul = 0;
+  if (s[n] == '%') {
+    n = MHD_http_unescape(s);
+    nul = strlen(s) != n;
+  }
   pd_sock *k = sock_of(conn);
   if (!k)
     return n;
-  if (strlen(s) != n)
+  if (nul)
     k->nul_in_url = 1;
   if (++k->decoded > 2 * PD_QUERY_PARAMS_MAX + 1)
     atomic_store(&k->doomed, 1);
@@ -235,7 +244,7 @@ int pd_conns_too_many_params(struct MHD_Connection *conn)
 int pd_conns_nul_in_url(struct MHD_Connection *conn)
 {
   pd_sock *s = sock_of(conn);
-  return s && s->nul_in_url;
+  return s ? s->nul_in_url : -1;
 }
 
 void pd_conns_answering(struct MHD_Connection *conn)

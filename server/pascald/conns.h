@@ -37,7 +37,9 @@ void pd_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_conte
 size_t pd_conns_unescape(void *cls, struct MHD_Connection *conn, char *s);
 
 /* Per request, from the access handler's thread. */
-int pd_conns_nul_in_url(struct MHD_Connection *conn);      /* %00 decoded in the URL */
+/* 1: %00 decoded in the URL; 0: none; -1: not known (the connection has
+ * no record: its allocation failed) */
+int pd_conns_nul_in_url(struct MHD_Connection *conn);
 int pd_conns_too_many_params(struct MHD_Connection *conn); /* > PD_QUERY_PARAMS_MAX */
 void pd_conns_answering(struct MHD_Connection *conn);      /* request in: deadline met */
 void pd_conns_request_done(struct MHD_Connection *conn);   /* next request's clock starts */

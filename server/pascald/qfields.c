@@ -47,17 +47,17 @@ static int fields_add(pd_fields *fs, const char *key, size_t klen, const pd_valu
   return 0;
 }
 
-/* The first byte decides most comparisons: a query's keys mostly differ there. */
 /* A field's key (klen bytes, not NUL-terminated) is the name `key`; key is
  * read no further than its own end, whatever the field's bytes are (the
- * readers refuse a NUL in a key today, so strncmp alone would do, but
- * nothing here should rely on that). */
+ * readers refuse a NUL in a key today, but nothing here relies on that).
+ * Byte by byte, without a library call: keys are a few bytes long, and
+ * the first byte decides most comparisons. */
 static int key_is(const pd_field *f, const char *key)
 {
-  if (f->klen == 0)
-    return key[0] == '\0';
-  return f->key[0] == key[0] && strnlen(key, f->klen + 1) == f->klen &&
-         memcmp(f->key, key, f->klen) == 0;
+  for (size_t i = 0; i < f->klen; i++)
+    if (key[i] != f->key[i] || key[i] == '\0')
+      return 0;
+  return key[f->klen] == '\0';
 }
 
 pd_field *pd_fields_get(const pd_fields *fs, const char *key)
@@ -321,6 +321,15 @@ static int query_number(const char *text, size_t len, pd_value *v)
   int is_int = 0;
   if (!json_number_text(text, len, &is_int))
     return -1;
+  if (is_int && len <= 18) { /* up to 18 digits (and a sign) fit an int64 */
+    int neg = text[0] == '-';
+    int64_t x = 0;
+    for (size_t i = (size_t)neg; i < len; i++)
+      x = 10 * x + (text[i] - '0');
+    v->kind = PD_V_INT;
+    v->i = neg ? -x : x;
+    return 0;
+  }
   errno = 0;
   if (is_int) {
     long long ll = strtoll(text, NULL, 10);

@@ -57,6 +57,13 @@ static int all_digits(const char *s, size_t n)
   return 1;
 }
 
+/* A header name (key_size bytes, NUL-free) is `name`, case aside; the
+ * lengths are compared first, which spares most headers the comparison. */
+static inline int name_is(const char *key, size_t key_size, const char *name)
+{
+  return key_size == strlen(name) && !strcasecmp(key, name);
+}
+
 static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
                               const char *value, size_t value_size)
 {
@@ -68,15 +75,15 @@ static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *ke
     return fail(h, key, "a header contains a NUL byte");
   if (!is_token(key, key_size))
     return fail(h, NULL, "malformed header name");
-  if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+  if (name_is(key, key_size, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
     if (++h->content_lengths > 1)
       return fail(h, key, "Content-Length given more than once");
     if (!all_digits(value, value_size))
       return fail(h, key, "Content-Length must be a decimal number of bytes");
-  } else if (!strcasecmp(key, MHD_HTTP_HEADER_HOST)) {
+  } else if (name_is(key, key_size, MHD_HTTP_HEADER_HOST)) {
     if (++h->hosts > 1)
       return fail(h, key, "Host given more than once");
-  } else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+  } else if (name_is(key, key_size, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
     if (++h->transfer_encodings > 1)
       return fail(h, key, "Transfer-Encoding given more than once");
     if (strcasecmp(value, "chunked") != 0)
@@ -112,10 +119,13 @@ int pd_reqhead_check(struct MHD_Connection *conn, const char *version, int nul_i
   if (!h.failed && h.content_lengths && h.transfer_encodings)
     fail(&h, MHD_HTTP_HEADER_TRANSFER_ENCODING,
          "Content-Length and Transfer-Encoding together are ambiguous");
-  if (!h.failed)
+  /* The arguments are looked through only when the decoder met %00 (or
+   * cannot tell): it decodes every argument, so without one none holds a
+   * NUL, and a request's arguments are not walked twice for nothing. */
+  if (!h.failed && nul_in_url)
     MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, argument, &h);
   /* %00 seen by the decoder and not in any argument: it is in the path */
-  if (!h.failed && nul_in_url)
+  if (!h.failed && nul_in_url > 0)
     fail(&h, "path", "the URL path contains a NUL byte (%00)");
   return h.failed ? -1 : 0;
 }

@@ -16,7 +16,8 @@
  * parameters) in rep, after which the connection must be closed.
  * version: the request's HTTP version (an HTTP/1.1 request needs exactly
  * one Host header, RFC 9112 section 3.2); nul_in_url: the URL decoder met
- * %00; too_many_params: it decoded more than PD_QUERY_PARAMS_MAX parameters
+ * %00 (1), did not (0) or cannot tell (-1: the arguments are checked);
+ * too_many_params: it decoded more than PD_QUERY_PARAMS_MAX parameters
  * (conns.h). */
 int pd_reqhead_check(struct MHD_Connection *conn, const char *version, int nul_in_url,
                      int too_many_params, pd_reply *rep);

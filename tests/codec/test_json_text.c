@@ -520,6 +520,41 @@ static void test_writer_real_memo(void)
   pascal_jtext_free(&w);
 }
 
+/* Integers written in place two digits at a time read as printf writes
+ * them: every digit count (random values shifted right by 0..63 bits, both
+ * signs) and both sides of every power of ten. Checked to fail with a digit
+ * count one short or a pair written in the wrong place. */
+static void test_writer_integers(void)
+{
+  pascal_jtext w;
+  pascal_jtext_init(&w, 0);
+  uint64_t rng = 5;
+  int bad = 0;
+  for (int i = 0; i < 200000 && !bad; i++) {
+    uint64_t u = rng_next(&rng) >> (i % 64);
+    if (i % 3 == 2) { /* 10^k - 1, 10^k, 10^k + 1 */
+      uint64_t p = 1;
+      for (int k = (i / 3) % 20; k > 0; k--)
+        p *= 10;
+      u = p - 1 + (uint64_t)(i % 9 / 3);
+    }
+    int64_t s = (int64_t)u * (i % 2 ? -1 : 1);
+    char want[48];
+    size_t at = w.len + (w.comma ? 1 : 0);
+    if (i % 4 < 2) {
+      snprintf(want, sizeof want, "%llu", (unsigned long long)u);
+      pascal_jtext_uint(&w, NULL, u);
+    } else {
+      snprintf(want, sizeof want, "%lld", (long long)s);
+      pascal_jtext_int(&w, NULL, s);
+    }
+    bad = w.len - at != strlen(want) || memcmp(w.text + at, want, strlen(want)) != 0;
+  }
+  CHECK(!bad);
+  CHECK_INT(pascal_jtext_status(&w, NULL), PASCAL_OK);
+  pascal_jtext_free(&w);
+}
+
 /* The compact answer is the explained one's prefix, the tree form holds the
  * same values, the query echo has every field of the table, origin and time
  * come last, and non-finite values fail naming the key. */
@@ -638,6 +673,7 @@ int main(void)
   test_writer_errors();
   test_writer_literal_keys();
   test_writer_real_memo();
+  test_writer_integers();
   test_prediction_forms();
   return check_summary();
 }
