@@ -2,7 +2,7 @@
  * bench_interval.c - how the prediction intervals of a calibration hold on
  * its panels (pascal/interval.h; docs/expected-error.md): the residual
  * groups the intervals come from (the calibration's leave-one-key-out and
- * level folds, the repeats), then, for the held-out and the off-grid panel,
+ * level folds, the repeats; an extrapolated group also per action), then, for the held-out and the off-grid panel,
  * the share of runs inside the 80 % interval of K (and of time, where
  * timed), the median K_high / K_low and the run-mean MAPE of PASCAL and of
  * aligned K = 1 (K_0 for GEMM), over all runs and per group of runs with
@@ -35,6 +35,13 @@ static void print_groups(const pascal_interval_calibration *ic)
       pascal_signature_name(PASCAL_SIGNATURE_BIT(c, k), name, sizeof name);
       printf("  %-16s %6zu %9.4f %9.4f %6zu %9.4f %9.4f\n", name, g->n[0], g->lo[0], g->hi[0],
              g->n[1], g->lo[1], g->hi[1]);
+      for (int a = 0; k == PASCAL_TRANSFER_EXTRAP && a < PASCAL_EXTRAP_ACTIONS; a++) {
+        const pascal_interval_group *ga = &ic->action[c][a];
+        if (ga->n[PASCAL_INTERVAL_K])
+          printf("    %-14s %6zu %9.4f %9.4f %6zu %9.4f %9.4f\n",
+                 pascal_extrapolation_action_name((pascal_extrapolation_action)a), ga->n[0],
+                 ga->lo[0], ga->hi[0], ga->n[1], ga->lo[1], ga->hi[1]);
+      }
     }
   const pascal_interval_group *g = &ic->noise_group;
   printf("  %-16s %6zu %9.4f %9.4f %6zu %9.4f %9.4f\n\n", "repeats", g->n[0], g->lo[0], g->hi[0],

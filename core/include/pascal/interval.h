@@ -12,7 +12,14 @@
  * (pascal_transfers, pascal/predict.h: which coordinates were interpolated
  * or extrapolated, how far). A residual with exactly one transfer is
  * evidence about that transfer alone: it enters the group (coordinate,
- * kind) as the rate log-ratio / distance. Repeated runs of one
+ * kind) as the rate log-ratio / distance, and an extrapolated one also
+ * the group of its action (coordinate, action): a scan's N below the
+ * smallest size (carried on linearly) and above the largest (read at the
+ * same blocks per slot, or clamped at one pass) err differently. The W
+ * transfer of an answer read at the same blocks per slot is entailed by
+ * its N transfer (the horizon read is W N / N_max, shifted by the N
+ * distance): it does not count as a transfer of its own there, so such a
+ * residual is evidence about the N transfer. Repeated runs of one
  * configuration (calibration or held-out panel) give the run-to-run spread
  * (the noise group). Neither panel's predictions enter: both score the
  * intervals out of sample (pascal_coverage below).
@@ -28,7 +35,11 @@
  * transfers combine in quadrature (independent errors add in
  * variance); the noise group's quantiles are the floor (a new run varies
  * that much even at a reference), and off its references no half-width is
- * below PASCAL_INTERVAL_FLOOR. A group with fewer than
+ * below PASCAL_INTERVAL_FLOOR. An extrapolated transfer reads its
+ * action's group; with fewer than PASCAL_INTERVAL_MIN_RESIDUALS rates
+ * there, the group of its coordinate's extrapolations of every action
+ * (and an entailed W transfer then counts on its own).
+ * A group with fewer than
  * PASCAL_INTERVAL_MIN_RESIDUALS rates borrows the other kind of the same
  * coordinate (extrapolated from interpolated and back, from one pass from
  * interpolated), then the widest
@@ -99,6 +110,8 @@ typedef struct pascal_interval_calibration {
                                                   run's deviation (NaN for a
                                                   quantity not measured)   */
   pascal_interval_group group[PASCAL_COORDINATES][PASCAL_TRANSFER_KINDS]; /* [coordinate][kind] */
+  pascal_interval_group action[PASCAL_COORDINATES][PASCAL_EXTRAP_ACTIONS]; /* the extrapolated
+                                                                            ones, per action */
   pascal_interval_group noise_group;                                      /* one run's deviation */
   pascal_interval_group pooled; /* every residual's log-ratio (the time's
                                    interval: see above)                  */
