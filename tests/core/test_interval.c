@@ -198,7 +198,7 @@ static pascal_transfers same_slot(double dn, double dw)
  * slot residual is evidence about its N transfer (the W read is entailed),
  * and an answer reading that group does not add the W transfer again.
  * Without the action groups the linear answer reads the pooled quantiles
- * (-0.71 per unit instead of -0.81) and the same-slot answer gets no group
+ * (-0.63 per unit instead of -0.81) and the same-slot answer gets no group
  * of its own (its residuals have two transfers): checked, the rows below
  * marked "split" fail then. */
 static void test_groups_by_action(void)
