@@ -2,11 +2,10 @@
  * bench_interval.c - how the prediction intervals of a calibration hold on
  * its panels (pascal/interval.h; docs/expected-error.md): the residual
  * groups the intervals come from (the calibration's leave-one-key-out and
- * level folds, the repeats; an extrapolated group also per action), then, for the held-out and the off-grid panel,
- * the share of runs inside the 80 % interval of K (and of time, where
- * timed), the median K_high / K_low and the run-mean MAPE of PASCAL and of
- * aligned K = 1 (K_0 for GEMM), over all runs and per group of runs with
- * the same transfers.
+ * level folds, the repeats; an extrapolated group also per action), then, for the held-out and the
+ * off-grid panel, the share of runs inside the 80 % interval of K (and of time, where timed), the
+ * median K_high / K_low and the run-mean MAPE of PASCAL and of aligned K = 1 (K_0 for GEMM), over
+ * all runs and per group of runs with the same transfers.
  *
  * usage: bench_interval BUNDLE.json [OFFGRID.json ...]
  *   OFFGRID bundles (measured calibrations of the scan-offgrid or

@@ -110,8 +110,8 @@ static const pascal_transfer *sole_transfer(const pascal_residual *r)
 
 /* The rates of quantity q of the residuals whose sole transfer is along
  * coord of kind (and, for action >= 0, that action) into v; their count. */
-static size_t rates_of(const pascal_interval_calibration *c, int q, int coord, int kind,
-                       int action, double *v)
+static size_t rates_of(const pascal_interval_calibration *c, int q, int coord, int kind, int action,
+                       double *v)
 {
   size_t k = 0;
   for (size_t i = 0; i < c->n; i++) {
@@ -205,8 +205,8 @@ static const pascal_interval_group *group_for(const pascal_interval_calibration 
 
 /* Whether the transfer that entails item i of t reads its action's group,
  * which holds the entailed transfer's error with its own. */
-static bool entailed_held(const pascal_interval_calibration *c, const pascal_transfers *t,
-                          size_t i, int q)
+static bool entailed_held(const pascal_interval_calibration *c, const pascal_transfers *t, size_t i,
+                          int q)
 {
   if (!entailed(t, i))
     return false;

@@ -173,7 +173,8 @@ static inline void pc_transfers_mark_actions(pascal_transfers *t, const pascal_e
 {
   for (size_t i = 0; i < t->n; i++)
     for (size_t j = 0; j < ex->n; j++)
-      if (t->item[i].kind == PASCAL_TRANSFER_EXTRAP && t->item[i].coordinate == ex->item[j].coordinate)
+      if (t->item[i].kind == PASCAL_TRANSFER_EXTRAP &&
+          t->item[i].coordinate == ex->item[j].coordinate)
         t->item[i].action = ex->item[j].action;
 }
 

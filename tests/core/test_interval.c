@@ -94,7 +94,8 @@ static void test_bounds_by_hand(void)
 
   /* W and m: in quadrature; the m group's quantiles are both 0.2, so its
    * lower side is 0 (an interval holds its answer) */
-  t.item[t.n++] = (pascal_transfer){PASCAL_COORD_M, PASCAL_TRANSFER_EXTRAP, 1, PASCAL_EXTRAP_CLAMPED};
+  t.item[t.n++] =
+      (pascal_transfer){PASCAL_COORD_M, PASCAL_TRANSFER_EXTRAP, 1, PASCAL_EXTRAP_CLAMPED};
   pascal_interval_bounds_of(&c, &t, &b);
   CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.8, 1e-12);
   CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], sqrt(0.8 * 0.8 + 0.04), 1e-12);

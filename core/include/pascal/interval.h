@@ -109,10 +109,10 @@ typedef struct pascal_interval_calibration {
   double (*noise)[PASCAL_INTERVAL_QUANTITIES]; /* owned: per quantity, one
                                                   run's deviation (NaN for a
                                                   quantity not measured)   */
-  pascal_interval_group group[PASCAL_COORDINATES][PASCAL_TRANSFER_KINDS]; /* [coordinate][kind] */
+  pascal_interval_group group[PASCAL_COORDINATES][PASCAL_TRANSFER_KINDS];  /* [coordinate][kind] */
   pascal_interval_group action[PASCAL_COORDINATES][PASCAL_EXTRAP_ACTIONS]; /* the extrapolated
                                                                             ones, per action */
-  pascal_interval_group noise_group;                                      /* one run's deviation */
+  pascal_interval_group noise_group;                                       /* one run's deviation */
   pascal_interval_group pooled; /* every residual's log-ratio (the time's
                                    interval: see above)                  */
   pascal_interval_group widest; /* per quantity, the group of the widest
