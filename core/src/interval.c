@@ -94,9 +94,7 @@ static bool entailed(const pascal_transfers *t, size_t i)
   return false;
 }
 
-/* The one transfer a residual is evidence about (its only transfer not
- * entailed by another), or NULL. */
-static const pascal_transfer *sole_transfer(const pascal_residual *r)
+const pascal_transfer *pascal_residual_evidence(const pascal_residual *r)
 {
   const pascal_transfer *sole = NULL;
   for (size_t i = 0; i < r->transfers.n; i++)
@@ -115,7 +113,7 @@ static size_t rates_of(const pascal_interval_calibration *c, int q, int coord, i
 {
   size_t k = 0;
   for (size_t i = 0; i < c->n; i++) {
-    const pascal_transfer *t = sole_transfer(&c->items[i]);
+    const pascal_transfer *t = pascal_residual_evidence(&c->items[i]);
     if (t && (int)t->coordinate == coord && (int)t->kind == kind &&
         (action < 0 || (int)t->action == action))
       v[k++] = c->items[i].log_ratio[q] / t->distance;

@@ -88,6 +88,9 @@ typedef enum pascal_interval_quantity {
 /* One out-of-sample run. */
 typedef struct pascal_residual {
   pascal_transfers transfers;                   /* of its prediction            */
+  size_t run;                                   /* the calibration run it
+                                                   predicts (an index below
+                                                   pascal_calibration_run_count) */
   double log_ratio[PASCAL_INTERVAL_QUANTITIES]; /* log(measured / predicted);
                                                    NaN when not measured (an
                                                    untimed run's time)          */
@@ -169,6 +172,10 @@ void pascal_interval_bounds_of(const pascal_interval_calibration *c, const pasca
  * transfers; an answer read on its own calibrated key's curves is not
  * what lost there. */
 bool pascal_interval_widen_k(pascal_interval_bounds *b, const pascal_transfers *t, double to);
+
+/* The one transfer r is evidence about (its only transfer not entailed by
+ * another), whose group it enters; NULL when it has none or several. */
+const pascal_transfer *pascal_residual_evidence(const pascal_residual *r);
 
 /* The group index a transfer reads, for reports: its coordinate and kind. */
 const pascal_interval_group *pascal_interval_group_of(const pascal_interval_calibration *c,
