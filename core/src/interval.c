@@ -4,9 +4,8 @@
  * transfer their prediction made, as rates per unit distance (signed
  * quantiles for extrapolated transfers, also per extrapolation action,
  * symmetric ones of |rate| for interpolated); an answer's interval
- * combines its transfers' group
- * bounds, scaled by its own distances, in quadrature, with the run-to-run
- * spread as the floor.
+ * combines its transfers' group bounds, scaled by its own distances, in
+ * quadrature, with the run-to-run spread as the floor.
  */
 #include "pascal/interval.h"
 
