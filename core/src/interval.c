@@ -2,10 +2,10 @@
  * interval.c - prediction intervals from out-of-sample residuals
  * (pascal/interval.h; docs/expected-error.md): residuals grouped by the one
  * transfer their prediction made, as rates per unit distance (signed
- * quantiles for extrapolated transfers, symmetric ones of |rate| for
- * interpolated); an answer's interval combines its transfers' group
- * bounds, scaled by its own distances, in quadrature, with the run-to-run
- * spread as the floor.
+ * quantiles for extrapolated transfers, also per extrapolation action,
+ * symmetric ones of |rate| for interpolated); an answer's interval
+ * combines its transfers' group bounds, scaled by its own distances, in
+ * quadrature, with the run-to-run spread as the floor.
  */
 #include "pascal/interval.h"
 
@@ -79,6 +79,47 @@ static void summarise(double *v, size_t n, int q, bool symmetric, pascal_interva
   g->mean_abs[q] = sum / (double)k;
 }
 
+/* Whether item i of t is entailed by another: the W read of a scan whose N
+ * above the largest size is read at the same blocks per slot (the horizon
+ * W N / N_max moved by the N transfer's distance). */
+static bool entailed(const pascal_transfers *t, size_t i)
+{
+  if (t->item[i].coordinate != PASCAL_COORD_W)
+    return false;
+  for (size_t j = 0; j < t->n; j++)
+    if (t->item[j].coordinate == PASCAL_COORD_N && t->item[j].kind == PASCAL_TRANSFER_EXTRAP &&
+        t->item[j].action == PASCAL_EXTRAP_SAME_SLOT)
+      return true;
+  return false;
+}
+
+const pascal_transfer *pascal_residual_evidence(const pascal_residual *r)
+{
+  const pascal_transfer *sole = NULL;
+  for (size_t i = 0; i < r->transfers.n; i++)
+    if (!entailed(&r->transfers, i)) {
+      if (sole)
+        return NULL;
+      sole = &r->transfers.item[i];
+    }
+  return sole;
+}
+
+/* The rates of quantity q of the residuals whose sole transfer is along
+ * coord of kind (and, for action >= 0, that action) into v; their count. */
+static size_t rates_of(const pascal_interval_calibration *c, int q, int coord, int kind, int action,
+                       double *v)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    const pascal_transfer *t = pascal_residual_evidence(&c->items[i]);
+    if (t && (int)t->coordinate == coord && (int)t->kind == kind &&
+        (action < 0 || (int)t->action == action))
+      v[k++] = c->items[i].log_ratio[q] / t->distance;
+  }
+  return k;
+}
+
 pascal_status pascal_interval_finish(pascal_interval_calibration *c, pascal_error *err)
 {
   size_t n_scratch = c->n > c->n_noise ? c->n : c->n_noise;
@@ -86,17 +127,14 @@ pascal_status pascal_interval_finish(pascal_interval_calibration *c, pascal_erro
   if (!v)
     return pascal_error_set(err, PASCAL_ENOMEM, "interval", "out of memory");
   for (int q = 0; q < PASCAL_INTERVAL_QUANTITIES; q++) {
-    for (int coord = 0; coord < PASCAL_COORDINATES; coord++)
-      for (int kind = 0; kind < PASCAL_TRANSFER_KINDS; kind++) {
-        size_t k = 0;
-        for (size_t i = 0; i < c->n; i++) {
-          const pascal_residual *r = &c->items[i];
-          const pascal_transfer *t = &r->transfers.item[0];
-          if (r->transfers.n == 1 && (int)t->coordinate == coord && (int)t->kind == kind)
-            v[k++] = r->log_ratio[q] / t->distance;
-        }
-        summarise(v, k, q, kind != PASCAL_TRANSFER_EXTRAP, &c->group[coord][kind]);
-      }
+    for (int coord = 0; coord < PASCAL_COORDINATES; coord++) {
+      for (int kind = 0; kind < PASCAL_TRANSFER_KINDS; kind++)
+        summarise(v, rates_of(c, q, coord, kind, -1, v), q, kind != PASCAL_TRANSFER_EXTRAP,
+                  &c->group[coord][kind]);
+      for (int a = 0; a < PASCAL_EXTRAP_ACTIONS; a++)
+        summarise(v, rates_of(c, q, coord, PASCAL_TRANSFER_EXTRAP, a, v), q, false,
+                  &c->action[coord][a]);
+    }
     for (size_t i = 0; i < c->n; i++)
       v[i] = c->items[i].log_ratio[q];
     summarise(v, c->n, q, false, &c->pooled);
@@ -132,12 +170,14 @@ const pascal_interval_group *pascal_interval_group_of(const pascal_interval_cali
   return &c->group[coordinate][kind];
 }
 
-/* The group a transfer of quantity q reads: its own, else the nearest
- * other kind of its coordinate (interpolated and extrapolated borrow from
- * each other, from one pass from interpolated), else the widest (*borrowed
- * set then). */
+/* The group a transfer of quantity q reads: an extrapolated one its
+ * action's (*own_action set then), else its own, else the nearest other
+ * kind of its coordinate (interpolated and extrapolated borrow from each
+ * other, from one pass from interpolated), else the widest (*borrowed set
+ * then). */
 static const pascal_interval_group *group_for(const pascal_interval_calibration *c,
-                                              const pascal_transfer *t, int q, bool *borrowed)
+                                              const pascal_transfer *t, int q, bool *own_action,
+                                              bool *borrowed)
 {
   static const pascal_transfer_kind lender[PASCAL_TRANSFER_KINDS] = {
       [PASCAL_TRANSFER_INTERP] = PASCAL_TRANSFER_EXTRAP,
@@ -146,12 +186,33 @@ static const pascal_interval_group *group_for(const pascal_interval_calibration 
   const pascal_interval_group *own = &c->group[t->coordinate][t->kind];
   const pascal_interval_group *other = &c->group[t->coordinate][lender[t->kind]];
   *borrowed = false;
+  *own_action = false;
+  if (t->kind == PASCAL_TRANSFER_EXTRAP && (unsigned)t->action < PASCAL_EXTRAP_ACTIONS &&
+      c->action[t->coordinate][t->action].n[q] >= PASCAL_INTERVAL_MIN_RESIDUALS) {
+    *own_action = true;
+    return &c->action[t->coordinate][t->action];
+  }
   if (own->n[q] >= PASCAL_INTERVAL_MIN_RESIDUALS)
     return own;
   *borrowed = true;
   if (other->n[q] >= PASCAL_INTERVAL_MIN_RESIDUALS)
     return other;
   return c->widest.n[q] ? &c->widest : NULL;
+}
+
+/* Whether the transfer that entails item i of t reads its action's group,
+ * which holds the entailed transfer's error with its own. */
+static bool entailed_held(const pascal_interval_calibration *c, const pascal_transfers *t, size_t i,
+                          int q)
+{
+  if (!entailed(t, i))
+    return false;
+  for (size_t j = 0; j < t->n; j++)
+    if (t->item[j].coordinate == PASCAL_COORD_N) {
+      bool own_action, borrowed;
+      return group_for(c, &t->item[j], q, &own_action, &borrowed) && own_action;
+    }
+  return false;
 }
 
 /* K: the transfers' groups, scaled by their distances, in quadrature. */
@@ -162,8 +223,10 @@ static bool transfers_bounds(const pascal_interval_calibration *c, const pascal_
   double lo2 = 0, hi2 = 0, mean2 = 0;
   bool known = false;
   for (size_t i = 0; i < t->n; i++) {
-    bool borrowed;
-    const pascal_interval_group *g = group_for(c, &t->item[i], q, &borrowed);
+    bool own_action, borrowed;
+    if (entailed_held(c, t, i, q))
+      continue;
+    const pascal_interval_group *g = group_for(c, &t->item[i], q, &own_action, &borrowed);
     if (!g)
       continue;
     known = true;

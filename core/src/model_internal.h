@@ -142,7 +142,7 @@ static inline void pc_transfer_add(pascal_transfers *t, pascal_coordinate c,
       return;
     }
   if (t->n < PASCAL_TRANSFERS_MAX)
-    t->item[t->n++] = (pascal_transfer){c, kind, distance};
+    t->item[t->n++] = (pascal_transfer){c, kind, distance, PASCAL_EXTRAP_CLAMPED};
 }
 
 /* Distance of t from the nearest of the n sorted knots x. */
@@ -165,6 +165,17 @@ static inline void pc_extrapolation_flag(pascal_extrapolations *ex, pascal_coord
   if ((value >= lo && value <= hi) || ex->n == PASCAL_EXTRAPOLATION_MAX)
     return;
   ex->item[ex->n++] = (pascal_extrapolation){c, value, lo, hi, action};
+}
+
+/* Give each extrapolated transfer of t the action of ex's item of its
+ * coordinate (one set the transfer's action, the other the item's). */
+static inline void pc_transfers_mark_actions(pascal_transfers *t, const pascal_extrapolations *ex)
+{
+  for (size_t i = 0; i < t->n; i++)
+    for (size_t j = 0; j < ex->n; j++)
+      if (t->item[i].kind == PASCAL_TRANSFER_EXTRAP &&
+          t->item[i].coordinate == ex->item[j].coordinate)
+        t->item[i].action = ex->item[j].action;
 }
 
 /* Which value of a reference a scan transfer reads: K's encoded a at log W

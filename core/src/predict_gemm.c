@@ -182,6 +182,7 @@ pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gem
   p.fill_bytes = p.kappa * p.B0;
   gemm_extrapolations(md, &p, &span, &p.extrapolated);
   gemm_transfers(&p, &span, &p.transfers);
+  pc_transfers_mark_actions(&p.transfers, &p.extrapolated);
   *out = p;
   return PASCAL_OK;
 }

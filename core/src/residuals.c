@@ -24,11 +24,11 @@
 
 /* The residual of one run predicted by `md`; a run the model refuses or
  * whose K is not positive gives none. */
-static pascal_status add_run(const pascal_calibration *cal, const pascal_model *md,
+static pascal_status add_run(const pascal_calibration *cal, const pascal_model *md, size_t run,
                              const pascal_scan_run *s, const pascal_gemm_run *g,
                              pascal_interval_calibration *out, pascal_error *err)
 {
-  pascal_residual r = {.log_ratio = {NAN, NAN}};
+  pascal_residual r = {.run = run, .log_ratio = {NAN, NAN}};
   pascal_time t;
   double pred, obs, kernel_ns = NAN;
   bool timed;
@@ -82,7 +82,7 @@ static pascal_status run_fold(const pascal_calibration *cal, const model_exclusi
     const pascal_scan_run *s = pascal_workload_scans(cal->workload) ? &cal->scan_runs[i] : NULL;
     const pascal_gemm_run *g = s ? NULL : &cal->gemm_runs[i];
     if (s ? pc_excludes_scan(ex, s) : pc_excludes_gemm(ex, g))
-      st = add_run(cal, md, s, g, out, err);
+      st = add_run(cal, md, i, s, g, out, err);
   }
   pascal_model_free(md);
   return st;

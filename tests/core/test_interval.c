@@ -30,7 +30,7 @@
 static pascal_transfers one(pascal_coordinate c, pascal_transfer_kind k, double distance)
 {
   pascal_transfers t = {.n = 1};
-  t.item[0] = (pascal_transfer){c, k, distance};
+  t.item[0] = (pascal_transfer){c, k, distance, PASCAL_EXTRAP_CLAMPED};
   return t;
 }
 
@@ -59,7 +59,8 @@ static void test_bounds_by_hand(void)
     add(&c, one(PASCAL_COORD_D, PASCAL_TRANSFER_EXTRAP, 1), 0, NAN);
   /* two transfers: evidence for no single group */
   pascal_transfers two = one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 1);
-  two.item[two.n++] = (pascal_transfer){PASCAL_COORD_N, PASCAL_TRANSFER_EXTRAP, 1};
+  two.item[two.n++] =
+      (pascal_transfer){PASCAL_COORD_N, PASCAL_TRANSFER_EXTRAP, 1, PASCAL_EXTRAP_LINEAR};
   add(&c, two, 5, NAN);
   /* N interpolated: 7 rates, one short of a group */
   for (int i = 0; i < 7; i++)
@@ -93,7 +94,8 @@ static void test_bounds_by_hand(void)
 
   /* W and m: in quadrature; the m group's quantiles are both 0.2, so its
    * lower side is 0 (an interval holds its answer) */
-  t.item[t.n++] = (pascal_transfer){PASCAL_COORD_M, PASCAL_TRANSFER_EXTRAP, 1};
+  t.item[t.n++] =
+      (pascal_transfer){PASCAL_COORD_M, PASCAL_TRANSFER_EXTRAP, 1, PASCAL_EXTRAP_CLAMPED};
   pascal_interval_bounds_of(&c, &t, &b);
   CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.8, 1e-12);
   CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], sqrt(0.8 * 0.8 + 0.04), 1e-12);
@@ -174,6 +176,103 @@ static void test_bounds_by_hand(void)
   pascal_interval_free(&none);
 }
 
+static pascal_transfers extrap(pascal_coordinate c, pascal_extrapolation_action a, double distance)
+{
+  pascal_transfers t = one(c, PASCAL_TRANSFER_EXTRAP, distance);
+  t.item[0].action = a;
+  return t;
+}
+
+/* A scan's N above the largest size read at the same blocks per slot, N
+ * distance dn, with the W read it entails (the shifted horizon, distance
+ * dw from its nearest knot). */
+static pascal_transfers same_slot(double dn, double dw)
+{
+  pascal_transfers t = extrap(PASCAL_COORD_N, PASCAL_EXTRAP_SAME_SLOT, dn);
+  t.item[t.n++] = (pascal_transfer){PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, dw, 0};
+  return t;
+}
+
+/* Extrapolated residuals are grouped per action too, and an answer reads
+ * its action's group: N below the smallest size (linear) and one pass above
+ * the largest (clamped, exact) do not share one width. A same-blocks-per-
+ * slot residual is evidence about its N transfer (the W read is entailed),
+ * and an answer reading that group does not add the W transfer again.
+ * Without the action groups the linear answer reads the pooled quantiles
+ * (-0.63 per unit instead of -0.81) and the same-slot answer gets no group
+ * of its own (its residuals have two transfers): checked, the rows below
+ * marked "split" fail then. */
+static void test_groups_by_action(void)
+{
+  pascal_interval_calibration c = {0};
+  /* linear: rates 0, -0.1 .. -0.9 (type 7 at 0.1 and 0.9: -0.81, -0.09);
+   * clamped: ten exact; pooled: -0.9 .. -0.1 and eleven zeros (-0.71, 0) */
+  for (int i = 0; i < 10; i++) {
+    add(&c, extrap(PASCAL_COORD_N, PASCAL_EXTRAP_LINEAR, 1), -0.1 * i, NAN);
+    add(&c, extrap(PASCAL_COORD_N, PASCAL_EXTRAP_CLAMPED, 1), 0, NAN);
+  }
+  /* same slot: eight log-ratios 0.1 at N distance 0.5, rate 0.2 */
+  for (int i = 0; i < 8; i++)
+    add(&c, same_slot(0.5, 0.25), 0.1, NAN);
+  CHECK_INT(pascal_interval_finish(&c, NULL), PASCAL_OK);
+  int q = PASCAL_INTERVAL_K;
+  const pascal_interval_group *lin = &c.action[PASCAL_COORD_N][PASCAL_EXTRAP_LINEAR];
+  CHECK_INT(lin->n[q], 10); /* split */
+  CHECK_NEAR(lin->lo[q], -0.81, 1e-12);
+  CHECK_NEAR(lin->hi[q], -0.09, 1e-12);
+  const pascal_interval_group *pooled =
+      pascal_interval_group_of(&c, PASCAL_COORD_N, PASCAL_TRANSFER_EXTRAP);
+  CHECK_INT(pooled->n[q], 28); /* every action, the same-slot rates too */
+  CHECK_INT(c.action[PASCAL_COORD_N][PASCAL_EXTRAP_SAME_SLOT].n[q], 8); /* split */
+  CHECK_INT(c.action[PASCAL_COORD_N][PASCAL_EXTRAP_HELD].n[q], 0);
+
+  pascal_interval_bounds b;
+  pascal_transfers t = extrap(PASCAL_COORD_N, PASCAL_EXTRAP_LINEAR, 2);
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_NEAR(b.lo[q], -1.62, 1e-12); /* split: the linear rates times 2 */
+  CHECK_NEAR(b.hi[q], PASCAL_INTERVAL_FLOOR, 0);
+  CHECK_INT(b.n_residuals, 10);
+  CHECK_INT(b.borrowed, 0);
+  t = extrap(PASCAL_COORD_N, PASCAL_EXTRAP_CLAMPED, 2); /* exact: the floor */
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_NEAR(b.lo[q], -PASCAL_INTERVAL_FLOOR, 0); /* split */
+  /* an action without residuals reads the pooled group: 28 values,
+   * -0.9 .. -0.1, eleven zeros, eight 0.2 (type 7: -0.63, 0.2) */
+  t = extrap(PASCAL_COORD_N, PASCAL_EXTRAP_HELD, 1);
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_NEAR(b.lo[q], -0.63, 1e-12);
+  CHECK_NEAR(b.hi[q], 0.2, 1e-12);
+  CHECK_INT(b.n_residuals, 28);
+  /* same slot at N distance 1: its group's 0.2 alone (the entailed W,
+   * whose group is empty, adds nothing; read on its own it would borrow
+   * the widest group) */
+  t = same_slot(1, 2);
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_NEAR(b.hi[q], 0.2, 1e-12); /* split */
+  CHECK_NEAR(b.lo[q], -PASCAL_INTERVAL_FLOOR, 0);
+  CHECK_INT(b.n_residuals, 8);
+  CHECK_INT(b.borrowed, 0);
+  pascal_interval_free(&c);
+
+  /* seven same-slot residuals, one short: the answer reads the pooled N
+   * group (eight linear rates -0.5 and the seven 0.2: -0.5, 0.2) and its W
+   * transfer counts on its own (eight W rates 0.3: -+0.3), in quadrature */
+  for (int i = 0; i < 8; i++) {
+    add(&c, extrap(PASCAL_COORD_N, PASCAL_EXTRAP_LINEAR, 1), -0.5, NAN);
+    add(&c, one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 1), 0.3, NAN);
+  }
+  for (int i = 0; i < 7; i++)
+    add(&c, same_slot(0.5, 0.25), 0.1, NAN);
+  CHECK_INT(pascal_interval_finish(&c, NULL), PASCAL_OK);
+  t = same_slot(1, 1);
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_NEAR(b.lo[q], -sqrt(0.25 + 0.09), 1e-12);
+  CHECK_NEAR(b.hi[q], sqrt(0.04 + 0.09), 1e-12);
+  CHECK_INT(b.borrowed, 0); /* the pooled group is its (coordinate, kind)'s own */
+  CHECK_INT(b.n_residuals, 15 + 8);
+  pascal_interval_free(&c);
+}
+
 /* A scan calibration of one family at K = 1 everywhere (no divergence):
  * every fold predicts every left-out run exactly. */
 static void test_folds_of_a_flat_calibration(void)
@@ -204,6 +303,16 @@ static void test_folds_of_a_flat_calibration(void)
     exact += fabs(ic.items[i].log_ratio[PASCAL_INTERVAL_K]) < 1e-9;
   CHECK_INT(exact, ic.n);
   CHECK_INT(ic.n_noise, 0);
+  /* the N folds' extrapolations by action, as the predictions state them:
+   * N = 512 read from 768 and 1024 (linear, every m and W), N = 1024 from
+   * 768 at one pass (clamped) and at W = 4, 16 (same blocks per slot, the
+   * W read entailed, so one transfer); without the actions marked on the
+   * transfers (or without the entailment) these fail (checked) */
+  const pascal_interval_group *na = ic.action[PASCAL_COORD_N];
+  CHECK_INT(na[PASCAL_EXTRAP_LINEAR].n[PASCAL_INTERVAL_K], 27);
+  CHECK_INT(na[PASCAL_EXTRAP_CLAMPED].n[PASCAL_INTERVAL_K], 9);
+  CHECK_INT(na[PASCAL_EXTRAP_SAME_SLOT].n[PASCAL_INTERVAL_K], 18);
+  CHECK_INT(pascal_interval_group_of(&ic, PASCAL_COORD_N, PASCAL_TRANSFER_EXTRAP)->n[0], 54);
   /* so an answer that transferred has the floor */
   pascal_transfers t = one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 1.5);
   pascal_interval_bounds b;
@@ -409,6 +518,7 @@ static void test_panel_coverage_is_the_answers(void)
 int main(void)
 {
   test_bounds_by_hand();
+  test_groups_by_action();
   test_folds_of_a_flat_calibration();
   test_coverage();
   test_family_losses();

@@ -12,7 +12,14 @@
  * (pascal_transfers, pascal/predict.h: which coordinates were interpolated
  * or extrapolated, how far). A residual with exactly one transfer is
  * evidence about that transfer alone: it enters the group (coordinate,
- * kind) as the rate log-ratio / distance. Repeated runs of one
+ * kind) as the rate log-ratio / distance, and an extrapolated one also
+ * the group of its action (coordinate, action): a scan's N below the
+ * smallest size (carried on linearly) and above the largest (read at the
+ * same blocks per slot, or clamped at one pass) err differently. The W
+ * transfer of an answer read at the same blocks per slot is entailed by
+ * its N transfer (the horizon read is W N / N_max, shifted by the N
+ * distance): it does not count as a transfer of its own there, so such a
+ * residual is evidence about the N transfer. Repeated runs of one
  * configuration (calibration or held-out panel) give the run-to-run spread
  * (the noise group). Neither panel's predictions enter: both score the
  * intervals out of sample (pascal_coverage below).
@@ -28,7 +35,11 @@
  * transfers combine in quadrature (independent errors add in
  * variance); the noise group's quantiles are the floor (a new run varies
  * that much even at a reference), and off its references no half-width is
- * below PASCAL_INTERVAL_FLOOR. A group with fewer than
+ * below PASCAL_INTERVAL_FLOOR. An extrapolated transfer reads its
+ * action's group; with fewer than PASCAL_INTERVAL_MIN_RESIDUALS rates
+ * there, the group of its coordinate's extrapolations of every action
+ * (and an entailed W transfer then counts on its own).
+ * A group with fewer than
  * PASCAL_INTERVAL_MIN_RESIDUALS rates borrows the other kind of the same
  * coordinate (extrapolated from interpolated and back, from one pass from
  * interpolated), then the widest
@@ -77,6 +88,9 @@ typedef enum pascal_interval_quantity {
 /* One out-of-sample run. */
 typedef struct pascal_residual {
   pascal_transfers transfers;                   /* of its prediction            */
+  size_t run;                                   /* the calibration run it
+                                                   predicts (an index below
+                                                   pascal_calibration_run_count) */
   double log_ratio[PASCAL_INTERVAL_QUANTITIES]; /* log(measured / predicted);
                                                    NaN when not measured (an
                                                    untimed run's time)          */
@@ -98,8 +112,10 @@ typedef struct pascal_interval_calibration {
   double (*noise)[PASCAL_INTERVAL_QUANTITIES]; /* owned: per quantity, one
                                                   run's deviation (NaN for a
                                                   quantity not measured)   */
-  pascal_interval_group group[PASCAL_COORDINATES][PASCAL_TRANSFER_KINDS]; /* [coordinate][kind] */
-  pascal_interval_group noise_group;                                      /* one run's deviation */
+  pascal_interval_group group[PASCAL_COORDINATES][PASCAL_TRANSFER_KINDS];  /* [coordinate][kind] */
+  pascal_interval_group action[PASCAL_COORDINATES][PASCAL_EXTRAP_ACTIONS]; /* the extrapolated
+                                                                            ones, per action */
+  pascal_interval_group noise_group;                                       /* one run's deviation */
   pascal_interval_group pooled; /* every residual's log-ratio (the time's
                                    interval: see above)                  */
   pascal_interval_group widest; /* per quantity, the group of the widest
@@ -156,6 +172,10 @@ void pascal_interval_bounds_of(const pascal_interval_calibration *c, const pasca
  * transfers; an answer read on its own calibrated key's curves is not
  * what lost there. */
 bool pascal_interval_widen_k(pascal_interval_bounds *b, const pascal_transfers *t, double to);
+
+/* The one transfer r is evidence about (its only transfer not entailed by
+ * another), whose group it enters; NULL when it has none or several. */
+const pascal_transfer *pascal_residual_evidence(const pascal_residual *r);
 
 /* The group index a transfer reads, for reports: its coordinate and kind. */
 const pascal_interval_group *pascal_interval_group_of(const pascal_interval_calibration *c,

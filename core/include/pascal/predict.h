@@ -123,6 +123,7 @@ typedef enum pascal_extrapolation_action {
                                  W N / N_max (its time's fit values
                                  clamped)                                  */
 } pascal_extrapolation_action;
+#define PASCAL_EXTRAP_ACTIONS 4
 
 /* "clamped", "held-at-end", "linear", "same-blocks-per-slot". */
 const char *pascal_extrapolation_action_name(pascal_extrapolation_action a);
@@ -166,7 +167,11 @@ const char *pascal_transfer_kind_name(pascal_transfer_kind kind);
 typedef struct pascal_transfer {
   pascal_coordinate coordinate;
   pascal_transfer_kind kind;
-  double distance; /* > 0: from the nearest reference read */
+  double distance;                    /* > 0: from the nearest reference read */
+  pascal_extrapolation_action action; /* kind extrapolated: what was done past
+                                         the reference (the extrapolated item
+                                         of the coordinate; its residuals are
+                                         grouped apart); 0 otherwise          */
 } pascal_transfer;
 
 #define PASCAL_TRANSFERS_MAX 6
