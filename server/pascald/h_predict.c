@@ -79,8 +79,8 @@ static void predict_single(pd_ctx *ctx, pd_fields *fields, pd_reply *rep)
   if (take_explain(fields, &explain, rep))
     return;
   pd_registry_rdlock(ctx->registry);
-  int failed =
-      pd_query_read(fields, NULL, &q, rep) || pd_query_answer(ctx, &q, NULL, &a, &origin, rep);
+  int failed = pd_query_read(fields, &ctx->query_keys, NULL, &q, rep) ||
+               pd_query_answer(ctx, &q, NULL, &a, &origin, rep);
   pd_registry_unlock(ctx->registry);
   if (failed) {
     pd_predict_count(ctx, 0, 1);
@@ -169,11 +169,10 @@ void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
 
 void pd_h_predict_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)
 {
-  const char *strings[PD_QUERY_STRING_KEYS_MAX];
-  pd_query_string_keys(strings);
   pd_fields fs;
   pd_fields_init(&fs);
-  if (pd_fields_from_args(req->conn, strings, &fs, rep) == 0)
+  pd_fields_index(&fs, &ctx->query_keys.k); /* read into the table's slots */
+  if (pd_fields_from_args(req->conn, NULL, &fs, rep) == 0)
     predict_single(ctx, &fs, rep);
   pd_fields_free(&fs);
 }

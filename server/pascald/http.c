@@ -450,6 +450,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen)
 {
+  if (pd_query_keys_init(&ctx->query_keys)) {
+    snprintf(msg, msglen, "the predict query's fields do not fit its key table");
+    return -1;
+  }
   char port[16];
   snprintf(port, sizeof port, "%u", ctx->cfg.listen_port);
   struct addrinfo hints, *ai = NULL;

@@ -154,6 +154,8 @@ int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *kle
 int pd_jread_flat_object(pd_jread *r, pd_fields *out)
 {
   out->n = 0;
+  out->keys = NULL; /* not indexed: pd_fields_index when a reader needs it */
+  out->present = 0;
   if (!pd_jread_take(r, '{'))
     return -1;
   if (pd_jread_take(r, '}'))

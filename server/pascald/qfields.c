@@ -15,11 +15,61 @@
 #include "json_text.h"
 #include "reply.h"
 
+static unsigned keys_hash(const char *key, size_t len)
+{
+  unsigned c0 = len ? (unsigned char)key[0] : 0, cn = len ? (unsigned char)key[len - 1] : 0;
+  return ((unsigned)len * 97u + c0 * 31u + cn) & (PD_KEYS_HASH - 1);
+}
+
+int pd_keys_slot(const pd_keys *k, const char *key, size_t len)
+{
+  for (unsigned h = keys_hash(key, len);; h = (h + 1) & (PD_KEYS_HASH - 1)) {
+    int s = k->hash[h] - 1;
+    if (s < 0)
+      return -1;
+    if (k->len[s] == len && memcmp(k->name[s], key, len) == 0)
+      return s;
+  }
+}
+
+int pd_keys_add(pd_keys *k, const char *name, int is_string)
+{
+  size_t len = strlen(name);
+  int s = pd_keys_slot(k, name, len);
+  if (s >= 0 || k->n == PD_KEYS_MAX)
+    return s;
+  s = (int)k->n++;
+  k->name[s] = name;
+  k->len[s] = len;
+  if (is_string)
+    k->strings |= UINT64_C(1) << s;
+  unsigned h = keys_hash(name, len);
+  while (k->hash[h]) /* never full: at most PD_KEYS_MAX of PD_KEYS_HASH */
+    h = (h + 1) & (PD_KEYS_HASH - 1);
+  k->hash[h] = (uint8_t)(s + 1);
+  return s;
+}
+
 void pd_fields_init(pd_fields *fs)
 {
   fs->n = 0;
   fs->cap = PD_FIELDS_INLINE;
   fs->f = fs->inline_f;
+  fs->keys = NULL;
+  fs->present = 0;
+}
+
+void pd_fields_index(pd_fields *fs, const pd_keys *keys)
+{
+  fs->keys = keys;
+  fs->present = 0;
+  for (size_t i = 0; i < fs->n; i++) {
+    int s = pd_keys_slot(keys, fs->f[i].key, fs->f[i].klen);
+    if (s >= 0) {
+      fs->present |= UINT64_C(1) << s;
+      fs->at[s] = (uint32_t)i;
+    }
+  }
 }
 
 void pd_fields_free(pd_fields *fs)
@@ -47,6 +97,15 @@ static int fields_add(pd_fields *fs, const char *key, size_t klen, const pd_valu
   return 0;
 }
 
+/* A new field's slot in the fields' key table, -1 when it has none. */
+static void fields_mark(pd_fields *fs, int slot)
+{
+  if (slot >= 0) {
+    fs->present |= UINT64_C(1) << slot;
+    fs->at[slot] = (uint32_t)(fs->n - 1);
+  }
+}
+
 /* A field's key (klen bytes, not NUL-terminated) is the name `key`; key is
  * read no further than its own end, whatever the field's bytes are (the
  * readers refuse a NUL in a key today, but nothing here relies on that).
@@ -62,6 +121,9 @@ static int key_is(const pd_field *f, const char *key)
 
 pd_field *pd_fields_get(const pd_fields *fs, const char *key)
 {
+  int s = fs->keys ? pd_keys_slot(fs->keys, key, strlen(key)) : -1;
+  if (s >= 0)
+    return (fs->present >> s) & 1 ? &fs->f[fs->at[s]] : NULL;
   for (size_t i = 0; i < fs->n; i++)
     if (key_is(&fs->f[i], key))
       return &fs->f[i];
@@ -76,6 +138,14 @@ void pd_fields_del(pd_fields *fs, const char *key)
   size_t i = (size_t)(f - fs->f);
   memmove(f, f + 1, (fs->n - i - 1) * sizeof *f);
   fs->n--;
+  if (!fs->keys)
+    return;
+  int s = pd_keys_slot(fs->keys, key, strlen(key));
+  if (s >= 0)
+    fs->present &= ~(UINT64_C(1) << s);
+  for (uint64_t m = fs->present; m; m &= m - 1) /* the fields after it moved down one */
+    if (fs->at[__builtin_ctzll(m)] > i)
+      fs->at[__builtin_ctzll(m)]--;
 }
 
 void pd_value_from_json(const json_t *j, pd_value *v)
@@ -243,16 +313,15 @@ int pd_value_str(const pd_value *v, const char *key, int required, char *out, si
 
 static const pd_value absent = {PD_V_ABSENT, 0, 0.0, NULL, 0};
 
+const pd_value *pd_fields_at(const pd_fields *fs, int slot)
+{
+  return (fs->present >> slot) & 1 ? &fs->f[fs->at[slot]].v : &absent;
+}
+
 static const pd_value *value_of(const pd_fields *fs, const char *key)
 {
   const pd_field *f = pd_fields_get(fs, key);
   return f ? &f->v : &absent;
-}
-
-int pd_field_i64(const pd_fields *fs, const char *key, int required, int64_t lo, int64_t hi,
-                 int64_t *out, const char *prefix, pd_reply *rep)
-{
-  return value_i64(value_of(fs, key), key, required, lo, hi, out, prefix, rep);
 }
 
 int pd_field_u64(const pd_fields *fs, const char *key, int required, uint64_t lo, uint64_t hi,
@@ -364,9 +433,14 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
   (void)kind;
   if (!value)
     value = "";
+  pd_fields *out = ar->out;
+  int slot = out->keys ? pd_keys_slot(out->keys, key, key_size) : -1;
   int is_string = 0;
-  for (size_t i = 0; ar->string_keys[i]; i++)
-    is_string |= key[0] == ar->string_keys[i][0] && !strcmp(key, ar->string_keys[i]);
+  if (out->keys)
+    is_string = slot >= 0 && ((out->keys->strings >> slot) & 1);
+  else
+    for (size_t i = 0; ar->string_keys[i]; i++)
+      is_string |= key[0] == ar->string_keys[i][0] && !strcmp(key, ar->string_keys[i]);
   pd_value v = absent;
   int bad = is_string ? !pascal_json_utf8_valid(value, value_size)
                       : query_number(value, value_size, &v) != 0;
@@ -382,7 +456,7 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
     v.s = value;
     v.len = value_size;
   }
-  if (pd_fields_get(ar->out, key)) {
+  if (slot >= 0 ? (out->present >> slot) & 1 : pd_fields_get(out, key) != NULL) {
     pd_reply_error(ar->rep, 400, "duplicate_field", key, "query parameter '%s' given twice", key);
     goto fail;
   }
@@ -392,10 +466,11 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
                    "a query parameter name is not valid UTF-8");
     goto fail;
   }
-  if (fields_add(ar->out, key, key_size, &v)) {
+  if (fields_add(out, key, key_size, &v)) {
     pd_reply_error(ar->rep, 500, "internal", NULL, "out of memory");
     goto fail;
   }
+  fields_mark(out, slot);
   return MHD_YES;
 fail:
   ar->failed = 1;

@@ -43,17 +43,47 @@ typedef struct pd_field {
 } pd_field;
 
 #define PD_FIELDS_INLINE 16
+#define PD_KEYS_MAX      64
+#define PD_KEYS_HASH     256
+
+/* A fixed set of field names, each with a slot (its index, < PD_KEYS_MAX),
+ * found by a hash of the name's length and first and last bytes: the keys
+ * a route knows, so that its fields are read and looked up without a
+ * comparison with every other key. Built once, then read-only. */
+typedef struct pd_keys {
+  size_t n;
+  const char *name[PD_KEYS_MAX];
+  size_t len[PD_KEYS_MAX];
+  uint64_t strings;           /* bit s: slot s holds text (a query string's) */
+  uint8_t hash[PD_KEYS_HASH]; /* slot + 1 (0: empty), linear probing */
+} pd_keys;
+
+/* Add `name` (static storage) with its kind: its slot (the existing one
+ * when it is there already), or -1 when the table is full. */
+int pd_keys_add(pd_keys *k, const char *name, int is_string);
+/* The slot of key[0..len), or -1. */
+int pd_keys_slot(const pd_keys *k, const char *key, size_t len);
 
 /* Fields in the order they were given; keys are unique. Up to
  * PD_FIELDS_INLINE live in the struct, more (a long query string) on the
- * heap: pd_fields_free releases them. */
+ * heap: pd_fields_free releases them. With a key table (`keys`, set by
+ * pd_fields_index or by pd_fields_from_args), bit s of `present` says the
+ * key of slot s is there, as field at[s]. */
 typedef struct pd_fields {
   size_t n, cap;
   pd_field *f;
+  const pd_keys *keys;
+  uint64_t present;
+  uint32_t at[PD_KEYS_MAX];
   pd_field inline_f[PD_FIELDS_INLINE];
 } pd_fields;
 
 void pd_fields_init(pd_fields *fs);
+/* Index the fields by the slots of `keys` (one look-up per field). */
+void pd_fields_index(pd_fields *fs, const pd_keys *keys);
+/* The value of slot s of the table the fields are indexed by (PD_V_ABSENT
+ * when not given). */
+const pd_value *pd_fields_at(const pd_fields *fs, int slot);
 void pd_fields_free(pd_fields *fs);
 /* The field named `key`, or NULL. */
 pd_field *pd_fields_get(const pd_fields *fs, const char *key);
@@ -63,10 +93,13 @@ void pd_fields_del(pd_fields *fs, const char *key);
 /* The members of a Jansson object, values borrowed from it. -1 with a 500
  * only on allocation failure. */
 int pd_fields_from_json(json_t *obj, pd_fields *out, pd_reply *rep);
-/* The URL's query arguments: keys in `string_keys` are strings (valid
- * UTF-8), every other argument must be a number in JSON's grammar (an
- * integer beyond int64 is read as a real, which range checks then refuse).
- * A repeated key, a key that is not UTF-8, bad text: -1 with a 400. */
+/* The URL's query arguments, in one walk: keys in `string_keys` are strings
+ * (valid UTF-8), every other argument must be a number in JSON's grammar
+ * (an integer beyond int64 is read as a real, which range checks then
+ * refuse). A repeated key, a key that is not UTF-8, bad text: -1 with a
+ * 400. When `out` was given a key table (pd_fields_index on the empty
+ * fields), string_keys is NULL: the table says which keys are strings, and
+ * each argument is indexed as it is read. */
 int pd_fields_from_args(struct MHD_Connection *conn, const char *const *string_keys, pd_fields *out,
                         pd_reply *rep);
 
@@ -85,8 +118,6 @@ int pd_value_str(const pd_value *v, const char *key, int required, char *out, si
                  const char *prefix, pd_reply *rep);
 
 /* The same checks on the field named `key` of `fs`. */
-int pd_field_i64(const pd_fields *fs, const char *key, int required, int64_t lo, int64_t hi,
-                 int64_t *out, const char *prefix, pd_reply *rep);
 int pd_field_u64(const pd_fields *fs, const char *key, int required, uint64_t lo, uint64_t hi,
                  uint64_t *out, const char *prefix, pd_reply *rep);
 int pd_field_num(const pd_fields *fs, const char *key, int required, double lo, double hi,
