@@ -122,8 +122,9 @@ static int post_from_text(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   while (!empty) {
     const char *k;
     size_t klen;
+    int slot;
     pd_value v;
-    if (top.n == PD_FIELDS_INLINE || pd_jread_key(&r, &top, &k, &klen))
+    if (top.n == PD_FIELDS_INLINE || pd_jread_key(&r, &top, &k, &klen, &slot))
       return 0;
     if (klen == 7 && !memcmp(k, "queries", 7)) {
       const pd_field *ex = pd_fields_get(&top, "explain");
@@ -133,7 +134,7 @@ static int post_from_text(pd_ctx *ctx, pd_request *req, pd_reply *rep)
     }
     if (pd_jread_scalar(&r, &v))
       return 0;
-    top.f[top.n++] = (pd_field){k, klen, v};
+    pd_fields_push(&top, k, klen, &v, slot);
     if (!pd_jread_take(&r, ','))
       break;
   }

@@ -341,6 +341,7 @@ static int items_from_text(pd_ctx *ctx, pd_jread *r, batch *b, pd_reply *rep)
     return 1;
   pd_fields item;
   pd_fields_init(&item);
+  pd_fields_index(&item, &ctx->query_keys.k); /* each item read into the table's slots */
   do {
     if (pd_jread_flat_object(r, &item))
       return 0;
@@ -391,7 +392,7 @@ void pd_batch_from_tree(pd_ctx *ctx, json_t *body, pd_reply *rep)
   int failed = 0;
   for (size_t i = 0; i < json_array_size(qs) && !failed; i++) {
     json_t *q = json_array_get(qs, i);
-    item.n = 0;
+    pd_fields_clear(&item);
     failed = json_is_object(q)
                  ? pd_fields_from_json(q, &item, rep) || batch_add(ctx, &b, &item, rep)
                  : batch_add(ctx, &b, NULL, rep);

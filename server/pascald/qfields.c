@@ -59,6 +59,12 @@ void pd_fields_init(pd_fields *fs)
   fs->present = 0;
 }
 
+void pd_fields_clear(pd_fields *fs)
+{
+  fs->n = 0;
+  fs->present = 0;
+}
+
 void pd_fields_index(pd_fields *fs, const pd_keys *keys)
 {
   fs->keys = keys;
@@ -79,31 +85,41 @@ void pd_fields_free(pd_fields *fs)
   pd_fields_init(fs);
 }
 
-/* Append a field (the caller has checked that the key is new); -1 on OOM. */
-static int fields_add(pd_fields *fs, const char *key, size_t klen, const pd_value *v)
+/* Double the room for fields; -1 on OOM. */
+static int fields_grow(pd_fields *fs)
 {
-  if (fs->n == fs->cap) {
-    size_t cap = 2 * fs->cap;
-    pd_field *f = malloc(cap * sizeof *f);
-    if (!f)
-      return -1;
-    memcpy(f, fs->f, fs->n * sizeof *f);
-    if (fs->f != fs->inline_f)
-      free(fs->f);
-    fs->f = f;
-    fs->cap = cap;
-  }
-  fs->f[fs->n++] = (pd_field){key, klen, *v};
+  size_t cap = 2 * fs->cap;
+  pd_field *f = malloc(cap * sizeof *f);
+  if (!f)
+    return -1;
+  memcpy(f, fs->f, fs->n * sizeof *f);
+  if (fs->f != fs->inline_f)
+    free(fs->f);
+  fs->f = f;
+  fs->cap = cap;
   return 0;
 }
 
-/* A new field's slot in the fields' key table, -1 when it has none. */
-static void fields_mark(pd_fields *fs, int slot)
+int pd_fields_has(const pd_fields *fs, const char *key, size_t klen, int *slot)
+{
+  *slot = fs->keys ? pd_keys_slot(fs->keys, key, klen) : -1;
+  if (*slot >= 0)
+    return (int)((fs->present >> *slot) & 1);
+  for (size_t i = 0; i < fs->n; i++) {
+    const pd_field *f = &fs->f[i];
+    if (f->klen == klen && (klen == 0 || f->key[0] == key[0]) && memcmp(f->key, key, klen) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+void pd_fields_push(pd_fields *fs, const char *key, size_t klen, const pd_value *v, int slot)
 {
   if (slot >= 0) {
     fs->present |= UINT64_C(1) << slot;
-    fs->at[slot] = (uint32_t)(fs->n - 1);
+    fs->at[slot] = (uint32_t)fs->n;
   }
+  fs->f[fs->n++] = (pd_field){key, klen, *v};
 }
 
 /* A field's key (klen bytes, not NUL-terminated) is the name `key`; key is
@@ -175,10 +191,12 @@ int pd_fields_from_json(json_t *obj, pd_fields *out, pd_reply *rep)
   {
     pd_value v;
     pd_value_from_json(j, &v);
-    if (fields_add(out, key, strlen(key), &v)) {
+    if (out->n == out->cap && fields_grow(out)) {
       pd_reply_error(rep, 500, "internal", NULL, "out of memory");
       return -1;
     }
+    size_t klen = strlen(key);
+    pd_fields_push(out, key, klen, &v, out->keys ? pd_keys_slot(out->keys, key, klen) : -1);
   }
   return 0;
 }
@@ -434,7 +452,8 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
   if (!value)
     value = "";
   pd_fields *out = ar->out;
-  int slot = out->keys ? pd_keys_slot(out->keys, key, key_size) : -1;
+  int slot;
+  int seen = pd_fields_has(out, key, key_size, &slot);
   int is_string = 0;
   if (out->keys)
     is_string = slot >= 0 && ((out->keys->strings >> slot) & 1);
@@ -456,7 +475,7 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
     v.s = value;
     v.len = value_size;
   }
-  if (slot >= 0 ? (out->present >> slot) & 1 : pd_fields_get(out, key) != NULL) {
+  if (seen) {
     pd_reply_error(ar->rep, 400, "duplicate_field", key, "query parameter '%s' given twice", key);
     goto fail;
   }
@@ -466,11 +485,11 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
                    "a query parameter name is not valid UTF-8");
     goto fail;
   }
-  if (fields_add(out, key, key_size, &v)) {
+  if (out->n == out->cap && fields_grow(out)) {
     pd_reply_error(ar->rep, 500, "internal", NULL, "out of memory");
     goto fail;
   }
-  fields_mark(out, slot);
+  pd_fields_push(out, key, key_size, &v, slot);
   return MHD_YES;
 fail:
   ar->failed = 1;

@@ -79,12 +79,20 @@ typedef struct pd_fields {
 } pd_fields;
 
 void pd_fields_init(pd_fields *fs);
+/* Empty the fields, keeping their room and their key table. */
+void pd_fields_clear(pd_fields *fs);
 /* Index the fields by the slots of `keys` (one look-up per field). */
 void pd_fields_index(pd_fields *fs, const pd_keys *keys);
 /* The value of slot s of the table the fields are indexed by (PD_V_ABSENT
  * when not given). */
 const pd_value *pd_fields_at(const pd_fields *fs, int slot);
 void pd_fields_free(pd_fields *fs);
+/* Whether the fields hold key[0..klen) already; *slot is its slot in their
+ * key table (-1: not in it, or no table). */
+int pd_fields_has(const pd_fields *fs, const char *key, size_t klen, int *slot);
+/* Append a field whose key the caller found new (pd_fields_has gave its
+ * slot) with room for it (n < cap). */
+void pd_fields_push(pd_fields *fs, const char *key, size_t klen, const pd_value *v, int slot);
 /* The field named `key`, or NULL. */
 pd_field *pd_fields_get(const pd_fields *fs, const char *key);
 /* Remove the field named `key` (keeping the others' order). */
