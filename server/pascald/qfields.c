@@ -21,13 +21,22 @@ static unsigned keys_hash(const char *key, size_t len)
   return ((unsigned)len * 97u + c0 * 31u + cn) & (PD_KEYS_HASH - 1);
 }
 
+/* a[0..n) == b[0..n), without a call: names are a few bytes long */
+static int same_bytes(const char *a, const char *b, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i])
+      return 0;
+  return 1;
+}
+
 int pd_keys_slot(const pd_keys *k, const char *key, size_t len)
 {
   for (unsigned h = keys_hash(key, len);; h = (h + 1) & (PD_KEYS_HASH - 1)) {
     int s = k->hash[h] - 1;
     if (s < 0)
       return -1;
-    if (k->len[s] == len && memcmp(k->name[s], key, len) == 0)
+    if (k->len[s] == len && same_bytes(k->name[s], key, len))
       return s;
   }
 }
@@ -479,8 +488,9 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
     pd_reply_error(ar->rep, 400, "duplicate_field", key, "query parameter '%s' given twice", key);
     goto fail;
   }
-  /* refuse the request rather than carry a name no answer could quote */
-  if (!pascal_json_utf8_valid(key, key_size)) {
+  /* refuse the request rather than carry a name no answer could quote (a
+   * name of the key table is ASCII) */
+  if (slot < 0 && !pascal_json_utf8_valid(key, key_size)) {
     pd_reply_error(ar->rep, 400, "invalid_value", NULL,
                    "a query parameter name is not valid UTF-8");
     goto fail;
