@@ -67,6 +67,7 @@ typedef struct pd_conn {
   /* The route, matched once per request (route_of): whether it blocks
    * decides where the request runs, then dispatch answers it. */
   int matched, idx; /* idx: a route, PD_ROUTE_NOT_FOUND or PD_ROUTE_BAD_METHOD */
+  int own;          /* 1: allocated for this request, 0: the connection's room */
   char params[PD_PATH_PARAMS][PD_PARAM_MAX];
   char allow[sizeof((pd_reply *)0)->allow];
 } pd_conn;
@@ -360,9 +361,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   pd_ctx *ctx = cls;
   pd_conn *c = *con_cls;
   if (!c) {
-    c = calloc(1, sizeof *c);
-    if (!c)
+    /* the connection's own room (one request at a time), else our own */
+    c = pd_conns_request_room(conn, sizeof *c);
+    int own = !c;
+    if (own && !(c = malloc(sizeof *c)))
       return MHD_NO;
+    memset(c, 0, sizeof *c);
+    c->own = own;
     c->t0 = pd_now_ns();
     c->route = ctx->stats.nroutes - 1;
     *con_cls = c;
@@ -436,7 +441,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   pd_reply_clear(&c->rep); /* an offloaded answer its client left before */
   json_decref(c->json);
   free(c->body);
-  free(c);
+  if (c->own)
+    free(c);
   *con_cls = NULL;
   /* A large request's items, tree and answer are freed by now: give their
    * pages back. Measured 1 s after a 100,000-query batch, 12 MiB steady:
