@@ -48,7 +48,7 @@
  * 0/1, or, as a query string carries it, "true"/"false"/"1"/"0". */
 static int take_explain(pd_fields *q, int *explain, pd_reply *rep)
 {
-  const pd_field *f = pd_fields_get(q, "explain");
+  pd_field *f = pd_fields_get(q, "explain");
   const pd_value *v = f ? &f->v : NULL;
 #define PD_IS_TEXT(t) (v->kind == PD_V_STRING && v->len == sizeof t - 1 && !memcmp(v->s, t, v->len))
   if (!v)
@@ -66,7 +66,8 @@ static int take_explain(pd_fields *q, int *explain, pd_reply *rep)
     return -1;
   }
 #undef PD_IS_TEXT
-  pd_fields_del(q, "explain");
+  if (f)
+    pd_fields_del(q, f);
   return 0;
 }
 

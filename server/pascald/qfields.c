@@ -15,32 +15,6 @@
 #include "json_text.h"
 #include "reply.h"
 
-static unsigned keys_hash(const char *key, size_t len)
-{
-  unsigned c0 = len ? (unsigned char)key[0] : 0, cn = len ? (unsigned char)key[len - 1] : 0;
-  return ((unsigned)len * 97u + c0 * 31u + cn) & (PD_KEYS_HASH - 1);
-}
-
-/* a[0..n) == b[0..n), without a call: names are a few bytes long */
-static int same_bytes(const char *a, const char *b, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (a[i] != b[i])
-      return 0;
-  return 1;
-}
-
-int pd_keys_slot(const pd_keys *k, const char *key, size_t len)
-{
-  for (unsigned h = keys_hash(key, len);; h = (h + 1) & (PD_KEYS_HASH - 1)) {
-    int s = k->hash[h] - 1;
-    if (s < 0)
-      return -1;
-    if (k->len[s] == len && same_bytes(k->name[s], key, len))
-      return s;
-  }
-}
-
 int pd_keys_add(pd_keys *k, const char *name, int is_string)
 {
   size_t len = strlen(name);
@@ -52,7 +26,7 @@ int pd_keys_add(pd_keys *k, const char *name, int is_string)
   k->len[s] = len;
   if (is_string)
     k->strings |= UINT64_C(1) << s;
-  unsigned h = keys_hash(name, len);
+  unsigned h = pd_keys_hash(name, len);
   while (k->hash[h]) /* never full: at most PD_KEYS_MAX of PD_KEYS_HASH */
     h = (h + 1) & (PD_KEYS_HASH - 1);
   k->hash[h] = (uint8_t)(s + 1);
@@ -155,17 +129,12 @@ pd_field *pd_fields_get(const pd_fields *fs, const char *key)
   return NULL;
 }
 
-void pd_fields_del(pd_fields *fs, const char *key)
+void pd_fields_del(pd_fields *fs, pd_field *f)
 {
-  pd_field *f = pd_fields_get(fs, key);
-  if (!f)
-    return;
+  int s = fs->keys ? pd_keys_slot(fs->keys, f->key, f->klen) : -1;
   size_t i = (size_t)(f - fs->f);
   memmove(f, f + 1, (fs->n - i - 1) * sizeof *f);
   fs->n--;
-  if (!fs->keys)
-    return;
-  int s = pd_keys_slot(fs->keys, key, strlen(key));
   if (s >= 0)
     fs->present &= ~(UINT64_C(1) << s);
   for (uint64_t m = fs->present; m; m &= m - 1) /* the fields after it moved down one */
@@ -329,7 +298,10 @@ int pd_value_str(const pd_value *v, const char *key, int required, char *out, si
     field_fail(rep, "invalid_type", prefix, key, "must be a string");
     return -1;
   }
-  if (v->len == 0 || v->len >= maxlen || memchr(v->s, '\0', v->len)) {
+  int nul = 0; /* Jansson's strings may hold one; the few bytes looked at inline */
+  for (size_t i = 0; i < v->len && v->len < maxlen; i++)
+    nul |= v->s[i] == '\0';
+  if (v->len == 0 || v->len >= maxlen || nul) {
     field_fail(rep, "out_of_range", prefix, key, "must be 1..%zu characters", maxlen - 1);
     return -1;
   }

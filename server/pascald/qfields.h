@@ -61,8 +61,28 @@ typedef struct pd_keys {
 /* Add `name` (static storage) with its kind: its slot (the existing one
  * when it is there already), or -1 when the table is full. */
 int pd_keys_add(pd_keys *k, const char *name, int is_string);
-/* The slot of key[0..len), or -1. */
-int pd_keys_slot(const pd_keys *k, const char *key, size_t len);
+static inline unsigned pd_keys_hash(const char *key, size_t len)
+{
+  unsigned c0 = len ? (unsigned char)key[0] : 0, cn = len ? (unsigned char)key[len - 1] : 0;
+  return ((unsigned)len * 97u + c0 * 31u + cn) & (PD_KEYS_HASH - 1);
+}
+
+/* The slot of key[0..len), or -1 (inline: one per field read). */
+static inline int pd_keys_slot(const pd_keys *k, const char *key, size_t len)
+{
+  for (unsigned h = pd_keys_hash(key, len);; h = (h + 1) & (PD_KEYS_HASH - 1)) {
+    int s = k->hash[h] - 1;
+    if (s < 0)
+      return -1;
+    if (k->len[s] != len)
+      continue;
+    size_t i = 0; /* names are a few bytes: compared without a call */
+    while (i < len && k->name[s][i] == key[i])
+      i++;
+    if (i == len)
+      return s;
+  }
+}
 
 /* Fields in the order they were given; keys are unique. Up to
  * PD_FIELDS_INLINE live in the struct, more (a long query string) on the
@@ -95,8 +115,8 @@ int pd_fields_has(const pd_fields *fs, const char *key, size_t klen, int *slot);
 void pd_fields_push(pd_fields *fs, const char *key, size_t klen, const pd_value *v, int slot);
 /* The field named `key`, or NULL. */
 pd_field *pd_fields_get(const pd_fields *fs, const char *key);
-/* Remove the field named `key` (keeping the others' order). */
-void pd_fields_del(pd_fields *fs, const char *key);
+/* Remove field f (one of fs, from pd_fields_get), keeping the others' order. */
+void pd_fields_del(pd_fields *fs, pd_field *f);
 
 /* The members of a Jansson object, values borrowed from it. -1 with a 500
  * only on allocation failure. */

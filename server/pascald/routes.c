@@ -77,6 +77,19 @@ int pd_routes_stats_init(pd_stats *s)
   return pd_stats_init(s, names, n);
 }
 
+/* 1 when the pattern's literal head (up to its first parameter) differs
+ * from the path: no match, decided in a few byte comparisons (most
+ * routes differ from a path within "/v1/" and one more byte). */
+static int head_differs(const char *p, const char *s)
+{
+  for (; *p != '{'; p++, s++)
+    if (*p != *s)
+      return 1;
+    else if (*p == '\0')
+      return 0;
+  return 0;
+}
+
 /* Match one pattern against a path; path parameters go to params[]. */
 static int pattern_match(const char *pattern, const char *path,
                          char params[PD_PATH_PARAMS][PD_PARAM_MAX])
@@ -123,7 +136,7 @@ int pd_route_match(const char *method, const char *path, pd_request *req, char *
   const char *want = strcmp(method, "HEAD") ? method : "GET";
   int path_known = 0;
   for (size_t i = 0; i < n; i++) {
-    if (!pattern_match(t[i].pattern, path, params))
+    if (head_differs(t[i].pattern, path) || !pattern_match(t[i].pattern, path, params))
       continue;
     if (!strcmp(t[i].method, want)) {
       memcpy(req->params, params, sizeof params);
