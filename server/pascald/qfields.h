@@ -5,7 +5,9 @@
  * (jread.h), or a Jansson object (pd_fields_from_json, the general path).
  * Handlers validate fields with the typed getters below; jsonin.h's getters
  * on Jansson objects go through the same checks, so every source gives the
- * same 400 with the same message naming the same field.
+ * same 400 with the same message naming the same field. A route that knows
+ * its keys gives the fields a key table (pd_keys): each field then has a
+ * slot, filled as it is read, and is found without a search.
  *
  * Getter convention (as jsonin.h): 0 when the value was read, 1 when an
  * optional field is absent or null (out untouched), -1 after filling `rep`.
