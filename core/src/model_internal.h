@@ -192,6 +192,8 @@ typedef enum pc_ref_value {
  * the caller (K's curves are read at it; the time fit's values do not
  * depend on W, and their callers pass NAN). Above the largest size K's
  * curves are read at the same blocks per slot, log W + lw_shift (W > 1).
+ * values[0..n_values) are read in one walk (all K, or the time fit's two:
+ * they read the same references), why[v] the explanation of values[v].
  * Fills `why` and `sp_out` (the span of (m, log W read, d) inside every
  * reference read; may be NULL). Errors as pascal_model_predict_scan's. */
 typedef struct scan_span {
@@ -205,8 +207,8 @@ typedef struct scan_span {
                        (pc_curve_one_pass_segment)                          */
 } scan_span;
 pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
-                               double lw, pc_ref_value value, pascal_scan_explanation *why,
-                               scan_span *sp_out, pascal_error *err);
+                               double lw, const pc_ref_value *values, size_t n_values,
+                               pascal_scan_explanation *why, scan_span *sp_out, pascal_error *err);
 
 /* The query checks of a scan prediction (fields "workload", "o", "path",
  * "d", "N", "W"), and the refusal of an (o, path) never calibrated. */

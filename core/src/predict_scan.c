@@ -6,7 +6,9 @@
  * graph), and the decode of Eq. dynamic_decode; the closed form for N <= C
  * (rule resident) and the per-coordinate extrapolation flags. The same
  * transfer reads the time fit's values of the references (pc_scan_transfer,
- * used by time_model.c), so an answer's time and K follow one rule.
+ * used by time_model.c), so an answer's time and K follow one rule; each
+ * transfer first picks the references its rules read, then reads each
+ * value asked of them (the time fit's two in one walk).
  *
  * Hot path: no allocation, no mutable state; only the curves of the few
  * references a rule reads are evaluated (the pooled PCHIP needs at most four
@@ -67,20 +69,37 @@ static size_t lower_bound_m(const model_ref *refs, size_t n, uint32_t m)
   return lo;
 }
 
-/* Rules 1, 3 and 4 inside one family whose references include class cls. */
-static void family_transfer(const pascal_model *md, const model_family *f, uint32_t m, unsigned cls,
-                            const ref_query *q, scan_span *sp, pascal_family_step *s)
+/* Where one family's step reads (rules 1, 3 and 4), found before any value
+ * is read: the time fit's two values follow the references K's would. */
+typedef struct family_pick {
+  const model_family *f;
+  pascal_rule rule;
+  size_t pos, left, right; /* exact and clamp: the reference pos; graph: pos
+                              above m, left and right the same-class ones */
+} family_pick;
+
+/* What one size's step reads (rules 5 and 6 choose the depths). */
+typedef struct size_pick {
+  const model_size *sz;
+  size_t n_depths; /* 1: the query's depth or the one nearest; 2: rule 5 */
+  bool exact_depth;
+  family_pick depth[2];
+} size_pick;
+
+/* Rules 1, 3 and 4 inside one family whose references include class cls:
+ * which references are read. */
+static void family_pick_refs(const pascal_model *md, const model_family *f, uint32_t m,
+                             unsigned cls, scan_span *sp, family_pick *fp)
 {
   const model_ref *refs = md->refs + f->first_ref;
   const double *xm = md->ref_m + f->first_ref;
   size_t n = f->n_refs;
   pc_span_narrow(&sp->m_lo, &sp->m_hi, xm[0], xm[n - 1]);
   size_t pos = lower_bound_m(refs, n, m);
-  family_step_reset(s, f->d);
+  fp->f = f;
+  fp->pos = pos;
   if (pos < n && refs[pos].m == m) { /* rule 1 */
-    s->rule = PASCAL_RULE_EXACT;
-    s->m_left = s->m_right = m;
-    s->a = s->a_left = s->a_right = ref_a(&refs[pos], q, sp);
+    fp->rule = PASCAL_RULE_EXACT;
     return;
   }
   size_t left = pos, right = pos; /* same-class neighbours; n = none */
@@ -98,15 +117,33 @@ static void family_transfer(const pascal_model *md, const model_family *f, uint3
       break;
     }
   if (!(has_left && has_right)) { /* rule 4: the class is present on one side */
-    size_t k = has_left ? left : right;
-    s->rule = PASCAL_RULE_CLAMP;
-    s->m_left = s->m_right = refs[k].m;
-    s->a = s->a_left = s->a_right = ref_a(&refs[k], q, sp);
+    fp->rule = PASCAL_RULE_CLAMP;
+    fp->pos = has_left ? left : right;
+    return;
+  }
+  fp->rule = PASCAL_RULE_GRAPH;
+  fp->left = left;
+  fp->right = right;
+}
+
+/* One family's step from the references picked: the value q reads. */
+static void family_read(const pascal_model *md, const family_pick *fp, uint32_t m,
+                        const ref_query *q, scan_span *sp, pascal_family_step *s)
+{
+  const model_family *f = fp->f;
+  const model_ref *refs = md->refs + f->first_ref;
+  const double *xm = md->ref_m + f->first_ref;
+  size_t n = f->n_refs;
+  family_step_reset(s, f->d);
+  s->rule = fp->rule;
+  if (fp->rule != PASCAL_RULE_GRAPH) { /* rules 1 and 4 */
+    s->m_left = s->m_right = fp->rule == PASCAL_RULE_EXACT ? m : refs[fp->pos].m;
+    s->a = s->a_left = s->a_right = ref_a(&refs[fp->pos], q, sp);
     return;
   }
   /* rule 3: refs[pos - 1].m < m < refs[pos].m, and the pooled PCHIP (rule 2)
    * over all n >= 2 references needs only the window around that interval. */
-  size_t i = pos - 1, lo, hi;
+  size_t i = fp->pos - 1, lo, hi, left = fp->left, right = fp->right;
   double yw[4];
   pc_pchip_window(n, i, &lo, &hi);
   for (size_t k = lo; k <= hi; k++)
@@ -125,7 +162,6 @@ static void family_transfer(const pascal_model *md, const model_family *f, uint3
   double g = PASCAL_GRAPH_GAMMA * (1 / hl + 1 / hr);
   s->omega = g / (s->c0 + g);
   s->a = (1 - s->omega) * s->p + s->omega * s->a_lin;
-  s->rule = PASCAL_RULE_GRAPH;
 }
 
 /* Families of one size with the query's (o, path): [*b, *e). */
@@ -142,16 +178,15 @@ static void family_range(const pascal_model *md, const model_size *sz, uint32_t 
   *e = k;
 }
 
-/* Rules 1-6 at one reference size. */
-static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
-                                   const pascal_scan_key *key, unsigned cls, const ref_query *q,
-                                   scan_span *sp, pascal_size_step *s, pascal_error *err)
+/* Rules 1-6 at one reference size: which references are read. */
+static pascal_status size_pick_refs(const pascal_model *md, const model_size *sz,
+                                    const pascal_scan_key *key, unsigned cls, scan_span *sp,
+                                    size_pick *p, pascal_error *err)
 {
   size_t b, e;
   unsigned bit = 1u << cls;
   family_range(md, sz, key->o, key->path, &b, &e);
-  s->N = sz->N;
-  s->eta = sz->eta;
+  p->sz = sz;
   if (b == e)
     return pascal_error_set(err, PASCAL_EREFUSED, "N",
                             "family (o=%u, path=%s) has no reference at calibrated size N=%u; "
@@ -170,11 +205,9 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
     if (!(f->class_mask & bit))
       continue;
     if (f->d == key->d) {
-      s->n_depths = 1;
-      s->depth_weight[0] = 1;
-      family_transfer(md, f, key->m, cls, q, sp, &s->depth[0]);
-      s->rule = s->depth[0].rule;
-      s->a = s->depth[0].a;
+      p->n_depths = 1;
+      p->exact_depth = true;
+      family_pick_refs(md, f, key->m, cls, sp, &p->depth[0]);
       return PASCAL_OK;
     }
     if (f->d < key->d)
@@ -189,23 +222,45 @@ static pascal_status size_transfer(const pascal_model *md, const model_size *sz,
                             "unsampled-class obstruction)",
                             cls, key->m, key->o, pascal_path_name(key->path), sz->N);
   /* rule 5: linear in d between the nearest depths, clamped at the ends. */
-  s->rule = PASCAL_RULE_DEPTH_FALLBACK;
+  p->exact_depth = false;
   if (lower != e && upper != e) {
-    const model_family *fl = &md->families[lower], *fu = &md->families[upper];
-    s->n_depths = 2;
-    s->depth_weight[1] = (double)(key->d - fl->d) / (double)(fu->d - fl->d);
-    s->depth_weight[0] = 1 - s->depth_weight[1];
-    family_transfer(md, fl, key->m, cls, q, sp, &s->depth[0]);
-    family_transfer(md, fu, key->m, cls, q, sp, &s->depth[1]);
-    s->a = s->depth_weight[0] * s->depth[0].a + s->depth_weight[1] * s->depth[1].a;
+    p->n_depths = 2;
+    family_pick_refs(md, &md->families[lower], key->m, cls, sp, &p->depth[0]);
+    family_pick_refs(md, &md->families[upper], key->m, cls, sp, &p->depth[1]);
   } else {
-    s->n_depths = 1;
-    s->depth_weight[0] = 1;
-    family_transfer(md, &md->families[lower != e ? lower : upper], key->m, cls, q, sp,
-                    &s->depth[0]);
-    s->a = s->depth[0].a;
+    p->n_depths = 1;
+    family_pick_refs(md, &md->families[lower != e ? lower : upper], key->m, cls, sp, &p->depth[0]);
   }
   return PASCAL_OK;
+}
+
+/* One size's step from the references picked: the value q reads. */
+static void size_read(const pascal_model *md, const size_pick *p, const pascal_scan_key *key,
+                      const ref_query *q, scan_span *sp, pascal_size_step *s)
+{
+  s->N = p->sz->N;
+  s->eta = p->sz->eta;
+  s->n_depths = p->n_depths;
+  if (p->exact_depth) {
+    s->depth_weight[0] = 1;
+    family_read(md, &p->depth[0], key->m, q, sp, &s->depth[0]);
+    s->rule = s->depth[0].rule;
+    s->a = s->depth[0].a;
+    return;
+  }
+  s->rule = PASCAL_RULE_DEPTH_FALLBACK;
+  if (p->n_depths == 2) {
+    const model_family *fl = p->depth[0].f, *fu = p->depth[1].f;
+    s->depth_weight[1] = (double)(key->d - fl->d) / (double)(fu->d - fl->d);
+    s->depth_weight[0] = 1 - s->depth_weight[1];
+    family_read(md, &p->depth[0], key->m, q, sp, &s->depth[0]);
+    family_read(md, &p->depth[1], key->m, q, sp, &s->depth[1]);
+    s->a = s->depth_weight[0] * s->depth[0].a + s->depth_weight[1] * s->depth[1].a;
+  } else {
+    s->depth_weight[0] = 1;
+    family_read(md, &p->depth[0], key->m, q, sp, &s->depth[0]);
+    s->a = s->depth[0].a;
+  }
 }
 
 pascal_status pc_scan_query_check(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
@@ -332,15 +387,10 @@ static void scan_transfers(const pascal_scan_key *key, uint32_t N, double lw,
 }
 
 pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *key, uint32_t N,
-                               double lw, pc_ref_value value, pascal_scan_explanation *why,
-                               scan_span *sp_out, pascal_error *err)
+                               double lw, const pc_ref_value *values, size_t n_values,
+                               pascal_scan_explanation *why, scan_span *sp_out, pascal_error *err)
 {
   pascal_status st;
-  why->o = key->o;
-  why->path = key->path;
-  why->d = key->d;
-  why->class_id = pascal_class_rule_apply(md->class_rule, key->m);
-  why->eta = (double)md->device.capacity_blocks / N;
   /* The sizes adjacent to N (sorted by N, so by decreasing eta); above the
    * largest size the largest alone (the excess saturates as the cache
    * becomes a small part of the operand); below the smallest the two
@@ -349,7 +399,9 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
    * values take the smallest size's (docs/design.md 4.1). Above the
    * largest size K is read off its curve at the same blocks per slot W N,
    * the horizon W N / N_max (the onset law's variable); one pass or less
-   * (W <= 1) is read as it is. */
+   * (W <= 1) is read as it is. The values asked together are all K's or
+   * all the time fit's, which pick the same references. */
+  pc_ref_value value = values[0];
   size_t j = 0;
   while (j < md->n_sizes && md->sizes[j].N < N)
     j++;
@@ -364,25 +416,37 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
   }
   double shift =
       j == md->n_sizes && value == PC_VALUE_K && lw > 0 ? log((double)N / md->sizes[first].N) : 0;
-  ref_query q = {value, lw + shift};
   scan_span sp = {-INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, 0, shift, false};
-  why->n_sizes = count;
-  why->rule = PASCAL_RULE_EXACT;
-  for (size_t k = 0; k < count; k++) {
-    pascal_size_step *s = &why->size[k];
-    if ((st = size_transfer(md, &md->sizes[first + k], key, why->class_id, &q, &sp, s, err)))
+  unsigned class_id = pascal_class_rule_apply(md->class_rule, key->m);
+  size_pick pick[2];
+  for (size_t k = 0; k < count; k++)
+    if ((st = size_pick_refs(md, &md->sizes[first + k], key, class_id, &sp, &pick[k], err)))
       return st;
-    if (s->rule > why->rule)
-      why->rule = s->rule;
-  }
-  if (count == 2) {
-    const pascal_size_step *s0 = &why->size[0], *s1 = &why->size[1];
-    why->size[1].weight = (why->eta - s0->eta) / (s1->eta - s0->eta);
-    why->size[0].weight = 1 - why->size[1].weight;
-    why->a = why->size[0].weight * s0->a + why->size[1].weight * s1->a;
-  } else {
-    why->size[0].weight = 1;
-    why->a = why->size[0].a;
+  for (size_t v = 0; v < n_values; v++) {
+    pascal_scan_explanation *w = &why[v];
+    ref_query q = {values[v], lw + shift};
+    w->o = key->o;
+    w->path = key->path;
+    w->d = key->d;
+    w->class_id = class_id;
+    w->eta = (double)md->device.capacity_blocks / N;
+    w->n_sizes = count;
+    w->rule = PASCAL_RULE_EXACT;
+    for (size_t k = 0; k < count; k++) {
+      pascal_size_step *s = &w->size[k];
+      size_read(md, &pick[k], key, &q, &sp, s);
+      if (s->rule > w->rule)
+        w->rule = s->rule;
+    }
+    if (count == 2) {
+      const pascal_size_step *s0 = &w->size[0], *s1 = &w->size[1];
+      w->size[1].weight = (w->eta - s0->eta) / (s1->eta - s0->eta);
+      w->size[0].weight = 1 - w->size[1].weight;
+      w->a = w->size[0].weight * s0->a + w->size[1].weight * s1->a;
+    } else {
+      w->size[0].weight = 1;
+      w->a = w->size[0].a;
+    }
   }
   if (sp_out)
     *sp_out = sp;
@@ -411,7 +475,8 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
   }
   scan_span sp;
   double lw = log(W); /* once per answer: the transfer, the flags and the distances read it */
-  if ((st = pc_scan_transfer(md, key, N, lw, PC_VALUE_K, why, &sp, err)))
+  static const pc_ref_value k_value = PC_VALUE_K;
+  if ((st = pc_scan_transfer(md, key, N, lw, &k_value, 1, why, &sp, err)))
     return st;
   p.M = md->device.sm_count * key->o;
   p.K = pascal_excess_decode(why->a, 1, p.M);

@@ -114,15 +114,14 @@ static pascal_status scan_calibrated(const pascal_model *md, const pascal_peaks 
                                      const pascal_scan_key *key, uint32_t N, double W,
                                      double fill_bytes, pascal_time *out, pascal_error *err)
 {
-  pascal_scan_explanation why;
-  pascal_status st = pc_scan_transfer(md, key, N, NAN, PC_VALUE_LOG_COST, &why, NULL, err);
+  static const pc_ref_value values[2] = {PC_VALUE_LOG_COST, PC_VALUE_FIXED};
+  pascal_scan_explanation why[2];
+  pascal_status st = pc_scan_transfer(md, key, N, NAN, values, 2, why, NULL, err);
   if (st)
     return st;
-  double cost = exp(why.a);
-  pascal_rule rule = why.rule;
-  if ((st = pc_scan_transfer(md, key, N, NAN, PC_VALUE_FIXED, &why, NULL, err)))
-    return st;
-  double fixed = why.a, rounds = W * (double)N, b = md->device.block_bytes;
+  double cost = exp(why[0].a);
+  pascal_rule rule = why[0].rule;
+  double fixed = why[1].a, rounds = W * (double)N, b = md->device.block_bytes;
   double M = (double)md->device.sm_count * key->o;
   double dram = fill_bytes / rounds / peaks->dram_bytes_per_s;
   double step = fmax(cost, dram);

@@ -46,6 +46,7 @@ typedef struct pd_sock {
   unsigned decoded;      /* strings URL-decoded in this request (MHD thread) */
   unsigned char ip[16];  /* the client's address (v4 in its first 4 bytes) */
   int family;            /* AF_INET, AF_INET6, or 0 when unknown */
+  void *request_room;    /* pd_conns_request_room (MHD thread) */
 } pd_sock;
 
 struct pd_conns {
@@ -201,6 +202,7 @@ void pd_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_conte
     s->next->prev = s->prev;
   pthread_mutex_unlock(&c->lock);
   atomic_fetch_sub_explicit(&c->count, 1, memory_order_relaxed);
+  free(s->request_room);
   free(s);
   *socket_context = NULL;
 }
@@ -263,6 +265,14 @@ void pd_conns_request_done(struct MHD_Connection *conn)
   s->decoded = 0;
   atomic_store(&s->since_ns, (long long)pd_now_ns());
   atomic_store(&s->answering, 0);
+}
+
+void *pd_conns_request_room(struct MHD_Connection *conn, size_t size)
+{
+  pd_sock *s = sock_of(conn);
+  if (s && !s->request_room)
+    s->request_room = malloc(size);
+  return s ? s->request_room : NULL;
 }
 
 /* Every quarter of the deadline (at most 250 ms): shut down the connections

@@ -43,6 +43,12 @@ int pd_conns_nul_in_url(struct MHD_Connection *conn);
 int pd_conns_too_many_params(struct MHD_Connection *conn); /* > PD_QUERY_PARAMS_MAX */
 void pd_conns_answering(struct MHD_Connection *conn);      /* request in: deadline met */
 void pd_conns_request_done(struct MHD_Connection *conn);   /* next request's clock starts */
+/* Room of `size` bytes (the same size on every call) that lives as long as
+ * the connection, for the state of its one request at a time: allocated on
+ * first use, freed (as plain memory: nothing it holds is released) when
+ * the connection closes. NULL when the connection has no record or the
+ * allocation failed; the caller then allocates its own. */
+void *pd_conns_request_room(struct MHD_Connection *conn, size_t size);
 
 /* Open connections, refused (limit reached, every slot answering), expired
  * (deadline, or too many query parameters) and evicted (a slot given to a

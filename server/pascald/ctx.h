@@ -19,6 +19,7 @@
 
 #include "clock.h"
 #include "pascald.h"
+#include "predict_query.h"
 #include "stats.h"
 
 struct pascal_store;
@@ -40,6 +41,8 @@ struct pd_ctx {
   pd_plot_cache *plots;       /* thread-safe: mutex inside (plot_cache.h) */
   pd_tokens *tokens;          /* thread-safe: rwlock inside (tokens.h); reads'
                                  tokens, revalidated by a thread of its own */
+  pd_query_keys query_keys;   /* a predict query's key table, built by
+                                 pd_http_start, then read-only */
   pd_wallclock wall;          /* wall time for leases, steps detected (clock.h) */
   atomic_int stopping;        /* 1 once SIGTERM/SIGINT came: answers close their
                                  connections (http.c); set by the main thread */

@@ -48,7 +48,7 @@
  * 0/1, or, as a query string carries it, "true"/"false"/"1"/"0". */
 static int take_explain(pd_fields *q, int *explain, pd_reply *rep)
 {
-  const pd_field *f = pd_fields_get(q, "explain");
+  pd_field *f = pd_fields_get(q, "explain");
   const pd_value *v = f ? &f->v : NULL;
 #define PD_IS_TEXT(t) (v->kind == PD_V_STRING && v->len == sizeof t - 1 && !memcmp(v->s, t, v->len))
   if (!v)
@@ -66,7 +66,8 @@ static int take_explain(pd_fields *q, int *explain, pd_reply *rep)
     return -1;
   }
 #undef PD_IS_TEXT
-  pd_fields_del(q, "explain");
+  if (f)
+    pd_fields_del(q, f);
   return 0;
 }
 
@@ -79,8 +80,8 @@ static void predict_single(pd_ctx *ctx, pd_fields *fields, pd_reply *rep)
   if (take_explain(fields, &explain, rep))
     return;
   pd_registry_rdlock(ctx->registry);
-  int failed =
-      pd_query_read(fields, NULL, &q, rep) || pd_query_answer(ctx, &q, NULL, &a, &origin, rep);
+  int failed = pd_query_read(fields, &ctx->query_keys, NULL, &q, rep) ||
+               pd_query_answer(ctx, &q, NULL, &a, &origin, rep);
   pd_registry_unlock(ctx->registry);
   if (failed) {
     pd_predict_count(ctx, 0, 1);
@@ -122,8 +123,9 @@ static int post_from_text(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   while (!empty) {
     const char *k;
     size_t klen;
+    int slot;
     pd_value v;
-    if (top.n == PD_FIELDS_INLINE || pd_jread_key(&r, &top, &k, &klen))
+    if (top.n == PD_FIELDS_INLINE || pd_jread_key(&r, &top, &k, &klen, &slot))
       return 0;
     if (klen == 7 && !memcmp(k, "queries", 7)) {
       const pd_field *ex = pd_fields_get(&top, "explain");
@@ -133,7 +135,7 @@ static int post_from_text(pd_ctx *ctx, pd_request *req, pd_reply *rep)
     }
     if (pd_jread_scalar(&r, &v))
       return 0;
-    top.f[top.n++] = (pd_field){k, klen, v};
+    pd_fields_push(&top, k, klen, &v, slot);
     if (!pd_jread_take(&r, ','))
       break;
   }
@@ -169,11 +171,10 @@ void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
 
 void pd_h_predict_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)
 {
-  const char *strings[PD_QUERY_STRING_KEYS_MAX];
-  pd_query_string_keys(strings);
   pd_fields fs;
   pd_fields_init(&fs);
-  if (pd_fields_from_args(req->conn, strings, &fs, rep) == 0)
+  pd_fields_index(&fs, &ctx->query_keys.k); /* read into the table's slots */
+  if (pd_fields_from_args(req->conn, NULL, &fs, rep) == 0)
     predict_single(ctx, &fs, rep);
   pd_fields_free(&fs);
 }

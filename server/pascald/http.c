@@ -67,6 +67,8 @@ typedef struct pd_conn {
   /* The route, matched once per request (route_of): whether it blocks
    * decides where the request runs, then dispatch answers it. */
   int matched, idx; /* idx: a route, PD_ROUTE_NOT_FOUND or PD_ROUTE_BAD_METHOD */
+  int own;          /* 1: allocated for this request, 0: the connection's room */
+  pd_head head;     /* headers read in the head's check (reqhead.h) */
   char params[PD_PATH_PARAMS][PD_PARAM_MAX];
   char allow[sizeof((pd_reply *)0)->allow];
 } pd_conn;
@@ -204,11 +206,11 @@ headers:
   return ok;
 }
 
-/* 401/403 by the route's access level. Returns 0 when the request may go on. */
-static int check_access(pd_ctx *ctx, const pd_route *route, pd_request *req, pd_reply *rep)
+/* 401/403 by the route's access level, from the Authorization header `hdr`
+ * (NULL: none). Returns 0 when the request may go on. */
+static int check_access(pd_ctx *ctx, const pd_route *route, pd_request *req, const char *hdr,
+                        pd_reply *rep)
 {
-  const char *hdr =
-      MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
   pd_access need = route->access;
   if (need == PD_ACCESS_OPEN)
     return 0;
@@ -295,7 +297,7 @@ static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url, 
   }
   if (pd_replica_refuses(ctx, route, rep))
     return; /* 421: writes go to the primary */
-  if (check_access(ctx, route, &req, rep))
+  if (check_access(ctx, route, &req, c->head.authorization, rep))
     return;
   json_t *root = NULL;
   int required = route->body == PD_BODY_JSON || route->body == PD_BODY_TEXT;
@@ -360,9 +362,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   pd_ctx *ctx = cls;
   pd_conn *c = *con_cls;
   if (!c) {
-    c = calloc(1, sizeof *c);
-    if (!c)
+    /* the connection's own room (one request at a time), else our own */
+    c = pd_conns_request_room(conn, sizeof *c);
+    int own = !c;
+    if (own && !(c = malloc(sizeof *c)))
       return MHD_NO;
+    memset(c, 0, sizeof *c);
+    c->own = own;
     c->t0 = pd_now_ns();
     c->route = ctx->stats.nroutes - 1;
     *con_cls = c;
@@ -370,12 +376,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     pd_reply rep;
     memset(&rep, 0, sizeof rep);
     if (pd_reqhead_check(conn, version, pd_conns_nul_in_url(conn), pd_conns_too_many_params(conn),
-                         &rep)) {
+                         &c->head, &rep)) {
       c->must_close = 1;
       return send_reply(ctx, conn, c, &rep);
     }
-    const char *cl =
-        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *cl = c->head.content_length;
     unsigned long long declared = cl ? strtoull(cl, NULL, 10) : 0;
     if (declared > ctx->cfg.body_max) {
       c->too_large = 1; /* answer now: the body is never read */
@@ -436,7 +441,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   pd_reply_clear(&c->rep); /* an offloaded answer its client left before */
   json_decref(c->json);
   free(c->body);
-  free(c);
+  if (c->own)
+    free(c);
   *con_cls = NULL;
   /* A large request's items, tree and answer are freed by now: give their
    * pages back. Measured 1 s after a 100,000-query batch, 12 MiB steady:
@@ -450,6 +456,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen)
 {
+  if (pd_query_keys_init(&ctx->query_keys)) {
+    snprintf(msg, msglen, "the predict query's fields do not fit its key table");
+    return -1;
+  }
   char port[16];
   snprintf(port, sizeof port, "%u", ctx->cfg.listen_port);
   struct addrinfo hints, *ai = NULL;

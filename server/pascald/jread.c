@@ -140,20 +140,16 @@ int pd_jread_scalar(pd_jread *r, pd_value *v)
   }
 }
 
-int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *klen)
+int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *klen, int *slot)
 {
   if (jread_string(r, k, klen) || !pd_jread_take(r, ':'))
     return -1;
-  for (size_t i = 0; i < seen->n; i++)
-    if (seen->f[i].klen == *klen && (*klen == 0 || seen->f[i].key[0] == (*k)[0]) &&
-        memcmp(seen->f[i].key, *k, *klen) == 0)
-      return -1;
-  return 0;
+  return pd_fields_has(seen, *k, *klen, slot) ? -1 : 0;
 }
 
 int pd_jread_flat_object(pd_jread *r, pd_fields *out)
 {
-  out->n = 0;
+  pd_fields_clear(out); /* indexed as read when the caller gave a key table */
   if (!pd_jread_take(r, '{'))
     return -1;
   if (pd_jread_take(r, '}'))
@@ -161,10 +157,12 @@ int pd_jread_flat_object(pd_jread *r, pd_fields *out)
   do {
     const char *k;
     size_t klen;
+    int slot;
     pd_value v;
-    if (out->n == PD_FIELDS_INLINE || pd_jread_key(r, out, &k, &klen) || pd_jread_scalar(r, &v))
+    if (out->n == PD_FIELDS_INLINE || pd_jread_key(r, out, &k, &klen, &slot) ||
+        pd_jread_scalar(r, &v))
       return -1;
-    out->f[out->n++] = (pd_field){k, klen, v};
+    pd_fields_push(out, k, klen, &v, slot);
   } while (pd_jread_take(r, ','));
   return pd_jread_take(r, '}') ? 0 : -1;
 }

@@ -28,15 +28,17 @@ int pd_jread_take(pd_jread *r, char c);
 int pd_jread_at_end(pd_jread *r);
 /* A string, number, true, false or null; -1 at '{', '[' or bad text. */
 int pd_jread_scalar(pd_jread *r, pd_value *v);
-/* A member's key and its ':'; -1 also when `seen` already holds the key. */
-int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *klen);
+/* A member's key and its ':'; -1 also when `seen` already holds the key.
+ * *slot is its slot in seen's key table (pd_fields_has). */
+int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *klen, int *slot);
 /* The objects among the elements of the array that starts at r->p (its
  * '['), counted without reading them (strings skipped, nesting followed),
  * up to `limit` + 1: enough to refuse an oversized batch before reading it.
  * Not a validation: other elements are not counted, bad text may count
  * anything; r is not moved. */
 size_t pd_jread_count_objects(const pd_jread *r, size_t limit);
-/* A whole flat object, from its '{' to its '}', into `out` (emptied first). */
+/* A whole flat object, from its '{' to its '}', into `out` (emptied first;
+ * indexed as read when it has a key table, qfields.h). */
 int pd_jread_flat_object(pd_jread *r, pd_fields *out);
 
 #endif

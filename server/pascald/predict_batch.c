@@ -95,7 +95,7 @@ static void batch_refuse(pd_ctx *ctx, pd_reply *rep)
 
 /* Add the next item: its fields, or NULL when it is not a JSON object.
  * -1 with rep filled when the batch is refused (too many items, memory). */
-static int batch_add(pd_ctx *ctx, batch *b, const pd_fields *fields, pd_reply *rep)
+static int batch_add(pd_ctx *ctx, batch *b, pd_fields *fields, pd_reply *rep)
 {
   if (b->n == ctx->cfg.batch_max) {
     batch_refuse(ctx, rep);
@@ -110,7 +110,7 @@ static int batch_add(pd_ctx *ctx, batch *b, const pd_fields *fields, pd_reply *r
   it->error = NULL;
   pd_reply r;
   memset(&r, 0, sizeof r);
-  if (fields && pd_query_read(fields, NULL, &it->q, &r) == 0) {
+  if (fields && pd_query_read(fields, &ctx->query_keys, NULL, &it->q, &r) == 0) {
     b->n++;
     return 0;
   }
@@ -120,7 +120,7 @@ static int batch_add(pd_ctx *ctx, batch *b, const pd_fields *fields, pd_reply *r
   if (!fields)
     pd_reply_error(&r, 400, "invalid_type", prefix, "each query must be a JSON object");
   else
-    pd_query_read(fields, prefix, &it->q, &r);
+    pd_query_read(fields, &ctx->query_keys, prefix, &it->q, &r);
   it->error = item_error(&r);
   return 0;
 }
@@ -341,6 +341,7 @@ static int items_from_text(pd_ctx *ctx, pd_jread *r, batch *b, pd_reply *rep)
     return 1;
   pd_fields item;
   pd_fields_init(&item);
+  pd_fields_index(&item, &ctx->query_keys.k); /* each item read into the table's slots */
   do {
     if (pd_jread_flat_object(r, &item))
       return 0;
@@ -391,7 +392,7 @@ void pd_batch_from_tree(pd_ctx *ctx, json_t *body, pd_reply *rep)
   int failed = 0;
   for (size_t i = 0; i < json_array_size(qs) && !failed; i++) {
     json_t *q = json_array_get(qs, i);
-    item.n = 0;
+    pd_fields_clear(&item);
     failed = json_is_object(q)
                  ? pd_fields_from_json(q, &item, rep) || batch_add(ctx, &b, &item, rep)
                  : batch_add(ctx, &b, NULL, rep);

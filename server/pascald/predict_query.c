@@ -20,28 +20,31 @@
 static const pascal_workload workloads[] = {PASCAL_WORKLOAD_SCAN, PASCAL_WORKLOAD_GEMM,
                                             PASCAL_WORKLOAD_ATTENTION};
 
-/* The fields of a query, with a 64-bit filter of their keys' first two
- * bytes: pascal_query_workload asks for every marking field of every
- * workload, and most are absent (a scan query is asked for a dozen GEMM
- * and attention fields); the filter answers those without a look at the
- * keys. */
-typedef struct given_fields {
-  const pd_fields *fs;
-  uint64_t filter;
-} given_fields;
-
-static unsigned key_bit(unsigned char c0, unsigned char c1)
+int pd_query_keys_init(pd_query_keys *qk)
 {
-  return (c0 * 31u + c1) & 63u;
+  memset(qk, 0, sizeof *qk);
+  if (pd_keys_add(&qk->k, "device", 1) != PD_QUERY_DEVICE ||
+      pd_keys_add(&qk->k, "calibration", 0) != PD_QUERY_CALIBRATION ||
+      pd_keys_add(&qk->k, "explain", 1) != PD_QUERY_EXPLAIN)
+    return -1;
+  for (size_t w = 0; w < PD_QUERY_WORKLOADS; w++) {
+    const pascal_query_field *f;
+    size_t n = pascal_query_fields(workloads[w], &f);
+    for (size_t i = 0; i < n; i++) {
+      int s = pd_keys_add(&qk->k, f[i].name, f[i].type == PASCAL_QUERY_PATH);
+      if (s < 0)
+        return -1;
+      qk->slot[w][i] = (uint8_t)s;
+      if (f[i].marks)
+        qk->marks[w] |= UINT64_C(1) << s;
+    }
+  }
+  return 0;
 }
 
 static int field_given(const char *name, void *arg)
 {
-  const given_fields *g = arg;
-  unsigned char c0 = (unsigned char)name[0], c1 = c0 ? (unsigned char)name[1] : 0;
-  if (!((g->filter >> key_bit(c0, c1)) & 1))
-    return 0;
-  return pd_fields_get(g->fs, name) != NULL;
+  return pd_fields_get(arg, name) != NULL;
 }
 
 /* A query error from libpascal as the API words it. */
@@ -69,27 +72,34 @@ static int strict(const pd_fields *fs, pascal_workload wl, const char *prefix, p
  * query built from what they read (pascal_query_build: a bad path and the
  * rules between fields are reported after every missing or mistyped
  * field). *read counts the fields present. */
-static int read_fields(const pd_fields *fs, pascal_workload wl, const char *prefix, pd_query *out,
-                       size_t *read, pd_reply *rep)
+static int read_fields(const pd_fields *fs, const pd_query_keys *qk, pascal_workload wl,
+                       const char *prefix, pd_query *out, size_t *read, pd_reply *rep)
 {
-  int cal;
-  if (pd_field_str(fs, "device", 1, out->device, sizeof out->device, prefix, rep) ||
-      (cal = pd_field_i64(fs, "calibration", 0, 1, INT64_MAX, &out->calibration, prefix, rep)) < 0)
+  uint64_t cal;
+  if (pd_value_str(pd_fields_at(fs, PD_QUERY_DEVICE), "device", 1, out->device, sizeof out->device,
+                   prefix, rep))
     return -1;
-  *read = 1 + (cal == 0);
+  int rc = pd_value_u64(pd_fields_at(fs, PD_QUERY_CALIBRATION), "calibration", 0, 1, INT64_MAX,
+                        &cal, prefix, rep);
+  if (rc < 0)
+    return -1;
+  if (rc == 0)
+    out->calibration = (int64_t)cal;
+  *read = 1 + (rc == 0);
   const pascal_query_field *f;
   size_t n = pascal_query_fields(wl, &f);
+  const uint8_t *slot = qk->slot[wl];
   pascal_query_value v[PASCAL_QUERY_FIELDS_MAX];
   char text[PASCAL_QUERY_FIELDS_MAX][TEXT_MAX];
   uint32_t given = 0;
   for (size_t i = 0; i < n; i++) {
-    int rc =
-        f[i].type == PASCAL_QUERY_UINT
-            ? pd_field_u64(fs, f[i].name, f[i].required, (uint64_t)f[i].lo, (uint64_t)f[i].hi,
-                           &v[i].u, prefix, rep)
-        : f[i].type == PASCAL_QUERY_REAL
-            ? pd_field_num(fs, f[i].name, f[i].required, f[i].lo, f[i].hi, &v[i].r, prefix, rep)
-            : pd_field_str(fs, f[i].name, f[i].required, text[i], TEXT_MAX, prefix, rep);
+    const pd_value *fv = pd_fields_at(fs, slot[i]);
+    rc = f[i].type == PASCAL_QUERY_UINT
+             ? pd_value_u64(fv, f[i].name, f[i].required, (uint64_t)f[i].lo, (uint64_t)f[i].hi,
+                            &v[i].u, prefix, rep)
+         : f[i].type == PASCAL_QUERY_REAL
+             ? pd_value_num(fv, f[i].name, f[i].required, f[i].lo, f[i].hi, &v[i].r, prefix, rep)
+             : pd_value_str(fv, f[i].name, f[i].required, text[i], TEXT_MAX, prefix, rep);
     if (rc < 0)
       return -1;
     if (rc == 0) {
@@ -106,24 +116,29 @@ static int read_fields(const pd_fields *fs, pascal_workload wl, const char *pref
   return 0;
 }
 
-int pd_query_read(const pd_fields *fs, const char *prefix, pd_query *out, pd_reply *rep)
+int pd_query_read(pd_fields *fs, const pd_query_keys *qk, const char *prefix, pd_query *out,
+                  pd_reply *rep)
 {
-  pascal_workload wl;
+  if (fs->keys != &qk->k)
+    pd_fields_index(fs, &qk->k);
+  /* The workload whose marking fields are given, scan when none is (as
+   * pascal_query_workload decides); fields of two workloads are left to it,
+   * which names the one to blame. */
+  pascal_workload wl = PASCAL_WORKLOAD_SCAN;
+  size_t marked = 0;
+  for (size_t w = 0; w < PD_QUERY_WORKLOADS; w++)
+    if (fs->present & qk->marks[w]) {
+      wl = workloads[w];
+      marked++;
+    }
   pascal_error err;
-  given_fields g = {fs, 0};
-  for (size_t i = 0; i < fs->n; i++) { /* a key's bytes past klen read as NUL */
-    const pd_field *f = &fs->f[i];
-    unsigned char c0 = f->klen ? (unsigned char)f->key[0] : 0;
-    unsigned char c1 = f->klen > 1 ? (unsigned char)f->key[1] : 0;
-    g.filter |= UINT64_C(1) << key_bit(c0, c1);
-  }
-  if (pascal_query_workload(field_given, &g, prefix, &wl, &err)) {
+  if (marked > 1 && pascal_query_workload(field_given, fs, prefix, &wl, &err)) {
     pd_reply_error(rep, 400, "mixed_query", err.field, "%s", err.message);
     return -1;
   }
   out->calibration = 0;
   size_t read = 0;
-  int rc = read_fields(fs, wl, prefix, out, &read, rep);
+  int rc = read_fields(fs, qk, wl, prefix, out, &read, rep);
   /* An unknown key is refused before anything else is reported; the keys
    * are compared with the allowed ones only when a field failed or there
    * are more keys than fields read (the comparison was a quarter of a
@@ -176,19 +191,4 @@ int pd_query_answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pascal_a
     return -1;
   }
   return 0;
-}
-
-void pd_query_string_keys(const char *keys[PD_QUERY_STRING_KEYS_MAX])
-{
-  size_t n = 0;
-  keys[n++] = "device";
-  keys[n++] = "explain";
-  for (size_t w = 0; w < sizeof workloads / sizeof *workloads; w++) {
-    const pascal_query_field *f;
-    size_t nf = pascal_query_fields(workloads[w], &f);
-    for (size_t i = 0; i < nf; i++)
-      if (f[i].type == PASCAL_QUERY_PATH)
-        keys[n++] = f[i].name;
-  }
-  keys[n] = NULL;
 }

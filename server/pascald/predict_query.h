@@ -23,10 +23,28 @@ typedef struct pd_query {
   pascal_query q;
 } pd_query;
 
+/* The keys a predict query may carry, as a key table (qfields.h): slots
+ * PD_QUERY_DEVICE, PD_QUERY_CALIBRATION and PD_QUERY_EXPLAIN, then every
+ * workload's fields (its PATH fields are text); slot[w][i] is the slot of
+ * field i of workload w's table, marks[w] the slots of w's marking fields.
+ * Built once (pd_query_keys_init), then read-only. */
+enum { PD_QUERY_DEVICE, PD_QUERY_CALIBRATION, PD_QUERY_EXPLAIN };
+#define PD_QUERY_WORKLOADS 3
+typedef struct pd_query_keys {
+  pd_keys k;
+  uint8_t slot[PD_QUERY_WORKLOADS][PASCAL_QUERY_FIELDS_MAX];
+  uint64_t marks[PD_QUERY_WORKLOADS];
+} pd_query_keys;
+/* 0, or -1 when the fields do not fit a table (never with the shipped
+ * workloads). */
+int pd_query_keys_init(pd_query_keys *qk);
+
 /* Read and check the fields of one query: 0, or -1 with rep filled (an
  * unknown key is named before any other error, as if the keys were checked
- * first). `prefix` names the query in errors (NULL for a single query). */
-int pd_query_read(const pd_fields *fs, const char *prefix, pd_query *out, pd_reply *rep);
+ * first). `prefix` names the query in errors (NULL for a single query).
+ * The fields are indexed by qk's table unless they already are. */
+int pd_query_read(pd_fields *fs, const pd_query_keys *qk, const char *prefix, pd_query *out,
+                  pd_reply *rep);
 
 /* Answer a read query under the registry's read lock, which the caller
  * holds: the calibration it names (else the device's newest frozen one of
@@ -35,10 +53,5 @@ int pd_query_read(const pd_fields *fs, const char *prefix, pd_query *out, pd_rep
  * never-freed models) set, or -1 with rep filled. */
 int pd_query_answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pascal_answer *a,
                     pascal_codec_origin *origin, pd_reply *rep);
-
-/* The keys of a predict query string that are text, not numbers: "device",
- * "explain" and every text field of a workload's query, NULL-terminated. */
-#define PD_QUERY_STRING_KEYS_MAX (3 + 2 * PASCAL_QUERY_FIELDS_MAX)
-void pd_query_string_keys(const char *keys[PD_QUERY_STRING_KEYS_MAX]);
 
 #endif

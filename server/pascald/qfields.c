@@ -15,11 +15,50 @@
 #include "json_text.h"
 #include "reply.h"
 
+int pd_keys_add(pd_keys *k, const char *name, int is_string)
+{
+  size_t len = strlen(name);
+  int s = pd_keys_slot(k, name, len);
+  if (s >= 0 || k->n == PD_KEYS_MAX)
+    return s;
+  s = (int)k->n++;
+  k->name[s] = name;
+  k->len[s] = len;
+  if (is_string)
+    k->strings |= UINT64_C(1) << s;
+  unsigned h = pd_keys_hash(name, len);
+  while (k->hash[h]) /* never full: at most PD_KEYS_MAX of PD_KEYS_HASH */
+    h = (h + 1) & (PD_KEYS_HASH - 1);
+  k->hash[h] = (uint8_t)(s + 1);
+  return s;
+}
+
 void pd_fields_init(pd_fields *fs)
 {
   fs->n = 0;
   fs->cap = PD_FIELDS_INLINE;
   fs->f = fs->inline_f;
+  fs->keys = NULL;
+  fs->present = 0;
+}
+
+void pd_fields_clear(pd_fields *fs)
+{
+  fs->n = 0;
+  fs->present = 0;
+}
+
+void pd_fields_index(pd_fields *fs, const pd_keys *keys)
+{
+  fs->keys = keys;
+  fs->present = 0;
+  for (size_t i = 0; i < fs->n; i++) {
+    int s = pd_keys_slot(keys, fs->f[i].key, fs->f[i].klen);
+    if (s >= 0) {
+      fs->present |= UINT64_C(1) << s;
+      fs->at[s] = (uint32_t)i;
+    }
+  }
 }
 
 void pd_fields_free(pd_fields *fs)
@@ -29,22 +68,41 @@ void pd_fields_free(pd_fields *fs)
   pd_fields_init(fs);
 }
 
-/* Append a field (the caller has checked that the key is new); -1 on OOM. */
-static int fields_add(pd_fields *fs, const char *key, size_t klen, const pd_value *v)
+/* Double the room for fields; -1 on OOM. */
+static int fields_grow(pd_fields *fs)
 {
-  if (fs->n == fs->cap) {
-    size_t cap = 2 * fs->cap;
-    pd_field *f = malloc(cap * sizeof *f);
-    if (!f)
-      return -1;
-    memcpy(f, fs->f, fs->n * sizeof *f);
-    if (fs->f != fs->inline_f)
-      free(fs->f);
-    fs->f = f;
-    fs->cap = cap;
+  size_t cap = 2 * fs->cap;
+  pd_field *f = malloc(cap * sizeof *f);
+  if (!f)
+    return -1;
+  memcpy(f, fs->f, fs->n * sizeof *f);
+  if (fs->f != fs->inline_f)
+    free(fs->f);
+  fs->f = f;
+  fs->cap = cap;
+  return 0;
+}
+
+int pd_fields_has(const pd_fields *fs, const char *key, size_t klen, int *slot)
+{
+  *slot = fs->keys ? pd_keys_slot(fs->keys, key, klen) : -1;
+  if (*slot >= 0)
+    return (int)((fs->present >> *slot) & 1);
+  for (size_t i = 0; i < fs->n; i++) {
+    const pd_field *f = &fs->f[i];
+    if (f->klen == klen && (klen == 0 || f->key[0] == key[0]) && memcmp(f->key, key, klen) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+void pd_fields_push(pd_fields *fs, const char *key, size_t klen, const pd_value *v, int slot)
+{
+  if (slot >= 0) {
+    fs->present |= UINT64_C(1) << slot;
+    fs->at[slot] = (uint32_t)fs->n;
   }
   fs->f[fs->n++] = (pd_field){key, klen, *v};
-  return 0;
 }
 
 /* A field's key (klen bytes, not NUL-terminated) is the name `key`; key is
@@ -62,20 +120,26 @@ static int key_is(const pd_field *f, const char *key)
 
 pd_field *pd_fields_get(const pd_fields *fs, const char *key)
 {
+  int s = fs->keys ? pd_keys_slot(fs->keys, key, strlen(key)) : -1;
+  if (s >= 0)
+    return (fs->present >> s) & 1 ? &fs->f[fs->at[s]] : NULL;
   for (size_t i = 0; i < fs->n; i++)
     if (key_is(&fs->f[i], key))
       return &fs->f[i];
   return NULL;
 }
 
-void pd_fields_del(pd_fields *fs, const char *key)
+void pd_fields_del(pd_fields *fs, pd_field *f)
 {
-  pd_field *f = pd_fields_get(fs, key);
-  if (!f)
-    return;
+  int s = fs->keys ? pd_keys_slot(fs->keys, f->key, f->klen) : -1;
   size_t i = (size_t)(f - fs->f);
   memmove(f, f + 1, (fs->n - i - 1) * sizeof *f);
   fs->n--;
+  if (s >= 0)
+    fs->present &= ~(UINT64_C(1) << s);
+  for (uint64_t m = fs->present; m; m &= m - 1) /* the fields after it moved down one */
+    if (fs->at[__builtin_ctzll(m)] > i)
+      fs->at[__builtin_ctzll(m)]--;
 }
 
 void pd_value_from_json(const json_t *j, pd_value *v)
@@ -105,10 +169,12 @@ int pd_fields_from_json(json_t *obj, pd_fields *out, pd_reply *rep)
   {
     pd_value v;
     pd_value_from_json(j, &v);
-    if (fields_add(out, key, strlen(key), &v)) {
+    if (out->n == out->cap && fields_grow(out)) {
       pd_reply_error(rep, 500, "internal", NULL, "out of memory");
       return -1;
     }
+    size_t klen = strlen(key);
+    pd_fields_push(out, key, klen, &v, out->keys ? pd_keys_slot(out->keys, key, klen) : -1);
   }
   return 0;
 }
@@ -232,7 +298,10 @@ int pd_value_str(const pd_value *v, const char *key, int required, char *out, si
     field_fail(rep, "invalid_type", prefix, key, "must be a string");
     return -1;
   }
-  if (v->len == 0 || v->len >= maxlen || memchr(v->s, '\0', v->len)) {
+  int nul = 0; /* Jansson's strings may hold one; the few bytes looked at inline */
+  for (size_t i = 0; i < v->len && v->len < maxlen; i++)
+    nul |= v->s[i] == '\0';
+  if (v->len == 0 || v->len >= maxlen || nul) {
     field_fail(rep, "out_of_range", prefix, key, "must be 1..%zu characters", maxlen - 1);
     return -1;
   }
@@ -243,16 +312,15 @@ int pd_value_str(const pd_value *v, const char *key, int required, char *out, si
 
 static const pd_value absent = {PD_V_ABSENT, 0, 0.0, NULL, 0};
 
+const pd_value *pd_fields_at(const pd_fields *fs, int slot)
+{
+  return (fs->present >> slot) & 1 ? &fs->f[fs->at[slot]].v : &absent;
+}
+
 static const pd_value *value_of(const pd_fields *fs, const char *key)
 {
   const pd_field *f = pd_fields_get(fs, key);
   return f ? &f->v : &absent;
-}
-
-int pd_field_i64(const pd_fields *fs, const char *key, int required, int64_t lo, int64_t hi,
-                 int64_t *out, const char *prefix, pd_reply *rep)
-{
-  return value_i64(value_of(fs, key), key, required, lo, hi, out, prefix, rep);
 }
 
 int pd_field_u64(const pd_fields *fs, const char *key, int required, uint64_t lo, uint64_t hi,
@@ -364,9 +432,15 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
   (void)kind;
   if (!value)
     value = "";
+  pd_fields *out = ar->out;
+  int slot;
+  int seen = pd_fields_has(out, key, key_size, &slot);
   int is_string = 0;
-  for (size_t i = 0; ar->string_keys[i]; i++)
-    is_string |= key[0] == ar->string_keys[i][0] && !strcmp(key, ar->string_keys[i]);
+  if (out->keys)
+    is_string = slot >= 0 && ((out->keys->strings >> slot) & 1);
+  else
+    for (size_t i = 0; ar->string_keys[i]; i++)
+      is_string |= key[0] == ar->string_keys[i][0] && !strcmp(key, ar->string_keys[i]);
   pd_value v = absent;
   int bad = is_string ? !pascal_json_utf8_valid(value, value_size)
                       : query_number(value, value_size, &v) != 0;
@@ -382,20 +456,22 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
     v.s = value;
     v.len = value_size;
   }
-  if (pd_fields_get(ar->out, key)) {
+  if (seen) {
     pd_reply_error(ar->rep, 400, "duplicate_field", key, "query parameter '%s' given twice", key);
     goto fail;
   }
-  /* refuse the request rather than carry a name no answer could quote */
-  if (!pascal_json_utf8_valid(key, key_size)) {
+  /* refuse the request rather than carry a name no answer could quote (a
+   * name of the key table is ASCII) */
+  if (slot < 0 && !pascal_json_utf8_valid(key, key_size)) {
     pd_reply_error(ar->rep, 400, "invalid_value", NULL,
                    "a query parameter name is not valid UTF-8");
     goto fail;
   }
-  if (fields_add(ar->out, key, key_size, &v)) {
+  if (out->n == out->cap && fields_grow(out)) {
     pd_reply_error(ar->rep, 500, "internal", NULL, "out of memory");
     goto fail;
   }
+  pd_fields_push(out, key, key_size, &v, slot);
   return MHD_YES;
 fail:
   ar->failed = 1;

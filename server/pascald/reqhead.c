@@ -15,6 +15,7 @@
 
 typedef struct head_scan {
   pd_reply *rep;
+  pd_head *head;
   int failed;
   unsigned content_lengths, transfer_encodings, hosts;
   int te_chunked;
@@ -69,6 +70,7 @@ static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *ke
 {
   head_scan *h = cls;
   (void)kind;
+  const char *given = value;
   if (!value)
     value = "";
   if (memchr(key, '\0', key_size) || memchr(value, '\0', value_size))
@@ -80,6 +82,10 @@ static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *ke
       return fail(h, key, "Content-Length given more than once");
     if (!all_digits(value, value_size))
       return fail(h, key, "Content-Length must be a decimal number of bytes");
+    h->head->content_length = given;
+  } else if (name_is(key, key_size, MHD_HTTP_HEADER_AUTHORIZATION)) {
+    if (!h->head->authorization)
+      h->head->authorization = given;
   } else if (name_is(key, key_size, MHD_HTTP_HEADER_HOST)) {
     if (++h->hosts > 1)
       return fail(h, key, "Host given more than once");
@@ -103,8 +109,9 @@ static enum MHD_Result argument(void *cls, enum MHD_ValueKind kind, const char *
 }
 
 int pd_reqhead_check(struct MHD_Connection *conn, const char *version, int nul_in_url,
-                     int too_many_params, pd_reply *rep)
+                     int too_many_params, pd_head *head, pd_reply *rep)
 {
+  head->content_length = head->authorization = NULL;
   if (too_many_params) {
     pd_reply_error(rep, 414, "uri_too_long", NULL, "more than %d query parameters",
                    PD_QUERY_PARAMS_MAX);
@@ -113,6 +120,7 @@ int pd_reqhead_check(struct MHD_Connection *conn, const char *version, int nul_i
   head_scan h;
   memset(&h, 0, sizeof h);
   h.rep = rep;
+  h.head = head;
   MHD_get_connection_values_n(conn, MHD_HEADER_KIND, header, &h);
   if (!h.failed && !h.hosts && version && !strcmp(version, MHD_HTTP_VERSION_1_1))
     fail(&h, MHD_HTTP_HEADER_HOST, "an HTTP/1.1 request needs a Host header (RFC 9112 3.2)");

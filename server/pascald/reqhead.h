@@ -12,7 +12,15 @@
 
 #include "pascald.h"
 
-/* 0 when the head is acceptable; -1 with a 400 (414 for too many query
+/* Headers the request's handling reads, found in the same walk: the first
+ * of each name (as MHD_lookup_connection_value finds it), NULL when absent.
+ * They live as long as the request. */
+typedef struct pd_head {
+  const char *content_length;
+  const char *authorization;
+} pd_head;
+
+/* 0 when the head is acceptable, with *head filled; -1 with a 400 (414 for too many query
  * parameters) in rep, after which the connection must be closed.
  * version: the request's HTTP version (an HTTP/1.1 request needs exactly
  * one Host header, RFC 9112 section 3.2); nul_in_url: the URL decoder met
@@ -20,6 +28,6 @@
  * too_many_params: it decoded more than PD_QUERY_PARAMS_MAX parameters
  * (conns.h). */
 int pd_reqhead_check(struct MHD_Connection *conn, const char *version, int nul_in_url,
-                     int too_many_params, pd_reply *rep);
+                     int too_many_params, pd_head *head, pd_reply *rep);
 
 #endif

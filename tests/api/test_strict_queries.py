@@ -111,6 +111,34 @@ class StrictQueries(SynthDaemonTest):
                 self.assertEqual(self.daemon_verdict(item.get("status", 200), item, "queries[0]."),
                                  want, "batch " + json.dumps(item))
 
+    def test_batch_items_read_alone(self):
+        """Each item of a batch gets the verdict it gets alone, whatever the
+        items before it held: the items are read one after another into the
+        same field table, by the text reader and (a non-object item among
+        them) by the tree path. Checked to fail when the table kept the
+        previous item's fields (the tree path once did: every item after a
+        mixed one was mixed)."""
+        items = [dict(SCAN, Mg=1024), dict(SCAN), without(SCAN, "N"), dict(SCAN, zz=1),
+                 dict(SCAN), dict(SCAN, calibration=0), dict(SCAN, d=0), dict(SCAN)]
+        for it in items:
+            it["device"] = self.device
+        alone = []
+        for it in items:
+            r = self.d.request("POST", "/v1/predict", {"queries": [it]})
+            self.assertEqual(r.status, 200)
+            alone.append(r.json["results"][0])
+        for shape, queries in (("text", items), ("tree", items + [3])):
+            with self.subTest(shape):
+                r = self.d.request("POST", "/v1/predict", {"queries": queries})
+                self.assertEqual(r.status, 200)
+                got = r.json["results"][: len(items)]
+                for i, (a, g) in enumerate(zip(alone, got)):
+                    if "error" in a:  # the field named under the item's own index
+                        a = json.loads(json.dumps(a).replace("queries[0]", "queries[%d]" % i))
+                    self.assertEqual(g, a, "item %d" % i)
+                if shape == "tree":
+                    self.assertEqual(r.json["results"][-1]["status"], 400)
+
     def test_mixed_is_one_message(self):
         r = self.d.request("POST", "/v1/predict", dict(SCAN, Mg=1024, device=self.device))
         self.assertEqual(r.json["error"]["code"], "mixed_query")
