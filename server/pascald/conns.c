@@ -57,6 +57,7 @@ struct pd_conns {
   unsigned limit;
   int64_t deadline_ns;
   int stop;
+  atomic_int closing; /* the daemon stops: every newcomer is closed at once */
   pthread_t sweeper;
   int sweeper_running;
   atomic_ullong refused, expired, evicted;
@@ -73,10 +74,16 @@ int pd_conns_new(unsigned limit, unsigned deadline_s, pd_conns **out)
   atomic_init(&c->refused, 0);
   atomic_init(&c->evicted, 0);
   atomic_init(&c->expired, 0);
+  atomic_init(&c->closing, 0);
   c->limit = limit;
   c->deadline_ns = (int64_t)deadline_s * 1000000000LL;
   *out = c;
   return 0;
+}
+
+void pd_conns_close_door(pd_conns *c)
+{
+  atomic_store_explicit(&c->closing, 1, memory_order_relaxed);
 }
 
 void pd_conns_free(pd_conns *c)
@@ -146,6 +153,8 @@ enum MHD_Result pd_conns_accept(void *cls, const struct sockaddr *addr, socklen_
 {
   pd_conns *c = cls;
   (void)addrlen;
+  if (atomic_load_explicit(&c->closing, memory_order_relaxed))
+    return MHD_NO;
   if (atomic_load_explicit(&c->count, memory_order_relaxed) < c->limit)
     return MHD_YES;
   unsigned char ip[16];

@@ -29,6 +29,10 @@ int pd_conns_new(unsigned limit, unsigned deadline_s, pd_conns **out);
 void pd_conns_free(pd_conns *c); /* stops the sweeper first */
 int pd_conns_start(pd_conns *c); /* start the sweeper thread */
 void pd_conns_stop(pd_conns *c); /* stop and join it (idempotent) */
+/* From now on the accept policy closes every new connection at once (the
+ * daemon is stopping). Used instead of MHD_quiesce_daemon, which can abort
+ * an epoll thread-pool daemon in libmicrohttpd 0.9.75 (see http.c). */
+void pd_conns_close_door(pd_conns *c);
 
 /* MHD_OPTION_... callbacks; cls is the pd_conns. */
 enum MHD_Result pd_conns_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen);

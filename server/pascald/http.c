@@ -533,7 +533,13 @@ void pd_http_stop(pd_ctx *ctx)
    * keep-alive client under load always has a request in flight and the
    * wait below would run to its 10 s limit, then cut requests mid-way. */
   atomic_store_explicit(&ctx->stopping, 1, memory_order_relaxed);
-  MHD_socket s = MHD_quiesce_daemon(ctx->mhd); /* no new connections */
+  /* No new connections. Not MHD_quiesce_daemon: in libmicrohttpd 0.9.75 it
+   * removes the listening socket from each worker's epoll set while the
+   * worker, seeing the quiesced flag, may remove it too; the loser's
+   * epoll_ctl fails with ENOENT and MHD aborts the process (seen once in
+   * CI as SIGABRT on SIGTERM). The accept policy closes newcomers instead,
+   * and MHD_stop_daemon closes the listening socket. */
+  pd_conns_close_door(ctx->conns);
   /* let in-flight requests finish: at most ~10 s */
   for (int i = 0; i < 1000 && atomic_load(&ctx->stats.inflight) > 0; i++) {
     struct timespec ts = {0, 10 * 1000 * 1000};
@@ -545,8 +551,6 @@ void pd_http_stop(pd_ctx *ctx)
   ctx->pool = NULL;
   pd_conns_stop(ctx->conns); /* no sweep while MHD closes its connections */
   MHD_stop_daemon(ctx->mhd);
-  if (s != MHD_INVALID_SOCKET)
-    close(s);
   ctx->mhd = NULL;
   pd_conns_free(ctx->conns);
   ctx->conns = NULL;

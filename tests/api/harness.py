@@ -329,9 +329,10 @@ class DaemonTest(ApiAsserts, unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         rc = cls.d.stop()
+        stderr = cls.d.stderr_text() if rc != 0 else ""
         cls.tmp.cleanup()
         if rc != 0:
-            raise AssertionError("pascald exited with %r on SIGTERM" % rc)
+            raise AssertionError("pascald exited with %r on SIGTERM; its stderr ends:\n%s" % (rc, stderr))
 
 class SynthDaemonTest(unittest.TestCase):
     """A test case with one daemon per class that imported, at startup, the

@@ -2,10 +2,12 @@
 (defaults < --config file < PASCAL_* environment < flags), bad configuration
 refused with exit status 2, `pascald token create` printing the token alone on
 its last stdout line, --auth-reads, graceful SIGTERM while a request is in
-flight (the answer arrives whole, exit status 0), restart on the same
-database keeping its frozen calibrations."""
+flight (the answer arrives whole, exit status 0; a connection opened during
+the drain is closed unanswered), restart on the same database keeping its
+frozen calibrations."""
 import os
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -146,6 +148,43 @@ class Shutdown(unittest.TestCase):
                 self.assertEqual(q.json["calibration"], cid)
             finally:
                 self.assertEqual(d.stop(), 0)
+
+    def test_connections_opened_while_draining_are_closed(self):
+        """After SIGTERM the daemon finishes what it has begun and closes
+        newcomers unanswered: a request whose body is half sent holds the
+        drain open, a new connection is closed without a reply, and once the
+        body is complete that request is answered and the daemon exits 0."""
+        with tempfile.TemporaryDirectory(prefix="pascald-dr-") as tmp:
+            d = Daemon(tmp)
+            d.start()
+            body = b'{"queries": []}'
+            held = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+            held.sendall(b"POST /v1/predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: %d\r\n\r\n" % len(body) + body[:5])
+            time.sleep(0.2)  # its head is read: the request is in flight
+            d.proc.send_signal(signal.SIGTERM)
+            closed = False
+            deadline = time.monotonic() + 8
+            while not closed and time.monotonic() < deadline:
+                with socket.create_connection(("127.0.0.1", d.port), timeout=10) as s:
+                    try:
+                        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                        closed = s.recv(100) == b""
+                    except ConnectionResetError:
+                        closed = True
+                time.sleep(0.02)
+            self.assertTrue(closed, "a connection opened after SIGTERM was answered for 8 s")
+            held.sendall(body[5:])
+            reply = b""
+            while True:
+                chunk = held.recv(65536)
+                if not chunk:
+                    break
+                reply += chunk
+            held.close()
+            self.assertTrue(reply.startswith(b"HTTP/1.1 "), reply[:200])
+            self.assertIn(b"Connection: close", reply)
+            self.assertEqual(d.stop(), 0)
 
 
 if __name__ == "__main__":
