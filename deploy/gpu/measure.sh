@@ -25,6 +25,11 @@
 #             exported as one document of two bundles             heldout.json
 #   gemm      GEMM calibration and held-out shapes                gemm.json,
 #                                                                 gemm-heldout.json
+#   offgrid   the off-grid scan panel (pascal plan --kind
+#             scan-offgrid, four parts: m, W and N off the
+#             calibration grid, two repeats), each part frozen
+#             into the archive; the report scores it beside the
+#             held-out panel (MAPE, interval coverage)     (archive)
 #   configs   configuration runs (pascal plan --kind gemm-configs:
 #             tiles, stages, rasters that fit the device) as an
 #             extension of the frozen GEMM calibration, frozen
@@ -69,11 +74,11 @@ set -uo pipefail
 # (about 5 s with the rig's per-run cost), so a window cut short in
 # attention still brings the configurations back, and one cut short
 # before them leaves them, with attention, to the next.
-PHASES_ALL="env probe plans scan static dram heldout gemm configs attention selftest report"
-PHASES_DEFAULT="env probe plans scan static dram heldout gemm configs attention report"
+PHASES_ALL="env probe plans scan static dram heldout offgrid gemm configs attention selftest report"
+PHASES_DEFAULT="env probe plans scan static dram heldout offgrid gemm configs attention report"
 # Default timeout of each phase, seconds (the budget may shorten it).
 declare -A TIMEOUT=([env]=60 [probe]=120 [plans]=60 [scan]=3600 [static]=420 [dram]=600
-                    [heldout]=3600 [gemm]=3600 [configs]=600 [attention]=900 [selftest]=240 [report]=120)
+                    [heldout]=3600 [offgrid]=1800 [gemm]=3600 [configs]=600 [attention]=900 [selftest]=240 [report]=120)
 # Plan choice (docs/gpu.md "What one measurement costs"): a scan run costs
 # its kernel plus the rig's per-run work (the probe's "run cost" with CUPTI)
 # plus the agent's claim and upload (at most 5 ms a job on the sim on two
@@ -563,6 +568,28 @@ phase_heldout() {
     cat "$WORK/heldout-2.json"; printf ']}\n'; } > "$out/heldout.json.tmp" && mv "$out/heldout.json.tmp" "$out/heldout.json"
 }
 
+# The off-grid panel (docs/expected-error.md "The off-grid panel"): the
+# scan-offgrid plan's four parts at the scan plans' occupancies, made here
+# so that an archive whose plans phase finished before this phase existed
+# continues too; each part a calibration of its own, frozen and exported
+# into the work archive (--out keeps its 8 files). The report passes them
+# to `pascal evaluate --offgrid`: never fitted, scored beside the held-out
+# panel.
+phase_offgrid() {
+  [ -f "$WORK/probe.json" ] || { log "offgrid: needs the probe"; return 1; }
+  local p occ=()
+  grep -q '^smaller plan' "$WORK/plans/choice.txt" 2>/dev/null && occ=(--max-occupancy 1)
+  for p in 1 2 3 4; do
+    [ -f "$WORK/plans/scan-offgrid-$p.json" ] ||
+      plan --kind scan-offgrid --part "$p" --probe "$WORK/probe.json" "${occ[@]}" \
+        -o "$WORK/plans/scan-offgrid-$p.json" || return 1
+  done
+  for p in 1 2 3 4; do
+    [ -f "$WORK/offgrid-$p.json" ] && continue
+    calibrate "offgrid-$p" "$WORK/plans/scan-offgrid-$p.json" "$WORK/offgrid-$p.json" "$1" || return $?
+  done
+}
+
 phase_gemm() {
   [ -f "$WORK/plans/gemm.json" ] || { log "gemm: needs the plans"; return 1; }
   if [ ! -f "$out/gemm.json" ]; then calibrate gemm "$WORK/plans/gemm.json" "$out/gemm.json" "$1" || return $?; fi
@@ -661,8 +688,8 @@ cli() { timeout -k 5 60 "$BIN/pascal" "$@"; }
 # tables. Fails when either side is missing.
 evaluate_panel() { # scan|gemm|scan-dram|gemm-dram|attention [--json]
   case "$1" in
-    scan) [ -f "$out/scan.json" ] && [ -f "$WORK/heldout-1.json" ] && [ -f "$WORK/heldout-2.json" ] &&
-            cli evaluate "$out/scan.json" --heldout "$WORK/heldout-1.json,$WORK/heldout-2.json" ${2:-} ;;
+    scan) [ -f "$out/scan.json" ] && { [ -n "$(heldout_panel)" ] || [ -n "$(offgrid_panel)" ]; } &&
+            cli evaluate "$out/scan.json" $(heldout_panel) $(offgrid_panel) ${2:-} ;;
     gemm) [ -f "$out/gemm.json" ] && [ -f "$out/gemm-heldout.json" ] &&
             cli evaluate "$out/gemm.json" --heldout "$out/gemm-heldout.json" ${2:-} ;;
     scan-dram) [ -f "$out/scan.json" ] && [ -f "$WORK/scan-dram.json" ] &&
@@ -671,6 +698,21 @@ evaluate_panel() { # scan|gemm|scan-dram|gemm-dram|attention [--json]
             cli evaluate "$out/gemm.json" --heldout "$WORK/gemm-dram.json" ${2:-} ;;
     attention) [ -f "$WORK/attention.json" ] && cli evaluate "$WORK/attention.json" ${2:-} ;;
   esac 2>> "$WORK/logs/evaluate.log"
+}
+# --heldout with the two held-out parts, when both are measured.
+heldout_panel() {
+  [ -f "$WORK/heldout-1.json" ] && [ -f "$WORK/heldout-2.json" ] &&
+    echo "--heldout $WORK/heldout-1.json,$WORK/heldout-2.json"
+  return 0
+}
+# --offgrid with the four off-grid parts, when all are measured.
+offgrid_panel() {
+  local p list=""
+  for p in 1 2 3 4; do
+    [ -f "$WORK/offgrid-$p.json" ] || return 0
+    list="$list${list:+,}$WORK/offgrid-$p.json"
+  done
+  echo "--offgrid $list"
 }
 # {"scan":..., "gemm":...}: the scan and GEMM calibrations scored on their
 # held-out panels (SUFFIX "") or on the DRAM runs ("-dram"); null where a
@@ -800,10 +842,13 @@ phase_report() {
     echo
     if [ -f "$out/scan.json" ]; then echo '```'; cli loko "$out/scan.json" 2>&1 | head -n 20; echo '```'; else echo "no scan calibration yet"; fi
     echo
-    echo "## Held-out panel"
+    echo "## Held-out and off-grid panels"
     echo
-    if [ -f "$out/heldout.json" ]; then
-      echo "heldout.json holds the two held-out parts as frozen bundles (42 keys x 5 (N, W) x 2 repeats)."
+    if [ -f "$out/heldout.json" ] || [ -n "$(offgrid_panel)" ]; then
+      [ ! -f "$out/heldout.json" ] ||
+        echo "heldout.json holds the two held-out parts as frozen bundles (42 keys x 5 (N, W) x 2 repeats)."
+      [ -z "$(offgrid_panel)" ] ||
+        echo "The off-grid panel: four parts (offgrid-1..4.json in the work archive), never fitted."
       echo "PASCAL against the baselines on them (\`pascal evaluate\`):"
       echo; echo '```'; evaluate_panel scan || echo "evaluation failed (logs/evaluate.log)"; echo '```'
     else
@@ -847,6 +892,7 @@ done_file() {
     static) echo "$out/static.json" ;; plans) echo "$WORK/plans/gemm-heldout.json" ;;
     scan) echo "$out/scan.json" ;; heldout) echo "$out/heldout.json" ;;
     gemm) echo "$out/gemm-heldout.json" ;; dram) echo "$WORK/gemm-dram.json" ;;
+    offgrid) echo "$WORK/offgrid-4.json" ;;
     attention) echo "$WORK/attention.json" ;; configs) echo "$WORK/configs.json" ;;
     *) echo "/nonexistent" ;;
   esac

@@ -27,6 +27,10 @@ extension of the frozen GEMM calibration, its configuration runs frozen into
 the work archive (18 runs: the tiny profile states 100 KiB of shared memory
 per SM), each one's TFLOP/s and the fitted step overhead in the report.
 
+The offgrid phase (docs/gpu.md): the scan-offgrid plan's four parts, 196
+runs none of which is a calibration run, frozen into the work archive and
+scored in the report beside the held-out panel, with interval coverage.
+
 The attention phase (docs/gpu.md): the attention protocol's plans made
 from the probe, one calibration of 96 runs with its 54-run panel, frozen
 into the work archive and scored in the report.
@@ -261,6 +265,30 @@ GEMM_DRAM = ({(128, 128 * n, kg) for n in (264, 528) for kg in (8192, 16384)}
              | {(128, 128 * 132, 32768), (128 * 132, 128, 32768)})
 
 
+def offgrid_phase(out, report, scan, md):
+    """The off-grid panel of the main run: four frozen parts in the work
+    archive, 196 runs none of which is a calibration run, with m, W and N
+    each off the scan's grid somewhere, scored in the report beside the
+    held-out panel with the coverage of the answers' intervals. Checked to
+    fail against measure.sh before the offgrid phase ("unknown phase")."""
+    work = os.path.join(out, "measure-work.tar.gz")
+    parts = [json.loads(archived(work, "offgrid-%d.json" % p)) for p in (1, 2, 3, 4)]
+    check(all("content_hash" in b for b in parts), "the off-grid parts are frozen")
+    runs = [m for b in parts for m in b["measurements"]]
+    check(len(runs) == 196, "off-grid: 196 runs, got %d" % len(runs))
+    point = lambda m: (m["o"], m["path"], m["d"], m["m"], m["N"], m["W"])
+    grid = {point(m) for m in scan["measurements"]}
+    check(not {point(m) for m in runs} & grid, "no off-grid run is a calibration run")
+    ms, ns, ws = ({m[f] for m in scan["measurements"]} for f in ("m", "N", "W"))
+    check(any(m["m"] > max(ms) for m in runs) and any(m["N"] > max(ns) or m["N"] < min(ns) for m in runs)
+          and any(m["W"] not in ws for m in runs), "m, N and W each leave the grid")
+    off = report["heldout"]["scan"]["calibrations"][0]["report"].get("offgrid", {})
+    cov = off.get("coverage", {})
+    check(off.get("n_runs") == 196 and cov, "report: the off-grid panel scored, with coverage: %r"
+          % {k: off.get(k) for k in ("n_runs", "n_scored")})
+    check("off-grid" in md, "report.md names the off-grid panel")
+
+
 def dram_phase(out, report, scan, md):
     """The DRAM runs of the main run: in the work archive, frozen, and scored
     in the report as panels of the calibrations."""
@@ -484,8 +512,8 @@ def main():
             check(f in files, "%s written" % f)
         report = load(out, "report.json")
         states = {p["phase"]: p["state"] for p in report["phases"]}
-        for p in ("env", "probe", "static", "plans", "scan", "dram", "heldout", "gemm", "configs",
-                  "attention"):
+        for p in ("env", "probe", "static", "plans", "scan", "dram", "heldout", "offgrid", "gemm",
+                  "configs", "attention"):
             check(states.get(p) == "ok", "phase %s ok: %r" % (p, states))
         check("selftest" not in states, "the fault-injecting self-test runs only when asked: %r" % states)
         check(report["next_window"] == [], "nothing left for a next window: %r" % report["next_window"])
@@ -557,6 +585,7 @@ def main():
         check(len(pairs) == 5 and all(sum(1 for m in runs if (m["N"], m["W"]) == pr) == 84
                                       for pr in pairs), "5 (N, W) pairs x 42 keys x 2 repeats")
         dram_phase(out, report, scan, md)
+        offgrid_phase(out, report, scan, md)
         attention_phase(out, report, md)
         configs_phase(out, report, md)
 
@@ -565,7 +594,7 @@ def main():
         with open(os.path.join(out, "scan.json"), "rb") as f:
             before = f.read()
         rc, log, secs = measure(out)
-        check(rc == 0 and log.count("results present, skipped") == 9 and "phase env: ok" in log,
+        check(rc == 0 and log.count("results present, skipped") == 10 and "phase env: ok" in log,
               "second run skips:\n" + log)
         rc, log, _ = measure(out, "--phases", "selftest")
         check(rc == 0 and "phase selftest: not-applicable" in log, "selftest when asked:\n" + log)
