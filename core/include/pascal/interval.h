@@ -128,10 +128,10 @@ typedef struct pascal_interval_calibration {
   pascal_interval_group noise_group;                                       /* one run's deviation */
   pascal_interval_group aligned; /* the log-ratios of the residuals whose
                                     prediction read no excess           */
-  pascal_interval_group pooled; /* every residual's log-ratio (the time's
-                                   interval: see above)                  */
-  pascal_interval_group widest; /* per quantity, the group of the widest
-                                   (hi - lo) among the groups above */
+  pascal_interval_group pooled;  /* every residual's log-ratio (the time's
+                                    interval: see above)                  */
+  pascal_interval_group widest;  /* per quantity, the group of the widest
+                                    (hi - lo) among the groups above */
 } pascal_interval_calibration;
 
 /* The residuals and groups of `cal` (its folds and repeats, residuals.c),
