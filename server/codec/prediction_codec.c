@@ -233,7 +233,8 @@ static void put_interval(pascal_jtext *w, const pascal_answer *a)
 }
 
 /* In the explanation: what the interval rests on (its transfers, an
- * extrapolated one with its action, which picks its residual group; the
+ * extrapolated one with its action, which picks its residual group;
+ * whether it read no excess, which picks the aligned group instead; the
  * residuals behind them, borrowed groups, the widening to aligned K = 1). */
 static void put_interval_basis(pascal_jtext *w, const pascal_transfers *t,
                                const pascal_answer_interval *iv)
@@ -250,6 +251,7 @@ static void put_interval_basis(pascal_jtext *w, const pascal_transfers *t,
     pascal_jtext_object_end(w);
   }
   pascal_jtext_array_end(w);
+  PASCAL_JTEXT_BOOL(w, "aligned", t->aligned);
   PASCAL_JTEXT_UINT(w, "residuals", iv->n_residuals);
   PASCAL_JTEXT_UINT(w, "borrowed", iv->borrowed);
   PASCAL_JTEXT_BOOL(w, "widened_to_aligned", iv->widened_to_aligned);

@@ -144,6 +144,28 @@ class AnswerTrust(unittest.TestCase):
                                                   action="clamped")])
         self.assertEqual(self.transfers(p), [("d", "extrapolated", "clamped")])
 
+    def test_aligned_answers_read_the_aligned_group(self):
+        """A scan answer at K = 1 exactly read no excess: it says so
+        (explanation.interval.aligned) and its interval is the aligned
+        group's, the same at every distance; one that read an excess scales
+        with its distance. Without the aligned group the two m-clamped
+        answers' bounds differ (distances 4 and 28: the m-clamped group
+        times the distance; checked)."""
+        near, far = (self.get(o=2, path="sync", m=m, N=4096, W=16) for m in (16, 40))
+        for p in (near, far):
+            self.assertEqual((p["K"], p["explanation"]["interval"]["aligned"]), (1.0, True), p)
+        self.assertEqual([t["distance"] for t in near["explanation"]["interval"]["transfers"]], [4.0])
+        self.assertEqual([t["distance"] for t in far["explanation"]["interval"]["transfers"]], [28.0])
+        self.assertEqual((near["interval"]["K_low"], near["interval"]["K_high"]),
+                         (far["interval"]["K_low"], far["interval"]["K_high"]))
+        self.assertLessEqual(near["interval"]["K_low"], 1.0)
+        self.assertGreaterEqual(near["interval"]["K_high"], 1.0)
+        excess = self.get(o=1, path="tma", d=4, m=3, N=4096, W=32)
+        self.assertGreater(excess["K"], 1)
+        self.assertFalse(excess["explanation"]["interval"]["aligned"])
+        gemm = self.d.request("GET", "/v1/predict?device=sim-gb10&Mg=65536&Ng=1024&Kg=4096").json
+        self.assertFalse(gemm["explanation"]["interval"]["aligned"])  # never marked (folds)
+
     def test_gemm_extrapolation_and_no_advice(self):
         r = self.d.request("GET", "/v1/predict?device=sim-gb10&Mg=65536&Ng=1024&Kg=4096")
         self.assertEqual(r.status, 200, r.raw)
