@@ -149,8 +149,11 @@ class AnswerTrust(unittest.TestCase):
         (explanation.interval.aligned) and its interval is the aligned
         group's, the same at every distance; one that read an excess scales
         with its distance. Without the aligned group the two m-clamped
-        answers' bounds differ (distances 4 and 28: the m-clamped group
-        times the distance; checked)."""
+        answers would read the m-clamped group (-0.18 .. 0.24 per step on
+        this bundle, bench_interval) times 4 and 28, not one interval (a
+        daemon built without it refuses the shipped bundle, whose stored
+        report it no longer reproduces: both this test and test_advice
+        fail then, checked)."""
         near, far = (self.get(o=2, path="sync", m=m, N=4096, W=16) for m in (16, 40))
         for p in (near, far):
             self.assertEqual((p["K"], p["explanation"]["interval"]["aligned"]), (1.0, True), p)
