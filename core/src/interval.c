@@ -3,9 +3,11 @@
  * (pascal/interval.h; docs/expected-error.md): residuals grouped by the one
  * transfer their prediction made, as rates per unit distance (signed
  * quantiles for extrapolated transfers, also per extrapolation action,
- * symmetric ones of |rate| for interpolated); an answer's interval
- * combines its transfers' group bounds, scaled by its own distances, in
- * quadrature, with the run-to-run spread as the floor.
+ * symmetric ones of |rate| for interpolated), and the residuals of scan
+ * predictions that read no excess apart, as log-ratios (the aligned
+ * group); an answer's interval takes, per side, the widest of its
+ * transfers' group bounds scaled by its own distances (an aligned answer
+ * the aligned group's), with the run-to-run spread as the floor.
  */
 #include "pascal/interval.h"
 
