@@ -10,11 +10,7 @@
 
 void pc_phase_order_free(pascal_phase_order *po)
 {
-  free(po->by_phase);
-  free(po->rank);
-  free(po->group_of);
-  free(po->group_start);
-  free(po->group_phase);
+  free(po->mem);
   memset(po, 0, sizeof *po);
 }
 
@@ -24,16 +20,22 @@ pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n, const uint
   memset(po, 0, sizeof *po);
   po->n = n;
   po->m = m;
-  uint64_t *keys = malloc(2 * m * sizeof *keys);
-  size_t *val_scratch = malloc(m * sizeof *val_scratch);
-  po->by_phase = malloc(m * sizeof *po->by_phase);
-  po->rank = malloc(m * sizeof *po->rank);
-  po->group_of = malloc(m * sizeof *po->group_of);
-  po->group_start = malloc((m + 1) * sizeof *po->group_start);
-  po->group_phase = malloc(m * sizeof *po->group_phase);
-  if (!keys || !val_scratch || !po->by_phase || !po->rank || !po->group_of || !po->group_start ||
-      !po->group_phase)
+  /* one block: the uint64_t arrays (the sort's keys and their scratch, 2m;
+   * group_phase, m), then the size_t ones (the sort's value scratch, m;
+   * by_phase, rank, group_of, m each; group_start, m + 1) */
+  size_t per = 3 * sizeof(uint64_t) + 5 * sizeof(size_t);
+  if (m > (SIZE_MAX - sizeof(size_t)) / per)
     goto fail;
+  po->mem = malloc(m * per + sizeof(size_t));
+  if (!po->mem)
+    goto fail;
+  uint64_t *keys = po->mem;
+  po->group_phase = keys + 2 * m;
+  size_t *val_scratch = (size_t *)(po->group_phase + m);
+  po->by_phase = val_scratch + m;
+  po->rank = po->by_phase + m;
+  po->group_of = po->rank + m;
+  po->group_start = po->group_of + m;
   memcpy(keys, phases, m * sizeof *keys);
   for (size_t w = 0; w < m; w++)
     po->by_phase[w] = w;
@@ -54,12 +56,8 @@ pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n, const uint
   }
   po->group_start[d] = m;
   po->d = d;
-  free(keys);
-  free(val_scratch);
   return PASCAL_OK;
 fail:
-  free(keys);
-  free(val_scratch);
   pc_phase_order_free(po);
   return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate the phase order of %zu workers",
                           m);

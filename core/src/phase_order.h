@@ -28,6 +28,7 @@ typedef struct pascal_phase_order {
   size_t *group_of;      /* worker -> its group                                */
   size_t *group_start;   /* d + 1 entries: group g is by_phase[start[g]..start[g+1]) */
   uint64_t *group_phase; /* d entries, ascending                             */
+  void *mem;             /* the one allocation holding the arrays above      */
 } pascal_phase_order;
 
 /* The immediately preceding (or following) request to the same block:
@@ -38,7 +39,7 @@ typedef struct pascal_phase_link {
   uint64_t lag;
 } pascal_phase_link;
 
-/* Build the order (inputs already validated). Allocates O(m);
+/* Build the order (inputs already validated). Allocates O(m) once;
  * PASCAL_ENOMEM on failure. Release with pc_phase_order_free. */
 pascal_status pc_phase_order_init(pascal_phase_order *po, uint64_t n, const uint64_t *phases,
                                   size_t m, pascal_error *err);

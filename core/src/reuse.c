@@ -90,14 +90,18 @@ pascal_status pascal_lru_misses_exact(uint64_t n, uint64_t c, const uint64_t *ph
   if (!rd)
     return pascal_error_set(err, PASCAL_ENOMEM, "M", "cannot allocate %zu reuse distances", m);
   st = pascal_reuse_distance_compute(n, phases, m, rd, err);
-  if (st == PASCAL_OK) {
-    size_t misses = 0;
-    for (size_t w = 0; w < m; w++) /* Mattson: LRU hits iff RD < C */
-      misses += rd[w] >= c;
-    *misses_per_round = misses;
-  }
+  if (st == PASCAL_OK)
+    *misses_per_round = pascal_lru_misses_of_distances(rd, m, c);
   free(rd);
   return st;
+}
+
+size_t pascal_lru_misses_of_distances(const uint64_t *rd, size_t m, uint64_t c)
+{
+  size_t misses = 0;
+  for (size_t w = 0; w < m; w++) /* Mattson: LRU hits iff RD < C */
+    misses += rd[w] >= c;
+  return misses;
 }
 
 pascal_status pascal_reuse_time_compute(uint64_t n, const uint64_t *phases, size_t m,

@@ -192,7 +192,26 @@ fraction:
    * (floor(100 p2 / one) = 10 d1 + d2, and the rests agree). p2 * 100 fits
    * when p2 < one <= 2^57; delta and wp_w are below one here. The same
    * holds for four digits (floor(10^4 p2 / one), when one <= 2^50), taken
-   * first once a digit is written (none of them is a leading zero). */
+   * first once a digit is written (none of them is a leading zero), and
+   * for eight (floor(10^8 p2 / one), in 128 bits) before them. */
+#ifdef __SIZEOF_INT128__
+  while (n) {
+    unsigned __int128 p = (unsigned __int128)p2 * 100000000u;
+    uint64_t rest = (uint64_t)p & (one - 1);
+    if (rest < (unsigned __int128)delta * 100000000u)
+      break; /* the digits end within these eight: four or fewer at a time below */
+    uint32_t d8 = (uint32_t)(p >> shift), hi = d8 / 10000, lo = d8 % 10000;
+    memcpy(digits + n, pascal_json_digit_pairs + 2 * (hi / 100), 2);
+    memcpy(digits + n + 2, pascal_json_digit_pairs + 2 * (hi % 100), 2);
+    memcpy(digits + n + 4, pascal_json_digit_pairs + 2 * (lo / 100), 2);
+    memcpy(digits + n + 6, pascal_json_digit_pairs + 2 * (lo % 100), 2);
+    n += 8;
+    p2 = rest;
+    delta *= 100000000u;
+    wp_w *= 100000000u;
+    kappa -= 8;
+  }
+#endif
   while (n && shift <= 50) {
     uint64_t p = p2 * 10000;
     if ((p & (one - 1)) < delta * 10000)

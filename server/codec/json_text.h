@@ -150,13 +150,21 @@ int pascal_json_utf8_valid(const char *s, size_t n);
 /* "00" "01" ... "99": a number's decimal digits are written two at a time. */
 extern const char pascal_json_digit_pairs[201];
 
+/* 10^0 .. 10^19. */
+extern const uint64_t pascal_json_pow10[20];
+
 /* The decimal digits of v (no sign, no NUL), most significant first,
- * written in place from the last pair back; returns their count (1..20). */
+ * written in place from the last pair back; returns their count (1..20),
+ * found from v's bit length (1233 / 2^12 is just above log10(2)) and one
+ * comparison. */
 static inline size_t pascal_json_uint_digits(uint64_t v, char *out)
 {
-  size_t n = 1;
-  for (uint64_t t = v; t >= 10; t /= 10)
-    n++;
+  if (v < 10) { /* the common small counts */
+    out[0] = (char)('0' + v);
+    return 1;
+  }
+  unsigned t = (unsigned)(64 - __builtin_clzll(v)) * 1233u >> 12; /* 1..19 */
+  size_t n = t + (v >= pascal_json_pow10[t]);
   size_t k = n;
   while (v >= 100) {
     k -= 2;

@@ -24,11 +24,23 @@
  * stays within seconds. */
 #define SIM_REQUESTS_MAX (UINT64_C(1) << 30)
 
+/* The decimal integers v[0..n) joined by seps[0..n-1) ("a/b", "a+b/c"),
+ * NUL-terminated: at most 21 bytes per integer, without printf. */
+static void join_decimals(char *out, const uint64_t *v, const char *seps, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    out += pascal_json_uint_digits(v[i], out);
+    if (i + 1 < n)
+      *out++ = seps[i];
+  }
+  *out = '\0';
+}
+
 /* "num/den" for a reduced rational. */
 static void put_rational(pascal_jtext *w, const char *key, uint64_t num, uint64_t den)
 {
   char buf[64];
-  snprintf(buf, sizeof buf, "%" PRIu64 "/%" PRIu64, num, den);
+  join_decimals(buf, (const uint64_t[]){num, den}, "/", 2);
   pascal_jtext_string(w, key, buf);
 }
 
@@ -49,10 +61,9 @@ static void put_policy_bound(pascal_jtext *w, const pascal_policy_bound *b)
   /* exact = (whole * den + num) / den, or "whole+num/den" if that overflows */
   if (!__builtin_mul_overflow(b->whole, b->frac.den, &whole_num) &&
       !__builtin_add_overflow(whole_num, b->frac.num, &whole_num))
-    snprintf(exact, sizeof exact, "%" PRIu64 "/%" PRIu64, whole_num, b->frac.den);
+    join_decimals(exact, (const uint64_t[]){whole_num, b->frac.den}, "/", 2);
   else
-    snprintf(exact, sizeof exact, "%" PRIu64 "+%" PRIu64 "/%" PRIu64, b->whole, b->frac.num,
-             b->frac.den);
+    join_decimals(exact, (const uint64_t[]){b->whole, b->frac.num, b->frac.den}, "+/", 3);
   PASCAL_JTEXT_OBJECT(w, "policy_lower_bound");
   PASCAL_JTEXT_REAL(w, "value", b->bound);
   PASCAL_JTEXT_STRING(w, "exact", exact);
@@ -82,14 +93,18 @@ static pascal_status reuse_models_compute(const pascal_codec_bounds_query *q,
   uint64_t *rd = malloc(q->m * sizeof *rd);
   if (!rd)
     return pascal_error_set(err, PASCAL_ENOMEM, "phases", "out of memory");
-  pascal_status st;
-  if (!(st = pascal_lru_misses_exact(q->n, q->c, q->phases, q->m, &out->lru_exact, err)) &&
-      !(st = pascal_reuse_distance_compute(q->n, q->phases, q->m, rd, err)) &&
-      !(st = pascal_expected_misses(PASCAL_HIT_SDCM, rd, q->m, geo, &out->sdcm_k, err)) &&
+  /* the distances once, for exact LRU and the three models (the model's
+   * domain is checked already, by pascal_static_analyze) */
+  pascal_status st = pascal_reuse_distance_compute(q->n, q->phases, q->m, rd, err);
+  if (st)
+    goto done;
+  out->lru_exact = pascal_lru_misses_of_distances(rd, q->m, q->c);
+  if (!(st = pascal_expected_misses(PASCAL_HIT_SDCM, rd, q->m, geo, &out->sdcm_k, err)) &&
       !(st = pascal_expected_misses(PASCAL_HIT_TILESIGHT, rd, q->m, geo, &out->tilesight_k, err)) &&
       !(st = pascal_expected_misses(PASCAL_HIT_PPT_PUBLISHED, rd, q->m, geo, &out->ppt_published,
                                     err)))
     st = pascal_expected_misses(PASCAL_HIT_PPT_CORRECTED, rd, q->m, geo, &out->ppt_corrected, err);
+done:
   free(rd);
   return st;
 }

@@ -43,6 +43,7 @@ struct pd_ctx {
                                  tokens, revalidated by a thread of its own */
   pd_query_keys query_keys;   /* a predict query's key table, built by
                                  pd_http_start, then read-only */
+  pd_keys bounds_keys;        /* a bounds question's (h_bounds.c), the same */
   pd_wallclock wall;          /* wall time for leases, steps detected (clock.h) */
   atomic_int stopping;        /* 1 once SIGTERM/SIGINT came: answers close their
                                  connections (http.c); set by the main thread */

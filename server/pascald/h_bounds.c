@@ -54,14 +54,32 @@ static void bounds_run(pd_reply *rep, uint64_t n, uint64_t c, const uint64_t *ph
     pd_reply_text(rep, 200, text, len, "application/json");
 }
 
-/* N, C, ways, sets: from a body (Jansson) or a query string, one check. */
+/* The keys of a bounds question, one slot each (qfields.h): "phases" is
+ * text in a query string, the others numbers. */
+enum { BOUNDS_N, BOUNDS_C, BOUNDS_PHASES, BOUNDS_WAYS, BOUNDS_SETS };
+
+int pd_bounds_keys_init(pd_keys *k)
+{
+  memset(k, 0, sizeof *k);
+  return pd_keys_add(k, "N", 0) != BOUNDS_N || pd_keys_add(k, "C", 0) != BOUNDS_C ||
+                 pd_keys_add(k, "phases", 1) != BOUNDS_PHASES ||
+                 pd_keys_add(k, "ways", 0) != BOUNDS_WAYS ||
+                 pd_keys_add(k, "sets", 0) != BOUNDS_SETS
+             ? -1
+             : 0;
+}
+
+/* N, C, ways, sets: from a body (Jansson) or a query string, indexed by
+ * the bounds keys; one check. */
 static int common_fields(const pd_fields *b, uint64_t *n, uint64_t *c, uint64_t *ways,
                          uint64_t *sets, pd_reply *rep)
 {
-  return pd_field_u64(b, "N", 1, 1, UINT64_C(1) << 62, n, NULL, rep) ||
-         pd_field_u64(b, "C", 1, 1, UINT64_C(1) << 62, c, NULL, rep) ||
-         pd_field_u64(b, "ways", 0, 0, UINT64_C(1) << 62, ways, NULL, rep) < 0 ||
-         pd_field_u64(b, "sets", 0, 0, UINT64_C(1) << 62, sets, NULL, rep) < 0;
+  return pd_value_u64(pd_fields_at(b, BOUNDS_N), "N", 1, 1, UINT64_C(1) << 62, n, NULL, rep) ||
+         pd_value_u64(pd_fields_at(b, BOUNDS_C), "C", 1, 1, UINT64_C(1) << 62, c, NULL, rep) ||
+         pd_value_u64(pd_fields_at(b, BOUNDS_WAYS), "ways", 0, 0, UINT64_C(1) << 62, ways, NULL,
+                      rep) < 0 ||
+         pd_value_u64(pd_fields_at(b, BOUNDS_SETS), "sets", 0, 0, UINT64_C(1) << 62, sets, NULL,
+                      rep) < 0;
 }
 
 void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
@@ -71,6 +89,7 @@ void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   uint64_t n, c, ways = 0, sets = 0;
   pd_fields fs;
   pd_fields_init(&fs);
+  pd_fields_index(&fs, &ctx->bounds_keys);
   int bad = pd_json_strict(b, allowed, NULL, rep) || pd_fields_from_json(b, &fs, rep) ||
             common_fields(&fs, &n, &c, &ways, &sets, rep);
   pd_fields_free(&fs);
@@ -103,8 +122,12 @@ void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep)
   free(phases);
 }
 
-/* phases=0,4,9 (comma-separated decimal integers). */
-static int parse_phase_list(const char *s, uint64_t **out, size_t *m, pd_reply *rep)
+#define PD_PHASES_INLINE 64 /* a list this long is read without an allocation */
+
+/* phases=0,4,9 (comma-separated decimal integers, each below 2^64) into
+ * `small` when it fits, else into an allocation: *out is one or the other. */
+static int parse_phase_list(const char *s, uint64_t small[PD_PHASES_INLINE], uint64_t **out,
+                            size_t *m, pd_reply *rep)
 {
   size_t cap = 1;
   for (const char *p = s; *p; p++)
@@ -113,23 +136,24 @@ static int parse_phase_list(const char *s, uint64_t **out, size_t *m, pd_reply *
     pd_reply_error(rep, 400, "out_of_range", "phases", "at most %u phases", PD_PHASES_MAX);
     return -1;
   }
-  uint64_t *v = malloc(cap * sizeof *v);
+  uint64_t *v = cap <= PD_PHASES_INLINE ? small : malloc(cap * sizeof *v);
   if (!v) {
     pd_reply_error(rep, 500, "internal", NULL, "out of memory");
     return -1;
   }
   size_t n = 0;
   const char *p = s;
-  for (;;) {
-    char *end = NULL;
-    errno = 0;
-    if (*p < '0' || *p > '9')
-      break;
-    unsigned long long x = strtoull(p, &end, 10);
-    if (errno)
+  while (*p >= '0' && *p <= '9') {
+    uint64_t x = 0;
+    int over = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+      unsigned digit = (unsigned)(*p - '0');
+      over |= x > (UINT64_MAX - digit) / 10;
+      x = 10 * x + digit;
+    }
+    if (over)
       break;
     v[n++] = x;
-    p = end;
     if (*p == '\0') {
       *out = v;
       *m = n;
@@ -139,36 +163,40 @@ static int parse_phase_list(const char *s, uint64_t **out, size_t *m, pd_reply *
       break;
     p++;
   }
-  free(v);
+  if (v != small)
+    free(v);
   pd_reply_error(rep, 400, "invalid_value", "phases",
                  "phases must be comma-separated non-negative integers, e.g. 0,4");
   return -1;
 }
 
-/* The query string is read straight into the query (no Jansson tree). */
+/* The query string is read straight into the bounds keys' slots (no
+ * Jansson tree). */
 void pd_h_bounds_get(pd_ctx *ctx, pd_request *req, pd_reply *rep)
 {
-  static const char *const strings[] = {"phases", NULL};
   static const char *const allowed[] = {"N", "C", "phases", "ways", "sets", NULL};
   pd_fields fs;
   pd_fields_init(&fs);
-  uint64_t n, c, ways = 0, sets = 0, *phases = NULL;
+  pd_fields_index(&fs, &ctx->bounds_keys);
+  uint64_t n, c, ways = 0, sets = 0, small[PD_PHASES_INLINE], *phases = NULL;
   size_t m = 0;
-  int bad = pd_fields_from_args(req->conn, strings, &fs, rep) ||
-            pd_fields_strict(&fs, allowed, NULL, rep) ||
+  int bad = pd_fields_from_args(req->conn, NULL, &fs, rep) ||
+            ((size_t)__builtin_popcountll(fs.present) != fs.n &&
+             pd_fields_strict(&fs, allowed, NULL, rep)) ||
             common_fields(&fs, &n, &c, &ways, &sets, rep);
-  const pd_field *ph = bad ? NULL : pd_fields_get(&fs, "phases");
-  if (!bad && !ph) {
+  const pd_value *ph = pd_fields_at(&fs, BOUNDS_PHASES);
+  if (!bad && ph->kind == PD_V_ABSENT) {
     pd_reply_error(rep, 400, "missing_field", "phases", "field 'phases' is required");
     bad = 1;
   }
   if (!bad)
-    bad = parse_phase_list(ph->v.s, &phases, &m, rep);
+    bad = parse_phase_list(ph->s, small, &phases, &m, rep);
   pd_fields_free(&fs);
   if (bad)
     return;
   bounds_run(rep, n, c, phases, m, ways, sets);
-  free(phases);
+  if (phases != small)
+    free(phases);
 }
 
 /* The fields of a question from the JSON body (POST) or the query string

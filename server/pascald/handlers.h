@@ -6,6 +6,7 @@
 #define PASCALD_HANDLERS_H
 
 #include "pascald.h"
+#include "qfields.h"
 
 /* h_meta.c */
 void pd_h_healthz(pd_ctx *ctx, pd_request *req, pd_reply *rep);
@@ -16,7 +17,9 @@ void pd_h_metrics(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 /* h_predict.c */
 void pd_h_predict_get(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_predict_post(pd_ctx *ctx, pd_request *req, pd_reply *rep);
-/* h_bounds.c */
+/* h_bounds.c; pd_bounds_keys_init builds the key table of a bounds
+ * question (ctx->bounds_keys): 0, or -1 when it does not fit */
+int pd_bounds_keys_init(pd_keys *k);
 void pd_h_bounds_get(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_bounds_post(pd_ctx *ctx, pd_request *req, pd_reply *rep);
 void pd_h_coherence_get(pd_ctx *ctx, pd_request *req, pd_reply *rep);

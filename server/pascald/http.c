@@ -35,6 +35,7 @@
 #include "auth.h"
 #include "conns.h"
 #include "cors.h"
+#include "handlers.h"
 #include "jsonin.h"
 #include "jsonpar.h"
 #include "pascal/grow.h"
@@ -458,6 +459,10 @@ int pd_http_start(pd_ctx *ctx, char *msg, size_t msglen)
 {
   if (pd_query_keys_init(&ctx->query_keys)) {
     snprintf(msg, msglen, "the predict query's fields do not fit its key table");
+    return -1;
+  }
+  if (pd_bounds_keys_init(&ctx->bounds_keys)) {
+    snprintf(msg, msglen, "the bounds question's fields do not fit its key table");
     return -1;
   }
   char port[16];

@@ -14,25 +14,9 @@
 #include "json_text.h"
 #include "jsonin.h"
 
-static void ws(pd_jread *r)
-{
-  while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
-    r->p++;
-}
-
-int pd_jread_take(pd_jread *r, char c)
-{
-  ws(r);
-  if (r->p < r->end && *r->p == c) {
-    r->p++;
-    return 1;
-  }
-  return 0;
-}
-
 int pd_jread_at_end(pd_jread *r)
 {
-  ws(r);
+  pd_jread_ws(r);
   return r->p == r->end;
 }
 
@@ -125,7 +109,7 @@ static int literal(pd_jread *r, const char *word, size_t n)
 int pd_jread_scalar(pd_jread *r, pd_value *v)
 {
   memset(v, 0, sizeof *v);
-  ws(r);
+  pd_jread_ws(r);
   if (r->p == r->end)
     return -1;
   switch (*r->p) {

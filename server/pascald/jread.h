@@ -22,8 +22,24 @@ typedef struct pd_jread {
   const char *p, *end; /* the text not yet read; *end is readable (NUL) */
 } pd_jread;
 
-/* Skip JSON whitespace; then 1 when the next byte is `c` (and take it). */
-int pd_jread_take(pd_jread *r, char c);
+/* Skip JSON whitespace. */
+static inline void pd_jread_ws(pd_jread *r)
+{
+  while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
+    r->p++;
+}
+
+/* Skip JSON whitespace; then 1 when the next byte is `c` (and take it).
+ * Inline: a batch item's reading takes about thirty. */
+static inline int pd_jread_take(pd_jread *r, char c)
+{
+  pd_jread_ws(r);
+  if (r->p < r->end && *r->p == c) {
+    r->p++;
+    return 1;
+  }
+  return 0;
+}
 /* 1 when only whitespace is left. */
 int pd_jread_at_end(pd_jread *r);
 /* A string, number, true, false or null; -1 at '{', '[' or bad text. */

@@ -25,6 +25,11 @@ static void test_hand_distances(void)
   CHECK_INT(misses, 2);
   CHECK(pascal_lru_misses_exact(8, 7, two, 2, &misses, NULL) == PASCAL_OK);
   CHECK_INT(misses, 1); /* only worker 1's distance 7 reaches C */
+  /* the count from the distances themselves: C = 6, 7, 8 against RD 6, 7
+   * (fails when the comparison is > instead of >=: 1, 0, 0) */
+  CHECK_INT(pascal_lru_misses_of_distances(rd, 2, 6), 2);
+  CHECK_INT(pascal_lru_misses_of_distances(rd, 2, 7), 1);
+  CHECK_INT(pascal_lru_misses_of_distances(rd, 2, 8), 0);
   /* aligned: the leader sees all N - 1 other blocks, followers see none */
   uint64_t aligned[] = {2, 2, 2};
   CHECK(pascal_reuse_distance_compute(9, aligned, 3, rd, NULL) == PASCAL_OK);

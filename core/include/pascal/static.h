@@ -116,6 +116,11 @@ pascal_status pascal_reuse_distance_compute(uint64_t n, const uint64_t *phases, 
 pascal_status pascal_lru_misses_exact(uint64_t n, uint64_t c, const uint64_t *phases, size_t m,
                                       size_t *misses_per_round, pascal_error *err);
 
+/* The same count from reuse distances already computed (rd, m entries, as
+ * pascal_reuse_distance_compute gives them): #{w : rd[w] >= C}. For a
+ * caller that needs the distances as well, so that they are computed once. */
+size_t pascal_lru_misses_of_distances(const uint64_t *rd, size_t m, uint64_t c);
+
 /* Reuse times of §3.4 in units of 1/M round: tau_units[w] = M * tau_w where
  * tau_w = min_{w'} [g_{w'w} + (w - w')/M], g_{w'w} = (s_{w'} - s_w) mod N and
  * a zero lag counts as N when w' >= w. Sum over w of tau_units = N * M.
