@@ -1,9 +1,12 @@
 /*
  * test_gemm.c - the GEMM extension (paper section 4.5, App. C "GEMM
  * instantiation"): the worked tile counts and byte references, K_0, the
- * transfer along log n_c then log n_r with (p + 4 a_lin)/5 inside brackets
- * and clamped ends, the cumulative curve over n_k, and decoding clipped to
- * [K_0, M].
+ * transfer along log n_c then log n_r with (p + 4 a_lin)/5 inside brackets,
+ * the cumulative curve over n_k, decoding clipped to [K_0, M], and beyond
+ * the grid the nearest reference's fills carried by the static reference
+ * V_s (by hand where V_s is Q or B_0; the shapes of the grids below run in
+ * one wave of 48 CTAs, where V_s = B_0 and the answer keeps the nearest
+ * reference's kappa).
  *
  * Reference grids: n_r in {2, 4, 8} x n_c in {2, 4, 8} (Mg, Ng = 128 n),
  * Kg = 1024 (n_k = 16), kappa = KAPPA[r][c]; grid (4, 8) also at Kg = 4096
@@ -196,6 +199,65 @@ static void clipping(const pascal_model *md)
   }
 }
 
+/* Beyond the grid, by hand. Grids n_r, n_c in {2, 4} x n_k in {2, 4, 8},
+ * kappa 1.5, ONE resident CTA (each CTA its own wave). Bytes in units of
+ * u = 16384 (one 128 x 64 FP16 tile): B_0 = (n_r + n_c) n_k u, Q = 2 n_r
+ * n_c n_k u, a panel n_k u. The query (8, 2, 16) reads the reference
+ * (4, 2, 8): B_0 = 48 u, V = 72 u, Q = 128 u.
+ * - Capacity of one block (u, below every panel): no panel is ever
+ *   re-read from the cache, V_s = Q at both, so V = 72 u * Q(q) / Q(ref) =
+ *   72 * 512 / 128 u = 288 u, kappa = 288 / 160 = 1.8 (holding kappa gave
+ *   1.5, 240 u).
+ * - Capacity of 2^20 blocks (everything fits): V_s = B_0 at both, V = 72 u
+ *   * 160 / 48 = 240 u, kappa 1.5.
+ * - 2^25 output tiles (more than V_s walks): the reference's kappa, 1.5,
+ *   with the actions of the held value (clamped, held-at-end).
+ * Checked to fail with V carried by B_0 (the first case reads 1.5) and
+ * with the fallback removed (the third returns ERANGE). */
+static void static_ratio(void)
+{
+  const double u = 16384;
+  uint32_t caps[2] = {1, 1u << 20};
+  double want[2] = {1.8, 1.5};
+  for (int t = 0; t < 2; t++) {
+    pascal_calibration cal = gemm_cal();
+    pascal_model *md = NULL;
+    cal.gemm.resident_ctas = 1;
+    cal.device.capacity_blocks = caps[t];
+    for (uint32_t r = 2; r <= 4; r *= 2)
+      for (uint32_t c = 2; c <= 4; c *= 2)
+        for (uint32_t k = 2; k <= 8; k *= 2)
+          add(&cal, r, c, k, 1.5);
+    CHECK_INT(pascal_model_fit(&cal, &md, NULL), PASCAL_OK);
+    pascal_calibration_free(&cal);
+    if (!md)
+      return;
+    pascal_gemm_prediction p = predict(md, 8, 2, 16);
+    CHECK_NEAR(p.B0, 160 * u, 1e-6);
+    CHECK_NEAR(p.Q, 512 * u, 1e-6);
+    CHECK_NEAR(p.kappa, want[t], 1e-12);
+    CHECK_NEAR(p.fill_bytes, want[t] * 160 * u, 1e-6);
+    CHECK_NEAR(p.K, p.K0 * want[t], 1e-12);
+    CHECK_INT(p.extrapolated.n, 2);
+    CHECK_INT(p.extrapolated.item[0].coordinate, PASCAL_COORD_N_R);
+    CHECK_INT(p.extrapolated.item[0].action, PASCAL_EXTRAP_STATIC_RATIO);
+    CHECK_INT(p.extrapolated.item[1].coordinate, PASCAL_COORD_N_K);
+    CHECK_INT(p.extrapolated.item[1].action, PASCAL_EXTRAP_STATIC_RATIO);
+    /* inside the grid nothing is carried */
+    p = predict(md, 4, 2, 8);
+    CHECK_NEAR(p.kappa, 1.5, 1e-12);
+    CHECK_INT(p.extrapolated.n, 0);
+    if (t == 0) { /* 8192 x 4096 output tiles */
+      p = predict(md, 8192, 4096, 4);
+      CHECK_NEAR(p.kappa, 1.5, 1e-12);
+      CHECK_INT(p.extrapolated.n, 2);
+      CHECK_INT(p.extrapolated.item[0].action, PASCAL_EXTRAP_CLAMPED);
+      CHECK_INT(p.extrapolated.item[1].action, PASCAL_EXTRAP_CLAMPED);
+    }
+    pascal_model_free(md);
+  }
+}
+
 static void wrong_workload_and_shape(const pascal_model *md)
 {
   pascal_scan_key key = {1, PASCAL_PATH_TMA, 1, 0};
@@ -212,6 +274,7 @@ static void wrong_workload_and_shape(const pascal_model *md)
 int main(void)
 {
   worked_numbers();
+  static_ratio();
   pascal_model *md = build();
   if (md) {
     transfer_rules(md);
