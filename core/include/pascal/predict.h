@@ -106,30 +106,30 @@ const char *pascal_coordinate_name(pascal_coordinate c);
 
 /* What the model does with a coordinate outside its calibrated range. */
 typedef enum pascal_extrapolation_action {
-  PASCAL_EXTRAP_CLAMPED = 0,  /* the value of the nearest reference is used
-                                 (m, depths; a scan's N above the largest
-                                 size at W <= 1; GEMM n_r, n_c where the
-                                 static reference cannot be walked)       */
-  PASCAL_EXTRAP_HELD = 1,     /* the curve is held at its end value
-                                 (horizon W below the first; GEMM n_k
-                                 where the static reference cannot be
-                                 walked)                                  */
-  PASCAL_EXTRAP_LINEAR = 2,   /* the excess is carried on linearly: in
-                                 eta = C/N from the two nearest sizes (a
-                                 scan's N below the smallest size; its
-                                 time's fit values stay clamped), in
-                                 -1/W along the last segment's onset law
-                                 (a scan's W above the last horizon)      */
-  PASCAL_EXTRAP_SAME_SLOT = 3, /* a scan's N above the largest size at
-                                 W > 1: the largest size's curve read at
-                                 the same blocks per slot, the horizon
-                                 W N / N_max (its time's fit values
-                                 clamped)                                  */
+  PASCAL_EXTRAP_CLAMPED = 0,     /* the value of the nearest reference is used
+                                    (m, depths; a scan's N above the largest
+                                    size at W <= 1; GEMM n_r, n_c where the
+                                    static reference cannot be walked)       */
+  PASCAL_EXTRAP_HELD = 1,        /* the curve is held at its end value
+                                    (horizon W below the first; GEMM n_k
+                                    where the static reference cannot be
+                                    walked)                                  */
+  PASCAL_EXTRAP_LINEAR = 2,      /* the excess is carried on linearly: in
+                                    eta = C/N from the two nearest sizes (a
+                                    scan's N below the smallest size; its
+                                    time's fit values stay clamped), in
+                                    -1/W along the last segment's onset law
+                                    (a scan's W above the last horizon)      */
+  PASCAL_EXTRAP_SAME_SLOT = 3,   /* a scan's N above the largest size at
+                                    W > 1: the largest size's curve read at
+                                    the same blocks per slot, the horizon
+                                    W N / N_max (its time's fit values
+                                    clamped)                                 */
   PASCAL_EXTRAP_STATIC_RATIO = 4 /* GEMM n_r, n_c, n_k outside the grid:
                                     the nearest reference's fills times
                                     V_s(query) / V_s(reference), V_s the
                                     raster's static reference, in [B_0, Q]
-                                    (predict_gemm.c)                      */
+                                    (predict_gemm.c)                         */
 } pascal_extrapolation_action;
 #define PASCAL_EXTRAP_ACTIONS 5
 
