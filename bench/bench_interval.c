@@ -2,7 +2,8 @@
  * bench_interval.c - how the prediction intervals of a calibration hold on
  * its panels (pascal/interval.h; docs/expected-error.md): the residual
  * groups the intervals come from (the calibration's leave-one-key-out and
- * level folds, the repeats; an extrapolated group also per action) and how
+ * level folds, the repeats; an extrapolated group also per action; the
+ * aligned group of the predictions that read no excess) and how
  * each covers its own residuals with the key held out (each rate against
  * the quantiles of its group's rates from other keys; an action's also
  * against those of every action, the group it would read without the
@@ -46,7 +47,10 @@ static void print_groups(const pascal_interval_calibration *ic)
                  ga->lo[0], ga->hi[0], ga->n[1], ga->lo[1], ga->hi[1]);
       }
     }
-  const pascal_interval_group *g = &ic->noise_group;
+  const pascal_interval_group *g = &ic->aligned;
+  printf("  %-16s %6zu %9.4f %9.4f %6zu %9.4f %9.4f (log-ratios)\n", "aligned", g->n[0], g->lo[0],
+         g->hi[0], g->n[1], g->lo[1], g->hi[1]);
+  g = &ic->noise_group;
   printf("  %-16s %6zu %9.4f %9.4f %6zu %9.4f %9.4f\n\n", "repeats", g->n[0], g->lo[0], g->hi[0],
          g->n[1], g->lo[1], g->hi[1]);
 }
@@ -76,17 +80,29 @@ static bool same_key(const pascal_calibration *cal, size_t a, size_t b)
 }
 
 /* Whether residual r's evidence is along coord of kind (and action, if
- * >= 0). */
+ * >= 0); coord ALIGNED: whether its prediction read no excess. */
+#define ALIGNED (-1)
 static bool in_group(const pascal_residual *r, int coord, int kind, int action)
 {
+  if (coord == ALIGNED)
+    return r->transfers.aligned;
   const pascal_transfer *t = pascal_residual_evidence(r);
   return t && (int)t->coordinate == coord && (int)t->kind == kind &&
          (action < 0 || (int)t->action == action);
 }
 
+/* Residual r's K rate in the group of coord: per unit distance, or its
+ * log-ratio in the aligned group. */
+static double rate_of(const pascal_residual *r, int coord)
+{
+  double lr = r->log_ratio[PASCAL_INTERVAL_K];
+  return coord == ALIGNED ? lr : lr / pascal_residual_evidence(r)->distance;
+}
+
 /* The share (%) of the K rates of group (coord, kind, action) inside the
  * interval of group (coord, kind, pool) made from other keys' rates; with
- * `passes`, of the scan runs above one pass only. */
+ * `passes`, of the scan runs above one pass only. The aligned group's
+ * quantiles are signed, as an extrapolated one's (kind EXTRAP). */
 static double held_key_coverage(const pascal_calibration *cal,
                                 const pascal_interval_calibration *ic, int coord, int kind,
                                 int action, int pool, bool passes, size_t *n_out)
@@ -101,11 +117,10 @@ static double held_key_coverage(const pascal_calibration *cal,
     size_t k = 0;
     for (size_t j = 0; j < ic->n; j++)
       if (in_group(&ic->items[j], coord, kind, pool) && !same_key(cal, r->run, ic->items[j].run))
-        v[k++] = ic->items[j].log_ratio[PASCAL_INTERVAL_K] /
-                 pascal_residual_evidence(&ic->items[j])->distance;
+        v[k++] = rate_of(&ic->items[j], coord);
     if (k == 0)
       continue;
-    double rate = r->log_ratio[PASCAL_INTERVAL_K] / pascal_residual_evidence(r)->distance;
+    double rate = rate_of(r, coord);
     double lo, hi;
     if (kind == PASCAL_TRANSFER_EXTRAP) {
       qsort(v, k, sizeof *v, cmp_double);
@@ -151,6 +166,10 @@ static void print_fold_coverage(const pascal_calibration *cal,
                mix, mix1);
       }
     }
+  size_t n, n1;
+  double all = held_key_coverage(cal, ic, ALIGNED, PASCAL_TRANSFER_EXTRAP, -1, -1, false, &n);
+  double above = held_key_coverage(cal, ic, ALIGNED, PASCAL_TRANSFER_EXTRAP, -1, -1, true, &n1);
+  printf("  %-30s %5.1f %% of %zu, %5.1f %% of %zu\n", "aligned", all, n, above, n1);
   printf("\n");
 }
 

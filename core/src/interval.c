@@ -3,9 +3,11 @@
  * (pascal/interval.h; docs/expected-error.md): residuals grouped by the one
  * transfer their prediction made, as rates per unit distance (signed
  * quantiles for extrapolated transfers, also per extrapolation action,
- * symmetric ones of |rate| for interpolated); an answer's interval
- * combines its transfers' group bounds, scaled by its own distances, in
- * quadrature, with the run-to-run spread as the floor.
+ * symmetric ones of |rate| for interpolated), and the residuals of scan
+ * predictions that read no excess apart, as log-ratios (the aligned
+ * group); an answer's interval takes, per side, the widest of its
+ * transfers' group bounds scaled by its own distances (an aligned answer
+ * the aligned group's), with the run-to-run spread as the floor.
  */
 #include "pascal/interval.h"
 
@@ -96,6 +98,8 @@ static bool entailed(const pascal_transfers *t, size_t i)
 const pascal_transfer *pascal_residual_evidence(const pascal_residual *r)
 {
   const pascal_transfer *sole = NULL;
+  if (r->transfers.aligned)
+    return NULL;
   for (size_t i = 0; i < r->transfers.n; i++)
     if (!entailed(&r->transfers, i)) {
       if (sole)
@@ -138,6 +142,11 @@ pascal_status pascal_interval_finish(pascal_interval_calibration *c, pascal_erro
     for (size_t i = 0; i < c->n; i++)
       v[i] = c->items[i].log_ratio[q];
     summarise(v, c->n, q, false, &c->pooled);
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++)
+      if (c->items[i].transfers.aligned)
+        v[k++] = c->items[i].log_ratio[q];
+    summarise(v, k, q, false, &c->aligned);
     for (size_t i = 0; i < c->n_noise; i++)
       v[i] = c->noise[i][q];
     summarise(v, c->n_noise, q, false, &c->noise_group);
@@ -215,13 +224,24 @@ static bool entailed_held(const pascal_interval_calibration *c, const pascal_tra
   return false;
 }
 
-/* K: the transfers' groups, scaled by their distances, in quadrature. */
+/* K: the widest of the transfers' groups, each scaled by its distance, per
+ * side (the key-and-level folds, docs/expected-error.md: two transfers err
+ * together, not independently); an answer that read no excess the aligned
+ * group. */
 static bool transfers_bounds(const pascal_interval_calibration *c, const pascal_transfers *t,
                              double *lo, double *hi, pascal_interval_bounds *out)
 {
   int q = PASCAL_INTERVAL_K;
-  double lo2 = 0, hi2 = 0, mean2 = 0;
   bool known = false;
+  const pascal_interval_group *al = &c->aligned;
+  *lo = *hi = out->mean_abs = 0;
+  if (t->aligned && t->n > 0 && al->n[q] >= PASCAL_INTERVAL_MIN_RESIDUALS) {
+    *lo = fmin(0, al->lo[q]);
+    *hi = fmax(0, al->hi[q]);
+    out->n_residuals = al->n[q];
+    out->mean_abs = al->mean_abs[q];
+    return true;
+  }
   for (size_t i = 0; i < t->n; i++) {
     bool own_action, borrowed;
     if (entailed_held(c, t, i, q))
@@ -231,17 +251,12 @@ static bool transfers_bounds(const pascal_interval_calibration *c, const pascal_
       continue;
     known = true;
     double dist = t->item[i].distance;
-    double l = fmin(0, g->lo[q] * dist), h = fmax(0, g->hi[q] * dist);
-    double m = g->mean_abs[q] * dist;
-    lo2 += l * l;
-    hi2 += h * h;
-    mean2 += m * m;
+    *lo = fmin(*lo, g->lo[q] * dist);
+    *hi = fmax(*hi, g->hi[q] * dist);
+    out->mean_abs = fmax(out->mean_abs, g->mean_abs[q] * dist);
     out->n_residuals += g->n[q];
     out->borrowed += borrowed;
   }
-  *lo = -sqrt(lo2);
-  *hi = sqrt(hi2);
-  out->mean_abs = sqrt(mean2);
   return known;
 }
 

@@ -178,6 +178,14 @@ static inline void pc_transfers_mark_actions(pascal_transfers *t, const pascal_e
         t->item[i].action = ex->item[j].action;
 }
 
+/* Whether the encoded excess a reads none: pascal_excess_decode gives its
+ * k0, aligned K, exactly (pascal_transfers.aligned; an encoded zero decodes
+ * to an excess of about 1e-18, below a double's resolution at 1). */
+static inline bool pc_excess_none(double a)
+{
+  return pascal_excess_decode(a, 1, INFINITY) == 1;
+}
+
 /* Which value of a reference a scan transfer reads: K's encoded a at log W
  * (the curve), or the time fit's log cost or fixed cost. */
 typedef enum pc_ref_value {

@@ -489,6 +489,7 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
   scan_extrapolations(md, key, N, W, lw, &sp, &p.extrapolated);
   scan_transfers(key, N, lw, why, &sp, &p.transfers);
   pc_transfers_mark_actions(&p.transfers, &p.extrapolated);
+  p.transfers.aligned = pc_excess_none(why->a);
   pc_scan_advise(&md->device, key, N, W, &p, &p.advice);
   *out = p;
   return PASCAL_OK;

@@ -232,7 +232,9 @@ static void put_interval(pascal_jtext *w, const pascal_answer *a)
   }
 }
 
-/* In the explanation: what the interval rests on (its transfers, the
+/* In the explanation: what the interval rests on (its transfers, an
+ * extrapolated one with its action, which picks its residual group;
+ * whether it read no excess, which picks the aligned group instead; the
  * residuals behind them, borrowed groups, the widening to aligned K = 1). */
 static void put_interval_basis(pascal_jtext *w, const pascal_transfers *t,
                                const pascal_answer_interval *iv)
@@ -244,9 +246,12 @@ static void put_interval_basis(pascal_jtext *w, const pascal_transfers *t,
     PASCAL_JTEXT_STRING(w, "coordinate", pascal_coordinate_name(t->item[i].coordinate));
     PASCAL_JTEXT_STRING(w, "kind", pascal_transfer_kind_name(t->item[i].kind));
     PASCAL_JTEXT_REAL(w, "distance", t->item[i].distance);
+    if (t->item[i].kind == PASCAL_TRANSFER_EXTRAP)
+      PASCAL_JTEXT_STRING(w, "action", pascal_extrapolation_action_name(t->item[i].action));
     pascal_jtext_object_end(w);
   }
   pascal_jtext_array_end(w);
+  PASCAL_JTEXT_BOOL(w, "aligned", t->aligned);
   PASCAL_JTEXT_UINT(w, "residuals", iv->n_residuals);
   PASCAL_JTEXT_UINT(w, "borrowed", iv->borrowed);
   PASCAL_JTEXT_BOOL(w, "widened_to_aligned", iv->widened_to_aligned);

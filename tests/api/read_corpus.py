@@ -35,7 +35,11 @@ answer identical, checked member by member. Issue 36's fourth round added
 nine query-string integers around its digit-by-digit reading (18
 characters) and int64's limits, recorded from the daemon before that
 change; the other answers re-recorded identical. With the sign dropped by
-that reading, "o negative" and "W negative" fail here (checked)."""
+that reading, "o negative" and "W negative" fail here (checked). Issue
+33's aligned group and widest-transfer intervals re-recorded 35 answers,
+no status: 20 explained answers (3 of them batch items) gained
+explanation.interval.aligned, 29 interval bounds moved (K and fill bytes),
+2 residual counts; nothing else changed, checked member by member."""
 import json
 import os
 import sys

@@ -55,6 +55,20 @@ class AnswerTrust(unittest.TestCase):
                 self.assertEqual(doc[k], full[k], k)
         return full
 
+    def transfers(self, p):
+        """The interval's transfers as (coordinate, kind, action), after
+        checking that an extrapolated transfer names the action of its
+        coordinate's extrapolated item and that no other transfer has one."""
+        items = {e["coordinate"]: e["action"] for e in p["extrapolated"]}
+        out = []
+        for t in p["explanation"]["interval"]["transfers"]:
+            if t["kind"] == "extrapolated":
+                self.assertEqual(t["action"], items[t["coordinate"]], t)
+            else:
+                self.assertNotIn("action", t)
+            out.append((t["coordinate"], t["kind"], t.get("action")))
+        return out
+
     def test_readme_compact_answer(self):
         """The README's sample answer (its GET with &explain=false) is what
         the daemon answers on the shipped bundle: keys in order, and every
@@ -110,18 +124,50 @@ class AnswerTrust(unittest.TestCase):
         p = self.all_forms(o=1, path="tma", d=4, m=3, N=12288, W=16)
         self.assertEqual(p["extrapolated"], [dict(coordinate="N", value=12288.0, min=3072.0,
                                                   max=6144.0, action="same-blocks-per-slot")])
+        # the interval reads the same-slot group (explanation.interval.transfers;
+        # without the codec's "action" member these checks fail with a KeyError)
+        self.assertEqual(self.transfers(p), [("m", "interpolated", None), ("W", "interpolated", None),
+                                             ("N", "extrapolated", "same-blocks-per-slot")])
         self.assertAlmostEqual(p["K"] / self.all_forms(o=1, path="tma", d=4, m=3, N=6144, W=32)["K"],
                                1, places=12)
         p = self.all_forms(o=1, path="tma", d=4, m=3, N=100000, W=1)
         self.assertEqual(p["extrapolated"], [dict(coordinate="N", value=100000.0, min=3072.0,
                                                   max=6144.0, action="clamped")])
+        self.assertEqual(self.transfers(p), [("m", "interpolated", None), ("N", "extrapolated", "clamped")])
         p = self.all_forms(o=1, path="tma", d=4, m=40, N=4096, W=500)
         self.assertEqual([(e["coordinate"], e["min"], e["max"], e["action"]) for e in p["extrapolated"]],
                          [("W", 1.0, 64.0, "linear"), ("m", 0.0, 14.0, "clamped")])
+        self.assertEqual(self.transfers(p), [("m", "extrapolated", "clamped"), ("W", "extrapolated", "linear")])
         p = self.all_forms(o=1, path="tma", d=9, m=4, N=4096, W=16)
         self.assertEqual(p["rule"], "depth-fallback")
         self.assertEqual(p["extrapolated"], [dict(coordinate="d", value=9.0, min=4.0, max=6.0,
                                                   action="clamped")])
+        self.assertEqual(self.transfers(p), [("d", "extrapolated", "clamped")])
+
+    def test_aligned_answers_read_the_aligned_group(self):
+        """A scan answer at K = 1 exactly read no excess: it says so
+        (explanation.interval.aligned) and its interval is the aligned
+        group's, the same at every distance; one that read an excess scales
+        with its distance. Without the aligned group the two m-clamped
+        answers would read the m-clamped group (-0.18 .. 0.24 per step on
+        this bundle, bench_interval) times 4 and 28, not one interval (a
+        daemon built without it refuses the shipped bundle, whose stored
+        report it no longer reproduces: both this test and test_advice
+        fail then, checked)."""
+        near, far = (self.get(o=2, path="sync", m=m, N=4096, W=16) for m in (16, 40))
+        for p in (near, far):
+            self.assertEqual((p["K"], p["explanation"]["interval"]["aligned"]), (1.0, True), p)
+        self.assertEqual([t["distance"] for t in near["explanation"]["interval"]["transfers"]], [4.0])
+        self.assertEqual([t["distance"] for t in far["explanation"]["interval"]["transfers"]], [28.0])
+        self.assertEqual((near["interval"]["K_low"], near["interval"]["K_high"]),
+                         (far["interval"]["K_low"], far["interval"]["K_high"]))
+        self.assertLessEqual(near["interval"]["K_low"], 1.0)
+        self.assertGreaterEqual(near["interval"]["K_high"], 1.0)
+        excess = self.get(o=1, path="tma", d=4, m=3, N=4096, W=32)
+        self.assertGreater(excess["K"], 1)
+        self.assertFalse(excess["explanation"]["interval"]["aligned"])
+        gemm = self.d.request("GET", "/v1/predict?device=sim-gb10&Mg=65536&Ng=1024&Kg=4096").json
+        self.assertFalse(gemm["explanation"]["interval"]["aligned"])  # never marked (folds)
 
     def test_gemm_extrapolation_and_no_advice(self):
         r = self.d.request("GET", "/v1/predict?device=sim-gb10&Mg=65536&Ng=1024&Kg=4096")

@@ -1,10 +1,12 @@
 /*
  * test_interval.c - prediction intervals (pascal/interval.h): group
  * quantiles and an answer's bounds from hand-made residuals (type-7
- * quantiles worked by hand, distances, quadrature, borrowing, the floor, the
- * repeats' spread, the pooled time residuals); the residuals a calibration
- * gives its folds (a calibration with K = 1 everywhere is reproduced by
- * every fold: the intervals are the floor); a panel's coverage by groups;
+ * quantiles worked by hand, distances, the widest transfer per side,
+ * borrowing, the floor, the repeats' spread, the pooled time residuals, the
+ * aligned group of the answers that read no excess); the residuals a
+ * calibration gives its folds (a calibration with K = 1 everywhere is
+ * reproduced by every fold, every prediction aligned: the intervals are the
+ * floor); a panel's coverage by groups;
  * the families whose folds favour aligned K = 1; and that a panel's
  * coverage counts exactly the runs inside the intervals the answers
  * themselves carry (pascal_answer_query, widening included).
@@ -13,7 +15,11 @@
  * distance, or the bounds not scaled by it, the worked bounds are off by a
  * factor 2; without the floor a transfer on exact residuals reads 0 width
  * (the issue's "1e-14 %"); without the sqrt 2 the repeat bound is 0.1458,
- * not 0.1031.
+ * not 0.1031. In quadrature (the rule before the key-and-level folds) the
+ * two-transfer bounds are sqrt(0.8^2 + 0.2^2) and sqrt(0.25 + 0.09), not
+ * 0.8 and 0.5. With aligned residuals entering their coordinates' groups
+ * 246 checks fail; with an aligned answer reading its transfers' groups,
+ * 4 (test_aligned_group and the flat calibration).
  */
 #include <math.h>
 #include <stdio.h>
@@ -92,14 +98,20 @@ static void test_bounds_by_hand(void)
   CHECK_INT(b.borrowed, 0);
   CHECK_NEAR(b.level, 0.8, 0);
 
-  /* W and m: in quadrature; the m group's quantiles are both 0.2, so its
-   * lower side is 0 (an interval holds its answer) */
+  /* W and m: per side the wider; the m group's quantiles are both 0.2, so
+   * its lower side is 0 (an interval holds its answer) */
   t.item[t.n++] =
       (pascal_transfer){PASCAL_COORD_M, PASCAL_TRANSFER_EXTRAP, 1, PASCAL_EXTRAP_CLAMPED};
   pascal_interval_bounds_of(&c, &t, &b);
   CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.8, 1e-12);
-  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], sqrt(0.8 * 0.8 + 0.04), 1e-12);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 0.8, 1e-12);
+  CHECK_NEAR(b.mean_abs, 0.5, 1e-12); /* the wider of 0.25 * 2 and 0.2 */
   CHECK_INT(b.n_residuals, 18);
+  /* m farther (distance 5): its side 1.0 is the wider above */
+  t.item[1].distance = 5;
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -0.8, 1e-12);
+  CHECK_NEAR(b.hi[PASCAL_INTERVAL_K], 1.0, 1e-12);
 
   /* W extrapolated has no group: it borrows W interpolated's */
   t = one(PASCAL_COORD_W, PASCAL_TRANSFER_EXTRAP, 1);
@@ -256,7 +268,8 @@ static void test_groups_by_action(void)
 
   /* seven same-slot residuals, one short: the answer reads the pooled N
    * group (eight linear rates -0.5 and the seven 0.2: -0.5, 0.2) and its W
-   * transfer counts on its own (eight W rates 0.3: -+0.3), in quadrature */
+   * transfer counts on its own (eight W rates 0.3: -+0.3), the wider per
+   * side */
   for (int i = 0; i < 8; i++) {
     add(&c, extrap(PASCAL_COORD_N, PASCAL_EXTRAP_LINEAR, 1), -0.5, NAN);
     add(&c, one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 1), 0.3, NAN);
@@ -266,8 +279,8 @@ static void test_groups_by_action(void)
   CHECK_INT(pascal_interval_finish(&c, NULL), PASCAL_OK);
   t = same_slot(1, 1);
   pascal_interval_bounds_of(&c, &t, &b);
-  CHECK_NEAR(b.lo[q], -sqrt(0.25 + 0.09), 1e-12);
-  CHECK_NEAR(b.hi[q], sqrt(0.04 + 0.09), 1e-12);
+  CHECK_NEAR(b.lo[q], -0.5, 1e-12);
+  CHECK_NEAR(b.hi[q], 0.3, 1e-12);
   CHECK_INT(b.borrowed, 0); /* the pooled group is its (coordinate, kind)'s own */
   CHECK_INT(b.n_residuals, 15 + 8);
   pascal_interval_free(&c);
@@ -289,6 +302,64 @@ static void test_groups_by_action(void)
   CHECK_NEAR(b.lo[q], -PASCAL_INTERVAL_FLOOR, 0);
   CHECK_NEAR(b.hi[q], 1.46, 1e-12);
   CHECK_INT(b.n_residuals, 8);
+  pascal_interval_free(&c);
+}
+
+/* The answers that read no excess (aligned K exactly): their residuals
+ * form the aligned group, as log-ratios (not rates per distance), and enter
+ * no coordinate's group; an aligned answer reads that group whatever it
+ * transferred, unless it holds fewer than PASCAL_INTERVAL_MIN_RESIDUALS. */
+static void test_aligned_group(void)
+{
+  int q = PASCAL_INTERVAL_K;
+  pascal_interval_calibration c = {0};
+  /* W interpolated, not aligned: ten rates +-0.1 at distance 1 */
+  for (int i = 0; i < 10; i++)
+    add(&c, one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 1), i % 2 ? 0.1 : -0.1, NAN);
+  /* aligned, W interpolated at distance 2: seven exact, three 0.3 above.
+   * Signed type-7 quantiles of (0 x7, .3 x3): 10 % -> 0, 90 % -> h = 8.1
+   * -> 0.3 */
+  pascal_transfers al = one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 2);
+  al.aligned = true;
+  for (int i = 0; i < 10; i++)
+    add(&c, al, i < 7 ? 0 : 0.3, NAN);
+  CHECK_INT(pascal_interval_finish(&c, NULL), PASCAL_OK);
+  CHECK_INT(c.aligned.n[q], 10);
+  CHECK_NEAR(c.aligned.lo[q], 0, 1e-12);
+  CHECK_NEAR(c.aligned.hi[q], 0.3, 1e-12);
+  const pascal_interval_group *w = pascal_interval_group_of(&c, PASCAL_COORD_W, 0);
+  CHECK_INT(w->n[q], 10); /* the aligned residuals are not W's */
+  CHECK_NEAR(w->hi[q], 0.1, 1e-12);
+  /* an aligned answer far away reads the aligned group, unscaled */
+  pascal_transfers t = one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 3);
+  t.aligned = true;
+  pascal_interval_bounds b;
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_NEAR(b.lo[q], -PASCAL_INTERVAL_FLOOR, 0);
+  CHECK_NEAR(b.hi[q], 0.3, 1e-12);
+  CHECK_INT(b.n_residuals, 10);
+  CHECK_NEAR(b.mean_abs, 0.09, 1e-12);
+  /* the same answer not aligned: W's group times 3 */
+  t.aligned = false;
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_NEAR(b.lo[q], -0.3, 1e-12);
+  CHECK_NEAR(b.hi[q], 0.3, 1e-12);
+  pascal_interval_free(&c);
+
+  /* seven aligned residuals, one short: an aligned answer reads its
+   * transfers' groups */
+  c = (pascal_interval_calibration){0};
+  for (int i = 0; i < 10; i++)
+    add(&c, one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 1), i % 2 ? 0.1 : -0.1, NAN);
+  for (int i = 0; i < 7; i++)
+    add(&c, al, 0.3, NAN);
+  CHECK_INT(pascal_interval_finish(&c, NULL), PASCAL_OK);
+  pascal_interval_bounds_of(&c, &t, &b);
+  t.aligned = true;
+  pascal_interval_bounds b2;
+  pascal_interval_bounds_of(&c, &t, &b2);
+  CHECK_NEAR(b2.lo[q], b.lo[q], 0);
+  CHECK_NEAR(b2.hi[q], 0.3, 1e-12);
   pascal_interval_free(&c);
 }
 
@@ -322,18 +393,31 @@ static void test_folds_of_a_flat_calibration(void)
     exact += fabs(ic.items[i].log_ratio[PASCAL_INTERVAL_K]) < 1e-9;
   CHECK_INT(exact, ic.n);
   CHECK_INT(ic.n_noise, 0);
-  /* the N folds' extrapolations by action, as the predictions state them:
-   * N = 512 read from 768 and 1024 (linear, every m and W), N = 1024 from
-   * 768 at one pass (clamped) and at W = 4, 16 (same blocks per slot, the
-   * W read entailed, so one transfer); without the actions marked on the
-   * transfers (or without the entailment) these fail (checked) */
-  const pascal_interval_group *na = ic.action[PASCAL_COORD_N];
-  CHECK_INT(na[PASCAL_EXTRAP_LINEAR].n[PASCAL_INTERVAL_K], 27);
-  CHECK_INT(na[PASCAL_EXTRAP_CLAMPED].n[PASCAL_INTERVAL_K], 9);
-  CHECK_INT(na[PASCAL_EXTRAP_SAME_SLOT].n[PASCAL_INTERVAL_K], 18);
-  CHECK_INT(pascal_interval_group_of(&ic, PASCAL_COORD_N, PASCAL_TRANSFER_EXTRAP)->n[0], 54);
-  /* so an answer that transferred has the floor */
+  /* every prediction read no excess: every residual is the aligned
+   * group's, none a coordinate's */
+  CHECK_INT(ic.aligned.n[PASCAL_INTERVAL_K], ic.n);
+  CHECK_INT(pascal_interval_group_of(&ic, PASCAL_COORD_N, PASCAL_TRANSFER_EXTRAP)->n[0], 0);
+  /* the N folds' extrapolations by action, as the predictions state them
+   * (the evidence each would be, were it not aligned): N = 512 read from
+   * 768 and 1024 (linear, every m and W), N = 1024 from 768 at one pass
+   * (clamped) and at W = 4, 16 (same blocks per slot, the W read entailed,
+   * so one transfer); without the actions marked on the transfers (or
+   * without the entailment) these fail (checked) */
+  size_t by_action[PASCAL_EXTRAP_ACTIONS] = {0};
+  for (size_t i = 0; i < ic.n; i++) {
+    pascal_residual r = ic.items[i];
+    CHECK(r.transfers.aligned && !pascal_residual_evidence(&r));
+    r.transfers.aligned = false;
+    const pascal_transfer *e = pascal_residual_evidence(&r);
+    if (e && e->coordinate == PASCAL_COORD_N && e->kind == PASCAL_TRANSFER_EXTRAP)
+      by_action[e->action]++;
+  }
+  CHECK_INT(by_action[PASCAL_EXTRAP_LINEAR], 27);
+  CHECK_INT(by_action[PASCAL_EXTRAP_CLAMPED], 9);
+  CHECK_INT(by_action[PASCAL_EXTRAP_SAME_SLOT], 18);
+  /* so an aligned answer that transferred has the floor */
   pascal_transfers t = one(PASCAL_COORD_W, PASCAL_TRANSFER_INTERP, 1.5);
+  t.aligned = true;
   pascal_interval_bounds b;
   pascal_interval_bounds_of(&ic, &t, &b);
   CHECK_NEAR(b.lo[PASCAL_INTERVAL_K], -PASCAL_INTERVAL_FLOOR, 1e-9);
@@ -538,6 +622,7 @@ int main(void)
 {
   test_bounds_by_hand();
   test_groups_by_action();
+  test_aligned_group();
   test_folds_of_a_flat_calibration();
   test_coverage();
   test_family_losses();

@@ -525,7 +525,8 @@ class Dashboard(unittest.TestCase):
         iv = a["interval"]
         self.assertEqual(figs["interval"][0], "K %.3f to %.3f" % (iv["K_low"], iv["K_high"]))
         self.assertEqual(figs["rule"][0], a["rule"])
-        self.assertEqual(figs["expected error"][0], "%.2f %%" % a["expected_error_pct"])
+        pct = a["expected_error_pct"]  # two decimals below 10 %, one above
+        self.assertEqual(figs["expected error"][0], ("%.2f %%" if pct < 10 else "%.1f %%") % pct)
         self.assertEqual(figs["extrapolated"][0], "no")
         self.assertIn("loses to aligned K = 1", figs["family loses"][0])
         adv = a["explanation"]["advice"]

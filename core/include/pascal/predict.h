@@ -187,6 +187,11 @@ typedef struct pascal_transfer {
 typedef struct pascal_transfers {
   size_t n; /* 0: every coordinate at a reference */
   pascal_transfer item[PASCAL_TRANSFERS_MAX];
+  bool aligned; /* a scan's references read give no excess: K is
+                   aligned K = 1 exactly. Such answers err apart (most
+                   not at all), so their residuals form their own group
+                   (pascal/interval.h). A GEMM's stays false: its folds
+                   cover worse with the split (docs/expected-error.md) */
 } pascal_transfers;
 
 /* Where an expected error came from (pascal/validation.h). */
