@@ -9,15 +9,17 @@
  *
  * Beyond the grid (n_r, n_c or n_k outside the references read) the answer
  * is the nearest reference's: the query with those tile counts moved to the
- * edge. Its fills V are carried by the raster's static reference V_s
- * (gemm_raster.c) rather than by B_0: V = V_ref V_s(query) / V_s(ref), in
- * [B_0, Q] (action "static-ratio"), so that past the grid the refetches
- * grow as the static model says the cache stops holding the panels; the
- * paper holds kappa = V / B_0, which counts each input tile once however
- * large the shape. Beyond the paper, chosen on folds that hold out each
- * calibration's largest and smallest n_r, n_c and n_k (docs/autotuning.md).
- * Where V_s cannot be walked (more output tiles than it takes) the
- * reference's kappa is held (actions "clamped", "held-at-end").
+ * edge. Its excess fills over B_0 are carried by the raster's static
+ * reference V_s (gemm_raster.c): V - B_0 = (V_ref - B_0,ref) (V_s(query) -
+ * B_0) / (V_s(ref) - B_0,ref), in [B_0, Q] (action "static-ratio"), so
+ * that past the grid the refetches grow as the static model says the cache
+ * stops holding the panels; the paper holds kappa = V / B_0, which counts
+ * each input tile once however large the shape. Beyond the paper, chosen
+ * on folds that hold out each calibration's largest and smallest n_r, n_c
+ * and n_k, the H100's included (docs/autotuning.md). Where V_s cannot be
+ * walked (more output tiles than it takes) or refetches too little at the
+ * reference to carry anything, the reference's kappa is held (actions
+ * "clamped", "held-at-end").
  */
 #include <math.h>
 #include <stdint.h>
@@ -123,7 +125,7 @@ static double tile_count(double x)
 
 /* The tile counts outside the span of the rows and grids read: n_r and n_c
  * take the nearest reference's value, n_k holds the curves at their ends;
- * static: the fills were then carried by V_s (all three "static-ratio"). */
+ * static: the excess was then carried by V_s (all three "static-ratio"). */
 static void gemm_extrapolations(const pascal_model *md, const pascal_gemm_prediction *p,
                                 const gemm_span *sp, bool statik, pascal_extrapolations *ex)
 {
@@ -204,9 +206,20 @@ static pascal_status predict_held(const pascal_model *md, const pascal_gemm_shap
   return PASCAL_OK;
 }
 
-/* Beyond the grid: the fills of the reference ref (the query moved into
- * the span sp) carried to the query by the static reference; *done = false
- * where V_s cannot be walked (p then keeps the reference's kappa). */
+/* The least excess of the static reference over B_0 at the reference, as
+ * a share of its B_0, that carries an answer beyond the grid: below it the
+ * ratio of two static excesses, one of them near zero, says nothing (it
+ * could multiply the reference's excess by any factor up to Q / B_0), and
+ * the reference's kappa is held. The edge folds (docs/autotuning.md) score
+ * the same for any share up to 0.15 and worse from 0.2; 0.1 is below that. */
+#define GEMM_STATIC_EXCESS_MIN 0.1
+
+/* Beyond the grid: the excess fills over B_0 of the reference ref (the
+ * query moved into the span sp) carried to the query by the static
+ * reference's excess, V - B_0 = (V_ref - B_0,ref) (V_s - B_0) / (V_s,ref -
+ * B_0,ref), within [B_0, Q]. *done = false where V_s cannot be walked (p
+ * keeps the held answer) or its excess at the reference is under
+ * GEMM_STATIC_EXCESS_MIN B_0 (p takes the reference's kappa). */
 static pascal_status carry_static(const pascal_model *md, const gemm_span *sp,
                                   pascal_gemm_prediction *p, bool *done, pascal_error *err)
 {
@@ -220,7 +233,7 @@ static pascal_status carry_static(const pascal_model *md, const gemm_span *sp,
   pascal_gemm_prediction r;
   gemm_span rsp;
   pascal_gemm_config c;
-  double vq, vr, capacity = (double)md->device.capacity_blocks * md->device.block_bytes;
+  double vq, vr, scale, capacity = (double)md->device.capacity_blocks * md->device.block_bytes;
   *done = false;
   if ((st = predict_held(md, &ref, &r, &rsp, err)))
     return st;
@@ -234,11 +247,12 @@ static pascal_status carry_static(const pascal_model *md, const gemm_span *sp,
   }
   if (st)
     return st;
-  p->fill_bytes = fmin(fmax(r.fill_bytes * (vq / vr), p->B0), p->Q);
+  *done = vr - r.B0 >= GEMM_STATIC_EXCESS_MIN * r.B0;
+  scale = *done ? (vq - p->B0) / (vr - r.B0) : p->B0 / r.B0; /* else kappa held */
+  p->fill_bytes = fmin(fmax(p->B0 + (r.fill_bytes - r.B0) * scale, p->B0), p->Q);
   p->kappa = p->fill_bytes / p->B0;
   p->K = p->K0 * p->kappa;
   p->rho = p->K / p->M;
-  *done = true;
   return PASCAL_OK;
 }
 

@@ -256,8 +256,12 @@ static void gemm_extrapolation(void)
 {
   pascal_calibration cal;
   pascal_calibration_init(&cal, PASCAL_WORKLOAD_GEMM);
-  device(&cal, 48, 1280);
-  cal.gemm.resident_ctas = 48;
+  /* one resident CTA and a one-block cache: the static reference re-reads
+   * every panel, its excess at the reference is Q - B_0 (over 0.1 B_0), so
+   * the answer is carried; in 1280 blocks everything fits and the
+   * reference's kappa is held (test_gemm.c) */
+  device(&cal, 48, 1);
+  cal.gemm.resident_ctas = 1;
   for (uint32_t r = 2; r <= 4; r *= 2)
     for (uint32_t c = 2; c <= 4; c *= 2)
       for (uint32_t k = 2; k <= 8; k *= 2) {

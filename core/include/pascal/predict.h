@@ -126,10 +126,11 @@ typedef enum pascal_extrapolation_action {
                                     W N / N_max (its time's fit values
                                     clamped)                                 */
   PASCAL_EXTRAP_STATIC_RATIO = 4 /* GEMM n_r, n_c, n_k outside the grid:
-                                    the nearest reference's fills times
-                                    V_s(query) / V_s(reference), V_s the
-                                    raster's static reference, in [B_0, Q]
-                                    (predict_gemm.c)                         */
+                                    the nearest reference's excess fills
+                                    over B_0 times the ratio of the
+                                    raster's static reference's excesses
+                                    V_s - B_0 at the query and at the
+                                    reference, in [B_0, Q] (predict_gemm.c) */
 } pascal_extrapolation_action;
 #define PASCAL_EXTRAP_ACTIONS 5
 
