@@ -3,8 +3,8 @@
  * instantiation"): the worked tile counts and byte references, K_0, the
  * transfer along log n_c then log n_r with (p + 4 a_lin)/5 inside brackets,
  * the cumulative curve over n_k, decoding clipped to [K_0, M], and beyond
- * the grid the nearest reference's fills carried by the static reference
- * V_s (by hand where V_s is Q or B_0; the shapes of the grids below run in
+ * the grid the nearest reference's excess carried by the static reference
+ * V_s (by hand where V_s is Q, B_0 or between; the shapes of the grids below run in
  * one wave of 48 CTAs, where V_s = B_0 and the answer keeps the nearest
  * reference's kappa).
  *

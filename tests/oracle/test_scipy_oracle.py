@@ -273,10 +273,12 @@ def gemm_transfer(grids, qr, qc):
     """(rule, rows used, a, K, K0) for grids {(n_r, n_c): kappa}. Beyond
     the grid (n_r outside the rows, n_c outside the columns of every row
     read, PCHIP's window of up to four rows included) the fills are those
-    of the reference, the query moved to the edge, times V_s(query) /
-    V_s(reference): curve_driver's GEMM cache holds every panel, so V_s is
-    B_0 and the query keeps the reference's kappa, capped at its own M / K_0
-    (a held excess is not capped by the reference's)."""
+    of the reference, the query moved to the edge, its excess over B_0
+    carried by the static reference's, (V_s(query) - B_0) /
+    (V_s(reference) - B_0,ref): curve_driver's GEMM cache holds every
+    panel, so V_s is B_0, the static excess at the reference is zero (under
+    0.1 B_0) and the query keeps the reference's kappa, capped at its own
+    M / K_0 (a held excess is not capped by the reference's)."""
     rows = sorted({r for r, _ in grids})
     cols = {r: sorted(c for rr, c in grids if rr == r) for r in rows}
 
