@@ -227,10 +227,9 @@ static void static_ratio(void)
   const double u = 16384;
   uint32_t caps[3] = {1, 36, 1u << 20};
   double want[3] = {1.66, 2.4, 1.5}, vs_ref[3] = {128, 72, 48}, vs_q[3] = {512, 384, 160};
-  pascal_extrapolation_action act[3][2] = {
-      {PASCAL_EXTRAP_STATIC_RATIO, PASCAL_EXTRAP_STATIC_RATIO},
-      {PASCAL_EXTRAP_STATIC_RATIO, PASCAL_EXTRAP_STATIC_RATIO},
-      {PASCAL_EXTRAP_CLAMPED, PASCAL_EXTRAP_HELD}};
+  pascal_extrapolation_action act[3][2] = {{PASCAL_EXTRAP_STATIC_RATIO, PASCAL_EXTRAP_STATIC_RATIO},
+                                           {PASCAL_EXTRAP_STATIC_RATIO, PASCAL_EXTRAP_STATIC_RATIO},
+                                           {PASCAL_EXTRAP_CLAMPED, PASCAL_EXTRAP_HELD}};
   for (int t = 0; t < 3; t++) {
     pascal_calibration cal = gemm_cal();
     pascal_model *md = NULL;
