@@ -4,14 +4,29 @@
  * counts, B_0, Q, K_0), the encoded kappa = V / B_0 read from each
  * reference grid's curve over n_k, transferred along log n_c within each
  * reference row and then along log n_r; in a single execution class Eq.
- * graph with gamma = 4 is (p + 4 a_lin) / 5 inside a bracket, ends are
- * clamped. Decoded with Eq. dynamic_decode scaled by K_0.
+ * graph with gamma = 4 is (p + 4 a_lin) / 5 inside a bracket. Decoded
+ * with Eq. dynamic_decode scaled by K_0.
+ *
+ * Beyond the grid (n_r, n_c or n_k outside the references read) the answer
+ * is the nearest reference's: the query with those tile counts moved to the
+ * edge. Its excess fills over B_0 are carried by the raster's static
+ * reference V_s (gemm_raster.c): V - B_0 = (V_ref - B_0,ref) (V_s(query) -
+ * B_0) / (V_s(ref) - B_0,ref), in [B_0, Q] (action "static-ratio"), so
+ * that past the grid the refetches grow as the static model says the cache
+ * stops holding the panels; the paper holds kappa = V / B_0, which counts
+ * each input tile once however large the shape. Beyond the paper, chosen
+ * on folds that hold out each calibration's largest and smallest n_r, n_c
+ * and n_k, the H100's included (docs/autotuning.md). Where V_s cannot be
+ * walked (more output tiles than it takes) or refetches too little at the
+ * reference to carry anything, the reference's kappa is held (actions
+ * "clamped", "held-at-end").
  */
 #include <math.h>
 #include <stdint.h>
 
 #include "curve_internal.h"
 #include "model_internal.h"
+#include "pascal/gemm_config.h"
 
 typedef double (*axis_value_fn)(const void *ctx, size_t k);
 
@@ -109,17 +124,25 @@ static double tile_count(double x)
 }
 
 /* The tile counts outside the span of the rows and grids read: n_r and n_c
- * take the nearest reference's value, n_k holds the curves at their ends. */
+ * take the nearest reference's value, n_k holds the curves at their ends;
+ * static: the excess was then carried by V_s (all three "static-ratio"). */
 static void gemm_extrapolations(const pascal_model *md, const pascal_gemm_prediction *p,
-                                const gemm_span *sp, pascal_extrapolations *ex)
+                                const gemm_span *sp, bool statik, pascal_extrapolations *ex)
 {
   ex->n = 0;
   pc_extrapolation_flag(ex, PASCAL_COORD_N_R, p->n_r, md->rows[0].n_r, md->rows[md->n_rows - 1].n_r,
-                        PASCAL_EXTRAP_CLAMPED);
+                        statik ? PASCAL_EXTRAP_STATIC_RATIO : PASCAL_EXTRAP_CLAMPED);
   pc_extrapolation_flag(ex, PASCAL_COORD_N_C, p->n_c, tile_count(sp->lnc_lo),
-                        tile_count(sp->lnc_hi), PASCAL_EXTRAP_CLAMPED);
+                        tile_count(sp->lnc_hi),
+                        statik ? PASCAL_EXTRAP_STATIC_RATIO : PASCAL_EXTRAP_CLAMPED);
   pc_extrapolation_flag(ex, PASCAL_COORD_N_K, p->n_k, tile_count(sp->lnk_lo),
-                        tile_count(sp->lnk_hi), PASCAL_EXTRAP_HELD);
+                        tile_count(sp->lnk_hi),
+                        statik ? PASCAL_EXTRAP_STATIC_RATIO : PASCAL_EXTRAP_HELD);
+}
+
+static uint32_t clamp_count(uint32_t v, double lo, double hi)
+{
+  return v < lo ? (uint32_t)lo : v > hi ? (uint32_t)hi : v;
 }
 
 /* The transfer of one step along log tile count t (GRAPH: between left and
@@ -149,18 +172,17 @@ static void gemm_transfers(const pascal_gemm_prediction *p, const gemm_span *sp,
                   sp->lnk_dist);
 }
 
-pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gemm_shape *shape,
-                                        pascal_gemm_prediction *out, pascal_error *err)
+/* The prediction with every tile count outside the references read held at
+ * the nearest reference's value; sp receives the span read. */
+static pascal_status predict_held(const pascal_model *md, const pascal_gemm_shape *shape,
+                                  pascal_gemm_prediction *out, gemm_span *sp, pascal_error *err)
 {
   pascal_status st;
   pascal_gemm_prediction p;
-  if (md->workload != PASCAL_WORKLOAD_GEMM)
-    return pascal_error_set(err, PASCAL_EINVAL, "workload",
-                            "this calibration is for a scan, not GEMM");
   if ((st = pascal_gemm_geometry(&md->gemm, shape, &p, err)))
     return st;
-  gemm_span span = {-INFINITY, INFINITY, -INFINITY, INFINITY, 0};
-  gemm_ctx c = {.md = md, .lnk = log((double)p.n_k), .lnc = log((double)p.n_c), .span = &span};
+  *sp = (gemm_span){-INFINITY, INFINITY, -INFINITY, INFINITY, 0};
+  gemm_ctx c = {.md = md, .lnk = log((double)p.n_k), .lnc = log((double)p.n_c), .span = sp};
   p.expected = (pascal_expected_error){.pct = NAN};
   pascal_gemm_explanation *why = &p.why;
   size_t l, r;
@@ -180,7 +202,76 @@ pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gem
   p.kappa = p.K / p.K0;
   p.rho = p.K / p.M;
   p.fill_bytes = p.kappa * p.B0;
-  gemm_extrapolations(md, &p, &span, &p.extrapolated);
+  *out = p;
+  return PASCAL_OK;
+}
+
+/* The least excess of the static reference over B_0 at the reference, as
+ * a share of its B_0, that carries an answer beyond the grid: below it the
+ * ratio of two static excesses, one of them near zero, says nothing (it
+ * could multiply the reference's excess by any factor up to Q / B_0), and
+ * the reference's kappa is held. The edge folds (docs/autotuning.md) score
+ * the same for any share up to 0.15 and worse from 0.2; 0.1 is below that. */
+#define GEMM_STATIC_EXCESS_MIN 0.1
+
+/* Beyond the grid: the excess fills over B_0 of the reference ref (the
+ * query moved into the span sp) carried to the query by the static
+ * reference's excess, V - B_0 = (V_ref - B_0,ref) (V_s - B_0) / (V_s,ref -
+ * B_0,ref), within [B_0, Q]. *done = false where V_s cannot be walked (p
+ * keeps the held answer) or its excess at the reference is under
+ * GEMM_STATIC_EXCESS_MIN B_0 (p takes the reference's kappa). */
+static pascal_status carry_static(const pascal_model *md, const gemm_span *sp,
+                                  pascal_gemm_prediction *p, bool *done, pascal_error *err)
+{
+  pascal_status st;
+  const pascal_gemm_params *g = &md->gemm;
+  pascal_gemm_shape q = {p->n_r * g->tile_m, p->n_c * g->tile_n, p->n_k * g->tile_k};
+  pascal_gemm_shape ref = {
+      clamp_count(p->n_r, md->rows[0].n_r, md->rows[md->n_rows - 1].n_r) * g->tile_m,
+      clamp_count(p->n_c, tile_count(sp->lnc_lo), tile_count(sp->lnc_hi)) * g->tile_n,
+      clamp_count(p->n_k, tile_count(sp->lnk_lo), tile_count(sp->lnk_hi)) * g->tile_k};
+  pascal_gemm_prediction r;
+  gemm_span rsp;
+  pascal_gemm_config c;
+  double vq, vr, scale, capacity = (double)md->device.capacity_blocks * md->device.block_bytes;
+  *done = false;
+  if ((st = predict_held(md, &ref, &r, &rsp, err)))
+    return st;
+  pascal_gemm_config_of(g, &c);
+  st = pascal_gemm_static_fills(&q, &c, p->M, capacity, &vq, err);
+  if (!st)
+    st = pascal_gemm_static_fills(&ref, &c, r.M, capacity, &vr, err);
+  if (st == PASCAL_ERANGE) { /* too many tiles to walk: the held kappa stands */
+    pascal_error_clear(err);
+    return PASCAL_OK;
+  }
+  if (st)
+    return st;
+  *done = vr - r.B0 >= GEMM_STATIC_EXCESS_MIN * r.B0;
+  scale = *done ? (vq - p->B0) / (vr - r.B0) : p->B0 / r.B0; /* else kappa held */
+  p->fill_bytes = fmin(fmax(p->B0 + (r.fill_bytes - r.B0) * scale, p->B0), p->Q);
+  p->kappa = p->fill_bytes / p->B0;
+  p->K = p->K0 * p->kappa;
+  p->rho = p->K / p->M;
+  return PASCAL_OK;
+}
+
+pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gemm_shape *shape,
+                                        pascal_gemm_prediction *out, pascal_error *err)
+{
+  pascal_status st;
+  pascal_gemm_prediction p;
+  gemm_span span;
+  bool statik = false;
+  if (md->workload != PASCAL_WORKLOAD_GEMM)
+    return pascal_error_set(err, PASCAL_EINVAL, "workload",
+                            "this calibration is for a scan, not GEMM");
+  if ((st = predict_held(md, shape, &p, &span, err)))
+    return st;
+  gemm_extrapolations(md, &p, &span, false, &p.extrapolated);
+  if (p.extrapolated.n && (st = carry_static(md, &span, &p, &statik, err)))
+    return st;
+  gemm_extrapolations(md, &p, &span, statik, &p.extrapolated);
   gemm_transfers(&p, &span, &p.transfers);
   pc_transfers_mark_actions(&p.transfers, &p.extrapolated);
   *out = p;

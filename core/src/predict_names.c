@@ -36,6 +36,7 @@ const char *pascal_extrapolation_action_name(pascal_extrapolation_action a)
   case PASCAL_EXTRAP_HELD: return "held-at-end";
   case PASCAL_EXTRAP_LINEAR: return "linear";
   case PASCAL_EXTRAP_SAME_SLOT: return "same-blocks-per-slot";
+  case PASCAL_EXTRAP_STATIC_RATIO: return "static-ratio";
   case PASCAL_EXTRAP_CLAMPED: break;
   }
   return "clamped";

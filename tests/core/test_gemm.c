@@ -1,9 +1,12 @@
 /*
  * test_gemm.c - the GEMM extension (paper section 4.5, App. C "GEMM
  * instantiation"): the worked tile counts and byte references, K_0, the
- * transfer along log n_c then log n_r with (p + 4 a_lin)/5 inside brackets
- * and clamped ends, the cumulative curve over n_k, and decoding clipped to
- * [K_0, M].
+ * transfer along log n_c then log n_r with (p + 4 a_lin)/5 inside brackets,
+ * the cumulative curve over n_k, decoding clipped to [K_0, M], and beyond
+ * the grid the nearest reference's excess carried by the static reference
+ * V_s (by hand where V_s is Q, B_0 or between; the shapes of the grids below run in
+ * one wave of 48 CTAs, where V_s = B_0 and the answer keeps the nearest
+ * reference's kappa).
  *
  * Reference grids: n_r in {2, 4, 8} x n_c in {2, 4, 8} (Mg, Ng = 128 n),
  * Kg = 1024 (n_k = 16), kappa = KAPPA[r][c]; grid (4, 8) also at Kg = 4096
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "pascal/gemm_config.h"
 #include "pascal/predict.h"
 #include "test_device.h"
 
@@ -196,6 +200,83 @@ static void clipping(const pascal_model *md)
   }
 }
 
+/* Beyond the grid, by hand. Grids n_r, n_c in {2, 4} x n_k in {2, 4, 8},
+ * kappa 1.5, ONE resident CTA (each CTA its own wave). Bytes in units of
+ * u = 16384 (one 128 x 64 FP16 tile, one cache block): B_0 = (n_r + n_c)
+ * n_k u, Q = 2 n_r n_c n_k u, a panel n_k u. The query (8, 2, 16) reads
+ * the reference (4, 2, 8): B_0 = 48 u, V = 72 u (excess 24 u), Q = 128 u;
+ * the query's B_0 = 160 u, Q = 512 u. The excess carried is
+ * V - B_0 = 24 u (V_s(q) - 160 u) / (V_s(ref) - 48 u):
+ * - capacity 1 block (below every panel): no panel is ever re-read from
+ *   the cache, V_s = Q at both: 24 (512 - 160) / (128 - 48) = 105.6 u,
+ *   V = 265.6 u, kappa 1.66 (V / V_s gave 1.8, holding kappa 1.5);
+ * - capacity 36 blocks: the static walk re-reads one panel set at the
+ *   reference and not all at the query, V_s(ref) = 72 u (excess 0.5
+ *   B_0), V_s(q) = 384 u (both checked below): 24 (384 - 160) / 24 =
+ *   224 u, V = 384 u, kappa 2.4;
+ * - capacity 2^20 blocks (everything fits): V_s = B_0 at both, the static
+ *   excess at the reference 0, under 0.1 B_0: the reference's kappa, 1.5,
+ *   with the actions of a held value (clamped, held-at-end).
+ * - 2^25 output tiles (more than V_s walks): kappa 1.5, clamped.
+ * Checked to fail with the fills carried by V / V_s (the first case reads
+ * 1.8), by B_0 (1.5), with the guard removed (the third reads kappa 1: the
+ * ratio 0 / 0), with the guard at 1 (the second reads 1.5) and with the
+ * ERANGE fallback removed. */
+static void static_ratio(void)
+{
+  const double u = 16384;
+  uint32_t caps[3] = {1, 36, 1u << 20};
+  double want[3] = {1.66, 2.4, 1.5}, vs_ref[3] = {128, 72, 48}, vs_q[3] = {512, 384, 160};
+  pascal_extrapolation_action act[3][2] = {{PASCAL_EXTRAP_STATIC_RATIO, PASCAL_EXTRAP_STATIC_RATIO},
+                                           {PASCAL_EXTRAP_STATIC_RATIO, PASCAL_EXTRAP_STATIC_RATIO},
+                                           {PASCAL_EXTRAP_CLAMPED, PASCAL_EXTRAP_HELD}};
+  for (int t = 0; t < 3; t++) {
+    pascal_calibration cal = gemm_cal();
+    pascal_model *md = NULL;
+    pascal_gemm_config c;
+    pascal_gemm_shape q = {8 * 128, 2 * 128, 16 * 64}, ref = {4 * 128, 2 * 128, 8 * 64};
+    double vq = 0, vr = 0;
+    cal.gemm.resident_ctas = 1;
+    cal.device.capacity_blocks = caps[t];
+    pascal_gemm_config_of(&cal.gemm, &c);
+    CHECK_INT(pascal_gemm_static_fills(&q, &c, 1, caps[t] * u, &vq, NULL), PASCAL_OK);
+    CHECK_INT(pascal_gemm_static_fills(&ref, &c, 1, caps[t] * u, &vr, NULL), PASCAL_OK);
+    CHECK_NEAR(vq, vs_q[t] * u, 1e-6);
+    CHECK_NEAR(vr, vs_ref[t] * u, 1e-6);
+    for (uint32_t r = 2; r <= 4; r *= 2)
+      for (uint32_t cc = 2; cc <= 4; cc *= 2)
+        for (uint32_t k = 2; k <= 8; k *= 2)
+          add(&cal, r, cc, k, 1.5);
+    CHECK_INT(pascal_model_fit(&cal, &md, NULL), PASCAL_OK);
+    pascal_calibration_free(&cal);
+    if (!md)
+      return;
+    pascal_gemm_prediction p = predict(md, 8, 2, 16);
+    CHECK_NEAR(p.B0, 160 * u, 1e-6);
+    CHECK_NEAR(p.Q, 512 * u, 1e-6);
+    CHECK_NEAR(p.kappa, want[t], 1e-12);
+    CHECK_NEAR(p.fill_bytes, want[t] * 160 * u, 1e-6);
+    CHECK_NEAR(p.K, p.K0 * want[t], 1e-12);
+    CHECK_INT(p.extrapolated.n, 2);
+    CHECK_INT(p.extrapolated.item[0].coordinate, PASCAL_COORD_N_R);
+    CHECK_INT(p.extrapolated.item[0].action, act[t][0]);
+    CHECK_INT(p.extrapolated.item[1].coordinate, PASCAL_COORD_N_K);
+    CHECK_INT(p.extrapolated.item[1].action, act[t][1]);
+    /* inside the grid nothing is carried */
+    p = predict(md, 4, 2, 8);
+    CHECK_NEAR(p.kappa, 1.5, 1e-12);
+    CHECK_INT(p.extrapolated.n, 0);
+    if (t == 0) { /* 8192 x 4096 output tiles */
+      p = predict(md, 8192, 4096, 4);
+      CHECK_NEAR(p.kappa, 1.5, 1e-12);
+      CHECK_INT(p.extrapolated.n, 2);
+      CHECK_INT(p.extrapolated.item[0].action, PASCAL_EXTRAP_CLAMPED);
+      CHECK_INT(p.extrapolated.item[1].action, PASCAL_EXTRAP_CLAMPED);
+    }
+    pascal_model_free(md);
+  }
+}
+
 static void wrong_workload_and_shape(const pascal_model *md)
 {
   pascal_scan_key key = {1, PASCAL_PATH_TMA, 1, 0};
@@ -212,6 +293,7 @@ static void wrong_workload_and_shape(const pascal_model *md)
 int main(void)
 {
   worked_numbers();
+  static_ratio();
   pascal_model *md = build();
   if (md) {
     transfer_rules(md);

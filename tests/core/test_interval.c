@@ -284,6 +284,25 @@ static void test_groups_by_action(void)
   CHECK_INT(b.borrowed, 0); /* the pooled group is its (coordinate, kind)'s own */
   CHECK_INT(b.n_residuals, 15 + 8);
   pascal_interval_free(&c);
+
+  /* GEMM n_c: eight static-ratio rates 0.1 .. 0.8 (type 7 at 0.1 and 0.9:
+   * 0.17, 0.73) and eight clamped zeros; a static-ratio answer at
+   * distance 2 reads its own group, doubled, its lower end the floor (the
+   * interval holds the answer; without the split it read the pooled
+   * sixteen: 0, 0.65 per unit). Checked to fail with PASCAL_EXTRAP_ACTIONS
+   * left at 4. */
+  for (int i = 1; i <= 8; i++) {
+    add(&c, extrap(PASCAL_COORD_N_C, PASCAL_EXTRAP_STATIC_RATIO, 1), 0.1 * i, NAN);
+    add(&c, extrap(PASCAL_COORD_N_C, PASCAL_EXTRAP_CLAMPED, 1), 0, NAN);
+  }
+  CHECK_INT(pascal_interval_finish(&c, NULL), PASCAL_OK);
+  CHECK_INT(c.action[PASCAL_COORD_N_C][PASCAL_EXTRAP_STATIC_RATIO].n[q], 8);
+  t = extrap(PASCAL_COORD_N_C, PASCAL_EXTRAP_STATIC_RATIO, 2);
+  pascal_interval_bounds_of(&c, &t, &b);
+  CHECK_NEAR(b.lo[q], -PASCAL_INTERVAL_FLOOR, 0);
+  CHECK_NEAR(b.hi[q], 1.46, 1e-12);
+  CHECK_INT(b.n_residuals, 8);
+  pascal_interval_free(&c);
 }
 
 /* The answers that read no excess (aligned K exactly): their residuals

@@ -42,6 +42,10 @@
 #define QUERY_W            16
 #define QUERY_NK           16
 
+/* The GEMM cases' cache (16 GiB) holds every panel: the static reference
+ * of any query is its B_0. */
+#define GEMM_CAPACITY_BLOCKS (1u << 20)
+
 /* One parsed case: in[c][i] is input column c of point i, q[c][j] query
  * column c of query j. Owned by main (heap), reused line after line. */
 typedef struct driver_case {
@@ -159,6 +163,8 @@ static pascal_model *case_model(pascal_workload workload, const driver_case *c)
   pascal_status st = PASCAL_OK;
   test_device_calibration(&cal, workload, "oracle");
   cal.gemm.resident_ctas = 48;
+  if (workload == PASCAL_WORKLOAD_GEMM)
+    cal.device.capacity_blocks = GEMM_CAPACITY_BLOCKS;
   for (size_t i = 0; i < c->n && st == PASCAL_OK; i++) {
     if (workload == PASCAL_WORKLOAD_SCAN) {
       pascal_scan_run run = {

@@ -270,23 +270,44 @@ def axis_step(xs, values, t):
 
 
 def gemm_transfer(grids, qr, qc):
-    """(rule, rows used, a, K, K0) for grids {(n_r, n_c): kappa}."""
+    """(rule, rows used, a, K, K0) for grids {(n_r, n_c): kappa}. Beyond
+    the grid (n_r outside the rows, n_c outside the columns of every row
+    read, PCHIP's window of up to four rows included) the fills are those
+    of the reference, the query moved to the edge, its excess over B_0
+    carried by the static reference's, (V_s(query) - B_0) /
+    (V_s(reference) - B_0,ref): curve_driver's GEMM cache holds every
+    panel, so V_s is B_0, the static excess at the reference is zero (under
+    0.1 B_0) and the query keeps the reference's kappa, capped at its own
+    M / K_0 (a held excess is not capped by the reference's)."""
     rows = sorted({r for r, _ in grids})
     cols = {r: sorted(c for rr, c in grids if rr == r) for r in rows}
 
     @functools.lru_cache(maxsize=None)
-    def column(k):
+    def column(k, c):
         r = rows[k]
-        return axis_step([math.log(c) for c in cols[r]],
-                         lambda j: excess(grids[(r, cols[r][j])]), math.log(qc))
+        return axis_step([math.log(x) for x in cols[r]],
+                         lambda j: excess(grids[(r, cols[r][j])]), math.log(c))
 
-    rule, a, used = axis_step([math.log(r) for r in rows], lambda k: column(k)[1],
-                              math.log(qr))
-    for k in used:
-        rule = max(rule, column(k)[0], key=RULE_ORDER.index)
-    k0 = M_WORKERS * (qr + qc) / (2 * qr * qc)
-    k = min(M_WORKERS, k0 * (1 + max(math.exp(a) - EPS, 0.0)))
-    return rule, len(used), a, k, k0
+    def transfer(r, c):
+        row_rule, a, used = axis_step([math.log(x) for x in rows],
+                                      lambda k: column(k, c)[1], math.log(r))
+        rule = row_rule
+        for k in used:
+            rule = max(rule, column(k, c)[0], key=RULE_ORDER.index)
+        read = used if row_rule != "graph" else \
+            range(max(used[0] - 1, 0), min(used[0] + 2, len(rows) - 1) + 1)
+        k0 = M_WORKERS * (r + c) / (2 * r * c)
+        k = min(M_WORKERS, k0 * (1 + max(math.exp(a) - EPS, 0.0)))
+        return rule, len(used), a, k, k0, read
+
+    rule, n_used, a, k, k0, read = transfer(qr, qc)
+    lo, hi = max(cols[rows[j]][0] for j in read), min(cols[rows[j]][-1] for j in read)
+    rr = min(max(qr, rows[0]), rows[-1])
+    rc = lo if qc < lo else hi if qc > hi else qc
+    if (rr, rc) != (qr, qc):
+        _, _, _, k_ref, k0_ref, _ = transfer(rr, rc)
+        k = min(M_WORKERS, k0 * (k_ref / k0_ref))
+    return rule, n_used, a, k, k0
 
 
 # ------------------------------------------------------------- comparison

@@ -106,26 +106,36 @@ const char *pascal_coordinate_name(pascal_coordinate c);
 
 /* What the model does with a coordinate outside its calibrated range. */
 typedef enum pascal_extrapolation_action {
-  PASCAL_EXTRAP_CLAMPED = 0,  /* the value of the nearest reference is used
-                                 (m, depths, n_r, n_c; a scan's N above
-                                 the largest size at W <= 1)              */
-  PASCAL_EXTRAP_HELD = 1,     /* the curve is held at its end value
-                                 (horizon W below the first, GEMM n_k)    */
-  PASCAL_EXTRAP_LINEAR = 2,   /* the excess is carried on linearly: in
-                                 eta = C/N from the two nearest sizes (a
-                                 scan's N below the smallest size; its
-                                 time's fit values stay clamped), in
-                                 -1/W along the last segment's onset law
-                                 (a scan's W above the last horizon)      */
-  PASCAL_EXTRAP_SAME_SLOT = 3 /* a scan's N above the largest size at
-                                 W > 1: the largest size's curve read at
-                                 the same blocks per slot, the horizon
-                                 W N / N_max (its time's fit values
-                                 clamped)                                  */
+  PASCAL_EXTRAP_CLAMPED = 0,     /* the value of the nearest reference is used
+                                    (m, depths; a scan's N above the largest
+                                    size at W <= 1; GEMM n_r, n_c where the
+                                    static reference cannot be walked)       */
+  PASCAL_EXTRAP_HELD = 1,        /* the curve is held at its end value
+                                    (horizon W below the first; GEMM n_k
+                                    where the static reference cannot be
+                                    walked)                                  */
+  PASCAL_EXTRAP_LINEAR = 2,      /* the excess is carried on linearly: in
+                                    eta = C/N from the two nearest sizes (a
+                                    scan's N below the smallest size; its
+                                    time's fit values stay clamped), in
+                                    -1/W along the last segment's onset law
+                                    (a scan's W above the last horizon)      */
+  PASCAL_EXTRAP_SAME_SLOT = 3,   /* a scan's N above the largest size at
+                                    W > 1: the largest size's curve read at
+                                    the same blocks per slot, the horizon
+                                    W N / N_max (its time's fit values
+                                    clamped)                                 */
+  PASCAL_EXTRAP_STATIC_RATIO = 4 /* GEMM n_r, n_c, n_k outside the grid:
+                                    the nearest reference's excess fills
+                                    over B_0 times the ratio of the
+                                    raster's static reference's excesses
+                                    V_s - B_0 at the query and at the
+                                    reference, in [B_0, Q] (predict_gemm.c) */
 } pascal_extrapolation_action;
-#define PASCAL_EXTRAP_ACTIONS 4
+#define PASCAL_EXTRAP_ACTIONS 5
 
-/* "clamped", "held-at-end", "linear", "same-blocks-per-slot". */
+/* "clamped", "held-at-end", "linear", "same-blocks-per-slot",
+ * "static-ratio". */
 const char *pascal_extrapolation_action_name(pascal_extrapolation_action a);
 
 /* One coordinate of the query outside the range the answer's references
