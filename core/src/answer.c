@@ -16,9 +16,11 @@
 #include "model_internal.h"
 #include "pascal/time_model.h"
 
-/* The interval of K, fills and time (see pascal_answer_interval). */
+/* The interval of K, fills and time (see pascal_answer_interval); the K a
+ * run can measure is k_range (NaN: not stated). */
 static void answer_interval(const pascal_validation *v, const pascal_transfers *t, double K,
-                            double fill_bytes, double K_aligned, pascal_answer *out)
+                            double fill_bytes, double K_aligned, const double k_range[2],
+                            pascal_answer *out)
 {
   pascal_answer_interval *iv = &out->interval;
   pascal_interval_bounds b;
@@ -39,6 +41,7 @@ static void answer_interval(const pascal_validation *v, const pascal_transfers *
   iv->borrowed = b.borrowed;
   if (out->loses && K > 0 && K_aligned > 0)
     iv->widened_to_aligned = pascal_interval_widen_k(&b, t, log(K_aligned / K));
+  pascal_interval_clip_k(&b, K, k_range[0], k_range[1]);
   double lo = b.lo[PASCAL_INTERVAL_K], hi = b.hi[PASCAL_INTERVAL_K];
   double scale_lo = exp(lo), scale_hi = exp(hi); /* K and the fills scale alike */
   iv->K_low = K * scale_lo;
@@ -69,6 +72,7 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
   const pascal_transfers *t;
   const pascal_scan_key *key = NULL;
   double K, fill, aligned = 1.0;
+  double k_range[2] = {NAN, NAN}; /* attention: its launch's K has no stated range */
   if (q->workload == PASCAL_WORKLOAD_SCAN) {
     const pascal_scan_query *s = &q->scan;
     if ((st = pascal_model_predict_scan(model, &s->key, s->N, s->W, &out->scan, err)))
@@ -79,6 +83,7 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
     out->timed = pascal_time_scan(model, &s->key, s->N, s->W, out->scan.fill_bytes, &out->time,
                                   NULL) == PASCAL_OK;
     t = &out->scan.transfers, key = &s->key, K = out->scan.K, fill = out->scan.fill_bytes;
+    k_range[0] = 1.0 / fmax(s->W, 1.0), k_range[1] = out->scan.M;
   } else if (q->workload == PASCAL_WORKLOAD_ATTENTION) {
     pascal_attention_prediction *p = &out->attention;
     if ((st = pascal_model_predict_attention(model, &q->attention.shape, p, err)))
@@ -101,12 +106,13 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
                                          ca->anchor_fills, &out->time, NULL) == PASCAL_OK;
     t = &out->gemm.transfers, K = out->gemm.K, fill = out->gemm.fill_bytes;
     aligned = out->gemm.K0;
+    k_range[0] = out->gemm.K0, k_range[1] = out->gemm.M;
   }
   const pascal_family_loss *loss =
       validation ? pascal_family_loss_find(validation->losses, validation->n_losses, key) : NULL;
   out->loses = loss != NULL;
   out->loss = loss ? *loss : (pascal_family_loss){.pascal_pct = NAN, .aligned_pct = NAN};
-  answer_interval(validation, t, K, fill, aligned, out);
+  answer_interval(validation, t, K, fill, aligned, k_range, out);
   out->interval.transferred = q->workload == PASCAL_WORKLOAD_GEMM && out->gemm_config.transferred;
   return PASCAL_OK;
 }

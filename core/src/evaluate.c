@@ -139,7 +139,7 @@ static bool same_key(const loko_item *a, const loko_item *b)
 static pascal_status score_run(const pascal_calibration *cal, const run_list *runs,
                                const pascal_model *model, size_t index, double *obs,
                                double pred[PASCAL_METHOD_COUNT], pascal_rule *rule,
-                               pascal_transfers *transfers, pascal_error *err)
+                               pascal_transfers *transfers, double k_range[2], pascal_error *err)
 {
   pascal_status st;
   pascal_baseline_k base;
@@ -153,6 +153,9 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
     K = p.K;
     *rule = p.why.rule;
     *transfers = p.transfers;
+    /* as pascal_answer_query states it (an attention launch's: none) */
+    k_range[0] = cal->workload == PASCAL_WORKLOAD_SCAN ? 1.0 / fmax(r->W, 1.0) : NAN;
+    k_range[1] = p.M;
     if ((st = pc_loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
       return st;
   } else {
@@ -164,6 +167,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
     K = p.K;
     *rule = p.why.rule;
     *transfers = p.transfers;
+    k_range[0] = p.K0, k_range[1] = p.M;
     double tile_bytes = (double)cal->gemm.tile_m * cal->gemm.tile_k * cal->gemm.elem_bytes;
     if (cal->gemm.tile_m != cal->gemm.tile_n || !runs->every_method)
       tile_bytes = NAN; /* square A/B tiles only; without it, only K_0 */
@@ -244,13 +248,14 @@ static void cache_fills(const pascal_calibration *cal, const run_list *runs, siz
 static void cover_run(const pascal_model *model, const pascal_scan_run *scan,
                       const pascal_gemm_run *gemm, double obs,
                       const double pred[PASCAL_METHOD_COUNT], double fill,
-                      const pascal_transfers *tr, panel_cover *pc)
+                      const pascal_transfers *tr, const double k_range[2], panel_cover *pc)
 {
   pascal_interval_bounds b;
   pascal_interval_bounds_of(pc->ic, tr, &b);
   double K = pred[PASCAL_METHOD_PASCAL];
   if (pascal_family_loss_find(pc->losses, pc->n_losses, scan ? &scan->key : NULL) && K > 0)
     pascal_interval_widen_k(&b, tr, log(pred[PASCAL_METHOD_ALIGNED] / K));
+  pascal_interval_clip_k(&b, K, k_range[0], k_range[1]);
   double lo = b.known[PASCAL_INTERVAL_K] ? b.lo[0] : 0,
          hi = b.known[PASCAL_INTERVAL_K] ? b.hi[0] : 0;
   pascal_covered_run *c = &pc->runs[pc->n++];
@@ -292,10 +297,11 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
     double obs, pred[PASCAL_METHOD_COUNT];
     pascal_rule rule = PASCAL_RULE_EXACT;
     pascal_transfers tr;
+    double k_range[2];
     pascal_error run_err;
     pascal_error_clear(&run_err);
     pascal_status st =
-        score_run(cal, runs, model, items[i].index, &obs, pred, &rule, &tr, &run_err);
+        score_run(cal, runs, model, items[i].index, &obs, pred, &rule, &tr, k_range, &run_err);
     if (st == PASCAL_EREFUSED) {
       if (kr->refusal[0] == '\0')
         snprintf(kr->refusal, sizeof kr->refusal, "%s", run_err.message);
@@ -323,7 +329,7 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
                                    err))))
       return st;
     if (pc)
-      cover_run(model, scan, gemm, obs, pred, fills[PASCAL_CACHE_MEASURED], &tr, pc);
+      cover_run(model, scan, gemm, obs, pred, fills[PASCAL_CACHE_MEASURED], &tr, k_range, pc);
   }
   pc_eval_latency_key(&lat, &kr->latency);
   pc_eval_latency_key(&lat_cal, &kr->latency_calibrated);

@@ -11,6 +11,7 @@
  */
 #include "pascal/interval.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,19 @@ static bool across_keys(const pascal_transfers *t)
     default: break;
     }
   return false;
+}
+
+bool pascal_interval_clip_k(pascal_interval_bounds *b, double K, double K_min, double K_max)
+{
+  int q = PASCAL_INTERVAL_K;
+  if (!b->known[q] || !(K > 0) || !(K_min <= K && K <= K_max))
+    return false;
+  double lo = log(K_min / K), hi = log(K_max / K);
+  bool narrowed = b->lo[q] < lo || b->hi[q] > hi;
+  b->lo[q] = fmax(b->lo[q], lo);
+  b->hi[q] = fmin(b->hi[q], hi);
+  assert(b->lo[q] <= 0 && b->hi[q] >= 0); /* K itself stays inside */
+  return narrowed;
 }
 
 bool pascal_interval_widen_k(pascal_interval_bounds *b, const pascal_transfers *t, double to)

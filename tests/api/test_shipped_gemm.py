@@ -156,6 +156,45 @@ class ServedGemm(DaemonTest):
                 self.assertTrue(a["interval"] is None or a["interval"]["transferred"], where)
             self.assertEqual(refused, {"sim-gb10": 40, "sim-thor": 6}[dev], dev)
 
+    def test_intervals_stay_inside_what_a_run_can_measure(self):
+        """Every interval of K lies within what a run can measure, also far
+        off the grids: a scan's K between 1 / max(W, 1) (each block it
+        touches filled once) and M = SMs x o (every worker missing every
+        block); a GEMM's between K_0 = M (n_r + n_c) / (2 n_r n_c) (each
+        operand tile filled once, M = one CTA per SM) and M (every tile read
+        missing), computed here from the profile's SM count. Without the
+        clip (pascal_interval_clip_k; checked) the first answer out of it
+        was a scan at W = 0.5 with K_low 0.947, below the 1 every block it
+        touches costs."""
+        for dev, prof_name in PROFILES.items():
+            sms = int(profile_values(os.path.join(SOURCE, "deploy", "profiles", prof_name))["sm_count"])
+            scans = [dict(device=dev, o=o, path=path, d=d, m=m, N=N, W=W)
+                     for o in (1, 2) for (path, d) in (("sync", 0), ("tma", 1), ("tma", 4), ("tma", 6))
+                     for m in (0, 5, 14, 40) for N in (1500, 4096, 60000) for W in (0.5, 2, 48, 500)]
+            gemms = [dict(device=dev, Mg=mg, Ng=ng, Kg=kg) for mg in (256, 1280, 8192, 32768)
+                     for ng in (128, 4096, 16384) for kg in (64, 4096, 65536)]
+            r = self.req("POST", "/v1/predict", {"queries": scans + gemms, "explain": False})
+            self.assertStatus(r, 200)
+            checked = 0
+            for q, a in zip(scans + gemms, r.json["results"]):
+                where = (q, a.get("error"))
+                if "error" in a:  # a family the calibration did not measure
+                    self.assertEqual((a["status"], a["error"]["code"]), (422, "refused"), where)
+                    continue
+                iv = a["interval"]
+                if iv is None:
+                    continue
+                if "Mg" in q:
+                    n_r, n_c = q["Mg"] // 128, q["Ng"] // 128
+                    k_min, k_max = sms * (n_r + n_c) / (2 * n_r * n_c), sms
+                else:
+                    k_min, k_max = 1 / max(q["W"], 1), sms * q["o"]
+                slack = 1e-9 * k_max
+                self.assertTrue(k_min - slack <= iv["K_low"] <= a["K"] <= iv["K_high"] <= k_max + slack,
+                                (where, k_min, iv["K_low"], a["K"], iv["K_high"], k_max))
+                checked += 1
+            self.assertGreater(checked, len(scans + gemms) // 2, dev)
+
 
 if __name__ == "__main__":
     unittest.main()

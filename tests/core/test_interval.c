@@ -618,8 +618,44 @@ static void test_panel_coverage_is_the_answers(void)
   pascal_calibration_free(&cal);
 }
 
+/* Clipping the K bounds to what a run can measure, by hand: an answer of
+ * K = 2 with log bounds [-1, +1] (K from 0.736 to 5.44) inside [1, 4]
+ * becomes [log 1/2, log 2]; bounds already inside stay and report no
+ * change; a K outside the range, a NaN range (an attention answer) or
+ * unknown bounds are left alone. */
+static void test_clip_to_measurable(void)
+{
+  pascal_interval_bounds b = {.level = PASCAL_INTERVAL_LEVEL};
+  b.known[PASCAL_INTERVAL_K] = true;
+  b.lo[PASCAL_INTERVAL_K] = -1, b.hi[PASCAL_INTERVAL_K] = 1;
+  pascal_interval_bounds c = b;
+  CHECK(pascal_interval_clip_k(&c, 2, 1, 4));
+  CHECK_NEAR(c.lo[PASCAL_INTERVAL_K], log(0.5), 1e-15);
+  CHECK_NEAR(c.hi[PASCAL_INTERVAL_K], log(2.0), 1e-15);
+  CHECK(!pascal_interval_clip_k(&c, 2, 1, 4)); /* once is enough */
+  c = b;                                       /* only the upper side reaches past M */
+  CHECK(pascal_interval_clip_k(&c, 2, 0.5, 4));
+  CHECK_NEAR(c.lo[PASCAL_INTERVAL_K], -1, 1e-15);
+  CHECK_NEAR(c.hi[PASCAL_INTERVAL_K], log(2.0), 1e-15);
+  c = b; /* wide enough: unchanged */
+  CHECK(!pascal_interval_clip_k(&c, 2, 0.1, 100));
+  CHECK(c.lo[PASCAL_INTERVAL_K] == -1 && c.hi[PASCAL_INTERVAL_K] == 1);
+  c = b; /* K at the edge of the range: that side closes on K */
+  CHECK(pascal_interval_clip_k(&c, 4, 1, 4));
+  CHECK(c.hi[PASCAL_INTERVAL_K] == 0 && c.lo[PASCAL_INTERVAL_K] == -1);
+  const double nan = NAN;
+  c = b;
+  CHECK(!pascal_interval_clip_k(&c, 5, 1, 4)); /* K outside: nothing to hold to */
+  CHECK(!pascal_interval_clip_k(&c, 2, nan, nan));
+  CHECK(!pascal_interval_clip_k(&c, 0, 0, 4));
+  CHECK(c.lo[PASCAL_INTERVAL_K] == -1 && c.hi[PASCAL_INTERVAL_K] == 1);
+  c.known[PASCAL_INTERVAL_K] = false;
+  CHECK(!pascal_interval_clip_k(&c, 2, 1, 1.5));
+}
+
 int main(void)
 {
+  test_clip_to_measurable();
   test_bounds_by_hand();
   test_groups_by_action();
   test_aligned_group();

@@ -41,7 +41,9 @@ extern "C" {
  * query) and the time interval applied to time_s. Where the answer's family
  * loses to aligned K = 1 (pascal_answer.loses), the K interval is widened
  * to hold the aligned answer (K = 1; K_0 for GEMM): the folds say that
- * answer is at least as likely. A GEMM answered by transfer
+ * answer is at least as likely. A scan's or GEMM's K interval then stays
+ * inside the K a run can measure (pascal_interval_clip_k: at most M, at
+ * least 1 / max(W, 1) or K_0). A GEMM answered by transfer
  * (pascal/gemm_config.h) keeps the anchor's bounds, scaled to its own K,
  * fills and time, and says so (`transferred`): the residuals measured the
  * calibration's configuration, not the transfer (docs/expected-error.md). */

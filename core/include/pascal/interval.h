@@ -187,6 +187,14 @@ void pascal_interval_bounds_of(const pascal_interval_calibration *c, const pasca
  * what lost there. */
 bool pascal_interval_widen_k(pascal_interval_bounds *b, const pascal_transfers *t, double to);
 
+/* Narrow the K bounds of b, an answer of K, to the K a run can measure,
+ * [K_min, K_max]: for a scan at least one fill per block it touches
+ * (K_min = 1 / max(W, 1)) and at most every worker missing every block
+ * (K_max = M); for a GEMM between K_0 (each operand tile filled once) and
+ * M (every tile read missing). True when that narrowed them. Nothing is
+ * done when K itself lies outside the range or b has no K bounds. */
+bool pascal_interval_clip_k(pascal_interval_bounds *b, double K, double K_min, double K_max);
+
 /* The one transfer r is evidence about (its only transfer not entailed by
  * another), whose group it enters; NULL when it has none or several, or
  * when its prediction read no excess (the aligned group's). */
