@@ -33,9 +33,15 @@ static void check_rd_against_trace(uint64_t n, const uint64_t *phases, size_t m)
 {
   uint64_t rounds = 3 * n;
   size_t len = (size_t)(rounds * m);
-  uint64_t *trace = malloc(len * sizeof *trace);
+  uint64_t *trace = calloc(len, sizeof *trace); /* calloc: GCC cannot see the loop fill it */
   uint64_t *rd = malloc(len * sizeof *rd);
   uint64_t sym[MAX_M];
+  if (!trace || !rd) {
+    CHECK(trace && rd);
+    free(trace);
+    free(rd);
+    return;
+  }
   for (uint64_t k = 0; k < rounds; k++)
     for (size_t w = 0; w < m; w++)
       trace[k * m + w] = (k + phases[w]) % n;
