@@ -17,7 +17,7 @@
 #include "pascal/time_model.h"
 
 /* The interval of K, fills and time (see pascal_answer_interval); the K a
- * run can measure is k_range (NaN: not stated). */
+ * run can measure is k_range (pascal_interval_k_range). */
 static void answer_interval(const pascal_validation *v, const pascal_transfers *t, double K,
                             double fill_bytes, double K_aligned, const double k_range[2],
                             pascal_answer *out)
@@ -72,7 +72,7 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
   const pascal_transfers *t;
   const pascal_scan_key *key = NULL;
   double K, fill, aligned = 1.0;
-  double k_range[2] = {NAN, NAN}; /* attention: its launch's K has no stated range */
+  double k_range[2];
   if (q->workload == PASCAL_WORKLOAD_SCAN) {
     const pascal_scan_query *s = &q->scan;
     if ((st = pascal_model_predict_scan(model, &s->key, s->N, s->W, &out->scan, err)))
@@ -83,7 +83,7 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
     out->timed = pascal_time_scan(model, &s->key, s->N, s->W, out->scan.fill_bytes, &out->time,
                                   NULL) == PASCAL_OK;
     t = &out->scan.transfers, key = &s->key, K = out->scan.K, fill = out->scan.fill_bytes;
-    k_range[0] = 1.0 / fmax(s->W, 1.0), k_range[1] = out->scan.M;
+    pascal_interval_k_range(q->workload, s->W, out->scan.M, NAN, k_range);
   } else if (q->workload == PASCAL_WORKLOAD_ATTENTION) {
     pascal_attention_prediction *p = &out->attention;
     if ((st = pascal_model_predict_attention(model, &q->attention.shape, p, err)))
@@ -93,6 +93,7 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
     out->timed = pascal_time_scan(model, &p->key, p->N, ceil(p->W), p->fill_bytes, &out->time,
                                   NULL) == PASCAL_OK;
     t = &p->kv.transfers, key = &p->key, K = p->K, fill = p->fill_bytes;
+    pascal_interval_k_range(q->workload, p->W, p->kv.M, NAN, k_range);
   } else {
     pascal_gemm_config_answer *ca = &out->gemm_config;
     if ((st = pc_gemm_predict_config(model, &q->gemm, &out->gemm, ca, err)))
@@ -106,7 +107,7 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
                                          ca->anchor_fills, &out->time, NULL) == PASCAL_OK;
     t = &out->gemm.transfers, K = out->gemm.K, fill = out->gemm.fill_bytes;
     aligned = out->gemm.K0;
-    k_range[0] = out->gemm.K0, k_range[1] = out->gemm.M;
+    pascal_interval_k_range(q->workload, NAN, out->gemm.M, out->gemm.K0, k_range);
   }
   const pascal_family_loss *loss =
       validation ? pascal_family_loss_find(validation->losses, validation->n_losses, key) : NULL;

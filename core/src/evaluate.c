@@ -153,9 +153,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
     K = p.K;
     *rule = p.why.rule;
     *transfers = p.transfers;
-    /* as pascal_answer_query states it (an attention launch's: none) */
-    k_range[0] = cal->workload == PASCAL_WORKLOAD_SCAN ? 1.0 / fmax(r->W, 1.0) : NAN;
-    k_range[1] = p.M;
+    pascal_interval_k_range(cal->workload, r->W, p.M, NAN, k_range);
     if ((st = pc_loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
       return st;
   } else {
@@ -167,7 +165,7 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
     K = p.K;
     *rule = p.why.rule;
     *transfers = p.transfers;
-    k_range[0] = p.K0, k_range[1] = p.M;
+    pascal_interval_k_range(cal->workload, NAN, p.M, p.K0, k_range);
     double tile_bytes = (double)cal->gemm.tile_m * cal->gemm.tile_k * cal->gemm.elem_bytes;
     if (cal->gemm.tile_m != cal->gemm.tile_n || !runs->every_method)
       tile_bytes = NAN; /* square A/B tiles only; without it, only K_0 */

@@ -324,6 +324,12 @@ bool pascal_interval_clip_k(pascal_interval_bounds *b, double K, double K_min, d
   return narrowed;
 }
 
+void pascal_interval_k_range(pascal_workload w, double W, double M, double K0, double range[2])
+{
+  range[0] = w == PASCAL_WORKLOAD_SCAN ? 1.0 / fmax(W, 1.0) : w == PASCAL_WORKLOAD_GEMM ? K0 : NAN;
+  range[1] = w == PASCAL_WORKLOAD_ATTENTION ? NAN : M;
+}
+
 bool pascal_interval_widen_k(pascal_interval_bounds *b, const pascal_transfers *t, double to)
 {
   int q = PASCAL_INTERVAL_K;

@@ -195,6 +195,13 @@ bool pascal_interval_widen_k(pascal_interval_bounds *b, const pascal_transfers *
  * done when K itself lies outside the range or b has no K bounds. */
 bool pascal_interval_clip_k(pascal_interval_bounds *b, double K, double K_min, double K_max);
 
+/* That range for an answer of workload w into range[2]: a scan's
+ * [1 / max(W, 1), M], a GEMM's [K_0, M] (W unused); an attention launch's
+ * K counts its queries too, for which none is stated: NaN, which
+ * pascal_interval_clip_k leaves alone. The answers and the panels'
+ * coverage both take it from here. */
+void pascal_interval_k_range(pascal_workload w, double W, double M, double K0, double range[2]);
+
 /* The one transfer r is evidence about (its only transfer not entailed by
  * another), whose group it enters; NULL when it has none or several, or
  * when its prediction read no excess (the aligned group's). */
