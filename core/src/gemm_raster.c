@@ -21,21 +21,59 @@
  * 128 x 128 tiles keeps all of B (18.9 MB) and a wave's two A panels
  * (1.6 MB) in a 21 MB cache, not with the wave's 3.1 MB of FP32 outputs
  * as well (the direct raster then reads B once per wave).
- * O(tiles + panels log waves) time, O(panels + waves) memory.
+ * O(tiles + panels log waves) time, O(panels + waves) memory; in practice
+ * near O(tiles): the outputs of a few full waves usually fill the cache,
+ * so a panel last read further back misses without a look into the tree
+ * (within()), and the tree forgets it.
  */
+#include <assert.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "pascal/gemm_config.h"
 #include "pascal/gemm_raster.h"
 
-/* The most output tiles a static reference walks (16 Mi: a 65536 x 65536
- * output of 16 x 16 tiles). */
-#define RASTER_TILES_MAX (UINT64_C(1) << 24)
-
 void pascal_gemm_raster_tile(uint32_t n_r, uint32_t n_c, uint32_t group_m, uint64_t pid,
                              uint32_t *i, uint32_t *j)
 {
   pascal_gemm_raster_ij(n_r, n_c, group_m, pid, i, j);
+}
+
+/* The raster's tiles in pid order without a division per tile: pid's
+ * tile is (first + row, j), first the group's first tile row, rows the
+ * group's height; pascal_gemm_raster_ij's order, checked at each wave. */
+typedef struct raster_cursor {
+  uint32_t n_r, n_c, group_m;
+  uint32_t first, rows, row, j;
+} raster_cursor;
+
+static void raster_step(raster_cursor *at)
+{
+  if (++at->row < at->rows)
+    return;
+  at->row = 0;
+  if (++at->j < at->n_c)
+    return;
+  at->j = 0;
+  at->first += at->group_m;
+  at->rows = at->n_r - at->first < at->group_m ? at->n_r - at->first : at->group_m;
+}
+
+static inline bool raster_is(const raster_cursor *at, uint32_t n_r, uint32_t n_c, uint32_t group_m,
+                      uint64_t pid)
+{
+  uint32_t i, j;
+  pascal_gemm_raster_ij(n_r, n_c, group_m, pid, &i, &j);
+  return i == at->first + at->row && j == at->j;
+}
+
+/* Whether a panel of `bytes` last read `lag` waves ago can still be in the
+ * cache: the outputs of those full waves alone (wave_out bytes each) fill
+ * it otherwise. Where they do, no later read of the panel is a hit either,
+ * so its bytes need not leave the wave that read it. */
+static bool within(uint64_t lag, double bytes, double wave_out, double capacity)
+{
+  return (double)lag * wave_out + bytes <= capacity;
 }
 
 /* Fenwick tree of bytes over waves 0 .. n-1. */
@@ -74,10 +112,11 @@ pascal_status pascal_gemm_static_fills(const pascal_gemm_shape *shape, const pas
     return pascal_error_set(err, PASCAL_EINVAL, M == 0 ? "M" : "group_m", "must be at least 1");
   uint32_t n_r = shape->Mg / c->tile_m, n_c = shape->Ng / c->tile_n;
   uint64_t tiles = (uint64_t)n_r * n_c, waves = (tiles + M - 1) / M;
-  if (tiles > RASTER_TILES_MAX)
+  if (tiles > PASCAL_GEMM_STATIC_TILES_MAX)
     return pascal_error_set(err, PASCAL_ERANGE, "Mg",
                             "%llu output tiles: the static reference walks at most %llu",
-                            (unsigned long long)tiles, (unsigned long long)RASTER_TILES_MAX);
+                            (unsigned long long)tiles,
+                            (unsigned long long)PASCAL_GEMM_STATIC_TILES_MAX);
   uint64_t panels = (uint64_t)n_r + n_c;
   double row_bytes = (double)shape->Kg * c->tile_m * c->elem_bytes;
   double col_bytes = (double)shape->Kg * c->tile_n * c->elem_bytes;
@@ -95,13 +134,14 @@ pascal_status pascal_gemm_static_fills(const pascal_gemm_shape *shape, const pas
     seen[p] = 0;
   }
   double fills = 0;
+  raster_cursor at = {.n_r = n_r, .n_c = n_c, .group_m = c->group_m};
+  at.rows = n_r < c->group_m ? n_r : c->group_m;
   for (uint64_t w = 0; w < waves; w++) {
     size_t n = 0;
     uint64_t end = (w + 1) * M < tiles ? (w + 1) * M : tiles;
-    for (uint64_t pid = w * M; pid < end; pid++) {
-      uint32_t i, j;
-      pascal_gemm_raster_tile(n_r, n_c, c->group_m, pid, &i, &j);
-      uint64_t ps[2] = {i, (uint64_t)n_r + j};
+    assert(raster_is(&at, n_r, n_c, c->group_m, w * M)); /* in step once a wave */
+    for (uint64_t pid = w * M; pid < end; pid++, raster_step(&at)) {
+      uint64_t ps[2] = {at.first + at.row, (uint64_t)n_r + at.j};
       for (int q = 0; q < 2; q++)
         if (seen[ps[q]] != w + 1) {
           seen[ps[q]] = w + 1;
@@ -109,21 +149,24 @@ pascal_status pascal_gemm_static_fills(const pascal_gemm_shape *shape, const pas
         }
     }
     /* every panel of the wave is read at once: decide all, then move them */
+    double before_w = fen_prefix(fen, w), wave_out = (double)M * out_bytes;
     for (size_t q = 0; q < n; q++) {
       uint64_t p = list[q];
       double bytes = p < n_r ? row_bytes : col_bytes;
-      if (last[p] < 0 || fen_prefix(fen, w) - fen_prefix(fen, (uint64_t)last[p]) > capacity_bytes)
+      if (last[p] < 0 || !within(w - (uint64_t)last[p], bytes, wave_out, capacity_bytes) ||
+          before_w - fen_prefix(fen, (uint64_t)last[p]) > capacity_bytes)
         fills += bytes;
     }
+    double wave_bytes = (double)(end - w * M) * out_bytes;
     for (size_t q = 0; q < n; q++) {
       uint64_t p = list[q];
       double bytes = p < n_r ? row_bytes : col_bytes;
-      if (last[p] >= 0)
+      if (last[p] >= 0 && within(w - (uint64_t)last[p], 0, wave_out, capacity_bytes))
         fen_add(fen, waves, (uint64_t)last[p], -bytes);
-      fen_add(fen, waves, w, bytes);
       last[p] = (int64_t)w;
+      wave_bytes += bytes;
     }
-    fen_add(fen, waves, w, (double)(end - w * M) * out_bytes); /* the wave's outputs */
+    fen_add(fen, waves, w, wave_bytes); /* its panels and its outputs */
   }
   *out = fills;
   st = PASCAL_OK;

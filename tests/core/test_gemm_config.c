@@ -97,6 +97,18 @@ static double brute_static(uint32_t nr, uint32_t nc, uint32_t g, uint32_t M, dou
   return fills;
 }
 
+/* V_s of an nr x nc grid of 32 x 64 tiles, K = 80, with room for `cap` A
+ * panels, against the definition. */
+static void against_definition(uint32_t nr, uint32_t nc, uint32_t g, uint32_t M, int cap)
+{
+  pascal_gemm_config c = {32, 64, 16, 2, 3, g};
+  pascal_gemm_shape s = {32 * nr, 64 * nc, 16 * 5};
+  double row = 80.0 * 32 * 2, col = 80.0 * 64 * 2, v;
+  double out = 32.0 * 64 * PASCAL_GEMM_OUT_ELEM_BYTES;
+  CHECK_INT(pascal_gemm_static_fills(&s, &c, M, cap * row, &v, NULL), PASCAL_OK);
+  CHECK_NEAR(v, brute_static(nr, nc, g, M, cap * row, row, col, out), 0);
+}
+
 static void static_reference(void)
 {
   /* against the definition: every small grid, raster, wave and capacity
@@ -105,14 +117,17 @@ static void static_reference(void)
     for (uint32_t nc = 1; nc <= 6; nc++)
       for (uint32_t g = 1; g <= 4; g++)
         for (uint32_t M = 1; M <= 7; M++)
-          for (int cap = 0; cap <= 36; cap += 3) {
-            pascal_gemm_config c = {32, 64, 16, 2, 3, g};
-            pascal_gemm_shape s = {32 * nr, 64 * nc, 16 * 5};
-            double row = 80.0 * 32 * 2, col = 80.0 * 64 * 2, v;
-            double out = 32.0 * 64 * PASCAL_GEMM_OUT_ELEM_BYTES;
-            CHECK_INT(pascal_gemm_static_fills(&s, &c, M, cap * row, &v, NULL), PASCAL_OK);
-            CHECK_NEAR(v, brute_static(nr, nc, g, M, cap * row, row, col, out), 0);
-          }
+          for (int cap = 0; cap <= 36; cap += 3)
+            against_definition(nr, nc, g, M, cap);
+  /* larger grids, where a panel comes back many waves later: what the
+   * walk skips there (the outputs of the waves between fill the cache)
+   * must be what the definition says */
+  for (uint32_t nr = 11; nr <= 16; nr += 5)
+    for (uint32_t nc = 11; nc <= 16; nc += 5)
+      for (uint32_t g = 1; g <= 16; g += 5)
+        for (uint32_t M = 1; M <= 13; M += 4)
+          for (int cap = 0; cap <= 60; cap += 6)
+            against_definition(nr, nc, g, M, cap);
   /* the ends: a cache holding every panel reads each once (B_0); an
    * empty one reads every wave's panels */
   pascal_gemm_config c = {128, 128, 64, 2, 1, 1};
@@ -149,6 +164,17 @@ static void static_reference(void)
   sq.Ng = 512;
   CHECK_INT(pascal_gemm_static_fills(&sq, &direct, 0, 0, &v, &err), PASCAL_EINVAL);
   CHECK(strcmp(err.field, "M") == 0);
+  /* the walk's bound: 4096 x 1024 tiles are walked (a row of 16 K-tall
+   * panels, 16 x 16 tiles of FP16: B_0 when everything fits), one tile row
+   * more is refused */
+  pascal_gemm_config small = {16, 16, 16, 2, 2, 1};
+  pascal_gemm_shape edge = {16 * 4096, 16 * 1024, 16};
+  CHECK((uint64_t)4096 * 1024 == PASCAL_GEMM_STATIC_TILES_MAX);
+  CHECK_INT(pascal_gemm_static_fills(&edge, &small, 132, 1e12, &v, NULL), PASCAL_OK);
+  CHECK_NEAR(v, (4096.0 + 1024) * 16 * 16 * 2, 0);
+  edge.Mg += 16;
+  CHECK_INT(pascal_gemm_static_fills(&edge, &small, 132, 1e12, &v, &err), PASCAL_ERANGE);
+  CHECK(strcmp(err.field, "Mg") == 0);
 }
 
 static void resources(void)

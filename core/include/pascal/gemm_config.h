@@ -148,11 +148,19 @@ void pascal_gemm_raster_tile(uint32_t n_r, uint32_t n_c, uint32_t group_m, uint6
  * calibration kernel (kernels/gemm.cu) and the sim's GEMM write them. */
 #define PASCAL_GEMM_OUT_ELEM_BYTES 4u
 
+/* The most output tiles the static reference walks: 4 Mi, a 32768 x 32768
+ * output of 16 x 16 tiles or 262144 x 262144 of 128 x 128. The walk took
+ * at most about 30 ns a tile on the 2-core development machine (small
+ * tiles, a raster whose columns come back within a few waves), so one
+ * answer costs at most about 0.15 s of CPU; 128 x 128 tiles about 7 ns. */
+#define PASCAL_GEMM_STATIC_TILES_MAX (UINT64_C(1) << 22)
+
 /* The raster's static reference V_s in bytes (the header's rule) of a
  * Mg x Ng x Kg GEMM of configuration `c` (the shape whole tiles of it), M
  * CTAs resident at once, a cache of capacity_bytes. PASCAL_EINVAL naming
  * "Mg", "Ng", "Kg" for a shape off the tile grid, "M" for M = 0;
- * PASCAL_ENOMEM. */
+ * PASCAL_ERANGE naming "Mg" for more than PASCAL_GEMM_STATIC_TILES_MAX
+ * output tiles; PASCAL_ENOMEM. */
 pascal_status pascal_gemm_static_fills(const pascal_gemm_shape *shape, const pascal_gemm_config *c,
                                        uint32_t M, double capacity_bytes, double *out,
                                        pascal_error *err);
