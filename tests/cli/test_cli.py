@@ -495,6 +495,14 @@ class Dynamic(unittest.TestCase):
         p = run("predict", "--bundle", os.path.join(self.dir, "missing.json"), "--o", 1,
                 expect=1)
         self.assertIn("missing.json", p.stderr)
+        # a configuration transfer walks the raster's static reference: 2048 x 2048
+        # tiles of 64 x 64 are the most it walks (4 Mi), one tile column more is refused
+        cfg = ["--tile_m", 64, "--tile_n", 64, "--Kg", 4096]
+        run_json("predict", "--bundle", self.gemm, "--Mg", 64 * 2048, "--Ng", 64 * 2048, *cfg)
+        p = run("predict", "--bundle", self.gemm, "--Mg", 64 * 2048, "--Ng", 64 * 2049, *cfg,
+                expect=2)
+        self.assertIn("--Mg", p.stderr)
+        self.assertIn("4196352 output tiles", p.stderr)
 
     def test_unsampled_class_is_refused(self):
         plan = os.path.join(self.dir, "no-class1.json")
