@@ -60,7 +60,7 @@ static void raster_step(raster_cursor *at)
 }
 
 static inline bool raster_is(const raster_cursor *at, uint32_t n_r, uint32_t n_c, uint32_t group_m,
-                      uint64_t pid)
+                             uint64_t pid)
 {
   uint32_t i, j;
   pascal_gemm_raster_ij(n_r, n_c, group_m, pid, &i, &j);
@@ -113,10 +113,9 @@ pascal_status pascal_gemm_static_fills(const pascal_gemm_shape *shape, const pas
   uint32_t n_r = shape->Mg / c->tile_m, n_c = shape->Ng / c->tile_n;
   uint64_t tiles = (uint64_t)n_r * n_c, waves = (tiles + M - 1) / M;
   if (tiles > PASCAL_GEMM_STATIC_TILES_MAX)
-    return pascal_error_set(err, PASCAL_ERANGE, "Mg",
-                            "%llu output tiles: the static reference walks at most %llu",
-                            (unsigned long long)tiles,
-                            (unsigned long long)PASCAL_GEMM_STATIC_TILES_MAX);
+    return pascal_error_set(
+        err, PASCAL_ERANGE, "Mg", "%llu output tiles: the static reference walks at most %llu",
+        (unsigned long long)tiles, (unsigned long long)PASCAL_GEMM_STATIC_TILES_MAX);
   uint64_t panels = (uint64_t)n_r + n_c;
   double row_bytes = (double)shape->Kg * c->tile_m * c->elem_bytes;
   double col_bytes = (double)shape->Kg * c->tile_n * c->elem_bytes;
