@@ -179,13 +179,12 @@ static inline size_t pascal_json_uint_digits(uint64_t v, char *out)
 }
 
 /* A finite double as a JSON real that reads back (strtod) as the same
- * double: the shortest such digit string in all but rare cases (about 1 in
- * 1,000 random doubles, where a shorter one lies within 1e-19 of the edge
- * of the rounding interval), never more than 17 significant digits
- * (Grisu2, json_real.c). Notation as printf's %g: plain for decimal
- * exponents -5 < X < 17, else d.ddde+XX; a ".0" is added to integral plain
- * numbers. Returns the length (NUL written after it); 0 (and "") when `v`
- * is NaN or Inf. */
+ * double: the shortest such digit string and, among those as short, the one
+ * closest to the double (ties to an even last digit); never more than 17
+ * significant digits (Schubfach, json_real.c). Notation as printf's %g:
+ * plain for decimal exponents -5 < X < 17, else d.ddde+XX; a ".0" is added
+ * to integral plain numbers. Returns the length (NUL written after it); 0
+ * (and "") when `v` is NaN or Inf. */
 size_t pascal_json_real_format(double v, char out[PASCAL_JSON_REAL_MAX]);
 
 #ifdef __cplusplus
