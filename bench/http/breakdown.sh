@@ -18,20 +18,8 @@ DUR=${DURATION:-3}
 PASCALD=$BUILD/bin/pascald
 [ -x "$PASCALD" ] || { echo "missing $PASCALD (build first)" >&2; exit 2; }
 for t in perf wrk curl; do command -v $t >/dev/null || { echo "$t is not installed" >&2; exit 2; }; done
-tmp=$(mktemp -d)
-pid=""
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$tmp"; }
-trap cleanup EXIT INT TERM
-mkdir "$tmp/bundles"
-cp "$(dirname "$0")/../../deploy/calibrations/sim-gb10-scan.json" "$tmp/bundles/"
-"$PASCALD" --listen 127.0.0.1:0 --db "$tmp/p.db" --bundles "$tmp/bundles" >"$tmp/out" 2>&1 &
-pid=$!
-i=0
-until grep -q "listening on http://" "$tmp/out"; do
-  i=$((i + 1)); [ $i -lt 600 ] || { cat "$tmp/out" >&2; exit 1; }
-  sleep 0.1
-done
-url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$tmp/out" | head -n 1)
+. "$(dirname "$0")/common.sh" # $tmp with the calibration, start
+start pascald "$PASCALD" --listen 127.0.0.1:0 --db "$tmp/p.db" --bundles "$tmp/bundles"
 Q="device=sim-gb10&o=1&path=tma&d=4&m=6&N=4096&W=16"
 case $ROUTE in
   get_explained) set -- "$url/v1/predict?$Q" ;;

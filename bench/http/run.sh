@@ -45,34 +45,13 @@ for b in "$PASCALD" "$PASCAL" "$BARE"; do
   [ -x "$b" ] || { echo "missing $b (build first: cmake --build $BUILD)" >&2; exit 2; }
 done
 command -v wrk >/dev/null || { echo "wrk is not installed" >&2; exit 2; }
-tmp=$(mktemp -d)
-pids=""
-cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
-trap cleanup EXIT INT TERM
 load_before=$(uptime | sed 's/.*load average: //')
-
-# the shipped sim-gb10 scan calibration and 9 synthetic ones (different
-# noise seeds: distinct bundles), 10 in all
-mkdir "$tmp/bundles"
-cp "$(dirname "$0")/../../deploy/calibrations/sim-gb10-scan.json" "$tmp/bundles/"
+# $tmp, start (common.sh); the shipped sim-gb10 scan calibration and 9
+# synthetic ones (different noise seeds: distinct bundles), 10 in all
+. "$(dirname "$0")/common.sh"
 for seed in 1 2 3 4 5 6 7 8 9; do
   "$PASCAL" synth --law "scan,seed=$seed" -o "$tmp/bundles/scan-$seed.json"
 done
-
-# start NAME CMD...: run it in the background, wait for "listening on http://"
-start() {
-  out=$tmp/$1.out
-  shift
-  "$@" >"$out" 2>"$out.err" &
-  pid=$!
-  pids="$pids $pid"
-  i=0
-  until grep -q "listening on http://" "$out" 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt 600 ] || { cat "$out.err" >&2; exit 1; }
-    sleep 0.1
-  done
-  url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$out" | head -n 1)
-}
 
 start pascald "$PASCALD" --listen 127.0.0.1:0 --db "$tmp/pascal.db" --bundles "$tmp/bundles"
 PD_URL=$url PD_PID=$pid
@@ -127,21 +106,8 @@ for c in $CONNS; do
 done
 rss_after_load=$(rss_kib "$PD_PID")
 
-# batch bodies: N varied scan queries (sim-gb10's families; keys, sizes,
-# some below its measured sizes, horizons)
-python3 - "$tmp" <<'PY'
-import json, sys
-ms = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16]
-def batch(n):
-    qs = []
-    for i in range(n):
-        fam = [(1, "tma", 4), (1, "tma", 6), (2, "tma", 2), (2, "sync", 0)][i % 4]
-        qs.append({"device": "sim-gb10", "o": fam[0], "path": fam[1], "d": fam[2],
-                   "m": ms[i % len(ms)], "N": 2048 + 37 * (i % 97), "W": 1 + (i % 64)})
-    return {"queries": qs}
-for n in (1000, 10000, 10001, 100000):
-    json.dump(batch(n), open("%s/batch-%d.json" % (sys.argv[1], n), "w"), separators=(",", ":"))
-PY
+# batch bodies: N varied scan queries (batch_bodies.py)
+python3 "$(dirname "$0")/batch_bodies.py" "$tmp" 1000 10000 10001 100000
 # post URL FILE -> one line per post: seconds (11 posts)
 post11() {
   for i in 1 2 3 4 5 6 7 8 9 10 11; do

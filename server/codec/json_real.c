@@ -558,7 +558,7 @@ size_t pascal_json_real_format(double v, char out[PASCAL_JSON_REAL_MAX])
     n += (size_t)dexp;
     memcpy(out + n, ".0", 2);
     n += 2;
-  } else if (x >= 0) { /* point inside the digits: x <= len - 2 <= 15 */
+  } else if (x >= 0) {      /* point inside the digits: x <= len - 2 <= 15 */
     memcpy(out + n, d, 16); /* the x + 1 <= 16 before the point; ends by 17 */
     out[n + (size_t)x + 1] = '.';
     /* the len - x - 1 after it: 8 (ends by 1 + 15 + 2 + 8), and 8 more when

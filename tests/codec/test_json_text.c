@@ -135,11 +135,11 @@ static void test_real_exact_forms(void)
       {9007199254740993.0, "9007199254740992.0"}, /* 2^53 + 1 is not a double */
       {0.55000000000000004, "0.55"},
       /* where Grisu2 was not shortest or not closest (texts: Python's repr) */
-      {0x1.4de1bf22b44dp-3, "0.1630282337633049"},          /* was 0.16302823376330489 */
-      {0x1.3a0dc0d3db461p+918, "2.718316374298659e+276"},   /* was ...6588e+276 */
-      {0x1.3e24c62eabce7p-753, "2.6229895340205037e-227"},  /* was ...036: farther */
-      {0x1.fea4db5bc14edp+50, "2245835940103483.2"},        /* .25: tie, even digit */
-      {0x1.b702ab297ac1p+54, "30892612233637950.0"},        /* was ...952.0 */
+      {0x1.4de1bf22b44dp-3, "0.1630282337633049"},         /* was 0.16302823376330489 */
+      {0x1.3a0dc0d3db461p+918, "2.718316374298659e+276"},  /* was ...6588e+276 */
+      {0x1.3e24c62eabce7p-753, "2.6229895340205037e-227"}, /* was ...036: farther */
+      {0x1.fea4db5bc14edp+50, "2245835940103483.2"},       /* .25: tie, even digit */
+      {0x1.b702ab297ac1p+54, "30892612233637950.0"},       /* was ...952.0 */
       {0x1p-1022 * 0x1.0000000000001p0, "2.225073858507202e-308"},
   };
   char out[PASCAL_JSON_REAL_MAX];
@@ -222,7 +222,8 @@ static double unit_interval(uint64_t r) /* [0, 1) on the 2^-53 grid */
 }
 static double small_scaled(uint64_t r) /* [0, 1) times 10^-20..10^19 */
 {
-  static const double scale[] = {1e-20, 1e-15, 1e-10, 1e-5, 1e-3, 1, 10, 1e3, 1e5, 1e10, 1e15, 1e19};
+  static const double scale[] = {1e-20, 1e-15, 1e-10, 1e-5, 1e-3, 1,
+                                 10,    1e3,   1e5,   1e10, 1e15, 1e19};
   return (double)(r >> 11) * 0x1p-53 * scale[r % (sizeof scale / sizeof scale[0])];
 }
 static double integer(uint64_t r) /* any length up to 2^64 */

@@ -131,8 +131,8 @@ MUTANTS = [
       "  if (tail_len == 128)\n", "  if (tail_len == 64)\n",
       "SHA-256 padding takes one block where two are needed"),
     M("codec-real-digits", "server/codec/json_real.c",
-      "    digits[n - 1]--;\n", "",
-      "shortest-digit generation skips the weeding step (last digit off)"),
+      "vb > mid || (vb == mid && (s & 1))", "vb >= mid",
+      "shortest-digit choice rounds an exact tie up instead of to even (last digit off)"),
 
     # --- pascald: routing, auth, input ----------------------------------------
     M("pascald-import-open", "server/pascald/routes.c",
