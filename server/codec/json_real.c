@@ -1,35 +1,37 @@
 /*
  * json_real.c - doubles as the shortest JSON reals that read back as them
- * (pascal_json_real_format, json_text.h), about ten times faster than
- * printf's "%.17g". Algorithm: Schubfach of R. Giulietti, "The Schubfach way
- * to render doubles" (2020); the arithmetic was checked against the paper
- * and against a public Zig rendering of it read through code search (the
- * 128-bit table's rounding, the round-to-odd product and its "> 1" sticky
- * test); the code is this file's own.
+ * (pascal_json_real_format, json_text.h), five to ten times faster than
+ * printf's "%.17g" (bench/bench_json_real). Algorithm: Schubfach of R.
+ * Giulietti, "The Schubfach way to render doubles" (2020); the arithmetic
+ * was checked against the paper and against a public Zig rendering of it
+ * read through code search (the 128-bit table's rounding, the round-to-odd
+ * product and its "> 1" sticky test); the code is this file's own. It
+ * replaced Grisu2 (F. Loitsch, PLDI 2010), which missed the shortest digits
+ * for about 1 double in 1,000 (docs/http-api.md, "Seventh round").
  *
  * v > 0 is c * 2^q (c the integer significand). Its rounding interval is
  * R = [v - ulp/2, v + ulp/2] (a quarter ulp below a power of two, where the
  * lower neighbour is closer; ends included when c is even, as strtod
  * rounds ties to even). Every decimal inside R reads back as v. Take
  * k = floor(log10(2^q)) (floor(log10(3/4 2^q)) below a power of two): 10^k
- * is at most R's width, so R holds one or two multiples of 10^k and at most
- * one multiple of 10^(k+1). With vb = 4 v 10^-k and the interval's ends in the
- * same units (vbl, vbr) computed from one 128-bit power of ten each, s =
- * floor(vb / 4) and its neighbours are the candidates: a multiple of
- * 10^(k+1) inside R (shorter), else whichever of s and s + 1 lies inside
- * R, else (both inside) the one closer to v, ties to even. The result is
- * always the shortest digit string that reads back as v and, among those
- * of that length, the one closest to v.
+ * is at most R's width, so R holds a multiple of 10^k and at most one
+ * multiple of 10^(k+1). vb = 4 v 10^-k and R's ends in the same units (vbl,
+ * vbr) come from one 128-bit power of ten; with s = floor(vb / 4) the
+ * candidates are a multiple of 10^(k+1) inside R (shorter), else whichever
+ * of s and s + 1 alone lies inside R, else (both inside) the one closer to
+ * v, ties to even. The result is always the shortest digit string that
+ * reads back as v and, among those of that length, the one closest to v.
  *
  * The products are exact where it matters: g below is 10^e 2^-r rounded up
  * to 128 bits (g - 1 < 10^e 2^-r <= g), the 64x128-bit product keeps its
  * top 64 bits and ORs in 1 when the rest is not (nearly) zero ("round to
- * odd"); the paper shows the rest of the exact product is never within
- * 2^-63 of an integer unless it is one, so the rounded-to-odd value
- * compares with every even integer (4s, 4s + 2, 40 s') exactly as the
- * exact one does. tests/codec/test_json_text.c checks the round trip
- * through strtod on millions of doubles and the shortness and digits
- * against printf.
+ * odd"). g's rounding and the dropped low half move the product by less
+ * than 2^-63 of a unit, and the paper proves that the exact product, when
+ * not an integer, lies farther than that from every integer; so the
+ * rounded-to-odd value compares with every even integer (4s, 4s + 2,
+ * 40 s') exactly as the exact one does. tests/codec/test_json_text.c
+ * checks the round trip through strtod on millions of doubles and the
+ * shortness and digits against printf.
  */
 #include <math.h>
 #include <string.h>
