@@ -1,9 +1,8 @@
 /*
  * curve.c - isotonic regression, PCHIP and the cumulative traffic curve of
  * paper section 4.2 / App. C Eq. trafficcurve, and the excess coordinate of
- * Eq. excess_coordinate / dynamic_decode, with the scan's onset law from
- * one pass to the first horizon and past the last and its fit
- * (docs/design.md 4.1).
+ * Eq. excess_coordinate / dynamic_decode, with the scan's onset law read
+ * between the knots and past the last, and its fit (docs/design.md 4.1).
  *
  * PCHIP follows SciPy's PchipInterpolator (_find_derivatives, _edge_case)
  * so that fitted values match SciPy:
@@ -245,19 +244,19 @@ size_t pc_curve_onset_points(const pascal_curve *curve, double N, double *x, dou
   return k;
 }
 
-/* On the segment from one pass to the first horizon, and past the last
- * knot, the excess e = K - 1 is read off the law e = A max(0, 1 - W_0 / W)
- * that a drift between workers makes: blocks are refilled only once the
- * leading workers are a cache's worth ahead of the trailing ones, after W_0
- * passes, and from then on each pass adds the same excess (the fills of the
- * excess are W (K - 1) = A (W - W_0) blocks per block). On a segment
- * [W_a, W_b] that is e linear in h(W) = -1 / max(W, W_0) through the two
- * knots (W_0 ignored when not below W_b); past the last knot the last
- * segment's line goes on, towards its amplitude A. One pass (e = 0 at
- * W = 1) measures no divergence, and the paper's curve S, which joins
- * log(W K) smoothly, spread the first horizon's excess back to it; past
- * the last knot S holds the last value. Between the other knots S is read
- * (encode(L)); below the first knot its value is held. The rules were
+/* Between two knots, and past the last knot, the excess e = K - 1 is read
+ * off the law e = A max(0, 1 - W_0 / W) that a drift between workers
+ * makes: blocks are refilled only once the leading workers are a cache's
+ * worth ahead of the trailing ones, after W_0 passes, and from then on each
+ * pass adds the same excess (the fills of the excess are W (K - 1) =
+ * A (W - W_0) blocks per block). On a segment [W_a, W_b] that is e linear
+ * in h(W) = -1 / max(W, W_0) through the two knots (W_0 ignored when not
+ * below W_b); past the last knot the last segment's line goes on, towards
+ * its amplitude A. The paper's curve S, which joins log(W K) smoothly,
+ * spread the first horizon's excess back to one pass (e = 0 at W = 1: no
+ * divergence), bent the later segments away from the law, and held its
+ * last value past the last knot; it is read at the knots themselves
+ * (encode(L)), and below the first knot its value is held. The rules were
  * chosen on calibration folds (docs/design.md 4.1). */
 double pc_curve_excess_at(const pascal_curve *curve, double lw)
 {
@@ -268,8 +267,10 @@ double pc_curve_excess_at(const pascal_curve *curve, double lw)
     b = 1;
   else if (lw > curve->x[n - 1])
     b = n - 1;
-  else
+  else if (curve->x[(b = pc_pchip_interval(curve->x, n, lw))] == lw)
     return pascal_excess_encode(pc_curve_log_k_at(curve, lw));
+  else
+    b++;
   double wa = exp(curve->x[b - 1]), wb = exp(curve->x[b]), w = exp(lw);
   double w0 = curve->onset < wb ? curve->onset : 0;
   double ha = -1 / fmax(wa, w0), hb = -1 / fmax(wb, w0), h = -1 / fmax(w, w0);

@@ -105,15 +105,16 @@ static void excess_bound_randomised(void)
   }
 }
 
-/* The excess the scan predictor reads (pascal_curve_excess): from one pass
- * (W = 1) to the first horizon above it, and past the last knot, the onset
- * law e = A max(0, 1 - W_0 / W); between the other knots encode(L).
+/* The excess the scan predictor reads (pascal_curve_excess): between any
+ * two knots and past the last one, the onset law e = A max(0, 1 - W_0 / W)
+ * through the knots (e linear in -1 / max(W, W_0)); at a knot encode(L).
  * Exhaustive over a small grid of curves whose knots follow the law (first
  * horizon W1 in {2, 4, 8}, onset W_0 from one pass to just below W1,
  * amplitude A), against the law's closed form; the onset the fit finds on
  * the curve's own knots lies within one step of its grid (2^(1/32)) of
- * W_0. Verified to fail with the previous reading (the excess coordinate
- * linear in log W on the first segment, L held past the last knot). */
+ * W_0. Verified to fail with the previous readings (the excess coordinate
+ * linear in log W on the first segment, L held past the last knot; L
+ * between the later knots). */
 static void excess_onset_law(void)
 {
   static const double W1s[] = {2, 4, 8}, W0s[] = {1, 1.5, 1.9}, As[] = {0.3, 4, 19};
@@ -138,18 +139,26 @@ static void excess_onset_law(void)
           CHECK_NEAR(pascal_curve_excess(&c, x), log(want + PASCAL_EXCESS_EPS), 1e-9);
           CHECK_NEAR(pascal_curve_excess(&c, y), log(want_y + PASCAL_EXCESS_EPS), 1e-9);
         }
-        /* between the later knots encode(L); held below W = 1 */
+        /* between the later knots the law as well; held below W = 1 */
         for (double x = W1 * 1.5; x < 16 * W1; x *= 1.7)
-          CHECK_NEAR(pascal_curve_excess(&c, x), pascal_excess_encode(pascal_curve_log_k(&c, x)),
-                     1e-12);
+          CHECK_NEAR(pascal_curve_excess(&c, x), log(A * (1 - W0 / x) + PASCAL_EXCESS_EPS), 1e-9);
         CHECK_NEAR(pascal_curve_excess(&c, 0.5), pascal_excess_encode(log(K[0])), 1e-12);
       }
-  /* a curve without a knot at W = 1 reads encode(L) inside its knots */
+  /* a curve without a knot at W = 1, not on a law, with no onset: encode(L)
+   * at its knots and held below the first, the excess linear in 1 / W
+   * between two knots (3.0 and 5.0 here) */
   const double W[] = {2, 8, 32}, K[] = {1.5, 4, 6};
   pascal_curve c;
   CHECK_INT(pascal_curve_fit(W, K, 3, &c, "x", NULL), PASCAL_OK);
-  for (double x = 1; x <= 32; x *= 1.3)
-    CHECK_NEAR(pascal_curve_excess(&c, x), pascal_excess_encode(pascal_curve_log_k(&c, x)), 1e-12);
+  c.onset = 0;
+  for (size_t k = 0; k < 3; k++)
+    CHECK_NEAR(pascal_curve_excess(&c, W[k]), pascal_excess_encode(pascal_curve_log_k(&c, W[k])),
+               1e-12);
+  CHECK_NEAR(pascal_curve_excess(&c, 1), pascal_excess_encode(log(1.5)), 1e-12);
+  for (double x = 8.5; x < 32; x *= 1.3) {
+    double e = 3 + (5 - 3) * (1 / 8.0 - 1 / x) / (1 / 8.0 - 1 / 32.0);
+    CHECK_NEAR(pascal_curve_excess(&c, x), log(e + PASCAL_EXCESS_EPS), 1e-9);
+  }
 }
 
 /* The onset fit on points of the law itself: c within a grid step, and 0

@@ -79,14 +79,13 @@ double pascal_curve_log_k(const pascal_curve *curve, double W);
 double pascal_excess_encode(double log_k);
 
 /* The excess coordinate a of a scan curve at horizon W > 0 as the scan
- * predictor reads it (docs/design.md 4.1): between a knot at one pass
- * (W = 1) and the next knot W_b, and past the last knot along the last
- * segment [W_a, W_b], the excess e = K - 1 is linear in
- * h(W) = -1 / max(W, W_0) (W_0 the curve's onset, ignored when it is not
- * below W_b): no excess added before the onset, then a constant excess per
- * pass. Between the other knots encode(L); below the first knot the first
- * knot's value is held; a curve of one knot is constant. Equal to
- * encode(L) at every knot. */
+ * predictor reads it (docs/design.md 4.1): on a segment [W_a, W_b] between
+ * two knots, and past the last knot along the last segment, the excess
+ * e = K - 1 is linear in h(W) = -1 / max(W, W_0) (W_0 the curve's onset,
+ * ignored when it is not below W_b): no excess added before the onset,
+ * then a constant excess per pass. Below the first knot the first knot's
+ * value is held; a curve of one knot is constant. Equal to encode(L) at
+ * every knot. */
 double pascal_curve_excess(const pascal_curve *curve, double W);
 
 /* The onset c >= 0 of the excess law e = A max(0, 1 - c / x) fitted to n
