@@ -263,14 +263,14 @@ double pc_curve_excess_at(const pascal_curve *curve, double lw)
   size_t n = curve->n, b;
   if (n == 1 || lw <= curve->x[0])
     return pascal_excess_encode(curve->y[0] - curve->x[0]);
-  if (pc_curve_one_pass_segment(curve, lw))
-    b = 1;
-  else if (lw > curve->x[n - 1])
+  if (lw > curve->x[n - 1]) {
     b = n - 1;
-  else if (curve->x[(b = pc_pchip_interval(curve->x, n, lw))] == lw)
-    return pascal_excess_encode(pc_curve_log_k_at(curve, lw));
-  else
-    b++;
+  } else {
+    size_t i = pc_pchip_interval(curve->x, n, lw);
+    if (curve->x[i] == lw) /* a knot */
+      return pascal_excess_encode(pc_curve_log_k_at(curve, lw));
+    b = i + 1;
+  }
   double wa = exp(curve->x[b - 1]), wb = exp(curve->x[b]), w = exp(lw);
   double w0 = curve->onset < wb ? curve->onset : 0;
   double ha = -1 / fmax(wa, w0), hb = -1 / fmax(wb, w0), h = -1 / fmax(w, w0);
