@@ -47,6 +47,19 @@ typedef struct raster_cursor {
   uint32_t first, rows, row, j;
 } raster_cursor;
 
+/* The height of the group whose first tile row is at->first. */
+static uint32_t group_rows(const raster_cursor *at)
+{
+  return at->n_r - at->first < at->group_m ? at->n_r - at->first : at->group_m;
+}
+
+static raster_cursor raster_start(uint32_t n_r, uint32_t n_c, uint32_t group_m)
+{
+  raster_cursor at = {.n_r = n_r, .n_c = n_c, .group_m = group_m};
+  at.rows = group_rows(&at);
+  return at;
+}
+
 static void raster_step(raster_cursor *at)
 {
   if (++at->row < at->rows)
@@ -56,14 +69,13 @@ static void raster_step(raster_cursor *at)
     return;
   at->j = 0;
   at->first += at->group_m;
-  at->rows = at->n_r - at->first < at->group_m ? at->n_r - at->first : at->group_m;
+  at->rows = group_rows(at);
 }
 
-static inline bool raster_is(const raster_cursor *at, uint32_t n_r, uint32_t n_c, uint32_t group_m,
-                             uint64_t pid)
+static inline bool raster_is(const raster_cursor *at, uint64_t pid)
 {
   uint32_t i, j;
-  pascal_gemm_raster_ij(n_r, n_c, group_m, pid, &i, &j);
+  pascal_gemm_raster_ij(at->n_r, at->n_c, at->group_m, pid, &i, &j);
   return i == at->first + at->row && j == at->j;
 }
 
@@ -133,12 +145,11 @@ pascal_status pascal_gemm_static_fills(const pascal_gemm_shape *shape, const pas
     seen[p] = 0;
   }
   double fills = 0;
-  raster_cursor at = {.n_r = n_r, .n_c = n_c, .group_m = c->group_m};
-  at.rows = n_r < c->group_m ? n_r : c->group_m;
+  raster_cursor at = raster_start(n_r, n_c, c->group_m);
   for (uint64_t w = 0; w < waves; w++) {
     size_t n = 0;
     uint64_t end = (w + 1) * M < tiles ? (w + 1) * M : tiles;
-    assert(raster_is(&at, n_r, n_c, c->group_m, w * M)); /* in step once a wave */
+    assert(raster_is(&at, w * M)); /* in step once a wave */
     for (uint64_t pid = w * M; pid < end; pid++, raster_step(&at)) {
       uint64_t ps[2] = {at.first + at.row, (uint64_t)n_r + at.j};
       for (int q = 0; q < 2; q++)
