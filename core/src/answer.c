@@ -33,15 +33,14 @@ static void answer_interval(const pascal_validation *v, const pascal_transfers *
                                  .time_s_high = NAN};
   if (!v)
     return;
-  pascal_interval_bounds_of(&v->interval, t, &b);
+  bool widened =
+      pascal_interval_answer_bounds(&v->interval, t, K, K_aligned, out->loses, k_range, &b);
   if (!b.known[PASCAL_INTERVAL_K])
     return;
   iv->known = true;
   iv->n_residuals = b.n_residuals;
   iv->borrowed = b.borrowed;
-  if (out->loses && K > 0 && K_aligned > 0)
-    iv->widened_to_aligned = pascal_interval_widen_k(&b, t, log(K_aligned / K));
-  pascal_interval_clip_k(&b, K, k_range[0], k_range[1]);
+  iv->widened_to_aligned = widened;
   double lo = b.lo[PASCAL_INTERVAL_K], hi = b.hi[PASCAL_INTERVAL_K];
   double scale_lo = exp(lo), scale_hi = exp(hi); /* K and the fills scale alike */
   iv->K_low = K * scale_lo;

@@ -249,11 +249,9 @@ static void cover_run(const pascal_model *model, const pascal_scan_run *scan,
                       const pascal_transfers *tr, const double k_range[2], panel_cover *pc)
 {
   pascal_interval_bounds b;
-  pascal_interval_bounds_of(pc->ic, tr, &b);
   double K = pred[PASCAL_METHOD_PASCAL];
-  if (pascal_family_loss_find(pc->losses, pc->n_losses, scan ? &scan->key : NULL) && K > 0)
-    pascal_interval_widen_k(&b, tr, log(pred[PASCAL_METHOD_ALIGNED] / K));
-  pascal_interval_clip_k(&b, K, k_range[0], k_range[1]);
+  bool loses = pascal_family_loss_find(pc->losses, pc->n_losses, scan ? &scan->key : NULL);
+  pascal_interval_answer_bounds(pc->ic, tr, K, pred[PASCAL_METHOD_ALIGNED], loses, k_range, &b);
   double lo = b.known[PASCAL_INTERVAL_K] ? b.lo[0] : 0,
          hi = b.known[PASCAL_INTERVAL_K] ? b.hi[0] : 0;
   pascal_covered_run *c = &pc->runs[pc->n++];

@@ -324,6 +324,17 @@ bool pascal_interval_clip_k(pascal_interval_bounds *b, double K, double K_min, d
   return narrowed;
 }
 
+bool pascal_interval_answer_bounds(const pascal_interval_calibration *c, const pascal_transfers *t,
+                                   double K, double K_aligned, bool loses, const double k_range[2],
+                                   pascal_interval_bounds *out)
+{
+  pascal_interval_bounds_of(c, t, out);
+  bool widened =
+      loses && K > 0 && K_aligned > 0 && pascal_interval_widen_k(out, t, log(K_aligned / K));
+  pascal_interval_clip_k(out, K, k_range[0], k_range[1]);
+  return widened;
+}
+
 void pascal_interval_k_range(pascal_workload w, double W, double M, double K0, double range[2])
 {
   range[0] = w == PASCAL_WORKLOAD_SCAN ? 1.0 / fmax(W, 1.0) : w == PASCAL_WORKLOAD_GEMM ? K0 : NAN;

@@ -202,6 +202,15 @@ bool pascal_interval_clip_k(pascal_interval_bounds *b, double K, double K_min, d
  * coverage both take it from here. */
 void pascal_interval_k_range(pascal_workload w, double W, double M, double K0, double range[2]);
 
+/* The bounds of an answer of K with transfers t, as the answers and the
+ * panels' coverage both state them: its groups' bounds
+ * (pascal_interval_bounds_of), reaching to the aligned answer K_aligned
+ * when `loses` (pascal_interval_widen_k), within what a run can measure,
+ * k_range (pascal_interval_clip_k). True when the loss widened them. */
+bool pascal_interval_answer_bounds(const pascal_interval_calibration *c, const pascal_transfers *t,
+                                   double K, double K_aligned, bool loses, const double k_range[2],
+                                   pascal_interval_bounds *out);
+
 /* The one transfer r is evidence about (its only transfer not entailed by
  * another), whose group it enters; NULL when it has none or several, or
  * when its prediction read no excess (the aligned group's). */
