@@ -257,8 +257,10 @@ size_t pc_curve_onset_points(const pascal_curve *curve, double N, double *x, dou
  * divergence), bent the later segments away from the law, and held its
  * last value past the last knot; it is read at the knots themselves
  * (encode(L)), and below the first knot its value is held. The rules were
- * chosen on calibration folds (docs/design.md 4.1). */
-double pc_curve_excess_at(const pascal_curve *curve, double lw)
+ * chosen on calibration folds (docs/design.md 4.1); between two knots above
+ * one pass each calibration chooses on its own folds (model.c), and with
+ * law_between false S is read there. */
+double pc_curve_excess_at(const pascal_curve *curve, double lw, bool law_between)
 {
   size_t n = curve->n, b;
   if (n == 1 || lw <= curve->x[0])
@@ -267,7 +269,7 @@ double pc_curve_excess_at(const pascal_curve *curve, double lw)
     b = n - 1;
   } else {
     size_t i = pc_pchip_interval(curve->x, n, lw);
-    if (curve->x[i] == lw) /* a knot */
+    if (curve->x[i] == lw || (!law_between && curve->x[i] > 0)) /* a knot, or S */
       return pascal_excess_encode(pc_curve_log_k_at(curve, lw));
     b = i + 1;
   }
@@ -279,9 +281,21 @@ double pc_curve_excess_at(const pascal_curve *curve, double lw)
   return log((e > 0 ? e : 0) + PASCAL_EXCESS_EPS);
 }
 
+double pc_curve_excess_linear(const pascal_curve *curve, double lw)
+{
+  size_t n = curve->n;
+  lw = clamp(lw, curve->x[0], curve->x[n - 1]);
+  size_t i = n == 1 ? 0 : pc_pchip_interval(curve->x, n, lw);
+  double a0 = pascal_excess_encode(pc_curve_log_k_at(curve, curve->x[i]));
+  if (curve->x[i] == lw)
+    return a0;
+  double a1 = pascal_excess_encode(pc_curve_log_k_at(curve, curve->x[i + 1]));
+  return a0 + (a1 - a0) * (lw - curve->x[i]) / (curve->x[i + 1] - curve->x[i]);
+}
+
 double pascal_curve_excess(const pascal_curve *curve, double W)
 {
-  return pc_curve_excess_at(curve, log(W));
+  return pc_curve_excess_at(curve, log(W), true);
 }
 
 /* Points whose log(e + eps) a fit computes once (a key's sizes times its

@@ -35,10 +35,17 @@ pascal_status pc_curve_fit_knots(const double *W, const double *K, size_t n_obs,
 double pc_curve_log_k_at(const pascal_curve *curve, double lw);
 
 /* a at log-horizon lw as the scan predictor reads it (pascal_curve_excess),
- * and whether lw lies strictly between a knot at one pass (W = 1) and the
- * next knot, where the onset law is read (an interval group of its own). */
-double pc_curve_excess_at(const pascal_curve *curve, double lw);
+ * with the onset law between two knots above one pass when law_between, or
+ * else the paper's curve S there (a calibration's choice, model.c); and
+ * whether lw lies strictly between a knot at one pass (W = 1) and the next
+ * knot, where the onset law is read (an interval group of its own). */
+double pc_curve_excess_at(const pascal_curve *curve, double lw, bool law_between);
 bool pc_curve_one_pass_segment(const pascal_curve *curve, double lw);
+
+/* The excess coordinate at lw (clamped to the knots' range) linear in lw
+ * between the encoded values of the two knots around it: the GEMM's
+ * alternative reading between reduction lengths (PASCAL_BETWEEN_LINEAR). */
+double pc_curve_excess_linear(const pascal_curve *curve, double lw);
 /* The knots above one pass as onset-fit points (pascal_onset_fit): x the
  * blocks per slot W N, e the excess K - 1 >= 0. Writes at most curve->n
  * entries to x and e and returns how many. */

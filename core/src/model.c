@@ -8,6 +8,7 @@
  * its configurations (gemm_config_fit.c); plus the read-only accessors used
  * to serialise the model.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,6 +346,176 @@ static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n
   return PASCAL_OK;
 }
 
+/* ---- the reading between knots (pascal_between_choice) ---------------- */
+
+/* The mean |predicted / measured - 1| of each candidate reading over the
+ * held-out knots scored so far. */
+typedef struct between_score {
+  double sum[2];
+  size_t points;
+} between_score;
+
+static void score_add(between_score *s, const double a[2], double k_measured)
+{
+  for (int c = 0; c < 2; c++)
+    s->sum[c] += fabs(pascal_excess_decode(a[c], 1, INFINITY) / k_measured - 1);
+  s->points++;
+}
+
+/* Whether knot j of c lies strictly between two knots (above one pass for a
+ * scan, whose segment from W = 1 always reads the onset law). */
+static bool between_knot(const pascal_curve *c, size_t j, bool scan)
+{
+  return j >= 1 && j + 1 < c->n && (!scan || c->x[j - 1] > 0);
+}
+
+static bool has_knot(const pascal_curve *c, double lw)
+{
+  for (size_t j = 0; j < c->n; j++)
+    if (c->x[j] == lw)
+      return true;
+  return false;
+}
+
+/* The curve of items[lo, hi) fitted without its runs at log level lw (the
+ * knots' log is computed as the curve fit computes it, so == is exact), and
+ * the geometric mean of those runs' values. */
+static pascal_status fit_group_without(const fit_item *items, size_t lo, size_t hi, double lw,
+                                       double *hs, double *ks, pascal_curve *out, double *held,
+                                       pascal_error *err)
+{
+  size_t k = 0, h = 0;
+  double sum = 0;
+  for (size_t i = lo; i < hi; i++)
+    if (log(items[i].h) == lw) {
+      sum += log(items[i].k);
+      h++;
+    } else {
+      hs[k] = items[i].h;
+      ks[k++] = items[i].k;
+    }
+  assert(h > 0 && k > 0);
+  *held = exp(sum / (double)h);
+  return pc_curve_fit_knots(hs, ks, k, out, "measurements", err);
+}
+
+/* Score the horizon lw of the key of scan reference r held out of every
+ * size of the key: the key's onset fitted again without it, then each size
+ * where lw lies between two knots above one pass read back from the rest
+ * by the onset law (candidate 0) and by S (1). start[q] is the first item
+ * of reference q; scratch holds 4 n doubles. */
+static pascal_status score_scan_level(const pascal_model *m, const fit_item *items,
+                                      const size_t *start, size_t n, size_t r, double lw,
+                                      double *scratch, between_score *s, pascal_error *err)
+{
+  double *hs = scratch, *ks = scratch + n, *x = scratch + 2 * n, *e = scratch + 3 * n, held;
+  pascal_curve c;
+  pascal_status st;
+  size_t k = 0;
+  for (size_t q = r; q < m->n_refs; q++) {
+    const pascal_curve *cq = &m->refs[q].curve;
+    if (!same_key(m, &m->refs[r], &m->refs[q]))
+      continue;
+    if (has_knot(cq, lw)) {
+      if ((st = fit_group_without(items, start[q], start[q + 1], lw, hs, ks, &c, &held, err)))
+        return st;
+      cq = &c;
+    }
+    k += pc_curve_onset_points(cq, ref_N(m, q), x + k, e + k);
+  }
+  double onset = pascal_onset_fit(x, e, k);
+  for (size_t q = r; q < m->n_refs; q++) {
+    const pascal_curve *cq = &m->refs[q].curve;
+    size_t j = 0;
+    while (j < cq->n && cq->x[j] != lw)
+      j++;
+    if (!same_key(m, &m->refs[r], &m->refs[q]) || j == cq->n || !between_knot(cq, j, true))
+      continue;
+    if ((st = fit_group_without(items, start[q], start[q + 1], lw, hs, ks, &c, &held, err)))
+      return st;
+    c.onset = onset / ref_N(m, q);
+    double a[2] = {pc_curve_excess_at(&c, lw, true), pc_curve_excess_at(&c, lw, false)};
+    score_add(s, a, held);
+  }
+  return PASCAL_OK;
+}
+
+/* Whether the horizon lw lies between two knots above one pass of a
+ * reference of r's key before r (which scored it for the whole key). */
+static bool scored_before(const pascal_model *m, size_t r, double lw)
+{
+  for (size_t q = 0; q < r; q++) {
+    const pascal_curve *cq = &m->refs[q].curve;
+    if (!same_key(m, &m->refs[q], &m->refs[r]))
+      continue;
+    for (size_t j = 0; j < cq->n; j++)
+      if (cq->x[j] == lw && between_knot(cq, j, true))
+        return true;
+  }
+  return false;
+}
+
+/* Score each reduction length between two knots of grid g held out and
+ * read back from the rest by S (candidate 0) and linearly (1). */
+static pascal_status score_gemm_grid(const pascal_model *m, const fit_item *items,
+                                     const size_t *start, size_t n, size_t g, double *scratch,
+                                     between_score *s, pascal_error *err)
+{
+  const pascal_curve *cg = &m->grids[g].curve;
+  pascal_curve c;
+  double held;
+  for (size_t j = 1; j + 1 < cg->n; j++) {
+    pascal_status st = fit_group_without(items, start[g], start[g + 1], cg->x[j], scratch,
+                                         scratch + n, &c, &held, err);
+    if (st)
+      return st;
+    double a[2] = {pascal_excess_encode(pc_curve_log_k_at(&c, cg->x[j])),
+                   pc_curve_excess_linear(&c, cg->x[j])};
+    score_add(s, a, held);
+  }
+  return PASCAL_OK;
+}
+
+/* Choose m's reading between knots on its own runs (pascal_between_choice):
+ * items[0, n) the sorted runs it was fitted to, scratch 4 n doubles. */
+static pascal_status choose_between(pascal_model *m, const fit_item *items, size_t n,
+                                    double *scratch, pascal_error *err)
+{
+  bool scan = pascal_workload_scans(m->workload);
+  size_t n_curves = scan ? m->n_refs : m->n_grids, g = 0;
+  size_t *start = malloc((n_curves + 1) * sizeof *start);
+  between_score s = {{0, 0}, 0};
+  pascal_status st = PASCAL_OK;
+  if (!start)
+    return pascal_error_set(err, PASCAL_ENOMEM, "model", "out of memory fitting a model");
+  for (size_t lo = 0, hi; lo < n; lo = hi, g++) { /* the curves are the groups, in order */
+    for (hi = lo + 1; hi < n && same_prefix(&items[lo], &items[hi], scan ? 5 : 2); hi++)
+      ;
+    start[g] = lo;
+  }
+  assert(g == n_curves);
+  start[g] = n;
+  for (g = 0; !st && g < n_curves; g++) {
+    if (!scan) {
+      st = score_gemm_grid(m, items, start, n, g, scratch, &s, err);
+      continue;
+    }
+    const pascal_curve *c = &m->refs[g].curve;
+    for (size_t j = 0; !st && j < c->n; j++)
+      if (between_knot(c, j, true) && !scored_before(m, g, c->x[j]))
+        st = score_scan_level(m, items, start, n, g, c->x[j], scratch, &s, err);
+  }
+  free(start);
+  pascal_between_choice *b = &m->between;
+  b->candidate[0] = scan ? PASCAL_BETWEEN_LAW : PASCAL_BETWEEN_CURVE;
+  b->candidate[1] = scan ? PASCAL_BETWEEN_CURVE : PASCAL_BETWEEN_LINEAR;
+  b->points = s.points;
+  for (int k = 0; k < 2; k++)
+    b->fold_pct[k] = s.points ? 100 * s.sum[k] / (double)s.points : NAN;
+  b->rule = b->candidate[s.points && s.sum[1] < s.sum[0]];
+  return st;
+}
+
 pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
                                      const pascal_model *base, pascal_model **out,
                                      pascal_error *err)
@@ -371,6 +542,10 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
       fit_scan_onsets(m, scratch, scratch + n, base, ex);
   } else
     st = build_gemm(m, items, n, scratch, scratch + n, scratch + 2 * n, err);
+  if (!st && base)
+    m->between = base->between;
+  else if (!st)
+    st = choose_between(m, items, n, scratch, err);
   if (st)
     goto fail;
   free(items);
@@ -453,4 +628,19 @@ pascal_status pascal_model_curve(const pascal_model *model, size_t index, pascal
   }
   *out = v;
   return PASCAL_OK;
+}
+
+void pascal_model_between(const pascal_model *model, pascal_between_choice *out)
+{
+  *out = model->between;
+}
+
+const char *pascal_between_name(pascal_between rule)
+{
+  switch (rule) {
+  case PASCAL_BETWEEN_LAW: return "law";
+  case PASCAL_BETWEEN_CURVE: return "curve";
+  case PASCAL_BETWEEN_LINEAR: return "linear";
+  }
+  return "?";
 }

@@ -82,6 +82,7 @@ struct pascal_model {
      fixed, or the GEMM fit below, when `timed` */
   bool timed;
   pascal_gemm_time_fit gemm_time;
+  pascal_between_choice between; /* the reading between knots (model.c) */
 };
 
 /* Runs to leave out of a fit: a scan key or a GEMM grid (Mg, Ng) (the
@@ -110,7 +111,9 @@ bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r);
 /* pascal_model_fit() leaving out the runs matched by `ex` (NULL: none).
  * `base` (or NULL): the model of all runs, whose onsets the keys that a
  * key fold keeps take over instead of fitting them again (the same
- * values: a key's onset reads its own curves only). */
+ * values: a key's onset reads its own curves only), and whose reading
+ * between knots every fold takes (so that a fold scores the reading the
+ * model answers with; without base the fit chooses it on its own runs). */
 pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
                                      const pascal_model *base, pascal_model **out,
                                      pascal_error *err);

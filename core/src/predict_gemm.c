@@ -2,7 +2,9 @@
  * predict_gemm.c - GEMM prediction (paper section 4.5, App. C "GEMM
  * instantiation"): from the geometry of a shape (gemm_geometry.c: tile
  * counts, B_0, Q, K_0), the encoded kappa = V / B_0 read from each
- * reference grid's curve over n_k, transferred along log n_c within each
+ * reference grid's curve over n_k (the paper's S, or linear in log n_k
+ * between two reduction lengths where the calibration's own folds chose
+ * that: pascal_between_choice, model.c), transferred along log n_c within each
  * reference row and then along log n_r; in a single execution class Eq.
  * graph with gamma = 4 is (p + 4 a_lin) / 5 inside a bracket. Decoded
  * with Eq. dynamic_decode scaled by K_0.
@@ -93,6 +95,8 @@ static double grid_value(const void *p, size_t k)
   const model_grid *g = &c->md->grids[c->row->first_grid + k];
   pc_span_narrow(&c->span->lnk_lo, &c->span->lnk_hi, g->curve.x[0], g->curve.x[g->curve.n - 1]);
   c->span->lnk_dist = fmax(c->span->lnk_dist, pc_knot_distance(g->curve.x, g->curve.n, c->lnk));
+  if (c->md->between.rule == PASCAL_BETWEEN_LINEAR)
+    return pc_curve_excess_linear(&g->curve, c->lnk);
   return pascal_excess_encode(pc_curve_log_k_at(&g->curve, c->lnk));
 }
 

@@ -28,6 +28,7 @@
 typedef struct ref_query {
   pc_ref_value value;
   double lw;
+  bool law_between; /* the calibration's reading between knots (model.c) */
 } ref_query;
 
 static double ref_a(const model_ref *r, const ref_query *q, scan_span *sp)
@@ -40,7 +41,7 @@ static double ref_a(const model_ref *r, const ref_query *q, scan_span *sp)
   pc_span_narrow(&sp->lw_lo, &sp->lw_hi, r->curve.x[0], r->curve.x[r->curve.n - 1]);
   sp->lw_dist = fmax(sp->lw_dist, pc_knot_distance(r->curve.x, r->curve.n, q->lw));
   sp->lw_one_pass = sp->lw_one_pass || pc_curve_one_pass_segment(&r->curve, q->lw);
-  return pc_curve_excess_at(&r->curve, q->lw);
+  return pc_curve_excess_at(&r->curve, q->lw, q->law_between);
 }
 
 static void family_step_reset(pascal_family_step *s, uint32_t d)
@@ -424,7 +425,7 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
       return st;
   for (size_t v = 0; v < n_values; v++) {
     pascal_scan_explanation *w = &why[v];
-    ref_query q = {values[v], lw + shift};
+    ref_query q = {values[v], lw + shift, md->between.rule == PASCAL_BETWEEN_LAW};
     w->o = key->o;
     w->path = key->path;
     w->d = key->d;

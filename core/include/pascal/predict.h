@@ -362,6 +362,35 @@ pascal_status pascal_model_predict_gemm(const pascal_model *model, const pascal_
 
 /* ---- read-only view of the frozen model, for serialisation ---------------- */
 
+/* How a model reads its curves strictly between two calibrated knots (for a
+ * scan, two horizons above one pass; for GEMM, two reduction lengths). Each
+ * calibration chooses at fit time on its own runs (docs/design.md 4.1): every
+ * such interior knot of every curve held out in turn and read back from the
+ * rest both ways; the alternative replaces the default only when its mean
+ * error is lower. Scan default: the onset law, alternative: the paper's
+ * curve S. GEMM default: S, alternative: the excess coordinate linear in
+ * log n_k between the two knots. */
+typedef enum pascal_between {
+  PASCAL_BETWEEN_LAW = 0,   /* the onset law e = A max(0, 1 - W_0 / W)   */
+  PASCAL_BETWEEN_CURVE = 1, /* the paper's curve S (PCHIP of log(x K))   */
+  PASCAL_BETWEEN_LINEAR = 2 /* the excess coordinate linear in log x     */
+} pascal_between;
+
+typedef struct pascal_between_choice {
+  pascal_between rule;         /* the reading the model answers with       */
+  pascal_between candidate[2]; /* the workload's default, its alternative */
+  double fold_pct[2];          /* mean |predicted / measured - 1| of K (%)
+                                  per candidate, NAN without a point        */
+  size_t points;               /* held-out knots scored (repeats merged)   */
+} pascal_between_choice;
+
+/* The model's reading between knots and the folds that chose it. A model
+ * fitted leaving runs out for a fold takes the full model's choice. */
+void pascal_model_between(const pascal_model *model, pascal_between_choice *out);
+
+/* "law", "curve" or "linear". */
+const char *pascal_between_name(pascal_between rule);
+
 const pascal_device *pascal_model_device(const pascal_model *model);
 pascal_workload pascal_model_workload(const pascal_model *model);
 const pascal_gemm_params *pascal_model_gemm(const pascal_model *model);

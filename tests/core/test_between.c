@@ -1,0 +1,181 @@
+/*
+ * test_between.c - each calibration's reading between two calibrated knots
+ * (pascal_between_choice, core/src/model.c; docs/design.md 4.1 and 4.5),
+ * chosen at fit time on its own runs.
+ *
+ * Each case builds runs from a closed form that one candidate reproduces
+ * exactly when the interior knot is held out and read back from the rest,
+ * and checks that the fit chooses it (its fold error 0 to rounding, the
+ * other's not), and that the model then answers between the knots with the
+ * closed form itself:
+ *   scan, the onset law: K = 1 + A max(0, 1 - c / (W N)) with c on the
+ *     onset fit's grid (so the fold's fit finds it), horizons 1, 4, 16, 64;
+ *     between two horizons above one pass the excess is linear in -1 / W;
+ *   scan, the paper's curve: K = W^s, log(W K) linear in log W, which PCHIP
+ *     reproduces;
+ *   GEMM, linear: the excess coordinate a = log(kappa - 1 + eps) linear in
+ *     log n_k over n_k = 16, 32, 64;
+ *   GEMM, the curve: kappa = n_k^s.
+ * Without an interior knot (horizons 1, 4, 64 above one pass: only 4 is
+ * between, and its left neighbour is one pass) there is nothing to score
+ * and the default stands.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "pascal/predict.h"
+#include "test_device.h"
+
+static const uint32_t SIZES[3] = {2000, 3000, 4000};
+
+typedef double (*scan_k_fn)(double W, double N);
+
+/* c = 1000 blocks per slot = x_max 2^-8 of the fold that holds W = 16 out
+ * (x_max = 64 x 4000): on the onset fit's coarse grid. */
+static double law_k(double W, double N)
+{
+  return 1 + 0.8 * fmax(0, 1 - 1000 / (W * N));
+}
+
+static double power_k(double W, double N)
+{
+  (void)N;
+  return pow(W, 0.2);
+}
+
+static pascal_model *fit_scan(scan_k_fn k_of, const double *horizons, size_t n_h)
+{
+  pascal_calibration cal;
+  pascal_model *md = NULL;
+  pascal_error err;
+  test_device_calibration(&cal, PASCAL_WORKLOAD_SCAN, "between-test");
+  for (size_t s = 0; s < 3; s++)
+    for (size_t h = 0; h < n_h; h++) {
+      double W = horizons[h], N = SIZES[s];
+      pascal_scan_run r = {.key = {2, PASCAL_PATH_TMA, 3, 4},
+                           .N = SIZES[s],
+                           .W = horizons[h],
+                           .fill_bytes = k_of(W, N) * 16384.0 * W * N};
+      CHECK_INT(pascal_calibration_append_scan(&cal, &r, &err), PASCAL_OK);
+    }
+  CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
+  pascal_calibration_free(&cal);
+  return md;
+}
+
+static void check_choice(const pascal_model *md, pascal_between rule, pascal_between other,
+                         size_t points)
+{
+  pascal_between_choice b;
+  pascal_model_between(md, &b);
+  int k = b.candidate[1] == rule;
+  CHECK_INT(b.rule, rule);
+  CHECK_INT(b.candidate[k], rule);
+  CHECK_INT(b.candidate[!k], other);
+  CHECK_INT(b.points, points);
+  CHECK(b.fold_pct[k] < 1e-9);
+  CHECK(b.fold_pct[!k] > 0.1);
+}
+
+/* The scan answer at the calibrated key and size N = 3000 for W strictly
+ * between two horizons above one pass equals the closed form. */
+static void check_scan_answers(const pascal_model *md, scan_k_fn k_of)
+{
+  const double Ws[] = {5, 8, 12, 20, 32, 48};
+  pascal_scan_key key = {2, PASCAL_PATH_TMA, 3, 4};
+  for (size_t i = 0; i < sizeof Ws / sizeof *Ws; i++) {
+    pascal_scan_prediction p;
+    pascal_error err;
+    CHECK_INT(pascal_model_predict_scan(md, &key, 3000, Ws[i], &p, &err), PASCAL_OK);
+    CHECK_NEAR(p.K, k_of(Ws[i], 3000), 1e-9);
+  }
+}
+
+static void scan_cases(void)
+{
+  const double four[] = {1, 4, 16, 64}, three[] = {1, 4, 64};
+  pascal_model *md = fit_scan(law_k, four, 4);
+  /* one key, three sizes, one interior horizon (16) */
+  check_choice(md, PASCAL_BETWEEN_LAW, PASCAL_BETWEEN_CURVE, 3);
+  check_scan_answers(md, law_k);
+  pascal_model_free(md);
+
+  md = fit_scan(power_k, four, 4);
+  check_choice(md, PASCAL_BETWEEN_CURVE, PASCAL_BETWEEN_LAW, 3);
+  check_scan_answers(md, power_k);
+  pascal_model_free(md);
+
+  /* nothing between two horizons above one pass: the law stands */
+  md = fit_scan(power_k, three, 3);
+  pascal_between_choice b;
+  pascal_model_between(md, &b);
+  CHECK_INT(b.rule, PASCAL_BETWEEN_LAW);
+  CHECK_INT(b.points, 0);
+  CHECK(isnan(b.fold_pct[0]) && isnan(b.fold_pct[1]));
+  pascal_model_free(md);
+}
+
+typedef double (*gemm_kappa_fn)(double n_k);
+
+static double linear_a_kappa(double n_k)
+{
+  double a = -1.0 + 0.9 * log(n_k / 16); /* the excess coordinate */
+  return 1 + exp(a) - PASCAL_EXCESS_EPS;
+}
+
+static double power_kappa(double n_k)
+{
+  return pow(n_k, 0.25);
+}
+
+/* One 8 x 8 grid at n_k = 16, 32, 64 (kappa <= 2 n_r n_c / (n_r + n_c) = 8,
+ * the most M = 48 resident CTAs allow). */
+static pascal_model *fit_gemm(gemm_kappa_fn kappa_of)
+{
+  pascal_calibration cal;
+  pascal_model *md = NULL;
+  pascal_error err;
+  test_device_calibration(&cal, PASCAL_WORKLOAD_GEMM, "between-test");
+  cal.gemm.resident_ctas = 48;
+  for (uint32_t n_k = 16; n_k <= 64; n_k *= 2) {
+    pascal_gemm_run r = {.shape = {1024, 1024, 64 * n_k}};
+    r.fill_bytes = kappa_of(n_k) * 16384.0 * 16 * n_k; /* kappa B_0 */
+    CHECK_INT(pascal_calibration_append_gemm(&cal, &r, &err), PASCAL_OK);
+  }
+  CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
+  pascal_calibration_free(&cal);
+  return md;
+}
+
+static void check_gemm_answers(const pascal_model *md, gemm_kappa_fn kappa_of)
+{
+  const uint32_t n_ks[] = {20, 24, 40, 56};
+  for (size_t i = 0; i < sizeof n_ks / sizeof *n_ks; i++) {
+    pascal_gemm_shape s = {1024, 1024, 64 * n_ks[i]};
+    pascal_gemm_prediction p;
+    pascal_error err;
+    CHECK_INT(pascal_model_predict_gemm(md, &s, &p, &err), PASCAL_OK);
+    CHECK_NEAR(p.kappa, kappa_of(n_ks[i]), 1e-9);
+  }
+}
+
+static void gemm_cases(void)
+{
+  pascal_model *md = fit_gemm(linear_a_kappa);
+  check_choice(md, PASCAL_BETWEEN_LINEAR, PASCAL_BETWEEN_CURVE, 1);
+  check_gemm_answers(md, linear_a_kappa);
+  pascal_model_free(md);
+
+  md = fit_gemm(power_kappa);
+  check_choice(md, PASCAL_BETWEEN_CURVE, PASCAL_BETWEEN_LINEAR, 1);
+  check_gemm_answers(md, power_kappa);
+  pascal_model_free(md);
+}
+
+int main(void)
+{
+  scan_cases();
+  gemm_cases();
+  return check_summary();
+}
