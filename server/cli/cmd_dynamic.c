@@ -56,6 +56,21 @@ static pascal_status warn_losses(const pascal_loko_report *report, pascal_error 
   return st;
 }
 
+/* One note on stderr when the calibration's own folds chose the alternative
+ * reading between knots (pascal_between_choice; model.between). */
+static void note_between(const pascal_model *model)
+{
+  pascal_between_choice b;
+  pascal_model_between(model, &b);
+  if (b.rule == b.candidate[0])
+    return;
+  fprintf(stderr,
+          "pascal fit: note: between calibrated knots the curves are read %s, not %s: %.2f %% "
+          "against %.2f %% on %zu held-out knots (model.between)\n",
+          pascal_between_name(b.rule), pascal_between_name(b.candidate[0]), b.fold_pct[1],
+          b.fold_pct[0], b.points);
+}
+
 int cli_cmd_fit(int argc, char **argv)
 {
   const char *out = NULL, *path = NULL;
@@ -88,6 +103,8 @@ int cli_cmd_fit(int argc, char **argv)
                                     have_report ? &report : NULL, &doc, &err);
   if (!st && have_report)
     st = warn_losses(&report, &err);
+  if (!st)
+    note_between(model);
   rc = st ? cli_input_error("fit", path, &err) : cli_emit("fit", doc, out);
 done:
   if (have_report)

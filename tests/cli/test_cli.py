@@ -662,6 +662,41 @@ class Dynamic(unittest.TestCase):
         lo, hi = row["ci"]["pascal"]
         self.assertTrue(lo == row["mape"]["pascal"] == hi)  # one key: every resample is it
 
+    def test_fit_states_its_reading_between_knots(self):
+        """model.between: the shipped thor-like GEMM's own Kg folds choose the
+        linear reading and `pascal fit` says so; the H100's keep the curve and
+        say nothing. A bundle frozen before model.between existed still loads
+        (its curves are checked); an edited rule is refused, naming model."""
+        deploy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy",
+                              "calibrations")
+        for name, rule in (("sim-thor-tiled-gemm", "linear"), ("h100-tiled-gemm", "curve")):
+            shipped = self.load(os.path.join(deploy, name + ".json"))
+            plain = os.path.join(self.dir, name + "-plain.json")
+            with open(plain, "w") as f:
+                json.dump({k: v for k, v in shipped.items()
+                           if k not in ("model", "report", "content_hash")}, f)
+            frozen = os.path.join(self.dir, name + "-frozen.json")
+            p = run("fit", plain, "-o", frozen)
+            between = self.load(frozen)["model"]["between"]
+            self.assertEqual(between["rule"], rule)
+            self.assertEqual(between["candidates"], ["curve", "linear"])
+            self.assertEqual(between["points"], 60)
+            law_pct, alt_pct = between["fold_pct"]
+            self.assertEqual(rule == "linear", alt_pct < law_pct)
+            self.assertEqual("read linear, not curve" in p.stderr, rule == "linear")
+        doc = self.load(frozen)
+        older = os.path.join(self.dir, "older.json")
+        with open(older, "w") as f:
+            json.dump(dict(doc, model={k: v for k, v in doc["model"].items() if k != "between"}), f)
+        again = os.path.join(self.dir, "older-again.json")
+        run("fit", older, "-o", again)
+        self.assertEqual(self.load(again)["model"]["between"], between)
+        edited = os.path.join(self.dir, "edited.json")
+        with open(edited, "w") as f:
+            json.dump(dict(doc, model=dict(doc["model"], between=dict(between, rule="linear"))), f)
+        p = run("fit", edited, expect=1)  # as any stored model that is not the fit's
+        self.assertIn("model: the stored model differs", p.stderr)
+
     def test_synth_with_panel(self):
         """synth --heldout: the panel plan's runs become the bundle's panel,
         never fitted, scored by evaluate."""
