@@ -362,11 +362,11 @@ static void score_add(between_score *s, const double a[2], double k_measured)
   s->points++;
 }
 
-/* Whether knot j of c lies strictly between two knots (above one pass for a
- * scan, whose segment from W = 1 always reads the onset law). */
-static bool between_knot(const pascal_curve *c, size_t j, bool scan)
+/* Whether knot j of a scan curve lies strictly between two knots above one
+ * pass (the segment from W = 1 always reads the onset law). */
+static bool scan_between_knot(const pascal_curve *c, size_t j)
 {
-  return j >= 1 && j + 1 < c->n && (!scan || c->x[j - 1] > 0);
+  return j >= 1 && j + 1 < c->n && c->x[j - 1] > 0;
 }
 
 static bool has_knot(const pascal_curve *c, double lw)
@@ -416,6 +416,8 @@ static pascal_status score_scan_level(const pascal_model *m, const fit_item *ite
     const pascal_curve *cq = &m->refs[q].curve;
     if (!same_key(m, &m->refs[r], &m->refs[q]))
       continue;
+    if (has_knot(cq, lw) && cq->n == 1) /* nothing left of this size */
+      continue;
     if (has_knot(cq, lw)) {
       if ((st = fit_group_without(items, start[q], start[q + 1], lw, hs, ks, &c, &held, err)))
         return st;
@@ -429,7 +431,7 @@ static pascal_status score_scan_level(const pascal_model *m, const fit_item *ite
     size_t j = 0;
     while (j < cq->n && cq->x[j] != lw)
       j++;
-    if (!same_key(m, &m->refs[r], &m->refs[q]) || j == cq->n || !between_knot(cq, j, true))
+    if (!same_key(m, &m->refs[r], &m->refs[q]) || j == cq->n || !scan_between_knot(cq, j))
       continue;
     if ((st = fit_group_without(items, start[q], start[q + 1], lw, hs, ks, &c, &held, err)))
       return st;
@@ -449,7 +451,7 @@ static bool scored_before(const pascal_model *m, size_t r, double lw)
     if (!same_key(m, &m->refs[q], &m->refs[r]))
       continue;
     for (size_t j = 0; j < cq->n; j++)
-      if (cq->x[j] == lw && between_knot(cq, j, true))
+      if (cq->x[j] == lw && scan_between_knot(cq, j))
         return true;
   }
   return false;
@@ -502,7 +504,7 @@ static pascal_status choose_between(pascal_model *m, const fit_item *items, size
     }
     const pascal_curve *c = &m->refs[g].curve;
     for (size_t j = 0; !st && j < c->n; j++)
-      if (between_knot(c, j, true) && !scored_before(m, g, c->x[j]))
+      if (scan_between_knot(c, j) && !scored_before(m, g, c->x[j]))
         st = score_scan_level(m, items, start, n, g, c->x[j], scratch, &s, err);
   }
   free(start);

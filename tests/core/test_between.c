@@ -106,6 +106,27 @@ static void scan_cases(void)
   check_scan_answers(md, power_k);
   pascal_model_free(md);
 
+  /* a size of the key measured at the interior horizon alone: nothing of
+   * it is left to fit the key's onset when 16 is held out, and it scores
+   * nothing; the other three sizes are scored as before */
+  pascal_calibration cal;
+  pascal_error err;
+  test_device_calibration(&cal, PASCAL_WORKLOAD_SCAN, "between-test");
+  for (size_t s = 0; s < 4; s++)
+    for (size_t h = 0; h < 4; h++) {
+      double N = s < 3 ? SIZES[s] : 5000, W = four[h];
+      pascal_scan_run r = {.key = {2, PASCAL_PATH_TMA, 3, 4},
+                           .N = (uint32_t)N,
+                           .W = W,
+                           .fill_bytes = law_k(W, N) * 16384.0 * W * N};
+      if (s < 3 || W == 16)
+        CHECK_INT(pascal_calibration_append_scan(&cal, &r, &err), PASCAL_OK);
+    }
+  CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
+  pascal_calibration_free(&cal);
+  check_choice(md, PASCAL_BETWEEN_LAW, PASCAL_BETWEEN_CURVE, 3);
+  pascal_model_free(md);
+
   /* nothing between two horizons above one pass: the law stands */
   md = fit_scan(power_k, three, 3);
   pascal_between_choice b;
