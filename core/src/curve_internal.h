@@ -44,7 +44,7 @@ bool pc_curve_one_pass_segment(const pascal_curve *curve, double lw);
 
 /* The excess coordinate at lw (clamped to the knots' range) linear in lw
  * between the encoded values of the two knots around it: the GEMM's
- * alternative reading between reduction lengths (PASCAL_BETWEEN_LINEAR). */
+ * alternative reading between reduction lengths (PASCAL_READ_LINEAR). */
 double pc_curve_excess_linear(const pascal_curve *curve, double lw);
 /* The knots above one pass as onset-fit points (pascal_onset_fit): x the
  * blocks per slot W N, e the excess K - 1 >= 0. Writes at most curve->n

@@ -386,13 +386,13 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
 {
   pascal_status st;
   loko_item *items = NULL;
-  pascal_model *all = NULL; /* the folds' shared onsets; none if it cannot be fitted */
+  pascal_model *all = NULL; /* the folds' shared onsets and readings; none if it cannot be
+                               fitted */
   size_t n_keys = 0;
   pascal_loko_report rep = {.workload = cal->workload};
   if ((st = collect_keys(cal, runs, &items, &n_keys, err)))
     return st;
-  if (!fixed && pascal_workload_scans(cal->workload) &&
-      pc_model_fit_excluding(cal, NULL, NULL, &all, NULL) == PASCAL_ENOMEM) {
+  if (!fixed && pc_model_fit_excluding(cal, NULL, NULL, &all, NULL) == PASCAL_ENOMEM) {
     st = pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory");
     goto fail;
   }

@@ -82,6 +82,8 @@ bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r)
   switch (ex->kind) {
   case PC_EXCLUDE_KEY: return ex->Mg == r->shape.Mg && ex->Ng == r->shape.Ng;
   case PC_EXCLUDE_KG: return r->shape.Kg == ex->level;
+  case PC_EXCLUDE_MG: return r->shape.Mg == ex->level;
+  case PC_EXCLUDE_NG: return r->shape.Ng == ex->level;
   default: return false;
   }
 }
@@ -314,7 +316,7 @@ static void fit_gemm_time(pascal_model *m, const fit_item *items, size_t n, doub
 }
 
 static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n, double *hs,
-                                double *ks, double *scratch, pascal_error *err)
+                                double *ks, double *scratch, bool timed, pascal_error *err)
 {
   pascal_status st;
   m->n_rows = count_groups(items, n, 1);
@@ -342,11 +344,12 @@ static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n
       return st;
     g++;
   }
-  fit_gemm_time(m, items, n, scratch);
+  if (timed)
+    fit_gemm_time(m, items, n, scratch);
   return PASCAL_OK;
 }
 
-/* ---- the reading between knots (pascal_between_choice) ---------------- */
+/* ---- the reading between knots (pascal_reading_choice) ---------------- */
 
 /* The mean |predicted / measured - 1| of each candidate reading over the
  * held-out knots scored so far. */
@@ -478,7 +481,7 @@ static pascal_status score_gemm_grid(const pascal_model *m, const fit_item *item
   return PASCAL_OK;
 }
 
-/* Choose m's reading between knots on its own runs (pascal_between_choice):
+/* Choose m's reading between knots on its own runs (pascal_reading_choice):
  * items[0, n) the sorted runs it was fitted to, scratch 4 n doubles. */
 static pascal_status choose_between(pascal_model *m, const fit_item *items, size_t n,
                                     double *scratch, pascal_error *err)
@@ -508,13 +511,70 @@ static pascal_status choose_between(pascal_model *m, const fit_item *items, size
         st = score_scan_level(m, items, start, n, g, c->x[j], scratch, &s, err);
   }
   free(start);
-  pascal_between_choice *b = &m->between;
-  b->candidate[0] = scan ? PASCAL_BETWEEN_LAW : PASCAL_BETWEEN_CURVE;
-  b->candidate[1] = scan ? PASCAL_BETWEEN_CURVE : PASCAL_BETWEEN_LINEAR;
+  pascal_reading_choice *b = &m->between;
+  b->candidate[0] = scan ? PASCAL_READ_LAW : PASCAL_READ_CURVE;
+  b->candidate[1] = scan ? PASCAL_READ_CURVE : PASCAL_READ_LINEAR;
   b->points = s.points;
   for (int k = 0; k < 2; k++)
     b->fold_pct[k] = s.points ? 100 * s.sum[k] / (double)s.points : NAN;
   b->rule = b->candidate[s.points && s.sum[1] < s.sum[0]];
+  return st;
+}
+
+/* The smallest and the largest level of a GEMM dimension among the runs
+ * (dim 0: Mg, 1: Ng, 2: Kg). */
+static void gemm_level_range(const pascal_calibration *cal, int dim, uint32_t *lo, uint32_t *hi)
+{
+  *lo = UINT32_MAX;
+  *hi = 0;
+  for (size_t i = 0; i < cal->n_gemm_runs; i++) {
+    const pascal_gemm_shape *s = &cal->gemm_runs[i].shape;
+    uint32_t v = dim == 0 ? s->Mg : dim == 1 ? s->Ng : s->Kg;
+    *lo = v < *lo ? v : *lo;
+    *hi = v > *hi ? v : *hi;
+  }
+}
+
+/* Choose the GEMM model m's carry beyond the grid on its own runs
+ * (pascal_reading_choice): the largest and the smallest Mg row, Ng column
+ * and Kg of the calibration held out in turn (a dimension with one level
+ * has no fold), each held-out run predicted by the model of the rest with
+ * either carry; the mean |V / V_measured - 1| over all of them decides. */
+static pascal_status choose_beyond(pascal_model *m, const pascal_calibration *cal,
+                                   pascal_error *err)
+{
+  static const model_exclusion_kind kinds[3] = {PC_EXCLUDE_MG, PC_EXCLUDE_NG, PC_EXCLUDE_KG};
+  pascal_reading_choice *b = &m->beyond;
+  double sum[2] = {0, 0};
+  size_t points = 0;
+  pascal_status st = PASCAL_OK;
+  for (int dim = 0; !st && dim < 3; dim++) {
+    uint32_t level[2];
+    gemm_level_range(cal, dim, &level[0], &level[1]);
+    for (int end = 0; !st && end < 2 && level[0] < level[1]; end++) {
+      model_exclusion ex = {.kind = kinds[dim], .level = level[end], .untimed = true};
+      pascal_model *fold;
+      if ((st = pc_model_fit_excluding(cal, &ex, m, &fold, err)))
+        break;
+      for (size_t i = 0; !st && i < cal->n_gemm_runs; i++) {
+        const pascal_gemm_run *r = &cal->gemm_runs[i];
+        if (!pc_excludes_gemm(&ex, r))
+          continue;
+        for (int k = 0; !st && k < 2; k++) {
+          pascal_gemm_prediction p;
+          fold->beyond.rule = b->candidate[k];
+          if (!(st = pascal_model_predict_gemm(fold, &r->shape, &p, err)))
+            sum[k] += fabs(p.fill_bytes / r->fill_bytes - 1);
+        }
+        points++;
+      }
+      pascal_model_free(fold);
+    }
+  }
+  b->points = points;
+  for (int k = 0; k < 2; k++)
+    b->fold_pct[k] = points ? 100 * sum[k] / (double)points : NAN;
+  b->rule = b->candidate[points && sum[1] < sum[0]];
   return st;
 }
 
@@ -543,11 +603,17 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
     if (!(st = build_scan(m, items, n, scratch, scratch + n, scratch + 2 * n, err)))
       fit_scan_onsets(m, scratch, scratch + n, base, ex);
   } else
-    st = build_gemm(m, items, n, scratch, scratch + n, scratch + 2 * n, err);
-  if (!st && base)
+    st = build_gemm(m, items, n, scratch, scratch + n, scratch + 2 * n, !(ex && ex->untimed), err);
+  m->beyond = (pascal_reading_choice){
+      PASCAL_READ_EXCESS_RATIO, {PASCAL_READ_EXCESS_RATIO, PASCAL_READ_RATIO}, {NAN, NAN}, 0};
+  if (!st && base) {
     m->between = base->between;
-  else if (!st)
+    m->beyond = base->beyond;
+  } else if (!st) {
     st = choose_between(m, items, n, scratch, err);
+    if (!st && !pascal_workload_scans(m->workload))
+      st = choose_beyond(m, cal, err);
+  }
   if (st)
     goto fail;
   free(items);
@@ -632,17 +698,24 @@ pascal_status pascal_model_curve(const pascal_model *model, size_t index, pascal
   return PASCAL_OK;
 }
 
-void pascal_model_between(const pascal_model *model, pascal_between_choice *out)
+void pascal_model_between(const pascal_model *model, pascal_reading_choice *out)
 {
   *out = model->between;
 }
 
-const char *pascal_between_name(pascal_between rule)
+void pascal_model_beyond(const pascal_model *model, pascal_reading_choice *out)
+{
+  *out = model->beyond;
+}
+
+const char *pascal_reading_name(pascal_reading rule)
 {
   switch (rule) {
-  case PASCAL_BETWEEN_LAW: return "law";
-  case PASCAL_BETWEEN_CURVE: return "curve";
-  case PASCAL_BETWEEN_LINEAR: return "linear";
+  case PASCAL_READ_LAW: return "law";
+  case PASCAL_READ_CURVE: return "curve";
+  case PASCAL_READ_LINEAR: return "linear";
+  case PASCAL_READ_EXCESS_RATIO: return "excess-ratio";
+  case PASCAL_READ_RATIO: return "ratio";
   }
   return "?";
 }

@@ -82,7 +82,8 @@ struct pascal_model {
      fixed, or the GEMM fit below, when `timed` */
   bool timed;
   pascal_gemm_time_fit gemm_time;
-  pascal_between_choice between; /* the reading between knots (model.c) */
+  pascal_reading_choice between; /* the reading between knots (model.c)  */
+  pascal_reading_choice beyond;  /* GEMM: the carry beyond the grid      */
 };
 
 /* Runs to leave out of a fit: a scan key or a GEMM grid (Mg, Ng) (the
@@ -94,7 +95,9 @@ typedef enum model_exclusion_kind {
   PC_EXCLUDE_KEY = 1, /* key (scan) or Mg, Ng (GEMM)  */
   PC_EXCLUDE_W = 2,   /* scan runs with W == level     */
   PC_EXCLUDE_N = 3,   /* scan runs with N == level     */
-  PC_EXCLUDE_KG = 4   /* GEMM runs with Kg == level    */
+  PC_EXCLUDE_KG = 4,  /* GEMM runs with Kg == level    */
+  PC_EXCLUDE_MG = 5,  /* GEMM runs with Mg == level    */
+  PC_EXCLUDE_NG = 6   /* GEMM runs with Ng == level    */
 } model_exclusion_kind;
 
 typedef struct model_exclusion {
@@ -102,6 +105,7 @@ typedef struct model_exclusion {
   pascal_scan_key key;
   uint32_t Mg, Ng;
   uint32_t level;
+  bool untimed; /* the fold scores fills only: no time fit */
 } model_exclusion;
 
 /* Whether `ex` (NULL: nothing) leaves run `r` out. */
@@ -111,9 +115,10 @@ bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r);
 /* pascal_model_fit() leaving out the runs matched by `ex` (NULL: none).
  * `base` (or NULL): the model of all runs, whose onsets the keys that a
  * key fold keeps take over instead of fitting them again (the same
- * values: a key's onset reads its own curves only), and whose reading
- * between knots every fold takes (so that a fold scores the reading the
- * model answers with; without base the fit chooses it on its own runs). */
+ * values: a key's onset reads its own curves only), and whose readings
+ * (between knots, beyond the grid) every fold takes (so that a fold scores
+ * the readings the model answers with; without base the fit chooses them
+ * on its own runs). */
 pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
                                      const pascal_model *base, pascal_model **out,
                                      pascal_error *err);

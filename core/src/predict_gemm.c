@@ -4,7 +4,7 @@
  * counts, B_0, Q, K_0), the encoded kappa = V / B_0 read from each
  * reference grid's curve over n_k (the paper's S, or linear in log n_k
  * between two reduction lengths where the calibration's own folds chose
- * that: pascal_between_choice, model.c), transferred along log n_c within each
+ * that: pascal_reading_choice, model.c), transferred along log n_c within each
  * reference row and then along log n_r; in a single execution class Eq.
  * graph with gamma = 4 is (p + 4 a_lin) / 5 inside a bracket. Decoded
  * with Eq. dynamic_decode scaled by K_0.
@@ -18,7 +18,9 @@
  * stops holding the panels; the paper holds kappa = V / B_0, which counts
  * each input tile once however large the shape. Beyond the paper, chosen
  * on folds that hold out each calibration's largest and smallest n_r, n_c
- * and n_k, the H100's included (docs/autotuning.md). Where V_s cannot be
+ * and n_k, the H100's included (docs/autotuning.md); each calibration may
+ * instead carry all of V by V_s where its own such folds say so
+ * (pascal_reading_choice, model.c). Where V_s cannot be
  * walked (more output tiles than it takes) or refetches too little at the
  * reference to carry anything, the reference's kappa is held (actions
  * "clamped", "held-at-end").
@@ -95,7 +97,7 @@ static double grid_value(const void *p, size_t k)
   const model_grid *g = &c->md->grids[c->row->first_grid + k];
   pc_span_narrow(&c->span->lnk_lo, &c->span->lnk_hi, g->curve.x[0], g->curve.x[g->curve.n - 1]);
   c->span->lnk_dist = fmax(c->span->lnk_dist, pc_knot_distance(g->curve.x, g->curve.n, c->lnk));
-  if (c->md->between.rule == PASCAL_BETWEEN_LINEAR)
+  if (c->md->between.rule == PASCAL_READ_LINEAR)
     return pc_curve_excess_linear(&g->curve, c->lnk);
   return pascal_excess_encode(pc_curve_log_k_at(&g->curve, c->lnk));
 }
@@ -221,9 +223,11 @@ static pascal_status predict_held(const pascal_model *md, const pascal_gemm_shap
 /* Beyond the grid: the excess fills over B_0 of the reference ref (the
  * query moved into the span sp) carried to the query by the static
  * reference's excess, V - B_0 = (V_ref - B_0,ref) (V_s - B_0) / (V_s,ref -
- * B_0,ref), within [B_0, Q]. *done = false where V_s cannot be walked (p
- * keeps the held answer) or its excess at the reference is under
- * GEMM_STATIC_EXCESS_MIN B_0 (p takes the reference's kappa). */
+ * B_0,ref), or, where the calibration's edge folds chose it
+ * (PASCAL_READ_RATIO, model.c), all of V by V_s, V = V_ref V_s / V_s,ref;
+ * within [B_0, Q]. *done = false where V_s cannot be walked (p keeps the
+ * held answer) or, for the excess ratio, its excess at the reference is
+ * under GEMM_STATIC_EXCESS_MIN B_0 (p takes the reference's kappa). */
 static pascal_status carry_static(const pascal_model *md, const gemm_span *sp,
                                   pascal_gemm_prediction *p, bool *done, pascal_error *err)
 {
@@ -251,9 +255,14 @@ static pascal_status carry_static(const pascal_model *md, const gemm_span *sp,
   }
   if (st)
     return st;
-  *done = vr - r.B0 >= GEMM_STATIC_EXCESS_MIN * r.B0;
-  scale = *done ? (vq - p->B0) / (vr - r.B0) : p->B0 / r.B0; /* else kappa held */
-  p->fill_bytes = fmin(fmax(p->B0 + (r.fill_bytes - r.B0) * scale, p->B0), p->Q);
+  if (md->beyond.rule == PASCAL_READ_RATIO) { /* all of V carried: V_s > 0 at any shape */
+    *done = true;
+    p->fill_bytes = fmin(fmax(r.fill_bytes * (vq / vr), p->B0), p->Q);
+  } else {
+    *done = vr - r.B0 >= GEMM_STATIC_EXCESS_MIN * r.B0;
+    scale = *done ? (vq - p->B0) / (vr - r.B0) : p->B0 / r.B0; /* else kappa held */
+    p->fill_bytes = fmin(fmax(p->B0 + (r.fill_bytes - r.B0) * scale, p->B0), p->Q);
+  }
   p->kappa = p->fill_bytes / p->B0;
   p->K = p->K0 * p->kappa;
   p->rho = p->K / p->M;

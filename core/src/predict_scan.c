@@ -425,7 +425,7 @@ pascal_status pc_scan_transfer(const pascal_model *md, const pascal_scan_key *ke
       return st;
   for (size_t v = 0; v < n_values; v++) {
     pascal_scan_explanation *w = &why[v];
-    ref_query q = {values[v], lw + shift, md->between.rule == PASCAL_BETWEEN_LAW};
+    ref_query q = {values[v], lw + shift, md->between.rule == PASCAL_READ_LAW};
     w->o = key->o;
     w->path = key->path;
     w->d = key->d;

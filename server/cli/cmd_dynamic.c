@@ -56,19 +56,28 @@ static pascal_status warn_losses(const pascal_loko_report *report, pascal_error 
   return st;
 }
 
-/* One note on stderr when the calibration's own folds chose the alternative
- * reading between knots (pascal_between_choice; model.between). */
-static void note_between(const pascal_model *model)
+/* One note on stderr per reading for which the calibration's own folds chose
+ * the alternative (pascal_reading_choice; model.between, model.beyond). */
+static void note_reading(const pascal_reading_choice *b, const char *where, const char *key)
 {
-  pascal_between_choice b;
-  pascal_model_between(model, &b);
-  if (b.rule == b.candidate[0])
+  if (b->rule == b->candidate[0])
     return;
   fprintf(stderr,
-          "pascal fit: note: between calibrated knots the curves are read %s, not %s: %.2f %% "
-          "against %.2f %% on %zu held-out knots (model.between)\n",
-          pascal_between_name(b.rule), pascal_between_name(b.candidate[0]), b.fold_pct[1],
-          b.fold_pct[0], b.points);
+          "pascal fit: note: %s the model reads %s, not %s: %.2f %% against %.2f %% on %zu "
+          "held-out points (model.%s)\n",
+          where, pascal_reading_name(b->rule), pascal_reading_name(b->candidate[0]), b->fold_pct[1],
+          b->fold_pct[0], b->points, key);
+}
+
+static void note_readings(const pascal_model *model)
+{
+  pascal_reading_choice b;
+  pascal_model_between(model, &b);
+  note_reading(&b, "between calibrated knots", "between");
+  if (pascal_model_workload(model) != PASCAL_WORKLOAD_GEMM)
+    return;
+  pascal_model_beyond(model, &b);
+  note_reading(&b, "beyond the GEMM grid", "beyond");
 }
 
 int cli_cmd_fit(int argc, char **argv)
@@ -104,7 +113,7 @@ int cli_cmd_fit(int argc, char **argv)
   if (!st && have_report)
     st = warn_losses(&report, &err);
   if (!st)
-    note_between(model);
+    note_readings(model);
   rc = st ? cli_input_error("fit", path, &err) : cli_emit("fit", doc, out);
 done:
   if (have_report)

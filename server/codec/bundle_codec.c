@@ -640,32 +640,32 @@ static pascal_status encode_model_time(const pascal_model *model, json_t *doc, p
   return st;
 }
 
-/* "between" of the model object: the reading between knots and the level
- * folds that chose it (pascal_between_choice). */
-static pascal_status encode_model_between(const pascal_model *model, json_t *doc, pascal_error *err)
+/* `key` ("between" or "beyond") of the model object: a reading the
+ * calibration chose and the folds that chose it (pascal_reading_choice). */
+static pascal_status encode_model_reading(const pascal_reading_choice *b, const char *key,
+                                          json_t *doc, pascal_error *err)
 {
-  pascal_between_choice b;
-  pascal_model_between(model, &b);
+  char field[PASCAL_ERROR_FIELD_MAX];
   json_t *o = json_object(), *names = json_array();
-  pascal_status st = codec_set(doc, "between", o, err);
+  pascal_status st = codec_set(doc, key, o, err);
+  snprintf(field, sizeof field, "model.%s.candidates", key);
   if (!st)
-    st = codec_set(o, "rule", json_string(pascal_between_name(b.rule)), err);
+    st = codec_set(o, "rule", json_string(pascal_reading_name(b->rule)), err);
   if (!st)
     st = codec_set(o, "candidates", names, err);
   else
     json_decref(names);
   for (int k = 0; !st && k < 2; k++)
-    st = codec_append(names, json_string(pascal_between_name(b.candidate[k])),
-                      "model.between.candidates", err);
+    st = codec_append(names, json_string(pascal_reading_name(b->candidate[k])), field, err);
   if (!st)
-    st = codec_set(o, "points", codec_uint(b.points), err);
-  if (!st && b.points)
-    st = codec_set_real_array(o, "fold_pct", b.fold_pct, 2, err);
+    st = codec_set(o, "points", codec_uint(b->points), err);
+  if (!st && b->points)
+    st = codec_set_real_array(o, "fold_pct", b->fold_pct, 2, err);
   return st;
 }
 
 /* The "model" object of a frozen bundle: {"curves": [...], "between",
- * ["time"]}, see docs/bundle-format.md. */
+ * ["beyond"], ["time"]}, see docs/bundle-format.md. */
 static pascal_status model_encode(const pascal_model *model, json_t **out, pascal_error *err)
 {
   json_t *doc = json_object(), *curves = json_array();
@@ -689,8 +689,13 @@ static pascal_status model_encode(const pascal_model *model, json_t **out, pasca
         !(st = codec_set_real_array(c, "slope", v.curve->d, v.curve->n, err)) && !gemm)
       st = codec_set(c, "onset", codec_real(v.curve->onset), err);
   }
+  pascal_reading_choice between, beyond;
+  pascal_model_between(model, &between);
+  pascal_model_beyond(model, &beyond);
   if (!st)
-    st = encode_model_between(model, doc, err);
+    st = encode_model_reading(&between, "between", doc, err);
+  if (!st && gemm)
+    st = encode_model_reading(&beyond, "beyond", doc, err);
   if (!st)
     st = encode_model_time(model, doc, err);
   if (st) {
@@ -778,10 +783,13 @@ pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
      its (hashed) kernel times, the curves must still match */
   if (!json_object_get(bundle->model, "time"))
     json_object_del(fitted, "time");
-  /* nor before the reading between knots was chosen per calibration: its
-     curves must match, the reading is the one chosen now */
+  /* nor before the readings between knots and beyond the grid were chosen
+     per calibration: its curves must match, the readings are those chosen
+     now */
   if (!json_object_get(bundle->model, "between"))
     json_object_del(fitted, "between");
+  if (!json_object_get(bundle->model, "beyond"))
+    json_object_del(fitted, "beyond");
   char absent[PASCAL_ERROR_FIELD_MAX];
   int same = json_equal(fitted, bundle->model);
   int missing = !same && first_missing(fitted, bundle->model, "model", absent, sizeof absent);

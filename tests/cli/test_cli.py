@@ -663,13 +663,16 @@ class Dynamic(unittest.TestCase):
         self.assertTrue(lo == row["mape"]["pascal"] == hi)  # one key: every resample is it
 
     def test_fit_states_its_reading_between_knots(self):
-        """model.between: the shipped thor-like GEMM's own Kg folds choose the
-        linear reading and `pascal fit` says so; the H100's keep the curve and
-        say nothing. A bundle frozen before model.between existed still loads
-        (its curves are checked); an edited rule is refused, naming model."""
+        """model.between and model.beyond: the shipped thor-like GEMM's own
+        folds choose the linear reading between reduction lengths and all of
+        V carried by V_s beyond the grid, and `pascal fit` says so; the
+        H100's keep the defaults and say nothing. A bundle frozen before
+        model.between existed still loads (its curves are checked); an
+        edited rule is refused, naming model."""
         deploy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy",
                               "calibrations")
-        for name, rule in (("sim-thor-tiled-gemm", "linear"), ("h100-tiled-gemm", "curve")):
+        for name, rule, carry in (("sim-thor-tiled-gemm", "linear", "ratio"),
+                                  ("h100-tiled-gemm", "curve", "excess-ratio")):
             shipped = self.load(os.path.join(deploy, name + ".json"))
             plain = os.path.join(self.dir, name + "-plain.json")
             with open(plain, "w") as f:
@@ -683,11 +686,18 @@ class Dynamic(unittest.TestCase):
             self.assertEqual(between["points"], 60)
             law_pct, alt_pct = between["fold_pct"]
             self.assertEqual(rule == "linear", alt_pct < law_pct)
-            self.assertEqual("read linear, not curve" in p.stderr, rule == "linear")
+            self.assertEqual("reads linear, not curve" in p.stderr, rule == "linear")
+            beyond = self.load(frozen)["model"]["beyond"]
+            self.assertEqual((beyond["rule"], beyond["candidates"], beyond["points"]),
+                             (carry, ["excess-ratio", "ratio"], 148))
+            default_pct, alt_pct = beyond["fold_pct"]
+            self.assertEqual(carry == "ratio", alt_pct < default_pct)
+            self.assertEqual("reads ratio, not excess-ratio" in p.stderr, carry == "ratio")
         doc = self.load(frozen)
         older = os.path.join(self.dir, "older.json")
         with open(older, "w") as f:
-            json.dump(dict(doc, model={k: v for k, v in doc["model"].items() if k != "between"}), f)
+            json.dump(dict(doc, model={k: v for k, v in doc["model"].items()
+                                       if k not in ("between", "beyond")}), f)
         again = os.path.join(self.dir, "older-again.json")
         run("fit", older, "-o", again)
         self.assertEqual(self.load(again)["model"]["between"], between)

@@ -1,6 +1,6 @@
 /*
  * test_between.c - each calibration's reading between two calibrated knots
- * (pascal_between_choice, core/src/model.c; docs/design.md 4.1 and 4.5),
+ * (pascal_reading_choice, core/src/model.c; docs/design.md 4.1 and 4.5),
  * chosen at fit time on its own runs.
  *
  * Each case builds runs from a closed form that one candidate reproduces
@@ -19,11 +19,19 @@
  * Without an interior knot (horizons 1, 4, 64 above one pass: only 4 is
  * between, and its left neighbour is one pass) there is nothing to score
  * and the default stands.
+ *
+ * Beyond the GEMM grid (the edge folds: the largest and smallest Mg, Ng and
+ * Kg held out in turn), fills built from the static reference V_s of each
+ * shape on a 256 KiB cache, where every shape refetches:
+ *   V = 0.9 V_s, which all of V carried by V_s reproduces (ratio);
+ *   V = B_0 + 0.5 (V_s - B_0), which the excess carried by V_s's excess
+ *     reproduces (excess-ratio).
  */
 #include <math.h>
 #include <stdio.h>
 
 #include "check.h"
+#include "pascal/gemm_config.h"
 #include "pascal/predict.h"
 #include "test_device.h"
 
@@ -64,10 +72,10 @@ static pascal_model *fit_scan(scan_k_fn k_of, const double *horizons, size_t n_h
   return md;
 }
 
-static void check_choice(const pascal_model *md, pascal_between rule, pascal_between other,
+static void check_choice(const pascal_model *md, pascal_reading rule, pascal_reading other,
                          size_t points)
 {
-  pascal_between_choice b;
+  pascal_reading_choice b;
   pascal_model_between(md, &b);
   int k = b.candidate[1] == rule;
   CHECK_INT(b.rule, rule);
@@ -97,12 +105,12 @@ static void scan_cases(void)
   const double four[] = {1, 4, 16, 64}, three[] = {1, 4, 64};
   pascal_model *md = fit_scan(law_k, four, 4);
   /* one key, three sizes, one interior horizon (16) */
-  check_choice(md, PASCAL_BETWEEN_LAW, PASCAL_BETWEEN_CURVE, 3);
+  check_choice(md, PASCAL_READ_LAW, PASCAL_READ_CURVE, 3);
   check_scan_answers(md, law_k);
   pascal_model_free(md);
 
   md = fit_scan(power_k, four, 4);
-  check_choice(md, PASCAL_BETWEEN_CURVE, PASCAL_BETWEEN_LAW, 3);
+  check_choice(md, PASCAL_READ_CURVE, PASCAL_READ_LAW, 3);
   check_scan_answers(md, power_k);
   pascal_model_free(md);
 
@@ -124,14 +132,14 @@ static void scan_cases(void)
     }
   CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
   pascal_calibration_free(&cal);
-  check_choice(md, PASCAL_BETWEEN_LAW, PASCAL_BETWEEN_CURVE, 3);
+  check_choice(md, PASCAL_READ_LAW, PASCAL_READ_CURVE, 3);
   pascal_model_free(md);
 
   /* nothing between two horizons above one pass: the law stands */
   md = fit_scan(power_k, three, 3);
-  pascal_between_choice b;
+  pascal_reading_choice b;
   pascal_model_between(md, &b);
-  CHECK_INT(b.rule, PASCAL_BETWEEN_LAW);
+  CHECK_INT(b.rule, PASCAL_READ_LAW);
   CHECK_INT(b.points, 0);
   CHECK(isnan(b.fold_pct[0]) && isnan(b.fold_pct[1]));
   pascal_model_free(md);
@@ -184,19 +192,108 @@ static void check_gemm_answers(const pascal_model *md, gemm_kappa_fn kappa_of)
 static void gemm_cases(void)
 {
   pascal_model *md = fit_gemm(linear_a_kappa);
-  check_choice(md, PASCAL_BETWEEN_LINEAR, PASCAL_BETWEEN_CURVE, 1);
+  check_choice(md, PASCAL_READ_LINEAR, PASCAL_READ_CURVE, 1);
   check_gemm_answers(md, linear_a_kappa);
   pascal_model_free(md);
 
   md = fit_gemm(power_kappa);
-  check_choice(md, PASCAL_BETWEEN_CURVE, PASCAL_BETWEEN_LINEAR, 1);
+  check_choice(md, PASCAL_READ_CURVE, PASCAL_READ_LINEAR, 1);
   check_gemm_answers(md, power_kappa);
   pascal_model_free(md);
+}
+
+typedef double (*gemm_fills_fn)(double B0, double Vs);
+
+static double fills_ratio(double B0, double Vs)
+{
+  (void)B0;
+  return 0.9 * Vs;
+}
+
+static double fills_excess(double B0, double Vs)
+{
+  return B0 + 0.5 * (Vs - B0);
+}
+
+/* B_0 and V_s of a shape on cal's device (the prediction's own inputs). */
+static void static_of(const pascal_calibration *cal, const pascal_gemm_shape *s, double *B0,
+                      double *Vs)
+{
+  pascal_gemm_prediction g;
+  pascal_gemm_config c;
+  pascal_error err;
+  CHECK_INT(pascal_gemm_geometry(&cal->gemm, s, &g, &err), PASCAL_OK);
+  pascal_gemm_config_of(&cal->gemm, &c);
+  double capacity = (double)cal->device.capacity_blocks * cal->device.block_bytes;
+  CHECK_INT(pascal_gemm_static_fills(s, &c, g.M, capacity, Vs, &err), PASCAL_OK);
+  *B0 = g.B0;
+}
+
+/* Mg, Ng in {1024, 2048, 4096} x Kg in {1024, 2048, 4096} on 16 blocks of
+ * cache (every grid more than one wave of 48 CTAs: a single wave reads each
+ * panel once, V_s = B_0); fills_of(B_0, V_s) per run. */
+static void gemm_beyond_cal(pascal_calibration *cal, gemm_fills_fn fills_of)
+{
+  pascal_error err;
+  test_device_calibration(cal, PASCAL_WORKLOAD_GEMM, "beyond-test");
+  cal->device.capacity_blocks = 16;
+  cal->gemm.resident_ctas = 48;
+  for (uint32_t mg = 1024; mg <= 4096; mg *= 2)
+    for (uint32_t ng = 1024; ng <= 4096; ng *= 2)
+      for (uint32_t kg = 1024; kg <= 4096; kg *= 2) {
+        pascal_gemm_run r = {.shape = {mg, ng, kg}};
+        double B0, Vs;
+        static_of(cal, &r.shape, &B0, &Vs);
+        /* the excess ratio's guard passes at every reference, and 0.9 V_s
+         * stays above B_0: both closed forms are inside [B_0, Q] */
+        CHECK(Vs >= 1.2 * B0);
+        r.fill_bytes = fills_of(B0, Vs);
+        CHECK_INT(pascal_calibration_append_gemm(cal, &r, &err), PASCAL_OK);
+      }
+}
+
+static void gemm_beyond_cases(void)
+{
+  const gemm_fills_fn forms[2] = {fills_ratio, fills_excess};
+  const pascal_reading rules[2] = {PASCAL_READ_RATIO, PASCAL_READ_EXCESS_RATIO};
+  for (int k = 0; k < 2; k++) {
+    pascal_calibration cal;
+    pascal_model *md = NULL;
+    pascal_error err;
+    pascal_reading_choice b;
+    gemm_beyond_cal(&cal, forms[k]);
+    CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
+    if (!md) {
+      pascal_calibration_free(&cal);
+      continue;
+    }
+    pascal_model_beyond(md, &b);
+    CHECK_INT(b.candidate[0], PASCAL_READ_EXCESS_RATIO);
+    CHECK_INT(b.candidate[1], PASCAL_READ_RATIO);
+    CHECK_INT(b.rule, rules[k]);
+    CHECK_INT(b.points, 6 * 9); /* six edge folds of nine runs each */
+    int won = b.candidate[1] == rules[k];
+    CHECK(b.fold_pct[won] < 1e-9);
+    CHECK(b.fold_pct[!won] > 0.1);
+    /* beyond the grid in each dimension the answer is the closed form */
+    const pascal_gemm_shape beyond[] = {
+        {8192, 2048, 2048}, {2048, 8192, 2048}, {2048, 2048, 8192}, {8192, 8192, 8192}};
+    for (size_t i = 0; i < sizeof beyond / sizeof *beyond; i++) {
+      pascal_gemm_prediction p;
+      double B0, Vs;
+      static_of(&cal, &beyond[i], &B0, &Vs);
+      CHECK_INT(pascal_model_predict_gemm(md, &beyond[i], &p, &err), PASCAL_OK);
+      CHECK_NEAR(p.fill_bytes / forms[k](B0, Vs), 1, 1e-9);
+    }
+    pascal_model_free(md);
+    pascal_calibration_free(&cal);
+  }
 }
 
 int main(void)
 {
   scan_cases();
   gemm_cases();
+  gemm_beyond_cases();
   return check_summary();
 }

@@ -362,34 +362,47 @@ pascal_status pascal_model_predict_gemm(const pascal_model *model, const pascal_
 
 /* ---- read-only view of the frozen model, for serialisation ---------------- */
 
-/* How a model reads its curves strictly between two calibrated knots (for a
- * scan, two horizons above one pass; for GEMM, two reduction lengths). Each
- * calibration chooses at fit time on its own runs (docs/design.md 4.1): every
- * such interior knot of every curve held out in turn and read back from the
- * rest both ways; the alternative replaces the default only when its mean
- * error is lower. Scan default: the onset law, alternative: the paper's
- * curve S. GEMM default: S, alternative: the excess coordinate linear in
- * log n_k between the two knots. */
-typedef enum pascal_between {
-  PASCAL_BETWEEN_LAW = 0,   /* the onset law e = A max(0, 1 - W_0 / W)   */
-  PASCAL_BETWEEN_CURVE = 1, /* the paper's curve S (PCHIP of log(x K))   */
-  PASCAL_BETWEEN_LINEAR = 2 /* the excess coordinate linear in log x     */
-} pascal_between;
+/* Readings each calibration chooses at fit time on its own runs, from two
+ * candidates (the workload's default first): folds that hold runs out and
+ * read them back both ways; the alternative replaces the default only when
+ * its mean error is lower (docs/design.md 4.1, 4.5).
+ *
+ * Between two calibrated knots (a scan's horizons above one pass, a GEMM's
+ * reduction lengths), each interior knot of each curve held out: scan
+ * default the onset law, alternative the paper's curve S; GEMM default S,
+ * alternative the excess coordinate linear in log n_k.
+ *
+ * Beyond the GEMM grid (n_r, n_c or n_k outside the references), the
+ * largest and the smallest row, column and reduction length held out in
+ * turn: default the nearest reference's excess over B_0 carried by the
+ * static reference's excess (V - B_0 = (V_ref - B_0,ref) (V_s - B_0) /
+ * (V_s,ref - B_0,ref)), alternative all of V carried by V_s (V = V_ref
+ * V_s / V_s,ref); both within [B_0, Q]. */
+typedef enum pascal_reading {
+  PASCAL_READ_LAW = 0,          /* the onset law e = A max(0, 1 - W_0 / W) */
+  PASCAL_READ_CURVE = 1,        /* the paper's curve S (PCHIP of log(x K)) */
+  PASCAL_READ_LINEAR = 2,       /* the excess coordinate linear in log x   */
+  PASCAL_READ_EXCESS_RATIO = 3, /* beyond the grid: the excess ratio       */
+  PASCAL_READ_RATIO = 4         /* beyond the grid: V / V_s held           */
+} pascal_reading;
 
-typedef struct pascal_between_choice {
-  pascal_between rule;         /* the reading the model answers with       */
-  pascal_between candidate[2]; /* the workload's default, its alternative */
-  double fold_pct[2];          /* mean |predicted / measured - 1| of K (%)
-                                  per candidate, NAN without a point        */
-  size_t points;               /* held-out knots scored (repeats merged)   */
-} pascal_between_choice;
+typedef struct pascal_reading_choice {
+  pascal_reading rule;         /* the reading the model answers with       */
+  pascal_reading candidate[2]; /* the workload's default, its alternative */
+  double fold_pct[2];          /* mean |predicted / measured - 1| (%) of K
+                                  (between) or of the fills (beyond) per
+                                  candidate, NAN without a point           */
+  size_t points;               /* held-out points scored                   */
+} pascal_reading_choice;
 
-/* The model's reading between knots and the folds that chose it. A model
- * fitted leaving runs out for a fold takes the full model's choice. */
-void pascal_model_between(const pascal_model *model, pascal_between_choice *out);
+/* The model's reading between knots, and (GEMM; a scan's is the default
+ * with no point) beyond the grid, with the folds that chose them. A model
+ * fitted leaving runs out for a fold takes the full model's choices. */
+void pascal_model_between(const pascal_model *model, pascal_reading_choice *out);
+void pascal_model_beyond(const pascal_model *model, pascal_reading_choice *out);
 
-/* "law", "curve" or "linear". */
-const char *pascal_between_name(pascal_between rule);
+/* "law", "curve", "linear", "excess-ratio" or "ratio". */
+const char *pascal_reading_name(pascal_reading rule);
 
 const pascal_device *pascal_model_device(const pascal_model *model);
 pascal_workload pascal_model_workload(const pascal_model *model);
