@@ -18,7 +18,8 @@ static json_t *number(const pascal_query_field *f, double v)
   return f->type == PASCAL_QUERY_UINT ? codec_uint((uint64_t)v) : codec_real(v);
 }
 
-/* {"name","type","required","minimum","maximum" | "enum","example","doc"} */
+/* {"name","type","required","minimum","maximum" | "enum","example",
+ *  "calibration_default","doc"} */
 static pascal_status encode_field(json_t *arr, const pascal_query_field *f, pascal_error *err)
 {
   static const char *const types[] = {[PASCAL_QUERY_UINT] = "integer",
@@ -42,6 +43,8 @@ static pascal_status encode_field(json_t *arr, const pascal_query_field *f, pasc
   if (!st)
     st = codec_set(o, "example",
                    text ? json_string(f->example) : number(f, strtod(f->example, NULL)), err);
+  if (!st)
+    st = codec_set(o, "calibration_default", json_boolean(f->calibration_default), err);
   if (!st)
     st = codec_set(o, "doc", json_string(f->doc), err);
   return st;

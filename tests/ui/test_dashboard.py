@@ -554,10 +554,14 @@ class Dashboard(unittest.TestCase):
         self.assertEqual(wd.js("return ['scan-fields', 'gemm-fields'].map(i => "
                                "getComputedStyle(document.getElementById(i)).display)"),
                          ["none", "inline-block"])
-        # the calibrated configuration: the optional tile, stages, element
-        # size and raster fields cleared (their examples ask for another)
-        wd.js("for (const i of document.querySelectorAll('#gemm-fields input'))"
-              " if (!['Mg', 'Ng', 'Kg'].includes(i.name)) i.value = '';")
+        # the calibrated configuration: the tile, stages, element size and
+        # raster fields, whose absence means the calibration's own, start
+        # empty (their examples would ask for another configuration)
+        self.assertEqual(wd.js("return [...document.querySelectorAll('#gemm-fields input')]"
+                               ".map(i => [i.name, i.value])"),
+                         [["Mg", "1024"], ["Ng", "1024"], ["Kg", "4096"], ["tile_m", ""],
+                          ["tile_n", ""], ["tile_k", ""], ["elem_bytes", ""], ["stages", ""],
+                          ["group_m", ""]])
         status, raw = http("POST", self.url + "/v1/predict",
                            {"device": "sim-gb10", "Mg": 1024, "Ng": 1024, "Kg": 4096})
         g = json.loads(raw)

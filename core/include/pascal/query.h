@@ -106,6 +106,10 @@ typedef struct pascal_query_field {
   const char *doc;     /* one line: what the field is                       */
   const char *example; /* a value a first query may use (the schema's
                           example, the dashboard's form)                   */
+  bool calibration_default; /* absent: the calibration's own value (a
+                               GEMM's or attention's tiling), so a first
+                               query leaves it out and the form starts it
+                               empty, its example a hint                 */
 } pascal_query_field;
 
 /* The field table of `workload` (*out) and its length; 0 (and *out NULL)

@@ -435,11 +435,15 @@ function bound(x) {
 function fieldHelp(f) {
   const range = f.enum ? "one of " + f.enum.join(", ")
               : f.minimum !== undefined ? bound(f.minimum) + " to " + bound(f.maximum) : "";
-  return f.doc + (range ? " (" + range + ")" : "") + (f.required ? "" : "; may be cleared");
+  return f.doc + (range ? " (" + range + ")" : "") +
+         (f.calibration_default ? "; empty: the calibration's own (e.g. " + f.example + ")"
+                                : f.required ? "" : "; may be cleared");
 }
 
 // One fieldset per workload, one labelled input per field of its query (GET
-// /v1/schema), filled with the field's example, its help beside it.
+// /v1/schema), filled with the field's example (a field whose absence means
+// the calibration's own value starts empty, its placeholder saying so and
+// its help giving the example), its help beside it.
 function buildQueryFields(schema) {
   document.getElementById("predict-fields").replaceChildren(
     ...Object.entries(schema.queries).map(([w, fields]) => el("fieldset", {id: w + "-fields"},
@@ -450,7 +454,8 @@ function buildQueryFields(schema) {
                                                 {selected: v === f.example})))
           : el("input", {name: f.name, type: "number", min: String(f.minimum),
                          max: String(f.maximum), step: f.type === "number" ? "any" : "1",
-                         value: String(f.example),
+                         value: f.calibration_default ? "" : String(f.example),
+                         placeholder: f.calibration_default ? "calibration's" : "",
                          "aria-describedby": w + "-help-" + f.name});
         return el("label", {class: "field", "data-field": f.name, title: fieldHelp(f)},
                   el("span", {class: "name", text: f.name + (f.required ? "" : " (opt.)")}),
