@@ -5,10 +5,10 @@
  * (n_r, n_c) over log n_k, grouped for the transfer of predict_scan.c and
  * predict_gemm.c, and the time fit of the same runs' kernel times
  * (time_fit.c, pascal/time_model.h) and, for GEMM, the step overhead of
- * its configurations (gemm_config_fit.c); plus the read-only accessors used
- * to serialise the model.
+ * its configurations (gemm_config_fit.c), and the readings chosen on the
+ * calibration's own folds (model_reading.c); plus the read-only accessors
+ * used to serialise the model.
  */
-#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,17 +17,6 @@
 #include "curve_internal.h"
 #include "model_internal.h"
 
-/* One included run with the coordinates it is grouped and sorted by.
- * Scan: (a, b, c, e, f) = (N, o, path, d, m), h = W.
- * GEMM: (a, b) = (n_r, n_c), h = n_k; c, e, f unused (0). */
-typedef struct fit_item {
-  uint32_t a, b, c, e, f;
-  double h;
-  double k;     /* K (scan) or kappa (GEMM) of the run */
-  double t;     /* kernel seconds, or 0 when the run carries no time */
-  size_t index; /* run index, for error messages */
-} fit_item;
-
 static int cmp_u32(uint32_t x, uint32_t y)
 {
   return (x > y) - (x < y);
@@ -35,7 +24,7 @@ static int cmp_u32(uint32_t x, uint32_t y)
 
 static int cmp_item(const void *pa, const void *pb)
 {
-  const fit_item *a = pa, *b = pb;
+  const pc_fit_item *a = pa, *b = pb;
   int c;
   if ((c = cmp_u32(a->a, b->a)) || (c = cmp_u32(a->b, b->b)) || (c = cmp_u32(a->c, b->c)) ||
       (c = cmp_u32(a->e, b->e)) || (c = cmp_u32(a->f, b->f)))
@@ -50,8 +39,7 @@ static int cmp_item(const void *pa, const void *pb)
   return (a->index > b->index) - (a->index < b->index);
 }
 
-/* Items i and j share the first `depth` coordinates. */
-static bool same_prefix(const fit_item *i, const fit_item *j, int depth)
+bool pc_fit_same_prefix(const pc_fit_item *i, const pc_fit_item *j, int depth)
 {
   const uint32_t a[5] = {i->a, i->b, i->c, i->e, i->f};
   const uint32_t b[5] = {j->a, j->b, j->c, j->e, j->f};
@@ -90,14 +78,14 @@ bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r)
 
 /* Collect the included runs as sorted fit items. */
 static pascal_status collect_items(const pascal_calibration *cal, const model_exclusion *ex,
-                                   fit_item **out, size_t *n_out, pascal_error *err)
+                                   pc_fit_item **out, size_t *n_out, pascal_error *err)
 {
   size_t n_all = pascal_calibration_run_count(cal), n = 0;
-  fit_item *items = malloc((n_all ? n_all : 1) * sizeof *items);
+  pc_fit_item *items = malloc((n_all ? n_all : 1) * sizeof *items);
   if (!items)
     return pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory fitting a model");
   for (size_t i = 0; i < n_all; i++) {
-    fit_item it = {0};
+    pc_fit_item it = {0};
     it.index = i;
     if (pascal_workload_scans(cal->workload)) {
       const pascal_scan_run *r = &cal->scan_runs[i];
@@ -148,8 +136,8 @@ static pascal_status collect_items(const pascal_calibration *cal, const model_ex
 
 /* Fit the curve of the group items[lo, hi) (one key at one size, or one
  * grid), using the caller's scratch arrays of at least hi - lo entries. */
-static pascal_status fit_group(const fit_item *items, size_t lo, size_t hi, double *hs, double *ks,
-                               pascal_curve *out, pascal_error *err)
+static pascal_status fit_group(const pc_fit_item *items, size_t lo, size_t hi, double *hs,
+                               double *ks, pascal_curve *out, pascal_error *err)
 {
   char field[PASCAL_ERROR_FIELD_MAX];
   for (size_t i = lo; i < hi; i++) {
@@ -168,18 +156,18 @@ static pascal_status alloc_array(void **p, size_t n, size_t size, pascal_error *
   return PASCAL_OK;
 }
 
-static size_t count_groups(const fit_item *items, size_t n, int depth)
+static size_t count_groups(const pc_fit_item *items, size_t n, int depth)
 {
   size_t g = 0;
   for (size_t i = 0; i < n; i++)
-    if (i == 0 || !same_prefix(&items[i - 1], &items[i], depth))
+    if (i == 0 || !pc_fit_same_prefix(&items[i - 1], &items[i], depth))
       g++;
   return g;
 }
 
 /* The time fit of the reference items[lo, hi): false when none of its runs
  * is timed or no positive cost fits (the model then has no calibrated time). */
-static bool fit_ref_time(const fit_item *items, size_t lo, size_t hi, double *scratch,
+static bool fit_ref_time(const pc_fit_item *items, size_t lo, size_t hi, double *scratch,
                          model_ref *ref)
 {
   double *W = scratch, *T = scratch + (hi - lo), *X = scratch + 2 * (hi - lo);
@@ -192,7 +180,7 @@ static bool fit_ref_time(const fit_item *items, size_t lo, size_t hi, double *sc
   return n > 0 && pc_time_fit_scan_ref(W, T, n, items[lo].a, X, &ref->log_cost, &ref->fixed);
 }
 
-static pascal_status build_scan(pascal_model *m, const fit_item *items, size_t n, double *hs,
+static pascal_status build_scan(pascal_model *m, const pc_fit_item *items, size_t n, double *hs,
                                 double *ks, double *scratch, pascal_error *err)
 {
   pascal_status st;
@@ -207,15 +195,15 @@ static pascal_status build_scan(pascal_model *m, const fit_item *items, size_t n
   size_t s = 0, f = 0, r = 0;
   m->timed = true;
   for (size_t lo = 0, hi; lo < n; lo = hi) {
-    for (hi = lo + 1; hi < n && same_prefix(&items[lo], &items[hi], 5); hi++)
+    for (hi = lo + 1; hi < n && pc_fit_same_prefix(&items[lo], &items[hi], 5); hi++)
       ;
-    const fit_item *it = &items[lo];
-    if (lo == 0 || !same_prefix(&items[lo - 1], it, 1)) {
+    const pc_fit_item *it = &items[lo];
+    if (lo == 0 || !pc_fit_same_prefix(&items[lo - 1], it, 1)) {
       m->sizes[s] = (model_size){
           .N = it->a, .eta = (double)m->device.capacity_blocks / it->a, .first_family = f};
       s++;
     }
-    if (lo == 0 || !same_prefix(&items[lo - 1], it, 4)) {
+    if (lo == 0 || !pc_fit_same_prefix(&items[lo - 1], it, 4)) {
       m->families[f] = (model_family){
           .o = it->b, .path = (pascal_path)it->c, .d = it->e, .size = s - 1, .first_ref = r};
       m->sizes[s - 1].n_families++;
@@ -237,12 +225,12 @@ static pascal_status build_scan(pascal_model *m, const fit_item *items, size_t n
   return PASCAL_OK;
 }
 
-static double ref_N(const pascal_model *m, size_t r)
+double pc_model_ref_N(const pascal_model *m, size_t r)
 {
   return m->sizes[m->families[m->refs[r].family].size].N;
 }
 
-static bool same_key(const pascal_model *m, const model_ref *a, const model_ref *b)
+bool pc_model_same_key(const pascal_model *m, const model_ref *a, const model_ref *b)
 {
   const model_family *fa = &m->families[a->family], *fb = &m->families[b->family];
   return a->m == b->m && fa->o == fb->o && fa->path == fb->path && fa->d == fb->d;
@@ -260,12 +248,13 @@ static bool ref_is_key(const pascal_model *m, size_t r, const pascal_scan_key *k
 static bool onsets_from(pascal_model *m, size_t r, const pascal_model *base)
 {
   for (size_t q = r; q < m->n_refs; q++) {
-    if (!same_key(m, &m->refs[r], &m->refs[q]))
+    if (!pc_model_same_key(m, &m->refs[r], &m->refs[q]))
       continue;
     const model_family *f = &m->families[m->refs[q].family];
     pascal_scan_key key = {.o = f->o, .path = f->path, .d = f->d, .m = m->refs[q].m};
     size_t b = 0;
-    while (b < base->n_refs && !(ref_is_key(base, b, &key) && ref_N(base, b) == ref_N(m, q)))
+    while (b < base->n_refs &&
+           !(ref_is_key(base, b, &key) && pc_model_ref_N(base, b) == pc_model_ref_N(m, q)))
       b++;
     if (b == base->n_refs)
       return false;
@@ -287,24 +276,24 @@ static void fit_scan_onsets(pascal_model *m, double *x, double *e, const pascal_
   bool reuse = base && ex && ex->kind == PC_EXCLUDE_KEY;
   for (size_t r = 0; r < m->n_refs; r++) {
     size_t k = 0, q;
-    for (q = 0; q < r && !same_key(m, &m->refs[q], &m->refs[r]); q++)
+    for (q = 0; q < r && !pc_model_same_key(m, &m->refs[q], &m->refs[r]); q++)
       ;
     if (q < r) /* the key's first reference fitted it for all */
       continue;
     if (reuse && !ref_is_key(m, r, &ex->key) && onsets_from(m, r, base))
       continue;
     for (q = r; q < m->n_refs; q++)
-      if (same_key(m, &m->refs[r], &m->refs[q]))
-        k += pc_curve_onset_points(&m->refs[q].curve, ref_N(m, q), x + k, e + k);
+      if (pc_model_same_key(m, &m->refs[r], &m->refs[q]))
+        k += pc_curve_onset_points(&m->refs[q].curve, pc_model_ref_N(m, q), x + k, e + k);
     double c = pascal_onset_fit(x, e, k);
     for (q = r; q < m->n_refs; q++)
-      if (same_key(m, &m->refs[r], &m->refs[q]))
-        m->refs[q].curve.onset = c / ref_N(m, q);
+      if (pc_model_same_key(m, &m->refs[r], &m->refs[q]))
+        m->refs[q].curve.onset = c / pc_model_ref_N(m, q);
   }
 }
 
 /* The GEMM time fit over the timed runs among items[0, n). */
-static void fit_gemm_time(pascal_model *m, const fit_item *items, size_t n, double *scratch)
+static void fit_gemm_time(pascal_model *m, const pc_fit_item *items, size_t n, double *scratch)
 {
   pc_gemm_timed_run *runs = (pc_gemm_timed_run *)(void *)scratch;
   size_t k = 0;
@@ -315,7 +304,7 @@ static void fit_gemm_time(pascal_model *m, const fit_item *items, size_t n, doub
   m->timed = pc_time_fit_gemm(runs, k, m->device.sm_count, &m->gemm_time, scratch + 3 * n);
 }
 
-static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n, double *hs,
+static pascal_status build_gemm(pascal_model *m, const pc_fit_item *items, size_t n, double *hs,
                                 double *ks, double *scratch, bool timed, pascal_error *err)
 {
   pascal_status st;
@@ -328,10 +317,10 @@ static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n
     return st;
   size_t row = 0, g = 0;
   for (size_t lo = 0, hi; lo < n; lo = hi) {
-    for (hi = lo + 1; hi < n && same_prefix(&items[lo], &items[hi], 2); hi++)
+    for (hi = lo + 1; hi < n && pc_fit_same_prefix(&items[lo], &items[hi], 2); hi++)
       ;
-    const fit_item *it = &items[lo];
-    if (lo == 0 || !same_prefix(&items[lo - 1], it, 1)) {
+    const pc_fit_item *it = &items[lo];
+    if (lo == 0 || !pc_fit_same_prefix(&items[lo - 1], it, 1)) {
       m->rows[row] = (model_row){.n_r = it->a, .first_grid = g};
       m->row_lnr[row] = log((double)it->a);
       row++;
@@ -349,241 +338,12 @@ static pascal_status build_gemm(pascal_model *m, const fit_item *items, size_t n
   return PASCAL_OK;
 }
 
-/* ---- the reading between knots (pascal_reading_choice) ---------------- */
-
-/* The mean |predicted / measured - 1| of each candidate reading over the
- * held-out knots scored so far. */
-typedef struct between_score {
-  double sum[2];
-  size_t points;
-} between_score;
-
-static void score_add(between_score *s, const double a[2], double k_measured)
-{
-  for (int c = 0; c < 2; c++)
-    s->sum[c] += fabs(pascal_excess_decode(a[c], 1, INFINITY) / k_measured - 1);
-  s->points++;
-}
-
-/* Whether knot j of a scan curve lies strictly between two knots above one
- * pass (the segment from W = 1 always reads the onset law). */
-static bool scan_between_knot(const pascal_curve *c, size_t j)
-{
-  return j >= 1 && j + 1 < c->n && c->x[j - 1] > 0;
-}
-
-static bool has_knot(const pascal_curve *c, double lw)
-{
-  for (size_t j = 0; j < c->n; j++)
-    if (c->x[j] == lw)
-      return true;
-  return false;
-}
-
-/* The curve of items[lo, hi) fitted without its runs at log level lw (the
- * knots' log is computed as the curve fit computes it, so == is exact), and
- * the geometric mean of those runs' values. */
-static pascal_status fit_group_without(const fit_item *items, size_t lo, size_t hi, double lw,
-                                       double *hs, double *ks, pascal_curve *out, double *held,
-                                       pascal_error *err)
-{
-  size_t k = 0, h = 0;
-  double sum = 0;
-  for (size_t i = lo; i < hi; i++)
-    if (log(items[i].h) == lw) {
-      sum += log(items[i].k);
-      h++;
-    } else {
-      hs[k] = items[i].h;
-      ks[k++] = items[i].k;
-    }
-  assert(h > 0 && k > 0);
-  *held = exp(sum / (double)h);
-  return pc_curve_fit_knots(hs, ks, k, out, "measurements", err);
-}
-
-/* Score the horizon lw of the key of scan reference r held out of every
- * size of the key: the key's onset fitted again without it, then each size
- * where lw lies between two knots above one pass read back from the rest
- * by the onset law (candidate 0) and by S (1). start[q] is the first item
- * of reference q; scratch holds 4 n doubles. */
-static pascal_status score_scan_level(const pascal_model *m, const fit_item *items,
-                                      const size_t *start, size_t n, size_t r, double lw,
-                                      double *scratch, between_score *s, pascal_error *err)
-{
-  double *hs = scratch, *ks = scratch + n, *x = scratch + 2 * n, *e = scratch + 3 * n, held;
-  pascal_curve c;
-  pascal_status st;
-  size_t k = 0;
-  for (size_t q = r; q < m->n_refs; q++) {
-    const pascal_curve *cq = &m->refs[q].curve;
-    if (!same_key(m, &m->refs[r], &m->refs[q]))
-      continue;
-    if (has_knot(cq, lw) && cq->n == 1) /* nothing left of this size */
-      continue;
-    if (has_knot(cq, lw)) {
-      if ((st = fit_group_without(items, start[q], start[q + 1], lw, hs, ks, &c, &held, err)))
-        return st;
-      cq = &c;
-    }
-    k += pc_curve_onset_points(cq, ref_N(m, q), x + k, e + k);
-  }
-  double onset = pascal_onset_fit(x, e, k);
-  for (size_t q = r; q < m->n_refs; q++) {
-    const pascal_curve *cq = &m->refs[q].curve;
-    size_t j = 0;
-    while (j < cq->n && cq->x[j] != lw)
-      j++;
-    if (!same_key(m, &m->refs[r], &m->refs[q]) || j == cq->n || !scan_between_knot(cq, j))
-      continue;
-    if ((st = fit_group_without(items, start[q], start[q + 1], lw, hs, ks, &c, &held, err)))
-      return st;
-    c.onset = onset / ref_N(m, q);
-    double a[2] = {pc_curve_excess_at(&c, lw, true), pc_curve_excess_at(&c, lw, false)};
-    score_add(s, a, held);
-  }
-  return PASCAL_OK;
-}
-
-/* Whether the horizon lw lies between two knots above one pass of a
- * reference of r's key before r (which scored it for the whole key). */
-static bool scored_before(const pascal_model *m, size_t r, double lw)
-{
-  for (size_t q = 0; q < r; q++) {
-    const pascal_curve *cq = &m->refs[q].curve;
-    if (!same_key(m, &m->refs[q], &m->refs[r]))
-      continue;
-    for (size_t j = 0; j < cq->n; j++)
-      if (cq->x[j] == lw && scan_between_knot(cq, j))
-        return true;
-  }
-  return false;
-}
-
-/* Score each reduction length between two knots of grid g held out and
- * read back from the rest by S (candidate 0) and linearly (1). */
-static pascal_status score_gemm_grid(const pascal_model *m, const fit_item *items,
-                                     const size_t *start, size_t n, size_t g, double *scratch,
-                                     between_score *s, pascal_error *err)
-{
-  const pascal_curve *cg = &m->grids[g].curve;
-  pascal_curve c;
-  double held;
-  for (size_t j = 1; j + 1 < cg->n; j++) {
-    pascal_status st = fit_group_without(items, start[g], start[g + 1], cg->x[j], scratch,
-                                         scratch + n, &c, &held, err);
-    if (st)
-      return st;
-    double a[2] = {pascal_excess_encode(pc_curve_log_k_at(&c, cg->x[j])),
-                   pc_curve_excess_linear(&c, cg->x[j])};
-    score_add(s, a, held);
-  }
-  return PASCAL_OK;
-}
-
-/* Choose m's reading between knots on its own runs (pascal_reading_choice):
- * items[0, n) the sorted runs it was fitted to, scratch 4 n doubles. */
-static pascal_status choose_between(pascal_model *m, const fit_item *items, size_t n,
-                                    double *scratch, pascal_error *err)
-{
-  bool scan = pascal_workload_scans(m->workload);
-  size_t n_curves = scan ? m->n_refs : m->n_grids, g = 0;
-  size_t *start = malloc((n_curves + 1) * sizeof *start);
-  between_score s = {{0, 0}, 0};
-  pascal_status st = PASCAL_OK;
-  if (!start)
-    return pascal_error_set(err, PASCAL_ENOMEM, "model", "out of memory fitting a model");
-  for (size_t lo = 0, hi; lo < n; lo = hi, g++) { /* the curves are the groups, in order */
-    for (hi = lo + 1; hi < n && same_prefix(&items[lo], &items[hi], scan ? 5 : 2); hi++)
-      ;
-    start[g] = lo;
-  }
-  assert(g == n_curves);
-  start[g] = n;
-  for (g = 0; !st && g < n_curves; g++) {
-    if (!scan) {
-      st = score_gemm_grid(m, items, start, n, g, scratch, &s, err);
-      continue;
-    }
-    const pascal_curve *c = &m->refs[g].curve;
-    for (size_t j = 0; !st && j < c->n; j++)
-      if (scan_between_knot(c, j) && !scored_before(m, g, c->x[j]))
-        st = score_scan_level(m, items, start, n, g, c->x[j], scratch, &s, err);
-  }
-  free(start);
-  pascal_reading_choice *b = &m->between;
-  b->candidate[0] = scan ? PASCAL_READ_LAW : PASCAL_READ_CURVE;
-  b->candidate[1] = scan ? PASCAL_READ_CURVE : PASCAL_READ_LINEAR;
-  b->points = s.points;
-  for (int k = 0; k < 2; k++)
-    b->fold_pct[k] = s.points ? 100 * s.sum[k] / (double)s.points : NAN;
-  b->rule = b->candidate[s.points && s.sum[1] < s.sum[0]];
-  return st;
-}
-
-/* The smallest and the largest level of a GEMM dimension among the runs
- * (dim 0: Mg, 1: Ng, 2: Kg). */
-static void gemm_level_range(const pascal_calibration *cal, int dim, uint32_t *lo, uint32_t *hi)
-{
-  *lo = UINT32_MAX;
-  *hi = 0;
-  for (size_t i = 0; i < cal->n_gemm_runs; i++) {
-    const pascal_gemm_shape *s = &cal->gemm_runs[i].shape;
-    uint32_t v = dim == 0 ? s->Mg : dim == 1 ? s->Ng : s->Kg;
-    *lo = v < *lo ? v : *lo;
-    *hi = v > *hi ? v : *hi;
-  }
-}
-
-/* Choose the GEMM model m's carry beyond the grid on its own runs
- * (pascal_reading_choice): the largest and the smallest Mg row, Ng column
- * and Kg of the calibration held out in turn (a dimension with one level
- * has no fold), each held-out run predicted by the model of the rest with
- * either carry; the mean |V / V_measured - 1| over all of them decides. */
-static pascal_status choose_beyond(pascal_model *m, const pascal_calibration *cal,
-                                   pascal_error *err)
-{
-  static const model_exclusion_kind kinds[3] = {PC_EXCLUDE_MG, PC_EXCLUDE_NG, PC_EXCLUDE_KG};
-  pascal_reading_choice *b = &m->beyond;
-  double sum[2] = {0, 0};
-  size_t points = 0;
-  pascal_status st = PASCAL_OK;
-  for (int dim = 0; !st && dim < 3; dim++) {
-    uint32_t level[2];
-    gemm_level_range(cal, dim, &level[0], &level[1]);
-    for (int end = 0; !st && end < 2 && level[0] < level[1]; end++) {
-      model_exclusion ex = {.kind = kinds[dim], .level = level[end], .untimed = true};
-      pascal_model *fold;
-      if ((st = pc_model_fit_excluding(cal, &ex, m, &fold, err)))
-        break;
-      for (size_t i = 0; !st && i < cal->n_gemm_runs; i++) {
-        const pascal_gemm_run *r = &cal->gemm_runs[i];
-        if (!pc_excludes_gemm(&ex, r))
-          continue;
-        for (int k = 0; !st && k < 2; k++) {
-          pascal_gemm_prediction p;
-          fold->beyond.rule = b->candidate[k];
-          if (!(st = pascal_model_predict_gemm(fold, &r->shape, &p, err)))
-            sum[k] += fabs(p.fill_bytes / r->fill_bytes - 1);
-        }
-        points++;
-      }
-      pascal_model_free(fold);
-    }
-  }
-  b->points = points;
-  for (int k = 0; k < 2; k++)
-    b->fold_pct[k] = points ? 100 * sum[k] / (double)points : NAN;
-  b->rule = b->candidate[points && sum[1] < sum[0]];
-  return st;
-}
-
 pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
                                      const pascal_model *base, pascal_model **out,
                                      pascal_error *err)
 {
   pascal_status st;
-  fit_item *items = NULL;
+  pc_fit_item *items = NULL;
   double *scratch = NULL;
   size_t n = 0;
   pascal_model *m = NULL;
@@ -604,15 +364,11 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
       fit_scan_onsets(m, scratch, scratch + n, base, ex);
   } else
     st = build_gemm(m, items, n, scratch, scratch + n, scratch + 2 * n, !(ex && ex->untimed), err);
-  m->beyond = (pascal_reading_choice){
-      PASCAL_READ_EXCESS_RATIO, {PASCAL_READ_EXCESS_RATIO, PASCAL_READ_RATIO}, {NAN, NAN}, 0};
   if (!st && base) {
     m->between = base->between;
     m->beyond = base->beyond;
   } else if (!st) {
-    st = choose_between(m, items, n, scratch, err);
-    if (!st && !pascal_workload_scans(m->workload))
-      st = choose_beyond(m, cal, err);
+    st = pc_model_choose_readings(m, cal, items, n, scratch, err);
   }
   if (st)
     goto fail;
@@ -696,26 +452,4 @@ pascal_status pascal_model_curve(const pascal_model *model, size_t index, pascal
   }
   *out = v;
   return PASCAL_OK;
-}
-
-void pascal_model_between(const pascal_model *model, pascal_reading_choice *out)
-{
-  *out = model->between;
-}
-
-void pascal_model_beyond(const pascal_model *model, pascal_reading_choice *out)
-{
-  *out = model->beyond;
-}
-
-const char *pascal_reading_name(pascal_reading rule)
-{
-  switch (rule) {
-  case PASCAL_READ_LAW: return "law";
-  case PASCAL_READ_CURVE: return "curve";
-  case PASCAL_READ_LINEAR: return "linear";
-  case PASCAL_READ_EXCESS_RATIO: return "excess-ratio";
-  case PASCAL_READ_RATIO: return "ratio";
-  }
-  return "?";
 }

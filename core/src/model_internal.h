@@ -108,6 +108,32 @@ typedef struct model_exclusion {
   bool untimed; /* the fold scores fills only: no time fit */
 } model_exclusion;
 
+/* One included run of a fit (model.c) with the coordinates it is grouped
+ * and sorted by.
+ * Scan: (a, b, c, e, f) = (N, o, path, d, m), h = W.
+ * GEMM: (a, b) = (n_r, n_c), h = n_k; c, e, f unused (0). */
+typedef struct pc_fit_item {
+  uint32_t a, b, c, e, f;
+  double h;
+  double k;     /* K (scan) or kappa (GEMM) of the run */
+  double t;     /* kernel seconds, or 0 when the run carries no time */
+  size_t index; /* run index, for error messages */
+} pc_fit_item;
+
+/* Items i and j share the first `depth` coordinates. */
+bool pc_fit_same_prefix(const pc_fit_item *i, const pc_fit_item *j, int depth);
+
+/* The size N of scan reference r, and whether two references are of one key. */
+double pc_model_ref_N(const pascal_model *m, size_t r);
+bool pc_model_same_key(const pascal_model *m, const model_ref *a, const model_ref *b);
+
+/* Choose m's readings between knots and (GEMM) beyond the grid on its own
+ * runs (model_reading.c): items[0, n) the sorted runs m was fitted to (its
+ * curves are their groups, in order), scratch 4 n doubles. */
+pascal_status pc_model_choose_readings(pascal_model *m, const pascal_calibration *cal,
+                                       const pc_fit_item *items, size_t n, double *scratch,
+                                       pascal_error *err);
+
 /* Whether `ex` (NULL: nothing) leaves run `r` out. */
 bool pc_excludes_scan(const model_exclusion *ex, const pascal_scan_run *r);
 bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r);

@@ -1,0 +1,280 @@
+/*
+ * model_reading.c - the readings each calibration chooses at fit time on its
+ * own runs (pascal_reading_choice, pascal/predict.h; docs/design.md 4.1 and
+ * 4.5): between two calibrated knots, every interior knot of every curve
+ * held out and read back by both candidates (a scan's horizons above one
+ * pass: the onset law or the paper's curve S, the key's onset fitted again
+ * without the knot; a GEMM's reduction lengths: S or the excess coordinate
+ * linear in log n_k); and beyond the GEMM grid, the largest and smallest
+ * Mg, Ng and Kg held out in turn and predicted by the model of the rest
+ * with either carry of the static reference (the excess ratio or all of V
+ * by V / V_s). The alternative replaces the default only when its mean
+ * error is lower.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "curve_internal.h"
+#include "model_internal.h"
+
+/* The mean |predicted / measured - 1| of each candidate reading over the
+ * held-out knots scored so far. */
+typedef struct between_score {
+  double sum[2];
+  size_t points;
+} between_score;
+
+static void score_add(between_score *s, const double a[2], double k_measured)
+{
+  for (int c = 0; c < 2; c++)
+    s->sum[c] += fabs(pascal_excess_decode(a[c], 1, INFINITY) / k_measured - 1);
+  s->points++;
+}
+
+/* Whether knot j of a scan curve lies strictly between two knots above one
+ * pass (the segment from W = 1 always reads the onset law). */
+static bool scan_between_knot(const pascal_curve *c, size_t j)
+{
+  return j >= 1 && j + 1 < c->n && c->x[j - 1] > 0;
+}
+
+static bool has_knot(const pascal_curve *c, double lw)
+{
+  for (size_t j = 0; j < c->n; j++)
+    if (c->x[j] == lw)
+      return true;
+  return false;
+}
+
+/* The curve of items[lo, hi) fitted without its runs at log level lw (the
+ * knots' log is computed as the curve fit computes it, so == is exact), and
+ * the geometric mean of those runs' values. */
+static pascal_status fit_group_without(const pc_fit_item *items, size_t lo, size_t hi, double lw,
+                                       double *hs, double *ks, pascal_curve *out, double *held,
+                                       pascal_error *err)
+{
+  size_t k = 0, h = 0;
+  double sum = 0;
+  for (size_t i = lo; i < hi; i++)
+    if (log(items[i].h) == lw) {
+      sum += log(items[i].k);
+      h++;
+    } else {
+      hs[k] = items[i].h;
+      ks[k++] = items[i].k;
+    }
+  assert(h > 0 && k > 0);
+  *held = exp(sum / (double)h);
+  return pc_curve_fit_knots(hs, ks, k, out, "measurements", err);
+}
+
+/* Score the horizon lw of the key of scan reference r held out of every
+ * size of the key: the key's onset fitted again without it, then each size
+ * where lw lies between two knots above one pass read back from the rest
+ * by the onset law (candidate 0) and by S (1). start[q] is the first item
+ * of reference q; scratch holds 4 n doubles. */
+static pascal_status score_scan_level(const pascal_model *m, const pc_fit_item *items,
+                                      const size_t *start, size_t n, size_t r, double lw,
+                                      double *scratch, between_score *s, pascal_error *err)
+{
+  double *hs = scratch, *ks = scratch + n, *x = scratch + 2 * n, *e = scratch + 3 * n, held;
+  pascal_curve c;
+  pascal_status st;
+  size_t k = 0;
+  for (size_t q = r; q < m->n_refs; q++) {
+    const pascal_curve *cq = &m->refs[q].curve;
+    if (!pc_model_same_key(m, &m->refs[r], &m->refs[q]))
+      continue;
+    if (has_knot(cq, lw) && cq->n == 1) /* nothing left of this size */
+      continue;
+    if (has_knot(cq, lw)) {
+      if ((st = fit_group_without(items, start[q], start[q + 1], lw, hs, ks, &c, &held, err)))
+        return st;
+      cq = &c;
+    }
+    k += pc_curve_onset_points(cq, pc_model_ref_N(m, q), x + k, e + k);
+  }
+  double onset = pascal_onset_fit(x, e, k);
+  for (size_t q = r; q < m->n_refs; q++) {
+    const pascal_curve *cq = &m->refs[q].curve;
+    size_t j = 0;
+    while (j < cq->n && cq->x[j] != lw)
+      j++;
+    if (!pc_model_same_key(m, &m->refs[r], &m->refs[q]) || j == cq->n || !scan_between_knot(cq, j))
+      continue;
+    if ((st = fit_group_without(items, start[q], start[q + 1], lw, hs, ks, &c, &held, err)))
+      return st;
+    c.onset = onset / pc_model_ref_N(m, q);
+    double a[2] = {pc_curve_excess_at(&c, lw, true), pc_curve_excess_at(&c, lw, false)};
+    score_add(s, a, held);
+  }
+  return PASCAL_OK;
+}
+
+/* Whether the horizon lw lies between two knots above one pass of a
+ * reference of r's key before r (which scored it for the whole key). */
+static bool scored_before(const pascal_model *m, size_t r, double lw)
+{
+  for (size_t q = 0; q < r; q++) {
+    const pascal_curve *cq = &m->refs[q].curve;
+    if (!pc_model_same_key(m, &m->refs[q], &m->refs[r]))
+      continue;
+    for (size_t j = 0; j < cq->n; j++)
+      if (cq->x[j] == lw && scan_between_knot(cq, j))
+        return true;
+  }
+  return false;
+}
+
+/* Score each reduction length between two knots of grid g held out and
+ * read back from the rest by S (candidate 0) and linearly (1). */
+static pascal_status score_gemm_grid(const pascal_model *m, const pc_fit_item *items,
+                                     const size_t *start, size_t n, size_t g, double *scratch,
+                                     between_score *s, pascal_error *err)
+{
+  const pascal_curve *cg = &m->grids[g].curve;
+  pascal_curve c;
+  double held;
+  for (size_t j = 1; j + 1 < cg->n; j++) {
+    pascal_status st = fit_group_without(items, start[g], start[g + 1], cg->x[j], scratch,
+                                         scratch + n, &c, &held, err);
+    if (st)
+      return st;
+    double a[2] = {pascal_excess_encode(pc_curve_log_k_at(&c, cg->x[j])),
+                   pc_curve_excess_linear(&c, cg->x[j])};
+    score_add(s, a, held);
+  }
+  return PASCAL_OK;
+}
+
+/* Choose m's reading between knots on its own runs (pascal_reading_choice):
+ * items[0, n) the sorted runs it was fitted to, scratch 4 n doubles. */
+static pascal_status choose_between(pascal_model *m, const pc_fit_item *items, size_t n,
+                                    double *scratch, pascal_error *err)
+{
+  bool scan = pascal_workload_scans(m->workload);
+  size_t n_curves = scan ? m->n_refs : m->n_grids, g = 0;
+  size_t *start = malloc((n_curves + 1) * sizeof *start);
+  between_score s = {{0, 0}, 0};
+  pascal_status st = PASCAL_OK;
+  if (!start)
+    return pascal_error_set(err, PASCAL_ENOMEM, "model", "out of memory fitting a model");
+  for (size_t lo = 0, hi; lo < n; lo = hi, g++) { /* the curves are the groups, in order */
+    for (hi = lo + 1; hi < n && pc_fit_same_prefix(&items[lo], &items[hi], scan ? 5 : 2); hi++)
+      ;
+    start[g] = lo;
+  }
+  assert(g == n_curves);
+  start[g] = n;
+  for (g = 0; !st && g < n_curves; g++) {
+    if (!scan) {
+      st = score_gemm_grid(m, items, start, n, g, scratch, &s, err);
+      continue;
+    }
+    const pascal_curve *c = &m->refs[g].curve;
+    for (size_t j = 0; !st && j < c->n; j++)
+      if (scan_between_knot(c, j) && !scored_before(m, g, c->x[j]))
+        st = score_scan_level(m, items, start, n, g, c->x[j], scratch, &s, err);
+  }
+  free(start);
+  pascal_reading_choice *b = &m->between;
+  b->candidate[0] = scan ? PASCAL_READ_LAW : PASCAL_READ_CURVE;
+  b->candidate[1] = scan ? PASCAL_READ_CURVE : PASCAL_READ_LINEAR;
+  b->points = s.points;
+  for (int k = 0; k < 2; k++)
+    b->fold_pct[k] = s.points ? 100 * s.sum[k] / (double)s.points : NAN;
+  b->rule = b->candidate[s.points && s.sum[1] < s.sum[0]];
+  return st;
+}
+
+/* The smallest and the largest level of a GEMM dimension among the runs
+ * (dim 0: Mg, 1: Ng, 2: Kg). */
+static void gemm_level_range(const pascal_calibration *cal, int dim, uint32_t *lo, uint32_t *hi)
+{
+  *lo = UINT32_MAX;
+  *hi = 0;
+  for (size_t i = 0; i < cal->n_gemm_runs; i++) {
+    const pascal_gemm_shape *s = &cal->gemm_runs[i].shape;
+    uint32_t v = dim == 0 ? s->Mg : dim == 1 ? s->Ng : s->Kg;
+    *lo = v < *lo ? v : *lo;
+    *hi = v > *hi ? v : *hi;
+  }
+}
+
+/* Choose the GEMM model m's carry beyond the grid on its own runs
+ * (pascal_reading_choice): the largest and the smallest Mg row, Ng column
+ * and Kg of the calibration held out in turn (a dimension with one level
+ * has no fold), each held-out run predicted by the model of the rest with
+ * either carry; the mean |V / V_measured - 1| over all of them decides. */
+static pascal_status choose_beyond(pascal_model *m, const pascal_calibration *cal,
+                                   pascal_error *err)
+{
+  static const model_exclusion_kind kinds[3] = {PC_EXCLUDE_MG, PC_EXCLUDE_NG, PC_EXCLUDE_KG};
+  pascal_reading_choice *b = &m->beyond;
+  double sum[2] = {0, 0};
+  size_t points = 0;
+  pascal_status st = PASCAL_OK;
+  for (int dim = 0; !st && dim < 3; dim++) {
+    uint32_t level[2];
+    gemm_level_range(cal, dim, &level[0], &level[1]);
+    for (int end = 0; !st && end < 2 && level[0] < level[1]; end++) {
+      model_exclusion ex = {.kind = kinds[dim], .level = level[end], .untimed = true};
+      pascal_model *fold;
+      if ((st = pc_model_fit_excluding(cal, &ex, m, &fold, err)))
+        break;
+      for (size_t i = 0; !st && i < cal->n_gemm_runs; i++) {
+        const pascal_gemm_run *r = &cal->gemm_runs[i];
+        if (!pc_excludes_gemm(&ex, r))
+          continue;
+        for (int k = 0; !st && k < 2; k++) {
+          pascal_gemm_prediction p;
+          fold->beyond.rule = b->candidate[k];
+          if (!(st = pascal_model_predict_gemm(fold, &r->shape, &p, err)))
+            sum[k] += fabs(p.fill_bytes / r->fill_bytes - 1);
+        }
+        points++;
+      }
+      pascal_model_free(fold);
+    }
+  }
+  b->points = points;
+  for (int k = 0; k < 2; k++)
+    b->fold_pct[k] = points ? 100 * sum[k] / (double)points : NAN;
+  b->rule = b->candidate[points && sum[1] < sum[0]];
+  return st;
+}
+
+pascal_status pc_model_choose_readings(pascal_model *m, const pascal_calibration *cal,
+                                       const pc_fit_item *items, size_t n, double *scratch,
+                                       pascal_error *err)
+{
+  m->beyond = (pascal_reading_choice){
+      PASCAL_READ_EXCESS_RATIO, {PASCAL_READ_EXCESS_RATIO, PASCAL_READ_RATIO}, {NAN, NAN}, 0};
+  pascal_status st = choose_between(m, items, n, scratch, err);
+  if (!st && !pascal_workload_scans(m->workload))
+    st = choose_beyond(m, cal, err);
+  return st;
+}
+
+void pascal_model_between(const pascal_model *model, pascal_reading_choice *out)
+{
+  *out = model->between;
+}
+
+void pascal_model_beyond(const pascal_model *model, pascal_reading_choice *out)
+{
+  *out = model->beyond;
+}
+
+const char *pascal_reading_name(pascal_reading rule)
+{
+  switch (rule) {
+  case PASCAL_READ_LAW: return "law";
+  case PASCAL_READ_CURVE: return "curve";
+  case PASCAL_READ_LINEAR: return "linear";
+  case PASCAL_READ_EXCESS_RATIO: return "excess-ratio";
+  case PASCAL_READ_RATIO: return "ratio";
+  }
+  return "?";
+}
