@@ -98,14 +98,14 @@ typedef enum pascal_query_type {
 typedef struct pascal_query_field {
   const char *name;
   pascal_query_type type;
-  bool required;       /* false: may be absent (its rule is pascal_query_check's) */
-  bool marks;          /* given, it says the query is this workload's (no other
-                          workload has a field of its name)                      */
-  double lo, hi;       /* UINT, REAL: the inclusive range                        */
-  size_t offset;       /* of its value inside pascal_query                       */
-  const char *doc;     /* one line: what the field is                       */
-  const char *example; /* a value a first query may use (the schema's
-                          example, the dashboard's form)                   */
+  bool required;            /* false: may be absent (its rule is pascal_query_check's) */
+  bool marks;               /* given, it says the query is this workload's (no other
+                               workload has a field of its name)                      */
+  double lo, hi;            /* UINT, REAL: the inclusive range                        */
+  size_t offset;            /* of its value inside pascal_query                       */
+  const char *doc;          /* one line: what the field is                       */
+  const char *example;      /* a value a first query may use (the schema's
+                               example, the dashboard's form)                   */
   bool calibration_default; /* absent: the calibration's own value (a
                                GEMM's or attention's tiling), so a first
                                query leaves it out and the form starts it
