@@ -12,9 +12,25 @@
 
 #include "pascal/grow.h"
 
+/* An empty writer with no text: what a memset to 0 would make of every
+ * field that is read (the error's field as "", the memo's slots empty),
+ * without clearing the slots' bytes and the field's tail. */
+static void empty(pascal_jtext *w)
+{
+  w->text = NULL;
+  w->len = w->cap = 0;
+  w->comma = 0;
+  w->borrowed = 0;
+  w->status = PASCAL_OK;
+  w->field[0] = '\0';
+  w->key = NULL;
+  w->key_len = 0;
+  memset(w->memo_len, 0, sizeof w->memo_len);
+}
+
 void pascal_jtext_init(pascal_jtext *w, size_t reserve)
 {
-  memset(w, 0, sizeof *w);
+  empty(w);
   if (reserve) {
     w->text = malloc(reserve);
     if (w->text) {
@@ -26,10 +42,20 @@ void pascal_jtext_init(pascal_jtext *w, size_t reserve)
   }
 }
 
+void pascal_jtext_init_in(pascal_jtext *w, char *buf, size_t cap)
+{
+  empty(w);
+  w->text = buf;
+  w->cap = cap;
+  w->borrowed = 1;
+  buf[0] = '\0';
+}
+
 void pascal_jtext_free(pascal_jtext *w)
 {
-  free(w->text);
-  memset(w, 0, sizeof *w);
+  if (!w->borrowed)
+    free(w->text);
+  empty(w);
 }
 
 pascal_status pascal_jtext_status(const pascal_jtext *w, pascal_error *err)
@@ -74,15 +100,41 @@ static void fail_value(pascal_jtext *w, pascal_status st, const char *key)
   }
 }
 
-/* Room for `more` bytes plus the NUL; 0 on success. */
-static int reserve(pascal_jtext *w, size_t more)
+/* Room for `more` bytes plus the NUL; 0 on success. The check is inline,
+ * the growth out of line. */
+static int grow(pascal_jtext *w, size_t more) __attribute__((noinline));
+static inline int reserve(pascal_jtext *w, size_t more)
+{
+  if (w->status == PASCAL_OK && w->len + more < w->cap)
+    return 0;
+  return grow(w, more);
+}
+
+static int grow(pascal_jtext *w, size_t more)
 {
   if (w->status != PASCAL_OK)
     return -1;
   if (w->len + more < w->cap)
     return 0;
-  if (more > SIZE_MAX - 1 - w->len ||
-      pascal_grow((void **)&w->text, &w->cap, w->len + more + 1, 1)) {
+  if (more > SIZE_MAX - 1 - w->len) {
+    fail(w, PASCAL_ENOMEM, NULL);
+    return -1;
+  }
+  if (w->borrowed) { /* the caller's buffer is full: on to a copy of our own */
+    void *own = NULL;
+    size_t cap = 0;
+    size_t need = w->len + more + 1;
+    if (pascal_grow(&own, &cap, need < 2 * w->cap ? 2 * w->cap : need, 1)) {
+      fail(w, PASCAL_ENOMEM, NULL);
+      return -1;
+    }
+    memcpy(own, w->text, w->len + 1);
+    w->text = own;
+    w->cap = cap;
+    w->borrowed = 0;
+    return 0;
+  }
+  if (pascal_grow((void **)&w->text, &w->cap, w->len + more + 1, 1)) {
     fail(w, PASCAL_ENOMEM, NULL);
     return -1;
   }
@@ -326,29 +378,23 @@ static void container_open(pascal_jtext *w, const char *key, const char *bracket
   w->key = NULL;
 }
 
-static void container_close(pascal_jtext *w, const char *bracket)
+void pascal_jtext_close_slow(pascal_jtext *w, char bracket)
 {
   if (reserve(w, 1) == 0)
-    put(w, bracket, 1);
+    put(w, &bracket, 1);
   w->comma = 1;
   w->key = NULL;
 }
 
-void pascal_jtext_object_begin(pascal_jtext *w, const char *key)
+void pascal_jtext_open_key_slow(pascal_jtext *w, const char *text, size_t len)
 {
-  container_open(w, key, "{");
+  pascal_jtext_key_slow(w, text, len - 1);
+  container_open(w, NULL, text + len - 1);
 }
-void pascal_jtext_object_end(pascal_jtext *w)
+
+void pascal_jtext_open_slow(pascal_jtext *w, const char *key, char bracket)
 {
-  container_close(w, "}");
-}
-void pascal_jtext_array_begin(pascal_jtext *w, const char *key)
-{
-  container_open(w, key, "[");
-}
-void pascal_jtext_array_end(pascal_jtext *w)
-{
-  container_close(w, "]");
+  container_open(w, key, &bracket);
 }
 
 /* A short string without escapes (names, rules, units) is copied in one
@@ -446,17 +492,19 @@ void pascal_jtext_real(pascal_jtext *w, const char *key, double v)
   _Static_assert(PASCAL_JTEXT_MEMO == 16, "the slot is the hash's top 4 bits");
   _Static_assert(PASCAL_JTEXT_MEMO_TEXT < PASCAL_JSON_REAL_MAX,
                  "a slot's text fits the room reserved");
-  pascal_jtext_memo *m = &w->memo[(bits * UINT64_C(0x9e3779b97f4a7c15)) >> 60];
-  if (m->len && m->bits == bits) {
+  size_t slot = (size_t)((bits * UINT64_C(0x9e3779b97f4a7c15)) >> 60);
+  pascal_jtext_memo *m = &w->memo[slot];
+  size_t kept = w->memo_len[slot];
+  if (kept && m->bits == bits) {
     memcpy(t, m->text, PASCAL_JTEXT_MEMO_TEXT);
-    t[m->len] = '\0';
-    w->len += m->len;
+    t[kept] = '\0';
+    w->len += kept;
     return;
   }
   size_t n = pascal_json_real_format(v, t); /* NUL-terminated */
   if (n <= PASCAL_JTEXT_MEMO_TEXT) {
     m->bits = bits;
-    m->len = (unsigned char)n;
+    w->memo_len[slot] = (unsigned char)n;
     memcpy(m->text, t, PASCAL_JTEXT_MEMO_TEXT);
   }
   w->len += n;

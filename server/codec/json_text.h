@@ -33,12 +33,12 @@ extern "C" {
  * reference's curve value at every level of its explanation, a family's
  * validation errors, the interval's level in every item of a batch), and a
  * repeat is copied instead of formatted again (about 20 instructions
- * against 400). Direct-mapped; len 0 marks an empty slot. */
+ * against 400). Direct-mapped; a slot's length (memo_len, apart, so that
+ * a writer empties its memo with two stores) is 0 while it is empty. */
 #define PASCAL_JTEXT_MEMO      16
 #define PASCAL_JTEXT_MEMO_TEXT 23 /* longer texts are not kept */
 typedef struct pascal_jtext_memo {
   uint64_t bits;
-  unsigned char len;
   char text[PASCAL_JTEXT_MEMO_TEXT];
 } pascal_jtext_memo;
 
@@ -46,15 +46,17 @@ typedef struct pascal_jtext_memo {
  * anything was written; `comma` is 1 when the innermost open container (or
  * the top level) already holds a value, so the next value needs a ','. */
 typedef struct pascal_jtext {
-  char *text; /* malloc'd, owned */
+  char *text; /* malloc'd and owned, or the caller's (borrowed) */
   size_t len, cap;
   int comma;
+  int borrowed;                       /* 1 while text is the buffer given to pascal_jtext_init_in */
   pascal_status status;               /* first failure, PASCAL_OK while none */
   char field[PASCAL_ERROR_FIELD_MAX]; /* its key ("" for array elements) */
   /* the "key": last given by pascal_jtext_key, until the next key or a
    * container opens or closes (an error in its value names it); or NULL */
   const char *key;
   size_t key_len;
+  unsigned char memo_len[PASCAL_JTEXT_MEMO];
   pascal_jtext_memo memo[PASCAL_JTEXT_MEMO];
 } pascal_jtext;
 
@@ -63,6 +65,13 @@ typedef struct pascal_jtext {
 
 /* Empty writer; `reserve` bytes are allocated up front (0: on first write). */
 void pascal_jtext_init(pascal_jtext *w, size_t reserve);
+/* Empty writer on the caller's buffer `buf` of `cap` bytes (cap >= 1),
+ * which it never frees: a document that outgrows it moves to a malloc'd
+ * copy. pascal_jtext_take then hands over `buf` itself while the document
+ * fits (the caller tells by the pointer), else the malloc'd text. A server
+ * answering from a buffer kept per connection saves an allocation and a
+ * free per answer. */
+void pascal_jtext_init_in(pascal_jtext *w, char *buf, size_t cap);
 void pascal_jtext_free(pascal_jtext *w);
 /* PASCAL_OK, or the first failure (copied into err with its field). */
 pascal_status pascal_jtext_status(const pascal_jtext *w, pascal_error *err);
@@ -72,10 +81,52 @@ char *pascal_jtext_take(pascal_jtext *w, size_t *len);
 
 /* `key` names the member inside an object; NULL for an array element or a
  * top-level value. Keys are written escaped like strings. */
-void pascal_jtext_object_begin(pascal_jtext *w, const char *key);
-void pascal_jtext_object_end(pascal_jtext *w);
-void pascal_jtext_array_begin(pascal_jtext *w, const char *key);
-void pascal_jtext_array_end(pascal_jtext *w);
+void pascal_jtext_open_slow(pascal_jtext *w, const char *key, char bracket);
+/* '{' or '[', after `key` (copied as a string is) or, key NULL, as an array
+ * element or after a key given apart (inline when there is room). */
+static inline void pascal_jtext_open_value(pascal_jtext *w, const char *key, char bracket)
+{
+  if (!key && w->status == PASCAL_OK && w->cap - w->len > 2) {
+    char *t = w->text + w->len;
+    t[0] = ',';
+    t[w->comma] = bracket;
+    t[w->comma + 1] = '\0';
+    w->len += (size_t)w->comma + 1;
+    w->comma = 0;
+    w->key = NULL;
+    return;
+  }
+  pascal_jtext_open_slow(w, key, bracket);
+}
+static inline void pascal_jtext_object_begin(pascal_jtext *w, const char *key)
+{
+  pascal_jtext_open_value(w, key, '{');
+}
+static inline void pascal_jtext_array_begin(pascal_jtext *w, const char *key)
+{
+  pascal_jtext_open_value(w, key, '[');
+}
+/* '}' or ']' (inline when there is room, as most are). */
+void pascal_jtext_close_slow(pascal_jtext *w, char bracket);
+static inline void pascal_jtext_close(pascal_jtext *w, char bracket)
+{
+  if (w->status == PASCAL_OK && w->cap - w->len > 1) {
+    w->text[w->len++] = bracket;
+    w->text[w->len] = '\0';
+    w->comma = 1;
+    w->key = NULL;
+    return;
+  }
+  pascal_jtext_close_slow(w, bracket);
+}
+static inline void pascal_jtext_object_end(pascal_jtext *w)
+{
+  pascal_jtext_close(w, '}');
+}
+static inline void pascal_jtext_array_end(pascal_jtext *w)
+{
+  pascal_jtext_close(w, ']');
+}
 /* Invalid UTF-8 in `s` is PASCAL_EFORMAT naming the key. */
 void pascal_jtext_string(pascal_jtext *w, const char *key, const char *s);
 void pascal_jtext_uint(pascal_jtext *w, const char *key, uint64_t v);
@@ -116,17 +167,76 @@ static inline void pascal_jtext_key(pascal_jtext *w, const char *text, size_t le
   w->key = text;
   w->key_len = len;
 }
+/* A key and the bracket that opens its value, "k":{ or "k":[, copied as
+ * one text (PASCAL_JTEXT_OBJECT, PASCAL_JTEXT_ARRAY). */
+void pascal_jtext_open_key_slow(pascal_jtext *w, const char *text, size_t len);
+static inline void pascal_jtext_open(pascal_jtext *w, const char *text, size_t len)
+{
+  if (w->status != PASCAL_OK || w->cap - w->len <= len + 1) {
+    pascal_jtext_open_key_slow(w, text, len);
+    return;
+  }
+  char *t = w->text + w->len;
+  t[0] = ',';
+  memcpy(t + w->comma, text, len);
+  w->len += (size_t)w->comma + len;
+  w->text[w->len] = '\0';
+  w->comma = 0;
+  w->key = NULL;
+}
+/* A value after a key given apart: an integer (as pascal_jtext_uint; one
+ * digit inline), or a text known when compiled that needs no escape,
+ * written as it is (PASCAL_JTEXT_LITERAL(w, "exact") writes "exact" with
+ * its quotes). */
+void pascal_jtext_uint(pascal_jtext *w, const char *key, uint64_t v);
+void pascal_jtext_raw(pascal_jtext *w, const char *key, const char *json, size_t len);
+static inline void pascal_jtext_uint_value(pascal_jtext *w, uint64_t v)
+{
+  if (v < 10 && w->status == PASCAL_OK && w->cap - w->len > 3) {
+    char *t = w->text + w->len;
+    t[0] = ',';
+    t[w->comma] = (char)('0' + v);
+    t[w->comma + 1] = '\0';
+    w->len += (size_t)w->comma + 1;
+    w->comma = 1;
+    return;
+  }
+  pascal_jtext_uint(w, NULL, v);
+}
+static inline void pascal_jtext_literal(pascal_jtext *w, const char *text, size_t len)
+{
+  if (w->status == PASCAL_OK && w->cap - w->len > len + 1) {
+    char *t = w->text + w->len;
+    t[0] = ',';
+    memcpy(t + w->comma, text, len);
+    w->len += (size_t)w->comma + len;
+    w->text[w->len] = '\0';
+    w->comma = 1;
+    return;
+  }
+  pascal_jtext_raw(w, NULL, text, len);
+}
+#define PASCAL_JTEXT_LITERAL(w, s) pascal_jtext_literal((w), "\"" s "\"", sizeof(s) + 1)
+/* A real after a key given apart, NaN written as null (inline). */
+void pascal_jtext_real(pascal_jtext *w, const char *key, double v);
+static inline void pascal_jtext_real_or_null_value(pascal_jtext *w, double v)
+{
+  if (__builtin_isnan(v))
+    pascal_jtext_literal(w, "null", 4);
+  else
+    pascal_jtext_real(w, NULL, v);
+}
 #define PASCAL_JTEXT_KEY(w, k)     pascal_jtext_key((w), "\"" k "\":", sizeof(k) + 2)
 #define PASCAL_JTEXT_REAL(w, k, v) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_real((w), NULL, (v)))
 #define PASCAL_JTEXT_REAL_OR_NULL(w, k, v)                                                         \
-  (PASCAL_JTEXT_KEY(w, k), pascal_jtext_real_or_null((w), NULL, (v)))
-#define PASCAL_JTEXT_UINT(w, k, v)   (PASCAL_JTEXT_KEY(w, k), pascal_jtext_uint((w), NULL, (v)))
+  (PASCAL_JTEXT_KEY(w, k), pascal_jtext_real_or_null_value((w), (v)))
+#define PASCAL_JTEXT_UINT(w, k, v)   (PASCAL_JTEXT_KEY(w, k), pascal_jtext_uint_value((w), (v)))
 #define PASCAL_JTEXT_INT(w, k, v)    (PASCAL_JTEXT_KEY(w, k), pascal_jtext_int((w), NULL, (v)))
 #define PASCAL_JTEXT_BOOL(w, k, v)   (PASCAL_JTEXT_KEY(w, k), pascal_jtext_bool((w), NULL, (v)))
 #define PASCAL_JTEXT_NULL(w, k)      (PASCAL_JTEXT_KEY(w, k), pascal_jtext_null((w), NULL))
 #define PASCAL_JTEXT_STRING(w, k, s) (PASCAL_JTEXT_KEY(w, k), pascal_jtext_string((w), NULL, (s)))
-#define PASCAL_JTEXT_OBJECT(w, k)    (PASCAL_JTEXT_KEY(w, k), pascal_jtext_object_begin((w), NULL))
-#define PASCAL_JTEXT_ARRAY(w, k)     (PASCAL_JTEXT_KEY(w, k), pascal_jtext_array_begin((w), NULL))
+#define PASCAL_JTEXT_OBJECT(w, k)    pascal_jtext_open((w), "\"" k "\":{", sizeof(k) + 3)
+#define PASCAL_JTEXT_ARRAY(w, k)     pascal_jtext_open((w), "\"" k "\":[", sizeof(k) + 3)
 
 /* A newline after a complete document (replies end with one). */
 void pascal_jtext_newline(pascal_jtext *w);

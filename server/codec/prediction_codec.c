@@ -15,9 +15,78 @@
 #include "json_util.h"
 #include "pascal_codec.h"
 
+/* The names of libpascal's enumerations (pascal_rule_name and its kin)
+ * written as texts fixed when compiled, quotes and all, instead of being
+ * measured and checked for escapes at every answer (a dozen per explained
+ * answer); a value without a case here takes libpascal's name. The
+ * texts are libpascal's names: test_json_text writes each through these
+ * and compares it with libpascal's. */
 static void put_rule(pascal_jtext *w, pascal_rule rule)
 {
-  PASCAL_JTEXT_STRING(w, "rule", pascal_rule_name(rule));
+  PASCAL_JTEXT_KEY(w, "rule");
+  switch (rule) {
+  case PASCAL_RULE_EXACT: PASCAL_JTEXT_LITERAL(w, "exact"); return;
+  case PASCAL_RULE_GRAPH: PASCAL_JTEXT_LITERAL(w, "graph"); return;
+  case PASCAL_RULE_CLAMP: PASCAL_JTEXT_LITERAL(w, "clamp"); return;
+  case PASCAL_RULE_DEPTH_FALLBACK: PASCAL_JTEXT_LITERAL(w, "depth-fallback"); return;
+  case PASCAL_RULE_RESIDENT: PASCAL_JTEXT_LITERAL(w, "resident"); return;
+  }
+  pascal_jtext_string(w, NULL, pascal_rule_name(rule));
+}
+
+static void put_path(pascal_jtext *w, pascal_path path)
+{
+  PASCAL_JTEXT_KEY(w, "path");
+  switch (path) {
+  case PASCAL_PATH_TMA: PASCAL_JTEXT_LITERAL(w, "tma"); return;
+  case PASCAL_PATH_SYNC: PASCAL_JTEXT_LITERAL(w, "sync"); return;
+  }
+  pascal_jtext_string(w, NULL, pascal_path_name(path));
+}
+
+/* The same after a key from the query's field table. */
+static void put_path_as(pascal_jtext *w, const char *key, pascal_path path)
+{
+  switch (path) {
+  case PASCAL_PATH_TMA: pascal_jtext_raw(w, key, "\"tma\"", 5); return;
+  case PASCAL_PATH_SYNC: pascal_jtext_raw(w, key, "\"sync\"", 6); return;
+  }
+  pascal_jtext_string(w, key, pascal_path_name(path));
+}
+
+static void put_error_source(pascal_jtext *w, pascal_error_source source)
+{
+  PASCAL_JTEXT_KEY(w, "source");
+  switch (source) {
+  case PASCAL_ERRSRC_NONE: PASCAL_JTEXT_LITERAL(w, "none"); return;
+  case PASCAL_ERRSRC_LOKO: PASCAL_JTEXT_LITERAL(w, "loko"); return;
+  case PASCAL_ERRSRC_IN_SAMPLE: PASCAL_JTEXT_LITERAL(w, "in-sample"); return;
+  case PASCAL_ERRSRC_HELD_OUT: PASCAL_JTEXT_LITERAL(w, "held-out"); return;
+  case PASCAL_ERRSRC_INTERVAL: PASCAL_JTEXT_LITERAL(w, "interval"); return;
+  }
+  pascal_jtext_string(w, NULL, pascal_error_source_name(source));
+}
+
+static void put_bound(pascal_jtext *w, pascal_bound bound)
+{
+  PASCAL_JTEXT_KEY(w, "bound");
+  switch (bound) {
+  case PASCAL_BOUND_DRAM: PASCAL_JTEXT_LITERAL(w, "dram"); return;
+  case PASCAL_BOUND_L2: PASCAL_JTEXT_LITERAL(w, "l2"); return;
+  case PASCAL_BOUND_COMPUTE: PASCAL_JTEXT_LITERAL(w, "compute"); return;
+  case PASCAL_BOUND_LATENCY: PASCAL_JTEXT_LITERAL(w, "latency"); return;
+  }
+  pascal_jtext_string(w, NULL, pascal_bound_name(bound));
+}
+
+static void put_time_source(pascal_jtext *w, pascal_time_source source)
+{
+  PASCAL_JTEXT_KEY(w, "time_source");
+  switch (source) {
+  case PASCAL_TIME_CALIBRATED: PASCAL_JTEXT_LITERAL(w, "calibrated"); return;
+  case PASCAL_TIME_PEAKS: PASCAL_JTEXT_LITERAL(w, "peaks"); return;
+  }
+  pascal_jtext_string(w, NULL, pascal_time_source_name(source));
 }
 
 static void put_family_step(pascal_jtext *w, const pascal_family_step *f, double weight)
@@ -61,7 +130,7 @@ static void put_scan_explanation(pascal_jtext *w, const pascal_scan_explanation 
   put_rule(w, x->rule);
   PASCAL_JTEXT_OBJECT(w, "family");
   PASCAL_JTEXT_UINT(w, "o", x->o);
-  PASCAL_JTEXT_STRING(w, "path", pascal_path_name(x->path));
+  put_path(w, x->path);
   PASCAL_JTEXT_UINT(w, "d", x->d);
   pascal_jtext_object_end(w);
   PASCAL_JTEXT_UINT(w, "class", x->class_id);
@@ -159,7 +228,7 @@ static void put_expected_error(pascal_jtext *w, const pascal_expected_error *x, 
   size_t method_len = error_method(method, x, gemm, answer_rule);
   PASCAL_JTEXT_OBJECT(w, "expected_error");
   PASCAL_JTEXT_REAL_OR_NULL(w, "pct", x->pct);
-  PASCAL_JTEXT_STRING(w, "source", pascal_error_source_name(x->source));
+  put_error_source(w, x->source);
   PASCAL_JTEXT_KEY(w, "method");
   pascal_jtext_raw(w, NULL, method, method_len);
   PASCAL_JTEXT_ARRAY(w, "keys");
@@ -170,7 +239,7 @@ static void put_expected_error(pascal_jtext *w, const pascal_expected_error *x, 
       PASCAL_JTEXT_UINT(w, "Ng", x->Ng[i]);
     } else {
       PASCAL_JTEXT_UINT(w, "o", x->key[i].o);
-      PASCAL_JTEXT_STRING(w, "path", pascal_path_name(x->key[i].path));
+      put_path(w, x->key[i].path);
       PASCAL_JTEXT_UINT(w, "d", x->key[i].d);
       PASCAL_JTEXT_UINT(w, "m", x->key[i].m);
     }
@@ -261,12 +330,16 @@ static void put_interval_basis(pascal_jtext *w, const pascal_transfers *t,
 /* workload, K, rho, fill_bytes, M, rule, expected_error_pct, extrapolated,
  * interval (and validation): the keys every prediction has, first, so that
  * the compact form is a prefix of the explained one. */
-static void put_common(pascal_jtext *w, const char *workload, double K, double rho,
-                       double fill_bytes, uint32_t M, pascal_rule rule,
+/* A workload's name with its quotes and their length, for put_common. */
+#define WORKLOAD_TEXT(name) "\"" name "\"", sizeof(name) + 1
+
+static void put_common(pascal_jtext *w, const char *workload, size_t workload_len, double K,
+                       double rho, double fill_bytes, uint32_t M, pascal_rule rule,
                        const pascal_expected_error *expected, const pascal_extrapolations *ex,
                        const pascal_answer *a)
 {
-  PASCAL_JTEXT_STRING(w, "workload", workload);
+  PASCAL_JTEXT_KEY(w, "workload");
+  pascal_jtext_literal(w, workload, workload_len);
   PASCAL_JTEXT_REAL(w, "K", K);
   PASCAL_JTEXT_REAL(w, "rho", rho);
   PASCAL_JTEXT_REAL(w, "fill_bytes", fill_bytes);
@@ -277,7 +350,8 @@ static void put_common(pascal_jtext *w, const char *workload, double K, double r
   put_interval(w, a);
 }
 
-/* "query": every field of the workload's table, in its order. */
+/* "query": every field of the workload's table, in its order, each value
+ * read at its offset as pascal_query_get reads it. */
 static void put_query(pascal_jtext *w, const pascal_query *q)
 {
   const pascal_query_field *f;
@@ -288,12 +362,17 @@ static void put_query(pascal_jtext *w, const pascal_query *q)
      * the 0 of its absence (the calibration's value: the "config" object) */
     if (q->workload == PASCAL_WORKLOAD_GEMM && !((q->given >> i) & 1) && !f[i].required)
       continue;
-    pascal_query_value v;
-    pascal_query_get(q, i, &v);
+    const char *at = (const char *)q + f[i].offset;
     switch (f[i].type) {
-    case PASCAL_QUERY_UINT: pascal_jtext_uint(w, f[i].name, v.u); break;
-    case PASCAL_QUERY_REAL: pascal_jtext_real(w, f[i].name, v.r); break;
-    case PASCAL_QUERY_PATH: pascal_jtext_string(w, f[i].name, v.text); break;
+    case PASCAL_QUERY_UINT:
+      pascal_jtext_uint(w, f[i].name, *(const uint32_t *)(const void *)at);
+      break;
+    case PASCAL_QUERY_REAL:
+      pascal_jtext_real(w, f[i].name, *(const double *)(const void *)at);
+      break;
+    case PASCAL_QUERY_PATH:
+      put_path_as(w, f[i].name, *(const pascal_path *)(const void *)at);
+      break;
     }
   }
   pascal_jtext_object_end(w);
@@ -303,8 +382,8 @@ static void put_scan(pascal_jtext *w, const pascal_query *q, const pascal_answer
                      pascal_codec_detail detail)
 {
   const pascal_scan_prediction *pred = &a->scan;
-  put_common(w, "scan", pred->K, pred->rho, pred->fill_bytes, pred->M, pred->why.rule,
-             &pred->expected, &pred->extrapolated, a);
+  put_common(w, WORKLOAD_TEXT("scan"), pred->K, pred->rho, pred->fill_bytes, pred->M,
+             pred->why.rule, &pred->expected, &pred->extrapolated, a);
   if (detail == PASCAL_CODEC_COMPACT)
     return;
   put_query(w, q);
@@ -323,14 +402,14 @@ static void put_attention(pascal_jtext *w, const pascal_query *q, const pascal_a
 {
   const pascal_attention_prediction *p = &a->attention;
   const pascal_scan_prediction *kv = &p->kv;
-  put_common(w, "attention", p->K, kv->rho, p->fill_bytes, kv->M, kv->why.rule, &kv->expected,
-             &kv->extrapolated, a);
+  put_common(w, WORKLOAD_TEXT("attention"), p->K, kv->rho, p->fill_bytes, kv->M, kv->why.rule,
+             &kv->expected, &kv->extrapolated, a);
   if (detail == PASCAL_CODEC_COMPACT)
     return;
   put_query(w, q);
   PASCAL_JTEXT_OBJECT(w, "scan");
   PASCAL_JTEXT_UINT(w, "o", p->key.o);
-  PASCAL_JTEXT_STRING(w, "path", pascal_path_name(p->key.path));
+  put_path(w, p->key.path);
   PASCAL_JTEXT_UINT(w, "d", p->key.d);
   PASCAL_JTEXT_UINT(w, "m", p->key.m);
   PASCAL_JTEXT_UINT(w, "N", p->N);
@@ -427,7 +506,7 @@ static void put_gemm(pascal_jtext *w, const pascal_query *q, const pascal_answer
                      pascal_codec_detail detail)
 {
   const pascal_gemm_prediction *p = &a->gemm;
-  put_common(w, "gemm", p->K, p->rho, p->fill_bytes, p->M, p->why.rule, &p->expected,
+  put_common(w, WORKLOAD_TEXT("gemm"), p->K, p->rho, p->fill_bytes, p->M, p->why.rule, &p->expected,
              &p->extrapolated, a);
   put_gemm_config(w, &a->gemm_config);
   if (detail == PASCAL_CODEC_COMPACT)
@@ -462,8 +541,8 @@ void pascal_codec_answer_write(pascal_jtext *w, const pascal_query *q, const pas
   }
   if (a->timed) {
     PASCAL_JTEXT_REAL(w, "time_s", a->time.time_s);
-    PASCAL_JTEXT_STRING(w, "bound", pascal_bound_name(a->time.bound));
-    PASCAL_JTEXT_STRING(w, "time_source", pascal_time_source_name(a->time.source));
+    put_bound(w, a->time.bound);
+    put_time_source(w, a->time.source);
   }
   pascal_jtext_object_end(w);
 }

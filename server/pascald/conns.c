@@ -246,16 +246,20 @@ size_t pd_conns_unescape(void *cls, struct MHD_Connection *conn, char *s)
   return n;
 }
 
-int pd_conns_too_many_params(struct MHD_Connection *conn)
+void *pd_conns_request_start(struct MHD_Connection *conn, size_t size, int *nul_in_url,
+                             int *too_many_params)
 {
   pd_sock *s = sock_of(conn);
-  return s && atomic_load(&s->doomed);
-}
-
-int pd_conns_nul_in_url(struct MHD_Connection *conn)
-{
-  pd_sock *s = sock_of(conn);
-  return s ? s->nul_in_url : -1;
+  if (!s) {
+    *nul_in_url = -1;
+    *too_many_params = 0;
+    return NULL;
+  }
+  *nul_in_url = s->nul_in_url;
+  *too_many_params = atomic_load(&s->doomed);
+  if (!s->request_room)
+    s->request_room = malloc(size);
+  return s->request_room;
 }
 
 void pd_conns_answering(struct MHD_Connection *conn)
@@ -274,14 +278,6 @@ void pd_conns_request_done(struct MHD_Connection *conn)
   s->decoded = 0;
   atomic_store(&s->since_ns, (long long)pd_now_ns());
   atomic_store(&s->answering, 0);
-}
-
-void *pd_conns_request_room(struct MHD_Connection *conn, size_t size)
-{
-  pd_sock *s = sock_of(conn);
-  if (s && !s->request_room)
-    s->request_room = malloc(size);
-  return s ? s->request_room : NULL;
 }
 
 /* Every quarter of the deadline (at most 250 ms): shut down the connections

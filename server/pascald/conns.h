@@ -41,18 +41,19 @@ void pd_conns_notify(void *cls, struct MHD_Connection *conn, void **socket_conte
 size_t pd_conns_unescape(void *cls, struct MHD_Connection *conn, char *s);
 
 /* Per request, from the access handler's thread. */
-/* 1: %00 decoded in the URL; 0: none; -1: not known (the connection has
- * no record: its allocation failed) */
-int pd_conns_nul_in_url(struct MHD_Connection *conn);
-int pd_conns_too_many_params(struct MHD_Connection *conn); /* > PD_QUERY_PARAMS_MAX */
-void pd_conns_answering(struct MHD_Connection *conn);      /* request in: deadline met */
-void pd_conns_request_done(struct MHD_Connection *conn);   /* next request's clock starts */
-/* Room of `size` bytes (the same size on every call) that lives as long as
- * the connection, for the state of its one request at a time: allocated on
+/* A request's start, from the connection's record found once: returns room
+ * of `size` bytes (the same size on every call) that lives as long as the
+ * connection, for the state of its one request at a time: allocated on
  * first use, freed (as plain memory: nothing it holds is released) when
- * the connection closes. NULL when the connection has no record or the
- * allocation failed; the caller then allocates its own. */
-void *pd_conns_request_room(struct MHD_Connection *conn, size_t size);
+ * the connection closes; NULL when the connection has no record or the
+ * allocation failed (the caller then allocates its own). *nul_in_url: 1
+ * when %00 was decoded in the URL, 0 when not, -1 when not known (no
+ * record); *too_many_params: 1 when more than PD_QUERY_PARAMS_MAX were
+ * decoded. */
+void *pd_conns_request_start(struct MHD_Connection *conn, size_t size, int *nul_in_url,
+                             int *too_many_params);
+void pd_conns_answering(struct MHD_Connection *conn);    /* request in: deadline met */
+void pd_conns_request_done(struct MHD_Connection *conn); /* next request's clock starts */
 
 /* Open connections, refused (limit reached, every slot answering), expired
  * (deadline, or too many query parameters) and evicted (a slot given to a

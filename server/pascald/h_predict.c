@@ -45,10 +45,13 @@
 #define PD_ANSWER_RESERVE 3072 /* bytes: an explained answer fits without regrowth */
 
 /* Read and remove the single query's "explain" (default true): a boolean or
- * 0/1, or, as a query string carries it, "true"/"false"/"1"/"0". */
-static int take_explain(pd_fields *q, int *explain, pd_reply *rep)
+ * 0/1, or, as a query string carries it, "true"/"false"/"1"/"0". Fields
+ * read into the predict key table (a query string) have its slot. */
+static int take_explain(pd_ctx *ctx, pd_fields *q, int *explain, pd_reply *rep)
 {
-  pd_field *f = pd_fields_get(q, "explain");
+  pd_field *f = q->keys != &ctx->query_keys.k          ? pd_fields_get(q, "explain")
+                : (q->present >> PD_QUERY_EXPLAIN) & 1 ? &q->f[q->at[PD_QUERY_EXPLAIN]]
+                                                       : NULL;
   const pd_value *v = f ? &f->v : NULL;
 #define PD_IS_TEXT(t) (v->kind == PD_V_STRING && v->len == sizeof t - 1 && !memcmp(v->s, t, v->len))
   if (!v)
@@ -77,7 +80,7 @@ static void predict_single(pd_ctx *ctx, pd_fields *fields, pd_reply *rep)
   pascal_answer a;
   pascal_codec_origin origin;
   int explain;
-  if (take_explain(fields, &explain, rep))
+  if (take_explain(ctx, fields, &explain, rep))
     return;
   pd_registry_rdlock(ctx->registry);
   int failed = pd_query_read(fields, &ctx->query_keys, NULL, &q, rep) ||
@@ -89,7 +92,10 @@ static void predict_single(pd_ctx *ctx, pd_fields *fields, pd_reply *rep)
   }
   pascal_jtext w;
   pascal_error err;
-  pascal_jtext_init(&w, PD_ANSWER_RESERVE);
+  if (rep->room && rep->room_cap >= PD_ANSWER_RESERVE)
+    pascal_jtext_init_in(&w, rep->room, rep->room_cap); /* the connection's: sent in place */
+  else
+    pascal_jtext_init(&w, PD_ANSWER_RESERVE);
   pascal_codec_answer_write(&w, &q.q, &a, &origin,
                             explain ? PASCAL_CODEC_EXPLAINED : PASCAL_CODEC_COMPACT);
   pascal_jtext_newline(&w);

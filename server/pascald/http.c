@@ -25,6 +25,7 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,12 @@
 #include "reqhead.h"
 #include "routes.h"
 
+/* Bytes kept with each connection for its answers' text (pd_reply.room):
+ * an explained answer (about 1.4-1.7 KB) is written there and sent in
+ * place, without an allocation and a free per request; a longer one moves
+ * to its own buffer as it grows. */
+#define PD_ANSWER_ROOM 4096u
+
 /* Bodies from this size on are followed by a malloc_trim (on_completed). */
 #define PD_TRIM_AFTER_BODY (256u * 1024u)
 
@@ -64,15 +71,28 @@ typedef struct pd_conn {
   pd_ctx *ctx;
   struct MHD_Connection *conn;
   const char *url, *method;
-  pd_reply rep;
+  pd_reply rep; /* the request's answer (also an early one) */
   /* The route, matched once per request (route_of): whether it blocks
    * decides where the request runs, then dispatch answers it. */
   int matched, idx; /* idx: a route, PD_ROUTE_NOT_FOUND or PD_ROUTE_BAD_METHOD */
   int own;          /* 1: allocated for this request, 0: the connection's room */
+  char *answer;     /* the connection's PD_ANSWER_ROOM bytes after it, or NULL */
+  int answering;    /* pd_conns_answering called for this request */
   pd_head head;     /* headers read in the head's check (reqhead.h) */
+  /* Last, and not cleared per request (request_begin): params are read
+   * only when params[0] is not empty (a parameter never is), allow only
+   * after pd_route_match wrote it. */
   char params[PD_PATH_PARAMS][PD_PARAM_MAX];
   char allow[sizeof((pd_reply *)0)->allow];
 } pd_conn;
+
+/* A request's state as new: zero up to the path parameters. */
+static void request_begin(pd_conn *c)
+{
+  memset(c, 0, offsetof(pd_conn, params));
+  c->params[0][0] = '\0';
+  c->allow[0] = '\0';
+}
 
 /* The request's route (pd_route_match), matched on the first call. */
 static int route_of(pd_conn *c, const char *method, const char *url)
@@ -80,7 +100,7 @@ static int route_of(pd_conn *c, const char *method, const char *url)
   if (!c->matched) {
     pd_request probe;
     c->idx = pd_route_match(method, url, &probe, c->allow, sizeof c->allow);
-    if (c->idx >= 0)
+    if (c->idx >= 0 && probe.params[0][0]) /* c->params are zero otherwise */
       memcpy(c->params, probe.params, sizeof c->params);
     c->matched = 1;
   }
@@ -122,6 +142,7 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
 {
   char *buf = NULL;
   size_t len = 0;
+  int in_room = 0; /* buf is the connection's answer room: sent in place */
   struct MHD_Response *r = NULL;
   int has_body = rep->stream != NULL;
   if (rep->stream) {
@@ -148,6 +169,7 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
   } else if (rep->text) {
     buf = rep->text;
     len = rep->text_len;
+    in_room = buf == rep->room;
     rep->text = NULL;
   }
   if (!buf && rep->status != 204) {
@@ -161,9 +183,11 @@ static enum MHD_Result send_reply(pd_ctx *ctx, struct MHD_Connection *conn, pd_c
       return MHD_NO;
     memcpy(buf, oom, len);
   }
-  r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+  r = MHD_create_response_from_buffer(len, buf,
+                                      in_room ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE);
   if (!r) {
-    free(buf);
+    if (!in_room)
+      free(buf);
     return MHD_NO;
   }
   has_body = buf != NULL;
@@ -200,7 +224,8 @@ headers:
   if (c->must_close || atomic_load_explicit(&ctx->stopping, memory_order_relaxed))
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
   c->status = rep->status;
-  pd_conns_answering(conn);
+  if (!c->answering) /* an answer before the whole request was in */
+    pd_conns_answering(conn);
   enum MHD_Result ok = MHD_queue_response(conn, rep->status, r);
   MHD_destroy_response(r);
   pd_reply_clear(rep);
@@ -266,16 +291,21 @@ static int cors(pd_ctx *ctx, struct MHD_Connection *conn, const char *method, in
 static void dispatch(pd_ctx *ctx, struct MHD_Connection *conn, const char *url, const char *method,
                      pd_conn *c, pd_reply *rep)
 {
-  pd_request req;
-  memset(&req, 0, sizeof req);
+  pd_request req; /* every field set here; params as c->params (route_of) */
   req.conn = conn;
   req.method = method;
   req.path = url;
-  req.token_id = -1;
   req.body = c->body ? c->body : "";
   req.body_len = c->len;
+  req.json = NULL;
+  req.role = PD_ROLE_NONE;
+  req.token_id = -1;
+  req.token_name[0] = '\0';
   int idx = route_of(c, method, url);
-  memcpy(req.params, c->params, sizeof req.params);
+  if (c->params[0][0]) /* a route with parameters */
+    memcpy(req.params, c->params, sizeof req.params);
+  else
+    req.params[0][0] = '\0';
   memcpy(rep->allow, c->allow, sizeof rep->allow);
   if (ctx->cfg.cors_origins[0] && cors(ctx, conn, method, idx, rep))
     return;
@@ -364,29 +394,31 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   pd_conn *c = *con_cls;
   if (!c) {
     /* the connection's own room (one request at a time), else our own */
-    c = pd_conns_request_room(conn, sizeof *c);
+    int nul_in_url, too_many_params;
+    c = pd_conns_request_start(conn, sizeof *c + PD_ANSWER_ROOM, &nul_in_url, &too_many_params);
     int own = !c;
     if (own && !(c = malloc(sizeof *c)))
       return MHD_NO;
-    memset(c, 0, sizeof *c);
+    request_begin(c);
     c->own = own;
+    c->answer = own ? NULL : (char *)(c + 1);
     c->t0 = pd_now_ns();
     c->route = ctx->stats.nroutes - 1;
     *con_cls = c;
     atomic_fetch_add_explicit(&ctx->stats.inflight, 1, memory_order_relaxed);
-    pd_reply rep;
-    memset(&rep, 0, sizeof rep);
-    if (pd_reqhead_check(conn, version, pd_conns_nul_in_url(conn), pd_conns_too_many_params(conn),
-                         &c->head, &rep)) {
+    pd_reply *rep = &c->rep; /* zero (request_begin): an early answer's */
+    if (pd_reqhead_check(conn, version, nul_in_url, too_many_params, &c->head, rep)) {
       c->must_close = 1;
-      return send_reply(ctx, conn, c, &rep);
+      return send_reply(ctx, conn, c, rep);
     }
     const char *cl = c->head.content_length;
     unsigned long long declared = cl ? strtoull(cl, NULL, 10) : 0;
     if (declared > ctx->cfg.body_max) {
       c->too_large = 1; /* answer now: the body is never read */
-      dispatch(ctx, conn, url, method, c, &rep);
-      return send_reply(ctx, conn, c, &rep);
+      rep->room = c->answer;
+      rep->room_cap = c->answer ? PD_ANSWER_ROOM : 0;
+      dispatch(ctx, conn, url, method, c, rep);
+      return send_reply(ctx, conn, c, rep);
     }
     /* the declared body's room at once: no regrowth (and copy) as it comes */
     if (declared > 0 && pascal_grow((void **)&c->body, &c->cap, (size_t)declared + 1, 1))
@@ -419,12 +451,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   /* The whole request is in: the deadline stops here, so that a handler's
    * own work (a freeze, an import) never costs its answer. */
   pd_conns_answering(conn);
+  c->answering = 1;
   if (blocking(c, method, url) && offload(ctx, conn, url, method, c) == 0)
     return MHD_YES;
-  pd_reply rep;
-  memset(&rep, 0, sizeof rep);
-  dispatch(ctx, conn, url, method, c, &rep);
-  return send_reply(ctx, conn, c, &rep);
+  pd_reply *rep = &c->rep; /* zero: nothing answered yet (or offload() cleared it) */
+  rep->room = c->answer;
+  rep->room_cap = c->answer ? PD_ANSWER_ROOM : 0;
+  dispatch(ctx, conn, url, method, c, rep);
+  return send_reply(ctx, conn, c, rep);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,

@@ -96,6 +96,11 @@ typedef struct pd_reply {
   int cors_preflight;       /* 1: answer a CORS preflight (204, allowed methods) */
   const char *csp;          /* Content-Security-Policy of a page or image, or NULL */
   struct pd_stream *stream; /* owned; an answer written as it is sent (reply.h) */
+  /* A buffer the connection lends for this answer's text (http.c), or NULL:
+   * `text` may point into it (then it is not freed, and libmicrohttpd sends
+   * it in place: the connection keeps it until the request completes). */
+  char *room;
+  size_t room_cap;
 } pd_reply;
 
 typedef struct pd_ctx pd_ctx;

@@ -148,8 +148,32 @@ int pd_query_read(pd_fields *fs, const pd_query_keys *qk, const char *prefix, pd
   return rc;
 }
 
+static int answer_resolved(pd_ctx *ctx, const pd_query *q, const char *prefix, pascal_answer *a,
+                           pascal_codec_origin *origin, pd_reply *rep);
+static int answer_from(const pd_reg_entry *e, const pd_query *q, const char *prefix,
+                       pascal_answer *a, pascal_codec_origin *origin, pd_reply *rep);
+
 int pd_query_answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pascal_answer *a,
                     pascal_codec_origin *origin, pd_reply *rep)
+{
+  pascal_workload wl = q->q.workload;
+  const pd_reg_entry *e = NULL;
+  int any = 0;
+  /* A device named as registered with a frozen calibration of the
+   * workload (the common query): its newest, found in one walk. Otherwise
+   * the name is resolved first (an alias, a CUDA name) and every refusal
+   * worded as it always was. */
+  if (!q->calibration)
+    e = pd_registry_newest(ctx->registry, q->device, wl, &any);
+  if (!e)
+    return answer_resolved(ctx, q, prefix, a, origin, rep);
+  return answer_from(e, q, prefix, a, origin, rep);
+}
+
+/* The calibration the query names, or its device's newest of its workload,
+ * after resolving the device's name (pd_device_for_prediction). */
+static int answer_resolved(pd_ctx *ctx, const pd_query *q, const char *prefix, pascal_answer *a,
+                           pascal_codec_origin *origin, pd_reply *rep)
 {
   char named[PASCAL_STORE_NAME_MAX];
   const char *device = pd_device_for_prediction(ctx, q->device, named, rep);
@@ -182,6 +206,12 @@ int pd_query_answer(pd_ctx *ctx, const pd_query *q, const char *prefix, pascal_a
       return -1;
     }
   }
+  return answer_from(e, q, prefix, a, origin, rep);
+}
+
+static int answer_from(const pd_reg_entry *e, const pd_query *q, const char *prefix,
+                       pascal_answer *a, pascal_codec_origin *origin, pd_reply *rep)
+{
   origin->device = e->device->name;
   origin->calibration = e->id;
   pascal_error err;

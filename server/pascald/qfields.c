@@ -83,7 +83,9 @@ static int fields_grow(pd_fields *fs)
   return 0;
 }
 
-int pd_fields_has(const pd_fields *fs, const char *key, size_t klen, int *slot)
+/* pd_fields_has and pd_fields_push, inline in the query string's reader
+ * (arg_read, once per argument). */
+static inline int fields_has(const pd_fields *fs, const char *key, size_t klen, int *slot)
 {
   *slot = fs->keys ? pd_keys_slot(fs->keys, key, klen) : -1;
   if (*slot >= 0)
@@ -96,13 +98,24 @@ int pd_fields_has(const pd_fields *fs, const char *key, size_t klen, int *slot)
   return 0;
 }
 
-void pd_fields_push(pd_fields *fs, const char *key, size_t klen, const pd_value *v, int slot)
+static inline void fields_push(pd_fields *fs, const char *key, size_t klen, const pd_value *v,
+                               int slot)
 {
   if (slot >= 0) {
     fs->present |= UINT64_C(1) << slot;
     fs->at[slot] = (uint32_t)fs->n;
   }
   fs->f[fs->n++] = (pd_field){key, klen, *v};
+}
+
+int pd_fields_has(const pd_fields *fs, const char *key, size_t klen, int *slot)
+{
+  return fields_has(fs, key, klen, slot);
+}
+
+void pd_fields_push(pd_fields *fs, const char *key, size_t klen, const pd_value *v, int slot)
+{
+  fields_push(fs, key, klen, v, slot);
 }
 
 /* A field's key (klen bytes, not NUL-terminated) is the name `key`; key is
@@ -310,17 +323,12 @@ int pd_value_str(const pd_value *v, const char *key, int required, char *out, si
   return 0;
 }
 
-static const pd_value absent = {PD_V_ABSENT, 0, 0.0, NULL, 0};
-
-const pd_value *pd_fields_at(const pd_fields *fs, int slot)
-{
-  return (fs->present >> slot) & 1 ? &fs->f[fs->at[slot]].v : &absent;
-}
+const pd_value pd_value_absent = {PD_V_ABSENT, 0, 0.0, NULL, 0};
 
 static const pd_value *value_of(const pd_fields *fs, const char *key)
 {
   const pd_field *f = pd_fields_get(fs, key);
-  return f ? &f->v : &absent;
+  return f ? &f->v : &pd_value_absent;
 }
 
 int pd_field_u64(const pd_fields *fs, const char *key, int required, uint64_t lo, uint64_t hi,
@@ -434,14 +442,14 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
     value = "";
   pd_fields *out = ar->out;
   int slot;
-  int seen = pd_fields_has(out, key, key_size, &slot);
+  int seen = fields_has(out, key, key_size, &slot);
   int is_string = 0;
   if (out->keys)
     is_string = slot >= 0 && ((out->keys->strings >> slot) & 1);
   else
     for (size_t i = 0; ar->string_keys[i]; i++)
       is_string |= key[0] == ar->string_keys[i][0] && !strcmp(key, ar->string_keys[i]);
-  pd_value v = absent;
+  pd_value v = pd_value_absent;
   int bad = is_string ? !pascal_json_utf8_valid(value, value_size)
                       : query_number(value, value_size, &v) != 0;
   if (bad) {
@@ -471,7 +479,7 @@ static enum MHD_Result arg_read(void *cls, enum MHD_ValueKind kind, const char *
     pd_reply_error(ar->rep, 500, "internal", NULL, "out of memory");
     goto fail;
   }
-  pd_fields_push(out, key, key_size, &v, slot);
+  fields_push(out, key, key_size, &v, slot);
   return MHD_YES;
 fail:
   ar->failed = 1;

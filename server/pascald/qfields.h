@@ -107,7 +107,11 @@ void pd_fields_clear(pd_fields *fs);
 void pd_fields_index(pd_fields *fs, const pd_keys *keys);
 /* The value of slot s of the table the fields are indexed by (PD_V_ABSENT
  * when not given). */
-const pd_value *pd_fields_at(const pd_fields *fs, int slot);
+extern const pd_value pd_value_absent;
+static inline const pd_value *pd_fields_at(const pd_fields *fs, int slot)
+{
+  return (fs->present >> slot) & 1 ? &fs->f[fs->at[slot]].v : &pd_value_absent;
+}
 void pd_fields_free(pd_fields *fs);
 /* Whether the fields hold key[0..klen) already; *slot is its slot in their
  * key table (-1: not in it, or no table). */

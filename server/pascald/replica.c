@@ -535,9 +535,11 @@ int pd_replica_refuses(pd_ctx *ctx, const pd_route *route, pd_reply *rep)
   /* the /v1/replication/ routes are the replica's own (sync from its primary);
    * jobs, agents and tokens live on the primary only, so their listings are
    * refused like writes rather than answered empty */
+  if (!ctx->replica) /* a primary refuses nothing: no comparison per request */
+    return 0;
   int primary_only = route->access == PD_ACCESS_AGENT || route->access == PD_ACCESS_ADMIN ||
                      strncmp(route->pattern, "/v1/jobs", 8) == 0;
-  if (!ctx->replica || strncmp(route->pattern, "/v1/replication/", 16) == 0 || !primary_only)
+  if (strncmp(route->pattern, "/v1/replication/", 16) == 0 || !primary_only)
     return 0;
   pd_reply_error(rep, 421, "read_only_replica", NULL,
                  "this daemon is a read replica; send %s %s to the primary %s", route->method,

@@ -15,7 +15,8 @@
 void pd_reply_clear(pd_reply *rep)
 {
   json_decref(rep->json);
-  free(rep->text);
+  if (rep->text != rep->room)
+    free(rep->text);
   if (rep->stream) {
     rep->stream->free(rep->stream->state);
     free(rep->stream);

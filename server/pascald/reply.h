@@ -29,7 +29,8 @@ void pd_reply_pascal_error(pd_reply *rep, const pascal_error *err);
  * "plan.sizes[1]"); prefix may be NULL. */
 void pd_reply_pascal_error_in(pd_reply *rep, const pascal_error *err, const char *prefix);
 
-/* Plain text (metrics). Takes ownership of `text` (malloc'd). */
+/* Plain text (metrics). Takes ownership of `text` (malloc'd), or `text`
+ * is rep->room (the connection's, never freed). */
 void pd_reply_text(pd_reply *rep, unsigned status, char *text, size_t len, const char *ctype);
 
 /* A JSON number that is never NaN/Inf: non-finite values become null. */

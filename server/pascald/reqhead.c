@@ -73,9 +73,12 @@ static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *ke
   const char *given = value;
   if (!value)
     value = "";
-  if (memchr(key, '\0', key_size) || memchr(value, '\0', value_size))
+  /* a NUL is not a token character: the name's own check finds one, and
+   * only then is it told apart from another malformed name */
+  int token = is_token(key, key_size);
+  if (memchr(value, '\0', value_size) || (!token && memchr(key, '\0', key_size)))
     return fail(h, key, "a header contains a NUL byte");
-  if (!is_token(key, key_size))
+  if (!token)
     return fail(h, NULL, "malformed header name");
   if (name_is(key, key_size, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
     if (++h->content_lengths > 1)

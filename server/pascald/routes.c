@@ -77,16 +77,20 @@ int pd_routes_stats_init(pd_stats *s)
   return pd_stats_init(s, names, n);
 }
 
-/* 1 when the pattern's literal head (up to its first parameter) differs
- * from the path: no match, decided in a few byte comparisons (most
- * routes differ from a path within "/v1/" and one more byte). */
-static int head_differs(const char *p, const char *s)
+/* The pattern's literal head (up to its first parameter) against the
+ * path: -1 when they differ (no match, decided in a few byte comparisons:
+ * most routes differ from a path within "/v1/" and one more byte), 1 when
+ * a pattern without parameters is the path itself (a match: every pattern
+ * of the table is '/' and segments without empty ones, which
+ * pattern_match accepts when equal), 0 when a parameter is reached
+ * (pattern_match decides). */
+static int head_match(const char *p, const char *s)
 {
   for (; *p != '{'; p++, s++)
     if (*p != *s)
-      return 1;
+      return -1;
     else if (*p == '\0')
-      return 0;
+      return 1;
   return 0;
 }
 
@@ -136,10 +140,14 @@ int pd_route_match(const char *method, const char *path, pd_request *req, char *
   const char *want = strcmp(method, "HEAD") ? method : "GET";
   int path_known = 0;
   for (size_t i = 0; i < n; i++) {
-    if (head_differs(t[i].pattern, path) || !pattern_match(t[i].pattern, path, params))
+    int head = head_match(t[i].pattern, path);
+    if (head < 0 || (head == 0 && !pattern_match(t[i].pattern, path, params)))
       continue;
     if (!strcmp(t[i].method, want)) {
-      memcpy(req->params, params, sizeof params);
+      if (head == 1)
+        req->params[0][0] = '\0'; /* no parameters (a parameter is never empty) */
+      else
+        memcpy(req->params, params, sizeof params);
       return (int)i;
     }
     path_known = 1;

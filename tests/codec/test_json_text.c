@@ -789,6 +789,112 @@ static void test_prediction_forms(void)
   CHECK(strcmp(err.field, "kappa") == 0);
 }
 
+/* A writer on the caller's buffer (pascal_jtext_init_in, pascald's answer
+ * room per connection): the text is written there while it fits and handed
+ * back as that buffer; a longer one moves to a malloc'd copy, the same text
+ * as a writer of its own makes; the buffer is never freed (a stack buffer
+ * here: freeing it would crash, and ASan names it). */
+static void test_writer_borrowed(void)
+{
+  char buf[128]; /* writers ask room for their longest value (a string: 50 bytes) */
+  memset(buf, 'x', sizeof buf);
+  pascal_jtext w, o;
+  pascal_jtext_init_in(&w, buf, sizeof buf);
+  pascal_jtext_object_begin(&w, NULL);
+  PASCAL_JTEXT_UINT(&w, "a", 7);
+  PASCAL_JTEXT_STRING(&w, "b", "short");
+  pascal_jtext_object_end(&w);
+  size_t len = 0;
+  char *t = pascal_jtext_take(&w, &len);
+  CHECK(t == buf && len == strlen("{\"a\":7,\"b\":\"short\"}") &&
+        strcmp(t, "{\"a\":7,\"b\":\"short\"}") == 0);
+  for (int grow_at = 0; grow_at < 3; grow_at++) {
+    pascal_jtext_init_in(&w, buf, sizeof buf);
+    pascal_jtext_init(&o, 0);
+    pascal_jtext *both[2] = {&w, &o};
+    for (int k = 0; k < 2; k++) {
+      pascal_jtext *x = both[k];
+      pascal_jtext_object_begin(x, NULL);
+      for (int i = 0; i < 12 + grow_at * 5; i++) {
+        PASCAL_JTEXT_REAL(x, "r", 0.1 * i);
+        PASCAL_JTEXT_ARRAY(x, "l");
+        pascal_jtext_string(x, NULL, "a string of some length");
+        pascal_jtext_array_end(x);
+      }
+      pascal_jtext_object_end(x);
+    }
+    CHECK(w.text != buf && !w.borrowed && w.len == o.len && strcmp(w.text, o.text) == 0);
+    t = pascal_jtext_take(&w, &len);
+    CHECK(t && t != buf && len == o.len);
+    free(t);
+    pascal_jtext_free(&o);
+  }
+  /* freed while borrowed: the buffer stays the caller's */
+  pascal_jtext_init_in(&w, buf, sizeof buf);
+  PASCAL_JTEXT_NULL(&w, "n");
+  pascal_jtext_free(&w);
+  CHECK(w.text == NULL && w.len == 0);
+}
+
+/* The answer writes libpascal's names of its enumerations as texts fixed
+ * when compiled (prediction_codec.c): each value of each, in the explained
+ * answer, must read as libpascal names it. */
+static void test_answer_names(void)
+{
+  static const pascal_rule rules[] = {PASCAL_RULE_EXACT, PASCAL_RULE_GRAPH, PASCAL_RULE_CLAMP,
+                                      PASCAL_RULE_DEPTH_FALLBACK, PASCAL_RULE_RESIDENT};
+  static const pascal_path paths[] = {PASCAL_PATH_SYNC, PASCAL_PATH_TMA};
+  static const pascal_error_source sources[] = {PASCAL_ERRSRC_NONE, PASCAL_ERRSRC_LOKO,
+                                                PASCAL_ERRSRC_IN_SAMPLE, PASCAL_ERRSRC_HELD_OUT,
+                                                PASCAL_ERRSRC_INTERVAL};
+  static const pascal_bound bounds[] = {PASCAL_BOUND_DRAM, PASCAL_BOUND_L2, PASCAL_BOUND_COMPUTE,
+                                        PASCAL_BOUND_LATENCY};
+  static const pascal_time_source times[] = {PASCAL_TIME_CALIBRATED, PASCAL_TIME_PEAKS};
+  static pascal_answer a;
+  for (size_t i = 0; i < 5; i++) {
+    memset(&a, 0, sizeof a);
+    a.workload = PASCAL_WORKLOAD_SCAN;
+    pascal_scan_key key = {2, paths[i % 2], 3, 7};
+    pascal_query q = pascal_query_scan(&key, 4096, 16);
+    a.scan.why.rule = rules[i];
+    a.scan.why.path = paths[i % 2];
+    a.scan.why.a = NAN;
+    a.scan.expected.source = sources[i];
+    a.scan.expected.n_keys = 1;
+    a.scan.expected.key[0] = key;
+    a.timed = 1;
+    a.time.bound = bounds[i % 4];
+    a.time.source = times[i % 2];
+    pascal_jtext w;
+    pascal_jtext_init(&w, 0);
+    pascal_codec_answer_write(&w, &q, &a, NULL, PASCAL_CODEC_EXPLAINED);
+    char want[96];
+    CHECK(w.text != NULL);
+    if (!w.text)
+      continue;
+    snprintf(want, sizeof want, "\"rule\":\"%s\"", pascal_rule_name(rules[i]));
+    CHECK(strstr(w.text, want) != NULL);
+    snprintf(want, sizeof want, "\"query\":{\"o\":2,\"path\":\"%s\"",
+             pascal_path_name(paths[i % 2]));
+    CHECK(strstr(w.text, want) != NULL);
+    snprintf(want, sizeof want, "\"family\":{\"o\":0,\"path\":\"%s\"",
+             pascal_path_name(paths[i % 2]));
+    CHECK(strstr(w.text, want) != NULL);
+    snprintf(want, sizeof want, "\"keys\":[{\"o\":2,\"path\":\"%s\"",
+             pascal_path_name(paths[i % 2]));
+    CHECK(strstr(w.text, want) != NULL);
+    snprintf(want, sizeof want, "\"source\":\"%s\"", pascal_error_source_name(sources[i]));
+    CHECK(strstr(w.text, want) != NULL);
+    snprintf(want, sizeof want, "\"bound\":\"%s\",\"time_source\":\"%s\"}",
+             pascal_bound_name(bounds[i % 4]), pascal_time_source_name(times[i % 2]));
+    CHECK(strstr(w.text, want) != NULL);
+    snprintf(want, sizeof want, "{\"workload\":\"%s\",",
+             pascal_workload_name(PASCAL_WORKLOAD_SCAN));
+    CHECK(strncmp(w.text, want, strlen(want)) == 0);
+    pascal_jtext_free(&w);
+  }
+}
+
 int main(int argc, char **argv)
 {
   long scale = argc > 1 ? atol(argv[1]) : 1;
@@ -803,5 +909,7 @@ int main(int argc, char **argv)
   test_writer_real_memo();
   test_writer_integers();
   test_prediction_forms();
+  test_writer_borrowed();
+  test_answer_names();
   return check_summary();
 }
