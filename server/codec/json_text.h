@@ -152,18 +152,24 @@ void pascal_jtext_json(pascal_jtext *w, const char *key, const json_t *v);
  * names this key). PASCAL_JTEXT_REAL(w, "K", v) and its kin below are the
  * two calls in one. */
 void pascal_jtext_key_slow(pascal_jtext *w, const char *text, size_t len);
-static inline void pascal_jtext_key(pascal_jtext *w, const char *text, size_t len)
+/* Copy a fixed text after the comma a member needs (the caller checked the
+ * room): the fast path of pascal_jtext_key and pascal_jtext_open. */
+static inline void pascal_jtext_put_fixed(pascal_jtext *w, const char *text, size_t len)
 {
-  if (w->status != PASCAL_OK || w->cap - w->len <= len + 2) {
-    pascal_jtext_key_slow(w, text, len);
-    return;
-  }
   char *t = w->text + w->len;
   t[0] = ',';
   memcpy(t + w->comma, text, len);
   w->len += (size_t)w->comma + len;
   w->text[w->len] = '\0';
   w->comma = 0;
+}
+static inline void pascal_jtext_key(pascal_jtext *w, const char *text, size_t len)
+{
+  if (w->status != PASCAL_OK || w->cap - w->len <= len + 2) {
+    pascal_jtext_key_slow(w, text, len);
+    return;
+  }
+  pascal_jtext_put_fixed(w, text, len);
   w->key = text;
   w->key_len = len;
 }
@@ -176,12 +182,7 @@ static inline void pascal_jtext_open(pascal_jtext *w, const char *text, size_t l
     pascal_jtext_open_key_slow(w, text, len);
     return;
   }
-  char *t = w->text + w->len;
-  t[0] = ',';
-  memcpy(t + w->comma, text, len);
-  w->len += (size_t)w->comma + len;
-  w->text[w->len] = '\0';
-  w->comma = 0;
+  pascal_jtext_put_fixed(w, text, len);
   w->key = NULL;
 }
 /* A value after a key given apart: an integer (as pascal_jtext_uint; one
