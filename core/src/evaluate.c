@@ -392,7 +392,7 @@ static pascal_status evaluate_runs(const pascal_calibration *cal, const run_list
   pascal_loko_report rep = {.workload = cal->workload};
   if ((st = collect_keys(cal, runs, &items, &n_keys, err)))
     return st;
-  if (!fixed && pc_model_fit_excluding(cal, NULL, NULL, &all, NULL) == PASCAL_ENOMEM) {
+  if (!fixed && pc_model_fit_excluding(cal, &pc_fit_base_only, NULL, &all, NULL) == PASCAL_ENOMEM) {
     st = pascal_error_set(err, PASCAL_ENOMEM, "measurements", "out of memory");
     goto fail;
   }

@@ -39,16 +39,6 @@ static int cmp_item(const void *pa, const void *pb)
   return (a->index > b->index) - (a->index < b->index);
 }
 
-bool pc_fit_same_prefix(const pc_fit_item *i, const pc_fit_item *j, int depth)
-{
-  const uint32_t a[5] = {i->a, i->b, i->c, i->e, i->f};
-  const uint32_t b[5] = {j->a, j->b, j->c, j->e, j->f};
-  for (int k = 0; k < depth; k++)
-    if (a[k] != b[k])
-      return false;
-  return true;
-}
-
 bool pc_excludes_scan(const model_exclusion *ex, const pascal_scan_run *r)
 {
   if (!ex)
@@ -181,7 +171,7 @@ static bool fit_ref_time(const pc_fit_item *items, size_t lo, size_t hi, double 
 }
 
 static pascal_status build_scan(pascal_model *m, const pc_fit_item *items, size_t n, double *hs,
-                                double *ks, double *scratch, pascal_error *err)
+                                double *ks, double *scratch, bool timed, pascal_error *err)
 {
   pascal_status st;
   m->n_sizes = count_groups(items, n, 1);
@@ -193,7 +183,7 @@ static pascal_status build_scan(pascal_model *m, const pc_fit_item *items, size_
       (st = alloc_array((void **)&m->ref_m, m->n_refs, sizeof *m->ref_m, err)))
     return st;
   size_t s = 0, f = 0, r = 0;
-  m->timed = true;
+  m->timed = timed;
   for (size_t lo = 0, hi; lo < n; lo = hi) {
     for (hi = lo + 1; hi < n && pc_fit_same_prefix(&items[lo], &items[hi], 5); hi++)
       ;
@@ -223,17 +213,6 @@ static pascal_status build_scan(pascal_model *m, const pc_fit_item *items, size_
     r++;
   }
   return PASCAL_OK;
-}
-
-double pc_model_ref_N(const pascal_model *m, size_t r)
-{
-  return m->sizes[m->families[m->refs[r].family].size].N;
-}
-
-bool pc_model_same_key(const pascal_model *m, const model_ref *a, const model_ref *b)
-{
-  const model_family *fa = &m->families[a->family], *fb = &m->families[b->family];
-  return a->m == b->m && fa->o == fb->o && fa->path == fb->path && fa->d == fb->d;
 }
 
 /* Whether reference r is of `key`. */
@@ -360,7 +339,8 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
   m->gemm = cal->gemm;
   m->attention = cal->attention;
   if (pascal_workload_scans(cal->workload)) {
-    if (!(st = build_scan(m, items, n, scratch, scratch + n, scratch + 2 * n, err)))
+    if (!(st = build_scan(m, items, n, scratch, scratch + n, scratch + 2 * n, !(ex && ex->untimed),
+                          err)))
       fit_scan_onsets(m, scratch, scratch + n, base, ex);
   } else
     st = build_gemm(m, items, n, scratch, scratch + n, scratch + 2 * n, !(ex && ex->untimed), err);

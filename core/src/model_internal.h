@@ -121,11 +121,28 @@ typedef struct pc_fit_item {
 } pc_fit_item;
 
 /* Items i and j share the first `depth` coordinates. */
-bool pc_fit_same_prefix(const pc_fit_item *i, const pc_fit_item *j, int depth);
+static inline bool pc_fit_same_prefix(const pc_fit_item *i, const pc_fit_item *j, int depth)
+{
+  const uint32_t a[5] = {i->a, i->b, i->c, i->e, i->f};
+  const uint32_t b[5] = {j->a, j->b, j->c, j->e, j->f};
+  for (int k = 0; k < depth; k++)
+    if (a[k] != b[k])
+      return false;
+  return true;
+}
 
-/* The size N of scan reference r, and whether two references are of one key. */
-double pc_model_ref_N(const pascal_model *m, size_t r);
-bool pc_model_same_key(const pascal_model *m, const model_ref *a, const model_ref *b);
+/* The size N of scan reference r, and whether two references are of one key
+ * (inline: the fit's loops over pairs of references call them). */
+static inline double pc_model_ref_N(const pascal_model *m, size_t r)
+{
+  return m->sizes[m->families[m->refs[r].family].size].N;
+}
+
+static inline bool pc_model_same_key(const pascal_model *m, const model_ref *a, const model_ref *b)
+{
+  const model_family *fa = &m->families[a->family], *fb = &m->families[b->family];
+  return a->m == b->m && fa->o == fb->o && fa->path == fb->path && fa->d == fb->d;
+}
 
 /* Choose m's readings between knots and (GEMM) beyond the grid on its own
  * runs (model_reading.c): items[0, n) the sorted runs m was fitted to (its
@@ -133,6 +150,10 @@ bool pc_model_same_key(const pascal_model *m, const model_ref *a, const model_re
 pascal_status pc_model_choose_readings(pascal_model *m, const pascal_calibration *cal,
                                        const pc_fit_item *items, size_t n, double *scratch,
                                        pascal_error *err);
+
+/* No run left out and no time fit: the model of all runs that folds take
+ * their onsets and readings from (evaluate.c, residuals.c). */
+static const model_exclusion pc_fit_base_only = {.kind = PC_EXCLUDE_NONE, .untimed = true};
 
 /* Whether `ex` (NULL: nothing) leaves run `r` out. */
 bool pc_excludes_scan(const model_exclusion *ex, const pascal_scan_run *r);
@@ -281,6 +302,14 @@ void pc_gemm_waves(uint64_t tiles, uint32_t sm_count, uint32_t c_max, uint64_t *
  * bound, waves, CTAs per SM, step and in-flight bytes, source peaks. */
 void pc_time_from_pipeline(const pascal_peaks *peaks, const pascal_latency *lat,
                            const pascal_pipeline_kernel *k, pascal_time *out);
+
+/* The fills pascal_model_predict_gemm answers for `shape` with each of the
+ * two carries beyond the grid rules[0], rules[1] (predict_gemm.c), from one
+ * walk of the static reference: what the edge folds of model_reading.c
+ * compare. Inside the grid both are the answer's. */
+pascal_status pc_gemm_fills_by_carry(const pascal_model *md, const pascal_gemm_shape *shape,
+                                     const pascal_reading rules[2], double fills[2],
+                                     pascal_error *err);
 
 /* A GEMM query's prediction in its configuration (predict_config.c;
  * pascal/gemm_config.h "Transfer"): the calibration's own where the

@@ -227,12 +227,11 @@ static pascal_status choose_beyond(pascal_model *m, const pascal_calibration *ca
         const pascal_gemm_run *r = &cal->gemm_runs[i];
         if (!pc_excludes_gemm(&ex, r))
           continue;
-        for (int k = 0; !st && k < 2; k++) {
-          pascal_gemm_prediction p;
-          fold->beyond.rule = b->candidate[k];
-          if (!(st = pascal_model_predict_gemm(fold, &r->shape, &p, err)))
-            sum[k] += fabs(p.fill_bytes / r->fill_bytes - 1);
-        }
+        double fills[2];
+        if ((st = pc_gemm_fills_by_carry(fold, &r->shape, b->candidate, fills, err)))
+          break;
+        for (int k = 0; k < 2; k++)
+          sum[k] += fabs(fills[k] / r->fill_bytes - 1);
         points++;
       }
       pascal_model_free(fold);

@@ -220,16 +220,19 @@ static pascal_status predict_held(const pascal_model *md, const pascal_gemm_shap
  * the same for any share up to 0.15 and worse from 0.2; 0.1 is below that. */
 #define GEMM_STATIC_EXCESS_MIN 0.1
 
-/* Beyond the grid: the excess fills over B_0 of the reference ref (the
- * query moved into the span sp) carried to the query by the static
- * reference's excess, V - B_0 = (V_ref - B_0,ref) (V_s - B_0) / (V_s,ref -
- * B_0,ref), or, where the calibration's edge folds chose it
- * (PASCAL_READ_RATIO, model.c), all of V by V_s, V = V_ref V_s / V_s,ref;
- * within [B_0, Q]. *done = false where V_s cannot be walked (p keeps the
- * held answer) or, for the excess ratio, its excess at the reference is
- * under GEMM_STATIC_EXCESS_MIN B_0 (p takes the reference's kappa). */
-static pascal_status carry_static(const pascal_model *md, const gemm_span *sp,
-                                  pascal_gemm_prediction *p, bool *done, pascal_error *err)
+/* Beyond the grid, what a carry reads: the reference ref (the query moved
+ * into the span sp) as the model answers it, and the static reference V_s
+ * at the query and at ref; walked false where V_s cannot be walked (more
+ * output tiles than it takes). */
+typedef struct static_carry {
+  pascal_gemm_prediction ref;
+  double vq, vr;
+  bool walked;
+} static_carry;
+
+static pascal_status static_walks(const pascal_model *md, const gemm_span *sp,
+                                  const pascal_gemm_prediction *p, static_carry *sc,
+                                  pascal_error *err)
 {
   pascal_status st;
   const pascal_gemm_params *g = &md->gemm;
@@ -238,34 +241,72 @@ static pascal_status carry_static(const pascal_model *md, const gemm_span *sp,
       clamp_count(p->n_r, md->rows[0].n_r, md->rows[md->n_rows - 1].n_r) * g->tile_m,
       clamp_count(p->n_c, tile_count(sp->lnc_lo), tile_count(sp->lnc_hi)) * g->tile_n,
       clamp_count(p->n_k, tile_count(sp->lnk_lo), tile_count(sp->lnk_hi)) * g->tile_k};
-  pascal_gemm_prediction r;
   gemm_span rsp;
   pascal_gemm_config c;
-  double vq, vr, scale, capacity = (double)md->device.capacity_blocks * md->device.block_bytes;
-  *done = false;
-  if ((st = predict_held(md, &ref, &r, &rsp, err)))
+  double capacity = (double)md->device.capacity_blocks * md->device.block_bytes;
+  sc->walked = false;
+  if ((st = predict_held(md, &ref, &sc->ref, &rsp, err)))
     return st;
   pascal_gemm_config_of(g, &c);
-  st = pascal_gemm_static_fills(&q, &c, p->M, capacity, &vq, err);
+  st = pascal_gemm_static_fills(&q, &c, p->M, capacity, &sc->vq, err);
   if (!st)
-    st = pascal_gemm_static_fills(&ref, &c, r.M, capacity, &vr, err);
+    st = pascal_gemm_static_fills(&ref, &c, sc->ref.M, capacity, &sc->vr, err);
   if (st == PASCAL_ERANGE) { /* too many tiles to walk: the held kappa stands */
     pascal_error_clear(err);
     return PASCAL_OK;
   }
-  if (st)
-    return st;
-  if (md->beyond.rule == PASCAL_READ_RATIO) { /* all of V carried: V_s > 0 at any shape */
+  sc->walked = st == PASCAL_OK;
+  return st;
+}
+
+/* The fills of p carried from the reference by the static reference
+ * (docs/design.md 4.5): with PASCAL_READ_EXCESS_RATIO the excess over B_0,
+ * V - B_0 = (V_ref - B_0,ref) (V_s - B_0) / (V_s,ref - B_0,ref), or the
+ * reference's kappa where V_s's excess at the reference is under
+ * GEMM_STATIC_EXCESS_MIN B_0; with PASCAL_READ_RATIO (where the
+ * calibration's edge folds chose it, model_reading.c) all of V, V = V_ref
+ * V_s / V_s,ref; within [B_0, Q]. *done = false where V_s was not walked
+ * (p keeps the held answer) or the reference's kappa was taken. */
+static void carry_apply(pascal_reading rule, const static_carry *sc, pascal_gemm_prediction *p,
+                        bool *done)
+{
+  const pascal_gemm_prediction *r = &sc->ref;
+  *done = false;
+  if (!sc->walked)
+    return;
+  if (rule == PASCAL_READ_RATIO) { /* all of V carried: V_s > 0 at any shape */
     *done = true;
-    p->fill_bytes = fmin(fmax(r.fill_bytes * (vq / vr), p->B0), p->Q);
+    p->fill_bytes = fmin(fmax(r->fill_bytes * (sc->vq / sc->vr), p->B0), p->Q);
   } else {
-    *done = vr - r.B0 >= GEMM_STATIC_EXCESS_MIN * r.B0;
-    scale = *done ? (vq - p->B0) / (vr - r.B0) : p->B0 / r.B0; /* else kappa held */
-    p->fill_bytes = fmin(fmax(p->B0 + (r.fill_bytes - r.B0) * scale, p->B0), p->Q);
+    *done = sc->vr - r->B0 >= GEMM_STATIC_EXCESS_MIN * r->B0;
+    double scale = *done ? (sc->vq - p->B0) / (sc->vr - r->B0) : p->B0 / r->B0; /* else held */
+    p->fill_bytes = fmin(fmax(p->B0 + (r->fill_bytes - r->B0) * scale, p->B0), p->Q);
   }
   p->kappa = p->fill_bytes / p->B0;
   p->K = p->K0 * p->kappa;
   p->rho = p->K / p->M;
+}
+
+pascal_status pc_gemm_fills_by_carry(const pascal_model *md, const pascal_gemm_shape *shape,
+                                     const pascal_reading rules[2], double fills[2],
+                                     pascal_error *err)
+{
+  pascal_status st;
+  pascal_gemm_prediction p;
+  gemm_span span;
+  static_carry sc;
+  bool done;
+  if ((st = predict_held(md, shape, &p, &span, err)))
+    return st;
+  gemm_extrapolations(md, &p, &span, false, &p.extrapolated);
+  fills[0] = fills[1] = p.fill_bytes;
+  if (!p.extrapolated.n || (st = static_walks(md, &span, &p, &sc, err)))
+    return st;
+  for (int k = 0; k < 2; k++) {
+    pascal_gemm_prediction q = p;
+    carry_apply(rules[k], &sc, &q, &done);
+    fills[k] = q.fill_bytes;
+  }
   return PASCAL_OK;
 }
 
@@ -282,8 +323,12 @@ pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gem
   if ((st = predict_held(md, shape, &p, &span, err)))
     return st;
   gemm_extrapolations(md, &p, &span, false, &p.extrapolated);
-  if (p.extrapolated.n && (st = carry_static(md, &span, &p, &statik, err)))
-    return st;
+  if (p.extrapolated.n) {
+    static_carry sc;
+    if ((st = static_walks(md, &span, &p, &sc, err)))
+      return st;
+    carry_apply(md->beyond.rule, &sc, &p, &statik);
+  }
   gemm_extrapolations(md, &p, &span, statik, &p.extrapolated);
   gemm_transfers(&p, &span, &p.transfers);
   pc_transfers_mark_actions(&p.transfers, &p.extrapolated);

@@ -107,7 +107,7 @@ static pascal_status all_folds(const pascal_calibration *cal, pascal_interval_ca
   size_t n = pascal_calibration_run_count(cal);
   pascal_model *all = NULL; /* the folds' shared onsets and readings; none if it cannot be
                                fitted */
-  if (pc_model_fit_excluding(cal, NULL, NULL, &all, NULL) == PASCAL_ENOMEM)
+  if (pc_model_fit_excluding(cal, &pc_fit_base_only, NULL, &all, NULL) == PASCAL_ENOMEM)
     return pascal_error_set(err, PASCAL_ENOMEM, "interval", "out of memory");
   for (size_t i = 0; i < n && st == PASCAL_OK; i++) {
     model_exclusion ex[3];

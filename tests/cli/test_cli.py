@@ -666,44 +666,46 @@ class Dynamic(unittest.TestCase):
         """model.between and model.beyond: the shipped thor-like GEMM's own
         folds choose the linear reading between reduction lengths and all of
         V carried by V_s beyond the grid, and `pascal fit` says so; the
-        H100's keep the defaults and say nothing. A bundle frozen before
-        model.between existed still loads (its curves are checked); an
-        edited rule is refused, naming model."""
+        H100's, frozen before the two choices existed (stripped of them),
+        still loads, keeps the defaults and says nothing. An edited rule is
+        refused, naming the model."""
         deploy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy",
                               "calibrations")
-        for name, rule, carry in (("sim-thor-tiled-gemm", "linear", "ratio"),
-                                  ("h100-tiled-gemm", "curve", "excess-ratio")):
-            shipped = self.load(os.path.join(deploy, name + ".json"))
-            plain = os.path.join(self.dir, name + "-plain.json")
-            with open(plain, "w") as f:
-                json.dump({k: v for k, v in shipped.items()
-                           if k not in ("model", "report", "content_hash")}, f)
-            frozen = os.path.join(self.dir, name + "-frozen.json")
-            p = run("fit", plain, "-o", frozen)
-            between = self.load(frozen)["model"]["between"]
-            self.assertEqual(between["rule"], rule)
-            self.assertEqual(between["candidates"], ["curve", "linear"])
-            self.assertEqual(between["points"], 60)
-            law_pct, alt_pct = between["fold_pct"]
-            self.assertEqual(rule == "linear", alt_pct < law_pct)
-            self.assertEqual("reads linear, not curve" in p.stderr, rule == "linear")
-            beyond = self.load(frozen)["model"]["beyond"]
-            self.assertEqual((beyond["rule"], beyond["candidates"], beyond["points"]),
-                             (carry, ["excess-ratio", "ratio"], 148))
-            default_pct, alt_pct = beyond["fold_pct"]
-            self.assertEqual(carry == "ratio", alt_pct < default_pct)
-            self.assertEqual("reads ratio, not excess-ratio" in p.stderr, carry == "ratio")
+        shipped = self.load(os.path.join(deploy, "sim-thor-tiled-gemm.json"))
+        plain = os.path.join(self.dir, "thor-gemm-plain.json")
+        with open(plain, "w") as f:
+            json.dump({k: v for k, v in shipped.items()
+                       if k not in ("model", "report", "content_hash")}, f)
+        frozen = os.path.join(self.dir, "thor-gemm-frozen.json")
+        p = run("fit", plain, "-o", frozen)
         doc = self.load(frozen)
+        between, beyond = doc["model"]["between"], doc["model"]["beyond"]
+        self.assertEqual((between["rule"], between["candidates"], between["points"]),
+                         ("linear", ["curve", "linear"], 60))
+        self.assertEqual((beyond["rule"], beyond["candidates"], beyond["points"]),
+                         ("ratio", ["excess-ratio", "ratio"], 148))
+        for choice in (between, beyond):
+            default_pct, alt_pct = choice["fold_pct"]
+            self.assertLess(alt_pct, default_pct)
+        self.assertIn("reads linear, not curve", p.stderr)
+        self.assertIn("reads ratio, not excess-ratio", p.stderr)
+
+        h100 = self.load(os.path.join(deploy, "h100-tiled-gemm.json"))
         older = os.path.join(self.dir, "older.json")
         with open(older, "w") as f:
-            json.dump(dict(doc, model={k: v for k, v in doc["model"].items()
-                                       if k not in ("between", "beyond")}), f)
+            json.dump(dict(h100, model={k: v for k, v in h100["model"].items()
+                                        if k not in ("between", "beyond")}), f)
         again = os.path.join(self.dir, "older-again.json")
-        run("fit", older, "-o", again)
-        self.assertEqual(self.load(again)["model"]["between"], between)
+        p = run("fit", older, "-o", again)
+        self.assertNotIn("note:", p.stderr)
+        model = self.load(again)["model"]
+        self.assertEqual((model["between"]["rule"], model["beyond"]["rule"]),
+                         ("curve", "excess-ratio"))
+        self.assertEqual(model, h100["model"])  # the readings chosen now, written back
+
         edited = os.path.join(self.dir, "edited.json")
         with open(edited, "w") as f:
-            json.dump(dict(doc, model=dict(doc["model"], between=dict(between, rule="linear"))), f)
+            json.dump(dict(doc, model=dict(doc["model"], between=dict(between, rule="curve"))), f)
         p = run("fit", edited, expect=1)  # as any stored model that is not the fit's
         self.assertIn("model: the stored model differs", p.stderr)
 
