@@ -126,7 +126,7 @@ done:
 /* `pascal predict`'s options: --bundle, --json, then every field of every
  * workload's query table (pascal/query.h), each once, typed by its field;
  * the values are kept per option, in `u`, `r` or `s`. */
-#define PREDICT_OPTIONS_MAX (2 + 2 * PASCAL_QUERY_FIELDS_MAX)
+#define PREDICT_OPTIONS_MAX (3 + 2 * PASCAL_QUERY_FIELDS_MAX)
 typedef struct predict_options {
   cli_arg args[PREDICT_OPTIONS_MAX];
   size_t n;
@@ -146,13 +146,19 @@ static cli_arg *find_option(predict_options *o, const char *name)
   return NULL;
 }
 
-static void options_init(predict_options *o, const char **bundle, int *json)
+static void options_init(predict_options *o, const char **bundle, const char **queries, int *json)
 {
   memset(o, 0, sizeof *o);
   o->args[o->n++] = (cli_arg){"bundle", 0,      CLI_ARG_STRING,
                               1,        bundle, 0,
                               0,        "FILE", "calibration bundle (plain or frozen) to ask",
                               0};
+  o->args[o->n++] = (cli_arg){.name = "queries",
+                              .kind = CLI_ARG_STRING,
+                              .dest = queries,
+                              .meta = "FILE",
+                              .help = "a batch instead of the query options: {\"queries\": "
+                                      "[...]} or the array, - for standard input"};
   for (size_t w = 0; w < sizeof workloads / sizeof *workloads; w++) {
     const pascal_query_field *f;
     size_t n = pascal_query_fields(workloads[w], &f);
@@ -250,20 +256,35 @@ static pascal_status predict_run(const pascal_calibration *cal, const pascal_mod
   return st ? st : pascal_codec_answer_encode(q, &a, NULL, doc, err);
 }
 
+/* --queries with a query option beside it: the option named (exit 2). */
+static int queries_alone(const predict_options *o)
+{
+  for (size_t k = 0; k < o->n; k++)
+    if (o->args[k].seen && strcmp(o->args[k].name, "bundle") != 0 &&
+        strcmp(o->args[k].name, "queries") != 0 && strcmp(o->args[k].name, "json") != 0) {
+      fprintf(stderr, "pascal predict: --%s: not with --queries (each query holds its fields)\n",
+              o->args[k].name);
+      return CLI_EXIT_USAGE;
+    }
+  return CLI_EXIT_OK;
+}
+
 int cli_cmd_predict(int argc, char **argv)
 {
-  const char *bundle_path = NULL;
+  const char *bundle_path = NULL, *queries = NULL;
   int json = 0;
   predict_options o;
-  options_init(&o, &bundle_path, &json);
+  options_init(&o, &bundle_path, &queries, &json);
   int rc = cli_parse("predict", argc, argv, o.args, o.n, NULL, 0, 0, NULL);
-  if (rc)
+  if (rc || (queries && (rc = queries_alone(&o))))
     return rc;
   pascal_codec_bundle bundle;
   pascal_model *model = NULL;
   pascal_validation valid = {0};
   pascal_codec_bundle_init(&bundle);
-  if (!(rc = cli_load_model("predict", bundle_path, &bundle, &model))) {
+  if (!(rc = cli_load_model("predict", bundle_path, &bundle, &model)) && queries) {
+    rc = cli_predict_queries(queries, &bundle, model, &valid, json);
+  } else if (!rc) {
     pascal_error err = {0};
     json_t *doc = NULL;
     pascal_query q;

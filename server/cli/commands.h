@@ -5,6 +5,7 @@
 #ifndef PASCAL_CLI_COMMANDS_H
 #define PASCAL_CLI_COMMANDS_H
 
+#include "pascal/validation.h"
 #include "pascal_codec.h"
 
 /* static theory (cmd_static.c) */
@@ -30,6 +31,13 @@ pascal_status cli_read_bundle(const char *path, pascal_codec_bundle *bundle, pas
  * the refit. On failure the error is reported and the exit status returned. */
 int cli_load_model(const char *cmd, const char *path, pascal_codec_bundle *bundle,
                    pascal_model **model);
+
+/* `pascal predict --queries FILE` (predict_queries.c): answer every query
+ * of FILE ("-": standard input) from the bundle's fitted model, building
+ * its validation into *valid (the caller frees it). Returns the exit
+ * status: 0 when every query is answered, 2 when one is invalid, else 3. */
+int cli_predict_queries(const char *path, const pascal_codec_bundle *bundle,
+                        const pascal_model *model, pascal_validation *valid, int json);
 
 /* device-aware plans (cmd_plan.c) */
 int cli_cmd_plan(int argc, char **argv);

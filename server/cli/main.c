@@ -35,8 +35,8 @@ static const command commands[] = {
      "--bundle B (--o O --path sync|tma [--d D] --m M --N N --W W | --Mg M --Ng N --Kg K "
      "[--tile_m T --tile_n T --tile_k T --elem_bytes E --stages S --group_m G] | "
      "--seq_q Q --seq_kv S --heads H --head_dim D --stages S [--kv_heads G --block_q BQ "
-     "--block_kv BK --elem_bytes E --causal 0|1]) [--json]",
-     "predict the fills of one scan, GEMM or attention configuration"},
+     "--block_kv BK --elem_bytes E --causal 0|1] | --queries FILE) [--json]",
+     "predict the fills of one scan, GEMM or attention configuration, or of a batch"},
     {"loko", cli_cmd_loko, "BUNDLE [--json]", "leave-one-key-out report of a bundle"},
     {"evaluate", cli_cmd_evaluate,
      "BUNDLE [BUNDLE...] [--heldout PANEL[,PANEL...]] [--offgrid PANEL[,PANEL...]] [--json]",

@@ -504,6 +504,65 @@ class Dynamic(unittest.TestCase):
         self.assertIn("--Mg", p.stderr)
         self.assertIn("4196352 output tiles", p.stderr)
 
+    def test_predict_queries(self):
+        """--queries answers a batch from one fit: each item as the single
+        query's --json answers it (expected error and interval included), a
+        daemon's batch body replays unchanged, and a bad item gets its own
+        error naming queries[i].field without stopping the others (exit 2;
+        only refusals: exit 3)."""
+        fields = ["--o", 1, "--path", "tma", "--d", 4, "--m", 8]
+        singles = [run_json("predict", "--bundle", self.frozen, *fields, "--N", n, "--W", w)
+                   for n, w in ((4096, 32), (3000, 5.5), (100000, 16))]
+        device = self.load(self.frozen)["device"]["name"]
+        body = {"queries": [
+            {"device": device, "o": 1, "path": "tma", "d": 4, "m": 8, "N": 4096, "W": 32},
+            {"o": 1, "path": "tma", "d": 4, "m": 8, "N": 3000, "W": 5.5},
+            {"o": 3, "path": "tma", "d": 4, "m": 8, "N": 4096, "W": 32},
+            {"o": 1, "path": "tma", "d": 4, "m": 8, "N": 4096, "W": "32"},
+            {"o": 1, "path": "tma", "d": 4, "m": 8, "N": 100000, "W": 16},
+            {"o": 1, "path": "tma", "d": -4, "m": 8, "N": 4096, "W": 32},
+            {"o": 1, "path": "tma", "d": 4, "m": 8, "N": 4096, "W": 32, "Mg": 64},
+            {"o": 1, "path": "tma", "d": 4, "m": 8, "N": 4096, "W": 32, "colour": 1},
+            {"device": "elsewhere", "o": 1, "path": "tma", "d": 4, "m": 8, "N": 4096, "W": 32},
+            {"o": 1, "path": "tma", "d": 4, "m": 8, "N": 4096}, [1]]}
+        path = os.path.join(self.dir, "queries.json")
+        with open(path, "w") as f:
+            json.dump(body, f)
+        p = run("predict", "--bundle", self.frozen, "--queries", path, "--json", expect=2)
+        out = json.loads(p.stdout)
+        self.assertEqual((out["count"], out["ok"], out["errors"]), (11, 3, 8))
+        r = out["results"]
+        self.assertEqual([r[0], r[1], r[4]], singles)
+        self.assertIsNotNone(r[0]["expected_error_pct"])
+        want = [(2, "refused", "queries[2].path"), (3, "invalid_type", "queries[3].W"),
+                (5, "out_of_range", "queries[5].d"), (6, "invalid_value", "queries[6].Mg"),
+                (7, "unknown_field", "queries[7].colour"), (8, "invalid_value", "queries[8].device"),
+                (9, "missing_field", "queries[9].W"), (10, "invalid_value", "queries[10]")]
+        for i, code, field in want:
+            self.assertEqual((r[i]["error"]["code"], r[i]["error"]["field"]), (code, field), i)
+            self.assertIn(field + ":", p.stderr)
+        self.assertEqual(len(p.stderr.splitlines()), len(want))
+        # the array alone, from standard input; only refusals: exit 3
+        p = subprocess.run([PASCAL, "predict", "--bundle", self.frozen, "--queries", "-", "--json"],
+                           input=json.dumps(body["queries"][:3]), capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["results"][:2], singles[:2])
+        # the readable form of a batch that answers every item: exit 0
+        with open(path, "w") as f:
+            json.dump({"queries": body["queries"][:2]}, f)
+        human = run("predict", "--bundle", self.frozen, "--queries", path).stdout
+        self.assertIn("results:", human)
+        self.assertIn("count: 2", human)
+        for bad, field in (("[", path), ('{"queries": 3}', "queries"), ('{"batch": []}', "batch")):
+            with open(path, "w") as f:
+                f.write(bad)
+            p = run("predict", "--bundle", self.frozen, "--queries", path,
+                    expect=1 if bad == "[" else 2)
+            self.assertIn(field, p.stderr)
+        p = run("predict", "--bundle", self.frozen, "--queries", path, "--N", 4096, expect=2)
+        self.assertIn("--N: not with --queries", p.stderr)
+
     def test_unsampled_class_is_refused(self):
         plan = os.path.join(self.dir, "no-class1.json")
         with open(plan, "w") as f:  # m in {0, 2, 4, 6, 8}: classes 0 and 2 only
@@ -618,14 +677,14 @@ class Dynamic(unittest.TestCase):
             json.dump(cal, f)
         frozen = cal_path + ".frozen.json"  # fitted once, not once per query
         run("fit", cal_path, "-o", frozen)
-        times = {}
-        for x in panel["measurements"]:
-            q = (x["o"], x["path"], x["d"], x["m"], x["N"], x["W"])
-            if q not in times:
-                args = ["--%s" % k for k in ("o", "path", "d", "m", "N", "W")]
-                times[q] = run_json("predict", "--bundle", frozen,
-                                    *[a for pair in zip(args, map(str, q)) for a in pair])["time_s"]
-            x["kernel_ns"] = 1.25e9 * times[q]
+        fields = ("o", "path", "d", "m", "N", "W")
+        queries = [{k: x[k] for k in fields} for x in panel["measurements"]]
+        batch = os.path.join(self.dir, "latency-queries.json")
+        with open(batch, "w") as f:
+            json.dump(queries, f)
+        answers = run_json("predict", "--bundle", frozen, "--queries", batch)["results"]
+        for x, a in zip(panel["measurements"], answers):
+            x["kernel_ns"] = 1.25e9 * a["time_s"]
         with open(panel_path, "w") as f:
             json.dump(panel, f)
         lat = run_json("evaluate", cal_path, "--heldout", panel_path)["calibrations"][0]["report"][
