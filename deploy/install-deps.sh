@@ -10,6 +10,11 @@
 # into the repository itself or a global node prefix.
 #
 #   install-deps.sh            everything: build, tests, dashboard, linter
+#   install-deps.sh --packages the Debian packages only, not the linter
+#   install-deps.sh --linter   the linter only (npm must be there: run the
+#                              packages first); tests/run_suite.sh installs
+#                              it while the build compiles (a fresh
+#                              download takes about 20 s, mostly waiting)
 #   install-deps.sh --bundle   only what `make gpu-bundle` builds with (the
 #                              compilers, CMake, the libraries the bundle
 #                              copies, patchelf): no browser, web server,
@@ -18,12 +23,15 @@
 #                              see to, install nothing
 set -eu
 
-bundle=0 list=0
+bundle=0 list=0 packages=1 linter=1
 for a in "$@"; do
   case "$a" in
-    --bundle) bundle=1 ;;
+    --bundle) bundle=1 linter=0 ;;
+    --packages) linter=0 ;;
+    --linter) packages=0 ;;
     --list) list=1 ;;
-    *) echo "install-deps: unknown argument '$a' (--bundle, --list)" >&2; exit 2 ;;
+    *) echo "install-deps: unknown argument '$a' (--bundle, --packages, --linter, --list)" >&2
+       exit 2 ;;
   esac
 done
 
@@ -39,16 +47,23 @@ install_spectral() {
     "@stoplight/spectral-cli@$SPECTRAL_VERSION"
 }
 
-BUNDLE_PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev
+BUNDLE_PACKAGES="build-essential cmake ninja-build pkg-config libmicrohttpd-dev libjansson-dev
 libsqlite3-dev libcurl4-openssl-dev python3 patchelf"
 PACKAGES="$BUNDLE_PACKAGES python3-jsonschema python3-yaml python3-scipy python3-sklearn
 python3-venv python3-pip
 sqlite3 curl wrk systemd clang-14 libclang-rt-14-dev clang-format man-db
 chromium chromium-driver nginx"
 [ "$bundle" -eq 0 ] || PACKAGES=$BUNDLE_PACKAGES
+[ "$packages" -eq 1 ] || PACKAGES=""
 if [ "$list" -eq 1 ]; then
-  echo $PACKAGES
-  [ "$bundle" -eq 1 ] || echo spectral
+  [ -z "$PACKAGES" ] || echo $PACKAGES
+  [ "$linter" -eq 0 ] || echo spectral
+  exit 0
+fi
+if [ "$packages" -eq 0 ]; then
+  command -v npm >/dev/null 2>&1 ||
+    { echo "install-deps: npm is missing: run install-deps.sh (or --packages) first" >&2; exit 1; }
+  install_spectral
   exit 0
 fi
 
@@ -60,7 +75,7 @@ done
 # inside its nodejs): ask for the Debian packages only when npm is absent.
 [ "$bundle" -eq 1 ] || command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
 if [ -z "$missing" ]; then
-  [ "$bundle" -eq 1 ] || install_spectral
+  [ "$linter" -eq 0 ] || install_spectral
   exit 0
 fi
 
@@ -71,4 +86,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing
-[ "$bundle" -eq 1 ] || install_spectral
+[ "$linter" -eq 0 ] || install_spectral
