@@ -5,8 +5,8 @@
  * pascald answers a batch (docs/http-api.md "Batch"): each item on its own,
  * in order, a bad item an error object that does not stop the others.
  *
- * FILE (or "-", standard input) holds a batch body, {"queries": [...]}, or
- * the array alone; a query is an object of its workload's fields
+ * FILE (or "-", standard input) holds a batch body, {"queries": [...]} (with
+ * "explain": true or without it), or the array alone; a query is an object of its workload's fields
  * (pascal/query.h), plus optionally "device" naming the bundle's device, so
  * that a daemon's batch replays here unchanged.
  */
@@ -112,7 +112,8 @@ static json_t *item_error(const pascal_error *err, const char *code)
                    err->field);
 }
 
-/* The queries of document `doc`: the array itself or its "queries". */
+/* The queries of document `doc`: the array itself or its "queries" (a
+ * daemon's "explain" may be there: true, as every answer here is explained). */
 static pascal_status queries_of(const json_t *doc, const json_t **out, pascal_error *err)
 {
   if (json_is_object(doc)) {
@@ -120,8 +121,12 @@ static pascal_status queries_of(const json_t *doc, const json_t **out, pascal_er
     json_t *x;
     json_object_foreach((json_t *)doc, key, x)
     {
-      if (strcmp(key, "queries") != 0)
-        return pascal_error_set(err, PASCAL_EINVAL, key, "a batch holds only \"queries\"");
+      if (strcmp(key, "explain") == 0 && !json_is_true(x))
+        return pascal_error_set(err, PASCAL_EINVAL, key,
+                                "must be true or absent: the answers here are explained");
+      if (strcmp(key, "queries") != 0 && strcmp(key, "explain") != 0)
+        return pascal_error_set(err, PASCAL_EINVAL, key,
+                                "a batch holds only \"queries\" (and \"explain\": true)");
     }
     doc = json_object_get(doc, "queries");
   }

@@ -7,6 +7,7 @@ documents must be identical: same keys in the same order, same types, every
 number the same double bit for bit (the CLI prints 17 digits, the daemon the
 codec's shortest round-trip form; both come from the codec's one writer)."""
 import json
+import os
 import subprocess
 import unittest
 import urllib.parse
@@ -71,6 +72,30 @@ class CliAgreement(SynthDaemonTest):
 
     def test_gemm(self):
         self.check(self.bundle["gemm"], GEMM_QUERIES)
+
+    def test_batch_agrees(self):
+        """One batch body, explained, posted to the daemon and given to
+        `pascal predict --queries`: every answer the same document, every
+        bad item the same error code, field and message."""
+        for kind, queries in (("scan", SCAN_QUERIES + [REFUSED, dict(SCAN_QUERIES[0], W="x"),
+                                                       dict(SCAN_QUERIES[0], colour=1)]),
+                              ("gemm", GEMM_QUERIES + [dict(Mg=0, Ng=512, Kg=2048)])):
+            body = {"queries": [dict(q, device=self.device) for q in queries], "explain": True}
+            daemon = self.d.request("POST", "/v1/predict", body).json["results"]
+            path = os.path.join(self.tmp.name, "batch-%s.json" % kind)
+            with open(path, "w") as f:
+                json.dump(body, f)
+            p = subprocess.run([PASCAL_CLI, "predict", "--bundle", self.bundle[kind], "--json",
+                                "--queries", path], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            cli = json.loads(p.stdout)["results"]
+            self.assertEqual(len(cli), len(daemon))
+            for i, (c, d) in enumerate(zip(cli, daemon)):
+                with self.subTest(kind=kind, item=i):
+                    if "error" in d:
+                        self.assertEqual(c["error"], d["error"])
+                    else:
+                        self.assertEqual(exact(c), self.strip(d))
 
     def test_refusal_agrees(self):
         rc, _ = self.cli(self.bundle["scan"], REFUSED)
