@@ -2,7 +2,8 @@
 # tests/run_suite.sh - what `make test` runs (docs/testing.md): the whole
 # suite in three builds, arranged so that two cores stay busy.
 #
-#   1. the normal build;
+#   1. the Debian packages, then the normal build (Ninja, Makefile) while
+#      the OpenAPI linter downloads beside it;
 #   2. its tests, while the ASan+UBSan and fuzz builds compile beside them
 #      at a lower priority (tests wait on daemons and sockets often enough
 #      to leave a core part idle, which the compilers take);
