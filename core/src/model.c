@@ -283,6 +283,33 @@ static void fit_gemm_time(pascal_model *m, const pc_fit_item *items, size_t n, d
   m->timed = pc_time_fit_gemm(runs, k, m->device.sm_count, &m->gemm_time, scratch + 3 * n);
 }
 
+static int compare_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* m->lnk_levels: the knots of all grids, each once, increasing (the
+ * reduction lengths an answer between two of them reads at). */
+static pascal_status gemm_levels(pascal_model *m, pascal_error *err)
+{
+  size_t total = 0, k = 0;
+  for (size_t g = 0; g < m->n_grids; g++)
+    total += m->grids[g].curve.n;
+  pascal_status st = alloc_array((void **)&m->lnk_levels, total, sizeof *m->lnk_levels, err);
+  if (st)
+    return st;
+  for (size_t g = 0; g < m->n_grids; g++)
+    for (size_t j = 0; j < m->grids[g].curve.n; j++)
+      m->lnk_levels[k++] = m->grids[g].curve.x[j];
+  qsort(m->lnk_levels, total, sizeof *m->lnk_levels, compare_double);
+  m->n_lnk_levels = 0;
+  for (size_t i = 0; i < total; i++)
+    if (!m->n_lnk_levels || m->lnk_levels[i] != m->lnk_levels[m->n_lnk_levels - 1])
+      m->lnk_levels[m->n_lnk_levels++] = m->lnk_levels[i];
+  return PASCAL_OK;
+}
+
 static pascal_status build_gemm(pascal_model *m, const pc_fit_item *items, size_t n, double *hs,
                                 double *ks, double *scratch, bool timed, pascal_error *err)
 {
@@ -314,7 +341,7 @@ static pascal_status build_gemm(pascal_model *m, const pc_fit_item *items, size_
   }
   if (timed)
     fit_gemm_time(m, items, n, scratch);
-  return PASCAL_OK;
+  return gemm_levels(m, err);
 }
 
 pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
@@ -347,6 +374,7 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
   if (!st && base) {
     m->between = base->between;
     m->beyond = base->beyond;
+    m->between_static = base->between_static;
   } else if (!st) {
     st = pc_model_choose_readings(m, cal, items, n, scratch, err);
   }
@@ -388,6 +416,7 @@ void pascal_model_free(pascal_model *model)
   free(model->row_lnr);
   free(model->grids);
   free(model->grid_lnc);
+  free(model->lnk_levels);
   free(model);
 }
 

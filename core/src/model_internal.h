@@ -78,12 +78,15 @@ struct pascal_model {
   model_grid *grids;
   double *grid_lnc;
   size_t n_grids;
+  double *lnk_levels; /* the knots of every grid, distinct, increasing */
+  size_t n_lnk_levels;
   /* calibrated time (time_fit.c): every scan reference's log_cost and
      fixed, or the GEMM fit below, when `timed` */
   bool timed;
   pascal_gemm_time_fit gemm_time;
-  pascal_reading_choice between; /* the reading between knots (model.c)  */
-  pascal_reading_choice beyond;  /* GEMM: the carry beyond the grid      */
+  pascal_reading_choice between;        /* the reading between knots (model.c)  */
+  pascal_reading_choice beyond;         /* GEMM: the carry beyond the grid      */
+  pascal_reading_choice between_static; /* GEMM: the carry between Kg   */
 };
 
 /* Runs to leave out of a fit: a scan key or a GEMM grid (Mg, Ng) (the
@@ -310,6 +313,13 @@ void pc_time_from_pipeline(const pascal_peaks *peaks, const pascal_latency *lat,
 pascal_status pc_gemm_fills_by_carry(const pascal_model *md, const pascal_gemm_shape *shape,
                                      const pascal_reading rules[2], double fills[2],
                                      pascal_error *err);
+
+/* The fills pascal_model_predict_gemm answers for `shape` read between
+ * two reduction lengths with md's between reading (fills[0]) and carried
+ * by the static reference (fills[1], pascal_gemm_carry; the first where the
+ * carry does not apply): what the Kg folds of model_reading.c compare. */
+pascal_status pc_gemm_fills_between(const pascal_model *md, const pascal_gemm_shape *shape,
+                                    double fills[2], pascal_error *err);
 
 /* A GEMM query's prediction in its configuration (predict_config.c;
  * pascal/gemm_config.h "Transfer"): the calibration's own where the

@@ -8,8 +8,11 @@
  * linear in log n_k); and beyond the GEMM grid, the largest and smallest
  * Mg, Ng and Kg held out in turn and predicted by the model of the rest
  * with either carry of the static reference (the excess ratio or all of V
- * by V / V_s). The alternative replaces the default only when its mean
- * error is lower.
+ * by V / V_s); and between two GEMM reduction lengths, each interior Kg
+ * held out in turn and its runs predicted by the model of the rest with the
+ * reading between knots or carried by the query's static reference
+ * (pascal_gemm_carry). The alternative replaces the default only when its
+ * mean error is lower.
  */
 #include <assert.h>
 #include <math.h>
@@ -148,6 +151,15 @@ static pascal_status score_gemm_grid(const pascal_model *m, const pc_fit_item *i
   return PASCAL_OK;
 }
 
+/* b's rule from the folds' sums: the alternative only where it is lower. */
+static void choose_by_sums(pascal_reading_choice *b, const double sum[2], size_t points)
+{
+  b->points = points;
+  for (int k = 0; k < 2; k++)
+    b->fold_pct[k] = points ? 100 * sum[k] / (double)points : NAN;
+  b->rule = b->candidate[points && sum[1] < sum[0]];
+}
+
 /* Choose m's reading between knots on its own runs (pascal_reading_choice):
  * items[0, n) the sorted runs it was fitted to, scratch 4 n doubles. */
 static pascal_status choose_between(pascal_model *m, const pc_fit_item *items, size_t n,
@@ -181,10 +193,7 @@ static pascal_status choose_between(pascal_model *m, const pc_fit_item *items, s
   pascal_reading_choice *b = &m->between;
   b->candidate[0] = scan ? PASCAL_READ_LAW : PASCAL_READ_CURVE;
   b->candidate[1] = scan ? PASCAL_READ_CURVE : PASCAL_READ_LINEAR;
-  b->points = s.points;
-  for (int k = 0; k < 2; k++)
-    b->fold_pct[k] = s.points ? 100 * s.sum[k] / (double)s.points : NAN;
-  b->rule = b->candidate[s.points && s.sum[1] < s.sum[0]];
+  choose_by_sums(b, s.sum, s.points);
   return st;
 }
 
@@ -202,6 +211,50 @@ static void gemm_level_range(const pascal_calibration *cal, int dim, uint32_t *l
   }
 }
 
+/* The two fills a fold compares for one held-out run. */
+typedef pascal_status (*fold_fills_fn)(const pascal_model *fold, const pascal_gemm_shape *shape,
+                                       const pascal_reading_choice *b, double fills[2],
+                                       pascal_error *err);
+
+static pascal_status fills_beyond(const pascal_model *fold, const pascal_gemm_shape *shape,
+                                  const pascal_reading_choice *b, double fills[2],
+                                  pascal_error *err)
+{
+  return pc_gemm_fills_by_carry(fold, shape, b->candidate, fills, err);
+}
+
+static pascal_status fills_between(const pascal_model *fold, const pascal_gemm_shape *shape,
+                                   const pascal_reading_choice *b, double fills[2],
+                                   pascal_error *err)
+{
+  (void)b;
+  return pc_gemm_fills_between(fold, shape, fills, err);
+}
+
+/* Add to sum[k] |fills_k / measured - 1| of every run ex leaves out of
+ * cal, predicted by the model of the rest (m's readings) with fills(). */
+static pascal_status score_gemm_fold(const pascal_calibration *cal, const pascal_model *m,
+                                     const model_exclusion *ex, fold_fills_fn fills,
+                                     const pascal_reading_choice *b, double sum[2], size_t *points,
+                                     pascal_error *err)
+{
+  pascal_model *fold = NULL;
+  pascal_status st = pc_model_fit_excluding(cal, ex, m, &fold, err);
+  for (size_t i = 0; !st && i < cal->n_gemm_runs; i++) {
+    const pascal_gemm_run *r = &cal->gemm_runs[i];
+    double f[2];
+    if (!pc_excludes_gemm(ex, r))
+      continue;
+    if ((st = fills(fold, &r->shape, b, f, err)))
+      break;
+    for (int k = 0; k < 2; k++)
+      sum[k] += fabs(f[k] / r->fill_bytes - 1);
+    (*points)++;
+  }
+  pascal_model_free(fold);
+  return st;
+}
+
 /* Choose the GEMM model m's carry beyond the grid on its own runs
  * (pascal_reading_choice): the largest and the smallest Mg row, Ng column
  * and Kg of the calibration held out in turn (a dimension with one level
@@ -211,7 +264,6 @@ static pascal_status choose_beyond(pascal_model *m, const pascal_calibration *ca
                                    pascal_error *err)
 {
   static const model_exclusion_kind kinds[3] = {PC_EXCLUDE_MG, PC_EXCLUDE_NG, PC_EXCLUDE_KG};
-  pascal_reading_choice *b = &m->beyond;
   double sum[2] = {0, 0};
   size_t points = 0;
   pascal_status st = PASCAL_OK;
@@ -220,27 +272,40 @@ static pascal_status choose_beyond(pascal_model *m, const pascal_calibration *ca
     gemm_level_range(cal, dim, &level[0], &level[1]);
     for (int end = 0; !st && end < 2 && level[0] < level[1]; end++) {
       model_exclusion ex = {.kind = kinds[dim], .level = level[end], .untimed = true};
-      pascal_model *fold;
-      if ((st = pc_model_fit_excluding(cal, &ex, m, &fold, err)))
-        break;
-      for (size_t i = 0; !st && i < cal->n_gemm_runs; i++) {
-        const pascal_gemm_run *r = &cal->gemm_runs[i];
-        if (!pc_excludes_gemm(&ex, r))
-          continue;
-        double fills[2];
-        if ((st = pc_gemm_fills_by_carry(fold, &r->shape, b->candidate, fills, err)))
-          break;
-        for (int k = 0; k < 2; k++)
-          sum[k] += fabs(fills[k] / r->fill_bytes - 1);
-        points++;
-      }
-      pascal_model_free(fold);
+      st = score_gemm_fold(cal, m, &ex, fills_beyond, &m->beyond, sum, &points, err);
     }
   }
-  b->points = points;
-  for (int k = 0; k < 2; k++)
-    b->fold_pct[k] = points ? 100 * sum[k] / (double)points : NAN;
-  b->rule = b->candidate[points && sum[1] < sum[0]];
+  choose_by_sums(&m->beyond, sum, points);
+  return st;
+}
+
+/* Choose the GEMM model m's carry between two reduction lengths on its own
+ * runs: every Kg of the calibration strictly between its smallest and its
+ * largest held out in turn, each held-out run predicted by the model of the
+ * rest with m's reading between knots (candidate 0) and carried by the
+ * static reference (1); the mean |V / V_measured - 1| decides. */
+static pascal_status choose_between_static(pascal_model *m, const pascal_calibration *cal,
+                                           pascal_error *err)
+{
+  pascal_reading_choice *b = &m->between_static;
+  double sum[2] = {0, 0};
+  size_t points = 0;
+  uint32_t lo, hi;
+  pascal_status st = PASCAL_OK;
+  *b = (pascal_reading_choice){
+      m->between.rule, {m->between.rule, PASCAL_READ_STATIC_EXCESS}, {NAN, NAN}, 0};
+  gemm_level_range(cal, 2, &lo, &hi);
+  for (size_t i = 0; !st && i < cal->n_gemm_runs; i++) {
+    uint32_t kg = cal->gemm_runs[i].shape.Kg;
+    size_t j = 0;
+    while (j < i && cal->gemm_runs[j].shape.Kg != kg)
+      j++;
+    if (kg == lo || kg == hi || j < i) /* an end, or a level already held out */
+      continue;
+    model_exclusion ex = {.kind = PC_EXCLUDE_KG, .level = kg, .untimed = true};
+    st = score_gemm_fold(cal, m, &ex, fills_between, b, sum, &points, err);
+  }
+  choose_by_sums(b, sum, points);
   return st;
 }
 
@@ -251,6 +316,10 @@ pascal_status pc_model_choose_readings(pascal_model *m, const pascal_calibration
   m->beyond = (pascal_reading_choice){
       PASCAL_READ_EXCESS_RATIO, {PASCAL_READ_EXCESS_RATIO, PASCAL_READ_RATIO}, {NAN, NAN}, 0};
   pascal_status st = choose_between(m, items, n, scratch, err);
+  m->between_static = (pascal_reading_choice){
+      m->between.rule, {m->between.rule, PASCAL_READ_STATIC_EXCESS}, {NAN, NAN}, 0};
+  if (!st && !pascal_workload_scans(m->workload))
+    st = choose_between_static(m, cal, err);
   if (!st && !pascal_workload_scans(m->workload))
     st = choose_beyond(m, cal, err);
   return st;
@@ -266,6 +335,11 @@ void pascal_model_beyond(const pascal_model *model, pascal_reading_choice *out)
   *out = model->beyond;
 }
 
+void pascal_model_between_static(const pascal_model *model, pascal_reading_choice *out)
+{
+  *out = model->between_static;
+}
+
 const char *pascal_reading_name(pascal_reading rule)
 {
   switch (rule) {
@@ -274,6 +348,7 @@ const char *pascal_reading_name(pascal_reading rule)
   case PASCAL_READ_LINEAR: return "linear";
   case PASCAL_READ_EXCESS_RATIO: return "excess-ratio";
   case PASCAL_READ_RATIO: return "ratio";
+  case PASCAL_READ_STATIC_EXCESS: return "static-excess";
   }
   return "?";
 }

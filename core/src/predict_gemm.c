@@ -24,6 +24,14 @@
  * walked (more output tiles than it takes) or refetches too little at the
  * reference to carry anything, the reference's kappa is held (actions
  * "clamped", "held-at-end").
+ *
+ * Between two reduction lengths of the calibration, where its own Kg folds
+ * chose it (model.between_static), the excess is carried by the query's
+ * static reference instead (pascal_gemm_carry, pascal/predict.h): the
+ * answer at the two levels around n_k, each a share of V_s's excess there,
+ * the share linear in log n_k, times V_s's excess at the query; so a
+ * capacity threshold V_s places between two levels is where the answer
+ * puts it (docs/design.md 4.5).
  */
 #include <math.h>
 #include <stdint.h>
@@ -178,6 +186,15 @@ static void gemm_transfers(const pascal_gemm_prediction *p, const gemm_span *sp,
                   sp->lnk_dist);
 }
 
+/* The least excess of the static reference over B_0, as a share of B_0,
+ * that carries an answer: below it the ratio of two static excesses, one
+ * of them near zero, says nothing (it could multiply an excess by any
+ * factor up to Q / B_0). Beyond the grid the reference's kappa is then
+ * held; the edge folds (docs/autotuning.md) score the same for any share
+ * up to 0.15 and worse from 0.2; 0.1 is below that. Between reduction
+ * lengths a level where V_s refetches less has no share. */
+#define GEMM_STATIC_EXCESS_MIN 0.1
+
 /* The prediction with every tile count outside the references read held at
  * the nearest reference's value; sp receives the span read. */
 static pascal_status predict_held(const pascal_model *md, const pascal_gemm_shape *shape,
@@ -204,6 +221,7 @@ static pascal_status predict_held(const pascal_model *md, const pascal_gemm_shap
       why->rule = why->col[k].rule;
   }
   why->a = why->row.a;
+  why->carry = (pascal_gemm_carry){.share = {NAN, NAN}, .kappa_s = NAN};
   p.K = pascal_excess_decode(why->a, p.K0, p.M);
   p.kappa = p.K / p.K0;
   p.rho = p.K / p.M;
@@ -212,13 +230,114 @@ static pascal_status predict_held(const pascal_model *md, const pascal_gemm_shap
   return PASCAL_OK;
 }
 
-/* The least excess of the static reference over B_0 at the reference, as
- * a share of its B_0, that carries an answer beyond the grid: below it the
- * ratio of two static excesses, one of them near zero, says nothing (it
- * could multiply the reference's excess by any factor up to Q / B_0), and
- * the reference's kappa is held. The edge folds (docs/autotuning.md) score
- * the same for any share up to 0.15 and worse from 0.2; 0.1 is below that. */
-#define GEMM_STATIC_EXCESS_MIN 0.1
+/* V_s in bytes of n_r x n_c output tiles at n_k reduction tiles with M
+ * CTAs resident (gemm_raster.c). */
+static pascal_status static_fills(const pascal_model *md, uint32_t n_r, uint32_t n_c, uint32_t n_k,
+                                  uint32_t M, double *out, pascal_error *err)
+{
+  const pascal_gemm_params *g = &md->gemm;
+  pascal_gemm_shape s = {n_r * g->tile_m, n_c * g->tile_n, n_k * g->tile_k};
+  pascal_gemm_config c;
+  double capacity = (double)md->device.capacity_blocks * md->device.block_bytes;
+  pascal_gemm_config_of(g, &c);
+  return pascal_gemm_static_fills(&s, &c, M, capacity, out, err);
+}
+
+/* The index i of the reduction levels with level i < lnk < level i + 1;
+ * false where lnk is a level or outside them. */
+static bool level_bracket(const pascal_model *md, double lnk, size_t *i)
+{
+  const double *x = md->lnk_levels;
+  size_t n = md->n_lnk_levels;
+  if (n < 2 || lnk <= x[0] || lnk >= x[n - 1])
+    return false;
+  size_t k = 0;
+  while (x[k + 1] < lnk)
+    k++;
+  *i = k;
+  return x[k] != lnk && x[k + 1] != lnk;
+}
+
+/* p (predict_held's answer) carried between the two reduction levels
+ * around its n_k by V_s (pascal_gemm_carry); p->why.carry says whether it
+ * was. Not carried at a level or outside them, where V_s refetches too
+ * little at both levels to say anything, or where it cannot be walked
+ * (more output tiles than it takes: the reading between knots stands). */
+static pascal_status carry_between(const pascal_model *md, pascal_gemm_prediction *p,
+                                   pascal_error *err)
+{
+  pascal_gemm_carry *c = &p->why.carry;
+  *c = (pascal_gemm_carry){.share = {NAN, NAN}, .kappa_s = NAN};
+  double lnk = log((double)p->n_k);
+  size_t i;
+  if (!level_bracket(md, lnk, &i))
+    return PASCAL_OK;
+  const pascal_gemm_params *g = &md->gemm;
+  pascal_gemm_shape at[2];
+  double vs[2], b0[2], vq;
+  pascal_status st = PASCAL_OK;
+  bool said = false;
+  for (int k = 0; !st && k < 2; k++) { /* V_s first: where it is silent, no more */
+    pascal_gemm_prediction geo;
+    c->n_k[k] = (uint32_t)tile_count(md->lnk_levels[i + k]);
+    at[k] = (pascal_gemm_shape){p->n_r * g->tile_m, p->n_c * g->tile_n, c->n_k[k] * g->tile_k};
+    if (!(st = pascal_gemm_geometry(g, &at[k], &geo, err)) &&
+        !(st = static_fills(md, p->n_r, p->n_c, c->n_k[k], p->M, &vs[k], err))) {
+      b0[k] = geo.B0;
+      said = said || vs[k] / b0[k] - 1 >= GEMM_STATIC_EXCESS_MIN;
+    }
+  }
+  if (!st && said && !(st = static_fills(md, p->n_r, p->n_c, p->n_k, p->M, &vq, err)))
+    c->kappa_s = vq / p->B0;
+  if (st == PASCAL_ERANGE) { /* too many tiles to walk: the reading stands */
+    pascal_error_clear(err);
+    return PASCAL_OK;
+  }
+  for (int k = 0; !st && said && k < 2; k++) {
+    pascal_gemm_prediction q;
+    gemm_span sp;
+    if (vs[k] / b0[k] - 1 >= GEMM_STATIC_EXCESS_MIN &&
+        !(st = predict_held(md, &at[k], &q, &sp, err)))
+      c->share[k] = (q.kappa - 1) / (vs[k] / b0[k] - 1);
+  }
+  if (st || !said)
+    return st;
+  double t = (lnk - md->lnk_levels[i]) / (md->lnk_levels[i + 1] - md->lnk_levels[i]);
+  double share = isnan(c->share[0])   ? c->share[1]
+                 : isnan(c->share[1]) ? c->share[0]
+                                      : c->share[0] + t * (c->share[1] - c->share[0]);
+  p->kappa = fmin(fmax(1 + share * (c->kappa_s - 1), 1), p->Q / p->B0);
+  p->K = p->K0 * p->kappa;
+  p->rho = p->K / p->M;
+  p->fill_bytes = p->kappa * p->B0;
+  p->why.a = pascal_excess_encode(log(p->kappa));
+  c->carried = true;
+  return PASCAL_OK;
+}
+
+/* The answer inside the span (held beyond it), carried between reduction
+ * levels where the calibration chose that. */
+static pascal_status predict_within(const pascal_model *md, const pascal_gemm_shape *shape,
+                                    pascal_gemm_prediction *out, gemm_span *sp, pascal_error *err)
+{
+  pascal_status st = predict_held(md, shape, out, sp, err);
+  if (!st && md->between_static.rule == PASCAL_READ_STATIC_EXCESS)
+    st = carry_between(md, out, err);
+  return st;
+}
+
+pascal_status pc_gemm_fills_between(const pascal_model *md, const pascal_gemm_shape *shape,
+                                    double fills[2], pascal_error *err)
+{
+  pascal_gemm_prediction p;
+  gemm_span sp;
+  pascal_status st = predict_held(md, shape, &p, &sp, err);
+  if (!st)
+    fills[0] = p.fill_bytes;
+  if (!st && !(st = carry_between(md, &p, err)))
+    fills[1] = p.fill_bytes;
+  return st;
+}
 
 /* Beyond the grid, what a carry reads: the reference ref (the query moved
  * into the span sp) as the model answers it, and the static reference V_s
@@ -236,21 +355,18 @@ static pascal_status static_walks(const pascal_model *md, const gemm_span *sp,
 {
   pascal_status st;
   const pascal_gemm_params *g = &md->gemm;
-  pascal_gemm_shape q = {p->n_r * g->tile_m, p->n_c * g->tile_n, p->n_k * g->tile_k};
   pascal_gemm_shape ref = {
       clamp_count(p->n_r, md->rows[0].n_r, md->rows[md->n_rows - 1].n_r) * g->tile_m,
       clamp_count(p->n_c, tile_count(sp->lnc_lo), tile_count(sp->lnc_hi)) * g->tile_n,
       clamp_count(p->n_k, tile_count(sp->lnk_lo), tile_count(sp->lnk_hi)) * g->tile_k};
+  const pascal_gemm_prediction *r = &sc->ref;
   gemm_span rsp;
-  pascal_gemm_config c;
-  double capacity = (double)md->device.capacity_blocks * md->device.block_bytes;
   sc->walked = false;
-  if ((st = predict_held(md, &ref, &sc->ref, &rsp, err)))
+  if ((st = predict_within(md, &ref, &sc->ref, &rsp, err)))
     return st;
-  pascal_gemm_config_of(g, &c);
-  st = pascal_gemm_static_fills(&q, &c, p->M, capacity, &sc->vq, err);
+  st = static_fills(md, p->n_r, p->n_c, p->n_k, p->M, &sc->vq, err);
   if (!st)
-    st = pascal_gemm_static_fills(&ref, &c, sc->ref.M, capacity, &sc->vr, err);
+    st = static_fills(md, r->n_r, r->n_c, r->n_k, r->M, &sc->vr, err);
   if (st == PASCAL_ERANGE) { /* too many tiles to walk: the held kappa stands */
     pascal_error_clear(err);
     return PASCAL_OK;
@@ -296,7 +412,7 @@ pascal_status pc_gemm_fills_by_carry(const pascal_model *md, const pascal_gemm_s
   gemm_span span;
   static_carry sc;
   bool done;
-  if ((st = predict_held(md, shape, &p, &span, err)))
+  if ((st = predict_within(md, shape, &p, &span, err)))
     return st;
   gemm_extrapolations(md, &p, &span, false, &p.extrapolated);
   fills[0] = fills[1] = p.fill_bytes;
@@ -320,7 +436,7 @@ pascal_status pascal_model_predict_gemm(const pascal_model *md, const pascal_gem
   if (md->workload != PASCAL_WORKLOAD_GEMM)
     return pascal_error_set(err, PASCAL_EINVAL, "workload",
                             "this calibration is for a scan, not GEMM");
-  if ((st = predict_held(md, shape, &p, &span, err)))
+  if ((st = predict_within(md, shape, &p, &span, err)))
     return st;
   gemm_extrapolations(md, &p, &span, false, &p.extrapolated);
   if (p.extrapolated.n) {

@@ -57,7 +57,8 @@ static pascal_status warn_losses(const pascal_loko_report *report, pascal_error 
 }
 
 /* One note on stderr per reading for which the calibration's own folds chose
- * the alternative (pascal_reading_choice; model.between, model.beyond). */
+ * the alternative (pascal_reading_choice; model.between, model.between_static,
+ * model.beyond). */
 static void note_reading(const pascal_reading_choice *b, const char *where, const char *key)
 {
   if (b->rule == b->candidate[0])
@@ -76,6 +77,8 @@ static void note_readings(const pascal_model *model)
   note_reading(&b, "between calibrated knots", "between");
   if (pascal_model_workload(model) != PASCAL_WORKLOAD_GEMM)
     return;
+  pascal_model_between_static(model, &b);
+  note_reading(&b, "between calibrated reduction lengths", "between_static");
   pascal_model_beyond(model, &b);
   note_reading(&b, "beyond the GEMM grid", "beyond");
 }

@@ -442,6 +442,27 @@ static void put_gemm_step(pascal_jtext *w, const char *key, const pascal_gemm_st
   pascal_jtext_object_end(w);
 }
 
+/* "carry": the excess between two reduction lengths carried by V_s
+ * (pascal_gemm_carry), null where the answer is not the carry. */
+static void put_gemm_carry(pascal_jtext *w, const pascal_gemm_carry *c)
+{
+  if (!c->carried) {
+    PASCAL_JTEXT_NULL(w, "carry");
+    return;
+  }
+  PASCAL_JTEXT_OBJECT(w, "carry");
+  PASCAL_JTEXT_ARRAY(w, "n_k");
+  for (int k = 0; k < 2; k++)
+    pascal_jtext_uint(w, NULL, c->n_k[k]);
+  pascal_jtext_array_end(w);
+  PASCAL_JTEXT_ARRAY(w, "share");
+  for (int k = 0; k < 2; k++)
+    pascal_jtext_real_or_null_value(w, c->share[k]);
+  pascal_jtext_array_end(w);
+  PASCAL_JTEXT_REAL(w, "kappa_s", c->kappa_s);
+  pascal_jtext_object_end(w);
+}
+
 static void put_gemm_explanation(pascal_jtext *w, const pascal_gemm_explanation *x)
 {
   size_t n = x->n_rows < 2 ? x->n_rows : 2;
@@ -457,6 +478,7 @@ static void put_gemm_explanation(pascal_jtext *w, const pascal_gemm_explanation 
     put_gemm_step(w, NULL, &x->col[i]);
   pascal_jtext_array_end(w);
   put_gemm_step(w, "row", &x->row);
+  put_gemm_carry(w, &x->carry);
 }
 
 static void put_config_members(pascal_jtext *w, const pascal_gemm_config *c)

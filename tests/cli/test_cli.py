@@ -722,12 +722,14 @@ class Dynamic(unittest.TestCase):
         self.assertTrue(lo == row["mape"]["pascal"] == hi)  # one key: every resample is it
 
     def test_fit_states_its_reading_between_knots(self):
-        """model.between and model.beyond: the shipped thor-like GEMM's own
-        folds choose the linear reading between reduction lengths and all of
-        V carried by V_s beyond the grid, and `pascal fit` says so; the
-        H100's, frozen before the two choices existed (stripped of them),
-        still loads, keeps the defaults and says nothing. An edited rule is
-        refused, naming the model."""
+        """model.between, model.between_static and model.beyond: the shipped
+        thor-like GEMM's own folds choose the linear reading between
+        reduction lengths, the carry by V_s between its levels on top, and
+        all of V carried by V_s beyond the grid, and `pascal fit` says so;
+        the H100's, frozen before the three choices existed (stripped of
+        them), still loads, keeps the defaults between knots and beyond,
+        takes the carry its folds choose now and says only that. An edited
+        rule is refused, naming the model."""
         deploy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy",
                               "calibrations")
         shipped = self.load(os.path.join(deploy, "sim-thor-tiled-gemm.json"))
@@ -739,27 +741,32 @@ class Dynamic(unittest.TestCase):
         p = run("fit", plain, "-o", frozen)
         doc = self.load(frozen)
         between, beyond = doc["model"]["between"], doc["model"]["beyond"]
+        carry = doc["model"]["between_static"]
         self.assertEqual((between["rule"], between["candidates"], between["points"]),
                          ("linear", ["curve", "linear"], 60))
+        self.assertEqual((carry["rule"], carry["candidates"], carry["points"]),
+                         ("static-excess", ["linear", "static-excess"], 60))
         self.assertEqual((beyond["rule"], beyond["candidates"], beyond["points"]),
                          ("ratio", ["excess-ratio", "ratio"], 148))
-        for choice in (between, beyond):
+        for choice in (between, carry, beyond):
             default_pct, alt_pct = choice["fold_pct"]
             self.assertLess(alt_pct, default_pct)
         self.assertIn("reads linear, not curve", p.stderr)
+        self.assertIn("reads static-excess, not linear", p.stderr)
         self.assertIn("reads ratio, not excess-ratio", p.stderr)
 
         h100 = self.load(os.path.join(deploy, "h100-tiled-gemm.json"))
         older = os.path.join(self.dir, "older.json")
         with open(older, "w") as f:
             json.dump(dict(h100, model={k: v for k, v in h100["model"].items()
-                                        if k not in ("between", "beyond")}), f)
+                                        if k not in ("between", "between_static", "beyond")}), f)
         again = os.path.join(self.dir, "older-again.json")
         p = run("fit", older, "-o", again)
-        self.assertNotIn("note:", p.stderr)
+        self.assertEqual(p.stderr.count("note:"), 1, p.stderr)
+        self.assertIn("reads static-excess, not curve", p.stderr)
         model = self.load(again)["model"]
-        self.assertEqual((model["between"]["rule"], model["beyond"]["rule"]),
-                         ("curve", "excess-ratio"))
+        self.assertEqual((model["between"]["rule"], model["between_static"]["rule"],
+                          model["beyond"]["rule"]), ("curve", "static-excess", "excess-ratio"))
         self.assertEqual(model, h100["model"])  # the readings chosen now, written back
 
         edited = os.path.join(self.dir, "edited.json")

@@ -26,6 +26,15 @@
  *   V = 0.9 V_s, which all of V carried by V_s reproduces (ratio);
  *   V = B_0 + 0.5 (V_s - B_0), which the excess carried by V_s's excess
  *     reproduces (excess-ratio).
+ * Between two reduction lengths, the same runs V = B_0 + 0.5 (V_s - B_0) on
+ * the test device's 1280 blocks, where V_s refetches at Kg = 4096 only
+ * (its capacity threshold falls between 2048 and 4096 on every grid that
+ * refetches at all): held out and read from 1024 and 4096, Kg = 2048 has
+ * no excess, which the carry by V_s reproduces (the share 0.5 at 4096
+ * times V_s's excess at 2048, none) and no reading between knots does; the
+ * answer at Kg = 3072 on a grid is the closed form, with V_s silent at 2048
+ * (no share) and 0.5 at 4096; at Kg = 1536, V_s silent at both levels, the
+ * reading between knots stands.
  */
 #include <math.h>
 #include <stdio.h>
@@ -229,14 +238,15 @@ static void static_of(const pascal_calibration *cal, const pascal_gemm_shape *s,
   *B0 = g.B0;
 }
 
-/* Mg, Ng in {1024, 2048, 4096} x Kg in {1024, 2048, 4096} on 16 blocks of
- * cache (every grid more than one wave of 48 CTAs: a single wave reads each
- * panel once, V_s = B_0); fills_of(B_0, V_s) per run. */
-static void gemm_beyond_cal(pascal_calibration *cal, gemm_fills_fn fills_of)
+/* Mg, Ng in {1024, 2048, 4096} x Kg in {1024, 2048, 4096} on
+ * capacity_blocks of cache; fills_of(B_0, V_s) per run, V_s at least
+ * min_refetch B_0 at each. */
+static void gemm_cube_cal(pascal_calibration *cal, gemm_fills_fn fills_of, uint32_t capacity_blocks,
+                          double min_refetch)
 {
   pascal_error err;
-  test_device_calibration(cal, PASCAL_WORKLOAD_GEMM, "beyond-test");
-  cal->device.capacity_blocks = 16;
+  test_device_calibration(cal, PASCAL_WORKLOAD_GEMM, "cube-test");
+  cal->device.capacity_blocks = capacity_blocks;
   cal->gemm.resident_ctas = 48;
   for (uint32_t mg = 1024; mg <= 4096; mg *= 2)
     for (uint32_t ng = 1024; ng <= 4096; ng *= 2)
@@ -244,9 +254,7 @@ static void gemm_beyond_cal(pascal_calibration *cal, gemm_fills_fn fills_of)
         pascal_gemm_run r = {.shape = {mg, ng, kg}};
         double B0, Vs;
         static_of(cal, &r.shape, &B0, &Vs);
-        /* the excess ratio's guard passes at every reference, and 0.9 V_s
-         * stays above B_0: both closed forms are inside [B_0, Q] */
-        CHECK(Vs >= 1.2 * B0);
+        CHECK(Vs >= min_refetch * B0);
         r.fill_bytes = fills_of(B0, Vs);
         CHECK_INT(pascal_calibration_append_gemm(cal, &r, &err), PASCAL_OK);
       }
@@ -261,7 +269,10 @@ static void gemm_beyond_cases(void)
     pascal_model *md = NULL;
     pascal_error err;
     pascal_reading_choice b;
-    gemm_beyond_cal(&cal, forms[k]);
+    /* on 16 blocks every grid (more than one wave of 48 CTAs) refetches:
+     * the excess ratio's guard passes at every reference, and 0.9 V_s
+     * stays above B_0, so both closed forms are inside [B_0, Q] */
+    gemm_cube_cal(&cal, forms[k], 16, 1.2);
     CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
     if (!md) {
       pascal_calibration_free(&cal);
@@ -290,10 +301,58 @@ static void gemm_beyond_cases(void)
   }
 }
 
+/* The carry between reduction lengths (pascal_gemm_carry) on the cube of
+ * gemm_cube_cal at the test device's capacity. */
+static void gemm_carry_cases(void)
+{
+  pascal_calibration cal;
+  pascal_model *md = NULL;
+  pascal_error err;
+  pascal_reading_choice b, between;
+  gemm_cube_cal(&cal, fills_excess, 1280, 1.0);
+  CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
+  if (!md) {
+    pascal_calibration_free(&cal);
+    return;
+  }
+  pascal_model_between_static(md, &b);
+  pascal_model_between(md, &between);
+  CHECK_INT(b.candidate[0], between.rule);
+  CHECK_INT(b.candidate[1], PASCAL_READ_STATIC_EXCESS);
+  CHECK_INT(b.rule, PASCAL_READ_STATIC_EXCESS);
+  CHECK_INT(b.points, 9); /* the nine grids at Kg = 2048 */
+  CHECK(b.fold_pct[1] < 1e-9);
+  CHECK(b.fold_pct[0] > 1);
+  const pascal_gemm_shape carried[] = {{2048, 2048, 3072}, {1024, 4096, 3072}};
+  for (size_t i = 0; i < sizeof carried / sizeof *carried; i++) {
+    pascal_gemm_prediction p;
+    double B0, Vs;
+    static_of(&cal, &carried[i], &B0, &Vs);
+    CHECK_INT(pascal_model_predict_gemm(md, &carried[i], &p, &err), PASCAL_OK);
+    CHECK_NEAR(p.fill_bytes / fills_excess(B0, Vs), 1, 1e-9);
+    const pascal_gemm_carry *c = &p.why.carry;
+    CHECK(c->carried);
+    CHECK_INT(c->n_k[0], 32); /* Kg 2048 and 4096 in tiles of 64 */
+    CHECK_INT(c->n_k[1], 64);
+    CHECK(isnan(c->share[0]));
+    CHECK_NEAR(c->share[1], 0.5, 1e-9);
+    CHECK_NEAR(c->kappa_s, Vs / B0, 1e-12);
+  }
+  const pascal_gemm_shape not_carried[] = {{2048, 2048, 1536}, {2048, 2048, 2048}};
+  for (size_t i = 0; i < sizeof not_carried / sizeof *not_carried; i++) {
+    pascal_gemm_prediction p;
+    CHECK_INT(pascal_model_predict_gemm(md, &not_carried[i], &p, &err), PASCAL_OK);
+    CHECK(!p.why.carry.carried);
+  }
+  pascal_model_free(md);
+  pascal_calibration_free(&cal);
+}
+
 int main(void)
 {
   scan_cases();
   gemm_cases();
   gemm_beyond_cases();
+  gemm_carry_cases();
   return check_summary();
 }

@@ -137,7 +137,7 @@ class ShippedH100(unittest.TestCase):
         self.assertEqual(round(held["scan"]["mape"]["pascal"], 2), 0.67)
         self.assertEqual(round(held["scan"]["mape"]["aligned"], 2), 17.00)
         self.assertEqual((held["scan"]["n_runs"], held["scan"]["n_above"]), (420, 184))
-        self.assertEqual(round(held["gemm"]["mape"]["pascal"], 2), 2.07)
+        self.assertEqual(round(held["gemm"]["mape"]["pascal"], 2), 2.54)
         # and the latency table before (the pipeline on peaks) and after (the
         # time calibrated on the calibration runs' own kernel_ns), PASCAL's fills
         lat = {c["workload"]: c["report"]["heldout"] for c in cals}

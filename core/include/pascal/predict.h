@@ -323,6 +323,21 @@ typedef struct pascal_gemm_step {
   double a;     /* result of the step                                 */
 } pascal_gemm_step;
 
+/* The excess between two calibrated reduction lengths carried by the
+ * query's static reference (PASCAL_READ_STATIC_EXCESS): the answer at n_k[0]
+ * and n_k[1] (the levels around the query's) read as usual, each a share
+ * (kappa - 1) / (kappa_s - 1) of V_s's excess there (NAN where V_s refetches
+ * less than 0.1 B_0 and says nothing), the share linear in log n_k between
+ * them (the one there is where only one is set), times kappa_s - 1 at the
+ * query: kappa = 1 + share (kappa_s - 1), within [1, Q / B_0]. */
+typedef struct pascal_gemm_carry {
+  bool carried;    /* the answer is the carry (else n_k is a level,
+                      outside them, or V_s is silent at both)       */
+  uint32_t n_k[2]; /* the reduction levels read, in tiles            */
+  double share[2]; /* the excess shares there                         */
+  double kappa_s;  /* V_s / B_0 at the query                          */
+} pascal_gemm_carry;
+
 typedef struct pascal_gemm_explanation {
   pascal_rule rule;        /* least direct rule over all steps            */
   size_t n_rows;           /* reference n_r rows used: 1 or 2             */
@@ -330,6 +345,7 @@ typedef struct pascal_gemm_explanation {
   pascal_gemm_step col[2]; /* transfer along log n_c within each row      */
   pascal_gemm_step row;    /* then along log n_r                          */
   double a;                /* final encoded value                          */
+  pascal_gemm_carry carry; /* between reduction lengths, where chosen     */
 } pascal_gemm_explanation;
 
 typedef struct pascal_gemm_prediction {
@@ -377,13 +393,22 @@ pascal_status pascal_model_predict_gemm(const pascal_model *model, const pascal_
  * turn: default the nearest reference's excess over B_0 carried by the
  * static reference's excess (V - B_0 = (V_ref - B_0,ref) (V_s - B_0) /
  * (V_s,ref - B_0,ref)), alternative all of V carried by V_s (V = V_ref
- * V_s / V_s,ref); both within [B_0, Q]. */
+ * V_s / V_s,ref); both within [B_0, Q].
+ *
+ * Between two calibrated reduction lengths of a GEMM, on top of the reading
+ * between knots, each interior Kg of the calibration held out in turn:
+ * default that reading, alternative the excess carried by the query's own
+ * static reference (PASCAL_READ_STATIC_EXCESS): the answer at the two
+ * reduction lengths around the query's, each as a share of V_s's excess
+ * there, the share linear in log n_k between them, times V_s's excess at
+ * the query (pascal_gemm_carry). */
 typedef enum pascal_reading {
   PASCAL_READ_LAW = 0,          /* the onset law e = A max(0, 1 - W_0 / W) */
   PASCAL_READ_CURVE = 1,        /* the paper's curve S (PCHIP of log(x K)) */
   PASCAL_READ_LINEAR = 2,       /* the excess coordinate linear in log x   */
   PASCAL_READ_EXCESS_RATIO = 3, /* beyond the grid: the excess ratio       */
-  PASCAL_READ_RATIO = 4         /* beyond the grid: V / V_s held           */
+  PASCAL_READ_RATIO = 4,        /* beyond the grid: V / V_s held           */
+  PASCAL_READ_STATIC_EXCESS = 5 /* between Kg: the share of V_s's excess   */
 } pascal_reading;
 
 typedef struct pascal_reading_choice {
@@ -400,8 +425,11 @@ typedef struct pascal_reading_choice {
  * fitted leaving runs out for a fold takes the full model's choices. */
 void pascal_model_between(const pascal_model *model, pascal_reading_choice *out);
 void pascal_model_beyond(const pascal_model *model, pascal_reading_choice *out);
+/* GEMM: the carry between two reduction lengths (a scan's is its between
+ * reading with no point). */
+void pascal_model_between_static(const pascal_model *model, pascal_reading_choice *out);
 
-/* "law", "curve", "linear", "excess-ratio" or "ratio". */
+/* "law", "curve", "linear", "excess-ratio", "ratio" or "static-excess". */
 const char *pascal_reading_name(pascal_reading rule);
 
 const pascal_device *pascal_model_device(const pascal_model *model);
