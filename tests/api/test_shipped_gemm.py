@@ -120,6 +120,31 @@ class ServedGemm(DaemonTest):
             self.assertEqual((p.json["workload"], p.json["calibration"]), ("gemm", gemm["id"]), dev)
             self.assertGreater(p.json["time_s"], 0, dev)
 
+    def test_between_reduction_lengths_the_static_reference_carries(self):
+        """sim-thor's 8192 x 4096 grid is aligned at Kg = 2048 and refetches
+        20-fold at 4096; its off-grid run at Kg = 3072 measured no excess.
+        The bundle's Kg folds chose the carry by V_s (model.between_static),
+        which says the cache still holds the panels at 3072: the answer is
+        the run's measured fills, B_0, and its explanation names the two
+        levels read. At a calibrated Kg nothing is carried."""
+        b = load(DEVICES["sim-thor"])
+        self.assertEqual(b["model"]["between_static"]["rule"], "static-excess")
+        measured = [r["fill_bytes"] for r in b["offgrid"]
+                    if (r["Mg"], r["Ng"], r["Kg"]) == (8192, 4096, 3072)]
+        self.assertEqual(len(measured), 2)
+        self.assertEqual(measured[0], demand_bounds(8192, 4096, 3072)[0])
+        p = self.req("GET", "/v1/predict?device=sim-thor&Mg=8192&Ng=4096&Kg=3072")
+        self.assertStatus(p, 200)
+        self.assertEqual(p.json["fill_bytes"], measured[0])
+        carry = p.json["explanation"]["carry"]
+        self.assertEqual(carry["n_k"], [32, 64])  # Kg 2048 and 4096 in tiles of 64
+        self.assertIsNone(carry["share"][0])      # V_s refetches nothing at 2048
+        self.assertGreater(carry["share"][1], 0)
+        self.assertEqual(carry["kappa_s"], 1.0)
+        at_level = self.req("GET", "/v1/predict?device=sim-thor&Mg=8192&Ng=4096&Kg=4096")
+        self.assertStatus(at_level, 200)
+        self.assertIsNone(at_level.json["explanation"]["carry"])
+
     def test_every_tutorial_configuration_is_answered(self):
         shape = {"Mg": 2048, "Ng": 1024, "Kg": 4096}  # whole tiles of every listed tile
         for dev, prof_name in PROFILES.items():
