@@ -382,7 +382,10 @@ static pascal_status static_walks(const pascal_model *md, const gemm_span *sp,
  * GEMM_STATIC_EXCESS_MIN B_0; with PASCAL_READ_RATIO (where the
  * calibration's edge folds chose it, model_reading.c) all of V, V = V_ref
  * V_s / V_s,ref; within [B_0, Q]. *done = false where V_s was not walked
- * (p keeps the held answer) or the reference's kappa was taken. */
+ * (p keeps the held answer) or the reference's kappa was taken. Where it
+ * was walked p's explanation takes the reference's carry between
+ * reduction lengths (pascal_gemm_carry): how the fills it starts from were
+ * read. */
 static void carry_apply(pascal_reading rule, const static_carry *sc, pascal_gemm_prediction *p,
                         bool *done)
 {
@@ -390,6 +393,7 @@ static void carry_apply(pascal_reading rule, const static_carry *sc, pascal_gemm
   *done = false;
   if (!sc->walked)
     return;
+  p->why.carry = r->why.carry;     /* the fills are now the reference's, carried */
   if (rule == PASCAL_READ_RATIO) { /* all of V carried: V_s > 0 at any shape */
     *done = true;
     p->fill_bytes = fmin(fmax(r->fill_bytes * (sc->vq / sc->vr), p->B0), p->Q);

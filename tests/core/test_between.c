@@ -338,6 +338,15 @@ static void gemm_carry_cases(void)
     CHECK_NEAR(c->share[1], 0.5, 1e-9);
     CHECK_NEAR(c->kappa_s, Vs / B0, 1e-12);
   }
+  /* beyond the grid in Mg the fills are the reference's (Mg 4096) carried
+   * by V_s, and so is the explanation's carry: the reference's */
+  pascal_gemm_prediction beyond, ref;
+  const pascal_gemm_shape far = {8192, 2048, 3072}, near = {4096, 2048, 3072};
+  CHECK_INT(pascal_model_predict_gemm(md, &far, &beyond, &err), PASCAL_OK);
+  CHECK_INT(pascal_model_predict_gemm(md, &near, &ref, &err), PASCAL_OK);
+  CHECK(beyond.extrapolated.n == 1 && ref.why.carry.carried && beyond.why.carry.carried);
+  CHECK_NEAR(beyond.why.carry.kappa_s, ref.why.carry.kappa_s, 0);
+  CHECK_NEAR(beyond.why.carry.share[1], ref.why.carry.share[1], 0);
   const pascal_gemm_shape not_carried[] = {{2048, 2048, 1536}, {2048, 2048, 2048}};
   for (size_t i = 0; i < sizeof not_carried / sizeof *not_carried; i++) {
     pascal_gemm_prediction p;

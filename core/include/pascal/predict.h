@@ -329,7 +329,9 @@ typedef struct pascal_gemm_step {
  * (kappa - 1) / (kappa_s - 1) of V_s's excess there (NAN where V_s refetches
  * less than 0.1 B_0 and says nothing), the share linear in log n_k between
  * them (the one there is where only one is set), times kappa_s - 1 at the
- * query: kappa = 1 + share (kappa_s - 1), within [1, Q / B_0]. */
+ * query: kappa = 1 + share (kappa_s - 1), within [1, Q / B_0]. Beyond the
+ * grid, where the answer is its nearest reference's fills carried by V_s,
+ * it is the reference's carry (how those fills were read). */
 typedef struct pascal_gemm_carry {
   bool carried;    /* the answer is the carry (else n_k is a level,
                       outside them, or V_s is silent at both)       */
