@@ -33,6 +33,7 @@
  * capacity threshold V_s places between two levels is where the answer
  * puts it (docs/design.md 4.5).
  */
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -254,8 +255,9 @@ static bool level_bracket(const pascal_model *md, double lnk, size_t *i)
   size_t k = 0;
   while (x[k + 1] < lnk)
     k++;
+  assert(x[k] < lnk && lnk <= x[k + 1]);
   *i = k;
-  return x[k] != lnk && x[k + 1] != lnk;
+  return x[k + 1] != lnk;
 }
 
 /* p (predict_held's answer) carried between the two reduction levels
