@@ -25,11 +25,14 @@
 #             exported as one document of two bundles             heldout.json
 #   gemm      GEMM calibration and held-out shapes                gemm.json,
 #                                                                 gemm-heldout.json
-#   offgrid   the off-grid scan panel (pascal plan --kind
+#   offgrid   the off-grid panels: the scan's (pascal plan --kind
 #             scan-offgrid, four parts: m, W and N off the
-#             calibration grid, two repeats), each part frozen
-#             into the archive; the report scores it beside the
-#             held-out panel (MAPE, interval coverage)     (archive)
+#             calibration grid, two repeats) and the GEMM's
+#             (--kind gemm-offgrid: 22 shapes with Mg, Ng and Kg
+#             between and beyond the grid, two repeats), each
+#             part frozen into the archive; the report scores
+#             them beside the held-out panels (MAPE, interval
+#             coverage)                                    (archive)
 #   configs   configuration runs (pascal plan --kind gemm-configs:
 #             tiles, stages, rasters that fit the device) as an
 #             extension of the frozen GEMM calibration, frozen
@@ -568,13 +571,14 @@ phase_heldout() {
     cat "$WORK/heldout-2.json"; printf ']}\n'; } > "$out/heldout.json.tmp" && mv "$out/heldout.json.tmp" "$out/heldout.json"
 }
 
-# The off-grid panel (docs/expected-error.md "The off-grid panel"): the
-# scan-offgrid plan's four parts at the scan plans' occupancies, made here
-# so that an archive whose plans phase finished before this phase existed
-# continues too; each part a calibration of its own, frozen and exported
+# The off-grid panels (docs/expected-error.md "The off-grid panel"): the
+# scan-offgrid plan's four parts at the scan plans' occupancies, then the
+# gemm-offgrid plan (the GEMM shapes are the same on every device), made
+# here so that an archive whose plans phase finished before this phase
+# existed continues too; each a calibration of its own, frozen and exported
 # into the work archive (--out keeps its 8 files). The report passes them
 # to `pascal evaluate --offgrid`: never fitted, scored beside the held-out
-# panel.
+# panels; deploy/gpu/ship-run.py puts them in the shipped bundles.
 phase_offgrid() {
   [ -f "$WORK/probe.json" ] || { log "offgrid: needs the probe"; return 1; }
   local p occ=()
@@ -584,10 +588,14 @@ phase_offgrid() {
       plan --kind scan-offgrid --part "$p" --probe "$WORK/probe.json" "${occ[@]}" \
         -o "$WORK/plans/scan-offgrid-$p.json" || return 1
   done
+  [ -f "$WORK/plans/gemm-offgrid.json" ] ||
+    plan --kind gemm-offgrid -o "$WORK/plans/gemm-offgrid.json" || return 1
   for p in 1 2 3 4; do
     [ -f "$WORK/offgrid-$p.json" ] && continue
     calibrate "offgrid-$p" "$WORK/plans/scan-offgrid-$p.json" "$WORK/offgrid-$p.json" "$1" || return $?
   done
+  [ -f "$WORK/gemm-offgrid.json" ] ||
+    calibrate gemm-offgrid "$WORK/plans/gemm-offgrid.json" "$WORK/gemm-offgrid.json" "$1"
 }
 
 phase_gemm() {
@@ -691,7 +699,8 @@ evaluate_panel() { # scan|gemm|scan-dram|gemm-dram|attention [--json]
     scan) [ -f "$out/scan.json" ] && { [ -n "$(heldout_panel)" ] || [ -n "$(offgrid_panel)" ]; } &&
             cli evaluate "$out/scan.json" $(heldout_panel) $(offgrid_panel) ${2:-} ;;
     gemm) [ -f "$out/gemm.json" ] && [ -f "$out/gemm-heldout.json" ] &&
-            cli evaluate "$out/gemm.json" --heldout "$out/gemm-heldout.json" ${2:-} ;;
+            cli evaluate "$out/gemm.json" --heldout "$out/gemm-heldout.json" \
+              $(gemm_offgrid_panel) ${2:-} ;;
     scan-dram) [ -f "$out/scan.json" ] && [ -f "$WORK/scan-dram.json" ] &&
             cli evaluate "$out/scan.json" --heldout "$WORK/scan-dram.json" ${2:-} ;;
     gemm-dram) [ -f "$out/gemm.json" ] && [ -f "$WORK/gemm-dram.json" ] &&
@@ -713,6 +722,11 @@ offgrid_panel() {
     list="$list${list:+,}$WORK/offgrid-$p.json"
   done
   echo "--offgrid $list"
+}
+# --offgrid with the GEMM off-grid panel, when it is measured.
+gemm_offgrid_panel() {
+  [ -f "$WORK/gemm-offgrid.json" ] && echo "--offgrid $WORK/gemm-offgrid.json"
+  return 0
 }
 # {"scan":..., "gemm":...}: the scan and GEMM calibrations scored on their
 # held-out panels (SUFFIX "") or on the DRAM runs ("-dram"); null where a
@@ -856,6 +870,8 @@ phase_report() {
     fi
     if [ -f "$out/gemm-heldout.json" ]; then
       echo; echo "GEMM held-out shapes:"
+      [ -z "$(gemm_offgrid_panel)" ] ||
+        echo "(and the GEMM off-grid panel: gemm-offgrid.json in the work archive, never fitted)"
       echo; echo '```'; evaluate_panel gemm || echo "evaluation failed (logs/evaluate.log)"; echo '```'
     fi
     echo
@@ -892,7 +908,7 @@ done_file() {
     static) echo "$out/static.json" ;; plans) echo "$WORK/plans/gemm-heldout.json" ;;
     scan) echo "$out/scan.json" ;; heldout) echo "$out/heldout.json" ;;
     gemm) echo "$out/gemm-heldout.json" ;; dram) echo "$WORK/gemm-dram.json" ;;
-    offgrid) echo "$WORK/offgrid-4.json" ;;
+    offgrid) echo "$WORK/gemm-offgrid.json" ;;
     attention) echo "$WORK/attention.json" ;; configs) echo "$WORK/configs.json" ;;
     *) echo "/nonexistent" ;;
   esac

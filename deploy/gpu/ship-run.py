@@ -6,13 +6,16 @@ A measurement run writes each calibration as pascald froze it: the scan
 calibration (`scan.json`), its held-out panel as separate bundles
 (`heldout.json`, two parts), the GEMM calibration (`gemm.json`) and its
 held-out shapes (`gemm-heldout.json`), plus `report.json` and the work
-archive with the probe and host facts. A shipped bundle carries its panel
-inside (`heldout`, docs/bundle-format.md) and a provenance that says where
-every figure came from, so this script
+archive with the probe and host facts and, where the offgrid phase ran,
+the off-grid panels (`offgrid-1..4.json`, `gemm-offgrid.json`). A shipped
+bundle carries its panels inside (`heldout`, `offgrid`,
+docs/bundle-format.md) and a provenance that says where every figure came
+from, so this script
 
   1. takes each calibration's runs unchanged (format, device, workload,
      class rule, GEMM tiling, measurements: everything the content hash
-     covers) and appends the runs of its panel as `heldout`;
+     covers) and appends the runs of its panels as `heldout` and, when
+     measured (the scan's: all four parts), `offgrid`;
   2. writes the provenance: GPU, driver, toolkit, host, date, the fill
      metric and its cold-read check, the effective C and where it came from,
      the phase times and the per-measurement cost, the measured commit;
@@ -61,21 +64,50 @@ def load_json(run, name, required=True):
         fail("%s: %s" % (path, e))
 
 
+WORK_TEXT = ("env.txt", "probe.log", "phases.tsv")  # what the provenance quotes
+WORK_PANELS = ("offgrid-1.json", "offgrid-2.json", "offgrid-3.json", "offgrid-4.json",
+               "gemm-offgrid.json")  # the off-grid panels' frozen bundles
+
+
 def work_files(run):
-    """The text files of the work archive that the provenance quotes."""
+    """The files of the work archive this script reads, by name (absent
+    ones left out): its text files as text, its panels as JSON."""
     path = os.path.join(run, "measure-work.tar.gz")
     out = {}
     if not os.path.exists(path):
         return out
     with tarfile.open(path) as tar:
-        for name in ("env.txt", "probe.log", "phases.tsv"):
+        for name in WORK_TEXT + WORK_PANELS:
             try:
                 f = tar.extractfile("./" + name)
             except KeyError:
                 continue
-            if f is not None:
-                out[name] = io.TextIOWrapper(f, encoding="utf-8").read()
+            if f is None:
+                continue
+            text = io.TextIOWrapper(f, encoding="utf-8").read()
+            if name in WORK_PANELS:
+                try:
+                    out[name] = json.loads(text)
+                except ValueError as e:
+                    fail("%s: %s in the work archive: %s" % (path, name, e))
+            else:
+                out[name] = text
     return out
+
+
+def offgrid_runs(work, calib, names, what):
+    """The runs of the off-grid panel measured as the bundles `names` of
+    the work archive (empty unless every one is there), each checked to be
+    of calib's device and workload (and GEMM tiling)."""
+    if not all(n in work for n in names):
+        return []
+    runs = []
+    for n in names:
+        same_device(calib, work[n], "%s (work archive)" % n)
+        if calib.get("gemm") != work[n].get("gemm"):
+            fail("%s (work archive): its tiling differs from %s's" % (n, what))
+        runs += work[n]["measurements"]
+    return runs
 
 
 def line_value(text, label):
@@ -128,10 +160,12 @@ def provenance(report, work, phase, runs, heldout_runs, heldout_phase, extra):
     return {k: v for k, v in p.items() if v is not None}
 
 
-def ship(pascal, calib, panel, prov, dest):
+def ship(pascal, calib, panel, offgrid, prov, dest):
     bundle = {k: calib[k] for k in HASHED if k in calib}
     bundle["provenance"] = prov
     bundle["heldout"] = panel
+    if offgrid:
+        bundle["offgrid"] = offgrid
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
         json.dump(bundle, f)
         raw = f.name
@@ -141,7 +175,8 @@ def ship(pascal, calib, panel, prov, dest):
         os.unlink(raw)
     if res.returncode != 0:
         fail("pascal fit for %s failed (exit %d): %s" % (dest, res.returncode, res.stderr.strip()))
-    print("wrote %s (%d runs, %d held-out)" % (dest, len(bundle["measurements"]), len(panel)))
+    print("wrote %s (%d runs, %d held-out, %d off-grid)"
+          % (dest, len(bundle["measurements"]), len(panel), len(offgrid)))
 
 
 def same_device(a, b, what):
@@ -176,7 +211,9 @@ def main():
     for i, part in enumerate((parts or {}).get("parts", [])):
         same_device(scan, part, "heldout.json part %d" % (i + 1))
         panel += part["measurements"]
-    jobs = [(scan, panel, provenance(report, work, "scan", scan, panel, "heldout" if panel else None, extra),
+    scan_off = offgrid_runs(work, scan, WORK_PANELS[:4], "scan.json")
+    jobs = [(scan, panel, scan_off,
+             provenance(report, work, "scan", scan, panel, "heldout" if panel else None, extra),
              a.name + "-scan.json")]
     gemm = load_json(a.run, "gemm.json", required=False)
     if gemm is not None:
@@ -191,9 +228,13 @@ def main():
         seconds = phase_seconds(report).get("gemm")
         prov["phase_seconds"] = {"gemm (calibration + held-out)": seconds}
         prov["seconds_per_measurement_beyond_kernel"] = per_run_cost(seconds, gemm["measurements"] + gpanel)
-        jobs.append((gemm, gpanel, prov, a.name + "-tiled-gemm.json"))
-    for calib, runs, prov, name in jobs:
-        ship(a.pascal, calib, runs, prov, os.path.join(a.out, name))
+        gemm_off = offgrid_runs(work, gemm, WORK_PANELS[4:], "gemm.json")
+        jobs.append((gemm, gpanel, gemm_off, prov, a.name + "-tiled-gemm.json"))
+    offgrid_s = phase_seconds(report).get("offgrid")
+    for calib, runs, off, prov, name in jobs:
+        if off and offgrid_s:
+            prov["phase_seconds"]["offgrid (scan and GEMM off-grid panels)"] = offgrid_s
+        ship(a.pascal, calib, runs, off, prov, os.path.join(a.out, name))
 
 if __name__ == "__main__":
     main()

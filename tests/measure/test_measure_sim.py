@@ -28,8 +28,9 @@ the work archive (18 runs: the tiny profile states 100 KiB of shared memory
 per SM), each one's TFLOP/s and the fitted step overhead in the report.
 
 The offgrid phase (docs/gpu.md): the scan-offgrid plan's four parts, 196
-runs none of which is a calibration run, frozen into the work archive and
-scored in the report beside the held-out panel, with interval coverage.
+runs none of which is a calibration run, and the gemm-offgrid plan, 44 runs
+none of which is a calibration shape, frozen into the work archive and
+scored in the report beside the held-out panels, with interval coverage.
 
 The attention phase (docs/gpu.md): the attention protocol's plans made
 from the probe, one calibration of 96 runs with its 54-run panel, frozen
@@ -287,6 +288,16 @@ def offgrid_phase(out, report, scan, md):
     check(off.get("n_runs") == 196 and cov, "report: the off-grid panel scored, with coverage: %r"
           % {k: off.get(k) for k in ("n_runs", "n_scored")})
     check("off-grid" in md, "report.md names the off-grid panel")
+    gemm_off = json.loads(archived(work, "gemm-offgrid.json"))
+    shape = lambda m: (m["Mg"], m["Ng"], m["Kg"])
+    gemm_grid = {shape(m) for m in load(out, "gemm.json")["measurements"]}
+    check("content_hash" in gemm_off and len(gemm_off["measurements"]) == 44
+          and not {shape(m) for m in gemm_off["measurements"]} & gemm_grid,
+          "the GEMM off-grid panel: frozen, 44 runs off the calibration shapes")
+    goff = report["heldout"]["gemm"]["calibrations"][0]["report"].get("offgrid", {})
+    check(goff.get("n_runs") == 44 and goff.get("coverage"),
+          "report: the GEMM off-grid panel scored, with coverage: %r" % goff.get("n_runs"))
+    check("GEMM off-grid panel" in md, "report.md names the GEMM off-grid panel")
 
 
 def dram_phase(out, report, scan, md):

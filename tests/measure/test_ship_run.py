@@ -8,7 +8,10 @@ apart into the files a measure.sh run writes (the calibration without its
 panel, the panel as two held-out parts or as its own GEMM bundle, a
 report.json) and put together again by ship-run.py: the result must have
 the shipped bundle's content hash, panel and model, and a provenance read
-from the run's report. Every bad input exits 2 naming what is wrong and
+from the run's report. The off-grid panels a run leaves in its work
+archive (four scan parts, one GEMM bundle) become each bundle's `offgrid`,
+the scan's only when all four parts are there; a part of another device
+exits 2 naming it. Every bad input exits 2 naming what is wrong and
 writes nothing. The shipped bundles themselves: provenance `cuda` with the
 facts docs/results-h100.md quotes, and `pascal evaluate` gives its held-out
 figures, K and the latency table before (pipeline on peaks) and after (the
@@ -16,10 +19,12 @@ calibrated time).
 
 Usage: test_ship_run.py BUILD_DIR SOURCE_DIR
 """
+import io
 import json
 import os
 import subprocess
 import sys
+import tarfile
 import tempfile
 import unittest
 
@@ -63,6 +68,16 @@ def run_folder(dest):
     return scan, gemm
 
 
+def work_archive(run, files):
+    """measure-work.tar.gz in run with the given {name: document} at ./name."""
+    with tarfile.open(os.path.join(run, "measure-work.tar.gz"), "w:gz") as tar:
+        for name, doc in files.items():
+            data = json.dumps(doc).encode("utf-8")
+            info = tarfile.TarInfo("./" + name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
 def ship(run, out, *extra):
     return subprocess.run([sys.executable, SHIP, run, "--name", "t", "--pascal", PASCAL, "--out", out]
                           + list(extra), capture_output=True, text=True, timeout=120)
@@ -89,6 +104,48 @@ class ShipRun(unittest.TestCase):
             self.assertAlmostEqual(prov["seconds_per_measurement_beyond_kernel"],
                                    (224 - kernel_s) / 756, places=3)
             self.assertEqual(prov["phase_seconds"], {"scan": 224, "heldout": 171})
+
+    def test_offgrid_panels_from_the_work_archive(self):
+        # stand-ins for the off-grid parts: the shipped held-out runs, split
+        # as the offgrid phase exports them (any runs of the device will do:
+        # the script moves them, it does not read them)
+        with tempfile.TemporaryDirectory() as run, tempfile.TemporaryDirectory() as out:
+            scan, gemm = run_folder(run)
+            q = len(scan["heldout"]) // 4
+            quarters = [scan["heldout"][i * q:(i + 1) * q] for i in range(3)] + [scan["heldout"][3 * q:]]
+            files = {"offgrid-%d.json" % (i + 1): dict(without_panel(scan), measurements=runs)
+                     for i, runs in enumerate(quarters)}
+            files["gemm-offgrid.json"] = dict(without_panel(gemm), measurements=gemm["heldout"])
+            work_archive(run, files)
+            write(os.path.join(run, "report.json"),
+                  dict(REPORT, phases=REPORT["phases"] + [{"phase": "offgrid", "state": "ok", "seconds": 80}]))
+            p = ship(run, out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for name, want, off in (("t-scan.json", scan, scan["heldout"]),
+                                    ("t-tiled-gemm.json", gemm, gemm["heldout"])):
+                got = load(os.path.join(out, name))
+                self.assertEqual(got["offgrid"], off, name)
+                self.assertEqual((got["measurements"], got["heldout"], got["model"]),
+                                 (want["measurements"], want["heldout"], want["model"]), name)
+                self.assertEqual(got["report"]["offgrid"]["n_runs"], len(off), name)
+                self.assertEqual(got["provenance"]["phase_seconds"]
+                                 ["offgrid (scan and GEMM off-grid panels)"], 80, name)
+            # three scan parts: no scan panel; the GEMM one still ships
+            del files["offgrid-4.json"]
+            work_archive(run, files)
+            p = ship(run, out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertNotIn("offgrid", load(os.path.join(out, "t-scan.json")))
+            self.assertEqual(load(os.path.join(out, "t-tiled-gemm.json"))["offgrid"], gemm["heldout"])
+        with tempfile.TemporaryDirectory() as run, tempfile.TemporaryDirectory() as out:
+            scan, gemm = run_folder(run)
+            other = without_panel(gemm)
+            other["device"] = dict(other["device"], name="other-gpu")
+            work_archive(run, {"gemm-offgrid.json": dict(other, measurements=gemm["heldout"])})
+            p = ship(run, out)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("gemm-offgrid.json", p.stderr)
+            self.assertEqual(os.listdir(out), [])
 
     def test_bad_inputs_exit_2_and_write_nothing(self):
         with tempfile.TemporaryDirectory() as run, tempfile.TemporaryDirectory() as out:
