@@ -36,6 +36,7 @@ void pascal_jtext_init(pascal_jtext *w, size_t reserve)
     if (w->text) {
       w->cap = reserve;
       w->text[0] = '\0';
+      pascal_prefault(w->text, reserve); /* the room reserved is to be written */
     } else {
       w->status = PASCAL_ENOMEM;
     }
@@ -134,10 +135,12 @@ static int grow(pascal_jtext *w, size_t more)
     w->borrowed = 0;
     return 0;
   }
+  size_t was = w->cap;
   if (pascal_grow((void **)&w->text, &w->cap, w->len + more + 1, 1)) {
     fail(w, PASCAL_ENOMEM, NULL);
     return -1;
   }
+  pascal_prefault(w->text + was, w->cap - was); /* the new room is written next */
   return 0;
 }
 

@@ -423,6 +423,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     /* the declared body's room at once: no regrowth (and copy) as it comes */
     if (declared > 0 && pascal_grow((void **)&c->body, &c->cap, (size_t)declared + 1, 1))
       return MHD_NO;
+    pascal_prefault(c->body, (size_t)declared + 1); /* it is all written next */
     return MHD_YES;
   }
   if (*upload_data_size > 0) {

@@ -332,11 +332,15 @@ static int items_from_text(pd_ctx *ctx, pd_jread *r, batch *b, pd_reply *rep)
   if (!pd_jread_take(r, '['))
     return 0;
   r->p--; /* count from the '[' */
-  if (pd_jread_count_objects(r, ctx->cfg.batch_max) > ctx->cfg.batch_max) {
+  size_t count = pd_jread_count_objects(r, ctx->cfg.batch_max);
+  if (count > ctx->cfg.batch_max) {
     batch_refuse(ctx, rep);
     return -1;
   }
   r->p++;
+  /* the items' room at once (the count is exact for a well-formed array) */
+  if (count && pascal_grow((void **)&b->items, &b->cap, count, sizeof *b->items) == PASCAL_OK)
+    pascal_prefault(b->items, count * sizeof *b->items);
   if (pd_jread_take(r, ']'))
     return 1;
   pd_fields item;
