@@ -292,8 +292,7 @@ static pascal_status choose_between_static(pascal_model *m, const pascal_calibra
   size_t points = 0;
   uint32_t lo, hi;
   pascal_status st = PASCAL_OK;
-  *b = (pascal_reading_choice){
-      m->between.rule, {m->between.rule, PASCAL_READ_STATIC_EXCESS}, {NAN, NAN}, 0};
+  assert(b->candidate[0] == m->between.rule && b->candidate[1] == PASCAL_READ_STATIC_EXCESS);
   gemm_level_range(cal, 2, &lo, &hi);
   for (size_t i = 0; !st && i < cal->n_gemm_runs; i++) {
     uint32_t kg = cal->gemm_runs[i].shape.Kg;
@@ -316,6 +315,8 @@ pascal_status pc_model_choose_readings(pascal_model *m, const pascal_calibration
   m->beyond = (pascal_reading_choice){
       PASCAL_READ_EXCESS_RATIO, {PASCAL_READ_EXCESS_RATIO, PASCAL_READ_RATIO}, {NAN, NAN}, 0};
   pascal_status st = choose_between(m, items, n, scratch, err);
+  /* on top of the reading between knots: the carry's default is that
+     reading (a scan's stays so, with no point) */
   m->between_static = (pascal_reading_choice){
       m->between.rule, {m->between.rule, PASCAL_READ_STATIC_EXCESS}, {NAN, NAN}, 0};
   if (!st && !pascal_workload_scans(m->workload))
