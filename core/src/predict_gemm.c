@@ -279,7 +279,11 @@ static pascal_status carry_between(const pascal_model *md, pascal_gemm_predictio
   double vs[2], b0[2], vq;
   pascal_status st = PASCAL_OK;
   bool said = false;
-  for (int k = 0; !st && k < 2; k++) { /* V_s first: where it is silent, no more */
+  /* V_s first, the upper level first: V_s / B_0 never falls as n_k grows
+     (a longer panel only turns hits into misses; test_gemm_config checks
+     it), so where the upper level is silent the lower one is too, and one
+     walk settles that nothing is carried */
+  for (int k = 1; !st && k >= 0 && (k == 1 || said); k--) {
     pascal_gemm_prediction geo;
     c->n_k[k] = (uint32_t)tile_count(md->lnk_levels[i + k]);
     at[k] = (pascal_gemm_shape){p->n_r * g->tile_m, p->n_c * g->tile_n, c->n_k[k] * g->tile_k};

@@ -3,8 +3,9 @@
  * (pascal/gemm_config.h): the grouped raster against Triton's order worked
  * by hand, the static reference against its definition evaluated by brute
  * force and against a hand-worked direct/grouped pair, the resources and
- * occupancy rules on worked examples, and the transfer of an answer
- * recomputed from its parts.
+ * occupancy rules on worked examples, the static reference's excess never
+ * falling as the reduction grows (every small grid), and the transfer of an
+ * answer recomputed from its parts.
  *
  * How these checks were seen to fail: swapping i and j in the grouped
  * order breaks raster_by_hand (and crashes the brute force, which indexes
@@ -175,6 +176,34 @@ static void static_reference(void)
   edge.Mg += 16;
   CHECK_INT(pascal_gemm_static_fills(&edge, &small, 132, 1e12, &v, &err), PASCAL_ERANGE);
   CHECK(strcmp(err.field, "Mg") == 0);
+}
+
+/* V_s / B_0 never falls as the reduction grows (what the carry between
+ * reduction lengths relies on, predict_gemm.c): a longer K makes every
+ * panel longer by the same factor while the outputs stay, so the bytes
+ * behind a panel's return grow and a hit can only turn into a miss. Every
+ * grid up to 12 x 12 tiles, three rasters, several wave sizes and
+ * capacities, n_k = 1 .. 24. */
+static void static_ratio_grows_with_k(void)
+{
+  size_t checks = 0;
+  for (uint32_t nr = 1; nr <= 12; nr++)
+    for (uint32_t nc = 1; nc <= 12; nc++)
+      for (uint32_t g = 1; g <= 8; g *= 2)
+        for (uint32_t M = 1; M <= 17; M += 4)
+          for (double cap = 0.25e6; cap <= 8e6; cap *= 2) {
+            pascal_gemm_config c = {64, 64, 32, 2, 2, g};
+            double last = 0;
+            for (uint32_t nk = 1; nk <= 24; nk++) {
+              pascal_gemm_shape s = {64 * nr, 64 * nc, 32 * nk};
+              double v, b0 = 32.0 * nk * 64 * (nr + nc) * 2;
+              CHECK_INT(pascal_gemm_static_fills(&s, &c, M, cap, &v, NULL), PASCAL_OK);
+              CHECK(v / b0 >= last * (1 - 1e-12));
+              last = v / b0;
+              checks++;
+            }
+          }
+  CHECK(checks == 12 * 12 * 4 * 5 * 6 * 24);
 }
 
 static void resources(void)
@@ -526,6 +555,7 @@ static void query_fields(void)
 
 int main(void)
 {
+  static_ratio_grows_with_k();
   raster_by_hand();
   static_reference();
   resources();
