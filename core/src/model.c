@@ -16,6 +16,7 @@
 
 #include "curve_internal.h"
 #include "model_internal.h"
+#include "quantile.h"
 
 static int cmp_u32(uint32_t x, uint32_t y)
 {
@@ -283,12 +284,6 @@ static void fit_gemm_time(pascal_model *m, const pc_fit_item *items, size_t n, d
   m->timed = pc_time_fit_gemm(runs, k, m->device.sm_count, &m->gemm_time, scratch + 3 * n);
 }
 
-static int compare_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* m->lnk_levels: the knots of all grids, each once, increasing (the
  * reduction lengths an answer between two of them reads at). */
 static pascal_status gemm_levels(pascal_model *m, pascal_error *err)
@@ -302,7 +297,7 @@ static pascal_status gemm_levels(pascal_model *m, pascal_error *err)
   for (size_t g = 0; g < m->n_grids; g++)
     for (size_t j = 0; j < m->grids[g].curve.n; j++)
       m->lnk_levels[k++] = m->grids[g].curve.x[j];
-  qsort(m->lnk_levels, total, sizeof *m->lnk_levels, compare_double);
+  pc_sort_doubles(m->lnk_levels, total);
   m->n_lnk_levels = 0;
   for (size_t i = 0; i < total; i++)
     if (!m->n_lnk_levels || m->lnk_levels[i] != m->lnk_levels[m->n_lnk_levels - 1])

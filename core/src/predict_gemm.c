@@ -260,23 +260,23 @@ static bool level_bracket(const pascal_model *md, double lnk, size_t *i)
   return x[k + 1] != lnk;
 }
 
-/* p (predict_held's answer) carried between the two reduction levels
- * around its n_k by V_s (pascal_gemm_carry); p->why.carry says whether it
- * was. Not carried at a level or outside them, where V_s refetches too
- * little at both levels to say anything, or where it cannot be walked
- * (more output tiles than it takes: the reading between knots stands). */
+/* p (predict_held's answer, its carry empty) carried between the two
+ * reduction levels around its n_k by V_s (pascal_gemm_carry); p->why.carry
+ * says whether it was. Not carried at a level or outside them, where V_s
+ * refetches too little at both levels to say anything, or where it cannot
+ * be walked (more output tiles than it takes: the reading between knots
+ * stands). */
 static pascal_status carry_between(const pascal_model *md, pascal_gemm_prediction *p,
                                    pascal_error *err)
 {
   pascal_gemm_carry *c = &p->why.carry;
-  *c = (pascal_gemm_carry){.share = {NAN, NAN}, .kappa_s = NAN};
   double lnk = log((double)p->n_k);
   size_t i;
   if (!level_bracket(md, lnk, &i))
     return PASCAL_OK;
   const pascal_gemm_params *g = &md->gemm;
   pascal_gemm_shape at[2];
-  double vs[2], b0[2], vq;
+  double xs[2], vq; /* V_s's excess over B_0 at each level, as a share of B_0 */
   pascal_status st = PASCAL_OK;
   bool said = false;
   /* V_s first, the upper level first: V_s / B_0 never falls as n_k grows
@@ -285,12 +285,13 @@ static pascal_status carry_between(const pascal_model *md, pascal_gemm_predictio
      walk settles that nothing is carried */
   for (int k = 1; !st && k >= 0 && (k == 1 || said); k--) {
     pascal_gemm_prediction geo;
+    double vs;
     c->n_k[k] = (uint32_t)tile_count(md->lnk_levels[i + k]);
     at[k] = (pascal_gemm_shape){p->n_r * g->tile_m, p->n_c * g->tile_n, c->n_k[k] * g->tile_k};
     if (!(st = pascal_gemm_geometry(g, &at[k], &geo, err)) &&
-        !(st = static_fills(md, p->n_r, p->n_c, c->n_k[k], p->M, &vs[k], err))) {
-      b0[k] = geo.B0;
-      said = said || vs[k] / b0[k] - 1 >= GEMM_STATIC_EXCESS_MIN;
+        !(st = static_fills(md, p->n_r, p->n_c, c->n_k[k], p->M, &vs, err))) {
+      xs[k] = vs / geo.B0 - 1;
+      said = said || xs[k] >= GEMM_STATIC_EXCESS_MIN;
     }
   }
   if (!st && said && !(st = static_fills(md, p->n_r, p->n_c, p->n_k, p->M, &vq, err)))
@@ -302,9 +303,8 @@ static pascal_status carry_between(const pascal_model *md, pascal_gemm_predictio
   for (int k = 0; !st && said && k < 2; k++) {
     pascal_gemm_prediction q;
     gemm_span sp;
-    if (vs[k] / b0[k] - 1 >= GEMM_STATIC_EXCESS_MIN &&
-        !(st = predict_held(md, &at[k], &q, &sp, err)))
-      c->share[k] = (q.kappa - 1) / (vs[k] / b0[k] - 1);
+    if (xs[k] >= GEMM_STATIC_EXCESS_MIN && !(st = predict_held(md, &at[k], &q, &sp, err)))
+      c->share[k] = (q.kappa - 1) / xs[k];
   }
   if (st || !said)
     return st;
