@@ -8,7 +8,8 @@
  * slice order: the items come back in the order they were asked. A large
  * answer is streamed: written a chunk of items at a time as the client
  * reads it (pd_stream, reply.h), so that its memory is bounded per
- * connection however slowly the client reads.
+ * connection however slowly the client reads; a streamed chunk's slice
+ * texts are sent one after the other, never copied into one.
  */
 #include "predict_batch.h"
 
@@ -25,15 +26,19 @@
 #include "registry.h"
 #include "reply.h"
 
-#define PD_ITEM_RESERVE      296 /* bytes: a compact item, expected error and time included */
-#define PD_BATCH_SLICES_MAX  8
-#define PD_BATCH_SLICE_MIN   1024 /* items per extra thread: below, one thread */
+/* Bytes of an answered item, as the shipped calibrations answer (a scan's
+ * compact item with its interval, validation and an extrapolated
+ * coordinate is about 600, explained about 2,050). */
+#define PD_ITEM_RESERVE           640
+#define PD_ITEM_RESERVE_EXPLAINED 2176
+#define PD_BATCH_SLICES_MAX       8
+#define PD_BATCH_SLICE_MIN        1024 /* items per extra thread: below, one thread */
 /* An answer estimated above PD_BATCH_INLINE_MAX bytes is streamed in chunks
- * of about PD_BATCH_CHUNK_BYTES (1,771 compact items, answered on two
- * threads; 442 explained): what a client that never reads holds
+ * of about PD_BATCH_CHUNK_BYTES (1,638 compact items, answered on two
+ * threads; 481 explained): what a client that never reads holds
  * (docs/http-api.md, "Connections"). */
-#define PD_BATCH_INLINE_MAX  (1u << 20)
-#define PD_BATCH_CHUNK_BYTES (512u * 1024u)
+#define PD_BATCH_INLINE_MAX       (1u << 20)
+#define PD_BATCH_CHUNK_BYTES      (1u << 20)
 _Static_assert(PD_BATCH_SLICES_MAX <= PD_FANOUT_MAX, "every slice gets its thread");
 
 typedef struct batch_item {
@@ -53,6 +58,11 @@ void pd_predict_count(pd_ctx *ctx, uint64_t ok, uint64_t refused)
     atomic_fetch_add_explicit(&ctx->stats.predictions, ok, memory_order_relaxed);
   if (refused)
     atomic_fetch_add_explicit(&ctx->stats.predictions_refused, refused, memory_order_relaxed);
+}
+
+static size_t item_reserve(const batch *b)
+{
+  return b->detail == PASCAL_CODEC_EXPLAINED ? PD_ITEM_RESERVE_EXPLAINED : PD_ITEM_RESERVE;
 }
 
 static void batch_free(batch *b)
@@ -126,14 +136,13 @@ static int batch_add(pd_ctx *ctx, batch *b, pd_fields *fields, pd_reply *rep)
 }
 
 /* One slice [lo, hi) of a batch, answered as comma-separated items into
- * `out` (slice 0 writes into the reply itself). Slices only read the
- * items, the registry (read lock) and the models. */
+ * `out`. Slices only read the items, the registry (read lock) and the
+ * models. */
 typedef struct batch_slice {
   pd_ctx *ctx;
   const batch *b;
   size_t lo, hi, ok;
   pascal_jtext *out;
-  pascal_jtext own; /* the text of slices 1.. */
 } batch_slice;
 
 static void *slice_run(void *arg)
@@ -175,45 +184,50 @@ static void *slice_run(void *arg)
   return NULL;
 }
 
-/* Items [lo, hi) of the batch appended to w's "results" array, in order,
- * by up to cfg.threads slices; returns how many were answered (not
- * refused). *status: PASCAL_OK, or a slice writer's failure (w's own is in
- * w). */
-static size_t write_items(pd_ctx *ctx, const batch *b, size_t lo, size_t hi, pascal_jtext *w,
-                          pascal_status *status)
+/* Items [lo, hi) of the batch answered by k slices (up to cfg.threads),
+ * k in *k: slice 0 appends to parts[0], the document's writer inside its
+ * "results" array; slice j > 0 writes into parts[j], emptied first (its
+ * room kept) and set to continue the array, so that its text starts with
+ * the comma that follows slice j - 1's items. The parts' texts in order
+ * are the items' text. Returns how many items were answered (not
+ * refused); *status: PASCAL_OK, or the first part's failure. */
+static size_t answer_slices(pd_ctx *ctx, const batch *b, size_t lo, size_t hi,
+                            pascal_jtext parts[PD_BATCH_SLICES_MAX], size_t *k,
+                            pascal_status *status)
 {
-  size_t n = hi - lo;
-  size_t k = n / PD_BATCH_SLICE_MIN + 1;
-  if (k > ctx->cfg.threads)
-    k = ctx->cfg.threads;
-  if (k > PD_BATCH_SLICES_MAX)
-    k = PD_BATCH_SLICES_MAX;
-  if (k < 1)
-    k = 1;
+  size_t n = hi - lo, per_item = item_reserve(b);
+  *k = n / PD_BATCH_SLICE_MIN + 1;
+  if (*k > ctx->cfg.threads)
+    *k = ctx->cfg.threads;
+  if (*k > PD_BATCH_SLICES_MAX)
+    *k = PD_BATCH_SLICES_MAX;
+  if (*k < 1)
+    *k = 1;
   batch_slice sl[PD_BATCH_SLICES_MAX];
   memset(sl, 0, sizeof sl);
-  for (size_t j = 0; j < k; j++) {
+  for (size_t j = 0; j < *k; j++) {
     sl[j].ctx = ctx;
     sl[j].b = b;
-    sl[j].lo = lo + n * j / k;
-    sl[j].hi = lo + n * (j + 1) / k;
-    if (j > 0)
-      pascal_jtext_init(&sl[j].own, PD_ITEM_RESERVE * (sl[j].hi - sl[j].lo));
-    sl[j].out = j > 0 ? &sl[j].own : w;
+    sl[j].lo = lo + n * j / *k;
+    sl[j].hi = lo + n * (j + 1) / *k;
+    sl[j].out = &parts[j];
+    if (j == 0)
+      continue;
+    if (parts[j].cap == 0)
+      pascal_jtext_init(&parts[j], per_item * (sl[j].hi - sl[j].lo));
+    parts[j].len = 0;
+    parts[j].comma = 1; /* k > 1 only when every slice has items: slice j - 1 wrote some */
   }
-  pd_fanout(k, slice_run, sl, sizeof *sl);
-  size_t ok = sl[0].ok;
-  pascal_status st = PASCAL_OK;
-  for (size_t j = 1; j < k; j++) {    /* k > 1 only when every slice has items */
-    assert(sl[j].lo == sl[j - 1].hi); /* the slices tile the range in order */
-    if (st == PASCAL_OK)
-      st = pascal_jtext_status(&sl[j].own, NULL);
-    pascal_jtext_raw(w, NULL, sl[j].own.text, sl[j].own.len);
+  pd_fanout(*k, slice_run, sl, sizeof *sl);
+  size_t ok = 0;
+  *status = PASCAL_OK;
+  for (size_t j = 0; j < *k; j++) {
+    assert(j == 0 || sl[j].lo == sl[j - 1].hi); /* the slices tile the range in order */
+    if (*status == PASCAL_OK)
+      *status = pascal_jtext_status(&parts[j], NULL);
     ok += sl[j].ok;
-    pascal_jtext_free(&sl[j].own);
   }
-  assert(sl[k - 1].hi == hi && ok <= n);
-  *status = st == PASCAL_OK ? pascal_jtext_status(w, NULL) : st;
+  assert(sl[*k - 1].hi == hi && ok <= n);
   return ok;
 }
 
@@ -230,41 +244,52 @@ static void write_tail(pascal_jtext *w, size_t n, size_t ok)
 
 /* A batch answered while it is sent (pd_stream): a chunk of items at a
  * time, each chunk written once the previous one is sent, so that a client
- * that does not read holds pascald to one chunk of text. */
+ * that does not read holds pascald to one chunk of text. A chunk is sent
+ * as its slices wrote it, part after part; the parts keep their room for
+ * the next chunk. */
 typedef struct batch_stream {
   pd_ctx *ctx;
   batch b;
   size_t chunk;    /* items per chunk */
   size_t next, ok; /* first item not written yet; answered so far */
   int done;        /* the tail is written */
-  pascal_jtext w;  /* the chunk being sent (its place in the document kept) */
-  size_t sent;     /* bytes of w.text sent */
+  /* part[0]: the document's writer (its place kept between chunks);
+   * part[j]: slice j's text of the chunk */
+  pascal_jtext part[PD_BATCH_SLICES_MAX];
+  size_t parts;     /* parts of the chunk being sent */
+  size_t cur, sent; /* the part being sent; bytes of it sent */
 } batch_stream;
 
 static long stream_read(void *state, char *buf, size_t max)
 {
   batch_stream *s = state;
-  while (s->sent == s->w.len) {
+  while (s->cur < s->parts && s->sent == s->part[s->cur].len) {
+    s->cur++;
+    s->sent = 0;
+    if (s->cur < s->parts)
+      continue;
     if (s->done)
       return 0;
-    s->w.len = 0; /* the sent text dropped; the writer's place (comma) kept */
-    s->sent = 0;
+    s->part[0].len = 0; /* the sent text dropped; the writer's place (comma) kept */
+    s->cur = 0;
     pascal_status st = PASCAL_OK;
     if (s->next < s->b.n) {
       size_t hi = s->next + s->chunk < s->b.n ? s->next + s->chunk : s->b.n;
-      s->ok += write_items(s->ctx, &s->b, s->next, hi, &s->w, &st);
+      s->ok += answer_slices(s->ctx, &s->b, s->next, hi, s->part, &s->parts, &st);
       s->next = hi;
     } else {
-      write_tail(&s->w, s->b.n, s->ok);
+      write_tail(&s->part[0], s->b.n, s->ok);
       pd_predict_count(s->ctx, s->ok, s->b.n - s->ok);
       s->done = 1;
-      st = pascal_jtext_status(&s->w, NULL);
+      s->parts = 1;
+      st = pascal_jtext_status(&s->part[0], NULL);
     }
     if (st != PASCAL_OK)
       return -1;
   }
-  size_t k = s->w.len - s->sent < max ? s->w.len - s->sent : max;
-  memcpy(buf, s->w.text + s->sent, k);
+  const pascal_jtext *p = &s->part[s->cur];
+  size_t k = p->len - s->sent < max ? p->len - s->sent : max;
+  memcpy(buf, p->text + s->sent, k);
   s->sent += k;
   return (long)k;
 }
@@ -273,29 +298,31 @@ static void stream_free(void *state)
 {
   batch_stream *s = state;
   batch_free(&s->b);
-  pascal_jtext_free(&s->w);
+  for (size_t j = 0; j < PD_BATCH_SLICES_MAX; j++)
+    pascal_jtext_free(&s->part[j]);
   free(s);
 }
 
 /* Answer the batch: {"results":[...],"count","ok","errors"}, about
- * PD_ITEM_RESERVE bytes per compact item. An answer that would pass
+ * item_reserve() bytes per item. An answer that would pass
  * PD_BATCH_INLINE_MAX is streamed instead of built whole; the batch's items
  * move into the stream (b is left empty). */
 static void batch_answer(pd_ctx *ctx, batch *b, pd_reply *rep)
 {
-  size_t n = b->n, per_item = PD_ITEM_RESERVE * (b->detail == PASCAL_CODEC_EXPLAINED ? 4 : 1);
-  pascal_jtext w;
-  pascal_jtext_init(&w,
-                    n * per_item > PD_BATCH_INLINE_MAX ? PD_BATCH_CHUNK_BYTES : 64 + per_item * n);
-  pascal_jtext_object_begin(&w, NULL);
-  pascal_jtext_array_begin(&w, "results");
-  if (n * per_item > PD_BATCH_INLINE_MAX) {
+  size_t n = b->n, per_item = item_reserve(b);
+  int streamed = n * per_item > PD_BATCH_INLINE_MAX;
+  pascal_jtext parts[PD_BATCH_SLICES_MAX];
+  memset(parts, 0, sizeof parts);
+  pascal_jtext_init(&parts[0], streamed ? PD_BATCH_CHUNK_BYTES : 64 + per_item * n);
+  pascal_jtext_object_begin(&parts[0], NULL);
+  pascal_jtext_array_begin(&parts[0], "results");
+  if (streamed) {
     batch_stream *s = calloc(1, sizeof *s);
     pd_stream *st = malloc(sizeof *st);
     if (!s || !st) {
       free(s);
       free(st);
-      pascal_jtext_free(&w);
+      pascal_jtext_free(&parts[0]);
       pd_reply_error(rep, 500, "internal", NULL, "out of memory streaming the batch answer");
       return;
     }
@@ -303,20 +330,30 @@ static void batch_answer(pd_ctx *ctx, batch *b, pd_reply *rep)
     s->chunk = PD_BATCH_CHUNK_BYTES / per_item;
     s->b = *b;
     memset(b, 0, sizeof *b);
-    s->w = w;
+    s->part[0] = parts[0];
+    s->parts = 1; /* the document's head first */
     *st = (pd_stream){stream_read, stream_free, s};
     pd_reply_stream(rep, 200, "application/json", st);
     return;
   }
   pascal_status st = PASCAL_OK;
-  size_t ok = write_items(ctx, b, 0, n, &w, &st);
-  write_tail(&w, n, ok);
+  size_t k = 1;
+  size_t ok = answer_slices(ctx, b, 0, n, parts, &k, &st);
+  pascal_jtext *w = &parts[0];
+  for (size_t j = 1; j < k; j++) { /* each continues the array: its comma is the raw value's */
+    if (st == PASCAL_OK) {
+      assert(parts[j].len > 0 && parts[j].text[0] == ',');
+      pascal_jtext_raw(w, NULL, parts[j].text + 1, parts[j].len - 1);
+    }
+    pascal_jtext_free(&parts[j]);
+  }
+  write_tail(w, n, ok);
   pd_predict_count(ctx, ok, n - ok);
   size_t len = 0;
-  char *text = st == PASCAL_OK && pascal_jtext_status(&w, NULL) == PASCAL_OK
-                   ? pascal_jtext_take(&w, &len)
+  char *text = st == PASCAL_OK && pascal_jtext_status(w, NULL) == PASCAL_OK
+                   ? pascal_jtext_take(w, &len)
                    : NULL;
-  pascal_jtext_free(&w);
+  pascal_jtext_free(w);
   if (!text) {
     pd_reply_error(rep, 500, "internal", NULL, "out of memory writing the batch answer");
     return;

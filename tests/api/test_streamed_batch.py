@@ -64,7 +64,10 @@ class StreamedBatch(SynthDaemonTest):
         self.check(2000, True, 100)
 
     def test_compact(self):
-        self.check(5000, False, 500)
+        # 1,500 items are built whole by two slices on two cores (their texts
+        # joined), the last 500 by one; the streamed chunks by two, sent
+        # part after part
+        self.check(5000, False, 1500)
 
 
 if __name__ == "__main__":
