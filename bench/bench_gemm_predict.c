@@ -3,7 +3,9 @@
  * bundle (pascal_model_predict_gemm, docs/design.md 4.5), split by what the
  * answer did: read at a calibrated reduction length, between two of them
  * by the curves, carried between them by the static reference V_s (its
- * three walks: pascal_gemm_carry), or past the grid. The shapes are the
+ * three walks: pascal_gemm_carry), the lower level's kappa held where V_s
+ * is silent at both levels (two walks and the lower level's answer), or
+ * past the grid. The shapes are the
  * bundle's own held-out and off-grid panels, each timed apart; the figure is
  * the median of each shape's median, per kind, with the slowest shape's.
  *
@@ -17,9 +19,10 @@
 #include "pascal_codec.h"
 #include "timing.h"
 
-enum { AT_LEVEL, BETWEEN, CARRIED, BEYOND, KINDS };
+enum { AT_LEVEL, BETWEEN, CARRIED, HELD, BEYOND, KINDS };
 static const char *const KIND_NAMES[KINDS] = {"at a calibrated Kg", "between Kg, curves",
-                                              "between Kg, carried by V_s", "beyond the grid"};
+                                              "between Kg, carried by V_s",
+                                              "between Kg, lower level held", "beyond the grid"};
 
 #define MAX_SHAPES 4096
 
@@ -28,7 +31,7 @@ static int kind_of(const pascal_gemm_prediction *p)
   if (p->extrapolated.n)
     return BEYOND;
   if (p->why.carry.carried)
-    return CARRIED;
+    return p->why.carry.reading == PASCAL_READ_LOWER_LEVEL ? HELD : CARRIED;
   for (size_t i = 0; i < p->transfers.n; i++)
     if (p->transfers.item[i].coordinate == PASCAL_COORD_N_K && p->transfers.item[i].distance > 0)
       return BETWEEN;
@@ -89,10 +92,11 @@ int main(int argc, char **argv)
       if (n_kind[kind] < MAX_SHAPES)
         per_kind[kind][n_kind[kind]++] = time_shape(md, &r->shape, reps, samples);
     }
-  pascal_reading_choice b;
+  pascal_reading_choice b, silent;
   pascal_model_between_static(md, &b);
-  printf("bench_gemm_predict: %s (between Kg: %s), %d calls per shape\n", argv[1],
-         pascal_reading_name(b.rule), reps);
+  pascal_model_between_silent(md, &silent);
+  printf("bench_gemm_predict: %s (between Kg: %s; where V_s is silent: %s), %d calls per shape\n",
+         argv[1], pascal_reading_name(b.rule), pascal_reading_name(silent.rule), reps);
   for (int k = 0; k < KINDS; k++) {
     if (!n_kind[k])
       continue;

@@ -63,6 +63,8 @@ bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r)
   case PC_EXCLUDE_KG: return r->shape.Kg == ex->level;
   case PC_EXCLUDE_MG: return r->shape.Mg == ex->level;
   case PC_EXCLUDE_NG: return r->shape.Ng == ex->level;
+  case PC_EXCLUDE_GRID_KG:
+    return (ex->Mg == r->shape.Mg && ex->Ng == r->shape.Ng) || r->shape.Kg == ex->level;
   default: return false;
   }
 }
@@ -370,6 +372,7 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
     m->between = base->between;
     m->beyond = base->beyond;
     m->between_static = base->between_static;
+    m->between_silent = base->between_silent;
   } else if (!st) {
     st = pc_model_choose_readings(m, cal, items, n, scratch, err);
   }

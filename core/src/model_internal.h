@@ -87,20 +87,24 @@ struct pascal_model {
   pascal_reading_choice between;        /* the reading between knots (model.c)  */
   pascal_reading_choice beyond;         /* GEMM: the carry beyond the grid      */
   pascal_reading_choice between_static; /* GEMM: the carry between Kg   */
+  pascal_reading_choice between_silent; /* GEMM: where V_s says nothing */
 };
 
 /* Runs to leave out of a fit: a scan key or a GEMM grid (Mg, Ng) (the
  * leave-one-key-out folds), or every run at one level of a coordinate the
  * curves and sizes are calibrated at (the level folds of residuals.c): a
- * horizon W or a size N of a scan, a reduction length Kg of a GEMM. */
+ * horizon W or a size N of a scan, a reduction length Kg of a GEMM; or a
+ * GEMM grid and a reduction length together (its runs at that length are
+ * then read from other grids and lengths: model_reading.c). */
 typedef enum model_exclusion_kind {
   PC_EXCLUDE_NONE = 0,
-  PC_EXCLUDE_KEY = 1, /* key (scan) or Mg, Ng (GEMM)  */
-  PC_EXCLUDE_W = 2,   /* scan runs with W == level     */
-  PC_EXCLUDE_N = 3,   /* scan runs with N == level     */
-  PC_EXCLUDE_KG = 4,  /* GEMM runs with Kg == level    */
-  PC_EXCLUDE_MG = 5,  /* GEMM runs with Mg == level    */
-  PC_EXCLUDE_NG = 6   /* GEMM runs with Ng == level    */
+  PC_EXCLUDE_KEY = 1,    /* key (scan) or Mg, Ng (GEMM)  */
+  PC_EXCLUDE_W = 2,      /* scan runs with W == level     */
+  PC_EXCLUDE_N = 3,      /* scan runs with N == level     */
+  PC_EXCLUDE_KG = 4,     /* GEMM runs with Kg == level    */
+  PC_EXCLUDE_MG = 5,     /* GEMM runs with Mg == level    */
+  PC_EXCLUDE_NG = 6,     /* GEMM runs with Ng == level    */
+  PC_EXCLUDE_GRID_KG = 7 /* GEMM runs of grid Mg, Ng or with Kg == level */
 } model_exclusion_kind;
 
 typedef struct model_exclusion {
@@ -315,11 +319,15 @@ pascal_status pc_gemm_fills_by_carry(const pascal_model *md, const pascal_gemm_s
                                      pascal_error *err);
 
 /* The fills pascal_model_predict_gemm answers for `shape` read between
- * two reduction lengths with md's between reading (fills[0]) and carried
- * by the static reference (fills[1], pascal_gemm_carry; the first where the
- * carry does not apply): what the Kg folds of model_reading.c compare. */
+ * two reduction lengths by each of rules[k]: md's reading between knots
+ * (any other rule), carried by the static reference
+ * (PASCAL_READ_STATIC_EXCESS, pascal_gemm_carry; where V_s is silent at
+ * both levels the reading between knots stands) or so carried with the
+ * lower level's kappa held where V_s is silent (PASCAL_READ_LOWER_LEVEL):
+ * what the Kg folds of model_reading.c compare. */
 pascal_status pc_gemm_fills_between(const pascal_model *md, const pascal_gemm_shape *shape,
-                                    double fills[2], pascal_error *err);
+                                    const pascal_reading rules[2], double fills[2],
+                                    pascal_error *err);
 
 /* A GEMM query's prediction in its configuration (predict_config.c;
  * pascal/gemm_config.h "Transfer"): the calibration's own where the

@@ -11,8 +11,11 @@
  * by V / V_s); and between two GEMM reduction lengths, each interior Kg
  * held out in turn and its runs predicted by the model of the rest with the
  * reading between knots or carried by the query's static reference
- * (pascal_gemm_carry). The alternative replaces the default only when its
- * mean error is lower.
+ * (pascal_gemm_carry); and with that carry, where the static reference
+ * has nothing to carry, the same Kg folds and folds that hold out an
+ * interior grid with an interior Kg, predicted with nothing carried or
+ * with the lower level's kappa held. The alternative replaces the default
+ * only when its mean error is lower.
  */
 #include <assert.h>
 #include <math.h>
@@ -227,12 +230,23 @@ static pascal_status fills_between(const pascal_model *fold, const pascal_gemm_s
                                    const pascal_reading_choice *b, double fills[2],
                                    pascal_error *err)
 {
-  (void)b;
-  return pc_gemm_fills_between(fold, shape, fills, err);
+  return pc_gemm_fills_between(fold, shape, b->candidate, fills, err);
 }
 
-/* Add to sum[k] |fills_k / measured - 1| of every run ex leaves out of
- * cal, predicted by the model of the rest (m's readings) with fills(). */
+/* Whether a fold scores run r: every run it leaves out, except that a fold
+ * leaving out a grid and a reduction length scores only the grid's runs at
+ * that length (the others are left out so that those are read from other
+ * grids and lengths). */
+static bool fold_scores(const model_exclusion *ex, const pascal_gemm_run *r)
+{
+  if (ex->kind == PC_EXCLUDE_GRID_KG)
+    return ex->Mg == r->shape.Mg && ex->Ng == r->shape.Ng && ex->level == r->shape.Kg;
+  return pc_excludes_gemm(ex, r);
+}
+
+/* Add to sum[k] |fills_k / measured - 1| of every run the fold ex scores
+ * (fold_scores), predicted by the model of the rest of cal (m's readings)
+ * with fills(). */
 static pascal_status score_gemm_fold(const pascal_calibration *cal, const pascal_model *m,
                                      const model_exclusion *ex, fold_fills_fn fills,
                                      const pascal_reading_choice *b, double sum[2], size_t *points,
@@ -243,7 +257,7 @@ static pascal_status score_gemm_fold(const pascal_calibration *cal, const pascal
   for (size_t i = 0; !st && i < cal->n_gemm_runs; i++) {
     const pascal_gemm_run *r = &cal->gemm_runs[i];
     double f[2];
-    if (!pc_excludes_gemm(ex, r))
+    if (!fold_scores(ex, r))
       continue;
     if ((st = fills(fold, &r->shape, b, f, err)))
       break;
@@ -279,29 +293,80 @@ static pascal_status choose_beyond(pascal_model *m, const pascal_calibration *ca
   return st;
 }
 
+/* Whether v lies strictly between the smallest and the largest level of
+ * GEMM dimension dim (gemm_level_range). */
+static bool gemm_interior(const pascal_calibration *cal, int dim, uint32_t v)
+{
+  uint32_t lo, hi;
+  gemm_level_range(cal, dim, &lo, &hi);
+  return lo < v && v < hi;
+}
+
+/* Score b's candidates between two reduction lengths (fills_between) on
+ * the folds that hold out every Kg of the calibration strictly between
+ * its smallest and its largest in turn, adding to sum and points. */
+static pascal_status score_kg_folds(const pascal_calibration *cal, const pascal_model *m,
+                                    const pascal_reading_choice *b, double sum[2], size_t *points,
+                                    pascal_error *err)
+{
+  pascal_status st = PASCAL_OK;
+  for (size_t i = 0; !st && i < cal->n_gemm_runs; i++) {
+    uint32_t kg = cal->gemm_runs[i].shape.Kg;
+    size_t j = 0;
+    while (j < i && cal->gemm_runs[j].shape.Kg != kg)
+      j++;
+    if (!gemm_interior(cal, 2, kg) || j < i) /* an end, or a level already held out */
+      continue;
+    model_exclusion ex = {.kind = PC_EXCLUDE_KG, .level = kg, .untimed = true};
+    st = score_gemm_fold(cal, m, &ex, fills_between, b, sum, points, err);
+  }
+  return st;
+}
+
 /* Choose the GEMM model m's carry between two reduction lengths on its own
- * runs: every Kg of the calibration strictly between its smallest and its
- * largest held out in turn, each held-out run predicted by the model of the
- * rest with m's reading between knots (candidate 0) and carried by the
- * static reference (1); the mean |V / V_measured - 1| decides. */
+ * runs: the Kg folds (score_kg_folds), each held-out run predicted by the
+ * model of the rest with m's reading between knots (candidate 0) and
+ * carried by the static reference (1); the mean |V / V_measured - 1|
+ * decides. */
 static pascal_status choose_between_static(pascal_model *m, const pascal_calibration *cal,
                                            pascal_error *err)
 {
   pascal_reading_choice *b = &m->between_static;
   double sum[2] = {0, 0};
   size_t points = 0;
-  uint32_t lo, hi;
-  pascal_status st = PASCAL_OK;
   assert(b->candidate[0] == m->between.rule && b->candidate[1] == PASCAL_READ_STATIC_EXCESS);
-  gemm_level_range(cal, 2, &lo, &hi);
+  pascal_status st = score_kg_folds(cal, m, b, sum, &points, err);
+  choose_by_sums(b, sum, points);
+  return st;
+}
+
+/* With the carry chosen: where the static reference is silent at both
+ * levels around a query, nothing carried (candidate 0) or the lower
+ * level's kappa held (1), scored where the two can differ: the Kg folds,
+ * and folds that hold out each interior grid (Mg and Ng strictly inside
+ * the calibrated ones) together with each interior Kg, its runs at that Kg
+ * then read from the other grids and lengths as a query between grids and
+ * lengths is; the mean |V / V_measured - 1| over both decides. */
+static pascal_status choose_between_silent(pascal_model *m, const pascal_calibration *cal,
+                                           pascal_error *err)
+{
+  pascal_reading_choice *b = &m->between_silent;
+  double sum[2] = {0, 0};
+  size_t points = 0;
+  assert(b->candidate[0] == PASCAL_READ_STATIC_EXCESS &&
+         b->candidate[1] == PASCAL_READ_LOWER_LEVEL);
+  pascal_status st = score_kg_folds(cal, m, b, sum, &points, err);
   for (size_t i = 0; !st && i < cal->n_gemm_runs; i++) {
-    uint32_t kg = cal->gemm_runs[i].shape.Kg;
+    const pascal_gemm_shape *s = &cal->gemm_runs[i].shape;
     size_t j = 0;
-    while (j < i && cal->gemm_runs[j].shape.Kg != kg)
+    while (j < i && !(cal->gemm_runs[j].shape.Mg == s->Mg && cal->gemm_runs[j].shape.Ng == s->Ng &&
+                      cal->gemm_runs[j].shape.Kg == s->Kg))
       j++;
-    if (kg == lo || kg == hi || j < i) /* an end, or a level already held out */
+    if (j < i || !gemm_interior(cal, 0, s->Mg) || !gemm_interior(cal, 1, s->Ng) ||
+        !gemm_interior(cal, 2, s->Kg)) /* a repeat, or not between calibrated levels */
       continue;
-    model_exclusion ex = {.kind = PC_EXCLUDE_KG, .level = kg, .untimed = true};
+    model_exclusion ex = {
+        .kind = PC_EXCLUDE_GRID_KG, .Mg = s->Mg, .Ng = s->Ng, .level = s->Kg, .untimed = true};
     st = score_gemm_fold(cal, m, &ex, fills_between, b, sum, &points, err);
   }
   choose_by_sums(b, sum, points);
@@ -321,6 +386,14 @@ pascal_status pc_model_choose_readings(pascal_model *m, const pascal_calibration
       m->between.rule, {m->between.rule, PASCAL_READ_STATIC_EXCESS}, {NAN, NAN}, 0};
   if (!st && !pascal_workload_scans(m->workload))
     st = choose_between_static(m, cal, err);
+  /* on top of the carry, where V_s says nothing (without the carry its
+     default, with no point: nothing is carried anyway) */
+  m->between_silent = (pascal_reading_choice){PASCAL_READ_STATIC_EXCESS,
+                                              {PASCAL_READ_STATIC_EXCESS, PASCAL_READ_LOWER_LEVEL},
+                                              {NAN, NAN},
+                                              0};
+  if (!st && m->between_static.rule == PASCAL_READ_STATIC_EXCESS)
+    st = choose_between_silent(m, cal, err);
   if (!st && !pascal_workload_scans(m->workload))
     st = choose_beyond(m, cal, err);
   return st;
@@ -341,6 +414,11 @@ void pascal_model_between_static(const pascal_model *model, pascal_reading_choic
   *out = model->between_static;
 }
 
+void pascal_model_between_silent(const pascal_model *model, pascal_reading_choice *out)
+{
+  *out = model->between_silent;
+}
+
 const char *pascal_reading_name(pascal_reading rule)
 {
   switch (rule) {
@@ -350,6 +428,7 @@ const char *pascal_reading_name(pascal_reading rule)
   case PASCAL_READ_EXCESS_RATIO: return "excess-ratio";
   case PASCAL_READ_RATIO: return "ratio";
   case PASCAL_READ_STATIC_EXCESS: return "static-excess";
+  case PASCAL_READ_LOWER_LEVEL: return "lower-level";
   }
   return "?";
 }

@@ -31,7 +31,9 @@
  * answer at the two levels around n_k, each a share of V_s's excess there,
  * the share linear in log n_k, times V_s's excess at the query; so a
  * capacity threshold V_s places between two levels is where the answer
- * puts it (docs/design.md 4.5).
+ * puts it (docs/design.md 4.5). Where V_s refetches too little at both
+ * levels to carry anything and the calibration's folds chose it
+ * (model.between_silent), the lower level's kappa is held.
  */
 #include <assert.h>
 #include <math.h>
@@ -222,7 +224,8 @@ static pascal_status predict_held(const pascal_model *md, const pascal_gemm_shap
       why->rule = why->col[k].rule;
   }
   why->a = why->row.a;
-  why->carry = (pascal_gemm_carry){.share = {NAN, NAN}, .kappa_s = NAN};
+  why->carry = (pascal_gemm_carry){
+      .reading = PASCAL_READ_STATIC_EXCESS, .share = {NAN, NAN}, .kappa_s = NAN};
   p.K = pascal_excess_decode(why->a, p.K0, p.M);
   p.kappa = p.K / p.K0;
   p.rho = p.K / p.M;
@@ -260,14 +263,26 @@ static bool level_bracket(const pascal_model *md, double lnk, size_t *i)
   return x[k + 1] != lnk;
 }
 
+/* p answers with kappa (within [1, Q / B_0]), carried. */
+static void answer_carried(pascal_gemm_prediction *p, double kappa)
+{
+  p->kappa = fmin(fmax(kappa, 1), p->Q / p->B0);
+  p->K = p->K0 * p->kappa;
+  p->rho = p->K / p->M;
+  p->fill_bytes = p->kappa * p->B0;
+  p->why.a = pascal_excess_encode(log(p->kappa));
+  p->why.carry.carried = true;
+}
+
 /* p (predict_held's answer, its carry empty) carried between the two
  * reduction levels around its n_k by V_s (pascal_gemm_carry); p->why.carry
- * says whether it was. Not carried at a level or outside them, where V_s
- * refetches too little at both levels to say anything, or where it cannot
- * be walked (more output tiles than it takes: the reading between knots
- * stands). */
+ * says whether it was. Where V_s refetches too little at both levels to
+ * say anything, the lower level's kappa is held when hold_silent, else
+ * nothing is carried. Not carried at a level or outside them, or where V_s
+ * cannot be walked (more output tiles than it takes: the reading between
+ * knots stands). */
 static pascal_status carry_between(const pascal_model *md, pascal_gemm_prediction *p,
-                                   pascal_error *err)
+                                   bool hold_silent, pascal_error *err)
 {
   pascal_gemm_carry *c = &p->why.carry;
   double lnk = log((double)p->n_k);
@@ -279,15 +294,17 @@ static pascal_status carry_between(const pascal_model *md, pascal_gemm_predictio
   double xs[2], vq; /* V_s's excess over B_0 at each level, as a share of B_0 */
   pascal_status st = PASCAL_OK;
   bool said = false;
+  for (int k = 0; k < 2; k++) {
+    c->n_k[k] = (uint32_t)tile_count(md->lnk_levels[i + k]);
+    at[k] = (pascal_gemm_shape){p->n_r * g->tile_m, p->n_c * g->tile_n, c->n_k[k] * g->tile_k};
+  }
   /* V_s first, the upper level first: V_s / B_0 never falls as n_k grows
      (a longer panel only turns hits into misses; test_gemm_config checks
      it), so where the upper level is silent the lower one is too, and one
-     walk settles that nothing is carried */
+     walk settles that V_s has nothing to carry */
   for (int k = 1; !st && k >= 0 && (k == 1 || said); k--) {
     pascal_gemm_prediction geo;
     double vs;
-    c->n_k[k] = (uint32_t)tile_count(md->lnk_levels[i + k]);
-    at[k] = (pascal_gemm_shape){p->n_r * g->tile_m, p->n_c * g->tile_n, c->n_k[k] * g->tile_k};
     if (!(st = pascal_gemm_geometry(g, &at[k], &geo, err)) &&
         !(st = static_fills(md, p->n_r, p->n_c, c->n_k[k], p->M, &vs, err))) {
       xs[k] = vs / geo.B0 - 1;
@@ -299,6 +316,17 @@ static pascal_status carry_between(const pascal_model *md, pascal_gemm_predictio
   if (st == PASCAL_ERANGE) { /* too many tiles to walk: the reading stands */
     pascal_error_clear(err);
     return PASCAL_OK;
+  }
+  /* the tiles the longer panel adds stay in the cache: V_s is silent at the
+     query as at the upper level, and is not walked there (kappa_s NAN) */
+  if (!st && !said && hold_silent) {
+    pascal_gemm_prediction q;
+    gemm_span sp;
+    if (!(st = predict_held(md, &at[0], &q, &sp, err))) {
+      c->reading = PASCAL_READ_LOWER_LEVEL;
+      answer_carried(p, q.kappa);
+    }
+    return st;
   }
   for (int k = 0; !st && said && k < 2; k++) {
     pascal_gemm_prediction q;
@@ -312,12 +340,7 @@ static pascal_status carry_between(const pascal_model *md, pascal_gemm_predictio
   double share = isnan(c->share[0])   ? c->share[1]
                  : isnan(c->share[1]) ? c->share[0]
                                       : c->share[0] + t * (c->share[1] - c->share[0]);
-  p->kappa = fmin(fmax(1 + share * (c->kappa_s - 1), 1), p->Q / p->B0);
-  p->K = p->K0 * p->kappa;
-  p->rho = p->K / p->M;
-  p->fill_bytes = p->kappa * p->B0;
-  p->why.a = pascal_excess_encode(log(p->kappa));
-  c->carried = true;
+  answer_carried(p, 1 + share * (c->kappa_s - 1));
   return PASCAL_OK;
 }
 
@@ -328,20 +351,23 @@ static pascal_status predict_within(const pascal_model *md, const pascal_gemm_sh
 {
   pascal_status st = predict_held(md, shape, out, sp, err);
   if (!st && md->between_static.rule == PASCAL_READ_STATIC_EXCESS)
-    st = carry_between(md, out, err);
+    st = carry_between(md, out, md->between_silent.rule == PASCAL_READ_LOWER_LEVEL, err);
   return st;
 }
 
 pascal_status pc_gemm_fills_between(const pascal_model *md, const pascal_gemm_shape *shape,
-                                    double fills[2], pascal_error *err)
+                                    const pascal_reading rules[2], double fills[2],
+                                    pascal_error *err)
 {
-  pascal_gemm_prediction p;
+  pascal_gemm_prediction held;
   gemm_span sp;
-  pascal_status st = predict_held(md, shape, &p, &sp, err);
-  if (!st)
-    fills[0] = p.fill_bytes;
-  if (!st && !(st = carry_between(md, &p, err)))
-    fills[1] = p.fill_bytes;
+  pascal_status st = predict_held(md, shape, &held, &sp, err);
+  for (int k = 0; !st && k < 2; k++) {
+    pascal_gemm_prediction p = held;
+    if (rules[k] == PASCAL_READ_STATIC_EXCESS || rules[k] == PASCAL_READ_LOWER_LEVEL)
+      st = carry_between(md, &p, rules[k] == PASCAL_READ_LOWER_LEVEL, err);
+    fills[k] = p.fill_bytes;
+  }
   return st;
 }
 

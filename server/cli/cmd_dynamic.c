@@ -58,7 +58,7 @@ static pascal_status warn_losses(const pascal_loko_report *report, pascal_error 
 
 /* One note on stderr per reading for which the calibration's own folds chose
  * the alternative (pascal_reading_choice; model.between, model.between_static,
- * model.beyond). */
+ * model.between_silent, model.beyond). */
 static void note_reading(const pascal_reading_choice *b, const char *where, const char *key)
 {
   if (b->rule == b->candidate[0])
@@ -79,6 +79,9 @@ static void note_readings(const pascal_model *model)
     return;
   pascal_model_between_static(model, &b);
   note_reading(&b, "between calibrated reduction lengths", "between_static");
+  pascal_model_between_silent(model, &b);
+  note_reading(&b, "where the static reference is silent between two reduction lengths",
+               "between_silent");
   pascal_model_beyond(model, &b);
   note_reading(&b, "beyond the GEMM grid", "beyond");
 }

@@ -442,8 +442,9 @@ static void put_gemm_step(pascal_jtext *w, const char *key, const pascal_gemm_st
   pascal_jtext_object_end(w);
 }
 
-/* "carry": the excess between two reduction lengths carried by V_s
- * (pascal_gemm_carry), null where the answer is not the carry. */
+/* "carry": the excess between two reduction lengths carried by V_s, or
+ * the lower level's kappa held where V_s is silent (pascal_gemm_carry),
+ * null where the answer is not the carry. */
 static void put_gemm_carry(pascal_jtext *w, const pascal_gemm_carry *c)
 {
   if (!c->carried) {
@@ -451,6 +452,7 @@ static void put_gemm_carry(pascal_jtext *w, const pascal_gemm_carry *c)
     return;
   }
   PASCAL_JTEXT_OBJECT(w, "carry");
+  PASCAL_JTEXT_STRING(w, "reading", pascal_reading_name(c->reading));
   PASCAL_JTEXT_ARRAY(w, "n_k");
   for (int k = 0; k < 2; k++)
     pascal_jtext_uint(w, NULL, c->n_k[k]);
@@ -459,7 +461,7 @@ static void put_gemm_carry(pascal_jtext *w, const pascal_gemm_carry *c)
   for (int k = 0; k < 2; k++)
     pascal_jtext_real_or_null_value(w, c->share[k]);
   pascal_jtext_array_end(w);
-  PASCAL_JTEXT_REAL(w, "kappa_s", c->kappa_s);
+  PASCAL_JTEXT_REAL_OR_NULL(w, "kappa_s", c->kappa_s);
   pascal_jtext_object_end(w);
 }
 

@@ -137,6 +137,7 @@ class ServedGemm(DaemonTest):
         self.assertStatus(p, 200)
         self.assertEqual(p.json["fill_bytes"], measured[0])
         carry = p.json["explanation"]["carry"]
+        self.assertEqual(carry["reading"], "static-excess")
         self.assertEqual(carry["n_k"], [32, 64])  # Kg 2048 and 4096 in tiles of 64
         self.assertIsNone(carry["share"][0])      # V_s refetches nothing at 2048
         self.assertGreater(carry["share"][1], 0)
@@ -144,6 +145,29 @@ class ServedGemm(DaemonTest):
         at_level = self.req("GET", "/v1/predict?device=sim-thor&Mg=8192&Ng=4096&Kg=4096")
         self.assertStatus(at_level, 200)
         self.assertIsNone(at_level.json["explanation"]["carry"])
+
+    def test_where_the_static_reference_is_silent_the_lower_level_holds(self):
+        """sim-thor's off-grid shapes with Ng = 3072 at Kg = 3072 lie
+        between the 2048 and 4096 grids and between Kg = 2048 and 4096;
+        they measured no excess, but the 4096 grids refetch at Kg = 4096,
+        so the grids read between them carry an excess at that level while
+        the shapes' own V_s refetches at neither. The bundle's folds chose
+        the lower level's kappa there (model.between_silent): the answers
+        are the runs' measured fills (a batch, one per shape) and their
+        explanations say so."""
+        b = load(DEVICES["sim-thor"])
+        self.assertEqual(b["model"]["between_silent"]["rule"], "lower-level")
+        shapes = [(384, 3072, 3072), (1536, 3072, 3072), (3072, 3072, 3072)]
+        measured = {(r["Mg"], r["Ng"], r["Kg"]): r["fill_bytes"] for r in b["offgrid"]
+                    if r["repeat"] == 0}
+        r = self.req("POST", "/v1/predict", {"explain": True, "queries": [
+            {"device": "sim-thor", "Mg": m, "Ng": n, "Kg": k} for (m, n, k) in shapes]})
+        self.assertStatus(r, 200)
+        for shape, a in zip(shapes, r.json["results"]):
+            self.assertEqual(a["fill_bytes"], measured[shape], shape)
+            self.assertEqual(a["explanation"]["carry"],
+                             {"reading": "lower-level", "n_k": [32, 64], "share": [None, None],
+                              "kappa_s": None}, shape)
 
     def test_every_tutorial_configuration_is_answered(self):
         shape = {"Mg": 2048, "Ng": 1024, "Kg": 4096}  # whole tiles of every listed tile

@@ -722,14 +722,15 @@ class Dynamic(unittest.TestCase):
         self.assertTrue(lo == row["mape"]["pascal"] == hi)  # one key: every resample is it
 
     def test_fit_states_its_reading_between_knots(self):
-        """model.between, model.between_static and model.beyond: the shipped
-        thor-like GEMM's own folds choose the linear reading between
-        reduction lengths, the carry by V_s between its levels on top, and
+        """model.between, model.between_static, model.between_silent and
+        model.beyond: the shipped thor-like GEMM's own folds choose the
+        linear reading between reduction lengths, the carry by V_s between
+        its levels on top, the lower level's kappa where V_s is silent, and
         all of V carried by V_s beyond the grid, and `pascal fit` says so;
-        the H100's, frozen before the three choices existed (stripped of
-        them), still loads, keeps the defaults between knots and beyond,
-        takes the carry its folds choose now and says only that. An edited
-        rule is refused, naming the model."""
+        the H100's, frozen before the four choices existed (stripped of
+        them), still loads, keeps the defaults between knots, where V_s is
+        silent and beyond, takes the carry its folds choose now and says
+        only that. An edited rule is refused, naming the model."""
         deploy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy",
                               "calibrations")
         shipped = self.load(os.path.join(deploy, "sim-thor-tiled-gemm.json"))
@@ -741,32 +742,39 @@ class Dynamic(unittest.TestCase):
         p = run("fit", plain, "-o", frozen)
         doc = self.load(frozen)
         between, beyond = doc["model"]["between"], doc["model"]["beyond"]
-        carry = doc["model"]["between_static"]
+        carry, silent = doc["model"]["between_static"], doc["model"]["between_silent"]
         self.assertEqual((between["rule"], between["candidates"], between["points"]),
                          ("linear", ["curve", "linear"], 60))
         self.assertEqual((carry["rule"], carry["candidates"], carry["points"]),
                          ("static-excess", ["linear", "static-excess"], 60))
+        # the 60 Kg folds' points and 24 of grids strictly inside (4 x 3)
+        # held out with each interior Kg (2)
+        self.assertEqual((silent["rule"], silent["candidates"], silent["points"]),
+                         ("lower-level", ["static-excess", "lower-level"], 84))
         self.assertEqual((beyond["rule"], beyond["candidates"], beyond["points"]),
                          ("ratio", ["excess-ratio", "ratio"], 148))
-        for choice in (between, carry, beyond):
+        for choice in (between, carry, silent, beyond):
             default_pct, alt_pct = choice["fold_pct"]
             self.assertLess(alt_pct, default_pct)
         self.assertIn("reads linear, not curve", p.stderr)
         self.assertIn("reads static-excess, not linear", p.stderr)
+        self.assertIn("reads lower-level, not static-excess", p.stderr)
         self.assertIn("reads ratio, not excess-ratio", p.stderr)
 
         h100 = self.load(os.path.join(deploy, "h100-tiled-gemm.json"))
         older = os.path.join(self.dir, "older.json")
         with open(older, "w") as f:
             json.dump(dict(h100, model={k: v for k, v in h100["model"].items()
-                                        if k not in ("between", "between_static", "beyond")}), f)
+                                        if k not in ("between", "between_static", "between_silent",
+                                                     "beyond")}), f)
         again = os.path.join(self.dir, "older-again.json")
         p = run("fit", older, "-o", again)
         self.assertEqual(p.stderr.count("note:"), 1, p.stderr)
         self.assertIn("reads static-excess, not curve", p.stderr)
         model = self.load(again)["model"]
         self.assertEqual((model["between"]["rule"], model["between_static"]["rule"],
-                          model["beyond"]["rule"]), ("curve", "static-excess", "excess-ratio"))
+                          model["between_silent"]["rule"], model["beyond"]["rule"]),
+                         ("curve", "static-excess", "static-excess", "excess-ratio"))
         self.assertEqual(model, h100["model"])  # the readings chosen now, written back
 
         edited = os.path.join(self.dir, "edited.json")

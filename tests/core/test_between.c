@@ -34,7 +34,10 @@
  * times V_s's excess at 2048, none) and no reading between knots does; the
  * answer at Kg = 3072 on a grid is the closed form, with V_s silent at 2048
  * (no share) and 0.5 at 4096; at Kg = 1536, V_s silent at both levels, the
- * reading between knots stands.
+ * reading between knots stands. Where V_s is silent at both levels, the
+ * lower level's kappa held (model.between_silent) is chosen where a grid
+ * read from its neighbours would inherit a neighbour's excess
+ * (gemm_silent_cases).
  */
 #include <math.h>
 #include <stdio.h>
@@ -238,20 +241,21 @@ static void static_of(const pascal_calibration *cal, const pascal_gemm_shape *s,
   *B0 = g.B0;
 }
 
-/* Mg, Ng in {1024, 2048, 4096} x Kg in {1024, 2048, 4096} on
- * capacity_blocks of cache; fills_of(B_0, V_s) per run, V_s at least
- * min_refetch B_0 at each. */
-static void gemm_cube_cal(pascal_calibration *cal, gemm_fills_fn fills_of, uint32_t capacity_blocks,
-                          double min_refetch)
+static const uint32_t CUBE[3] = {1024, 2048, 4096};
+
+/* Mg in CUBE x Ng in ng x Kg in kg on capacity_blocks of cache;
+ * fills_of(B_0, V_s) per run, V_s at least min_refetch B_0 at each. */
+static void gemm_grid_cal(pascal_calibration *cal, gemm_fills_fn fills_of, uint32_t capacity_blocks,
+                          double min_refetch, const uint32_t ng[3], const uint32_t kg[3])
 {
   pascal_error err;
   test_device_calibration(cal, PASCAL_WORKLOAD_GEMM, "cube-test");
   cal->device.capacity_blocks = capacity_blocks;
   cal->gemm.resident_ctas = 48;
-  for (uint32_t mg = 1024; mg <= 4096; mg *= 2)
-    for (uint32_t ng = 1024; ng <= 4096; ng *= 2)
-      for (uint32_t kg = 1024; kg <= 4096; kg *= 2) {
-        pascal_gemm_run r = {.shape = {mg, ng, kg}};
+  for (size_t i = 0; i < 3; i++)
+    for (size_t j = 0; j < 3; j++)
+      for (size_t k = 0; k < 3; k++) {
+        pascal_gemm_run r = {.shape = {CUBE[i], ng[j], kg[k]}};
         double B0, Vs;
         static_of(cal, &r.shape, &B0, &Vs);
         CHECK(Vs >= min_refetch * B0);
@@ -272,7 +276,7 @@ static void gemm_beyond_cases(void)
     /* on 16 blocks every grid (more than one wave of 48 CTAs) refetches:
      * the excess ratio's guard passes at every reference, and 0.9 V_s
      * stays above B_0, so both closed forms are inside [B_0, Q] */
-    gemm_cube_cal(&cal, forms[k], 16, 1.2);
+    gemm_grid_cal(&cal, forms[k], 16, 1.2, CUBE, CUBE);
     CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
     if (!md) {
       pascal_calibration_free(&cal);
@@ -309,7 +313,7 @@ static void gemm_carry_cases(void)
   pascal_model *md = NULL;
   pascal_error err;
   pascal_reading_choice b, between;
-  gemm_cube_cal(&cal, fills_excess, 1280, 1.0);
+  gemm_grid_cal(&cal, fills_excess, 1280, 1.0, CUBE, CUBE);
   CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
   if (!md) {
     pascal_calibration_free(&cal);
@@ -347,6 +351,11 @@ static void gemm_carry_cases(void)
   CHECK(beyond.extrapolated.n == 1 && ref.why.carry.carried && beyond.why.carry.carried);
   CHECK_NEAR(beyond.why.carry.kappa_s, ref.why.carry.kappa_s, 0);
   CHECK_NEAR(beyond.why.carry.share[1], ref.why.carry.share[1], 0);
+  /* where V_s is silent the two readings agree on every fold (the grids
+   * that refetch do so at Kg = 4096 only): the default stands */
+  pascal_model_between_silent(md, &b);
+  CHECK_INT(b.rule, PASCAL_READ_STATIC_EXCESS);
+  CHECK_INT(b.points, 9 + 1); /* the Kg folds, and grid 2048^2 with Kg 2048 */
   const pascal_gemm_shape not_carried[] = {{2048, 2048, 1536}, {2048, 2048, 2048}};
   for (size_t i = 0; i < sizeof not_carried / sizeof *not_carried; i++) {
     pascal_gemm_prediction p;
@@ -357,11 +366,69 @@ static void gemm_carry_cases(void)
   pascal_calibration_free(&cal);
 }
 
+/* Where V_s is silent at both reduction lengths around a query
+ * (model.between_silent): the same fills B_0 + 0.5 (V_s - B_0) on Ng in
+ * {1024, 2048, 3072} x Kg in {1024, 2048, 3072}, where only the Ng = 3072
+ * grids refetch (at Kg = 3072). Holding out grid 2048^2 with Kg = 2048,
+ * the grid is read at Kg = 3072 from its neighbours, one of which
+ * refetches, while its own V_s says nothing: the lower level's kappa (1)
+ * is exact and the reading between knots is not; on the Kg folds the two
+ * agree (exact). Between grids and lengths, at (3072, 2304, 2560), V_s is
+ * silent at Kg = 2048 and 3072 and the answer is the closed form (B_0),
+ * the lower level's. */
+static void gemm_silent_cases(void)
+{
+  static const uint32_t ng[3] = {1024, 2048, 3072};
+  pascal_calibration cal;
+  pascal_model *md = NULL;
+  pascal_error err;
+  pascal_reading_choice b;
+  gemm_grid_cal(&cal, fills_excess, 1280, 1.0, ng, ng);
+  CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
+  if (!md) {
+    pascal_calibration_free(&cal);
+    return;
+  }
+  pascal_model_between_static(md, &b);
+  CHECK_INT(b.rule, PASCAL_READ_STATIC_EXCESS);
+  pascal_model_between_silent(md, &b);
+  CHECK_INT(b.candidate[0], PASCAL_READ_STATIC_EXCESS);
+  CHECK_INT(b.candidate[1], PASCAL_READ_LOWER_LEVEL);
+  CHECK_INT(b.rule, PASCAL_READ_LOWER_LEVEL);
+  CHECK_INT(b.points, 9 + 1);
+  CHECK(b.fold_pct[1] < 1e-9);
+  CHECK(b.fold_pct[0] > 0.5); /* 7.4 % on the grid fold's point */
+  const pascal_gemm_shape q = {3072, 2304, 2560}, lower = {3072, 2304, 2048};
+  pascal_gemm_prediction p, at_lower;
+  double B0, Vs;
+  static_of(&cal, &q, &B0, &Vs);
+  CHECK_NEAR(Vs / B0, 1, 1e-12);
+  CHECK_INT(pascal_model_predict_gemm(md, &q, &p, &err), PASCAL_OK);
+  CHECK_INT(pascal_model_predict_gemm(md, &lower, &at_lower, &err), PASCAL_OK);
+  CHECK_NEAR(p.fill_bytes / fills_excess(B0, Vs), 1, 1e-9);
+  CHECK_NEAR(p.kappa, at_lower.kappa, 0);
+  const pascal_gemm_carry *c = &p.why.carry;
+  CHECK(c->carried);
+  CHECK_INT(c->reading, PASCAL_READ_LOWER_LEVEL);
+  CHECK_INT(c->n_k[0], 32); /* Kg 2048 and 3072 in tiles of 64 */
+  CHECK_INT(c->n_k[1], 48);
+  CHECK(isnan(c->share[0]) && isnan(c->share[1]));
+  CHECK(isnan(c->kappa_s)); /* not walked at the query */
+  /* where V_s refetches the carry by V_s's excess answers as before */
+  const pascal_gemm_shape refetching = {2048, 3072, 2560};
+  CHECK_INT(pascal_model_predict_gemm(md, &refetching, &p, &err), PASCAL_OK);
+  CHECK(p.why.carry.carried);
+  CHECK_INT(p.why.carry.reading, PASCAL_READ_STATIC_EXCESS);
+  pascal_model_free(md);
+  pascal_calibration_free(&cal);
+}
+
 int main(void)
 {
   scan_cases();
   gemm_cases();
   gemm_beyond_cases();
   gemm_carry_cases();
+  gemm_silent_cases();
   return check_summary();
 }

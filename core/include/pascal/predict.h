@@ -312,6 +312,57 @@ pascal_status pascal_model_predict_scan(const pascal_model *model, const pascal_
                                         uint32_t N, double W, pascal_scan_prediction *out,
                                         pascal_error *err);
 
+/* Readings each calibration chooses at fit time on its own runs, from two
+ * candidates (the workload's default first): folds that hold runs out and
+ * read them back both ways; the alternative replaces the default only when
+ * its mean error is lower (docs/design.md 4.1, 4.5).
+ *
+ * Between two calibrated knots (a scan's horizons above one pass, a GEMM's
+ * reduction lengths), each interior knot of each curve held out: scan
+ * default the onset law, alternative the paper's curve S; GEMM default S,
+ * alternative the excess coordinate linear in log n_k.
+ *
+ * Beyond the GEMM grid (n_r, n_c or n_k outside the references), the
+ * largest and the smallest row, column and reduction length held out in
+ * turn: default the nearest reference's excess over B_0 carried by the
+ * static reference's excess (V - B_0 = (V_ref - B_0,ref) (V_s - B_0) /
+ * (V_s,ref - B_0,ref)), alternative all of V carried by V_s (V = V_ref
+ * V_s / V_s,ref); both within [B_0, Q].
+ *
+ * Between two calibrated reduction lengths of a GEMM, on top of the reading
+ * between knots, each interior Kg of the calibration held out in turn:
+ * default that reading, alternative the excess carried by the query's own
+ * static reference (PASCAL_READ_STATIC_EXCESS): the answer at the two
+ * reduction lengths around the query's, each as a share of V_s's excess
+ * there, the share linear in log n_k between them, times V_s's excess at
+ * the query (pascal_gemm_carry).
+ *
+ * Where that carry is chosen and V_s refetches under 0.1 B_0 at both
+ * reduction lengths around the query (it has nothing to carry), on folds
+ * that hold out each interior Kg, and each interior grid (its Mg and Ng
+ * strictly inside the calibrated ones) together with each interior Kg:
+ * default the reading between knots, alternative the lower level's kappa
+ * held (PASCAL_READ_LOWER_LEVEL: the static reference says the tiles the
+ * longer panel adds stay in the cache). */
+typedef enum pascal_reading {
+  PASCAL_READ_LAW = 0,           /* the onset law e = A max(0, 1 - W_0 / W) */
+  PASCAL_READ_CURVE = 1,         /* the paper's curve S (PCHIP of log(x K)) */
+  PASCAL_READ_LINEAR = 2,        /* the excess coordinate linear in log x   */
+  PASCAL_READ_EXCESS_RATIO = 3,  /* beyond the grid: the excess ratio       */
+  PASCAL_READ_RATIO = 4,         /* beyond the grid: V / V_s held           */
+  PASCAL_READ_STATIC_EXCESS = 5, /* between Kg: the share of V_s's excess  */
+  PASCAL_READ_LOWER_LEVEL = 6    /* between Kg, V_s silent: lower's kappa  */
+} pascal_reading;
+
+typedef struct pascal_reading_choice {
+  pascal_reading rule;         /* the reading the model answers with       */
+  pascal_reading candidate[2]; /* the workload's default, its alternative */
+  double fold_pct[2];          /* mean |predicted / measured - 1| (%) of K
+                                  (between) or of the fills (beyond) per
+                                  candidate, NAN without a point           */
+  size_t points;               /* held-out points scored                   */
+} pascal_reading_choice;
+
 /* One interpolation step of a GEMM transfer (along n_c or n_r). */
 typedef struct pascal_gemm_step {
   pascal_rule rule;     /* EXACT, GRAPH ((p + 4 a_lin)/5) or CLAMP            */
@@ -329,15 +380,21 @@ typedef struct pascal_gemm_step {
  * (kappa - 1) / (kappa_s - 1) of V_s's excess there (NAN where V_s refetches
  * less than 0.1 B_0 and says nothing), the share linear in log n_k between
  * them (the one there is where only one is set), times kappa_s - 1 at the
- * query: kappa = 1 + share (kappa_s - 1), within [1, Q / B_0]. Beyond the
- * grid, where the answer is its nearest reference's fills carried by V_s,
- * it is the reference's carry (how those fills were read). */
+ * query: kappa = 1 + share (kappa_s - 1), within [1, Q / B_0]. Where V_s
+ * is silent at both levels and the calibration chose it (model.
+ * between_silent), the answer holds the lower level's kappa instead
+ * (PASCAL_READ_LOWER_LEVEL; both shares and kappa_s NAN: V_s is not walked
+ * at the query, silent there as at the upper level). Beyond the grid, where the
+ * answer is its nearest reference's fills carried by V_s, it is the
+ * reference's carry (how those fills were read). */
 typedef struct pascal_gemm_carry {
-  bool carried;    /* the answer is the carry (else n_k is a level,
-                      outside them, or V_s is silent at both)       */
-  uint32_t n_k[2]; /* the reduction levels read, in tiles            */
-  double share[2]; /* the excess shares there                         */
-  double kappa_s;  /* V_s / B_0 at the query                          */
+  bool carried;           /* the answer is the carry (else n_k is a level,
+                             outside them, or V_s is silent at both and
+                             the reading between knots stands)          */
+  pascal_reading reading; /* PASCAL_READ_STATIC_EXCESS or _LOWER_LEVEL    */
+  uint32_t n_k[2];        /* the reduction levels read, in tiles          */
+  double share[2];        /* the excess shares there                      */
+  double kappa_s;         /* V_s / B_0 at the query (NAN if not walked)   */
 } pascal_gemm_carry;
 
 typedef struct pascal_gemm_explanation {
@@ -380,48 +437,6 @@ pascal_status pascal_model_predict_gemm(const pascal_model *model, const pascal_
 
 /* ---- read-only view of the frozen model, for serialisation ---------------- */
 
-/* Readings each calibration chooses at fit time on its own runs, from two
- * candidates (the workload's default first): folds that hold runs out and
- * read them back both ways; the alternative replaces the default only when
- * its mean error is lower (docs/design.md 4.1, 4.5).
- *
- * Between two calibrated knots (a scan's horizons above one pass, a GEMM's
- * reduction lengths), each interior knot of each curve held out: scan
- * default the onset law, alternative the paper's curve S; GEMM default S,
- * alternative the excess coordinate linear in log n_k.
- *
- * Beyond the GEMM grid (n_r, n_c or n_k outside the references), the
- * largest and the smallest row, column and reduction length held out in
- * turn: default the nearest reference's excess over B_0 carried by the
- * static reference's excess (V - B_0 = (V_ref - B_0,ref) (V_s - B_0) /
- * (V_s,ref - B_0,ref)), alternative all of V carried by V_s (V = V_ref
- * V_s / V_s,ref); both within [B_0, Q].
- *
- * Between two calibrated reduction lengths of a GEMM, on top of the reading
- * between knots, each interior Kg of the calibration held out in turn:
- * default that reading, alternative the excess carried by the query's own
- * static reference (PASCAL_READ_STATIC_EXCESS): the answer at the two
- * reduction lengths around the query's, each as a share of V_s's excess
- * there, the share linear in log n_k between them, times V_s's excess at
- * the query (pascal_gemm_carry). */
-typedef enum pascal_reading {
-  PASCAL_READ_LAW = 0,          /* the onset law e = A max(0, 1 - W_0 / W) */
-  PASCAL_READ_CURVE = 1,        /* the paper's curve S (PCHIP of log(x K)) */
-  PASCAL_READ_LINEAR = 2,       /* the excess coordinate linear in log x   */
-  PASCAL_READ_EXCESS_RATIO = 3, /* beyond the grid: the excess ratio       */
-  PASCAL_READ_RATIO = 4,        /* beyond the grid: V / V_s held           */
-  PASCAL_READ_STATIC_EXCESS = 5 /* between Kg: the share of V_s's excess   */
-} pascal_reading;
-
-typedef struct pascal_reading_choice {
-  pascal_reading rule;         /* the reading the model answers with       */
-  pascal_reading candidate[2]; /* the workload's default, its alternative */
-  double fold_pct[2];          /* mean |predicted / measured - 1| (%) of K
-                                  (between) or of the fills (beyond) per
-                                  candidate, NAN without a point           */
-  size_t points;               /* held-out points scored                   */
-} pascal_reading_choice;
-
 /* The model's reading between knots, and (GEMM; a scan's is the default
  * with no point) beyond the grid, with the folds that chose them. A model
  * fitted leaving runs out for a fold takes the full model's choices. */
@@ -430,8 +445,12 @@ void pascal_model_beyond(const pascal_model *model, pascal_reading_choice *out);
 /* GEMM: the carry between two reduction lengths (a scan's is its between
  * reading with no point). */
 void pascal_model_between_static(const pascal_model *model, pascal_reading_choice *out);
+/* GEMM with that carry: the reading where V_s is silent at both levels (a
+ * scan's, or without the carry, its between reading with no point). */
+void pascal_model_between_silent(const pascal_model *model, pascal_reading_choice *out);
 
-/* "law", "curve", "linear", "excess-ratio", "ratio" or "static-excess". */
+/* "law", "curve", "linear", "excess-ratio", "ratio", "static-excess" or
+ * "lower-level". */
 const char *pascal_reading_name(pascal_reading rule);
 
 const pascal_device *pascal_model_device(const pascal_model *model);
