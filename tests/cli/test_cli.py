@@ -127,8 +127,14 @@ class Static(unittest.TestCase):
         self.assertNotIn("{", out)
 
     def test_gap_law_random(self):
+        # Twelve random cases, five processes each: the CLI's answers and
+        # their JSON against the independent arithmetic above, with the LRU
+        # certificate holding in 8 and not in 4, one to six distinct phases.
+        # The library's arithmetic itself is checked exhaustively (2254
+        # cases and 500 seeded ones, core_test_exhaustive); 40 cases here
+        # cost 15 s of process starts under the sanitizers.
         rng = random.Random(7)
-        for _ in range(40):
+        for _ in range(12):
             n = rng.randint(2, 40)
             c = rng.randint(1, n - 1)
             phases = [rng.randrange(n) for _ in range(rng.randint(1, 6))]
