@@ -187,23 +187,32 @@ static uint64_t load_le(const unsigned char *p)
 typedef struct counter {
   size_t n;
   int depth, in_string;
+  const char **starts; /* where the first `cap` objects counted begin, or NULL */
+  size_t cap;
 } counter;
 
-/* A byte outside strings (brackets count, others not); 1 when the array
- * closed. */
-static int count_bracket(counter *k, unsigned char c)
+/* The byte at `at`, outside strings (brackets count, others not); 1 when
+ * the array closed. */
+static int count_bracket(counter *k, const unsigned char *at)
 {
-  if (c == '{' || c == '[')
-    k->n += k->depth++ == 1 && c == '{';
-  else if (c == '}' || c == ']')
+  unsigned char c = *at;
+  if (c == '{' || c == '[') {
+    if (k->depth++ == 1 && c == '{') {
+      if (k->n < k->cap)
+        k->starts[k->n] = (const char *)at;
+      k->n++;
+    }
+  } else if (c == '}' || c == ']') {
     return --k->depth <= 0;
+  }
   return 0;
 }
 
-/* One byte c. Returns 0 to go on, 1 when the array closed, 2 when the next
- * byte is escaped (skip it). */
-static int count_byte(counter *k, unsigned char c)
+/* The byte at `at`. Returns 0 to go on, 1 when the array closed, 2 when
+ * the next byte is escaped (skip it). */
+static int count_byte(counter *k, const unsigned char *at)
 {
+  unsigned char c = *at;
   if (k->in_string) {
     if (c == '"')
       k->in_string = 0;
@@ -213,16 +222,16 @@ static int count_byte(counter *k, unsigned char c)
     k->in_string = 1;
     return 0;
   }
-  return count_bracket(k, c);
+  return count_bracket(k, at);
 }
 
-size_t pd_jread_count_objects(const pd_jread *r, size_t limit)
+size_t pd_jread_count_objects(const pd_jread *r, size_t limit, const char **starts, size_t cap)
 {
   const unsigned char *q = (const unsigned char *)r->p, *end = (const unsigned char *)r->end;
-  counter k = {0, 0, 0};
+  counter k = {0, 0, 0, starts, starts ? cap : 0};
   while (q < end && k.n <= limit) {
     if (end - q < 8) { /* the tail, byte by byte */
-      int st = count_byte(&k, *q);
+      int st = count_byte(&k, q);
       if (st == 1)
         break;
       q += st == 2 && end - q > 1 ? 2 : 1;
@@ -235,7 +244,7 @@ size_t pd_jread_count_objects(const pd_jread *r, size_t limit)
     if (!backslashes) {
       uint64_t inside = running_xor(quotes) ^ (k.in_string ? ~BYTES_7F : 0);
       for (uint64_t m = brackets & ~inside; m; m &= m - 1)
-        if (count_bracket(&k, q[__builtin_ctzll(m) >> 3]) || k.n > limit)
+        if (count_bracket(&k, q + (__builtin_ctzll(m) >> 3)) || k.n > limit)
           return k.n;
       k.in_string = (int)(inside >> 63);
       q = next;
@@ -243,7 +252,7 @@ size_t pd_jread_count_objects(const pd_jread *r, size_t limit)
     }
     for (uint64_t m = quotes | brackets | backslashes; m; m &= m - 1) {
       const unsigned char *at = q + (__builtin_ctzll(m) >> 3);
-      int st = count_byte(&k, *at);
+      int st = count_byte(&k, at);
       if (st == 1 || k.n > limit)
         return k.n;
       if (st == 2) { /* resume after the escaped byte */

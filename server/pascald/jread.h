@@ -50,9 +50,11 @@ int pd_jread_key(pd_jread *r, const pd_fields *seen, const char **k, size_t *kle
 /* The objects among the elements of the array that starts at r->p (its
  * '['), counted without reading them (strings skipped, nesting followed),
  * up to `limit` + 1: enough to refuse an oversized batch before reading it.
- * Not a validation: other elements are not counted, bad text may count
- * anything; r is not moved. */
-size_t pd_jread_count_objects(const pd_jread *r, size_t limit);
+ * Where the first `cap` of them begin (their '{') goes to starts (NULL:
+ * not kept), so that they can be read apart. Not a validation: other
+ * elements are not counted, bad text may count anything; r is not
+ * moved. */
+size_t pd_jread_count_objects(const pd_jread *r, size_t limit, const char **starts, size_t cap);
 /* A whole flat object, from its '{' to its '}', into `out` (emptied first;
  * indexed as read when it has a key table, qfields.h). */
 int pd_jread_flat_object(pd_jread *r, pd_fields *out);

@@ -9,7 +9,9 @@
  * answer is streamed: written a chunk of items at a time as the client
  * reads it (pd_stream, reply.h), so that its memory is bounded per
  * connection however slowly the client reads; a streamed chunk's slice
- * texts are sent one after the other, never copied into one.
+ * texts are sent one after the other, never copied into one. A large
+ * batch's items are read on as many threads too, each slice from where the
+ * counter found its first item.
  */
 #include "predict_batch.h"
 
@@ -33,6 +35,9 @@
 #define PD_ITEM_RESERVE_EXPLAINED 2176
 #define PD_BATCH_SLICES_MAX       8
 #define PD_BATCH_SLICE_MIN        1024 /* items per extra thread: below, one thread */
+/* A body at least this long has its items' starts kept while they are
+ * counted, to be read apart (about 900 items). */
+#define PD_BATCH_APART_BYTES      (64u * 1024u)
 /* An answer estimated above PD_BATCH_INLINE_MAX bytes is streamed in chunks
  * of about PD_BATCH_CHUNK_BYTES (1,638 compact items, answered on two
  * threads; 481 explained): what a client that never reads holds
@@ -103,8 +108,28 @@ static void batch_refuse(pd_ctx *ctx, pd_reply *rep)
                  "a batch holds at most %zu queries; this one holds more", ctx->cfg.batch_max);
 }
 
-/* Add the next item: its fields, or NULL when it is not a JSON object.
- * -1 with rep filled when the batch is refused (too many items, memory). */
+/* Item i of the batch from its fields, or NULL when it is not a JSON
+ * object: its query, or the error it answers with. */
+static void item_read(pd_ctx *ctx, batch_item *it, size_t i, pd_fields *fields)
+{
+  char prefix[32];
+  it->error = NULL;
+  pd_reply r;
+  memset(&r, 0, sizeof r);
+  if (fields && pd_query_read(fields, &ctx->query_keys, NULL, &it->q, &r) == 0)
+    return;
+  /* The item's name is formatted only for an error: read it again, named. */
+  pd_reply_clear(&r);
+  item_prefix(prefix, i);
+  if (!fields)
+    pd_reply_error(&r, 400, "invalid_type", prefix, "each query must be a JSON object");
+  else
+    pd_query_read(fields, &ctx->query_keys, prefix, &it->q, &r);
+  it->error = item_error(&r);
+}
+
+/* Add the next item (item_read). -1 with rep filled when the batch is
+ * refused (too many items, memory). */
 static int batch_add(pd_ctx *ctx, batch *b, pd_fields *fields, pd_reply *rep)
 {
   if (b->n == ctx->cfg.batch_max) {
@@ -115,23 +140,8 @@ static int batch_add(pd_ctx *ctx, batch *b, pd_fields *fields, pd_reply *rep)
     pd_reply_error(rep, 500, "internal", NULL, "out of memory reading the batch");
     return -1;
   }
-  char prefix[32];
-  batch_item *it = &b->items[b->n];
-  it->error = NULL;
-  pd_reply r;
-  memset(&r, 0, sizeof r);
-  if (fields && pd_query_read(fields, &ctx->query_keys, NULL, &it->q, &r) == 0) {
-    b->n++;
-    return 0;
-  }
-  /* The item's name is formatted only for an error: read it again, named. */
-  pd_reply_clear(&r);
-  item_prefix(prefix, b->n++);
-  if (!fields)
-    pd_reply_error(&r, 400, "invalid_type", prefix, "each query must be a JSON object");
-  else
-    pd_query_read(fields, &ctx->query_keys, prefix, &it->q, &r);
-  it->error = item_error(&r);
+  item_read(ctx, &b->items[b->n], b->n, fields);
+  b->n++;
   return 0;
 }
 
@@ -361,6 +371,80 @@ static void batch_answer(pd_ctx *ctx, batch *b, pd_reply *rep)
   pd_reply_text(rep, 200, text, len, "application/json");
 }
 
+/* Items [lo, hi) of `n`, read apart: each from its start as the counter
+ * found it, the text between two items exactly a comma (and whitespace),
+ * as the reading in order takes it; ok 0 where it is not. `stop`: where
+ * the reading stopped (after item hi - 1, or the comma before item hi). */
+typedef struct read_slice {
+  pd_ctx *ctx;
+  batch *b;
+  const char *const *starts;
+  const char *end, *stop;
+  size_t lo, hi, n;
+  int ok;
+} read_slice;
+
+/* After a comma, whitespace, item i's start exactly. */
+static int at_next_item(pd_jread *r, const char *start)
+{
+  if (!pd_jread_take(r, ','))
+    return 0;
+  pd_jread_ws(r);
+  return r->p == start;
+}
+
+static void *read_slice_run(void *arg)
+{
+  read_slice *sl = arg;
+  pd_fields item;
+  pd_fields_init(&item);
+  pd_fields_index(&item, &sl->ctx->query_keys.k);
+  pd_jread r = {sl->starts[sl->lo], sl->end};
+  for (size_t i = sl->lo; i < sl->hi; i++) /* whoever stops, every error NULL or set */
+    sl->b->items[i].error = NULL;
+  sl->ok = 1;
+  for (size_t i = sl->lo; i < sl->hi && sl->ok; i++) {
+    sl->ok = (i == sl->lo || at_next_item(&r, sl->starts[i])) && !pd_jread_flat_object(&r, &item);
+    if (sl->ok)
+      item_read(sl->ctx, &sl->b->items[i], i, &item);
+  }
+  if (sl->ok && sl->hi < sl->n)
+    sl->ok = at_next_item(&r, sl->starts[sl->hi]);
+  sl->stop = r.p;
+  pd_fields_free(&item);
+  return NULL;
+}
+
+/* The count items of the array read apart by up to cfg.threads slices
+ * (r after its '['; b has room for them): 1 when read to the ']' (r after
+ * it), 0 for a shape left to Jansson (b's items hold no query then, only
+ * errors to free). */
+static int items_apart(pd_ctx *ctx, pd_jread *r, batch *b, const char *const *starts, size_t count)
+{
+  pd_jread_ws(r);
+  if (r->p != starts[0])
+    return 0;
+  b->n = count;
+  size_t k = count / PD_BATCH_SLICE_MIN;
+  k = k > ctx->cfg.threads ? ctx->cfg.threads : k;
+  k = k > PD_BATCH_SLICES_MAX ? PD_BATCH_SLICES_MAX : k < 1 ? 1 : k;
+  read_slice sl[PD_BATCH_SLICES_MAX];
+  for (size_t j = 0; j < k; j++)
+    sl[j] = (read_slice){.ctx = ctx,
+                         .b = b,
+                         .starts = starts,
+                         .end = r->end,
+                         .lo = count * j / k,
+                         .hi = count * (j + 1) / k,
+                         .n = count};
+  pd_fanout(k, read_slice_run, sl, sizeof *sl);
+  for (size_t j = 0; j < k; j++)
+    if (!sl[j].ok)
+      return 0;
+  r->p = sl[k - 1].stop;
+  return pd_jread_take(r, ']') ? 1 : 0;
+}
+
 /* The items of the "queries" array from its text: 1 when read to its ']',
  * -1 when the batch was refused (rep filled), 0 for a shape left to
  * Jansson. */
@@ -369,8 +453,13 @@ static int items_from_text(pd_ctx *ctx, pd_jread *r, batch *b, pd_reply *rep)
   if (!pd_jread_take(r, '['))
     return 0;
   r->p--; /* count from the '[' */
-  size_t count = pd_jread_count_objects(r, ctx->cfg.batch_max);
+  const char **starts = NULL;
+  size_t kept = ctx->cfg.batch_max + 1;
+  if (ctx->cfg.threads > 1 && (size_t)(r->end - r->p) >= PD_BATCH_APART_BYTES)
+    starts = malloc(kept * sizeof *starts);
+  size_t count = pd_jread_count_objects(r, ctx->cfg.batch_max, starts, starts ? kept : 0);
   if (count > ctx->cfg.batch_max) {
+    free(starts);
     batch_refuse(ctx, rep);
     return -1;
   }
@@ -378,6 +467,12 @@ static int items_from_text(pd_ctx *ctx, pd_jread *r, batch *b, pd_reply *rep)
   /* the items' room at once (the count is exact for a well-formed array) */
   if (count && pascal_grow((void **)&b->items, &b->cap, count, sizeof *b->items) == PASCAL_OK)
     pascal_prefault(b->items, count * sizeof *b->items);
+  if (starts && count >= 2 * PD_BATCH_SLICE_MIN && b->cap >= count) {
+    int rc = items_apart(ctx, r, b, starts, count);
+    free(starts);
+    return rc;
+  }
+  free(starts);
   if (pd_jread_take(r, ']'))
     return 1;
   pd_fields item;

@@ -60,6 +60,43 @@ class StreamedBatch(SynthDaemonTest):
         self.assertGreater(errors, 0)
         self.assertEqual((whole["count"], whole["ok"], whole["errors"]), (n, n - errors, errors))
 
+    def raw(self, text):
+        c = http.client.HTTPConnection("127.0.0.1", self.d.port, timeout=60)
+        try:
+            c.request("POST", "/v1/predict", body=text.encode(),
+                      headers={"Content-Type": "application/json"})
+            r = c.getresponse()
+            return r.status, json.loads(r.read())
+        finally:
+            c.close()
+
+    def test_large_bodies_read_apart_as_in_order(self):
+        """A large batch's items are read on several threads, each slice
+        from where the counter found its first item (predict_batch.c): the
+        answers must be those of the reading in order. Indented text reads
+        as compact text; an element that is not an object is that item's
+        error; text between two items other than a comma (or a missing
+        comma) is the body's 400 with Jansson's line and column, as for a
+        small body. Checked to fail with the separator check removed."""
+        qs = [q for q in queries(self.device, 4000) if q["path"] != "bogus"]
+        n = len(qs)
+        status, _, compact = self.post({"queries": qs})
+        self.assertEqual((status, compact["ok"]), (200, n))
+        st, indented = self.raw(json.dumps({"queries": qs}, indent=2))
+        self.assertEqual(st, 200)
+        self.assertEqual(indented, compact)
+        st, mixed = self.raw(json.dumps({"queries": qs[:3000] + [5] + qs[3000:]}))
+        self.assertEqual((st, mixed["count"], mixed["errors"]), (200, n + 1, 1))
+        self.assertEqual(mixed["results"][3000]["error"]["field"], "queries[3000]")
+        self.assertEqual(mixed["results"][:3000] + mixed["results"][3001:], compact["results"])
+        text = json.dumps({"queries": qs}, separators=(",", ":"))
+        cut = text.index("},{", len(text) // 2) + 1
+        for bad in (text[:cut] + " x " + text[cut:], text[:cut] + text[cut + 1:]):
+            st, err = self.raw(bad)
+            self.assertEqual(st, 400)
+            self.assertEqual(err["error"]["code"], "bad_json")
+            self.assertIn("column %d" % (cut + (2 if " x " in bad else 1)), err["error"]["message"])
+
     def test_explained(self):
         self.check(2000, True, 100)
 

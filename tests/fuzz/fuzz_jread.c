@@ -95,17 +95,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (json_is_array(doc)) {
     /* the batch's counter (which refuses an oversized batch before the
      * reader or Jansson reads it) counts Jansson's object items, escapes
-     * and brackets in strings included, and stops one past its limit */
+     * and brackets in strings included, and stops one past its limit; the
+     * starts it keeps are those items' '{', in order */
     size_t n = 0;
     for (size_t i = 0; i < json_array_size(doc); i++)
       n += json_is_object(json_array_get(doc, i));
     pd_jread whole = {text, text + size};
     while (whole.p < whole.end && *whole.p != '[')
       whole.p++;
-    if (pd_jread_count_objects(&whole, SIZE_MAX) != n ||
-        (n > 0 && pd_jread_count_objects(&whole, n - 1) != n) ||
-        (n > 1 && pd_jread_count_objects(&whole, 0) != 1))
+    const char **starts = malloc((n + 1) * sizeof *starts);
+    if (starts && (pd_jread_count_objects(&whole, SIZE_MAX, starts, n) != n ||
+                   (n > 0 && pd_jread_count_objects(&whole, n - 1, NULL, 0) != n) ||
+                   (n > 1 && pd_jread_count_objects(&whole, 0, NULL, 0) != 1)))
       fail("counted items differ", text);
+    for (size_t i = 0; starts && i < n; i++)
+      if (*starts[i] != '{' || starts[i] <= whole.p || (i > 0 && starts[i] <= starts[i - 1]))
+        fail("an item's start is not its '{'", text);
+    free(starts);
   }
   if (size > 0 && text[0] == '[') {
     /* the reader's verdict on the whole array first, then the items */
