@@ -374,7 +374,7 @@ static void batch_answer(pd_ctx *ctx, batch *b, pd_reply *rep)
 /* Items [lo, hi) of `n`, read apart: each from its start as the counter
  * found it, the text between two items exactly a comma (and whitespace),
  * as the reading in order takes it; ok 0 where it is not. `stop`: where
- * the reading stopped (after item hi - 1, or the comma before item hi). */
+ * the reading stopped (after the last item, or at item hi's start). */
 typedef struct read_slice {
   pd_ctx *ctx;
   batch *b;
@@ -384,7 +384,7 @@ typedef struct read_slice {
   int ok;
 } read_slice;
 
-/* After a comma, whitespace, item i's start exactly. */
+/* 1 when r reads a comma and whitespace and then stands at `start`. */
 static int at_next_item(pd_jread *r, const char *start)
 {
   if (!pd_jread_take(r, ','))
