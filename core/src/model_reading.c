@@ -323,39 +323,15 @@ static pascal_status score_kg_folds(const pascal_calibration *cal, const pascal_
   return st;
 }
 
-/* Choose the GEMM model m's carry between two reduction lengths on its own
- * runs: the Kg folds (score_kg_folds), each held-out run predicted by the
- * model of the rest with m's reading between knots (candidate 0) and
- * carried by the static reference (1); the mean |V / V_measured - 1|
- * decides. */
-static pascal_status choose_between_static(pascal_model *m, const pascal_calibration *cal,
-                                           pascal_error *err)
+/* Score b's candidates (fills_between) on folds that hold out each
+ * interior grid (Mg and Ng strictly inside the calibrated ones) together
+ * with each interior Kg, its runs at that Kg then read from the other grids
+ * and lengths as a query between grids and lengths is. */
+static pascal_status score_grid_kg_folds(const pascal_calibration *cal, const pascal_model *m,
+                                         const pascal_reading_choice *b, double sum[2],
+                                         size_t *points, pascal_error *err)
 {
-  pascal_reading_choice *b = &m->between_static;
-  double sum[2] = {0, 0};
-  size_t points = 0;
-  assert(b->candidate[0] == m->between.rule && b->candidate[1] == PASCAL_READ_STATIC_EXCESS);
-  pascal_status st = score_kg_folds(cal, m, b, sum, &points, err);
-  choose_by_sums(b, sum, points);
-  return st;
-}
-
-/* With the carry chosen: where the static reference is silent at both
- * levels around a query, nothing carried (candidate 0) or the lower
- * level's kappa held (1), scored where the two can differ: the Kg folds,
- * and folds that hold out each interior grid (Mg and Ng strictly inside
- * the calibrated ones) together with each interior Kg, its runs at that Kg
- * then read from the other grids and lengths as a query between grids and
- * lengths is; the mean |V / V_measured - 1| over both decides. */
-static pascal_status choose_between_silent(pascal_model *m, const pascal_calibration *cal,
-                                           pascal_error *err)
-{
-  pascal_reading_choice *b = &m->between_silent;
-  double sum[2] = {0, 0};
-  size_t points = 0;
-  assert(b->candidate[0] == PASCAL_READ_STATIC_EXCESS &&
-         b->candidate[1] == PASCAL_READ_LOWER_LEVEL);
-  pascal_status st = score_kg_folds(cal, m, b, sum, &points, err);
+  pascal_status st = PASCAL_OK;
   for (size_t i = 0; !st && i < cal->n_gemm_runs; i++) {
     const pascal_gemm_shape *s = &cal->gemm_runs[i].shape;
     size_t j = 0;
@@ -367,8 +343,23 @@ static pascal_status choose_between_silent(pascal_model *m, const pascal_calibra
       continue;
     model_exclusion ex = {
         .kind = PC_EXCLUDE_GRID_KG, .Mg = s->Mg, .Ng = s->Ng, .level = s->Kg, .untimed = true};
-    st = score_gemm_fold(cal, m, &ex, fills_between, b, sum, &points, err);
+    st = score_gemm_fold(cal, m, &ex, fills_between, b, sum, points, err);
   }
+  return st;
+}
+
+/* Choose a GEMM reading between two reduction lengths (b, one of m's) on
+ * the Kg folds, and on the grid-and-Kg folds too when grid_folds; the mean
+ * |V / V_measured - 1| over them decides. */
+static pascal_status choose_between_on_folds(pascal_model *m, const pascal_calibration *cal,
+                                             pascal_reading_choice *b, bool grid_folds,
+                                             pascal_error *err)
+{
+  double sum[2] = {0, 0};
+  size_t points = 0;
+  pascal_status st = score_kg_folds(cal, m, b, sum, &points, err);
+  if (!st && grid_folds)
+    st = score_grid_kg_folds(cal, m, b, sum, &points, err);
   choose_by_sums(b, sum, points);
   return st;
 }
@@ -384,16 +375,21 @@ pascal_status pc_model_choose_readings(pascal_model *m, const pascal_calibration
      reading (a scan's stays so, with no point) */
   m->between_static = (pascal_reading_choice){
       m->between.rule, {m->between.rule, PASCAL_READ_STATIC_EXCESS}, {NAN, NAN}, 0};
+  /* the carry by the static reference, on the Kg folds: each held-out run
+     predicted by the model of the rest with the reading between knots or
+     carried */
   if (!st && !pascal_workload_scans(m->workload))
-    st = choose_between_static(m, cal, err);
-  /* on top of the carry, where V_s says nothing (without the carry its
-     default, with no point: nothing is carried anyway) */
+    st = choose_between_on_folds(m, cal, &m->between_static, false, err);
+  /* on top of the carry, where V_s says nothing: nothing carried or the
+     lower level's kappa held, scored where the two can differ, the Kg folds
+     and the grid-and-Kg folds (without the carry its default, with no
+     point: nothing is carried anyway) */
   m->between_silent = (pascal_reading_choice){PASCAL_READ_STATIC_EXCESS,
                                               {PASCAL_READ_STATIC_EXCESS, PASCAL_READ_LOWER_LEVEL},
                                               {NAN, NAN},
                                               0};
   if (!st && m->between_static.rule == PASCAL_READ_STATIC_EXCESS)
-    st = choose_between_silent(m, cal, err);
+    st = choose_between_on_folds(m, cal, &m->between_silent, true, err);
   if (!st && !pascal_workload_scans(m->workload))
     st = choose_beyond(m, cal, err);
   return st;
