@@ -196,10 +196,12 @@ static run_outcome execute(worker *w, const pascal_codec_job *job, pascal_backen
 }
 
 /* POST body to /v1/jobs/ID/verb with retries. 0: accepted (200), 1: refused
- * with 409 (lease lost: logged), -1: fatal (recorded). `event` is shown with
- * the progress when accepted. */
+ * with 409 (lease lost: logged), 2: a result refused with 422 (the server
+ * found the measurement implausible; its reason is in `refusal`, which only
+ * a result passes), -1: fatal (recorded). `event` is shown with the
+ * progress when accepted. */
 static int post_outcome(worker *w, const pascal_codec_job *job, const char *verb, json_t *body,
-                        const char *event)
+                        const char *event, char *refusal, size_t refusal_len)
 {
   char path[64], what[64];
   job_path(path, sizeof path, job, verb);
@@ -225,6 +227,9 @@ static int post_outcome(worker *w, const pascal_codec_job *job, const char *verb
                  "requeued or done elsewhere)",
                  what, r.reason);
     rc = 1;
+  } else if (r.status == 422 && refusal) {
+    snprintf(refusal, refusal_len, "the server refused the result (%s)", r.reason);
+    rc = 2;
   } else {
     agent_fatal(w->ctx, agent_client_fatal(&w->client, what, &r, 0));
     rc = -1;
@@ -240,7 +245,7 @@ static int report_failure(worker *w, const pascal_codec_job *job, const char *wh
   json_t *body = agent_job_body(job, PASCAL_CODEC_FAIL, NULL, why);
   if (!body) /* a reason that is not valid UTF-8 cannot go into JSON */
     body = agent_job_body(job, PASCAL_CODEC_FAIL, NULL, "backend failed (reason not printable)");
-  return post_outcome(w, job, "fail", body, event);
+  return post_outcome(w, job, "fail", body, event, NULL, 0);
 }
 
 /* Run one claimed job to its end. -1 when the worker must stop, -2 when it
@@ -281,10 +286,14 @@ static int handle_job(worker *w, const pascal_codec_job *job)
              res.note[0] ? res.note : "");
   if (res.note[0])
     strncat(event, ")", sizeof event - strlen(event) - 1);
-  return post_outcome(w, job, "result", agent_job_body(job, PASCAL_CODEC_RESULT, &res, NULL),
-                      event) < 0
-             ? -1
-             : 0;
+  int posted = post_outcome(w, job, "result", agent_job_body(job, PASCAL_CODEC_RESULT, &res, NULL),
+                            event, why, sizeof why);
+  /* A refused measurement is this run's failure, not the agent's: reported,
+   * so that the job is tried again (or fails its calibration after its last
+   * attempt) instead of staying leased, and the agent goes on. */
+  if (posted == 2)
+    return report_failure(w, job, why) < 0 ? -1 : 0;
+  return posted < 0 ? -1 : 0;
 }
 
 /* Every run of the device is measured: say so, and name the freeze call of

@@ -52,12 +52,14 @@ pascal_status pascal_plausible_gemm_fills(const pascal_gemm_params *gemm,
 pascal_status pascal_plausible_result(const pascal_device *dev, double cold, double most,
                                       double fill_bytes, double kernel_ns, pascal_error *err)
 {
-  double lo = cold * (1 - PASCAL_PLAUSIBLE_SLACK), hi = most * (1 + PASCAL_PLAUSIBLE_SLACK);
+  double lo = cold * (1 - PASCAL_PLAUSIBLE_SLACK);
+  double hi = most * (1 + PASCAL_PLAUSIBLE_SLACK) + PASCAL_PLAUSIBLE_LAUNCH_BYTES;
   if (!isfinite(fill_bytes) || fill_bytes < lo || fill_bytes > hi)
     return pascal_error_set(err, PASCAL_EREFUSED, "fill_bytes",
                             "fill_bytes %.17g is outside what this run can fill: from its cold "
-                            "bytes %.17g to M fills per reference %.17g (1%% slack each side)",
-                            fill_bytes, cold, most);
+                            "bytes %.17g to M fills per reference %.17g (1%% slack each side, "
+                            "and %.0f bytes above for the launch itself)",
+                            fill_bytes, cold, most, PASCAL_PLAUSIBLE_LAUNCH_BYTES);
   if (!isfinite(kernel_ns) || kernel_ns < 0)
     return pascal_error_set(err, PASCAL_EREFUSED, "kernel_ns",
                             "kernel_ns must be finite and >= 0 (0: not measured)");

@@ -6,7 +6,8 @@
  * 96 x 4 x 16,384,000 = 6,291,456,000 bytes; a 256 x 256 x 1024 GEMM in
  * 128 x 128 x 64 FP16 tiles between B0 = 16384 (2 + 2) 16 = 1,048,576 and
  * Q = 32768 x 2 x 2 x 16 = 2,097,152 bytes. The 1% slack admits the edges
- * and nothing far past them; a kernel time below the fills at twice the
+ * and nothing far past them (above: 64 KiB more for the launch's own reads,
+ * which a one-tile GEMM measured on an H100 needs); a kernel time below the fills at twice the
  * peak DRAM bandwidth is refused. Without pascal_plausible_result (the
  * checks before it) 1e-300, 5e-324 and 1e300 all passed.
  */
@@ -74,6 +75,16 @@ static void test_gemm_range(void)
         CHECK_INT(pascal_plausible_gemm_fills(&g, &sh, &lo, &hi, NULL), PASCAL_OK);
         CHECK(lo == geo.B0 && hi == geo.Q);
       }
+  /* one tile: cold bytes = M fills per reference; the launch's own reads
+   * on top (an H100 measured 1,071,104 bytes for this shape) are allowed up
+   * to PASCAL_PLAUSIBLE_LAUNCH_BYTES, nothing beyond */
+  pascal_gemm_shape one = {128, 128, 2048};
+  CHECK_INT(pascal_plausible_gemm_fills(&g, &one, &lo, &hi, NULL), PASCAL_OK);
+  CHECK(lo == 1048576.0 && hi == 1048576.0);
+  pascal_device d = device();
+  CHECK_INT(pascal_plausible_result(&d, lo, hi, 1071104.0, 0, NULL), PASCAL_OK);
+  CHECK_INT(pascal_plausible_result(&d, lo, hi, 1048576.0 * 1.01 + 65536.0, 0, NULL), PASCAL_OK);
+  CHECK(refused(&d, lo, hi, 1048576.0 * 1.01 + 65537.0, 0, "fill_bytes"));
   pascal_gemm_shape zero = {0, 256, 1024};
   pascal_error err;
   CHECK_INT(pascal_plausible_gemm_fills(&g, &zero, &lo, &hi, &err), PASCAL_EINVAL);

@@ -47,8 +47,9 @@ class Fake:
     total (default: every job; less when a job is not expected to finish,
     as a real daemon would have requeued it to someone else)."""
 
-    def __init__(self, jobs, claim_errors=(), heartbeat_status=200, total=None):
+    def __init__(self, jobs, claim_errors=(), heartbeat_status=200, total=None, refuse_results=()):
         self.jobs = list(jobs)
+        self.refuse_results = set(refuse_results)  # job ids whose results are refused with 422
         self.total = len(self.jobs) if total is None else total
         self.done = 0
         self.claim_errors = list(claim_errors)
@@ -109,6 +110,9 @@ class Fake:
                 if m.group(2) == "heartbeat":
                     return self.heartbeat_status, ({"lease_expires_at": "x"} if self.heartbeat_status == 200 else
                                                    {"error": {"code": "stale_lease", "message": "gone", "field": None}})
+                if m.group(2) == "result" and int(m.group(1)) in self.refuse_results:
+                    return 422, {"error": {"code": "implausible", "field": "fill_bytes",
+                                           "message": "fill_bytes 1 is outside what this run can fill"}}
                 if m.group(2) == "result":
                     self.done += 1
                 return 200, {"job": {"id": int(m.group(1)), "state": "done"}, "progress": self.progress()}
@@ -249,6 +253,19 @@ def main():
               and fails[0][3]["lease_token"] == "lease0008",
               "a GEMM shape off the tile grid reported as failed: %r" % fails)
         check(len(fake.calls("/v1/jobs/9/result")) == 1, "next job done")
+        fake.close()
+
+        scenario("a result refused as implausible (422) is reported through /fail and the agent goes on")
+        fake = Fake([scan_job(11), scan_job(12)], total=1, refuse_results=[11])
+        code, out = run_agent(args, fake, tmp, "refused")
+        check(code == 0, "exit 0: %s\n%s" % (code, out))
+        fails = fake.calls("/v1/jobs/11/fail")
+        check(len(fake.calls("/v1/jobs/11/result")) == 1, "the refused result was not repeated")
+        check(len(fails) == 1 and "refused the result" in fails[0][3]["message"]
+              and "outside what this run can fill" in fails[0][3]["message"]
+              and fails[0][3]["lease_token"] == "lease0011",
+              "the refusal reported as the job's failure, with the server's reason: %r" % fails)
+        check(len(fake.calls("/v1/jobs/12/result")) == 1, "next job done")
         fake.close()
 
         scenario("an unreadable job is reported and ends the agent (exit 7)")
