@@ -5,9 +5,10 @@ H100 bundles it made.
 
 Round trip: the shipped h100-scan.json and h100-tiled-gemm.json are taken
 apart into the files a measure.sh run writes (the calibration without its
-panel, the panel as two held-out parts or as its own GEMM bundle, a
-report.json) and put together again by ship-run.py: the result must have
-the shipped bundle's content hash, panel and model, and a provenance read
+panel, the panel as two held-out parts or as its own GEMM bundle, the
+off-grid panels in the work archive, a report.json) and put together
+again by ship-run.py: the result must have the shipped bundle's content
+hash, panels and model, and a provenance read
 from the run's report. The off-grid panels a run leaves in its work
 archive (four scan parts, one GEMM bundle) become each bundle's `offgrid`,
 the scan's only when all four parts are there; a part of another device
@@ -51,7 +52,8 @@ def write(path, doc):
 
 
 def without_panel(bundle):
-    return {k: v for k, v in bundle.items() if k not in ("heldout", "model", "report", "content_hash")}
+    return {k: v for k, v in bundle.items()
+            if k not in ("heldout", "offgrid", "model", "report", "content_hash")}
 
 
 def run_folder(dest):
@@ -65,6 +67,13 @@ def run_folder(dest):
     write(os.path.join(dest, "gemm.json"), without_panel(gemm))
     write(os.path.join(dest, "gemm-heldout.json"), dict(without_panel(gemm), measurements=gemm["heldout"]))
     write(os.path.join(dest, "report.json"), REPORT)
+    if "offgrid" in scan and "offgrid" in gemm:  # as the offgrid phase leaves them in the archive
+        q = len(scan["offgrid"]) // 4
+        quarters = [scan["offgrid"][i * q:(i + 1) * q] for i in range(3)] + [scan["offgrid"][3 * q:]]
+        files = {"offgrid-%d.json" % (i + 1): dict(without_panel(scan), measurements=runs)
+                 for i, runs in enumerate(quarters)}
+        files["gemm-offgrid.json"] = dict(without_panel(gemm), measurements=gemm["offgrid"])
+        work_archive(dest, files)
     return scan, gemm
 
 
@@ -93,6 +102,7 @@ class ShipRun(unittest.TestCase):
                 got = load(os.path.join(out, name))
                 self.assertEqual(got["content_hash"], want["content_hash"], name)
                 self.assertEqual(got["heldout"], want["heldout"], name)
+                self.assertEqual(got.get("offgrid"), want.get("offgrid"), name)
                 self.assertEqual(got["model"], want["model"], name)
                 prov = got["provenance"]
                 self.assertEqual((prov["source"], prov["gpu"], prov["driver"], prov["compute_capability"]),
