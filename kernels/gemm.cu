@@ -1,17 +1,23 @@
 /*
  * gemm.cu - the FP16 GEMM of paper Section 4.5 / Appendix `GEMM
  * instantiation`: 128x128 output tiles, reduction steps of 64, FP16 inputs,
- * FP32 accumulation and output, direct CTA raster (CTA (x, y) computes output
- * tile (y, x); the hardware dispatches x fastest). At reduction step k, CTA
+ * FP32 accumulation and output, direct CTA raster (CTA i computes output
+ * tile (i / n_c, i % n_c), n_c = Ng / 128: row after row). At reduction step k, CTA
  * (i, j) reads the 16 KiB tiles A(i, k) and B(k, j), the traffic the GEMM
  * extension of the predictor models. Eight warps, each owning a 64x32 slice
  * of the tile as 4x2 WMMA 16x16x16 accumulators.
  *
  * The same tile as a Triton matmul's configuration (issue 31): `stages`
  * buffers of k-steps in dynamic shared memory filled by cp.async
- * (stages - 1 steps in flight while one is computed; one stage is the
- * calibration kernel's wait for each step) and the grouped raster of
- * pascal/gemm_raster.h on a one-dimensional grid.
+ * (stages - 1 steps in flight while one is computed) and the grouped raster
+ * of pascal/gemm_raster.h on a one-dimensional grid. The calibration's GEMM
+ * is this kernel's own configuration (one stage: each step waited for;
+ * direct raster), so that every configuration run differs from it only in
+ * what the configuration states. Until 2026-11-28 the calibration ran a
+ * kernel of its own that loaded each step through registers; on an H100
+ * it filled the same bytes (to 0.01 %) in 1.78x the time of this one at
+ * one stage (runs 8 and 9, docs/results-h100.md), a difference the fitted
+ * step overhead of the configuration runs would otherwise absorb.
  */
 #include <cuda_pipeline.h>
 #include <mma.h>
@@ -28,18 +34,8 @@ constexpr uint32_t TM = PASCAL_KERN_GEMM_TILE_M, TN = PASCAL_KERN_GEMM_TILE_N,
                    TK = PASCAL_KERN_GEMM_TILE_K;
 constexpr uint32_t LD = TK + 8; /* padded row (halves) against bank conflicts */
 
-/* Copy a 128 x 64 FP16 tile (rows of `ld` halves in global) into shared memory. */
-__device__ __forceinline__ void load_tile(__half (*dst)[LD], const __half *src, uint64_t ld)
-{
-  constexpr uint32_t chunks = TK / 8; /* 16-byte chunks per row */
-  for (uint32_t c = threadIdx.x; c < TM * chunks; c += blockDim.x) {
-    const uint32_t r = c / chunks, q = c % chunks;
-    const uint4 v = __ldcg(reinterpret_cast<const uint4 *>(src + r * ld) + q);
-    *reinterpret_cast<uint4 *>(&dst[r][q * 8]) = v;
-  }
-}
-
-/* The same copy by cp.async (16 bytes per instruction, L2 only). */
+/* Copy a 128 x 64 FP16 tile (rows of `ld` halves in global) into shared
+ * memory by cp.async (16 bytes per instruction, L2 only). */
 __device__ __forceinline__ void load_tile_async(__half (*dst)[LD], const __half *src, uint64_t ld)
 {
   constexpr uint32_t chunks = TK / 8;
@@ -79,33 +75,7 @@ __device__ __forceinline__ void store_tile(acc_tile &acc, float *C, uint32_t Ng,
     }
 }
 
-__global__ void __launch_bounds__(PASCAL_KERN_GEMM_THREADS)
-    gemm_128x128x64(const __half *A, const __half *B, float *C, uint32_t Ng, uint32_t Kg)
-{
-  __shared__ __align__(128) __half As[TM][LD];
-  __shared__ __align__(128) __half Bs[TN][LD]; /* Bs[n][k]: B column-major */
-  const uint32_t tile_row = blockIdx.y, tile_col = blockIdx.x;
-  const uint32_t warp = threadIdx.x / 32u;
-  const uint32_t wm = warp / 4u, wn = warp % 4u; /* 2 x 4 warps of 64 x 32 */
-
-  acc_tile acc;
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 2; ++j)
-      wmma::fill_fragment(acc[i][j], 0.0f);
-
-  const __half *a_base = A + (uint64_t)tile_row * TM * Kg;
-  const __half *b_base = B + (uint64_t)tile_col * TN * Kg;
-  for (uint32_t k0 = 0; k0 < Kg; k0 += TK) {
-    load_tile(As, a_base + k0, Kg);
-    load_tile(Bs, b_base + k0, Kg);
-    __syncthreads();
-    mma_step(acc, As, Bs, wm, wn);
-    __syncthreads();
-  }
-  store_tile(acc, C, Ng, tile_row, tile_col, wm, wn);
-}
-
-/* Triton's configuration of the same tile: `stages` buffers (the dynamic
+/* The 128 x 128 x 64 tile in a Triton configuration: `stages` buffers (the dynamic
  * shared memory holds stages A and stages B tiles), CTA blockIdx.x runs the
  * tile of the grouped raster. Step k's copies are committed as one group;
  * waiting for all but the newest stages - 1 groups leaves step k's landed. */
@@ -155,17 +125,13 @@ __global__ void __launch_bounds__(PASCAL_KERN_GEMM_THREADS)
 
 cudaError_t pascal_kern_load_gemm(void)
 {
-  return pascal_kern_load(gemm_128x128x64, gemm_128x128x64_staged);
+  return pascal_kern_load(gemm_128x128x64_staged);
 }
 
 cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_t Mg, uint32_t Ng,
                              uint32_t Kg, cudaStream_t stream)
 {
-  if (A == nullptr || B == nullptr || C == nullptr || Mg == 0 || Ng == 0 || Kg == 0 ||
-      Mg % TM != 0 || Ng % TN != 0 || Kg % TK != 0 || Mg / TM > 65535u)
-    return cudaErrorInvalidValue;
-  gemm_128x128x64<<<dim3(Ng / TN, Mg / TM), PASCAL_KERN_GEMM_THREADS, 0, stream>>>(A, B, C, Ng, Kg);
-  return cudaGetLastError();
+  return pascal_kern_gemm_staged(A, B, C, Mg, Ng, Kg, 1, 1, stream);
 }
 
 cudaError_t pascal_kern_gemm_staged(const __half *A, const __half *B, float *C, uint32_t Mg,

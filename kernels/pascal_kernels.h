@@ -136,7 +136,9 @@ cudaError_t pascal_kern_tma_stall(uint64_t budget, cudaStream_t stream);
 /* C[Mg x Ng] (row-major, FP32) = A[Mg x Kg] (row-major, FP16) x B, where B is
  * Kg x Ng stored column-major (that is, B^T row-major, Ng x Kg). Mg and Ng
  * must be multiples of 128, Kg of 64 (cudaErrorInvalidValue otherwise).
- * CTA (x, y) of the grid (Ng/128, Mg/128) computes output tile (y, x). */
+ * The calibration's configuration of pascal_kern_gemm_staged below: one
+ * stage, direct raster (CTA i computes output tile (i / (Ng/128),
+ * i % (Ng/128))). */
 cudaError_t pascal_kern_gemm(const __half *A, const __half *B, float *C, uint32_t Mg, uint32_t Ng,
                              uint32_t Kg, cudaStream_t stream);
 

@@ -14,9 +14,10 @@ so the static count is the per-iteration count):
   open_scan_sync, open_scan_tma  2 (one wmma per step of m)
   attention_fwd                  2 x 2 x (T / 16)^2 (QK^T and PV of one K/V
                                  step, T = PASCAL_KERN_ATT_TILE: 64)
-  gemm_128x128x64                2 x (TK / 16) x 4 x 2 (the K = 64 step of
-                                 a warp's 4 x 2 accumulators)
-  gemm_128x128x64_staged         the same (the same step, from a stage buffer)
+  gemm_128x128x64_staged         2 x (TK / 16) x 4 x 2 (the K = 64 step of
+                                 a warp's 4 x 2 accumulators, from a stage
+                                 buffer; the calibration's GEMM is its
+                                 one-stage configuration)
   every other kernel             0
 
 The kernels fill A and B with constants, so the two halves of an MMA have
@@ -185,8 +186,8 @@ def count(objects, tmp):
 
 def named(mangled, short):
     """The mangled name holds `short` as a whole identifier: after a length
-    digit, and not continued by "_" or a digit (gemm_128x128x64 is not
-    gemm_128x128x64_staged; what follows a name is E, I or a parameter's
+    digit, and not continued by "_" or a digit (open_scan_tma is not
+    open_scan_tma_x; what follows a name is E, I or a parameter's
     letter)."""
     return re.search(r"\d%s(?![_0-9])" % re.escape(short), mangled) is not None
 
@@ -223,7 +224,6 @@ def main():
             "mma_chain": 2 * chains,
             "open_scan_sync": 2,
             "open_scan_tma": 2,
-            "gemm_128x128x64": 2 * (tk // 16) * 4 * 2,
             "gemm_128x128x64_staged": 2 * (tk // 16) * 4 * 2,
             "attention_fwd": 2 * 2 * (att // 16) ** 2,
         }
