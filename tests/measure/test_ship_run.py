@@ -67,14 +67,20 @@ def run_folder(dest):
     write(os.path.join(dest, "gemm.json"), without_panel(gemm))
     write(os.path.join(dest, "gemm-heldout.json"), dict(without_panel(gemm), measurements=gemm["heldout"]))
     write(os.path.join(dest, "report.json"), REPORT)
-    if "offgrid" in scan and "offgrid" in gemm:  # as the offgrid phase leaves them in the archive
-        q = len(scan["offgrid"]) // 4
-        quarters = [scan["offgrid"][i * q:(i + 1) * q] for i in range(3)] + [scan["offgrid"][3 * q:]]
-        files = {"offgrid-%d.json" % (i + 1): dict(without_panel(scan), measurements=runs)
-                 for i, runs in enumerate(quarters)}
-        files["gemm-offgrid.json"] = dict(without_panel(gemm), measurements=gemm["offgrid"])
-        work_archive(dest, files)
+    if "offgrid" in scan and "offgrid" in gemm:
+        work_archive(dest, offgrid_files(scan, gemm, scan["offgrid"], gemm["offgrid"]))
     return scan, gemm
+
+
+def offgrid_files(scan, gemm, scan_runs, gemm_runs):
+    """The off-grid panels as the offgrid phase leaves them in the work
+    archive: the scan's runs in four parts, the GEMM's in one bundle."""
+    q = len(scan_runs) // 4
+    quarters = [scan_runs[i * q:(i + 1) * q] for i in range(3)] + [scan_runs[3 * q:]]
+    files = {"offgrid-%d.json" % (i + 1): dict(without_panel(scan), measurements=runs)
+             for i, runs in enumerate(quarters)}
+    files["gemm-offgrid.json"] = dict(without_panel(gemm), measurements=gemm_runs)
+    return files
 
 
 def work_archive(run, files):
@@ -121,11 +127,7 @@ class ShipRun(unittest.TestCase):
         # the script moves them, it does not read them)
         with tempfile.TemporaryDirectory() as run, tempfile.TemporaryDirectory() as out:
             scan, gemm = run_folder(run)
-            q = len(scan["heldout"]) // 4
-            quarters = [scan["heldout"][i * q:(i + 1) * q] for i in range(3)] + [scan["heldout"][3 * q:]]
-            files = {"offgrid-%d.json" % (i + 1): dict(without_panel(scan), measurements=runs)
-                     for i, runs in enumerate(quarters)}
-            files["gemm-offgrid.json"] = dict(without_panel(gemm), measurements=gemm["heldout"])
+            files = offgrid_files(scan, gemm, scan["heldout"], gemm["heldout"])
             work_archive(run, files)
             write(os.path.join(run, "report.json"),
                   dict(REPORT, phases=REPORT["phases"] + [{"phase": "offgrid", "state": "ok", "seconds": 80}]))
