@@ -622,7 +622,12 @@ phase_configs() {
 
 # The configurations section of the report (docs/gpu.md "Configurations in
 # the report"): per configuration run its achieved TFLOP/s (2 Mg Ng Kg /
-# kernel time), and the step overhead the frozen model fitted on them.
+# kernel time) beside what the frozen model answers for it (`pascal
+# predict` on configs.json: time and fills), the step overhead it fitted on
+# them, and per shape how its times rank the configurations against the
+# measured ones (Kendall's tau-b, the top-1 regret, whether the measured
+# best is among the first four predicted; ties in run order). In-sample:
+# the step overhead is fitted on these very runs.
 # $1: md or json (null when not measured).
 report_configs() {
   # (return 0: in the stop trap a bare return would give the status of the
@@ -635,30 +640,89 @@ report_configs() {
     if [ "$1" = json ]; then echo null; else echo "configs.json is in the work archive (python3 summarises it)"; fi
     return 0
   fi
-  python3 - "$WORK/configs.json" "$1" <<'PY'
-import json, sys
+  python3 - "$WORK/configs.json" "$1" "$BIN/pascal" <<'PY'
+import json, math, subprocess, sys, tempfile
 doc = json.load(open(sys.argv[1]))
 runs = doc.get("configurations", [])
-rows = []
-for r in runs:
+keys = ("Mg", "Ng", "Kg", "tile_m", "tile_n", "tile_k", "elem_bytes", "stages", "group_m")
+answers = [{}] * len(runs)
+if runs:
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as q:
+        json.dump({"queries": [{k: r[k] for k in keys} for r in runs]}, q)
+        q.flush()
+        p = subprocess.run([sys.argv[3], "predict", "--bundle", sys.argv[1], "--queries", q.name,
+                            "--json"], capture_output=True, text=True)
+    if p.returncode == 0:
+        answers = json.loads(p.stdout).get("results", answers)
+
+def tau_b(x, y):
+    """Kendall's tau-b of two equally long lists (None when either is constant)."""
+    nc = nd = tx = ty = 0
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            dx, dy = x[i] - x[j], y[i] - y[j]
+            if dx == 0 and dy == 0:
+                continue
+            if dx == 0:
+                tx += 1
+            elif dy == 0:
+                ty += 1
+            elif (dx > 0) == (dy > 0):
+                nc += 1
+            else:
+                nd += 1
+    den = math.sqrt((nc + nd + tx) * (nc + nd + ty))
+    return (nc - nd) / den if den > 0 else None
+
+rows, shapes = [], {}
+for r, a in zip(runs, answers):
     tflops = 2.0 * r["Mg"] * r["Ng"] * r["Kg"] / r["kernel_ns"] / 1e3
+    shape = "%dx%dx%d" % (r["Mg"], r["Ng"], r["Kg"])
     rows.append({"tile": "%dx%dx%d" % (r["tile_m"], r["tile_n"], r["tile_k"]),
                  "elem_bytes": r["elem_bytes"], "stages": r["stages"], "group_m": r["group_m"],
-                 "shape": "%dx%dx%d" % (r["Mg"], r["Ng"], r["Kg"]), "kernel_ns": r["kernel_ns"],
-                 "fill_bytes": r["fill_bytes"], "tflops": round(tflops, 3)})
+                 "shape": shape, "kernel_ns": r["kernel_ns"],
+                 "fill_bytes": r["fill_bytes"], "tflops": round(tflops, 3),
+                 "predicted_time_s": a.get("time_s"), "predicted_fill_bytes": a.get("fill_bytes")})
+    shapes.setdefault(shape, []).append(rows[-1])
+ranking = []
+for shape, rs in shapes.items():
+    if any(r["predicted_time_s"] is None for r in rs):
+        ranking.append({"shape": shape, "runs": len(rs), "tau_b": None, "regret": None,
+                        "best_in_top4": None})
+        continue
+    meas = [r["kernel_ns"] for r in rs]
+    pred = [r["predicted_time_s"] for r in rs]
+    order = sorted(range(len(rs)), key=lambda i: pred[i])  # stable: ties in run order
+    best = meas.index(min(meas))
+    ranking.append({"shape": shape, "runs": len(rs), "tau_b": tau_b(pred, meas),
+                    "regret": meas[order[0]] / meas[best] - 1, "best_in_top4": best in order[:4]})
 overhead = doc.get("model", {}).get("time", {}).get("step_overhead_s", 0.0)
 if sys.argv[2] == "json":
-    print(json.dumps({"runs": rows, "step_overhead_s": overhead}, separators=(",", ":")))
+    print(json.dumps({"runs": rows, "step_overhead_s": overhead, "ranking": ranking},
+                     separators=(",", ":")))
     sys.exit(0)
 print("%d configuration runs (configs.json in the work archive), an extension of gemm.json;"
       % len(rows))
-print("fitted step overhead per k-iteration: %.1f ns" % (overhead * 1e9))
+print("fitted step overhead per k-iteration: %.1f ns; predicted: what the frozen model answers"
+      % (overhead * 1e9))
+print("(in-sample: the overhead is fitted on these runs)")
 print()
-print("| tile | elem | stages | group_m | shape | kernel ms | TFLOP/s |")
-print("|---|---|---|---|---|---|---|")
+print("| tile | elem | stages | group_m | shape | kernel ms | TFLOP/s | predicted ms | fills / predicted |")
+print("|---|---|---|---|---|---|---|---|---|")
 for r in rows:
-    print("| %s | %d | %d | %d | %s | %.3f | %.2f |" % (r["tile"], r["elem_bytes"], r["stages"],
-          r["group_m"], r["shape"], r["kernel_ns"] * 1e-6, r["tflops"]))
+    pt, pf = r["predicted_time_s"], r["predicted_fill_bytes"]
+    print("| %s | %d | %d | %d | %s | %.3f | %.2f | %s | %s |" % (
+        r["tile"], r["elem_bytes"], r["stages"], r["group_m"], r["shape"], r["kernel_ns"] * 1e-6,
+        r["tflops"], "%.3f" % (pt * 1e3) if pt else "-",
+        "%.3f" % (r["fill_bytes"] / pf) if pf else "-"))
+print()
+print("| shape | runs | Kendall tau-b | top-1 regret | measured best in the first 4 |")
+print("|---|---|---|---|---|")
+for g in ranking:
+    print("| %s | %d | %s | %s | %s |" % (
+        g["shape"], g["runs"], "-" if g["tau_b"] is None else "%.3f" % g["tau_b"],
+        "-" if g["regret"] is None else "%.2f %%" % (100 * g["regret"]),
+        "-" if g["best_in_top4"] is None else ("yes" if g["best_in_top4"] else "no")))
 PY
 }
 

@@ -371,9 +371,11 @@ def configs_phase(out, report, md):
     archive: 18 timed configuration runs (6 configurations that fit 100 KiB x
     3 shapes), the
     GEMM calibration's own measurements unchanged, the report's TFLOP/s
-    recomputed here from each run's shape and kernel time, and the step
-    overhead the frozen model states. Checked to fail: with configs left out
-    of PHASES_DEFAULT (no configs.json, no configurations in the report)."""
+    recomputed here from each run's shape and kernel time, the step
+    overhead the frozen model states, the model's answer for a run as the
+    CLI gives it alone, and the ranking per shape recomputed here. Checked
+    to fail: with configs left out of PHASES_DEFAULT (no configs.json, no
+    configurations in the report)."""
     work = os.path.join(out, "measure-work.tar.gz")
     check("configs.json" not in os.listdir(out), "the configurations bundle stays in the archive")
     text = archived(work, "configs.json")
@@ -394,6 +396,43 @@ def configs_phase(out, report, md):
     check(rep.get("step_overhead_s") == overhead, "report: the fitted step overhead %r" % overhead)
     check("## Configurations" in md and "| 128x128x64 | 2 | 3 | 8 | 4096x4096x4096 |" in md,
           "report.md holds the configurations table")
+    # what the frozen model answers for each run: one run asked alone
+    # through the CLI gives the report's figures
+    if runs and rep.get("runs"):
+        with tempfile.TemporaryDirectory() as work_dir:  # not in out: it holds what comes back
+            with tarfile.open(work) as t:
+                t.extract("./configs.json", work_dir)
+            r0 = runs[1]
+            args = sum((["--" + k, str(r0[k])] for k in ("Mg", "Ng", "Kg") + CONFIG_KEYS), [])
+            alone = json.loads(subprocess.run([os.path.join(BUILD, "bin", "pascal"), "predict",
+                                               "--bundle", os.path.join(work_dir, "configs.json"),
+                                               "--json"] + args,
+                                              capture_output=True, text=True).stdout or "{}")
+        got = rep["runs"][1]
+        check(alone.get("time_s") == got.get("predicted_time_s") and alone.get("time_s", 0) > 0
+              and alone.get("fill_bytes") == got.get("predicted_fill_bytes"),
+              "report: the model's time and fills for a run: %r vs %r" % (got, alone.get("time_s")))
+    # the ranking per shape, recomputed here: tau-b as the sign-product sum
+    # over the pairs, the regret of the first predicted (ties in run order)
+    ranking = {g["shape"]: g for g in rep.get("ranking", [])}
+    check(len(ranking) == 3, "report: a ranking per shape: %r" % rep.get("ranking"))
+    sign = lambda v: (v > 0) - (v < 0)
+    for shape, g in ranking.items():
+        rs = [r for r in rep["runs"] if r["shape"] == shape]
+        m, p = [r["kernel_ns"] for r in rs], [r["predicted_time_s"] for r in rs]
+        pairs = [(i, j) for i in range(len(rs)) for j in range(i + 1, len(rs))]
+        s = sum(sign(p[i] - p[j]) * sign(m[i] - m[j]) for i, j in pairs)
+        untied_p = sum(1 for i, j in pairs if p[i] != p[j])
+        untied_m = sum(1 for i, j in pairs if m[i] != m[j])
+        tau = s / (untied_p * untied_m) ** 0.5 if untied_p and untied_m else None
+        first = min(range(len(rs)), key=lambda i: (p[i], i))
+        top4 = sorted(range(len(rs)), key=lambda i: (p[i], i))[:4]
+        check(g["runs"] == len(rs) == 6 and (tau is None) == (g["tau_b"] is None)
+              and (tau is None or abs(tau - g["tau_b"]) < 1e-12)
+              and abs(g["regret"] - (m[first] / min(m) - 1)) < 1e-12
+              and g["best_in_top4"] == (m.index(min(m)) in top4),
+              "report: ranking of %s: %r (tau %r)" % (shape, g, tau))
+    check("| shape | runs | Kendall tau-b | top-1 regret |" in md, "report.md holds the ranking table")
 
 
 def attention_phase(out, report, md):
