@@ -3,7 +3,7 @@
 #               embedded default (./var/pascal.db + the bundled calibration)
 #   make test   install missing packages, build normally, with ASan+UBSan
 #               and for fuzzing (clang), run the whole suite under ctest in
-#               the first two and fuzz each tests/fuzz harness for 10 s,
+#               the first two and fuzz each tests/fuzz harness for 5 s,
 #               overlapping the phases (tests/run_suite.sh)
 #   make fuzz   the same harnesses for FUZZ_SECONDS (600) each
 #   make gpu-bundle   the relocatable GPU-host bundle and its archive in dist/
@@ -68,10 +68,10 @@ run: build
 
 # tests/run_suite.sh: the normal build, its tests while the sanitizer and
 # fuzz builds compile beside them, then the sanitizer tests while each fuzz
-# harness runs for 10 s beside them (docs/testing.md).
+# harness runs for 5 s beside them (docs/testing.md).
 test:
 	@MAKE="$(MAKE)" JOBS="$(JOBS)" BUILD="$(BUILD)" SANBUILD="$(SANBUILD)" \
-	  FUZZBUILD="$(FUZZBUILD)" FUZZ_SECONDS=10 sh tests/run_suite.sh
+	  FUZZBUILD="$(FUZZBUILD)" FUZZ_SECONDS=5 sh tests/run_suite.sh
 
 # deploy/install.sh: its own Release build for PREFIX, cmake --install (programs,
 # libpascal, headers, pascal.pc, CMake package, docs), config, units.

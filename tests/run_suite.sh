@@ -23,7 +23,7 @@ JOBS=${JOBS:-2}
 BUILD=${BUILD:-build}
 SANBUILD=${SANBUILD:-build-sanitize}
 FUZZBUILD=${FUZZBUILD:-build-fuzz}
-FUZZ_SECONDS=${FUZZ_SECONDS:-10}
+FUZZ_SECONDS=${FUZZ_SECONDS:-5}
 
 failed=""
 fail() { failed="$failed $1"; }
