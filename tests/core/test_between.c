@@ -264,24 +264,35 @@ static void gemm_grid_cal(pascal_calibration *cal, gemm_fills_fn fills_of, uint3
       }
 }
 
+/* gemm_grid_cal's calibration fitted: its model, or NULL (the failure
+ * checked, the calibration freed). */
+static pascal_model *gemm_grid_fit(pascal_calibration *cal, gemm_fills_fn fills_of,
+                                   uint32_t capacity_blocks, double min_refetch,
+                                   const uint32_t ng[3], const uint32_t kg[3])
+{
+  pascal_model *md = NULL;
+  pascal_error err;
+  gemm_grid_cal(cal, fills_of, capacity_blocks, min_refetch, ng, kg);
+  CHECK_INT(pascal_model_fit(cal, &md, &err), PASCAL_OK);
+  if (!md)
+    pascal_calibration_free(cal);
+  return md;
+}
+
 static void gemm_beyond_cases(void)
 {
   const gemm_fills_fn forms[2] = {fills_ratio, fills_excess};
   const pascal_reading rules[2] = {PASCAL_READ_RATIO, PASCAL_READ_EXCESS_RATIO};
   for (int k = 0; k < 2; k++) {
     pascal_calibration cal;
-    pascal_model *md = NULL;
     pascal_error err;
     pascal_reading_choice b;
     /* on 16 blocks every grid (more than one wave of 48 CTAs) refetches:
      * the excess ratio's guard passes at every reference, and 0.9 V_s
      * stays above B_0, so both closed forms are inside [B_0, Q] */
-    gemm_grid_cal(&cal, forms[k], 16, 1.2, CUBE, CUBE);
-    CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
-    if (!md) {
-      pascal_calibration_free(&cal);
+    pascal_model *md = gemm_grid_fit(&cal, forms[k], 16, 1.2, CUBE, CUBE);
+    if (!md)
       continue;
-    }
     pascal_model_beyond(md, &b);
     CHECK_INT(b.candidate[0], PASCAL_READ_EXCESS_RATIO);
     CHECK_INT(b.candidate[1], PASCAL_READ_RATIO);
@@ -310,15 +321,11 @@ static void gemm_beyond_cases(void)
 static void gemm_carry_cases(void)
 {
   pascal_calibration cal;
-  pascal_model *md = NULL;
   pascal_error err;
   pascal_reading_choice b, between;
-  gemm_grid_cal(&cal, fills_excess, 1280, 1.0, CUBE, CUBE);
-  CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
-  if (!md) {
-    pascal_calibration_free(&cal);
+  pascal_model *md = gemm_grid_fit(&cal, fills_excess, 1280, 1.0, CUBE, CUBE);
+  if (!md)
     return;
-  }
   pascal_model_between_static(md, &b);
   pascal_model_between(md, &between);
   CHECK_INT(b.candidate[0], between.rule);
@@ -380,15 +387,11 @@ static void gemm_silent_cases(void)
 {
   static const uint32_t ng[3] = {1024, 2048, 3072};
   pascal_calibration cal;
-  pascal_model *md = NULL;
   pascal_error err;
   pascal_reading_choice b;
-  gemm_grid_cal(&cal, fills_excess, 1280, 1.0, ng, ng);
-  CHECK_INT(pascal_model_fit(&cal, &md, &err), PASCAL_OK);
-  if (!md) {
-    pascal_calibration_free(&cal);
+  pascal_model *md = gemm_grid_fit(&cal, fills_excess, 1280, 1.0, ng, ng);
+  if (!md)
     return;
-  }
   pascal_model_between_static(md, &b);
   CHECK_INT(b.rule, PASCAL_READ_STATIC_EXCESS);
   pascal_model_between_silent(md, &b);
