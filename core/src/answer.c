@@ -6,7 +6,8 @@
  * calibration's validation (validation.c), the time of the predicted fills
  * (time_model.c: calibrated on the calibration's own kernel times, else the
  * pipeline on the device's peaks), and the interval of all three from the
- * calibration's residuals (interval.c).
+ * calibration's residuals (interval.c), carried through the capacity
+ * probe's bracket where a scan read it (residency.c).
  */
 #include "pascal/answer.h"
 
@@ -15,12 +16,14 @@
 
 #include "model_internal.h"
 #include "pascal/time_model.h"
+#include "residency.h"
 
 /* The interval of K, fills and time (see pascal_answer_interval); the K a
- * run can measure is k_range (pascal_interval_k_range). */
+ * run can measure is k_range (pascal_interval_k_range). A scan's residency
+ * (NULL for a GEMM) is read at horizon W. */
 static void answer_interval(const pascal_validation *v, const pascal_transfers *t, double K,
                             double fill_bytes, double K_aligned, const double k_range[2],
-                            pascal_answer *out)
+                            const pascal_scan_residency *res, double W, pascal_answer *out)
 {
   pascal_answer_interval *iv = &out->interval;
   pascal_interval_bounds b;
@@ -34,7 +37,7 @@ static void answer_interval(const pascal_validation *v, const pascal_transfers *
   if (!v)
     return;
   bool widened =
-      pascal_interval_answer_bounds(&v->interval, t, K, K_aligned, out->loses, k_range, &b);
+      pascal_interval_answer_bounds(&v->interval, t, K, K_aligned, out->loses, k_range, res, W, &b);
   if (!b.known[PASCAL_INTERVAL_K])
     return;
   iv->known = true;
@@ -70,7 +73,9 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
    * workload's branch. */
   const pascal_transfers *t;
   const pascal_scan_key *key = NULL;
-  double K, fill, aligned = 1.0;
+  const pascal_scan_residency *res = NULL; /* a scan's; its W, and N and W as timed */
+  uint32_t N = 0;
+  double K, fill, aligned = 1.0, W = NAN, W_timed = NAN;
   double k_range[2];
   if (q->workload == PASCAL_WORKLOAD_SCAN) {
     const pascal_scan_query *s = &q->scan;
@@ -82,6 +87,7 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
     out->timed = pascal_time_scan(model, &s->key, s->N, s->W, out->scan.fill_bytes, &out->time,
                                   NULL) == PASCAL_OK;
     t = &out->scan.transfers, key = &s->key, K = out->scan.K, fill = out->scan.fill_bytes;
+    res = &out->scan.why.residency, N = s->N, W = W_timed = s->W;
     pascal_interval_k_range(q->workload, s->W, out->scan.M, NAN, k_range);
   } else if (q->workload == PASCAL_WORKLOAD_ATTENTION) {
     pascal_attention_prediction *p = &out->attention;
@@ -92,6 +98,7 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
     out->timed = pascal_time_scan(model, &p->key, p->N, ceil(p->W), p->fill_bytes, &out->time,
                                   NULL) == PASCAL_OK;
     t = &p->kv.transfers, key = &p->key, K = p->K, fill = p->fill_bytes;
+    res = &p->kv.why.residency, N = p->N, W = p->W, W_timed = ceil(p->W);
     pascal_interval_k_range(q->workload, p->W, p->kv.M, NAN, k_range);
   } else {
     pascal_gemm_config_answer *ca = &out->gemm_config;
@@ -112,7 +119,11 @@ pascal_status pascal_answer_query(const pascal_model *model, const pascal_valida
       validation ? pascal_family_loss_find(validation->losses, validation->n_losses, key) : NULL;
   out->loses = loss != NULL;
   out->loss = loss ? *loss : (pascal_family_loss){.pascal_pct = NAN, .aligned_pct = NAN};
-  answer_interval(validation, t, K, fill, aligned, k_range, out);
+  answer_interval(validation, t, K, fill, aligned, k_range, res, W, out);
+  pascal_answer_interval *iv = &out->interval;
+  if (res && res->read && iv->known && out->timed)
+    pc_residency_time_bounds(model, key, N, W_timed, out->time.time_s, iv->fill_bytes_low,
+                             iv->fill_bytes_high, &iv->time_s_low, &iv->time_s_high);
   out->interval.transferred = q->workload == PASCAL_WORKLOAD_GEMM && out->gemm_config.transferred;
   return PASCAL_OK;
 }

@@ -25,6 +25,7 @@
 #include "pascal/interval.h"
 #include "pascal/time_model.h"
 #include "pascal/validation.h"
+#include "residency.h"
 
 pascal_status pascal_balanced_mape(const size_t *key, const double *pred, const double *obs,
                                    size_t n_runs, size_t n_keys, double *out_percent,
@@ -136,10 +137,20 @@ static bool same_key(const loko_item *a, const loko_item *b)
 /* Observed K, the model's K, rule and transfers (or a refusal) and the
  * baselines for run `index` of `runs`. Returns PASCAL_EREFUSED (with err
  * filled) for a refusal. */
+/* What a run's interval reads of its answer besides K: the rule, the
+ * transfers, the K a run can measure, and a scan's residency (unread for a
+ * GEMM) at the horizon W it was read at. */
+typedef struct run_answer {
+  pascal_rule rule;
+  pascal_transfers transfers;
+  double k_range[2];
+  pascal_scan_residency residency;
+  double W;
+} run_answer;
+
 static pascal_status score_run(const pascal_calibration *cal, const run_list *runs,
                                const pascal_model *model, size_t index, double *obs,
-                               double pred[PASCAL_METHOD_COUNT], pascal_rule *rule,
-                               pascal_transfers *transfers, double k_range[2], pascal_error *err)
+                               double pred[PASCAL_METHOD_COUNT], run_answer *ra, pascal_error *err)
 {
   pascal_status st;
   pascal_baseline_k base;
@@ -151,9 +162,11 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
       return st;
     *obs = pascal_calibration_scan_k(cal, r);
     K = p.K;
-    *rule = p.why.rule;
-    *transfers = p.transfers;
-    pascal_interval_k_range(cal->workload, r->W, p.M, NAN, k_range);
+    ra->rule = p.why.rule;
+    ra->transfers = p.transfers;
+    ra->residency = p.why.residency;
+    ra->W = r->W;
+    pascal_interval_k_range(cal->workload, r->W, p.M, NAN, ra->k_range);
     if ((st = pc_loko_baselines_scan(r->N, r->W, p.M, cal->device.capacity_blocks, &base, err)))
       return st;
   } else {
@@ -163,9 +176,11 @@ static pascal_status score_run(const pascal_calibration *cal, const run_list *ru
       return st;
     *obs = p.M * r->fill_bytes / p.Q;
     K = p.K;
-    *rule = p.why.rule;
-    *transfers = p.transfers;
-    pascal_interval_k_range(cal->workload, NAN, p.M, p.K0, k_range);
+    ra->rule = p.why.rule;
+    ra->transfers = p.transfers;
+    ra->residency = (pascal_scan_residency){.read = false};
+    ra->W = NAN;
+    pascal_interval_k_range(cal->workload, NAN, p.M, p.K0, ra->k_range);
     double tile_bytes = (double)cal->gemm.tile_m * cal->gemm.tile_k * cal->gemm.elem_bytes;
     if (cal->gemm.tile_m != cal->gemm.tile_n || !runs->every_method)
       tile_bytes = NAN; /* square A/B tiles only; without it, only K_0 */
@@ -245,13 +260,15 @@ static void cache_fills(const pascal_calibration *cal, const run_list *runs, siz
 /* A scored panel run with its answer's intervals of K and time. */
 static void cover_run(const pascal_model *model, const pascal_scan_run *scan,
                       const pascal_gemm_run *gemm, double obs,
-                      const double pred[PASCAL_METHOD_COUNT], double fill,
-                      const pascal_transfers *tr, const double k_range[2], panel_cover *pc)
+                      const double pred[PASCAL_METHOD_COUNT], double fill, const run_answer *ra,
+                      panel_cover *pc)
 {
   pascal_interval_bounds b;
+  const pascal_transfers *tr = &ra->transfers;
   double K = pred[PASCAL_METHOD_PASCAL];
   bool loses = pascal_family_loss_find(pc->losses, pc->n_losses, scan ? &scan->key : NULL);
-  pascal_interval_answer_bounds(pc->ic, tr, K, pred[PASCAL_METHOD_ALIGNED], loses, k_range, &b);
+  pascal_interval_answer_bounds(pc->ic, tr, K, pred[PASCAL_METHOD_ALIGNED], loses, ra->k_range,
+                                &ra->residency, ra->W, &b);
   double lo = b.known[PASCAL_INTERVAL_K] ? b.lo[0] : 0,
          hi = b.known[PASCAL_INTERVAL_K] ? b.hi[0] : 0;
   pascal_covered_run *c = &pc->runs[pc->n++];
@@ -274,6 +291,9 @@ static void cover_run(const pascal_model *model, const pascal_scan_run *scan,
     c->t_obs = kernel_ns * 1e-9;
     c->t_low = t.time_s * exp(b.lo[PASCAL_INTERVAL_TIME]);
     c->t_high = t.time_s * exp(b.hi[PASCAL_INTERVAL_TIME]);
+    if (ra->residency.read)
+      pc_residency_time_bounds(model, &scan->key, scan->N, scan->W, t.time_s, fills * exp(lo),
+                               fills * exp(hi), &c->t_low, &c->t_high);
   }
 }
 
@@ -291,13 +311,10 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
   kr->n_runs = hi - lo;
   for (size_t i = lo; i < hi; i++) {
     double obs, pred[PASCAL_METHOD_COUNT];
-    pascal_rule rule = PASCAL_RULE_EXACT;
-    pascal_transfers tr;
-    double k_range[2];
+    run_answer ra = {.rule = PASCAL_RULE_EXACT};
     pascal_error run_err;
     pascal_error_clear(&run_err);
-    pascal_status st =
-        score_run(cal, runs, model, items[i].index, &obs, pred, &rule, &tr, k_range, &run_err);
+    pascal_status st = score_run(cal, runs, model, items[i].index, &obs, pred, &ra, &run_err);
     if (st == PASCAL_EREFUSED) {
       if (kr->refusal[0] == '\0')
         snprintf(kr->refusal, sizeof kr->refusal, "%s", run_err.message);
@@ -310,8 +327,8 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
     }
     kr->n_scored++;
     kr->n_above += obs > 1.05 * pred[PASCAL_METHOD_ALIGNED];
-    if (rule > kr->rule)
-      kr->rule = rule;
+    if (ra.rule > kr->rule)
+      kr->rule = ra.rule;
     for (int m = 0; m < PASCAL_METHOD_COUNT; m++)
       sum[m] += fabs(pred[m] / obs - 1);
     double fills[PASCAL_CACHE_COUNT];
@@ -325,7 +342,7 @@ static pascal_status score_key(const pascal_calibration *cal, const run_list *ru
                                    err))))
       return st;
     if (pc)
-      cover_run(model, scan, gemm, obs, pred, fills[PASCAL_CACHE_MEASURED], &tr, k_range, pc);
+      cover_run(model, scan, gemm, obs, pred, fills[PASCAL_CACHE_MEASURED], &ra, pc);
   }
   pc_eval_latency_key(&lat, &kr->latency);
   pc_eval_latency_key(&lat_cal, &kr->latency_calibrated);

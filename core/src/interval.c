@@ -7,7 +7,9 @@
  * predictions that read no excess apart, as log-ratios (the aligned
  * group); an answer's interval takes, per side, the widest of its
  * transfers' group bounds scaled by its own distances (an aligned answer
- * the aligned group's), with the run-to-run spread as the floor.
+ * the aligned group's), with the run-to-run spread as the floor; a scan
+ * that read the capacity probe carries them through its bracket
+ * (residency.c).
  */
 #include "pascal/interval.h"
 
@@ -18,6 +20,7 @@
 
 #include "pascal/grow.h"
 #include "quantile.h"
+#include "residency.h"
 
 pascal_status pascal_interval_add(pascal_interval_calibration *c, const pascal_residual *r,
                                   pascal_error *err)
@@ -326,12 +329,17 @@ bool pascal_interval_clip_k(pascal_interval_bounds *b, double K, double K_min, d
 
 bool pascal_interval_answer_bounds(const pascal_interval_calibration *c, const pascal_transfers *t,
                                    double K, double K_aligned, bool loses, const double k_range[2],
+                                   const pascal_scan_residency *res, double W,
                                    pascal_interval_bounds *out)
 {
+  bool probe = res && res->read;
+  double K_curves = probe ? res->K_refetching : K; /* what the residuals measured */
   pascal_interval_bounds_of(c, t, out);
-  bool widened =
-      loses && K > 0 && K_aligned > 0 && pascal_interval_widen_k(out, t, log(K_aligned / K));
-  pascal_interval_clip_k(out, K, k_range[0], k_range[1]);
+  bool widened = loses && K_curves > 0 && K_aligned > 0 &&
+                 pascal_interval_widen_k(out, t, log(K_aligned / K_curves));
+  pascal_interval_clip_k(out, K_curves, k_range[0], k_range[1]);
+  if (probe && out->known[PASCAL_INTERVAL_K])
+    pc_residency_bounds(res, W, K, &out->lo[PASCAL_INTERVAL_K], &out->hi[PASCAL_INTERVAL_K]);
   return widened;
 }
 

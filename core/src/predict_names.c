@@ -60,6 +60,7 @@ const char *pascal_error_source_name(pascal_error_source s)
   case PASCAL_ERRSRC_IN_SAMPLE: return "in-sample";
   case PASCAL_ERRSRC_HELD_OUT: return "held-out";
   case PASCAL_ERRSRC_INTERVAL: return "interval";
+  case PASCAL_ERRSRC_RESIDENCY: return "residency";
   }
   return "unknown";
 }

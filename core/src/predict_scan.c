@@ -4,7 +4,8 @@
  * anchored interpolation of Eq. graph (gamma = 4), linear interpolation in
  * eta = C/N between adjacent reference sizes (App. C, after Proposition
  * graph), and the decode of Eq. dynamic_decode; the closed form for N <= C
- * (rule resident) and the per-coordinate extrapolation flags. The same
+ * (rule resident), the capacity probe's share refetched between C and the
+ * smallest size (residency.c) and the per-coordinate extrapolation flags. The same
  * transfer reads the time fit's values of the references (pc_scan_transfer,
  * used by time_model.c), so an answer's time and K follow one rule; each
  * transfer first picks the references its rules read, then reads each
@@ -19,6 +20,7 @@
 
 #include "curve_internal.h"
 #include "model_internal.h"
+#include "residency.h"
 
 /* What a transfer reads from each reference: K's encoded value at log W,
  * or one of the time fit's values (time_model.c). A scan_span
@@ -481,6 +483,9 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
     return st;
   p.M = md->device.sm_count * key->o;
   p.K = pascal_excess_decode(why->a, 1, p.M);
+  pc_scan_residency(&md->device, md->sizes[0].N, N, W, p.K, &why->residency);
+  if (why->residency.read)
+    p.K = pc_residency_K(why->residency.refetch, p.K, W);
   p.rho = p.K / p.M;
   p.fill_bytes = p.K * (double)md->device.block_bytes * W * (double)N;
   if (!isfinite(p.fill_bytes)) /* W finite but near DBL_MAX */

@@ -478,11 +478,27 @@ static void at_least_interval(const pascal_validation *v, const pascal_transfers
   x->n_keys = 0;
 }
 
+/* An answer that read the capacity probe expects at least the mean error
+ * of the bracket's two ends, K_low and K_high, against its K. */
+static void at_least_residency(const pascal_scan_residency *res, double K, pascal_expected_error *x)
+{
+  if (!res->read)
+    return;
+  double pct = 100 * expm1((log(K / res->K_low) + log(res->K_high / K)) / 2);
+  if (x->pct >= pct)
+    return;
+  x->pct = pct;
+  x->source = PASCAL_ERRSRC_RESIDENCY;
+  x->widened = 0;
+  x->n_keys = 0;
+}
+
 void pascal_validation_expect_scan(const pascal_validation *v, const pascal_scan_key *key,
                                    pascal_scan_prediction *p)
 {
   lookup_scan(v, key, p);
   at_least_interval(v, &p->transfers, &p->expected);
+  at_least_residency(&p->why.residency, p->K, &p->expected);
 }
 
 void pascal_validation_expect_gemm(const pascal_validation *v, const pascal_gemm_shape *shape,

@@ -63,6 +63,7 @@ static void put_error_source(pascal_jtext *w, pascal_error_source source)
   case PASCAL_ERRSRC_IN_SAMPLE: PASCAL_JTEXT_LITERAL(w, "in-sample"); return;
   case PASCAL_ERRSRC_HELD_OUT: PASCAL_JTEXT_LITERAL(w, "held-out"); return;
   case PASCAL_ERRSRC_INTERVAL: PASCAL_JTEXT_LITERAL(w, "interval"); return;
+  case PASCAL_ERRSRC_RESIDENCY: PASCAL_JTEXT_LITERAL(w, "residency"); return;
   }
   pascal_jtext_string(w, NULL, pascal_error_source_name(source));
 }
@@ -124,6 +125,23 @@ static void put_size_step(pascal_jtext *w, const pascal_size_step *s)
   pascal_jtext_object_end(w);
 }
 
+/* Only where the capacity probe was read: the share each later pass
+ * refetches, its bracket and the points that set it, the curves' K and K
+ * at the bracket's ends. */
+static void put_residency(pascal_jtext *w, const pascal_scan_residency *r)
+{
+  PASCAL_JTEXT_OBJECT(w, "residency");
+  PASCAL_JTEXT_REAL(w, "refetch", r->refetch);
+  PASCAL_JTEXT_REAL(w, "refetch_low", r->refetch_low);
+  PASCAL_JTEXT_REAL(w, "refetch_high", r->refetch_high);
+  PASCAL_JTEXT_UINT(w, "N_low", r->N_low);
+  PASCAL_JTEXT_UINT(w, "N_high", r->N_high);
+  PASCAL_JTEXT_REAL(w, "K_refetching", r->K_refetching);
+  PASCAL_JTEXT_REAL(w, "K_low", r->K_low);
+  PASCAL_JTEXT_REAL(w, "K_high", r->K_high);
+  pascal_jtext_object_end(w);
+}
+
 static void put_scan_explanation(pascal_jtext *w, const pascal_scan_explanation *x)
 {
   PASCAL_JTEXT_OBJECT(w, "explanation");
@@ -140,6 +158,8 @@ static void put_scan_explanation(pascal_jtext *w, const pascal_scan_explanation 
   for (size_t i = 0; i < x->n_sizes && i < 2; i++)
     put_size_step(w, &x->size[i]);
   pascal_jtext_array_end(w);
+  if (x->residency.read)
+    put_residency(w, &x->residency);
 }
 
 /* The compact "extrapolated" list: each coordinate outside the calibrated
@@ -215,6 +235,10 @@ static size_t error_method(char out[256], const pascal_expected_error *x, int ge
                   QUOTED("mean error of the out-of-fold residuals of this answer's transfers, "
                          "scaled by how far it is from its references (larger than the nearest "
                          "keys' error)"));
+  case PASCAL_ERRSRC_RESIDENCY:
+    return append(out, 0,
+                  QUOTED("mean error at the two ends of the capacity probe's bracket of the "
+                         "share each later pass refetches (larger than the residuals' error)"));
   }
 #undef QUOTED
   return append(out, 0, "\"\"");

@@ -1,11 +1,13 @@
 """test_answer_trust.py - what an answer says about itself, over real HTTP,
 on the shipped calibrations (deploy/calibrations, imported at startup):
 per-coordinate extrapolation flags in explained, compact and batch answers;
-the resident closed form for N <= C; expected_error_pct and the keys it came
+the resident closed form for N <= C; the capacity probe's share refetched
+between C and the smallest size; expected_error_pct and the keys it came
 from, checked against the calibration's stored leave-one-key-out report; the
 Theorem-coherence advice, with its numbers recomputed here; and the same
 documents from `pascal predict` on the same bundle."""
 import json
+import math
 import os
 import re
 import subprocess
@@ -115,6 +117,34 @@ class AnswerTrust(unittest.TestCase):
         self.assertEqual(p["explanation"]["expected_error"]["source"], "none")
         self.assertEqual(self.get(o=1, path="tma", d=4, m=3, N=C, W=2)["rule"], "resident")
         self.assertNotEqual(self.get(o=1, path="tma", d=4, m=3, N=C + 1, W=2)["rule"], "resident")
+
+    def test_capacity_probe_between_c_and_the_smallest_size(self):
+        # sim-gb10's probe (4 waves): 1206 blocks stay, 1344 refetch every pass; the
+        # smallest size is 3072. At N = 1300, r = (1300 - 1280) / (1344 - 1280), the
+        # bracket [0, 1] (docs/expected-error.md)
+        q = dict(o=1, path="tma", d=4, m=3, N=1300, W=16)
+        p = self.all_forms(**q)
+        res = p["explanation"]["residency"]
+        r = (1300 - C) / (1344 - C)
+        self.assertAlmostEqual(res["refetch"], r, places=15)
+        self.assertEqual((res["refetch_low"], res["refetch_high"]), (0, 1))
+        self.assertEqual((res["N_low"], res["N_high"]), (C, 1344))
+        K_curves = res["K_refetching"]
+        self.assertAlmostEqual(p["K"], 1 / 16 + r * (K_curves - 1 / 16), places=14)
+        self.assertAlmostEqual(res["K_low"], 1 / 16, places=15)
+        self.assertAlmostEqual(res["K_high"], K_curves, places=14)
+        self.assertAlmostEqual(p["fill_bytes"], p["K"] * B * 16 * 1300, delta=1e-6 * p["fill_bytes"])
+        # the interval spans the bracket; the expected error is at least its ends' mean
+        iv = p["interval"]
+        self.assertLessEqual(iv["K_low"], res["K_low"] * (1 + 1e-12))
+        self.assertGreaterEqual(iv["K_high"], res["K_high"] * (1 - 1e-12))
+        ends = (abs(math.log(res["K_low"] / p["K"])) + abs(math.log(res["K_high"] / p["K"]))) / 2
+        self.assertGreaterEqual(p["expected_error_pct"], 100 * math.expm1(ends) * (1 - 1e-12))
+        self.assertEqual(p["explanation"]["expected_error"]["source"], "residency")
+        self.assertIn("capacity probe", p["explanation"]["expected_error"]["method"])
+        # the curves alone: W = 1, N at or past the probe's full refetch, N <= C
+        for other in (dict(q, W=1), dict(q, N=1344), dict(q, N=2000), dict(q, N=C)):
+            self.assertNotIn("residency", self.get(**other)["explanation"], other)
 
     def test_extrapolation_per_coordinate(self):
         inside = self.all_forms(o=1, path="tma", d=4, m=3, N=4096, W=32)

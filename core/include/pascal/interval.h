@@ -206,9 +206,13 @@ void pascal_interval_k_range(pascal_workload w, double W, double M, double K0, d
  * panels' coverage both state them: its groups' bounds
  * (pascal_interval_bounds_of), reaching to the aligned answer K_aligned
  * when `loses` (pascal_interval_widen_k), within what a run can measure,
- * k_range (pascal_interval_clip_k). True when the loss widened them. */
+ * k_range (pascal_interval_clip_k). Where a scan read the capacity probe
+ * (res, NULL or not read otherwise; its horizon W) those bounds are the
+ * curves' K's, res->K_refetching, carried through the bracket's two shares
+ * refetched to bounds of K. True when the loss widened them. */
 bool pascal_interval_answer_bounds(const pascal_interval_calibration *c, const pascal_transfers *t,
                                    double K, double K_aligned, bool loses, const double k_range[2],
+                                   const pascal_scan_residency *res, double W,
                                    pascal_interval_bounds *out);
 
 /* The one transfer r is evidence about (its only transfer not entailed by

@@ -201,11 +201,14 @@ typedef enum pascal_error_source {
   PASCAL_ERRSRC_LOKO = 1,      /* leave-one-key-out fold errors            */
   PASCAL_ERRSRC_IN_SAMPLE = 2, /* the reference's own runs (exact answers) */
   PASCAL_ERRSRC_HELD_OUT = 3,  /* a held-out validation panel              */
-  PASCAL_ERRSRC_INTERVAL = 4   /* the mean error of the answer's interval
+  PASCAL_ERRSRC_INTERVAL = 4,  /* the mean error of the answer's interval
                                   groups (pascal/interval.h), where larger  */
+  PASCAL_ERRSRC_RESIDENCY = 5  /* the capacity probe's bracket of the share
+                                  refetched (pascal_scan_residency), where
+                                  larger                                    */
 } pascal_error_source;
 
-/* "none", "loko", "in-sample", "held-out". */
+/* "none", "loko", "in-sample", "held-out", "interval", "residency". */
 const char *pascal_error_source_name(pascal_error_source s);
 
 /* How far to trust an answer: the measured error (percent, mean |pred/obs -
@@ -275,6 +278,31 @@ typedef struct pascal_size_step {
   double depth_weight[2]; /* weights of depth[0], depth[1] (sum 1)       */
 } pascal_size_step;
 
+/* Between the capacity C and the calibration's smallest size N_min, the
+ * part of a scan the L2 keeps from one pass to the next, as the device's
+ * capacity probe measured it (docs/design.md 4.4): the probe's fill ratio f
+ * at a size (fills over the data scanned once, 1 when it all stays, W_p
+ * when every one of its W_p passes refetches it) gives the share of a later
+ * pass that refetches, r = (f - 1) / (W_p - 1) clamped to [0, 1]; r is
+ * read linearly in N between the points (C, 0), the probe's sizes between
+ * C and N_min, and (N_min, 1), and the answer's K is the first pass's
+ * compulsory fills plus r of what the later passes refetch at the
+ * calibrated sizes: K = 1/W + r (K_refetching - 1/W). The bracket's two
+ * points bound r (the probe says nothing of the shape between them); the
+ * interval reads them. Read only for W > 1 with a probe of two waves or
+ * more, and only where some point of the bracket is below 1. */
+typedef struct pascal_scan_residency {
+  bool read;           /* false: the curves' K alone (the rest zero)       */
+  double refetch;      /* r at N                                            */
+  double refetch_low;  /* r at the bracket's two points, lower and higher   */
+  double refetch_high; /*                                                    */
+  uint32_t N_low;      /* the bracket: C, a probe size or N_min             */
+  uint32_t N_high;     /*                                                    */
+  double K_refetching; /* the curves' K at N: every later pass refetching   */
+  double K_low;        /* K with r at the bracket's lower and higher point  */
+  double K_high;       /*                                                    */
+} pascal_scan_residency;
+
 typedef struct pascal_scan_explanation {
   pascal_rule rule; /* least direct rule over the sizes used:
                        EXACT < GRAPH < CLAMP < DEPTH_FALLBACK              */
@@ -285,12 +313,15 @@ typedef struct pascal_scan_explanation {
   double eta;        /* C / N of the query                                */
   size_t n_sizes;    /* 1 (exact size or clamped) or 2                    */
   pascal_size_step size[2];
-  double a; /* final a_hat after the eta interpolation            */
+  double a;                        /* final a_hat after the eta interpolation            */
+  pascal_scan_residency residency; /* C < N < N_min with a capacity probe */
 } pascal_scan_explanation;
 
 typedef struct pascal_scan_prediction {
   double K;          /* predicted fill-equivalent count, in [1, M]; with
-                        N <= C (rule resident) min(M, 1/W)                 */
+                        N <= C (rule resident) min(M, 1/W); where the
+                        capacity probe is read (why.residency) in
+                        [1/W, M]                                           */
   double rho;        /* K / M                                              */
   double fill_bytes; /* K * b * W * N                                      */
   uint32_t M;        /* sm_count * o                                       */
