@@ -458,6 +458,17 @@ static void lookup_gemm(const pascal_validation *v, const pascal_gemm_shape *sha
     }
 }
 
+/* x raised to pct from `source` where pct is larger (a NaN x always). */
+static void at_least(pascal_expected_error *x, double pct, pascal_error_source source)
+{
+  if (x->pct >= pct)
+    return;
+  x->pct = pct;
+  x->source = source;
+  x->widened = 0;
+  x->n_keys = 0;
+}
+
 /* An answer off its references expects at least the mean error of its
  * interval's groups (never less than the interval's floor). */
 static void at_least_interval(const pascal_validation *v, const pascal_transfers *t,
@@ -467,30 +478,17 @@ static void at_least_interval(const pascal_validation *v, const pascal_transfers
   if (!v || !t->n)
     return;
   pascal_interval_bounds_of(&v->interval, t, &b);
-  if (!b.known[PASCAL_INTERVAL_K])
-    return;
-  double pct = 100 * expm1(fmax(b.mean_abs, PASCAL_INTERVAL_FLOOR));
-  if (x->pct >= pct)
-    return;
-  x->pct = pct;
-  x->source = PASCAL_ERRSRC_INTERVAL;
-  x->widened = 0;
-  x->n_keys = 0;
+  if (b.known[PASCAL_INTERVAL_K])
+    at_least(x, 100 * expm1(fmax(b.mean_abs, PASCAL_INTERVAL_FLOOR)), PASCAL_ERRSRC_INTERVAL);
 }
 
 /* An answer that read the capacity probe expects at least the mean error
  * of the bracket's two ends, K_low and K_high, against its K. */
 static void at_least_residency(const pascal_scan_residency *res, double K, pascal_expected_error *x)
 {
-  if (!res->read)
-    return;
-  double pct = 100 * expm1((log(K / res->K_low) + log(res->K_high / K)) / 2);
-  if (x->pct >= pct)
-    return;
-  x->pct = pct;
-  x->source = PASCAL_ERRSRC_RESIDENCY;
-  x->widened = 0;
-  x->n_keys = 0;
+  if (res->read)
+    at_least(x, 100 * expm1((log(K / res->K_low) + log(res->K_high / K)) / 2),
+             PASCAL_ERRSRC_RESIDENCY);
 }
 
 void pascal_validation_expect_scan(const pascal_validation *v, const pascal_scan_key *key,
