@@ -32,21 +32,20 @@ void pc_scan_residency(const pascal_device *dev, uint32_t N_min, uint32_t N, dou
   if (!dev->has_capacity_probe || p->waves < 2 || !(W > 1) || N <= dev->capacity_blocks ||
       N >= N_min)
     return;
-  /* the bracket: the last point at or below N and the first at or above it */
+  /* the bracket: the last point below N (C when no probe size lies
+   * between C and N) and the first at or above it (N_min when no probe size
+   * lies between N and N_min); one point when N is a probe size */
+  size_t i = 0;
+  while (i < p->n && p->size_blocks[i] < N)
+    i++;
   uint32_t n_a = dev->capacity_blocks, n_b = N_min;
   double r_a = 0, r_b = 1;
-  for (size_t i = 0; i < p->n && p->size_blocks[i] < N_min; i++) {
-    uint64_t s = p->size_blocks[i];
-    if (s <= dev->capacity_blocks)
-      continue;
-    if (s <= N) {
-      n_a = (uint32_t)s, r_a = probe_refetch(p, i);
-    }
-    if (s >= N) {
-      n_b = (uint32_t)s, r_b = probe_refetch(p, i);
-      break;
-    }
-  }
+  if (i > 0 && p->size_blocks[i - 1] > dev->capacity_blocks)
+    n_a = (uint32_t)p->size_blocks[i - 1], r_a = probe_refetch(p, i - 1);
+  if (i < p->n && p->size_blocks[i] < N_min)
+    n_b = (uint32_t)p->size_blocks[i], r_b = probe_refetch(p, i);
+  if (n_b == N)
+    n_a = n_b, r_a = r_b;
   double lo = fmin(r_a, r_b), hi = fmax(r_a, r_b);
   if (lo >= 1)
     return;
