@@ -24,7 +24,8 @@ Checks, each against the API's own figures:
 - predict: every field of every workload (from GET /v1/schema: the GEMM and
   attention fields too) has its help beside it; the scan answer shows K
   (the API's), the fills, time and bound, the interval, the rule, the
-  expected error, extrapolation, the losing family and the advice formatted
+  expected error, extrapolation, the losing family, the advice and what the
+  capacity probe keeps in L2 (N between C and the smallest size) formatted
   for people (no exponent), the explanation as a readable list; the GEMM
   answer shows "< 0.01 %" for an error of 1e-14;
 - no CSP violation or script error; screenshots of the page, the collection
@@ -540,6 +541,25 @@ class Dashboard(unittest.TestCase):
         self.assertNotIn("{", tree)
         self.assertIn('"rule"', wd.js("return document.getElementById('explanation-json')"
                                       ".textContent"))
+        self.assertNotIn("residency", figs)
+        # between C (1280) and the smallest size (3072): what the capacity probe keeps
+        wd.js("document.querySelector('#scan-fields [name=N]').value = '1300';"
+              "document.getElementById('answer').replaceChildren();")
+        near = json.loads(http("POST", self.url + "/v1/predict", dict(form, N=1300))[1])
+        wd.cmd("POST", "/element/%s/click" % next(iter(button.values())), {})
+        wd.wait("const k = document.getElementById('answer-k');"
+                "return k && k.textContent === %s" % json.dumps("%.4f" % near["K"]), "the N = 1300 answer")
+        res = near["explanation"]["residency"]
+        fig = wd.js("const d = document.querySelector('#answer [data-figure=residency]');"
+                    "return d && [d.querySelector('.value').textContent,"
+                    " d.querySelector('.detail').textContent]")
+        self.assertEqual(fig[0], "each later pass refetches %d %%" % round(100 * res["refetch"]))
+        self.assertIn("bracket, 1,280 to 1,344 blocks", fig[1])
+        self.assertIn("K %.3f to %.3f" % (res["K_low"], res["K_high"]), fig[1])
+        wd.js("document.querySelector('#scan-fields [name=N]').value = '6144';")
+        wd.cmd("POST", "/element/%s/click" % next(iter(button.values())), {})
+        wd.wait("const k = document.getElementById('answer-k');"
+                "return k && k.textContent === %s" % json.dumps("%.4f" % a["K"]), "the answer again")
         wd.js("document.getElementById('explanation-box').open = true")
         self.shot("predict", "#answer")
         self.shot("form", "#predict-form")

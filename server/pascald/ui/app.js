@@ -522,6 +522,18 @@ function answerFigures(a) {
                      " vs aligned " + fmtPct(a.validation.aligned_pct),
                      "in this family PASCAL's validation error exceeds that of K = 1: " +
                      "the interval reaches K = 1"));
+  const res = e.residency;
+  if (res)
+    figs.push(figure("residency", "kept in L2", "each later pass refetches " +
+                     Math.round(100 * res.refetch) + " %",
+                     "between " + Math.round(100 * res.refetch_low) + " and " +
+                     Math.round(100 * res.refetch_high) + " % (the capacity probe's bracket, " +
+                     fmtInt(res.N_low) + " to " + fmtInt(res.N_high) + " blocks); K " +
+                     fmt(res.K_low, 3) + " to " + fmt(res.K_high, 3) + ", " +
+                     fmt(res.K_refetching, 3) + " if every pass refetched",
+                     "between the cache's capacity and the smallest calibrated size, part of " +
+                     "the data stays in L2 from pass to pass, as the device's capacity probe " +
+                     "measured"));
   const adv = e.advice;
   if (adv)
     figs.push(figure("advice", "advice", "keep the spread under " + fmtInt(adv.sigma_max) +
