@@ -483,7 +483,8 @@ pascal_status pascal_model_predict_scan(const pascal_model *md, const pascal_sca
     return st;
   p.M = md->device.sm_count * key->o;
   p.K = pascal_excess_decode(why->a, 1, p.M);
-  pc_scan_residency(&md->device, md->sizes[0].N, N, W, p.K, &why->residency);
+  if (N < md->sizes[0].N && md->device.has_capacity_probe) /* else not read: why is zeroed */
+    pc_scan_residency(&md->device, md->sizes[0].N, N, W, p.K, &why->residency);
   if (why->residency.read)
     p.K = pc_residency_K(why->residency.refetch, p.K, W);
   p.rho = p.K / p.M;
