@@ -5,7 +5,7 @@
  * daemon writes (the reals of an explained GET /v1/predict answer on the
  * shipped sim-gb10 calibration) and for random bits, [0, 1) and small
  * scaled values. 21 rounds of 100,000 doubles each (the answer's reals
- * repeated); the median round, divided by the count. docs/http-api.md
+ * repeated); the median round, divided by the count. docs/http-performance.md
  * ("Seventh round") quotes its figures, with the previous writer's (Grisu2)
  * measured by the same program before the change.
  *

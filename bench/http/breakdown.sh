@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/http/breakdown.sh - where pascald's server CPU per request goes, by
-# stage, for one read route (docs/http-api.md "Where the CPU goes"): pascald
+# stage, for one read route (docs/http-performance.md "Where the CPU goes"): pascald
 # serves the shipped sim-gb10 scan calibration under wrk (-t1 -c4), perf
 # samples its threads with call stacks, and each sample is charged to the
 # innermost stage on its stack (a stage is a pascald function; the rest is

@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/http/instructions.sh - instructions per request of pascald's read
 # routes and of the bare libmicrohttpd handler, and per query of a
-# 10,000-query batch, under valgrind callgrind (docs/http-api.md, the
+# 10,000-query batch, under valgrind callgrind (docs/http-performance.md, the
 # rounds of issue 36): exact counts where CPU times move with the load.
 # Each server runs under callgrind (pascald with --threads 1 and the
 # shipped sim-gb10 scan calibration); every request kind is sent once to

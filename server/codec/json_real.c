@@ -7,7 +7,7 @@
  * read through code search (the 128-bit table's rounding, the round-to-odd
  * product and its "> 1" sticky test); the code is this file's own. It
  * replaced Grisu2 (F. Loitsch, PLDI 2010), which missed the shortest digits
- * for about 1 double in 1,000 (docs/http-api.md, "Seventh round").
+ * for about 1 double in 1,000 (docs/http-performance.md, "Seventh round").
  *
  * v > 0 is c * 2^q (c the integer significand). Its rounding interval is
  * R = [v - ulp/2, v + ulp/2] (a quarter ulp below a power of two, where the
