@@ -134,9 +134,6 @@ static bool same_key(const loko_item *a, const loko_item *b)
          a->key.m == b->key.m && a->Mg == b->Mg && a->Ng == b->Ng;
 }
 
-/* Observed K, the model's K, rule and transfers (or a refusal) and the
- * baselines for run `index` of `runs`. Returns PASCAL_EREFUSED (with err
- * filled) for a refusal. */
 /* What a run's interval reads of its answer besides K: the rule, the
  * transfers, the K a run can measure, and a scan's residency (unread for a
  * GEMM) at the horizon W it was read at. */
@@ -148,6 +145,9 @@ typedef struct run_answer {
   double W;
 } run_answer;
 
+/* Observed K, the model's K and the rest of its answer the interval reads
+ * (*ra), or a refusal, and the baselines for run `index` of `runs`. Returns
+ * PASCAL_EREFUSED (with err filled) for a refusal. */
 static pascal_status score_run(const pascal_calibration *cal, const run_list *runs,
                                const pascal_model *model, size_t index, double *obs,
                                double pred[PASCAL_METHOD_COUNT], run_answer *ra, pascal_error *err)
