@@ -38,7 +38,10 @@ The onset law: the excess e = K - 1 of a key is A max(0, 1 - c / (W N)),
 no excess until the workers have drifted a cache apart after c blocks per
 slot, then the same excess per pass; c is fitted per key over its sizes and
 horizons above one pass (pascal_onset_fit), and a segment [W_a, W_b] is read
-with e linear in -1 / max(W, c / N) through its two knots.
+with e linear in -1 / max(W, c / N) through its two knots. Where the fitted
+onset lies at or past W_b though W_b's knot measured an excess ("late
+onset" rows, only the folds where that happens): W_a's excess held up to
+W_b (the rule core/src/curve.c applies) against the onset ignored.
 
 The curve arithmetic follows core/src/curve.c (SciPy's PCHIP end rule); K =
 fill_bytes / (block_bytes N W); repeats merge by their geometric mean.
@@ -172,8 +175,12 @@ def excess(log_k):
     return max(math.expm1(log_k), 0.0)
 
 
-def onset_law(xa, ea, xb, eb, x, c):
-    """e at x on the segment [(xa, ea), (xb, eb)] (x past xb: its line goes on)."""
+def onset_law(xa, ea, xb, eb, x, c, late_held=True):
+    """e at x on the segment [(xa, ea), (xb, eb)] (x past xb: its line goes on).
+    An onset c at or past xb holds ea up to xb (the law's limit as c reaches
+    xb; late_held False: the onset ignored there too) and is ignored past xb."""
+    if c >= xb and x < xb and late_held:
+        return ea
     c = c if c < xb else 0.0
     ha, hb, h = -1 / max(xa, c), -1 / max(xb, c), -1 / max(x, c)
     return max(0.0, ea + (eb - ea) * (h - ha) / (hb - ha))
@@ -272,6 +279,11 @@ def main(paths):
                 a, b = segment(rest, held)
                 pred = onset_segment(on, z[4], held, [(a, rest[a]), (b, rest[b])])
                 out["W = %d held out: onset law" % held].append(err(pred, c[held]))
+                if on >= b * z[4] and excess(rest[b]) > 0:
+                    late = "late onset, W = %d held out: " % held
+                    e = onset_law(a * z[4], excess(rest[a]), b * z[4], excess(rest[b]), held * z[4], on, False)
+                    out[late + "held to the knot"].append(err(pred, c[held]))
+                    out[late + "ignored"].append(err(math.log1p(e), c[held]))
         for pts in by_key.values():
             P = sorted((n * w, v) for (n, w), v in pts.items() if w > 1)
             for i in range(1, len(P) - 1):
@@ -283,6 +295,10 @@ def main(paths):
                 out["x = W N held out: a linear in log x"].append(err(dec(enc(la) + t * (enc(lb) - enc(la))), obs))
                 e = onset_law(xa, excess(la), xb, excess(lb), x, on)
                 out["x = W N held out: onset law"].append(err(math.log1p(e), obs))
+                if on >= xb and excess(lb) > 0:
+                    e0 = onset_law(xa, excess(la), xb, excess(lb), x, on, False)
+                    out["late onset, x = W N held out: held to the knot"].append(err(math.log1p(e), obs))
+                    out["late onset, x = W N held out: ignored"].append(err(math.log1p(e0), obs))
         sizes = collections.defaultdict(dict)  # (o, path, d, m, W) -> {N: log K}
         for k, v in K.items():
             sizes[k[:4] + (k[5],)][k[4]] = v

@@ -250,11 +250,14 @@ size_t pc_curve_onset_points(const pascal_curve *curve, double N, double *x, dou
  * worth ahead of the trailing ones, after W_0 passes, and from then on each
  * pass adds the same excess (the fills of the excess are W (K - 1) =
  * A (W - W_0) blocks per block). On a segment [W_a, W_b] that is e linear
- * in h(W) = -1 / max(W, W_0) through the two knots (W_0 ignored when not
- * below W_b); past the last knot the last segment's line goes on, towards
- * its amplitude A. The paper's curve S, which joins log(W K) smoothly,
- * spread the first horizon's excess back to one pass (e = 0 at W = 1: no
- * divergence), bent the later segments away from the law, and held its
+ * in h(W) = -1 / max(W, W_0) through the two knots; an onset at or past W_b
+ * (the key's fit puts it there, W_b's knot measured an excess anyway) keeps
+ * W_a's excess up to W_b, the law's limit as W_0 reaches W_b from below.
+ * Past the last knot the last segment's line goes on, towards its
+ * amplitude A, W_0 ignored when not below that knot. The paper's curve S,
+ * which joins log(W K) smoothly, spread the first horizon's excess back to
+ * one pass (e = 0 at W = 1: no divergence), bent the later segments away
+ * from the law, and held its
  * last value past the last knot; it is read at the knots themselves
  * (encode(L)), and below the first knot its value is held. The rules were
  * chosen on calibration folds (docs/design.md 4.1); between two knots above
@@ -274,9 +277,11 @@ double pc_curve_excess_at(const pascal_curve *curve, double lw, bool law_between
     b = i + 1;
   }
   double wa = exp(curve->x[b - 1]), wb = exp(curve->x[b]), w = exp(lw);
+  double ea = knot_excess(curve, b - 1), eb = knot_excess(curve, b);
+  if (curve->onset >= wb && w < wb) /* the law's limit as W_0 reaches W_b */
+    return log(ea + PASCAL_EXCESS_EPS);
   double w0 = curve->onset < wb ? curve->onset : 0;
   double ha = -1 / fmax(wa, w0), hb = -1 / fmax(wb, w0), h = -1 / fmax(w, w0);
-  double ea = knot_excess(curve, b - 1), eb = knot_excess(curve, b);
   double e = ea + (eb - ea) * (h - ha) / (hb - ha);
   return log((e > 0 ? e : 0) + PASCAL_EXCESS_EPS);
 }

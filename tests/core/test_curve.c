@@ -161,6 +161,34 @@ static void excess_onset_law(void)
   }
 }
 
+/* An onset at or past a segment's upper knot W_b (the key's fit put it
+ * there though W_b's knot measured an excess): between the knots W_a's
+ * excess is held up to W_b (the law's limit as W_0 reaches W_b), past the
+ * last knot the onset is ignored. Checked against those closed forms, and
+ * against the law itself with W_0 just below W_b, which the held value must
+ * approach. Verified to fail with the onset ignored between the knots. */
+static void excess_late_onset(void)
+{
+  const double W[] = {1, 4, 16, 64}, K[] = {1, 1.02, 1.5, 3};
+  pascal_curve c;
+  CHECK_INT(pascal_curve_fit(W, K, 4, &c, "x", NULL), PASCAL_OK);
+  const double e[] = {0, 0.02, 0.5, 2};
+  for (size_t b = 1; b < 3; b++) {
+    c.onset = W[b] * (1 + 0.5 * (double)b); /* at or past W_b */
+    for (double x = W[b - 1] * 1.1; x < W[b]; x *= 1.2)
+      CHECK_NEAR(pascal_curve_excess(&c, x), log(e[b - 1] + PASCAL_EXCESS_EPS), 1e-12);
+    CHECK_NEAR(pascal_curve_excess(&c, W[b]), pascal_excess_encode(log(K[b])), 1e-12);
+    c.onset = W[b] * (1 - 1e-9); /* the law just below W_b: the same values */
+    for (double x = W[b - 1] * 1.1; x < W[b] * (1 - 1e-6); x *= 1.2)
+      CHECK_NEAR(pascal_curve_excess(&c, x), log(e[b - 1] + PASCAL_EXCESS_EPS), 1e-6);
+  }
+  c.onset = 100; /* past the last knot: e linear in -1 / W through 16 and 64 */
+  for (double y = 70; y < 1000; y *= 1.5) {
+    double want = e[2] + (e[3] - e[2]) * (1 / 16.0 - 1 / y) / (1 / 16.0 - 1 / 64.0);
+    CHECK_NEAR(pascal_curve_excess(&c, y), log(want + PASCAL_EXCESS_EPS), 1e-9);
+  }
+}
+
 /* The onset fit on points of the law itself: c within a grid step, and 0
  * when every excess is 0 or none is given. */
 static void onset_fit_recovers_law(void)
@@ -244,6 +272,7 @@ int main(void)
   encode_decode();
   excess_bound_randomised();
   excess_onset_law();
+  excess_late_onset();
   onset_fit_recovers_law();
   onset_fit_is_its_definition();
   return check_summary();

@@ -81,9 +81,10 @@ double pascal_excess_encode(double log_k);
 /* The excess coordinate a of a scan curve at horizon W > 0 as the scan
  * predictor reads it (docs/design.md 4.1): on a segment [W_a, W_b] between
  * two knots, and past the last knot along the last segment, the excess
- * e = K - 1 is linear in h(W) = -1 / max(W, W_0) (W_0 the curve's onset,
- * ignored when it is not below W_b): no excess added before the onset,
- * then a constant excess per pass. Below the first knot the first knot's
+ * e = K - 1 is linear in h(W) = -1 / max(W, W_0) (W_0 the curve's onset):
+ * no excess added before the onset, then a constant excess per pass. An
+ * onset at or past W_b holds W_a's excess up to W_b on a segment between
+ * knots and is ignored past the last knot. Below the first knot the first knot's
  * value is held; a curve of one knot is constant. Equal to encode(L) at
  * every knot. */
 double pascal_curve_excess(const pascal_curve *curve, double W);
