@@ -78,6 +78,13 @@ static void ranks(const double *x, size_t n, double *r)
 static double pearson(const double *x, const double *y, size_t n)
 {
   double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+  bool x_spread = false, y_spread = false;
+  for (size_t i = 1; i < n; i++) {
+    x_spread |= x[i] != x[0];
+    y_spread |= y[i] != y[0];
+  }
+  if (!x_spread || !y_spread)
+    return NAN; /* undefined without spread */
   for (size_t i = 0; i < n; i++) {
     mx += x[i] / (double)n;
     my += y[i] / (double)n;
@@ -88,6 +95,15 @@ static double pearson(const double *x, const double *y, size_t n)
     syy += (y[i] - my) * (y[i] - my);
   }
   return sxy / sqrt(sxx * syy);
+}
+
+/* A correlation to three places, or why there is none. */
+static const char *correlation_text(double r, char *buf, size_t size)
+{
+  if (isnan(r))
+    return "undefined (one side has no spread)";
+  snprintf(buf, size, "%.3f", r);
+  return buf;
 }
 
 static void row(const char *label, const pair *ps, size_t n, bool (*in)(const pair *, const void *),
@@ -159,8 +175,10 @@ static void report(const pascal_validation *v, pascal_error_source source, const
     row(pascal_rule_name(r), ps, n, with_rule, &r);
   ranks(x, n, rx);
   ranks(y, n, ry);
-  printf("\nPearson r = %.3f, Spearman rho = %.3f (predicted vs actual, over %zu keys)\n\n",
-         n > 1 ? pearson(x, y, n) : NAN, n > 1 ? pearson(rx, ry, n) : NAN, n);
+  char pbuf[16], sbuf[16];
+  printf("\nPearson r = %s, Spearman rho = %s (predicted vs actual, over %zu keys)\n\n",
+         correlation_text(n > 1 ? pearson(x, y, n) : NAN, pbuf, sizeof pbuf),
+         correlation_text(n > 1 ? pearson(rx, ry, n) : NAN, sbuf, sizeof sbuf), n);
   for (size_t i = 0; list_keys && i < n; i++)
     printf("key o=%u %s d=%u m=%u Mg=%u Ng=%u rule=%s predicted %.2f actual %.2f\n", ps[i].z->key.o,
            pascal_path_name(ps[i].z->key.path), ps[i].z->key.d, ps[i].z->key.m, ps[i].z->Mg,
