@@ -373,6 +373,7 @@ pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_
     m->beyond = base->beyond;
     m->between_static = base->between_static;
     m->between_silent = base->between_silent;
+    m->graph = base->graph;
   } else if (!st) {
     st = pc_model_choose_readings(m, cal, items, n, scratch, err);
   }

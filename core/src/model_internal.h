@@ -88,6 +88,7 @@ struct pascal_model {
   pascal_reading_choice beyond;         /* GEMM: the carry beyond the grid      */
   pascal_reading_choice between_static; /* GEMM: the carry between Kg   */
   pascal_reading_choice between_silent; /* GEMM: where V_s says nothing */
+  pascal_reading_choice graph;          /* scan: m between same-class refs  */
 };
 
 /* Runs to leave out of a fit: a scan key or a GEMM grid (Mg, Ng) (the
@@ -176,6 +177,12 @@ bool pc_excludes_gemm(const model_exclusion *ex, const pascal_gemm_run *r);
 pascal_status pc_model_fit_excluding(const pascal_calibration *cal, const model_exclusion *ex,
                                      const pascal_model *base, pascal_model **out,
                                      pascal_error *err);
+
+/* omega of Eq. graph, the weight of the same-class line at a query hl
+ * and hr from its same-class references with c0 the sum of inverse
+ * distances to its adjacent references: g / (c0 + g), g = gamma (1/hl +
+ * 1/hr); 0 for gamma 0, the pooled PCHIP alone (predict_scan.c). */
+double pc_graph_weight(double gamma, double hl, double hr, double c0);
 
 /* Narrow [*lo, *hi] to its intersection with [a, b]: the span in which no
  * reference read so far is extrapolated. */

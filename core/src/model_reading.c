@@ -14,8 +14,12 @@
  * (pascal_gemm_carry); and with that carry, where the static reference
  * has nothing to carry, the same Kg folds and folds that hold out an
  * interior grid with an interior Kg, predicted with nothing carried or
- * with the lower level's kappa held. The alternative replaces the default
- * only when its mean error is lower.
+ * with the lower level's kappa held; and a scan's m between two references
+ * of its execution class (rule graph), every reference with same-class
+ * references on both sides among the rest of its family held out and read
+ * back at each of its knots by the paper's anchored interpolation or by the
+ * pooled PCHIP alone. The alternative replaces the default only when its
+ * mean error is lower.
  */
 #include <assert.h>
 #include <math.h>
@@ -154,6 +158,49 @@ static pascal_status score_gemm_grid(const pascal_model *m, const pc_fit_item *i
   return PASCAL_OK;
 }
 
+/* Score a scan family's references held out in m (rule graph) at each of
+ * their knots, read back from the rest of the family as the predictor
+ * reads a query between them (predict_scan.c's family_read): by the paper's
+ * anchored interpolation (candidate 0) and by the pooled PCHIP over every m
+ * alone (1), against the held-out curve's own value there. scratch holds
+ * 3 f->n_refs doubles. */
+static void score_graph_family(const pascal_model *m, const model_family *f, bool law_between,
+                               double *scratch, between_score *s)
+{
+  const model_ref *refs = m->refs + f->first_ref;
+  const double *xm = m->ref_m + f->first_ref;
+  size_t n = f->n_refs;
+  double *x = scratch, *y = scratch + n, *d = scratch + 2 * n;
+  for (size_t t = 0; t < n; t++) {
+    size_t left = t, right = t; /* same-class neighbours; t = none */
+    for (size_t k = t; k > 0 && left == t; k--)
+      if (refs[k - 1].cls == refs[t].cls)
+        left = k - 1;
+    for (size_t k = t + 1; k < n && right == t; k++)
+      if (refs[k].cls == refs[t].cls)
+        right = k;
+    if (left == t || right == t) /* the rule would not be graph */
+      continue;
+    const pascal_curve *ct = &refs[t].curve;
+    for (size_t j = 0; j < ct->n; j++) {
+      size_t r = 0;
+      for (size_t k = 0; k < n; k++)
+        if (k != t) {
+          x[r] = xm[k];
+          y[r++] = pc_curve_excess_at(&refs[k].curve, ct->x[j], law_between);
+        }
+      pascal_pchip_slopes(x, y, r, d);
+      double p = pascal_pchip_eval(x, y, d, r, xm[t]);
+      double hl = xm[t] - xm[left], hr = xm[right] - xm[t];
+      double a_lin = (hr * y[left] + hl * y[right - 1]) / (hl + hr); /* rest: right shifts */
+      double c0 = 1 / (xm[t] - xm[t - 1]) + 1 / (xm[t + 1] - xm[t]);
+      double w = pc_graph_weight(PASCAL_GRAPH_GAMMA, hl, hr, c0);
+      double a[2] = {(1 - w) * p + w * a_lin, p};
+      score_add(s, a, exp(ct->y[j] - ct->x[j]));
+    }
+  }
+}
+
 /* b's rule from the folds' sums: the alternative only where it is lower. */
 static void choose_by_sums(pascal_reading_choice *b, const double sum[2], size_t points)
 {
@@ -198,6 +245,21 @@ static pascal_status choose_between(pascal_model *m, const pc_fit_item *items, s
   b->candidate[1] = scan ? PASCAL_READ_CURVE : PASCAL_READ_LINEAR;
   choose_by_sums(b, s.sum, s.points);
   return st;
+}
+
+/* Choose the model's reading in m between same-class references on its own
+ * references (score_graph_family over every family of every size; a GEMM
+ * and a calibration with no such reference keep the paper's). scratch
+ * holds 3 n_refs doubles. */
+static void choose_graph(pascal_model *m, double *scratch)
+{
+  between_score s = {{0, 0}, 0};
+  bool law_between = m->between.rule == PASCAL_READ_LAW;
+  for (size_t f = 0; pascal_workload_scans(m->workload) && f < m->n_families; f++)
+    score_graph_family(m, &m->families[f], law_between, scratch, &s);
+  m->graph.candidate[0] = PASCAL_READ_ANCHORED;
+  m->graph.candidate[1] = PASCAL_READ_POOLED;
+  choose_by_sums(&m->graph, s.sum, s.points);
 }
 
 /* The smallest and the largest level of a GEMM dimension among the runs
@@ -371,6 +433,8 @@ pascal_status pc_model_choose_readings(pascal_model *m, const pascal_calibration
   m->beyond = (pascal_reading_choice){
       PASCAL_READ_EXCESS_RATIO, {PASCAL_READ_EXCESS_RATIO, PASCAL_READ_RATIO}, {NAN, NAN}, 0};
   pascal_status st = choose_between(m, items, n, scratch, err);
+  if (!st)
+    choose_graph(m, scratch);
   /* on top of the reading between knots: the carry's default is that
      reading (a scan's stays so, with no point) */
   m->between_static = (pascal_reading_choice){
@@ -415,6 +479,11 @@ void pascal_model_between_silent(const pascal_model *model, pascal_reading_choic
   *out = model->between_silent;
 }
 
+void pascal_model_graph(const pascal_model *model, pascal_reading_choice *out)
+{
+  *out = model->graph;
+}
+
 const char *pascal_reading_name(pascal_reading rule)
 {
   switch (rule) {
@@ -425,6 +494,8 @@ const char *pascal_reading_name(pascal_reading rule)
   case PASCAL_READ_RATIO: return "ratio";
   case PASCAL_READ_STATIC_EXCESS: return "static-excess";
   case PASCAL_READ_LOWER_LEVEL: return "lower-level";
+  case PASCAL_READ_ANCHORED: return "anchored";
+  case PASCAL_READ_POOLED: return "pooled";
   }
   return "?";
 }

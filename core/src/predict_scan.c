@@ -1,7 +1,8 @@
 /*
  * predict_scan.c - scan prediction from a fitted model: paper Algorithm
  * predict, the six ordered transfer rules of docs/design.md §4.3 with the
- * anchored interpolation of Eq. graph (gamma = 4), linear interpolation in
+ * anchored interpolation of Eq. graph (gamma = 4, or the pooled trend alone
+ * where the calibration's folds chose it: model_reading.c), linear interpolation in
  * eta = C/N between adjacent reference sizes (App. C, after Proposition
  * graph), and the decode of Eq. dynamic_decode; the closed form for N <= C
  * (rule resident), the capacity probe's share refetched between C and the
@@ -129,6 +130,12 @@ static void family_pick_refs(const pascal_model *md, const model_family *f, uint
   fp->right = right;
 }
 
+double pc_graph_weight(double gamma, double hl, double hr, double c0)
+{
+  double g = gamma * (1 / hl + 1 / hr);
+  return g / (c0 + g);
+}
+
 /* One family's step from the references picked: the value q reads. */
 static void family_read(const pascal_model *md, const family_pick *fp, uint32_t m,
                         const ref_query *q, scan_span *sp, pascal_family_step *s)
@@ -162,8 +169,8 @@ static void family_read(const pascal_model *md, const family_pick *fp, uint32_t 
   double hl = t - xm[left], hr = xm[right] - t;
   s->a_lin = (hr * s->a_left + hl * s->a_right) / (hl + hr);
   s->c0 = 1 / (t - xm[i]) + 1 / (xm[i + 1] - t);
-  double g = PASCAL_GRAPH_GAMMA * (1 / hl + 1 / hr);
-  s->omega = g / (s->c0 + g);
+  double gamma = md->graph.rule == PASCAL_READ_POOLED ? 0 : PASCAL_GRAPH_GAMMA;
+  s->omega = pc_graph_weight(gamma, hl, hr, s->c0);
   s->a = (1 - s->omega) * s->p + s->omega * s->a_lin;
 }
 

@@ -58,7 +58,7 @@ static pascal_status warn_losses(const pascal_loko_report *report, pascal_error 
 
 /* One note on stderr per reading for which the calibration's own folds chose
  * the alternative (pascal_reading_choice; model.between, model.between_static,
- * model.between_silent, model.beyond). */
+ * model.between_silent, model.beyond, model.graph). */
 static void note_reading(const pascal_reading_choice *b, const char *where, const char *key)
 {
   if (b->rule == b->candidate[0])
@@ -75,6 +75,8 @@ static void note_readings(const pascal_model *model)
   pascal_reading_choice b;
   pascal_model_between(model, &b);
   note_reading(&b, "between calibrated knots", "between");
+  pascal_model_graph(model, &b);
+  note_reading(&b, "in m between references of one execution class", "graph");
   if (pascal_model_workload(model) != PASCAL_WORKLOAD_GEMM)
     return;
   pascal_model_between_static(model, &b);

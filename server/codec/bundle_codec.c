@@ -640,8 +640,8 @@ static pascal_status encode_model_time(const pascal_model *model, json_t *doc, p
   return st;
 }
 
-/* `key` ("between", "between_static", "between_silent" or "beyond") of the model object: a reading
- * the calibration chose and the folds that chose it (pascal_reading_choice). */
+/* `key` ("between", "between_static", "between_silent", "beyond" or "graph") of the model object: a
+ * reading the calibration chose and the folds that chose it (pascal_reading_choice). */
 static pascal_status encode_model_reading(const pascal_reading_choice *b, const char *key,
                                           json_t *doc, pascal_error *err)
 {
@@ -665,7 +665,8 @@ static pascal_status encode_model_reading(const pascal_reading_choice *b, const 
 }
 
 /* The "model" object of a frozen bundle: {"curves": [...], "between",
- * ["between_static", "between_silent", "beyond"], ["time"]}, see
+ * ["graph"] (scan), ["between_static", "between_silent", "beyond"] (GEMM),
+ * ["time"]}, see
  * docs/bundle-format.md. */
 static pascal_status model_encode(const pascal_model *model, json_t **out, pascal_error *err)
 {
@@ -690,13 +691,16 @@ static pascal_status model_encode(const pascal_model *model, json_t **out, pasca
         !(st = codec_set_real_array(c, "slope", v.curve->d, v.curve->n, err)) && !gemm)
       st = codec_set(c, "onset", codec_real(v.curve->onset), err);
   }
-  pascal_reading_choice between, between_static, between_silent, beyond;
+  pascal_reading_choice between, between_static, between_silent, beyond, graph;
   pascal_model_between(model, &between);
+  pascal_model_graph(model, &graph);
   pascal_model_between_static(model, &between_static);
   pascal_model_between_silent(model, &between_silent);
   pascal_model_beyond(model, &beyond);
   if (!st)
     st = encode_model_reading(&between, "between", doc, err);
+  if (!st && pascal_model_workload(model) == PASCAL_WORKLOAD_SCAN)
+    st = encode_model_reading(&graph, "graph", doc, err);
   if (!st && gemm)
     st = encode_model_reading(&between_static, "between_static", doc, err);
   if (!st && gemm)
@@ -801,6 +805,8 @@ pascal_status pascal_codec_bundle_check_model(const pascal_codec_bundle *bundle,
     json_object_del(fitted, "between_static");
   if (!json_object_get(bundle->model, "between_silent"))
     json_object_del(fitted, "between_silent");
+  if (!json_object_get(bundle->model, "graph"))
+    json_object_del(fitted, "graph");
   char absent[PASCAL_ERROR_FIELD_MAX];
   int same = json_equal(fitted, bundle->model);
   int missing = !same && first_missing(fitted, bundle->model, "model", absent, sizeof absent);

@@ -789,6 +789,49 @@ class Dynamic(unittest.TestCase):
         p = run("fit", edited, expect=1)  # as any stored model that is not the fit's
         self.assertIn("model: the stored model differs", p.stderr)
 
+    def test_fit_states_its_reading_in_m(self):
+        """model.graph: a scan calibration's own references choose how an m
+        between two references of its execution class is read. The H100's
+        (the class does not show in its runs) take the pooled trend and
+        `pascal fit` says so; gb10-like's (divergence steps with m) keep
+        the paper's anchored interpolation, without a note. A bundle frozen
+        before the choice existed loads and gets it; an edited rule is
+        refused, naming the model."""
+        deploy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy",
+                              "calibrations")
+        want = {"h100-scan.json": "pooled", "sim-gb10-scan.json": "anchored"}
+        for name, rule in want.items():
+            shipped = self.load(os.path.join(deploy, name))
+            plain = os.path.join(self.dir, "plain-" + name)
+            with open(plain, "w") as f:
+                json.dump({k: v for k, v in shipped.items()
+                           if k not in ("model", "report", "content_hash")}, f)
+            frozen = os.path.join(self.dir, "frozen-" + name)
+            p = run("fit", plain, "-o", frozen)
+            graph = self.load(frozen)["model"]["graph"]
+            # m = 4, 5, 6 of each of 7 families held out, 3 sizes x 4 horizons
+            self.assertEqual((graph["rule"], graph["candidates"], graph["points"]),
+                             (rule, ["anchored", "pooled"], 252))
+            chosen = graph["fold_pct"][graph["candidates"].index(rule)]
+            self.assertEqual(chosen, min(graph["fold_pct"]))
+            self.assertEqual("(model.graph)" in p.stderr, rule == "pooled", p.stderr)
+            self.assertEqual(self.load(frozen)["model"], shipped["model"])
+
+        h100 = self.load(os.path.join(deploy, "h100-scan.json"))
+        older = os.path.join(self.dir, "older-scan.json")
+        with open(older, "w") as f:
+            json.dump(dict(h100, model={k: v for k, v in h100["model"].items() if k != "graph"}), f)
+        again = os.path.join(self.dir, "older-scan-again.json")
+        run("fit", older, "-o", again)
+        self.assertEqual(self.load(again)["model"], h100["model"])  # chosen now, written back
+
+        edited = os.path.join(self.dir, "edited-scan.json")
+        with open(edited, "w") as f:
+            json.dump(dict(h100, model=dict(h100["model"],
+                                            graph=dict(h100["model"]["graph"], rule="anchored"))), f)
+        p = run("fit", edited, expect=1)
+        self.assertIn("model: the stored model differs", p.stderr)
+
     def test_synth_with_panel(self):
         """synth --heldout: the panel plan's runs become the bundle's panel,
         never fitted, scored by evaluate."""

@@ -3,7 +3,11 @@
  * (paper section 4.3, Eq. graph) and the eta interpolation across sizes, on
  * hand-built calibrations whose curves are constant in W (one horizon), so
  * that each reference's encoded value is a(K) = log([K - 1]_+ + eps) and
- * each rule's value follows from its formula by hand.
+ * each rule's value follows from its formula by hand. Eq. graph weighs the
+ * same-class line by the gamma the calibration's own folds chose
+ * (model.graph): this calibration's choose the pooled PCHIP alone (gamma =
+ * 0, graph_choice); the paper's gamma = 4 is worked by hand in the omegas,
+ * and its answers are checked in test_graph_reading.c.
  *
  * Device: 48 SMs, C = 1280, b = 16384. Families at N = 2048:
  *   (1,tma,1): m = 0, 8, 16, 24 (class 0 only)
@@ -93,13 +97,30 @@ static double pooled_t2(double m)
   return pascal_pchip_eval(x, y, dd, 7, m);
 }
 
-static double graph_t2_m5(void)
+/* The weight gamma of the same-class line in Eq. graph that a
+ * calibration's own folds chose (model.graph, docs/design.md 4.3): the
+ * paper's 4, or 0 for the pooled PCHIP alone. */
+static double graph_gamma(const pascal_model *md)
+{
+  pascal_reading_choice g;
+  pascal_model_graph(md, &g);
+  return g.rule == PASCAL_READ_ANCHORED ? PASCAL_GRAPH_GAMMA : 0;
+}
+
+/* omega of Eq. graph: g / (c0 + g) with g = gamma (1/hL + 1/hR). */
+static double omega_of(double gamma, double hl, double hr, double c0)
+{
+  double g = gamma * (1 / hl + 1 / hr);
+  return g / (c0 + g);
+}
+
+static double graph_t2_m5(double gamma)
 {
   /* m = 5, class 1: same-class bracket 1 and 9 (hL = hR = 4), adjacent
-   * references 4 and 8: c0 = 1/1 + 1/3 = 4/3, gamma (1/4 + 1/4) = 2,
-   * omega = 2 / (2 + 4/3) = 0.6. */
-  double a_lin = (a_of(1.5) + a_of(1.3)) / 2;
-  return 0.4 * pooled_t2(5) + 0.6 * a_lin;
+   * references 4 and 8: c0 = 1/1 + 1/3 = 4/3; with the paper's gamma,
+   * gamma (1/4 + 1/4) = 2 and omega = 2 / (2 + 4/3) = 0.6. */
+  double a_lin = (a_of(1.5) + a_of(1.3)) / 2, w = omega_of(gamma, 4, 4, 4.0 / 3);
+  return (1 - w) * pooled_t2(5) + w * a_lin;
 }
 
 static void rule_exact(const pascal_model *md)
@@ -115,8 +136,27 @@ static void rule_exact(const pascal_model *md)
   CHECK_NEAR(p.why.size[0].weight, 1, 0);
 }
 
+/* This calibration's folds: five references have same-class references on
+ * both sides among the rest of their family ((1,tma,1) m = 8 and 16,
+ * (1,tma,2) m = 4, (2,sync,0) m = 4 and 8); read back from the rest, the
+ * pooled PCHIP errs less (the same-class line reads (2,sync,0)'s m = 8
+ * from m = 16, K = 500), so the answers take gamma = 0. The paper's
+ * arithmetic with gamma = 4 is checked by hand too, in the omegas below. */
+static void graph_choice(const pascal_model *md)
+{
+  pascal_reading_choice g;
+  pascal_model_graph(md, &g);
+  CHECK_INT(g.points, 5);
+  CHECK_INT(g.rule, PASCAL_READ_POOLED);
+  CHECK(g.fold_pct[1] < g.fold_pct[0]);
+  CHECK_NEAR(omega_of(4, 4, 4, 4.0 / 3), 0.6, 1e-15);
+  CHECK_NEAR(omega_of(4, 4, 4, 1), 2.0 / 3, 1e-15);
+  CHECK_NEAR(omega_of(4, 4, 4, 0.5), 0.8, 1e-15);
+}
+
 static void rule_graph(const pascal_model *md)
 {
+  double gamma = graph_gamma(md);
   pascal_scan_prediction p = predict(md, 1, PASCAL_PATH_TMA, 2, 5, 2048, PASCAL_OK);
   const pascal_family_step *s = &p.why.size[0].depth[0];
   CHECK_INT(p.why.rule, PASCAL_RULE_GRAPH);
@@ -126,25 +166,26 @@ static void rule_graph(const pascal_model *md)
   CHECK_INT(s->m_minus, 4);
   CHECK_INT(s->m_plus, 8);
   CHECK_NEAR(s->c0, 4.0 / 3, 1e-14);
-  CHECK_NEAR(s->omega, 0.6, 1e-14);
+  CHECK_NEAR(s->omega, omega_of(gamma, 4, 4, 4.0 / 3), 1e-14);
   CHECK_NEAR(s->p, pooled_t2(5), 1e-13);
-  CHECK_NEAR(s->a, graph_t2_m5(), 1e-13);
-  CHECK_NEAR(p.K, pascal_excess_decode(graph_t2_m5(), 1, 48), 1e-12);
+  CHECK_NEAR(s->a, graph_t2_m5(gamma), 1e-13);
+  CHECK_NEAR(p.K, pascal_excess_decode(graph_t2_m5(gamma), 1, 48), 1e-12);
 
   /* m = 6, class 2: bracket 2 and 10 (hL = hR = 4), adjacent 4 and 8:
-   * c0 = 1/2 + 1/2 = 1, omega = 2/3. */
+   * c0 = 1/2 + 1/2 = 1, omega = 2/3 with the paper's gamma. */
   p = predict(md, 1, PASCAL_PATH_TMA, 2, 6, 2048, PASCAL_OK);
-  double want = pooled_t2(6) / 3 + 2.0 / 3 * (a_of(2.2) + a_of(1.6)) / 2;
+  double w = omega_of(gamma, 4, 4, 1);
+  double want = (1 - w) * pooled_t2(6) + w * (a_of(2.2) + a_of(1.6)) / 2;
   CHECK_INT(p.why.rule, PASCAL_RULE_GRAPH);
-  CHECK_NEAR(p.why.size[0].depth[0].omega, 2.0 / 3, 1e-14);
+  CHECK_NEAR(p.why.size[0].depth[0].omega, w, 1e-14);
   CHECK_NEAR(p.why.a, want, 1e-13);
 }
 
 static void graph_single_class(const pascal_model *md)
 {
   /* (1,tma,1) has class 0 only: at m = 12 the same-class bracket 8, 16 is
-   * also the adjacent pair, so c0 = 1/4 + 1/4 and omega = 4/5:
-   * a = (p + 4 a_lin)/5. */
+   * also the adjacent pair, so c0 = 1/4 + 1/4 and, with the paper's
+   * gamma, omega = 4/5: a = (p + 4 a_lin)/5. */
   double x[4], y[4], dd[4];
   for (int i = 0; i < 4; i++) {
     x[i] = m_t1[i];
@@ -154,9 +195,10 @@ static void graph_single_class(const pascal_model *md)
   double p = pascal_pchip_eval(x, y, dd, 4, 12);
   double a_lin = (a_of(2.5) + a_of(2)) / 2;
   pascal_scan_prediction q = predict(md, 1, PASCAL_PATH_TMA, 1, 12, 2048, PASCAL_OK);
+  double w = omega_of(graph_gamma(md), 4, 4, 0.5);
   CHECK_INT(q.why.rule, PASCAL_RULE_GRAPH);
-  CHECK_NEAR(q.why.size[0].depth[0].omega, 0.8, 1e-14);
-  CHECK_NEAR(q.why.a, (p + 4 * a_lin) / 5, 1e-13);
+  CHECK_NEAR(q.why.size[0].depth[0].omega, w, 1e-14);
+  CHECK_NEAR(q.why.a, (1 - w) * p + w * a_lin, 1e-13);
 }
 
 static void rule_clamp(const pascal_model *md)
@@ -184,7 +226,7 @@ static void rule_depth_fallback(const pascal_model *md)
   CHECK_INT(p.why.rule, PASCAL_RULE_DEPTH_FALLBACK);
   CHECK_INT(p.why.size[0].n_depths, 1);
   CHECK_INT(p.why.size[0].depth[0].d, 2);
-  CHECK_NEAR(p.why.a, graph_t2_m5(), 1e-13);
+  CHECK_NEAR(p.why.a, graph_t2_m5(graph_gamma(md)), 1e-13);
 
   /* Uncalibrated depth 3: halfway between d = 2 (graph) and d = 4 (exact
    * reference m = 5, K = 3). */
@@ -193,7 +235,7 @@ static void rule_depth_fallback(const pascal_model *md)
   CHECK_INT(p.why.size[0].n_depths, 2);
   CHECK_NEAR(p.why.size[0].depth_weight[0], 0.5, 1e-15);
   CHECK_INT(p.why.size[0].depth[1].rule, PASCAL_RULE_EXACT);
-  CHECK_NEAR(p.why.a, 0.5 * graph_t2_m5() + 0.5 * a_of(3), 1e-13);
+  CHECK_NEAR(p.why.a, 0.5 * graph_t2_m5(graph_gamma(md)) + 0.5 * a_of(3), 1e-13);
 
   /* Depth 7 is past the last calibrated depth: clamped to d = 4. */
   p = predict(md, 1, PASCAL_PATH_TMA, 7, 0, 2048, PASCAL_OK);
@@ -392,8 +434,7 @@ static void convex_hull_randomised(void)
       CHECK(s->a >= lo - 1e-12 && s->a <= hi + 1e-12);
       CHECK_NEAR(s->p, pascal_pchip_eval(x, y, dd, n, m), 1e-12);
       double hl = m - (double)s->m_left, hr = (double)s->m_right - m;
-      double g = PASCAL_GRAPH_GAMMA * (1 / hl + 1 / hr);
-      CHECK_NEAR(s->omega, g / (s->c0 + g), 1e-14);
+      CHECK_NEAR(s->omega, omega_of(graph_gamma(md), hl, hr, s->c0), 1e-14);
       CHECK_NEAR(s->a, (1 - s->omega) * s->p + s->omega * s->a_lin, 1e-13);
     }
     pascal_model_free(md);
@@ -407,6 +448,7 @@ int main(void)
   if (!md)
     return check_summary();
   rule_exact(md);
+  graph_choice(md);
   rule_graph(md);
   graph_single_class(md);
   rule_clamp(md);

@@ -13,7 +13,9 @@
  *   curve N W K Q w      -> "curve L(w_1)..L(w_Q)", or "error STATUS FIELD"
  *                           when the fit refuses the runs
  *   scan N d m size K Q qd qm qsize
- *       -> "scan" then, per query (qd, qm, qsize), four numbers: the
+ *       -> "scan", the calibration's reading in m between same-class
+ *          references (model.graph: 0 anchored, 1 pooled), then, per query
+ *          (qd, qm, qsize), four numbers: the
  *          least direct rule (0 exact, 1 graph, 2 clamp, 3 depth-fallback,
  *          4 resident, -1 refused), the reference sizes used, a_hat and K; run i is key
  *          (o = 1, tma, d_i, m_i) at N = size_i, W = 16 with K = K_i
@@ -201,7 +203,9 @@ static int run_scan(reader *r, driver_case *c)
   pascal_model *md = case_model(PASCAL_WORKLOAD_SCAN, c);
   if (!md)
     return 0;
-  fputs("scan", stdout);
+  pascal_reading_choice graph;
+  pascal_model_graph(md, &graph);
+  printf("scan %d", graph.rule == PASCAL_READ_POOLED);
   for (size_t j = 0; j < c->nq; j++) {
     pascal_scan_key key = {1, PASCAL_PATH_TMA, (uint32_t)c->q[0][j], (uint32_t)c->q[1][j]};
     pascal_scan_prediction p;

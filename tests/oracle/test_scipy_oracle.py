@@ -20,7 +20,8 @@ computation:
   * the fit's rejection of non-positive / non-finite runs and of too many
     horizons (status and field named);
   * the scan transfer (docs/design.md §4.3 rules 1-6, Eq. graph with
-    gamma = 4, linear in d between depths, linear in eta = C/N between the
+    gamma = 4, or 0 where the calibration's folds choose the pooled PCHIP
+    alone, the folds recomputed here too; linear in d between depths, linear in eta = C/N between the
     adjacent sizes and on from the two smallest below them, Eq.
     dynamic_decode): which rule fires, how many sizes
     are used, a_hat and K, recomputed here from the references' K with the
@@ -178,8 +179,10 @@ def chi(m):
     return min(m % 4, 2)  # class rule mod4-min2
 
 
-def family_transfer(a, q):
-    """Rules 1, 3, 4 in one family {m: a} that holds q's class: (rule, a_hat)."""
+def family_transfer(a, q, gamma=GAMMA):
+    """Rules 1, 3, 4 in one family {m: a} that holds q's class: (rule,
+    a_hat); gamma the weight of the same-class line (0: the pooled PCHIP
+    alone)."""
     if q in a:
         return "exact", a[q]
     ms = sorted(a)
@@ -194,16 +197,48 @@ def family_transfer(a, q):
     h_l, h_r = q - m_l, m_r - q
     a_lin = (h_r * a[m_l] + h_l * a[m_r]) / (h_l + h_r)
     c0 = 1 / (q - m_minus) + 1 / (m_plus - q)
-    g = GAMMA * (1 / h_l + 1 / h_r)
+    g = gamma * (1 / h_l + 1 / h_r)
     omega = g / (c0 + g)
     return "graph", (1 - omega) * p + omega * a_lin
 
 
-def size_transfer(families, d, m):
+def graph_fold_sums(runs):
+    """The folds that choose a calibration's reading in m (model.graph,
+    docs/design.md 4.3): every reference of a family (d at one size) with
+    same-class references on both sides among the rest held out and read
+    back from the rest with gamma = GAMMA (anchored) and 0 (pooled); the
+    sums of |K_hat / K - 1|, K_hat decoded without the ceiling M."""
+    sums = [0.0, 0.0]
+    families = {}
+    for d, m, n, k in runs:
+        families.setdefault((n, d), {})[m] = k
+    for fam in families.values():
+        for t, k in fam.items():
+            rest = {m: excess(kk) for m, kk in fam.items() if m != t}
+            if not (any(m < t and chi(m) == chi(t) for m in rest)
+                    and any(m > t and chi(m) == chi(t) for m in rest)):
+                continue  # the rule would not be graph
+            for c, gamma in enumerate((GAMMA, 0.0)):
+                a = family_transfer(rest, t, gamma)[1]
+                sums[c] += abs(1.0 + max(math.exp(a) - EPS, 0.0) - k) / k
+    return sums
+
+
+def graph_gamma(runs, driver_pooled):
+    """gamma of the reading the folds choose (pooled only where its sum is
+    lower); within rounding of a tie, the one libpascal reports. Returns
+    (gamma, pooled, tied)."""
+    anchored, pooled = graph_fold_sums(runs)
+    tied = abs(anchored - pooled) <= 1e-9 * max(anchored, pooled)
+    chosen = bool(driver_pooled) if tied else pooled < anchored
+    return (0.0 if chosen else GAMMA), chosen, tied
+
+
+def size_transfer(families, d, m, gamma=GAMMA):
     """Rules 1-6 at one size, families {d: {m: a}}: (rule, a_hat) or None."""
     with_class = sorted(dd for dd in families if any(chi(mm) == chi(m) for mm in families[dd]))
     if d in with_class:
-        return family_transfer(families[d], m)
+        return family_transfer(families[d], m, gamma)
     if not with_class:
         return None  # rule 6: the class is unidentifiable
     lower = [dd for dd in with_class if dd < d]
@@ -211,16 +246,17 @@ def size_transfer(families, d, m):
     if lower and upper:
         d_l, d_u = lower[-1], upper[0]
         w = (d - d_l) / (d_u - d_l)
-        a = ((1 - w) * family_transfer(families[d_l], m)[1]
-             + w * family_transfer(families[d_u], m)[1])
+        a = ((1 - w) * family_transfer(families[d_l], m, gamma)[1]
+             + w * family_transfer(families[d_u], m, gamma)[1])
     else:
-        a = family_transfer(families[lower[-1] if lower else upper[0]], m)[1]
+        a = family_transfer(families[lower[-1] if lower else upper[0]], m, gamma)[1]
     return "depth", a
 
 
-def scan_transfer(runs, d, m, n):
+def scan_transfer(runs, d, m, n, gamma=GAMMA):
     """(rule, sizes used, a_hat, K) for key (1, tma, d, m) at size n, from
-    runs [(d, m, N, K)] all of family path tma, o = 1."""
+    runs [(d, m, N, K)] all of family path tma, o = 1, read in m with the
+    weight gamma on the same-class line."""
     if n <= C_BLOCKS:  # the operand stays resident: the N cold fills only
         return "resident", 0, math.nan, min(M_WORKERS, 1 / W_QUERY)
     sizes = sorted({run[2] for run in runs})
@@ -237,7 +273,7 @@ def scan_transfer(runs, d, m, n):
         for dd, mm, nn, k in runs:
             if nn == sizes[i]:
                 families.setdefault(dd, {})[mm] = excess(k)
-        step = size_transfer(families, d, m)
+        step = size_transfer(families, d, m, gamma)
         if step is None:
             return "refused", 0, math.nan, math.nan
         steps.append(step)
@@ -443,13 +479,18 @@ def build_cases(rng):
         line = f"scan {len(runs)} {' '.join(cols)} {len(targets)} {' '.join(qcols)}"
 
         def check(chk, out, label):
-            got = out[0]
+            choice, got = out[0][:1], out[0][1:]
             chk.equal(f"{label} #numbers", len(got), 4 * len(targets))
+            if not choice:
+                return
+            gamma, pooled, tied = graph_gamma(runs, choice[0])
+            if not tied:
+                chk.equal(f"{label} reading in m (1: pooled)", int(choice[0]), int(pooled))
             for j, (d, m, n) in enumerate(targets):
                 g = got[4 * j:4 * j + 4]
                 if len(g) < 4:
                     return
-                rule, n_sizes, a, k = scan_transfer(runs, d, m, n)
+                rule, n_sizes, a, k = scan_transfer(runs, d, m, n, gamma)
                 where = f"{label} (d={d}, m={m}, N={n})"
                 chk.equal(f"{where} rule", int(g[0]), RULE[rule])
                 if rule == "refused" or int(g[0]) != RULE[rule]:

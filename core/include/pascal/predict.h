@@ -374,7 +374,15 @@ pascal_status pascal_model_predict_scan(const pascal_model *model, const pascal_
  * strictly inside the calibrated ones) together with each interior Kg:
  * default the reading between knots, alternative the lower level's kappa
  * held (PASCAL_READ_LOWER_LEVEL: the static reference says the tiles the
- * longer panel adds stay in the cache). */
+ * longer panel adds stay in the cache).
+ *
+ * A scan's m between two references of its execution class (rule graph),
+ * each reference m with same-class references on both sides among the rest
+ * of its family held out at every size and knot, read back from the rest:
+ * default the paper's anchored interpolation (PASCAL_READ_ANCHORED, weight
+ * gamma = PASCAL_GRAPH_GAMMA on the same-class line), alternative the
+ * pooled PCHIP over every m alone (PASCAL_READ_POOLED, gamma = 0: the class
+ * not read). A GEMM's is the default with no point. */
 typedef enum pascal_reading {
   PASCAL_READ_LAW = 0,           /* the onset law e = A max(0, 1 - W_0 / W) */
   PASCAL_READ_CURVE = 1,         /* the paper's curve S (PCHIP of log(x K)) */
@@ -382,7 +390,9 @@ typedef enum pascal_reading {
   PASCAL_READ_EXCESS_RATIO = 3,  /* beyond the grid: the excess ratio       */
   PASCAL_READ_RATIO = 4,         /* beyond the grid: V / V_s held           */
   PASCAL_READ_STATIC_EXCESS = 5, /* between Kg: the share of V_s's excess  */
-  PASCAL_READ_LOWER_LEVEL = 6    /* between Kg, V_s silent: lower's kappa  */
+  PASCAL_READ_LOWER_LEVEL = 6,   /* between Kg, V_s silent: lower's kappa  */
+  PASCAL_READ_ANCHORED = 7,      /* m, rule graph: the paper's gamma       */
+  PASCAL_READ_POOLED = 8         /* m, rule graph: the pooled PCHIP alone  */
 } pascal_reading;
 
 typedef struct pascal_reading_choice {
@@ -479,9 +489,12 @@ void pascal_model_between_static(const pascal_model *model, pascal_reading_choic
 /* GEMM with that carry: the reading where V_s is silent at both levels (a
  * scan's, or without the carry, its between reading with no point). */
 void pascal_model_between_silent(const pascal_model *model, pascal_reading_choice *out);
+/* The scan's reading in m between same-class references (a GEMM's is the
+ * default with no point). */
+void pascal_model_graph(const pascal_model *model, pascal_reading_choice *out);
 
-/* "law", "curve", "linear", "excess-ratio", "ratio", "static-excess" or
- * "lower-level". */
+/* "law", "curve", "linear", "excess-ratio", "ratio", "static-excess",
+ * "lower-level", "anchored" or "pooled". */
 const char *pascal_reading_name(pascal_reading rule);
 
 const pascal_device *pascal_model_device(const pascal_model *model);
